@@ -1,0 +1,46 @@
+/* The hum command-line tool: one subcommand per file (cmd_<name>.c), dispatched here. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const hum_cli_command commands[] = {
+    /* HUM-CLI-COMMANDS (one line per subcommand, kept in the order `hum --help` prints) */
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: hum [--config FILE] <command> [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n`hum <command> --help` describes a command.\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *config = NULL;
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
+            config = argv[++i];
+            continue;
+        }
+        fprintf(stderr, "hum: unknown option %s\n", argv[i]);
+        usage(stderr);
+        return 2;
+    }
+    if (i == argc) {
+        usage(stderr);
+        return 2;
+    }
+    for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++)
+        if (strcmp(argv[i], commands[c].name) == 0)
+            return commands[c].run(config, argc - i, argv + i);
+    fprintf(stderr, "hum: unknown command '%s'\n", argv[i]);
+    usage(stderr);
+    return 2;
+}

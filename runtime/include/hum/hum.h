@@ -1,0 +1,175 @@
+/*
+ * hum.h: the whole public C API of hum, an embeddable runtime for quantized LLM GEMMs.
+ *
+ * Conventions that hold for every function below:
+ *  - Every call returns hum_status (HUM_OK == 0). On failure, hum_last_error() returns a
+ *    thread-local message naming the thing at fault (file, tensor, key) and what was expected.
+ *  - No call aborts or exits on bad input; a failed call leaves no partial state behind.
+ *  - Shapes are in elements. Matrices are row-major unless a stride says otherwise.
+ *    GEMM naming: C[M, N] = A[M, K] * W[N, K]^T (+ bias[N]).
+ *
+ * This header is also fed to the LuaJIT FFI (ffi.cdef) after the C preprocessor has run over
+ * it with HUM_CDEF defined; keep every declaration plain C (no macros that carry values: use
+ * enums for constants).
+ */
+#ifndef HUM_H
+#define HUM_H
+
+#ifndef HUM_CDEF
+#include <stddef.h>
+#include <stdint.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+#endif
+
+/* ====================================================================================== */
+/* Status and errors                                                                       */
+/* ====================================================================================== */
+
+typedef enum hum_status {
+    HUM_OK = 0,
+    HUM_ERR_INVALID_ARG = 1, /* a NULL pointer, a bad enum value, a shape that does not fit */
+    HUM_ERR_NO_DEVICE = 2,   /* no CUDA driver, or no GPU */
+    HUM_ERR_CUDA = 3,        /* a CUDA driver call failed (the message names it and its error) */
+    HUM_ERR_COMPILE = 4,     /* NVRTC rejected a kernel; the message names the saved log file */
+    HUM_ERR_IO = 5,          /* a file could not be read or written */
+    HUM_ERR_FORMAT = 6,      /* a malformed file or checkpoint (safetensors, config.json, ...) */
+    HUM_ERR_UNSUPPORTED = 7, /* a valid request this runtime does not support (names the combination) */
+    HUM_ERR_CONFIG = 8,      /* a bad deployment config (YAML): names the key and its line */
+    HUM_ERR_POLICY = 9,      /* a policy or Lua script failed: names file:line */
+    HUM_ERR_OUT_OF_MEMORY = 10,
+    HUM_ERR_INTERNAL = 11
+} hum_status;
+
+/* Thread-local message of the last failed call on this thread; "" if none. Never NULL. */
+const char *hum_last_error(void);
+/* Static name of a status code, e.g. "HUM_ERR_FORMAT". */
+const char *hum_status_name(hum_status status);
+/* Library version string, e.g. "0.1.0". */
+const char *hum_version(void);
+
+/* ====================================================================================== */
+/* Data types                                                                              */
+/* ====================================================================================== */
+
+/*
+ * A hum_dtype is a 32-bit code that describes any type hum handles, including the generic
+ * signed float eXmY (1 sign bit, X exponent bits, Y mantissa bits, total <= 8 for weights):
+ *   bits  0..7  total width in bits
+ *   bits  8..15 exponent bits (floats; 0 for ints)
+ *   bits 16..23 mantissa bits (floats; 0 for ints)
+ *   bits 24..27 kind: hum_dtype_kind
+ *   bits 28..31 special values: hum_dtype_special
+ * Build codes with hum_dtype_make() or use the named values below.
+ */
+typedef uint32_t hum_dtype;
+
+typedef enum hum_dtype_kind {
+    HUM_KIND_INVALID = 0,
+    HUM_KIND_UINT = 1,   /* unsigned integer */
+    HUM_KIND_INT = 2,    /* two's complement integer */
+    HUM_KIND_FLOAT = 3,  /* sign + exponent + mantissa */
+    HUM_KIND_UFLOAT = 4  /* exponent only, no sign (float8_e8m0fnu / UE8M0) */
+} hum_dtype_kind;
+
+typedef enum hum_dtype_special {
+    HUM_SPECIAL_IEEE = 0,   /* all-ones exponent: inf (mantissa 0) and NaN (float16, bfloat16, float32, e5m2) */
+    HUM_SPECIAL_FN = 1,     /* no inf; NaN only at all-ones exponent and mantissa (float8_e4m3fn) */
+    HUM_SPECIAL_FINITE = 2, /* no inf, no NaN: every code is a number (e2m1, e3m2, e2m3, generic eXmY) */
+    HUM_SPECIAL_E8M0 = 3    /* UE8M0: 0xFF is NaN, value 2^(code-127) otherwise */
+} hum_dtype_special;
+
+enum {
+    HUM_DTYPE_INVALID = 0,
+    /* kind << 24 | man << 16 | exp << 8 | bits, special << 28 */
+    HUM_DTYPE_UINT1 = (1 << 24) | 1, HUM_DTYPE_UINT2 = (1 << 24) | 2, HUM_DTYPE_UINT3 = (1 << 24) | 3,
+    HUM_DTYPE_UINT4 = (1 << 24) | 4, HUM_DTYPE_UINT5 = (1 << 24) | 5, HUM_DTYPE_UINT6 = (1 << 24) | 6,
+    HUM_DTYPE_UINT7 = (1 << 24) | 7, HUM_DTYPE_UINT8 = (1 << 24) | 8,
+    HUM_DTYPE_UINT16 = (1 << 24) | 16, HUM_DTYPE_UINT32 = (1 << 24) | 32, HUM_DTYPE_UINT64 = (1 << 24) | 64,
+    HUM_DTYPE_INT1 = (2 << 24) | 1, HUM_DTYPE_INT2 = (2 << 24) | 2, HUM_DTYPE_INT3 = (2 << 24) | 3,
+    HUM_DTYPE_INT4 = (2 << 24) | 4, HUM_DTYPE_INT5 = (2 << 24) | 5, HUM_DTYPE_INT6 = (2 << 24) | 6,
+    HUM_DTYPE_INT7 = (2 << 24) | 7, HUM_DTYPE_INT8 = (2 << 24) | 8,
+    HUM_DTYPE_INT16 = (2 << 24) | 16, HUM_DTYPE_INT32 = (2 << 24) | 32, HUM_DTYPE_INT64 = (2 << 24) | 64,
+    HUM_DTYPE_FLOAT16 = (3 << 24) | (10 << 16) | (5 << 8) | 16,
+    HUM_DTYPE_BFLOAT16 = (3 << 24) | (7 << 16) | (8 << 8) | 16,
+    HUM_DTYPE_FLOAT32 = (3 << 24) | (23 << 16) | (8 << 8) | 32,
+    HUM_DTYPE_FLOAT64 = (3 << 24) | (52 << 16) | (11 << 8) | 64,
+    HUM_DTYPE_FLOAT8_E4M3FN = (1 << 28) | (3 << 24) | (3 << 16) | (4 << 8) | 8,
+    HUM_DTYPE_FLOAT8_E5M2 = (3 << 24) | (2 << 16) | (5 << 8) | 8,
+    HUM_DTYPE_FLOAT8_E8M0 = (3 << 28) | (4 << 24) | (0 << 16) | (8 << 8) | 8,
+    HUM_DTYPE_FLOAT4_E2M1 = (2 << 28) | (3 << 24) | (1 << 16) | (2 << 8) | 4,
+    HUM_DTYPE_FLOAT6_E3M2 = (2 << 28) | (3 << 24) | (2 << 16) | (3 << 8) | 6,
+    HUM_DTYPE_FLOAT6_E2M3 = (2 << 28) | (3 << 24) | (3 << 16) | (2 << 8) | 6
+};
+
+/* --- data types: owned by the quantization core (runtime/src/dtype*.c) --- */
+/* HUM-SECTION dtype */
+
+/* ====================================================================================== */
+/* Tensors                                                                                 */
+/* ====================================================================================== */
+
+typedef enum hum_memory { HUM_MEMORY_HOST = 0, HUM_MEMORY_DEVICE = 1 } hum_memory;
+
+enum { HUM_MAX_RANK = 4 };
+
+/*
+ * A view of memory the caller owns. strides are in elements; a NULL-equivalent (all zero)
+ * strides array means contiguous row-major. Sub-byte data is stored in int32 words and
+ * described as HUM_DTYPE_INT32 (the packing is stated by the function that takes it).
+ */
+typedef struct hum_tensor {
+    void *data;
+    hum_dtype dtype;
+    int32_t rank;
+    int64_t shape[4];
+    int64_t strides[4];
+    hum_memory memory;
+} hum_tensor;
+
+/* ====================================================================================== */
+/* Bit streams, reference math, standard format: owned by the quantization core            */
+/* ====================================================================================== */
+/* HUM-SECTION bitstream */
+
+/* HUM-SECTION reference */
+
+/* HUM-SECTION standard */
+
+/* ====================================================================================== */
+/* safetensors and checkpoints                                                             */
+/* ====================================================================================== */
+/* HUM-SECTION safetensors */
+
+/* ====================================================================================== */
+/* CUDA driver and devices                                                                 */
+/* ====================================================================================== */
+/* HUM-SECTION device */
+
+/* ====================================================================================== */
+/* JIT compilation (NVRTC) and the kernel cache                                            */
+/* ====================================================================================== */
+/* HUM-SECTION jit */
+
+/* ====================================================================================== */
+/* Modules and launches                                                                    */
+/* ====================================================================================== */
+/* HUM-SECTION launch */
+
+/* ====================================================================================== */
+/* Runtime, deployment config, policies                                                   */
+/* ====================================================================================== */
+/* HUM-SECTION runtime */
+
+/* ====================================================================================== */
+/* Layers: prepare and forward                                                             */
+/* ====================================================================================== */
+/* HUM-SECTION layer */
+
+#ifndef HUM_CDEF
+#ifdef __cplusplus
+}
+#endif
+#endif
+#endif /* HUM_H */

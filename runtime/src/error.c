@@ -1,0 +1,61 @@
+/* Thread-local error messages: every failing call leaves one, hum_last_error() reads it. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+enum { HUM_ERROR_CAP = 4096 };
+static _Thread_local char last_error[HUM_ERROR_CAP];
+
+const char *hum_last_error(void) { return last_error; }
+
+void hum_clear_error(void) { last_error[0] = '\0'; }
+
+hum_status hum_failv(hum_status status, const char *fmt, va_list ap)
+{
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    return status;
+}
+
+hum_status hum_fail(hum_status status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    hum_failv(status, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+hum_status hum_fail_context(hum_status status, const char *fmt, ...)
+{
+    char old[HUM_ERROR_CAP];
+    memcpy(old, last_error, sizeof old);
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(last_error, sizeof last_error, fmt, ap);
+    va_end(ap);
+    if (n >= 0 && (size_t)n < sizeof last_error)
+        snprintf(last_error + n, sizeof last_error - (size_t)n, ": %s", old);
+    return status;
+}
+
+const char *hum_status_name(hum_status status)
+{
+    switch (status) {
+    case HUM_OK: return "HUM_OK";
+    case HUM_ERR_INVALID_ARG: return "HUM_ERR_INVALID_ARG";
+    case HUM_ERR_NO_DEVICE: return "HUM_ERR_NO_DEVICE";
+    case HUM_ERR_CUDA: return "HUM_ERR_CUDA";
+    case HUM_ERR_COMPILE: return "HUM_ERR_COMPILE";
+    case HUM_ERR_IO: return "HUM_ERR_IO";
+    case HUM_ERR_FORMAT: return "HUM_ERR_FORMAT";
+    case HUM_ERR_UNSUPPORTED: return "HUM_ERR_UNSUPPORTED";
+    case HUM_ERR_CONFIG: return "HUM_ERR_CONFIG";
+    case HUM_ERR_POLICY: return "HUM_ERR_POLICY";
+    case HUM_ERR_OUT_OF_MEMORY: return "HUM_ERR_OUT_OF_MEMORY";
+    case HUM_ERR_INTERNAL: return "HUM_ERR_INTERNAL";
+    }
+    return "HUM_ERR_UNKNOWN";
+}
+
+const char *hum_version(void) { return HUM_VERSION_STRING; }
