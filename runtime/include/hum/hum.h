@@ -136,6 +136,60 @@ typedef struct hum_tensor {
 /* HUM-SECTION reference */
 
 /* HUM-SECTION standard */
+/*
+ * The standard quantized-weight format: what every checkpoint format is converted to (by
+ * formats/*.lua) and what layer preparation consumes. All tensors are host memory owned by the
+ * struct (free with hum_standard_free). E is present only when num_experts > 0 (MoE); a dense
+ * layer omits it. Dequantization rule (the reference every kernel is tested against):
+ *   int weight:  w[n][k] = (q[n][k] - z) * s(n, k) * global
+ *                z = zero_point(n, k / group) when has_zero_point, else 2^(bits-1) (midpoint)
+ *                float zero point: w = (q - zf(n, k/group)) * s
+ *   FP weight:   w[n][k] = decode(q[n][k]) * s(n, k) * global  (eXmY read as finite codes)
+ *   s(n, k):     CHANNEL: scale[n][0]; GROUP: scale[n][k / group_size];
+ *                BLOCK: scale[n / group_size_n][k / group_size]; TENSOR: 1 (global only);
+ *                GROUP_TENSOR: scale[n][k / group_size] (and the global scale)
+ */
+typedef enum hum_scale_type {
+    HUM_SCALE_CHANNEL = 0,     /* one scale per output channel n */
+    HUM_SCALE_GROUP = 1,       /* one per (n, group of group_size along K) */
+    HUM_SCALE_BLOCK = 2,       /* one per (group_size_n x group_size) block; float32 */
+    HUM_SCALE_TENSOR = 3,      /* global_scale only */
+    HUM_SCALE_GROUP_TENSOR = 4 /* group scale times global_scale (e.g. NVFP4) */
+} hum_scale_type;
+
+typedef struct hum_standard_weight {
+    int64_t num_experts;    /* 0 for a dense layer */
+    int64_t n, k;           /* logical output and input features (unpadded) */
+    hum_dtype weight_dtype; /* HUM_DTYPE_UINT1..UINT8 (offset binary, see above) or an FP eXmY code */
+    hum_dtype param_dtype;  /* float16 or bfloat16: the checkpoint's compute dtype (bias, 16-bit scales) */
+    /* weight: int32 ([E,] N, ceil(K*bits/32)), LSB-first bit stream along K per row n:
+     * value k of a row occupies bits [k*bits, (k+1)*bits) of the row's words, straddling words
+     * with its low part in the lower word. */
+    hum_tensor weight;
+    hum_scale_type scale_type;
+    int64_t group_size;     /* K extent of one scale (GROUP, GROUP_TENSOR, BLOCK); 0 otherwise */
+    int64_t group_size_n;   /* N extent of one scale (BLOCK); 0 otherwise */
+    hum_dtype scale_dtype;  /* float16, bfloat16, float32, float8_e4m3fn, float8_e5m2 or float8_e8m0 */
+    /* scale: ([E,] N, 1) CHANNEL; ([E,] N, ceil(K/group_size)) GROUP(_TENSOR);
+     * ([E,] ceil(N/group_size_n), ceil(K/group_size)) BLOCK; rank 0 / data NULL for TENSOR.
+     * Stored with scale_dtype elements (fp8/e8m0 as one byte each). Negative scales are legal. */
+    hum_tensor scale;
+    int32_t has_zero_point;
+    int32_t zero_point_is_float;
+    /* zero_point, int: int32 ([E,] ceil(N*bits/32), G) packed LSB-first along N (not K), with
+     * G = 1 (channel) or ceil(K/group_size); values in [0, 2^bits).
+     * zero_point, float: param_dtype ([E,] N, G). */
+    hum_tensor zero_point;
+    hum_tensor global_scale; /* float32 (1) or (E); data NULL when unused */
+    hum_tensor bias;         /* param_dtype ([E,] N); data NULL when absent */
+    /* act-order: int32 (K) or data NULL. Column j of `weight` (and of scales/zero points, via
+     * j / group_size) is column k_perm[j] of the checkpoint; activations are gathered to match:
+     * A'[:, j] = A[:, k_perm[j]]. */
+    hum_tensor k_perm;
+} hum_standard_weight;
+
+/* Releases every tensor the struct owns and zeroes it. Safe on a zeroed struct. */
+void hum_standard_free(hum_standard_weight *w);
 
 /* ====================================================================================== */
 /* safetensors and checkpoints                                                             */
@@ -166,6 +220,8 @@ typedef struct hum_tensor {
 /* Layers: prepare and forward                                                             */
 /* ====================================================================================== */
 /* HUM-SECTION layer */
+typedef struct hum_runtime hum_runtime;
+typedef struct hum_layer hum_layer;
 
 #ifndef HUM_CDEF
 #ifdef __cplusplus
