@@ -138,7 +138,7 @@ typedef struct hum_tensor {
 /* HUM-SECTION standard */
 /*
  * The standard quantized-weight format: what every checkpoint format is converted to (by
- * formats/*.lua) and what layer preparation consumes. All tensors are host memory owned by the
+ * formats/<name>.lua) and what layer preparation consumes. All tensors are host memory owned by the
  * struct (free with hum_standard_free). E is present only when num_experts > 0 (MoE); a dense
  * layer omits it. Dequantization rule (the reference every kernel is tested against):
  *   int weight:  w[n][k] = (q[n][k] - z) * s(n, k) * global
