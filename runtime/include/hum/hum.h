@@ -195,6 +195,90 @@ void hum_standard_free(hum_standard_weight *w);
 /* safetensors and checkpoints                                                             */
 /* ====================================================================================== */
 /* HUM-SECTION safetensors */
+/*
+ * safetensors container (huggingface/safetensors README "Format", reference parser
+ * safetensors/src/tensor.rs): bytes 0..7 hold N, the header length (u64 little-endian); bytes
+ * 8..8+N a UTF-8 JSON object {"<name>": {"dtype": "F16", "shape": [..], "data_offsets": [b, e]},
+ * "__metadata__": {"<key>": "<string>"}} (may be right-padded with spaces); then the byte buffer
+ * that data_offsets index. The reader enforces the reference rules: N <= 100,000,000 and inside
+ * the file; well-formed JSON; __metadata__ a string map; no duplicate names; known dtypes; shapes
+ * of non-negative integers whose byte size numel * bits / 8 is whole and does not overflow;
+ * e - b equal to that size; tensors tiling the buffer exactly (no overlap, no hole) up to the end
+ * of the file. Every violation is HUM_ERR_FORMAT naming the file, the tensor and the problem.
+ *
+ * dtype strings and their hum codes: BOOL (uint8), U8, I8, I16, U16, I32, U32, I64, U64, F16,
+ * BF16, F32, F64, F8_E4M3 (float8_e4m3fn), F8_E5M2, F8_E8M0 (float8_e8m0fnu), F4 (float4_e2m1,
+ * 4 bits per element), F6_E2M3, F6_E3M2 (6 bits per element); C64, F8_E4M3FNUZ and F8_E5M2FNUZ
+ * are accepted with dtype HUM_DTYPE_INVALID (hum has no code for them).
+ */
+enum { HUM_SAFETENSORS_MAX_RANK = 8 };
+
+typedef struct hum_safetensors_tensor {
+    const char *name;
+    const char *dtype_name; /* the safetensors dtype string, e.g. "F8_E4M3" */
+    hum_dtype dtype;        /* see the table above */
+    int32_t rank;           /* 0 for a scalar */
+    int64_t shape[8];       /* HUM_SAFETENSORS_MAX_RANK */
+    const void *data;       /* row-major little-endian bytes, read-only, ANY alignment */
+    int64_t nbytes;
+    const char *file;       /* path of the file that holds it */
+} hum_safetensors_tensor;
+
+/* One .safetensors file, memory-mapped. Tensor views stay valid until close. */
+typedef struct hum_safetensors hum_safetensors;
+/* HUM_ERR_IO when the file cannot be opened or mapped; HUM_ERR_FORMAT on any rule above. */
+hum_status hum_safetensors_open(const char *path, hum_safetensors **out);
+void hum_safetensors_close(hum_safetensors *st);
+int64_t hum_safetensors_count(const hum_safetensors *st);
+/* Tensors in name order (strcmp); HUM_ERR_INVALID_ARG for an index outside [0, count). */
+hum_status hum_safetensors_get(const hum_safetensors *st, int64_t index, hum_safetensors_tensor *out);
+/* HUM_ERR_FORMAT naming the file when there is no tensor `name`. */
+hum_status hum_safetensors_find(const hum_safetensors *st, const char *name, hum_safetensors_tensor *out);
+/* 1 when the file has a tensor `name`, else 0; sets no error. */
+int32_t hum_safetensors_has(const hum_safetensors *st, const char *name);
+/* Value of `key` in __metadata__, or NULL. */
+const char *hum_safetensors_metadata(const hum_safetensors *st, const char *key);
+
+/* Bits per element and hum code of a safetensors dtype string; HUM_ERR_FORMAT if unknown. */
+hum_status hum_safetensors_dtype(const char *dtype_name, int32_t *bits, hum_dtype *dtype);
+
+/*
+ * Writes a .safetensors file that the reference parser accepts: header padded with spaces to a
+ * multiple of 8, tensors laid out by descending element size then name (so each is aligned to its
+ * element size), written to a temporary file and renamed into place. For each tensor: name,
+ * rank, shape and data are read; dtype_name if non-NULL, else the name of `dtype` (float16 ->
+ * "F16", float8_e4m3fn -> "F8_E4M3", uint8 -> "U8", ...); nbytes and file are ignored (the size
+ * comes from shape and dtype). metadata: NULL or a NULL-terminated list of key, value strings.
+ * HUM_ERR_INVALID_ARG for a duplicate or empty name, a dtype with no safetensors name or a bad
+ * shape; HUM_ERR_IO naming the path when writing fails (nothing is left behind).
+ */
+hum_status hum_safetensors_write(const char *path, const hum_safetensors_tensor *tensors, int64_t count,
+                                 const char *const *metadata);
+
+/*
+ * A checkpoint: a directory holding config.json (optional), hf_quant_config.json (ModelOpt),
+ * quantize_config.json / quant_config.json (AutoGPTQ, AutoAWQ) and its weights, either
+ * model.safetensors.index.json ({"weight_map": {tensor: shard file}}) with the shards it names, or
+ * every *.safetensors file in the directory; or a single .safetensors file (config files are then
+ * read from its directory). Tensor names are unique across files (HUM_ERR_FORMAT naming both files
+ * otherwise); every weight_map entry must exist in the shard it names.
+ */
+typedef struct hum_checkpoint hum_checkpoint;
+hum_status hum_checkpoint_open(const char *path, hum_checkpoint **out);
+void hum_checkpoint_close(hum_checkpoint *ckpt);
+/* The path it was opened with. */
+const char *hum_checkpoint_path(const hum_checkpoint *ckpt);
+int64_t hum_checkpoint_tensor_count(const hum_checkpoint *ckpt);
+/* Tensors of all files in name order. */
+hum_status hum_checkpoint_tensor(const hum_checkpoint *ckpt, int64_t index, hum_safetensors_tensor *out);
+/* HUM_ERR_FORMAT naming the checkpoint when absent. */
+hum_status hum_checkpoint_find(const hum_checkpoint *ckpt, const char *name, hum_safetensors_tensor *out);
+/* 1 when the checkpoint has a tensor `name`, else 0; sets no error. */
+int32_t hum_checkpoint_has(const hum_checkpoint *ckpt, const char *name);
+/* Text of a config file of the checkpoint ("config.json", "hf_quant_config.json",
+ * "quantize_config.json", "quant_config.json"), already checked to be a JSON object; NULL when
+ * the checkpoint has no such file. */
+const char *hum_checkpoint_config(const hum_checkpoint *ckpt, const char *file_name);
 
 /* ====================================================================================== */
 /* CUDA driver and devices                                                                 */
