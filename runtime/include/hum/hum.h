@@ -105,6 +105,80 @@ enum {
 
 /* --- data types: owned by the quantization core (runtime/src/dtype*.c) --- */
 /* HUM-SECTION dtype */
+/*
+ * Names, widths and conversions of every hum_dtype. Format facts (OCP 8-bit floating point
+ * spec v1.0 for float8_e4m3fn / float8_e5m2; OCP Microscaling (MX) spec v1.0 for
+ * float8_e8m0, float4_e2m1, float6_e3m2, float6_e2m3; IEEE 754 for float16 / float32 /
+ * float64; bfloat16 = the top 16 bits of float32):
+ *   value = (-1)^s * 2^(e - bias) * (1 + m / 2^M) for e > 0, (-1)^s * 2^(1 - bias) * m / 2^M
+ *   for e == 0 (subnormal), bias = 2^(E-1) - 1. Special codes per hum_dtype_special:
+ *   IEEE: e all ones is inf (m == 0) or NaN; FN (e4m3fn): only e and m all ones is NaN
+ *   (0x7F, 0xFF), so the largest finite is 448; FINITE: every code is a number (e2m1 max 6,
+ *   e3m2 max 28, e2m3 max 7.5); E8M0: no sign, value 2^(code - 127), 0xFF is NaN.
+ *   Negative zero is a distinct code in every signed float format and is kept.
+ */
+
+/* Builds a dtype code; returns HUM_DTYPE_INVALID unless the combination is one hum handles:
+ * UINT/INT with bits 1..8, 16, 32 or 64 (exp = man = 0, special IEEE); FLOAT with
+ * bits == 1 + exp + man and either FINITE with exp >= 1, bits <= 8 (generic eXmY), or one of
+ * float16, bfloat16, float32, float64 (IEEE), float8_e5m2 (IEEE), float8_e4m3fn (FN);
+ * UFLOAT only as float8_e8m0 (bits 8, exp 8, man 0, E8M0). */
+hum_dtype hum_dtype_make(hum_dtype_kind kind, int32_t bits, int32_t exp_bits, int32_t man_bits,
+                         hum_dtype_special special);
+
+/*
+ * Parses a dtype name (case-sensitive). Accepted spellings:
+ *   uint1..uint8, uint16, uint32, uint64, int1..int8, int16, int32, int64;
+ *   float16 | half | fp16, bfloat16 | bf16, float32 | float | fp32, float64 | double | fp64;
+ *   float8_e8m0 | float8_e8m0fnu | e8m0 | e8m0fnu | ue8m0;
+ *   eXmY, with optional prefix "floatB_" or "floatB" (B must equal 1 + X + Y) and optional
+ *   suffix "fn": (4,3) is float8_e4m3fn, (5,2) float8_e5m2, any other X >= 1, 1+X+Y <= 8 the
+ *   finite generic type (e2m1 = float4_e2m1, e3m2, e2m3, e1m2, float3e1m1 as Humming spells it);
+ *   float8_e4m3_finite, float8_e5m2_finite: the all-finite readings of those 8-bit layouts.
+ * Errors: HUM_ERR_INVALID_ARG (NULL) or HUM_ERR_UNSUPPORTED (unknown name, named in the message).
+ */
+hum_status hum_dtype_parse(const char *name, hum_dtype *out);
+/* Canonical name ("uint4", "float8_e4m3fn", "float4_e2m1", "float5_e2m2", ...); the static
+ * string "invalid" for a code hum_dtype_make would not build. hum_dtype_parse(name) gives the
+ * code back. */
+const char *hum_dtype_name(hum_dtype t);
+/* Width in bits; 0 for an invalid code. */
+int32_t hum_dtype_bits(hum_dtype t);
+/* Bytes of one code in the arrays hum_dtype_encode/decode use: 1 for widths <= 8, else
+ * bits / 8; 0 for an invalid code. */
+int32_t hum_dtype_code_size(hum_dtype t);
+/* Largest finite value (ints: 2^b - 1 or 2^(b-1) - 1; e4m3fn 448, e5m2 57344, e2m1 6,
+ * e8m0 2^127, ...); 0 for an invalid code. */
+double hum_dtype_max_finite(hum_dtype t);
+
+/*
+ * Converts `count` codes to float64, bit-exactly. codes: one uint8 per value for widths <= 8
+ * (the value in the low bits; higher bits must be zero), uint16 for 16, uint32 for 32,
+ * int64/uint64 for 64-bit types. Ints: INT codes are two's complement in `bits` bits.
+ * Errors: HUM_ERR_INVALID_ARG (invalid dtype, NULL with count > 0, negative count, a code
+ * with bits set above the width: the message names its index).
+ */
+hum_status hum_dtype_decode(hum_dtype t, const void *codes, int64_t count, double *out);
+/*
+ * Converts `count` float64 values to codes (layout as hum_dtype_decode), rounding to nearest,
+ * ties to even (IEEE 754 roundTiesToEven), for floats and ints alike. Out of range:
+ *  - IEEE floats (float16, bfloat16, float32, e5m2): overflow to +-inf as IEEE rounding does
+ *    (a value at or beyond max + half an ulp); NaN in gives a quiet NaN of the same sign.
+ *  - float8_e4m3fn: saturates to +-448 (inf included); NaN in gives 0x7F / 0xFF by sign.
+ *  - FINITE eXmY and ints: saturate to the largest / smallest value; NaN in is an error.
+ *  - float8_e8m0: positive values round to nearest in the linear domain with ties to the
+ *    even code (the OCP MX spec defines the encoding but no rounding from other formats;
+ *    this is IEEE roundTiesToEven on a format with no mantissa bits and no subnormals) and
+ *    saturate to 2^-127 .. 2^127 (+inf included); NaN gives 0xFF; zero and negative values
+ *    are errors (the format has neither).
+ * On error (HUM_ERR_INVALID_ARG, naming the first offending index and value) nothing is
+ * written.
+ */
+hum_status hum_dtype_encode(hum_dtype t, const double *in, int64_t count, void *codes);
+/* Fast paths to and from float32 for large arrays (float16 / bfloat16 by bit manipulation,
+ * <= 8-bit types by table); same rounding and errors as the float64 functions. */
+hum_status hum_dtype_to_float(hum_dtype t, const void *codes, int64_t count, float *out);
+hum_status hum_dtype_from_float(hum_dtype t, const float *in, int64_t count, void *codes);
 
 /* ====================================================================================== */
 /* Tensors                                                                                 */

@@ -1,0 +1,120 @@
+/* Test helpers of the quantization core (see quant_test.h). */
+#include "quant_test.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <time.h>
+
+int quant_failures = 0;
+
+int quant_check_at(int ok, const char *file, int line, const char *expr, const char *fmt, ...)
+{
+    if (ok)
+        return 1;
+    quant_failures++;
+    if (quant_failures <= 50) {
+        fprintf(stderr, "%s:%d: check failed: %s: ", file, line, expr);
+        va_list ap;
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+    }
+    return 0;
+}
+
+int quant_test_result(const char *test_name)
+{
+    if (quant_failures == 0) {
+        printf("%s: all checks passed\n", test_name);
+        return 0;
+    }
+    fprintf(stderr, "%s: %d check(s) failed\n", test_name, quant_failures);
+    return 1;
+}
+
+quant_rng quant_rng_seeded(uint64_t seed)
+{
+    quant_rng r = {seed};
+    return r;
+}
+
+quant_rng quant_rng_fresh(const char *test_name)
+{
+    const char *env = getenv("HUM_TEST_SEED");
+    uint64_t seed;
+    if (env != NULL && *env != '\0') {
+        seed = strtoull(env, NULL, 0);
+    } else {
+        struct timespec ts;
+        timespec_get(&ts, TIME_UTC);
+        seed = (uint64_t)ts.tv_sec * 1000000007u ^ (uint64_t)ts.tv_nsec;
+    }
+    printf("%s: seed %" PRIu64 " (replay with HUM_TEST_SEED=%" PRIu64 ")\n", test_name, seed, seed);
+    return quant_rng_seeded(seed);
+}
+
+/* splitmix64 */
+uint64_t quant_rng_next(quant_rng *r)
+{
+    uint64_t z = (r->state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+double quant_rng_uniform(quant_rng *r) { return (double)(quant_rng_next(r) >> 11) * 0x1p-53; }
+
+int64_t quant_rng_below(quant_rng *r, int64_t n) { return (int64_t)(quant_rng_next(r) % (uint64_t)n); }
+
+double quant_rng_normal(quant_rng *r)
+{
+    double u1 = quant_rng_uniform(r), u2 = quant_rng_uniform(r);
+    return sqrt(-2.0 * log(1.0 - u1)) * cos(6.283185307179586 * u2);
+}
+
+void quant_fill_normal_f32(quant_rng *r, float *out, int64_t count, double stddev)
+{
+    for (int64_t i = 0; i < count; i++)
+        out[i] = (float)(quant_rng_normal(r) * stddev);
+}
+
+void quant_fill_normal_f64(quant_rng *r, double *out, int64_t count, double stddev)
+{
+    for (int64_t i = 0; i < count; i++)
+        out[i] = quant_rng_normal(r) * stddev;
+}
+
+double quant_rel_error(const double *out, const double *ref, int64_t count)
+{
+    double num = 0.0, den = 0.0;
+    for (int64_t i = 0; i < count; i++) {
+        const double d = out[i] - ref[i];
+        num += d * d;
+        den += ref[i] * ref[i];
+    }
+    return den > 0.0 ? sqrt(num / den) : sqrt(num);
+}
+
+double quant_rel_error_f32(const float *out, const double *ref, int64_t count)
+{
+    double num = 0.0, den = 0.0;
+    for (int64_t i = 0; i < count; i++) {
+        const double d = (double)out[i] - ref[i];
+        num += d * d;
+        den += ref[i] * ref[i];
+    }
+    return den > 0.0 ? sqrt(num / den) : sqrt(num);
+}
+
+double quant_pow2(int k)
+{
+    double v = 1.0;
+    for (; k > 0; k--)
+        v *= 2.0;
+    for (; k < 0; k++)
+        v *= 0.5;
+    return v;
+}

@@ -1,0 +1,44 @@
+/* Test helpers of the quantization core, shared by every C test that needs them: a check
+ * macro that counts failures, a seeded random generator (fresh seed per run, printed, and
+ * overridable with HUM_TEST_SEED to replay), and float64 error measures. */
+#ifndef HUM_QUANT_TEST_H
+#define HUM_QUANT_TEST_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+extern int quant_failures;
+
+/* Records a failure with file:line and a printf-style explanation; evaluates to cond. */
+#define QUANT_CHECK(cond, ...) quant_check_at((cond) != 0, __FILE__, __LINE__, #cond, __VA_ARGS__)
+int quant_check_at(int ok, const char *file, int line, const char *expr, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* Exit status for main: 0 when no check failed, 1 otherwise (prints the count). */
+int quant_test_result(const char *test_name);
+
+typedef struct quant_rng {
+    uint64_t state;
+} quant_rng;
+
+/* Seeds from HUM_TEST_SEED when set, else from the clock; prints the seed. */
+quant_rng quant_rng_fresh(const char *test_name);
+quant_rng quant_rng_seeded(uint64_t seed);
+uint64_t quant_rng_next(quant_rng *r);
+/* Uniform in [0, 1). */
+double quant_rng_uniform(quant_rng *r);
+/* Uniform integer in [0, n). */
+int64_t quant_rng_below(quant_rng *r, int64_t n);
+/* Standard normal (Box-Muller). */
+double quant_rng_normal(quant_rng *r);
+void quant_fill_normal_f32(quant_rng *r, float *out, int64_t count, double stddev);
+void quant_fill_normal_f64(quant_rng *r, double *out, int64_t count, double stddev);
+
+/* ||out - ref||_2 / ||ref||_2 in float64 (absolute norm when ref is all zero). */
+double quant_rel_error(const double *out, const double *ref, int64_t count);
+/* The same for a float32 result, e.g. a GPU output converted to float. */
+double quant_rel_error_f32(const float *out, const double *ref, int64_t count);
+
+/* 2^k by repeated multiplication, independent of ldexp (for expected values in tests). */
+double quant_pow2(int k);
+
+#endif
