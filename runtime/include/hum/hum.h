@@ -206,6 +206,70 @@ typedef struct hum_tensor {
 /* Bit streams, reference math, standard format: owned by the quantization core            */
 /* ====================================================================================== */
 /* HUM-SECTION bitstream */
+/*
+ * Bit streams: values of width 1..8 bits, one uint8 each in memory, packed into int32 words
+ * LSB-first (little-endian words, as safetensors stores them). Arrays are [batch][rows][cols]
+ * (a 2-D array has batch 1), row-major and contiguous; packing runs along one dimension and
+ * every line along it starts at a new word.
+ */
+typedef enum hum_pack_dim {
+    /* along the last dim: values [B][R][C] <-> words [B][R][W(C)]; the standard weight
+     * (along K), compressed-tensors weight_packed */
+    HUM_PACK_ALONG_COLS = 0,
+    /* along dim -2: values [B][R][C] <-> words [B][W(R)][C]; standard and compressed-tensors
+     * zero points (along N), GPTQ qweight [K*b/32][N] (along K) */
+    HUM_PACK_ALONG_ROWS = 1
+} hum_pack_dim;
+
+typedef enum hum_pack_layout {
+    /* value i at bits [i*b, (i+1)*b) of the line's stream; a value that crosses a word
+     * boundary keeps its low part in the lower word. W(L) = ceil(L*b / 32). GPTQ (3-bit
+     * included), compressed-tensors >= 0.18, the standard format. */
+    HUM_PACK_DENSE = 0,
+    /* floor(32/b) values per word, value i at bits (i % per) * b of word i / per, the high
+     * bits zero. W(L) = ceil(L / floor(32/b)). compressed-tensors <= 0.17 (identical to DENSE
+     * for b = 1, 2, 4, 8). */
+    HUM_PACK_WORD_ALIGNED = 1
+} hum_pack_layout;
+
+/* Words W(length) that `length` values of width `bits` take in one line; -1 when bits is
+ * outside 1..8, length is negative or layout unknown. */
+int64_t hum_packed_words(int64_t length, int32_t bits, hum_pack_layout layout);
+/* Packs values [shape[0]][shape[1]][shape[2]] into `words` (sized for the packed shape
+ * above; unused high bits are written as zero). Errors: HUM_ERR_INVALID_ARG for bits outside
+ * 1..8, a negative shape, NULL pointers, or a value >= 2^bits (the message names its index;
+ * nothing is written). */
+hum_status hum_pack_bits(const uint8_t *values, const int64_t shape[3], int32_t bits, hum_pack_dim dim,
+                         hum_pack_layout layout, int32_t *words);
+/* The inverse: fills values [shape[0]][shape[1]][shape[2]] from the packed words. Bits past
+ * the last value of a line, and the unused high bits of WORD_ALIGNED words, are ignored. */
+hum_status hum_unpack_bits(const int32_t *words, const int64_t shape[3], int32_t bits, hum_pack_dim dim,
+                           hum_pack_layout layout, uint8_t *values);
+
+/*
+ * AutoAWQ GEMM order (checkpoint-formats.md 2.2; AutoAWQ awq/utils/packing_utils.py): in each
+ * group of 8 consecutive 4-bit values along N (one int32 word), nibble slot i holds logical
+ * value AWQ_ORDER[i] = {0, 2, 4, 6, 1, 3, 5, 7}[i]. Interleave maps logical order to slot
+ * order (slots[8g + i] = logical[8g + AWQ_ORDER[i]]), deinterleave undoes it (the same as
+ * taking slots[8g + {0, 4, 1, 5, 2, 6, 3, 7}[j]]). count must be a multiple of 8; `in` and
+ * `out` may be the same array. Errors: HUM_ERR_INVALID_ARG (count, NULL).
+ */
+hum_status hum_awq_interleave(const uint8_t *logical, int64_t count, uint8_t *slots);
+hum_status hum_awq_deinterleave(const uint8_t *slots, int64_t count, uint8_t *logical);
+
+/*
+ * Two 4-bit codes per byte (FP4 e2m1 and int4 byte arrays). LOW_FIRST: element 2i in the
+ * low nibble of byte i, 2i+1 in the high nibble: ModelOpt NVFP4 / MXFP4, compressed-tensors
+ * nvfp4- and mxfp4-pack-quantized, gpt-oss *_blocks (checkpoint-formats.md 3.6, 4.3, 6.2).
+ * HIGH_FIRST: element 2i in the high nibble, as PTX cvt.rn.satfinite.e2m1x2 writes it
+ * (humming-digest.md section 9). count is the number of 4-bit values; bytes hold
+ * ceil(count / 2), an odd count leaving the last byte's second nibble zero.
+ * Errors: HUM_ERR_INVALID_ARG (negative count, NULL, a value >= 16 when packing: named).
+ */
+typedef enum hum_nibble_order { HUM_NIBBLE_LOW_FIRST = 0, HUM_NIBBLE_HIGH_FIRST = 1 } hum_nibble_order;
+hum_status hum_nibbles_unpack(const uint8_t *bytes, int64_t count, hum_nibble_order order, uint8_t *values);
+hum_status hum_nibbles_pack(const uint8_t *values, int64_t count, hum_nibble_order order, uint8_t *bytes);
+
 
 /* HUM-SECTION reference */
 
