@@ -422,16 +422,224 @@ const char *hum_checkpoint_config(const hum_checkpoint *ckpt, const char *file_n
 /* CUDA driver and devices                                                                 */
 /* ====================================================================================== */
 /* HUM-SECTION device */
+/*
+ * The CUDA driver is loaded at run time (libcuda.so.1, or the file the environment variable
+ * HUM_CUDA_DRIVER names); libhum never links it. Without a usable driver every function of this
+ * section and of "Modules and launches" returns HUM_ERR_NO_DEVICE with "no CUDA driver" in the
+ * message, and with a driver but no device, "no GPU"; everything CPU-side (NVRTC compilation
+ * included) keeps working. hum needs a CUDA 12.0 or newer driver.
+ * Device work runs in each device's primary context: retained on first use, released at process
+ * exit, and made current on the calling thread whenever hum allocates, copies, loads or launches.
+ */
+struct CUstream_st; /* CUstream of <cuda.h>: streams belong to the host and pass through as they are */
+
+typedef struct hum_device_info {
+    char name[256];                   /* e.g. "NVIDIA H200" */
+    int32_t ordinal;                  /* CUDA device ordinal */
+    int32_t sm_major, sm_minor;       /* compute capability, e.g. 9 and 0 */
+    int32_t sm_count;                 /* streaming multiprocessors */
+    int64_t max_smem_per_block_optin; /* bytes of shared memory a block may opt in to */
+    int64_t l2_bytes;                 /* L2 cache, bytes */
+    int64_t total_memory_bytes;       /* device memory, bytes */
+    int32_t driver_version;           /* CUDA version of the driver: 1000 * major + 10 * minor */
+} hum_device_info;
+
+/* Number of GPUs, >= 1; HUM_ERR_NO_DEVICE with *count = 0 when there is none. */
+hum_status hum_device_count(int32_t *count);
+/* Properties of device `ordinal`. HUM_ERR_NO_DEVICE; HUM_ERR_INVALID_ARG for an ordinal out of
+ * range (the message gives the valid range); HUM_ERR_CUDA if the driver fails a query. */
+hum_status hum_device_query(int32_t ordinal, hum_device_info *out);
+
+/* Device memory in the primary context of `ordinal` (cuMemAlloc: 256-byte aligned). `bytes` 0
+ * is refused (HUM_ERR_INVALID_ARG); HUM_ERR_OUT_OF_MEMORY when the device is full. */
+hum_status hum_device_alloc(int32_t ordinal, size_t bytes, void **dptr);
+/* Frees memory from hum_device_alloc; NULL is a no-op. HUM_ERR_INVALID_ARG for a pointer the
+ * driver does not know. */
+hum_status hum_device_free(void *dptr);
+/* Synchronous copies and fill of `bytes` bytes; dst/src are device pointers (from
+ * hum_device_alloc or the host's own cuMemAlloc) on the device side and ordinary host memory on
+ * the other. 0 bytes is a no-op. HUM_ERR_INVALID_ARG for NULL or an unknown device pointer. */
+hum_status hum_memcpy_htod(void *dst, const void *src, size_t bytes);
+hum_status hum_memcpy_dtoh(void *dst, const void *src, size_t bytes);
+hum_status hum_memset_d8(void *dst, uint8_t value, size_t bytes);
+/* Waits for the work queued on `stream`; NULL: the legacy default stream of the calling thread's
+ * current context. */
+hum_status hum_stream_synchronize(struct CUstream_st *stream);
 
 /* ====================================================================================== */
 /* JIT compilation (NVRTC) and the kernel cache                                            */
 /* ====================================================================================== */
 /* HUM-SECTION jit */
+/*
+ * NVRTC compiles the CUDA C++ sources under kernels/ at run time, for one GPU architecture per
+ * compilation, named as NVRTC names it: "sm_75", "sm_80", "sm_86", "sm_87", "sm_89", and from
+ * sm_90 on with the "a" suffix that enables architecture-specific instructions (wgmma, setmaxnreg):
+ * "sm_90a", "sm_100a", "sm_120a", ... Accepted: what the linked NVRTC supports, from sm_75 on.
+ */
+/* Version of the linked NVRTC, e.g. 13 and 0. */
+hum_status hum_nvrtc_version(int32_t *major, int32_t *minor);
+/* HUM_OK when hum_jit_compile accepts `arch`; HUM_ERR_INVALID_ARG listing the accepted names. */
+hum_status hum_arch_check(const char *arch);
+/* The architecture to compile for device `d`: "sm_<major><minor>", plus "a" from sm_90 on
+ * (H200: "sm_90a"). HUM_ERR_INVALID_ARG when `cap` cannot hold it (8 bytes always can). */
+hum_status hum_arch_for_device(const hum_device_info *d, char *out, size_t cap);
+
+/*
+ * A kernel to compile. The source is read from kernels/ (embedded in libhum; HUM_KERNEL_PATH
+ * overrides it). `#include "x.cuh"` in the source or in a header it includes names kernels/x.cuh
+ * (read the same way, recursively); `#include "hum_constants.h"` names `constants`;
+ * `#include <cuda_fp16.h>` and other toolkit headers come from the CUDA include directory
+ * ($CUDA_HOME/include, $CUDA_PATH/include, next to the NVRTC library, /usr/local/cuda/include;
+ * with its cccl/ subdirectory). Options: -std=c++17 --gpu-architecture=<arch> -default-device,
+ * and --use_fast_math when fast_math is set.
+ */
+typedef struct hum_jit_request {
+    const char *source;      /* e.g. "kernels/gemm.cu" */
+    const char *constants;   /* text of the generated header "hum_constants.h", or NULL */
+    const char *kernel_name; /* name expression: "hum_gemm<128, 4>" or an extern "C" name */
+    const char *arch;        /* e.g. "sm_90a" */
+    int32_t fast_math;       /* nonzero: --use_fast_math */
+} hum_jit_request;
+
+/* hum_jit_result.cache_hit */
+typedef enum hum_jit_origin {
+    HUM_JIT_MISS = 0,      /* compiled by this call */
+    HUM_JIT_HIT_DISK = 1,  /* read from the disk cache */
+    HUM_JIT_HIT_MEMORY = 2 /* served from this process's memory */
+} hum_jit_origin;
+
+typedef struct hum_jit_result {
+    void *cubin;            /* owned by the result: free with hum_jit_result_free */
+    size_t cubin_size;      /* bytes */
+    char lowered_name[512]; /* the kernel's symbol in the cubin (mangled name for templates) */
+    int32_t cache_hit;      /* a hum_jit_origin */
+    double milliseconds;    /* wall time of the call that produced this result */
+    char key[33];           /* the cache key: 32 lowercase hex digits */
+} hum_jit_result;
+
+/*
+ * Compiles req to a cubin through the kernel cache in `cache_dir` (NULL: hum_cache_default_dir).
+ * The key is XXH3-128 over the NVRTC version, the options, the source and the full text of every
+ * header it includes (contents, never modification times), the constants, the kernel name and
+ * the arch. Entries (<cache_dir>/kernels/<key>.hum) are written to a temp file and renamed, under
+ * an flock of <cache_dir>/locks/<key>.lock, so concurrent processes compile a kernel once and
+ * leave one entry; each entry carries XXH3-64 checksums, and a corrupt or truncated entry is
+ * recompiled, never loaded. A process-wide memory cache sits in front. Thread-safe.
+ * Errors: HUM_ERR_INVALID_ARG (missing field, bad arch, an include of hum_constants.h without
+ * constants, an include climbing out of kernels/); HUM_ERR_IO (source not found, cache directory
+ * not writable); HUM_ERR_COMPILE (NVRTC rejected it: the message quotes the first error and names
+ * the saved log, <cache_dir>/logs/<key>.log). On failure *out is zeroed.
+ */
+hum_status hum_jit_compile(const char *cache_dir, const hum_jit_request *req, hum_jit_result *out);
+/* Compiles reqs[0..count) in parallel on `threads` threads (<= 0: min(count, online CPUs));
+ * out[i] answers reqs[i]. If any fails: that status, a message starting "request i of count
+ * (source, kernel, arch): ", and every out[] zeroed. */
+hum_status hum_jit_compile_many(const char *cache_dir, const hum_jit_request *reqs, int32_t count,
+                                hum_jit_result *out, int32_t threads);
+/* Frees the cubin and zeroes the result; NULL or zeroed is fine. */
+void hum_jit_result_free(hum_jit_result *r);
+/* The cache key req would compile under, without compiling (cap >= 33). */
+hum_status hum_jit_key(const hum_jit_request *req, char *out, size_t cap);
+
+/* $HUM_CACHE_DIR, else $XDG_CACHE_HOME/hum, else $HOME/.cache/hum. HUM_ERR_IO when none of
+ * those is set; HUM_ERR_INVALID_ARG when cap is too small. */
+hum_status hum_cache_default_dir(char *out, size_t cap);
+
+typedef struct hum_cache_entry {
+    char key[33];
+    char kernel_name[256]; /* the request's kernel_name; cut with "..." when longer */
+    char arch[16];
+    int64_t cubin_bytes;
+    int64_t file_bytes;
+    int64_t modified_unix; /* seconds since 1970-01-01 UTC */
+    int32_t valid;         /* 0: corrupt or truncated (the next compile of its key replaces it) */
+} hum_cache_entry;
+
+/* Entries of the cache in `cache_dir` (NULL: default), oldest first, in a malloc'ed array to
+ * release with hum_cache_list_free. A directory that does not exist lists as empty. */
+hum_status hum_cache_list(const char *cache_dir, hum_cache_entry **entries, int32_t *count);
+void hum_cache_list_free(hum_cache_entry *entries);
+/* Removes the entries, NVRTC logs, lock files and leftover temp files (only files hum names
+ * that way; anything else in the directory stays). *removed (may be NULL): entries removed. */
+hum_status hum_cache_clear(const char *cache_dir, int32_t *removed);
+
+/* The built-in self-check kernel (kernels/selfcheck.cu) compiled for `arch` through the cache,
+ * with `seed` as its compile-time constant (HUM_SELFCHECK_SEED is the one `hum compile` and
+ * `hum demo` use, so that a second run is a cache hit). Errors as hum_jit_compile. */
+enum { HUM_SELFCHECK_SEED = 0x68756d21 };
+hum_status hum_selfcheck_compile(const char *cache_dir, const char *arch, uint32_t seed, hum_jit_result *out);
 
 /* ====================================================================================== */
 /* Modules and launches                                                                    */
 /* ====================================================================================== */
 /* HUM-SECTION launch */
+/* A compiled kernel loaded on a device: module + function. Thread-safe to launch concurrently. */
+typedef struct hum_kernel hum_kernel;
+
+/* Loads compiled->cubin on device `device_ordinal` and finds compiled->lowered_name in it.
+ * dynamic_smem_bytes is the most dynamic shared memory any launch will ask for; it is opted in
+ * here, once (cuFuncSetAttribute MAX_DYNAMIC_SHARED_SIZE_BYTES), never per launch.
+ * Errors: HUM_ERR_NO_DEVICE; HUM_ERR_INVALID_ARG (NULL, negative smem, smem beyond the device's
+ * opt-in maximum, named with both numbers); HUM_ERR_CUDA (a cubin for another architecture, a
+ * symbol not in it). */
+hum_status hum_kernel_load(int32_t device_ordinal, const hum_jit_result *compiled, int32_t dynamic_smem_bytes,
+                           hum_kernel **out);
+void hum_kernel_destroy(hum_kernel *k);
+
+typedef struct hum_launch_config {
+    uint32_t grid[3];            /* blocks; grid[0] >= 1, grid[1] and grid[2] 0 count as 1 */
+    uint32_t block[3];           /* threads; block[0] >= 1, block[1] and block[2] 0 count as 1 */
+    uint32_t cluster[3];         /* thread-block cluster (sm_90+), dividing grid; all 0 or 1: none */
+    uint32_t dynamic_smem_bytes; /* at most what hum_kernel_load opted in to */
+    struct CUstream_st *stream;  /* the host's stream; NULL: the legacy default stream */
+} hum_launch_config;
+
+/* Launches k (cuLaunchKernelEx) with args[i] pointing at the value of parameter i, as the
+ * driver's kernelParams. Asynchronous. HUM_ERR_INVALID_ARG for a shape or smem outside the
+ * limits above; HUM_ERR_CUDA when the driver refuses the launch. */
+hum_status hum_kernel_launch(const hum_kernel *k, const hum_launch_config *cfg, void **args);
+
+/*
+ * TMA (sm_90+): a 2-D tensor map for cp.async.bulk.tensor, encoded by cuTensorMapEncodeTiled
+ * with no interleave, no L2 promotion, zero fill out of bounds and unit element strides. Passed
+ * to a kernel by value (a `const __grid_constant__ CUtensorMap` parameter): put its address in
+ * the launch's args. 128 bytes; hum_tma_encode_2d handles the 64-byte alignment the driver needs.
+ */
+typedef struct hum_tensor_map {
+    uint64_t opaque[16];
+} hum_tensor_map;
+
+typedef enum hum_tma_swizzle {
+    HUM_TMA_SWIZZLE_NONE = 0,
+    HUM_TMA_SWIZZLE_32B = 32,  /* box rows of at most 32 bytes */
+    HUM_TMA_SWIZZLE_64B = 64,  /* at most 64 bytes */
+    HUM_TMA_SWIZZLE_128B = 128 /* at most 128 bytes */
+} hum_tma_swizzle;
+
+typedef struct hum_tma_2d {
+    hum_dtype dtype;           /* element type of 8, 16, 32 or 64 bits (sub-byte data: its int32 words) */
+    void *global_address;      /* device memory, 16-byte aligned */
+    uint64_t rows, cols;       /* extent: rows (outer), cols (inner, contiguous), in elements, 1..2^32 */
+    uint64_t row_stride_bytes; /* multiple of 16, >= cols * element size, < 2^40 */
+    uint32_t box_rows, box_cols; /* the tile one copy moves: 1..256 each; box_cols * element size a
+                                  * multiple of 16 bytes and within the swizzle span */
+    hum_tma_swizzle swizzle;   /* shared-memory bank swizzle of the tile */
+} hum_tma_2d;
+
+/* Encodes `desc`. The constraints above are checked first (HUM_ERR_INVALID_ARG naming the
+ * field and its limit, no driver needed); then HUM_ERR_NO_DEVICE or HUM_ERR_CUDA from the driver. */
+hum_status hum_tma_encode_2d(const hum_tma_2d *desc, hum_tensor_map *out);
+
+/* Compiles the self-check kernel for device `ordinal` (hum_selfcheck_compile), launches it on a
+ * stream of its own and compares every output element with the host's own computation of it.
+ * HUM_ERR_INTERNAL naming the first wrong element (and how many are wrong) on a mismatch. */
+typedef struct hum_selfcheck_report {
+    char arch[16];
+    int32_t cache_hit;      /* a hum_jit_origin */
+    double compile_ms;
+    int64_t elements;       /* output elements checked */
+} hum_selfcheck_report;
+hum_status hum_selfcheck_run(int32_t ordinal, const char *cache_dir, uint32_t seed, hum_selfcheck_report *out);
 
 /* ====================================================================================== */
 /* Runtime, deployment config, policies                                                   */

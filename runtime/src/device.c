@@ -1,0 +1,151 @@
+#include "device.h"
+
+#include "internal.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_DEVICES = 64 };
+
+static pthread_mutex_t contexts_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Written once per ordinal under contexts_lock; read lock-free on the launch path. */
+static _Atomic(CUcontext) contexts[MAX_DEVICES];
+static int release_registered;
+
+static void release_contexts(void)
+{
+    const hum_cuda_api *cu = hum_cuda();
+    for (int i = 0; cu && i < MAX_DEVICES; i++) {
+        if (atomic_load(&contexts[i])) {
+            CUdevice dev;
+            if (cu->cuDeviceGet(&dev, i) == CUDA_SUCCESS)
+                cu->cuDevicePrimaryCtxRelease(dev);
+            atomic_store(&contexts[i], NULL);
+        }
+    }
+}
+
+hum_status hum_device_count(int32_t *count)
+{
+    if (!count)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_device_count: count is NULL");
+    *count = 0;
+    const hum_cuda_api *cu;
+    hum_status st = hum_cuda_load(&cu);
+    if (st != HUM_OK)
+        return st;
+    int n = 0;
+    if ((st = hum_cuda_check(cu->cuDeviceGetCount(&n), "cuDeviceGetCount")) != HUM_OK)
+        return st;
+    if (n <= 0)
+        return hum_fail(HUM_ERR_NO_DEVICE, "no GPU: the CUDA driver reports 0 devices");
+    *count = n;
+    return HUM_OK;
+}
+
+static hum_status device_handle(const hum_cuda_api *cu, int32_t ordinal, CUdevice *dev)
+{
+    int32_t count;
+    hum_status st = hum_device_count(&count);
+    if (st != HUM_OK)
+        return st;
+    if (ordinal < 0 || ordinal >= count || ordinal >= MAX_DEVICES)
+        return hum_fail(HUM_ERR_INVALID_ARG, "device ordinal %d: expected 0..%d (%d GPU%s)", ordinal,
+                        count - 1, count, count == 1 ? "" : "s");
+    return hum_cuda_check(cu->cuDeviceGet(dev, ordinal), "cuDeviceGet");
+}
+
+hum_status hum_device_query(int32_t ordinal, hum_device_info *out)
+{
+    if (!out)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_device_query: out is NULL");
+    memset(out, 0, sizeof *out);
+    const hum_cuda_api *cu;
+    CUdevice dev;
+    hum_status st = hum_cuda_load(&cu);
+    if (st != HUM_OK || (st = device_handle(cu, ordinal, &dev)) != HUM_OK)
+        return st;
+    hum_device_info info = {.ordinal = ordinal, .driver_version = cu->driver_version};
+    static const struct {
+        CUdevice_attribute attribute;
+        const char *name;
+    } attributes[] = {
+        {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "compute capability major"},
+        {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, "compute capability minor"},
+        {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "multiprocessor count"},
+        {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "opt-in shared memory per block"},
+        {CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, "L2 cache size"},
+    };
+    int values[sizeof attributes / sizeof attributes[0]];
+    for (size_t i = 0; i < sizeof attributes / sizeof attributes[0]; i++)
+        if ((st = hum_cuda_check(cu->cuDeviceGetAttribute(&values[i], attributes[i].attribute, dev),
+                                 attributes[i].name)) != HUM_OK)
+            return hum_fail_context(st, "querying device %d", ordinal);
+    size_t total = 0;
+    if ((st = hum_cuda_check(cu->cuDeviceGetName(info.name, (int)sizeof info.name, dev), "cuDeviceGetName")) != HUM_OK ||
+        (st = hum_cuda_check(cu->cuDeviceTotalMem(&total, dev), "cuDeviceTotalMem")) != HUM_OK)
+        return hum_fail_context(st, "querying device %d", ordinal);
+    info.sm_major = values[0];
+    info.sm_minor = values[1];
+    info.sm_count = values[2];
+    info.max_smem_per_block_optin = values[3];
+    info.l2_bytes = values[4];
+    info.total_memory_bytes = (int64_t)total;
+    *out = info;
+    return HUM_OK;
+}
+
+hum_status hum_device_activate(int32_t ordinal, CUcontext *ctx)
+{
+    const hum_cuda_api *cu;
+    hum_status st = hum_cuda_load(&cu);
+    if (st != HUM_OK)
+        return st;
+    CUcontext c = ordinal >= 0 && ordinal < MAX_DEVICES ? atomic_load_explicit(&contexts[ordinal], memory_order_acquire) : NULL;
+    if (!c) {
+        CUdevice dev;
+        if ((st = device_handle(cu, ordinal, &dev)) != HUM_OK)
+            return st;
+        pthread_mutex_lock(&contexts_lock);
+        c = atomic_load(&contexts[ordinal]);
+        if (!c) {
+            st = hum_cuda_check(cu->cuDevicePrimaryCtxRetain(&c, dev), "cuDevicePrimaryCtxRetain");
+            if (st == HUM_OK) {
+                atomic_store_explicit(&contexts[ordinal], c, memory_order_release);
+                if (!release_registered)
+                    release_registered = atexit(release_contexts) == 0;
+            }
+        }
+        pthread_mutex_unlock(&contexts_lock);
+        if (st != HUM_OK)
+            return hum_fail_context(st, "device %d", ordinal);
+    }
+    CUcontext current = NULL;
+    if (cu->cuCtxGetCurrent(&current) != CUDA_SUCCESS || current != c)
+        if ((st = hum_cuda_check(cu->cuCtxSetCurrent(c), "cuCtxSetCurrent")) != HUM_OK)
+            return hum_fail_context(st, "device %d", ordinal);
+    if (ctx)
+        *ctx = c;
+    return HUM_OK;
+}
+
+hum_status hum_device_bind_pointer(const void *dptr, const char *what)
+{
+    const hum_cuda_api *cu;
+    hum_status st = hum_cuda_load(&cu);
+    if (st != HUM_OK)
+        return st;
+    if (!dptr)
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s is NULL", what);
+    CUcontext owner = NULL, current = NULL;
+    CUresult r = cu->cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, (CUdeviceptr)(uintptr_t)dptr);
+    if (r != CUDA_SUCCESS || !owner) {
+        hum_cuda_check(r == CUDA_SUCCESS ? CUDA_ERROR_INVALID_VALUE : r, "cuPointerGetAttribute");
+        return hum_fail_context(HUM_ERR_INVALID_ARG, "%s (%p) is not device memory of a CUDA context", what, dptr);
+    }
+    if (cu->cuCtxGetCurrent(&current) != CUDA_SUCCESS || current != owner)
+        return hum_cuda_check(cu->cuCtxSetCurrent(owner), "cuCtxSetCurrent");
+    return HUM_OK;
+}

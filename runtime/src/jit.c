@@ -1,0 +1,230 @@
+/* hum_jit_compile: memory cache, then disk cache, then NVRTC under the key's file lock. */
+#include "cache_disk.h"
+#include "cache_memory.h"
+#include "internal.h"
+#include "jit_key.h"
+#include "jit_nvrtc.h"
+#include "jit_source.h"
+#include "threadpool.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static hum_status check_request(const hum_jit_request *req)
+{
+    if (!req)
+        return hum_fail(HUM_ERR_INVALID_ARG, "JIT request is NULL");
+    if (!req->source || !*req->source)
+        return hum_fail(HUM_ERR_INVALID_ARG, "JIT request: source is empty (expected a path like kernels/gemm.cu)");
+    if (!req->kernel_name || !*req->kernel_name)
+        return hum_fail(HUM_ERR_INVALID_ARG, "JIT request for %s: kernel_name is empty", req->source);
+    hum_status st = hum_arch_check(req->arch);
+    return st == HUM_OK ? HUM_OK : hum_fail_context(st, "JIT request for %s", req->source);
+}
+
+static hum_status resolve_dir(const char *cache_dir, char *dir, size_t cap)
+{
+    if (!cache_dir || !*cache_dir)
+        return hum_cache_default_dir(dir, cap);
+    if (strlen(cache_dir) >= cap)
+        return hum_fail(HUM_ERR_INVALID_ARG, "cache directory path is longer than %zu bytes", cap - 1);
+    memcpy(dir, cache_dir, strlen(cache_dir) + 1);
+    return HUM_OK;
+}
+
+/* The line of an NVRTC log that names the first error, without its newline. */
+static void first_error(const char *log, char *out, size_t cap)
+{
+    const char *line = log ? strstr(log, "error") : NULL;
+    out[0] = '\0';
+    if (!line)
+        return;
+    while (line > log && line[-1] != '\n')
+        line--;
+    size_t len = strcspn(line, "\r\n");
+    snprintf(out, cap, "%.*s", (int)(len < cap ? len : cap - 1), line);
+}
+
+/* Saves the NVRTC log under the cache and turns the failure into a message that names it. */
+static hum_status report_compile_error(const char *dir, const char *keyhex, const hum_jit_request *req,
+                                       const hum_nvrtc_options *opts, const char *log)
+{
+    char reason[512], first[512], path[PATH_MAX];
+    snprintf(reason, sizeof reason, "%s", hum_last_error());
+    first_error(log, first, sizeof first);
+    size_t cap = strlen(log ? log : "") + 4096;
+    char *text = malloc(cap);
+    if (!text)
+        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "compiling %s for %s failed (%s) and its log could not be kept",
+                        req->source, req->arch, reason);
+    int n = snprintf(text, cap, "source: %s\nkernel: %s\narch: %s\noptions:", req->source, req->kernel_name, req->arch);
+    for (int32_t i = 0; i < opts->count && n > 0 && (size_t)n < cap; i++)
+        n += snprintf(text + n, cap - (size_t)n, " %s", opts->list[i]);
+    if (n > 0 && (size_t)n < cap)
+        snprintf(text + n, cap - (size_t)n, "\n\n%s", log ? log : "(NVRTC gave no log)\n");
+    hum_status saved = hum_cache_save_log(dir, keyhex, text, path, sizeof path);
+    free(text);
+    if (saved != HUM_OK)
+        return hum_fail(HUM_ERR_COMPILE, "compiling %s (kernel '%s') for %s failed: %s%s%s; the NVRTC log could not be saved (%s)",
+                        req->source, req->kernel_name, req->arch, reason, first[0] ? ": " : "", first, hum_last_error());
+    return hum_fail(HUM_ERR_COMPILE, "compiling %s (kernel '%s') for %s failed: %s%s%s; NVRTC log: %s", req->source,
+                    req->kernel_name, req->arch, reason, first[0] ? ": " : "", first, path);
+}
+
+/* Disk lookup, then compile and store, all under the key's lock so that one process compiles
+ * while the others wait and then read its entry. */
+static hum_status compile_locked(const char *dir, const uint8_t key[HUM_JIT_KEY_BYTES], const char *keyhex,
+                                 const hum_jit_request *req, const hum_jit_sources *src,
+                                 const hum_nvrtc_options *opts, hum_jit_result *out)
+{
+    int fd;
+    hum_status st = hum_cache_prepare(dir);
+    if (st != HUM_OK || (st = hum_cache_lock(dir, keyhex, &fd)) != HUM_OK)
+        return st;
+    int found = hum_cache_load(dir, key, &out->cubin, &out->cubin_size, out->lowered_name, sizeof out->lowered_name);
+    if (found < 0) {
+        st = HUM_ERR_OUT_OF_MEMORY;
+    } else if (found) {
+        out->cache_hit = HUM_JIT_HIT_DISK;
+    } else {
+        char *log = NULL;
+        st = hum_nvrtc_compile(src, req, opts, &out->cubin, &out->cubin_size, out->lowered_name,
+                               sizeof out->lowered_name, &log);
+        if (st == HUM_ERR_COMPILE)
+            st = report_compile_error(dir, keyhex, req, opts, log);
+        else if (st == HUM_OK)
+            st = hum_cache_store(dir, key, req->arch, req->kernel_name, out->lowered_name, out->cubin,
+                                 out->cubin_size);
+        free(log);
+        out->cache_hit = HUM_JIT_MISS;
+    }
+    hum_cache_unlock(fd);
+    return st;
+}
+
+hum_status hum_jit_compile(const char *cache_dir, const hum_jit_request *req, hum_jit_result *out)
+{
+    if (!out)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_jit_compile: out is NULL");
+    memset(out, 0, sizeof *out);
+    double start = now_ms();
+    char dir[PATH_MAX];
+    hum_status st = check_request(req);
+    if (st != HUM_OK || (st = resolve_dir(cache_dir, dir, sizeof dir)) != HUM_OK)
+        return st;
+    hum_jit_sources src;
+    if ((st = hum_jit_sources_load(req, &src)) != HUM_OK)
+        return st;
+    hum_nvrtc_options opts;
+    hum_nvrtc_options_make(req, &opts);
+    uint8_t key[HUM_JIT_KEY_BYTES];
+    hum_jit_key_compute(&src, &opts, req, key);
+    hum_jit_key_hex(key, out->key);
+
+    int found = hum_memory_cache_get(key, &out->cubin, &out->cubin_size, out->lowered_name, sizeof out->lowered_name);
+    if (found > 0) {
+        out->cache_hit = HUM_JIT_HIT_MEMORY;
+    } else if (found == 0) {
+        /* Entries only ever appear by rename, so an unlocked read sees a whole file or none. */
+        found = hum_cache_load(dir, key, &out->cubin, &out->cubin_size, out->lowered_name, sizeof out->lowered_name);
+        if (found > 0)
+            out->cache_hit = HUM_JIT_HIT_DISK;
+        else if (found == 0)
+            st = compile_locked(dir, key, out->key, req, &src, &opts, out);
+        if (found >= 0 && st == HUM_OK)
+            st = hum_memory_cache_put(key, out->cubin, out->cubin_size, out->lowered_name);
+    }
+    if (found < 0)
+        st = HUM_ERR_OUT_OF_MEMORY;
+    hum_jit_sources_free(&src);
+    if (st != HUM_OK) {
+        hum_jit_result_free(out);
+        return st;
+    }
+    out->milliseconds = now_ms() - start;
+    return HUM_OK;
+}
+
+typedef struct batch {
+    const char *cache_dir;
+    const hum_jit_request *reqs;
+    hum_jit_result *out;
+    hum_status *status;
+    char **message; /* the failing call's hum_last_error(), from its worker thread */
+} batch;
+
+static void compile_one(void *ctx, int32_t i)
+{
+    batch *b = ctx;
+    b->status[i] = hum_jit_compile(b->cache_dir, &b->reqs[i], &b->out[i]);
+    if (b->status[i] != HUM_OK)
+        b->message[i] = strdup(hum_last_error());
+}
+
+hum_status hum_jit_compile_many(const char *cache_dir, const hum_jit_request *reqs, int32_t count,
+                                hum_jit_result *out, int32_t threads)
+{
+    if (count < 0 || (count > 0 && (!reqs || !out)))
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_jit_compile_many: expected count >= 0 and non-NULL reqs and out");
+    if (count == 0)
+        return HUM_OK;
+    memset(out, 0, (size_t)count * sizeof *out);
+    batch b = {cache_dir, reqs, out, calloc((size_t)count, sizeof(hum_status)), calloc((size_t)count, sizeof(char *))};
+    if (!b.status || !b.message) {
+        free(b.status);
+        free(b.message);
+        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "hum_jit_compile_many: out of memory for %d requests", count);
+    }
+    hum_parallel_for(count, threads, compile_one, &b);
+    hum_status st = HUM_OK;
+    for (int32_t i = 0; i < count; i++) {
+        if (b.status[i] != HUM_OK && st == HUM_OK) {
+            const hum_jit_request *r = &reqs[i];
+            st = hum_fail(b.status[i], "request %d of %d (%s, kernel '%s', %s): %s", i, count,
+                          r->source ? r->source : "(null)", r->kernel_name ? r->kernel_name : "(null)",
+                          r->arch ? r->arch : "(null)", b.message[i] ? b.message[i] : "out of memory");
+        }
+        free(b.message[i]);
+    }
+    if (st != HUM_OK)
+        for (int32_t i = 0; i < count; i++)
+            hum_jit_result_free(&out[i]);
+    free(b.status);
+    free(b.message);
+    return st;
+}
+
+void hum_jit_result_free(hum_jit_result *r)
+{
+    if (!r)
+        return;
+    free(r->cubin);
+    memset(r, 0, sizeof *r);
+}
+
+hum_status hum_jit_key(const hum_jit_request *req, char *out, size_t cap)
+{
+    if (!out || cap < HUM_JIT_KEY_HEX)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_jit_key: out must hold %d bytes", HUM_JIT_KEY_HEX);
+    hum_status st = check_request(req);
+    hum_jit_sources src;
+    if (st != HUM_OK || (st = hum_jit_sources_load(req, &src)) != HUM_OK)
+        return st;
+    hum_nvrtc_options opts;
+    hum_nvrtc_options_make(req, &opts);
+    uint8_t key[HUM_JIT_KEY_BYTES];
+    hum_jit_key_compute(&src, &opts, req, key);
+    hum_jit_sources_free(&src);
+    hum_jit_key_hex(key, out);
+    return HUM_OK;
+}

@@ -1,0 +1,27 @@
+/* One NVRTC compilation: options, the CUDA include directory, source + in-memory headers to cubin. */
+#ifndef HUM_JIT_NVRTC_H
+#define HUM_JIT_NVRTC_H
+
+#include "jit_source.h"
+
+enum { HUM_NVRTC_MAX_OPTIONS = 8 };
+
+typedef struct hum_nvrtc_options {
+    int32_t count;
+    const char *list[HUM_NVRTC_MAX_OPTIONS]; /* point into storage or at static strings */
+    char arch_option[64];
+} hum_nvrtc_options;
+
+/* The options for `req` (whose arch has been checked): C++17, the arch, -default-device,
+ * --use_fast_math when asked, and -I for the CUDA include directory and its cccl/ subdirectory,
+ * found once per process: $CUDA_HOME/include, $CUDA_PATH/include, the include directory next to
+ * the NVRTC library, /usr/local/cuda/include (the first that has cuda_fp16.h). */
+void hum_nvrtc_options_make(const hum_jit_request *req, hum_nvrtc_options *out);
+
+/* Compiles `src` and returns the cubin (malloc'ed) and the lowered name of req->kernel_name.
+ * On an NVRTC error: HUM_ERR_COMPILE with the program log in *log (malloc'ed, NUL-terminated;
+ * the caller saves it and frees it). */
+hum_status hum_nvrtc_compile(const hum_jit_sources *src, const hum_jit_request *req, const hum_nvrtc_options *opts,
+                             void **cubin, size_t *cubin_size, char *lowered, size_t lowered_cap, char **log);
+
+#endif

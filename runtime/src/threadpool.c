@@ -1,0 +1,49 @@
+#include "threadpool.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+typedef struct job {
+    atomic_int next;
+    int32_t count;
+    void (*fn)(void *ctx, int32_t index);
+    void *ctx;
+} job;
+
+static void *worker(void *arg)
+{
+    job *j = arg;
+    for (int32_t i; (i = atomic_fetch_add(&j->next, 1)) < j->count;)
+        j->fn(j->ctx, i);
+    return NULL;
+}
+
+int32_t hum_parallel_threads(int32_t count, int32_t threads)
+{
+    if (threads <= 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = cpus > 0 ? (int32_t)(cpus < INT32_MAX ? cpus : INT32_MAX) : 1;
+    }
+    if (threads > count)
+        threads = count;
+    return threads > 0 ? threads : 1;
+}
+
+void hum_parallel_for(int32_t count, int32_t threads, void (*fn)(void *ctx, int32_t index), void *ctx)
+{
+    if (count <= 0)
+        return;
+    job j = {.count = count, .fn = fn, .ctx = ctx};
+    atomic_init(&j.next, 0);
+    int32_t extra = hum_parallel_threads(count, threads) - 1;
+    pthread_t *ids = extra > 0 ? malloc((size_t)extra * sizeof *ids) : NULL;
+    int32_t started = 0;
+    while (ids && started < extra && pthread_create(&ids[started], NULL, worker, &j) == 0)
+        started++;
+    worker(&j);
+    for (int32_t i = 0; i < started; i++)
+        pthread_join(ids[i], NULL);
+    free(ids);
+}

@@ -1,0 +1,16 @@
+/* A small fork-join pool: runs fn(ctx, i) for i in [0, count) on up to `threads` threads, the
+ * calling thread among them, and returns when all are done. Work is handed out one index at a
+ * time, so long and short items balance. */
+#ifndef HUM_THREADPOOL_H
+#define HUM_THREADPOOL_H
+
+#include <stdint.h>
+
+/* threads <= 0: min(count, online CPUs). If the system refuses new threads, the ones already
+ * running (at least the caller) finish the work. */
+void hum_parallel_for(int32_t count, int32_t threads, void (*fn)(void *ctx, int32_t index), void *ctx);
+
+/* The thread count hum_parallel_for uses for `count` items and a `threads` request. */
+int32_t hum_parallel_threads(int32_t count, int32_t threads);
+
+#endif
