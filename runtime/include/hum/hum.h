@@ -418,6 +418,43 @@ int32_t hum_checkpoint_has(const hum_checkpoint *ckpt, const char *name);
  * the checkpoint has no such file. */
 const char *hum_checkpoint_config(const hum_checkpoint *ckpt, const char *file_name);
 
+/*
+ * Host data moves used by the format converters (the formats/ Lua files call them through the FFI, so no
+ * Lua loop ever touches tensor elements). Element sizes are in bytes (1, 2, 4 or 8); every
+ * function checks its arguments and fails with HUM_ERR_INVALID_ARG before writing anything.
+ */
+/* Allocates a zeroed, contiguous host tensor with malloc (hum_standard_free and
+ * hum_host_tensor_free release it). Element size: 1 byte for dtypes of 8 bits or fewer (one code
+ * per byte), else bits / 8. rank 0..4; shape entries >= 0. */
+hum_status hum_host_tensor_alloc(hum_tensor *t, hum_dtype dtype, int32_t rank, const int64_t *shape);
+/* Frees a tensor from hum_host_tensor_alloc and zeroes the struct; safe on a zeroed struct. */
+void hum_host_tensor_free(hum_tensor *t);
+/* dst[b][c][r] = src[b][r][c] for a [batch][rows][cols] array. */
+hum_status hum_host_transpose(const void *src, void *dst, int64_t batch, int64_t rows, int64_t cols,
+                              int32_t elem_bytes);
+/* dst[r][j] = src[r][index[j]] for j < dst_cols; every index must lie in [0, src_cols). */
+hum_status hum_host_gather_columns(const void *src, void *dst, int64_t rows, int64_t src_cols, int64_t dst_cols,
+                                   const int32_t *index, int32_t elem_bytes);
+/* Copies `rows` rows of src_row_bytes to rows of dst_row_bytes (>= src_row_bytes), zero-filling
+ * the tail of each: turns byte rows (fp8 codes, fp4 pairs) into whole int32 words per row. */
+hum_status hum_host_copy_rows(const void *src, int64_t src_row_bytes, void *dst, int64_t dst_row_bytes, int64_t rows);
+/* codes[i] = (codes[i] + delta) mod 2^bits (bits 1..8): v1 GPTQ zero points (+1), two's
+ * complement int codes to offset binary (+2^(bits-1)), BitNet's {0,1,2} to uint2 {1,2,3}. */
+hum_status hum_host_add_codes(uint8_t *codes, int64_t count, int32_t delta, int32_t bits);
+/* Smallest and largest value of an integer array (dtype uint8/int8/uint16/int16/uint32/int32/int64). */
+hum_status hum_host_int_range(const void *data, hum_dtype dtype, int64_t count, int64_t *min, int64_t *max);
+/*
+ * act-order: from g_idx (int32 [K], the group of each input channel, GPTQ/compressed-tensors)
+ * builds k_perm, the stable sort of the channels by group, so that standard column j is
+ * checkpoint column k_perm[j] and column j belongs to group j / group_size. Requires every group
+ * id in [0, ceil(K / group_size)) and each group to hold exactly group_size channels (the last
+ * one the remainder), which is what GPTQ's act-order produces (auto_gptq gptq.py: groups of
+ * group_size consecutive columns in the permuted order); HUM_ERR_FORMAT naming the first
+ * offending channel or group otherwise. *identity is 1 when k_perm is the identity.
+ */
+hum_status hum_host_group_order(const int32_t *g_idx, int64_t k, int64_t group_size, int32_t *k_perm,
+                                int32_t *identity);
+
 /* ====================================================================================== */
 /* CUDA driver and devices                                                                 */
 /* ====================================================================================== */
