@@ -1,0 +1,96 @@
+// Weight codes to float16/bfloat16 pairs, straight from the repacked words.
+//
+// A repacked word holds 32/CONT containers of CONT bits (CONT = the power of two >= the weight
+// width). Container c (c < 16/CONT) and container c + 16/CONT form one "pair": the two values of
+// a B-fragment register (consecutive k, same column n), sitting at bit s = c*CONT of the low and
+// of the high 16-bit half. One mask therefore lifts both values of a register at once.
+#pragma once
+#include "half2.cuh"
+
+// Integer codes (offset binary). Returns (q - ZC) for both values, exactly.
+// OR-ing q into the mantissa of 2^MAN (MAN = 10 for float16, 7 for bfloat16) gives 2^MAN + q
+// without any conversion instruction; a code sitting o bits up reads as 2^MAN + q*2^o, which one
+// fma with 2^-o brings back. Codes wider than the bfloat16 mantissa (8-bit) put their top bit on
+// the lowest exponent bit instead, where it doubles 2^MAN, and a second fma adds the two parts.
+template <bool BF16, int BITS, int CONT, int ZC, int C>
+HUM_DEV u32 int_pair(u32 word)
+{
+    constexpr int MAN = BF16 ? 7 : 10;
+    constexpr u32 MAGIC = dup16(bits16(1, MAN, BF16));
+    constexpr int S = C * CONT;
+    if constexpr (BITS <= MAN) {
+        // Shift as little as possible (and by whole bytes where it can) so that the code ends
+        // below bit MAN; the remaining offset O is undone by the fma.
+        constexpr int NEED = S + BITS - MAN > 0 ? S + BITS - MAN : 0;
+        constexpr int UP8 = (NEED + 7) & ~7;
+        constexpr int SH = UP8 < S ? UP8 : S;
+        constexpr int O = S - SH;
+        constexpr u32 MASK = ((1u << BITS) - 1u) << O;
+        const u32 x = ((word >> SH) & (MASK | MASK << 16)) | MAGIC;
+        // x * 2^-O - (2^(MAN-O) + ZC) = q - ZC, every term exact.
+        constexpr u32 INV = dup16(bits16(1, -O, BF16));
+        constexpr u32 BIAS = dup16(bits16(-((1ll << (MAN - O)) + ZC), 0, BF16));
+        return fma2<BF16>(x, INV, BIAS);
+    } else {
+        static_assert(BITS == MAN + 1, "integer weights wider than the mantissa plus one bit");
+        const u32 v = word >> S;
+        constexpr u32 LO = (1u << MAN) - 1u;
+        const u32 lo = (v & (LO | LO << 16)) | MAGIC;                         // 2^MAN + low bits
+        const u32 hi = (v & ((1u << MAN) | (1u << (MAN + 16)))) | MAGIC;     // 2^MAN or 2^(MAN+1)
+        constexpr u32 ONE = dup16(bits16(1, 0, BF16));
+        const u32 t = fma2<BF16>(hi, ONE, dup16(bits16(-((2ll << MAN) + ZC), 0, BF16)));
+        return fma2<BF16>(lo, ONE, t);
+    }
+}
+
+// Floating-point codes with EXP exponent bits (1 sign bit, BITS-1-EXP mantissa bits), read as
+// finite numbers. The code's sign is moved onto bit 15 (and 31) and its exponent and mantissa
+// fields are slid under it so that the mantissa is left-aligned with the target's; the target's
+// exponent field then holds the code's exponent unchanged, which is the code's value times
+// 2^(bias_target - bias_code) for normal and subnormal codes alike. The caller's scale carries
+// the 2^(bias_code - bias_target) that undoes it.
+template <bool BF16, int BITS, int EXP, int CONT, int C>
+HUM_DEV u32 float_pair(u32 word)
+{
+    constexpr int TARGET_EXP = BF16 ? 8 : 5;
+    static_assert(EXP <= TARGET_EXP && BITS - 1 - EXP <= (BF16 ? 7 : 10),
+                  "weight format wider than the activation type");
+    constexpr int LEFT = 15 - (BITS - 1) - C * CONT;
+    u32 t;
+    if constexpr (LEFT >= 0)
+        t = word << LEFT;
+    else
+        t = word >> -LEFT;
+    constexpr u32 em = ((1u << (BITS - 1)) - 1u) << (16 - BITS);
+    return ((t & (em | em << 16)) >> (TARGET_EXP - EXP)) | (t & 0x80008000u);
+}
+
+// Odd widths (3, 5, 6, 7 bits) are stored compressed: CONT-bit containers of BITS-bit values
+// leave CONT-BITS spare bits in each container of the first BITS words, and the BITS-bit values of
+// the remaining CONT-BITS virtual words are spread over those spare bits, one bit plane at a
+// time: bit plane p of virtual word e (plane index s = (e-BITS)*BITS + p) lives in spare bit
+// BITS + s % (CONT-BITS) of word s / (CONT-BITS). This rebuilds the CONT virtual words; words
+// below BITS are used as they are, since the pair masks only read their low BITS bits.
+template <int BITS, int CONT>
+HUM_DEV void expand_words(const u32 *w, u32 *o)
+{
+#pragma unroll
+    for (int e = 0; e < BITS; ++e)
+        o[e] = w[e];
+    if constexpr (BITS != CONT) {
+        constexpr int SPARE = CONT - BITS;
+        constexpr u32 LSB = CONT == 4 ? 0x11111111u : 0x01010101u;
+#pragma unroll
+        for (int e = BITS; e < CONT; ++e) {
+            u32 v = 0;
+#pragma unroll
+            for (int p = 0; p < BITS; ++p) {
+                const int s = (e - BITS) * BITS + p;
+                const int src = s / SPARE;
+                const int pos = BITS + s % SPARE;
+                v |= (w[src] >> (pos - p)) & (LSB << p);
+            }
+            o[e] = v;
+        }
+    }
+}

@@ -1,0 +1,87 @@
+// Persistent-CTA work schedule: data-parallel tiles plus stream-K.
+//
+// A tile is BM x BN of C and takes kKB k-block iterations. With G CTAs and T tiles, the T - T%G
+// "data-parallel" tiles are dealt round-robin, whole; the last T%G tiles (all T when T <= G) are
+// cut into one flat range of iterations split evenly over min(G, iterations) CTAs, so that every
+// SM stays busy for small M. A CTA walks its iterations in one loop (the pipeline keeps loading
+// across tile boundaries); each run of iterations that ends a tile or the CTA's range is a
+// "segment" and ends with an epilogue.
+//
+// Segments of one stream-K tile are combined in C: they are numbered from the END of K (slice 0
+// holds the last k-blocks, so it is the one its CTA computes first), slice i waits until the
+// tile's lock reads i, adds its part, and passes the lock on; the slice holding k-block 0 comes
+// last and resets the lock to 0, so the locks are zero between launches without any memset.
+#pragma once
+#include "gemm_config.cuh"
+
+namespace gemm {
+
+struct Work {
+    int tile;
+    int kb;
+};
+
+struct Schedule {
+    int grid, cta;
+    int tiles, dp_tiles;
+    int dp_count;      // data-parallel tiles of this CTA
+    i64 sk_total;      // stream-K iterations of the whole grid
+    i64 sk_ctas;       // CTAs that share them
+    i64 sk_begin;      // this CTA's first stream-K iteration
+    int total;         // iterations of this CTA
+
+    HUM_DEV explicit Schedule(int m)
+    {
+        grid = gridDim.x;
+        cta = blockIdx.x;
+        tiles = (m + kBM - 1) / kBM * kNB;
+        const int sk_tiles = kStreamK ? (tiles <= grid ? tiles : tiles % grid) : 0;
+        dp_tiles = tiles - sk_tiles;
+        dp_count = cta < dp_tiles ? (dp_tiles - cta + grid - 1) / grid : 0;
+        sk_total = static_cast<i64>(sk_tiles) * kKB;
+        sk_ctas = sk_total < grid ? sk_total : grid;
+        i64 sk_end = 0;
+        sk_begin = 0;
+        if (cta < sk_ctas) {
+            sk_begin = cta * sk_total / sk_ctas;
+            sk_end = (cta + 1) * sk_total / sk_ctas;
+        }
+        total = dp_count * kKB + static_cast<int>(sk_end - sk_begin);
+    }
+
+    // Work of iteration j, given w = the work of iteration j - 1 (w is ignored for j == 0).
+    // The loops visit iterations in order, so this replaces divisions with a step.
+    HUM_DEV Work step(Work w, int j) const
+    {
+        const int dp_iters = dp_count * kKB;
+        if (j == dp_iters)
+            return Work{dp_tiles + static_cast<int>(sk_begin / kKB), static_cast<int>(sk_begin % kKB)};
+        if (j == 0)
+            return Work{cta, 0};
+        if (++w.kb == kKB) {
+            w.kb = 0;
+            w.tile += j < dp_iters ? grid : 1;
+        }
+        return w;
+    }
+
+    // The CTA whose stream-K range holds iteration `it` (ranges are floor(c * total / ctas)).
+    HUM_DEV int owner(i64 it) const
+    {
+        return static_cast<int>(((it + 1) * sk_ctas - 1) / sk_total);
+    }
+};
+
+// Grouped tile order: kGroupM m-blocks at a time, m fastest.
+HUM_DEV void tile_coords(int tile, int m, int &mb, int &nb)
+{
+    const int m_blocks = (m + kBM - 1) / kBM;
+    const int group = tile / (kGroupM * kNB);
+    const int first = group * kGroupM;
+    const int rows = m_blocks - first < kGroupM ? m_blocks - first : kGroupM;
+    const int r = tile - group * kGroupM * kNB;
+    mb = first + r % rows;
+    nb = r / rows;
+}
+
+}  // namespace gemm
