@@ -682,6 +682,71 @@ hum_status hum_selfcheck_run(int32_t ordinal, const char *cache_dir, uint32_t se
 /* Runtime, deployment config, policies                                                   */
 /* ====================================================================================== */
 /* HUM-SECTION runtime */
+/*
+ * A hum_runtime holds what every layer shares: the deployment config (YAML, docs/config.md),
+ * one device (optional: without a driver or GPU the runtime still compiles, inspects and runs
+ * the CPU references), the kernel cache directory, and one LuaJIT state that runs the
+ * decisions (policies, checkpoint formats, layer preparation) under a lock. It is entered at
+ * create, prepare and reload time only; hum_layer_forward never touches it.
+ * Threads: any thread may use a runtime; Lua work is serialised by its lock. Destroy the
+ * runtime after every layer made from it, and not while another thread uses it.
+ */
+typedef struct hum_runtime hum_runtime;
+
+typedef struct hum_runtime_options {
+    /* Deployment config file; NULL: $HUM_CONFIG when set and non-empty, else none (defaults). */
+    const char *config_path;
+    /* CUDA device ordinal; -1: the config's `device`, default 0. A zeroed struct means device 0:
+     * use hum_runtime_options_init to start from -1. */
+    int32_t device_ordinal;
+    /* Kernel cache directory; NULL: the config's `cache_dir`, then $HUM_CACHE_DIR,
+     * $XDG_CACHE_HOME/hum, ~/.cache/hum (hum_cache_default_dir). */
+    const char *cache_dir;
+} hum_runtime_options;
+
+/* Fills `opts` with the defaults: no config path, device -1 (from the config), no cache dir. */
+void hum_runtime_options_init(hum_runtime_options *opts);
+
+/*
+ * Creates a runtime (opts may be NULL: the defaults). Reads the config, finds the device, starts
+ * the Lua state and loads the policies: the built-in policy files (HUM_POLICY_PATH directories
+ * replace built-in files of the same name), then the config's policy_paths, then its overrides
+ * (docs/policies.md). Succeeds without a driver or GPU; hum_runtime_device then says why.
+ * Errors: HUM_ERR_INVALID_ARG (out NULL, device_ordinal < -1, an ordinal past the last GPU);
+ * HUM_ERR_IO (config or policy file unreadable); HUM_ERR_CONFIG ("file:line: ..." naming the key);
+ * HUM_ERR_POLICY (a policy file fails to compile, run or check: "file:line: ..."). On failure
+ * *out is NULL and nothing is left allocated.
+ */
+hum_status hum_runtime_create(const hum_runtime_options *opts, hum_runtime **out);
+/* Frees the runtime; NULL is a no-op. */
+void hum_runtime_destroy(hum_runtime *rt);
+
+/* The runtime's GPU. HUM_ERR_NO_DEVICE, with the probe's message ("no CUDA driver ..." or
+ * "no GPU ..."), when it runs without one. */
+hum_status hum_runtime_device(const hum_runtime *rt, hum_device_info *out);
+/* The kernel cache directory in use (owned by the runtime). */
+const char *hum_runtime_cache_dir(const hum_runtime *rt);
+/* The deployment config file read at create, or NULL when none was. */
+const char *hum_runtime_config_path(const hum_runtime *rt);
+
+/*
+ * Re-reads every policy layer. All files are compiled and checked, and every prepared layer has
+ * accepted the new tunings, before anything changes: on any error (HUM_ERR_POLICY or HUM_ERR_IO,
+ * with file:line) the policies in force stay exactly as they were. With `hot_reload: true` in
+ * the config the runtime also reloads by itself when a policy file or directory changes, checked
+ * (one stat per file) each time it enters Lua: layer preparation, checkpoint loading. Not from
+ * Lua code running on this runtime (HUM_ERR_INTERNAL).
+ */
+hum_status hum_runtime_reload_policies(hum_runtime *rt);
+/* Number of policy files in force, and the origin of file i in layering order (0 first):
+ * "embedded:policies/sm90.lua" or a path. NULL when i is out of range. The strings stay valid
+ * until the next successful reload. */
+int32_t hum_runtime_policy_count(const hum_runtime *rt);
+const char *hum_runtime_policy_origin(const hum_runtime *rt, int32_t i);
+
+/* The config's override for `key` ("moe.activation", "linear.activation"), in its canonical
+ * spelling ("e4m3", "mxfp8", ...), or NULL when the config does not set it. */
+const char *hum_runtime_override(const hum_runtime *rt, const char *key);
 
 /* ====================================================================================== */
 /* Layers: prepare and forward                                                             */

@@ -1,0 +1,140 @@
+-- A Lua view of an open hum_checkpoint: tensor metadata, shape checks with errors that name the
+-- tensor, the decoded config files. Tensor data stays in C (mapped file); only tiny metadata
+-- tensors (weight_shape, scalar scales) are ever read here, element data never is.
+
+local ffi = require("ffi")
+local hum = require("hum")
+local json = require("hum.json")
+
+local C = hum.C
+local M = {}
+local Checkpoint = {}
+Checkpoint.__index = Checkpoint
+
+function M.wrap(ptr)
+  return setmetatable({ ptr = ptr, path = ffi.string(C.hum_checkpoint_path(ptr)), configs = {} }, Checkpoint)
+end
+
+function Checkpoint:has(name)
+  return C.hum_checkpoint_has(self.ptr, name) ~= 0
+end
+
+local function to_table(t)
+  local shape = {}
+  for d = 0, t.rank - 1 do shape[d + 1] = tonumber(t.shape[d]) end
+  return {
+    name = ffi.string(t.name),
+    dtype_name = ffi.string(t.dtype_name),
+    dtype = t.dtype,
+    shape = shape,
+    data = t.data,
+    nbytes = tonumber(t.nbytes),
+    file = ffi.string(t.file),
+  }
+end
+
+-- The tensor `name`; raises HUM_ERR_FORMAT naming the checkpoint when it is absent.
+function Checkpoint:tensor(name)
+  local t = ffi.new("hum_safetensors_tensor")
+  hum.check(C.hum_checkpoint_find(self.ptr, name, t))
+  return to_table(t)
+end
+
+-- The tensor `name` or nil.
+function Checkpoint:optional(name)
+  if self:has(name) then return self:tensor(name) end
+  return nil
+end
+
+-- Every tensor name, in sorted order.
+function Checkpoint:names()
+  local out, t = {}, ffi.new("hum_safetensors_tensor")
+  for i = 0, tonumber(C.hum_checkpoint_tensor_count(self.ptr)) - 1 do
+    hum.check(C.hum_checkpoint_tensor(self.ptr, i, t))
+    out[#out + 1] = ffi.string(t.name)
+  end
+  return out
+end
+
+-- A config file of the checkpoint decoded, or nil when it has none.
+function Checkpoint:config(file)
+  local cached = self.configs[file]
+  if cached ~= nil then return cached or nil end
+  local text = C.hum_checkpoint_config(self.ptr, file)
+  local value = false
+  if text ~= nil then
+    local ok, v = pcall(json.decode, ffi.string(text), self.path .. "/" .. file)
+    if not ok then hum.fail("HUM_ERR_FORMAT", v, 0) end
+    value = v
+  end
+  self.configs[file] = value
+  return value or nil
+end
+
+function Checkpoint:fail(msg)
+  hum.fail("HUM_ERR_FORMAT", self.path .. ": " .. msg, 0)
+end
+
+local function shape_string(shape)
+  local parts = {}
+  for i, d in ipairs(shape) do parts[i] = tostring(d) end
+  return "[" .. table.concat(parts, ", ") .. "]"
+end
+M.shape_string = shape_string
+
+-- Checks a tensor's dtype (a name or a list of names) and shape (numbers, or false for "any");
+-- raises HUM_ERR_FORMAT naming the tensor, what it is and what was expected.
+function Checkpoint:expect(t, dtypes, shape)
+  if type(dtypes) == "string" then dtypes = { dtypes } end
+  local ok = false
+  for _, d in ipairs(dtypes) do ok = ok or d == t.dtype_name end
+  if not ok then
+    self:fail(string.format("tensor %s has dtype %s, expected %s", t.name, t.dtype_name, table.concat(dtypes, " or ")))
+  end
+  if shape then
+    local match = #shape == #t.shape
+    for i = 1, #shape do match = match and (shape[i] == false or shape[i] == t.shape[i]) end
+    if not match then
+      local want = {}
+      for i, d in ipairs(shape) do want[i] = d == false and "*" or tostring(d) end
+      self:fail(string.format("tensor %s has shape %s, expected [%s]", t.name, shape_string(t.shape),
+        table.concat(want, ", ")))
+    end
+  end
+  return t
+end
+
+-- Values of a small integer tensor (such as compressed-tensors' weight_shape) as Lua numbers.
+function Checkpoint:small_ints(t)
+  local n = 1
+  for _, d in ipairs(t.shape) do n = n * d end
+  if n > 16 then self:fail("tensor " .. t.name .. " is too large to be a shape/metadata tensor") end
+  local ctypes = { I64 = "int64_t", I32 = "int32_t", I16 = "int16_t", I8 = "int8_t", U8 = "uint8_t" }
+  local ct = ctypes[t.dtype_name]
+  if not ct then self:fail("tensor " .. t.name .. " has dtype " .. t.dtype_name .. ", expected an integer type") end
+  local buf = ffi.new(ct .. "[?]", n)
+  ffi.copy(buf, t.data, t.nbytes)
+  local out = {}
+  for i = 0, n - 1 do out[i + 1] = tonumber(buf[i]) end
+  return out
+end
+
+-- The float64 values of a small float tensor (scalar scales, per-tensor global scales).
+function Checkpoint:small_floats(t)
+  local n = 1
+  for _, d in ipairs(t.shape) do n = n * d end
+  if n > 4096 then self:fail("tensor " .. t.name .. " is too large to be a scalar scale") end
+  local code_size = C.hum_dtype_code_size(t.dtype)
+  if code_size == 0 or t.dtype_name:sub(1, 1) ~= "F" then
+    self:fail("tensor " .. t.name .. " has dtype " .. t.dtype_name .. ", expected a float type")
+  end
+  local codes = ffi.new("uint8_t[?]", math.max(1, t.nbytes))
+  ffi.copy(codes, t.data, t.nbytes)
+  local out = ffi.new("double[?]", math.max(1, n))
+  hum.check(C.hum_dtype_decode(t.dtype, codes, n, out), "decoding " .. t.name)
+  local values = {}
+  for i = 0, n - 1 do values[i + 1] = out[i] end
+  return values
+end
+
+return M

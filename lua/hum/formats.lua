@@ -1,0 +1,142 @@
+-- Which format a checkpoint is in, from its config files, and the two entry points C calls
+-- (runtime/src/layer_load.c): list(rt, call) and load(rt, call), both given a hum_format_call.
+--
+-- Detection (checkpoint-formats.md sections 1.6, 2.4, 3.1, 4.1, 5.1, 6.2, 7, 10):
+--   hf_quant_config.json present                  -> ModelOpt (config.json may repeat it as
+--                                                    quant_method "modelopt")
+--   config.json quantization_config.quant_method  -> gptq, awq, compressed-tensors, modelopt,
+--                                                    fp8, mxfp4, bitnet
+--   else quantize_config.json / quant_config.json -> AutoGPTQ (bits) or AutoAWQ (w_bit)
+-- When two files describe the same checkpoint, any key they share must agree.
+--
+-- Each formats/<name>.lua returns { names = f(ck, cfg) -> sorted layer names,
+-- describe = f(ck, cfg, name) -> summary table, load = f(ck, cfg, name, out) }.
+
+local ffi = require("ffi")
+local hum = require("hum")
+local checkpoint = require("hum.checkpoint")
+
+local C = hum.C
+local M = {}
+
+local modules = {
+  gptq = "formats.gptq",
+  awq = "formats.awq",
+  ["compressed-tensors"] = "formats.compressed_tensors",
+  modelopt = "formats.modelopt",
+  fp8 = "formats.fp8_block",
+  mxfp4 = "formats.mxfp4",
+  bitnet = "formats.bitnet",
+}
+
+local function known()
+  local k = {}
+  for name in pairs(modules) do k[#k + 1] = name end
+  table.sort(k)
+  return table.concat(k, ", ")
+end
+
+local function lower(v) return type(v) == "string" and v:lower() or v end
+
+-- Keys both files set must agree (AutoGPTQ writes quantize_config.json beside config.json; AutoAWQ
+-- writes quant_config.json with w_bit / q_group_size spellings).
+local aliases = { w_bit = "bits", q_group_size = "group_size" }
+local function agree(ck, qc, other, other_name)
+  for key, value in pairs(other) do
+    local k = aliases[key] or key
+    local mine = qc[k]
+    if type(value) ~= "table" and mine ~= nil and type(mine) ~= "table" and lower(mine) ~= lower(value) then
+      ck:fail(string.format("config.json quantization_config.%s = %s but %s %s = %s: self-contradictory checkpoint",
+        k, tostring(mine), other_name, key, tostring(value)))
+    end
+  end
+end
+
+-- The format module name and the quantization config table it reads.
+function M.detect(ck)
+  local cfg = ck:config("config.json")
+  local qc = cfg and cfg.quantization_config
+  if qc ~= nil and type(qc) ~= "table" then ck:fail("config.json: quantization_config is not an object") end
+  local hf = ck:config("hf_quant_config.json")
+  if hf then
+    local q = hf.quantization
+    if type(q) ~= "table" then ck:fail("hf_quant_config.json has no \"quantization\" object") end
+    if qc and lower(qc.quant_method) ~= "modelopt" then
+      ck:fail(string.format("hf_quant_config.json says ModelOpt but config.json quant_method is \"%s\"",
+        tostring(qc.quant_method)))
+    end
+    if qc and qc.quant_algo and q.quant_algo and lower(qc.quant_algo) ~= lower(q.quant_algo) then
+      ck:fail(string.format("config.json quant_algo \"%s\" contradicts hf_quant_config.json quant_algo \"%s\"",
+        qc.quant_algo, q.quant_algo))
+    end
+    return modules.modelopt, q
+  end
+  local side, side_name = ck:config("quantize_config.json"), "quantize_config.json"
+  if not side then side, side_name = ck:config("quant_config.json"), "quant_config.json" end
+  if qc and side then agree(ck, qc, side, side_name) end
+  if not qc and side then
+    qc = {}
+    for k, v in pairs(side) do qc[aliases[k] or k] = v end
+    if qc.quant_method == nil then qc.quant_method = side.w_bit and "awq" or "gptq" end
+  end
+  if not qc then
+    ck:fail("no quantization_config in config.json, and no hf_quant_config.json, quantize_config.json or " ..
+      "quant_config.json: cannot tell the checkpoint format")
+  end
+  local method = lower(qc.quant_method)
+  if method == nil then ck:fail("config.json quantization_config has no quant_method") end
+  local module = modules[method]
+  if not module then
+    ck:fail(string.format("quant_method \"%s\" is not a format hum converts (known: %s)", tostring(qc.quant_method),
+      known()))
+  end
+  return module, qc
+end
+
+local function format_module(ck)
+  local name, cfg = M.detect(ck)
+  return require(name), cfg
+end
+
+local function fill_summary(s, d)
+  ffi.fill(s, ffi.sizeof(s))
+  ffi.copy(s.name, d.name, math.min(#d.name, ffi.sizeof(s.name) - 1))
+  ffi.copy(s.format, d.format, math.min(#d.format, ffi.sizeof(s.format) - 1))
+  ffi.copy(s.scale, d.scale, math.min(#d.scale, ffi.sizeof(s.scale) - 1))
+  s.weight_dtype = d.weight_dtype
+  s.bits = d.bits
+  s.group_size = d.group_size or 0
+  s.symmetric = d.symmetric and 1 or 0
+  s.act_order = d.act_order and 1 or 0
+  s.n = d.n
+  s.k = d.k
+  s.num_experts = d.experts or 0
+end
+
+function M.list(_, call)
+  local ck = checkpoint.wrap(call.checkpoint)
+  local fmt, cfg = format_module(ck)
+  local s = ffi.new("hum_layer_summary")
+  for _, name in ipairs(fmt.names(ck, cfg)) do
+    fill_summary(s, fmt.describe(ck, cfg, name))
+    hum.check(C.hum_layer_list_append(call.list, s))
+  end
+end
+
+function M.load(_, call)
+  local ck = checkpoint.wrap(call.checkpoint)
+  local fmt, cfg = format_module(ck)
+  local name = ffi.string(call.layer_name)
+  local names = fmt.names(ck, cfg)
+  local found = false
+  for _, n in ipairs(names) do found = found or n == name end
+  if not found then
+    local some = {}
+    for i = 1, math.min(3, #names) do some[i] = names[i] end
+    ck:fail(string.format("no quantized layer \"%s\" (it has %d%s%s)", name, #names,
+      #names > 0 and ", e.g. " or "", table.concat(some, ", ")))
+  end
+  fmt.load(ck, cfg, name, call.weight)
+end
+
+return M

@@ -1,0 +1,303 @@
+-- Policies: which tuning (tile shape, stages, stream-K, CTAs per SM) each range of M gets for
+-- a layer on a device. docs/policies.md describes the file format; in short a policy file
+-- returns
+--   { name = "sm90",
+--     applies = function(device) return device.sm >= 90 end,
+--     tunings = function(device, layer, overrides)
+--       return { { m_min = 1, m_max = 16, tuning = {...} }, ..., { m_min = 129, m_max = math.huge, tuning = {...} } }
+--     end }
+--
+-- Layers (runtime/src/runtime_policies.c collects them): the built-in files, then the site
+-- files of the config's policy_paths, then the config's overrides. For a device, the last file
+-- whose applies(device) is true wins. policy.load compiles and checks a whole new set before
+-- anything changes, so a broken file leaves the set in force untouched.
+
+local bit = require("bit")
+local ffi = require("ffi")
+local hum = require("hum")
+
+local policy = {}
+
+local POLICY_FIELDS = { name = true, description = true, applies = true, tunings = true }
+
+-- The fields every tuning must have; a policy may add more (the GEMM reads them).
+local TUNING_FIELDS = {
+  "block_m", "block_n", "block_k", "warp_m", "warp_n", "warp_k", "stages", "stream_k", "ctas_per_sm",
+}
+
+local function is_int(x)
+  return type(x) == "number" and x == math.floor(x) and x > -math.huge and x < math.huge
+end
+
+local function is_pow2(x)
+  return is_int(x) and x >= 1 and x < 2 ^ 31 and bit.band(x, x - 1) == 0
+end
+
+local function bad(where, msg)
+  hum.fail("HUM_ERR_POLICY", where .. ": " .. msg, 0)
+end
+
+-- Checks one tuning table; `where` names the policy file and entry.
+local function check_tuning(t, where)
+  if type(t) ~= "table" then bad(where, "tuning must be a table, got " .. type(t)) end
+  for _, f in ipairs(TUNING_FIELDS) do
+    if t[f] == nil then bad(where, "tuning has no '" .. f .. "' (required: " .. table.concat(TUNING_FIELDS, ", ") .. ")") end
+  end
+  local function field(name, ok, expected)
+    if not ok then bad(where, string.format("tuning.%s = %s: expected %s", name, tostring(t[name]), expected)) end
+  end
+  field("block_m", is_int(t.block_m) and t.block_m >= 1, "a positive integer")
+  field("warp_m", is_int(t.warp_m) and t.warp_m >= 1, "a positive integer")
+  for _, f in ipairs({ "block_n", "block_k" }) do field(f, is_pow2(t[f]) and t[f] >= 16, "a power of two >= 16") end
+  field("warp_n", is_pow2(t.warp_n) and t.warp_n >= 8, "a power of two >= 8")
+  field("warp_k", is_pow2(t.warp_k) and t.warp_k >= 16, "a power of two >= 16")
+  local warps = 1
+  for _, d in ipairs({ "m", "n", "k" }) do
+    local b, w = t["block_" .. d], t["warp_" .. d]
+    if b % w ~= 0 or not is_pow2(b / w) then
+      bad(where, string.format("block_%s = %d is not warp_%s = %d times a power of two", d, b, d, w))
+    end
+    warps = warps * (b / w)
+  end
+  if warps * 32 > 1024 then
+    bad(where, string.format("%d warps per CTA (%d threads) exceed the CUDA limit of 1024 threads", warps, warps * 32))
+  end
+  field("stages", is_int(t.stages) and t.stages >= 2 and t.stages <= 8, "an integer in 2..8")
+  field("ctas_per_sm", is_int(t.ctas_per_sm) and t.ctas_per_sm >= 1 and t.ctas_per_sm <= 8, "an integer in 1..8")
+  field("stream_k", type(t.stream_k) == "boolean", "true or false")
+end
+
+-- Checks a tunings list: entries {m_min, m_max, tuning}, ranges ascending and contiguous from
+-- 1 to math.huge. `p` is the policy that produced it ({name, origin}).
+function policy.validate_tunings(list, p)
+  local where = string.format("policy '%s' (%s): tunings", p.name, p.origin)
+  if type(list) ~= "table" or #list == 0 then
+    bad(where, "must return a non-empty list of { m_min = ..., m_max = ..., tuning = {...} }, got "
+      .. (type(list) == "table" and "an empty table" or type(list)))
+  end
+  for k in pairs(list) do
+    if not (is_int(k) and k >= 1 and k <= #list) then
+      bad(where, "the list has a non-sequence key '" .. tostring(k) .. "'")
+    end
+  end
+  local expect = 1
+  for i, e in ipairs(list) do
+    local at = string.format("%s entry %d", where, i)
+    if type(e) ~= "table" then bad(at, "expected a table, got " .. type(e)) end
+    if e.m_min ~= expect then
+      bad(at, string.format("m_min = %s, expected %d (ranges start at 1 and follow each other without gaps "
+        .. "or overlaps)", tostring(e.m_min), expect))
+    end
+    if i == #list then
+      if e.m_max ~= math.huge then
+        bad(at, string.format("m_max = %s: the last range must end at math.huge", tostring(e.m_max)))
+      end
+    elseif not (is_int(e.m_max) and e.m_max >= e.m_min) then
+      bad(at, string.format("m_max = %s: expected an integer >= m_min (%d)", tostring(e.m_max), e.m_min))
+    end
+    check_tuning(e.tuning, string.format("%s (m %d..%s)", at, e.m_min, tostring(e.m_max)))
+    expect = e.m_max + 1
+  end
+  return list
+end
+
+-- Builds a tunings list from rows { upper bound of M, tuning } in ascending order, the last
+-- bound math.huge: { {16, t1}, {64, t2}, {math.huge, t3} } -> m 1..16, 17..64, 65..inf.
+function policy.ranges(rows)
+  local list, m_min = {}, 1
+  for i, row in ipairs(rows) do
+    list[i] = { m_min = m_min, m_max = row[1], tuning = row[2] }
+    m_min = row[1] + 1
+  end
+  return list
+end
+
+local function check_device(device)
+  if type(device) ~= "table" or not is_int(device.sm) or type(device.name) ~= "string" then
+    hum.fail("HUM_ERR_INVALID_ARG", "policy: a device is a table with at least name (string) and sm (e.g. 90)", 0)
+  end
+end
+
+local function copy(t)
+  if type(t) ~= "table" then return t end
+  local c = {}
+  for k, v in pairs(t) do c[k] = copy(v) end
+  return c
+end
+
+-- A set of loaded policies plus the overrides: what one load produces.
+local Set = {}
+Set.__index = Set
+
+local function new_set(entries, overrides)
+  local nested = {}
+  for key, value in pairs(overrides) do
+    local section, name = key:match("^([^.]+)%.(.+)$")
+    if not section then
+      hum.fail("HUM_ERR_INVALID_ARG", "policy: override key '" .. key .. "' is not <section>.<key>", 0)
+    end
+    nested[section] = nested[section] or {}
+    nested[section][name] = value
+  end
+  return setmetatable({ entries = entries, flat = copy(overrides), nested = nested }, Set)
+end
+
+-- The policy in force for `device` (the last that applies), or nil.
+function Set:winner(device)
+  check_device(device)
+  for i = #self.entries, 1, -1 do
+    local p = self.entries[i]
+    local applies = p.applies(device)
+    if type(applies) ~= "boolean" then
+      bad(string.format("policy '%s' (%s)", p.name, p.origin), "applies(device) must return true or false, got "
+        .. type(applies))
+    end
+    if applies then return p end
+  end
+  return nil
+end
+
+-- The checked M-range list of the winning policy for `layer` on `device`, and that policy.
+function Set:tunings(device, layer)
+  local p = self:winner(device)
+  if not p then
+    local names = {}
+    for i, e in ipairs(self.entries) do names[i] = e.name end
+    hum.fail("HUM_ERR_UNSUPPORTED", string.format("no policy applies to device '%s' (sm %d); loaded: %s",
+      device.name, device.sm, #names > 0 and table.concat(names, ", ") or "none"), 0)
+  end
+  return policy.validate_tunings(p.tunings(device, layer, copy(self.nested)), p), p
+end
+
+function Set:override(key) return self.flat[key] end
+
+local current = new_set({}, {})
+local subscribers = {}
+
+-- Compiles one source {origin, text, layer} into a policy entry; raises naming the file.
+local function compile(src)
+  local chunk = hum.load_chunk(src.text, src.origin, setmetatable({}, { __index = _G }))
+  local ok, p = pcall(chunk)
+  if not ok then hum.fail(hum.is_error(p) and p.status or "HUM_ERR_POLICY", hum.message(p), 0) end
+  local where = src.origin
+  if type(p) ~= "table" then
+    bad(where, "a policy file must return a table { name = ..., applies = function(device) ..., "
+      .. "tunings = function(device, layer, overrides) ... }, got " .. type(p))
+  end
+  for k in pairs(p) do
+    if not POLICY_FIELDS[k] then
+      bad(where, "unknown field '" .. tostring(k) .. "' (expected name, description, applies, tunings)")
+    end
+  end
+  if type(p.name) ~= "string" or p.name == "" then bad(where, "'name' must be a non-empty string") end
+  if type(p.applies) ~= "function" then bad(where, "'applies' must be a function(device)") end
+  if type(p.tunings) ~= "function" then bad(where, "'tunings' must be a function(device, layer, overrides)") end
+  return { name = p.name, description = p.description, origin = src.origin, layer = src.layer,
+           applies = p.applies, tunings = p.tunings }
+end
+
+-- Replaces the policies in force with `sources` ({origin, text, layer} in layering order) and
+-- `overrides` ({["moe.activation"] = "mxfp8"}). Every file is compiled and checked, and every
+-- subscriber has accepted the new set, before anything changes; on any error the old set
+-- stays. Returns the new set.
+function policy.load(sources, overrides)
+  local entries = {}
+  for i, src in ipairs(sources) do entries[i] = compile(src) end
+  local candidate = new_set(entries, overrides or {})
+  local commits = {}
+  for _, s in ipairs(subscribers) do
+    local commit = s.fn(candidate)
+    if commit ~= nil and type(commit) ~= "function" then
+      hum.fail("HUM_ERR_INTERNAL", "policy subscriber '" .. tostring(s.key) .. "' returned a "
+        .. type(commit) .. " (expected a commit function or nil)", 0)
+    end
+    commits[#commits + 1] = commit
+  end
+  current = candidate
+  for _, commit in ipairs(commits) do
+    local ok, err = pcall(commit)
+    if not ok then hum.log("error", "policy reload: a commit failed after the swap: " .. hum.message(err)) end
+  end
+  return candidate
+end
+
+-- Code that derives state from the policies (a layer's dispatch table) subscribes to reloads:
+-- fn(candidate_set) runs before the swap and may raise to reject the new set; it may return
+-- a function that runs after the swap and must not fail. `key` (a string) identifies the
+-- subscription for policy.unsubscribe; subscribing the same key again replaces it.
+function policy.subscribe(key, fn)
+  policy.unsubscribe(key)
+  subscribers[#subscribers + 1] = { key = key, fn = fn }
+end
+
+function policy.unsubscribe(key)
+  for i, s in ipairs(subscribers) do
+    if s.key == key then
+      table.remove(subscribers, i)
+      return
+    end
+  end
+end
+
+-- The policies in force.
+function policy.current() return current end
+function policy.tunings(device, layer) return current:tunings(device, layer) end
+function policy.winner(device) return current:winner(device) end
+-- An override's value ("moe.activation" -> "mxfp8"), or nil.
+function policy.override(key) return current:override(key) end
+
+-- {name, origin, layer} of each policy in force, in layering order.
+function policy.loaded()
+  local list = {}
+  for i, e in ipairs(current.entries) do list[i] = { name = e.name, origin = e.origin, layer = e.layer } end
+  return list
+end
+
+-- The device table policies see, from a hum_device_info.
+function policy.device(info)
+  return {
+    name = ffi.string(info.name),
+    ordinal = info.ordinal,
+    sm = info.sm_major * 10 + info.sm_minor,
+    sm_count = info.sm_count,
+    smem_per_block = tonumber(info.max_smem_per_block_optin),
+    l2_bytes = tonumber(info.l2_bytes),
+    memory_bytes = tonumber(info.total_memory_bytes),
+  }
+end
+
+-- The runtime's GPU as a device table, or nil when it has none.
+function policy.runtime_device(rt)
+  local info = ffi.new("hum_device_info")
+  local st = hum.C.hum_runtime_device(rt, info)
+  if st == hum.status("HUM_ERR_NO_DEVICE") then return nil end
+  hum.check(st, "querying the runtime's device")
+  return policy.device(info)
+end
+
+-- Typical devices of each architecture, for choosing tunings when compiling for an arch with
+-- no such GPU present (hum compile --arch, CI). Numbers from the vendors' data sheets.
+local MiB = 1024 * 1024
+local NOMINAL = {
+  [75] = { name = "nominal sm_75 (Tesla T4)", sm_count = 40, smem_per_block = 64 * 1024, l2_bytes = 4 * MiB },
+  [80] = { name = "nominal sm_80 (A100 SXM)", sm_count = 108, smem_per_block = 163 * 1024, l2_bytes = 40 * MiB },
+  [86] = { name = "nominal sm_86 (RTX A6000)", sm_count = 84, smem_per_block = 99 * 1024, l2_bytes = 6 * MiB },
+  [89] = { name = "nominal sm_89 (L40S)", sm_count = 142, smem_per_block = 99 * 1024, l2_bytes = 96 * MiB },
+  [90] = { name = "nominal sm_90 (H100 SXM)", sm_count = 132, smem_per_block = 227 * 1024, l2_bytes = 50 * MiB },
+}
+
+-- The nominal device of an arch name ("sm_80", "sm_90a").
+function policy.nominal_device(arch)
+  local sm = tonumber(tostring(arch):match("^sm_(%d+)a?$"))
+  local d = sm and NOMINAL[sm]
+  if not d then
+    hum.fail("HUM_ERR_INVALID_ARG", "policy: no nominal device for arch '" .. tostring(arch)
+      .. "' (expected sm_75, sm_80, sm_86, sm_89 or sm_90a)", 0)
+  end
+  local device = copy(d)
+  device.sm = sm
+  device.ordinal = -1
+  return device
+end
+
+return policy

@@ -1,0 +1,470 @@
+/* YAML deployment config: libyaml builds the node tree (it keeps each node's line), and
+ * table-driven validators turn it into a hum_config. Scalars are typed the way YAML 1.2's core
+ * schema types them, so `device: "0"` (a quoted string) is a type error, not an ordinal. */
+#include "config.h"
+
+#include "internal.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+typedef struct parse_ctx {
+    const char *name;     /* file name for messages */
+    const char *base_dir; /* resolves relative paths; NULL keeps them */
+    yaml_document_t *doc;
+    hum_config *cfg;
+} parse_ctx;
+
+static hum_status fail_at(const parse_ctx *ctx, const yaml_node_t *node, const char *fmt, ...)
+    HUM_PRINTF(3, 4);
+
+static hum_status fail_at(const parse_ctx *ctx, const yaml_node_t *node, const char *fmt, ...)
+{
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return hum_fail(HUM_ERR_CONFIG, "%s:%lu: %s", ctx->name, (unsigned long)node->start_mark.line + 1, msg);
+}
+
+static hum_status out_of_memory(const parse_ctx *ctx)
+{
+    return hum_fail(HUM_ERR_OUT_OF_MEMORY, "%s: out of memory while reading the config", ctx->name);
+}
+
+static const char *scalar(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
+
+static int is_plain(const yaml_node_t *n)
+{
+    return n->type == YAML_SCALAR_NODE && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+}
+
+static int is_null(const yaml_node_t *n)
+{
+    if (!is_plain(n))
+        return 0;
+    const char *s = scalar(n);
+    return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL");
+}
+
+/* How a node that has the wrong type is described in a message. */
+static void describe(const yaml_node_t *n, char *out, size_t cap)
+{
+    if (n->type == YAML_MAPPING_NODE)
+        snprintf(out, cap, "a mapping");
+    else if (n->type == YAML_SEQUENCE_NODE)
+        snprintf(out, cap, "a list");
+    else if (is_null(n))
+        snprintf(out, cap, "null");
+    else if (is_plain(n))
+        snprintf(out, cap, "'%.200s'", scalar(n));
+    else
+        snprintf(out, cap, "the quoted string \"%.200s\"", scalar(n));
+}
+
+static hum_status wrong_type(const parse_ctx *ctx, const char *key, const yaml_node_t *n, const char *expected)
+{
+    char got[256];
+    describe(n, got, sizeof got);
+    return fail_at(ctx, n, "key '%s': expected %s, got %s", key, expected, got);
+}
+
+static hum_status get_string(const parse_ctx *ctx, const char *key, const yaml_node_t *n, const char **out)
+{
+    if (n->type != YAML_SCALAR_NODE || is_null(n))
+        return wrong_type(ctx, key, n, "a string");
+    *out = scalar(n);
+    return HUM_OK;
+}
+
+/* "~/x" -> "$HOME/x"; relative -> base_dir/x; absolute unchanged. Returns a malloc'd path. */
+static hum_status resolve_path(const parse_ctx *ctx, const char *key, const yaml_node_t *n, char **out)
+{
+    const char *p = NULL;
+    hum_status st = get_string(ctx, key, n, &p);
+    if (st != HUM_OK)
+        return st;
+    const char *prefix = "";
+    const char *sep = "";
+    if (p[0] == '~' && (p[1] == '/' || p[1] == '\0')) {
+        prefix = getenv("HOME");
+        if (!prefix || !*prefix)
+            return fail_at(ctx, n, "key '%s': '%s' starts with ~ but HOME is not set", key, p);
+        p++;
+    } else if (p[0] != '/' && ctx->base_dir && strcmp(ctx->base_dir, ".") != 0) {
+        prefix = ctx->base_dir;
+        sep = "/";
+    }
+    size_t len = strlen(prefix) + strlen(sep) + strlen(p) + 1;
+    *out = malloc(len);
+    if (!*out)
+        return out_of_memory(ctx);
+    snprintf(*out, len, "%s%s%s", prefix, sep, p);
+    return HUM_OK;
+}
+
+/* Walks a mapping's pairs, rejecting non-scalar and duplicate keys. */
+typedef hum_status (*pair_fn)(const parse_ctx *ctx, const char *key, yaml_node_t *key_node,
+                              yaml_node_t *value, void *user);
+
+static hum_status each_pair(const parse_ctx *ctx, const char *what, yaml_node_t *map, pair_fn fn, void *user)
+{
+    if (map->type != YAML_MAPPING_NODE)
+        return wrong_type(ctx, what, map, "a mapping");
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = yaml_document_get_node(ctx->doc, p->key);
+        yaml_node_t *v = yaml_document_get_node(ctx->doc, p->value);
+        if (k->type != YAML_SCALAR_NODE)
+            return fail_at(ctx, k, "in '%s': keys must be plain words", what);
+        for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++) {
+            yaml_node_t *prev = yaml_document_get_node(ctx->doc, q->key);
+            if (prev->type == YAML_SCALAR_NODE && !strcmp(scalar(prev), scalar(k)))
+                return fail_at(ctx, k, "duplicate key '%s' (first at line %lu)", scalar(k),
+                               (unsigned long)prev->start_mark.line + 1);
+        }
+        hum_status st = fn(ctx, scalar(k), k, v, user);
+        if (st != HUM_OK)
+            return st;
+    }
+    return HUM_OK;
+}
+
+static void join_names(const char *const *names, size_t count, char *out, size_t cap)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < count && used < cap; i++) {
+        int n = snprintf(out + used, cap - used, "%s%s", i ? ", " : "", names[i]);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+}
+
+/* --- top-level keys ------------------------------------------------------------------- */
+
+static hum_status parse_device(const parse_ctx *ctx, yaml_node_t *v)
+{
+    const char *expected = "a non-negative integer (the CUDA device ordinal)";
+    if (!is_plain(v) || is_null(v))
+        return wrong_type(ctx, "device", v, expected);
+    const char *s = scalar(v);
+    char *end;
+    errno = 0;
+    long val = strtol(s, &end, 10);
+    if (*s < '0' || *s > '9' || *end || errno || val > INT32_MAX)
+        return wrong_type(ctx, "device", v, expected);
+    ctx->cfg->device = (int32_t)val;
+    return HUM_OK;
+}
+
+static hum_status parse_cache_dir(const parse_ctx *ctx, yaml_node_t *v)
+{
+    char *path;
+    hum_status st = resolve_path(ctx, "cache_dir", v, &path);
+    if (st != HUM_OK)
+        return st;
+    free(ctx->cfg->cache_dir);
+    ctx->cfg->cache_dir = path;
+    return HUM_OK;
+}
+
+static hum_status parse_policy_paths(const parse_ctx *ctx, yaml_node_t *v)
+{
+    if (v->type != YAML_SEQUENCE_NODE)
+        return wrong_type(ctx, "policy_paths", v, "a list of files or directories");
+    hum_config *c = ctx->cfg;
+    size_t count = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+    c->policy_paths = calloc(count ? count : 1, sizeof *c->policy_paths);
+    if (!c->policy_paths)
+        return out_of_memory(ctx);
+    for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+        hum_status st = resolve_path(ctx, "policy_paths", yaml_document_get_node(ctx->doc, *it),
+                                     &c->policy_paths[c->policy_path_count]);
+        if (st != HUM_OK)
+            return st;
+        c->policy_path_count++;
+    }
+    return HUM_OK;
+}
+
+static hum_status parse_hot_reload(const parse_ctx *ctx, yaml_node_t *v)
+{
+    static const char *const yes[] = {"true", "True", "TRUE"}, *const no[] = {"false", "False", "FALSE"};
+    for (size_t i = 0; is_plain(v) && i < 3; i++) {
+        if (!strcmp(scalar(v), yes[i]) || !strcmp(scalar(v), no[i])) {
+            ctx->cfg->hot_reload = !strcmp(scalar(v), yes[i]);
+            return HUM_OK;
+        }
+    }
+    return wrong_type(ctx, "hot_reload", v, "true or false");
+}
+
+static const char *const log_level_names[] = {"error", "warn", "info", "debug"};
+
+const char *hum_log_level_name(hum_log_level level)
+{
+    return (unsigned)level < 4 ? log_level_names[level] : "?";
+}
+
+static hum_status parse_log_level(const parse_ctx *ctx, yaml_node_t *v)
+{
+    const char *s = NULL;
+    hum_status st = get_string(ctx, "log_level", v, &s);
+    if (st != HUM_OK)
+        return st;
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(s, log_level_names[i])) {
+            ctx->cfg->log_level = (hum_log_level)i;
+            return HUM_OK;
+        }
+    return fail_at(ctx, v, "key 'log_level': unknown level '%s' (expected one of error, warn, info, debug)", s);
+}
+
+/* --- overrides: <section>: {<key>: <value>} ------------------------------------------- */
+
+/* Activation types a layer can be told to run in. The layer decides at prepare time whether
+ * its device and weight type support the choice. */
+static const char *const activation_values[] = {"float16", "bfloat16", "e4m3", "e5m2", "int8",
+                                                "int4", "mxfp8", "mxfp4", "nvfp4"};
+static const struct {
+    const char *alias, *canonical;
+} value_aliases[] = {{"float8_e4m3fn", "e4m3"}, {"float8_e5m2", "e5m2"}};
+
+typedef struct override_key {
+    const char *section, *key;
+    const char *const *values;
+    size_t value_count;
+} override_key;
+
+static const override_key override_keys[] = {
+    {"moe", "activation", activation_values, sizeof activation_values / sizeof activation_values[0]},
+    {"linear", "activation", activation_values, sizeof activation_values / sizeof activation_values[0]},
+};
+enum { OVERRIDE_KEY_COUNT = sizeof override_keys / sizeof override_keys[0] };
+
+static hum_status parse_override_value(const parse_ctx *ctx, const char *key, yaml_node_t *kn, yaml_node_t *v,
+                                       void *user)
+{
+    const char *section = user;
+    const override_key *ok = NULL;
+    const char *names[OVERRIDE_KEY_COUNT];
+    size_t n_names = 0;
+    for (size_t i = 0; i < OVERRIDE_KEY_COUNT; i++)
+        if (!strcmp(override_keys[i].section, section)) {
+            names[n_names++] = override_keys[i].key;
+            if (!strcmp(override_keys[i].key, key))
+                ok = &override_keys[i];
+        }
+    char list[512];
+    if (!ok) {
+        join_names(names, n_names, list, sizeof list);
+        return fail_at(ctx, kn, "unknown key '%s' in overrides.%s (expected one of %s)", key, section, list);
+    }
+    char full[256];
+    snprintf(full, sizeof full, "overrides.%s.%s", section, key);
+    const char *value = NULL;
+    hum_status st = get_string(ctx, full, v, &value);
+    if (st != HUM_OK)
+        return st;
+    for (size_t i = 0; i < sizeof value_aliases / sizeof value_aliases[0]; i++)
+        if (!strcmp(value, value_aliases[i].alias))
+            value = value_aliases[i].canonical;
+    size_t i = 0;
+    while (i < ok->value_count && strcmp(ok->values[i], value) != 0)
+        i++;
+    if (i == ok->value_count) {
+        join_names(ok->values, ok->value_count, list, sizeof list);
+        return fail_at(ctx, v, "key '%s': unknown value '%s' (expected one of %s)", full, value, list);
+    }
+    hum_config *c = ctx->cfg;
+    hum_config_override *o = &c->overrides[c->override_count];
+    o->key = malloc(strlen(section) + strlen(key) + 2);
+    o->value = strdup(ok->values[i]);
+    if (!o->key || !o->value) {
+        free(o->key);
+        free(o->value);
+        o->key = o->value = NULL;
+        return out_of_memory(ctx);
+    }
+    sprintf(o->key, "%s.%s", section, key);
+    c->override_count++;
+    return HUM_OK;
+}
+
+static hum_status parse_override_section(const parse_ctx *ctx, const char *section, yaml_node_t *kn,
+                                         yaml_node_t *v, void *user)
+{
+    const char *names[OVERRIDE_KEY_COUNT];
+    size_t n_names = 0;
+    int known = 0;
+    for (size_t i = 0; i < OVERRIDE_KEY_COUNT; i++) {
+        known |= !strcmp(override_keys[i].section, section);
+        if (n_names == 0 || strcmp(names[n_names - 1], override_keys[i].section) != 0)
+            names[n_names++] = override_keys[i].section;
+    }
+    if (!known) {
+        char list[256];
+        join_names(names, n_names, list, sizeof list);
+        return fail_at(ctx, kn, "unknown override section '%s' (expected one of %s)", section, list);
+    }
+    char what[128];
+    snprintf(what, sizeof what, "overrides.%s", section);
+    return each_pair(ctx, what, v, parse_override_value, (void *)section);
+}
+
+static hum_status parse_overrides(const parse_ctx *ctx, yaml_node_t *v)
+{
+    hum_config *c = ctx->cfg;
+    c->overrides = calloc(OVERRIDE_KEY_COUNT, sizeof *c->overrides);
+    if (!c->overrides)
+        return out_of_memory(ctx);
+    return each_pair(ctx, "overrides", v, parse_override_section, NULL);
+}
+
+static const struct {
+    const char *key;
+    hum_status (*parse)(const parse_ctx *ctx, yaml_node_t *value);
+} top_keys[] = {
+    {"device", parse_device},           {"cache_dir", parse_cache_dir}, {"policy_paths", parse_policy_paths},
+    {"overrides", parse_overrides},     {"hot_reload", parse_hot_reload}, {"log_level", parse_log_level},
+};
+enum { TOP_KEY_COUNT = sizeof top_keys / sizeof top_keys[0] };
+
+static hum_status parse_top(const parse_ctx *ctx, const char *key, yaml_node_t *kn, yaml_node_t *v, void *user)
+{
+    for (size_t i = 0; i < TOP_KEY_COUNT; i++)
+        if (!strcmp(key, top_keys[i].key))
+            return top_keys[i].parse(ctx, v);
+    const char *names[TOP_KEY_COUNT];
+    for (size_t i = 0; i < TOP_KEY_COUNT; i++)
+        names[i] = top_keys[i].key;
+    char list[256];
+    join_names(names, TOP_KEY_COUNT, list, sizeof list);
+    return fail_at(ctx, kn, "unknown key '%s' (expected one of %s)", key, list);
+}
+
+/* --- entry points ----------------------------------------------------------------------- */
+
+void hum_config_init(hum_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->device = -1;
+    c->log_level = HUM_LOG_WARN;
+}
+
+void hum_config_free(hum_config *c)
+{
+    free(c->cache_dir);
+    for (int32_t i = 0; i < c->policy_path_count; i++)
+        free(c->policy_paths[i]);
+    free(c->policy_paths);
+    for (int32_t i = 0; i < c->override_count; i++) {
+        free(c->overrides[i].key);
+        free(c->overrides[i].value);
+    }
+    free(c->overrides);
+    hum_config_init(c);
+}
+
+hum_status hum_config_parse(const char *text, size_t size, const char *name, const char *base_dir,
+                            hum_config *out)
+{
+    if (!text || !name || !out)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_config_parse: text, name and out must not be NULL");
+    yaml_parser_t parser;
+    yaml_document_t doc;
+    if (!yaml_parser_initialize(&parser))
+        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "%s: cannot initialise the YAML parser", name);
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, size);
+    if (!yaml_parser_load(&parser, &doc)) {
+        hum_status st = hum_fail(HUM_ERR_CONFIG, "%s:%lu:%lu: YAML syntax error: %s%s%s", name,
+                                 (unsigned long)parser.problem_mark.line + 1,
+                                 (unsigned long)parser.problem_mark.column + 1,
+                                 parser.problem ? parser.problem : "malformed document",
+                                 parser.context ? " " : "", parser.context ? parser.context : "");
+        yaml_parser_delete(&parser);
+        return st;
+    }
+    yaml_parser_delete(&parser);
+
+    hum_config cfg;
+    hum_config_init(&cfg);
+    parse_ctx ctx = {name, base_dir, &doc, &cfg};
+    hum_status st = HUM_OK;
+    yaml_node_t *root = yaml_document_get_root_node(&doc);
+    if (root && !is_null(root)) {
+        if (root->type != YAML_MAPPING_NODE)
+            st = fail_at(&ctx, root, "the config must be a mapping of keys (device, cache_dir, ...)");
+        else
+            st = each_pair(&ctx, "config", root, parse_top, NULL);
+    }
+    yaml_document_delete(&doc);
+    if (st != HUM_OK) {
+        hum_config_free(&cfg);
+        return st;
+    }
+    *out = cfg;
+    return HUM_OK;
+}
+
+hum_status hum_config_load(const char *path, hum_config *out)
+{
+    if (!path || !out)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_config_load: path and out must not be NULL");
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return hum_fail(HUM_ERR_IO, "cannot open config %s: %s", path, strerror(errno));
+    char *text = NULL;
+    size_t size = 0, cap = 0;
+    for (;;) {
+        if (size + 4096 + 1 > cap) {
+            cap = (cap ? cap * 2 : 8192);
+            char *grown = realloc(text, cap);
+            if (!grown) {
+                free(text);
+                fclose(f);
+                return hum_fail(HUM_ERR_OUT_OF_MEMORY, "reading config %s: out of memory", path);
+            }
+            text = grown;
+        }
+        size_t n = fread(text + size, 1, cap - size - 1, f);
+        size += n;
+        if (n == 0)
+            break;
+    }
+    int err = ferror(f);
+    fclose(f);
+    if (err) {
+        free(text);
+        return hum_fail(HUM_ERR_IO, "cannot read config %s", path);
+    }
+    char *dir = strdup(path);
+    if (!dir) {
+        free(text);
+        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "reading config %s: out of memory", path);
+    }
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        slash[slash == dir] = '\0'; /* "/deploy.yaml" keeps "/" as its directory */
+    hum_status st = hum_config_parse(text, size, path, slash ? dir : NULL, out);
+    free(dir);
+    free(text);
+    return st;
+}
+
+const char *hum_config_override_value(const hum_config *c, const char *key)
+{
+    if (!c || !key)
+        return NULL;
+    for (int32_t i = 0; i < c->override_count; i++)
+        if (!strcmp(c->overrides[i].key, key))
+            return c->overrides[i].value;
+    return NULL;
+}

@@ -1,0 +1,58 @@
+/* The deployment config: a YAML file an operator writes (see docs/config.md and
+ * examples/deploy.yaml). Parsed once by hum_runtime_create; every key is validated here so
+ * that a typo is an error naming the file, line and key instead of a silently ignored
+ * setting. Private to libhum. */
+#ifndef HUM_CONFIG_H
+#define HUM_CONFIG_H
+
+#include "hum/hum.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum hum_log_level {
+    HUM_LOG_ERROR = 0,
+    HUM_LOG_WARN = 1,
+    HUM_LOG_INFO = 2,
+    HUM_LOG_DEBUG = 3
+} hum_log_level;
+
+typedef struct hum_config_override {
+    char *key;   /* "<section>.<key>", e.g. "moe.activation" */
+    char *value; /* canonical spelling, e.g. "e4m3" for "float8_e4m3fn" */
+} hum_config_override;
+
+typedef struct hum_config {
+    int32_t device;     /* GPU ordinal; -1 when the file does not set it */
+    char *cache_dir;    /* NULL when unset */
+    char **policy_paths; /* files or directories of *.lua, in layering order */
+    int32_t policy_path_count;
+    hum_config_override *overrides;
+    int32_t override_count;
+    int32_t hot_reload; /* 0 or 1 */
+    hum_log_level log_level;
+} hum_config;
+
+/* Defaults: nothing set, hot_reload off, log level warn. */
+void hum_config_init(hum_config *c);
+
+/* Reads and validates the YAML file at `path`. Relative paths inside it (cache_dir,
+ * policy_paths) are resolved against the file's directory, and a leading "~/" against $HOME.
+ * HUM_ERR_IO when the file cannot be read; HUM_ERR_CONFIG with "path:line: ..." on any bad
+ * key, type or value. `out` is written only on success. */
+hum_status hum_config_load(const char *path, hum_config *out);
+
+/* Same, from text in memory; `name` is used in messages and `base_dir` resolves relative
+ * paths (NULL: keep them as written). */
+hum_status hum_config_parse(const char *text, size_t size, const char *name, const char *base_dir,
+                            hum_config *out);
+
+void hum_config_free(hum_config *c);
+
+/* The value of an override ("moe.activation"), or NULL when the config does not set it. */
+const char *hum_config_override_value(const hum_config *c, const char *key);
+
+/* "error", "warn", "info" or "debug". */
+const char *hum_log_level_name(hum_log_level level);
+
+#endif

@@ -1,0 +1,215 @@
+/* hum_runtime: the deployment config, the device (optional), the cache directory and the Lua
+ * state with its policies. Everything here runs at create, prepare or reload time; the
+ * forward path never touches it. */
+#include "runtime.h"
+
+#include "internal.h"
+#include "lua_state.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void hum_log(const hum_runtime *rt, hum_log_level level, const char *fmt, ...)
+{
+    hum_log_level limit = rt ? rt->config.log_level : HUM_LOG_WARN;
+    if (level > limit)
+        return;
+    char msg[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "hum: %s: %s\n", hum_log_level_name(level), msg);
+}
+
+void hum_runtime_options_init(hum_runtime_options *opts)
+{
+    if (!opts)
+        return;
+    memset(opts, 0, sizeof *opts);
+    opts->device_ordinal = -1;
+}
+
+static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
+
+/* Finds the device; without a driver or a GPU the runtime stays usable for CPU-side work and
+ * remembers why, for hum_runtime_device. An ordinal past the last GPU is the caller's error. */
+static hum_status probe_device(hum_runtime *rt, const char *ordinal_source)
+{
+    int32_t count = 0;
+    hum_status st = hum_device_count(&count);
+    if (st == HUM_OK && count == 0)
+        st = hum_fail(HUM_ERR_NO_DEVICE, "no GPU: the CUDA driver reports no devices");
+    if (st == HUM_OK && rt->device_ordinal >= count)
+        return hum_fail(HUM_ERR_INVALID_ARG, "device %d (%s) does not exist: this machine has %d GPU%s",
+                        rt->device_ordinal, ordinal_source, count, count == 1 ? "" : "s");
+    if (st == HUM_OK)
+        st = hum_device_query(rt->device_ordinal, &rt->device);
+    rt->device_status = st;
+    if (st == HUM_OK)
+        return HUM_OK;
+    rt->device_error = strdup(hum_last_error());
+    if (!rt->device_error)
+        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "creating the runtime: out of memory");
+    hum_log(rt, st == HUM_ERR_NO_DEVICE ? HUM_LOG_INFO : HUM_LOG_WARN, "running without a GPU: %s", rt->device_error);
+    return HUM_OK;
+}
+
+static hum_status resolve_cache_dir(hum_runtime *rt, const hum_runtime_options *opts)
+{
+    const char *dir = opts->cache_dir ? opts->cache_dir : rt->config.cache_dir;
+    char buf[4096];
+    if (!dir) {
+        hum_status st = hum_cache_default_dir(buf, sizeof buf);
+        if (st != HUM_OK)
+            return st;
+        dir = buf;
+    }
+    rt->cache_dir = strdup(dir);
+    return rt->cache_dir ? HUM_OK : hum_fail(HUM_ERR_OUT_OF_MEMORY, "creating the runtime: out of memory");
+}
+
+static hum_status init_lock(pthread_mutex_t *m)
+{
+    pthread_mutexattr_t attr;
+    if (pthread_mutexattr_init(&attr) != 0)
+        return hum_fail(HUM_ERR_INTERNAL, "creating the runtime: cannot initialise a mutex attribute");
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ERRORCHECK);
+    int rc = pthread_mutex_init(m, &attr);
+    pthread_mutexattr_destroy(&attr);
+    return rc ? hum_fail(HUM_ERR_INTERNAL, "creating the runtime: pthread_mutex_init: %s", strerror(rc)) : HUM_OK;
+}
+
+/* Frees what create has built so far; fields not yet built are zero. */
+static void release(hum_runtime *rt, int lock_ready)
+{
+    hum_lua_state_close(rt->L);
+    if (lock_ready)
+        pthread_mutex_destroy(&rt->lua_lock);
+    hum_policies_release(rt);
+    hum_stamp_list_free(&rt->stamps);
+    hum_config_free(&rt->config);
+    free(rt->config_path);
+    free(rt->cache_dir);
+    free(rt->device_error);
+    free(rt);
+}
+
+hum_status hum_runtime_create(const hum_runtime_options *opts, hum_runtime **out)
+{
+    if (!out)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_runtime_create: out is NULL");
+    *out = NULL;
+    hum_runtime_options defaults;
+    if (!opts) {
+        hum_runtime_options_init(&defaults);
+        opts = &defaults;
+    }
+    if (opts->device_ordinal < -1)
+        return hum_fail(HUM_ERR_INVALID_ARG,
+                        "hum_runtime_create: device_ordinal %d is invalid (expected -1 for the config's "
+                        "device, or an ordinal >= 0)",
+                        opts->device_ordinal);
+
+    hum_runtime *rt = calloc(1, sizeof *rt);
+    if (!rt)
+        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "hum_runtime_create: out of memory");
+    hum_config_init(&rt->config);
+
+    const char *config_path = opts->config_path;
+    const char *env_config = getenv("HUM_CONFIG");
+    if (!config_path && env_config && *env_config)
+        config_path = env_config;
+    hum_status st = HUM_OK;
+    if (config_path) {
+        st = hum_config_load(config_path, &rt->config);
+        if (st == HUM_OK && !(rt->config_path = dup_or_null(config_path)))
+            st = hum_fail(HUM_ERR_OUT_OF_MEMORY, "hum_runtime_create: out of memory");
+        if (st != HUM_OK) {
+            release(rt, 0);
+            return st;
+        }
+    }
+
+    const char *ordinal_source = "from the options";
+    rt->device_ordinal = opts->device_ordinal;
+    if (rt->device_ordinal < 0) {
+        rt->device_ordinal = rt->config.device >= 0 ? rt->config.device : 0;
+        ordinal_source = rt->config.device >= 0 ? "the config's 'device'" : "the default";
+    }
+    st = resolve_cache_dir(rt, opts);
+    if (st == HUM_OK)
+        st = probe_device(rt, ordinal_source);
+    if (st != HUM_OK) {
+        release(rt, 0);
+        return st;
+    }
+    st = init_lock(&rt->lua_lock);
+    if (st != HUM_OK) {
+        release(rt, 0);
+        return st;
+    }
+    st = hum_lua_state_open(rt, &rt->L);
+    if (st == HUM_OK) {
+        pthread_mutex_lock(&rt->lua_lock);
+        st = hum_policies_load_locked(rt);
+        pthread_mutex_unlock(&rt->lua_lock);
+    }
+    if (st != HUM_OK) {
+        release(rt, 1);
+        return st;
+    }
+    hum_log(rt, HUM_LOG_INFO, "runtime ready: %d policy file%s, cache %s", rt->policy_count,
+            rt->policy_count == 1 ? "" : "s", rt->cache_dir);
+    *out = rt;
+    return HUM_OK;
+}
+
+void hum_runtime_destroy(hum_runtime *rt)
+{
+    if (rt)
+        release(rt, 1);
+}
+
+hum_status hum_runtime_device(const hum_runtime *rt, hum_device_info *out)
+{
+    if (!rt || !out)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_runtime_device: runtime and out must not be NULL");
+    if (rt->device_status != HUM_OK)
+        return hum_fail(rt->device_status, "%s", rt->device_error);
+    *out = rt->device;
+    return HUM_OK;
+}
+
+const char *hum_runtime_cache_dir(const hum_runtime *rt) { return rt ? rt->cache_dir : NULL; }
+
+const char *hum_runtime_config_path(const hum_runtime *rt) { return rt ? rt->config_path : NULL; }
+
+hum_status hum_runtime_reload_policies(hum_runtime *rt)
+{
+    if (!rt)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_runtime_reload_policies: runtime is NULL");
+    int rc = pthread_mutex_lock(&rt->lua_lock);
+    if (rc != 0)
+        return hum_fail(HUM_ERR_INTERNAL,
+                        "hum_runtime_reload_policies: cannot take the Lua lock (%s); it must not be "
+                        "called from policy or layer Lua code",
+                        strerror(rc));
+    hum_status st = hum_policies_load_locked(rt);
+    pthread_mutex_unlock(&rt->lua_lock);
+    return st;
+}
+
+int32_t hum_runtime_policy_count(const hum_runtime *rt) { return rt ? rt->policy_count : 0; }
+
+const char *hum_runtime_policy_origin(const hum_runtime *rt, int32_t i)
+{
+    return rt && i >= 0 && i < rt->policy_count ? rt->policy_origins[i] : NULL;
+}
+
+const char *hum_runtime_override(const hum_runtime *rt, const char *key)
+{
+    return rt ? hum_config_override_value(&rt->config, key) : NULL;
+}

@@ -1,0 +1,66 @@
+/* The hum_runtime object, seen from inside libhum. Public functions are in hum.h (section
+ * runtime); this header is for the runtime's own files and for other C code that needs the
+ * log or the Lua lock. */
+#ifndef HUM_RUNTIME_H
+#define HUM_RUNTIME_H
+
+#include "config.h"
+#include "hum/hum.h"
+#include "internal.h"
+
+#include <lua.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* What a policy file or directory looked like at the last load, for hot reload. */
+typedef struct hum_file_stamp {
+    char *path;
+    int exists;
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    int64_t mtime_ns;
+} hum_file_stamp;
+
+typedef struct hum_stamp_list {
+    hum_file_stamp *items;
+    int32_t count;
+} hum_stamp_list;
+
+struct hum_runtime {
+    hum_config config;
+    char *config_path; /* NULL without a config */
+    char *cache_dir;
+    int32_t device_ordinal;
+    hum_status device_status; /* HUM_OK when `device` is valid */
+    hum_device_info device;
+    char *device_error;       /* hum_last_error() of the failed probe, else NULL */
+
+    pthread_mutex_t lua_lock; /* error-checking: a re-entrant hum_lua_call fails instead of hanging */
+    lua_State *L;
+
+    char **policy_origins;    /* the files of the policies in force, in layering order */
+    int32_t policy_count;
+    hum_stamp_list stamps;    /* files seen at the last load attempt, successful or not */
+};
+
+/* Writes "hum: <level>: <message>\n" to stderr when `level` is within the runtime's log level
+ * (the config's log_level; warn when rt is NULL). */
+void hum_log(const hum_runtime *rt, hum_log_level level, const char *fmt, ...) HUM_PRINTF(3, 4);
+
+/* Loads every policy layer (built-in, site files from the config, overrides) into the Lua
+ * state. Caller holds lua_lock. On failure the policies in force are unchanged. */
+hum_status hum_policies_load_locked(hum_runtime *rt);
+
+/* Hot reload: when the config says hot_reload and a policy file or directory changed since
+ * the last load attempt, reloads them; a failed reload is logged and the old policies stay.
+ * Caller holds lua_lock. Called on every entry into Lua (hum_lua_call). */
+void hum_policies_refresh_locked(hum_runtime *rt);
+
+/* Frees the list of policy origins (runtime destruction, or before a new list replaces it). */
+void hum_policies_release(hum_runtime *rt);
+
+void hum_stamp_list_free(hum_stamp_list *l);
+
+#endif

@@ -1,0 +1,89 @@
+/* Fixture checkpoints for the format tests: each writer lays out a checkpoint directory exactly as
+ * the producing tool does (tensor names, dtypes, shapes, packing, config files) from raw values
+ * the test chose. Packing here is written bit by bit, independently of the runtime's primitives. */
+#ifndef HUM_FIXTURE_H
+#define HUM_FIXTURE_H
+
+#include "hum/hum.h"
+
+#include <stdint.h>
+
+/* --- containers -------------------------------------------------------------------------- */
+
+typedef struct fx_file {
+    hum_safetensors_tensor t[64];
+    int n;
+} fx_file;
+
+/* Adds a tensor (data copied) of `rank` dims given as varargs int64_t. */
+void fx_add(fx_file *f, const char *name, const char *dtype_name, const void *data, int rank, ...);
+/* "<layer>.<suffix>" in a static rotating buffer. */
+const char *fx_name(const char *layer, const char *suffix);
+/* Writes `f` to dir/file_name and frees the copies; returns 0 on success. */
+int fx_flush(fx_file *f, const char *dir, const char *file_name);
+/* Adds the dense tensors every real checkpoint carries (embeddings, a norm, lm_head). */
+void fx_add_dense(fx_file *f);
+/* Writes dir/name with printf-style content; returns 0 on success. */
+int fx_write_json(const char *dir, const char *name, const char *fmt, ...);
+
+/* --- bit packing (reference, bit by bit) ---------------------------------------------------- */
+
+/* Dense LSB-first stream: value i at bits [i*bits, (i+1)*bits) of the word array. */
+void fx_pack_dense(const uint8_t *vals, int64_t count, int bits, uint32_t *words);
+/* compressed-tensors <= 0.17: 32/bits values per word at bits i*bits, high bits unused. */
+void fx_pack_sparse(const uint8_t *vals, int64_t count, int bits, uint32_t *words);
+/* float helpers */
+uint16_t fx_f16_bits(double v);  /* v must be exactly representable */
+uint16_t fx_bf16_bits(double v); /* v must be exactly representable */
+double fx_f16_value(uint16_t bits);
+double fx_bf16_value(uint16_t bits);
+double fx_e4m3_value(uint8_t code);
+double fx_e2m1_value(uint8_t code);
+
+/* --- formats ------------------------------------------------------------------------------ */
+
+/* GPTQ (AutoGPTQ / GPTQModel / optimum): qweight I32 [K*b/32, N] packed along K, qzeros I32
+ * [G, N*b/32] packed along N holding z - 1 (checkpoint_format "gptq") or z ("gptq_v2"), scales
+ * F16 [G, N], g_idx I32 [K], optional bias F16 [N]. */
+typedef struct fx_gptq {
+    int bits;
+    int64_t group_size; /* -1: one group over K */
+    int64_t n, k;
+    int sym, desc_act, v2;
+    const uint8_t *q;      /* [K][N] codes */
+    const uint8_t *zero;   /* [G][N] true zero points */
+    const uint16_t *scale; /* [G][N] float16 bits */
+    const int32_t *g_idx;  /* [K] */
+    const uint16_t *bias;  /* [N] float16 bits or NULL */
+} fx_gptq;
+int fx_write_gptq(const char *dir, const char *layer, const fx_gptq *w);
+
+/* AWQ GEMM (AutoAWQ): qweight I32 [K, N/8] and qzeros I32 [G, N/8], both packed along N with the
+ * nibble order 0,2,4,6,1,3,5,7; scales F16 [G, N]. */
+typedef struct fx_awq {
+    int64_t group_size, n, k;
+    const uint8_t *q;      /* [K][N] */
+    const uint8_t *zero;   /* [G][N] */
+    const uint16_t *scale; /* [G][N] */
+    const uint16_t *bias;
+} fx_awq;
+int fx_write_awq(const char *dir, const char *layer, const fx_awq *w);
+
+/* compressed-tensors pack-quantized: weight_packed I32 [N, words] along K (dense stream for
+ * version >= 0.18, 32/b per word before), weight_scale [N, G] (or [N, 1] channel), weight_shape
+ * I64 [2], optional weight_zero_point I32 packed along N, optional weight_g_idx. Values are
+ * the signed ints + 2^(b-1). */
+typedef struct fx_ct_pack {
+    int bits;
+    int64_t group_size; /* 0: channel */
+    int64_t n, k;
+    int sym, actorder;
+    const char *version; /* "0.17.1" or "0.18.0" */
+    const int8_t *q;     /* [N][K] signed values */
+    const int8_t *zero;  /* [N][G] signed zero points (asym) */
+    const uint16_t *scale; /* [N][G] bfloat16 bits */
+    const int32_t *g_idx;
+} fx_ct_pack;
+int fx_write_ct_pack(const char *dir, const char *layer, const fx_ct_pack *w);
+
+#endif
