@@ -275,6 +275,15 @@ function policy.runtime_device(rt)
   return policy.device(info)
 end
 
+-- The policy in force for the runtime's own GPU: its name and origin (nil without a GPU).
+function policy.runtime_winner()
+  local device = policy.runtime_device(hum.runtime())
+  if not device then return nil end
+  local p = current:winner(device)
+  if not p then return nil end
+  return p.name, p.origin
+end
+
 -- Typical devices of each architecture, for choosing tunings when compiling for an arch with
 -- no such GPU present (hum compile --arch, CI). Numbers from the vendors' data sheets.
 local MiB = 1024 * 1024

@@ -4,8 +4,12 @@
 #include <stdio.h>
 #include <string.h>
 
+int hum_cmd_info(const char *config, int argc, char **argv);
+int hum_cmd_demo(const char *config, int argc, char **argv);
 static const hum_cli_command commands[] = {
     /* HUM-CLI-COMMANDS (one line per subcommand, kept in the order `hum --help` prints) */
+    {"info", "version, driver and device, NVRTC, cache dir, config and policies in force", hum_cmd_info},
+    {"demo", "self-check: compile (and with a GPU run and verify) the self-check kernel", hum_cmd_demo},
 };
 
 static void usage(FILE *f)

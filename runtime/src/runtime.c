@@ -40,8 +40,6 @@ static hum_status probe_device(hum_runtime *rt, const char *ordinal_source)
 {
     int32_t count = 0;
     hum_status st = hum_device_count(&count);
-    if (st == HUM_OK && count == 0)
-        st = hum_fail(HUM_ERR_NO_DEVICE, "no GPU: the CUDA driver reports no devices");
     if (st == HUM_OK && rt->device_ordinal >= count)
         return hum_fail(HUM_ERR_INVALID_ARG, "device %d (%s) does not exist: this machine has %d GPU%s",
                         rt->device_ordinal, ordinal_source, count, count == 1 ? "" : "s");

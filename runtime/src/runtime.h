@@ -58,6 +58,11 @@ hum_status hum_policies_load_locked(hum_runtime *rt);
  * Caller holds lua_lock. Called on every entry into Lua (hum_lua_call). */
 void hum_policies_refresh_locked(hum_runtime *rt);
 
+/* The name and origin of the policy in force for the runtime's GPU ("" when none applies).
+ * HUM_ERR_NO_DEVICE without a GPU. Takes the Lua lock. */
+hum_status hum_policies_runtime_winner(hum_runtime *rt, char *name, size_t name_cap, char *origin,
+                                       size_t origin_cap);
+
 /* Frees the list of policy origins (runtime destruction, or before a new list replaces it). */
 void hum_policies_release(hum_runtime *rt);
 

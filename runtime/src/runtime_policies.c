@@ -449,3 +449,29 @@ void hum_policies_refresh_locked(hum_runtime *rt)
     else
         hum_log(rt, HUM_LOG_WARN, "hot reload: %s", hum_last_error());
 }
+
+hum_status hum_policies_runtime_winner(hum_runtime *rt, char *name, size_t name_cap, char *origin,
+                                       size_t origin_cap)
+{
+    if (rt->device_status != HUM_OK)
+        return hum_fail(rt->device_status, "%s", rt->device_error);
+    int rc = pthread_mutex_lock(&rt->lua_lock);
+    if (rc != 0)
+        return hum_fail(HUM_ERR_INTERNAL, "finding the policy in force: cannot take the Lua lock: %s", strerror(rc));
+    lua_State *L = rt->L;
+    int top = lua_gettop(L);
+    lua_getglobal(L, "require");
+    lua_pushstring(L, "hum.policy");
+    hum_status st = hum_lua_pcall(L, 1, 1);
+    if (st == HUM_OK) {
+        lua_getfield(L, -1, "runtime_winner");
+        st = hum_lua_pcall(L, 0, 2);
+    }
+    if (st == HUM_OK) {
+        snprintf(name, name_cap, "%s", lua_isstring(L, -2) ? lua_tostring(L, -2) : "");
+        snprintf(origin, origin_cap, "%s", lua_isstring(L, -1) ? lua_tostring(L, -1) : "");
+    }
+    lua_settop(L, top);
+    pthread_mutex_unlock(&rt->lua_lock);
+    return st;
+}

@@ -1,0 +1,84 @@
+/* `hum info`: what this installation and machine give hum: version, driver and device (or the
+ * words "no CUDA driver" / "no GPU"), NVRTC, cache dir, config, overrides and the policy files
+ * in force. Exits 0 without a GPU; 1 only when the runtime cannot be created (bad config or
+ * policy file). */
+#include "cli.h"
+#include "runtime.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: hum info [--config FILE]\n\n"
+               "Prints the hum version, the CUDA driver and device, the NVRTC version, the kernel cache\n"
+               "directory, the deployment config and its overrides, and the policy files in force.\n");
+}
+
+static void print_device(hum_runtime *rt)
+{
+    hum_device_info d;
+    if (hum_runtime_device(rt, &d) != HUM_OK) {
+        printf("device       %s\n", hum_last_error());
+        return;
+    }
+    char arch[16] = "";
+    hum_arch_for_device(&d, arch, sizeof arch);
+    printf("driver       CUDA %d.%d\n", d.driver_version / 1000, d.driver_version % 1000 / 10);
+    printf("device %-5d %s: sm_%d%d (compiles for %s), %d SMs, %.1f GiB, %lld KiB shared memory per block, "
+           "%lld MiB L2\n",
+           d.ordinal, d.name, d.sm_major, d.sm_minor, arch, d.sm_count, (double)d.total_memory_bytes / (1 << 30),
+           (long long)(d.max_smem_per_block_optin / 1024), (long long)(d.l2_bytes >> 20));
+    char name[128], origin[1024];
+    if (hum_policies_runtime_winner(rt, name, sizeof name, origin, sizeof origin) != HUM_OK)
+        printf("policy       cannot be chosen: %s\n", hum_last_error());
+    else if (!*name)
+        printf("policy       none applies to this device\n");
+    else
+        printf("policy       %s (%s)\n", name, origin);
+}
+
+int hum_cmd_info(const char *config, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 0;
+        }
+        if (!strcmp(argv[i], "--config") && i + 1 < argc) {
+            config = argv[++i];
+            continue;
+        }
+        fprintf(stderr, "hum info: unknown argument '%s'\n", argv[i]);
+        usage(stderr);
+        return 2;
+    }
+    hum_runtime_options opts;
+    hum_runtime_options_init(&opts);
+    opts.config_path = config;
+    hum_runtime *rt;
+    if (hum_runtime_create(&opts, &rt) != HUM_OK) {
+        fprintf(stderr, "hum info: %s\n", hum_last_error());
+        return 1;
+    }
+    printf("hum          %s\n", hum_version());
+    print_device(rt);
+    int32_t major = 0, minor = 0;
+    if (hum_nvrtc_version(&major, &minor) == HUM_OK)
+        printf("nvrtc        %d.%d\n", major, minor);
+    else
+        printf("nvrtc        unavailable: %s\n", hum_last_error());
+    printf("cache dir    %s\n", hum_runtime_cache_dir(rt));
+    printf("config       %s\n", hum_runtime_config_path(rt) ? hum_runtime_config_path(rt) : "none");
+    printf("hot reload   %s\n", rt->config.hot_reload ? "on" : "off");
+    printf("log level    %s\n", hum_log_level_name(rt->config.log_level));
+    printf("overrides    %s", rt->config.override_count ? "" : "none");
+    for (int32_t i = 0; i < rt->config.override_count; i++)
+        printf("%s%s=%s", i ? ", " : "", rt->config.overrides[i].key, rt->config.overrides[i].value);
+    printf("\npolicies     %d file%s, later ones win where they apply\n", hum_runtime_policy_count(rt),
+           hum_runtime_policy_count(rt) == 1 ? "" : "s");
+    for (int32_t i = 0; i < hum_runtime_policy_count(rt); i++)
+        printf("  %s\n", hum_runtime_policy_origin(rt, i));
+    hum_runtime_destroy(rt);
+    return 0;
+}
