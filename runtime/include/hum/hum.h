@@ -271,8 +271,6 @@ hum_status hum_nibbles_unpack(const uint8_t *bytes, int64_t count, hum_nibble_or
 hum_status hum_nibbles_pack(const uint8_t *values, int64_t count, hum_nibble_order order, uint8_t *bytes);
 
 
-/* HUM-SECTION reference */
-
 /* HUM-SECTION standard */
 /*
  * The standard quantized-weight format: what every checkpoint format is converted to (by
@@ -328,6 +326,88 @@ typedef struct hum_standard_weight {
 
 /* Releases every tensor the struct owns and zeroes it. Safe on a zeroed struct. */
 void hum_standard_free(hum_standard_weight *w);
+
+/* HUM-SECTION reference */
+/*
+ * Reference math on the standard format: host, float64, plain loops. This is what kernel
+ * tests and format-converter tests compare against; it is not meant to be fast.
+ */
+
+/* Checks `w` against the rules of hum_standard_weight above: N, K >= 1; weight_dtype
+ * uint1..uint8 or a float of 8 bits or fewer; param_dtype float16 or bfloat16; every tensor
+ * in host memory, contiguous, of the dtype and shape its scale type gives; group_size >= 1
+ * exactly for GROUP, GROUP_TENSOR and BLOCK (else 0), group_size_n >= 1 exactly for BLOCK;
+ * BLOCK scales float32 and without a zero point; zero points only with integer weights;
+ * global_scale (float32, (1) or (E)) present for TENSOR and GROUP_TENSOR; k_perm a
+ * permutation of 0..K-1. HUM_ERR_INVALID_ARG naming the field, what was expected and what
+ * was found. */
+hum_status hum_standard_validate(const hum_standard_weight *w);
+
+/* out[N][K] (float64) = the dequantized weight of `expert` (0 for a dense layer) in
+ * checkpoint column order: stored column j lands in column k_perm[j]. Evaluated as
+ * ((q - z) * s) * global for ints and (decode(q) * s) * global for FP weights, whose codes
+ * are read as all-finite (e4m3fn 0x7F is 480, e5m2 0x7C is 65536), as the kernels read them.
+ * Errors: those of hum_standard_validate; HUM_ERR_INVALID_ARG for NULL out or an expert
+ * outside [0, max(num_experts, 1)). */
+hum_status hum_reference_dequant(const hum_standard_weight *w, int64_t expert, double *out);
+/* c[M][N] = a[M][K] * dequant(W)^T + bias[N] (when present), float64, with `a` in checkpoint
+ * column order (act-order needs no gather by the caller). M may be 0. Errors: as
+ * hum_reference_dequant, plus HUM_ERR_INVALID_ARG for M < 0 or NULL a / c with M > 0. */
+hum_status hum_reference_gemm(const hum_standard_weight *w, int64_t expert, const double *a, int64_t m, double *c);
+
+typedef enum hum_zero_point_kind {
+    HUM_ZERO_POINT_NONE = 0,  /* symmetric ints (implicit midpoint 2^(b-1)) and FP weights */
+    HUM_ZERO_POINT_INT = 1,   /* asymmetric: integer zero point in [0, 2^b), packed along N */
+    HUM_ZERO_POINT_FLOAT = 2  /* asymmetric: zero point in param_dtype */
+} hum_zero_point_kind;
+
+typedef struct hum_quant_spec {
+    int64_t num_experts;   /* 0: w is [N][K]; E > 0: w is [E][N][K] */
+    hum_dtype weight_dtype; /* uint1..uint8, or a float of <= 8 bits (float8_e4m3fn, float8_e5m2,
+                             * float4_e2m1, float6_e3m2, float6_e2m3, any finite eXmY) */
+    hum_dtype param_dtype; /* float16 or bfloat16 */
+    hum_scale_type scale_type;
+    int64_t group_size;    /* K extent of a scale: GROUP, GROUP_TENSOR, BLOCK; else 0 */
+    int64_t group_size_n;  /* N extent of a scale: BLOCK; else 0 */
+    hum_dtype scale_dtype; /* HUM_DTYPE_INVALID: param_dtype (float32 for BLOCK); unused for TENSOR */
+    hum_zero_point_kind zero_point;
+    const float *bias;     /* [E][N] or [N], or NULL; stored rounded to param_dtype */
+    const int32_t *k_perm; /* act-order: a permutation of 0..K-1, or NULL. Stored column j is
+                            * column k_perm[j] of w, and groups run along the stored order
+                            * (GPTQ act-order: groups formed in the permuted order). */
+} hum_quant_spec;
+
+/*
+ * The reference quantizer used by tests and `hum demo`: float weights in, a standard weight
+ * out (owned by `out`; release with hum_standard_free). Each scale cell (group_size columns
+ * of one row for GROUP / GROUP_TENSOR; a row for CHANNEL; group_size_n x group_size for BLOCK;
+ * the whole expert for TENSOR) gets a range r from its values:
+ *   int, no zero point:  r = amax / (2^(b-1) - 1/2), codes around the midpoint 2^(b-1) (the
+ *                        GPTQ symmetric scale 2 * amax / (2^b - 1), checkpoint-formats.md 1.4);
+ *   int with zero point: r = (max(hi, 0) - min(lo, 0)) / (2^b - 1) (GPTQ / AWQ asymmetric);
+ *   FP weights:          r = amax / max_finite(weight_dtype).
+ * The stored scale is r rounded to scale_dtype to nearest, moved one code away from zero when
+ * that rounding made it smaller, so rounding the scale never clips: int weights then satisfy
+ * |w - dequant(w)| <= s / 2 (plus the zero point's own rounding for float zero points).
+ * float8_e8m0 scales with FP weights follow the OCP MX spec instead: s = 2^(floor(log2(amax))
+ * - emax_elem), emax_elem the exponent of the element type's largest value (2 for e2m1, 8 for
+ * e4m3fn), and elements past the element range saturate. A cell of zeros gets scale 1.
+ * TENSOR: the one cell's scale, rounded up to float32, is global_scale. GROUP_TENSOR:
+ * global_scale = max over the expert's cells of r / R, rounded up to float32, with R =
+ * max_finite(scale_dtype) when that is at most 65536 (e4m3fn 448, e5m2, float16) and 1
+ * otherwise; each cell stores r / global_scale. With e2m1 weights, e4m3fn scales and group 16
+ * this is NVFP4 as ModelOpt writes it (global = amax / (6 * 448), checkpoint-formats.md 4.3).
+ * Codes, with S = s * global: int q = clamp(rne(w / S) + z, 0, 2^b - 1), z = the midpoint or
+ * clamp(rne(-min(lo, 0) / S), 0, 2^b - 1); float zero point zf = -min(lo, 0) / S in
+ * param_dtype and q = clamp(rne(w / S + zf), 0, 2^b - 1); FP q = encode(clamp(w / S, +-max)).
+ * Errors (out is left zeroed): HUM_ERR_INVALID_ARG for NULL pointers, N or K < 1, a weight or
+ * bias that is not finite (named by index), a k_perm that is not a permutation, group sizes
+ * that do not match the scale type, a bad dtype; HUM_ERR_UNSUPPORTED for a zero point with FP
+ * weights or with BLOCK / TENSOR scales; HUM_ERR_OUT_OF_MEMORY.
+ */
+hum_status hum_quantize_reference(const float *w, int64_t n, int64_t k, const hum_quant_spec *spec,
+                                  hum_standard_weight *out);
+
 
 /* ====================================================================================== */
 /* safetensors and checkpoints                                                             */

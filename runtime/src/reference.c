@@ -1,0 +1,120 @@
+/* Float64 reference dequantization and GEMM of the standard format: the rule in hum.h
+ * (HUM-SECTION standard) written out plainly, one weight row at a time. */
+#include "bitstream.h"
+#include "internal.h"
+#include "standard.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+static double global_scale(const hum_standard_weight *w, int64_t e)
+{
+    if (w->global_scale.data == NULL)
+        return 1.0;
+    const float *g = w->global_scale.data;
+    return w->global_scale.shape[0] == 1 ? (double)g[0] : (double)g[e];
+}
+
+typedef struct reader {
+    hum_standard_view v;
+    uint8_t *codes;     /* one weight row's codes, K */
+    double values[256]; /* FP weights: the value of each code (read as all-finite) */
+} reader;
+
+/* Row n of expert e, dequantized into row[K] in checkpoint column order, as
+ * (q - z) * s * global (int) or decode(q) * s * global (FP), left to right. */
+static void dequant_row(const hum_standard_weight *w, reader *r, int64_t e, int64_t n, double *row)
+{
+    const hum_standard_view *v = &r->v;
+    uint8_t *codes = r->codes;
+    const int32_t *words = (const int32_t *)w->weight.data + (e * v->n + n) * v->row_words;
+    hum_unpack_bits(words, (const int64_t[3]){1, 1, v->k}, v->bits, HUM_PACK_ALONG_COLS, HUM_PACK_DENSE, codes);
+    const double global = global_scale(w, e);
+    const int32_t *k_perm = w->k_perm.data;
+    const double midpoint = (double)(1u << (v->bits - 1));
+    for (int64_t g = 0; g < v->scale_cols; g++) {
+        double s = 1.0;
+        if (v->scale_rows > 0) {
+            const int64_t idx = (e * v->scale_rows + n / v->row_group) * v->scale_cols + g;
+            const int32_t size = hum_dtype_code_size(w->scale_dtype);
+            const uint8_t *base = (const uint8_t *)w->scale.data + idx * size;
+            uint64_t code = size == 1 ? *base : size == 2 ? *(const uint16_t *)base : *(const uint32_t *)base;
+            s = hum_codec_decode(&v->scale, code);
+        }
+        double z = midpoint;
+        if (w->has_zero_point && w->zero_point_is_float) {
+            const uint16_t *zf = w->zero_point.data;
+            z = hum_codec_decode(&v->param, zf[(e * v->n + n) * v->scale_cols + g]);
+        } else if (w->has_zero_point) {
+            const int32_t *zw = (const int32_t *)w->zero_point.data + e * v->zp_rows * v->scale_cols + g;
+            z = (double)hum_bits_get(zw, v->scale_cols, n * v->bits, v->bits);
+        }
+        const int64_t j_end = (g + 1) * v->col_group < v->k ? (g + 1) * v->col_group : v->k;
+        for (int64_t j = g * v->col_group; j < j_end; j++) {
+            const double q = v->is_int ? (double)codes[j] - z : r->values[codes[j]];
+            row[k_perm ? k_perm[j] : j] = q * s * global;
+        }
+    }
+}
+
+static hum_status reader_open(const char *fn, const hum_standard_weight *w, int64_t expert, reader *r)
+{
+    hum_status st = hum_standard_view_init(w, &r->v);
+    if (st != HUM_OK)
+        return hum_fail_context(st, "%s", fn);
+    if (expert < 0 || expert >= r->v.experts)
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s: expert %" PRId64 " outside [0, %" PRId64 ")", fn, expert,
+                        r->v.experts);
+    for (uint32_t c = 0; c < (1u << r->v.bits); c++)
+        r->values[c] = hum_codec_decode(&r->v.weight, c);
+    r->codes = malloc((size_t)r->v.k);
+    if (r->codes == NULL)
+        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "%s: %" PRId64 " bytes of scratch", fn, r->v.k);
+    return HUM_OK;
+}
+
+hum_status hum_reference_dequant(const hum_standard_weight *w, int64_t expert, double *out)
+{
+    reader r;
+    if (out == NULL)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_reference_dequant: NULL out");
+    hum_status st = reader_open("hum_reference_dequant", w, expert, &r);
+    if (st != HUM_OK)
+        return st;
+    for (int64_t n = 0; n < r.v.n; n++)
+        dequant_row(w, &r, expert, n, out + n * r.v.k);
+    free(r.codes);
+    return HUM_OK;
+}
+
+hum_status hum_reference_gemm(const hum_standard_weight *w, int64_t expert, const double *a, int64_t m, double *c)
+{
+    reader r;
+    if (m < 0 || (m > 0 && (a == NULL || c == NULL)))
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_reference_gemm: M = %" PRId64 " with %s", m,
+                        m < 0 ? "a negative count" : "a NULL matrix");
+    hum_status st = reader_open("hum_reference_gemm", w, expert, &r);
+    if (st != HUM_OK)
+        return st;
+    const int64_t N = r.v.n, K = r.v.k;
+    double *row = malloc((size_t)K * sizeof *row);
+    if (row == NULL) {
+        free(r.codes);
+        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "hum_reference_gemm: %" PRId64 " doubles of scratch", K);
+    }
+    const uint16_t *bias = w->bias.data;
+    for (int64_t n = 0; n < N; n++) {
+        dequant_row(w, &r, expert, n, row);
+        const double b = bias ? hum_codec_decode(&r.v.param, bias[expert * N + n]) : 0.0;
+        for (int64_t i = 0; i < m; i++) {
+            const double *ai = a + i * K;
+            double acc = 0.0;
+            for (int64_t k = 0; k < K; k++)
+                acc += ai[k] * row[k];
+            c[i * N + n] = acc + b;
+        }
+    }
+    free(row);
+    free(r.codes);
+    return HUM_OK;
+}

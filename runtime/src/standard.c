@@ -1,0 +1,197 @@
+/* The standard quantized-weight format: validation against the layout rules in hum.h and
+ * release of the tensors it owns. */
+#include "standard.h"
+
+#include "internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void hum_standard_free(hum_standard_weight *w)
+{
+    if (w == NULL)
+        return;
+    hum_host_tensor_free(&w->weight);
+    hum_host_tensor_free(&w->scale);
+    hum_host_tensor_free(&w->zero_point);
+    hum_host_tensor_free(&w->global_scale);
+    hum_host_tensor_free(&w->bias);
+    hum_host_tensor_free(&w->k_perm);
+    memset(w, 0, sizeof *w);
+}
+
+static void shape_text(char *buf, size_t cap, int32_t rank, const int64_t *shape)
+{
+    size_t used = (size_t)snprintf(buf, cap, "[");
+    for (int32_t d = 0; d < rank && used < cap; d++)
+        used += (size_t)snprintf(buf + used, cap - used, d ? ", %" PRId64 : "%" PRId64, shape[d]);
+    if (used < cap)
+        snprintf(buf + used, cap - used, "]");
+}
+
+/* `t` must be host memory, contiguous, of `dtype` and exactly `shape` (with the expert dim
+ * in front when experts > 0). */
+static hum_status check_tensor(const char *field, const hum_tensor *t, hum_dtype dtype, int64_t experts, int32_t rank,
+                               const int64_t *shape)
+{
+    int64_t want[HUM_MAX_RANK];
+    int32_t want_rank = 0;
+    if (experts > 0)
+        want[want_rank++] = experts;
+    for (int32_t d = 0; d < rank; d++)
+        want[want_rank++] = shape[d];
+    char ws[96], gs[96];
+    shape_text(ws, sizeof ws, want_rank, want);
+    if (t->data == NULL)
+        return hum_fail(HUM_ERR_INVALID_ARG, "standard weight: %s is missing (expected %s %s)", field,
+                        hum_dtype_name(dtype), ws);
+    if (t->memory != HUM_MEMORY_HOST)
+        return hum_fail(HUM_ERR_INVALID_ARG, "standard weight: %s must be host memory", field);
+    int same = t->dtype == dtype && t->rank == want_rank;
+    for (int32_t d = 0; same && d < want_rank; d++)
+        same = t->shape[d] == want[d];
+    if (!same) {
+        shape_text(gs, sizeof gs, t->rank < 0 || t->rank > HUM_MAX_RANK ? 0 : t->rank, t->shape);
+        return hum_fail(HUM_ERR_INVALID_ARG, "standard weight: %s is %s %s (rank %d), expected %s %s", field,
+                        hum_dtype_name(t->dtype), gs, t->rank, hum_dtype_name(dtype), ws);
+    }
+    int64_t stride = 1;
+    for (int32_t d = want_rank - 1; d >= 0; d--) {
+        if (t->strides[d] != 0 && t->strides[d] != stride)
+            return hum_fail(HUM_ERR_INVALID_ARG, "standard weight: %s must be contiguous (stride[%d] = %" PRId64
+                            ", expected %" PRId64 " or 0)", field, d, t->strides[d], stride);
+        stride *= want[d];
+    }
+    return HUM_OK;
+}
+
+static int is_scale_dtype(hum_dtype t)
+{
+    return t == HUM_DTYPE_FLOAT16 || t == HUM_DTYPE_BFLOAT16 || t == HUM_DTYPE_FLOAT32 ||
+           t == HUM_DTYPE_FLOAT8_E4M3FN || t == HUM_DTYPE_FLOAT8_E5M2 || t == HUM_DTYPE_FLOAT8_E8M0;
+}
+
+hum_status hum_check_permutation(const int32_t *p, int64_t k, const char *what)
+{
+    uint8_t *seen = calloc((size_t)k, 1);
+    if (seen == NULL)
+        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "%s: checking a permutation of %" PRId64 " needs that many bytes", what,
+                        k);
+    for (int64_t j = 0; j < k; j++) {
+        if (p[j] < 0 || p[j] >= k || seen[p[j]]) {
+            free(seen);
+            return hum_fail(HUM_ERR_INVALID_ARG, "%s[%" PRId64 "] = %d is %s (expected a permutation of 0..%" PRId64 ")",
+                            what, j, p[j], p[j] < 0 || p[j] >= k ? "out of range" : "a repeat", k - 1);
+        }
+        seen[p[j]] = 1;
+    }
+    free(seen);
+    return HUM_OK;
+}
+
+static hum_status check_k_perm(const hum_tensor *t, int64_t k)
+{
+    hum_status st = check_tensor("k_perm", t, HUM_DTYPE_INT32, 0, 1, &k);
+    if (st != HUM_OK)
+        return st;
+    return hum_check_permutation(t->data, k, "standard weight: k_perm");
+}
+
+hum_status hum_standard_view_init(const hum_standard_weight *w, hum_standard_view *v)
+{
+    memset(v, 0, sizeof *v);
+    if (w == NULL)
+        return hum_fail(HUM_ERR_INVALID_ARG, "standard weight: NULL");
+    if (w->n < 1 || w->k < 1 || w->n > (INT64_C(1) << 31) || w->k > (INT64_C(1) << 31) || w->num_experts < 0 ||
+        w->num_experts > (INT64_C(1) << 20))
+        return hum_fail(HUM_ERR_INVALID_ARG, "standard weight: N = %" PRId64 ", K = %" PRId64 ", num_experts = %"
+                        PRId64 " (expected N, K in 1..2^31, experts in 0..2^20)", w->n, w->k, w->num_experts);
+    const hum_dtype wt = w->weight_dtype;
+    const hum_dtype_kind kind = (hum_dtype_kind)((wt >> 24) & 0xF);
+    v->bits = hum_dtype_bits(wt);
+    if (v->bits < 1 || v->bits > 8 || (kind != HUM_KIND_UINT && kind != HUM_KIND_FLOAT))
+        return hum_fail(HUM_ERR_INVALID_ARG, "standard weight: weight_dtype %s (expected uint1..uint8 or a float of "
+                        "8 bits or fewer)", hum_dtype_name(wt));
+    if (w->param_dtype != HUM_DTYPE_FLOAT16 && w->param_dtype != HUM_DTYPE_BFLOAT16)
+        return hum_fail(HUM_ERR_INVALID_ARG, "standard weight: param_dtype %s (expected float16 or bfloat16)",
+                        hum_dtype_name(w->param_dtype));
+    v->experts = w->num_experts > 0 ? w->num_experts : 1;
+    v->n = w->n;
+    v->k = w->k;
+    v->is_int = kind == HUM_KIND_UINT;
+    v->row_words = (w->k * v->bits + 31) / 32;
+    hum_codec_init(hum_dtype_finite_reading(wt), &v->weight);
+    hum_codec_init(w->param_dtype, &v->param);
+    const int64_t E = w->num_experts;
+    hum_status st = check_tensor("weight", &w->weight, HUM_DTYPE_INT32, E, 2, (const int64_t[]){w->n, v->row_words});
+    if (st != HUM_OK)
+        return st;
+
+    const int grouped = w->scale_type == HUM_SCALE_GROUP || w->scale_type == HUM_SCALE_GROUP_TENSOR ||
+                        w->scale_type == HUM_SCALE_BLOCK;
+    if (w->scale_type < HUM_SCALE_CHANNEL || w->scale_type > HUM_SCALE_GROUP_TENSOR)
+        return hum_fail(HUM_ERR_INVALID_ARG, "standard weight: unknown scale_type %d", (int)w->scale_type);
+    if (grouped ? w->group_size < 1 : w->group_size != 0)
+        return hum_fail(HUM_ERR_INVALID_ARG, "standard weight: group_size %" PRId64 " (expected %s)", w->group_size,
+                        grouped ? ">= 1 for GROUP, GROUP_TENSOR and BLOCK scales" : "0 for CHANNEL and TENSOR scales");
+    if (w->scale_type == HUM_SCALE_BLOCK ? w->group_size_n < 1 : w->group_size_n != 0)
+        return hum_fail(HUM_ERR_INVALID_ARG, "standard weight: group_size_n %" PRId64 " (expected %s)",
+                        w->group_size_n, w->scale_type == HUM_SCALE_BLOCK ? ">= 1 for BLOCK" : "0 unless BLOCK");
+    v->col_group = grouped ? w->group_size : w->k;
+    v->row_group = w->scale_type == HUM_SCALE_BLOCK ? w->group_size_n : 1;
+    v->scale_cols = (w->k + v->col_group - 1) / v->col_group;
+    v->scale_rows = w->scale_type == HUM_SCALE_TENSOR ? 0 : (w->n + v->row_group - 1) / v->row_group;
+    if (w->scale_type == HUM_SCALE_TENSOR) {
+        if (w->scale.data != NULL)
+            return hum_fail(HUM_ERR_INVALID_ARG, "standard weight: a TENSOR scale has no scale tensor (data must be "
+                            "NULL; the value is global_scale)");
+    } else {
+        if (!is_scale_dtype(w->scale_dtype) ||
+            (w->scale_type == HUM_SCALE_BLOCK && w->scale_dtype != HUM_DTYPE_FLOAT32))
+            return hum_fail(HUM_ERR_INVALID_ARG, "standard weight: scale_dtype %s (expected %s)",
+                            hum_dtype_name(w->scale_dtype), w->scale_type == HUM_SCALE_BLOCK ? "float32 for BLOCK" :
+                            "float16, bfloat16, float32, float8_e4m3fn, float8_e5m2 or float8_e8m0");
+        st = check_tensor("scale", &w->scale, w->scale_dtype, E, 2, (const int64_t[]){v->scale_rows, v->scale_cols});
+        if (st != HUM_OK)
+            return st;
+        hum_codec_init(w->scale_dtype, &v->scale);
+    }
+
+    if (w->has_zero_point) {
+        if (!v->is_int)
+            return hum_fail(HUM_ERR_INVALID_ARG, "standard weight: a zero point needs an integer weight, not %s",
+                            hum_dtype_name(wt));
+        if (w->scale_type == HUM_SCALE_BLOCK)
+            return hum_fail(HUM_ERR_INVALID_ARG, "standard weight: BLOCK scales take no zero point");
+        v->zp_rows = w->zero_point_is_float ? w->n : (w->n * v->bits + 31) / 32;
+        st = check_tensor(w->zero_point_is_float ? "zero_point (float)" : "zero_point (int, packed along N)",
+                          &w->zero_point, w->zero_point_is_float ? w->param_dtype : HUM_DTYPE_INT32, E, 2,
+                          (const int64_t[]){v->zp_rows, v->scale_cols});
+        if (st != HUM_OK)
+            return st;
+    } else if (w->zero_point_is_float || w->zero_point.data != NULL) {
+        return hum_fail(HUM_ERR_INVALID_ARG, "standard weight: zero_point data or zero_point_is_float set while "
+                        "has_zero_point is 0");
+    }
+
+    const int needs_global = w->scale_type == HUM_SCALE_TENSOR || w->scale_type == HUM_SCALE_GROUP_TENSOR;
+    if (w->global_scale.data != NULL || needs_global) {
+        const int64_t len = w->global_scale.rank == 1 && w->global_scale.shape[0] == 1 ? 1 : v->experts;
+        st = check_tensor("global_scale", &w->global_scale, HUM_DTYPE_FLOAT32, 0, 1, &len);
+        if (st != HUM_OK)
+            return st;
+    }
+    if (w->bias.data != NULL && (st = check_tensor("bias", &w->bias, w->param_dtype, E, 1, &w->n)) != HUM_OK)
+        return st;
+    if (w->k_perm.data != NULL && (st = check_k_perm(&w->k_perm, w->k)) != HUM_OK)
+        return st;
+    return HUM_OK;
+}
+
+hum_status hum_standard_validate(const hum_standard_weight *w)
+{
+    hum_standard_view v;
+    return hum_standard_view_init(w, &v);
+}

@@ -1,0 +1,32 @@
+/* A validated reading of a hum_standard_weight: the derived sizes and codecs that the
+ * reference dequantizer, GEMM and quantizer share (private to libhum). */
+#ifndef HUM_STANDARD_H
+#define HUM_STANDARD_H
+
+#include "dtype_codec.h"
+#include "hum/hum.h"
+
+typedef struct hum_standard_view {
+    int64_t experts;      /* max(num_experts, 1) */
+    int64_t n, k;
+    int32_t bits;         /* weight width */
+    int32_t is_int;       /* uint weight (else FP) */
+    int64_t row_words;    /* int32 words per weight row: ceil(K * bits / 32) */
+    int64_t scale_rows;   /* N (CHANNEL, GROUP(_TENSOR)), ceil(N / group_size_n) (BLOCK), 0 (TENSOR) */
+    int64_t scale_cols;   /* G: 1 (CHANNEL, TENSOR), ceil(K / group_size) otherwise */
+    int64_t col_group;    /* K extent of one scale column: group_size, or K */
+    int64_t row_group;    /* N extent of one scale row: group_size_n (BLOCK), else 1 */
+    int64_t zp_rows;      /* int zero point: ceil(N * bits / 32); float: N */
+    hum_codec weight;     /* the FP weight read as all-finite codes (hum.h: standard format) */
+    hum_codec scale;
+    hum_codec param;
+} hum_standard_view;
+
+/* HUM_ERR_INVALID_ARG naming `what` unless p[0..k) is a permutation of 0..k-1. */
+hum_status hum_check_permutation(const int32_t *p, int64_t k, const char *what);
+
+/* Checks every field of `w` against the rules in hum.h (HUM-SECTION standard) and fills `v`.
+ * HUM_ERR_INVALID_ARG naming the field, the expected and the actual value. */
+hum_status hum_standard_view_init(const hum_standard_weight *w, hum_standard_view *v);
+
+#endif
