@@ -61,7 +61,7 @@ double hum_round_half_even(double x)
 {
     double r = floor(x);
     double d = x - r;
-    if (d > 0.5 || (d == 0.5 && fmod(r, 2.0) != 0.0))
+    if (d > 0.5 || (d == 0.5 && floor(r * 0.5) != r * 0.5))
         r += 1.0;
     return r;
 }

@@ -181,8 +181,11 @@ static void check_bounds(quant_rng *rng, const config *cf, int64_t n, int64_t k)
     const int64_t m = 3;
     double *a = malloc((size_t)(m * k) * sizeof *a), *c = malloc((size_t)(m * n) * sizeof *c),
            *ref = malloc((size_t)(m * n) * sizeof *ref);
-    quant_fill_normal_f64(rng, a, m * k, 1.0);
+    uint16_t *a16 = malloc((size_t)(m * k) * sizeof *a16);
+    QUANT_CHECK(quant_fill_activations(rng, HUM_DTYPE_BFLOAT16, m * k, 1.0, a16, a) == 0, "activations");
+    quant_poison(c, (size_t)(m * n) * sizeof *c);
     QUANT_CHECK(hum_reference_gemm(&q, E - 1, a, m, c) == HUM_OK, "%s", hum_last_error());
+    free(a16);
     double bv[512];
     hum_dtype_decode(HUM_DTYPE_FLOAT16, (const uint16_t *)q.bias.data + (E - 1) * n, n, bv);
     for (int64_t i = 0; i < m; i++)

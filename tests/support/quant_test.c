@@ -1,10 +1,13 @@
 /* Test helpers of the quantization core (see quant_test.h). */
 #include "quant_test.h"
 
+#include "hum/hum.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 int quant_failures = 0;
@@ -86,6 +89,24 @@ void quant_fill_normal_f64(quant_rng *r, double *out, int64_t count, double stdd
     for (int64_t i = 0; i < count; i++)
         out[i] = quant_rng_normal(r) * stddev;
 }
+
+int quant_fill_activations(quant_rng *r, uint32_t dtype, int64_t count, double stddev, uint16_t *codes,
+                           double *values)
+{
+    if (dtype != HUM_DTYPE_FLOAT16 && dtype != HUM_DTYPE_BFLOAT16) {
+        fprintf(stderr, "quant_fill_activations: dtype %s (expected float16 or bfloat16)\n", hum_dtype_name(dtype));
+        return -1;
+    }
+    quant_fill_normal_f64(r, values, count, stddev);
+    if (hum_dtype_encode(dtype, values, count, codes) != HUM_OK ||
+        hum_dtype_decode(dtype, codes, count, values) != HUM_OK) {
+        fprintf(stderr, "quant_fill_activations: %s\n", hum_last_error());
+        return -1;
+    }
+    return 0;
+}
+
+void quant_poison(void *data, size_t bytes) { memset(data, 0xFF, bytes); }
 
 double quant_rel_error(const double *out, const double *ref, int64_t count)
 {

@@ -4,6 +4,7 @@
 #ifndef HUM_QUANT_TEST_H
 #define HUM_QUANT_TEST_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -32,6 +33,15 @@ int64_t quant_rng_below(quant_rng *r, int64_t n);
 double quant_rng_normal(quant_rng *r);
 void quant_fill_normal_f32(quant_rng *r, float *out, int64_t count, double stddev);
 void quant_fill_normal_f64(quant_rng *r, double *out, int64_t count, double stddev);
+
+/* Random activations for a GEMM test: normal values rounded to `dtype` (float16 or bfloat16),
+ * written both as codes (what the kernel reads) and as their exact float64 values (what the
+ * reference reads). Returns 0 on success, -1 (with a printed message) on a bad dtype. */
+int quant_fill_activations(quant_rng *r, uint32_t dtype, int64_t count, double stddev, uint16_t *codes,
+                           double *values);
+/* Fills `bytes` with 0xFF: NaN in float16, bfloat16 and float32, so an output element the
+ * kernel never writes fails the comparison. */
+void quant_poison(void *data, size_t bytes);
 
 /* ||out - ref||_2 / ||ref||_2 in float64 (absolute norm when ref is all zero). */
 double quant_rel_error(const double *out, const double *ref, int64_t count);
