@@ -69,21 +69,31 @@ typedef struct fx_awq {
 } fx_awq;
 int fx_write_awq(const char *dir, const char *layer, const fx_awq *w);
 
-/* compressed-tensors pack-quantized: weight_packed I32 [N, words] along K (dense stream for
- * version >= 0.18, 32/b per word before), weight_scale [N, G] (or [N, 1] channel), weight_shape
- * I64 [2], optional weight_zero_point I32 packed along N, optional weight_g_idx. Values are
- * the signed ints + 2^(b-1). */
-typedef struct fx_ct_pack {
-    int bits;
-    int64_t group_size; /* 0: channel */
-    int64_t n, k;
-    int sym, actorder;
-    const char *version; /* "0.17.1" or "0.18.0" */
-    const int8_t *q;     /* [N][K] signed values */
-    const int8_t *zero;  /* [N][G] signed zero points (asym) */
-    const uint16_t *scale; /* [N][G] bfloat16 bits */
+/* compressed-tensors (llm-compressor), one config group targeting Linear. By format:
+ *   pack-quantized: weight_packed I32 [N, words] along K (dense stream for version >= 0.18,
+ *     32/b values per word before), weight_shape I64, asym weight_zero_point I32 packed along
+ *     N; values are the signed ints + 2^(b-1);
+ *   int-quantized / naive-quantized (int): weight I8 [N, K], asym weight_zero_point I8 [N, G];
+ *   float-quantized / naive-quantized (float): weight F8_E4M3 [N, K];
+ *   nvfp4-pack-quantized: weight_packed U8 [N, K/2] low nibble first, weight_scale F8_E4M3
+ *     [N, K/16], weight_global_scale F32 [1]; mxfp4-pack-quantized: weight_scale U8 [N, K/32];
+ *   weight_g_idx I32 [K] with actorder "group". 3-D [E, N, ...] when experts > 0. */
+typedef struct fx_ct {
+    const char *format, *version;
+    const char *type;     /* "int" or "float" */
+    const char *strategy; /* "tensor", "channel", "group", "block", "tensor_group" */
+    int bits, sym, actorder;
+    int64_t group_size, block_n, block_k;
+    int64_t experts, n, k;
+    const int8_t *q_int;     /* [E][N][K] signed values (int formats) */
+    const uint8_t *q_codes;  /* [E][N][K] fp8 or e2m1 codes (float formats) */
+    const int8_t *zero;      /* [E][N][G] signed zero points (asym) */
+    const void *scale;       /* [E][rows][cols] of scale_dtype ([E] or [1] for tensor) */
+    const char *scale_dtype; /* "BF16", "F16", "F32", "F8_E4M3", "U8" */
+    int64_t scale_rows, scale_cols;
+    float global;            /* nvfp4 weight_global_scale */
     const int32_t *g_idx;
-} fx_ct_pack;
-int fx_write_ct_pack(const char *dir, const char *layer, const fx_ct_pack *w);
+} fx_ct;
+int fx_write_ct(const char *dir, const char *layer, const fx_ct *w);
 
 #endif

@@ -75,7 +75,7 @@ static void awq_pack_rows(const uint8_t *vals, int64_t rows, int64_t n, uint32_t
 
 int fx_write_awq(const char *dir, const char *layer, const fx_awq *w)
 {
-    int64_t n = w->n, k = w->k, g = k / w->group_size;
+    int64_t n = w->n, k = w->k, g = w->group_size > 0 ? k / w->group_size : 1;
     uint32_t *qweight = calloc((size_t)(k * n / 8), 4), *qzeros = calloc((size_t)(g * n / 8), 4);
     awq_pack_rows(w->q, k, n, qweight);
     awq_pack_rows(w->zero, g, n, qzeros);

@@ -4,6 +4,7 @@
 #include "formats_support.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,4 +144,67 @@ long long fmt_rand_range(fmt_rng *r, long long lo, long long hi)
 double fmt_rand_double(fmt_rng *r, double lo, double hi)
 {
     return lo + (hi - lo) * (double)(fmt_rand(r) >> 11) / 9007199254740992.0;
+}
+
+static hum_runtime *runtime;
+
+hum_runtime *fmt_runtime(void)
+{
+    if (!runtime && hum_runtime_create(NULL, &runtime) != HUM_OK) {
+        fprintf(stderr, "hum_runtime_create: %s\n", hum_last_error());
+        exit(1);
+    }
+    return runtime;
+}
+
+void fmt_runtime_destroy(void)
+{
+    hum_runtime_destroy(runtime);
+    runtime = NULL;
+}
+
+hum_status fmt_load(const char *dir, const char *layer, hum_standard_weight *w)
+{
+    memset(w, 0, sizeof *w);
+    return hum_layer_load_standard(fmt_runtime(), dir, layer, w);
+}
+
+double *fmt_dequant(const hum_standard_weight *w, int64_t expert)
+{
+    double *out = malloc(sizeof *out * (size_t)(w->n * w->k));
+    if (hum_reference_dequant(w, expert, out) != HUM_OK) {
+        fmt_failures++;
+        fprintf(stderr, "hum_reference_dequant: %s\n", hum_last_error());
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+int64_t fmt_compare(const double *got, const double *want, int64_t count, double rel_tol, const char *what)
+{
+    int64_t bad = 0;
+    for (int64_t i = 0; i < count; i++) {
+        double d = got[i] - want[i];
+        int ok = rel_tol == 0 ? (got[i] == want[i] || (got[i] != got[i] && want[i] != want[i]))
+                              : fabs(d) <= rel_tol * fabs(want[i]);
+        if (!ok && bad++ < 5)
+            fprintf(stderr, "%s: element %lld: got %.17g, want %.17g\n", what, (long long)i, got[i], want[i]);
+    }
+    if (bad) {
+        fmt_failures++;
+        fprintf(stderr, "%s: %lld of %lld elements differ\n", what, (long long)bad, (long long)count);
+    }
+    return bad;
+}
+
+hum_status fmt_list(const char *dir, hum_layer_list *out)
+{
+    memset(out, 0, sizeof *out);
+    hum_checkpoint *ck = NULL;
+    hum_status s = hum_checkpoint_open(dir, &ck);
+    if (s == HUM_OK)
+        s = hum_checkpoint_list_layers(fmt_runtime(), ck, out);
+    hum_checkpoint_close(ck);
+    return s;
 }

@@ -50,3 +50,19 @@ long long fmt_rand_range(fmt_rng *r, long long lo, long long hi);
 double fmt_rand_double(fmt_rng *r, double lo, double hi);
 
 #endif
+
+/* --- loading through the runtime ------------------------------------------------------------ */
+
+/* One runtime for the whole test (CPU only is fine); created on first use. */
+hum_runtime *fmt_runtime(void);
+void fmt_runtime_destroy(void);
+/* Loads `layer` of the checkpoint at `dir`; returns the status (message in hum_last_error()). */
+hum_status fmt_load(const char *dir, const char *layer, hum_standard_weight *w);
+/* The dequantized weight of `expert` (float64 [N][K], checkpoint column order), malloc'ed;
+ * NULL (and a reported failure) when hum_reference_dequant fails. */
+double *fmt_dequant(const hum_standard_weight *w, int64_t expert);
+/* Exact comparison of `count` doubles; reports the first mismatches under `what`. Returns the
+ * number of mismatches. rel_tol 0 means bit-exact equality. */
+int64_t fmt_compare(const double *got, const double *want, int64_t count, double rel_tol, const char *what);
+/* The listing of the checkpoint at `dir` (caller frees with hum_layer_list_free). */
+hum_status fmt_list(const char *dir, hum_layer_list *out);

@@ -535,6 +535,59 @@ hum_status hum_host_int_range(const void *data, hum_dtype dtype, int64_t count, 
 hum_status hum_host_group_order(const int32_t *g_idx, int64_t k, int64_t group_size, int32_t *k_perm,
                                 int32_t *identity);
 
+/*
+ * Checkpoint formats -> the standard format. The format is detected from the config files
+ * (lua/hum/formats.lua) and converted by formats/<format>.lua: gptq (v1 "gptq" stores zero - 1,
+ * "gptq_v2" the zero; act-order g_idx becomes k_perm), awq (GEMM), compressed-tensors
+ * (pack-quantized in the <= 0.17 and >= 0.18 layouts, int-, float-, naive-quantized,
+ * nvfp4-pack-quantized, mxfp4-pack-quantized), modelopt (FP8, NVFP4), fp8 (block-wise
+ * weight_scale_inv), mxfp4 (gpt-oss *_blocks / *_scales experts), bitnet. Facts per format:
+ * shared/reference/checkpoint-formats.md and the comments of each formats/ file.
+ * A layer is named by its module path ("model.layers.0.mlp.down_proj"); gpt-oss experts by
+ * "model.layers.0.mlp.experts.gate_up_proj" (rows in checkpoint order: gate and up interleaved).
+ */
+typedef struct hum_layer_summary {
+    char name[512];
+    char format[64];        /* "gptq", "gptq_v2", "awq", "compressed-tensors/pack-quantized", ... */
+    hum_dtype weight_dtype; /* of the standard weight: uint4, float8_e4m3fn, float4_e2m1, ... */
+    int32_t bits;
+    char scale[32];         /* "group", "channel", "tensor", "block 128x128", "group+tensor" */
+    int64_t group_size;     /* K extent of a scale; 0 for channel and tensor scales */
+    int32_t symmetric;      /* 1: no zero point (ints use the midpoint 2^(bits-1)) */
+    int32_t act_order;      /* 1: g_idx permutes K */
+    int64_t n, k, num_experts;
+} hum_layer_summary;
+
+typedef struct hum_layer_list {
+    hum_layer_summary *items;
+    int64_t count, capacity;
+} hum_layer_list;
+/* Appends a copy of *item (used by the Lua listing). */
+hum_status hum_layer_list_append(hum_layer_list *list, const hum_layer_summary *item);
+void hum_layer_list_free(hum_layer_list *list);
+
+struct hum_runtime; /* hum_runtime, declared with the runtime below */
+
+/* What C hands the Lua converters (lua/hum/formats.lua). */
+typedef struct hum_format_call {
+    const hum_checkpoint *checkpoint;
+    const char *layer_name;      /* load */
+    hum_standard_weight *weight; /* load: filled */
+    hum_layer_list *list;        /* list: appended to */
+} hum_format_call;
+
+/* Every quantized layer of the checkpoint, in name order (*out is reset first). Errors:
+ * HUM_ERR_FORMAT for an unknown or self-contradictory checkpoint (naming the key or tensor). */
+hum_status hum_checkpoint_list_layers(struct hum_runtime *rt, const hum_checkpoint *ckpt, hum_layer_list *out);
+/* Converts one layer to the standard format. *out must be zeroed; on failure it is left zeroed.
+ * Errors: HUM_ERR_FORMAT (missing tensor, wrong dtype or shape, contradictory config, values
+ * outside their range), HUM_ERR_UNSUPPORTED (a valid layout hum does not convert, named). */
+hum_status hum_checkpoint_load_layer(struct hum_runtime *rt, const hum_checkpoint *ckpt, const char *layer_name,
+                                     hum_standard_weight *out);
+/* hum_checkpoint_open + hum_checkpoint_load_layer + close. */
+hum_status hum_layer_load_standard(struct hum_runtime *rt, const char *checkpoint_path, const char *layer_name,
+                                   hum_standard_weight *out);
+
 /* ====================================================================================== */
 /* CUDA driver and devices                                                                 */
 /* ====================================================================================== */

@@ -1,0 +1,400 @@
+-- compressed-tensors (llm-compressor; vllm-project/compressed-tensors) -> standard format.
+-- checkpoint-formats.md section 3.
+--
+-- quantization_config: format (global, or "mixed-precision" with a format per config group),
+-- config_groups {name: {targets, weights: QuantizationArgs, format?}}, ignore, version.
+-- Formats converted, all with weights [N, K] (MoE: [E, N, K], packed per expert slice):
+--   pack-quantized        weight_packed I32 [N, words] along K: a dense LSB-first stream for
+--                         version >= 0.18 (PR #732), floor(32/b) values per word before; the
+--                         weight_shape I64 tensor gives [N, K]; values are the signed ints plus
+--                         2^(b-1), so they are the standard's offset-binary codes as stored;
+--                         asym zero points I32 [words(N), G] packed along N the same way and
+--                         offset the same way; actorder "group" adds weight_g_idx I32 [K].
+--   int-quantized,        weight I8 [N, K] holding signed b-bit values (b = num_bits), offset by
+--   naive-quantized (int) 2^(b-1) here; asym zero points I8 [N, G] likewise.
+--   float-quantized,      weight F8_E4M3 / F8_E5M2 [N, K].
+--   naive-quantized (float)
+--   mxfp8-quantized       weight F8_E4M3 [N, K], weight_scale U8 [N, K/32] (E8M0 exponents).
+--   nvfp4-pack-quantized  weight_packed U8 [N, K/2] (element 2i in the low nibble),
+--                         weight_scale F8_E4M3 [N, K/16], weight_global_scale F32 [1]:
+--                         w = e2m1 * scale / global (nvfp4/helpers.py), so the standard global
+--                         scale is 1 / weight_global_scale (rounded to float32).
+--   mxfp4-pack-quantized  weight_packed U8 [N, K/2], weight_scale U8 [N, K/32] (E8M0).
+-- weight_scale by strategy: tensor [1] (a global scale), channel [N, 1], group [N, ceil(K/gs)],
+-- block [ceil(N/bh), ceil(K/bw)] (converted to float32 BLOCK scales).
+
+local ffi = require("ffi")
+local hum = require("hum")
+local cv = require("hum.convert")
+
+local C = hum.C
+local M = {}
+
+local float_dtypes = { F16 = "float16", BF16 = "bfloat16", F32 = "float32" }
+
+-- --- which config group governs a layer ------------------------------------------------------
+
+-- A Python regular expression as Lua patterns (one per top-level alternative), for the subset
+-- compressed-tensors targets use ("re:.*self_attn.*", "re:.*mlp\.experts.*\.(gate|up)_proj$" is
+-- outside it and refused). re.match anchors at the start only.
+local function regex_patterns(re)
+  if re:find("[()%{%}]") then return nil end
+  local out = {}
+  for alt in (re .. "|"):gmatch("([^|]*)|") do
+    local p, i = { "^" }, 1
+    if alt:sub(1, 1) == "^" then i = 2 end
+    while i <= #alt do
+      local c = alt:sub(i, i)
+      if c == "\\" then
+        local e = alt:sub(i + 1, i + 1)
+        if e == "d" then p[#p + 1] = "%d" elseif e == "w" then p[#p + 1] = "[%w_]" elseif e == "s" then
+          p[#p + 1] = "%s" elseif e:match("%p") then p[#p + 1] = "%" .. e else return nil end
+        i = i + 2
+      elseif c == "[" then
+        local j = alt:find("]", i + 1, true)
+        if not j then return nil end
+        p[#p + 1] = (alt:sub(i, j):gsub("\\d", "%%d"))
+        i = j + 1
+      elseif c == "$" and i == #alt then
+        p[#p + 1] = "$"
+        i = i + 1
+      elseif c:match("[%w_ /:-]") or c == "." or c == "*" or c == "+" or c == "?" then
+        -- '.', '*', '+', '?' mean the same in Lua patterns (Lua's '*' is greedy like Python's).
+        p[#p + 1] = c == "-" and "%-" or c
+        i = i + 1
+      else
+        return nil
+      end
+    end
+    out[#out + 1] = table.concat(p)
+  end
+  return out
+end
+
+-- 3: exact module name, 2: regex, 1: class name ("Linear": every quantized layer is one), 0: none.
+local function target_rank(ck, target, layer)
+  if target == layer then return 3 end
+  if target:sub(1, 3) == "re:" then
+    local pats = regex_patterns(target:sub(4))
+    if not pats then
+      hum.fail("HUM_ERR_UNSUPPORTED", string.format("%s: cannot evaluate compressed-tensors target \"%s\" " ..
+        "(regex outside the supported subset)", ck.path, target), 0)
+    end
+    for _, p in ipairs(pats) do if layer:match(p) then return 2 end end
+    return 0
+  end
+  if target:match("^%u") and not target:find("%.") then return 1 end
+  return 0
+end
+
+local function ignored(ck, qc, layer)
+  for _, t in ipairs(type(qc.ignore) == "table" and qc.ignore or {}) do
+    if type(t) == "string" and target_rank(ck, t, layer) >= 2 then return true end
+  end
+  return false
+end
+
+local function scheme_for(ck, qc, layer)
+  local groups = qc.config_groups
+  if type(groups) ~= "table" then ck:fail("compressed-tensors quantization_config has no config_groups") end
+  local best, best_rank, tie = nil, 0, nil
+  local names = {}
+  for name in pairs(groups) do names[#names + 1] = name end
+  table.sort(names)
+  for _, name in ipairs(names) do
+    local g = groups[name]
+    for _, t in ipairs(type(g.targets) == "table" and g.targets or {}) do
+      local r = target_rank(ck, t, layer)
+      if r > best_rank then best, best_rank, tie = name, r, nil
+      elseif r == best_rank and r > 0 and best ~= name then tie = name end
+    end
+  end
+  if not best then ck:fail("no config_groups entry targets layer " .. layer) end
+  if tie then
+    ck:fail(string.format("config groups \"%s\" and \"%s\" both target layer %s equally", best, tie, layer))
+  end
+  local g = groups[best]
+  local w = g.weights
+  if type(w) ~= "table" then ck:fail("config group \"" .. best .. "\" has no weights arguments") end
+  local fmt = g.format or qc.format
+  if fmt == nil or fmt == "mixed-precision" then
+    ck:fail("config group \"" .. best .. "\" has no format (the global format is " .. tostring(qc.format) .. ")")
+  end
+  return { group = best, format = fmt, args = w }
+end
+
+-- --- the layers ----------------------------------------------------------------------------
+
+function M.names(ck, qc)
+  local seen, out = {}, {}
+  for _, name in ipairs(ck:names()) do
+    local layer = name:match("^(.*)%.weight_packed$")
+    if not layer then
+      layer = name:match("^(.*)%.weight$")
+      if layer and not ck:has(layer .. ".weight_scale") then layer = nil end
+    end
+    if layer and not seen[layer] and not ignored(ck, qc, layer) then
+      seen[layer] = true
+      out[#out + 1] = layer
+    end
+  end
+  table.sort(out)
+  return out
+end
+
+local function version_at_least(v, major, minor)
+  local a, b = tostring(v):match("^(%d+)%.(%d+)")
+  if not a then return nil end
+  a, b = tonumber(a), tonumber(b)
+  return a > major or (a == major and b >= minor)
+end
+
+-- Everything about one layer, checked: dims, layout, scale and zero-point tensors.
+local function plan(ck, qc, layer)
+  local sc = scheme_for(ck, qc, layer)
+  local a, fmt = sc.args, sc.format
+  local p = { layer = layer, format = fmt, bits = a.num_bits, type = a.type, sym = a.symmetric ~= false,
+    strategy = a.strategy, group_size = a.group_size }
+  if a.dynamic == true then ck:fail("config group \"" .. sc.group .. "\": dynamic weight quantization stores no scales") end
+  if type(p.bits) ~= "number" or p.bits < 1 or p.bits > 8 then
+    ck:fail("config group \"" .. sc.group .. "\": weights.num_bits = " .. tostring(p.bits) .. ", expected 1..8")
+  end
+  if p.strategy == nil then
+    p.strategy = (a.group_size == nil and "tensor") or (a.group_size == -1 and "channel") or "group"
+  end
+  local fp = p.type == "float"
+  if fmt == "pack-quantized" then
+    if fp then ck:fail("pack-quantized holds integer weights, but config group \"" .. sc.group .. "\" says float") end
+    local w = ck:expect(ck:tensor(layer .. ".weight_packed"), "I32", false)
+    local shape = ck:small_ints(ck:expect(ck:tensor(layer .. ".weight_shape"), { "I64", "I32" }, { #w.shape }))
+    if #w.shape ~= 2 and #w.shape ~= 3 then ck:fail(w.name .. " must be [N, words] or [E, N, words]") end
+    p.experts = #w.shape == 3 and shape[1] or 0
+    p.n, p.k = shape[#shape - 1], shape[#shape]
+    local dense, aligned = cv.words(p.k, p.bits, cv.DENSE), cv.words(p.k, p.bits, cv.WORD_ALIGNED)
+    local new = version_at_least(qc.version, 0, 18)
+    if new == nil then
+      -- No usable version: the word count decides when it can (checkpoint-formats.md 3.4).
+      if dense ~= aligned then new = w.shape[#w.shape] == dense
+      else new = true end
+    end
+    p.layout = new and cv.DENSE or cv.WORD_ALIGNED
+    local words = new and dense or aligned
+    local want = { p.n, words }
+    if p.experts > 0 then table.insert(want, 1, p.experts) end
+    ck:expect(w, "I32", want)
+    p.weight = w
+  elseif fmt == "nvfp4-pack-quantized" or fmt == "mxfp4-pack-quantized" then
+    if not fp or p.bits ~= 4 then ck:fail(fmt .. " needs 4-bit float weights in config group \"" .. sc.group .. "\"") end
+    local w = ck:expect(ck:tensor(layer .. ".weight_packed"), "U8", false)
+    if #w.shape ~= 2 and #w.shape ~= 3 then ck:fail(w.name .. " must be [N, K/2] or [E, N, K/2]") end
+    p.experts = #w.shape == 3 and w.shape[1] or 0
+    p.n, p.k = w.shape[#w.shape - 1], 2 * w.shape[#w.shape]
+    p.weight = w
+  elseif fmt == "int-quantized" or fmt == "float-quantized" or fmt == "naive-quantized" or fmt == "mxfp8-quantized" then
+    local w = ck:expect(ck:tensor(layer .. ".weight"), fp and { "F8_E4M3", "F8_E5M2" } or { "I8" }, false)
+    if fp and p.bits ~= 8 then ck:fail(fmt .. " with " .. p.bits .. "-bit float weights is not a known layout") end
+    if #w.shape ~= 2 and #w.shape ~= 3 then ck:fail(w.name .. " must be [N, K] or [E, N, K]") end
+    p.experts = #w.shape == 3 and w.shape[1] or 0
+    p.n, p.k = w.shape[#w.shape - 1], w.shape[#w.shape]
+    p.weight = w
+  else
+    hum.fail("HUM_ERR_UNSUPPORTED", string.format("%s: layer %s: compressed-tensors format \"%s\" is not converted",
+      ck.path, layer, tostring(fmt)), 0)
+  end
+  -- Scales.
+  local lead = p.experts > 0 and { p.experts } or {}
+  local function with_lead(s)
+    local out = {}
+    for _, d in ipairs(lead) do out[#out + 1] = d end
+    for _, d in ipairs(s) do out[#out + 1] = d end
+    return out
+  end
+  local scale = ck:tensor(layer .. ".weight_scale")
+  p.scale = scale
+  if fmt == "nvfp4-pack-quantized" then
+    p.strategy, p.group_size = "tensor_group", 16
+    ck:expect(scale, "F8_E4M3", with_lead({ p.n, math.ceil(p.k / 16) }))
+    p.global = ck:expect(ck:tensor(layer .. ".weight_global_scale"), "F32", false)
+  elseif fmt == "mxfp4-pack-quantized" or fmt == "mxfp8-quantized" then
+    p.strategy, p.group_size = "group", 32
+    ck:expect(scale, "U8", with_lead({ p.n, math.ceil(p.k / 32) }))
+  elseif p.strategy == "group" then
+    if type(p.group_size) ~= "number" or p.group_size < 1 then ck:fail("group strategy without a positive group_size") end
+    ck:expect(scale, { "F16", "BF16", "F32" }, with_lead({ p.n, math.ceil(p.k / p.group_size) }))
+  elseif p.strategy == "channel" then
+    ck:expect(scale, { "F16", "BF16", "F32" }, with_lead({ p.n, 1 }))
+  elseif p.strategy == "tensor" then
+    ck:expect(scale, { "F16", "BF16", "F32" }, false)
+    local count = 1
+    for _, d in ipairs(scale.shape) do count = count * d end
+    if count ~= math.max(1, p.experts) then ck:fail(scale.name .. " must hold one scale per tensor") end
+  elseif p.strategy == "block" then
+    local bs = a.block_structure
+    if type(bs) == "string" then bs = { tonumber(bs:match("^(%d+)x")), tonumber(bs:match("x(%d+)$")) } end
+    if type(bs) ~= "table" or type(bs[1]) ~= "number" or type(bs[2]) ~= "number" then
+      ck:fail("block strategy without a block_structure [rows, cols]")
+    end
+    p.block = bs
+    ck:expect(scale, { "F16", "BF16", "F32" }, with_lead({ math.ceil(p.n / bs[1]), math.ceil(p.k / bs[2]) }))
+  else
+    hum.fail("HUM_ERR_UNSUPPORTED", string.format("%s: layer %s: weight strategy \"%s\" is not converted", ck.path,
+      layer, tostring(p.strategy)), 0)
+  end
+  -- Zero points (asymmetric ints) and act-order.
+  if not p.sym then
+    if fp then ck:fail("asymmetric float weights are not a compressed-tensors layout") end
+    if p.strategy ~= "group" and p.strategy ~= "channel" then
+      hum.fail("HUM_ERR_UNSUPPORTED", ck.path .. ": asymmetric " .. tostring(p.strategy) .. " zero points are not converted", 0)
+    end
+    local groups = p.strategy == "group" and math.ceil(p.k / p.group_size) or 1
+    p.groups = groups
+    local zp = ck:tensor(layer .. ".weight_zero_point")
+    if fmt == "pack-quantized" then
+      ck:expect(zp, "I32", with_lead({ cv.words(p.n, p.bits, p.layout), groups }))
+    else
+      ck:expect(zp, "I8", with_lead({ p.n, groups }))
+    end
+    p.zero_point = zp
+  end
+  local actorder = a.actorder
+  if actorder == true or actorder == "group" or actorder == "dynamic" then
+    if p.strategy ~= "group" then ck:fail("actorder \"group\" needs the group strategy") end
+    p.g_idx = ck:expect(ck:tensor(layer .. ".weight_g_idx"), "I32", { p.k })
+  end
+  return p
+end
+
+local function weight_dtype(p)
+  if p.type ~= "float" then return cv.dtype("uint" .. p.bits) end
+  if p.bits == 4 then return cv.dtype("float4_e2m1") end
+  return cv.dtype(p.weight.dtype_name == "F8_E5M2" and "float8_e5m2" or "float8_e4m3fn")
+end
+
+local scale_names = { tensor = "tensor", channel = "channel", group = "group", tensor_group = "group+tensor" }
+
+-- k_perm from weight_g_idx; compressed-tensors initialises it to -1, and a -1 left means no
+-- reorder (checkpoint-formats.md 3.2).
+local function act_order(scope, ck, p)
+  if not p.g_idx then return nil end
+  local lo, hi = ffi.new("int64_t[1]"), ffi.new("int64_t[1]")
+  local g = scope:copy(p.g_idx.data, p.g_idx.nbytes)
+  hum.check(C.hum_host_int_range(g, C.HUM_DTYPE_INT32, p.k, lo, hi))
+  if hi[0] == -1 then return nil end
+  return scope:group_order(g, p.k, p.group_size, ck.path .. ": " .. p.g_idx.name)
+end
+
+function M.describe(ck, qc, layer)
+  local p = plan(ck, qc, layer)
+  local perm = cv.run(function(scope) return act_order(scope, ck, p) ~= nil end)
+  local scale = scale_names[p.strategy] or
+    string.format("block %dx%d", p.block and p.block[1] or 0, p.block and p.block[2] or 0)
+  return { name = layer, format = "compressed-tensors/" .. p.format, weight_dtype = weight_dtype(p), bits = p.bits,
+    scale = scale, group_size = (p.strategy == "group" or p.strategy == "tensor_group") and p.group_size or
+      (p.strategy == "block" and p.block[2]) or 0,
+    symmetric = p.sym, act_order = perm, n = p.n, k = p.k, experts = p.experts }
+end
+
+local function param_dtype(ck, p)
+  local cfg = ck:config("config.json")
+  local td = cfg and (cfg.torch_dtype or cfg.dtype)
+  if td == "float16" or td == "bfloat16" then return cv.dtype(td) end
+  if p.scale.dtype_name == "F16" then return cv.dtype("float16") end
+  return cv.dtype("bfloat16")
+end
+
+-- Scale tensor -> standard scale fields.
+local function convert_scale(scope, ck, p, out)
+  local e = math.max(1, p.experts)
+  if p.strategy == "tensor" then
+    out.scale_type = C.HUM_SCALE_TENSOR
+    out.scale_dtype = C.HUM_DTYPE_FLOAT32
+    cv.set_global(out, ck:small_floats(p.scale))
+  elseif p.strategy == "tensor_group" then
+    local src = p.scale
+    cv.set_scale(out, C.HUM_SCALE_GROUP_TENSOR, C.HUM_DTYPE_FLOAT8_E4M3FN, src.data, p.n, math.ceil(p.k / 16), 16)
+    local globals = ck:small_floats(p.global)
+    if #globals ~= e then ck:fail(p.global.name .. " must hold one value per expert") end
+    for i, g in ipairs(globals) do
+      if g == 0 or g ~= g then ck:fail(p.global.name .. " holds " .. tostring(g) .. ", not a usable divisor") end
+      globals[i] = 1 / g
+    end
+    cv.set_global(out, globals)
+  elseif p.format == "mxfp4-pack-quantized" or p.format == "mxfp8-quantized" then
+    cv.set_scale(out, C.HUM_SCALE_GROUP, C.HUM_DTYPE_FLOAT8_E8M0, p.scale.data, p.n, math.ceil(p.k / 32), 32)
+  elseif p.strategy == "block" then
+    local rows, cols = math.ceil(p.n / p.block[1]), math.ceil(p.k / p.block[2])
+    local count = e * rows * cols
+    local f = scope:buffer("float", count)
+    hum.check(C.hum_dtype_to_float(p.scale.dtype, scope:copy(p.scale.data, p.scale.nbytes), count, f),
+      "reading " .. p.scale.name)
+    cv.set_scale(out, C.HUM_SCALE_BLOCK, C.HUM_DTYPE_FLOAT32, f, rows, cols, p.block[2], p.block[1])
+  else
+    local dtype = cv.dtype(float_dtypes[p.scale.dtype_name])
+    if p.strategy == "channel" then
+      cv.set_scale(out, C.HUM_SCALE_CHANNEL, dtype, p.scale.data, p.n, 1)
+    else
+      cv.set_scale(out, C.HUM_SCALE_GROUP, dtype, p.scale.data, p.n, math.ceil(p.k / p.group_size), p.group_size)
+    end
+  end
+end
+
+-- Integer codes [E*N][K], offset binary, in checkpoint column order.
+local function int_codes(scope, ck, p)
+  local rows = math.max(1, p.experts) * p.n
+  if p.format == "pack-quantized" then
+    return scope:unpack(scope:copy(p.weight.data, p.weight.nbytes), 1, rows, p.k, p.bits, cv.ALONG_COLS, p.layout)
+  end
+  local half = 2 ^ (p.bits - 1)
+  local codes = scope:copy(p.weight.data, p.weight.nbytes)
+  cv.check_range(codes, "I8", rows * p.k, -half, half - 1, ck.path .. ": " .. p.weight.name)
+  cv.add_codes(codes, rows * p.k, half, p.bits)
+  return codes
+end
+
+-- Zero points as codes [E][N][G], offset binary.
+local function zero_codes(scope, ck, p)
+  local e, g = math.max(1, p.experts), p.groups
+  local zp = p.zero_point
+  if p.format == "pack-quantized" then
+    return scope:unpack(scope:copy(zp.data, zp.nbytes), e, p.n, g, p.bits, cv.ALONG_ROWS, p.layout)
+  end
+  local half = 2 ^ (p.bits - 1)
+  local codes = scope:copy(zp.data, zp.nbytes)
+  cv.check_range(codes, "I8", e * p.n * g, -half, half - 1, ck.path .. ": " .. zp.name)
+  cv.add_codes(codes, e * p.n * g, half, p.bits)
+  return codes
+end
+
+local function convert(scope, ck, p, out)
+  local bits = p.type == "float" and (p.bits == 4 and 4 or 8) or p.bits
+  cv.begin(out, { n = p.n, k = p.k, experts = p.experts, weight_dtype = weight_dtype(p), param_dtype = param_dtype(ck, p) })
+  if p.type == "float" then
+    cv.set_weight_bytes(out, p.weight.data, p.weight.shape[#p.weight.shape], bits)
+  else
+    local codes = int_codes(scope, ck, p)
+    local perm = act_order(scope, ck, p)
+    if perm then
+      if p.experts > 0 then ck:fail("act-order on stacked experts is not convertible (one k_perm per layer)") end
+      codes = scope:gather_columns(codes, p.n, p.k, perm, 1)
+      cv.set_k_perm(out, perm)
+    end
+    cv.set_weight_codes(out, codes, bits)
+    if not p.sym then cv.set_zero_codes(out, zero_codes(scope, ck, p), p.groups, bits) end
+  end
+  convert_scale(scope, ck, p, out)
+end
+
+function M.load(ck, qc, layer, out)
+  if type(qc.transform_config) == "table" and next(qc.transform_config) ~= nil then
+    hum.fail("HUM_ERR_UNSUPPORTED", ck.path .. ": compressed-tensors transform_config (rotations) is not supported", 0)
+  end
+  local status = qc.quantization_status
+  if status ~= nil and status ~= "compressed" then
+    hum.fail("HUM_ERR_UNSUPPORTED", ck.path .. ": quantization_status \"" .. tostring(status) ..
+      "\": only compressed checkpoints hold quantized weights", 0)
+  end
+  cv.run(convert, ck, plan(ck, qc, layer), out)
+end
+
+
+return M

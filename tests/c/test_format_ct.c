@@ -1,0 +1,177 @@
+/* compressed-tensors checkpoints -> standard format -> reference dequantizer. Each case writes
+ * the exact on-disk layout of one format (pack-quantized in both the <= 0.17 and >= 0.18 layouts,
+ * int-, naive-, float-quantized, nvfp4- and mxfp4-pack-quantized) from raw values; every element
+ * must equal compressed-tensors' own rule on those values:
+ *   int:   (q - zp) * s            (q, zp signed; zp = 0 when symmetric)
+ *   float: decode(q) * s
+ *   nvfp4: e2m1(q) * e4m3(s) / weight_global_scale
+ *   mxfp4: e2m1(q) * 2^(u - 127) */
+#include "fixture.h"
+#include "formats_support.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *layer = "model.layers.2.mlp.down_proj";
+
+typedef struct ct_case {
+    const char *format, *version, *type, *strategy;
+    int bits, sym, actorder;
+    int64_t group_size, block_n, block_k, experts, n, k;
+    const char *scale_dtype;
+    float global;
+} ct_case;
+
+static double bf16_random(fmt_rng *r) { return (double)fmt_rand_range(r, -255, 255) / 4096.0; }
+
+static void run_case(const ct_case *c, unsigned seed)
+{
+    char what[200];
+    snprintf(what, sizeof what, "%s %s %s %d-bit %s g%lld %s%s E=%lld N=%lld K=%lld", c->format, c->version, c->type,
+             c->bits, c->strategy, (long long)c->group_size, c->sym ? "sym" : "asym", c->actorder ? " actorder" : "",
+             (long long)c->experts, (long long)c->n, (long long)c->k);
+    fmt_rng r = {seed * 104729u + 11};
+    int64_t e = c->experts ? c->experts : 1, n = c->n, k = c->k, total = e * n * k;
+    int is_int = strcmp(c->type, "int") == 0, fp4 = !is_int && c->bits == 4;
+    int64_t gk = !strcmp(c->strategy, "group") || !strcmp(c->strategy, "tensor_group") ? c->group_size
+                 : !strcmp(c->strategy, "block")                                      ? c->block_k
+                                                                                      : k;
+    int64_t gn = !strcmp(c->strategy, "block") ? c->block_n : 1;
+    int64_t rows = !strcmp(c->strategy, "tensor") ? 1 : (n + gn - 1) / gn, cols = (k + gk - 1) / gk;
+    int8_t *qi = malloc((size_t)total), *zero = calloc((size_t)(e * n * cols), 1);
+    uint8_t *qc = malloc((size_t)total);
+    int64_t half = 1 << (c->bits - 1);
+    for (int64_t i = 0; i < total; i++) {
+        qi[i] = (int8_t)fmt_rand_range(&r, -half, half - 1);
+        do
+            qc[i] = (uint8_t)fmt_rand_range(&r, 0, fp4 ? 15 : 255);
+        while (!fp4 && (qc[i] & 0x7f) == 0x7f); /* e4m3fn NaN codes are not weights */
+    }
+    if (!c->sym)
+        for (int64_t i = 0; i < e * n * cols; i++)
+            zero[i] = (int8_t)fmt_rand_range(&r, -half, half - 1);
+    /* Scales in their stored dtype, and their values. */
+    int64_t ns = !strcmp(c->strategy, "tensor") ? e : e * rows * cols;
+    double *sv = malloc(sizeof *sv * (size_t)ns);
+    void *scale = malloc(4 * (size_t)ns);
+    for (int64_t i = 0; i < ns; i++) {
+        if (!strcmp(c->scale_dtype, "F8_E4M3")) {
+            uint8_t code = (uint8_t)fmt_rand_range(&r, 0x08, 0x7e);
+            ((uint8_t *)scale)[i] = code;
+            sv[i] = fx_e4m3_value(code);
+        } else if (!strcmp(c->scale_dtype, "U8")) {
+            uint8_t u = (uint8_t)fmt_rand_range(&r, 110, 140);
+            ((uint8_t *)scale)[i] = u;
+            sv[i] = ldexp(1.0, u - 127);
+        } else if (!strcmp(c->scale_dtype, "F32")) {
+            float v = (float)bf16_random(&r) * 3.0f;
+            ((float *)scale)[i] = v;
+            sv[i] = v;
+        } else {
+            sv[i] = bf16_random(&r);
+            ((uint16_t *)scale)[i] = !strcmp(c->scale_dtype, "F16") ? fx_f16_bits(sv[i]) : fx_bf16_bits(sv[i]);
+        }
+    }
+    int32_t *g_idx = malloc(sizeof *g_idx * (size_t)k);
+    for (int64_t i = 0; i < k; i++)
+        g_idx[i] = (int32_t)(i / (c->group_size > 0 ? c->group_size : k));
+    if (c->actorder) /* swap channels across groups: each group keeps its size */
+        for (int64_t i = 0; i + c->group_size < k; i += 3) {
+            int32_t t = g_idx[i];
+            g_idx[i] = g_idx[i + c->group_size];
+            g_idx[i + c->group_size] = t;
+        }
+    char *dir = fmt_tmpdir("ct");
+    fx_ct fx = {.format = c->format, .version = c->version, .type = c->type, .strategy = c->strategy,
+                .bits = c->bits, .sym = c->sym, .actorder = c->actorder, .group_size = c->group_size,
+                .block_n = c->block_n, .block_k = c->block_k, .experts = c->experts, .n = n, .k = k, .q_int = qi,
+                .q_codes = qc, .zero = zero, .scale = scale, .scale_dtype = c->scale_dtype, .scale_rows = rows,
+                .scale_cols = cols, .global = c->global, .g_idx = g_idx};
+    FMT_CHECK(fx_write_ct(dir, layer, &fx) == 0, "%s: fixture", what);
+    hum_standard_weight w;
+    hum_status st = fmt_load(dir, layer, &w);
+    FMT_CHECK(st == HUM_OK, "%s: load: %s", what, hum_last_error());
+    if (st == HUM_OK) {
+        FMT_CHECK(w.num_experts == c->experts && w.n == n && w.k == k, "%s: dims", what);
+        double *want = malloc(sizeof *want * (size_t)(n * k));
+        for (int64_t x = 0; x < e; x++) {
+            double *got = fmt_dequant(&w, x);
+            for (int64_t i = 0; i < n; i++)
+                for (int64_t j = 0; j < k; j++) {
+                    int64_t at = (x * n + i) * k + j, grp = c->actorder ? g_idx[j] : j / gk;
+                    double s = !strcmp(c->strategy, "tensor") ? sv[x] : sv[(x * rows + i / gn) * cols + grp];
+                    double v;
+                    if (is_int)
+                        v = ((double)qi[at] - (double)zero[(x * n + i) * cols + grp]) * s;
+                    else if (fp4)
+                        v = fx_e2m1_value(qc[at]) * s;
+                    else
+                        v = fx_e4m3_value(qc[at]) * s;
+                    if (!strcmp(c->format, "nvfp4-pack-quantized"))
+                        v = v / (double)c->global;
+                    want[i * k + j] = v;
+                }
+            /* nvfp4: the standard global scale is 1/weight_global_scale rounded to float32, so
+             * the product may differ from the division by one float32 rounding. */
+            double tol = !strcmp(c->format, "nvfp4-pack-quantized") ? ldexp(1.0, -24) : 0;
+            if (got)
+                fmt_compare(got, want, n * k, tol, what);
+            free(got);
+        }
+        free(want);
+        hum_standard_free(&w);
+    }
+    hum_layer_list list;
+    st = fmt_list(dir, &list);
+    char fmt_name[80];
+    snprintf(fmt_name, sizeof fmt_name, "compressed-tensors/%s", c->format);
+    FMT_CHECK(st == HUM_OK && list.count == 1, "%s: listing: %s", what, hum_last_error());
+    if (st == HUM_OK && list.count == 1) {
+        const hum_layer_summary *l = &list.items[0];
+        FMT_CHECK(!strcmp(l->name, layer) && !strcmp(l->format, fmt_name) && l->bits == c->bits && l->n == n &&
+                      l->k == k && l->num_experts == c->experts && l->symmetric == c->sym &&
+                      l->act_order == c->actorder,
+                  "%s: summary %s %s %d", what, l->name, l->format, l->bits);
+    }
+    hum_layer_list_free(&list);
+    fmt_rmtree(dir);
+    free(dir);
+    free(qi);
+    free(qc);
+    free(zero);
+    free(sv);
+    free(scale);
+    free(g_idx);
+}
+
+int main(void)
+{
+    static const ct_case cases[] = {
+        /* format version type strategy bits sym act gs bn bk E N K scale global */
+        {"pack-quantized", "0.18.0", "int", "group", 4, 1, 0, 128, 0, 0, 0, 64, 256, "BF16", 0},
+        {"pack-quantized", "0.18.0", "int", "group", 4, 0, 1, 32, 0, 0, 0, 48, 128, "BF16", 0},
+        {"pack-quantized", "0.17.1", "int", "group", 3, 0, 0, 32, 0, 0, 0, 50, 160, "BF16", 0},
+        {"pack-quantized", "0.18.0", "int", "group", 3, 0, 1, 32, 0, 0, 0, 50, 160, "BF16", 0},
+        {"pack-quantized", "0.17.0", "int", "channel", 5, 1, 0, 0, 0, 0, 0, 40, 100, "BF16", 0},
+        {"pack-quantized", "0.18.1", "int", "channel", 6, 0, 0, 0, 0, 0, 0, 24, 70, "F16", 0},
+        {"pack-quantized", "0.16.0", "int", "group", 7, 1, 0, 16, 0, 0, 0, 16, 64, "BF16", 0},
+        {"pack-quantized", "0.18.0", "int", "channel", 8, 1, 0, 0, 0, 0, 2, 32, 64, "BF16", 0},
+        {"pack-quantized", "0.17.1", "int", "group", 2, 0, 0, 64, 0, 0, 3, 16, 128, "BF16", 0},
+        {"int-quantized", "0.18.0", "int", "channel", 8, 1, 0, 0, 0, 0, 0, 64, 96, "BF16", 0},
+        {"int-quantized", "0.18.0", "int", "group", 4, 0, 0, 32, 0, 0, 0, 32, 96, "BF16", 0},
+        {"naive-quantized", "0.18.0", "int", "tensor", 8, 1, 0, 0, 0, 0, 0, 16, 48, "F32", 0},
+        {"float-quantized", "0.18.0", "float", "tensor", 8, 1, 0, 0, 0, 0, 0, 32, 64, "F32", 0},
+        {"float-quantized", "0.18.0", "float", "channel", 8, 1, 0, 0, 0, 0, 0, 32, 72, "BF16", 0},
+        {"float-quantized", "0.18.0", "float", "block", 8, 1, 0, 0, 128, 128, 0, 200, 300, "BF16", 0},
+        {"naive-quantized", "0.18.0", "float", "channel", 8, 1, 0, 0, 0, 0, 0, 8, 40, "BF16", 0},
+        {"nvfp4-pack-quantized", "0.18.0", "float", "tensor_group", 4, 1, 0, 16, 0, 0, 0, 32, 128, "F8_E4M3", 3000.5f},
+        {"nvfp4-pack-quantized", "0.18.0", "float", "tensor_group", 4, 1, 0, 16, 0, 0, 2, 16, 64, "F8_E4M3", 2048.0f},
+        {"mxfp4-pack-quantized", "0.18.0", "float", "group", 4, 1, 0, 32, 0, 0, 0, 32, 128, "U8", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        run_case(&cases[i], (unsigned)i + 1);
+    fmt_runtime_destroy();
+    return fmt_finish("test_format_ct");
+}
