@@ -388,7 +388,7 @@ typedef struct hum_quant_spec {
  *   FP weights:          r = amax / max_finite(weight_dtype).
  * The stored scale is r rounded to scale_dtype to nearest, moved one code away from zero when
  * that rounding made it smaller, so rounding the scale never clips: int weights then satisfy
- * |w - dequant(w)| <= s / 2 (plus the zero point's own rounding for float zero points).
+ * |w - dequant(w)| <= S / 2 with S = s * global (plus the float zero point's own rounding).
  * float8_e8m0 scales with FP weights follow the OCP MX spec instead: s = 2^(floor(log2(amax))
  * - emax_elem), emax_elem the exponent of the element type's largest value (2 for e2m1, 8 for
  * e4m3fn), and elements past the element range saturate. A cell of zeros gets scale 1.
