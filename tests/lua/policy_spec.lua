@@ -1,0 +1,286 @@
+-- lua/hum/policy.lua: layering (later files win where they apply), atomic loads that keep the
+-- old set on syntax, run-time and shape errors (with file:line), tunings validation naming the
+-- policy file, overrides reaching the policy, subscribers, and the built-in device files.
+local policy = require("hum.policy")
+local hum = require("hum")
+
+local root = os.getenv("HUM_SOURCE_DIR") or "."
+
+local function source(origin, text, layer)
+  return { origin = origin, text = text, layer = layer or "site" }
+end
+
+local function tuning(bn)
+  return string.format("{ block_m = 16, block_n = %d, block_k = 64, warp_m = 16, warp_n = 16, warp_k = 64, "
+    .. "stages = 3, stream_k = true, ctas_per_sm = 1 }", bn)
+end
+
+-- A policy file for sm >= min_sm with one M range whose block_n is bn.
+local function file(name, min_sm, bn)
+  return string.format([[
+return {
+  name = %q,
+  applies = function(device) return device.sm >= %d end,
+  tunings = function(device, layer)
+    return { { m_min = 1, m_max = math.huge, tuning = %s } }
+  end,
+}
+]], name, min_sm, tuning(bn))
+end
+
+local function device(sm) return { name = "test sm_" .. sm, sm = sm, sm_count = 100 } end
+
+local function builtin_sources()
+  local list = {}
+  for _, name in ipairs({ "sm75", "sm80", "sm86", "sm89", "sm90" }) do
+    local path = root .. "/policies/" .. name .. ".lua"
+    local f = assert(io.open(path, "rb"))
+    list[#list + 1] = source("embedded:policies/" .. name .. ".lua", f:read("*a"), "builtin")
+    f:close()
+  end
+  return list
+end
+
+local function with(list, ...)
+  local out = {}
+  for _, s in ipairs(list) do out[#out + 1] = s end
+  for _, s in ipairs({ ... }) do out[#out + 1] = s end
+  return out
+end
+
+-- Runs f, expecting a hum error; returns it.
+local function raises(f)
+  local ok, err = pcall(f)
+  assert.is_false(ok, "expected an error")
+  assert.is_true(hum.is_error(err), "expected a hum error object, got " .. tostring(err))
+  return err
+end
+
+local function winner_of(sm)
+  local list, p = policy.tunings(device(sm), { n = 4096, k = 4096 })
+  return p.name, list[1].tuning.block_n
+end
+
+describe("policy layering", function()
+  before_each(function() policy.load(builtin_sources(), {}) end)
+
+  it("picks the built-in file of each device class", function()
+    for _, case in ipairs({ { 75, "sm75" }, { 80, "sm80" }, { 87, "sm80" }, { 86, "sm86" }, { 89, "sm89" },
+                            { 90, "sm90" }, { 100, "sm90" } }) do
+      assert.are.equal(case[2], (winner_of(case[1])))
+    end
+  end)
+
+  it("lets a later layer win only where it applies", function()
+    policy.load(with(builtin_sources(), source("/etc/hum/hopper.lua", file("site-hopper", 90, 64))), {})
+    assert.are.same({ "site-hopper", 64 }, { winner_of(90) })
+    assert.are.equal("sm80", (winner_of(80)))
+  end)
+
+  it("lets the last of several site files win", function()
+    policy.load(with(builtin_sources(), source("/a.lua", file("a", 80, 64)), source("/b.lua", file("b", 80, 32))), {})
+    assert.are.same({ "b", 32 }, { winner_of(90) })
+    assert.are.same({ "b", 32 }, { winner_of(80) })
+    assert.are.equal("sm75", (winner_of(75)))
+    local loaded = policy.loaded()
+    assert.are.equal(7, #loaded)
+    assert.are.same({ name = "b", origin = "/b.lua", layer = "site" }, loaded[7])
+  end)
+
+  it("names the device and the loaded files when nothing applies", function()
+    local err = raises(function() policy.tunings(device(70), {}) end)
+    assert.are.equal(hum.status("HUM_ERR_UNSUPPORTED"), err.status)
+    assert.matches("no policy applies to device 'test sm_70' (sm 70); loaded: sm75, sm80, sm86, sm89, sm90",
+      err.message, 1, true)
+  end)
+end)
+
+describe("policy.load keeps the old set", function()
+  local good
+  before_each(function()
+    good = with(builtin_sources(), source("/site/hopper.lua", file("site-hopper", 90, 64)))
+    policy.load(good, {})
+  end)
+
+  local function rejected(text, pattern, status)
+    local before = policy.current()
+    local err = raises(function() policy.load(with(good, source("/site/zz.lua", text)), {}) end)
+    assert.are.equal(hum.status(status or "HUM_ERR_POLICY"), err.status)
+    assert.matches(pattern, err.message)
+    assert.are.equal(before, policy.current())
+    assert.are.same({ "site-hopper", 64 }, { winner_of(90) })
+    return err
+  end
+
+  it("on a syntax error, with file:line", function()
+    rejected("return {\n  name = 'x'\n  applies = 1,\n}\n", "^/site/zz%.lua:3: '}' expected")
+  end)
+
+  it("on a run-time error, with file:line", function()
+    rejected("local t = nil\n\nreturn t.x\n", "^/site/zz%.lua:3: attempt to index")
+  end)
+
+  it("on an error() call, with file:line", function()
+    rejected("error('no such site')\nreturn {}\n", "^/site/zz%.lua:1: no such site$")
+  end)
+
+  it("keeps the status of hum.fail raised by a policy file", function()
+    rejected("require('hum').fail('HUM_ERR_UNSUPPORTED', 'not on this site')\n",
+      "^/site/zz%.lua:1: not on this site$", "HUM_ERR_UNSUPPORTED")
+  end)
+
+  it("on a file that returns no policy table", function()
+    rejected("return 'sm90'\n", "^/site/zz%.lua: a policy file must return a table")
+    rejected("return { name = 'x', applies = function() return true end }\n", "'tunings' must be a function")
+    rejected("return { name = '', applies = function() end, tunings = function() end }\n", "'name' must be")
+    rejected("return { name = 'x', applies = true, tunings = function() end }\n", "'applies' must be a function")
+    rejected("return { name = 'x', applies = function() end, tunings = function() end, stages = 3 }\n",
+      "unknown field 'stages'")
+  end)
+
+  it("when a subscriber rejects the new set, and commits only after a swap", function()
+    local committed = 0
+    policy.subscribe("layer-1", function(candidate)
+      local _, p = candidate:tunings(device(90), {})
+      if p.name == "refused" then hum.fail("HUM_ERR_UNSUPPORTED", "layer-1 cannot use " .. p.name, 0) end
+      return function() committed = committed + 1 end
+    end)
+    rejected(file("refused", 90, 32), "^layer%-1 cannot use refused$", "HUM_ERR_UNSUPPORTED")
+    assert.are.equal(0, committed)
+    policy.load(with(good, source("/site/zz.lua", file("accepted", 90, 32))), {})
+    assert.are.equal(1, committed)
+    assert.are.same({ "accepted", 32 }, { winner_of(90) })
+    policy.unsubscribe("layer-1")
+    policy.load(with(good, source("/site/zz.lua", file("refused", 90, 32))), {})
+    assert.are.equal(1, committed)
+  end)
+
+  it("gives the sandboxed file its own globals", function()
+    policy.load(with(good, source("/site/zz.lua", "leaked_global = 1\n" .. file("g", 90, 32))), {})
+    assert.is_nil(rawget(_G, "leaked_global"))
+  end)
+end)
+
+describe("tunings validation", function()
+  -- A policy for sm90 whose tunings return `list_text`; the error must name file and problem.
+  local function bad(list_text, pattern)
+    policy.load({ source("/site/bad.lua", string.format(
+      "return { name = 'bad', applies = function(d) return true end, tunings = function() return %s end }",
+      list_text)) }, {})
+    local err = raises(function() policy.tunings(device(90), {}) end)
+    assert.are.equal(hum.status("HUM_ERR_POLICY"), err.status)
+    assert.matches("policy 'bad' (/site/bad.lua): tunings", err.message, 1, true)
+    assert.matches(pattern, err.message, 1, true)
+  end
+
+  local t = tuning(128)
+  local function field(k, v)
+    return string.format("{ { m_min = 1, m_max = math.huge, tuning = { block_m = 16, block_n = 128, block_k = 64, "
+      .. "warp_m = 16, warp_n = 32, warp_k = 64, stages = 3, stream_k = true, ctas_per_sm = 1, %s = %s } } }", k, v)
+  end
+
+  it("rejects bad M ranges", function()
+    bad("nil", "must return a non-empty list")
+    bad("{}", "got an empty table")
+    bad("{ { m_min = 2, m_max = math.huge, tuning = " .. t .. " } }", "entry 1: m_min = 2, expected 1")
+    bad("{ { m_min = 1, m_max = 16, tuning = " .. t .. " }, { m_min = 20, m_max = math.huge, tuning = " .. t .. " } }",
+      "entry 2: m_min = 20, expected 17")
+    bad("{ { m_min = 1, m_max = 16, tuning = " .. t .. " }, { m_min = 10, m_max = math.huge, tuning = " .. t .. " } }",
+      "entry 2: m_min = 10, expected 17")
+    bad("{ { m_min = 1, m_max = 64, tuning = " .. t .. " } }", "m_max = 64: the last range must end at math.huge")
+    bad("{ { m_min = 1, m_max = 0.5, tuning = " .. t .. " }, { m_min = 2, m_max = math.huge, tuning = " .. t .. " } }",
+      "entry 1: m_max = 0.5: expected an integer >= m_min (1)")
+    bad("{ { m_min = 1, m_max = math.huge, tuning = " .. t .. " }, extra = 1 }", "non-sequence key 'extra'")
+  end)
+
+  it("rejects tunings with missing or insane fields", function()
+    bad("{ { m_min = 1, m_max = math.huge, tuning = { block_m = 16 } } }", "tuning has no 'block_n'")
+    bad("{ { m_min = 1, m_max = math.huge } }", "tuning must be a table, got nil")
+    bad(field("block_n", "96"):gsub("block_n = 128, ", "", 1), "tuning.block_n = 96: expected a power of two >= 16")
+    bad(field("stages", "1"):gsub("stages = 3, ", "", 1), "tuning.stages = 1: expected an integer in 2..8")
+    bad(field("stream_k", "1"):gsub("stream_k = true, ", "", 1), "tuning.stream_k = 1: expected true or false")
+    bad(field("ctas_per_sm", "0"):gsub("ctas_per_sm = 1, ", "", 1), "tuning.ctas_per_sm = 0")
+    bad(field("warp_m", "48"):gsub("warp_m = 16, ", "", 1), "block_m = 16 is not warp_m = 48 times a power of two")
+    bad(field("block_m", "256"):gsub("block_m = 16, ", "", 1):gsub("warp_n = 32", "warp_n = 8"),
+      "warps per CTA")
+  end)
+
+  it("accepts extra tuning fields a GEMM adds", function()
+    policy.load({ source("/site/extra.lua", "return { name = 'extra', applies = function(d) return true end, "
+      .. "tunings = function() return " .. field("use_tma", "true") .. " end }") }, {})
+    local list = policy.tunings(device(90), {})
+    assert.is_true(list[1].tuning.use_tma)
+  end)
+
+  it("rejects an applies() that does not answer true or false", function()
+    policy.load({ source("/site/maybe.lua", "return { name = 'maybe', applies = function(d) return 1 end, "
+      .. "tunings = function() end }") }, {})
+    local err = raises(function() policy.tunings(device(90), {}) end)
+    assert.matches("policy 'maybe' (/site/maybe.lua): applies(device) must return true or false", err.message, 1, true)
+  end)
+
+  it("reports a run-time error inside tunings() with its file:line", function()
+    policy.load({ source("/site/crash.lua", "return { name = 'crash', applies = function(d) return true end,\n"
+      .. "  tunings = function(device, layer)\n    return layer.missing.field\n  end }") }, {})
+    local ok, err = pcall(policy.tunings, device(90), {})
+    assert.is_false(ok)
+    assert.matches("^/site/crash%.lua:3: attempt to index", hum.message(err))
+  end)
+end)
+
+describe("overrides", function()
+  it("reach the policy's tunings and policy.override", function()
+    local text = [[
+return {
+  name = "fp8-aware",
+  applies = function(device) return true end,
+  tunings = function(device, layer, overrides)
+    local fp8 = overrides.linear and overrides.linear.activation == "e4m3"
+    return require("hum.policy").ranges({ { math.huge, { block_m = 16, block_n = 128, block_k = fp8 and 128 or 64,
+      warp_m = 16, warp_n = 32, warp_k = fp8 and 128 or 64, stages = 3, stream_k = true, ctas_per_sm = 1 } } })
+  end,
+}
+]]
+    policy.load({ source("/site/fp8.lua", text) }, {})
+    assert.are.equal(64, policy.tunings(device(89), {})[1].tuning.block_k)
+    assert.is_nil(policy.override("linear.activation"))
+    policy.load({ source("/site/fp8.lua", text) }, { ["linear.activation"] = "e4m3", ["moe.activation"] = "mxfp8" })
+    assert.are.equal(128, policy.tunings(device(89), {})[1].tuning.block_k)
+    assert.are.equal("e4m3", policy.override("linear.activation"))
+    assert.are.equal("mxfp8", policy.override("moe.activation"))
+  end)
+
+  it("cannot be changed by a policy through its argument", function()
+    policy.load({ source("/site/mut.lua", "return { name = 'mut', applies = function() return true end, "
+      .. "tunings = function(d, l, o) o.moe.activation = 'int4' end }") }, { ["moe.activation"] = "mxfp8" })
+    assert.is_false(pcall(policy.tunings, device(90), {}))
+    assert.are.equal("mxfp8", policy.override("moe.activation"))
+  end)
+end)
+
+describe("built-in policies", function()
+  before_each(function() policy.load(builtin_sources(), {}) end)
+
+  it("give valid tables on every nominal device for a range of layers", function()
+    for _, arch in ipairs({ "sm_75", "sm_80", "sm_86", "sm_89", "sm_90a" }) do
+      local dev = policy.nominal_device(arch)
+      for _, layer in ipairs({ { n = 4096, k = 4096 }, { n = 128, k = 14336 }, { n = 151936, k = 896 } }) do
+        local list, p = policy.tunings(dev, layer)
+        assert.are.equal("sm" .. arch:match("%d+"), p.name)
+        assert.is_true(#list >= 3 and #list <= 5, "a few M ranges")
+      end
+    end
+  end)
+
+  it("has nominal devices only for the supported archs", function()
+    assert.are.equal(132, policy.nominal_device("sm_90a").sm_count)
+    assert.are.equal(80, policy.nominal_device("sm_80").sm)
+    local err = raises(function() policy.nominal_device("sm_70") end)
+    assert.matches("no nominal device for arch 'sm_70'", err.message, 1, true)
+  end)
+
+  it("ranges() builds contiguous ranges", function()
+    assert.are.same({ { m_min = 1, m_max = 16, tuning = 1 }, { m_min = 17, m_max = math.huge, tuning = 2 } },
+      policy.ranges({ { 16, 1 }, { math.huge, 2 } }))
+  end)
+end)
