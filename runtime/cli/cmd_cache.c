@@ -1,0 +1,91 @@
+/* `hum cache ls` and `hum cache clear`: the kernel cache of the runtime's cache directory. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: hum cache [--config FILE] ls|clear\n\n"
+               "  ls     one line per cached kernel: key, kernel name, arch, cubin bytes, date (UTC)\n"
+               "  clear  removes every cached kernel, NVRTC log and lock file hum wrote there\n"
+               "  --config FILE  deployment config (its cache_dir is the directory used)\n"
+               "The directory: the config's cache_dir, else $HUM_CACHE_DIR, $XDG_CACHE_HOME/hum, ~/.cache/hum.\n");
+}
+
+static int list(const char *dir)
+{
+    hum_cache_entry *entries;
+    int32_t count;
+    if (hum_cache_list(dir, &entries, &count) != HUM_OK) {
+        fprintf(stderr, "hum cache ls: %s\n", hum_last_error());
+        return 1;
+    }
+    long long total = 0;
+    for (int32_t i = 0; i < count; i++) {
+        const hum_cache_entry *e = &entries[i];
+        char date[32] = "?";
+        time_t t = (time_t)e->modified_unix;
+        struct tm tm;
+        if (gmtime_r(&t, &tm))
+            strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        if (e->valid)
+            printf("%s  %-24s %-8s %9lld  %s\n", e->key, e->kernel_name, e->arch, (long long)e->cubin_bytes, date);
+        else
+            printf("%s  %-24s %-8s %9s  %s\n", e->key, "(corrupt: recompiled on next use)", "-", "-", date);
+        total += e->file_bytes;
+    }
+    fflush(stdout); /* the entries, then the summary, also when both go to one pipe */
+    fprintf(stderr, "%d cached kernel%s, %lld bytes, in %s\n", count, count == 1 ? "" : "s", total, dir);
+    hum_cache_list_free(entries);
+    return 0;
+}
+
+int hum_cmd_cache(const char *config, int argc, char **argv)
+{
+    const char *action = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 0;
+        }
+        if (!strcmp(argv[i], "--config") && i + 1 < argc) {
+            config = argv[++i];
+        } else if (!action && (!strcmp(argv[i], "ls") || !strcmp(argv[i], "clear"))) {
+            action = argv[i];
+        } else {
+            fprintf(stderr, "hum cache: unexpected argument '%s'\n", argv[i]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (!action) {
+        usage(stderr);
+        return 2;
+    }
+    hum_runtime_options opts;
+    hum_runtime_options_init(&opts);
+    opts.config_path = config;
+    hum_runtime *rt;
+    if (hum_runtime_create(&opts, &rt) != HUM_OK) {
+        fprintf(stderr, "hum cache: %s\n", hum_last_error());
+        return 1;
+    }
+    const char *dir = hum_runtime_cache_dir(rt);
+    int rc = 0;
+    if (!strcmp(action, "ls")) {
+        rc = list(dir);
+    } else {
+        int32_t removed = 0;
+        if (hum_cache_clear(dir, &removed) != HUM_OK) {
+            fprintf(stderr, "hum cache clear: %s\n", hum_last_error());
+            rc = 1;
+        } else {
+            printf("removed %d cached kernel%s from %s\n", removed, removed == 1 ? "" : "s", dir);
+        }
+    }
+    hum_runtime_destroy(rt);
+    return rc;
+}

@@ -1,0 +1,86 @@
+/* The `hum compile` and `hum cache` commands as a user runs them: the second compile of the
+ * self-check kernel is a cache hit, ls shows it, clear removes it, bad input exits 1 or 2. */
+#define _GNU_SOURCE
+#include "jit_support.h"
+
+#include <string.h>
+#include <sys/wait.h>
+
+static char output[16384];
+
+/* Runs `hum <args>` (stdout and stderr together) and returns its exit code. */
+static int hum(const char *args)
+{
+    char command[4096];
+    snprintf(command, sizeof command, "%s/runtime/hum %s 2>&1", HUM_BINARY_DIR, args);
+    FILE *p = popen(command, "r");
+    JT_CHECK(p != NULL, "cannot run %s", command);
+    size_t n = fread(output, 1, sizeof output - 1, p);
+    output[n] = '\0';
+    int status = pclose(p);
+    JT_CHECK(WIFEXITED(status), "hum %s did not exit normally", args);
+    return WEXITSTATUS(status);
+}
+
+static int lines(const char *text)
+{
+    int n = 0;
+    for (; *text; text++)
+        n += *text == '\n';
+    return n;
+}
+
+int main(void)
+{
+    char *cache = jt_make_temp_dir("cli-cache");
+    setenv("HUM_CACHE_DIR", cache, 1);
+    unsetenv("HUM_CONFIG");
+
+    JT_CHECK(hum("compile --arch sm_90a --kernel selfcheck") == 0, "first compile failed:\n%s", output);
+    JT_CHECK(strstr(output, "cache miss") && strstr(output, " ms"), "first compile:\n%s", output);
+    JT_CHECK(hum("compile --arch sm_90a --kernel selfcheck") == 0, "second compile failed:\n%s", output);
+    JT_CHECK(strstr(output, "cache hit") && !strstr(output, "miss"), "second compile:\n%s", output);
+    char key[33];
+    const char *k = strstr(output, "key ");
+    JT_CHECK(k && sscanf(k, "key %32[0-9a-f]", key) == 1, "no key in:\n%s", output);
+
+    JT_CHECK(hum("cache ls") == 0, "cache ls failed:\n%s", output);
+    JT_CHECK(strncmp(output, key, 32) == 0 && strstr(output, "hum_selfcheck<256>") && strstr(output, "sm_90a") &&
+                 strstr(output, "1 cached kernel,"),
+             "cache ls:\n%s", output);
+    JT_CHECK(lines(output) == 2, "cache ls printed %d lines (one entry and the summary):\n%s", lines(output), output);
+    JT_CHECK(hum("cache clear") == 0 && strstr(output, "removed 1 cached kernel"), "cache clear:\n%s", output);
+    JT_CHECK(hum("cache ls") == 0 && strstr(output, "0 cached kernels"), "cache ls after clear:\n%s", output);
+    JT_CHECK(hum("compile --arch sm_90a --kernel selfcheck") == 0 && strstr(output, "cache miss"),
+             "compile after clear:\n%s", output);
+
+    JT_CHECK(hum("compile --arch sm_90 --kernel selfcheck") == 1 && strstr(output, "'sm_90'") &&
+                 strstr(output, "sm_90a"),
+             "a bad arch must exit 1 naming it and the accepted ones:\n%s", output);
+    JT_CHECK(hum("compile --arch sm_80 --kernel nonesuch") == 1 && strstr(output, "nonesuch"), "unknown kernel:\n%s",
+             output);
+    JT_CHECK(hum("compile --arch sm_80") == 2, "no target must be a usage error:\n%s", output);
+    JT_CHECK(hum("compile --frobnicate") == 2, "unknown option:\n%s", output);
+    JT_CHECK(hum("cache list") == 2, "unknown cache action:\n%s", output);
+    JT_CHECK(hum("compile --help") == 0 && strstr(output, "--kernel") && strstr(output, "--config"), "compile --help");
+    JT_CHECK(hum("cache --help") == 0 && strstr(output, "clear") && strstr(output, "--config"), "cache --help");
+
+    /* The config's cache_dir wins over HUM_CACHE_DIR. */
+    char config[4096], yaml[4200];
+    snprintf(config, sizeof config, "%s/deploy.yaml", cache);
+    snprintf(yaml, sizeof yaml, "cache_dir: %s/from-config\n", cache);
+    jt_write_file(cache, "deploy.yaml", yaml);
+    char args[8192];
+    snprintf(args, sizeof args, "compile --config %s --arch sm_80 --kernel selfcheck", config);
+    JT_CHECK(hum(args) == 0 && strstr(output, "cache miss"), "compile with --config:\n%s", output);
+    snprintf(args, sizeof args, "--config %s cache ls", config);
+    JT_CHECK(hum(args) == 0 && strstr(output, "sm_80") && strstr(output, "from-config"), "ls with --config:\n%s",
+             output);
+    snprintf(args, sizeof args, "cache ls --config %s/missing.yaml", cache);
+    JT_CHECK(hum(args) == 1 && strstr(output, "missing.yaml"), "a missing config must exit 1 naming it:\n%s", output);
+
+    jt_remove_tree(cache);
+    free(cache);
+    printf("cli_compile_cache: ok\n");
+    return 0;
+}
