@@ -1,0 +1,136 @@
+/* Output checks against the float64 reference (see bench_check.h). */
+#define _POSIX_C_SOURCE 200809L
+
+#include "bench_check.h"
+
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+bench_rng bench_rng_seeded(uint64_t seed)
+{
+    bench_rng r = {seed};
+    return r;
+}
+
+bench_rng bench_rng_fresh(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return bench_rng_seeded(((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) ^ ((uint64_t)getpid() << 32));
+}
+
+/* splitmix64 (Steele, Lea, Flood: "Fast splittable pseudorandom number generators"). */
+uint64_t bench_rng_next(bench_rng *r)
+{
+    uint64_t z = (r->state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in (0, 1]: never 0, so the logarithm below is finite. */
+static double uniform(bench_rng *r)
+{
+    return ((double)(bench_rng_next(r) >> 11) + 1.0) * 0x1.0p-53;
+}
+
+hum_status bench_random_activations(bench_rng *r, hum_dtype dtype, int64_t count, uint16_t *codes)
+{
+    if (dtype != HUM_DTYPE_FLOAT16 && dtype != HUM_DTYPE_BFLOAT16)
+        return hum_fail(HUM_ERR_INVALID_ARG, "activations of %s (expected float16 or bfloat16)", hum_dtype_name(dtype));
+    enum { CHUNK = 4096 };
+    float values[CHUNK];
+    for (int64_t done = 0; done < count; done += CHUNK) {
+        int64_t len = count - done < CHUNK ? count - done : CHUNK;
+        /* Box-Muller: two normals from two uniforms. */
+        for (int64_t i = 0; i < len; i += 2) {
+            double radius = sqrt(-2.0 * log(uniform(r))), angle = 2.0 * 3.14159265358979323846 * uniform(r);
+            values[i] = (float)(radius * cos(angle));
+            if (i + 1 < len)
+                values[i + 1] = (float)(radius * sin(angle));
+        }
+        hum_status st = hum_dtype_from_float(dtype, values, len, codes + done);
+        if (st != HUM_OK)
+            return st;
+    }
+    return HUM_OK;
+}
+
+int64_t bench_check_rows(int64_t m, int64_t n, int64_t k, int64_t *rows, int64_t cap)
+{
+    double per_row = (double)n * (double)k;
+    int64_t count = m;
+    if ((double)m * per_row > BENCH_CHECK_MAC_BUDGET)
+        count = (int64_t)(BENCH_CHECK_MAC_BUDGET / per_row);
+    if (count < 2)
+        count = m < 2 ? m : 2;
+    if (count > cap)
+        count = cap;
+    for (int64_t i = 0; i < count; i++)
+        rows[i] = count == 1 ? 0 : (int64_t)((double)i * (double)(m - 1) / (double)(count - 1) + 0.5);
+    return count;
+}
+
+double bench_check_tolerance(hum_dtype dtype)
+{
+    return dtype == HUM_DTYPE_BFLOAT16 ? 2e-2 : 1e-2;
+}
+
+/* The comparison proper, on scratch the caller allocated: a_rows [rows][K], ref [rows][N],
+ * got [N]. */
+static hum_status compare(const hum_standard_weight *w, hum_dtype dtype, const uint16_t *a, const uint16_t *out,
+                          int64_t m, const int64_t *rows, int64_t row_count, double *a_rows, double *ref, double *got,
+                          double *rel_error, int64_t *non_finite)
+{
+    const int64_t n = w->n, k = w->k;
+    hum_status st = HUM_OK;
+    /* Unwritten or non-finite outputs anywhere in the M x N result. */
+    for (int64_t i = 0; st == HUM_OK && i < m; i++) {
+        st = hum_dtype_decode(dtype, out + i * n, n, got);
+        for (int64_t j = 0; st == HUM_OK && j < n; j++)
+            *non_finite += !isfinite(got[j]);
+    }
+    for (int64_t r = 0; st == HUM_OK && r < row_count; r++)
+        st = hum_dtype_decode(dtype, a + rows[r] * k, k, a_rows + r * k);
+    if (st == HUM_OK)
+        st = hum_reference_gemm(w, 0, a_rows, row_count, ref);
+    double diff2 = 0.0, ref2 = 0.0;
+    for (int64_t r = 0; st == HUM_OK && r < row_count; r++) {
+        st = hum_dtype_decode(dtype, out + rows[r] * n, n, got);
+        for (int64_t j = 0; st == HUM_OK && j < n; j++) {
+            double d = got[j] - ref[r * n + j];
+            diff2 += d * d;
+            ref2 += ref[r * n + j] * ref[r * n + j];
+        }
+    }
+    if (st == HUM_OK && *non_finite == 0)
+        *rel_error = ref2 > 0.0 ? sqrt(diff2 / ref2) : sqrt(diff2);
+    return st;
+}
+
+hum_status bench_check_output(const hum_standard_weight *w, hum_dtype dtype, const uint16_t *a, const uint16_t *out,
+                              int64_t m, const int64_t *rows, int64_t row_count, double *rel_error, int64_t *bad)
+{
+    const int64_t n = w->n, k = w->k;
+    *rel_error = INFINITY;
+    int64_t non_finite = 0;
+    double *a_rows = calloc((size_t)(row_count * k + 1), sizeof *a_rows);
+    double *ref = malloc((size_t)(row_count * n + 1) * sizeof *ref);
+    double *got = malloc((size_t)n * sizeof *got);
+    hum_status st;
+    if (a_rows == NULL || ref == NULL || got == NULL)
+        st = hum_fail(HUM_ERR_OUT_OF_MEMORY, "the check of %lld rows of N = %lld, K = %lld", (long long)row_count,
+                      (long long)n, (long long)k);
+    else
+        st = compare(w, dtype, a, out, m, rows, row_count, a_rows, ref, got, rel_error, &non_finite);
+    if (bad)
+        *bad = non_finite;
+    free(a_rows);
+    free(ref);
+    free(got);
+    return st;
+}

@@ -1,0 +1,44 @@
+/* Numerical checks of a layer's output for `hum run --check` and `hum demo`: random 16-bit
+ * activations, the float64 reference of dequantize-then-matmul (hum_reference_gemm) on a
+ * chosen set of rows, and the relative error ||out - ref|| / ||ref|| over those rows. */
+#ifndef HUM_BENCH_CHECK_H
+#define HUM_BENCH_CHECK_H
+
+#include "hum/hum.h"
+
+#include <stdint.h>
+
+/* Multiply-adds one check may spend in the float64 reference; past it, rows are sampled. */
+enum { BENCH_CHECK_MAC_BUDGET = 1 << 30 };
+
+typedef struct bench_rng {
+    uint64_t state;
+} bench_rng;
+
+/* A generator seeded from the clock and the process id (fresh inputs on every run). */
+bench_rng bench_rng_fresh(void);
+bench_rng bench_rng_seeded(uint64_t seed);
+uint64_t bench_rng_next(bench_rng *r);
+
+/* codes[count] = standard normal values rounded to `dtype` (float16 or bfloat16), as its
+ * 16-bit codes. HUM_ERR_INVALID_ARG for another dtype. */
+hum_status bench_random_activations(bench_rng *r, hum_dtype dtype, int64_t count, uint16_t *codes);
+
+/* The rows of an M-row output to compare: all of them when M * N * K fits the budget, else
+ * an evenly spaced subset that always holds the first and the last row. Writes at most
+ * `cap` indices and returns how many. */
+int64_t bench_check_rows(int64_t m, int64_t n, int64_t k, int64_t *rows, int64_t cap);
+
+/* Relative error ||out - ref|| / ||ref|| (Euclidean norms over every element of the listed
+ * rows) of `out` (codes of `dtype`, [M][N], as the layer wrote them) against the float64
+ * reference of W applied to the listed rows of `a` (codes of `dtype`, [M][K], in checkpoint
+ * column order). An output element that is not finite (the 0xFF poison left unwritten, an
+ * overflow) makes the error infinite; *bad (may be NULL) counts such elements.
+ * Errors: those of hum_reference_gemm; HUM_ERR_OUT_OF_MEMORY. */
+hum_status bench_check_output(const hum_standard_weight *w, hum_dtype dtype, const uint16_t *a, const uint16_t *out,
+                              int64_t m, const int64_t *rows, int64_t row_count, double *rel_error, int64_t *bad);
+
+/* The pass mark of a check with `dtype` activations: 1e-2 for float16, 2e-2 for bfloat16. */
+double bench_check_tolerance(hum_dtype dtype);
+
+#endif
