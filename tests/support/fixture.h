@@ -96,4 +96,44 @@ typedef struct fx_ct {
 } fx_ct;
 int fx_write_ct(const char *dir, const char *layer, const fx_ct *w);
 
+/* ModelOpt unified HF export (hf_quant_config.json + config.json quant_method "modelopt"):
+ * FP8 (weight_scale F32 []), FP8_PER_CHANNEL_PER_TOKEN (weight_scale F32 [N]), NVFP4 (weight U8
+ * [N, K/2], weight_scale F8_E4M3 [N, K/16], weight_scale_2 F32 []), MXFP8 (weight_scale U8). */
+typedef struct fx_modelopt {
+    const char *algo;
+    int64_t n, k, group_size;
+    const uint8_t *codes; /* [N][K]: fp8 codes, or e2m1 codes for NVFP4 */
+    const void *scale;    /* F32 scalar / [N], F8_E4M3 or U8 codes */
+    float scale_2;
+} fx_modelopt;
+int fx_write_modelopt(const char *dir, const char *layer, const fx_modelopt *w);
+
+/* quant_method "fp8" (DeepSeek-V3): weight F8_E4M3 [N, K], weight_scale_inv [ceil(N/bn), ceil(K/bk)]. */
+typedef struct fx_fp8_block {
+    int64_t n, k, block_n, block_k;
+    const uint8_t *codes;
+    const void *scale; /* of scale_dtype */
+    const char *scale_dtype; /* "F32" or "F8_E8M0" */
+} fx_fp8_block;
+int fx_write_fp8_block(const char *dir, const char *layer, const fx_fp8_block *w);
+
+/* gpt-oss MXFP4 experts: <proj>_blocks U8 [E, N, K/32, 16], <proj>_scales U8 [E, N, K/32],
+ * <proj>_bias BF16 [E, N], for proj = prefix (e.g. model.layers.0.mlp.experts.gate_up_proj). */
+typedef struct fx_gptoss {
+    int64_t experts, n, k;
+    const uint8_t *codes;  /* [E][N][K] e2m1 codes */
+    const uint8_t *scales; /* [E][N][K/32] */
+    const uint16_t *bias;  /* [E][N] bf16 bits */
+} fx_gptoss;
+int fx_write_gptoss(const char *dir, const char *proj, const fx_gptoss *w);
+
+/* BitNet b1.58: weight U8 [N/4, K] planar along N holding t + 1, weight_scale BF16 [1]. */
+typedef struct fx_bitnet {
+    int64_t n, k;
+    const int8_t *t; /* [N][K] in {-1, 0, 1} */
+    uint16_t scale;  /* bf16 bits */
+    const char *linear_class;
+} fx_bitnet;
+int fx_write_bitnet(const char *dir, const char *layer, const fx_bitnet *w);
+
 #endif

@@ -1,0 +1,82 @@
+-- FP8 checkpoints with quant_method "fp8" (DeepSeek-V3 and the models that copied its schema)
+-- -> standard format. checkpoint-formats.md section 5.
+--
+-- quantization_config: fmt "e4m3", activation_scheme, weight_block_size [bn, bk] (128x128).
+-- Per layer: weight F8_E4M3 [N, K] and weight_scale_inv [ceil(N/bn), ceil(K/bk)], a dequant
+-- MULTIPLIER despite its name (DeepSeek-V3 inference/kernel.py weight_dequant:
+-- w = fp8 * scale_inv[n/bn][k/bk]), stored F32, or F8_E8M0 in "DeepSeek V4-style" checkpoints
+-- (converted exactly to float32 here). The block size comes from weight_block_size, never from
+-- the shapes (K = 1000 would give 125). Without weight_block_size: per-tensor weight_scale.
+
+local hum = require("hum")
+local cv = require("hum.convert")
+
+local C = hum.C
+local M = {}
+
+local function block_size(ck, qc)
+  local b = qc.weight_block_size
+  if b == nil then return nil end
+  if type(b) ~= "table" or type(b[1]) ~= "number" or type(b[2]) ~= "number" or b[1] < 1 or b[2] < 1 then
+    ck:fail("quantization_config.weight_block_size must be [rows, cols] of positive integers")
+  end
+  return b
+end
+
+function M.names(ck, qc)
+  local suffix = block_size(ck, qc) and ".weight_scale_inv" or ".weight_scale"
+  local out = {}
+  for _, name in ipairs(ck:names()) do
+    local layer = name:match("^(.*)%.weight$")
+    if layer and ck:has(layer .. suffix) then out[#out + 1] = layer end
+  end
+  return out
+end
+
+local function plan(ck, qc, layer)
+  if qc.fmt ~= nil and qc.fmt ~= "e4m3" then
+    hum.fail("HUM_ERR_UNSUPPORTED", ck.path .. ": fp8 fmt \"" .. tostring(qc.fmt) .. "\" is not converted (only e4m3)", 0)
+  end
+  local w = ck:expect(ck:tensor(layer .. ".weight"), "F8_E4M3", { false, false })
+  local p = { weight = w, n = w.shape[1], k = w.shape[2], block = block_size(ck, qc) }
+  if p.block then
+    p.scale = ck:expect(ck:tensor(layer .. ".weight_scale_inv"), { "F32", "BF16", "F8_E8M0" },
+      { math.ceil(p.n / p.block[1]), math.ceil(p.k / p.block[2]) })
+  else
+    p.scale = ck:expect(ck:tensor(layer .. ".weight_scale"), { "F32", "BF16" }, false)
+    if #ck:small_floats(p.scale) ~= 1 then ck:fail(p.scale.name .. " must be one per-tensor scale") end
+  end
+  return p
+end
+
+function M.describe(ck, qc, layer)
+  local p = plan(ck, qc, layer)
+  return { name = layer, format = "fp8", weight_dtype = cv.dtype("float8_e4m3fn"), bits = 8,
+    scale = p.block and string.format("block %dx%d", p.block[1], p.block[2]) or "tensor",
+    group_size = p.block and p.block[2] or 0, symmetric = true, act_order = false, n = p.n, k = p.k }
+end
+
+local function convert(scope, ck, p, out)
+  local cfg = ck:config("config.json")
+  local td = cfg and (cfg.torch_dtype or cfg.dtype)
+  cv.begin(out, { n = p.n, k = p.k, weight_dtype = cv.dtype("float8_e4m3fn"),
+    param_dtype = cv.dtype(td == "float16" and "float16" or "bfloat16") })
+  cv.set_weight_bytes(out, p.weight.data, p.k, 8)
+  if not p.block then
+    out.scale_type = C.HUM_SCALE_TENSOR
+    out.scale_dtype = C.HUM_DTYPE_FLOAT32
+    cv.set_global(out, ck:small_floats(p.scale))
+    return
+  end
+  local rows, cols = p.scale.shape[1], p.scale.shape[2]
+  local f = scope:buffer("float", rows * cols)
+  hum.check(C.hum_dtype_to_float(p.scale.dtype, scope:copy(p.scale.data, p.scale.nbytes), rows * cols, f),
+    "reading " .. p.scale.name)
+  cv.set_scale(out, C.HUM_SCALE_BLOCK, C.HUM_DTYPE_FLOAT32, f, rows, cols, p.block[2], p.block[1])
+end
+
+function M.load(ck, qc, layer, out)
+  cv.run(convert, ck, plan(ck, qc, layer), out)
+end
+
+return M

@@ -1,0 +1,121 @@
+-- NVIDIA TensorRT Model Optimizer (ModelOpt) unified HF export -> standard format.
+-- checkpoint-formats.md section 4.
+--
+-- hf_quant_config.json {"quantization": {"quant_algo", "group_size", "exclude_modules",
+-- "quantized_layers" (MIXED_PRECISION)}}; quant_algo compared case-insensitively (some algos
+-- are written in lower case). Per layer:
+--   FP8                        weight F8_E4M3 [N, K], weight_scale F32 [] (dequant multiplier)
+--   FP8_PER_CHANNEL_PER_TOKEN  weight_scale F32 [N]
+--   NVFP4                      weight U8 [N, K/2] (even K index in the low nibble), weight_scale
+--                              F8_E4M3 [N, K/16], weight_scale_2 F32 []: w = e2m1 * s * s2, the
+--                              global s2 used directly (unlike compressed-tensors' reciprocal)
+--   MXFP8                      weight F8_E4M3 [N, K], weight_scale U8 [N, K/32] (E8M0)
+-- The AWQ variants (W4A16_AWQ, W4A8_AWQ, NVFP4_AWQ) carry pre_quant_scale, a per-channel
+-- multiplier of the activations the standard weight cannot express: refused by name. So are
+-- the 3-D "BMM-style" expert tensors (Llama4 / gpt-oss experts), whose export transposes the
+-- last two dims in a way not settled here (checkpoint-formats.md 4.3 marks it unverified).
+
+local hum = require("hum")
+local cv = require("hum.convert")
+
+local C = hum.C
+local M = {}
+
+local function algo_for(ck, q, layer)
+  local algo, gs = q.quant_algo, q.group_size
+  if type(algo) == "string" and algo:upper() == "MIXED_PRECISION" then
+    local entry = type(q.quantized_layers) == "table" and q.quantized_layers[layer]
+    if type(entry) ~= "table" then ck:fail("MIXED_PRECISION hf_quant_config.json lists no quant_algo for " .. layer) end
+    algo, gs = entry.quant_algo, entry.group_size or gs
+  end
+  if type(algo) ~= "string" then ck:fail("hf_quant_config.json has no quant_algo for " .. layer) end
+  return algo:upper(), gs
+end
+
+function M.names(ck)
+  local out = {}
+  for _, name in ipairs(ck:names()) do
+    local layer = name:match("^(.*)%.weight$")
+    if layer and ck:has(layer .. ".weight_scale") then out[#out + 1] = layer end
+  end
+  return out
+end
+
+local function plan(ck, q, layer)
+  local algo, gs = algo_for(ck, q, layer)
+  if algo:find("AWQ") then
+    hum.fail("HUM_ERR_UNSUPPORTED", string.format("%s: layer %s: ModelOpt %s scales activations by " ..
+      "pre_quant_scale, which the standard weight cannot carry", ck.path, layer, algo), 0)
+  end
+  local w = ck:tensor(layer .. ".weight")
+  if #w.shape ~= 2 then
+    hum.fail("HUM_ERR_UNSUPPORTED", string.format("%s: %s is %d-D: ModelOpt BMM-style expert tensors are not " ..
+      "converted", ck.path, w.name, #w.shape), 0)
+  end
+  local p = { algo = algo, weight = w, scale = ck:tensor(layer .. ".weight_scale"), n = w.shape[1] }
+  if algo == "FP8" or algo == "FP8_PER_CHANNEL_PER_TOKEN" or algo == "MXFP8" then
+    ck:expect(w, "F8_E4M3", false)
+    p.k, p.bits = w.shape[2], 8
+    if algo == "FP8" then
+      ck:expect(p.scale, "F32", false)
+      if #ck:small_floats(p.scale) ~= 1 then ck:fail(p.scale.name .. " must be a scalar for FP8") end
+    elseif algo == "MXFP8" then
+      ck:expect(p.scale, "U8", { p.n, math.ceil(p.k / 32) })
+    else
+      ck:expect(p.scale, "F32", #p.scale.shape == 2 and { p.n, 1 } or { p.n })
+    end
+  elseif algo == "NVFP4" then
+    ck:expect(w, "U8", false)
+    p.k, p.bits = 2 * w.shape[2], 4
+    p.group_size = gs or 16
+    ck:expect(p.scale, "F8_E4M3", { p.n, math.ceil(p.k / p.group_size) })
+    p.scale_2 = ck:expect(ck:tensor(layer .. ".weight_scale_2"), "F32", false)
+  else
+    hum.fail("HUM_ERR_UNSUPPORTED", string.format("%s: layer %s: ModelOpt quant_algo %s is not converted " ..
+      "(supported: FP8, FP8_PER_CHANNEL_PER_TOKEN, NVFP4, MXFP8)", ck.path, layer, algo), 0)
+  end
+  return p
+end
+
+local scales = { FP8 = "tensor", FP8_PER_CHANNEL_PER_TOKEN = "channel", NVFP4 = "group+tensor", MXFP8 = "group" }
+
+function M.describe(ck, q, layer)
+  local p = plan(ck, q, layer)
+  return { name = layer, format = "modelopt/" .. p.algo,
+    weight_dtype = cv.dtype(p.bits == 4 and "float4_e2m1" or "float8_e4m3fn"), bits = p.bits,
+    scale = scales[p.algo], group_size = p.algo == "NVFP4" and p.group_size or (p.algo == "MXFP8" and 32 or 0),
+    symmetric = true, act_order = false, n = p.n, k = p.k }
+end
+
+local function param_dtype(ck)
+  local cfg = ck:config("config.json")
+  local td = cfg and (cfg.torch_dtype or cfg.dtype)
+  return cv.dtype((td == "float16") and "float16" or "bfloat16")
+end
+
+local function convert(scope, ck, p, out)
+  cv.begin(out, { n = p.n, k = p.k, weight_dtype = cv.dtype(p.bits == 4 and "float4_e2m1" or "float8_e4m3fn"),
+    param_dtype = param_dtype(ck) })
+  cv.set_weight_bytes(out, p.weight.data, p.weight.shape[2], p.bits)
+  if p.algo == "FP8" then
+    out.scale_type = C.HUM_SCALE_TENSOR
+    out.scale_dtype = C.HUM_DTYPE_FLOAT32
+    cv.set_global(out, ck:small_floats(p.scale))
+  elseif p.algo == "FP8_PER_CHANNEL_PER_TOKEN" then
+    cv.set_scale(out, C.HUM_SCALE_CHANNEL, C.HUM_DTYPE_FLOAT32, p.scale.data, p.n, 1)
+  elseif p.algo == "MXFP8" then
+    cv.set_scale(out, C.HUM_SCALE_GROUP, C.HUM_DTYPE_FLOAT8_E8M0, p.scale.data, p.n, math.ceil(p.k / 32), 32)
+  else
+    local g = math.ceil(p.k / p.group_size)
+    cv.set_scale(out, C.HUM_SCALE_GROUP_TENSOR, C.HUM_DTYPE_FLOAT8_E4M3FN, p.scale.data, p.n, g, p.group_size)
+    local s2 = ck:small_floats(p.scale_2)
+    if #s2 ~= 1 then ck:fail(p.scale_2.name .. " must be a scalar") end
+    cv.set_global(out, s2)
+  end
+end
+
+function M.load(ck, q, layer, out)
+  cv.run(convert, ck, plan(ck, q, layer), out)
+end
+
+return M
