@@ -77,8 +77,10 @@ static hum_status report_compile_error(const char *dir, const char *keyhex, cons
     if (saved != HUM_OK)
         return hum_fail(HUM_ERR_COMPILE, "compiling %s (kernel '%s') for %s failed: %s%s%s; the NVRTC log could not be saved (%s)",
                         req->source, req->kernel_name, req->arch, reason, first[0] ? ": " : "", first, hum_last_error());
-    return hum_fail(HUM_ERR_COMPILE, "compiling %s (kernel '%s') for %s failed: %s%s%s; NVRTC log: %s", req->source,
-                    req->kernel_name, req->arch, reason, first[0] ? ": " : "", first, path);
+    return hum_fail(HUM_ERR_COMPILE, "compiling %s (kernel '%s') for %s failed: %s%s%s; NVRTC log: %s%s", req->source,
+                    req->kernel_name, req->arch, reason, first[0] ? ": " : "", first, path,
+                    opts->has_cuda_include ? ""
+                                           : " (no CUDA include directory was found: set CUDA_HOME to the toolkit)");
 }
 
 /* Disk lookup, then compile and store, all under the key's lock so that one process compiles

@@ -59,7 +59,8 @@ void hum_nvrtc_options_make(const hum_jit_request *req, hum_nvrtc_options *out)
     out->list[out->count++] = "-default-device";
     if (req->fast_math)
         out->list[out->count++] = "--use_fast_math";
-    if (include_option[0])
+    out->has_cuda_include = include_option[0] != '\0';
+    if (out->has_cuda_include)
         out->list[out->count++] = include_option;
     if (cccl_option[0])
         out->list[out->count++] = cccl_option;

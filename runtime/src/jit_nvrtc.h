@@ -10,6 +10,7 @@ typedef struct hum_nvrtc_options {
     int32_t count;
     const char *list[HUM_NVRTC_MAX_OPTIONS]; /* point into storage or at static strings */
     char arch_option[64];
+    int32_t has_cuda_include; /* 0: no CUDA include directory was found (toolkit headers will fail) */
 } hum_nvrtc_options;
 
 /* The options for `req` (whose arch has been checked): C++17, the arch, -default-device,

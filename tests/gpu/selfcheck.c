@@ -258,6 +258,8 @@ int main(void)
         printf("skipped: %s\n", hum_last_error());
         jt_remove_tree(cache);
         jt_remove_tree(kdir);
+        free(cache);
+        free(kdir);
         return 77;
     }
     JT_OK(st);
