@@ -10,6 +10,13 @@ static CUdeviceptr device_address(const void *p)
     return (CUdeviceptr)(uintptr_t)p;
 }
 
+/* cuMemcpyHtoD from pageable memory and cuMemsetD8 may return before the device memory holds
+ * the data; these helpers promise it does, so that work on any stream may read it next. */
+static hum_status finish(hum_status st)
+{
+    return st == HUM_OK ? hum_cuda_check(hum_cuda()->cuStreamSynchronize(NULL), "cuStreamSynchronize") : st;
+}
+
 hum_status hum_device_alloc(int32_t ordinal, size_t bytes, void **dptr)
 {
     if (!dptr)
@@ -42,8 +49,8 @@ hum_status hum_memcpy_htod(void *dst, const void *src, size_t bytes)
     if (!src)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_memcpy_htod: host source is NULL");
     hum_status st = hum_device_bind_pointer(dst, "hum_memcpy_htod: device destination");
-    return st == HUM_OK ? hum_cuda_check(hum_cuda()->cuMemcpyHtoD(device_address(dst), src, bytes), "cuMemcpyHtoD")
-                        : st;
+    return finish(st == HUM_OK ? hum_cuda_check(hum_cuda()->cuMemcpyHtoD(device_address(dst), src, bytes), "cuMemcpyHtoD")
+                               : st);
 }
 
 hum_status hum_memcpy_dtoh(void *dst, const void *src, size_t bytes)
@@ -62,7 +69,8 @@ hum_status hum_memset_d8(void *dst, uint8_t value, size_t bytes)
     if (bytes == 0)
         return HUM_OK;
     hum_status st = hum_device_bind_pointer(dst, "hum_memset_d8: device destination");
-    return st == HUM_OK ? hum_cuda_check(hum_cuda()->cuMemsetD8(device_address(dst), value, bytes), "cuMemsetD8") : st;
+    return finish(st == HUM_OK ? hum_cuda_check(hum_cuda()->cuMemsetD8(device_address(dst), value, bytes), "cuMemsetD8")
+                               : st);
 }
 
 hum_status hum_stream_synchronize(struct CUstream_st *stream)

@@ -626,9 +626,11 @@ hum_status hum_device_alloc(int32_t ordinal, size_t bytes, void **dptr);
 /* Frees memory from hum_device_alloc; NULL is a no-op. HUM_ERR_INVALID_ARG for a pointer the
  * driver does not know. */
 hum_status hum_device_free(void *dptr);
-/* Synchronous copies and fill of `bytes` bytes; dst/src are device pointers (from
- * hum_device_alloc or the host's own cuMemAlloc) on the device side and ordinary host memory on
- * the other. 0 bytes is a no-op. HUM_ERR_INVALID_ARG for NULL or an unknown device pointer. */
+/* Copies and fill of `bytes` bytes; dst/src are device pointers (from hum_device_alloc or the
+ * host's own cuMemAlloc) on the device side and ordinary host memory on the other. Synchronous:
+ * on return the destination holds the data (they run on, and wait for, the legacy default stream
+ * of the pointer's context), so work on any stream may use it next. Not for the hot path.
+ * 0 bytes is a no-op. HUM_ERR_INVALID_ARG for NULL or an unknown device pointer. */
 hum_status hum_memcpy_htod(void *dst, const void *src, size_t bytes);
 hum_status hum_memcpy_dtoh(void *dst, const void *src, size_t bytes);
 hum_status hum_memset_d8(void *dst, uint8_t value, size_t bytes);
