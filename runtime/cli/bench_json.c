@@ -13,7 +13,32 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+void bench_report_stamp(bench_report *r)
+{
+    time_t now = time(NULL);
+    struct tm utc;
+    gmtime_r(&now, &utc);
+    strftime(r->date, sizeof r->date, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    snprintf(r->hum_version, sizeof r->hum_version, "%s", hum_version());
+    hum_nvrtc_version(&r->nvrtc_major, &r->nvrtc_minor);
+    r->commit[0] = '\0';
+    const char *env = getenv("HUM_COMMIT");
+    if (env != NULL && env[0] != '\0') {
+        snprintf(r->commit, sizeof r->commit, "%s", env);
+        return;
+    }
+    FILE *git = popen("git rev-parse --short=12 HEAD 2>/dev/null", "r");
+    if (git == NULL)
+        return;
+    if (fgets(r->commit, sizeof r->commit, git) == NULL)
+        r->commit[0] = '\0';
+    r->commit[strcspn(r->commit, "\r\n")] = '\0';
+    if (pclose(git) != 0)
+        r->commit[0] = '\0';
+}
 
 double bench_tflops(int64_t m, int64_t n, int64_t k, double us)
 {

@@ -36,6 +36,10 @@ typedef struct bench_report {
     int32_t row_count;
 } bench_report;
 
+/* Fills date (now, UTC), commit ($HUM_COMMIT, else `git rev-parse --short=12 HEAD` in the
+ * current directory, else ""), hum_version and the NVRTC version. */
+void bench_report_stamp(bench_report *r);
+
 /* 2 * M * N * K / t in TFLOP/s, and (A + C + weight bytes) / t in GB/s, for t in µs. */
 double bench_tflops(int64_t m, int64_t n, int64_t k, double us);
 double bench_gbps(int64_t m, int64_t n, int64_t k, hum_dtype activation, int64_t weight_bytes, double us);

@@ -1,7 +1,9 @@
 /* `hum bench` result files: a report written by bench_json_write parses back with cJSON into
  * the same values (numbers, nulls for what was not measured, derived TFLOP/s, GB/s and ratio
  * recomputed here from their definitions), the default path is built from the slugs, and an
- * unwritable path fails with HUM_ERR_IO naming it. Also the median used by the timer. */
+ * unwritable path fails with HUM_ERR_IO naming it; the stamp takes the commit from HUM_COMMIT and
+ * dates in ISO 8601 UTC. Also the median used by the timer. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "bench_json.h"
 #include "bench_timer.h"
 #include "rt_test.h"
@@ -158,8 +160,25 @@ static void check_slug(void)
     RT_CHECK(!strcmp(out, "n-1"), "truncated slug %s", out);
 }
 
+static void check_stamp(void)
+{
+    bench_report r = {0};
+    setenv("HUM_COMMIT", "0123abcd", 1);
+    bench_report_stamp(&r);
+    RT_CHECK(!strcmp(r.commit, "0123abcd"), "commit from HUM_COMMIT: %s", r.commit);
+    int year, mon, day, hh, mm, ss;
+    char z = 0;
+    RT_CHECK(strlen(r.date) == 20 && sscanf(r.date, "%4d-%2d-%2dT%2d:%2d:%2d%c", &year, &mon, &day, &hh, &mm, &ss, &z) == 7 &&
+                 z == 'Z' && year >= 2024 && mon >= 1 && mon <= 12,
+             "date %s", r.date);
+    RT_CHECK(!strcmp(r.hum_version, hum_version()) && r.nvrtc_major >= 11, "version %s, nvrtc %d", r.hum_version,
+             r.nvrtc_major);
+    unsetenv("HUM_COMMIT");
+}
+
 int main(void)
 {
+    check_stamp();
     char dir[4096];
     rt_tmpdir("bench-json", dir, sizeof dir);
     check_round_trip(dir);
