@@ -594,7 +594,7 @@ hum_status hum_layer_load_standard(struct hum_runtime *rt, const char *checkpoin
 /* HUM-SECTION device */
 /*
  * The CUDA driver is loaded at run time (libcuda.so.1, or the file the environment variable
- * HUM_CUDA_DRIVER names); libhum never links it. Without a usable driver every function of this
+ * HUM_CUDA_DRIVER names, read once at the first device call); libhum never links it. Without a usable driver every function of this
  * section and of "Modules and launches" returns HUM_ERR_NO_DEVICE with "no CUDA driver" in the
  * message, and with a driver but no device, "no GPU"; everything CPU-side (NVRTC compilation
  * included) keeps working. hum needs a CUDA 12.0 or newer driver.
@@ -732,7 +732,8 @@ typedef struct hum_cache_entry {
 hum_status hum_cache_list(const char *cache_dir, hum_cache_entry **entries, int32_t *count);
 void hum_cache_list_free(hum_cache_entry *entries);
 /* Removes the entries, NVRTC logs, lock files and leftover temp files (only files hum names
- * that way; anything else in the directory stays). *removed (may be NULL): entries removed. */
+ * that way; anything else in the directory stays). *removed (may be NULL): entries removed.
+ * Safe while other processes compile: at worst one of them compiles a kernel a second time. */
 hum_status hum_cache_clear(const char *cache_dir, int32_t *removed);
 
 /* The built-in self-check kernel (kernels/selfcheck.cu) compiled for `arch` through the cache,
