@@ -61,7 +61,7 @@ static char *site_policy(const char *name, int min_sm, int bn)
     return text;
 }
 
-static char lua_dir[4096];
+static char lua_dir[4200];
 
 static hum_status probe(hum_runtime *rt, const char *arch, rt_probe *p)
 {
