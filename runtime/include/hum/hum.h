@@ -588,6 +588,36 @@ hum_status hum_checkpoint_load_layer(struct hum_runtime *rt, const hum_checkpoin
 hum_status hum_layer_load_standard(struct hum_runtime *rt, const char *checkpoint_path, const char *layer_name,
                                    hum_standard_weight *out);
 
+/*
+ * Checkpoint writers: standard weights out as the tools write them, for hum demo and tests.
+ * `dir` is created if missing; it receives model.safetensors (every layer's tensors under
+ * "<layer name>.<tensor>", plus bias when the weight has one) and config.json with
+ * quantization_config; a GPTQ checkpoint also gets AutoGPTQ's quantize_config.json.
+ *   GPTQ (checkpoint-formats.md 1): qweight I32 [K*b/32, N], qzeros I32 [G, N*b/32] ("gptq"
+ *   stores zero - 1, "gptq_v2" the zero), scales [G, N], g_idx I32 [K]. Needs dense uint2, 3, 4
+ *   or 8 weights with GROUP (or CHANNEL: group_size -1) float16/bfloat16 scales, an integer zero
+ *   point or none (sym), K*b and N*b multiples of 32 (AutoGPTQ sizes by integer division), and
+ *   the same bits, group size and sym for every layer. act-order (k_perm) is written as g_idx
+ *   with desc_act true. v1 cannot hold a zero point of 0 (it would store -1): use gptq_v2.
+ *   AWQ GEMM (section 2): qweight I32 [K, N/8], qzeros I32 [G, N/8] in the nibble order
+ *   0,2,4,6,1,3,5,7, scales [G, N]. Needs uint4 weights, GROUP scales with K a multiple of the
+ *   group size (or CHANNEL), N a multiple of 8, no act-order; a weight without zero point gets
+ *   the midpoint 8 written as its zero point.
+ * Errors: HUM_ERR_INVALID_ARG (NULL, count < 1, an invalid standard weight),
+ * HUM_ERR_UNSUPPORTED (a weight the format cannot hold: named with the reason), HUM_ERR_IO.
+ * Nothing is written unless every layer can be.
+ */
+typedef struct hum_checkpoint_write_options {
+    int32_t gptq_v2;          /* GPTQ: 1 writes checkpoint_format "gptq_v2", 0 "gptq" (v1) */
+    const char *architecture; /* config.json "architectures"[0]; NULL: "LlamaForCausalLM" */
+} hum_checkpoint_write_options;
+hum_status hum_checkpoint_write_gptq(const char *dir, const char *const *layer_names,
+                                     const hum_standard_weight *weights, int32_t count,
+                                     const hum_checkpoint_write_options *opts);
+hum_status hum_checkpoint_write_awq(const char *dir, const char *const *layer_names,
+                                    const hum_standard_weight *weights, int32_t count,
+                                    const hum_checkpoint_write_options *opts);
+
 /* ====================================================================================== */
 /* CUDA driver and devices                                                                 */
 /* ====================================================================================== */
