@@ -1,0 +1,87 @@
+/* `hum info` and `hum demo` as a user runs them on a machine without a CUDA driver: info names
+ * the missing driver, NVRTC, the cache dir and every policy file and exits 0; demo compiles
+ * the self-check kernel (a cache miss, then a hit) and exits 0; a bad config exits 1 with the
+ * file:line message; usage errors exit 2. */
+#define _POSIX_C_SOURCE 200809L /* setenv, popen */
+#include "rt_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static char output[16384];
+
+/* Runs `hum <args>` with stdout and stderr together; returns its exit code (-1 if it died). */
+static int hum(const char *args)
+{
+    char command[8192];
+    snprintf(command, sizeof command, "%s/runtime/hum %s 2>&1", HUM_BINARY_DIR, args);
+    FILE *p = popen(command, "r");
+    if (!p) {
+        snprintf(output, sizeof output, "cannot run %s", command);
+        return -1;
+    }
+    size_t n = fread(output, 1, sizeof output - 1, p);
+    output[n] = '\0';
+    int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void has(const char *what, const char *text)
+{
+    RT_CHECK(strstr(output, text) != NULL, "%s: output lacks \"%s\":\n%s", what, text, output);
+}
+
+int main(void)
+{
+    char dir[4096];
+    rt_tmpdir("cli", dir, sizeof dir);
+    char cache[4200];
+    snprintf(cache, sizeof cache, "%s/cache", dir);
+    setenv("HUM_CACHE_DIR", cache, 1);
+    setenv("HUM_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);
+    unsetenv("HUM_CONFIG");
+    unsetenv("HUM_POLICY_PATH");
+
+    RT_CHECK(hum("info") == 0, "info exits 0 without a driver:\n%s", output);
+    has("info", "hum          ");
+    has("info", "device       no CUDA driver");
+    has("info", "nvrtc        ");
+    has("info", cache);
+    has("info", "policies     5 files");
+    has("info", "  embedded:policies/sm90.lua\n");
+
+    char args[8400];
+    const char *site = rt_write(dir, "site.lua", "return { name = 'site', applies = function() return false end,\n"
+                                                 "  tunings = function() end }\n");
+    char site_path[4300];
+    snprintf(site_path, sizeof site_path, "%s", site);
+    const char *config = rt_write(dir, "deploy.yaml", "policy_paths: [site.lua]\noverrides:\n  moe: {activation: e4m3}\n");
+    snprintf(args, sizeof args, "--config %s info", config);
+    RT_CHECK(hum(args) == 0, "info with a config:\n%s", output);
+    has("info with a config", "policies     6 files");
+    has("info with a config", site_path);
+    has("info with a config", "overrides    moe.activation=e4m3");
+    snprintf(args, sizeof args, "info --config %s", config);
+    RT_CHECK(hum(args) == 0 && strstr(output, site_path), "--config after the subcommand:\n%s", output);
+
+    config = rt_write(dir, "bad.yaml", "hot_reload: true\nlog_levle: info\n");
+    snprintf(args, sizeof args, "info --config %s", config);
+    RT_CHECK(hum(args) == 1, "bad config exits 1:\n%s", output);
+    has("bad config", "bad.yaml:2: unknown key 'log_levle'");
+
+    RT_CHECK(hum("demo") == 0, "demo exits 0 without a GPU:\n%s", output);
+    has("demo", "device: no CUDA driver");
+    has("demo", "sm_90a: cache miss");
+    has("demo", "launch: skipped (no GPU)");
+    RT_CHECK(hum("demo") == 0, "second demo:\n%s", output);
+    has("second demo", "sm_90a: cache hit (disk)");
+
+    RT_CHECK(hum("info --bogus") == 2, "usage error exits 2:\n%s", output);
+    has("usage error", "usage: hum info");
+    RT_CHECK(hum("demo --help") == 0, "demo --help:\n%s", output);
+    has("demo --help", "usage: hum demo");
+    rt_rmtree(dir);
+    return rt_test_result("test_cli_info_demo");
+}
