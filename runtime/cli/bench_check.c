@@ -38,6 +38,17 @@ static double uniform(bench_rng *r)
     return ((double)(bench_rng_next(r) >> 11) + 1.0) * 0x1.0p-53;
 }
 
+void bench_random_normal(bench_rng *r, float *out, int64_t count)
+{
+    /* Box-Muller: two normals from two uniforms. */
+    for (int64_t i = 0; i < count; i += 2) {
+        double radius = sqrt(-2.0 * log(uniform(r))), angle = 2.0 * 3.14159265358979323846 * uniform(r);
+        out[i] = (float)(radius * cos(angle));
+        if (i + 1 < count)
+            out[i + 1] = (float)(radius * sin(angle));
+    }
+}
+
 hum_status bench_random_activations(bench_rng *r, hum_dtype dtype, int64_t count, uint16_t *codes)
 {
     if (dtype != HUM_DTYPE_FLOAT16 && dtype != HUM_DTYPE_BFLOAT16)
@@ -46,13 +57,7 @@ hum_status bench_random_activations(bench_rng *r, hum_dtype dtype, int64_t count
     float values[CHUNK];
     for (int64_t done = 0; done < count; done += CHUNK) {
         int64_t len = count - done < CHUNK ? count - done : CHUNK;
-        /* Box-Muller: two normals from two uniforms. */
-        for (int64_t i = 0; i < len; i += 2) {
-            double radius = sqrt(-2.0 * log(uniform(r))), angle = 2.0 * 3.14159265358979323846 * uniform(r);
-            values[i] = (float)(radius * cos(angle));
-            if (i + 1 < len)
-                values[i + 1] = (float)(radius * sin(angle));
-        }
+        bench_random_normal(r, values, len);
         hum_status st = hum_dtype_from_float(dtype, values, len, codes + done);
         if (st != HUM_OK)
             return st;

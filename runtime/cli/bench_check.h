@@ -20,6 +20,9 @@ bench_rng bench_rng_fresh(void);
 bench_rng bench_rng_seeded(uint64_t seed);
 uint64_t bench_rng_next(bench_rng *r);
 
+/* out[count] = standard normal values. */
+void bench_random_normal(bench_rng *r, float *out, int64_t count);
+
 /* codes[count] = standard normal values rounded to `dtype` (float16 or bfloat16), as its
  * 16-bit codes. HUM_ERR_INVALID_ARG for another dtype. */
 hum_status bench_random_activations(bench_rng *r, hum_dtype dtype, int64_t count, uint16_t *codes);

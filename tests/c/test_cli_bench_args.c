@@ -1,6 +1,39 @@
-/* Option values of the GEMM commands: M lists and activation dtypes, good and bad. */
+/* Option values of the GEMM commands: M lists and activation dtypes, good and bad; scratch
+ * directories are created fresh and removed with everything under them. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "bench_args.h"
+#include "bench_tmpdir.h"
 #include "rt_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static void check_tmpdir(void)
+{
+    char dir[4096], other[4096];
+    RT_CHECK(bench_tmpdir_create("args", dir, sizeof dir) == HUM_OK, "%s", hum_last_error());
+    RT_CHECK(bench_tmpdir_create("args", other, sizeof other) == HUM_OK && strcmp(dir, other) != 0,
+             "two directories differ: %s %s", dir, other);
+    RT_CHECK(strstr(dir, "/hum-args-") != NULL, "named after the tag: %s", dir);
+    rt_write(dir, "a/b/file.txt", "x");
+    rt_write(dir, "top.txt", "y");
+    bench_tmpdir_remove(dir);
+    bench_tmpdir_remove(other);
+    struct stat sb;
+    RT_CHECK(stat(dir, &sb) != 0 && stat(other, &sb) != 0, "both removed with their contents");
+    char saved[4096];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(saved, sizeof saved, "%s", tmp ? tmp : "");
+    setenv("TMPDIR", "/nonexistent-hum-dir", 1);
+    RT_EXPECT_ERROR(bench_tmpdir_create("args", dir, sizeof dir), HUM_ERR_IO, "missing TMPDIR",
+                    "/nonexistent-hum-dir/hum-args-");
+    if (tmp)
+        setenv("TMPDIR", saved, 1);
+    else
+        unsetenv("TMPDIR");
+}
 
 int main(void)
 {
@@ -28,5 +61,6 @@ int main(void)
     RT_EXPECT_ERROR(bench_parse_activation("float32", &t), HUM_ERR_INVALID_ARG, "float32", "'float32'",
                     "float16 or bfloat16");
     RT_EXPECT_ERROR(bench_parse_activation("e4m3", &t), HUM_ERR_INVALID_ARG, "e4m3", "'e4m3'");
+    check_tmpdir();
     return rt_test_result("test_cli_bench_args");
 }
