@@ -16,7 +16,7 @@
 typedef struct hum_resource {
     char *data;       /* NUL-terminated; owned (free with hum_resource_free) */
     size_t size;      /* bytes without the terminator */
-    char origin[512]; /* the file path it came from, or "embedded:<relpath>" */
+    char origin[4096]; /* the file path it came from, or "embedded:<relpath>" */
 } hum_resource;
 
 /* Reads `relpath` ("kernels/gemm.cu", "lua/hum/init.lua", ...). HUM_ERR_IO when it exists

@@ -42,6 +42,11 @@ typedef enum hum_status {
     HUM_ERR_INTERNAL = 11
 } hum_status;
 
+/* The two objects a host holds: the runtime (device, kernel cache, Lua state, policies) and
+ * a prepared quantized layer. Both are opaque. */
+typedef struct hum_runtime hum_runtime;
+typedef struct hum_layer hum_layer;
+
 /* Thread-local message of the last failed call on this thread; "" if none. Never NULL. */
 const char *hum_last_error(void);
 /* Static name of a status code, e.g. "HUM_ERR_FORMAT". */
@@ -545,6 +550,10 @@ hum_status hum_host_group_order(const int32_t *g_idx, int64_t k, int64_t group_s
  * shared/reference/checkpoint-formats.md and the comments of each formats/ file.
  * A layer is named by its module path ("model.layers.0.mlp.down_proj"); gpt-oss experts by
  * "model.layers.0.mlp.experts.gate_up_proj" (rows in checkpoint order: gate and up interleaved).
+ * Checkpoints with one module per expert ("...experts.<i>.<proj>", indices 0..E-1) list them
+ * as one MoE layer "...experts.*.<proj>", loaded with every tensor stacked along E (experts
+ * must share dtypes, scale type, group sizes, zero-point kind and act-order permutation); each
+ * expert also loads alone by its own name.
  */
 typedef struct hum_layer_summary {
     char name[512];
@@ -578,14 +587,14 @@ typedef struct hum_format_call {
 
 /* Every quantized layer of the checkpoint, in name order (*out is reset first). Errors:
  * HUM_ERR_FORMAT for an unknown or self-contradictory checkpoint (naming the key or tensor). */
-hum_status hum_checkpoint_list_layers(struct hum_runtime *rt, const hum_checkpoint *ckpt, hum_layer_list *out);
+hum_status hum_checkpoint_list_layers(hum_runtime *rt, const hum_checkpoint *ckpt, hum_layer_list *out);
 /* Converts one layer to the standard format. *out must be zeroed; on failure it is left zeroed.
  * Errors: HUM_ERR_FORMAT (missing tensor, wrong dtype or shape, contradictory config, values
  * outside their range), HUM_ERR_UNSUPPORTED (a valid layout hum does not convert, named). */
-hum_status hum_checkpoint_load_layer(struct hum_runtime *rt, const hum_checkpoint *ckpt, const char *layer_name,
+hum_status hum_checkpoint_load_layer(hum_runtime *rt, const hum_checkpoint *ckpt, const char *layer_name,
                                      hum_standard_weight *out);
 /* hum_checkpoint_open + hum_checkpoint_load_layer + close. */
-hum_status hum_layer_load_standard(struct hum_runtime *rt, const char *checkpoint_path, const char *layer_name,
+hum_status hum_layer_load_standard(hum_runtime *rt, const char *checkpoint_path, const char *layer_name,
                                    hum_standard_weight *out);
 
 /*
@@ -857,7 +866,6 @@ hum_status hum_selfcheck_run(int32_t ordinal, const char *cache_dir, uint32_t se
  * Threads: any thread may use a runtime; Lua work is serialised by its lock. Destroy the
  * runtime after every layer made from it, and not while another thread uses it.
  */
-typedef struct hum_runtime hum_runtime;
 
 typedef struct hum_runtime_options {
     /* Deployment config file; NULL: $HUM_CONFIG when set and non-empty, else none (defaults). */
@@ -918,8 +926,6 @@ const char *hum_runtime_override(const hum_runtime *rt, const char *key);
 /* Layers: prepare and forward                                                             */
 /* ====================================================================================== */
 /* HUM-SECTION layer */
-typedef struct hum_runtime hum_runtime;
-typedef struct hum_layer hum_layer;
 
 #ifndef HUM_CDEF
 #ifdef __cplusplus
