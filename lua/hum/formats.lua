@@ -9,12 +9,14 @@
 --   else quantize_config.json / quant_config.json -> AutoGPTQ (bits) or AutoAWQ (w_bit)
 -- When two files describe the same checkpoint, any key they share must agree.
 --
+-- Per-expert modules are listed and loadable as one MoE layer (lua/hum/experts.lua).
 -- Each formats/<name>.lua returns { names = f(ck, cfg) -> sorted layer names,
 -- describe = f(ck, cfg, name) -> summary table, load = f(ck, cfg, name, out) }.
 
 local ffi = require("ffi")
 local hum = require("hum")
 local checkpoint = require("hum.checkpoint")
+local experts = require("hum.experts")
 
 local C = hum.C
 local M = {}
@@ -116,18 +118,31 @@ end
 function M.list(_, call)
   local ck = checkpoint.wrap(call.checkpoint)
   local fmt, cfg = format_module(ck)
+  local names, sets = experts.group(fmt.names(ck, cfg))
   local s = ffi.new("hum_layer_summary")
-  for _, name in ipairs(fmt.names(ck, cfg)) do
-    fill_summary(s, fmt.describe(ck, cfg, name))
+  for _, name in ipairs(names) do
+    local set = sets[name]
+    local d = fmt.describe(ck, cfg, set and set[0] or name)
+    if set then
+      d.name = name
+      d.experts = #set + 1
+    end
+    fill_summary(s, d)
     hum.check(C.hum_layer_list_append(call.list, s))
   end
 end
 
+-- A layer is any name the format lists, or a "*" name standing for a complete expert set.
 function M.load(_, call)
   local ck = checkpoint.wrap(call.checkpoint)
   local fmt, cfg = format_module(ck)
   local name = ffi.string(call.layer_name)
   local names = fmt.names(ck, cfg)
+  local _, sets = experts.group(names)
+  if sets[name] then
+    experts.load(name, sets[name], function(member, w) fmt.load(ck, cfg, member, w) end, call.weight)
+    return
+  end
   local found = false
   for _, n in ipairs(names) do found = found or n == name end
   if not found then

@@ -14,6 +14,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: hum inspect PATH [--layer NAME [--dequant OUT.safetensors]] [--config FILE]\n\n"
                "PATH is a .safetensors file or a checkpoint directory. Prints one line per quantized layer:\n"
                "name, format, weight dtype, bits, group size, scale type, sym/asym, act-order, N, K, experts.\n"
+               "Per-expert modules (...experts.<i>.<proj>) are listed as one layer ...experts.*.<proj>.\n"
                "--layer NAME       print only that layer, and the standard form it converts to\n"
                "--dequant OUT      write its dequantized weight (float32 [N, K], experts [E, N, K], tensor\n"
                "                   \"weight\", checkpoint column order) to OUT.safetensors\n");
@@ -115,19 +116,15 @@ static int inspect(hum_runtime *rt, const char *path, const char *layer, const c
         hum_checkpoint_close(ck);
         return 1;
     }
-    int rc = 0, shown = 0;
+    int rc = 0;
     printf("%s: %lld tensors, %lld quantized layer%s\n", path, (long long)hum_checkpoint_tensor_count(ck),
            (long long)list.count, list.count == 1 ? "" : "s");
     print_header();
     for (int64_t i = 0; i < list.count; i++)
-        if (!layer || strcmp(layer, list.items[i].name) == 0) {
+        if (!layer || strcmp(layer, list.items[i].name) == 0)
             print_layer(&list.items[i]);
-            shown++;
-        }
-    if (layer && !shown) {
-        fprintf(stderr, "hum inspect: %s has no quantized layer \"%s\"\n", path, layer);
-        rc = 1;
-    } else if (layer) {
+    /* A layer not in the listing may still be loadable: one expert of a stacked set. */
+    if (layer) {
         hum_standard_weight w = {0};
         s = hum_checkpoint_load_layer(rt, ck, layer, &w);
         if (s == HUM_OK) {

@@ -1,0 +1,121 @@
+-- MoE checkpoints that store one Linear per expert (Mixtral-style
+-- "model.layers.0.block_sparse_moe.experts.3.w1", Qwen/DeepSeek "mlp.experts.3.gate_proj")
+-- become one MoE layer named with a "*" in place of the expert index
+-- ("model.layers.0.block_sparse_moe.experts.*.w1"): the experts are converted one by one and
+-- stacked along a leading E dimension of every standard tensor (hum.h: "([E,] ...)").
+
+local ffi = require("ffi")
+local hum = require("hum")
+
+local C = hum.C
+local M = {}
+
+pcall(ffi.cdef, "int memcmp(const void *a, const void *b, size_t n);")
+
+-- names -> the sorted list with every complete expert set (indices 0..E-1, E >= 2) replaced by
+-- its "*" name, and a table "*" name -> {member names by index 0..E-1}.
+function M.group(names)
+  local sets, out, members = {}, {}, {}
+  for _, name in ipairs(names) do
+    local pre, idx, post = name:match("^(.*%.experts%.)(%d+)(%..+)$")
+    if pre and tostring(tonumber(idx)) == idx then
+      local key = pre .. "*" .. post
+      sets[key] = sets[key] or {}
+      sets[key][tonumber(idx)] = name
+    else
+      out[#out + 1] = name
+    end
+  end
+  for key, set in pairs(sets) do
+    local count = 0
+    for _ in pairs(set) do count = count + 1 end
+    local complete = count >= 2
+    for i = 0, count - 1 do complete = complete and set[i] ~= nil end
+    if complete then
+      out[#out + 1] = key
+      members[key] = set
+    else
+      for _, name in pairs(set) do out[#out + 1] = name end
+    end
+  end
+  table.sort(out)
+  return out, members
+end
+
+local function numel(t)
+  local n = 1
+  for d = 0, t.rank - 1 do n = n * tonumber(t.shape[d]) end
+  return n
+end
+
+local function bytes(t) return numel(t) * C.hum_dtype_code_size(t.dtype) end
+
+local header_fields = { "n", "k", "weight_dtype", "param_dtype", "scale_type", "group_size", "group_size_n",
+  "scale_dtype", "has_zero_point", "zero_point_is_float" }
+
+-- Fills `out` with the experts in `parts` (dense standard weights) stacked along E.
+local function stack(name, parts, out)
+  local first = parts[0]
+  local count = #parts + 1
+  for e = 1, count - 1 do
+    for _, f in ipairs(header_fields) do
+      if parts[e][f] ~= first[f] then
+        hum.fail("HUM_ERR_UNSUPPORTED", string.format("layer %s: expert %d differs from expert 0 in %s (%s vs %s): " ..
+          "experts stack only when quantized alike", name, e, f, tostring(parts[e][f]), tostring(first[f])), 0)
+      end
+    end
+    local a, b = parts[e].k_perm, first.k_perm
+    if (a.data == nil) ~= (b.data == nil) or (a.data ~= nil and ffi.C.memcmp(a.data, b.data, bytes(a)) ~= 0) then
+      hum.fail("HUM_ERR_UNSUPPORTED", string.format("layer %s: expert %d has a different act-order permutation " ..
+        "than expert 0 (the standard weight holds one k_perm per layer)", name, e), 0)
+    end
+  end
+  for _, f in ipairs(header_fields) do out[f] = first[f] end
+  out.num_experts = count
+  for _, field in ipairs({ "weight", "scale", "zero_point", "bias", "global_scale" }) do
+    local t = first[field]
+    if t.data ~= nil then
+      local shape = ffi.new("int64_t[4]")
+      local rank = t.rank
+      if field == "global_scale" then
+        shape[0] = count -- (1) per expert becomes (E)
+      else
+        shape[0] = count
+        for d = 0, t.rank - 1 do shape[d + 1] = t.shape[d] end
+        rank = t.rank + 1
+      end
+      hum.check(C.hum_host_tensor_alloc(out[field], t.dtype, rank, shape), "stacking experts of " .. name)
+      local size = bytes(t)
+      for e = 0, count - 1 do
+        ffi.copy(ffi.cast("uint8_t *", out[field].data) + e * size, parts[e][field].data, size)
+      end
+    end
+  end
+  if first.k_perm.data ~= nil then
+    local shape = ffi.new("int64_t[1]", first.k)
+    hum.check(C.hum_host_tensor_alloc(out.k_perm, C.HUM_DTYPE_INT32, 1, shape))
+    ffi.copy(out.k_perm.data, first.k_perm.data, bytes(first.k_perm))
+  end
+end
+
+-- Converts each member with load(member, standard_weight) and stacks them into `out`.
+function M.load(name, members, load, out)
+  local parts = {}
+  local ok, err = pcall(function()
+    for e = 0, #members do
+      parts[e] = ffi.new("hum_standard_weight[1]")
+      load(members[e], parts[e][0])
+      if parts[e][0].num_experts ~= 0 then
+        hum.fail("HUM_ERR_FORMAT", "layer " .. members[e] .. " already has experts; it cannot be stacked again", 0)
+      end
+    end
+    local views = {}
+    for e = 0, #members do views[e] = parts[e][0] end
+    stack(name, views, out)
+  end)
+  for _, p in pairs(parts) do C.hum_standard_free(p) end
+  if not ok then error(err, 0) end
+end
+
+
+return M
