@@ -179,6 +179,11 @@ local function plan(ck, qc, layer)
     end
     p.layout = new and cv.DENSE or cv.WORD_ALIGNED
     local words = new and dense or aligned
+    if w.shape[#w.shape] ~= words then
+      ck:fail(string.format("%s has %d words per row, but version %s packs K = %d values of %d bits into %d " ..
+        "(<= 0.17: floor(32/b) values per word; >= 0.18: a dense stream): self-contradictory checkpoint", w.name,
+        w.shape[#w.shape], tostring(qc.version), p.k, p.bits, words))
+    end
     local want = { p.n, words }
     if p.experts > 0 then table.insert(want, 1, p.experts) end
     ck:expect(w, "I32", want)

@@ -146,6 +146,34 @@ static void run_case(const ct_case *c, unsigned seed)
     free(g_idx);
 }
 
+/* A 0.18 (dense) 3-bit checkpoint whose config claims 0.17: the word count gives it away. */
+static void test_version_lie(void)
+{
+    int64_t n = 8, k = 96;
+    int8_t q[8 * 96] = {0};
+    uint16_t s[8 * 3];
+    for (int i = 0; i < 24; i++)
+        s[i] = fx_bf16_bits(0.5);
+    char *dir = fmt_tmpdir("ct-lie");
+    fx_ct fx = {.format = "pack-quantized", .version = "0.18.0", .type = "int", .strategy = "group", .bits = 3,
+                .sym = 1, .group_size = 32, .n = n, .k = k, .q_int = q, .scale = s, .scale_dtype = "BF16",
+                .scale_rows = n, .scale_cols = 3};
+    fx_write_ct(dir, layer, &fx);
+    size_t size = 0;
+    char *cfg = (char *)fmt_read_bytes(fmt_path(dir, "config.json"), &size);
+    char *v = cfg ? strstr(cfg, "\"0.18.0\"") : NULL;
+    if (v) {
+        memcpy(v, "\"0.17.1\"", 8);
+        fmt_write_bytes(fmt_path(dir, "config.json"), cfg, size);
+    }
+    hum_standard_weight w;
+    FMT_EXPECT_ERROR(fmt_load(dir, layer, &w), HUM_ERR_FORMAT, "version lie", "weight_packed has 9 words per row",
+                     "self-contradictory");
+    free(cfg);
+    fmt_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     static const ct_case cases[] = {
@@ -172,6 +200,7 @@ int main(void)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(&cases[i], (unsigned)i + 1);
+    test_version_lie();
     fmt_runtime_destroy();
     return fmt_finish("test_format_ct");
 }
