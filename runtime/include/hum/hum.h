@@ -575,8 +575,6 @@ typedef struct hum_layer_list {
 hum_status hum_layer_list_append(hum_layer_list *list, const hum_layer_summary *item);
 void hum_layer_list_free(hum_layer_list *list);
 
-struct hum_runtime; /* hum_runtime, declared with the runtime below */
-
 /* What C hands the Lua converters (lua/hum/formats.lua). */
 typedef struct hum_format_call {
     const hum_checkpoint *checkpoint;
