@@ -5,10 +5,10 @@
 -- along N: with R = N/4, output row n sits in byte row n mod R at bits [2i, 2i+2), i = n div R
 -- (transformers unpack_weights: unpacked[i*R:(i+1)*R] = (packed >> 2i) & 3, minus 1);
 -- weight_scale BF16 [1]. Stored t + 1 becomes the standard uint2 code t + 2 (midpoint 2).
--- The scale's direction depends on linear_class: AutoBitLinear multiplies the output by
--- weight_scale, BitLinear (the default) divides by it (BitLinear.forward:
--- y / (input_scale * weight_scale)), so the standard global scale is 1 / weight_scale there
--- (rounded to float32).
+-- The scale's direction depends on linear_class (checked in transformers
+-- integrations/bitnet.py): AutoBitLinear (offline) multiplies the output by weight_scale,
+-- BitLinear (the default) divides it by weight_scale * input_scale in post_quant_process, so the
+-- standard global scale is 1 / weight_scale there (rounded to float32).
 
 local hum = require("hum")
 local cv = require("hum.convert")
