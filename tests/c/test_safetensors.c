@@ -177,6 +177,9 @@ static void test_rejections(void)
                     "unterminated JSON", "not valid JSON");
     expect_rejected(file_with("garbage.safetensors", "{}xyz   ", 0), "bytes after JSON", "bytes after its JSON");
     expect_rejected(file_with("array.safetensors", "[1, 2]", 0), "array header", "does not start");
+    expect_rejected(file_with("utf8.safetensors", "{\"a\xff\":{\"dtype\":\"U8\",\"shape\":[0],\"data_offsets\":[0,0]}}", 0),
+                    "invalid UTF-8", "not valid UTF-8 (header byte 3)");
+    expect_rejected(file_with("overlong.safetensors", "{\"\xc0\xaf\":{}}", 0), "overlong UTF-8", "not valid UTF-8");
     expect_rejected(file_with("mismatch.safetensors",
                               "{\"a\":{\"dtype\":\"F32\",\"shape\":[2,2],\"data_offsets\":[0,8]}}", 8),
                     "shape x dtype mismatch", "\"a\": data_offsets [0, 8) hold 8 bytes but 4 elements of F32 need 16");
