@@ -174,6 +174,56 @@ static void test_version_lie(void)
     free(dir);
 }
 
+/* Config groups chosen by target: exact name over regex over class name; ties and regexes
+ * outside the supported subset are named. */
+static void test_targets(void)
+{
+    int64_t n = 16, k = 64;
+    int8_t q[16 * 64];
+    uint16_t s[16 * 2];
+    for (int i = 0; i < n * k; i++)
+        q[i] = (int8_t)(i % 16 - 8);
+    for (int i = 0; i < 32; i++)
+        s[i] = fx_bf16_bits(0.25);
+    char *dir = fmt_tmpdir("ct-targets");
+    fx_ct fx = {.format = "pack-quantized", .version = "0.18.0", .type = "int", .strategy = "group", .bits = 4,
+                .sym = 1, .group_size = 32, .n = n, .k = k, .q_int = q, .scale = s, .scale_dtype = "BF16",
+                .scale_rows = n, .scale_cols = 2};
+    fx_write_ct(dir, layer, &fx);
+    static const char *fmt =
+        "{\"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"format\": \"pack-quantized\", "
+        "\"version\": \"0.18.0\", \"quantization_status\": \"compressed\", \"ignore\": [\"lm_head\"], "
+        "\"config_groups\": {\"group_0\": {\"targets\": [%s], \"weights\": {\"num_bits\": 8, \"type\": \"int\", "
+        "\"symmetric\": true, \"strategy\": \"channel\"}}, \"group_1\": {\"targets\": [%s], \"weights\": "
+        "{\"num_bits\": 4, \"type\": \"int\", \"symmetric\": true, \"strategy\": \"group\", \"group_size\": 32}}}}}";
+    static const struct {
+        const char *g0, *g1;
+        hum_status want;
+        const char *needle;
+    } cases[] = {
+        {"\"Linear\"", "\"re:.*mlp\\\\.down_proj$\"", HUM_OK, NULL},
+        {"\"re:.*self_attn.*\"", "\"Linear\"", HUM_OK, NULL},
+        {"\"re:.*mlp.*\"", "\"model.layers.2.mlp.down_proj\"", HUM_OK, NULL},
+        {"\"re:.*down_proj\"", "\"re:^model\\\\.layers\\\\.\\\\d+\\\\.mlp.*\"", HUM_ERR_FORMAT, "both target layer"},
+        {"\"re:.*(up|down)_proj\"", "\"Linear\"", HUM_ERR_UNSUPPORTED, "regex outside the supported subset"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fx_write_json(dir, "config.json", fmt, cases[i].g0, cases[i].g1);
+        hum_standard_weight w;
+        hum_status st = fmt_load(dir, layer, &w);
+        char what[64];
+        snprintf(what, sizeof what, "targets case %zu", i);
+        if (cases[i].want == HUM_OK) {
+            FMT_CHECK(st == HUM_OK && w.group_size == 32, "%s: %s", what, hum_last_error());
+            hum_standard_free(&w);
+        } else {
+            FMT_EXPECT_ERROR(st, cases[i].want, what, cases[i].needle);
+        }
+    }
+    fmt_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     static const ct_case cases[] = {
@@ -201,6 +251,7 @@ int main(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(&cases[i], (unsigned)i + 1);
     test_version_lie();
+    test_targets();
     fmt_runtime_destroy();
     return fmt_finish("test_format_ct");
 }

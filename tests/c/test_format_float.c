@@ -167,6 +167,36 @@ static void test_gptoss(int64_t e, int64_t n, int64_t k, unsigned seed)
     free(want);
 }
 
+/* MIXED_PRECISION: the per-layer quant_algo comes from quantized_layers. */
+static void test_modelopt_mixed(void)
+{
+    const char *layer = "model.layers.0.mlp.up_proj";
+    uint8_t codes[8 * 32];
+    for (int i = 0; i < 8 * 32; i++)
+        codes[i] = (uint8_t)(i % 0x7e);
+    float scale = 0.125f;
+    char *dir = fmt_tmpdir("modelopt-mixed");
+    fx_modelopt fx = {.algo = "FP8", .n = 8, .k = 32, .codes = codes, .scale = &scale};
+    fx_write_modelopt(dir, layer, &fx);
+    fmt_write_text(fmt_path(dir, "config.json"), "{\"quantization_config\": {\"quant_method\": \"modelopt\", "
+                                                 "\"quant_algo\": \"MIXED_PRECISION\"}}");
+    fmt_write_text(fmt_path(dir, "hf_quant_config.json"),
+                   "{\"producer\": {\"name\": \"modelopt\"}, \"quantization\": {\"quant_algo\": \"MIXED_PRECISION\", "
+                   "\"quantized_layers\": {\"model.layers.0.mlp.up_proj\": {\"quant_algo\": \"fp8\"}}}}");
+    hum_standard_weight w;
+    hum_status st = fmt_load(dir, layer, &w);
+    FMT_CHECK(st == HUM_OK && w.scale_type == HUM_SCALE_TENSOR && ((const float *)w.global_scale.data)[0] == 0.125f,
+              "mixed precision: %s", hum_last_error());
+    if (st == HUM_OK)
+        hum_standard_free(&w);
+    fmt_write_text(fmt_path(dir, "hf_quant_config.json"),
+                   "{\"quantization\": {\"quant_algo\": \"MIXED_PRECISION\", \"quantized_layers\": {}}}");
+    FMT_EXPECT_ERROR(fmt_load(dir, layer, &w), HUM_ERR_FORMAT, "mixed precision without the layer",
+                     "lists no quant_algo for model.layers.0.mlp.up_proj");
+    fmt_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     test_modelopt("FP8", 32, 64, 1);
@@ -178,6 +208,7 @@ int main(void)
     test_fp8_block(64, 192, 32, 64, "F8_E8M0", 7);
     test_gptoss(3, 64, 96, 8);
     test_gptoss(1, 32, 64, 9);
+    test_modelopt_mixed();
     fmt_runtime_destroy();
     return fmt_finish("test_format_float");
 }

@@ -424,7 +424,7 @@ hum_status hum_quantize_reference(const float *w, int64_t n, int64_t k, const hu
  * 8..8+N a UTF-8 JSON object {"<name>": {"dtype": "F16", "shape": [..], "data_offsets": [b, e]},
  * "__metadata__": {"<key>": "<string>"}} (may be right-padded with spaces); then the byte buffer
  * that data_offsets index. The reader enforces the reference rules: N <= 100,000,000 and inside
- * the file; well-formed JSON; __metadata__ a string map; no duplicate names; known dtypes; shapes
+ * the file; UTF-8, well-formed JSON; __metadata__ a string map; no duplicate names; known dtypes; shapes
  * of non-negative integers whose byte size numel * bits / 8 is whole and does not overflow;
  * e - b equal to that size; tensors tiling the buffer exactly (no overlap, no hole) up to the end
  * of the file. Every violation is HUM_ERR_FORMAT naming the file, the tensor and the problem.
