@@ -432,7 +432,9 @@ hum_status hum_quantize_reference(const float *w, int64_t n, int64_t k, const hu
  * dtype strings and their hum codes: BOOL (uint8), U8, I8, I16, U16, I32, U32, I64, U64, F16,
  * BF16, F32, F64, F8_E4M3 (float8_e4m3fn), F8_E5M2, F8_E8M0 (float8_e8m0fnu), F4 (float4_e2m1,
  * 4 bits per element), F6_E2M3, F6_E3M2 (6 bits per element); C64, F8_E4M3FNUZ and F8_E5M2FNUZ
- * are accepted with dtype HUM_DTYPE_INVALID (hum has no code for them).
+ * are accepted with dtype HUM_DTYPE_INVALID (hum has no code for them). Sub-byte data is handed
+ * out as raw bytes: the format does not fix the order of elements inside a byte, and no
+ * converter reads F4/F6 tensors (real checkpoints store FP4 pairs and E8M0 scales as U8).
  */
 enum { HUM_SAFETENSORS_MAX_RANK = 8 };
 
