@@ -142,6 +142,22 @@ static hum_status install_native(lua_State *L, hum_runtime *rt)
     return HUM_OK;
 }
 
+/* lua-cjson is linked into libhum; make require("cjson") and require("cjson.safe") find it
+ * there rather than on the host's cpath. */
+int luaopen_cjson(lua_State *L);
+int luaopen_cjson_safe(lua_State *L);
+
+static void preload_cjson(lua_State *L)
+{
+    lua_getglobal(L, "package");
+    lua_getfield(L, -1, "preload");
+    lua_pushcfunction(L, luaopen_cjson);
+    lua_setfield(L, -2, "cjson");
+    lua_pushcfunction(L, luaopen_cjson_safe);
+    lua_setfield(L, -2, "cjson.safe");
+    lua_pop(L, 2);
+}
+
 hum_status hum_lua_state_open(hum_runtime *rt, lua_State **out)
 {
     *out = NULL;
@@ -149,6 +165,7 @@ hum_status hum_lua_state_open(hum_runtime *rt, lua_State **out)
     if (!L)
         return hum_fail(HUM_ERR_OUT_OF_MEMORY, "cannot create a LuaJIT state (out of memory)");
     luaL_openlibs(L);
+    preload_cjson(L);
     hum_status st = install_native(L, rt);
     if (st == HUM_OK) {
         install_searcher(L);
