@@ -927,6 +927,187 @@ const char *hum_runtime_override(const hum_runtime *rt, const char *key);
 /* ====================================================================================== */
 /* HUM-SECTION layer */
 
+/*
+ * A layer is one quantized dense linear weight, prepared for the GPU: C[M, N] = A[M, K] *
+ * dequant(W)[N, K]^T (+ bias) with float16 or bfloat16 activations A and output C.
+ * Lifecycle: hum_layer_from_standard / hum_layer_from_safetensors (host only) ->
+ * hum_layer_prepare (derives the LayerConfig in lua/hum/layer.lua, asks the policy in force
+ * for its M-range table, compiles one kernel per range in parallel, uploads and repacks the
+ * weights on the GPU) -> hum_layer_forward, any number of times -> hum_layer_destroy.
+ *
+ * Supported (kernels/gemm.cu, the mma.sync path: sm_80 and newer, sm_75 with float16 only):
+ *  - weights uint1..uint8 (offset binary: symmetric around 2^(b-1), or with an integer or a
+ *    float zero point), or floats of at most 8 bits whose exponent and mantissa fit the
+ *    activation type (float8_e4m3fn, float8_e5m2, float4_e2m1, float6_e3m2, float6_e2m3, eXmY);
+ *  - scales CHANNEL, GROUP and GROUP_TENSOR (group sizes 16, 32, multiples of 64, or >= K),
+ *    BLOCK (expanded along N), TENSOR; scale dtypes float16, bfloat16, float32, float8_e4m3fn,
+ *    float8_e5m2, float8_e8m0, converted to the activation type at prepare time times a power
+ *    of two that keeps the dequantized weights in range (the rest is applied in float32);
+ *  - optional bias, act-order (k_perm: the kernel gathers A's columns), any N and K (padded
+ *    to multiples of 64 and 128 inside the layer), any M >= 1.
+ * A combination outside this list fails at prepare time with HUM_ERR_UNSUPPORTED naming it.
+ * Known limit: float8_e5m2 codes with an all-ones exponent (which the standard format reads
+ * as finite numbers of 65536 and more) overflow float16 activations.
+ */
+typedef struct hum_layer_options {
+    /* float16 or bfloat16 (A and C); HUM_DTYPE_INVALID (0): the weight's param_dtype */
+    hum_dtype activation_dtype;
+} hum_layer_options;
+
+/* LayerConfig: what fixes the prepared weight layout and the kernel's types. hum_layer_prepare
+ * fills the "in" fields from the standard weight and the options; lua/hum/layer.lua checks them
+ * and derives the rest. */
+typedef struct hum_layer_config {
+    /* in */
+    int64_t n, k, num_experts;
+    hum_dtype activation_dtype, weight_dtype, param_dtype, scale_dtype;
+    hum_scale_type scale_type;
+    int64_t group_size, group_size_n; /* as in hum_standard_weight */
+    int32_t zero_point;               /* a hum_zero_point_kind */
+    int32_t has_bias, act_order, has_global_scale;
+    /* derived */
+    int64_t padded_n, padded_k;       /* N rounded up to 64, K to 128 */
+    int64_t kernel_group;             /* K extent of one prepared scale row (padded_k: one row) */
+    int64_t scale_rows;               /* prepared scale rows: ceil(padded_k / kernel_group) */
+    int32_t has_scale;                /* 0 for TENSOR: no scale rows */
+    int32_t weight_float;             /* 1: float codes, 0: offset-binary ints */
+    int32_t weight_bits, weight_exp;  /* width; exponent bits of a float weight */
+    /* float weights decode 2^exp_compensation too small (the activation type's exponent bias
+     * minus the weight's); the prepared scales and the epilogue give it back */
+    int32_t exp_compensation;
+} hum_layer_config;
+
+/* One range of M and the kernel tuning it gets (docs/policies.md, "Tuning fields"). */
+typedef struct hum_tuning {
+    int64_t m_min, m_max; /* inclusive; m_max of the last entry is INT64_MAX */
+    int32_t block_m, block_n, block_k, warp_m, warp_n, warp_k;
+    int32_t stages, stream_k, ctas_per_sm;
+} hum_tuning;
+
+enum { HUM_LAYER_MAX_ENTRIES = 8 };
+
+/* The exchange between hum_layer_prepare (C) and lua/hum/layer.lua's plan(). */
+typedef struct hum_layer_plan {
+    hum_layer_config config;
+    /* in: the target; sm 0 means no GPU: plan for `arch` with its nominal device */
+    char arch[16];
+    char device_name[256];
+    int32_t sm, sm_count;
+    int64_t smem_per_block, l2_bytes;
+    /* out: the dispatch table (ranges ascending and contiguous from 1) and its policy */
+    int32_t entry_count;
+    hum_tuning entries[8]; /* HUM_LAYER_MAX_ENTRIES */
+    char policy_name[64];
+} hum_layer_plan;
+
+/* Checks one tuning against the kernel's shape rules for `config` (derived fields filled) and
+ * gives its dynamic shared memory in bytes and its threads per CTA (either pointer may be NULL).
+ * HUM_ERR_UNSUPPORTED naming the rule it breaks. lua/hum/dispatch.lua fits tunings with it. */
+hum_status hum_layer_tuning_check(const hum_layer_config *config, const hum_tuning *tuning, int64_t *smem_bytes,
+                                  int32_t *threads);
+
+/* A layer from a standard weight (copied: `w` stays the caller's); opts may be NULL. Host
+ * only, no GPU needed. Errors: HUM_ERR_INVALID_ARG (NULL, a weight hum_standard_validate
+ * refuses, an activation dtype other than float16/bfloat16); HUM_ERR_UNSUPPORTED (num_experts
+ * > 0: MoE weights are no dense layer); HUM_ERR_OUT_OF_MEMORY. */
+hum_status hum_layer_from_standard(hum_runtime *rt, const hum_standard_weight *w, const hum_layer_options *opts,
+                                   hum_layer **out);
+/* A layer from a checkpoint (file or directory) through formats/ (hum_layer_load_standard).
+ * Errors: those of hum_layer_load_standard and hum_layer_from_standard. */
+hum_status hum_layer_from_safetensors(hum_runtime *rt, const char *path, const char *layer_name,
+                                      const hum_layer_options *opts, hum_layer **out);
+
+/*
+ * Prepares the layer on the runtime's GPU: plans it (LayerConfig and the policy's M-range
+ * table, lua/hum/layer.lua), compiles every range's kernel in parallel through the kernel
+ * cache, uploads the weights and preprocesses them on the GPU (padding, repack into the MMA
+ * fragment layout, scale and zero-point conversion and permutation), then drops the host
+ * copy. Preparing a prepared layer does nothing. Errors: HUM_ERR_NO_DEVICE; HUM_ERR_UNSUPPORTED
+ * naming the combination; HUM_ERR_POLICY (the policy failed, file:line); HUM_ERR_COMPILE;
+ * HUM_ERR_CUDA / HUM_ERR_OUT_OF_MEMORY. On failure the layer is as before the call.
+ */
+hum_status hum_layer_prepare(hum_layer *layer);
+
+/*
+ * C = A * dequant(W)^T (+ bias) on `stream` (the host's CUstream; NULL: the legacy default
+ * stream), asynchronously. Picks the kernel for M = a->shape[0] from the dispatch table; no
+ * host allocation, no Lua. Tensors (device memory, the activation dtype, rank 2):
+ *   a: [M, K], row stride strides[0] (0: K), strides[1] 0 or 1. Unless the layer is act-order
+ *      or K % 8 != 0, the data pointer and the row stride must be 16-byte aligned.
+ *   c: [M, N], row stride strides[0] (0: N); with N even, 4-byte aligned pointer and stride.
+ *   a_scale: must be NULL (16-bit activations carry no scale).
+ * M == 0 does nothing. The layer owns the stream-K locks its kernels use: forwards of one layer
+ * must not run concurrently on different streams. Errors: HUM_ERR_INVALID_ARG naming the
+ * tensor and what was expected (nothing is launched); HUM_ERR_CUDA when the launch fails.
+ */
+hum_status hum_layer_forward(hum_layer *layer, struct CUstream_st *stream, const hum_tensor *a,
+                             const hum_tensor *a_scale, const hum_tensor *c);
+
+/* Frees the layer, its device memory and kernels; NULL is a no-op. Not while a forward of it
+ * may still run on a stream. */
+void hum_layer_destroy(hum_layer *layer);
+
+typedef struct hum_layer_info {
+    hum_layer_config config;
+    int32_t prepared;
+    int32_t entry_count;
+    hum_tuning entries[8];    /* HUM_LAYER_MAX_ENTRIES */
+    char policy_name[64];
+    char arch[16];
+    double prepare_ms;        /* wall time of hum_layer_prepare (or hum_layer_compile) */
+    double compile_ms;        /* of which compiling the kernels */
+    int32_t kernels_compiled; /* NVRTC runs (kernel cache misses) */
+    int32_t kernels_cached;   /* kernels the cache served */
+    int32_t scale_exponent;   /* prepared scales are the checkpoint's times 2^scale_exponent */
+    float out_factor;         /* the float32 factor the epilogue applies (global scale included) */
+    int64_t device_bytes;     /* device memory the layer holds */
+} hum_layer_info;
+
+/* What the layer is and how it was prepared. HUM_ERR_INVALID_ARG for NULL. */
+hum_status hum_layer_get_info(const hum_layer *layer, hum_layer_info *out);
+
+/*
+ * CPU-only planning and compilation for `arch` ("sm_80", "sm_90a", ...), no GPU needed: the
+ * policies see the nominal device of the arch. What `hum compile --layer` and CI do. Compiles
+ * every kernel of the policy's table for the weight (opts may be NULL) through the runtime's
+ * kernel cache and describes the result in *out (entries, compile time, cache hits).
+ * Errors: those of hum_layer_from_standard and hum_layer_prepare without the GPU ones;
+ * HUM_ERR_INVALID_ARG for an arch NVRTC does not take.
+ */
+hum_status hum_layer_compile(hum_runtime *rt, const hum_standard_weight *w, const hum_layer_options *opts,
+                             const char *arch, hum_layer_info *out);
+
+/*
+ * A layer described by a SPEC string, for `hum bench --layer`, `hum compile --layer` and tests:
+ * comma-separated key=value pairs, e.g. "n=8192,k=8192,w=uint4,a=float16,group=128".
+ *   n, k      output and input features (required, >= 1)
+ *   w         weight dtype: uint1..uint8 or a float name (e4m3, e5m2, e2m1, e3m2, e2m3, ...);
+ *             default uint4
+ *   a         activation dtype float16 | bfloat16 (default float16), also the param dtype
+ *   group     scale group size along K; 0 or absent: one scale per channel
+ *   scale     scale dtype (default: the param dtype; e8m0, e4m3, float32, ...), or "tensor"
+ *   global    1: group scales times a global scale (GROUP_TENSOR); default 0
+ *   zp        none | int | float (default none)
+ *   bias      0 | 1        actorder  0 | 1 (a random permutation of K)
+ * Unknown keys and bad values are HUM_ERR_INVALID_ARG naming the key and what it takes.
+ */
+typedef struct hum_layer_spec {
+    int64_t n, k;
+    hum_dtype weight_dtype, activation_dtype, scale_dtype;
+    hum_scale_type scale_type;
+    int64_t group_size;
+    int32_t zero_point; /* a hum_zero_point_kind */
+    int32_t bias, act_order;
+} hum_layer_spec;
+
+hum_status hum_layer_spec_parse(const char *spec, hum_layer_spec *out);
+/* The spec as text that hum_layer_spec_parse reads back. HUM_ERR_INVALID_ARG if cap is short. */
+hum_status hum_layer_spec_format(const hum_layer_spec *spec, char *out, size_t cap);
+/* A random weight for the spec (normal values quantized by hum_quantize_reference; random bias
+ * and act-order permutation), the same for the same seed. Release with hum_standard_free.
+ * Errors: those of hum_quantize_reference. */
+hum_status hum_layer_spec_weight(const hum_layer_spec *spec, uint64_t seed, hum_standard_weight *out);
+
 #ifndef HUM_CDEF
 #ifdef __cplusplus
 }

@@ -1,0 +1,140 @@
+-- Layer preparation decisions (hum_layer_prepare and hum_layer_compile call plan()): the
+-- LayerConfig of a standard weight, checked against what the dense GEMM kernel supports (a
+-- combination it does not is an HUM_ERR_UNSUPPORTED naming it), then the policy's M-range
+-- table fitted into a dispatch table (hum.dispatch).
+
+local bit = require("bit")
+local ffi = require("ffi")
+local hum = require("hum")
+local policy = require("hum.policy")
+local dispatch = require("hum.dispatch")
+
+local layer = {}
+
+-- hum_dtype layout (hum.h): bits 0..7 width, 8..15 exponent bits, 16..23 mantissa bits,
+-- 24..27 kind, 28..31 special values.
+local KIND_UINT, KIND_FLOAT = 1, 3
+
+local function fields(code)
+  code = tonumber(code)
+  return {
+    code = code,
+    bits = bit.band(code, 0xff),
+    exp = bit.band(bit.rshift(code, 8), 0xff),
+    man = bit.band(bit.rshift(code, 16), 0xff),
+    kind = bit.band(bit.rshift(code, 24), 0xf),
+    name = ffi.string(hum.C.hum_dtype_name(code)),
+  }
+end
+
+local function unsupported(fmt, ...)
+  hum.fail("HUM_ERR_UNSUPPORTED", "layer: " .. string.format(fmt, ...), 0)
+end
+
+local SCALE_TYPES = { [0] = "channel", "group", "block", "tensor", "group_tensor" }
+local ZERO_POINTS = { [0] = "none", "int", "float" }
+
+local function is_scale_dtype(code)
+  local C = hum.C
+  for _, name in ipairs({ "HUM_DTYPE_FLOAT16", "HUM_DTYPE_BFLOAT16", "HUM_DTYPE_FLOAT32",
+                          "HUM_DTYPE_FLOAT8_E4M3FN", "HUM_DTYPE_FLOAT8_E5M2", "HUM_DTYPE_FLOAT8_E8M0" }) do
+    if code == tonumber(C[name]) then return true end
+  end
+  return false
+end
+
+local function round_up(x, m) return math.ceil(x / m) * m end
+
+-- Checks the input fields of a hum_layer_config (cdata) for target `sm`, fills its derived
+-- fields, and returns the LayerConfig table the policies see.
+function layer.config(c, sm)
+  local n, k = tonumber(c.n), tonumber(c.k)
+  if tonumber(c.num_experts) > 0 then
+    unsupported("%d experts: MoE weights are not dense layers", tonumber(c.num_experts))
+  end
+  local act = fields(c.activation_dtype)
+  if act.code ~= tonumber(hum.C.HUM_DTYPE_FLOAT16) and act.code ~= tonumber(hum.C.HUM_DTYPE_BFLOAT16) then
+    unsupported("%s activations (expected float16 or bfloat16)", act.name)
+  end
+  if act.name == "bfloat16" and sm < 80 then
+    unsupported("bfloat16 activations need sm_80 or newer (the target is sm_%d)", sm)
+  end
+  local w = fields(c.weight_dtype)
+  local weight_float
+  if w.kind == KIND_UINT and w.bits >= 1 and w.bits <= 8 then
+    weight_float = false
+  elseif w.kind == KIND_FLOAT and w.bits <= 8 and w.exp >= 1 then
+    if w.exp > act.exp or w.man > act.man then
+      unsupported("%s weights with %s activations: the weight's %d exponent and %d mantissa bits must fit the "
+        .. "activation's %d and %d", w.name, act.name, w.exp, w.man, act.exp, act.man)
+    end
+    weight_float = true
+  else
+    unsupported("%s weights (expected uint1..uint8 or a float of at most 8 bits)", w.name)
+  end
+  local zero_point = ZERO_POINTS[tonumber(c.zero_point)]
+  if weight_float and zero_point ~= "none" then
+    unsupported("a %s zero point with %s weights", zero_point, w.name)
+  end
+
+  local padded_n, padded_k = round_up(n, 64), round_up(k, 128)
+  local scale_type = SCALE_TYPES[tonumber(c.scale_type)]
+  local group = tonumber(c.group_size)
+  local kernel_group, scale_rows, has_scale = padded_k, 1, 1
+  if scale_type == "tensor" then
+    scale_rows, has_scale = 0, 0
+  elseif scale_type ~= "channel" and group < k then
+    if not (group == 16 or group == 32 or group % 64 == 0) then
+      unsupported("%s scales with group size %d (K = %d): expected 16, 32, a multiple of 64, or at least K",
+        scale_type, group, k)
+    end
+    kernel_group, scale_rows = group, math.ceil(padded_k / group)
+  end
+  local scale = fields(c.scale_dtype)
+  if has_scale == 1 and not is_scale_dtype(scale.code) then
+    unsupported("%s scales (expected float16, bfloat16, float32, e4m3, e5m2 or e8m0)", scale.name)
+  end
+
+  local compensation = 0
+  if weight_float then
+    compensation = (2 ^ (act.exp - 1) - 1) - (2 ^ (w.exp - 1) - 1)
+  end
+
+  c.padded_n, c.padded_k = padded_n, padded_k
+  c.kernel_group, c.scale_rows, c.has_scale = kernel_group, scale_rows, has_scale
+  c.weight_float = weight_float and 1 or 0
+  c.weight_bits = w.bits
+  c.weight_exp = weight_float and w.exp or 0
+  c.exp_compensation = compensation
+
+  return {
+    n = n, k = k, padded_n = padded_n, padded_k = padded_k, experts = 0,
+    a_dtype = act.name, w_dtype = w.name, w_bits = w.bits, w_float = weight_float,
+    scale_type = scale_type, scale_dtype = has_scale == 1 and scale.name or nil,
+    group_size = group, kernel_group = kernel_group,
+    zero_point = zero_point, bias = c.has_bias ~= 0, act_order = c.act_order ~= 0,
+  }
+end
+
+-- The device table the policies see for a plan: its GPU, or the nominal device of its arch.
+local function target(plan)
+  if plan.sm > 0 then
+    return {
+      name = ffi.string(plan.device_name), sm = plan.sm, sm_count = plan.sm_count,
+      smem_per_block = tonumber(plan.smem_per_block), l2_bytes = tonumber(plan.l2_bytes), ordinal = 0,
+    }
+  end
+  return policy.nominal_device(ffi.string(plan.arch))
+end
+
+-- Fills a hum_layer_plan: derived config fields, dispatch table, policy name.
+function layer.plan(rt, plan)
+  local device = target(plan)
+  local cfg = layer.config(plan.config, device.sm)
+  local list, p = policy.tunings(device, cfg)
+  local tbl = dispatch.table(list, plan.config, device, p.name)
+  dispatch.store(tbl, plan)
+  ffi.copy(plan.policy_name, p.name:sub(1, ffi.sizeof(plan.policy_name) - 1))
+end
+
+return layer

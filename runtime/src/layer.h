@@ -1,0 +1,86 @@
+/* The hum_layer object (hum.h, HUM-SECTION layer) inside libhum: the files layer*.c share it.
+ *   layer.c          create, copy, destroy, info, the tuning check
+ *   layer_plan.c     LayerConfig and dispatch table through lua/hum/layer.lua, kernel compiles
+ *   layer_upload.c   device buffers and the GPU preprocessing (kernels/repack.cu)
+ *   layer_forward.c  the hot path
+ *   layer_spec.c     SPEC strings and random weights for them */
+#ifndef HUM_LAYER_H
+#define HUM_LAYER_H
+
+#include "gemm_variant.h"
+#include "hum/hum.h"
+
+/* One row of the dispatch table: everything hum_layer_forward needs for M <= m_max. */
+typedef struct hum_dispatch_entry {
+    int64_t m_max;
+    hum_kernel *kernel;
+    uint32_t threads, smem_bytes;
+    int32_t block_m, stream_k;
+    int64_t n_blocks;  /* padded N / block N */
+    int64_t k_blocks;  /* padded K / block K */
+    int64_t max_grid;  /* SMs x CTAs per SM: every CTA of a launch is resident at once */
+} hum_dispatch_entry;
+
+/* Device buffers of a prepared layer (kernel arguments; NULL when unused). */
+typedef struct hum_layer_buffers {
+    void *weight;   /* repacked codes */
+    void *scale;    /* [scale_rows][padded_n] activation dtype, permuted */
+    void *zero;     /* same layout */
+    void *bias;     /* float32 [padded_n] */
+    void *k_perm;   /* int32 [k] */
+    void *locks;    /* int32 [max grid]: stream-K, zero between launches */
+    int64_t bytes;
+} hum_layer_buffers;
+
+struct hum_layer {
+    hum_runtime *rt;
+    hum_standard_weight weight; /* host copy until prepared */
+    hum_dtype activation_dtype;
+    int32_t prepared;
+    hum_layer_plan plan;        /* after planning: config and tunings */
+    hum_layer_buffers buf;
+    int32_t scale_exponent;
+    float out_factor;
+    int32_t entry_count;
+    hum_dispatch_entry entries[HUM_LAYER_MAX_ENTRIES];
+    int32_t a_vector;           /* activations are copied 16 bytes at a time (alignment rule) */
+    double prepare_ms, compile_ms;
+    int32_t kernels_compiled, kernels_cached;
+};
+
+/* hum_standard_validate, dense only, and the activation dtype opts (or the param dtype) give,
+ * which must be float16 or bfloat16. */
+hum_status hum_layer_check_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_dtype *act);
+
+/* The variant of kernels/gemm.cu for a planned config and one of its tunings. */
+void hum_layer_variant(const hum_layer_config *cfg, const hum_tuning *t, hum_gemm_variant *v);
+
+/* The power of two the prepared scales carry (hum_layer_info.scale_exponent): the largest x
+ * with |decoded code| * |scale| * 2^(x - exp_compensation) <= 2^14 and |scale| * 2^x <= 2^14,
+ * so that neither the 16-bit scales nor the dequantized weights overflow while the weights use
+ * the whole range; scale_max is the largest |scale| (ignored without scales: 1), zero_max the
+ * largest float zero point. Integer weights without scales need none (0). */
+int32_t hum_layer_scale_exponent(const hum_layer_config *cfg, double scale_max, double zero_max);
+
+/* Fills plan->config's input fields from a standard weight and the activation dtype. */
+void hum_layer_plan_inputs(const hum_standard_weight *w, hum_dtype activation_dtype, hum_layer_plan *plan);
+
+/* Runs lua/hum/layer.lua's plan() on `plan` (inputs and target filled). */
+hum_status hum_layer_run_plan(hum_runtime *rt, hum_layer_plan *plan);
+
+/* Compiles the kernel of every planned entry for plan->arch through the runtime's cache.
+ * results[plan->entry_count] are filled (free each with hum_jit_result_free) on success;
+ * compile_ms, compiled and cached describe the run. */
+hum_status hum_layer_compile_entries(hum_runtime *rt, const hum_layer_plan *plan, hum_jit_result *results,
+                                     double *compile_ms, int32_t *compiled, int32_t *cached);
+
+/* Uploads the host weight of `layer` (planned) to the GPU and preprocesses it into *buf; sets
+ * the layer's scale_exponent and out_factor. max_grid sizes the stream-K locks. On failure
+ * nothing stays allocated. */
+hum_status hum_layer_upload(hum_layer *layer, int32_t ordinal, int64_t max_grid, hum_layer_buffers *buf);
+void hum_layer_buffers_free(hum_layer_buffers *buf);
+
+/* Milliseconds on a monotonic clock. */
+double hum_layer_now_ms(void);
+
+#endif

@@ -1,0 +1,85 @@
+/* The hot path: check the tensors, pick the dispatch entry for M, size the persistent grid,
+ * launch. No allocation, no Lua, no locks; messages are only formatted on error paths. */
+#include "layer.h"
+
+#include "internal.h"
+
+#include <stdint.h>
+
+/* Row stride of a rank-2 tensor in elements (strides[0], 0 meaning packed), or -1 when its
+ * inner dimension is not contiguous. */
+static int64_t row_stride(const hum_tensor *t)
+{
+    if (t->strides[1] > 1)
+        return -1;
+    return t->strides[0] ? t->strides[0] : t->shape[1];
+}
+
+static hum_status check_tensor(const hum_tensor *t, const char *name, hum_dtype dtype, int64_t cols,
+                               int64_t *ld)
+{
+    if (t->memory != HUM_MEMORY_DEVICE || !t->data)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: %s must be device memory (non-NULL)", name);
+    if (t->dtype != dtype)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: %s is %s, the layer runs %s", name,
+                        hum_dtype_name(t->dtype), hum_dtype_name(dtype));
+    if (t->rank != 2 || t->shape[1] != cols || t->shape[0] < 0)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: %s has rank %d shape [%lld, %lld], expected [M, %lld]",
+                        name, t->rank, (long long)t->shape[0], (long long)t->shape[1], (long long)cols);
+    *ld = row_stride(t);
+    if (*ld < cols)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: %s strides [%lld, %lld]: rows must be contiguous and "
+                        "at least %lld apart", name, (long long)t->strides[0], (long long)t->strides[1], (long long)cols);
+    return HUM_OK;
+}
+
+hum_status hum_layer_forward(hum_layer *layer, struct CUstream_st *stream, const hum_tensor *a,
+                             const hum_tensor *a_scale, const hum_tensor *c)
+{
+    if (!layer || !a || !c)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: NULL %s", !layer ? "layer" : !a ? "a" : "c");
+    if (!layer->prepared)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: the layer is not prepared (hum_layer_prepare)");
+    if (a_scale)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: a_scale must be NULL for %s activations",
+                        hum_dtype_name(layer->activation_dtype));
+    const hum_layer_config *cfg = &layer->plan.config;
+    int64_t lda, ldc;
+    hum_status st = check_tensor(a, "a", layer->activation_dtype, cfg->k, &lda);
+    if (st == HUM_OK)
+        st = check_tensor(c, "c", layer->activation_dtype, cfg->n, &ldc);
+    if (st != HUM_OK)
+        return st;
+    const int64_t m = a->shape[0];
+    if (c->shape[0] != m)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: a has %lld rows but c has %lld", (long long)m,
+                        (long long)c->shape[0]);
+    if (m == 0)
+        return HUM_OK;
+    if (m > INT32_MAX)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: M = %lld exceeds 2^31 - 1", (long long)m);
+    if (layer->a_vector && (((uintptr_t)a->data | (uintptr_t)(lda * 2)) & 15))
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: a must be 16-byte aligned with a row stride that is a "
+                        "multiple of 8 elements (got %p, stride %lld)", a->data, (long long)lda);
+    if (cfg->n % 2 == 0 && (((uintptr_t)c->data | (uintptr_t)(ldc * 2)) & 3))
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: c must be 4-byte aligned with an even row stride "
+                        "(got %p, stride %lld)", c->data, (long long)ldc);
+
+    const hum_dispatch_entry *e = layer->entries;
+    while (m > e->m_max)
+        ++e;
+    /* Persistent grid: one CTA per unit of work, at most what is resident at once (stream-K
+     * slices wait on each other, so every CTA must be running). */
+    const int64_t tiles = (m + e->block_m - 1) / e->block_m * e->n_blocks;
+    const int64_t work = e->stream_k ? tiles * e->k_blocks : tiles;
+    const int64_t grid = work < e->max_grid ? work : e->max_grid;
+    const hum_layer_buffers *b = &layer->buf;
+    void *a_ptr = a->data, *c_ptr = c->data;
+    int32_t m32 = (int32_t)m;
+    float factor = layer->out_factor;
+    void *args[] = {&a_ptr, &lda, (void *)&b->weight, (void *)&b->scale, (void *)&b->zero, (void *)&b->bias,
+                    (void *)&b->k_perm, &c_ptr, &ldc, &m32, (void *)&b->locks, &factor};
+    hum_launch_config launch = {.grid = {(uint32_t)grid, 1, 1}, .block = {e->threads, 1, 1},
+                                .dynamic_smem_bytes = e->smem_bytes, .stream = stream};
+    return hum_kernel_launch(e->kernel, &launch, args);
+}

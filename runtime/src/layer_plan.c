@@ -1,0 +1,186 @@
+/* Planning (lua/hum/layer.lua decides the LayerConfig and the dispatch table), compiling the
+ * planned kernels, and the two public entry points built on them: hum_layer_prepare (GPU) and
+ * hum_layer_compile (CPU only). */
+#include "layer.h"
+
+#include "internal.h"
+#include "lua_bridge.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void hum_layer_plan_inputs(const hum_standard_weight *w, hum_dtype activation_dtype, hum_layer_plan *plan)
+{
+    hum_layer_config *c = &plan->config;
+    c->n = w->n;
+    c->k = w->k;
+    c->num_experts = w->num_experts;
+    c->activation_dtype = activation_dtype;
+    c->weight_dtype = w->weight_dtype;
+    c->param_dtype = w->param_dtype;
+    c->scale_dtype = w->scale_dtype;
+    c->scale_type = w->scale_type;
+    c->group_size = w->group_size;
+    c->group_size_n = w->group_size_n;
+    c->zero_point = !w->has_zero_point         ? HUM_ZERO_POINT_NONE
+                    : w->zero_point_is_float ? HUM_ZERO_POINT_FLOAT
+                                             : HUM_ZERO_POINT_INT;
+    c->has_bias = w->bias.data != NULL;
+    c->act_order = w->k_perm.data != NULL;
+    c->has_global_scale = w->global_scale.data != NULL;
+}
+
+hum_status hum_layer_run_plan(hum_runtime *rt, hum_layer_plan *plan)
+{
+    return hum_lua_call(rt, "hum.layer", "plan", "hum_layer_plan *", plan);
+}
+
+hum_status hum_layer_compile_entries(hum_runtime *rt, const hum_layer_plan *plan, hum_jit_result *results,
+                                     double *compile_ms, int32_t *compiled, int32_t *cached)
+{
+    char headers[HUM_LAYER_MAX_ENTRIES][2048];
+    hum_jit_request reqs[HUM_LAYER_MAX_ENTRIES];
+    for (int32_t i = 0; i < plan->entry_count; i++) {
+        hum_gemm_variant v;
+        hum_layer_variant(&plan->config, &plan->entries[i], &v);
+        hum_status st = hum_gemm_variant_check(&v);
+        if (st == HUM_OK)
+            st = hum_gemm_constants(&v, headers[i], sizeof headers[i]);
+        if (st != HUM_OK)
+            return hum_fail_context(st, "dispatch entry %d (M %lld..%lld)", i, (long long)plan->entries[i].m_min,
+                                    (long long)plan->entries[i].m_max);
+        memset(&reqs[i], 0, sizeof reqs[i]);
+        reqs[i].source = "kernels/gemm.cu";
+        reqs[i].constants = headers[i];
+        reqs[i].kernel_name = "hum_gemm";
+        reqs[i].arch = plan->arch;
+    }
+    const double t0 = hum_layer_now_ms();
+    hum_status st = hum_jit_compile_many(hum_runtime_cache_dir(rt), reqs, plan->entry_count, results, 0);
+    *compile_ms = hum_layer_now_ms() - t0;
+    if (st != HUM_OK)
+        return hum_fail_context(st, "compiling the layer's kernels");
+    *compiled = *cached = 0;
+    for (int32_t i = 0; i < plan->entry_count; i++)
+        ++*(results[i].cache_hit == HUM_JIT_MISS ? compiled : cached);
+    return HUM_OK;
+}
+
+hum_status hum_layer_prepare(hum_layer *layer)
+{
+    if (!layer)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_prepare: NULL layer");
+    if (layer->prepared)
+        return HUM_OK;
+    const double t0 = hum_layer_now_ms();
+    hum_device_info dev;
+    hum_status st = hum_runtime_device(layer->rt, &dev);
+    if (st != HUM_OK)
+        return hum_fail_context(st, "hum_layer_prepare");
+
+    hum_layer_plan plan;
+    memset(&plan, 0, sizeof plan);
+    hum_layer_plan_inputs(&layer->weight, layer->activation_dtype, &plan);
+    if ((st = hum_arch_for_device(&dev, plan.arch, sizeof plan.arch)) != HUM_OK)
+        return st;
+    snprintf(plan.device_name, sizeof plan.device_name, "%s", dev.name);
+    plan.sm = dev.sm_major * 10 + dev.sm_minor;
+    plan.sm_count = dev.sm_count;
+    plan.smem_per_block = dev.max_smem_per_block_optin;
+    plan.l2_bytes = dev.l2_bytes;
+    if ((st = hum_layer_run_plan(layer->rt, &plan)) != HUM_OK)
+        return hum_fail_context(st, "hum_layer_prepare");
+
+    hum_jit_result results[HUM_LAYER_MAX_ENTRIES];
+    memset(results, 0, sizeof results);
+    double compile_ms = 0;
+    int32_t compiled = 0, cached = 0;
+    if ((st = hum_layer_compile_entries(layer->rt, &plan, results, &compile_ms, &compiled, &cached)) != HUM_OK)
+        return hum_fail_context(st, "hum_layer_prepare");
+
+    hum_dispatch_entry entries[HUM_LAYER_MAX_ENTRIES];
+    memset(entries, 0, sizeof entries);
+    int64_t max_grid = 1;
+    int32_t loaded = 0;
+    for (; loaded < plan.entry_count; loaded++) {
+        const hum_tuning *t = &plan.entries[loaded];
+        hum_dispatch_entry *e = &entries[loaded];
+        int64_t smem = 0;
+        int32_t threads = 0;
+        if ((st = hum_layer_tuning_check(&plan.config, t, &smem, &threads)) != HUM_OK ||
+            (st = hum_kernel_load(dev.ordinal, &results[loaded], (int32_t)smem, &e->kernel)) != HUM_OK)
+            break;
+        e->m_max = t->m_max;
+        e->threads = (uint32_t)threads;
+        e->smem_bytes = (uint32_t)smem;
+        e->block_m = t->block_m;
+        e->stream_k = t->stream_k;
+        e->n_blocks = plan.config.padded_n / t->block_n;
+        e->k_blocks = plan.config.padded_k / t->block_k;
+        e->max_grid = (int64_t)dev.sm_count * t->ctas_per_sm;
+        if (e->max_grid > max_grid)
+            max_grid = e->max_grid;
+    }
+    for (int32_t i = 0; i < plan.entry_count; i++)
+        hum_jit_result_free(&results[i]);
+
+    hum_layer_buffers buf;
+    memset(&buf, 0, sizeof buf);
+    if (st == HUM_OK) {
+        layer->plan = plan; /* the upload reads the planned config */
+        st = hum_layer_upload(layer, dev.ordinal, max_grid, &buf);
+    }
+    if (st != HUM_OK) {
+        for (int32_t i = 0; i < loaded; i++)
+            hum_kernel_destroy(entries[i].kernel);
+        memset(&layer->plan, 0, sizeof layer->plan);
+        return hum_fail_context(st, "hum_layer_prepare");
+    }
+    layer->buf = buf;
+    memcpy(layer->entries, entries, sizeof entries);
+    layer->entry_count = plan.entry_count;
+    layer->a_vector = !plan.config.act_order && plan.config.k % 8 == 0;
+    layer->compile_ms = compile_ms;
+    layer->kernels_compiled = compiled;
+    layer->kernels_cached = cached;
+    layer->prepared = 1;
+    hum_standard_free(&layer->weight);
+    layer->prepare_ms = hum_layer_now_ms() - t0;
+    return HUM_OK;
+}
+
+hum_status hum_layer_compile(hum_runtime *rt, const hum_standard_weight *w, const hum_layer_options *opts,
+                             const char *arch, hum_layer_info *out)
+{
+    if (!rt || !w || !arch || !out)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_compile: NULL %s",
+                        !rt ? "runtime" : !w ? "weight" : !arch ? "arch" : "out");
+    memset(out, 0, sizeof *out);
+    hum_status st = hum_arch_check(arch);
+    if (st != HUM_OK)
+        return hum_fail_context(st, "hum_layer_compile");
+    const double t0 = hum_layer_now_ms();
+    hum_dtype act;
+    if ((st = hum_layer_check_weight(w, opts, &act)) != HUM_OK)
+        return hum_fail_context(st, "hum_layer_compile");
+    hum_layer_plan plan;
+    memset(&plan, 0, sizeof plan);
+    hum_layer_plan_inputs(w, act, &plan);
+    snprintf(plan.arch, sizeof plan.arch, "%s", arch);
+    hum_jit_result results[HUM_LAYER_MAX_ENTRIES];
+    memset(results, 0, sizeof results);
+    hum_layer layer;
+    memset(&layer, 0, sizeof layer);
+    st = hum_layer_run_plan(rt, &plan);
+    if (st == HUM_OK)
+        st = hum_layer_compile_entries(rt, &plan, results, &layer.compile_ms, &layer.kernels_compiled,
+                                       &layer.kernels_cached);
+    for (int32_t i = 0; i < plan.entry_count; i++)
+        hum_jit_result_free(&results[i]);
+    if (st == HUM_OK) {
+        layer.plan = plan;
+        layer.prepare_ms = hum_layer_now_ms() - t0;
+        hum_layer_get_info(&layer, out);
+    }
+    return st == HUM_OK ? HUM_OK : hum_fail_context(st, "hum_layer_compile for %s", arch);
+}

@@ -1,0 +1,217 @@
+/* Layer SPEC strings ("n=8192,k=8192,w=uint4,a=float16,group=128") and the random standard
+ * weights they stand for (hum.h, HUM-SECTION layer). */
+#include "internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static hum_status parse_int(const char *key, const char *value, int64_t min, int64_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    const long long v = strtoll(value, &end, 10);
+    if (errno || end == value || *end || v < min)
+        return hum_fail(HUM_ERR_INVALID_ARG, "layer spec: %s=%s: expected an integer >= %lld", key, value, (long long)min);
+    *out = v;
+    return HUM_OK;
+}
+
+static hum_status parse_flag(const char *key, const char *value, int32_t *out)
+{
+    if (strcmp(value, "0") && strcmp(value, "1"))
+        return hum_fail(HUM_ERR_INVALID_ARG, "layer spec: %s=%s: expected 0 or 1", key, value);
+    *out = value[0] == '1';
+    return HUM_OK;
+}
+
+static hum_status parse_dtype(const char *key, const char *value, hum_dtype *out)
+{
+    hum_status st = hum_dtype_parse(value, out);
+    return st == HUM_OK ? HUM_OK : hum_fail(HUM_ERR_INVALID_ARG, "layer spec: %s=%s: not a dtype name", key, value);
+}
+
+/* One key=value pair into the spec being built; `tensor` and `global` collect scale=tensor
+ * and global=1 until the scale type is decided. */
+static hum_status parse_pair(char *pair, hum_layer_spec *s, int *have_n, int *have_k, int *tensor, int32_t *global)
+{
+    char *eq = strchr(pair, '=');
+    if (!eq || eq == pair)
+        return hum_fail(HUM_ERR_INVALID_ARG, "layer spec: '%s' is not key=value", pair);
+    *eq = '\0';
+    const char *key = pair, *value = eq + 1;
+    if (!strcmp(key, "n")) {
+        *have_n = 1;
+        return parse_int(key, value, 1, &s->n);
+    }
+    if (!strcmp(key, "k")) {
+        *have_k = 1;
+        return parse_int(key, value, 1, &s->k);
+    }
+    if (!strcmp(key, "w"))
+        return parse_dtype(key, value, &s->weight_dtype);
+    if (!strcmp(key, "a")) {
+        hum_status st = parse_dtype(key, value, &s->activation_dtype);
+        if (st == HUM_OK && s->activation_dtype != HUM_DTYPE_FLOAT16 && s->activation_dtype != HUM_DTYPE_BFLOAT16)
+            return hum_fail(HUM_ERR_INVALID_ARG, "layer spec: a=%s: expected float16 or bfloat16", value);
+        return st;
+    }
+    if (!strcmp(key, "group"))
+        return parse_int(key, value, 0, &s->group_size);
+    if (!strcmp(key, "scale")) {
+        if (!strcmp(value, "tensor")) {
+            *tensor = 1;
+            return HUM_OK;
+        }
+        return parse_dtype(key, value, &s->scale_dtype);
+    }
+    if (!strcmp(key, "global"))
+        return parse_flag(key, value, global);
+    if (!strcmp(key, "zp")) {
+        if (!strcmp(value, "none"))
+            s->zero_point = HUM_ZERO_POINT_NONE;
+        else if (!strcmp(value, "int"))
+            s->zero_point = HUM_ZERO_POINT_INT;
+        else if (!strcmp(value, "float"))
+            s->zero_point = HUM_ZERO_POINT_FLOAT;
+        else
+            return hum_fail(HUM_ERR_INVALID_ARG, "layer spec: zp=%s: expected none, int or float", value);
+        return HUM_OK;
+    }
+    if (!strcmp(key, "bias"))
+        return parse_flag(key, value, &s->bias);
+    if (!strcmp(key, "actorder"))
+        return parse_flag(key, value, &s->act_order);
+    return hum_fail(HUM_ERR_INVALID_ARG,
+                    "layer spec: unknown key '%s' (expected n, k, w, a, group, scale, global, zp, bias, actorder)", key);
+}
+
+hum_status hum_layer_spec_parse(const char *text, hum_layer_spec *out)
+{
+    if (!text || !out)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_spec_parse: NULL %s", !text ? "spec" : "out");
+    hum_layer_spec s;
+    memset(&s, 0, sizeof s);
+    s.weight_dtype = HUM_DTYPE_UINT4;
+    s.activation_dtype = HUM_DTYPE_FLOAT16;
+    char *copy = strdup(text);
+    if (!copy)
+        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "hum_layer_spec_parse");
+    int have_n = 0, have_k = 0, tensor = 0;
+    int32_t global = 0;
+    hum_status st = HUM_OK;
+    char *save = NULL;
+    for (char *pair = strtok_r(copy, ",", &save); pair && st == HUM_OK; pair = strtok_r(NULL, ",", &save))
+        st = parse_pair(pair, &s, &have_n, &have_k, &tensor, &global);
+    free(copy);
+    if (st != HUM_OK)
+        return st;
+    if (!have_n || !have_k)
+        return hum_fail(HUM_ERR_INVALID_ARG, "layer spec '%s': n and k are required", text);
+    if (tensor && (s.group_size || global))
+        return hum_fail(HUM_ERR_INVALID_ARG, "layer spec '%s': scale=tensor takes no group and no global", text);
+    if (global && !s.group_size)
+        return hum_fail(HUM_ERR_INVALID_ARG, "layer spec '%s': global=1 needs a group size", text);
+    s.scale_type = tensor ? HUM_SCALE_TENSOR
+                   : s.group_size ? (global ? HUM_SCALE_GROUP_TENSOR : HUM_SCALE_GROUP)
+                                  : HUM_SCALE_CHANNEL;
+    if (tensor)
+        s.scale_dtype = HUM_DTYPE_INVALID;
+    *out = s;
+    return HUM_OK;
+}
+
+hum_status hum_layer_spec_format(const hum_layer_spec *s, char *out, size_t cap)
+{
+    if (!s || !out)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_spec_format: NULL %s", !s ? "spec" : "out");
+    static const char *const zp[] = {"none", "int", "float"};
+    char scale[48] = "";
+    if (s->scale_type == HUM_SCALE_TENSOR)
+        snprintf(scale, sizeof scale, ",scale=tensor");
+    else if (s->scale_dtype)
+        snprintf(scale, sizeof scale, ",scale=%s", hum_dtype_name(s->scale_dtype));
+    const int n = snprintf(out, cap, "n=%" PRId64 ",k=%" PRId64 ",w=%s,a=%s,group=%" PRId64 "%s%s,zp=%s,bias=%d,actorder=%d",
+                           s->n, s->k, hum_dtype_name(s->weight_dtype), hum_dtype_name(s->activation_dtype),
+                           s->group_size, scale, s->scale_type == HUM_SCALE_GROUP_TENSOR ? ",global=1" : "",
+                           zp[s->zero_point < 0 || s->zero_point > 2 ? 0 : s->zero_point], s->bias, s->act_order);
+    if (n < 0 || (size_t)n >= cap)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_spec_format: %zu bytes are too few", cap);
+    return HUM_OK;
+}
+
+/* splitmix64: a seeded stream that is the same on every platform. */
+static uint64_t next_u64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static double next_uniform(uint64_t *state)
+{
+    return (double)(next_u64(state) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static float next_normal(uint64_t *state)
+{
+    const double u = 1.0 - next_uniform(state), v = next_uniform(state);
+    return (float)(sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v));
+}
+
+hum_status hum_layer_spec_weight(const hum_layer_spec *s, uint64_t seed, hum_standard_weight *out)
+{
+    if (!s || !out)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_spec_weight: NULL %s", !s ? "spec" : "out");
+    memset(out, 0, sizeof *out);
+    if (s->n < 1 || s->k < 1)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_spec_weight: n = %lld, k = %lld (expected >= 1)",
+                        (long long)s->n, (long long)s->k);
+    const size_t count = (size_t)s->n * (size_t)s->k;
+    float *w = malloc(count * sizeof *w);
+    float *bias = s->bias ? malloc((size_t)s->n * sizeof *bias) : NULL;
+    int32_t *perm = s->act_order ? malloc((size_t)s->k * sizeof *perm) : NULL;
+    if (!w || (s->bias && !bias) || (s->act_order && !perm)) {
+        free(w);
+        free(bias);
+        free(perm);
+        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "hum_layer_spec_weight: %lld x %lld weights", (long long)s->n,
+                        (long long)s->k);
+    }
+    uint64_t state = seed;
+    /* weights ~ N(0, 0.02) with a per-row spread, as trained linear layers look */
+    for (int64_t r = 0; r < s->n; r++) {
+        const double row_scale = 0.01 + 0.02 * next_uniform(&state);
+        for (int64_t c = 0; c < s->k; c++)
+            w[r * s->k + c] = (float)(row_scale * next_normal(&state));
+    }
+    for (int64_t r = 0; bias && r < s->n; r++)
+        bias[r] = next_normal(&state);
+    for (int64_t c = 0; perm && c < s->k; c++)
+        perm[c] = (int32_t)c;
+    for (int64_t c = s->k - 1; perm && c > 0; c--) {
+        const int64_t j = (int64_t)(next_u64(&state) % (uint64_t)(c + 1));
+        const int32_t t = perm[c];
+        perm[c] = perm[j];
+        perm[j] = t;
+    }
+    hum_quant_spec q;
+    memset(&q, 0, sizeof q);
+    q.weight_dtype = s->weight_dtype;
+    q.param_dtype = s->activation_dtype;
+    q.scale_type = s->scale_type;
+    q.group_size = s->scale_type == HUM_SCALE_GROUP || s->scale_type == HUM_SCALE_GROUP_TENSOR ? s->group_size : 0;
+    q.scale_dtype = s->scale_dtype;
+    q.zero_point = (hum_zero_point_kind)s->zero_point;
+    q.bias = bias;
+    q.k_perm = perm;
+    hum_status st = hum_quantize_reference(w, s->n, s->k, &q, out);
+    free(w);
+    free(bias);
+    free(perm);
+    return st == HUM_OK ? HUM_OK : hum_fail_context(st, "hum_layer_spec_weight");
+}

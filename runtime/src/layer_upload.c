@@ -1,0 +1,210 @@
+/* A planned layer's weights onto the GPU: raw standard tensors are uploaded and turned into the
+ * kernel's layout by kernels/repack.cu (runtime/src/repack.c is its CPU twin); the small
+ * tensors (bias, k_perm) are prepared on the host. */
+#include "layer.h"
+
+#include "internal.h"
+#include "standard.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void hum_layer_buffers_free(hum_layer_buffers *buf)
+{
+    hum_device_free(buf->weight);
+    hum_device_free(buf->scale);
+    hum_device_free(buf->zero);
+    hum_device_free(buf->bias);
+    hum_device_free(buf->k_perm);
+    hum_device_free(buf->locks);
+    memset(buf, 0, sizeof *buf);
+}
+
+/* Largest |x| and smallest nonzero |x| of `count` values of `dtype` (NaN ignored). */
+static hum_status magnitude_range(const void *data, hum_dtype dtype, int64_t count, double *max_abs,
+                                  double *min_abs)
+{
+    float *f = malloc((size_t)count * sizeof *f);
+    if (!f)
+        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "scale statistics of %lld values", (long long)count);
+    hum_status st = hum_dtype_to_float(dtype, data, count, f);
+    *max_abs = 0;
+    *min_abs = INFINITY;
+    for (int64_t i = 0; st == HUM_OK && i < count; i++) {
+        const double a = fabs((double)f[i]);
+        if (a > *max_abs)
+            *max_abs = a;
+        if (a > 0 && a < *min_abs)
+            *min_abs = a;
+    }
+    free(f);
+    return st;
+}
+
+static hum_status upload(int32_t ordinal, const void *host, size_t bytes, void **dptr, int64_t *total)
+{
+    hum_status st = hum_device_alloc(ordinal, bytes, dptr);
+    if (st == HUM_OK && host)
+        st = hum_memcpy_htod(*dptr, host, bytes);
+    if (st == HUM_OK)
+        *total += (int64_t)bytes;
+    return st;
+}
+
+typedef struct prep_kernels {
+    hum_kernel *repack, *params;
+} prep_kernels;
+
+static hum_status load_prep_kernels(hum_runtime *rt, int32_t ordinal, const char *arch, prep_kernels *k)
+{
+    static const char *const names[2] = {"hum_repack_weight", "hum_prep_params"};
+    hum_jit_request reqs[2];
+    hum_jit_result res[2];
+    memset(reqs, 0, sizeof reqs);
+    for (int i = 0; i < 2; i++) {
+        reqs[i].source = "kernels/repack.cu";
+        reqs[i].kernel_name = names[i];
+        reqs[i].arch = arch;
+    }
+    hum_status st = hum_jit_compile_many(hum_runtime_cache_dir(rt), reqs, 2, res, 2);
+    if (st != HUM_OK)
+        return st;
+    st = hum_kernel_load(ordinal, &res[0], 0, &k->repack);
+    if (st == HUM_OK && (st = hum_kernel_load(ordinal, &res[1], 0, &k->params)) != HUM_OK)
+        hum_kernel_destroy(k->repack);
+    hum_jit_result_free(&res[0]);
+    hum_jit_result_free(&res[1]);
+    return st;
+}
+
+static hum_launch_config grid_for(int64_t work)
+{
+    hum_launch_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    const int64_t blocks = (work + 255) / 256;
+    cfg.grid[0] = (uint32_t)(blocks < 8192 ? blocks : 8192);
+    cfg.block[0] = 256;
+    return cfg;
+}
+
+/* Scales or zero points -> [scale_rows][padded_n] activation dtype on the device. */
+static hum_status prep_params(const prep_kernels *k, int32_t ordinal, const hum_layer_config *c,
+                              const hum_tensor *src, hum_dtype dtype, int packed_bits, int64_t groups,
+                              int64_t n_div, int exp_adjust, void **out, int64_t *total)
+{
+    int64_t count = 1;
+    for (int32_t i = 0; i < src->rank; i++)
+        count *= src->shape[i];
+    void *raw = NULL;
+    int64_t ignored = 0;
+    hum_status st = upload(ordinal, src->data, (size_t)(count * hum_dtype_code_size(src->dtype)), &raw, &ignored);
+    if (st == HUM_OK)
+        st = upload(ordinal, NULL, (size_t)(c->scale_rows * c->padded_n * 2), out, total);
+    if (st == HUM_OK) {
+        uint32_t dt = dtype;
+        int n = (int)c->n, g = (int)groups, nd = (int)n_div, np = (int)c->padded_n, gp = (int)c->scale_rows;
+        int bf16 = c->activation_dtype == HUM_DTYPE_BFLOAT16, adj = exp_adjust;
+        void *args[] = {&raw, &dt, &packed_bits, &n, &g, &nd, &np, &gp, &bf16, &adj, out};
+        hum_launch_config cfg = grid_for(c->scale_rows * c->padded_n);
+        st = hum_kernel_launch(k->params, &cfg, args);
+        if (st == HUM_OK)
+            st = hum_stream_synchronize(NULL);
+    }
+    hum_device_free(raw);
+    return st;
+}
+
+static hum_status prep_weight(const prep_kernels *k, int32_t ordinal, const hum_layer_config *c,
+                              const hum_standard_weight *w, int64_t row_words, hum_layer_buffers *buf)
+{
+    void *raw = NULL;
+    int64_t ignored = 0;
+    const int64_t words = c->padded_k / 16 * (c->padded_n / 64) * 32 * c->weight_bits;
+    hum_status st = upload(ordinal, w->weight.data, (size_t)(c->n * row_words * 4), &raw, &ignored);
+    if (st == HUM_OK)
+        st = upload(ordinal, NULL, (size_t)(words * 4), &buf->weight, &buf->bytes);
+    if (st == HUM_OK) {
+        int64_t rw = row_words;
+        int n = (int)c->n, kk = (int)c->k, np = (int)c->padded_n, kp = (int)c->padded_k, bits = c->weight_bits;
+        void *args[] = {&raw, &rw, &n, &kk, &np, &kp, &bits, &buf->weight};
+        hum_launch_config cfg = grid_for(c->padded_k / 16 * (c->padded_n / 64) * 32);
+        st = hum_kernel_launch(k->repack, &cfg, args);
+        if (st == HUM_OK)
+            st = hum_stream_synchronize(NULL);
+    }
+    hum_device_free(raw);
+    return st;
+}
+
+/* float32 [padded_n] from the param-dtype bias; zeros past N. */
+static hum_status prep_bias(int32_t ordinal, const hum_layer_config *c, const hum_tensor *bias,
+                            hum_layer_buffers *buf)
+{
+    float *f = calloc((size_t)c->padded_n, sizeof *f);
+    if (!f)
+        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "bias of %lld values", (long long)c->padded_n);
+    hum_status st = hum_dtype_to_float(bias->dtype, bias->data, c->n, f);
+    if (st == HUM_OK)
+        st = upload(ordinal, f, (size_t)c->padded_n * sizeof *f, &buf->bias, &buf->bytes);
+    free(f);
+    return st;
+}
+
+hum_status hum_layer_upload(hum_layer *layer, int32_t ordinal, int64_t max_grid, hum_layer_buffers *buf)
+{
+    const hum_standard_weight *w = &layer->weight;
+    const hum_layer_config *c = &layer->plan.config;
+    hum_standard_view view;
+    hum_status st = hum_standard_view_init(w, &view);
+    if (st != HUM_OK)
+        return st;
+
+    double scale_max = 0, scale_min = INFINITY, zero_max = 0, unused;
+    if (c->has_scale)
+        st = magnitude_range(w->scale.data, w->scale_dtype, view.scale_rows * view.scale_cols, &scale_max, &scale_min);
+    if (st == HUM_OK && c->zero_point == HUM_ZERO_POINT_FLOAT)
+        st = magnitude_range(w->zero_point.data, w->zero_point.dtype, view.zp_rows * view.scale_cols, &zero_max,
+                             &unused);
+    if (st != HUM_OK)
+        return st;
+    const int32_t x = hum_layer_scale_exponent(c, scale_max, zero_max);
+    if (c->has_scale && c->activation_dtype == HUM_DTYPE_FLOAT16 && scale_min < INFINITY &&
+        ldexp(scale_min, x) < ldexp(1.0, -24))
+        return hum_fail(HUM_ERR_UNSUPPORTED,
+                        "scales from %g to %g span more than float16 activations can carry (use bfloat16)", scale_min,
+                        scale_max);
+    double factor = ldexp(1.0, c->exp_compensation - x);
+    if (w->global_scale.data)
+        factor *= ((const float *)w->global_scale.data)[0];
+
+    prep_kernels k;
+    memset(&k, 0, sizeof k);
+    if ((st = load_prep_kernels(layer->rt, ordinal, layer->plan.arch, &k)) != HUM_OK)
+        return st;
+    memset(buf, 0, sizeof *buf);
+    st = prep_weight(&k, ordinal, c, w, view.row_words, buf);
+    if (st == HUM_OK && c->has_scale)
+        st = prep_params(&k, ordinal, c, &w->scale, w->scale_dtype, 0, view.scale_cols,
+                         view.row_group, x, &buf->scale, &buf->bytes);
+    if (st == HUM_OK && c->zero_point != HUM_ZERO_POINT_NONE) {
+        const int packed = c->zero_point == HUM_ZERO_POINT_INT ? c->weight_bits : 0;
+        st = prep_params(&k, ordinal, c, &w->zero_point, w->zero_point.dtype, packed, view.scale_cols, 1,
+                         0, &buf->zero, &buf->bytes);
+    }
+    if (st == HUM_OK && c->has_bias)
+        st = prep_bias(ordinal, c, &w->bias, buf);
+    if (st == HUM_OK && c->act_order)
+        st = upload(ordinal, w->k_perm.data, (size_t)c->k * 4, &buf->k_perm, &buf->bytes);
+    if (st == HUM_OK && (st = upload(ordinal, NULL, (size_t)max_grid * 4, &buf->locks, &buf->bytes)) == HUM_OK)
+        st = hum_memset_d8(buf->locks, 0, (size_t)max_grid * 4);
+    hum_kernel_destroy(k.repack);
+    hum_kernel_destroy(k.params);
+    if (st != HUM_OK) {
+        hum_layer_buffers_free(buf);
+        return st;
+    }
+    layer->scale_exponent = x;
+    layer->out_factor = (float)factor;
+    return HUM_OK;
+}
