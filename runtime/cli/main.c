@@ -9,6 +9,8 @@ int hum_cmd_demo(const char *config, int argc, char **argv);
 int hum_cmd_compile(const char *config, int argc, char **argv);
 int hum_cmd_cache(const char *config, int argc, char **argv);
 int hum_cmd_inspect(const char *config, int argc, char **argv);
+int hum_cmd_run(const char *config, int argc, char **argv);
+int hum_cmd_bench(const char *config, int argc, char **argv);
 static const hum_cli_command commands[] = {
     /* HUM-CLI-COMMANDS (one line per subcommand, kept in the order `hum --help` prints) */
     {"info", "version, driver and device, NVRTC, cache dir, config and policies in force", hum_cmd_info},
@@ -16,6 +18,8 @@ static const hum_cli_command commands[] = {
     {"compile", "compile a kernel through the kernel cache: prints cache hit or cache miss and the time", hum_cmd_compile},
     {"cache", "ls: list the kernel cache; clear: empty it", hum_cmd_cache},
     {"inspect", "list the quantized layers of a checkpoint; --dequant writes one layer dequantized", hum_cmd_inspect},
+    {"run", "run one layer of a checkpoint on the GPU; --check compares with the float64 reference", hum_cmd_run},
+    {"bench", "time a layer (--layer SPEC) against cuBLAS over an M sweep; writes bench/results JSON", hum_cmd_bench},
 };
 
 static void usage(FILE *f)

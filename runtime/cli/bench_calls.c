@@ -1,0 +1,41 @@
+/* Timed calls (see bench_calls.h). */
+#include "bench_calls.h"
+
+#include "internal.h"
+
+#include <stdlib.h>
+
+hum_status bench_enqueue_hum(void *call, CUstream stream)
+{
+    bench_hum_call *h = call;
+    return hum_layer_forward(h->layer, stream, &h->a, NULL, &h->c);
+}
+
+hum_status bench_enqueue_cublas(void *call, CUstream stream)
+{
+    bench_cublas_call *b = call;
+    return bench_cublas_gemm(b->cublas, stream, b->dtype, b->m, b->n, b->k, b->a, b->w, b->c);
+}
+
+hum_status bench_dense_weight(int32_t ordinal, hum_dtype dtype, int64_t n, int64_t k, bench_rng *rng, void **out)
+{
+    enum { BLOCK = 1 << 20 };
+    *out = NULL;
+    size_t total = (size_t)(n * k);
+    uint16_t *block = malloc(BLOCK * sizeof *block);
+    if (block == NULL)
+        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "the cuBLAS weight block");
+    hum_status st = bench_random_activations(rng, dtype, BLOCK, block);
+    if (st == HUM_OK)
+        st = hum_device_alloc(ordinal, total * 2, out);
+    for (size_t done = 0; st == HUM_OK && done < total; done += BLOCK) {
+        size_t len = total - done < BLOCK ? total - done : BLOCK;
+        st = hum_memcpy_htod((uint16_t *)*out + done, block, len * 2);
+    }
+    free(block);
+    if (st != HUM_OK) {
+        hum_device_free(*out);
+        *out = NULL;
+    }
+    return st;
+}

@@ -1,0 +1,366 @@
+/* `hum bench`: one layer described by a SPEC against cuBLAS over an M sweep, with prepare
+ * times and host overhead; a table on stdout and a JSON file (bench/README.md). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+
+#include "bench_args.h"
+#include "bench_calls.h"
+#include "bench_io.h"
+#include "bench_json.h"
+#include "bench_timer.h"
+#include "bench_tmpdir.h"
+#include "cli.h"
+#include "internal.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct bench_options {
+    const char *config;
+    const char *spec;
+    const char *m_list;
+    const char *out;
+    const char *warmup;
+    const char *reps;
+} bench_options;
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: hum bench --layer SPEC [--m 1,2,4,...,8192] [--out FILE.json] [--warmup N] [--reps N]\n\n"
+               "Times one quantized layer with random weights against cuBLAS (dense 16-bit weights of the same\n"
+               "shape) on the GPU: median of CUDA-event timings of CUDA-graph replays, L2 flushed before each.\n"
+               "Prints M, hum and cuBLAS microseconds, the ratio cuBLAS/hum, TFLOP/s and GB/s, the prepare time\n"
+               "from a cold and a warm kernel cache and the host overhead of one forward; writes JSON to\n"
+               "bench/results/<spec>-<device>-<date>.json (schema: bench/README.md).\n\n"
+               "  --layer SPEC   e.g. n=8192,k=8192,w=uint4,a=float16,group=128 (as hum compile --layer)\n"
+               "  --m LIST       comma-separated M values (default: powers of two 1..8192)\n"
+               "  --out FILE     where the JSON goes\n"
+               "  --warmup N     untimed calls per measurement (default 20)\n"
+               "  --reps N       timed calls per measurement (default 100)\n"
+               "  --config FILE  deployment config\n");
+}
+
+/* 0 parsed, 1 --help printed, 2 usage error (reported). */
+static int parse(int argc, char **argv, bench_options *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 1;
+        }
+        const char **slot = !strcmp(a, "--config")   ? &o->config
+                            : !strcmp(a, "--layer")  ? &o->spec
+                            : !strcmp(a, "--m")      ? &o->m_list
+                            : !strcmp(a, "--out")    ? &o->out
+                            : !strcmp(a, "--warmup") ? &o->warmup
+                            : !strcmp(a, "--reps")   ? &o->reps
+                                                     : NULL;
+        if (!slot || i + 1 >= argc) {
+            fprintf(stderr, slot ? "hum bench: %s needs a value\n" : "hum bench: unknown argument '%s'\n", a);
+            usage(stderr);
+            return 2;
+        }
+        *slot = argv[++i];
+    }
+    if (!o->spec) {
+        fprintf(stderr, "hum bench: --layer SPEC is required\n");
+        usage(stderr);
+        return 2;
+    }
+    return 0;
+}
+
+/* A count option: 0 < value <= limit. */
+static int parse_count(const char *name, const char *text, int32_t fallback, int32_t minimum, int32_t *out)
+{
+    if (text == NULL) {
+        *out = fallback;
+        return 0;
+    }
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (*end != '\0' || v < minimum || v > 100000) {
+        fprintf(stderr, "hum bench: %s '%s' (expected an integer %d..100000)\n", name, text, minimum);
+        return 2;
+    }
+    *out = (int32_t)v;
+    return 0;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
+}
+
+static int64_t tensor_bytes(const hum_tensor *t)
+{
+    if (t->data == NULL)
+        return 0;
+    int64_t count = 1;
+    for (int32_t i = 0; i < t->rank; i++)
+        count *= t->shape[i];
+    return count * hum_dtype_code_size(t->dtype);
+}
+
+static int64_t weight_bytes(const hum_standard_weight *w)
+{
+    return tensor_bytes(&w->weight) + tensor_bytes(&w->scale) + tensor_bytes(&w->zero_point) +
+           tensor_bytes(&w->global_scale) + tensor_bytes(&w->bias) + tensor_bytes(&w->k_perm);
+}
+
+/* The layer's dispatch table, one line per M range. */
+static void print_dispatch(const hum_layer_info *info)
+{
+    printf("dispatch (policy %s, %s): %d M ranges\n", info->policy_name, info->arch, info->entry_count);
+    for (int32_t i = 0; i < info->entry_count; i++) {
+        const hum_tuning *t = &info->entries[i];
+        char upper[32] = "inf";
+        if (t->m_max != INT64_MAX)
+            snprintf(upper, sizeof upper, "%lld", (long long)t->m_max);
+        printf("  M %6lld..%-6s block %dx%dx%d, warp %dx%dx%d, %d stages, %d CTAs/SM%s\n", (long long)t->m_min, upper,
+               t->block_m, t->block_n, t->block_k, t->warp_m, t->warp_n, t->warp_k, t->stages, t->ctas_per_sm,
+               t->stream_k ? ", stream-K" : "");
+    }
+}
+
+/* The layer prepared twice: from the empty cache `rt` was made with, then again (cache hits). */
+static hum_status prepare_cold_warm(hum_runtime *rt, const hum_standard_weight *w, const hum_layer_options *lo,
+                                    bench_report *r, hum_layer **out)
+{
+    hum_layer *cold = NULL;
+    hum_layer_info info;
+    hum_status st = hum_layer_from_standard(rt, w, lo, &cold);
+    double t0 = now_ms();
+    if (st == HUM_OK && (st = hum_layer_prepare(cold)) == HUM_OK) {
+        r->prepare_cold_ms = now_ms() - t0;
+        hum_layer_get_info(cold, &info);
+        printf("prepare, cold cache: %.1f ms (%d kernels compiled in %.1f ms)\n", r->prepare_cold_ms,
+               info.kernels_compiled, info.compile_ms);
+    }
+    hum_layer_destroy(cold);
+    if (st == HUM_OK)
+        st = hum_layer_from_standard(rt, w, lo, out);
+    t0 = now_ms();
+    if (st == HUM_OK && (st = hum_layer_prepare(*out)) == HUM_OK) {
+        r->prepare_warm_ms = now_ms() - t0;
+        hum_layer_get_info(*out, &info);
+        printf("prepare, warm cache: %.1f ms (%d kernels from the cache)\n", r->prepare_warm_ms, info.kernels_cached);
+        print_dispatch(&info);
+    }
+    return st;
+}
+
+typedef struct bench_run {
+    bench_timer timer;
+    bench_io io;
+    bench_cublas *cublas;
+    void *dense;
+} bench_run;
+
+static void print_row(const bench_report *r, const bench_row *row)
+{
+    char cublas[32] = "n/a", ratio[32] = "n/a";
+    if (isfinite(row->cublas_us)) {
+        snprintf(cublas, sizeof cublas, "%.2f", row->cublas_us);
+        snprintf(ratio, sizeof ratio, "%.2f", row->cublas_us / row->hum_us);
+    }
+    printf("%6lld %10.2f %10s %7s %9.1f %9.1f%s\n", (long long)row->m, row->hum_us, cublas, ratio,
+           bench_tflops(row->m, r->n, r->k, row->hum_us),
+           bench_gbps(row->m, r->n, r->k, r->activation, r->weight_bytes, row->hum_us), row->graph ? "" : "  (no graph)");
+    fflush(stdout);
+}
+
+/* One forward at M checked against the float64 reference: a benchmark of a wrong result is
+ * worth nothing. */
+static hum_status sanity_check(bench_run *b, hum_layer *layer, const hum_standard_weight *w, const bench_report *r,
+                               const uint16_t *a, int64_t m)
+{
+    uint16_t *c = malloc((size_t)(m * r->n) * 2);
+    int64_t *rows = malloc((size_t)m * sizeof *rows);
+    hum_status st = c && rows ? bench_io_forward(&b->io, layer, a, m, c)
+                              : hum_fail(HUM_ERR_OUT_OF_MEMORY, "the output of M = %lld", (long long)m);
+    int64_t row_count = st == HUM_OK ? bench_check_rows(m, r->n, r->k, rows, m) : 0, bad = 0;
+    double err = INFINITY, tol = bench_check_tolerance(r->activation);
+    if (st == HUM_OK && (st = bench_check_output(w, r->activation, a, c, m, rows, row_count, &err, &bad)) == HUM_OK) {
+        if (bad != 0 || !(err <= tol))
+            st = hum_fail(HUM_ERR_INTERNAL, "the layer's output at M = %lld is wrong: relative error %.3e against the "
+                                            "float64 reference (tolerance %.0e), %lld elements unwritten or not finite",
+                          (long long)m, err, tol, (long long)bad);
+        else
+            printf("check: M = %lld, relative error %.2e against the float64 reference (%lld rows)\n", (long long)m,
+                   err, (long long)row_count);
+    }
+    free(c);
+    free(rows);
+    return st;
+}
+
+/* Times every M; fills rows[]. */
+static hum_status sweep(bench_run *b, hum_layer *layer, const hum_standard_weight *w, bench_report *r,
+                        const int64_t *ms, int32_t m_count, bench_row *rows)
+{
+    bench_rng rng = bench_rng_fresh();
+    uint16_t *a = malloc((size_t)(b->io.m_cap * r->k) * 2);
+    if (a == NULL)
+        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "activations for M = %lld", (long long)b->io.m_cap);
+    hum_status st = HUM_OK;
+    printf("%6s %10s %10s %7s %9s %9s\n", "M", "hum µs", "cuBLAS µs", "ratio", "TFLOP/s", "GB/s");
+    for (int32_t i = 0; st == HUM_OK && i < m_count; i++) {
+        bench_row *row = &rows[i];
+        row->m = ms[i];
+        row->hum_us = row->cublas_us = NAN;
+        bench_hum_call h = {.layer = layer};
+        bench_io_views(&b->io, ms[i], &h.a, &h.c);
+        if ((st = bench_random_activations(&rng, r->activation, ms[i] * r->k, a)) != HUM_OK ||
+            (st = hum_memcpy_htod(b->io.a, a, (size_t)(ms[i] * r->k) * 2)) != HUM_OK)
+            break;
+        if (i == 0 && (st = sanity_check(b, layer, w, r, a, ms[i])) != HUM_OK)
+            break;
+        bench_timing t;
+        if ((st = bench_time(&b->timer, bench_enqueue_hum, &h, r->warmup, r->reps, &t)) != HUM_OK)
+            break;
+        row->hum_us = t.median_us;
+        row->graph = t.graph;
+        if (i == 0 && (st = bench_host_overhead(&b->timer, bench_enqueue_hum, &h, 20, 100, &r->host_overhead_us)) != HUM_OK)
+            break;
+        if (b->cublas != NULL) {
+            bench_cublas_call c = {b->cublas, r->activation, ms[i], r->n, r->k, b->io.a, b->dense, b->io.c};
+            if ((st = bench_time(&b->timer, bench_enqueue_cublas, &c, r->warmup, r->reps, &t)) != HUM_OK)
+                break;
+            row->cublas_us = t.median_us;
+        }
+        print_row(r, row);
+    }
+    free(a);
+    return st;
+}
+
+/* Everything after the layer is prepared: buffers, cuBLAS, the sweep, the JSON. */
+static int measure(const bench_options *o, hum_layer *layer, const hum_standard_weight *w, int32_t ordinal,
+                   bench_report *r, const int64_t *ms, int32_t m_count)
+{
+    bench_run b = {0};
+    bench_row rows[BENCH_MAX_M_VALUES];
+    int64_t m_max = 0;
+    for (int32_t i = 0; i < m_count; i++)
+        m_max = ms[i] > m_max ? ms[i] : m_max;
+    bench_rng rng = bench_rng_fresh();
+    hum_status st = bench_timer_create(ordinal, r->device.l2_bytes, &b.timer);
+    if (st == HUM_OK)
+        st = bench_io_create(ordinal, r->activation, r->n, r->k, m_max, &b.io);
+    if (st == HUM_OK) {
+        r->l2_flush_bytes = (int64_t)b.timer.flush_bytes;
+        if (bench_cublas_open(ordinal, &b.cublas) != HUM_OK) {
+            snprintf(r->cublas_note, sizeof r->cublas_note, "%s", hum_last_error());
+            printf("cuBLAS: not timed: %s\n", r->cublas_note);
+        } else if (bench_dense_weight(ordinal, r->activation, r->n, r->k, &rng, &b.dense) != HUM_OK) {
+            snprintf(r->cublas_note, sizeof r->cublas_note, "dense weight: %s", hum_last_error());
+            printf("cuBLAS: not timed: %s\n", r->cublas_note);
+            bench_cublas_close(b.cublas);
+            b.cublas = NULL;
+        } else {
+            snprintf(r->cublas_library, sizeof r->cublas_library, "%s", bench_cublas_path(b.cublas));
+            printf("cuBLAS: %s (cublasGemmEx, %s, fp32 accumulation)\n", r->cublas_library,
+                   hum_dtype_name(r->activation));
+        }
+        st = sweep(&b, layer, w, r, ms, m_count, rows);
+    }
+    int rc = 0;
+    if (st != HUM_OK) {
+        fprintf(stderr, "hum bench: %s\n", hum_last_error());
+        rc = 1;
+    } else {
+        printf("\nhost overhead of hum_layer_forward: %.2f µs per call\n", r->host_overhead_us);
+        r->rows = rows;
+        r->row_count = m_count;
+        char path[4096];
+        if (o->out)
+            snprintf(path, sizeof path, "%s", o->out);
+        if ((!o->out && bench_default_path(r, path, sizeof path) != HUM_OK) || bench_json_write(r, path) != HUM_OK) {
+            fprintf(stderr, "hum bench: %s\n", hum_last_error());
+            rc = 1;
+        } else {
+            printf("results: %s\n", path);
+        }
+    }
+    hum_device_free(b.dense);
+    bench_cublas_close(b.cublas);
+    bench_io_destroy(&b.io);
+    bench_timer_destroy(&b.timer);
+    return rc;
+}
+
+int hum_cmd_bench(const char *config, int argc, char **argv)
+{
+    bench_options o = {.config = config};
+    int parsed = parse(argc, argv, &o);
+    if (parsed)
+        return parsed == 1 ? 0 : 2;
+    bench_report r = {0};
+    int64_t ms[BENCH_MAX_M_VALUES];
+    int32_t m_count = 0;
+    if (parse_count("--warmup", o.warmup, 20, 0, &r.warmup) || parse_count("--reps", o.reps, 100, 1, &r.reps))
+        return 2;
+    if (bench_parse_m_list(o.m_list ? o.m_list : "1,2,4,8,16,32,64,128,256,512,1024,2048,4096,8192", ms,
+                           BENCH_MAX_M_VALUES, &m_count) != HUM_OK) {
+        fprintf(stderr, "hum bench: %s\n", hum_last_error());
+        return 2;
+    }
+    snprintf(r.spec, sizeof r.spec, "%s", o.spec);
+    hum_layer_spec spec;
+    hum_standard_weight w = {0};
+    if (hum_layer_spec_parse(o.spec, &spec) != HUM_OK) {
+        fprintf(stderr, "hum bench: %s\n", hum_last_error());
+        return 2;
+    }
+    bench_rng seed = bench_rng_fresh();
+    if (hum_layer_spec_weight(&spec, bench_rng_next(&seed), &w) != HUM_OK) {
+        fprintf(stderr, "hum bench: %s\n", hum_last_error());
+        return 1;
+    }
+    hum_layer_options lo = {.activation_dtype = spec.activation_dtype};
+    r.n = w.n;
+    r.k = w.k;
+    r.activation = spec.activation_dtype;
+    r.weight_bytes = weight_bytes(&w);
+
+    /* A fresh cache directory, so that the first prepare compiles every kernel. */
+    char cache[4096];
+    if (bench_tmpdir_create("bench-cache", cache, sizeof cache) != HUM_OK) {
+        fprintf(stderr, "hum bench: %s\n", hum_last_error());
+        hum_standard_free(&w);
+        return 1;
+    }
+    hum_runtime_options ro;
+    hum_runtime_options_init(&ro);
+    ro.config_path = o.config;
+    ro.cache_dir = cache;
+    hum_runtime *rt = NULL;
+    hum_layer *layer = NULL;
+    int rc = 1;
+    if (hum_runtime_create(&ro, &rt) != HUM_OK) {
+        fprintf(stderr, "hum bench: %s\n", hum_last_error());
+    } else if (hum_runtime_device(rt, &r.device) != HUM_OK) {
+        fprintf(stderr, "hum bench: no GPU to run on: %s\n", hum_last_error());
+    } else {
+        bench_report_stamp(&r);
+        printf("hum bench: %s on %s (sm_%d%d, %d SMs, driver %d.%d)\n", o.spec, r.device.name, r.device.sm_major,
+               r.device.sm_minor, r.device.sm_count, r.device.driver_version / 1000,
+               r.device.driver_version % 1000 / 10);
+        if (prepare_cold_warm(rt, &w, &lo, &r, &layer) != HUM_OK)
+            fprintf(stderr, "hum bench: %s\n", hum_last_error());
+        else
+            rc = measure(&o, layer, &w, r.device.ordinal, &r, ms, m_count);
+    }
+    hum_layer_destroy(layer);
+    hum_runtime_destroy(rt);
+    hum_standard_free(&w);
+    bench_tmpdir_remove(cache);
+    return rc;
+}

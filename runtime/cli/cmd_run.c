@@ -1,0 +1,275 @@
+/* `hum run`: one layer of a user's checkpoint on the GPU, on random or given activations, with
+ * an optional check against the float64 reference (docs/cli.md). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+
+#include "bench_args.h"
+#include "bench_check.h"
+#include "bench_io.h"
+#include "cli.h"
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct run_options {
+    const char *config;
+    const char *checkpoint;
+    const char *layer;
+    const char *m_list;
+    const char *activation;
+    const char *input;
+    const char *output;
+    int check;
+} run_options;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: hum run CHECKPOINT --layer NAME [--m 1,16,128,1000] [--check] [--activation float16|bfloat16]\n"
+            "       hum run CHECKPOINT --layer NAME --input A.safetensors [--output C.safetensors] [--check]\n\n"
+            "Loads one quantized layer of a checkpoint (directory or .safetensors file) through formats/,\n"
+            "prepares it and runs it on the GPU once per M, on fresh random activations or on the tensor\n"
+            "`input` ([M, K], F16 or BF16) of --input; --output writes the result as `output` ([M, N]).\n\n"
+            "  --layer NAME        the layer's module path, e.g. model.layers.0.mlp.down_proj\n"
+            "  --m LIST            comma-separated M values (default 1,16,128,1000)\n"
+            "  --activation DTYPE  float16 (default) or bfloat16; with --input, the input's dtype\n"
+            "  --check             compare with the float64 reference: ||out - ref|| / ||ref|| per M,\n"
+            "                      exit 1 above 1e-2 (float16) or 2e-2 (bfloat16) or on unwritten output\n"
+            "  --config FILE       deployment config\n");
+}
+
+/* 0 parsed, 1 --help printed, 2 usage error (reported). */
+static int parse(int argc, char **argv, run_options *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 1;
+        }
+        if (!strcmp(a, "--check")) {
+            o->check = 1;
+            continue;
+        }
+        if (a[0] != '-') {
+            if (o->checkpoint) {
+                fprintf(stderr, "hum run: one checkpoint only ('%s' and '%s')\n", o->checkpoint, a);
+                return 2;
+            }
+            o->checkpoint = a;
+            continue;
+        }
+        const char **slot = !strcmp(a, "--config")       ? &o->config
+                            : !strcmp(a, "--layer")      ? &o->layer
+                            : !strcmp(a, "--m")          ? &o->m_list
+                            : !strcmp(a, "--activation") ? &o->activation
+                            : !strcmp(a, "--input")      ? &o->input
+                            : !strcmp(a, "--output")     ? &o->output
+                                                         : NULL;
+        if (!slot || i + 1 >= argc) {
+            fprintf(stderr, slot ? "hum run: %s needs a value\n" : "hum run: unknown argument '%s'\n", a);
+            usage(stderr);
+            return 2;
+        }
+        *slot = argv[++i];
+    }
+    const char *problem = !o->checkpoint                 ? "a CHECKPOINT is required"
+                          : !o->layer                    ? "--layer NAME is required"
+                          : o->input && o->m_list        ? "--m and --input exclude each other (M is the input's)"
+                          : o->output && !o->input       ? "--output needs --input"
+                                                         : NULL;
+    if (problem) {
+        fprintf(stderr, "hum run: %s\n", problem);
+        usage(stderr);
+        return 2;
+    }
+    return 0;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
+}
+
+/* The activations of --input: tensor `input`, [M, K], float16 or bfloat16, copied out. */
+static hum_status read_input(const char *path, int64_t k, hum_dtype *dtype, int64_t *m, uint16_t **codes)
+{
+    hum_safetensors *st;
+    hum_status s = hum_safetensors_open(path, &st);
+    if (s != HUM_OK)
+        return s;
+    hum_safetensors_tensor t;
+    if ((s = hum_safetensors_find(st, "input", &t)) == HUM_OK) {
+        if ((t.dtype != HUM_DTYPE_FLOAT16 && t.dtype != HUM_DTYPE_BFLOAT16) || t.rank != 2 || t.shape[1] != k ||
+            t.shape[0] < 1)
+            s = hum_fail(HUM_ERR_FORMAT, "%s: tensor 'input' is %s of rank %d%s (expected F16 or BF16 [M, %lld], M >= 1)",
+                         path, t.dtype_name, t.rank, t.rank == 2 ? " with a different shape" : "", (long long)k);
+        else if ((*codes = malloc((size_t)t.nbytes)) == NULL)
+            s = hum_fail(HUM_ERR_OUT_OF_MEMORY, "%s: %lld bytes of activations", path, (long long)t.nbytes);
+        else {
+            memcpy(*codes, t.data, (size_t)t.nbytes);
+            *dtype = t.dtype;
+            *m = t.shape[0];
+        }
+    }
+    hum_safetensors_close(st);
+    return s;
+}
+
+static hum_status write_output(const char *path, hum_dtype dtype, int64_t m, int64_t n, const uint16_t *c)
+{
+    hum_safetensors_tensor t = {.name = "output", .dtype = dtype, .rank = 2, .shape = {m, n}, .data = c};
+    return hum_safetensors_write(path, &t, 1, NULL);
+}
+
+/* Runs every M; returns the exit code. */
+static int run_all(const run_options *o, hum_layer *layer, const hum_standard_weight *w, int32_t ordinal,
+                   hum_dtype dtype, const int64_t *ms, int32_t m_count, uint16_t *given)
+{
+    int64_t m_max = 0;
+    for (int32_t i = 0; i < m_count; i++)
+        m_max = ms[i] > m_max ? ms[i] : m_max;
+    bench_io io;
+    uint16_t *a = given ? given : malloc((size_t)(m_max * w->k) * 2);
+    uint16_t *c = malloc((size_t)(m_max * w->n) * 2);
+    int64_t *rows = malloc((size_t)m_max * sizeof *rows);
+    if (a == NULL || c == NULL || rows == NULL || bench_io_create(ordinal, dtype, w->n, w->k, m_max, &io) != HUM_OK) {
+        fprintf(stderr, "hum run: %s\n", a && c && rows ? hum_last_error() : "out of host memory for the activations");
+        if (!given)
+            free(a);
+        free(c);
+        free(rows);
+        return 1;
+    }
+    bench_rng rng = bench_rng_fresh();
+    int rc = 0;
+    for (int32_t i = 0; i < m_count && rc == 0; i++) {
+        int64_t m = ms[i];
+        hum_status st = given ? HUM_OK : bench_random_activations(&rng, dtype, m * w->k, a);
+        double t0 = now_ms();
+        if (st == HUM_OK)
+            st = bench_io_forward(&io, layer, a, m, c);
+        double ms_taken = now_ms() - t0;
+        if (st != HUM_OK) {
+            fprintf(stderr, "hum run: M = %lld: %s\n", (long long)m, hum_last_error());
+            rc = 1;
+            break;
+        }
+        printf("M = %-6lld ran in %.3f ms (upload, forward, download)", (long long)m, ms_taken);
+        if (o->check) {
+            int64_t row_count = bench_check_rows(m, w->n, w->k, rows, m), bad = 0;
+            double err;
+            if (bench_check_output(w, dtype, a, c, m, rows, row_count, &err, &bad) != HUM_OK) {
+                printf("\n");
+                fprintf(stderr, "hum run: M = %lld: reference: %s\n", (long long)m, hum_last_error());
+                rc = 1;
+                break;
+            }
+            double tol = bench_check_tolerance(dtype);
+            int pass = bad == 0 && err <= tol;
+            printf(", rel error %.3e over %lld of %lld rows: %s", err, (long long)row_count, (long long)m,
+                   pass ? "ok" : "FAIL");
+            if (bad)
+                printf(" (%lld output elements unwritten or not finite)", (long long)bad);
+            else if (!pass)
+                printf(" (tolerance %.0e)", tol);
+            rc = pass ? 0 : 1;
+        }
+        printf("\n");
+    }
+    if (rc == 0 && o->output) {
+        if (write_output(o->output, dtype, ms[0], w->n, c) != HUM_OK) {
+            fprintf(stderr, "hum run: %s\n", hum_last_error());
+            rc = 1;
+        } else {
+            printf("wrote %s (output: %s [%lld, %lld])\n", o->output, hum_dtype_name(dtype), (long long)ms[0],
+                   (long long)w->n);
+        }
+    }
+    bench_io_destroy(&io);
+    if (!given)
+        free(a);
+    free(c);
+    free(rows);
+    return rc;
+}
+
+int hum_cmd_run(const char *config, int argc, char **argv)
+{
+    run_options o = {.config = config};
+    int parsed = parse(argc, argv, &o);
+    if (parsed)
+        return parsed == 1 ? 0 : 2;
+    int64_t ms[BENCH_MAX_M_VALUES];
+    int32_t m_count = 0;
+    hum_dtype dtype = HUM_DTYPE_FLOAT16;
+    if ((!o.input && bench_parse_m_list(o.m_list ? o.m_list : "1,16,128,1000", ms, BENCH_MAX_M_VALUES, &m_count) !=
+                         HUM_OK) ||
+        (o.activation && bench_parse_activation(o.activation, &dtype) != HUM_OK)) {
+        fprintf(stderr, "hum run: %s\n", hum_last_error());
+        return 2;
+    }
+
+    hum_runtime_options ro;
+    hum_runtime_options_init(&ro);
+    ro.config_path = o.config;
+    hum_runtime *rt;
+    if (hum_runtime_create(&ro, &rt) != HUM_OK) {
+        fprintf(stderr, "hum run: %s\n", hum_last_error());
+        return 1;
+    }
+    int rc = 1;
+    hum_standard_weight w = {0};
+    hum_layer *layer = NULL;
+    uint16_t *given = NULL;
+    hum_device_info dev;
+    double t0 = now_ms();
+    if (hum_layer_load_standard(rt, o.checkpoint, o.layer, &w) != HUM_OK) {
+        fprintf(stderr, "hum run: %s\n", hum_last_error());
+        goto done;
+    }
+    printf("%s: %s, N = %lld, K = %lld, %s weights, loaded in %.1f ms\n", o.checkpoint, o.layer, (long long)w.n,
+           (long long)w.k, hum_dtype_name(w.weight_dtype), now_ms() - t0);
+    if (o.input) {
+        hum_dtype input_dtype = HUM_DTYPE_INVALID;
+        if (read_input(o.input, w.k, &input_dtype, &ms[0], &given) != HUM_OK) {
+            fprintf(stderr, "hum run: %s\n", hum_last_error());
+            goto done;
+        }
+        if (o.activation && input_dtype != dtype) {
+            fprintf(stderr, "hum run: --activation %s but %s holds %s activations\n", o.activation, o.input,
+                    hum_dtype_name(input_dtype));
+            goto done;
+        }
+        dtype = input_dtype;
+        m_count = 1;
+    }
+    if (hum_runtime_device(rt, &dev) != HUM_OK) {
+        fprintf(stderr, "hum run: no GPU to run on: %s\n", hum_last_error());
+        goto done;
+    }
+    hum_layer_options lo = {.activation_dtype = dtype};
+    t0 = now_ms();
+    if (hum_layer_from_standard(rt, &w, &lo, &layer) != HUM_OK || hum_layer_prepare(layer) != HUM_OK) {
+        fprintf(stderr, "hum run: %s\n", hum_last_error());
+        goto done;
+    }
+    hum_layer_info info;
+    hum_layer_get_info(layer, &info);
+    printf("prepared for %s (%s, %s activations) in %.1f ms: %d M ranges, policy %s, %d kernels compiled, %d from "
+           "the cache\n",
+           dev.name, info.arch, hum_dtype_name(dtype), now_ms() - t0, info.entry_count, info.policy_name,
+           info.kernels_compiled, info.kernels_cached);
+    rc = run_all(&o, layer, &w, dev.ordinal, dtype, ms, m_count, given);
+done:
+    hum_layer_destroy(layer);
+    free(given);
+    hum_standard_free(&w);
+    hum_runtime_destroy(rt);
+    return rc;
+}

@@ -1,0 +1,132 @@
+/* `hum run` and `hum bench` as a user runs them on a machine without a CUDA driver: --help
+ * exits 0; `hum run` on a small GPTQ checkpoint loads and converts the layer (its shape is
+ * printed) and then fails cleanly with the no-GPU message and exit 1; a wrong layer, a bad
+ * --input and usage errors are reported as such (exit 1 or 2); `hum bench` without a GPU
+ * exits 1 with the same message. */
+#define _POSIX_C_SOURCE 200809L /* setenv, popen */
+#include "rt_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static char output[32768];
+
+/* Runs `hum <args>` with stdout and stderr together; returns its exit code (-1 if it died). */
+static int hum(const char *args)
+{
+    char command[16384];
+    snprintf(command, sizeof command, "%s/runtime/hum %s 2>&1", HUM_BINARY_DIR, args);
+    FILE *p = popen(command, "r");
+    if (!p) {
+        snprintf(output, sizeof output, "cannot run %s", command);
+        return -1;
+    }
+    size_t n = fread(output, 1, sizeof output - 1, p);
+    output[n] = '\0';
+    int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void has(const char *what, const char *text)
+{
+    RT_CHECK(strstr(output, text) != NULL, "%s: output lacks \"%s\":\n%s", what, text, output);
+}
+
+static const char LAYER[] = "model.layers.0.mlp.down_proj";
+
+/* A GPTQ 4-bit group-128 checkpoint of one [N = 64, K = 256] layer from random weights. */
+static void write_checkpoint(const char *dir)
+{
+    enum { N = 64, K = 256 };
+    float *w = malloc(N * K * sizeof *w);
+    uint64_t s = 12345;
+    for (int i = 0; i < N * K; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        w[i] = (float)((double)(s >> 11) * 0x1p-53 - 0.5);
+    }
+    hum_quant_spec spec = {.weight_dtype = HUM_DTYPE_UINT4, .param_dtype = HUM_DTYPE_FLOAT16,
+                           .scale_type = HUM_SCALE_GROUP, .group_size = 128, .zero_point = HUM_ZERO_POINT_NONE};
+    hum_standard_weight std = {0};
+    RT_CHECK(hum_quantize_reference(w, N, K, &spec, &std) == HUM_OK, "quantize: %s", hum_last_error());
+    const char *names[] = {LAYER};
+    hum_checkpoint_write_options opts = {0};
+    RT_CHECK(hum_checkpoint_write_gptq(dir, names, &std, 1, &opts) == HUM_OK, "write: %s", hum_last_error());
+    hum_standard_free(&std);
+    free(w);
+}
+
+/* input.safetensors holding `input` of the given dtype and shape (zeros). */
+static void write_input(const char *path, hum_dtype dtype, int64_t m, int64_t k)
+{
+    uint16_t *zeros = calloc((size_t)(m * k), 2);
+    hum_safetensors_tensor t = {.name = "input", .dtype = dtype, .rank = 2, .shape = {m, k}, .data = zeros};
+    RT_CHECK(hum_safetensors_write(path, &t, 1, NULL) == HUM_OK, "write %s: %s", path, hum_last_error());
+    free(zeros);
+}
+
+int main(void)
+{
+    char dir[4096], ckpt[4200], input[4200], args[16384];
+    rt_tmpdir("cli-run", dir, sizeof dir);
+    snprintf(ckpt, sizeof ckpt, "%s/ckpt", dir);
+    char cache[4200];
+    snprintf(cache, sizeof cache, "%s/cache", dir);
+    setenv("HUM_CACHE_DIR", cache, 1);
+    setenv("HUM_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);
+    unsetenv("HUM_CONFIG");
+    unsetenv("HUM_POLICY_PATH");
+    write_checkpoint(ckpt);
+
+    RT_CHECK(hum("run --help") == 0, "run --help:\n%s", output);
+    has("run --help", "usage: hum run CHECKPOINT --layer NAME");
+    has("run --help", "--check");
+    has("run --help", "--config FILE");
+    RT_CHECK(hum("bench --help") == 0, "bench --help:\n%s", output);
+    has("bench --help", "usage: hum bench --layer SPEC");
+    has("bench --help", "--config FILE");
+
+    snprintf(args, sizeof args, "run %s --layer %s --m 1,3 --check", ckpt, LAYER);
+    RT_CHECK(hum(args) == 1, "run without a GPU exits 1:\n%s", output);
+    has("run without a GPU", "N = 64, K = 256, uint4 weights");
+    has("run without a GPU", "hum run: no GPU to run on: no CUDA driver");
+
+    snprintf(args, sizeof args, "run %s --layer model.layers.0.mlp.up_proj", ckpt);
+    RT_CHECK(hum(args) == 1, "an unknown layer exits 1:\n%s", output);
+    has("unknown layer", "model.layers.0.mlp.up_proj");
+
+    snprintf(input, sizeof input, "%s/input.safetensors", dir);
+    write_input(input, HUM_DTYPE_FLOAT16, 3, 128);
+    snprintf(args, sizeof args, "run %s --layer %s --input %s", ckpt, LAYER, input);
+    RT_CHECK(hum(args) == 1, "an input of the wrong K exits 1:\n%s", output);
+    has("wrong K", "tensor 'input'");
+    has("wrong K", "[M, 256]");
+    write_input(input, HUM_DTYPE_BFLOAT16, 3, 256);
+    snprintf(args, sizeof args, "run %s --layer %s --input %s --activation float16", ckpt, LAYER, input);
+    RT_CHECK(hum(args) == 1, "contradicting --activation exits 1:\n%s", output);
+    has("contradicting dtype", "--activation float16");
+    has("contradicting dtype", "bfloat16 activations");
+
+    snprintf(args, sizeof args, "run %s", ckpt);
+    RT_CHECK(hum(args) == 2, "no --layer is a usage error:\n%s", output);
+    has("no --layer", "--layer NAME is required");
+    snprintf(args, sizeof args, "run %s --layer %s --m 1,0", ckpt, LAYER);
+    RT_CHECK(hum(args) == 2, "a bad M list is a usage error:\n%s", output);
+    has("bad M", "'0'");
+    snprintf(args, sizeof args, "run %s --layer %s --output %s/out.safetensors", ckpt, LAYER, dir);
+    RT_CHECK(hum(args) == 2, "--output without --input is a usage error:\n%s", output);
+    snprintf(args, sizeof args, "run %s --layer %s --activation float32", ckpt, LAYER);
+    RT_CHECK(hum(args) == 2, "a bad activation dtype is a usage error:\n%s", output);
+    has("bad activation", "float32");
+    RT_CHECK(hum("run --frobnicate") == 2, "unknown option:\n%s", output);
+
+    RT_CHECK(hum("bench") == 2, "bench without --layer:\n%s", output);
+    RT_CHECK(hum("bench --layer n=64,k=256,w=uint4,a=float16,group=128 --m 1,2") == 1, "bench without a GPU:\n%s",
+             output);
+    has("bench without a GPU", "hum bench: no GPU to run on: no CUDA driver");
+    RT_CHECK(hum("bench --layer n=64,k=256,w=uint4,a=float16,group=128 --reps 0") == 2, "bench --reps 0:\n%s", output);
+
+    rt_rmtree(dir);
+    return rt_test_result("test_cli_run");
+}
