@@ -1,24 +1,251 @@
-/* `hum demo`: the runtime's main path on built-in defaults. For now the self-check: device
- * info, the self-check kernel compiled through the kernel cache, and with a GPU launched and
- * every output element verified. Without a GPU it says so and compiles for sm_90a only. */
-#include "cli.h"
+/* `hum demo`: the main job on built-in defaults. Builds a GPTQ checkpoint (4-bit, group 128,
+ * symmetric, float16) of Llama-3-8B projection shapes from random weights in a temporary
+ * directory, loads it as a user's checkpoint, runs each layer on the GPU at a small and a large
+ * M, checks both against the float64 reference and times them against cuBLAS. Without a GPU it
+ * says so, compiles the layers' kernels for sm_90a and checks on the CPU, at a small M, that the
+ * checkpoint read back gives the reference output of the weights it was written from. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
+#include "bench_calls.h"
+#include "bench_io.h"
+#include "bench_timer.h"
+#include "bench_tmpdir.h"
+#include "cli.h"
+#include "internal.h"
+
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The arch compiled for when there is no GPU to ask: the H100/H200 class hum targets first. */
 static const char NO_GPU_ARCH[] = "sm_90a";
+
+/* Llama-3-8B (hidden 4096, intermediate 14336): one attention and two MLP projections. */
+static const struct {
+    const char *name, *short_name;
+    int64_t n, k;
+} LAYERS[] = {
+    {"model.layers.0.self_attn.q_proj", "q_proj", 4096, 4096},
+    {"model.layers.0.mlp.gate_proj", "gate_proj", 14336, 4096},
+    {"model.layers.0.mlp.down_proj", "down_proj", 4096, 14336},
+};
+enum { LAYER_COUNT = sizeof LAYERS / sizeof LAYERS[0] };
+
+/* M of the GPU runs: a decode-sized batch (every row checked) and a prefill-sized one (rows
+ * sampled within the reference's budget); M of the CPU-only reference check. */
+enum { SMALL_M = 16, LARGE_M = 4096, CPU_M = 4, WARMUP = 5, REPS = 20 };
 
 static const char *origin_name(int32_t hit)
 {
     return hit == HUM_JIT_MISS ? "cache miss" : hit == HUM_JIT_HIT_DISK ? "cache hit (disk)" : "cache hit (memory)";
 }
 
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: hum demo [--config FILE]\n\n"
-               "Self-check of this installation: shows the device, compiles the self-check kernel through\n"
-               "the kernel cache and, with a GPU, runs it and verifies every output element.\n");
+               "The main job end to end: builds a GPTQ checkpoint (4-bit, group size 128, float16) of\n"
+               "Llama-3-8B q_proj, gate_proj and down_proj shapes from random weights in a temporary\n"
+               "directory, loads it like a user's checkpoint, runs every layer on the GPU at M = %d and\n"
+               "M = %d, checks the outputs against the float64 reference and times them against cuBLAS.\n"
+               "Without a GPU: compiles the layers' kernels for %s and checks the checkpoint on the CPU.\n",
+            SMALL_M, LARGE_M, NO_GPU_ARCH);
+}
+
+/* Random weights quantized by the reference quantizer into standard weights, written as one
+ * GPTQ checkpoint. */
+static hum_status build_checkpoint(const char *dir, hum_standard_weight *w)
+{
+    const char *names[LAYER_COUNT];
+    bench_rng rng = bench_rng_fresh();
+    hum_quant_spec spec = {.weight_dtype = HUM_DTYPE_UINT4, .param_dtype = HUM_DTYPE_FLOAT16,
+                           .scale_type = HUM_SCALE_GROUP, .group_size = 128, .zero_point = HUM_ZERO_POINT_NONE};
+    hum_status st = HUM_OK;
+    for (int i = 0; st == HUM_OK && i < LAYER_COUNT; i++) {
+        names[i] = LAYERS[i].name;
+        float *values = malloc((size_t)(LAYERS[i].n * LAYERS[i].k) * sizeof *values);
+        if (values == NULL)
+            return hum_fail(HUM_ERR_OUT_OF_MEMORY, "random weights of %s", LAYERS[i].name);
+        bench_random_normal(&rng, values, LAYERS[i].n * LAYERS[i].k);
+        st = hum_quantize_reference(values, LAYERS[i].n, LAYERS[i].k, &spec, &w[i]);
+        free(values);
+    }
+    hum_checkpoint_write_options opts = {0};
+    if (st == HUM_OK)
+        st = hum_checkpoint_write_gptq(dir, names, w, LAYER_COUNT, &opts);
+    return st;
+}
+
+typedef struct demo_gpu {
+    int32_t ordinal;
+    bench_timer timer;
+    bench_cublas *cublas; /* NULL: not timed */
+    bench_rng rng;
+} demo_gpu;
+
+/* One M of one layer: fresh activations, a checked forward, then hum and cuBLAS timed. Prints
+ * one table row; returns 0 when the check passed. */
+static int run_m(demo_gpu *g, hum_layer *layer, const hum_standard_weight *w, bench_io *io, void *dense, int64_t m,
+                 uint16_t *a, uint16_t *c, int64_t *rows)
+{
+    const hum_dtype dtype = HUM_DTYPE_FLOAT16;
+    int64_t row_count = bench_check_rows(m, w->n, w->k, rows, m), bad = 0;
+    double err = INFINITY;
+    hum_status st;
+    if ((st = bench_random_activations(&g->rng, dtype, m * w->k, a)) != HUM_OK ||
+        (st = bench_io_forward(io, layer, a, m, c)) != HUM_OK ||
+        (st = bench_check_output(w, dtype, a, c, m, rows, row_count, &err, &bad)) != HUM_OK) {
+        fprintf(stderr, "hum demo: M = %lld: %s\n", (long long)m, hum_last_error());
+        return 1;
+    }
+    int pass = bad == 0 && err <= bench_check_tolerance(dtype);
+    bench_hum_call h = {.layer = layer};
+    bench_io_views(io, m, &h.a, &h.c);
+    bench_timing th, tc = {.median_us = NAN};
+    if ((st = bench_time(&g->timer, bench_enqueue_hum, &h, WARMUP, REPS, &th)) == HUM_OK && g->cublas != NULL) {
+        bench_cublas_call cc = {g->cublas, dtype, m, w->n, w->k, io->a, dense, io->c};
+        st = bench_time(&g->timer, bench_enqueue_cublas, &cc, WARMUP, REPS, &tc);
+    }
+    if (st != HUM_OK) {
+        fprintf(stderr, "hum demo: timing M = %lld: %s\n", (long long)m, hum_last_error());
+        return 1;
+    }
+    char rows_text[32], cublas[16] = "n/a", ratio[16] = "n/a";
+    snprintf(rows_text, sizeof rows_text, "%lld/%lld", (long long)row_count, (long long)m);
+    if (isfinite(tc.median_us)) {
+        snprintf(cublas, sizeof cublas, "%.1f", tc.median_us);
+        snprintf(ratio, sizeof ratio, "%.2f", tc.median_us / th.median_us);
+    }
+    printf("%6lld %10.2e %11s %-4s %9.1f %10s %6s\n", (long long)m, err, rows_text, pass ? "ok" : "FAIL",
+           th.median_us, cublas, ratio);
+    if (bad)
+        printf("       %lld output elements unwritten or not finite\n", (long long)bad);
+    return pass ? 0 : 1;
+}
+
+/* The GPU part for one layer: loaded from the checkpoint like a user's, prepared, run at both
+ * M, compared with the reference of the weights the checkpoint was written from. */
+static int run_layer(demo_gpu *g, hum_runtime *rt, const char *dir, int i, const hum_standard_weight *w)
+{
+    const int64_t n = LAYERS[i].n, k = LAYERS[i].k;
+    hum_layer_options lo = {.activation_dtype = HUM_DTYPE_FLOAT16};
+    hum_layer *layer = NULL;
+    double t0 = now_ms();
+    if (hum_layer_from_safetensors(rt, dir, LAYERS[i].name, &lo, &layer) != HUM_OK) {
+        fprintf(stderr, "hum demo: loading %s: %s\n", LAYERS[i].name, hum_last_error());
+        return 1;
+    }
+    double t1 = now_ms();
+    if (hum_layer_prepare(layer) != HUM_OK) {
+        fprintf(stderr, "hum demo: preparing %s: %s\n", LAYERS[i].name, hum_last_error());
+        hum_layer_destroy(layer);
+        return 1;
+    }
+    printf("\n%s [N = %lld, K = %lld]: loaded in %.0f ms, prepared in %.0f ms\n", LAYERS[i].short_name, (long long)n,
+           (long long)k, t1 - t0, now_ms() - t1);
+    printf("%6s %10s %11s %-4s %9s %10s %6s\n", "M", "rel error", "rows", "", "hum µs", "cuBLAS µs", "ratio");
+    bench_io io;
+    void *dense = NULL;
+    uint16_t *a = malloc((size_t)(LARGE_M * k) * 2), *c = malloc((size_t)(LARGE_M * n) * 2);
+    int64_t *rows = malloc(LARGE_M * sizeof *rows);
+    int rc = 1;
+    if (a == NULL || c == NULL || rows == NULL)
+        fprintf(stderr, "hum demo: out of host memory for M = %d\n", LARGE_M);
+    else if (bench_io_create(g->ordinal, HUM_DTYPE_FLOAT16, n, k, LARGE_M, &io) != HUM_OK)
+        fprintf(stderr, "hum demo: %s\n", hum_last_error());
+    else {
+        if (g->cublas != NULL && bench_dense_weight(g->ordinal, HUM_DTYPE_FLOAT16, n, k, &g->rng, &dense) != HUM_OK)
+            fprintf(stderr, "hum demo: cuBLAS weight: %s\n", hum_last_error());
+        else
+            rc = run_m(g, layer, w, &io, dense, SMALL_M, a, c, rows) | run_m(g, layer, w, &io, dense, LARGE_M, a, c, rows);
+        hum_device_free(dense);
+        bench_io_destroy(&io);
+    }
+    free(a);
+    free(c);
+    free(rows);
+    hum_layer_destroy(layer);
+    return rc;
+}
+
+static int with_gpu(hum_runtime *rt, const hum_device_info *d, const char *dir, const hum_standard_weight *w)
+{
+    demo_gpu g = {.ordinal = d->ordinal, .rng = bench_rng_fresh()};
+    if (bench_timer_create(d->ordinal, d->l2_bytes, &g.timer) != HUM_OK) {
+        fprintf(stderr, "hum demo: %s\n", hum_last_error());
+        return 1;
+    }
+    if (bench_cublas_open(d->ordinal, &g.cublas) != HUM_OK)
+        printf("cuBLAS: not timed: %s\n", hum_last_error());
+    else
+        printf("cuBLAS: %s (cublasGemmEx, float16, fp32 accumulation)\n", bench_cublas_path(g.cublas));
+    printf("times: median of %d CUDA-graph replays, L2 flushed before each\n", REPS);
+    int rc = 0;
+    for (int i = 0; i < LAYER_COUNT; i++)
+        rc |= run_layer(&g, rt, dir, i, &w[i]);
+    bench_cublas_close(g.cublas);
+    bench_timer_destroy(&g.timer);
+    printf("\n%s\n", rc == 0 ? "demo passed" : "demo FAILED");
+    return rc;
+}
+
+/* Without a GPU: the kernels every layer needs compiled for NO_GPU_ARCH, and the checkpoint
+ * read back through formats/ giving, at M = CPU_M, exactly the float64 reference output of the
+ * weights it was written from. */
+static int without_gpu(hum_runtime *rt, const char *dir, const hum_standard_weight *w)
+{
+    bench_rng rng = bench_rng_fresh();
+    int rc = 0;
+    for (int i = 0; i < LAYER_COUNT && rc == 0; i++) {
+        const int64_t n = LAYERS[i].n, k = LAYERS[i].k;
+        hum_layer_options lo = {.activation_dtype = HUM_DTYPE_FLOAT16};
+        hum_layer_info info;
+        if (hum_layer_compile(rt, &w[i], &lo, NO_GPU_ARCH, &info) != HUM_OK) {
+            fprintf(stderr, "hum demo: compiling %s for %s: %s\n", LAYERS[i].short_name, NO_GPU_ARCH, hum_last_error());
+            return 1;
+        }
+        /* The layers differ in N or K, which are compile-time constants, so no kernel of one is
+         * in this process's memory cache from another: a hit here comes from disk. */
+        printf("compile: %s for %s: %s, %d M ranges (policy %s), %d kernels compiled, %d from the cache, %.0f ms\n",
+               LAYERS[i].short_name, NO_GPU_ARCH,
+               origin_name(info.kernels_compiled > 0 ? HUM_JIT_MISS : HUM_JIT_HIT_DISK), info.entry_count,
+               info.policy_name, info.kernels_compiled, info.kernels_cached, info.prepare_ms);
+        hum_standard_weight loaded = {0};
+        uint16_t *a = malloc((size_t)(CPU_M * k) * 2);
+        double *ad = malloc((size_t)(CPU_M * k) * sizeof *ad), *want = malloc((size_t)(CPU_M * n) * sizeof *want),
+               *got = malloc((size_t)(CPU_M * n) * sizeof *got);
+        double t0 = now_ms();
+        hum_status st = a && ad && want && got ? hum_layer_load_standard(rt, dir, LAYERS[i].name, &loaded)
+                                               : hum_fail(HUM_ERR_OUT_OF_MEMORY, "M = %d reference", CPU_M);
+        if (st == HUM_OK && (st = bench_random_activations(&rng, HUM_DTYPE_FLOAT16, CPU_M * k, a)) == HUM_OK &&
+            (st = hum_dtype_decode(HUM_DTYPE_FLOAT16, a, CPU_M * k, ad)) == HUM_OK &&
+            (st = hum_reference_gemm(&w[i], 0, ad, CPU_M, want)) == HUM_OK)
+            st = hum_reference_gemm(&loaded, 0, ad, CPU_M, got);
+        if (st != HUM_OK) {
+            fprintf(stderr, "hum demo: %s: %s\n", LAYERS[i].name, hum_last_error());
+            rc = 1;
+        } else {
+            int64_t differ = 0;
+            for (int64_t j = 0; j < CPU_M * n; j++)
+                differ += got[j] != want[j];
+            printf("reference: %s at M = %d on the CPU (%.0f ms): the checkpoint read back %s\n", LAYERS[i].short_name,
+                   CPU_M, now_ms() - t0,
+                   differ ? "DIFFERS from the weights written" : "gives exactly the output of the weights written");
+            rc = differ != 0;
+        }
+        hum_standard_free(&loaded);
+        free(a), free(ad), free(want), free(got);
+    }
+    printf("launch: skipped (no GPU)\n%s\n", rc == 0 ? "demo passed (compile and CPU reference only)" : "demo FAILED");
+    return rc;
 }
 
 int hum_cmd_demo(const char *config, int argc, char **argv)
@@ -44,34 +271,37 @@ int hum_cmd_demo(const char *config, int argc, char **argv)
         fprintf(stderr, "hum demo: %s\n", hum_last_error());
         return 1;
     }
-    printf("hum %s demo: runtime self-check\n", hum_version());
+    printf("hum %s demo: W4A16 GEMMs of Llama-3-8B shapes from a GPTQ checkpoint\n", hum_version());
     printf("cache dir: %s\n", hum_runtime_cache_dir(rt));
-    int rc = 0;
     hum_device_info d;
-    if (hum_runtime_device(rt, &d) == HUM_OK) {
+    int have_gpu = hum_runtime_device(rt, &d) == HUM_OK;
+    if (have_gpu)
         printf("device %d: %s, sm_%d%d, %d SMs\n", d.ordinal, d.name, d.sm_major, d.sm_minor, d.sm_count);
-        hum_selfcheck_report r;
-        if (hum_selfcheck_run(d.ordinal, hum_runtime_cache_dir(rt), HUM_SELFCHECK_SEED, &r) != HUM_OK) {
-            fprintf(stderr, "hum demo: self-check failed: %s\n", hum_last_error());
-            rc = 1;
-        } else {
-            printf("compile: kernels/selfcheck.cu for %s: %s, %.1f ms\n", r.arch, origin_name(r.cache_hit),
-                   r.compile_ms);
-            printf("launch: %lld output elements verified on the GPU\nself-check passed\n", (long long)r.elements);
-        }
-    } else {
+    else
         printf("device: %s\n", hum_last_error());
-        hum_jit_result res;
-        if (hum_selfcheck_compile(hum_runtime_cache_dir(rt), NO_GPU_ARCH, HUM_SELFCHECK_SEED, &res) != HUM_OK) {
-            fprintf(stderr, "hum demo: compiling the self-check kernel failed: %s\n", hum_last_error());
-            rc = 1;
-        } else {
-            printf("compile: kernels/selfcheck.cu for %s: %s, %.1f ms, %zu-byte cubin\n", NO_GPU_ARCH,
-                   origin_name(res.cache_hit), res.milliseconds, res.cubin_size);
-            printf("launch: skipped (no GPU)\nself-check passed (compile only)\n");
-            hum_jit_result_free(&res);
-        }
+
+    int rc = 1;
+    char dir[4096];
+    hum_standard_weight w[LAYER_COUNT] = {0};
+    double t0 = now_ms();
+    if (bench_tmpdir_create("demo", dir, sizeof dir) != HUM_OK) {
+        fprintf(stderr, "hum demo: %s\n", hum_last_error());
+        hum_runtime_destroy(rt);
+        return 1;
     }
+    if (build_checkpoint(dir, w) != HUM_OK) {
+        fprintf(stderr, "hum demo: building the checkpoint: %s\n", hum_last_error());
+    } else {
+        printf("checkpoint: GPTQ 4-bit, group 128, symmetric, float16, from random weights, in %s (removed at the "
+               "end): %.0f ms\n",
+               dir, now_ms() - t0);
+        for (int i = 0; i < LAYER_COUNT; i++)
+            printf("  %s [N = %lld, K = %lld]\n", LAYERS[i].name, (long long)LAYERS[i].n, (long long)LAYERS[i].k);
+        rc = have_gpu ? with_gpu(rt, &d, dir, w) : without_gpu(rt, dir, w);
+    }
+    for (int i = 0; i < LAYER_COUNT; i++)
+        hum_standard_free(&w[i]);
+    bench_tmpdir_remove(dir);
     hum_runtime_destroy(rt);
     return rc;
 }

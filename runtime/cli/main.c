@@ -14,7 +14,7 @@ int hum_cmd_bench(const char *config, int argc, char **argv);
 static const hum_cli_command commands[] = {
     /* HUM-CLI-COMMANDS (one line per subcommand, kept in the order `hum --help` prints) */
     {"info", "version, driver and device, NVRTC, cache dir, config and policies in force", hum_cmd_info},
-    {"demo", "self-check: compile (and with a GPU run and verify) the self-check kernel", hum_cmd_demo},
+    {"demo", "W4A16 GPTQ layers of Llama-3-8B shapes: build, load, run, check and time against cuBLAS", hum_cmd_demo},
     {"compile", "compile a kernel through the kernel cache: prints cache hit or cache miss and the time", hum_cmd_compile},
     {"cache", "ls: list the kernel cache; clear: empty it", hum_cmd_cache},
     {"inspect", "list the quantized layers of a checkpoint; --dequant writes one layer dequantized", hum_cmd_inspect},
