@@ -1,0 +1,219 @@
+/* Layers without a GPU: SPEC strings (parse, format, errors, reproducible weights), the
+ * LayerConfig checks (unsupported combinations named), the tuning rules, and NVRTC compiling
+ * every kernel the built-in policies give for the main layer types on sm_75 (float16), sm_80,
+ * sm_86, sm_89 and sm_90a, a second time from the cache. */
+#include "hum/hum.h"
+#include "quant_test.h"
+
+#include <string.h>
+
+static void check_spec_parsing(void)
+{
+    hum_layer_spec s;
+    QUANT_CHECK(hum_layer_spec_parse("n=8192,k=8192,w=uint4,a=float16,group=128", &s) == HUM_OK, "%s",
+                hum_last_error());
+    QUANT_CHECK(s.n == 8192 && s.k == 8192 && s.weight_dtype == HUM_DTYPE_UINT4 &&
+                    s.activation_dtype == HUM_DTYPE_FLOAT16 && s.scale_type == HUM_SCALE_GROUP && s.group_size == 128 &&
+                    s.zero_point == HUM_ZERO_POINT_NONE && !s.bias && !s.act_order,
+                "main spec fields");
+    QUANT_CHECK(hum_layer_spec_parse("k=64,n=32", &s) == HUM_OK && s.weight_dtype == HUM_DTYPE_UINT4 &&
+                    s.scale_type == HUM_SCALE_CHANNEL && s.activation_dtype == HUM_DTYPE_FLOAT16,
+                "defaults: %s", hum_last_error());
+    QUANT_CHECK(hum_layer_spec_parse("n=32,k=64,w=e2m1,a=bfloat16,group=32,scale=e4m3,global=1,bias=1", &s) == HUM_OK &&
+                    s.scale_type == HUM_SCALE_GROUP_TENSOR && s.scale_dtype == HUM_DTYPE_FLOAT8_E4M3FN && s.bias,
+                "NVFP4 spec: %s", hum_last_error());
+    QUANT_CHECK(hum_layer_spec_parse("n=32,k=64,w=e4m3,scale=tensor", &s) == HUM_OK && s.scale_type == HUM_SCALE_TENSOR,
+                "tensor scale: %s", hum_last_error());
+    char text[256];
+    hum_layer_spec back;
+    QUANT_CHECK(hum_layer_spec_parse("n=100,k=203,w=uint3,a=bfloat16,group=32,zp=int,actorder=1", &s) == HUM_OK &&
+                    hum_layer_spec_format(&s, text, sizeof text) == HUM_OK &&
+                    hum_layer_spec_parse(text, &back) == HUM_OK && !memcmp(&s, &back, sizeof s),
+                "format round trip: '%s' %s", text, hum_last_error());
+
+    static const struct {
+        const char *spec, *needle;
+    } bad[] = {
+        {"n=32", "n and k are required"},     {"n=32,k=0", "k=0"},
+        {"n=32,k=64,w=uint9", "w=uint9"},     {"n=32,k=64,a=float32", "a=float32"},
+        {"n=32,k=64,zp=yes", "zp=yes"},       {"n=32,k=64,bias=2", "bias=2"},
+        {"n=32,k=64,colour=red", "colour"},   {"n=32,k=64,group", "not key=value"},
+        {"n=32,k=64,global=1", "global=1"},   {"n=32,k=64,scale=tensor,group=32", "scale=tensor"},
+        {"n=x,k=64", "n=x"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const hum_status st = hum_layer_spec_parse(bad[i].spec, &s);
+        QUANT_CHECK(st == HUM_ERR_INVALID_ARG && strstr(hum_last_error(), bad[i].needle),
+                    "'%s': status %d, message '%s' should name '%s'", bad[i].spec, st, hum_last_error(), bad[i].needle);
+    }
+}
+
+static void check_spec_weights(void)
+{
+    hum_layer_spec s;
+    hum_standard_weight a, b;
+    QUANT_CHECK(hum_layer_spec_parse("n=64,k=96,w=uint4,group=32,zp=int,bias=1,actorder=1", &s) == HUM_OK, "%s",
+                hum_last_error());
+    if (!QUANT_CHECK(hum_layer_spec_weight(&s, 7, &a) == HUM_OK && hum_layer_spec_weight(&s, 7, &b) == HUM_OK, "%s",
+                     hum_last_error()))
+        return;
+    QUANT_CHECK(a.n == 64 && a.k == 96 && a.has_zero_point && a.bias.data && a.k_perm.data &&
+                    a.scale_type == HUM_SCALE_GROUP && a.group_size == 32,
+                "spec weight fields");
+    QUANT_CHECK(!memcmp(a.weight.data, b.weight.data, 64 * 12 * 4) && !memcmp(a.k_perm.data, b.k_perm.data, 96 * 4),
+                "the same seed gives the same weight");
+    hum_standard_free(&b);
+    QUANT_CHECK(hum_layer_spec_weight(&s, 8, &b) == HUM_OK && memcmp(a.weight.data, b.weight.data, 64 * 12 * 4),
+                "another seed gives another weight");
+    hum_standard_free(&a);
+    hum_standard_free(&b);
+}
+
+/* Compiles weight `w` (made from `spec`) for `arch`; returns the entry count (0 on failure). */
+static int compile_weight(hum_runtime *rt, const char *spec, const hum_standard_weight *w, const char *arch,
+                          hum_layer_info *info)
+{
+    const hum_status st = hum_layer_compile(rt, w, NULL, arch, info);
+    if (!QUANT_CHECK(st == HUM_OK, "%s on %s: %s", spec, arch, hum_last_error()))
+        return 0;
+    printf("  %-6s %-52s %d kernels, %5.0f ms, %d compiled, %d cached\n", arch, spec, info->entry_count,
+           info->compile_ms, info->kernels_compiled, info->kernels_cached);
+    return info->entry_count;
+}
+
+static int make_weight(const char *spec, hum_standard_weight *w)
+{
+    hum_layer_spec s;
+    return QUANT_CHECK(hum_layer_spec_parse(spec, &s) == HUM_OK && hum_layer_spec_weight(&s, 1, w) == HUM_OK, "%s: %s",
+                       spec, hum_last_error());
+}
+
+static void check_compiles(hum_runtime *rt)
+{
+    static const char *const archs[] = {"sm_80", "sm_86", "sm_89", "sm_90a"};
+    static const char *const main_specs[] = {"n=8192,k=8192,w=uint4,a=float16,group=128",
+                                             "n=8192,k=8192,w=uint4,a=bfloat16,group=128"};
+    hum_layer_info info;
+    for (size_t s = 0; s < 2; s++) {
+        hum_standard_weight w;
+        if (!make_weight(main_specs[s], &w))
+            continue;
+        for (size_t a = 0; a < sizeof archs / sizeof archs[0]; a++) {
+            const int n = compile_weight(rt, main_specs[s], &w, archs[a], &info);
+            QUANT_CHECK(n >= 1 && n <= 5, "%s on %s: %d kernels (a table of 1..5 ranges expected)", main_specs[s],
+                        archs[a], n);
+            QUANT_CHECK(info.entries[0].m_min == 1 && info.entries[n > 0 ? n - 1 : 0].m_max == INT64_MAX,
+                        "the table covers M = 1 .. any");
+        }
+        if (s == 0) {
+            compile_weight(rt, main_specs[s], &w, "sm_75", &info);
+            /* a second time: everything from the cache */
+            if (compile_weight(rt, main_specs[s], &w, "sm_90a", &info))
+                QUANT_CHECK(info.kernels_compiled == 0 && info.kernels_cached == info.entry_count,
+                            "second compile: %d compiled, %d cached", info.kernels_compiled, info.kernels_cached);
+        }
+        hum_standard_free(&w);
+    }
+    /* the other kernel families once each on the H200's arch */
+    static const char *const others[] = {
+        "n=1000,k=1000,w=uint3,a=bfloat16,group=64,zp=int",
+        "n=1024,k=1024,w=uint8,a=float16,zp=float,bias=1",
+        "n=1024,k=1024,w=e4m3,a=bfloat16",
+        "n=1024,k=1024,w=e2m1,a=bfloat16,group=32,scale=e8m0",
+        "n=1024,k=1024,w=uint4,a=float16,group=128,actorder=1",
+        "n=1000,k=1003,w=uint4,a=float16,group=32",
+    };
+    for (size_t s = 0; s < sizeof others / sizeof others[0]; s++) {
+        hum_standard_weight w;
+        if (make_weight(others[s], &w)) {
+            compile_weight(rt, others[s], &w, "sm_90a", &info);
+            hum_standard_free(&w);
+        }
+    }
+}
+
+static void expect_unsupported(hum_runtime *rt, const char *spec, const char *arch, const char *needle)
+{
+    hum_layer_spec s;
+    hum_standard_weight w;
+    if (!QUANT_CHECK(hum_layer_spec_parse(spec, &s) == HUM_OK && hum_layer_spec_weight(&s, 1, &w) == HUM_OK, "%s: %s",
+                     spec, hum_last_error()))
+        return;
+    hum_layer_info info;
+    const hum_status st = hum_layer_compile(rt, &w, NULL, arch, &info);
+    QUANT_CHECK(st == HUM_ERR_UNSUPPORTED && strstr(hum_last_error(), needle),
+                "%s on %s: status %d '%s' should be unsupported naming '%s'", spec, arch, st, hum_last_error(), needle);
+    hum_standard_free(&w);
+}
+
+static void check_rejections(hum_runtime *rt)
+{
+    expect_unsupported(rt, "n=64,k=256,w=uint4,group=48", "sm_90a", "group size 48");
+    expect_unsupported(rt, "n=64,k=256,w=uint4,a=bfloat16", "sm_75", "bfloat16 activations need sm_80");
+
+    /* a 9-bit-mantissa float weight cannot ride bfloat16 */
+    hum_layer_spec s;
+    hum_standard_weight w;
+    hum_layer_info info;
+    QUANT_CHECK(hum_layer_spec_parse("n=64,k=128,w=e5m2,a=float16", &s) == HUM_OK, "%s", hum_last_error());
+    if (QUANT_CHECK(hum_layer_spec_weight(&s, 1, &w) == HUM_OK, "%s", hum_last_error())) {
+        hum_layer_options bf = {HUM_DTYPE_BFLOAT16};
+        QUANT_CHECK(hum_layer_compile(rt, &w, &bf, "sm_90a", &info) == HUM_OK, "e5m2 fits bfloat16: %s",
+                    hum_last_error());
+        hum_layer_options f32 = {HUM_DTYPE_FLOAT32};
+        QUANT_CHECK(hum_layer_compile(rt, &w, &f32, "sm_90a", &info) == HUM_ERR_INVALID_ARG &&
+                        strstr(hum_last_error(), "float32"),
+                    "float32 activations refused: %s", hum_last_error());
+        QUANT_CHECK(hum_layer_compile(rt, &w, NULL, "sm_42", &info) == HUM_ERR_INVALID_ARG, "bad arch refused");
+        /* MoE weights are no dense layer */
+        w.num_experts = 2;
+        hum_layer *layer = NULL;
+        QUANT_CHECK(hum_layer_from_standard(rt, &w, NULL, &layer) != HUM_OK && layer == NULL, "MoE refused");
+        w.num_experts = 0;
+        hum_standard_free(&w);
+    }
+
+    /* tuning rules, with the message naming the rule */
+    hum_layer_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.n = cfg.padded_n = 4096;
+    cfg.k = cfg.padded_k = 4096;
+    cfg.activation_dtype = HUM_DTYPE_FLOAT16;
+    cfg.weight_bits = 4;
+    cfg.kernel_group = 128;
+    cfg.scale_rows = 32;
+    cfg.has_scale = 1;
+    hum_tuning t = {1, INT64_MAX, 16, 256, 128, 16, 64, 64, 4, 1, 1};
+    int64_t smem = 0;
+    int32_t threads = 0;
+    QUANT_CHECK(hum_layer_tuning_check(&cfg, &t, &smem, &threads) == HUM_OK && threads == 256 &&
+                    smem == 4 * (16 * 128 * 2 + 128 * 256 / 2 + 256 * 2) + 16 * 256 * 4,
+                "16x256x128 tuning: %s (smem %lld, threads %d)", hum_last_error(), (long long)smem, threads);
+    t.warp_n = 8;
+    QUANT_CHECK(hum_layer_tuning_check(&cfg, &t, NULL, NULL) == HUM_ERR_UNSUPPORTED, "warp N 8 refused");
+    t.warp_n = 64;
+    t.block_k = 256;
+    QUANT_CHECK(hum_layer_tuning_check(&cfg, &t, NULL, NULL) == HUM_ERR_UNSUPPORTED &&
+                    strstr(hum_last_error(), "block K"),
+                "block K 256 refused: %s", hum_last_error());
+    t.block_k = 128;
+    cfg.weight_bits = 3;
+    t.warp_n = 32;
+    t.block_n = 128;
+    QUANT_CHECK(hum_layer_tuning_check(&cfg, &t, NULL, NULL) == HUM_ERR_UNSUPPORTED &&
+                    strstr(hum_last_error(), "3-bit"),
+                "odd width needs warp N 64: %s", hum_last_error());
+}
+
+int main(void)
+{
+    check_spec_parsing();
+    check_spec_weights();
+    hum_runtime *rt = NULL;
+    if (QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "%s", hum_last_error())) {
+        check_rejections(rt);
+        check_compiles(rt);
+    }
+    hum_runtime_destroy(rt);
+    return quant_test_result("test_layer");
+}

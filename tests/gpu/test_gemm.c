@@ -1,0 +1,96 @@
+/* Dense GEMM on the GPU against the float64 reference: every supported weight type x
+ * activation type x scale type x zero point, M in {1, 3, 16, 100} (and 1024 on the main path),
+ * N and K that are not multiples of 64 or 128, act-order, bias, FP8 block scales, and a large
+ * layer whose small-M runs split K across CTAs (stream-K). Skipped (77) without a GPU. */
+#include "gemm_test.h"
+#include "hum/hum.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const int64_t MS[] = {1, 3, 16, 100};
+static const int64_t MS_LONG[] = {1, 3, 16, 100, 1024};
+
+/* Every spec runs once with float16 and once with bfloat16 activations ("a=" appended). */
+static const char *const SPECS[] = {
+    /* integer weights: symmetric, integer and float zero points, every width */
+    "n=200,k=320,w=uint4,group=128",
+    "n=200,k=320,w=uint4,group=128,zp=int",
+    "n=200,k=320,w=uint4,group=64,zp=float",
+    "n=200,k=320,w=uint4",
+    "n=200,k=320,w=uint4,group=32,bias=1",
+    "n=200,k=320,w=uint8,group=64",
+    "n=200,k=320,w=uint8,zp=int",
+    "n=200,k=320,w=uint3,group=32,zp=int",
+    "n=200,k=320,w=uint2",
+    "n=200,k=320,w=uint1,group=64",
+    "n=200,k=320,w=uint5,group=128,zp=int",
+    "n=200,k=320,w=uint6,group=16",
+    "n=200,k=320,w=uint7,zp=float,group=64",
+    /* act-order (GPTQ desc_act) and a K that is not a multiple of 8 */
+    "n=200,k=384,w=uint4,group=128,actorder=1,bias=1",
+    "n=136,k=203,w=uint4,group=32,zp=int",
+    /* floating-point weights and the scale types and dtypes that go with them */
+    "n=200,k=320,w=e4m3",
+    "n=200,k=320,w=e4m3,scale=float32,bias=1",
+    "n=200,k=320,w=e5m2,scale=tensor",
+    "n=200,k=320,w=e4m3,scale=tensor",
+    "n=200,k=320,w=e2m1,group=32,scale=e8m0",
+    "n=200,k=320,w=e2m1,group=16,scale=e4m3,global=1",
+    "n=200,k=320,w=e3m2,group=128",
+    "n=200,k=320,w=e2m3,group=64,scale=e4m3",
+    "n=200,k=320,w=uint4,group=128,scale=e4m3,global=1",
+};
+
+/* FP8 block-wise scales (DeepSeek style weight_scale_inv): float32 per 128 x 128 block. */
+static double block_case(hum_runtime *rt, quant_rng *rng, hum_dtype act)
+{
+    const int64_t n = 256, k = 384;
+    float *w = malloc((size_t)(n * k) * sizeof *w);
+    quant_fill_normal_f32(rng, w, n * k, 0.02);
+    hum_quant_spec q;
+    memset(&q, 0, sizeof q);
+    q.weight_dtype = HUM_DTYPE_FLOAT8_E4M3FN;
+    q.param_dtype = act;
+    q.scale_type = HUM_SCALE_BLOCK;
+    q.group_size = 128;
+    q.group_size_n = 128;
+    hum_standard_weight sw;
+    double e = -1;
+    if (QUANT_CHECK(hum_quantize_reference(w, n, k, &q, &sw) == HUM_OK, "block weight: %s", hum_last_error())) {
+        e = gemm_test_layer(rt, rng, act == HUM_DTYPE_BFLOAT16 ? "e4m3 block 128x128 bfloat16" : "e4m3 block 128x128 float16",
+                            &sw, act, MS, 4);
+        hum_standard_free(&sw);
+    }
+    free(w);
+    return e;
+}
+
+int main(void)
+{
+    if (!gemm_test_have_gpu())
+        return 77;
+    quant_rng rng = quant_rng_fresh("test_gemm");
+    hum_runtime *rt = NULL;
+    if (!QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "%s", hum_last_error()))
+        return quant_test_result("test_gemm");
+
+    /* the benchmark path, with long M sweeps */
+    gemm_test_spec(rt, &rng, "n=1000,k=1024,w=uint4,a=float16,group=128", MS_LONG, 5);
+    gemm_test_spec(rt, &rng, "n=1000,k=1024,w=uint4,a=bfloat16,group=128", MS_LONG, 5);
+    /* a layer wide enough that M <= 16 splits K over many CTAs (stream-K slices) */
+    gemm_test_spec(rt, &rng, "n=4096,k=4096,w=uint4,a=float16,group=128,bias=1", MS, 3);
+
+    for (size_t i = 0; i < sizeof SPECS / sizeof SPECS[0]; i++)
+        for (int bf16 = 0; bf16 <= 1; bf16++) {
+            char spec[256];
+            snprintf(spec, sizeof spec, "%s,a=%s", SPECS[i], bf16 ? "bfloat16" : "float16");
+            gemm_test_spec(rt, &rng, spec, MS, 4);
+        }
+    block_case(rt, &rng, HUM_DTYPE_FLOAT16);
+    block_case(rt, &rng, HUM_DTYPE_BFLOAT16);
+
+    hum_runtime_destroy(rt);
+    return quant_test_result("test_gemm");
+}

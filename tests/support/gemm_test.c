@@ -1,0 +1,111 @@
+/* See gemm_test.h. */
+#include "gemm_test.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int gemm_test_have_gpu(void)
+{
+    int32_t count = 0;
+    return hum_device_count(&count) == HUM_OK && count > 0;
+}
+
+static hum_tensor device_matrix(void *data, hum_dtype dtype, int64_t rows, int64_t cols)
+{
+    hum_tensor t;
+    memset(&t, 0, sizeof t);
+    t.data = data;
+    t.dtype = dtype;
+    t.rank = 2;
+    t.shape[0] = rows;
+    t.shape[1] = cols;
+    t.memory = HUM_MEMORY_DEVICE;
+    return t;
+}
+
+/* One forward at M rows; returns the relative error or -1 on a failed check. */
+static double run_m(hum_layer *layer, quant_rng *rng, const char *name, const hum_standard_weight *w, hum_dtype act,
+                    int64_t m)
+{
+    const int64_t n = w->n, k = w->k;
+    uint16_t *a_codes = malloc((size_t)(m * k) * 2), *c_codes = malloc((size_t)(m * n) * 2);
+    double *a = malloc((size_t)(m * k) * sizeof *a), *ref = malloc((size_t)(m * n) * sizeof *ref);
+    double *got = malloc((size_t)(m * n) * sizeof *got);
+    void *d_a = NULL, *d_c = NULL;
+    double err = -1;
+    if (!QUANT_CHECK(a_codes && c_codes && a && ref && got, "%s: host buffers for M = %lld", name, (long long)m))
+        goto done;
+    if (quant_fill_activations(rng, act, m * k, 1.0, a_codes, a) != 0 ||
+        !QUANT_CHECK(hum_reference_gemm(w, 0, a, m, ref) == HUM_OK, "%s: reference: %s", name, hum_last_error()))
+        goto done;
+    if (!QUANT_CHECK(hum_device_alloc(0, (size_t)(m * k) * 2, &d_a) == HUM_OK &&
+                         hum_device_alloc(0, (size_t)(m * n) * 2, &d_c) == HUM_OK &&
+                         hum_memcpy_htod(d_a, a_codes, (size_t)(m * k) * 2) == HUM_OK &&
+                         hum_memset_d8(d_c, 0xFF, (size_t)(m * n) * 2) == HUM_OK,
+                     "%s: device buffers: %s", name, hum_last_error()))
+        goto done;
+    const hum_tensor ta = device_matrix(d_a, act, m, k), tc = device_matrix(d_c, act, m, n);
+    if (!QUANT_CHECK(hum_layer_forward(layer, NULL, &ta, NULL, &tc) == HUM_OK, "%s: forward M = %lld: %s", name,
+                     (long long)m, hum_last_error()) ||
+        !QUANT_CHECK(hum_stream_synchronize(NULL) == HUM_OK, "%s: M = %lld: %s", name, (long long)m,
+                     hum_last_error()) ||
+        !QUANT_CHECK(hum_memcpy_dtoh(c_codes, d_c, (size_t)(m * n) * 2) == HUM_OK, "%s: %s", name, hum_last_error()))
+        goto done;
+    hum_dtype_decode(act, c_codes, m * n, got);
+    int64_t unwritten = 0, first = -1;
+    for (int64_t i = 0; i < m * n; i++)
+        if (!isfinite(got[i]) && unwritten++ == 0)
+            first = i;
+    if (!QUANT_CHECK(unwritten == 0, "%s: M = %lld: %lld of %lld outputs not finite (first at row %lld, column %lld)",
+                     name, (long long)m, (long long)unwritten, (long long)(m * n), (long long)(first / n),
+                     (long long)(first % n)))
+        goto done;
+    err = quant_rel_error(got, ref, m * n);
+    const double tol = act == HUM_DTYPE_BFLOAT16 ? 2e-2 : 1e-2;
+    if (!QUANT_CHECK(err < tol, "%s: M = %lld: relative error %.3e above %.0e", name, (long long)m, err, tol))
+        err = -1;
+done:
+    hum_device_free(d_a);
+    hum_device_free(d_c);
+    free(a_codes);
+    free(c_codes);
+    free(a);
+    free(ref);
+    free(got);
+    return err;
+}
+
+double gemm_test_layer(hum_runtime *rt, quant_rng *rng, const char *name, const hum_standard_weight *w, hum_dtype act,
+                       const int64_t *ms, int count)
+{
+    hum_layer_options opts = {act};
+    hum_layer *layer = NULL;
+    if (!QUANT_CHECK(hum_layer_from_standard(rt, w, &opts, &layer) == HUM_OK, "%s: %s", name, hum_last_error()))
+        return -1;
+    double worst = 0;
+    if (!QUANT_CHECK(hum_layer_prepare(layer) == HUM_OK, "%s: prepare: %s", name, hum_last_error())) {
+        worst = -1;
+    } else {
+        for (int i = 0; i < count && worst >= 0; i++) {
+            const double e = run_m(layer, rng, name, w, act, ms[i]);
+            worst = e < 0 ? -1 : (e > worst ? e : worst);
+        }
+    }
+    printf("  %-58s %s %.2e\n", name, worst < 0 ? "FAIL" : "ok  ", worst < 0 ? 0.0 : worst);
+    fflush(stdout);
+    hum_layer_destroy(layer);
+    return worst;
+}
+
+double gemm_test_spec(hum_runtime *rt, quant_rng *rng, const char *spec, const int64_t *ms, int count)
+{
+    hum_layer_spec s;
+    hum_standard_weight w;
+    if (!QUANT_CHECK(hum_layer_spec_parse(spec, &s) == HUM_OK, "%s: %s", spec, hum_last_error()) ||
+        !QUANT_CHECK(hum_layer_spec_weight(&s, quant_rng_next(rng), &w) == HUM_OK, "%s: %s", spec, hum_last_error()))
+        return -1;
+    const double e = gemm_test_layer(rt, rng, spec, &w, s.activation_dtype, ms, count);
+    hum_standard_free(&w);
+    return e;
+}

@@ -1,0 +1,24 @@
+/* Helpers of the dense GEMM tests (tests/gpu/test_gemm*.c): one layer checked against the
+ * float64 reference (hum_reference_gemm) at several M, with fresh random activations and the
+ * output poisoned before every run. */
+#ifndef HUM_GEMM_TEST_H
+#define HUM_GEMM_TEST_H
+
+#include "hum/hum.h"
+#include "quant_test.h"
+
+/* 1 when a GPU is present (else the test should return 77). */
+int gemm_test_have_gpu(void);
+
+/* Prepares a layer from `w` with activations `act` and runs it at each M of ms[0..count):
+ * A ~ N(0, 1) rounded to `act`, C poisoned with 0xFF (NaN), then every element must be finite
+ * and ||C - ref|| / ||ref|| below the tolerance (1e-2 float16, 2e-2 bfloat16). `name` labels
+ * the messages. Returns the largest relative error seen, or -1 after a failed check (the
+ * failure is recorded with QUANT_CHECK). */
+double gemm_test_layer(hum_runtime *rt, quant_rng *rng, const char *name, const hum_standard_weight *w, hum_dtype act,
+                       const int64_t *ms, int count);
+
+/* The same for a SPEC string (hum_layer_spec_parse + hum_layer_spec_weight with a seed from rng). */
+double gemm_test_spec(hum_runtime *rt, quant_rng *rng, const char *spec, const int64_t *ms, int count);
+
+#endif
