@@ -113,8 +113,14 @@ hum_status bench_time(bench_timer *t, bench_enqueue_fn fn, void *ctx, int32_t wa
     double *samples = malloc((size_t)reps * sizeof *samples);
     if (samples == NULL)
         return hum_fail(HUM_ERR_OUT_OF_MEMORY, "bench_time: %d samples", reps);
+    /* One direct call first: libraries load kernels and pick algorithms on their first call,
+     * work that a stream capture may refuse. */
     CUgraphExec exec = NULL;
-    hum_status st = capture(cu, t, fn, ctx, &exec);
+    hum_status st = fn(ctx, t->stream);
+    if (st == HUM_OK)
+        st = hum_cuda_check(cu->cuStreamSynchronize(t->stream), "cuStreamSynchronize (first call)");
+    if (st == HUM_OK)
+        st = capture(cu, t, fn, ctx, &exec);
     for (int32_t i = 0; st == HUM_OK && i < warmup; i++)
         st = run_once(cu, t, exec, fn, ctx);
     if (st == HUM_OK)

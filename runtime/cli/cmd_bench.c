@@ -210,7 +210,8 @@ static hum_status sweep(bench_run *b, hum_layer *layer, const hum_standard_weigh
     if (a == NULL)
         return hum_fail(HUM_ERR_OUT_OF_MEMORY, "activations for M = %lld", (long long)b->io.m_cap);
     hum_status st = HUM_OK;
-    printf("%6s %10s %10s %7s %9s %9s\n", "M", "hum µs", "cuBLAS µs", "ratio", "TFLOP/s", "GB/s");
+    /* "µ" is two bytes of UTF-8 and one column: its fields are one byte wider. */
+    printf("%6s %11s %11s %7s %9s %9s\n", "M", "hum µs", "cuBLAS µs", "ratio", "TFLOP/s", "GB/s");
     for (int32_t i = 0; st == HUM_OK && i < m_count; i++) {
         bench_row *row = &rows[i];
         row->m = ms[i];
