@@ -8,7 +8,10 @@ local hum = require("hum")
 
 local dispatch = {}
 
-local FIELDS = { "block_m", "block_n", "block_k", "warp_m", "warp_n", "warp_k", "stages", "stream_k", "ctas_per_sm" }
+local FIELDS = { "block_m", "block_n", "block_k", "warp_m", "warp_n", "warp_k", "stages", "stream_k", "ctas_per_sm",
+                 "kernel" }
+-- Policy spelling of hum_tuning.kernel (hum_gemm_kernel); absent means "mma".
+local KERNELS = { mma = 0, wgmma = 1 }
 local INT64_MAX = 0x7fffffffffffffffLL
 
 local function container_bits(bits)
@@ -45,6 +48,12 @@ function dispatch.fit(tuning, cfg, device, where)
   local t = {}
   for _, f in ipairs(FIELDS) do t[f] = tuning[f] end
   t.stream_k = (t.stream_k == true or t.stream_k == 1) and 1 or 0
+  t.kernel = KERNELS[tuning.kernel or "mma"]
+  if not t.kernel then
+    hum.fail("HUM_ERR_UNSUPPORTED", string.format("%s: kernel '%s' (expected mma or wgmma)", where,
+      tostring(tuning.kernel)), 0)
+  end
+  local wgmma = t.kernel == KERNELS.wgmma
   local padded_n, padded_k = tonumber(cfg.padded_n), tonumber(cfg.padded_k)
   local bits = cfg.weight_bits
 
@@ -59,10 +68,16 @@ function dispatch.fit(tuning, cfg, device, where)
   if group < padded_k and group % t.block_k ~= 0 and t.block_k % group ~= 0 then t.block_k = 64 end
   t.warp_k = math.min(t.warp_k, t.block_k)
   while t.block_k / t.warp_k > 4 do t.warp_k = t.warp_k * 2 end
+  if wgmma then
+    -- a warp spans the whole block in M and K; a narrower block N keeps whole warpgroups
+    t.warp_m, t.warp_k = t.block_m, t.block_k
+    t.warp_n = math.max(16, math.min(t.warp_n, t.block_n / 4))
+  end
 
   local budget = device.smem_per_block
   local smem = measure(cfg, t, where)
-  while smem * t.ctas_per_sm > budget and t.stages > 2 do
+  local min_stages = wgmma and 3 or 2
+  while smem * t.ctas_per_sm > budget and t.stages > min_stages do
     t.stages = t.stages - 1
     smem = measure(cfg, t, where)
   end

@@ -3,6 +3,7 @@
  * prepare time with its name, not as an NVRTC error. */
 #include "gemm_variant.h"
 
+#include "gemm_wgmma.h"
 #include "internal.h"
 
 #include <inttypes.h>
@@ -71,6 +72,8 @@ hum_status hum_gemm_variant_check(const hum_gemm_variant *v)
     const int gather = v->act_order || v->k_real % 8 != 0;
     RULE(!gather || (int64_t)v->block_m * v->block_k % threads == 0,
          "gathered activation tile %dx%d does not split over %d threads", v->block_m, v->block_k, threads);
+    if (v->wgmma)
+        return hum_gemm_wgmma_check(v);
     return HUM_OK;
 #undef RULE
 }

@@ -24,6 +24,7 @@ typedef struct hum_gemm_variant {
     /* tuning */
     int32_t block_m, block_n, block_k, warp_m, warp_n, warp_k;
     int32_t stages, stream_k, ctas_per_sm;
+    int32_t wgmma;          /* kernels/gemm_wgmma.cu (sm_90a) instead of kernels/gemm.cu */
 } hum_gemm_variant;
 
 /* Threads per CTA of the variant. */

@@ -180,6 +180,7 @@ void hum_layer_variant(const hum_layer_config *cfg, const hum_tuning *t, hum_gem
     v->stages = t->stages;
     v->stream_k = t->stream_k;
     v->ctas_per_sm = t->ctas_per_sm;
+    v->wgmma = t->kernel == HUM_GEMM_KERNEL_WGMMA;
 }
 
 /* Largest magnitude a weight code decodes to before any scale: |q - z| for ints, the largest

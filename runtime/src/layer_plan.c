@@ -3,6 +3,7 @@
  * hum_layer_compile (CPU only). */
 #include "layer.h"
 
+#include "gemm_wgmma.h"
 #include "internal.h"
 #include "lua_bridge.h"
 
@@ -44,15 +45,17 @@ hum_status hum_layer_compile_entries(hum_runtime *rt, const hum_layer_plan *plan
         hum_gemm_variant v;
         hum_layer_variant(&plan->config, &plan->entries[i], &v);
         hum_status st = hum_gemm_variant_check(&v);
+        if (st == HUM_OK && v.wgmma && strcmp(plan->arch, "sm_90a") != 0)
+            st = hum_fail(HUM_ERR_UNSUPPORTED, "the wgmma kernel runs on sm_90a only (the target is %s)", plan->arch);
         if (st == HUM_OK)
             st = hum_gemm_constants(&v, headers[i], sizeof headers[i]);
         if (st != HUM_OK)
             return hum_fail_context(st, "dispatch entry %d (M %lld..%lld)", i, (long long)plan->entries[i].m_min,
                                     (long long)plan->entries[i].m_max);
         memset(&reqs[i], 0, sizeof reqs[i]);
-        reqs[i].source = "kernels/gemm.cu";
+        reqs[i].source = v.wgmma ? HUM_GEMM_WGMMA_SOURCE : "kernels/gemm.cu";
         reqs[i].constants = headers[i];
-        reqs[i].kernel_name = "hum_gemm";
+        reqs[i].kernel_name = v.wgmma ? HUM_GEMM_WGMMA_KERNEL : "hum_gemm";
         reqs[i].arch = plan->arch;
     }
     const double t0 = hum_layer_now_ms();

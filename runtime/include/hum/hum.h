@@ -978,10 +978,17 @@ typedef struct hum_layer_config {
 } hum_layer_config;
 
 /* One range of M and the kernel tuning it gets (docs/policies.md, "Tuning fields"). */
+/* The kernel family of a tuning (policy field `kernel`): MMA is the mma.sync kernel
+ * (kernels/gemm.cu, sm_75 and newer); WGMMA the Hopper warpgroup-MMA kernel
+ * (kernels/gemm_wgmma.cu, sm_90a only; 4- and 8-bit weights, no act-order, K a multiple of 8),
+ * whose warp tile is block_m tokens x 16 rows of each of warp_n / 16 64-row slabs x block_k. */
+typedef enum hum_gemm_kernel { HUM_GEMM_KERNEL_MMA = 0, HUM_GEMM_KERNEL_WGMMA = 1 } hum_gemm_kernel;
+
 typedef struct hum_tuning {
     int64_t m_min, m_max; /* inclusive; m_max of the last entry is INT64_MAX */
     int32_t block_m, block_n, block_k, warp_m, warp_n, warp_k;
     int32_t stages, stream_k, ctas_per_sm;
+    int32_t kernel;       /* a hum_gemm_kernel */
 } hum_tuning;
 
 enum { HUM_LAYER_MAX_ENTRIES = 8 };

@@ -1,0 +1,428 @@
+// Dense quantized-weight GEMM on Hopper's warpgroup MMA (sm_90a): C[M, N] = A[M, K] *
+// dequant(W)[N, K]^T, computed transposed, C^T = dequant(W) * A^T, so that the weights are the
+// register operand of wgmma (64 rows of N per instruction, dequantized straight into the A
+// fragment) and the activations the shared-memory operand (N of the instruction = block M).
+//
+// It reads the same prepared weights, scales, zero points, bias and hum_constants.h as the
+// mma.sync kernel (kernels/gemm.cu, kernels/repack.cu), so one layer can dispatch either kernel
+// by M. Tile semantics of the tuning: a CTA covers block_m tokens x block_n rows of N x block_k;
+// a warp covers all block_m tokens (warp_m = block_m), 16 rows of each of warp_n / 16 64-row
+// "slabs" (so a warpgroup owns warp_n * 4 rows), and the whole block K (warp_k = block_k).
+//
+// Pipeline: cp.async stages (activations into the 128-byte swizzled K-major layout that the
+// wgmma descriptor reads; each warp's share of the repacked weight words scattered to its own
+// conflict-free plane), kStages - 2 stages in flight; per k16 step the warpgroup dequantizes
+// while the previous step's wgmmas run (one group in flight, double-buffered fragments). Work
+// follows gemm_schedule.cuh (persistent CTAs, data-parallel tiles plus stream-K); each segment
+// drains its pipeline, then the epilogue transposes the accumulators through shared memory so
+// that C is written in 16-byte row chunks (stream-K slices add theirs in the same order and
+// with the same locks as kernels/gemm.cu).
+//
+// Arguments: those of hum_gemm (kernels/gemm.cu), in the same order; k_perm is unused
+// (act-order layers stay on the mma.sync kernel).
+#include "dequant.cuh"
+#include "gemm_config.cuh"
+#include "gemm_schedule.cuh"
+#include "gemm_wgmma_ops.cuh"
+#include "pipeline.cuh"
+
+namespace gemm_wgmma {
+using namespace gemm;
+
+constexpr int kWarpgroups = kThreads / 128;
+constexpr int kSlabs = kWN / 16;           // 64-row slabs per warpgroup
+constexpr int kUnits = kBN / 64;           // 64-row units of the block, kWarpgroups * kSlabs
+constexpr int kChunk = kBM % 128 == 0 ? 128 : 64;  // N of one wgmma instruction
+constexpr int kChunks = kBM / kChunk;
+constexpr int kAcc = kBM / 2;              // accumulators per thread and slab
+constexpr int kShare = kWeightBits / 4;    // words of a lane's k16 codes that one warp uses
+constexpr int kPairsPerWord = 16 / kCont;
+constexpr int kAtomBytes = kBM * 128;      // one 64-k column block of an activation stage
+constexpr int kCRow = kBN * 2 + 16;        // bytes per row of the epilogue tile (padded)
+constexpr int kInFlight = kStages - 2;     // stages loading while one is computed
+
+// Stage regions: all activation stages first (each a multiple of 1024 bytes, as the swizzle
+// atoms need), then the weight, scale and zero-point stages.
+constexpr int kBOffset = kStages * kABytes;
+constexpr int kSOffset = kBOffset + kStages * kBBytes;
+constexpr int kZOffset = kSOffset + kStages * kSBytes;
+
+static_assert(kThreads % 128 == 0 && (kBN / kWN) % 4 == 0, "whole warpgroups: block_n / warp_n a multiple of 4");
+static_assert(kWarpgroups * kSlabs == kUnits, "warpgroups x slabs must cover block N");
+static_assert(kWarpgroups <= 2 && kSlabs <= 2 && kSlabs * kAcc <= 128,
+              "register budget: at most 2 warpgroups, 2 slabs and 128 accumulators per thread");
+static_assert(kWM == kBM && kWK == kBK, "wgmma tiles: warp_m = block_m and warp_k = block_k");
+static_assert(kBM % 64 == 0 && kBM <= 256, "block M (the wgmma N) must be 64, 128, 192 or 256");
+static_assert(kWeightBits == 4 || kWeightBits == 8, "4- and 8-bit weights");
+static_assert(kAVec, "activations must be copied 16 bytes at a time (no act-order, K a multiple of 8)");
+static_assert(kStages >= 3, "at least three stages");
+static_assert(kBM * kCRow <= kSmemBytes, "the epilogue tile must fit in the pipeline's shared memory");
+
+struct Params {
+    const u16 *a;
+    i64 lda;
+    const u32 *b;
+    const u16 *scale;
+    const u16 *zero;
+    const float *bias;
+    u16 *c;
+    i64 ldc;
+    int m;
+    int *locks;
+    float out_factor;
+};
+
+template <int BYTES>
+HUM_DEV void cp_async_small(u32 dst, const void *src)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(dst), "l"(src), "n"(BYTES));
+}
+
+// Byte offset, inside one weight stage, of warp w's share of lane `lane`'s codes for k16 row
+// kr and unit u. The lane index is XOR-ed with 8w so that the four warps' planes start in
+// different banks: the scattered 4-byte copies and the warp's loads are both conflict-free.
+HUM_DEV u32 share_offset(int kr, int u, int w, int lane)
+{
+    return static_cast<u32>((((kr * kUnits + u) * 4 + w) * 32 + (lane ^ (8 * w))) * kShare * 4);
+}
+
+// Issues the copies of k-block kb into ring slot `slot`.
+HUM_DEV void load_stage(const Params &p, u32 base, int slot, int m0, int n0, int kb, int tid)
+{
+    const int k0 = kb * kBK;
+    {
+        constexpr int CPR = kBK / 8;  // 16-byte chunks per activation row
+        constexpr int COUNT = kBM * CPR;
+        const u32 dst0 = base + slot * kABytes;
+#pragma unroll
+        for (int i = 0; i < (COUNT + kThreads - 1) / kThreads; ++i) {
+            const int ch = tid + i * kThreads;
+            if (COUNT % kThreads != 0 && ch >= COUNT)
+                break;
+            const int row = ch / CPR, cc = ch % CPR;
+            const int gm = m0 + row, gk = k0 + cc * 8;
+            const bool ok = gm < p.m && gk < kKReal;
+            const u16 *src = ok ? p.a + gm * p.lda + gk : p.a;
+            cp_async16(dst0 + (cc / 8) * kAtomBytes + row * 128 + (((cc % 8) ^ (row & 7)) << 4), src, ok);
+        }
+    }
+    {
+        constexpr i64 ROW_WORDS = static_cast<i64>(kN) / 64 * 32 * kWeightBits;  // one k16 row of W
+        constexpr int COUNT = kBK / 16 * kUnits * 128;
+        const u32 *src0 = p.b + static_cast<i64>(kb) * (kBK / 16) * ROW_WORDS + static_cast<i64>(n0 / 64) * 32 * kWeightBits;
+        const u32 dst0 = base + kBOffset + slot * kBBytes;
+#pragma unroll
+        for (int i = 0; i < (COUNT + kThreads - 1) / kThreads; ++i) {
+            const int sh = tid + i * kThreads;
+            if (COUNT % kThreads != 0 && sh >= COUNT)
+                break;
+            const int kr = sh / (kUnits * 128), u = sh / 128 % kUnits, lane = sh % 128 / 4, w = sh % 4;
+            cp_async_small<kShare * 4>(dst0 + share_offset(kr, u, w, lane),
+                                       src0 + kr * ROW_WORDS + (u * 32 + lane) * kWeightBits + w * kShare);
+        }
+    }
+    if constexpr (kHasScale || kZeroPoint) {
+        constexpr int CPR = kBN / 8;
+        constexpr int COUNT = kScaleRows * CPR;
+        const int row0 = k0 / kGroup;
+#pragma unroll
+        for (int i = 0; i < (COUNT + kThreads - 1) / kThreads; ++i) {
+            const int ch = tid + i * kThreads;
+            if (COUNT % kThreads != 0 && ch >= COUNT)
+                break;
+            const int r = ch / CPR, cc = ch % CPR;
+            const i64 off = static_cast<i64>(row0 + r) * kN + n0 + cc * 8;
+            if constexpr (kHasScale)
+                cp_async16(base + kSOffset + slot * kSBytes + ch * 16, p.scale + off, true);
+            if constexpr (kZeroPoint)
+                cp_async16(base + kZOffset + slot * kZBytes + ch * 16, p.zero + off, true);
+        }
+    }
+}
+
+// The warp's code words for k16 step kk of every slab of its warpgroup.
+HUM_DEV void load_codes(u32 bstage, int kk, int wg, int w, int lane, u32 (&raw)[kSlabs][kShare])
+{
+#pragma unroll
+    for (int s = 0; s < kSlabs; ++s) {
+        const u32 addr = bstage + share_offset(kk, wg * kSlabs + s, w, lane);
+        if constexpr (kShare == 1)
+            raw[s][0] = lds32(addr);
+        else
+            lds64(addr, raw[s][0], raw[s][1]);
+    }
+}
+
+// Scale or zero-point pair of the lane's two rows (16w + g in the low half, 16w + g + 8 in the
+// high half) of each slab, from one prepared row: inside a 64-column block, position 8g + i
+// holds column g + 8i (kernels/repack.cu), so the pair is one aligned word.
+HUM_DEV void load_params(u32 row_addr, int wg, int w, int lane, u32 (&out)[kSlabs])
+{
+#pragma unroll
+    for (int s = 0; s < kSlabs; ++s)
+        out[s] = lds32(row_addr + ((wg * kSlabs + s) * 64 + 8 * (lane >> 2) + 2 * w) * 2);
+}
+
+// A fragments of every slab: (code - zero) * scale. The warp's share holds pairs q = 0..3 of
+// the lane's mma.sync pairs 4w..4w+3 (kernels/repack.cu): q / 2 picks the row (g or g + 8)
+// and q % 2 the k half, which is fragment register 2 * (q % 2) + q / 2.
+HUM_DEV void dequant(const u32 (&raw)[kSlabs][kShare], const u32 (&sc)[kSlabs], const u32 (&zp)[kSlabs],
+                     u32 (&a)[kSlabs][4])
+{
+#pragma unroll
+    for (int s = 0; s < kSlabs; ++s) {
+        static_for<0, 4>([&](auto qc) {
+            constexpr int q = decltype(qc)::value;
+            constexpr int c = q % kPairsPerWord;
+            const u32 word = raw[s][q / kPairsPerWord];
+            u32 v;
+            if constexpr (kWeightFloat)
+                v = float_pair<kBF16, kWeightBits, kWeightExp, kCont, c>(word);
+            else
+                v = int_pair<kBF16, kWeightBits, kCont, kZeroConst, c>(word);
+            if constexpr (kZeroPoint)
+                v = sub2<kBF16>(v, broadcast16<(q / 2) != 0>(zp[s]));
+            if constexpr (kHasScale)
+                v = mul2<kBF16>(v, broadcast16<(q / 2) != 0>(sc[s]));
+            else if constexpr (kConstScaleExp != 0)
+                v = mul2<kBF16>(v, dup16(bits16(1, kConstScaleExp, kBF16)));
+            a[s][2 * (q % 2) + q / 2] = v;
+        });
+    }
+}
+
+// All k16 steps of one stage. Step kk dequantizes into fragment buffer kk % 2 once the group
+// that read it (step kk - 2) has finished, so one group computes while the next is prepared.
+HUM_DEV void compute_stage(u32 base, int slot, int wg, int w, int lane, float (&acc)[kSlabs][kAcc])
+{
+    const u32 bstage = base + kBOffset + slot * kBBytes;
+    const u64 desc0 = wgmma_desc_sw128(base + slot * kABytes);
+    u32 raw[2][kSlabs][kShare];
+    u32 frag[2][kSlabs][4];
+    u32 sc[kSlabs], zp[kSlabs];
+    load_codes(bstage, 0, wg, w, lane, raw[0]);
+    static_for<0, kKK>([&](auto kc) {
+        constexpr int kk = decltype(kc)::value;
+        constexpr int buf = kk & 1;
+        if constexpr (kk + 1 < kKK)
+            load_codes(bstage, kk + 1, wg, w, lane, raw[buf ^ 1]);
+        if constexpr (kk == 0 || (kGroup < kBK && (kk * 16) % kGroup == 0)) {
+            constexpr int row = kGroup >= kBK ? 0 : kk * 16 / kGroup;
+            if constexpr (kHasScale)
+                load_params(base + kSOffset + slot * kSBytes + row * kBN * 2, wg, w, lane, sc);
+            if constexpr (kZeroPoint)
+                load_params(base + kZOffset + slot * kZBytes + row * kBN * 2, wg, w, lane, zp);
+        }
+        wgmma_wait<1>();
+        dequant(raw[buf], sc, zp, frag[buf]);
+        wgmma_fence();
+#pragma unroll
+        for (int s = 0; s < kSlabs; ++s)
+#pragma unroll
+            for (int c = 0; c < kChunks; ++c) {
+                constexpr u32 K_OFF = (kk / 4) * kAtomBytes + (kk % 4) * 32;
+                const u64 desc = desc0 + ((K_OFF + c * kChunk * 128) >> 4);
+                wgmma_rs<kBF16, kChunk>(&acc[s][c * kChunk / 2], frag[buf][s], desc);
+            }
+        wgmma_commit();
+    });
+}
+
+// k-blocks kb0 .. kb0 + len - 1 of one tile into acc, then every copy and product finished.
+HUM_DEV void mainloop(const Params &p, u32 base, int m0, int n0, int kb0, int len, int tid, int wg, int w, int lane,
+                      float (&acc)[kSlabs][kAcc])
+{
+#pragma unroll
+    for (int s = 0; s < kInFlight; ++s) {
+        if (s < len)
+            load_stage(p, base, s, m0, n0, kb0 + s, tid);
+        cp_async_commit();
+    }
+    for (int i = 0; i < len; ++i) {
+        cp_async_wait<kInFlight - 1>();
+        fence_proxy_async_smem();
+        __syncthreads();
+        // The slot refilled here last held k-block i - 2, whose products every warpgroup
+        // finished before the barrier (at most the previous stage's last group is running).
+        if (i + kInFlight < len)
+            load_stage(p, base, (i + kInFlight) % kStages, m0, n0, kb0 + i + kInFlight, tid);
+        cp_async_commit();
+        compute_stage(base, i % kStages, wg, w, lane, acc);
+    }
+    wgmma_wait<0>();
+#pragma unroll
+    for (int s = 0; s < kSlabs; ++s)
+#pragma unroll
+        for (int i = 0; i < kAcc; ++i)
+            wgmma_pin(acc[s][i]);
+    cp_async_wait<0>();
+    __syncthreads();
+}
+
+HUM_DEV int ld_acquire(const int *p)
+{
+    int v;
+    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+HUM_DEV void st_release(int *p, int v)
+{
+    asm volatile("st.release.gpu.global.b32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
+}
+
+HUM_DEV void ld_l2_128(const void *p, u32 (&v)[4])
+{
+    asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(v[0]), "=r"(v[1]), "=r"(v[2]), "=r"(v[3])
+                 : "l"(p)
+                 : "memory");
+}
+
+HUM_DEV void st_global_128(void *p, const u32 (&v)[4])
+{
+    asm volatile("st.global.v4.u32 [%0], {%1,%2,%3,%4};\n" ::"l"(p), "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3])
+                 : "memory");
+}
+
+// Accumulators -> the shared tile [block M][block N] of the output type, with the float factor
+// and (first slice only) the bias applied.
+HUM_DEV void stage_c(const Params &p, u32 cbase, int n0, bool first, int wg, int w, int lane,
+                     const float (&acc)[kSlabs][kAcc])
+{
+    const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+    for (int s = 0; s < kSlabs; ++s)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int nl = (wg * kSlabs + s) * 64 + 16 * w + g + 8 * h;
+            float bias = 0.f;
+            if (kBias && first && n0 + nl < kNReal)
+                bias = __ldg(p.bias + n0 + nl);
+#pragma unroll
+            for (int j = 0; j < kBM / 8; ++j)  // n8 block j of the D fragments: registers 4j..4j+3
+#pragma unroll
+                for (int e = 0; e < 2; ++e) {
+                    const int token = 8 * j + 2 * t + e;
+                    sts16(cbase + token * kCRow + nl * 2, pack1<kBF16>(acc[s][4 * j + 2 * h + e] * p.out_factor + bias));
+                }
+        }
+}
+
+// The shared tile -> C in 16-byte row chunks; later stream-K slices add to what C holds.
+HUM_DEV void write_c(const Params &p, u32 cbase, int m0, int n0, bool first, int tid)
+{
+    constexpr int CPR = kBN / 8;
+    constexpr int COUNT = kBM * CPR;
+    static_assert(COUNT % kThreads == 0, "epilogue chunks split evenly over the threads");
+#pragma unroll 4
+    for (int i = 0; i < COUNT / kThreads; ++i) {
+        const int ch = tid + i * kThreads;
+        const int r = ch / CPR, gm = m0 + r, gn = n0 + ch % CPR * 8;
+        if (gm >= p.m || gn >= kNReal)
+            continue;
+        u32 v[4];
+        lds128(cbase + r * kCRow + (ch % CPR) * 16, v[0], v[1], v[2], v[3]);
+        u16 *dst = p.c + gm * p.ldc + gn;
+        const bool whole = gn + 8 <= kNReal && (reinterpret_cast<unsigned long long>(dst) & 15) == 0;
+        if (!first) {
+            u32 old[4] = {0, 0, 0, 0};
+            if (whole) {
+                ld_l2_128(dst, old);
+            } else {
+                for (int e = 0; e < 8 && gn + e < kNReal; ++e) {
+                    u16 h;
+                    asm volatile("ld.global.cg.b16 %0, [%1];\n" : "=h"(h) : "l"(dst + e) : "memory");
+                    old[e / 2] |= static_cast<u32>(h) << (16 * (e % 2));
+                }
+            }
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const float lo = to_float<kBF16>(static_cast<u16>(v[e])) + to_float<kBF16>(static_cast<u16>(old[e]));
+                const float hi = to_float<kBF16>(static_cast<u16>(v[e] >> 16)) + to_float<kBF16>(static_cast<u16>(old[e] >> 16));
+                v[e] = pack2<kBF16>(lo, hi);
+            }
+        }
+        if (whole) {
+            st_global_128(dst, v);
+        } else {
+#pragma unroll
+            for (int e = 0; e < 8; ++e)
+                if (gn + e < kNReal)
+                    dst[e] = static_cast<u16>(v[e / 2] >> (16 * (e % 2)));
+        }
+    }
+}
+
+// After a segment of `tile`: its stream-K slice order, the shared tile, the write to C.
+HUM_DEV void epilogue(const Params &p, const Schedule &sch, int tile, u32 base, int tid, int wg, int w, int lane,
+                      const float (&acc)[kSlabs][kAcc])
+{
+    int slice = 0, lock = 0;
+    bool split = false, last = true;
+    if (tile >= sch.dp_tiles) {
+        lock = tile - sch.dp_tiles;
+        const i64 it0 = static_cast<i64>(lock) * kKB;
+        const int c_first = sch.owner(it0), c_last = sch.owner(it0 + kKB - 1);
+        if (c_first != c_last) {
+            split = true;
+            slice = c_last - sch.cta;
+            last = sch.cta == c_first;
+        }
+    }
+    int mb, nb;
+    tile_coords(tile, p.m, mb, nb);
+    const int m0 = mb * kBM, n0 = nb * kBN;
+    stage_c(p, base, n0, slice == 0, wg, w, lane, acc);
+    if (split && tid == 0)
+        while (ld_acquire(p.locks + lock) != slice) {
+        }
+    __syncthreads();
+    write_c(p, base, m0, n0, slice == 0, tid);
+    __syncthreads();
+    if (split && tid == 0) {
+        __threadfence();
+        st_release(p.locks + lock, last ? 0 : slice + 1);
+    }
+}
+
+}  // namespace gemm_wgmma
+
+extern "C" __global__ void __launch_bounds__(hum_cfg::kThreads, hum_cfg::kCtasPerSm)
+hum_gemm_wgmma(const u16 *__restrict__ a, i64 lda, const u32 *__restrict__ b, const u16 *__restrict__ scale,
+               const u16 *__restrict__ zero, const float *__restrict__ bias, const int *__restrict__ k_perm,
+               u16 *__restrict__ c, i64 ldc, int m, int *locks, float out_factor)
+{
+    using namespace gemm_wgmma;
+    (void)k_perm;
+    extern __shared__ __align__(1024) u8 smem[];
+    const Params p{a, lda, b, scale, zero, bias, c, ldc, m, locks, out_factor};
+    const Schedule sch(m);
+    if (sch.total == 0)
+        return;
+    const u32 base = smem_addr(smem);
+    // The swizzle atoms and descriptors assume 1024-byte aligned stages; the dynamic shared
+    // memory of a kernel without static shared memory starts so aligned. Fail loudly otherwise.
+    if (base & 1023u)
+        __trap();
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int wg = warp >> 2, w = warp & 3;
+
+    float acc[kSlabs][kAcc];
+    Work wk{0, 0};
+    for (int j = 0; j < sch.total;) {
+        wk = sch.step(wk, j);
+        const int len = kKB - wk.kb < sch.total - j ? kKB - wk.kb : sch.total - j;
+        int mb, nb;
+        tile_coords(wk.tile, m, mb, nb);
+#pragma unroll
+        for (int s = 0; s < kSlabs; ++s)
+#pragma unroll
+            for (int i = 0; i < kAcc; ++i)
+                acc[s][i] = 0.f;
+        mainloop(p, base, mb * kBM, nb * kBN, wk.kb, len, tid, wg, w, lane, acc);
+        epilogue(p, sch, wk.tile, base, tid, wg, w, lane, acc);
+        wk.kb += len - 1;  // the work of the segment's last iteration, for the next step()
+        j += len;
+    }
+}
