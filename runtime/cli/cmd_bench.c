@@ -210,8 +210,6 @@ static hum_status sweep(bench_run *b, hum_layer *layer, const hum_standard_weigh
     if (a == NULL)
         return hum_fail(HUM_ERR_OUT_OF_MEMORY, "activations for M = %lld", (long long)b->io.m_cap);
     hum_status st = HUM_OK;
-    /* "µ" is two bytes of UTF-8 and one column: its fields are one byte wider. */
-    printf("%6s %11s %11s %7s %9s %9s\n", "M", "hum µs", "cuBLAS µs", "ratio", "TFLOP/s", "GB/s");
     for (int32_t i = 0; st == HUM_OK && i < m_count; i++) {
         bench_row *row = &rows[i];
         row->m = ms[i];
@@ -221,8 +219,12 @@ static hum_status sweep(bench_run *b, hum_layer *layer, const hum_standard_weigh
         if ((st = bench_random_activations(&rng, r->activation, ms[i] * r->k, a)) != HUM_OK ||
             (st = hum_memcpy_htod(b->io.a, a, (size_t)(ms[i] * r->k) * 2)) != HUM_OK)
             break;
-        if (i == 0 && (st = sanity_check(b, layer, w, r, a, ms[i])) != HUM_OK)
-            break;
+        if (i == 0) {
+            if ((st = sanity_check(b, layer, w, r, a, ms[i])) != HUM_OK)
+                break;
+            /* "µ" is two bytes of UTF-8 and one column: its fields are one byte wider. */
+            printf("\n%6s %11s %11s %7s %9s %9s\n", "M", "hum µs", "cuBLAS µs", "ratio", "TFLOP/s", "GB/s");
+        }
         bench_timing t;
         if ((st = bench_time(&b->timer, bench_enqueue_hum, &h, r->warmup, r->reps, &t)) != HUM_OK)
             break;
