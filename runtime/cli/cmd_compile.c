@@ -1,8 +1,10 @@
 /* `hum compile`: compiles kernels through the kernel cache without running them, and says for
  * each whether the cache had it. Targets are chosen by options; each target kind is one option
- * and one branch in hum_cmd_compile. */
+ * and one branch in hum_cmd_compile: a built-in kernel (--kernel) or every kernel of a layer's
+ * dispatch table (--layer SPEC, planned for the arch's nominal device; no GPU needed). */
 #include "cli.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,14 +26,17 @@ typedef struct compile_options {
     const char *config;
     const char *arch;   /* NULL: the runtime's GPU */
     const char *kernel; /* a builtin_kernels name */
+    const char *layer;  /* a layer SPEC (hum_layer_spec_parse) */
 } compile_options;
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: hum compile [--config FILE] [--arch ARCH] --kernel NAME\n\n"
+    fprintf(f, "usage: hum compile [--config FILE] [--arch ARCH] (--kernel NAME | --layer SPEC)\n\n"
                "Compiles through the kernel cache and prints, per kernel, \"cache hit\" or \"cache miss\" and\n"
                "the time taken.\n\n"
                "  --arch ARCH    sm_75, sm_80, sm_86, sm_89, sm_90a, ... (default: the GPU's)\n"
+               "  --layer SPEC   every kernel of the dispatch table the policy gives this layer, e.g.\n"
+               "                 n=8192,k=8192,w=uint4,a=float16,group=128 (keys: see hum bench --help)\n"
                "  --kernel NAME  a built-in kernel:\n");
     for (size_t i = 0; i < sizeof builtin_kernels / sizeof builtin_kernels[0]; i++)
         fprintf(f, "                   %-10s %s\n", builtin_kernels[i].name, builtin_kernels[i].what);
@@ -50,6 +55,7 @@ static int parse(int argc, char **argv, compile_options *o)
         const char **slot = !strcmp(a, "--config") ? &o->config
                              : !strcmp(a, "--arch") ? &o->arch
                              : !strcmp(a, "--kernel") ? &o->kernel
+                             : !strcmp(a, "--layer")  ? &o->layer
                                                       : NULL;
         if (!slot || i + 1 >= argc) {
             fprintf(stderr, slot ? "hum compile: %s needs a value\n" : "hum compile: unknown argument '%s'\n", a);
@@ -58,8 +64,8 @@ static int parse(int argc, char **argv, compile_options *o)
         }
         *slot = argv[++i];
     }
-    if (!o->kernel) {
-        fprintf(stderr, "hum compile: say what to compile (--kernel NAME)\n");
+    if (!o->kernel == !o->layer) {
+        fprintf(stderr, "hum compile: say what to compile: --kernel NAME or --layer SPEC (one of them)\n");
         usage(stderr);
         return 2;
     }
@@ -72,6 +78,38 @@ static void print_result(const char *label, const char *arch, const hum_jit_resu
            r->cache_hit == HUM_JIT_MISS ? "cache miss" : "cache hit", r->milliseconds, r->cubin_size, r->key);
 }
 
+/* Compiles every kernel of the layer's dispatch table; 0 on success. */
+static int compile_layer(hum_runtime *rt, const char *spec_text, const char *arch)
+{
+    hum_layer_spec spec;
+    hum_standard_weight w = {0};
+    hum_layer_info info;
+    /* The weight's values do not reach the kernels (only its shapes and types do): any seed. */
+    if (hum_layer_spec_parse(spec_text, &spec) != HUM_OK || hum_layer_spec_weight(&spec, 1, &w) != HUM_OK ||
+        hum_layer_compile(rt, &w, &(hum_layer_options){.activation_dtype = spec.activation_dtype}, arch, &info) !=
+            HUM_OK) {
+        fprintf(stderr, "hum compile: %s\n", hum_last_error());
+        hum_standard_free(&w);
+        return 1;
+    }
+    hum_standard_free(&w);
+    printf("layer %s for %s, policy %s: %d kernel(s), %s, %.1f ms (%d compiled, %d from the cache)\n", spec_text,
+           arch, info.policy_name, info.entry_count, info.kernels_compiled ? "cache miss" : "cache hit",
+           info.compile_ms, info.kernels_compiled, info.kernels_cached);
+    for (int32_t i = 0; i < info.entry_count; i++) {
+        const hum_tuning *t = &info.entries[i];
+        char m_max[24];
+        if (t->m_max == INT64_MAX)
+            snprintf(m_max, sizeof m_max, "inf");
+        else
+            snprintf(m_max, sizeof m_max, "%lld", (long long)t->m_max);
+        printf("  M %lld..%s: %s, block %dx%dx%d, warp %dx%dx%d, %d stages%s\n", (long long)t->m_min, m_max,
+               t->kernel == HUM_GEMM_KERNEL_WGMMA ? "wgmma" : "mma.sync", t->block_m, t->block_n, t->block_k,
+               t->warp_m, t->warp_n, t->warp_k, t->stages, t->stream_k ? ", stream-K" : "");
+    }
+    return 0;
+}
+
 int hum_cmd_compile(const char *config, int argc, char **argv)
 {
     compile_options o = {.config = config};
@@ -79,9 +117,9 @@ int hum_cmd_compile(const char *config, int argc, char **argv)
     if (parsed)
         return parsed == 1 ? 0 : 2;
     size_t k = 0, n = sizeof builtin_kernels / sizeof builtin_kernels[0];
-    while (k < n && strcmp(builtin_kernels[k].name, o.kernel) != 0)
+    while (o.kernel && k < n && strcmp(builtin_kernels[k].name, o.kernel) != 0)
         k++;
-    if (k == n) {
+    if (o.kernel && k == n) {
         fprintf(stderr, "hum compile: no built-in kernel '%s' (see hum compile --help)\n", o.kernel);
         return 1;
     }
@@ -110,7 +148,9 @@ int hum_cmd_compile(const char *config, int argc, char **argv)
     }
     hum_jit_result r;
     int rc = 0;
-    if (builtin_kernels[k].compile(hum_runtime_cache_dir(rt), o.arch, &r) != HUM_OK) {
+    if (o.layer)
+        rc = compile_layer(rt, o.layer, o.arch);
+    else if (builtin_kernels[k].compile(hum_runtime_cache_dir(rt), o.arch, &r) != HUM_OK) {
         fprintf(stderr, "hum compile: %s\n", hum_last_error());
         rc = 1;
     } else {

@@ -1,5 +1,6 @@
 /* The `hum compile` and `hum cache` commands as a user runs them: the second compile of the
- * self-check kernel is a cache hit, ls shows it, clear removes it, bad input exits 1 or 2. */
+ * self-check kernel is a cache hit, ls shows it, clear removes it, a layer SPEC compiles its
+ * dispatch table (a hit the second time), bad input exits 1 or 2. */
 #define _GNU_SOURCE
 #include "jit_support.h"
 
@@ -54,6 +55,18 @@ int main(void)
     JT_CHECK(hum("compile --arch sm_90a --kernel selfcheck") == 0 && strstr(output, "cache miss"),
              "compile after clear:\n%s", output);
 
+    /* --layer SPEC: every kernel of the policy's table for that layer, CPU only. */
+    const char *layer = "compile --arch sm_80 --layer n=200,k=320,w=uint4,a=bfloat16,group=64";
+    JT_CHECK(hum(layer) == 0 && strstr(output, "cache miss") && strstr(output, "policy sm80") &&
+                 strstr(output, "M 1.."),
+             "first layer compile:\n%s", output);
+    JT_CHECK(hum(layer) == 0 && strstr(output, "cache hit") && strstr(output, "(0 compiled"),
+             "second layer compile:\n%s", output);
+    JT_CHECK(hum("compile --arch sm_80 --layer n=200,k=320,w=uint9") == 1 && strstr(output, "uint9"),
+             "a bad SPEC must exit 1 naming the bad value:\n%s", output);
+    JT_CHECK(hum("compile --arch sm_80 --kernel selfcheck --layer n=64,k=64") == 2,
+             "--kernel and --layer together must be a usage error:\n%s", output);
+
     JT_CHECK(hum("compile --arch sm_90 --kernel selfcheck") == 1 && strstr(output, "'sm_90'") &&
                  strstr(output, "sm_90a"),
              "a bad arch must exit 1 naming it and the accepted ones:\n%s", output);
@@ -62,7 +75,9 @@ int main(void)
     JT_CHECK(hum("compile --arch sm_80") == 2, "no target must be a usage error:\n%s", output);
     JT_CHECK(hum("compile --frobnicate") == 2, "unknown option:\n%s", output);
     JT_CHECK(hum("cache list") == 2, "unknown cache action:\n%s", output);
-    JT_CHECK(hum("compile --help") == 0 && strstr(output, "--kernel") && strstr(output, "--config"), "compile --help");
+    JT_CHECK(hum("compile --help") == 0 && strstr(output, "--kernel") && strstr(output, "--layer") &&
+                 strstr(output, "--config"),
+             "compile --help");
     JT_CHECK(hum("cache --help") == 0 && strstr(output, "clear") && strstr(output, "--config"), "cache --help");
 
     /* The config's cache_dir wins over HUM_CACHE_DIR. */
