@@ -41,87 +41,97 @@ HUM_DEV u32 a_offset(int row, int chunk)
 }
 
 // Issues the cp.async copies of one stage: A tile, B tile and the scale/zero-point rows.
-// Position of one iteration's tiles: the tile's first row and column and the k-block.
-struct Coords {
+// This thread's share of the cp.async copies of one stage. Which 16-byte chunks a thread moves
+// is fixed for the whole kernel, so their offsets are worked out once; the tile's base addresses
+// change with the tile (set_tile) and only the k-block changes from one stage to the next.
+struct Loader {
+    static constexpr int A_CPR = kBK / 8;            // activation chunks per row
+    static constexpr int A_COUNT = kAVec ? kBM * A_CPR : 0;
+    static constexpr int B_CPR = kBRowWords / 4;     // weight chunks per k16 row of the tile
+    static constexpr int B_COUNT = kBK / 16 * B_CPR;
+    static constexpr i64 B_ROW = static_cast<i64>(kN) / 64 * 32 * kWeightBits;  // words per k16 row
+    static constexpr int S_CPR = kBN / 8;
+    static constexpr int S_COUNT = (kHasScale || kZeroPoint) ? kScaleRows * S_CPR : 0;
+    static constexpr int A_IT = (A_COUNT + kThreads - 1) / kThreads;  // chunks per thread
+    static constexpr int B_IT = (B_COUNT + kThreads - 1) / kThreads;
+    static constexpr int S_IT = (S_COUNT + kThreads - 1) / kThreads;
+
     int tile = -1;
-    int m0, n0, kb;
+    int m0 = 0;
+    const u16 *a_row[A_IT > 0 ? A_IT : 1];  // this chunk's row and column
+    bool a_ok[A_IT > 0 ? A_IT : 1];         // row inside M
+    const u32 *b_tile;                                              // the tile's first weight column
+    i64 s_tile;                                                     // the tile's first scale column
 
-    HUM_DEV void set(Work w, int m)
+    HUM_DEV static bool mine(int ch, int count)
     {
-        if (w.tile != tile) {
-            int mb, nb;
-            tile_coords(w.tile, m, mb, nb);
-            tile = w.tile;
-            m0 = mb * kBM;
-            n0 = nb * kBN;
-        }
-        kb = w.kb;
-    }
-};
-
-HUM_DEV void load_stage(const Params &p, u32 stage, const Coords &at, int tid)
-{
-    const int m0 = at.m0, n0 = at.n0, k0 = at.kb * kBK;
-
-    if constexpr (kAVec) {
-        constexpr int CPR = kBK / 8;
-        constexpr int COUNT = kBM * CPR;
-#pragma unroll
-        for (int i = 0; i < (COUNT + kThreads - 1) / kThreads; ++i) {
-            const int ch = tid + i * kThreads;
-            if (COUNT % kThreads != 0 && ch >= COUNT)
-                break;
-            const int row = ch / CPR, cc = ch % CPR;
-            const int gm = m0 + row, gk = k0 + cc * 8;
-            const bool ok = gm < p.m && gk < kKReal;
-            const u16 *src = ok ? p.a + gm * p.lda + gk : p.a;
-            cp_async16(stage + a_offset(row, cc), src, ok);
-        }
+        return count % kThreads == 0 || ch < count;
     }
 
+    // Moves to the tile of `w` when it changed (the only place with divisions by M).
+    HUM_DEV void set_tile(const Params &p, Work w, int tid)
     {
-        constexpr int CPR = kBRowWords / 4;
-        const u32 *src0 = p.b + static_cast<i64>(at.kb) * (kBK / 16) * (kN / 64 * 32 * kWeightBits) +
-                          static_cast<i64>(n0 / 64) * 32 * kWeightBits;
-        const u32 dst0 = stage + kABytes;
-        constexpr int COUNT = kBK / 16 * CPR;
+        if (w.tile == tile)
+            return;
+        tile = w.tile;
+        int mb, nb;
+        tile_coords(w.tile, p.m, mb, nb);
+        m0 = mb * kBM;
+        const int n0 = nb * kBN;
 #pragma unroll
-        for (int i = 0; i < (COUNT + kThreads - 1) / kThreads; ++i) {
+        for (int i = 0; i < A_IT; ++i) {
             const int ch = tid + i * kThreads;
-            if (COUNT % kThreads != 0 && ch >= COUNT)
-                break;
-            const int kr = ch / CPR, cc = ch % CPR;
-            cp_async16(dst0 + ch * 16, src0 + static_cast<i64>(kr) * (kN / 64 * 32 * kWeightBits) + cc * 4, true);
+            const int gm = m0 + ch / A_CPR;
+            a_ok[i] = mine(ch, A_COUNT) && gm < p.m;
+            a_row[i] = p.a + (a_ok[i] ? gm * p.lda : 0) + ch % A_CPR * 8;
         }
+        b_tile = p.b + static_cast<i64>(n0 / 64) * 32 * kWeightBits;
+        s_tile = n0;
     }
 
-    if constexpr (kHasScale || kZeroPoint) {
-        constexpr int CPR = kBN / 8;
-        const int row0 = k0 / kGroup;
-        constexpr int COUNT = kScaleRows * CPR;
+    HUM_DEV void load(const Params &p, u32 stage, int kb, int tid) const
+    {
+        const int k0 = kb * kBK;
 #pragma unroll
-        for (int i = 0; i < (COUNT + kThreads - 1) / kThreads; ++i) {
+        for (int i = 0; i < A_IT; ++i) {
             const int ch = tid + i * kThreads;
-            if (COUNT % kThreads != 0 && ch >= COUNT)
+            if (!mine(ch, A_COUNT))
                 break;
-            const int r = ch / CPR, cc = ch % CPR;
-            const i64 off = static_cast<i64>(row0 + r) * kN + n0 + cc * 8;
+            const int cc = ch % A_CPR;
+            const bool ok = a_ok[i] && (kKReal % kBK == 0 || k0 + cc * 8 < kKReal);
+            cp_async16(stage + a_offset(ch / A_CPR, cc), ok ? a_row[i] + k0 : a_row[i], ok);
+        }
+        const u32 *b = b_tile + static_cast<i64>(kb) * (kBK / 16) * B_ROW;
+#pragma unroll
+        for (int i = 0; i < B_IT; ++i) {
+            const int ch = tid + i * kThreads;
+            if (!mine(ch, B_COUNT))
+                break;
+            cp_async16(stage + kABytes + ch * 16, b + ch / B_CPR * B_ROW + ch % B_CPR * 4, true);
+        }
+        const i64 s = s_tile + static_cast<i64>(k0 / kGroup) * kN;
+#pragma unroll
+        for (int i = 0; i < S_IT; ++i) {
+            const int ch = tid + i * kThreads;
+            if (!mine(ch, S_COUNT))
+                break;
+            const i64 off = s + static_cast<i64>(ch / S_CPR) * kN + ch % S_CPR * 8;
             if constexpr (kHasScale)
                 cp_async16(stage + kABytes + kBBytes + ch * 16, p.scale + off, true);
             if constexpr (kZeroPoint)
                 cp_async16(stage + kABytes + kBBytes + kSBytes + ch * 16, p.zero + off, true);
         }
     }
-}
+};
 
 // Gather mode (act-order, or rows that are not 16-byte multiples): element loads into registers,
 // stored to the stage after the current stage's math so that the loads overlap it.
 struct AGather {
     u16 v[kAVec ? 1 : kAElems];
 
-    HUM_DEV void load(const Params &p, const Coords &at, int tid)
+    HUM_DEV void load(const Params &p, int m0, int kb, int tid)
     {
-        const int m0 = at.m0, k0 = at.kb * kBK;
+        const int k0 = kb * kBK;
 #pragma unroll
         for (int i = 0; i < kAElems; ++i) {
             const int e = tid + i * kThreads;
@@ -394,16 +404,16 @@ hum_gemm(const u16 *__restrict__ a, i64 lda, const u32 *__restrict__ b, const u1
         (&acc[0][0][0])[i] = 0.f;
 
     AGather gather;
+    Loader loader;
     Work lw{0, 0};  // work of the next iteration to load
-    Coords lc;
 #pragma unroll
     for (int s = 0; s < kStages - 1; ++s) {
         if (s < sch.total) {
             lw = sch.step(lw, s);
-            lc.set(lw, m);
-            load_stage(p, base + s * kStageBytes, lc, tid);
+            loader.set_tile(p, lw, tid);
+            loader.load(p, base + s * kStageBytes, lw.kb, tid);
             if constexpr (!kAVec) {
-                gather.load(p, lc, tid);
+                gather.load(p, loader.m0, lw.kb, tid);
                 gather.store(base + s * kStageBytes, tid);
             }
         }
@@ -418,10 +428,10 @@ hum_gemm(const u16 *__restrict__ a, i64 lda, const u32 *__restrict__ b, const u1
         const u32 next = base + (jn % kStages) * kStageBytes;
         if (jn < sch.total) {
             lw = sch.step(lw, jn);
-            lc.set(lw, m);
-            load_stage(p, next, lc, tid);
+            loader.set_tile(p, lw, tid);
+            loader.load(p, next, lw.kb, tid);
             if constexpr (!kAVec)
-                gather.load(p, lc, tid);
+                gather.load(p, loader.m0, lw.kb, tid);
         }
         cp_async_commit();
 

@@ -31,7 +31,7 @@ constexpr int kVirtPerUnit = kWN >= 64 ? kCont : kRawPerUnit;
 
 static_assert(kBM % kWM == 0 && kBN % kWN == 0 && kBK % kWK == 0, "block shape must be a multiple of the warp shape");
 static_assert(kWM % 16 == 0 && kWN % 16 == 0 && kWK % 16 == 0, "warp tile must be a multiple of 16 in M, N and K");
-static_assert(kBN % 64 == 0 && kBK % 64 == 0 && kBK <= 128, "block N must be a multiple of 64, block K 64 or 128");
+static_assert(kBN % 64 == 0 && (kBK == 64 || kBK == 128 || kBK == 256), "block N must be a multiple of 64, block K 64, 128 or 256");
 static_assert(kN % kBN == 0 && kK % kBK == 0, "padded N and K must be multiples of the block shape");
 static_assert(kWN * kCont >= 64, "a warp must cover whole repacked words (warp N * container bits >= 64)");
 static_assert(!kOddWidth || kWN % 64 == 0, "odd weight widths need warp N to be a multiple of 64");

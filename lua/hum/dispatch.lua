@@ -63,7 +63,7 @@ function dispatch.fit(tuning, cfg, device, where)
   local min_warp_n = cont ~= bits and 64 or math.max(16, 64 / cont)
   t.warp_n = math.min(math.max(t.warp_n, min_warp_n), t.block_n)
 
-  t.block_k = t.block_k >= 128 and 128 or 64
+  t.block_k = (t.block_k >= 256 and padded_k % 256 == 0) and 256 or (t.block_k >= 128 and 128 or 64)
   local group = tonumber(cfg.kernel_group)
   if group < padded_k and group % t.block_k ~= 0 and t.block_k % group ~= 0 then t.block_k = 64 end
   t.warp_k = math.min(t.warp_k, t.block_k)

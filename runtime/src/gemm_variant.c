@@ -50,8 +50,8 @@ hum_status hum_gemm_variant_check(const hum_gemm_variant *v)
          v->warp_n, v->warp_k);
     RULE(v->warp_m % 16 == 0 && v->warp_n % 16 == 0 && v->warp_k % 16 == 0,
          "warp tile %dx%dx%d must be a multiple of 16 in M, N and K", v->warp_m, v->warp_n, v->warp_k);
-    RULE(v->block_n % 64 == 0 && (v->block_k == 64 || v->block_k == 128), "block N %d must be a multiple of 64 and block K %d "
-         "64 or 128", v->block_n, v->block_k);
+    RULE(v->block_n % 64 == 0 && (v->block_k == 64 || v->block_k == 128 || v->block_k == 256),
+         "block N %d must be a multiple of 64 and block K %d 64, 128 or 256", v->block_n, v->block_k);
     RULE(pow2(v->warp_n) && pow2(v->warp_k), "warp N %d and warp K %d must be powers of two", v->warp_n, v->warp_k);
     RULE(v->n % v->block_n == 0 && v->k % v->block_k == 0, "padded N %" PRId64 " / K %" PRId64
          " must be multiples of block N %d / K %d", v->n, v->k, v->block_n, v->block_k);

@@ -192,10 +192,10 @@ static void check_rejections(hum_runtime *rt)
     t.warp_n = 8;
     QUANT_CHECK(hum_layer_tuning_check(&cfg, &t, NULL, NULL) == HUM_ERR_UNSUPPORTED, "warp N 8 refused");
     t.warp_n = 64;
-    t.block_k = 256;
+    t.block_k = 512;
     QUANT_CHECK(hum_layer_tuning_check(&cfg, &t, NULL, NULL) == HUM_ERR_UNSUPPORTED &&
                     strstr(hum_last_error(), "block K"),
-                "block K 256 refused: %s", hum_last_error());
+                "block K 512 refused: %s", hum_last_error());
     t.block_k = 128;
     cfg.weight_bits = 3;
     t.warp_n = 32;
