@@ -35,7 +35,7 @@ local function measure(cfg, t, where)
   local smem, threads = ffi.new("int64_t[1]"), ffi.new("int32_t[1]")
   local st = hum.C.hum_layer_tuning_check(cfg, tuning, smem, threads)
   if st ~= 0 then
-    hum.fail(st, where .. ": " .. ffi.string(hum.C.hum_last_error()), 0)
+    hum.fail(tonumber(st), where .. ": " .. ffi.string(hum.C.hum_last_error()), 0)
   end
   return tonumber(smem[0]), threads[0]
 end

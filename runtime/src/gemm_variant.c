@@ -45,6 +45,11 @@ hum_status hum_gemm_variant_check(const hum_gemm_variant *v)
     RULE(v->weight_bits >= 1 && v->weight_bits <= 8, "weight width %d bits (expected 1..8)", v->weight_bits);
     RULE(v->block_m > 0 && v->block_n > 0 && v->block_k > 0 && v->warp_m > 0 && v->warp_n > 0 && v->warp_k > 0,
          "tile shapes must be positive");
+    if (v->wgmma) {
+        const hum_status st = hum_gemm_wgmma_check(v);
+        if (st != HUM_OK)
+            return st;
+    }
     RULE(v->block_m % v->warp_m == 0 && v->block_n % v->warp_n == 0 && v->block_k % v->warp_k == 0,
          "block %dx%dx%d is not a multiple of warp %dx%dx%d", v->block_m, v->block_n, v->block_k, v->warp_m,
          v->warp_n, v->warp_k);
@@ -72,8 +77,6 @@ hum_status hum_gemm_variant_check(const hum_gemm_variant *v)
     const int gather = v->act_order || v->k_real % 8 != 0;
     RULE(!gather || (int64_t)v->block_m * v->block_k % threads == 0,
          "gathered activation tile %dx%d does not split over %d threads", v->block_m, v->block_k, threads);
-    if (v->wgmma)
-        return hum_gemm_wgmma_check(v);
     return HUM_OK;
 #undef RULE
 }

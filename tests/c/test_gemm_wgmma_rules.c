@@ -1,0 +1,152 @@
+/* The wgmma GEMM kernel without a GPU: its tuning rules (accepted shapes with their shared
+ * memory and threads, refused ones with the rule named), the dispatch table a wgmma policy
+ * gives (tiles adapted to narrow layers, layers the kernel does not take refused by name), and
+ * NVRTC compiles of its variants for sm_90a, including a refusal for any other arch. */
+#include "hum/hum.h"
+#include "quant_test.h"
+#include "rt_test.h"
+#include "wgmma_test.h"
+
+#include <string.h>
+
+static hum_layer_config config_for(int bits, int64_t n, int64_t k, int64_t group)
+{
+    hum_layer_config c;
+    memset(&c, 0, sizeof c);
+    c.n = n;
+    c.k = k;
+    c.activation_dtype = HUM_DTYPE_FLOAT16;
+    c.weight_dtype = bits == 8 ? HUM_DTYPE_UINT8 : bits == 4 ? HUM_DTYPE_UINT4 : bits == 3 ? HUM_DTYPE_UINT3 : HUM_DTYPE_UINT2;
+    c.param_dtype = HUM_DTYPE_FLOAT16;
+    c.scale_dtype = HUM_DTYPE_FLOAT16;
+    c.scale_type = HUM_SCALE_GROUP;
+    c.group_size = group;
+    c.padded_n = (n + 63) / 64 * 64;
+    c.padded_k = (k + 127) / 128 * 128;
+    c.kernel_group = group;
+    c.scale_rows = c.padded_k / group;
+    c.has_scale = 1;
+    c.weight_bits = bits;
+    return c;
+}
+
+static hum_tuning wgmma_tuning(int bm, int bn, int wn, int stages)
+{
+    hum_tuning t = {1, INT64_MAX, bm, bn, 64, bm, wn, 64, stages, 1, 1, HUM_GEMM_KERNEL_WGMMA};
+    return t;
+}
+
+static void check_rules(void)
+{
+    /* accepted: smem = stages * (A tile + weight tile + scale rows), threads = 32 * block_n / warp_n */
+    const hum_layer_config c = config_for(4, 8192, 8192, 128);
+    struct {
+        int bm, bn, wn, stages;
+    } ok[] = {{128, 256, 32, 5}, {64, 128, 16, 4}, {256, 128, 16, 4}, {64, 64, 16, 3}};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        hum_tuning t = wgmma_tuning(ok[i].bm, ok[i].bn, ok[i].wn, ok[i].stages);
+        int64_t smem = 0;
+        int32_t threads = 0;
+        const int64_t want = (int64_t)ok[i].stages * (ok[i].bm * 64 * 2 + 64 * ok[i].bn / 2 + ok[i].bn * 2);
+        QUANT_CHECK(hum_layer_tuning_check(&c, &t, &smem, &threads) == HUM_OK && smem == want &&
+                        threads == 32 * ok[i].bn / ok[i].wn,
+                    "wgmma %dx%d/%d s%d: %s (smem %lld, want %lld; threads %d)", ok[i].bm, ok[i].bn, ok[i].wn,
+                    ok[i].stages, hum_last_error(), (long long)smem, (long long)want, threads);
+    }
+
+    /* refused, each naming its rule */
+    struct {
+        const char *what, *needle;
+        hum_layer_config c;
+        hum_tuning t;
+    } bad[] = {
+        {"3-bit weights", "4- and 8-bit", config_for(3, 8192, 8192, 128), wgmma_tuning(128, 256, 32, 4)},
+        {"2-bit weights", "4- and 8-bit", config_for(2, 8192, 8192, 128), wgmma_tuning(128, 256, 32, 4)},
+        {"block_m 96", "block_m 96", config_for(4, 8192, 8192, 128), wgmma_tuning(96, 256, 32, 4)},
+        {"warp_m below block_m", "warp_m", config_for(4, 8192, 8192, 128), wgmma_tuning(128, 256, 32, 4)},
+        {"half a warpgroup", "warpgroups", config_for(4, 8192, 8192, 128), wgmma_tuning(128, 128, 64, 4)},
+        {"four warpgroups", "2 warpgroups", config_for(4, 8192, 8192, 128), wgmma_tuning(64, 256, 16, 4)},
+        {"256 accumulators", "128 accumulators", config_for(4, 8192, 8192, 128), wgmma_tuning(256, 256, 32, 4)},
+        {"two stages", "at least 3", config_for(4, 8192, 8192, 128), wgmma_tuning(128, 256, 32, 2)},
+        {"act-order", "act-order", config_for(4, 8192, 8192, 128), wgmma_tuning(128, 256, 32, 4)},
+        {"K not a multiple of 8", "multiple of 8", config_for(4, 8192, 8190, 128), wgmma_tuning(128, 256, 32, 4)},
+    };
+    bad[3].t.warp_m = 64;
+    bad[8].c.act_order = 1;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const hum_status st = hum_layer_tuning_check(&bad[i].c, &bad[i].t, NULL, NULL);
+        QUANT_CHECK(st == HUM_ERR_UNSUPPORTED && strstr(hum_last_error(), bad[i].needle),
+                    "%s: status %d, message '%s' should name '%s'", bad[i].what, st, hum_last_error(), bad[i].needle);
+    }
+}
+
+static int make_weight(const char *spec, hum_standard_weight *w)
+{
+    hum_layer_spec s;
+    return QUANT_CHECK(hum_layer_spec_parse(spec, &s) == HUM_OK && hum_layer_spec_weight(&s, 11, w) == HUM_OK, "%s: %s",
+                       spec, hum_last_error());
+}
+
+/* The site policy's table for `spec` on sm_90a: every entry wgmma with the tiles `bn[]` (block N
+ * after fitting) and a warp N that keeps whole warpgroups; the kernels compile. */
+static void check_compile(hum_runtime *rt, const char *spec, const int bn[3])
+{
+    hum_standard_weight w;
+    if (!make_weight(spec, &w))
+        return;
+    hum_layer_info info;
+    if (QUANT_CHECK(hum_layer_compile(rt, &w, NULL, "sm_90a", &info) == HUM_OK, "%s: %s", spec, hum_last_error()) &&
+        QUANT_CHECK(info.entry_count == 3 && !strcmp(info.policy_name, "wgmma-test"), "%s: %d entries from '%s'", spec,
+                    info.entry_count, info.policy_name)) {
+        for (int i = 0; i < 3; i++) {
+            const hum_tuning *t = &info.entries[i];
+            QUANT_CHECK(t->kernel == HUM_GEMM_KERNEL_WGMMA && t->block_n == bn[i] && t->warp_m == t->block_m &&
+                            t->warp_k == t->block_k && (t->block_n / t->warp_n == 4 || t->block_n / t->warp_n == 8),
+                        "%s entry %d: kernel %d, block %dx%dx%d, warp %dx%dx%d (block N %d expected)", spec, i, t->kernel,
+                        t->block_m, t->block_n, t->block_k, t->warp_m, t->warp_n, t->warp_k, bn[i]);
+        }
+        printf("  sm_90a %-48s %d kernels, %5.0f ms, %d compiled, %d cached\n", spec, info.entry_count, info.compile_ms,
+               info.kernels_compiled, info.kernels_cached);
+    }
+    hum_standard_free(&w);
+}
+
+static void check_refusals(hum_runtime *rt)
+{
+    struct {
+        const char *spec, *arch, *needle;
+    } cases[] = {
+        {"n=256,k=256,w=uint4,group=128", "sm_80", "sm_90a only"},
+        {"n=256,k=256,w=uint3,group=128", "sm_90a", "4- and 8-bit"},
+        {"n=256,k=256,w=uint4,group=128,actorder=1", "sm_90a", "act-order"},
+        {"n=256,k=250,w=uint4", "sm_90a", "multiple of 8"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hum_standard_weight w;
+        if (!make_weight(cases[i].spec, &w))
+            continue;
+        hum_layer_info info;
+        const hum_status st = hum_layer_compile(rt, &w, NULL, cases[i].arch, &info);
+        QUANT_CHECK(st == HUM_ERR_UNSUPPORTED && strstr(hum_last_error(), cases[i].needle),
+                    "%s on %s: status %d, message '%s' should name '%s'", cases[i].spec, cases[i].arch, st,
+                    hum_last_error(), cases[i].needle);
+        hum_standard_free(&w);
+    }
+}
+
+int main(void)
+{
+    check_rules();
+    char dir[512];
+    hum_runtime *rt = wgmma_test_runtime(dir, sizeof dir);
+    if (QUANT_CHECK(rt != NULL, "runtime with the wgmma site policy")) {
+        const int wide[3] = {128, 256, 128}, narrow[3] = {64, 64, 64};
+        check_compile(rt, "n=1000,k=1096,w=uint4,a=float16,group=128", wide);
+        check_compile(rt, "n=520,k=328,w=uint8,a=bfloat16,group=64,zp=int,bias=1", narrow);
+        check_compile(rt, "n=200,k=320,w=e4m3,a=bfloat16", wide);
+        check_refusals(rt);
+        hum_runtime_destroy(rt);
+    }
+    rt_rmtree(dir);
+    return quant_test_result("test_gemm_wgmma_rules");
+}

@@ -1,0 +1,50 @@
+/* The Hopper wgmma GEMM kernel on the GPU against the float64 reference, through the real
+ * prepare and forward path with a site policy that sends every M to it (tests/support/
+ * wgmma_test.c): M in {64, 100, 1024} over its three tile shapes, N and K that are not
+ * multiples of the tiles, 4- and 8-bit integer and float weights, group sizes below and above
+ * block K, zero points, bias, float16 and bfloat16, and a long K whose tiles are split over
+ * many CTAs (stream-K). Output poisoned before every run. Skipped (77) without an sm_90 GPU. */
+#include "gemm_test.h"
+#include "hum/hum.h"
+#include "rt_test.h"
+#include "wgmma_test.h"
+
+#include <stdio.h>
+
+static const int64_t MS[] = {64, 100, 1024};
+static const int64_t MS_SHORT[] = {64, 100};
+
+static const char *const SPECS[] = {
+    "n=1000,k=1096,w=uint4,a=float16,group=128",
+    "n=1000,k=1096,w=uint4,a=bfloat16,group=128",
+    "n=520,k=328,w=uint8,a=bfloat16,group=64,zp=int,bias=1",
+    "n=520,k=328,w=uint8,a=float16",
+    "n=200,k=320,w=uint4,a=float16,group=32,zp=float",
+    "n=136,k=200,w=uint4,a=bfloat16,group=64,zp=int,bias=1",
+    "n=200,k=320,w=e4m3,a=bfloat16",
+    "n=200,k=320,w=e5m2,a=float16,scale=tensor",
+    "n=200,k=320,w=e2m1,a=float16,group=32,scale=e8m0",
+};
+
+int main(void)
+{
+    if (!gemm_test_have_gpu())
+        return 77;
+    hum_device_info dev;
+    if (hum_device_query(0, &dev) != HUM_OK || dev.sm_major != 9 || dev.sm_minor != 0) {
+        printf("test_gemm_wgmma: needs an sm_90 GPU (skipped)\n");
+        return 77;
+    }
+    quant_rng rng = quant_rng_fresh("test_gemm_wgmma");
+    char dir[512];
+    hum_runtime *rt = wgmma_test_runtime(dir, sizeof dir);
+    if (QUANT_CHECK(rt != NULL, "runtime with the wgmma site policy")) {
+        for (size_t i = 0; i < sizeof SPECS / sizeof SPECS[0]; i++)
+            gemm_test_spec(rt, &rng, SPECS[i], MS, 3);
+        /* few tiles of 64 k-blocks at M <= 100: each tile's K is cut into 4 to 8 stream-K slices */
+        gemm_test_spec(rt, &rng, "n=2048,k=4096,w=uint4,a=float16,group=128", MS_SHORT, 2);
+        hum_runtime_destroy(rt);
+    }
+    rt_rmtree(dir);
+    return quant_test_result("test_gemm_wgmma");
+}

@@ -1,0 +1,36 @@
+/* See wgmma_test.h. */
+#include "wgmma_test.h"
+
+#include "rt_test.h"
+
+#include <stdio.h>
+
+const char *const WGMMA_TEST_POLICY =
+    "local function t(bm, bn, wn)\n"
+    "  return { kernel = 'wgmma', block_m = bm, block_n = bn, block_k = 64, warp_m = bm, warp_n = wn,\n"
+    "           warp_k = 64, stages = 4, stream_k = true, ctas_per_sm = 1 }\n"
+    "end\n"
+    "return {\n"
+    "  name = 'wgmma-test',\n"
+    "  applies = function(device) return true end,\n"
+    "  tunings = function(device, layer)\n"
+    "    return require('hum.policy').ranges({ { 64, t(64, 128, 16) }, { 128, t(128, 256, 32) },\n"
+    "                                          { math.huge, t(256, 128, 16) } })\n"
+    "  end,\n"
+    "}\n";
+
+hum_runtime *wgmma_test_runtime(char *dir, size_t cap)
+{
+    rt_tmpdir("wgmma", dir, cap);
+    rt_write(dir, "wgmma_test.lua", WGMMA_TEST_POLICY);
+    const char *config = rt_write(dir, "hum.yaml", "policy_paths: [wgmma_test.lua]\n");
+    hum_runtime_options opts;
+    hum_runtime_options_init(&opts);
+    opts.config_path = config;
+    hum_runtime *rt = NULL;
+    if (hum_runtime_create(&opts, &rt) != HUM_OK) {
+        fprintf(stderr, "wgmma_test_runtime: %s\n", hum_last_error());
+        return NULL;
+    }
+    return rt;
+}

@@ -1,0 +1,22 @@
+/* Helpers of the wgmma GEMM tests (tests/c/test_gemm_wgmma_rules.c, tests/gpu/test_gemm_wgmma.c):
+ * a runtime whose site policy sends every M to the warpgroup-MMA kernel, over three tile
+ * shapes, so that the tests exercise the kernel through the real prepare and forward path. */
+#ifndef HUM_WGMMA_TEST_H
+#define HUM_WGMMA_TEST_H
+
+#include "hum/hum.h"
+
+#include <stddef.h>
+
+/* The site policy's M ranges: M <= 64 runs block 64 x 128 (two warpgroups of one slab),
+ * M <= 128 block 128 x 256 (two warpgroups of two slabs), larger M block 256 x 128; all with
+ * block_k 64, 4 stages and stream-K. It applies to every device, so a compile for another arch
+ * than sm_90a meets the kernel's arch rule. */
+extern const char *const WGMMA_TEST_POLICY;
+
+/* Writes the policy and a config naming it into a fresh directory (its path in dir[cap]) and
+ * creates a runtime from that config; NULL (with a message printed) on failure. Release with
+ * hum_runtime_destroy, then rt_rmtree(dir). */
+hum_runtime *wgmma_test_runtime(char *dir, size_t cap);
+
+#endif
