@@ -98,7 +98,7 @@ struct Loader {
             if (!mine(ch, A_COUNT))
                 break;
             const int cc = ch % A_CPR;
-            const bool ok = a_ok[i] && (kKReal % kBK == 0 || k0 + cc * 8 < kKReal);
+            const bool ok = a_ok[i] && (kKReal == kK || k0 + cc * 8 < kKReal);
             cp_async16(stage + a_offset(ch / A_CPR, cc), ok ? a_row[i] + k0 : a_row[i], ok);
         }
         const u32 *b = b_tile + static_cast<i64>(kb) * (kBK / 16) * B_ROW;

@@ -39,10 +39,13 @@ static double run_m(hum_layer *layer, quant_rng *rng, const char *name, const hu
     if (quant_fill_activations(rng, act, m * k, 1.0, a_codes, a) != 0 ||
         !QUANT_CHECK(hum_reference_gemm(w, 0, a, m, ref) == HUM_OK, "%s: reference: %s", name, hum_last_error()))
         goto done;
-    if (!QUANT_CHECK(hum_device_alloc(0, (size_t)(m * k) * 2, &d_a) == HUM_OK &&
-                         hum_device_alloc(0, (size_t)(m * n) * 2, &d_c) == HUM_OK &&
+    /* A and C are followed by a guard row of NaN: a kernel that reads past A's last row (or
+     * past K) poisons its output, one that writes past C's last row is caught below. */
+    if (!QUANT_CHECK(hum_device_alloc(0, (size_t)((m + 1) * k) * 2, &d_a) == HUM_OK &&
+                         hum_device_alloc(0, (size_t)((m + 1) * n) * 2, &d_c) == HUM_OK &&
+                         hum_memset_d8(d_a, 0xFF, (size_t)((m + 1) * k) * 2) == HUM_OK &&
                          hum_memcpy_htod(d_a, a_codes, (size_t)(m * k) * 2) == HUM_OK &&
-                         hum_memset_d8(d_c, 0xFF, (size_t)(m * n) * 2) == HUM_OK,
+                         hum_memset_d8(d_c, 0xFF, (size_t)((m + 1) * n) * 2) == HUM_OK,
                      "%s: device buffers: %s", name, hum_last_error()))
         goto done;
     const hum_tensor ta = device_matrix(d_a, act, m, k), tc = device_matrix(d_c, act, m, n);
@@ -52,6 +55,12 @@ static double run_m(hum_layer *layer, quant_rng *rng, const char *name, const hu
                      hum_last_error()) ||
         !QUANT_CHECK(hum_memcpy_dtoh(c_codes, d_c, (size_t)(m * n) * 2) == HUM_OK, "%s: %s", name, hum_last_error()))
         goto done;
+    uint16_t guard[64];
+    const int64_t g = n < 64 ? n : 64;
+    if (hum_memcpy_dtoh(guard, (uint16_t *)d_c + m * n, (size_t)g * 2) == HUM_OK)
+        for (int64_t i = 0; i < g; i++)
+            if (!QUANT_CHECK(guard[i] == 0xFFFF, "%s: M = %lld: C written past its last row", name, (long long)m))
+                goto done;
     hum_dtype_decode(act, c_codes, m * n, got);
     int64_t unwritten = 0, first = -1;
     for (int64_t i = 0; i < m * n; i++)
