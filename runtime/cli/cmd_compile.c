@@ -79,13 +79,13 @@ static void print_result(const char *label, const char *arch, const hum_jit_resu
 }
 
 /* Compiles every kernel of the layer's dispatch table; 0 on success. */
-static int compile_layer(hum_runtime *rt, const char *spec_text, const char *arch)
+static int compile_layer(hum_runtime *rt, const char *spec_text, const hum_layer_spec *parsed, const char *arch)
 {
-    hum_layer_spec spec;
+    hum_layer_spec spec = *parsed;
     hum_standard_weight w = {0};
     hum_layer_info info;
     /* The weight's values do not reach the kernels (only its shapes and types do): any seed. */
-    if (hum_layer_spec_parse(spec_text, &spec) != HUM_OK || hum_layer_spec_weight(&spec, 1, &w) != HUM_OK ||
+    if (hum_layer_spec_weight(&spec, 1, &w) != HUM_OK ||
         hum_layer_compile(rt, &w, &(hum_layer_options){.activation_dtype = spec.activation_dtype}, arch, &info) !=
             HUM_OK) {
         fprintf(stderr, "hum compile: %s\n", hum_last_error());
@@ -127,6 +127,13 @@ int hum_cmd_compile(const char *config, int argc, char **argv)
         fprintf(stderr, "hum compile: %s\n", hum_last_error());
         return 1;
     }
+    /* A SPEC that does not parse is a usage error (exit 2), as in `hum bench --layer`, which takes
+     * the same SPEC; checked before the runtime exists so no config or policy can mask it. */
+    hum_layer_spec spec = {0};
+    if (o.layer && hum_layer_spec_parse(o.layer, &spec) != HUM_OK) {
+        fprintf(stderr, "hum compile: %s\n", hum_last_error());
+        return 2;
+    }
     hum_runtime_options opts;
     hum_runtime_options_init(&opts);
     opts.config_path = o.config;
@@ -149,7 +156,7 @@ int hum_cmd_compile(const char *config, int argc, char **argv)
     hum_jit_result r;
     int rc = 0;
     if (o.layer)
-        rc = compile_layer(rt, o.layer, o.arch);
+        rc = compile_layer(rt, o.layer, &spec, o.arch);
     else if (builtin_kernels[k].compile(hum_runtime_cache_dir(rt), o.arch, &r) != HUM_OK) {
         fprintf(stderr, "hum compile: %s\n", hum_last_error());
         rc = 1;

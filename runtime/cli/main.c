@@ -39,7 +39,13 @@ int main(int argc, char **argv)
             usage(stdout);
             return 0;
         }
-        if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
+        if (strcmp(argv[i], "--config") == 0) {
+            /* `hum --config` with nothing after it is a missing value, not an unknown option */
+            if (i + 1 == argc) {
+                fprintf(stderr, "hum: --config needs a FILE\n");
+                usage(stderr);
+                return 2;
+            }
             config = argv[++i];
             continue;
         }
@@ -48,6 +54,9 @@ int main(int argc, char **argv)
         return 2;
     }
     if (i == argc) {
+        /* say what is missing: a bare usage text after `hum --config FILE` reads like a crash */
+        if (i > 1)
+            fprintf(stderr, "hum: a command is required\n");
         usage(stderr);
         return 2;
     }

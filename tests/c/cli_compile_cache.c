@@ -62,8 +62,11 @@ int main(void)
              "first layer compile:\n%s", output);
     JT_CHECK(hum(layer) == 0 && strstr(output, "cache hit") && strstr(output, "(0 compiled"),
              "second layer compile:\n%s", output);
-    JT_CHECK(hum("compile --arch sm_80 --layer n=200,k=320,w=uint9") == 1 && strstr(output, "uint9"),
-             "a bad SPEC must exit 1 naming the bad value:\n%s", output);
+    /* a SPEC that does not parse is a usage error, exit 2 as in `hum bench --layer` */
+    JT_CHECK(hum("compile --arch sm_80 --layer n=200,k=320,w=uint9") == 2 && strstr(output, "uint9"),
+             "a bad SPEC must exit 2 naming the bad value:\n%s", output);
+    JT_CHECK(hum("compile --arch sm_80 --layer n=0,k=320") == 2 && strstr(output, "n=0"),
+             "n=0 must exit 2 naming it:\n%s", output);
     JT_CHECK(hum("compile --arch sm_80 --kernel selfcheck --layer n=64,k=64") == 2,
              "--kernel and --layer together must be a usage error:\n%s", output);
 

@@ -82,6 +82,17 @@ int main(void)
     has("usage error", "usage: hum info");
     RT_CHECK(hum("demo --help") == 0, "demo --help:\n%s", output);
     has("demo --help", "usage: hum demo");
+    /* `hum --config` with no FILE named the option as unknown; a config and no command printed
+     * the usage text alone, without saying what was missing */
+    RT_CHECK(hum("--config") == 2, "--config without a FILE exits 2:\n%s", output);
+    has("--config without a FILE", "hum: --config needs a FILE");
+    snprintf(args, sizeof args, "--config %s", config);
+    RT_CHECK(hum(args) == 2, "a config and no command exits 2:\n%s", output);
+    has("no command", "hum: a command is required");
+    /* `hum compile --help` sends the reader to `hum bench --help` for the SPEC keys: they must be there */
+    RT_CHECK(hum("bench --help") == 0, "bench --help:\n%s", output);
+    has("bench --help", "keys n, k (required)");
+    has("bench --help", "actorder (0 | 1)");
     rt_rmtree(dir);
     return rt_test_result("test_cli_info_demo");
 }
