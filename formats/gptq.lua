@@ -40,7 +40,10 @@ local function settings(ck, qc)
   end
   local bits = qc.bits
   if bits ~= 2 and bits ~= 3 and bits ~= 4 and bits ~= 8 then
-    ck:fail("quantization_config.bits = " .. tostring(bits) .. ", expected 2, 3, 4 or 8")
+    -- a missing key printed as "bits = nil" and a JSON string as a bare word: say which it is
+    local got = bits == nil and "missing" or type(bits) == "string" and string.format("the string %q", bits)
+      or tostring(bits)
+    ck:fail("quantization_config.bits is " .. got .. ", expected 2, 3, 4 or 8")
   end
   local gs = qc.group_size or -1
   if gs ~= -1 and (type(gs) ~= "number" or gs < 1 or gs % 1 ~= 0) then

@@ -137,7 +137,9 @@ hum_status hum_safetensors_write(const char *path, const hum_safetensors_tensor 
     if (s == HUM_OK) {
         FILE *f = fopen(tmp, "wb");
         if (!f) {
-            s = hum_fail(HUM_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+            /* name the caller's path first: the temporary name alone reads like a file the user
+             * never asked for */
+            s = hum_fail(HUM_ERR_IO, "%s: cannot create (through %s): %s", path, tmp, strerror(errno));
         } else {
             unsigned char len8[8];
             for (int i = 0; i < 8; i++)

@@ -158,7 +158,14 @@ static void test_errors(void)
                       "quantization_config.bits = 4 but quantize_config.json bits = 8");
     expect_load_error("bad bits", "config.json",
                       "{\"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": 5, \"group_size\": 32}}",
-                      HUM_ERR_FORMAT, "bits = 5");
+                      HUM_ERR_FORMAT, "bits is 5");
+    /* a missing or string bits is named as such, not printed as "nil" or a bare word */
+    expect_load_error("no bits", "config.json",
+                      "{\"quantization_config\": {\"quant_method\": \"gptq\", \"group_size\": 32}}",
+                      HUM_ERR_FORMAT, "quantization_config.bits is missing, expected 2, 3, 4 or 8");
+    expect_load_error("string bits", "config.json",
+                      "{\"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": \"4\", \"group_size\": 32}}",
+                      HUM_ERR_FORMAT, "quantization_config.bits is the string \"4\"");
     expect_load_error("marlin", "config.json",
                       "{\"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": 4, \"group_size\": 32, "
                       "\"checkpoint_format\": \"marlin\"}}",
