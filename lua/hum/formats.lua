@@ -82,6 +82,13 @@ function M.detect(ck)
     if qc.quant_method == nil then qc.quant_method = side.w_bit and "awq" or "gptq" end
   end
   if not qc then
+    -- A bare .safetensors file copied away from its checkpoint has no config.json at all; saying
+    -- "no quantization_config in config.json" sent users looking for a file that is not there.
+    if not cfg then
+      ck:fail("no config.json, hf_quant_config.json, quantize_config.json or quant_config.json beside the " ..
+        "weights: cannot tell the checkpoint format (pass the checkpoint directory, or keep the .safetensors " ..
+        "file in it)")
+    end
     ck:fail("no quantization_config in config.json, and no hf_quant_config.json, quantize_config.json or " ..
       "quant_config.json: cannot tell the checkpoint format")
   end

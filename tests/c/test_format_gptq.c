@@ -150,6 +150,28 @@ static void expect_load_error(const char *what, const char *file, const char *te
     free_raw(&w);
 }
 
+/* Weights without any config file beside them (a bare .safetensors copied out of its checkpoint):
+ * the message must not send the user to a config.json that does not exist. */
+static void test_no_config_files(void)
+{
+    gptq_case c = {4, 32, 64, 128, 1, 0, 0, 0};
+    fmt_rng rng = {99};
+    raw w;
+    make_raw(&c, &rng, &w);
+    char *dir = fmt_tmpdir("gptq-bare");
+    fx_gptq fx = {.bits = 4, .group_size = 32, .n = 64, .k = 128, .sym = 1, .q = w.q, .zero = w.zero,
+                  .scale = w.scale, .g_idx = w.g_idx};
+    fx_write_gptq(dir, layer, &fx);
+    remove(fmt_path(dir, "config.json"));
+    remove(fmt_path(dir, "quantize_config.json"));
+    hum_standard_weight std;
+    FMT_EXPECT_ERROR(fmt_load(dir, layer, &std), HUM_ERR_FORMAT, "no config files",
+                     "no config.json, hf_quant_config.json, quantize_config.json or quant_config.json beside");
+    fmt_rmtree(dir);
+    free(dir);
+    free_raw(&w);
+}
+
 static void test_errors(void)
 {
     expect_load_error("unknown method", "config.json", "{\"quantization_config\": {\"quant_method\": \"hqq\"}}",
@@ -222,6 +244,7 @@ int main(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(&cases[i], (unsigned)i + 1);
     test_errors();
+    test_no_config_files();
     fmt_runtime_destroy();
     return fmt_finish("test_format_gptq");
 }
