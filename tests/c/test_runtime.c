@@ -116,7 +116,7 @@ static void test_defaults(void)
     expect_winner(rt, "built-in", "sm_80", "sm80", 128);
     expect_winner(rt, "built-in", "sm_86", "sm86", 128);
     expect_winner(rt, "built-in", "sm_89", "sm89", 128);
-    expect_winner(rt, "built-in", "sm_90a", "sm90", 256);
+    expect_winner(rt, "built-in", "sm_90a", "sm90", 128);
     RT_CHECK(hum_runtime_reload_policies(rt) == HUM_OK && hum_runtime_policy_count(rt) == 5, "plain reload: %s",
              hum_last_error());
     hum_runtime_destroy(rt);
