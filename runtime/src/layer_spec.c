@@ -36,13 +36,23 @@ static hum_status parse_dtype(const char *key, const char *value, hum_dtype *out
 
 /* One key=value pair into the spec being built; `tensor` and `global` collect scale=tensor
  * and global=1 until the scale type is decided. */
-static hum_status parse_pair(char *pair, hum_layer_spec *s, int *have_n, int *have_k, int *tensor, int32_t *global)
+static const char *const spec_keys[] = {"n", "k", "w", "a", "group", "scale", "global", "zp", "bias", "actorder"};
+
+static hum_status parse_pair(char *pair, hum_layer_spec *s, int *have_n, int *have_k, int *tensor, int32_t *global,
+                             unsigned *seen)
 {
     char *eq = strchr(pair, '=');
     if (!eq || eq == pair)
         return hum_fail(HUM_ERR_INVALID_ARG, "layer spec: '%s' is not key=value", pair);
     *eq = '\0';
     const char *key = pair, *value = eq + 1;
+    /* A key given twice is a typo more often than an intent: refuse it rather than let one win. */
+    for (unsigned i = 0; i < sizeof spec_keys / sizeof spec_keys[0]; i++)
+        if (!strcmp(key, spec_keys[i])) {
+            if (*seen & (1u << i))
+                return hum_fail(HUM_ERR_INVALID_ARG, "layer spec: key '%s' given twice", key);
+            *seen |= 1u << i;
+        }
     if (!strcmp(key, "n")) {
         *have_n = 1;
         return parse_int(key, value, 1, &s->n);
@@ -102,10 +112,20 @@ hum_status hum_layer_spec_parse(const char *text, hum_layer_spec *out)
         return hum_fail(HUM_ERR_OUT_OF_MEMORY, "hum_layer_spec_parse");
     int have_n = 0, have_k = 0, tensor = 0;
     int32_t global = 0;
+    unsigned seen = 0;
     hum_status st = HUM_OK;
-    char *save = NULL;
-    for (char *pair = strtok_r(copy, ",", &save); pair && st == HUM_OK; pair = strtok_r(NULL, ",", &save))
-        st = parse_pair(pair, &s, &have_n, &have_k, &tensor, &global);
+    /* Split by hand: strtok would skip empty entries ("n=256,,k=512") instead of refusing them. */
+    for (char *pair = copy; st == HUM_OK;) {
+        char *comma = strchr(pair, ',');
+        if (comma)
+            *comma = '\0';
+        st = *pair ? parse_pair(pair, &s, &have_n, &have_k, &tensor, &global, &seen)
+                   : hum_fail(HUM_ERR_INVALID_ARG, "layer spec '%s': an empty entry (two commas, or a comma at an end)",
+                              text);
+        if (!comma)
+            break;
+        pair = comma + 1;
+    }
     free(copy);
     if (st != HUM_OK)
         return st;
@@ -171,6 +191,9 @@ hum_status hum_layer_spec_weight(const hum_layer_spec *s, uint64_t seed, hum_sta
     if (s->n < 1 || s->k < 1)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_spec_weight: n = %lld, k = %lld (expected >= 1)",
                         (long long)s->n, (long long)s->k);
+    if ((uint64_t)s->n > SIZE_MAX / sizeof(float) / (uint64_t)s->k)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_spec_weight: %lld x %lld weights do not fit in memory",
+                        (long long)s->n, (long long)s->k);
     const size_t count = (size_t)s->n * (size_t)s->k;
     float *w = malloc(count * sizeof *w);
     float *bias = s->bias ? malloc((size_t)s->n * sizeof *bias) : NULL;
@@ -179,8 +202,9 @@ hum_status hum_layer_spec_weight(const hum_layer_spec *s, uint64_t seed, hum_sta
         free(w);
         free(bias);
         free(perm);
-        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "hum_layer_spec_weight: %lld x %lld weights", (long long)s->n,
-                        (long long)s->k);
+        return hum_fail(HUM_ERR_OUT_OF_MEMORY,
+                        "hum_layer_spec_weight: out of host memory for %lld x %lld float32 weights (%.1f GB)",
+                        (long long)s->n, (long long)s->k, (double)count * sizeof(float) / 1e9);
     }
     uint64_t state = seed;
     /* weights ~ N(0, 0.02) with a per-row spread, as trained linear layers look */

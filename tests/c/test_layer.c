@@ -40,6 +40,8 @@ static void check_spec_parsing(void)
         {"n=32,k=64,colour=red", "colour"},   {"n=32,k=64,group", "not key=value"},
         {"n=32,k=64,global=1", "global=1"},   {"n=32,k=64,scale=tensor,group=32", "scale=tensor"},
         {"n=x,k=64", "n=x"},
+        {"n=32,,k=64", "empty entry"},        {"n=32,k=64,", "empty entry"},
+        {"n=32,n=64,k=64", "given twice"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const hum_status st = hum_layer_spec_parse(bad[i].spec, &s);
@@ -52,6 +54,11 @@ static void check_spec_weights(void)
 {
     hum_layer_spec s;
     hum_standard_weight a, b;
+    /* n * k * 4 bytes past the address space must be refused, not wrapped into a small malloc. */
+    QUANT_CHECK(hum_layer_spec_parse("n=4611686018427387904,k=4611686018427387904", &s) == HUM_OK &&
+                    hum_layer_spec_weight(&s, 1, &a) == HUM_ERR_INVALID_ARG &&
+                    strstr(hum_last_error(), "do not fit"),
+                "huge spec: %s", hum_last_error());
     QUANT_CHECK(hum_layer_spec_parse("n=64,k=96,w=uint4,group=32,zp=int,bias=1,actorder=1", &s) == HUM_OK, "%s",
                 hum_last_error());
     if (!QUANT_CHECK(hum_layer_spec_weight(&s, 7, &a) == HUM_OK && hum_layer_spec_weight(&s, 7, &b) == HUM_OK, "%s",
