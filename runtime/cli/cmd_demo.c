@@ -13,10 +13,12 @@
 #include "cli.h"
 #include "internal.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 /* The arch compiled for when there is no GPU to ask: the H100/H200 class hum targets first. */
@@ -49,38 +51,72 @@ static double now_ms(void)
     return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
 }
 
+/* What the checkpoint is: the default is the demo's GPTQ; the options make the other layouts a
+ * user brings (AWQ with zero points, GPTQ act-order) and keep them for `hum run`. */
+typedef struct demo_options {
+    int awq;          /* AutoAWQ GEMM layout, asymmetric (zero points); else GPTQ */
+    int act_order;    /* GPTQ desc_act: a random g_idx */
+    const char *keep; /* write the checkpoint here and keep it; NULL: a temporary directory */
+} demo_options;
+
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: hum demo [--config FILE]\n\n"
+    fprintf(f, "usage: hum demo [--config FILE] [--format gptq|awq] [--act-order] [--keep DIR]\n\n"
                "The main job end to end: builds a GPTQ checkpoint (4-bit, group size 128, float16) of\n"
                "Llama-3-8B q_proj, gate_proj and down_proj shapes from random weights in a temporary\n"
                "directory, loads it like a user's checkpoint, runs every layer on the GPU at M = %d and\n"
                "M = %d, checks the outputs against the float64 reference and times them against cuBLAS.\n"
-               "Without a GPU: compiles the layers' kernels for %s and checks the checkpoint on the CPU.\n",
+               "Without a GPU: compiles the layers' kernels for %s and checks the checkpoint on the CPU.\n\n"
+               "  --format awq   write the checkpoint as AutoAWQ does (GEMM layout, zero points)\n"
+               "  --act-order    GPTQ with desc_act: a random g_idx, columns regrouped at load\n"
+               "  --keep DIR     write the checkpoint into DIR (created) and keep it, e.g. for hum run\n",
             SMALL_M, LARGE_M, NO_GPU_ARCH);
 }
 
+/* A random permutation of 0..k-1 (Fisher-Yates), as GPTQ's act-order ordering of columns. */
+static void random_permutation(bench_rng *rng, int32_t *perm, int64_t k)
+{
+    for (int64_t j = 0; j < k; j++)
+        perm[j] = (int32_t)j;
+    for (int64_t j = k - 1; j > 0; j--) {
+        int64_t r = (int64_t)(bench_rng_next(rng) % (uint64_t)(j + 1));
+        int32_t t = perm[j];
+        perm[j] = perm[r];
+        perm[r] = t;
+    }
+}
+
 /* Random weights quantized by the reference quantizer into standard weights, written as one
- * GPTQ checkpoint. */
-static hum_status build_checkpoint(const char *dir, hum_standard_weight *w)
+ * GPTQ or AWQ checkpoint. */
+static hum_status build_checkpoint(const char *dir, const demo_options *o, hum_standard_weight *w)
 {
     const char *names[LAYER_COUNT];
     bench_rng rng = bench_rng_fresh();
     hum_quant_spec spec = {.weight_dtype = HUM_DTYPE_UINT4, .param_dtype = HUM_DTYPE_FLOAT16,
-                           .scale_type = HUM_SCALE_GROUP, .group_size = 128, .zero_point = HUM_ZERO_POINT_NONE};
+                           .scale_type = HUM_SCALE_GROUP, .group_size = 128,
+                           .zero_point = o->awq ? HUM_ZERO_POINT_INT : HUM_ZERO_POINT_NONE};
     hum_status st = HUM_OK;
     for (int i = 0; st == HUM_OK && i < LAYER_COUNT; i++) {
         names[i] = LAYERS[i].name;
         float *values = malloc((size_t)(LAYERS[i].n * LAYERS[i].k) * sizeof *values);
-        if (values == NULL)
+        int32_t *perm = o->act_order ? malloc((size_t)LAYERS[i].k * sizeof *perm) : NULL;
+        if (values == NULL || (o->act_order && perm == NULL)) {
+            free(values);
+            free(perm);
             return hum_fail(HUM_ERR_OUT_OF_MEMORY, "random weights of %s", LAYERS[i].name);
+        }
         bench_random_normal(&rng, values, LAYERS[i].n * LAYERS[i].k);
+        if (perm)
+            random_permutation(&rng, perm, LAYERS[i].k);
+        spec.k_perm = perm;
         st = hum_quantize_reference(values, LAYERS[i].n, LAYERS[i].k, &spec, &w[i]);
         free(values);
+        free(perm);
     }
     hum_checkpoint_write_options opts = {0};
     if (st == HUM_OK)
-        st = hum_checkpoint_write_gptq(dir, names, w, LAYER_COUNT, &opts);
+        st = o->awq ? hum_checkpoint_write_awq(dir, names, w, LAYER_COUNT, &opts)
+                    : hum_checkpoint_write_gptq(dir, names, w, LAYER_COUNT, &opts);
     return st;
 }
 
@@ -249,8 +285,20 @@ static int without_gpu(hum_runtime *rt, const char *dir, const hum_standard_weig
     return rc;
 }
 
+/* Where the checkpoint goes: --keep DIR (created if missing), else a fresh temporary directory. */
+static hum_status checkpoint_dir(const demo_options *o, char *dir, size_t cap)
+{
+    if (!o->keep)
+        return bench_tmpdir_create("demo", dir, cap);
+    if (mkdir(o->keep, 0777) != 0 && errno != EEXIST)
+        return hum_fail(HUM_ERR_IO, "cannot create %s: %s", o->keep, strerror(errno));
+    snprintf(dir, cap, "%s", o->keep);
+    return HUM_OK;
+}
+
 int hum_cmd_demo(const char *config, int argc, char **argv)
 {
+    demo_options o = {0};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
@@ -260,8 +308,25 @@ int hum_cmd_demo(const char *config, int argc, char **argv)
             config = argv[++i];
             continue;
         }
-        fprintf(stderr, "hum demo: unknown argument '%s'\n", argv[i]);
+        if (!strcmp(argv[i], "--format") && i + 1 < argc && (!strcmp(argv[i + 1], "gptq") || !strcmp(argv[i + 1], "awq"))) {
+            o.awq = !strcmp(argv[++i], "awq");
+            continue;
+        }
+        if (!strcmp(argv[i], "--act-order")) {
+            o.act_order = 1;
+            continue;
+        }
+        if (!strcmp(argv[i], "--keep") && i + 1 < argc) {
+            o.keep = argv[++i];
+            continue;
+        }
+        fprintf(stderr, "hum demo: bad argument '%s'%s\n", argv[i],
+                !strcmp(argv[i], "--format") ? " (expected --format gptq or --format awq)" : "");
         usage(stderr);
+        return 2;
+    }
+    if (o.awq && o.act_order) {
+        fprintf(stderr, "hum demo: --act-order is a GPTQ option (AWQ has no act-order)\n");
         return 2;
     }
     hum_runtime_options opts;
@@ -272,7 +337,8 @@ int hum_cmd_demo(const char *config, int argc, char **argv)
         fprintf(stderr, "hum demo: %s\n", hum_last_error());
         return 1;
     }
-    printf("hum %s demo: W4A16 GEMMs of Llama-3-8B shapes from a GPTQ checkpoint\n", hum_version());
+    printf("hum %s demo: W4A16 GEMMs of Llama-3-8B shapes from a%s %s checkpoint\n", hum_version(),
+           o.act_order ? "n act-order" : "", o.awq ? "AWQ" : "GPTQ");
     printf("cache dir: %s\n", hum_runtime_cache_dir(rt));
     hum_device_info d;
     int have_gpu = hum_runtime_device(rt, &d) == HUM_OK;
@@ -285,24 +351,25 @@ int hum_cmd_demo(const char *config, int argc, char **argv)
     char dir[4096];
     hum_standard_weight w[LAYER_COUNT] = {0};
     double t0 = now_ms();
-    if (bench_tmpdir_create("demo", dir, sizeof dir) != HUM_OK) {
+    if (checkpoint_dir(&o, dir, sizeof dir) != HUM_OK) {
         fprintf(stderr, "hum demo: %s\n", hum_last_error());
         hum_runtime_destroy(rt);
         return 1;
     }
-    if (build_checkpoint(dir, w) != HUM_OK) {
+    if (build_checkpoint(dir, &o, w) != HUM_OK) {
         fprintf(stderr, "hum demo: building the checkpoint: %s\n", hum_last_error());
     } else {
-        printf("checkpoint: GPTQ 4-bit, group 128, symmetric, float16, from random weights, in %s (removed at the "
-               "end): %.0f ms\n",
-               dir, now_ms() - t0);
+        printf("checkpoint: %s 4-bit, group 128, %s, float16, from random weights, in %s (%s): %.0f ms\n",
+               o.awq ? "AWQ" : "GPTQ", o.awq ? "zero points" : o.act_order ? "symmetric, act-order" : "symmetric",
+               dir, o.keep ? "kept" : "removed at the end", now_ms() - t0);
         for (int i = 0; i < LAYER_COUNT; i++)
             printf("  %s [N = %lld, K = %lld]\n", LAYERS[i].name, (long long)LAYERS[i].n, (long long)LAYERS[i].k);
         rc = have_gpu ? with_gpu(rt, &d, dir, w) : without_gpu(rt, dir, w);
     }
     for (int i = 0; i < LAYER_COUNT; i++)
         hum_standard_free(&w[i]);
-    bench_tmpdir_remove(dir);
+    if (!o.keep)
+        bench_tmpdir_remove(dir);
     hum_runtime_destroy(rt);
     return rc;
 }

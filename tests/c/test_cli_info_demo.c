@@ -75,8 +75,20 @@ int main(void)
     has("demo", "device: no CUDA driver");
     has("demo", "sm_90a: cache miss");
     has("demo", "launch: skipped (no GPU)");
-    RT_CHECK(hum("demo") == 0, "second demo:\n%s", output);
+    /* The second run keeps its checkpoint (same kernels, so served by the disk cache), which a
+     * user then inspects like any other. */
+    snprintf(args, sizeof args, "demo --keep %s/kept", dir);
+    RT_CHECK(hum(args) == 0, "second demo:\n%s", output);
     has("second demo", "sm_90a: cache hit (disk)");
+    has("second demo", "(kept)");
+    snprintf(args, sizeof args, "inspect %s/kept", dir);
+    RT_CHECK(hum(args) == 0, "inspect the kept checkpoint:\n%s", output);
+    has("kept checkpoint", "model.layers.0.mlp.down_proj");
+    has("kept checkpoint", "gptq");
+    RT_CHECK(hum("demo --format awq --act-order") == 2, "AWQ has no act-order:\n%s", output);
+    has("demo --format awq --act-order", "GPTQ option");
+    RT_CHECK(hum("demo --format exl2") == 2, "unknown format:\n%s", output);
+    has("demo --format exl2", "--format gptq or --format awq");
 
     RT_CHECK(hum("info --bogus") == 2, "usage error exits 2:\n%s", output);
     has("usage error", "usage: hum info");
