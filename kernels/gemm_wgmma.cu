@@ -9,17 +9,22 @@
 // a warp covers all block_m tokens (warp_m = block_m), 16 rows of each of warp_n / 16 64-row
 // "slabs" (so a warpgroup owns warp_n * 4 rows), and the whole block K (warp_k = block_k).
 //
-// Pipeline: cp.async stages (activations into the 128-byte swizzled K-major layout that the
-// wgmma descriptor reads; each warp's share of the repacked weight words scattered to its own
-// conflict-free plane), kStages - 2 stages in flight; per k16 step the warpgroup dequantizes
-// while the previous step's wgmmas run (one group in flight, double-buffered fragments). Work
+// Pipeline: kStages - 2 stages in flight. Activations arrive by TMA (a 2-D tensor map of A
+// passed per launch, box block_m x 64, 128-byte swizzle: the K-major layout the wgmma descriptor
+// reads, rows past M and columns past K zero-filled) on one mbarrier per stage; the copy engine
+// writes through the async proxy that wgmma reads, so no proxy fence sits in the loop. The
+// repacked weights, scales and zero points arrive by cp.async, each warp's share of the weight
+// words scattered to its own conflict-free plane. Per k16 step the warpgroup dequantizes while
+// the previous step's wgmmas run (one group in flight, double-buffered fragments). Work
 // follows gemm_schedule.cuh (persistent CTAs, data-parallel tiles plus stream-K); each segment
 // drains its pipeline, then the epilogue transposes the accumulators through shared memory so
 // that C is written in 16-byte row chunks (stream-K slices add theirs in the same order and
 // with the same locks as kernels/gemm.cu).
 //
-// Arguments: those of hum_gemm (kernels/gemm.cu), in the same order; k_perm is unused
-// (act-order layers stay on the mma.sync kernel).
+// Arguments: those of hum_gemm (kernels/gemm.cu), in the same order, then the tensor map of A
+// (rows M, columns K, row stride lda, box block_m x 64, 128-byte swizzle); a, lda and k_perm
+// are unused (act-order layers stay on the mma.sync kernel). Dynamic shared memory: kSmemBytes
+// plus 2048 bytes (alignment of the stages to 1024 bytes, and the stage barriers).
 #include "dequant.cuh"
 #include "gemm_config.cuh"
 #include "gemm_schedule.cuh"
@@ -40,6 +45,7 @@ constexpr int kPairsPerWord = 16 / kCont;
 constexpr int kAtomBytes = kBM * 128;      // one 64-k column block of an activation stage
 constexpr int kCRow = kBN * 2 + 16;        // bytes per row of the epilogue tile (padded)
 constexpr int kInFlight = kStages - 2;     // stages loading while one is computed
+constexpr int kBarOffset = kSmemBytes;     // the stage barriers, after the stages
 
 // Stage regions: all activation stages first (each a multiple of 1024 bytes, as the swizzle
 // atoms need), then the weight, scale and zero-point stages.
@@ -59,8 +65,7 @@ static_assert(kStages >= 3, "at least three stages");
 static_assert(kBM * kCRow <= kSmemBytes, "the epilogue tile must fit in the pipeline's shared memory");
 
 struct Params {
-    const u16 *a;
-    i64 lda;
+    const TensorMap *a_map;
     const u32 *b;
     const u16 *scale;
     const u16 *zero;
@@ -86,25 +91,17 @@ HUM_DEV u32 share_offset(int kr, int u, int w, int lane)
     return static_cast<u32>((((kr * kUnits + u) * 4 + w) * 32 + (lane ^ (8 * w))) * kShare * 4);
 }
 
-// Issues the copies of k-block kb into ring slot `slot`.
+// Issues the copies of k-block kb into ring slot `slot`: thread 0 the activation tile (one TMA
+// box per 64 columns of K), every thread its share of the weights, scales and zero points.
 HUM_DEV void load_stage(const Params &p, u32 base, int slot, int m0, int n0, int kb, int tid)
 {
     const int k0 = kb * kBK;
-    {
-        constexpr int CPR = kBK / 8;  // 16-byte chunks per activation row
-        constexpr int COUNT = kBM * CPR;
-        const u32 dst0 = base + slot * kABytes;
+    if (tid == 0) {
+        const u32 bar = base + kBarOffset + slot * 8;
+        mbar_arrive_expect_tx(bar, kABytes);
 #pragma unroll
-        for (int i = 0; i < (COUNT + kThreads - 1) / kThreads; ++i) {
-            const int ch = tid + i * kThreads;
-            if (COUNT % kThreads != 0 && ch >= COUNT)
-                break;
-            const int row = ch / CPR, cc = ch % CPR;
-            const int gm = m0 + row, gk = k0 + cc * 8;
-            const bool ok = gm < p.m && gk < kKReal;
-            const u16 *src = ok ? p.a + gm * p.lda + gk : p.a;
-            cp_async16(dst0 + (cc / 8) * kAtomBytes + row * 128 + (((cc % 8) ^ (row & 7)) << 4), src, ok);
-        }
+        for (int a = 0; a < kBK / 64; ++a)
+            tma_load_2d(base + slot * kABytes + a * kAtomBytes, *p.a_map, k0 + 64 * a, m0, bar);
     }
     {
         constexpr i64 ROW_WORDS = static_cast<i64>(kN) / 64 * 32 * kWeightBits;  // one k16 row of W
@@ -229,25 +226,32 @@ HUM_DEV void compute_stage(u32 base, int slot, int wg, int w, int lane, float (&
 }
 
 // k-blocks kb0 .. kb0 + len - 1 of one tile into acc, then every copy and product finished.
-HUM_DEV void mainloop(const Params &p, u32 base, int m0, int n0, int kb0, int len, int tid, int wg, int w, int lane,
-                      float (&acc)[kSlabs][kAcc])
+// g0 counts the stages this CTA loaded before: stage g sits in slot g % kStages and completes
+// phase g / kStages of that slot's barrier.
+HUM_DEV void mainloop(const Params &p, u32 base, int g0, int m0, int n0, int kb0, int len, int tid, int wg, int w,
+                      int lane, float (&acc)[kSlabs][kAcc])
 {
+    // The slots were last written by the previous epilogue through the generic proxy; the
+    // copy engine writes them next.
+    fence_proxy_async_smem();
+    __syncthreads();
 #pragma unroll
     for (int s = 0; s < kInFlight; ++s) {
         if (s < len)
-            load_stage(p, base, s, m0, n0, kb0 + s, tid);
+            load_stage(p, base, (g0 + s) % kStages, m0, n0, kb0 + s, tid);
         cp_async_commit();
     }
     for (int i = 0; i < len; ++i) {
+        const int g = g0 + i, slot = g % kStages;
         cp_async_wait<kInFlight - 1>();
-        fence_proxy_async_smem();
+        mbar_wait(base + kBarOffset + slot * 8, (g / kStages) & 1);
         __syncthreads();
-        // The slot refilled here last held k-block i - 2, whose products every warpgroup
+        // The slot refilled here last held stage g - 2, whose products every warpgroup
         // finished before the barrier (at most the previous stage's last group is running).
         if (i + kInFlight < len)
-            load_stage(p, base, (i + kInFlight) % kStages, m0, n0, kb0 + i + kInFlight, tid);
+            load_stage(p, base, (g + kInFlight) % kStages, m0, n0, kb0 + i + kInFlight, tid);
         cp_async_commit();
-        compute_stage(base, i % kStages, wg, w, lane, acc);
+        compute_stage(base, slot, wg, w, lane, acc);
     }
     wgmma_wait<0>();
 #pragma unroll
@@ -391,25 +395,32 @@ HUM_DEV void epilogue(const Params &p, const Schedule &sch, int tile, u32 base, 
 extern "C" __global__ void __launch_bounds__(hum_cfg::kThreads, hum_cfg::kCtasPerSm)
 hum_gemm_wgmma(const u16 *__restrict__ a, i64 lda, const u32 *__restrict__ b, const u16 *__restrict__ scale,
                const u16 *__restrict__ zero, const float *__restrict__ bias, const int *__restrict__ k_perm,
-               u16 *__restrict__ c, i64 ldc, int m, int *locks, float out_factor)
+               u16 *__restrict__ c, i64 ldc, int m, int *locks, float out_factor,
+               const __grid_constant__ TensorMap a_map)
 {
     using namespace gemm_wgmma;
+    (void)a;
+    (void)lda;
     (void)k_perm;
     extern __shared__ __align__(1024) u8 smem[];
-    const Params p{a, lda, b, scale, zero, bias, c, ldc, m, locks, out_factor};
+    const Params p{&a_map, b, scale, zero, bias, c, ldc, m, locks, out_factor};
     const Schedule sch(m);
     if (sch.total == 0)
         return;
-    const u32 base = smem_addr(smem);
-    // The swizzle atoms and descriptors assume 1024-byte aligned stages; the dynamic shared
-    // memory of a kernel without static shared memory starts so aligned. Fail loudly otherwise.
-    if (base & 1023u)
-        __trap();
+    // The swizzle atoms (and the descriptors and TMA boxes that address them) start 1024-byte
+    // aligned; the launch's 2048 spare bytes cover the alignment and the barriers.
+    const u32 base = (smem_addr(smem) + 1023u) & ~1023u;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int wg = warp >> 2, w = warp & 3;
+    if (tid == 0) {
+        for (int s = 0; s < kStages; ++s)
+            mbar_init(base + kBarOffset + s * 8, 1);
+        mbar_init_fence();
+    }
 
     float acc[kSlabs][kAcc];
     Work wk{0, 0};
+    int g0 = 0;
     for (int j = 0; j < sch.total;) {
         wk = sch.step(wk, j);
         const int len = kKB - wk.kb < sch.total - j ? kKB - wk.kb : sch.total - j;
@@ -420,9 +431,10 @@ hum_gemm_wgmma(const u16 *__restrict__ a, i64 lda, const u32 *__restrict__ b, co
 #pragma unroll
             for (int i = 0; i < kAcc; ++i)
                 acc[s][i] = 0.f;
-        mainloop(p, base, mb * kBM, nb * kBN, wk.kb, len, tid, wg, w, lane, acc);
+        mainloop(p, base, g0, mb * kBM, nb * kBN, wk.kb, len, tid, wg, w, lane, acc);
         epilogue(p, sch, wk.tile, base, tid, wg, w, lane, acc);
         wk.kb += len - 1;  // the work of the segment's last iteration, for the next step()
         j += len;
+        g0 += len;
     }
 }

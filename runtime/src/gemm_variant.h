@@ -29,7 +29,8 @@ typedef struct hum_gemm_variant {
 
 /* Threads per CTA of the variant. */
 int32_t hum_gemm_threads(const hum_gemm_variant *v);
-/* Dynamic shared memory of the variant, bytes (the formula kernels/gemm_config.cuh checks). */
+/* Dynamic shared memory a launch of the variant takes, bytes: the pipeline (the formula
+ * kernels/gemm_config.cuh checks as kSmemBytes), plus HUM_GEMM_WGMMA_EXTRA_SMEM for wgmma. */
 int64_t hum_gemm_smem_bytes(const hum_gemm_variant *v);
 /* Checks the shape rules of kernels/gemm_config.cuh; HUM_ERR_UNSUPPORTED naming the rule. */
 hum_status hum_gemm_variant_check(const hum_gemm_variant *v);

@@ -9,6 +9,10 @@
 #define HUM_GEMM_WGMMA_SOURCE "kernels/gemm_wgmma.cu"
 #define HUM_GEMM_WGMMA_KERNEL "hum_gemm_wgmma"
 
+/* Shared memory the kernel takes beyond its pipeline: up to 1008 bytes to align the stages to
+ * 1024 bytes, then one 8-byte mbarrier per stage. */
+enum { HUM_GEMM_WGMMA_EXTRA_SMEM = 2048 };
+
 /* The static_asserts of kernels/gemm_wgmma.cu, so that a bad tuning is refused at prepare time
  * with its name: 4- or 8-bit weights; no act-order and K a multiple of 8; warp_m = block_m in
  * {64, 128, 192, 256}; warp_k = block_k; one or two whole warpgroups (block_n / warp_n 4 or 8)

@@ -19,6 +19,13 @@ typedef struct hum_dispatch_entry {
     int64_t n_blocks;  /* padded N / block N */
     int64_t k_blocks;  /* padded K / block K */
     int64_t max_grid;  /* SMs x CTAs per SM: every CTA of a launch is resident at once */
+    /* wgmma kernel: it reads A through a TMA tensor map, encoded for the (pointer, M, row
+     * stride) of the last launch and re-encoded only when one changes (forwards of one layer
+     * never run concurrently) */
+    int32_t wgmma;
+    hum_tensor_map a_map;
+    const void *a_map_data;
+    int64_t a_map_m, a_map_ld;
 } hum_dispatch_entry;
 
 /* Device buffers of a prepared layer (kernel arguments; NULL when unused). */

@@ -118,6 +118,7 @@ hum_status hum_layer_prepare(hum_layer *layer)
         e->smem_bytes = (uint32_t)smem;
         e->block_m = t->block_m;
         e->stream_k = t->stream_k;
+        e->wgmma = t->kernel == HUM_GEMM_KERNEL_WGMMA;
         e->n_blocks = plan.config.padded_n / t->block_n;
         e->k_blocks = plan.config.padded_k / t->block_k;
         e->max_grid = (int64_t)dev.sm_count * t->ctas_per_sm;
