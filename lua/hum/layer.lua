@@ -56,6 +56,16 @@ function layer.config(c, sm)
   if act.code ~= tonumber(hum.C.HUM_DTYPE_FLOAT16) and act.code ~= tonumber(hum.C.HUM_DTYPE_BFLOAT16) then
     unsupported("%s activations (expected float16 or bfloat16)", act.name)
   end
+  -- The deployment's activation override names the type the layer computes in. This build's
+  -- kernels compute in the 16-bit type the host passes; an override asking for anything else
+  -- (activations quantized to e4m3, int8, mxfp8 ... by hum) is refused rather than ignored.
+  local section = tonumber(c.num_experts) > 0 and "moe" or "linear"
+  local wanted = policy.override(section .. ".activation")
+  if wanted ~= nil and wanted ~= act.name then
+    unsupported("the deployment override %s.activation = %s: this build runs %s layers in the activation dtype "
+      .. "the host passes (here %s); kernels that quantize activations to %s are not part of it", section, wanted,
+      section == "moe" and "MoE" or "dense", act.name, wanted)
+  end
   if act.name == "bfloat16" and sm < 80 then
     unsupported("bfloat16 activations need sm_80 or newer (the target is sm_%d)", sm)
   end

@@ -97,6 +97,16 @@ int main(void)
     snprintf(args, sizeof args, "cache ls --config %s/missing.yaml", cache);
     JT_CHECK(hum(args) == 1 && strstr(output, "missing.yaml"), "a missing config must exit 1 naming it:\n%s", output);
 
+    /* An activation override reaches layer planning: one naming a type this build does not
+     * compute in is refused by name, one matching the layer's type compiles. */
+    jt_write_file(cache, "e4m3.yaml", "overrides:\n  linear: {activation: e4m3}\n");
+    snprintf(args, sizeof args, "compile --config %s/e4m3.yaml --arch sm_80 --layer n=64,k=128,w=uint4,a=float16", cache);
+    JT_CHECK(hum(args) == 1 && strstr(output, "linear.activation = e4m3"), "e4m3 override must be refused:\n%s",
+             output);
+    jt_write_file(cache, "f16.yaml", "overrides:\n  linear: {activation: float16}\n");
+    snprintf(args, sizeof args, "compile --config %s/f16.yaml --arch sm_80 --layer n=64,k=128,w=uint4,a=float16", cache);
+    JT_CHECK(hum(args) == 0, "a float16 override on a float16 layer compiles:\n%s", output);
+
     jt_remove_tree(cache);
     free(cache);
     printf("cli_compile_cache: ok\n");
