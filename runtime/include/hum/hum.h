@@ -946,6 +946,9 @@ const char *hum_runtime_override(const hum_runtime *rt, const char *key);
  *  - optional bias, act-order (k_perm: the kernel gathers A's columns), any N and K (padded
  *    to multiples of 64 and 128 inside the layer), any M >= 1.
  * A combination outside this list fails at prepare time with HUM_ERR_UNSUPPORTED naming it.
+ * On sm_90 the built-in policy runs the M ranges from 33 up on kernels/gemm_wgmma.cu (Hopper
+ * warpgroup MMA, same prepared weights, same results to rounding) for layers of 4- or 8-bit
+ * weights without act-order and with K a multiple of 8 (policy field `kernel`, hum_tuning).
  * Known limit: float8_e5m2 codes with an all-ones exponent (which the standard format reads
  * as finite numbers of 65536 and more) overflow float16 activations.
  */
