@@ -14,8 +14,8 @@ const char *const WGMMA_TEST_POLICY =
     "  name = 'wgmma-test',\n"
     "  applies = function(device) return true end,\n"
     "  tunings = function(device, layer)\n"
-    "    return require('hum.policy').ranges({ { 64, t(64, 128, 16) }, { 128, t(128, 256, 32) },\n"
-    "                                          { math.huge, t(256, 128, 16) } })\n"
+    "    return require('hum.policy').ranges({ { 64, t(64, 128, 16) }, { 100, t(128, 128, 16) },\n"
+    "                                          { 128, t(128, 256, 32) }, { math.huge, t(256, 128, 16) } })\n"
     "  end,\n"
     "}\n";
 
