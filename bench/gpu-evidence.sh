@@ -22,7 +22,7 @@ step() { # name command...: appends the command's output to the log, records its
     name=$1; shift
     start=$(date +%s)
     printf '\n===== %s: %s\n' "$name" "$*" >>"$out/evidence.log"
-    "$@" >>"$out/evidence.log" 2>&1
+    timeout "${STEP_TIMEOUT:-300}" "$@" >>"$out/evidence.log" 2>&1
     rc=$?
     echo "$name: exit $rc, $(($(date +%s) - start)) s" >>"$out/summary.txt"
 }

@@ -16,7 +16,7 @@ return { name = "sweep", applies = function(device) return true end,
 LUA
     printf 'policy_paths: [%s/sweep.lua]\n' "$work" >"$work/sweep.yaml"
     echo "== $label"
-    "$hum" --config "$work/sweep.yaml" bench --layer "$spec" --m "$ms" --warmup 10 --reps 50 --out "$work/out.json" 2>&1 |
+    timeout 60 "$hum" --config "$work/sweep.yaml" bench --layer "$spec" --m "$ms" --warmup 10 --reps 50 --out "$work/out.json" 2>&1 |
         grep -E '^ *[0-9]+ |error|refus|FAIL|unsupported' | head -20
 done <"$candidates"
 rm -rf "$work"
