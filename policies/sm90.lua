@@ -3,8 +3,9 @@
 -- n=k=8192 uint4 g128 float16 (bench/NOTES.md): block K 256 halves the per-stage overhead at
 -- small M; the layer falls back to block K 128 when the padded K is not a multiple of 256.
 -- From M = 33 on, sm_90 itself runs the warpgroup-MMA kernel (kernels/gemm_wgmma.cu) for the
--- layers it takes (4- and 8-bit weights, no act-order, K a multiple of 8): 128 x 128 tiles up to
--- M = 128, 256 x 128 above (bench/NOTES.md, "wgmma kernel").
+-- layers it takes (4- and 8-bit weights, no act-order, K a multiple of 8): 64 x 128 x 128 tiles
+-- up to M = 64, 128 x 128 x 128 up to M = 128, 256 x 128 x 64 above (bench/NOTES.md, "wgmma
+-- kernel" and "tile sweep").
 local ranges = require("hum.policy").ranges
 
 local function mma(block_m, block_n, block_k, warp_m, warp_n, warp_k, stages)
@@ -13,9 +14,9 @@ local function mma(block_m, block_n, block_k, warp_m, warp_n, warp_k, stages)
 end
 
 -- Two warpgroups of one 64-row slab each (warp_n 16); a warp spans block_m and block_k.
-local function wgmma(block_m, stages)
-  return { kernel = "wgmma", block_m = block_m, block_n = 128, block_k = 64, warp_m = block_m, warp_n = 16,
-           warp_k = 64, stages = stages, stream_k = true, ctas_per_sm = 1 }
+local function wgmma(block_m, block_k, stages)
+  return { kernel = "wgmma", block_m = block_m, block_n = 128, block_k = block_k, warp_m = block_m, warp_n = 16,
+           warp_k = block_k, stages = stages, stream_k = true, ctas_per_sm = 1 }
 end
 
 local function wgmma_takes(device, layer)
@@ -32,8 +33,9 @@ return {
       return ranges({
         { 16, mma(16, 128, 256, 16, 32, 128, 4) },
         { 32, mma(32, 128, 256, 32, 32, 64, 4) },
-        { 128, wgmma(128, 5) },
-        { math.huge, wgmma(256, 4) },
+        { 64, wgmma(64, 128, 5) },
+        { 128, wgmma(128, 128, 4) },
+        { math.huge, wgmma(256, 64, 4) },
       })
     end
     return ranges({

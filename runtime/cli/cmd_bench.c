@@ -126,8 +126,8 @@ static void print_dispatch(const hum_layer_info *info)
         char upper[32] = "inf";
         if (t->m_max != INT64_MAX)
             snprintf(upper, sizeof upper, "%lld", (long long)t->m_max);
-        printf("  M %6lld..%-6s block %dx%dx%d, warp %dx%dx%d, %d stages, %d CTAs/SM%s\n", (long long)t->m_min, upper,
-               t->block_m, t->block_n, t->block_k, t->warp_m, t->warp_n, t->warp_k, t->stages, t->ctas_per_sm,
+        printf("  M %6lld..%-6s %-8s block %dx%dx%d, warp %dx%dx%d, %d stages, %d CTAs/SM%s\n", (long long)t->m_min,
+               upper, t->kernel == HUM_GEMM_KERNEL_WGMMA ? "wgmma" : "mma.sync", t->block_m, t->block_n, t->block_k, t->warp_m, t->warp_n, t->warp_k, t->stages, t->ctas_per_sm,
                t->stream_k ? ", stream-K" : "");
     }
 }

@@ -6,16 +6,16 @@
 #include <stdio.h>
 
 const char *const WGMMA_TEST_POLICY =
-    "local function t(bm, bn, wn)\n"
-    "  return { kernel = 'wgmma', block_m = bm, block_n = bn, block_k = 64, warp_m = bm, warp_n = wn,\n"
-    "           warp_k = 64, stages = 4, stream_k = true, ctas_per_sm = 1 }\n"
+    "local function t(bm, bn, wn, bk, stages)\n"
+    "  return { kernel = 'wgmma', block_m = bm, block_n = bn, block_k = bk, warp_m = bm, warp_n = wn,\n"
+    "           warp_k = bk, stages = stages, stream_k = true, ctas_per_sm = 1 }\n"
     "end\n"
     "return {\n"
     "  name = 'wgmma-test',\n"
     "  applies = function(device) return true end,\n"
     "  tunings = function(device, layer)\n"
-    "    return require('hum.policy').ranges({ { 64, t(64, 128, 16) }, { 100, t(128, 128, 16) },\n"
-    "                                          { 128, t(128, 256, 32) }, { math.huge, t(256, 128, 16) } })\n"
+    "    return require('hum.policy').ranges({ { 64, t(64, 128, 16, 128, 5) }, { 100, t(128, 128, 16, 128, 4) },\n"
+    "                                          { 128, t(128, 256, 32, 64, 4) }, { math.huge, t(256, 128, 16, 64, 4) } })\n"
     "  end,\n"
     "}\n";
 
