@@ -32,14 +32,7 @@ local function settings(ck, qc)
   return { group_size = gs }
 end
 
-function M.names(ck)
-  local out = {}
-  for _, name in ipairs(ck:names()) do
-    local layer = name:match("^(.*)%.qweight$")
-    if layer then out[#out + 1] = layer end
-  end
-  return out
-end
+function M.names(ck) return ck:layers(".qweight") end
 
 local function tensors(ck, s, layer)
   local qweight = ck:expect(ck:tensor(layer .. ".qweight"), "I32", { false, false })

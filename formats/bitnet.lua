@@ -16,14 +16,7 @@ local cv = require("hum.convert")
 local C = hum.C
 local M = {}
 
-function M.names(ck)
-  local out = {}
-  for _, name in ipairs(ck:names()) do
-    local layer = name:match("^(.*)%.weight$")
-    if layer and ck:has(layer .. ".weight_scale") then out[#out + 1] = layer end
-  end
-  return out
-end
+function M.names(ck) return ck:layers(".weight", ".weight_scale") end
 
 local function plan(ck, qc, layer)
   local cls = qc.linear_class or "bitlinear"

@@ -24,13 +24,7 @@ local function block_size(ck, qc)
 end
 
 function M.names(ck, qc)
-  local suffix = block_size(ck, qc) and ".weight_scale_inv" or ".weight_scale"
-  local out = {}
-  for _, name in ipairs(ck:names()) do
-    local layer = name:match("^(.*)%.weight$")
-    if layer and ck:has(layer .. suffix) then out[#out + 1] = layer end
-  end
-  return out
+  return ck:layers(".weight", block_size(ck, qc) and ".weight_scale_inv" or ".weight_scale")
 end
 
 local function plan(ck, qc, layer)

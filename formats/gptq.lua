@@ -55,14 +55,7 @@ local function settings(ck, qc)
   return { bits = bits, group_size = gs, v2 = fmt == "gptq_v2", format = fmt, sym = sym }
 end
 
-function M.names(ck)
-  local out = {}
-  for _, name in ipairs(ck:names()) do
-    local layer = name:match("^(.*)%.qweight$")
-    if layer then out[#out + 1] = layer end
-  end
-  return out
-end
+function M.names(ck) return ck:layers(".qweight") end
 
 -- Tensors of one layer, checked against each other; K from g_idx when present.
 local function tensors(ck, s, layer)

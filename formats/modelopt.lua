@@ -32,14 +32,7 @@ local function algo_for(ck, q, layer)
   return algo:upper(), gs
 end
 
-function M.names(ck)
-  local out = {}
-  for _, name in ipairs(ck:names()) do
-    local layer = name:match("^(.*)%.weight$")
-    if layer and ck:has(layer .. ".weight_scale") then out[#out + 1] = layer end
-  end
-  return out
-end
+function M.names(ck) return ck:layers(".weight", ".weight_scale") end
 
 local function plan(ck, q, layer)
   local algo, gs = algo_for(ck, q, layer)

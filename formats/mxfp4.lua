@@ -18,14 +18,7 @@ local cv = require("hum.convert")
 local C = hum.C
 local M = {}
 
-function M.names(ck)
-  local out = {}
-  for _, name in ipairs(ck:names()) do
-    local layer = name:match("^(.*)_blocks$")
-    if layer and ck:has(layer .. "_scales") then out[#out + 1] = layer end
-  end
-  return out
-end
+function M.names(ck) return ck:layers("_blocks", "_scales") end
 
 local function plan(ck, layer)
   local blocks = ck:expect(ck:tensor(layer .. "_blocks"), "U8", false)

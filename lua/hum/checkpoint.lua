@@ -56,6 +56,20 @@ function Checkpoint:names()
   return out
 end
 
+-- The layers a format names by a tensor suffix: every prefix P with a tensor P..`suffix` (and,
+-- when `companion` is given, a tensor P..`companion` too), in sorted order. This is how each
+-- format lists its quantized layers (".qweight"; ".weight" with ".weight_scale"; ...).
+function Checkpoint:layers(suffix, companion)
+  local out = {}
+  for _, name in ipairs(self:names()) do
+    if #name > #suffix and name:sub(-#suffix) == suffix then
+      local layer = name:sub(1, -#suffix - 1)
+      if not companion or self:has(layer .. companion) then out[#out + 1] = layer end
+    end
+  end
+  return out
+end
+
 -- A config file of the checkpoint decoded, or nil when it has none.
 function Checkpoint:config(file)
   local cached = self.configs[file]
