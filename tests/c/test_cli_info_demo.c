@@ -3,35 +3,13 @@
  * the self-check kernel (a cache miss, then a hit) and exits 0; a bad config exits 1 with the
  * file:line message; usage errors exit 2. */
 #define _POSIX_C_SOURCE 200809L /* setenv, popen */
+#include "cli_test.h"
 #include "rt_test.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-
-static char output[16384];
-
-/* Runs `hum <args>` with stdout and stderr together; returns its exit code (-1 if it died). */
-static int hum(const char *args)
-{
-    char command[8192];
-    snprintf(command, sizeof command, "%s/runtime/hum %s 2>&1", HUM_BINARY_DIR, args);
-    FILE *p = popen(command, "r");
-    if (!p) {
-        snprintf(output, sizeof output, "cannot run %s", command);
-        return -1;
-    }
-    size_t n = fread(output, 1, sizeof output - 1, p);
-    output[n] = '\0';
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-static void has(const char *what, const char *text)
-{
-    RT_CHECK(strstr(output, text) != NULL, "%s: output lacks \"%s\":\n%s", what, text, output);
-}
 
 int main(void)
 {
@@ -44,13 +22,13 @@ int main(void)
     unsetenv("HUM_CONFIG");
     unsetenv("HUM_POLICY_PATH");
 
-    RT_CHECK(hum("info") == 0, "info exits 0 without a driver:\n%s", output);
-    has("info", "hum          ");
-    has("info", "device       no CUDA driver");
-    has("info", "nvrtc        ");
-    has("info", cache);
-    has("info", "policies     5 files");
-    has("info", "  embedded:policies/sm90.lua\n");
+    RT_CHECK(cli_hum("info") == 0, "info exits 0 without a driver:\n%s", cli_output);
+    cli_has("info", "hum          ");
+    cli_has("info", "device       no CUDA driver");
+    cli_has("info", "nvrtc        ");
+    cli_has("info", cache);
+    cli_has("info", "policies     5 files");
+    cli_has("info", "  embedded:policies/sm90.lua\n");
 
     char args[8400];
     const char *site = rt_write(dir, "site.lua", "return { name = 'site', applies = function() return false end,\n"
@@ -59,52 +37,52 @@ int main(void)
     snprintf(site_path, sizeof site_path, "%s", site);
     const char *config = rt_write(dir, "deploy.yaml", "policy_paths: [site.lua]\noverrides:\n  moe: {activation: e4m3}\n");
     snprintf(args, sizeof args, "--config %s info", config);
-    RT_CHECK(hum(args) == 0, "info with a config:\n%s", output);
-    has("info with a config", "policies     6 files");
-    has("info with a config", site_path);
-    has("info with a config", "overrides    moe.activation=e4m3");
+    RT_CHECK(cli_hum(args) == 0, "info with a config:\n%s", cli_output);
+    cli_has("info with a config", "policies     6 files");
+    cli_has("info with a config", site_path);
+    cli_has("info with a config", "overrides    moe.activation=e4m3");
     snprintf(args, sizeof args, "info --config %s", config);
-    RT_CHECK(hum(args) == 0 && strstr(output, site_path), "--config after the subcommand:\n%s", output);
+    RT_CHECK(cli_hum(args) == 0 && strstr(cli_output, site_path), "--config after the subcommand:\n%s", cli_output);
 
     config = rt_write(dir, "bad.yaml", "hot_reload: true\nlog_levle: info\n");
     snprintf(args, sizeof args, "info --config %s", config);
-    RT_CHECK(hum(args) == 1, "bad config exits 1:\n%s", output);
-    has("bad config", "bad.yaml:2: unknown key 'log_levle'");
+    RT_CHECK(cli_hum(args) == 1, "bad config exits 1:\n%s", cli_output);
+    cli_has("bad config", "bad.yaml:2: unknown key 'log_levle'");
 
-    RT_CHECK(hum("demo") == 0, "demo exits 0 without a GPU:\n%s", output);
-    has("demo", "device: no CUDA driver");
-    has("demo", "sm_90a: cache miss");
-    has("demo", "launch: skipped (no GPU)");
+    RT_CHECK(cli_hum("demo") == 0, "demo exits 0 without a GPU:\n%s", cli_output);
+    cli_has("demo", "device: no CUDA driver");
+    cli_has("demo", "sm_90a: cache miss");
+    cli_has("demo", "launch: skipped (no GPU)");
     /* The second run keeps its checkpoint (same kernels, so served by the disk cache), which a
      * user then inspects like any other. */
     snprintf(args, sizeof args, "demo --keep %s/kept", dir);
-    RT_CHECK(hum(args) == 0, "second demo:\n%s", output);
-    has("second demo", "sm_90a: cache hit (disk)");
-    has("second demo", "(kept)");
+    RT_CHECK(cli_hum(args) == 0, "second demo:\n%s", cli_output);
+    cli_has("second demo", "sm_90a: cache hit (disk)");
+    cli_has("second demo", "(kept)");
     snprintf(args, sizeof args, "inspect %s/kept", dir);
-    RT_CHECK(hum(args) == 0, "inspect the kept checkpoint:\n%s", output);
-    has("kept checkpoint", "model.layers.0.mlp.down_proj");
-    has("kept checkpoint", "gptq");
-    RT_CHECK(hum("demo --format awq --act-order") == 2, "AWQ has no act-order:\n%s", output);
-    has("demo --format awq --act-order", "GPTQ option");
-    RT_CHECK(hum("demo --format exl2") == 2, "unknown format:\n%s", output);
-    has("demo --format exl2", "--format gptq or --format awq");
+    RT_CHECK(cli_hum(args) == 0, "inspect the kept checkpoint:\n%s", cli_output);
+    cli_has("kept checkpoint", "model.layers.0.mlp.down_proj");
+    cli_has("kept checkpoint", "gptq");
+    RT_CHECK(cli_hum("demo --format awq --act-order") == 2, "AWQ has no act-order:\n%s", cli_output);
+    cli_has("demo --format awq --act-order", "GPTQ option");
+    RT_CHECK(cli_hum("demo --format exl2") == 2, "unknown format:\n%s", cli_output);
+    cli_has("demo --format exl2", "--format gptq or --format awq");
 
-    RT_CHECK(hum("info --bogus") == 2, "usage error exits 2:\n%s", output);
-    has("usage error", "usage: hum info");
-    RT_CHECK(hum("demo --help") == 0, "demo --help:\n%s", output);
-    has("demo --help", "usage: hum demo");
+    RT_CHECK(cli_hum("info --bogus") == 2, "usage error exits 2:\n%s", cli_output);
+    cli_has("usage error", "usage: hum info");
+    RT_CHECK(cli_hum("demo --help") == 0, "demo --help:\n%s", cli_output);
+    cli_has("demo --help", "usage: hum demo");
     /* `hum --config` with no FILE named the option as unknown; a config and no command printed
      * the usage text alone, without saying what was missing */
-    RT_CHECK(hum("--config") == 2, "--config without a FILE exits 2:\n%s", output);
-    has("--config without a FILE", "hum: --config needs a FILE");
+    RT_CHECK(cli_hum("--config") == 2, "--config without a FILE exits 2:\n%s", cli_output);
+    cli_has("--config without a FILE", "hum: --config needs a FILE");
     snprintf(args, sizeof args, "--config %s", config);
-    RT_CHECK(hum(args) == 2, "a config and no command exits 2:\n%s", output);
-    has("no command", "hum: a command is required");
+    RT_CHECK(cli_hum(args) == 2, "a config and no command exits 2:\n%s", cli_output);
+    cli_has("no command", "hum: a command is required");
     /* `hum compile --help` sends the reader to `hum bench --help` for the SPEC keys: they must be there */
-    RT_CHECK(hum("bench --help") == 0, "bench --help:\n%s", output);
-    has("bench --help", "keys n, k (required)");
-    has("bench --help", "actorder (0 | 1)");
+    RT_CHECK(cli_hum("bench --help") == 0, "bench --help:\n%s", cli_output);
+    cli_has("bench --help", "keys n, k (required)");
+    cli_has("bench --help", "actorder (0 | 1)");
     rt_rmtree(dir);
     return rt_test_result("test_cli_info_demo");
 }

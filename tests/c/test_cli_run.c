@@ -4,35 +4,13 @@
  * --input and usage errors are reported as such (exit 1 or 2); `hum bench` without a GPU
  * exits 1 with the same message. */
 #define _POSIX_C_SOURCE 200809L /* setenv, popen */
+#include "cli_test.h"
 #include "rt_test.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-
-static char output[32768];
-
-/* Runs `hum <args>` with stdout and stderr together; returns its exit code (-1 if it died). */
-static int hum(const char *args)
-{
-    char command[16384];
-    snprintf(command, sizeof command, "%s/runtime/hum %s 2>&1", HUM_BINARY_DIR, args);
-    FILE *p = popen(command, "r");
-    if (!p) {
-        snprintf(output, sizeof output, "cannot run %s", command);
-        return -1;
-    }
-    size_t n = fread(output, 1, sizeof output - 1, p);
-    output[n] = '\0';
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-static void has(const char *what, const char *text)
-{
-    RT_CHECK(strstr(output, text) != NULL, "%s: output lacks \"%s\":\n%s", what, text, output);
-}
 
 static const char LAYER[] = "model.layers.0.mlp.down_proj";
 
@@ -79,53 +57,53 @@ int main(void)
     unsetenv("HUM_POLICY_PATH");
     write_checkpoint(ckpt);
 
-    RT_CHECK(hum("run --help") == 0, "run --help:\n%s", output);
-    has("run --help", "usage: hum run CHECKPOINT --layer NAME");
-    has("run --help", "--check");
-    has("run --help", "--config FILE");
-    RT_CHECK(hum("bench --help") == 0, "bench --help:\n%s", output);
-    has("bench --help", "usage: hum bench --layer SPEC");
-    has("bench --help", "--config FILE");
+    RT_CHECK(cli_hum("run --help") == 0, "run --help:\n%s", cli_output);
+    cli_has("run --help", "usage: hum run CHECKPOINT --layer NAME");
+    cli_has("run --help", "--check");
+    cli_has("run --help", "--config FILE");
+    RT_CHECK(cli_hum("bench --help") == 0, "bench --help:\n%s", cli_output);
+    cli_has("bench --help", "usage: hum bench --layer SPEC");
+    cli_has("bench --help", "--config FILE");
 
     snprintf(args, sizeof args, "run %s --layer %s --m 1,3 --check", ckpt, LAYER);
-    RT_CHECK(hum(args) == 1, "run without a GPU exits 1:\n%s", output);
-    has("run without a GPU", "N = 64, K = 256, uint4 weights");
-    has("run without a GPU", "hum run: no GPU to run on: no CUDA driver");
+    RT_CHECK(cli_hum(args) == 1, "run without a GPU exits 1:\n%s", cli_output);
+    cli_has("run without a GPU", "N = 64, K = 256, uint4 weights");
+    cli_has("run without a GPU", "hum run: no GPU to run on: no CUDA driver");
 
     snprintf(args, sizeof args, "run %s --layer model.layers.0.mlp.up_proj", ckpt);
-    RT_CHECK(hum(args) == 1, "an unknown layer exits 1:\n%s", output);
-    has("unknown layer", "model.layers.0.mlp.up_proj");
+    RT_CHECK(cli_hum(args) == 1, "an unknown layer exits 1:\n%s", cli_output);
+    cli_has("unknown layer", "model.layers.0.mlp.up_proj");
 
     snprintf(input, sizeof input, "%s/input.safetensors", dir);
     write_input(input, HUM_DTYPE_FLOAT16, 3, 128);
     snprintf(args, sizeof args, "run %s --layer %s --input %s", ckpt, LAYER, input);
-    RT_CHECK(hum(args) == 1, "an input of the wrong K exits 1:\n%s", output);
-    has("wrong K", "tensor 'input'");
-    has("wrong K", "[M, 256]");
+    RT_CHECK(cli_hum(args) == 1, "an input of the wrong K exits 1:\n%s", cli_output);
+    cli_has("wrong K", "tensor 'input'");
+    cli_has("wrong K", "[M, 256]");
     write_input(input, HUM_DTYPE_BFLOAT16, 3, 256);
     snprintf(args, sizeof args, "run %s --layer %s --input %s --activation float16", ckpt, LAYER, input);
-    RT_CHECK(hum(args) == 1, "contradicting --activation exits 1:\n%s", output);
-    has("contradicting dtype", "--activation float16");
-    has("contradicting dtype", "bfloat16 activations");
+    RT_CHECK(cli_hum(args) == 1, "contradicting --activation exits 1:\n%s", cli_output);
+    cli_has("contradicting dtype", "--activation float16");
+    cli_has("contradicting dtype", "bfloat16 activations");
 
     snprintf(args, sizeof args, "run %s", ckpt);
-    RT_CHECK(hum(args) == 2, "no --layer is a usage error:\n%s", output);
-    has("no --layer", "--layer NAME is required");
+    RT_CHECK(cli_hum(args) == 2, "no --layer is a usage error:\n%s", cli_output);
+    cli_has("no --layer", "--layer NAME is required");
     snprintf(args, sizeof args, "run %s --layer %s --m 1,0", ckpt, LAYER);
-    RT_CHECK(hum(args) == 2, "a bad M list is a usage error:\n%s", output);
-    has("bad M", "'0'");
+    RT_CHECK(cli_hum(args) == 2, "a bad M list is a usage error:\n%s", cli_output);
+    cli_has("bad M", "'0'");
     snprintf(args, sizeof args, "run %s --layer %s --output %s/out.safetensors", ckpt, LAYER, dir);
-    RT_CHECK(hum(args) == 2, "--output without --input is a usage error:\n%s", output);
+    RT_CHECK(cli_hum(args) == 2, "--output without --input is a usage error:\n%s", cli_output);
     snprintf(args, sizeof args, "run %s --layer %s --activation float32", ckpt, LAYER);
-    RT_CHECK(hum(args) == 2, "a bad activation dtype is a usage error:\n%s", output);
-    has("bad activation", "float32");
-    RT_CHECK(hum("run --frobnicate") == 2, "unknown option:\n%s", output);
+    RT_CHECK(cli_hum(args) == 2, "a bad activation dtype is a usage error:\n%s", cli_output);
+    cli_has("bad activation", "float32");
+    RT_CHECK(cli_hum("run --frobnicate") == 2, "unknown option:\n%s", cli_output);
 
-    RT_CHECK(hum("bench") == 2, "bench without --layer:\n%s", output);
-    RT_CHECK(hum("bench --layer n=64,k=256,w=uint4,a=float16,group=128 --m 1,2") == 1, "bench without a GPU:\n%s",
-             output);
-    has("bench without a GPU", "hum bench: no GPU to run on: no CUDA driver");
-    RT_CHECK(hum("bench --layer n=64,k=256,w=uint4,a=float16,group=128 --reps 0") == 2, "bench --reps 0:\n%s", output);
+    RT_CHECK(cli_hum("bench") == 2, "bench without --layer:\n%s", cli_output);
+    RT_CHECK(cli_hum("bench --layer n=64,k=256,w=uint4,a=float16,group=128 --m 1,2") == 1, "bench without a GPU:\n%s",
+             cli_output);
+    cli_has("bench without a GPU", "hum bench: no GPU to run on: no CUDA driver");
+    RT_CHECK(cli_hum("bench --layer n=64,k=256,w=uint4,a=float16,group=128 --reps 0") == 2, "bench --reps 0:\n%s", cli_output);
 
     rt_rmtree(dir);
     return rt_test_result("test_cli_run");

@@ -3,6 +3,7 @@
  * --input/--output writes the output of given activations, which this test compares with its
  * own float64 reference of the weights it wrote. */
 #define _POSIX_C_SOURCE 200809L /* setenv, popen */
+#include "cli_test.h"
 #include "rt_test.h"
 
 #include <math.h>
@@ -11,27 +12,10 @@
 #include <string.h>
 #include <sys/wait.h>
 
-static char output[32768];
-
-static int hum(const char *args)
-{
-    char command[16384];
-    snprintf(command, sizeof command, "%s/runtime/hum %s 2>&1", HUM_BINARY_DIR, args);
-    FILE *p = popen(command, "r");
-    if (!p) {
-        snprintf(output, sizeof output, "cannot run %s", command);
-        return -1;
-    }
-    size_t n = fread(output, 1, sizeof output - 1, p);
-    output[n] = '\0';
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 static int count(const char *text)
 {
     int c = 0;
-    for (const char *p = output; (p = strstr(p, text)) != NULL; p += strlen(text))
+    for (const char *p = cli_output; (p = strstr(p, text)) != NULL; p += strlen(text))
         c++;
     return c;
 }
@@ -72,11 +56,11 @@ int main(void)
     RT_CHECK(hum_checkpoint_write_gptq(ckpt, names, &std, 1, &opts) == HUM_OK, "write: %s", hum_last_error());
 
     snprintf(args, sizeof args, "run %s --layer %s --m 1,3,100 --check", ckpt, LAYER);
-    RT_CHECK(hum(args) == 0, "float16 --check:\n%s", output);
-    RT_CHECK(count(": ok") == 3 && count("FAIL") == 0, "three passing M:\n%s", output);
+    RT_CHECK(cli_hum(args) == 0, "float16 --check:\n%s", cli_output);
+    RT_CHECK(count(": ok") == 3 && count("FAIL") == 0, "three passing M:\n%s", cli_output);
     snprintf(args, sizeof args, "run %s --layer %s --m 1,3,100 --check --activation bfloat16", ckpt, LAYER);
-    RT_CHECK(hum(args) == 0, "bfloat16 --check:\n%s", output);
-    RT_CHECK(count(": ok") == 3 && count("FAIL") == 0, "three passing M:\n%s", output);
+    RT_CHECK(cli_hum(args) == 0, "bfloat16 --check:\n%s", cli_output);
+    RT_CHECK(count(": ok") == 3 && count("FAIL") == 0, "three passing M:\n%s", cli_output);
 
     /* Given activations in, the output file out, checked here against hum_reference_gemm. */
     double *a = malloc(M_IO * K * sizeof *a), *ref = malloc(M_IO * N * sizeof *ref), *got = malloc(M_IO * N * sizeof *got);
@@ -88,7 +72,7 @@ int main(void)
     hum_safetensors_tensor t = {.name = "input", .dtype = HUM_DTYPE_FLOAT16, .rank = 2, .shape = {M_IO, K}, .data = codes};
     RT_CHECK(hum_safetensors_write(in, &t, 1, NULL) == HUM_OK, "input: %s", hum_last_error());
     snprintf(args, sizeof args, "run %s --layer %s --input %s --output %s --check", ckpt, LAYER, in, out);
-    RT_CHECK(hum(args) == 0 && count(": ok") == 1, "--input/--output:\n%s", output);
+    RT_CHECK(cli_hum(args) == 0 && count(": ok") == 1, "--input/--output:\n%s", cli_output);
     hum_safetensors *st = NULL;
     hum_safetensors_tensor o;
     if (RT_CHECK(hum_safetensors_open(out, &st) == HUM_OK, "open %s: %s", out, hum_last_error()) &&
