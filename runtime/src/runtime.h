@@ -28,6 +28,16 @@ typedef struct hum_stamp_list {
     int32_t count;
 } hum_stamp_list;
 
+/* The origins ("embedded:policies/sm90.lua" or a path) of one successful policy load, in
+ * layering order. A reload puts the new list in front and keeps the older ones until the
+ * runtime is destroyed, so that a string hum_runtime_policy_origin returned never dangles,
+ * whichever thread (or hot reload) loads next. */
+typedef struct hum_origin_list {
+    struct hum_origin_list *older;
+    int32_t count;
+    char **items;
+} hum_origin_list;
+
 struct hum_runtime {
     hum_config config;
     char *config_path; /* NULL without a config */
@@ -40,8 +50,7 @@ struct hum_runtime {
     pthread_mutex_t lua_lock; /* error-checking: a re-entrant hum_lua_call fails instead of hanging */
     lua_State *L;
 
-    char **policy_origins;    /* the files of the policies in force, in layering order */
-    int32_t policy_count;
+    hum_origin_list *origins; /* the files of the policies in force (read under lua_lock) */
     hum_stamp_list stamps;    /* files seen at the last load attempt, successful or not */
 };
 
@@ -63,7 +72,7 @@ void hum_policies_refresh_locked(hum_runtime *rt);
 hum_status hum_policies_runtime_winner(hum_runtime *rt, char *name, size_t name_cap, char *origin,
                                        size_t origin_cap);
 
-/* Frees the list of policy origins (runtime destruction, or before a new list replaces it). */
+/* Frees every list of policy origins (runtime destruction). */
 void hum_policies_release(hum_runtime *rt);
 
 void hum_stamp_list_free(hum_stamp_list *l);

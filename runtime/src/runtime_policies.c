@@ -371,28 +371,40 @@ static void push_overrides(lua_State *L, const hum_config *c)
     }
 }
 
-static hum_status take_origins(hum_runtime *rt, source_list *s)
+/* The origin list a load will put in force, allocated before Lua swaps its policies so that
+ * nothing after the swap can fail. */
+static hum_origin_list *new_origins(int32_t count)
 {
-    char **origins = calloc(s->count ? (size_t)s->count : 1, sizeof *origins);
-    if (!origins)
-        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "loading policies: out of memory");
+    hum_origin_list *l = calloc(1, sizeof *l);
+    if (l && !(l->items = calloc(count ? (size_t)count : 1, sizeof *l->items))) {
+        free(l);
+        l = NULL;
+    }
+    return l;
+}
+
+/* Puts `l` in force with the origins of `s` (moved out of it); cannot fail. */
+static void take_origins(hum_runtime *rt, hum_origin_list *l, source_list *s)
+{
     for (int32_t i = 0; i < s->count; i++) {
-        origins[i] = s->items[i].origin;
+        l->items[i] = s->items[i].origin;
         s->items[i].origin = NULL;
     }
-    hum_policies_release(rt);
-    rt->policy_origins = origins;
-    rt->policy_count = s->count;
-    return HUM_OK;
+    l->count = s->count;
+    l->older = rt->origins;
+    rt->origins = l;
 }
 
 void hum_policies_release(hum_runtime *rt)
 {
-    for (int32_t i = 0; i < rt->policy_count; i++)
-        free(rt->policy_origins[i]);
-    free(rt->policy_origins);
-    rt->policy_origins = NULL;
-    rt->policy_count = 0;
+    while (rt->origins) {
+        hum_origin_list *l = rt->origins;
+        rt->origins = l->older;
+        for (int32_t i = 0; i < l->count; i++)
+            free(l->items[i]);
+        free(l->items);
+        free(l);
+    }
 }
 
 hum_status hum_policies_load_locked(hum_runtime *rt)
@@ -405,9 +417,12 @@ hum_status hum_policies_load_locked(hum_runtime *rt)
     rt->stamps = stamps;
 
     source_list sources = {0};
+    hum_origin_list *origins = NULL;
     st = collect_builtin(&sources);
     if (st == HUM_OK)
         st = collect_site(rt, &sources);
+    if (st == HUM_OK && !(origins = new_origins(sources.count)))
+        st = hum_fail(HUM_ERR_OUT_OF_MEMORY, "out of memory");
     if (st == HUM_OK) {
         lua_State *L = rt->L;
         int top = lua_gettop(L);
@@ -423,11 +438,15 @@ hum_status hum_policies_load_locked(hum_runtime *rt)
         lua_settop(L, top);
     }
     if (st == HUM_OK)
-        st = take_origins(rt, &sources);
+        take_origins(rt, origins, &sources);
+    else if (origins) {
+        free(origins->items);
+        free(origins);
+    }
     sources_free(&sources);
     if (st != HUM_OK)
         return hum_fail_context(st, "loading policies");
-    hum_log(rt, HUM_LOG_DEBUG, "loaded %d policy file%s", rt->policy_count, rt->policy_count == 1 ? "" : "s");
+    hum_log(rt, HUM_LOG_DEBUG, "loaded %d policy file%s", rt->origins->count, rt->origins->count == 1 ? "" : "s");
     return HUM_OK;
 }
 
@@ -445,7 +464,7 @@ void hum_policies_refresh_locked(hum_runtime *rt)
     if (same)
         return;
     if (hum_policies_load_locked(rt) == HUM_OK)
-        hum_log(rt, HUM_LOG_INFO, "hot reload: policy files changed; %d loaded", rt->policy_count);
+        hum_log(rt, HUM_LOG_INFO, "hot reload: policy files changed; %d loaded", rt->origins->count);
     else
         hum_log(rt, HUM_LOG_WARN, "hot reload: %s", hum_last_error());
 }

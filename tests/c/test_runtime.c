@@ -8,6 +8,7 @@
 #include "lua_bridge.h"
 #include "rt_test.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -335,6 +336,39 @@ static void test_long_path(const char *dir)
     RT_EXPECT_ERROR(hum_runtime_create(&o, &rt), HUM_ERR_POLICY, "long path", want);
 }
 
+/* Origins read on one thread while another reloads: every string read must stay readable
+ * (the sanitizer build turns a read of a freed list into a failure). */
+static void *reload_loop(void *arg)
+{
+    for (int i = 0; i < 40; i++)
+        if (hum_runtime_reload_policies(arg) != HUM_OK)
+            return (void *)1;
+    return NULL;
+}
+
+static void test_origins_beside_reload(void)
+{
+    hum_runtime *rt = NULL;
+    if (!RT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "create: %s", hum_last_error()))
+        return;
+    pthread_t t;
+    if (RT_CHECK(pthread_create(&t, NULL, reload_loop, rt) == 0, "pthread_create")) {
+        size_t total = 0;
+        for (int i = 0; i < 4000; i++) {
+            const int32_t n = hum_runtime_policy_count(rt);
+            for (int32_t j = 0; j < n; j++) {
+                const char *o = hum_runtime_policy_origin(rt, j);
+                total += o ? strlen(o) : 0;
+            }
+        }
+        void *failed = NULL;
+        pthread_join(t, &failed);
+        RT_CHECK(failed == NULL, "a reload failed: %s", hum_last_error());
+        RT_CHECK(total > 0, "origins were read");
+    }
+    hum_runtime_destroy(rt);
+}
+
 int main(void)
 {
     setenv("HUM_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);
@@ -354,6 +388,7 @@ int main(void)
     test_failed_create(dir);
     test_policy_path_env(dir);
     test_long_path(dir);
+    test_origins_beside_reload();
     rt_rmtree(dir);
     return rt_test_result("test_runtime");
 }

@@ -913,8 +913,8 @@ const char *hum_runtime_config_path(const hum_runtime *rt);
  */
 hum_status hum_runtime_reload_policies(hum_runtime *rt);
 /* Number of policy files in force, and the origin of file i in layering order (0 first):
- * "embedded:policies/sm90.lua" or a path. NULL when i is out of range. The strings stay valid
- * until the next successful reload. */
+ * "embedded:policies/sm90.lua" or a path. NULL when i is out of range. Safe beside a reload on
+ * another thread; the strings stay valid until the runtime is destroyed. */
 int32_t hum_runtime_policy_count(const hum_runtime *rt);
 const char *hum_runtime_policy_origin(const hum_runtime *rt, int32_t i);
 
