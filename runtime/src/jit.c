@@ -5,6 +5,7 @@
 #include "jit_key.h"
 #include "jit_nvrtc.h"
 #include "jit_source.h"
+#include "runtime.h"
 #include "threadpool.h"
 
 #include <limits.h>
@@ -74,26 +75,53 @@ static hum_status report_compile_error(const char *dir, const char *keyhex, cons
         snprintf(text + n, cap - (size_t)n, "\n\n%s", log ? log : "(NVRTC gave no log)\n");
     hum_status saved = hum_cache_save_log(dir, keyhex, text, path, sizeof path);
     free(text);
-    if (saved != HUM_OK)
+    if (saved != HUM_OK) {
+        /* hum_fail formats into the thread's error buffer, so the save's message in that same
+         * buffer must be copied out first: passing hum_last_error() itself as a %s argument
+         * would read the buffer while vsnprintf overwrites it (undefined, garbled text). */
+        char why[512];
+        snprintf(why, sizeof why, "%s", hum_last_error());
         return hum_fail(HUM_ERR_COMPILE, "compiling %s (kernel '%s') for %s failed: %s%s%s; the NVRTC log could not be saved (%s)",
-                        req->source, req->kernel_name, req->arch, reason, first[0] ? ": " : "", first, hum_last_error());
+                        req->source, req->kernel_name, req->arch, reason, first[0] ? ": " : "", first, why);
+    }
     return hum_fail(HUM_ERR_COMPILE, "compiling %s (kernel '%s') for %s failed: %s%s%s; NVRTC log: %s%s", req->source,
                     req->kernel_name, req->arch, reason, first[0] ? ": " : "", first, path,
                     opts->has_cuda_include ? ""
                                            : " (no CUDA include directory was found: set CUDA_HOME to the toolkit)");
 }
 
+/* The disk cache is an optimisation: when it cannot be used (read-only HOME, full disk, a
+ * HUM_CACHE_DIR that is a file), the kernel is still compiled and returned, and this warns
+ * instead of failing. `what` says which step failed; hum_last_error() holds why (hum_log
+ * formats into its own buffer, so passing it is safe). No runtime here: hum_log(NULL, ...)
+ * prints at the default level, warn. */
+static void warn_disk_cache(const char *dir, const hum_jit_request *req, const char *what)
+{
+    hum_log(NULL, HUM_LOG_WARN, "kernel cache %s %s: %s; %s (kernel '%s') for %s is not cached on disk", dir, what,
+            hum_last_error(), req->source, req->kernel_name, req->arch);
+}
+
 /* Disk lookup, then compile and store, all under the key's lock so that one process compiles
- * while the others wait and then read its entry. */
+ * while the others wait and then read its entry. Any failure of the disk cache itself only
+ * warns (warn_disk_cache); a corrupt entry still never loads (hum_cache_load checks it). */
 static hum_status compile_locked(const char *dir, const uint8_t key[HUM_JIT_KEY_BYTES], const char *keyhex,
                                  const hum_jit_request *req, const hum_jit_sources *src,
                                  const hum_nvrtc_options *opts, hum_jit_result *out)
 {
-    int fd;
-    hum_status st = hum_cache_prepare(dir);
-    if (st != HUM_OK || (st = hum_cache_lock(dir, keyhex, &fd)) != HUM_OK)
-        return st;
-    int found = hum_cache_load(dir, key, &out->cubin, &out->cubin_size, out->lowered_name, sizeof out->lowered_name);
+    int fd = -1, usable = 1;
+    hum_status st = HUM_OK;
+    if (hum_cache_prepare(dir) != HUM_OK) {
+        warn_disk_cache(dir, req, "cannot be created");
+        usable = 0;
+    } else if (hum_cache_lock(dir, keyhex, &fd) != HUM_OK) {
+        /* Without the lock another process may compile the same kernel at the same time; that
+         * costs time, not correctness, since entries are written by temp file + rename. */
+        warn_disk_cache(dir, req, "cannot be locked");
+        fd = -1;
+    }
+    int found = usable ? hum_cache_load(dir, key, &out->cubin, &out->cubin_size, out->lowered_name,
+                                        sizeof out->lowered_name)
+                       : 0;
     if (found < 0) {
         st = HUM_ERR_OUT_OF_MEMORY;
     } else if (found) {
@@ -104,13 +132,15 @@ static hum_status compile_locked(const char *dir, const uint8_t key[HUM_JIT_KEY_
                                sizeof out->lowered_name, &log);
         if (st == HUM_ERR_COMPILE)
             st = report_compile_error(dir, keyhex, req, opts, log);
-        else if (st == HUM_OK)
-            st = hum_cache_store(dir, key, req->arch, req->kernel_name, out->lowered_name, out->cubin,
-                                 out->cubin_size);
+        else if (st == HUM_OK && usable &&
+                 hum_cache_store(dir, key, req->arch, req->kernel_name, out->lowered_name, out->cubin,
+                                 out->cubin_size) != HUM_OK)
+            warn_disk_cache(dir, req, "cannot store the kernel");
         free(log);
         out->cache_hit = HUM_JIT_MISS;
     }
-    hum_cache_unlock(fd);
+    if (fd >= 0)
+        hum_cache_unlock(fd);
     return st;
 }
 

@@ -83,13 +83,34 @@ int main(void)
     JT_STATUS(hum_jit_compile(cache, &no_name, &r), HUM_ERR_INVALID_ARG);
     JT_CHECK(strstr(hum_last_error(), "kernel_name"), "message: %s", hum_last_error());
 
-    /* A cache directory that cannot be created is an I/O error naming it. */
+    /* A log that cannot be saved: the message still reads whole, with both the compile error
+     * and why the save failed (the save's message is copied before the new one is formatted
+     * over the same thread-local buffer). A directory where the log goes makes the rename fail. */
+    req.arch = "sm_90a";
+    char *cache2 = jt_make_temp_dir("jit-error-nolog");
+    char nolog[4096];
+    snprintf(nolog, sizeof nolog, "logs/%s.log/keep", key);
+    jt_write_file(cache2, nolog, "");
+    JT_STATUS(hum_jit_compile(cache2, &req, &r), HUM_ERR_COMPILE);
+    msg = hum_last_error();
+    const char *head = "compiling kernels/broken.cu (kernel 'broken') for sm_90a failed: ";
+    JT_CHECK(strncmp(msg, head, strlen(head)) == 0 &&
+                 strstr(msg, "hum_no_such_symbol") &&
+                 strstr(msg, "; the NVRTC log could not be saved (cannot rename ") && strstr(msg, "Is a directory)"),
+             "garbled message: %s", msg);
+    jt_remove_tree(cache2);
+    free(cache2);
+
+    /* A cache directory that cannot be created does not stop the compile (jit_cache_unwritable
+     * tests the success); an NVRTC error is still reported, and the message says why its log
+     * was not kept. */
     char blocked[4096];
     jt_write_file(cache, "file", "not a directory\n");
     snprintf(blocked, sizeof blocked, "%s/file/cache", cache);
-    unnamed.kernel_name = "fine<8>";
-    JT_STATUS(hum_jit_compile(blocked, &unnamed, &r), HUM_ERR_IO);
-    JT_CHECK(strstr(hum_last_error(), blocked), "message does not name %s: %s", blocked, hum_last_error());
+    JT_STATUS(hum_jit_compile(blocked, &req, &r), HUM_ERR_COMPILE);
+    msg = hum_last_error();
+    JT_CHECK(strstr(msg, "hum_no_such_symbol") && strstr(msg, "could not be saved (") && strstr(msg, blocked),
+             "message does not give the error and name %s: %s", blocked, msg);
 
     int32_t major = 0, minor = -1;
     JT_OK(hum_nvrtc_version(&major, &minor));
