@@ -3,10 +3,13 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 typedef enum { FMT_GPTQ, FMT_AWQ } out_format;
 
@@ -254,50 +257,133 @@ static hum_status check_all(const char *const *names, const hum_standard_weight 
     return HUM_OK;
 }
 
-static hum_status write_text(const char *dir, const char *name, const char *text)
+/* A checkpoint's files are staged under temporary names in the target directory and renamed
+ * into place only once all of them are written, so that a failed call leaves no checkpoint
+ * half written (weights without config.json) and nothing else new behind. */
+enum { OUT_MODEL, OUT_CONFIG, OUT_QUANTIZE_CONFIG, OUT_FILES };
+static const char *const out_names[OUT_FILES] = {"model.safetensors", "config.json", "quantize_config.json"};
+
+typedef struct staged {
+    char path[OUT_FILES][4096]; /* where each file goes */
+    char tmp[OUT_FILES][4096];  /* where it is written first */
+    int used[OUT_FILES];        /* AWQ has no quantize_config.json */
+    int written[OUT_FILES];     /* tmp exists */
+    int placed[OUT_FILES];      /* renamed into place where no file was before */
+} staged;
+
+static hum_status stage_paths(const char *dir, staged *st)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return hum_fail(HUM_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
-    int ok = fputs(text, f) >= 0;
-    if (fclose(f) != 0 || !ok)
-        return hum_fail(HUM_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    /* pid + counter: two threads of one process writing into the same directory must not
+     * share a temporary name */
+    static atomic_uint counter;
+    unsigned id = atomic_fetch_add(&counter, 1);
+    for (int i = 0; i < OUT_FILES; i++) {
+        int n = snprintf(st->path[i], sizeof st->path[i], "%s/%s", dir, out_names[i]);
+        int m = snprintf(st->tmp[i], sizeof st->tmp[i], "%s/.%s.tmp-%ld-%u", dir, out_names[i], (long)getpid(), id);
+        if (n < 0 || (size_t)n >= sizeof st->path[i] || m < 0 || (size_t)m >= sizeof st->tmp[i])
+            return hum_fail(HUM_ERR_INVALID_ARG, "%s: path too long for %s", dir, out_names[i]);
+    }
     return HUM_OK;
 }
 
-static hum_status write_configs(const char *dir, const hum_standard_weight *w0, int any_perm, out_format fmt,
+/* Writes `text` to the staging file of output `i`; the message names the file's real path. */
+static hum_status write_text(staged *st, int i, const char *text)
+{
+    FILE *f = fopen(st->tmp[i], "w");
+    if (!f)
+        return hum_fail(HUM_ERR_IO, "%s: cannot create (through %s): %s", st->path[i], st->tmp[i], strerror(errno));
+    st->written[i] = 1;
+    int ok = fputs(text, f) >= 0;
+    int err = ok ? 0 : errno;
+    if (fclose(f) != 0 && ok) {
+        ok = 0;
+        err = errno;
+    }
+    return ok ? HUM_OK : hum_fail(HUM_ERR_IO, "%s: cannot write (through %s): %s", st->path[i], st->tmp[i], strerror(err));
+}
+
+/* The text of one config file; HUM_ERR_INVALID_ARG when it does not fit (a truncated file would
+ * be JSON that no loader reads). */
+static hum_status format_config(char *text, size_t cap, const char *name, const char *fmt, ...) HUM_PRINTF(4, 5);
+static hum_status format_config(char *text, size_t cap, const char *name, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(text, cap, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= cap)
+        return hum_fail(HUM_ERR_INVALID_ARG, "writing %s: its text does not fit %zu bytes (architecture name too long?)",
+                        name, cap - 1);
+    return HUM_OK;
+}
+
+static hum_status write_configs(staged *st, const hum_standard_weight *w0, int any_perm, out_format fmt,
                                 const hum_checkpoint_write_options *opts)
 {
     const char *arch = opts && opts->architecture ? opts->architecture : "LlamaForCausalLM";
     const char *dtype = w0->param_dtype == HUM_DTYPE_BFLOAT16 ? "bfloat16" : "float16";
     long long gs = w0->scale_type == HUM_SCALE_CHANNEL ? -1 : (long long)w0->group_size;
     char text[2048];
+    hum_status s;
     if (fmt == FMT_AWQ) {
-        snprintf(text, sizeof text,
-                 "{\n  \"architectures\": [\"%s\"],\n  \"torch_dtype\": \"%s\",\n  \"quantization_config\": {\n"
-                 "    \"bits\": 4,\n    \"group_size\": %lld,\n    \"modules_to_not_convert\": null,\n"
-                 "    \"quant_method\": \"awq\",\n    \"version\": \"gemm\",\n    \"zero_point\": true\n  }\n}\n",
-                 arch, dtype, gs);
-        return write_text(dir, "config.json", text);
+        s = format_config(text, sizeof text, st->path[OUT_CONFIG],
+                          "{\n  \"architectures\": [\"%s\"],\n  \"torch_dtype\": \"%s\",\n  \"quantization_config\": {\n"
+                          "    \"bits\": 4,\n    \"group_size\": %lld,\n    \"modules_to_not_convert\": null,\n"
+                          "    \"quant_method\": \"awq\",\n    \"version\": \"gemm\",\n    \"zero_point\": true\n  }\n}\n",
+                          arch, dtype, gs);
+        return s == HUM_OK ? write_text(st, OUT_CONFIG, text) : s;
     }
     const char *cf = opts && opts->gptq_v2 ? "gptq_v2" : "gptq";
     const char *sym = w0->has_zero_point ? "false" : "true", *act = any_perm ? "true" : "false";
     int b = bits_of(w0);
-    snprintf(text, sizeof text,
-             "{\n  \"architectures\": [\"%s\"],\n  \"torch_dtype\": \"%s\",\n  \"quantization_config\": {\n"
-             "    \"bits\": %d,\n    \"checkpoint_format\": \"%s\",\n    \"damp_percent\": 0.01,\n"
-             "    \"desc_act\": %s,\n    \"group_size\": %lld,\n    \"quant_method\": \"gptq\",\n"
-             "    \"static_groups\": false,\n    \"sym\": %s,\n    \"true_sequential\": true\n  }\n}\n",
-             arch, dtype, b, cf, act, gs, sym);
-    hum_status s = write_text(dir, "config.json", text);
-    snprintf(text, sizeof text,
-             "{\"bits\": %d, \"group_size\": %lld, \"damp_percent\": 0.01, \"desc_act\": %s, \"static_groups\": false, "
-             "\"sym\": %s, \"true_sequential\": true, \"model_name_or_path\": null, \"model_file_base_name\": \"model\", "
-             "\"quant_method\": \"gptq\", \"checkpoint_format\": \"%s\"}\n",
-             b, gs, act, sym, cf);
-    return s == HUM_OK ? write_text(dir, "quantize_config.json", text) : s;
+    s = format_config(text, sizeof text, st->path[OUT_CONFIG],
+                      "{\n  \"architectures\": [\"%s\"],\n  \"torch_dtype\": \"%s\",\n  \"quantization_config\": {\n"
+                      "    \"bits\": %d,\n    \"checkpoint_format\": \"%s\",\n    \"damp_percent\": 0.01,\n"
+                      "    \"desc_act\": %s,\n    \"group_size\": %lld,\n    \"quant_method\": \"gptq\",\n"
+                      "    \"static_groups\": false,\n    \"sym\": %s,\n    \"true_sequential\": true\n  }\n}\n",
+                      arch, dtype, b, cf, act, gs, sym);
+    if (s == HUM_OK)
+        s = write_text(st, OUT_CONFIG, text);
+    if (s == HUM_OK)
+        s = format_config(text, sizeof text, st->path[OUT_QUANTIZE_CONFIG],
+                          "{\"bits\": %d, \"group_size\": %lld, \"damp_percent\": 0.01, \"desc_act\": %s, "
+                          "\"static_groups\": false, \"sym\": %s, \"true_sequential\": true, \"model_name_or_path\": "
+                          "null, \"model_file_base_name\": \"model\", \"quant_method\": \"gptq\", "
+                          "\"checkpoint_format\": \"%s\"}\n",
+                          b, gs, act, sym, cf);
+    return s == HUM_OK ? write_text(st, OUT_QUANTIZE_CONFIG, text) : s;
+}
+
+/* Renames the staged files into place, the configs first and the weights last, so that a
+ * reader that sees model.safetensors sees its config too. */
+static hum_status commit(staged *st)
+{
+    static const int order[OUT_FILES] = {OUT_CONFIG, OUT_QUANTIZE_CONFIG, OUT_MODEL};
+    for (int j = 0; j < OUT_FILES; j++) {
+        int i = order[j];
+        if (!st->used[i])
+            continue;
+        struct stat sb;
+        int existed = lstat(st->path[i], &sb) == 0;
+        if (rename(st->tmp[i], st->path[i]) != 0)
+            return hum_fail(HUM_ERR_IO, "%s: cannot write (through %s): %s", st->path[i], st->tmp[i], strerror(errno));
+        st->written[i] = 0;
+        st->placed[i] = !existed;
+    }
+    return HUM_OK;
+}
+
+/* After a failure: removes the staging files and every file this call put where none was. (A
+ * file it replaced cannot be brought back; commit renames last, after every write succeeded,
+ * so only a failing rename gets there.) */
+static void discard(const staged *st)
+{
+    for (int i = 0; i < OUT_FILES; i++) {
+        if (st->written[i])
+            unlink(st->tmp[i]);
+        if (st->placed[i])
+            unlink(st->path[i]);
+    }
 }
 
 static hum_status write_checkpoint(const char *dir, const char *const *names, const hum_standard_weight *weights,
@@ -314,16 +400,34 @@ static hum_status write_checkpoint(const char *dir, const char *const *names, co
         s = add_layer(&f, names[i], &weights[i], fmt, opts && opts->gptq_v2);
         any_perm |= weights[i].k_perm.data != NULL;
     }
-    if (s == HUM_OK && mkdir(dir, 0755) != 0 && errno != EEXIST)
-        s = hum_fail(HUM_ERR_IO, "%s: cannot create directory: %s", dir, strerror(errno));
-    char path[4096];
-    if (s == HUM_OK && snprintf(path, sizeof path, "%s/model.safetensors", dir) >= (int)sizeof path)
-        s = hum_fail(HUM_ERR_INVALID_ARG, "%s: path too long", dir);
+    staged st = {.used = {1, 1, fmt == FMT_GPTQ}};
+    if (s == HUM_OK)
+        s = stage_paths(dir, &st);
+    int made_dir = 0;
+    if (s == HUM_OK) {
+        if (mkdir(dir, 0755) == 0)
+            made_dir = 1;
+        else if (errno != EEXIST)
+            s = hum_fail(HUM_ERR_IO, "%s: cannot create directory: %s", dir, strerror(errno));
+    }
     const char *meta[] = {"format", "pt", NULL};
+    if (s == HUM_OK) {
+        s = hum_safetensors_write(st.tmp[OUT_MODEL], f.t, f.n, meta);
+        /* it leaves no file behind when it fails, and its message names only the staging path */
+        if (s == HUM_OK)
+            st.written[OUT_MODEL] = 1;
+        else
+            s = hum_fail_context(s, "%s", st.path[OUT_MODEL]);
+    }
     if (s == HUM_OK)
-        s = hum_safetensors_write(path, f.t, f.n, meta);
+        s = write_configs(&st, &weights[0], any_perm, fmt, opts);
     if (s == HUM_OK)
-        s = write_configs(dir, &weights[0], any_perm, fmt, opts);
+        s = commit(&st);
+    if (s != HUM_OK) {
+        discard(&st);
+        if (made_dir)
+            rmdir(dir); /* only empty now, unless someone else wrote into it meanwhile */
+    }
     free_file(&f);
     return s;
 }

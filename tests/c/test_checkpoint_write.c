@@ -1,10 +1,12 @@
 /* GPTQ and AWQ writers of the runtime: a fixture written as AutoGPTQ / AutoAWQ would, loaded to
  * the standard form, written back by hum_checkpoint_write_gptq / _awq, must give byte-identical
  * tensors; a standard weight converted across formats must dequantize to the same values; a
- * weight a format cannot hold is refused by name and nothing is written. */
+ * weight a format cannot hold is refused by name and nothing is written; a write that fails
+ * part way leaves nothing new behind. */
 #include "fixture.h"
 #include "formats_support.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +113,59 @@ static void gptq_round_trip(const gcase *c, unsigned seed)
     free(order);
 }
 
+/* Entries of `dir` other than . and .. (a staging file left behind would be one). */
+static int entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* A write that fails after the weights are written leaves nothing new behind: config.json
+ * cannot be created (a directory stands there), so neither model.safetensors nor
+ * quantize_config.json nor a staging file may remain, and a model.safetensors that was there
+ * before is untouched. Configs too long for their buffer are refused, not truncated. */
+static void failed_writes(const hum_standard_weight *w)
+{
+    char *d = fmt_tmpdir("write-fail");
+    hum_checkpoint_write_options v2 = {.gptq_v2 = 1}; /* the AWQ weight has zero points of 0 */
+    FMT_CHECK(mkdir(fmt_path(d, "config.json"), 0755) == 0, "mkdir config.json");
+    FMT_EXPECT_ERROR(hum_checkpoint_write_gptq(d, &layer, w, 1, &v2), HUM_ERR_IO, "config.json is a directory",
+                     fmt_path(d, "config.json"));
+    struct stat sb;
+    FMT_CHECK(stat(fmt_path(d, "model.safetensors"), &sb) != 0, "a failed write left model.safetensors behind");
+    FMT_CHECK(entries(d) == 1, "a failed gptq write left %d entries in %s (expected config.json alone)", entries(d), d);
+    FMT_EXPECT_ERROR(hum_checkpoint_write_awq(d, &layer, w, 1, NULL), HUM_ERR_IO, "awq: config.json is a directory",
+                     "config.json");
+    FMT_CHECK(entries(d) == 1, "a failed awq write left %d entries in %s", entries(d), d);
+
+    FMT_CHECK(fmt_write_text(fmt_path(d, "model.safetensors"), "older weights") == 0, "writing the old weights");
+    FMT_EXPECT_ERROR(hum_checkpoint_write_gptq(d, &layer, w, 1, &v2), HUM_ERR_IO, "over older weights",
+                     "config.json");
+    size_t size = 0;
+    unsigned char *old = fmt_read_bytes(fmt_path(d, "model.safetensors"), &size);
+    FMT_CHECK(old && size == 13 && memcmp(old, "older weights", 13) == 0, "a failed write replaced model.safetensors");
+    free(old);
+    FMT_CHECK(entries(d) == 2, "a failed write left %d entries in %s (expected 2)", entries(d), d);
+
+    /* An architecture name that does not fit: refused naming config.json; the directory this
+     * call made is gone again. */
+    char arch[3000], fresh[4200];
+    memset(arch, 'A', sizeof arch - 1);
+    arch[sizeof arch - 1] = '\0';
+    hum_checkpoint_write_options opts = {.gptq_v2 = 1, .architecture = arch};
+    snprintf(fresh, sizeof fresh, "%s/fresh", d);
+    FMT_EXPECT_ERROR(hum_checkpoint_write_gptq(fresh, &layer, w, 1, &opts), HUM_ERR_INVALID_ARG, "long architecture",
+                     "config.json", "does not fit");
+    FMT_CHECK(stat(fresh, &sb) != 0, "a failed write left the directory %s it made", fresh);
+    fmt_rmtree(d);
+    free(d);
+}
+
 static void awq_round_trip_and_errors(void)
 {
     fmt_rng r = {5};
@@ -131,6 +186,8 @@ static void awq_round_trip_and_errors(void)
         FMT_CHECK(0, "awq load: %s", hum_last_error());
     } else {
         FMT_CHECK(hum_checkpoint_write_awq(b, &layer, &w, 1, NULL) == HUM_OK, "awq write: %s", hum_last_error());
+        FMT_CHECK(entries(b) == 2, "awq wrote %d files, expected model.safetensors and config.json", entries(b));
+        failed_writes(&w);
         same_tensor(a, b, "qweight", "awq");
         same_tensor(a, b, "qzeros", "awq");
         same_tensor(a, b, "scales", "awq");
