@@ -187,7 +187,9 @@ static double weight_at(const plan *p, const float *w, int64_t e, int64_t n, int
     return (double)w[(e * p->n + n) * p->k + col];
 }
 
-static void quantize_expert(const plan *p, const float *w, int64_t e, cells *c, hum_standard_weight *out)
+/* HUM_OK, or the status of a failed hum_pack_bits (its message kept): the caller must not hand
+ * back a weight whose codes were never packed. */
+static hum_status quantize_expert(const plan *p, const float *w, int64_t e, cells *c, hum_standard_weight *out)
 {
     const int64_t ncells = p->rows * p->cols;
     for (int64_t i = 0; i < ncells; i++) {
@@ -260,17 +262,23 @@ static void quantize_expert(const plan *p, const float *w, int64_t e, cells *c, 
                 c->codes[j] = (uint8_t)hum_codec_encode(&p->weight, fmin(fmax(x, -m), m));
             }
         }
-        hum_pack_bits(c->codes, (const int64_t[3]){1, 1, p->k}, p->bits, HUM_PACK_ALONG_COLS, HUM_PACK_DENSE,
-                      (int32_t *)out->weight.data + (e * p->n + n) * row_words);
+        hum_status st = hum_pack_bits(c->codes, (const int64_t[3]){1, 1, p->k}, p->bits, HUM_PACK_ALONG_COLS,
+                                      HUM_PACK_DENSE, (int32_t *)out->weight.data + (e * p->n + n) * row_words);
+        if (st != HUM_OK)
+            return hum_fail_context(st, "hum_quantize_reference: packing the codes of row %" PRId64 " (expert %" PRId64 ")",
+                                    n, e);
     }
     if (p->spec->zero_point == HUM_ZERO_POINT_INT) {
         uint8_t *z = c->codes + p->k;
         for (int64_t i = 0; i < ncells; i++)
             z[i] = (uint8_t)c->zero[i];
         const int64_t zp_rows = (p->n * p->bits + 31) / 32;
-        hum_pack_bits(z, (const int64_t[3]){1, p->n, p->cols}, p->bits, HUM_PACK_ALONG_ROWS, HUM_PACK_DENSE,
-                      (int32_t *)out->zero_point.data + e * zp_rows * p->cols);
+        hum_status st = hum_pack_bits(z, (const int64_t[3]){1, p->n, p->cols}, p->bits, HUM_PACK_ALONG_ROWS,
+                                      HUM_PACK_DENSE, (int32_t *)out->zero_point.data + e * zp_rows * p->cols);
+        if (st != HUM_OK)
+            return hum_fail_context(st, "hum_quantize_reference: packing the zero points (expert %" PRId64 ")", e);
     }
+    return HUM_OK;
 }
 
 hum_status hum_quantize_reference(const float *w, int64_t n, int64_t k, const hum_quant_spec *spec,
@@ -295,9 +303,10 @@ hum_status hum_quantize_reference(const float *w, int64_t n, int64_t k, const hu
     if (st == HUM_OK)
         st = alloc_tensors(&p, out);
     if (st == HUM_OK) {
-        for (int64_t e = 0; e < p.experts; e++)
-            quantize_expert(&p, w, e, &c, out);
-        if (spec->bias != NULL) {
+        /* A failed expert stops here; hum_standard_free below then leaves `out` zeroed. */
+        for (int64_t e = 0; e < p.experts && st == HUM_OK; e++)
+            st = quantize_expert(&p, w, e, &c, out);
+        if (st == HUM_OK && spec->bias != NULL) {
             const float *b = spec->bias;
             for (int64_t i = 0; i < p.experts * n; i++)
                 ((uint16_t *)out->bias.data)[i] = (uint16_t)hum_codec_encode(&p.param, (double)b[i]);
