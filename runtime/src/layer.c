@@ -58,6 +58,11 @@ static hum_status copy_weight(const hum_standard_weight *w, hum_standard_weight 
 
 hum_status hum_layer_check_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_dtype *act)
 {
+    /* The kernels index N and K (padded by up to a block) with 32-bit integers; checked first,
+     * as no tensor of such a weight could be valid to look at. */
+    if (w && (w->n > INT32_MAX - 1024 || w->k > INT32_MAX - 1024))
+        return hum_fail(HUM_ERR_UNSUPPORTED, "N = %lld, K = %lld: the GEMM kernels take N and K up to 2^31 - 1025",
+                        (long long)w->n, (long long)w->k);
     hum_status st = hum_standard_validate(w);
     if (st != HUM_OK)
         return st;

@@ -7,10 +7,10 @@
 #include <stdint.h>
 
 /* Row stride of a rank-2 tensor in elements (strides[0], 0 meaning packed), or -1 when its
- * inner dimension is not contiguous. */
+ * inner dimension is not contiguous (strides[1] other than 0 or 1). */
 static int64_t row_stride(const hum_tensor *t)
 {
-    if (t->strides[1] > 1)
+    if (t->strides[1] != 0 && t->strides[1] != 1)
         return -1;
     return t->strides[0] ? t->strides[0] : t->shape[1];
 }

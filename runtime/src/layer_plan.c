@@ -33,7 +33,24 @@ void hum_layer_plan_inputs(const hum_standard_weight *w, hum_dtype activation_dt
 
 hum_status hum_layer_run_plan(hum_runtime *rt, hum_layer_plan *plan)
 {
-    return hum_lua_call(rt, "hum.layer", "plan", "hum_layer_plan *", plan);
+    hum_status st = hum_lua_call(rt, "hum.layer", "plan", "hum_layer_plan *", plan);
+    if (st != HUM_OK)
+        return st;
+    /* The C arrays and the forward's range walk rely on this shape of table; lua/hum/ can be
+     * replaced (HUM_LUA_PATH), so C checks what it indexes with rather than trusting it. */
+    const int32_t n = plan->entry_count;
+    if (n < 1 || n > HUM_LAYER_MAX_ENTRIES)
+        return hum_fail(HUM_ERR_POLICY, "layer plan: %d dispatch entries (expected 1 to %d)", n, HUM_LAYER_MAX_ENTRIES);
+    for (int32_t i = 0; i < n; i++) {
+        const hum_tuning *t = &plan->entries[i];
+        const int64_t want_min = i == 0 ? 1 : plan->entries[i - 1].m_max + 1;
+        if (t->m_min != want_min || t->m_max < t->m_min || (i == n - 1 && t->m_max != INT64_MAX))
+            return hum_fail(HUM_ERR_POLICY,
+                            "layer plan: entry %d covers M %lld..%lld; entries must run contiguously from M = 1 "
+                            "to the largest M",
+                            i, (long long)t->m_min, (long long)t->m_max);
+    }
+    return HUM_OK;
 }
 
 hum_status hum_layer_compile_entries(hum_runtime *rt, const hum_layer_plan *plan, hum_jit_result *results,
@@ -179,7 +196,8 @@ hum_status hum_layer_compile(hum_runtime *rt, const hum_standard_weight *w, cons
     if (st == HUM_OK)
         st = hum_layer_compile_entries(rt, &plan, results, &layer.compile_ms, &layer.kernels_compiled,
                                        &layer.kernels_cached);
-    for (int32_t i = 0; i < plan.entry_count; i++)
+    /* Every slot (zeroed when unused): entry_count is not to be trusted when the plan failed. */
+    for (int32_t i = 0; i < HUM_LAYER_MAX_ENTRIES; i++)
         hum_jit_result_free(&results[i]);
     if (st == HUM_OK) {
         layer.plan = plan;

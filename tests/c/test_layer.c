@@ -2,9 +2,13 @@
  * LayerConfig checks (unsupported combinations named), the tuning rules, and NVRTC compiling
  * every kernel the built-in policies give for the main layer types on sm_75 (float16), sm_80,
  * sm_86, sm_89 and sm_90a, a second time from the cache. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "hum/hum.h"
 #include "quant_test.h"
+#include "rt_test.h"
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void check_spec_parsing(void)
@@ -212,10 +216,61 @@ static void check_rejections(hum_runtime *rt)
                 "odd width needs warp N 64: %s", hum_last_error());
 }
 
+/* A plan from a replaced lua/hum/layer.lua (HUM_LUA_PATH) that C could overrun with is refused,
+ * and so is a layer whose N does not fit the kernels' 32-bit indexing. */
+static void check_untrusted_plans(void)
+{
+    hum_layer_spec s;
+    hum_standard_weight w;
+    if (!QUANT_CHECK(hum_layer_spec_parse("n=64,k=128", &s) == HUM_OK && hum_layer_spec_weight(&s, 3, &w) == HUM_OK,
+                     "%s", hum_last_error()))
+        return;
+    static const struct {
+        const char *lua, *needle;
+    } bad[] = {
+        {"return { plan = function(_, p) p.entry_count = 9 end }", "9 dispatch entries"},
+        {"return { plan = function(_, p) p.entry_count = 1; p.entries[0].m_min = 1; p.entries[0].m_max = 100 end }",
+         "M 1..100"},
+        {"return { plan = function(_, p) p.entry_count = 2; p.entries[0].m_min = 1; p.entries[0].m_max = 8;\n"
+         "  p.entries[1].m_min = 10; p.entries[1].m_max = 9223372036854775807LL end }",
+         "M 10.."},
+    };
+    char dir[4096];
+    rt_tmpdir("layer-plan", dir, sizeof dir);
+    char lua_dir[4200];
+    snprintf(lua_dir, sizeof lua_dir, "%s/lua", dir);
+    setenv("HUM_LUA_PATH", lua_dir, 1);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        rt_write(lua_dir, "hum/layer.lua", bad[i].lua);
+        hum_runtime *rt = NULL;
+        hum_layer_info info;
+        if (QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "%s", hum_last_error())) {
+            const hum_status st = hum_layer_compile(rt, &w, NULL, "sm_80", &info);
+            QUANT_CHECK(st == HUM_ERR_POLICY && strstr(hum_last_error(), bad[i].needle),
+                        "bad plan %zu: status %d, '%s' should name '%s'", i, st, hum_last_error(), bad[i].needle);
+        }
+        hum_runtime_destroy(rt);
+    }
+    unsetenv("HUM_LUA_PATH");
+    rt_rmtree(dir);
+
+    hum_standard_weight huge = w;
+    huge.n = (int64_t)INT32_MAX;
+    hum_layer *layer = NULL;
+    hum_runtime *rt = NULL;
+    if (QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "%s", hum_last_error()))
+        QUANT_CHECK(hum_layer_from_standard(rt, &huge, NULL, &layer) == HUM_ERR_UNSUPPORTED &&
+                        strstr(hum_last_error(), "2^31") && layer == NULL,
+                    "N = 2^31 - 1: %s", hum_last_error());
+    hum_runtime_destroy(rt);
+    hum_standard_free(&w);
+}
+
 int main(void)
 {
     check_spec_parsing();
     check_spec_weights();
+    check_untrusted_plans();
     hum_runtime *rt = NULL;
     if (QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "%s", hum_last_error())) {
         check_rejections(rt);

@@ -735,10 +735,12 @@ typedef struct hum_jit_result {
  * the arch. Entries (<cache_dir>/kernels/<key>.hum) are written to a temp file and renamed, under
  * an flock of <cache_dir>/locks/<key>.lock, so concurrent processes compile a kernel once and
  * leave one entry; each entry carries XXH3-64 checksums, and a corrupt or truncated entry is
- * recompiled, never loaded. A process-wide memory cache sits in front. Thread-safe.
+ * recompiled, never loaded. A process-wide memory cache sits in front. Thread-safe. The disk
+ * cache is best-effort: when it cannot be created, locked or written, a warning goes to stderr
+ * and the compiled cubin is returned (cached in memory only).
  * Errors: HUM_ERR_INVALID_ARG (missing field, bad arch, an include of hum_constants.h without
- * constants, an include climbing out of kernels/); HUM_ERR_IO (source not found, cache directory
- * not writable); HUM_ERR_COMPILE (NVRTC rejected it: the message quotes the first error and names
+ * constants, an include climbing out of kernels/); HUM_ERR_IO (source not found, no cache
+ * directory at all); HUM_ERR_COMPILE (NVRTC rejected it: the message quotes the first error and names
  * the saved log, <cache_dir>/logs/<key>.log). On failure *out is zeroed.
  */
 hum_status hum_jit_compile(const char *cache_dir, const hum_jit_request *req, hum_jit_result *out);
@@ -1046,8 +1048,11 @@ hum_status hum_layer_prepare(hum_layer *layer);
  *      or K % 8 != 0, the data pointer and the row stride must be 16-byte aligned.
  *   c: [M, N], row stride strides[0] (0: N); with N even, 4-byte aligned pointer and stride.
  *   a_scale: must be NULL (16-bit activations carry no scale).
- * M == 0 does nothing. The layer owns the stream-K locks its kernels use: forwards of one layer
- * must not run concurrently on different streams. Errors: HUM_ERR_INVALID_ARG naming the
+ * M == 0 does nothing. One forward of a layer at a time: the layer owns the stream-K locks its
+ * kernels use and caches the activation tensor map it last encoded, so forwards of one layer
+ * must not overlap, from several threads or on several streams, nor overlap its prepare or
+ * destroy (different layers are independent). The call makes the layer's device's primary
+ * context current on the calling thread. Errors: HUM_ERR_INVALID_ARG naming the
  * tensor and what was expected (nothing is launched); HUM_ERR_CUDA when the launch fails.
  */
 hum_status hum_layer_forward(hum_layer *layer, struct CUstream_st *stream, const hum_tensor *a,
