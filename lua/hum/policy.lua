@@ -172,7 +172,6 @@ end
 function Set:override(key) return self.flat[key] end
 
 local current = new_set({}, {})
-local subscribers = {}
 
 -- Compiles one source {origin, text, layer} into a policy entry; raises naming the file.
 local function compile(src)
@@ -197,46 +196,15 @@ local function compile(src)
 end
 
 -- Replaces the policies in force with `sources` ({origin, text, layer} in layering order) and
--- `overrides` ({["moe.activation"] = "mxfp8"}). Every file is compiled and checked, and every
--- subscriber has accepted the new set, before anything changes; on any error the old set
--- stays. Returns the new set.
+-- `overrides` ({["moe.activation"] = "mxfp8"}). Every file is compiled and checked before
+-- anything changes; on any error the old set stays. Layers prepared afterwards plan with the
+-- new set; prepared layers keep the dispatch tables they were built with. Returns the new set.
 function policy.load(sources, overrides)
   local entries = {}
   for i, src in ipairs(sources) do entries[i] = compile(src) end
   local candidate = new_set(entries, overrides or {})
-  local commits = {}
-  for _, s in ipairs(subscribers) do
-    local commit = s.fn(candidate)
-    if commit ~= nil and type(commit) ~= "function" then
-      hum.fail("HUM_ERR_INTERNAL", "policy subscriber '" .. tostring(s.key) .. "' returned a "
-        .. type(commit) .. " (expected a commit function or nil)", 0)
-    end
-    commits[#commits + 1] = commit
-  end
   current = candidate
-  for _, commit in ipairs(commits) do
-    local ok, err = pcall(commit)
-    if not ok then hum.log("error", "policy reload: a commit failed after the swap: " .. hum.message(err)) end
-  end
   return candidate
-end
-
--- Code that derives state from the policies (a layer's dispatch table) subscribes to reloads:
--- fn(candidate_set) runs before the swap and may raise to reject the new set; it may return
--- a function that runs after the swap and must not fail. `key` (a string) identifies the
--- subscription for policy.unsubscribe; subscribing the same key again replaces it.
-function policy.subscribe(key, fn)
-  policy.unsubscribe(key)
-  subscribers[#subscribers + 1] = { key = key, fn = fn }
-end
-
-function policy.unsubscribe(key)
-  for i, s in ipairs(subscribers) do
-    if s.key == key then
-      table.remove(subscribers, i)
-      return
-    end
-  end
 end
 
 -- The policies in force.

@@ -1,6 +1,6 @@
 -- lua/hum/policy.lua: layering (later files win where they apply), atomic loads that keep the
 -- old set on syntax, run-time and shape errors (with file:line), tunings validation naming the
--- policy file, overrides reaching the policy, subscribers, and the built-in device files.
+-- policy file, overrides reaching the policy, and the built-in device files.
 local policy = require("hum.policy")
 local hum = require("hum")
 
@@ -136,23 +136,6 @@ describe("policy.load keeps the old set", function()
     rejected("return { name = 'x', applies = true, tunings = function() end }\n", "'applies' must be a function")
     rejected("return { name = 'x', applies = function() end, tunings = function() end, stages = 3 }\n",
       "unknown field 'stages'")
-  end)
-
-  it("when a subscriber rejects the new set, and commits only after a swap", function()
-    local committed = 0
-    policy.subscribe("layer-1", function(candidate)
-      local _, p = candidate:tunings(device(90), {})
-      if p.name == "refused" then hum.fail("HUM_ERR_UNSUPPORTED", "layer-1 cannot use " .. p.name, 0) end
-      return function() committed = committed + 1 end
-    end)
-    rejected(file("refused", 90, 32), "^layer%-1 cannot use refused$", "HUM_ERR_UNSUPPORTED")
-    assert.are.equal(0, committed)
-    policy.load(with(good, source("/site/zz.lua", file("accepted", 90, 32))), {})
-    assert.are.equal(1, committed)
-    assert.are.same({ "accepted", 32 }, { winner_of(90) })
-    policy.unsubscribe("layer-1")
-    policy.load(with(good, source("/site/zz.lua", file("refused", 90, 32))), {})
-    assert.are.equal(1, committed)
   end)
 
   it("gives the sandboxed file its own globals", function()

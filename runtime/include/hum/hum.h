@@ -906,9 +906,9 @@ const char *hum_runtime_cache_dir(const hum_runtime *rt);
 const char *hum_runtime_config_path(const hum_runtime *rt);
 
 /*
- * Re-reads every policy layer. All files are compiled and checked, and every prepared layer has
- * accepted the new tunings, before anything changes: on any error (HUM_ERR_POLICY or HUM_ERR_IO,
- * with file:line) the policies in force stay exactly as they were. With `hot_reload: true` in
+ * Re-reads every policy layer. All files are compiled and checked before anything changes: on
+ * any error (HUM_ERR_POLICY or HUM_ERR_IO, with file:line) the policies in force stay exactly as
+ * they were. Layers prepared afterwards use the new tunings; prepared layers keep theirs. With `hot_reload: true` in
  * the config the runtime also reloads by itself when a policy file or directory changes, checked
  * (one stat per file) each time it enters Lua: layer preparation, checkpoint loading. Not from
  * Lua code running on this runtime (HUM_ERR_INTERNAL).
