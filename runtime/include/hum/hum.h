@@ -735,7 +735,8 @@ typedef struct hum_jit_result {
  * the arch. Entries (<cache_dir>/kernels/<key>.hum) are written to a temp file and renamed, under
  * an flock of <cache_dir>/locks/<key>.lock, so concurrent processes compile a kernel once and
  * leave one entry; each entry carries XXH3-64 checksums, and a corrupt or truncated entry is
- * recompiled, never loaded. A process-wide memory cache sits in front. Thread-safe. The disk
+ * recompiled, never loaded. A process-wide memory cache sits in front; it keeps every cubin the
+ * process compiled or read (tens to hundreds of KiB each) until exit. Thread-safe. The disk
  * cache is best-effort: when it cannot be created, locked or written, a warning goes to stderr
  * and the compiled cubin is returned (cached in memory only).
  * Errors: HUM_ERR_INVALID_ARG (missing field, bad arch, an include of hum_constants.h without
