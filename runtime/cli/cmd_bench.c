@@ -9,6 +9,7 @@
 #include "bench_timer.h"
 #include "bench_tmpdir.h"
 #include "cli.h"
+#include "cli_args.h"
 #include "internal.h"
 
 #include <math.h>
@@ -49,32 +50,16 @@ static void usage(FILE *f)
 /* 0 parsed, 1 --help printed, 2 usage error (reported). */
 static int parse(int argc, char **argv, bench_options *o)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 1;
-        }
-        const char **slot = !strcmp(a, "--config")   ? &o->config
-                            : !strcmp(a, "--layer")  ? &o->spec
-                            : !strcmp(a, "--m")      ? &o->m_list
-                            : !strcmp(a, "--out")    ? &o->out
-                            : !strcmp(a, "--warmup") ? &o->warmup
-                            : !strcmp(a, "--reps")   ? &o->reps
-                                                     : NULL;
-        if (!slot || i + 1 >= argc) {
-            fprintf(stderr, slot ? "hum bench: %s needs a value\n" : "hum bench: unknown argument '%s'\n", a);
-            usage(stderr);
-            return 2;
-        }
-        *slot = argv[++i];
-    }
-    if (!o->spec) {
-        fprintf(stderr, "hum bench: --layer SPEC is required\n");
-        usage(stderr);
-        return 2;
-    }
-    return 0;
+    const cli_option options[] = {
+        CLI_VALUE("--config", &o->config), CLI_VALUE("--layer", &o->spec),   CLI_VALUE("--m", &o->m_list),
+        CLI_VALUE("--out", &o->out),       CLI_VALUE("--warmup", &o->warmup), CLI_VALUE("--reps", &o->reps),
+        CLI_END,
+    };
+    const cli_args args = {.command = "hum bench", .usage = usage, .options = options};
+    int rc = cli_args_parse(&args, argc, argv);
+    if (rc == 0 && !o->spec)
+        rc = cli_usage_error(&args, "--layer SPEC is required");
+    return rc;
 }
 
 /* A count option: 0 < value <= limit. */

@@ -1,6 +1,7 @@
 /* `hum cache ls` and `hum cache clear`: the kernel cache of the runtime's cache directory. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "cli_args.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -46,25 +47,18 @@ static int list(const char *dir)
 int hum_cmd_cache(const char *config, int argc, char **argv)
 {
     const char *action = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage(stdout);
-            return 0;
-        }
-        if (!strcmp(argv[i], "--config") && i + 1 < argc) {
-            config = argv[++i];
-        } else if (!action && (!strcmp(argv[i], "ls") || !strcmp(argv[i], "clear"))) {
-            action = argv[i];
-        } else {
-            fprintf(stderr, "hum cache: unexpected argument '%s'\n", argv[i]);
-            usage(stderr);
-            return 2;
-        }
-    }
+    const cli_option options[] = {CLI_VALUE("--config", &config), CLI_END};
+    const cli_args args = {.command = "hum cache", .usage = usage, .options = options, .positional = &action,
+                           .positional_what = "action"};
+    int parsed = cli_args_parse(&args, argc, argv);
+    if (parsed)
+        return parsed == 1 ? 0 : 2;
     if (!action) {
         usage(stderr);
         return 2;
     }
+    if (strcmp(action, "ls") != 0 && strcmp(action, "clear") != 0)
+        return cli_usage_error(&args, "unknown action '%s' (expected ls or clear)", action);
     hum_runtime_options opts;
     hum_runtime_options_init(&opts);
     opts.config_path = config;

@@ -3,6 +3,7 @@
  * and one branch in hum_cmd_compile: a built-in kernel (--kernel) or every kernel of a layer's
  * dispatch table (--layer SPEC, planned for the arch's nominal device; no GPU needed). */
 #include "cli.h"
+#include "cli_args.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -46,30 +47,15 @@ static void usage(FILE *f)
 /* 0 parsed, 1 --help printed, 2 usage error (reported). */
 static int parse(int argc, char **argv, compile_options *o)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 1;
-        }
-        const char **slot = !strcmp(a, "--config") ? &o->config
-                             : !strcmp(a, "--arch") ? &o->arch
-                             : !strcmp(a, "--kernel") ? &o->kernel
-                             : !strcmp(a, "--layer")  ? &o->layer
-                                                      : NULL;
-        if (!slot || i + 1 >= argc) {
-            fprintf(stderr, slot ? "hum compile: %s needs a value\n" : "hum compile: unknown argument '%s'\n", a);
-            usage(stderr);
-            return 2;
-        }
-        *slot = argv[++i];
-    }
-    if (!o->kernel == !o->layer) {
-        fprintf(stderr, "hum compile: say what to compile: --kernel NAME or --layer SPEC (one of them)\n");
-        usage(stderr);
-        return 2;
-    }
-    return 0;
+    const cli_option options[] = {
+        CLI_VALUE("--config", &o->config), CLI_VALUE("--arch", &o->arch), CLI_VALUE("--kernel", &o->kernel),
+        CLI_VALUE("--layer", &o->layer),   CLI_END,
+    };
+    const cli_args args = {.command = "hum compile", .usage = usage, .options = options};
+    int rc = cli_args_parse(&args, argc, argv);
+    if (rc == 0 && !o->kernel == !o->layer)
+        rc = cli_usage_error(&args, "say what to compile: --kernel NAME or --layer SPEC (one of them)");
+    return rc;
 }
 
 static void print_result(const char *label, const char *arch, const hum_jit_result *r)

@@ -11,6 +11,7 @@
 #include "bench_timer.h"
 #include "bench_tmpdir.h"
 #include "cli.h"
+#include "cli_args.h"
 #include "internal.h"
 
 #include <errno.h>
@@ -299,32 +300,18 @@ static hum_status checkpoint_dir(const demo_options *o, char *dir, size_t cap)
 int hum_cmd_demo(const char *config, int argc, char **argv)
 {
     demo_options o = {0};
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage(stdout);
-            return 0;
-        }
-        if (!strcmp(argv[i], "--config") && i + 1 < argc) {
-            config = argv[++i];
-            continue;
-        }
-        if (!strcmp(argv[i], "--format") && i + 1 < argc && (!strcmp(argv[i + 1], "gptq") || !strcmp(argv[i + 1], "awq"))) {
-            o.awq = !strcmp(argv[++i], "awq");
-            continue;
-        }
-        if (!strcmp(argv[i], "--act-order")) {
-            o.act_order = 1;
-            continue;
-        }
-        if (!strcmp(argv[i], "--keep") && i + 1 < argc) {
-            o.keep = argv[++i];
-            continue;
-        }
-        fprintf(stderr, "hum demo: bad argument '%s'%s\n", argv[i],
-                !strcmp(argv[i], "--format") ? " (expected --format gptq or --format awq)" : "");
-        usage(stderr);
-        return 2;
-    }
+    const char *format = NULL;
+    const cli_option options[] = {
+        CLI_VALUE("--config", &config), CLI_VALUE("--format", &format), CLI_FLAG("--act-order", &o.act_order),
+        CLI_VALUE("--keep", &o.keep),   CLI_END,
+    };
+    const cli_args args = {.command = "hum demo", .usage = usage, .options = options};
+    int parsed = cli_args_parse(&args, argc, argv);
+    if (parsed)
+        return parsed == 1 ? 0 : 2;
+    if (format && strcmp(format, "gptq") != 0 && strcmp(format, "awq") != 0)
+        return cli_usage_error(&args, "bad argument '--format %s' (expected --format gptq or --format awq)", format);
+    o.awq = format && !strcmp(format, "awq");
     if (o.awq && o.act_order) {
         fprintf(stderr, "hum demo: --act-order is a GPTQ option (AWQ has no act-order)\n");
         return 2;

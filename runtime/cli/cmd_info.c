@@ -3,10 +3,10 @@
  * in force. Exits 0 without a GPU; 1 only when the runtime cannot be created (bad config or
  * policy file). */
 #include "cli.h"
+#include "cli_args.h"
 #include "runtime.h"
 
 #include <stdio.h>
-#include <string.h>
 
 static void usage(FILE *f)
 {
@@ -40,19 +40,11 @@ static void print_device(hum_runtime *rt)
 
 int hum_cmd_info(const char *config, int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage(stdout);
-            return 0;
-        }
-        if (!strcmp(argv[i], "--config") && i + 1 < argc) {
-            config = argv[++i];
-            continue;
-        }
-        fprintf(stderr, "hum info: unknown argument '%s'\n", argv[i]);
-        usage(stderr);
-        return 2;
-    }
+    const cli_option options[] = {CLI_VALUE("--config", &config), CLI_END};
+    const cli_args args = {.command = "hum info", .usage = usage, .options = options};
+    int parsed = cli_args_parse(&args, argc, argv);
+    if (parsed)
+        return parsed == 1 ? 0 : 2;
     hum_runtime_options opts;
     hum_runtime_options_init(&opts);
     opts.config_path = config;

@@ -3,6 +3,7 @@
  * OUT.safetensors its dequantized weight, float32 [N, K] ([E, N, K] for experts) under the tensor
  * name "weight", in checkpoint column order (act-order undone). */
 #include "cli.h"
+#include "cli_args.h"
 #include "internal.h"
 
 #include <stdio.h>
@@ -147,30 +148,16 @@ static int inspect(hum_runtime *rt, const char *path, const char *layer, const c
 int hum_cmd_inspect(const char *config, int argc, char **argv)
 {
     const char *path = NULL, *layer = NULL, *dequant = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage(stdout);
-            return 0;
-        }
-        if (!strcmp(argv[i], "--config") && i + 1 < argc)
-            config = argv[++i];
-        else if (!strcmp(argv[i], "--layer") && i + 1 < argc)
-            layer = argv[++i];
-        else if (!strcmp(argv[i], "--dequant") && i + 1 < argc)
-            dequant = argv[++i];
-        else if (argv[i][0] != '-' && !path)
-            path = argv[i];
-        else {
-            fprintf(stderr, "hum inspect: unexpected argument '%s'\n", argv[i]);
-            usage(stderr);
-            return 2;
-        }
-    }
-    if (!path || (dequant && !layer)) {
-        fprintf(stderr, "hum inspect: %s\n", !path ? "PATH is required" : "--dequant needs --layer NAME");
-        usage(stderr);
-        return 2;
-    }
+    const cli_option options[] = {
+        CLI_VALUE("--config", &config), CLI_VALUE("--layer", &layer), CLI_VALUE("--dequant", &dequant), CLI_END,
+    };
+    const cli_args args = {.command = "hum inspect", .usage = usage, .options = options, .positional = &path,
+                           .positional_what = "PATH"};
+    int parsed = cli_args_parse(&args, argc, argv);
+    if (parsed)
+        return parsed == 1 ? 0 : 2;
+    if (!path || (dequant && !layer))
+        return cli_usage_error(&args, "%s", !path ? "PATH is required" : "--dequant needs --layer NAME");
     hum_runtime_options opts;
     hum_runtime_options_init(&opts);
     opts.config_path = config;

@@ -6,6 +6,7 @@
 #include "bench_check.h"
 #include "bench_io.h"
 #include "cli.h"
+#include "cli_args.h"
 #include "internal.h"
 
 #include <math.h>
@@ -44,49 +45,21 @@ static void usage(FILE *f)
 /* 0 parsed, 1 --help printed, 2 usage error (reported). */
 static int parse(int argc, char **argv, run_options *o)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 1;
-        }
-        if (!strcmp(a, "--check")) {
-            o->check = 1;
-            continue;
-        }
-        if (a[0] != '-') {
-            if (o->checkpoint) {
-                fprintf(stderr, "hum run: one checkpoint only ('%s' and '%s')\n", o->checkpoint, a);
-                return 2;
-            }
-            o->checkpoint = a;
-            continue;
-        }
-        const char **slot = !strcmp(a, "--config")       ? &o->config
-                            : !strcmp(a, "--layer")      ? &o->layer
-                            : !strcmp(a, "--m")          ? &o->m_list
-                            : !strcmp(a, "--activation") ? &o->activation
-                            : !strcmp(a, "--input")      ? &o->input
-                            : !strcmp(a, "--output")     ? &o->output
-                                                         : NULL;
-        if (!slot || i + 1 >= argc) {
-            fprintf(stderr, slot ? "hum run: %s needs a value\n" : "hum run: unknown argument '%s'\n", a);
-            usage(stderr);
-            return 2;
-        }
-        *slot = argv[++i];
-    }
-    const char *problem = !o->checkpoint                 ? "a CHECKPOINT is required"
-                          : !o->layer                    ? "--layer NAME is required"
-                          : o->input && o->m_list        ? "--m and --input exclude each other (M is the input's)"
-                          : o->output && !o->input       ? "--output needs --input"
-                                                         : NULL;
-    if (problem) {
-        fprintf(stderr, "hum run: %s\n", problem);
-        usage(stderr);
-        return 2;
-    }
-    return 0;
+    const cli_option options[] = {
+        CLI_VALUE("--config", &o->config), CLI_VALUE("--layer", &o->layer),   CLI_VALUE("--m", &o->m_list),
+        CLI_VALUE("--activation", &o->activation), CLI_VALUE("--input", &o->input),
+        CLI_VALUE("--output", &o->output), CLI_FLAG("--check", &o->check),    CLI_END,
+    };
+    const cli_args args = {.command = "hum run", .usage = usage, .options = options,
+                           .positional = &o->checkpoint, .positional_what = "checkpoint"};
+    int rc = cli_args_parse(&args, argc, argv);
+    const char *problem = rc != 0                         ? NULL
+                          : !o->checkpoint                ? "a CHECKPOINT is required"
+                          : !o->layer                     ? "--layer NAME is required"
+                          : o->input && o->m_list         ? "--m and --input exclude each other (M is the input's)"
+                          : o->output && !o->input        ? "--output needs --input"
+                                                          : NULL;
+    return problem ? cli_usage_error(&args, "%s", problem) : rc;
 }
 
 static double now_ms(void)

@@ -1,0 +1,56 @@
+/* The option parser of every `hum <command>` (cli_args.h). One implementation, so that every
+ * command treats --help, a missing value and an unknown argument alike. */
+#include "cli_args.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+static const cli_option *find(const cli_option *options, const char *name)
+{
+    for (; options->name; options++)
+        if (!strcmp(options->name, name))
+            return options;
+    return NULL;
+}
+
+int cli_usage_error(const cli_args *a, const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    fprintf(stderr, "%s: ", a->command);
+    vfprintf(stderr, format, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    a->usage(stderr);
+    return 2;
+}
+
+int cli_args_parse(const cli_args *a, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            a->usage(stdout);
+            return 1;
+        }
+        if (arg[0] != '-' && a->positional) {
+            if (*a->positional)
+                return cli_usage_error(a, "one %s only ('%s' and '%s')", a->positional_what, *a->positional, arg);
+            *a->positional = arg;
+            continue;
+        }
+        const cli_option *o = find(a->options, arg);
+        if (!o)
+            return cli_usage_error(a, "unknown argument '%s'", arg);
+        if (o->flag) {
+            *o->flag = 1;
+            continue;
+        }
+        /* The next argument is the value even when it starts with '-' (a negative number, a
+         * file named -x); only its absence is an error. */
+        if (i + 1 >= argc)
+            return cli_usage_error(a, "%s needs a value", arg);
+        *o->value = argv[++i];
+    }
+    return 0;
+}
