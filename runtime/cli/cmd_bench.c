@@ -10,6 +10,7 @@
 #include "bench_tmpdir.h"
 #include "cli.h"
 #include "cli_args.h"
+#include "cli_runtime.h"
 #include "internal.h"
 
 #include <math.h>
@@ -328,15 +329,11 @@ int hum_cmd_bench(const char *config, int argc, char **argv)
         hum_standard_free(&w);
         return 1;
     }
-    hum_runtime_options ro;
-    hum_runtime_options_init(&ro);
-    ro.config_path = o.config;
-    ro.cache_dir = cache;
     hum_runtime *rt = NULL;
     hum_layer *layer = NULL;
     int rc = 1;
-    if (hum_runtime_create(&ro, &rt) != HUM_OK) {
-        fprintf(stderr, "hum bench: %s\n", hum_last_error());
+    if (cli_runtime_open("bench", o.config, cache, &rt) != 0) {
+        /* cli_runtime_open printed why; rc stays 1 */
     } else if (hum_runtime_device(rt, &r.device) != HUM_OK) {
         fprintf(stderr, "hum bench: no GPU to run on: %s\n", hum_last_error());
     } else {

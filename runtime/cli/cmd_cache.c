@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "cli_args.h"
+#include "cli_runtime.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -59,14 +60,9 @@ int hum_cmd_cache(const char *config, int argc, char **argv)
     }
     if (strcmp(action, "ls") != 0 && strcmp(action, "clear") != 0)
         return cli_usage_error(&args, "unknown action '%s' (expected ls or clear)", action);
-    hum_runtime_options opts;
-    hum_runtime_options_init(&opts);
-    opts.config_path = config;
     hum_runtime *rt;
-    if (hum_runtime_create(&opts, &rt) != HUM_OK) {
-        fprintf(stderr, "hum cache: %s\n", hum_last_error());
+    if (cli_runtime_open("cache", config, NULL, &rt) != 0)
         return 1;
-    }
     const char *dir = hum_runtime_cache_dir(rt);
     int rc = 0;
     if (!strcmp(action, "ls")) {

@@ -4,6 +4,7 @@
  * dispatch table (--layer SPEC, planned for the arch's nominal device; no GPU needed). */
 #include "cli.h"
 #include "cli_args.h"
+#include "cli_runtime.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -120,14 +121,9 @@ int hum_cmd_compile(const char *config, int argc, char **argv)
         fprintf(stderr, "hum compile: %s\n", hum_last_error());
         return 2;
     }
-    hum_runtime_options opts;
-    hum_runtime_options_init(&opts);
-    opts.config_path = o.config;
     hum_runtime *rt;
-    if (hum_runtime_create(&opts, &rt) != HUM_OK) {
-        fprintf(stderr, "hum compile: %s\n", hum_last_error());
+    if (cli_runtime_open("compile", o.config, NULL, &rt) != 0)
         return 1;
-    }
     char device_arch[16];
     hum_device_info d;
     if (!o.arch) {

@@ -12,6 +12,7 @@
 #include "bench_tmpdir.h"
 #include "cli.h"
 #include "cli_args.h"
+#include "cli_runtime.h"
 #include "internal.h"
 
 #include <errno.h>
@@ -316,14 +317,9 @@ int hum_cmd_demo(const char *config, int argc, char **argv)
         fprintf(stderr, "hum demo: --act-order is a GPTQ option (AWQ has no act-order)\n");
         return 2;
     }
-    hum_runtime_options opts;
-    hum_runtime_options_init(&opts);
-    opts.config_path = config;
     hum_runtime *rt;
-    if (hum_runtime_create(&opts, &rt) != HUM_OK) {
-        fprintf(stderr, "hum demo: %s\n", hum_last_error());
+    if (cli_runtime_open("demo", config, NULL, &rt) != 0)
         return 1;
-    }
     printf("hum %s demo: W4A16 GEMMs of Llama-3-8B shapes from a%s %s checkpoint\n", hum_version(),
            o.act_order ? "n act-order" : "", o.awq ? "AWQ" : "GPTQ");
     printf("cache dir: %s\n", hum_runtime_cache_dir(rt));

@@ -4,6 +4,7 @@
  * policy file). */
 #include "cli.h"
 #include "cli_args.h"
+#include "cli_runtime.h"
 #include "runtime.h"
 
 #include <stdio.h>
@@ -45,14 +46,9 @@ int hum_cmd_info(const char *config, int argc, char **argv)
     int parsed = cli_args_parse(&args, argc, argv);
     if (parsed)
         return parsed == 1 ? 0 : 2;
-    hum_runtime_options opts;
-    hum_runtime_options_init(&opts);
-    opts.config_path = config;
     hum_runtime *rt;
-    if (hum_runtime_create(&opts, &rt) != HUM_OK) {
-        fprintf(stderr, "hum info: %s\n", hum_last_error());
+    if (cli_runtime_open("info", config, NULL, &rt) != 0)
         return 1;
-    }
     printf("hum          %s\n", hum_version());
     print_device(rt);
     int32_t major = 0, minor = 0;

@@ -4,6 +4,7 @@
  * name "weight", in checkpoint column order (act-order undone). */
 #include "cli.h"
 #include "cli_args.h"
+#include "cli_runtime.h"
 #include "internal.h"
 
 #include <stdio.h>
@@ -158,14 +159,9 @@ int hum_cmd_inspect(const char *config, int argc, char **argv)
         return parsed == 1 ? 0 : 2;
     if (!path || (dequant && !layer))
         return cli_usage_error(&args, "%s", !path ? "PATH is required" : "--dequant needs --layer NAME");
-    hum_runtime_options opts;
-    hum_runtime_options_init(&opts);
-    opts.config_path = config;
-    hum_runtime *rt = NULL;
-    if (hum_runtime_create(&opts, &rt) != HUM_OK) {
-        fprintf(stderr, "hum inspect: %s\n", hum_last_error());
+    hum_runtime *rt;
+    if (cli_runtime_open("inspect", config, NULL, &rt) != 0)
         return 1;
-    }
     int rc = inspect(rt, path, layer, dequant);
     hum_runtime_destroy(rt);
     return rc;

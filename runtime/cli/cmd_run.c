@@ -7,6 +7,7 @@
 #include "bench_io.h"
 #include "cli.h"
 #include "cli_args.h"
+#include "cli_runtime.h"
 #include "internal.h"
 
 #include <math.h>
@@ -188,14 +189,9 @@ int hum_cmd_run(const char *config, int argc, char **argv)
         return 2;
     }
 
-    hum_runtime_options ro;
-    hum_runtime_options_init(&ro);
-    ro.config_path = o.config;
     hum_runtime *rt;
-    if (hum_runtime_create(&ro, &rt) != HUM_OK) {
-        fprintf(stderr, "hum run: %s\n", hum_last_error());
+    if (cli_runtime_open("run", o.config, NULL, &rt) != 0)
         return 1;
-    }
     int rc = 1;
     hum_standard_weight w = {0};
     hum_layer *layer = NULL;
