@@ -2,12 +2,8 @@
 -- per block, cp.async pipelines. sm_87 keeps at most 3 stages (humming-digest.md section 6).
 -- The shapes that won on the H200 (bench/NOTES.md), with stages cut to the 163 KiB budget; not
 -- measured on an A100.
-local ranges = require("hum.policy").ranges
-
-local function mma(block_m, block_n, block_k, warp_m, warp_n, warp_k, stages)
-  return { block_m = block_m, block_n = block_n, block_k = block_k, warp_m = warp_m, warp_n = warp_n,
-           warp_k = warp_k, stages = stages, stream_k = true, ctas_per_sm = 1 }
-end
+local policy = require("hum.policy")
+local ranges, mma = policy.ranges, policy.mma_tuning
 
 return {
   name = "sm80",

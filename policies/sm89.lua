@@ -1,14 +1,10 @@
 -- Ada (L4, L40S, RTX 40xx; sm_89): 99 KiB of shared memory per block like sm_86, plus FP8
 -- tensor cores.
-local ranges = require("hum.policy").ranges
+local policy = require("hum.policy")
+local ranges, mma = policy.ranges, policy.mma_tuning
 
 -- 99 KiB per block: the H200's small-M shapes (bench/NOTES.md) with three stages, smaller tiles
 -- for large M. Not measured on this class of GPU.
-local function mma(block_m, block_n, block_k, warp_m, warp_n, warp_k, stages)
-  return { block_m = block_m, block_n = block_n, block_k = block_k, warp_m = warp_m, warp_n = warp_n,
-           warp_k = warp_k, stages = stages, stream_k = true, ctas_per_sm = 1 }
-end
-
 return {
   name = "sm89",
   description = "Ada: 99 KiB shared memory, 3 stages",

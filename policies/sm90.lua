@@ -6,17 +6,14 @@
 -- layers it takes (4- and 8-bit weights, no act-order, K a multiple of 8): 64 x 128 x 128 tiles
 -- up to M = 64, 128 x 128 x 128 up to M = 128, 256 x 128 x 64 above (bench/NOTES.md, "wgmma
 -- kernel" and "tile sweep").
-local ranges = require("hum.policy").ranges
-
-local function mma(block_m, block_n, block_k, warp_m, warp_n, warp_k, stages)
-  return { block_m = block_m, block_n = block_n, block_k = block_k, warp_m = warp_m, warp_n = warp_n,
-           warp_k = warp_k, stages = stages, stream_k = true, ctas_per_sm = 1 }
-end
+local policy = require("hum.policy")
+local ranges, mma = policy.ranges, policy.mma_tuning
 
 -- Two warpgroups of one 64-row slab each (warp_n 16); a warp spans block_m and block_k.
 local function wgmma(block_m, block_k, stages)
-  return { kernel = "wgmma", block_m = block_m, block_n = 128, block_k = block_k, warp_m = block_m, warp_n = 16,
-           warp_k = block_k, stages = stages, stream_k = true, ctas_per_sm = 1 }
+  local t = mma(block_m, 128, block_k, block_m, 16, block_k, stages)
+  t.kernel = "wgmma"
+  return t
 end
 
 local function wgmma_takes(device, layer)

@@ -112,6 +112,15 @@ function policy.ranges(rows)
   return list
 end
 
+-- A tuning for the mma.sync kernel, so that policy files list shapes, not field names: block
+-- M x N x K, warp M x N x K, stages, then CTAs per SM (default 1), with stream-K on, as every
+-- built-in policy has it. The table is fresh; a caller may add fields (sm90.lua sets
+-- kernel = "wgmma" on it).
+function policy.mma_tuning(block_m, block_n, block_k, warp_m, warp_n, warp_k, stages, ctas_per_sm)
+  return { block_m = block_m, block_n = block_n, block_k = block_k, warp_m = warp_m, warp_n = warp_n,
+           warp_k = warp_k, stages = stages, stream_k = true, ctas_per_sm = ctas_per_sm or 1 }
+end
+
 local function check_device(device)
   if type(device) ~= "table" or not is_int(device.sm) or type(device.name) ~= "string" then
     hum.fail("HUM_ERR_INVALID_ARG", "policy: a device is a table with at least name (string) and sm (e.g. 90)", 0)

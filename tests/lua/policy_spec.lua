@@ -266,4 +266,12 @@ describe("built-in policies", function()
     assert.are.same({ { m_min = 1, m_max = 16, tuning = 1 }, { m_min = 17, m_max = math.huge, tuning = 2 } },
       policy.ranges({ { 16, 1 }, { math.huge, 2 } }))
   end)
+
+  it("mma_tuning() builds a fresh mma.sync tuning, one CTA per SM unless given", function()
+    local t = policy.mma_tuning(16, 128, 256, 16, 32, 128, 4)
+    assert.are.same({ block_m = 16, block_n = 128, block_k = 256, warp_m = 16, warp_n = 32, warp_k = 128,
+      stages = 4, stream_k = true, ctas_per_sm = 1 }, t)
+    assert.are.equal(2, policy.mma_tuning(16, 128, 64, 16, 32, 64, 2, 2).ctas_per_sm)
+    assert.are_not.equal(t, policy.mma_tuning(16, 128, 256, 16, 32, 128, 4))
+  end)
 end)
