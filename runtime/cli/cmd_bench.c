@@ -70,9 +70,10 @@ static int parse_count(const char *name, const char *text, int32_t fallback, int
         *out = fallback;
         return 0;
     }
+    /* digits only: strtol alone takes "" as 0 and skips leading blanks and a sign */
     char *end;
     long v = strtol(text, &end, 10);
-    if (*end != '\0' || v < minimum || v > 100000) {
+    if (text[0] < '0' || text[0] > '9' || *end != '\0' || v < minimum || v > 100000) {
         fprintf(stderr, "hum bench: %s '%s' (expected an integer %d..100000)\n", name, text, minimum);
         return 2;
     }

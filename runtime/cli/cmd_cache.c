@@ -54,10 +54,8 @@ int hum_cmd_cache(const char *config, int argc, char **argv)
     int parsed = cli_args_parse(&args, argc, argv);
     if (parsed)
         return parsed == 1 ? 0 : 2;
-    if (!action) {
-        usage(stderr);
-        return 2;
-    }
+    if (!action)
+        return cli_usage_error(&args, "an action is required: ls or clear");
     if (strcmp(action, "ls") != 0 && strcmp(action, "clear") != 0)
         return cli_usage_error(&args, "unknown action '%s' (expected ls or clear)", action);
     hum_runtime *rt;

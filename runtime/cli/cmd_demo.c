@@ -313,10 +313,8 @@ int hum_cmd_demo(const char *config, int argc, char **argv)
     if (format && strcmp(format, "gptq") != 0 && strcmp(format, "awq") != 0)
         return cli_usage_error(&args, "bad argument '--format %s' (expected --format gptq or --format awq)", format);
     o.awq = format && !strcmp(format, "awq");
-    if (o.awq && o.act_order) {
-        fprintf(stderr, "hum demo: --act-order is a GPTQ option (AWQ has no act-order)\n");
-        return 2;
-    }
+    if (o.awq && o.act_order)
+        return cli_usage_error(&args, "--act-order is a GPTQ option (AWQ has no act-order)");
     hum_runtime *rt;
     if (cli_runtime_open("demo", config, NULL, &rt) != 0)
         return 1;

@@ -78,6 +78,9 @@ int main(void)
     JT_CHECK(hum("compile --arch sm_80") == 2, "no target must be a usage error:\n%s", output);
     JT_CHECK(hum("compile --frobnicate") == 2, "unknown option:\n%s", output);
     JT_CHECK(hum("cache list") == 2, "unknown cache action:\n%s", output);
+    /* no action: say so, not the usage text alone */
+    JT_CHECK(hum("cache") == 2 && strstr(output, "hum cache: an action is required") && strstr(output, "usage: hum cache"),
+             "cache without an action must name what is missing:\n%s", output);
     JT_CHECK(hum("compile --help") == 0 && strstr(output, "--kernel") && strstr(output, "--layer") &&
                  strstr(output, "--config"),
              "compile --help");

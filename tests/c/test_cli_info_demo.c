@@ -65,6 +65,7 @@ int main(void)
     cli_has("kept checkpoint", "gptq");
     RT_CHECK(cli_hum("demo --format awq --act-order") == 2, "AWQ has no act-order:\n%s", cli_output);
     cli_has("demo --format awq --act-order", "GPTQ option");
+    cli_has("demo --format awq --act-order", "usage: hum demo"); /* a usage error like the others */
     RT_CHECK(cli_hum("demo --format exl2") == 2, "unknown format:\n%s", cli_output);
     cli_has("demo --format exl2", "--format gptq or --format awq");
 
