@@ -75,12 +75,36 @@ hum_status hum_layer_check_weight(const hum_standard_weight *w, const hum_layer_
     return HUM_OK;
 }
 
-/* Shared by both constructors: checks `w` and takes it (moved: *w is zeroed) or a copy of it. */
+hum_status hum_layer_shard_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_standard_weight *cut,
+                                  const hum_standard_weight **use)
+{
+    memset(cut, 0, sizeof *cut);
+    *use = w;
+    if (!opts || (opts->shard.dim == HUM_SHARD_NONE && !opts->shard.experts))
+        return HUM_OK;
+    hum_status st = hum_standard_shard(w, &opts->shard, cut);
+    if (st == HUM_OK)
+        *use = cut;
+    return st;
+}
+
+/* Shared by both constructors: cuts the options' shard, checks the weight and takes it (moved:
+ * *w is zeroed) or a copy of it. */
 static hum_status layer_create(hum_runtime *rt, hum_standard_weight *w, int move, const hum_layer_options *opts,
                                hum_layer **out)
 {
+    hum_standard_weight cut;
+    const hum_standard_weight *use;
+    hum_status st = hum_layer_shard_weight(w, opts, &cut, &use);
+    if (st != HUM_OK)
+        return hum_fail_context(st, "hum_layer_from_standard");
+    if (use == &cut) {
+        st = layer_create(rt, &cut, 1, &(hum_layer_options){.activation_dtype = opts->activation_dtype}, out);
+        hum_standard_free(&cut);
+        return st;
+    }
     hum_dtype act;
-    hum_status st = hum_layer_check_weight(w, opts, &act);
+    st = hum_layer_check_weight(w, opts, &act);
     if (st != HUM_OK)
         return hum_fail_context(st, "hum_layer_from_standard");
     hum_layer *layer = calloc(1, sizeof *layer);
