@@ -1127,7 +1127,8 @@ typedef struct hum_layer_info {
     int64_t device_bytes;     /* device memory the layer holds */
 } hum_layer_info;
 
-/* What the layer is and how it was prepared. HUM_ERR_INVALID_ARG for NULL. */
+/* What the layer is and how it was prepared; before hum_layer_prepare only the "in" fields of
+ * config are set (the derived ones and the plan are zero). HUM_ERR_INVALID_ARG for NULL. */
 hum_status hum_layer_get_info(const hum_layer *layer, hum_layer_info *out);
 
 /*

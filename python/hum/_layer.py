@@ -1,0 +1,155 @@
+"""hum.Layer: a prepared quantized linear layer and its forward on torch / CUDA-array tensors."""
+
+import ctypes
+
+from . import HumError, _check, dtype_name
+from ._capi import F, K, T
+
+_FORWARD = F["hum_layer_forward"]
+_DEVICE = K["HUM_MEMORY_DEVICE"]
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch
+
+
+class Layer:
+    """C[..., N] = x[..., K] @ dequant(W)^T (+ bias). Made by Runtime.layer_from_*; n, k, activation
+    (its dtype name), info (how hum prepared it). Free with close() or by dropping it (and before
+    the runtime is closed, which closes its layers)."""
+
+    def __init__(self, runtime, handle):
+        self._runtime = runtime
+        self._h = handle
+        info = self._info()
+        self.n, self.k = info.config.n, info.config.k
+        self.activation = dtype_name(info.config.activation_dtype)
+        # Reused by every forward: the call fills data, shape and strides in place.
+        self._a, self._c = T["hum_tensor"](), T["hum_tensor"]()
+        for t in (self._a, self._c):
+            t.dtype, t.rank, t.memory = info.config.activation_dtype, 2, _DEVICE
+        self._aref, self._cref = ctypes.byref(self._a), ctypes.byref(self._c)
+        torch = _torch()
+        self._torch_dtype = None if torch is None else getattr(torch, self.activation)
+        device = runtime.device
+        self._ordinal = None if device is None else device["ordinal"]
+
+    def _handle(self):
+        if not self._h:
+            raise HumError("HUM_ERR_INVALID_ARG", "the layer is closed")
+        return self._h
+
+    def _info(self):
+        info = T["hum_layer_info"]()
+        _check(F["hum_layer_get_info"](self._handle(), ctypes.byref(info)))
+        return info
+
+    def close(self):
+        h, self._h = getattr(self, "_h", None), None
+        if h:
+            F["hum_layer_destroy"](h)
+
+    def __del__(self):
+        self.close()
+
+    def prepare(self):
+        """Compiles the layer's kernels and uploads its weights to the runtime's GPU (once)."""
+        _check(F["hum_layer_prepare"](self._handle()), "prepare")
+        return self
+
+    @property
+    def info(self):
+        """dict: n, k, activation, prepared, policy, arch, ranges [(m_min, m_max, tile)], timings."""
+        i = self._info()
+        ranges = []
+        for e in i.entries[: i.entry_count]:
+            tile = "%dx%dx%d/%d%s" % (e.block_m, e.block_n, e.block_k, e.stages, " wgmma" if e.kernel else "")
+            ranges.append((e.m_min, e.m_max, tile))
+        return {"n": i.config.n, "k": i.config.k, "activation": dtype_name(i.config.activation_dtype),
+                "weight": dtype_name(i.config.weight_dtype), "act_order": bool(i.config.act_order),
+                "prepared": bool(i.prepared), "policy": i.policy_name.decode(), "arch": i.arch.decode(),
+                "ranges": ranges, "prepare_ms": i.prepare_ms, "compile_ms": i.compile_ms,
+                "device_bytes": i.device_bytes}
+
+    def __repr__(self):
+        return "hum.Layer(n=%d, k=%d, %s)" % (self.n, self.k, self.activation)
+
+    def __call__(self, x, out=None, stream=None):
+        """x [..., K] on the GPU -> out [..., N] (allocated when None), on `stream` (None: torch's
+        current stream for torch tensors, the legacy default stream otherwise). Asynchronous."""
+        torch = _torch()
+        if torch is not None and isinstance(x, torch.Tensor):
+            return self._forward_torch(torch, x, out, stream)
+        if not hasattr(x, "__cuda_array_interface__"):
+            raise TypeError("hum.Layer: x must be a torch CUDA tensor or have __cuda_array_interface__, not %s"
+                            % type(x).__name__)
+        if out is None:
+            raise TypeError("hum.Layer: `out` is required for __cuda_array_interface__ inputs")
+        m = self._fill_cai(self._a, x, self.k, "x")
+        if self._fill_cai(self._c, out, self.n, "out") != m:
+            raise ValueError("hum.Layer: out has %d rows, x has %d" % (self._c.shape[0], m))
+        self._launch(_stream_handle(torch, stream, None))
+        return out
+
+    def _forward_torch(self, torch, x, out, stream):
+        if not x.is_cuda:
+            raise ValueError("hum.Layer: x is on %s, expected a CUDA tensor" % x.device)
+        if x.device.index != self._ordinal:
+            raise ValueError("hum.Layer: x is on %s, the layer's runtime on cuda:%s" % (x.device, self._ordinal))
+        if x.dtype != self._torch_dtype:
+            raise ValueError("hum.Layer: x is %s, the layer takes %s" % (x.dtype, self._torch_dtype))
+        if x.dim() < 1 or x.shape[-1] != self.k:
+            raise ValueError("hum.Layer: x has shape %s, expected [..., %d]" % (tuple(x.shape), self.k))
+        a = x.reshape(-1, self.k)
+        if a.stride(1) != 1 or a.stride(0) < self.k:
+            a = a.contiguous()
+        if out is None:
+            out = torch.empty(x.shape[:-1] + (self.n,), dtype=x.dtype, device=x.device)
+        elif out.dtype != x.dtype or out.device != x.device or out.shape != x.shape[:-1] + (self.n,):
+            raise ValueError("hum.Layer: out is %s %s on %s, expected %s %s on %s" % (
+                out.dtype, tuple(out.shape), out.device, x.dtype, tuple(x.shape[:-1]) + (self.n,), x.device))
+        c = out.view(-1, self.n)
+        if c.stride(1) != 1:
+            raise ValueError("hum.Layer: out's last dimension must be contiguous")
+        ta, tc = self._a, self._c
+        ta.data, tc.data = a.data_ptr(), c.data_ptr()
+        ta.shape[0], ta.shape[1], ta.strides[0] = a.shape[0], self.k, a.stride(0)
+        tc.shape[0], tc.shape[1], tc.strides[0] = c.shape[0], self.n, c.stride(0)
+        self._launch(_stream_handle(torch, stream, x.device))
+        return out
+
+    def _launch(self, stream):
+        status = _FORWARD(self._handle(), stream, self._aref, None, self._cref)
+        if status:
+            _check(status, "hum.Layer forward")
+
+    @staticmethod
+    def _fill_cai(t, obj, cols, what):
+        cai = obj.__cuda_array_interface__
+        if cai["typestr"] != "<f2" or dtype_name(t.dtype) != "float16":
+            raise ValueError("hum.Layer: %s has typestr %s; __cuda_array_interface__ inputs must be float16 ('<f2') "
+                             "for a float16 layer" % (what, cai["typestr"]))
+        shape = tuple(cai["shape"])
+        if len(shape) != 2 or shape[1] != cols:
+            raise ValueError("hum.Layer: %s has shape %s, expected [M, %d]" % (what, shape, cols))
+        strides = cai.get("strides")
+        row = cols if strides is None else strides[0] // 2
+        if strides is not None and strides[1] != 2:
+            raise ValueError("hum.Layer: %s's rows must be contiguous" % what)
+        t.data = cai["data"][0]
+        t.shape[0], t.shape[1], t.strides[0] = shape[0], cols, row
+        return shape[0]
+
+
+def _stream_handle(torch, stream, device):
+    if stream is None:
+        if device is None or torch is None:
+            return None
+        return torch.cuda.current_stream(device).cuda_stream
+    if isinstance(stream, int):
+        return stream
+    return stream.cuda_stream
