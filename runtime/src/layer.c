@@ -168,7 +168,7 @@ hum_status hum_layer_get_info(const hum_layer *layer, hum_layer_info *out)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_get_info: NULL %s", !layer ? "layer" : "out");
     memset(out, 0, sizeof *out);
     out->config = layer->plan.config;
-    if (!layer->prepared) {
+    if (layer->plan.config.n == 0) { /* not planned yet: the inputs the plan will start from */
         hum_layer_plan inputs;
         memset(&inputs, 0, sizeof inputs);
         hum_layer_plan_inputs(&layer->weight, layer->activation_dtype, &inputs);

@@ -372,12 +372,15 @@ static void check_errors(const char *dir, const hum_standard_weight *full)
     hum_status st = hum_layer_from_safetensors(fmt_runtime(), dir, layer, &o, &l);
     FMT_CHECK(st == HUM_OK, "layer column shard: %s", hum_last_error());
     hum_layer_info info;
-    if (st == HUM_OK && hum_layer_get_info(l, &info) == HUM_OK) {
-        hum_layer_compile(fmt_runtime(), full, &o, "sm_80", &info); /* planning sees the shard too */
+    if (st == HUM_OK && hum_layer_get_info(l, &info) == HUM_OK)
         FMT_CHECK(info.config.n == full->n / 2 && info.config.k == full->k, "layer shard dims %lld x %lld",
                   (long long)info.config.n, (long long)info.config.k);
-    }
     hum_layer_destroy(l);
+    /* planning (and compiling) sees the shard too */
+    st = hum_layer_compile(fmt_runtime(), full, &o, "sm_80", &info);
+    FMT_CHECK(st == HUM_OK && info.config.n == full->n / 2 && info.config.padded_k == 512,
+              "compiled shard: %s; dims %lld x %lld", hum_last_error(), (long long)info.config.n,
+              (long long)info.config.k);
     o.shard = (hum_shard){.dim = HUM_SHARD_ROW, .rank = 0, .world = 3};
     FMT_EXPECT_ERROR(hum_layer_from_safetensors(fmt_runtime(), dir, layer, &o, &l), HUM_ERR_UNSUPPORTED,
                      "layer row shard over 3", "not a multiple of world 3");
