@@ -267,12 +267,17 @@ def run(rt, directory, fmt, dtype, tokens, gpu):
     torch.cuda.synchronize()
     err, err16 = rel(got, ref), rel(dense_ref, ref)
     top1 = (got.argmax(-1) == ref.argmax(-1)).float().mean().item()
+    top1_16 = (dense_ref.argmax(-1) == ref.argmax(-1)).float().mean().item()
+    name = str(dtype).split(".")[-1]
     print("  logits [%s], hum layers (%s) vs float32 dequantized reference: rel err %.2e, top-1 agreement %.1f%%"
-          % ("x".join(map(str, got.shape)), str(dtype).split(".")[-1], err, 100 * top1))
-    print("  (torch %s GEMMs on the same dequantized weights: rel err %.2e)" % (str(dtype).split(".")[-1], err16))
-    limit = 3 * err16 + 1e-3
-    ok &= bool(torch.isfinite(got).all()) and err <= limit and top1 >= 0.9
-    print("  %s (limit: rel err <= %.2e, top-1 >= 90%%)" % ("PASS" if ok else "FAIL", limit))
+          % ("x".join(map(str, got.shape)), name, err, 100 * top1))
+    print("  torch %s GEMMs on the same dequantized weights:                  rel err %.2e, top-1 agreement %.1f%%"
+          % (name, err16, 100 * top1_16))
+    # hum's 16-bit GEMMs must be about as close to the float32 reference as torch's own: a layout
+    # or scale mistake would be off by O(1).
+    limit = max(3 * err16, 1e-2)
+    ok &= bool(torch.isfinite(got).all()) and err <= limit and top1 >= top1_16 - 0.1
+    print("  %s (limits: rel err <= %.2e, top-1 >= %.1f%%)" % ("PASS" if ok else "FAIL", limit, 100 * (top1_16 - 0.1)))
     return ok
 
 

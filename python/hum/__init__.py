@@ -6,8 +6,8 @@
     y = layer(x)                                         # x: CUDA float16/bfloat16 [..., K] -> [..., N]
 
 Tensors: torch tensors (any leading shape; rows of the flattened [M, K] view may be strided), or
-any object with __cuda_array_interface__ (float16 only: the interface has no bfloat16 type
-string). Forwards run on the host's current stream: torch.cuda.current_stream() unless `stream`
+2-D arrays that export DLPack or __cuda_array_interface__ (float16 only: that interface has no
+bfloat16 type string). Forwards run on the host's current stream: torch.cuda.current_stream() unless `stream`
 (a CUstream handle as an int, or a torch.cuda.Stream) is given; they neither allocate (when `out`
 is given) nor synchronise, so torch.cuda.graph captures them. Every failing call raises HumError
 with hum's message (hum_last_error()).
@@ -107,14 +107,14 @@ def _options(activation, shard):
 def _np():
     try:
         import numpy
-    except ImportError as e:  # pragma: no cover - numpy is a test dependency
+    except ImportError as e:
         raise ImportError("hum: host-side helpers (dequant, reference_gemm, quantize) need numpy") from e
     return numpy
 
 
 class StandardWeight:
     """A weight in hum's standard format (host memory, owned here): what a checkpoint layer is
-    converted to. n, k, num_experts, weight_dtype / param_dtype / scale_dtype names, scale_type."""
+    converted to: n, k, num_experts, group_size, has_bias, act_order and the dtype names."""
 
     def __init__(self, handle):
         self._w = handle

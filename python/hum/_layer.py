@@ -84,15 +84,13 @@ class Layer:
         torch = _torch()
         if torch is not None and isinstance(x, torch.Tensor):
             return self._forward_torch(torch, x, out, stream)
-        if not hasattr(x, "__cuda_array_interface__"):
-            raise TypeError("hum.Layer: x must be a torch CUDA tensor or have __cuda_array_interface__, not %s"
-                            % type(x).__name__)
         if out is None:
-            raise TypeError("hum.Layer: `out` is required for __cuda_array_interface__ inputs")
-        m = self._fill_cai(self._a, x, self.k, "x")
-        if self._fill_cai(self._c, out, self.n, "out") != m:
+            raise TypeError("hum.Layer: `out` is required for inputs other than torch tensors")
+        handle = _stream_handle(torch, stream, None)
+        m = self._fill_array(self._a, x, self.k, "x", handle)
+        if self._fill_array(self._c, out, self.n, "out", handle) != m:
             raise ValueError("hum.Layer: out has %d rows, x has %d" % (self._c.shape[0], m))
-        self._launch(_stream_handle(torch, stream, None))
+        self._launch(handle)
         return out
 
     def _forward_torch(self, torch, x, out, stream):
@@ -127,22 +125,71 @@ class Layer:
         if status:
             _check(status, "hum.Layer forward")
 
-    @staticmethod
-    def _fill_cai(t, obj, cols, what):
-        cai = obj.__cuda_array_interface__
-        if cai["typestr"] != "<f2" or dtype_name(t.dtype) != "float16":
-            raise ValueError("hum.Layer: %s has typestr %s; __cuda_array_interface__ inputs must be float16 ('<f2') "
-                             "for a float16 layer" % (what, cai["typestr"]))
-        shape = tuple(cai["shape"])
+    def _fill_array(self, t, obj, cols, what, stream):
+        """Points `t` at a 2-D device array: DLPack (__dlpack__) first, else __cuda_array_interface__."""
+        if hasattr(obj, "__dlpack__"):
+            v = dlpack_view(obj, stream)
+            if v["device_type"] != _DL_CUDA or v["device_id"] != self._ordinal:
+                raise ValueError("hum.Layer: %s is on DLPack device (%d, %d), expected CUDA device %s"
+                                 % (what, v["device_type"], v["device_id"], self._ordinal))
+            dt, shape, strides, data = v["dtype"], v["shape"], v["strides"], v["data"]
+        elif hasattr(obj, "__cuda_array_interface__"):
+            cai = obj.__cuda_array_interface__
+            dt = {"<f2": "float16"}.get(cai["typestr"], cai["typestr"])  # no bfloat16 type string exists
+            shape, data = tuple(cai["shape"]), cai["data"][0]
+            strides = None if cai.get("strides") is None else tuple(s // 2 for s in cai["strides"])
+        else:
+            raise TypeError("hum.Layer: %s must be a torch CUDA tensor or support DLPack or "
+                            "__cuda_array_interface__, not %s" % (what, type(obj).__name__))
+        if dt != self.activation:
+            raise ValueError("hum.Layer: %s is %s, the layer takes %s" % (what, dt, self.activation))
         if len(shape) != 2 or shape[1] != cols:
             raise ValueError("hum.Layer: %s has shape %s, expected [M, %d]" % (what, shape, cols))
-        strides = cai.get("strides")
-        row = cols if strides is None else strides[0] // 2
-        if strides is not None and strides[1] != 2:
+        if strides is not None and strides[1] != 1 and shape[1] > 1:
             raise ValueError("hum.Layer: %s's rows must be contiguous" % what)
-        t.data = cai["data"][0]
-        t.shape[0], t.shape[1], t.strides[0] = shape[0], cols, row
+        t.data = data
+        t.shape[0], t.shape[1], t.strides[0] = shape[0], cols, cols if strides is None else strides[0]
         return shape[0]
+
+
+# DLPack (dlpack.h, v0.8: DLManagedTensor), read in place: the capsule is not consumed, so its
+# producer keeps ownership and the array stays alive through the object passed in.
+_DL_CUDA = 2
+_DL_DTYPES = {(2, 16): "float16", (4, 16): "bfloat16", (2, 32): "float32"}  # (kDLFloat / kDLBfloat, bits)
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int), ("device_id", ctypes.c_int)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int), ("dtype", _DLDataType),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_pointer.restype, _capsule_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+
+
+def dlpack_view(obj, stream=None):
+    """dict of an object's DLPack tensor: data (pointer, byte offset applied), device_type,
+    device_id, dtype name, shape, strides (elements; None when contiguous)."""
+    try:  # the stream the consumer runs on (1: CUDA's legacy default stream), for the producer to order its work
+        capsule = obj.__dlpack__(stream=1 if stream is None else stream)
+    except (TypeError, ValueError, RuntimeError, BufferError):  # producers of host memory take no stream
+        capsule = obj.__dlpack__()
+    t = _DLTensor.from_address(_capsule_pointer(capsule, b"dltensor"))
+    shape = tuple(t.shape[i] for i in range(t.ndim))
+    strides = tuple(t.strides[i] for i in range(t.ndim)) if t.strides else None
+    code = (t.dtype.code, t.dtype.bits)
+    return {"data": (t.data or 0) + t.byte_offset, "device_type": t.device.device_type, "device_id": t.device.device_id,
+            "dtype": _DL_DTYPES.get(code, "dlpack code %d bits %d" % code) if t.dtype.lanes == 1 else "vector",
+            "shape": shape, "strides": strides, "_capsule": capsule}
 
 
 def _stream_handle(torch, stream, device):

@@ -39,7 +39,7 @@ def test_dequant_is_the_quantized_weight(rt, gptq_dir):
     """GPTQ-style rounding keeps every weight within half a quantization step of the original."""
     w = rt.load_standard(gptq_dir, LAYERS[0])
     err = np.abs(w.dequant() - random_weights(1))
-    step = (random_weights(1).reshape(N, K // 128, 128).ptp(axis=2) / 15).repeat(128, axis=1)
+    step = (np.ptp(random_weights(1).reshape(N, K // 128, 128), axis=2) / 15).repeat(128, axis=1)
     assert np.all(err <= step * 0.5 + 1e-3)
     assert w.has_bias and w.bias().shape == (N,)
 
@@ -142,3 +142,15 @@ def test_errors_carry_hums_message(rt, gptq_dir, tmp_path):
     assert e.value.status == "HUM_ERR_CONFIG" and "bad.yaml" in e.value.message
     with pytest.raises(hum.HumError, match="quantize"):
         hum.quantize(np.full((4, 8), np.nan, dtype=np.float32))
+
+
+def test_dlpack_view():
+    """DLPack tensors are read in place: pointer, dtype, shape and element strides."""
+    from hum._layer import dlpack_view
+    a = np.arange(12, dtype=np.float16).reshape(3, 4)
+    v = dlpack_view(a)
+    assert (v["data"], v["dtype"], v["shape"], v["device_type"]) == (a.ctypes.data, "float16", (3, 4), 1)
+    assert v["strides"] in (None, (4, 1))
+    t = dlpack_view(a[:, 1:3])
+    assert (t["data"], t["shape"], t["strides"]) == (a.ctypes.data + 2, (3, 2), (4, 1))
+    assert dlpack_view(np.zeros(2, np.float32))["dtype"] == "float32"

@@ -112,3 +112,40 @@ def test_forward_errors(grt, gptq_dir):
     with pytest.raises(hum.HumError) as e:
         layer(raw[1:].view(2, K))
     assert e.value.status == "HUM_ERR_INVALID_ARG" and "aligned" in e.value.message
+
+
+class DLPackOnly:
+    """An array of a library hum does not know, seen through DLPack only."""
+
+    def __init__(self, t):
+        self.t = t
+
+    def __dlpack__(self, stream=None):
+        return self.t.__dlpack__(stream=stream)
+
+    def __dlpack_device__(self):
+        return self.t.__dlpack_device__()
+
+
+class CudaArrayOnly:
+    def __init__(self, t):
+        self.__cuda_array_interface__ = t.__cuda_array_interface__
+
+
+@pytest.mark.parametrize("activation", ["float16", "bfloat16"])
+def test_dlpack_and_cuda_array_interface(grt, gptq_dir, activation):
+    dt = getattr(torch, activation)
+    layer = grt.layer_from_checkpoint(gptq_dir, LAYERS[0], activation=activation)
+    x = torch.randn(9, K, device="cuda", dtype=dt)
+    want = layer(x)
+    out = torch.full((9, N), float("nan"), device="cuda", dtype=dt)
+    layer(DLPackOnly(x), out=DLPackOnly(out))
+    torch.cuda.synchronize()
+    assert torch.equal(out, want)
+    if activation == "float16":
+        out.fill_(float("nan"))
+        layer(CudaArrayOnly(x), out=CudaArrayOnly(out))
+        torch.cuda.synchronize()
+        assert torch.equal(out, want)
+    with pytest.raises(TypeError, match="out"):
+        layer(DLPackOnly(x))
