@@ -1,5 +1,5 @@
 // Everything the dense GEMM derives from the generated "hum_constants.h" (namespace hum_cfg,
-// written by the layer for one dispatch entry; runtime/src/layer_constants.c is its writer and
+// written by the layer for one dispatch entry; runtime/src/layer/gemm_variant.c is its writer and
 // documents each field). Only M, the pointers and the strides are run-time values.
 #pragma once
 #include "common.cuh"
