@@ -907,6 +907,14 @@ const char *hum_runtime_cache_dir(const hum_runtime *rt);
 const char *hum_runtime_config_path(const hum_runtime *rt);
 
 /*
+ * Policy files are trusted code: the operator's, run with the host's privileges. They still
+ * cannot take the process down or freeze it: each file runs in a sandbox of its own (a fresh
+ * global table per file and load, read-only standard libraries, no io, os.exit, os.execute,
+ * ffi, debug or load of bytecode), and every call into it (top level, applies, tunings) is
+ * stopped after the config's policy_time_limit_ms (default 1000 ms), releasing the Lua lock.
+ * Whatever fails inside a policy file (an error of any type, a time-out, a bad table, a hum
+ * helper's error) is HUM_ERR_POLICY naming the file and line (docs/policies.md).
+ *
  * Re-reads every policy layer. All files are compiled and checked before anything changes: on
  * any error (HUM_ERR_POLICY or HUM_ERR_IO, with file:line) the policies in force stay exactly as
  * they were. Layers prepared afterwards use the new tunings; prepared layers keep theirs. With `hot_reload: true` in
@@ -917,7 +925,9 @@ const char *hum_runtime_config_path(const hum_runtime *rt);
 hum_status hum_runtime_reload_policies(hum_runtime *rt);
 /* Number of policy files in force, and the origin of file i in layering order (0 first):
  * "embedded:policies/sm90.lua" or a path. NULL when i is out of range. Safe beside a reload on
- * another thread; the strings stay valid until the runtime is destroyed. */
+ * another thread; the strings stay valid until the runtime is destroyed. The runtime keeps one
+ * copy of each distinct origin it has loaded, so reloading the same files (by hand or hot)
+ * keeps no memory per reload; only new file names add their path once. */
 int32_t hum_runtime_policy_count(const hum_runtime *rt);
 const char *hum_runtime_policy_origin(const hum_runtime *rt, int32_t i);
 
