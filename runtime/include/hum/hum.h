@@ -891,8 +891,9 @@ void hum_runtime_options_init(hum_runtime_options *opts);
  * (docs/policies.md). Succeeds without a driver or GPU; hum_runtime_device then says why.
  * Errors: HUM_ERR_INVALID_ARG (out NULL, device_ordinal < -1, an ordinal past the last GPU);
  * HUM_ERR_IO (config or policy file unreadable); HUM_ERR_CONFIG ("file:line: ..." naming the key);
- * HUM_ERR_POLICY (a policy file fails to compile, run or check: "file:line: ..."). On failure
- * *out is NULL and nothing is left allocated.
+ * HUM_ERR_POLICY (a policy file fails to compile, run or check, or runs past the config's
+ * policy_time_limit_ms: "file:line: ..."; never another status, whatever the file raises).
+ * On failure *out is NULL and nothing is left allocated.
  */
 hum_status hum_runtime_create(const hum_runtime_options *opts, hum_runtime **out);
 /* Frees the runtime; NULL is a no-op. */
