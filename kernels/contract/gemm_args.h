@@ -1,6 +1,6 @@
 /* The GEMM kernel contract: the one argument every GEMM kernel of kernels/gemm/ takes, as a
  * `const __grid_constant__ hum_gemm_args` parameter, and that libhum fills for each launch
- * (runtime/src/layer_forward.c). Plain C, read by both the C11 library and NVRTC, so both sides
+ * (runtime/src/layer/layer_forward.c). Plain C, read by both the C11 library and NVRTC, so both sides
  * agree on every offset: only pointers, 32/64-bit integers, floats and the tensor map.
  *
  * Only M, top_k, the pointers and the strides are run-time values; shapes, dtypes and tiles are
@@ -54,5 +54,13 @@ typedef struct hum_gemm_args {
      * swizzle): the wgmma kernel's A loader; unused by the others */
     hum_gemm_tma_map a_map;
 } hum_gemm_args;
+
+/* Both compilers must lay the struct out alike: libhum passes its bytes as the kernel's one
+ * parameter. */
+#ifdef __cplusplus
+static_assert(sizeof(hum_gemm_args) == 320, "hum_gemm_args: 192 bytes of fields, then the 128-byte map");
+#else
+_Static_assert(sizeof(hum_gemm_args) == 320, "hum_gemm_args: 192 bytes of fields, then the 128-byte map");
+#endif
 
 #endif
