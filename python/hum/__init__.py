@@ -281,10 +281,13 @@ class Runtime:
             F["hum_checkpoint_close"](ck)
 
     def load_standard(self, path, name, shard=None):
-        """The layer `name` of a checkpoint converted to a StandardWeight (optionally its Shard)."""
+        """The layer `name` of a checkpoint converted to a StandardWeight, or its Shard (a MoE
+        layer of one module per expert then converts only the shard's experts)."""
         w = StandardWeight._new()
-        _check(F["hum_layer_load_standard"](self._handle(), str(path).encode(), name.encode(), ctypes.byref(w._w)))
-        return w.shard(shard) if shard is not None else w
+        s, ids = shard._c() if shard is not None else (None, None)
+        _check(F["hum_layer_load_shard"](self._handle(), str(path).encode(), name.encode(),
+                                         ctypes.byref(s) if s is not None else None, ctypes.byref(w._w)))
+        return w
 
     def layer_from_checkpoint(self, path, name, activation=None, shard=None, prepare=True):
         """A Layer of checkpoint layer `name` (or its Shard); activation "float16" / "bfloat16"

@@ -83,6 +83,8 @@ hum_status hum_checkpoint_list_layers(hum_runtime *rt, const hum_checkpoint *ckp
 void hum_layer_list_free(hum_layer_list *list);
 hum_status hum_layer_load_standard(hum_runtime *rt, const char *checkpoint_path, const char *layer_name,
     hum_standard_weight *out);
+hum_status hum_layer_load_shard(hum_runtime *rt, const char *checkpoint_path, const char *layer_name,
+    const hum_shard *shard, hum_standard_weight *out);
 hum_status hum_checkpoint_write_gptq(const char *dir, const char *const *layer_names,
     const hum_standard_weight *weights, int32_t count, const hum_checkpoint_write_options *opts);
 hum_status hum_checkpoint_write_awq(const char *dir, const char *const *layer_names,

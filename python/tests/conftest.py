@@ -54,3 +54,16 @@ def moe_dir(tmp_path_factory):
               for e in range(4)}
     hum.write_gptq(d, layers)
     return d
+
+
+@pytest.fixture(scope="session")
+def moe_mixed_dir(tmp_path_factory):
+    """Four experts, expert 2 alone with act-order: the set does not stack as a whole (one k_perm
+    per layer), but any shard of experts that leaves out 2, or holds 2 alone, does."""
+    d = tmp_path_factory.mktemp("moe-mixed")
+    perm = np.random.default_rng(3).permutation(256).astype(np.int32)
+    layers = {"model.layers.0.mlp.experts.%d.down_proj" % e: hum.quantize(
+        random_weights(20 + e, 128, 256), weight="uint4", group_size=128, k_perm=perm if e == 2 else None)
+        for e in range(4)}
+    hum.write_gptq(d, layers)
+    return d

@@ -107,6 +107,24 @@ def test_expert_shards(rt, moe_dir):
         rt.load_standard(moe_dir, "model.layers.0.mlp.experts.0.down_proj", shard=hum.Shard(experts=[0]))
 
 
+def test_expert_shards_convert_only_local_experts(rt, moe_mixed_dir):
+    name = "model.layers.0.mlp.experts.*.down_proj"
+    with pytest.raises(hum.HumError, match="act-order permutation"):
+        rt.load_standard(moe_mixed_dir, name)
+    part = rt.load_standard(moe_mixed_dir, name, shard=hum.Shard("row", 1, 2, experts=[3, 0, 1]))
+    assert (part.num_experts, part.n, part.k) == (3, 128, 128)
+    for local, expert in enumerate([3, 0, 1]):
+        alone = rt.load_standard(moe_mixed_dir, "model.layers.0.mlp.experts.%d.down_proj" % expert)
+        np.testing.assert_array_equal(part.dequant(local), alone.dequant()[:, 128:])
+    two = rt.load_standard(moe_mixed_dir, name, shard=hum.Shard(experts=[2]))
+    assert two.num_experts == 1 and two.act_order
+    with pytest.raises(hum.HumError, match="act-order permutation"):
+        rt.load_standard(moe_mixed_dir, name, shard=hum.Shard(experts=[2, 0]))
+    with pytest.raises(hum.HumError) as e:
+        rt.load_standard(moe_mixed_dir, name, shard=hum.Shard(experts=[0, 4]))
+    assert e.value.status == "HUM_ERR_INVALID_ARG" and "experts[1] = 4 is out of range" in e.value.message
+
+
 def test_layers_without_gpu(rt, gptq_dir):
     layer = rt.layer_from_checkpoint(gptq_dir, LAYERS[0], activation="bfloat16", shard=hum.Shard("column", 1, 4))
     assert (layer.n, layer.k, layer.activation) == (N // 4, K, "bfloat16")

@@ -143,10 +143,12 @@ hum_status hum_layer_from_safetensors(hum_runtime *rt, const char *path, const c
                         !rt ? "runtime" : !path ? "path" : !layer_name ? "layer name" : "out");
     hum_standard_weight w;
     memset(&w, 0, sizeof w);
-    hum_status st = hum_layer_load_standard(rt, path, layer_name, &w);
+    /* the shard is cut while loading, so that a MoE layer converts only its local experts */
+    const int sharded = opts && (opts->shard.dim != HUM_SHARD_NONE || opts->shard.experts);
+    hum_status st = hum_layer_load_shard(rt, path, layer_name, sharded ? &opts->shard : NULL, &w);
     if (st != HUM_OK)
         return st;
-    st = layer_create(rt, &w, 1, opts, out);
+    st = layer_create(rt, &w, 1, sharded ? &(hum_layer_options){.activation_dtype = opts->activation_dtype} : opts, out);
     hum_standard_free(&w);
     return st;
 }
