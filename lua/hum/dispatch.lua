@@ -5,6 +5,7 @@
 
 local ffi = require("ffi")
 local hum = require("hum")
+local policy = require("hum.policy")
 
 local dispatch = {}
 
@@ -89,8 +90,9 @@ function dispatch.fit(tuning, cfg, device, where)
 end
 
 -- The dispatch table of a policy's list ({m_min, m_max, tuning} ascending): each tuning
--- fitted, equal neighbours merged. Returns a list of {m_min, m_max, tuning} (tuning fields
--- as numbers, m_max math.huge for the last).
+-- fitted, equal neighbours merged. Returns a list of {m_min, m_max, tuning, origin} (tuning
+-- fields as numbers, m_max math.huge for the last; origin the "file:line" of the policy line
+-- that chose the first of the merged tunings).
 function dispatch.table(list, cfg, device, policy_name)
   local out = {}
   for i, e in ipairs(list) do
@@ -100,7 +102,7 @@ function dispatch.table(list, cfg, device, policy_name)
     if last and same(last.tuning, t) then
       last.m_max = e.m_max
     else
-      out[#out + 1] = { m_min = e.m_min, m_max = e.m_max, tuning = t }
+      out[#out + 1] = { m_min = e.m_min, m_max = e.m_max, tuning = t, origin = policy.origin_of(e.tuning) or "" }
     end
     if i == #list and #out > tonumber(hum.C.HUM_LAYER_MAX_ENTRIES) then
       hum.fail("HUM_ERR_POLICY", string.format("policy '%s' gives %d distinct kernels for one layer (at most %d)",
@@ -110,6 +112,14 @@ function dispatch.table(list, cfg, device, policy_name)
   return out
 end
 
+-- `text` into the char array `dst`, cut with "..." when it does not fit.
+local function put(dst, text)
+  local cap = ffi.sizeof(dst)
+  if #text >= cap then text = text:sub(1, cap - 4) .. "..." end
+  ffi.copy(dst, text)
+end
+dispatch.put = put
+
 -- Writes a dispatch table into a hum_layer_plan.
 function dispatch.store(tbl, plan)
   plan.entry_count = #tbl
@@ -118,6 +128,7 @@ function dispatch.store(tbl, plan)
     dst.m_min = e.m_min
     dst.m_max = e.m_max == math.huge and INT64_MAX or e.m_max
     for _, f in ipairs(FIELDS) do dst[f] = e.tuning[f] end
+    put(plan.entry_origin[i - 1], e.origin)
   end
 end
 

@@ -144,7 +144,9 @@ function layer.plan(rt, plan)
   local list, p = policy.tunings(device, cfg)
   local tbl = dispatch.table(list, plan.config, device, p.name)
   dispatch.store(tbl, plan)
-  ffi.copy(plan.policy_name, p.name:sub(1, ffi.sizeof(plan.policy_name) - 1))
+  dispatch.put(plan.policy_name, p.name)
+  dispatch.put(plan.policy_origin, p.origin)
+  if plan.sm == 0 then dispatch.put(plan.device_name, device.name) end
 end
 
 return layer

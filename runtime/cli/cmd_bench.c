@@ -10,6 +10,7 @@
 #include "bench_tmpdir.h"
 #include "cli.h"
 #include "cli_args.h"
+#include "cli_dispatch.h"
 #include "cli_runtime.h"
 #include "internal.h"
 
@@ -104,21 +105,6 @@ static int64_t weight_bytes(const hum_standard_weight *w)
            tensor_bytes(&w->global_scale) + tensor_bytes(&w->bias) + tensor_bytes(&w->k_perm);
 }
 
-/* The layer's dispatch table, one line per M range. */
-static void print_dispatch(const hum_layer_info *info)
-{
-    printf("dispatch (policy %s, %s): %d M ranges\n", info->policy_name, info->arch, info->entry_count);
-    for (int32_t i = 0; i < info->entry_count; i++) {
-        const hum_tuning *t = &info->entries[i];
-        char upper[32] = "inf";
-        if (t->m_max != INT64_MAX)
-            snprintf(upper, sizeof upper, "%lld", (long long)t->m_max);
-        printf("  M %6lld..%-6s %-8s block %dx%dx%d, warp %dx%dx%d, %d stages, %d CTAs/SM%s\n", (long long)t->m_min,
-               upper, t->kernel == HUM_GEMM_KERNEL_WGMMA ? "wgmma" : "mma.sync", t->block_m, t->block_n, t->block_k, t->warp_m, t->warp_n, t->warp_k, t->stages, t->ctas_per_sm,
-               t->stream_k ? ", stream-K" : "");
-    }
-}
-
 /* The layer prepared twice: from the empty cache `rt` was made with, then again (cache hits). */
 static hum_status prepare_cold_warm(hum_runtime *rt, const hum_standard_weight *w, const hum_layer_options *lo,
                                     bench_report *r, hum_layer **out)
@@ -141,7 +127,9 @@ static hum_status prepare_cold_warm(hum_runtime *rt, const hum_standard_weight *
         r->prepare_warm_ms = now_ms() - t0;
         hum_layer_get_info(*out, &info);
         printf("prepare, warm cache: %.1f ms (%d kernels from the cache)\n", r->prepare_warm_ms, info.kernels_cached);
-        print_dispatch(&info);
+        hum_layer_dispatch d;
+        if ((st = hum_layer_describe(*out, &d)) == HUM_OK)
+            cli_print_dispatch(stdout, &d, 0);
     }
     return st;
 }

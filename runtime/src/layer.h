@@ -3,7 +3,8 @@
  *   layer_plan.c     LayerConfig and dispatch table through lua/hum/layer.lua, kernel compiles
  *   layer_upload.c   device buffers and the GPU preprocessing (kernels/repack.cu)
  *   layer_forward.c  the hot path
- *   layer_spec.c     SPEC strings and random weights for them */
+ *   layer_spec.c     SPEC strings and random weights for them
+ *   layer_describe.c the dispatch table in force, or planned, for hum_layer_describe */
 #ifndef HUM_LAYER_H
 #define HUM_LAYER_H
 
@@ -71,6 +72,9 @@ int32_t hum_layer_scale_exponent(const hum_layer_config *cfg, double scale_max, 
 
 /* Fills plan->config's input fields from a standard weight and the activation dtype. */
 void hum_layer_plan_inputs(const hum_standard_weight *w, hum_dtype activation_dtype, hum_layer_plan *plan);
+
+/* Fills plan's target (arch, device name, sm, SMs, shared memory, L2) from a GPU. */
+hum_status hum_layer_plan_target(const hum_device_info *dev, hum_layer_plan *plan);
 
 /* Runs lua/hum/layer.lua's plan() on `plan` (inputs and target filled). */
 hum_status hum_layer_run_plan(hum_runtime *rt, hum_layer_plan *plan);

@@ -31,6 +31,19 @@ void hum_layer_plan_inputs(const hum_standard_weight *w, hum_dtype activation_dt
     c->has_global_scale = w->global_scale.data != NULL;
 }
 
+hum_status hum_layer_plan_target(const hum_device_info *dev, hum_layer_plan *plan)
+{
+    hum_status st = hum_arch_for_device(dev, plan->arch, sizeof plan->arch);
+    if (st != HUM_OK)
+        return st;
+    snprintf(plan->device_name, sizeof plan->device_name, "%s", dev->name);
+    plan->sm = dev->sm_major * 10 + dev->sm_minor;
+    plan->sm_count = dev->sm_count;
+    plan->smem_per_block = dev->max_smem_per_block_optin;
+    plan->l2_bytes = dev->l2_bytes;
+    return HUM_OK;
+}
+
 hum_status hum_layer_run_plan(hum_runtime *rt, hum_layer_plan *plan)
 {
     hum_status st = hum_lua_call(rt, "hum.layer", "plan", "hum_layer_plan *", plan);
@@ -101,13 +114,8 @@ hum_status hum_layer_prepare(hum_layer *layer)
     hum_layer_plan plan;
     memset(&plan, 0, sizeof plan);
     hum_layer_plan_inputs(&layer->weight, layer->activation_dtype, &plan);
-    if ((st = hum_arch_for_device(&dev, plan.arch, sizeof plan.arch)) != HUM_OK)
+    if ((st = hum_layer_plan_target(&dev, &plan)) != HUM_OK)
         return st;
-    snprintf(plan.device_name, sizeof plan.device_name, "%s", dev.name);
-    plan.sm = dev.sm_major * 10 + dev.sm_minor;
-    plan.sm_count = dev.sm_count;
-    plan.smem_per_block = dev.max_smem_per_block_optin;
-    plan.l2_bytes = dev.l2_bytes;
     if ((st = hum_layer_run_plan(layer->rt, &plan)) != HUM_OK)
         return hum_fail_context(st, "hum_layer_prepare");
 

@@ -1007,10 +1007,13 @@ typedef struct hum_layer_plan {
     char device_name[256];
     int32_t sm, sm_count;
     int64_t smem_per_block, l2_bytes;
-    /* out: the dispatch table (ranges ascending and contiguous from 1) and its policy */
+    /* out: the dispatch table (ranges ascending and contiguous from 1) and its policy; for a
+     * plan without a GPU (sm 0) device_name becomes the nominal device's */
     int32_t entry_count;
     hum_tuning entries[8]; /* HUM_LAYER_MAX_ENTRIES */
     char policy_name[64];
+    char policy_origin[512];   /* the winning policy's file: "embedded:policies/sm90.lua" or a path */
+    char entry_origin[8][256]; /* per entry, "file:line" of the policy line that chose its tuning */
 } hum_layer_plan;
 
 /* Checks one tuning against the kernel's shape rules for `config` (derived fields filled) and
@@ -1081,6 +1084,36 @@ typedef struct hum_layer_info {
 
 /* What the layer is and how it was prepared. HUM_ERR_INVALID_ARG for NULL. */
 hum_status hum_layer_get_info(const hum_layer *layer, hum_layer_info *out);
+
+/* One entry of a layer's dispatch table, as hum_layer_describe reports it. */
+typedef struct hum_dispatch_row {
+    hum_tuning tuning;  /* M range m_min..m_max (INT64_MAX: no upper bound) and the fitted tuning */
+    int64_t smem_bytes; /* dynamic shared memory of one CTA */
+    int32_t threads;    /* threads per CTA */
+    char origin[256];   /* "file:line" of the policy line that chose the tuning, e.g.
+                         * "embedded:policies/sm90.lua:31" (cut with "..." when longer) */
+} hum_dispatch_row;
+
+/* What runs for each M: the dispatch table of one layer on one device. */
+typedef struct hum_layer_dispatch {
+    char policy_name[64];
+    char policy_origin[512]; /* the file of the policy that won for the device */
+    char device_name[256];   /* the GPU, or the nominal device of the arch ("nominal sm_80 (A100 SXM)") */
+    char arch[16];           /* what the kernels are compiled for: "sm_90a" */
+    int32_t row_count;
+    hum_dispatch_row rows[8]; /* HUM_LAYER_MAX_ENTRIES, ascending M, contiguous from M = 1 */
+} hum_layer_dispatch;
+
+/* The dispatch table in force for a prepared layer. HUM_ERR_INVALID_ARG for NULL or a layer not
+ * prepared yet (hum_layer_describe_plan plans one without preparing it). */
+hum_status hum_layer_describe(const hum_layer *layer, hum_layer_dispatch *out);
+
+/* The dispatch table the policies in force give the weight (opts may be NULL) on the nominal
+ * device of `arch` ("sm_80", "sm_90a"), or with arch NULL on the runtime's GPU; plans only:
+ * nothing is compiled, nothing touches a GPU. Errors: those of hum_layer_compile without
+ * HUM_ERR_COMPILE; HUM_ERR_NO_DEVICE for arch NULL on a runtime without a GPU. */
+hum_status hum_layer_describe_plan(hum_runtime *rt, const hum_standard_weight *w, const hum_layer_options *opts,
+                                   const char *arch, hum_layer_dispatch *out);
 
 /*
  * CPU-only planning and compilation for `arch` ("sm_80", "sm_90a", ...), no GPU needed: the
