@@ -120,14 +120,37 @@ local function put(dst, text)
 end
 dispatch.put = put
 
+-- Writes M range m_min..m_max (math.huge: no bound) and fitted tuning `t` into hum_tuning `dst`.
+function dispatch.put_tuning(dst, m_min, m_max, t)
+  dst.m_min = m_min
+  dst.m_max = m_max == math.huge and INT64_MAX or m_max
+  for _, f in ipairs(FIELDS) do dst[f] = t[f] end
+end
+
+-- A fitted tuning (a table as dispatch.fit returns, or a hum_tuning) in policy spelling:
+-- stream_k a boolean, kernel a name. Fitting it again gives it back unchanged.
+function dispatch.policy_tuning(t)
+  local out = {}
+  for _, f in ipairs(FIELDS) do out[f] = tonumber(t[f]) end
+  out.stream_k = out.stream_k == 1
+  for name, code in pairs(KERNELS) do
+    if code == out.kernel then out.kernel = name end
+  end
+  return out
+end
+
+-- A string equal for equal fitted tunings.
+function dispatch.key(t)
+  local parts = {}
+  for i, f in ipairs(FIELDS) do parts[i] = tostring(tonumber(t[f])) end
+  return table.concat(parts, ",")
+end
+
 -- Writes a dispatch table into a hum_layer_plan.
 function dispatch.store(tbl, plan)
   plan.entry_count = #tbl
   for i, e in ipairs(tbl) do
-    local dst = plan.entries[i - 1]
-    dst.m_min = e.m_min
-    dst.m_max = e.m_max == math.huge and INT64_MAX or e.m_max
-    for _, f in ipairs(FIELDS) do dst[f] = e.tuning[f] end
+    dispatch.put_tuning(plan.entries[i - 1], e.m_min, e.m_max, e.tuning)
     put(plan.entry_origin[i - 1], e.origin)
   end
 end

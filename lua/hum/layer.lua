@@ -127,7 +127,7 @@ function layer.config(c, sm)
 end
 
 -- The device table the policies see for a plan: its GPU, or the nominal device of its arch.
-local function target(plan)
+function layer.target(plan)
   if plan.sm > 0 then
     return {
       name = ffi.string(plan.device_name), sm = plan.sm, sm_count = plan.sm_count,
@@ -139,7 +139,7 @@ end
 
 -- Fills a hum_layer_plan: derived config fields, dispatch table, policy name.
 function layer.plan(rt, plan)
-  local device = target(plan)
+  local device = layer.target(plan)
   local cfg = layer.config(plan.config, device.sm)
   local list, p = policy.tunings(device, cfg)
   local tbl = dispatch.table(list, plan.config, device, p.name)

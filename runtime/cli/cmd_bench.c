@@ -64,24 +64,6 @@ static int parse(int argc, char **argv, bench_options *o)
     return rc;
 }
 
-/* A count option: 0 < value <= limit. */
-static int parse_count(const char *name, const char *text, int32_t fallback, int32_t minimum, int32_t *out)
-{
-    if (text == NULL) {
-        *out = fallback;
-        return 0;
-    }
-    /* digits only: strtol alone takes "" as 0 and skips leading blanks and a sign */
-    char *end;
-    long v = strtol(text, &end, 10);
-    if (text[0] < '0' || text[0] > '9' || *end != '\0' || v < minimum || v > 100000) {
-        fprintf(stderr, "hum bench: %s '%s' (expected an integer %d..100000)\n", name, text, minimum);
-        return 2;
-    }
-    *out = (int32_t)v;
-    return 0;
-}
-
 static double now_ms(void)
 {
     struct timespec ts;
@@ -286,7 +268,8 @@ int hum_cmd_bench(const char *config, int argc, char **argv)
     bench_report r = {0};
     int64_t ms[BENCH_MAX_M_VALUES];
     int32_t m_count = 0;
-    if (parse_count("--warmup", o.warmup, 20, 0, &r.warmup) || parse_count("--reps", o.reps, 100, 1, &r.reps))
+    if (bench_parse_count("hum bench", "--warmup", o.warmup, 20, 0, &r.warmup) ||
+        bench_parse_count("hum bench", "--reps", o.reps, 100, 1, &r.reps))
         return 2;
     if (bench_parse_m_list(o.m_list ? o.m_list : "1,2,4,8,16,32,64,128,256,512,1024,2048,4096,8192", ms,
                            BENCH_MAX_M_VALUES, &m_count) != HUM_OK) {

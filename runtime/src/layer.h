@@ -85,6 +85,13 @@ hum_status hum_layer_run_plan(hum_runtime *rt, hum_layer_plan *plan);
 hum_status hum_layer_compile_entries(hum_runtime *rt, const hum_layer_plan *plan, hum_jit_result *results,
                                      double *compile_ms, int32_t *compiled, int32_t *cached);
 
+/* Compiles the kernels of `count` tunings of plan->config for plan->arch in parallel into the
+ * runtime's kernel cache (hum tune, before it prepares a layer for each), so that preparing
+ * them later finds them there. Tunings the kernels refuse, and compiles that fail, are left
+ * out: the later prepare reports them. Returns the number of tunings the kernels take (the
+ * compile requests made). */
+int32_t hum_layer_precompile(hum_runtime *rt, const hum_layer_plan *plan, const hum_tuning *tunings, int32_t count);
+
 /* Uploads the host weight of `layer` (planned) to the GPU and preprocesses it into *buf; sets
  * the layer's scale_exponent and out_factor. max_grid sizes the stream-K locks. On failure
  * nothing stays allocated. */

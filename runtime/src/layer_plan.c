@@ -8,6 +8,7 @@
 #include "lua_bridge.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void hum_layer_plan_inputs(const hum_standard_weight *w, hum_dtype activation_dtype, hum_layer_plan *plan)
@@ -66,27 +67,60 @@ hum_status hum_layer_run_plan(hum_runtime *rt, hum_layer_plan *plan)
     return HUM_OK;
 }
 
+/* The compile request of tuning `t` of the plan's config for plan->arch; `header` (cap bytes)
+ * receives its generated constants. */
+static hum_status entry_request(const hum_layer_plan *plan, const hum_tuning *t, char *header, size_t cap,
+                                hum_jit_request *req)
+{
+    hum_gemm_variant v;
+    hum_layer_variant(&plan->config, t, &v);
+    hum_status st = hum_gemm_variant_check(&v);
+    if (st == HUM_OK && v.wgmma && strcmp(plan->arch, "sm_90a") != 0)
+        st = hum_fail(HUM_ERR_UNSUPPORTED, "the wgmma kernel runs on sm_90a only (the target is %s)", plan->arch);
+    if (st == HUM_OK)
+        st = hum_gemm_constants(&v, header, cap);
+    if (st != HUM_OK)
+        return st;
+    memset(req, 0, sizeof *req);
+    req->source = v.wgmma ? HUM_GEMM_WGMMA_SOURCE : "kernels/gemm.cu";
+    req->constants = header;
+    req->kernel_name = v.wgmma ? HUM_GEMM_WGMMA_KERNEL : "hum_gemm";
+    req->arch = plan->arch;
+    return HUM_OK;
+}
+
+int32_t hum_layer_precompile(hum_runtime *rt, const hum_layer_plan *plan, const hum_tuning *tunings, int32_t count)
+{
+    enum { HEADER = 2048 };
+    char *headers = malloc((size_t)count * HEADER + 1);
+    hum_jit_request *reqs = calloc((size_t)count + 1, sizeof *reqs);
+    hum_jit_result *results = calloc((size_t)count + 1, sizeof *results);
+    int32_t n = 0;
+    for (int32_t i = 0; headers && reqs && results && i < count; i++)
+        if (entry_request(plan, &tunings[i], headers + (size_t)n * HEADER, HEADER, &reqs[n]) == HUM_OK)
+            n++;
+    /* Each request's cubin enters the caches on its own: one that fails leaves the others
+     * compiled, so the aggregate status says nothing here. */
+    if (n > 0 && hum_jit_compile_many(hum_runtime_cache_dir(rt), reqs, n, results, 0) == HUM_OK)
+        for (int32_t i = 0; i < n; i++)
+            hum_jit_result_free(&results[i]);
+    hum_clear_error();
+    free(headers);
+    free(reqs);
+    free(results);
+    return n;
+}
+
 hum_status hum_layer_compile_entries(hum_runtime *rt, const hum_layer_plan *plan, hum_jit_result *results,
                                      double *compile_ms, int32_t *compiled, int32_t *cached)
 {
     char headers[HUM_LAYER_MAX_ENTRIES][2048];
     hum_jit_request reqs[HUM_LAYER_MAX_ENTRIES];
     for (int32_t i = 0; i < plan->entry_count; i++) {
-        hum_gemm_variant v;
-        hum_layer_variant(&plan->config, &plan->entries[i], &v);
-        hum_status st = hum_gemm_variant_check(&v);
-        if (st == HUM_OK && v.wgmma && strcmp(plan->arch, "sm_90a") != 0)
-            st = hum_fail(HUM_ERR_UNSUPPORTED, "the wgmma kernel runs on sm_90a only (the target is %s)", plan->arch);
-        if (st == HUM_OK)
-            st = hum_gemm_constants(&v, headers[i], sizeof headers[i]);
+        hum_status st = entry_request(plan, &plan->entries[i], headers[i], sizeof headers[i], &reqs[i]);
         if (st != HUM_OK)
             return hum_fail_context(st, "dispatch entry %d (M %lld..%lld)", i, (long long)plan->entries[i].m_min,
                                     (long long)plan->entries[i].m_max);
-        memset(&reqs[i], 0, sizeof reqs[i]);
-        reqs[i].source = v.wgmma ? HUM_GEMM_WGMMA_SOURCE : "kernels/gemm.cu";
-        reqs[i].constants = headers[i];
-        reqs[i].kernel_name = v.wgmma ? HUM_GEMM_WGMMA_KERNEL : "hum_gemm";
-        reqs[i].arch = plan->arch;
     }
     const double t0 = hum_layer_now_ms();
     hum_status st = hum_jit_compile_many(hum_runtime_cache_dir(rt), reqs, plan->entry_count, results, 0);

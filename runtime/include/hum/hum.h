@@ -1116,6 +1116,40 @@ hum_status hum_layer_describe_plan(hum_runtime *rt, const hum_standard_weight *w
                                    const char *arch, hum_layer_dispatch *out);
 
 /*
+ * `hum tune` (runtime/cli/cmd_tune.c) and lua/hum/tune.lua share one session: Lua plans the
+ * table in force, generates and fits candidate tunings for each of its M ranges and writes
+ * policy files; C compiles, checks and times the candidates. Hosts do not need it.
+ */
+enum { HUM_TUNE_MAX_CANDIDATES = 64, HUM_TUNE_MAX_SAMPLES = 16, HUM_TUNE_MAX_M = 64 };
+
+typedef struct hum_tune_range {
+    int32_t sample_count;
+    int64_t samples[16];        /* HUM_TUNE_MAX_SAMPLES: the M values of the list inside the range */
+    int32_t candidate_count;    /* candidates[0] is the table in force's tuning for the range */
+    hum_tuning candidates[64];  /* HUM_TUNE_MAX_CANDIDATES: distinct, fitted; m_min..m_max the range */
+    char builtin_origin[256];   /* the policy line that chose candidates[0] */
+    double us[64][16];          /* C: median microseconds of candidate i at sample j; NaN: dropped */
+    char dropped[64][128];      /* C: why candidate i has no time ("" when it has one) */
+    int32_t winner;             /* Lua (pick): the candidate the tuned file gives the range */
+} hum_tune_range;
+
+typedef struct hum_tune_session {
+    hum_layer_plan plan;        /* C: inputs and the GPU target; Lua (begin): the table in force */
+    int32_t m_count;
+    int64_t m_values[64];       /* C: HUM_TUNE_MAX_M sample M values, as --m gives them */
+    const char *candidates_file; /* C: a Lua file that extends the candidates, or NULL */
+    const char *spec;           /* C: the layer SPEC, for the file's comments */
+    int32_t reps;               /* C: timed calls per median, for the file's comments */
+    int32_t range_count;        /* Lua (begin) */
+    hum_tune_range ranges[8];   /* HUM_LAYER_MAX_ENTRIES */
+    /* C sets text_range and text_candidate, Lua (policy_text) writes text: with text_range -1
+     * the tuned file (each range its winner), else a file that gives every M of the layer class
+     * candidate text_candidate of range text_range. */
+    int32_t text_range, text_candidate;
+    char text[65536];
+} hum_tune_session;
+
+/*
  * CPU-only planning and compilation for `arch` ("sm_80", "sm_90a", ...), no GPU needed: the
  * policies see the nominal device of the arch. What `hum compile --layer` and CI do. Compiles
  * every kernel of the policy's table for the weight (opts may be NULL) through the runtime's
