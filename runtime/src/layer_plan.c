@@ -3,7 +3,6 @@
  * hum_layer_compile (CPU only). */
 #include "layer.h"
 
-#include "gemm_wgmma.h"
 #include "internal.h"
 #include "lua_bridge.h"
 
@@ -74,17 +73,19 @@ static hum_status entry_request(const hum_layer_plan *plan, const hum_tuning *t,
 {
     hum_gemm_variant v;
     hum_layer_variant(&plan->config, t, &v);
+    const hum_gemm_family *f = hum_gemm_family_of(t->kernel);
     hum_status st = hum_gemm_variant_check(&v);
-    if (st == HUM_OK && v.wgmma && strcmp(plan->arch, "sm_90a") != 0)
-        st = hum_fail(HUM_ERR_UNSUPPORTED, "the wgmma kernel runs on sm_90a only (the target is %s)", plan->arch);
+    if (st == HUM_OK && f->arch && strcmp(plan->arch, f->arch) != 0)
+        st = hum_fail(HUM_ERR_UNSUPPORTED, "the %s kernel runs on %s only (the target is %s)", f->name, f->arch,
+                      plan->arch);
     if (st == HUM_OK)
         st = hum_gemm_constants(&v, header, cap);
     if (st != HUM_OK)
         return st;
     memset(req, 0, sizeof *req);
-    req->source = v.wgmma ? HUM_GEMM_WGMMA_SOURCE : "kernels/gemm.cu";
+    req->source = f->source;
     req->constants = header;
-    req->kernel_name = v.wgmma ? HUM_GEMM_WGMMA_KERNEL : "hum_gemm";
+    req->kernel_name = f->entry;
     req->arch = plan->arch;
     return HUM_OK;
 }
@@ -177,7 +178,7 @@ hum_status hum_layer_prepare(hum_layer *layer)
         e->smem_bytes = (uint32_t)smem;
         e->block_m = t->block_m;
         e->stream_k = t->stream_k;
-        e->wgmma = t->kernel == HUM_GEMM_KERNEL_WGMMA;
+        e->family = hum_gemm_family_of(t->kernel);
         e->n_blocks = plan.config.padded_n / t->block_n;
         e->k_blocks = plan.config.padded_k / t->block_k;
         e->max_grid = (int64_t)dev.sm_count * t->ctas_per_sm;
