@@ -108,7 +108,7 @@ enum {
     HUM_DTYPE_FLOAT6_E2M3 = (2 << 28) | (3 << 24) | (3 << 16) | (2 << 8) | 6
 };
 
-/* --- data types: owned by the quantization core (runtime/src/dtype*.c) --- */
+/* --- data types: owned by the quantization core (runtime/src/quant/dtype*.c) --- */
 /* HUM-SECTION dtype */
 /*
  * Names, widths and conversions of every hum_dtype. Format facts (OCP 8-bit floating point
