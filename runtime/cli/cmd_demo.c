@@ -12,6 +12,7 @@
 #include "bench_tmpdir.h"
 #include "cli.h"
 #include "cli_args.h"
+#include "cli_output.h"
 #include "cli_runtime.h"
 #include "internal.h"
 
@@ -71,7 +72,8 @@ static void usage(FILE *f)
                "Without a GPU: compiles the layers' kernels for %s and checks the checkpoint on the CPU.\n\n"
                "  --format awq   write the checkpoint as AutoAWQ does (GEMM layout, zero points)\n"
                "  --act-order    GPTQ with desc_act: a random g_idx, columns regrouped at load\n"
-               "  --keep DIR     write the checkpoint into DIR (created) and keep it, e.g. for hum run\n",
+               "  --keep DIR     write the checkpoint into DIR (a new or empty directory) and keep it,\n"
+               "                 e.g. for hum run\n",
             SMALL_M, LARGE_M, NO_GPU_ARCH);
 }
 
@@ -315,6 +317,8 @@ int hum_cmd_demo(const char *config, int argc, char **argv)
     o.awq = format && !strcmp(format, "awq");
     if (o.awq && o.act_order)
         return cli_usage_error(&args, "--act-order is a GPTQ option (AWQ has no act-order)");
+    if (o.keep && cli_output_dir_empty("hum demo", "--keep", o.keep) != 0)
+        return 1;
     hum_runtime *rt;
     if (cli_runtime_open("demo", config, NULL, &rt) != 0)
         return 1;

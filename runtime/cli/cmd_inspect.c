@@ -4,6 +4,8 @@
  * name "weight", in checkpoint column order (act-order undone). */
 #include "cli.h"
 #include "cli_args.h"
+#include "cli_output.h"
+#include "cli_text.h"
 #include "cli_runtime.h"
 #include "internal.h"
 
@@ -13,13 +15,15 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: hum inspect PATH [--layer NAME [--dequant OUT.safetensors]] [--config FILE]\n\n"
+    fprintf(f, "usage: hum inspect PATH [--layer NAME [--dequant OUT.safetensors [--force]]] [--config FILE]\n\n"
                "PATH is a .safetensors file or a checkpoint directory. Prints one line per quantized layer:\n"
                "name, format, weight dtype, bits, group size, scale type, sym/asym, act-order, N, K, experts.\n"
                "Per-expert modules (...experts.<i>.<proj>) are listed as one layer ...experts.*.<proj>.\n"
                "--layer NAME       print only that layer, and the standard form it converts to\n"
                "--dequant OUT      write its dequantized weight (float32 [N, K], experts [E, N, K], tensor\n"
-               "                   \"weight\", checkpoint column order) to OUT.safetensors\n");
+               "                   \"weight\", checkpoint column order) to OUT.safetensors: a new file outside\n"
+               "                   the checkpoint\n"
+               "--force            let --dequant replace an existing file (never one of the checkpoint)\n");
 }
 
 static void print_header(void)
@@ -30,7 +34,9 @@ static void print_header(void)
 
 static void print_layer(const hum_layer_summary *l)
 {
-    printf("%-48s %-36s %-14s %4d %6lld %-14s %-4s %-9s %7lld %7lld %7lld\n", l->name, l->format,
+    char name[1024];
+    printf("%-48s %-36s %-14s %4d %6lld %-14s %-4s %-9s %7lld %7lld %7lld\n", cli_escape(l->name, name, sizeof name),
+           l->format,
            hum_dtype_name(l->weight_dtype), l->bits, (long long)l->group_size, l->scale, l->symmetric ? "sym" : "asym",
            l->act_order ? "yes" : "no", (long long)l->n, (long long)l->k, (long long)l->num_experts);
 }
@@ -149,8 +155,10 @@ static int inspect(hum_runtime *rt, const char *path, const char *layer, const c
 int hum_cmd_inspect(const char *config, int argc, char **argv)
 {
     const char *path = NULL, *layer = NULL, *dequant = NULL;
+    int force = 0;
     const cli_option options[] = {
-        CLI_VALUE("--config", &config), CLI_VALUE("--layer", &layer), CLI_VALUE("--dequant", &dequant), CLI_END,
+        CLI_VALUE("--config", &config), CLI_VALUE("--layer", &layer), CLI_VALUE("--dequant", &dequant),
+        CLI_FLAG("--force", &force),    CLI_END,
     };
     const cli_args args = {.command = "hum inspect", .usage = usage, .options = options, .positional = &path,
                            .positional_what = "PATH"};
@@ -159,6 +167,9 @@ int hum_cmd_inspect(const char *config, int argc, char **argv)
         return parsed == 1 ? 0 : 2;
     if (!path || (dequant && !layer))
         return cli_usage_error(&args, "%s", !path ? "PATH is required" : "--dequant needs --layer NAME");
+    const char *inputs[] = {path, NULL};
+    if (dequant && cli_output_allowed("hum inspect", "--dequant", dequant, force, inputs) != 0)
+        return 1;
     hum_runtime *rt;
     if (cli_runtime_open("inspect", config, NULL, &rt) != 0)
         return 1;

@@ -5,6 +5,7 @@
 #include "rt_test.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -28,4 +29,44 @@ int cli_hum(const char *args)
 void cli_has(const char *what, const char *text)
 {
     RT_CHECK(strstr(cli_output, text) != NULL, "%s: output lacks \"%s\":\n%s", what, text, cli_output);
+}
+
+void cli_write_checkpoint(const char *dir, const char *layer)
+{
+    enum { N = 64, K = 256 };
+    float *w = malloc(N * K * sizeof *w);
+    uint64_t s = 12345;
+    for (int i = 0; w && i < N * K; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        w[i] = (float)((double)(s >> 11) * 0x1p-53 - 0.5);
+    }
+    hum_quant_spec spec = {.weight_dtype = HUM_DTYPE_UINT4, .param_dtype = HUM_DTYPE_FLOAT16,
+                           .scale_type = HUM_SCALE_GROUP, .group_size = 128, .zero_point = HUM_ZERO_POINT_NONE};
+    hum_standard_weight std = {0};
+    RT_CHECK(w && hum_quantize_reference(w, N, K, &spec, &std) == HUM_OK, "quantize: %s", hum_last_error());
+    const char *names[] = {layer};
+    hum_checkpoint_write_options opts = {0};
+    RT_CHECK(hum_checkpoint_write_gptq(dir, names, &std, 1, &opts) == HUM_OK, "write: %s", hum_last_error());
+    hum_standard_free(&std);
+    free(w);
+}
+
+char *cli_slurp(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    long n = -1;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (buf = malloc((size_t)n + 1)) != NULL && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    if (buf) {
+        buf[n] = '\0';
+        *size = (size_t)n;
+    }
+    return buf;
 }

@@ -1123,6 +1123,12 @@ hum_status hum_layer_spec_format(const hum_layer_spec *spec, char *out, size_t c
  * and act-order permutation), the same for the same seed. Release with hum_standard_free.
  * Errors: those of hum_quantize_reference. */
 hum_status hum_layer_spec_weight(const hum_layer_spec *spec, uint64_t seed, hum_standard_weight *out);
+/* hum_layer_compile for the layer of a spec, from its shapes and types alone: no weight is made,
+ * so the time does not grow with N x K. Plans and compiles exactly what hum_layer_compile does
+ * for hum_layer_spec_weight's weight (the same kernels, so the same cache entries). Errors: those
+ * of hum_layer_compile; HUM_ERR_INVALID_ARG naming the field for a spec hum_layer_spec_parse
+ * would not give. */
+hum_status hum_layer_compile_spec(hum_runtime *rt, const hum_layer_spec *spec, const char *arch, hum_layer_info *out);
 
 #ifndef HUM_CDEF
 #ifdef __cplusplus
