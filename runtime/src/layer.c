@@ -76,7 +76,7 @@ hum_status hum_layer_check_weight(const hum_standard_weight *w, const hum_layer_
         return hum_fail(HUM_ERR_UNSUPPORTED, "a weight of %lld experts is a MoE weight, not a dense layer",
                         (long long)w->num_experts);
     *act = opts && opts->activation_dtype ? opts->activation_dtype : w->param_dtype;
-    if (*act != HUM_DTYPE_FLOAT16 && *act != HUM_DTYPE_BFLOAT16)
+    if (!hum_dtype_is_activation(*act))
         return hum_fail(HUM_ERR_INVALID_ARG, "activation dtype %s (expected float16 or bfloat16)", hum_dtype_name(*act));
     return HUM_OK;
 }

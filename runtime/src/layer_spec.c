@@ -149,30 +149,18 @@ hum_status hum_layer_spec_parse(const char *text, hum_layer_spec *out)
     return HUM_OK;
 }
 
-static int is_weight_dtype(hum_dtype d)
-{
-    const int kind = (int)((d >> 24) & 0xF), bits = hum_dtype_bits(d);
-    return bits >= 1 && bits <= 8 && (kind == HUM_KIND_UINT || kind == HUM_KIND_FLOAT);
-}
-
-static int is_scale_dtype(hum_dtype d)
-{
-    return d == HUM_DTYPE_FLOAT16 || d == HUM_DTYPE_BFLOAT16 || d == HUM_DTYPE_FLOAT32 ||
-           d == HUM_DTYPE_FLOAT8_E4M3FN || d == HUM_DTYPE_FLOAT8_E5M2 || d == HUM_DTYPE_FLOAT8_E8M0;
-}
-
 hum_status hum_layer_spec_check(const hum_layer_spec *s)
 {
     static const char *const zp[] = {"none", "int", "float"};
     if (s->n < 1 || s->n > SPEC_MAX_DIM || s->k < 1 || s->k > SPEC_MAX_DIM)
         return hum_fail(HUM_ERR_INVALID_ARG, "layer spec: n=%lld, k=%lld: expected integers from 1 to %lld",
                         (long long)s->n, (long long)s->k, (long long)SPEC_MAX_DIM);
-    if (!is_weight_dtype(s->weight_dtype))
+    if (!hum_dtype_is_weight(s->weight_dtype))
         return hum_fail(HUM_ERR_INVALID_ARG,
                         "layer spec: w=%s: expected uint1 .. uint8 or a float of 8 bits or fewer (e4m3, e5m2, "
                         "e2m1, e3m2, e2m3, ...)",
                         hum_dtype_name(s->weight_dtype));
-    if (s->activation_dtype != HUM_DTYPE_FLOAT16 && s->activation_dtype != HUM_DTYPE_BFLOAT16)
+    if (!hum_dtype_is_activation(s->activation_dtype))
         return hum_fail(HUM_ERR_INVALID_ARG, "layer spec: a=%s: expected float16 or bfloat16",
                         hum_dtype_name(s->activation_dtype));
     const int grouped = s->scale_type == HUM_SCALE_GROUP || s->scale_type == HUM_SCALE_GROUP_TENSOR;
@@ -183,7 +171,7 @@ hum_status hum_layer_spec_check(const hum_layer_spec *s)
                         "GROUP_TENSOR with a group from 1 to %lld)",
                         (int)s->scale_type, (long long)s->group_size, (long long)SPEC_MAX_DIM);
     if (s->scale_type == HUM_SCALE_TENSOR ? s->scale_dtype != HUM_DTYPE_INVALID
-                                          : s->scale_dtype != HUM_DTYPE_INVALID && !is_scale_dtype(s->scale_dtype))
+                                          : s->scale_dtype != HUM_DTYPE_INVALID && !hum_dtype_is_scale(s->scale_dtype))
         return hum_fail(HUM_ERR_INVALID_ARG,
                         "layer spec: scale=%s: expected tensor, float16, bfloat16, float32, e4m3, e5m2 or e8m0%s",
                         hum_dtype_name(s->scale_dtype),
