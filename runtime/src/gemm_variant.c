@@ -1,9 +1,9 @@
 /* Launch figures, shape rules and the constants header of one GEMM kernel variant. The rules
- * repeat the static_asserts of kernels/gemm_config.cuh so that a bad tuning is refused at
+ * repeat the static_asserts of kernels/gemm/config.cuh so that a bad tuning is refused at
  * prepare time with its name, not as an NVRTC error. */
 #include "gemm_variant.h"
 
-#include "gemm_wgmma.h"
+#include "gemm_family.h"
 #include "internal.h"
 
 #include <inttypes.h>
@@ -17,6 +17,11 @@ static int container_bits(int b)
 static int pow2(int64_t x)
 {
     return x > 0 && (x & (x - 1)) == 0;
+}
+
+int32_t hum_gemm_variant_kernel(const hum_gemm_variant *v)
+{
+    return v->wgmma ? HUM_GEMM_KERNEL_WGMMA : HUM_GEMM_KERNEL_MMA;
 }
 
 int32_t hum_gemm_threads(const hum_gemm_variant *v)
@@ -38,7 +43,7 @@ static int64_t pipeline_bytes(const hum_gemm_variant *v)
 
 int64_t hum_gemm_smem_bytes(const hum_gemm_variant *v)
 {
-    return pipeline_bytes(v) + (v->wgmma ? HUM_GEMM_WGMMA_EXTRA_SMEM : 0);
+    return pipeline_bytes(v) + hum_gemm_family_of(hum_gemm_variant_kernel(v))->extra_smem;
 }
 
 hum_status hum_gemm_variant_check(const hum_gemm_variant *v)
@@ -51,8 +56,9 @@ hum_status hum_gemm_variant_check(const hum_gemm_variant *v)
     RULE(v->weight_bits >= 1 && v->weight_bits <= 8, "weight width %d bits (expected 1..8)", v->weight_bits);
     RULE(v->block_m > 0 && v->block_n > 0 && v->block_k > 0 && v->warp_m > 0 && v->warp_n > 0 && v->warp_k > 0,
          "tile shapes must be positive");
-    if (v->wgmma) {
-        const hum_status st = hum_gemm_wgmma_check(v);
+    const hum_gemm_family *family = hum_gemm_family_of(hum_gemm_variant_kernel(v));
+    if (family->check) {
+        const hum_status st = family->check(v);
         if (st != HUM_OK)
             return st;
     }

@@ -1,4 +1,4 @@
-/* One compiled variant of the dense GEMM kernel (kernels/gemm.cu): every compile-time constant
+/* One compiled variant of a dense GEMM kernel family (gemm_family.h): every compile-time constant
  * of "hum_constants.h", the derived launch figures, and the writer of that header. */
 #ifndef HUM_GEMM_VARIANT_H
 #define HUM_GEMM_VARIANT_H
@@ -24,15 +24,18 @@ typedef struct hum_gemm_variant {
     /* tuning */
     int32_t block_m, block_n, block_k, warp_m, warp_n, warp_k;
     int32_t stages, stream_k, ctas_per_sm;
-    int32_t wgmma;          /* kernels/gemm_wgmma.cu (sm_90a) instead of kernels/gemm.cu */
+    int32_t wgmma;          /* the wgmma family (sm_90a) instead of mma.sync (gemm_family.h) */
 } hum_gemm_variant;
 
+/* The variant's kernel family, a hum_gemm_kernel (gemm_family.h). */
+int32_t hum_gemm_variant_kernel(const hum_gemm_variant *v);
 /* Threads per CTA of the variant. */
 int32_t hum_gemm_threads(const hum_gemm_variant *v);
 /* Dynamic shared memory a launch of the variant takes, bytes: the pipeline (the formula
- * kernels/gemm_config.cuh checks as kSmemBytes), plus HUM_GEMM_WGMMA_EXTRA_SMEM for wgmma. */
+ * kernels/gemm/config.cuh checks as kSmemBytes), plus the family's extra_smem. */
 int64_t hum_gemm_smem_bytes(const hum_gemm_variant *v);
-/* Checks the shape rules of kernels/gemm_config.cuh; HUM_ERR_UNSUPPORTED naming the rule. */
+/* Checks the shape rules of kernels/gemm/config.cuh and the family's own;
+ * HUM_ERR_UNSUPPORTED naming the rule. */
 hum_status hum_gemm_variant_check(const hum_gemm_variant *v);
 /* Writes the text of "hum_constants.h" for the variant. HUM_ERR_INVALID_ARG when cap is short. */
 hum_status hum_gemm_constants(const hum_gemm_variant *v, char *out, size_t cap);
