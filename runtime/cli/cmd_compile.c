@@ -4,6 +4,7 @@
  * dispatch table (--layer SPEC, planned for the arch's nominal device; no GPU needed). */
 #include "cli.h"
 #include "cli_args.h"
+#include "cli_progress.h"
 #include "cli_runtime.h"
 
 #include <stdint.h>
@@ -69,7 +70,12 @@ static void print_result(const char *label, const char *arch, const hum_jit_resu
 static int compile_layer(hum_runtime *rt, const char *spec_text, const hum_layer_spec *spec, const char *arch)
 {
     hum_layer_info info;
-    if (hum_layer_compile_spec(rt, spec, arch, &info) != HUM_OK) {
+    char what[512];
+    snprintf(what, sizeof what, "compiling layer %s for %s", spec_text, arch);
+    cli_step *step = cli_step_begin(what);
+    hum_status st = hum_layer_compile_spec(rt, spec, arch, &info);
+    cli_step_end(step);
+    if (st != HUM_OK) {
         fprintf(stderr, "hum compile: %s\n", hum_last_error());
         return 1;
     }

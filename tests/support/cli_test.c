@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 
 char cli_output[32768];
 
@@ -23,6 +24,36 @@ int cli_hum(const char *args)
     size_t n = fread(cli_output, 1, sizeof cli_output - 1, p);
     cli_output[n] = '\0';
     int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int cli_hum_timed(const char *args, double *first_line, double *total)
+{
+    char command[16384];
+    snprintf(command, sizeof command, "%s/runtime/hum %s 2>&1", HUM_BINARY_DIR, args);
+    const double start = now_s();
+    *first_line = *total = -1;
+    FILE *p = popen(command, "r");
+    if (!p) {
+        snprintf(cli_output, sizeof cli_output, "cannot run %s", command);
+        return -1;
+    }
+    size_t used = 0;
+    while (used + 1 < sizeof cli_output && fgets(cli_output + used, (int)(sizeof cli_output - used), p)) {
+        if (*first_line < 0)
+            *first_line = now_s() - start;
+        used += strlen(cli_output + used);
+    }
+    cli_output[used] = '\0';
+    int status = pclose(p);
+    *total = now_s() - start;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 

@@ -11,6 +11,10 @@ extern char cli_output[32768];
  * not run or died on a signal. */
 int cli_hum(const char *args);
 
+/* cli_hum through a pipe that times its lines: *first_line is when the first line arrived and
+ * *total when the command ended, in seconds from its start. */
+int cli_hum_timed(const char *args, double *first_line, double *total);
+
 /* Fails the test (RT_CHECK) unless cli_output contains `text`; `what` names the step. */
 void cli_has(const char *what, const char *text);
 
