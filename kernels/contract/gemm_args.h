@@ -1,6 +1,6 @@
 /* The GEMM kernel contract: the one argument every GEMM kernel of kernels/gemm/ takes, as a
  * `const __grid_constant__ hum_gemm_args` parameter, and that libhum fills for each launch
- * (runtime/src/layer_forward.c). Plain C, read by both the C11 library and NVRTC, so both sides
+ * (runtime/src/layer/layer_forward.c). Plain C, read by both the C11 library and NVRTC, so both sides
  * agree on every offset: only pointers, 32/64-bit integers, floats and the tensor map.
  *
  * Only M, top_k, the pointers and the strides are run-time values; shapes, dtypes and tiles are

@@ -1,5 +1,5 @@
 // Everything the GEMM kernels derive from the generated "hum_constants.h" (namespace hum_cfg,
-// written for one dispatch entry by runtime/src/gemm_variant.c, which documents each field).
+// written for one dispatch entry by runtime/src/layer/gemm_variant.c, which documents each field).
 // Only M, the pointers and the strides are run-time values (kernels/contract/gemm_args.h).
 #pragma once
 #include "common.cuh"

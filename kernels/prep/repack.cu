@@ -1,5 +1,5 @@
 // Weight preprocessing for the dense GEMM (kernels/gemm/), run once per layer at prepare time.
-// runtime/src/repack.c is the bit-identical C twin of every kernel here.
+// runtime/src/quant/repack.c is the bit-identical C twin of every kernel here.
 //
 // hum_repack_weight: standard weight (LSB-first bit stream along K, one row per output channel n)
 //   -> padded [Kp/16][Np/64][32 lanes][b words] int32. For k16 row r and 64-column unit u, lane L

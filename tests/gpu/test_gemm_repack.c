@@ -1,4 +1,4 @@
-/* The preprocessing kernels (kernels/prep/repack.cu) against their CPU twins (runtime/src/repack.c):
+/* The preprocessing kernels (kernels/prep/repack.cu) against their CPU twins (runtime/src/quant/repack.c):
  * bit-identical outputs for weights of every width 1..8 on padded shapes, scales of every
  * scale dtype into float16 and bfloat16 (with exponent adjustments and BLOCK rows), and
  * integer zero points packed along N. Skipped (77) without a GPU. */

@@ -97,7 +97,7 @@ hum_status hum_gemm_constants(const hum_gemm_variant *v, char *out, size_t cap)
 {
     const int n = snprintf(
         out, cap,
-        "// hum_constants.h: one dense GEMM variant (runtime/src/gemm_variant.c)\n"
+        "// hum_constants.h: one dense GEMM variant (runtime/src/layer/gemm_variant.c)\n"
         "#pragma once\n"
         "namespace hum_cfg {\n"
         "constexpr bool kBF16 = %s;\n"

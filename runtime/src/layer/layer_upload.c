@@ -1,5 +1,5 @@
 /* A planned layer's weights onto the GPU: raw standard tensors are uploaded and turned into the
- * kernel's layout by kernels/prep/repack.cu (runtime/src/repack.c is its CPU twin); the small
+ * kernel's layout by kernels/prep/repack.cu (runtime/src/quant/repack.c is its CPU twin); the small
  * tensors (bias, k_perm) are prepared on the host. */
 #include "layer.h"
 
