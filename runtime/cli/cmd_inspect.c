@@ -1,5 +1,6 @@
 /* `hum inspect PATH`: the quantized layers of a checkpoint (a .safetensors file or a checkpoint
- * directory), one line each, or the tensors of a .safetensors file that is no checkpoint; with --layer NAME the standard form of that layer; with --dequant
+ * directory), one line each, or the tensors of a .safetensors file that is no checkpoint; as text
+ * or one JSON object (--json); with --layer NAME the standard form of that layer; with --dequant
  * OUT.safetensors its dequantized weight, float32 [N, K] ([E, N, K] for experts) under the tensor
  * name "weight", in checkpoint column order (act-order undone). */
 #define _POSIX_C_SOURCE 200809L
@@ -44,9 +45,9 @@ static void print_layer(const hum_layer_summary *l)
 {
     char name[1024];
     printf("%-48s %-36s %-14s %4d %6lld %-14s %-4s %-9s %7lld %7lld %7lld\n", cli_escape(l->name, name, sizeof name),
-           l->format,
-           hum_dtype_name(l->weight_dtype), l->bits, (long long)l->group_size, l->scale, l->symmetric ? "sym" : "asym",
-           l->act_order ? "yes" : "no", (long long)l->n, (long long)l->k, (long long)l->num_experts);
+           l->format, hum_dtype_name(l->weight_dtype), l->bits, (long long)l->group_size, l->scale,
+           l->symmetric ? "sym" : "asym", l->act_order ? "yes" : "no", (long long)l->n, (long long)l->k,
+           (long long)l->num_experts);
 }
 
 static const char *scale_type_name(hum_scale_type t)
