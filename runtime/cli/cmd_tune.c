@@ -18,6 +18,7 @@
 #include "cli_args.h"
 #include "cli_dispatch.h"
 #include "cli_file.h"
+#include "cli_output.h"
 #include "cli_runtime.h"
 #include "internal.h"
 #include "layer.h"
@@ -388,8 +389,13 @@ int hum_cmd_tune(const char *config, int argc, char **argv)
     else
         default_out(o.spec, out_path, sizeof out_path);
     /* Before any GPU time is spent: the result could not be written. */
-    if (!o.force && access(out_path, F_OK) == 0) {
-        fprintf(stderr, "hum tune: %s exists (give --force to replace it, or --out another file)\n", out_path);
+    const char *inputs[3] = {NULL, NULL, NULL};
+    int n_inputs = 0;
+    if (o.candidates)
+        inputs[n_inputs++] = o.candidates;
+    if (o.config)
+        inputs[n_inputs++] = o.config;
+    if (cli_output_allowed("hum tune", "--out", out_path, o.force, inputs) != 0) {
         free(s);
         return 1;
     }

@@ -36,7 +36,7 @@ int main(void)
     snprintf(out, sizeof out, "%s", existing);
     snprintf(args, sizeof args, "tune --layer %s --out %s", spec, out);
     RT_CHECK(cli_hum(args) == 1, "existing --out:\n%s", cli_output);
-    cli_has("existing --out", "exists (give --force");
+    cli_has("existing --out", "exists: refusing to replace it (--force replaces it)");
 
     snprintf(out, sizeof out, "%s/new.lua", dir);
     snprintf(args, sizeof args, "tune --layer %s --out %s --force --budget 30", spec, out);

@@ -65,7 +65,7 @@ int main(void)
 
     snprintf(args, sizeof args, "tune --layer %s --m 1 --budget 30 --out %s", spec, out);
     RT_CHECK(cli_hum(args) == 1, "no --force:\n%s", cli_output);
-    cli_has("no --force", "exists");
+    cli_has("no --force", "refusing to replace it");
     rt_rmtree(dir);
     return rt_test_result("cli_tune");
 }
