@@ -17,6 +17,12 @@ def _torch():
     return torch
 
 
+_TORCH = _torch()
+# torch's current stream of a device as a raw CUstream handle (what torch's own extensions use),
+# when this torch has it: a public torch.cuda.current_stream() builds a Stream object per call.
+_raw_stream = getattr(getattr(_TORCH, "_C", None), "_cuda_getCurrentRawStream", None)
+
+
 class Layer:
     """C[..., N] = x[..., K] @ dequant(W)^T (+ bias). Made by Runtime.layer_from_*; n, k, activation
     (its dtype name), info (how hum prepared it). Free with close() or by dropping it (and before
@@ -30,10 +36,10 @@ class Layer:
         self.activation = dtype_name(info.config.activation_dtype)
         # Reused by every forward: the call fills data, shape and strides in place.
         self._a, self._c = T["hum_tensor"](), T["hum_tensor"]()
-        for t in (self._a, self._c):
-            t.dtype, t.rank, t.memory = info.config.activation_dtype, 2, _DEVICE
+        for t, cols in ((self._a, self.k), (self._c, self.n)):
+            t.dtype, t.rank, t.memory, t.shape[1], t.strides[1] = info.config.activation_dtype, 2, _DEVICE, cols, 1
         self._aref, self._cref = ctypes.byref(self._a), ctypes.byref(self._c)
-        torch = _torch()
+        torch = _TORCH
         self._torch_dtype = None if torch is None else getattr(torch, self.activation)
         device = runtime.device
         self._ordinal = None if device is None else device["ordinal"]
@@ -81,49 +87,57 @@ class Layer:
     def __call__(self, x, out=None, stream=None):
         """x [..., K] on the GPU -> out [..., N] (allocated when None), on `stream` (None: torch's
         current stream for torch tensors, the legacy default stream otherwise). Asynchronous."""
-        torch = _torch()
+        torch = _TORCH
         if torch is not None and isinstance(x, torch.Tensor):
             return self._forward_torch(torch, x, out, stream)
         if out is None:
             raise TypeError("hum.Layer: `out` is required for inputs other than torch tensors")
-        handle = _stream_handle(torch, stream, None)
+        handle = stream if stream is None or isinstance(stream, int) else stream.cuda_stream
         m = self._fill_array(self._a, x, self.k, "x", handle)
         if self._fill_array(self._c, out, self.n, "out", handle) != m:
             raise ValueError("hum.Layer: out has %d rows, x has %d" % (self._c.shape[0], m))
-        self._launch(handle)
+        status = _FORWARD(self._handle(), handle, self._aref, None, self._cref)
+        if status:
+            _check(status, "hum.Layer forward")
         return out
 
     def _forward_torch(self, torch, x, out, stream):
-        if not x.is_cuda:
-            raise ValueError("hum.Layer: x is on %s, expected a CUDA tensor" % x.device)
-        if x.device.index != self._ordinal:
-            raise ValueError("hum.Layer: x is on %s, the layer's runtime on cuda:%s" % (x.device, self._ordinal))
+        # The hot path of a model: every check is a cheap attribute read, and torch's current
+        # stream is read as a raw handle (no Stream object) where torch offers that.
+        device = x.device
+        if device.index != self._ordinal or device.type != "cuda":
+            raise ValueError("hum.Layer: x is on %s, expected a CUDA tensor on cuda:%s (the layer's runtime)"
+                             % (device, self._ordinal))
         if x.dtype != self._torch_dtype:
             raise ValueError("hum.Layer: x is %s, the layer takes %s" % (x.dtype, self._torch_dtype))
-        if x.dim() < 1 or x.shape[-1] != self.k:
-            raise ValueError("hum.Layer: x has shape %s, expected [..., %d]" % (tuple(x.shape), self.k))
-        a = x.reshape(-1, self.k)
+        shape = x.shape
+        if not shape or shape[-1] != self.k:
+            raise ValueError("hum.Layer: x has shape %s, expected [..., %d]" % (tuple(shape), self.k))
+        a = x if len(shape) == 2 else x.reshape(-1, self.k)
         if a.stride(1) != 1 or a.stride(0) < self.k:
             a = a.contiguous()
         if out is None:
-            out = torch.empty(x.shape[:-1] + (self.n,), dtype=x.dtype, device=x.device)
-        elif out.dtype != x.dtype or out.device != x.device or out.shape != x.shape[:-1] + (self.n,):
+            out = torch.empty(shape[:-1] + (self.n,), dtype=x.dtype, device=device)
+        elif out.dtype != x.dtype or out.device != device or out.shape != shape[:-1] + (self.n,):
             raise ValueError("hum.Layer: out is %s %s on %s, expected %s %s on %s" % (
-                out.dtype, tuple(out.shape), out.device, x.dtype, tuple(x.shape[:-1]) + (self.n,), x.device))
-        c = out.view(-1, self.n)
+                out.dtype, tuple(out.shape), out.device, x.dtype, tuple(shape[:-1]) + (self.n,), device))
+        c = out if len(shape) == 2 else out.view(-1, self.n)
         if c.stride(1) != 1:
             raise ValueError("hum.Layer: out's last dimension must be contiguous")
         ta, tc = self._a, self._c
         ta.data, tc.data = a.data_ptr(), c.data_ptr()
-        ta.shape[0], ta.shape[1], ta.strides[0] = a.shape[0], self.k, a.stride(0)
-        tc.shape[0], tc.shape[1], tc.strides[0] = c.shape[0], self.n, c.stride(0)
-        self._launch(_stream_handle(torch, stream, x.device))
-        return out
-
-    def _launch(self, stream):
+        ta.shape[0], ta.strides[0] = a.shape[0], a.stride(0)
+        tc.shape[0], tc.strides[0] = c.shape[0], c.stride(0)
+        if stream is None:
+            stream = _raw_stream(device.index) if _raw_stream else torch.cuda.current_stream(device).cuda_stream
+        elif not isinstance(stream, int):
+            if a is not x and a.data_ptr() != x.data_ptr():  # a copy made on the current stream, read on another
+                a.record_stream(stream)
+            stream = stream.cuda_stream
         status = _FORWARD(self._handle(), stream, self._aref, None, self._cref)
         if status:
             _check(status, "hum.Layer forward")
+        return out
 
     def _fill_array(self, t, obj, cols, what, stream):
         """Points `t` at a 2-D device array: DLPack (__dlpack__) first, else __cuda_array_interface__."""
@@ -148,7 +162,7 @@ class Layer:
         if strides is not None and strides[1] != 1 and shape[1] > 1:
             raise ValueError("hum.Layer: %s's rows must be contiguous" % what)
         t.data = data
-        t.shape[0], t.shape[1], t.strides[0] = shape[0], cols, cols if strides is None else strides[0]
+        t.shape[0], t.strides[0] = shape[0], cols if strides is None else strides[0]
         return shape[0]
 
 
@@ -190,13 +204,3 @@ def dlpack_view(obj, stream=None):
     return {"data": (t.data or 0) + t.byte_offset, "device_type": t.device.device_type, "device_id": t.device.device_id,
             "dtype": _DL_DTYPES.get(code, "dlpack code %d bits %d" % code) if t.dtype.lanes == 1 else "vector",
             "shape": shape, "strides": strides, "_capsule": capsule}
-
-
-def _stream_handle(torch, stream, device):
-    if stream is None:
-        if device is None or torch is None:
-            return None
-        return torch.cuda.current_stream(device).cuda_stream
-    if isinstance(stream, int):
-        return stream
-    return stream.cuda_stream
