@@ -1,5 +1,6 @@
 -- Which format a checkpoint is in, from its config files, and the two entry points C calls
--- (runtime/src/layer/layer_load.c): list(rt, call) and load(rt, call), both given a hum_format_call.
+-- (runtime/src/layer/layer_load.c): list(rt, call) and load(rt, call), both given a hum_format_call,
+-- and names(rt, call) for hum_runtime_formats.
 --
 -- Detection (checkpoint-formats.md sections 1.6, 2.4, 3.1, 4.1, 5.1, 6.2, 7, 10):
 --   hf_quant_config.json present                  -> ModelOpt (config.json may repeat it as
@@ -9,7 +10,8 @@
 --   else quantize_config.json / quant_config.json -> AutoGPTQ (bits) or AutoAWQ (w_bit)
 -- When two files describe the same checkpoint, any key they share must agree.
 --
--- Per-expert modules are listed and loadable as one MoE layer (lua/hum/experts.lua).
+-- Per-expert modules are listed and loadable as one MoE layer (lua/hum/experts.lua); a load
+-- with a shard that lists experts converts only those modules (hum_layer_load_shard).
 -- Each formats/<name>.lua returns { names = f(ck, cfg) -> sorted layer names,
 -- describe = f(ck, cfg, name) -> summary table, load = f(ck, cfg, name, out) }.
 
@@ -139,6 +141,16 @@ function M.list(_, call)
   end
 end
 
+-- The known formats' quant_method names into call.names (hum_runtime_formats).
+function M.names(_, call)
+  local text = known()
+  if #text >= call.names_cap then
+    hum.fail("HUM_ERR_INVALID_ARG", string.format("hum_runtime_formats: %d bytes are too few for '%s'",
+      tonumber(call.names_cap), text), 0)
+  end
+  ffi.copy(call.names, text)
+end
+
 -- A layer is any name the format lists, or a "*" name standing for a complete expert set.
 function M.load(_, call)
   local ck = checkpoint.wrap(call.checkpoint)
@@ -147,7 +159,13 @@ function M.load(_, call)
   local names = fmt.names(ck, cfg)
   local _, sets = experts.group(names)
   if sets[name] then
-    experts.load(name, sets[name], function(member, w) fmt.load(ck, cfg, member, w) end, call.weight)
+    local members = sets[name]
+    local shard = call.shard
+    if shard ~= nil and shard.experts ~= nil then -- expert parallelism: convert the local experts only
+      members = experts.select(name, members, shard.experts, tonumber(shard.expert_count))
+      call.experts_kept = 1
+    end
+    experts.load(name, members, function(member, w) fmt.load(ck, cfg, member, w) end, call.weight)
     return
   end
   local found = false

@@ -121,13 +121,47 @@ function policy.ranges(rows)
   return list
 end
 
+-- The tunings() call running now: { fn, origin, set, index }, nil outside one.
+local active
+
+-- Records in t.origin the "file:line" of the running tunings() function's line that is
+-- building `t` (a constructor called from it, directly or through a helper of the policy
+-- file), for hum_layer_describe and `hum info --layer`. A field, not a side table: the sandbox
+-- copies what a policy returns. hum's own Lua keeps the debug library that policies lack.
+local function note_origin(t)
+  if not active or t.origin ~= nil then return t end
+  for level = 2, 64 do
+    local info = debug.getinfo(level, "fl")
+    if not info then break end
+    if info.func == active.fn then
+      t.origin = active.origin .. ":" .. info.currentline
+      break
+    end
+  end
+  return t
+end
+
+-- The "file:line" a tuning came from (its origin field), or nil for a table no policy returned.
+function policy.origin_of(t) return type(t) == "table" and type(t.origin) == "string" and t.origin or nil end
+
+-- A tuning from a table of fields (copied), so that hum_layer_describe names the line that
+-- built it: `tuning { block_m = 16, ... }`. Checked like any other when tunings() returns.
+function policy.tuning(fields)
+  if type(fields) ~= "table" then
+    hum.fail("HUM_ERR_POLICY", "policy.tuning: expected a table of tuning fields, got " .. type(fields), 2)
+  end
+  local t = {}
+  for k, v in pairs(fields) do t[k] = v end
+  return note_origin(t)
+end
+
 -- A tuning for the mma.sync kernel, so that policy files list shapes, not field names: block
 -- M x N x K, warp M x N x K, stages, then CTAs per SM (default 1), with stream-K on, as every
 -- built-in policy has it. The table is fresh; a caller may add fields (sm90.lua sets
 -- kernel = "wgmma" on it).
 function policy.mma_tuning(block_m, block_n, block_k, warp_m, warp_n, warp_k, stages, ctas_per_sm)
-  return { block_m = block_m, block_n = block_n, block_k = block_k, warp_m = warp_m, warp_n = warp_n,
-           warp_k = warp_k, stages = stages, stream_k = true, ctas_per_sm = ctas_per_sm or 1 }
+  return note_origin({ block_m = block_m, block_n = block_n, block_k = block_k, warp_m = warp_m, warp_n = warp_n,
+                       warp_k = warp_k, stages = stages, stream_k = true, ctas_per_sm = ctas_per_sm or 1 })
 end
 
 local function check_device(device)
@@ -160,33 +194,46 @@ local function new_set(entries, overrides, limits)
   return setmetatable({ entries = entries, flat = copy(overrides), nested = nested, limits = limits }, Set)
 end
 
--- The policy in force for `device` (the last that applies), or nil.
-function Set:winner(device)
+-- The policy in force for `device` (the last that applies) and its index, or nil. `below`
+-- (default: past the last) considers only the files before that index.
+function Set:winner(device, below)
   check_device(device)
-  for i = #self.entries, 1, -1 do
+  for i = (below or #self.entries + 1) - 1, 1, -1 do
     local p = self.entries[i]
     local applies = sandbox.call(p.origin, "applies(device)", self.limits, p.applies, copy(device))
     if type(applies) ~= "boolean" then
       bad(string.format("policy '%s' (%s)", p.name, p.origin), "applies(device) must return true or false, got "
         .. type(applies))
     end
-    if applies then return p end
+    if applies then return p, i end
   end
   return nil
 end
 
--- The checked M-range list of the winning policy for `layer` on `device`, and that policy.
-function Set:tunings(device, layer)
-  local p = self:winner(device)
+-- The checked M-range list of the winning policy (among the files before index `below`) for
+-- `layer` on `device`, and that policy. Every tuning of the list has an origin afterwards:
+-- the line that built it, else the line that defines the policy's tunings function.
+function Set:tunings(device, layer, below)
+  local p, index = self:winner(device, below)
   if not p then
     local names = {}
     for i, e in ipairs(self.entries) do names[i] = e.name end
-    hum.fail("HUM_ERR_UNSUPPORTED", string.format("no policy applies to device '%s' (sm %d); loaded: %s",
-      device.name, device.sm, #names > 0 and table.concat(names, ", ") or "none"), 0)
+    hum.fail("HUM_ERR_UNSUPPORTED", string.format("no policy applies to device '%s' (sm %d); loaded: %s%s",
+      device.name, device.sm, #names > 0 and table.concat(names, ", ") or "none",
+      below and string.format(" (below %s)", self.entries[below].name) or ""), 0)
   end
-  local list = sandbox.call(p.origin, "tunings(device, layer, overrides)", self.limits, p.tunings,
+  local outer = active
+  active = { fn = p.tunings, origin = p.origin, set = self, index = index }
+  local ok, list = pcall(sandbox.call, p.origin, "tunings(device, layer, overrides)", self.limits, p.tunings,
     copy(device), copy(layer), copy(self.nested))
-  return policy.validate_tunings(list, p), p
+  active = outer
+  if not ok then error(list, 0) end
+  policy.validate_tunings(list, p)
+  local defined = p.origin .. ":" .. debug.getinfo(p.tunings, "S").linedefined
+  for _, e in ipairs(list) do
+    if type(e.tuning.origin) ~= "string" then e.tuning.origin = defined end
+  end
+  return list, p
 end
 
 function Set:override(key) return self.flat[key] end
@@ -194,7 +241,7 @@ function Set:override(key) return self.flat[key] end
 local current = new_set({}, {}, sandbox.limits())
 
 -- What `require("hum.policy")` gives a policy file: these functions, read-only.
-local HELPERS = { "ranges", "mma_tuning", "nominal_device" }
+local HELPERS = { "ranges", "mma_tuning", "tuning", "below", "nominal_device" }
 
 local function helpers()
   local t = {}
@@ -229,19 +276,61 @@ local function compile(src, limits)
            applies = p.applies, tunings = p.tunings }
 end
 
+-- A file an operator added (HUM_POLICY_PATH, policy_paths) that applies to a nominal device but
+-- wins on none was meant to win somewhere: a file later in the order shadows it (a HUM_POLICY_PATH
+-- file named to sort before a built-in one of the same devices, say). Warns naming both files.
+-- A failing applies() ends the check of that file: the calls that plan layers report it.
+local function warn_never_wins(set)
+  for _, p in ipairs(set.entries) do
+    if not p.origin:match("^embedded:") then
+      local shadowed, wins = {}, false
+      for _, arch in ipairs(policy.nominal_archs()) do
+        local device = policy.nominal_device(arch)
+        local ok, applies = pcall(sandbox.call, p.origin, "applies(device)", set.limits, p.applies, device)
+        local found, winner = false, nil
+        if ok and applies == true then found, winner = pcall(set.winner, set, device) end
+        if not ok or (applies == true and not found) then break end
+        if winner == p then
+          wins = true
+        elseif winner then
+          shadowed[#shadowed + 1] = string.format("%s: '%s' (%s)", arch, winner.name, winner.origin)
+        end
+      end
+      if not wins and #shadowed > 0 then
+        hum.log("warn", string.format("policy '%s' (%s) never wins: where it applies, a file later in the order "
+          .. "wins (%s); rename it to sort after that file, or list it in the config's policy_paths", p.name,
+          p.origin, table.concat(shadowed, "; ")))
+      end
+    end
+  end
+end
+
 -- Replaces the policies in force with `sources` ({origin, text, layer} in layering order) and
 -- `overrides` ({["moe.activation"] = "mxfp8"}); every call into a policy file runs under
 -- `limits` ({time_ms =, memory_mb =}, the config's; nil or 0: sandbox.DEFAULT_LIMITS). Every
 -- file is compiled and checked before anything changes; on any error the old set stays.
 -- Layers prepared afterwards plan with the new set; prepared layers keep the dispatch tables
--- they were built with. Returns the new set.
+-- they were built with. Returns the new set; a file that never wins is warned about
+-- (warn_never_wins).
 function policy.load(sources, overrides, limits)
   limits = sandbox.limits(limits)
   local entries = {}
   for i, src in ipairs(sources) do entries[i] = compile(src, limits) end
   local candidate = new_set(entries, overrides or {}, limits)
   current = candidate
+  warn_never_wins(candidate)
   return candidate
+end
+
+-- Inside a policy's tunings(device, layer): the M-range list the files before it give for the
+-- same device and layer, i.e. what the table would be without this file. A file that tunes
+-- some layers returns it for the others. Raises outside a tunings() call, and when no earlier
+-- file applies.
+function policy.below(device, layer)
+  if not active then
+    hum.fail("HUM_ERR_POLICY", "policy.below: call it from a policy's tunings(device, layer, overrides)", 2)
+  end
+  return (active.set:tunings(device, layer, active.index))
 end
 
 -- The policies in force.
@@ -280,9 +369,11 @@ function policy.runtime_device(rt)
   return policy.device(info)
 end
 
--- The policy in force for the runtime's own GPU: its name and origin (nil without a GPU).
-function policy.runtime_winner()
-  local device = policy.runtime_device(hum.runtime())
+-- The policy in force for the nominal device of `arch` ("sm_80"), or without `arch` for the
+-- runtime's own GPU: its name and origin (nil when there is no GPU or none applies).
+function policy.winner_of(arch)
+  local device
+  if arch then device = policy.nominal_device(arch) else device = policy.runtime_device(hum.runtime()) end
   if not device then return nil end
   local p = current:winner(device)
   if not p then return nil end
@@ -299,6 +390,16 @@ local NOMINAL = {
   [89] = { name = "nominal sm_89 (L40S)", sm_count = 142, smem_per_block = 99 * 1024, l2_bytes = 96 * MiB },
   [90] = { name = "nominal sm_90 (H100 SXM)", sm_count = 132, smem_per_block = 227 * 1024, l2_bytes = 50 * MiB },
 }
+
+-- The archs with a nominal device, in ascending order ("sm_75", ..., "sm_90a").
+function policy.nominal_archs()
+  local sms = {}
+  for sm in pairs(NOMINAL) do sms[#sms + 1] = sm end
+  table.sort(sms)
+  local archs = {}
+  for i, sm in ipairs(sms) do archs[i] = string.format("sm_%d%s", sm, sm >= 90 and "a" or "") end
+  return archs
+end
 
 -- The nominal device of an arch name ("sm_80", "sm_90a").
 function policy.nominal_device(arch)

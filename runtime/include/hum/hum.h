@@ -54,6 +54,22 @@ const char *hum_status_name(hum_status status);
 /* Library version string, e.g. "0.1.0". */
 const char *hum_version(void);
 
+/*
+ * Where libhum reads its sources: each tree it embeds (kernels/, lua/, formats/, policies/) is
+ * searched first in the directories of an environment variable (`:`-separated, the first that
+ * has the file wins), then in the embedded copy. A listed directory that does not exist is
+ * skipped: hum_runtime_create warns about it (log level warn) and nothing fails. The
+ * config's policy_paths add site policy files on top (docs/policies.md).
+ */
+typedef struct hum_search_path {
+    const char *tree;     /* "kernels/", "lua/", "formats/", "policies/" */
+    const char *variable; /* "HUM_KERNEL_PATH", "HUM_LUA_PATH", "HUM_FORMAT_PATH", "HUM_POLICY_PATH" */
+    const char *dirs;     /* the variable's value, read at the call; NULL when unset or empty */
+} hum_search_path;
+int32_t hum_search_path_count(void);
+/* HUM_ERR_INVALID_ARG for an index outside 0 .. hum_search_path_count() - 1 or a NULL out. */
+hum_status hum_search_path_get(int32_t index, hum_search_path *out);
+
 /* ====================================================================================== */
 /* Data types                                                                              */
 /* ====================================================================================== */
@@ -149,6 +165,15 @@ hum_status hum_dtype_parse(const char *name, hum_dtype *out);
 const char *hum_dtype_name(hum_dtype t);
 /* Width in bits; 0 for an invalid code. */
 int32_t hum_dtype_bits(hum_dtype t);
+/* 1 for the weight dtypes hum quantizes and runs (standard weights, layer SPECs): uint1 ..
+ * uint8 and floats of 8 bits or fewer; else 0. */
+int32_t hum_dtype_is_weight(hum_dtype t);
+/* 1 for the activation dtypes of dense layers (and the param dtypes of standard weights):
+ * float16 and bfloat16; else 0. */
+int32_t hum_dtype_is_activation(hum_dtype t);
+/* 1 for the scale dtypes of standard weights: float16, bfloat16, float32, float8_e4m3fn,
+ * float8_e5m2, float8_e8m0; else 0. */
+int32_t hum_dtype_is_scale(hum_dtype t);
 /* Bytes of one code in the arrays hum_dtype_encode/decode use: 1 for widths <= 8, else
  * bits / 8; 0 for an invalid code. */
 int32_t hum_dtype_code_size(hum_dtype t);
@@ -331,6 +356,49 @@ typedef struct hum_standard_weight {
 
 /* Releases every tensor the struct owns and zeroes it. Safe on a zeroed struct. */
 void hum_standard_free(hum_standard_weight *w);
+
+/*
+ * Tensor- and expert-parallel shards of a standard weight, as a multi-GPU host loads them
+ * (every checkpoint format alike: the shard is cut from the converted standard weight, so
+ * packed layouts, zero points and block scales of the checkpoint need no rule of their own).
+ *  - COLUMN (column-parallel, split N): rank r keeps output rows [r*N/world, (r+1)*N/world)
+ *    with their scales, zero points and bias; concatenating the ranks' outputs along N gives
+ *    the full output. N must be a multiple of world, and with BLOCK scales N / world a
+ *    multiple of group_size_n (a block may not straddle two ranks).
+ *  - ROW (row-parallel, split K): rank r keeps input columns [r*K/world, (r+1)*K/world) of the
+ *    checkpoint column order (the slice of the activations a row-parallel layer receives),
+ *    with their groups' scales and zero points; the bias stays on rank 0 only, so the sum
+ *    of the ranks' outputs is the full output. K must be a multiple of world, and with
+ *    GROUP, GROUP_TENSOR and BLOCK scales each rank must hold whole groups: K / world a
+ *    multiple of group_size, and with act-order (k_perm) every group's channels inside one
+ *    rank's columns (the standard weight has no partial groups; GPTQ act-order checkpoints
+ *    whose g_idx scatters groups over K cannot be split along K and are refused, naming the
+ *    group). The shard's k_perm maps its columns to its own input slice (NULL when that is
+ *    the identity).
+ *  - experts (expert parallelism, MoE weights only): the checkpoint's expert ids this rank
+ *    holds, in the order the shard stores them (any subset, no repeats; the host's expert
+ *    map sends expert experts[i] to local expert i). Combines with COLUMN / ROW.
+ * world 1 (or NONE with no experts) gives a copy.
+ */
+typedef enum hum_shard_dim {
+    HUM_SHARD_NONE = 0,   /* whole N and K */
+    HUM_SHARD_COLUMN = 1, /* split N */
+    HUM_SHARD_ROW = 2     /* split K */
+} hum_shard_dim;
+
+typedef struct hum_shard {
+    int32_t dim;             /* a hum_shard_dim */
+    int32_t rank, world;     /* 0 <= rank < world; ignored with NONE */
+    const int32_t *experts;  /* local expert ids, or NULL: every expert */
+    int64_t expert_count;    /* entries of experts (>= 1 when experts is set) */
+} hum_shard;
+
+/* Writes the shard of `w` into *out (owned by out: hum_standard_free; `w` is unchanged).
+ * Errors (out left zeroed): those of hum_standard_validate for `w`; HUM_ERR_INVALID_ARG for
+ * NULL, an unknown dim, rank outside [0, world), an expert id out of range or repeated, experts
+ * on a dense weight; HUM_ERR_UNSUPPORTED naming the rule above that the split breaks (N or K
+ * not a multiple of world, a block or group cut in two); HUM_ERR_OUT_OF_MEMORY. */
+hum_status hum_standard_shard(const hum_standard_weight *w, const hum_shard *shard, hum_standard_weight *out);
 
 /* HUM-SECTION reference */
 /*
@@ -583,7 +651,16 @@ typedef struct hum_format_call {
     const char *layer_name;      /* load */
     hum_standard_weight *weight; /* load: filled */
     hum_layer_list *list;        /* list: appended to */
+    const hum_shard *shard;      /* load: NULL, or a shard whose experts the converter may keep alone */
+    int32_t experts_kept;        /* load, out: 1 when weight holds only shard->experts, in their order */
+    char *names;                 /* names: the known formats, ", "-separated */
+    size_t names_cap;
 } hum_format_call;
+
+/* The checkpoint formats the runtime's formats/ dispatch converts, by their quant_method names,
+ * ", "-separated ("awq, bitnet, compressed-tensors, ..."), into out. HUM_ERR_INVALID_ARG for
+ * NULL or when cap is too small. */
+hum_status hum_runtime_formats(hum_runtime *rt, char *out, size_t cap);
 
 /* Every quantized layer of the checkpoint, in name order (*out is reset first). Errors:
  * HUM_ERR_FORMAT for an unknown or self-contradictory checkpoint (naming the key or tensor). */
@@ -596,6 +673,13 @@ hum_status hum_checkpoint_load_layer(hum_runtime *rt, const hum_checkpoint *ckpt
 /* hum_checkpoint_open + hum_checkpoint_load_layer + close. */
 hum_status hum_layer_load_standard(hum_runtime *rt, const char *checkpoint_path, const char *layer_name,
                                    hum_standard_weight *out);
+/* One rank's shard of a checkpoint layer: hum_standard_shard of it (shard NULL: all of it). A MoE
+ * layer stored as one module per expert ("...experts.<i>.<proj>") converts only the modules of
+ * the experts shard->experts lists; fused expert tensors are converted whole, then cut.
+ * Errors: those of hum_layer_load_standard and hum_standard_shard (a bad expert id of a
+ * per-expert layer is HUM_ERR_INVALID_ARG before anything is converted). */
+hum_status hum_layer_load_shard(hum_runtime *rt, const char *checkpoint_path, const char *layer_name,
+                                const hum_shard *shard, hum_standard_weight *out);
 
 /*
  * Checkpoint writers: standard weights out as the tools write them, for hum demo and tests.
@@ -691,6 +775,9 @@ hum_status hum_stream_synchronize(struct CUstream_st *stream);
 hum_status hum_nvrtc_version(int32_t *major, int32_t *minor);
 /* HUM_OK when hum_jit_compile accepts `arch`; HUM_ERR_INVALID_ARG listing the accepted names. */
 hum_status hum_arch_check(const char *arch);
+/* Every name hum_arch_check accepts, ", "-separated ("sm_75, sm_80, ..., sm_90a, ..."), into
+ * out. HUM_ERR_INVALID_ARG when cap is too small; HUM_ERR_COMPILE when NVRTC lists none. */
+hum_status hum_arch_list(char *out, size_t cap);
 /* The architecture to compile for device `d`: "sm_<major><minor>", plus "a" from sm_90 on
  * (H200: "sm_90a"). HUM_ERR_INVALID_ARG when `cap` cannot hold it (8 bytes always can). */
 hum_status hum_arch_for_device(const hum_device_info *d, char *out, size_t cap);
@@ -963,14 +1050,17 @@ const char *hum_runtime_override(const hum_runtime *rt, const char *key);
  *    to multiples of 64 and 128 inside the layer), any M >= 1.
  * A combination outside this list fails at prepare time with HUM_ERR_UNSUPPORTED naming it.
  * On sm_90 the built-in policy runs the M ranges from 33 up on kernels/gemm/gemm_wgmma.cu (Hopper
- * warpgroup MMA, same prepared weights, same results to rounding) for layers of 4- or 8-bit
- * weights without act-order and with K a multiple of 8 (policy field `kernel`, hum_tuning).
+ * warpgroup MMA, same prepared weights, same results to rounding) for layers of any weight
+ * width without act-order and with K a multiple of 8 (policy field `kernel`, hum_tuning).
  * Known limit: float8_e5m2 codes with an all-ones exponent (which the standard format reads
  * as finite numbers of 65536 and more) overflow float16 activations.
  */
 typedef struct hum_layer_options {
     /* float16 or bfloat16 (A and C); HUM_DTYPE_INVALID (0): the weight's param_dtype */
     hum_dtype activation_dtype;
+    /* the tensor-parallel shard of the weight the layer holds (hum_standard_shard); zeroed:
+     * the whole weight */
+    hum_shard shard;
 } hum_layer_options;
 
 /* LayerConfig: what fixes the prepared weight layout and the kernel's types. hum_layer_prepare
@@ -999,7 +1089,7 @@ typedef struct hum_layer_config {
 /* One range of M and the kernel tuning it gets (docs/policies.md, "Tuning fields"). */
 /* The kernel family of a tuning (policy field `kernel`): MMA is the mma.sync kernel
  * (kernels/gemm/gemm_mma.cu, sm_75 and newer); WGMMA the Hopper warpgroup-MMA kernel
- * (kernels/gemm/gemm_wgmma.cu, sm_90a only; 4- and 8-bit weights, no act-order, K a multiple of 8),
+ * (kernels/gemm/gemm_wgmma.cu, sm_90a only; every weight width, no act-order, K a multiple of 8),
  * whose warp tile is block_m tokens x 16 rows of each of warp_n / 16 64-row slabs x block_k. */
 typedef enum hum_gemm_kernel { HUM_GEMM_KERNEL_MMA = 0, HUM_GEMM_KERNEL_WGMMA = 1 } hum_gemm_kernel;
 
@@ -1020,10 +1110,13 @@ typedef struct hum_layer_plan {
     char device_name[256];
     int32_t sm, sm_count;
     int64_t smem_per_block, l2_bytes;
-    /* out: the dispatch table (ranges ascending and contiguous from 1) and its policy */
+    /* out: the dispatch table (ranges ascending and contiguous from 1) and its policy; for a
+     * plan without a GPU (sm 0) device_name becomes the nominal device's */
     int32_t entry_count;
     hum_tuning entries[8]; /* HUM_LAYER_MAX_ENTRIES */
     char policy_name[64];
+    char policy_origin[512];   /* the winning policy's file: "embedded:policies/sm90.lua" or a path */
+    char entry_origin[8][256]; /* per entry, "file:line" of the policy line that chose its tuning */
 } hum_layer_plan;
 
 /* Checks one tuning against the kernel's shape rules for `config` (derived fields filled) and
@@ -1032,10 +1125,12 @@ typedef struct hum_layer_plan {
 hum_status hum_layer_tuning_check(const hum_layer_config *config, const hum_tuning *tuning, int64_t *smem_bytes,
                                   int32_t *threads);
 
-/* A layer from a standard weight (copied: `w` stays the caller's); opts may be NULL. Host
- * only, no GPU needed. Errors: HUM_ERR_INVALID_ARG (NULL, a weight hum_standard_validate
- * refuses, an activation dtype other than float16/bfloat16); HUM_ERR_UNSUPPORTED (num_experts
- * > 0: MoE weights are no dense layer); HUM_ERR_OUT_OF_MEMORY. */
+/* A layer from a standard weight (copied: `w` stays the caller's), or from its shard when
+ * opts->shard asks for one; opts may be NULL. Host only, no GPU needed. Errors:
+ * HUM_ERR_INVALID_ARG (NULL, a weight hum_standard_validate refuses, an activation dtype other
+ * than float16/bfloat16); HUM_ERR_UNSUPPORTED (num_experts > 0 after the shard: MoE weights are
+ * no dense layer); those of hum_standard_shard; HUM_ERR_OUT_OF_MEMORY. hum_layer_compile
+ * plans the same shard. */
 hum_status hum_layer_from_standard(hum_runtime *rt, const hum_standard_weight *w, const hum_layer_options *opts,
                                    hum_layer **out);
 /* A layer from a checkpoint (file or directory) through formats/ (hum_layer_load_standard).
@@ -1092,8 +1187,73 @@ typedef struct hum_layer_info {
     int64_t device_bytes;     /* device memory the layer holds */
 } hum_layer_info;
 
-/* What the layer is and how it was prepared. HUM_ERR_INVALID_ARG for NULL. */
+/* What the layer is and how it was prepared; before hum_layer_prepare only the "in" fields of
+ * config are set (the derived ones and the plan are zero). HUM_ERR_INVALID_ARG for NULL. */
 hum_status hum_layer_get_info(const hum_layer *layer, hum_layer_info *out);
+
+/* One entry of a layer's dispatch table, as hum_layer_describe reports it. */
+typedef struct hum_dispatch_row {
+    hum_tuning tuning;  /* M range m_min..m_max (INT64_MAX: no upper bound) and the fitted tuning */
+    int64_t smem_bytes; /* dynamic shared memory of one CTA */
+    int32_t threads;    /* threads per CTA */
+    char origin[256];   /* "file:line" of the policy line that chose the tuning, e.g.
+                         * "embedded:policies/sm90.lua:31" (cut with "..." when longer) */
+} hum_dispatch_row;
+
+/* What runs for each M: the dispatch table of one layer on one device. */
+typedef struct hum_layer_dispatch {
+    char policy_name[64];
+    char policy_origin[512]; /* the file of the policy that won for the device */
+    char device_name[256];   /* the GPU, or the nominal device of the arch ("nominal sm_80 (A100 SXM)") */
+    char arch[16];           /* what the kernels are compiled for: "sm_90a" */
+    int32_t row_count;
+    hum_dispatch_row rows[8]; /* HUM_LAYER_MAX_ENTRIES, ascending M, contiguous from M = 1 */
+} hum_layer_dispatch;
+
+/* The dispatch table in force for a prepared layer. HUM_ERR_INVALID_ARG for NULL or a layer not
+ * prepared yet (hum_layer_describe_plan plans one without preparing it). */
+hum_status hum_layer_describe(const hum_layer *layer, hum_layer_dispatch *out);
+
+/* The dispatch table the policies in force give the weight (opts may be NULL) on the nominal
+ * device of `arch` ("sm_80", "sm_90a"), or with arch NULL on the runtime's GPU; plans only:
+ * nothing is compiled, nothing touches a GPU. Errors: those of hum_layer_compile without
+ * HUM_ERR_COMPILE; HUM_ERR_NO_DEVICE for arch NULL on a runtime without a GPU. */
+hum_status hum_layer_describe_plan(hum_runtime *rt, const hum_standard_weight *w, const hum_layer_options *opts,
+                                   const char *arch, hum_layer_dispatch *out);
+
+/*
+ * `hum tune` (runtime/cli/cmd_tune.c) and lua/hum/tune.lua share one session: Lua plans the
+ * table in force, generates and fits candidate tunings for each of its M ranges and writes
+ * policy files; C compiles, checks and times the candidates. Hosts do not need it.
+ */
+enum { HUM_TUNE_MAX_CANDIDATES = 64, HUM_TUNE_MAX_SAMPLES = 16, HUM_TUNE_MAX_M = 64 };
+
+typedef struct hum_tune_range {
+    int32_t sample_count;
+    int64_t samples[16];        /* HUM_TUNE_MAX_SAMPLES: the M values of the list inside the range */
+    int32_t candidate_count;    /* candidates[0] is the table in force's tuning for the range */
+    hum_tuning candidates[64];  /* HUM_TUNE_MAX_CANDIDATES: distinct, fitted; m_min..m_max the range */
+    char builtin_origin[256];   /* the policy line that chose candidates[0] */
+    double us[64][16];          /* C: median microseconds of candidate i at sample j; NaN: dropped */
+    char dropped[64][128];      /* C: why candidate i has no time ("" when it has one) */
+    int32_t winner;             /* Lua (pick): the candidate the tuned file gives the range */
+} hum_tune_range;
+
+typedef struct hum_tune_session {
+    hum_layer_plan plan;        /* C: inputs and the GPU target; Lua (begin): the table in force */
+    int32_t m_count;
+    int64_t m_values[64];       /* C: HUM_TUNE_MAX_M sample M values, as --m gives them */
+    const char *candidates_file; /* C: a Lua file that extends the candidates, or NULL */
+    const char *spec;           /* C: the layer SPEC, for the file's comments */
+    int32_t reps;               /* C: timed calls per median, for the file's comments */
+    int32_t range_count;        /* Lua (begin) */
+    hum_tune_range ranges[8];   /* HUM_LAYER_MAX_ENTRIES */
+    /* C sets text_range and text_candidate, Lua (policy_text) writes text: with text_range -1
+     * the tuned file (each range its winner), else a file that gives every M of the layer class
+     * candidate text_candidate of range text_range. */
+    int32_t text_range, text_candidate;
+    char text[65536];
+} hum_tune_session;
 
 /*
  * CPU-only planning and compilation for `arch` ("sm_80", "sm_90a", ...), no GPU needed: the
@@ -1136,6 +1296,12 @@ hum_status hum_layer_spec_format(const hum_layer_spec *spec, char *out, size_t c
  * and act-order permutation), the same for the same seed. Release with hum_standard_free.
  * Errors: those of hum_quantize_reference. */
 hum_status hum_layer_spec_weight(const hum_layer_spec *spec, uint64_t seed, hum_standard_weight *out);
+/* hum_layer_compile for the layer of a spec, from its shapes and types alone: no weight is made,
+ * so the time does not grow with N x K. Plans and compiles exactly what hum_layer_compile does
+ * for hum_layer_spec_weight's weight (the same kernels, so the same cache entries). Errors: those
+ * of hum_layer_compile; HUM_ERR_INVALID_ARG naming the field for a spec hum_layer_spec_parse
+ * would not give. */
+hum_status hum_layer_compile_spec(hum_runtime *rt, const hum_layer_spec *spec, const char *arch, hum_layer_info *out);
 
 #ifndef HUM_CDEF
 #ifdef __cplusplus
