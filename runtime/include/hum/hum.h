@@ -1356,6 +1356,12 @@ hum_status hum_layer_spec_weight(const hum_layer_spec *spec, uint64_t seed, hum_
  * of hum_layer_compile; HUM_ERR_INVALID_ARG naming the field for a spec hum_layer_spec_parse
  * would not give. */
 hum_status hum_layer_compile_spec(hum_runtime *rt, const hum_layer_spec *spec, const char *arch, hum_layer_info *out);
+/* hum_layer_describe_plan for the layer of a spec, from its shapes and types alone (no weight is
+ * made: the cost does not grow with N x K), as hum_layer_compile_spec plans it. Errors: those of
+ * hum_layer_describe_plan; HUM_ERR_INVALID_ARG naming the field of a spec hum_layer_spec_parse
+ * would not give. */
+hum_status hum_layer_describe_spec(hum_runtime *rt, const hum_layer_spec *spec, const char *arch,
+                                   hum_layer_dispatch *out);
 
 #ifndef HUM_CDEF
 #ifdef __cplusplus
