@@ -985,7 +985,8 @@ void hum_runtime_options_init(hum_runtime_options *opts);
  * Errors: HUM_ERR_INVALID_ARG (out NULL, device_ordinal < -1, an ordinal past the last GPU);
  * HUM_ERR_IO (config or policy file unreadable); HUM_ERR_CONFIG ("file:line: ..." naming the key);
  * HUM_ERR_POLICY (a policy file fails to compile, run or check, or runs past the config's
- * policy_time_limit_ms: "file:line: ..."; never another status, whatever the file raises).
+ * policy_time_limit_ms or policy_memory_limit_mb: "file:line: ..."; never another status,
+ * whatever the file raises).
  * On failure *out is NULL and nothing is left allocated.
  */
 hum_status hum_runtime_create(const hum_runtime_options *opts, hum_runtime **out);
@@ -1005,7 +1006,8 @@ const char *hum_runtime_config_path(const hum_runtime *rt);
  * cannot take the process down or freeze it: each file runs in a sandbox of its own (a fresh
  * global table per file and load, read-only standard libraries, no io, os.exit, os.execute,
  * ffi, debug or load of bytecode), and every call into it (top level, applies, tunings) is
- * stopped after the config's policy_time_limit_ms (default 1000 ms), releasing the Lua lock.
+ * stopped after the config's policy_time_limit_ms (default 1000 ms), releasing the Lua lock,
+ * or when it would take more than policy_memory_limit_mb (default 256 MiB).
  * Whatever fails inside a policy file (an error of any type, a time-out, a bad table, a hum
  * helper's error) is HUM_ERR_POLICY naming the file and line (docs/policies.md).
  *

@@ -444,7 +444,11 @@ hum_status hum_policies_load_locked(hum_runtime *rt)
             lua_getfield(L, -1, "load");
             push_sources(L, &sources);
             push_overrides(L, &rt->config);
+            lua_createtable(L, 0, 2);
             lua_pushinteger(L, rt->config.policy_time_limit_ms);
+            lua_setfield(L, -2, "time_ms");
+            lua_pushinteger(L, rt->config.policy_memory_limit_mb);
+            lua_setfield(L, -2, "memory_mb");
             st = hum_lua_pcall(L, 3, 0);
         }
         lua_settop(L, top);
