@@ -308,9 +308,9 @@ end
 -- Replaces the policies in force with `sources` ({origin, text, layer} in layering order) and
 -- `overrides` ({["moe.activation"] = "mxfp8"}); every call into a policy file runs under
 -- `limits` ({time_ms =, memory_mb =}, the config's; nil or 0: sandbox.DEFAULT_LIMITS). Every
--- file is compiled and checked before anything changes; on any error the old set stays.
--- Layers prepared afterwards plan with the new set; prepared layers keep the dispatch tables
--- they were built with. Returns the new set; a file that never wins is warned about
+-- file is compiled and checked before anything changes; on any error the old set stays. The
+-- runtime then re-plans the prepared layers with the new set (and puts the old one back with
+-- policy.use if that fails). Returns the new set; a file that never wins is warned about
 -- (warn_never_wins).
 function policy.load(sources, overrides, limits)
   limits = sandbox.limits(limits)
@@ -335,6 +335,9 @@ end
 
 -- The policies in force.
 function policy.current() return current end
+-- Puts a set policy.current() returned back in force: a reload whose layers failed to re-plan
+-- undoes itself with it (runtime/src/runtime_policies.c).
+function policy.use(set) current = set end
 function policy.tunings(device, layer) return current:tunings(device, layer) end
 function policy.winner(device) return current:winner(device) end
 -- An override's value ("moe.activation" -> "mxfp8"), or nil.

@@ -1,7 +1,8 @@
 /* Layers without a GPU: SPEC strings (parse, format, errors, reproducible weights), the
  * LayerConfig checks (unsupported combinations named), the tuning rules, and NVRTC compiling
  * every kernel the built-in policies give for the main layer types on sm_75 (float16), sm_80,
- * sm_86, sm_89 and sm_90a, a second time from the cache. */
+ * sm_86, sm_89 and sm_90a, a second time from the cache, and the act-order A permutation kernel
+ * on each. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "hum/hum.h"
 #include "quant_test.h"
@@ -107,6 +108,12 @@ static int compile_weight(hum_runtime *rt, const char *spec, const hum_standard_
                         !strcmp(from_spec.policy_name, info->policy_name) && from_spec.kernels_compiled == 0,
                     "%s on %s: planned from the spec as from its weight (%d entries, %d compiled)", spec, arch,
                     from_spec.entry_count, from_spec.kernels_compiled);
+    hum_layer_dispatch by_weight, by_spec;
+    if (QUANT_CHECK(hum_layer_describe_plan(rt, w, NULL, arch, &by_weight) == HUM_OK &&
+                        hum_layer_describe_spec(rt, &s, arch, &by_spec) == HUM_OK,
+                    "%s on %s: described: %s", spec, arch, hum_last_error()))
+        QUANT_CHECK(by_spec.row_count == by_weight.row_count && !memcmp(&by_spec, &by_weight, sizeof by_spec),
+                    "%s on %s: the spec's table is the weight's", spec, arch);
     return info->entry_count;
 }
 
@@ -159,6 +166,15 @@ static void check_compiles(hum_runtime *rt)
             compile_weight(rt, others[s], &w, "sm_90a", &info);
             hum_standard_free(&w);
         }
+    }
+    /* the act-order A permutation (one kernel for every layer) on every arch */
+    static const char *const all[] = {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90a"};
+    for (size_t a = 0; a < sizeof all / sizeof all[0]; a++) {
+        const hum_jit_request req = {.source = "kernels/prep/permute_a.cu", .kernel_name = "hum_permute_a", .arch = all[a]};
+        hum_jit_result res;
+        QUANT_CHECK(hum_jit_compile(hum_runtime_cache_dir(rt), &req, &res) == HUM_OK && res.cubin_size > 0,
+                    "permute_a.cu for %s: %s", all[a], hum_last_error());
+        hum_jit_result_free(&res);
     }
 }
 
