@@ -636,6 +636,12 @@ typedef struct hum_layer_summary {
     int32_t symmetric;      /* 1: no zero point (ints use the midpoint 2^(bits-1)) */
     int32_t act_order;      /* 1: g_idx permutes K */
     int64_t n, k, num_experts;
+    /* "" when the layer converts as far as the listing checks (shapes, dtypes, config); else why
+     * it cannot, as hum_checkpoint_load_layer would say it (HUM_ERR_FORMAT / HUM_ERR_UNSUPPORTED),
+     * cut to fit. Such a layer is still listed, with its name and whatever else is zero/"". One
+     * layer that cannot be converted does not fail the listing; a checkpoint whose format or
+     * config cannot be read at all still does. */
+    char error[512];
 } hum_layer_summary;
 
 typedef struct hum_layer_list {
