@@ -11,7 +11,6 @@
 #include "cli.h"
 #include "cli_args.h"
 #include "cli_runtime.h"
-#include "internal.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -13,7 +13,6 @@
 #include "cli.h"
 #include "cli_args.h"
 #include "cli_runtime.h"
-#include "internal.h"
 
 #include <errno.h>
 #include <math.h>

@@ -5,7 +5,6 @@
 #include "cli.h"
 #include "cli_args.h"
 #include "cli_runtime.h"
-#include "runtime.h"
 
 #include <stdio.h>
 
@@ -31,7 +30,7 @@ static void print_device(hum_runtime *rt)
            d.ordinal, d.name, d.sm_major, d.sm_minor, arch, d.sm_count, (double)d.total_memory_bytes / (1 << 30),
            (long long)(d.max_smem_per_block_optin / 1024), (long long)(d.l2_bytes >> 20));
     char name[128], origin[1024];
-    if (hum_policies_runtime_winner(rt, name, sizeof name, origin, sizeof origin) != HUM_OK)
+    if (hum_runtime_policy_winner(rt, name, sizeof name, origin, sizeof origin) != HUM_OK)
         printf("policy       cannot be chosen: %s\n", hum_last_error());
     else if (!*name)
         printf("policy       none applies to this device\n");
@@ -58,11 +57,12 @@ int hum_cmd_info(const char *config, int argc, char **argv)
         printf("nvrtc        unavailable: %s\n", hum_last_error());
     printf("cache dir    %s\n", hum_runtime_cache_dir(rt));
     printf("config       %s\n", hum_runtime_config_path(rt) ? hum_runtime_config_path(rt) : "none");
-    printf("hot reload   %s\n", rt->config.hot_reload ? "on" : "off");
-    printf("log level    %s\n", hum_log_level_name(rt->config.log_level));
-    printf("overrides    %s", rt->config.override_count ? "" : "none");
-    for (int32_t i = 0; i < rt->config.override_count; i++)
-        printf("%s%s=%s", i ? ", " : "", rt->config.overrides[i].key, rt->config.overrides[i].value);
+    printf("hot reload   %s\n", hum_runtime_hot_reload(rt) ? "on" : "off");
+    printf("log level    %s\n", hum_runtime_log_level(rt));
+    printf("overrides    %s", hum_runtime_override_count(rt) ? "" : "none");
+    for (int32_t i = 0; i < hum_runtime_override_count(rt); i++)
+        printf("%s%s=%s", i ? ", " : "", hum_runtime_override_key(rt, i),
+               hum_runtime_override(rt, hum_runtime_override_key(rt, i)));
     printf("\npolicies     %d file%s, later ones win where they apply\n", hum_runtime_policy_count(rt),
            hum_runtime_policy_count(rt) == 1 ? "" : "s");
     for (int32_t i = 0; i < hum_runtime_policy_count(rt); i++)

@@ -5,7 +5,6 @@
 #include "cli.h"
 #include "cli_args.h"
 #include "cli_runtime.h"
-#include "internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

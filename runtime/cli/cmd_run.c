@@ -8,7 +8,6 @@
 #include "cli.h"
 #include "cli_args.h"
 #include "cli_runtime.h"
-#include "internal.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -2,10 +2,11 @@
  * memory and threads, refused ones with the rule named), the dispatch table a wgmma policy
  * gives (tiles adapted to narrow layers, layers the kernel does not take refused by name), and
  * NVRTC compiles of its variants for sm_90a, including a refusal for any other arch. */
-#include "hum/hum.h"
+#include "hum/hum_tools.h"
 #include "quant_test.h"
 #include "rt_test.h"
 #include "wgmma_test.h"
+#include "hum_ffi.h"
 
 #include <string.h>
 

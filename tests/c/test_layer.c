@@ -3,9 +3,10 @@
  * every kernel the built-in policies give for the main layer types on sm_75 (float16), sm_80,
  * sm_86, sm_89 and sm_90a, a second time from the cache. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
-#include "hum/hum.h"
+#include "hum/hum_tools.h"
 #include "quant_test.h"
 #include "rt_test.h"
+#include "hum_ffi.h"
 
 #include <stdint.h>
 #include <stdlib.h>

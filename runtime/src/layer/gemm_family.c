@@ -3,6 +3,7 @@
 
 #include "gemm_wgmma.h"
 #include "internal.h"
+#include "tma.h"
 
 #include <string.h>
 
@@ -41,4 +42,18 @@ const hum_gemm_family *hum_gemm_family_of(int32_t kernel)
     if (kernel < 0 || (size_t)kernel >= sizeof families / sizeof families[0] || !families[kernel].name)
         return NULL;
     return &families[kernel];
+}
+
+int64_t hum_gemm_smem_bytes(const hum_gemm_variant *v)
+{
+    return hum_gemm_pipeline_bytes(v) + hum_gemm_family_of(hum_gemm_variant_kernel(v))->extra_smem;
+}
+
+hum_status hum_gemm_check(const hum_gemm_variant *v)
+{
+    hum_status st = hum_gemm_variant_check(v);
+    const hum_gemm_family *family = hum_gemm_family_of(hum_gemm_variant_kernel(v));
+    if (st == HUM_OK && family->check)
+        st = family->check(v);
+    return st;
 }

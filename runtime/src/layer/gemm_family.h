@@ -21,8 +21,8 @@ typedef struct hum_gemm_family {
     const char *source;    /* under kernels/ */
     const char *entry;     /* extern "C" kernel name */
     const char *arch;      /* the only arch it compiles for; NULL: any */
-    /* the family's shape rules beyond hum_gemm_variant_check's, HUM_ERR_UNSUPPORTED naming the
-     * rule; NULL: none */
+    /* the family's shape rules beyond hum_gemm_variant_check's (hum_gemm_check runs both),
+     * HUM_ERR_UNSUPPORTED naming the rule; NULL: none */
     hum_status (*check)(const hum_gemm_variant *v);
     int32_t extra_smem;    /* dynamic shared memory beyond the pipeline, bytes */
     /* fills the family's own fields of args from the common ones (a, lda, m) of a launch of a
@@ -32,5 +32,12 @@ typedef struct hum_gemm_family {
 
 /* The family of a hum_gemm_kernel value; NULL when there is none. */
 const hum_gemm_family *hum_gemm_family_of(int32_t kernel);
+
+/* Dynamic shared memory a launch of the variant takes, bytes: the pipeline
+ * (hum_gemm_pipeline_bytes) plus its family's extra_smem. */
+int64_t hum_gemm_smem_bytes(const hum_gemm_variant *v);
+/* Every shape rule of the variant: hum_gemm_variant_check's, then its family's check;
+ * HUM_ERR_UNSUPPORTED naming the rule. */
+hum_status hum_gemm_check(const hum_gemm_variant *v);
 
 #endif

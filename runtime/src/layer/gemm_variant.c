@@ -3,7 +3,6 @@
  * prepare time with its name, not as an NVRTC error. */
 #include "gemm_variant.h"
 
-#include "gemm_family.h"
 #include "internal.h"
 
 #include <inttypes.h>
@@ -29,8 +28,7 @@ int32_t hum_gemm_threads(const hum_gemm_variant *v)
     return 32 * (v->block_m / v->warp_m) * (v->block_n / v->warp_n) * (v->block_k / v->warp_k);
 }
 
-/* The pipeline's stages (and the k-warp reduction buffer): what "hum_constants.h" calls kSmemBytes. */
-static int64_t pipeline_bytes(const hum_gemm_variant *v)
+int64_t hum_gemm_pipeline_bytes(const hum_gemm_variant *v)
 {
     const int64_t rows = v->group >= v->block_k ? 1 : v->block_k / v->group;
     const int64_t a = (int64_t)v->block_m * v->block_k * 2;
@@ -39,11 +37,6 @@ static int64_t pipeline_bytes(const hum_gemm_variant *v)
     const int64_t z = v->zero_point ? rows * v->block_n * 2 : 0;
     const int64_t red = (int64_t)(v->block_k / v->warp_k - 1) * v->block_m * v->block_n * 4;
     return v->stages * (a + b + s + z) + red;
-}
-
-int64_t hum_gemm_smem_bytes(const hum_gemm_variant *v)
-{
-    return pipeline_bytes(v) + hum_gemm_family_of(hum_gemm_variant_kernel(v))->extra_smem;
 }
 
 hum_status hum_gemm_variant_check(const hum_gemm_variant *v)
@@ -56,12 +49,6 @@ hum_status hum_gemm_variant_check(const hum_gemm_variant *v)
     RULE(v->weight_bits >= 1 && v->weight_bits <= 8, "weight width %d bits (expected 1..8)", v->weight_bits);
     RULE(v->block_m > 0 && v->block_n > 0 && v->block_k > 0 && v->warp_m > 0 && v->warp_n > 0 && v->warp_k > 0,
          "tile shapes must be positive");
-    const hum_gemm_family *family = hum_gemm_family_of(hum_gemm_variant_kernel(v));
-    if (family->check) {
-        const hum_status st = family->check(v);
-        if (st != HUM_OK)
-            return st;
-    }
     RULE(v->block_m % v->warp_m == 0 && v->block_n % v->warp_n == 0 && v->block_k % v->warp_k == 0,
          "block %dx%dx%d is not a multiple of warp %dx%dx%d", v->block_m, v->block_n, v->block_k, v->warp_m,
          v->warp_n, v->warp_k);
@@ -122,7 +109,7 @@ hum_status hum_gemm_constants(const hum_gemm_variant *v, char *out, size_t cap)
         v->n_real, v->k_real, v->group, v->has_scale ? "true" : "false", v->const_scale_exp,
         v->zero_point ? "true" : "false", v->bias ? "true" : "false", v->act_order ? "true" : "false", v->block_m,
         v->block_n, v->block_k, v->warp_m, v->warp_n, v->warp_k, v->stages, v->stream_k ? "true" : "false",
-        v->ctas_per_sm, hum_gemm_threads(v), pipeline_bytes(v));
+        v->ctas_per_sm, hum_gemm_threads(v), hum_gemm_pipeline_bytes(v));
     if (n < 0 || (size_t)n >= cap)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_gemm_constants: %zu bytes are too few for the header", cap);
     return HUM_OK;

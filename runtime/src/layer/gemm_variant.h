@@ -31,11 +31,11 @@ typedef struct hum_gemm_variant {
 int32_t hum_gemm_variant_kernel(const hum_gemm_variant *v);
 /* Threads per CTA of the variant. */
 int32_t hum_gemm_threads(const hum_gemm_variant *v);
-/* Dynamic shared memory a launch of the variant takes, bytes: the pipeline (the formula
- * kernels/gemm/config.cuh checks as kSmemBytes), plus the family's extra_smem. */
-int64_t hum_gemm_smem_bytes(const hum_gemm_variant *v);
-/* Checks the shape rules of kernels/gemm/config.cuh and the family's own;
- * HUM_ERR_UNSUPPORTED naming the rule. */
+/* Shared memory of the pipeline's stages and the k-warp reduction buffer, bytes: what
+ * kernels/gemm/config.cuh checks as kSmemBytes (hum_gemm_smem_bytes adds the family's part). */
+int64_t hum_gemm_pipeline_bytes(const hum_gemm_variant *v);
+/* Checks the shape rules of kernels/gemm/config.cuh that every family shares (hum_gemm_check
+ * adds the family's own); HUM_ERR_UNSUPPORTED naming the rule. */
 hum_status hum_gemm_variant_check(const hum_gemm_variant *v);
 /* Writes the text of "hum_constants.h" for the variant. HUM_ERR_INVALID_ARG when cap is short. */
 hum_status hum_gemm_constants(const hum_gemm_variant *v, char *out, size_t cap);

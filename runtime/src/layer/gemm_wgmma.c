@@ -27,7 +27,7 @@ hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v)
          v->warp_n, v->block_m, v->block_n);
     RULE(v->stages >= 3, "%d stages (at least 3)", v->stages);
     const int64_t tile = (int64_t)v->block_m * (v->block_n * 2 + 16);
-    const int64_t pipeline = hum_gemm_smem_bytes(v) - HUM_GEMM_WGMMA_EXTRA_SMEM;
+    const int64_t pipeline = hum_gemm_pipeline_bytes(v);
     RULE(tile <= pipeline, "the %lld-byte epilogue tile exceeds the %lld bytes of the pipeline", (long long)tile,
          (long long)pipeline);
     return HUM_OK;

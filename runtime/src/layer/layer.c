@@ -4,7 +4,6 @@
 
 #include "internal.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -188,32 +187,6 @@ void hum_layer_variant(const hum_layer_config *cfg, const hum_tuning *t, hum_gem
     v->wgmma = t->kernel == HUM_GEMM_KERNEL_WGMMA;
 }
 
-/* Largest magnitude a weight code decodes to before any scale: |q - z| for ints, the largest
- * finite value for floats read as all-finite codes (hum.h, standard format). */
-static double decoded_max(const hum_layer_config *cfg, double zero_max)
-{
-    const int b = cfg->weight_bits;
-    if (cfg->weight_float) {
-        const int e = cfg->weight_exp, m = b - 1 - e, bias = (1 << (e - 1)) - 1;
-        return ldexp(2.0 - ldexp(1.0, -m), (1 << e) - 1 - bias);
-    }
-    switch (cfg->zero_point) {
-    case HUM_ZERO_POINT_INT: return ldexp(1.0, b) - 1.0;
-    case HUM_ZERO_POINT_FLOAT: return ldexp(1.0, b) + zero_max;
-    default: return ldexp(1.0, b - 1);
-    }
-}
-
-int32_t hum_layer_scale_exponent(const hum_layer_config *cfg, double scale_max, double zero_max)
-{
-    if (!cfg->has_scale && !cfg->weight_float)
-        return 0;
-    const double s = cfg->has_scale && scale_max > 0 ? scale_max : 1.0;
-    const int by_weight = (int)floor(log2(16384.0 / (decoded_max(cfg, zero_max) * s))) + cfg->exp_compensation;
-    const int by_scale = (int)floor(log2(16384.0 / s));
-    return by_weight < by_scale ? by_weight : by_scale;
-}
-
 hum_status hum_layer_tuning_check(const hum_layer_config *config, const hum_tuning *tuning, int64_t *smem_bytes,
                                   int32_t *threads)
 {
@@ -221,7 +194,7 @@ hum_status hum_layer_tuning_check(const hum_layer_config *config, const hum_tuni
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_tuning_check: NULL %s", !config ? "config" : "tuning");
     hum_gemm_variant v;
     hum_layer_variant(config, tuning, &v);
-    hum_status st = hum_gemm_variant_check(&v);
+    hum_status st = hum_gemm_check(&v);
     if (st != HUM_OK)
         return st;
     if (smem_bytes)

@@ -9,7 +9,9 @@
 
 #include "gemm_family.h"
 #include "gemm_variant.h"
-#include "hum/hum.h"
+#include "hum_ffi.h"
+#include "jit.h"
+#include "launch.h"
 
 /* One row of the dispatch table: everything hum_layer_forward needs for M <= m_max. */
 typedef struct hum_dispatch_entry {

@@ -61,7 +61,7 @@ hum_status hum_layer_compile_entries(hum_runtime *rt, const hum_layer_plan *plan
         hum_gemm_variant v;
         hum_layer_variant(&plan->config, &plan->entries[i], &v);
         const hum_gemm_family *f = hum_gemm_family_of(plan->entries[i].kernel);
-        hum_status st = hum_gemm_variant_check(&v);
+        hum_status st = hum_gemm_check(&v);
         if (st == HUM_OK && f->arch && strcmp(plan->arch, f->arch) != 0)
             st = hum_fail(HUM_ERR_UNSUPPORTED, "the %s kernel runs on %s only (the target is %s)", f->name, f->arch,
                           plan->arch);

@@ -1,5 +1,5 @@
 /* Layer SPEC strings ("n=8192,k=8192,w=uint4,a=float16,group=128") and the random standard
- * weights they stand for (hum.h, HUM-SECTION layer). */
+ * weights they stand for (hum/hum_tools.h, hum_layer_spec). */
 #include "internal.h"
 
 #include <errno.h>

@@ -56,7 +56,7 @@ struct hum_runtime {
 
 /* Writes "hum: <level>: <message>\n" to stderr when `level` is within the runtime's log level
  * (the config's log_level; warn when rt is NULL). */
-void hum_log(const hum_runtime *rt, hum_log_level level, const char *fmt, ...) HUM_PRINTF(3, 4);
+#define hum_log(rt, level, ...) hum_log_message((rt) ? (rt)->config.log_level : HUM_LOG_WARN, level, __VA_ARGS__)
 
 /* Loads every policy layer (built-in, site files from the config, overrides) into the Lua
  * state. Caller holds lua_lock. On failure the policies in force are unchanged. */
@@ -66,11 +66,6 @@ hum_status hum_policies_load_locked(hum_runtime *rt);
  * the last load attempt, reloads them; a failed reload is logged and the old policies stay.
  * Caller holds lua_lock. Called on every entry into Lua (hum_lua_call). */
 void hum_policies_refresh_locked(hum_runtime *rt);
-
-/* The name and origin of the policy in force for the runtime's GPU ("" when none applies).
- * HUM_ERR_NO_DEVICE without a GPU. Takes the Lua lock. */
-hum_status hum_policies_runtime_winner(hum_runtime *rt, char *name, size_t name_cap, char *origin,
-                                       size_t origin_cap);
 
 /* Frees every list of policy origins (runtime destruction). */
 void hum_policies_release(hum_runtime *rt);

@@ -469,9 +469,11 @@ void hum_policies_refresh_locked(hum_runtime *rt)
         hum_log(rt, HUM_LOG_WARN, "hot reload: %s", hum_last_error());
 }
 
-hum_status hum_policies_runtime_winner(hum_runtime *rt, char *name, size_t name_cap, char *origin,
-                                       size_t origin_cap)
+hum_status hum_runtime_policy_winner(hum_runtime *rt, char *name, size_t name_cap, char *origin,
+                                     size_t origin_cap)
 {
+    if (!rt || !name || !origin || name_cap == 0 || origin_cap == 0)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_runtime_policy_winner: NULL argument or zero capacity");
     if (rt->device_status != HUM_OK)
         return hum_fail(rt->device_status, "%s", rt->device_error);
     int rc = pthread_mutex_lock(&rt->lua_lock);
