@@ -15,6 +15,7 @@
 local bit = require("bit")
 local ffi = require("ffi")
 local hum = require("hum")
+local sandbox = require("hum.sandbox")
 
 local policy = {}
 
@@ -37,6 +38,14 @@ local function bad(where, msg)
   hum.fail("HUM_ERR_POLICY", where .. ": " .. msg, 0)
 end
 
+-- A value from a policy as a message shows it: strings quoted and said to be strings, so that
+-- block_n = "128" does not read as the number 128; tables and functions by their type only.
+local function show(v)
+  if type(v) == "string" then return string.format("%q (a string)", v) end
+  if type(v) == "number" or type(v) == "boolean" or v == nil then return tostring(v) end
+  return "a " .. type(v)
+end
+
 -- Checks one tuning table; `where` names the policy file and entry.
 local function check_tuning(t, where)
   if type(t) ~= "table" then bad(where, "tuning must be a table, got " .. type(t)) end
@@ -44,7 +53,7 @@ local function check_tuning(t, where)
     if t[f] == nil then bad(where, "tuning has no '" .. f .. "' (required: " .. table.concat(TUNING_FIELDS, ", ") .. ")") end
   end
   local function field(name, ok, expected)
-    if not ok then bad(where, string.format("tuning.%s = %s: expected %s", name, tostring(t[name]), expected)) end
+    if not ok then bad(where, string.format("tuning.%s = %s: expected %s", name, show(t[name]), expected)) end
   end
   field("block_m", is_int(t.block_m) and t.block_m >= 1, "a positive integer")
   field("warp_m", is_int(t.warp_m) and t.warp_m >= 1, "a positive integer")
@@ -77,7 +86,7 @@ function policy.validate_tunings(list, p)
   end
   for k in pairs(list) do
     if not (is_int(k) and k >= 1 and k <= #list) then
-      bad(where, "the list has a non-sequence key '" .. tostring(k) .. "'")
+      bad(where, "the list has a non-sequence key " .. (type(k) == "string" and ("'" .. k .. "'") or show(k)))
     end
   end
   local expect = 1
@@ -86,14 +95,14 @@ function policy.validate_tunings(list, p)
     if type(e) ~= "table" then bad(at, "expected a table, got " .. type(e)) end
     if e.m_min ~= expect then
       bad(at, string.format("m_min = %s, expected %d (ranges start at 1 and follow each other without gaps "
-        .. "or overlaps)", tostring(e.m_min), expect))
+        .. "or overlaps)", show(e.m_min), expect))
     end
     if i == #list then
       if e.m_max ~= math.huge then
-        bad(at, string.format("m_max = %s: the last range must end at math.huge", tostring(e.m_max)))
+        bad(at, string.format("m_max = %s: the last range must end at math.huge", show(e.m_max)))
       end
     elseif not (is_int(e.m_max) and e.m_max >= e.m_min) then
-      bad(at, string.format("m_max = %s: expected an integer >= m_min (%d)", tostring(e.m_max), e.m_min))
+      bad(at, string.format("m_max = %s: expected an integer >= m_min (%d)", show(e.m_max), e.m_min))
     end
     check_tuning(e.tuning, string.format("%s (m %d..%s)", at, e.m_min, tostring(e.m_max)))
     expect = e.m_max + 1
@@ -138,7 +147,7 @@ end
 local Set = {}
 Set.__index = Set
 
-local function new_set(entries, overrides)
+local function new_set(entries, overrides, time_limit_ms)
   local nested = {}
   for key, value in pairs(overrides) do
     local section, name = key:match("^([^.]+)%.(.+)$")
@@ -148,7 +157,8 @@ local function new_set(entries, overrides)
     nested[section] = nested[section] or {}
     nested[section][name] = value
   end
-  return setmetatable({ entries = entries, flat = copy(overrides), nested = nested }, Set)
+  return setmetatable({ entries = entries, flat = copy(overrides), nested = nested, time_limit_ms = time_limit_ms },
+    Set)
 end
 
 -- The policy in force for `device` (the last that applies), or nil.
@@ -156,7 +166,7 @@ function Set:winner(device)
   check_device(device)
   for i = #self.entries, 1, -1 do
     local p = self.entries[i]
-    local applies = p.applies(device)
+    local applies = sandbox.call(p.origin, "applies(device)", self.time_limit_ms, p.applies, copy(device))
     if type(applies) ~= "boolean" then
       bad(string.format("policy '%s' (%s)", p.name, p.origin), "applies(device) must return true or false, got "
         .. type(applies))
@@ -175,18 +185,29 @@ function Set:tunings(device, layer)
     hum.fail("HUM_ERR_UNSUPPORTED", string.format("no policy applies to device '%s' (sm %d); loaded: %s",
       device.name, device.sm, #names > 0 and table.concat(names, ", ") or "none"), 0)
   end
-  return policy.validate_tunings(p.tunings(device, layer, copy(self.nested)), p), p
+  local list = sandbox.call(p.origin, "tunings(device, layer, overrides)", self.time_limit_ms, p.tunings,
+    copy(device), copy(layer), copy(self.nested))
+  return policy.validate_tunings(list, p), p
 end
 
 function Set:override(key) return self.flat[key] end
 
-local current = new_set({}, {})
+local current = new_set({}, {}, sandbox.DEFAULT_TIME_LIMIT_MS)
 
--- Compiles one source {origin, text, layer} into a policy entry; raises naming the file.
-local function compile(src)
-  local chunk = hum.load_chunk(src.text, src.origin, setmetatable({}, { __index = _G }))
-  local ok, p = pcall(chunk)
-  if not ok then hum.fail(hum.is_error(p) and p.status or "HUM_ERR_POLICY", hum.message(p), 0) end
+-- What `require("hum.policy")` gives a policy file: these functions, read-only.
+local HELPERS = { "ranges", "mma_tuning", "nominal_device" }
+
+local function helpers()
+  local t = {}
+  for _, name in ipairs(HELPERS) do t[name] = policy[name] end
+  return t
+end
+
+-- Compiles and runs one source {origin, text, layer} in a sandbox of its own (lua/hum/sandbox.lua)
+-- into a policy entry; raises HUM_ERR_POLICY naming the file.
+local function compile(src, time_limit_ms)
+  local chunk = sandbox.load(src.text, src.origin, { ["hum.policy"] = helpers() })
+  local p = sandbox.call(src.origin, "the file's top level", time_limit_ms, chunk)
   local where = src.origin
   if type(p) ~= "table" then
     bad(where, "a policy file must return a table { name = ..., applies = function(device) ..., "
@@ -194,24 +215,32 @@ local function compile(src)
   end
   for k in pairs(p) do
     if not POLICY_FIELDS[k] then
-      bad(where, "unknown field '" .. tostring(k) .. "' (expected name, description, applies, tunings)")
+      bad(where, "unknown field " .. (type(k) == "string" and ("'" .. k .. "'") or show(k)) .. " (expected name, description, applies, tunings)")
     end
   end
-  if type(p.name) ~= "string" or p.name == "" then bad(where, "'name' must be a non-empty string") end
-  if type(p.applies) ~= "function" then bad(where, "'applies' must be a function(device)") end
-  if type(p.tunings) ~= "function" then bad(where, "'tunings' must be a function(device, layer, overrides)") end
+  if type(p.name) ~= "string" or p.name == "" then bad(where, "'name' must be a non-empty string, got " .. show(p.name)) end
+  if p.description ~= nil and type(p.description) ~= "string" then
+    bad(where, "'description' must be a string, got " .. show(p.description))
+  end
+  if type(p.applies) ~= "function" then bad(where, "'applies' must be a function(device), got " .. show(p.applies)) end
+  if type(p.tunings) ~= "function" then
+    bad(where, "'tunings' must be a function(device, layer, overrides), got " .. show(p.tunings))
+  end
   return { name = p.name, description = p.description, origin = src.origin, layer = src.layer,
            applies = p.applies, tunings = p.tunings }
 end
 
 -- Replaces the policies in force with `sources` ({origin, text, layer} in layering order) and
--- `overrides` ({["moe.activation"] = "mxfp8"}). Every file is compiled and checked before
--- anything changes; on any error the old set stays. Layers prepared afterwards plan with the
--- new set; prepared layers keep the dispatch tables they were built with. Returns the new set.
-function policy.load(sources, overrides)
+-- `overrides` ({["moe.activation"] = "mxfp8"}); every call into a policy file may run for
+-- `time_limit_ms` (nil or 0: sandbox.DEFAULT_TIME_LIMIT_MS). Every file is compiled and
+-- checked before anything changes; on any error the old set stays. Layers prepared afterwards
+-- plan with the new set; prepared layers keep the dispatch tables they were built with.
+-- Returns the new set.
+function policy.load(sources, overrides, time_limit_ms)
+  if time_limit_ms == nil or time_limit_ms == 0 then time_limit_ms = sandbox.DEFAULT_TIME_LIMIT_MS end
   local entries = {}
-  for i, src in ipairs(sources) do entries[i] = compile(src) end
-  local candidate = new_set(entries, overrides or {})
+  for i, src in ipairs(sources) do entries[i] = compile(src, time_limit_ms) end
+  local candidate = new_set(entries, overrides or {}, time_limit_ms)
   current = candidate
   return candidate
 end
