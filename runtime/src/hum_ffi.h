@@ -42,8 +42,8 @@ typedef struct hum_format_call {
 hum_status hum_layer_list_append(hum_layer_list *list, const hum_layer_summary *item);
 
 /*
- * Host data moves used by the format converters (the formats/ Lua files call them through the FFI, so no
- * Lua loop ever touches tensor elements). Element sizes are in bytes (1, 2, 4 or 8); every
+ * Host data moves used by the format converters (the formats/ Lua files call them through the
+ * FFI, so no Lua loop ever touches tensor elements). Element sizes are in bytes (1, 2, 4 or 8); every
  * function checks its arguments and fails with HUM_ERR_INVALID_ARG before writing anything.
  */
 /* dst[b][c][r] = src[b][r][c] for a [batch][rows][cols] array. */

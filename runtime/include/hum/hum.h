@@ -64,8 +64,9 @@ const char *hum_version(void);
 /* HUM-SECTION device */
 /*
  * The CUDA driver is loaded at run time (libcuda.so.1, or the file the environment variable
- * HUM_CUDA_DRIVER names, read once at the first device call); libhum never links it. Without a usable driver every function of this
- * section and of "Modules and launches" returns HUM_ERR_NO_DEVICE with "no CUDA driver" in the
+ * HUM_CUDA_DRIVER names, read once at the first device call); libhum never links it. Without a
+ * usable driver every call that needs the GPU (hum_layer_prepare, hum_layer_forward, the
+ * device memory calls of hum_tools.h) returns HUM_ERR_NO_DEVICE with "no CUDA driver" in the
  * message, and with a driver but no device, "no GPU"; everything CPU-side (NVRTC compilation
  * included) keeps working. hum needs a CUDA 12.0 or newer driver.
  * Device work runs in each device's primary context: retained on first use, released at process
@@ -254,6 +255,9 @@ typedef struct hum_tensor {
     hum_memory memory;
 } hum_tensor;
 
+/* ====================================================================================== */
+/* The standard quantized weight                                                           */
+/* ====================================================================================== */
 /* HUM-SECTION standard */
 /*
  * The standard quantized-weight format: what every checkpoint format is converted to (by

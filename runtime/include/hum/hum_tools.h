@@ -458,7 +458,7 @@ hum_status hum_cuda_result(int32_t result, const char *what);
  */
 /* Version of the linked NVRTC, e.g. 13 and 0. */
 hum_status hum_nvrtc_version(int32_t *major, int32_t *minor);
-/* HUM_OK when hum_jit_compile accepts `arch`; HUM_ERR_INVALID_ARG listing the accepted names. */
+/* HUM_OK when NVRTC compiles for `arch` here; HUM_ERR_INVALID_ARG listing the accepted names. */
 hum_status hum_arch_check(const char *arch);
 /* The architecture to compile for device `d`: "sm_<major><minor>", plus "a" from sm_90 on
  * (H200: "sm_90a"). HUM_ERR_INVALID_ARG when `cap` cannot hold it (8 bytes always can). */
@@ -508,7 +508,9 @@ hum_status hum_cache_clear(const char *cache_dir, int32_t *removed);
 
 /* The built-in self-check kernel (kernels/selfcheck.cu) compiled for `arch` through the cache,
  * with `seed` as its compile-time constant (HUM_SELFCHECK_SEED is the one `hum compile` and
- * `hum demo` use, so that a second run is a cache hit). Errors as hum_jit_compile. */
+ * `hum demo` use, so that a second run is a cache hit). Errors: HUM_ERR_INVALID_ARG (a bad arch),
+ * HUM_ERR_IO (no kernel source, no cache directory at all), HUM_ERR_COMPILE (NVRTC failed: the
+ * message names the saved log). */
 enum { HUM_SELFCHECK_SEED = 0x68756d21 };
 hum_status hum_selfcheck_compile(const char *cache_dir, const char *arch, uint32_t seed, hum_jit_result *out);
 

@@ -51,9 +51,5 @@ int64_t hum_gemm_smem_bytes(const hum_gemm_variant *v)
 
 hum_status hum_gemm_check(const hum_gemm_variant *v)
 {
-    hum_status st = hum_gemm_variant_check(v);
-    const hum_gemm_family *family = hum_gemm_family_of(hum_gemm_variant_kernel(v));
-    if (st == HUM_OK && family->check)
-        st = family->check(v);
-    return st;
+    return hum_gemm_variant_check(v, hum_gemm_family_of(hum_gemm_variant_kernel(v))->check);
 }

@@ -36,7 +36,7 @@ const hum_gemm_family *hum_gemm_family_of(int32_t kernel);
 /* Dynamic shared memory a launch of the variant takes, bytes: the pipeline
  * (hum_gemm_pipeline_bytes) plus its family's extra_smem. */
 int64_t hum_gemm_smem_bytes(const hum_gemm_variant *v);
-/* Every shape rule of the variant: hum_gemm_variant_check's, then its family's check;
+/* Every shape rule of the variant: hum_gemm_variant_check's with its family's check;
  * HUM_ERR_UNSUPPORTED naming the rule. */
 hum_status hum_gemm_check(const hum_gemm_variant *v);
 

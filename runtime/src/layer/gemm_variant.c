@@ -39,7 +39,7 @@ int64_t hum_gemm_pipeline_bytes(const hum_gemm_variant *v)
     return v->stages * (a + b + s + z) + red;
 }
 
-hum_status hum_gemm_variant_check(const hum_gemm_variant *v)
+hum_status hum_gemm_variant_check(const hum_gemm_variant *v, hum_status (*family_check)(const hum_gemm_variant *v))
 {
 #define RULE(cond, ...)                                           \
     do {                                                          \
@@ -49,6 +49,11 @@ hum_status hum_gemm_variant_check(const hum_gemm_variant *v)
     RULE(v->weight_bits >= 1 && v->weight_bits <= 8, "weight width %d bits (expected 1..8)", v->weight_bits);
     RULE(v->block_m > 0 && v->block_n > 0 && v->block_k > 0 && v->warp_m > 0 && v->warp_n > 0 && v->warp_k > 0,
          "tile shapes must be positive");
+    if (family_check) {
+        const hum_status st = family_check(v);
+        if (st != HUM_OK)
+            return st;
+    }
     RULE(v->block_m % v->warp_m == 0 && v->block_n % v->warp_n == 0 && v->block_k % v->warp_k == 0,
          "block %dx%dx%d is not a multiple of warp %dx%dx%d", v->block_m, v->block_n, v->block_k, v->warp_m,
          v->warp_n, v->warp_k);

@@ -34,9 +34,11 @@ int32_t hum_gemm_threads(const hum_gemm_variant *v);
 /* Shared memory of the pipeline's stages and the k-warp reduction buffer, bytes: what
  * kernels/gemm/config.cuh checks as kSmemBytes (hum_gemm_smem_bytes adds the family's part). */
 int64_t hum_gemm_pipeline_bytes(const hum_gemm_variant *v);
-/* Checks the shape rules of kernels/gemm/config.cuh that every family shares (hum_gemm_check
- * adds the family's own); HUM_ERR_UNSUPPORTED naming the rule. */
-hum_status hum_gemm_variant_check(const hum_gemm_variant *v);
+/* Checks the shape rules of kernels/gemm/config.cuh that every family shares, with the
+ * family's own (`family_check`, may be NULL) right after the tile shapes are known positive, so
+ * that a family's rule is named before a general one it implies; HUM_ERR_UNSUPPORTED naming
+ * the rule. hum_gemm_check passes the family of the variant. */
+hum_status hum_gemm_variant_check(const hum_gemm_variant *v, hum_status (*family_check)(const hum_gemm_variant *v));
 /* Writes the text of "hum_constants.h" for the variant. HUM_ERR_INVALID_ARG when cap is short. */
 hum_status hum_gemm_constants(const hum_gemm_variant *v, char *out, size_t cap);
 
