@@ -230,18 +230,48 @@ local function compile(src, time_limit_ms)
            applies = p.applies, tunings = p.tunings }
 end
 
+-- A file an operator added (HUM_POLICY_PATH, policy_paths) that applies to a nominal device but
+-- wins on none was meant to win somewhere: a file later in the order shadows it (a HUM_POLICY_PATH
+-- file named to sort before a built-in one of the same devices, say). Warns naming both files.
+-- A failing applies() ends the check of that file: the calls that plan layers report it.
+local function warn_never_wins(set)
+  for _, p in ipairs(set.entries) do
+    if not p.origin:match("^embedded:") then
+      local shadowed, wins = {}, false
+      for _, arch in ipairs(policy.nominal_archs()) do
+        local device = policy.nominal_device(arch)
+        local ok, applies = pcall(sandbox.call, p.origin, "applies(device)", set.time_limit_ms, p.applies, device)
+        local found, winner = false, nil
+        if ok and applies == true then found, winner = pcall(set.winner, set, device) end
+        if not ok or (applies == true and not found) then break end
+        if winner == p then
+          wins = true
+        elseif winner then
+          shadowed[#shadowed + 1] = string.format("%s: '%s' (%s)", arch, winner.name, winner.origin)
+        end
+      end
+      if not wins and #shadowed > 0 then
+        hum.log("warn", string.format("policy '%s' (%s) never wins: where it applies, a file later in the order "
+          .. "wins (%s); rename it to sort after that file, or list it in the config's policy_paths", p.name,
+          p.origin, table.concat(shadowed, "; ")))
+      end
+    end
+  end
+end
+
 -- Replaces the policies in force with `sources` ({origin, text, layer} in layering order) and
 -- `overrides` ({["moe.activation"] = "mxfp8"}); every call into a policy file may run for
 -- `time_limit_ms` (nil or 0: sandbox.DEFAULT_TIME_LIMIT_MS). Every file is compiled and
 -- checked before anything changes; on any error the old set stays. Layers prepared afterwards
 -- plan with the new set; prepared layers keep the dispatch tables they were built with.
--- Returns the new set.
+-- Returns the new set; a file that never wins is warned about (warn_never_wins).
 function policy.load(sources, overrides, time_limit_ms)
   if time_limit_ms == nil or time_limit_ms == 0 then time_limit_ms = sandbox.DEFAULT_TIME_LIMIT_MS end
   local entries = {}
   for i, src in ipairs(sources) do entries[i] = compile(src, time_limit_ms) end
   local candidate = new_set(entries, overrides or {}, time_limit_ms)
   current = candidate
+  warn_never_wins(candidate)
   return candidate
 end
 
@@ -300,6 +330,16 @@ local NOMINAL = {
   [89] = { name = "nominal sm_89 (L40S)", sm_count = 142, smem_per_block = 99 * 1024, l2_bytes = 96 * MiB },
   [90] = { name = "nominal sm_90 (H100 SXM)", sm_count = 132, smem_per_block = 227 * 1024, l2_bytes = 50 * MiB },
 }
+
+-- The archs with a nominal device, in ascending order ("sm_75", ..., "sm_90a").
+function policy.nominal_archs()
+  local sms = {}
+  for sm in pairs(NOMINAL) do sms[#sms + 1] = sm end
+  table.sort(sms)
+  local archs = {}
+  for i, sm in ipairs(sms) do archs[i] = string.format("sm_%d%s", sm, sm >= 90 and "a" or "") end
+  return archs
+end
 
 -- The nominal device of an arch name ("sm_80", "sm_90a").
 function policy.nominal_device(arch)

@@ -10,6 +10,7 @@
 #include "bench_tmpdir.h"
 #include "cli.h"
 #include "cli_args.h"
+#include "cli_output.h"
 #include "cli_runtime.h"
 
 #include <math.h>
@@ -26,6 +27,7 @@ typedef struct bench_options {
     const char *out;
     const char *warmup;
     const char *reps;
+    int force; /* --out may replace an existing file */
 } bench_options;
 
 static void usage(FILE *f)
@@ -41,7 +43,8 @@ static void usage(FILE *f)
                "                 bfloat16), group (0: per channel), scale (dtype | tensor), global (0 | 1),\n"
                "                 zp (none | int | float), bias (0 | 1), actorder (0 | 1); docs/cli.md\n"
                "  --m LIST       comma-separated M values (default: powers of two 1..8192)\n"
-               "  --out FILE     where the JSON goes\n"
+               "  --out FILE     where the JSON goes (an existing FILE only with --force)\n"
+               "  --force        let --out replace an existing file\n"
                "  --warmup N     untimed calls per measurement (default 20)\n"
                "  --reps N       timed calls per measurement (default 100)\n"
                "  --config FILE  deployment config\n");
@@ -53,7 +56,7 @@ static int parse(int argc, char **argv, bench_options *o)
     const cli_option options[] = {
         CLI_VALUE("--config", &o->config), CLI_VALUE("--layer", &o->spec),   CLI_VALUE("--m", &o->m_list),
         CLI_VALUE("--out", &o->out),       CLI_VALUE("--warmup", &o->warmup), CLI_VALUE("--reps", &o->reps),
-        CLI_END,
+        CLI_FLAG("--force", &o->force),    CLI_END,
     };
     const cli_args args = {.command = "hum bench", .usage = usage, .options = options};
     int rc = cli_args_parse(&args, argc, argv);
@@ -304,6 +307,8 @@ int hum_cmd_bench(const char *config, int argc, char **argv)
         fprintf(stderr, "hum bench: %s\n", hum_last_error());
         return 2;
     }
+    if (o.out && cli_output_allowed("hum bench", "--out", o.out, o.force, NULL) != 0)
+        return 1;
     snprintf(r.spec, sizeof r.spec, "%s", o.spec);
     hum_layer_spec spec;
     hum_standard_weight w = {0};

@@ -37,6 +37,8 @@ typedef struct hum_format_call {
     const char *layer_name;      /* load */
     hum_standard_weight *weight; /* load: filled */
     hum_layer_list *list;        /* list: appended to */
+    char *names;                 /* names: the known formats, ", "-separated */
+    size_t names_cap;
 } hum_format_call;
 /* Appends a copy of *item (used by the Lua listing). */
 hum_status hum_layer_list_append(hum_layer_list *list, const hum_layer_summary *item);

@@ -49,7 +49,16 @@ int main(void)
     RT_CHECK(cli_hum(args) == 1, "bad config exits 1:\n%s", cli_output);
     cli_has("bad config", "bad.yaml:2: unknown key 'log_levle'");
 
-    RT_CHECK(cli_hum("demo") == 0, "demo exits 0 without a GPU:\n%s", cli_output);
+    /* through a pipe, as `hum demo | tee log`: stdout was fully buffered, so nothing showed until
+     * the end; long steps now say when they start and, past a second, that they still run */
+    double first_line = 0, total = 0;
+    RT_CHECK(cli_hum_timed("demo", &first_line, &total) == 0, "demo exits 0 without a GPU:\n%s", cli_output);
+    RT_CHECK(first_line >= 0 && first_line < total - 1.0,
+             "demo's first line came %.1f s after the start, the command ended at %.1f s", first_line, total);
+    cli_has("demo", "checkpoint: quantizing random weights of 3 layers and writing them ...\n");
+    cli_has("demo", "compile: q_proj for sm_90a ...\n");
+    cli_has("demo", "  ... compile: q_proj for sm_90a: 1 s\n"); /* a cold cache: NVRTC runs for seconds */
+    cli_has("demo", "reference: q_proj at M = 4 on the CPU ...\n");
     cli_has("demo", "device: no CUDA driver");
     cli_has("demo", "sm_90a: cache miss");
     cli_has("demo", "launch: skipped (no GPU)");

@@ -12,6 +12,7 @@
 
 #include <malloc.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -303,23 +304,23 @@ static void test_error_values(void)
 
 typedef struct stress {
     hum_runtime *rt;
-    volatile int stop;
+    atomic_int stop;
     int reloads, reload_errors, bad_status;
     int probes, probe_errors;
-    char last_error[512];
+    char reload_error[512], probe_error[512]; /* the last of each thread's failures */
 } stress;
 
 static void *reloader(void *arg)
 {
     stress *s = arg;
-    while (!s->stop) {
+    while (!atomic_load(&s->stop)) {
         hum_status st = hum_runtime_reload_policies(s->rt);
         s->reloads++;
         if (st == HUM_ERR_POLICY)
             s->reload_errors++;
         else if (st != HUM_OK) {
             s->bad_status++;
-            snprintf(s->last_error, sizeof s->last_error, "%s", hum_last_error());
+            snprintf(s->reload_error, sizeof s->reload_error, "%s", hum_last_error());
         }
     }
     return NULL;
@@ -328,7 +329,7 @@ static void *reloader(void *arg)
 static void *prober(void *arg)
 {
     stress *s = arg;
-    while (!s->stop) {
+    while (!atomic_load(&s->stop)) {
         sb_probe p;
         /* With hot_reload on, a probe may run the reload itself and report nothing: the policy
          * in force stays the good one either way. */
@@ -336,7 +337,7 @@ static void *prober(void *arg)
         s->probes++;
         if (st != HUM_OK || strcmp(p.name, "good")) {
             s->probe_errors++;
-            snprintf(s->last_error, sizeof s->last_error, "probe: %d %s (%s)", st, p.name, hum_last_error());
+            snprintf(s->probe_error, sizeof s->probe_error, "%d %s (%s)", st, p.name, hum_last_error());
         }
         int32_t n = hum_runtime_policy_count(s->rt);
         for (int32_t i = 0; i < n; i++) {
@@ -363,6 +364,7 @@ static void test_stress(void)
     if (!rt)
         return;
     stress s = {.rt = rt};
+    atomic_init(&s.stop, 0);
     pthread_t threads[2];
     int started = pthread_create(&threads[0], NULL, reloader, &s) == 0;
     started += pthread_create(&threads[1], NULL, prober, &s) == 0;
@@ -381,11 +383,12 @@ static void test_stress(void)
         unlink(live);
         usleep(30 * 1000);
     }
-    s.stop = 1;
+    atomic_store(&s.stop, 1);
     for (int i = 0; i < started; i++)
         pthread_join(threads[i], NULL);
-    RT_CHECK(s.bad_status == 0 && s.probe_errors == 0, "reloads %d (%d rejected, %d other), probes %d (%d bad): %s",
-             s.reloads, s.reload_errors, s.bad_status, s.probes, s.probe_errors, s.last_error);
+    RT_CHECK(s.bad_status == 0 && s.probe_errors == 0,
+             "reloads %d (%d rejected, %d other: %s), probes %d (%d bad: %s)", s.reloads, s.reload_errors,
+             s.bad_status, s.reload_error, s.probes, s.probe_errors, s.probe_error);
     RT_CHECK(s.reload_errors > 0 && s.reloads > s.reload_errors && s.probes > 10,
              "the attacking files were seen and the good set loaded: %d reloads, %d rejected, %d probes", s.reloads,
              s.reload_errors, s.probes);

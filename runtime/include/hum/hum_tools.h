@@ -32,6 +32,22 @@ extern "C" {
 hum_status hum_fail(hum_status status, const char *fmt, ...) HUM_PRINTF(2, 3);
 hum_status hum_fail_context(hum_status status, const char *fmt, ...) HUM_PRINTF(2, 3);
 
+/*
+ * Where libhum reads its sources: each tree it embeds (kernels/, lua/, formats/, policies/) is
+ * searched first in the directories of an environment variable (`:`-separated, the first that
+ * has the file wins), then in the embedded copy. A listed directory that does not exist is
+ * skipped: hum_runtime_create warns about it (log level warn) and nothing fails. The
+ * config's policy_paths add site policy files on top (docs/policies.md).
+ */
+typedef struct hum_search_path {
+    const char *tree;     /* "kernels/", "lua/", "formats/", "policies/" */
+    const char *variable; /* "HUM_KERNEL_PATH", "HUM_LUA_PATH", "HUM_FORMAT_PATH", "HUM_POLICY_PATH" */
+    const char *dirs;     /* the variable's value, read at the call; NULL when unset or empty */
+} hum_search_path;
+int32_t hum_search_path_count(void);
+/* HUM_ERR_INVALID_ARG for an index outside 0 .. hum_search_path_count() - 1 or a NULL out. */
+hum_status hum_search_path_get(int32_t index, hum_search_path *out);
+
 /* --- data types: owned by the quantization core (runtime/src/quant/dtype*.c) --- */
 /* HUM-SECTION dtype */
 /*
@@ -73,6 +89,15 @@ hum_status hum_dtype_parse(const char *name, hum_dtype *out);
 const char *hum_dtype_name(hum_dtype t);
 /* Width in bits; 0 for an invalid code. */
 int32_t hum_dtype_bits(hum_dtype t);
+/* 1 for the weight dtypes hum quantizes and runs (standard weights, layer SPECs): uint1 ..
+ * uint8 and floats of 8 bits or fewer; else 0. */
+int32_t hum_dtype_is_weight(hum_dtype t);
+/* 1 for the activation dtypes of dense layers (and the param dtypes of standard weights):
+ * float16 and bfloat16; else 0. */
+int32_t hum_dtype_is_activation(hum_dtype t);
+/* 1 for the scale dtypes of standard weights: float16, bfloat16, float32, float8_e4m3fn,
+ * float8_e5m2, float8_e8m0; else 0. */
+int32_t hum_dtype_is_scale(hum_dtype t);
 /* Bytes of one code in the arrays hum_dtype_encode/decode use: 1 for widths <= 8, else
  * bits / 8; 0 for an invalid code. */
 int32_t hum_dtype_code_size(hum_dtype t);
@@ -377,6 +402,11 @@ typedef struct hum_layer_list {
     int64_t count, capacity;
 } hum_layer_list;
 void hum_layer_list_free(hum_layer_list *list);
+/* The checkpoint formats the runtime's formats/ dispatch converts, by their quant_method names,
+ * ", "-separated ("awq, bitnet, compressed-tensors, ..."), into out. HUM_ERR_INVALID_ARG for
+ * NULL or when cap is too small. */
+hum_status hum_runtime_formats(hum_runtime *rt, char *out, size_t cap);
+
 /* Every quantized layer of the checkpoint, in name order (*out is reset first). Errors:
  * HUM_ERR_FORMAT for an unknown or self-contradictory checkpoint (naming the key or tensor). */
 hum_status hum_checkpoint_list_layers(hum_runtime *rt, const hum_checkpoint *ckpt, hum_layer_list *out);
@@ -460,6 +490,9 @@ hum_status hum_cuda_result(int32_t result, const char *what);
 hum_status hum_nvrtc_version(int32_t *major, int32_t *minor);
 /* HUM_OK when NVRTC compiles for `arch` here; HUM_ERR_INVALID_ARG listing the accepted names. */
 hum_status hum_arch_check(const char *arch);
+/* Every name hum_arch_check accepts, ", "-separated ("sm_75, sm_80, ..., sm_90a, ..."), into
+ * out. HUM_ERR_INVALID_ARG when cap is too small; HUM_ERR_COMPILE when NVRTC lists none. */
+hum_status hum_arch_list(char *out, size_t cap);
 /* The architecture to compile for device `d`: "sm_<major><minor>", plus "a" from sm_90 on
  * (H200: "sm_90a"). HUM_ERR_INVALID_ARG when `cap` cannot hold it (8 bytes always can). */
 hum_status hum_arch_for_device(const hum_device_info *d, char *out, size_t cap);
@@ -555,6 +588,12 @@ hum_status hum_layer_spec_format(const hum_layer_spec *spec, char *out, size_t c
  * and act-order permutation), the same for the same seed. Release with hum_standard_free.
  * Errors: those of hum_quantize_reference. */
 hum_status hum_layer_spec_weight(const hum_layer_spec *spec, uint64_t seed, hum_standard_weight *out);
+/* hum_layer_compile for the layer of a spec, from its shapes and types alone: no weight is made,
+ * so the time does not grow with N x K. Plans and compiles exactly what hum_layer_compile does
+ * for hum_layer_spec_weight's weight (the same kernels, so the same cache entries). Errors: those
+ * of hum_layer_compile; HUM_ERR_INVALID_ARG naming the field for a spec hum_layer_spec_parse
+ * would not give. */
+hum_status hum_layer_compile_spec(hum_runtime *rt, const hum_layer_spec *spec, const char *arch, hum_layer_info *out);
 
 #ifndef HUM_CDEF
 #ifdef __cplusplus

@@ -8,6 +8,10 @@
 
 /* hum_fail (hum/hum_tools.h) with a va_list. */
 hum_status hum_failv(hum_status status, const char *fmt, va_list ap);
+/* `name` (a tensor or key name read from a file) fit to quote in a message: control characters,
+ * newlines included, as \xHH (hum_fail keeps newlines: compiler logs have them). A thread-local
+ * copy, valid until the 4th next call. */
+const char *hum_printable(const char *name);
 void hum_clear_error(void);
 
 #endif

@@ -8,11 +8,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-static int container_bits(int b)
-{
-    return b <= 1 ? 1 : b <= 2 ? 2 : b <= 4 ? 4 : 8;
-}
-
 static int pow2(int64_t x)
 {
     return x > 0 && (x & (x - 1)) == 0;
@@ -64,11 +59,6 @@ hum_status hum_gemm_variant_check(const hum_gemm_variant *v, hum_status (*family
     RULE(pow2(v->warp_n) && pow2(v->warp_k), "warp N %d and warp K %d must be powers of two", v->warp_n, v->warp_k);
     RULE(v->n % v->block_n == 0 && v->k % v->block_k == 0, "padded N %" PRId64 " / K %" PRId64
          " must be multiples of block N %d / K %d", v->n, v->k, v->block_n, v->block_k);
-    RULE((int64_t)v->warp_n * container_bits(v->weight_bits) >= 64,
-         "warp N %d too narrow for %d-bit weights (warp N times %d container bits must reach 64)", v->warp_n,
-         v->weight_bits, container_bits(v->weight_bits));
-    RULE(container_bits(v->weight_bits) == v->weight_bits || v->warp_n % 64 == 0,
-         "%d-bit weights need warp N a multiple of 64 (got %d)", v->weight_bits, v->warp_n);
     RULE(v->group % v->block_k == 0 || (v->block_k % v->group == 0 && v->group % 16 == 0),
          "scale group %" PRId64 " and block K %d must divide one another (group a multiple of 16)", v->group,
          v->block_k);

@@ -68,6 +68,17 @@ void hum_layer_variant(const hum_layer_config *cfg, const hum_tuning *t, hum_gem
  * largest float zero point. Integer weights without scales need none (0). */
 int32_t hum_layer_scale_exponent(const hum_layer_config *cfg, double scale_max, double zero_max);
 
+/* The kernels' limit on N and K (they index them, padded by up to a block, with 32 bits). */
+hum_status hum_layer_check_dims(int64_t n, int64_t k);
+
+/* HUM_ERR_INVALID_ARG naming the key and value unless every field of `spec` is one
+ * hum_layer_spec_parse gives (hum.h). */
+hum_status hum_layer_spec_check(const hum_layer_spec *spec);
+
+/* Fills a config's input fields from a checked spec: the layer hum_layer_spec_weight's weight
+ * gives, without the weight. */
+void hum_layer_spec_config(const hum_layer_spec *spec, hum_layer_config *config);
+
 /* Fills plan->config's input fields from a standard weight and the activation dtype. */
 void hum_layer_plan_inputs(const hum_standard_weight *w, hum_dtype activation_dtype, hum_layer_plan *plan);
 

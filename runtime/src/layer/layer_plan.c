@@ -171,6 +171,29 @@ hum_status hum_layer_prepare(hum_layer *layer)
     return HUM_OK;
 }
 
+/* Plans plan (inputs and arch filled) and compiles its kernels; fills *out. t0: when the call
+ * began (hum_layer_info.prepare_ms counts from it). */
+static hum_status compile_plan(hum_runtime *rt, hum_layer_plan *plan, double t0, hum_layer_info *out)
+{
+    hum_jit_result results[HUM_LAYER_MAX_ENTRIES];
+    memset(results, 0, sizeof results);
+    hum_layer layer;
+    memset(&layer, 0, sizeof layer);
+    hum_status st = hum_layer_run_plan(rt, plan);
+    if (st == HUM_OK)
+        st = hum_layer_compile_entries(rt, plan, results, &layer.compile_ms, &layer.kernels_compiled,
+                                       &layer.kernels_cached);
+    /* Every slot (zeroed when unused): entry_count is not to be trusted when the plan failed. */
+    for (int32_t i = 0; i < HUM_LAYER_MAX_ENTRIES; i++)
+        hum_jit_result_free(&results[i]);
+    if (st == HUM_OK) {
+        layer.plan = *plan;
+        layer.prepare_ms = hum_layer_now_ms() - t0;
+        hum_layer_get_info(&layer, out);
+    }
+    return st == HUM_OK ? HUM_OK : hum_fail_context(st, "hum_layer_compile for %s", plan->arch);
+}
+
 hum_status hum_layer_compile(hum_runtime *rt, const hum_standard_weight *w, const hum_layer_options *opts,
                              const char *arch, hum_layer_info *out)
 {
@@ -189,21 +212,26 @@ hum_status hum_layer_compile(hum_runtime *rt, const hum_standard_weight *w, cons
     memset(&plan, 0, sizeof plan);
     hum_layer_plan_inputs(w, act, &plan);
     snprintf(plan.arch, sizeof plan.arch, "%s", arch);
-    hum_jit_result results[HUM_LAYER_MAX_ENTRIES];
-    memset(results, 0, sizeof results);
-    hum_layer layer;
-    memset(&layer, 0, sizeof layer);
-    st = hum_layer_run_plan(rt, &plan);
+    return compile_plan(rt, &plan, t0, out);
+}
+
+hum_status hum_layer_compile_spec(hum_runtime *rt, const hum_layer_spec *spec, const char *arch, hum_layer_info *out)
+{
+    if (!rt || !spec || !arch || !out)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_compile_spec: NULL %s",
+                        !rt ? "runtime" : !spec ? "spec" : !arch ? "arch" : "out");
+    memset(out, 0, sizeof *out);
+    const double t0 = hum_layer_now_ms();
+    hum_status st = hum_arch_check(arch);
     if (st == HUM_OK)
-        st = hum_layer_compile_entries(rt, &plan, results, &layer.compile_ms, &layer.kernels_compiled,
-                                       &layer.kernels_cached);
-    /* Every slot (zeroed when unused): entry_count is not to be trusted when the plan failed. */
-    for (int32_t i = 0; i < HUM_LAYER_MAX_ENTRIES; i++)
-        hum_jit_result_free(&results[i]);
-    if (st == HUM_OK) {
-        layer.plan = plan;
-        layer.prepare_ms = hum_layer_now_ms() - t0;
-        hum_layer_get_info(&layer, out);
-    }
-    return st == HUM_OK ? HUM_OK : hum_fail_context(st, "hum_layer_compile for %s", arch);
+        st = hum_layer_spec_check(spec);
+    if (st == HUM_OK)
+        st = hum_layer_check_dims(spec->n, spec->k);
+    if (st != HUM_OK)
+        return hum_fail_context(st, "hum_layer_compile_spec");
+    hum_layer_plan plan;
+    memset(&plan, 0, sizeof plan);
+    hum_layer_spec_config(spec, &plan.config);
+    snprintf(plan.arch, sizeof plan.arch, "%s", arch);
+    return compile_plan(rt, &plan, t0, out);
 }

@@ -293,9 +293,11 @@ static hum_status collect_builtin(source_list *out)
     const char *dirs = hum_resource_override(BUILTIN_DIR);
     for (const char *d = dirs; st == HUM_OK && d && *d;) {
         size_t len = strcspn(d, ":");
-        if (len) {
-            char dir[4096];
-            snprintf(dir, sizeof dir, "%.*s", (int)len, d);
+        char dir[4096];
+        struct stat sb;
+        /* A missing directory is skipped, as in every HUM_*_PATH (warned about at runtime
+         * creation, hum_runtime_create). */
+        if (len && snprintf(dir, sizeof dir, "%.*s", (int)len, d) > 0 && stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode)) {
             st = list_dir(dir, &names);
             if (st != HUM_OK)
                 hum_fail_context(st, "HUM_POLICY_PATH");
