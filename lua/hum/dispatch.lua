@@ -5,6 +5,7 @@
 
 local ffi = require("ffi")
 local hum = require("hum")
+local policy = require("hum.policy")
 
 local dispatch = {}
 
@@ -92,8 +93,9 @@ function dispatch.fit(tuning, cfg, device, where)
 end
 
 -- The dispatch table of a policy's list ({m_min, m_max, tuning} ascending): each tuning
--- fitted, equal neighbours merged. Returns a list of {m_min, m_max, tuning} (tuning fields
--- as numbers, m_max math.huge for the last).
+-- fitted, equal neighbours merged. Returns a list of {m_min, m_max, tuning, origin} (tuning
+-- fields as numbers, m_max math.huge for the last; origin the "file:line" of the policy line
+-- that chose the first of the merged tunings).
 function dispatch.table(list, cfg, device, policy_name)
   local out = {}
   for i, e in ipairs(list) do
@@ -103,7 +105,7 @@ function dispatch.table(list, cfg, device, policy_name)
     if last and same(last.tuning, t) then
       last.m_max = e.m_max
     else
-      out[#out + 1] = { m_min = e.m_min, m_max = e.m_max, tuning = t }
+      out[#out + 1] = { m_min = e.m_min, m_max = e.m_max, tuning = t, origin = policy.origin_of(e.tuning) or "" }
     end
     if i == #list and #out > tonumber(hum.C.HUM_LAYER_MAX_ENTRIES) then
       hum.fail("HUM_ERR_POLICY", string.format("policy '%s' gives %d distinct kernels for one layer (at most %d)",
@@ -113,14 +115,46 @@ function dispatch.table(list, cfg, device, policy_name)
   return out
 end
 
+-- `text` into the char array `dst`, cut with "..." when it does not fit.
+local function put(dst, text)
+  local cap = ffi.sizeof(dst)
+  if #text >= cap then text = text:sub(1, cap - 4) .. "..." end
+  ffi.copy(dst, text)
+end
+dispatch.put = put
+
+-- Writes M range m_min..m_max (math.huge: no bound) and fitted tuning `t` into hum_tuning `dst`.
+function dispatch.put_tuning(dst, m_min, m_max, t)
+  dst.m_min = m_min
+  dst.m_max = m_max == math.huge and INT64_MAX or m_max
+  for _, f in ipairs(FIELDS) do dst[f] = t[f] end
+end
+
+-- A fitted tuning (a table as dispatch.fit returns, or a hum_tuning) in policy spelling:
+-- stream_k a boolean, kernel a name. Fitting it again gives it back unchanged.
+function dispatch.policy_tuning(t)
+  local out = {}
+  for _, f in ipairs(FIELDS) do out[f] = tonumber(t[f]) end
+  out.stream_k = out.stream_k == 1
+  for name, code in pairs(KERNELS) do
+    if code == out.kernel then out.kernel = name end
+  end
+  return out
+end
+
+-- A string equal for equal fitted tunings.
+function dispatch.key(t)
+  local parts = {}
+  for i, f in ipairs(FIELDS) do parts[i] = tostring(tonumber(t[f])) end
+  return table.concat(parts, ",")
+end
+
 -- Writes a dispatch table into a hum_layer_plan.
 function dispatch.store(tbl, plan)
   plan.entry_count = #tbl
   for i, e in ipairs(tbl) do
-    local dst = plan.entries[i - 1]
-    dst.m_min = e.m_min
-    dst.m_max = e.m_max == math.huge and INT64_MAX or e.m_max
-    for _, f in ipairs(FIELDS) do dst[f] = e.tuning[f] end
+    dispatch.put_tuning(plan.entries[i - 1], e.m_min, e.m_max, e.tuning)
+    put(plan.entry_origin[i - 1], e.origin)
   end
 end
 

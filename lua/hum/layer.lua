@@ -127,7 +127,7 @@ function layer.config(c, sm)
 end
 
 -- The device table the policies see for a plan: its GPU, or the nominal device of its arch.
-local function target(plan)
+function layer.target(plan)
   if plan.sm > 0 then
     return {
       name = ffi.string(plan.device_name), sm = plan.sm, sm_count = plan.sm_count,
@@ -139,12 +139,14 @@ end
 
 -- Fills a hum_layer_plan: derived config fields, dispatch table, policy name.
 function layer.plan(rt, plan)
-  local device = target(plan)
+  local device = layer.target(plan)
   local cfg = layer.config(plan.config, device.sm)
   local list, p = policy.tunings(device, cfg)
   local tbl = dispatch.table(list, plan.config, device, p.name)
   dispatch.store(tbl, plan)
-  ffi.copy(plan.policy_name, p.name:sub(1, ffi.sizeof(plan.policy_name) - 1))
+  dispatch.put(plan.policy_name, p.name)
+  dispatch.put(plan.policy_origin, p.origin)
+  if plan.sm == 0 then dispatch.put(plan.device_name, device.name) end
 end
 
 return layer

@@ -121,13 +121,47 @@ function policy.ranges(rows)
   return list
 end
 
+-- The tunings() call running now: { fn, origin, set, index }, nil outside one.
+local active
+
+-- Records in t.origin the "file:line" of the running tunings() function's line that is
+-- building `t` (a constructor called from it, directly or through a helper of the policy
+-- file), for hum_layer_describe and `hum info --layer`. A field, not a side table: the sandbox
+-- copies what a policy returns. hum's own Lua keeps the debug library that policies lack.
+local function note_origin(t)
+  if not active or t.origin ~= nil then return t end
+  for level = 2, 64 do
+    local info = debug.getinfo(level, "fl")
+    if not info then break end
+    if info.func == active.fn then
+      t.origin = active.origin .. ":" .. info.currentline
+      break
+    end
+  end
+  return t
+end
+
+-- The "file:line" a tuning came from (its origin field), or nil for a table no policy returned.
+function policy.origin_of(t) return type(t) == "table" and type(t.origin) == "string" and t.origin or nil end
+
+-- A tuning from a table of fields (copied), so that hum_layer_describe names the line that
+-- built it: `tuning { block_m = 16, ... }`. Checked like any other when tunings() returns.
+function policy.tuning(fields)
+  if type(fields) ~= "table" then
+    hum.fail("HUM_ERR_POLICY", "policy.tuning: expected a table of tuning fields, got " .. type(fields), 2)
+  end
+  local t = {}
+  for k, v in pairs(fields) do t[k] = v end
+  return note_origin(t)
+end
+
 -- A tuning for the mma.sync kernel, so that policy files list shapes, not field names: block
 -- M x N x K, warp M x N x K, stages, then CTAs per SM (default 1), with stream-K on, as every
 -- built-in policy has it. The table is fresh; a caller may add fields (sm90.lua sets
 -- kernel = "wgmma" on it).
 function policy.mma_tuning(block_m, block_n, block_k, warp_m, warp_n, warp_k, stages, ctas_per_sm)
-  return { block_m = block_m, block_n = block_n, block_k = block_k, warp_m = warp_m, warp_n = warp_n,
-           warp_k = warp_k, stages = stages, stream_k = true, ctas_per_sm = ctas_per_sm or 1 }
+  return note_origin({ block_m = block_m, block_n = block_n, block_k = block_k, warp_m = warp_m, warp_n = warp_n,
+                       warp_k = warp_k, stages = stages, stream_k = true, ctas_per_sm = ctas_per_sm or 1 })
 end
 
 local function check_device(device)
@@ -161,33 +195,46 @@ local function new_set(entries, overrides, time_limit_ms)
     Set)
 end
 
--- The policy in force for `device` (the last that applies), or nil.
-function Set:winner(device)
+-- The policy in force for `device` (the last that applies) and its index, or nil. `below`
+-- (default: past the last) considers only the files before that index.
+function Set:winner(device, below)
   check_device(device)
-  for i = #self.entries, 1, -1 do
+  for i = (below or #self.entries + 1) - 1, 1, -1 do
     local p = self.entries[i]
     local applies = sandbox.call(p.origin, "applies(device)", self.time_limit_ms, p.applies, copy(device))
     if type(applies) ~= "boolean" then
       bad(string.format("policy '%s' (%s)", p.name, p.origin), "applies(device) must return true or false, got "
         .. type(applies))
     end
-    if applies then return p end
+    if applies then return p, i end
   end
   return nil
 end
 
--- The checked M-range list of the winning policy for `layer` on `device`, and that policy.
-function Set:tunings(device, layer)
-  local p = self:winner(device)
+-- The checked M-range list of the winning policy (among the files before index `below`) for
+-- `layer` on `device`, and that policy. Every tuning of the list has an origin afterwards:
+-- the line that built it, else the line that defines the policy's tunings function.
+function Set:tunings(device, layer, below)
+  local p, index = self:winner(device, below)
   if not p then
     local names = {}
     for i, e in ipairs(self.entries) do names[i] = e.name end
-    hum.fail("HUM_ERR_UNSUPPORTED", string.format("no policy applies to device '%s' (sm %d); loaded: %s",
-      device.name, device.sm, #names > 0 and table.concat(names, ", ") or "none"), 0)
+    hum.fail("HUM_ERR_UNSUPPORTED", string.format("no policy applies to device '%s' (sm %d); loaded: %s%s",
+      device.name, device.sm, #names > 0 and table.concat(names, ", ") or "none",
+      below and string.format(" (below %s)", self.entries[below].name) or ""), 0)
   end
-  local list = sandbox.call(p.origin, "tunings(device, layer, overrides)", self.time_limit_ms, p.tunings,
+  local outer = active
+  active = { fn = p.tunings, origin = p.origin, set = self, index = index }
+  local ok, list = pcall(sandbox.call, p.origin, "tunings(device, layer, overrides)", self.time_limit_ms, p.tunings,
     copy(device), copy(layer), copy(self.nested))
-  return policy.validate_tunings(list, p), p
+  active = outer
+  if not ok then error(list, 0) end
+  policy.validate_tunings(list, p)
+  local defined = p.origin .. ":" .. debug.getinfo(p.tunings, "S").linedefined
+  for _, e in ipairs(list) do
+    if type(e.tuning.origin) ~= "string" then e.tuning.origin = defined end
+  end
+  return list, p
 end
 
 function Set:override(key) return self.flat[key] end
@@ -195,7 +242,7 @@ function Set:override(key) return self.flat[key] end
 local current = new_set({}, {}, sandbox.DEFAULT_TIME_LIMIT_MS)
 
 -- What `require("hum.policy")` gives a policy file: these functions, read-only.
-local HELPERS = { "ranges", "mma_tuning", "nominal_device" }
+local HELPERS = { "ranges", "mma_tuning", "tuning", "below", "nominal_device" }
 
 local function helpers()
   local t = {}
@@ -275,6 +322,17 @@ function policy.load(sources, overrides, time_limit_ms)
   return candidate
 end
 
+-- Inside a policy's tunings(device, layer): the M-range list the files before it give for the
+-- same device and layer, i.e. what the table would be without this file. A file that tunes
+-- some layers returns it for the others. Raises outside a tunings() call, and when no earlier
+-- file applies.
+function policy.below(device, layer)
+  if not active then
+    hum.fail("HUM_ERR_POLICY", "policy.below: call it from a policy's tunings(device, layer, overrides)", 2)
+  end
+  return (active.set:tunings(device, layer, active.index))
+end
+
 -- The policies in force.
 function policy.current() return current end
 function policy.tunings(device, layer) return current:tunings(device, layer) end
@@ -311,9 +369,11 @@ function policy.runtime_device(rt)
   return policy.device(info)
 end
 
--- The policy in force for the runtime's own GPU: its name and origin (nil without a GPU).
-function policy.runtime_winner()
-  local device = policy.runtime_device(hum.runtime())
+-- The policy in force for the nominal device of `arch` ("sm_80"), or without `arch` for the
+-- runtime's own GPU: its name and origin (nil when there is no GPU or none applies).
+function policy.winner_of(arch)
+  local device
+  if arch then device = policy.nominal_device(arch) else device = policy.runtime_device(hum.runtime()) end
   if not device then return nil end
   local p = current:winner(device)
   if not p then return nil end

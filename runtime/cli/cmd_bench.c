@@ -10,6 +10,7 @@
 #include "bench_tmpdir.h"
 #include "cli.h"
 #include "cli_args.h"
+#include "cli_dispatch.h"
 #include "cli_output.h"
 #include "cli_runtime.h"
 
@@ -65,24 +66,6 @@ static int parse(int argc, char **argv, bench_options *o)
     return rc;
 }
 
-/* A count option: 0 < value <= limit. */
-static int parse_count(const char *name, const char *text, int32_t fallback, int32_t minimum, int32_t *out)
-{
-    if (text == NULL) {
-        *out = fallback;
-        return 0;
-    }
-    /* digits only: strtol alone takes "" as 0 and skips leading blanks and a sign */
-    char *end;
-    long v = strtol(text, &end, 10);
-    if (text[0] < '0' || text[0] > '9' || *end != '\0' || v < minimum || v > 100000) {
-        fprintf(stderr, "hum bench: %s '%s' (expected an integer %d..100000)\n", name, text, minimum);
-        return 2;
-    }
-    *out = (int32_t)v;
-    return 0;
-}
-
 static double now_ms(void)
 {
     struct timespec ts;
@@ -104,21 +87,6 @@ static int64_t weight_bytes(const hum_standard_weight *w)
 {
     return tensor_bytes(&w->weight) + tensor_bytes(&w->scale) + tensor_bytes(&w->zero_point) +
            tensor_bytes(&w->global_scale) + tensor_bytes(&w->bias) + tensor_bytes(&w->k_perm);
-}
-
-/* The layer's dispatch table, one line per M range. */
-static void print_dispatch(const hum_layer_info *info)
-{
-    printf("dispatch (policy %s, %s): %d M ranges\n", info->policy_name, info->arch, info->entry_count);
-    for (int32_t i = 0; i < info->entry_count; i++) {
-        const hum_tuning *t = &info->entries[i];
-        char upper[32] = "inf";
-        if (t->m_max != INT64_MAX)
-            snprintf(upper, sizeof upper, "%lld", (long long)t->m_max);
-        printf("  M %6lld..%-6s %-8s block %dx%dx%d, warp %dx%dx%d, %d stages, %d CTAs/SM%s\n", (long long)t->m_min,
-               upper, t->kernel == HUM_GEMM_KERNEL_WGMMA ? "wgmma" : "mma.sync", t->block_m, t->block_n, t->block_k, t->warp_m, t->warp_n, t->warp_k, t->stages, t->ctas_per_sm,
-               t->stream_k ? ", stream-K" : "");
-    }
 }
 
 /* The layer prepared twice: from the empty cache `rt` was made with, then again (cache hits). */
@@ -143,7 +111,9 @@ static hum_status prepare_cold_warm(hum_runtime *rt, const hum_standard_weight *
         r->prepare_warm_ms = now_ms() - t0;
         hum_layer_get_info(*out, &info);
         printf("prepare, warm cache: %.1f ms (%d kernels from the cache)\n", r->prepare_warm_ms, info.kernels_cached);
-        print_dispatch(&info);
+        hum_layer_dispatch d;
+        if ((st = hum_layer_describe(*out, &d)) == HUM_OK)
+            cli_print_dispatch(stdout, &d, 0);
     }
     return st;
 }
@@ -300,7 +270,8 @@ int hum_cmd_bench(const char *config, int argc, char **argv)
     bench_report r = {0};
     int64_t ms[BENCH_MAX_M_VALUES];
     int32_t m_count = 0;
-    if (parse_count("--warmup", o.warmup, 20, 0, &r.warmup) || parse_count("--reps", o.reps, 100, 1, &r.reps))
+    if (bench_parse_count("hum bench", "--warmup", o.warmup, 20, 0, &r.warmup) ||
+        bench_parse_count("hum bench", "--reps", o.reps, 100, 1, &r.reps))
         return 2;
     if (bench_parse_m_list(o.m_list ? o.m_list : "1,2,4,8,16,32,64,128,256,512,1024,2048,4096,8192", ms,
                            BENCH_MAX_M_VALUES, &m_count) != HUM_OK) {

@@ -1,11 +1,15 @@
 /* `hum info`: what this installation and machine give hum: version, driver and device (or the
  * words "no CUDA driver" / "no GPU"), NVRTC, cache dir, config, overrides, the policy files in
  * force, the search paths of the embedded sources, and what this build supports (formats,
- * weight and activation dtypes, GPU archs); as text or, with --json, one JSON object. Exits 0
- * without a GPU; 1 only when the runtime cannot be created (bad config or policy file). */
+ * weight and activation dtypes, GPU archs); as text or, with --json, one JSON object. With
+ * --arch, also the policy that wins on that arch's nominal device; with --layer SPEC, the
+ * dispatch table that layer gets on the GPU (or on the --arch nominal device), each range with
+ * the policy line that chose it. Exits 0 without a GPU; 1 when the runtime cannot be created
+ * (bad config or policy file) or the --layer cannot be planned; 2 on usage errors. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "cli_args.h"
+#include "cli_dispatch.h"
 #include "cli_runtime.h"
 
 #include <cjson/cJSON.h>
@@ -16,12 +20,17 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: hum info [--config FILE] [--json]\n\n"
+    fprintf(f, "usage: hum info [--config FILE] [--json] [--arch ARCH] [--layer SPEC]\n\n"
                "Prints the hum version, the CUDA driver and device, the NVRTC version, the kernel cache\n"
                "directory, the deployment config and its overrides, the policy files in force, the\n"
                "directories searched for kernels/, lua/, formats/ and policies/, and what this build\n"
                "supports: checkpoint formats, weight and activation dtypes, GPU architectures.\n\n"
                "  --json         the same as one JSON object (docs/cli.md)\n"
+               "  --arch ARCH    also the policy that wins on the nominal device of ARCH (sm_75, sm_80,\n"
+               "                 sm_86, sm_89, sm_90a), and plan --layer for it instead of the GPU\n"
+               "  --layer SPEC   the dispatch table of this layer: per M range the kernel, tiles, stages,\n"
+               "                 CTAs per SM, stream-K and the policy file:line that chose it; SPEC as in\n"
+               "                 hum bench, e.g. n=4096,k=4096,w=uint4,a=float16,group=128\n"
                "  --config FILE  deployment config\n");
 }
 
@@ -96,6 +105,61 @@ static cJSON *search_path(const hum_search_path *p)
     return o;
 }
 
+/* {name, origin} of the policy that wins for the runtime's GPU (arch NULL) or the nominal
+ * device of `arch`, {} when none applies, {error} when it cannot be chosen. */
+static cJSON *winner(hum_runtime *rt, const char *arch)
+{
+    char name[128], origin[1024];
+    cJSON *policy = cJSON_CreateObject();
+    if (hum_runtime_policy_winner(rt, arch, name, sizeof name, origin, sizeof origin) != HUM_OK) {
+        cJSON_AddStringToObject(policy, "error", hum_last_error());
+    } else if (*name) {
+        cJSON_AddStringToObject(policy, "name", name);
+        cJSON_AddStringToObject(policy, "origin", origin);
+    }
+    return policy;
+}
+
+/* "policy ..." line of a winner() object. */
+static void print_winner(const char *label, const cJSON *p, const char *none)
+{
+    const cJSON *error = cJSON_GetObjectItemCaseSensitive(p, "error");
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(p, "name");
+    if (cJSON_IsString(error))
+        printf("%-12s cannot be chosen: %s\n", label, error->valuestring);
+    else if (!cJSON_IsString(name))
+        printf("%-12s none applies to %s\n", label, none);
+    else
+        printf("%-12s %s (%s)\n", label, name->valuestring,
+               cJSON_GetObjectItemCaseSensitive(p, "origin")->valuestring);
+}
+
+/* The dispatch table of the SPEC's layer on the GPU (arch NULL) or the arch's nominal device,
+ * or NULL after saying on stderr why it cannot be planned. */
+static cJSON *plan_layer(hum_runtime *rt, const char *text, const hum_layer_spec *spec, const char *arch)
+{
+    hum_standard_weight w = {0};
+    hum_layer_dispatch d;
+    /* Planning reads the weight's shapes and types, not its values: any seed. */
+    hum_status st = hum_layer_spec_weight(spec, 1, &w);
+    if (st == HUM_OK)
+        st = hum_layer_describe_plan(rt, &w, &(hum_layer_options){.activation_dtype = spec->activation_dtype}, arch,
+                                     &d);
+    hum_standard_free(&w);
+    if (st == HUM_OK) {
+        cJSON *o = cli_dispatch_json(&d);
+        cJSON_AddStringToObject(o, "spec", text);
+        return o;
+    }
+    if (st == HUM_ERR_NO_DEVICE)
+        fprintf(stderr, "hum info: --layer without --arch plans for this machine's GPU, and there is none (%s); "
+                        "give --arch ARCH to plan for an arch's nominal device\n",
+                hum_last_error());
+    else
+        fprintf(stderr, "hum info: layer %s: %s\n", text, hum_last_error());
+    return NULL;
+}
+
 /* Everything `hum info` reports, as the JSON object --json prints; the text form is printed
  * from it, so both always say the same. */
 static cJSON *collect(hum_runtime *rt)
@@ -118,14 +182,7 @@ static cJSON *collect(hum_runtime *rt)
         cJSON_AddNumberToObject(device, "memory_bytes", (double)d.total_memory_bytes);
         cJSON_AddNumberToObject(device, "smem_per_block_bytes", (double)d.max_smem_per_block_optin);
         cJSON_AddNumberToObject(device, "l2_bytes", (double)d.l2_bytes);
-        char name[128], origin[1024];
-        cJSON *policy = cJSON_AddObjectToObject(device, "policy");
-        if (hum_runtime_policy_winner(rt, name, sizeof name, origin, sizeof origin) != HUM_OK) {
-            cJSON_AddStringToObject(policy, "error", hum_last_error());
-        } else if (*name) {
-            cJSON_AddStringToObject(policy, "name", name);
-            cJSON_AddStringToObject(policy, "origin", origin);
-        }
+        cJSON_AddItemToObject(device, "policy", winner(rt, NULL));
     }
     int32_t major = 0, minor = 0;
     char text[4096];
@@ -209,13 +266,7 @@ static void print_text(const cJSON *root)
                (int)num(d, "ordinal"), str(d, "name"), (int)num(d, "sm"), str(d, "arch"), (int)num(d, "sm_count"),
                num(d, "memory_bytes") / (1 << 30), (long long)num(d, "smem_per_block_bytes") / 1024,
                (long long)num(d, "l2_bytes") >> 20);
-        const cJSON *p = cJSON_GetObjectItemCaseSensitive(d, "policy");
-        if (str(p, "error"))
-            printf("policy       cannot be chosen: %s\n", str(p, "error"));
-        else if (!str(p, "name"))
-            printf("policy       none applies to this device\n");
-        else
-            printf("policy       %s (%s)\n", str(p, "name"), str(p, "origin"));
+        print_winner("policy", cJSON_GetObjectItemCaseSensitive(d, "policy"), "this device");
     }
     const cJSON *nvrtc = cJSON_GetObjectItemCaseSensitive(root, "nvrtc");
     if (cJSON_IsString(nvrtc))
@@ -252,20 +303,47 @@ static void print_text(const cJSON *root)
     print_list("weights", cJSON_GetObjectItemCaseSensitive(s, "weight_dtypes"));
     print_list("activations", cJSON_GetObjectItemCaseSensitive(s, "activation_dtypes"));
     print_list("archs", cJSON_GetObjectItemCaseSensitive(s, "archs"));
+    const cJSON *arch = cJSON_GetObjectItemCaseSensitive(root, "arch");
+    if (arch) {
+        char label[32];
+        snprintf(label, sizeof label, "policy %s", str(arch, "arch"));
+        print_winner(label, cJSON_GetObjectItemCaseSensitive(arch, "policy"), "its nominal device");
+    }
+    const cJSON *layer = cJSON_GetObjectItemCaseSensitive(root, "layer");
+    if (layer) {
+        printf("layer        %s\n", str(layer, "spec"));
+        cli_print_dispatch_json(stdout, layer, 2);
+    }
 }
 
 int hum_cmd_info(const char *config, int argc, char **argv)
 {
     int json = 0;
-    const cli_option options[] = {CLI_VALUE("--config", &config), CLI_FLAG("--json", &json), CLI_END};
+    const char *arch = NULL, *layer = NULL;
+    const cli_option options[] = {CLI_VALUE("--config", &config), CLI_FLAG("--json", &json),
+                                  CLI_VALUE("--arch", &arch), CLI_VALUE("--layer", &layer), CLI_END};
     const cli_args args = {.command = "hum info", .usage = usage, .options = options};
     int parsed = cli_args_parse(&args, argc, argv);
     if (parsed)
         return parsed == 1 ? 0 : 2;
+    /* Bad values are usage errors, found before the runtime exists so no config can mask them. */
+    hum_layer_spec spec = {0};
+    if ((arch && hum_arch_check(arch) != HUM_OK) || (layer && hum_layer_spec_parse(layer, &spec) != HUM_OK))
+        return cli_usage_error(&args, "%s", hum_last_error());
     hum_runtime *rt;
     if (cli_runtime_open("info", config, NULL, &rt) != 0)
         return 1;
     cJSON *root = collect(rt);
+    cJSON *table = layer ? plan_layer(rt, layer, &spec, arch) : NULL;
+    if (root && arch) {
+        cJSON *a = cJSON_AddObjectToObject(root, "arch");
+        cJSON_AddStringToObject(a, "arch", arch);
+        cJSON_AddItemToObject(a, "policy", winner(rt, arch));
+    }
+    if (root && table)
+        cJSON_AddItemToObject(root, "layer", table);
+    else
+        cJSON_Delete(table);
     hum_runtime_destroy(rt);
     char *text = root && json ? cJSON_Print(root) : NULL;
     if (root && !json)
@@ -278,5 +356,5 @@ int hum_cmd_info(const char *config, int argc, char **argv)
         fprintf(stderr, "hum info: out of memory\n");
         return 1;
     }
-    return 0;
+    return layer && !table ? 1 : 0;
 }

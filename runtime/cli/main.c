@@ -11,6 +11,7 @@ int hum_cmd_cache(const char *config, int argc, char **argv);
 int hum_cmd_inspect(const char *config, int argc, char **argv);
 int hum_cmd_run(const char *config, int argc, char **argv);
 int hum_cmd_bench(const char *config, int argc, char **argv);
+int hum_cmd_tune(const char *config, int argc, char **argv);
 static const hum_cli_command commands[] = {
     /* HUM-CLI-COMMANDS (one line per subcommand, kept in the order `hum --help` prints) */
     {"info", "version, driver and device, NVRTC, cache dir, config and policies in force", hum_cmd_info},
@@ -20,6 +21,7 @@ static const hum_cli_command commands[] = {
     {"inspect", "list the quantized layers of a checkpoint; --dequant writes one layer dequantized", hum_cmd_inspect},
     {"run", "run one layer of a checkpoint on the GPU; --check compares with the float64 reference", hum_cmd_run},
     {"bench", "time a layer (--layer SPEC) against cuBLAS over an M sweep; writes bench/results JSON", hum_cmd_bench},
+    {"tune", "time candidate tunings of a layer class per M range; write the fastest as a policy file", hum_cmd_tune},
 };
 
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };

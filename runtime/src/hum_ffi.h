@@ -11,20 +11,6 @@
 #include "hum/hum.h"
 #include "hum/hum_tools.h"
 
-/* The exchange between hum_layer_prepare (C) and lua/hum/layer.lua's plan(). */
-typedef struct hum_layer_plan {
-    hum_layer_config config;
-    /* in: the target; sm 0 means no GPU: plan for `arch` with its nominal device */
-    char arch[16];
-    char device_name[256];
-    int32_t sm, sm_count;
-    int64_t smem_per_block, l2_bytes;
-    /* out: the dispatch table (ranges ascending and contiguous from 1) and its policy */
-    int32_t entry_count;
-    hum_tuning entries[8]; /* HUM_LAYER_MAX_ENTRIES */
-    char policy_name[64];
-} hum_layer_plan;
-
 /* Checks one tuning against the kernel's shape rules for `config` (derived fields filled) and
  * gives its dynamic shared memory in bytes and its threads per CTA (either pointer may be NULL).
  * HUM_ERR_UNSUPPORTED naming the rule it breaks. lua/hum/dispatch.lua fits tunings with it. */

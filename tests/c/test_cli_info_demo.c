@@ -78,6 +78,20 @@ int main(void)
     RT_CHECK(cli_hum("demo --format exl2") == 2, "unknown format:\n%s", cli_output);
     cli_has("demo --format exl2", "--format gptq or --format awq");
 
+    /* what runs for a layer on an arch with no GPU present, and which file:line chose it */
+    RT_CHECK(cli_hum("info --arch sm_80 --layer n=4096,k=4096,w=uint4,a=float16,group=128") == 0,
+             "info --arch --layer:\n%s", cli_output);
+    cli_has("info --arch", "policy sm_80 sm80 (embedded:policies/sm80.lua)\n");
+    cli_has("info --arch --layer", "policy sm80 (embedded:policies/sm80.lua) on nominal sm_80 (A100 SXM), kernels for "
+                                   "sm_80");
+    cli_has("info --arch --layer", "M 1..16 ");
+    cli_has("info --arch --layer", "from embedded:policies/sm80.lua:");
+    RT_CHECK(cli_hum("info --layer n=4096,k=4096") == 1, "info --layer without a GPU:\n%s", cli_output);
+    cli_has("info --layer without a GPU", "give --arch ARCH");
+    RT_CHECK(cli_hum("info --arch sm_70") == 2, "an arch hum does not take:\n%s", cli_output);
+    RT_CHECK(cli_hum("info --arch sm_80 --layer n=0,k=64") == 2, "a bad SPEC:\n%s", cli_output);
+    cli_has("a bad SPEC", "n=0");
+
     RT_CHECK(cli_hum("info --bogus") == 2, "usage error exits 2:\n%s", cli_output);
     cli_has("usage error", "usage: hum info");
     RT_CHECK(cli_hum("demo --help") == 0, "demo --help:\n%s", cli_output);

@@ -161,10 +161,11 @@ hum_status hum_runtime_reload_policies(hum_runtime *rt);
 int32_t hum_runtime_policy_count(const hum_runtime *rt);
 const char *hum_runtime_policy_origin(const hum_runtime *rt, int32_t i);
 /* The name and origin (as hum_runtime_policy_origin gives it) of the policy in force for the
- * runtime's GPU, cut to fit name_cap / origin_cap bytes; both "" when no policy applies.
- * HUM_ERR_INVALID_ARG for NULL or a zero capacity; HUM_ERR_NO_DEVICE without a GPU;
- * HUM_ERR_POLICY when Lua fails. Takes the runtime's Lua lock. */
-hum_status hum_runtime_policy_winner(hum_runtime *rt, char *name, size_t name_cap, char *origin,
+ * nominal device of `arch` ("sm_80"), or with arch NULL for the runtime's GPU, cut to fit
+ * name_cap / origin_cap bytes; both "" when no policy applies. HUM_ERR_INVALID_ARG for NULL,
+ * a zero capacity or an arch without a nominal device; HUM_ERR_NO_DEVICE for arch NULL without
+ * a GPU; HUM_ERR_POLICY when Lua fails. Takes the runtime's Lua lock. */
+hum_status hum_runtime_policy_winner(hum_runtime *rt, const char *arch, char *name, size_t name_cap, char *origin,
                                      size_t origin_cap);
 
 /* The config's override for `key` ("moe.activation", "linear.activation"), in its canonical
@@ -460,6 +461,29 @@ typedef struct hum_layer_info {
 
 /* What the layer is and how it was prepared. HUM_ERR_INVALID_ARG for NULL. */
 hum_status hum_layer_get_info(const hum_layer *layer, hum_layer_info *out);
+
+/* One entry of a layer's dispatch table, as hum_layer_describe reports it. */
+typedef struct hum_dispatch_row {
+    hum_tuning tuning;  /* M range m_min..m_max (INT64_MAX: no upper bound) and the fitted tuning */
+    int64_t smem_bytes; /* dynamic shared memory of one CTA */
+    int32_t threads;    /* threads per CTA */
+    char origin[256];   /* "file:line" of the policy line that chose the tuning, e.g.
+                         * "embedded:policies/sm90.lua:31" (cut with "..." when longer) */
+} hum_dispatch_row;
+
+/* What runs for each M: the dispatch table of one layer on one device. */
+typedef struct hum_layer_dispatch {
+    char policy_name[64];
+    char policy_origin[512]; /* the file of the policy that won for the device */
+    char device_name[256];   /* the GPU, or the nominal device of the arch ("nominal sm_80 (A100 SXM)") */
+    char arch[16];           /* what the kernels are compiled for: "sm_90a" */
+    int32_t row_count;
+    hum_dispatch_row rows[8]; /* HUM_LAYER_MAX_ENTRIES, ascending M, contiguous from M = 1 */
+} hum_layer_dispatch;
+
+/* The dispatch table in force for a prepared layer. HUM_ERR_INVALID_ARG for NULL or a layer not
+ * prepared yet (hum_layer_describe_plan, hum/hum_tools.h, plans one without preparing it). */
+hum_status hum_layer_describe(const hum_layer *layer, hum_layer_dispatch *out);
 
 #ifndef HUM_CDEF
 #ifdef __cplusplus

@@ -547,6 +547,84 @@ hum_status hum_cache_clear(const char *cache_dir, int32_t *removed);
 enum { HUM_SELFCHECK_SEED = 0x68756d21 };
 hum_status hum_selfcheck_compile(const char *cache_dir, const char *arch, uint32_t seed, hum_jit_result *out);
 
+/* ====================================================================================== */
+/* Describing and tuning dispatch tables                                                    */
+/* ====================================================================================== */
+/* The dispatch table the policies in force give the weight (opts may be NULL) on the nominal
+ * device of `arch` ("sm_80", "sm_90a"), or with arch NULL on the runtime's GPU; plans only:
+ * nothing is compiled, nothing touches a GPU. Errors: those of hum_layer_compile without
+ * HUM_ERR_COMPILE; HUM_ERR_NO_DEVICE for arch NULL on a runtime without a GPU. */
+hum_status hum_layer_describe_plan(hum_runtime *rt, const hum_standard_weight *w, const hum_layer_options *opts,
+                                   const char *arch, hum_layer_dispatch *out);
+
+/* The exchange between hum_layer_prepare (C) and lua/hum/layer.lua's plan(); a tuning session
+ * carries one. */
+typedef struct hum_layer_plan {
+    hum_layer_config config;
+    /* in: the target; sm 0 means no GPU: plan for `arch` with its nominal device */
+    char arch[16];
+    char device_name[256];
+    int32_t sm, sm_count;
+    int64_t smem_per_block, l2_bytes;
+    /* out: the dispatch table (ranges ascending and contiguous from 1) and its policy; for a
+     * plan without a GPU (sm 0) device_name becomes the nominal device's */
+    int32_t entry_count;
+    hum_tuning entries[8]; /* HUM_LAYER_MAX_ENTRIES */
+    char policy_name[64];
+    char policy_origin[512];   /* the winning policy's file: "embedded:policies/sm90.lua" or a path */
+    char entry_origin[8][256]; /* per entry, "file:line" of the policy line that chose its tuning */
+} hum_layer_plan;
+
+/*
+ * A tuning session (`hum tune`, runtime/cli/cmd_tune.c, with lua/hum/tune.lua): Lua plans the
+ * table in force, generates and fits candidate tunings for each of its M ranges and writes
+ * policy files; the caller times the candidates and fills `us` and `dropped`.
+ */
+enum { HUM_TUNE_MAX_CANDIDATES = 64, HUM_TUNE_MAX_SAMPLES = 16, HUM_TUNE_MAX_M = 64 };
+
+typedef struct hum_tune_range {
+    int32_t sample_count;
+    int64_t samples[16];        /* HUM_TUNE_MAX_SAMPLES: the M values of the list inside the range */
+    int32_t candidate_count;    /* candidates[0] is the table in force's tuning for the range */
+    hum_tuning candidates[64];  /* HUM_TUNE_MAX_CANDIDATES: distinct, fitted; m_min..m_max the range */
+    char builtin_origin[256];   /* the policy line that chose candidates[0] */
+    double us[64][16];          /* C: median microseconds of candidate i at sample j; NaN: dropped */
+    char dropped[64][128];      /* C: why candidate i has no time ("" when it has one) */
+    int32_t winner;             /* Lua (pick): the candidate the tuned file gives the range */
+} hum_tune_range;
+
+typedef struct hum_tune_session {
+    hum_layer_plan plan;        /* C: inputs and the GPU target; Lua (begin): the table in force */
+    int32_t m_count;
+    int64_t m_values[64];       /* C: HUM_TUNE_MAX_M sample M values, as --m gives them */
+    const char *candidates_file; /* C: a Lua file that extends the candidates, or NULL */
+    const char *spec;           /* C: the layer SPEC, for the file's comments */
+    int32_t reps;               /* C: timed calls per median, for the file's comments */
+    int32_t range_count;        /* Lua (begin) */
+    hum_tune_range ranges[8];   /* HUM_LAYER_MAX_ENTRIES */
+    /* C sets text_range and text_candidate, Lua (policy_text) writes text: with text_range -1
+     * the tuned file (each range its winner), else a file that gives every M of the layer class
+     * candidate text_candidate of range text_range. */
+    int32_t text_range, text_candidate;
+    char text[65536];
+} hum_tune_session;
+
+/* Starts a session for weight `w` (opts may be NULL) on the runtime's GPU: plans its inputs
+ * and target, then lua/hum/tune.lua's begin fills the table in force and each range's
+ * candidates. The caller sets candidates_file, spec and reps first. Errors: those of
+ * hum_layer_from_standard and hum_layer_prepare's planning; HUM_ERR_NO_DEVICE without a GPU. */
+hum_status hum_tune_begin(hum_runtime *rt, const hum_standard_weight *w, const hum_layer_options *opts,
+                          hum_tune_session *s);
+/* Compiles every candidate of every range in parallel into the runtime's kernel cache, so that
+ * preparing a layer for each later finds its kernels there; candidates the kernels refuse and
+ * failed compiles are left for that prepare to report. Returns the compile requests made. */
+int32_t hum_tune_precompile(hum_runtime *rt, const hum_tune_session *s);
+/* lua/hum/tune.lua's pick: each range's winner from the times. */
+hum_status hum_tune_pick(hum_runtime *rt, hum_tune_session *s);
+/* Writes s->text: with range -1 the tuned policy file (each range its winner), else a file that
+ * gives every M of the layer class candidate `candidate` of range `range`. */
+hum_status hum_tune_policy_text(hum_runtime *rt, hum_tune_session *s, int32_t range, int32_t candidate);
+
 /*
  * CPU-only planning and compilation for `arch` ("sm_80", "sm_90a", ...), no GPU needed: the
  * policies see the nominal device of the arch. What `hum compile --layer` and CI do. Compiles

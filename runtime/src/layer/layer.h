@@ -3,7 +3,8 @@
  *   layer_plan.c     LayerConfig and dispatch table through lua/hum/layer.lua, kernel compiles
  *   layer_upload.c   device buffers and the GPU preprocessing (kernels/prep/repack.cu)
  *   layer_forward.c  the hot path
- *   layer_spec.c     SPEC strings and random weights for them */
+ *   layer_spec.c     SPEC strings and random weights for them
+ *   layer_describe.c the dispatch table in force, or planned, for hum_layer_describe */
 #ifndef HUM_LAYER_H
 #define HUM_LAYER_H
 
@@ -82,6 +83,9 @@ void hum_layer_spec_config(const hum_layer_spec *spec, hum_layer_config *config)
 /* Fills plan->config's input fields from a standard weight and the activation dtype. */
 void hum_layer_plan_inputs(const hum_standard_weight *w, hum_dtype activation_dtype, hum_layer_plan *plan);
 
+/* Fills plan's target (arch, device name, sm, SMs, shared memory, L2) from a GPU. */
+hum_status hum_layer_plan_target(const hum_device_info *dev, hum_layer_plan *plan);
+
 /* Runs lua/hum/layer.lua's plan() on `plan` (inputs and target filled). */
 hum_status hum_layer_run_plan(hum_runtime *rt, hum_layer_plan *plan);
 
@@ -90,6 +94,13 @@ hum_status hum_layer_run_plan(hum_runtime *rt, hum_layer_plan *plan);
  * compile_ms, compiled and cached describe the run. */
 hum_status hum_layer_compile_entries(hum_runtime *rt, const hum_layer_plan *plan, hum_jit_result *results,
                                      double *compile_ms, int32_t *compiled, int32_t *cached);
+
+/* Compiles the kernels of `count` tunings of plan->config for plan->arch in parallel into the
+ * runtime's kernel cache (hum tune, before it prepares a layer for each), so that preparing
+ * them later finds them there. Tunings the kernels refuse, and compiles that fail, are left
+ * out: the later prepare reports them. Returns the number of tunings the kernels take (the
+ * compile requests made). */
+int32_t hum_layer_precompile(hum_runtime *rt, const hum_layer_plan *plan, const hum_tuning *tunings, int32_t count);
 
 /* Uploads the host weight of `layer` (planned) to the GPU and preprocesses it into *buf; sets
  * the layer's scale_exponent and out_factor. max_grid sizes the stream-K locks. On failure

@@ -7,6 +7,7 @@
 #include "lua_bridge.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void hum_layer_plan_inputs(const hum_standard_weight *w, hum_dtype activation_dtype, hum_layer_plan *plan)
@@ -28,6 +29,19 @@ void hum_layer_plan_inputs(const hum_standard_weight *w, hum_dtype activation_dt
     c->has_bias = w->bias.data != NULL;
     c->act_order = w->k_perm.data != NULL;
     c->has_global_scale = w->global_scale.data != NULL;
+}
+
+hum_status hum_layer_plan_target(const hum_device_info *dev, hum_layer_plan *plan)
+{
+    hum_status st = hum_arch_for_device(dev, plan->arch, sizeof plan->arch);
+    if (st != HUM_OK)
+        return st;
+    snprintf(plan->device_name, sizeof plan->device_name, "%s", dev->name);
+    plan->sm = dev->sm_major * 10 + dev->sm_minor;
+    plan->sm_count = dev->sm_count;
+    plan->smem_per_block = dev->max_smem_per_block_optin;
+    plan->l2_bytes = dev->l2_bytes;
+    return HUM_OK;
 }
 
 hum_status hum_layer_run_plan(hum_runtime *rt, hum_layer_plan *plan)
@@ -52,29 +66,62 @@ hum_status hum_layer_run_plan(hum_runtime *rt, hum_layer_plan *plan)
     return HUM_OK;
 }
 
+/* The compile request of tuning `t` of the plan's config for plan->arch; `header` (cap bytes)
+ * receives its generated constants. */
+static hum_status entry_request(const hum_layer_plan *plan, const hum_tuning *t, char *header, size_t cap,
+                                hum_jit_request *req)
+{
+    hum_gemm_variant v;
+    hum_layer_variant(&plan->config, t, &v);
+    const hum_gemm_family *f = hum_gemm_family_of(t->kernel);
+    hum_status st = hum_gemm_check(&v);
+    if (st == HUM_OK && f->arch && strcmp(plan->arch, f->arch) != 0)
+        st = hum_fail(HUM_ERR_UNSUPPORTED, "the %s kernel runs on %s only (the target is %s)", f->name, f->arch,
+                      plan->arch);
+    if (st == HUM_OK)
+        st = hum_gemm_constants(&v, header, cap);
+    if (st != HUM_OK)
+        return st;
+    memset(req, 0, sizeof *req);
+    req->source = f->source;
+    req->constants = header;
+    req->kernel_name = f->entry;
+    req->arch = plan->arch;
+    return HUM_OK;
+}
+
+int32_t hum_layer_precompile(hum_runtime *rt, const hum_layer_plan *plan, const hum_tuning *tunings, int32_t count)
+{
+    enum { HEADER = 2048 };
+    char *headers = malloc((size_t)count * HEADER + 1);
+    hum_jit_request *reqs = calloc((size_t)count + 1, sizeof *reqs);
+    hum_jit_result *results = calloc((size_t)count + 1, sizeof *results);
+    int32_t n = 0;
+    for (int32_t i = 0; headers && reqs && results && i < count; i++)
+        if (entry_request(plan, &tunings[i], headers + (size_t)n * HEADER, HEADER, &reqs[n]) == HUM_OK)
+            n++;
+    /* Each request's cubin enters the caches on its own: one that fails leaves the others
+     * compiled, so the aggregate status says nothing here. */
+    if (n > 0 && hum_jit_compile_many(hum_runtime_cache_dir(rt), reqs, n, results, 0) == HUM_OK)
+        for (int32_t i = 0; i < n; i++)
+            hum_jit_result_free(&results[i]);
+    hum_clear_error();
+    free(headers);
+    free(reqs);
+    free(results);
+    return n;
+}
+
 hum_status hum_layer_compile_entries(hum_runtime *rt, const hum_layer_plan *plan, hum_jit_result *results,
                                      double *compile_ms, int32_t *compiled, int32_t *cached)
 {
     char headers[HUM_LAYER_MAX_ENTRIES][2048];
     hum_jit_request reqs[HUM_LAYER_MAX_ENTRIES];
     for (int32_t i = 0; i < plan->entry_count; i++) {
-        hum_gemm_variant v;
-        hum_layer_variant(&plan->config, &plan->entries[i], &v);
-        const hum_gemm_family *f = hum_gemm_family_of(plan->entries[i].kernel);
-        hum_status st = hum_gemm_check(&v);
-        if (st == HUM_OK && f->arch && strcmp(plan->arch, f->arch) != 0)
-            st = hum_fail(HUM_ERR_UNSUPPORTED, "the %s kernel runs on %s only (the target is %s)", f->name, f->arch,
-                          plan->arch);
-        if (st == HUM_OK)
-            st = hum_gemm_constants(&v, headers[i], sizeof headers[i]);
+        hum_status st = entry_request(plan, &plan->entries[i], headers[i], sizeof headers[i], &reqs[i]);
         if (st != HUM_OK)
             return hum_fail_context(st, "dispatch entry %d (M %lld..%lld)", i, (long long)plan->entries[i].m_min,
                                     (long long)plan->entries[i].m_max);
-        memset(&reqs[i], 0, sizeof reqs[i]);
-        reqs[i].source = f->source;
-        reqs[i].constants = headers[i];
-        reqs[i].kernel_name = f->entry;
-        reqs[i].arch = plan->arch;
     }
     const double t0 = hum_layer_now_ms();
     hum_status st = hum_jit_compile_many(hum_runtime_cache_dir(rt), reqs, plan->entry_count, results, 0);
@@ -102,13 +149,8 @@ hum_status hum_layer_prepare(hum_layer *layer)
     hum_layer_plan plan;
     memset(&plan, 0, sizeof plan);
     hum_layer_plan_inputs(&layer->weight, layer->activation_dtype, &plan);
-    if ((st = hum_arch_for_device(&dev, plan.arch, sizeof plan.arch)) != HUM_OK)
+    if ((st = hum_layer_plan_target(&dev, &plan)) != HUM_OK)
         return st;
-    snprintf(plan.device_name, sizeof plan.device_name, "%s", dev.name);
-    plan.sm = dev.sm_major * 10 + dev.sm_minor;
-    plan.sm_count = dev.sm_count;
-    plan.smem_per_block = dev.max_smem_per_block_optin;
-    plan.l2_bytes = dev.l2_bytes;
     if ((st = hum_layer_run_plan(layer->rt, &plan)) != HUM_OK)
         return hum_fail_context(st, "hum_layer_prepare");
 

@@ -482,12 +482,12 @@ void hum_policies_refresh_locked(hum_runtime *rt)
         hum_log(rt, HUM_LOG_WARN, "hot reload: %s", hum_last_error());
 }
 
-hum_status hum_runtime_policy_winner(hum_runtime *rt, char *name, size_t name_cap, char *origin,
+hum_status hum_runtime_policy_winner(hum_runtime *rt, const char *arch, char *name, size_t name_cap, char *origin,
                                      size_t origin_cap)
 {
     if (!rt || !name || !origin || name_cap == 0 || origin_cap == 0)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_runtime_policy_winner: NULL argument or zero capacity");
-    if (rt->device_status != HUM_OK)
+    if (!arch && rt->device_status != HUM_OK)
         return hum_fail(rt->device_status, "%s", rt->device_error);
     int rc = pthread_mutex_lock(&rt->lua_lock);
     if (rc != 0)
@@ -498,8 +498,12 @@ hum_status hum_runtime_policy_winner(hum_runtime *rt, char *name, size_t name_ca
     lua_pushstring(L, "hum.policy");
     hum_status st = hum_lua_pcall(L, 1, 1);
     if (st == HUM_OK) {
-        lua_getfield(L, -1, "runtime_winner");
-        st = hum_lua_pcall(L, 0, 2);
+        lua_getfield(L, -1, "winner_of");
+        if (arch)
+            lua_pushstring(L, arch);
+        else
+            lua_pushnil(L);
+        st = hum_lua_pcall(L, 1, 2);
     }
     if (st == HUM_OK) {
         snprintf(name, name_cap, "%s", lua_isstring(L, -2) ? lua_tostring(L, -2) : "");
