@@ -2,7 +2,7 @@
 # Builds hum and runs the whole test suite, as CI does (.ci/run), on a machine with or
 # without a GPU (GPU tests report "skipped" without one):
 #   1. $HUM_BUILD_DIR (default build/): busted specs + every ctest (C unit tests, examples
-#      built against a staging install, GPU tests);
+#      built against a staging install, GPU tests), then pytest of the Python binding (python/);
 #   2. $HUM_SANITIZE_DIR (default build-sanitize/): the C tests again under AddressSanitizer
 #      and UndefinedBehaviorSanitizer (-DHUM_SANITIZE=ON);
 #   3. $HUM_TSAN_DIR (default build-tsan/): the tests that run threads against one runtime or
@@ -17,6 +17,20 @@ jobs=${HUM_JOBS:-$(nproc)}
 
 HUM_BUILD_DIR=$build "$src/tools/build.sh"
 (cd "$build" && ctest --output-on-failure -j "$jobs")
+
+# The Python binding (python/) against this build's libhum; its GPU tests skip without a GPU.
+python=${HUM_PYTHON:-}
+if [ -z "$python" ]; then
+    for candidate in python3 /usr/bin/python3; do
+        if "$candidate" -c "import pytest, numpy" 2>/dev/null; then python=$candidate; break; fi
+    done
+fi
+if [ -z "$python" ]; then
+    echo "test: no python3 with pytest and numpy (tools/install-deps.sh installs them; or set HUM_PYTHON)" >&2
+    exit 1
+fi
+HUM_LIBRARY=$build/runtime/libhum.so HUM_CACHE_DIR=$build/tests/cache-python \
+    "$python" -m pytest -q -p no:cacheprovider "$src/python/tests"
 
 HUM_BUILD_DIR=$sanitize "$src/tools/build.sh" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHUM_SANITIZE=ON
 ASAN_OPTIONS=detect_leaks=1 \

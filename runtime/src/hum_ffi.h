@@ -23,6 +23,8 @@ typedef struct hum_format_call {
     const char *layer_name;      /* load */
     hum_standard_weight *weight; /* load: filled */
     hum_layer_list *list;        /* list: appended to */
+    const hum_shard *shard;      /* load: NULL, or a shard whose experts the converter may keep alone */
+    int32_t experts_kept;        /* load, out: 1 when weight holds only shard->experts, in their order */
     char *names;                 /* names: the known formats, ", "-separated */
     size_t names_cap;
 } hum_format_call;

@@ -188,10 +188,10 @@ static void check_rejections(hum_runtime *rt)
     hum_layer_info info;
     QUANT_CHECK(hum_layer_spec_parse("n=64,k=128,w=e5m2,a=float16", &s) == HUM_OK, "%s", hum_last_error());
     if (QUANT_CHECK(hum_layer_spec_weight(&s, 1, &w) == HUM_OK, "%s", hum_last_error())) {
-        hum_layer_options bf = {HUM_DTYPE_BFLOAT16};
+        hum_layer_options bf = {.activation_dtype = HUM_DTYPE_BFLOAT16};
         QUANT_CHECK(hum_layer_compile(rt, &w, &bf, "sm_90a", &info) == HUM_OK, "e5m2 fits bfloat16: %s",
                     hum_last_error());
-        hum_layer_options f32 = {HUM_DTYPE_FLOAT32};
+        hum_layer_options f32 = {.activation_dtype = HUM_DTYPE_FLOAT32};
         QUANT_CHECK(hum_layer_compile(rt, &w, &f32, "sm_90a", &info) == HUM_ERR_INVALID_ARG &&
                         strstr(hum_last_error(), "float32"),
                     "float32 activations refused: %s", hum_last_error());

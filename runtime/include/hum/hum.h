@@ -315,6 +315,49 @@ typedef struct hum_standard_weight {
 /* Releases every tensor the struct owns and zeroes it. Safe on a zeroed struct. */
 void hum_standard_free(hum_standard_weight *w);
 
+/*
+ * Tensor- and expert-parallel shards of a standard weight, as a multi-GPU host loads them
+ * (every checkpoint format alike: the shard is cut from the converted standard weight, so
+ * packed layouts, zero points and block scales of the checkpoint need no rule of their own).
+ *  - COLUMN (column-parallel, split N): rank r keeps output rows [r*N/world, (r+1)*N/world)
+ *    with their scales, zero points and bias; concatenating the ranks' outputs along N gives
+ *    the full output. N must be a multiple of world, and with BLOCK scales N / world a
+ *    multiple of group_size_n (a block may not straddle two ranks).
+ *  - ROW (row-parallel, split K): rank r keeps input columns [r*K/world, (r+1)*K/world) of the
+ *    checkpoint column order (the slice of the activations a row-parallel layer receives),
+ *    with their groups' scales and zero points; the bias stays on rank 0 only, so the sum
+ *    of the ranks' outputs is the full output. K must be a multiple of world, and with
+ *    GROUP, GROUP_TENSOR and BLOCK scales each rank must hold whole groups: K / world a
+ *    multiple of group_size, and with act-order (k_perm) every group's channels inside one
+ *    rank's columns (the standard weight has no partial groups; GPTQ act-order checkpoints
+ *    whose g_idx scatters groups over K cannot be split along K and are refused, naming the
+ *    group). The shard's k_perm maps its columns to its own input slice (NULL when that is
+ *    the identity).
+ *  - experts (expert parallelism, MoE weights only): the checkpoint's expert ids this rank
+ *    holds, in the order the shard stores them (any subset, no repeats; the host's expert
+ *    map sends expert experts[i] to local expert i). Combines with COLUMN / ROW.
+ * world 1 (or NONE with no experts) gives a copy.
+ */
+typedef enum hum_shard_dim {
+    HUM_SHARD_NONE = 0,   /* whole N and K */
+    HUM_SHARD_COLUMN = 1, /* split N */
+    HUM_SHARD_ROW = 2     /* split K */
+} hum_shard_dim;
+
+typedef struct hum_shard {
+    int32_t dim;             /* a hum_shard_dim */
+    int32_t rank, world;     /* 0 <= rank < world; ignored with NONE */
+    const int32_t *experts;  /* local expert ids, or NULL: every expert */
+    int64_t expert_count;    /* entries of experts (>= 1 when experts is set) */
+} hum_shard;
+
+/* Writes the shard of `w` into *out (owned by out: hum_standard_free; `w` is unchanged).
+ * Errors (out left zeroed): those of hum_standard_validate for `w`; HUM_ERR_INVALID_ARG for
+ * NULL, an unknown dim, rank outside [0, world), an expert id out of range or repeated, experts
+ * on a dense weight; HUM_ERR_UNSUPPORTED naming the rule above that the split breaks (N or K
+ * not a multiple of world, a block or group cut in two); HUM_ERR_OUT_OF_MEMORY. */
+hum_status hum_standard_shard(const hum_standard_weight *w, const hum_shard *shard, hum_standard_weight *out);
+
 /* Checks `w` against the rules of hum_standard_weight above: N, K >= 1; weight_dtype
  * uint1..uint8 or a float of 8 bits or fewer; param_dtype float16 or bfloat16; every tensor
  * in host memory, contiguous, of the dtype and shape its scale type gives; group_size >= 1
@@ -358,6 +401,9 @@ hum_status hum_standard_validate(const hum_standard_weight *w);
 typedef struct hum_layer_options {
     /* float16 or bfloat16 (A and C); HUM_DTYPE_INVALID (0): the weight's param_dtype */
     hum_dtype activation_dtype;
+    /* the tensor-parallel shard of the weight the layer holds (hum_standard_shard); zeroed:
+     * the whole weight */
+    hum_shard shard;
 } hum_layer_options;
 
 /* LayerConfig: what fixes the prepared weight layout and the kernel's types. hum_layer_prepare
@@ -399,10 +445,12 @@ typedef struct hum_tuning {
 
 enum { HUM_LAYER_MAX_ENTRIES = 8 };
 
-/* A layer from a standard weight (copied: `w` stays the caller's); opts may be NULL. Host
- * only, no GPU needed. Errors: HUM_ERR_INVALID_ARG (NULL, a weight hum_standard_validate
- * refuses, an activation dtype other than float16/bfloat16); HUM_ERR_UNSUPPORTED (num_experts
- * > 0: MoE weights are no dense layer); HUM_ERR_OUT_OF_MEMORY. */
+/* A layer from a standard weight (copied: `w` stays the caller's), or from its shard when
+ * opts->shard asks for one; opts may be NULL. Host only, no GPU needed. Errors:
+ * HUM_ERR_INVALID_ARG (NULL, a weight hum_standard_validate refuses, an activation dtype other
+ * than float16/bfloat16); HUM_ERR_UNSUPPORTED (num_experts > 0 after the shard: MoE weights are
+ * no dense layer); those of hum_standard_shard; HUM_ERR_OUT_OF_MEMORY. hum_layer_compile
+ * plans the same shard. */
 hum_status hum_layer_from_standard(hum_runtime *rt, const hum_standard_weight *w, const hum_layer_options *opts,
                                    hum_layer **out);
 /* A layer from a checkpoint (file or directory) through formats/ (hum_layer_load_standard).
@@ -459,7 +507,8 @@ typedef struct hum_layer_info {
     int64_t device_bytes;     /* device memory the layer holds */
 } hum_layer_info;
 
-/* What the layer is and how it was prepared. HUM_ERR_INVALID_ARG for NULL. */
+/* What the layer is and how it was prepared; before hum_layer_prepare only the "in" fields of
+ * config are set (the derived ones and the plan are zero). HUM_ERR_INVALID_ARG for NULL. */
 hum_status hum_layer_get_info(const hum_layer *layer, hum_layer_info *out);
 
 /* One entry of a layer's dispatch table, as hum_layer_describe reports it. */

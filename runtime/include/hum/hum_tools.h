@@ -418,6 +418,13 @@ hum_status hum_checkpoint_load_layer(hum_runtime *rt, const hum_checkpoint *ckpt
 /* hum_checkpoint_open + hum_checkpoint_load_layer + close. */
 hum_status hum_layer_load_standard(hum_runtime *rt, const char *checkpoint_path, const char *layer_name,
                                    hum_standard_weight *out);
+/* One rank's shard of a checkpoint layer: hum_standard_shard of it (shard NULL: all of it). A MoE
+ * layer stored as one module per expert ("...experts.<i>.<proj>") converts only the modules of
+ * the experts shard->experts lists; fused expert tensors are converted whole, then cut.
+ * Errors: those of hum_layer_load_standard and hum_standard_shard (a bad expert id of a
+ * per-expert layer is HUM_ERR_INVALID_ARG before anything is converted). */
+hum_status hum_layer_load_shard(hum_runtime *rt, const char *checkpoint_path, const char *layer_name,
+                                const hum_shard *shard, hum_standard_weight *out);
 
 /*
  * Checkpoint writers: standard weights out as the tools write them, for hum demo and tests.

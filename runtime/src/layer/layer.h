@@ -58,6 +58,10 @@ struct hum_layer {
 /* hum_standard_validate, dense only, and the activation dtype opts (or the param dtype) give,
  * which must be float16 or bfloat16. */
 hum_status hum_layer_check_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_dtype *act);
+/* The weight a layer of `opts` holds: *use = w, or (opts->shard set) *use = cut = its shard,
+ * which the caller frees (cut is zeroed otherwise). */
+hum_status hum_layer_shard_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_standard_weight *cut,
+                                  const hum_standard_weight **use);
 
 /* The variant of kernels/gemm/gemm_mma.cu for a planned config and one of its tunings. */
 void hum_layer_variant(const hum_layer_config *cfg, const hum_tuning *t, hum_gemm_variant *v);

@@ -247,12 +247,18 @@ hum_status hum_layer_compile(hum_runtime *rt, const hum_standard_weight *w, cons
     if (st != HUM_OK)
         return hum_fail_context(st, "hum_layer_compile");
     const double t0 = hum_layer_now_ms();
-    hum_dtype act;
-    if ((st = hum_layer_check_weight(w, opts, &act)) != HUM_OK)
+    hum_standard_weight cut;
+    if ((st = hum_layer_shard_weight(w, opts, &cut, &w)) != HUM_OK)
         return hum_fail_context(st, "hum_layer_compile");
+    hum_dtype act;
+    if ((st = hum_layer_check_weight(w, opts, &act)) != HUM_OK) {
+        hum_standard_free(&cut);
+        return hum_fail_context(st, "hum_layer_compile");
+    }
     hum_layer_plan plan;
     memset(&plan, 0, sizeof plan);
     hum_layer_plan_inputs(w, act, &plan);
+    hum_standard_free(&cut);
     snprintf(plan.arch, sizeof plan.arch, "%s", arch);
     return compile_plan(rt, &plan, t0, out);
 }
