@@ -85,6 +85,13 @@ typedef struct hum_device_info {
     int32_t driver_version;           /* CUDA version of the driver: 1000 * major + 10 * minor */
 } hum_device_info;
 
+/* The GPUs a host may pick for hum_runtime_options.device_ordinal: their number, >= 1;
+ * HUM_ERR_NO_DEVICE with *count = 0 when there is none. */
+hum_status hum_device_count(int32_t *count);
+/* Properties of device `ordinal`. HUM_ERR_NO_DEVICE; HUM_ERR_INVALID_ARG for an ordinal out of
+ * range (the message gives the valid range); HUM_ERR_CUDA if the driver fails a query. */
+hum_status hum_device_query(int32_t ordinal, hum_device_info *out);
+
 /* ====================================================================================== */
 /* Runtime, deployment config, policies                                                   */
 /* ====================================================================================== */

@@ -4,12 +4,6 @@
 
 #include "cuda_driver.h"
 
-/* Number of GPUs, >= 1; HUM_ERR_NO_DEVICE with *count = 0 when there is none. */
-hum_status hum_device_count(int32_t *count);
-/* Properties of device `ordinal`. HUM_ERR_NO_DEVICE; HUM_ERR_INVALID_ARG for an ordinal out of
- * range (the message gives the valid range); HUM_ERR_CUDA if the driver fails a query. */
-hum_status hum_device_query(int32_t ordinal, hum_device_info *out);
-
 /* Retains the primary context of `ordinal` on first use (released at process exit) and makes it
  * current on the calling thread. HUM_ERR_NO_DEVICE without a driver or GPU, HUM_ERR_INVALID_ARG
  * for an ordinal out of range. `ctx` may be NULL. */
