@@ -10,27 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void hum_layer_plan_inputs(const hum_standard_weight *w, hum_dtype activation_dtype, hum_layer_plan *plan)
-{
-    hum_layer_config *c = &plan->config;
-    c->n = w->n;
-    c->k = w->k;
-    c->num_experts = w->num_experts;
-    c->activation_dtype = activation_dtype;
-    c->weight_dtype = w->weight_dtype;
-    c->param_dtype = w->param_dtype;
-    c->scale_dtype = w->scale_dtype;
-    c->scale_type = w->scale_type;
-    c->group_size = w->group_size;
-    c->group_size_n = w->group_size_n;
-    c->zero_point = !w->has_zero_point         ? HUM_ZERO_POINT_NONE
-                    : w->zero_point_is_float ? HUM_ZERO_POINT_FLOAT
-                                             : HUM_ZERO_POINT_INT;
-    c->has_bias = w->bias.data != NULL;
-    c->act_order = w->k_perm.data != NULL;
-    c->has_global_scale = w->global_scale.data != NULL;
-}
-
 hum_status hum_layer_plan_target(const hum_device_info *dev, hum_layer_plan *plan)
 {
     hum_status st = hum_arch_for_device(dev, plan->arch, sizeof plan->arch);
