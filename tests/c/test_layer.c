@@ -1,12 +1,14 @@
 /* Layers without a GPU: SPEC strings (parse, format, errors, reproducible weights), the
  * LayerConfig checks (unsupported combinations named), the tuning rules, and NVRTC compiling
  * every kernel the built-in policies give for the main layer types on sm_75 (float16), sm_80,
- * sm_86, sm_89 and sm_90a, a second time from the cache. */
+ * sm_86, sm_89 and sm_90a, a second time from the cache, and the act-order A permutation kernel
+ * on each. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "hum/hum_tools.h"
 #include "quant_test.h"
 #include "rt_test.h"
 #include "hum_ffi.h"
+#include "jit.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -160,6 +162,15 @@ static void check_compiles(hum_runtime *rt)
             compile_weight(rt, others[s], &w, "sm_90a", &info);
             hum_standard_free(&w);
         }
+    }
+    /* the act-order A permutation (one kernel for every layer) on every arch */
+    static const char *const all[] = {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90a"};
+    for (size_t a = 0; a < sizeof all / sizeof all[0]; a++) {
+        const hum_jit_request req = {.source = "kernels/prep/permute_a.cu", .kernel_name = "hum_permute_a", .arch = all[a]};
+        hum_jit_result res;
+        QUANT_CHECK(hum_jit_compile(hum_runtime_cache_dir(rt), &req, &res) == HUM_OK && res.cubin_size > 0,
+                    "permute_a.cu for %s: %s", all[a], hum_last_error());
+        hum_jit_result_free(&res);
     }
 }
 

@@ -14,4 +14,8 @@ hum_status hum_failv(hum_status status, const char *fmt, va_list ap);
 const char *hum_printable(const char *name);
 void hum_clear_error(void);
 
+/* Modules hum_kernel_load has loaded and hum_kernel_destroy not yet unloaded, process-wide (a
+ * reload must leave as many as it found: tests count them). */
+int64_t hum_kernel_loaded_count(void);
+
 #endif

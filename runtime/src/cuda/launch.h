@@ -24,6 +24,10 @@ typedef struct hum_launch_config {
     uint32_t cluster[3];         /* thread-block cluster (sm_90+), dividing grid; all 0 or 1: none */
     uint32_t dynamic_smem_bytes; /* at most what hum_kernel_load opted in to */
     struct CUstream_st *stream;  /* the host's stream; NULL: the legacy default stream */
+    /* nonzero: on sm_90 and newer the kernel may be scheduled before the previous kernel of the
+     * stream has finished (programmatic dependent launch); it must wait for that kernel before
+     * reading its results (griddepcontrol.wait, kernels/ptx/griddep.cuh). Ignored before sm_90 */
+    int32_t overlap_previous;
 } hum_launch_config;
 
 /* Launches k (cuLaunchKernelEx) with args[i] pointing at the value of parameter i, as the

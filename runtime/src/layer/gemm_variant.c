@@ -68,8 +68,9 @@ hum_status hum_gemm_variant_check(const hum_gemm_variant *v, hum_status (*family
     RULE(v->ctas_per_sm >= 1, "%d CTAs per SM (at least 1)", v->ctas_per_sm);
     const int32_t threads = hum_gemm_threads(v);
     RULE(threads <= 1024, "%d threads per CTA (at most 1024)", threads);
-    const int gather = v->act_order || v->k_real % 8 != 0;
-    RULE(!gather || (int64_t)v->block_m * v->block_k % threads == 0,
+    RULE(v->ctas_per_sm <= HUM_MAX_CTAS_PER_SM, "%d CTAs per SM (no GPU keeps more than %d resident)", v->ctas_per_sm,
+         HUM_MAX_CTAS_PER_SM);
+    RULE(v->k_real % 8 == 0 || (int64_t)v->block_m * v->block_k % threads == 0,
          "gathered activation tile %dx%d does not split over %d threads", v->block_m, v->block_k, threads);
     return HUM_OK;
 #undef RULE
@@ -92,7 +93,6 @@ hum_status hum_gemm_constants(const hum_gemm_variant *v, char *out, size_t cap)
         "constexpr int kConstScaleExp = %d;\n"
         "constexpr bool kZeroPoint = %s;\n"
         "constexpr bool kBias = %s;\n"
-        "constexpr bool kActOrder = %s;\n"
         "constexpr int kBM = %d, kBN = %d, kBK = %d, kWM = %d, kWN = %d, kWK = %d;\n"
         "constexpr int kStages = %d;\n"
         "constexpr bool kStreamK = %s;\n"
@@ -102,7 +102,7 @@ hum_status hum_gemm_constants(const hum_gemm_variant *v, char *out, size_t cap)
         "}\n",
         v->bf16 ? "true" : "false", v->weight_float ? "true" : "false", v->weight_bits, v->weight_exp, v->n, v->k,
         v->n_real, v->k_real, v->group, v->has_scale ? "true" : "false", v->const_scale_exp,
-        v->zero_point ? "true" : "false", v->bias ? "true" : "false", v->act_order ? "true" : "false", v->block_m,
+        v->zero_point ? "true" : "false", v->bias ? "true" : "false", v->block_m,
         v->block_n, v->block_k, v->warp_m, v->warp_n, v->warp_k, v->stages, v->stream_k ? "true" : "false",
         v->ctas_per_sm, hum_gemm_threads(v), hum_gemm_pipeline_bytes(v));
     if (n < 0 || (size_t)n >= cap)

@@ -7,6 +7,10 @@
 
 #include <stddef.h>
 
+/* CTAs per SM a tuning may ask for: no GPU keeps more resident (sm_75 .. sm_90), and the
+ * workspace sizes its stream-K locks for SMs x this. */
+enum { HUM_MAX_CTAS_PER_SM = 32 };
+
 typedef struct hum_gemm_variant {
     /* data types */
     int32_t bf16;           /* activations and output are bfloat16 (else float16) */
@@ -20,7 +24,6 @@ typedef struct hum_gemm_variant {
     int32_t const_scale_exp;/* without scale rows: dequantized weights times 2^this (0: none) */
     int32_t zero_point;     /* zero-point rows present (else the midpoint, for ints) */
     int32_t bias;
-    int32_t act_order;
     /* tuning */
     int32_t block_m, block_n, block_k, warp_m, warp_n, warp_k;
     int32_t stages, stream_k, ctas_per_sm;

@@ -10,7 +10,6 @@ hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v)
         if (!(cond))                                                             \
             return hum_fail(HUM_ERR_UNSUPPORTED, "wgmma kernel: " __VA_ARGS__); \
     } while (0)
-    RULE(!v->act_order, "act-order layers run the mma.sync kernel");
     RULE(v->k_real % 8 == 0, "K %lld is not a multiple of 8", (long long)v->k_real);
     RULE(v->warp_m == v->block_m && v->warp_k == v->block_k,
          "warp_m %d and warp_k %d must equal block_m %d and block_k %d", v->warp_m, v->warp_k, v->block_m,

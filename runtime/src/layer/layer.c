@@ -3,6 +3,8 @@
 #include "layer.h"
 
 #include "internal.h"
+#include "runtime.h"
+#include "workspace.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -162,8 +164,9 @@ void hum_layer_destroy(hum_layer *layer)
 {
     if (!layer)
         return;
-    for (int32_t i = 0; i < layer->entry_count; i++)
-        hum_kernel_destroy(layer->entries[i].kernel);
+    hum_layer_retire(layer);
+    hum_kernel_destroy(layer->permute);
+    hum_workspace_destroy(layer->workspace);
     hum_layer_buffers_free(&layer->buf);
     hum_standard_free(&layer->weight);
     free(layer);
@@ -203,17 +206,29 @@ hum_status hum_layer_get_info(const hum_layer *layer, hum_layer_info *out)
         out->config = inputs.config;
     }
     out->prepared = layer->prepared;
-    out->entry_count = layer->plan.entry_count;
-    memcpy(out->entries, layer->plan.entries, sizeof out->entries);
-    memcpy(out->policy_name, layer->plan.policy_name, sizeof out->policy_name);
-    memcpy(out->arch, layer->plan.arch, sizeof out->arch);
     out->prepare_ms = layer->prepare_ms;
-    out->compile_ms = layer->compile_ms;
-    out->kernels_compiled = layer->kernels_compiled;
-    out->kernels_cached = layer->kernels_cached;
     out->scale_exponent = layer->scale_exponent;
     out->out_factor = layer->out_factor;
-    out->device_bytes = layer->buf.bytes;
+    out->device_bytes = layer->buf.bytes + (layer->workspace ? layer->workspace->bytes : 0);
+    /* a prepared layer's plan is its table's (a reload may replace it meanwhile: live_lock);
+     * hum_layer_compile's is the layer's own */
+    const hum_layer_plan *plan = &layer->plan;
+    const hum_dispatch_table *t = NULL;
+    if (layer->prepared) {
+        pthread_mutex_lock(&layer->rt->live_lock);
+        t = hum_layer_table_locked(layer);
+        plan = &t->plan;
+    }
+    out->entry_count = plan->entry_count;
+    memcpy(out->entries, plan->entries, sizeof out->entries);
+    memcpy(out->policy_name, plan->policy_name, sizeof out->policy_name);
+    memcpy(out->arch, plan->arch, sizeof out->arch);
+    out->compile_ms = t ? t->compile_ms : layer->compile_ms;
+    out->kernels_compiled = t ? t->kernels_compiled : layer->kernels_compiled;
+    out->kernels_cached = t ? t->kernels_cached : layer->kernels_cached;
+    out->generation = t ? t->generation : 0;
+    if (t)
+        pthread_mutex_unlock(&layer->rt->live_lock);
     return HUM_OK;
 }
 
@@ -233,7 +248,6 @@ void hum_layer_variant(const hum_layer_config *cfg, const hum_tuning *t, hum_gem
     v->const_scale_exp = cfg->has_scale ? 0 : hum_layer_scale_exponent(cfg, 1.0, 0.0);
     v->zero_point = cfg->zero_point != HUM_ZERO_POINT_NONE;
     v->bias = cfg->has_bias;
-    v->act_order = cfg->act_order;
     v->block_m = t->block_m;
     v->block_n = t->block_n;
     v->block_k = t->block_k;
