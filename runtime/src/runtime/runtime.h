@@ -60,6 +60,10 @@ struct hum_runtime {
     pthread_mutex_t live_lock;
     struct hum_layer *layers;
     hum_hazard_list hazards;
+    /* gives every prepared layer its table under the reloaded policies (layer/layer_reload.c;
+     * layer/layer.c sets it when it makes a layer, so that the runtime does not call into
+     * layer/); NULL while no layer exists. Under live_lock. */
+    hum_status (*reload_layers)(struct hum_runtime *rt);
 
     /* hot_reload: a thread that looks at the policy files every HUM_HOT_RELOAD_MS, so that a
      * change reaches prepared layers even when nothing enters Lua */
