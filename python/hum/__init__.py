@@ -198,6 +198,7 @@ class LayerSummary:
         self.symmetric = bool(s.symmetric)
         self.act_order = bool(s.act_order)
         self.n, self.k, self.num_experts = s.n, s.k, s.num_experts
+        self.error = s.error.decode() or None  # why the layer cannot be converted; None when it can
 
     def __repr__(self):
         return "LayerSummary(%r, %s, %s, n=%d, k=%d%s)" % (self.name, self.format, self.weight_dtype, self.n, self.k,

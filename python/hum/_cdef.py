@@ -45,7 +45,8 @@ typedef struct hum_layer_info { hum_layer_config config; int32_t prepared; int32
     int32_t kernels_cached; int32_t scale_exponent; float out_factor; int64_t device_bytes; uint64_t generation; }
     hum_layer_info;
 typedef struct hum_layer_summary { char name[512]; char format[64]; hum_dtype weight_dtype; int32_t bits;
-    char scale[32]; int64_t group_size; int32_t symmetric; int32_t act_order; int64_t n, k, num_experts; }
+    char scale[32]; int64_t group_size; int32_t symmetric; int32_t act_order; int64_t n, k, num_experts;
+    char error[512]; }
     hum_layer_summary;
 typedef struct hum_layer_list { hum_layer_summary *items; int64_t count, capacity; } hum_layer_list;
 typedef struct hum_quant_spec { int64_t num_experts; hum_dtype weight_dtype; hum_dtype param_dtype;
