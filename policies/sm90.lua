@@ -17,7 +17,7 @@ local function wgmma(block_m, block_k, stages)
 end
 
 local function wgmma_takes(device, layer)
-  return device.sm == 90 and (layer.w_bits == 4 or layer.w_bits == 8) and not layer.act_order
+  return device.sm == 90 and (layer.weight_bits == 4 or layer.weight_bits == 8) and not layer.act_order
     and layer.k % 8 == 0
 end
 

@@ -5,13 +5,10 @@
 
 local ffi = require("ffi")
 local hum = require("hum")
+local fields = require("hum.fields")
 
 local dispatch = {}
 
-local FIELDS = { "block_m", "block_n", "block_k", "warp_m", "warp_n", "warp_k", "stages", "stream_k", "ctas_per_sm",
-                 "kernel" }
--- Policy spelling of hum_tuning.kernel (hum_gemm_kernel); absent means "mma".
-local KERNELS = { mma = 0, wgmma = 1 }
 local INT64_MAX = 0x7fffffffffffffffLL
 
 local function container_bits(bits)
@@ -21,8 +18,8 @@ local function container_bits(bits)
 end
 
 local function same(a, b)
-  for _, f in ipairs(FIELDS) do
-    if a[f] ~= b[f] then return false end
+  for _, f in ipairs(fields.list("tuning")) do
+    if a[f.name] ~= b[f.name] then return false end
   end
   return true
 end
@@ -31,7 +28,7 @@ end
 -- HUM_ERR_UNSUPPORTED naming `where` and the rule it breaks.
 local function measure(cfg, t, where)
   local tuning = ffi.new("hum_tuning")
-  for _, f in ipairs(FIELDS) do tuning[f] = t[f] end
+  for _, f in ipairs(fields.list("tuning")) do tuning[f.name] = t[f.name] end
   local smem, threads = ffi.new("int64_t[1]"), ffi.new("int32_t[1]")
   local st = hum.C.hum_layer_tuning_check(cfg, tuning, smem, threads)
   if st ~= 0 then
@@ -45,15 +42,10 @@ end
 -- ctas_per_sm CTAs fit the device's shared memory. `cfg` is the hum_layer_config (derived
 -- fields filled), `device` the policy's device table.
 function dispatch.fit(tuning, cfg, device, where)
+  local c = fields.from_table("tuning", tuning, ffi.new("hum_tuning"), where)
   local t = {}
-  for _, f in ipairs(FIELDS) do t[f] = tuning[f] end
-  t.stream_k = (t.stream_k == true or t.stream_k == 1) and 1 or 0
-  t.kernel = KERNELS[tuning.kernel or "mma"]
-  if not t.kernel then
-    hum.fail("HUM_ERR_UNSUPPORTED", string.format("%s: kernel '%s' (expected mma or wgmma)", where,
-      tostring(tuning.kernel)), 0)
-  end
-  local wgmma = t.kernel == KERNELS.wgmma
+  for _, f in ipairs(fields.list("tuning")) do t[f.name] = tonumber(c[f.name]) end
+  local wgmma = t.kernel == tonumber(hum.C.HUM_GEMM_KERNEL_WGMMA)
   local padded_n, padded_k = tonumber(cfg.padded_n), tonumber(cfg.padded_k)
   local bits = cfg.weight_bits
 
@@ -100,7 +92,7 @@ function dispatch.table(list, cfg, device, policy_name)
     if last and same(last.tuning, t) then
       last.m_max = e.m_max
     else
-      out[#out + 1] = { m_min = e.m_min, m_max = e.m_max, tuning = t }
+      out[#out + 1] = { m_min = e.m_min, m_max = e.m_max, tuning = t, line = e.line }
     end
     if i == #list and #out > tonumber(hum.C.HUM_LAYER_MAX_ENTRIES) then
       hum.fail("HUM_ERR_POLICY", string.format("policy '%s' gives %d distinct kernels for one layer (at most %d)",
@@ -117,7 +109,8 @@ function dispatch.store(tbl, plan)
     local dst = plan.entries[i - 1]
     dst.m_min = e.m_min
     dst.m_max = e.m_max == math.huge and INT64_MAX or e.m_max
-    for _, f in ipairs(FIELDS) do dst[f] = e.tuning[f] end
+    dst.policy_line = e.line or 0
+    for _, f in ipairs(fields.list("tuning")) do dst.tuning[f.name] = e.tuning[f.name] end
   end
 end
 

@@ -3,7 +3,7 @@
 -- returns
 --   { name = "sm90",
 --     applies = function(device) return device.sm >= 90 end,
---     tunings = function(device, layer, overrides)
+--     tunings = function(device, layer, overrides, compute)
 --       return { { m_min = 1, m_max = 16, tuning = {...} }, ..., { m_min = 129, m_max = math.huge, tuning = {...} } }
 --     end }
 --
@@ -15,15 +15,11 @@
 local bit = require("bit")
 local ffi = require("ffi")
 local hum = require("hum")
+local fields = require("hum.fields")
 
 local policy = {}
 
 local POLICY_FIELDS = { name = true, description = true, applies = true, tunings = true }
-
--- The fields every tuning must have; a policy may add more (the GEMM reads them).
-local TUNING_FIELDS = {
-  "block_m", "block_n", "block_k", "warp_m", "warp_n", "warp_k", "stages", "stream_k", "ctas_per_sm",
-}
 
 local function is_int(x)
   return type(x) == "number" and x == math.floor(x) and x > -math.huge and x < math.huge
@@ -39,10 +35,7 @@ end
 
 -- Checks one tuning table; `where` names the policy file and entry.
 local function check_tuning(t, where)
-  if type(t) ~= "table" then bad(where, "tuning must be a table, got " .. type(t)) end
-  for _, f in ipairs(TUNING_FIELDS) do
-    if t[f] == nil then bad(where, "tuning has no '" .. f .. "' (required: " .. table.concat(TUNING_FIELDS, ", ") .. ")") end
-  end
+  fields.from_table("tuning", t, ffi.new("hum_tuning"), where)
   local function field(name, ok, expected)
     if not ok then bad(where, string.format("tuning.%s = %s: expected %s", name, tostring(t[name]), expected)) end
   end
@@ -64,11 +57,42 @@ local function check_tuning(t, where)
   end
   field("stages", is_int(t.stages) and t.stages >= 2 and t.stages <= 8, "an integer in 2..8")
   field("ctas_per_sm", is_int(t.ctas_per_sm) and t.ctas_per_sm >= 1 and t.ctas_per_sm <= 8, "an integer in 1..8")
-  field("stream_k", type(t.stream_k) == "boolean", "true or false")
+end
+
+-- Where each tuning policy.mma_tuning built was asked for: the (function, current line) of
+-- every Lua frame above it, so that validate_tunings can find the line inside the policy's
+-- tunings() that produced it, however many helpers of the file sit in between.
+local made_at = setmetatable({}, { __mode = "k" })
+
+-- A tuning for the mma.sync kernel, so that policy files list shapes, not field names: block
+-- M x N x K, warp M x N x K, stages, then CTAs per SM (default 1), with stream-K on, as every
+-- built-in policy has it. The table is fresh; a caller may add fields (sm90.lua sets
+-- kernel = "wgmma" on it).
+function policy.mma_tuning(block_m, block_n, block_k, warp_m, warp_n, warp_k, stages, ctas_per_sm)
+  local t = { block_m = block_m, block_n = block_n, block_k = block_k, warp_m = warp_m, warp_n = warp_n,
+              warp_k = warp_k, stages = stages, stream_k = true, ctas_per_sm = ctas_per_sm or 1 }
+  local frames = {}
+  for level = 2, 12 do
+    local info = debug.getinfo(level, "fl")
+    if not info then break end
+    frames[#frames + 1] = { func = info.func, line = info.currentline }
+  end
+  made_at[t] = frames
+  return t
+end
+
+-- The line of the policy's file a tuning was written on: where tunings() called the helper
+-- that built it, else the line tunings() starts on (0 when unknown).
+local function line_of(tuning, p)
+  for _, frame in ipairs(made_at[tuning] or {}) do
+    if frame.func == p.tunings and frame.line > 0 then return frame.line end
+  end
+  return type(p.tunings) == "function" and debug.getinfo(p.tunings, "S").linedefined or 0
 end
 
 -- Checks a tunings list: entries {m_min, m_max, tuning}, ranges ascending and contiguous from
--- 1 to math.huge. `p` is the policy that produced it ({name, origin}).
+-- 1 to math.huge. `p` is the policy that produced it ({name, origin, tunings}). Sets each
+-- entry's `line`: the line of the policy file its tuning was written on.
 function policy.validate_tunings(list, p)
   local where = string.format("policy '%s' (%s): tunings", p.name, p.origin)
   if type(list) ~= "table" or #list == 0 then
@@ -96,6 +120,7 @@ function policy.validate_tunings(list, p)
       bad(at, string.format("m_max = %s: expected an integer >= m_min (%d)", tostring(e.m_max), e.m_min))
     end
     check_tuning(e.tuning, string.format("%s (m %d..%s)", at, e.m_min, tostring(e.m_max)))
+    e.line = line_of(e.tuning, p)
     expect = e.m_max + 1
   end
   return list
@@ -110,15 +135,6 @@ function policy.ranges(rows)
     m_min = row[1] + 1
   end
   return list
-end
-
--- A tuning for the mma.sync kernel, so that policy files list shapes, not field names: block
--- M x N x K, warp M x N x K, stages, then CTAs per SM (default 1), with stream-K on, as every
--- built-in policy has it. The table is fresh; a caller may add fields (sm90.lua sets
--- kernel = "wgmma" on it).
-function policy.mma_tuning(block_m, block_n, block_k, warp_m, warp_n, warp_k, stages, ctas_per_sm)
-  return { block_m = block_m, block_n = block_n, block_k = block_k, warp_m = warp_m, warp_n = warp_n,
-           warp_k = warp_k, stages = stages, stream_k = true, ctas_per_sm = ctas_per_sm or 1 }
 end
 
 local function check_device(device)
@@ -166,8 +182,9 @@ function Set:winner(device)
   return nil
 end
 
--- The checked M-range list of the winning policy for `layer` on `device`, and that policy.
-function Set:tunings(device, layer)
+-- The checked M-range list of the winning policy for `layer` (the LayerConfig table) and
+-- `compute` (the ComputeConfig table) on `device`, and that policy.
+function Set:tunings(device, layer, compute)
   local p = self:winner(device)
   if not p then
     local names = {}
@@ -175,7 +192,7 @@ function Set:tunings(device, layer)
     hum.fail("HUM_ERR_UNSUPPORTED", string.format("no policy applies to device '%s' (sm %d); loaded: %s",
       device.name, device.sm, #names > 0 and table.concat(names, ", ") or "none"), 0)
   end
-  return policy.validate_tunings(p.tunings(device, layer, copy(self.nested)), p), p
+  return policy.validate_tunings(p.tunings(device, layer, copy(self.nested), compute), p), p
 end
 
 function Set:override(key) return self.flat[key] end
@@ -190,7 +207,7 @@ local function compile(src)
   local where = src.origin
   if type(p) ~= "table" then
     bad(where, "a policy file must return a table { name = ..., applies = function(device) ..., "
-      .. "tunings = function(device, layer, overrides) ... }, got " .. type(p))
+      .. "tunings = function(device, layer, overrides, compute) ... }, got " .. type(p))
   end
   for k in pairs(p) do
     if not POLICY_FIELDS[k] then
@@ -199,7 +216,9 @@ local function compile(src)
   end
   if type(p.name) ~= "string" or p.name == "" then bad(where, "'name' must be a non-empty string") end
   if type(p.applies) ~= "function" then bad(where, "'applies' must be a function(device)") end
-  if type(p.tunings) ~= "function" then bad(where, "'tunings' must be a function(device, layer, overrides)") end
+  if type(p.tunings) ~= "function" then
+    bad(where, "'tunings' must be a function(device, layer, overrides, compute)")
+  end
   return { name = p.name, description = p.description, origin = src.origin, layer = src.layer,
            applies = p.applies, tunings = p.tunings }
 end
@@ -218,7 +237,7 @@ end
 
 -- The policies in force.
 function policy.current() return current end
-function policy.tunings(device, layer) return current:tunings(device, layer) end
+function policy.tunings(device, layer, compute) return current:tunings(device, layer, compute) end
 function policy.winner(device) return current:winner(device) end
 -- An override's value ("moe.activation" -> "mxfp8"), or nil.
 function policy.override(key) return current:override(key) end

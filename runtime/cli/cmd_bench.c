@@ -109,11 +109,12 @@ static void print_dispatch(const hum_layer_info *info)
 {
     printf("dispatch (policy %s, %s): %d M ranges\n", info->policy_name, info->arch, info->entry_count);
     for (int32_t i = 0; i < info->entry_count; i++) {
-        const hum_tuning *t = &info->entries[i];
+        const hum_plan_entry *e = &info->entries[i];
+        const hum_tuning *t = &e->tuning;
         char upper[32] = "inf";
-        if (t->m_max != INT64_MAX)
-            snprintf(upper, sizeof upper, "%lld", (long long)t->m_max);
-        printf("  M %6lld..%-6s %-8s block %dx%dx%d, warp %dx%dx%d, %d stages, %d CTAs/SM%s\n", (long long)t->m_min,
+        if (e->m_max != INT64_MAX)
+            snprintf(upper, sizeof upper, "%lld", (long long)e->m_max);
+        printf("  M %6lld..%-6s %-8s block %dx%dx%d, warp %dx%dx%d, %d stages, %d CTAs/SM%s\n", (long long)e->m_min,
                upper, t->kernel == HUM_GEMM_KERNEL_WGMMA ? "wgmma" : "mma.sync", t->block_m, t->block_n, t->block_k, t->warp_m, t->warp_n, t->warp_k, t->stages, t->ctas_per_sm,
                t->stream_k ? ", stream-K" : "");
     }

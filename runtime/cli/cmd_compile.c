@@ -84,13 +84,14 @@ static int compile_layer(hum_runtime *rt, const char *spec_text, const hum_layer
            arch, info.policy_name, info.entry_count, info.kernels_compiled ? "cache miss" : "cache hit",
            info.compile_ms, info.kernels_compiled, info.kernels_cached);
     for (int32_t i = 0; i < info.entry_count; i++) {
-        const hum_tuning *t = &info.entries[i];
+        const hum_plan_entry *e = &info.entries[i];
+        const hum_tuning *t = &e->tuning;
         char m_max[24];
-        if (t->m_max == INT64_MAX)
+        if (e->m_max == INT64_MAX)
             snprintf(m_max, sizeof m_max, "inf");
         else
-            snprintf(m_max, sizeof m_max, "%lld", (long long)t->m_max);
-        printf("  M %lld..%s: %s, block %dx%dx%d, warp %dx%dx%d, %d stages%s\n", (long long)t->m_min, m_max,
+            snprintf(m_max, sizeof m_max, "%lld", (long long)e->m_max);
+        printf("  M %lld..%s: %s, block %dx%dx%d, warp %dx%dx%d, %d stages%s\n", (long long)e->m_min, m_max,
                t->kernel == HUM_GEMM_KERNEL_WGMMA ? "wgmma" : "mma.sync", t->block_m, t->block_n, t->block_k,
                t->warp_m, t->warp_n, t->warp_k, t->stages, t->stream_k ? ", stream-K" : "");
     }

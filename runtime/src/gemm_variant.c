@@ -5,8 +5,10 @@
 
 #include "gemm_wgmma.h"
 #include "internal.h"
+#include "layer.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 static int container_bits(int b)
@@ -21,24 +23,27 @@ static int pow2(int64_t x)
 
 int32_t hum_gemm_threads(const hum_gemm_variant *v)
 {
-    return 32 * (v->block_m / v->warp_m) * (v->block_n / v->warp_n) * (v->block_k / v->warp_k);
+    const hum_tuning *t = v->tuning;
+    return 32 * (t->block_m / t->warp_m) * (t->block_n / t->warp_n) * (t->block_k / t->warp_k);
 }
 
 /* The pipeline's stages (and the k-warp reduction buffer): what "hum_constants.h" calls kSmemBytes. */
 static int64_t pipeline_bytes(const hum_gemm_variant *v)
 {
-    const int64_t rows = v->group >= v->block_k ? 1 : v->block_k / v->group;
-    const int64_t a = (int64_t)v->block_m * v->block_k * 2;
-    const int64_t b = (int64_t)v->block_k / 16 * (v->block_n / 64) * 32 * v->weight_bits * 4;
-    const int64_t s = v->has_scale ? rows * v->block_n * 2 : 0;
-    const int64_t z = v->zero_point ? rows * v->block_n * 2 : 0;
-    const int64_t red = (int64_t)(v->block_k / v->warp_k - 1) * v->block_m * v->block_n * 4;
-    return v->stages * (a + b + s + z) + red;
+    const hum_layer_config *c = v->layer;
+    const hum_tuning *t = v->tuning;
+    const int64_t rows = c->kernel_group >= t->block_k ? 1 : t->block_k / c->kernel_group;
+    const int64_t a = (int64_t)t->block_m * t->block_k * 2;
+    const int64_t b = (int64_t)t->block_k / 16 * (t->block_n / 64) * 32 * c->weight_bits * 4;
+    const int64_t s = c->has_scale ? rows * t->block_n * 2 : 0;
+    const int64_t z = c->has_zero_point ? rows * t->block_n * 2 : 0;
+    const int64_t red = (int64_t)(t->block_k / t->warp_k - 1) * t->block_m * t->block_n * 4;
+    return t->stages * (a + b + s + z) + red;
 }
 
 int64_t hum_gemm_smem_bytes(const hum_gemm_variant *v)
 {
-    return pipeline_bytes(v) + (v->wgmma ? HUM_GEMM_WGMMA_EXTRA_SMEM : 0);
+    return pipeline_bytes(v) + (v->tuning->kernel == HUM_GEMM_KERNEL_WGMMA ? HUM_GEMM_WGMMA_EXTRA_SMEM : 0);
 }
 
 hum_status hum_gemm_variant_check(const hum_gemm_variant *v)
@@ -48,76 +53,91 @@ hum_status hum_gemm_variant_check(const hum_gemm_variant *v)
         if (!(cond))                                              \
             return hum_fail(HUM_ERR_UNSUPPORTED, __VA_ARGS__);    \
     } while (0)
-    RULE(v->weight_bits >= 1 && v->weight_bits <= 8, "weight width %d bits (expected 1..8)", v->weight_bits);
-    RULE(v->block_m > 0 && v->block_n > 0 && v->block_k > 0 && v->warp_m > 0 && v->warp_n > 0 && v->warp_k > 0,
+    const hum_layer_config *c = v->layer;
+    const hum_tuning *t = v->tuning;
+    RULE(c->weight_bits >= 1 && c->weight_bits <= 8, "weight width %d bits (expected 1..8)", c->weight_bits);
+    RULE(t->block_m > 0 && t->block_n > 0 && t->block_k > 0 && t->warp_m > 0 && t->warp_n > 0 && t->warp_k > 0,
          "tile shapes must be positive");
-    if (v->wgmma) {
+    if (t->kernel == HUM_GEMM_KERNEL_WGMMA) {
         const hum_status st = hum_gemm_wgmma_check(v);
         if (st != HUM_OK)
             return st;
     }
-    RULE(v->block_m % v->warp_m == 0 && v->block_n % v->warp_n == 0 && v->block_k % v->warp_k == 0,
-         "block %dx%dx%d is not a multiple of warp %dx%dx%d", v->block_m, v->block_n, v->block_k, v->warp_m,
-         v->warp_n, v->warp_k);
-    RULE(v->warp_m % 16 == 0 && v->warp_n % 16 == 0 && v->warp_k % 16 == 0,
-         "warp tile %dx%dx%d must be a multiple of 16 in M, N and K", v->warp_m, v->warp_n, v->warp_k);
-    RULE(v->block_n % 64 == 0 && (v->block_k == 64 || v->block_k == 128 || v->block_k == 256),
-         "block N %d must be a multiple of 64 and block K %d 64, 128 or 256", v->block_n, v->block_k);
-    RULE(pow2(v->warp_n) && pow2(v->warp_k), "warp N %d and warp K %d must be powers of two", v->warp_n, v->warp_k);
-    RULE(v->n % v->block_n == 0 && v->k % v->block_k == 0, "padded N %" PRId64 " / K %" PRId64
-         " must be multiples of block N %d / K %d", v->n, v->k, v->block_n, v->block_k);
-    RULE((int64_t)v->warp_n * container_bits(v->weight_bits) >= 64,
-         "warp N %d too narrow for %d-bit weights (warp N times %d container bits must reach 64)", v->warp_n,
-         v->weight_bits, container_bits(v->weight_bits));
-    RULE(container_bits(v->weight_bits) == v->weight_bits || v->warp_n % 64 == 0,
-         "%d-bit weights need warp N a multiple of 64 (got %d)", v->weight_bits, v->warp_n);
-    RULE(v->group % v->block_k == 0 || (v->block_k % v->group == 0 && v->group % 16 == 0),
-         "scale group %" PRId64 " and block K %d must divide one another (group a multiple of 16)", v->group,
-         v->block_k);
-    const int wk = v->block_k / v->warp_k;
+    RULE(t->block_m % t->warp_m == 0 && t->block_n % t->warp_n == 0 && t->block_k % t->warp_k == 0,
+         "block %dx%dx%d is not a multiple of warp %dx%dx%d", t->block_m, t->block_n, t->block_k, t->warp_m,
+         t->warp_n, t->warp_k);
+    RULE(t->warp_m % 16 == 0 && t->warp_n % 16 == 0 && t->warp_k % 16 == 0,
+         "warp tile %dx%dx%d must be a multiple of 16 in M, N and K", t->warp_m, t->warp_n, t->warp_k);
+    RULE(t->block_n % 64 == 0 && (t->block_k == 64 || t->block_k == 128 || t->block_k == 256),
+         "block N %d must be a multiple of 64 and block K %d 64, 128 or 256", t->block_n, t->block_k);
+    RULE(pow2(t->warp_n) && pow2(t->warp_k), "warp N %d and warp K %d must be powers of two", t->warp_n, t->warp_k);
+    RULE(c->padded_n % t->block_n == 0 && c->padded_k % t->block_k == 0, "padded N %" PRId64 " / K %" PRId64
+         " must be multiples of block N %d / K %d", c->padded_n, c->padded_k, t->block_n, t->block_k);
+    RULE((int64_t)t->warp_n * container_bits(c->weight_bits) >= 64,
+         "warp N %d too narrow for %d-bit weights (warp N times %d container bits must reach 64)", t->warp_n,
+         c->weight_bits, container_bits(c->weight_bits));
+    RULE(container_bits(c->weight_bits) == c->weight_bits || t->warp_n % 64 == 0,
+         "%d-bit weights need warp N a multiple of 64 (got %d)", c->weight_bits, t->warp_n);
+    RULE(c->kernel_group % t->block_k == 0 || (t->block_k % c->kernel_group == 0 && c->kernel_group % 16 == 0),
+         "scale group %" PRId64 " and block K %d must divide one another (group a multiple of 16)", c->kernel_group,
+         t->block_k);
+    const int wk = t->block_k / t->warp_k;
     RULE(wk == 1 || wk == 2 || wk == 4, "%d warps along K (expected 1, 2 or 4)", wk);
-    RULE(v->stages >= 2, "%d pipeline stages (at least 2)", v->stages);
-    RULE(v->ctas_per_sm >= 1, "%d CTAs per SM (at least 1)", v->ctas_per_sm);
+    RULE(t->stages >= 2, "%d pipeline stages (at least 2)", t->stages);
+    RULE(t->ctas_per_sm >= 1, "%d CTAs per SM (at least 1)", t->ctas_per_sm);
     const int32_t threads = hum_gemm_threads(v);
     RULE(threads <= 1024, "%d threads per CTA (at most 1024)", threads);
-    const int gather = v->act_order || v->k_real % 8 != 0;
-    RULE(!gather || (int64_t)v->block_m * v->block_k % threads == 0,
-         "gathered activation tile %dx%d does not split over %d threads", v->block_m, v->block_k, threads);
+    const int gather = c->act_order || c->k % 8 != 0;
+    RULE(!gather || (int64_t)t->block_m * t->block_k % threads == 0,
+         "gathered activation tile %dx%d does not split over %d threads", t->block_m, t->block_k, threads);
     return HUM_OK;
 #undef RULE
 }
 
+/* Appends to out[*len .. cap); the caller checks *len < cap once at the end. */
+static void put(char *out, size_t cap, size_t *len, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void put(char *out, size_t cap, size_t *len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const int n = vsnprintf(out + (*len < cap ? *len : cap), *len < cap ? cap - *len : 0, fmt, ap);
+    va_end(ap);
+    *len += n > 0 ? (size_t)n : 0;
+}
+
 hum_status hum_gemm_constants(const hum_gemm_variant *v, char *out, size_t cap)
 {
-    const int n = snprintf(
-        out, cap,
-        "// hum_constants.h: one dense GEMM variant (runtime/src/gemm_variant.c)\n"
-        "#pragma once\n"
-        "namespace hum_cfg {\n"
+    static const char *const types[] = {"int", "bool", "unsigned", "int"}; /* by hum_field_kind */
+    const void *configs[] = {v->layer, v->compute, v->tuning};             /* by hum_config_id */
+    size_t len = 0;
+    put(out, cap, &len, "// hum_constants.h: one GEMM variant (runtime/src/gemm_variant.c)\n#pragma once\n"
+                        "namespace hum_cfg {\n");
+    int32_t count;
+    const hum_config_field *f = hum_config_fields(&count);
+    for (int32_t i = 0; i < count; i++, f++) {
+        if (!f->constant[0])
+            continue;
+        const char *at = (const char *)configs[f->config] + f->offset;
+        const int64_t value = f->size == 8 ? *(const int64_t *)at : *(const int32_t *)at;
+        if (f->kind == HUM_FIELD_BOOL)
+            put(out, cap, &len, "constexpr bool %s = %s;\n", f->constant, value ? "true" : "false");
+        else if (f->kind == HUM_FIELD_DTYPE)
+            put(out, cap, &len, "constexpr unsigned %s = 0x%08xu;\n", f->constant, (unsigned)(uint32_t)value);
+        else
+            put(out, cap, &len, "constexpr %s %s = %lld;\n", types[f->kind], f->constant, (long long)value);
+    }
+    /* Figures derived from the fields: the 16-bit type of A and C, the power of two scale-less
+     * weights carry (hum_layer_scale_exponent), and the launch shape. */
+    const hum_layer_config *c = v->layer;
+    put(out, cap, &len,
         "constexpr bool kBF16 = %s;\n"
-        "constexpr bool kWeightFloat = %s;\n"
-        "constexpr int kWeightBits = %d;\n"
-        "constexpr int kWeightExp = %d;\n"
-        "constexpr int kN = %" PRId64 ", kK = %" PRId64 ", kNReal = %" PRId64 ", kKReal = %" PRId64 ";\n"
-        "constexpr int kGroup = %" PRId64 ";\n"
-        "constexpr bool kHasScale = %s;\n"
         "constexpr int kConstScaleExp = %d;\n"
-        "constexpr bool kZeroPoint = %s;\n"
-        "constexpr bool kBias = %s;\n"
-        "constexpr bool kActOrder = %s;\n"
-        "constexpr int kBM = %d, kBN = %d, kBK = %d, kWM = %d, kWN = %d, kWK = %d;\n"
-        "constexpr int kStages = %d;\n"
-        "constexpr bool kStreamK = %s;\n"
-        "constexpr int kCtasPerSm = %d;\n"
         "constexpr int kThreads = %d;\n"
-        "constexpr int kSmemBytes = %" PRId64 ";\n"
+        "constexpr int kSmemBytes = %lld;\n"
         "}\n",
-        v->bf16 ? "true" : "false", v->weight_float ? "true" : "false", v->weight_bits, v->weight_exp, v->n, v->k,
-        v->n_real, v->k_real, v->group, v->has_scale ? "true" : "false", v->const_scale_exp,
-        v->zero_point ? "true" : "false", v->bias ? "true" : "false", v->act_order ? "true" : "false", v->block_m,
-        v->block_n, v->block_k, v->warp_m, v->warp_n, v->warp_k, v->stages, v->stream_k ? "true" : "false",
-        v->ctas_per_sm, hum_gemm_threads(v), pipeline_bytes(v));
-    if (n < 0 || (size_t)n >= cap)
+        c->a_dtype == HUM_DTYPE_BFLOAT16 ? "true" : "false", c->has_scale ? 0 : hum_layer_scale_exponent(c, 1.0, 0.0),
+        hum_gemm_threads(v), (long long)pipeline_bytes(v));
+    if (len >= cap)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_gemm_constants: %zu bytes are too few for the header", cap);
     return HUM_OK;
 }

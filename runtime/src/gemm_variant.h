@@ -1,5 +1,6 @@
-/* One compiled variant of the dense GEMM kernel (kernels/gemm.cu): every compile-time constant
- * of "hum_constants.h", the derived launch figures, and the writer of that header. */
+/* One compiled variant of the GEMM (kernels/gemm.cu or kernels/gemm_wgmma.cu): a planned layer
+ * config, its compute config and one tuning; the derived launch figures, and the writer of the
+ * kernel's constants header. */
 #ifndef HUM_GEMM_VARIANT_H
 #define HUM_GEMM_VARIANT_H
 
@@ -8,23 +9,9 @@
 #include <stddef.h>
 
 typedef struct hum_gemm_variant {
-    /* data types */
-    int32_t bf16;           /* activations and output are bfloat16 (else float16) */
-    int32_t weight_float;   /* weight codes are floats eXmY (else offset-binary uints) */
-    int32_t weight_bits;    /* 1..8 */
-    int32_t weight_exp;     /* exponent bits of a float weight */
-    /* shapes: padded (multiples of 64 / 128) and the real extents */
-    int64_t n, k, n_real, k_real;
-    int64_t group;          /* K extent of one scale row; k for channel scales */
-    int32_t has_scale;      /* scale rows present (else const_scale_exp applies) */
-    int32_t const_scale_exp;/* without scale rows: dequantized weights times 2^this (0: none) */
-    int32_t zero_point;     /* zero-point rows present (else the midpoint, for ints) */
-    int32_t bias;
-    int32_t act_order;
-    /* tuning */
-    int32_t block_m, block_n, block_k, warp_m, warp_n, warp_k;
-    int32_t stages, stream_k, ctas_per_sm;
-    int32_t wgmma;          /* kernels/gemm_wgmma.cu (sm_90a) instead of kernels/gemm.cu */
+    const hum_layer_config *layer;   /* derived fields filled */
+    const hum_compute_config *compute;
+    const hum_tuning *tuning;
 } hum_gemm_variant;
 
 /* Threads per CTA of the variant. */
@@ -34,7 +21,9 @@ int32_t hum_gemm_threads(const hum_gemm_variant *v);
 int64_t hum_gemm_smem_bytes(const hum_gemm_variant *v);
 /* Checks the shape rules of kernels/gemm_config.cuh; HUM_ERR_UNSUPPORTED naming the rule. */
 hum_status hum_gemm_variant_check(const hum_gemm_variant *v);
-/* Writes the text of "hum_constants.h" for the variant. HUM_ERR_INVALID_ARG when cap is short. */
+/* Writes the text of "hum_constants.h" for the variant: the constant of every config field that
+ * has one (hum.h's field lists), then the figures derived from them. HUM_ERR_INVALID_ARG when
+ * cap is short. */
 hum_status hum_gemm_constants(const hum_gemm_variant *v, char *out, size_t cap);
 
 #endif

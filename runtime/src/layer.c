@@ -1,5 +1,5 @@
 /* hum_layer: creation from a standard weight, destruction, introspection, and the link between
- * a planned config + tuning and the kernel variant they compile to. */
+ * the tuning check. */
 #include "layer.h"
 
 #include "internal.h"
@@ -159,35 +159,6 @@ hum_status hum_layer_get_info(const hum_layer *layer, hum_layer_info *out)
     return HUM_OK;
 }
 
-void hum_layer_variant(const hum_layer_config *cfg, const hum_tuning *t, hum_gemm_variant *v)
-{
-    memset(v, 0, sizeof *v);
-    v->bf16 = cfg->activation_dtype == HUM_DTYPE_BFLOAT16;
-    v->weight_float = cfg->weight_float;
-    v->weight_bits = cfg->weight_bits;
-    v->weight_exp = cfg->weight_exp;
-    v->n = cfg->padded_n;
-    v->k = cfg->padded_k;
-    v->n_real = cfg->n;
-    v->k_real = cfg->k;
-    v->group = cfg->kernel_group;
-    v->has_scale = cfg->has_scale;
-    v->const_scale_exp = cfg->has_scale ? 0 : hum_layer_scale_exponent(cfg, 1.0, 0.0);
-    v->zero_point = cfg->zero_point != HUM_ZERO_POINT_NONE;
-    v->bias = cfg->has_bias;
-    v->act_order = cfg->act_order;
-    v->block_m = t->block_m;
-    v->block_n = t->block_n;
-    v->block_k = t->block_k;
-    v->warp_m = t->warp_m;
-    v->warp_n = t->warp_n;
-    v->warp_k = t->warp_k;
-    v->stages = t->stages;
-    v->stream_k = t->stream_k;
-    v->ctas_per_sm = t->ctas_per_sm;
-    v->wgmma = t->kernel == HUM_GEMM_KERNEL_WGMMA;
-}
-
 /* Largest magnitude a weight code decodes to before any scale: |q - z| for ints, the largest
  * finite value for floats read as all-finite codes (hum.h, standard format). */
 static double decoded_max(const hum_layer_config *cfg, double zero_max)
@@ -219,8 +190,8 @@ hum_status hum_layer_tuning_check(const hum_layer_config *config, const hum_tuni
 {
     if (!config || !tuning)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_tuning_check: NULL %s", !config ? "config" : "tuning");
-    hum_gemm_variant v;
-    hum_layer_variant(config, tuning, &v);
+    const hum_compute_config dense = {HUM_GEMM_DENSE, 0, 0};
+    const hum_gemm_variant v = {config, &dense, tuning};
     hum_status st = hum_gemm_variant_check(&v);
     if (st != HUM_OK)
         return st;

@@ -59,9 +59,6 @@ struct hum_layer {
  * which must be float16 or bfloat16. */
 hum_status hum_layer_check_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_dtype *act);
 
-/* The variant of kernels/gemm.cu for a planned config and one of its tunings. */
-void hum_layer_variant(const hum_layer_config *cfg, const hum_tuning *t, hum_gemm_variant *v);
-
 /* The power of two the prepared scales carry (hum_layer_info.scale_exponent): the largest x
  * with |decoded code| * |scale| * 2^(x - exp_compensation) <= 2^14 and |scale| * 2^x <= 2^14,
  * so that neither the 16-bit scales nor the dequantized weights overflow while the weights use

@@ -16,7 +16,8 @@ void hum_layer_plan_inputs(const hum_standard_weight *w, hum_dtype activation_dt
     c->n = w->n;
     c->k = w->k;
     c->num_experts = w->num_experts;
-    c->activation_dtype = activation_dtype;
+    c->a_dtype = activation_dtype;
+    c->c_dtype = activation_dtype;
     c->weight_dtype = w->weight_dtype;
     c->param_dtype = w->param_dtype;
     c->scale_dtype = w->scale_dtype;
@@ -29,6 +30,7 @@ void hum_layer_plan_inputs(const hum_standard_weight *w, hum_dtype activation_dt
     c->has_bias = w->bias.data != NULL;
     c->act_order = w->k_perm.data != NULL;
     c->has_global_scale = w->global_scale.data != NULL;
+    plan->compute.gemm_type = HUM_GEMM_DENSE; /* hum_layer_check_weight refuses MoE weights */
 }
 
 hum_status hum_layer_run_plan(hum_runtime *rt, hum_layer_plan *plan)
@@ -42,7 +44,7 @@ hum_status hum_layer_run_plan(hum_runtime *rt, hum_layer_plan *plan)
     if (n < 1 || n > HUM_LAYER_MAX_ENTRIES)
         return hum_fail(HUM_ERR_POLICY, "layer plan: %d dispatch entries (expected 1 to %d)", n, HUM_LAYER_MAX_ENTRIES);
     for (int32_t i = 0; i < n; i++) {
-        const hum_tuning *t = &plan->entries[i];
+        const hum_plan_entry *t = &plan->entries[i];
         const int64_t want_min = i == 0 ? 1 : plan->entries[i - 1].m_max + 1;
         if (t->m_min != want_min || t->m_max < t->m_min || (i == n - 1 && t->m_max != INT64_MAX))
             return hum_fail(HUM_ERR_POLICY,
@@ -59,10 +61,10 @@ hum_status hum_layer_compile_entries(hum_runtime *rt, const hum_layer_plan *plan
     char headers[HUM_LAYER_MAX_ENTRIES][2048];
     hum_jit_request reqs[HUM_LAYER_MAX_ENTRIES];
     for (int32_t i = 0; i < plan->entry_count; i++) {
-        hum_gemm_variant v;
-        hum_layer_variant(&plan->config, &plan->entries[i], &v);
+        const hum_gemm_variant v = {&plan->config, &plan->compute, &plan->entries[i].tuning};
+        const int wgmma = v.tuning->kernel == HUM_GEMM_KERNEL_WGMMA;
         hum_status st = hum_gemm_variant_check(&v);
-        if (st == HUM_OK && v.wgmma && strcmp(plan->arch, "sm_90a") != 0)
+        if (st == HUM_OK && wgmma && strcmp(plan->arch, "sm_90a") != 0)
             st = hum_fail(HUM_ERR_UNSUPPORTED, "the wgmma kernel runs on sm_90a only (the target is %s)", plan->arch);
         if (st == HUM_OK)
             st = hum_gemm_constants(&v, headers[i], sizeof headers[i]);
@@ -70,9 +72,9 @@ hum_status hum_layer_compile_entries(hum_runtime *rt, const hum_layer_plan *plan
             return hum_fail_context(st, "dispatch entry %d (M %lld..%lld)", i, (long long)plan->entries[i].m_min,
                                     (long long)plan->entries[i].m_max);
         memset(&reqs[i], 0, sizeof reqs[i]);
-        reqs[i].source = v.wgmma ? HUM_GEMM_WGMMA_SOURCE : "kernels/gemm.cu";
+        reqs[i].source = wgmma ? HUM_GEMM_WGMMA_SOURCE : "kernels/gemm.cu";
         reqs[i].constants = headers[i];
-        reqs[i].kernel_name = v.wgmma ? HUM_GEMM_WGMMA_KERNEL : "hum_gemm";
+        reqs[i].kernel_name = wgmma ? HUM_GEMM_WGMMA_KERNEL : "hum_gemm";
         reqs[i].arch = plan->arch;
     }
     const double t0 = hum_layer_now_ms();
@@ -123,14 +125,14 @@ hum_status hum_layer_prepare(hum_layer *layer)
     int64_t max_grid = 1;
     int32_t loaded = 0;
     for (; loaded < plan.entry_count; loaded++) {
-        const hum_tuning *t = &plan.entries[loaded];
+        const hum_tuning *t = &plan.entries[loaded].tuning;
         hum_dispatch_entry *e = &entries[loaded];
         int64_t smem = 0;
         int32_t threads = 0;
         if ((st = hum_layer_tuning_check(&plan.config, t, &smem, &threads)) != HUM_OK ||
             (st = hum_kernel_load(dev.ordinal, &results[loaded], (int32_t)smem, &e->kernel)) != HUM_OK)
             break;
-        e->m_max = t->m_max;
+        e->m_max = plan.entries[loaded].m_max;
         e->threads = (uint32_t)threads;
         e->smem_bytes = (uint32_t)smem;
         e->block_m = t->block_m;

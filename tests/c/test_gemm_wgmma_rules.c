@@ -15,7 +15,7 @@ static hum_layer_config config_for(int bits, int64_t n, int64_t k, int64_t group
     memset(&c, 0, sizeof c);
     c.n = n;
     c.k = k;
-    c.activation_dtype = HUM_DTYPE_FLOAT16;
+    c.a_dtype = c.c_dtype = HUM_DTYPE_FLOAT16;
     c.weight_dtype = bits == 8 ? HUM_DTYPE_UINT8 : bits == 4 ? HUM_DTYPE_UINT4 : bits == 3 ? HUM_DTYPE_UINT3 : HUM_DTYPE_UINT2;
     c.param_dtype = HUM_DTYPE_FLOAT16;
     c.scale_dtype = HUM_DTYPE_FLOAT16;
@@ -32,7 +32,7 @@ static hum_layer_config config_for(int bits, int64_t n, int64_t k, int64_t group
 
 static hum_tuning wgmma_tuning(int bm, int bn, int wn, int stages)
 {
-    hum_tuning t = {1, INT64_MAX, bm, bn, 64, bm, wn, 64, stages, 1, 1, HUM_GEMM_KERNEL_WGMMA};
+    hum_tuning t = {bm, bn, 64, bm, wn, 64, stages, 1, 1, HUM_GEMM_KERNEL_WGMMA};
     return t;
 }
 
@@ -101,7 +101,7 @@ static void check_compile(hum_runtime *rt, const char *spec, int count, const in
         QUANT_CHECK(info.entry_count == count && !strcmp(info.policy_name, "wgmma-test"), "%s: %d entries from '%s'",
                     spec, info.entry_count, info.policy_name)) {
         for (int i = 0; i < count; i++) {
-            const hum_tuning *t = &info.entries[i];
+            const hum_tuning *t = &info.entries[i].tuning;
             QUANT_CHECK(t->kernel == HUM_GEMM_KERNEL_WGMMA && t->block_n == bn[i] && t->warp_m == t->block_m &&
                             t->warp_k == t->block_k && (t->block_n / t->warp_n == 4 || t->block_n / t->warp_n == 8),
                         "%s entry %d: kernel %d, block %dx%dx%d, warp %dx%dx%d (block N %d expected)", spec, i, t->kernel,

@@ -188,11 +188,10 @@ describe("tunings validation", function()
       "warps per CTA")
   end)
 
-  it("accepts extra tuning fields a GEMM adds", function()
-    policy.load({ source("/site/extra.lua", "return { name = 'extra', applies = function(d) return true end, "
-      .. "tunings = function() return " .. field("use_tma", "true") .. " end }") }, {})
-    local list = policy.tunings(device(90), {})
-    assert.is_true(list[1].tuning.use_tma)
+  it("rejects a field no config field list declares, a bad enum name and a non-integer", function()
+    bad(field("use_tma", "true"), "tuning has an unknown field 'use_tma' (fields: block_m, block_n")
+    bad(field("kernel", "'tensor-core'"), "tuning.kernel = tensor-core: expected one of mma, wgmma")
+    bad(field("kernel", "'wgmma'"):gsub("block_k = 64", "block_k = 6.5"), "tuning.block_k = 6.5: expected an integer")
   end)
 
   it("rejects an applies() that does not answer true or false", function()
