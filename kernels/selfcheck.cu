@@ -6,7 +6,7 @@
 
 #include "hum_constants.h" // kSelfcheckSeed
 
-// Host twin: selfcheck_value() in runtime/src/selfcheck.c. A 32-bit integer mix (murmur3's
+// Host twin: selfcheck_value() in runtime/src/cuda/selfcheck.c. A 32-bit integer mix (murmur3's
 // finalizer) of the index and the seed, so every element and every seed gives a distinct pattern.
 __device__ __forceinline__ unsigned int selfcheck_value(unsigned int i)
 {

@@ -2,7 +2,7 @@
 -- memory per block, 132 SMs on H100/H200. The mma.sync path. Tuned on an H200 for
 -- n=k=8192 uint4 g128 float16 (bench/NOTES.md): block K 256 halves the per-stage overhead at
 -- small M; the layer falls back to block K 128 when the padded K is not a multiple of 256.
--- From M = 33 on, sm_90 itself runs the warpgroup-MMA kernel (kernels/gemm_wgmma.cu) for the
+-- From M = 33 on, sm_90 itself runs the warpgroup-MMA kernel (kernels/gemm/gemm_wgmma.cu) for the
 -- layers it takes (4- and 8-bit weights, no act-order, K a multiple of 8): 64 x 128 x 128 tiles
 -- up to M = 64, 128 x 128 x 128 up to M = 128, 256 x 128 x 64 above (bench/NOTES.md, "wgmma
 -- kernel" and "tile sweep").

@@ -1,5 +1,5 @@
 -- Dispatch tables: a policy's M-range tunings fitted to one layer and to the kernel's shape
--- rules (kernels/gemm_config.cuh, checked in C by hum_layer_tuning_check), with neighbouring
+-- rules (kernels/gemm/config.cuh, checked in C by hum_layer_tuning_check), with neighbouring
 -- ranges that end up with the same kernel merged, so that a layer compiles as few kernels as
 -- its policy really asks for.
 

@@ -1,5 +1,5 @@
 -- Which format a checkpoint is in, from its config files, and the two entry points C calls
--- (runtime/src/layer_load.c): list(rt, call) and load(rt, call), both given a hum_format_call.
+-- (runtime/src/layer/layer_load.c): list(rt, call) and load(rt, call), both given a hum_format_call.
 --
 -- Detection (checkpoint-formats.md sections 1.6, 2.4, 3.1, 4.1, 5.1, 6.2, 7, 10):
 --   hf_quant_config.json present                  -> ModelOpt (config.json may repeat it as

@@ -7,7 +7,7 @@
 --       return { { m_min = 1, m_max = 16, tuning = {...} }, ..., { m_min = 129, m_max = math.huge, tuning = {...} } }
 --     end }
 --
--- Layers (runtime/src/runtime_policies.c collects them): the built-in files, then the site
+-- Layers (runtime/src/lua/runtime_policies.c collects them): the built-in files, then the site
 -- files of the config's policy_paths, then the config's overrides. For a device, the last file
 -- whose applies(device) is true wins. policy.load compiles and checks a whole new set before
 -- anything changes, so a broken file leaves the set in force untouched.

@@ -1,4 +1,4 @@
-/* Deployment config (runtime/src/config.c): a good file parses into exactly its values, every
+/* Deployment config (runtime/src/runtime/config.c): a good file parses into exactly its values, every
  * key of examples/deploy.yaml is accepted, and each kind of mistake (unknown key, wrong type,
  * bad value, duplicate, YAML syntax) is an error naming the file, line and key, with the output
  * left untouched. */

@@ -1,5 +1,5 @@
-/* CPU twins of the GEMM preprocessing kernels (runtime/src/repack.c), against definitions
- * written here from the layout's specification (kernels/repack.cu header and the PTX ISA's
+/* CPU twins of the GEMM preprocessing kernels (runtime/src/quant/repack.c), against definitions
+ * written here from the layout's specification (kernels/prep/repack.cu header and the PTX ISA's
  * mma.m16n8k16 B fragment): every code of every width 1..8 on padded and unpadded shapes is
  * found where the fragment definition says, bit by bit; 16-bit rounding against the
  * quantization core's encoder; scale and zero-point preparation for every scale dtype. */

@@ -1,4 +1,4 @@
-/* The preprocessing kernels (kernels/repack.cu) against their CPU twins (runtime/src/repack.c):
+/* The preprocessing kernels (kernels/prep/repack.cu) against their CPU twins (runtime/src/quant/repack.c):
  * bit-identical outputs for weights of every width 1..8 on padded shapes, scales of every
  * scale dtype into float16 and bfloat16 (with exponent adjustments and BLOCK rows), and
  * integer zero points packed along N. Skipped (77) without a GPU. */
@@ -17,7 +17,7 @@ static int load(const char *arch, kernels *k)
 {
     hum_jit_request req;
     memset(&req, 0, sizeof req);
-    req.source = "kernels/repack.cu";
+    req.source = "kernels/prep/repack.cu";
     req.arch = arch;
     hum_jit_result res;
     req.kernel_name = "hum_repack_weight";

@@ -108,7 +108,7 @@ enum {
     HUM_DTYPE_FLOAT6_E2M3 = (2 << 28) | (3 << 24) | (3 << 16) | (2 << 8) | 6
 };
 
-/* --- data types: owned by the quantization core (runtime/src/dtype*.c) --- */
+/* --- data types: owned by the quantization core (runtime/src/quant/dtype*.c) --- */
 /* HUM-SECTION dtype */
 /*
  * Names, widths and conversions of every hum_dtype. Format facts (OCP 8-bit floating point
@@ -705,7 +705,7 @@ hum_status hum_arch_for_device(const hum_device_info *d, char *out, size_t cap);
  * and --use_fast_math when fast_math is set.
  */
 typedef struct hum_jit_request {
-    const char *source;      /* e.g. "kernels/gemm.cu" */
+    const char *source;      /* e.g. "kernels/gemm/gemm_mma.cu" */
     const char *constants;   /* text of the generated header "hum_constants.h", or NULL */
     const char *kernel_name; /* name expression: "hum_gemm<128, 4>" or an extern "C" name */
     const char *arch;        /* e.g. "sm_90a" */
@@ -938,7 +938,7 @@ const char *hum_runtime_override(const hum_runtime *rt, const char *key);
  * for its M-range table, compiles one kernel per range in parallel, uploads and repacks the
  * weights on the GPU) -> hum_layer_forward, any number of times -> hum_layer_destroy.
  *
- * Supported (kernels/gemm.cu, the mma.sync path: sm_80 and newer, sm_75 with float16 only):
+ * Supported (kernels/gemm/gemm_mma.cu, the mma.sync path: sm_80 and newer, sm_75 with float16 only):
  *  - weights uint1..uint8 (offset binary: symmetric around 2^(b-1), or with an integer or a
  *    float zero point), or floats of at most 8 bits whose exponent and mantissa fit the
  *    activation type (float8_e4m3fn, float8_e5m2, float4_e2m1, float6_e3m2, float6_e2m3, eXmY);
@@ -949,7 +949,7 @@ const char *hum_runtime_override(const hum_runtime *rt, const char *key);
  *  - optional bias, act-order (k_perm: the kernel gathers A's columns), any N and K (padded
  *    to multiples of 64 and 128 inside the layer), any M >= 1.
  * A combination outside this list fails at prepare time with HUM_ERR_UNSUPPORTED naming it.
- * On sm_90 the built-in policy runs the M ranges from 33 up on kernels/gemm_wgmma.cu (Hopper
+ * On sm_90 the built-in policy runs the M ranges from 33 up on kernels/gemm/gemm_wgmma.cu (Hopper
  * warpgroup MMA, same prepared weights, same results to rounding) for layers of 4- or 8-bit
  * weights without act-order and with K a multiple of 8 (policy field `kernel`, hum_tuning).
  * Known limit: float8_e5m2 codes with an all-ones exponent (which the standard format reads
@@ -1007,7 +1007,7 @@ typedef struct hum_layer_options {
 #define HUM_COMPUTE_CONFIG_FIELDS(X)                                                             \
     /* how A rows map to experts: dense (the only type this build runs), MoE indexed (sorted     \
      * token ids), grouped contiguous (expert offsets), grouped masked (per-expert counts) */    \
-    X(int32_t, gemm_type, ENUM, IN, "kGemmType", "dense indexed grouped_contiguous grouped_masked") \
+    X(int32_t, gemm_type, ENUM, IN, "kGemmTypeId", "dense indexed grouped_contiguous grouped_masked") \
     X(int32_t, f16_accum, BOOL, IN, "kF16Accum", "")      /* accumulate in float16 */            \
     X(int32_t, batch_invariant, BOOL, IN, "", "")         /* results independent of M: a policy choice */
 
@@ -1044,8 +1044,8 @@ typedef struct hum_compute_config {
 } hum_compute_config;
 
 /* The kernel family of a tuning (policy field `kernel`): MMA is the mma.sync kernel
- * (kernels/gemm.cu, sm_75 and newer); WGMMA the Hopper warpgroup-MMA kernel
- * (kernels/gemm_wgmma.cu, sm_90a only; 4- and 8-bit weights, no act-order, K a multiple of 8),
+ * (kernels/gemm/gemm_mma.cu, sm_75 and newer); WGMMA the Hopper warpgroup-MMA kernel
+ * (kernels/gemm/gemm_wgmma.cu, sm_90a only; 4- and 8-bit weights, no act-order, K a multiple of 8),
  * whose warp tile is block_m tokens x 16 rows of each of warp_n / 16 64-row slabs x block_k. */
 typedef enum hum_gemm_kernel { HUM_GEMM_KERNEL_MMA = 0, HUM_GEMM_KERNEL_WGMMA = 1 } hum_gemm_kernel;
 

@@ -26,7 +26,7 @@ static hum_status check_request(const hum_jit_request *req)
     if (!req)
         return hum_fail(HUM_ERR_INVALID_ARG, "JIT request is NULL");
     if (!req->source || !*req->source)
-        return hum_fail(HUM_ERR_INVALID_ARG, "JIT request: source is empty (expected a path like kernels/gemm.cu)");
+        return hum_fail(HUM_ERR_INVALID_ARG, "JIT request: source is empty (expected a path like kernels/gemm/gemm_mma.cu)");
     if (!req->kernel_name || !*req->kernel_name)
         return hum_fail(HUM_ERR_INVALID_ARG, "JIT request for %s: kernel_name is empty", req->source);
     hum_status st = hum_arch_check(req->arch);

@@ -1,19 +1,17 @@
-/* The Hopper warpgroup-MMA variant of the dense GEMM (kernels/gemm_wgmma.cu): the shape rules it
- * adds to those of hum_gemm_variant_check, and where its source lives. It shares the constants
- * header, the prepared weights and the launch arguments of kernels/gemm.cu. */
+/* The Hopper warpgroup-MMA family of the dense GEMM (kernels/gemm/gemm_wgmma.cu, a row of
+ * gemm_family.c): the shape rules it adds to those of hum_gemm_variant_check and its extra shared
+ * memory. It shares the constants header, the prepared weights and the argument of the mma.sync
+ * kernel. */
 #ifndef HUM_GEMM_WGMMA_H
 #define HUM_GEMM_WGMMA_H
 
 #include "gemm_variant.h"
 
-#define HUM_GEMM_WGMMA_SOURCE "kernels/gemm_wgmma.cu"
-#define HUM_GEMM_WGMMA_KERNEL "hum_gemm_wgmma"
-
 /* Shared memory the kernel takes beyond its pipeline: up to 1008 bytes to align the stages to
  * 1024 bytes, then one 8-byte mbarrier per stage. */
 enum { HUM_GEMM_WGMMA_EXTRA_SMEM = 2048 };
 
-/* The static_asserts of kernels/gemm_wgmma.cu, so that a bad tuning is refused at prepare time
+/* The static_asserts of kernels/gemm/gemm_wgmma.cu, so that a bad tuning is refused at prepare time
  * with its name: 4- or 8-bit weights; no act-order and K a multiple of 8; warp_m = block_m in
  * {64, 128, 192, 256}; warp_k = block_k; one or two whole warpgroups (block_n / warp_n 4 or 8)
  * of one or two slabs (warp_n 16 or 32) and at most 128 accumulators per thread (warp_n / 16 *

@@ -1,12 +1,20 @@
-// Everything the dense GEMM derives from the generated "hum_constants.h" (namespace hum_cfg,
-// written by the layer for one dispatch entry; runtime/src/layer_constants.c is its writer and
-// documents each field). Only M, the pointers and the strides are run-time values.
+// Everything the GEMM kernels derive from the generated "hum_constants.h" (namespace hum_cfg,
+// written for one dispatch entry by runtime/src/layer/gemm_variant.c, which documents each field).
+// Only M, the pointers and the strides are run-time values (kernels/contract/gemm_args.h).
 #pragma once
 #include "common.cuh"
+#include "contract/gemm_args.h"
 #include "hum_constants.h"
+#include "numerics/codes.cuh"
 
 namespace gemm {
 using namespace hum_cfg;
+
+// How rows of A and C map to tiles: the scheduler (gemm/schedule.cuh) and the loaders switch on
+// it. Dense: M rows of A, tiles in M order. The MoE layouts (rows gathered by sorted token ids,
+// or contiguous per expert) join as further cases.
+enum class GemmType { kDense };
+constexpr GemmType kGemmType = GemmType::kDense;
 
 constexpr int kWarpsM = kBM / kWM, kWarpsN = kBN / kWN, kWarpsK = kBK / kWK;
 constexpr int kWarpsMN = kWarpsM * kWarpsN;
@@ -14,7 +22,7 @@ constexpr int kThreadsDerived = 32 * kWarpsM * kWarpsN * kWarpsK;
 static_assert(kThreadsDerived == kThreads, "hum_constants.h: kThreads disagrees with the tile shapes");
 
 // Container width of one code in the repacked words (the power of two >= the width).
-constexpr int kCont = kWeightBits <= 1 ? 1 : kWeightBits <= 2 ? 2 : kWeightBits <= 4 ? 4 : 8;
+constexpr int kCont = container_bits(kWeightBits);
 constexpr bool kOddWidth = kCont != kWeightBits;
 // Zero point folded into the integer dequant: the implicit midpoint of symmetric codes.
 constexpr int kZeroConst = (kWeightFloat || kZeroPoint) ? 0 : 1 << (kWeightBits - 1);
@@ -61,4 +69,22 @@ constexpr int kAElems = kBM * kBK / kThreads;  // per thread, gather mode
 static_assert(kAVec || kBM * kBK % kThreads == 0, "gathered activation tile must split evenly over threads");
 
 constexpr int kGroupM = 8;  // m-blocks visited together, so that concurrent tiles share A and B in L2
+
+// Deals COUNT copy chunks over the CTA's threads: calls f(i, ch) for this thread's i-th chunk ch.
+template <int COUNT, typename F>
+HUM_DEV void for_chunks(int tid, F &&f)
+{
+#pragma unroll
+    for (int i = 0; i < (COUNT + kThreads - 1) / kThreads; ++i) {
+        const int ch = tid + i * kThreads;
+        if (COUNT % kThreads != 0 && ch >= COUNT)
+            break;
+        f(i, ch);
+    }
+}
 }  // namespace gemm
+
+// The signature of every GEMM kernel: the launch bounds of its tuning and the one argument.
+#define HUM_GEMM_KERNEL(name)                                                                    \
+    extern "C" __global__ void __launch_bounds__(hum_cfg::kThreads, hum_cfg::kCtasPerSm) name( \
+        const __grid_constant__ hum_gemm_args args)

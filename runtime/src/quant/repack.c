@@ -1,4 +1,4 @@
-/* CPU twins of kernels/repack.cu (see repack.h). Kept line-for-line parallel to the kernels so
+/* CPU twins of kernels/prep/repack.cu (see repack.h). Kept line-for-line parallel to the kernels so
  * that a difference between the two is a bug in one of them. */
 #include "repack.h"
 

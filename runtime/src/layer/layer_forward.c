@@ -68,31 +68,19 @@ hum_status hum_layer_forward(hum_layer *layer, struct CUstream_st *stream, const
     hum_dispatch_entry *e = layer->entries;
     while (m > e->m_max)
         ++e;
-    if (e->wgmma && (e->a_map_data != a->data || e->a_map_m != m || e->a_map_ld != lda)) {
-        const hum_tma_2d map = {.dtype = layer->activation_dtype, .global_address = a->data, .rows = (uint64_t)m,
-                                .cols = (uint64_t)cfg->k, .row_stride_bytes = (uint64_t)lda * 2,
-                                .box_rows = (uint32_t)e->block_m, .box_cols = 64, .swizzle = HUM_TMA_SWIZZLE_128B};
-        e->a_map_data = NULL;
-        hum_status st = hum_tma_encode_2d(&map, &e->a_map);
-        if (st != HUM_OK)
-            return hum_fail_context(st, "hum_layer_forward: the tensor map of a");
-        e->a_map_data = a->data;
-        e->a_map_m = m;
-        e->a_map_ld = lda;
-    }
+    const hum_layer_buffers *b = &layer->buf;
+    hum_gemm_args args = {.a = a->data, .lda = lda, .b = b->weight, .b_scale = b->scale, .zero = b->zero,
+                          .bias = b->bias, .k_perm = b->k_perm, .c = c->data, .ldc = ldc, .locks = b->locks,
+                          .m = (int)m, .out_factor = layer->out_factor};
+    if (e->family->bind && (st = e->family->bind(&e->bind, layer->activation_dtype, cfg->k, e->block_m, &args)) != HUM_OK)
+        return hum_fail_context(st, "hum_layer_forward");
     /* Persistent grid: one CTA per unit of work, at most what is resident at once (stream-K
      * slices wait on each other, so every CTA must be running). */
     const int64_t tiles = (m + e->block_m - 1) / e->block_m * e->n_blocks;
     const int64_t work = e->stream_k ? tiles * e->k_blocks : tiles;
     const int64_t grid = work < e->max_grid ? work : e->max_grid;
-    const hum_layer_buffers *b = &layer->buf;
-    void *a_ptr = a->data, *c_ptr = c->data;
-    int32_t m32 = (int32_t)m;
-    float factor = layer->out_factor;
-    /* the last argument, A's tensor map, is read by the wgmma kernel only */
-    void *args[] = {&a_ptr, &lda, (void *)&b->weight, (void *)&b->scale, (void *)&b->zero, (void *)&b->bias,
-                    (void *)&b->k_perm, &c_ptr, &ldc, &m32, (void *)&b->locks, &factor, &e->a_map};
+    void *params[] = {&args};
     hum_launch_config launch = {.grid = {(uint32_t)grid, 1, 1}, .block = {e->threads, 1, 1},
                                 .dynamic_smem_bytes = e->smem_bytes, .stream = stream};
-    return hum_kernel_launch(e->kernel, &launch, args);
+    return hum_kernel_launch(e->kernel, &launch, params);
 }

@@ -19,7 +19,7 @@ typedef struct hum_resource {
     char origin[4096]; /* the file path it came from, or "embedded:<relpath>" */
 } hum_resource;
 
-/* Reads `relpath` ("kernels/gemm.cu", "lua/hum/init.lua", ...). HUM_ERR_IO when it exists
+/* Reads `relpath` ("kernels/gemm/gemm_mma.cu", "lua/hum/init.lua", ...). HUM_ERR_IO when it exists
  * nowhere (the message names relpath and the directories searched) or cannot be read. */
 hum_status hum_resource_read(const char *relpath, hum_resource *out);
 void hum_resource_free(hum_resource *r);

@@ -5,7 +5,8 @@
 // a B-fragment register (consecutive k, same column n), sitting at bit s = c*CONT of the low and
 // of the high 16-bit half. One mask therefore lifts both values of a register at once.
 #pragma once
-#include "half2.cuh"
+#include "numerics/codes.cuh"
+#include "numerics/half2.cuh"
 
 // Integer codes (offset binary). Returns (q - ZC) for both values, exactly.
 // OR-ing q into the mantissa of 2^MAN (MAN = 10 for float16, 7 for bfloat16) gives 2^MAN + q
@@ -65,32 +66,22 @@ HUM_DEV u32 float_pair(u32 word)
     return ((t & (em | em << 16)) >> (TARGET_EXP - EXP)) | (t & 0x80008000u);
 }
 
-// Odd widths (3, 5, 6, 7 bits) are stored compressed: CONT-bit containers of BITS-bit values
-// leave CONT-BITS spare bits in each container of the first BITS words, and the BITS-bit values of
-// the remaining CONT-BITS virtual words are spread over those spare bits, one bit plane at a
-// time: bit plane p of virtual word e (plane index s = (e-BITS)*BITS + p) lives in spare bit
-// BITS + s % (CONT-BITS) of word s / (CONT-BITS). This rebuilds the CONT virtual words; words
-// below BITS are used as they are, since the pair masks only read their low BITS bits.
+// Rebuilds the CONT virtual words of an odd width from its BITS stored words
+// (kernels/numerics/codes.cuh); words below BITS are used as they are, since the pair masks only
+// read their low BITS bits.
 template <int BITS, int CONT>
 HUM_DEV void expand_words(const u32 *w, u32 *o)
 {
+    using P = OddPlanes<BITS>;
 #pragma unroll
     for (int e = 0; e < BITS; ++e)
         o[e] = w[e];
-    if constexpr (BITS != CONT) {
-        constexpr int SPARE = CONT - BITS;
-        constexpr u32 LSB = CONT == 4 ? 0x11111111u : 0x01010101u;
 #pragma unroll
-        for (int e = BITS; e < CONT; ++e) {
-            u32 v = 0;
+    for (int e = BITS; e < CONT; ++e) {
+        u32 v = 0;
 #pragma unroll
-            for (int p = 0; p < BITS; ++p) {
-                const int s = (e - BITS) * BITS + p;
-                const int src = s / SPARE;
-                const int pos = BITS + s % SPARE;
-                v |= (w[src] >> (pos - p)) & (LSB << p);
-            }
-            o[e] = v;
-        }
+        for (int p = 0; p < BITS; ++p)
+            v |= (w[P::word(e, p)] >> (P::bit(e, p) - p)) & (P::LSB << p);
+        o[e] = v;
     }
 }

@@ -1,6 +1,6 @@
-/* One compiled variant of the GEMM (kernels/gemm.cu or kernels/gemm_wgmma.cu): a planned layer
- * config, its compute config and one tuning; the derived launch figures, and the writer of the
- * kernel's constants header. */
+/* One compiled variant of a GEMM kernel family (gemm_family.h): a planned layer config, its
+ * compute config and one tuning; the derived launch figures, and the writer of the kernel's
+ * constants header. */
 #ifndef HUM_GEMM_VARIANT_H
 #define HUM_GEMM_VARIANT_H
 
@@ -17,9 +17,10 @@ typedef struct hum_gemm_variant {
 /* Threads per CTA of the variant. */
 int32_t hum_gemm_threads(const hum_gemm_variant *v);
 /* Dynamic shared memory a launch of the variant takes, bytes: the pipeline (the formula
- * kernels/gemm_config.cuh checks as kSmemBytes), plus HUM_GEMM_WGMMA_EXTRA_SMEM for wgmma. */
+ * kernels/gemm/config.cuh checks as kSmemBytes), plus the family's extra_smem. */
 int64_t hum_gemm_smem_bytes(const hum_gemm_variant *v);
-/* Checks the shape rules of kernels/gemm_config.cuh; HUM_ERR_UNSUPPORTED naming the rule. */
+/* Checks the shape rules of kernels/gemm/config.cuh and the family's own; HUM_ERR_UNSUPPORTED
+ * naming the rule. */
 hum_status hum_gemm_variant_check(const hum_gemm_variant *v);
 /* Writes the text of "hum_constants.h" for the variant: the constant of every config field that
  * has one (hum.h's field lists), then the figures derived from them. HUM_ERR_INVALID_ARG when

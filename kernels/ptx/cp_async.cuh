@@ -3,7 +3,7 @@
 // copy is a plain load and store and the group operations are no-ops (correct, only less
 // overlapped).
 #pragma once
-#include "common.cuh"
+#include "ptx/smem.cuh"
 
 HUM_DEV void cp_async16(u32 dst, const void *src, bool pred)
 {
@@ -18,6 +18,13 @@ HUM_DEV void cp_async16(u32 dst, const void *src, bool pred)
                      : "l"(src));
     sts128(dst, a, b, c, d);
 #endif
+}
+
+// A 4-, 8- or 16-byte copy through L1 (sm_80 and newer): for pieces smaller than 16 bytes.
+template <int BYTES>
+HUM_DEV void cp_async_small(u32 dst, const void *src)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(dst), "l"(src), "n"(BYTES));
 }
 
 HUM_DEV void cp_async_commit()

@@ -12,13 +12,27 @@
 // tile's lock reads i, adds its part, and passes the lock on; the slice holding k-block 0 comes
 // last and resets the lock to 0, so the locks are zero between launches without any memset.
 #pragma once
-#include "gemm_config.cuh"
+#include "gemm/config.cuh"
 
 namespace gemm {
 
 struct Work {
     int tile;
     int kb;
+};
+
+// Blocks of kBM rows of C the launch covers (the one place that reads the GEMM type's row count).
+HUM_DEV int m_blocks(int m)
+{
+    static_assert(kGemmType == GemmType::kDense, "dense GEMM rows");
+    return (m + kBM - 1) / kBM;
+}
+
+// A segment's place in its tile: a stream-K tile whose k-blocks several CTAs share is `split`
+// into slices that take turns on the tile's lock (slice 0 first, `last` resets it).
+struct Slice {
+    int slice, lock;
+    bool split, last;
 };
 
 struct Schedule {
@@ -34,7 +48,7 @@ struct Schedule {
     {
         grid = gridDim.x;
         cta = blockIdx.x;
-        tiles = (m + kBM - 1) / kBM * kNB;
+        tiles = m_blocks(m) * kNB;
         const int sk_tiles = kStreamK ? (tiles <= grid ? tiles : tiles % grid) : 0;
         dp_tiles = tiles - sk_tiles;
         dp_count = cta < dp_tiles ? (dp_tiles - cta + grid - 1) / grid : 0;
@@ -70,15 +84,32 @@ struct Schedule {
     {
         return static_cast<int>(((it + 1) * sk_ctas - 1) / sk_total);
     }
+
+    // This CTA's slice of `tile`, for the segment that ends there.
+    HUM_DEV Slice slice_of(int tile) const
+    {
+        Slice s{0, 0, false, true};
+        if (tile >= dp_tiles) {
+            s.lock = tile - dp_tiles;
+            const i64 it0 = static_cast<i64>(s.lock) * kKB;
+            const int c_first = owner(it0), c_last = owner(it0 + kKB - 1);
+            if (c_first != c_last) {
+                s.split = true;
+                s.slice = c_last - cta;
+                s.last = cta == c_first;
+            }
+        }
+        return s;
+    }
 };
 
 // Grouped tile order: kGroupM m-blocks at a time, m fastest.
 HUM_DEV void tile_coords(int tile, int m, int &mb, int &nb)
 {
-    const int m_blocks = (m + kBM - 1) / kBM;
+    const int blocks = m_blocks(m);
     const int group = tile / (kGroupM * kNB);
     const int first = group * kGroupM;
-    const int rows = m_blocks - first < kGroupM ? m_blocks - first : kGroupM;
+    const int rows = blocks - first < kGroupM ? blocks - first : kGroupM;
     const int r = tile - group * kGroupM * kNB;
     mb = first + r % rows;
     nb = r / rows;

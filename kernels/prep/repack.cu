@@ -1,5 +1,5 @@
-// Weight preprocessing for the dense GEMM (kernels/gemm.cu), run once per layer at prepare time.
-// runtime/src/repack.c is the bit-identical C twin of every kernel here.
+// Weight preprocessing for the dense GEMM (kernels/gemm/), run once per layer at prepare time.
+// runtime/src/quant/repack.c is the bit-identical C twin of every kernel here.
 //
 // hum_repack_weight: standard weight (LSB-first bit stream along K, one row per output channel n)
 //   -> padded [Kp/16][Np/64][32 lanes][b words] int32. For k16 row r and 64-column unit u, lane L
@@ -8,20 +8,15 @@
 //   Pair index lp = 2i + h selects word lp / (16/C) and container c = lp % (16/C) of the lane's
 //   C-bit containers (C = 1, 2, 4, 8: the power of two >= b): the k-even code goes to bits c*C,
 //   the k-odd code to bits 16 + c*C. Odd widths are then compressed from C to b words as
-//   kernels/dequant.cuh (expand_words) describes. Codes outside N x K are 0.
+//   kernels/numerics/codes.cuh describes. Codes outside N x K are 0.
 // hum_prep_params: scales or zero points ([N][G] of a float dtype, BLOCK rows shared by n_div
 //   columns, or integer zero points packed LSB-first along N) -> [Gp][Np] float16/bfloat16,
 //   multiplied by 2^exp_adjust and rounded to nearest even, with columns permuted inside each
 //   64-column block so that position 8g + i holds column g + 8i (lane group g then reads its 8
 //   columns as one 16-byte load). Entries outside N x G are 0.
-#include "common.cuh"
+#include "numerics/codes.cuh"
 
 namespace repack {
-
-__host__ __device__ constexpr int container_bits(int b)
-{
-    return b <= 1 ? 1 : b <= 2 ? 2 : b <= 4 ? 4 : 8;
-}
 
 HUM_DEV u32 code_at(const u32 *src, i64 row_words, int n, int k, int bits, int n_lim, int k_lim)
 {
@@ -61,17 +56,12 @@ HUM_DEV void repack_lane(const u32 *src, i64 row_words, int n, int k, int np, i6
 #pragma unroll
     for (int i = 0; i < BITS; ++i)
         w[i] = o[i];
-    if constexpr (BITS != C) {
-        constexpr int SPARE = C - BITS;
-        constexpr u32 LSB = C == 4 ? 0x11111111u : 0x01010101u;
+    using P = OddPlanes<BITS>;
 #pragma unroll
-        for (int e = BITS; e < C; ++e)
+    for (int e = BITS; e < C; ++e)
 #pragma unroll
-            for (int p = 0; p < BITS; ++p) {
-                const int s = (e - BITS) * BITS + p;
-                w[s / SPARE] |= ((o[e] >> p) & LSB) << (BITS + s % SPARE);
-            }
-    }
+        for (int p = 0; p < BITS; ++p)
+            w[P::word(e, p)] |= ((o[e] >> p) & P::LSB) << P::bit(e, p);
 #pragma unroll
     for (int i = 0; i < BITS; ++i)
         dst[idx * BITS + i] = w[i];

@@ -1,5 +1,5 @@
 /* A planned layer's weights onto the GPU: raw standard tensors are uploaded and turned into the
- * kernel's layout by kernels/repack.cu (runtime/src/repack.c is its CPU twin); the small
+ * kernel's layout by kernels/prep/repack.cu (runtime/src/quant/repack.c is its CPU twin); the small
  * tensors (bias, k_perm) are prepared on the host. */
 #include "layer.h"
 
@@ -63,7 +63,7 @@ static hum_status load_prep_kernels(hum_runtime *rt, int32_t ordinal, const char
     hum_jit_result res[2];
     memset(reqs, 0, sizeof reqs);
     for (int i = 0; i < 2; i++) {
-        reqs[i].source = "kernels/repack.cu";
+        reqs[i].source = "kernels/prep/repack.cu";
         reqs[i].kernel_name = names[i];
         reqs[i].arch = arch;
     }

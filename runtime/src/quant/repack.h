@@ -1,6 +1,6 @@
-/* CPU twins of the weight-preprocessing kernels in kernels/repack.cu: the same inputs give
+/* CPU twins of the weight-preprocessing kernels in kernels/prep/repack.cu: the same inputs give
  * bit-identical outputs (tests/gpu/test_gemm_repack.c compares them). The layouts are described
- * at the top of kernels/repack.cu. */
+ * at the top of kernels/prep/repack.cu. */
 #ifndef HUM_REPACK_H
 #define HUM_REPACK_H
 

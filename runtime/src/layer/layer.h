@@ -1,12 +1,13 @@
 /* The hum_layer object (hum.h, HUM-SECTION layer) inside libhum: the files layer*.c share it.
  *   layer.c          create, copy, destroy, info, the tuning check
  *   layer_plan.c     LayerConfig and dispatch table through lua/hum/layer.lua, kernel compiles
- *   layer_upload.c   device buffers and the GPU preprocessing (kernels/repack.cu)
+ *   layer_upload.c   device buffers and the GPU preprocessing (kernels/prep/repack.cu)
  *   layer_forward.c  the hot path
  *   layer_spec.c     SPEC strings and random weights for them */
 #ifndef HUM_LAYER_H
 #define HUM_LAYER_H
 
+#include "gemm_family.h"
 #include "gemm_variant.h"
 #include "hum/hum.h"
 
@@ -19,13 +20,9 @@ typedef struct hum_dispatch_entry {
     int64_t n_blocks;  /* padded N / block N */
     int64_t k_blocks;  /* padded K / block K */
     int64_t max_grid;  /* SMs x CTAs per SM: every CTA of a launch is resident at once */
-    /* wgmma kernel: it reads A through a TMA tensor map, encoded for the (pointer, M, row
-     * stride) of the last launch and re-encoded only when one changes (forwards of one layer
-     * never run concurrently) */
-    int32_t wgmma;
-    hum_tensor_map a_map;
-    const void *a_map_data;
-    int64_t a_map_m, a_map_ld;
+    const hum_gemm_family *family;
+    hum_gemm_bind_state bind; /* the family binding's cache (forwards of one layer never run
+                               * concurrently) */
 } hum_dispatch_entry;
 
 /* Device buffers of a prepared layer (kernel arguments; NULL when unused). */

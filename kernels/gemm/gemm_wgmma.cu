@@ -4,32 +4,32 @@
 // fragment) and the activations the shared-memory operand (N of the instruction = block M).
 //
 // It reads the same prepared weights, scales, zero points, bias and hum_constants.h as the
-// mma.sync kernel (kernels/gemm.cu, kernels/repack.cu), so one layer can dispatch either kernel
-// by M. Tile semantics of the tuning: a CTA covers block_m tokens x block_n rows of N x block_k;
-// a warp covers all block_m tokens (warp_m = block_m), 16 rows of each of warp_n / 16 64-row
-// "slabs" (so a warpgroup owns warp_n * 4 rows), and the whole block K (warp_k = block_k).
+// mma.sync kernel (kernels/gemm/gemm_mma.cu, kernels/prep/repack.cu), so one layer can dispatch
+// either kernel by M. Tile semantics of the tuning: a CTA covers block_m tokens x block_n rows of
+// N x block_k; a warp covers all block_m tokens (warp_m = block_m), 16 rows of each of
+// warp_n / 16 64-row "slabs" (so a warpgroup owns warp_n * 4 rows), and the whole block K
+// (warp_k = block_k).
 //
-// Pipeline: kStages - 2 stages in flight. Activations arrive by TMA (a 2-D tensor map of A
-// passed per launch, box block_m x 64, 128-byte swizzle: the K-major layout the wgmma descriptor
-// reads, rows past M and columns past K zero-filled) on one mbarrier per stage; the copy engine
-// writes through the async proxy that wgmma reads, so no proxy fence sits in the loop. The
-// repacked weights, scales and zero points arrive by cp.async, each warp's share of the weight
-// words scattered to its own conflict-free plane. Per k16 step the warpgroup dequantizes while
-// the previous step's wgmmas run (one group in flight, double-buffered fragments). Work
-// follows gemm_schedule.cuh (persistent CTAs, data-parallel tiles plus stream-K); each segment
-// drains its pipeline, then the epilogue transposes the accumulators through shared memory so
-// that C is written in 16-byte row chunks (stream-K slices add theirs in the same order and
-// with the same locks as kernels/gemm.cu).
+// Pipeline: kStages - 2 stages in flight. Activations arrive by TMA (the contract's tensor map
+// of A, box block_m x 64, 128-byte swizzle: the K-major layout the wgmma descriptor reads, rows
+// past M and columns past K zero-filled) on one mbarrier per stage; the copy engine writes
+// through the async proxy that wgmma reads, so no proxy fence sits in the loop. The repacked
+// weights, scales and zero points arrive by cp.async, each warp's share of the weight words
+// scattered to its own conflict-free plane. Per k16 step the warpgroup dequantizes while the
+// previous step's wgmmas run (one group in flight, double-buffered fragments). Work follows
+// gemm/schedule.cuh (persistent CTAs, data-parallel tiles plus stream-K); each segment drains
+// its pipeline, then the epilogue transposes the accumulators through shared memory so that C
+// is written in 16-byte row chunks (stream-K slices take turns through gemm/epilogue.cuh).
 //
-// Arguments: those of hum_gemm (kernels/gemm.cu), in the same order, then the tensor map of A
-// (rows M, columns K, row stride lda, box block_m x 64, 128-byte swizzle); a, lda and k_perm
-// are unused (act-order layers stay on the mma.sync kernel). Dynamic shared memory: kSmemBytes
-// plus 2048 bytes (alignment of the stages to 1024 bytes, and the stage barriers).
-#include "dequant.cuh"
-#include "gemm_config.cuh"
-#include "gemm_schedule.cuh"
-#include "gemm_wgmma_ops.cuh"
-#include "pipeline.cuh"
+// The argument: kernels/contract/gemm_args.h; A is read through a_map only (a, lda and k_perm
+// unused: act-order layers stay on the mma.sync kernel). Dynamic shared memory: kSmemBytes plus
+// 2048 bytes (alignment of the stages to 1024 bytes, and the stage barriers).
+#include "gemm/dequant.cuh"
+#include "gemm/epilogue.cuh"
+#include "gemm/load_a.cuh"
+#include "gemm/load_b.cuh"
+#include "mma/wgmma.cuh"
+#include "ptx/smem.cuh"
 
 namespace gemm_wgmma {
 using namespace gemm;
@@ -64,25 +64,6 @@ static_assert(kAVec, "activations must be copied 16 bytes at a time (no act-orde
 static_assert(kStages >= 3, "at least three stages");
 static_assert(kBM * kCRow <= kSmemBytes, "the epilogue tile must fit in the pipeline's shared memory");
 
-struct Params {
-    const TensorMap *a_map;
-    const u32 *b;
-    const u16 *scale;
-    const u16 *zero;
-    const float *bias;
-    u16 *c;
-    i64 ldc;
-    int m;
-    int *locks;
-    float out_factor;
-};
-
-template <int BYTES>
-HUM_DEV void cp_async_small(u32 dst, const void *src)
-{
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(dst), "l"(src), "n"(BYTES));
-}
-
 // Byte offset, inside one weight stage, of warp w's share of lane `lane`'s codes for k16 row
 // kr and unit u. The lane index is XOR-ed with 8w so that the four warps' planes start in
 // different banks: the scattered 4-byte copies and the warp's loads are both conflict-free.
@@ -91,50 +72,23 @@ HUM_DEV u32 share_offset(int kr, int u, int w, int lane)
     return static_cast<u32>((((kr * kUnits + u) * 4 + w) * 32 + (lane ^ (8 * w))) * kShare * 4);
 }
 
-// Issues the copies of k-block kb into ring slot `slot`: thread 0 the activation tile (one TMA
-// box per 64 columns of K), every thread its share of the weights, scales and zero points.
-HUM_DEV void load_stage(const Params &p, u32 base, int slot, int m0, int n0, int kb, int tid)
+// Issues the copies of k-block kb into ring slot `slot`: thread 0 the activation tile, every
+// thread its share of the weights (each warp's share to its own plane), scales and zero points.
+HUM_DEV void load_stage(const hum_gemm_args &args, u32 base, int slot, int m0, int n0, int kb, int tid)
 {
-    const int k0 = kb * kBK;
-    if (tid == 0) {
-        const u32 bar = base + kBarOffset + slot * 8;
-        mbar_arrive_expect_tx(bar, kABytes);
-#pragma unroll
-        for (int a = 0; a < kBK / 64; ++a)
-            tma_load_2d(base + slot * kABytes + a * kAtomBytes, *p.a_map, k0 + 64 * a, m0, bar);
-    }
+    if (tid == 0)
+        a_tma(args, base + slot * kABytes, kAtomBytes, m0, kb, base + kBarOffset + slot * 8);
     {
-        constexpr i64 ROW_WORDS = static_cast<i64>(kN) / 64 * 32 * kWeightBits;  // one k16 row of W
         constexpr int COUNT = kBK / 16 * kUnits * 128;
-        const u32 *src0 = p.b + static_cast<i64>(kb) * (kBK / 16) * ROW_WORDS + static_cast<i64>(n0 / 64) * 32 * kWeightBits;
+        const u32 *src0 = codes_tile(args, n0) + static_cast<i64>(kb) * (kBK / 16) * kCodeRowWords;
         const u32 dst0 = base + kBOffset + slot * kBBytes;
-#pragma unroll
-        for (int i = 0; i < (COUNT + kThreads - 1) / kThreads; ++i) {
-            const int sh = tid + i * kThreads;
-            if (COUNT % kThreads != 0 && sh >= COUNT)
-                break;
+        for_chunks<COUNT>(tid, [&](int, int sh) {
             const int kr = sh / (kUnits * 128), u = sh / 128 % kUnits, lane = sh % 128 / 4, w = sh % 4;
             cp_async_small<kShare * 4>(dst0 + share_offset(kr, u, w, lane),
-                                       src0 + kr * ROW_WORDS + (u * 32 + lane) * kWeightBits + w * kShare);
-        }
+                                       src0 + kr * kCodeRowWords + (u * 32 + lane) * kWeightBits + w * kShare);
+        });
     }
-    if constexpr (kHasScale || kZeroPoint) {
-        constexpr int CPR = kBN / 8;
-        constexpr int COUNT = kScaleRows * CPR;
-        const int row0 = k0 / kGroup;
-#pragma unroll
-        for (int i = 0; i < (COUNT + kThreads - 1) / kThreads; ++i) {
-            const int ch = tid + i * kThreads;
-            if (COUNT % kThreads != 0 && ch >= COUNT)
-                break;
-            const int r = ch / CPR, cc = ch % CPR;
-            const i64 off = static_cast<i64>(row0 + r) * kN + n0 + cc * 8;
-            if constexpr (kHasScale)
-                cp_async16(base + kSOffset + slot * kSBytes + ch * 16, p.scale + off, true);
-            if constexpr (kZeroPoint)
-                cp_async16(base + kZOffset + slot * kZBytes + ch * 16, p.zero + off, true);
-        }
-    }
+    copy_params(args, base + kSOffset + slot * kSBytes, base + kZOffset + slot * kZBytes, n0, kb, tid);
 }
 
 // The warp's code words for k16 step kk of every slab of its warpgroup.
@@ -171,19 +125,8 @@ HUM_DEV void dequant(const u32 (&raw)[kSlabs][kShare], const u32 (&sc)[kSlabs], 
         static_for<0, 4>([&](auto qc) {
             constexpr int q = decltype(qc)::value;
             constexpr int c = q % kPairsPerWord;
-            const u32 word = raw[s][q / kPairsPerWord];
-            u32 v;
-            if constexpr (kWeightFloat)
-                v = float_pair<kBF16, kWeightBits, kWeightExp, kCont, c>(word);
-            else
-                v = int_pair<kBF16, kWeightBits, kCont, kZeroConst, c>(word);
-            if constexpr (kZeroPoint)
-                v = sub2<kBF16>(v, broadcast16<(q / 2) != 0>(zp[s]));
-            if constexpr (kHasScale)
-                v = mul2<kBF16>(v, broadcast16<(q / 2) != 0>(sc[s]));
-            else if constexpr (kConstScaleExp != 0)
-                v = mul2<kBF16>(v, dup16(bits16(1, kConstScaleExp, kBF16)));
-            a[s][2 * (q % 2) + q / 2] = v;
+            a[s][2 * (q % 2) + q / 2] = dequant_pair<c>(raw[s][q / kPairsPerWord], broadcast16<(q / 2) != 0>(zp[s]),
+                                                        broadcast16<(q / 2) != 0>(sc[s]));
         });
     }
 }
@@ -228,8 +171,11 @@ HUM_DEV void compute_stage(u32 base, int slot, int wg, int w, int lane, float (&
 // k-blocks kb0 .. kb0 + len - 1 of one tile into acc, then every copy and product finished.
 // g0 counts the stages this CTA loaded before: stage g sits in slot g % kStages and completes
 // phase g / kStages of that slot's barrier.
-HUM_DEV void mainloop(const Params &p, u32 base, int g0, int m0, int n0, int kb0, int len, int tid, int wg, int w,
-                      int lane, float (&acc)[kSlabs][kAcc])
+// k-blocks kb0 .. kb0 + len - 1 of one tile into acc, then every copy and product finished.
+// g0 counts the stages this CTA loaded before: stage g sits in slot g % kStages and completes
+// phase g / kStages of that slot's barrier.
+HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, int m0, int n0, int kb0, int len, int tid, int wg,
+                      int w, int lane, float (&acc)[kSlabs][kAcc])
 {
     // The slots were last written by the previous epilogue through the generic proxy; the
     // copy engine writes them next.
@@ -238,7 +184,7 @@ HUM_DEV void mainloop(const Params &p, u32 base, int g0, int m0, int n0, int kb0
 #pragma unroll
     for (int s = 0; s < kInFlight; ++s) {
         if (s < len)
-            load_stage(p, base, (g0 + s) % kStages, m0, n0, kb0 + s, tid);
+            load_stage(args, base, (g0 + s) % kStages, m0, n0, kb0 + s, tid);
         cp_async_commit();
     }
     for (int i = 0; i < len; ++i) {
@@ -249,7 +195,7 @@ HUM_DEV void mainloop(const Params &p, u32 base, int g0, int m0, int n0, int kb0
         // The slot refilled here last held stage g - 2, whose products every warpgroup
         // finished before the barrier (at most the previous stage's last group is running).
         if (i + kInFlight < len)
-            load_stage(p, base, (g + kInFlight) % kStages, m0, n0, kb0 + i + kInFlight, tid);
+            load_stage(args, base, (g + kInFlight) % kStages, m0, n0, kb0 + i + kInFlight, tid);
         cp_async_commit();
         compute_stage(base, slot, wg, w, lane, acc);
     }
@@ -263,35 +209,9 @@ HUM_DEV void mainloop(const Params &p, u32 base, int g0, int m0, int n0, int kb0
     __syncthreads();
 }
 
-HUM_DEV int ld_acquire(const int *p)
-{
-    int v;
-    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-
-HUM_DEV void st_release(int *p, int v)
-{
-    asm volatile("st.release.gpu.global.b32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
-}
-
-HUM_DEV void ld_l2_128(const void *p, u32 (&v)[4])
-{
-    asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(v[0]), "=r"(v[1]), "=r"(v[2]), "=r"(v[3])
-                 : "l"(p)
-                 : "memory");
-}
-
-HUM_DEV void st_global_128(void *p, const u32 (&v)[4])
-{
-    asm volatile("st.global.v4.u32 [%0], {%1,%2,%3,%4};\n" ::"l"(p), "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3])
-                 : "memory");
-}
-
 // Accumulators -> the shared tile [block M][block N] of the output type, with the float factor
 // and (first slice only) the bias applied.
-HUM_DEV void stage_c(const Params &p, u32 cbase, int n0, bool first, int wg, int w, int lane,
+HUM_DEV void stage_c(const hum_gemm_args &args, u32 cbase, int n0, bool first, int wg, int w, int lane,
                      const float (&acc)[kSlabs][kAcc])
 {
     const int g = lane >> 2, t = lane & 3;
@@ -300,21 +220,20 @@ HUM_DEV void stage_c(const Params &p, u32 cbase, int n0, bool first, int wg, int
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             const int nl = (wg * kSlabs + s) * 64 + 16 * w + g + 8 * h;
-            float bias = 0.f;
-            if (kBias && first && n0 + nl < kNReal)
-                bias = __ldg(p.bias + n0 + nl);
+            const float bias = n0 + nl < kNReal ? bias_of(args, n0 + nl, first) : 0.f;
 #pragma unroll
             for (int j = 0; j < kBM / 8; ++j)  // n8 block j of the D fragments: registers 4j..4j+3
 #pragma unroll
                 for (int e = 0; e < 2; ++e) {
                     const int token = 8 * j + 2 * t + e;
-                    sts16(cbase + token * kCRow + nl * 2, pack1<kBF16>(acc[s][4 * j + 2 * h + e] * p.out_factor + bias));
+                    sts16(cbase + token * kCRow + nl * 2,
+                          pack1<kBF16>(acc[s][4 * j + 2 * h + e] * args.out_factor + bias));
                 }
         }
 }
 
 // The shared tile -> C in 16-byte row chunks; later stream-K slices add to what C holds.
-HUM_DEV void write_c(const Params &p, u32 cbase, int m0, int n0, bool first, int tid)
+HUM_DEV void write_c(const hum_gemm_args &args, u32 cbase, int m0, int n0, bool first, int tid)
 {
     constexpr int CPR = kBN / 8;
     constexpr int COUNT = kBM * CPR;
@@ -323,22 +242,19 @@ HUM_DEV void write_c(const Params &p, u32 cbase, int m0, int n0, bool first, int
     for (int i = 0; i < COUNT / kThreads; ++i) {
         const int ch = tid + i * kThreads;
         const int r = ch / CPR, gm = m0 + r, gn = n0 + ch % CPR * 8;
-        if (gm >= p.m || gn >= kNReal)
+        if (gm >= args.m || gn >= kNReal)
             continue;
         u32 v[4];
         lds128(cbase + r * kCRow + (ch % CPR) * 16, v[0], v[1], v[2], v[3]);
-        u16 *dst = p.c + gm * p.ldc + gn;
+        u16 *dst = static_cast<u16 *>(args.c) + gm * args.ldc + gn;
         const bool whole = gn + 8 <= kNReal && (reinterpret_cast<unsigned long long>(dst) & 15) == 0;
         if (!first) {
             u32 old[4] = {0, 0, 0, 0};
             if (whole) {
                 ld_l2_128(dst, old);
             } else {
-                for (int e = 0; e < 8 && gn + e < kNReal; ++e) {
-                    u16 h;
-                    asm volatile("ld.global.cg.b16 %0, [%1];\n" : "=h"(h) : "l"(dst + e) : "memory");
-                    old[e / 2] |= static_cast<u32>(h) << (16 * (e % 2));
-                }
+                for (int e = 0; e < 8 && gn + e < kNReal; ++e)
+                    old[e / 2] |= static_cast<u32>(ld_l2_16(dst + e)) << (16 * (e % 2));
             }
 #pragma unroll
             for (int e = 0; e < 4; ++e) {
@@ -359,52 +275,28 @@ HUM_DEV void write_c(const Params &p, u32 cbase, int m0, int n0, bool first, int
 }
 
 // After a segment of `tile`: its stream-K slice order, the shared tile, the write to C.
-HUM_DEV void epilogue(const Params &p, const Schedule &sch, int tile, u32 base, int tid, int wg, int w, int lane,
-                      const float (&acc)[kSlabs][kAcc])
+HUM_DEV void epilogue(const hum_gemm_args &args, const Schedule &sch, int tile, u32 base, int tid, int wg, int w,
+                      int lane, const float (&acc)[kSlabs][kAcc])
 {
-    int slice = 0, lock = 0;
-    bool split = false, last = true;
-    if (tile >= sch.dp_tiles) {
-        lock = tile - sch.dp_tiles;
-        const i64 it0 = static_cast<i64>(lock) * kKB;
-        const int c_first = sch.owner(it0), c_last = sch.owner(it0 + kKB - 1);
-        if (c_first != c_last) {
-            split = true;
-            slice = c_last - sch.cta;
-            last = sch.cta == c_first;
-        }
-    }
+    const Slice sl = sch.slice_of(tile);
     int mb, nb;
-    tile_coords(tile, p.m, mb, nb);
+    tile_coords(tile, args.m, mb, nb);
     const int m0 = mb * kBM, n0 = nb * kBN;
-    stage_c(p, base, n0, slice == 0, wg, w, lane, acc);
-    if (split && tid == 0)
-        while (ld_acquire(p.locks + lock) != slice) {
-        }
+    stage_c(args, base, n0, sl.slice == 0, wg, w, lane, acc);
+    streamk_wait(args, sl, tid);
     __syncthreads();
-    write_c(p, base, m0, n0, slice == 0, tid);
+    write_c(args, base, m0, n0, sl.slice == 0, tid);
     __syncthreads();
-    if (split && tid == 0) {
-        __threadfence();
-        st_release(p.locks + lock, last ? 0 : slice + 1);
-    }
+    streamk_pass(args, sl, tid);
 }
 
 }  // namespace gemm_wgmma
 
-extern "C" __global__ void __launch_bounds__(hum_cfg::kThreads, hum_cfg::kCtasPerSm)
-hum_gemm_wgmma(const u16 *__restrict__ a, i64 lda, const u32 *__restrict__ b, const u16 *__restrict__ scale,
-               const u16 *__restrict__ zero, const float *__restrict__ bias, const int *__restrict__ k_perm,
-               u16 *__restrict__ c, i64 ldc, int m, int *locks, float out_factor,
-               const __grid_constant__ TensorMap a_map)
+HUM_GEMM_KERNEL(hum_gemm_wgmma)
 {
     using namespace gemm_wgmma;
-    (void)a;
-    (void)lda;
-    (void)k_perm;
     extern __shared__ __align__(1024) u8 smem[];
-    const Params p{&a_map, b, scale, zero, bias, c, ldc, m, locks, out_factor};
-    const Schedule sch(m);
+    const Schedule sch(args.m);
     if (sch.total == 0)
         return;
     // The swizzle atoms (and the descriptors and TMA boxes that address them) start 1024-byte
@@ -425,14 +317,14 @@ hum_gemm_wgmma(const u16 *__restrict__ a, i64 lda, const u32 *__restrict__ b, co
         wk = sch.step(wk, j);
         const int len = kKB - wk.kb < sch.total - j ? kKB - wk.kb : sch.total - j;
         int mb, nb;
-        tile_coords(wk.tile, m, mb, nb);
+        tile_coords(wk.tile, args.m, mb, nb);
 #pragma unroll
         for (int s = 0; s < kSlabs; ++s)
 #pragma unroll
             for (int i = 0; i < kAcc; ++i)
                 acc[s][i] = 0.f;
-        mainloop(p, base, g0, mb * kBM, nb * kBN, wk.kb, len, tid, wg, w, lane, acc);
-        epilogue(p, sch, wk.tile, base, tid, wg, w, lane, acc);
+        mainloop(args, base, g0, mb * kBM, nb * kBN, wk.kb, len, tid, wg, w, lane, acc);
+        epilogue(args, sch, wk.tile, base, tid, wg, w, lane, acc);
         wk.kb += len - 1;  // the work of the segment's last iteration, for the next step()
         j += len;
         g0 += len;

@@ -3,7 +3,6 @@
  * hum_layer_compile (CPU only). */
 #include "layer.h"
 
-#include "gemm_wgmma.h"
 #include "internal.h"
 #include "lua_bridge.h"
 
@@ -62,19 +61,20 @@ hum_status hum_layer_compile_entries(hum_runtime *rt, const hum_layer_plan *plan
     hum_jit_request reqs[HUM_LAYER_MAX_ENTRIES];
     for (int32_t i = 0; i < plan->entry_count; i++) {
         const hum_gemm_variant v = {&plan->config, &plan->compute, &plan->entries[i].tuning};
-        const int wgmma = v.tuning->kernel == HUM_GEMM_KERNEL_WGMMA;
+        const hum_gemm_family *f = hum_gemm_family_of(v.tuning->kernel);
         hum_status st = hum_gemm_variant_check(&v);
-        if (st == HUM_OK && wgmma && strcmp(plan->arch, "sm_90a") != 0)
-            st = hum_fail(HUM_ERR_UNSUPPORTED, "the wgmma kernel runs on sm_90a only (the target is %s)", plan->arch);
+        if (st == HUM_OK && f->arch && strcmp(plan->arch, f->arch) != 0)
+            st = hum_fail(HUM_ERR_UNSUPPORTED, "the %s kernel runs on %s only (the target is %s)", f->name, f->arch,
+                          plan->arch);
         if (st == HUM_OK)
             st = hum_gemm_constants(&v, headers[i], sizeof headers[i]);
         if (st != HUM_OK)
             return hum_fail_context(st, "dispatch entry %d (M %lld..%lld)", i, (long long)plan->entries[i].m_min,
                                     (long long)plan->entries[i].m_max);
         memset(&reqs[i], 0, sizeof reqs[i]);
-        reqs[i].source = wgmma ? HUM_GEMM_WGMMA_SOURCE : "kernels/gemm.cu";
+        reqs[i].source = f->source;
         reqs[i].constants = headers[i];
-        reqs[i].kernel_name = wgmma ? HUM_GEMM_WGMMA_KERNEL : "hum_gemm";
+        reqs[i].kernel_name = f->entry;
         reqs[i].arch = plan->arch;
     }
     const double t0 = hum_layer_now_ms();
@@ -137,7 +137,7 @@ hum_status hum_layer_prepare(hum_layer *layer)
         e->smem_bytes = (uint32_t)smem;
         e->block_m = t->block_m;
         e->stream_k = t->stream_k;
-        e->wgmma = t->kernel == HUM_GEMM_KERNEL_WGMMA;
+        e->family = hum_gemm_family_of(t->kernel);
         e->n_blocks = plan.config.padded_n / t->block_n;
         e->k_blocks = plan.config.padded_k / t->block_k;
         e->max_grid = (int64_t)dev.sm_count * t->ctas_per_sm;

@@ -1,9 +1,9 @@
 /* Launch figures, shape rules and the constants header of one GEMM kernel variant. The rules
- * repeat the static_asserts of kernels/gemm_config.cuh so that a bad tuning is refused at
+ * repeat the static_asserts of kernels/gemm/config.cuh so that a bad tuning is refused at
  * prepare time with its name, not as an NVRTC error. */
 #include "gemm_variant.h"
 
-#include "gemm_wgmma.h"
+#include "gemm_family.h"
 #include "internal.h"
 #include "layer.h"
 
@@ -43,7 +43,7 @@ static int64_t pipeline_bytes(const hum_gemm_variant *v)
 
 int64_t hum_gemm_smem_bytes(const hum_gemm_variant *v)
 {
-    return pipeline_bytes(v) + (v->tuning->kernel == HUM_GEMM_KERNEL_WGMMA ? HUM_GEMM_WGMMA_EXTRA_SMEM : 0);
+    return pipeline_bytes(v) + hum_gemm_family_of(v->tuning->kernel)->extra_smem;
 }
 
 hum_status hum_gemm_variant_check(const hum_gemm_variant *v)
@@ -58,8 +58,10 @@ hum_status hum_gemm_variant_check(const hum_gemm_variant *v)
     RULE(c->weight_bits >= 1 && c->weight_bits <= 8, "weight width %d bits (expected 1..8)", c->weight_bits);
     RULE(t->block_m > 0 && t->block_n > 0 && t->block_k > 0 && t->warp_m > 0 && t->warp_n > 0 && t->warp_k > 0,
          "tile shapes must be positive");
-    if (t->kernel == HUM_GEMM_KERNEL_WGMMA) {
-        const hum_status st = hum_gemm_wgmma_check(v);
+    const hum_gemm_family *family = hum_gemm_family_of(t->kernel);
+    RULE(family, "kernel %d: no such kernel family", t->kernel);
+    if (family->check) {
+        const hum_status st = family->check(v);
         if (st != HUM_OK)
             return st;
     }
@@ -110,7 +112,7 @@ hum_status hum_gemm_constants(const hum_gemm_variant *v, char *out, size_t cap)
     static const char *const types[] = {"int", "bool", "unsigned", "int"}; /* by hum_field_kind */
     const void *configs[] = {v->layer, v->compute, v->tuning};             /* by hum_config_id */
     size_t len = 0;
-    put(out, cap, &len, "// hum_constants.h: one GEMM variant (runtime/src/gemm_variant.c)\n#pragma once\n"
+    put(out, cap, &len, "// hum_constants.h: one GEMM variant (runtime/src/layer/gemm_variant.c)\n#pragma once\n"
                         "namespace hum_cfg {\n");
     int32_t count;
     const hum_config_field *f = hum_config_fields(&count);

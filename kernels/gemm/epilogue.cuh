@@ -1,0 +1,36 @@
+// The epilogue's shared pieces: the stream-K handshake between the slices of one tile
+// (gemm/schedule.cuh numbers them) and the output value of an accumulator. Each kernel writes C
+// from its own accumulator layout between streamk_wait and streamk_pass: the first slice stores
+// factor * acc + bias, later ones add factor * acc to what C holds (read from L2).
+#pragma once
+#include "gemm/schedule.cuh"
+#include "ptx/global.cuh"
+
+namespace gemm {
+
+// Thread 0 waits until the tile's lock says it is this slice's turn; the caller's barrier
+// then releases the CTA.
+HUM_DEV void streamk_wait(const hum_gemm_args &args, const Slice &s, int tid)
+{
+    if (s.split && tid == 0)
+        while (ld_acquire(args.locks + s.lock) != s.slice) {
+        }
+}
+
+// After the caller's barrier (every write of the slice issued): hands the tile to the next
+// slice, or resets the lock to 0 after the last one.
+HUM_DEV void streamk_pass(const hum_gemm_args &args, const Slice &s, int tid)
+{
+    if (s.split && tid == 0) {
+        __threadfence();
+        st_release(args.locks + s.lock, s.last ? 0 : s.slice + 1);
+    }
+}
+
+// The bias of output column `col`, added by the first slice only (0 for the others).
+HUM_DEV float bias_of(const hum_gemm_args &args, int col, bool first)
+{
+    return kBias && first ? __ldg(args.bias + col) : 0.f;
+}
+
+}  // namespace gemm

@@ -1,0 +1,284 @@
+// Dense quantized-weight GEMM on the mma.sync path: C[M, N] = A[M, K] * dequant(W)[N, K]^T.
+//
+// A is float16 or bfloat16 (row-major, row stride lda); W comes repacked by kernels/prep/repack.cu
+// so that each lane's B fragments of one k16 step are one contiguous run of words; the
+// dequantized B is scaled by its group (or channel) scale and zero point before the product
+// ("B side"), the float accumulators are multiplied by `out_factor` (global scale and exponent
+// bookkeeping) and the bias is added in the epilogue. A multi-stage cp.async pipeline streams A,
+// B, scales and zero points; persistent CTAs follow gemm/schedule.cuh.
+//
+// The argument: kernels/contract/gemm_args.h (a_map unused).
+#include "gemm/dequant.cuh"
+#include "gemm/epilogue.cuh"
+#include "gemm/load_a.cuh"
+#include "gemm/load_b.cuh"
+#include "mma/mma_sync.cuh"
+#include "ptx/smem.cuh"
+
+namespace gemm {
+
+// The stage copies of the work item being loaded: A (vectorised) and B, codes and parameters.
+// Tile base addresses change with the tile (set_tile, the only place with divisions by M).
+struct Loader {
+    int tile = -1;
+    int m0 = 0, n0 = 0;
+    AVec a;
+    const u32 *b_tile;
+
+    HUM_DEV void set_tile(const hum_gemm_args &args, Work w, int tid)
+    {
+        if (w.tile == tile)
+            return;
+        tile = w.tile;
+        int mb, nb;
+        tile_coords(w.tile, args.m, mb, nb);
+        m0 = mb * kBM;
+        n0 = nb * kBN;
+        a.set_tile(args, m0, tid);
+        b_tile = codes_tile(args, n0);
+    }
+
+    HUM_DEV void load(const hum_gemm_args &args, u32 stage, int kb, int tid) const
+    {
+        a.load(stage, kb, tid);
+        copy_codes(stage + kABytes, b_tile, kb, tid);
+        copy_params(args, stage + kABytes + kBBytes, stage + kABytes + kBBytes + kSBytes, n0, kb, tid);
+    }
+};
+
+// Scale or zero-point values of the warp's kNJ column fragments from one smem row, each
+// broadcast to both halves of a pair (both values of a B register share the column).
+HUM_DEV void load_col_params(u32 row_addr, int wn, int lane, u32 (&out)[kNJ])
+{
+    constexpr int PER_UNIT = kWN >= 64 ? 4 : kWN / 16;  // words per 64-column unit
+    u32 w[kUnitsW * PER_UNIT];
+    const int g = lane >> 2;
+#pragma unroll
+    for (int u = 0; u < kUnitsW; ++u) {
+        const int unit = wn * kWN / 64 + u;
+        const int sub = kWN >= 64 ? 0 : (wn * kWN % 64) / 8;
+        lds_words<PER_UNIT, PER_UNIT>(row_addr + (unit * 64 + g * 8 + sub) * 2, w + u * PER_UNIT);
+    }
+    static_for<0, kNJ>([&](auto jc) {
+        constexpr int j = decltype(jc)::value;
+        out[j] = broadcast16<(j & 1) != 0>(w[j / 2]);
+    });
+}
+
+// ldmatrix of the warp's A fragments and the lane's repacked B words for k16 step kk.
+HUM_DEV void load_frags(u32 stage, int kk, int wm, int wn, int wk, int lane, u32 (&a)[kMI][4],
+                        u32 (&raw)[kUnitsW * kRawPerUnit])
+{
+#pragma unroll
+    for (int mi = 0; mi < kMI; ++mi) {
+        const int row = wm * kWM + mi * 16 + (lane & 15);
+        const int chunk = (wk * kWK + kk * 16) / 8 + (lane >> 4);
+        ldmatrix_x4(a[mi], stage + a_offset(row, chunk));
+    }
+    const int kr = wk * (kWK / 16) + kk;
+    const int sub = kWN >= 64 ? 0 : (wn * kWN % 64) / kWN * kRawPerUnit;
+#pragma unroll
+    for (int u = 0; u < kUnitsW; ++u) {
+        const int unit = wn * kWN / 64 + u;
+        const u32 addr = stage + kABytes + ((kr * (kBN / 64) + unit) * 32 + lane) * kWeightBits * 4 + sub * 4;
+        lds_words<kRawPerUnit, kRawAlign>(addr, raw + u * kRawPerUnit);
+    }
+}
+
+// Dequantizes the lane's B fragments: (code - zero) * scale for each register.
+HUM_DEV void dequant(const u32 (&raw)[kUnitsW * kRawPerUnit], const u32 (&s2)[kNJ], const u32 (&z2)[kNJ],
+                     u32 (&bf)[kNJ][2])
+{
+    u32 virt[kUnitsW * kVirtPerUnit];
+    if constexpr (kOddWidth) {
+#pragma unroll
+        for (int u = 0; u < kUnitsW; ++u)
+            expand_words<kWeightBits, kCont>(raw + u * kWeightBits, virt + u * kCont);
+    } else {
+#pragma unroll
+        for (int i = 0; i < kUnitsW * kRawPerUnit; ++i)
+            virt[i] = raw[i];
+    }
+    static_for<0, kNJ * 2>([&](auto lc) {
+        constexpr int lp = decltype(lc)::value;  // pair index: fragment j = lp / 2, register h = lp % 2
+        constexpr int PAIRS = 16 / kCont;       // pairs per word
+        bf[lp / 2][lp % 2] = dequant_pair<lp % PAIRS>(virt[lp / PAIRS], z2[lp / 2], s2[lp / 2]);
+    });
+}
+
+HUM_DEV void compute_stage(u32 stage, int wm, int wn, int wk, int lane, float (&acc)[kMI][kNJ][4])
+{
+    u32 a[2][kMI][4];
+    u32 raw[2][kUnitsW * kRawPerUnit];
+    u32 s2[kNJ], z2[kNJ];
+    load_frags(stage, 0, wm, wn, wk, lane, a[0], raw[0]);
+    static_for<0, kKK>([&](auto kc) {
+        constexpr int kk = decltype(kc)::value;
+        constexpr int buf = kk & 1;
+        if constexpr (kk + 1 < kKK)
+            load_frags(stage, kk + 1, wm, wn, wk, lane, a[buf ^ 1], raw[buf ^ 1]);
+        if constexpr (kk == 0 || (kGroup < kBK && (kk * 16) % kGroup == 0)) {
+            const int row = kGroup >= kBK ? 0 : (wk * kWK + kk * 16) / kGroup;
+            if constexpr (kHasScale)
+                load_col_params(stage + kABytes + kBBytes + row * kBN * 2, wn, lane, s2);
+            if constexpr (kZeroPoint)
+                load_col_params(stage + kABytes + kBBytes + kSBytes + row * kBN * 2, wn, lane, z2);
+        }
+        u32 bf[kNJ][2];
+        dequant(raw[buf], s2, z2, bf);
+#pragma unroll
+        for (int mi = 0; mi < kMI; ++mi)
+#pragma unroll
+            for (int nj = 0; nj < kNJ; ++nj)
+                mma_16816<kBF16>(acc[mi][nj], a[buf][mi], bf[nj][0], bf[nj][1]);
+    });
+}
+
+// Writes (first slice) or adds (later stream-K slices) the warp's accumulators to C.
+HUM_DEV void write_c(const hum_gemm_args &args, int m0, int n0, int wm, int wn, int lane, bool first,
+                     const float (&acc)[kMI][kNJ][4])
+{
+    const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+    for (int mi = 0; mi < kMI; ++mi)
+#pragma unroll
+        for (int nj = 0; nj < kNJ; ++nj)
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+                const int row = m0 + wm * kWM + mi * 16 + g + 8 * half;
+                const int col = n0 + wn * kWN + nj * 8 + 2 * t;
+                if (row >= args.m || col >= kNReal)
+                    continue;
+                float v0 = acc[mi][nj][2 * half] * args.out_factor;
+                float v1 = acc[mi][nj][2 * half + 1] * args.out_factor;
+                if (kBias && first) {
+                    v0 += bias_of(args, col, first);
+                    v1 += bias_of(args, col + 1, first);
+                }
+                u16 *dst = static_cast<u16 *>(args.c) + row * args.ldc + col;
+                if constexpr (kNReal % 2 == 0) {
+                    if (!first) {
+                        const u32 old = ld_l2_32(dst);
+                        v0 += to_float<kBF16>(static_cast<u16>(old & 0xFFFFu));
+                        v1 += to_float<kBF16>(static_cast<u16>(old >> 16));
+                    }
+                    *reinterpret_cast<u32 *>(dst) = pack2<kBF16>(v0, v1);
+                } else {
+                    const bool two = col + 1 < kNReal;
+                    if (!first) {
+                        v0 += to_float<kBF16>(ld_l2_16(dst));
+                        if (two)
+                            v1 += to_float<kBF16>(ld_l2_16(dst + 1));
+                    }
+                    dst[0] = pack1<kBF16>(v0);
+                    if (two)
+                        dst[1] = pack1<kBF16>(v1);
+                }
+            }
+}
+
+HUM_DEV void epilogue(const hum_gemm_args &args, const Schedule &sch, int tile, u8 *smem, int tid, int wm, int wn,
+                      int wk, int wmn, int lane, float (&acc)[kMI][kNJ][4])
+{
+    if constexpr (kWarpsK > 1) {
+        constexpr int E = kMI * kNJ * 4;
+        float *red = reinterpret_cast<float *>(smem + kStages * kStageBytes);
+        float *flat = &acc[0][0][0];
+        if (wk > 0) {
+#pragma unroll
+            for (int e = 0; e < E; ++e)
+                red[((wk - 1) * kWarpsMN + wmn) * E * 32 + e * 32 + lane] = flat[e];
+        }
+        __syncthreads();
+        if (wk == 0) {
+#pragma unroll
+            for (int w = 1; w < kWarpsK; ++w)
+#pragma unroll
+                for (int e = 0; e < E; ++e)
+                    flat[e] += red[((w - 1) * kWarpsMN + wmn) * E * 32 + e * 32 + lane];
+        }
+    }
+
+    const Slice sl = sch.slice_of(tile);
+    if (sl.split) {
+        streamk_wait(args, sl, tid);
+        __syncthreads();
+    }
+    if (wk == 0) {
+        int mb, nb;
+        tile_coords(tile, args.m, mb, nb);
+        write_c(args, mb * kBM, nb * kBN, wm, wn, lane, sl.slice == 0, acc);
+    }
+    if (sl.split) {
+        __syncthreads();
+        streamk_pass(args, sl, tid);
+    }
+}
+
+}  // namespace gemm
+
+HUM_GEMM_KERNEL(hum_gemm)
+{
+    using namespace gemm;
+    extern __shared__ __align__(128) u8 smem[];
+    const Schedule sch(args.m);
+    if (sch.total == 0)
+        return;
+
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int wk = warp / kWarpsMN, wmn = warp % kWarpsMN;
+    const int wm = wmn / kWarpsN, wn = wmn % kWarpsN;
+    const u32 base = smem_addr(smem);
+
+    float acc[kMI][kNJ][4];
+#pragma unroll
+    for (int i = 0; i < kMI * kNJ * 4; ++i)
+        (&acc[0][0][0])[i] = 0.f;
+
+    AGather gather;
+    Loader loader;
+    Work lw{0, 0};  // work of the next iteration to load
+#pragma unroll
+    for (int s = 0; s < kStages - 1; ++s) {
+        if (s < sch.total) {
+            lw = sch.step(lw, s);
+            loader.set_tile(args, lw, tid);
+            loader.load(args, base + s * kStageBytes, lw.kb, tid);
+            if constexpr (!kAVec) {
+                gather.load(args, loader.m0, lw.kb, tid);
+                gather.store(base + s * kStageBytes, tid);
+            }
+        }
+        cp_async_commit();
+    }
+
+    Work w{0, 0};  // work of the iteration being computed
+    for (int j = 0; j < sch.total; ++j) {
+        cp_async_wait<kStages - 2>();
+        __syncthreads();
+        const int jn = j + kStages - 1;
+        const u32 next = base + (jn % kStages) * kStageBytes;
+        if (jn < sch.total) {
+            lw = sch.step(lw, jn);
+            loader.set_tile(args, lw, tid);
+            loader.load(args, next, lw.kb, tid);
+            if constexpr (!kAVec)
+                gather.load(args, loader.m0, lw.kb, tid);
+        }
+        cp_async_commit();
+
+        w = sch.step(w, j);
+        compute_stage(base + (j % kStages) * kStageBytes, wm, wn, wk, lane, acc);
+        if constexpr (!kAVec) {
+            if (jn < sch.total)
+                gather.store(next, tid);
+        }
+        if (w.kb == kKB - 1 || j == sch.total - 1) {
+            epilogue(args, sch, w.tile, smem, tid, wm, wn, wk, wmn, lane, acc);
+#pragma unroll
+            for (int i = 0; i < kMI * kNJ * 4; ++i)
+                (&acc[0][0][0])[i] = 0.f;
+        }
+    }
+    cp_async_wait<0>();
+}

@@ -1,0 +1,94 @@
+// A loaders: each moves the activation tile of one k-block into a pipeline stage.
+//   AVec     16-byte cp.async chunks into the XOR-swizzled layout ldmatrix reads (mma.sync)
+//   AGather  element loads through K permutation (act-order) or of rows that are not 16-byte
+//            multiples, stored to the stage after the current stage's math (mma.sync)
+//   a_tma    one TMA box per 64 columns into the 128-byte swizzled layout wgmma reads
+#pragma once
+#include "gemm/schedule.cuh"
+#include "ptx/cp_async.cuh"
+#include "ptx/tma.cuh"
+
+namespace gemm {
+
+// Shared-memory address of row `row`, 16-byte chunk `chunk` of an A stage (AVec, AGather).
+// Chunks are XOR-swizzled by row so that the 8 rows one ldmatrix phase reads fall in 8
+// different bank groups.
+HUM_DEV u32 a_offset(int row, int chunk)
+{
+    return static_cast<u32>(row * kBK * 2 + ((chunk ^ (row & 7)) << 4));
+}
+
+// This thread's share of the 16-byte chunks of the tile: fixed for the whole kernel, so the rows
+// are worked out once per tile (set_tile) and only the k-block changes from stage to stage.
+struct AVec {
+    static constexpr int CPR = kBK / 8;  // chunks per row
+    static constexpr int COUNT = kAVec ? kBM * CPR : 0;
+    static constexpr int IT = (COUNT + kThreads - 1) / kThreads;
+
+    const u16 *row[IT > 0 ? IT : 1];  // this chunk's row and column
+    bool ok[IT > 0 ? IT : 1];         // row inside M
+
+    HUM_DEV void set_tile(const hum_gemm_args &args, int m0, int tid)
+    {
+        const u16 *a = static_cast<const u16 *>(args.a);
+        for_chunks<COUNT>(tid, [&](int i, int ch) {
+            const int gm = m0 + ch / CPR;
+            ok[i] = gm < args.m;
+            row[i] = a + (ok[i] ? gm * args.lda : 0) + ch % CPR * 8;
+        });
+    }
+
+    HUM_DEV void load(u32 stage, int kb, int tid) const
+    {
+        const int k0 = kb * kBK;
+        for_chunks<COUNT>(tid, [&](int i, int ch) {
+            const int cc = ch % CPR;
+            const bool in = ok[i] && (kKReal == kK || k0 + cc * 8 < kKReal);
+            cp_async16(stage + a_offset(ch / CPR, cc), in ? row[i] + k0 : row[i], in);
+        });
+    }
+};
+
+struct AGather {
+    u16 v[kAVec ? 1 : kAElems];
+
+    HUM_DEV void load(const hum_gemm_args &args, int m0, int kb, int tid)
+    {
+        const u16 *a = static_cast<const u16 *>(args.a);
+        const int k0 = kb * kBK;
+#pragma unroll
+        for (int i = 0; i < kAElems; ++i) {
+            const int e = tid + i * kThreads;
+            const int gm = m0 + e / kBK, gk = k0 + e % kBK;
+            u16 x = 0;
+            if (gm < args.m && gk < kKReal) {
+                const int col = kActOrder ? __ldg(args.k_perm + gk) : gk;
+                x = __ldg(a + gm * args.lda + col);
+            }
+            v[i] = x;
+        }
+    }
+
+    HUM_DEV void store(u32 stage, int tid) const
+    {
+#pragma unroll
+        for (int i = 0; i < kAElems; ++i) {
+            const int e = tid + i * kThreads;
+            const int row = e / kBK, col = e % kBK;
+            sts16(stage + a_offset(row, col / 8) + (col % 8) * 2, v[i]);
+        }
+    }
+};
+
+// Thread 0's copies of the tile rows m0.. and k-block kb: kBK / 64 boxes of kBM x 64 elements,
+// one swizzle atom column of `atom_bytes` each, completing on barrier `bar`.
+HUM_DEV void a_tma(const hum_gemm_args &args, u32 dst, int atom_bytes, int m0, int kb, u32 bar)
+{
+    const int k0 = kb * kBK;
+    mbar_arrive_expect_tx(bar, kABytes);
+#pragma unroll
+    for (int a = 0; a < kBK / 64; ++a)
+        tma_load_2d(dst + a * atom_bytes, args.a_map, k0 + 64 * a, m0, bar);
+}
+
+}  // namespace gemm

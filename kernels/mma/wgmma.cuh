@@ -1,0 +1,91 @@
+// Hopper warpgroup MMA back end (sm_90a): wgmma.mma_async with the A operand in registers and
+// B in shared memory, its fences and groups, and the shared-memory matrix descriptor.
+//
+// Fragment ownership (PTX ISA "Register Fragments and Shared Memory Matrix Layouts" of
+// wgmma .m64nNk16, 16-bit types), lane l of warp w (0..3) of the warpgroup, g = l/4, t = l%4:
+//   A (64x16, registers): a0 = (row 16w+g,   k 2t..2t+1)    a1 = (row 16w+g+8, k 2t..2t+1)
+//                         a2 = (row 16w+g,   k 2t+8..2t+9)  a3 = (row 16w+g+8, k 2t+8..2t+9)
+//   D (64xN, float):      d[4j+0], d[4j+1] = (row 16w+g,   col 8j+2t, 8j+2t+1)
+//                         d[4j+2], d[4j+3] = (row 16w+g+8, col 8j+2t, 8j+2t+1)
+// B is N rows of 16 k each ("K-major", no transpose), read through a descriptor.
+#pragma once
+#include "common.cuh"
+
+// Descriptor of a K-major B operand in the 128-byte swizzle mode: rows of 128 bytes (64
+// 16-bit k), eight rows (1024 bytes) per swizzle atom, atoms stacked along N. Field layout
+// (PTX ISA "Matrix Descriptor Format"): start address >> 4 in bits 0-13, leading byte offset
+// >> 4 in bits 16-29 (unused by swizzled K-major layouts; 1 by convention), stride byte offset
+// >> 4 (here 1024: the distance between 8-row groups) in bits 32-45, base offset 0 in bits
+// 49-51 (the atoms start 1024-byte aligned), swizzle mode 1 (128 B) in bits 62-63. The
+// hardware applies the swizzle to address bits, so the k16 steps inside an atom are start
+// addresses 32 bytes apart.
+HUM_DEV u64 wgmma_desc_sw128(u32 smem_byte_addr)
+{
+    return static_cast<u64>((smem_byte_addr & 0x3FFFFu) >> 4) | (1ull << 16) | (64ull << 32) | (1ull << 62);
+}
+
+// Orders this thread's earlier register writes (A fragments, accumulators) before the
+// warpgroup's next wgmma reads them.
+HUM_DEV void wgmma_fence()
+{
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+
+HUM_DEV void wgmma_commit()
+{
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+
+// Waits until at most PENDING committed wgmma groups of the warpgroup are still running.
+template <int PENDING>
+HUM_DEV void wgmma_wait()
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(PENDING) : "memory");
+}
+
+// Keeps the compiler from moving accesses of `v` across a wgmma fence or wait.
+HUM_DEV void wgmma_pin(float &v)
+{
+    asm volatile("" : "+f"(v)::"memory");
+}
+
+#define HUM_F4(d, i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3])
+#define HUM_F16(d, i) HUM_F4(d, i), HUM_F4(d, i + 4), HUM_F4(d, i + 8), HUM_F4(d, i + 12)
+#define HUM_F32(d, i) HUM_F16(d, i), HUM_F16(d, i + 16)
+// The instruction for tile width N and type T; ONE is the operand number of the scale-d flag
+// (always 1: accumulate), OPERANDS the accumulators, the A registers and the descriptor.
+#define HUM_WGMMA_ASM(N, T, ONE, OPERANDS)                                                                  \
+    "{\n.reg .pred p;\nsetp.ne.b32 p, %" ONE ", 0;\nwgmma.mma_async.sync.aligned.m64n" N "k16.f32." T "." T \
+    " " OPERANDS ", p, 1, 1, 0;\n}\n"
+#define HUM_WGMMA_OPS64 \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, " \
+    "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36"
+#define HUM_WGMMA_OPS128 \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, " \
+    "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, " \
+    "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, " \
+    "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68"
+#define HUM_WGMMA_IN "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(1)
+
+// d[0..N/2) += A (64x16, a[4]) * B^T (N x 16 at `desc`), float accumulators, N = 64 or 128.
+template <bool BF16, int N>
+HUM_DEV void wgmma_rs(float *d, const u32 (&a)[4], u64 desc)
+{
+    static_assert(N == 64 || N == 128, "wgmma tile of 64 or 128 columns");
+    if constexpr (N == 64 && BF16)
+        asm volatile(HUM_WGMMA_ASM("64", "bf16", "37", HUM_WGMMA_OPS64) : HUM_F32(d, 0) : HUM_WGMMA_IN);
+    else if constexpr (N == 64)
+        asm volatile(HUM_WGMMA_ASM("64", "f16", "37", HUM_WGMMA_OPS64) : HUM_F32(d, 0) : HUM_WGMMA_IN);
+    else if constexpr (BF16)
+        asm volatile(HUM_WGMMA_ASM("128", "bf16", "69", HUM_WGMMA_OPS128) : HUM_F32(d, 0), HUM_F32(d, 32) : HUM_WGMMA_IN);
+    else
+        asm volatile(HUM_WGMMA_ASM("128", "f16", "69", HUM_WGMMA_OPS128) : HUM_F32(d, 0), HUM_F32(d, 32) : HUM_WGMMA_IN);
+}
+
+#undef HUM_WGMMA_IN
+#undef HUM_WGMMA_OPS128
+#undef HUM_WGMMA_OPS64
+#undef HUM_WGMMA_ASM
+#undef HUM_F32
+#undef HUM_F16
+#undef HUM_F4

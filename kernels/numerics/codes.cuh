@@ -1,0 +1,28 @@
+// The layout of weight codes in the repacked words, shared by the writer (kernels/prep/repack.cu)
+// and the decoders (kernels/numerics/decode.cuh).
+//
+// A b-bit code sits in a container of C bits, the power of two >= b. Odd widths (3, 5, 6, 7) are
+// stored compressed: the C-bit containers of b-bit values leave C - b spare bits in each
+// container of the first b words, and the b-bit values of the remaining C - b "virtual" words
+// are spread over those spare bits, one bit plane at a time: bit plane p of virtual word e (plane
+// index s = (e - b) * b + p) lives in spare bit b + s % (C - b) of each container of word
+// s / (C - b).
+#pragma once
+#include "common.cuh"
+
+__host__ __device__ constexpr int container_bits(int b)
+{
+    return b <= 1 ? 1 : b <= 2 ? 2 : b <= 4 ? 4 : 8;
+}
+
+template <int BITS>
+struct OddPlanes {
+    static constexpr int CONT = container_bits(BITS);
+    static constexpr int SPARE = CONT - BITS;
+    // bit 0 of every container
+    static constexpr u32 LSB = CONT == 4 ? 0x11111111u : 0x01010101u;
+
+    // stored word and container bit of plane p of virtual word e (e >= BITS)
+    __host__ __device__ static constexpr int word(int e, int p) { return ((e - BITS) * BITS + p) / SPARE; }
+    __host__ __device__ static constexpr int bit(int e, int p) { return BITS + ((e - BITS) * BITS + p) % SPARE; }
+};

@@ -1,0 +1,45 @@
+// Global-memory accesses with explicit ordering or caching: the acquire/release pair of the
+// stream-K handshake, and L2 reads (ld.global.cg, past the non-coherent L1) of partial sums
+// another CTA wrote.
+#pragma once
+#include "common.cuh"
+
+HUM_DEV int ld_acquire(const int *p)
+{
+    int v;
+    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+HUM_DEV void st_release(int *p, int v)
+{
+    asm volatile("st.release.gpu.global.b32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
+}
+
+HUM_DEV u16 ld_l2_16(const u16 *p)
+{
+    u16 v;
+    asm volatile("ld.global.cg.b16 %0, [%1];\n" : "=h"(v) : "l"(p) : "memory");
+    return v;
+}
+
+HUM_DEV u32 ld_l2_32(const u16 *p)
+{
+    u32 v;
+    asm volatile("ld.global.cg.b32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+HUM_DEV void ld_l2_128(const void *p, u32 (&v)[4])
+{
+    asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(v[0]), "=r"(v[1]), "=r"(v[2]), "=r"(v[3])
+                 : "l"(p)
+                 : "memory");
+}
+
+HUM_DEV void st_global_128(void *p, const u32 (&v)[4])
+{
+    asm volatile("st.global.v4.u32 [%0], {%1,%2,%3,%4};\n" ::"l"(p), "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3])
+                 : "memory");
+}

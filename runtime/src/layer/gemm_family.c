@@ -1,0 +1,44 @@
+/* The table of GEMM kernel families (see gemm_family.h). */
+#include "gemm_family.h"
+
+#include "gemm_wgmma.h"
+#include "internal.h"
+
+#include <string.h>
+
+_Static_assert(sizeof(hum_gemm_tma_map) == sizeof(hum_tensor_map), "the contract's tensor map is a CUtensorMap");
+
+/* A through a TMA tensor map, box block_m x 64 with the 128-byte swizzle. */
+static hum_status bind_a_map(hum_gemm_bind_state *state, hum_dtype dtype, int64_t k, int32_t block_m,
+                             hum_gemm_args *args)
+{
+    if (state->a != args->a || state->m != args->m || state->lda != args->lda) {
+        const hum_tma_2d map = {.dtype = dtype, .global_address = (void *)args->a, .rows = (uint64_t)args->m,
+                                .cols = (uint64_t)k, .row_stride_bytes = (uint64_t)args->lda * 2,
+                                .box_rows = (uint32_t)block_m, .box_cols = 64, .swizzle = HUM_TMA_SWIZZLE_128B};
+        hum_tensor_map encoded;
+        state->a = NULL;
+        const hum_status st = hum_tma_encode_2d(&map, &encoded);
+        if (st != HUM_OK)
+            return hum_fail_context(st, "the tensor map of a");
+        memcpy(&state->a_map, &encoded, sizeof state->a_map);
+        state->a = args->a;
+        state->m = args->m;
+        state->lda = args->lda;
+    }
+    args->a_map = state->a_map;
+    return HUM_OK;
+}
+
+static const hum_gemm_family families[] = {
+    [HUM_GEMM_KERNEL_MMA] = {"mma", "kernels/gemm/gemm_mma.cu", "hum_gemm", NULL, NULL, 0, NULL},
+    [HUM_GEMM_KERNEL_WGMMA] = {"wgmma", "kernels/gemm/gemm_wgmma.cu", "hum_gemm_wgmma", "sm_90a", hum_gemm_wgmma_check,
+                               HUM_GEMM_WGMMA_EXTRA_SMEM, bind_a_map},
+};
+
+const hum_gemm_family *hum_gemm_family_of(int32_t kernel)
+{
+    if (kernel < 0 || (size_t)kernel >= sizeof families / sizeof families[0] || !families[kernel].name)
+        return NULL;
+    return &families[kernel];
+}

@@ -1,0 +1,36 @@
+/* The GEMM kernel families: one row each (name, source, entry, arch, checks, shared-memory
+ * estimate, launch binding). Every family takes the one argument of kernels/contract/
+ * gemm_args.h and the constants of hum_gemm_constants; adding a family is a row here, its
+ * hum_gemm_kernel value and its sources under kernels/gemm/. */
+#ifndef HUM_GEMM_FAMILY_H
+#define HUM_GEMM_FAMILY_H
+
+#include "contract/gemm_args.h"
+#include "gemm_variant.h"
+
+/* What a binding keeps per dispatch entry between launches: A's tensor map, encoded for the
+ * (pointer, M, row stride) of the last launch and re-encoded only when one changes. */
+typedef struct hum_gemm_bind_state {
+    hum_gemm_tma_map a_map;
+    const void *a;
+    int64_t m, lda;
+} hum_gemm_bind_state;
+
+typedef struct hum_gemm_family {
+    const char *name;      /* the policy's spelling of the tuning field `kernel` */
+    const char *source;    /* under kernels/ */
+    const char *entry;     /* extern "C" kernel name */
+    const char *arch;      /* the only arch it compiles for; NULL: any */
+    /* the family's shape rules beyond hum_gemm_variant_check's, HUM_ERR_UNSUPPORTED naming the
+     * rule; NULL: none */
+    hum_status (*check)(const hum_gemm_variant *v);
+    int32_t extra_smem;    /* dynamic shared memory beyond the pipeline, bytes */
+    /* fills the family's own fields of args from the common ones (a, lda, m) of a launch of a
+     * layer with activations `dtype`, K columns and tiles of block_m rows; NULL: none */
+    hum_status (*bind)(hum_gemm_bind_state *state, hum_dtype dtype, int64_t k, int32_t block_m, hum_gemm_args *args);
+} hum_gemm_family;
+
+/* The family of a hum_gemm_kernel value; NULL when there is none. */
+const hum_gemm_family *hum_gemm_family_of(int32_t kernel);
+
+#endif
