@@ -58,6 +58,14 @@ function fields.to_table(config, cdata)
   return t
 end
 
+-- A value from a policy as a message shows it: strings quoted and said to be strings, so that
+-- block_n = "128" does not read as the number 128; tables and functions by their type only.
+function fields.show(v)
+  if type(v) == "string" then return string.format("%q (a string)", v) end
+  if type(v) == "number" or type(v) == "boolean" or v == nil then return tostring(v) end
+  return "a " .. type(v)
+end
+
 local function is_int32(x)
   return type(x) == "number" and x == math.floor(x) and x >= -2 ^ 31 and x < 2 ^ 31
 end
@@ -67,7 +75,7 @@ end
 -- HUM_ERR_POLICY naming `where` and the field; the values themselves are C's to check.
 function fields.from_table(config, t, out, where)
   local function bad(msg) hum.fail("HUM_ERR_POLICY", where .. ": " .. msg, 0) end
-  if type(t) ~= "table" then bad(config .. " must be a table, got " .. type(t)) end
+  if type(t) ~= "table" then bad(config .. " must be a table, got " .. fields.show(t)) end
   local known, required = {}, {}
   for _, f in ipairs(fields.list(config)) do
     if f.role ~= "derived" then
@@ -81,13 +89,14 @@ function fields.from_table(config, t, out, where)
       for _, f in ipairs(fields.list(config)) do
         if f.role ~= "derived" then names[#names + 1] = f.name end
       end
-      bad(string.format("%s has an unknown field '%s' (fields: %s)", config, tostring(k), table.concat(names, ", ")))
+      bad(string.format("%s has an unknown field %s (fields: %s)", config,
+        type(k) == "string" and ("'" .. k .. "'") or fields.show(k), table.concat(names, ", ")))
     end
   end
   for _, f in ipairs(fields.list(config)) do
     local name, v = f.name, t[f.name]
     local function expect(ok, what)
-      if not ok then bad(string.format("%s.%s = %s: expected %s", config, name, tostring(v), what)) end
+      if not ok then bad(string.format("%s.%s = %s: expected %s", config, name, fields.show(v), what)) end
     end
     if f.role == "derived" then
       v = nil -- planning fills it

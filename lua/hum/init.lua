@@ -48,7 +48,8 @@ function hum.fix_location(msg)
   return tostring(msg)
 end
 
-local error_mt = { __tostring = function(e) return e.message end }
+-- Protected, so that code given a hum error (a policy file's pcall) cannot reach or change it.
+local error_mt = { __tostring = function(e) return e.message end, __metatable = "hum error" }
 
 -- Raises a hum error: `status` (number or name) travels back to C as the call's status.
 -- `level` is as for error(): 1 (default) puts the caller's file:line in front, 2 its caller's,
@@ -65,7 +66,7 @@ function hum.fail(status, msg, level)
   error(setmetatable({ status = hum.status(status), message = msg }, error_mt), 0)
 end
 
-function hum.is_error(e) return getmetatable(e) == error_mt end
+function hum.is_error(e) return debug.getmetatable(e) == error_mt end
 
 -- The message of any error value (a hum error, a Lua string error, anything else).
 function hum.message(e)
@@ -85,8 +86,12 @@ end
 
 -- Compiles Lua source text as the chunk `origin` (a file path or "embedded:..."), so that
 -- its errors read "origin:line: ...". Raises HUM_ERR_POLICY with that message on a syntax
--- error. `env`, when given, becomes the chunk's globals.
+-- error, or when `text` is precompiled bytecode (which LuaJIT does not verify). `env`, when
+-- given, becomes the chunk's globals.
 function hum.load_chunk(text, origin, env)
+  if text:byte(1) == 27 then
+    hum.fail("HUM_ERR_POLICY", origin .. ": is precompiled Lua bytecode; hum loads Lua source only", 0)
+  end
   local fn, err = loadstring(text, "@" .. origin)
   if not fn then
     local short = err:match("^(.-):%d+:")
@@ -118,10 +123,12 @@ function hum.runtime()
   return rt
 end
 
--- Message handler of every protected call from C: any error becomes a hum error object.
+-- Message handler of every protected call from C: any error becomes a hum error object. A
+-- value that is neither a string nor a hum error is described by its type only: running its
+-- __tostring could run anything.
 function hum._on_error(e)
   if hum.is_error(e) then return e end
-  local msg = hum.fix_location(type(e) == "string" and e or ("Lua raised a " .. type(e) .. ": " .. tostring(e)))
+  local msg = hum.fix_location(type(e) == "string" and e or ("Lua raised an error value of type " .. type(e)))
   hum.log("debug", debug.traceback(msg, 2))
   return setmetatable({ status = hum.status("HUM_ERR_POLICY"), message = msg }, error_mt)
 end

@@ -15,6 +15,7 @@
 local bit = require("bit")
 local ffi = require("ffi")
 local hum = require("hum")
+local sandbox = require("hum.sandbox")
 local fields = require("hum.fields")
 
 local policy = {}
@@ -33,11 +34,13 @@ local function bad(where, msg)
   hum.fail("HUM_ERR_POLICY", where .. ": " .. msg, 0)
 end
 
+local show = fields.show
+
 -- Checks one tuning table; `where` names the policy file and entry.
 local function check_tuning(t, where)
   fields.from_table("tuning", t, ffi.new("hum_tuning"), where)
   local function field(name, ok, expected)
-    if not ok then bad(where, string.format("tuning.%s = %s: expected %s", name, tostring(t[name]), expected)) end
+    if not ok then bad(where, string.format("tuning.%s = %s: expected %s", name, show(t[name]), expected)) end
   end
   field("block_m", is_int(t.block_m) and t.block_m >= 1, "a positive integer")
   field("warp_m", is_int(t.warp_m) and t.warp_m >= 1, "a positive integer")
@@ -59,41 +62,36 @@ local function check_tuning(t, where)
   field("ctas_per_sm", is_int(t.ctas_per_sm) and t.ctas_per_sm >= 1 and t.ctas_per_sm <= 8, "an integer in 1..8")
 end
 
--- Where each tuning policy.mma_tuning built was asked for: the (function, current line) of
--- every Lua frame above it, so that validate_tunings can find the line inside the policy's
--- tunings() that produced it, however many helpers of the file sit in between.
-local made_at = setmetatable({}, { __mode = "k" })
+-- The tunings policy.mma_tuning builds while a policy's tunings() runs, each with the line of
+-- that tunings() it was asked for on (however many helpers of the file sit in between), so that
+-- the plan can name the line of every entry. nil outside such a call.
+local made, making
 
--- A tuning for the mma.sync kernel, so that policy files list shapes, not field names: block
--- M x N x K, warp M x N x K, stages, then CTAs per SM (default 1), with stream-K on, as every
--- built-in policy has it. The table is fresh; a caller may add fields (sm90.lua sets
--- kernel = "wgmma" on it).
-function policy.mma_tuning(block_m, block_n, block_k, warp_m, warp_n, warp_k, stages, ctas_per_sm)
-  local t = { block_m = block_m, block_n = block_n, block_k = block_k, warp_m = warp_m, warp_n = warp_n,
-              warp_k = warp_k, stages = stages, stream_k = true, ctas_per_sm = ctas_per_sm or 1 }
-  local frames = {}
-  for level = 2, 12 do
-    local info = debug.getinfo(level, "fl")
-    if not info then break end
-    frames[#frames + 1] = { func = info.func, line = info.currentline }
+-- The line of the policy file a tuning was written on: the first tuning built during the call
+-- whose contents it has (tunings() returns copies, lua/hum/sandbox.lua), else the line
+-- tunings() starts on (0 when unknown).
+local function same(a, b)
+  for k, v in pairs(a) do
+    if b[k] ~= v then return false end
   end
-  made_at[t] = frames
-  return t
+  for k, v in pairs(b) do
+    if a[k] ~= v then return false end
+  end
+  return true
 end
 
--- The line of the policy's file a tuning was written on: where tunings() called the helper
--- that built it, else the line tunings() starts on (0 when unknown).
-local function line_of(tuning, p)
-  for _, frame in ipairs(made_at[tuning] or {}) do
-    if frame.func == p.tunings and frame.line > 0 then return frame.line end
+local function line_of(tuning, p, built)
+  for _, b in ipairs(built or {}) do
+    if same(b.tuning, tuning) then return b.line end
   end
   return type(p.tunings) == "function" and debug.getinfo(p.tunings, "S").linedefined or 0
 end
 
 -- Checks a tunings list: entries {m_min, m_max, tuning}, ranges ascending and contiguous from
--- 1 to math.huge. `p` is the policy that produced it ({name, origin, tunings}). Sets each
--- entry's `line`: the line of the policy file its tuning was written on.
-function policy.validate_tunings(list, p)
+-- 1 to math.huge. `p` is the policy that produced it ({name, origin, tunings}), `built` what
+-- policy.mma_tuning made during that call. Sets each entry's `line`: the line of the policy
+-- file its tuning was written on.
+function policy.validate_tunings(list, p, built)
   local where = string.format("policy '%s' (%s): tunings", p.name, p.origin)
   if type(list) ~= "table" or #list == 0 then
     bad(where, "must return a non-empty list of { m_min = ..., m_max = ..., tuning = {...} }, got "
@@ -101,7 +99,7 @@ function policy.validate_tunings(list, p)
   end
   for k in pairs(list) do
     if not (is_int(k) and k >= 1 and k <= #list) then
-      bad(where, "the list has a non-sequence key '" .. tostring(k) .. "'")
+      bad(where, "the list has a non-sequence key " .. (type(k) == "string" and ("'" .. k .. "'") or show(k)))
     end
   end
   local expect = 1
@@ -110,17 +108,17 @@ function policy.validate_tunings(list, p)
     if type(e) ~= "table" then bad(at, "expected a table, got " .. type(e)) end
     if e.m_min ~= expect then
       bad(at, string.format("m_min = %s, expected %d (ranges start at 1 and follow each other without gaps "
-        .. "or overlaps)", tostring(e.m_min), expect))
+        .. "or overlaps)", show(e.m_min), expect))
     end
     if i == #list then
       if e.m_max ~= math.huge then
-        bad(at, string.format("m_max = %s: the last range must end at math.huge", tostring(e.m_max)))
+        bad(at, string.format("m_max = %s: the last range must end at math.huge", show(e.m_max)))
       end
     elseif not (is_int(e.m_max) and e.m_max >= e.m_min) then
-      bad(at, string.format("m_max = %s: expected an integer >= m_min (%d)", tostring(e.m_max), e.m_min))
+      bad(at, string.format("m_max = %s: expected an integer >= m_min (%d)", show(e.m_max), e.m_min))
     end
     check_tuning(e.tuning, string.format("%s (m %d..%s)", at, e.m_min, tostring(e.m_max)))
-    e.line = line_of(e.tuning, p)
+    e.line = line_of(e.tuning, p, built)
     expect = e.m_max + 1
   end
   return list
@@ -135,6 +133,26 @@ function policy.ranges(rows)
     m_min = row[1] + 1
   end
   return list
+end
+
+-- A tuning for the mma.sync kernel, so that policy files list shapes, not field names: block
+-- M x N x K, warp M x N x K, stages, then CTAs per SM (default 1), with stream-K on, as every
+-- built-in policy has it. The table is fresh; a caller may add fields (sm90.lua sets
+-- kernel = "wgmma" on it).
+function policy.mma_tuning(block_m, block_n, block_k, warp_m, warp_n, warp_k, stages, ctas_per_sm)
+  local t = { block_m = block_m, block_n = block_n, block_k = block_k, warp_m = warp_m, warp_n = warp_n,
+              warp_k = warp_k, stages = stages, stream_k = true, ctas_per_sm = ctas_per_sm or 1 }
+  if made then
+    for level = 2, 20 do
+      local info = debug.getinfo(level, "fl")
+      if not info then break end
+      if info.func == making then
+        made[#made + 1] = { tuning = t, line = info.currentline }
+        break
+      end
+    end
+  end
+  return t
 end
 
 local function check_device(device)
@@ -154,7 +172,7 @@ end
 local Set = {}
 Set.__index = Set
 
-local function new_set(entries, overrides)
+local function new_set(entries, overrides, time_limit_ms)
   local nested = {}
   for key, value in pairs(overrides) do
     local section, name = key:match("^([^.]+)%.(.+)$")
@@ -164,7 +182,8 @@ local function new_set(entries, overrides)
     nested[section] = nested[section] or {}
     nested[section][name] = value
   end
-  return setmetatable({ entries = entries, flat = copy(overrides), nested = nested }, Set)
+  return setmetatable({ entries = entries, flat = copy(overrides), nested = nested, time_limit_ms = time_limit_ms },
+    Set)
 end
 
 -- The policy in force for `device` (the last that applies), or nil.
@@ -172,7 +191,7 @@ function Set:winner(device)
   check_device(device)
   for i = #self.entries, 1, -1 do
     local p = self.entries[i]
-    local applies = p.applies(device)
+    local applies = sandbox.call(p.origin, "applies(device)", self.time_limit_ms, p.applies, copy(device))
     if type(applies) ~= "boolean" then
       bad(string.format("policy '%s' (%s)", p.name, p.origin), "applies(device) must return true or false, got "
         .. type(applies))
@@ -192,18 +211,33 @@ function Set:tunings(device, layer, compute)
     hum.fail("HUM_ERR_UNSUPPORTED", string.format("no policy applies to device '%s' (sm %d); loaded: %s",
       device.name, device.sm, #names > 0 and table.concat(names, ", ") or "none"), 0)
   end
-  return policy.validate_tunings(p.tunings(device, layer, copy(self.nested), compute), p), p
+  made, making = {}, p.tunings
+  local ok, list = pcall(sandbox.call, p.origin, "tunings(device, layer, overrides, compute)", self.time_limit_ms,
+    p.tunings, copy(device), copy(layer), copy(self.nested), copy(compute))
+  local built = made
+  made, making = nil, nil
+  if not ok then error(list, 0) end
+  return policy.validate_tunings(list, p, built), p
 end
 
 function Set:override(key) return self.flat[key] end
 
-local current = new_set({}, {})
+local current = new_set({}, {}, sandbox.DEFAULT_TIME_LIMIT_MS)
 
--- Compiles one source {origin, text, layer} into a policy entry; raises naming the file.
-local function compile(src)
-  local chunk = hum.load_chunk(src.text, src.origin, setmetatable({}, { __index = _G }))
-  local ok, p = pcall(chunk)
-  if not ok then hum.fail(hum.is_error(p) and p.status or "HUM_ERR_POLICY", hum.message(p), 0) end
+-- What `require("hum.policy")` gives a policy file: these functions, read-only.
+local HELPERS = { "ranges", "mma_tuning", "nominal_device" }
+
+local function helpers()
+  local t = {}
+  for _, name in ipairs(HELPERS) do t[name] = policy[name] end
+  return t
+end
+
+-- Compiles and runs one source {origin, text, layer} in a sandbox of its own (lua/hum/sandbox.lua)
+-- into a policy entry; raises HUM_ERR_POLICY naming the file.
+local function compile(src, time_limit_ms)
+  local chunk = sandbox.load(src.text, src.origin, { ["hum.policy"] = helpers() })
+  local p = sandbox.call(src.origin, "the file's top level", time_limit_ms, chunk)
   local where = src.origin
   if type(p) ~= "table" then
     bad(where, "a policy file must return a table { name = ..., applies = function(device) ..., "
@@ -211,26 +245,32 @@ local function compile(src)
   end
   for k in pairs(p) do
     if not POLICY_FIELDS[k] then
-      bad(where, "unknown field '" .. tostring(k) .. "' (expected name, description, applies, tunings)")
+      bad(where, "unknown field " .. (type(k) == "string" and ("'" .. k .. "'") or show(k)) .. " (expected name, description, applies, tunings)")
     end
   end
-  if type(p.name) ~= "string" or p.name == "" then bad(where, "'name' must be a non-empty string") end
-  if type(p.applies) ~= "function" then bad(where, "'applies' must be a function(device)") end
+  if type(p.name) ~= "string" or p.name == "" then bad(where, "'name' must be a non-empty string, got " .. show(p.name)) end
+  if p.description ~= nil and type(p.description) ~= "string" then
+    bad(where, "'description' must be a string, got " .. show(p.description))
+  end
+  if type(p.applies) ~= "function" then bad(where, "'applies' must be a function(device), got " .. show(p.applies)) end
   if type(p.tunings) ~= "function" then
-    bad(where, "'tunings' must be a function(device, layer, overrides, compute)")
+    bad(where, "'tunings' must be a function(device, layer, overrides, compute), got " .. show(p.tunings))
   end
   return { name = p.name, description = p.description, origin = src.origin, layer = src.layer,
            applies = p.applies, tunings = p.tunings }
 end
 
 -- Replaces the policies in force with `sources` ({origin, text, layer} in layering order) and
--- `overrides` ({["moe.activation"] = "mxfp8"}). Every file is compiled and checked before
--- anything changes; on any error the old set stays. Layers prepared afterwards plan with the
--- new set; prepared layers keep the dispatch tables they were built with. Returns the new set.
-function policy.load(sources, overrides)
+-- `overrides` ({["moe.activation"] = "mxfp8"}); every call into a policy file may run for
+-- `time_limit_ms` (nil or 0: sandbox.DEFAULT_TIME_LIMIT_MS). Every file is compiled and
+-- checked before anything changes; on any error the old set stays. Layers prepared afterwards
+-- plan with the new set; prepared layers keep the dispatch tables they were built with.
+-- Returns the new set.
+function policy.load(sources, overrides, time_limit_ms)
+  if time_limit_ms == nil or time_limit_ms == 0 then time_limit_ms = sandbox.DEFAULT_TIME_LIMIT_MS end
   local entries = {}
-  for i, src in ipairs(sources) do entries[i] = compile(src) end
-  local candidate = new_set(entries, overrides or {})
+  for i, src in ipairs(sources) do entries[i] = compile(src, time_limit_ms) end
+  local candidate = new_set(entries, overrides or {}, time_limit_ms)
   current = candidate
   return candidate
 end

@@ -28,7 +28,8 @@ static void test_good_file(void)
                        "  linear:\n"
                        "    activation: float8_e4m3fn\n"
                        "hot_reload: true\n"
-                       "log_level: debug\n";
+                       "log_level: debug\n"
+                       "policy_time_limit_ms: 250\n";
     hum_config c;
     hum_status st = parse(text, "/srv/deploy", &c);
     if (!RT_CHECK(st == HUM_OK, "good file rejected: %s", hum_last_error()))
@@ -49,6 +50,7 @@ static void test_good_file(void)
     RT_CHECK(c.override_count == 2, "override_count %d", c.override_count);
     RT_CHECK(c.hot_reload == 1, "hot_reload %d", c.hot_reload);
     RT_CHECK(c.log_level == HUM_LOG_DEBUG, "log_level %d", (int)c.log_level);
+    RT_CHECK(c.policy_time_limit_ms == 250, "policy_time_limit_ms %d", c.policy_time_limit_ms);
     hum_config_free(&c);
 }
 
@@ -57,7 +59,7 @@ static void test_defaults_and_paths(void)
     hum_config c;
     RT_CHECK(parse("", NULL, &c) == HUM_OK, "empty file: %s", hum_last_error());
     RT_CHECK(c.device == -1 && !c.cache_dir && c.policy_path_count == 0 && c.override_count == 0 && !c.hot_reload &&
-                 c.log_level == HUM_LOG_WARN,
+                 c.log_level == HUM_LOG_WARN && c.policy_time_limit_ms == 0,
              "an empty file gives the defaults");
     hum_config_free(&c);
     RT_CHECK(parse("# only a comment\n", NULL, &c) == HUM_OK, "comment-only file: %s", hum_last_error());
@@ -89,6 +91,7 @@ static void test_examples_deploy_yaml(void)
              "both overrides set");
     RT_CHECK(c.hot_reload == 1, "hot_reload shown as true");
     RT_CHECK(c.log_level == HUM_LOG_INFO, "log_level shown as info");
+    RT_CHECK(c.policy_time_limit_ms == 1000, "policy_time_limit_ms shown as 1000: %d", c.policy_time_limit_ms);
     const char *suffix = "/examples/custom_policy.lua";
     int found = 0;
     for (int32_t i = 0; i < c.policy_path_count; i++) {
@@ -115,7 +118,7 @@ static void bad(const char *what, const char *text, hum_status want, const char 
 static void test_errors(void)
 {
     bad("unknown key", "device: 0\ncache_dri: /x\n", HUM_ERR_CONFIG, "deploy.yaml:2: unknown key 'cache_dri'",
-        "(expected one of device, cache_dir, policy_paths, overrides, hot_reload, log_level)");
+        "(expected one of device, cache_dir, policy_paths, overrides, hot_reload, log_level, policy_time_limit_ms)");
     bad("quoted device", "\n\ndevice: \"0\"\n", HUM_ERR_CONFIG, "deploy.yaml:3: key 'device'",
         "expected a non-negative integer");
     bad("negative device", "device: -1\n", HUM_ERR_CONFIG, "deploy.yaml:1: key 'device'", "got '-1'");
@@ -129,6 +132,12 @@ static void test_errors(void)
         "got a mapping");
     bad("hot_reload yes", "hot_reload: yes\n", HUM_ERR_CONFIG, "deploy.yaml:1: key 'hot_reload'", "true or false");
     bad("hot_reload quoted", "hot_reload: 'true'\n", HUM_ERR_CONFIG, "key 'hot_reload'", "quoted string");
+    bad("time limit 0", "policy_time_limit_ms: 0\n", HUM_ERR_CONFIG, "deploy.yaml:1: key 'policy_time_limit_ms'",
+        "expected an integer number of milliseconds in 1..3600000, got '0'");
+    bad("time limit too long", "policy_time_limit_ms: 3600001\n", HUM_ERR_CONFIG, "key 'policy_time_limit_ms'", "got '3600001'");
+    bad("time limit quoted", "policy_time_limit_ms: '100'\n", HUM_ERR_CONFIG, "key 'policy_time_limit_ms'",
+        "the quoted string \"100\"");
+    bad("time limit fraction", "policy_time_limit_ms: 1.5\n", HUM_ERR_CONFIG, "key 'policy_time_limit_ms'", "got '1.5'");
     bad("log_level", "log_level: verbose\n", HUM_ERR_CONFIG, "deploy.yaml:1: key 'log_level': unknown level 'verbose'",
         "error, warn, info, debug");
     bad("override section", "overrides:\n  mo: {activation: e4m3}\n", HUM_ERR_CONFIG,

@@ -121,12 +121,12 @@ describe("policy.load keeps the old set", function()
   end)
 
   it("on an error() call, with file:line", function()
-    rejected("error('no such site')\nreturn {}\n", "^/site/zz%.lua:1: no such site$")
+    rejected("error('no such site')\nreturn {}\n", "^/site/zz%.lua:1: no such site %(in the file's top level%)$")
   end)
 
-  it("keeps the status of hum.fail raised by a policy file", function()
-    rejected("require('hum').fail('HUM_ERR_UNSUPPORTED', 'not on this site')\n",
-      "^/site/zz%.lua:1: not on this site$", "HUM_ERR_UNSUPPORTED")
+  it("as HUM_ERR_POLICY whatever status a hum helper's error carries", function()
+    rejected("\nrequire('hum.policy').nominal_device('sm_1')\n",
+      "^/site/zz%.lua:2: the file's top level: policy: no nominal device for arch 'sm_1'")
   end)
 
   it("on a file that returns no policy table", function()
@@ -190,7 +190,7 @@ describe("tunings validation", function()
 
   it("rejects a field no config field list declares, a bad enum name and a non-integer", function()
     bad(field("use_tma", "true"), "tuning has an unknown field 'use_tma' (fields: block_m, block_n")
-    bad(field("kernel", "'tensor-core'"), "tuning.kernel = tensor-core: expected one of mma, wgmma")
+    bad(field("kernel", "'tensor-core'"), 'tuning.kernel = "tensor-core" (a string): expected one of mma, wgmma')
     bad(field("kernel", "'wgmma'"):gsub("block_k = 64", "block_k = 6.5"), "tuning.block_k = 6.5: expected an integer")
   end)
 

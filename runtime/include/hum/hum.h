@@ -891,8 +891,9 @@ void hum_runtime_options_init(hum_runtime_options *opts);
  * (docs/policies.md). Succeeds without a driver or GPU; hum_runtime_device then says why.
  * Errors: HUM_ERR_INVALID_ARG (out NULL, device_ordinal < -1, an ordinal past the last GPU);
  * HUM_ERR_IO (config or policy file unreadable); HUM_ERR_CONFIG ("file:line: ..." naming the key);
- * HUM_ERR_POLICY (a policy file fails to compile, run or check: "file:line: ..."). On failure
- * *out is NULL and nothing is left allocated.
+ * HUM_ERR_POLICY (a policy file fails to compile, run or check, or runs past the config's
+ * policy_time_limit_ms: "file:line: ..."; never another status, whatever the file raises).
+ * On failure *out is NULL and nothing is left allocated.
  */
 hum_status hum_runtime_create(const hum_runtime_options *opts, hum_runtime **out);
 /* Frees the runtime; NULL is a no-op. */
@@ -907,6 +908,14 @@ const char *hum_runtime_cache_dir(const hum_runtime *rt);
 const char *hum_runtime_config_path(const hum_runtime *rt);
 
 /*
+ * Policy files are trusted code: the operator's, run with the host's privileges. They still
+ * cannot take the process down or freeze it: each file runs in a sandbox of its own (a fresh
+ * global table per file and load, read-only standard libraries, no io, os.exit, os.execute,
+ * ffi, debug or load of bytecode), and every call into it (top level, applies, tunings) is
+ * stopped after the config's policy_time_limit_ms (default 1000 ms), releasing the Lua lock.
+ * Whatever fails inside a policy file (an error of any type, a time-out, a bad table, a hum
+ * helper's error) is HUM_ERR_POLICY naming the file and line (docs/policies.md).
+ *
  * Re-reads every policy layer. All files are compiled and checked before anything changes: on
  * any error (HUM_ERR_POLICY or HUM_ERR_IO, with file:line) the policies in force stay exactly as
  * they were. Layers prepared afterwards use the new tunings; prepared layers keep theirs. With `hot_reload: true` in
@@ -917,7 +926,9 @@ const char *hum_runtime_config_path(const hum_runtime *rt);
 hum_status hum_runtime_reload_policies(hum_runtime *rt);
 /* Number of policy files in force, and the origin of file i in layering order (0 first):
  * "embedded:policies/sm90.lua" or a path. NULL when i is out of range. Safe beside a reload on
- * another thread; the strings stay valid until the runtime is destroyed. */
+ * another thread; the strings stay valid until the runtime is destroyed. The runtime keeps one
+ * copy of each distinct origin it has loaded, so reloading the same files (by hand or hot)
+ * keeps no memory per reload; only new file names add their path once. */
 int32_t hum_runtime_policy_count(const hum_runtime *rt);
 const char *hum_runtime_policy_origin(const hum_runtime *rt, int32_t i);
 

@@ -371,40 +371,49 @@ static void push_overrides(lua_State *L, const hum_config *c)
     }
 }
 
-/* The origin list a load will put in force, allocated before Lua swaps its policies so that
- * nothing after the swap can fail. */
-static hum_origin_list *new_origins(int32_t count)
+/* The pooled copy of `origin`, added to the pool when it is new; NULL when out of memory. */
+static const char *intern_origin(hum_origin_pool *pool, const char *origin)
 {
-    hum_origin_list *l = calloc(1, sizeof *l);
-    if (l && !(l->items = calloc(count ? (size_t)count : 1, sizeof *l->items))) {
-        free(l);
-        l = NULL;
+    for (int32_t i = 0; i < pool->count; i++)
+        if (!strcmp(pool->items[i], origin))
+            return pool->items[i];
+    if (pool->count == pool->cap) {
+        int32_t cap = pool->cap ? pool->cap * 2 : 16;
+        char **grown = realloc(pool->items, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        pool->items = grown;
+        pool->cap = cap;
     }
-    return l;
+    char *copy = strdup(origin);
+    if (copy)
+        pool->items[pool->count++] = copy;
+    return copy;
 }
 
-/* Puts `l` in force with the origins of `s` (moved out of it); cannot fail. */
-static void take_origins(hum_runtime *rt, hum_origin_list *l, source_list *s)
+/* The origins a load will put in force, pooled before Lua swaps its policies so that nothing
+ * after the swap can fail. Returns a malloc'd array of `s->count` pooled strings, or NULL. */
+static const char **pooled_origins(hum_runtime *rt, const source_list *s)
 {
-    for (int32_t i = 0; i < s->count; i++) {
-        l->items[i] = s->items[i].origin;
-        s->items[i].origin = NULL;
+    const char **items = calloc(s->count ? (size_t)s->count : 1, sizeof *items);
+    for (int32_t i = 0; items && i < s->count; i++) {
+        if (!(items[i] = intern_origin(&rt->origin_pool, s->items[i].origin))) {
+            free(items);
+            items = NULL;
+        }
     }
-    l->count = s->count;
-    l->older = rt->origins;
-    rt->origins = l;
+    return items;
 }
 
 void hum_policies_release(hum_runtime *rt)
 {
-    while (rt->origins) {
-        hum_origin_list *l = rt->origins;
-        rt->origins = l->older;
-        for (int32_t i = 0; i < l->count; i++)
-            free(l->items[i]);
-        free(l->items);
-        free(l);
-    }
+    free(rt->origins);
+    for (int32_t i = 0; i < rt->origin_pool.count; i++)
+        free(rt->origin_pool.items[i]);
+    free(rt->origin_pool.items);
+    rt->origins = NULL;
+    rt->origin_count = 0;
+    memset(&rt->origin_pool, 0, sizeof rt->origin_pool);
 }
 
 hum_status hum_policies_load_locked(hum_runtime *rt)
@@ -417,11 +426,11 @@ hum_status hum_policies_load_locked(hum_runtime *rt)
     rt->stamps = stamps;
 
     source_list sources = {0};
-    hum_origin_list *origins = NULL;
+    const char **origins = NULL;
     st = collect_builtin(&sources);
     if (st == HUM_OK)
         st = collect_site(rt, &sources);
-    if (st == HUM_OK && !(origins = new_origins(sources.count)))
+    if (st == HUM_OK && !(origins = pooled_origins(rt, &sources)))
         st = hum_fail(HUM_ERR_OUT_OF_MEMORY, "out of memory");
     if (st == HUM_OK) {
         lua_State *L = rt->L;
@@ -433,20 +442,22 @@ hum_status hum_policies_load_locked(hum_runtime *rt)
             lua_getfield(L, -1, "load");
             push_sources(L, &sources);
             push_overrides(L, &rt->config);
-            st = hum_lua_pcall(L, 2, 0);
+            lua_pushinteger(L, rt->config.policy_time_limit_ms);
+            st = hum_lua_pcall(L, 3, 0);
         }
         lua_settop(L, top);
     }
-    if (st == HUM_OK)
-        take_origins(rt, origins, &sources);
-    else if (origins) {
-        free(origins->items);
+    if (st == HUM_OK) {
+        free(rt->origins);
+        rt->origins = origins;
+        rt->origin_count = sources.count;
+    } else {
         free(origins);
     }
     sources_free(&sources);
     if (st != HUM_OK)
         return hum_fail_context(st, "loading policies");
-    hum_log(rt, HUM_LOG_DEBUG, "loaded %d policy file%s", rt->origins->count, rt->origins->count == 1 ? "" : "s");
+    hum_log(rt, HUM_LOG_DEBUG, "loaded %d policy file%s", rt->origin_count, rt->origin_count == 1 ? "" : "s");
     return HUM_OK;
 }
 
@@ -464,7 +475,7 @@ void hum_policies_refresh_locked(hum_runtime *rt)
     if (same)
         return;
     if (hum_policies_load_locked(rt) == HUM_OK)
-        hum_log(rt, HUM_LOG_INFO, "hot reload: policy files changed; %d loaded", rt->origins->count);
+        hum_log(rt, HUM_LOG_INFO, "hot reload: policy files changed; %d loaded", rt->origin_count);
     else
         hum_log(rt, HUM_LOG_WARN, "hot reload: %s", hum_last_error());
 }

@@ -31,7 +31,11 @@ typedef struct hum_config {
     int32_t override_count;
     int32_t hot_reload; /* 0 or 1 */
     hum_log_level log_level;
+    int32_t policy_time_limit_ms; /* 0 when unset: lua/hum/sandbox.lua's default */
 } hum_config;
+
+/* The largest policy_time_limit_ms the config accepts (one hour). */
+#define HUM_POLICY_TIME_LIMIT_MAX_MS 3600000
 
 /* Defaults: nothing set, hot_reload off, log level warn. */
 void hum_config_init(hum_config *c);

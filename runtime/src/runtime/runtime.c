@@ -159,8 +159,8 @@ hum_status hum_runtime_create(const hum_runtime_options *opts, hum_runtime **out
         release(rt, 1);
         return st;
     }
-    hum_log(rt, HUM_LOG_INFO, "runtime ready: %d policy file%s, cache %s", rt->origins->count,
-            rt->origins->count == 1 ? "" : "s", rt->cache_dir);
+    hum_log(rt, HUM_LOG_INFO, "runtime ready: %d policy file%s, cache %s", rt->origin_count,
+            rt->origin_count == 1 ? "" : "s", rt->cache_dir);
     *out = rt;
     return HUM_OK;
 }
@@ -200,34 +200,32 @@ hum_status hum_runtime_reload_policies(hum_runtime *rt)
     return st;
 }
 
-/* The origin list in force, read under the Lua lock (a reload on another thread swaps it).
- * From Lua code on this runtime the calling thread already holds the lock (EDEADLK). */
-static void origins_in_force(const hum_runtime *rt, int32_t *count, char ***items)
+/* The number of policy files in force and the pooled origin of file i (NULL when out of
+ * range), read under the Lua lock (a reload on another thread swaps the list). From Lua code on
+ * this runtime the calling thread already holds the lock (EDEADLK). */
+static const char *origin_in_force(const hum_runtime *rt, int32_t i, int32_t *count)
 {
     pthread_mutex_t *lock = (pthread_mutex_t *)&rt->lua_lock; /* internal state, not the runtime's value */
     int rc = pthread_mutex_lock(lock);
-    *count = rt->origins ? rt->origins->count : 0;
-    *items = rt->origins ? rt->origins->items : NULL;
+    *count = rt->origin_count;
+    const char *origin = i >= 0 && i < rt->origin_count ? rt->origins[i] : NULL;
     if (rc == 0)
         pthread_mutex_unlock(lock);
+    return origin;
 }
 
 int32_t hum_runtime_policy_count(const hum_runtime *rt)
 {
     int32_t count = 0;
-    char **items;
     if (rt)
-        origins_in_force(rt, &count, &items);
+        origin_in_force(rt, -1, &count);
     return count;
 }
 
 const char *hum_runtime_policy_origin(const hum_runtime *rt, int32_t i)
 {
-    int32_t count = 0;
-    char **items = NULL;
-    if (rt)
-        origins_in_force(rt, &count, &items);
-    return i >= 0 && i < count ? items[i] : NULL;
+    int32_t count;
+    return rt ? origin_in_force(rt, i, &count) : NULL;
 }
 
 const char *hum_runtime_override(const hum_runtime *rt, const char *key)

@@ -28,15 +28,14 @@ typedef struct hum_stamp_list {
     int32_t count;
 } hum_stamp_list;
 
-/* The origins ("embedded:policies/sm90.lua" or a path) of one successful policy load, in
- * layering order. A reload puts the new list in front and keeps the older ones until the
- * runtime is destroyed, so that a string hum_runtime_policy_origin returned never dangles,
- * whichever thread (or hot reload) loads next. */
-typedef struct hum_origin_list {
-    struct hum_origin_list *older;
-    int32_t count;
+/* One copy of every distinct policy origin ("embedded:policies/sm90.lua" or a path) the
+ * runtime has loaded, kept until it is destroyed: a string hum_runtime_policy_origin returned
+ * never dangles, whichever thread (or hot reload) loads next, and reloading the same files
+ * adds nothing. */
+typedef struct hum_origin_pool {
     char **items;
-} hum_origin_list;
+    int32_t count, cap;
+} hum_origin_pool;
 
 struct hum_runtime {
     hum_config config;
@@ -50,7 +49,9 @@ struct hum_runtime {
     pthread_mutex_t lua_lock; /* error-checking: a re-entrant hum_lua_call fails instead of hanging */
     lua_State *L;
 
-    hum_origin_list *origins; /* the files of the policies in force (read under lua_lock) */
+    const char **origins;     /* the files of the policies in force, pooled (read under lua_lock) */
+    int32_t origin_count;
+    hum_origin_pool origin_pool;
     hum_stamp_list stamps;    /* files seen at the last load attempt, successful or not */
 };
 
@@ -72,7 +73,7 @@ void hum_policies_refresh_locked(hum_runtime *rt);
 hum_status hum_policies_runtime_winner(hum_runtime *rt, char *name, size_t name_cap, char *origin,
                                        size_t origin_cap);
 
-/* Frees every list of policy origins (runtime destruction). */
+/* Frees the policy origins and their pool (runtime destruction). */
 void hum_policies_release(hum_runtime *rt);
 
 void hum_stamp_list_free(hum_stamp_list *l);

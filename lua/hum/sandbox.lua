@@ -1,0 +1,237 @@
+-- Where policy files run. A policy file is trusted operator code with the host's privileges,
+-- but it runs inside a serving process: whatever it does, it must not end that process, freeze
+-- it, or change what hum or another file sees. So each file, on each load, gets
+--   * a global table of its own: the base functions that cannot reach outside it, read-only
+--     views of string, table, math, bit, coroutine and a few of os, and a `require` that
+--     gives only those and the helper modules hum hands policies (no io, os.exit, os.execute,
+--     ffi, debug, jit, load*, dofile, getfenv/setfenv, package, collectgarbage, newproxy);
+--   * every call into it (the file's top level, applies, tunings, an error value's
+--     __tostring) under a time limit: a count hook checks the clock every HOOK_EVERY
+--     instructions. LuaJIT does not run hooks inside compiled traces, so the JIT is off for
+--     every function of a policy file (jit.off(chunk, true)); hum's own code keeps it.
+-- Whatever goes wrong in such a call comes back as HUM_ERR_POLICY naming the file, the line,
+-- the function and, for a non-string error value, its type. The call's results are copied
+-- into plain tables before the guard ends, so that no metamethod of the file runs afterwards
+-- outside the limit.
+
+local ffi = require("ffi")
+local hum = require("hum")
+
+local sandbox = {}
+
+-- Milliseconds one call into a policy file may run when the config sets no
+-- policy_time_limit_ms (docs/config.md).
+sandbox.DEFAULT_TIME_LIMIT_MS = 1000
+
+local HOOK_EVERY = 100
+
+-- Captured when hum starts, so that nothing a file does later changes what the next one gets.
+local BASE = {}
+for _, name in ipairs({ "assert", "error", "ipairs", "next", "pairs", "pcall", "rawequal", "rawget", "rawset",
+                        "select", "setmetatable", "tonumber", "tostring", "type", "unpack", "xpcall" }) do
+  BASE[name] = _G[name]
+end
+
+local LIBRARIES = {}
+for lib, names in pairs({
+  string = { "byte", "char", "find", "format", "gmatch", "gsub", "len", "lower", "match", "rep", "reverse", "sub",
+             "upper" },
+  table = { "concat", "insert", "maxn", "remove", "sort" },
+  math = { "abs", "acos", "asin", "atan", "atan2", "ceil", "cos", "cosh", "deg", "exp", "floor", "fmod", "frexp",
+           "huge", "ldexp", "log", "log10", "max", "min", "modf", "pi", "pow", "rad", "sin", "sinh", "sqrt", "tan",
+           "tanh" },
+  bit = { "arshift", "band", "bnot", "bor", "bswap", "bxor", "lshift", "rol", "ror", "rshift", "tobit", "tohex" },
+  coroutine = { "create", "resume", "running", "status", "wrap", "yield" },
+  os = { "clock", "date", "difftime", "getenv", "time" },
+}) do
+  local src = lib == "bit" and require("bit") or _G[lib]
+  LIBRARIES[lib] = {}
+  for _, name in ipairs(names) do LIBRARIES[lib][name] = src[name] end
+end
+
+-- Names a policy may look for and not find, with why.
+local WITHHELD = "is not available to policy files (they run sandboxed: docs/policies.md, \"What a policy file can do\")"
+local WITHHELD_GLOBALS = {
+  io = true, debug = true, jit = true, ffi = true, package = true, load = true, loadstring = true, loadfile = true,
+  dofile = true, getfenv = true, setfenv = true, module = true, collectgarbage = true, newproxy = true, gcinfo = true,
+}
+local WITHHELD_FIELDS = {
+  os = { exit = true, execute = true, remove = true, rename = true, tmpname = true, setlocale = true },
+  string = { dump = true },
+  math = { random = true, randomseed = true },
+}
+
+local function describe_key(k)
+  return type(k) == "string" and ("'" .. k .. "'") or ("a key of type " .. type(k))
+end
+
+-- A read-only view of `fields` named `name` ("string", "hum.policy"), fresh for each file.
+local function view(name, fields)
+  local withheld = WITHHELD_FIELDS[name] or {}
+  return setmetatable({}, {
+    __index = function(_, k)
+      local v = fields[k]
+      if v == nil and withheld[k] then error(name .. "." .. k .. " " .. WITHHELD, 2) end
+      return v
+    end,
+    __newindex = function(_, k)
+      error(string.format("%s is read-only in a policy file (assigning %s)", name, describe_key(k)), 2)
+    end,
+    __metatable = false,
+  })
+end
+
+-- A fresh global table for the policy file `origin`. `modules` maps the names its `require`
+-- may give beyond the libraries ("hum.policy") to tables of functions, shown read-only.
+function sandbox.env(origin, modules)
+  local env, libs = {}, {}
+  for name, fn in pairs(BASE) do env[name] = fn end
+  for lib, fields in pairs(LIBRARIES) do
+    libs[lib] = view(lib, fields)
+    env[lib] = libs[lib]
+  end
+  for name, fields in pairs(modules) do libs[name] = view(name, fields) end
+  local allowed = {}
+  for name in pairs(libs) do allowed[#allowed + 1] = name end
+  table.sort(allowed)
+  -- Strings share one metatable whose __index is hum's own string table.
+  env.getmetatable = function(v)
+    if type(v) == "string" then return nil end
+    return getmetatable(v)
+  end
+  env.require = function(name)
+    local m = libs[name]
+    if m == nil then
+      error(string.format("require(%s): a policy file may require only %s", describe_key(name),
+        table.concat(allowed, ", ")), 2)
+    end
+    return m
+  end
+  env.print = function(...)
+    local parts = {}
+    for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
+    hum.log("info", origin .. ": " .. table.concat(parts, "\t"))
+  end
+  env._G = env
+  env._VERSION = _VERSION
+  return setmetatable(env, {
+    __index = function(_, k)
+      if WITHHELD_GLOBALS[k] then error(tostring(k) .. " " .. WITHHELD, 2) end
+    end,
+  })
+end
+
+-- Compiles the policy file `origin` into a function that runs it in a fresh environment
+-- (sandbox.env), with the JIT off for it and every function it defines.
+function sandbox.load(text, origin, modules)
+  local chunk = hum.load_chunk(text, origin, sandbox.env(origin, modules))
+  jit.off(chunk, true)
+  return chunk
+end
+
+ffi.cdef [[
+typedef struct hum_sandbox_timespec { long tv_sec; long tv_nsec; } hum_sandbox_timespec;
+int clock_gettime(int clock_id, hum_sandbox_timespec *ts);
+]]
+local CLOCK_MONOTONIC = 1
+local ts = ffi.new("hum_sandbox_timespec")
+
+local function now_ms()
+  ffi.C.clock_gettime(CLOCK_MONOTONIC, ts)
+  return tonumber(ts.tv_sec) * 1e3 + tonumber(ts.tv_nsec) * 1e-6
+end
+
+-- A copy of `v` with no metatables (tables are walked with next, so no metamethod runs);
+-- shared and cyclic tables stay shared and cyclic.
+local function plain(v, seen)
+  if type(v) ~= "table" then return v end
+  if seen[v] then return seen[v] end
+  local c = {}
+  seen[v] = c
+  for k, x in next, v do c[plain(k, seen)] = plain(x, seen) end
+  return c
+end
+
+local call
+
+-- What an error value says, without running anything of the file outside a guard.
+local function describe(e, origin, limit_ms)
+  if type(e) == "string" then return hum.fix_location(e) end
+  if type(e) == "number" then return tostring(e) .. " (an error value of type number)" end
+  if hum.is_error(e) then return rawget(e, "message") end
+  if e == nil then return "an error value of type nil (error() without a message)" end
+  local what = "an error value of type " .. type(e)
+  local mt = debug.getmetatable(e)
+  if type(mt) == "table" and rawget(mt, "__tostring") ~= nil then
+    local ok, s = pcall(call, origin, "the error value's __tostring", limit_ms, tostring, e)
+    if not ok then return what .. ", whose __tostring failed: " .. hum.message(s) end
+    if type(s) ~= "string" then return what .. ", whose __tostring returned a " .. type(s) end
+    return what .. ": " .. s
+  end
+  return what
+end
+
+-- Runs fn(...) from the policy file `origin` under a time limit of `limit_ms` and returns
+-- its results as plain data. `what` names the call in messages ("tunings(device, layer,
+-- overrides)"). Any failure raises HUM_ERR_POLICY: "origin:line: message", the line being
+-- the innermost of the file on the stack when the error was raised.
+function call(origin, what, limit_ms, fn, ...)
+  local args = { n = select("#", ...), ... }
+  local source = "@" .. origin
+  local deadline = now_ms() + limit_ms
+  local expired, line = false, nil
+  local guarded, handler, hook
+  guarded = function()
+    local r = { n = 0 }
+    local function collect(...)
+      r.n = select("#", ...)
+      local seen = {}
+      for i = 1, r.n do r[i] = plain((select(i, ...)), seen) end
+    end
+    collect(fn(unpack(args, 1, args.n)))
+    return r
+  end
+  handler = function(e)
+    local level = 2
+    local info = debug.getinfo(level, "Sl")
+    while info and info.source ~= source do
+      level = level + 1
+      info = debug.getinfo(level, "Sl")
+    end
+    line = info and info.currentline
+    return e
+  end
+  hook = function()
+    if not expired then
+      if now_ms() <= deadline then return end
+      expired = true
+      -- From now on every instruction raises, so a pcall in the file cannot swallow the stop.
+      debug.sethook(hook, "", 1)
+    end
+    local running = debug.getinfo(2, "f")
+    if running and (running.func == call or running.func == handler) then return end
+    error("policy time limit", 0)
+  end
+  local outer_hook, outer_mask, outer_count = debug.gethook()
+  debug.sethook(hook, "", HOOK_EVERY)
+  local ok, r = xpcall(guarded, handler)
+  if outer_hook then debug.sethook(outer_hook, outer_mask, outer_count) else debug.sethook() end
+  if ok then return unpack(r, 1, r.n) end
+  local where = line and (origin .. ":" .. line) or origin
+  local msg
+  if expired then
+    msg = string.format("%s ran past the policy time limit of %d ms (policy_time_limit_ms)", what, limit_ms)
+  else
+    msg = describe(r, origin, limit_ms)
+    if msg:sub(1, #origin + 1) == origin .. ":" then
+      msg = msg .. " (in " .. what .. ")"
+    else
+      msg = what .. ": " .. msg
+    end
+  end
+  if msg:sub(1, #origin + 1) ~= origin .. ":" then msg = where .. ": " .. msg end
+  hum.fail("HUM_ERR_POLICY", msg, 0)
+end
+sandbox.call = call
+
+return sandbox
