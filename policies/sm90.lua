@@ -3,7 +3,7 @@
 -- n=k=8192 uint4 g128 float16 (bench/NOTES.md): block K 256 halves the per-stage overhead at
 -- small M; the layer falls back to block K 128 when the padded K is not a multiple of 256.
 -- From M = 33 on, sm_90 itself runs the warpgroup-MMA kernel (kernels/gemm/gemm_wgmma.cu) for the
--- layers it takes (4- and 8-bit weights, no act-order, K a multiple of 8): 64 x 128 x 128 tiles
+-- layers it takes (every weight width, no act-order, K a multiple of 8): 64 x 128 x 128 tiles
 -- up to M = 64, 128 x 128 x 128 up to M = 128, 256 x 128 x 64 above (bench/NOTES.md, "wgmma
 -- kernel" and "tile sweep").
 local policy = require("hum.policy")
@@ -17,8 +17,7 @@ local function wgmma(block_m, block_k, stages)
 end
 
 local function wgmma_takes(device, layer)
-  return device.sm == 90 and (layer.weight_bits == 4 or layer.weight_bits == 8) and not layer.act_order
-    and layer.k % 8 == 0
+  return device.sm == 90 and not layer.act_order and layer.k % 8 == 0
 end
 
 return {

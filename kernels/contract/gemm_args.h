@@ -55,4 +55,12 @@ typedef struct hum_gemm_args {
     hum_gemm_tma_map a_map;
 } hum_gemm_args;
 
+/* Both compilers must lay the struct out alike: libhum passes its bytes as the kernel's one
+ * parameter. */
+#ifdef __cplusplus
+static_assert(sizeof(hum_gemm_args) == 320, "hum_gemm_args: 192 bytes of fields, then the 128-byte map");
+#else
+_Static_assert(sizeof(hum_gemm_args) == 320, "hum_gemm_args: 192 bytes of fields, then the 128-byte map");
+#endif
+
 #endif

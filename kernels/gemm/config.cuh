@@ -27,22 +27,12 @@ constexpr bool kOddWidth = kCont != kWeightBits;
 // Zero point folded into the integer dequant: the implicit midpoint of symmetric codes.
 constexpr int kZeroConst = (kWeightFloat || kZeroPoint) ? 0 : 1 << (kWeightBits - 1);
 
-constexpr int kMI = kWM / 16;  // m16 fragments per warp
-constexpr int kNJ = kWN / 8;   // n8 fragments per warp
 constexpr int kKK = kWK / 16;  // k16 steps per warp and stage
-// Repacked words one lane reads per k16 step: whole 64-column units (b words each), or the
-// lane's share of one unit when the warp covers less than 64 columns.
-constexpr int kUnitsW = kWN >= 64 ? kWN / 64 : 1;
-constexpr int kRawPerUnit = kWN >= 64 ? kWeightBits : kWeightBits * kWN / 64;
-constexpr int kRawAlign = kWN >= 64 ? kWeightBits : kRawPerUnit;
-constexpr int kVirtPerUnit = kWN >= 64 ? kCont : kRawPerUnit;
 
 static_assert(kBM % kWM == 0 && kBN % kWN == 0 && kBK % kWK == 0, "block shape must be a multiple of the warp shape");
 static_assert(kWM % 16 == 0 && kWN % 16 == 0 && kWK % 16 == 0, "warp tile must be a multiple of 16 in M, N and K");
 static_assert(kBN % 64 == 0 && (kBK == 64 || kBK == 128 || kBK == 256), "block N must be a multiple of 64, block K 64, 128 or 256");
 static_assert(kN % kBN == 0 && kK % kBK == 0, "padded N and K must be multiples of the block shape");
-static_assert(kWN * kCont >= 64, "a warp must cover whole repacked words (warp N * container bits >= 64)");
-static_assert(!kOddWidth || kWN % 64 == 0, "odd weight widths need warp N to be a multiple of 64");
 static_assert(kGroup % kBK == 0 || (kBK % kGroup == 0 && kGroup % 16 == 0), "scale group and block K must nest");
 static_assert(kWarpsK == 1 || kWarpsK == 2 || kWarpsK == 4, "1, 2 or 4 warps along K");
 static_assert(kStages >= 2, "at least two pipeline stages");

@@ -27,6 +27,24 @@ HUM_DEV void streamk_pass(const hum_gemm_args &args, const Slice &s, int tid)
     }
 }
 
+// The handshake around a write that needs no barrier of its own (the mma.sync kernel writes
+// straight from registers): every thread waits for the slice's turn, then passes it on.
+HUM_DEV void streamk_begin(const hum_gemm_args &args, const Slice &s, int tid)
+{
+    if (s.split) {
+        streamk_wait(args, s, tid);
+        __syncthreads();
+    }
+}
+
+HUM_DEV void streamk_end(const hum_gemm_args &args, const Slice &s, int tid)
+{
+    if (s.split) {
+        __syncthreads();
+        streamk_pass(args, s, tid);
+    }
+}
+
 // The bias of output column `col`, added by the first slice only (0 for the others).
 HUM_DEV float bias_of(const hum_gemm_args &args, int col, bool first)
 {

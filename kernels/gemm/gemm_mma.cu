@@ -17,6 +17,17 @@
 
 namespace gemm {
 
+constexpr int kMI = kWM / 16;  // m16 fragments per warp
+constexpr int kNJ = kWN / 8;   // n8 fragments per warp
+// Repacked words one lane reads per k16 step: whole 64-column units (b words each), or the
+// lane's share of one unit when the warp covers less than 64 columns.
+constexpr int kUnitsW = kWN >= 64 ? kWN / 64 : 1;
+constexpr int kRawPerUnit = kWN >= 64 ? kWeightBits : kWeightBits * kWN / 64;
+constexpr int kRawAlign = kWN >= 64 ? kWeightBits : kRawPerUnit;
+constexpr int kVirtPerUnit = kWN >= 64 ? kCont : kRawPerUnit;
+static_assert(kWN * kCont >= 64, "a warp must cover whole repacked words (warp N * container bits >= 64)");
+static_assert(!kOddWidth || kWN % 64 == 0, "odd weight widths need warp N to be a multiple of 64");
+
 // The stage copies of the work item being loaded: A (vectorised) and B, codes and parameters.
 // Tile base addresses change with the tile (set_tile, the only place with divisions by M).
 struct Loader {
@@ -200,19 +211,13 @@ HUM_DEV void epilogue(const hum_gemm_args &args, const Schedule &sch, int tile, 
     }
 
     const Slice sl = sch.slice_of(tile);
-    if (sl.split) {
-        streamk_wait(args, sl, tid);
-        __syncthreads();
-    }
+    streamk_begin(args, sl, tid);
     if (wk == 0) {
         int mb, nb;
         tile_coords(tile, args.m, mb, nb);
         write_c(args, mb * kBM, nb * kBN, wm, wn, lane, sl.slice == 0, acc);
     }
-    if (sl.split) {
-        __syncthreads();
-        streamk_pass(args, sl, tid);
-    }
+    streamk_end(args, sl, tid);
 }
 
 }  // namespace gemm

@@ -40,8 +40,15 @@ constexpr int kUnits = kBN / 64;           // 64-row units of the block, kWarpgr
 constexpr int kChunk = kBM % 128 == 0 ? 128 : 64;  // N of one wgmma instruction
 constexpr int kChunks = kBM / kChunk;
 constexpr int kAcc = kBM / 2;              // accumulators per thread and slab
-constexpr int kShare = kWeightBits / 4;    // words of a lane's k16 codes that one warp uses
+// The warp's share of a lane's codes: pairs 4w..4w+3 of its k16 row (kernels/prep/repack.cu),
+// kShare virtual words of kPairsUsed pairs each. At 4 and 8 bits the share is whole stored
+// words, which the loader scatters to each warp's own plane ("share mode"). Other widths keep
+// the mma.sync stage layout: each warp reads the lane's kWeightBits words, rebuilds the virtual
+// words of an odd width and picks its share (warp_share).
+constexpr bool kShareMode = !kOddWidth && kWeightBits >= 4;
 constexpr int kPairsPerWord = 16 / kCont;
+constexpr int kPairsUsed = kPairsPerWord < 4 ? kPairsPerWord : 4;
+constexpr int kShare = 4 / kPairsUsed;
 constexpr int kAtomBytes = kBM * 128;      // one 64-k column block of an activation stage
 constexpr int kCRow = kBN * 2 + 16;        // bytes per row of the epilogue tile (padded)
 constexpr int kInFlight = kStages - 2;     // stages loading while one is computed
@@ -59,7 +66,6 @@ static_assert(kWarpgroups <= 2 && kSlabs <= 2 && kSlabs * kAcc <= 128,
               "register budget: at most 2 warpgroups, 2 slabs and 128 accumulators per thread");
 static_assert(kWM == kBM && kWK == kBK, "wgmma tiles: warp_m = block_m and warp_k = block_k");
 static_assert(kBM % 64 == 0 && kBM <= 256, "block M (the wgmma N) must be 64, 128, 192 or 256");
-static_assert(kWeightBits == 4 || kWeightBits == 8, "4- and 8-bit weights");
 static_assert(kAVec, "activations must be copied 16 bytes at a time (no act-order, K a multiple of 8)");
 static_assert(kStages >= 3, "at least three stages");
 static_assert(kBM * kCRow <= kSmemBytes, "the epilogue tile must fit in the pipeline's shared memory");
@@ -73,12 +79,15 @@ HUM_DEV u32 share_offset(int kr, int u, int w, int lane)
 }
 
 // Issues the copies of k-block kb into ring slot `slot`: thread 0 the activation tile, every
-// thread its share of the weights (each warp's share to its own plane), scales and zero points.
+// thread its part of the weights (in share mode each warp's share to its own plane), scales and
+// zero points.
 HUM_DEV void load_stage(const hum_gemm_args &args, u32 base, int slot, int m0, int n0, int kb, int tid)
 {
     if (tid == 0)
         a_tma(args, base + slot * kABytes, kAtomBytes, m0, kb, base + kBarOffset + slot * 8);
-    {
+    if constexpr (!kShareMode) {
+        copy_codes(base + kBOffset + slot * kBBytes, codes_tile(args, n0), kb, tid);
+    } else {
         constexpr int COUNT = kBK / 16 * kUnits * 128;
         const u32 *src0 = codes_tile(args, n0) + static_cast<i64>(kb) * (kBK / 16) * kCodeRowWords;
         const u32 dst0 = base + kBOffset + slot * kBBytes;
@@ -91,22 +100,52 @@ HUM_DEV void load_stage(const hum_gemm_args &args, u32 base, int slot, int m0, i
     copy_params(args, base + kSOffset + slot * kSBytes, base + kZOffset + slot * kZBytes, n0, kb, tid);
 }
 
+// Lane mode: warp w's share of the lane's stored words, the virtual words holding pairs
+// 4w..4w+3 with the first shifted down to them. w is the same for the whole warp, so the
+// choice is a select, never an indexed (local-memory) array.
+HUM_DEV void warp_share(const u32 (&words)[kWeightBits], int w, u32 (&out)[kShare])
+{
+    u32 virt[kCont];
+    if constexpr (kOddWidth) {
+        expand_words<kWeightBits, kCont>(words, virt);
+    } else {
+#pragma unroll
+        for (int i = 0; i < kCont; ++i)
+            virt[i] = words[i];
+    }
+#pragma unroll
+    for (int j = 0; j < kShare; ++j) {
+        const u32 v0 = virt[j], v1 = virt[4 / kPairsPerWord + j];
+        const u32 v2 = virt[8 / kPairsPerWord + j], v3 = virt[12 / kPairsPerWord + j];
+        out[j] = (w & 2) ? ((w & 1) ? v3 : v2) : ((w & 1) ? v1 : v0);
+    }
+    if constexpr (kPairsPerWord > 4)
+        out[0] >>= 4 * w % kPairsPerWord * kCont;
+}
+
 // The warp's code words for k16 step kk of every slab of its warpgroup.
 HUM_DEV void load_codes(u32 bstage, int kk, int wg, int w, int lane, u32 (&raw)[kSlabs][kShare])
 {
 #pragma unroll
     for (int s = 0; s < kSlabs; ++s) {
-        const u32 addr = bstage + share_offset(kk, wg * kSlabs + s, w, lane);
-        if constexpr (kShare == 1)
-            raw[s][0] = lds32(addr);
-        else
-            lds64(addr, raw[s][0], raw[s][1]);
+        if constexpr (kShareMode) {
+            const u32 addr = bstage + share_offset(kk, wg * kSlabs + s, w, lane);
+            if constexpr (kShare == 1)
+                raw[s][0] = lds32(addr);
+            else
+                lds64(addr, raw[s][0], raw[s][1]);
+        } else {
+            u32 words[kWeightBits];
+            lds_words<kWeightBits, kWeightBits>(bstage + ((kk * kUnits + wg * kSlabs + s) * 32 + lane) * kWeightBits * 4,
+                                                words);
+            warp_share(words, w, raw[s]);
+        }
     }
 }
 
 // Scale or zero-point pair of the lane's two rows (16w + g in the low half, 16w + g + 8 in the
 // high half) of each slab, from one prepared row: inside a 64-column block, position 8g + i
-// holds column g + 8i (kernels/repack.cu), so the pair is one aligned word.
+// holds column g + 8i (kernels/prep/repack.cu), so the pair is one aligned word.
 HUM_DEV void load_params(u32 row_addr, int wg, int w, int lane, u32 (&out)[kSlabs])
 {
 #pragma unroll
@@ -115,7 +154,7 @@ HUM_DEV void load_params(u32 row_addr, int wg, int w, int lane, u32 (&out)[kSlab
 }
 
 // A fragments of every slab: (code - zero) * scale. The warp's share holds pairs q = 0..3 of
-// the lane's mma.sync pairs 4w..4w+3 (kernels/repack.cu): q / 2 picks the row (g or g + 8)
+// the lane's mma.sync pairs 4w..4w+3 (kernels/prep/repack.cu): q / 2 picks the row (g or g + 8)
 // and q % 2 the k half, which is fragment register 2 * (q % 2) + q / 2.
 HUM_DEV void dequant(const u32 (&raw)[kSlabs][kShare], const u32 (&sc)[kSlabs], const u32 (&zp)[kSlabs],
                      u32 (&a)[kSlabs][4])
@@ -124,8 +163,8 @@ HUM_DEV void dequant(const u32 (&raw)[kSlabs][kShare], const u32 (&sc)[kSlabs], 
     for (int s = 0; s < kSlabs; ++s) {
         static_for<0, 4>([&](auto qc) {
             constexpr int q = decltype(qc)::value;
-            constexpr int c = q % kPairsPerWord;
-            a[s][2 * (q % 2) + q / 2] = dequant_pair<c>(raw[s][q / kPairsPerWord], broadcast16<(q / 2) != 0>(zp[s]),
+            constexpr int c = q % kPairsUsed;
+            a[s][2 * (q % 2) + q / 2] = dequant_pair<c>(raw[s][q / kPairsUsed], broadcast16<(q / 2) != 0>(zp[s]),
                                                         broadcast16<(q / 2) != 0>(sc[s]));
         });
     }

@@ -51,9 +51,12 @@ function dispatch.fit(tuning, cfg, device, where)
 
   t.block_n = math.max(64, t.block_n)
   while t.block_n > 64 and padded_n % t.block_n ~= 0 do t.block_n = t.block_n / 2 end
-  local cont = container_bits(bits)
-  local min_warp_n = cont ~= bits and 64 or math.max(16, 64 / cont)
-  t.warp_n = math.min(math.max(t.warp_n, min_warp_n), t.block_n)
+  if not wgmma then
+    -- an mma.sync warp covers whole repacked words (whole 64-column units for odd widths)
+    local cont = container_bits(bits)
+    local min_warp_n = cont ~= bits and 64 or math.max(16, 64 / cont)
+    t.warp_n = math.min(math.max(t.warp_n, min_warp_n), t.block_n)
+  end
 
   t.block_k = (t.block_k >= 256 and padded_k % 256 == 0) and 256 or (t.block_k >= 128 and 128 or 64)
   local group = tonumber(cfg.kernel_group)

@@ -1,7 +1,8 @@
 /* The wgmma GEMM kernel without a GPU: its tuning rules (accepted shapes with their shared
- * memory and threads, refused ones with the rule named), the dispatch table a wgmma policy
- * gives (tiles adapted to narrow layers, layers the kernel does not take refused by name), and
- * NVRTC compiles of its variants for sm_90a, including a refusal for any other arch. */
+ * memory and threads, every weight width 1..8, refused ones with the rule named), the dispatch
+ * table a wgmma policy gives (tiles adapted to narrow layers, layers the kernel does not take
+ * refused by name), and NVRTC compiles of its variants for sm_90a (4- and 8-bit, 1/2/3/7-bit
+ * and float6 codes), including a refusal for any other arch. */
 #include "hum/hum.h"
 #include "quant_test.h"
 #include "rt_test.h"
@@ -16,7 +17,7 @@ static hum_layer_config config_for(int bits, int64_t n, int64_t k, int64_t group
     c.n = n;
     c.k = k;
     c.a_dtype = c.c_dtype = HUM_DTYPE_FLOAT16;
-    c.weight_dtype = bits == 8 ? HUM_DTYPE_UINT8 : bits == 4 ? HUM_DTYPE_UINT4 : bits == 3 ? HUM_DTYPE_UINT3 : HUM_DTYPE_UINT2;
+    c.weight_dtype = (hum_dtype)((1 << 24) | bits); /* HUM_DTYPE_UINT1 .. HUM_DTYPE_UINT8 */
     c.param_dtype = HUM_DTYPE_FLOAT16;
     c.scale_dtype = HUM_DTYPE_FLOAT16;
     c.scale_type = HUM_SCALE_GROUP;
@@ -55,14 +56,25 @@ static void check_rules(void)
                     ok[i].stages, hum_last_error(), (long long)smem, (long long)want, threads);
     }
 
+    /* every width 1..8 with the sm90 policy's large-M tile; the weight tile is 64 x block_n
+     * codes of `bits` bits; narrow warps that the mma.sync kernel refuses (warp N x container
+     * bits < 64, odd widths below warp N 64) are fine here */
+    for (int bits = 1; bits <= 8; bits++) {
+        const hum_layer_config cb = config_for(bits, 8192, 8192, 128);
+        hum_tuning t = wgmma_tuning(256, 128, 16, 4);
+        int64_t smem = 0;
+        const int64_t want = 4 * (256 * 64 * 2 + 8 * 128 * bits + 128 * 2) + 2048;
+        QUANT_CHECK(hum_layer_tuning_check(&cb, &t, &smem, NULL) == HUM_OK && smem == want,
+                    "wgmma %d-bit 256x128/16 s4: %s (smem %lld, want %lld)", bits, hum_last_error(), (long long)smem,
+                    (long long)want);
+    }
+
     /* refused, each naming its rule */
     struct {
         const char *what, *needle;
         hum_layer_config c;
         hum_tuning t;
     } bad[] = {
-        {"3-bit weights", "4- and 8-bit", config_for(3, 8192, 8192, 128), wgmma_tuning(128, 256, 32, 4)},
-        {"2-bit weights", "4- and 8-bit", config_for(2, 8192, 8192, 128), wgmma_tuning(128, 256, 32, 4)},
         {"block_m 96", "block_m 96", config_for(4, 8192, 8192, 128), wgmma_tuning(96, 256, 32, 4)},
         {"warp_m below block_m", "warp_m", config_for(4, 8192, 8192, 128), wgmma_tuning(128, 256, 32, 4)},
         {"half a warpgroup", "warpgroups", config_for(4, 8192, 8192, 128), wgmma_tuning(128, 128, 64, 4)},
@@ -72,8 +84,8 @@ static void check_rules(void)
         {"act-order", "act-order", config_for(4, 8192, 8192, 128), wgmma_tuning(128, 256, 32, 4)},
         {"K not a multiple of 8", "multiple of 8", config_for(4, 8192, 8190, 128), wgmma_tuning(128, 256, 32, 4)},
     };
-    bad[3].t.warp_m = 64;
-    bad[8].c.act_order = 1;
+    bad[1].t.warp_m = 64;
+    bad[6].c.act_order = 1;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const hum_status st = hum_layer_tuning_check(&bad[i].c, &bad[i].t, NULL, NULL);
         QUANT_CHECK(st == HUM_ERR_UNSUPPORTED && strstr(hum_last_error(), bad[i].needle),
@@ -119,7 +131,6 @@ static void check_refusals(hum_runtime *rt)
         const char *spec, *arch, *needle;
     } cases[] = {
         {"n=256,k=256,w=uint4,group=128", "sm_80", "sm_90a only"},
-        {"n=256,k=256,w=uint3,group=128", "sm_90a", "4- and 8-bit"},
         {"n=256,k=256,w=uint4,group=128,actorder=1", "sm_90a", "act-order"},
         {"n=256,k=250,w=uint4", "sm_90a", "multiple of 8"},
     };
@@ -148,6 +159,12 @@ int main(void)
         check_compile(rt, "n=1000,k=1096,w=uint4,a=float16,group=128", 4, wide);
         check_compile(rt, "n=520,k=328,w=uint8,a=bfloat16,group=64,zp=int,bias=1", 4, narrow);
         check_compile(rt, "n=200,k=320,w=e4m3,a=bfloat16", 4, wide);
+        /* the widths whose codes each warp picks from the lane's words (odd widths rebuilt) */
+        check_compile(rt, "n=1000,k=1096,w=uint2,a=float16", 4, wide);
+        check_compile(rt, "n=520,k=328,w=uint3,a=bfloat16,group=64,zp=int,bias=1", 4, narrow);
+        check_compile(rt, "n=200,k=320,w=uint1,a=float16,group=32", 4, wide);
+        check_compile(rt, "n=200,k=320,w=uint7,a=bfloat16,zp=float,group=128", 4, wide);
+        check_compile(rt, "n=200,k=320,w=e3m2,a=bfloat16,group=32", 4, wide);
         check_refusals(rt);
         hum_runtime_destroy(rt);
     }

@@ -1,9 +1,10 @@
 /* The Hopper wgmma GEMM kernel on the GPU against the float64 reference, through the real
  * prepare and forward path with a site policy that sends every M to it (tests/support/
  * wgmma_test.c): M in {64, 100, 128, 1024} over its four tile shapes, N and K that are not
- * multiples of the tiles, 4- and 8-bit integer and float weights, group sizes below and above
- * block K, zero points, bias, float16 and bfloat16, and a long K whose tiles are split over
- * many CTAs (stream-K). Output poisoned before every run. Skipped (77) without an sm_90 GPU. */
+ * multiples of the tiles, integer weights of every width 1..8 and float weights (e4m3, e5m2,
+ * e2m1, e3m2, e2m3), channel scales and group sizes below and above block K, zero points, bias,
+ * float16 and bfloat16, and a long K whose tiles are split over many CTAs (stream-K). Output
+ * poisoned before every run. Skipped (77) without an sm_90 GPU. */
 #include "gemm_test.h"
 #include "hum/hum.h"
 #include "rt_test.h"
@@ -24,6 +25,21 @@ static const char *const SPECS[] = {
     "n=200,k=320,w=e4m3,a=bfloat16",
     "n=200,k=320,w=e5m2,a=float16,scale=tensor",
     "n=200,k=320,w=e2m1,a=float16,group=32,scale=e8m0",
+    /* widths whose codes each warp picks from the lane's words, odd widths rebuilt from planes */
+    "n=1000,k=1096,w=uint1,a=float16",
+    "n=1000,k=1096,w=uint2,a=float16",
+    "n=1000,k=1096,w=uint3,a=bfloat16",
+    "n=520,k=328,w=uint5,a=float16",
+    "n=520,k=328,w=uint6,a=bfloat16",
+    "n=520,k=328,w=uint7,a=float16",
+    "n=520,k=328,w=uint1,a=bfloat16,group=64,zp=int,bias=1",
+    "n=200,k=320,w=uint2,a=float16,group=32,zp=float",
+    "n=200,k=320,w=uint3,a=float16,group=128,zp=int",
+    "n=136,k=200,w=uint5,a=bfloat16,group=64,bias=1",
+    "n=200,k=320,w=uint6,a=float16,group=32,zp=int",
+    "n=200,k=320,w=uint7,a=bfloat16,group=64,zp=float",
+    "n=200,k=320,w=e3m2,a=bfloat16,group=32",
+    "n=200,k=320,w=e2m3,a=float16",
 };
 
 int main(void)
@@ -43,6 +59,7 @@ int main(void)
             gemm_test_spec(rt, &rng, SPECS[i], MS, 4);
         /* few tiles of 64 k-blocks at M <= 100: each tile's K is cut into 4 to 8 stream-K slices */
         gemm_test_spec(rt, &rng, "n=2048,k=4096,w=uint4,a=float16,group=128", MS_SHORT, 2);
+        gemm_test_spec(rt, &rng, "n=2048,k=4096,w=uint3,a=bfloat16", MS_SHORT, 2);
         hum_runtime_destroy(rt);
     }
     rt_rmtree(dir);

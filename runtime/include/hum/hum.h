@@ -961,8 +961,8 @@ const char *hum_runtime_override(const hum_runtime *rt, const char *key);
  *    to multiples of 64 and 128 inside the layer), any M >= 1.
  * A combination outside this list fails at prepare time with HUM_ERR_UNSUPPORTED naming it.
  * On sm_90 the built-in policy runs the M ranges from 33 up on kernels/gemm/gemm_wgmma.cu (Hopper
- * warpgroup MMA, same prepared weights, same results to rounding) for layers of 4- or 8-bit
- * weights without act-order and with K a multiple of 8 (policy field `kernel`, hum_tuning).
+ * warpgroup MMA, same prepared weights, same results to rounding) for layers of any weight
+ * width without act-order and with K a multiple of 8 (policy field `kernel`, hum_tuning).
  * Known limit: float8_e5m2 codes with an all-ones exponent (which the standard format reads
  * as finite numbers of 65536 and more) overflow float16 activations.
  */
@@ -1056,7 +1056,7 @@ typedef struct hum_compute_config {
 
 /* The kernel family of a tuning (policy field `kernel`): MMA is the mma.sync kernel
  * (kernels/gemm/gemm_mma.cu, sm_75 and newer); WGMMA the Hopper warpgroup-MMA kernel
- * (kernels/gemm/gemm_wgmma.cu, sm_90a only; 4- and 8-bit weights, no act-order, K a multiple of 8),
+ * (kernels/gemm/gemm_wgmma.cu, sm_90a only; every weight width, no act-order, K a multiple of 8),
  * whose warp tile is block_m tokens x 16 rows of each of warp_n / 16 64-row slabs x block_k. */
 typedef enum hum_gemm_kernel { HUM_GEMM_KERNEL_MMA = 0, HUM_GEMM_KERNEL_WGMMA = 1 } hum_gemm_kernel;
 

@@ -1,6 +1,7 @@
 /* The table of GEMM kernel families (see gemm_family.h). */
 #include "gemm_family.h"
 
+#include "gemm_mma.h"
 #include "gemm_wgmma.h"
 #include "internal.h"
 
@@ -31,7 +32,7 @@ static hum_status bind_a_map(hum_gemm_bind_state *state, hum_dtype dtype, int64_
 }
 
 static const hum_gemm_family families[] = {
-    [HUM_GEMM_KERNEL_MMA] = {"mma", "kernels/gemm/gemm_mma.cu", "hum_gemm", NULL, NULL, 0, NULL},
+    [HUM_GEMM_KERNEL_MMA] = {"mma", "kernels/gemm/gemm_mma.cu", "hum_gemm", NULL, hum_gemm_mma_check, 0, NULL},
     [HUM_GEMM_KERNEL_WGMMA] = {"wgmma", "kernels/gemm/gemm_wgmma.cu", "hum_gemm_wgmma", "sm_90a", hum_gemm_wgmma_check,
                                HUM_GEMM_WGMMA_EXTRA_SMEM, bind_a_map},
 };

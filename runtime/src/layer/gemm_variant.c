@@ -11,11 +11,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-static int container_bits(int b)
-{
-    return b <= 1 ? 1 : b <= 2 ? 2 : b <= 4 ? 4 : 8;
-}
-
 static int pow2(int64_t x)
 {
     return x > 0 && (x & (x - 1)) == 0;
@@ -75,11 +70,6 @@ hum_status hum_gemm_variant_check(const hum_gemm_variant *v)
     RULE(pow2(t->warp_n) && pow2(t->warp_k), "warp N %d and warp K %d must be powers of two", t->warp_n, t->warp_k);
     RULE(c->padded_n % t->block_n == 0 && c->padded_k % t->block_k == 0, "padded N %" PRId64 " / K %" PRId64
          " must be multiples of block N %d / K %d", c->padded_n, c->padded_k, t->block_n, t->block_k);
-    RULE((int64_t)t->warp_n * container_bits(c->weight_bits) >= 64,
-         "warp N %d too narrow for %d-bit weights (warp N times %d container bits must reach 64)", t->warp_n,
-         c->weight_bits, container_bits(c->weight_bits));
-    RULE(container_bits(c->weight_bits) == c->weight_bits || t->warp_n % 64 == 0,
-         "%d-bit weights need warp N a multiple of 64 (got %d)", c->weight_bits, t->warp_n);
     RULE(c->kernel_group % t->block_k == 0 || (t->block_k % c->kernel_group == 0 && c->kernel_group % 16 == 0),
          "scale group %" PRId64 " and block K %d must divide one another (group a multiple of 16)", c->kernel_group,
          t->block_k);

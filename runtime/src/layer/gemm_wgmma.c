@@ -12,7 +12,6 @@ hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v)
     } while (0)
     const hum_layer_config *c = v->layer;
     const hum_tuning *t = v->tuning;
-    RULE(c->weight_bits == 4 || c->weight_bits == 8, "%d-bit weights (4- and 8-bit only)", c->weight_bits);
     RULE(!c->act_order, "act-order layers run the mma.sync kernel");
     RULE(c->k % 8 == 0, "K %lld is not a multiple of 8", (long long)c->k);
     RULE(t->warp_m == t->block_m && t->warp_k == t->block_k,

@@ -12,7 +12,7 @@
 enum { HUM_GEMM_WGMMA_EXTRA_SMEM = 2048 };
 
 /* The static_asserts of kernels/gemm/gemm_wgmma.cu, so that a bad tuning is refused at prepare time
- * with its name: 4- or 8-bit weights; no act-order and K a multiple of 8; warp_m = block_m in
+ * with its name: no act-order and K a multiple of 8 (every weight width runs); warp_m = block_m in
  * {64, 128, 192, 256}; warp_k = block_k; one or two whole warpgroups (block_n / warp_n 4 or 8)
  * of one or two slabs (warp_n 16 or 32) and at most 128 accumulators per thread (warp_n / 16 *
  * block_m <= 256); at least 3 stages; the epilogue tile within the pipeline's shared memory

@@ -1,0 +1,14 @@
+/* The mma.sync family of the dense GEMM (kernels/gemm/gemm_mma.cu, a row of gemm_family.c):
+ * the shape rules it adds to those of hum_gemm_variant_check. */
+#ifndef HUM_GEMM_MMA_H
+#define HUM_GEMM_MMA_H
+
+#include "gemm_variant.h"
+
+/* The static_asserts of kernels/gemm/gemm_mma.cu: a warp covers whole repacked words (warp_n
+ * times the container bits of the width, the power of two >= it, at least 64) and, for odd
+ * widths (3, 5, 6, 7), whole 64-column units (warp_n a multiple of 64). HUM_ERR_UNSUPPORTED
+ * naming the rule. */
+hum_status hum_gemm_mma_check(const hum_gemm_variant *v);
+
+#endif
