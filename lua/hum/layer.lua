@@ -1,13 +1,12 @@
 -- Layer preparation decisions (hum_layer_prepare and hum_layer_compile call plan()): the
 -- LayerConfig of a standard weight, checked against what the dense GEMM kernel supports (a
--- combination it does not is an HUM_ERR_UNSUPPORTED naming it), then the policy's M-range
--- table fitted into a dispatch table (hum.dispatch).
+-- combination it does not is an HUM_ERR_UNSUPPORTED naming it), then the policy's M ranges and
+-- tunings, written into the plan for C to fit and check.
 
 local bit = require("bit")
 local ffi = require("ffi")
 local hum = require("hum")
 local policy = require("hum.policy")
-local dispatch = require("hum.dispatch")
 local fields = require("hum.fields")
 
 local layer = {}
@@ -137,15 +136,47 @@ local function target(plan)
   return policy.nominal_device(ffi.string(plan.arch))
 end
 
--- Fills a hum_layer_plan: derived config fields, dispatch table, policy name.
+-- The kernel families that run the layer on the plan's arch, by their policy names
+-- ({ mma = true, wgmma = false }): C's rules decide (hum_layer_kernel_takes).
+local function kernels(plan)
+  local out = {}
+  for _, f in ipairs(fields.list("tuning")) do
+    if f.name == "kernel" then
+      for code, name in ipairs(f.names) do
+        out[name] = hum.C.hum_layer_kernel_takes(plan.config, plan.compute, code - 1, plan.arch) == 0
+      end
+    end
+  end
+  return out
+end
+
+local INT64_MAX = 0x7fffffffffffffffLL
+
+-- Fills a hum_layer_plan: derived config fields, the target's shared memory, the policy's M
+-- ranges and tunings as it wrote them, with its name, file and lines. C fits the tunings to
+-- the layer and checks them (runtime/src/layer_plan.c).
 function layer.plan(rt, plan)
   local device = target(plan)
+  plan.smem_per_block = device.smem_per_block
+  ffi.copy(plan.device_name, device.name:sub(1, ffi.sizeof(plan.device_name) - 1))
   local cfg = layer.config(plan.config, device.sm)
+  cfg.kernels = kernels(plan)
   local list, p = policy.tunings(device, cfg, fields.to_table("compute", plan.compute))
-  local tbl = dispatch.table(list, plan.config, device, p.name)
-  dispatch.store(tbl, plan)
+  local max = tonumber(hum.C.HUM_LAYER_MAX_ENTRIES)
+  if #list > max then
+    hum.fail("HUM_ERR_POLICY", string.format("policy '%s' (%s) gives %d M ranges (at most %d)", p.name, p.origin,
+      #list, max), 0)
+  end
   ffi.copy(plan.policy_name, p.name:sub(1, ffi.sizeof(plan.policy_name) - 1))
   ffi.copy(plan.policy_origin, p.origin:sub(1, ffi.sizeof(plan.policy_origin) - 1))
+  plan.entry_count = #list
+  for i, e in ipairs(list) do
+    local dst = plan.entries[i - 1]
+    dst.m_min = e.m_min
+    dst.m_max = e.m_max == math.huge and INT64_MAX or e.m_max
+    dst.policy_line = e.line
+    fields.from_table("tuning", e.tuning, dst.tuning, p.origin)
+  end
 end
 
 return layer

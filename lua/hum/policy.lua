@@ -12,7 +12,6 @@
 -- whose applies(device) is true wins. policy.load compiles and checks a whole new set before
 -- anything changes, so a broken file leaves the set in force untouched.
 
-local bit = require("bit")
 local ffi = require("ffi")
 local hum = require("hum")
 local sandbox = require("hum.sandbox")
@@ -26,40 +25,17 @@ local function is_int(x)
   return type(x) == "number" and x == math.floor(x) and x > -math.huge and x < math.huge
 end
 
-local function is_pow2(x)
-  return is_int(x) and x >= 1 and x < 2 ^ 31 and bit.band(x, x - 1) == 0
-end
-
 local function bad(where, msg)
   hum.fail("HUM_ERR_POLICY", where .. ": " .. msg, 0)
 end
 
 local show = fields.show
 
--- Checks one tuning table; `where` names the policy file and entry.
+-- Reads one tuning table as a hum_tuning (hum.fields): the fields and their types. Whether the
+-- values suit a layer and a kernel is C's to check when the plan is fitted. `where` names the
+-- policy file and entry.
 local function check_tuning(t, where)
   fields.from_table("tuning", t, ffi.new("hum_tuning"), where)
-  local function field(name, ok, expected)
-    if not ok then bad(where, string.format("tuning.%s = %s: expected %s", name, show(t[name]), expected)) end
-  end
-  field("block_m", is_int(t.block_m) and t.block_m >= 1, "a positive integer")
-  field("warp_m", is_int(t.warp_m) and t.warp_m >= 1, "a positive integer")
-  for _, f in ipairs({ "block_n", "block_k" }) do field(f, is_pow2(t[f]) and t[f] >= 16, "a power of two >= 16") end
-  field("warp_n", is_pow2(t.warp_n) and t.warp_n >= 8, "a power of two >= 8")
-  field("warp_k", is_pow2(t.warp_k) and t.warp_k >= 16, "a power of two >= 16")
-  local warps = 1
-  for _, d in ipairs({ "m", "n", "k" }) do
-    local b, w = t["block_" .. d], t["warp_" .. d]
-    if b % w ~= 0 or not is_pow2(b / w) then
-      bad(where, string.format("block_%s = %d is not warp_%s = %d times a power of two", d, b, d, w))
-    end
-    warps = warps * (b / w)
-  end
-  if warps * 32 > 1024 then
-    bad(where, string.format("%d warps per CTA (%d threads) exceed the CUDA limit of 1024 threads", warps, warps * 32))
-  end
-  field("stages", is_int(t.stages) and t.stages >= 2 and t.stages <= 8, "an integer in 2..8")
-  field("ctas_per_sm", is_int(t.ctas_per_sm) and t.ctas_per_sm >= 1 and t.ctas_per_sm <= 8, "an integer in 1..8")
 end
 
 -- The tunings policy.mma_tuning builds while a policy's tunings() runs, each with the line of

@@ -961,8 +961,8 @@ const char *hum_runtime_override(const hum_runtime *rt, const char *key);
  *    to multiples of 64 and 128 inside the layer), any M >= 1.
  * A combination outside this list fails at prepare time with HUM_ERR_UNSUPPORTED naming it.
  * On sm_90 the built-in policy runs the M ranges from 33 up on kernels/gemm/gemm_wgmma.cu (Hopper
- * warpgroup MMA, same prepared weights, same results to rounding) for layers of any weight
- * width without act-order and with K a multiple of 8 (policy field `kernel`, hum_tuning).
+ * warpgroup MMA, same prepared weights, same results to rounding) for the layers that kernel
+ * takes (policy field `kernel`, hum_tuning; its rules: docs/policies.md, "Tuning fields").
  * Known limit: float8_e5m2 codes with an all-ones exponent (which the standard format reads
  * as finite numbers of 65536 and more) overflow float16 activations.
  */
@@ -1056,8 +1056,8 @@ typedef struct hum_compute_config {
 
 /* The kernel family of a tuning (policy field `kernel`): MMA is the mma.sync kernel
  * (kernels/gemm/gemm_mma.cu, sm_75 and newer); WGMMA the Hopper warpgroup-MMA kernel
- * (kernels/gemm/gemm_wgmma.cu, sm_90a only; every weight width, no act-order, K a multiple of 8),
- * whose warp tile is block_m tokens x 16 rows of each of warp_n / 16 64-row slabs x block_k. */
+ * (kernels/gemm/gemm_wgmma.cu, sm_90a only), whose warp tile is block_m tokens x 16 rows of each
+ * of warp_n / 16 64-row slabs x block_k. The layers and tunings each takes: docs/policies.md. */
 typedef enum hum_gemm_kernel { HUM_GEMM_KERNEL_MMA = 0, HUM_GEMM_KERNEL_WGMMA = 1 } hum_gemm_kernel;
 
 /* TuningConfig (docs/policies.md, "Tuning fields"). */
@@ -1109,11 +1109,20 @@ typedef struct hum_config_field {
 /* The rows of every config field; *count (unless NULL) receives their number. */
 const hum_config_field *hum_config_fields(int32_t *count);
 
-/* Checks one tuning against the kernel's shape rules for `config` (derived fields filled) and
- * gives its dynamic shared memory in bytes and its threads per CTA (either pointer may be NULL).
- * HUM_ERR_UNSUPPORTED naming the rule it breaks. lua/hum/dispatch.lua fits tunings with it. */
+/* Checks one tuning against every rule of its kernel family for `config` (derived fields
+ * filled; a dense compute config) and gives its dynamic shared memory in bytes and its threads
+ * per CTA (either pointer may be NULL). HUM_ERR_POLICY for a value no policy may write (e.g. a
+ * block N that is no power of two), HUM_ERR_UNSUPPORTED naming the kernel rule it breaks. The
+ * rules live in runtime/src/gemm_variant.c and gemm_wgmma.c; planning applies the same. */
 hum_status hum_layer_tuning_check(const hum_layer_config *config, const hum_tuning *tuning, int64_t *smem_bytes,
                                   int32_t *threads);
+
+/* Whether kernel family `kernel` (a hum_gemm_kernel) runs a layer of `config` (derived fields
+ * filled) and `compute` on `arch`: HUM_OK, or HUM_ERR_UNSUPPORTED naming the rule;
+ * HUM_ERR_INVALID_ARG for NULL or an unknown family. lua/hum/layer.lua hands the answers to the
+ * policies as layer.kernels. */
+hum_status hum_layer_kernel_takes(const hum_layer_config *config, const hum_compute_config *compute, int32_t kernel,
+                                  const char *arch);
 
 /* A layer from a standard weight (copied: `w` stays the caller's); opts may be NULL. Host
  * only, no GPU needed. Errors: HUM_ERR_INVALID_ARG (NULL, a weight hum_standard_validate

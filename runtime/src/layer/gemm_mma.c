@@ -8,6 +8,14 @@ static int container_bits(int b)
     return b <= 1 ? 1 : b <= 2 ? 2 : b <= 4 ? 4 : 8;
 }
 
+void hum_gemm_mma_fit(const hum_layer_config *c, hum_tuning *t)
+{
+    const int cont = container_bits(c->weight_bits);
+    const int min_warp_n = cont != c->weight_bits ? 64 : (64 / cont > 16 ? 64 / cont : 16);
+    t->warp_n = t->warp_n > min_warp_n ? t->warp_n : min_warp_n;
+    t->warp_n = t->warp_n < t->block_n ? t->warp_n : t->block_n;
+}
+
 hum_status hum_gemm_mma_check(const hum_gemm_variant *v)
 {
     const int bits = v->layer->weight_bits, warp_n = v->tuning->warp_n;

@@ -1,6 +1,7 @@
-/* Launch figures, shape rules and the constants header of one GEMM kernel variant. The rules
- * repeat the static_asserts of kernels/gemm/config.cuh so that a bad tuning is refused at
- * prepare time with its name, not as an NVRTC error. */
+/* The shape and resource rules of the GEMM, the fitting of a policy's tuning to a layer, and the
+ * constants header of a variant (see gemm_variant.h). kernels/gemm/config.cuh and the kernels
+ * keep static_asserts of the same rules as a backstop; a broken rule is refused here, at
+ * planning time, naming the rule. */
 #include "gemm_variant.h"
 
 #include "gemm_family.h"
@@ -10,6 +11,13 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+
+#define RULE(status, cond, ...)                        \
+    do {                                               \
+        if (!(cond))                                   \
+            return hum_fail(status, __VA_ARGS__);      \
+    } while (0)
 
 static int pow2(int64_t x)
 {
@@ -22,8 +30,7 @@ int32_t hum_gemm_threads(const hum_gemm_variant *v)
     return 32 * (t->block_m / t->warp_m) * (t->block_n / t->warp_n) * (t->block_k / t->warp_k);
 }
 
-/* The pipeline's stages (and the k-warp reduction buffer): what "hum_constants.h" calls kSmemBytes. */
-static int64_t pipeline_bytes(const hum_gemm_variant *v)
+int64_t hum_gemm_pipeline_bytes(const hum_gemm_variant *v)
 {
     const hum_layer_config *c = v->layer;
     const hum_tuning *t = v->tuning;
@@ -38,52 +45,120 @@ static int64_t pipeline_bytes(const hum_gemm_variant *v)
 
 int64_t hum_gemm_smem_bytes(const hum_gemm_variant *v)
 {
-    return pipeline_bytes(v) + hum_gemm_family_of(v->tuning->kernel)->extra_smem;
+    const hum_gemm_family *f = hum_gemm_family_of(v->tuning->kernel);
+    return hum_gemm_pipeline_bytes(v) + (f ? f->extra_smem : 0);
 }
 
-hum_status hum_gemm_variant_check(const hum_gemm_variant *v)
+int64_t hum_gemm_cta_smem_bytes(const hum_gemm_variant *v)
 {
-#define RULE(cond, ...)                                           \
-    do {                                                          \
-        if (!(cond))                                              \
-            return hum_fail(HUM_ERR_UNSUPPORTED, __VA_ARGS__);    \
-    } while (0)
+    const hum_gemm_family *f = hum_gemm_family_of(v->tuning->kernel);
+    return hum_gemm_smem_bytes(v) + (f ? f->static_smem : 0);
+}
+
+/* What a policy may write in a tuning, before it is fitted to a layer (HUM_ERR_POLICY). */
+static hum_status check_policy_values(const hum_tuning *t)
+{
+    RULE(HUM_ERR_POLICY, t->block_m >= 1 && t->warp_m >= 1, "block_m = %d, warp_m = %d: expected positive integers",
+         t->block_m, t->warp_m);
+    RULE(HUM_ERR_POLICY, pow2(t->block_n) && t->block_n >= 16 && pow2(t->block_k) && t->block_k >= 16,
+         "block_n = %d, block_k = %d: expected powers of two >= 16", t->block_n, t->block_k);
+    RULE(HUM_ERR_POLICY, pow2(t->warp_n) && t->warp_n >= 8, "warp_n = %d: expected a power of two >= 8", t->warp_n);
+    RULE(HUM_ERR_POLICY, pow2(t->warp_k) && t->warp_k >= 16, "warp_k = %d: expected a power of two >= 16",
+         t->warp_k);
+    const int32_t block[3] = {t->block_m, t->block_n, t->block_k}, warp[3] = {t->warp_m, t->warp_n, t->warp_k};
+    for (int d = 0; d < 3; d++)
+        RULE(HUM_ERR_POLICY, block[d] % warp[d] == 0 && pow2(block[d] / warp[d]),
+             "block_%c = %d is not warp_%c = %d times a power of two", "mnk"[d], block[d], "mnk"[d], warp[d]);
+    RULE(HUM_ERR_POLICY, t->stages >= 2 && t->stages <= 8, "stages = %d: expected an integer in 2..8", t->stages);
+    RULE(HUM_ERR_POLICY, t->ctas_per_sm >= 1 && t->ctas_per_sm <= 8, "ctas_per_sm = %d: expected an integer in 1..8",
+         t->ctas_per_sm);
+    RULE(HUM_ERR_POLICY, t->stream_k == 0 || t->stream_k == 1, "stream_k = %d: expected 0 or 1", t->stream_k);
+    RULE(HUM_ERR_POLICY, hum_gemm_family_of(t->kernel), "kernel = %d: no such kernel family", t->kernel);
+    return HUM_OK;
+}
+
+hum_status hum_gemm_kernel_takes(int32_t kernel, const hum_layer_config *c, const hum_compute_config *compute,
+                                 const char *arch)
+{
+    const hum_gemm_family *f = hum_gemm_family_of(kernel);
+    RULE(HUM_ERR_UNSUPPORTED, f, "kernel %d: no such kernel family", kernel);
+    RULE(HUM_ERR_UNSUPPORTED, !arch || !f->arch || strcmp(arch, f->arch) == 0,
+         "the %s kernel runs on %s only (the target is %s)", f->name, f->arch, arch);
+    return f->takes ? f->takes(c, compute) : HUM_OK;
+}
+
+hum_status hum_gemm_variant_check(const hum_gemm_variant *v, const char *arch)
+{
     const hum_layer_config *c = v->layer;
     const hum_tuning *t = v->tuning;
-    RULE(c->weight_bits >= 1 && c->weight_bits <= 8, "weight width %d bits (expected 1..8)", c->weight_bits);
-    RULE(t->block_m > 0 && t->block_n > 0 && t->block_k > 0 && t->warp_m > 0 && t->warp_n > 0 && t->warp_k > 0,
-         "tile shapes must be positive");
-    const hum_gemm_family *family = hum_gemm_family_of(t->kernel);
-    RULE(family, "kernel %d: no such kernel family", t->kernel);
-    if (family->check) {
-        const hum_status st = family->check(v);
-        if (st != HUM_OK)
-            return st;
-    }
-    RULE(t->block_m % t->warp_m == 0 && t->block_n % t->warp_n == 0 && t->block_k % t->warp_k == 0,
-         "block %dx%dx%d is not a multiple of warp %dx%dx%d", t->block_m, t->block_n, t->block_k, t->warp_m,
-         t->warp_n, t->warp_k);
-    RULE(t->warp_m % 16 == 0 && t->warp_n % 16 == 0 && t->warp_k % 16 == 0,
+    hum_status st = check_policy_values(t);
+    if (st != HUM_OK)
+        return st;
+    const hum_gemm_family *f = hum_gemm_family_of(t->kernel);
+    if ((st = hum_gemm_kernel_takes(t->kernel, c, v->compute, arch)) != HUM_OK)
+        return st;
+    RULE(HUM_ERR_UNSUPPORTED, v->compute->gemm_type == HUM_GEMM_DENSE && c->num_experts == 0,
+         "GEMM type %d with %lld experts: the GEMM kernels are dense only", v->compute->gemm_type,
+         (long long)c->num_experts);
+    RULE(HUM_ERR_UNSUPPORTED, !v->compute->f16_accum, "float16 accumulation: the GEMM kernels accumulate in float32");
+    RULE(HUM_ERR_UNSUPPORTED, c->weight_bits >= 1 && c->weight_bits <= 8, "weight width %d bits (expected 1..8)",
+         c->weight_bits);
+    if (f->check && (st = f->check(v)) != HUM_OK)
+        return st;
+    RULE(HUM_ERR_UNSUPPORTED, t->warp_m % 16 == 0 && t->warp_n % 16 == 0 && t->warp_k % 16 == 0,
          "warp tile %dx%dx%d must be a multiple of 16 in M, N and K", t->warp_m, t->warp_n, t->warp_k);
-    RULE(t->block_n % 64 == 0 && (t->block_k == 64 || t->block_k == 128 || t->block_k == 256),
+    RULE(HUM_ERR_UNSUPPORTED, t->block_n % 64 == 0 && (t->block_k == 64 || t->block_k == 128 || t->block_k == 256),
          "block N %d must be a multiple of 64 and block K %d 64, 128 or 256", t->block_n, t->block_k);
-    RULE(pow2(t->warp_n) && pow2(t->warp_k), "warp N %d and warp K %d must be powers of two", t->warp_n, t->warp_k);
-    RULE(c->padded_n % t->block_n == 0 && c->padded_k % t->block_k == 0, "padded N %" PRId64 " / K %" PRId64
+    RULE(HUM_ERR_UNSUPPORTED, c->padded_n % t->block_n == 0 && c->padded_k % t->block_k == 0, "padded N %" PRId64 " / K %" PRId64
          " must be multiples of block N %d / K %d", c->padded_n, c->padded_k, t->block_n, t->block_k);
-    RULE(c->kernel_group % t->block_k == 0 || (t->block_k % c->kernel_group == 0 && c->kernel_group % 16 == 0),
+    RULE(HUM_ERR_UNSUPPORTED, c->kernel_group % t->block_k == 0 || (t->block_k % c->kernel_group == 0 && c->kernel_group % 16 == 0),
          "scale group %" PRId64 " and block K %d must divide one another (group a multiple of 16)", c->kernel_group,
          t->block_k);
     const int wk = t->block_k / t->warp_k;
-    RULE(wk == 1 || wk == 2 || wk == 4, "%d warps along K (expected 1, 2 or 4)", wk);
-    RULE(t->stages >= 2, "%d pipeline stages (at least 2)", t->stages);
-    RULE(t->ctas_per_sm >= 1, "%d CTAs per SM (at least 1)", t->ctas_per_sm);
+    RULE(HUM_ERR_UNSUPPORTED, wk == 1 || wk == 2 || wk == 4, "%d warps along K (expected 1, 2 or 4)", wk);
+    RULE(HUM_ERR_UNSUPPORTED, t->stages >= f->min_stages, "%d pipeline stages (the %s kernel needs at least %d)",
+         t->stages, f->name, f->min_stages);
     const int32_t threads = hum_gemm_threads(v);
-    RULE(threads <= 1024, "%d threads per CTA (at most 1024)", threads);
+    RULE(HUM_ERR_UNSUPPORTED, threads <= 1024, "%d threads per CTA (at most 1024)", threads);
     const int gather = c->act_order || c->k % 8 != 0;
-    RULE(!gather || (int64_t)t->block_m * t->block_k % threads == 0,
+    RULE(HUM_ERR_UNSUPPORTED, !gather || (int64_t)t->block_m * t->block_k % threads == 0,
          "gathered activation tile %dx%d does not split over %d threads", t->block_m, t->block_k, threads);
     return HUM_OK;
-#undef RULE
+}
+
+
+hum_status hum_gemm_fit(const hum_layer_config *c, const hum_compute_config *compute, const hum_tuning *in,
+                        const char *arch, int64_t smem_budget, const char *device_name, hum_tuning *out)
+{
+    hum_status st = check_policy_values(in);
+    if (st != HUM_OK)
+        return st;
+    const hum_gemm_family *f = hum_gemm_family_of(in->kernel);
+    if ((st = hum_gemm_kernel_takes(in->kernel, c, compute, arch)) != HUM_OK)
+        return st;
+    hum_tuning t = *in;
+    t.block_n = t.block_n > 64 ? t.block_n : 64;
+    while (t.block_n > 64 && c->padded_n % t.block_n != 0)
+        t.block_n /= 2;
+    t.block_k = t.block_k >= 256 && c->padded_k % 256 == 0 ? 256 : t.block_k >= 128 ? 128 : 64;
+    if (c->kernel_group < c->padded_k && c->kernel_group % t.block_k != 0 && t.block_k % c->kernel_group != 0)
+        t.block_k = 64;
+    t.warp_k = t.warp_k < t.block_k ? t.warp_k : t.block_k;
+    while (t.block_k / t.warp_k > 4)
+        t.warp_k *= 2;
+    if (f->fit)
+        f->fit(c, &t);
+    const hum_gemm_variant v = {c, compute, &t};
+    while (hum_gemm_cta_smem_bytes(&v) * t.ctas_per_sm > smem_budget && t.stages > f->min_stages)
+        t.stages--;
+    if ((st = hum_gemm_variant_check(&v, arch)) != HUM_OK)
+        return st;
+    const int64_t smem = hum_gemm_cta_smem_bytes(&v);
+    RULE(HUM_ERR_UNSUPPORTED, smem * t.ctas_per_sm <= smem_budget,
+         "%d CTAs of %lld bytes of shared memory do not fit the %lld bytes of %s", t.ctas_per_sm, (long long)smem,
+         (long long)smem_budget, device_name);
+    *out = t;
+    return HUM_OK;
 }
 
 /* Appends to out[*len .. cap); the caller checks *len < cap once at the end. */
@@ -102,7 +177,7 @@ hum_status hum_gemm_constants(const hum_gemm_variant *v, char *out, size_t cap)
     static const char *const types[] = {"int", "bool", "unsigned", "int"}; /* by hum_field_kind */
     const void *configs[] = {v->layer, v->compute, v->tuning};             /* by hum_config_id */
     size_t len = 0;
-    put(out, cap, &len, "// hum_constants.h: one GEMM variant (runtime/src/layer/gemm_variant.c)\n#pragma once\n"
+    put(out, cap, &len, "// hum_constants.h: one GEMM variant (runtime/src/gemm_variant.c)\n#pragma once\n"
                         "namespace hum_cfg {\n");
     int32_t count;
     const hum_config_field *f = hum_config_fields(&count);
@@ -128,7 +203,7 @@ hum_status hum_gemm_constants(const hum_gemm_variant *v, char *out, size_t cap)
         "constexpr int kSmemBytes = %lld;\n"
         "}\n",
         c->a_dtype == HUM_DTYPE_BFLOAT16 ? "true" : "false", c->has_scale ? 0 : hum_layer_scale_exponent(c, 1.0, 0.0),
-        hum_gemm_threads(v), (long long)pipeline_bytes(v));
+        hum_gemm_threads(v), (long long)hum_gemm_pipeline_bytes(v));
     if (len >= cap)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_gemm_constants: %zu bytes are too few for the header", cap);
     return HUM_OK;

@@ -1,19 +1,34 @@
-/* Shape rules of the wgmma GEMM variant (see gemm_wgmma.h). */
+/* Rules of the wgmma GEMM family (see gemm_wgmma.h). */
 #include "gemm_wgmma.h"
 
 #include "internal.h"
 
-hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v)
-{
 #define RULE(cond, ...)                                                          \
     do {                                                                         \
         if (!(cond))                                                             \
             return hum_fail(HUM_ERR_UNSUPPORTED, "wgmma kernel: " __VA_ARGS__); \
     } while (0)
-    const hum_layer_config *c = v->layer;
-    const hum_tuning *t = v->tuning;
+
+hum_status hum_gemm_wgmma_takes(const hum_layer_config *c, const hum_compute_config *compute)
+{
+    (void)compute;
     RULE(!c->act_order, "act-order layers run the mma.sync kernel");
     RULE(c->k % 8 == 0, "K %lld is not a multiple of 8", (long long)c->k);
+    return HUM_OK;
+}
+
+void hum_gemm_wgmma_fit(const hum_layer_config *c, hum_tuning *t)
+{
+    (void)c;
+    t->warp_m = t->block_m;
+    t->warp_k = t->block_k;
+    t->warp_n = t->warp_n < t->block_n / 4 ? t->warp_n : t->block_n / 4;
+    t->warp_n = t->warp_n > 16 ? t->warp_n : 16;
+}
+
+hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v)
+{
+    const hum_tuning *t = v->tuning;
     RULE(t->warp_m == t->block_m && t->warp_k == t->block_k,
          "warp_m %d and warp_k %d must equal block_m %d and block_k %d", t->warp_m, t->warp_k, t->block_m,
          t->block_k);
@@ -26,11 +41,9 @@ hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v)
          "warp_n %d, block_m %d, block_n %d: at most 2 slabs (warp_n 32), 128 accumulators (warp_n / 16 * "
          "block_m <= 256) and 2 warpgroups (block_n / warp_n <= 8) per thread",
          t->warp_n, t->block_m, t->block_n);
-    RULE(t->stages >= 3, "%d stages (at least 3)", t->stages);
     const int64_t tile = (int64_t)t->block_m * (t->block_n * 2 + 16);
-    const int64_t pipeline = hum_gemm_smem_bytes(v) - HUM_GEMM_WGMMA_EXTRA_SMEM;
+    const int64_t pipeline = hum_gemm_pipeline_bytes(v);
     RULE(tile <= pipeline, "the %lld-byte epilogue tile exceeds the %lld bytes of the pipeline", (long long)tile,
          (long long)pipeline);
     return HUM_OK;
-#undef RULE
 }

@@ -192,7 +192,7 @@ hum_status hum_layer_tuning_check(const hum_layer_config *config, const hum_tuni
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_tuning_check: NULL %s", !config ? "config" : "tuning");
     const hum_compute_config dense = {HUM_GEMM_DENSE, 0, 0};
     const hum_gemm_variant v = {config, &dense, tuning};
-    hum_status st = hum_gemm_variant_check(&v);
+    hum_status st = hum_gemm_variant_check(&v, NULL);
     if (st != HUM_OK)
         return st;
     if (smem_bytes)
@@ -200,4 +200,14 @@ hum_status hum_layer_tuning_check(const hum_layer_config *config, const hum_tuni
     if (threads)
         *threads = hum_gemm_threads(&v);
     return HUM_OK;
+}
+
+hum_status hum_layer_kernel_takes(const hum_layer_config *config, const hum_compute_config *compute, int32_t kernel,
+                                  const char *arch)
+{
+    const hum_gemm_family *f = hum_gemm_family_of(kernel);
+    if (!config || !compute || !arch || !f)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_kernel_takes: %s",
+                        !config ? "NULL config" : !compute ? "NULL compute" : !arch ? "NULL arch" : "no such kernel");
+    return hum_gemm_kernel_takes(kernel, config, compute, arch);
 }

@@ -1,6 +1,7 @@
 /* The hum_layer object (hum.h, HUM-SECTION layer) inside libhum: the files layer*.c share it.
  *   layer.c          create, copy, destroy, info, the tuning check
- *   layer_plan.c     LayerConfig and dispatch table through lua/hum/layer.lua, kernel compiles
+ *   layer_plan.c     planning in one pass (lua/hum/layer.lua: LayerConfig and the policy's ranges;
+ *                    C: each tuning fitted and checked), kernel compiles
  *   layer_upload.c   device buffers and the GPU preprocessing (kernels/prep/repack.cu)
  *   layer_forward.c  the hot path
  *   layer_spec.c     SPEC strings and random weights for them */
@@ -66,7 +67,10 @@ int32_t hum_layer_scale_exponent(const hum_layer_config *cfg, double scale_max, 
 /* Fills plan->config's input fields from a standard weight and the activation dtype. */
 void hum_layer_plan_inputs(const hum_standard_weight *w, hum_dtype activation_dtype, hum_layer_plan *plan);
 
-/* Runs lua/hum/layer.lua's plan() on `plan` (inputs and target filled). */
+/* Plans `plan` (inputs and target filled): lua/hum/layer.lua's plan() derives the config and
+ * writes the policy's ranges and tunings, then each tuning is fitted to the layer and checked
+ * (hum_gemm_fit) and equal neighbours merge. A broken rule names the policy file, line and M
+ * range. */
 hum_status hum_layer_run_plan(hum_runtime *rt, hum_layer_plan *plan);
 
 /* Compiles the kernel of every planned entry for plan->arch through the runtime's cache.

@@ -1,8 +1,10 @@
-/* Planning (lua/hum/layer.lua decides the LayerConfig and the dispatch table), compiling the
- * planned kernels, and the two public entry points built on them: hum_layer_prepare (GPU) and
- * hum_layer_compile (CPU only). */
+/* Planning, in one pass: lua/hum/layer.lua derives the LayerConfig and asks the policy for its
+ * M ranges and tunings; C fits each tuning to the layer, checking every rule once
+ * (gemm_variant.c), and merges equal neighbours. Then compiling the planned kernels, and the two
+ * public entry points built on them: hum_layer_prepare (GPU) and hum_layer_compile (CPU only). */
 #include "layer.h"
 
+#include "gemm_variant.h"
 #include "internal.h"
 #include "lua_bridge.h"
 
@@ -32,6 +34,32 @@ void hum_layer_plan_inputs(const hum_standard_weight *w, hum_dtype activation_dt
     plan->compute.gemm_type = HUM_GEMM_DENSE; /* hum_layer_check_weight refuses MoE weights */
 }
 
+/* Fits every planned tuning to the layer (gemm_variant.c, hum_gemm_fit) and merges neighbours
+ * that end up with the same kernel, so that a layer compiles as few kernels as its policy really
+ * asks for. A broken rule names the policy file and line and the range. */
+static hum_status fit_entries(hum_layer_plan *plan)
+{
+    int32_t out = 0;
+    for (int32_t i = 0; i < plan->entry_count; i++) {
+        hum_plan_entry e = plan->entries[i];
+        const hum_status st = hum_gemm_fit(&plan->config, &plan->compute, &plan->entries[i].tuning, plan->arch,
+                                           plan->smem_per_block, plan->device_name, &e.tuning);
+        if (st != HUM_OK) {
+            char upper[24] = "inf";
+            if (e.m_max != INT64_MAX)
+                snprintf(upper, sizeof upper, "%lld", (long long)e.m_max);
+            return hum_fail_context(st, "policy '%s' (%s:%d), M %lld..%s", plan->policy_name, plan->policy_origin,
+                                    e.policy_line, (long long)e.m_min, upper);
+        }
+        if (out > 0 && !memcmp(&plan->entries[out - 1].tuning, &e.tuning, sizeof e.tuning))
+            plan->entries[out - 1].m_max = e.m_max;
+        else
+            plan->entries[out++] = e;
+    }
+    plan->entry_count = out;
+    return HUM_OK;
+}
+
 hum_status hum_layer_run_plan(hum_runtime *rt, hum_layer_plan *plan)
 {
     hum_status st = hum_lua_call(rt, "hum.layer", "plan", "hum_layer_plan *", plan);
@@ -51,7 +79,7 @@ hum_status hum_layer_run_plan(hum_runtime *rt, hum_layer_plan *plan)
                             "to the largest M",
                             i, (long long)t->m_min, (long long)t->m_max);
     }
-    return HUM_OK;
+    return fit_entries(plan);
 }
 
 hum_status hum_layer_compile_entries(hum_runtime *rt, const hum_layer_plan *plan, hum_jit_result *results,
@@ -62,15 +90,9 @@ hum_status hum_layer_compile_entries(hum_runtime *rt, const hum_layer_plan *plan
     for (int32_t i = 0; i < plan->entry_count; i++) {
         const hum_gemm_variant v = {&plan->config, &plan->compute, &plan->entries[i].tuning};
         const hum_gemm_family *f = hum_gemm_family_of(v.tuning->kernel);
-        hum_status st = hum_gemm_variant_check(&v);
-        if (st == HUM_OK && f->arch && strcmp(plan->arch, f->arch) != 0)
-            st = hum_fail(HUM_ERR_UNSUPPORTED, "the %s kernel runs on %s only (the target is %s)", f->name, f->arch,
-                          plan->arch);
-        if (st == HUM_OK)
-            st = hum_gemm_constants(&v, headers[i], sizeof headers[i]);
+        const hum_status st = hum_gemm_constants(&v, headers[i], sizeof headers[i]);
         if (st != HUM_OK)
-            return hum_fail_context(st, "dispatch entry %d (M %lld..%lld)", i, (long long)plan->entries[i].m_min,
-                                    (long long)plan->entries[i].m_max);
+            return hum_fail_context(st, "dispatch entry %d", i);
         memset(&reqs[i], 0, sizeof reqs[i]);
         reqs[i].source = f->source;
         reqs[i].constants = headers[i];
@@ -126,14 +148,13 @@ hum_status hum_layer_prepare(hum_layer *layer)
     int32_t loaded = 0;
     for (; loaded < plan.entry_count; loaded++) {
         const hum_tuning *t = &plan.entries[loaded].tuning;
+        const hum_gemm_variant v = {&plan.config, &plan.compute, t};
+        const int64_t smem = hum_gemm_smem_bytes(&v);
         hum_dispatch_entry *e = &entries[loaded];
-        int64_t smem = 0;
-        int32_t threads = 0;
-        if ((st = hum_layer_tuning_check(&plan.config, t, &smem, &threads)) != HUM_OK ||
-            (st = hum_kernel_load(dev.ordinal, &results[loaded], (int32_t)smem, &e->kernel)) != HUM_OK)
+        if ((st = hum_kernel_load(dev.ordinal, &results[loaded], (int32_t)smem, &e->kernel)) != HUM_OK)
             break;
         e->m_max = plan.entries[loaded].m_max;
-        e->threads = (uint32_t)threads;
+        e->threads = (uint32_t)hum_gemm_threads(&v);
         e->smem_bytes = (uint32_t)smem;
         e->block_m = t->block_m;
         e->stream_k = t->stream_k;
