@@ -71,9 +71,10 @@ local function is_int32(x)
 end
 
 -- Writes a policy's Lua table `t` into config cdata `out` (fields of role "in" and
--- "optional"). A missing field, a value of the wrong type and an unknown field raise
--- HUM_ERR_POLICY naming `where` and the field; the values themselves are C's to check.
-function fields.from_table(config, t, out, where)
+-- "optional"). A missing field, a value of the wrong type and an unknown field (other than the
+-- keys of `ignore`) raise HUM_ERR_POLICY naming `where` and the field; the values themselves are
+-- C's to check. Returns out.
+function fields.from_table(config, t, out, where, ignore)
   local function bad(msg) hum.fail("HUM_ERR_POLICY", where .. ": " .. msg, 0) end
   if type(t) ~= "table" then bad(config .. " must be a table, got " .. fields.show(t)) end
   local known, required = {}, {}
@@ -84,7 +85,7 @@ function fields.from_table(config, t, out, where)
     end
   end
   for k in pairs(t) do
-    if not known[k] then
+    if not known[k] and not (ignore and ignore[k]) then
       local names = {}
       for _, f in ipairs(fields.list(config)) do
         if f.role ~= "derived" then names[#names + 1] = f.name end

@@ -1,5 +1,6 @@
 -- Which format a checkpoint is in, from its config files, and the two entry points C calls
--- (runtime/src/layer/layer_load.c): list(rt, call) and load(rt, call), both given a hum_format_call.
+-- (runtime/src/layer/layer_load.c): list(rt, call) and load(rt, call), both given a hum_format_call,
+-- and names(rt, call) for hum_runtime_formats.
 --
 -- Detection (checkpoint-formats.md sections 1.6, 2.4, 3.1, 4.1, 5.1, 6.2, 7, 10):
 --   hf_quant_config.json present                  -> ModelOpt (config.json may repeat it as
@@ -137,6 +138,16 @@ function M.list(_, call)
     fill_summary(s, d)
     hum.check(C.hum_layer_list_append(call.list, s))
   end
+end
+
+-- The known formats' quant_method names into call.names (hum_runtime_formats).
+function M.names(_, call)
+  local text = known()
+  if #text >= call.names_cap then
+    hum.fail("HUM_ERR_INVALID_ARG", string.format("hum_runtime_formats: %d bytes are too few for '%s'",
+      tonumber(call.names_cap), text), 0)
+  end
+  ffi.copy(call.names, text)
 end
 
 -- A layer is any name the format lists, or a "*" name standing for a complete expert set.

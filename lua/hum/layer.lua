@@ -8,6 +8,7 @@ local ffi = require("ffi")
 local hum = require("hum")
 local policy = require("hum.policy")
 local fields = require("hum.fields")
+local dispatch = require("hum.dispatch")
 
 local layer = {}
 
@@ -126,7 +127,7 @@ function layer.config(c, sm)
 end
 
 -- The device table the policies see for a plan: its GPU, or the nominal device of its arch.
-local function target(plan)
+function layer.target(plan)
   if plan.sm > 0 then
     return {
       name = ffi.string(plan.device_name), sm = plan.sm, sm_count = plan.sm_count,
@@ -150,33 +151,25 @@ local function kernels(plan)
   return out
 end
 
-local INT64_MAX = 0x7fffffffffffffffLL
-
--- Fills a hum_layer_plan: derived config fields, the target's shared memory, the policy's M
--- ranges and tunings as it wrote them, with its name, file and lines. C fits the tunings to
--- the layer and checks them (runtime/src/layer_plan.c).
-function layer.plan(rt, plan)
-  local device = target(plan)
-  plan.smem_per_block = device.smem_per_block
-  ffi.copy(plan.device_name, device.name:sub(1, ffi.sizeof(plan.device_name) - 1))
+-- What the policies see for a plan (inputs and target filled): the device table, the
+-- LayerConfig table (derived fields filled in the plan too) with `kernels`, the families that run
+-- the layer on the plan's arch, and the ComputeConfig table.
+function layer.inputs(plan)
+  local device = layer.target(plan)
   local cfg = layer.config(plan.config, device.sm)
   cfg.kernels = kernels(plan)
-  local list, p = policy.tunings(device, cfg, fields.to_table("compute", plan.compute))
-  local max = tonumber(hum.C.HUM_LAYER_MAX_ENTRIES)
-  if #list > max then
-    hum.fail("HUM_ERR_POLICY", string.format("policy '%s' (%s) gives %d M ranges (at most %d)", p.name, p.origin,
-      #list, max), 0)
-  end
-  ffi.copy(plan.policy_name, p.name:sub(1, ffi.sizeof(plan.policy_name) - 1))
-  ffi.copy(plan.policy_origin, p.origin:sub(1, ffi.sizeof(plan.policy_origin) - 1))
-  plan.entry_count = #list
-  for i, e in ipairs(list) do
-    local dst = plan.entries[i - 1]
-    dst.m_min = e.m_min
-    dst.m_max = e.m_max == math.huge and INT64_MAX or e.m_max
-    dst.policy_line = e.line
-    fields.from_table("tuning", e.tuning, dst.tuning, p.origin)
-  end
+  return device, cfg, fields.to_table("compute", plan.compute)
+end
+
+-- Fills a hum_layer_plan: derived config fields, the target's shared memory, the policy's M
+-- ranges and tunings as it wrote them, with the policy line of each. C then fits the tunings to
+-- the layer and checks them, once (runtime/src/layer/layer_plan.c, hum_layer_fit_plan).
+function layer.plan(rt, plan)
+  local device, cfg, compute = layer.inputs(plan)
+  plan.smem_per_block = device.smem_per_block
+  if plan.sm == 0 then dispatch.put(plan.device_name, device.name) end
+  local list, p = policy.tunings(device, cfg, compute)
+  dispatch.store(list, plan, p)
 end
 
 return layer

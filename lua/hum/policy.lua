@@ -31,43 +31,16 @@ end
 
 local show = fields.show
 
--- Reads one tuning table as a hum_tuning (hum.fields): the fields and their types. Whether the
--- values suit a layer and a kernel is C's to check when the plan is fitted. `where` names the
--- policy file and entry.
+-- Reads one tuning table as a hum_tuning (hum.fields): the fields and their types (its `origin`
+-- is the policy line it came from). Whether the values suit a layer and a kernel is C's to
+-- check when the table is fitted. `where` names the policy file and entry.
 local function check_tuning(t, where)
-  fields.from_table("tuning", t, ffi.new("hum_tuning"), where)
-end
-
--- The tunings policy.mma_tuning builds while a policy's tunings() runs, each with the line of
--- that tunings() it was asked for on (however many helpers of the file sit in between), so that
--- the plan can name the line of every entry. nil outside such a call.
-local made, making
-
--- The line of the policy file a tuning was written on: the first tuning built during the call
--- whose contents it has (tunings() returns copies, lua/hum/sandbox.lua), else the line
--- tunings() starts on (0 when unknown).
-local function same(a, b)
-  for k, v in pairs(a) do
-    if b[k] ~= v then return false end
-  end
-  for k, v in pairs(b) do
-    if a[k] ~= v then return false end
-  end
-  return true
-end
-
-local function line_of(tuning, p, built)
-  for _, b in ipairs(built or {}) do
-    if same(b.tuning, tuning) then return b.line end
-  end
-  return type(p.tunings) == "function" and debug.getinfo(p.tunings, "S").linedefined or 0
+  fields.from_table("tuning", t, ffi.new("hum_tuning"), where, { origin = true })
 end
 
 -- Checks a tunings list: entries {m_min, m_max, tuning}, ranges ascending and contiguous from
--- 1 to math.huge. `p` is the policy that produced it ({name, origin, tunings}), `built` what
--- policy.mma_tuning made during that call. Sets each entry's `line`: the line of the policy
--- file its tuning was written on.
-function policy.validate_tunings(list, p, built)
+-- 1 to math.huge. `p` is the policy that produced it ({name, origin}).
+function policy.validate_tunings(list, p)
   local where = string.format("policy '%s' (%s): tunings", p.name, p.origin)
   if type(list) ~= "table" or #list == 0 then
     bad(where, "must return a non-empty list of { m_min = ..., m_max = ..., tuning = {...} }, got "
@@ -94,7 +67,6 @@ function policy.validate_tunings(list, p, built)
       bad(at, string.format("m_max = %s: expected an integer >= m_min (%d)", show(e.m_max), e.m_min))
     end
     check_tuning(e.tuning, string.format("%s (m %d..%s)", at, e.m_min, tostring(e.m_max)))
-    e.line = line_of(e.tuning, p, built)
     expect = e.m_max + 1
   end
   return list
@@ -111,24 +83,47 @@ function policy.ranges(rows)
   return list
 end
 
+-- The tunings() call running now: { fn, origin, set, index }, nil outside one.
+local active
+
+-- Records in t.origin the "file:line" of the running tunings() function's line that is
+-- building `t` (a constructor called from it, directly or through a helper of the policy
+-- file), for hum_layer_describe and `hum info --layer`. A field, not a side table: the sandbox
+-- copies what a policy returns. hum's own Lua keeps the debug library that policies lack.
+local function note_origin(t)
+  if not active or t.origin ~= nil then return t end
+  for level = 2, 64 do
+    local info = debug.getinfo(level, "fl")
+    if not info then break end
+    if info.func == active.fn then
+      t.origin = active.origin .. ":" .. info.currentline
+      break
+    end
+  end
+  return t
+end
+
+-- The "file:line" a tuning came from (its origin field), or nil for a table no policy returned.
+function policy.origin_of(t) return type(t) == "table" and type(t.origin) == "string" and t.origin or nil end
+
+-- A tuning from a table of fields (copied), so that hum_layer_describe names the line that
+-- built it: `tuning { block_m = 16, ... }`. Checked like any other when tunings() returns.
+function policy.tuning(fields)
+  if type(fields) ~= "table" then
+    hum.fail("HUM_ERR_POLICY", "policy.tuning: expected a table of tuning fields, got " .. type(fields), 2)
+  end
+  local t = {}
+  for k, v in pairs(fields) do t[k] = v end
+  return note_origin(t)
+end
+
 -- A tuning for the mma.sync kernel, so that policy files list shapes, not field names: block
 -- M x N x K, warp M x N x K, stages, then CTAs per SM (default 1), with stream-K on, as every
 -- built-in policy has it. The table is fresh; a caller may add fields (sm90.lua sets
 -- kernel = "wgmma" on it).
 function policy.mma_tuning(block_m, block_n, block_k, warp_m, warp_n, warp_k, stages, ctas_per_sm)
-  local t = { block_m = block_m, block_n = block_n, block_k = block_k, warp_m = warp_m, warp_n = warp_n,
-              warp_k = warp_k, stages = stages, stream_k = true, ctas_per_sm = ctas_per_sm or 1 }
-  if made then
-    for level = 2, 20 do
-      local info = debug.getinfo(level, "fl")
-      if not info then break end
-      if info.func == making then
-        made[#made + 1] = { tuning = t, line = info.currentline }
-        break
-      end
-    end
-  end
-  return t
+  return note_origin({ block_m = block_m, block_n = block_n, block_k = block_k, warp_m = warp_m, warp_n = warp_n,
+                       warp_k = warp_k, stages = stages, stream_k = true, ctas_per_sm = ctas_per_sm or 1 })
 end
 
 local function check_device(device)
@@ -162,38 +157,47 @@ local function new_set(entries, overrides, time_limit_ms)
     Set)
 end
 
--- The policy in force for `device` (the last that applies), or nil.
-function Set:winner(device)
+-- The policy in force for `device` (the last that applies) and its index, or nil. `below`
+-- (default: past the last) considers only the files before that index.
+function Set:winner(device, below)
   check_device(device)
-  for i = #self.entries, 1, -1 do
+  for i = (below or #self.entries + 1) - 1, 1, -1 do
     local p = self.entries[i]
     local applies = sandbox.call(p.origin, "applies(device)", self.time_limit_ms, p.applies, copy(device))
     if type(applies) ~= "boolean" then
       bad(string.format("policy '%s' (%s)", p.name, p.origin), "applies(device) must return true or false, got "
         .. type(applies))
     end
-    if applies then return p end
+    if applies then return p, i end
   end
   return nil
 end
 
--- The checked M-range list of the winning policy for `layer` (the LayerConfig table) and
--- `compute` (the ComputeConfig table) on `device`, and that policy.
-function Set:tunings(device, layer, compute)
-  local p = self:winner(device)
+-- The checked M-range list of the winning policy (among the files before index `below`) for
+-- `layer` (the LayerConfig table) and `compute` (the ComputeConfig table) on `device`, and that
+-- policy. Every tuning of the list has an origin afterwards: the line that built it, else the
+-- line that defines the policy's tunings function.
+function Set:tunings(device, layer, compute, below)
+  local p, index = self:winner(device, below)
   if not p then
     local names = {}
     for i, e in ipairs(self.entries) do names[i] = e.name end
-    hum.fail("HUM_ERR_UNSUPPORTED", string.format("no policy applies to device '%s' (sm %d); loaded: %s",
-      device.name, device.sm, #names > 0 and table.concat(names, ", ") or "none"), 0)
+    hum.fail("HUM_ERR_UNSUPPORTED", string.format("no policy applies to device '%s' (sm %d); loaded: %s%s",
+      device.name, device.sm, #names > 0 and table.concat(names, ", ") or "none",
+      below and string.format(" (below %s)", self.entries[below].name) or ""), 0)
   end
-  made, making = {}, p.tunings
+  local outer = active
+  active = { fn = p.tunings, origin = p.origin, set = self, index = index, compute = compute }
   local ok, list = pcall(sandbox.call, p.origin, "tunings(device, layer, overrides, compute)", self.time_limit_ms,
     p.tunings, copy(device), copy(layer), copy(self.nested), copy(compute))
-  local built = made
-  made, making = nil, nil
+  active = outer
   if not ok then error(list, 0) end
-  return policy.validate_tunings(list, p, built), p
+  policy.validate_tunings(list, p)
+  local defined = p.origin .. ":" .. debug.getinfo(p.tunings, "S").linedefined
+  for _, e in ipairs(list) do
+    if type(e.tuning.origin) ~= "string" then e.tuning.origin = defined end
+  end
+  return list, p
 end
 
 function Set:override(key) return self.flat[key] end
@@ -201,7 +205,7 @@ function Set:override(key) return self.flat[key] end
 local current = new_set({}, {}, sandbox.DEFAULT_TIME_LIMIT_MS)
 
 -- What `require("hum.policy")` gives a policy file: these functions, read-only.
-local HELPERS = { "ranges", "mma_tuning", "nominal_device" }
+local HELPERS = { "ranges", "mma_tuning", "tuning", "below", "nominal_device" }
 
 local function helpers()
   local t = {}
@@ -236,19 +240,60 @@ local function compile(src, time_limit_ms)
            applies = p.applies, tunings = p.tunings }
 end
 
+-- A file an operator added (HUM_POLICY_PATH, policy_paths) that applies to a nominal device but
+-- wins on none was meant to win somewhere: a file later in the order shadows it (a HUM_POLICY_PATH
+-- file named to sort before a built-in one of the same devices, say). Warns naming both files.
+-- A failing applies() ends the check of that file: the calls that plan layers report it.
+local function warn_never_wins(set)
+  for _, p in ipairs(set.entries) do
+    if not p.origin:match("^embedded:") then
+      local shadowed, wins = {}, false
+      for _, arch in ipairs(policy.nominal_archs()) do
+        local device = policy.nominal_device(arch)
+        local ok, applies = pcall(sandbox.call, p.origin, "applies(device)", set.time_limit_ms, p.applies, device)
+        local found, winner = false, nil
+        if ok and applies == true then found, winner = pcall(set.winner, set, device) end
+        if not ok or (applies == true and not found) then break end
+        if winner == p then
+          wins = true
+        elseif winner then
+          shadowed[#shadowed + 1] = string.format("%s: '%s' (%s)", arch, winner.name, winner.origin)
+        end
+      end
+      if not wins and #shadowed > 0 then
+        hum.log("warn", string.format("policy '%s' (%s) never wins: where it applies, a file later in the order "
+          .. "wins (%s); rename it to sort after that file, or list it in the config's policy_paths", p.name,
+          p.origin, table.concat(shadowed, "; ")))
+      end
+    end
+  end
+end
+
 -- Replaces the policies in force with `sources` ({origin, text, layer} in layering order) and
 -- `overrides` ({["moe.activation"] = "mxfp8"}); every call into a policy file may run for
 -- `time_limit_ms` (nil or 0: sandbox.DEFAULT_TIME_LIMIT_MS). Every file is compiled and
 -- checked before anything changes; on any error the old set stays. Layers prepared afterwards
 -- plan with the new set; prepared layers keep the dispatch tables they were built with.
--- Returns the new set.
+-- Returns the new set; a file that never wins is warned about (warn_never_wins).
 function policy.load(sources, overrides, time_limit_ms)
   if time_limit_ms == nil or time_limit_ms == 0 then time_limit_ms = sandbox.DEFAULT_TIME_LIMIT_MS end
   local entries = {}
   for i, src in ipairs(sources) do entries[i] = compile(src, time_limit_ms) end
   local candidate = new_set(entries, overrides or {}, time_limit_ms)
   current = candidate
+  warn_never_wins(candidate)
   return candidate
+end
+
+-- Inside a policy's tunings(device, layer): the M-range list the files before it give for the
+-- same device and layer, i.e. what the table would be without this file. A file that tunes
+-- some layers returns it for the others. Raises outside a tunings() call, and when no earlier
+-- file applies.
+function policy.below(device, layer)
+  if not active then
+    hum.fail("HUM_ERR_POLICY", "policy.below: call it from a policy's tunings(device, layer, overrides, compute)", 2)
+  end
+  return (active.set:tunings(device, layer, active.compute, active.index))
 end
 
 -- The policies in force.
@@ -287,9 +332,11 @@ function policy.runtime_device(rt)
   return policy.device(info)
 end
 
--- The policy in force for the runtime's own GPU: its name and origin (nil without a GPU).
-function policy.runtime_winner()
-  local device = policy.runtime_device(hum.runtime())
+-- The policy in force for the nominal device of `arch` ("sm_80"), or without `arch` for the
+-- runtime's own GPU: its name and origin (nil when there is no GPU or none applies).
+function policy.winner_of(arch)
+  local device
+  if arch then device = policy.nominal_device(arch) else device = policy.runtime_device(hum.runtime()) end
   if not device then return nil end
   local p = current:winner(device)
   if not p then return nil end
@@ -306,6 +353,16 @@ local NOMINAL = {
   [89] = { name = "nominal sm_89 (L40S)", sm_count = 142, smem_per_block = 99 * 1024, l2_bytes = 96 * MiB },
   [90] = { name = "nominal sm_90 (H100 SXM)", sm_count = 132, smem_per_block = 227 * 1024, l2_bytes = 50 * MiB },
 }
+
+-- The archs with a nominal device, in ascending order ("sm_75", ..., "sm_90a").
+function policy.nominal_archs()
+  local sms = {}
+  for sm in pairs(NOMINAL) do sms[#sms + 1] = sm end
+  table.sort(sms)
+  local archs = {}
+  for i, sm in ipairs(sms) do archs[i] = string.format("sm_%d%s", sm, sm >= 90 and "a" or "") end
+  return archs
+end
 
 -- The nominal device of an arch name ("sm_80", "sm_90a").
 function policy.nominal_device(arch)

@@ -4,6 +4,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,4 +43,22 @@ hum_status bench_parse_activation(const char *text, hum_dtype *out)
         return hum_fail(HUM_ERR_INVALID_ARG, "activation dtype '%s' (expected float16 or bfloat16)", text);
     *out = t;
     return HUM_OK;
+}
+
+int bench_parse_count(const char *command, const char *name, const char *text, int32_t fallback, int32_t minimum,
+                      int32_t *out)
+{
+    if (text == NULL) {
+        *out = fallback;
+        return 0;
+    }
+    /* digits only: strtol alone takes "" as 0 and skips leading blanks and a sign */
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (text[0] < '0' || text[0] > '9' || *end != '\0' || v < minimum || v > 100000) {
+        fprintf(stderr, "%s: %s '%s' (expected an integer %d..100000)\n", command, name, text, minimum);
+        return 2;
+    }
+    *out = (int32_t)v;
+    return 0;
 }

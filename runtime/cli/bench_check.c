@@ -85,24 +85,36 @@ double bench_check_tolerance(hum_dtype dtype)
     return dtype == HUM_DTYPE_BFLOAT16 ? 2e-2 : 1e-2;
 }
 
-/* The comparison proper, on scratch the caller allocated: a_rows [rows][K], ref [rows][N],
- * got [N]. */
-static hum_status compare(const hum_standard_weight *w, hum_dtype dtype, const uint16_t *a, const uint16_t *out,
-                          int64_t m, const int64_t *rows, int64_t row_count, double *a_rows, double *ref, double *got,
-                          double *rel_error, int64_t *non_finite)
+hum_status bench_check_reference(const hum_standard_weight *w, hum_dtype dtype, const uint16_t *a,
+                                 const int64_t *rows, int64_t row_count, double *ref)
 {
-    const int64_t n = w->n, k = w->k;
+    const int64_t k = w->k;
+    double *a_rows = calloc((size_t)(row_count * k + 1), sizeof *a_rows);
+    if (a_rows == NULL)
+        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "the reference of %lld rows of K = %lld", (long long)row_count,
+                        (long long)k);
     hum_status st = HUM_OK;
-    /* Unwritten or non-finite outputs anywhere in the M x N result. */
-    for (int64_t i = 0; st == HUM_OK && i < m; i++) {
-        st = hum_dtype_decode(dtype, out + i * n, n, got);
-        for (int64_t j = 0; st == HUM_OK && j < n; j++)
-            *non_finite += !isfinite(got[j]);
-    }
     for (int64_t r = 0; st == HUM_OK && r < row_count; r++)
         st = hum_dtype_decode(dtype, a + rows[r] * k, k, a_rows + r * k);
     if (st == HUM_OK)
         st = hum_reference_gemm(w, 0, a_rows, row_count, ref);
+    free(a_rows);
+    return st;
+}
+
+hum_status bench_check_against(hum_dtype dtype, int64_t n, const uint16_t *out, int64_t m, const int64_t *rows,
+                               int64_t row_count, const double *ref, double *rel_error, int64_t *bad)
+{
+    *rel_error = INFINITY;
+    int64_t non_finite = 0;
+    double *got = malloc((size_t)(n + 1) * sizeof *got);
+    hum_status st = got ? HUM_OK : hum_fail(HUM_ERR_OUT_OF_MEMORY, "a row of N = %lld", (long long)n);
+    /* Unwritten or non-finite outputs anywhere in the M x N result. */
+    for (int64_t i = 0; st == HUM_OK && i < m; i++) {
+        st = hum_dtype_decode(dtype, out + i * n, n, got);
+        for (int64_t j = 0; st == HUM_OK && j < n; j++)
+            non_finite += !isfinite(got[j]);
+    }
     double diff2 = 0.0, ref2 = 0.0;
     for (int64_t r = 0; st == HUM_OK && r < row_count; r++) {
         st = hum_dtype_decode(dtype, out + rows[r] * n, n, got);
@@ -112,30 +124,26 @@ static hum_status compare(const hum_standard_weight *w, hum_dtype dtype, const u
             ref2 += ref[r * n + j] * ref[r * n + j];
         }
     }
-    if (st == HUM_OK && *non_finite == 0)
+    if (st == HUM_OK && non_finite == 0)
         *rel_error = ref2 > 0.0 ? sqrt(diff2 / ref2) : sqrt(diff2);
+    if (bad)
+        *bad = non_finite;
+    free(got);
     return st;
 }
 
 hum_status bench_check_output(const hum_standard_weight *w, hum_dtype dtype, const uint16_t *a, const uint16_t *out,
                               int64_t m, const int64_t *rows, int64_t row_count, double *rel_error, int64_t *bad)
 {
-    const int64_t n = w->n, k = w->k;
     *rel_error = INFINITY;
-    int64_t non_finite = 0;
-    double *a_rows = calloc((size_t)(row_count * k + 1), sizeof *a_rows);
-    double *ref = malloc((size_t)(row_count * n + 1) * sizeof *ref);
-    double *got = malloc((size_t)n * sizeof *got);
-    hum_status st;
-    if (a_rows == NULL || ref == NULL || got == NULL)
-        st = hum_fail(HUM_ERR_OUT_OF_MEMORY, "the check of %lld rows of N = %lld, K = %lld", (long long)row_count,
-                      (long long)n, (long long)k);
-    else
-        st = compare(w, dtype, a, out, m, rows, row_count, a_rows, ref, got, rel_error, &non_finite);
     if (bad)
-        *bad = non_finite;
-    free(a_rows);
+        *bad = 0;
+    double *ref = malloc((size_t)(row_count * w->n + 1) * sizeof *ref);
+    hum_status st = ref ? bench_check_reference(w, dtype, a, rows, row_count, ref)
+                        : hum_fail(HUM_ERR_OUT_OF_MEMORY, "the check of %lld rows of N = %lld, K = %lld",
+                                   (long long)row_count, (long long)w->n, (long long)w->k);
+    if (st == HUM_OK)
+        st = bench_check_against(dtype, w->n, out, m, rows, row_count, ref, rel_error, bad);
     free(ref);
-    free(got);
     return st;
 }

@@ -41,6 +41,14 @@ int64_t bench_check_rows(int64_t m, int64_t n, int64_t k, int64_t *rows, int64_t
 hum_status bench_check_output(const hum_standard_weight *w, hum_dtype dtype, const uint16_t *a, const uint16_t *out,
                               int64_t m, const int64_t *rows, int64_t row_count, double *rel_error, int64_t *bad);
 
+/* bench_check_output in two steps, for checking several outputs of one input: the float64
+ * reference ref[row_count][N] of W applied to the listed rows of `a`, then the relative error
+ * (and *bad) of `out` against it. */
+hum_status bench_check_reference(const hum_standard_weight *w, hum_dtype dtype, const uint16_t *a,
+                                 const int64_t *rows, int64_t row_count, double *ref);
+hum_status bench_check_against(hum_dtype dtype, int64_t n, const uint16_t *out, int64_t m, const int64_t *rows,
+                               int64_t row_count, const double *ref, double *rel_error, int64_t *bad);
+
 /* The pass mark of a check with `dtype` activations: 1e-2 for float16, 2e-2 for bfloat16. */
 double bench_check_tolerance(hum_dtype dtype);
 

@@ -5,10 +5,12 @@
 #include <stdarg.h>
 #include <string.h>
 
-static const cli_option *find(const cli_option *options, const char *name)
+/* The option `arg` names: "--layer" for both "--layer" and "--layer=SPEC". */
+static const cli_option *find(const cli_option *options, const char *arg)
 {
+    const size_t len = strcspn(arg, "=");
     for (; options->name; options++)
-        if (!strcmp(options->name, name))
+        if (strlen(options->name) == len && !strncmp(options->name, arg, len))
             return options;
     return NULL;
 }
@@ -42,8 +44,15 @@ int cli_args_parse(const cli_args *a, int argc, char **argv)
         const cli_option *o = find(a->options, arg);
         if (!o)
             return cli_usage_error(a, "unknown argument '%s'", arg);
+        const char *inline_value = strchr(arg, '=');
         if (o->flag) {
+            if (inline_value)
+                return cli_usage_error(a, "%s takes no value ('%s')", o->name, arg);
             *o->flag = 1;
+            continue;
+        }
+        if (inline_value) {
+            *o->value = inline_value + 1;
             continue;
         }
         /* The next argument is the value even when it starts with '-' (a negative number, a

@@ -1,6 +1,6 @@
-/* The option parser every `hum <command>` shares: a table of `--name VALUE` options and
- * `--name` flags, --help/-h, at most one positional argument, and one wording for usage errors
- * ("hum <command>: ..." on stderr, then the command's usage text). */
+/* The option parser every `hum <command>` shares: a table of `--name VALUE` (or `--name=VALUE`)
+ * options and `--name` flags, --help/-h, at most one positional argument, and one wording for
+ * usage errors ("hum <command>: ..." on stderr, then the command's usage text). */
 #ifndef HUM_CLI_ARGS_H
 #define HUM_CLI_ARGS_H
 

@@ -10,6 +10,8 @@
 #include "bench_tmpdir.h"
 #include "cli.h"
 #include "cli_args.h"
+#include "cli_dispatch.h"
+#include "cli_output.h"
 #include "cli_runtime.h"
 #include "internal.h"
 
@@ -27,6 +29,7 @@ typedef struct bench_options {
     const char *out;
     const char *warmup;
     const char *reps;
+    int force; /* --out may replace an existing file */
 } bench_options;
 
 static void usage(FILE *f)
@@ -42,7 +45,8 @@ static void usage(FILE *f)
                "                 bfloat16), group (0: per channel), scale (dtype | tensor), global (0 | 1),\n"
                "                 zp (none | int | float), bias (0 | 1), actorder (0 | 1); docs/cli.md\n"
                "  --m LIST       comma-separated M values (default: powers of two 1..8192)\n"
-               "  --out FILE     where the JSON goes\n"
+               "  --out FILE     where the JSON goes (an existing FILE only with --force)\n"
+               "  --force        let --out replace an existing file\n"
                "  --warmup N     untimed calls per measurement (default 20)\n"
                "  --reps N       timed calls per measurement (default 100)\n"
                "  --config FILE  deployment config\n");
@@ -54,31 +58,13 @@ static int parse(int argc, char **argv, bench_options *o)
     const cli_option options[] = {
         CLI_VALUE("--config", &o->config), CLI_VALUE("--layer", &o->spec),   CLI_VALUE("--m", &o->m_list),
         CLI_VALUE("--out", &o->out),       CLI_VALUE("--warmup", &o->warmup), CLI_VALUE("--reps", &o->reps),
-        CLI_END,
+        CLI_FLAG("--force", &o->force),    CLI_END,
     };
     const cli_args args = {.command = "hum bench", .usage = usage, .options = options};
     int rc = cli_args_parse(&args, argc, argv);
     if (rc == 0 && !o->spec)
         rc = cli_usage_error(&args, "--layer SPEC is required");
     return rc;
-}
-
-/* A count option: 0 < value <= limit. */
-static int parse_count(const char *name, const char *text, int32_t fallback, int32_t minimum, int32_t *out)
-{
-    if (text == NULL) {
-        *out = fallback;
-        return 0;
-    }
-    /* digits only: strtol alone takes "" as 0 and skips leading blanks and a sign */
-    char *end;
-    long v = strtol(text, &end, 10);
-    if (text[0] < '0' || text[0] > '9' || *end != '\0' || v < minimum || v > 100000) {
-        fprintf(stderr, "hum bench: %s '%s' (expected an integer %d..100000)\n", name, text, minimum);
-        return 2;
-    }
-    *out = (int32_t)v;
-    return 0;
 }
 
 static double now_ms(void)
@@ -104,22 +90,6 @@ static int64_t weight_bytes(const hum_standard_weight *w)
            tensor_bytes(&w->global_scale) + tensor_bytes(&w->bias) + tensor_bytes(&w->k_perm);
 }
 
-/* The layer's dispatch table, one line per M range. */
-static void print_dispatch(const hum_layer_info *info)
-{
-    printf("dispatch (policy %s, %s): %d M ranges\n", info->policy_name, info->arch, info->entry_count);
-    for (int32_t i = 0; i < info->entry_count; i++) {
-        const hum_plan_entry *e = &info->entries[i];
-        const hum_tuning *t = &e->tuning;
-        char upper[32] = "inf";
-        if (e->m_max != INT64_MAX)
-            snprintf(upper, sizeof upper, "%lld", (long long)e->m_max);
-        printf("  M %6lld..%-6s %-8s block %dx%dx%d, warp %dx%dx%d, %d stages, %d CTAs/SM%s\n", (long long)e->m_min,
-               upper, t->kernel == HUM_GEMM_KERNEL_WGMMA ? "wgmma" : "mma.sync", t->block_m, t->block_n, t->block_k, t->warp_m, t->warp_n, t->warp_k, t->stages, t->ctas_per_sm,
-               t->stream_k ? ", stream-K" : "");
-    }
-}
-
 /* The layer prepared twice: from the empty cache `rt` was made with, then again (cache hits). */
 static hum_status prepare_cold_warm(hum_runtime *rt, const hum_standard_weight *w, const hum_layer_options *lo,
                                     bench_report *r, hum_layer **out)
@@ -142,7 +112,9 @@ static hum_status prepare_cold_warm(hum_runtime *rt, const hum_standard_weight *
         r->prepare_warm_ms = now_ms() - t0;
         hum_layer_get_info(*out, &info);
         printf("prepare, warm cache: %.1f ms (%d kernels from the cache)\n", r->prepare_warm_ms, info.kernels_cached);
-        print_dispatch(&info);
+        hum_layer_dispatch d;
+        if ((st = hum_layer_describe(*out, &d)) == HUM_OK)
+            cli_print_dispatch(stdout, &d, 0);
     }
     return st;
 }
@@ -299,13 +271,16 @@ int hum_cmd_bench(const char *config, int argc, char **argv)
     bench_report r = {0};
     int64_t ms[BENCH_MAX_M_VALUES];
     int32_t m_count = 0;
-    if (parse_count("--warmup", o.warmup, 20, 0, &r.warmup) || parse_count("--reps", o.reps, 100, 1, &r.reps))
+    if (bench_parse_count("hum bench", "--warmup", o.warmup, 20, 0, &r.warmup) ||
+        bench_parse_count("hum bench", "--reps", o.reps, 100, 1, &r.reps))
         return 2;
     if (bench_parse_m_list(o.m_list ? o.m_list : "1,2,4,8,16,32,64,128,256,512,1024,2048,4096,8192", ms,
                            BENCH_MAX_M_VALUES, &m_count) != HUM_OK) {
         fprintf(stderr, "hum bench: %s\n", hum_last_error());
         return 2;
     }
+    if (o.out && cli_output_allowed("hum bench", "--out", o.out, o.force, NULL) != 0)
+        return 1;
     snprintf(r.spec, sizeof r.spec, "%s", o.spec);
     hum_layer_spec spec;
     hum_standard_weight w = {0};

@@ -4,20 +4,54 @@
 #include "cli_args.h"
 #include "cli_runtime.h"
 
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: hum cache [--config FILE] ls|clear\n\n"
-               "  ls     one line per cached kernel: key, kernel name, arch, cubin bytes, date (UTC)\n"
+    fprintf(f, "usage: hum cache [--config FILE] ls [--json] | clear\n\n"
+               "  ls     one line per cached kernel: key, kernel name, arch, cubin bytes, date (UTC);\n"
+               "         with --json one JSON object: dir, count, bytes and the entries\n"
                "  clear  removes every cached kernel, NVRTC log and lock file hum wrote there\n"
                "  --config FILE  deployment config (its cache_dir is the directory used)\n"
                "The directory: the config's cache_dir, else $HUM_CACHE_DIR, $XDG_CACHE_HOME/hum, ~/.cache/hum.\n");
 }
 
-static int list(const char *dir)
+/* The entries as one JSON object on stdout. */
+static int list_json(const char *dir, const hum_cache_entry *entries, int32_t count, long long total)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "dir", dir);
+    cJSON_AddNumberToObject(root, "count", count);
+    cJSON_AddNumberToObject(root, "bytes", (double)total);
+    cJSON *list = cJSON_AddArrayToObject(root, "entries");
+    for (int32_t i = 0; i < count; i++) {
+        const hum_cache_entry *e = &entries[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "key", e->key);
+        cJSON_AddBoolToObject(o, "valid", e->valid);
+        if (e->valid) {
+            cJSON_AddStringToObject(o, "kernel", e->kernel_name);
+            cJSON_AddStringToObject(o, "arch", e->arch);
+            cJSON_AddNumberToObject(o, "cubin_bytes", (double)e->cubin_bytes);
+        }
+        cJSON_AddNumberToObject(o, "file_bytes", (double)e->file_bytes);
+        cJSON_AddNumberToObject(o, "modified_unix", (double)e->modified_unix);
+        cJSON_AddItemToArray(list, o);
+    }
+    char *text = cJSON_Print(root);
+    if (text)
+        printf("%s\n", text);
+    else
+        fprintf(stderr, "hum cache ls: out of memory\n");
+    cJSON_free(text);
+    cJSON_Delete(root);
+    return text ? 0 : 1;
+}
+
+static int list(const char *dir, int json)
 {
     hum_cache_entry *entries;
     int32_t count;
@@ -26,6 +60,13 @@ static int list(const char *dir)
         return 1;
     }
     long long total = 0;
+    for (int32_t i = 0; i < count; i++)
+        total += entries[i].file_bytes;
+    if (json) {
+        int rc = list_json(dir, entries, count, total);
+        hum_cache_list_free(entries);
+        return rc;
+    }
     for (int32_t i = 0; i < count; i++) {
         const hum_cache_entry *e = &entries[i];
         char date[32] = "?";
@@ -37,7 +78,6 @@ static int list(const char *dir)
             printf("%s  %-24s %-8s %9lld  %s\n", e->key, e->kernel_name, e->arch, (long long)e->cubin_bytes, date);
         else
             printf("%s  %-24s %-8s %9s  %s\n", e->key, "(corrupt: recompiled on next use)", "-", "-", date);
-        total += e->file_bytes;
     }
     fflush(stdout); /* the entries, then the summary, also when both go to one pipe */
     fprintf(stderr, "%d cached kernel%s, %lld bytes, in %s\n", count, count == 1 ? "" : "s", total, dir);
@@ -48,7 +88,8 @@ static int list(const char *dir)
 int hum_cmd_cache(const char *config, int argc, char **argv)
 {
     const char *action = NULL;
-    const cli_option options[] = {CLI_VALUE("--config", &config), CLI_END};
+    int json = 0;
+    const cli_option options[] = {CLI_VALUE("--config", &config), CLI_FLAG("--json", &json), CLI_END};
     const cli_args args = {.command = "hum cache", .usage = usage, .options = options, .positional = &action,
                            .positional_what = "action"};
     int parsed = cli_args_parse(&args, argc, argv);
@@ -58,13 +99,15 @@ int hum_cmd_cache(const char *config, int argc, char **argv)
         return cli_usage_error(&args, "an action is required: ls or clear");
     if (strcmp(action, "ls") != 0 && strcmp(action, "clear") != 0)
         return cli_usage_error(&args, "unknown action '%s' (expected ls or clear)", action);
+    if (json && strcmp(action, "ls") != 0)
+        return cli_usage_error(&args, "--json goes with ls");
     hum_runtime *rt;
     if (cli_runtime_open("cache", config, NULL, &rt) != 0)
         return 1;
     const char *dir = hum_runtime_cache_dir(rt);
     int rc = 0;
     if (!strcmp(action, "ls")) {
-        rc = list(dir);
+        rc = list(dir, json);
     } else {
         int32_t removed = 0;
         if (hum_cache_clear(dir, &removed) != HUM_OK) {

@@ -4,6 +4,7 @@
  * dispatch table (--layer SPEC, planned for the arch's nominal device; no GPU needed). */
 #include "cli.h"
 #include "cli_args.h"
+#include "cli_progress.h"
 #include "cli_runtime.h"
 
 #include <stdint.h>
@@ -66,32 +67,29 @@ static void print_result(const char *label, const char *arch, const hum_jit_resu
 }
 
 /* Compiles every kernel of the layer's dispatch table; 0 on success. */
-static int compile_layer(hum_runtime *rt, const char *spec_text, const hum_layer_spec *parsed, const char *arch)
+static int compile_layer(hum_runtime *rt, const char *spec_text, const hum_layer_spec *spec, const char *arch)
 {
-    hum_layer_spec spec = *parsed;
-    hum_standard_weight w = {0};
     hum_layer_info info;
-    /* The weight's values do not reach the kernels (only its shapes and types do): any seed. */
-    if (hum_layer_spec_weight(&spec, 1, &w) != HUM_OK ||
-        hum_layer_compile(rt, &w, &(hum_layer_options){.activation_dtype = spec.activation_dtype}, arch, &info) !=
-            HUM_OK) {
+    char what[512];
+    snprintf(what, sizeof what, "compiling layer %s for %s", spec_text, arch);
+    cli_step *step = cli_step_begin(what);
+    hum_status st = hum_layer_compile_spec(rt, spec, arch, &info);
+    cli_step_end(step);
+    if (st != HUM_OK) {
         fprintf(stderr, "hum compile: %s\n", hum_last_error());
-        hum_standard_free(&w);
         return 1;
     }
-    hum_standard_free(&w);
     printf("layer %s for %s, policy %s: %d kernel(s), %s, %.1f ms (%d compiled, %d from the cache)\n", spec_text,
            arch, info.policy_name, info.entry_count, info.kernels_compiled ? "cache miss" : "cache hit",
            info.compile_ms, info.kernels_compiled, info.kernels_cached);
     for (int32_t i = 0; i < info.entry_count; i++) {
-        const hum_plan_entry *e = &info.entries[i];
-        const hum_tuning *t = &e->tuning;
+        const hum_tuning *t = &info.entries[i];
         char m_max[24];
-        if (e->m_max == INT64_MAX)
+        if (t->m_max == INT64_MAX)
             snprintf(m_max, sizeof m_max, "inf");
         else
-            snprintf(m_max, sizeof m_max, "%lld", (long long)e->m_max);
-        printf("  M %lld..%s: %s, block %dx%dx%d, warp %dx%dx%d, %d stages%s\n", (long long)e->m_min, m_max,
+            snprintf(m_max, sizeof m_max, "%lld", (long long)t->m_max);
+        printf("  M %lld..%s: %s, block %dx%dx%d, warp %dx%dx%d, %d stages%s\n", (long long)t->m_min, m_max,
                t->kernel == HUM_GEMM_KERNEL_WGMMA ? "wgmma" : "mma.sync", t->block_m, t->block_n, t->block_k,
                t->warp_m, t->warp_n, t->warp_k, t->stages, t->stream_k ? ", stream-K" : "");
     }

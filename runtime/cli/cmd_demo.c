@@ -12,6 +12,8 @@
 #include "bench_tmpdir.h"
 #include "cli.h"
 #include "cli_args.h"
+#include "cli_output.h"
+#include "cli_progress.h"
 #include "cli_runtime.h"
 #include "internal.h"
 
@@ -71,7 +73,8 @@ static void usage(FILE *f)
                "Without a GPU: compiles the layers' kernels for %s and checks the checkpoint on the CPU.\n\n"
                "  --format awq   write the checkpoint as AutoAWQ does (GEMM layout, zero points)\n"
                "  --act-order    GPTQ with desc_act: a random g_idx, columns regrouped at load\n"
-               "  --keep DIR     write the checkpoint into DIR (created) and keep it, e.g. for hum run\n",
+               "  --keep DIR     write the checkpoint into DIR (a new or empty directory) and keep it,\n"
+               "                 e.g. for hum run\n",
             SMALL_M, LARGE_M, NO_GPU_ARCH);
 }
 
@@ -138,9 +141,15 @@ static int run_m(demo_gpu *g, hum_layer *layer, const hum_standard_weight *w, be
     int64_t row_count = bench_check_rows(m, w->n, w->k, rows, m), bad = 0;
     double err = INFINITY;
     hum_status st;
-    if ((st = bench_random_activations(&g->rng, dtype, m * w->k, a)) != HUM_OK ||
-        (st = bench_io_forward(io, layer, a, m, c)) != HUM_OK ||
-        (st = bench_check_output(w, dtype, a, c, m, rows, row_count, &err, &bad)) != HUM_OK) {
+    char what[96];
+    snprintf(what, sizeof what, "M = %lld: run and compare %lld rows with the float64 reference", (long long)m,
+             (long long)row_count);
+    cli_step *step = cli_step_begin(what);
+    if ((st = bench_random_activations(&g->rng, dtype, m * w->k, a)) == HUM_OK &&
+        (st = bench_io_forward(io, layer, a, m, c)) == HUM_OK)
+        st = bench_check_output(w, dtype, a, c, m, rows, row_count, &err, &bad);
+    cli_step_end(step);
+    if (st != HUM_OK) {
         fprintf(stderr, "hum demo: M = %lld: %s\n", (long long)m, hum_last_error());
         return 1;
     }
@@ -176,18 +185,25 @@ static int run_layer(demo_gpu *g, hum_runtime *rt, const char *dir, int i, const
     const int64_t n = LAYERS[i].n, k = LAYERS[i].k;
     hum_layer_options lo = {.activation_dtype = HUM_DTYPE_FLOAT16};
     hum_layer *layer = NULL;
+    char what[128];
+    printf("\n");
+    snprintf(what, sizeof what, "%s: loading, compiling its kernels, uploading", LAYERS[i].short_name);
+    cli_step *step = cli_step_begin(what);
     double t0 = now_ms();
     if (hum_layer_from_safetensors(rt, dir, LAYERS[i].name, &lo, &layer) != HUM_OK) {
+        cli_step_end(step);
         fprintf(stderr, "hum demo: loading %s: %s\n", LAYERS[i].name, hum_last_error());
         return 1;
     }
     double t1 = now_ms();
-    if (hum_layer_prepare(layer) != HUM_OK) {
+    hum_status prepared = hum_layer_prepare(layer);
+    cli_step_end(step);
+    if (prepared != HUM_OK) {
         fprintf(stderr, "hum demo: preparing %s: %s\n", LAYERS[i].name, hum_last_error());
         hum_layer_destroy(layer);
         return 1;
     }
-    printf("\n%s [N = %lld, K = %lld]: loaded in %.0f ms, prepared in %.0f ms\n", LAYERS[i].short_name, (long long)n,
+    printf("%s [N = %lld, K = %lld]: loaded in %.0f ms, prepared in %.0f ms\n", LAYERS[i].short_name, (long long)n,
            (long long)k, t1 - t0, now_ms() - t1);
     /* "µ" is two bytes of UTF-8 and one column: its fields are one byte wider. */
     printf("%6s %10s %11s %-4s %10s %11s %6s\n", "M", "rel error", "rows", "", "hum µs", "cuBLAS µs", "ratio");
@@ -247,7 +263,12 @@ static int without_gpu(hum_runtime *rt, const char *dir, const hum_standard_weig
         const int64_t n = LAYERS[i].n, k = LAYERS[i].k;
         hum_layer_options lo = {.activation_dtype = HUM_DTYPE_FLOAT16};
         hum_layer_info info;
-        if (hum_layer_compile(rt, &w[i], &lo, NO_GPU_ARCH, &info) != HUM_OK) {
+        char what[128];
+        snprintf(what, sizeof what, "compile: %s for %s", LAYERS[i].short_name, NO_GPU_ARCH);
+        cli_step *step = cli_step_begin(what);
+        hum_status compiled = hum_layer_compile(rt, &w[i], &lo, NO_GPU_ARCH, &info);
+        cli_step_end(step);
+        if (compiled != HUM_OK) {
             fprintf(stderr, "hum demo: compiling %s for %s: %s\n", LAYERS[i].short_name, NO_GPU_ARCH, hum_last_error());
             return 1;
         }
@@ -262,12 +283,15 @@ static int without_gpu(hum_runtime *rt, const char *dir, const hum_standard_weig
         double *ad = malloc((size_t)(CPU_M * k) * sizeof *ad), *want = malloc((size_t)(CPU_M * n) * sizeof *want),
                *got = malloc((size_t)(CPU_M * n) * sizeof *got);
         double t0 = now_ms();
+        snprintf(what, sizeof what, "reference: %s at M = %d on the CPU", LAYERS[i].short_name, CPU_M);
+        step = cli_step_begin(what);
         hum_status st = a && ad && want && got ? hum_layer_load_standard(rt, dir, LAYERS[i].name, &loaded)
                                                : hum_fail(HUM_ERR_OUT_OF_MEMORY, "M = %d reference", CPU_M);
         if (st == HUM_OK && (st = bench_random_activations(&rng, HUM_DTYPE_FLOAT16, CPU_M * k, a)) == HUM_OK &&
             (st = hum_dtype_decode(HUM_DTYPE_FLOAT16, a, CPU_M * k, ad)) == HUM_OK &&
             (st = hum_reference_gemm(&w[i], 0, ad, CPU_M, want)) == HUM_OK)
             st = hum_reference_gemm(&loaded, 0, ad, CPU_M, got);
+        cli_step_end(step);
         if (st != HUM_OK) {
             fprintf(stderr, "hum demo: %s: %s\n", LAYERS[i].name, hum_last_error());
             rc = 1;
@@ -315,6 +339,8 @@ int hum_cmd_demo(const char *config, int argc, char **argv)
     o.awq = format && !strcmp(format, "awq");
     if (o.awq && o.act_order)
         return cli_usage_error(&args, "--act-order is a GPTQ option (AWQ has no act-order)");
+    if (o.keep && cli_output_dir_empty("hum demo", "--keep", o.keep) != 0)
+        return 1;
     hum_runtime *rt;
     if (cli_runtime_open("demo", config, NULL, &rt) != 0)
         return 1;
@@ -337,7 +363,10 @@ int hum_cmd_demo(const char *config, int argc, char **argv)
         hum_runtime_destroy(rt);
         return 1;
     }
-    if (build_checkpoint(dir, &o, w) != HUM_OK) {
+    cli_step *step = cli_step_begin("checkpoint: quantizing random weights of 3 layers and writing them");
+    hum_status built = build_checkpoint(dir, &o, w);
+    cli_step_end(step);
+    if (built != HUM_OK) {
         fprintf(stderr, "hum demo: building the checkpoint: %s\n", hum_last_error());
     } else {
         printf("checkpoint: %s 4-bit, group 128, %s, float16, from random weights, in %s (%s): %.0f ms\n",

@@ -1,25 +1,38 @@
 /* `hum inspect PATH`: the quantized layers of a checkpoint (a .safetensors file or a checkpoint
- * directory), one line each; with --layer NAME the standard form of that layer; with --dequant
+ * directory), one line each, or the tensors of a .safetensors file that is no checkpoint; as text
+ * or one JSON object (--json); with --layer NAME the standard form of that layer; with --dequant
  * OUT.safetensors its dequantized weight, float32 [N, K] ([E, N, K] for experts) under the tensor
  * name "weight", in checkpoint column order (act-order undone). */
+#define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "cli_args.h"
+#include "cli_output.h"
+#include "cli_text.h"
 #include "cli_runtime.h"
 #include "internal.h"
 
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: hum inspect PATH [--layer NAME [--dequant OUT.safetensors]] [--config FILE]\n\n"
+    fprintf(f, "usage: hum inspect PATH [--layer NAME [--dequant OUT.safetensors [--force]]] [--tensors] [--json]\n"
+               "                        [--config FILE]\n\n"
                "PATH is a .safetensors file or a checkpoint directory. Prints one line per quantized layer:\n"
                "name, format, weight dtype, bits, group size, scale type, sym/asym, act-order, N, K, experts.\n"
                "Per-expert modules (...experts.<i>.<proj>) are listed as one layer ...experts.*.<proj>.\n"
+               "A .safetensors file that is no checkpoint hum reads (no quantization config) has its\n"
+               "tensors listed, with the reason.\n"
+               "--tensors          also list every tensor: name, dtype, shape\n"
+               "--json             the same as one JSON object (docs/cli.md)\n"
                "--layer NAME       print only that layer, and the standard form it converts to\n"
                "--dequant OUT      write its dequantized weight (float32 [N, K], experts [E, N, K], tensor\n"
-               "                   \"weight\", checkpoint column order) to OUT.safetensors\n");
+               "                   \"weight\", checkpoint column order) to OUT.safetensors: a new file outside\n"
+               "                   the checkpoint\n"
+               "--force            let --dequant replace an existing file (never one of the checkpoint)\n");
 }
 
 static void print_header(void)
@@ -30,9 +43,11 @@ static void print_header(void)
 
 static void print_layer(const hum_layer_summary *l)
 {
-    printf("%-48s %-36s %-14s %4d %6lld %-14s %-4s %-9s %7lld %7lld %7lld\n", l->name, l->format,
-           hum_dtype_name(l->weight_dtype), l->bits, (long long)l->group_size, l->scale, l->symmetric ? "sym" : "asym",
-           l->act_order ? "yes" : "no", (long long)l->n, (long long)l->k, (long long)l->num_experts);
+    char name[1024];
+    printf("%-48s %-36s %-14s %4d %6lld %-14s %-4s %-9s %7lld %7lld %7lld\n", cli_escape(l->name, name, sizeof name),
+           l->format, hum_dtype_name(l->weight_dtype), l->bits, (long long)l->group_size, l->scale,
+           l->symmetric ? "sym" : "asym", l->act_order ? "yes" : "no", (long long)l->n, (long long)l->k,
+           (long long)l->num_experts);
 }
 
 static const char *scale_type_name(hum_scale_type t)
@@ -106,34 +121,167 @@ static hum_status write_dequant(const hum_standard_weight *w, const char *out_pa
     return s;
 }
 
-static int inspect(hum_runtime *rt, const char *path, const char *layer, const char *dequant)
+/* The tensors of the checkpoint: name, dtype, shape. */
+static void print_tensors(const hum_checkpoint *ck)
+{
+    printf("%-64s %-8s %s\n", "tensor", "dtype", "shape");
+    for (int64_t i = 0; i < hum_checkpoint_tensor_count(ck); i++) {
+        hum_safetensors_tensor t;
+        char name[1024];
+        if (hum_checkpoint_tensor(ck, i, &t) != HUM_OK)
+            continue;
+        printf("%-64s %-8s [", cli_escape(t.name, name, sizeof name), t.dtype_name);
+        for (int d = 0; d < t.rank; d++)
+            printf(d ? ", %lld" : "%lld", (long long)t.shape[d]);
+        printf("]\n");
+    }
+}
+
+static cJSON *json_shape(const int64_t *shape, int rank)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int d = 0; d < rank; d++)
+        cJSON_AddItemToArray(a, cJSON_CreateNumber((double)shape[d]));
+    return a;
+}
+
+static cJSON *json_tensors(const hum_checkpoint *ck)
+{
+    cJSON *list = cJSON_CreateArray();
+    for (int64_t i = 0; i < hum_checkpoint_tensor_count(ck); i++) {
+        hum_safetensors_tensor t;
+        if (hum_checkpoint_tensor(ck, i, &t) != HUM_OK)
+            continue;
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", t.name);
+        cJSON_AddStringToObject(o, "dtype", t.dtype_name);
+        cJSON_AddItemToObject(o, "shape", json_shape(t.shape, t.rank));
+        cJSON_AddStringToObject(o, "file", t.file);
+        cJSON_AddItemToArray(list, o);
+    }
+    return list;
+}
+
+static cJSON *json_layer(const hum_layer_summary *l)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", l->name);
+    cJSON_AddStringToObject(o, "format", l->format);
+    cJSON_AddStringToObject(o, "weight_dtype", hum_dtype_name(l->weight_dtype));
+    cJSON_AddNumberToObject(o, "bits", l->bits);
+    cJSON_AddNumberToObject(o, "group_size", (double)l->group_size);
+    cJSON_AddStringToObject(o, "scale", l->scale);
+    cJSON_AddBoolToObject(o, "symmetric", l->symmetric);
+    cJSON_AddBoolToObject(o, "act_order", l->act_order);
+    cJSON_AddNumberToObject(o, "n", (double)l->n);
+    cJSON_AddNumberToObject(o, "k", (double)l->k);
+    cJSON_AddNumberToObject(o, "experts", (double)l->num_experts);
+    return o;
+}
+
+static void json_tensor_field(cJSON *o, const char *field, const hum_tensor *t)
+{
+    if (!t->data)
+        return;
+    cJSON *f = cJSON_AddObjectToObject(o, field);
+    cJSON_AddStringToObject(f, "dtype", hum_dtype_name(t->dtype));
+    cJSON_AddItemToObject(f, "shape", json_shape(t->shape, t->rank));
+}
+
+static cJSON *json_standard(const hum_standard_weight *w)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "weight_dtype", hum_dtype_name(w->weight_dtype));
+    cJSON_AddStringToObject(o, "param_dtype", hum_dtype_name(w->param_dtype));
+    cJSON_AddStringToObject(o, "scale_type", scale_type_name(w->scale_type));
+    cJSON_AddStringToObject(o, "scale_dtype", hum_dtype_name(w->scale_dtype));
+    cJSON_AddNumberToObject(o, "group_size", (double)w->group_size);
+    cJSON_AddNumberToObject(o, "group_size_n", (double)w->group_size_n);
+    cJSON_AddStringToObject(o, "zero_point", !w->has_zero_point ? "none" : w->zero_point_is_float ? "float" : "int");
+    json_tensor_field(o, "weight", &w->weight);
+    json_tensor_field(o, "scale", &w->scale);
+    json_tensor_field(o, "zero_point", &w->zero_point);
+    json_tensor_field(o, "global_scale", &w->global_scale);
+    json_tensor_field(o, "bias", &w->bias);
+    json_tensor_field(o, "k_perm", &w->k_perm);
+    return o;
+}
+
+typedef struct inspect_options {
+    const char *path, *layer, *dequant;
+    int force, tensors, json;
+} inspect_options;
+
+/* A .safetensors file, not a directory: with no format to read it as, its tensors are still
+ * worth listing (an unquantized file, or weights copied away from their config). */
+static int is_file(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+static int inspect(hum_runtime *rt, const inspect_options *o, cJSON *root)
 {
     hum_checkpoint *ck = NULL;
     hum_layer_list list = {0};
-    hum_status s = hum_checkpoint_open(path, &ck);
-    if (s == HUM_OK)
-        s = hum_checkpoint_list_layers(rt, ck, &list);
+    hum_status s = hum_checkpoint_open(o->path, &ck);
     if (s != HUM_OK) {
+        fprintf(stderr, "hum inspect: %s\n", hum_last_error());
+        return 1;
+    }
+    char why[4096] = "";
+    s = hum_checkpoint_list_layers(rt, ck, &list);
+    const int bare = s == HUM_ERR_FORMAT && !o->layer && is_file(o->path);
+    if (s != HUM_OK && !bare) {
         fprintf(stderr, "hum inspect: %s\n", hum_last_error());
         hum_checkpoint_close(ck);
         return 1;
     }
+    if (bare)
+        snprintf(why, sizeof why, "%s", hum_last_error());
     int rc = 0;
-    printf("%s: %lld tensors, %lld quantized layer%s\n", path, (long long)hum_checkpoint_tensor_count(ck),
-           (long long)list.count, list.count == 1 ? "" : "s");
-    print_header();
-    for (int64_t i = 0; i < list.count; i++)
-        if (!layer || strcmp(layer, list.items[i].name) == 0)
-            print_layer(&list.items[i]);
+    const long long tensors = (long long)hum_checkpoint_tensor_count(ck);
+    if (root) {
+        cJSON_AddStringToObject(root, "path", o->path);
+        cJSON_AddNumberToObject(root, "tensor_count", (double)tensors);
+        if (bare)
+            cJSON_AddStringToObject(root, "not_a_checkpoint", why);
+        cJSON *layers = cJSON_AddArrayToObject(root, "layers");
+        for (int64_t i = 0; i < list.count; i++)
+            if (!o->layer || strcmp(o->layer, list.items[i].name) == 0)
+                cJSON_AddItemToArray(layers, json_layer(&list.items[i]));
+    } else if (bare) {
+        printf("%s: %lld tensors, not read as a quantized checkpoint: %s\n", o->path, tensors, why);
+    } else {
+        printf("%s: %lld tensors, %lld quantized layer%s\n", o->path, tensors, (long long)list.count,
+               list.count == 1 ? "" : "s");
+        print_header();
+        for (int64_t i = 0; i < list.count; i++)
+            if (!o->layer || strcmp(o->layer, list.items[i].name) == 0)
+                print_layer(&list.items[i]);
+    }
+    if (o->tensors || bare) {
+        if (root)
+            cJSON_AddItemToObject(root, "tensors", json_tensors(ck));
+        else
+            print_tensors(ck);
+    }
     /* A layer not in the listing may still be loadable: one expert of a stacked set. */
-    if (layer) {
+    if (o->layer) {
         hum_standard_weight w = {0};
-        s = hum_checkpoint_load_layer(rt, ck, layer, &w);
+        s = hum_checkpoint_load_layer(rt, ck, o->layer, &w);
         if (s == HUM_OK) {
-            print_standard(&w);
-            if (dequant && (s = write_dequant(&w, dequant)) == HUM_OK)
-                printf("wrote %s: tensor \"weight\" float32 [%s%lld, %lld]\n", dequant,
-                       w.num_experts ? "E, " : "", (long long)w.n, (long long)w.k);
+            if (root)
+                cJSON_AddItemToObject(root, "standard", json_standard(&w));
+            else
+                print_standard(&w);
+            if (o->dequant && (s = write_dequant(&w, o->dequant)) == HUM_OK) {
+                if (root)
+                    cJSON_AddStringToObject(root, "wrote", o->dequant);
+                else
+                    printf("wrote %s: tensor \"weight\" float32 [%s%lld, %lld]\n", o->dequant,
+                           w.num_experts ? "E, " : "", (long long)w.n, (long long)w.k);
+            }
         }
         if (s != HUM_OK) {
             fprintf(stderr, "hum inspect: %s\n", hum_last_error());
@@ -148,21 +296,36 @@ static int inspect(hum_runtime *rt, const char *path, const char *layer, const c
 
 int hum_cmd_inspect(const char *config, int argc, char **argv)
 {
-    const char *path = NULL, *layer = NULL, *dequant = NULL;
+    inspect_options o = {0};
     const cli_option options[] = {
-        CLI_VALUE("--config", &config), CLI_VALUE("--layer", &layer), CLI_VALUE("--dequant", &dequant), CLI_END,
+        CLI_VALUE("--config", &config),   CLI_VALUE("--layer", &o.layer), CLI_VALUE("--dequant", &o.dequant),
+        CLI_FLAG("--force", &o.force),    CLI_FLAG("--tensors", &o.tensors), CLI_FLAG("--json", &o.json),
+        CLI_END,
     };
-    const cli_args args = {.command = "hum inspect", .usage = usage, .options = options, .positional = &path,
+    const cli_args args = {.command = "hum inspect", .usage = usage, .options = options, .positional = &o.path,
                            .positional_what = "PATH"};
     int parsed = cli_args_parse(&args, argc, argv);
     if (parsed)
         return parsed == 1 ? 0 : 2;
-    if (!path || (dequant && !layer))
-        return cli_usage_error(&args, "%s", !path ? "PATH is required" : "--dequant needs --layer NAME");
+    if (!o.path || (o.dequant && !o.layer))
+        return cli_usage_error(&args, "%s", !o.path ? "PATH is required" : "--dequant needs --layer NAME");
+    const char *inputs[] = {o.path, NULL};
+    if (o.dequant && cli_output_allowed("hum inspect", "--dequant", o.dequant, o.force, inputs) != 0)
+        return 1;
     hum_runtime *rt;
     if (cli_runtime_open("inspect", config, NULL, &rt) != 0)
         return 1;
-    int rc = inspect(rt, path, layer, dequant);
+    cJSON *root = o.json ? cJSON_CreateObject() : NULL;
+    int rc = inspect(rt, &o, root);
     hum_runtime_destroy(rt);
+    if (root) {
+        char *text = rc == 0 ? cJSON_Print(root) : NULL;
+        if (text)
+            printf("%s\n", text);
+        else if (rc == 0)
+            rc = 1, fprintf(stderr, "hum inspect: out of memory\n");
+        cJSON_free(text);
+        cJSON_Delete(root);
+    }
     return rc;
 }

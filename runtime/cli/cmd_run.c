@@ -7,6 +7,7 @@
 #include "bench_io.h"
 #include "cli.h"
 #include "cli_args.h"
+#include "cli_output.h"
 #include "cli_runtime.h"
 #include "internal.h"
 
@@ -25,6 +26,7 @@ typedef struct run_options {
     const char *input;
     const char *output;
     int check;
+    int force; /* --output may replace an existing file */
 } run_options;
 
 static void usage(FILE *f)
@@ -40,6 +42,7 @@ static void usage(FILE *f)
             "  --activation DTYPE  float16 (default) or bfloat16; with --input, the input's dtype\n"
             "  --check             compare with the float64 reference: ||out - ref|| / ||ref|| per M,\n"
             "                      exit 1 above 1e-2 (float16) or 2e-2 (bfloat16) or on unwritten output\n"
+            "  --force             let --output replace an existing file (never the checkpoint or --input)\n"
             "  --config FILE       deployment config\n");
 }
 
@@ -49,7 +52,8 @@ static int parse(int argc, char **argv, run_options *o)
     const cli_option options[] = {
         CLI_VALUE("--config", &o->config), CLI_VALUE("--layer", &o->layer),   CLI_VALUE("--m", &o->m_list),
         CLI_VALUE("--activation", &o->activation), CLI_VALUE("--input", &o->input),
-        CLI_VALUE("--output", &o->output), CLI_FLAG("--check", &o->check),    CLI_END,
+        CLI_VALUE("--output", &o->output), CLI_FLAG("--check", &o->check),    CLI_FLAG("--force", &o->force),
+        CLI_END,
     };
     const cli_args args = {.command = "hum run", .usage = usage, .options = options,
                            .positional = &o->checkpoint, .positional_what = "checkpoint"};
@@ -80,9 +84,14 @@ static hum_status read_input(const char *path, int64_t k, hum_dtype *dtype, int6
     hum_safetensors_tensor t;
     if ((s = hum_safetensors_find(st, "input", &t)) == HUM_OK) {
         if ((t.dtype != HUM_DTYPE_FLOAT16 && t.dtype != HUM_DTYPE_BFLOAT16) || t.rank != 2 || t.shape[1] != k ||
-            t.shape[0] < 1)
-            s = hum_fail(HUM_ERR_FORMAT, "%s: tensor 'input' is %s of rank %d%s (expected F16 or BF16 [M, %lld], M >= 1)",
-                         path, t.dtype_name, t.rank, t.rank == 2 ? " with a different shape" : "", (long long)k);
+            t.shape[0] < 1) {
+            char shape[160] = "";
+            for (int d = 0, used = 0; d < t.rank && used < (int)sizeof shape; d++)
+                used += snprintf(shape + used, sizeof shape - (size_t)used, d ? ", %lld" : "%lld",
+                                 (long long)t.shape[d]);
+            s = hum_fail(HUM_ERR_FORMAT, "%s: tensor 'input' is %s [%s] (expected F16 or BF16 [M, %lld], M >= 1)", path,
+                         t.dtype_name, shape, (long long)k);
+        }
         else if ((*codes = malloc((size_t)t.nbytes)) == NULL)
             s = hum_fail(HUM_ERR_OUT_OF_MEMORY, "%s: %lld bytes of activations", path, (long long)t.nbytes);
         else {
@@ -188,6 +197,9 @@ int hum_cmd_run(const char *config, int argc, char **argv)
         fprintf(stderr, "hum run: %s\n", hum_last_error());
         return 2;
     }
+    const char *inputs[] = {o.checkpoint, o.input, NULL};
+    if (o.output && cli_output_allowed("hum run", "--output", o.output, o.force, inputs) != 0)
+        return 1;
 
     hum_runtime *rt;
     if (cli_runtime_open("run", o.config, NULL, &rt) != 0)

@@ -11,6 +11,7 @@ int hum_cmd_cache(const char *config, int argc, char **argv);
 int hum_cmd_inspect(const char *config, int argc, char **argv);
 int hum_cmd_run(const char *config, int argc, char **argv);
 int hum_cmd_bench(const char *config, int argc, char **argv);
+int hum_cmd_tune(const char *config, int argc, char **argv);
 static const hum_cli_command commands[] = {
     /* HUM-CLI-COMMANDS (one line per subcommand, kept in the order `hum --help` prints) */
     {"info", "version, driver and device, NVRTC, cache dir, config and policies in force", hum_cmd_info},
@@ -20,24 +21,72 @@ static const hum_cli_command commands[] = {
     {"inspect", "list the quantized layers of a checkpoint; --dequant writes one layer dequantized", hum_cmd_inspect},
     {"run", "run one layer of a checkpoint on the GPU; --check compares with the float64 reference", hum_cmd_run},
     {"bench", "time a layer (--layer SPEC) against cuBLAS over an M sweep; writes bench/results JSON", hum_cmd_bench},
+    {"tune", "time candidate tunings of a layer class per M range; write the fastest as a policy file", hum_cmd_tune},
 };
+
+enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: hum [--config FILE] <command> [options]\n\ncommands:\n");
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    fprintf(f, "usage: hum [--config FILE] <command> [options]\n"
+               "       hum help [COMMAND] | hum --help | hum --version\n\ncommands:\n");
+    for (size_t i = 0; i < COMMAND_COUNT; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\n`hum <command> --help` describes a command.\n");
+    fprintf(f, "\n`hum help <command>` or `hum <command> --help` describes a command.\n");
+}
+
+static const hum_cli_command *find_command(const char *name)
+{
+    for (size_t c = 0; c < COMMAND_COUNT; c++)
+        if (strcmp(name, commands[c].name) == 0)
+            return &commands[c];
+    return NULL;
+}
+
+static int unknown_command(const char *name)
+{
+    fprintf(stderr, "hum: unknown command '%s'\n", name);
+    usage(stderr);
+    return 2;
+}
+
+/* `hum help [COMMAND]`: the overview, or the command's own --help text. */
+static int help(int argc, char **argv)
+{
+    if (argc == 1) {
+        usage(stdout);
+        return 0;
+    }
+    if (argc > 2) {
+        fprintf(stderr, "hum help: one command at a time ('%s' and '%s')\n", argv[1], argv[2]);
+        return 2;
+    }
+    const hum_cli_command *c = find_command(argv[1]);
+    if (!c)
+        return unknown_command(argv[1]);
+    char help_option[] = "--help";
+    char *args[] = {argv[1], help_option, NULL};
+    return c->run(NULL, 2, args);
 }
 
 int main(int argc, char **argv)
 {
+    /* Line by line also into a pipe (`hum demo | tee log`): a user watches long commands run. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     const char *config = NULL;
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             return 0;
+        }
+        if (strcmp(argv[i], "--version") == 0) {
+            printf("hum %s\n", hum_version());
+            return 0;
+        }
+        if (strncmp(argv[i], "--config=", 9) == 0) {
+            config = argv[i] + 9;
+            continue;
         }
         if (strcmp(argv[i], "--config") == 0) {
             /* `hum --config` with nothing after it is a missing value, not an unknown option */
@@ -60,10 +109,8 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++)
-        if (strcmp(argv[i], commands[c].name) == 0)
-            return commands[c].run(config, argc - i, argv + i);
-    fprintf(stderr, "hum: unknown command '%s'\n", argv[i]);
-    usage(stderr);
-    return 2;
+    if (strcmp(argv[i], "help") == 0)
+        return help(argc - i, argv + i);
+    const hum_cli_command *c = find_command(argv[i]);
+    return c ? c->run(config, argc - i, argv + i) : unknown_command(argv[i]);
 }

@@ -22,6 +22,10 @@ int main(void)
     const char *msg = hum_last_error();
     JT_CHECK(strstr(msg, "kernels/broken.cu") && strstr(msg, "sm_90a") && strstr(msg, "hum_no_such_symbol"),
              "the message should name the source, the arch and the first error: %s", msg);
+    /* NVRTC's log says kernels/broken.cu: the message names the files it really read */
+    char origin[4200];
+    snprintf(origin, sizeof origin, "HUM_KERNEL_PATH: %s/broken.cu, %s/helper.cuh", kdir, kdir);
+    JT_CHECK(strstr(msg, origin) != NULL, "the message should name the override files (%s): %s", origin, msg);
 
     char key[33], log_path[4096];
     JT_OK(hum_jit_key(&req, key, sizeof key));

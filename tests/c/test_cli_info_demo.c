@@ -49,7 +49,16 @@ int main(void)
     RT_CHECK(cli_hum(args) == 1, "bad config exits 1:\n%s", cli_output);
     cli_has("bad config", "bad.yaml:2: unknown key 'log_levle'");
 
-    RT_CHECK(cli_hum("demo") == 0, "demo exits 0 without a GPU:\n%s", cli_output);
+    /* through a pipe, as `hum demo | tee log`: stdout was fully buffered, so nothing showed until
+     * the end; long steps now say when they start and, past a second, that they still run */
+    double first_line = 0, total = 0;
+    RT_CHECK(cli_hum_timed("demo", &first_line, &total) == 0, "demo exits 0 without a GPU:\n%s", cli_output);
+    RT_CHECK(first_line >= 0 && first_line < total - 1.0,
+             "demo's first line came %.1f s after the start, the command ended at %.1f s", first_line, total);
+    cli_has("demo", "checkpoint: quantizing random weights of 3 layers and writing them ...\n");
+    cli_has("demo", "compile: q_proj for sm_90a ...\n");
+    cli_has("demo", "  ... compile: q_proj for sm_90a: 1 s\n"); /* a cold cache: NVRTC runs for seconds */
+    cli_has("demo", "reference: q_proj at M = 4 on the CPU ...\n");
     cli_has("demo", "device: no CUDA driver");
     cli_has("demo", "sm_90a: cache miss");
     cli_has("demo", "launch: skipped (no GPU)");
@@ -68,6 +77,20 @@ int main(void)
     cli_has("demo --format awq --act-order", "usage: hum demo"); /* a usage error like the others */
     RT_CHECK(cli_hum("demo --format exl2") == 2, "unknown format:\n%s", cli_output);
     cli_has("demo --format exl2", "--format gptq or --format awq");
+
+    /* what runs for a layer on an arch with no GPU present, and which file:line chose it */
+    RT_CHECK(cli_hum("info --arch sm_80 --layer n=4096,k=4096,w=uint4,a=float16,group=128") == 0,
+             "info --arch --layer:\n%s", cli_output);
+    cli_has("info --arch", "policy sm_80 sm80 (embedded:policies/sm80.lua)\n");
+    cli_has("info --arch --layer", "policy sm80 (embedded:policies/sm80.lua) on nominal sm_80 (A100 SXM), kernels for "
+                                   "sm_80");
+    cli_has("info --arch --layer", "M 1..16 ");
+    cli_has("info --arch --layer", "from embedded:policies/sm80.lua:");
+    RT_CHECK(cli_hum("info --layer n=4096,k=4096") == 1, "info --layer without a GPU:\n%s", cli_output);
+    cli_has("info --layer without a GPU", "give --arch ARCH");
+    RT_CHECK(cli_hum("info --arch sm_70") == 2, "an arch hum does not take:\n%s", cli_output);
+    RT_CHECK(cli_hum("info --arch sm_80 --layer n=0,k=64") == 2, "a bad SPEC:\n%s", cli_output);
+    cli_has("a bad SPEC", "n=0");
 
     RT_CHECK(cli_hum("info --bogus") == 2, "usage error exits 2:\n%s", cli_output);
     cli_has("usage error", "usage: hum info");

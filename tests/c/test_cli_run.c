@@ -14,27 +14,6 @@
 
 static const char LAYER[] = "model.layers.0.mlp.down_proj";
 
-/* A GPTQ 4-bit group-128 checkpoint of one [N = 64, K = 256] layer from random weights. */
-static void write_checkpoint(const char *dir)
-{
-    enum { N = 64, K = 256 };
-    float *w = malloc(N * K * sizeof *w);
-    uint64_t s = 12345;
-    for (int i = 0; i < N * K; i++) {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        w[i] = (float)((double)(s >> 11) * 0x1p-53 - 0.5);
-    }
-    hum_quant_spec spec = {.weight_dtype = HUM_DTYPE_UINT4, .param_dtype = HUM_DTYPE_FLOAT16,
-                           .scale_type = HUM_SCALE_GROUP, .group_size = 128, .zero_point = HUM_ZERO_POINT_NONE};
-    hum_standard_weight std = {0};
-    RT_CHECK(hum_quantize_reference(w, N, K, &spec, &std) == HUM_OK, "quantize: %s", hum_last_error());
-    const char *names[] = {LAYER};
-    hum_checkpoint_write_options opts = {0};
-    RT_CHECK(hum_checkpoint_write_gptq(dir, names, &std, 1, &opts) == HUM_OK, "write: %s", hum_last_error());
-    hum_standard_free(&std);
-    free(w);
-}
-
 /* input.safetensors holding `input` of the given dtype and shape (zeros). */
 static void write_input(const char *path, hum_dtype dtype, int64_t m, int64_t k)
 {
@@ -55,7 +34,7 @@ int main(void)
     setenv("HUM_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);
     unsetenv("HUM_CONFIG");
     unsetenv("HUM_POLICY_PATH");
-    write_checkpoint(ckpt);
+    cli_write_checkpoint(ckpt, LAYER);
 
     RT_CHECK(cli_hum("run --help") == 0, "run --help:\n%s", cli_output);
     cli_has("run --help", "usage: hum run CHECKPOINT --layer NAME");
@@ -80,6 +59,7 @@ int main(void)
     RT_CHECK(cli_hum(args) == 1, "an input of the wrong K exits 1:\n%s", cli_output);
     cli_has("wrong K", "tensor 'input'");
     cli_has("wrong K", "[M, 256]");
+    cli_has("wrong K", "is F16 [3, 128]"); /* what was found, not just "a different shape" */
     write_input(input, HUM_DTYPE_BFLOAT16, 3, 256);
     snprintf(args, sizeof args, "run %s --layer %s --input %s --activation float16", ckpt, LAYER, input);
     RT_CHECK(cli_hum(args) == 1, "contradicting --activation exits 1:\n%s", cli_output);

@@ -126,6 +126,11 @@ static void test_errors(void)
     bad("device as list", "device: [0]\n", HUM_ERR_CONFIG, "deploy.yaml:1: key 'device'", "got a list");
     bad("null cache_dir", "cache_dir:\n", HUM_ERR_CONFIG, "deploy.yaml:1: key 'cache_dir'", "got null");
     bad("cache_dir as map", "cache_dir: {a: b}\n", HUM_ERR_CONFIG, "key 'cache_dir'", "got a mapping");
+    /* "" resolved to the config's directory (or nothing), and `hum cache clear` then emptied that */
+    bad("empty cache_dir", "log_level: info\ncache_dir: \"\"\n", HUM_ERR_CONFIG, "deploy.yaml:2: key 'cache_dir'",
+        "an empty path");
+    bad("empty policy path", "policy_paths: [site.lua, '']\n", HUM_ERR_CONFIG, "deploy.yaml:1: key 'policy_paths'",
+        "an empty path");
     bad("policy_paths scalar", "policy_paths: /etc/hum\n", HUM_ERR_CONFIG, "deploy.yaml:1: key 'policy_paths'",
         "expected a list of files or directories");
     bad("policy_paths item", "policy_paths:\n  - a.lua\n  - {x: 1}\n", HUM_ERR_CONFIG, "deploy.yaml:3: key 'policy_paths'",

@@ -33,7 +33,7 @@ static hum_layer_config config_for(int bits, int64_t n, int64_t k, int64_t group
 
 static hum_tuning wgmma_tuning(int bm, int bn, int wn, int stages)
 {
-    hum_tuning t = {bm, bn, 64, bm, wn, 64, stages, 1, 1, HUM_GEMM_KERNEL_WGMMA};
+    hum_tuning t = {1, INT64_MAX, bm, bn, 64, bm, wn, 64, stages, 1, 1, HUM_GEMM_KERNEL_WGMMA};
     return t;
 }
 
@@ -113,7 +113,7 @@ static void check_compile(hum_runtime *rt, const char *spec, int count, const in
         QUANT_CHECK(info.entry_count == count && !strcmp(info.policy_name, "wgmma-test"), "%s: %d entries from '%s'",
                     spec, info.entry_count, info.policy_name)) {
         for (int i = 0; i < count; i++) {
-            const hum_tuning *t = &info.entries[i].tuning;
+            const hum_tuning *t = &info.entries[i];
             QUANT_CHECK(t->kernel == HUM_GEMM_KERNEL_WGMMA && t->block_n == bn[i] && t->warp_m == t->block_m &&
                             t->warp_k == t->block_k && (t->block_n / t->warp_n == 4 || t->block_n / t->warp_n == 8),
                         "%s entry %d: kernel %d, block %dx%dx%d, warp %dx%dx%d (block N %d expected)", spec, i, t->kernel,

@@ -46,6 +46,12 @@ static void check_spec_parsing(void)
         {"n=x,k=64", "n=x"},
         {"n=32,,k=64", "empty entry"},        {"n=32,k=64,", "empty entry"},
         {"n=32,n=64,k=64", "given twice"},
+        /* each value checked by the parser: strtoll took these, the quantizer refused w=int4 */
+        {"n=+32,k=64", "n=+32"},              {"n= 32,k=64", "n= 32"},
+        {"n=32,k=0x40", "k=0x40"},            {"n=4611686018427387904,k=64", "n=4611686018427387904"},
+        {"n=32,k=64,w=int4", "w=int4"},       {"n=32,k=64,w=float16", "w=float16"},
+        {"n=32,k=64,scale=int8", "scale=int8"}, {"n=32,k=64,w=e4m3,zp=int", "zp=int"},
+        {"n=32,k=64,scale=tensor,zp=float", "zp=float"}, {"n=32,k=64,group=-1", "group=-1"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const hum_status st = hum_layer_spec_parse(bad[i].spec, &s);
@@ -59,7 +65,7 @@ static void check_spec_weights(void)
     hum_layer_spec s;
     hum_standard_weight a, b;
     /* n * k * 4 bytes past the address space must be refused, not wrapped into a small malloc. */
-    QUANT_CHECK(hum_layer_spec_parse("n=4611686018427387904,k=4611686018427387904", &s) == HUM_OK &&
+    QUANT_CHECK(hum_layer_spec_parse("n=2147483648,k=2147483648", &s) == HUM_OK &&
                     hum_layer_spec_weight(&s, 1, &a) == HUM_ERR_INVALID_ARG &&
                     strstr(hum_last_error(), "do not fit"),
                 "huge spec: %s", hum_last_error());
@@ -89,6 +95,18 @@ static int compile_weight(hum_runtime *rt, const char *spec, const hum_standard_
         return 0;
     printf("  %-6s %-52s %d kernels, %5.0f ms, %d compiled, %d cached\n", arch, spec, info->entry_count,
            info->compile_ms, info->kernels_compiled, info->kernels_cached);
+    /* From the spec alone (no weight): the same plan, so the same kernels, all in the cache now. */
+    hum_layer_spec s;
+    hum_layer_info from_spec;
+    if (QUANT_CHECK(hum_layer_spec_parse(spec, &s) == HUM_OK &&
+                        hum_layer_compile_spec(rt, &s, arch, &from_spec) == HUM_OK,
+                    "%s on %s from the spec: %s", spec, arch, hum_last_error()))
+        QUANT_CHECK(from_spec.entry_count == info->entry_count &&
+                        !memcmp(from_spec.entries, info->entries, sizeof info->entries) &&
+                        !memcmp(&from_spec.config, &info->config, sizeof info->config) &&
+                        !strcmp(from_spec.policy_name, info->policy_name) && from_spec.kernels_compiled == 0,
+                    "%s on %s: planned from the spec as from its weight (%d entries, %d compiled)", spec, arch,
+                    from_spec.entry_count, from_spec.kernels_compiled);
     return info->entry_count;
 }
 
@@ -133,6 +151,7 @@ static void check_compiles(hum_runtime *rt)
         "n=1024,k=1024,w=e2m1,a=bfloat16,group=32,scale=e8m0",
         "n=1024,k=1024,w=uint4,a=float16,group=128,actorder=1",
         "n=1000,k=1003,w=uint4,a=float16,group=32",
+        "n=1024,k=1024,w=e4m3,a=float16,scale=tensor",
     };
     for (size_t s = 0; s < sizeof others / sizeof others[0]; s++) {
         hum_standard_weight w;
@@ -184,6 +203,33 @@ static void check_rejections(hum_runtime *rt)
         hum_standard_free(&w);
     }
 
+    /* hum_layer_compile_spec checks a spec built by hand as the parser checks text */
+    hum_layer_spec good;
+    QUANT_CHECK(hum_layer_spec_parse("n=64,k=128", &good) == HUM_OK, "%s", hum_last_error());
+    static const struct {
+        const char *field, *needle;
+    } bad_fields[] = {{"w", "w=int4"}, {"zp", "zp=5"}, {"n", "n=0"}, {"group", "group=7"}, {"dims", "2^31"}};
+    for (size_t i = 0; i < sizeof bad_fields / sizeof bad_fields[0]; i++) {
+        hum_layer_spec b = good;
+        hum_status want = HUM_ERR_INVALID_ARG;
+        if (!strcmp(bad_fields[i].field, "w"))
+            b.weight_dtype = HUM_DTYPE_INT4;
+        else if (!strcmp(bad_fields[i].field, "zp"))
+            b.zero_point = 5;
+        else if (!strcmp(bad_fields[i].field, "n"))
+            b.n = 0;
+        else if (!strcmp(bad_fields[i].field, "group"))
+            b.group_size = 7; /* CHANNEL scales take none */
+        else {
+            b.n = INT32_MAX; /* a valid spec, beyond the kernels */
+            want = HUM_ERR_UNSUPPORTED;
+        }
+        const hum_status st = hum_layer_compile_spec(rt, &b, "sm_80", &info);
+        QUANT_CHECK(st == want && strstr(hum_last_error(), bad_fields[i].needle),
+                    "spec with a bad %s: status %d, '%s' should name '%s'", bad_fields[i].field, st, hum_last_error(),
+                    bad_fields[i].needle);
+    }
+
     /* tuning rules, with the message naming the rule */
     hum_layer_config cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -194,7 +240,7 @@ static void check_rejections(hum_runtime *rt)
     cfg.kernel_group = 128;
     cfg.scale_rows = 32;
     cfg.has_scale = 1;
-    hum_tuning t = {16, 256, 128, 16, 64, 64, 4, 1, 1, HUM_GEMM_KERNEL_MMA};
+    hum_tuning t = {1, INT64_MAX, 16, 256, 128, 16, 64, 64, 4, 1, 1, HUM_GEMM_KERNEL_MMA};
     int64_t smem = 0;
     int32_t threads = 0;
     QUANT_CHECK(hum_layer_tuning_check(&cfg, &t, &smem, &threads) == HUM_OK && threads == 256 &&

@@ -42,10 +42,9 @@ static void describe(hum_runtime *rt, spec_weight *sw, const char *arch, const c
     else
         len += (size_t)snprintf(out + len, cap - len, "%s\n", plan.policy_name);
     for (int32_t i = 0; st == HUM_OK && i < plan.entry_count && len < cap; i++) {
-        const hum_plan_entry *e = &plan.entries[i];
-        const hum_tuning *t = &e->tuning;
+        const hum_tuning *t = &plan.entries[i];
         len += (size_t)snprintf(out + len, cap - len, "  %lld..%lld k%d %dx%dx%d %dx%dx%d s%d sk%d c%d\n",
-                                (long long)e->m_min, (long long)e->m_max, t->kernel, t->block_m, t->block_n,
+                                (long long)t->m_min, (long long)t->m_max, t->kernel, t->block_m, t->block_n,
                                 t->block_k, t->warp_m, t->warp_n, t->warp_k, t->stages, t->stream_k, t->ctas_per_sm);
     }
 }
@@ -167,13 +166,13 @@ static void check_lines_and_merge(const char *dir)
     hum_layer_plan plan;
     if (RT_CHECK(plan_spec(rt, "n=64,k=256", "sm_86", &plan) == HUM_OK, "%s", hum_last_error())) {
         RT_CHECK(plan.entry_count == 2 && plan.entries[0].m_max == 16 && plan.entries[1].m_max == INT64_MAX &&
-                     plan.entries[1].tuning.block_n == 64,
+                     plan.entries[1].block_n == 64,
                  "%d entries, the second up to %lld with block N %d", plan.entry_count,
-                 (long long)plan.entries[1].m_max, plan.entries[1].tuning.block_n);
-        RT_CHECK(plan.entries[0].policy_line == 5 && plan.entries[1].policy_line == 6 &&
-                     strstr(plan.policy_origin, "/site.lua"),
-                 "lines %d, %d of '%s' (5, 6 expected)", plan.entries[0].policy_line, plan.entries[1].policy_line,
-                 plan.policy_origin);
+                 (long long)plan.entries[1].m_max, plan.entries[1].block_n);
+        const size_t len = strlen(dir);
+        RT_CHECK(!strncmp(plan.entry_origin[0], dir, len) && !strcmp(plan.entry_origin[0] + len, "/site.lua:5") &&
+                     !strncmp(plan.entry_origin[1], dir, len) && !strcmp(plan.entry_origin[1] + len, "/site.lua:6"),
+                 "origins '%s', '%s' (site.lua:5 and :6 expected)", plan.entry_origin[0], plan.entry_origin[1]);
     }
     hum_runtime_destroy(rt);
 }

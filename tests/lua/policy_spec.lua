@@ -265,23 +265,77 @@ describe("built-in policies", function()
       policy.ranges({ { 16, 1 }, { math.huge, 2 } }))
   end)
 
-  it("give each entry the line of the policy file its tuning is written on", function()
-    local list = policy.tunings(policy.nominal_device("sm_90a"), { n = 8192, k = 8192, kernels = { wgmma = true } })
-    local f = assert(io.open(root .. "/policies/sm90.lua", "rb"))
-    local lines = {}
-    for line in f:lines() do lines[#lines + 1] = line end
-    f:close()
-    for _, e in ipairs(list) do
-      local bound = e.m_max == math.huge and "math.huge" or tostring(e.m_max)
-      assert.matches("{ " .. bound .. ", ", lines[e.line], 1, true)
-    end
-  end)
-
   it("mma_tuning() builds a fresh mma.sync tuning, one CTA per SM unless given", function()
     local t = policy.mma_tuning(16, 128, 256, 16, 32, 128, 4)
     assert.are.same({ block_m = 16, block_n = 128, block_k = 256, warp_m = 16, warp_n = 32, warp_k = 128,
       stages = 4, stream_k = true, ctas_per_sm = 1 }, t)
     assert.are.equal(2, policy.mma_tuning(16, 128, 64, 16, 32, 64, 2, 2).ctas_per_sm)
     assert.are_not.equal(t, policy.mma_tuning(16, 128, 256, 16, 32, 128, 4))
+  end)
+end)
+
+describe("where each tuning came from", function()
+  -- Line numbers as written below: 6 tunings, 7 policy.below, 9 mma_tuning, 10 helper, 11 tuning(), 13 literal.
+  local text = table.concat({
+    "local policy = require('hum.policy')",                                                    -- 1
+    "local function deep() local t = policy.mma_tuning(64, 128, 128, 64, 32, 64, 3); return t end", -- 2
+    "return {",                                                                                -- 3
+    "  name = 'site',",                                                                        -- 4
+    "  applies = function(device) return device.sm >= 90 end,",                                -- 5
+    "  tunings = function(device, layer)",                                                     -- 6
+    "    if layer.n ~= 4096 then return policy.below(device, layer) end",                      -- 7
+    "    return policy.ranges({",                                                              -- 8
+    "      { 16, policy.mma_tuning(16, 128, 128, 16, 32, 128, 3) },",                          -- 9
+    "      { 64, deep() },",                                                                   -- 10
+    "      { 128, policy.tuning({ block_m = 64, block_n = 128, block_k = 64, warp_m = 64, warp_n = 32, warp_k = 64,"
+      .. " stages = 2, stream_k = false, ctas_per_sm = 2 }) },",                               -- 11
+    "      { math.huge, " .. tuning(256) .. " },",                                             -- 12
+    "    })",                                                                                  -- 13
+    "  end,",
+    "}",
+  }, "\n")
+
+  before_each(function() policy.load(with(builtin_sources(), source("/site/site.lua", text)), {}) end)
+
+  it("names the constructor's line, a helper's call site, policy.tuning's line, else the tunings function", function()
+    local list, p = policy.tunings(device(90), { n = 4096, k = 4096 })
+    assert.are.equal("site", p.name)
+    local got = {}
+    for i, e in ipairs(list) do got[i] = policy.origin_of(e.tuning) end
+    assert.are.same({ "/site/site.lua:9", "/site/site.lua:10", "/site/site.lua:11", "/site/site.lua:6" }, got)
+    assert.are.equal(2, list[3].tuning.ctas_per_sm)
+    assert.is_false(list[3].tuning.stream_k)
+  end)
+
+  it("lets a file hand other layers to the files before it, keeping their origins", function()
+    local layer = { n = 8192, k = 8192, kernels = { mma = true, wgmma = true } }
+    local list, p = policy.tunings(device(90), layer)
+    assert.are.equal("site", p.name)
+    local builtin = policy.load(builtin_sources(), {}):tunings(device(90), layer)
+    assert.are.equal(#builtin, #list)
+    for i, e in ipairs(list) do
+      assert.are.same(builtin[i].tuning, e.tuning)
+      assert.matches("^embedded:policies/sm90%.lua:%d+$", policy.origin_of(e.tuning))
+    end
+  end)
+
+  it("refuses policy.below outside tunings(), and when no earlier file applies", function()
+    local err = raises(function() policy.below(device(90), {}) end)
+    assert.matches("call it from a policy's tunings", err.message, 1, true)
+    policy.load({ source("/site/site.lua", text) }, {})
+    err = raises(function() policy.tunings(device(90), { n = 8192 }) end)
+    assert.are.equal(hum.status("HUM_ERR_POLICY"), err.status) -- what a policy file causes is a policy error
+    assert.matches("^/site/site%.lua: tunings", err.message) -- called in a tail call: no line
+    assert.matches("no policy applies to device 'test sm_90' (sm 90); loaded: site (below site)", err.message, 1, true)
+  end)
+
+  it("refuses a policy.tuning of something other than a table", function()
+    local err = raises(function() policy.tuning(16) end)
+    assert.matches("expected a table of tuning fields, got number", err.message, 1, true)
+  end)
+
+  it("gives the winner on an arch's nominal device", function()
+    assert.are.same({ "site", "/site/site.lua" }, { policy.winner_of("sm_90a") })
+    assert.are.same({ "sm80", "embedded:policies/sm80.lua" }, { policy.winner_of("sm_80") })
   end)
 end)

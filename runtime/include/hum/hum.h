@@ -54,6 +54,22 @@ const char *hum_status_name(hum_status status);
 /* Library version string, e.g. "0.1.0". */
 const char *hum_version(void);
 
+/*
+ * Where libhum reads its sources: each tree it embeds (kernels/, lua/, formats/, policies/) is
+ * searched first in the directories of an environment variable (`:`-separated, the first that
+ * has the file wins), then in the embedded copy. A listed directory that does not exist is
+ * skipped: hum_runtime_create warns about it (log level warn) and nothing fails. The
+ * config's policy_paths add site policy files on top (docs/policies.md).
+ */
+typedef struct hum_search_path {
+    const char *tree;     /* "kernels/", "lua/", "formats/", "policies/" */
+    const char *variable; /* "HUM_KERNEL_PATH", "HUM_LUA_PATH", "HUM_FORMAT_PATH", "HUM_POLICY_PATH" */
+    const char *dirs;     /* the variable's value, read at the call; NULL when unset or empty */
+} hum_search_path;
+int32_t hum_search_path_count(void);
+/* HUM_ERR_INVALID_ARG for an index outside 0 .. hum_search_path_count() - 1 or a NULL out. */
+hum_status hum_search_path_get(int32_t index, hum_search_path *out);
+
 /* ====================================================================================== */
 /* Data types                                                                              */
 /* ====================================================================================== */
@@ -149,6 +165,15 @@ hum_status hum_dtype_parse(const char *name, hum_dtype *out);
 const char *hum_dtype_name(hum_dtype t);
 /* Width in bits; 0 for an invalid code. */
 int32_t hum_dtype_bits(hum_dtype t);
+/* 1 for the weight dtypes hum quantizes and runs (standard weights, layer SPECs): uint1 ..
+ * uint8 and floats of 8 bits or fewer; else 0. */
+int32_t hum_dtype_is_weight(hum_dtype t);
+/* 1 for the activation dtypes of dense layers (and the param dtypes of standard weights):
+ * float16 and bfloat16; else 0. */
+int32_t hum_dtype_is_activation(hum_dtype t);
+/* 1 for the scale dtypes of standard weights: float16, bfloat16, float32, float8_e4m3fn,
+ * float8_e5m2, float8_e8m0; else 0. */
+int32_t hum_dtype_is_scale(hum_dtype t);
 /* Bytes of one code in the arrays hum_dtype_encode/decode use: 1 for widths <= 8, else
  * bits / 8; 0 for an invalid code. */
 int32_t hum_dtype_code_size(hum_dtype t);
@@ -583,7 +608,14 @@ typedef struct hum_format_call {
     const char *layer_name;      /* load */
     hum_standard_weight *weight; /* load: filled */
     hum_layer_list *list;        /* list: appended to */
+    char *names;                 /* names: the known formats, ", "-separated */
+    size_t names_cap;
 } hum_format_call;
+
+/* The checkpoint formats the runtime's formats/ dispatch converts, by their quant_method names,
+ * ", "-separated ("awq, bitnet, compressed-tensors, ..."), into out. HUM_ERR_INVALID_ARG for
+ * NULL or when cap is too small. */
+hum_status hum_runtime_formats(hum_runtime *rt, char *out, size_t cap);
 
 /* Every quantized layer of the checkpoint, in name order (*out is reset first). Errors:
  * HUM_ERR_FORMAT for an unknown or self-contradictory checkpoint (naming the key or tensor). */
@@ -691,6 +723,9 @@ hum_status hum_stream_synchronize(struct CUstream_st *stream);
 hum_status hum_nvrtc_version(int32_t *major, int32_t *minor);
 /* HUM_OK when hum_jit_compile accepts `arch`; HUM_ERR_INVALID_ARG listing the accepted names. */
 hum_status hum_arch_check(const char *arch);
+/* Every name hum_arch_check accepts, ", "-separated ("sm_75, sm_80, ..., sm_90a, ..."), into
+ * out. HUM_ERR_INVALID_ARG when cap is too small; HUM_ERR_COMPILE when NVRTC lists none. */
+hum_status hum_arch_list(char *out, size_t cap);
 /* The architecture to compile for device `d`: "sm_<major><minor>", plus "a" from sm_90 on
  * (H200: "sm_90a"). HUM_ERR_INVALID_ARG when `cap` cannot hold it (8 bytes always can). */
 hum_status hum_arch_for_device(const hum_device_info *d, char *out, size_t cap);
@@ -1060,17 +1095,12 @@ typedef struct hum_compute_config {
  * of warp_n / 16 64-row slabs x block_k. The layers and tunings each takes: docs/policies.md. */
 typedef enum hum_gemm_kernel { HUM_GEMM_KERNEL_MMA = 0, HUM_GEMM_KERNEL_WGMMA = 1 } hum_gemm_kernel;
 
-/* TuningConfig (docs/policies.md, "Tuning fields"). */
+/* TuningConfig (docs/policies.md, "Tuning fields"), with the range of M it is for in a dispatch
+ * table (not a tuning field: planning sets it). */
 typedef struct hum_tuning {
+    int64_t m_min, m_max; /* inclusive; m_max of the last entry is INT64_MAX */
     HUM_TUNING_FIELDS(HUM_CONFIG_MEMBER)
 } hum_tuning;
-
-/* One row of a layer's dispatch table: the tuning for M in m_min..m_max and its policy line. */
-typedef struct hum_plan_entry {
-    int64_t m_min, m_max;  /* inclusive; m_max of the last entry is INT64_MAX */
-    hum_tuning tuning;
-    int32_t policy_line;   /* line of the policy file the tuning was written on (0: unknown) */
-} hum_plan_entry;
 
 enum { HUM_LAYER_MAX_ENTRIES = 8 };
 
@@ -1083,11 +1113,13 @@ typedef struct hum_layer_plan {
     char device_name[256];
     int32_t sm, sm_count;
     int64_t smem_per_block, l2_bytes;
-    /* out: the dispatch table (ranges ascending and contiguous from 1) and its policy */
+    /* out: the dispatch table (ranges ascending and contiguous from 1) and its policy; for a
+     * plan without a GPU (sm 0) device_name becomes the nominal device's */
     int32_t entry_count;
-    hum_plan_entry entries[8]; /* HUM_LAYER_MAX_ENTRIES */
+    hum_tuning entries[8]; /* HUM_LAYER_MAX_ENTRIES */
     char policy_name[64];
-    char policy_origin[256];   /* the policy's file ("embedded:policies/sm90.lua", a path) */
+    char policy_origin[512];   /* the winning policy's file: "embedded:policies/sm90.lua" or a path */
+    char entry_origin[8][256]; /* per entry, "file:line" of the policy line that chose its tuning */
 } hum_layer_plan;
 
 /* The field lists above as a table, for lua/hum/: one row per field, layer config first, then
@@ -1116,6 +1148,22 @@ const hum_config_field *hum_config_fields(int32_t *count);
  * rules live in runtime/src/gemm_variant.c and gemm_wgmma.c; planning applies the same. */
 hum_status hum_layer_tuning_check(const hum_layer_config *config, const hum_tuning *tuning, int64_t *smem_bytes,
                                   int32_t *threads);
+
+/* A policy's tuning `in` (its M range and tuning fields as written) fitted to the layer of
+ * `config` (derived fields filled) and `compute` for `arch` on a device of smem_budget bytes of
+ * shared memory per block (device_name for messages), into *out: the values checked against what
+ * a policy may write (HUM_ERR_POLICY), block N and K adapted to the layer, the family's warp
+ * shape applied, the stages lowered until ctas_per_sm CTAs fit, then every rule of the family
+ * checked (HUM_ERR_UNSUPPORTED naming it). The rules: docs/policies.md, "Tuning fields". */
+hum_status hum_layer_fit_tuning(const hum_layer_config *config, const hum_compute_config *compute,
+                                const hum_tuning *in, const char *arch, int64_t smem_budget, const char *device_name,
+                                hum_tuning *out);
+
+/* The plan's entries (as the policy wrote them: config, compute, target, policy name and entry
+ * origins filled) fitted with hum_layer_fit_tuning, in place, and neighbours that end with the
+ * same tuning merged (the first's origin kept). A broken rule fails naming the policy, the
+ * entry's origin ("file:line"), the M range and the rule. */
+hum_status hum_layer_fit_plan(hum_layer_plan *plan);
 
 /* Whether kernel family `kernel` (a hum_gemm_kernel) runs a layer of `config` (derived fields
  * filled) and `compute` on `arch`: HUM_OK, or HUM_ERR_UNSUPPORTED naming the rule;
@@ -1173,7 +1221,7 @@ typedef struct hum_layer_info {
     int32_t prepared;
     hum_compute_config compute;
     int32_t entry_count;
-    hum_plan_entry entries[8]; /* HUM_LAYER_MAX_ENTRIES */
+    hum_tuning entries[8];    /* HUM_LAYER_MAX_ENTRIES */
     char policy_name[64];
     char policy_origin[256];
     char arch[16];
@@ -1188,6 +1236,70 @@ typedef struct hum_layer_info {
 
 /* What the layer is and how it was prepared. HUM_ERR_INVALID_ARG for NULL. */
 hum_status hum_layer_get_info(const hum_layer *layer, hum_layer_info *out);
+
+/* One entry of a layer's dispatch table, as hum_layer_describe reports it. */
+typedef struct hum_dispatch_row {
+    hum_tuning tuning;  /* M range m_min..m_max (INT64_MAX: no upper bound) and the fitted tuning */
+    int64_t smem_bytes; /* dynamic shared memory of one CTA */
+    int32_t threads;    /* threads per CTA */
+    char origin[256];   /* "file:line" of the policy line that chose the tuning, e.g.
+                         * "embedded:policies/sm90.lua:31" (cut with "..." when longer) */
+} hum_dispatch_row;
+
+/* What runs for each M: the dispatch table of one layer on one device. */
+typedef struct hum_layer_dispatch {
+    char policy_name[64];
+    char policy_origin[512]; /* the file of the policy that won for the device */
+    char device_name[256];   /* the GPU, or the nominal device of the arch ("nominal sm_80 (A100 SXM)") */
+    char arch[16];           /* what the kernels are compiled for: "sm_90a" */
+    int32_t row_count;
+    hum_dispatch_row rows[8]; /* HUM_LAYER_MAX_ENTRIES, ascending M, contiguous from M = 1 */
+} hum_layer_dispatch;
+
+/* The dispatch table in force for a prepared layer. HUM_ERR_INVALID_ARG for NULL or a layer not
+ * prepared yet (hum_layer_describe_plan plans one without preparing it). */
+hum_status hum_layer_describe(const hum_layer *layer, hum_layer_dispatch *out);
+
+/* The dispatch table the policies in force give the weight (opts may be NULL) on the nominal
+ * device of `arch` ("sm_80", "sm_90a"), or with arch NULL on the runtime's GPU; plans only:
+ * nothing is compiled, nothing touches a GPU. Errors: those of hum_layer_compile without
+ * HUM_ERR_COMPILE; HUM_ERR_NO_DEVICE for arch NULL on a runtime without a GPU. */
+hum_status hum_layer_describe_plan(hum_runtime *rt, const hum_standard_weight *w, const hum_layer_options *opts,
+                                   const char *arch, hum_layer_dispatch *out);
+
+/*
+ * `hum tune` (runtime/cli/cmd_tune.c) and lua/hum/tune.lua share one session: Lua plans the
+ * table in force, generates and fits candidate tunings for each of its M ranges and writes
+ * policy files; C compiles, checks and times the candidates. Hosts do not need it.
+ */
+enum { HUM_TUNE_MAX_CANDIDATES = 64, HUM_TUNE_MAX_SAMPLES = 16, HUM_TUNE_MAX_M = 64 };
+
+typedef struct hum_tune_range {
+    int32_t sample_count;
+    int64_t samples[16];        /* HUM_TUNE_MAX_SAMPLES: the M values of the list inside the range */
+    int32_t candidate_count;    /* candidates[0] is the table in force's tuning for the range */
+    hum_tuning candidates[64];  /* HUM_TUNE_MAX_CANDIDATES: distinct, fitted; m_min..m_max the range */
+    char builtin_origin[256];   /* the policy line that chose candidates[0] */
+    double us[64][16];          /* C: median microseconds of candidate i at sample j; NaN: dropped */
+    char dropped[64][128];      /* C: why candidate i has no time ("" when it has one) */
+    int32_t winner;             /* Lua (pick): the candidate the tuned file gives the range */
+} hum_tune_range;
+
+typedef struct hum_tune_session {
+    hum_layer_plan plan;        /* C: inputs and the GPU target; Lua (begin): the table in force */
+    int32_t m_count;
+    int64_t m_values[64];       /* C: HUM_TUNE_MAX_M sample M values, as --m gives them */
+    const char *candidates_file; /* C: a Lua file that extends the candidates, or NULL */
+    const char *spec;           /* C: the layer SPEC, for the file's comments */
+    int32_t reps;               /* C: timed calls per median, for the file's comments */
+    int32_t range_count;        /* Lua (begin) */
+    hum_tune_range ranges[8];   /* HUM_LAYER_MAX_ENTRIES */
+    /* C sets text_range and text_candidate, Lua (policy_text) writes text: with text_range -1
+     * the tuned file (each range its winner), else a file that gives every M of the layer class
+     * candidate text_candidate of range text_range. */
+    int32_t text_range, text_candidate;
+    char text[65536];
+} hum_tune_session;
 
 /*
  * CPU-only planning and compilation for `arch` ("sm_80", "sm_90a", ...), no GPU needed: the
@@ -1230,6 +1342,12 @@ hum_status hum_layer_spec_format(const hum_layer_spec *spec, char *out, size_t c
  * and act-order permutation), the same for the same seed. Release with hum_standard_free.
  * Errors: those of hum_quantize_reference. */
 hum_status hum_layer_spec_weight(const hum_layer_spec *spec, uint64_t seed, hum_standard_weight *out);
+/* hum_layer_compile for the layer of a spec, from its shapes and types alone: no weight is made,
+ * so the time does not grow with N x K. Plans and compiles exactly what hum_layer_compile does
+ * for hum_layer_spec_weight's weight (the same kernels, so the same cache entries). Errors: those
+ * of hum_layer_compile; HUM_ERR_INVALID_ARG naming the field for a spec hum_layer_spec_parse
+ * would not give. */
+hum_status hum_layer_compile_spec(hum_runtime *rt, const hum_layer_spec *spec, const char *arch, hum_layer_info *out);
 
 #ifndef HUM_CDEF
 #ifdef __cplusplus

@@ -11,7 +11,7 @@
 static const struct {
     const char *prefix;
     const char *env;
-} overrides[] = {
+} overrides[] = { /* hum.h, hum_search_path_get */
     {"kernels/", "HUM_KERNEL_PATH"},
     {"lua/", "HUM_LUA_PATH"},
     {"formats/", "HUM_FORMAT_PATH"},
@@ -26,6 +26,19 @@ const char *hum_resource_override(const char *relpath)
             return v && *v ? v : NULL;
         }
     return NULL;
+}
+
+int32_t hum_search_path_count(void) { return (int32_t)(sizeof overrides / sizeof overrides[0]); }
+
+hum_status hum_search_path_get(int32_t index, hum_search_path *out)
+{
+    if (!out || index < 0 || index >= hum_search_path_count())
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_search_path_get: index %d (expected 0 to %d) or NULL out", index,
+                        hum_search_path_count() - 1);
+    out->tree = overrides[index].prefix;
+    out->variable = overrides[index].env;
+    out->dirs = hum_resource_override(overrides[index].prefix);
+    return HUM_OK;
 }
 
 /* Reads a whole file; 1 on success, 0 if it does not exist, -1 on a read error. */

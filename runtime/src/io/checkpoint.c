@@ -135,7 +135,7 @@ static hum_status open_indexed(hum_checkpoint *c, const char *index_path, const 
     for (const cJSON *e = s == HUM_OK ? map->child : NULL; e && s == HUM_OK; e = e->next, i++) {
         if (!cJSON_IsString(e) || !*e->valuestring || strchr(e->valuestring, '/') || strcmp(e->valuestring, "..") == 0)
             s = hum_fail(HUM_ERR_FORMAT, "%s: weight_map[\"%s\"] must be a file name in the checkpoint directory",
-                         index_path, e->string);
+                         index_path, hum_printable(e->string));
         else
             shards[i] = e->valuestring;
     }
@@ -159,7 +159,7 @@ static hum_status open_indexed(hum_checkpoint *c, const char *index_path, const 
         char *const *hit = bsearch(&e->valuestring, shards, (size_t)unique, sizeof *shards, by_string);
         if (!hum_safetensors_has(c->files[hit - shards], e->string))
             s = hum_fail(HUM_ERR_FORMAT, "%s: weight_map puts tensor \"%s\" in %s, which does not hold it", index_path,
-                         e->string, e->valuestring);
+                         hum_printable(e->string), hum_printable(e->valuestring));
     }
     free(shards);
     cJSON_Delete(root);
@@ -209,7 +209,7 @@ static hum_status build_index(hum_checkpoint *c)
             hum_safetensors_tensor a, b;
             hum_safetensors_get(c->files[c->entries[i - 1].file], c->entries[i - 1].index, &a);
             hum_safetensors_get(c->files[c->entries[i].file], c->entries[i].index, &b);
-            return hum_fail(HUM_ERR_FORMAT, "%s: tensor \"%s\" is in both %s and %s", c->path, a.name, a.file, b.file);
+            return hum_fail(HUM_ERR_FORMAT, "%s: tensor \"%s\" is in both %s and %s", c->path, hum_printable(a.name), a.file, b.file);
         }
     return HUM_OK;
 }

@@ -75,8 +75,8 @@ static hum_status parse_metadata(hum_safetensors *st, cJSON *meta)
 
 static hum_status parse_entry(const hum_safetensors *st, const cJSON *item, st_entry *e)
 {
-    const char *name = item->string;
-    e->name = name;
+    e->name = item->string;
+    const char *name = hum_printable(item->string); /* for the messages */
     if (!cJSON_IsObject(item))
         return hum_fail(HUM_ERR_FORMAT, "%s: tensor \"%s\": header entry is not a JSON object", st->path, name);
     if (!*name)
@@ -139,7 +139,7 @@ static hum_status check_layout(const hum_safetensors *st, uint64_t buffer_len)
         if (st->entries[i].end > buffer_len)
             return hum_fail(HUM_ERR_FORMAT,
                             "%s: tensor \"%s\": data_offsets end %llu is past the end of the data section (%llu bytes)",
-                            st->path, st->entries[i].name, (unsigned long long)st->entries[i].end,
+                            st->path, hum_printable(st->entries[i].name), (unsigned long long)st->entries[i].end,
                             (unsigned long long)buffer_len);
     const st_entry **order = malloc(sizeof *order * (size_t)(st->count ? st->count : 1));
     if (!order)
@@ -152,11 +152,11 @@ static hum_status check_layout(const hum_safetensors *st, uint64_t buffer_len)
     for (int64_t i = 0; i < st->count && s == HUM_OK; i++) {
         if (order[i]->begin < at)
             s = hum_fail(HUM_ERR_FORMAT, "%s: tensor \"%s\" (bytes %llu..%llu) overlaps tensor \"%s\" (ends at %llu)",
-                         st->path, order[i]->name, (unsigned long long)order[i]->begin,
-                         (unsigned long long)order[i]->end, order[i - 1]->name, (unsigned long long)at);
+                         st->path, hum_printable(order[i]->name), (unsigned long long)order[i]->begin,
+                         (unsigned long long)order[i]->end, hum_printable(order[i - 1]->name), (unsigned long long)at);
         else if (order[i]->begin > at)
             s = hum_fail(HUM_ERR_FORMAT, "%s: %llu unindexed bytes before tensor \"%s\" (the buffer must be fully indexed)",
-                         st->path, (unsigned long long)(order[i]->begin - at), order[i]->name);
+                         st->path, (unsigned long long)(order[i]->begin - at), hum_printable(order[i]->name));
         at = order[i]->end;
     }
     free(order);
@@ -223,7 +223,7 @@ static hum_status parse_header(hum_safetensors *st, const char *text, size_t len
     for (int64_t i = 1; i < st->count; i++)
         if (strcmp(st->entries[i - 1].name, st->entries[i].name) == 0)
             return hum_fail(HUM_ERR_FORMAT, "%s: tensor \"%s\" appears twice in the header", st->path,
-                            st->entries[i].name);
+                            hum_printable(st->entries[i].name));
     return check_layout(st, buffer_len);
 }
 
@@ -336,7 +336,7 @@ hum_status hum_safetensors_find(const hum_safetensors *st, const char *name, hum
     st_entry key = {.name = name};
     const st_entry *e = bsearch(&key, st->entries, (size_t)st->count, sizeof key, by_name);
     if (!e)
-        return hum_fail(HUM_ERR_FORMAT, "%s: no tensor \"%s\"", st->path, name);
+        return hum_fail(HUM_ERR_FORMAT, "%s: no tensor \"%s\"", st->path, hum_printable(name));
     fill(st, e, out);
     return HUM_OK;
 }

@@ -56,19 +56,37 @@ static void first_error(const char *log, char *out, size_t cap)
     snprintf(out, cap, "%.*s", (int)(len < cap ? len : cap - 1), line);
 }
 
+/* "; sources from HUM_KERNEL_PATH: /dev/kernels/gemm.cu, ..." when any source or header was read
+ * from an override directory (the log names the embedded path, which is not the file that
+ * failed), else "". */
+static void override_note(const hum_jit_sources *src, char *out, size_t cap)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int32_t i = -1; i < src->header_count && used < cap; i++) {
+        const char *origin = i < 0 ? src->source.origin : src->header_files[i].origin;
+        if (!origin[0] || !strncmp(origin, "embedded:", 9))
+            continue;
+        int n = snprintf(out + used, cap - used, "%s%s", used ? ", " : "; sources from HUM_KERNEL_PATH: ", origin);
+        used += n > 0 ? (size_t)n : 0;
+    }
+}
+
 /* Saves the NVRTC log under the cache and turns the failure into a message that names it. */
 static hum_status report_compile_error(const char *dir, const char *keyhex, const hum_jit_request *req,
-                                       const hum_nvrtc_options *opts, const char *log)
+                                       const hum_jit_sources *src, const hum_nvrtc_options *opts, const char *log)
 {
-    char reason[512], first[512], path[PATH_MAX];
+    char reason[512], first[512], path[PATH_MAX], overrides[1024];
     snprintf(reason, sizeof reason, "%s", hum_last_error());
     first_error(log, first, sizeof first);
+    override_note(src, overrides, sizeof overrides);
     size_t cap = strlen(log ? log : "") + 4096;
     char *text = malloc(cap);
     if (!text)
         return hum_fail(HUM_ERR_OUT_OF_MEMORY, "compiling %s for %s failed (%s) and its log could not be kept",
                         req->source, req->arch, reason);
-    int n = snprintf(text, cap, "source: %s\nkernel: %s\narch: %s\noptions:", req->source, req->kernel_name, req->arch);
+    int n = snprintf(text, cap, "source: %s%s\nkernel: %s\narch: %s\noptions:", req->source, overrides,
+                     req->kernel_name, req->arch);
     for (int32_t i = 0; i < opts->count && n > 0 && (size_t)n < cap; i++)
         n += snprintf(text + n, cap - (size_t)n, " %s", opts->list[i]);
     if (n > 0 && (size_t)n < cap)
@@ -81,11 +99,11 @@ static hum_status report_compile_error(const char *dir, const char *keyhex, cons
          * would read the buffer while vsnprintf overwrites it (undefined, garbled text). */
         char why[512];
         snprintf(why, sizeof why, "%s", hum_last_error());
-        return hum_fail(HUM_ERR_COMPILE, "compiling %s (kernel '%s') for %s failed: %s%s%s; the NVRTC log could not be saved (%s)",
-                        req->source, req->kernel_name, req->arch, reason, first[0] ? ": " : "", first, why);
+        return hum_fail(HUM_ERR_COMPILE, "compiling %s (kernel '%s') for %s failed: %s%s%s%s; the NVRTC log could not be saved (%s)",
+                        req->source, req->kernel_name, req->arch, reason, first[0] ? ": " : "", first, overrides, why);
     }
-    return hum_fail(HUM_ERR_COMPILE, "compiling %s (kernel '%s') for %s failed: %s%s%s; NVRTC log: %s%s", req->source,
-                    req->kernel_name, req->arch, reason, first[0] ? ": " : "", first, path,
+    return hum_fail(HUM_ERR_COMPILE, "compiling %s (kernel '%s') for %s failed: %s%s%s%s; NVRTC log: %s%s", req->source,
+                    req->kernel_name, req->arch, reason, first[0] ? ": " : "", first, overrides, path,
                     opts->has_cuda_include ? ""
                                            : " (no CUDA include directory was found: set CUDA_HOME to the toolkit)");
 }
@@ -131,7 +149,7 @@ static hum_status compile_locked(const char *dir, const uint8_t key[HUM_JIT_KEY_
         st = hum_nvrtc_compile(src, req, opts, &out->cubin, &out->cubin_size, out->lowered_name,
                                sizeof out->lowered_name, &log);
         if (st == HUM_ERR_COMPILE)
-            st = report_compile_error(dir, keyhex, req, opts, log);
+            st = report_compile_error(dir, keyhex, req, src, opts, log);
         else if (st == HUM_OK && usable &&
                  hum_cache_store(dir, key, req->arch, req->kernel_name, out->lowered_name, out->cubin,
                                  out->cubin_size) != HUM_OK)

@@ -69,6 +69,26 @@ hum_status hum_arch_check(const char *arch)
                     arch ? arch : "(null)", hint, accepted, major, minor);
 }
 
+hum_status hum_arch_list(char *out, size_t cap)
+{
+    if (!out || !cap)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_arch_list: NULL out or cap 0");
+    pthread_once(&archs_once, query_archs);
+    if (arch_count == 0)
+        return hum_fail(HUM_ERR_COMPILE, "NVRTC reports no GPU architecture it can compile for");
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = 0; i < arch_count; i++) {
+        char name[16];
+        format_arch(archs[i], name, sizeof name);
+        int n = snprintf(out + used, cap - used, "%s%s", i ? ", " : "", name);
+        if (n < 0 || (size_t)n >= cap - used)
+            return hum_fail(HUM_ERR_INVALID_ARG, "hum_arch_list: %zu bytes are too few", cap);
+        used += (size_t)n;
+    }
+    return HUM_OK;
+}
+
 hum_status hum_arch_for_device(const hum_device_info *d, char *out, size_t cap)
 {
     if (!d || !out)

@@ -56,21 +56,27 @@ static hum_status copy_weight(const hum_standard_weight *w, hum_standard_weight 
     return st;
 }
 
+hum_status hum_layer_check_dims(int64_t n, int64_t k)
+{
+    if (n > INT32_MAX - 1024 || k > INT32_MAX - 1024)
+        return hum_fail(HUM_ERR_UNSUPPORTED, "N = %lld, K = %lld: the GEMM kernels take N and K up to 2^31 - 1025",
+                        (long long)n, (long long)k);
+    return HUM_OK;
+}
+
 hum_status hum_layer_check_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_dtype *act)
 {
-    /* The kernels index N and K (padded by up to a block) with 32-bit integers; checked first,
-     * as no tensor of such a weight could be valid to look at. */
-    if (w && (w->n > INT32_MAX - 1024 || w->k > INT32_MAX - 1024))
-        return hum_fail(HUM_ERR_UNSUPPORTED, "N = %lld, K = %lld: the GEMM kernels take N and K up to 2^31 - 1025",
-                        (long long)w->n, (long long)w->k);
-    hum_status st = hum_standard_validate(w);
+    /* Checked first, as no tensor of such a weight could be valid to look at. */
+    hum_status st = w ? hum_layer_check_dims(w->n, w->k) : HUM_OK;
+    if (st == HUM_OK)
+        st = hum_standard_validate(w);
     if (st != HUM_OK)
         return st;
     if (w->num_experts > 0)
         return hum_fail(HUM_ERR_UNSUPPORTED, "a weight of %lld experts is a MoE weight, not a dense layer",
                         (long long)w->num_experts);
     *act = opts && opts->activation_dtype ? opts->activation_dtype : w->param_dtype;
-    if (*act != HUM_DTYPE_FLOAT16 && *act != HUM_DTYPE_BFLOAT16)
+    if (!hum_dtype_is_activation(*act))
         return hum_fail(HUM_ERR_INVALID_ARG, "activation dtype %s (expected float16 or bfloat16)", hum_dtype_name(*act));
     return HUM_OK;
 }
@@ -200,6 +206,15 @@ hum_status hum_layer_tuning_check(const hum_layer_config *config, const hum_tuni
     if (threads)
         *threads = hum_gemm_threads(&v);
     return HUM_OK;
+}
+
+hum_status hum_layer_fit_tuning(const hum_layer_config *config, const hum_compute_config *compute,
+                                const hum_tuning *in, const char *arch, int64_t smem_budget, const char *device_name,
+                                hum_tuning *out)
+{
+    if (!config || !compute || !in || !arch || !device_name || !out)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_fit_tuning: a NULL argument");
+    return hum_gemm_fit(config, compute, in, arch, smem_budget, device_name, out);
 }
 
 hum_status hum_layer_kernel_takes(const hum_layer_config *config, const hum_compute_config *compute, int32_t kernel,

@@ -4,7 +4,8 @@
  *                    C: each tuning fitted and checked), kernel compiles
  *   layer_upload.c   device buffers and the GPU preprocessing (kernels/prep/repack.cu)
  *   layer_forward.c  the hot path
- *   layer_spec.c     SPEC strings and random weights for them */
+ *   layer_spec.c     SPEC strings and random weights for them
+ *   layer_describe.c the dispatch table in force, or planned, for hum_layer_describe */
 #ifndef HUM_LAYER_H
 #define HUM_LAYER_H
 
@@ -64,13 +65,26 @@ hum_status hum_layer_check_weight(const hum_standard_weight *w, const hum_layer_
  * largest float zero point. Integer weights without scales need none (0). */
 int32_t hum_layer_scale_exponent(const hum_layer_config *cfg, double scale_max, double zero_max);
 
+/* The kernels' limit on N and K (they index them, padded by up to a block, with 32 bits). */
+hum_status hum_layer_check_dims(int64_t n, int64_t k);
+
+/* HUM_ERR_INVALID_ARG naming the key and value unless every field of `spec` is one
+ * hum_layer_spec_parse gives (hum.h). */
+hum_status hum_layer_spec_check(const hum_layer_spec *spec);
+
+/* Fills a config's input fields from a checked spec: the layer hum_layer_spec_weight's weight
+ * gives, without the weight. */
+void hum_layer_spec_config(const hum_layer_spec *spec, hum_layer_config *config);
+
 /* Fills plan->config's input fields from a standard weight and the activation dtype. */
 void hum_layer_plan_inputs(const hum_standard_weight *w, hum_dtype activation_dtype, hum_layer_plan *plan);
 
-/* Plans `plan` (inputs and target filled): lua/hum/layer.lua's plan() derives the config and
- * writes the policy's ranges and tunings, then each tuning is fitted to the layer and checked
- * (hum_gemm_fit) and equal neighbours merge. A broken rule names the policy file, line and M
- * range. */
+/* Fills plan's target (arch, device name, sm, SMs, shared memory, L2) from a GPU. */
+hum_status hum_layer_plan_target(const hum_device_info *dev, hum_layer_plan *plan);
+
+/* Plans `plan` (inputs and target filled) in one pass: lua/hum/layer.lua's plan() derives the
+ * config, runs the policy and fits each of its tunings to the layer through C
+ * (hum_layer_fit_tuning: every rule checked there, once); C then checks the table's shape. */
 hum_status hum_layer_run_plan(hum_runtime *rt, hum_layer_plan *plan);
 
 /* Compiles the kernel of every planned entry for plan->arch through the runtime's cache.
@@ -78,6 +92,13 @@ hum_status hum_layer_run_plan(hum_runtime *rt, hum_layer_plan *plan);
  * compile_ms, compiled and cached describe the run. */
 hum_status hum_layer_compile_entries(hum_runtime *rt, const hum_layer_plan *plan, hum_jit_result *results,
                                      double *compile_ms, int32_t *compiled, int32_t *cached);
+
+/* Compiles the kernels of `count` tunings of plan->config for plan->arch in parallel into the
+ * runtime's kernel cache (hum tune, before it prepares a layer for each), so that preparing
+ * them later finds them there. Tunings the kernels refuse, and compiles that fail, are left
+ * out: the later prepare reports them. Returns the number of tunings the kernels take (the
+ * compile requests made). */
+int32_t hum_layer_precompile(hum_runtime *rt, const hum_layer_plan *plan, const hum_tuning *tunings, int32_t count);
 
 /* Uploads the host weight of `layer` (planned) to the GPU and preprocesses it into *buf; sets
  * the layer's scale_exponent and out_factor. max_grid sizes the stream-K locks. On failure

@@ -42,6 +42,15 @@ hum_status hum_checkpoint_list_layers(hum_runtime *rt, const hum_checkpoint *ckp
     return s;
 }
 
+hum_status hum_runtime_formats(hum_runtime *rt, char *out, size_t cap)
+{
+    if (!rt || !out || !cap)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_runtime_formats: NULL runtime or out, or cap 0");
+    out[0] = '\0';
+    hum_format_call call = {.names = out, .names_cap = cap};
+    return hum_lua_call(rt, "hum.formats", "names", "hum_format_call *", &call);
+}
+
 hum_status hum_checkpoint_load_layer(hum_runtime *rt, const hum_checkpoint *ckpt, const char *layer_name,
                                      hum_standard_weight *out)
 {

@@ -8,7 +8,9 @@
 #include "internal.h"
 #include "lua_bridge.h"
 
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void hum_layer_plan_inputs(const hum_standard_weight *w, hum_dtype activation_dtype, hum_layer_plan *plan)
@@ -34,29 +36,54 @@ void hum_layer_plan_inputs(const hum_standard_weight *w, hum_dtype activation_dt
     plan->compute.gemm_type = HUM_GEMM_DENSE; /* hum_layer_check_weight refuses MoE weights */
 }
 
-/* Fits every planned tuning to the layer (gemm_variant.c, hum_gemm_fit) and merges neighbours
- * that end up with the same kernel, so that a layer compiles as few kernels as its policy really
- * asks for. A broken rule names the policy file and line and the range. */
-static hum_status fit_entries(hum_layer_plan *plan)
+/* The tuning fields of a and b are equal (the M range aside). */
+static int same_tuning(const hum_tuning *a, const hum_tuning *b)
 {
+    return !memcmp((const char *)a + offsetof(hum_tuning, block_m), (const char *)b + offsetof(hum_tuning, block_m),
+                   sizeof *a - offsetof(hum_tuning, block_m));
+}
+
+hum_status hum_layer_fit_plan(hum_layer_plan *plan)
+{
+    if (!plan)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_fit_plan: NULL plan");
+    if (plan->entry_count < 1 || plan->entry_count > HUM_LAYER_MAX_ENTRIES)
+        return hum_fail(HUM_ERR_POLICY, "layer plan: %d dispatch entries (expected 1 to %d)", plan->entry_count,
+                        HUM_LAYER_MAX_ENTRIES);
     int32_t out = 0;
     for (int32_t i = 0; i < plan->entry_count; i++) {
-        hum_plan_entry e = plan->entries[i];
-        const hum_status st = hum_gemm_fit(&plan->config, &plan->compute, &plan->entries[i].tuning, plan->arch,
-                                           plan->smem_per_block, plan->device_name, &e.tuning);
+        hum_tuning t;
+        const hum_status st = hum_gemm_fit(&plan->config, &plan->compute, &plan->entries[i], plan->arch,
+                                           plan->smem_per_block, plan->device_name, &t);
         if (st != HUM_OK) {
             char upper[24] = "inf";
-            if (e.m_max != INT64_MAX)
-                snprintf(upper, sizeof upper, "%lld", (long long)e.m_max);
-            return hum_fail_context(st, "policy '%s' (%s:%d), M %lld..%s", plan->policy_name, plan->policy_origin,
-                                    e.policy_line, (long long)e.m_min, upper);
+            if (plan->entries[i].m_max != INT64_MAX)
+                snprintf(upper, sizeof upper, "%lld", (long long)plan->entries[i].m_max);
+            return hum_fail_context(st, "policy '%s' (%s), M %lld..%s", plan->policy_name, plan->entry_origin[i],
+                                    (long long)plan->entries[i].m_min, upper);
         }
-        if (out > 0 && !memcmp(&plan->entries[out - 1].tuning, &e.tuning, sizeof e.tuning))
-            plan->entries[out - 1].m_max = e.m_max;
-        else
-            plan->entries[out++] = e;
+        if (out > 0 && same_tuning(&plan->entries[out - 1], &t)) {
+            plan->entries[out - 1].m_max = t.m_max;
+            continue;
+        }
+        plan->entries[out] = t;
+        memmove(plan->entry_origin[out], plan->entry_origin[i], sizeof plan->entry_origin[i]);
+        out++;
     }
     plan->entry_count = out;
+    return HUM_OK;
+}
+
+hum_status hum_layer_plan_target(const hum_device_info *dev, hum_layer_plan *plan)
+{
+    hum_status st = hum_arch_for_device(dev, plan->arch, sizeof plan->arch);
+    if (st != HUM_OK)
+        return st;
+    snprintf(plan->device_name, sizeof plan->device_name, "%s", dev->name);
+    plan->sm = dev->sm_major * 10 + dev->sm_minor;
+    plan->sm_count = dev->sm_count;
+    plan->smem_per_block = dev->max_smem_per_block_optin;
+    plan->l2_bytes = dev->l2_bytes;
     return HUM_OK;
 }
 
@@ -71,7 +98,7 @@ hum_status hum_layer_run_plan(hum_runtime *rt, hum_layer_plan *plan)
     if (n < 1 || n > HUM_LAYER_MAX_ENTRIES)
         return hum_fail(HUM_ERR_POLICY, "layer plan: %d dispatch entries (expected 1 to %d)", n, HUM_LAYER_MAX_ENTRIES);
     for (int32_t i = 0; i < n; i++) {
-        const hum_plan_entry *t = &plan->entries[i];
+        const hum_tuning *t = &plan->entries[i];
         const int64_t want_min = i == 0 ? 1 : plan->entries[i - 1].m_max + 1;
         if (t->m_min != want_min || t->m_max < t->m_min || (i == n - 1 && t->m_max != INT64_MAX))
             return hum_fail(HUM_ERR_POLICY,
@@ -79,7 +106,49 @@ hum_status hum_layer_run_plan(hum_runtime *rt, hum_layer_plan *plan)
                             "to the largest M",
                             i, (long long)t->m_min, (long long)t->m_max);
     }
-    return fit_entries(plan);
+    return hum_layer_fit_plan(plan);
+}
+
+/* The compile request of tuning `t` of the plan's config for plan->arch; `header` (cap bytes)
+ * receives its generated constants. */
+static hum_status entry_request(const hum_layer_plan *plan, const hum_tuning *t, char *header, size_t cap,
+                                hum_jit_request *req)
+{
+    const hum_gemm_variant v = {&plan->config, &plan->compute, t};
+    const hum_gemm_family *f = hum_gemm_family_of(t->kernel);
+    if (!f)
+        return hum_fail(HUM_ERR_POLICY, "kernel %d: no such kernel family", t->kernel);
+    const hum_status st = hum_gemm_constants(&v, header, cap);
+    if (st != HUM_OK)
+        return st;
+    memset(req, 0, sizeof *req);
+    req->source = f->source;
+    req->constants = header;
+    req->kernel_name = f->entry;
+    req->arch = plan->arch;
+    return HUM_OK;
+}
+
+int32_t hum_layer_precompile(hum_runtime *rt, const hum_layer_plan *plan, const hum_tuning *tunings, int32_t count)
+{
+    enum { HEADER = 2048 };
+    char *headers = malloc((size_t)count * HEADER + 1);
+    hum_jit_request *reqs = calloc((size_t)count + 1, sizeof *reqs);
+    hum_jit_result *results = calloc((size_t)count + 1, sizeof *results);
+    int32_t n = 0;
+    for (int32_t i = 0; headers && reqs && results && i < count; i++)
+        if (entry_request(plan, &tunings[i], headers + (size_t)n * HEADER, HEADER, &reqs[n]) == HUM_OK)
+            n++;
+    /* Each request's cubin enters the caches on its own: one that fails leaves the others
+     * compiled, so the aggregate status says nothing here. */
+    if (n > 0 && hum_jit_compile_many(hum_runtime_cache_dir(rt), reqs, n, results, 0) == HUM_OK)
+        for (int32_t i = 0; i < n; i++)
+            hum_jit_result_free(&results[i]);
+    hum_clear_error();
+    free(headers);
+    free(reqs);
+    free(results);
+    return n;
 }
 
 hum_status hum_layer_compile_entries(hum_runtime *rt, const hum_layer_plan *plan, hum_jit_result *results,
@@ -88,16 +157,10 @@ hum_status hum_layer_compile_entries(hum_runtime *rt, const hum_layer_plan *plan
     char headers[HUM_LAYER_MAX_ENTRIES][2048];
     hum_jit_request reqs[HUM_LAYER_MAX_ENTRIES];
     for (int32_t i = 0; i < plan->entry_count; i++) {
-        const hum_gemm_variant v = {&plan->config, &plan->compute, &plan->entries[i].tuning};
-        const hum_gemm_family *f = hum_gemm_family_of(v.tuning->kernel);
-        const hum_status st = hum_gemm_constants(&v, headers[i], sizeof headers[i]);
+        hum_status st = entry_request(plan, &plan->entries[i], headers[i], sizeof headers[i], &reqs[i]);
         if (st != HUM_OK)
-            return hum_fail_context(st, "dispatch entry %d", i);
-        memset(&reqs[i], 0, sizeof reqs[i]);
-        reqs[i].source = f->source;
-        reqs[i].constants = headers[i];
-        reqs[i].kernel_name = f->entry;
-        reqs[i].arch = plan->arch;
+            return hum_fail_context(st, "dispatch entry %d (M %lld..%lld)", i, (long long)plan->entries[i].m_min,
+                                    (long long)plan->entries[i].m_max);
     }
     const double t0 = hum_layer_now_ms();
     hum_status st = hum_jit_compile_many(hum_runtime_cache_dir(rt), reqs, plan->entry_count, results, 0);
@@ -125,13 +188,8 @@ hum_status hum_layer_prepare(hum_layer *layer)
     hum_layer_plan plan;
     memset(&plan, 0, sizeof plan);
     hum_layer_plan_inputs(&layer->weight, layer->activation_dtype, &plan);
-    if ((st = hum_arch_for_device(&dev, plan.arch, sizeof plan.arch)) != HUM_OK)
+    if ((st = hum_layer_plan_target(&dev, &plan)) != HUM_OK)
         return st;
-    snprintf(plan.device_name, sizeof plan.device_name, "%s", dev.name);
-    plan.sm = dev.sm_major * 10 + dev.sm_minor;
-    plan.sm_count = dev.sm_count;
-    plan.smem_per_block = dev.max_smem_per_block_optin;
-    plan.l2_bytes = dev.l2_bytes;
     if ((st = hum_layer_run_plan(layer->rt, &plan)) != HUM_OK)
         return hum_fail_context(st, "hum_layer_prepare");
 
@@ -147,13 +205,13 @@ hum_status hum_layer_prepare(hum_layer *layer)
     int64_t max_grid = 1;
     int32_t loaded = 0;
     for (; loaded < plan.entry_count; loaded++) {
-        const hum_tuning *t = &plan.entries[loaded].tuning;
+        const hum_tuning *t = &plan.entries[loaded];
         const hum_gemm_variant v = {&plan.config, &plan.compute, t};
         const int64_t smem = hum_gemm_smem_bytes(&v);
         hum_dispatch_entry *e = &entries[loaded];
         if ((st = hum_kernel_load(dev.ordinal, &results[loaded], (int32_t)smem, &e->kernel)) != HUM_OK)
             break;
-        e->m_max = plan.entries[loaded].m_max;
+        e->m_max = t->m_max;
         e->threads = (uint32_t)hum_gemm_threads(&v);
         e->smem_bytes = (uint32_t)smem;
         e->block_m = t->block_m;
@@ -193,6 +251,29 @@ hum_status hum_layer_prepare(hum_layer *layer)
     return HUM_OK;
 }
 
+/* Plans plan (inputs and arch filled) and compiles its kernels; fills *out. t0: when the call
+ * began (hum_layer_info.prepare_ms counts from it). */
+static hum_status compile_plan(hum_runtime *rt, hum_layer_plan *plan, double t0, hum_layer_info *out)
+{
+    hum_jit_result results[HUM_LAYER_MAX_ENTRIES];
+    memset(results, 0, sizeof results);
+    hum_layer layer;
+    memset(&layer, 0, sizeof layer);
+    hum_status st = hum_layer_run_plan(rt, plan);
+    if (st == HUM_OK)
+        st = hum_layer_compile_entries(rt, plan, results, &layer.compile_ms, &layer.kernels_compiled,
+                                       &layer.kernels_cached);
+    /* Every slot (zeroed when unused): entry_count is not to be trusted when the plan failed. */
+    for (int32_t i = 0; i < HUM_LAYER_MAX_ENTRIES; i++)
+        hum_jit_result_free(&results[i]);
+    if (st == HUM_OK) {
+        layer.plan = *plan;
+        layer.prepare_ms = hum_layer_now_ms() - t0;
+        hum_layer_get_info(&layer, out);
+    }
+    return st == HUM_OK ? HUM_OK : hum_fail_context(st, "hum_layer_compile for %s", plan->arch);
+}
+
 hum_status hum_layer_compile(hum_runtime *rt, const hum_standard_weight *w, const hum_layer_options *opts,
                              const char *arch, hum_layer_info *out)
 {
@@ -211,21 +292,26 @@ hum_status hum_layer_compile(hum_runtime *rt, const hum_standard_weight *w, cons
     memset(&plan, 0, sizeof plan);
     hum_layer_plan_inputs(w, act, &plan);
     snprintf(plan.arch, sizeof plan.arch, "%s", arch);
-    hum_jit_result results[HUM_LAYER_MAX_ENTRIES];
-    memset(results, 0, sizeof results);
-    hum_layer layer;
-    memset(&layer, 0, sizeof layer);
-    st = hum_layer_run_plan(rt, &plan);
+    return compile_plan(rt, &plan, t0, out);
+}
+
+hum_status hum_layer_compile_spec(hum_runtime *rt, const hum_layer_spec *spec, const char *arch, hum_layer_info *out)
+{
+    if (!rt || !spec || !arch || !out)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_compile_spec: NULL %s",
+                        !rt ? "runtime" : !spec ? "spec" : !arch ? "arch" : "out");
+    memset(out, 0, sizeof *out);
+    const double t0 = hum_layer_now_ms();
+    hum_status st = hum_arch_check(arch);
     if (st == HUM_OK)
-        st = hum_layer_compile_entries(rt, &plan, results, &layer.compile_ms, &layer.kernels_compiled,
-                                       &layer.kernels_cached);
-    /* Every slot (zeroed when unused): entry_count is not to be trusted when the plan failed. */
-    for (int32_t i = 0; i < HUM_LAYER_MAX_ENTRIES; i++)
-        hum_jit_result_free(&results[i]);
-    if (st == HUM_OK) {
-        layer.plan = plan;
-        layer.prepare_ms = hum_layer_now_ms() - t0;
-        hum_layer_get_info(&layer, out);
-    }
-    return st == HUM_OK ? HUM_OK : hum_fail_context(st, "hum_layer_compile for %s", arch);
+        st = hum_layer_spec_check(spec);
+    if (st == HUM_OK)
+        st = hum_layer_check_dims(spec->n, spec->k);
+    if (st != HUM_OK)
+        return hum_fail_context(st, "hum_layer_compile_spec");
+    hum_layer_plan plan;
+    memset(&plan, 0, sizeof plan);
+    hum_layer_spec_config(spec, &plan.config);
+    snprintf(plan.arch, sizeof plan.arch, "%s", arch);
+    return compile_plan(rt, &plan, t0, out);
 }

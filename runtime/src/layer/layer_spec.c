@@ -1,6 +1,7 @@
 /* Layer SPEC strings ("n=8192,k=8192,w=uint4,a=float16,group=128") and the random standard
  * weights they stand for (hum.h, HUM-SECTION layer). */
 #include "internal.h"
+#include "layer.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -9,13 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static hum_status parse_int(const char *key, const char *value, int64_t min, int64_t *out)
+/* Plain decimal digits only: strtoll alone would also take " 64", "+64" and "0x40". */
+static hum_status parse_int(const char *key, const char *value, int64_t min, int64_t max, int64_t *out)
 {
-    char *end = NULL;
-    errno = 0;
-    const long long v = strtoll(value, &end, 10);
-    if (errno || end == value || *end || v < min)
-        return hum_fail(HUM_ERR_INVALID_ARG, "layer spec: %s=%s: expected an integer >= %lld", key, value, (long long)min);
+    int64_t v = 0;
+    const char *p = value;
+    for (; *p >= '0' && *p <= '9' && v <= max; p++)
+        v = v * 10 + (*p - '0');
+    if (p == value || *p || v < min || v > max)
+        return hum_fail(HUM_ERR_INVALID_ARG, "layer spec: %s=%s: expected an integer from %lld to %lld", key, value,
+                        (long long)min, (long long)max);
     *out = v;
     return HUM_OK;
 }
@@ -33,6 +37,9 @@ static hum_status parse_dtype(const char *key, const char *value, hum_dtype *out
     hum_status st = hum_dtype_parse(value, out);
     return st == HUM_OK ? HUM_OK : hum_fail(HUM_ERR_INVALID_ARG, "layer spec: %s=%s: not a dtype name", key, value);
 }
+
+/* N, K and group sizes: what a standard weight holds (hum_standard_validate). */
+#define SPEC_MAX_DIM (INT64_C(1) << 31)
 
 /* One key=value pair into the spec being built; `tensor` and `global` collect scale=tensor
  * and global=1 until the scale type is decided. */
@@ -55,22 +62,18 @@ static hum_status parse_pair(char *pair, hum_layer_spec *s, int *have_n, int *ha
         }
     if (!strcmp(key, "n")) {
         *have_n = 1;
-        return parse_int(key, value, 1, &s->n);
+        return parse_int(key, value, 1, SPEC_MAX_DIM, &s->n);
     }
     if (!strcmp(key, "k")) {
         *have_k = 1;
-        return parse_int(key, value, 1, &s->k);
+        return parse_int(key, value, 1, SPEC_MAX_DIM, &s->k);
     }
     if (!strcmp(key, "w"))
         return parse_dtype(key, value, &s->weight_dtype);
-    if (!strcmp(key, "a")) {
-        hum_status st = parse_dtype(key, value, &s->activation_dtype);
-        if (st == HUM_OK && s->activation_dtype != HUM_DTYPE_FLOAT16 && s->activation_dtype != HUM_DTYPE_BFLOAT16)
-            return hum_fail(HUM_ERR_INVALID_ARG, "layer spec: a=%s: expected float16 or bfloat16", value);
-        return st;
-    }
+    if (!strcmp(key, "a"))
+        return parse_dtype(key, value, &s->activation_dtype);
     if (!strcmp(key, "group"))
-        return parse_int(key, value, 0, &s->group_size);
+        return parse_int(key, value, 0, SPEC_MAX_DIM, &s->group_size);
     if (!strcmp(key, "scale")) {
         if (!strcmp(value, "tensor")) {
             *tensor = 1;
@@ -140,8 +143,79 @@ hum_status hum_layer_spec_parse(const char *text, hum_layer_spec *out)
                                   : HUM_SCALE_CHANNEL;
     if (tensor)
         s.scale_dtype = HUM_DTYPE_INVALID;
+    if ((st = hum_layer_spec_check(&s)) != HUM_OK)
+        return st;
     *out = s;
     return HUM_OK;
+}
+
+hum_status hum_layer_spec_check(const hum_layer_spec *s)
+{
+    static const char *const zp[] = {"none", "int", "float"};
+    if (s->n < 1 || s->n > SPEC_MAX_DIM || s->k < 1 || s->k > SPEC_MAX_DIM)
+        return hum_fail(HUM_ERR_INVALID_ARG, "layer spec: n=%lld, k=%lld: expected integers from 1 to %lld",
+                        (long long)s->n, (long long)s->k, (long long)SPEC_MAX_DIM);
+    if (!hum_dtype_is_weight(s->weight_dtype))
+        return hum_fail(HUM_ERR_INVALID_ARG,
+                        "layer spec: w=%s: expected uint1 .. uint8 or a float of 8 bits or fewer (e4m3, e5m2, "
+                        "e2m1, e3m2, e2m3, ...)",
+                        hum_dtype_name(s->weight_dtype));
+    if (!hum_dtype_is_activation(s->activation_dtype))
+        return hum_fail(HUM_ERR_INVALID_ARG, "layer spec: a=%s: expected float16 or bfloat16",
+                        hum_dtype_name(s->activation_dtype));
+    const int grouped = s->scale_type == HUM_SCALE_GROUP || s->scale_type == HUM_SCALE_GROUP_TENSOR;
+    if ((s->scale_type != HUM_SCALE_CHANNEL && s->scale_type != HUM_SCALE_TENSOR && !grouped) ||
+        (grouped ? s->group_size < 1 : s->group_size != 0) || s->group_size > SPEC_MAX_DIM)
+        return hum_fail(HUM_ERR_INVALID_ARG,
+                        "layer spec: scale type %d with group=%lld (expected CHANNEL or TENSOR with group 0, GROUP or "
+                        "GROUP_TENSOR with a group from 1 to %lld)",
+                        (int)s->scale_type, (long long)s->group_size, (long long)SPEC_MAX_DIM);
+    if (s->scale_type == HUM_SCALE_TENSOR ? s->scale_dtype != HUM_DTYPE_INVALID
+                                          : s->scale_dtype != HUM_DTYPE_INVALID && !hum_dtype_is_scale(s->scale_dtype))
+        return hum_fail(HUM_ERR_INVALID_ARG,
+                        "layer spec: scale=%s: expected tensor, float16, bfloat16, float32, e4m3, e5m2 or e8m0%s",
+                        hum_dtype_name(s->scale_dtype),
+                        s->scale_type == HUM_SCALE_TENSOR ? " (a TENSOR scale has no scale dtype)" : "");
+    if (s->zero_point < HUM_ZERO_POINT_NONE || s->zero_point > HUM_ZERO_POINT_FLOAT)
+        return hum_fail(HUM_ERR_INVALID_ARG, "layer spec: zp=%d: expected none, int or float", (int)s->zero_point);
+    if (s->zero_point != HUM_ZERO_POINT_NONE &&
+        (((s->weight_dtype >> 24) & 0xF) != HUM_KIND_UINT || s->scale_type == HUM_SCALE_TENSOR))
+        return hum_fail(HUM_ERR_INVALID_ARG,
+                        "layer spec: zp=%s with w=%s%s: a zero point needs an integer weight (w=uint1 .. uint8) and "
+                        "no scale=tensor",
+                        zp[s->zero_point], hum_dtype_name(s->weight_dtype),
+                        s->scale_type == HUM_SCALE_TENSOR ? ", scale=tensor" : "");
+    if ((s->bias != 0 && s->bias != 1) || (s->act_order != 0 && s->act_order != 1))
+        return hum_fail(HUM_ERR_INVALID_ARG, "layer spec: bias=%d, actorder=%d: expected 0 or 1", (int)s->bias,
+                        (int)s->act_order);
+    return HUM_OK;
+}
+
+/* The scale dtype a spec stands for: its own, else the activation (param) dtype; TENSOR scales
+ * are one float32 (hum_quantize_reference's rule). */
+static hum_dtype spec_scale_dtype(const hum_layer_spec *s)
+{
+    return s->scale_type == HUM_SCALE_TENSOR ? HUM_DTYPE_FLOAT32
+           : s->scale_dtype                  ? s->scale_dtype
+                                             : s->activation_dtype;
+}
+
+void hum_layer_spec_config(const hum_layer_spec *s, hum_layer_config *c)
+{
+    c->n = s->n;
+    c->k = s->k;
+    c->num_experts = 0;
+    c->a_dtype = c->c_dtype = s->activation_dtype;
+    c->weight_dtype = s->weight_dtype;
+    c->param_dtype = s->activation_dtype;
+    c->scale_dtype = spec_scale_dtype(s);
+    c->scale_type = s->scale_type;
+    c->group_size = s->group_size;
+    c->group_size_n = 0;
+    c->zero_point = s->zero_point;
+    c->has_bias = s->bias;
+    c->act_order = s->act_order;
+    c->has_global_scale = s->scale_type == HUM_SCALE_TENSOR || s->scale_type == HUM_SCALE_GROUP_TENSOR;
 }
 
 hum_status hum_layer_spec_format(const hum_layer_spec *s, char *out, size_t cap)
@@ -188,9 +262,9 @@ hum_status hum_layer_spec_weight(const hum_layer_spec *s, uint64_t seed, hum_sta
     if (!s || !out)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_spec_weight: NULL %s", !s ? "spec" : "out");
     memset(out, 0, sizeof *out);
-    if (s->n < 1 || s->k < 1)
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_spec_weight: n = %lld, k = %lld (expected >= 1)",
-                        (long long)s->n, (long long)s->k);
+    hum_status checked = hum_layer_spec_check(s);
+    if (checked != HUM_OK)
+        return hum_fail_context(checked, "hum_layer_spec_weight");
     if ((uint64_t)s->n > SIZE_MAX / sizeof(float) / (uint64_t)s->k)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_spec_weight: %lld x %lld weights do not fit in memory",
                         (long long)s->n, (long long)s->k);
@@ -229,7 +303,7 @@ hum_status hum_layer_spec_weight(const hum_layer_spec *s, uint64_t seed, hum_sta
     q.param_dtype = s->activation_dtype;
     q.scale_type = s->scale_type;
     q.group_size = s->scale_type == HUM_SCALE_GROUP || s->scale_type == HUM_SCALE_GROUP_TENSOR ? s->group_size : 0;
-    q.scale_dtype = s->scale_dtype;
+    q.scale_dtype = spec_scale_dtype(s);
     q.zero_point = (hum_zero_point_kind)s->zero_point;
     q.bias = bias;
     q.k_perm = perm;

@@ -293,9 +293,11 @@ static hum_status collect_builtin(source_list *out)
     const char *dirs = hum_resource_override(BUILTIN_DIR);
     for (const char *d = dirs; st == HUM_OK && d && *d;) {
         size_t len = strcspn(d, ":");
-        if (len) {
-            char dir[4096];
-            snprintf(dir, sizeof dir, "%.*s", (int)len, d);
+        char dir[4096];
+        struct stat sb;
+        /* A missing directory is skipped, as in every HUM_*_PATH (warned about at runtime
+         * creation, hum_runtime_create). */
+        if (len && snprintf(dir, sizeof dir, "%.*s", (int)len, d) > 0 && stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode)) {
             st = list_dir(dir, &names);
             if (st != HUM_OK)
                 hum_fail_context(st, "HUM_POLICY_PATH");
@@ -480,10 +482,10 @@ void hum_policies_refresh_locked(hum_runtime *rt)
         hum_log(rt, HUM_LOG_WARN, "hot reload: %s", hum_last_error());
 }
 
-hum_status hum_policies_runtime_winner(hum_runtime *rt, char *name, size_t name_cap, char *origin,
-                                       size_t origin_cap)
+hum_status hum_policies_winner(hum_runtime *rt, const char *arch, char *name, size_t name_cap, char *origin,
+                               size_t origin_cap)
 {
-    if (rt->device_status != HUM_OK)
+    if (!arch && rt->device_status != HUM_OK)
         return hum_fail(rt->device_status, "%s", rt->device_error);
     int rc = pthread_mutex_lock(&rt->lua_lock);
     if (rc != 0)
@@ -494,8 +496,12 @@ hum_status hum_policies_runtime_winner(hum_runtime *rt, char *name, size_t name_
     lua_pushstring(L, "hum.policy");
     hum_status st = hum_lua_pcall(L, 1, 1);
     if (st == HUM_OK) {
-        lua_getfield(L, -1, "runtime_winner");
-        st = hum_lua_pcall(L, 0, 2);
+        lua_getfield(L, -1, "winner_of");
+        if (arch)
+            lua_pushstring(L, arch);
+        else
+            lua_pushnil(L);
+        st = hum_lua_pcall(L, 1, 2);
     }
     if (st == HUM_OK) {
         snprintf(name, name_cap, "%s", lua_isstring(L, -2) ? lua_tostring(L, -2) : "");

@@ -198,3 +198,17 @@ hum_status hum_dtype_parse(const char *name, hum_dtype *out)
     *out = t;
     return HUM_OK;
 }
+
+int32_t hum_dtype_is_weight(hum_dtype t)
+{
+    const int kind = (int)((t >> 24) & 0xF), bits = hum_dtype_bits(t);
+    return bits >= 1 && bits <= 8 && (kind == HUM_KIND_UINT || kind == HUM_KIND_FLOAT);
+}
+
+int32_t hum_dtype_is_scale(hum_dtype t)
+{
+    return t == HUM_DTYPE_FLOAT16 || t == HUM_DTYPE_BFLOAT16 || t == HUM_DTYPE_FLOAT32 ||
+           t == HUM_DTYPE_FLOAT8_E4M3FN || t == HUM_DTYPE_FLOAT8_E5M2 || t == HUM_DTYPE_FLOAT8_E8M0;
+}
+
+int32_t hum_dtype_is_activation(hum_dtype t) { return t == HUM_DTYPE_FLOAT16 || t == HUM_DTYPE_BFLOAT16; }

@@ -54,10 +54,10 @@ static hum_status check_spec(const float *w, int64_t n, int64_t k, const hum_qua
     const hum_dtype wt = spec->weight_dtype;
     const int kind = (int)((wt >> 24) & 0xF);
     p->bits = hum_dtype_bits(wt);
-    if (p->bits < 1 || p->bits > 8 || (kind != HUM_KIND_UINT && kind != HUM_KIND_FLOAT))
+    if (!hum_dtype_is_weight(wt))
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_quantize_reference: weight_dtype %s (expected uint1..uint8 or a "
                         "float of 8 bits or fewer)", hum_dtype_name(wt));
-    if (spec->param_dtype != HUM_DTYPE_FLOAT16 && spec->param_dtype != HUM_DTYPE_BFLOAT16)
+    if (!hum_dtype_is_activation(spec->param_dtype))
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_quantize_reference: param_dtype %s (expected float16 or bfloat16)",
                         hum_dtype_name(spec->param_dtype));
     p->spec = spec;
@@ -93,8 +93,7 @@ static hum_status check_spec(const float *w, int64_t n, int64_t k, const hum_qua
         sd = HUM_DTYPE_FLOAT32;
     else if (sd == HUM_DTYPE_INVALID)
         sd = st == HUM_SCALE_BLOCK ? HUM_DTYPE_FLOAT32 : spec->param_dtype;
-    if (!(sd == HUM_DTYPE_FLOAT16 || sd == HUM_DTYPE_BFLOAT16 || sd == HUM_DTYPE_FLOAT32 ||
-          sd == HUM_DTYPE_FLOAT8_E4M3FN || sd == HUM_DTYPE_FLOAT8_E5M2 || sd == HUM_DTYPE_FLOAT8_E8M0) ||
+    if (!hum_dtype_is_scale(sd) ||
         (st == HUM_SCALE_BLOCK && sd != HUM_DTYPE_FLOAT32))
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_quantize_reference: scale_dtype %s (expected %s)", hum_dtype_name(sd),
                         st == HUM_SCALE_BLOCK ? "float32 for BLOCK"

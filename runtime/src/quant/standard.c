@@ -67,12 +67,6 @@ static hum_status check_tensor(const char *field, const hum_tensor *t, hum_dtype
     return HUM_OK;
 }
 
-static int is_scale_dtype(hum_dtype t)
-{
-    return t == HUM_DTYPE_FLOAT16 || t == HUM_DTYPE_BFLOAT16 || t == HUM_DTYPE_FLOAT32 ||
-           t == HUM_DTYPE_FLOAT8_E4M3FN || t == HUM_DTYPE_FLOAT8_E5M2 || t == HUM_DTYPE_FLOAT8_E8M0;
-}
-
 hum_status hum_check_permutation(const int32_t *p, int64_t k, const char *what)
 {
     uint8_t *seen = calloc((size_t)k, 1);
@@ -111,10 +105,10 @@ hum_status hum_standard_view_init(const hum_standard_weight *w, hum_standard_vie
     const hum_dtype wt = w->weight_dtype;
     const hum_dtype_kind kind = (hum_dtype_kind)((wt >> 24) & 0xF);
     v->bits = hum_dtype_bits(wt);
-    if (v->bits < 1 || v->bits > 8 || (kind != HUM_KIND_UINT && kind != HUM_KIND_FLOAT))
+    if (!hum_dtype_is_weight(wt))
         return hum_fail(HUM_ERR_INVALID_ARG, "standard weight: weight_dtype %s (expected uint1..uint8 or a float of "
                         "8 bits or fewer)", hum_dtype_name(wt));
-    if (w->param_dtype != HUM_DTYPE_FLOAT16 && w->param_dtype != HUM_DTYPE_BFLOAT16)
+    if (!hum_dtype_is_activation(w->param_dtype))
         return hum_fail(HUM_ERR_INVALID_ARG, "standard weight: param_dtype %s (expected float16 or bfloat16)",
                         hum_dtype_name(w->param_dtype));
     v->experts = w->num_experts > 0 ? w->num_experts : 1;
@@ -148,7 +142,7 @@ hum_status hum_standard_view_init(const hum_standard_weight *w, hum_standard_vie
             return hum_fail(HUM_ERR_INVALID_ARG, "standard weight: a TENSOR scale has no scale tensor (data must be "
                             "NULL; the value is global_scale)");
     } else {
-        if (!is_scale_dtype(w->scale_dtype) ||
+        if (!hum_dtype_is_scale(w->scale_dtype) ||
             (w->scale_type == HUM_SCALE_BLOCK && w->scale_dtype != HUM_DTYPE_FLOAT32))
             return hum_fail(HUM_ERR_INVALID_ARG, "standard weight: scale_dtype %s (expected %s)",
                             hum_dtype_name(w->scale_dtype), w->scale_type == HUM_SCALE_BLOCK ? "float32 for BLOCK" :

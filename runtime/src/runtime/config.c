@@ -90,6 +90,9 @@ static hum_status resolve_path(const parse_ctx *ctx, const char *key, const yaml
     hum_status st = get_string(ctx, key, n, &p);
     if (st != HUM_OK)
         return st;
+    /* "" would resolve to the config's own directory or the working directory: never meant. */
+    if (!*p)
+        return fail_at(ctx, n, "key '%s': an empty path (remove the key for the default)", key);
     const char *prefix = "";
     const char *sep = "";
     if (p[0] == '~' && (p[1] == '/' || p[1] == '\0')) {

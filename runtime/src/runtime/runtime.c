@@ -6,10 +6,12 @@
 #include "internal.h"
 #include "lua_state.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void hum_log(const hum_runtime *rt, hum_log_level level, const char *fmt, ...)
 {
@@ -53,6 +55,25 @@ static hum_status probe_device(hum_runtime *rt, const char *ordinal_source)
         return hum_fail(HUM_ERR_OUT_OF_MEMORY, "creating the runtime: out of memory");
     hum_log(rt, st == HUM_ERR_NO_DEVICE ? HUM_LOG_INFO : HUM_LOG_WARN, "running without a GPU: %s", rt->device_error);
     return HUM_OK;
+}
+
+/* One rule for every HUM_*_PATH: a directory that is not there is skipped with a warning. */
+static void warn_missing_search_dirs(const hum_runtime *rt)
+{
+    for (int32_t i = 0; i < hum_search_path_count(); i++) {
+        hum_search_path p;
+        hum_search_path_get(i, &p);
+        for (const char *d = p.dirs; d && *d;) {
+            const size_t len = strcspn(d, ":");
+            char dir[4096];
+            struct stat sb;
+            const int found = len && snprintf(dir, sizeof dir, "%.*s", (int)len, d) > 0 && stat(dir, &sb) == 0;
+            if (len && (!found || !S_ISDIR(sb.st_mode)))
+                hum_log(rt, HUM_LOG_WARN, "%s: %s: %s: skipped (the embedded %s and the other directories are used)",
+                        p.variable, dir, found ? "not a directory" : strerror(errno), p.tree);
+            d += len + (d[len] == ':');
+        }
+    }
 }
 
 static hum_status resolve_cache_dir(hum_runtime *rt, const hum_runtime_options *opts)
@@ -137,6 +158,7 @@ hum_status hum_runtime_create(const hum_runtime_options *opts, hum_runtime **out
         rt->device_ordinal = rt->config.device >= 0 ? rt->config.device : 0;
         ordinal_source = rt->config.device >= 0 ? "the config's 'device'" : "the default";
     }
+    warn_missing_search_dirs(rt);
     st = resolve_cache_dir(rt, opts);
     if (st == HUM_OK)
         st = probe_device(rt, ordinal_source);

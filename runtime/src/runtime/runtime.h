@@ -68,10 +68,11 @@ hum_status hum_policies_load_locked(hum_runtime *rt);
  * Caller holds lua_lock. Called on every entry into Lua (hum_lua_call). */
 void hum_policies_refresh_locked(hum_runtime *rt);
 
-/* The name and origin of the policy in force for the runtime's GPU ("" when none applies).
- * HUM_ERR_NO_DEVICE without a GPU. Takes the Lua lock. */
-hum_status hum_policies_runtime_winner(hum_runtime *rt, char *name, size_t name_cap, char *origin,
-                                       size_t origin_cap);
+/* The name and origin of the policy in force for the nominal device of `arch` ("sm_80"), or
+ * with arch NULL for the runtime's GPU ("" when none applies). HUM_ERR_NO_DEVICE without a GPU
+ * and arch NULL; HUM_ERR_INVALID_ARG for an arch without a nominal device. Takes the Lua lock. */
+hum_status hum_policies_winner(hum_runtime *rt, const char *arch, char *name, size_t name_cap, char *origin,
+                               size_t origin_cap);
 
 /* Frees the policy origins and their pool (runtime destruction). */
 void hum_policies_release(hum_runtime *rt);

@@ -1,0 +1,111 @@
+-- Candidate tunings for `hum tune` (lua/hum/tune.lua): for one M range of one layer on one
+-- device, the built-in table's tuning first, then its neighbours (one field doubled or halved,
+-- a stage more or less, two CTAs per SM, stream-K toggled), then a grid of mma.sync tiles and,
+-- on sm_90 and newer, warpgroup-MMA tiles, sized by the M values the range is timed at. The
+-- list is raw policy tunings; hum.tune fits each to the layer (hum.dispatch), drops those the
+-- kernels refuse and keeps the first of equal fitted ones, so a candidate is timed once.
+--
+-- A site extends the list with `hum tune --candidates FILE.lua`: FILE returns
+--   function(list, device, layer, range) ... return list end
+-- where list is this module's list (add or remove tunings), device and layer are the policy's
+-- arguments and range is { m_min, m_max, samples = { M, ... } }. Replacing this module through
+-- HUM_LUA_PATH replaces the generator altogether.
+
+local candidates = {}
+
+local FIELDS = { "block_m", "block_n", "block_k", "warp_m", "warp_n", "warp_k", "stages", "stream_k", "ctas_per_sm",
+                 "kernel" }
+
+local function copy(t)
+  local c = {}
+  for _, f in ipairs(FIELDS) do c[f] = t[f] end
+  return c
+end
+
+local function pow2_at_least(x)
+  local p = 1
+  while p < x do p = p * 2 end
+  return p
+end
+
+local function mma(bm, bn, bk, wm, wn, wk, stages)
+  return { block_m = bm, block_n = bn, block_k = bk, warp_m = wm, warp_n = wn, warp_k = wk, stages = stages,
+           stream_k = true, ctas_per_sm = 1 }
+end
+
+local function wgmma(bm, bn, bk, wn, stages)
+  local t = mma(bm, bn, bk, bm, wn, bk, stages)
+  t.kernel = "wgmma"
+  return t
+end
+
+-- `t` with fields changed (a fresh table).
+local function with(t, changes)
+  local c = copy(t)
+  for k, v in pairs(changes) do c[k] = v end
+  return c
+end
+
+-- One step away from `t` in every dimension the kernels take.
+function candidates.neighbours(t)
+  local out = {}
+  local function add(changes) out[#out + 1] = with(t, changes) end
+  add({ stages = t.stages + 1 })
+  if t.stages > 2 then add({ stages = t.stages - 1 }) end
+  add({ block_n = t.block_n * 2, warp_n = t.warp_n * 2 })
+  add({ block_n = t.block_n * 2 })
+  if t.block_n > 64 then add({ block_n = t.block_n / 2, warp_n = math.max(16, t.warp_n / 2) }) end
+  add({ warp_n = t.warp_n * 2 })
+  if t.warp_n > 16 then add({ warp_n = t.warp_n / 2 }) end
+  add({ block_k = t.block_k * 2, warp_k = t.warp_k * 2 })
+  if t.block_k > 64 then add({ block_k = t.block_k / 2, warp_k = math.max(16, t.warp_k / 2) }) end
+  if t.kernel ~= "wgmma" then
+    add({ warp_k = t.warp_k * 2 })
+    if t.warp_k > 16 then add({ warp_k = t.warp_k / 2 }) end
+  end
+  add({ block_m = t.block_m * 2, warp_m = t.kernel == "wgmma" and t.block_m * 2 or t.warp_m })
+  if t.block_m > 16 then add({ block_m = t.block_m / 2, warp_m = math.min(t.warp_m, t.block_m / 2) }) end
+  add({ ctas_per_sm = 2 })
+  add({ stream_k = not t.stream_k })
+  return out
+end
+
+-- A grid of tiles for M up to `top` on `device`.
+function candidates.grid(device, top)
+  local out = {}
+  local m = pow2_at_least(math.max(top, 16))
+  for _, bm in ipairs({ 16, 32, 64, 128 }) do
+    if bm <= m and bm * 4 >= math.min(m, 128) then
+      local wm = math.min(bm, 64)
+      for _, shape in ipairs({ { 128, 32 }, { 256, 64 } }) do
+        for _, bk in ipairs({ 128, 256 }) do
+          for _, stages in ipairs({ 3, 4, 5 }) do
+            out[#out + 1] = mma(bm, shape[1], bk, wm, shape[2], bk / 2, stages)
+          end
+        end
+      end
+    end
+  end
+  if device.sm >= 90 and top > 16 then
+    for _, bm in ipairs({ 64, 128, 256 }) do
+      if bm <= math.max(64, m) and bm * 4 >= math.min(m, 256) then
+        for _, bk in ipairs({ 64, 128 }) do
+          for _, stages in ipairs({ 3, 4, 5 }) do out[#out + 1] = wgmma(bm, 128, bk, 16, stages) end
+          out[#out + 1] = wgmma(bm, 256, bk, 32, 4)
+        end
+      end
+    end
+  end
+  return out
+end
+
+-- The raw candidate list of a range: `builtin` (the built-in table's tuning for it) first.
+-- `range` = { m_min, m_max, samples = { M, ... } } (samples ascending, at least one).
+function candidates.generate(device, layer, range, builtin)
+  local list = { copy(builtin) }
+  for _, t in ipairs(candidates.neighbours(copy(builtin))) do list[#list + 1] = t end
+  for _, t in ipairs(candidates.grid(device, range.samples[#range.samples])) do list[#list + 1] = t end
+  return list
+end
+
+return candidates

@@ -1,0 +1,106 @@
+/* cli_dispatch.h: showing dispatch tables. */
+#include "cli_dispatch.h"
+
+#include <stdint.h>
+#include <string.h>
+
+void cli_m_range(const hum_tuning *t, char *out, size_t cap)
+{
+    if (t->m_max == INT64_MAX)
+        snprintf(out, cap, "M %lld..inf", (long long)t->m_min);
+    else
+        snprintf(out, cap, "M %lld..%lld", (long long)t->m_min, (long long)t->m_max);
+}
+
+static const char *kernel_name(int32_t kernel) { return kernel == HUM_GEMM_KERNEL_WGMMA ? "wgmma" : "mma.sync"; }
+
+void cli_tuning_text(const hum_tuning *t, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s block %dx%dx%d, warp %dx%dx%d, %d stages, %d CTA%s/SM%s", kernel_name(t->kernel),
+             t->block_m, t->block_n, t->block_k, t->warp_m, t->warp_n, t->warp_k, t->stages, t->ctas_per_sm,
+             t->ctas_per_sm == 1 ? "" : "s", t->stream_k ? ", stream-K" : "");
+}
+
+static cJSON *triple(int32_t a, int32_t b, int32_t c)
+{
+    const int v[3] = {a, b, c};
+    return cJSON_CreateIntArray(v, 3);
+}
+
+cJSON *cli_dispatch_json(const hum_layer_dispatch *d)
+{
+    cJSON *o = cJSON_CreateObject(), *ranges = cJSON_CreateArray();
+    cJSON_AddStringToObject(o, "policy", d->policy_name);
+    cJSON_AddStringToObject(o, "policy_origin", d->policy_origin);
+    cJSON_AddStringToObject(o, "device", d->device_name);
+    cJSON_AddStringToObject(o, "arch", d->arch);
+    for (int32_t i = 0; i < d->row_count; i++) {
+        const hum_dispatch_row *r = &d->rows[i];
+        const hum_tuning *t = &r->tuning;
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddNumberToObject(e, "m_min", (double)t->m_min);
+        if (t->m_max == INT64_MAX)
+            cJSON_AddNullToObject(e, "m_max");
+        else
+            cJSON_AddNumberToObject(e, "m_max", (double)t->m_max);
+        cJSON_AddStringToObject(e, "kernel", kernel_name(t->kernel));
+        cJSON_AddItemToObject(e, "block", triple(t->block_m, t->block_n, t->block_k));
+        cJSON_AddItemToObject(e, "warp", triple(t->warp_m, t->warp_n, t->warp_k));
+        cJSON_AddNumberToObject(e, "stages", t->stages);
+        cJSON_AddNumberToObject(e, "ctas_per_sm", t->ctas_per_sm);
+        cJSON_AddBoolToObject(e, "stream_k", t->stream_k);
+        cJSON_AddNumberToObject(e, "smem_bytes", (double)r->smem_bytes);
+        cJSON_AddNumberToObject(e, "threads", r->threads);
+        cJSON_AddStringToObject(e, "origin", r->origin);
+        cJSON_AddItemToArray(ranges, e);
+    }
+    cJSON_AddItemToObject(o, "ranges", ranges);
+    return o;
+}
+
+static const char *str(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static int32_t num(const cJSON *o, const char *key, int index)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (index >= 0)
+        v = cJSON_GetArrayItem(v, index);
+    return cJSON_IsNumber(v) ? (int32_t)v->valuedouble : 0;
+}
+
+void cli_print_dispatch_json(FILE *f, const cJSON *d, int indent)
+{
+    const cJSON *ranges = cJSON_GetObjectItemCaseSensitive(d, "ranges");
+    const int count = cJSON_GetArraySize(ranges);
+    fprintf(f, "%*spolicy %s (%s) on %s, kernels for %s: %d M range%s\n", indent, "", str(d, "policy"),
+            str(d, "policy_origin"), str(d, "device"), str(d, "arch"), count, count == 1 ? "" : "s");
+    for (const cJSON *e = ranges ? ranges->child : NULL; e; e = e->next) {
+        const cJSON *m_max = cJSON_GetObjectItemCaseSensitive(e, "m_max");
+        hum_tuning t = {
+            .m_min = (int64_t)cJSON_GetObjectItemCaseSensitive(e, "m_min")->valuedouble,
+            .m_max = cJSON_IsNumber(m_max) ? (int64_t)m_max->valuedouble : INT64_MAX,
+            .block_m = num(e, "block", 0), .block_n = num(e, "block", 1), .block_k = num(e, "block", 2),
+            .warp_m = num(e, "warp", 0), .warp_n = num(e, "warp", 1), .warp_k = num(e, "warp", 2),
+            .stages = num(e, "stages", -1), .ctas_per_sm = num(e, "ctas_per_sm", -1),
+            .stream_k = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "stream_k")),
+            .kernel = strcmp(str(e, "kernel"), "wgmma") == 0 ? HUM_GEMM_KERNEL_WGMMA : HUM_GEMM_KERNEL_MMA,
+        };
+        char range[48], tuning[160];
+        cli_m_range(&t, range, sizeof range);
+        cli_tuning_text(&t, tuning, sizeof tuning);
+        fprintf(f, "%*s  %-13s %s; %d B smem, %d threads; from %s\n", indent, "", range, tuning,
+                num(e, "smem_bytes", -1), num(e, "threads", -1), str(e, "origin"));
+    }
+}
+
+void cli_print_dispatch(FILE *f, const hum_layer_dispatch *d, int indent)
+{
+    cJSON *j = cli_dispatch_json(d);
+    if (j)
+        cli_print_dispatch_json(f, j, indent);
+    cJSON_Delete(j);
+}

@@ -1,0 +1,71 @@
+/* What runs for each M (hum.h, HUM-SECTION layer): the dispatch table of a prepared layer, or
+ * of a layer planned without preparing it, with the policy line behind each entry. */
+#include "internal.h"
+#include "layer.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The description of a planned table. The kernel rules that fitted the tunings give each
+ * entry's shared memory and threads. */
+static hum_status describe(const hum_layer_plan *plan, hum_layer_dispatch *out)
+{
+    memset(out, 0, sizeof *out);
+    memcpy(out->policy_name, plan->policy_name, sizeof out->policy_name);
+    memcpy(out->policy_origin, plan->policy_origin, sizeof out->policy_origin);
+    memcpy(out->device_name, plan->device_name, sizeof out->device_name);
+    memcpy(out->arch, plan->arch, sizeof out->arch);
+    for (int32_t i = 0; i < plan->entry_count; i++) {
+        hum_dispatch_row *r = &out->rows[i];
+        r->tuning = plan->entries[i];
+        memcpy(r->origin, plan->entry_origin[i], sizeof r->origin);
+        hum_status st = hum_layer_tuning_check(&plan->config, &r->tuning, &r->smem_bytes, &r->threads);
+        if (st != HUM_OK)
+            return hum_fail_context(st, "dispatch entry %d", i);
+    }
+    out->row_count = plan->entry_count;
+    return HUM_OK;
+}
+
+hum_status hum_layer_describe(const hum_layer *layer, hum_layer_dispatch *out)
+{
+    if (!layer || !out)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_describe: NULL %s", !layer ? "layer" : "out");
+    if (!layer->prepared)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_describe: the layer is not prepared (no dispatch table in "
+                                             "force; hum_layer_describe_plan plans one without preparing)");
+    return describe(&layer->plan, out);
+}
+
+hum_status hum_layer_describe_plan(hum_runtime *rt, const hum_standard_weight *w, const hum_layer_options *opts,
+                                   const char *arch, hum_layer_dispatch *out)
+{
+    if (!rt || !w || !out)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_describe_plan: NULL %s",
+                        !rt ? "runtime" : !w ? "weight" : "out");
+    memset(out, 0, sizeof *out);
+    hum_layer_plan plan;
+    memset(&plan, 0, sizeof plan);
+    hum_dtype act;
+    hum_status st = hum_layer_check_weight(w, opts, &act);
+    if (st == HUM_OK) {
+        hum_layer_plan_inputs(w, act, &plan);
+        if (arch) {
+            if ((st = hum_arch_check(arch)) == HUM_OK)
+                snprintf(plan.arch, sizeof plan.arch, "%s", arch);
+        } else {
+            hum_device_info dev;
+            if ((st = hum_runtime_device(rt, &dev)) == HUM_OK)
+                st = hum_layer_plan_target(&dev, &plan);
+        }
+    }
+    if (st == HUM_OK)
+        st = hum_layer_run_plan(rt, &plan);
+    if (st == HUM_OK)
+        st = describe(&plan, out);
+    if (st != HUM_OK) {
+        memset(out, 0, sizeof *out);
+        return hum_fail_context(st, "hum_layer_describe_plan%s%s", arch ? " for " : "", arch ? arch : "");
+    }
+    return HUM_OK;
+}

@@ -1,0 +1,63 @@
+/* cli_write_file (runtime/cli/cli_file.c), how `hum tune` writes its policy: the content
+ * arrives whole, an existing file is never replaced without `replace` (and is left as it was),
+ * a replace swaps the content, and a failure leaves no temporary file behind. */
+#include "cli_file.h"
+#include "rt_test.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static char *read_all(const char *path)
+{
+    static char buf[256];
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+static int entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;)
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+int main(void)
+{
+    char dir[4096], path[4200], missing[4300];
+    rt_tmpdir("cli-file", dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/tuned.lua", dir);
+    snprintf(missing, sizeof missing, "%s/no/such/dir/tuned.lua", dir);
+
+    RT_CHECK(cli_write_file(path, "first\n", 6, 0) == HUM_OK, "%s", hum_last_error());
+    const char *got = read_all(path);
+    RT_CHECK(got && !strcmp(got, "first\n"), "content '%s'", got ? got : "(unreadable)");
+    struct stat sb;
+    RT_CHECK(stat(path, &sb) == 0 && (sb.st_mode & 0444) == 0444, "readable by all (mode %o)", (unsigned)sb.st_mode);
+
+    RT_EXPECT_ERROR(cli_write_file(path, "second\n", 7, 0), HUM_ERR_IO, "no replace", "tuned.lua exists", "--force");
+    got = read_all(path);
+    RT_CHECK(got && !strcmp(got, "first\n"), "the existing file is untouched: '%s'", got ? got : "(unreadable)");
+
+    RT_CHECK(cli_write_file(path, "second\n", 7, 1) == HUM_OK, "%s", hum_last_error());
+    got = read_all(path);
+    RT_CHECK(got && !strcmp(got, "second\n"), "replaced: '%s'", got ? got : "(unreadable)");
+    RT_CHECK(entries(dir) == 1, "only the file is left in %s (%d entries)", dir, entries(dir));
+
+    RT_EXPECT_ERROR(cli_write_file(missing, "x", 1, 1), HUM_ERR_IO, "missing directory", "no/such/dir");
+    RT_EXPECT_ERROR(cli_write_file(NULL, "x", 1, 1), HUM_ERR_INVALID_ARG, "NULL path", "NULL path");
+    RT_CHECK(entries(dir) == 1, "nothing left behind by the failures (%d entries)", entries(dir));
+    rt_rmtree(dir);
+    return rt_test_result("test_cli_file");
+}

@@ -1,0 +1,93 @@
+/* Files the CLI writes never destroy a user's file: `hum inspect --dequant` refuses a file of the
+ * checkpoint it reads (even with --force) and any existing file without --force; `hum run
+ * --output` refuses the checkpoint and its --input; `hum bench --out` an existing file; `hum
+ * demo --keep` a non-empty directory. Each refusal leaves the file byte for byte as it was. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+#include "cli_test.h"
+#include "rt_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char LAYER[] = "model.layers.0.mlp.down_proj";
+
+/* Runs `args`, expects exit code `rc` and `text` in the output, and `path` unchanged. */
+static void refused(const char *what, const char *args, int rc, const char *text, const char *path)
+{
+    size_t before_size = 0, after_size = 0;
+    char *before = cli_slurp(path, &before_size);
+    RT_CHECK(before != NULL, "%s: %s unreadable before", what, path);
+    RT_CHECK(cli_hum(args) == rc, "%s: exit %d expected:\n%s", what, rc, cli_output);
+    cli_has(what, text);
+    char *after = cli_slurp(path, &after_size);
+    RT_CHECK(after && before && after_size == before_size && !memcmp(before, after, before_size),
+             "%s: %s was changed", what, path);
+    free(before);
+    free(after);
+}
+
+int main(void)
+{
+    char dir[4096], ckpt[4200], model[4300], out[4300], args[16384];
+    rt_tmpdir("cli-outputs", dir, sizeof dir);
+    char cache[4200];
+    snprintf(cache, sizeof cache, "%s/cache", dir);
+    setenv("HUM_CACHE_DIR", cache, 1);
+    setenv("HUM_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);
+    unsetenv("HUM_CONFIG");
+    unsetenv("HUM_POLICY_PATH");
+    snprintf(ckpt, sizeof ckpt, "%s/ckpt", dir);
+    snprintf(model, sizeof model, "%s/model.safetensors", ckpt);
+    cli_write_checkpoint(ckpt, LAYER);
+
+    /* the checkpoint's own weights: refused with and without --force, and the checkpoint still loads */
+    snprintf(args, sizeof args, "inspect %s --layer %s --dequant %s", ckpt, LAYER, model);
+    refused("--dequant over the checkpoint", args, 1, "refusing to write", model);
+    snprintf(args, sizeof args, "inspect %s --layer %s --dequant %s --force", ckpt, LAYER, model);
+    refused("--dequant --force over the checkpoint", args, 1, "refusing to write", model);
+    snprintf(args, sizeof args, "inspect %s --layer %s --dequant %s", model, LAYER, model);
+    refused("--dequant over the .safetensors read", args, 1, "is the input", model);
+    /* a new file in the checkpoint directory would become a shard of it */
+    snprintf(args, sizeof args, "inspect %s --layer %s --dequant %s/dequant.safetensors", ckpt, LAYER, ckpt);
+    RT_CHECK(cli_hum(args) == 1, "--dequant into the checkpoint directory:\n%s", cli_output);
+    cli_has("--dequant into the checkpoint directory", "which this command reads");
+    snprintf(args, sizeof args, "inspect %s", ckpt);
+    RT_CHECK(cli_hum(args) == 0, "the checkpoint still reads:\n%s", cli_output);
+    cli_has("the checkpoint still reads", "1 quantized layer");
+
+    /* an existing file elsewhere: refused without --force, replaced with it */
+    const char *existing = rt_write(dir, "notes.safetensors", "a user's file\n");
+    snprintf(out, sizeof out, "%s", existing);
+    snprintf(args, sizeof args, "inspect %s --layer %s --dequant %s", ckpt, LAYER, out);
+    refused("--dequant over an existing file", args, 1, "exists: refusing to replace it (--force replaces it)", out);
+    snprintf(args, sizeof args, "inspect %s --layer %s --dequant=%s --force", ckpt, LAYER, out);
+    RT_CHECK(cli_hum(args) == 0, "--dequant --force over an existing file:\n%s", cli_output);
+    cli_has("--dequant --force", "wrote ");
+    size_t size = 0;
+    char *written = cli_slurp(out, &size);
+    RT_CHECK(written && size > 64 * 256 * 4, "--force wrote the float32 weight (%zu bytes)", size);
+    free(written);
+    snprintf(args, sizeof args, "inspect %s --layer %s --dequant %s --force", ckpt, LAYER, dir);
+    RT_CHECK(cli_hum(args) == 1, "--dequant to a directory:\n%s", cli_output);
+    cli_has("--dequant to a directory", "is a directory");
+
+    /* hum run --output: never the checkpoint or the input, an existing file only with --force */
+    const char *input = rt_write(dir, "input.safetensors", "activations\n");
+    snprintf(args, sizeof args, "run %s --layer %s --input %s --output %s --force", ckpt, LAYER, input, input);
+    refused("run --output over --input", args, 1, "is the input", input);
+    snprintf(args, sizeof args, "run %s --layer %s --input %s --output %s", ckpt, LAYER, input, out);
+    refused("run --output over an existing file", args, 1, "refusing to replace it", out);
+
+    snprintf(args, sizeof args, "bench --layer n=64,k=256 --out %s", out);
+    refused("bench --out over an existing file", args, 1, "refusing to replace it", out);
+
+    /* demo --keep: a directory with files in it is refused before anything is written */
+    snprintf(args, sizeof args, "demo --keep %s", ckpt);
+    refused("demo --keep over a checkpoint", args, 1, "is not empty", model);
+    const char *config = rt_write(ckpt, "config.json", "{\"user\": \"file\"}\n");
+    refused("demo --keep keeps config.json", args, 1, "is not empty", config);
+
+    rt_rmtree(dir);
+    return rt_test_result("test_cli_outputs");
+}
