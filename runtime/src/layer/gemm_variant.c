@@ -103,21 +103,23 @@ hum_status hum_gemm_variant_check(const hum_gemm_variant *v, const char *arch)
     RULE(HUM_ERR_UNSUPPORTED, !v->compute->f16_accum, "float16 accumulation: the GEMM kernels accumulate in float32");
     RULE(HUM_ERR_UNSUPPORTED, c->weight_bits >= 1 && c->weight_bits <= 8, "weight width %d bits (expected 1..8)",
          c->weight_bits);
+    RULE(HUM_ERR_UNSUPPORTED, t->stages >= f->min_stages, "%d pipeline stages (the %s kernel needs at least %d)",
+         t->stages, f->name, f->min_stages);
     if (f->check && (st = f->check(v)) != HUM_OK)
         return st;
     RULE(HUM_ERR_UNSUPPORTED, t->warp_m % 16 == 0 && t->warp_n % 16 == 0 && t->warp_k % 16 == 0,
          "warp tile %dx%dx%d must be a multiple of 16 in M, N and K", t->warp_m, t->warp_n, t->warp_k);
     RULE(HUM_ERR_UNSUPPORTED, t->block_n % 64 == 0 && (t->block_k == 64 || t->block_k == 128 || t->block_k == 256),
          "block N %d must be a multiple of 64 and block K %d 64, 128 or 256", t->block_n, t->block_k);
-    RULE(HUM_ERR_UNSUPPORTED, c->padded_n % t->block_n == 0 && c->padded_k % t->block_k == 0, "padded N %" PRId64 " / K %" PRId64
-         " must be multiples of block N %d / K %d", c->padded_n, c->padded_k, t->block_n, t->block_k);
-    RULE(HUM_ERR_UNSUPPORTED, c->kernel_group % t->block_k == 0 || (t->block_k % c->kernel_group == 0 && c->kernel_group % 16 == 0),
+    RULE(HUM_ERR_UNSUPPORTED, c->padded_n % t->block_n == 0 && c->padded_k % t->block_k == 0,
+         "padded N %" PRId64 " / K %" PRId64 " must be multiples of block N %d / K %d", c->padded_n, c->padded_k,
+         t->block_n, t->block_k);
+    RULE(HUM_ERR_UNSUPPORTED,
+         c->kernel_group % t->block_k == 0 || (t->block_k % c->kernel_group == 0 && c->kernel_group % 16 == 0),
          "scale group %" PRId64 " and block K %d must divide one another (group a multiple of 16)", c->kernel_group,
          t->block_k);
     const int wk = t->block_k / t->warp_k;
     RULE(HUM_ERR_UNSUPPORTED, wk == 1 || wk == 2 || wk == 4, "%d warps along K (expected 1, 2 or 4)", wk);
-    RULE(HUM_ERR_UNSUPPORTED, t->stages >= f->min_stages, "%d pipeline stages (the %s kernel needs at least %d)",
-         t->stages, f->name, f->min_stages);
     const int32_t threads = hum_gemm_threads(v);
     RULE(HUM_ERR_UNSUPPORTED, threads <= 1024, "%d threads per CTA (at most 1024)", threads);
     const int gather = c->act_order || c->k % 8 != 0;
