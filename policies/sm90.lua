@@ -3,9 +3,10 @@
 -- n=k=8192 uint4 g128 float16 (bench/NOTES.md): block K 256 halves the per-stage overhead at
 -- small M; the layer falls back to block K 128 when the padded K is not a multiple of 256.
 -- From M = 33 on, a layer the warpgroup-MMA kernel (kernels/gemm/gemm_wgmma.cu) takes on this
--- target (layer.kernels.wgmma, which C's rules decide) runs it: 64 x 128 x 128 tiles up to
--- M = 64, 128 x 128 x 128 up to M = 128, 256 x 128 x 64 above (bench/NOTES.md, "wgmma kernel"
--- and "tile sweep").
+-- target (layer.kernels.wgmma, which C's rules decide; act-order layers too: their A is permuted
+-- once per forward, kernels/prep/permute_a.cu) runs it: 64 x 128 x 128 tiles up to M = 64,
+-- 128 x 128 x 128 up to M = 128, 256 x 128 x 64 above (bench/NOTES.md, "wgmma kernel" and
+-- "tile sweep").
 local policy = require("hum.policy")
 local ranges, mma = policy.ranges, policy.mma_tuning
 

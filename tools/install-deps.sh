@@ -4,7 +4,7 @@
 # Safe to run again: apt is only asked for packages that are missing.
 set -eu
 
-packages="build-essential cmake pkg-config luajit libluajit-5.1-dev libyaml-dev libxxhash-dev libcjson-dev lua-cjson-dev lua-busted"
+packages="build-essential cmake pkg-config luajit libluajit-5.1-dev libyaml-dev libxxhash-dev libcjson-dev lua-cjson-dev lua-busted python3-pytest python3-numpy"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

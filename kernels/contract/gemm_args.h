@@ -28,7 +28,8 @@ typedef struct hum_gemm_args {
     long long lda;
     /* the prepared weight (kernels/prep/repack.cu): codes, scale and zero-point rows
      * [groups][N] of the activation dtype, bias float32 [N]; k_perm int32 [K]: the K order of
-     * an act-order layer whose A is read in checkpoint order (NULL when A comes permuted) */
+     * an act-order layer whose A is read in checkpoint order (reserved for a gathering A
+     * loader: NULL today, libhum permutes A first with kernels/prep/permute_a.cu) */
     const void *b;
     const void *b_scale;
     const void *zero;

@@ -52,9 +52,9 @@ constexpr int kRedBytes = (kWarpsK - 1) * kBM * kBN * 4;
 static_assert(kStageBytes % 16 == 0, "stage buffers must stay 16-byte aligned");
 static_assert(kStages * kStageBytes + kRedBytes == kSmemBytes, "hum_constants.h: kSmemBytes disagrees with the tile shapes");
 
-// Activations are copied 16 bytes at a time unless columns must be gathered (act-order) or rows
-// are not 16-byte multiples.
-constexpr bool kAVec = !kActOrder && kKReal % 8 == 0;
+// Activations are copied 16 bytes at a time unless rows are not 16-byte multiples. (Act-order
+// layers get A already permuted into the weights' K order: prep/permute_a.cu.)
+constexpr bool kAVec = kKReal % 8 == 0;
 constexpr int kAElems = kBM * kBK / kThreads;  // per thread, gather mode
 static_assert(kAVec || kBM * kBK % kThreads == 0, "gathered activation tile must split evenly over threads");
 

@@ -13,6 +13,7 @@
 #include "gemm/load_a.cuh"
 #include "gemm/load_b.cuh"
 #include "mma/mma_sync.cuh"
+#include "ptx/griddep.cuh"
 #include "ptx/smem.cuh"
 
 namespace gemm {
@@ -224,6 +225,7 @@ HUM_DEV void epilogue(const hum_gemm_args &args, const Schedule &sch, int tile, 
 
 HUM_GEMM_KERNEL(hum_gemm)
 {
+    grid_dependency_wait();  // an act-order A: prep/permute_a.cu may still be writing it
     using namespace gemm;
     extern __shared__ __align__(128) u8 smem[];
     const Schedule sch(args.m);

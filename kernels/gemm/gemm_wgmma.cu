@@ -22,13 +22,14 @@
 // is written in 16-byte row chunks (stream-K slices take turns through gemm/epilogue.cuh).
 //
 // The argument: kernels/contract/gemm_args.h; A is read through a_map only (a, lda and k_perm
-// unused: act-order layers stay on the mma.sync kernel). Dynamic shared memory: kSmemBytes plus
+// unused: an act-order A arrives permuted, prep/permute_a.cu). Dynamic shared memory: kSmemBytes plus
 // 2048 bytes (alignment of the stages to 1024 bytes, and the stage barriers).
 #include "gemm/dequant.cuh"
 #include "gemm/epilogue.cuh"
 #include "gemm/load_a.cuh"
 #include "gemm/load_b.cuh"
 #include "mma/wgmma.cuh"
+#include "ptx/griddep.cuh"
 #include "ptx/smem.cuh"
 
 namespace gemm_wgmma {
@@ -333,6 +334,7 @@ HUM_DEV void epilogue(const hum_gemm_args &args, const Schedule &sch, int tile, 
 
 HUM_GEMM_KERNEL(hum_gemm_wgmma)
 {
+    grid_dependency_wait();  // an act-order A: prep/permute_a.cu may still be writing it
     using namespace gemm_wgmma;
     extern __shared__ __align__(1024) u8 smem[];
     const Schedule sch(args.m);

@@ -1,7 +1,8 @@
 // A loaders: each moves the activation tile of one k-block into a pipeline stage.
 //   AVec     16-byte cp.async chunks into the XOR-swizzled layout ldmatrix reads (mma.sync)
-//   AGather  element loads through K permutation (act-order) or of rows that are not 16-byte
-//            multiples, stored to the stage after the current stage's math (mma.sync)
+//   AGather  element loads of rows that are not 16-byte multiples, stored to the stage after
+//            the current stage's math (mma.sync)
+// (An act-order A is permuted into the weights' K order before the GEMM: prep/permute_a.cu.)
 //   a_tma    one TMA box per 64 columns into the 128-byte swizzled layout wgmma reads
 #pragma once
 #include "gemm/schedule.cuh"
@@ -61,10 +62,8 @@ struct AGather {
             const int e = tid + i * kThreads;
             const int gm = m0 + e / kBK, gk = k0 + e % kBK;
             u16 x = 0;
-            if (gm < args.m && gk < kKReal) {
-                const int col = kActOrder ? __ldg(args.k_perm + gk) : gk;
-                x = __ldg(a + gm * args.lda + col);
-            }
+            if (gm < args.m && gk < kKReal)
+                x = __ldg(a + gm * args.lda + gk);
             v[i] = x;
         }
     }

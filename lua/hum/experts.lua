@@ -98,6 +98,26 @@ local function stack(name, parts, out)
   end
 end
 
+-- The members an expert map keeps: ids[0..count) (expert indices of the set, no repeats), as a
+-- set indexed 0..count-1 in that order; HUM_ERR_INVALID_ARG naming a bad id.
+function M.select(name, members, ids, count)
+  local total = #members + 1
+  if count < 1 or count > total then
+    hum.fail("HUM_ERR_INVALID_ARG", string.format("layer %s: expert_count %d (expected 1..%d)", name, count, total), 0)
+  end
+  local out, seen = {}, {}
+  for i = 0, count - 1 do
+    local id = ids[i]
+    if id < 0 or id >= total or seen[id] then
+      hum.fail("HUM_ERR_INVALID_ARG", string.format("layer %s: experts[%d] = %d is %s (the layer has experts 0..%d)",
+        name, i, id, (id < 0 or id >= total) and "out of range" or "a repeat", total - 1), 0)
+    end
+    seen[id] = true
+    out[i] = members[id]
+  end
+  return out
+end
+
 -- Converts each member with load(member, standard_weight) and stacks them into `out`.
 function M.load(name, members, load, out)
   local parts = {}

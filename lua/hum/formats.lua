@@ -10,7 +10,8 @@
 --   else quantize_config.json / quant_config.json -> AutoGPTQ (bits) or AutoAWQ (w_bit)
 -- When two files describe the same checkpoint, any key they share must agree.
 --
--- Per-expert modules are listed and loadable as one MoE layer (lua/hum/experts.lua).
+-- Per-expert modules are listed and loadable as one MoE layer (lua/hum/experts.lua); a load
+-- with a shard that lists experts converts only those modules (hum_layer_load_shard).
 -- Each formats/<name>.lua returns { names = f(ck, cfg) -> sorted layer names,
 -- describe = f(ck, cfg, name) -> summary table, load = f(ck, cfg, name, out) }.
 
@@ -158,7 +159,13 @@ function M.load(_, call)
   local names = fmt.names(ck, cfg)
   local _, sets = experts.group(names)
   if sets[name] then
-    experts.load(name, sets[name], function(member, w) fmt.load(ck, cfg, member, w) end, call.weight)
+    local members = sets[name]
+    local shard = call.shard
+    if shard ~= nil and shard.experts ~= nil then -- expert parallelism: convert the local experts only
+      members = experts.select(name, members, shard.experts, tonumber(shard.expert_count))
+      call.experts_kept = 1
+    end
+    experts.load(name, members, function(member, w) fmt.load(ck, cfg, member, w) end, call.weight)
     return
   end
   local found = false

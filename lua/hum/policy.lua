@@ -143,7 +143,7 @@ end
 local Set = {}
 Set.__index = Set
 
-local function new_set(entries, overrides, time_limit_ms)
+local function new_set(entries, overrides, limits)
   local nested = {}
   for key, value in pairs(overrides) do
     local section, name = key:match("^([^.]+)%.(.+)$")
@@ -153,8 +153,7 @@ local function new_set(entries, overrides, time_limit_ms)
     nested[section] = nested[section] or {}
     nested[section][name] = value
   end
-  return setmetatable({ entries = entries, flat = copy(overrides), nested = nested, time_limit_ms = time_limit_ms },
-    Set)
+  return setmetatable({ entries = entries, flat = copy(overrides), nested = nested, limits = limits }, Set)
 end
 
 -- The policy in force for `device` (the last that applies) and its index, or nil. `below`
@@ -163,7 +162,7 @@ function Set:winner(device, below)
   check_device(device)
   for i = (below or #self.entries + 1) - 1, 1, -1 do
     local p = self.entries[i]
-    local applies = sandbox.call(p.origin, "applies(device)", self.time_limit_ms, p.applies, copy(device))
+    local applies = sandbox.call(p.origin, "applies(device)", self.limits, p.applies, copy(device))
     if type(applies) ~= "boolean" then
       bad(string.format("policy '%s' (%s)", p.name, p.origin), "applies(device) must return true or false, got "
         .. type(applies))
@@ -188,7 +187,7 @@ function Set:tunings(device, layer, compute, below)
   end
   local outer = active
   active = { fn = p.tunings, origin = p.origin, set = self, index = index, compute = compute }
-  local ok, list = pcall(sandbox.call, p.origin, "tunings(device, layer, overrides, compute)", self.time_limit_ms,
+  local ok, list = pcall(sandbox.call, p.origin, "tunings(device, layer, overrides, compute)", self.limits,
     p.tunings, copy(device), copy(layer), copy(self.nested), copy(compute))
   active = outer
   if not ok then error(list, 0) end
@@ -202,7 +201,7 @@ end
 
 function Set:override(key) return self.flat[key] end
 
-local current = new_set({}, {}, sandbox.DEFAULT_TIME_LIMIT_MS)
+local current = new_set({}, {}, sandbox.limits())
 
 -- What `require("hum.policy")` gives a policy file: these functions, read-only.
 local HELPERS = { "ranges", "mma_tuning", "tuning", "below", "nominal_device" }
@@ -215,9 +214,9 @@ end
 
 -- Compiles and runs one source {origin, text, layer} in a sandbox of its own (lua/hum/sandbox.lua)
 -- into a policy entry; raises HUM_ERR_POLICY naming the file.
-local function compile(src, time_limit_ms)
+local function compile(src, limits)
   local chunk = sandbox.load(src.text, src.origin, { ["hum.policy"] = helpers() })
-  local p = sandbox.call(src.origin, "the file's top level", time_limit_ms, chunk)
+  local p = sandbox.call(src.origin, "the file's top level", limits, chunk)
   local where = src.origin
   if type(p) ~= "table" then
     bad(where, "a policy file must return a table { name = ..., applies = function(device) ..., "
@@ -250,7 +249,7 @@ local function warn_never_wins(set)
       local shadowed, wins = {}, false
       for _, arch in ipairs(policy.nominal_archs()) do
         local device = policy.nominal_device(arch)
-        local ok, applies = pcall(sandbox.call, p.origin, "applies(device)", set.time_limit_ms, p.applies, device)
+        local ok, applies = pcall(sandbox.call, p.origin, "applies(device)", set.limits, p.applies, device)
         local found, winner = false, nil
         if ok and applies == true then found, winner = pcall(set.winner, set, device) end
         if not ok or (applies == true and not found) then break end
@@ -270,16 +269,17 @@ local function warn_never_wins(set)
 end
 
 -- Replaces the policies in force with `sources` ({origin, text, layer} in layering order) and
--- `overrides` ({["moe.activation"] = "mxfp8"}); every call into a policy file may run for
--- `time_limit_ms` (nil or 0: sandbox.DEFAULT_TIME_LIMIT_MS). Every file is compiled and
--- checked before anything changes; on any error the old set stays. Layers prepared afterwards
--- plan with the new set; prepared layers keep the dispatch tables they were built with.
--- Returns the new set; a file that never wins is warned about (warn_never_wins).
-function policy.load(sources, overrides, time_limit_ms)
-  if time_limit_ms == nil or time_limit_ms == 0 then time_limit_ms = sandbox.DEFAULT_TIME_LIMIT_MS end
+-- `overrides` ({["moe.activation"] = "mxfp8"}); every call into a policy file runs under
+-- `limits` ({time_ms =, memory_mb =}, the config's; nil or 0: sandbox.DEFAULT_LIMITS). Every
+-- file is compiled and checked before anything changes; on any error the old set stays. The
+-- runtime then re-plans the prepared layers with the new set (and puts the old one back with
+-- policy.use if that fails). Returns the new set; a file that never wins is warned about
+-- (warn_never_wins).
+function policy.load(sources, overrides, limits)
+  limits = sandbox.limits(limits)
   local entries = {}
-  for i, src in ipairs(sources) do entries[i] = compile(src, time_limit_ms) end
-  local candidate = new_set(entries, overrides or {}, time_limit_ms)
+  for i, src in ipairs(sources) do entries[i] = compile(src, limits) end
+  local candidate = new_set(entries, overrides or {}, limits)
   current = candidate
   warn_never_wins(candidate)
   return candidate
@@ -298,6 +298,9 @@ end
 
 -- The policies in force.
 function policy.current() return current end
+-- Puts a set policy.current() returned back in force: a reload whose layers failed to re-plan
+-- undoes itself with it (runtime/src/runtime_policies.c).
+function policy.use(set) current = set end
 function policy.tunings(device, layer, compute) return current:tunings(device, layer, compute) end
 function policy.winner(device) return current:winner(device) end
 -- An override's value ("moe.activation" -> "mxfp8"), or nil.

@@ -8,7 +8,8 @@
 --   * every call into it (the file's top level, applies, tunings, an error value's
 --     __tostring) under a time limit: a count hook checks the clock every HOOK_EVERY
 --     instructions. LuaJIT does not run hooks inside compiled traces, so the JIT is off for
---     every function of a policy file (jit.off(chunk, true)); hum's own code keeps it.
+--     every function of a policy file (jit.off(chunk, true)); hum's own code keeps it. And
+--     under a memory limit: the runtime's allocator refuses what the call would use past it.
 -- Whatever goes wrong in such a call comes back as HUM_ERR_POLICY naming the file, the line,
 -- the function and, for a non-string error value, its type. The call's results are copied
 -- into plain tables before the guard ends, so that no metamethod of the file runs afterwards
@@ -19,9 +20,23 @@ local hum = require("hum")
 
 local sandbox = {}
 
--- Milliseconds one call into a policy file may run when the config sets no
--- policy_time_limit_ms (docs/config.md).
-sandbox.DEFAULT_TIME_LIMIT_MS = 1000
+local native = package.loaded["hum.native"]
+
+-- What one call into a policy file may use when the config does not say (docs/config.md,
+-- policy_time_limit_ms and policy_memory_limit_mb): milliseconds of wall-clock time, and MiB
+-- of memory beyond what the Lua state used when the call began (enforced inside a runtime by
+-- its allocator, lua_state.c; not outside one).
+sandbox.DEFAULT_LIMITS = { time_ms = 1000, memory_mb = 256 }
+
+-- The limits `given` sets ({time_ms =, memory_mb =}; nil or 0 fields: the default).
+function sandbox.limits(given)
+  local limits = {}
+  for k, default in pairs(sandbox.DEFAULT_LIMITS) do
+    local v = given and given[k]
+    limits[k] = (v == nil or v == 0) and default or v
+  end
+  return limits
+end
 
 local HOOK_EVERY = 100
 
@@ -155,7 +170,7 @@ end
 local call
 
 -- What an error value says, without running anything of the file outside a guard.
-local function describe(e, origin, limit_ms)
+local function describe(e, origin, limits)
   if type(e) == "string" then return hum.fix_location(e) end
   if type(e) == "number" then return tostring(e) .. " (an error value of type number)" end
   if hum.is_error(e) then return rawget(e, "message") end
@@ -163,7 +178,7 @@ local function describe(e, origin, limit_ms)
   local what = "an error value of type " .. type(e)
   local mt = debug.getmetatable(e)
   if type(mt) == "table" and rawget(mt, "__tostring") ~= nil then
-    local ok, s = pcall(call, origin, "the error value's __tostring", limit_ms, tostring, e)
+    local ok, s = pcall(call, origin, "the error value's __tostring", limits, tostring, e)
     if not ok then return what .. ", whose __tostring failed: " .. hum.message(s) end
     if type(s) ~= "string" then return what .. ", whose __tostring returned a " .. type(s) end
     return what .. ": " .. s
@@ -171,14 +186,14 @@ local function describe(e, origin, limit_ms)
   return what
 end
 
--- Runs fn(...) from the policy file `origin` under a time limit of `limit_ms` and returns
--- its results as plain data. `what` names the call in messages ("tunings(device, layer,
+-- Runs fn(...) from the policy file `origin` under `limits` (sandbox.limits) and returns its
+-- results as plain data. `what` names the call in messages ("tunings(device, layer,
 -- overrides)"). Any failure raises HUM_ERR_POLICY: "origin:line: message", the line being
 -- the innermost of the file on the stack when the error was raised.
-function call(origin, what, limit_ms, fn, ...)
+function call(origin, what, limits, fn, ...)
   local args = { n = select("#", ...), ... }
   local source = "@" .. origin
-  local deadline = now_ms() + limit_ms
+  local deadline = now_ms() + limits.time_ms
   local expired, line = false, nil
   local guarded, handler, hook
   guarded = function()
@@ -213,16 +228,21 @@ function call(origin, what, limit_ms, fn, ...)
     error("policy time limit", 0)
   end
   local outer_hook, outer_mask, outer_count = debug.gethook()
+  local outer_memory = native and native.memory_guard(limits.memory_mb * 1048576)
   debug.sethook(hook, "", HOOK_EVERY)
   local ok, r = xpcall(guarded, handler)
+  local refused = native and native.memory_release(outer_memory)
   if outer_hook then debug.sethook(outer_hook, outer_mask, outer_count) else debug.sethook() end
   if ok then return unpack(r, 1, r.n) end
   local where = line and (origin .. ":" .. line) or origin
   local msg
-  if expired then
-    msg = string.format("%s ran past the policy time limit of %d ms (policy_time_limit_ms)", what, limit_ms)
+  if refused then
+    msg = string.format("%s used more than %d MiB, the policy memory limit (policy_memory_limit_mb)", what,
+      limits.memory_mb)
+  elseif expired then
+    msg = string.format("%s ran past the policy time limit of %d ms (policy_time_limit_ms)", what, limits.time_ms)
   else
-    msg = describe(r, origin, limit_ms)
+    msg = describe(r, origin, limits)
     if msg:sub(1, #origin + 1) == origin .. ":" then
       msg = msg .. " (in " .. what .. ")"
     else

@@ -8,7 +8,8 @@
 hum_status bench_enqueue_hum(void *call, CUstream stream)
 {
     bench_hum_call *h = call;
-    return hum_layer_forward(h->layer, stream, &h->a, NULL, &h->c);
+    return h->ws ? hum_layer_forward_ws(h->layer, h->ws, stream, &h->a, NULL, &h->c)
+                 : hum_layer_forward(h->layer, stream, &h->a, NULL, &h->c);
 }
 
 hum_status bench_enqueue_cublas(void *call, CUstream stream)

@@ -10,9 +10,10 @@
 
 typedef struct bench_hum_call {
     hum_layer *layer;
-    hum_tensor a, c; /* device views */
+    hum_workspace *ws; /* NULL: the layer's own */
+    hum_tensor a, c;   /* device views */
 } bench_hum_call;
-/* hum_layer_forward(layer, stream, &a, NULL, &c). */
+/* hum_layer_forward_ws(layer, ws, stream, &a, NULL, &c), or hum_layer_forward without ws. */
 hum_status bench_enqueue_hum(void *call, CUstream stream);
 
 typedef struct bench_cublas_call {

@@ -124,6 +124,7 @@ typedef struct bench_run {
     bench_io io;
     bench_cublas *cublas;
     void *dense;
+    hum_workspace *ws; /* for the largest M in one pass */
 } bench_run;
 
 static void print_row(const bench_report *r, const bench_row *row)
@@ -177,7 +178,7 @@ static hum_status sweep(bench_run *b, hum_layer *layer, const hum_standard_weigh
         bench_row *row = &rows[i];
         row->m = ms[i];
         row->hum_us = row->cublas_us = NAN;
-        bench_hum_call h = {.layer = layer};
+        bench_hum_call h = {.layer = layer, .ws = b->ws};
         bench_io_views(&b->io, ms[i], &h.a, &h.c);
         if ((st = bench_random_activations(&rng, r->activation, ms[i] * r->k, a)) != HUM_OK ||
             (st = hum_memcpy_htod(b->io.a, a, (size_t)(ms[i] * r->k) * 2)) != HUM_OK)
@@ -207,9 +208,10 @@ static hum_status sweep(bench_run *b, hum_layer *layer, const hum_standard_weigh
     return st;
 }
 
-/* Everything after the layer is prepared: buffers, cuBLAS, the sweep, the JSON. */
-static int measure(const bench_options *o, hum_layer *layer, const hum_standard_weight *w, int32_t ordinal,
-                   bench_report *r, const int64_t *ms, int32_t m_count)
+/* Everything after the layer is prepared: buffers, a workspace for the largest M, cuBLAS, the
+ * sweep, the JSON. */
+static int measure(const bench_options *o, hum_runtime *rt, hum_layer *layer, const hum_standard_weight *w,
+                   int32_t ordinal, bench_report *r, const int64_t *ms, int32_t m_count)
 {
     bench_run b = {0};
     bench_row rows[BENCH_MAX_M_VALUES];
@@ -217,9 +219,12 @@ static int measure(const bench_options *o, hum_layer *layer, const hum_standard_
     for (int32_t i = 0; i < m_count; i++)
         m_max = ms[i] > m_max ? ms[i] : m_max;
     bench_rng rng = bench_rng_fresh();
+    int64_t ws_bytes = 0;
     hum_status st = bench_timer_create(ordinal, r->device.l2_bytes, &b.timer);
     if (st == HUM_OK)
         st = bench_io_create(ordinal, r->activation, r->n, r->k, m_max, &b.io);
+    if (st == HUM_OK && (st = hum_layer_workspace_size(layer, m_max, &ws_bytes)) == HUM_OK)
+        st = hum_workspace_create(rt, NULL, ws_bytes, &b.ws);
     if (st == HUM_OK) {
         r->l2_flush_bytes = (int64_t)b.timer.flush_bytes;
         if (bench_cublas_open(ordinal, &b.cublas) != HUM_OK) {
@@ -256,6 +261,7 @@ static int measure(const bench_options *o, hum_layer *layer, const hum_standard_
         }
     }
     hum_device_free(b.dense);
+    hum_workspace_destroy(b.ws);
     bench_cublas_close(b.cublas);
     bench_io_destroy(&b.io);
     bench_timer_destroy(&b.timer);
@@ -321,7 +327,7 @@ int hum_cmd_bench(const char *config, int argc, char **argv)
         if (prepare_cold_warm(rt, &w, &lo, &r, &layer) != HUM_OK)
             fprintf(stderr, "hum bench: %s\n", hum_last_error());
         else
-            rc = measure(&o, layer, &w, r.device.ordinal, &r, ms, m_count);
+            rc = measure(&o, rt, layer, &w, r.device.ordinal, &r, ms, m_count);
     }
     hum_layer_destroy(layer);
     hum_runtime_destroy(rt);

@@ -29,7 +29,8 @@ static void test_good_file(void)
                        "    activation: float8_e4m3fn\n"
                        "hot_reload: true\n"
                        "log_level: debug\n"
-                       "policy_time_limit_ms: 250\n";
+                       "policy_time_limit_ms: 250\n"
+                       "policy_memory_limit_mb: 64\n";
     hum_config c;
     hum_status st = parse(text, "/srv/deploy", &c);
     if (!RT_CHECK(st == HUM_OK, "good file rejected: %s", hum_last_error()))
@@ -51,6 +52,7 @@ static void test_good_file(void)
     RT_CHECK(c.hot_reload == 1, "hot_reload %d", c.hot_reload);
     RT_CHECK(c.log_level == HUM_LOG_DEBUG, "log_level %d", (int)c.log_level);
     RT_CHECK(c.policy_time_limit_ms == 250, "policy_time_limit_ms %d", c.policy_time_limit_ms);
+    RT_CHECK(c.policy_memory_limit_mb == 64, "policy_memory_limit_mb %d", c.policy_memory_limit_mb);
     hum_config_free(&c);
 }
 
@@ -59,7 +61,8 @@ static void test_defaults_and_paths(void)
     hum_config c;
     RT_CHECK(parse("", NULL, &c) == HUM_OK, "empty file: %s", hum_last_error());
     RT_CHECK(c.device == -1 && !c.cache_dir && c.policy_path_count == 0 && c.override_count == 0 && !c.hot_reload &&
-                 c.log_level == HUM_LOG_WARN && c.policy_time_limit_ms == 0,
+                 c.log_level == HUM_LOG_WARN && c.policy_time_limit_ms == 0 &&
+                 c.policy_memory_limit_mb == 0,
              "an empty file gives the defaults");
     hum_config_free(&c);
     RT_CHECK(parse("# only a comment\n", NULL, &c) == HUM_OK, "comment-only file: %s", hum_last_error());
@@ -92,6 +95,7 @@ static void test_examples_deploy_yaml(void)
     RT_CHECK(c.hot_reload == 1, "hot_reload shown as true");
     RT_CHECK(c.log_level == HUM_LOG_INFO, "log_level shown as info");
     RT_CHECK(c.policy_time_limit_ms == 1000, "policy_time_limit_ms shown as 1000: %d", c.policy_time_limit_ms);
+    RT_CHECK(c.policy_memory_limit_mb == 256, "policy_memory_limit_mb shown as 256: %d", c.policy_memory_limit_mb);
     const char *suffix = "/examples/custom_policy.lua";
     int found = 0;
     for (int32_t i = 0; i < c.policy_path_count; i++) {
@@ -118,7 +122,8 @@ static void bad(const char *what, const char *text, hum_status want, const char 
 static void test_errors(void)
 {
     bad("unknown key", "device: 0\ncache_dri: /x\n", HUM_ERR_CONFIG, "deploy.yaml:2: unknown key 'cache_dri'",
-        "(expected one of device, cache_dir, policy_paths, overrides, hot_reload, log_level, policy_time_limit_ms)");
+        "(expected one of device, cache_dir, policy_paths, overrides, hot_reload, log_level, policy_time_limit_ms, "
+        "policy_memory_limit_mb)");
     bad("quoted device", "\n\ndevice: \"0\"\n", HUM_ERR_CONFIG, "deploy.yaml:3: key 'device'",
         "expected a non-negative integer");
     bad("negative device", "device: -1\n", HUM_ERR_CONFIG, "deploy.yaml:1: key 'device'", "got '-1'");
@@ -142,6 +147,10 @@ static void test_errors(void)
     bad("time limit too long", "policy_time_limit_ms: 3600001\n", HUM_ERR_CONFIG, "key 'policy_time_limit_ms'", "got '3600001'");
     bad("time limit quoted", "policy_time_limit_ms: '100'\n", HUM_ERR_CONFIG, "key 'policy_time_limit_ms'",
         "the quoted string \"100\"");
+    bad("memory limit 0", "policy_memory_limit_mb: 0\n", HUM_ERR_CONFIG, "deploy.yaml:1: key 'policy_memory_limit_mb'",
+        "expected an integer number of MiB in 1..65536, got '0'");
+    bad("memory limit as list", "policy_memory_limit_mb: [1]\n", HUM_ERR_CONFIG, "key 'policy_memory_limit_mb'",
+        "got a list");
     bad("time limit fraction", "policy_time_limit_ms: 1.5\n", HUM_ERR_CONFIG, "key 'policy_time_limit_ms'", "got '1.5'");
     bad("log_level", "log_level: verbose\n", HUM_ERR_CONFIG, "deploy.yaml:1: key 'log_level': unknown level 'verbose'",
         "error, warn, info, debug");

@@ -1,7 +1,8 @@
 /* Layers without a GPU: SPEC strings (parse, format, errors, reproducible weights), the
  * LayerConfig checks (unsupported combinations named), the tuning rules, and NVRTC compiling
  * every kernel the built-in policies give for the main layer types on sm_75 (float16), sm_80,
- * sm_86, sm_89 and sm_90a, a second time from the cache. */
+ * sm_86, sm_89 and sm_90a, a second time from the cache, and the act-order A permutation kernel
+ * on each. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "hum/hum.h"
 #include "quant_test.h"
@@ -160,6 +161,15 @@ static void check_compiles(hum_runtime *rt)
             hum_standard_free(&w);
         }
     }
+    /* the act-order A permutation (one kernel for every layer) on every arch */
+    static const char *const all[] = {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90a"};
+    for (size_t a = 0; a < sizeof all / sizeof all[0]; a++) {
+        const hum_jit_request req = {.source = "kernels/prep/permute_a.cu", .kernel_name = "hum_permute_a", .arch = all[a]};
+        hum_jit_result res;
+        QUANT_CHECK(hum_jit_compile(hum_runtime_cache_dir(rt), &req, &res) == HUM_OK && res.cubin_size > 0,
+                    "permute_a.cu for %s: %s", all[a], hum_last_error());
+        hum_jit_result_free(&res);
+    }
 }
 
 static void expect_unsupported(hum_runtime *rt, const char *spec, const char *arch, const char *needle)
@@ -187,10 +197,10 @@ static void check_rejections(hum_runtime *rt)
     hum_layer_info info;
     QUANT_CHECK(hum_layer_spec_parse("n=64,k=128,w=e5m2,a=float16", &s) == HUM_OK, "%s", hum_last_error());
     if (QUANT_CHECK(hum_layer_spec_weight(&s, 1, &w) == HUM_OK, "%s", hum_last_error())) {
-        hum_layer_options bf = {HUM_DTYPE_BFLOAT16};
+        hum_layer_options bf = {.activation_dtype = HUM_DTYPE_BFLOAT16};
         QUANT_CHECK(hum_layer_compile(rt, &w, &bf, "sm_90a", &info) == HUM_OK, "e5m2 fits bfloat16: %s",
                     hum_last_error());
-        hum_layer_options f32 = {HUM_DTYPE_FLOAT32};
+        hum_layer_options f32 = {.activation_dtype = HUM_DTYPE_FLOAT32};
         QUANT_CHECK(hum_layer_compile(rt, &w, &f32, "sm_90a", &info) == HUM_ERR_INVALID_ARG &&
                         strstr(hum_last_error(), "float32"),
                     "float32 activations refused: %s", hum_last_error());

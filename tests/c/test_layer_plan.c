@@ -35,7 +35,7 @@ static void describe(hum_runtime *rt, spec_weight *sw, const char *arch, const c
     memset(&plan, 0, sizeof plan);
     hum_layer_plan_inputs(&sw->w, sw->s.activation_dtype, &plan);
     snprintf(plan.arch, sizeof plan.arch, "%s", arch);
-    const hum_status st = hum_layer_run_plan(rt, &plan);
+    const hum_status st = hum_layer_run_plan(rt, &plan, 0);
     size_t len = (size_t)snprintf(out, cap, "%s %s: ", arch, spec);
     if (st != HUM_OK)
         snprintf(out + len, cap - len, "error %d\n", st);
@@ -113,7 +113,7 @@ static hum_status plan_spec(hum_runtime *rt, const char *spec, const char *arch,
     memset(plan, 0, sizeof *plan);
     hum_layer_plan_inputs(&w, s.activation_dtype, plan);
     snprintf(plan->arch, sizeof plan->arch, "%s", arch);
-    const hum_status st = hum_layer_run_plan(rt, plan);
+    const hum_status st = hum_layer_run_plan(rt, plan, 0);
     hum_standard_free(&w);
     return st;
 }

@@ -1,6 +1,7 @@
 /* Policy files attacking the process that runs them (issue 13), through the public API and
  * hum_lua_call, without a GPU: os.exit, loops at the top level, in applies, in tunings and in
- * an error value's __tostring (stopped by policy_time_limit_ms, the Lua lock released), writes
+ * an error value's __tostring (stopped by policy_time_limit_ms, the Lua lock released), memory
+ * exhaustion (refused past policy_memory_limit_mb), writes
  * to globals, libraries and hum's helpers (seen by no other file nor by hum), errors of every
  * type (HUM_ERR_POLICY with file:line and the type), hum errors raised through a policy
  * (HUM_ERR_POLICY whatever their status), reloads beside probes on other threads while such
@@ -57,6 +58,7 @@ static const char PROBE_LUA[] =
     "  if type(require) ~= 'function' then seen[#seen + 1] = 'require' end\n"
     "  ffi.copy(p.leaks, table.concat(seen, ','))\n"
     "end\n"
+    "function M.collect() collectgarbage('collect') collectgarbage('collect') end\n"
     "return M\n";
 
 static const char TUNING[] = "{ block_m = 16, block_n = %d, block_k = 64, warp_m = 16, warp_n = 32, warp_k = 64, "
@@ -103,12 +105,13 @@ static hum_runtime *create(const char *config, hum_status want, const char *what
     return rt;
 }
 
-/* A config whose site layer is directory `site` of the scratch directory. */
+/* A config whose site layer is directory `site` of the scratch directory, with a time limit
+ * of 50 ms unless `extra` sets one. */
 static const char *config_for(const char *site, const char *extra)
 {
     char text[512];
-    snprintf(text, sizeof text, "policy_paths: [%s]\npolicy_time_limit_ms: 50\nlog_level: error\n%s", site,
-             extra ? extra : "");
+    snprintf(text, sizeof text, "policy_paths: [%s]\nlog_level: error\n%s%s", site, extra ? extra : "",
+             extra && strstr(extra, "policy_time_limit_ms") ? "" : "policy_time_limit_ms: 50\n");
     char name[128];
     snprintf(name, sizeof name, "%s.yaml", site);
     return rt_write(dir, name, text);
@@ -209,6 +212,49 @@ static void test_loops(void)
     RT_CHECK(hum_runtime_reload_policies(rt) == HUM_OK, "fixed: %s", hum_last_error());
     RT_CHECK(probe(rt, "sm_80", &p) == HUM_OK && !strcmp(p.name, "fixed") && p.block_n == 64, "fixed file serves: %s",
              hum_last_error());
+    hum_runtime_destroy(rt);
+}
+
+/* Memory: one huge allocation and a doubling loop are refused past policy_memory_limit_mb,
+ * and the runtime goes on. */
+static void test_memory(void)
+{
+    static const struct {
+        const char *site, *top;
+    } cases[] = {
+        {"memory-rep", "local s = string.rep('x', 2^30)"},
+        {"memory-doubling", "local s = 'x' for i = 1, 40 do s = s .. s end"},
+        {"memory-table", "local t = {} for i = 1, 1e9 do t[i] = string.rep('x', 65536) .. i end"},
+    };
+    /* A time limit no allocation loop reaches, so that the memory limit is what stops it. */
+    const char *limits = "policy_memory_limit_mb: 16\npolicy_time_limit_ms: 60000\n";
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char sub[64];
+        snprintf(sub, sizeof sub, "%s/x.lua", cases[i].site);
+        const char *path = rt_write(dir, sub, policy_text("x", cases[i].top, NULL, NULL));
+        char where[4300];
+        snprintf(where, sizeof where, "%s", path);
+        hum_runtime *rt = create(config_for(cases[i].site, limits), HUM_ERR_POLICY, cases[i].site, where,
+                                 "the file's top level used more than 16 MiB, the policy memory limit "
+                                 "(policy_memory_limit_mb)");
+        hum_runtime_destroy(rt);
+    }
+
+    /* In a runtime that serves: the refused reload keeps the set in force, and the next
+     * calls into Lua have their memory again. */
+    const char *path = rt_write(dir, "memory-after/x.lua", policy_text("good", NULL, NULL, NULL));
+    hum_runtime *rt = create(config_for("memory-after", limits), HUM_OK, "memory-after", NULL, NULL);
+    if (!rt)
+        return;
+    rt_write(dir, "memory-after/x.lua", policy_text("x", cases[1].top, NULL, NULL));
+    RT_EXPECT_ERROR(hum_runtime_reload_policies(rt), HUM_ERR_POLICY, "doubling on reload", path,
+                    "used more than 16 MiB");
+    sb_probe p;
+    RT_CHECK(probe(rt, "sm_90a", &p) == HUM_OK && !strcmp(p.name, "good"), "after a refused reload: %s",
+             hum_last_error());
+    rt_write(dir, "memory-after/x.lua", policy_text("fixed", NULL, NULL, NULL));
+    RT_CHECK(hum_runtime_reload_policies(rt) == HUM_OK, "fixed: %s", hum_last_error());
+    RT_CHECK(probe(rt, "sm_90a", &p) == HUM_OK && !strcmp(p.name, "fixed"), "%s", hum_last_error());
     hum_runtime_destroy(rt);
 }
 
@@ -316,7 +362,8 @@ static void *reloader(void *arg)
     while (!atomic_load(&s->stop)) {
         hum_status st = hum_runtime_reload_policies(s->rt);
         s->reloads++;
-        if (st == HUM_ERR_POLICY)
+        /* HUM_ERR_IO: a file listed, then removed before it was read (the old set stays). */
+        if (st == HUM_ERR_POLICY || st == HUM_ERR_IO)
             s->reload_errors++;
         else if (st != HUM_OK) {
             s->bad_status++;
@@ -398,7 +445,12 @@ static void test_stress(void)
 
 /* --- what a reload keeps ---------------------------------------------------------------- */
 
-static size_t heap_in_use(void) { return mallinfo2().uordblks; }
+/* The C heap after a full collection of the Lua state (whose memory is on it too). */
+static size_t heap_in_use(hum_runtime *rt)
+{
+    RT_CHECK(hum_lua_call(rt, "sb_probe", "collect", NULL, NULL) == HUM_OK, "collect: %s", hum_last_error());
+    return mallinfo2().uordblks;
+}
 
 static void test_reload_memory(void)
 {
@@ -406,13 +458,15 @@ static void test_reload_memory(void)
     if (!RT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "create: %s", hum_last_error()))
         return;
     const char *first = hum_runtime_policy_origin(rt, 0);
-    for (int i = 0; i < 20; i++)
+    /* Warm-up: LuaJIT compiles hum's hot Lua over the first few hundred reloads, and keeps
+     * the traces (on the same heap, as the Lua state's allocator is malloc). */
+    for (int i = 0; i < 800; i++)
         hum_runtime_reload_policies(rt);
-    size_t before = heap_in_use();
+    size_t before = heap_in_use(rt);
     enum { RELOADS = 400 };
     for (int i = 0; i < RELOADS; i++)
         RT_CHECK(hum_runtime_reload_policies(rt) == HUM_OK, "reload %d: %s", i, hum_last_error());
-    size_t after = heap_in_use();
+    size_t after = heap_in_use(rt);
     RT_CHECK(hum_runtime_policy_origin(rt, 0) == first, "a reload of the same files reuses their origin strings");
     /* Before the pool, each reload kept its whole origin list (about 315 bytes for the 5
      * built-in files) until destroy: 126 KB here. */
@@ -435,6 +489,7 @@ int main(void)
 
     test_exit();
     test_loops();
+    test_memory();
     test_globals();
     test_error_values();
     test_stress();

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct rt_probe {
     char arch[16];
@@ -239,7 +240,20 @@ static void test_hot_reload(const char *dir)
     expect_winner(rt, "fixed file", "sm_80", "hot-v3", 16);
     rt_write(site, "new.lua", site_policy("hot-new", 75, 256));
     expect_winner(rt, "a file added to the directory", "sm_80", "hot-new", 256);
+    /* nothing enters Lua now: the runtime's watcher thread finds the new file by itself */
+    const int32_t files = hum_runtime_policy_count(rt);
+    rt_write(site, "newer.lua", site_policy("hot-newer", 75, 128));
+    int32_t seen = files;
+    for (int i = 0; i < 100 && seen == files; i++) {
+        nanosleep(&(struct timespec){0, 50000000}, NULL);
+        seen = hum_runtime_policy_count(rt);
+    }
+    RT_CHECK(seen == files + 1, "the watcher did not load the added file within 5 s (%d files, %d before)", seen,
+             files);
     hum_runtime_destroy(rt);
+    char newer[4300];
+    snprintf(newer, sizeof newer, "%s/newer.lua", site);
+    remove(newer);
 
     config = rt_write(dir, "cold.yaml", "policy_paths: [hot]\n");
     rt = create_with_config(config);

@@ -3,7 +3,7 @@
  * wgmma_test.c): M in {64, 100, 128, 1024} over its four tile shapes, N and K that are not
  * multiples of the tiles, integer weights of every width 1..8 and float weights (e4m3, e5m2,
  * e2m1, e3m2, e2m3), channel scales and group sizes below and above block K, zero points, bias,
- * float16 and bfloat16, and a long K whose tiles are split over many CTAs (stream-K). Output
+ * float16 and bfloat16, act-order, and a long K whose tiles are split over many CTAs (stream-K). Output
  * poisoned before every run. Skipped (77) without an sm_90 GPU. */
 #include "gemm_test.h"
 #include "hum/hum.h"
@@ -25,6 +25,9 @@ static const char *const SPECS[] = {
     "n=200,k=320,w=e4m3,a=bfloat16",
     "n=200,k=320,w=e5m2,a=float16,scale=tensor",
     "n=200,k=320,w=e2m1,a=float16,group=32,scale=e8m0",
+    /* act-order: A gathered into the weights' K order first (kernels/prep/permute_a.cu) */
+    "n=1000,k=1096,w=uint4,a=float16,group=128,actorder=1",
+    "n=520,k=328,w=uint8,a=bfloat16,group=64,zp=int,bias=1,actorder=1",
     /* widths whose codes each warp picks from the lane's words, odd widths rebuilt from planes */
     "n=1000,k=1096,w=uint1,a=float16",
     "n=1000,k=1096,w=uint2,a=float16",

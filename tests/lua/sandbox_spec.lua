@@ -6,6 +6,7 @@ local policy = require("hum.policy")
 local hum = require("hum")
 
 local LIMIT_MS = 50
+local LIMITS = { time_ms = LIMIT_MS }
 
 local function source(origin, text) return { origin = origin, text = text, layer = "site" } end
 
@@ -40,11 +41,11 @@ local function policy_error(f)
 end
 
 local function load_fails(text, origin)
-  return policy_error(function() policy.load({ source(origin or "/site/x.lua", text) }, {}, LIMIT_MS) end)
+  return policy_error(function() policy.load({ source(origin or "/site/x.lua", text) }, {}, LIMITS) end)
 end
 
 local function tunings_fail(text, sm)
-  policy.load({ source("/site/x.lua", text) }, {}, LIMIT_MS)
+  policy.load({ source("/site/x.lua", text) }, {}, LIMITS)
   return policy_error(function() policy.tunings(device(sm or 90), { n = 4096, k = 4096 }) end)
 end
 
@@ -129,12 +130,12 @@ check()
 ]], tunings = "check() return require('hum.policy').ranges({ { math.huge, " .. TUNING .. " } })" })
 
   it("with each other, within a load and across loads, nor with hum", function()
-    policy.load({ source("/site/a_writer.lua", WRITER), source("/site/b_reader.lua", READER) }, {}, LIMIT_MS)
+    policy.load({ source("/site/a_writer.lua", WRITER), source("/site/b_reader.lua", READER) }, {}, LIMITS)
     local list, p = policy.tunings(device(90), {})
     assert.are.equal("reader", p.name)
     assert.are.equal(128, list[1].tuning.block_n)
     -- The writer deleted: nothing of it survives the reload.
-    policy.load({ source("/site/b_reader.lua", READER) }, {}, LIMIT_MS)
+    policy.load({ source("/site/b_reader.lua", READER) }, {}, LIMITS)
     assert.are.equal("reader", select(2, policy.tunings(device(90), {})).name)
     -- hum's own globals and libraries are untouched.
     assert.is_nil(rawget(_G, "leak"))
@@ -159,7 +160,7 @@ check()
   it("the device, layer and overrides a policy gets are its own copies", function()
     policy.load({ source("/site/x.lua", file({ tunings = "device.sm = 1; layer.n = 0; overrides.moe = nil\n"
       .. "return require('hum.policy').ranges({ { math.huge, " .. TUNING .. " } })" })) }, { ["moe.activation"] = "mxfp8" },
-      LIMIT_MS)
+      LIMITS)
     local dev, layer = device(90), { n = 4096, k = 4096 }
     policy.tunings(dev, layer)
     assert.are.equal(90, dev.sm)
@@ -226,14 +227,14 @@ describe("the time limit", function()
   end)
 
   it("gives every call a fresh limit: many quick calls add up past it", function()
-    policy.load({ source("/site/x.lua", file({})) }, {}, LIMIT_MS)
+    policy.load({ source("/site/x.lua", file({})) }, {}, LIMITS)
     local t0 = os.clock()
     while os.clock() - t0 < 3 * LIMIT_MS / 1000 do policy.tunings(device(90), {}) end
   end)
 
-  it("defaults to sandbox.DEFAULT_TIME_LIMIT_MS", function()
+  it("defaults to sandbox.DEFAULT_LIMITS", function()
     local msg = policy_error(function() policy.load({ source("/site/x.lua", file({ top = "while true do end" })) }, {}) end)
-    assert.matches("time limit of " .. require("hum.sandbox").DEFAULT_TIME_LIMIT_MS .. " ms", msg, 1, true)
+    assert.matches("time limit of " .. require("hum.sandbox").DEFAULT_LIMITS.time_ms .. " ms", msg, 1, true)
   end)
 end)
 

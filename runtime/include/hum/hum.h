@@ -46,6 +46,7 @@ typedef enum hum_status {
  * a prepared quantized layer. Both are opaque. */
 typedef struct hum_runtime hum_runtime;
 typedef struct hum_layer hum_layer;
+typedef struct hum_workspace hum_workspace;
 
 /* Thread-local message of the last failed call on this thread; "" if none. Never NULL. */
 const char *hum_last_error(void);
@@ -357,6 +358,49 @@ typedef struct hum_standard_weight {
 /* Releases every tensor the struct owns and zeroes it. Safe on a zeroed struct. */
 void hum_standard_free(hum_standard_weight *w);
 
+/*
+ * Tensor- and expert-parallel shards of a standard weight, as a multi-GPU host loads them
+ * (every checkpoint format alike: the shard is cut from the converted standard weight, so
+ * packed layouts, zero points and block scales of the checkpoint need no rule of their own).
+ *  - COLUMN (column-parallel, split N): rank r keeps output rows [r*N/world, (r+1)*N/world)
+ *    with their scales, zero points and bias; concatenating the ranks' outputs along N gives
+ *    the full output. N must be a multiple of world, and with BLOCK scales N / world a
+ *    multiple of group_size_n (a block may not straddle two ranks).
+ *  - ROW (row-parallel, split K): rank r keeps input columns [r*K/world, (r+1)*K/world) of the
+ *    checkpoint column order (the slice of the activations a row-parallel layer receives),
+ *    with their groups' scales and zero points; the bias stays on rank 0 only, so the sum
+ *    of the ranks' outputs is the full output. K must be a multiple of world, and with
+ *    GROUP, GROUP_TENSOR and BLOCK scales each rank must hold whole groups: K / world a
+ *    multiple of group_size, and with act-order (k_perm) every group's channels inside one
+ *    rank's columns (the standard weight has no partial groups; GPTQ act-order checkpoints
+ *    whose g_idx scatters groups over K cannot be split along K and are refused, naming the
+ *    group). The shard's k_perm maps its columns to its own input slice (NULL when that is
+ *    the identity).
+ *  - experts (expert parallelism, MoE weights only): the checkpoint's expert ids this rank
+ *    holds, in the order the shard stores them (any subset, no repeats; the host's expert
+ *    map sends expert experts[i] to local expert i). Combines with COLUMN / ROW.
+ * world 1 (or NONE with no experts) gives a copy.
+ */
+typedef enum hum_shard_dim {
+    HUM_SHARD_NONE = 0,   /* whole N and K */
+    HUM_SHARD_COLUMN = 1, /* split N */
+    HUM_SHARD_ROW = 2     /* split K */
+} hum_shard_dim;
+
+typedef struct hum_shard {
+    int32_t dim;             /* a hum_shard_dim */
+    int32_t rank, world;     /* 0 <= rank < world; ignored with NONE */
+    const int32_t *experts;  /* local expert ids, or NULL: every expert */
+    int64_t expert_count;    /* entries of experts (>= 1 when experts is set) */
+} hum_shard;
+
+/* Writes the shard of `w` into *out (owned by out: hum_standard_free; `w` is unchanged).
+ * Errors (out left zeroed): those of hum_standard_validate for `w`; HUM_ERR_INVALID_ARG for
+ * NULL, an unknown dim, rank outside [0, world), an expert id out of range or repeated, experts
+ * on a dense weight; HUM_ERR_UNSUPPORTED naming the rule above that the split breaks (N or K
+ * not a multiple of world, a block or group cut in two); HUM_ERR_OUT_OF_MEMORY. */
+hum_status hum_standard_shard(const hum_standard_weight *w, const hum_shard *shard, hum_standard_weight *out);
+
 /* HUM-SECTION reference */
 /*
  * Reference math on the standard format: host, float64, plain loops. This is what kernel
@@ -608,6 +652,8 @@ typedef struct hum_format_call {
     const char *layer_name;      /* load */
     hum_standard_weight *weight; /* load: filled */
     hum_layer_list *list;        /* list: appended to */
+    const hum_shard *shard;      /* load: NULL, or a shard whose experts the converter may keep alone */
+    int32_t experts_kept;        /* load, out: 1 when weight holds only shard->experts, in their order */
     char *names;                 /* names: the known formats, ", "-separated */
     size_t names_cap;
 } hum_format_call;
@@ -628,6 +674,13 @@ hum_status hum_checkpoint_load_layer(hum_runtime *rt, const hum_checkpoint *ckpt
 /* hum_checkpoint_open + hum_checkpoint_load_layer + close. */
 hum_status hum_layer_load_standard(hum_runtime *rt, const char *checkpoint_path, const char *layer_name,
                                    hum_standard_weight *out);
+/* One rank's shard of a checkpoint layer: hum_standard_shard of it (shard NULL: all of it). A MoE
+ * layer stored as one module per expert ("...experts.<i>.<proj>") converts only the modules of
+ * the experts shard->experts lists; fused expert tensors are converted whole, then cut.
+ * Errors: those of hum_layer_load_standard and hum_standard_shard (a bad expert id of a
+ * per-expert layer is HUM_ERR_INVALID_ARG before anything is converted). */
+hum_status hum_layer_load_shard(hum_runtime *rt, const char *checkpoint_path, const char *layer_name,
+                                const hum_shard *shard, hum_standard_weight *out);
 
 /*
  * Checkpoint writers: standard weights out as the tools write them, for hum demo and tests.
@@ -842,6 +895,10 @@ typedef struct hum_launch_config {
     uint32_t cluster[3];         /* thread-block cluster (sm_90+), dividing grid; all 0 or 1: none */
     uint32_t dynamic_smem_bytes; /* at most what hum_kernel_load opted in to */
     struct CUstream_st *stream;  /* the host's stream; NULL: the legacy default stream */
+    /* nonzero: on sm_90 and newer the kernel may be scheduled before the previous kernel of the
+     * stream has finished (programmatic dependent launch); it must wait for that kernel before
+     * reading its results (griddepcontrol.wait, kernels/ptx/griddep.cuh). Ignored before sm_90 */
+    int32_t overlap_previous;
 } hum_launch_config;
 
 /* Launches k (cuLaunchKernelEx) with args[i] pointing at the value of parameter i, as the
@@ -927,7 +984,8 @@ void hum_runtime_options_init(hum_runtime_options *opts);
  * Errors: HUM_ERR_INVALID_ARG (out NULL, device_ordinal < -1, an ordinal past the last GPU);
  * HUM_ERR_IO (config or policy file unreadable); HUM_ERR_CONFIG ("file:line: ..." naming the key);
  * HUM_ERR_POLICY (a policy file fails to compile, run or check, or runs past the config's
- * policy_time_limit_ms: "file:line: ..."; never another status, whatever the file raises).
+ * policy_time_limit_ms or policy_memory_limit_mb: "file:line: ..."; never another status,
+ * whatever the file raises).
  * On failure *out is NULL and nothing is left allocated.
  */
 hum_status hum_runtime_create(const hum_runtime_options *opts, hum_runtime **out);
@@ -947,16 +1005,27 @@ const char *hum_runtime_config_path(const hum_runtime *rt);
  * cannot take the process down or freeze it: each file runs in a sandbox of its own (a fresh
  * global table per file and load, read-only standard libraries, no io, os.exit, os.execute,
  * ffi, debug or load of bytecode), and every call into it (top level, applies, tunings) is
- * stopped after the config's policy_time_limit_ms (default 1000 ms), releasing the Lua lock.
+ * stopped after the config's policy_time_limit_ms (default 1000 ms), releasing the Lua lock,
+ * or when it would take more than policy_memory_limit_mb (default 256 MiB).
  * Whatever fails inside a policy file (an error of any type, a time-out, a bad table, a hum
  * helper's error) is HUM_ERR_POLICY naming the file and line (docs/policies.md).
  *
- * Re-reads every policy layer. All files are compiled and checked before anything changes: on
- * any error (HUM_ERR_POLICY or HUM_ERR_IO, with file:line) the policies in force stay exactly as
- * they were. Layers prepared afterwards use the new tunings; prepared layers keep theirs. With `hot_reload: true` in
- * the config the runtime also reloads by itself when a policy file or directory changes, checked
- * (one stat per file) each time it enters Lua: layer preparation, checkpoint loading. Not from
- * Lua code running on this runtime (HUM_ERR_INTERNAL).
+ * Re-reads every policy layer, then re-plans every prepared layer of the runtime with the new
+ * policies, compiles the kernels its new dispatch table needs (in parallel, through the kernel
+ * cache: only new variants run NVRTC) and swaps each layer's table in with one atomic pointer
+ * store. Forwards running meanwhile, on any thread or stream, are never blocked: each keeps the
+ * table it started with, and a replaced table's kernels are unloaded only once no forward holds
+ * it and the GPU has run every launch made with it (the call waits for that: it synchronises
+ * the device context after the swap, so it must not run while another thread captures a CUDA
+ * graph in global capture mode). A CUDA graph captured before the reload holds launches of the
+ * replaced kernels: capture it again afterwards. All-or-nothing: when a file is rejected
+ * (HUM_ERR_POLICY or HUM_ERR_IO, with file:line) or any layer fails to re-plan, compile or load
+ * (HUM_ERR_UNSUPPORTED naming the rule, HUM_ERR_COMPILE, HUM_ERR_CUDA, with the layer's N and
+ * K), the policies and every table in force stay exactly as they were. With `hot_reload: true`
+ * in the config the runtime does the same by itself when a policy file or directory changes,
+ * checked (one stat per file) each time it enters Lua (layer preparation, checkpoint loading)
+ * and every 500 ms on a thread of its own. Not from Lua code running on this runtime
+ * (HUM_ERR_INTERNAL).
  */
 hum_status hum_runtime_reload_policies(hum_runtime *rt);
 /* Number of policy files in force, and the origin of file i in layering order (0 first):
@@ -982,7 +1051,10 @@ const char *hum_runtime_override(const hum_runtime *rt, const char *key);
  * Lifecycle: hum_layer_from_standard / hum_layer_from_safetensors (host only) ->
  * hum_layer_prepare (derives the LayerConfig in lua/hum/layer.lua, asks the policy in force
  * for its M-range table, compiles one kernel per range in parallel, uploads and repacks the
- * weights on the GPU) -> hum_layer_forward, any number of times -> hum_layer_destroy.
+ * weights on the GPU) -> hum_layer_forward (or hum_layer_forward_ws with a workspace of the
+ * host's, for concurrent forwards), any number of times -> hum_layer_destroy. A policy reload
+ * replaces a prepared layer's dispatch table under running forwards
+ * (hum_runtime_reload_policies).
  *
  * Supported (kernels/gemm/gemm_mma.cu, the mma.sync path: sm_80 and newer, sm_75 with float16 only):
  *  - weights uint1..uint8 (offset binary: symmetric around 2^(b-1), or with an integer or a
@@ -992,7 +1064,8 @@ const char *hum_runtime_override(const hum_runtime *rt, const char *key);
  *    BLOCK (expanded along N), TENSOR; scale dtypes float16, bfloat16, float32, float8_e4m3fn,
  *    float8_e5m2, float8_e8m0, converted to the activation type at prepare time times a power
  *    of two that keeps the dequantized weights in range (the rest is applied in float32);
- *  - optional bias, act-order (k_perm: the kernel gathers A's columns), any N and K (padded
+ *  - optional bias, act-order (k_perm: each forward gathers A's columns into the weights' K
+ *    order first, kernels/prep/permute_a.cu), any N and K (padded
  *    to multiples of 64 and 128 inside the layer), any M >= 1.
  * A combination outside this list fails at prepare time with HUM_ERR_UNSUPPORTED naming it.
  * On sm_90 the built-in policy runs the M ranges from 33 up on kernels/gemm/gemm_wgmma.cu (Hopper
@@ -1004,6 +1077,9 @@ const char *hum_runtime_override(const hum_runtime *rt, const char *key);
 typedef struct hum_layer_options {
     /* float16 or bfloat16 (A and C); HUM_DTYPE_INVALID (0): the weight's param_dtype */
     hum_dtype activation_dtype;
+    /* the tensor-parallel shard of the weight the layer holds (hum_standard_shard); zeroed:
+     * the whole weight */
+    hum_shard shard;
 } hum_layer_options;
 
 /*
@@ -1034,7 +1110,7 @@ typedef struct hum_layer_options {
     X(int64_t, group_size_n, INT, IN, "", "")                                                    \
     X(int32_t, zero_point, ENUM, IN, "", "none int float") /* a hum_zero_point_kind */          \
     X(int32_t, has_bias, BOOL, IN, "kBias", "")                                                  \
-    X(int32_t, act_order, BOOL, IN, "kActOrder", "")     /* k_perm: A's columns gathered */      \
+    X(int32_t, act_order, BOOL, IN, "", "")              /* k_perm: A is permuted before the GEMM */ \
     X(int32_t, has_global_scale, BOOL, IN, "", "")                                               \
     X(int64_t, padded_n, INT, DERIVED, "kN", "")         /* N rounded up to 64 */                \
     X(int64_t, padded_k, INT, DERIVED, "kK", "")         /* K rounded up to 128 */               \
@@ -1172,10 +1248,12 @@ hum_status hum_layer_fit_plan(hum_layer_plan *plan);
 hum_status hum_layer_kernel_takes(const hum_layer_config *config, const hum_compute_config *compute, int32_t kernel,
                                   const char *arch);
 
-/* A layer from a standard weight (copied: `w` stays the caller's); opts may be NULL. Host
- * only, no GPU needed. Errors: HUM_ERR_INVALID_ARG (NULL, a weight hum_standard_validate
- * refuses, an activation dtype other than float16/bfloat16); HUM_ERR_UNSUPPORTED (num_experts
- * > 0: MoE weights are no dense layer); HUM_ERR_OUT_OF_MEMORY. */
+/* A layer from a standard weight (copied: `w` stays the caller's), or from its shard when
+ * opts->shard asks for one; opts may be NULL. Host only, no GPU needed. Errors:
+ * HUM_ERR_INVALID_ARG (NULL, a weight hum_standard_validate refuses, an activation dtype other
+ * than float16/bfloat16); HUM_ERR_UNSUPPORTED (num_experts > 0 after the shard: MoE weights are
+ * no dense layer); those of hum_standard_shard; HUM_ERR_OUT_OF_MEMORY. hum_layer_compile
+ * plans the same shard. */
 hum_status hum_layer_from_standard(hum_runtime *rt, const hum_standard_weight *w, const hum_layer_options *opts,
                                    hum_layer **out);
 /* A layer from a checkpoint (file or directory) through formats/ (hum_layer_load_standard).
@@ -1196,21 +1274,52 @@ hum_status hum_layer_prepare(hum_layer *layer);
 
 /*
  * C = A * dequant(W)^T (+ bias) on `stream` (the host's CUstream; NULL: the legacy default
- * stream), asynchronously. Picks the kernel for M = a->shape[0] from the dispatch table; no
- * host allocation, no Lua. Tensors (device memory, the activation dtype, rank 2):
+ * stream), asynchronously, with `ws` as scratch memory (hum_workspace_create). Picks the kernel
+ * for M = a->shape[0] from the dispatch table; no host allocation, no Lua, no locks. Tensors
+ * (device memory, the activation dtype, rank 2):
  *   a: [M, K], row stride strides[0] (0: K), strides[1] 0 or 1. Unless the layer is act-order
  *      or K % 8 != 0, the data pointer and the row stride must be 16-byte aligned.
  *   c: [M, N], row stride strides[0] (0: N); with N even, 4-byte aligned pointer and stride.
  *   a_scale: must be NULL (16-bit activations carry no scale).
- * M == 0 does nothing. One forward of a layer at a time: the layer owns the stream-K locks its
- * kernels use and caches the activation tensor map it last encoded, so forwards of one layer
- * must not overlap, from several threads or on several streams, nor overlap its prepare or
- * destroy (different layers are independent). The call makes the layer's device's primary
- * context current on the calling thread. Errors: HUM_ERR_INVALID_ARG naming the
- * tensor and what was expected (nothing is launched); HUM_ERR_CUDA when the launch fails.
+ * Act-order layers first gather A's columns into the prepared weights' K order in the
+ * workspace (kernels/prep/permute_a.cu), then run the same kernels as a layer without act-order; a
+ * workspace that holds fewer than M rows (hum_layer_workspace_size) makes the forward work
+ * through M in chunks of the rows it holds (two launches each).
+ * Concurrency: a workspace serves one forward at a time: forwards that share one must be
+ * ordered on one stream (and not issued from two threads at once). Forwards of one layer with
+ * different workspaces may run at once, from any threads on any streams. Not concurrently with
+ * the layer's prepare or destroy. CUDA-graph capture works (the launches take no host sync).
+ * The call makes the layer's device's primary context current on the calling thread.
+ * M == 0 does nothing. Errors: HUM_ERR_INVALID_ARG naming the tensor or the workspace and what
+ * was expected (nothing is launched); HUM_ERR_CUDA when a launch fails.
  */
+hum_status hum_layer_forward_ws(hum_layer *layer, hum_workspace *ws, struct CUstream_st *stream, const hum_tensor *a,
+                                const hum_tensor *a_scale, const hum_tensor *c);
+
+/* hum_layer_forward_ws with the layer's own workspace (made at prepare: the locks, and for an
+ * act-order layer room for up to 16 MiB of gathered rows but at least 256 rows), so forwards
+ * of one layer through this call must not overlap (one stream, one thread at a time). */
 hum_status hum_layer_forward(hum_layer *layer, struct CUstream_st *stream, const hum_tensor *a,
                              const hum_tensor *a_scale, const hum_tensor *c);
+
+/* Bytes of a workspace in which forwards of `layer` (prepared) with M <= max_m run in one pass:
+ * the stream-K locks (SMs x 32 int32, rounded up to 256 bytes: what every layer needs) plus, for
+ * an act-order layer, max_m x K 16-bit elements rounded up to 256. A workspace of the largest
+ * size over a set of layers serves each of them. Errors: HUM_ERR_INVALID_ARG (NULL, an
+ * unprepared layer, max_m < 0 or one whose size overflows). */
+hum_status hum_layer_workspace_size(const hum_layer *layer, int64_t max_m, int64_t *bytes);
+
+/* A workspace of `bytes` bytes on the runtime's GPU, in device memory hum allocates
+ * (device_memory NULL) or in the host's (device memory of that GPU, 256-byte aligned, at least
+ * `bytes` long, owned by the host, which frees it after hum_workspace_destroy). Zeroes its
+ * lock area and waits for that. Errors: HUM_ERR_INVALID_ARG (NULL runtime or out, fewer bytes
+ * than the locks take, a misaligned pointer), HUM_ERR_NO_DEVICE, HUM_ERR_OUT_OF_MEMORY,
+ * HUM_ERR_CUDA. */
+hum_status hum_workspace_create(hum_runtime *rt, void *device_memory, int64_t bytes, hum_workspace **out);
+
+/* Frees the workspace (and its memory when hum allocated it); NULL is a no-op. Not while a
+ * forward using it may still run on a stream. */
+void hum_workspace_destroy(hum_workspace *ws);
 
 /* Frees the layer, its device memory and kernels; NULL is a no-op. Not while a forward of it
  * may still run on a stream. */
@@ -1219,11 +1328,9 @@ void hum_layer_destroy(hum_layer *layer);
 typedef struct hum_layer_info {
     hum_layer_config config;
     int32_t prepared;
-    hum_compute_config compute;
     int32_t entry_count;
     hum_tuning entries[8];    /* HUM_LAYER_MAX_ENTRIES */
     char policy_name[64];
-    char policy_origin[256];
     char arch[16];
     double prepare_ms;        /* wall time of hum_layer_prepare (or hum_layer_compile) */
     double compile_ms;        /* of which compiling the kernels */
@@ -1231,10 +1338,14 @@ typedef struct hum_layer_info {
     int32_t kernels_cached;   /* kernels the cache served */
     int32_t scale_exponent;   /* prepared scales are the checkpoint's times 2^scale_exponent */
     float out_factor;         /* the float32 factor the epilogue applies (global scale included) */
-    int64_t device_bytes;     /* device memory the layer holds */
+    int64_t device_bytes;     /* device memory the layer holds (its own workspace included) */
+    uint64_t generation;      /* of the dispatch table in force: 0 at prepare, +1 per policy reload */
 } hum_layer_info;
 
-/* What the layer is and how it was prepared. HUM_ERR_INVALID_ARG for NULL. */
+/* What the layer is and how it was prepared; before hum_layer_prepare only the "in" fields of
+ * config are set (the derived ones and the plan are zero). After it, entries, policy_name,
+ * compile figures and generation are those of the dispatch table in force (a policy reload
+ * replaces it). Safe beside forwards and reloads on other threads. HUM_ERR_INVALID_ARG for NULL. */
 hum_status hum_layer_get_info(const hum_layer *layer, hum_layer_info *out);
 
 /* One entry of a layer's dispatch table, as hum_layer_describe reports it. */
@@ -1256,8 +1367,9 @@ typedef struct hum_layer_dispatch {
     hum_dispatch_row rows[8]; /* HUM_LAYER_MAX_ENTRIES, ascending M, contiguous from M = 1 */
 } hum_layer_dispatch;
 
-/* The dispatch table in force for a prepared layer. HUM_ERR_INVALID_ARG for NULL or a layer not
- * prepared yet (hum_layer_describe_plan plans one without preparing it). */
+/* The dispatch table in force for a prepared layer (the one the last policy reload published;
+ * safe beside forwards and reloads on other threads). HUM_ERR_INVALID_ARG for NULL or a layer
+ * not prepared yet (hum_layer_describe_plan plans one without preparing it). */
 hum_status hum_layer_describe(const hum_layer *layer, hum_layer_dispatch *out);
 
 /* The dispatch table the policies in force give the weight (opts may be NULL) on the nominal

@@ -24,4 +24,8 @@ const char *hum_printable(const char *name);
 hum_status hum_fail_context(hum_status status, const char *fmt, ...) HUM_PRINTF(2, 3);
 void hum_clear_error(void);
 
+/* Modules hum_kernel_load has loaded and hum_kernel_destroy not yet unloaded, process-wide (a
+ * reload must leave as many as it found: tests count them). */
+int64_t hum_kernel_loaded_count(void);
+
 #endif

@@ -2,9 +2,14 @@
 #include "device.h"
 #include "internal.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static _Atomic int64_t loaded;
+
+int64_t hum_kernel_loaded_count(void) { return atomic_load(&loaded); }
 
 struct hum_kernel {
     CUcontext context;
@@ -63,6 +68,7 @@ hum_status hum_kernel_load(int32_t device_ordinal, const hum_jit_result *compile
         free(k);
         return hum_fail_context(st, "kernel %s on device %d", compiled->lowered_name, device_ordinal);
     }
+    atomic_fetch_add(&loaded, 1);
     *out = k;
     return HUM_OK;
 }
@@ -71,6 +77,7 @@ void hum_kernel_destroy(hum_kernel *k)
 {
     if (!k)
         return;
+    atomic_fetch_sub(&loaded, 1);
     const hum_cuda_api *cu = hum_cuda();
     if (cu && cu->cuCtxSetCurrent(k->context) == CUDA_SUCCESS)
         cu->cuModuleUnload(k->module);
@@ -111,19 +118,26 @@ hum_status hum_kernel_launch(const hum_kernel *k, const hum_launch_config *cfg, 
         if (st != HUM_OK)
             return st;
     }
-    CUlaunchAttribute attribute;
-    memset(&attribute, 0, sizeof attribute);
-    attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    attribute.value.clusterDim.x = cluster[0];
-    attribute.value.clusterDim.y = cluster[1];
-    attribute.value.clusterDim.z = cluster[2];
+    CUlaunchAttribute attributes[2];
+    memset(attributes, 0, sizeof attributes);
+    unsigned count = 0;
+    if (clustered) {
+        attributes[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        attributes[count].value.clusterDim.x = cluster[0];
+        attributes[count].value.clusterDim.y = cluster[1];
+        attributes[count++].value.clusterDim.z = cluster[2];
+    }
+    if (cfg->overlap_previous && k->sm_major >= 9) {
+        attributes[count].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        attributes[count++].value.programmaticStreamSerializationAllowed = 1;
+    }
     CUlaunchConfig launch = {
         .gridDimX = grid[0], .gridDimY = grid[1], .gridDimZ = grid[2],
         .blockDimX = block[0], .blockDimY = block[1], .blockDimZ = block[2],
         .sharedMemBytes = cfg->dynamic_smem_bytes,
         .hStream = cfg->stream,
-        .attrs = clustered ? &attribute : NULL,
-        .numAttrs = clustered ? 1 : 0,
+        .attrs = count ? attributes : NULL,
+        .numAttrs = count,
     };
     hum_status st = hum_cuda_check(cu->cuLaunchKernelEx(&launch, k->function, args, NULL), "cuLaunchKernelEx");
     return st == HUM_OK ? HUM_OK

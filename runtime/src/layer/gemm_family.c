@@ -13,7 +13,8 @@ _Static_assert(sizeof(hum_gemm_tma_map) == sizeof(hum_tensor_map), "the contract
 static hum_status bind_a_map(hum_gemm_bind_state *state, hum_dtype dtype, int64_t k, int32_t block_m,
                              hum_gemm_args *args)
 {
-    if (state->a != args->a || state->m != args->m || state->lda != args->lda) {
+    if (state->a != args->a || state->m != args->m || state->lda != args->lda || state->k != k ||
+        state->dtype != dtype || state->block_m != block_m) {
         const hum_tma_2d map = {.dtype = dtype, .global_address = (void *)args->a, .rows = (uint64_t)args->m,
                                 .cols = (uint64_t)k, .row_stride_bytes = (uint64_t)args->lda * 2,
                                 .box_rows = (uint32_t)block_m, .box_cols = 64, .swizzle = HUM_TMA_SWIZZLE_128B};
@@ -26,6 +27,9 @@ static hum_status bind_a_map(hum_gemm_bind_state *state, hum_dtype dtype, int64_
         state->a = args->a;
         state->m = args->m;
         state->lda = args->lda;
+        state->k = k;
+        state->dtype = dtype;
+        state->block_m = block_m;
     }
     args->a_map = state->a_map;
     return HUM_OK;

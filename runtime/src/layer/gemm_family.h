@@ -8,12 +8,15 @@
 #include "contract/gemm_args.h"
 #include "gemm_variant.h"
 
-/* What a binding keeps per dispatch entry between launches: A's tensor map, encoded for the
- * (pointer, M, row stride) of the last launch and re-encoded only when one changes. */
+/* What a binding keeps between launches, per workspace (one forward at a time uses it, from
+ * any layer and entry): A's tensor map, encoded for the (pointer, M, row stride, K, dtype, box
+ * rows) of the last launch and re-encoded only when one changes. */
 typedef struct hum_gemm_bind_state {
     hum_gemm_tma_map a_map;
     const void *a;
-    int64_t m, lda;
+    int64_t m, lda, k;
+    hum_dtype dtype;
+    int32_t block_m;
 } hum_gemm_bind_state;
 
 typedef struct hum_gemm_family {

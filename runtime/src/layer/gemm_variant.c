@@ -122,7 +122,7 @@ hum_status hum_gemm_variant_check(const hum_gemm_variant *v, const char *arch)
     RULE(HUM_ERR_UNSUPPORTED, wk == 1 || wk == 2 || wk == 4, "%d warps along K (expected 1, 2 or 4)", wk);
     const int32_t threads = hum_gemm_threads(v);
     RULE(HUM_ERR_UNSUPPORTED, threads <= 1024, "%d threads per CTA (at most 1024)", threads);
-    const int gather = c->act_order || c->k % 8 != 0;
+    const int gather = c->k % 8 != 0; /* act-order layers' A is permuted before the GEMM */
     RULE(HUM_ERR_UNSUPPORTED, !gather || (int64_t)t->block_m * t->block_k % threads == 0,
          "gathered activation tile %dx%d does not split over %d threads", t->block_m, t->block_k, threads);
     return HUM_OK;

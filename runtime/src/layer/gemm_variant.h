@@ -9,6 +9,9 @@
 
 #include <stddef.h>
 
+/* Most CTAs any GPU keeps resident on one SM: sizes the stream-K locks (workspace.h). */
+enum { HUM_MAX_CTAS_PER_SM = 32 };
+
 typedef struct hum_gemm_variant {
     const hum_layer_config *layer;   /* derived fields filled */
     const hum_compute_config *compute;

@@ -12,7 +12,6 @@
 hum_status hum_gemm_wgmma_takes(const hum_layer_config *c, const hum_compute_config *compute)
 {
     (void)compute;
-    RULE(!c->act_order, "act-order layers run the mma.sync kernel");
     RULE(c->k % 8 == 0, "K %lld is not a multiple of 8", (long long)c->k);
     return HUM_OK;
 }

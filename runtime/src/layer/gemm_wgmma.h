@@ -14,8 +14,8 @@ enum { HUM_GEMM_WGMMA_EXTRA_SMEM = 2048 };
  * compiler reserve 1024 bytes in the cubin (.nv.shared.hum_gemm_wgmma), on top of the dynamic. */
 enum { HUM_GEMM_WGMMA_STATIC_SMEM = 1024 };
 
-/* Layers: no act-order and K a multiple of 8 (activations arrive by TMA in 16-byte rows); every
- * weight width. HUM_ERR_UNSUPPORTED naming the rule. */
+/* Layers: K a multiple of 8 (activations arrive by TMA in 16-byte rows); every weight width,
+ * act-order included (A is permuted once per forward). HUM_ERR_UNSUPPORTED naming the rule. */
 hum_status hum_gemm_wgmma_takes(const hum_layer_config *c, const hum_compute_config *compute);
 
 /* Tunings: warp_m = block_m in {64, 128, 192, 256}; warp_k = block_k; one or two whole

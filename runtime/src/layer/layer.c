@@ -1,8 +1,10 @@
-/* hum_layer: creation from a standard weight, destruction, introspection, and the link between
- * the tuning check. */
+/* hum_layer: creation from a standard weight, destruction, introspection, and the public faces
+ * of the GEMM rules: the tuning check and the fitting of tunings (gemm_variant.c). */
 #include "layer.h"
 
 #include "internal.h"
+#include "runtime.h"
+#include "workspace.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -81,12 +83,36 @@ hum_status hum_layer_check_weight(const hum_standard_weight *w, const hum_layer_
     return HUM_OK;
 }
 
-/* Shared by both constructors: checks `w` and takes it (moved: *w is zeroed) or a copy of it. */
+hum_status hum_layer_shard_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_standard_weight *cut,
+                                  const hum_standard_weight **use)
+{
+    memset(cut, 0, sizeof *cut);
+    *use = w;
+    if (!opts || (opts->shard.dim == HUM_SHARD_NONE && !opts->shard.experts))
+        return HUM_OK;
+    hum_status st = hum_standard_shard(w, &opts->shard, cut);
+    if (st == HUM_OK)
+        *use = cut;
+    return st;
+}
+
+/* Shared by both constructors: cuts the options' shard, checks the weight and takes it (moved:
+ * *w is zeroed) or a copy of it. */
 static hum_status layer_create(hum_runtime *rt, hum_standard_weight *w, int move, const hum_layer_options *opts,
                                hum_layer **out)
 {
+    hum_standard_weight cut;
+    const hum_standard_weight *use;
+    hum_status st = hum_layer_shard_weight(w, opts, &cut, &use);
+    if (st != HUM_OK)
+        return hum_fail_context(st, "hum_layer_from_standard");
+    if (use == &cut) {
+        st = layer_create(rt, &cut, 1, &(hum_layer_options){.activation_dtype = opts->activation_dtype}, out);
+        hum_standard_free(&cut);
+        return st;
+    }
     hum_dtype act;
-    hum_status st = hum_layer_check_weight(w, opts, &act);
+    st = hum_layer_check_weight(w, opts, &act);
     if (st != HUM_OK)
         return hum_fail_context(st, "hum_layer_from_standard");
     hum_layer *layer = calloc(1, sizeof *layer);
@@ -125,10 +151,12 @@ hum_status hum_layer_from_safetensors(hum_runtime *rt, const char *path, const c
                         !rt ? "runtime" : !path ? "path" : !layer_name ? "layer name" : "out");
     hum_standard_weight w;
     memset(&w, 0, sizeof w);
-    hum_status st = hum_layer_load_standard(rt, path, layer_name, &w);
+    /* the shard is cut while loading, so that a MoE layer converts only its local experts */
+    const int sharded = opts && (opts->shard.dim != HUM_SHARD_NONE || opts->shard.experts);
+    hum_status st = hum_layer_load_shard(rt, path, layer_name, sharded ? &opts->shard : NULL, &w);
     if (st != HUM_OK)
         return st;
-    st = layer_create(rt, &w, 1, opts, out);
+    st = layer_create(rt, &w, 1, sharded ? &(hum_layer_options){.activation_dtype = opts->activation_dtype} : opts, out);
     hum_standard_free(&w);
     return st;
 }
@@ -137,8 +165,9 @@ void hum_layer_destroy(hum_layer *layer)
 {
     if (!layer)
         return;
-    for (int32_t i = 0; i < layer->entry_count; i++)
-        hum_kernel_destroy(layer->entries[i].kernel);
+    hum_layer_retire(layer);
+    hum_kernel_destroy(layer->permute);
+    hum_workspace_destroy(layer->workspace);
     hum_layer_buffers_free(&layer->buf);
     hum_standard_free(&layer->weight);
     free(layer);
@@ -150,18 +179,36 @@ hum_status hum_layer_get_info(const hum_layer *layer, hum_layer_info *out)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_get_info: NULL %s", !layer ? "layer" : "out");
     memset(out, 0, sizeof *out);
     out->config = layer->plan.config;
+    if (layer->plan.config.n == 0) { /* not planned yet: the inputs the plan will start from */
+        hum_layer_plan inputs;
+        memset(&inputs, 0, sizeof inputs);
+        hum_layer_plan_inputs(&layer->weight, layer->activation_dtype, &inputs);
+        out->config = inputs.config;
+    }
     out->prepared = layer->prepared;
-    out->entry_count = layer->plan.entry_count;
-    memcpy(out->entries, layer->plan.entries, sizeof out->entries);
-    memcpy(out->policy_name, layer->plan.policy_name, sizeof out->policy_name);
-    memcpy(out->arch, layer->plan.arch, sizeof out->arch);
     out->prepare_ms = layer->prepare_ms;
-    out->compile_ms = layer->compile_ms;
-    out->kernels_compiled = layer->kernels_compiled;
-    out->kernels_cached = layer->kernels_cached;
     out->scale_exponent = layer->scale_exponent;
     out->out_factor = layer->out_factor;
-    out->device_bytes = layer->buf.bytes;
+    out->device_bytes = layer->buf.bytes + (layer->workspace ? layer->workspace->bytes : 0);
+    /* a prepared layer's plan is its table's (a reload may replace it meanwhile: live_lock);
+     * hum_layer_compile's is the layer's own */
+    const hum_layer_plan *plan = &layer->plan;
+    const hum_dispatch_table *t = NULL;
+    if (layer->prepared) {
+        pthread_mutex_lock(&layer->rt->live_lock);
+        t = hum_layer_table_locked(layer);
+        plan = &t->plan;
+    }
+    out->entry_count = plan->entry_count;
+    memcpy(out->entries, plan->entries, sizeof out->entries);
+    memcpy(out->policy_name, plan->policy_name, sizeof out->policy_name);
+    memcpy(out->arch, plan->arch, sizeof out->arch);
+    out->compile_ms = t ? t->compile_ms : layer->compile_ms;
+    out->kernels_compiled = t ? t->kernels_compiled : layer->kernels_compiled;
+    out->kernels_cached = t ? t->kernels_cached : layer->kernels_cached;
+    out->generation = t ? t->generation : 0;
+    if (t)
+        pthread_mutex_unlock(&layer->rt->live_lock);
     return HUM_OK;
 }
 

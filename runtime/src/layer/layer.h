@@ -4,6 +4,8 @@
  *                    C: each tuning fitted and checked), kernel compiles
  *   layer_upload.c   device buffers and the GPU preprocessing (kernels/prep/repack.cu)
  *   layer_forward.c  the hot path
+ *   layer_reload.c   dispatch tables: build, publish, replace on a policy reload
+ *   workspace.c      the per-forward scratch memory (workspace.h)
  *   layer_spec.c     SPEC strings and random weights for them
  *   layer_describe.c the dispatch table in force, or planned, for hum_layer_describe */
 #ifndef HUM_LAYER_H
@@ -11,6 +13,7 @@
 
 #include "gemm_family.h"
 #include "gemm_variant.h"
+#include "hazard.h"
 #include "hum/hum.h"
 
 /* One row of the dispatch table: everything hum_layer_forward needs for M <= m_max. */
@@ -23,9 +26,19 @@ typedef struct hum_dispatch_entry {
     int64_t k_blocks;  /* padded K / block K */
     int64_t max_grid;  /* SMs x CTAs per SM: every CTA of a launch is resident at once */
     const hum_gemm_family *family;
-    hum_gemm_bind_state bind; /* the family binding's cache (forwards of one layer never run
-                               * concurrently) */
 } hum_dispatch_entry;
+
+/* What forwards of a layer dispatch on, immutable once published. A policy reload builds a new
+ * one and swaps it in (hum_layers_reload_locked); forwards pin the one in force through their
+ * workspace's hazard slot (hazard.h), so it is freed, kernels and all, only when no forward
+ * holds it and the GPU has run every launch made with it. */
+typedef struct hum_dispatch_table {
+    hum_layer_plan plan;       /* what planning returned: tunings, policy, arch */
+    hum_dispatch_entry entries[HUM_LAYER_MAX_ENTRIES];
+    uint64_t generation;       /* 0 at prepare, +1 per reload that replaced the table */
+    double compile_ms;
+    int32_t kernels_compiled, kernels_cached;
+} hum_dispatch_table;
 
 /* Device buffers of a prepared layer (kernel arguments; NULL when unused). */
 typedef struct hum_layer_buffers {
@@ -33,13 +46,17 @@ typedef struct hum_layer_buffers {
     void *scale;    /* [scale_rows][padded_n] activation dtype, permuted */
     void *zero;     /* same layout */
     void *bias;     /* float32 [padded_n] */
-    void *k_perm;   /* int32 [k] */
-    void *locks;    /* int32 [max grid]: stream-K, zero between launches */
+    void *k_perm;   /* int32 [k]: act-order, A's column of each prepared K row */
     int64_t bytes;
 } hum_layer_buffers;
 
 struct hum_layer {
     hum_runtime *rt;
+    /* The hum_dispatch_table in force (NULL until prepared). Forwards read it with
+     * hum_hazard_pin; other readers (hum_layer_get_info, describe, tune) take the runtime's
+     * live_lock, under which no reload replaces it: hum_layer_table_locked. */
+    _Atomic(void *) table;
+    struct hum_layer *next_live; /* the runtime's list of prepared layers (live_lock) */
     hum_standard_weight weight; /* host copy until prepared */
     hum_dtype activation_dtype;
     int32_t prepared;
@@ -47,16 +64,27 @@ struct hum_layer {
     hum_layer_buffers buf;
     int32_t scale_exponent;
     float out_factor;
-    int32_t entry_count;
-    hum_dispatch_entry entries[HUM_LAYER_MAX_ENTRIES];
     int32_t a_vector;           /* activations are copied 16 bytes at a time (alignment rule) */
-    double prepare_ms, compile_ms;
+    hum_kernel *permute;        /* act-order: kernels/prep/permute_a.cu */
+    hum_workspace *workspace;   /* hum_layer_forward's own */
+    double prepare_ms;
+    double compile_ms;             /* hum_layer_compile only (a prepared layer's are its table's) */
     int32_t kernels_compiled, kernels_cached;
 };
+
+/* The table in force; the caller holds layer->rt->live_lock. */
+static inline const hum_dispatch_table *hum_layer_table_locked(const hum_layer *layer)
+{
+    return atomic_load((_Atomic(void *) *)&layer->table);
+}
 
 /* hum_standard_validate, dense only, and the activation dtype opts (or the param dtype) give,
  * which must be float16 or bfloat16. */
 hum_status hum_layer_check_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_dtype *act);
+/* The weight a layer of `opts` holds: *use = w, or (opts->shard set) *use = cut = its shard,
+ * which the caller frees (cut is zeroed otherwise). */
+hum_status hum_layer_shard_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_standard_weight *cut,
+                                  const hum_standard_weight **use);
 
 /* The power of two the prepared scales carry (hum_layer_info.scale_exponent): the largest x
  * with |decoded code| * |scale| * 2^(x - exp_compensation) <= 2^14 and |scale| * 2^x <= 2^14,
@@ -83,13 +111,36 @@ void hum_layer_plan_inputs(const hum_standard_weight *w, hum_dtype activation_dt
 hum_status hum_layer_plan_target(const hum_device_info *dev, hum_layer_plan *plan);
 
 /* Plans `plan` (inputs and target filled) in one pass: lua/hum/layer.lua's plan() derives the
- * config, runs the policy and fits each of its tunings to the layer through C
- * (hum_layer_fit_tuning: every rule checked there, once); C then checks the table's shape. */
-hum_status hum_layer_run_plan(hum_runtime *rt, hum_layer_plan *plan);
+ * config and writes the policy's ranges and tunings, then C fits each to the layer and checks it,
+ * once (hum_layer_fit_plan), and checks the table's shape. lua_locked: the caller holds the Lua
+ * lock. */
+hum_status hum_layer_run_plan(hum_runtime *rt, hum_layer_plan *plan, int lua_locked);
 
-/* Compiles the kernel of every planned entry for plan->arch through the runtime's cache.
- * results[plan->entry_count] are filled (free each with hum_jit_result_free) on success;
+/* A plan for the layer config's input fields on device `dev` (plan may hold the inputs). */
+hum_status hum_layer_plan_for(hum_runtime *rt, const hum_device_info *dev, const hum_layer_config *inputs,
+                              int lua_locked, hum_layer_plan *plan);
+
+/* A table for `plan` with its kernels loaded from results[plan->entry_count] on dev; on
+ * failure nothing stays loaded. */
+hum_status hum_dispatch_table_build(const hum_device_info *dev, const hum_layer_plan *plan,
+                                    const hum_jit_result *results, hum_dispatch_table **out);
+void hum_dispatch_table_free(hum_dispatch_table *t);
+
+/* Puts a freshly prepared layer's first table in force and the layer on the runtime's list. */
+void hum_layer_publish_first(hum_layer *layer, hum_dispatch_table *table);
+/* Takes the layer off the list and frees its table (hum_layer_destroy: no forward runs). */
+void hum_layer_retire(hum_layer *layer);
+
+/* Re-plans every prepared layer of the runtime under the policies just loaded, compiles and
+ * loads what the new tables need, then swaps every table in, or, on any error, none (naming the
+ * layer and why). The caller holds the Lua lock. */
+hum_status hum_layers_reload_locked(hum_runtime *rt);
+
+/* Compiles the kernel of every planned entry for plan->arch through the runtime's cache, and
+ * for an act-order layer the A permutation kernel (kernels/prep/permute_a.cu) after them:
+ * results[plan->entry_count (+ 1)] are filled (free each with hum_jit_result_free) on success;
  * compile_ms, compiled and cached describe the run. */
+enum { HUM_LAYER_MAX_KERNELS = HUM_LAYER_MAX_ENTRIES + 1 };
 hum_status hum_layer_compile_entries(hum_runtime *rt, const hum_layer_plan *plan, hum_jit_result *results,
                                      double *compile_ms, int32_t *compiled, int32_t *cached);
 
@@ -101,9 +152,8 @@ hum_status hum_layer_compile_entries(hum_runtime *rt, const hum_layer_plan *plan
 int32_t hum_layer_precompile(hum_runtime *rt, const hum_layer_plan *plan, const hum_tuning *tunings, int32_t count);
 
 /* Uploads the host weight of `layer` (planned) to the GPU and preprocesses it into *buf; sets
- * the layer's scale_exponent and out_factor. max_grid sizes the stream-K locks. On failure
- * nothing stays allocated. */
-hum_status hum_layer_upload(hum_layer *layer, int32_t ordinal, int64_t max_grid, hum_layer_buffers *buf);
+ * the layer's scale_exponent and out_factor. On failure nothing stays allocated. */
+hum_status hum_layer_upload(hum_layer *layer, int32_t ordinal, hum_layer_buffers *buf);
 void hum_layer_buffers_free(hum_layer_buffers *buf);
 
 /* Milliseconds on a monotonic clock. */

@@ -2,6 +2,7 @@
  * of a layer planned without preparing it, with the policy line behind each entry. */
 #include "internal.h"
 #include "layer.h"
+#include "runtime.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -34,7 +35,11 @@ hum_status hum_layer_describe(const hum_layer *layer, hum_layer_dispatch *out)
     if (!layer->prepared)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_describe: the layer is not prepared (no dispatch table in "
                                              "force; hum_layer_describe_plan plans one without preparing)");
-    return describe(&layer->plan, out);
+    /* the table in force: a policy reload may replace it meanwhile, not while live_lock is held */
+    pthread_mutex_lock(&layer->rt->live_lock);
+    const hum_status st = describe(&hum_layer_table_locked(layer)->plan, out);
+    pthread_mutex_unlock(&layer->rt->live_lock);
+    return st;
 }
 
 hum_status hum_layer_describe_plan(hum_runtime *rt, const hum_standard_weight *w, const hum_layer_options *opts,
@@ -60,7 +65,7 @@ hum_status hum_layer_describe_plan(hum_runtime *rt, const hum_standard_weight *w
         }
     }
     if (st == HUM_OK)
-        st = hum_layer_run_plan(rt, &plan);
+        st = hum_layer_run_plan(rt, &plan, 0);
     if (st == HUM_OK)
         st = describe(&plan, out);
     if (st != HUM_OK) {

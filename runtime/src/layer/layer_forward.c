@@ -1,8 +1,10 @@
 /* The hot path: check the tensors, pick the dispatch entry for M, size the persistent grid,
- * launch. No allocation, no Lua, no locks; messages are only formatted on error paths. */
+ * launch (act-order: gather A into the workspace first). No allocation, no Lua, no locks;
+ * messages are only formatted on error paths. */
 #include "layer.h"
 
 #include "internal.h"
+#include "workspace.h"
 
 #include <stdint.h>
 
@@ -33,11 +35,56 @@ static hum_status check_tensor(const hum_tensor *t, const char *name, hum_dtype 
     return HUM_OK;
 }
 
-hum_status hum_layer_forward(hum_layer *layer, struct CUstream_st *stream, const hum_tensor *a,
-                             const hum_tensor *a_scale, const hum_tensor *c)
+/* One GEMM launch of M rows (1 .. 2^31 - 1) of A (row stride lda) into C with table t. */
+static hum_status launch_gemm(const hum_layer *layer, const hum_dispatch_table *t, hum_workspace *ws,
+                              struct CUstream_st *stream, const void *a, int64_t lda, void *c, int64_t ldc, int64_t m,
+                              int after_permute)
 {
-    if (!layer || !a || !c)
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: NULL %s", !layer ? "layer" : !a ? "a" : "c");
+    const hum_dispatch_entry *e = t->entries;
+    while (m > e->m_max)
+        ++e;
+    const hum_layer_buffers *b = &layer->buf;
+    /* k_perm stays NULL: an act-order A arrives permuted (launch_permute) */
+    hum_gemm_args args = {.a = a, .lda = lda, .b = b->weight, .b_scale = b->scale, .zero = b->zero,
+                          .bias = b->bias, .c = c, .ldc = ldc, .locks = ws->base, .m = (int)m,
+                          .out_factor = layer->out_factor};
+    hum_status st;
+    if (e->family->bind &&
+        (st = e->family->bind(&ws->bind, layer->activation_dtype, layer->plan.config.k, e->block_m, &args)) != HUM_OK)
+        return hum_fail_context(st, "hum_layer_forward");
+    /* Persistent grid: one CTA per unit of work, at most what is resident at once (stream-K
+     * slices wait on each other, so every CTA must be running). */
+    const int64_t tiles = (m + e->block_m - 1) / e->block_m * e->n_blocks;
+    const int64_t work = e->stream_k ? tiles * e->k_blocks : tiles;
+    const int64_t grid = work < e->max_grid ? work : e->max_grid;
+    void *params[] = {&args};
+    /* after the permutation the GEMM's launch latency hides behind it: the kernels wait for it
+     * before their first load (kernels/ptx/griddep.cuh) */
+    hum_launch_config launch = {.grid = {(uint32_t)grid, 1, 1}, .block = {e->threads, 1, 1},
+                                .dynamic_smem_bytes = e->smem_bytes, .stream = stream,
+                                .overlap_previous = after_permute};
+    return hum_kernel_launch(e->kernel, &launch, params);
+}
+
+/* Gathers M rows of A into the workspace in the prepared K order (kernels/prep/permute_a.cu). */
+static hum_status launch_permute(const hum_layer *layer, hum_workspace *ws, struct CUstream_st *stream,
+                                 const void *a, int64_t lda, int64_t m)
+{
+    int32_t k = (int32_t)layer->plan.config.k, m32 = (int32_t)m;
+    void *rows = (char *)ws->base + ws->lock_bytes;
+    void *args[] = {(void *)&a, &lda, (void *)&layer->buf.k_perm, &rows, &k, &m32};
+    const int64_t chunks = (k + 7) / 8;
+    hum_launch_config launch = {.grid = {(uint32_t)((chunks + 255) / 256), (uint32_t)(m < 65535 ? m : 65535), 1},
+                                .block = {256, 1, 1}, .stream = stream};
+    return hum_kernel_launch(layer->permute, &launch, args);
+}
+
+hum_status hum_layer_forward_ws(hum_layer *layer, hum_workspace *ws, struct CUstream_st *stream, const hum_tensor *a,
+                                const hum_tensor *a_scale, const hum_tensor *c)
+{
+    if (!layer || !ws || !a || !c)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: NULL %s",
+                        !layer ? "layer" : !ws ? "workspace" : !a ? "a" : "c");
     if (!layer->prepared)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: the layer is not prepared (hum_layer_prepare)");
     if (a_scale)
@@ -64,23 +111,36 @@ hum_status hum_layer_forward(hum_layer *layer, struct CUstream_st *stream, const
     if (cfg->n % 2 == 0 && (((uintptr_t)c->data | (uintptr_t)(ldc * 2)) & 3))
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: c must be 4-byte aligned with an even row stride "
                         "(got %p, stride %lld)", c->data, (long long)ldc);
+    if (ws->rt != layer->rt)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: the workspace belongs to another runtime");
+    const int64_t rows = cfg->act_order ? (ws->bytes - ws->lock_bytes) / (cfg->k * 2) : m;
+    if (rows < 1)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: the workspace of %lld bytes holds no row of the "
+                        "act-order layer's A (hum_layer_workspace_size)", (long long)ws->bytes);
 
-    hum_dispatch_entry *e = layer->entries;
-    while (m > e->m_max)
-        ++e;
-    const hum_layer_buffers *b = &layer->buf;
-    hum_gemm_args args = {.a = a->data, .lda = lda, .b = b->weight, .b_scale = b->scale, .zero = b->zero,
-                          .bias = b->bias, .k_perm = b->k_perm, .c = c->data, .ldc = ldc, .locks = b->locks,
-                          .m = (int)m, .out_factor = layer->out_factor};
-    if (e->family->bind && (st = e->family->bind(&e->bind, layer->activation_dtype, cfg->k, e->block_m, &args)) != HUM_OK)
-        return hum_fail_context(st, "hum_layer_forward");
-    /* Persistent grid: one CTA per unit of work, at most what is resident at once (stream-K
-     * slices wait on each other, so every CTA must be running). */
-    const int64_t tiles = (m + e->block_m - 1) / e->block_m * e->n_blocks;
-    const int64_t work = e->stream_k ? tiles * e->k_blocks : tiles;
-    const int64_t grid = work < e->max_grid ? work : e->max_grid;
-    void *params[] = {&args};
-    hum_launch_config launch = {.grid = {(uint32_t)grid, 1, 1}, .block = {e->threads, 1, 1},
-                                .dynamic_smem_bytes = e->smem_bytes, .stream = stream};
-    return hum_kernel_launch(e->kernel, &launch, params);
+    /* the table in force stays loaded until unpinned, whatever a reload does meanwhile */
+    const hum_dispatch_table *t = hum_hazard_pin(&ws->slot, &layer->table);
+    if (!cfg->act_order) {
+        st = launch_gemm(layer, t, ws, stream, a->data, lda, c->data, ldc, m, 0);
+    } else {
+        const void *gathered = (char *)ws->base + ws->lock_bytes;
+        for (int64_t r = 0; st == HUM_OK && r < m; r += rows) {
+            const int64_t part = m - r < rows ? m - r : rows;
+            st = launch_permute(layer, ws, stream, (const uint16_t *)a->data + r * lda, lda, part);
+            if (st == HUM_OK)
+                st = launch_gemm(layer, t, ws, stream, gathered, cfg->k, (uint16_t *)c->data + r * ldc, ldc, part, 1);
+        }
+    }
+    hum_hazard_unpin(&ws->slot);
+    return st;
+}
+
+hum_status hum_layer_forward(hum_layer *layer, struct CUstream_st *stream, const hum_tensor *a,
+                             const hum_tensor *a_scale, const hum_tensor *c)
+{
+    if (!layer)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: NULL layer");
+    if (!layer->prepared)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: the layer is not prepared (hum_layer_prepare)");
+    return hum_layer_forward_ws(layer, layer->workspace, stream, a, a_scale, c);
 }

@@ -51,13 +51,11 @@ hum_status hum_runtime_formats(hum_runtime *rt, char *out, size_t cap)
     return hum_lua_call(rt, "hum.formats", "names", "hum_format_call *", &call);
 }
 
-hum_status hum_checkpoint_load_layer(hum_runtime *rt, const hum_checkpoint *ckpt, const char *layer_name,
-                                     hum_standard_weight *out)
+static hum_status load_layer(hum_runtime *rt, const hum_checkpoint *ckpt, const char *layer_name,
+                             const hum_shard *shard, hum_standard_weight *out, int32_t *experts_kept)
 {
-    if (!rt || !ckpt || !layer_name || !out)
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_checkpoint_load_layer: NULL argument");
     memset(out, 0, sizeof *out);
-    hum_format_call call = {.checkpoint = ckpt, .layer_name = layer_name, .weight = out};
+    hum_format_call call = {.checkpoint = ckpt, .layer_name = layer_name, .weight = out, .shard = shard};
     hum_status s = hum_lua_call(rt, "hum.formats", "load", "hum_format_call *", &call);
     /* A converter that breaks the standard layout is a bug in formats/, not in the checkpoint. */
     if (s == HUM_OK && hum_standard_validate(out) != HUM_OK)
@@ -66,7 +64,42 @@ hum_status hum_checkpoint_load_layer(hum_runtime *rt, const hum_checkpoint *ckpt
         hum_standard_free(out);
         hum_fail_context(s, "loading layer %s", layer_name);
     }
+    *experts_kept = call.experts_kept;
     return s;
+}
+
+hum_status hum_checkpoint_load_layer(hum_runtime *rt, const hum_checkpoint *ckpt, const char *layer_name,
+                                     hum_standard_weight *out)
+{
+    if (!rt || !ckpt || !layer_name || !out)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_checkpoint_load_layer: NULL argument");
+    int32_t kept;
+    return load_layer(rt, ckpt, layer_name, NULL, out, &kept);
+}
+
+hum_status hum_layer_load_shard(hum_runtime *rt, const char *checkpoint_path, const char *layer_name,
+                                const hum_shard *shard, hum_standard_weight *out)
+{
+    if (!rt || !checkpoint_path || !layer_name || !out)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_load_shard: NULL argument");
+    memset(out, 0, sizeof *out);
+    hum_checkpoint *ckpt = NULL;
+    hum_standard_weight whole;
+    int32_t kept = 0;
+    hum_status s = hum_checkpoint_open(checkpoint_path, &ckpt);
+    if (s == HUM_OK)
+        s = load_layer(rt, ckpt, layer_name, shard, shard ? &whole : out, &kept);
+    hum_checkpoint_close(ckpt);
+    if (s != HUM_OK || !shard)
+        return s;
+    hum_shard rest = *shard;
+    if (kept) { /* the converter kept the listed experts already */
+        rest.experts = NULL;
+        rest.expert_count = 0;
+    }
+    s = hum_standard_shard(&whole, &rest, out);
+    hum_standard_free(&whole);
+    return s == HUM_OK ? s : hum_fail_context(s, "loading a shard of layer %s", layer_name);
 }
 
 hum_status hum_layer_load_standard(hum_runtime *rt, const char *checkpoint_path, const char *layer_name,
@@ -74,11 +107,5 @@ hum_status hum_layer_load_standard(hum_runtime *rt, const char *checkpoint_path,
 {
     if (!rt || !checkpoint_path || !layer_name || !out)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_load_standard: NULL argument");
-    memset(out, 0, sizeof *out);
-    hum_checkpoint *ckpt = NULL;
-    hum_status s = hum_checkpoint_open(checkpoint_path, &ckpt);
-    if (s == HUM_OK)
-        s = hum_checkpoint_load_layer(rt, ckpt, layer_name, out);
-    hum_checkpoint_close(ckpt);
-    return s;
+    return hum_layer_load_shard(rt, checkpoint_path, layer_name, NULL, out);
 }

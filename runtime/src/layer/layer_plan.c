@@ -7,6 +7,7 @@
 #include "gemm_variant.h"
 #include "internal.h"
 #include "lua_bridge.h"
+#include "workspace.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -87,9 +88,10 @@ hum_status hum_layer_plan_target(const hum_device_info *dev, hum_layer_plan *pla
     return HUM_OK;
 }
 
-hum_status hum_layer_run_plan(hum_runtime *rt, hum_layer_plan *plan)
+hum_status hum_layer_run_plan(hum_runtime *rt, hum_layer_plan *plan, int lua_locked)
 {
-    hum_status st = hum_lua_call(rt, "hum.layer", "plan", "hum_layer_plan *", plan);
+    hum_status st = lua_locked ? hum_lua_call_locked(rt, "hum.layer", "plan", "hum_layer_plan *", plan)
+                               : hum_lua_call(rt, "hum.layer", "plan", "hum_layer_plan *", plan);
     if (st != HUM_OK)
         return st;
     /* The C arrays and the forward's range walk rely on this shape of table; lua/hum/ can be
@@ -155,19 +157,26 @@ hum_status hum_layer_compile_entries(hum_runtime *rt, const hum_layer_plan *plan
                                      double *compile_ms, int32_t *compiled, int32_t *cached)
 {
     char headers[HUM_LAYER_MAX_ENTRIES][2048];
-    hum_jit_request reqs[HUM_LAYER_MAX_ENTRIES];
+    hum_jit_request reqs[HUM_LAYER_MAX_KERNELS];
+    memset(reqs, 0, sizeof reqs);
     for (int32_t i = 0; i < plan->entry_count; i++) {
         hum_status st = entry_request(plan, &plan->entries[i], headers[i], sizeof headers[i], &reqs[i]);
         if (st != HUM_OK)
             return hum_fail_context(st, "dispatch entry %d (M %lld..%lld)", i, (long long)plan->entries[i].m_min,
                                     (long long)plan->entries[i].m_max);
     }
+    const int32_t count = plan->entry_count + (plan->config.act_order ? 1 : 0);
+    if (plan->config.act_order) {
+        reqs[plan->entry_count].source = "kernels/prep/permute_a.cu";
+        reqs[plan->entry_count].kernel_name = "hum_permute_a";
+        reqs[plan->entry_count].arch = plan->arch;
+    }
     const double t0 = hum_layer_now_ms();
-    hum_status st = hum_jit_compile_many(hum_runtime_cache_dir(rt), reqs, plan->entry_count, results, 0);
+    hum_status st = hum_jit_compile_many(hum_runtime_cache_dir(rt), reqs, count, results, 0);
     *compile_ms = hum_layer_now_ms() - t0;
     if (st != HUM_OK)
         return hum_fail_context(st, "compiling the layer's kernels");
-    *compiled = *cached = 0;
+    *compiled = *cached = 0; /* of the entries' kernels */
     for (int32_t i = 0; i < plan->entry_count; i++)
         ++*(results[i].cache_hit == HUM_JIT_MISS ? compiled : cached);
     return HUM_OK;
@@ -188,66 +197,54 @@ hum_status hum_layer_prepare(hum_layer *layer)
     hum_layer_plan plan;
     memset(&plan, 0, sizeof plan);
     hum_layer_plan_inputs(&layer->weight, layer->activation_dtype, &plan);
-    if ((st = hum_layer_plan_target(&dev, &plan)) != HUM_OK)
-        return st;
-    if ((st = hum_layer_run_plan(layer->rt, &plan)) != HUM_OK)
+    if ((st = hum_layer_plan_for(layer->rt, &dev, &plan.config, 0, &plan)) != HUM_OK)
         return hum_fail_context(st, "hum_layer_prepare");
 
-    hum_jit_result results[HUM_LAYER_MAX_ENTRIES];
+    hum_jit_result results[HUM_LAYER_MAX_KERNELS];
     memset(results, 0, sizeof results);
     double compile_ms = 0;
     int32_t compiled = 0, cached = 0;
     if ((st = hum_layer_compile_entries(layer->rt, &plan, results, &compile_ms, &compiled, &cached)) != HUM_OK)
         return hum_fail_context(st, "hum_layer_prepare");
-
-    hum_dispatch_entry entries[HUM_LAYER_MAX_ENTRIES];
-    memset(entries, 0, sizeof entries);
-    int64_t max_grid = 1;
-    int32_t loaded = 0;
-    for (; loaded < plan.entry_count; loaded++) {
-        const hum_tuning *t = &plan.entries[loaded];
-        const hum_gemm_variant v = {&plan.config, &plan.compute, t};
-        const int64_t smem = hum_gemm_smem_bytes(&v);
-        hum_dispatch_entry *e = &entries[loaded];
-        if ((st = hum_kernel_load(dev.ordinal, &results[loaded], (int32_t)smem, &e->kernel)) != HUM_OK)
-            break;
-        e->m_max = t->m_max;
-        e->threads = (uint32_t)hum_gemm_threads(&v);
-        e->smem_bytes = (uint32_t)smem;
-        e->block_m = t->block_m;
-        e->stream_k = t->stream_k;
-        e->family = hum_gemm_family_of(t->kernel);
-        e->n_blocks = plan.config.padded_n / t->block_n;
-        e->k_blocks = plan.config.padded_k / t->block_k;
-        e->max_grid = (int64_t)dev.sm_count * t->ctas_per_sm;
-        if (e->max_grid > max_grid)
-            max_grid = e->max_grid;
-    }
-    for (int32_t i = 0; i < plan.entry_count; i++)
+    hum_dispatch_table *table = NULL;
+    hum_kernel *permute = NULL;
+    st = hum_dispatch_table_build(&dev, &plan, results, &table);
+    if (st == HUM_OK && plan.config.act_order)
+        st = hum_kernel_load(dev.ordinal, &results[plan.entry_count], 0, &permute);
+    for (int32_t i = 0; i < HUM_LAYER_MAX_KERNELS; i++)
         hum_jit_result_free(&results[i]);
 
     hum_layer_buffers buf;
     memset(&buf, 0, sizeof buf);
+    hum_workspace *ws = NULL;
     if (st == HUM_OK) {
         layer->plan = plan; /* the upload reads the planned config */
-        st = hum_layer_upload(layer, dev.ordinal, max_grid, &buf);
+        st = hum_layer_upload(layer, dev.ordinal, &buf);
+    }
+    if (st == HUM_OK) {
+        /* the own workspace: act-order rows up to 16 MiB, at least 256 */
+        const int64_t rows = (16 << 20) / (2 * plan.config.k);
+        st = hum_workspace_create(layer->rt, NULL,
+                                  hum_workspace_bytes(&plan.config, dev.sm_count, rows > 256 ? rows : 256), &ws);
     }
     if (st != HUM_OK) {
-        for (int32_t i = 0; i < loaded; i++)
-            hum_kernel_destroy(entries[i].kernel);
+        hum_dispatch_table_free(table);
+        hum_kernel_destroy(permute);
+        hum_layer_buffers_free(&buf);
         memset(&layer->plan, 0, sizeof layer->plan);
         return hum_fail_context(st, "hum_layer_prepare");
     }
+    table->compile_ms = compile_ms;
+    table->kernels_compiled = compiled;
+    table->kernels_cached = cached;
+    layer->permute = permute;
+    layer->workspace = ws;
     layer->buf = buf;
-    memcpy(layer->entries, entries, sizeof entries);
-    layer->entry_count = plan.entry_count;
-    layer->a_vector = !plan.config.act_order && plan.config.k % 8 == 0;
-    layer->compile_ms = compile_ms;
-    layer->kernels_compiled = compiled;
-    layer->kernels_cached = cached;
+    layer->a_vector = !plan.config.act_order && plan.config.k % 8 == 0; /* act-order: A goes to permute_a.cu */
     layer->prepared = 1;
     hum_standard_free(&layer->weight);
     layer->prepare_ms = hum_layer_now_ms() - t0;
+    hum_layer_publish_first(layer, table);
     return HUM_OK;
 }
 
@@ -255,16 +252,16 @@ hum_status hum_layer_prepare(hum_layer *layer)
  * began (hum_layer_info.prepare_ms counts from it). */
 static hum_status compile_plan(hum_runtime *rt, hum_layer_plan *plan, double t0, hum_layer_info *out)
 {
-    hum_jit_result results[HUM_LAYER_MAX_ENTRIES];
+    hum_jit_result results[HUM_LAYER_MAX_KERNELS];
     memset(results, 0, sizeof results);
     hum_layer layer;
     memset(&layer, 0, sizeof layer);
-    hum_status st = hum_layer_run_plan(rt, plan);
+    hum_status st = hum_layer_run_plan(rt, plan, 0);
     if (st == HUM_OK)
         st = hum_layer_compile_entries(rt, plan, results, &layer.compile_ms, &layer.kernels_compiled,
                                        &layer.kernels_cached);
     /* Every slot (zeroed when unused): entry_count is not to be trusted when the plan failed. */
-    for (int32_t i = 0; i < HUM_LAYER_MAX_ENTRIES; i++)
+    for (int32_t i = 0; i < HUM_LAYER_MAX_KERNELS; i++)
         hum_jit_result_free(&results[i]);
     if (st == HUM_OK) {
         layer.plan = *plan;
@@ -285,12 +282,18 @@ hum_status hum_layer_compile(hum_runtime *rt, const hum_standard_weight *w, cons
     if (st != HUM_OK)
         return hum_fail_context(st, "hum_layer_compile");
     const double t0 = hum_layer_now_ms();
-    hum_dtype act;
-    if ((st = hum_layer_check_weight(w, opts, &act)) != HUM_OK)
+    hum_standard_weight cut;
+    if ((st = hum_layer_shard_weight(w, opts, &cut, &w)) != HUM_OK)
         return hum_fail_context(st, "hum_layer_compile");
+    hum_dtype act;
+    if ((st = hum_layer_check_weight(w, opts, &act)) != HUM_OK) {
+        hum_standard_free(&cut);
+        return hum_fail_context(st, "hum_layer_compile");
+    }
     hum_layer_plan plan;
     memset(&plan, 0, sizeof plan);
     hum_layer_plan_inputs(w, act, &plan);
+    hum_standard_free(&cut);
     snprintf(plan.arch, sizeof plan.arch, "%s", arch);
     return compile_plan(rt, &plan, t0, out);
 }

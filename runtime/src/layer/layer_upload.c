@@ -17,7 +17,6 @@ void hum_layer_buffers_free(hum_layer_buffers *buf)
     hum_device_free(buf->zero);
     hum_device_free(buf->bias);
     hum_device_free(buf->k_perm);
-    hum_device_free(buf->locks);
     memset(buf, 0, sizeof *buf);
 }
 
@@ -151,7 +150,7 @@ static hum_status prep_bias(int32_t ordinal, const hum_layer_config *c, const hu
     return st;
 }
 
-hum_status hum_layer_upload(hum_layer *layer, int32_t ordinal, int64_t max_grid, hum_layer_buffers *buf)
+hum_status hum_layer_upload(hum_layer *layer, int32_t ordinal, hum_layer_buffers *buf)
 {
     const hum_standard_weight *w = &layer->weight;
     const hum_layer_config *c = &layer->plan.config;
@@ -196,8 +195,6 @@ hum_status hum_layer_upload(hum_layer *layer, int32_t ordinal, int64_t max_grid,
         st = prep_bias(ordinal, c, &w->bias, buf);
     if (st == HUM_OK && c->act_order)
         st = upload(ordinal, w->k_perm.data, (size_t)c->k * 4, &buf->k_perm, &buf->bytes);
-    if (st == HUM_OK && (st = upload(ordinal, NULL, (size_t)max_grid * 4, &buf->locks, &buf->bytes)) == HUM_OK)
-        st = hum_memset_d8(buf->locks, 0, (size_t)max_grid * 4);
     hum_kernel_destroy(k.repack);
     hum_kernel_destroy(k.params);
     if (st != HUM_OK) {

@@ -23,7 +23,14 @@ hum_status hum_lua_call(hum_runtime *rt, const char *module, const char *functio
         return hum_fail(HUM_ERR_INTERNAL, "hum_lua_call(%s.%s): cannot take the Lua lock: %s", module, function,
                         strerror(rc));
     hum_policies_refresh_locked(rt);
+    hum_status st = hum_lua_call_locked(rt, module, function, arg_ctype, arg);
+    pthread_mutex_unlock(&rt->lua_lock);
+    return st;
+}
 
+hum_status hum_lua_call_locked(hum_runtime *rt, const char *module, const char *function, const char *arg_ctype,
+                               void *arg)
+{
     lua_State *L = rt->L;
     int top = lua_gettop(L);
     lua_getfield(L, LUA_REGISTRYINDEX, "_LOADED");
@@ -38,6 +45,5 @@ hum_status hum_lua_call(hum_runtime *rt, const char *module, const char *functio
     lua_pushlightuserdata(L, arg);
     hum_status st = hum_lua_pcall(L, 4, 0);
     lua_settop(L, top);
-    pthread_mutex_unlock(&rt->lua_lock);
     return st;
 }

@@ -21,4 +21,9 @@
 hum_status hum_lua_call(hum_runtime *rt, const char *module, const char *function, const char *arg_ctype,
                         void *arg);
 
+/* The same for a caller that already holds the Lua lock (a policy reload re-planning the
+ * prepared layers); no hot-reload check. */
+hum_status hum_lua_call_locked(hum_runtime *rt, const char *module, const char *function, const char *arg_ctype,
+                               void *arg);
+
 #endif

@@ -11,9 +11,71 @@
 #include <lualib.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char NATIVE[] = "hum.native";
+
+/* The state's allocator is the system's, with a ceiling: lua/hum/sandbox.lua sets one for
+ * each call into a policy file (hum.native.memory_guard), so that a file cannot exhaust the
+ * host's memory; Lua then raises "not enough memory" inside that call. */
+typedef struct lua_memory {
+    size_t used;
+    size_t limit;  /* SIZE_MAX: none */
+    int refused;   /* an allocation was refused since the last memory_release */
+} lua_memory;
+
+static void *lua_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    lua_memory *m = ud;
+    size_t old = ptr ? osize : 0;
+    if (nsize == 0) {
+        free(ptr);
+        m->used -= old;
+        return NULL;
+    }
+    if (nsize > old && nsize - old > m->limit - m->used) {
+        m->refused = 1;
+        return NULL;
+    }
+    void *p = realloc(ptr, nsize);
+    if (p)
+        m->used = m->used - old + nsize;
+    return p;
+}
+
+static lua_memory *memory_of(lua_State *L)
+{
+    void *ud;
+    lua_getallocf(L, &ud);
+    return ud;
+}
+
+/* hum.native.memory_guard(bytes): allows the state `bytes` more than it uses now, until
+ * memory_release. Returns the ceiling in force before (nil: none), for memory_release. */
+static int native_memory_guard(lua_State *L)
+{
+    lua_memory *m = memory_of(L);
+    lua_Number extra = luaL_checknumber(L, 1);
+    if (m->limit == SIZE_MAX)
+        lua_pushnil(L);
+    else
+        lua_pushnumber(L, (lua_Number)m->limit);
+    m->limit = extra >= (lua_Number)(SIZE_MAX - m->used) ? SIZE_MAX : m->used + (size_t)(extra > 0 ? extra : 0);
+    m->refused = 0;
+    return 1;
+}
+
+/* hum.native.memory_release(previous): puts back the ceiling memory_guard returned. Returns
+ * whether an allocation was refused since memory_guard. */
+static int native_memory_release(lua_State *L)
+{
+    lua_memory *m = memory_of(L);
+    m->limit = lua_isnil(L, 1) ? SIZE_MAX : (size_t)luaL_checknumber(L, 1);
+    lua_pushboolean(L, m->refused);
+    m->refused = 0;
+    return 1;
+}
 
 /* hum.native.log(level, message) */
 static int native_log(lua_State *L)
@@ -137,6 +199,10 @@ static hum_status install_native(lua_State *L, hum_runtime *rt)
     lua_pushlightuserdata(L, rt);
     lua_pushcclosure(L, native_log, 1);
     lua_setfield(L, -2, "log");
+    lua_pushcfunction(L, native_memory_guard);
+    lua_setfield(L, -2, "memory_guard");
+    lua_pushcfunction(L, native_memory_release);
+    lua_setfield(L, -2, "memory_release");
     lua_setfield(L, -2, NATIVE);
     lua_pop(L, 1);
     return HUM_OK;
@@ -161,9 +227,17 @@ static void preload_cjson(lua_State *L)
 hum_status hum_lua_state_open(hum_runtime *rt, lua_State **out)
 {
     *out = NULL;
-    lua_State *L = luaL_newstate();
-    if (!L)
-        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "cannot create a LuaJIT state (out of memory)");
+    lua_memory *m = calloc(1, sizeof *m);
+    lua_State *L = NULL;
+    if (m) {
+        m->limit = SIZE_MAX;
+        L = lua_newstate(lua_alloc, m);
+    }
+    if (!L) {
+        free(m);
+        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "cannot create a LuaJIT state (out of memory, or a LuaJIT "
+                                               "built without LJ_GC64, which refuses lua_newstate on 64-bit)");
+    }
     luaL_openlibs(L);
     preload_cjson(L);
     hum_status st = install_native(L, rt);
@@ -176,7 +250,7 @@ hum_status hum_lua_state_open(hum_runtime *rt, lua_State **out)
             hum_fail_context(st, "starting the Lua layer (lua/hum/init.lua)");
     }
     if (st != HUM_OK) {
-        lua_close(L);
+        hum_lua_state_close(L);
         return st;
     }
     *out = L;
@@ -185,8 +259,11 @@ hum_status hum_lua_state_open(hum_runtime *rt, lua_State **out)
 
 void hum_lua_state_close(lua_State *L)
 {
-    if (L)
-        lua_close(L);
+    if (!L)
+        return;
+    lua_memory *m = memory_of(L);
+    lua_close(L);
+    free(m);
 }
 
 /* Message handler: lets lua/hum/init.lua (once loaded) turn any error into hum's error

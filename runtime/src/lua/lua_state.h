@@ -10,6 +10,9 @@
  *   chunks    short_src -> full origin, for chunk names LuaJIT truncates in messages
  *   runtime   the hum_runtime as a light userdata
  *   log       log(level, message) at the runtime's log level (0 error .. 3 debug)
+ *   memory_guard(bytes), memory_release(previous)
+ *             a ceiling on the state's memory for the duration of a call into a policy file
+ *             (lua/hum/sandbox.lua): allocations past it fail with "not enough memory"
  * and a package searcher (before the filesystem ones) that loads module "a.b" from
  * lua/a/b.lua or lua/a/b/init.lua, and "formats.x" from formats/x.lua, through
  * hum_resource_read (embedded copies, HUM_LUA_PATH / HUM_FORMAT_PATH overrides). */

@@ -9,11 +9,13 @@
  *   overrides the config's `overrides` map, handed to Lua as {["moe.activation"] = "mxfp8"}. */
 #include "embed.h"
 #include "internal.h"
+#include "layer.h"
 #include "lua_state.h"
 #include "resource.h"
 #include "runtime.h"
 
 #include <dirent.h>
+#include <lauxlib.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -444,7 +446,11 @@ hum_status hum_policies_load_locked(hum_runtime *rt)
             lua_getfield(L, -1, "load");
             push_sources(L, &sources);
             push_overrides(L, &rt->config);
+            lua_createtable(L, 0, 2);
             lua_pushinteger(L, rt->config.policy_time_limit_ms);
+            lua_setfield(L, -2, "time_ms");
+            lua_pushinteger(L, rt->config.policy_memory_limit_mb);
+            lua_setfield(L, -2, "memory_mb");
             st = hum_lua_pcall(L, 3, 0);
         }
         lua_settop(L, top);
@@ -463,6 +469,54 @@ hum_status hum_policies_load_locked(hum_runtime *rt)
     return HUM_OK;
 }
 
+/* Calls require("hum.policy")[fn] with the value at registry reference `arg` (LUA_NOREF: no
+ * argument); with want_ref, returns a registry reference to its result in *ref. */
+static hum_status policy_call(lua_State *L, const char *fn, int arg, int *ref)
+{
+    int top = lua_gettop(L);
+    lua_getglobal(L, "require");
+    lua_pushstring(L, "hum.policy");
+    hum_status st = hum_lua_pcall(L, 1, 1);
+    if (st == HUM_OK) {
+        lua_getfield(L, -1, fn);
+        if (arg != LUA_NOREF)
+            lua_rawgeti(L, LUA_REGISTRYINDEX, arg);
+        st = hum_lua_pcall(L, arg != LUA_NOREF ? 1 : 0, ref ? 1 : 0);
+        if (st == HUM_OK && ref)
+            *ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    }
+    lua_settop(L, top);
+    return st;
+}
+
+hum_status hum_policies_reload_locked(hum_runtime *rt)
+{
+    int saved = LUA_NOREF;
+    /* the origins in force, to put back (their strings are pooled: only the array is ours) */
+    const int32_t before_count = rt->origin_count;
+    const char **before = malloc((before_count ? (size_t)before_count : 1) * sizeof *before);
+    if (!before)
+        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "reloading policies: out of memory");
+    if (before_count)
+        memcpy(before, rt->origins, (size_t)before_count * sizeof *before);
+    hum_status st = policy_call(rt->L, "current", LUA_NOREF, &saved);
+    if (st == HUM_OK && (st = hum_policies_load_locked(rt)) == HUM_OK &&
+        (st = hum_layers_reload_locked(rt)) != HUM_OK) {
+        /* the layers keep their tables: the policies go back to the set they were planned with */
+        char why[2048];
+        snprintf(why, sizeof why, "%s", hum_last_error());
+        policy_call(rt->L, "use", saved, NULL);
+        free(rt->origins);
+        rt->origins = before;
+        rt->origin_count = before_count;
+        before = NULL;
+        hum_fail(st, "%s", why);
+    }
+    free(before);
+    luaL_unref(rt->L, LUA_REGISTRYINDEX, saved);
+    return st == HUM_OK ? HUM_OK : hum_fail_context(st, "reloading policies (nothing changed)");
+}
+
 void hum_policies_refresh_locked(hum_runtime *rt)
 {
     if (!rt->config.hot_reload)
@@ -476,7 +530,7 @@ void hum_policies_refresh_locked(hum_runtime *rt)
     hum_stamp_list_free(&now);
     if (same)
         return;
-    if (hum_policies_load_locked(rt) == HUM_OK)
+    if (hum_policies_reload_locked(rt) == HUM_OK)
         hum_log(rt, HUM_LOG_INFO, "hot reload: policy files changed; %d loaded", rt->origin_count);
     else
         hum_log(rt, HUM_LOG_WARN, "hot reload: %s", hum_last_error());

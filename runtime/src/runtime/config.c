@@ -209,20 +209,34 @@ static hum_status parse_hot_reload(const parse_ctx *ctx, yaml_node_t *v)
     return wrong_type(ctx, "hot_reload", v, "true or false");
 }
 
-static hum_status parse_policy_time_limit(const parse_ctx *ctx, yaml_node_t *v)
+/* A limit: a plain integer in 1..max, `unit` naming what it counts ("milliseconds"). */
+static hum_status parse_limit(const parse_ctx *ctx, yaml_node_t *v, const char *key, long max, const char *unit,
+                              int32_t *out)
 {
-    char expected[96];
-    snprintf(expected, sizeof expected, "an integer number of milliseconds in 1..%d", HUM_POLICY_TIME_LIMIT_MAX_MS);
+    char expected[128];
+    snprintf(expected, sizeof expected, "an integer number of %s in 1..%ld", unit, max);
     if (!is_plain(v) || is_null(v))
-        return wrong_type(ctx, "policy_time_limit_ms", v, expected);
+        return wrong_type(ctx, key, v, expected);
     const char *s = scalar(v);
     char *end;
     errno = 0;
     long val = strtol(s, &end, 10);
-    if (*s < '0' || *s > '9' || *end || errno || val < 1 || val > HUM_POLICY_TIME_LIMIT_MAX_MS)
-        return wrong_type(ctx, "policy_time_limit_ms", v, expected);
-    ctx->cfg->policy_time_limit_ms = (int32_t)val;
+    if (*s < '0' || *s > '9' || *end || errno || val < 1 || val > max)
+        return wrong_type(ctx, key, v, expected);
+    *out = (int32_t)val;
     return HUM_OK;
+}
+
+static hum_status parse_policy_time_limit(const parse_ctx *ctx, yaml_node_t *v)
+{
+    return parse_limit(ctx, v, "policy_time_limit_ms", HUM_POLICY_TIME_LIMIT_MAX_MS, "milliseconds",
+                       &ctx->cfg->policy_time_limit_ms);
+}
+
+static hum_status parse_policy_memory_limit(const parse_ctx *ctx, yaml_node_t *v)
+{
+    return parse_limit(ctx, v, "policy_memory_limit_mb", HUM_POLICY_MEMORY_LIMIT_MAX_MB, "MiB",
+                       &ctx->cfg->policy_memory_limit_mb);
 }
 
 static const char *const log_level_names[] = {"error", "warn", "info", "debug"};
@@ -353,7 +367,7 @@ static const struct {
 } top_keys[] = {
     {"device", parse_device},           {"cache_dir", parse_cache_dir}, {"policy_paths", parse_policy_paths},
     {"overrides", parse_overrides},     {"hot_reload", parse_hot_reload}, {"log_level", parse_log_level},
-    {"policy_time_limit_ms", parse_policy_time_limit},
+    {"policy_time_limit_ms", parse_policy_time_limit}, {"policy_memory_limit_mb", parse_policy_memory_limit},
 };
 enum { TOP_KEY_COUNT = sizeof top_keys / sizeof top_keys[0] };
 

@@ -31,11 +31,13 @@ typedef struct hum_config {
     int32_t override_count;
     int32_t hot_reload; /* 0 or 1 */
     hum_log_level log_level;
-    int32_t policy_time_limit_ms; /* 0 when unset: lua/hum/sandbox.lua's default */
+    int32_t policy_time_limit_ms;   /* 0 when unset: lua/hum/sandbox.lua's default */
+    int32_t policy_memory_limit_mb; /* 0 when unset: lua/hum/sandbox.lua's default */
 } hum_config;
 
-/* The largest policy_time_limit_ms the config accepts (one hour). */
+/* The largest policy_time_limit_ms (one hour) and policy_memory_limit_mb (64 GiB) accepted. */
 #define HUM_POLICY_TIME_LIMIT_MAX_MS 3600000
+#define HUM_POLICY_MEMORY_LIMIT_MAX_MB 65536
 
 /* Defaults: nothing set, hot_reload off, log level warn. */
 void hum_config_init(hum_config *c);

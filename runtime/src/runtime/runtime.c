@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 void hum_log(const hum_runtime *rt, hum_log_level level, const char *fmt, ...)
 {
@@ -101,12 +102,73 @@ static hum_status init_lock(pthread_mutex_t *m)
     return rc ? hum_fail(HUM_ERR_INTERNAL, "creating the runtime: pthread_mutex_init: %s", strerror(rc)) : HUM_OK;
 }
 
+static void *watch(void *arg)
+{
+    hum_runtime *rt = arg;
+    pthread_mutex_lock(&rt->watch_lock);
+    while (!rt->watch_stop) {
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_nsec += HUM_HOT_RELOAD_MS * 1000000L;
+        until.tv_sec += until.tv_nsec / 1000000000L;
+        until.tv_nsec %= 1000000000L;
+        pthread_cond_timedwait(&rt->watch_wake, &rt->watch_lock, &until);
+        if (rt->watch_stop)
+            break;
+        pthread_mutex_unlock(&rt->watch_lock);
+        pthread_mutex_lock(&rt->lua_lock);
+        hum_policies_refresh_locked(rt);
+        pthread_mutex_unlock(&rt->lua_lock);
+        pthread_mutex_lock(&rt->watch_lock);
+    }
+    pthread_mutex_unlock(&rt->watch_lock);
+    return NULL;
+}
+
+static hum_status start_watch(hum_runtime *rt)
+{
+    pthread_condattr_t attr;
+    int rc = pthread_condattr_init(&attr);
+    if (rc == 0) {
+        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+        rc = pthread_cond_init(&rt->watch_wake, &attr);
+        pthread_condattr_destroy(&attr);
+    }
+    if (rc == 0 && (rc = pthread_mutex_init(&rt->watch_lock, NULL)) != 0)
+        pthread_cond_destroy(&rt->watch_wake);
+    if (rc == 0 && (rc = pthread_create(&rt->watcher, NULL, watch, rt)) != 0) {
+        pthread_cond_destroy(&rt->watch_wake);
+        pthread_mutex_destroy(&rt->watch_lock);
+    }
+    if (rc != 0)
+        return hum_fail(HUM_ERR_INTERNAL, "creating the runtime: the hot-reload thread: %s", strerror(rc));
+    rt->watching = 1;
+    return HUM_OK;
+}
+
+static void stop_watch(hum_runtime *rt)
+{
+    if (!rt->watching)
+        return;
+    pthread_mutex_lock(&rt->watch_lock);
+    rt->watch_stop = 1;
+    pthread_cond_signal(&rt->watch_wake);
+    pthread_mutex_unlock(&rt->watch_lock);
+    pthread_join(rt->watcher, NULL);
+    pthread_cond_destroy(&rt->watch_wake);
+    pthread_mutex_destroy(&rt->watch_lock);
+    rt->watching = 0;
+}
+
 /* Frees what create has built so far; fields not yet built are zero. */
 static void release(hum_runtime *rt, int lock_ready)
 {
+    stop_watch(rt);
     hum_lua_state_close(rt->L);
-    if (lock_ready)
+    if (lock_ready) {
         pthread_mutex_destroy(&rt->lua_lock);
+        pthread_mutex_destroy(&rt->live_lock);
+    }
     hum_policies_release(rt);
     hum_stamp_list_free(&rt->stamps);
     hum_config_free(&rt->config);
@@ -167,6 +229,8 @@ hum_status hum_runtime_create(const hum_runtime_options *opts, hum_runtime **out
         return st;
     }
     st = init_lock(&rt->lua_lock);
+    if (st == HUM_OK && (st = init_lock(&rt->live_lock)) != HUM_OK)
+        pthread_mutex_destroy(&rt->lua_lock);
     if (st != HUM_OK) {
         release(rt, 0);
         return st;
@@ -177,6 +241,8 @@ hum_status hum_runtime_create(const hum_runtime_options *opts, hum_runtime **out
         st = hum_policies_load_locked(rt);
         pthread_mutex_unlock(&rt->lua_lock);
     }
+    if (st == HUM_OK && rt->config.hot_reload)
+        st = start_watch(rt);
     if (st != HUM_OK) {
         release(rt, 1);
         return st;
@@ -217,7 +283,7 @@ hum_status hum_runtime_reload_policies(hum_runtime *rt)
                         "hum_runtime_reload_policies: cannot take the Lua lock (%s); it must not be "
                         "called from policy or layer Lua code",
                         strerror(rc));
-    hum_status st = hum_policies_load_locked(rt);
+    hum_status st = hum_policies_reload_locked(rt);
     pthread_mutex_unlock(&rt->lua_lock);
     return st;
 }

@@ -5,6 +5,7 @@
 #define HUM_RUNTIME_H
 
 #include "config.h"
+#include "hazard.h"
 #include "hum/hum.h"
 #include "internal.h"
 
@@ -53,7 +54,23 @@ struct hum_runtime {
     int32_t origin_count;
     hum_origin_pool origin_pool;
     hum_stamp_list stamps;    /* files seen at the last load attempt, successful or not */
+
+    /* What a policy reload reaches: the prepared layers and the hazard slots of every
+     * workspace (hazard.h). Taken after lua_lock when both are held; never by a forward. */
+    pthread_mutex_t live_lock;
+    struct hum_layer *layers;
+    hum_hazard_list hazards;
+
+    /* hot_reload: a thread that looks at the policy files every HUM_HOT_RELOAD_MS, so that a
+     * change reaches prepared layers even when nothing enters Lua */
+    int32_t watching;
+    int32_t watch_stop;        /* under watch_lock */
+    pthread_mutex_t watch_lock;
+    pthread_cond_t watch_wake;
+    pthread_t watcher;
 };
+
+enum { HUM_HOT_RELOAD_MS = 500 };
 
 /* Writes "hum: <level>: <message>\n" to stderr when `level` is within the runtime's log level
  * (the config's log_level; warn when rt is NULL). */
@@ -63,9 +80,15 @@ void hum_log(const hum_runtime *rt, hum_log_level level, const char *fmt, ...) H
  * state. Caller holds lua_lock. On failure the policies in force are unchanged. */
 hum_status hum_policies_load_locked(hum_runtime *rt);
 
+/* hum_runtime_reload_policies with lua_lock held: loads every policy layer, then gives every
+ * prepared layer its new dispatch table (hum_layers_reload_locked); on any error the policies
+ * and every table in force stay as they were. */
+hum_status hum_policies_reload_locked(hum_runtime *rt);
+
 /* Hot reload: when the config says hot_reload and a policy file or directory changed since
- * the last load attempt, reloads them; a failed reload is logged and the old policies stay.
- * Caller holds lua_lock. Called on every entry into Lua (hum_lua_call). */
+ * the last load attempt, reloads them (hum_policies_reload_locked); a failed reload is logged
+ * and the old policies and tables stay. Caller holds lua_lock. Called on every entry into Lua
+ * (hum_lua_call). */
 void hum_policies_refresh_locked(hum_runtime *rt);
 
 /* The name and origin of the policy in force for the nominal device of `arch` ("sm_80"), or

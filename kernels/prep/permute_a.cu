@@ -1,0 +1,58 @@
+// Act-order preprocessing, once per forward: out[r][j] = a[r][perm[j]] for r < m, j < k.
+//
+// The prepared weights of an act-order layer are stored in permuted K order, so once A's columns
+// are gathered into that order the GEMM runs its contiguous A loads (cp.async 16-byte chunks,
+// TMA) exactly as for a layer without act-order. The copy is memory-bound: each thread owns one
+// 8-column chunk of the output row (two 16-byte loads of perm, eight 2-byte loads from the L1/L2-
+// resident source row, one 16-byte store), so a warp writes 512 contiguous bytes; blockIdx.y
+// walks the rows. `out` is dense (row stride k) and 16-byte aligned; when k is not a multiple
+// of 8 its rows are not, and the chunk is stored element by element. Elements are 16-bit
+// (float16 or bfloat16: the copy does not look at them).
+//
+// Launch: block 256 threads, grid ((k / 8 rounded up) / 256 rounded up, any y >= 1). On sm_90
+// the GEMM that reads `out` is launched to overlap this kernel (ptx/griddep.cuh).
+#include "common.cuh"
+#include "ptx/griddep.cuh"
+
+extern "C" __global__ void __launch_bounds__(256)
+hum_permute_a(const u16 *__restrict__ a, i64 lda, const int *__restrict__ perm, u16 *__restrict__ out, int k, int m)
+{
+    grid_dependents_launch();  // the GEMM may take its place on the SMs now and wait there
+    const int chunk = blockIdx.x * blockDim.x + threadIdx.x;
+    const int j0 = chunk * 8;
+    if (j0 >= k)
+        return;
+    const bool whole = (k & 7) == 0;
+    int col[8];
+    if (whole) {
+        asm("ld.global.nc.v4.s32 {%0,%1,%2,%3}, [%4];\n"
+            : "=r"(col[0]), "=r"(col[1]), "=r"(col[2]), "=r"(col[3])
+            : "l"(perm + j0));
+        asm("ld.global.nc.v4.s32 {%0,%1,%2,%3}, [%4];\n"
+            : "=r"(col[4]), "=r"(col[5]), "=r"(col[6]), "=r"(col[7])
+            : "l"(perm + j0 + 4));
+    } else {
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+            col[i] = j0 + i < k ? __ldg(perm + j0 + i) : 0;
+    }
+    for (int r = blockIdx.y; r < m; r += gridDim.y) {
+        const u16 *src = a + r * lda;
+        u16 *dst = out + static_cast<i64>(r) * k + j0;
+        u16 v[8];
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+            v[i] = __ldg(src + col[i]);
+        if (whole) {
+            const u32 w0 = v[0] | static_cast<u32>(v[1]) << 16, w1 = v[2] | static_cast<u32>(v[3]) << 16;
+            const u32 w2 = v[4] | static_cast<u32>(v[5]) << 16, w3 = v[6] | static_cast<u32>(v[7]) << 16;
+            asm volatile("st.global.v4.u32 [%0], {%1,%2,%3,%4};\n" ::"l"(dst), "r"(w0), "r"(w1), "r"(w2), "r"(w3)
+                         : "memory");
+        } else {
+#pragma unroll
+            for (int i = 0; i < 8; ++i)
+                if (j0 + i < k)
+                    dst[i] = v[i];
+        }
+    }
+}

@@ -1,0 +1,332 @@
+"""hum for Python: a thin ctypes binding over libhum's C API (hum.h).
+
+    import hum, torch
+    rt = hum.Runtime()                                   # config=path, device=ordinal, cache_dir=path
+    layer = rt.layer_from_checkpoint("ckpt/", "model.layers.0.mlp.down_proj")
+    y = layer(x)                                         # x: CUDA float16/bfloat16 [..., K] -> [..., N]
+
+Tensors: torch tensors (any leading shape; rows of the flattened [M, K] view may be strided), or
+2-D arrays that export DLPack or __cuda_array_interface__ (float16 only: that interface has no
+bfloat16 type string). Forwards run on the host's current stream: torch.cuda.current_stream() unless `stream`
+(a CUstream handle as an int, or a torch.cuda.Stream) is given; they neither allocate (when `out`
+is given) nor synchronise, so torch.cuda.graph captures them. Every failing call raises HumError
+with hum's message (hum_last_error()).
+
+Host-side helpers need numpy: StandardWeight.dequant() / reference_gemm(), quantize(),
+write_gptq() / write_awq() (hum's checkpoint writers), and tensor-parallel shards (Shard).
+"""
+
+import ctypes
+
+from . import _capi
+from ._capi import F, K, T
+
+__all__ = ["HumError", "Runtime", "Layer", "StandardWeight", "Shard", "LayerSummary", "dtype", "dtype_name",
+           "quantize", "write_gptq", "write_awq", "version", "device_count"]
+
+
+class HumError(RuntimeError):
+    """A failed hum call: `status` is the status name ("HUM_ERR_FORMAT", ...), the message hum's."""
+
+    def __init__(self, status, message):
+        super().__init__("%s: %s" % (status, message))
+        self.status = status
+        self.message = message
+
+
+def _check(status, what=None):
+    if status != K["HUM_OK"]:
+        message = F["hum_last_error"]().decode(errors="replace")
+        if what:
+            message = "%s: %s" % (what, message)
+        raise HumError(F["hum_status_name"](status).decode(), message)
+
+
+def version():
+    return F["hum_version"]().decode()
+
+
+def device_count():
+    """Number of GPUs hum sees (0 without a driver or GPU)."""
+    count = ctypes.c_int32(0)
+    F["hum_device_count"](ctypes.byref(count))
+    return count.value
+
+
+def dtype(name):
+    """The hum_dtype code of a name ("float16", "bf16", "uint4", "e4m3", ...)."""
+    out = ctypes.c_uint32()
+    _check(F["hum_dtype_parse"](name.encode(), ctypes.byref(out)))
+    return out.value
+
+
+def dtype_name(code):
+    return F["hum_dtype_name"](code).decode()
+
+
+class Shard:
+    """A tensor-parallel shard: dim "column" (split N) or "row" (split K, bias on rank 0 only),
+    rank of world; `experts`: the expert ids kept (MoE weights, expert parallelism). hum.h,
+    hum_standard_shard, gives the rules; a split that would cut a scale group or block raises."""
+
+    _DIMS = {None: K["HUM_SHARD_NONE"], "column": K["HUM_SHARD_COLUMN"], "row": K["HUM_SHARD_ROW"]}
+
+    def __init__(self, dim=None, rank=0, world=1, experts=None):
+        if dim not in self._DIMS:
+            raise ValueError("Shard dim %r: expected 'column', 'row' or None" % (dim,))
+        self.dim, self.rank, self.world = dim, int(rank), int(world)
+        self.experts = None if experts is None else [int(x) for x in experts]
+
+    def _c(self):
+        """(hum_shard, the expert id array it points to: keep it alive during the call)."""
+        s = T["hum_shard"]()
+        s.dim = self._DIMS[self.dim]
+        s.rank, s.world = self.rank, self.world
+        ids = None
+        if self.experts is not None:
+            ids = (ctypes.c_int32 * len(self.experts))(*self.experts)
+            s.experts = ctypes.cast(ids, ctypes.POINTER(ctypes.c_int32))
+            s.expert_count = len(self.experts)
+        return s, ids
+
+    def __repr__(self):
+        return "Shard(%r, rank=%d, world=%d%s)" % (self.dim, self.rank, self.world,
+                                                   "" if self.experts is None else ", experts=%r" % self.experts)
+
+
+def _options(activation, shard):
+    """(hum_layer_options, what it points to: keep it alive during the call)."""
+    o = T["hum_layer_options"]()
+    o.activation_dtype = dtype(activation) if activation else 0
+    ids = None
+    if shard is not None:
+        o.shard, ids = shard._c()
+    return o, ids
+
+
+def _np():
+    try:
+        import numpy
+    except ImportError as e:
+        raise ImportError("hum: host-side helpers (dequant, reference_gemm, quantize) need numpy") from e
+    return numpy
+
+
+class StandardWeight:
+    """A weight in hum's standard format (host memory, owned here): what a checkpoint layer is
+    converted to: n, k, num_experts, group_size, has_bias, act_order and the dtype names."""
+
+    def __init__(self, handle):
+        self._w = handle
+
+    @classmethod
+    def _new(cls):
+        return cls(T["hum_standard_weight"]())
+
+    def __del__(self):
+        w = getattr(self, "_w", None)
+        if w is not None:
+            F["hum_standard_free"](ctypes.byref(w))
+
+    n = property(lambda self: self._w.n)
+    k = property(lambda self: self._w.k)
+    num_experts = property(lambda self: self._w.num_experts)
+    group_size = property(lambda self: self._w.group_size)
+    has_bias = property(lambda self: bool(self._w.bias.data))
+    act_order = property(lambda self: bool(self._w.k_perm.data))
+    weight_dtype = property(lambda self: dtype_name(self._w.weight_dtype))
+    param_dtype = property(lambda self: dtype_name(self._w.param_dtype))
+    scale_dtype = property(lambda self: dtype_name(self._w.scale_dtype))
+
+    def shard(self, shard):
+        """The Shard of this weight as a new StandardWeight."""
+        out = StandardWeight._new()
+        s, ids = shard._c()
+        _check(F["hum_standard_shard"](ctypes.byref(self._w), ctypes.byref(s), ctypes.byref(out._w)), "%r" % (shard,))
+        return out
+
+    def dequant(self, expert=0):
+        """float64 numpy [N, K]: the dequantized weight (checkpoint column order)."""
+        np = _np()
+        out = np.empty((self.n, self.k), dtype=np.float64)
+        _check(F["hum_reference_dequant"](ctypes.byref(self._w), expert,
+                                          out.ctypes.data_as(ctypes.POINTER(ctypes.c_double))))
+        return out
+
+    def bias(self):
+        """float64 numpy [N] (or [E, N]), or None."""
+        if not self._w.bias.data:
+            return None
+        np = _np()
+        count = self.n * max(1, self.num_experts)
+        raw = np.ctypeslib.as_array(ctypes.cast(self._w.bias.data, ctypes.POINTER(ctypes.c_uint16)), (count,)).copy()
+        vals = _halves_to_float(np, raw, self.param_dtype)
+        return vals.reshape((self.num_experts, self.n) if self.num_experts else (self.n,))
+
+    def reference_gemm(self, a, expert=0):
+        """float64 numpy [M, N] = a [M, K] (checkpoint column order) * dequant^T + bias."""
+        np = _np()
+        a = np.ascontiguousarray(np.asarray(a, dtype=np.float64))
+        if a.ndim != 2 or a.shape[1] != self.k:
+            raise ValueError("reference_gemm: a has shape %s, expected [M, %d]" % (a.shape, self.k))
+        out = np.empty((a.shape[0], self.n), dtype=np.float64)
+        _check(F["hum_reference_gemm"](ctypes.byref(self._w), expert, a.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
+                                       a.shape[0], out.ctypes.data_as(ctypes.POINTER(ctypes.c_double))))
+        return out
+
+    def __repr__(self):
+        return "StandardWeight(n=%d, k=%d, experts=%d, weight=%s, param=%s)" % (
+            self.n, self.k, self.num_experts, self.weight_dtype, self.param_dtype)
+
+
+def _halves_to_float(np, raw, name):
+    if name == "bfloat16":
+        return (raw.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    return raw.view(np.float16).astype(np.float64)
+
+
+class LayerSummary:
+    """One quantized layer of a checkpoint, as hum_checkpoint_list_layers lists it."""
+
+    def __init__(self, s):
+        self.name = s.name.decode()
+        self.format = s.format.decode()
+        self.weight_dtype = dtype_name(s.weight_dtype)
+        self.bits = s.bits
+        self.scale = s.scale.decode()
+        self.group_size = s.group_size
+        self.symmetric = bool(s.symmetric)
+        self.act_order = bool(s.act_order)
+        self.n, self.k, self.num_experts = s.n, s.k, s.num_experts
+
+    def __repr__(self):
+        return "LayerSummary(%r, %s, %s, n=%d, k=%d%s)" % (self.name, self.format, self.weight_dtype, self.n, self.k,
+                                                           ", experts=%d" % self.num_experts if self.num_experts else "")
+
+
+class Runtime:
+    """A hum runtime: device, kernel cache, policies. config: deployment YAML path (None: $HUM_CONFIG);
+    device: CUDA ordinal (None: the config's, default 0); cache_dir: kernel cache (None: default)."""
+
+    def __init__(self, config=None, device=None, cache_dir=None):
+        o = T["hum_runtime_options"]()
+        F["hum_runtime_options_init"](ctypes.byref(o))
+        self._keep = [None if config is None else str(config).encode(),
+                      None if cache_dir is None else str(cache_dir).encode()]
+        o.config_path, o.cache_dir = self._keep
+        if device is not None:
+            o.device_ordinal = int(device)
+        rt = ctypes.c_void_p()
+        _check(F["hum_runtime_create"](ctypes.byref(o), ctypes.byref(rt)), "hum.Runtime")
+        self._rt = rt
+        self._layers = []
+
+    def close(self):
+        """Frees the runtime (after its layers); later use raises."""
+        rt, self._rt = getattr(self, "_rt", None), None
+        if rt:
+            for ref in self._layers:
+                layer = ref()
+                if layer is not None:
+                    layer.close()
+            F["hum_runtime_destroy"](rt)
+
+    def __del__(self):
+        self.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _handle(self):
+        if not self._rt:
+            raise HumError("HUM_ERR_INVALID_ARG", "the runtime is closed")
+        return self._rt
+
+    @property
+    def device(self):
+        """dict of the runtime's GPU (name, ordinal, sm, sm_count, memory), or None without one."""
+        d = T["hum_device_info"]()
+        if F["hum_runtime_device"](self._handle(), ctypes.byref(d)) != K["HUM_OK"]:
+            return None
+        return {"name": d.name.decode(), "ordinal": d.ordinal, "sm": d.sm_major * 10 + d.sm_minor,
+                "sm_count": d.sm_count, "memory_bytes": d.total_memory_bytes}
+
+    @property
+    def cache_dir(self):
+        return F["hum_runtime_cache_dir"](self._handle()).decode()
+
+    @property
+    def policies(self):
+        """Origins of the policy files in force, in layering order."""
+        rt = self._handle()
+        return [F["hum_runtime_policy_origin"](rt, i).decode() for i in range(F["hum_runtime_policy_count"](rt))]
+
+    def reload_policies(self):
+        """Re-reads every policy layer (all or nothing); layers prepared afterwards use them."""
+        _check(F["hum_runtime_reload_policies"](self._handle()), "reload_policies")
+
+    def list_layers(self, path):
+        """[LayerSummary] of every quantized layer of a checkpoint (directory or .safetensors file)."""
+        ck = ctypes.c_void_p()
+        _check(F["hum_checkpoint_open"](str(path).encode(), ctypes.byref(ck)))
+        lst = T["hum_layer_list"]()
+        try:
+            _check(F["hum_checkpoint_list_layers"](self._handle(), ck, ctypes.byref(lst)))
+            return [LayerSummary(lst.items[i]) for i in range(lst.count)]
+        finally:
+            F["hum_layer_list_free"](ctypes.byref(lst))
+            F["hum_checkpoint_close"](ck)
+
+    def load_standard(self, path, name, shard=None):
+        """The layer `name` of a checkpoint converted to a StandardWeight, or its Shard (a MoE
+        layer of one module per expert then converts only the shard's experts)."""
+        w = StandardWeight._new()
+        s, ids = shard._c() if shard is not None else (None, None)
+        _check(F["hum_layer_load_shard"](self._handle(), str(path).encode(), name.encode(),
+                                         ctypes.byref(s) if s is not None else None, ctypes.byref(w._w)))
+        return w
+
+    def layer_from_checkpoint(self, path, name, activation=None, shard=None, prepare=True):
+        """A Layer of checkpoint layer `name` (or its Shard); activation "float16" / "bfloat16"
+        (None: the checkpoint's dtype). Prepared (kernels compiled, weights on the GPU) when
+        `prepare` and the runtime has a GPU."""
+        o, ids = _options(activation, shard)
+        out = ctypes.c_void_p()
+        _check(F["hum_layer_from_safetensors"](self._handle(), str(path).encode(), name.encode(), ctypes.byref(o),
+                                               ctypes.byref(out)), "layer %s of %s" % (name, path))
+        return self._adopt(Layer(self, out), prepare)
+
+    def layer_from_standard(self, weight, activation=None, shard=None, prepare=True):
+        """A Layer of a StandardWeight (copied), or of its Shard."""
+        o, ids = _options(activation, shard)
+        out = ctypes.c_void_p()
+        _check(F["hum_layer_from_standard"](self._handle(), ctypes.byref(weight._w), ctypes.byref(o),
+                                            ctypes.byref(out)), "layer_from_standard")
+        return self._adopt(Layer(self, out), prepare)
+
+    def layer_from_spec(self, spec, seed=1, activation=None, prepare=True):
+        """A random Layer of a `hum bench --layer` SPEC ("n=4096,k=4096,w=uint4,group=128")."""
+        return self.layer_from_standard(spec_weight(spec, seed), activation=activation, prepare=prepare)
+
+    def _adopt(self, layer, prepare):
+        import weakref
+        self._layers.append(weakref.ref(layer))
+        if prepare and self.device is not None:
+            layer.prepare()
+        return layer
+
+
+def spec_weight(spec, seed=1):
+    """The random StandardWeight hum_layer_spec_weight makes for a SPEC string."""
+    s = T["hum_layer_spec"]()
+    _check(F["hum_layer_spec_parse"](spec.encode(), ctypes.byref(s)), "spec %r" % spec)
+    w = StandardWeight._new()
+    _check(F["hum_layer_spec_weight"](ctypes.byref(s), seed, ctypes.byref(w._w)))
+    return w
+
+
+from ._layer import Layer  # noqa: E402  (Layer needs the helpers above)
+from ._quant import quantize, write_awq, write_gptq  # noqa: E402

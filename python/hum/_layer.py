@@ -1,0 +1,202 @@
+"""hum.Layer: a prepared quantized linear layer and its forward on torch / CUDA-array tensors."""
+
+import ctypes
+
+from . import HumError, _check, dtype_name
+from ._capi import F, K, T
+
+_FORWARD = F["hum_layer_forward"]
+_DEVICE = K["HUM_MEMORY_DEVICE"]
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch
+
+
+class Layer:
+    """C[..., N] = x[..., K] @ dequant(W)^T (+ bias). Made by Runtime.layer_from_*; n, k, activation
+    (its dtype name), info (how hum prepared it). Free with close() or by dropping it (and before
+    the runtime is closed, which closes its layers)."""
+
+    def __init__(self, runtime, handle):
+        self._runtime = runtime
+        self._h = handle
+        info = self._info()
+        self.n, self.k = info.config.n, info.config.k
+        self.activation = dtype_name(info.config.a_dtype)
+        # Reused by every forward: the call fills data, shape and strides in place.
+        self._a, self._c = T["hum_tensor"](), T["hum_tensor"]()
+        for t in (self._a, self._c):
+            t.dtype, t.rank, t.memory = info.config.a_dtype, 2, _DEVICE
+        self._aref, self._cref = ctypes.byref(self._a), ctypes.byref(self._c)
+        torch = _torch()
+        self._torch_dtype = None if torch is None else getattr(torch, self.activation)
+        device = runtime.device
+        self._ordinal = None if device is None else device["ordinal"]
+
+    def _handle(self):
+        if not self._h:
+            raise HumError("HUM_ERR_INVALID_ARG", "the layer is closed")
+        return self._h
+
+    def _info(self):
+        info = T["hum_layer_info"]()
+        _check(F["hum_layer_get_info"](self._handle(), ctypes.byref(info)))
+        return info
+
+    def close(self):
+        h, self._h = getattr(self, "_h", None), None
+        if h:
+            F["hum_layer_destroy"](h)
+
+    def __del__(self):
+        self.close()
+
+    def prepare(self):
+        """Compiles the layer's kernels and uploads its weights to the runtime's GPU (once)."""
+        _check(F["hum_layer_prepare"](self._handle()), "prepare")
+        return self
+
+    @property
+    def info(self):
+        """dict: n, k, activation, prepared, policy, arch, ranges [(m_min, m_max, tile)], timings."""
+        i = self._info()
+        ranges = []
+        for e in i.entries[: i.entry_count]:
+            tile = "%dx%dx%d/%d%s" % (e.block_m, e.block_n, e.block_k, e.stages, " wgmma" if e.kernel else "")
+            ranges.append((e.m_min, e.m_max, tile))
+        return {"n": i.config.n, "k": i.config.k, "activation": dtype_name(i.config.a_dtype),
+                "weight": dtype_name(i.config.weight_dtype), "act_order": bool(i.config.act_order),
+                "prepared": bool(i.prepared), "policy": i.policy_name.decode(), "arch": i.arch.decode(),
+                "ranges": ranges, "prepare_ms": i.prepare_ms, "compile_ms": i.compile_ms,
+                "device_bytes": i.device_bytes}
+
+    def __repr__(self):
+        return "hum.Layer(n=%d, k=%d, %s)" % (self.n, self.k, self.activation)
+
+    def __call__(self, x, out=None, stream=None):
+        """x [..., K] on the GPU -> out [..., N] (allocated when None), on `stream` (None: torch's
+        current stream for torch tensors, the legacy default stream otherwise). Asynchronous."""
+        torch = _torch()
+        if torch is not None and isinstance(x, torch.Tensor):
+            return self._forward_torch(torch, x, out, stream)
+        if out is None:
+            raise TypeError("hum.Layer: `out` is required for inputs other than torch tensors")
+        handle = _stream_handle(torch, stream, None)
+        m = self._fill_array(self._a, x, self.k, "x", handle)
+        if self._fill_array(self._c, out, self.n, "out", handle) != m:
+            raise ValueError("hum.Layer: out has %d rows, x has %d" % (self._c.shape[0], m))
+        self._launch(handle)
+        return out
+
+    def _forward_torch(self, torch, x, out, stream):
+        if not x.is_cuda:
+            raise ValueError("hum.Layer: x is on %s, expected a CUDA tensor" % x.device)
+        if x.device.index != self._ordinal:
+            raise ValueError("hum.Layer: x is on %s, the layer's runtime on cuda:%s" % (x.device, self._ordinal))
+        if x.dtype != self._torch_dtype:
+            raise ValueError("hum.Layer: x is %s, the layer takes %s" % (x.dtype, self._torch_dtype))
+        if x.dim() < 1 or x.shape[-1] != self.k:
+            raise ValueError("hum.Layer: x has shape %s, expected [..., %d]" % (tuple(x.shape), self.k))
+        a = x.reshape(-1, self.k)
+        if a.stride(1) != 1 or a.stride(0) < self.k:
+            a = a.contiguous()
+        if out is None:
+            out = torch.empty(x.shape[:-1] + (self.n,), dtype=x.dtype, device=x.device)
+        elif out.dtype != x.dtype or out.device != x.device or out.shape != x.shape[:-1] + (self.n,):
+            raise ValueError("hum.Layer: out is %s %s on %s, expected %s %s on %s" % (
+                out.dtype, tuple(out.shape), out.device, x.dtype, tuple(x.shape[:-1]) + (self.n,), x.device))
+        c = out.view(-1, self.n)
+        if c.stride(1) != 1:
+            raise ValueError("hum.Layer: out's last dimension must be contiguous")
+        ta, tc = self._a, self._c
+        ta.data, tc.data = a.data_ptr(), c.data_ptr()
+        ta.shape[0], ta.shape[1], ta.strides[0] = a.shape[0], self.k, a.stride(0)
+        tc.shape[0], tc.shape[1], tc.strides[0] = c.shape[0], self.n, c.stride(0)
+        self._launch(_stream_handle(torch, stream, x.device))
+        return out
+
+    def _launch(self, stream):
+        status = _FORWARD(self._handle(), stream, self._aref, None, self._cref)
+        if status:
+            _check(status, "hum.Layer forward")
+
+    def _fill_array(self, t, obj, cols, what, stream):
+        """Points `t` at a 2-D device array: DLPack (__dlpack__) first, else __cuda_array_interface__."""
+        if hasattr(obj, "__dlpack__"):
+            v = dlpack_view(obj, stream)
+            if v["device_type"] != _DL_CUDA or v["device_id"] != self._ordinal:
+                raise ValueError("hum.Layer: %s is on DLPack device (%d, %d), expected CUDA device %s"
+                                 % (what, v["device_type"], v["device_id"], self._ordinal))
+            dt, shape, strides, data = v["dtype"], v["shape"], v["strides"], v["data"]
+        elif hasattr(obj, "__cuda_array_interface__"):
+            cai = obj.__cuda_array_interface__
+            dt = {"<f2": "float16"}.get(cai["typestr"], cai["typestr"])  # no bfloat16 type string exists
+            shape, data = tuple(cai["shape"]), cai["data"][0]
+            strides = None if cai.get("strides") is None else tuple(s // 2 for s in cai["strides"])
+        else:
+            raise TypeError("hum.Layer: %s must be a torch CUDA tensor or support DLPack or "
+                            "__cuda_array_interface__, not %s" % (what, type(obj).__name__))
+        if dt != self.activation:
+            raise ValueError("hum.Layer: %s is %s, the layer takes %s" % (what, dt, self.activation))
+        if len(shape) != 2 or shape[1] != cols:
+            raise ValueError("hum.Layer: %s has shape %s, expected [M, %d]" % (what, shape, cols))
+        if strides is not None and strides[1] != 1 and shape[1] > 1:
+            raise ValueError("hum.Layer: %s's rows must be contiguous" % what)
+        t.data = data
+        t.shape[0], t.shape[1], t.strides[0] = shape[0], cols, cols if strides is None else strides[0]
+        return shape[0]
+
+
+# DLPack (dlpack.h, v0.8: DLManagedTensor), read in place: the capsule is not consumed, so its
+# producer keeps ownership and the array stays alive through the object passed in.
+_DL_CUDA = 2
+_DL_DTYPES = {(2, 16): "float16", (4, 16): "bfloat16", (2, 32): "float32"}  # (kDLFloat / kDLBfloat, bits)
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int), ("device_id", ctypes.c_int)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int), ("dtype", _DLDataType),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_pointer.restype, _capsule_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+
+
+def dlpack_view(obj, stream=None):
+    """dict of an object's DLPack tensor: data (pointer, byte offset applied), device_type,
+    device_id, dtype name, shape, strides (elements; None when contiguous)."""
+    try:  # the stream the consumer runs on (1: CUDA's legacy default stream), for the producer to order its work
+        capsule = obj.__dlpack__(stream=1 if stream is None else stream)
+    except (TypeError, ValueError, RuntimeError, BufferError):  # producers of host memory take no stream
+        capsule = obj.__dlpack__()
+    t = _DLTensor.from_address(_capsule_pointer(capsule, b"dltensor"))
+    shape = tuple(t.shape[i] for i in range(t.ndim))
+    strides = tuple(t.strides[i] for i in range(t.ndim)) if t.strides else None
+    code = (t.dtype.code, t.dtype.bits)
+    return {"data": (t.data or 0) + t.byte_offset, "device_type": t.device.device_type, "device_id": t.device.device_id,
+            "dtype": _DL_DTYPES.get(code, "dlpack code %d bits %d" % code) if t.dtype.lanes == 1 else "vector",
+            "shape": shape, "strides": strides, "_capsule": capsule}
+
+
+def _stream_handle(torch, stream, device):
+    if stream is None:
+        if device is None or torch is None:
+            return None
+        return torch.cuda.current_stream(device).cuda_stream
+    if isinstance(stream, int):
+        return stream
+    return stream.cuda_stream

@@ -1,0 +1,174 @@
+"""The binding on the CPU: checkpoints written by hum's writers, listed, loaded, dequantized and
+sharded; layers made (and, without a GPU, left unprepared); errors carry hum's message."""
+
+import numpy as np
+import pytest
+
+import hum
+from conftest import LAYERS, K, N, random_weights
+
+
+def test_version_and_runtime(rt):
+    assert hum.version().count(".") == 2
+    assert rt.policies and rt.policies[0].startswith("embedded:policies/")
+    assert rt.cache_dir
+    rt.reload_policies()
+
+
+def test_list_layers(rt, gptq_dir):
+    layers = {s.name: s for s in rt.list_layers(gptq_dir)}
+    assert sorted(layers) == sorted(LAYERS)
+    down = layers[LAYERS[1]]
+    assert (down.format, down.weight_dtype, down.bits, down.group_size, down.n, down.k) == \
+        ("gptq_v2", "uint4", 4, 128, N, K)
+    assert down.act_order and not down.symmetric
+    assert not layers[LAYERS[0]].act_order
+
+
+@pytest.mark.parametrize("writer", ["gptq", "awq"])
+def test_checkpoint_round_trip(rt, tmp_path, writer):
+    """The dequantized weight read back from the checkpoint is the written weight's, bit for bit."""
+    w = hum.quantize(random_weights(5), weight="uint4", group_size=128, zero_point="int")
+    getattr(hum, "write_" + writer)(tmp_path, {LAYERS[0]: w})
+    back = rt.load_standard(tmp_path, LAYERS[0])
+    assert (back.n, back.k, back.weight_dtype, back.param_dtype) == (N, K, "uint4", "float16")
+    np.testing.assert_array_equal(back.dequant(), w.dequant())
+
+
+def test_dequant_is_the_quantized_weight(rt, gptq_dir):
+    """GPTQ-style rounding keeps every weight within half a quantization step of the original."""
+    w = rt.load_standard(gptq_dir, LAYERS[0])
+    err = np.abs(w.dequant() - random_weights(1))
+    step = (np.ptp(random_weights(1).reshape(N, K // 128, 128), axis=2) / 15).repeat(128, axis=1)
+    assert np.all(err <= step * 0.5 + 1e-3)
+    assert w.has_bias and w.bias().shape == (N,)
+
+
+def test_reference_gemm(rt, gptq_dir):
+    w = rt.load_standard(gptq_dir, LAYERS[0])
+    a = np.random.default_rng(1).standard_normal((5, K))
+    np.testing.assert_allclose(w.reference_gemm(a), a @ w.dequant().T + w.bias(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+@pytest.mark.parametrize("world", [1, 2, 4])
+def test_column_shards(rt, gptq_dir, layer, world):
+    full = rt.load_standard(gptq_dir, layer)
+    dq = full.dequant()
+    for r in range(world):
+        part = rt.load_standard(gptq_dir, layer, shard=hum.Shard("column", r, world))
+        rows = slice(r * N // world, (r + 1) * N // world)
+        assert (part.n, part.k) == (N // world, K)
+        np.testing.assert_array_equal(part.dequant(), dq[rows])
+        if full.has_bias:
+            np.testing.assert_array_equal(part.bias(), full.bias()[rows])
+
+
+@pytest.mark.parametrize("world", [1, 2, 4])
+def test_row_shards(rt, gptq_dir, world):
+    full = rt.load_standard(gptq_dir, LAYERS[0])
+    a = np.random.default_rng(2).standard_normal((3, K))
+    total = np.zeros((3, N))
+    for r in range(world):
+        part = full.shard(hum.Shard("row", r, world))
+        cols = slice(r * K // world, (r + 1) * K // world)
+        np.testing.assert_array_equal(part.dequant(), full.dequant()[:, cols])
+        assert part.has_bias == (r == 0)
+        total += part.reference_gemm(a[:, cols])
+    np.testing.assert_allclose(total, full.reference_gemm(a), rtol=1e-12, atol=1e-12)
+
+
+def test_row_shard_refusals(rt, gptq_dir):
+    """Act-order groups scattered over K cannot be split along K; nor can a group of 128 over 8 ranks."""
+    with pytest.raises(hum.HumError) as e:
+        rt.load_standard(gptq_dir, LAYERS[1], shard=hum.Shard("row", 0, 2))
+    assert e.value.status == "HUM_ERR_UNSUPPORTED" and "act-order" in e.value.message
+    with pytest.raises(hum.HumError, match="whole groups"):
+        rt.load_standard(gptq_dir, LAYERS[0], shard=hum.Shard("row", 0, 8))
+    with pytest.raises(hum.HumError, match="not a multiple of world 3"):
+        rt.load_standard(gptq_dir, LAYERS[0], shard=hum.Shard("column", 0, 3))
+    with pytest.raises(hum.HumError, match="rank 2 of world 2"):
+        rt.load_standard(gptq_dir, LAYERS[0], shard=hum.Shard("column", 2, 2))
+    with pytest.raises(ValueError):
+        hum.Shard("diagonal")
+
+
+def test_expert_shards(rt, moe_dir):
+    [summary] = rt.list_layers(moe_dir)
+    assert summary.name == "model.layers.0.mlp.experts.*.down_proj" and summary.num_experts == 4
+    full = rt.load_standard(moe_dir, summary.name)
+    part = rt.load_standard(moe_dir, summary.name, shard=hum.Shard("column", 1, 2, experts=[3, 1]))
+    assert (part.num_experts, part.n, part.k) == (2, 64, 256)
+    for local, expert in enumerate([3, 1]):
+        np.testing.assert_array_equal(part.dequant(local), full.dequant(expert)[64:])
+    with pytest.raises(hum.HumError, match="a repeat"):
+        full.shard(hum.Shard(experts=[1, 1]))
+    with pytest.raises(hum.HumError, match="dense weight"):
+        rt.load_standard(moe_dir, "model.layers.0.mlp.experts.0.down_proj", shard=hum.Shard(experts=[0]))
+
+
+def test_expert_shards_convert_only_local_experts(rt, moe_mixed_dir):
+    name = "model.layers.0.mlp.experts.*.down_proj"
+    with pytest.raises(hum.HumError, match="act-order permutation"):
+        rt.load_standard(moe_mixed_dir, name)
+    part = rt.load_standard(moe_mixed_dir, name, shard=hum.Shard("row", 1, 2, experts=[3, 0, 1]))
+    assert (part.num_experts, part.n, part.k) == (3, 128, 128)
+    for local, expert in enumerate([3, 0, 1]):
+        alone = rt.load_standard(moe_mixed_dir, "model.layers.0.mlp.experts.%d.down_proj" % expert)
+        np.testing.assert_array_equal(part.dequant(local), alone.dequant()[:, 128:])
+    two = rt.load_standard(moe_mixed_dir, name, shard=hum.Shard(experts=[2]))
+    assert two.num_experts == 1 and two.act_order
+    with pytest.raises(hum.HumError, match="act-order permutation"):
+        rt.load_standard(moe_mixed_dir, name, shard=hum.Shard(experts=[2, 0]))
+    with pytest.raises(hum.HumError) as e:
+        rt.load_standard(moe_mixed_dir, name, shard=hum.Shard(experts=[0, 4]))
+    assert e.value.status == "HUM_ERR_INVALID_ARG" and "experts[1] = 4 is out of range" in e.value.message
+
+
+def test_layers_without_gpu(rt, gptq_dir):
+    layer = rt.layer_from_checkpoint(gptq_dir, LAYERS[0], activation="bfloat16", shard=hum.Shard("column", 1, 4))
+    assert (layer.n, layer.k, layer.activation) == (N // 4, K, "bfloat16")
+    if rt.device is None:
+        assert not layer.info["prepared"]
+        with pytest.raises(hum.HumError) as e:
+            layer.prepare()
+        assert e.value.status == "HUM_ERR_NO_DEVICE"
+    w = hum.spec_weight("n=128,k=256,w=uint4,group=64")
+    assert (w.n, w.k) == (128, 256)
+    layer = rt.layer_from_standard(w, shard=hum.Shard("row", 1, 2), prepare=False)
+    assert (layer.n, layer.k, layer.activation) == (128, 128, "float16")
+    layer.close()
+    with pytest.raises(hum.HumError, match="closed"):
+        layer.prepare()
+
+
+def test_errors_carry_hums_message(rt, gptq_dir, tmp_path):
+    with pytest.raises(hum.HumError) as e:
+        rt.load_standard(gptq_dir, "model.layers.9.mlp.up_proj")
+    assert e.value.status == "HUM_ERR_FORMAT" and 'no quantized layer "model.layers.9.mlp.up_proj"' in e.value.message
+    with pytest.raises(hum.HumError) as e:
+        rt.list_layers(tmp_path / "missing")
+    assert e.value.status == "HUM_ERR_IO" and "missing" in e.value.message
+    with pytest.raises(hum.HumError, match="activation dtype float32"):
+        rt.layer_from_checkpoint(gptq_dir, LAYERS[0], activation="float32")
+    with pytest.raises(hum.HumError, match="HUM_ERR_UNSUPPORTED"):
+        hum.dtype("float7")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("device: [1\n")
+    with pytest.raises(hum.HumError) as e:
+        hum.Runtime(config=bad)
+    assert e.value.status == "HUM_ERR_CONFIG" and "bad.yaml" in e.value.message
+    with pytest.raises(hum.HumError, match="quantize"):
+        hum.quantize(np.full((4, 8), np.nan, dtype=np.float32))
+
+
+def test_dlpack_view():
+    """DLPack tensors are read in place: pointer, dtype, shape and element strides."""
+    from hum._layer import dlpack_view
+    a = np.arange(12, dtype=np.float16).reshape(3, 4)
+    v = dlpack_view(a)
+    assert (v["data"], v["dtype"], v["shape"], v["device_type"]) == (a.ctypes.data, "float16", (3, 4), 1)
+    assert v["strides"] in (None, (4, 1))
+    t = dlpack_view(a[:, 1:3])
+    assert (t["data"], t["shape"], t["strides"]) == (a.ctypes.data + 2, (3, 2), (4, 1))
+    assert dlpack_view(np.zeros(2, np.float32))["dtype"] == "float32"

@@ -1,0 +1,151 @@
+"""The binding on a GPU (skipped without torch with CUDA, or without a GPU hum can use): layer(x)
+against the float64 reference of the dequantized weight (output poisoned first), any leading
+shape, `out=`, strided rows, CUDA-graph capture, torch's current stream, tensor-parallel shards
+(column outputs concatenated and row outputs summed give the full layer's), errors."""
+
+import numpy as np
+import pytest
+
+import hum
+from conftest import LAYERS, K, N
+
+torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.skipif(not torch.cuda.is_available() or hum.device_count() == 0, reason="needs a GPU")
+
+
+@pytest.fixture(scope="module")
+def grt(rt):
+    if rt.device is None:
+        pytest.skip("hum sees no GPU")
+    return rt
+
+
+def rel_err(out, ref):
+    out = out.double().cpu().numpy().reshape(ref.shape)
+    return np.linalg.norm(out - ref) / np.linalg.norm(ref)
+
+
+def reference(w, x):
+    return w.reference_gemm(x.double().cpu().numpy().reshape(-1, w.k))
+
+
+@pytest.mark.parametrize("activation", ["float16", "bfloat16"])
+@pytest.mark.parametrize("layer_name", LAYERS)
+@pytest.mark.parametrize("lead", [(1,), (7,), (2, 33), (3, 100)])
+def test_forward_matches_reference(grt, gptq_dir, activation, layer_name, lead):
+    dt = getattr(torch, activation)
+    layer = grt.layer_from_checkpoint(gptq_dir, layer_name, activation=activation)
+    w = grt.load_standard(gptq_dir, layer_name)
+    x = torch.randn(*lead, K, device="cuda").to(dt)
+    out = torch.full((*lead, N), float("nan"), device="cuda", dtype=dt)
+    assert layer(x, out=out) is out
+    torch.cuda.synchronize()
+    assert rel_err(out, reference(w, x)) < (1e-2 if activation == "bfloat16" else 2e-3)
+    y = layer(x)  # allocated output
+    torch.cuda.synchronize()
+    assert y.shape == (*lead, N) and torch.equal(y, out)
+
+
+def test_strided_rows_and_streams(grt, gptq_dir):
+    layer = grt.layer_from_checkpoint(gptq_dir, LAYERS[0], activation="float16")
+    w = grt.load_standard(gptq_dir, LAYERS[0])
+    big = torch.randn(16, 2 * K, device="cuda", dtype=torch.float16)
+    x = big[:, :K]  # rows of stride 2K: passed as they are
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        y = layer(x)
+    s.synchronize()
+    assert rel_err(y, reference(w, x)) < 2e-3
+
+
+def test_cuda_graph_capture(grt, gptq_dir):
+    layer = grt.layer_from_checkpoint(gptq_dir, LAYERS[1], activation="float16")
+    w = grt.load_standard(gptq_dir, LAYERS[1])
+    x = torch.randn(8, K, device="cuda", dtype=torch.float16)
+    out = torch.empty(8, N, device="cuda", dtype=torch.float16)
+    layer(x, out=out)  # warm-up outside the capture
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        layer(x, out=out)
+    x.copy_(torch.randn(8, K, device="cuda", dtype=torch.float16))
+    out.fill_(float("nan"))
+    g.replay()
+    torch.cuda.synchronize()
+    assert rel_err(out, reference(w, x)) < 2e-3
+
+
+@pytest.mark.parametrize("world", [2, 4])
+def test_shards_recombine(grt, gptq_dir, world):
+    """Column shards concatenated along N, and row shards (each on its slice of x) summed, give
+    the full layer's output."""
+    name = LAYERS[0]
+    full = grt.layer_from_checkpoint(gptq_dir, name, activation="float16")
+    w = grt.load_standard(gptq_dir, name)
+    x = torch.randn(5, K, device="cuda", dtype=torch.float16)
+    ref = reference(w, x)
+    cols = [grt.layer_from_checkpoint(gptq_dir, name, activation="float16", shard=hum.Shard("column", r, world))
+            for r in range(world)]
+    y = torch.cat([c(x) for c in cols], dim=-1)
+    rows = [grt.layer_from_checkpoint(gptq_dir, name, activation="float16", shard=hum.Shard("row", r, world))
+            for r in range(world)]
+    ks = K // world
+    z = sum(rows[r](x[:, r * ks:(r + 1) * ks].contiguous()).float() for r in range(world))
+    torch.cuda.synchronize()
+    assert rel_err(y, ref) < 2e-3 and rel_err(z, ref) < 2e-3
+    assert rel_err(full(x), ref) < 2e-3
+
+
+def test_forward_errors(grt, gptq_dir):
+    layer = grt.layer_from_checkpoint(gptq_dir, LAYERS[0], activation="float16")
+    with pytest.raises(ValueError, match="the layer takes"):
+        layer(torch.randn(2, K, device="cuda", dtype=torch.bfloat16))
+    with pytest.raises(ValueError, match="expected a CUDA tensor"):
+        layer(torch.randn(2, K, dtype=torch.float16))
+    with pytest.raises(ValueError, match=r"expected \[\.\.\., %d\]" % K):
+        layer(torch.randn(2, K + 1, device="cuda", dtype=torch.float16))
+    x = torch.randn(2, K, device="cuda", dtype=torch.float16)
+    with pytest.raises(ValueError, match="out is"):
+        layer(x, out=torch.empty(3, N, device="cuda", dtype=torch.float16))
+    # hum's own checks: an activation pointer off the 16-byte alignment the kernels load with
+    raw = torch.randn(2 * K + 1, device="cuda", dtype=torch.float16)
+    with pytest.raises(hum.HumError) as e:
+        layer(raw[1:].view(2, K))
+    assert e.value.status == "HUM_ERR_INVALID_ARG" and "aligned" in e.value.message
+
+
+class DLPackOnly:
+    """An array of a library hum does not know, seen through DLPack only."""
+
+    def __init__(self, t):
+        self.t = t
+
+    def __dlpack__(self, stream=None):
+        return self.t.__dlpack__(stream=stream)
+
+    def __dlpack_device__(self):
+        return self.t.__dlpack_device__()
+
+
+class CudaArrayOnly:
+    def __init__(self, t):
+        self.__cuda_array_interface__ = t.__cuda_array_interface__
+
+
+@pytest.mark.parametrize("activation", ["float16", "bfloat16"])
+def test_dlpack_and_cuda_array_interface(grt, gptq_dir, activation):
+    dt = getattr(torch, activation)
+    layer = grt.layer_from_checkpoint(gptq_dir, LAYERS[0], activation=activation)
+    x = torch.randn(9, K, device="cuda", dtype=dt)
+    want = layer(x)
+    out = torch.full((9, N), float("nan"), device="cuda", dtype=dt)
+    layer(DLPackOnly(x), out=DLPackOnly(out))
+    torch.cuda.synchronize()
+    assert torch.equal(out, want)
+    if activation == "float16":
+        out.fill_(float("nan"))
+        layer(CudaArrayOnly(x), out=CudaArrayOnly(out))
+        torch.cuda.synchronize()
+        assert torch.equal(out, want)
+    with pytest.raises(TypeError, match="out"):
+        layer(DLPackOnly(x))

@@ -1,0 +1,99 @@
+/* Workspaces (see workspace.h): creation and sizing. */
+#include "workspace.h"
+
+#include "internal.h"
+#include "layer.h"
+#include "runtime.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { ALIGN = 256 };
+
+static int64_t round_up(int64_t v) { return (v + ALIGN - 1) / ALIGN * ALIGN; }
+
+int64_t hum_workspace_lock_bytes(int32_t sm_count) { return round_up((int64_t)sm_count * HUM_MAX_CTAS_PER_SM * 4); }
+
+int64_t hum_workspace_bytes(const hum_layer_config *c, int32_t sm_count, int64_t max_m)
+{
+    return hum_workspace_lock_bytes(sm_count) + (c->act_order ? round_up(max_m * c->k * 2) : 0);
+}
+
+hum_status hum_layer_workspace_size(const hum_layer *layer, int64_t max_m, int64_t *bytes)
+{
+    if (!layer || !bytes)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_workspace_size: NULL %s", !layer ? "layer" : "bytes");
+    *bytes = 0;
+    if (!layer->prepared)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_workspace_size: the layer is not prepared (hum_layer_prepare)");
+    const hum_layer_config *c = &layer->plan.config;
+    if (max_m < 0 || (c->act_order && max_m > (INT64_MAX / 2 - ALIGN) / 2 / c->k))
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_workspace_size: max_m %lld (expected 0 .. 2^62 / (2 K))",
+                        (long long)max_m);
+    hum_device_info dev;
+    hum_status st = hum_runtime_device(layer->rt, &dev);
+    if (st != HUM_OK)
+        return hum_fail_context(st, "hum_layer_workspace_size");
+    *bytes = hum_workspace_bytes(c, dev.sm_count, max_m);
+    return HUM_OK;
+}
+
+hum_status hum_workspace_create(hum_runtime *rt, void *device_memory, int64_t bytes, hum_workspace **out)
+{
+    if (out)
+        *out = NULL;
+    if (!rt || !out)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_workspace_create: NULL %s", !rt ? "runtime" : "out");
+    hum_device_info dev;
+    hum_status st = hum_runtime_device(rt, &dev);
+    if (st != HUM_OK)
+        return hum_fail_context(st, "hum_workspace_create");
+    const int64_t locks = hum_workspace_lock_bytes(dev.sm_count);
+    if (bytes < locks)
+        return hum_fail(HUM_ERR_INVALID_ARG,
+                        "hum_workspace_create: %lld bytes; a workspace on %s takes at least %lld (the stream-K locks; "
+                        "hum_layer_workspace_size gives what a layer needs)",
+                        (long long)bytes, dev.name, (long long)locks);
+    if ((uintptr_t)device_memory % ALIGN)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_workspace_create: device memory %p is not %d-byte aligned",
+                        device_memory, ALIGN);
+    hum_workspace *ws = calloc(1, sizeof *ws);
+    if (!ws)
+        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "hum_workspace_create: out of memory");
+    ws->rt = rt;
+    ws->ordinal = dev.ordinal;
+    ws->bytes = bytes;
+    ws->lock_bytes = locks;
+    ws->base = device_memory;
+    if (!device_memory) {
+        st = hum_device_alloc(dev.ordinal, (size_t)bytes, &ws->base);
+        ws->owned = st == HUM_OK;
+    }
+    /* the memset runs on the legacy stream: wait for it, so that a forward on any stream finds
+     * the locks zero */
+    if (st == HUM_OK && (st = hum_memset_d8(ws->base, 0, (size_t)locks)) == HUM_OK)
+        st = hum_stream_synchronize(NULL);
+    if (st != HUM_OK) {
+        if (ws->owned)
+            hum_device_free(ws->base);
+        free(ws);
+        return hum_fail_context(st, "hum_workspace_create of %lld bytes on %s", (long long)bytes, dev.name);
+    }
+    pthread_mutex_lock(&rt->live_lock);
+    hum_hazard_register(&rt->hazards, &ws->slot);
+    pthread_mutex_unlock(&rt->live_lock);
+    *out = ws;
+    return HUM_OK;
+}
+
+void hum_workspace_destroy(hum_workspace *ws)
+{
+    if (!ws)
+        return;
+    pthread_mutex_lock(&ws->rt->live_lock);
+    hum_hazard_unregister(&ws->rt->hazards, &ws->slot);
+    pthread_mutex_unlock(&ws->rt->live_lock);
+    if (ws->owned)
+        hum_device_free(ws->base);
+    free(ws);
+}

@@ -1,0 +1,401 @@
+/* Workspaces and act-order on the fast paths, on a GPU: hum_layer_workspace_size's figures; bad
+ * workspaces refused with nothing launched; an act-order layer (A gathered by
+ * kernels/prep/permute_a.cu, then the vectorised kernels, wgmma on sm_90) against the float64
+ * reference in one pass, in row chunks (a workspace of fewer rows than M) and in a host-owned
+ * workspace; one act-order layer shared by 4 threads, each with its own stream and workspace,
+ * every output checked and bit-identical to the single-threaded one; a forward captured in a
+ * CUDA graph and replayed; and the host overhead of a forward (M = 1 against the bare launch it
+ * makes, and M = 64 on the wgmma kernel with its tensor map cached or re-encoded each call). Skipped (77) without a GPU. */
+#define _POSIX_C_SOURCE 200809L
+#include "cuda_driver.h"
+#include "device.h"
+#include "gemm_test.h"
+#include "hum/hum.h"
+#include "layer.h"
+#include "workspace.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { N = 1024, K = 2048, THREADS = 4, M_MAX = 300 };
+static const int64_t THREAD_MS[THREADS] = {1, 37, 128, 300};
+
+static hum_tensor matrix(void *data, int64_t rows, int64_t cols)
+{
+    hum_tensor t;
+    memset(&t, 0, sizeof t);
+    t.data = data;
+    t.dtype = HUM_DTYPE_FLOAT16;
+    t.rank = 2;
+    t.shape[0] = rows;
+    t.shape[1] = cols;
+    t.memory = HUM_MEMORY_DEVICE;
+    return t;
+}
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* Shared by the checks: the layer, its weight, M_MAX rows of A (host codes, float64 values,
+ * device) and the reference C of every row. */
+typedef struct fixture {
+    hum_runtime *rt;
+    hum_layer *layer;
+    hum_standard_weight w;
+    uint16_t *a_codes;
+    double *a, *ref;
+    void *d_a;
+} fixture;
+
+/* C = layer(A[0..m)) through `ws` on `stream`, poisoned first; the relative error against the
+ * reference, or -1 (recorded) when the forward fails or leaves an element not finite. The
+ * output codes go to `codes` when not NULL. */
+static double run(const fixture *f, hum_workspace *ws, CUstream stream, int64_t m, uint16_t *codes)
+{
+    double err = -1;
+    void *d_c = NULL;
+    uint16_t *c = malloc((size_t)(m * N) * 2);
+    double *got = malloc((size_t)(m * N) * sizeof *got);
+    const hum_tensor ta = matrix(f->d_a, m, K);
+    hum_tensor tc;
+    if (!QUANT_CHECK(c && got && hum_device_alloc(0, (size_t)(m * N) * 2, &d_c) == HUM_OK &&
+                         hum_memset_d8(d_c, 0xFF, (size_t)(m * N) * 2) == HUM_OK &&
+                         hum_stream_synchronize(NULL) == HUM_OK,
+                     "M = %lld buffers: %s", (long long)m, hum_last_error()))
+        goto done;
+    tc = matrix(d_c, m, N);
+    if (!QUANT_CHECK(hum_layer_forward_ws(f->layer, ws, stream, &ta, NULL, &tc) == HUM_OK &&
+                         hum_stream_synchronize(stream) == HUM_OK &&
+                         hum_memcpy_dtoh(c, d_c, (size_t)(m * N) * 2) == HUM_OK,
+                     "forward M = %lld: %s", (long long)m, hum_last_error()))
+        goto done;
+    hum_dtype_decode(HUM_DTYPE_FLOAT16, c, m * N, got);
+    for (int64_t i = 0; i < m * N; i++)
+        if (!QUANT_CHECK(isfinite(got[i]), "M = %lld: output %lld not finite", (long long)m, (long long)i))
+            goto done;
+    err = quant_rel_error(got, f->ref, m * N);
+    if (!QUANT_CHECK(err < 1e-2, "M = %lld: relative error %.3e", (long long)m, err))
+        err = -1;
+    if (codes)
+        memcpy(codes, c, (size_t)(m * N) * 2);
+done:
+    hum_device_free(d_c);
+    free(c);
+    free(got);
+    return err;
+}
+
+static void check_sizes_and_refusals(const fixture *f)
+{
+    hum_device_info dev;
+    hum_runtime_device(f->rt, &dev);
+    const int64_t locks = ((int64_t)dev.sm_count * 32 * 4 + 255) / 256 * 256;
+    int64_t bytes = -1;
+    QUANT_CHECK(hum_layer_workspace_size(f->layer, 0, &bytes) == HUM_OK && bytes == locks, "size at M 0: %lld, want %lld",
+                (long long)bytes, (long long)locks);
+    QUANT_CHECK(hum_layer_workspace_size(f->layer, 3, &bytes) == HUM_OK && bytes == locks + (3 * K * 2 + 255) / 256 * 256,
+                "size at M 3: %lld", (long long)bytes);
+    QUANT_CHECK(hum_layer_workspace_size(f->layer, -1, &bytes) == HUM_ERR_INVALID_ARG &&
+                    strstr(hum_last_error(), "max_m"),
+                "max_m -1: %s", hum_last_error());
+    hum_workspace *ws = NULL;
+    QUANT_CHECK(hum_workspace_create(f->rt, NULL, locks - 4, &ws) == HUM_ERR_INVALID_ARG && !ws &&
+                    strstr(hum_last_error(), "at least"),
+                "too small: %s", hum_last_error());
+    void *mem = NULL;
+    hum_device_alloc(0, (size_t)locks + 512, &mem);
+    QUANT_CHECK(hum_workspace_create(f->rt, (char *)mem + 16, locks, &ws) == HUM_ERR_INVALID_ARG &&
+                    strstr(hum_last_error(), "aligned"),
+                "misaligned: %s", hum_last_error());
+    /* the locks alone: an act-order forward has nowhere to gather A; nothing is launched */
+    if (QUANT_CHECK(hum_workspace_create(f->rt, mem, locks, &ws) == HUM_OK, "%s", hum_last_error())) {
+        void *d_c = NULL;
+        hum_device_alloc(0, N * 2, &d_c);
+        hum_memset_d8(d_c, 0xFF, N * 2);
+        const hum_tensor ta = matrix(f->d_a, 1, K), tc = matrix(d_c, 1, N);
+        QUANT_CHECK(hum_layer_forward_ws(f->layer, ws, NULL, &ta, NULL, &tc) == HUM_ERR_INVALID_ARG &&
+                        strstr(hum_last_error(), "holds no row"),
+                    "no room for A: %s", hum_last_error());
+        QUANT_CHECK(hum_layer_forward_ws(f->layer, NULL, NULL, &ta, NULL, &tc) == HUM_ERR_INVALID_ARG &&
+                        strstr(hum_last_error(), "workspace"),
+                    "NULL workspace: %s", hum_last_error());
+        uint16_t c[N];
+        hum_stream_synchronize(NULL);
+        hum_memcpy_dtoh(c, d_c, N * 2);
+        int touched = 0;
+        for (int i = 0; i < N; i++)
+            touched += c[i] != 0xFFFF;
+        QUANT_CHECK(touched == 0, "%d outputs written by refused forwards", touched);
+        hum_device_free(d_c);
+        hum_workspace_destroy(ws);
+    }
+    hum_device_free(mem);
+}
+
+typedef struct worker {
+    const fixture *f;
+    int64_t m;
+    const uint16_t *expect; /* the single-threaded output at m */
+    int failures;
+} worker;
+
+static void *work(void *arg)
+{
+    worker *wk = arg;
+    const hum_cuda_api *cu = hum_cuda();
+    CUstream stream = NULL;
+    hum_workspace *ws = NULL;
+    int64_t bytes = 0;
+    uint16_t *codes = malloc((size_t)(wk->m * N) * 2);
+    CUcontext ctx;
+    if (hum_device_activate(0, &ctx) != HUM_OK || hum_layer_workspace_size(wk->f->layer, wk->m, &bytes) != HUM_OK ||
+        hum_workspace_create(wk->f->rt, NULL, bytes, &ws) != HUM_OK ||
+        cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS || !codes) {
+        wk->failures = 1000;
+    } else {
+        for (int rep = 0; rep < 20; rep++)
+            if (run(wk->f, ws, stream, wk->m, codes) < 0 || memcmp(codes, wk->expect, (size_t)(wk->m * N) * 2))
+                wk->failures++;
+    }
+    if (stream)
+        cu->cuStreamDestroy(stream);
+    hum_workspace_destroy(ws);
+    free(codes);
+    return NULL;
+}
+
+static void check_threads(const fixture *f)
+{
+    worker wk[THREADS];
+    pthread_t tid[THREADS];
+    hum_workspace *ws = NULL;
+    int64_t bytes = 0;
+    if (!QUANT_CHECK(hum_layer_workspace_size(f->layer, M_MAX, &bytes) == HUM_OK &&
+                         hum_workspace_create(f->rt, NULL, bytes, &ws) == HUM_OK,
+                     "%s", hum_last_error()))
+        return;
+    for (int i = 0; i < THREADS; i++) {
+        uint16_t *expect = malloc((size_t)(THREAD_MS[i] * N) * 2);
+        wk[i] = (worker){f, THREAD_MS[i], expect, 0};
+        run(f, ws, NULL, THREAD_MS[i], expect);
+    }
+    hum_workspace_destroy(ws);
+    for (int i = 0; i < THREADS; i++)
+        pthread_create(&tid[i], NULL, work, &wk[i]);
+    for (int i = 0; i < THREADS; i++) {
+        pthread_join(tid[i], NULL);
+        QUANT_CHECK(wk[i].failures == 0, "thread %d (M = %lld): %d of 20 forwards wrong or not bit-identical", i,
+                    (long long)wk[i].m, wk[i].failures);
+        free((void *)wk[i].expect);
+    }
+    printf("  %d threads, own streams and workspaces, 20 forwards each: ok\n", THREADS);
+}
+
+static void check_graph(const fixture *f)
+{
+    const hum_cuda_api *cu = hum_cuda();
+    const int64_t m = 128;
+    int64_t bytes = 0;
+    hum_workspace *ws = NULL;
+    CUstream stream = NULL;
+    CUgraph graph = NULL;
+    CUgraphExec exec = NULL;
+    void *d_c = NULL;
+    uint16_t *c = malloc((size_t)(m * N) * 2);
+    double *got = malloc((size_t)(m * N) * sizeof *got);
+    if (!QUANT_CHECK(hum_layer_workspace_size(f->layer, m, &bytes) == HUM_OK &&
+                         hum_workspace_create(f->rt, NULL, bytes, &ws) == HUM_OK &&
+                         hum_device_alloc(0, (size_t)(m * N) * 2, &d_c) == HUM_OK &&
+                         cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS,
+                     "graph setup: %s", hum_last_error()))
+        goto done;
+    const hum_tensor ta = matrix(f->d_a, m, K), tc = matrix(d_c, m, N);
+    QUANT_CHECK(cu->cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL) == CUDA_SUCCESS &&
+                    hum_layer_forward_ws(f->layer, ws, stream, &ta, NULL, &tc) == HUM_OK &&
+                    cu->cuStreamEndCapture(stream, &graph) == CUDA_SUCCESS &&
+                    cu->cuGraphInstantiateWithFlags(&exec, graph, 0) == CUDA_SUCCESS,
+                "capture: %s", hum_last_error());
+    for (int rep = 0; exec && rep < 3; rep++) {
+        hum_memset_d8(d_c, 0xFF, (size_t)(m * N) * 2);
+        hum_stream_synchronize(NULL);
+        if (!QUANT_CHECK(cu->cuGraphLaunch(exec, stream) == CUDA_SUCCESS &&
+                             cu->cuStreamSynchronize(stream) == CUDA_SUCCESS &&
+                             hum_memcpy_dtoh(c, d_c, (size_t)(m * N) * 2) == HUM_OK,
+                         "graph replay %d", rep))
+            break;
+        hum_dtype_decode(HUM_DTYPE_FLOAT16, c, m * N, got);
+        const double err = quant_rel_error(got, f->ref, m * N);
+        QUANT_CHECK(err < 1e-2, "graph replay %d: relative error %.3e", rep, err);
+    }
+done:
+    if (exec)
+        cu->cuGraphExecDestroy(exec);
+    if (graph)
+        cu->cuGraphDestroy(graph);
+    if (stream)
+        cu->cuStreamDestroy(stream);
+    hum_workspace_destroy(ws);
+    hum_device_free(d_c);
+    free(c);
+    free(got);
+}
+
+/* Host time of `calls` forwards queued back to back (few enough that the queue never fills). */
+static double overhead(const fixture *f, hum_workspace *ws, const int64_t *ms, int count)
+{
+    void *d_c = NULL;
+    hum_device_alloc(0, (size_t)(M_MAX * N) * 2, &d_c);
+    hum_tensor ta[2], tc[2];
+    for (int i = 0; i < count; i++) {
+        ta[i] = matrix(f->d_a, ms[i], K);
+        tc[i] = matrix(d_c, ms[i], N);
+    }
+    for (int i = 0; i < 50; i++)
+        hum_layer_forward_ws(f->layer, ws, NULL, &ta[i % count], NULL, &tc[i % count]);
+    hum_stream_synchronize(NULL);
+    const int calls = 200;
+    const double t0 = now_us();
+    for (int i = 0; i < calls; i++)
+        hum_layer_forward_ws(f->layer, ws, NULL, &ta[i % count], NULL, &tc[i % count]);
+    const double per_call = (now_us() - t0) / calls;
+    hum_stream_synchronize(NULL);
+    hum_device_free(d_c);
+    return per_call;
+}
+
+/* The launch a forward of M = 1 makes, straight through hum_kernel_launch, timed as overhead()
+ * times forwards: the driver's share of a forward's host time. */
+static double bare_launch(const fixture *f, hum_workspace *ws)
+{
+    const hum_dispatch_table *t = atomic_load(&f->layer->table);
+    const hum_dispatch_entry *e = &t->entries[0];
+    const hum_layer_buffers *b = &f->layer->buf;
+    void *d_c = NULL;
+    hum_device_alloc(0, N * 2, &d_c);
+    hum_gemm_args args = {.a = f->d_a, .lda = K, .b = b->weight, .b_scale = b->scale, .zero = b->zero,
+                          .bias = b->bias, .c = d_c, .ldc = N, .locks = ws->base, .m = 1,
+                          .out_factor = f->layer->out_factor};
+    const int64_t work = e->stream_k ? e->n_blocks * e->k_blocks : e->n_blocks;
+    const hum_launch_config launch = {.grid = {(uint32_t)(work < e->max_grid ? work : e->max_grid), 1, 1},
+                                      .block = {e->threads, 1, 1}, .dynamic_smem_bytes = e->smem_bytes};
+    void *params[] = {&args};
+    for (int i = 0; i < 50; i++)
+        hum_kernel_launch(e->kernel, &launch, params);
+    hum_stream_synchronize(NULL);
+    const int calls = 200;
+    const double t0 = now_us();
+    for (int i = 0; i < calls; i++)
+        hum_kernel_launch(e->kernel, &launch, params);
+    const double per_call = (now_us() - t0) / calls;
+    hum_stream_synchronize(NULL);
+    hum_device_free(d_c);
+    return per_call;
+}
+
+static void check_overhead(const fixture *f, const fixture *plain)
+{
+    hum_workspace *ws = NULL;
+    int64_t bytes = 0;
+    if (!QUANT_CHECK(hum_layer_workspace_size(f->layer, M_MAX, &bytes) == HUM_OK &&
+                         hum_workspace_create(f->rt, NULL, bytes, &ws) == HUM_OK,
+                     "%s", hum_last_error()))
+        return;
+    static const int64_t one[1] = {1}, m64[1] = {64}, alternate[2] = {64, 65};
+    const double p1 = overhead(plain, ws, one, 1), p64 = overhead(plain, ws, m64, 1),
+                 palt = overhead(plain, ws, alternate, 2), a1 = overhead(f, ws, one, 1);
+    const double bare = bare_launch(plain, ws);
+    printf("  forward host overhead, us per call: M = 1 %.2f (the bare launch %.2f: hum's own part %.2f); M = 64 "
+           "%.2f; M = 64/65 alternating (tensor map re-encoded on sm_90) %.2f; act-order M = 1 (2 launches) %.2f\n",
+           p1, bare, p1 - bare, p64, palt, a1);
+    QUANT_CHECK(p1 < 50 && p64 < 50 && palt < 50 && a1 < 100, "host overhead");
+    hum_workspace_destroy(ws);
+}
+
+static int setup(fixture *f, hum_runtime *rt, quant_rng *rng, const char *spec)
+{
+    memset(f, 0, sizeof *f);
+    f->rt = rt;
+    hum_layer_spec s;
+    if (!QUANT_CHECK(hum_layer_spec_parse(spec, &s) == HUM_OK &&
+                         hum_layer_spec_weight(&s, quant_rng_next(rng), &f->w) == HUM_OK &&
+                         hum_layer_from_standard(rt, &f->w, NULL, &f->layer) == HUM_OK &&
+                         hum_layer_prepare(f->layer) == HUM_OK,
+                     "%s: %s", spec, hum_last_error()))
+        return 0;
+    f->a_codes = malloc((size_t)(M_MAX * K) * 2);
+    f->a = malloc((size_t)(M_MAX * K) * sizeof *f->a);
+    f->ref = malloc((size_t)(M_MAX * N) * sizeof *f->ref);
+    return QUANT_CHECK(f->a_codes && f->a && f->ref &&
+                           quant_fill_activations(rng, HUM_DTYPE_FLOAT16, M_MAX * K, 1.0, f->a_codes, f->a) == 0 &&
+                           hum_reference_gemm(&f->w, 0, f->a, M_MAX, f->ref) == HUM_OK &&
+                           hum_device_alloc(0, (size_t)(M_MAX * K) * 2, &f->d_a) == HUM_OK &&
+                           hum_memcpy_htod(f->d_a, f->a_codes, (size_t)(M_MAX * K) * 2) == HUM_OK,
+                       "%s: inputs: %s", spec, hum_last_error());
+}
+
+static void teardown(fixture *f)
+{
+    hum_layer_destroy(f->layer);
+    hum_standard_free(&f->w);
+    hum_device_free(f->d_a);
+    free(f->a_codes);
+    free(f->a);
+    free(f->ref);
+}
+
+int main(void)
+{
+    if (!gemm_test_have_gpu())
+        return 77;
+    quant_rng rng = quant_rng_fresh("test_gemm_workspace");
+    hum_runtime *rt = NULL;
+    fixture f, plain;
+    memset(&f, 0, sizeof f);
+    memset(&plain, 0, sizeof plain);
+    if (!QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "%s", hum_last_error()))
+        return quant_test_result("test_gemm_workspace");
+    if (setup(&f, rt, &rng, "n=1024,k=2048,w=uint4,a=float16,group=128,actorder=1") &&
+        setup(&plain, rt, &rng, "n=1024,k=2048,w=uint4,a=float16,group=128")) {
+        hum_layer_info info;
+        hum_layer_get_info(f.layer, &info);
+        printf("  act-order layer: %d ranges, policy %s, last range on %s\n", info.entry_count, info.policy_name,
+               info.entries[info.entry_count - 1].kernel == HUM_GEMM_KERNEL_WGMMA ? "wgmma" : "mma.sync");
+        check_sizes_and_refusals(&f);
+        /* one pass, then chunks of 100 rows (M = 300: three), then a host-owned workspace */
+        int64_t bytes = 0;
+        hum_workspace *ws = NULL;
+        static const int64_t ms[] = {1, 16, 64, 65, 129, 300};
+        if (QUANT_CHECK(hum_layer_workspace_size(f.layer, M_MAX, &bytes) == HUM_OK &&
+                            hum_workspace_create(rt, NULL, bytes, &ws) == HUM_OK,
+                        "%s", hum_last_error())) {
+            for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
+                run(&f, ws, NULL, ms[i], NULL);
+            hum_workspace_destroy(ws);
+        }
+        void *mem = NULL;
+        if (QUANT_CHECK(hum_layer_workspace_size(f.layer, 100, &bytes) == HUM_OK &&
+                            hum_device_alloc(0, (size_t)bytes, &mem) == HUM_OK &&
+                            hum_workspace_create(rt, mem, bytes, &ws) == HUM_OK,
+                        "%s", hum_last_error())) {
+            run(&f, ws, NULL, 300, NULL);
+            run(&f, ws, NULL, 100, NULL);
+            hum_workspace_destroy(ws);
+        }
+        hum_device_free(mem);
+        printf("  act-order forwards (one pass, 100-row chunks, host memory): checked\n");
+        check_threads(&f);
+        check_graph(&f);
+        check_overhead(&f, &plain);
+    }
+    teardown(&f);
+    teardown(&plain);
+    hum_runtime_destroy(rt);
+    return quant_test_result("test_gemm_workspace");
+}
