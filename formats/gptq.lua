@@ -8,6 +8,17 @@
 -- fields must then all read 2^(b-1) - 1 (v1) or 2^(b-1) (v2): GPTQModel v5 labels v2 zeros
 -- "gptq" (vLLM PR #38966), and since sym fixes the zero at the midpoint either reading is
 -- accepted; anything else contradicts sym and is refused.
+-- How a v1 file was written decides how its asym zeros read. AutoGPTQ subtracts 1 field by
+-- field, masked (a zero of 0 is stored as an all-ones field). GPTQModel packs v2 zeros and then
+-- subtracts the per-field ones constant from whole int32 words (0x11111111 at 4 bits, 0x55555555
+-- at 2, 0x01010101 at 8: ModelCloud/GPTQModel gptqmodel/utils/model.py
+-- convert_gptq_v2_to_v1_format_module), so a zero of 0 borrows from the field above it; adding
+-- the constant back to the whole word (mod 2^32) gives the v2 zeros exactly. GPTQModel names
+-- itself in quantization_config.meta.quantizer, a list of "name:version" strings with name
+-- "gptqmodel" (gptqmodel/quantization/config.py META_FIELD_QUANTIZER, META_QUANTIZER_GPTQMODEL,
+-- meta_set_versionable; checkpoint-formats.md 1.6 lists meta as provenance). AutoGPTQ and unknown
+-- producers keep the field rule. 3-bit keeps it for every producer: GPTQModel's int32 3-bit export
+-- reverts a per-field correction instead of subtracting word constants (same file).
 -- act-order (desc_act): g_idx maps each input channel to its group; the standard weight's
 -- columns are sorted by group (k_perm) so that groups are contiguous again.
 
@@ -19,6 +30,18 @@ local C = hum.C
 local M = {}
 
 local scale_dtypes = { F16 = "float16", BF16 = "bfloat16", F32 = "float32" }
+
+local word_ones = { [2] = 0x55555555, [4] = 0x11111111, [8] = 0x01010101 }
+
+local function made_by_gptqmodel(qc)
+  local q = type(qc.meta) == "table" and qc.meta.quantizer
+  if type(q) == "string" then q = { q } end
+  if type(q) ~= "table" then return false end
+  for _, entry in ipairs(q) do
+    if type(entry) == "string" and entry:lower():match("^%s*gptqmodel%s*:") then return true end
+  end
+  return false
+end
 
 local function settings(ck, qc)
   local fmt = qc.checkpoint_format
@@ -52,7 +75,8 @@ local function settings(ck, qc)
   -- Loaders default a missing sym to True (checkpoint-formats.md 1.6).
   local sym = qc.sym
   if sym == nil then sym = true end
-  return { bits = bits, group_size = gs, v2 = fmt == "gptq_v2", format = fmt, sym = sym }
+  return { bits = bits, group_size = gs, v2 = fmt == "gptq_v2", format = fmt, sym = sym,
+    word_borrow = fmt == "gptq" and bits ~= 3 and made_by_gptqmodel(qc) }
 end
 
 function M.names(ck) return ck:layers(".qweight") end
@@ -117,7 +141,14 @@ local function zero_codes(scope, ck, s, t)
     end
     return nil
   end
-  if not s.v2 then cv.add_codes(stored, g * n, 1, b) end
+  if s.word_borrow then
+    local w = ffi.cast("uint32_t *", words)
+    local ones = word_ones[b]
+    for i = 0, t.qzeros.nbytes / 4 - 1 do w[i] = (w[i] + ones) % 0x100000000 end
+    stored = scope:unpack(words, 1, g, n, b, cv.ALONG_COLS)
+  elseif not s.v2 then
+    cv.add_codes(stored, g * n, 1, b)
+  end
   return scope:transpose(stored, 1, g, n, 1)
 end
 

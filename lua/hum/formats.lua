@@ -109,11 +109,13 @@ local function format_module(ck)
   return require(name), cfg
 end
 
+local function copy_string(field, text) ffi.copy(field, text, math.min(#text, ffi.sizeof(field) - 1)) end
+
 local function fill_summary(s, d)
   ffi.fill(s, ffi.sizeof(s))
-  ffi.copy(s.name, d.name, math.min(#d.name, ffi.sizeof(s.name) - 1))
-  ffi.copy(s.format, d.format, math.min(#d.format, ffi.sizeof(s.format) - 1))
-  ffi.copy(s.scale, d.scale, math.min(#d.scale, ffi.sizeof(s.scale) - 1))
+  copy_string(s.name, d.name)
+  copy_string(s.format, d.format)
+  copy_string(s.scale, d.scale)
   s.weight_dtype = d.weight_dtype
   s.bits = d.bits
   s.group_size = d.group_size or 0
@@ -129,14 +131,24 @@ function M.list(_, call)
   local fmt, cfg = format_module(ck)
   local names, sets = experts.group(fmt.names(ck, cfg))
   local s = ffi.new("hum_layer_summary")
+  -- One layer the format cannot convert is listed with the reason; the others still are.
+  local convertible = { [tonumber(C.HUM_ERR_FORMAT)] = true, [tonumber(C.HUM_ERR_UNSUPPORTED)] = true }
   for _, name in ipairs(names) do
     local set = sets[name]
-    local d = fmt.describe(ck, cfg, set and set[0] or name)
-    if set then
-      d.name = name
-      d.experts = #set + 1
+    local ok, d = pcall(fmt.describe, ck, cfg, set and set[0] or name)
+    if ok then
+      if set then
+        d.name = name
+        d.experts = #set + 1
+      end
+      fill_summary(s, d)
+    elseif hum.is_error(d) and convertible[tonumber(d.status)] then
+      ffi.fill(s, ffi.sizeof(s))
+      copy_string(s.name, name)
+      copy_string(s.error, d.message)
+    else
+      error(d, 0)
     end
-    fill_summary(s, d)
     hum.check(C.hum_layer_list_append(call.list, s))
   end
 end

@@ -11,6 +11,7 @@ typedef enum hum_status { HUM_OK = 0, HUM_ERR_INVALID_ARG = 1, HUM_ERR_NO_DEVICE
     HUM_ERR_POLICY = 9, HUM_ERR_OUT_OF_MEMORY = 10, HUM_ERR_INTERNAL = 11 } hum_status;
 typedef struct hum_runtime hum_runtime;
 typedef struct hum_layer hum_layer;
+typedef struct hum_workspace hum_workspace;
 typedef struct hum_checkpoint hum_checkpoint;
 typedef uint32_t hum_dtype;
 typedef enum hum_memory { HUM_MEMORY_HOST = 0, HUM_MEMORY_DEVICE = 1 } hum_memory;
@@ -45,7 +46,8 @@ typedef struct hum_layer_info { hum_layer_config config; int32_t prepared; int32
     int32_t kernels_cached; int32_t scale_exponent; float out_factor; int64_t device_bytes; uint64_t generation; }
     hum_layer_info;
 typedef struct hum_layer_summary { char name[512]; char format[64]; hum_dtype weight_dtype; int32_t bits;
-    char scale[32]; int64_t group_size; int32_t symmetric; int32_t act_order; int64_t n, k, num_experts; }
+    char scale[32]; int64_t group_size; int32_t symmetric; int32_t act_order; int64_t n, k, num_experts;
+    char error[512]; }
     hum_layer_summary;
 typedef struct hum_layer_list { hum_layer_summary *items; int64_t count, capacity; } hum_layer_list;
 typedef struct hum_quant_spec { int64_t num_experts; hum_dtype weight_dtype; hum_dtype param_dtype;
@@ -97,6 +99,11 @@ hum_status hum_layer_from_safetensors(hum_runtime *rt, const char *path, const c
 hum_status hum_layer_prepare(hum_layer *layer);
 hum_status hum_layer_forward(hum_layer *layer, struct CUstream_st *stream, const hum_tensor *a,
     const hum_tensor *a_scale, const hum_tensor *c);
+hum_status hum_layer_forward_ws(hum_layer *layer, hum_workspace *ws, struct CUstream_st *stream, const hum_tensor *a,
+    const hum_tensor *a_scale, const hum_tensor *c);
+hum_status hum_layer_workspace_size(const hum_layer *layer, int64_t max_m, int64_t *bytes);
+hum_status hum_workspace_create(hum_runtime *rt, void *device_memory, int64_t bytes, hum_workspace **out);
+void hum_workspace_destroy(hum_workspace *ws);
 void hum_layer_destroy(hum_layer *layer);
 hum_status hum_layer_get_info(const hum_layer *layer, hum_layer_info *out);
 hum_status hum_layer_spec_parse(const char *spec, hum_layer_spec *out);

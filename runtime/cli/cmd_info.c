@@ -139,14 +139,8 @@ static void print_winner(const char *label, const cJSON *p, const char *none)
  * or NULL after saying on stderr why it cannot be planned. */
 static cJSON *plan_layer(hum_runtime *rt, const char *text, const hum_layer_spec *spec, const char *arch)
 {
-    hum_standard_weight w = {0};
     hum_layer_dispatch d;
-    /* Planning reads the weight's shapes and types, not its values: any seed. */
-    hum_status st = hum_layer_spec_weight(spec, 1, &w);
-    if (st == HUM_OK)
-        st = hum_layer_describe_plan(rt, &w, &(hum_layer_options){.activation_dtype = spec->activation_dtype}, arch,
-                                     &d);
-    hum_standard_free(&w);
+    hum_status st = hum_layer_describe_spec(rt, spec, arch, &d);
     if (st == HUM_OK) {
         cJSON *o = cli_dispatch_json(&d);
         cJSON_AddStringToObject(o, "spec", text);

@@ -1,6 +1,7 @@
 /* `hum inspect PATH`: the quantized layers of a checkpoint (a .safetensors file or a checkpoint
  * directory), one line each, or the tensors of a .safetensors file that is no checkpoint; as text
- * or one JSON object (--json); with --layer NAME the standard form of that layer; with --dequant
+ * or one JSON object (--json); a layer that cannot be converted is listed with the reason and
+ * fails the command only when asked for by --layer; with --layer NAME the standard form of that layer; with --dequant
  * OUT.safetensors its dequantized weight, float32 [N, K] ([E, N, K] for experts) under the tensor
  * name "weight", in checkpoint column order (act-order undone). */
 #define _POSIX_C_SOURCE 200809L
@@ -24,6 +25,8 @@ static void usage(FILE *f)
                "PATH is a .safetensors file or a checkpoint directory. Prints one line per quantized layer:\n"
                "name, format, weight dtype, bits, group size, scale type, sym/asym, act-order, N, K, experts.\n"
                "Per-expert modules (...experts.<i>.<proj>) are listed as one layer ...experts.*.<proj>.\n"
+               "A layer that cannot be converted is listed with the reason (\"cannot be converted: ...\");\n"
+               "it fails the command (exit 1) only when asked for with --layer.\n"
                "A .safetensors file that is no checkpoint hum reads (no quantization config) has its\n"
                "tensors listed, with the reason.\n"
                "--tensors          also list every tensor: name, dtype, shape\n"
@@ -44,6 +47,12 @@ static void print_header(void)
 static void print_layer(const hum_layer_summary *l)
 {
     char name[1024];
+    if (l->error[0]) {
+        char why[1024];
+        printf("%-48s cannot be converted: %s\n", cli_escape(l->name, name, sizeof name),
+               cli_escape(l->error, why, sizeof why));
+        return;
+    }
     printf("%-48s %-36s %-14s %4d %6lld %-14s %-4s %-9s %7lld %7lld %7lld\n", cli_escape(l->name, name, sizeof name),
            l->format, hum_dtype_name(l->weight_dtype), l->bits, (long long)l->group_size, l->scale,
            l->symmetric ? "sym" : "asym", l->act_order ? "yes" : "no", (long long)l->n, (long long)l->k,
@@ -166,6 +175,10 @@ static cJSON *json_layer(const hum_layer_summary *l)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", l->name);
+    if (l->error[0]) {
+        cJSON_AddStringToObject(o, "error", l->error);
+        return o;
+    }
     cJSON_AddStringToObject(o, "format", l->format);
     cJSON_AddStringToObject(o, "weight_dtype", hum_dtype_name(l->weight_dtype));
     cJSON_AddNumberToObject(o, "bits", l->bits);
@@ -253,8 +266,14 @@ static int inspect(hum_runtime *rt, const inspect_options *o, cJSON *root)
     } else if (bare) {
         printf("%s: %lld tensors, not read as a quantized checkpoint: %s\n", o->path, tensors, why);
     } else {
-        printf("%s: %lld tensors, %lld quantized layer%s\n", o->path, tensors, (long long)list.count,
+        long long broken = 0;
+        for (int64_t i = 0; i < list.count; i++)
+            broken += list.items[i].error[0] != 0;
+        printf("%s: %lld tensors, %lld quantized layer%s", o->path, tensors, (long long)list.count,
                list.count == 1 ? "" : "s");
+        if (broken)
+            printf(", %lld of which cannot be converted", broken);
+        printf("\n");
         print_header();
         for (int64_t i = 0; i < list.count; i++)
             if (!o->layer || strcmp(o->layer, list.items[i].name) == 0)

@@ -100,6 +100,14 @@ int main(void)
     cli_has("huge layer again", "cache hit");
     RT_CHECK(second < 5, "a cache hit took %.1f s", second);
 
+    /* the table `hum info --layer` shows, from shapes as well */
+    t0 = now_s();
+    RT_CHECK(cli_hum("info --arch sm_80 --layer n=65536,k=65536,w=uint4,a=float16,group=128") == 0,
+             "info --layer of a huge layer:\n%s", cli_output);
+    const double described = now_s() - t0;
+    cli_has("info --layer of a huge layer", "M 1..");
+    RT_CHECK(described < 10, "info --layer took %.1f s (no weight should be made)", described);
+
     /* a tensor name read from a file is escaped: no raw ESC, no forged line */
     char hostile[4300];
     snprintf(hostile, sizeof hostile, "%s/hostile.safetensors", dir);

@@ -15,6 +15,7 @@ typedef struct gptq_case {
     int bits;
     int64_t group_size, n, k;
     int sym, desc_act, v2, bias;
+    int gptqmodel; /* v1 zeros written by GPTQModel's whole-word subtraction */
 } gptq_case;
 
 typedef struct raw {
@@ -39,6 +40,10 @@ static void make_raw(const gptq_case *c, fmt_rng *r, raw *w)
         w->zero[i] = c->sym ? (uint8_t)(1 << (c->bits - 1)) : (uint8_t)fmt_rand_range(r, 0, top);
         w->scale[i] = fx_f16_bits((double)fmt_rand_range(r, -2048, 2047) / 65536.0);
     }
+    /* every 3rd zero 0: each one borrows from the field above it in a GPTQModel v1 word */
+    if (!c->sym)
+        for (int64_t i = 0; i < g * n; i += 3)
+            w->zero[i] = 0;
     for (int64_t i = 0; i < n; i++)
         w->bias[i] = fx_f16_bits((double)fmt_rand_range(r, -512, 511) / 64.0);
     /* act-order: columns visited in a random order, groups of gs consecutive visited columns. */
@@ -69,15 +74,15 @@ static void free_raw(raw *w)
 static void run_case(const gptq_case *c, unsigned seed)
 {
     char what[160];
-    snprintf(what, sizeof what, "gptq%s %d-bit g%lld %s%s N=%lld K=%lld", c->v2 ? "_v2" : "", c->bits,
-             (long long)c->group_size, c->sym ? "sym" : "asym", c->desc_act ? " act-order" : "", (long long)c->n,
-             (long long)c->k);
+    snprintf(what, sizeof what, "gptq%s%s %d-bit g%lld %s%s N=%lld K=%lld", c->v2 ? "_v2" : "",
+             c->gptqmodel ? " (GPTQModel)" : "", c->bits, (long long)c->group_size, c->sym ? "sym" : "asym",
+             c->desc_act ? " act-order" : "", (long long)c->n, (long long)c->k);
     fmt_rng rng = {seed * 2654435761u + 1};
     raw w;
     make_raw(c, &rng, &w);
     char *dir = fmt_tmpdir("gptq");
     fx_gptq fx = {.bits = c->bits, .group_size = c->group_size, .n = c->n, .k = c->k, .sym = c->sym,
-                  .desc_act = c->desc_act, .v2 = c->v2, .q = w.q, .zero = w.zero, .scale = w.scale,
+                  .desc_act = c->desc_act, .v2 = c->v2, .gptqmodel = c->gptqmodel, .q = w.q, .zero = w.zero, .scale = w.scale,
                   .g_idx = w.g_idx, .bias = c->bias ? w.bias : NULL};
     FMT_CHECK(fx_write_gptq(dir, layer, &fx) == 0, "%s: writing the fixture", what);
     hum_standard_weight std;
@@ -240,6 +245,13 @@ int main(void)
         {8, 64, 64, 128, 1, 0, 0, 1},
         {8, 32, 32, 128, 0, 1, 0, 0},
         {8, 32, 32, 64, 0, 0, 1, 0},
+        /* GPTQModel v1 asym: zeros of 0 borrow across fields, decoded by whole words */
+        {4, 32, 64, 256, 0, 0, 0, 0, 1},
+        {4, 32, 64, 256, 0, 1, 0, 1, 1},
+        {2, 16, 48, 96, 0, 0, 0, 0, 1},
+        {8, 32, 32, 128, 0, 0, 0, 0, 1},
+        {3, 64, 64, 192, 0, 0, 0, 0, 1}, /* 3-bit: GPTQModel corrects field by field too */
+        {4, 128, 64, 256, 1, 1, 0, 1, 1}, /* sym: the word and field rules agree */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(&cases[i], (unsigned)i + 1);

@@ -89,7 +89,54 @@ static void check_listing(const char *dir, const char *format, const char *what)
     free(text);
 }
 
-static void gptq_checkpoint(const char *dir)
+static const char *broken_layer = "model.layers.1.mlp.up_proj";
+
+/* A layer whose scales do not fit its qweight ([1, 64] for K = 256 at group 128): listed with
+ * the reason, the others listed and loadable, only `--layer` of it fails. */
+static void add_broken_layer(fx_file *f)
+{
+    int64_t n = 64, k = 256;
+    uint32_t *qw = calloc((size_t)(k / 8 * n), 4), *qz = calloc((size_t)(2 * n / 8), 4);
+    uint16_t *s = calloc((size_t)n, 2);
+    int32_t *g_idx = calloc((size_t)k, 4);
+    fx_add(f, fx_name(broken_layer, "qweight"), "I32", qw, 2, k / 8, n);
+    fx_add(f, fx_name(broken_layer, "qzeros"), "I32", qz, 2, 2, n / 8);
+    fx_add(f, fx_name(broken_layer, "scales"), "F16", s, 2, 1, n);
+    fx_add(f, fx_name(broken_layer, "g_idx"), "I32", g_idx, 1, k);
+    free(qw);
+    free(qz);
+    free(s);
+    free(g_idx);
+}
+
+static void check_broken_layer(const char *dir)
+{
+    const char *why = "model.layers.1.mlp.up_proj.scales has shape [1, 64], expected [2, 64]";
+    int status;
+    char *text = run_inspect(dir, &status);
+    printf("$ hum inspect %s\n%s\n", dir, text);
+    const char *line = strstr(text, broken_layer);
+    FMT_CHECK(status == 0, "one broken layer: exit status %d: %s", status, text);
+    FMT_CHECK(strstr(text, "3 quantized layers, 1 of which cannot be converted"), "one broken layer: count: %s", text);
+    FMT_CHECK(line && strstr(line, "cannot be converted: ") && strstr(line, why), "one broken layer: its line: %s", text);
+    free(text);
+    char args[8192];
+    snprintf(args, sizeof args, "%.4000s --json", dir);
+    text = run_inspect(args, &status);
+    FMT_CHECK(status == 0 && strstr(text, "\"error\":") && strstr(text, why) && strstr(text, layers[0].name),
+              "one broken layer --json: %s", text);
+    free(text);
+    snprintf(args, sizeof args, "%.4000s --layer %s", dir, broken_layer);
+    text = run_inspect(args, &status);
+    FMT_CHECK(status != 0 && strstr(text, why), "--layer of the broken layer: status %d: %s", status, text);
+    free(text);
+    snprintf(args, sizeof args, "%.4000s --layer %s", dir, layers[0].name);
+    text = run_inspect(args, &status);
+    FMT_CHECK(status == 0 && strstr(text, "standard form:"), "--layer of a good layer: status %d: %s", status, text);
+    free(text);
+}
+
+static void gptq_checkpoint(const char *dir, int broken)
 {
     fmt_rng r = {2024};
     /* GPTQ writes all layers into one file: build it layer by layer into one fixture dir,
@@ -145,6 +192,8 @@ static void gptq_checkpoint(const char *dir)
         free(qz);
         free(col);
     }
+    if (broken)
+        add_broken_layer(&f);
     FMT_CHECK(fx_flush(&f, dir, "model.safetensors") == 0, "gptq fixture");
     fx_write_json(dir, "config.json",
                   "{\n  \"architectures\": [\"LlamaForCausalLM\"],\n  \"model_type\": \"llama\",\n"
@@ -157,6 +206,8 @@ static void gptq_checkpoint(const char *dir)
                   "\"static_groups\": false, \"sym\": true, \"true_sequential\": true, \"model_name_or_path\": null, "
                   "\"model_file_base_name\": \"model\", \"quant_method\": \"gptq\", \"checkpoint_format\": \"gptq\"}\n");
     check_listing(dir, "gptq ", "gptq");
+    if (broken)
+        check_broken_layer(dir);
     const layer_spec *last = &layers[sizeof layers / sizeof layers[0] - 1];
     check_dequant(dir, last->name, last->n, last->k, want, "gptq --dequant");
     free(want);
@@ -267,14 +318,17 @@ int main(void)
     const char *keep = getenv("HUM_FIXTURE_DIR");
     char *root = keep && *keep ? strdup(keep) : fmt_tmpdir("inspect");
     mkdir(root, 0755);
-    char gptq[4096 + 64], awq[4096 + 64], ct[4096 + 64];
+    char gptq[4096 + 64], awq[4096 + 64], ct[4096 + 64], broken[4096 + 64];
     snprintf(gptq, sizeof gptq, "%s/gptq-w4-g128-act-order", root);
     snprintf(awq, sizeof awq, "%s/awq-w4-g128", root);
     snprintf(ct, sizeof ct, "%s/compressed-tensors-w4a16-pack", root);
     mkdir(gptq, 0755);
     mkdir(awq, 0755);
+    snprintf(broken, sizeof broken, "%s/gptq-one-broken-layer", root);
     mkdir(ct, 0755);
-    gptq_checkpoint(gptq);
+    mkdir(broken, 0755);
+    gptq_checkpoint(gptq, 0);
+    gptq_checkpoint(broken, 1);
     awq_checkpoint(awq);
     ct_checkpoint(ct);
     cli_errors(gptq);

@@ -108,6 +108,12 @@ static int compile_weight(hum_runtime *rt, const char *spec, const hum_standard_
                         !strcmp(from_spec.policy_name, info->policy_name) && from_spec.kernels_compiled == 0,
                     "%s on %s: planned from the spec as from its weight (%d entries, %d compiled)", spec, arch,
                     from_spec.entry_count, from_spec.kernels_compiled);
+    hum_layer_dispatch by_weight, by_spec;
+    if (QUANT_CHECK(hum_layer_describe_plan(rt, w, NULL, arch, &by_weight) == HUM_OK &&
+                        hum_layer_describe_spec(rt, &s, arch, &by_spec) == HUM_OK,
+                    "%s on %s: described: %s", spec, arch, hum_last_error()))
+        QUANT_CHECK(by_spec.row_count == by_weight.row_count && !memcmp(&by_spec, &by_weight, sizeof by_spec),
+                    "%s on %s: the spec's table is the weight's", spec, arch);
     return info->entry_count;
 }
 

@@ -256,6 +256,24 @@ static void test_memory(void)
     RT_CHECK(hum_runtime_reload_policies(rt) == HUM_OK, "fixed: %s", hum_last_error());
     RT_CHECK(probe(rt, "sm_90a", &p) == HUM_OK && !strcmp(p.name, "fixed"), "%s", hum_last_error());
     hum_runtime_destroy(rt);
+
+    /* A call nested in another (policy.below runs the earlier files' tunings) shares the outer
+     * call's budget: 6 MiB strings (and the buffer that builds them) here and there exceed 16 MiB, either alone does not. */
+    rt_write(dir, "memory-nested/a_base.lua",
+             policy_text("base", NULL, NULL,
+                         "local s = string.rep('a', 6 * 2^20)\n"
+                         "    return require('hum.policy').ranges({ { math.huge, require('hum.policy').mma_tuning("
+                         "16, 32, 64, 16, 32, 64, 3) } })"));
+    rt_write(dir, "memory-nested/b_top.lua",
+             policy_text("top", NULL, NULL,
+                         "local s = string.rep('b', 6 * 2^20)\n"
+                         "    local list = require('hum.policy').below(device, layer) return list"));
+    rt = create(config_for("memory-nested", limits), HUM_OK, "memory-nested", NULL, NULL);
+    if (!rt)
+        return;
+    RT_EXPECT_ERROR(probe(rt, "sm_90a", &p), HUM_ERR_POLICY, "nested calls share the budget", "b_top.lua:7:",
+                    "a_base.lua", "used more than 16 MiB");
+    hum_runtime_destroy(rt);
 }
 
 static const char WRITER_TOP[] = "_G.leak = 'global'\n"

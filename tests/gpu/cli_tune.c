@@ -23,7 +23,7 @@ int main(void)
     unsetenv("HUM_CONFIG");
     snprintf(out, sizeof out, "%s/tuned.lua", dir);
     const char *spec = "n=1024,k=1024,w=uint4,a=float16,group=128";
-    snprintf(args, sizeof args, "tune --layer %s --m 1,48 --budget 120 --warmup 3 --reps 10 --out %s", spec, out);
+    snprintf(args, sizeof args, "tune --layer %s --m 1,48 --budget 60 --warmup 3 --reps 10 --out %s", spec, out);
     if (!RT_CHECK(cli_hum(args) == 0, "hum tune:\n%s", cli_output))
         return rt_test_result("cli_tune");
     cli_has("hum tune", "candidates timed");

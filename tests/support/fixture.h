@@ -44,12 +44,15 @@ double fx_e2m1_value(uint8_t code);
 
 /* GPTQ (AutoGPTQ / GPTQModel / optimum): qweight I32 [K*b/32, N] packed along K, qzeros I32
  * [G, N*b/32] packed along N holding z - 1 (checkpoint_format "gptq") or z ("gptq_v2"), scales
- * F16 [G, N], g_idx I32 [K], optional bias F16 [N]. */
+ * F16 [G, N], g_idx I32 [K], optional bias F16 [N]. v1 "- 1" as AutoGPTQ writes it (field by
+ * field, masked), or with gptqmodel set as GPTQModel does: z packed, then the per-field ones
+ * constant subtracted from whole words (a zero of 0 borrows from the next field), and
+ * meta.quantizer ["gptqmodel:..."] in the config. */
 typedef struct fx_gptq {
     int bits;
     int64_t group_size; /* -1: one group over K */
     int64_t n, k;
-    int sym, desc_act, v2;
+    int sym, desc_act, v2, gptqmodel;
     const uint8_t *q;      /* [K][N] codes */
     const uint8_t *zero;   /* [G][N] true zero points */
     const uint16_t *scale; /* [G][N] float16 bits */

@@ -22,10 +22,16 @@ int fx_write_gptq(const char *dir, const char *layer, const fx_gptq *w)
     }
     /* qzeros: per group, the N zero points as one stream along dim 1; v1 stores z - 1. */
     unsigned mask = (1u << b) - 1;
+    int word_minus = !w->v2 && w->gptqmodel && b != 3;
     for (int64_t r = 0; r < g; r++) {
         for (int64_t c = 0; c < n; c++)
-            vals[c] = (uint8_t)((w->zero[r * n + c] - (w->v2 ? 0 : 1)) & mask);
+            vals[c] = (uint8_t)((w->zero[r * n + c] - (w->v2 || word_minus ? 0 : 1)) & mask);
         fx_pack_dense(vals, n, b, qzeros + r * nw);
+    }
+    if (word_minus) {
+        uint32_t ones = b == 2 ? 0x55555555u : b == 4 ? 0x11111111u : 0x01010101u;
+        for (int64_t i = 0; i < g * nw; i++)
+            qzeros[i] -= ones; /* unsigned: wraps mod 2^32 like torch's int32 */
     }
     fx_file f = {0};
     fx_add_dense(&f);
@@ -41,21 +47,24 @@ int fx_write_gptq(const char *dir, const char *layer, const fx_gptq *w)
     free(vals);
     const char *fmt = w->v2 ? "gptq_v2" : "gptq";
     const char *t = w->sym ? "true" : "false", *d = w->desc_act ? "true" : "false";
+    const char *meta = w->gptqmodel ? "\"meta\": {\"quantizer\": [\"gptqmodel:4.2.5\"], "
+                                      "\"uri\": \"https://github.com/modelcloud/gptqmodel\"}, "
+                                    : "";
     int rc = fx_flush(&f, dir, "model.safetensors");
     rc |= fx_write_json(dir, "config.json",
                         "{\n  \"architectures\": [\"LlamaForCausalLM\"],\n  \"model_type\": \"llama\",\n"
-                        "  \"torch_dtype\": \"float16\",\n  \"quantization_config\": {\n    \"bits\": %d,\n"
+                        "  \"torch_dtype\": \"float16\",\n  \"quantization_config\": {\n    %s\"bits\": %d,\n"
                         "    \"checkpoint_format\": \"%s\",\n    \"damp_percent\": 0.01,\n    \"desc_act\": %s,\n"
                         "    \"group_size\": %lld,\n    \"model_file_base_name\": null,\n"
                         "    \"model_name_or_path\": null,\n    \"quant_method\": \"gptq\",\n"
                         "    \"static_groups\": false,\n    \"sym\": %s,\n    \"true_sequential\": true\n  }\n}\n",
-                        b, fmt, d, (long long)w->group_size, t);
+                        meta, b, fmt, d, (long long)w->group_size, t);
     rc |= fx_write_json(dir, "quantize_config.json",
-                        "{\"bits\": %d, \"group_size\": %lld, \"damp_percent\": 0.01, \"desc_act\": %s, "
+                        "{%s\"bits\": %d, \"group_size\": %lld, \"damp_percent\": 0.01, \"desc_act\": %s, "
                         "\"static_groups\": false, \"sym\": %s, \"true_sequential\": true, "
                         "\"model_name_or_path\": null, \"model_file_base_name\": \"model\", "
                         "\"quant_method\": \"gptq\", \"checkpoint_format\": \"%s\"}\n",
-                        b, (long long)w->group_size, d, t, fmt);
+                        meta, b, (long long)w->group_size, d, t, fmt);
     return rc;
 }
 

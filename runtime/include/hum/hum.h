@@ -636,6 +636,12 @@ typedef struct hum_layer_summary {
     int32_t symmetric;      /* 1: no zero point (ints use the midpoint 2^(bits-1)) */
     int32_t act_order;      /* 1: g_idx permutes K */
     int64_t n, k, num_experts;
+    /* "" when the layer converts as far as the listing checks (shapes, dtypes, config); else why
+     * it cannot, as hum_checkpoint_load_layer would say it (HUM_ERR_FORMAT / HUM_ERR_UNSUPPORTED),
+     * cut to fit. Such a layer is still listed, with its name and whatever else is zero/"". One
+     * layer that cannot be converted does not fail the listing; a checkpoint whose format or
+     * config cannot be read at all still does. */
+    char error[512];
 } hum_layer_summary;
 
 typedef struct hum_layer_list {
@@ -1460,6 +1466,12 @@ hum_status hum_layer_spec_weight(const hum_layer_spec *spec, uint64_t seed, hum_
  * of hum_layer_compile; HUM_ERR_INVALID_ARG naming the field for a spec hum_layer_spec_parse
  * would not give. */
 hum_status hum_layer_compile_spec(hum_runtime *rt, const hum_layer_spec *spec, const char *arch, hum_layer_info *out);
+/* hum_layer_describe_plan for the layer of a spec, from its shapes and types alone (no weight is
+ * made: the cost does not grow with N x K), as hum_layer_compile_spec plans it. Errors: those of
+ * hum_layer_describe_plan; HUM_ERR_INVALID_ARG naming the field of a spec hum_layer_spec_parse
+ * would not give. */
+hum_status hum_layer_describe_spec(hum_runtime *rt, const hum_layer_spec *spec, const char *arch,
+                                   hum_layer_dispatch *out);
 
 #ifndef HUM_CDEF
 #ifdef __cplusplus

@@ -42,6 +42,32 @@ hum_status hum_layer_describe(const hum_layer *layer, hum_layer_dispatch *out)
     return st;
 }
 
+/* Plans `plan` (config inputs filled, or st a failure already) for arch or the runtime's GPU
+ * and describes it; `what` names the public entry point in messages. */
+static hum_status describe_planned(hum_runtime *rt, hum_status st, hum_layer_plan *plan, const char *arch,
+                                   const char *what, hum_layer_dispatch *out)
+{
+    if (st == HUM_OK) {
+        if (arch) {
+            if ((st = hum_arch_check(arch)) == HUM_OK)
+                snprintf(plan->arch, sizeof plan->arch, "%s", arch);
+        } else {
+            hum_device_info dev;
+            if ((st = hum_runtime_device(rt, &dev)) == HUM_OK)
+                st = hum_layer_plan_target(&dev, plan);
+        }
+    }
+    if (st == HUM_OK)
+        st = hum_layer_run_plan(rt, plan, 0);
+    if (st == HUM_OK)
+        st = describe(plan, out);
+    if (st != HUM_OK) {
+        memset(out, 0, sizeof *out);
+        return hum_fail_context(st, "%s%s%s", what, arch ? " for " : "", arch ? arch : "");
+    }
+    return HUM_OK;
+}
+
 hum_status hum_layer_describe_plan(hum_runtime *rt, const hum_standard_weight *w, const hum_layer_options *opts,
                                    const char *arch, hum_layer_dispatch *out)
 {
@@ -53,24 +79,24 @@ hum_status hum_layer_describe_plan(hum_runtime *rt, const hum_standard_weight *w
     memset(&plan, 0, sizeof plan);
     hum_dtype act;
     hum_status st = hum_layer_check_weight(w, opts, &act);
-    if (st == HUM_OK) {
+    if (st == HUM_OK)
         hum_layer_plan_inputs(w, act, &plan);
-        if (arch) {
-            if ((st = hum_arch_check(arch)) == HUM_OK)
-                snprintf(plan.arch, sizeof plan.arch, "%s", arch);
-        } else {
-            hum_device_info dev;
-            if ((st = hum_runtime_device(rt, &dev)) == HUM_OK)
-                st = hum_layer_plan_target(&dev, &plan);
-        }
-    }
+    return describe_planned(rt, st, &plan, arch, "hum_layer_describe_plan", out);
+}
+
+hum_status hum_layer_describe_spec(hum_runtime *rt, const hum_layer_spec *spec, const char *arch,
+                                   hum_layer_dispatch *out)
+{
+    if (!rt || !spec || !out)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_describe_spec: NULL %s",
+                        !rt ? "runtime" : !spec ? "spec" : "out");
+    memset(out, 0, sizeof *out);
+    hum_layer_plan plan;
+    memset(&plan, 0, sizeof plan);
+    hum_status st = hum_layer_spec_check(spec);
     if (st == HUM_OK)
-        st = hum_layer_run_plan(rt, &plan, 0);
+        st = hum_layer_check_dims(spec->n, spec->k);
     if (st == HUM_OK)
-        st = describe(&plan, out);
-    if (st != HUM_OK) {
-        memset(out, 0, sizeof *out);
-        return hum_fail_context(st, "hum_layer_describe_plan%s%s", arch ? " for " : "", arch ? arch : "");
-    }
-    return HUM_OK;
+        hum_layer_spec_config(spec, &plan.config);
+    return describe_planned(rt, st, &plan, arch, "hum_layer_describe_spec", out);
 }

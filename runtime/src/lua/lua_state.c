@@ -51,7 +51,8 @@ static lua_memory *memory_of(lua_State *L)
     return ud;
 }
 
-/* hum.native.memory_guard(bytes): allows the state `bytes` more than it uses now, until
+/* hum.native.memory_guard(bytes): allows the state `bytes` more than it uses now (never more
+ * than a guard already in force allows: a nested call shares its caller's budget), until
  * memory_release. Returns the ceiling in force before (nil: none), for memory_release. */
 static int native_memory_guard(lua_State *L)
 {
@@ -61,7 +62,9 @@ static int native_memory_guard(lua_State *L)
         lua_pushnil(L);
     else
         lua_pushnumber(L, (lua_Number)m->limit);
-    m->limit = extra >= (lua_Number)(SIZE_MAX - m->used) ? SIZE_MAX : m->used + (size_t)(extra > 0 ? extra : 0);
+    size_t limit = extra >= (lua_Number)(SIZE_MAX - m->used) ? SIZE_MAX : m->used + (size_t)(extra > 0 ? extra : 0);
+    if (limit < m->limit)
+        m->limit = limit;
     m->refused = 0;
     return 1;
 }
