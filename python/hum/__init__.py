@@ -21,7 +21,7 @@ import ctypes
 from . import _capi
 from ._capi import F, K, T
 
-__all__ = ["HumError", "Runtime", "Layer", "StandardWeight", "Shard", "LayerSummary", "dtype", "dtype_name",
+__all__ = ["HumError", "Runtime", "Layer", "Workspace", "StandardWeight", "Shard", "LayerSummary", "dtype", "dtype_name",
            "quantize", "write_gptq", "write_awq", "version", "device_count"]
 
 
@@ -308,6 +308,17 @@ class Runtime:
                                             ctypes.byref(out)), "layer_from_standard")
         return self._adopt(Layer(self, out), prepare)
 
+    def workspace(self, layers=(), max_m=1, nbytes=None, torch_memory=False):
+        """A Workspace for forwards of `layers` (prepared) with M <= max_m in one pass (or of
+        `nbytes` bytes). torch_memory: take it from torch's caching allocator (a uint8 CUDA
+        tensor on the runtime's GPU) instead of hum's own cuMemAlloc."""
+        size = nbytes if nbytes is not None else max([l.workspace_size(max_m) for l in layers] or [0])
+        memory = None
+        if torch_memory:
+            import torch
+            memory = torch.empty(size, dtype=torch.uint8, device="cuda:%d" % self.device["ordinal"])
+        return Workspace(self, size, memory)
+
     def layer_from_spec(self, spec, seed=1, activation=None, prepare=True):
         """A random Layer of a `hum bench --layer` SPEC ("n=4096,k=4096,w=uint4,group=128")."""
         return self.layer_from_standard(spec_weight(spec, seed), activation=activation, prepare=prepare)
@@ -329,5 +340,5 @@ def spec_weight(spec, seed=1):
     return w
 
 
-from ._layer import Layer  # noqa: E402  (Layer needs the helpers above)
+from ._layer import Layer, Workspace  # noqa: E402  (they need the helpers above)
 from ._quant import quantize, write_awq, write_gptq  # noqa: E402

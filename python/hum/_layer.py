@@ -6,6 +6,7 @@ from . import HumError, _check, dtype_name
 from ._capi import F, K, T
 
 _FORWARD = F["hum_layer_forward"]
+_FORWARD_WS = F["hum_layer_forward_ws"]
 _DEVICE = K["HUM_MEMORY_DEVICE"]
 
 
@@ -15,6 +16,12 @@ def _torch():
     except ImportError:
         return None
     return torch
+
+
+_TORCH = _torch()
+# torch's current stream of a device as a raw CUstream handle (what torch's own extensions use),
+# when this torch has it: a public torch.cuda.current_stream() builds a Stream object per call.
+_raw_stream = getattr(getattr(_TORCH, "_C", None), "_cuda_getCurrentRawStream", None)
 
 
 class Layer:
@@ -27,16 +34,21 @@ class Layer:
         self._h = handle
         info = self._info()
         self.n, self.k = info.config.n, info.config.k
-        self.activation = dtype_name(info.config.activation_dtype)
+        self.activation = dtype_name(info.config.a_dtype)
+        self._dtype = info.config.a_dtype
         # Reused by every forward: the call fills data, shape and strides in place.
         self._a, self._c = T["hum_tensor"](), T["hum_tensor"]()
-        for t in (self._a, self._c):
-            t.dtype, t.rank, t.memory = info.config.activation_dtype, 2, _DEVICE
+        self._shape_tensors(self._a, self._c)
         self._aref, self._cref = ctypes.byref(self._a), ctypes.byref(self._c)
-        torch = _torch()
+        torch = _TORCH
         self._torch_dtype = None if torch is None else getattr(torch, self.activation)
         device = runtime.device
         self._ordinal = None if device is None else device["ordinal"]
+
+    def _shape_tensors(self, a, c):
+        """The fields of A's and C's hum_tensor that do not change from call to call."""
+        for t, cols in ((a, self.k), (c, self.n)):
+            t.dtype, t.rank, t.memory, t.shape[1], t.strides[1] = self._dtype, 2, _DEVICE, cols, 1
 
     def _handle(self):
         if not self._h:
@@ -69,7 +81,7 @@ class Layer:
         for e in i.entries[: i.entry_count]:
             tile = "%dx%dx%d/%d%s" % (e.block_m, e.block_n, e.block_k, e.stages, " wgmma" if e.kernel else "")
             ranges.append((e.m_min, e.m_max, tile))
-        return {"n": i.config.n, "k": i.config.k, "activation": dtype_name(i.config.activation_dtype),
+        return {"n": i.config.n, "k": i.config.k, "activation": dtype_name(i.config.a_dtype),
                 "weight": dtype_name(i.config.weight_dtype), "act_order": bool(i.config.act_order),
                 "prepared": bool(i.prepared), "policy": i.policy_name.decode(), "arch": i.arch.decode(),
                 "ranges": ranges, "prepare_ms": i.prepare_ms, "compile_ms": i.compile_ms,
@@ -78,52 +90,78 @@ class Layer:
     def __repr__(self):
         return "hum.Layer(n=%d, k=%d, %s)" % (self.n, self.k, self.activation)
 
-    def __call__(self, x, out=None, stream=None):
+    def workspace_size(self, max_m):
+        """Bytes of a Workspace in which forwards of this (prepared) layer with M <= max_m run in
+        one pass (hum_layer_workspace_size)."""
+        size = ctypes.c_int64()
+        _check(F["hum_layer_workspace_size"](self._handle(), int(max_m), ctypes.byref(size)), "workspace_size")
+        return size.value
+
+    def __call__(self, x, out=None, stream=None, workspace=None):
         """x [..., K] on the GPU -> out [..., N] (allocated when None), on `stream` (None: torch's
-        current stream for torch tensors, the legacy default stream otherwise). Asynchronous."""
-        torch = _torch()
+        current stream for torch tensors, the legacy default stream otherwise), asynchronously.
+        Without `workspace` the layer's own is used, so forwards of one layer must not overlap;
+        with a Workspace per stream (or thread) they may (hum_layer_forward_ws)."""
+        if workspace is None:
+            ta, tc, aref, cref = self._a, self._c, self._aref, self._cref
+        else:  # the workspace's own tensor structs: it serves one forward at a time
+            ta, tc, aref, cref = workspace._tensors(self)
+        torch = _TORCH
         if torch is not None and isinstance(x, torch.Tensor):
-            return self._forward_torch(torch, x, out, stream)
-        if out is None:
-            raise TypeError("hum.Layer: `out` is required for inputs other than torch tensors")
-        handle = _stream_handle(torch, stream, None)
-        m = self._fill_array(self._a, x, self.k, "x", handle)
-        if self._fill_array(self._c, out, self.n, "out", handle) != m:
-            raise ValueError("hum.Layer: out has %d rows, x has %d" % (self._c.shape[0], m))
-        self._launch(handle)
+            out, stream = self._point_torch(torch, x, out, stream, ta, tc)
+        else:
+            out, stream = self._point_arrays(x, out, stream, ta, tc)
+        if workspace is None:
+            status = _FORWARD(self._handle(), stream, aref, None, cref)
+        else:
+            status = _FORWARD_WS(self._handle(), workspace._handle(), stream, aref, None, cref)
+        if status:
+            _check(status, "hum.Layer forward")
         return out
 
-    def _forward_torch(self, torch, x, out, stream):
-        if not x.is_cuda:
-            raise ValueError("hum.Layer: x is on %s, expected a CUDA tensor" % x.device)
-        if x.device.index != self._ordinal:
-            raise ValueError("hum.Layer: x is on %s, the layer's runtime on cuda:%s" % (x.device, self._ordinal))
+    def _point_torch(self, torch, x, out, stream, ta, tc):
+        """Points ta / tc at torch tensors; (out, the CUstream handle). The hot path of a model:
+        every check is a cheap attribute read, and torch's current stream is read as a raw
+        handle (no Stream object) where torch offers that."""
+        device = x.device
+        if device.index != self._ordinal or device.type != "cuda":
+            raise ValueError("hum.Layer: x is on %s, expected a CUDA tensor on cuda:%s (the layer's runtime)"
+                             % (device, self._ordinal))
         if x.dtype != self._torch_dtype:
             raise ValueError("hum.Layer: x is %s, the layer takes %s" % (x.dtype, self._torch_dtype))
-        if x.dim() < 1 or x.shape[-1] != self.k:
-            raise ValueError("hum.Layer: x has shape %s, expected [..., %d]" % (tuple(x.shape), self.k))
-        a = x.reshape(-1, self.k)
+        shape = x.shape
+        if not shape or shape[-1] != self.k:
+            raise ValueError("hum.Layer: x has shape %s, expected [..., %d]" % (tuple(shape), self.k))
+        a = x if len(shape) == 2 else x.reshape(-1, self.k)
         if a.stride(1) != 1 or a.stride(0) < self.k:
             a = a.contiguous()
         if out is None:
-            out = torch.empty(x.shape[:-1] + (self.n,), dtype=x.dtype, device=x.device)
-        elif out.dtype != x.dtype or out.device != x.device or out.shape != x.shape[:-1] + (self.n,):
+            out = torch.empty(shape[:-1] + (self.n,), dtype=x.dtype, device=device)
+        elif out.dtype != x.dtype or out.device != device or out.shape != shape[:-1] + (self.n,):
             raise ValueError("hum.Layer: out is %s %s on %s, expected %s %s on %s" % (
-                out.dtype, tuple(out.shape), out.device, x.dtype, tuple(x.shape[:-1]) + (self.n,), x.device))
-        c = out.view(-1, self.n)
+                out.dtype, tuple(out.shape), out.device, x.dtype, tuple(shape[:-1]) + (self.n,), device))
+        c = out if len(shape) == 2 else out.view(-1, self.n)
         if c.stride(1) != 1:
             raise ValueError("hum.Layer: out's last dimension must be contiguous")
-        ta, tc = self._a, self._c
         ta.data, tc.data = a.data_ptr(), c.data_ptr()
-        ta.shape[0], ta.shape[1], ta.strides[0] = a.shape[0], self.k, a.stride(0)
-        tc.shape[0], tc.shape[1], tc.strides[0] = c.shape[0], self.n, c.stride(0)
-        self._launch(_stream_handle(torch, stream, x.device))
-        return out
+        ta.shape[0], ta.strides[0] = a.shape[0], a.stride(0)
+        tc.shape[0], tc.strides[0] = c.shape[0], c.stride(0)
+        if stream is None:
+            return out, (_raw_stream(device.index) if _raw_stream else torch.cuda.current_stream(device).cuda_stream)
+        if isinstance(stream, int):
+            return out, stream
+        if a is not x and a.data_ptr() != x.data_ptr():  # a copy made on the current stream, read on another
+            a.record_stream(stream)
+        return out, stream.cuda_stream
 
-    def _launch(self, stream):
-        status = _FORWARD(self._handle(), stream, self._aref, None, self._cref)
-        if status:
-            _check(status, "hum.Layer forward")
+    def _point_arrays(self, x, out, stream, ta, tc):
+        if out is None:
+            raise TypeError("hum.Layer: `out` is required for inputs other than torch tensors")
+        handle = stream if stream is None or isinstance(stream, int) else stream.cuda_stream
+        m = self._fill_array(ta, x, self.k, "x", handle)
+        if self._fill_array(tc, out, self.n, "out", handle) != m:
+            raise ValueError("hum.Layer: out has %d rows, x has %d" % (tc.shape[0], m))
+        return out, handle
 
     def _fill_array(self, t, obj, cols, what, stream):
         """Points `t` at a 2-D device array: DLPack (__dlpack__) first, else __cuda_array_interface__."""
@@ -148,7 +186,7 @@ class Layer:
         if strides is not None and strides[1] != 1 and shape[1] > 1:
             raise ValueError("hum.Layer: %s's rows must be contiguous" % what)
         t.data = data
-        t.shape[0], t.shape[1], t.strides[0] = shape[0], cols, cols if strides is None else strides[0]
+        t.shape[0], t.strides[0] = shape[0], cols if strides is None else strides[0]
         return shape[0]
 
 
@@ -192,11 +230,37 @@ def dlpack_view(obj, stream=None):
             "shape": shape, "strides": strides, "_capsule": capsule}
 
 
-def _stream_handle(torch, stream, device):
-    if stream is None:
-        if device is None or torch is None:
-            return None
-        return torch.cuda.current_stream(device).cuda_stream
-    if isinstance(stream, int):
-        return stream
-    return stream.cuda_stream
+class Workspace:
+    """Scratch memory for forwards (hum_workspace): one per stream lets forwards of one layer run
+    concurrently. Made by Runtime.workspace; in memory hum allocates, or in a torch tensor's
+    (`memory`: a CUDA tensor of at least `nbytes` bytes, kept alive here). close() frees it; not
+    while a forward using it may still run."""
+
+    def __init__(self, runtime, nbytes, memory=None):
+        self._runtime, self._memory, self.nbytes = runtime, memory, int(nbytes)
+        self._a, self._c = T["hum_tensor"](), T["hum_tensor"]()
+        self._refs = (ctypes.byref(self._a), ctypes.byref(self._c))
+        h = ctypes.c_void_p()
+        ptr = None if memory is None else memory.data_ptr()
+        if memory is not None and memory.numel() * memory.element_size() < self.nbytes:
+            raise ValueError("hum.Workspace: memory holds %d bytes, %d needed"
+                             % (memory.numel() * memory.element_size(), self.nbytes))
+        _check(F["hum_workspace_create"](runtime._handle(), ptr, self.nbytes, ctypes.byref(h)), "hum.Workspace")
+        self._h = h
+
+    def _handle(self):
+        if not self._h:
+            raise HumError("HUM_ERR_INVALID_ARG", "the workspace is closed")
+        return self._h
+
+    def _tensors(self, layer):
+        layer._shape_tensors(self._a, self._c)
+        return self._a, self._c, self._refs[0], self._refs[1]
+
+    def close(self):
+        h, self._h = getattr(self, "_h", None), None
+        if h:
+            F["hum_workspace_destroy"](h)
+
+    def __del__(self):
+        self.close()

@@ -137,6 +137,12 @@ def test_layers_without_gpu(rt, gptq_dir):
     assert (w.n, w.k) == (128, 256)
     layer = rt.layer_from_standard(w, shard=hum.Shard("row", 1, 2), prepare=False)
     assert (layer.n, layer.k, layer.activation) == (128, 128, "float16")
+    if rt.device is None:
+        with pytest.raises(hum.HumError, match="HUM_ERR_INVALID_ARG"):
+            layer.workspace_size(16)  # unprepared
+        with pytest.raises(hum.HumError) as e:
+            rt.workspace(nbytes=1 << 20)
+        assert e.value.status == "HUM_ERR_NO_DEVICE"
     layer.close()
     with pytest.raises(hum.HumError, match="closed"):
         layer.prepare()

@@ -149,3 +149,27 @@ def test_dlpack_and_cuda_array_interface(grt, gptq_dir, activation):
         assert torch.equal(out, want)
     with pytest.raises(TypeError, match="out"):
         layer(DLPackOnly(x))
+
+
+def test_workspaces_let_streams_overlap(grt, gptq_dir):
+    """One act-order layer on two streams at once, each through its own Workspace (one in torch's
+    memory): both outputs equal the plain forward's."""
+    layer = grt.layer_from_checkpoint(gptq_dir, LAYERS[1], activation="float16")
+    assert layer.info["act_order"]
+    x = [torch.randn(64, K, device="cuda", dtype=torch.float16) for _ in range(2)]
+    want = [layer(v) for v in x]
+    torch.cuda.synchronize()
+    spaces = [grt.workspace([layer], max_m=64), grt.workspace([layer], max_m=64, torch_memory=True)]
+    assert spaces[0].nbytes >= 64 * K * 2
+    streams = [torch.cuda.Stream(), torch.cuda.Stream()]
+    outs = [torch.full((64, N), float("nan"), device="cuda", dtype=torch.float16) for _ in range(2)]
+    torch.cuda.synchronize()
+    for _ in range(20):
+        for v, o, st, ws in zip(x, outs, streams, spaces):
+            with torch.cuda.stream(st):
+                layer(v, out=o, workspace=ws)
+    torch.cuda.synchronize()
+    for o, w in zip(outs, want):
+        assert torch.equal(o, w)
+    for ws in spaces:
+        ws.close()

@@ -11,11 +11,55 @@
 #include "hum/hum.h"
 #include "hum/hum_tools.h"
 
-/* Checks one tuning against the kernel's shape rules for `config` (derived fields filled) and
- * gives its dynamic shared memory in bytes and its threads per CTA (either pointer may be NULL).
- * HUM_ERR_UNSUPPORTED naming the rule it breaks. lua/hum/dispatch.lua fits tunings with it. */
+/* The field lists of hum.h as a table, for lua/hum/: one row per field, layer config first, then
+ * compute config, then tuning, each in declaration order. */
+typedef enum hum_config_id { HUM_CONFIG_LAYER = 0, HUM_CONFIG_COMPUTE = 1, HUM_CONFIG_TUNING = 2 } hum_config_id;
+typedef enum hum_field_kind { HUM_FIELD_INT = 0, HUM_FIELD_BOOL = 1, HUM_FIELD_DTYPE = 2, HUM_FIELD_ENUM = 3 } hum_field_kind;
+typedef enum hum_field_role { HUM_FIELD_IN = 0, HUM_FIELD_OPTIONAL = 1, HUM_FIELD_DERIVED = 2 } hum_field_role;
+typedef struct hum_config_field {
+    int32_t config;       /* hum_config_id */
+    int32_t kind;         /* hum_field_kind */
+    int32_t role;         /* hum_field_role */
+    int32_t size;         /* bytes: 4 or 8 */
+    int64_t offset;       /* in its struct */
+    const char *name;
+    const char *constant; /* "" when the kernels have no constant for it */
+    const char *values;   /* ENUM: the names of 0, 1, ... separated by spaces; else "" */
+} hum_config_field;
+
+/* The rows of every config field; *count (unless NULL) receives their number. */
+const hum_config_field *hum_config_fields(int32_t *count);
+
+/* Checks one tuning against every rule of its kernel family for `config` (derived fields
+ * filled; a dense compute config) and gives its dynamic shared memory in bytes and its threads
+ * per CTA (either pointer may be NULL). HUM_ERR_POLICY for a value no policy may write (e.g. a
+ * block N that is no power of two), HUM_ERR_UNSUPPORTED naming the kernel rule it breaks. The
+ * rules live in runtime/src/layer/gemm_variant.c and gemm_wgmma.c; planning applies the same. */
 hum_status hum_layer_tuning_check(const hum_layer_config *config, const hum_tuning *tuning, int64_t *smem_bytes,
                                   int32_t *threads);
+
+/* A policy's tuning `in` (its M range and tuning fields as written) fitted to the layer of
+ * `config` (derived fields filled) and `compute` for `arch` on a device of smem_budget bytes of
+ * shared memory per block (device_name for messages), into *out: the values checked against what
+ * a policy may write (HUM_ERR_POLICY), block N and K adapted to the layer, the family's warp
+ * shape applied, the stages lowered until ctas_per_sm CTAs fit, then every rule of the family
+ * checked (HUM_ERR_UNSUPPORTED naming it). The rules: docs/policies.md, "Tuning fields". */
+hum_status hum_layer_fit_tuning(const hum_layer_config *config, const hum_compute_config *compute,
+                                const hum_tuning *in, const char *arch, int64_t smem_budget, const char *device_name,
+                                hum_tuning *out);
+
+/* The plan's entries (as the policy wrote them: config, compute, target, policy name and entry
+ * origins filled) fitted with hum_layer_fit_tuning, in place, and neighbours that end with the
+ * same tuning merged (the first's origin kept). A broken rule fails naming the policy, the
+ * entry's origin ("file:line"), the M range and the rule. */
+hum_status hum_layer_fit_plan(hum_layer_plan *plan);
+
+/* Whether kernel family `kernel` (a hum_gemm_kernel) runs a layer of `config` (derived fields
+ * filled) and `compute` on `arch`: HUM_OK, or HUM_ERR_UNSUPPORTED naming the rule;
+ * HUM_ERR_INVALID_ARG for NULL or an unknown family. lua/hum/layer.lua hands the answers to the
+ * policies as layer.kernels. */
+hum_status hum_layer_kernel_takes(const hum_layer_config *config, const hum_compute_config *compute, int32_t kernel,
+                                  const char *arch);
 
 /* What C hands the Lua converters (lua/hum/formats.lua). */
 typedef struct hum_format_call {

@@ -17,7 +17,7 @@ static hum_layer_config config_for(int bits, int64_t n, int64_t k, int64_t group
     memset(&c, 0, sizeof c);
     c.n = n;
     c.k = k;
-    c.activation_dtype = HUM_DTYPE_FLOAT16;
+    c.a_dtype = c.c_dtype = HUM_DTYPE_FLOAT16;
     c.weight_dtype = (hum_dtype)((1 << 24) | bits); /* HUM_DTYPE_UINT1 .. HUM_DTYPE_UINT8 */
     c.param_dtype = HUM_DTYPE_FLOAT16;
     c.scale_dtype = HUM_DTYPE_FLOAT16;

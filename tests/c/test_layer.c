@@ -253,7 +253,7 @@ static void check_rejections(hum_runtime *rt)
     memset(&cfg, 0, sizeof cfg);
     cfg.n = cfg.padded_n = 4096;
     cfg.k = cfg.padded_k = 4096;
-    cfg.activation_dtype = HUM_DTYPE_FLOAT16;
+    cfg.a_dtype = cfg.c_dtype = HUM_DTYPE_FLOAT16;
     cfg.weight_bits = 4;
     cfg.kernel_group = 128;
     cfg.scale_rows = 32;

@@ -417,8 +417,8 @@ hum_status hum_standard_validate(const hum_standard_weight *w);
  *    to multiples of 64 and 128 inside the layer), any M >= 1.
  * A combination outside this list fails at prepare time with HUM_ERR_UNSUPPORTED naming it.
  * On sm_90 the built-in policy runs the M ranges from 33 up on kernels/gemm/gemm_wgmma.cu (Hopper
- * warpgroup MMA, same prepared weights, same results to rounding) for layers of any weight
- * width with K a multiple of 8 (act-order included) (policy field `kernel`, hum_tuning).
+ * warpgroup MMA, same prepared weights, same results to rounding) for the layers that kernel
+ * takes (policy field `kernel`, hum_tuning; its rules: docs/policies.md, "Tuning fields").
  * Known limit: float8_e5m2 codes with an all-ones exponent (which the standard format reads
  * as finite numbers of 65536 and more) overflow float16 activations.
  */
@@ -430,41 +430,100 @@ typedef struct hum_layer_options {
     hum_shard shard;
 } hum_layer_options;
 
-/* LayerConfig: what fixes the prepared weight layout and the kernel's types. hum_layer_prepare
- * fills the "in" fields from the standard weight and the options; lua/hum/layer.lua checks them
- * and derives the rest. */
+/*
+ * The three configs of a GEMM, as in Humming: LayerConfig fixes the prepared weight layout and
+ * the kernel's types, ComputeConfig the numerics (not the weights), TuningConfig only the
+ * speed. Each field list below is the one place a field is declared: it generates these
+ * structs, the field table lua/hum/ reads (hum_config_fields) and the kernels' compile-time
+ * constants ("hum_constants.h", namespace hum_cfg). An entry is
+ *   X(C type, name, kind, role, constant, values)
+ * kind: INT, BOOL (int32_t 0/1, true/false in Lua), DTYPE (a hum_dtype; its name in Lua), ENUM
+ * (int32_t; `values` names 0, 1, ... space-separated, the names Lua uses).
+ * role: IN (set by the caller: from the weight and options for the layer and compute configs,
+ * by the policy for a tuning), OPTIONAL (a tuning field a policy may leave out: 0, the first
+ * enum name), DERIVED (filled by planning: lua/hum/layer.lua for the layer config).
+ * constant: the hum_cfg name of the field's value in "hum_constants.h", "" for none.
+ */
+#define HUM_LAYER_CONFIG_FIELDS(X)                                                               \
+    X(int64_t, n, INT, IN, "kNReal", "")                 /* output features N */                 \
+    X(int64_t, k, INT, IN, "kKReal", "")                 /* input features K */                  \
+    X(int64_t, num_experts, INT, IN, "kExperts", "")     /* 0: dense */                          \
+    X(hum_dtype, a_dtype, DTYPE, IN, "kADtype", "")      /* activations A */                     \
+    X(hum_dtype, c_dtype, DTYPE, IN, "kCDtype", "")      /* output C */                          \
+    X(hum_dtype, weight_dtype, DTYPE, IN, "kWeightDtype", "")                                    \
+    X(hum_dtype, param_dtype, DTYPE, IN, "", "")         /* the checkpoint's 16-bit type */      \
+    X(hum_dtype, scale_dtype, DTYPE, IN, "", "")                                                 \
+    X(hum_scale_type, scale_type, ENUM, IN, "", "channel group block tensor group_tensor")      \
+    X(int64_t, group_size, INT, IN, "", "")              /* as in hum_standard_weight */         \
+    X(int64_t, group_size_n, INT, IN, "", "")                                                    \
+    X(int32_t, zero_point, ENUM, IN, "", "none int float") /* a hum_zero_point_kind */          \
+    X(int32_t, has_bias, BOOL, IN, "kBias", "")                                                  \
+    X(int32_t, act_order, BOOL, IN, "", "")              /* k_perm: A is permuted before the GEMM */ \
+    X(int32_t, has_global_scale, BOOL, IN, "", "")                                               \
+    X(int64_t, padded_n, INT, DERIVED, "kN", "")         /* N rounded up to 64 */                \
+    X(int64_t, padded_k, INT, DERIVED, "kK", "")         /* K rounded up to 128 */               \
+    /* K extent of one prepared scale row (padded_k: one row) */                                 \
+    X(int64_t, kernel_group, INT, DERIVED, "kGroup", "")                                         \
+    X(int64_t, scale_rows, INT, DERIVED, "", "")         /* ceil(padded_k / kernel_group) */     \
+    X(int32_t, has_scale, BOOL, DERIVED, "kHasScale", "") /* 0 for TENSOR: no scale rows */      \
+    X(int32_t, has_zero_point, BOOL, DERIVED, "kZeroPoint", "") /* zero-point rows prepared */   \
+    X(int32_t, weight_float, BOOL, DERIVED, "kWeightFloat", "") /* float codes, else uints */    \
+    X(int32_t, weight_bits, INT, DERIVED, "kWeightBits", "")                                     \
+    X(int32_t, weight_exp, INT, DERIVED, "kWeightExp", "") /* exponent bits of float codes */    \
+    /* float weights decode 2^exp_compensation too small (the activation type's exponent bias    \
+     * minus the weight's); the prepared scales and the epilogue give it back */                \
+    X(int32_t, exp_compensation, INT, DERIVED, "", "")
+
+#define HUM_COMPUTE_CONFIG_FIELDS(X)                                                             \
+    /* how A rows map to experts: dense (the only type this build runs), MoE indexed (sorted     \
+     * token ids), grouped contiguous (expert offsets), grouped masked (per-expert counts) */    \
+    X(int32_t, gemm_type, ENUM, IN, "kGemmTypeId", "dense indexed grouped_contiguous grouped_masked") \
+    X(int32_t, f16_accum, BOOL, IN, "kF16Accum", "")      /* accumulate in float16 */            \
+    X(int32_t, batch_invariant, BOOL, IN, "", "")         /* results independent of M: a policy choice */
+
+#define HUM_TUNING_FIELDS(X)                                                                     \
+    X(int32_t, block_m, INT, IN, "kBM", "")  /* CTA tile: tokens x output features x K */        \
+    X(int32_t, block_n, INT, IN, "kBN", "")                                                      \
+    X(int32_t, block_k, INT, IN, "kBK", "")                                                      \
+    X(int32_t, warp_m, INT, IN, "kWM", "")   /* warp tile */                                     \
+    X(int32_t, warp_n, INT, IN, "kWN", "")                                                       \
+    X(int32_t, warp_k, INT, IN, "kWK", "")                                                       \
+    X(int32_t, stages, INT, IN, "kStages", "")        /* shared-memory pipeline depth */         \
+    X(int32_t, stream_k, BOOL, IN, "kStreamK", "")    /* K loop split across CTAs */             \
+    X(int32_t, ctas_per_sm, INT, IN, "kCtasPerSm", "")                                           \
+    X(int32_t, kernel, ENUM, OPTIONAL, "", "mma wgmma") /* the kernel family, hum_gemm_kernel */
+
+#define HUM_CONFIG_MEMBER(type, name, kind, role, constant, values) type name;
+
+/* LayerConfig. hum_layer_prepare fills the IN fields from the standard weight and the options;
+ * lua/hum/layer.lua checks them and derives the rest. */
 typedef struct hum_layer_config {
-    /* in */
-    int64_t n, k, num_experts;
-    hum_dtype activation_dtype, weight_dtype, param_dtype, scale_dtype;
-    hum_scale_type scale_type;
-    int64_t group_size, group_size_n; /* as in hum_standard_weight */
-    int32_t zero_point;               /* a hum_zero_point_kind */
-    int32_t has_bias, act_order, has_global_scale;
-    /* derived */
-    int64_t padded_n, padded_k;       /* N rounded up to 64, K to 128 */
-    int64_t kernel_group;             /* K extent of one prepared scale row (padded_k: one row) */
-    int64_t scale_rows;               /* prepared scale rows: ceil(padded_k / kernel_group) */
-    int32_t has_scale;                /* 0 for TENSOR: no scale rows */
-    int32_t weight_float;             /* 1: float codes, 0: offset-binary ints */
-    int32_t weight_bits, weight_exp;  /* width; exponent bits of a float weight */
-    /* float weights decode 2^exp_compensation too small (the activation type's exponent bias
-     * minus the weight's); the prepared scales and the epilogue give it back */
-    int32_t exp_compensation;
+    HUM_LAYER_CONFIG_FIELDS(HUM_CONFIG_MEMBER)
 } hum_layer_config;
 
-/* One range of M and the kernel tuning it gets (docs/policies.md, "Tuning fields"). */
+/* ComputeConfig: what changes the numerics but not the weights. */
+typedef enum hum_gemm_type {
+    HUM_GEMM_DENSE = 0,
+    HUM_GEMM_MOE_INDEXED = 1,
+    HUM_GEMM_MOE_GROUPED_CONTIGUOUS = 2,
+    HUM_GEMM_MOE_GROUPED_MASKED = 3
+} hum_gemm_type;
+
+typedef struct hum_compute_config {
+    HUM_COMPUTE_CONFIG_FIELDS(HUM_CONFIG_MEMBER)
+} hum_compute_config;
+
 /* The kernel family of a tuning (policy field `kernel`): MMA is the mma.sync kernel
  * (kernels/gemm/gemm_mma.cu, sm_75 and newer); WGMMA the Hopper warpgroup-MMA kernel
- * (kernels/gemm/gemm_wgmma.cu, sm_90a only; every weight width, K a multiple of 8),
- * whose warp tile is block_m tokens x 16 rows of each of warp_n / 16 64-row slabs x block_k. */
+ * (kernels/gemm/gemm_wgmma.cu, sm_90a only), whose warp tile is block_m tokens x 16 rows of each
+ * of warp_n / 16 64-row slabs x block_k. The layers and tunings each takes: docs/policies.md. */
 typedef enum hum_gemm_kernel { HUM_GEMM_KERNEL_MMA = 0, HUM_GEMM_KERNEL_WGMMA = 1 } hum_gemm_kernel;
 
+/* TuningConfig (docs/policies.md, "Tuning fields"), with the range of M it is for in a dispatch
+ * table (not a tuning field: planning sets it). */
 typedef struct hum_tuning {
     int64_t m_min, m_max; /* inclusive; m_max of the last entry is INT64_MAX */
-    int32_t block_m, block_n, block_k, warp_m, warp_n, warp_k;
-    int32_t stages, stream_k, ctas_per_sm;
-    int32_t kernel;       /* a hum_gemm_kernel */
+    HUM_TUNING_FIELDS(HUM_CONFIG_MEMBER)
 } hum_tuning;
 
 enum { HUM_LAYER_MAX_ENTRIES = 8 };

@@ -574,6 +574,7 @@ hum_status hum_layer_describe_plan(hum_runtime *rt, const hum_standard_weight *w
  * carries one. */
 typedef struct hum_layer_plan {
     hum_layer_config config;
+    hum_compute_config compute;
     /* in: the target; sm 0 means no GPU: plan for `arch` with its nominal device */
     char arch[16];
     char device_name[256];

@@ -1,10 +1,11 @@
-/* hum_layer: creation from a standard weight (or its shard), destruction, introspection. */
+/* hum_layer: creation from a standard weight (or its shard), destruction. */
 #include "layer.h"
 
 #include "internal.h"
 #include "runtime.h"
 #include "workspace.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>

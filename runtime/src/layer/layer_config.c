@@ -1,11 +1,13 @@
-/* The link between a layer's standard weight, its planned LayerConfig and tunings, and the
- * kernel variants they compile to: checks, plan inputs, variants (layer.h). */
+/* The link between a layer's standard weight, its LayerConfig and tunings, and the kernel
+ * variants they compile to: weight checks and shards, plan inputs, tuning checks and fits, and
+ * what hum_layer_get_info reports (layer.h). */
 #include "layer.h"
 
 #include "internal.h"
 #include "runtime.h"
 #include "workspace.h"
 
+#include <stdatomic.h>
 #include <string.h>
 #include <time.h>
 
@@ -38,72 +40,6 @@ hum_status hum_layer_check_weight(const hum_standard_weight *w, const hum_layer_
     *act = opts && opts->activation_dtype ? opts->activation_dtype : w->param_dtype;
     if (!hum_dtype_is_activation(*act))
         return hum_fail(HUM_ERR_INVALID_ARG, "activation dtype %s (expected float16 or bfloat16)", hum_dtype_name(*act));
-    return HUM_OK;
-}
-
-void hum_layer_plan_inputs(const hum_standard_weight *w, hum_dtype activation_dtype, hum_layer_plan *plan)
-{
-    hum_layer_config *c = &plan->config;
-    c->n = w->n;
-    c->k = w->k;
-    c->num_experts = w->num_experts;
-    c->activation_dtype = activation_dtype;
-    c->weight_dtype = w->weight_dtype;
-    c->param_dtype = w->param_dtype;
-    c->scale_dtype = w->scale_dtype;
-    c->scale_type = w->scale_type;
-    c->group_size = w->group_size;
-    c->group_size_n = w->group_size_n;
-    c->zero_point = !w->has_zero_point         ? HUM_ZERO_POINT_NONE
-                    : w->zero_point_is_float ? HUM_ZERO_POINT_FLOAT
-                                             : HUM_ZERO_POINT_INT;
-    c->has_bias = w->bias.data != NULL;
-    c->act_order = w->k_perm.data != NULL;
-    c->has_global_scale = w->global_scale.data != NULL;
-}
-
-void hum_layer_variant(const hum_layer_config *cfg, const hum_tuning *t, hum_gemm_variant *v)
-{
-    memset(v, 0, sizeof *v);
-    v->bf16 = cfg->activation_dtype == HUM_DTYPE_BFLOAT16;
-    v->weight_float = cfg->weight_float;
-    v->weight_bits = cfg->weight_bits;
-    v->weight_exp = cfg->weight_exp;
-    v->n = cfg->padded_n;
-    v->k = cfg->padded_k;
-    v->n_real = cfg->n;
-    v->k_real = cfg->k;
-    v->group = cfg->kernel_group;
-    v->has_scale = cfg->has_scale;
-    v->const_scale_exp = cfg->has_scale ? 0 : hum_layer_scale_exponent(cfg, 1.0, 0.0);
-    v->zero_point = cfg->zero_point != HUM_ZERO_POINT_NONE;
-    v->bias = cfg->has_bias;
-    v->block_m = t->block_m;
-    v->block_n = t->block_n;
-    v->block_k = t->block_k;
-    v->warp_m = t->warp_m;
-    v->warp_n = t->warp_n;
-    v->warp_k = t->warp_k;
-    v->stages = t->stages;
-    v->stream_k = t->stream_k;
-    v->ctas_per_sm = t->ctas_per_sm;
-    v->wgmma = t->kernel == HUM_GEMM_KERNEL_WGMMA;
-}
-
-hum_status hum_layer_tuning_check(const hum_layer_config *config, const hum_tuning *tuning, int64_t *smem_bytes,
-                                  int32_t *threads)
-{
-    if (!config || !tuning)
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_tuning_check: NULL %s", !config ? "config" : "tuning");
-    hum_gemm_variant v;
-    hum_layer_variant(config, tuning, &v);
-    hum_status st = hum_gemm_check(&v);
-    if (st != HUM_OK)
-        return st;
-    if (smem_bytes)
-        *smem_bytes = hum_gemm_smem_bytes(&v);
-    if (threads)
-        *threads = hum_gemm_threads(&v);
     return HUM_OK;
 }
 
@@ -157,4 +93,63 @@ hum_status hum_layer_get_info(const hum_layer *layer, hum_layer_info *out)
     if (t)
         pthread_mutex_unlock(&layer->rt->live_lock);
     return HUM_OK;
+}
+
+hum_status hum_layer_tuning_check(const hum_layer_config *config, const hum_tuning *tuning, int64_t *smem_bytes,
+                                  int32_t *threads)
+{
+    if (!config || !tuning)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_tuning_check: NULL %s", !config ? "config" : "tuning");
+    const hum_compute_config dense = {HUM_GEMM_DENSE, 0, 0};
+    const hum_gemm_variant v = {config, &dense, tuning};
+    hum_status st = hum_gemm_variant_check(&v, NULL);
+    if (st != HUM_OK)
+        return st;
+    if (smem_bytes)
+        *smem_bytes = hum_gemm_smem_bytes(&v);
+    if (threads)
+        *threads = hum_gemm_threads(&v);
+    return HUM_OK;
+}
+
+hum_status hum_layer_fit_tuning(const hum_layer_config *config, const hum_compute_config *compute,
+                                const hum_tuning *in, const char *arch, int64_t smem_budget, const char *device_name,
+                                hum_tuning *out)
+{
+    if (!config || !compute || !in || !arch || !device_name || !out)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_fit_tuning: a NULL argument");
+    return hum_gemm_fit(config, compute, in, arch, smem_budget, device_name, out);
+}
+
+hum_status hum_layer_kernel_takes(const hum_layer_config *config, const hum_compute_config *compute, int32_t kernel,
+                                  const char *arch)
+{
+    const hum_gemm_family *f = hum_gemm_family_of(kernel);
+    if (!config || !compute || !arch || !f)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_kernel_takes: %s",
+                        !config ? "NULL config" : !compute ? "NULL compute" : !arch ? "NULL arch" : "no such kernel");
+    return hum_gemm_kernel_takes(kernel, config, compute, arch);
+}
+
+void hum_layer_plan_inputs(const hum_standard_weight *w, hum_dtype activation_dtype, hum_layer_plan *plan)
+{
+    hum_layer_config *c = &plan->config;
+    c->n = w->n;
+    c->k = w->k;
+    c->num_experts = w->num_experts;
+    c->a_dtype = activation_dtype;
+    c->c_dtype = activation_dtype;
+    c->weight_dtype = w->weight_dtype;
+    c->param_dtype = w->param_dtype;
+    c->scale_dtype = w->scale_dtype;
+    c->scale_type = w->scale_type;
+    c->group_size = w->group_size;
+    c->group_size_n = w->group_size_n;
+    c->zero_point = !w->has_zero_point         ? HUM_ZERO_POINT_NONE
+                    : w->zero_point_is_float ? HUM_ZERO_POINT_FLOAT
+                                             : HUM_ZERO_POINT_INT;
+    c->has_bias = w->bias.data != NULL;
+    c->act_order = w->k_perm.data != NULL;
+    c->has_global_scale = w->global_scale.data != NULL;
+    plan->compute.gemm_type = HUM_GEMM_DENSE; /* hum_layer_check_weight refuses MoE weights */
 }

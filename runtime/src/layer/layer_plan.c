@@ -1,16 +1,57 @@
-/* Planning (lua/hum/layer.lua decides the LayerConfig and the dispatch table), compiling the
- * planned kernels, and the two public entry points built on them: hum_layer_prepare (GPU) and
- * hum_layer_compile (CPU only). */
+/* Planning, in one pass: lua/hum/layer.lua derives the LayerConfig and asks the policy for its
+ * M ranges and tunings; C fits each tuning to the layer, checking every rule once
+ * (gemm_variant.c), and merges equal neighbours. Then compiling the planned kernels, and the two
+ * public entry points built on them: hum_layer_prepare (GPU) and hum_layer_compile (CPU only). */
 #include "layer.h"
 
+#include "gemm_variant.h"
 #include "internal.h"
 #include "lua_bridge.h"
 #include "runtime.h"
 #include "workspace.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The tuning fields of a and b are equal (the M range aside). */
+static int same_tuning(const hum_tuning *a, const hum_tuning *b)
+{
+    return !memcmp((const char *)a + offsetof(hum_tuning, block_m), (const char *)b + offsetof(hum_tuning, block_m),
+                   sizeof *a - offsetof(hum_tuning, block_m));
+}
+
+hum_status hum_layer_fit_plan(hum_layer_plan *plan)
+{
+    if (!plan)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_fit_plan: NULL plan");
+    if (plan->entry_count < 1 || plan->entry_count > HUM_LAYER_MAX_ENTRIES)
+        return hum_fail(HUM_ERR_POLICY, "layer plan: %d dispatch entries (expected 1 to %d)", plan->entry_count,
+                        HUM_LAYER_MAX_ENTRIES);
+    int32_t out = 0;
+    for (int32_t i = 0; i < plan->entry_count; i++) {
+        hum_tuning t;
+        const hum_status st = hum_gemm_fit(&plan->config, &plan->compute, &plan->entries[i], plan->arch,
+                                           plan->smem_per_block, plan->device_name, &t);
+        if (st != HUM_OK) {
+            char upper[24] = "inf";
+            if (plan->entries[i].m_max != INT64_MAX)
+                snprintf(upper, sizeof upper, "%lld", (long long)plan->entries[i].m_max);
+            return hum_fail_context(st, "policy '%s' (%s), M %lld..%s", plan->policy_name, plan->entry_origin[i],
+                                    (long long)plan->entries[i].m_min, upper);
+        }
+        if (out > 0 && same_tuning(&plan->entries[out - 1], &t)) {
+            plan->entries[out - 1].m_max = t.m_max;
+            continue;
+        }
+        plan->entries[out] = t;
+        memmove(plan->entry_origin[out], plan->entry_origin[i], sizeof plan->entry_origin[i]);
+        out++;
+    }
+    plan->entry_count = out;
+    return HUM_OK;
+}
 
 hum_status hum_layer_plan_target(const hum_device_info *dev, hum_layer_plan *plan)
 {
@@ -45,7 +86,7 @@ hum_status hum_layer_run_plan(hum_runtime *rt, hum_layer_plan *plan, int lua_loc
                             "to the largest M",
                             i, (long long)t->m_min, (long long)t->m_max);
     }
-    return HUM_OK;
+    return hum_layer_fit_plan(plan);
 }
 
 /* The compile request of tuning `t` of the plan's config for plan->arch; `header` (cap bytes)
@@ -53,15 +94,11 @@ hum_status hum_layer_run_plan(hum_runtime *rt, hum_layer_plan *plan, int lua_loc
 static hum_status entry_request(const hum_layer_plan *plan, const hum_tuning *t, char *header, size_t cap,
                                 hum_jit_request *req)
 {
-    hum_gemm_variant v;
-    hum_layer_variant(&plan->config, t, &v);
+    const hum_gemm_variant v = {&plan->config, &plan->compute, t};
     const hum_gemm_family *f = hum_gemm_family_of(t->kernel);
-    hum_status st = hum_gemm_check(&v);
-    if (st == HUM_OK && f->arch && strcmp(plan->arch, f->arch) != 0)
-        st = hum_fail(HUM_ERR_UNSUPPORTED, "the %s kernel runs on %s only (the target is %s)", f->name, f->arch,
-                      plan->arch);
-    if (st == HUM_OK)
-        st = hum_gemm_constants(&v, header, cap);
+    if (!f)
+        return hum_fail(HUM_ERR_POLICY, "kernel %d: no such kernel family", t->kernel);
+    const hum_status st = hum_gemm_constants(&v, header, cap);
     if (st != HUM_OK)
         return st;
     memset(req, 0, sizeof *req);
@@ -282,10 +319,11 @@ hum_status hum_dispatch_table_build(const hum_device_info *dev, const hum_layer_
     for (int32_t i = 0; st == HUM_OK && i < plan->entry_count; i++) {
         const hum_tuning *tu = &plan->entries[i];
         hum_dispatch_entry *e = &t->entries[i];
-        int64_t smem = 0;
-        int32_t threads = 0;
-        if ((st = hum_layer_tuning_check(&plan->config, tu, &smem, &threads)) != HUM_OK ||
-            (st = hum_kernel_load(dev->ordinal, &results[i], (int32_t)smem, &e->kernel)) != HUM_OK)
+        /* planning fitted and checked the tuning (hum_layer_fit_plan): only its figures here */
+        const hum_gemm_variant v = {&plan->config, &plan->compute, tu};
+        const int64_t smem = hum_gemm_smem_bytes(&v);
+        const int32_t threads = hum_gemm_threads(&v);
+        if ((st = hum_kernel_load(dev->ordinal, &results[i], (int32_t)smem, &e->kernel)) != HUM_OK)
             break;
         t->plan.entry_count = i + 1;
         e->m_max = tu->m_max;

@@ -129,7 +129,7 @@ static hum_status prep_params(const prep_kernels *k, int32_t ordinal, const hum_
     if (st == HUM_OK) {
         uint32_t dt = dtype;
         int n = (int)c->n, g = (int)groups, nd = (int)n_div, np = (int)c->padded_n, gp = (int)c->scale_rows;
-        int bf16 = c->activation_dtype == HUM_DTYPE_BFLOAT16, adj = exp_adjust;
+        int bf16 = c->a_dtype == HUM_DTYPE_BFLOAT16, adj = exp_adjust;
         void *args[] = {&raw, &dt, &packed_bits, &n, &g, &nd, &np, &gp, &bf16, &adj, out};
         hum_launch_config cfg = grid_for(c->scale_rows * c->padded_n);
         st = hum_kernel_launch(k->params, &cfg, args);
@@ -194,7 +194,7 @@ hum_status hum_layer_upload(hum_layer *layer, int32_t ordinal, hum_layer_buffers
     if (st != HUM_OK)
         return st;
     const int32_t x = hum_layer_scale_exponent(c, scale_max, zero_max);
-    if (c->has_scale && c->activation_dtype == HUM_DTYPE_FLOAT16 && scale_min < INFINITY &&
+    if (c->has_scale && c->a_dtype == HUM_DTYPE_FLOAT16 && scale_min < INFINITY &&
         ldexp(scale_min, x) < ldexp(1.0, -24))
         return hum_fail(HUM_ERR_UNSUPPORTED,
                         "scales from %g to %g span more than float16 activations can carry (use bfloat16)", scale_min,
