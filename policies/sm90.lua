@@ -2,11 +2,11 @@
 -- memory per block, 132 SMs on H100/H200. The mma.sync path. Tuned on an H200 for
 -- n=k=8192 uint4 g128 float16 (bench/NOTES.md): block K 256 halves the per-stage overhead at
 -- small M; the layer falls back to block K 128 when the padded K is not a multiple of 256.
--- From M = 33 on, sm_90 itself runs the warpgroup-MMA kernel (kernels/gemm/gemm_wgmma.cu) for the
--- layers it takes (every weight width, K a multiple of 8; act-order layers too: their A is
--- permuted once per forward, kernels/prep/permute_a.cu): 64 x 128 x 128 tiles
--- up to M = 64, 128 x 128 x 128 up to M = 128, 256 x 128 x 64 above (bench/NOTES.md, "wgmma
--- kernel" and "tile sweep").
+-- From M = 33 on, a layer the warpgroup-MMA kernel (kernels/gemm/gemm_wgmma.cu) takes on this
+-- target (layer.kernels.wgmma, which C's rules decide; act-order layers too: their A is permuted
+-- once per forward, kernels/prep/permute_a.cu) runs it: 64 x 128 x 128 tiles up to M = 64,
+-- 128 x 128 x 128 up to M = 128, 256 x 128 x 64 above (bench/NOTES.md, "wgmma kernel" and
+-- "tile sweep").
 local policy = require("hum.policy")
 local ranges, mma = policy.ranges, policy.mma_tuning
 
@@ -17,16 +17,12 @@ local function wgmma(block_m, block_k, stages)
   return t
 end
 
-local function wgmma_takes(device, layer)
-  return device.sm == 90 and layer.k % 8 == 0
-end
-
 return {
   name = "sm90",
   description = "Hopper and newer: 227 KiB shared memory, mma.sync with block K 256 for small M, wgmma from M = 33 on sm_90",
   applies = function(device) return device.sm >= 90 end,
   tunings = function(device, layer, overrides)
-    if wgmma_takes(device, layer) then
+    if layer.kernels.wgmma then
       return ranges({
         { 16, mma(16, 128, 256, 16, 32, 128, 4) },
         { 32, mma(32, 128, 256, 32, 32, 64, 4) },

@@ -13,6 +13,7 @@ prefix=$work/prefix
 
 cmake --install "$build" --prefix "$prefix" > "$work/install.log"
 test -f "$prefix/include/hum/hum.h"
+test -f "$prefix/include/hum/hum_tools.h"
 cmake -S "$src/examples" -B "$work/cmake-build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \
     > "$work/configure.log"
 cmake --build "$work/cmake-build" > "$work/build.log"
@@ -26,6 +27,13 @@ export PKG_CONFIG_PATH
 cc -std=c11 -o "$work/pkg-config-host" "$src/examples/minimal_host.c" $(pkg-config --cflags --libs hum) \
     -Wl,-rpath,"$(pkg-config --variable=libdir hum)"
 "$work/pkg-config-host"
+# The tools header stands alone on an installed tree (it names no private header).
+printf '#include <hum/hum_tools.h>\nint main(void) { return hum_dtype_bits(HUM_DTYPE_UINT4) == 4 ? 0 : 1; }\n' \
+    > "$work/tools-host.c"
+# shellcheck disable=SC2046
+cc -std=c11 -Wall -Werror -o "$work/tools-host" "$work/tools-host.c" $(pkg-config --cflags --libs hum) \
+    -Wl,-rpath,"$(pkg-config --variable=libdir hum)"
+"$work/tools-host"
 
 "$prefix/bin/hum" info
 echo "examples built and run against $prefix"

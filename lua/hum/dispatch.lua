@@ -1,119 +1,16 @@
--- Dispatch tables: a policy's M-range tunings fitted to one layer and to the kernel's shape
--- rules (kernels/gemm/config.cuh, checked in C by hum_layer_tuning_check), with neighbouring
--- ranges that end up with the same kernel merged, so that a layer compiles as few kernels as
--- its policy really asks for.
+-- Dispatch tables in Lua's hands: a policy's M ranges and tunings written into a
+-- hum_layer_plan, and the fitting of tunings to a layer, which is C's (hum_layer_fit_tuning,
+-- hum_layer_fit_plan: every rule of runtime/src/layer/gemm_variant.c, checked once there).
+-- hum tune (lua/hum/tune.lua) fits its candidates through here.
 
 local ffi = require("ffi")
 local hum = require("hum")
+local fields = require("hum.fields")
 local policy = require("hum.policy")
 
 local dispatch = {}
 
-local FIELDS = { "block_m", "block_n", "block_k", "warp_m", "warp_n", "warp_k", "stages", "stream_k", "ctas_per_sm",
-                 "kernel" }
--- Policy spelling of hum_tuning.kernel (hum_gemm_kernel); absent means "mma".
-local KERNELS = { mma = 0, wgmma = 1 }
 local INT64_MAX = 0x7fffffffffffffffLL
-
-local function container_bits(bits)
-  local c = 1
-  while c < bits do c = c * 2 end
-  return c
-end
-
-local function same(a, b)
-  for _, f in ipairs(FIELDS) do
-    if a[f] ~= b[f] then return false end
-  end
-  return true
-end
-
--- Shared memory and threads of tuning `t` (a Lua table) for the config, or raises
--- HUM_ERR_UNSUPPORTED naming `where` and the rule it breaks.
-local function measure(cfg, t, where)
-  local tuning = ffi.new("hum_tuning")
-  for _, f in ipairs(FIELDS) do tuning[f] = t[f] end
-  local smem, threads = ffi.new("int64_t[1]"), ffi.new("int32_t[1]")
-  local st = hum.C.hum_layer_tuning_check(cfg, tuning, smem, threads)
-  if st ~= 0 then
-    hum.fail(tonumber(st), where .. ": " .. ffi.string(hum.C.hum_last_error()), 0)
-  end
-  return tonumber(smem[0]), threads[0]
-end
-
--- One policy tuning adapted to the layer: block N divides the padded N, warp N covers whole
--- repacked words, block K nests with the scale group, and the stage count shrinks until
--- ctas_per_sm CTAs fit the device's shared memory. `cfg` is the hum_layer_config (derived
--- fields filled), `device` the policy's device table.
-function dispatch.fit(tuning, cfg, device, where)
-  local t = {}
-  for _, f in ipairs(FIELDS) do t[f] = tuning[f] end
-  t.stream_k = (t.stream_k == true or t.stream_k == 1) and 1 or 0
-  t.kernel = KERNELS[tuning.kernel or "mma"]
-  if not t.kernel then
-    hum.fail("HUM_ERR_UNSUPPORTED", string.format("%s: kernel '%s' (expected mma or wgmma)", where,
-      tostring(tuning.kernel)), 0)
-  end
-  local wgmma = t.kernel == KERNELS.wgmma
-  local padded_n, padded_k = tonumber(cfg.padded_n), tonumber(cfg.padded_k)
-  local bits = cfg.weight_bits
-
-  t.block_n = math.max(64, t.block_n)
-  while t.block_n > 64 and padded_n % t.block_n ~= 0 do t.block_n = t.block_n / 2 end
-  if not wgmma then
-    -- an mma.sync warp covers whole repacked words (whole 64-column units for odd widths)
-    local cont = container_bits(bits)
-    local min_warp_n = cont ~= bits and 64 or math.max(16, 64 / cont)
-    t.warp_n = math.min(math.max(t.warp_n, min_warp_n), t.block_n)
-  end
-
-  t.block_k = (t.block_k >= 256 and padded_k % 256 == 0) and 256 or (t.block_k >= 128 and 128 or 64)
-  local group = tonumber(cfg.kernel_group)
-  if group < padded_k and group % t.block_k ~= 0 and t.block_k % group ~= 0 then t.block_k = 64 end
-  t.warp_k = math.min(t.warp_k, t.block_k)
-  while t.block_k / t.warp_k > 4 do t.warp_k = t.warp_k * 2 end
-  if wgmma then
-    -- a warp spans the whole block in M and K; a narrower block N keeps whole warpgroups
-    t.warp_m, t.warp_k = t.block_m, t.block_k
-    t.warp_n = math.max(16, math.min(t.warp_n, t.block_n / 4))
-  end
-
-  local budget = device.smem_per_block
-  local smem = measure(cfg, t, where)
-  local min_stages = wgmma and 3 or 2
-  while smem * t.ctas_per_sm > budget and t.stages > min_stages do
-    t.stages = t.stages - 1
-    smem = measure(cfg, t, where)
-  end
-  if smem * t.ctas_per_sm > budget then
-    hum.fail("HUM_ERR_UNSUPPORTED", string.format("%s: %d CTAs of %d bytes of shared memory do not fit the %d bytes "
-      .. "of %s", where, t.ctas_per_sm, smem, budget, device.name), 0)
-  end
-  return t
-end
-
--- The dispatch table of a policy's list ({m_min, m_max, tuning} ascending): each tuning
--- fitted, equal neighbours merged. Returns a list of {m_min, m_max, tuning, origin} (tuning
--- fields as numbers, m_max math.huge for the last; origin the "file:line" of the policy line
--- that chose the first of the merged tunings).
-function dispatch.table(list, cfg, device, policy_name)
-  local out = {}
-  for i, e in ipairs(list) do
-    local where = string.format("policy '%s', M %d..%s", policy_name, e.m_min, tostring(e.m_max))
-    local t = dispatch.fit(e.tuning, cfg, device, where)
-    local last = out[#out]
-    if last and same(last.tuning, t) then
-      last.m_max = e.m_max
-    else
-      out[#out + 1] = { m_min = e.m_min, m_max = e.m_max, tuning = t, origin = policy.origin_of(e.tuning) or "" }
-    end
-    if i == #list and #out > tonumber(hum.C.HUM_LAYER_MAX_ENTRIES) then
-      hum.fail("HUM_ERR_POLICY", string.format("policy '%s' gives %d distinct kernels for one layer (at most %d)",
-        policy_name, #out, tonumber(hum.C.HUM_LAYER_MAX_ENTRIES)), 0)
-    end
-  end
-  return out
-end
 
 -- `text` into the char array `dst`, cut with "..." when it does not fit.
 local function put(dst, text)
@@ -123,21 +20,96 @@ local function put(dst, text)
 end
 dispatch.put = put
 
--- Writes M range m_min..m_max (math.huge: no bound) and fitted tuning `t` into hum_tuning `dst`.
+-- The tuning fields of hum_tuning `c` as a table of numbers (a fitted tuning).
+local function numbers(c)
+  local t = {}
+  for _, f in ipairs(fields.list("tuning")) do t[f.name] = tonumber(c[f.name]) end
+  return t
+end
+
+local function check(st, where)
+  if st ~= 0 then hum.fail(tonumber(st), where .. ": " .. ffi.string(hum.C.hum_last_error()), 0) end
+end
+
+-- The arch NVRTC compiles for on `device` (a policy device table).
+local function arch_of(device)
+  local info = ffi.new("hum_device_info")
+  info.sm_major, info.sm_minor = math.floor(device.sm / 10), device.sm % 10
+  local out = ffi.new("char[16]")
+  check(hum.C.hum_arch_for_device(info, out, 16), "the arch of " .. device.name)
+  return ffi.string(out)
+end
+
+-- Writes M range m_min..m_max (math.huge: no bound) and tuning `t` (policy spelling, or fitted
+-- numbers) into hum_tuning `dst`.
 function dispatch.put_tuning(dst, m_min, m_max, t)
   dst.m_min = m_min
   dst.m_max = m_max == math.huge and INT64_MAX or m_max
-  for _, f in ipairs(FIELDS) do dst[f] = t[f] end
+  if type(t.stream_k) == "boolean" or type(t.kernel) == "string" or t.kernel == nil then
+    fields.from_table("tuning", t, dst, "tuning", { origin = true })
+  else
+    for _, f in ipairs(fields.list("tuning")) do dst[f.name] = t[f.name] end
+  end
 end
 
--- A fitted tuning (a table as dispatch.fit returns, or a hum_tuning) in policy spelling:
--- stream_k a boolean, kernel a name. Fitting it again gives it back unchanged.
+-- Writes a policy's checked list ({m_min, m_max, tuning} ascending, policy.tunings) into a
+-- hum_layer_plan as written, with each entry's policy line and the policy `p`, for C to fit.
+function dispatch.store(list, plan, p)
+  local max = tonumber(hum.C.HUM_LAYER_MAX_ENTRIES)
+  if #list > max then
+    hum.fail("HUM_ERR_POLICY", string.format("policy '%s' (%s) gives %d M ranges (at most %d)", p.name, p.origin,
+      #list, max), 0)
+  end
+  plan.entry_count = #list
+  for i, e in ipairs(list) do
+    dispatch.put_tuning(plan.entries[i - 1], e.m_min, e.m_max, e.tuning)
+    put(plan.entry_origin[i - 1], policy.origin_of(e.tuning) or "")
+  end
+  put(plan.policy_name, p.name)
+  put(plan.policy_origin, p.origin)
+end
+
+-- One policy tuning fitted to the layer of hum_layer_config `cfg` on `device` (a policy device
+-- table), by C; raises naming `where` and the rule a tuning breaks. Returns the fitted tuning
+-- as numbers.
+function dispatch.fit(tuning, cfg, device, where)
+  local raw = ffi.new("hum_tuning")
+  dispatch.put_tuning(raw, 1, math.huge, tuning)
+  local out = ffi.new("hum_tuning")
+  check(hum.C.hum_layer_fit_tuning(cfg, ffi.new("hum_compute_config"), raw, arch_of(device), device.smem_per_block,
+    device.name, out), where)
+  return numbers(out)
+end
+
+-- The dispatch table of a policy's checked list for the layer of `cfg` on `device`: each tuning
+-- fitted by C, equal neighbours merged (hum_layer_fit_plan). Returns a list of {m_min, m_max,
+-- tuning, origin} (tuning as numbers, m_max math.huge for the last; origin the "file:line" of
+-- the policy line that chose the first of the merged tunings).
+function dispatch.table(list, cfg, device, policy_name)
+  local plan = ffi.new("hum_layer_plan")
+  plan.config = cfg
+  put(plan.arch, arch_of(device))
+  put(plan.device_name, device.name)
+  plan.smem_per_block = device.smem_per_block
+  dispatch.store(list, plan, { name = policy_name, origin = "" })
+  check(hum.C.hum_layer_fit_plan(plan), "policy '" .. policy_name .. "'")
+  local out = {}
+  for i = 0, plan.entry_count - 1 do
+    local e = plan.entries[i]
+    out[i + 1] = { m_min = tonumber(e.m_min), m_max = e.m_max == INT64_MAX and math.huge or tonumber(e.m_max),
+                   tuning = numbers(e), origin = ffi.string(plan.entry_origin[i]) }
+  end
+  return out
+end
+
+-- A fitted tuning (numbers, or a hum_tuning) in policy spelling: stream_k a boolean, kernel a
+-- name. Fitting it again gives it back unchanged.
 function dispatch.policy_tuning(t)
   local out = {}
-  for _, f in ipairs(FIELDS) do out[f] = tonumber(t[f]) end
-  out.stream_k = out.stream_k == 1
-  for name, code in pairs(KERNELS) do
-    if code == out.kernel then out.kernel = name end
+  for _, f in ipairs(fields.list("tuning")) do
+    local v = tonumber(t[f.name])
+    if f.kind == "bool" then v = v ~= 0 elseif f.kind == "enum" then v = f.names[v + 1] end
+    out[f.name] = v
   end
   return out
 end
@@ -145,17 +117,8 @@ end
 -- A string equal for equal fitted tunings.
 function dispatch.key(t)
   local parts = {}
-  for i, f in ipairs(FIELDS) do parts[i] = tostring(tonumber(t[f])) end
+  for i, f in ipairs(fields.list("tuning")) do parts[i] = tostring(tonumber(t[f.name])) end
   return table.concat(parts, ",")
-end
-
--- Writes a dispatch table into a hum_layer_plan.
-function dispatch.store(tbl, plan)
-  plan.entry_count = #tbl
-  for i, e in ipairs(tbl) do
-    dispatch.put_tuning(plan.entries[i - 1], e.m_min, e.m_max, e.tuning)
-    put(plan.entry_origin[i - 1], e.origin)
-  end
 end
 
 return dispatch

@@ -2,7 +2,7 @@
 -- libhum.
 --
 -- Inside a runtime the header text and a table of every function's address come from the
--- library itself (package.loaded["hum.native"], runtime/src/lua/lua_state.h), so the calls work
+-- library itself (package.loaded["hum.native"], runtime/src/runtime/lua_state.h), so the calls work
 -- whether the host linked libhum statically, as a shared library, or dlopen'ed it with
 -- RTLD_LOCAL: no dynamic symbol lookup is involved. Outside a runtime (busted), HUM_CDEF names
 -- the preprocessed header (<build>/runtime/hum_cdef.h) and HUM_LIB the shared library

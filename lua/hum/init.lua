@@ -1,8 +1,8 @@
 -- The root of hum's Lua layer: errors, logging, chunk loading and the entry point C uses
--- (hum_lua_call in runtime/src/lua/lua_bridge.h). The decisions themselves live in the modules
+-- (hum_lua_call in runtime/src/runtime/lua_bridge.h). The decisions themselves live in the modules
 -- beside it (hum.policy, formats.*, the layer modules); this file carries what they share.
 --
--- Inside a runtime, package.loaded["hum.native"] is set by runtime/src/lua/lua_state.c. Outside
+-- Inside a runtime, package.loaded["hum.native"] is set by runtime/src/runtime/lua_state.c. Outside
 -- one (busted), it is absent: logging goes to stderr and hum.C comes from HUM_LIB (hum.ffi).
 
 local ffi = require("ffi")

@@ -1,12 +1,13 @@
 -- Layer preparation decisions (hum_layer_prepare and hum_layer_compile call plan()): the
 -- LayerConfig of a standard weight, checked against what the dense GEMM kernel supports (a
--- combination it does not is an HUM_ERR_UNSUPPORTED naming it), then the policy's M-range
--- table fitted into a dispatch table (hum.dispatch).
+-- combination it does not is an HUM_ERR_UNSUPPORTED naming it), then the policy's M ranges and
+-- tunings, written into the plan for C to fit and check.
 
 local bit = require("bit")
 local ffi = require("ffi")
 local hum = require("hum")
 local policy = require("hum.policy")
+local fields = require("hum.fields")
 local dispatch = require("hum.dispatch")
 
 local layer = {}
@@ -15,7 +16,7 @@ local layer = {}
 -- 24..27 kind, 28..31 special values.
 local KIND_UINT, KIND_FLOAT = 1, 3
 
-local function fields(code)
+local function dtype(code)
   code = tonumber(code)
   return {
     code = code,
@@ -46,13 +47,13 @@ end
 local function round_up(x, m) return math.ceil(x / m) * m end
 
 -- Checks the input fields of a hum_layer_config (cdata) for target `sm`, fills its derived
--- fields, and returns the LayerConfig table the policies see.
+-- fields, and returns the LayerConfig table the policies see (hum.fields.to_table).
 function layer.config(c, sm)
   local n, k = tonumber(c.n), tonumber(c.k)
   if tonumber(c.num_experts) > 0 then
     unsupported("%d experts: MoE weights are not dense layers", tonumber(c.num_experts))
   end
-  local act = fields(c.activation_dtype)
+  local act = dtype(c.a_dtype)
   if act.code ~= tonumber(hum.C.HUM_DTYPE_FLOAT16) and act.code ~= tonumber(hum.C.HUM_DTYPE_BFLOAT16) then
     unsupported("%s activations (expected float16 or bfloat16)", act.name)
   end
@@ -66,10 +67,14 @@ function layer.config(c, sm)
       .. "the host passes (here %s); kernels that quantize activations to %s are not part of it", section, wanted,
       section == "moe" and "MoE" or "dense", act.name, wanted)
   end
+  if c.c_dtype ~= c.a_dtype then
+    unsupported("%s output with %s activations: the kernels write C in the activation dtype", dtype(c.c_dtype).name,
+      act.name)
+  end
   if act.name == "bfloat16" and sm < 80 then
     unsupported("bfloat16 activations need sm_80 or newer (the target is sm_%d)", sm)
   end
-  local w = fields(c.weight_dtype)
+  local w = dtype(c.weight_dtype)
   local weight_float
   if w.kind == KIND_UINT and w.bits >= 1 and w.bits <= 8 then
     weight_float = false
@@ -100,7 +105,7 @@ function layer.config(c, sm)
     end
     kernel_group, scale_rows = group, math.ceil(padded_k / group)
   end
-  local scale = fields(c.scale_dtype)
+  local scale = dtype(c.scale_dtype)
   if has_scale == 1 and not is_scale_dtype(scale.code) then
     unsupported("%s scales (expected float16, bfloat16, float32, e4m3, e5m2 or e8m0)", scale.name)
   end
@@ -116,14 +121,9 @@ function layer.config(c, sm)
   c.weight_bits = w.bits
   c.weight_exp = weight_float and w.exp or 0
   c.exp_compensation = compensation
+  c.has_zero_point = zero_point ~= "none" and 1 or 0
 
-  return {
-    n = n, k = k, padded_n = padded_n, padded_k = padded_k, experts = 0,
-    a_dtype = act.name, w_dtype = w.name, w_bits = w.bits, w_float = weight_float,
-    scale_type = scale_type, scale_dtype = has_scale == 1 and scale.name or nil,
-    group_size = group, kernel_group = kernel_group,
-    zero_point = zero_point, bias = c.has_bias ~= 0, act_order = c.act_order ~= 0,
-  }
+  return fields.to_table("layer", c)
 end
 
 -- The device table the policies see for a plan: its GPU, or the nominal device of its arch.
@@ -137,16 +137,39 @@ function layer.target(plan)
   return policy.nominal_device(ffi.string(plan.arch))
 end
 
--- Fills a hum_layer_plan: derived config fields, dispatch table, policy name.
-function layer.plan(rt, plan)
+-- The kernel families that run the layer on the plan's arch, by their policy names
+-- ({ mma = true, wgmma = false }): C's rules decide (hum_layer_kernel_takes).
+local function kernels(plan)
+  local out = {}
+  for _, f in ipairs(fields.list("tuning")) do
+    if f.name == "kernel" then
+      for code, name in ipairs(f.names) do
+        out[name] = hum.C.hum_layer_kernel_takes(plan.config, plan.compute, code - 1, plan.arch) == 0
+      end
+    end
+  end
+  return out
+end
+
+-- What the policies see for a plan (inputs and target filled): the device table, the
+-- LayerConfig table (derived fields filled in the plan too) with `kernels`, the families that run
+-- the layer on the plan's arch, and the ComputeConfig table.
+function layer.inputs(plan)
   local device = layer.target(plan)
   local cfg = layer.config(plan.config, device.sm)
-  local list, p = policy.tunings(device, cfg)
-  local tbl = dispatch.table(list, plan.config, device, p.name)
-  dispatch.store(tbl, plan)
-  dispatch.put(plan.policy_name, p.name)
-  dispatch.put(plan.policy_origin, p.origin)
+  cfg.kernels = kernels(plan)
+  return device, cfg, fields.to_table("compute", plan.compute)
+end
+
+-- Fills a hum_layer_plan: derived config fields, the target's shared memory, the policy's M
+-- ranges and tunings as it wrote them, with the policy line of each. C then fits the tunings to
+-- the layer and checks them, once (runtime/src/layer/layer_plan.c, hum_layer_fit_plan).
+function layer.plan(rt, plan)
+  local device, cfg, compute = layer.inputs(plan)
+  plan.smem_per_block = device.smem_per_block
   if plan.sm == 0 then dispatch.put(plan.device_name, device.name) end
+  local list, p = policy.tunings(device, cfg, compute)
+  dispatch.store(list, plan, p)
 end
 
 return layer

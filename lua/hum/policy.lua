@@ -3,77 +3,39 @@
 -- returns
 --   { name = "sm90",
 --     applies = function(device) return device.sm >= 90 end,
---     tunings = function(device, layer, overrides)
+--     tunings = function(device, layer, overrides, compute)
 --       return { { m_min = 1, m_max = 16, tuning = {...} }, ..., { m_min = 129, m_max = math.huge, tuning = {...} } }
 --     end }
 --
--- Layers (runtime/src/lua/runtime_policies.c collects them): the built-in files, then the site
+-- Layers (runtime/src/runtime/runtime_policies.c collects them): the built-in files, then the site
 -- files of the config's policy_paths, then the config's overrides. For a device, the last file
 -- whose applies(device) is true wins. policy.load compiles and checks a whole new set before
 -- anything changes, so a broken file leaves the set in force untouched.
 
-local bit = require("bit")
 local ffi = require("ffi")
 local hum = require("hum")
 local sandbox = require("hum.sandbox")
+local fields = require("hum.fields")
 
 local policy = {}
 
 local POLICY_FIELDS = { name = true, description = true, applies = true, tunings = true }
 
--- The fields every tuning must have; a policy may add more (the GEMM reads them).
-local TUNING_FIELDS = {
-  "block_m", "block_n", "block_k", "warp_m", "warp_n", "warp_k", "stages", "stream_k", "ctas_per_sm",
-}
-
 local function is_int(x)
   return type(x) == "number" and x == math.floor(x) and x > -math.huge and x < math.huge
-end
-
-local function is_pow2(x)
-  return is_int(x) and x >= 1 and x < 2 ^ 31 and bit.band(x, x - 1) == 0
 end
 
 local function bad(where, msg)
   hum.fail("HUM_ERR_POLICY", where .. ": " .. msg, 0)
 end
 
--- A value from a policy as a message shows it: strings quoted and said to be strings, so that
--- block_n = "128" does not read as the number 128; tables and functions by their type only.
-local function show(v)
-  if type(v) == "string" then return string.format("%q (a string)", v) end
-  if type(v) == "number" or type(v) == "boolean" or v == nil then return tostring(v) end
-  return "a " .. type(v)
-end
+local show = fields.show
 
--- Checks one tuning table; `where` names the policy file and entry.
+-- Reads one tuning table as a hum_tuning (hum.fields): the fields and their types (its `origin`
+-- is the policy line it came from). Whether the values suit a layer and a kernel is C's to
+-- check when the table is fitted. `where` names the policy file and entry.
 local function check_tuning(t, where)
-  if type(t) ~= "table" then bad(where, "tuning must be a table, got " .. type(t)) end
-  for _, f in ipairs(TUNING_FIELDS) do
-    if t[f] == nil then bad(where, "tuning has no '" .. f .. "' (required: " .. table.concat(TUNING_FIELDS, ", ") .. ")") end
-  end
-  local function field(name, ok, expected)
-    if not ok then bad(where, string.format("tuning.%s = %s: expected %s", name, show(t[name]), expected)) end
-  end
-  field("block_m", is_int(t.block_m) and t.block_m >= 1, "a positive integer")
-  field("warp_m", is_int(t.warp_m) and t.warp_m >= 1, "a positive integer")
-  for _, f in ipairs({ "block_n", "block_k" }) do field(f, is_pow2(t[f]) and t[f] >= 16, "a power of two >= 16") end
-  field("warp_n", is_pow2(t.warp_n) and t.warp_n >= 8, "a power of two >= 8")
-  field("warp_k", is_pow2(t.warp_k) and t.warp_k >= 16, "a power of two >= 16")
-  local warps = 1
-  for _, d in ipairs({ "m", "n", "k" }) do
-    local b, w = t["block_" .. d], t["warp_" .. d]
-    if b % w ~= 0 or not is_pow2(b / w) then
-      bad(where, string.format("block_%s = %d is not warp_%s = %d times a power of two", d, b, d, w))
-    end
-    warps = warps * (b / w)
-  end
-  if warps * 32 > 1024 then
-    bad(where, string.format("%d warps per CTA (%d threads) exceed the CUDA limit of 1024 threads", warps, warps * 32))
-  end
-  field("stages", is_int(t.stages) and t.stages >= 2 and t.stages <= 8, "an integer in 2..8")
-  field("ctas_per_sm", is_int(t.ctas_per_sm) and t.ctas_per_sm >= 1 and t.ctas_per_sm <= 8, "an integer in 1..8")
-  field("stream_k", type(t.stream_k) == "boolean", "true or false")
+  fields.from_table("tuning", t, ffi.new("hum_tuning"), where, { origin = true })
 end
 
 -- Checks a tunings list: entries {m_min, m_max, tuning}, ranges ascending and contiguous from
@@ -211,9 +173,10 @@ function Set:winner(device, below)
 end
 
 -- The checked M-range list of the winning policy (among the files before index `below`) for
--- `layer` on `device`, and that policy. Every tuning of the list has an origin afterwards:
--- the line that built it, else the line that defines the policy's tunings function.
-function Set:tunings(device, layer, below)
+-- `layer` (the LayerConfig table) and `compute` (the ComputeConfig table) on `device`, and that
+-- policy. Every tuning of the list has an origin afterwards: the line that built it, else the
+-- line that defines the policy's tunings function.
+function Set:tunings(device, layer, compute, below)
   local p, index = self:winner(device, below)
   if not p then
     local names = {}
@@ -223,9 +186,9 @@ function Set:tunings(device, layer, below)
       below and string.format(" (below %s)", self.entries[below].name) or ""), 0)
   end
   local outer = active
-  active = { fn = p.tunings, origin = p.origin, set = self, index = index }
-  local ok, list = pcall(sandbox.call, p.origin, "tunings(device, layer, overrides)", self.limits, p.tunings,
-    copy(device), copy(layer), copy(self.nested))
+  active = { fn = p.tunings, origin = p.origin, set = self, index = index, compute = compute }
+  local ok, list = pcall(sandbox.call, p.origin, "tunings(device, layer, overrides, compute)", self.limits,
+    p.tunings, copy(device), copy(layer), copy(self.nested), copy(compute))
   active = outer
   if not ok then error(list, 0) end
   policy.validate_tunings(list, p)
@@ -257,7 +220,7 @@ local function compile(src, limits)
   local where = src.origin
   if type(p) ~= "table" then
     bad(where, "a policy file must return a table { name = ..., applies = function(device) ..., "
-      .. "tunings = function(device, layer, overrides) ... }, got " .. type(p))
+      .. "tunings = function(device, layer, overrides, compute) ... }, got " .. type(p))
   end
   for k in pairs(p) do
     if not POLICY_FIELDS[k] then
@@ -270,7 +233,7 @@ local function compile(src, limits)
   end
   if type(p.applies) ~= "function" then bad(where, "'applies' must be a function(device), got " .. show(p.applies)) end
   if type(p.tunings) ~= "function" then
-    bad(where, "'tunings' must be a function(device, layer, overrides), got " .. show(p.tunings))
+    bad(where, "'tunings' must be a function(device, layer, overrides, compute), got " .. show(p.tunings))
   end
   return { name = p.name, description = p.description, origin = src.origin, layer = src.layer,
            applies = p.applies, tunings = p.tunings }
@@ -328,9 +291,9 @@ end
 -- file applies.
 function policy.below(device, layer)
   if not active then
-    hum.fail("HUM_ERR_POLICY", "policy.below: call it from a policy's tunings(device, layer, overrides)", 2)
+    hum.fail("HUM_ERR_POLICY", "policy.below: call it from a policy's tunings(device, layer, overrides, compute)", 2)
   end
-  return (active.set:tunings(device, layer, active.index))
+  return (active.set:tunings(device, layer, active.compute, active.index))
 end
 
 -- The policies in force.
@@ -338,7 +301,7 @@ function policy.current() return current end
 -- Puts a set policy.current() returned back in force: a reload whose layers failed to re-plan
 -- undoes itself with it (runtime/src/runtime_policies.c).
 function policy.use(set) current = set end
-function policy.tunings(device, layer) return current:tunings(device, layer) end
+function policy.tunings(device, layer, compute) return current:tunings(device, layer, compute) end
 function policy.winner(device) return current:winner(device) end
 -- An override's value ("moe.activation" -> "mxfp8"), or nil.
 function policy.override(key) return current:override(key) end

@@ -37,8 +37,7 @@ end
 
 -- The session's device table and LayerConfig table.
 local function target(s)
-  local device = layer.target(s.plan)
-  return device, layer.config(s.plan.config, device.sm)
+  return layer.inputs(s.plan)
 end
 
 -- Ranges {m_min, m_max, tuning, origin, samples} from the table in force and the M values.
@@ -109,8 +108,8 @@ function tune.fit_all(raw, cfg, device)
 end
 
 function tune.begin(rt, s)
-  local device, cfg = target(s)
-  local list, p = policy.tunings(device, cfg)
+  local device, cfg, compute = target(s)
+  local list, p = policy.tunings(device, cfg, compute)
   local tbl = dispatch.table(list, s.plan.config, device, p.name)
   local ms = {}
   for i = 1, s.m_count do ms[i] = tonumber(s.m_values[i - 1]) end

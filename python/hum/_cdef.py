@@ -34,13 +34,13 @@ typedef struct hum_runtime_options { const char *config_path; int32_t device_ord
 typedef struct hum_device_info { char name[256]; int32_t ordinal; int32_t sm_major, sm_minor; int32_t sm_count;
     int64_t max_smem_per_block_optin; int64_t l2_bytes; int64_t total_memory_bytes; int32_t driver_version; }
     hum_device_info;
-typedef struct hum_layer_config { int64_t n, k, num_experts; hum_dtype activation_dtype, weight_dtype, param_dtype,
-    scale_dtype; hum_scale_type scale_type; int64_t group_size, group_size_n; int32_t zero_point;
-    int32_t has_bias, act_order, has_global_scale; int64_t padded_n, padded_k; int64_t kernel_group;
-    int64_t scale_rows; int32_t has_scale; int32_t weight_float; int32_t weight_bits, weight_exp;
-    int32_t exp_compensation; } hum_layer_config;
-typedef struct hum_tuning { int64_t m_min, m_max; int32_t block_m, block_n, block_k, warp_m, warp_n, warp_k;
-    int32_t stages, stream_k, ctas_per_sm; int32_t kernel; } hum_tuning;
+typedef struct hum_layer_config { int64_t n; int64_t k; int64_t num_experts; hum_dtype a_dtype; hum_dtype c_dtype;
+    hum_dtype weight_dtype; hum_dtype param_dtype; hum_dtype scale_dtype; hum_scale_type scale_type; int64_t group_size;
+    int64_t group_size_n; int32_t zero_point; int32_t has_bias; int32_t act_order; int32_t has_global_scale; int64_t
+    padded_n; int64_t padded_k; int64_t kernel_group; int64_t scale_rows; int32_t has_scale; int32_t has_zero_point;
+    int32_t weight_float; int32_t weight_bits; int32_t weight_exp; int32_t exp_compensation; } hum_layer_config;
+typedef struct hum_tuning { int64_t m_min, m_max; int32_t block_m; int32_t block_n; int32_t block_k; int32_t warp_m;
+    int32_t warp_n; int32_t warp_k; int32_t stages; int32_t stream_k; int32_t ctas_per_sm; int32_t kernel; } hum_tuning;
 typedef struct hum_layer_info { hum_layer_config config; int32_t prepared; int32_t entry_count; hum_tuning entries[8];
     char policy_name[64]; char arch[16]; double prepare_ms; double compile_ms; int32_t kernels_compiled;
     int32_t kernels_cached; int32_t scale_exponent; float out_factor; int64_t device_bytes; uint64_t generation; }

@@ -34,8 +34,8 @@ class Layer:
         self._h = handle
         info = self._info()
         self.n, self.k = info.config.n, info.config.k
-        self.activation = dtype_name(info.config.activation_dtype)
-        self._dtype = info.config.activation_dtype
+        self.activation = dtype_name(info.config.a_dtype)
+        self._dtype = info.config.a_dtype
         # Reused by every forward: the call fills data, shape and strides in place.
         self._a, self._c = T["hum_tensor"](), T["hum_tensor"]()
         self._shape_tensors(self._a, self._c)
@@ -81,7 +81,7 @@ class Layer:
         for e in i.entries[: i.entry_count]:
             tile = "%dx%dx%d/%d%s" % (e.block_m, e.block_n, e.block_k, e.stages, " wgmma" if e.kernel else "")
             ranges.append((e.m_min, e.m_max, tile))
-        return {"n": i.config.n, "k": i.config.k, "activation": dtype_name(i.config.activation_dtype),
+        return {"n": i.config.n, "k": i.config.k, "activation": dtype_name(i.config.a_dtype),
                 "weight": dtype_name(i.config.weight_dtype), "act_order": bool(i.config.act_order),
                 "prepared": bool(i.prepared), "policy": i.policy_name.decode(), "arch": i.arch.decode(),
                 "ranges": ranges, "prepare_ms": i.prepare_ms, "compile_ms": i.compile_ms,

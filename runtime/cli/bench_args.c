@@ -1,7 +1,6 @@
 /* Option values shared by the GEMM commands (see bench_args.h). */
 #include "bench_args.h"
 
-#include "internal.h"
 
 #include <errno.h>
 #include <stdio.h>

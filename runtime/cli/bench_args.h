@@ -2,7 +2,7 @@
 #ifndef HUM_BENCH_ARGS_H
 #define HUM_BENCH_ARGS_H
 
-#include "hum/hum.h"
+#include "hum/hum_tools.h"
 
 enum { BENCH_MAX_M_VALUES = 64 };
 

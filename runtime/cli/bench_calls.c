@@ -1,7 +1,6 @@
 /* Timed calls (see bench_calls.h). */
 #include "bench_calls.h"
 
-#include "internal.h"
 
 #include <stdlib.h>
 

@@ -3,7 +3,6 @@
 
 #include "bench_check.h"
 
-#include "internal.h"
 
 #include <math.h>
 #include <stdlib.h>

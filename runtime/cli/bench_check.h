@@ -4,7 +4,7 @@
 #ifndef HUM_BENCH_CHECK_H
 #define HUM_BENCH_CHECK_H
 
-#include "hum/hum.h"
+#include "hum/hum_tools.h"
 
 #include <stdint.h>
 

@@ -3,7 +3,6 @@
 
 #include "bench_cublas.h"
 
-#include "internal.h"
 
 #include <cublas_api.h>
 #include <dlfcn.h>

@@ -3,7 +3,7 @@
 #ifndef HUM_BENCH_CUBLAS_H
 #define HUM_BENCH_CUBLAS_H
 
-#include "hum/hum.h"
+#include "hum/hum_tools.h"
 
 #include <cuda.h>
 #include <stddef.h>

@@ -1,7 +1,6 @@
 /* Device buffers and one checked forward (see bench_io.h). */
 #include "bench_io.h"
 
-#include "internal.h"
 
 #include <string.h>
 

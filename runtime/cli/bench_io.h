@@ -3,7 +3,7 @@
 #ifndef HUM_BENCH_IO_H
 #define HUM_BENCH_IO_H
 
-#include "hum/hum.h"
+#include "hum/hum_tools.h"
 
 typedef struct bench_io {
     hum_dtype dtype; /* float16 or bfloat16 */

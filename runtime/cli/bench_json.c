@@ -3,7 +3,6 @@
 
 #include "bench_json.h"
 
-#include "internal.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>

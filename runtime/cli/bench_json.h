@@ -2,7 +2,7 @@
 #ifndef HUM_BENCH_JSON_H
 #define HUM_BENCH_JSON_H
 
-#include "hum/hum.h"
+#include "hum/hum_tools.h"
 
 #include <stddef.h>
 

@@ -3,22 +3,78 @@
 
 #include "bench_timer.h"
 
-#include "cuda_driver.h"
-#include "internal.h"
-
+#include <cudaTypedefs.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 enum { BENCH_FLUSH_MIN_BYTES = 256 << 20 };
 
+/* The driver entry points the timer uses, from the driver libhum loaded (hum_cuda_entry):
+ * X(name, ABI version of its PFN type in <cudaTypedefs.h>). Macro names of <cuda.h>
+ * (cuStreamDestroy -> cuStreamDestroy_v2) expand alike in the field and at every use. */
+#define BENCH_CUDA_ENTRIES(X)                                                                      \
+    X(cuStreamCreate, 2000)                                                                        \
+    X(cuStreamDestroy, 4000)                                                                       \
+    X(cuStreamSynchronize, 2000)                                                                   \
+    X(cuStreamBeginCapture, 10010)                                                                 \
+    X(cuStreamEndCapture, 10000)                                                                   \
+    X(cuEventCreate, 2000)                                                                         \
+    X(cuEventDestroy, 4000)                                                                        \
+    X(cuEventRecord, 2000)                                                                         \
+    X(cuEventSynchronize, 2000)                                                                    \
+    X(cuEventElapsedTime, 2000)                                                                    \
+    X(cuGraphInstantiateWithFlags, 11040)                                                          \
+    X(cuGraphUpload, 11010)                                                                        \
+    X(cuGraphLaunch, 10000)                                                                        \
+    X(cuGraphExecDestroy, 10000)                                                                   \
+    X(cuGraphDestroy, 10000)                                                                       \
+    X(cuMemsetD8Async, 3020)
+
+#define BENCH_CUDA_FIELD(name, version) PFN_##name##_v##version name;
+typedef struct bench_cuda_api {
+    BENCH_CUDA_ENTRIES(BENCH_CUDA_FIELD)
+} bench_cuda_api;
+#undef BENCH_CUDA_FIELD
+
+static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
+static bench_cuda_api api;
+static hum_status resolve_status;
+static char resolve_message[512];
+
+static void resolve(void)
+{
+    void *fn;
+#define BENCH_CUDA_RESOLVE(name, version)                                                          \
+    if ((resolve_status = hum_cuda_entry(#name, version, &fn)) != HUM_OK) {                        \
+        snprintf(resolve_message, sizeof resolve_message, "%s", hum_last_error());                 \
+        return;                                                                                    \
+    }                                                                                              \
+    api.name = (PFN_##name##_v##version)fn;
+    BENCH_CUDA_ENTRIES(BENCH_CUDA_RESOLVE)
+#undef BENCH_CUDA_RESOLVE
+}
+
+/* The table, or NULL with hum_last_error() saying why (no driver, or an entry it lacks). */
+static const bench_cuda_api *bench_cuda(void)
+{
+    pthread_once(&resolve_once, resolve);
+    if (resolve_status != HUM_OK) {
+        hum_fail(resolve_status, "%s", resolve_message);
+        return NULL;
+    }
+    return &api;
+}
+
 hum_status bench_timer_create(int32_t ordinal, int64_t l2_bytes, bench_timer *t)
 {
     memset(t, 0, sizeof *t);
-    const hum_cuda_api *cu = hum_cuda();
+    const bench_cuda_api *cu = bench_cuda();
     if (cu == NULL)
-        return HUM_ERR_NO_DEVICE;
+        return resolve_status;
     size_t bytes = BENCH_FLUSH_MIN_BYTES;
     if (l2_bytes > 0 && (size_t)l2_bytes * 4 > bytes)
         bytes = (size_t)l2_bytes * 4;
@@ -27,9 +83,9 @@ hum_status bench_timer_create(int32_t ordinal, int64_t l2_bytes, bench_timer *t)
         return hum_fail_context(st, "the L2 flush buffer (%zu MiB)", bytes >> 20);
     t->flush_bytes = bytes;
     /* hum_device_alloc made the device's primary context current on this thread. */
-    if ((st = hum_cuda_check(cu->cuStreamCreate(&t->stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate")) != HUM_OK ||
-        (st = hum_cuda_check(cu->cuEventCreate(&t->start, CU_EVENT_DEFAULT), "cuEventCreate")) != HUM_OK ||
-        (st = hum_cuda_check(cu->cuEventCreate(&t->stop, CU_EVENT_DEFAULT), "cuEventCreate")) != HUM_OK) {
+    if ((st = hum_cuda_result(cu->cuStreamCreate(&t->stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate")) != HUM_OK ||
+        (st = hum_cuda_result(cu->cuEventCreate(&t->start, CU_EVENT_DEFAULT), "cuEventCreate")) != HUM_OK ||
+        (st = hum_cuda_result(cu->cuEventCreate(&t->stop, CU_EVENT_DEFAULT), "cuEventCreate")) != HUM_OK) {
         bench_timer_destroy(t);
         return st;
     }
@@ -38,7 +94,7 @@ hum_status bench_timer_create(int32_t ordinal, int64_t l2_bytes, bench_timer *t)
 
 void bench_timer_destroy(bench_timer *t)
 {
-    const hum_cuda_api *cu = hum_cuda();
+    const bench_cuda_api *cu = bench_cuda();
     if (cu != NULL) {
         if (t->stop)
             cu->cuEventDestroy(t->stop);
@@ -67,11 +123,11 @@ double bench_median(double *values, int32_t count)
 
 /* Records fn into a graph. HUM_OK with *exec set, or HUM_OK with *exec NULL when the stream
  * could not be captured (fn used an operation a capture refuses); other failures are errors. */
-static hum_status capture(const hum_cuda_api *cu, bench_timer *t, bench_enqueue_fn fn, void *ctx,
+static hum_status capture(const bench_cuda_api *cu, bench_timer *t, bench_enqueue_fn fn, void *ctx,
                           CUgraphExec *exec)
 {
     *exec = NULL;
-    hum_status st = hum_cuda_check(cu->cuStreamBeginCapture(t->stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+    hum_status st = hum_cuda_result(cu->cuStreamBeginCapture(t->stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
                                    "cuStreamBeginCapture");
     if (st != HUM_OK)
         return st;
@@ -83,20 +139,20 @@ static hum_status capture(const hum_cuda_api *cu, bench_timer *t, bench_enqueue_
             cu->cuGraphDestroy(graph);
         return HUM_OK;
     }
-    st = hum_cuda_check(cu->cuGraphInstantiateWithFlags(exec, graph, 0), "cuGraphInstantiateWithFlags");
+    st = hum_cuda_result(cu->cuGraphInstantiateWithFlags(exec, graph, 0), "cuGraphInstantiateWithFlags");
     cu->cuGraphDestroy(graph);
-    if (st == HUM_OK && (st = hum_cuda_check(cu->cuGraphUpload(*exec, t->stream), "cuGraphUpload")) != HUM_OK) {
+    if (st == HUM_OK && (st = hum_cuda_result(cu->cuGraphUpload(*exec, t->stream), "cuGraphUpload")) != HUM_OK) {
         cu->cuGraphExecDestroy(*exec);
         *exec = NULL;
     }
     return st;
 }
 
-static hum_status run_once(const hum_cuda_api *cu, bench_timer *t, CUgraphExec exec, bench_enqueue_fn fn,
+static hum_status run_once(const bench_cuda_api *cu, bench_timer *t, CUgraphExec exec, bench_enqueue_fn fn,
                            void *ctx)
 {
     if (exec != NULL)
-        return hum_cuda_check(cu->cuGraphLaunch(exec, t->stream), "cuGraphLaunch");
+        return hum_cuda_result(cu->cuGraphLaunch(exec, t->stream), "cuGraphLaunch");
     return fn(ctx, t->stream);
 }
 
@@ -104,9 +160,9 @@ hum_status bench_time(bench_timer *t, bench_enqueue_fn fn, void *ctx, int32_t wa
                       bench_timing *out)
 {
     memset(out, 0, sizeof *out);
-    const hum_cuda_api *cu = hum_cuda();
+    const bench_cuda_api *cu = bench_cuda();
     if (cu == NULL)
-        return HUM_ERR_NO_DEVICE;
+        return resolve_status;
     if (reps < 1 || warmup < 0)
         return hum_fail(HUM_ERR_INVALID_ARG, "bench_time: %d timed and %d warm-up calls (need >= 1 and >= 0)",
                         reps, warmup);
@@ -118,22 +174,22 @@ hum_status bench_time(bench_timer *t, bench_enqueue_fn fn, void *ctx, int32_t wa
     CUgraphExec exec = NULL;
     hum_status st = fn(ctx, t->stream);
     if (st == HUM_OK)
-        st = hum_cuda_check(cu->cuStreamSynchronize(t->stream), "cuStreamSynchronize (first call)");
+        st = hum_cuda_result(cu->cuStreamSynchronize(t->stream), "cuStreamSynchronize (first call)");
     if (st == HUM_OK)
         st = capture(cu, t, fn, ctx, &exec);
     for (int32_t i = 0; st == HUM_OK && i < warmup; i++)
         st = run_once(cu, t, exec, fn, ctx);
     if (st == HUM_OK)
-        st = hum_cuda_check(cu->cuStreamSynchronize(t->stream), "cuStreamSynchronize (warm-up)");
+        st = hum_cuda_result(cu->cuStreamSynchronize(t->stream), "cuStreamSynchronize (warm-up)");
     for (int32_t i = 0; st == HUM_OK && i < reps; i++) {
         float ms = 0.0f;
-        if ((st = hum_cuda_check(cu->cuMemsetD8Async((CUdeviceptr)t->flush, (unsigned char)i, t->flush_bytes,
+        if ((st = hum_cuda_result(cu->cuMemsetD8Async((CUdeviceptr)t->flush, (unsigned char)i, t->flush_bytes,
                                                      t->stream), "cuMemsetD8Async (L2 flush)")) != HUM_OK ||
-            (st = hum_cuda_check(cu->cuEventRecord(t->start, t->stream), "cuEventRecord")) != HUM_OK ||
+            (st = hum_cuda_result(cu->cuEventRecord(t->start, t->stream), "cuEventRecord")) != HUM_OK ||
             (st = run_once(cu, t, exec, fn, ctx)) != HUM_OK ||
-            (st = hum_cuda_check(cu->cuEventRecord(t->stop, t->stream), "cuEventRecord")) != HUM_OK ||
-            (st = hum_cuda_check(cu->cuEventSynchronize(t->stop), "cuEventSynchronize")) != HUM_OK ||
-            (st = hum_cuda_check(cu->cuEventElapsedTime(&ms, t->start, t->stop), "cuEventElapsedTime")) != HUM_OK)
+            (st = hum_cuda_result(cu->cuEventRecord(t->stop, t->stream), "cuEventRecord")) != HUM_OK ||
+            (st = hum_cuda_result(cu->cuEventSynchronize(t->stop), "cuEventSynchronize")) != HUM_OK ||
+            (st = hum_cuda_result(cu->cuEventElapsedTime(&ms, t->start, t->stop), "cuEventElapsedTime")) != HUM_OK)
             break;
         samples[i] = 1000.0 * ms;
     }
@@ -163,9 +219,9 @@ hum_status bench_host_overhead(bench_timer *t, bench_enqueue_fn fn, void *ctx, i
                                double *us_per_call)
 {
     *us_per_call = NAN;
-    const hum_cuda_api *cu = hum_cuda();
+    const bench_cuda_api *cu = bench_cuda();
     if (cu == NULL)
-        return HUM_ERR_NO_DEVICE;
+        return resolve_status;
     if (batches < 1 || calls < 1)
         return hum_fail(HUM_ERR_INVALID_ARG, "bench_host_overhead: %d batches of %d calls (need >= 1 each)",
                         batches, calls);
@@ -178,7 +234,7 @@ hum_status bench_host_overhead(bench_timer *t, bench_enqueue_fn fn, void *ctx, i
         for (int32_t i = 0; st == HUM_OK && i < calls; i++)
             st = fn(ctx, t->stream);
         per_call[b] = (now_us() - t0) / calls;
-        hum_status sync = hum_cuda_check(cu->cuStreamSynchronize(t->stream), "cuStreamSynchronize");
+        hum_status sync = hum_cuda_result(cu->cuStreamSynchronize(t->stream), "cuStreamSynchronize");
         if (st == HUM_OK)
             st = sync;
     }

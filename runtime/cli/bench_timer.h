@@ -5,7 +5,7 @@
 #ifndef HUM_BENCH_TIMER_H
 #define HUM_BENCH_TIMER_H
 
-#include "hum/hum.h"
+#include "hum/hum_tools.h"
 
 #include <cuda.h>
 

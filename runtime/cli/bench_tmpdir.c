@@ -3,7 +3,6 @@
 
 #include "bench_tmpdir.h"
 
-#include "internal.h"
 
 #include <errno.h>
 #include <ftw.h>

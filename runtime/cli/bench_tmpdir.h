@@ -3,7 +3,7 @@
 #ifndef HUM_BENCH_TMPDIR_H
 #define HUM_BENCH_TMPDIR_H
 
-#include "hum/hum.h"
+#include "hum/hum_tools.h"
 
 #include <stddef.h>
 

@@ -2,7 +2,7 @@
 #ifndef HUM_CLI_H
 #define HUM_CLI_H
 
-#include "hum/hum.h"
+#include "hum/hum_tools.h"
 
 typedef struct hum_cli_command {
     const char *name;

@@ -4,7 +4,7 @@
 #ifndef HUM_CLI_DISPATCH_H
 #define HUM_CLI_DISPATCH_H
 
-#include "hum/hum.h"
+#include "hum/hum_tools.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>

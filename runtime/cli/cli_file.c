@@ -3,8 +3,6 @@
 
 #include "cli_file.h"
 
-#include "internal.h"
-
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 #ifndef HUM_CLI_FILE_H
 #define HUM_CLI_FILE_H
 
-#include "hum/hum.h"
+#include "hum/hum_tools.h"
 
 #include <stddef.h>
 

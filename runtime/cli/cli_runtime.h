@@ -3,7 +3,7 @@
 #ifndef HUM_CLI_RUNTIME_H
 #define HUM_CLI_RUNTIME_H
 
-#include "hum/hum.h"
+#include "hum/hum_tools.h"
 
 /* Creates *rt from the deployment config `config` (NULL: $HUM_CONFIG or none) and the kernel
  * cache directory `cache_dir` (NULL: the config's, then the defaults). Returns 0, or 1 (the

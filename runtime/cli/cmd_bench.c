@@ -13,7 +13,6 @@
 #include "cli_dispatch.h"
 #include "cli_output.h"
 #include "cli_runtime.h"
-#include "internal.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -15,7 +15,6 @@
 #include "cli_output.h"
 #include "cli_progress.h"
 #include "cli_runtime.h"
-#include "internal.h"
 
 #include <errno.h>
 #include <math.h>

@@ -11,7 +11,6 @@
 #include "cli_args.h"
 #include "cli_dispatch.h"
 #include "cli_runtime.h"
-#include "runtime.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -112,7 +111,7 @@ static cJSON *winner(hum_runtime *rt, const char *arch)
 {
     char name[128], origin[1024];
     cJSON *policy = cJSON_CreateObject();
-    if (hum_policies_winner(rt, arch, name, sizeof name, origin, sizeof origin) != HUM_OK) {
+    if (hum_runtime_policy_winner(rt, arch, name, sizeof name, origin, sizeof origin) != HUM_OK) {
         cJSON_AddStringToObject(policy, "error", hum_last_error());
     } else if (*name) {
         cJSON_AddStringToObject(policy, "name", name);
@@ -192,11 +191,12 @@ static cJSON *collect(hum_runtime *rt)
         cJSON_AddStringToObject(root, "config", hum_runtime_config_path(rt));
     else
         cJSON_AddNullToObject(root, "config");
-    cJSON_AddBoolToObject(root, "hot_reload", rt->config.hot_reload);
-    cJSON_AddStringToObject(root, "log_level", hum_log_level_name(rt->config.log_level));
+    cJSON_AddBoolToObject(root, "hot_reload", hum_runtime_hot_reload(rt));
+    cJSON_AddStringToObject(root, "log_level", hum_runtime_log_level(rt));
     cJSON *overrides = cJSON_AddObjectToObject(root, "overrides");
-    for (int32_t i = 0; i < rt->config.override_count; i++)
-        cJSON_AddStringToObject(overrides, rt->config.overrides[i].key, rt->config.overrides[i].value);
+    for (int32_t i = 0; i < hum_runtime_override_count(rt); i++)
+        cJSON_AddStringToObject(overrides, hum_runtime_override_key(rt, i),
+                                hum_runtime_override(rt, hum_runtime_override_key(rt, i)));
     cJSON *policies = cJSON_AddArrayToObject(root, "policies");
     for (int32_t i = 0; i < hum_runtime_policy_count(rt); i++)
         cJSON_AddItemToArray(policies, cJSON_CreateString(hum_runtime_policy_origin(rt, i)));

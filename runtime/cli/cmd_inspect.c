@@ -10,7 +10,6 @@
 #include "cli_output.h"
 #include "cli_text.h"
 #include "cli_runtime.h"
-#include "internal.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>

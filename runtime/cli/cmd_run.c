@@ -9,7 +9,6 @@
 #include "cli_args.h"
 #include "cli_output.h"
 #include "cli_runtime.h"
-#include "internal.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -20,9 +20,6 @@
 #include "cli_file.h"
 #include "cli_output.h"
 #include "cli_runtime.h"
-#include "internal.h"
-#include "layer.h"
-#include "lua_bridge.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -97,9 +94,7 @@ typedef struct tune_run {
 /* Lua writes s->text for text_range/text_candidate (-1: the tuned file); C puts it in force. */
 static hum_status load_text(tune_run *t, int32_t range, int32_t candidate)
 {
-    t->s->text_range = range;
-    t->s->text_candidate = candidate;
-    hum_status st = hum_lua_call(t->rt, "hum.tune", "policy_text", "hum_tune_session *", t->s);
+    hum_status st = hum_tune_policy_text(t->rt, t->s, range, candidate);
     if (st == HUM_OK)
         st = cli_write_file(t->file, t->s->text, strlen(t->s->text), 1);
     if (st == HUM_OK)
@@ -299,28 +294,26 @@ static int tune(tune_run *t, const tune_options *o, const char *out_path, double
 {
     const double t0 = now_s();
     hum_tune_session *s = t->s;
-    hum_status st = hum_lua_call(t->rt, "hum.tune", "begin", "hum_tune_session *", s);
+    hum_layer_options lo = {.activation_dtype = t->act};
+    hum_status st = hum_tune_begin(t->rt, &t->w, &lo, s);
     if (st != HUM_OK) {
         fprintf(stderr, "hum tune: %s\n", hum_last_error());
         return 1;
     }
     hum_layer_dispatch d;
-    hum_layer_options lo = {.activation_dtype = t->act};
     if (hum_layer_describe_plan(t->rt, &t->w, &lo, NULL, &d) == HUM_OK) {
         printf("the table in force:\n");
         cli_print_dispatch(stdout, &d, 0);
     }
-    static hum_tuning all[8 * HUM_TUNE_MAX_CANDIDATES];
     int32_t count = 0;
     for (int32_t r = 0; r < s->range_count; r++)
-        for (int32_t c = 0; c < s->ranges[r].candidate_count; c++)
-            all[count++] = s->ranges[r].candidates[c];
-    int32_t requested = hum_layer_precompile(t->rt, &s->plan, all, count);
+        count += s->ranges[r].candidate_count;
+    int32_t requested = hum_tune_precompile(t->rt, s);
     printf("\n%d candidates over %d M ranges: %d kernels compiled or found in the cache in %.1f s\n", count,
            s->range_count, requested, now_s() - t0);
     fflush(stdout);
     if ((st = time_all(t, t0 + budget_s)) == HUM_OK &&
-        (st = hum_lua_call(t->rt, "hum.tune", "pick", "hum_tune_session *", s)) == HUM_OK)
+        (st = hum_tune_pick(t->rt, s)) == HUM_OK)
         st = verify(t);
     if (st == HUM_OK)
         st = cli_write_file(out_path, s->text, strlen(s->text), o->force);
@@ -416,14 +409,14 @@ int hum_cmd_tune(const char *config, int argc, char **argv)
         /* cli_runtime_open said why */
     } else if (hum_runtime_device(t.rt, &dev) != HUM_OK) {
         fprintf(stderr, "hum tune: no GPU to tune on: %s\n", hum_last_error());
-    } else if (hum_layer_spec_weight(&spec, 1, &t.w) != HUM_OK || hum_layer_check_weight(&t.w, &lo, &t.act) != HUM_OK ||
-               hum_layer_plan_target(&dev, &s->plan) != HUM_OK ||
+    } else if (hum_layer_spec_weight(&spec, 1, &t.w) != HUM_OK ||
                bench_timer_create(dev.ordinal, dev.l2_bytes, &t.timer) != HUM_OK) {
         fprintf(stderr, "hum tune: %s\n", hum_last_error());
     } else {
         printf("hum tune: %s on %s (sm_%d%d, %d SMs), budget %.0f s, %d warmup + %d timed calls per M\n", o.spec,
                dev.name, dev.sm_major, dev.sm_minor, dev.sm_count, budget, t.warmup, t.reps);
-        hum_layer_plan_inputs(&t.w, t.act, &s->plan);
+        /* hum_layer_options: no activation dtype means the weight's param dtype */
+        t.act = lo.activation_dtype != HUM_DTYPE_INVALID ? lo.activation_dtype : t.w.param_dtype;
         s->candidates_file = o.candidates;
         s->spec = o.spec;
         s->reps = t.reps;

@@ -2,6 +2,10 @@
  * nothing crashes, while NVRTC keeps compiling. HUM_CUDA_DRIVER stands in for the driver. */
 #define _GNU_SOURCE
 #include "jit_support.h"
+#include "selfcheck.h"
+#include "tma.h"
+#include "launch.h"
+#include "device.h"
 
 #include <string.h>
 #include <sys/wait.h>

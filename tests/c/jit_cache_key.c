@@ -1,6 +1,7 @@
 /* The JIT cache key follows the text of everything a kernel includes, and nothing else. */
 #define _GNU_SOURCE
 #include "jit_support.h"
+#include "jit.h"
 
 #include <string.h>
 #include <sys/stat.h>

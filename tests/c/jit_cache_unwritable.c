@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "cache_memory.h"
 #include "jit_support.h"
+#include "jit.h"
 
 #include <fcntl.h>
 #include <string.h>

@@ -2,6 +2,7 @@
  * bad requests are refused before NVRTC runs. */
 #define _GNU_SOURCE
 #include "jit_support.h"
+#include "jit.h"
 
 #include <string.h>
 

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "jit_support.h"
 #include "threadpool.h"
+#include "jit.h"
 
 #include <stdatomic.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* Bit streams: pack / unpack of every width 1..8, along both dims, both layouts, on shapes
  * whose line lengths are not multiples of 32, against a naive bit-by-bit packer written here;
  * known words for GPTQ 3-bit and AutoAWQ; FP4 nibble order; bad input. */
-#include "hum/hum.h"
+#include "hum/hum_tools.h"
 #include "quant_test.h"
 
 #include <stdlib.h>

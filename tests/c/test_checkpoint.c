@@ -4,6 +4,7 @@
  * directory, bad config JSON) rejected with a message naming the file and the problem. */
 #define _GNU_SOURCE
 #include "formats_support.h"
+#include "hum_ffi.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -43,7 +43,7 @@ int main(void)
     RT_CHECK(cli_hum(LAYER) == 1, "os.exit in tunings: exit 1, not the policy's 0:\n%s", cli_output);
     snprintf(want, sizeof want, "%s:3: os.exit is not available to policy files", path);
     cli_has("os.exit in tunings", want);
-    cli_has("os.exit in tunings", "(in tunings(device, layer, overrides))");
+    cli_has("os.exit in tunings", "(in tunings(device, layer, overrides, compute))");
 
     const char *config = rt_write(dir, "deploy.yaml", "policy_time_limit_ms: 200\n");
     /* Bounded, so that a build without the limit fails this test (after 30 s) instead of
@@ -54,7 +54,7 @@ int main(void)
     time_t t0 = time(NULL);
     RT_CHECK(cli_hum(args) == 1, "loop in tunings: exit 1:\n%s", cli_output);
     RT_CHECK(time(NULL) - t0 < 20, "the loop was stopped after %ld s", (long)(time(NULL) - t0));
-    snprintf(want, sizeof want, "%s:3: tunings(device, layer, overrides) ran past the policy time limit of 200 ms",
+    snprintf(want, sizeof want, "%s:3: tunings(device, layer, overrides, compute) ran past the policy time limit of 200 ms",
              path);
     cli_has("loop in tunings", want);
 

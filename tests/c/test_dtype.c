@@ -2,7 +2,7 @@
  * decodes to the value the format's definition gives, computed here independently; encode
  * inverts decode; midpoints round to the even code; out-of-range values saturate or overflow
  * as each format defines; names parse and print. */
-#include "hum/hum.h"
+#include "hum/hum_tools.h"
 #include "quant_test.h"
 
 #include <math.h>

@@ -3,10 +3,11 @@
  * table a wgmma policy gives (tiles adapted to narrow layers, layers the kernel does not take
  * refused by name), and NVRTC compiles of its variants for sm_90a (4- and 8-bit, 1/2/3/7-bit
  * and float6 codes), including a refusal for any other arch. */
-#include "hum/hum.h"
+#include "hum/hum_tools.h"
 #include "quant_test.h"
 #include "rt_test.h"
 #include "wgmma_test.h"
+#include "hum_ffi.h"
 
 #include <string.h>
 
@@ -16,7 +17,7 @@ static hum_layer_config config_for(int bits, int64_t n, int64_t k, int64_t group
     memset(&c, 0, sizeof c);
     c.n = n;
     c.k = k;
-    c.activation_dtype = HUM_DTYPE_FLOAT16;
+    c.a_dtype = c.c_dtype = HUM_DTYPE_FLOAT16;
     c.weight_dtype = (hum_dtype)((1 << 24) | bits); /* HUM_DTYPE_UINT1 .. HUM_DTYPE_UINT8 */
     c.param_dtype = HUM_DTYPE_FLOAT16;
     c.scale_dtype = HUM_DTYPE_FLOAT16;

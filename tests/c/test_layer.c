@@ -4,9 +4,11 @@
  * sm_86, sm_89 and sm_90a, a second time from the cache, and the act-order A permutation kernel
  * on each. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
-#include "hum/hum.h"
+#include "hum/hum_tools.h"
 #include "quant_test.h"
 #include "rt_test.h"
+#include "hum_ffi.h"
+#include "jit.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -251,7 +253,7 @@ static void check_rejections(hum_runtime *rt)
     memset(&cfg, 0, sizeof cfg);
     cfg.n = cfg.padded_n = 4096;
     cfg.k = cfg.padded_k = 4096;
-    cfg.activation_dtype = HUM_DTYPE_FLOAT16;
+    cfg.a_dtype = cfg.c_dtype = HUM_DTYPE_FLOAT16;
     cfg.weight_bits = 4;
     cfg.kernel_group = 128;
     cfg.scale_rows = 32;

@@ -163,7 +163,7 @@ static void test_exit(void)
     char where[4300];
     snprintf(where, sizeof where, "%s:6: os.exit is not available", path);
     RT_EXPECT_ERROR(probe(rt, "sm_90a", &p), HUM_ERR_POLICY, "os.exit in tunings", where,
-                    "(in tunings(device, layer, overrides))");
+                    "(in tunings(device, layer, overrides, compute))");
     hum_runtime_destroy(rt);
 }
 
@@ -199,7 +199,7 @@ static void test_loops(void)
     snprintf(where, sizeof where, "%s:4: applies(device) ran past the policy time limit of 50 ms", path);
     RT_EXPECT_ERROR(probe(rt, "sm_80", &p), HUM_ERR_POLICY, "loop in applies", where, NULL);
     RT_CHECK(hum_runtime_policy_count(rt) == 6, "the lock is free after a stopped applies");
-    snprintf(where, sizeof where, "%s:6: tunings(device, layer, overrides) ran past the policy time limit of 50 ms",
+    snprintf(where, sizeof where, "%s:6: tunings(device, layer, overrides, compute) ran past the policy time limit of 50 ms",
              path);
     RT_EXPECT_ERROR(probe(rt, "sm_89", &p), HUM_ERR_POLICY, "loop in tunings", where, NULL);
     RT_CHECK(probe(rt, "sm_90a", &p) == HUM_OK && !strcmp(p.name, "loops") && p.block_n == 32,
@@ -360,7 +360,7 @@ static void test_error_values(void)
         return;
     sb_probe p;
     RT_EXPECT_ERROR(probe(rt, "sm_80", &p), HUM_ERR_POLICY, "block_n = '128'", path,
-                    "tuning.block_n = \"128\" (a string): expected a power of two");
+                    "tuning.block_n = \"128\" (a string): expected an integer");
     hum_runtime_destroy(rt);
 }
 

@@ -2,7 +2,7 @@
  * symmetric and asymmetric int, NVFP4, MX), then the error bounds of quantize -> dequantize
  * over every integer width, zero-point kind and scale type on fresh random weights (with
  * experts and act-order), FP weights likewise, and bad input. */
-#include "hum/hum.h"
+#include "hum/hum_tools.h"
 #include "quant_test.h"
 
 #include <math.h>

@@ -5,7 +5,7 @@
  * (bit width 0, refused by its own check). */
 #include "quant_test.h"
 
-#include "hum/hum.h"
+#include "hum/hum_tools.h"
 
 #include <string.h>
 

@@ -2,7 +2,7 @@
  * quantizer), with values worked out on paper: zero points (int across word boundaries,
  * float), act-order, bias, every scale type, FP weights read as all-finite codes, experts;
  * and validation errors that name the bad field. */
-#include "hum/hum.h"
+#include "hum/hum_tools.h"
 #include "quant_test.h"
 
 #include <math.h>

@@ -3,7 +3,7 @@
  * mma.m16n8k16 B fragment): every code of every width 1..8 on padded and unpadded shapes is
  * found where the fragment definition says, bit by bit; 16-bit rounding against the
  * quantization core's encoder; scale and zero-point preparation for every scale dtype. */
-#include "hum/hum.h"
+#include "hum/hum_tools.h"
 #include "quant_test.h"
 #include "repack.h"
 

@@ -33,7 +33,8 @@ static const char PROBE_LUA[] =
     "local M = {}\n"
     "local function put(dst, size, s) ffi.copy(dst, s:sub(1, size - 1)) end\n"
     "function M.winner(rt, p)\n"
-    "  local list, pol = policy.tunings(policy.nominal_device(ffi.string(p.arch)), { n = 4096, k = 4096 })\n"
+    "  local list, pol = policy.tunings(policy.nominal_device(ffi.string(p.arch)),\n"
+    "    { n = 4096, k = 4096, kernels = { mma = true, wgmma = false } })\n"
     "  put(p.name, 64, pol.name)\n"
     "  put(p.origin, 512, pol.origin)\n"
     "  p.entries = #list\n"
@@ -276,7 +277,7 @@ static void test_bridge(void)
     RT_CHECK(hum_lua_call(rt, "rt_probe", "reenter", "rt_probe *", &p) == HUM_OK, "%s", hum_last_error());
     RT_CHECK(p.status == HUM_ERR_INTERNAL, "reload from inside Lua is refused, not a deadlock: %d", p.status);
     RT_EXPECT_ERROR(hum_lua_call(rt, "rt_probe", "fail", NULL, NULL), HUM_ERR_FORMAT, "hum.fail keeps its status",
-                    "rt_probe.lua:18: probe says no");
+                    "rt_probe.lua:19: probe says no");
     RT_EXPECT_ERROR(hum_lua_call(rt, "rt_probe", "nope", NULL, NULL), HUM_ERR_INTERNAL, "missing function",
                     "module 'rt_probe' has no function 'nope'");
     RT_EXPECT_ERROR(hum_lua_call(rt, "no.such.module", "f", NULL, NULL), HUM_ERR_POLICY, "missing module",

@@ -2,6 +2,7 @@
  * those cuTensorMapEncodeTiled documents in cuda.h (CUDA 12.0+). */
 #define _GNU_SOURCE
 #include "jit_support.h"
+#include "tma.h"
 
 #include <string.h>
 

@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L /* setenv, popen */
 #include "cli_test.h"
 #include "rt_test.h"
+#include "device.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -4,6 +4,7 @@
  * not for another N; a second run without --force refuses to replace it. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "cli_test.h"
+#include "device.h"
 #include "rt_test.h"
 
 #include <stdio.h>

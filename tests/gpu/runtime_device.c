@@ -3,6 +3,7 @@
 #include "hum/hum.h"
 #include "runtime.h"
 #include "rt_test.h"
+#include "device.h"
 
 #include <string.h>
 
@@ -22,7 +23,7 @@ int main(void)
              "runtime device %s sm_%d%d x%d vs query %s", got.name, got.sm_major, got.sm_minor, got.sm_count,
              want.name);
     char name[128], origin[1024];
-    RT_CHECK(hum_policies_winner(rt, NULL, name, sizeof name, origin, sizeof origin) == HUM_OK, "%s",
+    RT_CHECK(hum_runtime_policy_winner(rt, NULL, name, sizeof name, origin, sizeof origin) == HUM_OK, "%s",
              hum_last_error());
     RT_CHECK(name[0] != '\0', "a built-in policy applies to %s", got.name);
     hum_runtime_destroy(rt);

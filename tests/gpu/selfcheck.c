@@ -4,6 +4,11 @@
  * loads (sm_90+), and the errors for launches outside what was loaded. Skipped (77) without a GPU. */
 #define _GNU_SOURCE
 #include "jit_support.h"
+#include "jit.h"
+#include "selfcheck.h"
+#include "tma.h"
+#include "launch.h"
+#include "device.h"
 
 #include <string.h>
 #include <time.h>

@@ -3,7 +3,7 @@
  * N and K that are not multiples of 64 or 128, act-order, bias, FP8 block scales, and a large
  * layer whose small-M runs split K across CTAs (stream-K). Skipped (77) without a GPU. */
 #include "gemm_test.h"
-#include "hum/hum.h"
+#include "hum/hum_tools.h"
 
 #include <stdio.h>
 #include <stdlib.h>

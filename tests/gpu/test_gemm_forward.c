@@ -5,7 +5,7 @@
  * (target < 5 us; the check allows 50). Skipped (77) without a GPU. */
 #define _POSIX_C_SOURCE 200809L
 #include "gemm_test.h"
-#include "hum/hum.h"
+#include "hum/hum_tools.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,8 +3,11 @@
  * scale dtype into float16 and bfloat16 (with exponent adjustments and BLOCK rows), and
  * integer zero points packed along N. Skipped (77) without a GPU. */
 #include "gemm_test.h"
-#include "hum/hum.h"
+#include "hum/hum_tools.h"
 #include "repack.h"
+#include "jit.h"
+#include "launch.h"
+#include "device.h"
 
 #include <stdlib.h>
 #include <string.h>

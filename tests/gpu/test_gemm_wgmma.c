@@ -9,6 +9,7 @@
 #include "hum/hum.h"
 #include "rt_test.h"
 #include "wgmma_test.h"
+#include "device.h"
 
 #include <stdio.h>
 

@@ -192,13 +192,13 @@ describe("the time limit", function()
 
   it("stops a loop in tunings", function()
     stopped(function() return tunings_fail(file({ tunings = "local i = 0 while true do i = i + 1 end" })) end,
-      "/site/x.lua:6: tunings(device, layer, overrides) ran past")
+      "/site/x.lua:6: tunings(device, layer, overrides, compute) ran past")
   end)
 
   it("stops a loop that catches the stop with pcall", function()
     stopped(function()
       return tunings_fail(file({ tunings = "while true do pcall(function() while true do end end) end" }))
-    end, "/site/x.lua:6: tunings(device, layer, overrides) ran past")
+    end, "/site/x.lua:6: tunings(device, layer, overrides, compute) ran past")
   end)
 
   it("stops a loop in a coroutine, in a sort comparator, in a metamethod", function()
@@ -262,13 +262,13 @@ describe("an error value", function()
 
   it("raised in tunings names the line in the policy file", function()
     local msg = tunings_fail(file({ tunings = "local t = {}\n    error(t)" }))
-    assert.matches("^/site/x.lua:7: tunings%(device, layer, overrides%): an error value of type table$", msg)
+    assert.matches("^/site/x.lua:7: tunings%(device, layer, overrides, compute%): an error value of type table$", msg)
   end)
 
   it("a string where a number belongs says it is a string", function()
     local msg = tunings_fail(file({ tunings = "return { { m_min = 1, m_max = math.huge, tuning = { block_m = 16, "
       .. "block_n = '128', block_k = 64, warp_m = 16, warp_n = 32, warp_k = 64, stages = 3, stream_k = true, "
       .. "ctas_per_sm = 1 } } }" }))
-    assert.matches('tuning.block_n = "128" (a string): expected a power of two', msg, 1, true)
+    assert.matches('tuning.block_n = "128" (a string): expected an integer', msg, 1, true)
   end)
 end)

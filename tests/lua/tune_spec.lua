@@ -36,7 +36,8 @@ local function session(device, n, k)
   local s = ffi.new("hum_tune_session")
   local c = s.plan.config
   c.n, c.k = n, k
-  c.activation_dtype, c.param_dtype, c.scale_dtype = C.HUM_DTYPE_FLOAT16, C.HUM_DTYPE_FLOAT16, C.HUM_DTYPE_FLOAT16
+  c.a_dtype, c.c_dtype, c.param_dtype, c.scale_dtype = C.HUM_DTYPE_FLOAT16, C.HUM_DTYPE_FLOAT16, C.HUM_DTYPE_FLOAT16,
+    C.HUM_DTYPE_FLOAT16
   c.weight_dtype = C.HUM_DTYPE_UINT4
   c.scale_type = C.HUM_SCALE_GROUP
   c.group_size = 128
@@ -70,7 +71,7 @@ describe("candidate tunings", function()
     set_m(s, { 1, 16, 32, 64, 128, 256, 1024, 4096 })
     tune.begin(nil, s)
     assert.are.equal(6, s.range_count) -- sm90.lua's five ranges, the last split after M = 4096
-    local builtin = policy.tunings(H200, require("hum.layer").config(s.plan.config, 90))
+    local builtin = policy.tunings(H200, select(2, require("hum.layer").inputs(s.plan)))
     assert.are.equal(1, s.ranges[0].candidates[0].m_min)
     assert.are.equal(16, tonumber(s.ranges[0].candidates[0].m_max))
     assert.are.equal(4096, tonumber(s.ranges[4].candidates[0].m_max))
@@ -222,7 +223,7 @@ describe("the tuned policy file", function()
 
   it("gives its layer class the chosen tunings from its own lines", function()
     load_tuned()
-    local cfg = require("hum.layer").config(s.plan.config, 90)
+    local cfg = select(2, require("hum.layer").inputs(s.plan))
     local list, p = policy.tunings(H200, cfg)
     assert.matches("^tuned n=8192", p.name)
     local tbl = dispatch.table(list, s.plan.config, H200, p.name)
@@ -243,7 +244,7 @@ describe("the tuned policy file", function()
   it("hands other layers and other GPUs to the built-in table", function()
     load_tuned()
     local other = session(H200, 4096, 8192)
-    local cfg = require("hum.layer").config(other.plan.config, 90)
+    local cfg = select(2, require("hum.layer").inputs(other.plan))
     local list = policy.tunings(H200, cfg)
     for _, e in ipairs(list) do
       assert.matches("^embedded:policies/sm90%.lua:%d+$", policy.origin_of(e.tuning))

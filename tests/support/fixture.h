@@ -4,7 +4,7 @@
 #ifndef HUM_FIXTURE_H
 #define HUM_FIXTURE_H
 
-#include "hum/hum.h"
+#include "hum/hum_tools.h"
 
 #include <stdint.h>
 

@@ -3,7 +3,7 @@
 #ifndef HUM_FORMATS_SUPPORT_H
 #define HUM_FORMATS_SUPPORT_H
 
-#include "hum/hum.h"
+#include "hum/hum_tools.h"
 
 #include <stddef.h>
 

@@ -1,5 +1,6 @@
 /* See gemm_test.h. */
 #include "gemm_test.h"
+#include "device.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 #ifndef HUM_GEMM_TEST_H
 #define HUM_GEMM_TEST_H
 
-#include "hum/hum.h"
+#include "hum/hum_tools.h"
 #include "quant_test.h"
 
 /* 1 when a GPU is present (else the test should return 77). */

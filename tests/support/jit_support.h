@@ -3,7 +3,7 @@
 #ifndef HUM_TEST_JIT_SUPPORT_H
 #define HUM_TEST_JIT_SUPPORT_H
 
-#include "hum/hum.h"
+#include "hum/hum_tools.h"
 
 #include <stddef.h>
 #include <stdio.h>

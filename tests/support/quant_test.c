@@ -1,7 +1,7 @@
 /* Test helpers of the quantization core (see quant_test.h). */
 #include "quant_test.h"
 
-#include "hum/hum.h"
+#include "hum/hum_tools.h"
 
 #include <inttypes.h>
 #include <math.h>

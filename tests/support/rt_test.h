@@ -4,7 +4,7 @@
 #ifndef HUM_RT_TEST_H
 #define HUM_RT_TEST_H
 
-#include "hum/hum.h"
+#include "hum/hum_tools.h"
 
 #include <stddef.h>
 

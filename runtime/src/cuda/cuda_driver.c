@@ -10,6 +10,7 @@
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static hum_cuda_api api;
+static PFN_cuGetProcAddress_v12000 get_proc_address; /* for hum_cuda_entry */
 static hum_status load_status;
 /* The first failure's message, replayed into the thread-local error of every later caller. */
 static char load_message[1024];
@@ -81,6 +82,7 @@ static void load_driver(void)
         return;
     }
     api = table;
+    get_proc_address = get_proc;
     load_status = HUM_OK;
 }
 
@@ -112,4 +114,28 @@ hum_status hum_cuda_check(CUresult result, const char *what)
     }
     return hum_fail(result == CUDA_ERROR_OUT_OF_MEMORY ? HUM_ERR_OUT_OF_MEMORY : HUM_ERR_CUDA, "%s: %s (%s)",
                     what, name ? name : "unknown CUDA error", text ? text : "no description");
+}
+
+hum_status hum_cuda_entry(const char *name, int32_t abi_version, void **fn)
+{
+    if (!name || !fn)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_cuda_entry: NULL argument");
+    *fn = NULL;
+    const hum_cuda_api *cu;
+    hum_status st = hum_cuda_load(&cu);
+    if (st != HUM_OK)
+        return st;
+    CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    CUresult r = get_proc_address(name, fn, abi_version, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &found);
+    if (r != CUDA_SUCCESS || found != CU_GET_PROC_ADDRESS_SUCCESS || !*fn) {
+        *fn = NULL;
+        return hum_fail(HUM_ERR_CUDA, "the CUDA driver (CUDA %d.%d) has no %s at ABI version %d",
+                        cu->driver_version / 1000, cu->driver_version % 1000 / 10, name, (int)abi_version);
+    }
+    return HUM_OK;
+}
+
+hum_status hum_cuda_result(int32_t result, const char *what)
+{
+    return hum_cuda_check((CUresult)result, what ? what : "CUDA call");
 }

@@ -1,6 +1,7 @@
 /* Kernels: cubin -> module -> function, and launches through cuLaunchKernelEx. */
 #include "device.h"
 #include "internal.h"
+#include "launch.h"
 
 #include <stdatomic.h>
 #include <stdio.h>

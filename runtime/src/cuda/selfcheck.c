@@ -2,6 +2,10 @@
  * host computation of every element. */
 #include "cuda_driver.h"
 #include "internal.h"
+#include "launch.h"
+#include "jit.h"
+#include "selfcheck.h"
+#include "device.h"
 
 #include <stdio.h>
 #include <stdlib.h>

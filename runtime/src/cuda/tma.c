@@ -2,6 +2,7 @@
  * so that a bad tile names the field at fault instead of a bare CUDA_ERROR_INVALID_VALUE. */
 #include "cuda_driver.h"
 #include "internal.h"
+#include "tma.h"
 
 #include <string.h>
 

@@ -1,6 +1,7 @@
 /* GPTQ and AWQ checkpoint writers: standard weights back to the layouts AutoGPTQ and AutoAWQ
  * write (the inverse of formats/gptq.lua and formats/awq.lua). */
 #include "internal.h"
+#include "hum_ffi.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -1,6 +1,7 @@
 /* Where the kernel cache lives, and listing and clearing it (hum cache ls / clear). */
 #include "cache_disk.h"
 #include "internal.h"
+#include "jit.h"
 
 #include <dirent.h>
 #include <errno.h>

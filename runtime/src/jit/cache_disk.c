@@ -1,6 +1,7 @@
 #include "cache_disk.h"
 
 #include "internal.h"
+#include "jit.h"
 
 #include <errno.h>
 #include <fcntl.h>

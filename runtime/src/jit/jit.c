@@ -2,10 +2,11 @@
 #include "cache_disk.h"
 #include "cache_memory.h"
 #include "internal.h"
+#include "jit.h"
 #include "jit_key.h"
 #include "jit_nvrtc.h"
 #include "jit_source.h"
-#include "runtime.h"
+#include "log.h"
 #include "threadpool.h"
 
 #include <limits.h>
@@ -110,13 +111,14 @@ static hum_status report_compile_error(const char *dir, const char *keyhex, cons
 
 /* The disk cache is an optimisation: when it cannot be used (read-only HOME, full disk, a
  * HUM_CACHE_DIR that is a file), the kernel is still compiled and returned, and this warns
- * instead of failing. `what` says which step failed; hum_last_error() holds why (hum_log
- * formats into its own buffer, so passing it is safe). No runtime here: hum_log(NULL, ...)
- * prints at the default level, warn. */
+ * instead of failing. `what` says which step failed; hum_last_error() holds why (the log
+ * formats into its own buffer, so passing it is safe). No runtime here: the line goes out at
+ * the default level, warn. */
 static void warn_disk_cache(const char *dir, const hum_jit_request *req, const char *what)
 {
-    hum_log(NULL, HUM_LOG_WARN, "kernel cache %s %s: %s; %s (kernel '%s') for %s is not cached on disk", dir, what,
-            hum_last_error(), req->source, req->kernel_name, req->arch);
+    hum_log_message(HUM_LOG_WARN, HUM_LOG_WARN,
+                    "kernel cache %s %s: %s; %s (kernel '%s') for %s is not cached on disk", dir, what,
+                    hum_last_error(), req->source, req->kernel_name, req->arch);
 }
 
 /* Disk lookup, then compile and store, all under the key's lock so that one process compiles

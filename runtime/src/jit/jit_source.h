@@ -9,6 +9,7 @@
 
 #include "hum/hum.h"
 #include "resource.h"
+#include "jit.h"
 
 typedef struct hum_jit_sources {
     hum_resource source;   /* the request's source file */

@@ -4,6 +4,7 @@
 #include "gemm_mma.h"
 #include "gemm_wgmma.h"
 #include "internal.h"
+#include "tma.h"
 
 #include <string.h>
 
@@ -36,9 +37,12 @@ static hum_status bind_a_map(hum_gemm_bind_state *state, hum_dtype dtype, int64_
 }
 
 static const hum_gemm_family families[] = {
-    [HUM_GEMM_KERNEL_MMA] = {"mma", "kernels/gemm/gemm_mma.cu", "hum_gemm", NULL, hum_gemm_mma_check, 0, NULL},
-    [HUM_GEMM_KERNEL_WGMMA] = {"wgmma", "kernels/gemm/gemm_wgmma.cu", "hum_gemm_wgmma", "sm_90a", hum_gemm_wgmma_check,
-                               HUM_GEMM_WGMMA_EXTRA_SMEM, bind_a_map},
+    [HUM_GEMM_KERNEL_MMA] = {.name = "mma", .source = "kernels/gemm/gemm_mma.cu", .entry = "hum_gemm",
+                             .check = hum_gemm_mma_check, .min_stages = 2, .fit = hum_gemm_mma_fit},
+    [HUM_GEMM_KERNEL_WGMMA] = {.name = "wgmma", .source = "kernels/gemm/gemm_wgmma.cu", .entry = "hum_gemm_wgmma",
+                               .arch = "sm_90a", .takes = hum_gemm_wgmma_takes, .check = hum_gemm_wgmma_check,
+                               .min_stages = 3, .fit = hum_gemm_wgmma_fit, .extra_smem = HUM_GEMM_WGMMA_EXTRA_SMEM,
+                               .static_smem = HUM_GEMM_WGMMA_STATIC_SMEM, .bind = bind_a_map},
 };
 
 const hum_gemm_family *hum_gemm_family_of(int32_t kernel)

@@ -24,10 +24,19 @@ typedef struct hum_gemm_family {
     const char *source;    /* under kernels/ */
     const char *entry;     /* extern "C" kernel name */
     const char *arch;      /* the only arch it compiles for; NULL: any */
-    /* the family's shape rules beyond hum_gemm_variant_check's, HUM_ERR_UNSUPPORTED naming the
-     * rule; NULL: none */
+    /* the layers it runs beyond the arch (hum_gemm_kernel_takes), HUM_ERR_UNSUPPORTED naming the
+     * rule; NULL: every layer */
+    hum_status (*takes)(const hum_layer_config *c, const hum_compute_config *compute);
+    /* the family's tuning rules beyond those every family shares (hum_gemm_variant_check),
+     * HUM_ERR_UNSUPPORTED naming the rule; NULL: none */
     hum_status (*check)(const hum_gemm_variant *v);
+    int32_t min_stages;    /* pipeline stages the kernel needs at least */
+    /* the family's own adjustments when a policy's tuning is fitted to a layer (hum_gemm_fit),
+     * after block N and K are; NULL: none */
+    void (*fit)(const hum_layer_config *c, hum_tuning *t);
     int32_t extra_smem;    /* dynamic shared memory beyond the pipeline, bytes */
+    int32_t static_smem;   /* the kernel's static shared memory (its cubin's .nv.shared section),
+                            * which a CTA takes on top of the dynamic; tests/c/test_gemm_smem.c */
     /* fills the family's own fields of args from the common ones (a, lda, m) of a launch of a
      * layer with activations `dtype`, K columns and tiles of block_m rows; NULL: none */
     hum_status (*bind)(hum_gemm_bind_state *state, hum_dtype dtype, int64_t k, int32_t block_m, hum_gemm_args *args);

@@ -8,15 +8,23 @@ static int container_bits(int b)
     return b <= 1 ? 1 : b <= 2 ? 2 : b <= 4 ? 4 : 8;
 }
 
+void hum_gemm_mma_fit(const hum_layer_config *c, hum_tuning *t)
+{
+    const int cont = container_bits(c->weight_bits);
+    const int min_warp_n = cont != c->weight_bits ? 64 : (64 / cont > 16 ? 64 / cont : 16);
+    t->warp_n = t->warp_n > min_warp_n ? t->warp_n : min_warp_n;
+    t->warp_n = t->warp_n < t->block_n ? t->warp_n : t->block_n;
+}
+
 hum_status hum_gemm_mma_check(const hum_gemm_variant *v)
 {
-    const int cont = container_bits(v->weight_bits);
-    if ((int64_t)v->warp_n * cont < 64)
+    const int bits = v->layer->weight_bits, warp_n = v->tuning->warp_n;
+    const int cont = container_bits(bits);
+    if ((int64_t)warp_n * cont < 64)
         return hum_fail(HUM_ERR_UNSUPPORTED,
                         "warp N %d too narrow for %d-bit weights (warp N times %d container bits must reach 64)",
-                        v->warp_n, v->weight_bits, cont);
-    if (cont != v->weight_bits && v->warp_n % 64 != 0)
-        return hum_fail(HUM_ERR_UNSUPPORTED, "%d-bit weights need warp N a multiple of 64 (got %d)", v->weight_bits,
-                        v->warp_n);
+                        warp_n, bits, cont);
+    if (cont != bits && warp_n % 64 != 0)
+        return hum_fail(HUM_ERR_UNSUPPORTED, "%d-bit weights need warp N a multiple of 64 (got %d)", bits, warp_n);
     return HUM_OK;
 }

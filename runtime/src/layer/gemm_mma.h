@@ -1,5 +1,6 @@
 /* The mma.sync family of the dense GEMM (kernels/gemm/gemm_mma.cu, a row of gemm_family.c):
- * the shape rules it adds to those of hum_gemm_variant_check. */
+ * the shape rules it adds to those of hum_gemm_variant_check, and its part of fitting a
+ * policy's tuning to a layer. */
 #ifndef HUM_GEMM_MMA_H
 #define HUM_GEMM_MMA_H
 
@@ -10,5 +11,9 @@
  * widths (3, 5, 6, 7), whole 64-column units (warp_n a multiple of 64). HUM_ERR_UNSUPPORTED
  * naming the rule. */
 hum_status hum_gemm_mma_check(const hum_gemm_variant *v);
+
+/* Fitting a policy's tuning: warp N widened to whole repacked words (64 / container bits, at
+ * least 16) or, for odd widths, to a whole 64-column unit, within block N. */
+void hum_gemm_mma_fit(const hum_layer_config *c, hum_tuning *t);
 
 #endif

@@ -1,119 +1,192 @@
-/* Launch figures, shape rules and the constants header of one GEMM kernel variant. The rules
- * repeat the static_asserts of kernels/gemm/config.cuh so that a bad tuning is refused at
- * prepare time with its name, not as an NVRTC error. */
+/* The shape and resource rules of the GEMM, the fitting of a policy's tuning to a layer, and the
+ * constants header of a variant (see gemm_variant.h). kernels/gemm/config.cuh and the kernels
+ * keep static_asserts of the same rules as a backstop; a broken rule is refused here, at
+ * planning time, naming the rule. */
 #include "gemm_variant.h"
 
 #include "gemm_family.h"
 #include "internal.h"
+#include "layer.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+
+#define RULE(status, cond, ...)                        \
+    do {                                               \
+        if (!(cond))                                   \
+            return hum_fail(status, __VA_ARGS__);      \
+    } while (0)
 
 static int pow2(int64_t x)
 {
     return x > 0 && (x & (x - 1)) == 0;
 }
 
-int32_t hum_gemm_variant_kernel(const hum_gemm_variant *v)
-{
-    return v->wgmma ? HUM_GEMM_KERNEL_WGMMA : HUM_GEMM_KERNEL_MMA;
-}
-
-int32_t hum_gemm_threads(const hum_gemm_variant *v)
-{
-    return 32 * (v->block_m / v->warp_m) * (v->block_n / v->warp_n) * (v->block_k / v->warp_k);
-}
-
-/* The pipeline's stages (and the k-warp reduction buffer): what "hum_constants.h" calls kSmemBytes. */
-static int64_t pipeline_bytes(const hum_gemm_variant *v)
-{
-    const int64_t rows = v->group >= v->block_k ? 1 : v->block_k / v->group;
-    const int64_t a = (int64_t)v->block_m * v->block_k * 2;
-    const int64_t b = (int64_t)v->block_k / 16 * (v->block_n / 64) * 32 * v->weight_bits * 4;
-    const int64_t s = v->has_scale ? rows * v->block_n * 2 : 0;
-    const int64_t z = v->zero_point ? rows * v->block_n * 2 : 0;
-    const int64_t red = (int64_t)(v->block_k / v->warp_k - 1) * v->block_m * v->block_n * 4;
-    return v->stages * (a + b + s + z) + red;
-}
-
 int64_t hum_gemm_smem_bytes(const hum_gemm_variant *v)
 {
-    return pipeline_bytes(v) + hum_gemm_family_of(hum_gemm_variant_kernel(v))->extra_smem;
+    const hum_gemm_family *f = hum_gemm_family_of(v->tuning->kernel);
+    return hum_gemm_pipeline_bytes(v) + (f ? f->extra_smem : 0);
 }
 
-hum_status hum_gemm_variant_check(const hum_gemm_variant *v)
+int64_t hum_gemm_cta_smem_bytes(const hum_gemm_variant *v)
 {
-#define RULE(cond, ...)                                           \
-    do {                                                          \
-        if (!(cond))                                              \
-            return hum_fail(HUM_ERR_UNSUPPORTED, __VA_ARGS__);    \
-    } while (0)
-    RULE(v->weight_bits >= 1 && v->weight_bits <= 8, "weight width %d bits (expected 1..8)", v->weight_bits);
-    RULE(v->block_m > 0 && v->block_n > 0 && v->block_k > 0 && v->warp_m > 0 && v->warp_n > 0 && v->warp_k > 0,
-         "tile shapes must be positive");
-    const hum_gemm_family *family = hum_gemm_family_of(hum_gemm_variant_kernel(v));
-    if (family->check) {
-        const hum_status st = family->check(v);
-        if (st != HUM_OK)
-            return st;
-    }
-    RULE(v->block_m % v->warp_m == 0 && v->block_n % v->warp_n == 0 && v->block_k % v->warp_k == 0,
-         "block %dx%dx%d is not a multiple of warp %dx%dx%d", v->block_m, v->block_n, v->block_k, v->warp_m,
-         v->warp_n, v->warp_k);
-    RULE(v->warp_m % 16 == 0 && v->warp_n % 16 == 0 && v->warp_k % 16 == 0,
-         "warp tile %dx%dx%d must be a multiple of 16 in M, N and K", v->warp_m, v->warp_n, v->warp_k);
-    RULE(v->block_n % 64 == 0 && (v->block_k == 64 || v->block_k == 128 || v->block_k == 256),
-         "block N %d must be a multiple of 64 and block K %d 64, 128 or 256", v->block_n, v->block_k);
-    RULE(pow2(v->warp_n) && pow2(v->warp_k), "warp N %d and warp K %d must be powers of two", v->warp_n, v->warp_k);
-    RULE(v->n % v->block_n == 0 && v->k % v->block_k == 0, "padded N %" PRId64 " / K %" PRId64
-         " must be multiples of block N %d / K %d", v->n, v->k, v->block_n, v->block_k);
-    RULE(v->group % v->block_k == 0 || (v->block_k % v->group == 0 && v->group % 16 == 0),
-         "scale group %" PRId64 " and block K %d must divide one another (group a multiple of 16)", v->group,
-         v->block_k);
-    const int wk = v->block_k / v->warp_k;
-    RULE(wk == 1 || wk == 2 || wk == 4, "%d warps along K (expected 1, 2 or 4)", wk);
-    RULE(v->stages >= 2, "%d pipeline stages (at least 2)", v->stages);
-    RULE(v->ctas_per_sm >= 1, "%d CTAs per SM (at least 1)", v->ctas_per_sm);
-    const int32_t threads = hum_gemm_threads(v);
-    RULE(threads <= 1024, "%d threads per CTA (at most 1024)", threads);
-    RULE(v->ctas_per_sm <= HUM_MAX_CTAS_PER_SM, "%d CTAs per SM (no GPU keeps more than %d resident)", v->ctas_per_sm,
-         HUM_MAX_CTAS_PER_SM);
-    RULE(v->k_real % 8 == 0 || (int64_t)v->block_m * v->block_k % threads == 0,
-         "gathered activation tile %dx%d does not split over %d threads", v->block_m, v->block_k, threads);
+    const hum_gemm_family *f = hum_gemm_family_of(v->tuning->kernel);
+    return hum_gemm_smem_bytes(v) + (f ? f->static_smem : 0);
+}
+
+/* What a policy may write in a tuning, before it is fitted to a layer (HUM_ERR_POLICY). */
+static hum_status check_policy_values(const hum_tuning *t)
+{
+    RULE(HUM_ERR_POLICY, t->block_m >= 1 && t->warp_m >= 1, "block_m = %d, warp_m = %d: expected positive integers",
+         t->block_m, t->warp_m);
+    RULE(HUM_ERR_POLICY, pow2(t->block_n) && t->block_n >= 16 && pow2(t->block_k) && t->block_k >= 16,
+         "block_n = %d, block_k = %d: expected powers of two >= 16", t->block_n, t->block_k);
+    RULE(HUM_ERR_POLICY, pow2(t->warp_n) && t->warp_n >= 8, "warp_n = %d: expected a power of two >= 8", t->warp_n);
+    RULE(HUM_ERR_POLICY, pow2(t->warp_k) && t->warp_k >= 16, "warp_k = %d: expected a power of two >= 16",
+         t->warp_k);
+    const int32_t block[3] = {t->block_m, t->block_n, t->block_k}, warp[3] = {t->warp_m, t->warp_n, t->warp_k};
+    for (int d = 0; d < 3; d++)
+        RULE(HUM_ERR_POLICY, block[d] % warp[d] == 0 && pow2(block[d] / warp[d]),
+             "block_%c = %d is not warp_%c = %d times a power of two", "mnk"[d], block[d], "mnk"[d], warp[d]);
+    RULE(HUM_ERR_POLICY, t->stages >= 2 && t->stages <= 8, "stages = %d: expected an integer in 2..8", t->stages);
+    RULE(HUM_ERR_POLICY, t->ctas_per_sm >= 1 && t->ctas_per_sm <= 8, "ctas_per_sm = %d: expected an integer in 1..8",
+         t->ctas_per_sm);
+    RULE(HUM_ERR_POLICY, t->stream_k == 0 || t->stream_k == 1, "stream_k = %d: expected 0 or 1", t->stream_k);
+    RULE(HUM_ERR_POLICY, hum_gemm_family_of(t->kernel), "kernel = %d: no such kernel family", t->kernel);
     return HUM_OK;
-#undef RULE
+}
+
+hum_status hum_gemm_kernel_takes(int32_t kernel, const hum_layer_config *c, const hum_compute_config *compute,
+                                 const char *arch)
+{
+    const hum_gemm_family *f = hum_gemm_family_of(kernel);
+    RULE(HUM_ERR_UNSUPPORTED, f, "kernel %d: no such kernel family", kernel);
+    RULE(HUM_ERR_UNSUPPORTED, !arch || !f->arch || strcmp(arch, f->arch) == 0,
+         "the %s kernel runs on %s only (the target is %s)", f->name, f->arch, arch);
+    return f->takes ? f->takes(c, compute) : HUM_OK;
+}
+
+hum_status hum_gemm_variant_check(const hum_gemm_variant *v, const char *arch)
+{
+    const hum_layer_config *c = v->layer;
+    const hum_tuning *t = v->tuning;
+    hum_status st = check_policy_values(t);
+    if (st != HUM_OK)
+        return st;
+    const hum_gemm_family *f = hum_gemm_family_of(t->kernel);
+    if ((st = hum_gemm_kernel_takes(t->kernel, c, v->compute, arch)) != HUM_OK)
+        return st;
+    RULE(HUM_ERR_UNSUPPORTED, v->compute->gemm_type == HUM_GEMM_DENSE && c->num_experts == 0,
+         "GEMM type %d with %lld experts: the GEMM kernels are dense only", v->compute->gemm_type,
+         (long long)c->num_experts);
+    RULE(HUM_ERR_UNSUPPORTED, !v->compute->f16_accum, "float16 accumulation: the GEMM kernels accumulate in float32");
+    RULE(HUM_ERR_UNSUPPORTED, c->weight_bits >= 1 && c->weight_bits <= 8, "weight width %d bits (expected 1..8)",
+         c->weight_bits);
+    RULE(HUM_ERR_UNSUPPORTED, t->stages >= f->min_stages, "%d pipeline stages (the %s kernel needs at least %d)",
+         t->stages, f->name, f->min_stages);
+    if (f->check && (st = f->check(v)) != HUM_OK)
+        return st;
+    RULE(HUM_ERR_UNSUPPORTED, t->warp_m % 16 == 0 && t->warp_n % 16 == 0 && t->warp_k % 16 == 0,
+         "warp tile %dx%dx%d must be a multiple of 16 in M, N and K", t->warp_m, t->warp_n, t->warp_k);
+    RULE(HUM_ERR_UNSUPPORTED, t->block_n % 64 == 0 && (t->block_k == 64 || t->block_k == 128 || t->block_k == 256),
+         "block N %d must be a multiple of 64 and block K %d 64, 128 or 256", t->block_n, t->block_k);
+    RULE(HUM_ERR_UNSUPPORTED, c->padded_n % t->block_n == 0 && c->padded_k % t->block_k == 0,
+         "padded N %" PRId64 " / K %" PRId64 " must be multiples of block N %d / K %d", c->padded_n, c->padded_k,
+         t->block_n, t->block_k);
+    RULE(HUM_ERR_UNSUPPORTED,
+         c->kernel_group % t->block_k == 0 || (t->block_k % c->kernel_group == 0 && c->kernel_group % 16 == 0),
+         "scale group %" PRId64 " and block K %d must divide one another (group a multiple of 16)", c->kernel_group,
+         t->block_k);
+    const int wk = t->block_k / t->warp_k;
+    RULE(HUM_ERR_UNSUPPORTED, wk == 1 || wk == 2 || wk == 4, "%d warps along K (expected 1, 2 or 4)", wk);
+    const int32_t threads = hum_gemm_threads(v);
+    RULE(HUM_ERR_UNSUPPORTED, threads <= 1024, "%d threads per CTA (at most 1024)", threads);
+    const int gather = c->k % 8 != 0; /* act-order layers' A is permuted before the GEMM */
+    RULE(HUM_ERR_UNSUPPORTED, !gather || (int64_t)t->block_m * t->block_k % threads == 0,
+         "gathered activation tile %dx%d does not split over %d threads", t->block_m, t->block_k, threads);
+    return HUM_OK;
+}
+
+hum_status hum_gemm_fit(const hum_layer_config *c, const hum_compute_config *compute, const hum_tuning *in,
+                        const char *arch, int64_t smem_budget, const char *device_name, hum_tuning *out)
+{
+    hum_status st = check_policy_values(in);
+    if (st != HUM_OK)
+        return st;
+    const hum_gemm_family *f = hum_gemm_family_of(in->kernel);
+    if ((st = hum_gemm_kernel_takes(in->kernel, c, compute, arch)) != HUM_OK)
+        return st;
+    hum_tuning t = *in;
+    t.block_n = t.block_n > 64 ? t.block_n : 64;
+    while (t.block_n > 64 && c->padded_n % t.block_n != 0)
+        t.block_n /= 2;
+    t.block_k = t.block_k >= 256 && c->padded_k % 256 == 0 ? 256 : t.block_k >= 128 ? 128 : 64;
+    if (c->kernel_group < c->padded_k && c->kernel_group % t.block_k != 0 && t.block_k % c->kernel_group != 0)
+        t.block_k = 64;
+    t.warp_k = t.warp_k < t.block_k ? t.warp_k : t.block_k;
+    while (t.block_k / t.warp_k > 4)
+        t.warp_k *= 2;
+    if (f->fit)
+        f->fit(c, &t);
+    const hum_gemm_variant v = {c, compute, &t};
+    while (hum_gemm_cta_smem_bytes(&v) * t.ctas_per_sm > smem_budget && t.stages > f->min_stages)
+        t.stages--;
+    if ((st = hum_gemm_variant_check(&v, arch)) != HUM_OK)
+        return st;
+    const int64_t smem = hum_gemm_cta_smem_bytes(&v);
+    RULE(HUM_ERR_UNSUPPORTED, smem * t.ctas_per_sm <= smem_budget,
+         "%d CTAs of %lld bytes of shared memory do not fit the %lld bytes of %s", t.ctas_per_sm, (long long)smem,
+         (long long)smem_budget, device_name);
+    *out = t;
+    return HUM_OK;
+}
+
+/* Appends to out[*len .. cap); the caller checks *len < cap once at the end. */
+static void put(char *out, size_t cap, size_t *len, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void put(char *out, size_t cap, size_t *len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const int n = vsnprintf(out + (*len < cap ? *len : cap), *len < cap ? cap - *len : 0, fmt, ap);
+    va_end(ap);
+    *len += n > 0 ? (size_t)n : 0;
 }
 
 hum_status hum_gemm_constants(const hum_gemm_variant *v, char *out, size_t cap)
 {
-    const int n = snprintf(
-        out, cap,
-        "// hum_constants.h: one dense GEMM variant (runtime/src/layer/gemm_variant.c)\n"
-        "#pragma once\n"
-        "namespace hum_cfg {\n"
+    static const char *const types[] = {"int", "bool", "unsigned", "int"}; /* by hum_field_kind */
+    const void *configs[] = {v->layer, v->compute, v->tuning};             /* by hum_config_id */
+    size_t len = 0;
+    put(out, cap, &len, "// hum_constants.h: one GEMM variant (runtime/src/gemm_variant.c)\n#pragma once\n"
+                        "namespace hum_cfg {\n");
+    int32_t count;
+    const hum_config_field *f = hum_config_fields(&count);
+    for (int32_t i = 0; i < count; i++, f++) {
+        if (!f->constant[0])
+            continue;
+        const char *at = (const char *)configs[f->config] + f->offset;
+        const int64_t value = f->size == 8 ? *(const int64_t *)at : *(const int32_t *)at;
+        if (f->kind == HUM_FIELD_BOOL)
+            put(out, cap, &len, "constexpr bool %s = %s;\n", f->constant, value ? "true" : "false");
+        else if (f->kind == HUM_FIELD_DTYPE)
+            put(out, cap, &len, "constexpr unsigned %s = 0x%08xu;\n", f->constant, (unsigned)(uint32_t)value);
+        else
+            put(out, cap, &len, "constexpr %s %s = %lld;\n", types[f->kind], f->constant, (long long)value);
+    }
+    /* Figures derived from the fields: the 16-bit type of A and C, the power of two scale-less
+     * weights carry (hum_layer_scale_exponent), and the launch shape. */
+    const hum_layer_config *c = v->layer;
+    put(out, cap, &len,
         "constexpr bool kBF16 = %s;\n"
-        "constexpr bool kWeightFloat = %s;\n"
-        "constexpr int kWeightBits = %d;\n"
-        "constexpr int kWeightExp = %d;\n"
-        "constexpr int kN = %" PRId64 ", kK = %" PRId64 ", kNReal = %" PRId64 ", kKReal = %" PRId64 ";\n"
-        "constexpr int kGroup = %" PRId64 ";\n"
-        "constexpr bool kHasScale = %s;\n"
         "constexpr int kConstScaleExp = %d;\n"
-        "constexpr bool kZeroPoint = %s;\n"
-        "constexpr bool kBias = %s;\n"
-        "constexpr int kBM = %d, kBN = %d, kBK = %d, kWM = %d, kWN = %d, kWK = %d;\n"
-        "constexpr int kStages = %d;\n"
-        "constexpr bool kStreamK = %s;\n"
-        "constexpr int kCtasPerSm = %d;\n"
         "constexpr int kThreads = %d;\n"
-        "constexpr int kSmemBytes = %" PRId64 ";\n"
+        "constexpr int kSmemBytes = %lld;\n"
         "}\n",
-        v->bf16 ? "true" : "false", v->weight_float ? "true" : "false", v->weight_bits, v->weight_exp, v->n, v->k,
-        v->n_real, v->k_real, v->group, v->has_scale ? "true" : "false", v->const_scale_exp,
-        v->zero_point ? "true" : "false", v->bias ? "true" : "false", v->block_m,
-        v->block_n, v->block_k, v->warp_m, v->warp_n, v->warp_k, v->stages, v->stream_k ? "true" : "false",
-        v->ctas_per_sm, hum_gemm_threads(v), pipeline_bytes(v));
-    if (n < 0 || (size_t)n >= cap)
+        c->a_dtype == HUM_DTYPE_BFLOAT16 ? "true" : "false", c->has_scale ? 0 : hum_layer_scale_exponent(c, 1.0, 0.0),
+        hum_gemm_threads(v), (long long)hum_gemm_pipeline_bytes(v));
+    if (len >= cap)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_gemm_constants: %zu bytes are too few for the header", cap);
     return HUM_OK;
 }

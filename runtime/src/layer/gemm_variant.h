@@ -1,5 +1,7 @@
-/* One compiled variant of a dense GEMM kernel family (gemm_family.h): every compile-time constant
- * of "hum_constants.h", the derived launch figures, and the writer of that header. */
+/* Variants of the GEMM kernel families (gemm_family.h). A variant is a planned layer config, its compute
+ * config and one tuning; this is where every shape and resource rule of the GEMM lives (the
+ * kernels keep static_asserts only as a backstop), where a policy's tuning is fitted to a layer,
+ * and where the kernel's constants header is written. */
 #ifndef HUM_GEMM_VARIANT_H
 #define HUM_GEMM_VARIANT_H
 
@@ -7,40 +9,47 @@
 
 #include <stddef.h>
 
-/* CTAs per SM a tuning may ask for: no GPU keeps more resident (sm_75 .. sm_90), and the
- * workspace sizes its stream-K locks for SMs x this. */
+/* Most CTAs any GPU keeps resident on one SM: sizes the stream-K locks (workspace.h). */
 enum { HUM_MAX_CTAS_PER_SM = 32 };
 
 typedef struct hum_gemm_variant {
-    /* data types */
-    int32_t bf16;           /* activations and output are bfloat16 (else float16) */
-    int32_t weight_float;   /* weight codes are floats eXmY (else offset-binary uints) */
-    int32_t weight_bits;    /* 1..8 */
-    int32_t weight_exp;     /* exponent bits of a float weight */
-    /* shapes: padded (multiples of 64 / 128) and the real extents */
-    int64_t n, k, n_real, k_real;
-    int64_t group;          /* K extent of one scale row; k for channel scales */
-    int32_t has_scale;      /* scale rows present (else const_scale_exp applies) */
-    int32_t const_scale_exp;/* without scale rows: dequantized weights times 2^this (0: none) */
-    int32_t zero_point;     /* zero-point rows present (else the midpoint, for ints) */
-    int32_t bias;
-    /* tuning */
-    int32_t block_m, block_n, block_k, warp_m, warp_n, warp_k;
-    int32_t stages, stream_k, ctas_per_sm;
-    int32_t wgmma;          /* the wgmma family (sm_90a) instead of mma.sync (gemm_family.h) */
+    const hum_layer_config *layer;   /* derived fields filled */
+    const hum_compute_config *compute;
+    const hum_tuning *tuning;
 } hum_gemm_variant;
 
-/* The variant's kernel family, a hum_gemm_kernel (gemm_family.h). */
-int32_t hum_gemm_variant_kernel(const hum_gemm_variant *v);
+/* Whether kernel family `kernel` (a hum_gemm_kernel, gemm_family.h) runs a layer of config c and
+ * `compute` on `arch` (NULL: any): HUM_OK, or HUM_ERR_UNSUPPORTED naming the rule. */
+hum_status hum_gemm_kernel_takes(int32_t kernel, const hum_layer_config *c, const hum_compute_config *compute,
+                                 const char *arch);
+
 /* Threads per CTA of the variant. */
 int32_t hum_gemm_threads(const hum_gemm_variant *v);
-/* Dynamic shared memory a launch of the variant takes, bytes: the pipeline (the formula
- * kernels/gemm/config.cuh checks as kSmemBytes), plus the family's extra_smem. */
+/* The pipeline's shared memory, bytes: what "hum_constants.h" calls kSmemBytes and
+ * kernels/gemm/config.cuh recomputes in a static_assert. */
+int64_t hum_gemm_pipeline_bytes(const hum_gemm_variant *v);
+/* Dynamic shared memory a launch of the variant takes: the pipeline plus the family's extra. */
 int64_t hum_gemm_smem_bytes(const hum_gemm_variant *v);
-/* Checks the shape rules of kernels/gemm/config.cuh and the family's own;
- * HUM_ERR_UNSUPPORTED naming the rule. */
-hum_status hum_gemm_variant_check(const hum_gemm_variant *v);
-/* Writes the text of "hum_constants.h" for the variant. HUM_ERR_INVALID_ARG when cap is short. */
+/* Shared memory one CTA of the variant occupies: the dynamic plus the kernel's static. */
+int64_t hum_gemm_cta_smem_bytes(const hum_gemm_variant *v);
+
+/* Every rule of a variant, for `arch` (NULL: no arch rule): its family takes the layer, then the
+ * tuning rules every family shares, then the family's own. HUM_ERR_UNSUPPORTED naming the rule. */
+hum_status hum_gemm_variant_check(const hum_gemm_variant *v, const char *arch);
+
+/* A policy's tuning fitted to a layer for `arch` and a device of smem_budget bytes of shared
+ * memory per block (device_name for the message): the tuning's values checked against what a
+ * policy may write (HUM_ERR_POLICY) and the family taking the layer, then block N halved until it
+ * divides the padded N, block K nested with the scale group and warp K within 4 warps, the
+ * family's own adjustments (gemm_family.h, fit), the stages lowered until ctas_per_sm CTAs fit;
+ * the result checked
+ * (hum_gemm_variant_check, and the budget: HUM_ERR_UNSUPPORTED). *out is the fitted tuning. */
+hum_status hum_gemm_fit(const hum_layer_config *c, const hum_compute_config *compute, const hum_tuning *in,
+                        const char *arch, int64_t smem_budget, const char *device_name, hum_tuning *out);
+
+/* Writes the text of "hum_constants.h" for the variant: the constant of every config field that
+ * has one (hum.h's field lists), then the figures derived from them. No rule is checked here.
+ * HUM_ERR_INVALID_ARG when cap is short. */
 hum_status hum_gemm_constants(const hum_gemm_variant *v, char *out, size_t cap);
 
 #endif

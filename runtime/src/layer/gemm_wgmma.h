@@ -1,7 +1,7 @@
-/* The Hopper warpgroup-MMA family of the dense GEMM (kernels/gemm/gemm_wgmma.cu, a row of
- * gemm_family.c): the shape rules it adds to those of hum_gemm_variant_check and its extra shared
- * memory. It shares the constants header, the prepared weights and the argument of the mma.sync
- * kernel. */
+/* The Hopper warpgroup-MMA family of the GEMM (kernels/gemm/gemm_wgmma.cu, a row of
+ * gemm_family.c): the layers and tunings it takes beyond the rules every family shares
+ * (gemm_variant.c), and its extra shared memory. It shares the constants header, the prepared
+ * weights and the argument of the mma.sync kernel. */
 #ifndef HUM_GEMM_WGMMA_H
 #define HUM_GEMM_WGMMA_H
 
@@ -10,14 +10,23 @@
 /* Shared memory the kernel takes beyond its pipeline: up to 1008 bytes to align the stages to
  * 1024 bytes, then one 8-byte mbarrier per stage. */
 enum { HUM_GEMM_WGMMA_EXTRA_SMEM = 2048 };
+/* Static shared memory of the kernel: its `extern __shared__ __align__(1024)` buffer makes the
+ * compiler reserve 1024 bytes in the cubin (.nv.shared.hum_gemm_wgmma), on top of the dynamic. */
+enum { HUM_GEMM_WGMMA_STATIC_SMEM = 1024 };
 
-/* The static_asserts of kernels/gemm/gemm_wgmma.cu, so that a bad tuning is refused at prepare time
- * with its name: K a multiple of 8 (every weight width runs, act-order included); warp_m = block_m in
- * {64, 128, 192, 256}; warp_k = block_k; one or two whole warpgroups (block_n / warp_n 4 or 8)
- * of one or two slabs (warp_n 16 or 32) and at most 128 accumulators per thread (warp_n / 16 *
- * block_m <= 256); at least 3 stages; the epilogue tile within the pipeline's shared memory
- * (block_m * (2 * block_n + 16) bytes). HUM_ERR_UNSUPPORTED
- * naming the rule. Call after hum_gemm_variant_check's general rules passed. */
+/* Layers: K a multiple of 8 (activations arrive by TMA in 16-byte rows); every weight width,
+ * act-order included (A is permuted once per forward). HUM_ERR_UNSUPPORTED naming the rule. */
+hum_status hum_gemm_wgmma_takes(const hum_layer_config *c, const hum_compute_config *compute);
+
+/* Tunings: warp_m = block_m in {64, 128, 192, 256}; warp_k = block_k; one or two whole
+ * warpgroups (block_n / warp_n 4 or 8) of one or two slabs (warp_n 16 or 32) and at most 128
+ * accumulators per thread (warp_n / 16 * block_m <= 256); the epilogue tile within the
+ * pipeline's shared memory (block_m * (2 * block_n + 16) bytes). HUM_ERR_UNSUPPORTED naming the
+ * rule. */
 hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v);
+
+/* Fitting a policy's tuning: a warp spans the whole block in M and K; warp N at most block N / 4
+ * (whole warpgroups in a narrower block N) and at least 16. */
+void hum_gemm_wgmma_fit(const hum_layer_config *c, hum_tuning *t);
 
 #endif

@@ -1,5 +1,4 @@
-/* hum_layer: creation from a standard weight, destruction, introspection, and the link between
- * a planned config + tuning and the kernel variant they compile to. */
+/* hum_layer: creation from a standard weight (or its shard), destruction. */
 #include "layer.h"
 
 #include "internal.h"
@@ -10,13 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-double hum_layer_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static hum_status copy_tensor(const hum_tensor *src, hum_tensor *dst, const char *what)
 {
@@ -58,44 +50,6 @@ static hum_status copy_weight(const hum_standard_weight *w, hum_standard_weight 
     return st;
 }
 
-hum_status hum_layer_check_dims(int64_t n, int64_t k)
-{
-    if (n > INT32_MAX - 1024 || k > INT32_MAX - 1024)
-        return hum_fail(HUM_ERR_UNSUPPORTED, "N = %lld, K = %lld: the GEMM kernels take N and K up to 2^31 - 1025",
-                        (long long)n, (long long)k);
-    return HUM_OK;
-}
-
-hum_status hum_layer_check_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_dtype *act)
-{
-    /* Checked first, as no tensor of such a weight could be valid to look at. */
-    hum_status st = w ? hum_layer_check_dims(w->n, w->k) : HUM_OK;
-    if (st == HUM_OK)
-        st = hum_standard_validate(w);
-    if (st != HUM_OK)
-        return st;
-    if (w->num_experts > 0)
-        return hum_fail(HUM_ERR_UNSUPPORTED, "a weight of %lld experts is a MoE weight, not a dense layer",
-                        (long long)w->num_experts);
-    *act = opts && opts->activation_dtype ? opts->activation_dtype : w->param_dtype;
-    if (!hum_dtype_is_activation(*act))
-        return hum_fail(HUM_ERR_INVALID_ARG, "activation dtype %s (expected float16 or bfloat16)", hum_dtype_name(*act));
-    return HUM_OK;
-}
-
-hum_status hum_layer_shard_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_standard_weight *cut,
-                                  const hum_standard_weight **use)
-{
-    memset(cut, 0, sizeof *cut);
-    *use = w;
-    if (!opts || (opts->shard.dim == HUM_SHARD_NONE && !opts->shard.experts))
-        return HUM_OK;
-    hum_status st = hum_standard_shard(w, &opts->shard, cut);
-    if (st == HUM_OK)
-        *use = cut;
-    return st;
-}
-
 /* Shared by both constructors: cuts the options' shard, checks the weight and takes it (moved:
  * *w is zeroed) or a copy of it. */
 static hum_status layer_create(hum_runtime *rt, hum_standard_weight *w, int move, const hum_layer_options *opts,
@@ -127,6 +81,10 @@ static hum_status layer_create(hum_runtime *rt, hum_standard_weight *w, int move
     }
     layer->rt = rt;
     layer->activation_dtype = act;
+    /* the runtime reaches its prepared layers on a policy reload through this hook */
+    pthread_mutex_lock(&rt->live_lock);
+    rt->reload_layers = hum_layers_reload_locked;
+    pthread_mutex_unlock(&rt->live_lock);
     *out = layer;
     return HUM_OK;
 }
@@ -173,112 +131,3 @@ void hum_layer_destroy(hum_layer *layer)
     free(layer);
 }
 
-hum_status hum_layer_get_info(const hum_layer *layer, hum_layer_info *out)
-{
-    if (!layer || !out)
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_get_info: NULL %s", !layer ? "layer" : "out");
-    memset(out, 0, sizeof *out);
-    out->config = layer->plan.config;
-    if (layer->plan.config.n == 0) { /* not planned yet: the inputs the plan will start from */
-        hum_layer_plan inputs;
-        memset(&inputs, 0, sizeof inputs);
-        hum_layer_plan_inputs(&layer->weight, layer->activation_dtype, &inputs);
-        out->config = inputs.config;
-    }
-    out->prepared = layer->prepared;
-    out->prepare_ms = layer->prepare_ms;
-    out->scale_exponent = layer->scale_exponent;
-    out->out_factor = layer->out_factor;
-    out->device_bytes = layer->buf.bytes + (layer->workspace ? layer->workspace->bytes : 0);
-    /* a prepared layer's plan is its table's (a reload may replace it meanwhile: live_lock);
-     * hum_layer_compile's is the layer's own */
-    const hum_layer_plan *plan = &layer->plan;
-    const hum_dispatch_table *t = NULL;
-    if (layer->prepared) {
-        pthread_mutex_lock(&layer->rt->live_lock);
-        t = hum_layer_table_locked(layer);
-        plan = &t->plan;
-    }
-    out->entry_count = plan->entry_count;
-    memcpy(out->entries, plan->entries, sizeof out->entries);
-    memcpy(out->policy_name, plan->policy_name, sizeof out->policy_name);
-    memcpy(out->arch, plan->arch, sizeof out->arch);
-    out->compile_ms = t ? t->compile_ms : layer->compile_ms;
-    out->kernels_compiled = t ? t->kernels_compiled : layer->kernels_compiled;
-    out->kernels_cached = t ? t->kernels_cached : layer->kernels_cached;
-    out->generation = t ? t->generation : 0;
-    if (t)
-        pthread_mutex_unlock(&layer->rt->live_lock);
-    return HUM_OK;
-}
-
-void hum_layer_variant(const hum_layer_config *cfg, const hum_tuning *t, hum_gemm_variant *v)
-{
-    memset(v, 0, sizeof *v);
-    v->bf16 = cfg->activation_dtype == HUM_DTYPE_BFLOAT16;
-    v->weight_float = cfg->weight_float;
-    v->weight_bits = cfg->weight_bits;
-    v->weight_exp = cfg->weight_exp;
-    v->n = cfg->padded_n;
-    v->k = cfg->padded_k;
-    v->n_real = cfg->n;
-    v->k_real = cfg->k;
-    v->group = cfg->kernel_group;
-    v->has_scale = cfg->has_scale;
-    v->const_scale_exp = cfg->has_scale ? 0 : hum_layer_scale_exponent(cfg, 1.0, 0.0);
-    v->zero_point = cfg->zero_point != HUM_ZERO_POINT_NONE;
-    v->bias = cfg->has_bias;
-    v->block_m = t->block_m;
-    v->block_n = t->block_n;
-    v->block_k = t->block_k;
-    v->warp_m = t->warp_m;
-    v->warp_n = t->warp_n;
-    v->warp_k = t->warp_k;
-    v->stages = t->stages;
-    v->stream_k = t->stream_k;
-    v->ctas_per_sm = t->ctas_per_sm;
-    v->wgmma = t->kernel == HUM_GEMM_KERNEL_WGMMA;
-}
-
-/* Largest magnitude a weight code decodes to before any scale: |q - z| for ints, the largest
- * finite value for floats read as all-finite codes (hum.h, standard format). */
-static double decoded_max(const hum_layer_config *cfg, double zero_max)
-{
-    const int b = cfg->weight_bits;
-    if (cfg->weight_float) {
-        const int e = cfg->weight_exp, m = b - 1 - e, bias = (1 << (e - 1)) - 1;
-        return ldexp(2.0 - ldexp(1.0, -m), (1 << e) - 1 - bias);
-    }
-    switch (cfg->zero_point) {
-    case HUM_ZERO_POINT_INT: return ldexp(1.0, b) - 1.0;
-    case HUM_ZERO_POINT_FLOAT: return ldexp(1.0, b) + zero_max;
-    default: return ldexp(1.0, b - 1);
-    }
-}
-
-int32_t hum_layer_scale_exponent(const hum_layer_config *cfg, double scale_max, double zero_max)
-{
-    if (!cfg->has_scale && !cfg->weight_float)
-        return 0;
-    const double s = cfg->has_scale && scale_max > 0 ? scale_max : 1.0;
-    const int by_weight = (int)floor(log2(16384.0 / (decoded_max(cfg, zero_max) * s))) + cfg->exp_compensation;
-    const int by_scale = (int)floor(log2(16384.0 / s));
-    return by_weight < by_scale ? by_weight : by_scale;
-}
-
-hum_status hum_layer_tuning_check(const hum_layer_config *config, const hum_tuning *tuning, int64_t *smem_bytes,
-                                  int32_t *threads)
-{
-    if (!config || !tuning)
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_tuning_check: NULL %s", !config ? "config" : "tuning");
-    hum_gemm_variant v;
-    hum_layer_variant(config, tuning, &v);
-    hum_status st = hum_gemm_variant_check(&v);
-    if (st != HUM_OK)
-        return st;
-    if (smem_bytes)
-        *smem_bytes = hum_gemm_smem_bytes(&v);
-    if (threads)
-        *threads = hum_gemm_threads(&v);
-    return HUM_OK;
-}

@@ -1,6 +1,7 @@
 /* The hum_layer object (hum.h, HUM-SECTION layer) inside libhum: the files layer*.c share it.
  *   layer.c          create, copy, destroy, info, the tuning check
- *   layer_plan.c     LayerConfig and dispatch table through lua/hum/layer.lua, kernel compiles
+ *   layer_plan.c     planning in one pass (lua/hum/layer.lua: LayerConfig and the policy's ranges;
+ *                    C: each tuning fitted and checked), kernel compiles
  *   layer_upload.c   device buffers and the GPU preprocessing (kernels/prep/repack.cu)
  *   layer_forward.c  the hot path
  *   layer_reload.c   dispatch tables: build, publish, replace on a policy reload
@@ -13,7 +14,9 @@
 #include "gemm_family.h"
 #include "gemm_variant.h"
 #include "hazard.h"
-#include "hum/hum.h"
+#include "hum_ffi.h"
+#include "jit.h"
+#include "launch.h"
 
 /* One row of the dispatch table: everything hum_layer_forward needs for M <= m_max. */
 typedef struct hum_dispatch_entry {
@@ -85,9 +88,6 @@ hum_status hum_layer_check_weight(const hum_standard_weight *w, const hum_layer_
 hum_status hum_layer_shard_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_standard_weight *cut,
                                   const hum_standard_weight **use);
 
-/* The variant of kernels/gemm/gemm_mma.cu for a planned config and one of its tunings. */
-void hum_layer_variant(const hum_layer_config *cfg, const hum_tuning *t, hum_gemm_variant *v);
-
 /* The power of two the prepared scales carry (hum_layer_info.scale_exponent): the largest x
  * with |decoded code| * |scale| * 2^(x - exp_compensation) <= 2^14 and |scale| * 2^x <= 2^14,
  * so that neither the 16-bit scales nor the dequantized weights overflow while the weights use
@@ -112,8 +112,10 @@ void hum_layer_plan_inputs(const hum_standard_weight *w, hum_dtype activation_dt
 /* Fills plan's target (arch, device name, sm, SMs, shared memory, L2) from a GPU. */
 hum_status hum_layer_plan_target(const hum_device_info *dev, hum_layer_plan *plan);
 
-/* Runs lua/hum/layer.lua's plan() on `plan` (inputs and target filled); lua_locked: the caller
- * holds the Lua lock. */
+/* Plans `plan` (inputs and target filled) in one pass: lua/hum/layer.lua's plan() derives the
+ * config and writes the policy's ranges and tunings, then C fits each to the layer and checks it,
+ * once (hum_layer_fit_plan), and checks the table's shape. lua_locked: the caller holds the Lua
+ * lock. */
 hum_status hum_layer_run_plan(hum_runtime *rt, hum_layer_plan *plan, int lua_locked);
 
 /* A plan for the layer config's input fields on device `dev` (plan may hold the inputs). */

@@ -2,6 +2,7 @@
  * layers: the decisions run in Lua (lua/hum/formats.lua and formats/), C holds the results. */
 #include "internal.h"
 #include "lua_bridge.h"
+#include "hum_ffi.h"
 
 #include <stdlib.h>
 #include <string.h>

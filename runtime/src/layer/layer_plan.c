@@ -1,35 +1,56 @@
-/* Planning (lua/hum/layer.lua decides the LayerConfig and the dispatch table), compiling the
- * planned kernels, and the two public entry points built on them: hum_layer_prepare (GPU) and
- * hum_layer_compile (CPU only). */
+/* Planning, in one pass: lua/hum/layer.lua derives the LayerConfig and asks the policy for its
+ * M ranges and tunings; C fits each tuning to the layer, checking every rule once
+ * (gemm_variant.c), and merges equal neighbours. Then compiling the planned kernels, and the two
+ * public entry points built on them: hum_layer_prepare (GPU) and hum_layer_compile (CPU only). */
 #include "layer.h"
 
+#include "gemm_variant.h"
 #include "internal.h"
 #include "lua_bridge.h"
+#include "runtime.h"
 #include "workspace.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-void hum_layer_plan_inputs(const hum_standard_weight *w, hum_dtype activation_dtype, hum_layer_plan *plan)
+/* The tuning fields of a and b are equal (the M range aside). */
+static int same_tuning(const hum_tuning *a, const hum_tuning *b)
 {
-    hum_layer_config *c = &plan->config;
-    c->n = w->n;
-    c->k = w->k;
-    c->num_experts = w->num_experts;
-    c->activation_dtype = activation_dtype;
-    c->weight_dtype = w->weight_dtype;
-    c->param_dtype = w->param_dtype;
-    c->scale_dtype = w->scale_dtype;
-    c->scale_type = w->scale_type;
-    c->group_size = w->group_size;
-    c->group_size_n = w->group_size_n;
-    c->zero_point = !w->has_zero_point         ? HUM_ZERO_POINT_NONE
-                    : w->zero_point_is_float ? HUM_ZERO_POINT_FLOAT
-                                             : HUM_ZERO_POINT_INT;
-    c->has_bias = w->bias.data != NULL;
-    c->act_order = w->k_perm.data != NULL;
-    c->has_global_scale = w->global_scale.data != NULL;
+    return !memcmp((const char *)a + offsetof(hum_tuning, block_m), (const char *)b + offsetof(hum_tuning, block_m),
+                   sizeof *a - offsetof(hum_tuning, block_m));
+}
+
+hum_status hum_layer_fit_plan(hum_layer_plan *plan)
+{
+    if (!plan)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_fit_plan: NULL plan");
+    if (plan->entry_count < 1 || plan->entry_count > HUM_LAYER_MAX_ENTRIES)
+        return hum_fail(HUM_ERR_POLICY, "layer plan: %d dispatch entries (expected 1 to %d)", plan->entry_count,
+                        HUM_LAYER_MAX_ENTRIES);
+    int32_t out = 0;
+    for (int32_t i = 0; i < plan->entry_count; i++) {
+        hum_tuning t;
+        const hum_status st = hum_gemm_fit(&plan->config, &plan->compute, &plan->entries[i], plan->arch,
+                                           plan->smem_per_block, plan->device_name, &t);
+        if (st != HUM_OK) {
+            char upper[24] = "inf";
+            if (plan->entries[i].m_max != INT64_MAX)
+                snprintf(upper, sizeof upper, "%lld", (long long)plan->entries[i].m_max);
+            return hum_fail_context(st, "policy '%s' (%s), M %lld..%s", plan->policy_name, plan->entry_origin[i],
+                                    (long long)plan->entries[i].m_min, upper);
+        }
+        if (out > 0 && same_tuning(&plan->entries[out - 1], &t)) {
+            plan->entries[out - 1].m_max = t.m_max;
+            continue;
+        }
+        plan->entries[out] = t;
+        memmove(plan->entry_origin[out], plan->entry_origin[i], sizeof plan->entry_origin[i]);
+        out++;
+    }
+    plan->entry_count = out;
+    return HUM_OK;
 }
 
 hum_status hum_layer_plan_target(const hum_device_info *dev, hum_layer_plan *plan)
@@ -65,7 +86,7 @@ hum_status hum_layer_run_plan(hum_runtime *rt, hum_layer_plan *plan, int lua_loc
                             "to the largest M",
                             i, (long long)t->m_min, (long long)t->m_max);
     }
-    return HUM_OK;
+    return hum_layer_fit_plan(plan);
 }
 
 /* The compile request of tuning `t` of the plan's config for plan->arch; `header` (cap bytes)
@@ -73,15 +94,11 @@ hum_status hum_layer_run_plan(hum_runtime *rt, hum_layer_plan *plan, int lua_loc
 static hum_status entry_request(const hum_layer_plan *plan, const hum_tuning *t, char *header, size_t cap,
                                 hum_jit_request *req)
 {
-    hum_gemm_variant v;
-    hum_layer_variant(&plan->config, t, &v);
+    const hum_gemm_variant v = {&plan->config, &plan->compute, t};
     const hum_gemm_family *f = hum_gemm_family_of(t->kernel);
-    hum_status st = hum_gemm_variant_check(&v);
-    if (st == HUM_OK && f->arch && strcmp(plan->arch, f->arch) != 0)
-        st = hum_fail(HUM_ERR_UNSUPPORTED, "the %s kernel runs on %s only (the target is %s)", f->name, f->arch,
-                      plan->arch);
-    if (st == HUM_OK)
-        st = hum_gemm_constants(&v, header, cap);
+    if (!f)
+        return hum_fail(HUM_ERR_POLICY, "kernel %d: no such kernel family", t->kernel);
+    const hum_status st = hum_gemm_constants(&v, header, cap);
     if (st != HUM_OK)
         return st;
     memset(req, 0, sizeof *req);
@@ -278,4 +295,71 @@ hum_status hum_layer_compile_spec(hum_runtime *rt, const hum_layer_spec *spec, c
     hum_layer_spec_config(spec, &plan.config);
     snprintf(plan.arch, sizeof plan.arch, "%s", arch);
     return compile_plan(rt, &plan, t0, out);
+}
+
+void hum_dispatch_table_free(hum_dispatch_table *t)
+{
+    if (!t)
+        return;
+    for (int32_t i = 0; i < t->plan.entry_count; i++)
+        hum_kernel_destroy(t->entries[i].kernel);
+    free(t);
+}
+
+hum_status hum_dispatch_table_build(const hum_device_info *dev, const hum_layer_plan *plan,
+                                    const hum_jit_result *results, hum_dispatch_table **out)
+{
+    *out = NULL;
+    hum_dispatch_table *t = calloc(1, sizeof *t);
+    if (!t)
+        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "a dispatch table");
+    t->plan = *plan;
+    t->plan.entry_count = 0; /* counts the loaded kernels until the end */
+    hum_status st = HUM_OK;
+    for (int32_t i = 0; st == HUM_OK && i < plan->entry_count; i++) {
+        const hum_tuning *tu = &plan->entries[i];
+        hum_dispatch_entry *e = &t->entries[i];
+        /* planning fitted and checked the tuning (hum_layer_fit_plan): only its figures here */
+        const hum_gemm_variant v = {&plan->config, &plan->compute, tu};
+        const int64_t smem = hum_gemm_smem_bytes(&v);
+        const int32_t threads = hum_gemm_threads(&v);
+        if ((st = hum_kernel_load(dev->ordinal, &results[i], (int32_t)smem, &e->kernel)) != HUM_OK)
+            break;
+        t->plan.entry_count = i + 1;
+        e->m_max = tu->m_max;
+        e->threads = (uint32_t)threads;
+        e->smem_bytes = (uint32_t)smem;
+        e->block_m = tu->block_m;
+        e->stream_k = tu->stream_k;
+        e->family = hum_gemm_family_of(tu->kernel);
+        e->n_blocks = plan->config.padded_n / tu->block_n;
+        e->k_blocks = plan->config.padded_k / tu->block_k;
+        e->max_grid = (int64_t)dev->sm_count * tu->ctas_per_sm;
+    }
+    if (st != HUM_OK) {
+        hum_dispatch_table_free(t);
+        return st;
+    }
+    *out = t;
+    return HUM_OK;
+}
+
+void hum_layer_publish_first(hum_layer *layer, hum_dispatch_table *table)
+{
+    hum_runtime *rt = layer->rt;
+    pthread_mutex_lock(&rt->live_lock);
+    atomic_store(&layer->table, table);
+    layer->next_live = rt->layers;
+    rt->layers = layer;
+    pthread_mutex_unlock(&rt->live_lock);
+}
+
+hum_status hum_layer_plan_for(hum_runtime *rt, const hum_device_info *dev, const hum_layer_config *inputs,
+                              int lua_locked, hum_layer_plan *plan)
+{
+    const hum_layer_config in = *inputs; /* may be plan->config */
+    memset(plan, 0, sizeof *plan);
+    plan->config = in;
+    hum_status st = hum_layer_plan_target(dev, plan);
+    return st == HUM_OK ? hum_layer_run_plan(rt, plan, lua_locked) : st;
 }

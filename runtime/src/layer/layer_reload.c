@@ -11,62 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void hum_dispatch_table_free(hum_dispatch_table *t)
-{
-    if (!t)
-        return;
-    for (int32_t i = 0; i < t->plan.entry_count; i++)
-        hum_kernel_destroy(t->entries[i].kernel);
-    free(t);
-}
-
-hum_status hum_dispatch_table_build(const hum_device_info *dev, const hum_layer_plan *plan,
-                                    const hum_jit_result *results, hum_dispatch_table **out)
-{
-    *out = NULL;
-    hum_dispatch_table *t = calloc(1, sizeof *t);
-    if (!t)
-        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "a dispatch table");
-    t->plan = *plan;
-    t->plan.entry_count = 0; /* counts the loaded kernels until the end */
-    hum_status st = HUM_OK;
-    for (int32_t i = 0; st == HUM_OK && i < plan->entry_count; i++) {
-        const hum_tuning *tu = &plan->entries[i];
-        hum_dispatch_entry *e = &t->entries[i];
-        int64_t smem = 0;
-        int32_t threads = 0;
-        if ((st = hum_layer_tuning_check(&plan->config, tu, &smem, &threads)) != HUM_OK ||
-            (st = hum_kernel_load(dev->ordinal, &results[i], (int32_t)smem, &e->kernel)) != HUM_OK)
-            break;
-        t->plan.entry_count = i + 1;
-        e->m_max = tu->m_max;
-        e->threads = (uint32_t)threads;
-        e->smem_bytes = (uint32_t)smem;
-        e->block_m = tu->block_m;
-        e->stream_k = tu->stream_k;
-        e->family = hum_gemm_family_of(tu->kernel);
-        e->n_blocks = plan->config.padded_n / tu->block_n;
-        e->k_blocks = plan->config.padded_k / tu->block_k;
-        e->max_grid = (int64_t)dev->sm_count * tu->ctas_per_sm;
-    }
-    if (st != HUM_OK) {
-        hum_dispatch_table_free(t);
-        return st;
-    }
-    *out = t;
-    return HUM_OK;
-}
-
-void hum_layer_publish_first(hum_layer *layer, hum_dispatch_table *table)
-{
-    hum_runtime *rt = layer->rt;
-    pthread_mutex_lock(&rt->live_lock);
-    atomic_store(&layer->table, table);
-    layer->next_live = rt->layers;
-    rt->layers = layer;
-    pthread_mutex_unlock(&rt->live_lock);
-}
-
 void hum_layer_retire(hum_layer *layer)
 {
     if (!layer->prepared)
@@ -80,16 +24,6 @@ void hum_layer_retire(hum_layer *layer)
         }
     hum_dispatch_table_free(atomic_exchange(&layer->table, NULL));
     pthread_mutex_unlock(&rt->live_lock);
-}
-
-hum_status hum_layer_plan_for(hum_runtime *rt, const hum_device_info *dev, const hum_layer_config *inputs,
-                              int lua_locked, hum_layer_plan *plan)
-{
-    const hum_layer_config in = *inputs; /* may be plan->config */
-    memset(plan, 0, sizeof *plan);
-    plan->config = in;
-    hum_status st = hum_layer_plan_target(dev, plan);
-    return st == HUM_OK ? hum_layer_run_plan(rt, plan, lua_locked) : st;
 }
 
 /* A new table for one live layer under the policies now loaded; NVRTC runs only for kernels

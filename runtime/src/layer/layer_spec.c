@@ -1,5 +1,5 @@
 /* Layer SPEC strings ("n=8192,k=8192,w=uint4,a=float16,group=128") and the random standard
- * weights they stand for (hum.h, HUM-SECTION layer). */
+ * weights they stand for (hum/hum_tools.h, hum_layer_spec). */
 #include "internal.h"
 #include "layer.h"
 
@@ -205,7 +205,7 @@ void hum_layer_spec_config(const hum_layer_spec *s, hum_layer_config *c)
     c->n = s->n;
     c->k = s->k;
     c->num_experts = 0;
-    c->activation_dtype = s->activation_dtype;
+    c->a_dtype = c->c_dtype = s->activation_dtype;
     c->weight_dtype = s->weight_dtype;
     c->param_dtype = s->activation_dtype;
     c->scale_dtype = spec_scale_dtype(s);

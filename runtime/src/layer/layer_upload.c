@@ -20,6 +20,32 @@ void hum_layer_buffers_free(hum_layer_buffers *buf)
     memset(buf, 0, sizeof *buf);
 }
 
+/* Largest magnitude a weight code decodes to before any scale: |q - z| for ints, the largest
+ * finite value for floats read as all-finite codes (hum.h, standard format). */
+static double decoded_max(const hum_layer_config *cfg, double zero_max)
+{
+    const int b = cfg->weight_bits;
+    if (cfg->weight_float) {
+        const int e = cfg->weight_exp, m = b - 1 - e, bias = (1 << (e - 1)) - 1;
+        return ldexp(2.0 - ldexp(1.0, -m), (1 << e) - 1 - bias);
+    }
+    switch (cfg->zero_point) {
+    case HUM_ZERO_POINT_INT: return ldexp(1.0, b) - 1.0;
+    case HUM_ZERO_POINT_FLOAT: return ldexp(1.0, b) + zero_max;
+    default: return ldexp(1.0, b - 1);
+    }
+}
+
+int32_t hum_layer_scale_exponent(const hum_layer_config *cfg, double scale_max, double zero_max)
+{
+    if (!cfg->has_scale && !cfg->weight_float)
+        return 0;
+    const double s = cfg->has_scale && scale_max > 0 ? scale_max : 1.0;
+    const int by_weight = (int)floor(log2(16384.0 / (decoded_max(cfg, zero_max) * s))) + cfg->exp_compensation;
+    const int by_scale = (int)floor(log2(16384.0 / s));
+    return by_weight < by_scale ? by_weight : by_scale;
+}
+
 /* Largest |x| and smallest nonzero |x| of `count` values of `dtype` (NaN ignored). */
 static hum_status magnitude_range(const void *data, hum_dtype dtype, int64_t count, double *max_abs,
                                   double *min_abs)
@@ -103,7 +129,7 @@ static hum_status prep_params(const prep_kernels *k, int32_t ordinal, const hum_
     if (st == HUM_OK) {
         uint32_t dt = dtype;
         int n = (int)c->n, g = (int)groups, nd = (int)n_div, np = (int)c->padded_n, gp = (int)c->scale_rows;
-        int bf16 = c->activation_dtype == HUM_DTYPE_BFLOAT16, adj = exp_adjust;
+        int bf16 = c->a_dtype == HUM_DTYPE_BFLOAT16, adj = exp_adjust;
         void *args[] = {&raw, &dt, &packed_bits, &n, &g, &nd, &np, &gp, &bf16, &adj, out};
         hum_launch_config cfg = grid_for(c->scale_rows * c->padded_n);
         st = hum_kernel_launch(k->params, &cfg, args);
@@ -168,7 +194,7 @@ hum_status hum_layer_upload(hum_layer *layer, int32_t ordinal, hum_layer_buffers
     if (st != HUM_OK)
         return st;
     const int32_t x = hum_layer_scale_exponent(c, scale_max, zero_max);
-    if (c->has_scale && c->activation_dtype == HUM_DTYPE_FLOAT16 && scale_min < INFINITY &&
+    if (c->has_scale && c->a_dtype == HUM_DTYPE_FLOAT16 && scale_min < INFINITY &&
         ldexp(scale_min, x) < ldexp(1.0, -24))
         return hum_fail(HUM_ERR_UNSUPPORTED,
                         "scales from %g to %g span more than float16 activations can carry (use bfloat16)", scale_min,

@@ -1,5 +1,5 @@
 /* Pack / unpack of 1..8-bit values into LSB-first int32 words along either of the last two
- * dims, the AutoAWQ nibble interleave and FP4 nibble order (see hum.h, HUM-SECTION bitstream).
+ * dims, the AutoAWQ nibble interleave and FP4 nibble order (see hum/hum_tools.h, HUM-SECTION bitstream).
  * One pass over the data each way, no allocation. Measured on one core of the build machine
  * (gcc -O2, 64M values of 3 or 4 bits): 400-700 M values/s packing, 0.3-2 G values/s
  * unpacking depending on dim and width. */

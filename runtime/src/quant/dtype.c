@@ -1,4 +1,4 @@
-/* hum_dtype codes: construction, names, parsing, widths (see hum.h, HUM-SECTION dtype). */
+/* hum_dtype codes: construction, names, parsing, widths (see hum/hum_tools.h, HUM-SECTION dtype). */
 #include "dtype_codec.h"
 #include "internal.h"
 
@@ -57,14 +57,6 @@ int32_t hum_dtype_code_size(hum_dtype t)
 {
     int32_t bits = hum_dtype_bits(t);
     return bits == 0 ? 0 : bits <= 8 ? 1 : bits / 8;
-}
-
-double hum_dtype_max_finite(hum_dtype t)
-{
-    hum_codec c;
-    if (!valid(t) || hum_codec_init(t, &c) != HUM_OK)
-        return 0.0;
-    return c.max_finite;
 }
 
 /* Canonical names of the finite generic floats, indexed [exp_bits][man_bits]. The two 8-bit

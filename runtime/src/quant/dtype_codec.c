@@ -1,5 +1,5 @@
 /* Scalar float64 <-> code conversion for every hum_dtype, parameterised by the format's
- * exponent / mantissa widths and special-value rule (see hum.h, HUM-SECTION dtype). */
+ * exponent / mantissa widths and special-value rule (see hum/hum_tools.h, HUM-SECTION dtype). */
 #include "dtype_codec.h"
 
 #include "internal.h"
@@ -55,6 +55,14 @@ hum_status hum_codec_init(hum_dtype t, hum_codec *c)
     c->max_finite = ldexp((double)((UINT64_C(1) << c->man_bits) + c->max_mant), c->emax - c->man_bits);
     c->min_value = c->special == HUM_SPECIAL_E8M0 ? ldexp(1.0, c->emin) : -c->max_finite;
     return HUM_OK;
+}
+
+double hum_dtype_max_finite(hum_dtype t)
+{
+    hum_codec c;
+    if (hum_dtype_bits(t) == 0 || hum_codec_init(t, &c) != HUM_OK)
+        return 0.0;
+    return c.max_finite;
 }
 
 double hum_round_half_even(double x)

@@ -1,4 +1,4 @@
-/* Array conversions between codes and float64 / float32 (see hum.h, HUM-SECTION dtype).
+/* Array conversions between codes and float64 / float32 (see hum/hum_tools.h, HUM-SECTION dtype).
  * Widths <= 8 decode through a 256-entry table; float16 and bfloat16 have bit-level float32
  * paths because weights and activations of that type run to tens of millions of elements. */
 #include "dtype_codec.h"

@@ -1,6 +1,7 @@
 /* Element-wise work on integer codes for the format converters: offsets, range checks, and the
  * act-order permutation derived from g_idx. */
 #include "internal.h"
+#include "hum_ffi.h"
 
 #include <stdlib.h>
 #include <string.h>

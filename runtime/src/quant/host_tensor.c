@@ -1,6 +1,7 @@
 /* Host tensors and the bulk data moves (transpose, column gather, row re-pitch) that turn
  * checkpoint layouts into the standard format. */
 #include "internal.h"
+#include "hum_ffi.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -239,13 +239,6 @@ static hum_status parse_policy_memory_limit(const parse_ctx *ctx, yaml_node_t *v
                        &ctx->cfg->policy_memory_limit_mb);
 }
 
-static const char *const log_level_names[] = {"error", "warn", "info", "debug"};
-
-const char *hum_log_level_name(hum_log_level level)
-{
-    return (unsigned)level < 4 ? log_level_names[level] : "?";
-}
-
 static hum_status parse_log_level(const parse_ctx *ctx, yaml_node_t *v)
 {
     const char *s = NULL;
@@ -253,7 +246,7 @@ static hum_status parse_log_level(const parse_ctx *ctx, yaml_node_t *v)
     if (st != HUM_OK)
         return st;
     for (int i = 0; i < 4; i++)
-        if (!strcmp(s, log_level_names[i])) {
+        if (!strcmp(s, hum_log_level_name((hum_log_level)i))) {
             ctx->cfg->log_level = (hum_log_level)i;
             return HUM_OK;
         }

@@ -6,16 +6,10 @@
 #define HUM_CONFIG_H
 
 #include "hum/hum.h"
+#include "log.h"
 
 #include <stddef.h>
 #include <stdint.h>
-
-typedef enum hum_log_level {
-    HUM_LOG_ERROR = 0,
-    HUM_LOG_WARN = 1,
-    HUM_LOG_INFO = 2,
-    HUM_LOG_DEBUG = 3
-} hum_log_level;
 
 typedef struct hum_config_override {
     char *key;   /* "<section>.<key>", e.g. "moe.activation" */
@@ -57,8 +51,5 @@ void hum_config_free(hum_config *c);
 
 /* The value of an override ("moe.activation"), or NULL when the config does not set it. */
 const char *hum_config_override_value(const hum_config *c, const char *key);
-
-/* "error", "warn", "info" or "debug". */
-const char *hum_log_level_name(hum_log_level level);
 
 #endif

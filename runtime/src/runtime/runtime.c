@@ -5,27 +5,14 @@
 
 #include "internal.h"
 #include "lua_state.h"
+#include "device.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-
-void hum_log(const hum_runtime *rt, hum_log_level level, const char *fmt, ...)
-{
-    hum_log_level limit = rt ? rt->config.log_level : HUM_LOG_WARN;
-    if (level > limit)
-        return;
-    char msg[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "hum: %s: %s\n", hum_log_level_name(level), msg);
-}
 
 void hum_runtime_options_init(hum_runtime_options *opts)
 {
@@ -319,4 +306,18 @@ const char *hum_runtime_policy_origin(const hum_runtime *rt, int32_t i)
 const char *hum_runtime_override(const hum_runtime *rt, const char *key)
 {
     return rt ? hum_config_override_value(&rt->config, key) : NULL;
+}
+
+int32_t hum_runtime_override_count(const hum_runtime *rt) { return rt ? rt->config.override_count : 0; }
+
+const char *hum_runtime_override_key(const hum_runtime *rt, int32_t i)
+{
+    return rt && i >= 0 && i < rt->config.override_count ? rt->config.overrides[i].key : NULL;
+}
+
+int32_t hum_runtime_hot_reload(const hum_runtime *rt) { return rt ? rt->config.hot_reload : 0; }
+
+const char *hum_runtime_log_level(const hum_runtime *rt)
+{
+    return hum_log_level_name(rt ? rt->config.log_level : HUM_LOG_WARN);
 }

@@ -60,6 +60,10 @@ struct hum_runtime {
     pthread_mutex_t live_lock;
     struct hum_layer *layers;
     hum_hazard_list hazards;
+    /* gives every prepared layer its table under the reloaded policies (layer/layer_reload.c;
+     * layer/layer.c sets it when it makes a layer, so that the runtime does not call into
+     * layer/); NULL while no layer exists. Under live_lock. */
+    hum_status (*reload_layers)(struct hum_runtime *rt);
 
     /* hot_reload: a thread that looks at the policy files every HUM_HOT_RELOAD_MS, so that a
      * change reaches prepared layers even when nothing enters Lua */
@@ -74,7 +78,7 @@ enum { HUM_HOT_RELOAD_MS = 500 };
 
 /* Writes "hum: <level>: <message>\n" to stderr when `level` is within the runtime's log level
  * (the config's log_level; warn when rt is NULL). */
-void hum_log(const hum_runtime *rt, hum_log_level level, const char *fmt, ...) HUM_PRINTF(3, 4);
+#define hum_log(rt, level, ...) hum_log_message((rt) ? (rt)->config.log_level : HUM_LOG_WARN, level, __VA_ARGS__)
 
 /* Loads every policy layer (built-in, site files from the config, overrides) into the Lua
  * state. Caller holds lua_lock. On failure the policies in force are unchanged. */
@@ -90,12 +94,6 @@ hum_status hum_policies_reload_locked(hum_runtime *rt);
  * and the old policies and tables stay. Caller holds lua_lock. Called on every entry into Lua
  * (hum_lua_call). */
 void hum_policies_refresh_locked(hum_runtime *rt);
-
-/* The name and origin of the policy in force for the nominal device of `arch` ("sm_80"), or
- * with arch NULL for the runtime's GPU ("" when none applies). HUM_ERR_NO_DEVICE without a GPU
- * and arch NULL; HUM_ERR_INVALID_ARG for an arch without a nominal device. Takes the Lua lock. */
-hum_status hum_policies_winner(hum_runtime *rt, const char *arch, char *name, size_t name_cap, char *origin,
-                               size_t origin_cap);
 
 /* Frees the policy origins and their pool (runtime destruction). */
 void hum_policies_release(hum_runtime *rt);

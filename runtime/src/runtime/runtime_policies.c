@@ -9,7 +9,6 @@
  *   overrides the config's `overrides` map, handed to Lua as {["moe.activation"] = "mxfp8"}. */
 #include "embed.h"
 #include "internal.h"
-#include "layer.h"
 #include "lua_state.h"
 #include "resource.h"
 #include "runtime.h"
@@ -499,9 +498,12 @@ hum_status hum_policies_reload_locked(hum_runtime *rt)
         return hum_fail(HUM_ERR_OUT_OF_MEMORY, "reloading policies: out of memory");
     if (before_count)
         memcpy(before, rt->origins, (size_t)before_count * sizeof *before);
+    pthread_mutex_lock(&rt->live_lock);
+    hum_status (*reload_layers)(hum_runtime *) = rt->reload_layers;
+    pthread_mutex_unlock(&rt->live_lock);
     hum_status st = policy_call(rt->L, "current", LUA_NOREF, &saved);
-    if (st == HUM_OK && (st = hum_policies_load_locked(rt)) == HUM_OK &&
-        (st = hum_layers_reload_locked(rt)) != HUM_OK) {
+    if (st == HUM_OK && (st = hum_policies_load_locked(rt)) == HUM_OK && reload_layers &&
+        (st = reload_layers(rt)) != HUM_OK) {
         /* the layers keep their tables: the policies go back to the set they were planned with */
         char why[2048];
         snprintf(why, sizeof why, "%s", hum_last_error());
@@ -536,9 +538,11 @@ void hum_policies_refresh_locked(hum_runtime *rt)
         hum_log(rt, HUM_LOG_WARN, "hot reload: %s", hum_last_error());
 }
 
-hum_status hum_policies_winner(hum_runtime *rt, const char *arch, char *name, size_t name_cap, char *origin,
-                               size_t origin_cap)
+hum_status hum_runtime_policy_winner(hum_runtime *rt, const char *arch, char *name, size_t name_cap, char *origin,
+                                     size_t origin_cap)
 {
+    if (!rt || !name || !origin || name_cap == 0 || origin_cap == 0)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_runtime_policy_winner: NULL argument or zero capacity");
     if (!arch && rt->device_status != HUM_OK)
         return hum_fail(rt->device_status, "%s", rt->device_error);
     int rc = pthread_mutex_lock(&rt->lua_lock);

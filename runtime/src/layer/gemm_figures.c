@@ -1,0 +1,22 @@
+/* The launch figures every family shares (gemm_variant.h): threads per CTA and the pipeline's
+ * shared memory. Apart from the rules, so that a family's own rules can use them. */
+#include "gemm_variant.h"
+
+int32_t hum_gemm_threads(const hum_gemm_variant *v)
+{
+    const hum_tuning *t = v->tuning;
+    return 32 * (t->block_m / t->warp_m) * (t->block_n / t->warp_n) * (t->block_k / t->warp_k);
+}
+
+int64_t hum_gemm_pipeline_bytes(const hum_gemm_variant *v)
+{
+    const hum_layer_config *c = v->layer;
+    const hum_tuning *t = v->tuning;
+    const int64_t rows = c->kernel_group >= t->block_k ? 1 : t->block_k / c->kernel_group;
+    const int64_t a = (int64_t)t->block_m * t->block_k * 2;
+    const int64_t b = (int64_t)t->block_k / 16 * (t->block_n / 64) * 32 * c->weight_bits * 4;
+    const int64_t s = c->has_scale ? rows * t->block_n * 2 : 0;
+    const int64_t z = c->has_zero_point ? rows * t->block_n * 2 : 0;
+    const int64_t red = (int64_t)(t->block_k / t->warp_k - 1) * t->block_m * t->block_n * 4;
+    return t->stages * (a + b + s + z) + red;
+}

@@ -1,0 +1,155 @@
+/* The link between a layer's standard weight, its LayerConfig and tunings, and the kernel
+ * variants they compile to: weight checks and shards, plan inputs, tuning checks and fits, and
+ * what hum_layer_get_info reports (layer.h). */
+#include "layer.h"
+
+#include "internal.h"
+#include "runtime.h"
+#include "workspace.h"
+
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+
+double hum_layer_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+hum_status hum_layer_check_dims(int64_t n, int64_t k)
+{
+    if (n > INT32_MAX - 1024 || k > INT32_MAX - 1024)
+        return hum_fail(HUM_ERR_UNSUPPORTED, "N = %lld, K = %lld: the GEMM kernels take N and K up to 2^31 - 1025",
+                        (long long)n, (long long)k);
+    return HUM_OK;
+}
+
+hum_status hum_layer_check_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_dtype *act)
+{
+    /* Checked first, as no tensor of such a weight could be valid to look at. */
+    hum_status st = w ? hum_layer_check_dims(w->n, w->k) : HUM_OK;
+    if (st == HUM_OK)
+        st = hum_standard_validate(w);
+    if (st != HUM_OK)
+        return st;
+    if (w->num_experts > 0)
+        return hum_fail(HUM_ERR_UNSUPPORTED, "a weight of %lld experts is a MoE weight, not a dense layer",
+                        (long long)w->num_experts);
+    *act = opts && opts->activation_dtype ? opts->activation_dtype : w->param_dtype;
+    if (!hum_dtype_is_activation(*act))
+        return hum_fail(HUM_ERR_INVALID_ARG, "activation dtype %s (expected float16 or bfloat16)", hum_dtype_name(*act));
+    return HUM_OK;
+}
+
+hum_status hum_layer_shard_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_standard_weight *cut,
+                                  const hum_standard_weight **use)
+{
+    memset(cut, 0, sizeof *cut);
+    *use = w;
+    if (!opts || (opts->shard.dim == HUM_SHARD_NONE && !opts->shard.experts))
+        return HUM_OK;
+    hum_status st = hum_standard_shard(w, &opts->shard, cut);
+    if (st == HUM_OK)
+        *use = cut;
+    return st;
+}
+
+hum_status hum_layer_get_info(const hum_layer *layer, hum_layer_info *out)
+{
+    if (!layer || !out)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_get_info: NULL %s", !layer ? "layer" : "out");
+    memset(out, 0, sizeof *out);
+    out->config = layer->plan.config;
+    if (layer->plan.config.n == 0) { /* not planned yet: the inputs the plan will start from */
+        hum_layer_plan inputs;
+        memset(&inputs, 0, sizeof inputs);
+        hum_layer_plan_inputs(&layer->weight, layer->activation_dtype, &inputs);
+        out->config = inputs.config;
+    }
+    out->prepared = layer->prepared;
+    out->prepare_ms = layer->prepare_ms;
+    out->scale_exponent = layer->scale_exponent;
+    out->out_factor = layer->out_factor;
+    out->device_bytes = layer->buf.bytes + (layer->workspace ? layer->workspace->bytes : 0);
+    /* a prepared layer's plan is its table's (a reload may replace it meanwhile: live_lock);
+     * hum_layer_compile's is the layer's own */
+    const hum_layer_plan *plan = &layer->plan;
+    const hum_dispatch_table *t = NULL;
+    if (layer->prepared) {
+        pthread_mutex_lock(&layer->rt->live_lock);
+        t = hum_layer_table_locked(layer);
+        plan = &t->plan;
+    }
+    out->entry_count = plan->entry_count;
+    memcpy(out->entries, plan->entries, sizeof out->entries);
+    memcpy(out->policy_name, plan->policy_name, sizeof out->policy_name);
+    memcpy(out->arch, plan->arch, sizeof out->arch);
+    out->compile_ms = t ? t->compile_ms : layer->compile_ms;
+    out->kernels_compiled = t ? t->kernels_compiled : layer->kernels_compiled;
+    out->kernels_cached = t ? t->kernels_cached : layer->kernels_cached;
+    out->generation = t ? t->generation : 0;
+    if (t)
+        pthread_mutex_unlock(&layer->rt->live_lock);
+    return HUM_OK;
+}
+
+hum_status hum_layer_tuning_check(const hum_layer_config *config, const hum_tuning *tuning, int64_t *smem_bytes,
+                                  int32_t *threads)
+{
+    if (!config || !tuning)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_tuning_check: NULL %s", !config ? "config" : "tuning");
+    const hum_compute_config dense = {HUM_GEMM_DENSE, 0, 0};
+    const hum_gemm_variant v = {config, &dense, tuning};
+    hum_status st = hum_gemm_variant_check(&v, NULL);
+    if (st != HUM_OK)
+        return st;
+    if (smem_bytes)
+        *smem_bytes = hum_gemm_smem_bytes(&v);
+    if (threads)
+        *threads = hum_gemm_threads(&v);
+    return HUM_OK;
+}
+
+hum_status hum_layer_fit_tuning(const hum_layer_config *config, const hum_compute_config *compute,
+                                const hum_tuning *in, const char *arch, int64_t smem_budget, const char *device_name,
+                                hum_tuning *out)
+{
+    if (!config || !compute || !in || !arch || !device_name || !out)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_fit_tuning: a NULL argument");
+    return hum_gemm_fit(config, compute, in, arch, smem_budget, device_name, out);
+}
+
+hum_status hum_layer_kernel_takes(const hum_layer_config *config, const hum_compute_config *compute, int32_t kernel,
+                                  const char *arch)
+{
+    const hum_gemm_family *f = hum_gemm_family_of(kernel);
+    if (!config || !compute || !arch || !f)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_kernel_takes: %s",
+                        !config ? "NULL config" : !compute ? "NULL compute" : !arch ? "NULL arch" : "no such kernel");
+    return hum_gemm_kernel_takes(kernel, config, compute, arch);
+}
+
+void hum_layer_plan_inputs(const hum_standard_weight *w, hum_dtype activation_dtype, hum_layer_plan *plan)
+{
+    hum_layer_config *c = &plan->config;
+    c->n = w->n;
+    c->k = w->k;
+    c->num_experts = w->num_experts;
+    c->a_dtype = activation_dtype;
+    c->c_dtype = activation_dtype;
+    c->weight_dtype = w->weight_dtype;
+    c->param_dtype = w->param_dtype;
+    c->scale_dtype = w->scale_dtype;
+    c->scale_type = w->scale_type;
+    c->group_size = w->group_size;
+    c->group_size_n = w->group_size_n;
+    c->zero_point = !w->has_zero_point         ? HUM_ZERO_POINT_NONE
+                    : w->zero_point_is_float ? HUM_ZERO_POINT_FLOAT
+                                             : HUM_ZERO_POINT_INT;
+    c->has_bias = w->bias.data != NULL;
+    c->act_order = w->k_perm.data != NULL;
+    c->has_global_scale = w->global_scale.data != NULL;
+    plan->compute.gemm_type = HUM_GEMM_DENSE; /* hum_layer_check_weight refuses MoE weights */
+}

@@ -1,0 +1,178 @@
+/* Planning without a GPU or a compile (runtime/src/layer_plan.c): the dispatch tables of the
+ * built-in policies for 30 SPECs (planned from their shapes) on sm_75, sm_80, sm_86, sm_89 and sm_90a equal those planned
+ * before planning moved to C (tests/data/dispatch_tables.txt); a site policy's tuning that breaks
+ * a rule is refused naming the policy file, its line, the M range and the rule; each entry
+ * keeps the line its tuning was written on; equal neighbours merge. */
+#define _POSIX_C_SOURCE 200809L
+#include "hum/hum.h"
+#include "layer.h"
+#include "rt_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Plans `spec` for `arch` from its shapes alone (hum_layer_spec_config) and prints the table as
+ * the data file has it, into out. */
+static void describe(hum_runtime *rt, const char *arch, const char *spec, char *out, size_t cap)
+{
+    hum_layer_spec s;
+    if (hum_layer_spec_parse(spec, &s) != HUM_OK) {
+        snprintf(out, cap, "%s %s: bad spec %s\n", arch, spec, hum_last_error());
+        return;
+    }
+    hum_layer_plan plan;
+    memset(&plan, 0, sizeof plan);
+    hum_layer_spec_config(&s, &plan.config);
+    snprintf(plan.arch, sizeof plan.arch, "%s", arch);
+    const hum_status st = hum_layer_run_plan(rt, &plan, 0);
+    size_t len = (size_t)snprintf(out, cap, "%s %s: ", arch, spec);
+    if (st != HUM_OK)
+        snprintf(out + len, cap - len, "error %d\n", st);
+    else
+        len += (size_t)snprintf(out + len, cap - len, "%s\n", plan.policy_name);
+    for (int32_t i = 0; st == HUM_OK && i < plan.entry_count && len < cap; i++) {
+        const hum_tuning *t = &plan.entries[i];
+        len += (size_t)snprintf(out + len, cap - len, "  %lld..%lld k%d %dx%dx%d %dx%dx%d s%d sk%d c%d\n",
+                                (long long)t->m_min, (long long)t->m_max, t->kernel, t->block_m, t->block_n,
+                                t->block_k, t->warp_m, t->warp_n, t->warp_k, t->stages, t->stream_k, t->ctas_per_sm);
+    }
+}
+
+static void check_builtin_tables(hum_runtime *rt)
+{
+    FILE *f = fopen(HUM_SOURCE_DIR "/tests/data/dispatch_tables.txt", "r");
+    if (!RT_CHECK(f != NULL, "cannot open tests/data/dispatch_tables.txt"))
+        return;
+    char line[512], want[4096] = "", arch[16], spec[256];
+    int cases = 0;
+    for (int more = fgets(line, sizeof line, f) != NULL; more;) {
+        if (line[0] == '#') {
+            more = fgets(line, sizeof line, f) != NULL;
+            continue;
+        }
+        /* one case: its header line, then its entry lines */
+        char *colon = strstr(line, ": ");
+        if (!RT_CHECK(colon && sscanf(line, "%15s", arch) == 1, "data line '%s'", line))
+            break;
+        snprintf(spec, sizeof spec, "%.*s", (int)(colon - line - strlen(arch) - 1), line + strlen(arch) + 1);
+        snprintf(want, sizeof want, "%s", line);
+        while ((more = fgets(line, sizeof line, f) != NULL) && line[0] == ' ')
+            strncat(want, line, sizeof want - strlen(want) - 1);
+        char got[4096];
+        describe(rt, arch, spec, got, sizeof got);
+        RT_CHECK(strcmp(got, want) == 0, "table changed:\n--- planned before\n%s--- planned now\n%s", want, got);
+        cases++;
+    }
+    fclose(f);
+    RT_CHECK(cases == 150, "%d cases in tests/data/dispatch_tables.txt (150 expected)", cases);
+}
+
+/* A site policy of one file whose tunings come from `rows` (Lua, one per line from line 5). */
+static hum_runtime *site_runtime(const char *dir, const char *rows)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "local policy = require('hum.policy')\n"
+             "local mma = policy.mma_tuning\n"
+             "return { name = 'site', applies = function() return true end,\n"
+             "  tunings = function(device, layer) return policy.ranges({\n"
+             "%s\n"
+             "  }) end }\n",
+             rows);
+    rt_write(dir, "site.lua", text);
+    const char *config = rt_write(dir, "hum.yaml", "policy_paths: [site.lua]\n");
+    hum_runtime_options opts;
+    hum_runtime_options_init(&opts);
+    opts.config_path = config;
+    hum_runtime *rt = NULL;
+    RT_CHECK(hum_runtime_create(&opts, &rt) == HUM_OK, "site runtime: %s", hum_last_error());
+    return rt;
+}
+
+static hum_status plan_spec(hum_runtime *rt, const char *spec, const char *arch, hum_layer_plan *plan)
+{
+    hum_layer_spec s;
+    hum_standard_weight w;
+    if (!RT_CHECK(hum_layer_spec_parse(spec, &s) == HUM_OK && hum_layer_spec_weight(&s, 1, &w) == HUM_OK, "%s: %s",
+                  spec, hum_last_error()))
+        return HUM_ERR_INTERNAL;
+    memset(plan, 0, sizeof *plan);
+    hum_layer_plan_inputs(&w, s.activation_dtype, plan);
+    snprintf(plan->arch, sizeof plan->arch, "%s", arch);
+    const hum_status st = hum_layer_run_plan(rt, plan, 0);
+    hum_standard_free(&w);
+    return st;
+}
+
+static void check_site_rules(const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/site.lua:", dir);
+    static const struct {
+        const char *rows, *spec, *arch;
+        hum_status status;
+        const char *where, *rule;
+    } cases[] = {
+        {"{ 16, mma(16, 128, 64, 16, 32, 64, 3) },\n{ math.huge, mma(64, 96, 64, 64, 32, 64, 3) },", "n=256,k=256",
+         "sm_80", HUM_ERR_POLICY, "6), M 17..inf", "block_n = 96, block_k = 64: expected powers of two >= 16"},
+        {"{ math.huge, mma(64, 128, 64, 64, 32, 64, 1) },", "n=256,k=256", "sm_80", HUM_ERR_POLICY, "5), M 1..inf",
+         "stages = 1: expected an integer in 2..8"},
+        {"{ 16, mma(16, 128, 64, 48, 32, 64, 3) },\n{ math.huge, mma(64, 128, 64, 64, 32, 64, 3) },", "n=256,k=256",
+         "sm_80", HUM_ERR_POLICY, "5), M 1..16", "block_m = 16 is not warp_m = 48 times a power of two"},
+        {"{ math.huge, mma(64, 256, 256, 64, 64, 128, 8, 8) },", "n=4096,k=4096", "sm_80", HUM_ERR_UNSUPPORTED,
+         "5), M 1..inf", "8 CTAs of"},
+        {"{ 32, mma(32, 128, 64, 32, 32, 64, 3) },\n{ math.huge, (function() local t = mma(64, 128, 64, 64, 16, 64, 4)"
+         " t.kernel = 'wgmma' return t end)() },",
+         "n=256,k=250", "sm_90a", HUM_ERR_UNSUPPORTED, "6), M 33..inf", "wgmma kernel: K 250 is not a multiple of 8"},
+        {"{ math.huge, (function() local t = mma(64, 128, 64, 64, 16, 64, 4) t.kernel = 'wgmma' return t end)() },",
+         "n=256,k=256", "sm_89", HUM_ERR_UNSUPPORTED, "5), M 1..inf", "the wgmma kernel runs on sm_90a only"},
+        {"{ math.huge, mma(24, 128, 64, 24, 32, 64, 3) },", "n=256,k=256", "sm_80", HUM_ERR_UNSUPPORTED,
+         "5), M 1..inf", "warp tile 24x32x64 must be a multiple of 16"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hum_runtime *rt = site_runtime(dir, cases[i].rows);
+        if (!rt)
+            continue;
+        hum_layer_plan plan;
+        RT_EXPECT_ERROR(plan_spec(rt, cases[i].spec, cases[i].arch, &plan), cases[i].status, cases[i].rule,
+                        "policy 'site' (", path, cases[i].where, cases[i].rule);
+        hum_runtime_destroy(rt);
+    }
+}
+
+static void check_lines_and_merge(const char *dir)
+{
+    /* rows 2 and 3 fit to the same kernel on a narrow layer (block N falls to 64): merged */
+    hum_runtime *rt = site_runtime(dir, "{ 16, mma(16, 128, 64, 16, 32, 64, 3) },\n"
+                                        "{ 64, mma(64, 128, 64, 64, 32, 64, 3) },\n"
+                                        "{ math.huge, mma(64, 256, 64, 64, 32, 64, 3) },");
+    if (!rt)
+        return;
+    hum_layer_plan plan;
+    if (RT_CHECK(plan_spec(rt, "n=64,k=256", "sm_86", &plan) == HUM_OK, "%s", hum_last_error())) {
+        RT_CHECK(plan.entry_count == 2 && plan.entries[0].m_max == 16 && plan.entries[1].m_max == INT64_MAX &&
+                     plan.entries[1].block_n == 64,
+                 "%d entries, the second up to %lld with block N %d", plan.entry_count,
+                 (long long)plan.entries[1].m_max, plan.entries[1].block_n);
+        const size_t len = strlen(dir);
+        RT_CHECK(!strncmp(plan.entry_origin[0], dir, len) && !strcmp(plan.entry_origin[0] + len, "/site.lua:5") &&
+                     !strncmp(plan.entry_origin[1], dir, len) && !strcmp(plan.entry_origin[1] + len, "/site.lua:6"),
+                 "origins '%s', '%s' (site.lua:5 and :6 expected)", plan.entry_origin[0], plan.entry_origin[1]);
+    }
+    hum_runtime_destroy(rt);
+}
+
+int main(void)
+{
+    hum_runtime *rt = NULL;
+    if (RT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "%s", hum_last_error()))
+        check_builtin_tables(rt);
+    hum_runtime_destroy(rt);
+    char dir[4096];
+    rt_tmpdir("layer-plan", dir, sizeof dir);
+    check_site_rules(dir);
+    check_lines_and_merge(dir);
+    rt_rmtree(dir);
+    return rt_test_result("test_layer_plan");
+}
