@@ -423,11 +423,19 @@ hum_status hum_standard_validate(const hum_standard_weight *w);
  * as finite numbers of 65536 and more) overflow float16 activations.
  */
 typedef struct hum_layer_options {
-    /* float16 or bfloat16 (A and C); HUM_DTYPE_INVALID (0): the weight's param_dtype */
+    /* A: float16 or bfloat16 (C then has the same dtype), or quantized activations
+     * float8_e4m3fn or int8 that the host passes with their float32 scales (hum_layer_forward);
+     * HUM_DTYPE_INVALID (0): the weight's param_dtype */
     hum_dtype activation_dtype;
     /* the tensor-parallel shard of the weight the layer holds (hum_standard_shard); zeroed:
      * the whole weight */
     hum_shard shard;
+    /* C: float16 or bfloat16, equal to activation_dtype when that is 16-bit; HUM_DTYPE_INVALID
+     * (0): activation_dtype when 16-bit, else the weight's param_dtype */
+    hum_dtype output_dtype;
+    /* K extent of one activation scale of 8-bit A: 0 (one scale per row, [M], or per tensor,
+     * [1]) or 128 ([M, ceil(K / 128)], FP8 block-wise); 0 for 16-bit A */
+    int32_t activation_group;
 } hum_layer_options;
 
 /*
@@ -450,6 +458,8 @@ typedef struct hum_layer_options {
     X(int64_t, num_experts, INT, IN, "kExperts", "")     /* 0: dense */                          \
     X(hum_dtype, a_dtype, DTYPE, IN, "kADtype", "")      /* activations A */                     \
     X(hum_dtype, c_dtype, DTYPE, IN, "kCDtype", "")      /* output C */                          \
+    /* K extent of one scale of 8-bit A (hum_layer_options.activation_group), 0: one per row */ \
+    X(int64_t, a_group, INT, IN, "kAGroup", "")                                                  \
     X(hum_dtype, weight_dtype, DTYPE, IN, "kWeightDtype", "")                                    \
     X(hum_dtype, param_dtype, DTYPE, IN, "", "")         /* the checkpoint's 16-bit type */      \
     X(hum_dtype, scale_dtype, DTYPE, IN, "", "")                                                 \
