@@ -61,12 +61,14 @@ static hum_status layer_create(hum_runtime *rt, hum_standard_weight *w, int move
     if (st != HUM_OK)
         return hum_fail_context(st, "hum_layer_from_standard");
     if (use == &cut) {
-        st = layer_create(rt, &cut, 1, &(hum_layer_options){.activation_dtype = opts->activation_dtype}, out);
+        hum_layer_options whole = *opts;
+        memset(&whole.shard, 0, sizeof whole.shard);
+        st = layer_create(rt, &cut, 1, &whole, out);
         hum_standard_free(&cut);
         return st;
     }
-    hum_dtype act;
-    st = hum_layer_check_weight(w, opts, &act);
+    hum_layer_types types;
+    st = hum_layer_check_weight(w, opts, &types);
     if (st != HUM_OK)
         return hum_fail_context(st, "hum_layer_from_standard");
     hum_layer *layer = calloc(1, sizeof *layer);
@@ -80,7 +82,7 @@ static hum_status layer_create(hum_runtime *rt, hum_standard_weight *w, int move
         return hum_fail_context(st, "hum_layer_from_standard");
     }
     layer->rt = rt;
-    layer->activation_dtype = act;
+    layer->types = types;
     /* the runtime reaches its prepared layers on a policy reload through this hook */
     pthread_mutex_lock(&rt->live_lock);
     rt->reload_layers = hum_layers_reload_locked;
@@ -114,7 +116,12 @@ hum_status hum_layer_from_safetensors(hum_runtime *rt, const char *path, const c
     hum_status st = hum_layer_load_shard(rt, path, layer_name, sharded ? &opts->shard : NULL, &w);
     if (st != HUM_OK)
         return st;
-    st = layer_create(rt, &w, 1, sharded ? &(hum_layer_options){.activation_dtype = opts->activation_dtype} : opts, out);
+    hum_layer_options whole;
+    if (sharded) {
+        whole = *opts;
+        memset(&whole.shard, 0, sizeof whole.shard);
+    }
+    st = layer_create(rt, &w, 1, sharded ? &whole : opts, out);
     hum_standard_free(&w);
     return st;
 }

@@ -52,6 +52,13 @@ typedef struct hum_layer_buffers {
     int64_t bytes;
 } hum_layer_buffers;
 
+/* The types a layer computes in (hum_layer_options resolved): A, C, and the K extent of one
+ * scale of 8-bit A (0: one per row). */
+typedef struct hum_layer_types {
+    hum_dtype a, c;
+    int32_t a_group;
+} hum_layer_types;
+
 struct hum_layer {
     hum_runtime *rt;
     /* The hum_dispatch_table in force (NULL until prepared). Forwards read it with
@@ -60,7 +67,7 @@ struct hum_layer {
     _Atomic(void *) table;
     struct hum_layer *next_live; /* the runtime's list of prepared layers (live_lock) */
     hum_standard_weight weight; /* host copy until prepared */
-    hum_dtype activation_dtype;
+    hum_layer_types types;
     int32_t prepared;
     hum_layer_plan plan;        /* after planning: config and tunings */
     hum_layer_buffers buf;
@@ -80,9 +87,10 @@ static inline const hum_dispatch_table *hum_layer_table_locked(const hum_layer *
     return atomic_load((_Atomic(void *) *)&layer->table);
 }
 
-/* hum_standard_validate, dense only, and the activation dtype opts (or the param dtype) give,
- * which must be float16 or bfloat16. */
-hum_status hum_layer_check_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_dtype *act);
+/* hum_standard_validate, dense only, and the types opts (or the param dtype) give: A float16,
+ * bfloat16, float8_e4m3fn or int8; C float16 or bfloat16, A's own dtype when A is 16-bit;
+ * activation_group 0, or 128 with 8-bit A. HUM_ERR_INVALID_ARG naming the option. */
+hum_status hum_layer_check_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_layer_types *types);
 /* The weight a layer of `opts` holds: *use = w, or (opts->shard set) *use = cut = its shard,
  * which the caller frees (cut is zeroed otherwise). */
 hum_status hum_layer_shard_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_standard_weight *cut,
@@ -106,8 +114,8 @@ hum_status hum_layer_spec_check(const hum_layer_spec *spec);
  * gives, without the weight. */
 void hum_layer_spec_config(const hum_layer_spec *spec, hum_layer_config *config);
 
-/* Fills plan->config's input fields from a standard weight and the activation dtype. */
-void hum_layer_plan_inputs(const hum_standard_weight *w, hum_dtype activation_dtype, hum_layer_plan *plan);
+/* Fills plan->config's input fields from a standard weight and the layer's types. */
+void hum_layer_plan_inputs(const hum_standard_weight *w, const hum_layer_types *types, hum_layer_plan *plan);
 
 /* Fills plan's target (arch, device name, sm, SMs, shared memory, L2) from a GPU. */
 hum_status hum_layer_plan_target(const hum_device_info *dev, hum_layer_plan *plan);
