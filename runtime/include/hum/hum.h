@@ -488,6 +488,12 @@ typedef struct hum_layer_options {
     X(hum_dtype, c_dtype, DTYPE, IN, "kCDtype", "")      /* output C */                          \
     /* K extent of one scale of 8-bit A (hum_layer_options.activation_group), 0: one per row */ \
     X(int64_t, a_group, INT, IN, "kAGroup", "")                                                  \
+    /* how 8-bit A is scaled when the layer quantizes the 16-bit A the host passes (a           \
+     * hum_act_scale: per token, per tensor with the weight's input_scale, per group of a_group) \
+     * and whether a_dtype is fixed (the host quantizes A; and once a layer is prepared, since   \
+     * its weights are laid out for it): no override and no fallback then (lua/hum/activation.lua) */ \
+    X(int32_t, a_scale, ENUM, IN, "", "token tensor group")                                      \
+    X(int32_t, a_fixed, BOOL, IN, "", "")                                                        \
     X(hum_dtype, weight_dtype, DTYPE, IN, "kWeightDtype", "")                                    \
     X(hum_dtype, param_dtype, DTYPE, IN, "", "")         /* the checkpoint's 16-bit type */      \
     X(hum_dtype, scale_dtype, DTYPE, IN, "", "")                                                 \
@@ -606,6 +612,13 @@ hum_status hum_layer_prepare(hum_layer *layer);
  *      must be 16-byte aligned. C = (sum over k of a[m][k] * w[n][k]) * a_scale[m] *
  *      w_scale[n] (+ bias), the scales applied in float32 to the float32 (e4m3) or int32 (int8)
  *      accumulators.
+ *   A layer whose planned activations are 8-bit (hum_layer_info.config.a_dtype: the host's
+ *   8-bit activation_dtype, or the checkpoint's scheme or the deployment override where the GPU
+ *   runs it, lua/hum/activation.lua) also takes 16-bit A (float16 or bfloat16, any alignment)
+ *   with a_scale NULL: it quantizes A into the workspace itself first
+ *   (kernels/prep/quantize_a.cu: per token, per tensor with the weight's input_scale, or per
+ *   group, config.a_scale), then runs the 8-bit GEMM; a workspace that holds fewer than M rows
+ *   makes it work through M in chunks, as act-order layers do.
  * Act-order layers first gather A's columns into the prepared weights' K order in the
  * workspace (kernels/prep/permute_a.cu), then run the same kernels as a layer without act-order; a
  * workspace that holds fewer than M rows (hum_layer_workspace_size) makes the forward work
@@ -622,14 +635,17 @@ hum_status hum_layer_forward_ws(hum_layer *layer, hum_workspace *ws, struct CUst
                                 const hum_tensor *a_scale, const hum_tensor *c);
 
 /* hum_layer_forward_ws with the layer's own workspace (made at prepare: the locks, and for an
- * act-order layer room for up to 16 MiB of gathered rows but at least 256 rows), so forwards
+ * act-order layer, or one of 8-bit A, room for the rows of up to 16 MiB of 16-bit A but at least
+ * 256 rows), so forwards
  * of one layer through this call must not overlap (one stream, one thread at a time). */
 hum_status hum_layer_forward(hum_layer *layer, struct CUstream_st *stream, const hum_tensor *a,
                              const hum_tensor *a_scale, const hum_tensor *c);
 
 /* Bytes of a workspace in which forwards of `layer` (prepared) with M <= max_m run in one pass:
  * the stream-K locks (SMs x 32 int32, rounded up to 256 bytes: what every layer needs) plus, for
- * an act-order layer, max_m x K 16-bit elements rounded up to 256. A workspace of the largest
+ * an act-order layer, max_m x K 16-bit elements rounded up to 256; for a layer of 8-bit A, the
+ * codes of max_m quantized rows (K rounded up to 16 bytes each) and their float32 scales (one
+ * per row, or per group of config.a_group columns), each rounded up to 256. A workspace of the largest
  * size over a set of layers serves each of them. Errors: HUM_ERR_INVALID_ARG (NULL, an
  * unprepared layer, max_m < 0 or one whose size overflows). */
 hum_status hum_layer_workspace_size(const hum_layer *layer, int64_t max_m, int64_t *bytes);
@@ -690,6 +706,9 @@ typedef struct hum_layer_dispatch {
     char arch[16];           /* what the kernels are compiled for: "sm_90a" */
     int32_t row_count;
     hum_dispatch_row rows[8]; /* HUM_LAYER_MAX_ENTRIES, ascending M, contiguous from M = 1 */
+    /* what A is multiplied as, and why: "e4m3 per token (the checkpoint's; quantized by the
+     * layer)", "bfloat16 (fallback from nvfp4: ...)" (lua/hum/activation.lua) */
+    char activation[256];
 } hum_layer_dispatch;
 
 /* The dispatch table in force for a prepared layer (the one the last policy reload published;

@@ -49,6 +49,7 @@ typedef struct hum_layer_buffers {
     void *zero;     /* same layout */
     void *bias;     /* float32 [padded_n] */
     void *k_perm;   /* int32 [k]: act-order, A's column of each prepared K row */
+    void *input_scale; /* float32 [1]: the static activation scale of an 8-bit layer per tensor */
     int64_t bytes;
 } hum_layer_buffers;
 
@@ -75,6 +76,7 @@ struct hum_layer {
     float out_factor;
     int32_t a_vector;           /* activations are copied 16 bytes at a time (alignment rule) */
     hum_kernel *permute;        /* act-order: kernels/prep/permute_a.cu */
+    hum_kernel *quantize;       /* 8-bit A from the host's 16-bit A: kernels/prep/quantize_a.cu */
     hum_workspace *workspace;   /* hum_layer_forward's own */
     double prepare_ms;
     double compile_ms;             /* hum_layer_compile only (a prepared layer's are its table's) */
@@ -147,7 +149,8 @@ void hum_layer_retire(hum_layer *layer);
 hum_status hum_layers_reload_locked(hum_runtime *rt);
 
 /* Compiles the kernel of every planned entry for plan->arch through the runtime's cache, and
- * for an act-order layer the A permutation kernel (kernels/prep/permute_a.cu) after them:
+ * the one kernel that prepares A before them, if any: for an act-order layer the A permutation
+ * (kernels/prep/permute_a.cu), for a layer of 8-bit A the quantizer (kernels/prep/quantize_a.cu):
  * results[plan->entry_count (+ 1)] are filled (free each with hum_jit_result_free) on success;
  * compile_ms, compiled and cached describe the run. */
 enum { HUM_LAYER_MAX_KERNELS = HUM_LAYER_MAX_ENTRIES + 1 };

@@ -143,10 +143,12 @@ hum_status hum_layer_compile_entries(hum_runtime *rt, const hum_layer_plan *plan
             return hum_fail_context(st, "dispatch entry %d (M %lld..%lld)", i, (long long)plan->entries[i].m_min,
                                     (long long)plan->entries[i].m_max);
     }
-    const int32_t count = plan->entry_count + (plan->config.act_order ? 1 : 0);
-    if (plan->config.act_order) {
-        reqs[plan->entry_count].source = "kernels/prep/permute_a.cu";
-        reqs[plan->entry_count].kernel_name = "hum_permute_a";
+    /* no layer has both: 8-bit A takes no act-order (gemm_variant.c) */
+    const int a8 = hum_gemm_a8(&plan->config);
+    const int32_t count = plan->entry_count + (plan->config.act_order || a8 ? 1 : 0);
+    if (count > plan->entry_count) {
+        reqs[plan->entry_count].source = a8 ? "kernels/prep/quantize_a.cu" : "kernels/prep/permute_a.cu";
+        reqs[plan->entry_count].kernel_name = a8 ? "hum_quantize_a" : "hum_permute_a";
         reqs[plan->entry_count].arch = plan->arch;
     }
     const double t0 = hum_layer_now_ms();
@@ -185,10 +187,11 @@ hum_status hum_layer_prepare(hum_layer *layer)
     if ((st = hum_layer_compile_entries(layer->rt, &plan, results, &compile_ms, &compiled, &cached)) != HUM_OK)
         return hum_fail_context(st, "hum_layer_prepare");
     hum_dispatch_table *table = NULL;
-    hum_kernel *permute = NULL;
+    hum_kernel *permute = NULL, *quantize = NULL;
     st = hum_dispatch_table_build(&dev, &plan, results, &table);
-    if (st == HUM_OK && plan.config.act_order)
-        st = hum_kernel_load(dev.ordinal, &results[plan.entry_count], 0, &permute);
+    if (st == HUM_OK && (plan.config.act_order || hum_gemm_a8(&plan.config)))
+        st = hum_kernel_load(dev.ordinal, &results[plan.entry_count], 0,
+                             plan.config.act_order ? &permute : &quantize);
     for (int32_t i = 0; i < HUM_LAYER_MAX_KERNELS; i++)
         hum_jit_result_free(&results[i]);
 
@@ -200,7 +203,7 @@ hum_status hum_layer_prepare(hum_layer *layer)
         st = hum_layer_upload(layer, dev.ordinal, &buf);
     }
     if (st == HUM_OK) {
-        /* the own workspace: act-order rows up to 16 MiB, at least 256 */
+        /* the own workspace: act-order or quantized rows up to 16 MiB, at least 256 */
         const int64_t rows = (16 << 20) / (2 * plan.config.k);
         st = hum_workspace_create(layer->rt, NULL,
                                   hum_workspace_bytes(&plan.config, dev.sm_count, rows > 256 ? rows : 256), &ws);
@@ -208,6 +211,7 @@ hum_status hum_layer_prepare(hum_layer *layer)
     if (st != HUM_OK) {
         hum_dispatch_table_free(table);
         hum_kernel_destroy(permute);
+        hum_kernel_destroy(quantize);
         hum_layer_buffers_free(&buf);
         memset(&layer->plan, 0, sizeof layer->plan);
         return hum_fail_context(st, "hum_layer_prepare");
@@ -216,6 +220,9 @@ hum_status hum_layer_prepare(hum_layer *layer)
     table->kernels_compiled = compiled;
     table->kernels_cached = cached;
     layer->permute = permute;
+    layer->quantize = quantize;
+    /* a reload re-plans the layer for the activation type its weights were prepared for */
+    layer->plan.config.a_fixed = 1;
     layer->workspace = ws;
     layer->buf = buf;
     /* act-order: A goes to permute_a.cu; 16-byte chunks are 8 elements of 16-bit A, 16 of 8-bit A */
