@@ -40,6 +40,8 @@ static hum_status copy_weight(const hum_standard_weight *w, hum_standard_weight 
         st = copy_tensor(&w->bias, &out->bias, "bias");
     if (st == HUM_OK)
         st = copy_tensor(&w->k_perm, &out->k_perm, "k_perm");
+    if (st == HUM_OK)
+        st = copy_tensor(&w->input_scale, &out->input_scale, "input scale");
     if (st != HUM_OK)
         hum_standard_free(out);
     return st;
