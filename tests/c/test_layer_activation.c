@@ -106,6 +106,28 @@ int main(void)
         hum_runtime_destroy(rt);
     }
 
+    /* a reload re-reads the file's overrides: layers planned afterwards follow them; a bad file
+     * changes nothing */
+    const char *yaml = rt_write(dir, "reload.yaml", "overrides:\n  linear:\n    activation: e4m3\n");
+    hum_runtime_options o;
+    hum_runtime_options_init(&o);
+    o.config_path = yaml;
+    rt = NULL;
+    if (RT_CHECK(hum_runtime_create(&o, &rt) == HUM_OK, "%s", hum_last_error())) {
+        expect(rt, "n=256,k=512,w=e4m3", "sm_90a", E4, "override linear.activation = e4m3", NULL);
+        rt_write(dir, "reload.yaml", "overrides:\n  linear:\n    activation: bfloat16\n");
+        rt_set_mtime(yaml, 2000000000);
+        RT_CHECK(hum_runtime_reload_policies(rt) == HUM_OK && hum_runtime_override(rt, "linear.activation") &&
+                     !strcmp(hum_runtime_override(rt, "linear.activation"), "bfloat16"),
+                 "reload: %s", hum_last_error());
+        expect(rt, "n=256,k=512,w=e4m3,a=e4m3", "sm_90a", BF, "override linear.activation = bfloat16", NULL);
+        rt_write(dir, "reload.yaml", "overrides:\n  linear:\n    activation: fp7\n");
+        RT_CHECK(hum_runtime_reload_policies(rt) == HUM_ERR_CONFIG &&
+                     !strcmp(hum_runtime_override(rt, "linear.activation"), "bfloat16"),
+                 "a bad config keeps the overrides in force: %s", hum_last_error());
+        hum_runtime_destroy(rt);
+    }
+
     /* the host's 8-bit A is what runs: no override, no fallback (the layer is refused instead) */
     rt = runtime_with(dir, "overrides:\n  linear:\n    activation: bfloat16\n");
     if (rt) {

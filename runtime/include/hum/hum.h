@@ -155,8 +155,10 @@ const char *hum_runtime_config_path(const hum_runtime *rt);
  * Whatever fails inside a policy file (an error of any type, a time-out, a bad table, a hum
  * helper's error) is HUM_ERR_POLICY naming the file and line (docs/policies.md).
  *
- * Re-reads every policy layer, then re-plans every prepared layer of the runtime with the new
- * policies, compiles the kernels its new dispatch table needs (in parallel, through the kernel
+ * Re-reads every policy layer, and the config file's overrides (its other keys hold for the
+ * runtime's life), then re-plans every prepared layer of the runtime with the new
+ * policies (for the activation type its weights were prepared for: a changed activation
+ * override applies to layers prepared afterwards), compiles the kernels its new dispatch table needs (in parallel, through the kernel
  * cache: only new variants run NVRTC) and swaps each layer's table in with one atomic pointer
  * store. Forwards running meanwhile, on any thread or stream, are never blocked: each keeps the
  * table it started with, and a replaced table's kernels are unloaded only once no forward holds
@@ -164,10 +166,12 @@ const char *hum_runtime_config_path(const hum_runtime *rt);
  * the device context after the swap, so it must not run while another thread captures a CUDA
  * graph in global capture mode). A CUDA graph captured before the reload holds launches of the
  * replaced kernels: capture it again afterwards. All-or-nothing: when a file is rejected
- * (HUM_ERR_POLICY or HUM_ERR_IO, with file:line) or any layer fails to re-plan, compile or load
+ * (HUM_ERR_POLICY or HUM_ERR_IO, with file:line; HUM_ERR_CONFIG for the config file) or any
+ * layer fails to re-plan, compile or load
  * (HUM_ERR_UNSUPPORTED naming the rule, HUM_ERR_COMPILE, HUM_ERR_CUDA, with the layer's N and
  * K), the policies and every table in force stay exactly as they were. With `hot_reload: true`
- * in the config the runtime does the same by itself when a policy file or directory changes,
+ * in the config the runtime does the same by itself when a policy file or directory, or the
+ * config file, changes,
  * checked (one stat per file) each time it enters Lua (layer preparation, checkpoint loading)
  * and every 500 ms on a thread of its own. Not from Lua code running on this runtime
  * (HUM_ERR_INTERNAL).
@@ -189,7 +193,8 @@ hum_status hum_runtime_policy_winner(hum_runtime *rt, const char *arch, char *na
                                      size_t origin_cap);
 
 /* The config's override for `key` ("moe.activation", "linear.activation"), in its canonical
- * spelling ("e4m3", "mxfp8", ...), or NULL when the config does not set it. */
+ * spelling ("e4m3", "mxfp8", ...), or NULL when the config does not set it; as the last policy
+ * reload read the file. The strings stay valid until the runtime is destroyed. */
 const char *hum_runtime_override(const hum_runtime *rt, const char *key);
 /* The config's overrides: key i of hum_runtime_override_count, in the order the config lists
  * them (NULL when i is out of range); hum_runtime_override gives its value. */
