@@ -49,14 +49,23 @@ HUM_DEV void wgmma_pin(float &v)
     asm volatile("" : "+f"(v)::"memory");
 }
 
+HUM_DEV void wgmma_pin(int &v)
+{
+    asm volatile("" : "+r"(v)::"memory");
+}
+
 #define HUM_F4(d, i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3])
 #define HUM_F16(d, i) HUM_F4(d, i), HUM_F4(d, i + 4), HUM_F4(d, i + 8), HUM_F4(d, i + 12)
 #define HUM_F32(d, i) HUM_F16(d, i), HUM_F16(d, i + 16)
-// The instruction for tile width N and type T; ONE is the operand number of the scale-d flag
-// (always 1: accumulate), OPERANDS the accumulators, the A registers and the descriptor.
-#define HUM_WGMMA_ASM(N, T, ONE, OPERANDS)                                                                  \
-    "{\n.reg .pred p;\nsetp.ne.b32 p, %" ONE ", 0;\nwgmma.mma_async.sync.aligned.m64n" N "k16.f32." T "." T \
-    " " OPERANDS ", p, 1, 1, 0;\n}\n"
+#define HUM_R4(d, i) "+r"(d[i]), "+r"(d[i + 1]), "+r"(d[i + 2]), "+r"(d[i + 3])
+#define HUM_R16(d, i) HUM_R4(d, i), HUM_R4(d, i + 4), HUM_R4(d, i + 8), HUM_R4(d, i + 12)
+#define HUM_R32(d, i) HUM_R16(d, i), HUM_R16(d, i + 16)
+// The instruction of shape and types SHAPE; ONE is the operand number of the scale-d flag
+// (always 1: accumulate), OPERANDS the accumulators, the A registers and the descriptor, TAIL
+// the immediates after scale-d (A and B scales 1, and for 16-bit types B not transposed).
+#define HUM_WGMMA_ASM(SHAPE, ONE, OPERANDS, TAIL)                                                  \
+    "{\n.reg .pred p;\nsetp.ne.b32 p, %" ONE ", 0;\nwgmma.mma_async.sync.aligned." SHAPE " " OPERANDS \
+    ", p" TAIL ";\n}\n"
 #define HUM_WGMMA_OPS64 \
     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, " \
     "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36"
@@ -73,13 +82,44 @@ HUM_DEV void wgmma_rs(float *d, const u32 (&a)[4], u64 desc)
 {
     static_assert(N == 64 || N == 128, "wgmma tile of 64 or 128 columns");
     if constexpr (N == 64 && BF16)
-        asm volatile(HUM_WGMMA_ASM("64", "bf16", "37", HUM_WGMMA_OPS64) : HUM_F32(d, 0) : HUM_WGMMA_IN);
+        asm volatile(HUM_WGMMA_ASM("m64n64k16.f32.bf16.bf16", "37", HUM_WGMMA_OPS64, ", 1, 1, 0") : HUM_F32(d, 0)
+                     : HUM_WGMMA_IN);
     else if constexpr (N == 64)
-        asm volatile(HUM_WGMMA_ASM("64", "f16", "37", HUM_WGMMA_OPS64) : HUM_F32(d, 0) : HUM_WGMMA_IN);
+        asm volatile(HUM_WGMMA_ASM("m64n64k16.f32.f16.f16", "37", HUM_WGMMA_OPS64, ", 1, 1, 0") : HUM_F32(d, 0)
+                     : HUM_WGMMA_IN);
     else if constexpr (BF16)
-        asm volatile(HUM_WGMMA_ASM("128", "bf16", "69", HUM_WGMMA_OPS128) : HUM_F32(d, 0), HUM_F32(d, 32) : HUM_WGMMA_IN);
+        asm volatile(HUM_WGMMA_ASM("m64n128k16.f32.bf16.bf16", "69", HUM_WGMMA_OPS128, ", 1, 1, 0")
+                     : HUM_F32(d, 0), HUM_F32(d, 32) : HUM_WGMMA_IN);
     else
-        asm volatile(HUM_WGMMA_ASM("128", "f16", "69", HUM_WGMMA_OPS128) : HUM_F32(d, 0), HUM_F32(d, 32) : HUM_WGMMA_IN);
+        asm volatile(HUM_WGMMA_ASM("m64n128k16.f32.f16.f16", "69", HUM_WGMMA_OPS128, ", 1, 1, 0")
+                     : HUM_F32(d, 0), HUM_F32(d, 32) : HUM_WGMMA_IN);
+}
+
+// 8-bit A and B, k32: the A registers hold four 8-bit values each, (row 16w+g, k 4t..4t+3),
+// (row 16w+g+8, k 4t..4t+3), then the same rows at k 16+4t..16+4t+3 (PTX ISA, wgmma .m64nNk32
+// register fragments); B is N rows of 32 k (32 bytes) in the same descriptor layout. e4m3
+// accumulates in float32, int8 (.s8) in int32.
+template <int N>
+HUM_DEV void wgmma_rs8(float *d, const u32 (&a)[4], u64 desc)
+{
+    static_assert(N == 64 || N == 128, "wgmma tile of 64 or 128 columns");
+    if constexpr (N == 64)
+        asm volatile(HUM_WGMMA_ASM("m64n64k32.f32.e4m3.e4m3", "37", HUM_WGMMA_OPS64, ", 1, 1") : HUM_F32(d, 0)
+                     : HUM_WGMMA_IN);
+    else
+        asm volatile(HUM_WGMMA_ASM("m64n128k32.f32.e4m3.e4m3", "69", HUM_WGMMA_OPS128, ", 1, 1")
+                     : HUM_F32(d, 0), HUM_F32(d, 32) : HUM_WGMMA_IN);
+}
+
+template <int N>
+HUM_DEV void wgmma_rs8(int *d, const u32 (&a)[4], u64 desc)
+{
+    static_assert(N == 64 || N == 128, "wgmma tile of 64 or 128 columns");
+    if constexpr (N == 64)
+        asm volatile(HUM_WGMMA_ASM("m64n64k32.s32.s8.s8", "37", HUM_WGMMA_OPS64, "") : HUM_R32(d, 0) : HUM_WGMMA_IN);
+    else
+        asm volatile(HUM_WGMMA_ASM("m64n128k32.s32.s8.s8", "69", HUM_WGMMA_OPS128, "")
+                     : HUM_R32(d, 0), HUM_R32(d, 32) : HUM_WGMMA_IN);
 }
 
 #undef HUM_WGMMA_IN
@@ -89,3 +129,6 @@ HUM_DEV void wgmma_rs(float *d, const u32 (&a)[4], u64 desc)
 #undef HUM_F32
 #undef HUM_F16
 #undef HUM_F4
+#undef HUM_R32
+#undef HUM_R16
+#undef HUM_R4

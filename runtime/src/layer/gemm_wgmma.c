@@ -13,7 +13,6 @@ hum_status hum_gemm_wgmma_takes(const hum_layer_config *c, const hum_compute_con
 {
     (void)compute;
     RULE(c->k % 8 == 0, "K %lld is not a multiple of 8", (long long)c->k);
-    RULE(!hum_gemm_a8(c), "%s activations run on the mma kernel", hum_dtype_name(c->a_dtype));
     return HUM_OK;
 }
 
