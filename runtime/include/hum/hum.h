@@ -420,7 +420,7 @@ hum_status hum_standard_validate(const hum_standard_weight *w);
  *  - 8-bit activations: float8_e4m3fn A with float8_e4m3fn weights (sm_89 and newer), int8 A
  *    with uint8 weights (read as int8 around 128; sm_80 and newer); weight scales CHANNEL
  *    (any scale dtype, kept in float32) or TENSOR; K a multiple of 16; no zero point, no
- *    act-order; on the mma.sync kernel.
+ *    act-order; on both kernels (wgmma k32 on sm_90a).
  * A combination outside this list fails at prepare time with HUM_ERR_UNSUPPORTED naming it.
  * On sm_90 the built-in policy runs the M ranges from 33 up on kernels/gemm/gemm_wgmma.cu (Hopper
  * warpgroup MMA, same prepared weights, same results to rounding) for the layers that kernel
