@@ -154,7 +154,7 @@ int main(void)
     if (QUANT_CHECK(rt != NULL, "runtime with the wgmma site policy")) {
         /* N = 520 pads to 576: every block N falls to 64; the entries still differ in block K,
          * stages or block M, so none merge */
-        const int wide[6] = {128, 256, 128, 128, 256, 128}, narrow[6] = {64, 64, 64, 64, 64, 64};
+        const int wide[6] = {256, 128, 128, 128, 256, 128}, narrow[6] = {64, 64, 64, 64, 64, 64};
         check_compile(rt, "n=1000,k=1096,w=uint4,a=float16,group=128", 6, wide);
         check_compile(rt, "n=520,k=328,w=uint8,a=bfloat16,group=64,zp=int,bias=1", 6, narrow);
         check_compile(rt, "n=200,k=320,w=e4m3,a=bfloat16", 6, wide);
