@@ -26,7 +26,7 @@ return {
     -- GEMMs share one align, so block_m follows M alone. Routed rows spread unevenly over the
     -- experts: block M stops at 128, past which the padding of each expert's last block costs
     -- more than the larger tile saves.
-    if compute.gemm_type ~= "dense" and layer.kernels.wgmma then
+    if compute and compute.gemm_type ~= "dense" and layer.kernels.wgmma then
       return ranges({
         { 16, mma(16, 128, 256, 16, 32, 128, 4) },
         { 32, mma(32, 128, 256, 32, 32, 64, 4) },
