@@ -39,9 +39,9 @@ static hum_tensor device_matrix(void *data, hum_dtype dtype, int64_t rows, int64
 
 /* Random [E][N][K] weights, each expert shifted by its own offset so that the integer zero
  * points differ from expert to expert, quantized with `base` (and a random bias per expert when
- * with_bias), and the expert GEMM of every MoE type on them. */
+ * with_bias), and the expert GEMMs on them: every MoE type, or with indexed_only the indexed. */
 static int make_case(hum_runtime *rt, quant_rng *rng, expert_case *c, const char *name, int64_t experts, int64_t n,
-                     int64_t k, hum_dtype act, const hum_quant_spec *base, int with_bias)
+                     int64_t k, hum_dtype act, const hum_quant_spec *base, int with_bias, int indexed_only)
 {
     memset(c, 0, sizeof *c);
     c->name = name;
@@ -65,7 +65,7 @@ static int make_case(hum_runtime *rt, quant_rng *rng, expert_case *c, const char
     if (!ok)
         return 0;
     const hum_layer_options opts = {.activation_dtype = act};
-    for (int t = HUM_GEMM_MOE_INDEXED; t <= HUM_GEMM_MOE_GROUPED_MASKED; t++)
+    for (int t = HUM_GEMM_MOE_INDEXED; t <= (indexed_only ? HUM_GEMM_MOE_INDEXED : HUM_GEMM_MOE_GROUPED_MASKED); t++)
         if (!QUANT_CHECK(hum_expert_gemm_from_standard(rt, &c->w, &opts, (hum_gemm_type)t, &c->gemm[t]) == HUM_OK &&
                              hum_layer_prepare(c->gemm[t]) == HUM_OK,
                          "%s type %d: %s", name, t, hum_last_error()))
@@ -342,7 +342,7 @@ static void small_cases(hum_runtime *rt, quant_rng *rng, hum_dtype act)
                               .zero_point = HUM_ZERO_POINT_INT};
     expert_case c;
     const char *name = act == HUM_DTYPE_BFLOAT16 ? "E=33 n=200 k=96 uint4 g32 zp bf16" : "E=33 n=200 k=96 uint4 g32 zp f16";
-    if (make_case(rt, rng, &c, name, 33, 200, 96, act, &q, 1)) {
+    if (make_case(rt, rng, &c, name, 33, 200, 96, act, &q, 1, 0)) {
         const int64_t ms[] = {1, 5, 40, 600}; /* rows per expert 1 .. 73: mma.sync and (sm_90) wgmma */
         for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
             int32_t *topk = malloc((size_t)ms[i] * 4 * 4);
@@ -388,7 +388,7 @@ static void qwen_case(hum_runtime *rt, quant_rng *rng)
 {
     const hum_quant_spec q = {.weight_dtype = HUM_DTYPE_UINT4, .scale_type = HUM_SCALE_GROUP, .group_size = 128};
     expert_case c;
-    if (make_case(rt, rng, &c, "qwen3 gate_up E=32 uint4 g128 bf16", 32, 1536, 2048, HUM_DTYPE_BFLOAT16, &q, 0)) {
+    if (make_case(rt, rng, &c, "qwen3 gate_up E=32 uint4 g128 bf16", 32, 1536, 2048, HUM_DTYPE_BFLOAT16, &q, 0, 1)) {
         const int64_t ms[] = {1, 64, 256, 600}; /* rows per expert 1, 16, 64, 150 */
         for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
             int32_t *topk = malloc((size_t)ms[i] * 8 * 4);
@@ -405,7 +405,7 @@ static void large_case(hum_runtime *rt, quant_rng *rng)
 {
     const hum_quant_spec q = {.weight_dtype = HUM_DTYPE_UINT4, .scale_type = HUM_SCALE_GROUP, .group_size = 64};
     expert_case c;
-    if (make_case(rt, rng, &c, "large E=4 n=33000 k=128 f16", 4, 33000, 128, HUM_DTYPE_FLOAT16, &q, 0)) {
+    if (make_case(rt, rng, &c, "large E=4 n=33000 k=128 f16", 4, 33000, 128, HUM_DTYPE_FLOAT16, &q, 0, 1)) {
         const int64_t m = 17000;
         int32_t *topk = malloc((size_t)m * 4 * 4);
         random_routing(rng, m, 4, 4, topk);
