@@ -9,11 +9,11 @@
 //
 // The argument: kernels/contract/gemm_args.h (a_map unused).
 #include "gemm/dequant.cuh"
+#include "gemm/entry.cuh"
 #include "gemm/epilogue.cuh"
 #include "gemm/load_a.cuh"
 #include "gemm/load_b.cuh"
 #include "mma/mma_sync.cuh"
-#include "ptx/griddep.cuh"
 #include "ptx/smem.cuh"
 
 namespace gemm {
@@ -230,12 +230,9 @@ HUM_DEV void epilogue(const hum_gemm_args &args, const Rows &rows, const Schedul
 
 HUM_GEMM_KERNEL(hum_gemm)
 {
-    grid_dependency_wait();  // an act-order A: prep/permute_a.cu may still be writing it
     using namespace gemm;
     extern __shared__ __align__(128) u8 smem[];
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    const Rows rows(args, block_table(), tid);
-    const Schedule sch(rows.blocks);
+    const auto [rows, sch, tid, lane, warp] = kernel_entry(args);
     if (sch.total == 0)
         return;
 
@@ -244,9 +241,7 @@ HUM_GEMM_KERNEL(hum_gemm)
     const u32 base = smem_addr(smem);
 
     float acc[kMI][kNJ][4];
-#pragma unroll
-    for (int i = 0; i < kMI * kNJ * 4; ++i)
-        (&acc[0][0][0])[i] = 0.f;
+    zero_acc(acc);
 
     AGather gather;
     Loader loader;
@@ -288,9 +283,7 @@ HUM_GEMM_KERNEL(hum_gemm)
         }
         if (w.kb == kKB - 1 || j == sch.total - 1) {
             epilogue(args, rows, sch, w.tile, smem, tid, wm, wn, wk, wmn, lane, acc);
-#pragma unroll
-            for (int i = 0; i < kMI * kNJ * 4; ++i)
-                (&acc[0][0][0])[i] = 0.f;
+            zero_acc(acc);
         }
     }
     cp_async_wait<0>();

@@ -25,11 +25,11 @@
 // unused: an act-order A arrives permuted, prep/permute_a.cu). Dynamic shared memory: kSmemBytes plus
 // 2048 bytes (alignment of the stages to 1024 bytes, and the stage barriers).
 #include "gemm/dequant.cuh"
+#include "gemm/entry.cuh"
 #include "gemm/epilogue.cuh"
 #include "gemm/load_a.cuh"
 #include "gemm/load_b.cuh"
 #include "mma/wgmma.cuh"
-#include "ptx/griddep.cuh"
 #include "ptx/smem.cuh"
 
 namespace gemm_wgmma {
@@ -348,12 +348,9 @@ HUM_DEV void epilogue(const hum_gemm_args &args, const Schedule &sch, const Bloc
 
 HUM_GEMM_KERNEL(hum_gemm_wgmma)
 {
-    grid_dependency_wait();  // an act-order A: prep/permute_a.cu may still be writing it
     using namespace gemm_wgmma;
     extern __shared__ __align__(1024) u8 smem[];
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    const Rows rows(args, block_table(), tid);
-    const Schedule sch(rows.blocks);
+    const auto [rows, sch, tid, lane, warp] = kernel_entry(args);
     if (sch.total == 0)
         return;
     // The swizzle atoms (and the descriptors and TMA boxes that address them) start 1024-byte
@@ -375,11 +372,7 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
         int mb, nb;
         tile_coords(wk.tile, rows.blocks, mb, nb);
         const Block blk = rows.block(args, mb);
-#pragma unroll
-        for (int s = 0; s < kSlabs; ++s)
-#pragma unroll
-            for (int i = 0; i < kAcc; ++i)
-                acc[s][i] = 0.f;
+        zero_acc(acc);
         mainloop(args, base, g0, blk, nb * kBN, wk.kb, len, tid, wg, w, lane, acc);
         epilogue(args, sch, blk, wk.tile, nb * kBN, base, tid, wg, w, lane, acc);
         wk.kb += len - 1;  // the work of the segment's last iteration, for the next step()
