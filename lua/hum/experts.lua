@@ -2,15 +2,14 @@
 -- "model.layers.0.block_sparse_moe.experts.3.w1", Qwen/DeepSeek "mlp.experts.3.gate_proj")
 -- become one MoE layer named with a "*" in place of the expert index
 -- ("model.layers.0.block_sparse_moe.experts.*.w1"): the experts are converted one by one and
--- stacked along a leading E dimension of every standard tensor (hum.h: "([E,] ...)").
+-- stacked along a leading E dimension of every standard tensor (hum.h: "([E,] ...)"), act-order
+-- experts each with their own k_perm row (GPTQModel desc_act writes a g_idx per expert).
 
 local ffi = require("ffi")
 local hum = require("hum")
 
 local C = hum.C
 local M = {}
-
-pcall(ffi.cdef, "int memcmp(const void *a, const void *b, size_t n);")
 
 -- names -> the sorted list with every complete expert set (indices 0..E-1, E >= 2) replaced by
 -- its "*" name, and a table "*" name -> {member names by index 0..E-1}.
@@ -64,15 +63,16 @@ local function stack(name, parts, out)
           "experts stack only when quantized alike", name, e, f, tostring(parts[e][f]), tostring(first[f])), 0)
       end
     end
-    local a, b = parts[e].k_perm, first.k_perm
-    if (a.data == nil) ~= (b.data == nil) or (a.data ~= nil and ffi.C.memcmp(a.data, b.data, bytes(a)) ~= 0) then
-      hum.fail("HUM_ERR_UNSUPPORTED", string.format("layer %s: expert %d has a different act-order permutation " ..
-        "than expert 0 (the standard weight holds one k_perm per layer)", name, e), 0)
+    if (parts[e].k_perm.data == nil) ~= (first.k_perm.data == nil) then
+      local function is(p) return p.k_perm.data == nil and "is not" or "is" end
+      hum.fail("HUM_ERR_UNSUPPORTED", string.format("layer %s: expert %d %s act-order and expert 0 %s: " ..
+        "experts stack only when quantized alike", name, e, is(parts[e]), is(first)), 0)
     end
   end
   for _, f in ipairs(header_fields) do out[f] = first[f] end
   out.num_experts = count
-  for _, field in ipairs({ "weight", "scale", "zero_point", "bias", "global_scale" }) do
+  -- Every per-expert tensor gains the leading E; act-order keeps each expert's own k_perm ([E, K]).
+  for _, field in ipairs({ "weight", "scale", "zero_point", "bias", "global_scale", "k_perm" }) do
     local t = first[field]
     if t.data ~= nil then
       local shape = ffi.new("int64_t[4]")
@@ -90,11 +90,6 @@ local function stack(name, parts, out)
         ffi.copy(ffi.cast("uint8_t *", out[field].data) + e * size, parts[e][field].data, size)
       end
     end
-  end
-  if first.k_perm.data ~= nil then
-    local shape = ffi.new("int64_t[1]", first.k)
-    hum.check(C.hum_host_tensor_alloc(out.k_perm, C.HUM_DTYPE_INT32, 1, shape))
-    ffi.copy(out.k_perm.data, first.k_perm.data, bytes(first.k_perm))
   end
 end
 

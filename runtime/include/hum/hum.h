@@ -303,9 +303,11 @@ typedef enum hum_scale_type {
 
 typedef struct hum_standard_weight {
     int64_t num_experts;    /* 0 for a dense layer */
-    int64_t n, k;           /* logical output and input features (unpadded) */
+    int64_t n, k;           /* logical output and input features (unpadded): A is [M, K] */
     hum_dtype weight_dtype; /* HUM_DTYPE_UINT1..UINT8 (offset binary, see above) or an FP eXmY code */
     hum_dtype param_dtype;  /* float16 or bfloat16: the checkpoint's compute dtype (bias, 16-bit scales) */
+    /* The stored columns: K' = K, or the length of k_perm's rows when it has padding columns
+     * (below); weight, scales and zero points are laid out over K' ("K" in their shapes). */
     /* weight: int32 ([E,] N, ceil(K*bits/32)), LSB-first bit stream along K per row n:
      * value k of a row occupies bits [k*bits, (k+1)*bits) of the row's words, straddling words
      * with its low part in the lower word. */
@@ -326,9 +328,14 @@ typedef struct hum_standard_weight {
     hum_tensor zero_point;
     hum_tensor global_scale; /* float32 (1) or (E); data NULL when unused */
     hum_tensor bias;         /* param_dtype ([E,] N); data NULL when absent */
-    /* act-order: int32 (K) or data NULL. Column j of `weight` (and of scales/zero points, via
-     * j / group_size) is column k_perm[j] of the checkpoint; activations are gathered to match:
-     * A'[:, j] = A[:, k_perm[j]]. */
+    /* act-order: int32 ([E,] K') or data NULL; a MoE weight has one row per expert (each
+     * expert's own order). Column j of expert e's `weight` (and of its scales/zero points, via
+     * j / group_size) is column k_perm[e][j] of the checkpoint; activations are gathered to
+     * match: A'[:, j] = A[:, k_perm[e][j]]. Each row holds every input column 0..K-1 once; an
+     * entry -1 is a padding column (A'[:, j] = 0; its codes dequantize to 0 and the reference
+     * skips it), so K' = K + the pads of a row, alike for every expert. Pads let a row shard of
+     * a GPTQ act-order layer whose groups are spread over K keep its columns' whole groups
+     * (hum_standard_shard). */
     hum_tensor k_perm;
 } hum_standard_weight;
 
@@ -347,12 +354,16 @@ void hum_standard_free(hum_standard_weight *w);
  *    checkpoint column order (the slice of the activations a row-parallel layer receives),
  *    with their groups' scales and zero points; the bias stays on rank 0 only, so the sum
  *    of the ranks' outputs is the full output. K must be a multiple of world, and with
- *    GROUP, GROUP_TENSOR and BLOCK scales each rank must hold whole groups: K / world a
- *    multiple of group_size, and with act-order (k_perm) every group's channels inside one
- *    rank's columns (the standard weight has no partial groups; GPTQ act-order checkpoints
- *    whose g_idx scatters groups over K cannot be split along K and are refused, naming the
- *    group). The shard's k_perm maps its columns to its own input slice (NULL when that is
- *    the identity).
+ *    GROUP, GROUP_TENSOR and BLOCK scales and no act-order each rank must hold whole groups
+ *    (K / world a multiple of group_size). With act-order (k_perm) a rank may hold part of a
+ *    group (GPTQ desc_act spreads every group over K): as real loaders do, each of its
+ *    columns keeps its group's scale and zero point; the shard stores each group's columns
+ *    it holds as a run padded with padding columns (k_perm -1) to a multiple of 16 columns
+ *    (of group_size when that is not a multiple of 16), with group_size 16 and every run's
+ *    scale and zero point repeated per 16 columns; the experts of a MoE weight are padded
+ *    to one K'. When every group lies whole on the rank no padding is added and the group
+ *    size stays. The shard's k_perm maps its columns to its own input slice (NULL when that
+ *    is the identity).
  *  - experts (expert parallelism, MoE weights only): the checkpoint's expert ids this rank
  *    holds, in the order the shard stores them (any subset, no repeats; the host's expert
  *    map sends expert experts[i] to local expert i). Combines with COLUMN / ROW.
@@ -383,9 +394,9 @@ hum_status hum_standard_shard(const hum_standard_weight *w, const hum_shard *sha
  * in host memory, contiguous, of the dtype and shape its scale type gives; group_size >= 1
  * exactly for GROUP, GROUP_TENSOR and BLOCK (else 0), group_size_n >= 1 exactly for BLOCK;
  * BLOCK scales float32 and without a zero point; zero points only with integer weights;
- * global_scale (float32, (1) or (E)) present for TENSOR and GROUP_TENSOR; k_perm a
- * permutation of 0..K-1. HUM_ERR_INVALID_ARG naming the field, what was expected and what
- * was found. */
+ * global_scale (float32, (1) or (E)) present for TENSOR and GROUP_TENSOR; k_perm (K') or
+ * (E, K'), each row every column 0..K-1 once and -1 (padding) otherwise, K' >= K.
+ * HUM_ERR_INVALID_ARG naming the field, what was expected and what was found. */
 hum_status hum_standard_validate(const hum_standard_weight *w);
 
 /* ====================================================================================== */
@@ -446,7 +457,7 @@ typedef struct hum_layer_options {
  */
 #define HUM_LAYER_CONFIG_FIELDS(X)                                                               \
     X(int64_t, n, INT, IN, "kNReal", "")                 /* output features N */                 \
-    X(int64_t, k, INT, IN, "kKReal", "")                 /* input features K */                  \
+    X(int64_t, k, INT, IN, "kKReal", "")                 /* K of the GEMM: the stored K' */      \
     X(int64_t, num_experts, INT, IN, "kExperts", "")     /* 0: dense */                          \
     X(hum_dtype, a_dtype, DTYPE, IN, "kADtype", "")      /* activations A */                     \
     X(hum_dtype, c_dtype, DTYPE, IN, "kCDtype", "")      /* output C */                          \
@@ -620,6 +631,9 @@ typedef struct hum_layer_info {
     float out_factor;         /* the float32 factor the epilogue applies (global scale included) */
     int64_t device_bytes;     /* device memory the layer holds (its own workspace included) */
     uint64_t generation;      /* of the dispatch table in force: 0 at prepare, +1 per policy reload */
+    /* columns of A: the weight's K; config.k is the GEMM's, K' >= K (padding columns of an
+     * act-order row shard, hum_standard_weight.k_perm) */
+    int64_t input_k;
 } hum_layer_info;
 
 /* What the layer is and how it was prepared; before hum_layer_prepare only the "in" fields of

@@ -81,6 +81,7 @@ static hum_status layer_create(hum_runtime *rt, hum_standard_weight *w, int move
     }
     layer->rt = rt;
     layer->activation_dtype = act;
+    layer->input_k = layer->weight.k;
     /* the runtime reaches its prepared layers on a policy reload through this hook */
     pthread_mutex_lock(&rt->live_lock);
     rt->reload_layers = hum_layers_reload_locked;

@@ -92,7 +92,7 @@ hum_status hum_layer_forward_ws(hum_layer *layer, hum_workspace *ws, struct CUst
                         hum_dtype_name(layer->activation_dtype));
     const hum_layer_config *cfg = &layer->plan.config;
     int64_t lda, ldc;
-    hum_status st = check_tensor(a, "a", cfg->a_dtype, cfg->k, &lda);
+    hum_status st = check_tensor(a, "a", cfg->a_dtype, layer->input_k, &lda);
     if (st == HUM_OK)
         st = check_tensor(c, "c", cfg->c_dtype, cfg->n, &ldc);
     if (st != HUM_OK)
