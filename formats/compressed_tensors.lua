@@ -264,7 +264,9 @@ local function plan(ck, qc, layer)
   local actorder = a.actorder
   if actorder == true or actorder == "group" or actorder == "dynamic" then
     if p.strategy ~= "group" then ck:fail("actorder \"group\" needs the group strategy") end
-    p.g_idx = ck:expect(ck:tensor(layer .. ".weight_g_idx"), "I32", { p.k })
+    -- stacked experts: one g_idx per expert ([E, K]), or one for all ([K])
+    local g = ck:tensor(layer .. ".weight_g_idx")
+    p.g_idx = ck:expect(g, "I32", (p.experts > 0 and #g.shape == 2) and { p.experts, p.k } or { p.k })
   end
   return p
 end
@@ -277,15 +279,29 @@ end
 
 local scale_names = { tensor = "tensor", channel = "channel", group = "group", tensor_group = "group+tensor" }
 
--- k_perm from weight_g_idx; compressed-tensors initialises it to -1, and a -1 left means no
+-- k_perm from weight_g_idx, a table of one per expert (0..E-1; one for a dense layer), or nil
+-- when no expert reorders; compressed-tensors initialises it to -1, and a -1 left means no
 -- reorder (checkpoint-formats.md 3.2).
 local function act_order(scope, ck, p)
   if not p.g_idx then return nil end
+  local rows = #p.g_idx.shape == 2 and p.experts or 1
   local lo, hi = ffi.new("int64_t[1]"), ffi.new("int64_t[1]")
-  local g = scope:copy(p.g_idx.data, p.g_idx.nbytes)
-  hum.check(C.hum_host_int_range(g, C.HUM_DTYPE_INT32, p.k, lo, hi))
-  if hi[0] == -1 then return nil end
-  return scope:group_order(g, p.k, p.group_size, ck.path .. ": " .. p.g_idx.name)
+  local perms, any = {}, false
+  for e = 0, math.max(1, p.experts) - 1 do
+    local g = scope:copy(ffi.cast("const uint8_t *", p.g_idx.data) + 4 * p.k * (rows > 1 and e or 0), 4 * p.k)
+    hum.check(C.hum_host_int_range(g, C.HUM_DTYPE_INT32, p.k, lo, hi))
+    local perm = hi[0] ~= -1 and
+      scope:group_order(g, p.k, p.group_size, string.format("%s: %s%s", ck.path, p.g_idx.name,
+        rows > 1 and string.format("[%d]", e) or "")) or nil
+    if not perm then
+      perm = scope:buffer("int32_t", p.k)
+      for j = 0, p.k - 1 do perm[j] = j end
+    else
+      any = true
+    end
+    perms[e] = perm
+  end
+  return any and perms or nil
 end
 
 function M.describe(ck, qc, layer)
@@ -377,11 +393,10 @@ local function convert(scope, ck, p, out)
     cv.set_weight_bytes(out, p.weight.data, p.weight.shape[#p.weight.shape], bits)
   else
     local codes = int_codes(scope, ck, p)
-    local perm = act_order(scope, ck, p)
-    if perm then
-      if p.experts > 0 then ck:fail("act-order on stacked experts is not convertible (one k_perm per layer)") end
-      codes = scope:gather_columns(codes, p.n, p.k, perm, 1)
-      cv.set_k_perm(out, perm)
+    local perms = act_order(scope, ck, p)
+    if perms then
+      codes = scope:gather_columns(codes, p.n, p.k, perms, 1)
+      cv.set_k_perm(out, perms)
     end
     cv.set_weight_codes(out, codes, bits)
     if not p.sym then cv.set_zero_codes(out, zero_codes(scope, ck, p), p.groups, bits) end

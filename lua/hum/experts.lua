@@ -52,7 +52,11 @@ local function bytes(t) return numel(t) * C.hum_dtype_code_size(t.dtype) end
 local header_fields = { "n", "k", "weight_dtype", "param_dtype", "scale_type", "group_size", "group_size_n",
   "scale_dtype", "has_zero_point", "zero_point_is_float" }
 
--- Fills `out` with the experts in `parts` (dense standard weights) stacked along E.
+local stacked_fields = { "weight", "scale", "zero_point", "bias", "global_scale", "k_perm" }
+
+-- Fills `out` with the experts in `parts` (dense standard weights) stacked along E: every tensor
+-- gains the leading E (a global scale (1) becomes (E)); act-order keeps each expert's own k_perm
+-- ([E, K]; an expert whose g_idx needed no reorder gets the identity row).
 local function stack(name, parts, out)
   local first = parts[0]
   local count = #parts + 1
@@ -63,31 +67,37 @@ local function stack(name, parts, out)
           "experts stack only when quantized alike", name, e, f, tostring(parts[e][f]), tostring(first[f])), 0)
       end
     end
-    if (parts[e].k_perm.data == nil) ~= (first.k_perm.data == nil) then
-      local function is(p) return p.k_perm.data == nil and "is not" or "is" end
-      hum.fail("HUM_ERR_UNSUPPORTED", string.format("layer %s: expert %d %s act-order and expert 0 %s: " ..
-        "experts stack only when quantized alike", name, e, is(parts[e]), is(first)), 0)
-    end
   end
   for _, f in ipairs(header_fields) do out[f] = first[f] end
   out.num_experts = count
-  -- Every per-expert tensor gains the leading E; act-order keeps each expert's own k_perm ([E, K]).
-  for _, field in ipairs({ "weight", "scale", "zero_point", "bias", "global_scale", "k_perm" }) do
-    local t = first[field]
-    if t.data ~= nil then
+  for _, field in ipairs(stacked_fields) do
+    local have, missing = nil, nil
+    for e = 0, count - 1 do
+      if parts[e][field].data ~= nil then have = have or e else missing = missing or e end
+    end
+    if have and missing and field ~= "k_perm" then
+      hum.fail("HUM_ERR_UNSUPPORTED", string.format("layer %s: expert %d has no %s but expert %d has one: " ..
+        "experts stack only when quantized alike", name, missing, field, have), 0)
+    end
+    if have then
+      local t = parts[have][field]
       local shape = ffi.new("int64_t[4]")
       local rank = t.rank
-      if field == "global_scale" then
-        shape[0] = count -- (1) per expert becomes (E)
-      else
-        shape[0] = count
+      shape[0] = count
+      if field ~= "global_scale" then
         for d = 0, t.rank - 1 do shape[d + 1] = t.shape[d] end
         rank = t.rank + 1
       end
       hum.check(C.hum_host_tensor_alloc(out[field], t.dtype, rank, shape), "stacking experts of " .. name)
       local size = bytes(t)
       for e = 0, count - 1 do
-        ffi.copy(ffi.cast("uint8_t *", out[field].data) + e * size, parts[e][field].data, size)
+        local dst = ffi.cast("uint8_t *", out[field].data) + e * size
+        if parts[e][field].data ~= nil then
+          ffi.copy(dst, parts[e][field].data, size)
+        else
+          local row = ffi.cast("int32_t *", dst)
+          for j = 0, tonumber(first.k) - 1 do row[j] = j end
+        end
       end
     end
   end

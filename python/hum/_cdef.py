@@ -76,6 +76,7 @@ const char *hum_runtime_policy_origin(const hum_runtime *rt, int32_t i);
 void hum_standard_free(hum_standard_weight *w);
 hum_status hum_standard_validate(const hum_standard_weight *w);
 hum_status hum_standard_shard(const hum_standard_weight *w, const hum_shard *shard, hum_standard_weight *out);
+hum_status hum_standard_concat(const hum_standard_weight *parts, int32_t count, hum_standard_weight *out);
 hum_status hum_reference_dequant(const hum_standard_weight *w, int64_t expert, double *out);
 hum_status hum_reference_gemm(const hum_standard_weight *w, int64_t expert, const double *a, int64_t m, double *c);
 hum_status hum_quantize_reference(const float *w, int64_t n, int64_t k, const hum_quant_spec *spec,

@@ -389,6 +389,18 @@ typedef struct hum_shard {
  * not a multiple of world, a block or group cut in two); HUM_ERR_OUT_OF_MEMORY. */
 hum_status hum_standard_shard(const hum_standard_weight *w, const hum_shard *shard, hum_standard_weight *out);
 
+/* Writes into *out (owned by out: hum_standard_free) the parts stacked along N: out's rows are
+ * part 0's, then part 1's, ... for every expert (a MoE layer's w13 from a checkpoint's gate_proj
+ * and up_proj: gate first, HUM_MOE_GATE_UP_SPLIT). The parts must be quantized alike over the
+ * same K: the same num_experts, K, dtypes, scale type, group sizes, zero-point kind, k_perm,
+ * global scale and presence of a bias; with BLOCK scales every part but the last N a multiple of
+ * group_size_n. Errors (out left zeroed): those of hum_standard_validate for a part (named);
+ * HUM_ERR_INVALID_ARG for NULL, count < 1, parts that differ (naming the part and field);
+ * HUM_ERR_UNSUPPORTED for different global scales (ModelOpt NVFP4 gate and up often carry two:
+ * folding one into the e4m3 group scales would round them) or a BLOCK row cut;
+ * HUM_ERR_OUT_OF_MEMORY. */
+hum_status hum_standard_concat(const hum_standard_weight *parts, int32_t count, hum_standard_weight *out);
+
 /* Checks `w` against the rules of hum_standard_weight above: N, K >= 1; weight_dtype
  * uint1..uint8 or a float of 8 bits or fewer; param_dtype float16 or bfloat16; every tensor
  * in host memory, contiguous, of the dtype and shape its scale type gives; group_size >= 1

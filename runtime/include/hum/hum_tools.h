@@ -239,7 +239,8 @@ typedef struct hum_quant_spec {
     const float *bias;     /* [E][N] or [N], or NULL; stored rounded to param_dtype */
     const int32_t *k_perm; /* act-order: a permutation of 0..K-1, or NULL. Stored column j is
                             * column k_perm[j] of w, and groups run along the stored order
-                            * (GPTQ act-order: groups formed in the permuted order). */
+                            * (GPTQ act-order: groups formed in the permuted order). With E > 0
+                            * every expert's row of the output's k_perm [E, K] is this one. */
 } hum_quant_spec;
 
 /*
