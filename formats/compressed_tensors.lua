@@ -386,7 +386,23 @@ local function zero_codes(scope, ck, p)
   return codes
 end
 
-local function convert(scope, ck, p, out)
+-- Expert parallelism: the kept experts' slices of every per-expert tensor.
+local function take_experts(scope, ck, p, keep)
+  local ids = keep(p.experts)
+  for _, f in ipairs({ "weight", "scale", "zero_point", "global", "g_idx" }) do
+    local t = p[f]
+    if t and not (f == "g_idx" and #t.shape == 1) then
+      if t.shape[1] ~= p.experts then
+        ck:fail(string.format("%s has %d leading entries, expected one per expert (%d)", t.name, t.shape[1], p.experts))
+      end
+      p[f] = scope:take_experts(t, ids)
+    end
+  end
+  p.experts = #ids + 1
+end
+
+local function convert(scope, ck, p, out, keep)
+  if keep and p.experts > 0 then take_experts(scope, ck, p, keep) end
   local bits = p.type == "float" and (p.bits == 4 and 4 or 8) or p.bits
   cv.begin(out, { n = p.n, k = p.k, experts = p.experts, weight_dtype = weight_dtype(p), param_dtype = param_dtype(ck, p) })
   if p.type == "float" then
@@ -404,7 +420,7 @@ local function convert(scope, ck, p, out)
   convert_scale(scope, ck, p, out)
 end
 
-function M.load(ck, qc, layer, out)
+function M.load(ck, qc, layer, out, keep)
   if type(qc.transform_config) == "table" and next(qc.transform_config) ~= nil then
     hum.fail("HUM_ERR_UNSUPPORTED", ck.path .. ": compressed-tensors transform_config (rotations) is not supported", 0)
   end
@@ -413,7 +429,9 @@ function M.load(ck, qc, layer, out)
     hum.fail("HUM_ERR_UNSUPPORTED", ck.path .. ": quantization_status \"" .. tostring(status) ..
       "\": only compressed checkpoints hold quantized weights", 0)
   end
-  cv.run(convert, ck, plan(ck, qc, layer), out)
+  local p = plan(ck, qc, layer)
+  cv.run(convert, ck, p, out, keep)
+  return keep ~= nil and p.experts > 0
 end
 
 

@@ -97,6 +97,21 @@ function Scope:copy(src, count)
   return dst
 end
 
+-- Checkpoint tensor `t` (a table of lua/hum/checkpoint.lua) whose leading dimension is E, with
+-- only the experts ids[0..] in that order: a copy in scratch memory (same fields).
+function Scope:take_experts(t, ids)
+  local slice = t.nbytes / t.shape[1]
+  local count = #ids + 1
+  local data = self:buffer("uint8_t", math.max(1, count * slice))
+  for i = 0, count - 1 do
+    ffi.copy(data + i * slice, ffi.cast("const uint8_t *", t.data) + ids[i] * slice, slice)
+  end
+  local shape = { count }
+  for d = 2, #t.shape do shape[d] = t.shape[d] end
+  return { name = t.name, dtype_name = t.dtype_name, dtype = t.dtype, shape = shape, data = data,
+    nbytes = count * slice, file = t.file }
+end
+
 -- Throws unless every value of a uint8/int8/int32 array lies in [lo, hi].
 function M.check_range(ptr, dtype_name, count, lo, hi, what)
   if count == 0 then return end

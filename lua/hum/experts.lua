@@ -103,23 +103,35 @@ local function stack(name, parts, out)
   end
 end
 
--- The members an expert map keeps: ids[0..count) (expert indices of the set, no repeats), as a
--- set indexed 0..count-1 in that order; HUM_ERR_INVALID_ARG naming a bad id.
-function M.select(name, members, ids, count)
-  local total = #members + 1
+-- The expert ids a shard keeps (hum_shard.experts), checked against a layer of `total` experts:
+-- a list indexed 0..count-1 in the shard's order; HUM_ERR_INVALID_ARG naming a bad id.
+function M.ids(name, shard, total)
+  local count = tonumber(shard.expert_count)
   if count < 1 or count > total then
     hum.fail("HUM_ERR_INVALID_ARG", string.format("layer %s: expert_count %d (expected 1..%d)", name, count, total), 0)
   end
   local out, seen = {}, {}
   for i = 0, count - 1 do
-    local id = ids[i]
+    local id = shard.experts[i]
     if id < 0 or id >= total or seen[id] then
       hum.fail("HUM_ERR_INVALID_ARG", string.format("layer %s: experts[%d] = %d is %s (the layer has experts 0..%d)",
         name, i, id, (id < 0 or id >= total) and "out of range" or "a repeat", total - 1), 0)
     end
     seen[id] = true
-    out[i] = members[id]
+    out[i] = id
   end
+  return out
+end
+
+-- For a fused 3-D layer: a function total -> the ids (M.ids) a format calls once it knows E.
+function M.keeper(name, shard)
+  return function(total) return M.ids(name, shard, total) end
+end
+
+-- The members an expert map keeps, as a set indexed 0..count-1 in the shard's order.
+function M.select(name, members, shard)
+  local out = {}
+  for i, id in pairs(M.ids(name, shard, #members + 1)) do out[i] = members[id] end
   return out
 end
 

@@ -10,7 +10,9 @@
  *    expert: each expert against w = (q - z) * s[g_idx[k]] computed here from the raw values;
  *  - one module per expert of ModelOpt NVFP4 and DeepSeek FP8 blocks: each expert of the MoE
  *    layer equals the module loaded alone (whose conversion test_format_float checks).
- * An expert map keeps only its experts (hum_layer_load_shard), in its order. */
+ * An expert map keeps only its experts (hum_layer_load_shard), in its order: modules per expert
+ * convert only those modules, fused compressed-tensors and gpt-oss MXFP4 tensors only those
+ * experts' slices; a bad id is named. */
 #define _GNU_SOURCE
 #include "fixture.h"
 #include "formats_support.h"
@@ -144,6 +146,59 @@ static void per_expert(const writer_case *c, unsigned seed)
 
 /* --- compressed-tensors: fused 3-D expert tensors -------------------------------------------- */
 
+/* An expert map {2, 0} of a fused layer: the converter reads only those experts' slices; each
+ * equals the whole layer's expert; a bad id is named. */
+static void fused_shard(const char *dir, const char *layer, const hum_standard_weight *moe, const char *what)
+{
+    const int32_t local[2] = {2, 0};
+    hum_standard_weight part;
+    hum_status st = hum_layer_load_shard(fmt_runtime(), dir, layer, &(hum_shard){.experts = local, .expert_count = 2},
+                                         &part);
+    FMT_CHECK(st == HUM_OK && part.num_experts == 2, "%s: experts {2, 0}: %s", what, hum_last_error());
+    for (int x = 0; st == HUM_OK && x < 2; x++) {
+        double *got = fmt_dequant(&part, x), *want = fmt_dequant(moe, local[x]);
+        if (got && want)
+            fmt_compare(got, want, moe->n * moe->k, 0, what);
+        free(got);
+        free(want);
+    }
+    if (st == HUM_OK)
+        hum_standard_free(&part);
+    const int32_t bad[2] = {0, (int32_t)moe->num_experts};
+    FMT_EXPECT_ERROR(hum_layer_load_shard(fmt_runtime(), dir, layer, &(hum_shard){.experts = bad, .expert_count = 2},
+                                          &part),
+                     HUM_ERR_INVALID_ARG, what, "out of range");
+}
+
+static void gptoss(void)
+{
+    enum { E = 4 };
+    const int64_t n = 64, k = 128;
+    const char *proj = "model.layers.0.mlp.experts.gate_up_proj";
+    fmt_rng r = {41};
+    uint8_t *q = malloc((size_t)(E * n * k)), *s = malloc((size_t)(E * n * k / 32));
+    uint16_t *bias = malloc(2 * (size_t)(E * n));
+    for (int64_t i = 0; i < E * n * k; i++)
+        q[i] = (uint8_t)fmt_rand_range(&r, 0, 15);
+    for (int64_t i = 0; i < E * n * k / 32; i++)
+        s[i] = (uint8_t)fmt_rand_range(&r, 118, 132);
+    for (int64_t i = 0; i < E * n; i++)
+        bias[i] = fx_bf16_bits((double)fmt_rand_range(&r, -64, 64) / 64.0);
+    fx_gptoss fx = {.experts = E, .n = n, .k = k, .codes = q, .scales = s, .bias = bias};
+    char *dir = fmt_tmpdir("moe-gptoss");
+    FMT_CHECK(fx_write_gptoss(dir, proj, &fx) == 0, "gpt-oss: fixture");
+    hum_standard_weight moe;
+    hum_status st = fmt_load(dir, proj, &moe);
+    FMT_CHECK(st == HUM_OK && moe.num_experts == E, "gpt-oss: load: %s", hum_last_error());
+    if (st == HUM_OK) {
+        fused_shard(dir, proj, &moe, "gpt-oss mxfp4 experts");
+        hum_standard_free(&moe);
+    }
+    fmt_rmtree(dir);
+    free(dir);
+    free(q), free(s), free(bias);
+}
+
 static void fused_ct(int bits, int sym, int act_order, unsigned seed)
 {
     enum { E = 3 };
@@ -202,6 +257,7 @@ static void fused_ct(int bits, int sym, int act_order, unsigned seed)
     if (st == HUM_OK) {
         FMT_CHECK(act_order ? moe.k_perm.rank == 2 && moe.k_perm.shape[0] == E : moe.k_perm.data == NULL,
                   "%s: k_perm [E, K]", what);
+        fused_shard(dir, layer, &moe, what);
         hum_standard_free(&moe);
     }
     free(want);
@@ -398,6 +454,7 @@ int main(void)
     }
     merged("modelopt NVFP4 experts", modelopt_nvfp4, 11);
     merged("fp8 128x128 block experts", fp8_blocks, 12);
+    gptoss();
     fmt_runtime_destroy();
     return fmt_finish("test_format_moe");
 }
