@@ -590,12 +590,14 @@ hum_status hum_layer_prepare(hum_layer *layer);
  * stream), asynchronously, with `ws` as scratch memory (hum_workspace_create). Picks the kernel
  * for M = a->shape[0] from the dispatch table; no host allocation, no Lua, no locks. Tensors
  * (device memory, the activation dtype, rank 2):
- *   a: [M, K], row stride strides[0] (0: K), strides[1] 0 or 1. Unless the layer is act-order
- *      or K % 8 != 0, the data pointer and the row stride must be 16-byte aligned.
+ *   a: [M, K] (K: the weight's, hum_layer_info.input_k), row stride strides[0] (0: K),
+ *      strides[1] 0 or 1. Unless the layer is act-order or K % 8 != 0, the data pointer and
+ *      the row stride must be 16-byte aligned.
  *   c: [M, N], row stride strides[0] (0: N); with N even, 4-byte aligned pointer and stride.
  *   a_scale: must be NULL (16-bit activations carry no scale).
  * Act-order layers first gather A's columns into the prepared weights' K order in the
- * workspace (kernels/prep/permute_a.cu), then run the same kernels as a layer without act-order; a
+ * workspace (kernels/prep/permute_a.cu; zeros into the padding columns of an act-order row
+ * shard, K' = config.k wide), then run the same kernels as a layer without act-order; a
  * workspace that holds fewer than M rows (hum_layer_workspace_size) makes the forward work
  * through M in chunks of the rows it holds (two launches each).
  * Concurrency: a workspace serves one forward at a time: forwards that share one must be
