@@ -50,12 +50,13 @@ end
 local function bytes(t) return numel(t) * C.hum_dtype_code_size(t.dtype) end
 
 local header_fields = { "n", "k", "weight_dtype", "param_dtype", "scale_type", "group_size", "group_size_n",
-  "scale_dtype", "has_zero_point", "zero_point_is_float" }
+  "scale_dtype", "has_zero_point", "zero_point_is_float", "act_dtype", "act_scale", "act_group" }
 
-local stacked_fields = { "weight", "scale", "zero_point", "bias", "global_scale", "k_perm" }
+local stacked_fields = { "weight", "scale", "zero_point", "bias", "global_scale", "input_scale", "k_perm" }
+local per_expert_scalar = { global_scale = true, input_scale = true } -- (1) per expert becomes (E)
 
 -- Fills `out` with the experts in `parts` (dense standard weights) stacked along E: every tensor
--- gains the leading E (a global scale (1) becomes (E)); act-order keeps each expert's own k_perm
+-- gains the leading E (a global or input scale (1) becomes (E)); act-order keeps each expert's own k_perm
 -- ([E, K]; an expert whose g_idx needed no reorder gets the identity row).
 local function stack(name, parts, out)
   local first = parts[0]
@@ -84,7 +85,7 @@ local function stack(name, parts, out)
       local shape = ffi.new("int64_t[4]")
       local rank = t.rank
       shape[0] = count
-      if field ~= "global_scale" then
+      if not per_expert_scalar[field] then
         for d = 0, t.rank - 1 do shape[d + 1] = t.shape[d] end
         rank = t.rank + 1
       end

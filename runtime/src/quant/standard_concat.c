@@ -19,6 +19,14 @@ static size_t elems(const hum_tensor *t)
     return count;
 }
 
+/* Both absent, or the same float32 values. */
+static int same_scalars(const hum_tensor *a, const hum_tensor *b)
+{
+    if (!a->data || !b->data)
+        return !a->data && !b->data;
+    return elems(a) == elems(b) && !memcmp(a->data, b->data, elems(a) * 4);
+}
+
 /* HUM_ERR_INVALID_ARG naming the first field in which part p differs from part 0. */
 static hum_status check_alike(const hum_standard_weight *a, const hum_standard_weight *b, const hum_standard_view *va,
                               const hum_standard_view *vb, int32_t p)
@@ -38,6 +46,9 @@ static hum_status check_alike(const hum_standard_weight *a, const hum_standard_w
     SAME(scale_dtype)
     SAME(has_zero_point)
     SAME(zero_point_is_float)
+    SAME(act_dtype)
+    SAME(act_scale)
+    SAME(act_group)
 #undef SAME
     if (va->k != vb->k || (a->k_perm.data == NULL) != (b->k_perm.data == NULL) ||
         (a->k_perm.data && memcmp(a->k_perm.data, b->k_perm.data, elems(&a->k_perm) * 4) != 0))
@@ -46,11 +57,12 @@ static hum_status check_alike(const hum_standard_weight *a, const hum_standard_w
     if ((a->bias.data == NULL) != (b->bias.data == NULL))
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_standard_concat: part %d %s a bias and part 0 %s", p,
                         b->bias.data ? "has" : "has no", a->bias.data ? "has" : "has none");
-    if ((a->global_scale.data == NULL) != (b->global_scale.data == NULL) ||
-        (a->global_scale.data && (elems(&a->global_scale) != elems(&b->global_scale) ||
-                                  memcmp(a->global_scale.data, b->global_scale.data, elems(&a->global_scale) * 4))))
+    if (!same_scalars(&a->global_scale, &b->global_scale))
         return hum_fail(HUM_ERR_UNSUPPORTED, "hum_standard_concat: part %d has another global_scale than part 0 (one "
                         "weight has one per expert; folding it into the group scales would round them)", p);
+    if (!same_scalars(&a->input_scale, &b->input_scale))
+        return hum_fail(HUM_ERR_UNSUPPORTED, "hum_standard_concat: part %d has another static input_scale than part 0 "
+                        "(the parts read one A, quantized with one scale)", p);
     return HUM_OK;
 }
 
@@ -86,13 +98,7 @@ hum_status hum_standard_concat(const hum_standard_weight *parts, int32_t count, 
     const hum_standard_weight *w0 = &parts[0];
     const hum_standard_view *v0 = &v[0];
     const int64_t E = v0->experts, lead = w0->num_experts > 0, G = v0->scale_cols;
-    *out = *w0;
-    memset(&out->weight, 0, sizeof out->weight);
-    memset(&out->scale, 0, sizeof out->scale);
-    memset(&out->zero_point, 0, sizeof out->zero_point);
-    memset(&out->global_scale, 0, sizeof out->global_scale);
-    memset(&out->bias, 0, sizeof out->bias);
-    memset(&out->k_perm, 0, sizeof out->k_perm);
+    hum_standard_header(w0, out);
     out->n = n;
     hum_standard_view vo;
     memset(&vo, 0, sizeof vo);
@@ -117,6 +123,8 @@ hum_status hum_standard_concat(const hum_standard_weight *parts, int32_t count, 
     }
     if (st == HUM_OK && w0->global_scale.data)
         st = hum_host_tensor_alloc(&out->global_scale, HUM_DTYPE_FLOAT32, 1, w0->global_scale.shape);
+    if (st == HUM_OK && w0->input_scale.data)
+        st = hum_host_tensor_alloc(&out->input_scale, HUM_DTYPE_FLOAT32, 1, w0->input_scale.shape);
     if (st == HUM_OK && w0->k_perm.data)
         st = hum_host_tensor_alloc(&out->k_perm, HUM_DTYPE_INT32, w0->k_perm.rank, w0->k_perm.shape);
     uint8_t *zeros = NULL, *zp_part = NULL;
@@ -163,6 +171,8 @@ hum_status hum_standard_concat(const hum_standard_weight *parts, int32_t count, 
     }
     if (st == HUM_OK && w0->global_scale.data)
         memcpy(out->global_scale.data, w0->global_scale.data, elems(&w0->global_scale) * 4);
+    if (st == HUM_OK && w0->input_scale.data)
+        memcpy(out->input_scale.data, w0->input_scale.data, elems(&w0->input_scale) * 4);
     if (st == HUM_OK && w0->k_perm.data)
         memcpy(out->k_perm.data, w0->k_perm.data, elems(&w0->k_perm) * 4);
     free(zeros);
