@@ -693,6 +693,38 @@ hum_status hum_layer_compile_spec(hum_runtime *rt, const hum_layer_spec *spec, c
 hum_status hum_layer_describe_spec(hum_runtime *rt, const hum_layer_spec *spec, const char *arch,
                                    hum_layer_dispatch *out);
 
+/* ====================================================================================== */
+/* MoE routing layout                                                                     */
+/* ====================================================================================== */
+/* HUM-SECTION moe */
+/*
+ * How a MoE forward lays out its M * top_k slots (slot i: token i / top_k, its (i % top_k)-th
+ * expert) for the expert GEMMs; kernels/moe/align.cu computes it on the GPU, and this twin on
+ * the host defines it:
+ *   sorted[rows]          slot ids grouped by local expert, experts in ascending order, each
+ *                         expert's run padded with the sentinel M * top_k to a multiple of
+ *                         block_m (the twin lists a run's slots in ascending order; the kernel
+ *                         in any order: compare runs as sets)
+ *   expert_ids[rows / block_m]  the local expert of each block of block_m rows; -1 for the
+ *                         blocks past the padded total
+ *   offsets[e_local + 1]  the first row of each expert's run; offsets[e_local]: the padded total
+ *   *post_padded          the padded total (rows from there on are not written)
+ * with rows = hum_moe_align_rows(M * top_k, e_local, block_m). A slot's expert is its id in
+ * topk_ids mapped through expert_map (int32 [e_global]: the local expert, or -1 when it is not
+ * on this rank) or, with expert_map NULL, the id itself; an id outside [0, e_global), or mapped
+ * outside [0, e_local), drops the slot (it is in no run: the MoE output gets nothing from it).
+ */
+/* The rows of the layout for `numel` slots: numel + min(e_local, numel) * (block_m - 1), the
+ * most the padded runs can take. -1 for a negative argument, block_m < 1 or e_local < 1. */
+int64_t hum_moe_align_rows(int64_t numel, int64_t e_local, int32_t block_m);
+/* The layout for topk_ids (host, int32 or int64, [M, top_k] with M >= 0, contiguous) into host
+ * arrays of the sizes above. Errors: HUM_ERR_INVALID_ARG (NULL output, topk_ids not a host
+ * rank-2 int32/int64 contiguous tensor, e_global < 1 or e_local < 1, block_m < 1, more than
+ * 2^31 - 1 rows). */
+hum_status hum_moe_align_reference(const hum_tensor *topk_ids, const int32_t *expert_map, int32_t e_global,
+                                   int32_t e_local, int32_t block_m, int32_t *sorted, int32_t *expert_ids,
+                                   int32_t *offsets, int32_t *post_padded);
+
 #ifndef HUM_CDEF
 #ifdef __cplusplus
 }

@@ -1,0 +1,19 @@
+/* The hum_moe object (hum.h, HUM-SECTION moe) inside libhum: the files of moe/ share it.
+ *   moe.c         options, creation from standard weights (checks, expert shard), info, destroy
+ *   moe_align.c   the routing layout on the GPU (kernels/moe/align.cu)
+ *   align_ref.c   its host twin (hum_tools.h, HUM-SECTION moe) */
+#ifndef HUM_MOE_H
+#define HUM_MOE_H
+
+#include "hum/hum.h"
+
+struct hum_moe {
+    hum_runtime *rt;
+    hum_moe_options opts;      /* experts NULL: the kept weights are the layer's experts */
+    hum_standard_weight w13;   /* host copies until prepared */
+    hum_standard_weight w2;
+    hum_dtype activation_dtype;
+    int64_t experts, hidden, intermediate;
+};
+
+#endif
