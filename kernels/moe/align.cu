@@ -20,22 +20,13 @@
 // zeroing beforehand and every grid has at most kMaxChunks blocks for any M * top_k.
 // All kernels: 1024 threads; dynamic shared memory 2 * e_local int32.
 #include "common.cuh"
+#include "moe/route.cuh"
 #include "ptx/griddep.cuh"
 
 namespace moe {
 
 constexpr int kThreads = 1024;
 constexpr int kWarps = kThreads / 32;
-
-// The local expert of slot i, or -1.
-HUM_DEV int expert_of(const void *ids, int ids64, i64 i, const int *map, int e_global, int e_local)
-{
-    const i64 g = ids64 ? __ldg(static_cast<const i64 *>(ids) + i) : __ldg(static_cast<const int *>(ids) + i);
-    if (g < 0 || g >= e_global)
-        return -1;
-    const int e = map ? __ldg(map + g) : static_cast<int>(g);
-    return e >= 0 && e < e_local ? e : -1;
-}
 
 // counts[e] += slots of [begin, end) on expert e (shared atomics; counts zeroed by the caller).
 HUM_DEV void count_slots(const void *ids, int ids64, const int *map, int e_global, int e_local, i64 begin, i64 end,

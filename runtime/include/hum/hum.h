@@ -665,7 +665,11 @@ hum_status hum_layer_describe(const hum_layer *layer, hum_layer_dispatch *out);
  * (N = H, K = I). Both weights are standard weights with an expert dimension (num_experts = E
  * on both; hum_standard_weight, "([E,] ...)"), of any weight format a dense layer takes, and
  * per-expert biases added inside each GEMM (gpt-oss).
- * Lifecycle, as for a dense layer: hum_moe_from_standard (host only) -> ... -> hum_moe_destroy.
+ * Lifecycle, as for a dense layer: hum_moe_from_standard (host only) -> ... ->
+ * hum_moe_destroy. A forward runs five steps on the host's stream: the routing layout of the
+ * M * top_k slots (kernels/moe/align.cu), the experts' gate/up GEMM on the rows routed to them,
+ * the activation (kernels/moe/act.cu), the down GEMM, and the combine of each token's top_k
+ * rows with the router weights in float32 (kernels/moe/combine.cu).
  */
 typedef struct hum_moe hum_moe;
 
@@ -734,7 +738,6 @@ typedef struct hum_moe_info {
 
 /* What the layer is. HUM_ERR_INVALID_ARG for NULL. */
 hum_status hum_moe_get_info(const hum_moe *moe, hum_moe_info *out);
-
 #ifndef HUM_CDEF
 #ifdef __cplusplus
 }

@@ -715,7 +715,8 @@ hum_status hum_layer_describe_spec(hum_runtime *rt, const hum_layer_spec *spec, 
  * outside [0, e_local), drops the slot (it is in no run: the MoE output gets nothing from it).
  */
 /* The rows of the layout for `numel` slots: numel + min(e_local, numel) * (block_m - 1), the
- * most the padded runs can take. -1 for a negative argument, block_m < 1 or e_local < 1. */
+ * most the padded runs can take, rounded up to a multiple of block_m (the capacity of
+ * kernels/contract/moe_layout.h). -1 for a negative argument, block_m < 1 or e_local < 1. */
 int64_t hum_moe_align_rows(int64_t numel, int64_t e_local, int32_t block_m);
 /* The layout for topk_ids (host, int32 or int64, [M, top_k] with M >= 0, contiguous) into host
  * arrays of the sizes above. Errors: HUM_ERR_INVALID_ARG (NULL output, topk_ids not a host
@@ -724,6 +725,50 @@ int64_t hum_moe_align_rows(int64_t numel, int64_t e_local, int32_t block_m);
 hum_status hum_moe_align_reference(const hum_tensor *topk_ids, const int32_t *expert_map, int32_t e_global,
                                    int32_t e_local, int32_t block_m, int32_t *sorted, int32_t *expert_ids,
                                    int32_t *offsets, int32_t *post_padded);
+
+/* The MoE layer (hum.h, HUM-SECTION moe) in float64, the reference the GPU forward is tested
+ * against: out[M][H] = sum over the slots j of token t whose expert is kept (as the layout
+ * above keeps it, e_global = opts->global_experts or w13's E) of topk_weights[t * top_k + j]
+ * * down_e(act(gate_up_e(hidden[t]))), each GEMM with its expert's bias, the activation as
+ * opts says (opts->experts is ignored: w13 and w2 are the experts the layer keeps, [E_local,
+ * ...]). hidden [M][H]; topk_ids a host int32 or int64 tensor [M, opts->top_k]; topk_weights
+ * float32 [M * top_k]; expert_map int32 [e_global] or NULL. A token with no kept expert gets 0.
+ * Errors: HUM_ERR_INVALID_ARG (NULL, weights that do not chain, topk_ids of another shape or
+ * type), those of hum_reference_gemm, HUM_ERR_OUT_OF_MEMORY. */
+hum_status hum_moe_reference(const hum_standard_weight *w13, const hum_standard_weight *w2,
+                             const hum_moe_options *opts, const double *hidden, const hum_tensor *topk_ids,
+                             const float *topk_weights, const int32_t *expert_map, double *out);
+
+/*
+ * A MoE layer described by a SPEC string, for `hum bench --moe`, `hum compile --moe` and tests:
+ * the keys of the gate/up projection as hum_layer_spec_parse reads them (n = 2I, or I for
+ * relu2; k = H; w, a, group, scale, global, zp, bias; not actorder), plus
+ *   e        experts (required, 1..4096)       topk   experts per token (required, <= e)
+ *   act      silu | swiglu_oai | relu2 | gelu (default silu)
+ *   gate_up  split | interleaved (default split)
+ *   gemm     indexed | grouped | masked: the expert GEMM type (default indexed)
+ * e.g. "e=128,topk=8,n=1536,k=2048,w=uint4,a=bfloat16,group=128". The down projection has
+ * n = H and k = I with the same types. Errors: HUM_ERR_INVALID_ARG naming the key and what it
+ * takes; HUM_ERR_UNSUPPORTED for actorder=1.
+ */
+enum { HUM_MOE_SPEC_MAX_EXPERTS = 4096 };
+typedef struct hum_moe_spec {
+    hum_layer_spec gate_up;  /* the gate/up projection of one expert */
+    int32_t experts, top_k;
+    int32_t activation;      /* hum_moe_activation */
+    int32_t gate_up_layout;  /* hum_moe_gate_up */
+    int32_t gemm_type;       /* hum_gemm_type: HUM_GEMM_MOE_INDEXED, _GROUPED_CONTIGUOUS or _GROUPED_MASKED */
+} hum_moe_spec;
+hum_status hum_moe_spec_parse(const char *spec, hum_moe_spec *out);
+/* The spec as text that hum_moe_spec_parse reads back. HUM_ERR_INVALID_ARG if cap is short. */
+hum_status hum_moe_spec_format(const hum_moe_spec *spec, char *out, size_t cap);
+/* The down projection of one expert of a spec: n = H, k = I, the gate/up projection's types. */
+void hum_moe_spec_down(const hum_moe_spec *spec, hum_layer_spec *down);
+/* Random expert weights for a spec: expert e of w13 is hum_layer_spec_weight's weight of the
+ * gate/up projection for seed + e, and likewise for w2 (another seed), stacked along E
+ * (release both with hum_standard_free). Errors: those of hum_layer_spec_weight. */
+hum_status hum_moe_spec_weights(const hum_moe_spec *spec, uint64_t seed, hum_standard_weight *w13,
+                                hum_standard_weight *w2);
 
 #ifndef HUM_CDEF
 #ifdef __cplusplus

@@ -11,7 +11,7 @@ int64_t hum_moe_align_rows(int64_t numel, int64_t e_local, int32_t block_m)
     if (numel < 0 || e_local < 1 || block_m < 1)
         return -1;
     const int64_t busy = e_local < numel ? e_local : numel;
-    return numel + busy * (block_m - 1);
+    return (numel + busy * (block_m - 1) + block_m - 1) / block_m * block_m;
 }
 
 /* The local expert of slot i, or -1 (as expert_of in kernels/moe/align.cu). */

@@ -3,7 +3,6 @@
 #include "moe.h"
 
 #include "internal.h"
-#include "moe_align.h"
 
 #include <stdlib.h>
 #include <string.h>
