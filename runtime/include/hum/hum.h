@@ -722,6 +722,23 @@ void hum_moe_options_init(hum_moe_options *opts);
 hum_status hum_moe_from_standard(hum_runtime *rt, const hum_standard_weight *w13, const hum_standard_weight *w2,
                                  const hum_moe_options *opts, hum_moe **out);
 
+/*
+ * A MoE layer from a checkpoint (file or directory, formats/ as for hum_layer_from_safetensors).
+ * `name` is the experts' module ("model.layers.0.mlp.experts"); its projections are found as
+ *   name.gate_up_proj and name.down_proj (fused 3-D tensors: gpt-oss, transformers; gate and up
+ *     rows as opts->gate_up says),
+ *   name.<e>.gate_proj, up_proj and down_proj (one module per expert: Qwen, DeepSeek), or
+ *   name.<e>.w1, w3 and w2 (Mixtral),
+ * the first that the checkpoint lists; separate gate and up projections are joined into w13
+ * (gate rows, then up rows: HUM_MOE_GATE_UP_SPLIT, whatever opts->gate_up says), and relu2 takes
+ * the up projection alone. With opts->experts only those experts are converted; global experts
+ * default to the checkpoint's. Errors: HUM_ERR_FORMAT (no such experts module, naming the names
+ * tried; a malformed checkpoint); HUM_ERR_UNSUPPORTED (gate and up quantized differently);
+ * those of hum_layer_load_shard and hum_moe_from_standard.
+ */
+hum_status hum_moe_from_safetensors(hum_runtime *rt, const char *path, const char *name, const hum_moe_options *opts,
+                                    hum_moe **out);
+
 /* Frees the layer; NULL is a no-op. */
 void hum_moe_destroy(hum_moe *moe);
 
