@@ -778,6 +778,14 @@ hum_status hum_moe_spec_weights(const hum_moe_spec *spec, uint64_t seed, hum_sta
  * scales or act-order permutation, or block scales straddle the join); HUM_ERR_OUT_OF_MEMORY. */
 hum_status hum_moe_join_gate_up(const hum_standard_weight *gate, const hum_standard_weight *up,
                                 hum_standard_weight *out);
+/* What hum_moe_from_safetensors loads, as standard weights (owned by the caller: free both with
+ * hum_standard_free), and the options the layer is made with: opts with the experts already cut
+ * (experts NULL), the global experts of the checkpoint when opts leaves them 0, and
+ * HUM_MOE_GATE_UP_SPLIT for separate gate and up projections. For `hum run --check` and
+ * `hum demo --moe`, which need the weights for the float64 reference. Errors: those of
+ * hum_moe_from_safetensors but for hum_moe_from_standard's. */
+hum_status hum_moe_load_standard(hum_runtime *rt, const char *path, const char *name, const hum_moe_options *opts,
+                                 hum_standard_weight *w13, hum_standard_weight *w2, hum_moe_options *resolved);
 
 #ifndef HUM_CDEF
 #ifdef __cplusplus

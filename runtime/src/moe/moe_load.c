@@ -148,14 +148,13 @@ static int listed(const hum_layer_list *l, const char *name)
     return 0;
 }
 
-hum_status hum_moe_from_safetensors(hum_runtime *rt, const char *path, const char *name, const hum_moe_options *opts,
-                                    hum_moe **out)
+hum_status hum_moe_load_standard(hum_runtime *rt, const char *path, const char *name, const hum_moe_options *opts,
+                                 hum_standard_weight *w13, hum_standard_weight *w2, hum_moe_options *resolved)
 {
-    if (out)
-        *out = NULL;
-    if (!rt || !path || !name || !opts || !out)
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_from_safetensors: NULL %s",
-                        !rt ? "runtime" : !path ? "path" : !name ? "name" : !opts ? "options" : "out");
+    if (!rt || !path || !name || !opts || !w13 || !w2 || !resolved)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_load_standard: a NULL argument");
+    memset(w13, 0, sizeof *w13);
+    memset(w2, 0, sizeof *w2);
     hum_checkpoint *ck = NULL;
     hum_layer_list list = {0};
     hum_status st = hum_checkpoint_open(path, &ck);
@@ -163,7 +162,7 @@ hum_status hum_moe_from_safetensors(hum_runtime *rt, const char *path, const cha
         st = hum_checkpoint_list_layers(rt, ck, &list);
     hum_checkpoint_close(ck);
     if (st != HUM_OK)
-        return hum_fail_context(st, "hum_moe_from_safetensors");
+        return hum_fail_context(st, "loading experts %s", name);
     const int gated = opts->activation != HUM_MOE_RELU2;
     char gate[600], up[600], down[600];
     int form = -1;
@@ -174,7 +173,7 @@ hum_status hum_moe_from_safetensors(hum_runtime *rt, const char *path, const cha
         gate[0] = '\0';
         if (FORMS[f].gate && gated)
             join_name(gate, sizeof gate, name, FORMS[f].gate);
-        if (listed(&list, up) && listed(&list, down) && (!FORMS[f].gate || !gated || listed(&list, gate)))
+        if (listed(&list, up) && listed(&list, down) && (!gate[0] || listed(&list, gate)))
             form = f;
     }
     for (int64_t i = 0; form >= 0 && i < list.count; i++)
@@ -182,35 +181,55 @@ hum_status hum_moe_from_safetensors(hum_runtime *rt, const char *path, const cha
             experts = list.items[i].num_experts;
     hum_layer_list_free(&list);
     if (form < 0)
-        return hum_fail(HUM_ERR_FORMAT, "hum_moe_from_safetensors: %s: no experts module '%s' (looked for %s.%s and "
-                        "%s.%s; %s.%s, %s.%s and %s.%s; %s.%s, %s.%s and %s.%s)", path, name, name, FORMS[0].up, name,
-                        FORMS[0].down, name, FORMS[1].gate, name, FORMS[1].up, name, FORMS[1].down, name,
-                        FORMS[2].gate, name, FORMS[2].up, name, FORMS[2].down);
+        return hum_fail(HUM_ERR_FORMAT, "%s: no experts module '%s' (looked for %s.%s and %s.%s; %s.%s, %s.%s and "
+                        "%s.%s; %s.%s, %s.%s and %s.%s)", path, name, name, FORMS[0].up, name, FORMS[0].down, name,
+                        FORMS[1].gate, name, FORMS[1].up, name, FORMS[1].down, name, FORMS[2].gate, name, FORMS[2].up,
+                        name, FORMS[2].down);
     /* the shard is cut while loading, so that only the kept experts are converted */
     const hum_shard shard = {.dim = HUM_SHARD_NONE, .experts = opts->experts, .expert_count = opts->expert_count};
     const hum_shard *cut = opts->experts ? &shard : NULL;
-    hum_standard_weight w[3];
-    memset(w, 0, sizeof w);
-    const char *names[3] = {gate[0] ? gate : NULL, up, down};
-    for (int i = 0; st == HUM_OK && i < 3; i++)
-        if (names[i])
-            st = hum_layer_load_shard(rt, path, names[i], cut, &w[i]);
-    hum_standard_weight joined;
-    memset(&joined, 0, sizeof joined);
-    if (st == HUM_OK && gate[0])
-        st = hum_moe_join_gate_up(&w[0], &w[1], &joined);
-    if (st == HUM_OK) {
-        hum_moe_options o = *opts;
-        o.experts = NULL; /* already cut */
-        o.expert_count = 0;
-        if (!o.global_experts)
-            o.global_experts = (int32_t)experts;
-        if (gate[0])
-            o.gate_up = HUM_MOE_GATE_UP_SPLIT;
-        st = hum_moe_from_standard(rt, gate[0] ? &joined : &w[1], &w[2], &o, out);
+    hum_standard_weight g;
+    memset(&g, 0, sizeof g);
+    st = hum_layer_load_shard(rt, path, up, cut, gate[0] ? &g : w13);
+    if (st == HUM_OK)
+        st = hum_layer_load_shard(rt, path, down, cut, w2);
+    if (st == HUM_OK && gate[0]) {
+        hum_standard_weight u = g;
+        memset(&g, 0, sizeof g);
+        if ((st = hum_layer_load_shard(rt, path, gate, cut, &g)) == HUM_OK)
+            st = hum_moe_join_gate_up(&g, &u, w13);
+        hum_standard_free(&u);
     }
-    hum_standard_free(&joined);
-    for (int i = 0; i < 3; i++)
-        hum_standard_free(&w[i]);
-    return st == HUM_OK ? HUM_OK : hum_fail_context(st, "hum_moe_from_safetensors: %s, experts %s", path, name);
+    hum_standard_free(&g);
+    if (st != HUM_OK) {
+        hum_standard_free(w13);
+        hum_standard_free(w2);
+        return hum_fail_context(st, "%s, experts %s", path, name);
+    }
+    *resolved = *opts;
+    resolved->experts = NULL; /* already cut */
+    resolved->expert_count = 0;
+    if (!resolved->global_experts)
+        resolved->global_experts = (int32_t)experts;
+    if (gate[0])
+        resolved->gate_up = HUM_MOE_GATE_UP_SPLIT;
+    return HUM_OK;
+}
+
+hum_status hum_moe_from_safetensors(hum_runtime *rt, const char *path, const char *name, const hum_moe_options *opts,
+                                    hum_moe **out)
+{
+    if (out)
+        *out = NULL;
+    if (!rt || !path || !name || !opts || !out)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_from_safetensors: NULL %s",
+                        !rt ? "runtime" : !path ? "path" : !name ? "name" : !opts ? "options" : "out");
+    hum_standard_weight w13, w2;
+    hum_moe_options o;
+    hum_status st = hum_moe_load_standard(rt, path, name, opts, &w13, &w2, &o);
+    if (st == HUM_OK)
+        st = hum_moe_from_standard(rt, &w13, &w2, &o, out);
+    hum_standard_free(&w13);
+    hum_standard_free(&w2);
+    return st == HUM_OK ? HUM_OK : hum_fail_context(st, "hum_moe_from_safetensors");
 }
