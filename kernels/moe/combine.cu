@@ -9,7 +9,7 @@
 //
 // Each thread makes 8 outputs of one token from 16-byte loads of y when H % 8 == 0 (and stores
 // them at once when `out_vec`: out and its row stride 16-byte aligned). Launch: 256 threads,
-// any grid; on sm_90 launched to overlap the GEMM before it.
+// any grid; on sm_90 launched to overlap the GEMM before it, which it waits for before any read.
 #include "common.cuh"
 #include "hum_constants.h"
 #include "moe/route.cuh"
@@ -26,7 +26,6 @@ hum_moe_combine(const u16 *__restrict__ y, const void *__restrict__ ids, int ids
     constexpr int kChunks = (kHidden + 7) / 8;
     constexpr bool kVec = kHidden % 8 == 0;
     grid_dependency_wait();
-    grid_dependents_launch();
     const i64 total = static_cast<i64>(m) * kChunks;
     for (i64 idx = blockIdx.x * 256ll + threadIdx.x; idx < total; idx += gridDim.x * 256ll) {
         const i64 t = idx / kChunks;
