@@ -272,6 +272,36 @@ typedef struct hum_quant_spec {
 hum_status hum_quantize_reference(const float *w, int64_t n, int64_t k, const hum_quant_spec *spec,
                                   hum_standard_weight *out);
 
+/* How activations are quantized to 8 bits: the code type, the scale mode and, for
+ * HUM_ACT_SCALE_GROUP, the group and the scale type. */
+typedef struct hum_act_quant {
+    hum_dtype dtype;       /* HUM_DTYPE_FLOAT8_E4M3FN or HUM_DTYPE_INT8 */
+    hum_act_scale scale;
+    int32_t group;         /* GROUP: columns per scale, a power of two in 8..256; else 0 */
+    hum_dtype scale_dtype; /* float32; GROUP with e4m3fn codes may take float8_e8m0 (MX) */
+} hum_act_quant;
+
+/*
+ * The CPU twin of the activation-quantization kernel (kernels/prep/quantize_a.cu): the same
+ * inputs give the same bits. a: host float16 or bfloat16 [M, K] (row stride strides[0], 0:
+ * K), finite. q: host, how->dtype, [M, Kq] with Kq >= K (columns past K get 0). scale: host;
+ * TOKEN float32 [M] or [M, 1]; GROUP [M, ceil(K / group)] of scale_dtype, any strides (so a
+ * column-major [G][M] view works); TENSOR NULL (the scale is input_scale).
+ *   max = 448 (e4m3fn) or 127 (int8); amax = the largest |a| of the row or group.
+ *   TOKEN, GROUP float32: scale = amax / max; inv = max / amax, at most FLT_MAX.
+ *   GROUP e8m0 (OCP MX): scale = 2^clamp(floor(log2(amax)) - 8, -127, 127); inv = 1 / scale.
+ *   TENSOR: inv = 1 / input_scale.
+ *   e4m3fn code = encode(a * inv), nearest even, saturating at +-448; int8 code =
+ *   rne(clamp(a * inv, -127, 127)). Every step is one float32 operation.
+ * An all-zero row or group (and input_scale 0) gives inv 0: codes 0 and scale 0 (e8m0: code 0,
+ * there is no zero) and never a NaN.
+ * Errors: HUM_ERR_INVALID_ARG naming the tensor or field: NULL, non-host memory, a dtype,
+ * shape or stride that does not fit, a group outside 8..256 or not a power of two, e8m0
+ * scales without GROUP or with int8, input_scale negative or not finite for TENSOR.
+ */
+hum_status hum_quantize_activations(const hum_tensor *a, const hum_act_quant *how, float input_scale,
+                                    const hum_tensor *q, const hum_tensor *scale);
+
 /* ====================================================================================== */
 /* safetensors and checkpoints                                                             */
 /* ====================================================================================== */
@@ -395,6 +425,10 @@ typedef struct hum_layer_summary {
     int32_t symmetric;      /* 1: no zero point (ints use the midpoint 2^(bits-1)) */
     int32_t act_order;      /* 1: g_idx permutes K */
     int64_t n, k, num_experts;
+    /* the checkpoint's activation scheme (hum_standard_weight.act_dtype): "" for weight-only
+     * layers (16-bit activations), "e4m3 token", "e4m3 tensor" (static input_scale), "e4m3
+     * group 128", "int8 token", "mxfp8", "nvfp4", ... (docs/formats.md) */
+    char activations[32];
     /* "" when the layer converts as far as the listing checks (shapes, dtypes, config); else why
      * it cannot, as hum_checkpoint_load_layer would say it (HUM_ERR_FORMAT / HUM_ERR_UNSUPPORTED),
      * cut to fit. Such a layer is still listed, with its name and whatever else is zero/"". One
@@ -666,11 +700,20 @@ hum_status hum_layer_compile(hum_runtime *rt, const hum_standard_weight *w, cons
  */
 typedef struct hum_layer_spec {
     int64_t n, k;
+    /* activation_dtype: what the GEMM multiplies (a=): float16 or bfloat16, or float8_e4m3fn or
+     * int8 (activations quantized by the layer, or by the host: hum_layer_forward) */
     hum_dtype weight_dtype, activation_dtype, scale_dtype;
     hum_scale_type scale_type;
     int64_t group_size;
     int32_t zero_point; /* a hum_zero_point_kind */
     int32_t bias, act_order;
+    /* out=: C's dtype, float16 or bfloat16 (the checkpoint's 16-bit type, also the weight's
+     * param_dtype): the activation dtype when that is 16-bit, bfloat16 by default for 8-bit A */
+    hum_dtype output_dtype;
+    /* 8-bit A only (else TOKEN and 0): ascale= token (TOKEN), tensor (TENSOR), group128 (GROUP,
+     * act_group 128, float32 scales); a=mxfp8 is e4m3 with GROUP and act_group 32 (e8m0 scales) */
+    hum_act_scale act_scale;
+    int32_t act_group;
 } hum_layer_spec;
 
 hum_status hum_layer_spec_parse(const char *spec, hum_layer_spec *out);
