@@ -1,10 +1,11 @@
 // MoE align: routes the M*top_k slots of a forward (slot i = token i / top_k, its (i % top_k)-th
-// choice) to the local experts and lays them out for the indexed expert GEMMs
-// (runtime/src/moe/moe_align.c launches it; C twin: runtime/src/moe/align_ref.c, which defines
-// the layout and is compared with these kernels exactly):
+// choice) to the local experts and lays them out for the indexed expert GEMMs as
+// kernels/contract/moe_layout.h states (runtime/src/moe/moe_align.c launches it; C twin:
+// runtime/src/moe/align_ref.c, compared with these kernels exactly):
 //   sorted[max_padded]      slot ids grouped by local expert in expert order; each expert's run
 //                           is padded to a multiple of block_m with `numel` (the sentinel)
-//   expert_ids[max_blocks]  the local expert of each block_m block of `sorted`; -1 past the end
+//   expert_ids[max_blocks]  the local expert of each block_m block of `sorted`; HUM_MOE_SKIP_BLOCK
+//                           past the end
 //   offsets[e_local + 1]    where each expert's run starts; offsets[e_local] = the padded total
 //   post_padded[1]          the padded total again, for kernels that only need the end
 // A slot's expert is topk_ids[i] (int32 or int64) mapped through expert_map (int32
@@ -12,14 +13,16 @@
 // outside [0, e_local) drop the slot. Order inside one expert's run is unspecified (shared
 // atomics): no result depends on it, as every row of a GEMM is computed on its own.
 //
-// Two paths, one layout. For few slots (moe_align.c decides): hum_moe_align, one block of 1024 threads, counts,
-// scans and scatters in shared memory (one launch on the decode path). Above: hum_moe_count (nb
-// blocks, each counting its own chunk of slots into counts[b][e]), hum_moe_scan (one block:
-// per-expert prefix over the chunks, then the same scan and padding as the small path),
-// hum_moe_scatter (nb blocks, each placing its chunk from its own bases), so no memory needs
-// zeroing beforehand and every grid has at most kMaxChunks blocks for any M * top_k.
+// Two paths, one layout. For few slots (moe_align.c decides): hum_moe_align, one block of 1024
+// threads, counts, scans and scatters in shared memory (one launch on the decode path). Above:
+// hum_moe_count (nb blocks, each counting its own chunk of slots into counts[b][e]),
+// hum_moe_scan (one block: per-expert prefix over the chunks, then the same scan and padding as
+// the small path), hum_moe_scatter (nb blocks, each placing its chunk from its own bases), so no
+// memory needs zeroing beforehand and no grid has more than HUM_MOE_ALIGN_CHUNKS (128) blocks
+// for any M * top_k.
 // All kernels: 1024 threads; dynamic shared memory 2 * e_local int32.
 #include "common.cuh"
+#include "contract/moe_layout.h"
 #include "moe/route.cuh"
 #include "ptx/griddep.cuh"
 
@@ -97,7 +100,7 @@ HUM_DEV void lay_out(const int *counts, int *offsets_s, int e_local, int block_m
     const int blocks = base / block_m;
     for (int b = threadIdx.x; b < max_blocks; b += kThreads) {
         if (b >= blocks) {
-            expert_ids[b] = -1;
+            expert_ids[b] = HUM_MOE_SKIP_BLOCK;
             continue;
         }
         // the last expert whose run starts at or before row b * block_m (empty runs share

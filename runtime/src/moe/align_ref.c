@@ -2,6 +2,7 @@
  * in plain loops. */
 #include "hum/hum_tools.h"
 
+#include "contract/moe_layout.h"
 #include "internal.h"
 
 #include <stdint.h>
@@ -10,8 +11,7 @@ int64_t hum_moe_align_rows(int64_t numel, int64_t e_local, int32_t block_m)
 {
     if (numel < 0 || e_local < 1 || block_m < 1)
         return -1;
-    const int64_t busy = e_local < numel ? e_local : numel;
-    return (numel + busy * (block_m - 1) + block_m - 1) / block_m * block_m;
+    return hum_moe_indexed_capacity(numel, e_local, block_m);
 }
 
 /* The local expert of slot i, or -1 (as expert_of in kernels/moe/align.cu). */
@@ -64,6 +64,6 @@ hum_status hum_moe_align_reference(const hum_tensor *topk_ids, const int32_t *ex
     }
     *post_padded = offsets[e_local];
     for (int64_t b = offsets[e_local] / block_m; b < rows / block_m; b++)
-        expert_ids[b] = -1;
+        expert_ids[b] = HUM_MOE_SKIP_BLOCK;
     return HUM_OK;
 }
