@@ -25,11 +25,11 @@
 // unused: an act-order A arrives permuted, prep/permute_a.cu). Dynamic shared memory: kSmemBytes plus
 // 2048 bytes (alignment of the stages to 1024 bytes, and the stage barriers).
 #include "gemm/dequant.cuh"
+#include "gemm/entry.cuh"
 #include "gemm/epilogue.cuh"
 #include "gemm/load_a.cuh"
 #include "gemm/load_b.cuh"
 #include "mma/wgmma.cuh"
-#include "ptx/griddep.cuh"
 #include "ptx/smem.cuh"
 
 namespace gemm_wgmma {
@@ -38,7 +38,7 @@ using namespace gemm;
 constexpr int kWarpgroups = kThreads / 128;
 constexpr int kSlabs = kWN / 16;           // 64-row slabs per warpgroup
 constexpr int kUnits = kBN / 64;           // 64-row units of the block, kWarpgroups * kSlabs
-constexpr int kChunk = kBM % 128 == 0 ? 128 : 64;  // N of one wgmma instruction
+constexpr int kChunk = kBM % 128 == 0 ? 128 : kBM % 64 == 0 ? 64 : kBM;  // N of one wgmma instruction
 constexpr int kChunks = kBM / kChunk;
 constexpr int kAcc = kBM / 2;              // accumulators per thread and slab
 // The warp's share of a lane's codes: pairs 4w..4w+3 of its k16 row (kernels/prep/repack.cu),
@@ -66,7 +66,8 @@ static_assert(kWarpgroups * kSlabs == kUnits, "warpgroups x slabs must cover blo
 static_assert(kWarpgroups <= 2 && kSlabs <= 2 && kSlabs * kAcc <= 128,
               "register budget: at most 2 warpgroups, 2 slabs and 128 accumulators per thread");
 static_assert(kWM == kBM && kWK == kBK, "wgmma tiles: warp_m = block_m and warp_k = block_k");
-static_assert(kBM % 64 == 0 && kBM <= 256, "block M (the wgmma N) must be 64, 128, 192 or 256");
+static_assert(kBM == 16 || kBM == 32 || (kBM % 64 == 0 && kBM <= 256),
+              "block M (the wgmma N) must be 16, 32, 64, 128, 192 or 256");
 static_assert(kAVec, "activations must be copied 16 bytes at a time (no act-order, K a multiple of 8)");
 static_assert(kStages >= 3, "at least three stages");
 static_assert(kBM * kCRow <= kSmemBytes, "the epilogue tile must fit in the pipeline's shared memory");
@@ -211,9 +212,6 @@ HUM_DEV void compute_stage(u32 base, int slot, int wg, int w, int lane, float (&
 // k-blocks kb0 .. kb0 + len - 1 of one tile into acc, then every copy and product finished.
 // g0 counts the stages this CTA loaded before: stage g sits in slot g % kStages and completes
 // phase g / kStages of that slot's barrier.
-// k-blocks kb0 .. kb0 + len - 1 of one tile into acc, then every copy and product finished.
-// g0 counts the stages this CTA loaded before: stage g sits in slot g % kStages and completes
-// phase g / kStages of that slot's barrier.
 HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, int m0, int n0, int kb0, int len, int tid, int wg,
                       int w, int lane, float (&acc)[kSlabs][kAcc])
 {
@@ -277,12 +275,11 @@ HUM_DEV void write_c(const hum_gemm_args &args, u32 cbase, int m0, int n0, bool 
 {
     constexpr int CPR = kBN / 8;
     constexpr int COUNT = kBM * CPR;
-    static_assert(COUNT % kThreads == 0, "epilogue chunks split evenly over the threads");
 #pragma unroll 4
-    for (int i = 0; i < COUNT / kThreads; ++i) {
+    for (int i = 0; i < (COUNT + kThreads - 1) / kThreads; ++i) {
         const int ch = tid + i * kThreads;
         const int r = ch / CPR, gm = m0 + r, gn = n0 + ch % CPR * 8;
-        if (gm >= args.m || gn >= kNReal)
+        if ((COUNT % kThreads != 0 && ch >= COUNT) || gm >= args.m || gn >= kNReal)
             continue;
         u32 v[4];
         lds128(cbase + r * kCRow + (ch % CPR) * 16, v[0], v[1], v[2], v[3]);
@@ -334,16 +331,14 @@ HUM_DEV void epilogue(const hum_gemm_args &args, const Schedule &sch, int tile, 
 
 HUM_GEMM_KERNEL(hum_gemm_wgmma)
 {
-    grid_dependency_wait();  // an act-order A: prep/permute_a.cu may still be writing it
     using namespace gemm_wgmma;
     extern __shared__ __align__(1024) u8 smem[];
-    const Schedule sch(args.m);
+    const auto [sch, tid, lane, warp] = kernel_entry(args);
     if (sch.total == 0)
         return;
     // The swizzle atoms (and the descriptors and TMA boxes that address them) start 1024-byte
     // aligned; the launch's 2048 spare bytes cover the alignment and the barriers.
     const u32 base = (smem_addr(smem) + 1023u) & ~1023u;
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int wg = warp >> 2, w = warp & 3;
     if (tid == 0) {
         for (int s = 0; s < kStages; ++s)
@@ -359,11 +354,7 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
         const int len = kKB - wk.kb < sch.total - j ? kKB - wk.kb : sch.total - j;
         int mb, nb;
         tile_coords(wk.tile, args.m, mb, nb);
-#pragma unroll
-        for (int s = 0; s < kSlabs; ++s)
-#pragma unroll
-            for (int i = 0; i < kAcc; ++i)
-                acc[s][i] = 0.f;
+        zero_acc(acc);
         mainloop(args, base, g0, mb * kBM, nb * kBN, wk.kb, len, tid, wg, w, lane, acc);
         epilogue(args, sch, wk.tile, base, tid, wg, w, lane, acc);
         wk.kb += len - 1;  // the work of the segment's last iteration, for the next step()

@@ -9,6 +9,7 @@
 #include "rt_test.h"
 #include "hum_ffi.h"
 #include "jit.h"
+#include "layer.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -360,6 +361,27 @@ static void check_untrusted_plans(void)
     hum_standard_free(&w);
 }
 
+/* A layer made from a weight (not moved) owns a copy of every tensor, the static input_scale
+ * too: the weight can be freed before the layer. */
+static void check_weight_copy(hum_runtime *rt)
+{
+    hum_layer_spec s;
+    hum_standard_weight w;
+    hum_layer *layer = NULL;
+    if (!QUANT_CHECK(hum_layer_spec_parse("n=64,k=128,w=uint4,a=e4m3,ascale=tensor", &s) == HUM_OK &&
+                         hum_layer_spec_weight(&s, 1, &w) == HUM_OK,
+                     "static input scale: %s", hum_last_error()))
+        return;
+    const float scale = *(const float *)w.input_scale.data;
+    if (QUANT_CHECK(hum_layer_from_standard(rt, &w, NULL, &layer) == HUM_OK, "%s", hum_last_error())) {
+        const hum_tensor *copy = &layer->weight.input_scale;
+        QUANT_CHECK(copy->data && copy->data != w.input_scale.data && *(const float *)copy->data == scale,
+                    "the layer's input_scale is its own copy of %g", (double)scale);
+    }
+    hum_standard_free(&w);
+    hum_layer_destroy(layer);
+}
+
 int main(void)
 {
     check_spec_parsing();
@@ -368,6 +390,7 @@ int main(void)
     hum_runtime *rt = NULL;
     if (QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "%s", hum_last_error())) {
         check_rejections(rt);
+        check_weight_copy(rt);
         check_compiles(rt);
     }
     hum_runtime_destroy(rt);

@@ -24,6 +24,18 @@ void hum_standard_free(hum_standard_weight *w)
     memset(w, 0, sizeof *w);
 }
 
+void hum_standard_header(const hum_standard_weight *w, hum_standard_weight *out)
+{
+    *out = *w;
+    memset(&out->weight, 0, sizeof out->weight);
+    memset(&out->scale, 0, sizeof out->scale);
+    memset(&out->zero_point, 0, sizeof out->zero_point);
+    memset(&out->global_scale, 0, sizeof out->global_scale);
+    memset(&out->bias, 0, sizeof out->bias);
+    memset(&out->k_perm, 0, sizeof out->k_perm);
+    memset(&out->input_scale, 0, sizeof out->input_scale);
+}
+
 static void shape_text(char *buf, size_t cap, int32_t rank, const int64_t *shape)
 {
     size_t used = (size_t)snprintf(buf, cap, "[");

@@ -342,14 +342,7 @@ hum_status hum_standard_shard(const hum_standard_weight *w, const hum_shard *sha
     memset(&c, 0, sizeof c);
     st = plan_cut(w, &v, shard, &c);
     if (st == HUM_OK) {
-        *out = *w;
-        memset(&out->weight, 0, sizeof out->weight);
-        memset(&out->scale, 0, sizeof out->scale);
-        memset(&out->zero_point, 0, sizeof out->zero_point);
-        memset(&out->global_scale, 0, sizeof out->global_scale);
-        memset(&out->bias, 0, sizeof out->bias);
-        memset(&out->k_perm, 0, sizeof out->k_perm);
-        memset(&out->input_scale, 0, sizeof out->input_scale);
+        hum_standard_header(w, out);
         out->num_experts = w->num_experts > 0 ? c.e : 0;
         out->n = c.n;
         out->k = c.k;
