@@ -89,6 +89,14 @@ static int64_t weight_bytes(const hum_standard_weight *w)
            tensor_bytes(&w->global_scale) + tensor_bytes(&w->bias) + tensor_bytes(&w->k_perm);
 }
 
+/* The phases of a prepared layer, kept in *p and printed under its total. */
+static void phases(const hum_layer_info *info, bench_phases *p)
+{
+    *p = (bench_phases){info->plan_ms, info->context_ms, info->compile_ms, info->upload_ms, info->load_ms};
+    printf("  plan %.1f ms, then side by side: compile %.1f + load %.1f ms | context %.1f + upload %.1f ms\n", p->plan,
+           p->compile, p->load, p->context, p->upload);
+}
+
 /* The layer prepared twice: from the empty cache `rt` was made with, then again (cache hits). */
 static hum_status prepare_cold_warm(hum_runtime *rt, const hum_standard_weight *w, const hum_layer_options *lo,
                                     bench_report *r, hum_layer **out)
@@ -102,6 +110,7 @@ static hum_status prepare_cold_warm(hum_runtime *rt, const hum_standard_weight *
         hum_layer_get_info(cold, &info);
         printf("prepare, cold cache: %.1f ms (%d kernels compiled in %.1f ms)\n", r->prepare_cold_ms,
                info.kernels_compiled, info.compile_ms);
+        phases(&info, &r->cold_phases);
     }
     hum_layer_destroy(cold);
     if (st == HUM_OK)
@@ -111,6 +120,7 @@ static hum_status prepare_cold_warm(hum_runtime *rt, const hum_standard_weight *
         r->prepare_warm_ms = now_ms() - t0;
         hum_layer_get_info(*out, &info);
         printf("prepare, warm cache: %.1f ms (%d kernels from the cache)\n", r->prepare_warm_ms, info.kernels_cached);
+        phases(&info, &r->warm_phases);
         hum_layer_dispatch d;
         if ((st = hum_layer_describe(*out, &d)) == HUM_OK)
             cli_print_dispatch(stdout, &d, 0);
