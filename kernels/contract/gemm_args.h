@@ -1,11 +1,28 @@
 /* The GEMM kernel contract: the one argument every GEMM kernel of kernels/gemm/ takes, as a
  * `const __grid_constant__ hum_gemm_args` parameter, and that libhum fills for each launch
- * (runtime/src/layer/layer_forward.c). Plain C, read by both the C11 library and NVRTC, so both sides
- * agree on every offset: only pointers, 32/64-bit integers, floats and the tensor map.
+ * (runtime/src/layer/layer_forward.c, and for the expert GEMMs of a MoE layer
+ * runtime/src/layer/expert_forward.c). Plain C, read by both the C11 library and NVRTC, so both
+ * sides agree on every offset: only pointers, 32/64-bit integers, floats and the tensor map.
  *
  * Only M, top_k, the pointers and the strides are run-time values; shapes, dtypes and tiles are
- * compile-time constants of the kernel (hum_constants.h). Unused pointers are NULL. Every
- * pointer may point into a per-forward workspace (a permuted copy of A, the stream-K locks). */
+ * compile-time constants of the kernel (hum_constants.h), the GEMM type (kGemmTypeId) and the
+ * expert count (kExperts) included. Unused pointers are NULL. Every pointer may point into a
+ * per-forward workspace (a permuted copy of A, the stream-K locks, the MoE routing).
+ *
+ * The rows of A and C per GEMM type (kernels/contract/moe_layout.h states the MoE layouts in
+ * full, and docs/moe.md for people):
+ *   dense               A [m][lda], C [m][ldc]; one weight.
+ *   indexed             m tokens, top_k slots each: routed row r = token * top_k + slot, of
+ *                       R = m * top_k. sorted_token_ids lists routed rows grouped by expert, in
+ *                       blocks of block_m (kBM) rows of one expert (expert_ids[block]); row r
+ *                       reads A row r / top_k and writes C row r (C is [R][ldc]); the sentinel
+ *                       R is neither read nor written. The down projection, whose A is the
+ *                       routed rows themselves, runs with m = R and top_k = 1.
+ *   grouped_contiguous  A [m][lda], the rows of expert e are expert_offsets[e] ..
+ *                       expert_offsets[e + 1] - 1; C the same rows.
+ *   grouped_masked      A [kExperts][m][lda] (m = max tokens per expert, the DeepEP
+ *                       low-latency layout), expert e's first expert_counts[e] rows are real;
+ *                       C [kExperts][m][ldc], rows past the count not written. */
 #ifndef HUM_CONTRACT_GEMM_ARGS_H
 #define HUM_CONTRACT_GEMM_ARGS_H
 
@@ -21,38 +38,47 @@ typedef struct hum_gemm_tma_map {
 } hum_gemm_tma_map;
 
 typedef struct hum_gemm_args {
-    /* A [M][lda], the activation dtype (16-bit today); a_scale: per-token scales of quantized
-     * activations (reserved: NULL for float16/bfloat16) */
+    /* A (rows per GEMM type, above), the activation dtype (16-bit today); a_scale: per-token
+     * scales of quantized activations (reserved: NULL for float16/bfloat16) */
     const void *a;
     const void *a_scale;
     long long lda;
     /* the prepared weight (kernels/prep/repack.cu): codes, scale and zero-point rows
      * [groups][N] of the activation dtype, bias float32 [N]; k_perm int32 [K]: the K order of
      * an act-order layer whose A is read in checkpoint order (reserved for a gathering A
-     * loader: NULL today, libhum permutes A first with kernels/prep/permute_a.cu) */
+     * loader: NULL for dense layers, libhum permutes A first with kernels/prep/permute_a.cu).
+     * With kExperts > 0 each is kExperts such weights back to back, one expert stride apart
+     * (kernels/contract/moe_layout.h): the expert GEMMs pick their expert's. */
     const void *b;
     const void *b_scale;
     const void *zero;
     const float *bias;
     const int *k_perm;
-    /* C [M][ldc], the activation dtype */
+    /* C (rows per GEMM type, above), the activation dtype */
     void *c;
     long long ldc;
     /* stream-K: one int32 per stream-K tile of the grid, zero between launches */
     int *locks;
+    /* dense: rows of A and C; indexed: tokens (routed rows m * top_k); grouped_contiguous: rows
+     * of A and C; grouped_masked: rows per expert */
     int m;
     /* the float accumulators are multiplied by this (global scale, exponent bookkeeping) */
     float out_factor;
-    /* MoE (reserved for the indexed and grouped GEMM types; NULL / 0 for dense): the token ids
-     * sorted by expert, the expert of each block of sorted tokens or the first row of each
-     * expert, the router weights applied in the epilogue, and the experts per token */
+    /* indexed: routed rows grouped by expert (int32 [capacity], moe_layout.h), the expert of
+     * each block of kBM of them (int32 [capacity / kBM], HUM_MOE_SKIP_BLOCK: skip the block),
+     * and how many of them the launch covers (one device int32, a multiple of kBM, read by
+     * the kernel: the host sizes the grid for the capacity and never waits for the count) */
     const int *sorted_token_ids;
     const int *expert_ids;
+    const int *num_tokens_post_padded;
+    /* grouped_contiguous: int64 [kExperts + 1], nondecreasing, the last at most m */
     const long long *expert_offsets;
-    const float *topk_weights;
+    /* grouped_masked: int32 [kExperts], each in 0 .. m */
+    const int *expert_counts;
+    /* indexed: experts per token (1 for the down projection, above) */
     int top_k;
     /* A as a 2-D TMA tensor map (rows M, columns K, row stride lda, box block_m x 64, 128-byte
-     * swizzle): the wgmma kernel's A loader; unused by the others */
+     * swizzle): the wgmma kernel's A loader of the dense type; unused by the others */
     hum_gemm_tma_map a_map;
 } hum_gemm_args;
 

@@ -422,6 +422,16 @@ hum_status hum_standard_validate(const hum_standard_weight *w);
  * Known limit: float8_e5m2 codes with an all-ones exponent (which the standard format reads
  * as finite numbers of 65536 and more) overflow float16 activations.
  */
+/* How 8-bit activations get their scales (kernels/prep/quantize_a.cu quantizes 16-bit A so;
+ * hum_quantize_activations, hum/hum_tools.h, is its CPU twin). The dequantized activation is
+ * code * scale. */
+typedef enum hum_act_scale {
+    HUM_ACT_SCALE_TOKEN = 0,  /* dynamic: one float32 scale per row (token), amax / max */
+    HUM_ACT_SCALE_TENSOR = 1, /* static: one float32 scale for the tensor (a checkpoint's input_scale) */
+    HUM_ACT_SCALE_GROUP = 2   /* dynamic: one scale per row and group of K columns (1 x 128 float32
+                               * for FP8 block-wise; 1 x 32 e8m0 for MXFP8) */
+} hum_act_scale;
+
 typedef struct hum_layer_options {
     /* float16 or bfloat16 (A and C); HUM_DTYPE_INVALID (0): the weight's param_dtype */
     hum_dtype activation_dtype;

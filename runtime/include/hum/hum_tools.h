@@ -272,6 +272,36 @@ typedef struct hum_quant_spec {
 hum_status hum_quantize_reference(const float *w, int64_t n, int64_t k, const hum_quant_spec *spec,
                                   hum_standard_weight *out);
 
+/* How activations are quantized to 8 bits: the code type, the scale mode and, for
+ * HUM_ACT_SCALE_GROUP, the group and the scale type. */
+typedef struct hum_act_quant {
+    hum_dtype dtype;       /* HUM_DTYPE_FLOAT8_E4M3FN or HUM_DTYPE_INT8 */
+    hum_act_scale scale;
+    int32_t group;         /* GROUP: columns per scale, a power of two in 8..256; else 0 */
+    hum_dtype scale_dtype; /* float32; GROUP with e4m3fn codes may take float8_e8m0 (MX) */
+} hum_act_quant;
+
+/*
+ * The CPU twin of the activation-quantization kernel (kernels/prep/quantize_a.cu): the same
+ * inputs give the same bits. a: host float16 or bfloat16 [M, K] (row stride strides[0], 0:
+ * K), finite. q: host, how->dtype, [M, Kq] with Kq >= K (columns past K get 0). scale: host;
+ * TOKEN float32 [M] or [M, 1]; GROUP [M, ceil(K / group)] of scale_dtype, any strides (so a
+ * column-major [G][M] view works); TENSOR NULL (the scale is input_scale).
+ *   max = 448 (e4m3fn) or 127 (int8); amax = the largest |a| of the row or group.
+ *   TOKEN, GROUP float32: scale = amax / max; inv = max / amax, at most FLT_MAX.
+ *   GROUP e8m0 (OCP MX): scale = 2^clamp(floor(log2(amax)) - 8, -127, 127); inv = 1 / scale.
+ *   TENSOR: inv = 1 / input_scale.
+ *   e4m3fn code = encode(a * inv), nearest even, saturating at +-448; int8 code =
+ *   rne(clamp(a * inv, -127, 127)). Every step is one float32 operation.
+ * An all-zero row or group (and input_scale 0) gives inv 0: codes 0 and scale 0 (e8m0: code 0,
+ * there is no zero) and never a NaN.
+ * Errors: HUM_ERR_INVALID_ARG naming the tensor or field: NULL, non-host memory, a dtype,
+ * shape or stride that does not fit, a group outside 8..256 or not a power of two, e8m0
+ * scales without GROUP or with int8, input_scale negative or not finite for TENSOR.
+ */
+hum_status hum_quantize_activations(const hum_tensor *a, const hum_act_quant *how, float input_scale,
+                                    const hum_tensor *q, const hum_tensor *scale);
+
 /* ====================================================================================== */
 /* safetensors and checkpoints                                                             */
 /* ====================================================================================== */

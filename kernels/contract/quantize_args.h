@@ -1,0 +1,45 @@
+/* The activation-quantization contract: the one argument of kernels/prep/quantize_a.cu, a
+ * `const __grid_constant__ hum_quantize_args`, filled by libhum (and by the GPU tests). Plain C,
+ * read by both the C11 library and NVRTC. The CPU twin, hum_quantize_activations
+ * (runtime/src/quant/quantize_a.c, hum/hum_tools.h), takes the same choices and writes the same
+ * bits.
+ *
+ * What the kernel writes, per row r < m:
+ *   q[r][j], j < k:       code of a[r][j] * inv (e4m3fn: nearest even, saturating at +-448;
+ *                         int8: nearest even of the value clamped to +-127)
+ *   q[r][j], k <= j < kq: 0
+ *   scale:                group 0 (per token): scale[r * scale_row] = amax(row) / max, float32;
+ *                         group > 0: scale[r * scale_row + g * scale_group] for each group g of
+ *                         `group` columns (the last one may be partial): float32 amax / max, or
+ *                         with e8m0 the OCP MX shared exponent as a float8_e8m0 byte;
+ *                         group -1 (static per tensor): nothing, the scale is *input_scale
+ *   inv:                  max / amax in float32 (0 when amax is 0: the codes are 0, never NaN,
+ *                         and the scale 0); at most FLT_MAX; e8m0: the power of two 1 / scale
+ *                         (exact); static: 1 / *input_scale (0 when that is 0)
+ * max is 448 for e4m3fn and 127 for int8. All float32 arithmetic is IEEE (no fast math), so the
+ * CPU twin matches bit for bit. Elements must be finite. */
+#ifndef HUM_CONTRACT_QUANTIZE_ARGS_H
+#define HUM_CONTRACT_QUANTIZE_ARGS_H
+
+typedef struct hum_quantize_args {
+    const void *a;            /* float16 or bfloat16 [m][lda] */
+    long long lda;
+    void *q;                  /* e4m3fn or int8 [m][ldq] */
+    long long ldq;
+    void *scale;              /* float32 or e8m0 bytes; NULL for static per-tensor */
+    long long scale_row, scale_group; /* element strides of the scales */
+    const float *input_scale; /* static per-tensor: one float32 in device memory */
+    int m, k, kq;             /* rows, columns of A, columns of q written (kq >= k) */
+    int bf16;                 /* A is bfloat16 (else float16) */
+    int int8;                 /* codes are int8 (else e4m3fn) */
+    int group;                /* 0: per token; -1: static per tensor; 8..256 (a power of two) */
+    int e8m0;                 /* group scales as e8m0 powers of two (MX), e4m3fn codes only */
+} hum_quantize_args;
+
+#ifdef __cplusplus
+static_assert(sizeof(hum_quantize_args) == 96, "hum_quantize_args: both compilers lay it out alike");
+#else
+_Static_assert(sizeof(hum_quantize_args) == 96, "hum_quantize_args: both compilers lay it out alike");
+#endif
+
+#endif

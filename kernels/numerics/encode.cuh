@@ -1,0 +1,86 @@
+// Encoders of quantized activations: float32 to e4m3fn, int8 and the OCP MX e8m0 exponent. The
+// CPU twins (runtime/src/quant/quantize_a.c) are written the same way, so the two agree bit for
+// bit on every finite input.
+#pragma once
+#include "common.cuh"
+
+namespace enc {
+
+constexpr float kE4m3Max = 448.0f;
+constexpr float kInt8Max = 127.0f;
+
+// e4m3fn code of x: round to nearest even, saturating at +-448 (NaN gives 0x7F). Integer
+// arithmetic on the float32 bits, for GPUs without the fp8 conversion (before sm_89).
+HUM_DEV u32 e4m3_soft(float x)
+{
+    const u32 b = __float_as_uint(x);
+    const u32 sign = b >> 24 & 0x80u;
+    const u32 a = b & 0x7FFFFFFFu;
+    if (a > 0x7F800000u)
+        return sign | 0x7Fu;
+    if (a >= 0x43E00000u)  // 448 and above (inf included): the rounding never exceeds 448 below it
+        return sign | 0x7Eu;
+    if (a <= 0x3A800000u)  // at most 2^-10, half the smallest subnormal 2^-9: rounds to zero
+        return sign;
+    const u32 e = a >> 23;
+    u32 mant, shift, code;
+    if (e < 121) {  // below 2^-6: a subnormal e4m3fn, m * 2^-9, with the implicit bit in the shift
+        mant = (a & 0x7FFFFFu) | 0x800000u;
+        shift = 141 - e;
+        code = mant >> shift;
+    } else {
+        mant = a & 0x7FFFFFu;
+        shift = 20;
+        code = (e - 120) << 3 | mant >> 20;
+    }
+    const u32 rem = mant & ((1u << shift) - 1u), half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (code & 1u)))
+        ++code;  // a carry out of the mantissa moves to the next binade, as the code order does
+    return sign | code;
+}
+
+// Two e4m3fn codes (lo in bits 0..7, hi in 8..15), as e4m3_soft gives them.
+HUM_DEV u32 e4m3x2(float lo, float hi)
+{
+#if __CUDA_ARCH__ >= 890
+    u16 d;
+    asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;\n" : "=h"(d) : "f"(hi), "f"(lo));
+    return d;
+#else
+    return e4m3_soft(lo) | e4m3_soft(hi) << 8;
+#endif
+}
+
+// int8 code of x: clamped to +-127 first (so NaN and huge values cannot wrap), then rounded to
+// nearest even.
+HUM_DEV u32 int8_code(float x)
+{
+    int q;
+    asm("cvt.rni.s32.f32 %0, %1;\n" : "=r"(q) : "f"(fminf(fmaxf(x, -kInt8Max), kInt8Max)));
+    return static_cast<u32>(q) & 0xFFu;
+}
+
+// floor(log2(x)) of a finite x > 0, float32 subnormals included.
+HUM_DEV int floor_log2(float x)
+{
+    const u32 b = __float_as_uint(x);
+    const int e = static_cast<int>(b >> 23);
+    return e ? e - 127 : (31 - __clz(static_cast<int>(b))) - 149;
+}
+
+// The OCP MX shared exponent of a group whose largest magnitude is amax > 0, as a float8_e8m0
+// code: 2^(floor(log2(amax)) - 8) (8: the exponent of e4m3fn's largest value), clamped to the
+// codes 0 (2^-127) .. 254 (2^127).
+HUM_DEV u32 e8m0_mx_code(float amax)
+{
+    const int x = floor_log2(amax) - 8 + 127;
+    return static_cast<u32>(x < 0 ? 0 : x > 254 ? 254 : x);
+}
+
+// 2^(127 - code) as float32: the exact reciprocal of an e8m0 scale (subnormal for 254).
+HUM_DEV float e8m0_inverse(u32 code)
+{
+    return code >= 254 ? __uint_as_float(0x00400000u) : __uint_as_float((254u - code) << 23);
+}
+
+}  // namespace enc

@@ -1,0 +1,171 @@
+// Activation quantization, once per forward of a layer that computes with 8-bit A: 16-bit A
+// (float16 or bfloat16) to e4m3fn or int8 codes and their float32 (or e8m0) scales, by the rules
+// of kernels/contract/quantize_args.h: dynamic per token, static per tensor, dynamic per group of
+// columns (1 x 128 for FP8 block-wise layers, 1 x 32 with e8m0 exponents for MXFP8).
+//
+// Each thread owns 8-column chunks (one 16-byte load, one 8-byte store); a CTA of 256 threads
+// covers 2048 columns per pass. A group (8..256 columns) is therefore the lanes of one warp
+// that hold its chunks, reduced with shuffles; a token's amax is the whole CTA's, so per-token
+// CTAs walk the full row twice (the second read comes from L1/L2), the other modes split the row
+// over blockIdx.x. blockIdx.y walks the rows. Rows that are not 16-byte aligned (K % 8, odd
+// strides) are read element by element, and q's rows unless 8-byte aligned are written so.
+//
+// Launch: block 256 threads; grid x = 1 per token, else ceil(kq / 2048); any y >= 1.
+#include "common.cuh"
+#include "contract/quantize_args.h"
+#include "numerics/encode.cuh"
+#include "ptx/griddep.cuh"
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kSpan = kThreads * 8;  // columns per CTA pass
+
+// The 8 values of chunk j0 of row `row` as float32; columns at or past k read as 0.
+HUM_DEV void load8(const hum_quantize_args &p, const u16 *row, int j0, bool vec, float (&v)[8])
+{
+    u16 h[8];
+    if (vec && j0 + 8 <= p.k) {
+        u32 w[4];
+        asm("ld.global.nc.v4.u32 {%0,%1,%2,%3}, [%4];\n"
+            : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
+            : "l"(row + j0));
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            h[2 * i] = static_cast<u16>(w[i]);
+            h[2 * i + 1] = static_cast<u16>(w[i] >> 16);
+        }
+    } else {
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+            h[i] = j0 + i < p.k ? __ldg(row + j0 + i) : 0;
+    }
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+        if (p.bf16) {
+            v[i] = __uint_as_float(static_cast<u32>(h[i]) << 16);
+        } else {
+            float f;
+            asm("cvt.f32.f16 %0, %1;\n" : "=f"(f) : "h"(h[i]));
+            v[i] = f;
+        }
+    }
+}
+
+HUM_DEV float amax8(const float (&v)[8])
+{
+    float m = 0.0f;
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+        m = fmaxf(m, fabsf(v[i]));
+    return m;
+}
+
+// max / amax, 0 for amax 0, at most FLT_MAX (a tiny bfloat16 amax would overflow it).
+HUM_DEV float inverse_of(float amax, float max)
+{
+    return amax > 0.0f ? fminf(max / amax, 3.40282347e38f) : 0.0f;
+}
+
+// Codes of v * inv for chunk j0 of q's row (zeros past k, nothing past kq).
+HUM_DEV void store8(const hum_quantize_args &p, u8 *row, int j0, bool vec, const float (&v)[8], float inv)
+{
+    u32 w[2];
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+        const float *x = v + 4 * i;
+        if (p.int8) {
+            w[i] = enc::int8_code(x[0] * inv) | enc::int8_code(x[1] * inv) << 8 | enc::int8_code(x[2] * inv) << 16 |
+                   enc::int8_code(x[3] * inv) << 24;
+        } else {
+            w[i] = enc::e4m3x2(x[0] * inv, x[1] * inv) | enc::e4m3x2(x[2] * inv, x[3] * inv) << 16;
+        }
+    }
+    if (vec && j0 + 8 <= p.kq) {
+        asm volatile("st.global.v2.u32 [%0], {%1,%2};\n" ::"l"(row + j0), "r"(w[0]), "r"(w[1]) : "memory");
+    } else {
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+            if (j0 + i < p.kq)
+                row[j0 + i] = static_cast<u8>(w[i / 4] >> (8 * (i % 4)));
+    }
+}
+
+// The CTA's largest value of `x` (every thread gets it).
+HUM_DEV float cta_max(float x, float *red)
+{
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1)
+        x = fmaxf(x, __shfl_xor_sync(0xFFFFFFFFu, x, o));
+    const int warp = threadIdx.x / 32;
+    __syncthreads();  // red is reused row after row
+    if (threadIdx.x % 32 == 0)
+        red[warp] = x;
+    __syncthreads();
+    float m = red[0];
+#pragma unroll
+    for (int w = 1; w < kThreads / 32; ++w)
+        m = fmaxf(m, red[w]);
+    return m;
+}
+
+}  // namespace
+
+extern "C" __global__ void __launch_bounds__(kThreads) hum_quantize_a(const __grid_constant__ hum_quantize_args p)
+{
+    __shared__ float red[kThreads / 32];
+    grid_dependency_wait();    // A may be what the previous kernel of the stream wrote
+    grid_dependents_launch();  // the GEMM may take its place on the SMs now and wait there
+    const float max = p.int8 ? enc::kInt8Max : enc::kE4m3Max;
+    const bool vec_a = ((reinterpret_cast<unsigned long long>(p.a) | static_cast<unsigned long long>(p.lda) * 2) & 15) == 0;
+    const bool vec_q = ((reinterpret_cast<unsigned long long>(p.q) | static_cast<unsigned long long>(p.ldq)) & 7) == 0;
+    const float tensor_inv = p.group < 0 ? (*p.input_scale != 0.0f ? 1.0f / *p.input_scale : 0.0f) : 0.0f;
+    for (int r = blockIdx.y; r < p.m; r += gridDim.y) {
+        const u16 *a = static_cast<const u16 *>(p.a) + r * p.lda;
+        u8 *q = static_cast<u8 *>(p.q) + r * p.ldq;
+        if (p.group == 0) {
+            float m = 0.0f;
+            for (int j0 = threadIdx.x * 8; j0 < p.k; j0 += kSpan) {
+                float v[8];
+                load8(p, a, j0, vec_a, v);
+                m = fmaxf(m, amax8(v));
+            }
+            m = cta_max(m, red);
+            const float inv = inverse_of(m, max);
+            if (threadIdx.x == 0)
+                static_cast<float *>(p.scale)[r * p.scale_row] = m / max;
+            for (int j0 = threadIdx.x * 8; j0 < p.kq; j0 += kSpan) {
+                float v[8];
+                load8(p, a, j0, vec_a, v);
+                store8(p, q, j0, vec_q, v, inv);
+            }
+            continue;
+        }
+        // chunks past kq read zeros and store nothing, but still take part in their group's
+        // shuffles
+        const int j0 = blockIdx.x * kSpan + threadIdx.x * 8;
+        float v[8];
+        load8(p, a, j0, vec_a, v);
+        float inv = tensor_inv;
+        if (p.group > 0) {
+            const int lanes = p.group / 8;  // a group's chunks sit in `lanes` consecutive lanes
+            float m = amax8(v);
+            for (int o = 1; o < lanes; o <<= 1)
+                m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
+            const int g = j0 / p.group;
+            const bool first = j0 % p.group == 0 && j0 < p.k;
+            const long long at = r * p.scale_row + g * p.scale_group;
+            if (p.e8m0) {
+                const u32 code = enc::e8m0_mx_code(m);
+                inv = m > 0.0f ? enc::e8m0_inverse(code) : 0.0f;
+                if (first)
+                    static_cast<u8 *>(p.scale)[at] = static_cast<u8>(m > 0.0f ? code : 0u);
+            } else {
+                inv = inverse_of(m, max);
+                if (first)
+                    static_cast<float *>(p.scale)[at] = m / max;
+            }
+        }
+        store8(p, q, j0, vec_q, v, inv);
+    }
+}

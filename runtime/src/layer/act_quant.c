@@ -1,0 +1,61 @@
+/* See act_quant.h. */
+#include "act_quant.h"
+
+#include "internal.h"
+
+hum_status hum_act_quant_args(const hum_act_quant *how, const void *a, hum_dtype a_dtype, int64_t lda, int64_t m,
+                              int64_t k, const hum_act_quant_out *out, hum_quantize_args *args)
+{
+    if (!how || !a || !out || !out->q || !args)
+        return hum_fail(HUM_ERR_INVALID_ARG, "activation quantize: NULL argument");
+    if (a_dtype != HUM_DTYPE_FLOAT16 && a_dtype != HUM_DTYPE_BFLOAT16)
+        return hum_fail(HUM_ERR_INVALID_ARG, "activation quantize: A is %s (expected float16 or bfloat16)",
+                        hum_dtype_name(a_dtype));
+    if (how->dtype != HUM_DTYPE_FLOAT8_E4M3FN && how->dtype != HUM_DTYPE_INT8)
+        return hum_fail(HUM_ERR_INVALID_ARG, "activation quantize: codes %s (expected float8_e4m3fn or int8)",
+                        hum_dtype_name(how->dtype));
+    if (m < 0 || m > INT32_MAX || k < 1 || k > INT32_MAX || out->kq < k || out->kq > INT32_MAX || lda < k ||
+        out->ldq < out->kq)
+        return hum_fail(HUM_ERR_INVALID_ARG, "activation quantize: M %lld, K %lld, Kq %lld, strides %lld / %lld "
+                        "(expected K <= Kq < 2^31, strides at least K and Kq)", (long long)m, (long long)k,
+                        (long long)out->kq, (long long)lda, (long long)out->ldq);
+    const int e8m0 = how->scale_dtype == HUM_DTYPE_FLOAT8_E8M0;
+    int group = 0;
+    switch (how->scale) {
+    case HUM_ACT_SCALE_TOKEN: break;
+    case HUM_ACT_SCALE_TENSOR: group = -1; break;
+    case HUM_ACT_SCALE_GROUP:
+        group = how->group;
+        if (group < 8 || group > 256 || (group & (group - 1)))
+            return hum_fail(HUM_ERR_INVALID_ARG, "activation quantize: group %d (expected a power of two in 8..256)",
+                            group);
+        break;
+    default: return hum_fail(HUM_ERR_INVALID_ARG, "activation quantize: unknown scale mode %d", (int)how->scale);
+    }
+    if ((how->scale_dtype != HUM_DTYPE_FLOAT32 && !e8m0) ||
+        (e8m0 && (group <= 0 || how->dtype != HUM_DTYPE_FLOAT8_E4M3FN)))
+        return hum_fail(HUM_ERR_INVALID_ARG, "activation quantize: scale dtype %s (expected float32, or float8_e8m0 "
+                        "for group scales of e4m3fn codes)", hum_dtype_name(how->scale_dtype));
+    if (group < 0 ? !out->input_scale : !out->scale)
+        return hum_fail(HUM_ERR_INVALID_ARG, "activation quantize: NULL %s", group < 0 ? "input_scale" : "scale");
+    *args = (hum_quantize_args){.a = a, .lda = lda, .q = out->q, .ldq = out->ldq, .scale = out->scale,
+                                .scale_row = out->scale_row, .scale_group = out->scale_group,
+                                .input_scale = out->input_scale, .m = (int)m, .k = (int)k, .kq = (int)out->kq,
+                                .bf16 = a_dtype == HUM_DTYPE_BFLOAT16, .int8 = how->dtype == HUM_DTYPE_INT8,
+                                .group = group, .e8m0 = e8m0};
+    return HUM_OK;
+}
+
+hum_status hum_act_quant_launch(const hum_kernel *kernel, const hum_quantize_args *args, struct CUstream_st *stream,
+                                int overlap)
+{
+    if (args->m == 0)
+        return HUM_OK;
+    /* per token one CTA holds a whole row; otherwise 2048 columns per CTA (quantize_a.cu) */
+    const uint32_t x = args->group == 0 ? 1u : (uint32_t)((args->kq + 2047) / 2048);
+    const uint32_t y = (uint32_t)(args->m < 65535 ? args->m : 65535);
+    void *params[] = {(void *)args};
+    hum_launch_config launch = {.grid = {x, y, 1}, .block = {256, 1, 1}, .stream = stream,
+                                .overlap_previous = overlap};
+    return hum_kernel_launch(kernel, &launch, params);
+}

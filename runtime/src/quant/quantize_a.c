@@ -1,0 +1,202 @@
+/* The CPU twin of kernels/prep/quantize_a.cu and kernels/numerics/encode.cuh
+ * (hum_quantize_activations, hum/hum_tools.h): the same float32 operations in the same order,
+ * so a difference between the two is a bug in one of them. */
+#include "dtype_codec.h"
+#include "internal.h"
+
+#include <math.h>
+#include <string.h>
+
+static const float e4m3_max = 448.0f, int8_max = 127.0f;
+
+static uint32_t float_bits(float x)
+{
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+
+static float bits_float(uint32_t b)
+{
+    float x;
+    memcpy(&x, &b, sizeof x);
+    return x;
+}
+
+/* enc::e4m3_soft */
+static uint8_t e4m3_code(float x)
+{
+    const uint32_t b = float_bits(x);
+    const uint32_t sign = b >> 24 & 0x80u;
+    const uint32_t a = b & 0x7FFFFFFFu;
+    if (a > 0x7F800000u)
+        return (uint8_t)(sign | 0x7Fu);
+    if (a >= 0x43E00000u)
+        return (uint8_t)(sign | 0x7Eu);
+    if (a <= 0x3A800000u)
+        return (uint8_t)sign;
+    const uint32_t e = a >> 23;
+    uint32_t mant, shift, code;
+    if (e < 121) {
+        mant = (a & 0x7FFFFFu) | 0x800000u;
+        shift = 141 - e;
+        code = mant >> shift;
+    } else {
+        mant = a & 0x7FFFFFu;
+        shift = 20;
+        code = (e - 120) << 3 | mant >> 20;
+    }
+    const uint32_t rem = mant & ((1u << shift) - 1u), half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (code & 1u)))
+        ++code;
+    return (uint8_t)(sign | code);
+}
+
+/* enc::int8_code */
+static uint8_t int8_code(float x)
+{
+    const float c = fminf(fmaxf(x, -int8_max), int8_max);
+    return (uint8_t)(int8_t)hum_round_half_even((double)c);
+}
+
+/* enc::floor_log2 */
+static int floor_log2(float x)
+{
+    const uint32_t b = float_bits(x);
+    const int e = (int)(b >> 23);
+    return e ? e - 127 : (31 - __builtin_clz(b)) - 149;
+}
+
+/* enc::e8m0_mx_code */
+static uint32_t e8m0_mx_code(float amax)
+{
+    const int x = floor_log2(amax) - 8 + 127;
+    return (uint32_t)(x < 0 ? 0 : x > 254 ? 254 : x);
+}
+
+/* enc::e8m0_inverse */
+static float e8m0_inverse(uint32_t code)
+{
+    return code >= 254 ? bits_float(0x00400000u) : bits_float((254u - code) << 23);
+}
+
+/* inverse_of in quantize_a.cu */
+static float inverse_of(float amax, float max)
+{
+    return amax > 0.0f ? fminf(max / amax, 3.40282347e38f) : 0.0f;
+}
+
+/* Element j of a row as float32 (exact: float16 and bfloat16 are subsets), 0 past k. */
+static float load(const hum_codec *f16, const uint16_t *row, int64_t j, int64_t k, int bf16)
+{
+    if (j >= k)
+        return 0.0f;
+    if (bf16)
+        return bits_float((uint32_t)row[j] << 16);
+    return (float)hum_codec_decode(f16, row[j]);
+}
+
+static int64_t row_stride(const hum_tensor *t)
+{
+    return t->strides[0] ? t->strides[0] : t->shape[1];
+}
+
+static hum_status check(const hum_tensor *a, const hum_act_quant *how, float input_scale, const hum_tensor *q,
+                        const hum_tensor *scale, int64_t *groups)
+{
+    if (!a || !how || !q)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_quantize_activations: NULL %s", !a ? "a" : !how ? "how" : "q");
+    if (a->memory != HUM_MEMORY_HOST || !a->data || a->rank != 2 ||
+        (a->dtype != HUM_DTYPE_FLOAT16 && a->dtype != HUM_DTYPE_BFLOAT16) || a->shape[0] < 0 || a->shape[1] < 1 ||
+        (a->strides[1] != 0 && a->strides[1] != 1) || row_stride(a) < a->shape[1])
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_quantize_activations: a must be host float16 or bfloat16 [M, K] "
+                        "with contiguous rows (got %s, rank %d)", hum_dtype_name(a->dtype), a->rank);
+    if (how->dtype != HUM_DTYPE_FLOAT8_E4M3FN && how->dtype != HUM_DTYPE_INT8)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_quantize_activations: code dtype %s (expected float8_e4m3fn or int8)",
+                        hum_dtype_name(how->dtype));
+    if (q->memory != HUM_MEMORY_HOST || !q->data || q->rank != 2 || q->dtype != how->dtype ||
+        q->shape[0] != a->shape[0] || q->shape[1] < a->shape[1] || (q->strides[1] != 0 && q->strides[1] != 1) ||
+        row_stride(q) < q->shape[1])
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_quantize_activations: q must be host %s [M, Kq >= K] with M = %lld, "
+                        "K = %lld and contiguous rows", hum_dtype_name(how->dtype), (long long)a->shape[0],
+                        (long long)a->shape[1]);
+    const hum_act_scale mode = how->scale;
+    if (mode != HUM_ACT_SCALE_TOKEN && mode != HUM_ACT_SCALE_TENSOR && mode != HUM_ACT_SCALE_GROUP)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_quantize_activations: unknown scale mode %d", (int)mode);
+    const int grouped = mode == HUM_ACT_SCALE_GROUP;
+    if (grouped ? how->group < 8 || how->group > 256 || (how->group & (how->group - 1)) : how->group != 0)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_quantize_activations: group %d (expected %s)", (int)how->group,
+                        grouped ? "a power of two in 8..256" : "0 unless the scale mode is GROUP");
+    const int e8m0 = how->scale_dtype == HUM_DTYPE_FLOAT8_E8M0;
+    if ((how->scale_dtype != HUM_DTYPE_FLOAT32 && !e8m0) || (e8m0 && (!grouped || how->dtype != HUM_DTYPE_FLOAT8_E4M3FN)))
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_quantize_activations: scale dtype %s (expected float32, or "
+                        "float8_e8m0 for GROUP scales of e4m3fn codes)", hum_dtype_name(how->scale_dtype));
+    if (mode == HUM_ACT_SCALE_TENSOR) {
+        if (!(input_scale >= 0.0f) || isinf(input_scale))
+            return hum_fail(HUM_ERR_INVALID_ARG, "hum_quantize_activations: input_scale %g (expected finite and >= 0)",
+                            (double)input_scale);
+        if (scale)
+            return hum_fail(HUM_ERR_INVALID_ARG, "hum_quantize_activations: scale must be NULL for TENSOR "
+                            "(the scale is input_scale)");
+        *groups = 0;
+        return HUM_OK;
+    }
+    *groups = grouped ? (a->shape[1] + how->group - 1) / how->group : 1;
+    if (!scale || scale->memory != HUM_MEMORY_HOST || !scale->data || scale->dtype != how->scale_dtype ||
+        scale->rank < 1 || scale->rank > 2 || scale->shape[0] != a->shape[0] ||
+        (scale->rank == 2 ? scale->shape[1] != *groups : *groups != 1))
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_quantize_activations: scale must be host %s [M, %lld] with M = %lld",
+                        hum_dtype_name(how->scale_dtype), (long long)*groups, (long long)a->shape[0]);
+    return HUM_OK;
+}
+
+hum_status hum_quantize_activations(const hum_tensor *a, const hum_act_quant *how, float input_scale,
+                                    const hum_tensor *q, const hum_tensor *scale)
+{
+    int64_t groups;
+    const hum_status st = check(a, how, input_scale, q, scale, &groups);
+    if (st != HUM_OK)
+        return st;
+    const int64_t m = a->shape[0], k = a->shape[1], kq = q->shape[1], lda = row_stride(a), ldq = row_stride(q);
+    const int bf16 = a->dtype == HUM_DTYPE_BFLOAT16, int8 = how->dtype == HUM_DTYPE_INT8;
+    const int e8m0 = how->scale_dtype == HUM_DTYPE_FLOAT8_E8M0;
+    const float max = int8 ? int8_max : e4m3_max;
+    /* scale strides: [M] or [M, G], contiguous when the tensor gives none */
+    int64_t s_row = 0, s_group = 0;
+    if (scale) {
+        s_row = scale->strides[0] ? scale->strides[0] : scale->rank == 2 ? scale->shape[1] : 1;
+        s_group = scale->rank == 2 && scale->strides[1] ? scale->strides[1] : 1;
+    }
+    /* the whole row is one group per token; the static scale has one inv for every element */
+    const int64_t span = how->scale == HUM_ACT_SCALE_GROUP ? how->group : kq > k ? kq : k;
+    const float tensor_inv =
+        how->scale == HUM_ACT_SCALE_TENSOR && input_scale != 0.0f ? 1.0f / input_scale : 0.0f;
+    hum_codec f16;
+    hum_codec_init(HUM_DTYPE_FLOAT16, &f16);
+    for (int64_t r = 0; r < m; r++) {
+        const uint16_t *row = (const uint16_t *)a->data + r * lda;
+        uint8_t *out = (uint8_t *)q->data + r * ldq;
+        for (int64_t j0 = 0; j0 < kq; j0 += span) {
+            float amax = 0.0f;
+            for (int64_t j = j0; j < j0 + span && j < k; j++)
+                amax = fmaxf(amax, fabsf(load(&f16, row, j, k, bf16)));
+            float inv = tensor_inv;
+            if (how->scale != HUM_ACT_SCALE_TENSOR && j0 < k) {
+                const int64_t at = r * s_row + j0 / span * s_group;
+                if (e8m0) {
+                    const uint32_t code = e8m0_mx_code(amax);
+                    inv = amax > 0.0f ? e8m0_inverse(code) : 0.0f;
+                    ((uint8_t *)scale->data)[at] = (uint8_t)(amax > 0.0f ? code : 0u);
+                } else {
+                    inv = inverse_of(amax, max);
+                    ((float *)scale->data)[at] = amax / max;
+                }
+            }
+            for (int64_t j = j0; j < j0 + span && j < kq; j++) {
+                const float x = load(&f16, row, j, k, bf16) * inv;
+                out[j] = int8 ? int8_code(x) : e4m3_code(x);
+            }
+        }
+    }
+    return HUM_OK;
+}
