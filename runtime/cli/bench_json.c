@@ -166,6 +166,7 @@ static cJSON *build(const bench_report *r)
     cJSON_AddItemToObject(phases, "cold", phases_or_null(&r->cold_phases, r->prepare_cold_ms));
     cJSON_AddItemToObject(phases, "warm", phases_or_null(&r->warm_phases, r->prepare_warm_ms));
     cJSON_AddItemToObject(root, "host_overhead_us", number_or_null(r->host_overhead_us));
+    cJSON_AddItemToObject(root, "launch_floor_us", number_or_null(r->launch_floor_us));
 
     cJSON *timing = cJSON_AddObjectToObject(root, "timing");
     cJSON_AddStringToObject(timing, "statistic", "median");

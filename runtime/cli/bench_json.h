@@ -35,6 +35,7 @@ typedef struct bench_report {
     double prepare_warm_ms;  /* the same layer prepared again in the same process */
     bench_phases cold_phases, warm_phases; /* of the two prepares (written only when measured) */
     double host_overhead_us; /* host time of one hum_layer_forward call */
+    double launch_floor_us;  /* host time of one bare driver launch (bench_floor.h) */
     int32_t warmup, reps;    /* untimed and timed calls per measurement */
     int64_t l2_flush_bytes;
     char cublas_library[256]; /* "" when cuBLAS was not used */

@@ -72,6 +72,7 @@ static void check_round_trip(const char *dir)
         .prepare_warm_ms = NAN,
         .cold_phases = {.plan = 12.5, .context = 250.0, .compile = 1080.5, .upload = 700.25, .load = 9.75},
         .host_overhead_us = 3.25,
+        .launch_floor_us = 3.125,
         .warmup = 10,
         .reps = 50,
         .l2_flush_bytes = 268435456,
@@ -111,7 +112,8 @@ static void check_round_trip(const char *dir)
                  num(cold, "upload") == 700.25 && num(cold, "load") == 9.75 && is_null(phases, "warm"),
              "prepare phases: cold plan %g context %g compile %g upload %g load %g, warm not measured",
              num(cold, "plan"), num(cold, "context"), num(cold, "compile"), num(cold, "upload"), num(cold, "load"));
-    RT_CHECK(num(root, "host_overhead_us") == 3.25, "host overhead");
+    RT_CHECK(num(root, "host_overhead_us") == 3.25 && num(root, "launch_floor_us") == 3.125,
+             "host overhead %g, launch floor %g", num(root, "host_overhead_us"), num(root, "launch_floor_us"));
     const cJSON *timing = cJSON_GetObjectItemCaseSensitive(root, "timing");
     RT_CHECK(num(timing, "reps") == 50 && num(timing, "warmup") == 10 && num(timing, "l2_flush_bytes") == 268435456.0 &&
                  !strcmp(str(timing, "statistic"), "median"),
