@@ -22,6 +22,15 @@
 --   mxfp4-pack-quantized  weight_packed U8 [N, K/2], weight_scale U8 [N, K/32] (E8M0).
 -- weight_scale by strategy: tensor [1] (a global scale), channel [N, 1], group [N, ceil(K/gs)],
 -- block [ceil(N/bh), ceil(K/bw)] (converted to float32 BLOCK scales).
+-- Activations: the config group's input_activations (QuantizationArgs, checkpoint-formats.md 3.1;
+-- "token (activations): dynamic only", 3.2) become the standard weight's activation scheme:
+-- 8-bit float (e4m3) or symmetric int (int8) per token (strategy token), per tensor (strategy
+-- tensor: static with input_scale F32 [1] / [E], the dequant multiplier as weight_scale is, 3.2
+-- "Activation params use the input_ prefix"; dynamic per tensor is run per token, a finer
+-- scale), per group along K (strategy group, group_size 128; mxfp8-quantized: 32), NVFP4's
+-- 4-bit float per 16 (tensor_group; its input_global_scale is dropped: no GPU of this build
+-- runs fp4 activations, lua/hum/layer.lua falls back). Other activation arguments (asymmetric,
+-- other widths or groups) leave the layer weight-only: it runs with 16-bit activations.
 
 local ffi = require("ffi")
 local hum = require("hum")
@@ -120,7 +129,7 @@ local function scheme_for(ck, qc, layer)
   if fmt == nil or fmt == "mixed-precision" then
     ck:fail("config group \"" .. best .. "\" has no format (the global format is " .. tostring(qc.format) .. ")")
   end
-  return { group = best, format = fmt, args = w }
+  return { group = best, format = fmt, args = w, input = g.input_activations }
 end
 
 -- --- the layers ----------------------------------------------------------------------------
@@ -147,6 +156,34 @@ local function version_at_least(v, major, minor)
   if not a then return nil end
   a, b = tonumber(a), tonumber(b)
   return a > major or (a == major and b >= minor)
+end
+
+-- The activation scheme of the layer (see the header), or nil for 16-bit activations.
+local function activation_scheme(ck, a, p, layer)
+  if type(a) ~= "table" or a.symmetric == false then return nil end
+  local fp = a.type == "float"
+  local dtype = (a.num_bits == 8 and (fp and "float8_e4m3fn" or "int8")) or
+    (a.num_bits == 4 and fp and "float4_e2m1") or nil
+  if dtype == nil then return nil end
+  local strategy = a.strategy or (a.group_size == nil and "tensor") or "group"
+  if dtype == "float4_e2m1" then
+    if strategy == "tensor_group" and (a.group_size or 16) == 16 then return { dtype = dtype, scale = "group", group = 16 } end
+    return nil
+  end
+  if strategy == "token" or (strategy == "tensor" and a.dynamic == true) then return { dtype = dtype, scale = "token" } end
+  if strategy == "group" then
+    local g = a.group_size
+    if g == 128 or (g == 32 and fp) then return { dtype = dtype, scale = "group", group = g } end
+    return nil
+  end
+  if strategy ~= "tensor" then return nil end
+  local t = ck:expect(ck:tensor(layer .. ".input_scale"), { "F32", "BF16", "F16" }, false)
+  local v = ck:small_floats(t)
+  if #v ~= math.max(1, p.experts) then ck:fail(t.name .. " must hold one scale per tensor") end
+  for _, x in ipairs(v) do
+    if not (x > 0 and x < math.huge) then ck:fail(t.name .. " holds " .. tostring(x) .. ", not a usable scale") end
+  end
+  return { dtype = dtype, scale = "tensor", input_scale = v }
 end
 
 -- Everything about one layer, checked: dims, layout, scale and zero-point tensors.
@@ -266,6 +303,7 @@ local function plan(ck, qc, layer)
     if p.strategy ~= "group" then ck:fail("actorder \"group\" needs the group strategy") end
     p.g_idx = ck:expect(ck:tensor(layer .. ".weight_g_idx"), "I32", { p.k })
   end
+  p.act = activation_scheme(ck, sc.input, p, layer)
   return p
 end
 
@@ -296,7 +334,8 @@ function M.describe(ck, qc, layer)
   return { name = layer, format = "compressed-tensors/" .. p.format, weight_dtype = weight_dtype(p), bits = p.bits,
     scale = scale, group_size = (p.strategy == "group" or p.strategy == "tensor_group") and p.group_size or
       (p.strategy == "block" and p.block[2]) or 0,
-    symmetric = p.sym, act_order = perm, n = p.n, k = p.k, experts = p.experts }
+    symmetric = p.sym, act_order = perm, n = p.n, k = p.k, experts = p.experts,
+    activations = cv.activation_text(p.act) }
 end
 
 local function param_dtype(ck, p)
@@ -387,6 +426,7 @@ local function convert(scope, ck, p, out)
     if not p.sym then cv.set_zero_codes(out, zero_codes(scope, ck, p), p.groups, bits) end
   end
   convert_scale(scope, ck, p, out)
+  cv.set_activation(out, p.act)
 end
 
 function M.load(ck, qc, layer, out)

@@ -7,6 +7,11 @@
 -- w = fp8 * scale_inv[n/bn][k/bk]), stored F32, or F8_E8M0 in "DeepSeek V4-style" checkpoints
 -- (converted exactly to float32 here). The block size comes from weight_block_size, never from
 -- the shapes (K = 1000 would give 125). Without weight_block_size: per-tensor weight_scale.
+-- Activations (checkpoint-formats.md 5.2; DeepSeek-V3 inference/kernel.py act_quant): with
+-- activation_scheme "dynamic" and blocks, e4m3 per token and group of block[2] (128) columns,
+-- float32 scales; without blocks, "dynamic" is per token and "static" per tensor with the
+-- layer's input_scale F32 (a dequant multiplier). A block width other than 128, or another
+-- scheme, runs with 16-bit activations.
 
 local hum = require("hum")
 local cv = require("hum.convert")
@@ -40,6 +45,19 @@ local function plan(ck, qc, layer)
     p.scale = ck:expect(ck:tensor(layer .. ".weight_scale"), { "F32", "BF16" }, false)
     if #ck:small_floats(p.scale) ~= 1 then ck:fail(p.scale.name .. " must be one per-tensor scale") end
   end
+  local scheme = qc.activation_scheme
+  if scheme == "dynamic" then
+    if not p.block then
+      p.act = { dtype = "float8_e4m3fn", scale = "token" }
+    elseif p.block[2] == 128 then
+      p.act = { dtype = "float8_e4m3fn", scale = "group", group = 128 }
+    end
+  elseif scheme == "static" and not p.block then
+    local t = ck:expect(ck:tensor(layer .. ".input_scale"), { "F32", "BF16" }, false)
+    local v = ck:small_floats(t)
+    if #v ~= 1 or not (v[1] > 0 and v[1] < math.huge) then ck:fail(t.name .. " must be one positive scale") end
+    p.act = { dtype = "float8_e4m3fn", scale = "tensor", input_scale = v }
+  end
   return p
 end
 
@@ -47,7 +65,8 @@ function M.describe(ck, qc, layer)
   local p = plan(ck, qc, layer)
   return { name = layer, format = "fp8", weight_dtype = cv.dtype("float8_e4m3fn"), bits = 8,
     scale = p.block and string.format("block %dx%d", p.block[1], p.block[2]) or "tensor",
-    group_size = p.block and p.block[2] or 0, symmetric = true, act_order = false, n = p.n, k = p.k }
+    group_size = p.block and p.block[2] or 0, symmetric = true, act_order = false, n = p.n, k = p.k,
+    activations = cv.activation_text(p.act) }
 end
 
 local function convert(scope, ck, p, out)
@@ -56,6 +75,7 @@ local function convert(scope, ck, p, out)
   cv.begin(out, { n = p.n, k = p.k, weight_dtype = cv.dtype("float8_e4m3fn"),
     param_dtype = cv.dtype(td == "float16" and "float16" or "bfloat16") })
   cv.set_weight_bytes(out, p.weight.data, p.k, 8)
+  cv.set_activation(out, p.act)
   if not p.block then
     out.scale_type = C.HUM_SCALE_TENSOR
     out.scale_dtype = C.HUM_DTYPE_FLOAT32

@@ -10,6 +10,10 @@
 --                              F8_E4M3 [N, K/16], weight_scale_2 F32 []: w = e2m1 * s * s2, the
 --                              global s2 used directly (unlike compressed-tensors' reciprocal)
 --   MXFP8                      weight F8_E4M3 [N, K], weight_scale U8 [N, K/32] (E8M0)
+-- Activations (checkpoint-formats.md 4.2, 4.3): FP8 quantizes them statically per tensor with
+-- input_scale F32 [] (amax / 448, a dequant multiplier); FP8_PER_CHANNEL_PER_TOKEN dynamically
+-- per token; MXFP8 as MXFP8 (e8m0 per 32); NVFP4 to e2m1 per 16 (input_scale is its global,
+-- dropped here: no GPU of this build runs fp4 activations, lua/hum/layer.lua falls back).
 -- The AWQ variants (W4A16_AWQ, W4A8_AWQ, NVFP4_AWQ) carry pre_quant_scale, a per-channel
 -- multiplier of the activations the standard weight cannot express: refused by name. So are
 -- the 3-D "BMM-style" expert tensors (Llama4 / gpt-oss experts), whose export transposes the
@@ -67,6 +71,18 @@ local function plan(ck, q, layer)
     hum.fail("HUM_ERR_UNSUPPORTED", string.format("%s: layer %s: ModelOpt quant_algo %s is not converted " ..
       "(supported: FP8, FP8_PER_CHANNEL_PER_TOKEN, NVFP4, MXFP8)", ck.path, layer, algo), 0)
   end
+  if algo == "FP8" then
+    local t = ck:expect(ck:tensor(layer .. ".input_scale"), "F32", false)
+    local v = ck:small_floats(t)
+    if #v ~= 1 or not (v[1] > 0 and v[1] < math.huge) then ck:fail(t.name .. " must be one positive scale") end
+    p.act = { dtype = "float8_e4m3fn", scale = "tensor", input_scale = v }
+  elseif algo == "FP8_PER_CHANNEL_PER_TOKEN" then
+    p.act = { dtype = "float8_e4m3fn", scale = "token" }
+  elseif algo == "MXFP8" then
+    p.act = { dtype = "float8_e4m3fn", scale = "group", group = 32 }
+  else
+    p.act = { dtype = "float4_e2m1", scale = "group", group = 16 }
+  end
   return p
 end
 
@@ -77,7 +93,7 @@ function M.describe(ck, q, layer)
   return { name = layer, format = "modelopt/" .. p.algo,
     weight_dtype = cv.dtype(p.bits == 4 and "float4_e2m1" or "float8_e4m3fn"), bits = p.bits,
     scale = scales[p.algo], group_size = p.algo == "NVFP4" and p.group_size or (p.algo == "MXFP8" and 32 or 0),
-    symmetric = true, act_order = false, n = p.n, k = p.k }
+    symmetric = true, act_order = false, n = p.n, k = p.k, activations = cv.activation_text(p.act) }
 end
 
 local function param_dtype(ck)
@@ -105,6 +121,7 @@ local function convert(scope, ck, p, out)
     if #s2 ~= 1 then ck:fail(p.scale_2.name .. " must be a scalar") end
     cv.set_global(out, s2)
   end
+  cv.set_activation(out, p.act)
 end
 
 function M.load(ck, q, layer, out)

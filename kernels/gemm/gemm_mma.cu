@@ -9,11 +9,11 @@
 //
 // The argument: kernels/contract/gemm_args.h (a_map unused).
 #include "gemm/dequant.cuh"
+#include "gemm/entry.cuh"
 #include "gemm/epilogue.cuh"
 #include "gemm/load_a.cuh"
 #include "gemm/load_b.cuh"
 #include "mma/mma_sync.cuh"
-#include "ptx/griddep.cuh"
 #include "ptx/smem.cuh"
 
 namespace gemm {
@@ -225,22 +225,18 @@ HUM_DEV void epilogue(const hum_gemm_args &args, const Schedule &sch, int tile, 
 
 HUM_GEMM_KERNEL(hum_gemm)
 {
-    grid_dependency_wait();  // an act-order A: prep/permute_a.cu may still be writing it
     using namespace gemm;
     extern __shared__ __align__(128) u8 smem[];
-    const Schedule sch(args.m);
+    const auto [sch, tid, lane, warp] = kernel_entry(args);
     if (sch.total == 0)
         return;
 
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int wk = warp / kWarpsMN, wmn = warp % kWarpsMN;
     const int wm = wmn / kWarpsN, wn = wmn % kWarpsN;
     const u32 base = smem_addr(smem);
 
     float acc[kMI][kNJ][4];
-#pragma unroll
-    for (int i = 0; i < kMI * kNJ * 4; ++i)
-        (&acc[0][0][0])[i] = 0.f;
+    zero_acc(acc);
 
     AGather gather;
     Loader loader;
@@ -282,9 +278,7 @@ HUM_GEMM_KERNEL(hum_gemm)
         }
         if (w.kb == kKB - 1 || j == sch.total - 1) {
             epilogue(args, sch, w.tile, smem, tid, wm, wn, wk, wmn, lane, acc);
-#pragma unroll
-            for (int i = 0; i < kMI * kNJ * 4; ++i)
-                (&acc[0][0][0])[i] = 0.f;
+            zero_acc(acc);
         }
     }
     cp_async_wait<0>();

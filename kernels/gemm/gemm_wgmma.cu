@@ -25,11 +25,11 @@
 // unused: an act-order A arrives permuted, prep/permute_a.cu). Dynamic shared memory: kSmemBytes plus
 // 2048 bytes (alignment of the stages to 1024 bytes, and the stage barriers).
 #include "gemm/dequant.cuh"
+#include "gemm/entry.cuh"
 #include "gemm/epilogue.cuh"
 #include "gemm/load_a.cuh"
 #include "gemm/load_b.cuh"
 #include "mma/wgmma.cuh"
-#include "ptx/griddep.cuh"
 #include "ptx/smem.cuh"
 
 namespace gemm_wgmma {
@@ -211,9 +211,6 @@ HUM_DEV void compute_stage(u32 base, int slot, int wg, int w, int lane, float (&
 // k-blocks kb0 .. kb0 + len - 1 of one tile into acc, then every copy and product finished.
 // g0 counts the stages this CTA loaded before: stage g sits in slot g % kStages and completes
 // phase g / kStages of that slot's barrier.
-// k-blocks kb0 .. kb0 + len - 1 of one tile into acc, then every copy and product finished.
-// g0 counts the stages this CTA loaded before: stage g sits in slot g % kStages and completes
-// phase g / kStages of that slot's barrier.
 HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, int m0, int n0, int kb0, int len, int tid, int wg,
                       int w, int lane, float (&acc)[kSlabs][kAcc])
 {
@@ -334,16 +331,14 @@ HUM_DEV void epilogue(const hum_gemm_args &args, const Schedule &sch, int tile, 
 
 HUM_GEMM_KERNEL(hum_gemm_wgmma)
 {
-    grid_dependency_wait();  // an act-order A: prep/permute_a.cu may still be writing it
     using namespace gemm_wgmma;
     extern __shared__ __align__(1024) u8 smem[];
-    const Schedule sch(args.m);
+    const auto [sch, tid, lane, warp] = kernel_entry(args);
     if (sch.total == 0)
         return;
     // The swizzle atoms (and the descriptors and TMA boxes that address them) start 1024-byte
     // aligned; the launch's 2048 spare bytes cover the alignment and the barriers.
     const u32 base = (smem_addr(smem) + 1023u) & ~1023u;
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int wg = warp >> 2, w = warp & 3;
     if (tid == 0) {
         for (int s = 0; s < kStages; ++s)
@@ -359,11 +354,7 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
         const int len = kKB - wk.kb < sch.total - j ? kKB - wk.kb : sch.total - j;
         int mb, nb;
         tile_coords(wk.tile, args.m, mb, nb);
-#pragma unroll
-        for (int s = 0; s < kSlabs; ++s)
-#pragma unroll
-            for (int i = 0; i < kAcc; ++i)
-                acc[s][i] = 0.f;
+        zero_acc(acc);
         mainloop(args, base, g0, mb * kBM, nb * kBN, wk.kb, len, tid, wg, w, lane, acc);
         epilogue(args, sch, wk.tile, base, tid, wg, w, lane, acc);
         wk.kb += len - 1;  // the work of the segment's last iteration, for the next step()

@@ -188,6 +188,33 @@ function M.set_global(out, values)
   for i, v in ipairs(values) do data[i - 1] = v end
 end
 
+-- The checkpoint's activation scheme (hum.h, hum_standard_weight.act_dtype), or nothing for a
+-- weight-only checkpoint: a = { dtype = "float8_e4m3fn" | "int8" | "float4_e2m1",
+-- scale = "token" | "tensor" | "group", group = K columns per scale (group only),
+-- input_scale = { float, ... } (tensor only: one, or one per expert) }.
+local ACT_SCALES = { token = "HUM_ACT_SCALE_TOKEN", tensor = "HUM_ACT_SCALE_TENSOR", group = "HUM_ACT_SCALE_GROUP" }
+function M.set_activation(out, a)
+  if a == nil then return end
+  out.act_dtype = M.dtype(a.dtype)
+  out.act_scale = C[ACT_SCALES[a.scale]]
+  out.act_group = a.scale == "group" and a.group or 0
+  if a.scale == "tensor" then
+    local data = ffi.cast("float *", alloc(out.input_scale, C.HUM_DTYPE_FLOAT32, { #a.input_scale }))
+    for i, v in ipairs(a.input_scale) do data[i - 1] = v end
+  end
+end
+
+local ACT_NAMES = { float8_e4m3fn = "e4m3", int8 = "int8" }
+
+-- The scheme as `hum inspect` lists it: "e4m3 token", "int8 tensor", "e4m3 group 128", "mxfp8",
+-- "nvfp4", or "" for a weight-only layer.
+function M.activation_text(a)
+  if a == nil then return "" end
+  if a.dtype == "float4_e2m1" then return "nvfp4" end
+  if a.dtype == "float8_e4m3fn" and a.group == 32 then return "mxfp8" end
+  return ACT_NAMES[a.dtype] .. " " .. a.scale .. (a.scale == "group" and (" " .. a.group) or "")
+end
+
 -- bias [E][N] from checkpoint elements of `dtype`, converted to the param dtype when they differ.
 function M.set_bias(out, scope, src, dtype)
   local count = experts(out) * tonumber(out.n)

@@ -124,6 +124,7 @@ local function fill_summary(s, d)
   s.n = d.n
   s.k = d.k
   s.num_experts = d.experts or 0
+  copy_string(s.activations, d.activations or "")
 end
 
 function M.list(_, call)

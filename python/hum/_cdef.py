@@ -23,10 +23,12 @@ typedef enum hum_shard_dim { HUM_SHARD_NONE = 0, HUM_SHARD_COLUMN = 1, HUM_SHARD
 
 typedef struct hum_tensor { void *data; hum_dtype dtype; int32_t rank; int64_t shape[4]; int64_t strides[4];
     hum_memory memory; } hum_tensor;
+typedef enum hum_act_scale { HUM_ACT_SCALE_TOKEN = 0, HUM_ACT_SCALE_TENSOR = 1, HUM_ACT_SCALE_GROUP = 2 } hum_act_scale;
 typedef struct hum_standard_weight { int64_t num_experts; int64_t n, k; hum_dtype weight_dtype; hum_dtype param_dtype;
     hum_tensor weight; hum_scale_type scale_type; int64_t group_size; int64_t group_size_n; hum_dtype scale_dtype;
     hum_tensor scale; int32_t has_zero_point; int32_t zero_point_is_float; hum_tensor zero_point;
-    hum_tensor global_scale; hum_tensor bias; hum_tensor k_perm; } hum_standard_weight;
+    hum_tensor global_scale; hum_tensor bias; hum_tensor k_perm; hum_dtype act_dtype; hum_act_scale act_scale;
+    int32_t act_group; hum_tensor input_scale; } hum_standard_weight;
 typedef struct hum_shard { int32_t dim; int32_t rank, world; const int32_t *experts; int64_t expert_count; } hum_shard;
 typedef struct hum_layer_options { hum_dtype activation_dtype; hum_shard shard; } hum_layer_options;
 typedef struct hum_runtime_options { const char *config_path; int32_t device_ordinal; const char *cache_dir; }
@@ -47,7 +49,7 @@ typedef struct hum_layer_info { hum_layer_config config; int32_t prepared; int32
     double plan_ms; double context_ms; double upload_ms; double load_ms; } hum_layer_info;
 typedef struct hum_layer_summary { char name[512]; char format[64]; hum_dtype weight_dtype; int32_t bits;
     char scale[32]; int64_t group_size; int32_t symmetric; int32_t act_order; int64_t n, k, num_experts;
-    char error[512]; }
+    char activations[32]; char error[512]; }
     hum_layer_summary;
 typedef struct hum_layer_list { hum_layer_summary *items; int64_t count, capacity; } hum_layer_list;
 typedef struct hum_quant_spec { int64_t num_experts; hum_dtype weight_dtype; hum_dtype param_dtype;
@@ -56,7 +58,8 @@ typedef struct hum_quant_spec { int64_t num_experts; hum_dtype weight_dtype; hum
 typedef struct hum_checkpoint_write_options { int32_t gptq_v2; const char *architecture; }
     hum_checkpoint_write_options;
 typedef struct hum_layer_spec { int64_t n, k; hum_dtype weight_dtype, activation_dtype, scale_dtype;
-    hum_scale_type scale_type; int64_t group_size; int32_t zero_point; int32_t bias, act_order; } hum_layer_spec;
+    hum_scale_type scale_type; int64_t group_size; int32_t zero_point; int32_t bias, act_order;
+    hum_dtype output_dtype; hum_act_scale act_scale; int32_t act_group; } hum_layer_spec;
 
 const char *hum_last_error(void);
 const char *hum_status_name(hum_status status);

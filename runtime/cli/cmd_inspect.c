@@ -39,8 +39,8 @@ static void usage(FILE *f)
 
 static void print_header(void)
 {
-    printf("%-48s %-36s %-14s %4s %6s %-14s %-4s %-9s %7s %7s %7s\n", "layer", "format", "weight", "bits", "group",
-           "scale", "zero", "act-order", "N", "K", "experts");
+    printf("%-48s %-36s %-14s %4s %6s %-14s %-4s %-9s %7s %7s %7s  %s\n", "layer", "format", "weight", "bits", "group",
+           "scale", "zero", "act-order", "N", "K", "experts", "activations");
 }
 
 static void print_layer(const hum_layer_summary *l)
@@ -52,10 +52,11 @@ static void print_layer(const hum_layer_summary *l)
                cli_escape(l->error, why, sizeof why));
         return;
     }
-    printf("%-48s %-36s %-14s %4d %6lld %-14s %-4s %-9s %7lld %7lld %7lld\n", cli_escape(l->name, name, sizeof name),
+    /* activations: the checkpoint's scheme; what runs depends on the GPU (hum info --layer) */
+    printf("%-48s %-36s %-14s %4d %6lld %-14s %-4s %-9s %7lld %7lld %7lld  %s\n", cli_escape(l->name, name, sizeof name),
            l->format, hum_dtype_name(l->weight_dtype), l->bits, (long long)l->group_size, l->scale,
            l->symmetric ? "sym" : "asym", l->act_order ? "yes" : "no", (long long)l->n, (long long)l->k,
-           (long long)l->num_experts);
+           (long long)l->num_experts, l->activations[0] ? l->activations : "16-bit");
 }
 
 static const char *scale_type_name(hum_scale_type t)
@@ -98,6 +99,18 @@ static void print_standard(const hum_standard_weight *w)
                w->global_scale.shape[0] > 1 ? " (first expert)" : "");
     print_tensor("bias", &w->bias);
     print_tensor("k_perm", &w->k_perm);
+    static const char *const modes[] = {"token", "tensor", "group"};
+    if (w->act_dtype)
+        printf("  activations   %s per %s%s (the checkpoint's scheme; hum info --layer says what runs)\n",
+               hum_dtype_name(w->act_dtype), modes[w->act_scale >= 0 && w->act_scale <= 2 ? w->act_scale : 0],
+               w->act_scale == HUM_ACT_SCALE_GROUP ? (w->act_group == 128 ? " of 128" : w->act_group == 32 ? " of 32" : " of 16")
+                                                   : "");
+    else
+        printf("  activations   16-bit (weight-only)\n");
+    print_tensor("input_scale", &w->input_scale);
+    if (w->input_scale.data)
+        printf("  input scale   %.9g%s\n", ((const float *)w->input_scale.data)[0],
+               w->input_scale.shape[0] > 1 ? " (first expert)" : "");
 }
 
 /* Dequantizes every expert of `w` to float32 and writes it as tensor "weight". */
@@ -188,6 +201,7 @@ static cJSON *json_layer(const hum_layer_summary *l)
     cJSON_AddNumberToObject(o, "n", (double)l->n);
     cJSON_AddNumberToObject(o, "k", (double)l->k);
     cJSON_AddNumberToObject(o, "experts", (double)l->num_experts);
+    cJSON_AddStringToObject(o, "activations", l->activations);
     return o;
 }
 
@@ -216,6 +230,11 @@ static cJSON *json_standard(const hum_standard_weight *w)
     json_tensor_field(o, "global_scale", &w->global_scale);
     json_tensor_field(o, "bias", &w->bias);
     json_tensor_field(o, "k_perm", &w->k_perm);
+    static const char *const modes[] = {"token", "tensor", "group"};
+    cJSON_AddStringToObject(o, "act_dtype", w->act_dtype ? hum_dtype_name(w->act_dtype) : "none");
+    cJSON_AddStringToObject(o, "act_scale", modes[w->act_scale >= 0 && w->act_scale <= 2 ? w->act_scale : 0]);
+    cJSON_AddNumberToObject(o, "act_group", w->act_group);
+    json_tensor_field(o, "input_scale", &w->input_scale);
     return o;
 }
 

@@ -22,6 +22,8 @@ typedef struct ct_case {
     int64_t group_size, block_n, block_k, experts, n, k;
     const char *scale_dtype;
     float global;
+    const char *act;      /* input_activations JSON (NULL: null) */
+    const char *act_text; /* the listing's activations ("" for NULL) */
 } ct_case;
 
 static double bf16_random(fmt_rng *r) { return (double)fmt_rand_range(r, -255, 255) / 4096.0; }
@@ -88,7 +90,7 @@ static void run_case(const ct_case *c, unsigned seed)
                 .bits = c->bits, .sym = c->sym, .actorder = c->actorder, .group_size = c->group_size,
                 .block_n = c->block_n, .block_k = c->block_k, .experts = c->experts, .n = n, .k = k, .q_int = qi,
                 .q_codes = qc, .zero = zero, .scale = scale, .scale_dtype = c->scale_dtype, .scale_rows = rows,
-                .scale_cols = cols, .global = c->global, .g_idx = g_idx};
+                .scale_cols = cols, .global = c->global, .g_idx = g_idx, .input_activations = c->act};
     FMT_CHECK(fx_write_ct(dir, layer, &fx) == 0, "%s: fixture", what);
     hum_standard_weight w;
     hum_status st = fmt_load(dir, layer, &w);
@@ -121,6 +123,14 @@ static void run_case(const ct_case *c, unsigned seed)
             free(got);
         }
         free(want);
+        /* the activation scheme: static per-tensor ones carry the fixture's input_scale 2^-4 */
+        const char *text = c->act_text ? c->act_text : "";
+        const int tensor_act = strstr(text, "tensor") != NULL;
+        FMT_CHECK((w.act_dtype != 0) == (text[0] != 0) &&
+                      (tensor_act ? w.input_scale.data && *(const float *)w.input_scale.data == 0.0625f
+                                  : w.input_scale.data == NULL),
+                  "%s: activations %s (mode %d, group %d), expected '%s'", what,
+                  w.act_dtype ? hum_dtype_name(w.act_dtype) : "none", (int)w.act_scale, (int)w.act_group, text);
         hum_standard_free(&w);
     }
     hum_layer_list list;
@@ -132,8 +142,8 @@ static void run_case(const ct_case *c, unsigned seed)
         const hum_layer_summary *l = &list.items[0];
         FMT_CHECK(!strcmp(l->name, layer) && !strcmp(l->format, fmt_name) && l->bits == c->bits && l->n == n &&
                       l->k == k && l->num_experts == c->experts && l->symmetric == c->sym &&
-                      l->act_order == c->actorder,
-                  "%s: summary %s %s %d", what, l->name, l->format, l->bits);
+                      l->act_order == c->actorder && !strcmp(l->activations, c->act_text ? c->act_text : ""),
+                  "%s: summary %s %s %d '%s'", what, l->name, l->format, l->bits, l->activations);
     }
     hum_layer_list_free(&list);
     fmt_rmtree(dir);
@@ -227,26 +237,50 @@ static void test_targets(void)
 int main(void)
 {
     static const ct_case cases[] = {
-        /* format version type strategy bits sym act gs bn bk E N K scale global */
-        {"pack-quantized", "0.18.0", "int", "group", 4, 1, 0, 128, 0, 0, 0, 64, 256, "BF16", 0},
-        {"pack-quantized", "0.18.0", "int", "group", 4, 0, 1, 32, 0, 0, 0, 48, 128, "BF16", 0},
-        {"pack-quantized", "0.17.1", "int", "group", 3, 0, 0, 32, 0, 0, 0, 50, 160, "BF16", 0},
-        {"pack-quantized", "0.18.0", "int", "group", 3, 0, 1, 32, 0, 0, 0, 50, 160, "BF16", 0},
-        {"pack-quantized", "0.17.0", "int", "channel", 5, 1, 0, 0, 0, 0, 0, 40, 100, "BF16", 0},
-        {"pack-quantized", "0.18.1", "int", "channel", 6, 0, 0, 0, 0, 0, 0, 24, 70, "F16", 0},
-        {"pack-quantized", "0.16.0", "int", "group", 7, 1, 0, 16, 0, 0, 0, 16, 64, "BF16", 0},
-        {"pack-quantized", "0.18.0", "int", "channel", 8, 1, 0, 0, 0, 0, 2, 32, 64, "BF16", 0},
-        {"pack-quantized", "0.17.1", "int", "group", 2, 0, 0, 64, 0, 0, 3, 16, 128, "BF16", 0},
-        {"int-quantized", "0.18.0", "int", "channel", 8, 1, 0, 0, 0, 0, 0, 64, 96, "BF16", 0},
-        {"int-quantized", "0.18.0", "int", "group", 4, 0, 0, 32, 0, 0, 0, 32, 96, "BF16", 0},
-        {"naive-quantized", "0.18.0", "int", "tensor", 8, 1, 0, 0, 0, 0, 0, 16, 48, "F32", 0},
-        {"float-quantized", "0.18.0", "float", "tensor", 8, 1, 0, 0, 0, 0, 0, 32, 64, "F32", 0},
-        {"float-quantized", "0.18.0", "float", "channel", 8, 1, 0, 0, 0, 0, 0, 32, 72, "BF16", 0},
-        {"float-quantized", "0.18.0", "float", "block", 8, 1, 0, 0, 128, 128, 0, 200, 300, "BF16", 0},
-        {"naive-quantized", "0.18.0", "float", "channel", 8, 1, 0, 0, 0, 0, 0, 8, 40, "BF16", 0},
-        {"nvfp4-pack-quantized", "0.18.0", "float", "tensor_group", 4, 1, 0, 16, 0, 0, 0, 32, 128, "F8_E4M3", 3000.5f},
-        {"nvfp4-pack-quantized", "0.18.0", "float", "tensor_group", 4, 1, 0, 16, 0, 0, 2, 16, 64, "F8_E4M3", 2048.0f},
-        {"mxfp4-pack-quantized", "0.18.0", "float", "group", 4, 1, 0, 32, 0, 0, 0, 32, 128, "U8", 0},
+        /* format version type strategy bits sym act gs bn bk E N K scale global act act_text */
+        {"pack-quantized", "0.18.0", "int", "group", 4, 1, 0, 128, 0, 0, 0, 64, 256, "BF16", 0, NULL, NULL},
+        {"pack-quantized", "0.18.0", "int", "group", 4, 0, 1, 32, 0, 0, 0, 48, 128, "BF16", 0, NULL, NULL},
+        {"pack-quantized", "0.17.1", "int", "group", 3, 0, 0, 32, 0, 0, 0, 50, 160, "BF16", 0, NULL, NULL},
+        {"pack-quantized", "0.18.0", "int", "group", 3, 0, 1, 32, 0, 0, 0, 50, 160, "BF16", 0, NULL, NULL},
+        {"pack-quantized", "0.17.0", "int", "channel", 5, 1, 0, 0, 0, 0, 0, 40, 100, "BF16", 0, NULL, NULL},
+        {"pack-quantized", "0.18.1", "int", "channel", 6, 0, 0, 0, 0, 0, 0, 24, 70, "F16", 0, NULL, NULL},
+        {"pack-quantized", "0.16.0", "int", "group", 7, 1, 0, 16, 0, 0, 0, 16, 64, "BF16", 0, NULL, NULL},
+        {"pack-quantized", "0.18.0", "int", "channel", 8, 1, 0, 0, 0, 0, 2, 32, 64, "BF16", 0, NULL, NULL},
+        {"pack-quantized", "0.17.1", "int", "group", 2, 0, 0, 64, 0, 0, 3, 16, 128, "BF16", 0, NULL, NULL},
+        {"int-quantized", "0.18.0", "int", "channel", 8, 1, 0, 0, 0, 0, 0, 64, 96, "BF16", 0, NULL, NULL},
+        {"int-quantized", "0.18.0", "int", "group", 4, 0, 0, 32, 0, 0, 0, 32, 96, "BF16", 0, NULL, NULL},
+        {"naive-quantized", "0.18.0", "int", "tensor", 8, 1, 0, 0, 0, 0, 0, 16, 48, "F32", 0, NULL, NULL},
+        {"float-quantized", "0.18.0", "float", "tensor", 8, 1, 0, 0, 0, 0, 0, 32, 64, "F32", 0, NULL, NULL},
+        {"float-quantized", "0.18.0", "float", "channel", 8, 1, 0, 0, 0, 0, 0, 32, 72, "BF16", 0, NULL, NULL},
+        {"float-quantized", "0.18.0", "float", "block", 8, 1, 0, 0, 128, 128, 0, 200, 300, "BF16", 0, NULL, NULL},
+        {"naive-quantized", "0.18.0", "float", "channel", 8, 1, 0, 0, 0, 0, 0, 8, 40, "BF16", 0, NULL, NULL},
+        {"nvfp4-pack-quantized", "0.18.0", "float", "tensor_group", 4, 1, 0, 16, 0, 0, 0, 32, 128, "F8_E4M3", 3000.5f, NULL, NULL},
+        {"nvfp4-pack-quantized", "0.18.0", "float", "tensor_group", 4, 1, 0, 16, 0, 0, 2, 16, 64, "F8_E4M3", 2048.0f, NULL, NULL},
+        {"mxfp4-pack-quantized", "0.18.0", "float", "group", 4, 1, 0, 32, 0, 0, 0, 32, 128, "U8", 0, NULL, NULL},
+        /* W8A8 and W4A4: the input_activations of the config group */
+        {"float-quantized", "0.18.0", "float", "tensor", 8, 1, 0, 0, 0, 0, 0, 32, 64, "F32", 0,
+         "{\"num_bits\": 8, \"type\": \"float\", \"strategy\": \"tensor\", \"dynamic\": false, \"symmetric\": true}",
+         "e4m3 tensor"},
+        {"float-quantized", "0.18.0", "float", "channel", 8, 1, 0, 0, 0, 0, 0, 32, 72, "BF16", 0,
+         "{\"num_bits\": 8, \"type\": \"float\", \"strategy\": \"token\", \"dynamic\": true, \"symmetric\": true}",
+         "e4m3 token"},
+        {"float-quantized", "0.18.0", "float", "block", 8, 1, 0, 0, 128, 128, 0, 200, 300, "BF16", 0,
+         "{\"num_bits\": 8, \"type\": \"float\", \"strategy\": \"group\", \"group_size\": 128, \"dynamic\": true}",
+         "e4m3 group 128"},
+        {"int-quantized", "0.18.0", "int", "channel", 8, 1, 0, 0, 0, 0, 0, 64, 96, "BF16", 0,
+         "{\"num_bits\": 8, \"type\": \"int\", \"strategy\": \"token\", \"dynamic\": true, \"symmetric\": true}",
+         "int8 token"},
+        {"naive-quantized", "0.18.0", "int", "channel", 8, 1, 0, 0, 0, 0, 0, 16, 48, "BF16", 0,
+         "{\"num_bits\": 8, \"type\": \"int\", \"strategy\": \"tensor\", \"dynamic\": true, \"symmetric\": true}",
+         "int8 token"},
+        /* asymmetric activations are not a scheme hum runs: weight-only */
+        {"int-quantized", "0.18.0", "int", "channel", 8, 1, 0, 0, 0, 0, 0, 64, 96, "BF16", 0,
+         "{\"num_bits\": 8, \"type\": \"int\", \"strategy\": \"token\", \"dynamic\": true, \"symmetric\": false}",
+         NULL},
+        {"nvfp4-pack-quantized", "0.18.0", "float", "tensor_group", 4, 1, 0, 16, 0, 0, 0, 32, 128, "F8_E4M3", 3000.5f,
+         "{\"num_bits\": 4, \"type\": \"float\", \"strategy\": \"tensor_group\", \"group_size\": 16, "
+         "\"dynamic\": \"local\", \"symmetric\": true}",
+         "nvfp4"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(&cases[i], (unsigned)i + 1);

@@ -45,6 +45,28 @@ static void check(const char *dir, const char *layer, const char *what, int64_t 
     hum_layer_list_free(&list);
 }
 
+/* The checkpoint's activation scheme on the standard weight and in the listing. */
+static void check_act(const char *dir, const char *layer, const char *what, hum_dtype dtype, hum_act_scale mode,
+                      int32_t group, float input_scale, const char *text)
+{
+    hum_standard_weight w;
+    if (fmt_load(dir, layer, &w) == HUM_OK) {
+        FMT_CHECK(w.act_dtype == dtype && w.act_scale == mode && w.act_group == group &&
+                      (input_scale == 0.0f ? w.input_scale.data == NULL
+                                           : w.input_scale.data && *(const float *)w.input_scale.data == input_scale),
+                  "%s: activations %s mode %d group %d, expected %s mode %d group %d (input scale %g)", what,
+                  hum_dtype_name(w.act_dtype), (int)w.act_scale, (int)w.act_group, hum_dtype_name(dtype), (int)mode,
+                  (int)group, (double)input_scale);
+        hum_standard_free(&w);
+    }
+    hum_layer_list list;
+    if (fmt_list(dir, &list) == HUM_OK) {
+        FMT_CHECK(list.count == 1 && !strcmp(list.items[0].activations, text), "%s: listed activations '%s', expected "
+                  "'%s'", what, list.count ? list.items[0].activations : "-", text);
+        hum_layer_list_free(&list);
+    }
+}
+
 static void test_modelopt(const char *algo, int64_t n, int64_t k, unsigned seed)
 {
     const char *layer = "model.layers.0.mlp.up_proj";
@@ -79,6 +101,15 @@ static void test_modelopt(const char *algo, int64_t n, int64_t k, unsigned seed)
     snprintf(what, sizeof what, "modelopt %s N=%lld K=%lld", algo, (long long)n, (long long)k);
     snprintf(format, sizeof format, "modelopt/%s", algo);
     check(dir, layer, what, 0, n, k, want, format, nvfp4 ? 4 : 8);
+    /* activations as ModelOpt quantizes them (the fixture's input_scale is 2^-6) */
+    if (tensor)
+        check_act(dir, layer, what, HUM_DTYPE_FLOAT8_E4M3FN, HUM_ACT_SCALE_TENSOR, 0, 0.015625f, "e4m3 tensor");
+    else if (mx)
+        check_act(dir, layer, what, HUM_DTYPE_FLOAT8_E4M3FN, HUM_ACT_SCALE_GROUP, 32, 0.0f, "mxfp8");
+    else if (nvfp4)
+        check_act(dir, layer, what, HUM_DTYPE_FLOAT4_E2M1, HUM_ACT_SCALE_GROUP, 16, 0.0f, "nvfp4");
+    else
+        check_act(dir, layer, what, HUM_DTYPE_FLOAT8_E4M3FN, HUM_ACT_SCALE_TOKEN, 0, 0.0f, "e4m3 token");
     /* The AWQ flavours are refused by name, and a contradicting config.json too. */
     fmt_write_text(fmt_path(dir, "hf_quant_config.json"),
                    "{\"producer\": {\"name\": \"modelopt\"}, \"quantization\": {\"quant_algo\": \"W4A16_AWQ\"}}");
@@ -121,6 +152,11 @@ static void test_fp8_block(int64_t n, int64_t k, int64_t bn, int64_t bk, const c
     snprintf(what, sizeof what, "fp8 block %lldx%lld %s N=%lld K=%lld", (long long)bn, (long long)bk, scale_dtype,
              (long long)n, (long long)k);
     check(dir, layer, what, 0, n, k, want, "fp8", 8);
+    /* "dynamic": 1 x 128 groups when the K block is 128 (DeepSeek's act_quant), else 16-bit */
+    if (bk == 128)
+        check_act(dir, layer, what, HUM_DTYPE_FLOAT8_E4M3FN, HUM_ACT_SCALE_GROUP, 128, 0.0f, "e4m3 group 128");
+    else
+        check_act(dir, layer, what, HUM_DTYPE_INVALID, HUM_ACT_SCALE_TOKEN, 0, 0.0f, "");
     fmt_rmtree(dir);
     free(dir);
     free(codes);
@@ -152,6 +188,8 @@ static void test_gptoss(int64_t e, int64_t n, int64_t k, unsigned seed)
     char what[80];
     snprintf(what, sizeof what, "gpt-oss mxfp4 E=%lld N=%lld K=%lld", (long long)e, (long long)n, (long long)k);
     check(dir, proj, what, e, n, k, want, "mxfp4", 4);
+    /* gpt-oss runs weight-only (16-bit activations) unless the deployment overrides it */
+    check_act(dir, proj, what, HUM_DTYPE_INVALID, HUM_ACT_SCALE_TOKEN, 0, 0.0f, "");
     hum_standard_weight w;
     if (fmt_load(dir, proj, &w) == HUM_OK) {
         FMT_CHECK(w.bias.dtype == HUM_DTYPE_BFLOAT16 && w.bias.rank == 2 &&

@@ -9,6 +9,7 @@
 #include "rt_test.h"
 #include "hum_ffi.h"
 #include "jit.h"
+#include "layer.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -39,9 +40,39 @@ static void check_spec_parsing(void)
                     hum_layer_spec_parse(text, &back) == HUM_OK && !memcmp(&s, &back, sizeof s),
                 "format round trip: '%s' %s", text, hum_last_error());
 
+    /* 8-bit activations: e4m3 / int8 with their scale mode, mxfp8, the output dtype */
+    QUANT_CHECK(hum_layer_spec_parse("n=64,k=128,w=e4m3,a=e4m3", &s) == HUM_OK &&
+                    s.activation_dtype == HUM_DTYPE_FLOAT8_E4M3FN && s.act_scale == HUM_ACT_SCALE_TOKEN &&
+                    s.act_group == 0 && s.output_dtype == HUM_DTYPE_BFLOAT16,
+                "a=e4m3 defaults (token scales, bfloat16 out): %s", hum_last_error());
+    QUANT_CHECK(hum_layer_spec_parse("n=64,k=128,w=uint8,a=int8,ascale=tensor,out=float16", &s) == HUM_OK &&
+                    s.activation_dtype == HUM_DTYPE_INT8 && s.act_scale == HUM_ACT_SCALE_TENSOR &&
+                    s.output_dtype == HUM_DTYPE_FLOAT16,
+                "a=int8,ascale=tensor: %s", hum_last_error());
+    QUANT_CHECK(hum_layer_spec_parse("n=64,k=128,w=e4m3,a=e4m3,ascale=group128", &s) == HUM_OK &&
+                    s.act_scale == HUM_ACT_SCALE_GROUP && s.act_group == 128,
+                "ascale=group128: %s", hum_last_error());
+    QUANT_CHECK(hum_layer_spec_parse("n=64,k=128,w=e2m1,a=mxfp8,group=32,scale=e8m0", &s) == HUM_OK &&
+                    s.activation_dtype == HUM_DTYPE_FLOAT8_E4M3FN && s.act_scale == HUM_ACT_SCALE_GROUP &&
+                    s.act_group == 32,
+                "a=mxfp8: %s", hum_last_error());
+    QUANT_CHECK(hum_layer_spec_parse("n=64,k=128,a=bfloat16", &s) == HUM_OK && s.output_dtype == HUM_DTYPE_BFLOAT16,
+                "16-bit A gives C in its dtype: %s", hum_last_error());
+    static const char *const trips[] = {"n=64,k=128,w=e2m1,a=mxfp8,group=32,scale=e8m0,out=float16",
+                                        "n=64,k=128,w=e4m3,a=e4m3,ascale=group128,out=bfloat16",
+                                        "n=64,k=128,w=uint8,a=int8,ascale=tensor"};
+    for (size_t i = 0; i < sizeof trips / sizeof trips[0]; i++)
+        QUANT_CHECK(hum_layer_spec_parse(trips[i], &s) == HUM_OK && hum_layer_spec_format(&s, text, sizeof text) == HUM_OK &&
+                        hum_layer_spec_parse(text, &back) == HUM_OK && !memcmp(&s, &back, sizeof s),
+                    "format round trip of '%s': '%s' %s", trips[i], text, hum_last_error());
+
     static const struct {
         const char *spec, *needle;
     } bad[] = {
+        {"n=32,k=64,ascale=token", "ascale= is for 8-bit"}, {"n=32,k=64,a=e4m3,ascale=group64", "ascale=group64"},
+        {"n=32,k=64,a=mxfp8,ascale=token", "a=mxfp8"},     {"n=32,k=64,ascale=group128,a=mxfp8", "a=mxfp8"},
+        {"n=32,k=64,a=e4m3,out=float32", "out=float32"},   {"n=32,k=64,a=float16,out=bfloat16", "out=bfloat16"},
+        {"n=32,k=64,a=e5m2", "a=float8_e5m2"},             {"n=32,k=64,a=e4m3,out=int8", "out=int8"},
         {"n=32", "n and k are required"},     {"n=32,k=0", "k=0"},
         {"n=32,k=64,w=uint9", "w=uint9"},     {"n=32,k=64,a=float32", "a=float32"},
         {"n=32,k=64,zp=yes", "zp=yes"},       {"n=32,k=64,bias=2", "bias=2"},
@@ -349,6 +380,27 @@ static void check_untrusted_plans(void)
     hum_standard_free(&w);
 }
 
+/* A layer made from a weight (not moved) owns a copy of every tensor, the static input_scale
+ * too: the weight can be freed before the layer. */
+static void check_weight_copy(hum_runtime *rt)
+{
+    hum_layer_spec s;
+    hum_standard_weight w;
+    hum_layer *layer = NULL;
+    if (!QUANT_CHECK(hum_layer_spec_parse("n=64,k=128,w=uint4,a=e4m3,ascale=tensor", &s) == HUM_OK &&
+                         hum_layer_spec_weight(&s, 1, &w) == HUM_OK,
+                     "static input scale: %s", hum_last_error()))
+        return;
+    const float scale = *(const float *)w.input_scale.data;
+    if (QUANT_CHECK(hum_layer_from_standard(rt, &w, NULL, &layer) == HUM_OK, "%s", hum_last_error())) {
+        const hum_tensor *copy = &layer->weight.input_scale;
+        QUANT_CHECK(copy->data && copy->data != w.input_scale.data && *(const float *)copy->data == scale,
+                    "the layer's input_scale is its own copy of %g", (double)scale);
+    }
+    hum_standard_free(&w);
+    hum_layer_destroy(layer);
+}
+
 int main(void)
 {
     check_spec_parsing();
@@ -357,6 +409,7 @@ int main(void)
     hum_runtime *rt = NULL;
     if (QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "%s", hum_last_error())) {
         check_rejections(rt);
+        check_weight_copy(rt);
         check_compiles(rt);
     }
     hum_runtime_destroy(rt);

@@ -3,35 +3,11 @@
  * runs give bit-identical results (stream-K slices are serialised and the locks reset
  * themselves), preparing twice is harmless, and the host overhead of one forward is measured
  * (target < 5 us; the check allows 50). Skipped (77) without a GPU. */
-#define _POSIX_C_SOURCE 200809L
 #include "gemm_test.h"
 #include "hum/hum_tools.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static hum_tensor matrix(void *data, hum_dtype dtype, int64_t rows, int64_t cols, int64_t ld)
-{
-    hum_tensor t;
-    memset(&t, 0, sizeof t);
-    t.data = data;
-    t.dtype = dtype;
-    t.rank = 2;
-    t.shape[0] = rows;
-    t.shape[1] = cols;
-    t.strides[0] = ld;
-    t.strides[1] = 1;
-    t.memory = HUM_MEMORY_DEVICE;
-    return t;
-}
-
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
 
 int main(void)
 {
@@ -75,7 +51,8 @@ int main(void)
                     hum_device_alloc(0, (size_t)(m * ldc) * 2, &d_c) == HUM_OK &&
                     hum_memcpy_htod(d_a, a_codes, (size_t)(m * lda) * 2) == HUM_OK,
                 "%s", hum_last_error());
-    hum_tensor ta = matrix(d_a, HUM_DTYPE_FLOAT16, m, k, lda), tc = matrix(d_c, HUM_DTYPE_FLOAT16, m, n, ldc);
+    hum_tensor ta = gemm_test_matrix(d_a, HUM_DTYPE_FLOAT16, m, k, lda),
+               tc = gemm_test_matrix(d_c, HUM_DTYPE_FLOAT16, m, n, ldc);
     for (int run = 0; run < 2; run++) {
         hum_memset_d8(d_c, 0xFF, (size_t)(m * ldc) * 2);
         QUANT_CHECK(hum_layer_forward(layer, NULL, &ta, NULL, &tc) == HUM_OK && hum_stream_synchronize(NULL) == HUM_OK,
@@ -134,10 +111,10 @@ int main(void)
         hum_layer_forward(layer, NULL, &one_a, NULL, &one_c);
     hum_stream_synchronize(NULL);
     const int calls = 200; /* few enough that the launch queue never fills */
-    const double t0 = now_us();
+    const double t0 = gemm_test_now_us();
     for (int i = 0; i < calls; i++)
         hum_layer_forward(layer, NULL, &one_a, NULL, &one_c);
-    const double per_call = (now_us() - t0) / calls;
+    const double per_call = (gemm_test_now_us() - t0) / calls;
     hum_stream_synchronize(NULL);
     printf("  hum_layer_forward host overhead: %.2f us per call (M = 1)\n", per_call);
     QUANT_CHECK(per_call < 50.0, "host overhead %.1f us per forward", per_call);

@@ -23,26 +23,6 @@
 enum { N = 1024, K = 2048, THREADS = 4, M_MAX = 300 };
 static const int64_t THREAD_MS[THREADS] = {1, 37, 128, 300};
 
-static hum_tensor matrix(void *data, int64_t rows, int64_t cols)
-{
-    hum_tensor t;
-    memset(&t, 0, sizeof t);
-    t.data = data;
-    t.dtype = HUM_DTYPE_FLOAT16;
-    t.rank = 2;
-    t.shape[0] = rows;
-    t.shape[1] = cols;
-    t.memory = HUM_MEMORY_DEVICE;
-    return t;
-}
-
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
 /* Shared by the checks: the layer, its weight, M_MAX rows of A (host codes, float64 values,
  * device) and the reference C of every row. */
 typedef struct fixture {
@@ -63,14 +43,14 @@ static double run(const fixture *f, hum_workspace *ws, CUstream stream, int64_t 
     void *d_c = NULL;
     uint16_t *c = malloc((size_t)(m * N) * 2);
     double *got = malloc((size_t)(m * N) * sizeof *got);
-    const hum_tensor ta = matrix(f->d_a, m, K);
+    const hum_tensor ta = gemm_test_matrix(f->d_a, HUM_DTYPE_FLOAT16, m, K, 0);
     hum_tensor tc;
     if (!QUANT_CHECK(c && got && hum_device_alloc(0, (size_t)(m * N) * 2, &d_c) == HUM_OK &&
                          hum_memset_d8(d_c, 0xFF, (size_t)(m * N) * 2) == HUM_OK &&
                          hum_stream_synchronize(NULL) == HUM_OK,
                      "M = %lld buffers: %s", (long long)m, hum_last_error()))
         goto done;
-    tc = matrix(d_c, m, N);
+    tc = gemm_test_matrix(d_c, HUM_DTYPE_FLOAT16, m, N, 0);
     if (!QUANT_CHECK(hum_layer_forward_ws(f->layer, ws, stream, &ta, NULL, &tc) == HUM_OK &&
                          hum_stream_synchronize(stream) == HUM_OK &&
                          hum_memcpy_dtoh(c, d_c, (size_t)(m * N) * 2) == HUM_OK,
@@ -119,7 +99,8 @@ static void check_sizes_and_refusals(const fixture *f)
         void *d_c = NULL;
         hum_device_alloc(0, N * 2, &d_c);
         hum_memset_d8(d_c, 0xFF, N * 2);
-        const hum_tensor ta = matrix(f->d_a, 1, K), tc = matrix(d_c, 1, N);
+        const hum_tensor ta = gemm_test_matrix(f->d_a, HUM_DTYPE_FLOAT16, 1, K, 0),
+                         tc = gemm_test_matrix(d_c, HUM_DTYPE_FLOAT16, 1, N, 0);
         QUANT_CHECK(hum_layer_forward_ws(f->layer, ws, NULL, &ta, NULL, &tc) == HUM_ERR_INVALID_ARG &&
                         strstr(hum_last_error(), "holds no row"),
                     "no room for A: %s", hum_last_error());
@@ -216,7 +197,8 @@ static void check_graph(const fixture *f)
                          cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS,
                      "graph setup: %s", hum_last_error()))
         goto done;
-    const hum_tensor ta = matrix(f->d_a, m, K), tc = matrix(d_c, m, N);
+    const hum_tensor ta = gemm_test_matrix(f->d_a, HUM_DTYPE_FLOAT16, m, K, 0),
+                     tc = gemm_test_matrix(d_c, HUM_DTYPE_FLOAT16, m, N, 0);
     QUANT_CHECK(cu->cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL) == CUDA_SUCCESS &&
                     hum_layer_forward_ws(f->layer, ws, stream, &ta, NULL, &tc) == HUM_OK &&
                     cu->cuStreamEndCapture(stream, &graph) == CUDA_SUCCESS &&
@@ -254,17 +236,17 @@ static double overhead(const fixture *f, hum_workspace *ws, const int64_t *ms, i
     hum_device_alloc(0, (size_t)(M_MAX * N) * 2, &d_c);
     hum_tensor ta[2], tc[2];
     for (int i = 0; i < count; i++) {
-        ta[i] = matrix(f->d_a, ms[i], K);
-        tc[i] = matrix(d_c, ms[i], N);
+        ta[i] = gemm_test_matrix(f->d_a, HUM_DTYPE_FLOAT16, ms[i], K, 0);
+        tc[i] = gemm_test_matrix(d_c, HUM_DTYPE_FLOAT16, ms[i], N, 0);
     }
     for (int i = 0; i < 50; i++)
         hum_layer_forward_ws(f->layer, ws, NULL, &ta[i % count], NULL, &tc[i % count]);
     hum_stream_synchronize(NULL);
     const int calls = 200;
-    const double t0 = now_us();
+    const double t0 = gemm_test_now_us();
     for (int i = 0; i < calls; i++)
         hum_layer_forward_ws(f->layer, ws, NULL, &ta[i % count], NULL, &tc[i % count]);
-    const double per_call = (now_us() - t0) / calls;
+    const double per_call = (gemm_test_now_us() - t0) / calls;
     hum_stream_synchronize(NULL);
     hum_device_free(d_c);
     return per_call;
@@ -290,10 +272,10 @@ static double bare_launch(const fixture *f, hum_workspace *ws)
         hum_kernel_launch(e->kernel, &launch, params);
     hum_stream_synchronize(NULL);
     const int calls = 200;
-    const double t0 = now_us();
+    const double t0 = gemm_test_now_us();
     for (int i = 0; i < calls; i++)
         hum_kernel_launch(e->kernel, &launch, params);
-    const double per_call = (now_us() - t0) / calls;
+    const double per_call = (gemm_test_now_us() - t0) / calls;
     hum_stream_synchronize(NULL);
     hum_device_free(d_c);
     return per_call;

@@ -83,26 +83,6 @@ typedef struct worker {
     char first_error[256];
 } worker;
 
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static hum_tensor matrix(void *data, int64_t rows, int64_t cols)
-{
-    hum_tensor t;
-    memset(&t, 0, sizeof t);
-    t.data = data;
-    t.dtype = HUM_DTYPE_FLOAT16;
-    t.rank = 2;
-    t.shape[0] = rows;
-    t.shape[1] = cols;
-    t.memory = HUM_MEMORY_DEVICE;
-    return t;
-}
-
 static void fail(worker *w, const char *what)
 {
     if (w->failures++ == 0)
@@ -134,15 +114,16 @@ static void *work(void *arg)
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         const int64_t m = 1 + (int64_t)(x % M_MAX);
         const int l = (int)(x >> 40) & 1;
-        const hum_tensor ta = matrix(s->d_a, m, K), tc = matrix(d_c, m, N);
+        const hum_tensor ta = gemm_test_matrix(s->d_a, HUM_DTYPE_FLOAT16, m, K, 0),
+                         tc = gemm_test_matrix(d_c, HUM_DTYPE_FLOAT16, m, N, 0);
         if (cu->cuMemsetD8Async((CUdeviceptr)(uintptr_t)d_c, 0xFF, (size_t)(m * N) * 2, stream) != CUDA_SUCCESS) {
             fail(w, "poisoning C");
             continue;
         }
         const int during = atomic_load(&s->reloading);
-        const double t0 = now_us();
+        const double t0 = gemm_test_now_us();
         const hum_status st = hum_layer_forward_ws(s->layer[l], ws, stream, &ta, NULL, &tc);
-        const double us = now_us() - t0;
+        const double us = gemm_test_now_us() - t0;
         if (us > w->longest_us)
             w->longest_us = us;
         if ((during || atomic_load(&s->reloading)) && us > w->longest_in_reload_us)
@@ -205,9 +186,9 @@ static void reloads(shared *s, const char *dir)
             rt_write(dir, "stress.lua", text);
         }
         atomic_store(&s->reloading, 1);
-        const double t0 = now_us();
+        const double t0 = gemm_test_now_us();
         const hum_status st = hum_runtime_reload_policies(s->rt);
-        const double ms = (now_us() - t0) / 1e3;
+        const double ms = (gemm_test_now_us() - t0) / 1e3;
         atomic_store(&s->reloading, 0);
         total_ms += ms;
         longest_ms = ms > longest_ms ? ms : longest_ms;

@@ -11,21 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static hum_tensor matrix(void *data, int64_t rows, int64_t cols, int64_t ld)
-{
-    hum_tensor t;
-    memset(&t, 0, sizeof t);
-    t.data = data;
-    t.dtype = HUM_DTYPE_FLOAT16;
-    t.rank = 2;
-    t.shape[0] = rows;
-    t.shape[1] = cols;
-    t.strides[0] = ld;
-    t.strides[1] = 1;
-    t.memory = HUM_MEMORY_DEVICE;
-    return t;
-}
-
 /* Runs the layer of `w` cut by `shard` on A's columns [k0, k0 + cols) of d_a (row stride k);
  * returns its float64 output [m][n_out] (malloc'ed) or NULL after a failed check. */
 static double *run_shard(hum_runtime *rt, const hum_standard_weight *w, hum_shard shard, void *d_a, int64_t m,
@@ -44,11 +29,11 @@ static double *run_shard(hum_runtime *rt, const hum_standard_weight *w, hum_shar
     uint16_t *codes = malloc((size_t)(m * n) * 2);
     float *f = malloc((size_t)(m * n) * sizeof *f);
     out = malloc((size_t)(m * n) * sizeof *out);
-    hum_tensor ta = matrix((uint16_t *)d_a + k0, m, k, w->k), tc;
+    hum_tensor ta = gemm_test_matrix((uint16_t *)d_a + k0, HUM_DTYPE_FLOAT16, m, k, w->k), tc;
     if (QUANT_CHECK(hum_device_alloc(0, (size_t)(m * n) * 2, &d_c) == HUM_OK &&
                         hum_memset_d8(d_c, 0xFF, (size_t)(m * n) * 2) == HUM_OK,
                     "%s: %s", what, hum_last_error())) {
-        tc = matrix(d_c, m, n, n);
+        tc = gemm_test_matrix(d_c, HUM_DTYPE_FLOAT16, m, n, n);
         QUANT_CHECK(hum_layer_forward(layer, NULL, &ta, NULL, &tc) == HUM_OK && hum_stream_synchronize(NULL) == HUM_OK &&
                         hum_memcpy_dtoh(codes, d_c, (size_t)(m * n) * 2) == HUM_OK &&
                         hum_dtype_to_float(HUM_DTYPE_FLOAT16, codes, m * n, f) == HUM_OK,

@@ -102,7 +102,7 @@ int fx_write_ct(const char *dir, const char *layer, const fx_ct *w)
         dir, "config.json",
         "{\n  \"architectures\": [\"LlamaForCausalLM\"],\n  \"torch_dtype\": \"bfloat16\",\n"
         "  \"quantization_config\": {\n    \"config_groups\": {\n      \"group_0\": {\n"
-        "        \"format\": \"%s\",\n        \"input_activations\": null,\n        \"output_activations\": null,\n"
+        "        \"format\": \"%s\",\n        \"input_activations\": %s,\n        \"output_activations\": null,\n"
         "        \"targets\": [\"Linear\"],\n        \"weights\": {\n          \"actorder\": %s,\n"
         "          \"block_structure\": %s,\n          \"dynamic\": false,\n          \"group_size\": %s,\n"
         "          \"num_bits\": %d,\n          \"observer\": \"minmax\",\n          \"observer_kwargs\": {},\n"
@@ -111,7 +111,7 @@ int fx_write_ct(const char *dir, const char *layer, const fx_ct *w)
         "    \"ignore\": [\"lm_head\"],\n    \"kv_cache_scheme\": null,\n    \"quant_method\": \"compressed-tensors\",\n"
         "    \"quantization_status\": \"compressed\",\n    \"sparsity_config\": {},\n    \"transform_config\": {},\n"
         "    \"version\": \"%s\"\n  }\n}\n",
-        w->format, w->actorder ? "\"group\"" : "null", strcmp(w->strategy, "block") == 0 ? block : "null",
+        w->format, w->input_activations ? w->input_activations : "null", w->actorder ? "\"group\"" : "null", strcmp(w->strategy, "block") == 0 ? block : "null",
         w->group_size > 0 ? gs : "null", w->bits, w->strategy, w->sym ? "true" : "false", w->type, w->format,
         w->version);
     return rc;

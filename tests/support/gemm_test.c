@@ -1,10 +1,12 @@
 /* See gemm_test.h. */
+#define _POSIX_C_SOURCE 200809L
 #include "gemm_test.h"
 #include "device.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int gemm_test_have_gpu(void)
 {
@@ -12,7 +14,7 @@ int gemm_test_have_gpu(void)
     return hum_device_count(&count) == HUM_OK && count > 0;
 }
 
-static hum_tensor device_matrix(void *data, hum_dtype dtype, int64_t rows, int64_t cols)
+hum_tensor gemm_test_matrix(void *data, hum_dtype dtype, int64_t rows, int64_t cols, int64_t ld)
 {
     hum_tensor t;
     memset(&t, 0, sizeof t);
@@ -21,8 +23,19 @@ static hum_tensor device_matrix(void *data, hum_dtype dtype, int64_t rows, int64
     t.rank = 2;
     t.shape[0] = rows;
     t.shape[1] = cols;
+    if (ld != 0) {
+        t.strides[0] = ld;
+        t.strides[1] = 1;
+    }
     t.memory = HUM_MEMORY_DEVICE;
     return t;
+}
+
+double gemm_test_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
 /* One forward at M rows; returns the relative error or -1 on a failed check. */
@@ -49,7 +62,7 @@ static double run_m(hum_layer *layer, quant_rng *rng, const char *name, const hu
                          hum_memset_d8(d_c, 0xFF, (size_t)((m + 1) * n) * 2) == HUM_OK,
                      "%s: device buffers: %s", name, hum_last_error()))
         goto done;
-    const hum_tensor ta = device_matrix(d_a, act, m, k), tc = device_matrix(d_c, act, m, n);
+    const hum_tensor ta = gemm_test_matrix(d_a, act, m, k, 0), tc = gemm_test_matrix(d_c, act, m, n, 0);
     if (!QUANT_CHECK(hum_layer_forward(layer, NULL, &ta, NULL, &tc) == HUM_OK, "%s: forward M = %lld: %s", name,
                      (long long)m, hum_last_error()) ||
         !QUANT_CHECK(hum_stream_synchronize(NULL) == HUM_OK, "%s: M = %lld: %s", name, (long long)m,

@@ -10,6 +10,13 @@
 /* 1 when a GPU is present (else the test should return 77). */
 int gemm_test_have_gpu(void);
 
+/* A rows x cols device tensor of `dtype` at `data`; ld is the row stride in elements, 0 for
+ * contiguous rows (hum's all-zero strides). */
+hum_tensor gemm_test_matrix(void *data, hum_dtype dtype, int64_t rows, int64_t cols, int64_t ld);
+
+/* A monotonic clock in microseconds, for the host-overhead and latency figures. */
+double gemm_test_now_us(void);
+
 /* Prepares a layer from `w` with activations `act` and runs it at each M of ms[0..count):
  * A ~ N(0, 1) rounded to `act`, C poisoned with 0xFF (NaN), then every element must be finite
  * and ||C - ref|| / ||ref|| below the tolerance (1e-2 float16, 2e-2 bfloat16). `name` labels

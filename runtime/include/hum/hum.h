@@ -301,6 +301,16 @@ typedef enum hum_scale_type {
     HUM_SCALE_GROUP_TENSOR = 4 /* group scale times global_scale (e.g. NVFP4) */
 } hum_scale_type;
 
+/* How 8-bit activations get their scales (kernels/prep/quantize_a.cu quantizes 16-bit A so;
+ * hum_quantize_activations, hum/hum_tools.h, is its CPU twin). The dequantized activation is
+ * code * scale. */
+typedef enum hum_act_scale {
+    HUM_ACT_SCALE_TOKEN = 0,  /* dynamic: one float32 scale per row (token), amax / max */
+    HUM_ACT_SCALE_TENSOR = 1, /* static: one float32 scale for the tensor (a checkpoint's input_scale) */
+    HUM_ACT_SCALE_GROUP = 2   /* dynamic: one scale per row and group of K columns (1 x 128 float32
+                               * for FP8 block-wise; 1 x 32 e8m0 for MXFP8) */
+} hum_act_scale;
+
 typedef struct hum_standard_weight {
     int64_t num_experts;    /* 0 for a dense layer */
     int64_t n, k;           /* logical output and input features (unpadded) */
@@ -330,6 +340,18 @@ typedef struct hum_standard_weight {
      * j / group_size) is column k_perm[j] of the checkpoint; activations are gathered to match:
      * A'[:, j] = A[:, k_perm[j]]. */
     hum_tensor k_perm;
+    /* The checkpoint's own activation scheme, which a layer runs by default where the GPU can
+     * (lua/hum/layer.lua decides; docs/formats.md): act_dtype 0 for weight-only checkpoints
+     * (16-bit A), float8_e4m3fn or int8 (W8A8, FP8 block), float4_e2m1 (W4A4, NVFP4: never run
+     * as such by this build, which falls back). act_scale and act_group: TOKEN / TENSOR with
+     * group 0, GROUP with 128 (float32 per 1 x 128, FP8 block-wise), 32 (e4m3: MXFP8, e8m0) or 16
+     * (e2m1: NVFP4); TOKEN and 0 when act_dtype is 0. input_scale: float32 (1) or (E), the
+     * static per-tensor scale (dequantized A = code * input_scale), present exactly when
+     * act_scale is TENSOR; finite and > 0. */
+    hum_dtype act_dtype;
+    hum_act_scale act_scale;
+    int32_t act_group;
+    hum_tensor input_scale;
 } hum_standard_weight;
 
 /* Releases every tensor the struct owns and zeroes it. Safe on a zeroed struct. */
@@ -422,16 +444,6 @@ hum_status hum_standard_validate(const hum_standard_weight *w);
  * Known limit: float8_e5m2 codes with an all-ones exponent (which the standard format reads
  * as finite numbers of 65536 and more) overflow float16 activations.
  */
-/* How 8-bit activations get their scales (kernels/prep/quantize_a.cu quantizes 16-bit A so;
- * hum_quantize_activations, hum/hum_tools.h, is its CPU twin). The dequantized activation is
- * code * scale. */
-typedef enum hum_act_scale {
-    HUM_ACT_SCALE_TOKEN = 0,  /* dynamic: one float32 scale per row (token), amax / max */
-    HUM_ACT_SCALE_TENSOR = 1, /* static: one float32 scale for the tensor (a checkpoint's input_scale) */
-    HUM_ACT_SCALE_GROUP = 2   /* dynamic: one scale per row and group of K columns (1 x 128 float32
-                               * for FP8 block-wise; 1 x 32 e8m0 for MXFP8) */
-} hum_act_scale;
-
 typedef struct hum_layer_options {
     /* float16 or bfloat16 (A and C); HUM_DTYPE_INVALID (0): the weight's param_dtype */
     hum_dtype activation_dtype;

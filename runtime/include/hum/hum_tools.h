@@ -425,6 +425,10 @@ typedef struct hum_layer_summary {
     int32_t symmetric;      /* 1: no zero point (ints use the midpoint 2^(bits-1)) */
     int32_t act_order;      /* 1: g_idx permutes K */
     int64_t n, k, num_experts;
+    /* the checkpoint's activation scheme (hum_standard_weight.act_dtype): "" for weight-only
+     * layers (16-bit activations), "e4m3 token", "e4m3 tensor" (static input_scale), "e4m3
+     * group 128", "int8 token", "mxfp8", "nvfp4", ... (docs/formats.md) */
+    char activations[32];
     /* "" when the layer converts as far as the listing checks (shapes, dtypes, config); else why
      * it cannot, as hum_checkpoint_load_layer would say it (HUM_ERR_FORMAT / HUM_ERR_UNSUPPORTED),
      * cut to fit. Such a layer is still listed, with its name and whatever else is zero/"". One
@@ -696,11 +700,20 @@ hum_status hum_layer_compile(hum_runtime *rt, const hum_standard_weight *w, cons
  */
 typedef struct hum_layer_spec {
     int64_t n, k;
+    /* activation_dtype: what the GEMM multiplies (a=): float16 or bfloat16, or float8_e4m3fn or
+     * int8 (activations quantized by the layer, or by the host: hum_layer_forward) */
     hum_dtype weight_dtype, activation_dtype, scale_dtype;
     hum_scale_type scale_type;
     int64_t group_size;
     int32_t zero_point; /* a hum_zero_point_kind */
     int32_t bias, act_order;
+    /* out=: C's dtype, float16 or bfloat16 (the checkpoint's 16-bit type, also the weight's
+     * param_dtype): the activation dtype when that is 16-bit, bfloat16 by default for 8-bit A */
+    hum_dtype output_dtype;
+    /* 8-bit A only (else TOKEN and 0): ascale= token (TOKEN), tensor (TENSOR), group128 (GROUP,
+     * act_group 128, float32 scales); a=mxfp8 is e4m3 with GROUP and act_group 32 (e8m0 scales) */
+    hum_act_scale act_scale;
+    int32_t act_group;
 } hum_layer_spec;
 
 hum_status hum_layer_spec_parse(const char *spec, hum_layer_spec *out);

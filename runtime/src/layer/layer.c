@@ -3,6 +3,7 @@
 
 #include "internal.h"
 #include "runtime.h"
+#include "standard.h"
 #include "workspace.h"
 
 #include <math.h>
@@ -27,13 +28,7 @@ static hum_status copy_tensor(const hum_tensor *src, hum_tensor *dst, const char
 
 static hum_status copy_weight(const hum_standard_weight *w, hum_standard_weight *out)
 {
-    *out = *w;
-    memset(&out->weight, 0, sizeof out->weight);
-    memset(&out->scale, 0, sizeof out->scale);
-    memset(&out->zero_point, 0, sizeof out->zero_point);
-    memset(&out->global_scale, 0, sizeof out->global_scale);
-    memset(&out->bias, 0, sizeof out->bias);
-    memset(&out->k_perm, 0, sizeof out->k_perm);
+    hum_standard_header(w, out);
     hum_status st = copy_tensor(&w->weight, &out->weight, "weight");
     if (st == HUM_OK)
         st = copy_tensor(&w->scale, &out->scale, "scale");
@@ -45,6 +40,8 @@ static hum_status copy_weight(const hum_standard_weight *w, hum_standard_weight 
         st = copy_tensor(&w->bias, &out->bias, "bias");
     if (st == HUM_OK)
         st = copy_tensor(&w->k_perm, &out->k_perm, "k_perm");
+    if (st == HUM_OK)
+        st = copy_tensor(&w->input_scale, &out->input_scale, "input scale");
     if (st != HUM_OK)
         hum_standard_free(out);
     return st;

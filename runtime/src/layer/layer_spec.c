@@ -43,10 +43,22 @@ static hum_status parse_dtype(const char *key, const char *value, hum_dtype *out
 
 /* One key=value pair into the spec being built; `tensor` and `global` collect scale=tensor
  * and global=1 until the scale type is decided. */
-static const char *const spec_keys[] = {"n", "k", "w", "a", "group", "scale", "global", "zp", "bias", "actorder"};
+static const char *const spec_keys[] = {"n",   "k",    "w",        "a",   "group", "scale", "global",
+                                        "zp",  "bias", "actorder", "ascale", "out"};
+
+/* a=mxfp8: e4m3 codes with one e8m0 exponent per 32 columns (OCP MX) */
+static int is_mxfp8(const hum_layer_spec *s)
+{
+    return s->activation_dtype == HUM_DTYPE_FLOAT8_E4M3FN && s->act_scale == HUM_ACT_SCALE_GROUP && s->act_group == 32;
+}
+
+static int is_a8(hum_dtype t)
+{
+    return t == HUM_DTYPE_FLOAT8_E4M3FN || t == HUM_DTYPE_INT8;
+}
 
 static hum_status parse_pair(char *pair, hum_layer_spec *s, int *have_n, int *have_k, int *tensor, int32_t *global,
-                             unsigned *seen)
+                             int *ascale, unsigned *seen)
 {
     char *eq = strchr(pair, '=');
     if (!eq || eq == pair)
@@ -70,8 +82,36 @@ static hum_status parse_pair(char *pair, hum_layer_spec *s, int *have_n, int *ha
     }
     if (!strcmp(key, "w"))
         return parse_dtype(key, value, &s->weight_dtype);
-    if (!strcmp(key, "a"))
+    if (!strcmp(key, "a")) {
+        if (!strcmp(value, "mxfp8")) {
+            if (*ascale)
+                return hum_fail(HUM_ERR_INVALID_ARG, "layer spec: a=mxfp8 with ascale= (its scales are e8m0 per 32 "
+                                "columns)");
+            s->activation_dtype = HUM_DTYPE_FLOAT8_E4M3FN;
+            s->act_scale = HUM_ACT_SCALE_GROUP;
+            s->act_group = 32;
+            return HUM_OK;
+        }
         return parse_dtype(key, value, &s->activation_dtype);
+    }
+    if (!strcmp(key, "ascale")) {
+        if (s->act_group == 32)
+            return hum_fail(HUM_ERR_INVALID_ARG, "layer spec: ascale=%s with a=mxfp8 (its scales are e8m0 per 32 "
+                            "columns)", value);
+        if (!strcmp(value, "token"))
+            s->act_scale = HUM_ACT_SCALE_TOKEN;
+        else if (!strcmp(value, "tensor"))
+            s->act_scale = HUM_ACT_SCALE_TENSOR;
+        else if (!strcmp(value, "group128")) {
+            s->act_scale = HUM_ACT_SCALE_GROUP;
+            s->act_group = 128;
+        } else
+            return hum_fail(HUM_ERR_INVALID_ARG, "layer spec: ascale=%s: expected token, tensor or group128", value);
+        *ascale = 1;
+        return HUM_OK;
+    }
+    if (!strcmp(key, "out"))
+        return parse_dtype(key, value, &s->output_dtype);
     if (!strcmp(key, "group"))
         return parse_int(key, value, 0, SPEC_MAX_DIM, &s->group_size);
     if (!strcmp(key, "scale")) {
@@ -99,7 +139,8 @@ static hum_status parse_pair(char *pair, hum_layer_spec *s, int *have_n, int *ha
     if (!strcmp(key, "actorder"))
         return parse_flag(key, value, &s->act_order);
     return hum_fail(HUM_ERR_INVALID_ARG,
-                    "layer spec: unknown key '%s' (expected n, k, w, a, group, scale, global, zp, bias, actorder)", key);
+                    "layer spec: unknown key '%s' (expected n, k, w, a, group, scale, global, zp, bias, actorder, "
+                    "ascale, out)", key);
 }
 
 hum_status hum_layer_spec_parse(const char *text, hum_layer_spec *out)
@@ -113,7 +154,7 @@ hum_status hum_layer_spec_parse(const char *text, hum_layer_spec *out)
     char *copy = strdup(text);
     if (!copy)
         return hum_fail(HUM_ERR_OUT_OF_MEMORY, "hum_layer_spec_parse");
-    int have_n = 0, have_k = 0, tensor = 0;
+    int have_n = 0, have_k = 0, tensor = 0, ascale = 0;
     int32_t global = 0;
     unsigned seen = 0;
     hum_status st = HUM_OK;
@@ -122,7 +163,7 @@ hum_status hum_layer_spec_parse(const char *text, hum_layer_spec *out)
         char *comma = strchr(pair, ',');
         if (comma)
             *comma = '\0';
-        st = *pair ? parse_pair(pair, &s, &have_n, &have_k, &tensor, &global, &seen)
+        st = *pair ? parse_pair(pair, &s, &have_n, &have_k, &tensor, &global, &ascale, &seen)
                    : hum_fail(HUM_ERR_INVALID_ARG, "layer spec '%s': an empty entry (two commas, or a comma at an end)",
                               text);
         if (!comma)
@@ -143,6 +184,10 @@ hum_status hum_layer_spec_parse(const char *text, hum_layer_spec *out)
                                   : HUM_SCALE_CHANNEL;
     if (tensor)
         s.scale_dtype = HUM_DTYPE_INVALID;
+    if (ascale && !is_a8(s.activation_dtype))
+        return hum_fail(HUM_ERR_INVALID_ARG, "layer spec '%s': ascale= is for 8-bit activations (a=e4m3, int8)", text);
+    if (!s.output_dtype)
+        s.output_dtype = is_a8(s.activation_dtype) ? HUM_DTYPE_BFLOAT16 : s.activation_dtype;
     if ((st = hum_layer_spec_check(&s)) != HUM_OK)
         return st;
     *out = s;
@@ -160,9 +205,21 @@ hum_status hum_layer_spec_check(const hum_layer_spec *s)
                         "layer spec: w=%s: expected uint1 .. uint8 or a float of 8 bits or fewer (e4m3, e5m2, "
                         "e2m1, e3m2, e2m3, ...)",
                         hum_dtype_name(s->weight_dtype));
-    if (!hum_dtype_is_activation(s->activation_dtype))
-        return hum_fail(HUM_ERR_INVALID_ARG, "layer spec: a=%s: expected float16 or bfloat16",
+    const int a8 = is_a8(s->activation_dtype);
+    if (!hum_dtype_is_activation(s->activation_dtype) && !a8)
+        return hum_fail(HUM_ERR_INVALID_ARG, "layer spec: a=%s: expected float16, bfloat16, e4m3, int8 or mxfp8",
                         hum_dtype_name(s->activation_dtype));
+    if (!hum_dtype_is_activation(s->output_dtype) || (!a8 && s->output_dtype != s->activation_dtype))
+        return hum_fail(HUM_ERR_INVALID_ARG, "layer spec: out=%s with a=%s: expected float16 or bfloat16%s",
+                        hum_dtype_name(s->output_dtype), hum_dtype_name(s->activation_dtype),
+                        a8 ? "" : ", the activation dtype (16-bit A gives C in its own dtype)");
+    const int act_ok = s->act_scale == HUM_ACT_SCALE_TOKEN || s->act_scale == HUM_ACT_SCALE_TENSOR
+                           ? s->act_group == 0
+                           : s->act_scale == HUM_ACT_SCALE_GROUP && (s->act_group == 128 || is_mxfp8(s));
+    if (!act_ok || (!a8 && (s->act_scale != HUM_ACT_SCALE_TOKEN || s->act_group)))
+        return hum_fail(HUM_ERR_INVALID_ARG, "layer spec: activation scale %d, group %d with a=%s: expected token, "
+                        "tensor or group128 for e4m3 and int8 (mxfp8: e4m3 with e8m0 scales per 32), none for 16-bit A",
+                        (int)s->act_scale, (int)s->act_group, hum_dtype_name(s->activation_dtype));
     const int grouped = s->scale_type == HUM_SCALE_GROUP || s->scale_type == HUM_SCALE_GROUP_TENSOR;
     if ((s->scale_type != HUM_SCALE_CHANNEL && s->scale_type != HUM_SCALE_TENSOR && !grouped) ||
         (grouped ? s->group_size < 1 : s->group_size != 0) || s->group_size > SPEC_MAX_DIM)
@@ -197,7 +254,7 @@ static hum_dtype spec_scale_dtype(const hum_layer_spec *s)
 {
     return s->scale_type == HUM_SCALE_TENSOR ? HUM_DTYPE_FLOAT32
            : s->scale_dtype                  ? s->scale_dtype
-                                             : s->activation_dtype;
+                                             : s->output_dtype;
 }
 
 void hum_layer_spec_config(const hum_layer_spec *s, hum_layer_config *c)
@@ -205,9 +262,10 @@ void hum_layer_spec_config(const hum_layer_spec *s, hum_layer_config *c)
     c->n = s->n;
     c->k = s->k;
     c->num_experts = 0;
-    c->a_dtype = c->c_dtype = s->activation_dtype;
+    c->a_dtype = s->activation_dtype;
+    c->c_dtype = s->output_dtype;
     c->weight_dtype = s->weight_dtype;
-    c->param_dtype = s->activation_dtype;
+    c->param_dtype = s->output_dtype;
     c->scale_dtype = spec_scale_dtype(s);
     c->scale_type = s->scale_type;
     c->group_size = s->group_size;
@@ -228,8 +286,17 @@ hum_status hum_layer_spec_format(const hum_layer_spec *s, char *out, size_t cap)
         snprintf(scale, sizeof scale, ",scale=tensor");
     else if (s->scale_dtype)
         snprintf(scale, sizeof scale, ",scale=%s", hum_dtype_name(s->scale_dtype));
+    static const char *const ascale[] = {"token", "tensor", "group128"};
+    char act[64];
+    if (is_mxfp8(s))
+        snprintf(act, sizeof act, "mxfp8,out=%s", hum_dtype_name(s->output_dtype));
+    else if (is_a8(s->activation_dtype))
+        snprintf(act, sizeof act, "%s,ascale=%s,out=%s", hum_dtype_name(s->activation_dtype),
+                 ascale[s->act_scale >= 0 && s->act_scale <= 2 ? s->act_scale : 0], hum_dtype_name(s->output_dtype));
+    else
+        snprintf(act, sizeof act, "%s", hum_dtype_name(s->activation_dtype));
     const int n = snprintf(out, cap, "n=%" PRId64 ",k=%" PRId64 ",w=%s,a=%s,group=%" PRId64 "%s%s,zp=%s,bias=%d,actorder=%d",
-                           s->n, s->k, hum_dtype_name(s->weight_dtype), hum_dtype_name(s->activation_dtype),
+                           s->n, s->k, hum_dtype_name(s->weight_dtype), act,
                            s->group_size, scale, s->scale_type == HUM_SCALE_GROUP_TENSOR ? ",global=1" : "",
                            zp[s->zero_point < 0 || s->zero_point > 2 ? 0 : s->zero_point], s->bias, s->act_order);
     if (n < 0 || (size_t)n >= cap)
@@ -300,7 +367,7 @@ hum_status hum_layer_spec_weight(const hum_layer_spec *s, uint64_t seed, hum_sta
     hum_quant_spec q;
     memset(&q, 0, sizeof q);
     q.weight_dtype = s->weight_dtype;
-    q.param_dtype = s->activation_dtype;
+    q.param_dtype = s->output_dtype;
     q.scale_type = s->scale_type;
     q.group_size = s->scale_type == HUM_SCALE_GROUP || s->scale_type == HUM_SCALE_GROUP_TENSOR ? s->group_size : 0;
     q.scale_dtype = spec_scale_dtype(s);
@@ -311,5 +378,20 @@ hum_status hum_layer_spec_weight(const hum_layer_spec *s, uint64_t seed, hum_sta
     free(w);
     free(bias);
     free(perm);
+    if (st == HUM_OK && is_a8(s->activation_dtype)) {
+        /* the checkpoint's scheme is what the spec asks for; a static scale maps |A| = 8 (N(0, 1)
+         * activations stay far below) to the largest code */
+        out->act_dtype = s->activation_dtype;
+        out->act_scale = s->act_scale;
+        out->act_group = s->act_group;
+        if (s->act_scale == HUM_ACT_SCALE_TENSOR) {
+            const int64_t one = 1;
+            st = hum_host_tensor_alloc(&out->input_scale, HUM_DTYPE_FLOAT32, 1, &one);
+            if (st == HUM_OK)
+                *(float *)out->input_scale.data = (float)(8.0 / hum_dtype_max_finite(s->activation_dtype));
+            else
+                hum_standard_free(out);
+        }
+    }
     return st == HUM_OK ? HUM_OK : hum_fail_context(st, "hum_layer_spec_weight");
 }

@@ -5,6 +5,7 @@
 #include "internal.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,20 @@ void hum_standard_free(hum_standard_weight *w)
     hum_host_tensor_free(&w->global_scale);
     hum_host_tensor_free(&w->bias);
     hum_host_tensor_free(&w->k_perm);
+    hum_host_tensor_free(&w->input_scale);
     memset(w, 0, sizeof *w);
+}
+
+void hum_standard_header(const hum_standard_weight *w, hum_standard_weight *out)
+{
+    *out = *w;
+    memset(&out->weight, 0, sizeof out->weight);
+    memset(&out->scale, 0, sizeof out->scale);
+    memset(&out->zero_point, 0, sizeof out->zero_point);
+    memset(&out->global_scale, 0, sizeof out->global_scale);
+    memset(&out->bias, 0, sizeof out->bias);
+    memset(&out->k_perm, 0, sizeof out->k_perm);
+    memset(&out->input_scale, 0, sizeof out->input_scale);
 }
 
 static void shape_text(char *buf, size_t cap, int32_t rank, const int64_t *shape)
@@ -91,6 +105,46 @@ static hum_status check_k_perm(const hum_tensor *t, int64_t k)
     if (st != HUM_OK)
         return st;
     return hum_check_permutation(t->data, k, "standard weight: k_perm");
+}
+
+/* The checkpoint's activation scheme (hum.h, hum_standard_weight.act_dtype). */
+static hum_status check_activation(const hum_standard_weight *w, int64_t experts)
+{
+    const hum_dtype a = w->act_dtype;
+    const int32_t g = w->act_group;
+    int ok;
+    switch (w->act_scale) {
+    case HUM_ACT_SCALE_TOKEN:
+    case HUM_ACT_SCALE_TENSOR:
+        ok = g == 0 && (a == HUM_DTYPE_FLOAT8_E4M3FN || a == HUM_DTYPE_INT8 ||
+                        (a == HUM_DTYPE_INVALID && w->act_scale == HUM_ACT_SCALE_TOKEN));
+        break;
+    case HUM_ACT_SCALE_GROUP:
+        ok = (a == HUM_DTYPE_FLOAT8_E4M3FN && (g == 128 || g == 32)) || (a == HUM_DTYPE_INT8 && g == 128) ||
+             (a == HUM_DTYPE_FLOAT4_E2M1 && g == 16);
+        break;
+    default: ok = 0;
+    }
+    if (!ok)
+        return hum_fail(HUM_ERR_INVALID_ARG, "standard weight: activation scheme %s, scale mode %d, group %d (expected "
+                        "none, float8_e4m3fn or int8 per token or tensor, float8_e4m3fn / int8 per 128, "
+                        "float8_e4m3fn per 32 (MXFP8), float4_e2m1 per 16 (NVFP4))",
+                        a ? hum_dtype_name(a) : "none", (int)w->act_scale, (int)g);
+    if (w->act_scale != HUM_ACT_SCALE_TENSOR)
+        return w->input_scale.data ? hum_fail(HUM_ERR_INVALID_ARG, "standard weight: input_scale is only for a static "
+                                              "per-tensor activation scale (act_scale TENSOR)")
+                                   : HUM_OK;
+    const int64_t len = w->input_scale.rank == 1 && w->input_scale.shape[0] == 1 ? 1 : experts;
+    hum_status st = check_tensor("input_scale", &w->input_scale, HUM_DTYPE_FLOAT32, 0, 1, &len);
+    if (st != HUM_OK)
+        return st;
+    for (int64_t i = 0; i < len; i++) {
+        const float x = ((const float *)w->input_scale.data)[i];
+        if (!(x > 0.0f) || isinf(x))
+            return hum_fail(HUM_ERR_INVALID_ARG, "standard weight: input_scale[%" PRId64 "] = %g (expected finite and "
+                            "> 0)", i, (double)x);
+    }
+    return HUM_OK;
 }
 
 hum_status hum_standard_view_init(const hum_standard_weight *w, hum_standard_view *v)
@@ -181,7 +235,7 @@ hum_status hum_standard_view_init(const hum_standard_weight *w, hum_standard_vie
         return st;
     if (w->k_perm.data != NULL && (st = check_k_perm(&w->k_perm, w->k)) != HUM_OK)
         return st;
-    return HUM_OK;
+    return check_activation(w, v->experts);
 }
 
 hum_status hum_standard_validate(const hum_standard_weight *w)

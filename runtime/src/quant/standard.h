@@ -25,6 +25,10 @@ typedef struct hum_standard_view {
 /* HUM_ERR_INVALID_ARG naming `what` unless p[0..k) is a permutation of 0..k-1. */
 hum_status hum_check_permutation(const int32_t *p, int64_t k, const char *what);
 
+/* *out = *w without its tensors: every tensor of out zeroed, so that out owns nothing yet and
+ * hum_standard_free(out) is safe whatever the caller fills in next. */
+void hum_standard_header(const hum_standard_weight *w, hum_standard_weight *out);
+
 /* Checks every field of `w` against the rules in hum.h (HUM-SECTION standard) and fills `v`.
  * HUM_ERR_INVALID_ARG naming the field, the expected and the actual value. */
 hum_status hum_standard_view_init(const hum_standard_weight *w, hum_standard_view *v);

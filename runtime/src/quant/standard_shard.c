@@ -311,6 +311,14 @@ static hum_status cut_vectors(const hum_standard_weight *w, const shard_cut *c, 
             select_block((const char *)w->bias.data + (size_t)(c->experts[x] * w->n) * elem, 1, c->n0, c->n, NULL, 1,
                          elem, (char *)out->bias.data + (size_t)(x * c->n) * elem);
     }
+    if (w->input_scale.data) {
+        const int per_expert = !(w->input_scale.rank == 1 && w->input_scale.shape[0] == 1);
+        const int64_t len = per_expert ? c->e : 1;
+        if ((st = hum_host_tensor_alloc(&out->input_scale, HUM_DTYPE_FLOAT32, 1, &len)) != HUM_OK)
+            return st;
+        for (int64_t x = 0; x < len; x++)
+            ((float *)out->input_scale.data)[x] = ((const float *)w->input_scale.data)[per_expert ? c->experts[x] : 0];
+    }
     const int32_t *perm = c->cols ? c->k_perm : w->k_perm.data;
     if (perm) {
         if ((st = hum_host_tensor_alloc(&out->k_perm, HUM_DTYPE_INT32, 1, &c->k)) != HUM_OK)
@@ -334,13 +342,7 @@ hum_status hum_standard_shard(const hum_standard_weight *w, const hum_shard *sha
     memset(&c, 0, sizeof c);
     st = plan_cut(w, &v, shard, &c);
     if (st == HUM_OK) {
-        *out = *w;
-        memset(&out->weight, 0, sizeof out->weight);
-        memset(&out->scale, 0, sizeof out->scale);
-        memset(&out->zero_point, 0, sizeof out->zero_point);
-        memset(&out->global_scale, 0, sizeof out->global_scale);
-        memset(&out->bias, 0, sizeof out->bias);
-        memset(&out->k_perm, 0, sizeof out->k_perm);
+        hum_standard_header(w, out);
         out->num_experts = w->num_experts > 0 ? c.e : 0;
         out->n = c.n;
         out->k = c.k;

@@ -1,0 +1,37 @@
+// The start every GEMM kernel shares, and the zeroing of its accumulators. A kernel may be
+// launched overlapping the previous kernel of its stream (ptx/griddep.cuh): an act-order A comes
+// from prep/permute_a.cu, which may still be writing it, so the wait comes before any read.
+#pragma once
+#include "gemm/schedule.cuh"
+#include "ptx/griddep.cuh"
+
+namespace gemm {
+
+// This CTA's work and the thread's place in it; the kernel returns at once when sch.total is 0.
+struct Entry {
+    Schedule sch;
+    int tid, lane, warp;
+};
+
+HUM_DEV Entry kernel_entry(const hum_gemm_args &args)
+{
+    grid_dependency_wait();
+    const int tid = threadIdx.x;
+    return Entry{Schedule(args.m), tid, tid & 31, tid >> 5};
+}
+
+// Accumulators of any shape of float array, unrolled to register moves.
+HUM_DEV void zero_acc(float &x)
+{
+    x = 0.f;
+}
+
+template <typename T, int N>
+HUM_DEV void zero_acc(T (&acc)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+        zero_acc(acc[i]);
+}
+
+}  // namespace gemm
