@@ -38,7 +38,7 @@ using namespace gemm;
 constexpr int kWarpgroups = kThreads / 128;
 constexpr int kSlabs = kWN / 16;           // 64-row slabs per warpgroup
 constexpr int kUnits = kBN / 64;           // 64-row units of the block, kWarpgroups * kSlabs
-constexpr int kChunk = kBM % 128 == 0 ? 128 : 64;  // N of one wgmma instruction
+constexpr int kChunk = kBM % 128 == 0 ? 128 : kBM % 64 == 0 ? 64 : kBM;  // N of one wgmma instruction
 constexpr int kChunks = kBM / kChunk;
 constexpr int kAcc = kBM / 2;              // accumulators per thread and slab
 // The warp's share of a lane's codes: pairs 4w..4w+3 of its k16 row (kernels/prep/repack.cu),
@@ -66,7 +66,8 @@ static_assert(kWarpgroups * kSlabs == kUnits, "warpgroups x slabs must cover blo
 static_assert(kWarpgroups <= 2 && kSlabs <= 2 && kSlabs * kAcc <= 128,
               "register budget: at most 2 warpgroups, 2 slabs and 128 accumulators per thread");
 static_assert(kWM == kBM && kWK == kBK, "wgmma tiles: warp_m = block_m and warp_k = block_k");
-static_assert(kBM % 64 == 0 && kBM <= 256, "block M (the wgmma N) must be 64, 128, 192 or 256");
+static_assert(kBM == 16 || kBM == 32 || (kBM % 64 == 0 && kBM <= 256),
+              "block M (the wgmma N) must be 16, 32, 64, 128, 192 or 256");
 static_assert(kAVec, "activations must be copied 16 bytes at a time (no act-order, K a multiple of 8)");
 static_assert(kStages >= 3, "at least three stages");
 static_assert(kBM * kCRow <= kSmemBytes, "the epilogue tile must fit in the pipeline's shared memory");
@@ -274,12 +275,11 @@ HUM_DEV void write_c(const hum_gemm_args &args, u32 cbase, int m0, int n0, bool 
 {
     constexpr int CPR = kBN / 8;
     constexpr int COUNT = kBM * CPR;
-    static_assert(COUNT % kThreads == 0, "epilogue chunks split evenly over the threads");
 #pragma unroll 4
-    for (int i = 0; i < COUNT / kThreads; ++i) {
+    for (int i = 0; i < (COUNT + kThreads - 1) / kThreads; ++i) {
         const int ch = tid + i * kThreads;
         const int r = ch / CPR, gm = m0 + r, gn = n0 + ch % CPR * 8;
-        if (gm >= args.m || gn >= kNReal)
+        if ((COUNT % kThreads != 0 && ch >= COUNT) || gm >= args.m || gn >= kNReal)
             continue;
         u32 v[4];
         lds128(cbase + r * kCRow + (ch % CPR) * 16, v[0], v[1], v[2], v[3]);

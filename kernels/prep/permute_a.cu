@@ -10,14 +10,17 @@
 // (float16 or bfloat16: the copy does not look at them).
 //
 // Launch: block 256 threads, grid ((k / 8 rounded up) / 256 rounded up, any y >= 1). On sm_90
-// the GEMM that reads `out` is launched to overlap this kernel (ptx/griddep.cuh).
+// the GEMM that reads `out` is launched to overlap this kernel (ptx/griddep.cuh); a block lets
+// it in once its stores are issued (or by exiting). Triggered at the first instruction instead, the
+// GEMM's persistent CTAs were placed while these blocks still held part of the SMs, and the
+// M 1..16 GEMM (two of whose CTAs fit one SM) ran 10 us slower at M = 1 and 16 on the H200
+// (36.4 / 38.4 us against 26.7 / 28.9, bench/NOTES.md).
 #include "common.cuh"
 #include "ptx/griddep.cuh"
 
 extern "C" __global__ void __launch_bounds__(256)
 hum_permute_a(const u16 *__restrict__ a, i64 lda, const int *__restrict__ perm, u16 *__restrict__ out, int k, int m)
 {
-    grid_dependents_launch();  // the GEMM may take its place on the SMs now and wait there
     const int chunk = blockIdx.x * blockDim.x + threadIdx.x;
     const int j0 = chunk * 8;
     if (j0 >= k)
@@ -55,4 +58,5 @@ hum_permute_a(const u16 *__restrict__ a, i64 lda, const int *__restrict__ perm, 
                     dst[i] = v[i];
         }
     }
+    grid_dependents_launch();
 }
