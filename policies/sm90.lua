@@ -23,7 +23,19 @@ return {
   name = "sm90",
   description = "Hopper and newer: 227 KiB shared memory, mma.sync with block K 256 for small M, wgmma from M = 17 on sm_90",
   applies = function(device) return device.sm >= 90 end,
-  tunings = function(device, layer, overrides)
+  tunings = function(device, layer, overrides, compute)
+    -- Expert GEMMs (docs/moe.md): M counts rows per expert, and a MoE layer's gate/up and down
+    -- GEMMs share one align, so block_m follows M alone. Routed rows spread unevenly over the
+    -- experts: block M stops at 128, past which the padding of each expert's last block costs
+    -- more than the larger tile saves.
+    if compute and compute.gemm_type ~= "dense" and layer.kernels.wgmma then
+      return ranges({
+        { 16, mma(16, 128, 256, 16, 32, 128, 4) },
+        { 32, wgmma(32, 256, 5) },
+        { 64, wgmma(64, 256, 4) },
+        { math.huge, wgmma(128, 128, 4) },
+      })
+    end
     if layer.kernels.wgmma then
       -- three 256 x 128 x 128 stages fit 227 KiB with 4-bit weights and scale groups of 32 or
       -- more; wider weights or finer groups take four 256 x 128 x 64 stages

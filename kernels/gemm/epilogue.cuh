@@ -45,10 +45,10 @@ HUM_DEV void streamk_end(const hum_gemm_args &args, const Slice &s, int tid)
     }
 }
 
-// The bias of output column `col`, added by the first slice only (0 for the others).
-HUM_DEV float bias_of(const hum_gemm_args &args, int col, bool first)
+// The bias of `expert`'s output column `col`, added by the first slice only (0 for the others).
+HUM_DEV float bias_of(const hum_gemm_args &args, int expert, int col, bool first)
 {
-    return kBias && first ? __ldg(args.bias + col) : 0.f;
+    return kBias && first ? __ldg(args.bias + static_cast<i64>(expert) * kN + col) : 0.f;
 }
 
 }  // namespace gemm

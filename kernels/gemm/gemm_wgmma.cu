@@ -80,18 +80,27 @@ HUM_DEV u32 share_offset(int kr, int u, int w, int lane)
     return static_cast<u32>((((kr * kUnits + u) * 4 + w) * 32 + (lane ^ (8 * w))) * kShare * 4);
 }
 
-// Issues the copies of k-block kb into ring slot `slot`: thread 0 the activation tile, every
-// thread its part of the weights (in share mode each warp's share to its own plane), scales and
-// zero points.
-HUM_DEV void load_stage(const hum_gemm_args &args, u32 base, int slot, int m0, int n0, int kb, int tid)
+// Dense: A by TMA (one box per 64 columns, on the slot's barrier); the MoE types gather the
+// block's rows by cp.async into the same layout (gemm/load_a.cuh).
+constexpr bool kATma = kGemmType == GemmType::kDense;
+
+// Issues the copies of k-block kb of block blk's rows into ring slot `slot`: the activation
+// tile (thread 0's TMA, or every thread's share of the gathered rows in `a`), every thread its
+// part of the weights (in share mode each warp's share to its own plane), scales and zero points.
+HUM_DEV void load_stage(const hum_gemm_args &args, const AVec<true> &a, const Block &blk, u32 base, int slot, int n0,
+                        int kb, int tid)
 {
-    if (tid == 0)
-        a_tma(args, base + slot * kABytes, kAtomBytes, m0, kb, base + kBarOffset + slot * 8);
+    if constexpr (kATma) {
+        if (tid == 0)
+            a_tma(args, base + slot * kABytes, kAtomBytes, static_cast<int>(blk.row0), kb, base + kBarOffset + slot * 8);
+    } else {
+        a.load(base + slot * kABytes, kb, tid);
+    }
     if constexpr (!kShareMode) {
-        copy_codes(base + kBOffset + slot * kBBytes, codes_tile(args, n0), kb, tid);
+        copy_codes(base + kBOffset + slot * kBBytes, codes_tile(args, blk.expert, n0), kb, tid);
     } else {
         constexpr int COUNT = kBK / 16 * kUnits * 128;
-        const u32 *src0 = codes_tile(args, n0) + static_cast<i64>(kb) * (kBK / 16) * kCodeRowWords;
+        const u32 *src0 = codes_tile(args, blk.expert, n0) + static_cast<i64>(kb) * (kBK / 16) * kCodeRowWords;
         const u32 dst0 = base + kBOffset + slot * kBBytes;
         for_chunks<COUNT>(tid, [&](int, int sh) {
             const int kr = sh / (kUnits * 128), u = sh / 128 % kUnits, lane = sh % 128 / 4, w = sh % 4;
@@ -99,7 +108,7 @@ HUM_DEV void load_stage(const hum_gemm_args &args, u32 base, int slot, int m0, i
                                        src0 + kr * kCodeRowWords + (u * 32 + lane) * kWeightBits + w * kShare);
         });
     }
-    copy_params(args, base + kSOffset + slot * kSBytes, base + kZOffset + slot * kZBytes, n0, kb, tid);
+    copy_params(args, base + kSOffset + slot * kSBytes, base + kZOffset + slot * kZBytes, blk.expert, n0, kb, tid);
 }
 
 // Lane mode: warp w's share of the lane's stored words, the virtual words holding pairs
@@ -209,12 +218,15 @@ HUM_DEV void compute_stage(u32 base, int slot, int wg, int w, int lane, float (&
     });
 }
 
-// k-blocks kb0 .. kb0 + len - 1 of one tile into acc, then every copy and product finished.
-// g0 counts the stages this CTA loaded before: stage g sits in slot g % kStages and completes
-// phase g / kStages of that slot's barrier.
-HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, int m0, int n0, int kb0, int len, int tid, int wg,
-                      int w, int lane, float (&acc)[kSlabs][kAcc])
+// k-blocks kb0 .. kb0 + len - 1 of one tile (block blk, columns n0..) into acc, then every copy
+// and product finished. g0 counts the stages this CTA loaded before: stage g sits in slot
+// g % kStages and completes phase g / kStages of that slot's barrier.
+HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, const Block &blk, int n0, int kb0, int len, int tid,
+                      int wg, int w, int lane, float (&acc)[kSlabs][kAcc])
 {
+    AVec<true> a;
+    if constexpr (!kATma)
+        a.set_tile(args, blk, tid);
     // The slots were last written by the previous epilogue through the generic proxy; the
     // copy engine writes them next.
     fence_proxy_async_smem();
@@ -222,18 +234,24 @@ HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, int m0, int n
 #pragma unroll
     for (int s = 0; s < kInFlight; ++s) {
         if (s < len)
-            load_stage(args, base, (g0 + s) % kStages, m0, n0, kb0 + s, tid);
+            load_stage(args, a, blk, base, (g0 + s) % kStages, n0, kb0 + s, tid);
         cp_async_commit();
     }
     for (int i = 0; i < len; ++i) {
         const int g = g0 + i, slot = g % kStages;
         cp_async_wait<kInFlight - 1>();
-        mbar_wait(base + kBarOffset + slot * 8, (g / kStages) & 1);
+        if constexpr (kATma) {
+            mbar_wait(base + kBarOffset + slot * 8, (g / kStages) & 1);
+        } else {
+            // this thread's cp.async rows of A, written through the generic proxy, become
+            // visible to wgmma's reads through the async proxy
+            fence_proxy_async_smem();
+        }
         __syncthreads();
         // The slot refilled here last held stage g - 2, whose products every warpgroup
         // finished before the barrier (at most the previous stage's last group is running).
         if (i + kInFlight < len)
-            load_stage(args, base, (g + kInFlight) % kStages, m0, n0, kb0 + i + kInFlight, tid);
+            load_stage(args, a, blk, base, (g + kInFlight) % kStages, n0, kb0 + i + kInFlight, tid);
         cp_async_commit();
         compute_stage(base, slot, wg, w, lane, acc);
     }
@@ -249,7 +267,7 @@ HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, int m0, int n
 
 // Accumulators -> the shared tile [block M][block N] of the output type, with the float factor
 // and (first slice only) the bias applied.
-HUM_DEV void stage_c(const hum_gemm_args &args, u32 cbase, int n0, bool first, int wg, int w, int lane,
+HUM_DEV void stage_c(const hum_gemm_args &args, u32 cbase, int expert, int n0, bool first, int wg, int w, int lane,
                      const float (&acc)[kSlabs][kAcc])
 {
     const int g = lane >> 2, t = lane & 3;
@@ -258,7 +276,7 @@ HUM_DEV void stage_c(const hum_gemm_args &args, u32 cbase, int n0, bool first, i
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             const int nl = (wg * kSlabs + s) * 64 + 16 * w + g + 8 * h;
-            const float bias = n0 + nl < kNReal ? bias_of(args, n0 + nl, first) : 0.f;
+            const float bias = n0 + nl < kNReal ? bias_of(args, expert, n0 + nl, first) : 0.f;
 #pragma unroll
             for (int j = 0; j < kBM / 8; ++j)  // n8 block j of the D fragments: registers 4j..4j+3
 #pragma unroll
@@ -270,16 +288,20 @@ HUM_DEV void stage_c(const hum_gemm_args &args, u32 cbase, int n0, bool first, i
         }
 }
 
-// The shared tile -> C in 16-byte row chunks; later stream-K slices add to what C holds.
-HUM_DEV void write_c(const hum_gemm_args &args, u32 cbase, int m0, int n0, bool first, int tid)
+// The shared tile -> block blk's rows of C (gemm/rows.cuh) in 16-byte row chunks; later
+// stream-K slices add to what C holds.
+HUM_DEV void write_c(const hum_gemm_args &args, u32 cbase, const Block &blk, int n0, bool first, int tid)
 {
     constexpr int CPR = kBN / 8;
     constexpr int COUNT = kBM * CPR;
 #pragma unroll 4
     for (int i = 0; i < (COUNT + kThreads - 1) / kThreads; ++i) {
         const int ch = tid + i * kThreads;
-        const int r = ch / CPR, gm = m0 + r, gn = n0 + ch % CPR * 8;
-        if ((COUNT % kThreads != 0 && ch >= COUNT) || gm >= args.m || gn >= kNReal)
+        if (COUNT % kThreads != 0 && ch >= COUNT)
+            continue;
+        const int r = ch / CPR, gn = n0 + ch % CPR * 8;
+        const i64 gm = gn < kNReal ? c_row(args, blk, r) : -1;
+        if (gm < 0)
             continue;
         u32 v[4];
         lds128(cbase + r * kCRow + (ch % CPR) * 16, v[0], v[1], v[2], v[3]);
@@ -312,17 +334,14 @@ HUM_DEV void write_c(const hum_gemm_args &args, u32 cbase, int m0, int n0, bool 
 }
 
 // After a segment of `tile`: its stream-K slice order, the shared tile, the write to C.
-HUM_DEV void epilogue(const hum_gemm_args &args, const Schedule &sch, int tile, u32 base, int tid, int wg, int w,
-                      int lane, const float (&acc)[kSlabs][kAcc])
+HUM_DEV void epilogue(const hum_gemm_args &args, const Schedule &sch, const Block &blk, int tile, int n0, u32 base,
+                      int tid, int wg, int w, int lane, const float (&acc)[kSlabs][kAcc])
 {
     const Slice sl = sch.slice_of(tile);
-    int mb, nb;
-    tile_coords(tile, args.m, mb, nb);
-    const int m0 = mb * kBM, n0 = nb * kBN;
-    stage_c(args, base, n0, sl.slice == 0, wg, w, lane, acc);
+    stage_c(args, base, blk.expert, n0, sl.slice == 0, wg, w, lane, acc);
     streamk_wait(args, sl, tid);
     __syncthreads();
-    write_c(args, base, m0, n0, sl.slice == 0, tid);
+    write_c(args, base, blk, n0, sl.slice == 0, tid);
     __syncthreads();
     streamk_pass(args, sl, tid);
 }
@@ -333,14 +352,14 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
 {
     using namespace gemm_wgmma;
     extern __shared__ __align__(1024) u8 smem[];
-    const auto [sch, tid, lane, warp] = kernel_entry(args);
+    const auto [rows, sch, tid, lane, warp] = kernel_entry(args);
     if (sch.total == 0)
         return;
     // The swizzle atoms (and the descriptors and TMA boxes that address them) start 1024-byte
     // aligned; the launch's 2048 spare bytes cover the alignment and the barriers.
     const u32 base = (smem_addr(smem) + 1023u) & ~1023u;
     const int wg = warp >> 2, w = warp & 3;
-    if (tid == 0) {
+    if (kATma && tid == 0) {
         for (int s = 0; s < kStages; ++s)
             mbar_init(base + kBarOffset + s * 8, 1);
         mbar_init_fence();
@@ -353,10 +372,11 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
         wk = sch.step(wk, j);
         const int len = kKB - wk.kb < sch.total - j ? kKB - wk.kb : sch.total - j;
         int mb, nb;
-        tile_coords(wk.tile, args.m, mb, nb);
+        tile_coords(wk.tile, rows.blocks, mb, nb);
+        const Block blk = rows.block(args, mb);
         zero_acc(acc);
-        mainloop(args, base, g0, mb * kBM, nb * kBN, wk.kb, len, tid, wg, w, lane, acc);
-        epilogue(args, sch, wk.tile, base, tid, wg, w, lane, acc);
+        mainloop(args, base, g0, blk, nb * kBN, wk.kb, len, tid, wg, w, lane, acc);
+        epilogue(args, sch, blk, wk.tile, nb * kBN, base, tid, wg, w, lane, acc);
         wk.kb += len - 1;  // the work of the segment's last iteration, for the next step()
         j += len;
         g0 += len;

@@ -7,6 +7,7 @@
 #include "bench_floor.h"
 #include "bench_io.h"
 #include "bench_json.h"
+#include "bench_moe_gemm.h"
 #include "bench_timer.h"
 #include "bench_tmpdir.h"
 #include "cli.h"
@@ -30,6 +31,8 @@ typedef struct bench_options {
     const char *warmup;
     const char *reps;
     int force; /* --out may replace an existing file */
+    const char *moe_gemm, *experts, *topk; /* --moe-gemm: one expert GEMM (bench_moe_gemm.h) */
+    int down;
 } bench_options;
 
 static void usage(FILE *f)
@@ -49,7 +52,11 @@ static void usage(FILE *f)
                "  --force        let --out replace an existing file\n"
                "  --warmup N     untimed calls per measurement (default 20)\n"
                "  --reps N       timed calls per measurement (default 100)\n"
-               "  --config FILE  deployment config\n");
+               "  --config FILE  deployment config\n\n"
+               "hum bench --moe-gemm SPEC --experts E --topk K [--down] [--m LIST] [--warmup N] [--reps N]\n"
+               "times one expert GEMM of a MoE layer alone (docs/moe.md): the indexed type over random routing of\n"
+               "M tokens to K of E experts, as the gate/up projection (A = the tokens) or with --down as the down\n"
+               "projection (A = the M * K routed rows); SPEC as --layer, uint weights with group scales.\n");
 }
 
 /* 0 parsed, 1 --help printed, 2 usage error (reported). */
@@ -58,12 +65,15 @@ static int parse(int argc, char **argv, bench_options *o)
     const cli_option options[] = {
         CLI_VALUE("--config", &o->config), CLI_VALUE("--layer", &o->spec),   CLI_VALUE("--m", &o->m_list),
         CLI_VALUE("--out", &o->out),       CLI_VALUE("--warmup", &o->warmup), CLI_VALUE("--reps", &o->reps),
-        CLI_FLAG("--force", &o->force),    CLI_END,
+        CLI_FLAG("--force", &o->force),    CLI_VALUE("--moe-gemm", &o->moe_gemm), CLI_VALUE("--experts", &o->experts),
+        CLI_VALUE("--topk", &o->topk),     CLI_FLAG("--down", &o->down),       CLI_END,
     };
     const cli_args args = {.command = "hum bench", .usage = usage, .options = options};
     int rc = cli_args_parse(&args, argc, argv);
-    if (rc == 0 && !o->spec)
-        rc = cli_usage_error(&args, "--layer SPEC is required");
+    if (rc == 0 && !o->spec && !o->moe_gemm)
+        rc = cli_usage_error(&args, "--layer SPEC (or --moe-gemm SPEC) is required");
+    if (rc == 0 && o->moe_gemm && (o->spec || !o->experts || !o->topk))
+        rc = cli_usage_error(&args, "--moe-gemm SPEC takes --experts E and --topk K, and no --layer");
     return rc;
 }
 
@@ -305,6 +315,20 @@ int hum_cmd_bench(const char *config, int argc, char **argv)
                            BENCH_MAX_M_VALUES, &m_count) != HUM_OK) {
         fprintf(stderr, "hum bench: %s\n", hum_last_error());
         return 2;
+    }
+    if (o.moe_gemm) {
+        int32_t experts = 0, top_k = 0;
+        if (bench_parse_count("hum bench", "--experts", o.experts, 0, 1, &experts) ||
+            bench_parse_count("hum bench", "--topk", o.topk, 0, 1, &top_k))
+            return 2;
+        if (top_k > experts) {
+            fprintf(stderr, "hum bench: --topk %d exceeds --experts %d\n", top_k, experts);
+            return 2;
+        }
+        const bench_moe_gemm_options mo = {.config = o.config, .spec = o.moe_gemm, .experts = experts, .top_k = top_k,
+                                           .down = o.down, .ms = ms, .m_count = m_count, .warmup = r.warmup,
+                                           .reps = r.reps};
+        return bench_moe_gemm(&mo);
     }
     if (o.out && cli_output_allowed("hum bench", "--out", o.out, o.force, NULL) != 0)
         return 1;

@@ -736,6 +736,69 @@ hum_status hum_layer_compile_spec(hum_runtime *rt, const hum_layer_spec *spec, c
 hum_status hum_layer_describe_spec(hum_runtime *rt, const hum_layer_spec *spec, const char *arch,
                                    hum_layer_dispatch *out);
 
+/* ====================================================================================== */
+/* HUM-SECTION experts */
+/*
+ * Expert GEMMs: one projection of a MoE layer over its E local experts, as a case of the GEMM
+ * core (GEMM types indexed, grouped_contiguous, grouped_masked). The layouts they read, and so
+ * what the align, activation and combine steps around them write: docs/moe.md and
+ * kernels/contract/moe_layout.h. The object is a hum_layer: hum_layer_prepare plans (the policy
+ * sees compute.gemm_type and layer.num_experts; its M ranges count rows per expert, below),
+ * compiles and uploads the E experts' weights; hum_layer_get_info, hum_layer_workspace_size,
+ * hum_workspace_create and hum_layer_destroy work as for a dense layer; hum_layer_forward
+ * refuses it.
+ */
+typedef struct hum_expert_routing {
+    /* indexed: tokens M (routed rows R = m * top_k, below 2^31); grouped_contiguous: rows T of A
+     * and C; grouped_masked: rows T per expert */
+    int64_t m;
+    int32_t top_k;          /* indexed: experts per token; 1 for the down projection */
+    int32_t block_m;        /* indexed: the block rows the sorted ids are padded to (hum_expert_gemm_block_m) */
+    /* indexed, device int32: sorted routed rows [capacity], block experts [capacity / block_m],
+     * the sorted row count [1] */
+    const int32_t *sorted_token_ids;
+    const int32_t *expert_ids;
+    const int32_t *num_tokens_post_padded;
+    int64_t capacity;       /* entries of sorted_token_ids, at least hum_moe_indexed_capacity */
+    const int64_t *expert_offsets; /* grouped_contiguous, device int64 [E + 1] */
+    const int32_t *expert_counts;  /* grouped_masked, device int32 [E] */
+} hum_expert_routing;
+
+/* An expert GEMM of `type` (a MoE type) over the E = w->num_experts (>= 1) experts of w, which is
+ * copied (opts as for hum_layer_from_standard). Errors: HUM_ERR_INVALID_ARG (NULL, a dense
+ * type, a weight without experts or hum_standard_validate refuses); HUM_ERR_OUT_OF_MEMORY. What
+ * the kernels do not take fails at hum_layer_prepare (HUM_ERR_UNSUPPORTED naming it). */
+hum_status hum_expert_gemm_from_standard(hum_runtime *rt, const hum_standard_weight *w, const hum_layer_options *opts,
+                                         hum_gemm_type type, hum_layer **out);
+
+/* The rows per expert an expert GEMM launch dispatches on (its policy's M): indexed
+ * ceil(m * top_k / E), grouped_contiguous ceil(m / E), grouped_masked m; at least 1. */
+int64_t hum_expert_gemm_rows(const hum_layer_config *config, hum_gemm_type type, int64_t m, int32_t top_k);
+
+/* The block rows of the entry in force for r->m and r->top_k (what the align pads to), through
+ * ws's hazard slot: no lock, safe beside forwards. Errors: HUM_ERR_INVALID_ARG (NULL, an
+ * unprepared or dense layer, m < 1, top_k < 1). */
+hum_status hum_expert_gemm_block_m(hum_layer *gemm, hum_workspace *ws, const hum_expert_routing *r, int32_t *block_m);
+
+/* C = the expert GEMM of A on `stream` with routing r: asynchronous, no allocation, no lock, no
+ * Lua, no host sync (the sorted row count stays on the GPU; the persistent grid of at most SMs x
+ * CTAs per SM covers the capacity); CUDA-graph capturable. Tensors as in hum_layer_forward_ws
+ * (rank 2, the activation dtype, the same alignment rules):
+ *   indexed             a [m, K], c [m * top_k, N]
+ *   grouped_contiguous  a [m, K], c [m, N]
+ *   grouped_masked      a [E * m, K], c [E * m, N]
+ * Rows no block covers are neither read nor written. m == 0 does nothing. Errors:
+ * HUM_ERR_INVALID_ARG naming the tensor or routing field and what was expected (an indexed
+ * block_m other than the entry's: the sorted ids were padded for another tuning);
+ * HUM_ERR_CUDA when the launch fails. */
+hum_status hum_expert_gemm_forward(hum_layer *gemm, hum_workspace *ws, struct CUstream_st *stream, const hum_tensor *a,
+                                   const hum_tensor *c, const hum_expert_routing *r);
+
+/* hum_layer_compile_spec for an expert GEMM of `type` over `experts` experts of the spec's
+ * shape (CPU only, any arch). */
+hum_status hum_expert_gemm_compile_spec(hum_runtime *rt, const hum_layer_spec *spec, int64_t experts,
+                                        hum_gemm_type type, const char *arch, hum_layer_info *out);
+
 #ifndef HUM_CDEF
 #ifdef __cplusplus
 }

@@ -26,7 +26,8 @@ hum_status hum_layer_check_dims(int64_t n, int64_t k)
     return HUM_OK;
 }
 
-hum_status hum_layer_check_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_dtype *act)
+hum_status hum_layer_check_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_gemm_type type,
+                                  hum_dtype *act)
 {
     /* Checked first, as no tensor of such a weight could be valid to look at. */
     hum_status st = w ? hum_layer_check_dims(w->n, w->k) : HUM_OK;
@@ -34,8 +35,11 @@ hum_status hum_layer_check_weight(const hum_standard_weight *w, const hum_layer_
         st = hum_standard_validate(w);
     if (st != HUM_OK)
         return st;
-    if (w->num_experts > 0)
+    if (type == HUM_GEMM_DENSE && w->num_experts > 0)
         return hum_fail(HUM_ERR_UNSUPPORTED, "a weight of %lld experts is a MoE weight, not a dense layer",
+                        (long long)w->num_experts);
+    if (type != HUM_GEMM_DENSE && w->num_experts < 1)
+        return hum_fail(HUM_ERR_INVALID_ARG, "an expert GEMM needs a weight of experts (num_experts >= 1, got %lld)",
                         (long long)w->num_experts);
     *act = opts && opts->activation_dtype ? opts->activation_dtype : w->param_dtype;
     if (!hum_dtype_is_activation(*act))
@@ -155,5 +159,5 @@ void hum_layer_plan_inputs(const hum_standard_weight *w, hum_dtype activation_dt
     c->has_bias = w->bias.data != NULL;
     c->act_order = w->k_perm.data != NULL;
     c->has_global_scale = w->global_scale.data != NULL;
-    plan->compute.gemm_type = HUM_GEMM_DENSE; /* hum_layer_check_weight refuses MoE weights */
+    plan->compute.gemm_type = HUM_GEMM_DENSE; /* expert GEMMs set their type after */
 }

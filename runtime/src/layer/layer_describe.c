@@ -78,7 +78,7 @@ hum_status hum_layer_describe_plan(hum_runtime *rt, const hum_standard_weight *w
     hum_layer_plan plan;
     memset(&plan, 0, sizeof plan);
     hum_dtype act;
-    hum_status st = hum_layer_check_weight(w, opts, &act);
+    hum_status st = hum_layer_check_weight(w, opts, HUM_GEMM_DENSE, &act);
     if (st == HUM_OK)
         hum_layer_plan_inputs(w, act, &plan);
     return describe_planned(rt, st, &plan, arch, "hum_layer_describe_plan", out);

@@ -230,7 +230,8 @@ hum_status hum_layer_prepare(hum_layer *layer)
     hum_layer_plan plan;
     memset(&plan, 0, sizeof plan);
     hum_layer_plan_inputs(&layer->weight, layer->activation_dtype, &plan);
-    if ((st = hum_layer_plan_for(layer->rt, &dev, &plan.config, 0, &plan)) != HUM_OK)
+    plan.compute.gemm_type = layer->gemm_type;
+    if ((st = hum_layer_plan_for(layer->rt, &dev, &plan.config, &plan.compute, 0, &plan)) != HUM_OK)
         return hum_fail_context(st, "hum_layer_prepare");
     layer->plan_ms = hum_layer_now_ms() - t0;
 
@@ -275,9 +276,7 @@ hum_status hum_layer_prepare(hum_layer *layer)
     return HUM_OK;
 }
 
-/* Plans plan (inputs and arch filled) and compiles its kernels; fills *out. t0: when the call
- * began (hum_layer_info.prepare_ms counts from it). */
-static hum_status compile_plan(hum_runtime *rt, hum_layer_plan *plan, double t0, hum_layer_info *out)
+hum_status hum_layer_compile_plan(hum_runtime *rt, hum_layer_plan *plan, double t0, hum_layer_info *out)
 {
     hum_jit_result results[HUM_LAYER_MAX_KERNELS];
     memset(results, 0, sizeof results);
@@ -313,7 +312,7 @@ hum_status hum_layer_compile(hum_runtime *rt, const hum_standard_weight *w, cons
     if ((st = hum_layer_shard_weight(w, opts, &cut, &w)) != HUM_OK)
         return hum_fail_context(st, "hum_layer_compile");
     hum_dtype act;
-    if ((st = hum_layer_check_weight(w, opts, &act)) != HUM_OK) {
+    if ((st = hum_layer_check_weight(w, opts, HUM_GEMM_DENSE, &act)) != HUM_OK) {
         hum_standard_free(&cut);
         return hum_fail_context(st, "hum_layer_compile");
     }
@@ -322,7 +321,7 @@ hum_status hum_layer_compile(hum_runtime *rt, const hum_standard_weight *w, cons
     hum_layer_plan_inputs(w, act, &plan);
     hum_standard_free(&cut);
     snprintf(plan.arch, sizeof plan.arch, "%s", arch);
-    return compile_plan(rt, &plan, t0, out);
+    return hum_layer_compile_plan(rt, &plan, t0, out);
 }
 
 hum_status hum_layer_compile_spec(hum_runtime *rt, const hum_layer_spec *spec, const char *arch, hum_layer_info *out)
@@ -343,7 +342,7 @@ hum_status hum_layer_compile_spec(hum_runtime *rt, const hum_layer_spec *spec, c
     memset(&plan, 0, sizeof plan);
     hum_layer_spec_config(spec, &plan.config);
     snprintf(plan.arch, sizeof plan.arch, "%s", arch);
-    return compile_plan(rt, &plan, t0, out);
+    return hum_layer_compile_plan(rt, &plan, t0, out);
 }
 
 void hum_dispatch_table_free(hum_dispatch_table *t)
@@ -404,11 +403,13 @@ void hum_layer_publish_first(hum_layer *layer, hum_dispatch_table *table)
 }
 
 hum_status hum_layer_plan_for(hum_runtime *rt, const hum_device_info *dev, const hum_layer_config *inputs,
-                              int lua_locked, hum_layer_plan *plan)
+                              const hum_compute_config *compute, int lua_locked, hum_layer_plan *plan)
 {
     const hum_layer_config in = *inputs; /* may be plan->config */
+    const hum_compute_config cin = *compute;
     memset(plan, 0, sizeof *plan);
     plan->config = in;
+    plan->compute = cin;
     hum_status st = hum_layer_plan_target(dev, plan);
     return st == HUM_OK ? hum_layer_run_plan(rt, plan, lua_locked) : st;
 }
