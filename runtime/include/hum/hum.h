@@ -642,6 +642,13 @@ typedef struct hum_layer_info {
     float out_factor;         /* the float32 factor the epilogue applies (global scale included) */
     int64_t device_bytes;     /* device memory the layer holds (its own workspace included) */
     uint64_t generation;      /* of the dispatch table in force: 0 at prepare, +1 per policy reload */
+    /* Where hum_layer_prepare's prepare_ms went (0 before it, and for hum_layer_compile): after
+     * planning, the weights go to the GPU (context_ms + upload_ms) while the kernels compile and
+     * load (compile_ms + load_ms). */
+    double plan_ms;           /* planning: lua/hum/layer.lua and the policy */
+    double context_ms;        /* making the device current; the process's first use creates its context */
+    double upload_ms;         /* the weights to the GPU: preparation kernels, copies, repack */
+    double load_ms;           /* loading the compiled kernels onto the device */
 } hum_layer_info;
 
 /* What the layer is and how it was prepared; before hum_layer_prepare only the "in" fields of
