@@ -68,6 +68,7 @@ struct hum_layer {
     struct hum_layer *next_live; /* the runtime's list of prepared layers (live_lock) */
     hum_standard_weight weight; /* host copy until prepared */
     hum_layer_types types;
+    int64_t input_k;            /* A's columns: the weight's K (plan.config.k is the stored K') */
     hum_gemm_type gemm_type;    /* dense, or one of the MoE expert GEMM types (expert_gemm.c) */
     int32_t prepared;
     hum_layer_plan plan;        /* after planning: config and tunings */
@@ -78,6 +79,7 @@ struct hum_layer {
     hum_kernel *permute;        /* act-order: kernels/prep/permute_a.cu */
     hum_workspace *workspace;   /* hum_layer_forward's own */
     double prepare_ms;
+    double plan_ms, context_ms, upload_ms, load_ms; /* hum_layer_prepare's phases (hum_layer_info) */
     double compile_ms;             /* hum_layer_compile only (a prepared layer's are its table's) */
     int32_t kernels_compiled, kernels_cached;
 };

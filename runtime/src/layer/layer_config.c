@@ -5,6 +5,7 @@
 
 #include "internal.h"
 #include "runtime.h"
+#include "standard.h"
 #include "workspace.h"
 
 #include <stdatomic.h>
@@ -30,7 +31,7 @@ hum_status hum_layer_check_weight(const hum_standard_weight *w, const hum_layer_
                                   hum_layer_types *types)
 {
     /* Checked first, as no tensor of such a weight could be valid to look at. */
-    hum_status st = w ? hum_layer_check_dims(w->n, w->k) : HUM_OK;
+    hum_status st = w ? hum_layer_check_dims(w->n, hum_standard_stored_k(w)) : HUM_OK;
     if (st == HUM_OK)
         st = hum_standard_validate(w);
     if (st != HUM_OK)
@@ -83,8 +84,13 @@ hum_status hum_layer_get_info(const hum_layer *layer, hum_layer_info *out)
         hum_layer_plan_inputs(&layer->weight, &layer->types, &inputs);
         out->config = inputs.config;
     }
+    out->input_k = layer->input_k;
     out->prepared = layer->prepared;
     out->prepare_ms = layer->prepare_ms;
+    out->plan_ms = layer->plan_ms;
+    out->context_ms = layer->context_ms;
+    out->upload_ms = layer->upload_ms;
+    out->load_ms = layer->load_ms;
     out->scale_exponent = layer->scale_exponent;
     out->out_factor = layer->out_factor;
     out->device_bytes = layer->buf.bytes + (layer->workspace ? layer->workspace->bytes : 0);
@@ -150,7 +156,7 @@ void hum_layer_plan_inputs(const hum_standard_weight *w, const hum_layer_types *
 {
     hum_layer_config *c = &plan->config;
     c->n = w->n;
-    c->k = w->k;
+    c->k = hum_standard_stored_k(w); /* the GEMM runs over the stored columns, padding included */
     c->num_experts = w->num_experts;
     c->a_dtype = types->a;
     c->c_dtype = types->c;

@@ -139,7 +139,7 @@ hum_status hum_layer_forward_ws(hum_layer *layer, hum_workspace *ws, struct CUst
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: the layer is an expert GEMM (hum_expert_gemm_forward)");
     const hum_layer_config *cfg = &layer->plan.config;
     int64_t lda = 0, ldc = 0, a_scale_ld = 0;
-    hum_status st = hum_layer_check_tensor("hum_layer_forward", a, "a", cfg->a_dtype, cfg->k, &lda);
+    hum_status st = hum_layer_check_tensor("hum_layer_forward", a, "a", cfg->a_dtype, layer->input_k, &lda);
     if (st == HUM_OK)
         st = hum_layer_check_tensor("hum_layer_forward", c, "c", cfg->c_dtype, cfg->n, &ldc);
     if (st != HUM_OK)
