@@ -2,11 +2,13 @@
 -- memory per block, 132 SMs on H100/H200. The mma.sync path. Tuned on an H200 for
 -- n=k=8192 uint4 g128 float16 (bench/NOTES.md): block K 256 halves the per-stage overhead at
 -- small M; the layer falls back to block K 128 when the padded K is not a multiple of 256.
--- From M = 33 on, a layer the warpgroup-MMA kernel (kernels/gemm/gemm_wgmma.cu) takes on this
+-- From M = 17 on, a layer the warpgroup-MMA kernel (kernels/gemm/gemm_wgmma.cu) takes on this
 -- target (layer.kernels.wgmma, which C's rules decide; act-order layers too: their A is permuted
--- once per forward, kernels/prep/permute_a.cu) runs it: 64 x 128 x 128 tiles up to M = 64,
--- 128 x 128 x 128 up to M = 128, 256 x 128 x 64 above (bench/NOTES.md, "wgmma kernel" and
--- "tile sweep").
+-- once per forward, kernels/prep/permute_a.cu) runs it: 32 x 128 x 256 tiles up to M = 32,
+-- 64 x 128 x 256 up to M = 64, 128 x 128 x 128 up to M = 128, 256 x 128 x 128 above (256 x 128
+-- x 64 where three such stages do not fit) (bench/NOTES.md, "wgmma kernel", "tile sweep" and
+-- "session 3"); mma.sync stays faster up to M = 16 (wgmma 16 x 128 x 256: 28.5 us at M = 1
+-- against 24.8).
 local policy = require("hum.policy")
 local ranges, mma = policy.ranges, policy.mma_tuning
 
@@ -19,16 +21,31 @@ end
 
 return {
   name = "sm90",
-  description = "Hopper and newer: 227 KiB shared memory, mma.sync with block K 256 for small M, wgmma from M = 33 on sm_90",
+  description = "Hopper and newer: 227 KiB shared memory, mma.sync with block K 256 for small M, wgmma from M = 17 on sm_90",
   applies = function(device) return device.sm >= 90 end,
-  tunings = function(device, layer, overrides)
-    if layer.kernels.wgmma then
+  tunings = function(device, layer, overrides, compute)
+    -- Expert GEMMs (docs/moe.md): M counts rows per expert, and a MoE layer's gate/up and down
+    -- GEMMs share one align, so block_m follows M alone. Routed rows spread unevenly over the
+    -- experts: block M stops at 128, past which the padding of each expert's last block costs
+    -- more than the larger tile saves.
+    if compute and compute.gemm_type ~= "dense" and layer.kernels.wgmma then
       return ranges({
         { 16, mma(16, 128, 256, 16, 32, 128, 4) },
-        { 32, mma(32, 128, 256, 32, 32, 64, 4) },
-        { 64, wgmma(64, 128, 5) },
+        { 32, wgmma(32, 256, 5) },
+        { 64, wgmma(64, 256, 4) },
+        { math.huge, wgmma(128, 128, 4) },
+      })
+    end
+    if layer.kernels.wgmma then
+      -- three 256 x 128 x 128 stages fit 227 KiB with 4-bit weights and scale groups of 32 or
+      -- more; wider weights or finer groups take four 256 x 128 x 64 stages
+      local deep = layer.weight_bits and layer.weight_bits <= 4 and layer.kernel_group >= 32
+      return ranges({
+        { 16, mma(16, 128, 256, 16, 32, 128, 4) },
+        { 32, wgmma(32, 256, 5) },
+        { 64, wgmma(64, 256, 4) },
         { 128, wgmma(128, 128, 4) },
-        { math.huge, wgmma(256, 64, 4) },
+        { math.huge, deep and wgmma(256, 128, 3) or wgmma(256, 64, 4) },
       })
     end
     return ranges({

@@ -10,11 +10,12 @@
 namespace gemm {
 using namespace hum_cfg;
 
-// How rows of A and C map to tiles: the scheduler (gemm/schedule.cuh) and the loaders switch on
-// it. Dense: M rows of A, tiles in M order. The MoE layouts (rows gathered by sorted token ids,
-// or contiguous per expert) join as further cases.
-enum class GemmType { kDense };
-constexpr GemmType kGemmType = GemmType::kDense;
+// How rows of A and C map to blocks of rows and experts (kernels/contract/gemm_args.h), in the
+// order of hum_gemm_type; gemm/rows.cuh resolves it for the scheduler, loaders and epilogues.
+enum class GemmType { kDense, kIndexed, kGroupedContiguous, kGroupedMasked };
+constexpr GemmType kGemmType = static_cast<GemmType>(kGemmTypeId);
+static_assert(kGemmTypeId >= 0 && kGemmTypeId <= 3, "hum_constants.h: unknown GEMM type");
+static_assert((kGemmType == GemmType::kDense) == (kExperts == 0), "MoE GEMM types, and only they, have experts");
 
 constexpr int kWarpsM = kBM / kWM, kWarpsN = kBN / kWN, kWarpsK = kBK / kWK;
 constexpr int kWarpsMN = kWarpsM * kWarpsN;

@@ -7,8 +7,10 @@
 
 namespace gemm {
 
-// This CTA's work and the thread's place in it; the kernel returns at once when sch.total is 0.
+// The GEMM type's rows (gemm/rows.cuh), this CTA's work and the thread's place in it; the
+// kernel returns at once when sch.total is 0.
 struct Entry {
+    Rows rows;
     Schedule sch;
     int tid, lane, warp;
 };
@@ -17,13 +19,19 @@ HUM_DEV Entry kernel_entry(const hum_gemm_args &args)
 {
     grid_dependency_wait();
     const int tid = threadIdx.x;
-    return Entry{Schedule(args.m), tid, tid & 31, tid >> 5};
+    const Rows rows(args, block_table(), tid);
+    return Entry{rows, Schedule(rows.blocks), tid, tid & 31, tid >> 5};
 }
 
 // Accumulators of any shape of float array, unrolled to register moves.
 HUM_DEV void zero_acc(float &x)
 {
     x = 0.f;
+}
+
+HUM_DEV void zero_acc(int &x)
+{
+    x = 0;
 }
 
 template <typename T, int N>

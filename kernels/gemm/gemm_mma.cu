@@ -35,28 +35,29 @@ static_assert(!kOddWidth || kWN % 64 == 0, "odd weight widths need warp N to be 
 // Tile base addresses change with the tile (set_tile, the only place with divisions by M).
 struct Loader {
     int tile = -1;
-    int m0 = 0, n0 = 0;
-    AVec a;
+    int n0 = 0;
+    Block blk;
+    AVec<false> a;
     const u32 *b_tile;
 
-    HUM_DEV void set_tile(const hum_gemm_args &args, Work w, int tid)
+    HUM_DEV void set_tile(const hum_gemm_args &args, const Rows &rows, Work w, int tid)
     {
         if (w.tile == tile)
             return;
         tile = w.tile;
         int mb, nb;
-        tile_coords(w.tile, args.m, mb, nb);
-        m0 = mb * kBM;
+        tile_coords(w.tile, rows.blocks, mb, nb);
         n0 = nb * kBN;
-        a.set_tile(args, m0, tid);
-        b_tile = codes_tile(args, n0);
+        blk = rows.block(args, mb);
+        a.set_tile(args, blk, tid);
+        b_tile = codes_tile(args, blk.expert, n0);
     }
 
     HUM_DEV void load(const hum_gemm_args &args, u32 stage, int kb, int tid) const
     {
         a.load(stage, kb, tid);
         copy_codes(stage + kABytes, b_tile, kb, tid);
-        copy_params(args, stage + kABytes + kBBytes, stage + kABytes + kBBytes + kSBytes, n0, kb, tid);
+        copy_params(args, stage + kABytes + kBBytes, stage + kABytes + kBBytes + kSBytes, blk.expert, n0, kb, tid);
     }
 };
 
@@ -169,27 +170,31 @@ HUM_DEV void compute_stage(u32 stage, int wm, int wn, int wk, int lane, float (&
     });
 }
 
-// Writes (first slice) or adds (later stream-K slices) the warp's accumulators to C.
-HUM_DEV void write_c(const hum_gemm_args &args, int m0, int n0, int wm, int wn, int lane, bool first,
+// Writes (first slice) or adds (later stream-K slices) the warp's accumulators to the rows of C
+// of block blk (gemm/rows.cuh).
+HUM_DEV void write_c(const hum_gemm_args &args, const Block &blk, int n0, int wm, int wn, int lane, bool first,
                      const float (&acc)[kMI][kNJ][4])
 {
     const int g = lane >> 2, t = lane & 3;
 #pragma unroll
     for (int mi = 0; mi < kMI; ++mi)
 #pragma unroll
-        for (int nj = 0; nj < kNJ; ++nj)
+        for (int half = 0; half < 2; ++half) {
+            const int r = wm * kWM + mi * 16 + g + 8 * half;
+            const i64 row = c_row(args, blk, r);
+            if (row < 0)
+                continue;
+            const float f = block_row_factor(args, blk, r);
 #pragma unroll
-            for (int half = 0; half < 2; ++half) {
-                const int row = m0 + wm * kWM + mi * 16 + g + 8 * half;
+            for (int nj = 0; nj < kNJ; ++nj) {
                 const int col = n0 + wn * kWN + nj * 8 + 2 * t;
-                if (row >= args.m || col >= kNReal)
+                if (col >= kNReal)
                     continue;
-                const float f = row_factor(args, row);
                 float v0 = acc[mi][nj][2 * half] * f * col_scale(args, col);
                 float v1 = acc[mi][nj][2 * half + 1] * f * col_scale(args, col + 1);
                 if (kBias && first) {
-                    v0 += bias_of(args, col, first);
-                    v1 += bias_of(args, col + 1, first);
+                    v0 += bias_of(args, blk.expert, col, first);
+                    v1 += bias_of(args, blk.expert, col + 1, first);
                 }
                 u16 *dst = static_cast<u16 *>(args.c) + row * args.ldc + col;
                 if constexpr (kNReal % 2 == 0) {
@@ -211,10 +216,11 @@ HUM_DEV void write_c(const hum_gemm_args &args, int m0, int n0, int wm, int wn, 
                         dst[1] = pack1<kBF16>(v1);
                 }
             }
+        }
 }
 
-HUM_DEV void epilogue(const hum_gemm_args &args, const Schedule &sch, int tile, u8 *smem, int tid, int wm, int wn,
-                      int wk, int wmn, int lane, float (&acc)[kMI][kNJ][4])
+HUM_DEV void epilogue(const hum_gemm_args &args, const Rows &rows, const Schedule &sch, int tile, u8 *smem, int tid,
+                      int wm, int wn, int wk, int wmn, int lane, float (&acc)[kMI][kNJ][4])
 {
     if constexpr (kAInt8)
         ints_to_floats<kMI * kNJ * 4>(&acc[0][0][0]);
@@ -241,8 +247,8 @@ HUM_DEV void epilogue(const hum_gemm_args &args, const Schedule &sch, int tile, 
     streamk_begin(args, sl, tid);
     if (wk == 0) {
         int mb, nb;
-        tile_coords(tile, args.m, mb, nb);
-        write_c(args, mb * kBM, nb * kBN, wm, wn, lane, sl.slice == 0, acc);
+        tile_coords(tile, rows.blocks, mb, nb);
+        write_c(args, rows.block(args, mb), nb * kBN, wm, wn, lane, sl.slice == 0, acc);
     }
     streamk_end(args, sl, tid);
 }
@@ -253,7 +259,7 @@ HUM_GEMM_KERNEL(hum_gemm)
 {
     using namespace gemm;
     extern __shared__ __align__(128) u8 smem[];
-    const auto [sch, tid, lane, warp] = kernel_entry(args);
+    const auto [rows, sch, tid, lane, warp] = kernel_entry(args);
     if (sch.total == 0)
         return;
 
@@ -271,10 +277,10 @@ HUM_GEMM_KERNEL(hum_gemm)
     for (int s = 0; s < kStages - 1; ++s) {
         if (s < sch.total) {
             lw = sch.step(lw, s);
-            loader.set_tile(args, lw, tid);
+            loader.set_tile(args, rows, lw, tid);
             loader.load(args, base + s * kStageBytes, lw.kb, tid);
             if constexpr (!kAVec) {
-                gather.load(args, loader.m0, lw.kb, tid);
+                gather.load(args, loader.blk, lw.kb, tid);
                 gather.store(base + s * kStageBytes, tid);
             }
         }
@@ -289,10 +295,10 @@ HUM_GEMM_KERNEL(hum_gemm)
         const u32 next = base + (jn % kStages) * kStageBytes;
         if (jn < sch.total) {
             lw = sch.step(lw, jn);
-            loader.set_tile(args, lw, tid);
+            loader.set_tile(args, rows, lw, tid);
             loader.load(args, next, lw.kb, tid);
             if constexpr (!kAVec)
-                gather.load(args, loader.m0, lw.kb, tid);
+                gather.load(args, loader.blk, lw.kb, tid);
         }
         cp_async_commit();
 
@@ -303,7 +309,7 @@ HUM_GEMM_KERNEL(hum_gemm)
                 gather.store(next, tid);
         }
         if (w.kb == kKB - 1 || j == sch.total - 1) {
-            epilogue(args, sch, w.tile, smem, tid, wm, wn, wk, wmn, lane, acc);
+            epilogue(args, rows, sch, w.tile, smem, tid, wm, wn, wk, wmn, lane, acc);
             zero_acc(acc);
         }
     }

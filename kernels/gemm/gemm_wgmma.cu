@@ -21,6 +21,10 @@
 // its pipeline, then the epilogue transposes the accumulators through shared memory so that C
 // is written in 16-byte row chunks (stream-K slices take turns through gemm/epilogue.cuh).
 //
+// 8-bit A (e4m3, int8) runs the k32 wgmma on the 8-bit codes as they are (the lane's words of
+// two k16 rows are one fragment, kernels/prep/repack.cu), int8 into int32 accumulators; the
+// epilogue multiplies in A's row scales and the weight's channel scales.
+//
 // The argument: kernels/contract/gemm_args.h; A is read through a_map only (a, lda and k_perm
 // unused: an act-order A arrives permuted, prep/permute_a.cu). Dynamic shared memory: kSmemBytes plus
 // 2048 bytes (alignment of the stages to 1024 bytes, and the stage barriers).
@@ -38,7 +42,7 @@ using namespace gemm;
 constexpr int kWarpgroups = kThreads / 128;
 constexpr int kSlabs = kWN / 16;           // 64-row slabs per warpgroup
 constexpr int kUnits = kBN / 64;           // 64-row units of the block, kWarpgroups * kSlabs
-constexpr int kChunk = kBM % 128 == 0 ? 128 : 64;  // N of one wgmma instruction
+constexpr int kChunk = kBM % 128 == 0 ? 128 : kBM % 64 == 0 ? 64 : kBM;  // N of one wgmma instruction
 constexpr int kChunks = kBM / kChunk;
 constexpr int kAcc = kBM / 2;              // accumulators per thread and slab
 // The warp's share of a lane's codes: pairs 4w..4w+3 of its k16 row (kernels/prep/repack.cu),
@@ -54,6 +58,16 @@ constexpr int kAtomBytes = kBM * 128;      // one 64-k column block of an activa
 constexpr int kCRow = kBN * 2 + 16;        // bytes per row of the epilogue tile (padded)
 constexpr int kInFlight = kStages - 2;     // stages loading while one is computed
 constexpr int kBarOffset = kSmemBytes;     // the stage barriers, after the stages
+// Accumulators: float, int32 for int8 products.
+template <bool INT>
+struct AccType {
+    using type = float;
+};
+template <>
+struct AccType<true> {
+    using type = int;
+};
+using Acc = AccType<kAInt8>::type;
 
 // Stage regions: all activation stages first (each a multiple of 1024 bytes, as the swizzle
 // atoms need), then the weight, scale and zero-point stages.
@@ -66,7 +80,8 @@ static_assert(kWarpgroups * kSlabs == kUnits, "warpgroups x slabs must cover blo
 static_assert(kWarpgroups <= 2 && kSlabs <= 2 && kSlabs * kAcc <= 128,
               "register budget: at most 2 warpgroups, 2 slabs and 128 accumulators per thread");
 static_assert(kWM == kBM && kWK == kBK, "wgmma tiles: warp_m = block_m and warp_k = block_k");
-static_assert(kBM % 64 == 0 && kBM <= 256, "block M (the wgmma N) must be 64, 128, 192 or 256");
+static_assert(kBM == 16 || kBM == 32 || (kBM % 64 == 0 && kBM <= 256),
+              "block M (the wgmma N) must be 16, 32, 64, 128, 192 or 256");
 static_assert(kAVec, "activations must be copied 16 bytes at a time (no act-order, K a multiple of 8)");
 static_assert(kStages >= 3, "at least three stages");
 static_assert(kBM * kCRow <= kSmemBytes, "the epilogue tile must fit in the pipeline's shared memory");
@@ -79,18 +94,27 @@ HUM_DEV u32 share_offset(int kr, int u, int w, int lane)
     return static_cast<u32>((((kr * kUnits + u) * 4 + w) * 32 + (lane ^ (8 * w))) * kShare * 4);
 }
 
-// Issues the copies of k-block kb into ring slot `slot`: thread 0 the activation tile, every
-// thread its part of the weights (in share mode each warp's share to its own plane), scales and
-// zero points.
-HUM_DEV void load_stage(const hum_gemm_args &args, u32 base, int slot, int m0, int n0, int kb, int tid)
+// Dense: A by TMA (one box per 64 columns, on the slot's barrier); the MoE types gather the
+// block's rows by cp.async into the same layout (gemm/load_a.cuh).
+constexpr bool kATma = kGemmType == GemmType::kDense;
+
+// Issues the copies of k-block kb of block blk's rows into ring slot `slot`: the activation
+// tile (thread 0's TMA, or every thread's share of the gathered rows in `a`), every thread its
+// part of the weights (in share mode each warp's share to its own plane), scales and zero points.
+HUM_DEV void load_stage(const hum_gemm_args &args, const AVec<true> &a, const Block &blk, u32 base, int slot, int n0,
+                        int kb, int tid)
 {
-    if (tid == 0)
-        a_tma(args, base + slot * kABytes, kAtomBytes, m0, kb, base + kBarOffset + slot * 8);
+    if constexpr (kATma) {
+        if (tid == 0)
+            a_tma(args, base + slot * kABytes, kAtomBytes, static_cast<int>(blk.row0), kb, base + kBarOffset + slot * 8);
+    } else {
+        a.load(base + slot * kABytes, kb, tid);
+    }
     if constexpr (!kShareMode) {
-        copy_codes(base + kBOffset + slot * kBBytes, codes_tile(args, n0), kb, tid);
+        copy_codes(base + kBOffset + slot * kBBytes, codes_tile(args, blk.expert, n0), kb, tid);
     } else {
         constexpr int COUNT = kBK / 16 * kUnits * 128;
-        const u32 *src0 = codes_tile(args, n0) + static_cast<i64>(kb) * (kBK / 16) * kCodeRowWords;
+        const u32 *src0 = codes_tile(args, blk.expert, n0) + static_cast<i64>(kb) * (kBK / 16) * kCodeRowWords;
         const u32 dst0 = base + kBOffset + slot * kBBytes;
         for_chunks<COUNT>(tid, [&](int, int sh) {
             const int kr = sh / (kUnits * 128), u = sh / 128 % kUnits, lane = sh % 128 / 4, w = sh % 4;
@@ -98,7 +122,7 @@ HUM_DEV void load_stage(const hum_gemm_args &args, u32 base, int slot, int m0, i
                                        src0 + kr * kCodeRowWords + (u * 32 + lane) * kWeightBits + w * kShare);
         });
     }
-    copy_params(args, base + kSOffset + slot * kSBytes, base + kZOffset + slot * kZBytes, n0, kb, tid);
+    copy_params(args, base + kSOffset + slot * kSBytes, base + kZOffset + slot * kZBytes, blk.expert, n0, kb, tid);
 }
 
 // Lane mode: warp w's share of the lane's stored words, the virtual words holding pairs
@@ -124,8 +148,8 @@ HUM_DEV void warp_share(const u32 (&words)[kWeightBits], int w, u32 (&out)[kShar
         out[0] >>= 4 * w % kPairsPerWord * kCont;
 }
 
-// The warp's code words for k16 step kk of every slab of its warpgroup.
-HUM_DEV void load_codes(u32 bstage, int kk, int wg, int w, int lane, u32 (&raw)[kSlabs][kShare])
+// The warp's code words of k16 row kr of every slab of its warpgroup.
+HUM_DEV void load_row(u32 bstage, int kk, int wg, int w, int lane, u32 (&raw)[kSlabs][kShare])
 {
 #pragma unroll
     for (int s = 0; s < kSlabs; ++s) {
@@ -171,13 +195,50 @@ HUM_DEV void dequant(const u32 (&raw)[kSlabs][kShare], const u32 (&sc)[kSlabs], 
     }
 }
 
-// All k16 steps of one stage. Step kk dequantizes into fragment buffer kk % 2 once the group
+// The warp's code words of the kKRows k16 rows of MMA step kk.
+HUM_DEV void load_codes(u32 bstage, int kk, int wg, int w, int lane, u32 (&raw)[kKRows][kSlabs][kShare])
+{
+#pragma unroll
+    for (int r = 0; r < kKRows; ++r)
+        load_row(bstage, kk * kKRows + r, wg, w, lane, raw[r]);
+}
+
+// 8-bit A's fragments: the warp's two words (rows 16w+g and 16w+g+8) of the step's two k16
+// rows, each the four codes of k 4t..4t+3.
+HUM_DEV void frags8(const u32 (&raw)[kKRows][kSlabs][kShare], u32 (&a)[kSlabs][4])
+{
+#pragma unroll
+    for (int s = 0; s < kSlabs; ++s) {
+        a[s][0] = b8_reg<0>(raw[0][s]);
+        a[s][1] = b8_reg<1>(raw[0][s]);
+        a[s][2] = b8_reg<0>(raw[kKRows - 1][s]);
+        a[s][3] = b8_reg<1>(raw[kKRows - 1][s]);
+    }
+}
+
+// One wgmma of the A type: 16-bit A's k16 on dequantized fragments, 8-bit A's k32 on the codes.
+template <int N>
+HUM_DEV void wgmma_step(float *d, const u32 (&a)[4], u64 desc)
+{
+    if constexpr (kA8)
+        wgmma_rs8<N>(d, a, desc);
+    else
+        wgmma_rs<kBF16, N>(d, a, desc);
+}
+
+template <int N>
+HUM_DEV void wgmma_step(int *d, const u32 (&a)[4], u64 desc)
+{
+    wgmma_rs8<N>(d, a, desc);
+}
+
+// All MMA steps of one stage. Step kk dequantizes into fragment buffer kk % 2 once the group
 // that read it (step kk - 2) has finished, so one group computes while the next is prepared.
-HUM_DEV void compute_stage(u32 base, int slot, int wg, int w, int lane, float (&acc)[kSlabs][kAcc])
+HUM_DEV void compute_stage(u32 base, int slot, int wg, int w, int lane, Acc (&acc)[kSlabs][kAcc])
 {
     const u32 bstage = base + kBOffset + slot * kBBytes;
     const u64 desc0 = wgmma_desc_sw128(base + slot * kABytes);
-    u32 raw[2][kSlabs][kShare];
+    u32 raw[2][kKRows][kSlabs][kShare];
     u32 frag[2][kSlabs][4];
     u32 sc[kSlabs], zp[kSlabs];
     load_codes(bstage, 0, wg, w, lane, raw[0]);
@@ -188,32 +249,39 @@ HUM_DEV void compute_stage(u32 base, int slot, int wg, int w, int lane, float (&
             load_codes(bstage, kk + 1, wg, w, lane, raw[buf ^ 1]);
         if constexpr (kk == 0 || (kGroup < kBK && (kk * 16) % kGroup == 0)) {
             constexpr int row = kGroup >= kBK ? 0 : kk * 16 / kGroup;
-            if constexpr (kHasScale)
+            if constexpr (kScalesStaged)
                 load_params(base + kSOffset + slot * kSBytes + row * kBN * 2, wg, w, lane, sc);
             if constexpr (kZeroPoint)
                 load_params(base + kZOffset + slot * kZBytes + row * kBN * 2, wg, w, lane, zp);
         }
         wgmma_wait<1>();
-        dequant(raw[buf], sc, zp, frag[buf]);
+        if constexpr (kA8)
+            frags8(raw[buf], frag[buf]);
+        else
+            dequant(raw[buf][0], sc, zp, frag[buf]);
         wgmma_fence();
 #pragma unroll
         for (int s = 0; s < kSlabs; ++s)
 #pragma unroll
             for (int c = 0; c < kChunks; ++c) {
+                // step kk's 32 bytes of each 128-byte row of an atom (k16 of 16-bit A, k32 of 8-bit)
                 constexpr u32 K_OFF = (kk / 4) * kAtomBytes + (kk % 4) * 32;
                 const u64 desc = desc0 + ((K_OFF + c * kChunk * 128) >> 4);
-                wgmma_rs<kBF16, kChunk>(&acc[s][c * kChunk / 2], frag[buf][s], desc);
+                wgmma_step<kChunk>(&acc[s][c * kChunk / 2], frag[buf][s], desc);
             }
         wgmma_commit();
     });
 }
 
-// k-blocks kb0 .. kb0 + len - 1 of one tile into acc, then every copy and product finished.
-// g0 counts the stages this CTA loaded before: stage g sits in slot g % kStages and completes
-// phase g / kStages of that slot's barrier.
-HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, int m0, int n0, int kb0, int len, int tid, int wg,
-                      int w, int lane, float (&acc)[kSlabs][kAcc])
+// k-blocks kb0 .. kb0 + len - 1 of one tile (block blk, columns n0..) into acc, then every copy
+// and product finished. g0 counts the stages this CTA loaded before: stage g sits in slot
+// g % kStages and completes phase g / kStages of that slot's barrier.
+HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, const Block &blk, int n0, int kb0, int len, int tid,
+                      int wg, int w, int lane, Acc (&acc)[kSlabs][kAcc])
 {
+    AVec<true> a;
+    if constexpr (!kATma)
+        a.set_tile(args, blk, tid);
     // The slots were last written by the previous epilogue through the generic proxy; the
     // copy engine writes them next.
     fence_proxy_async_smem();
@@ -221,18 +289,24 @@ HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, int m0, int n
 #pragma unroll
     for (int s = 0; s < kInFlight; ++s) {
         if (s < len)
-            load_stage(args, base, (g0 + s) % kStages, m0, n0, kb0 + s, tid);
+            load_stage(args, a, blk, base, (g0 + s) % kStages, n0, kb0 + s, tid);
         cp_async_commit();
     }
     for (int i = 0; i < len; ++i) {
         const int g = g0 + i, slot = g % kStages;
         cp_async_wait<kInFlight - 1>();
-        mbar_wait(base + kBarOffset + slot * 8, (g / kStages) & 1);
+        if constexpr (kATma) {
+            mbar_wait(base + kBarOffset + slot * 8, (g / kStages) & 1);
+        } else {
+            // this thread's cp.async rows of A, written through the generic proxy, become
+            // visible to wgmma's reads through the async proxy
+            fence_proxy_async_smem();
+        }
         __syncthreads();
         // The slot refilled here last held stage g - 2, whose products every warpgroup
         // finished before the barrier (at most the previous stage's last group is running).
         if (i + kInFlight < len)
-            load_stage(args, base, (g + kInFlight) % kStages, m0, n0, kb0 + i + kInFlight, tid);
+            load_stage(args, a, blk, base, (g + kInFlight) % kStages, n0, kb0 + i + kInFlight, tid);
         cp_async_commit();
         compute_stage(base, slot, wg, w, lane, acc);
     }
@@ -246,10 +320,11 @@ HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, int m0, int n
     __syncthreads();
 }
 
-// Accumulators -> the shared tile [block M][block N] of the output type, with the float factor
+// Accumulators -> the shared tile [block M][block N] of the output type, with the float factors
+// (out_factor, and for 8-bit A the scales of the token's row of A and of the output column)
 // and (first slice only) the bias applied.
-HUM_DEV void stage_c(const hum_gemm_args &args, u32 cbase, int n0, bool first, int wg, int w, int lane,
-                     const float (&acc)[kSlabs][kAcc])
+HUM_DEV void stage_c(const hum_gemm_args &args, u32 cbase, const Block &blk, int n0, bool first, int wg, int w,
+                     int lane, const Acc (&acc)[kSlabs][kAcc])
 {
     const int g = lane >> 2, t = lane & 3;
 #pragma unroll
@@ -257,29 +332,34 @@ HUM_DEV void stage_c(const hum_gemm_args &args, u32 cbase, int n0, bool first, i
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             const int nl = (wg * kSlabs + s) * 64 + 16 * w + g + 8 * h;
-            const float bias = n0 + nl < kNReal ? bias_of(args, n0 + nl, first) : 0.f;
+            const float bias = n0 + nl < kNReal ? bias_of(args, blk.expert, n0 + nl, first) : 0.f;
+            const float cs = col_scale(args, n0 + nl);
 #pragma unroll
             for (int j = 0; j < kBM / 8; ++j)  // n8 block j of the D fragments: registers 4j..4j+3
 #pragma unroll
                 for (int e = 0; e < 2; ++e) {
                     const int token = 8 * j + 2 * t + e;
-                    sts16(cbase + token * kCRow + nl * 2,
-                          pack1<kBF16>(acc[s][4 * j + 2 * h + e] * args.out_factor + bias));
+                    const float f = block_row_factor(args, blk, token);
+                    const float v = static_cast<float>(acc[s][4 * j + 2 * h + e]);
+                    sts16(cbase + token * kCRow + nl * 2, pack1<kBF16>(v * f * cs + bias));
                 }
         }
 }
 
-// The shared tile -> C in 16-byte row chunks; later stream-K slices add to what C holds.
-HUM_DEV void write_c(const hum_gemm_args &args, u32 cbase, int m0, int n0, bool first, int tid)
+// The shared tile -> block blk's rows of C (gemm/rows.cuh) in 16-byte row chunks; later
+// stream-K slices add to what C holds.
+HUM_DEV void write_c(const hum_gemm_args &args, u32 cbase, const Block &blk, int n0, bool first, int tid)
 {
     constexpr int CPR = kBN / 8;
     constexpr int COUNT = kBM * CPR;
-    static_assert(COUNT % kThreads == 0, "epilogue chunks split evenly over the threads");
 #pragma unroll 4
-    for (int i = 0; i < COUNT / kThreads; ++i) {
+    for (int i = 0; i < (COUNT + kThreads - 1) / kThreads; ++i) {
         const int ch = tid + i * kThreads;
-        const int r = ch / CPR, gm = m0 + r, gn = n0 + ch % CPR * 8;
-        if (gm >= args.m || gn >= kNReal)
+        if (COUNT % kThreads != 0 && ch >= COUNT)
+            continue;
+        const int r = ch / CPR, gn = n0 + ch % CPR * 8;
+        const i64 gm = gn < kNReal ? c_row(args, blk, r) : -1;
+        if (gm < 0)
             continue;
         u32 v[4];
         lds128(cbase + r * kCRow + (ch % CPR) * 16, v[0], v[1], v[2], v[3]);
@@ -312,17 +392,14 @@ HUM_DEV void write_c(const hum_gemm_args &args, u32 cbase, int m0, int n0, bool 
 }
 
 // After a segment of `tile`: its stream-K slice order, the shared tile, the write to C.
-HUM_DEV void epilogue(const hum_gemm_args &args, const Schedule &sch, int tile, u32 base, int tid, int wg, int w,
-                      int lane, const float (&acc)[kSlabs][kAcc])
+HUM_DEV void epilogue(const hum_gemm_args &args, const Schedule &sch, const Block &blk, int tile, int n0, u32 base,
+                      int tid, int wg, int w, int lane, const Acc (&acc)[kSlabs][kAcc])
 {
     const Slice sl = sch.slice_of(tile);
-    int mb, nb;
-    tile_coords(tile, args.m, mb, nb);
-    const int m0 = mb * kBM, n0 = nb * kBN;
-    stage_c(args, base, n0, sl.slice == 0, wg, w, lane, acc);
+    stage_c(args, base, blk, n0, sl.slice == 0, wg, w, lane, acc);
     streamk_wait(args, sl, tid);
     __syncthreads();
-    write_c(args, base, m0, n0, sl.slice == 0, tid);
+    write_c(args, base, blk, n0, sl.slice == 0, tid);
     __syncthreads();
     streamk_pass(args, sl, tid);
 }
@@ -333,30 +410,31 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
 {
     using namespace gemm_wgmma;
     extern __shared__ __align__(1024) u8 smem[];
-    const auto [sch, tid, lane, warp] = kernel_entry(args);
+    const auto [rows, sch, tid, lane, warp] = kernel_entry(args);
     if (sch.total == 0)
         return;
     // The swizzle atoms (and the descriptors and TMA boxes that address them) start 1024-byte
     // aligned; the launch's 2048 spare bytes cover the alignment and the barriers.
     const u32 base = (smem_addr(smem) + 1023u) & ~1023u;
     const int wg = warp >> 2, w = warp & 3;
-    if (tid == 0) {
+    if (kATma && tid == 0) {
         for (int s = 0; s < kStages; ++s)
             mbar_init(base + kBarOffset + s * 8, 1);
         mbar_init_fence();
     }
 
-    float acc[kSlabs][kAcc];
+    Acc acc[kSlabs][kAcc];
     Work wk{0, 0};
     int g0 = 0;
     for (int j = 0; j < sch.total;) {
         wk = sch.step(wk, j);
         const int len = kKB - wk.kb < sch.total - j ? kKB - wk.kb : sch.total - j;
         int mb, nb;
-        tile_coords(wk.tile, args.m, mb, nb);
+        tile_coords(wk.tile, rows.blocks, mb, nb);
+        const Block blk = rows.block(args, mb);
         zero_acc(acc);
-        mainloop(args, base, g0, mb * kBM, nb * kBN, wk.kb, len, tid, wg, w, lane, acc);
-        epilogue(args, sch, wk.tile, base, tid, wg, w, lane, acc);
+        mainloop(args, base, g0, blk, nb * kBN, wk.kb, len, tid, wg, w, lane, acc);
+        epilogue(args, sch, blk, wk.tile, nb * kBN, base, tid, wg, w, lane, acc);
         wk.kb += len - 1;  // the work of the segment's last iteration, for the next step()
         j += len;
         g0 += len;

@@ -1,9 +1,11 @@
 // A loaders: each moves the activation tile of one k-block into a pipeline stage.
-//   AVec     16-byte cp.async chunks into the XOR-swizzled layout ldmatrix reads (mma.sync)
+//   AVec     16-byte cp.async chunks into the XOR-swizzled layout ldmatrix reads (mma.sync), or
+//            into wgmma's 128-byte swizzled layout (the wgmma kernel's gathered rows: MoE types)
 //   AGather  element loads of rows that are not 16-byte multiples, stored to the stage after
 //            the current stage's math (mma.sync)
+// Rows come from the GEMM type (gemm/rows.cuh): a block's rows of A, gathered or contiguous.
 // (An act-order A is permuted into the weights' K order before the GEMM: prep/permute_a.cu.)
-//   a_tma    one TMA box per 64 columns into the 128-byte swizzled layout wgmma reads
+//   a_tma    one TMA box per 64 columns into the 128-byte swizzled layout wgmma reads (dense)
 #pragma once
 #include "gemm/schedule.cuh"
 #include "ptx/cp_async.cuh"
@@ -19,22 +21,32 @@ HUM_DEV u32 a_offset(int row, int chunk)
     return static_cast<u32>(row * kBK * kAElem + ((chunk ^ (row & 7)) << 4));
 }
 
+// Shared-memory address of row `row`, 16-byte chunk `chunk` of an A stage in the layout wgmma
+// reads (what a_tma's 128-byte swizzled boxes write): one atom column of kBM rows x 128 bytes
+// per 64 columns, chunks XOR-swizzled by row within each 8-row, 1024-byte atom.
+HUM_DEV u32 a_offset_sw128(int row, int chunk)
+{
+    return static_cast<u32>((chunk / 8) * kBM * 128 + row * 128 + (((chunk % 8) ^ (row & 7)) << 4));
+}
+
 // This thread's share of the 16-byte chunks of the tile: fixed for the whole kernel, so the rows
-// are worked out once per tile (set_tile) and only the k-block changes from stage to stage.
+// are worked out once per tile (set_tile: the block's rows of A, gemm/rows.cuh) and only the
+// k-block changes from stage to stage. SW128: the wgmma layout (a_offset_sw128), else a_offset.
+template <bool SW128>
 struct AVec {
     static constexpr int CPR = kBK / kAChunk;  // chunks per row
     static constexpr int COUNT = kAVec ? kBM * CPR : 0;
     static constexpr int IT = (COUNT + kThreads - 1) / kThreads;
 
     const u8 *row[IT > 0 ? IT : 1];  // this chunk's row and column
-    bool ok[IT > 0 ? IT : 1];        // row inside M
+    bool ok[IT > 0 ? IT : 1];        // the row exists
 
-    HUM_DEV void set_tile(const hum_gemm_args &args, int m0, int tid)
+    HUM_DEV void set_tile(const hum_gemm_args &args, const Block &blk, int tid)
     {
         const u8 *a = static_cast<const u8 *>(args.a);
         for_chunks<COUNT>(tid, [&](int i, int ch) {
-            const int gm = m0 + ch / CPR;
-            ok[i] = gm < args.m;
+            const i64 gm = a_row(args, blk, ch / CPR);
+            ok[i] = gm >= 0;
             row[i] = a + (ok[i] ? gm * args.lda * kAElem : 0) + ch % CPR * 16;
         });
     }
@@ -45,7 +57,8 @@ struct AVec {
         for_chunks<COUNT>(tid, [&](int i, int ch) {
             const int cc = ch % CPR;
             const bool in = ok[i] && (kKReal == kK || k0 + cc * kAChunk < kKReal);
-            cp_async16(stage + a_offset(ch / CPR, cc), in ? row[i] + k0 * kAElem : row[i], in);
+            const u32 dst = SW128 ? a_offset_sw128(ch / CPR, cc) : a_offset(ch / CPR, cc);
+            cp_async16(stage + dst, in ? row[i] + k0 * kAElem : row[i], in);
         });
     }
 };
@@ -53,16 +66,17 @@ struct AVec {
 struct AGather {
     u16 v[kAVec ? 1 : kAElems];
 
-    HUM_DEV void load(const hum_gemm_args &args, int m0, int kb, int tid)
+    HUM_DEV void load(const hum_gemm_args &args, const Block &blk, int kb, int tid)
     {
         const u16 *a = static_cast<const u16 *>(args.a);
         const int k0 = kb * kBK;
 #pragma unroll
         for (int i = 0; i < kAElems; ++i) {
             const int e = tid + i * kThreads;
-            const int gm = m0 + e / kBK, gk = k0 + e % kBK;
+            const i64 gm = a_row(args, blk, e / kBK);
+            const int gk = k0 + e % kBK;
             u16 x = 0;
-            if (gm < args.m && gk < kKReal)
+            if (gm >= 0 && gk < kKReal)
                 x = __ldg(a + gm * args.lda + gk);
             v[i] = x;
         }

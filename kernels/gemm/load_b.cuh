@@ -3,18 +3,22 @@
 // in global memory. A stage holds, per k16 row of the tile, kBN / 64 units of 32 lanes x
 // kWeightBits words; scale and zero-point stages hold kScaleRows rows of kBN values.
 #pragma once
-#include "gemm/config.cuh"
+#include "gemm/rows.cuh"
 #include "ptx/cp_async.cuh"
 
 namespace gemm {
 
 constexpr i64 kCodeRowWords = static_cast<i64>(kN) / 64 * 32 * kWeightBits;  // one k16 row of B
 
-// The first code word of the tile whose columns start at n0 (dense: the layer's one weight).
-HUM_DEV const u32 *codes_tile(const hum_gemm_args &args, int n0)
+// Expert strides of the stacked weights (kernels/contract/moe_layout.h): codes in words, scale
+// and zero-point rows in values.
+constexpr i64 kCodeStride = hum_moe_code_stride(kN, kK, kWeightBits);
+constexpr i64 kParamStride = hum_moe_param_stride(kN, kGroupRows);
+
+// The first code word of the tile of `expert` whose columns start at n0.
+HUM_DEV const u32 *codes_tile(const hum_gemm_args &args, int expert, int n0)
 {
-    static_assert(kGemmType == GemmType::kDense, "one weight per layer");
-    return static_cast<const u32 *>(args.b) + static_cast<i64>(n0 / 64) * 32 * kWeightBits;
+    return static_cast<const u32 *>(args.b) + expert * kCodeStride + static_cast<i64>(n0 / 64) * 32 * kWeightBits;
 }
 
 HUM_DEV void copy_codes(u32 dst, const u32 *tile, int kb, int tid)
@@ -26,13 +30,14 @@ HUM_DEV void copy_codes(u32 dst, const u32 *tile, int kb, int tid)
     });
 }
 
-// The scale rows (to s_dst) and zero-point rows (to z_dst) of columns n0.. for k-block kb.
-HUM_DEV void copy_params(const hum_gemm_args &args, u32 s_dst, u32 z_dst, int n0, int kb, int tid)
+// The scale rows (to s_dst) and zero-point rows (to z_dst) of `expert`'s columns n0.. for
+// k-block kb.
+HUM_DEV void copy_params(const hum_gemm_args &args, u32 s_dst, u32 z_dst, int expert, int n0, int kb, int tid)
 {
     if constexpr (kScalesStaged || kZeroPoint) {
         static_assert(!kScalesStaged || kScaleBytes == 2, "16-bit scale rows");
         constexpr int CPR = kBN / 8;
-        const i64 s = n0 + static_cast<i64>(kb * kBK / kGroup) * kN;
+        const i64 s = expert * kParamStride + n0 + static_cast<i64>(kb * kBK / kGroup) * kN;
         for_chunks<kScaleRows * CPR>(tid, [&](int, int ch) {
             const i64 off = s + static_cast<i64>(ch / CPR) * kN + ch % CPR * 8;
             if constexpr (kScalesStaged)

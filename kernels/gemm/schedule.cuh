@@ -12,7 +12,7 @@
 // tile's lock reads i, adds its part, and passes the lock on; the slice holding k-block 0 comes
 // last and resets the lock to 0, so the locks are zero between launches without any memset.
 #pragma once
-#include "gemm/config.cuh"
+#include "gemm/rows.cuh"
 
 namespace gemm {
 
@@ -20,13 +20,6 @@ struct Work {
     int tile;
     int kb;
 };
-
-// Blocks of kBM rows of C the launch covers (the one place that reads the GEMM type's row count).
-HUM_DEV int m_blocks(int m)
-{
-    static_assert(kGemmType == GemmType::kDense, "dense GEMM rows");
-    return (m + kBM - 1) / kBM;
-}
 
 // A segment's place in its tile: a stream-K tile whose k-blocks several CTAs share is `split`
 // into slices that take turns on the tile's lock (slice 0 first, `last` resets it).
@@ -37,6 +30,7 @@ struct Slice {
 
 struct Schedule {
     int grid, cta;
+    int blocks;        // blocks of kBM rows (gemm/rows.cuh)
     int tiles, dp_tiles;
     int dp_count;      // data-parallel tiles of this CTA
     i64 sk_total;      // stream-K iterations of the whole grid
@@ -44,11 +38,13 @@ struct Schedule {
     i64 sk_begin;      // this CTA's first stream-K iteration
     int total;         // iterations of this CTA
 
-    HUM_DEV explicit Schedule(int m)
+    // blocks: the blocks of kBM rows the launch covers (gemm/rows.cuh)
+    HUM_DEV explicit Schedule(int blocks)
     {
         grid = gridDim.x;
         cta = blockIdx.x;
-        tiles = m_blocks(m) * kNB;
+        this->blocks = blocks;
+        tiles = blocks * kNB;
         const int sk_tiles = kStreamK ? (tiles <= grid ? tiles : tiles % grid) : 0;
         dp_tiles = tiles - sk_tiles;
         dp_count = cta < dp_tiles ? (dp_tiles - cta + grid - 1) / grid : 0;
@@ -104,9 +100,8 @@ struct Schedule {
 };
 
 // Grouped tile order: kGroupM m-blocks at a time, m fastest.
-HUM_DEV void tile_coords(int tile, int m, int &mb, int &nb)
+HUM_DEV void tile_coords(int tile, int blocks, int &mb, int &nb)
 {
-    const int blocks = m_blocks(m);
     const int group = tile / (kGroupM * kNB);
     const int first = group * kGroupM;
     const int rows = blocks - first < kGroupM ? blocks - first : kGroupM;

@@ -1,4 +1,7 @@
-// Act-order preprocessing, once per forward: out[r][j] = a[r][perm[j]] for r < m, j < k.
+// Act-order preprocessing, once per forward: out[r][j] = a[r][perm[j]] for r < m, j < k, and 0
+// where perm[j] is -1 (a padding column of an act-order row shard: its weights are zero, and a
+// zero here keeps an Inf or NaN elsewhere in A out of it). k is the stored K', A's rows may be
+// narrower.
 //
 // The prepared weights of an act-order layer are stored in permuted K order, so once A's columns
 // are gathered into that order the GEMM runs its contiguous A loads (cp.async 16-byte chunks,
@@ -10,14 +13,17 @@
 // (float16 or bfloat16: the copy does not look at them).
 //
 // Launch: block 256 threads, grid ((k / 8 rounded up) / 256 rounded up, any y >= 1). On sm_90
-// the GEMM that reads `out` is launched to overlap this kernel (ptx/griddep.cuh).
+// the GEMM that reads `out` is launched to overlap this kernel (ptx/griddep.cuh); a block lets
+// it in once its stores are issued (or by exiting). Triggered at the first instruction instead, the
+// GEMM's persistent CTAs were placed while these blocks still held part of the SMs, and the
+// M 1..16 GEMM (two of whose CTAs fit one SM) ran 10 us slower at M = 1 and 16 on the H200
+// (36.4 / 38.4 us against 26.7 / 28.9, bench/NOTES.md).
 #include "common.cuh"
 #include "ptx/griddep.cuh"
 
 extern "C" __global__ void __launch_bounds__(256)
 hum_permute_a(const u16 *__restrict__ a, i64 lda, const int *__restrict__ perm, u16 *__restrict__ out, int k, int m)
 {
-    grid_dependents_launch();  // the GEMM may take its place on the SMs now and wait there
     const int chunk = blockIdx.x * blockDim.x + threadIdx.x;
     const int j0 = chunk * 8;
     if (j0 >= k)
@@ -42,7 +48,7 @@ hum_permute_a(const u16 *__restrict__ a, i64 lda, const int *__restrict__ perm, 
         u16 v[8];
 #pragma unroll
         for (int i = 0; i < 8; ++i)
-            v[i] = __ldg(src + col[i]);
+            v[i] = col[i] < 0 ? u16(0) : __ldg(src + col[i]);
         if (whole) {
             const u32 w0 = v[0] | static_cast<u32>(v[1]) << 16, w1 = v[2] | static_cast<u32>(v[3]) << 16;
             const u32 w2 = v[4] | static_cast<u32>(v[5]) << 16, w3 = v[6] | static_cast<u32>(v[7]) << 16;
@@ -55,4 +61,5 @@ hum_permute_a(const u16 *__restrict__ a, i64 lda, const int *__restrict__ perm, 
                     dst[i] = v[i];
         }
     }
+    grid_dependents_launch();
 }

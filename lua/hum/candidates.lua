@@ -87,7 +87,7 @@ function candidates.grid(device, top)
     end
   end
   if device.sm >= 90 and top > 16 then
-    for _, bm in ipairs({ 64, 128, 256 }) do
+    for _, bm in ipairs({ 32, 64, 128, 256 }) do
       if bm <= math.max(64, m) and bm * 4 >= math.min(m, 256) then
         for _, bk in ipairs({ 64, 128 }) do
           for _, stages in ipairs({ 3, 4, 5 }) do out[#out + 1] = wgmma(bm, 128, bk, 16, stages) end

@@ -47,11 +47,12 @@ end
 
 local function round_up(x, m) return math.ceil(x / m) * m end
 
--- Checks the input fields of a hum_layer_config (cdata) for target `sm`, fills its derived
+-- Checks the input fields of a hum_layer_config (cdata) for target `sm` and GEMM type
+-- `gemm_type` (hum_gemm_type: 0 dense, else an expert GEMM of a MoE layer), fills its derived
 -- fields, and returns the LayerConfig table the policies see (hum.fields.to_table).
-function layer.config(c, sm)
+function layer.config(c, sm, gemm_type)
   local n, k = tonumber(c.n), tonumber(c.k)
-  if tonumber(c.num_experts) > 0 then
+  if (gemm_type or 0) == 0 and tonumber(c.num_experts) > 0 then
     unsupported("%d experts: MoE weights are not dense layers", tonumber(c.num_experts))
   end
   local act = dtype(c.a_dtype)
@@ -155,7 +156,7 @@ function layer.inputs(plan)
   local device = layer.target(plan)
   -- the activation type first: a candidate runs when its config checks and a family takes it
   local note = activation.decide(plan.config, function()
-    local ok, err = pcall(layer.config, plan.config, device.sm)
+    local ok, err = pcall(layer.config, plan.config, device.sm, tonumber(plan.compute.gemm_type))
     if not ok then return false, hum.message(err) end
     -- the first family's rule names the reason (the others' are "runs on sm_90a only" and such)
     local why
@@ -170,7 +171,7 @@ function layer.inputs(plan)
     return false, why
   end)
   if note then ffi.copy(plan.activation, note:sub(1, ffi.sizeof(plan.activation) - 1)) end
-  local cfg = layer.config(plan.config, device.sm)
+  local cfg = layer.config(plan.config, device.sm, tonumber(plan.compute.gemm_type))
   cfg.kernels = kernels(plan)
   return device, cfg, fields.to_table("compute", plan.compute)
 end

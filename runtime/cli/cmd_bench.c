@@ -4,8 +4,10 @@
 
 #include "bench_args.h"
 #include "bench_calls.h"
+#include "bench_floor.h"
 #include "bench_io.h"
 #include "bench_json.h"
+#include "bench_moe_gemm.h"
 #include "bench_timer.h"
 #include "bench_tmpdir.h"
 #include "cli.h"
@@ -29,6 +31,8 @@ typedef struct bench_options {
     const char *warmup;
     const char *reps;
     int force; /* --out may replace an existing file */
+    const char *moe_gemm, *experts, *topk; /* --moe-gemm: one expert GEMM (bench_moe_gemm.h) */
+    int down;
 } bench_options;
 
 static void usage(FILE *f)
@@ -37,8 +41,8 @@ static void usage(FILE *f)
                "Times one quantized layer with random weights against cuBLAS (dense 16-bit weights of the same\n"
                "shape) on the GPU: median of CUDA-event timings of CUDA-graph replays, L2 flushed before each.\n"
                "Prints M, hum and cuBLAS microseconds, the ratio cuBLAS/hum, TFLOP/s and GB/s, the prepare time\n"
-               "from a cold and a warm kernel cache and the host overhead of one forward; writes JSON to\n"
-               "bench/results/<spec>-<device>-<date>.json (schema: bench/README.md).\n\n"
+               "from a cold and a warm kernel cache and the host overhead of one forward beside that of a bare\n"
+               "driver launch; writes JSON to bench/results/<spec>-<device>-<date>.json (schema: bench/README.md).\n\n"
                "  --layer SPEC   e.g. n=8192,k=8192,w=uint4,a=float16,group=128 (as hum compile --layer);\n"
                "                 keys n, k (required), w (uint1..uint8, e4m3, e2m1, ...; uint4), a (float16 |\n"
                "                 bfloat16), group (0: per channel), scale (dtype | tensor), global (0 | 1),\n"
@@ -48,7 +52,11 @@ static void usage(FILE *f)
                "  --force        let --out replace an existing file\n"
                "  --warmup N     untimed calls per measurement (default 20)\n"
                "  --reps N       timed calls per measurement (default 100)\n"
-               "  --config FILE  deployment config\n");
+               "  --config FILE  deployment config\n\n"
+               "hum bench --moe-gemm SPEC --experts E --topk K [--down] [--m LIST] [--warmup N] [--reps N]\n"
+               "times one expert GEMM of a MoE layer alone (docs/moe.md): the indexed type over random routing of\n"
+               "M tokens to K of E experts, as the gate/up projection (A = the tokens) or with --down as the down\n"
+               "projection (A = the M * K routed rows); SPEC as --layer, uint weights with group scales.\n");
 }
 
 /* 0 parsed, 1 --help printed, 2 usage error (reported). */
@@ -57,12 +65,15 @@ static int parse(int argc, char **argv, bench_options *o)
     const cli_option options[] = {
         CLI_VALUE("--config", &o->config), CLI_VALUE("--layer", &o->spec),   CLI_VALUE("--m", &o->m_list),
         CLI_VALUE("--out", &o->out),       CLI_VALUE("--warmup", &o->warmup), CLI_VALUE("--reps", &o->reps),
-        CLI_FLAG("--force", &o->force),    CLI_END,
+        CLI_FLAG("--force", &o->force),    CLI_VALUE("--moe-gemm", &o->moe_gemm), CLI_VALUE("--experts", &o->experts),
+        CLI_VALUE("--topk", &o->topk),     CLI_FLAG("--down", &o->down),       CLI_END,
     };
     const cli_args args = {.command = "hum bench", .usage = usage, .options = options};
     int rc = cli_args_parse(&args, argc, argv);
-    if (rc == 0 && !o->spec)
-        rc = cli_usage_error(&args, "--layer SPEC is required");
+    if (rc == 0 && !o->spec && !o->moe_gemm)
+        rc = cli_usage_error(&args, "--layer SPEC (or --moe-gemm SPEC) is required");
+    if (rc == 0 && o->moe_gemm && (o->spec || !o->experts || !o->topk))
+        rc = cli_usage_error(&args, "--moe-gemm SPEC takes --experts E and --topk K, and no --layer");
     return rc;
 }
 
@@ -89,6 +100,14 @@ static int64_t weight_bytes(const hum_standard_weight *w)
            tensor_bytes(&w->global_scale) + tensor_bytes(&w->bias) + tensor_bytes(&w->k_perm);
 }
 
+/* The phases of a prepared layer, kept in *p and printed under its total. */
+static void phases(const hum_layer_info *info, bench_phases *p)
+{
+    *p = (bench_phases){info->plan_ms, info->context_ms, info->compile_ms, info->upload_ms, info->load_ms};
+    printf("  plan %.1f ms, then side by side: compile %.1f + load %.1f ms | context %.1f + upload %.1f ms\n", p->plan,
+           p->compile, p->load, p->context, p->upload);
+}
+
 /* The layer prepared twice: from the empty cache `rt` was made with, then again (cache hits). */
 static hum_status prepare_cold_warm(hum_runtime *rt, const hum_standard_weight *w, const hum_layer_options *lo,
                                     bench_report *r, hum_layer **out)
@@ -102,6 +121,7 @@ static hum_status prepare_cold_warm(hum_runtime *rt, const hum_standard_weight *
         hum_layer_get_info(cold, &info);
         printf("prepare, cold cache: %.1f ms (%d kernels compiled in %.1f ms)\n", r->prepare_cold_ms,
                info.kernels_compiled, info.compile_ms);
+        phases(&info, &r->cold_phases);
     }
     hum_layer_destroy(cold);
     if (st == HUM_OK)
@@ -111,6 +131,7 @@ static hum_status prepare_cold_warm(hum_runtime *rt, const hum_standard_weight *
         r->prepare_warm_ms = now_ms() - t0;
         hum_layer_get_info(*out, &info);
         printf("prepare, warm cache: %.1f ms (%d kernels from the cache)\n", r->prepare_warm_ms, info.kernels_cached);
+        phases(&info, &r->warm_phases);
         hum_layer_dispatch d;
         if ((st = hum_layer_describe(*out, &d)) == HUM_OK)
             cli_print_dispatch(stdout, &d, 0);
@@ -130,6 +151,8 @@ typedef struct bench_run {
     bench_cublaslt *lt;
     void *a8, *w8;
     float *lt_scales;
+    const char *cache_dir;
+    char arch[16];     /* the layer's kernels' */
 } bench_run;
 
 static void print_row(const bench_report *r, const bench_row *row)
@@ -213,6 +236,9 @@ static hum_status sweep(bench_run *b, hum_layer *layer, const hum_standard_weigh
         row->graph = t.graph;
         if (i == 0 && (st = bench_host_overhead(&b->timer, bench_enqueue_hum, &h, 20, 100, &r->host_overhead_us)) != HUM_OK)
             break;
+        /* only a reference for the figure above: without it the run goes on */
+        if (i == 0 && bench_launch_floor(&b->timer, b->cache_dir, b->arch, 20, 100, &r->launch_floor_us) != HUM_OK)
+            printf("bare driver launch: not timed: %s\n", hum_last_error());
         if (b->cublas != NULL) {
             bench_cublas_call c = {b->cublas, r->activation, ms[i], r->n, r->k, b->io.a, b->dense, b->io.c};
             if ((st = bench_time(&b->timer, bench_enqueue_cublas, &c, r->warmup, r->reps, &t)) != HUM_OK)
@@ -261,7 +287,10 @@ static void open_cublaslt(bench_run *b, int32_t ordinal, bench_report *r, int64_
 static int measure(const bench_options *o, hum_runtime *rt, hum_layer *layer, const hum_standard_weight *w,
                    int32_t ordinal, bench_report *r, const int64_t *ms, int32_t m_count)
 {
-    bench_run b = {0};
+    bench_run b = {.cache_dir = hum_runtime_cache_dir(rt)};
+    hum_layer_info info;
+    hum_layer_get_info(layer, &info);
+    memcpy(b.arch, info.arch, sizeof b.arch);
     bench_row rows[BENCH_MAX_M_VALUES];
     /* what the layer multiplies: 8-bit A it quantizes itself is checked and compared as such */
     hum_layer_info info;
@@ -311,7 +340,10 @@ static int measure(const bench_options *o, hum_runtime *rt, hum_layer *layer, co
         fprintf(stderr, "hum bench: %s\n", hum_last_error());
         rc = 1;
     } else {
-        printf("\nhost overhead of hum_layer_forward: %.2f µs per call\n", r->host_overhead_us);
+        printf("\nhost overhead of hum_layer_forward: %.2f µs per call", r->host_overhead_us);
+        if (isfinite(r->launch_floor_us))
+            printf(" (a bare driver launch: %.2f µs)", r->launch_floor_us);
+        printf("\n");
         r->rows = rows;
         r->row_count = m_count;
         char path[4096];
@@ -352,6 +384,20 @@ int hum_cmd_bench(const char *config, int argc, char **argv)
                            BENCH_MAX_M_VALUES, &m_count) != HUM_OK) {
         fprintf(stderr, "hum bench: %s\n", hum_last_error());
         return 2;
+    }
+    if (o.moe_gemm) {
+        int32_t experts = 0, top_k = 0;
+        if (bench_parse_count("hum bench", "--experts", o.experts, 0, 1, &experts) ||
+            bench_parse_count("hum bench", "--topk", o.topk, 0, 1, &top_k))
+            return 2;
+        if (top_k > experts) {
+            fprintf(stderr, "hum bench: --topk %d exceeds --experts %d\n", top_k, experts);
+            return 2;
+        }
+        const bench_moe_gemm_options mo = {.config = o.config, .spec = o.moe_gemm, .experts = experts, .top_k = top_k,
+                                           .down = o.down, .ms = ms, .m_count = m_count, .warmup = r.warmup,
+                                           .reps = r.reps};
+        return bench_moe_gemm(&mo);
     }
     if (o.out && cli_output_allowed("hum bench", "--out", o.out, o.force, NULL) != 0)
         return 1;

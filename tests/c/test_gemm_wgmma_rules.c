@@ -45,7 +45,7 @@ static void check_rules(void)
     const hum_layer_config c = config_for(4, 8192, 8192, 128);
     struct {
         int bm, bn, wn, stages;
-    } ok[] = {{128, 256, 32, 5}, {64, 128, 16, 4}, {256, 128, 16, 4}, {64, 64, 16, 3}};
+    } ok[] = {{128, 256, 32, 5}, {64, 128, 16, 4}, {256, 128, 16, 4}, {64, 64, 16, 3}, {16, 128, 16, 8}, {32, 256, 32, 6}};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         hum_tuning t = wgmma_tuning(ok[i].bm, ok[i].bn, ok[i].wn, ok[i].stages);
         int64_t smem = 0;
@@ -83,6 +83,7 @@ static void check_rules(void)
         {"256 accumulators", "128 accumulators", config_for(4, 8192, 8192, 128), wgmma_tuning(256, 256, 32, 4)},
         {"two stages", "at least 3", config_for(4, 8192, 8192, 128), wgmma_tuning(128, 256, 32, 2)},
         {"K not a multiple of 8", "multiple of 8", config_for(4, 8192, 8190, 128), wgmma_tuning(128, 256, 32, 4)},
+        {"block_m 48", "block_m 48", config_for(4, 8192, 8192, 128), wgmma_tuning(48, 256, 32, 4)},
     };
     bad[1].t.warp_m = 64;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -153,19 +154,19 @@ int main(void)
     if (QUANT_CHECK(rt != NULL, "runtime with the wgmma site policy")) {
         /* N = 520 pads to 576: every block N falls to 64; the entries still differ in block K,
          * stages or block M, so none merge */
-        const int wide[4] = {128, 128, 256, 128}, narrow[4] = {64, 64, 64, 64};
-        check_compile(rt, "n=1000,k=1096,w=uint4,a=float16,group=128", 4, wide);
-        check_compile(rt, "n=520,k=328,w=uint8,a=bfloat16,group=64,zp=int,bias=1", 4, narrow);
-        check_compile(rt, "n=200,k=320,w=e4m3,a=bfloat16", 4, wide);
+        const int wide[6] = {256, 128, 128, 128, 256, 128}, narrow[6] = {64, 64, 64, 64, 64, 64};
+        check_compile(rt, "n=1000,k=1096,w=uint4,a=float16,group=128", 6, wide);
+        check_compile(rt, "n=520,k=328,w=uint8,a=bfloat16,group=64,zp=int,bias=1", 6, narrow);
+        check_compile(rt, "n=200,k=320,w=e4m3,a=bfloat16", 6, wide);
         /* the widths whose codes each warp picks from the lane's words (odd widths rebuilt) */
-        check_compile(rt, "n=1000,k=1096,w=uint2,a=float16", 4, wide);
-        check_compile(rt, "n=520,k=328,w=uint3,a=bfloat16,group=64,zp=int,bias=1", 4, narrow);
-        check_compile(rt, "n=200,k=320,w=uint1,a=float16,group=32", 4, wide);
-        check_compile(rt, "n=200,k=320,w=uint7,a=bfloat16,zp=float,group=128", 4, wide);
-        check_compile(rt, "n=200,k=320,w=e3m2,a=bfloat16,group=32", 4, wide);
+        check_compile(rt, "n=1000,k=1096,w=uint2,a=float16", 6, wide);
+        check_compile(rt, "n=520,k=328,w=uint3,a=bfloat16,group=64,zp=int,bias=1", 6, narrow);
+        check_compile(rt, "n=200,k=320,w=uint1,a=float16,group=32", 6, wide);
+        check_compile(rt, "n=200,k=320,w=uint7,a=bfloat16,zp=float,group=128", 6, wide);
+        check_compile(rt, "n=200,k=320,w=e3m2,a=bfloat16,group=32", 6, wide);
         /* act-order: A arrives permuted (kernels/prep/permute_a.cu), so the wgmma kernel takes it */
-        check_compile(rt, "n=1000,k=1096,w=uint4,a=float16,group=128,actorder=1", 4, wide);
-        check_compile(rt, "n=520,k=328,w=uint3,a=bfloat16,group=64,zp=int,actorder=1", 4, narrow);
+        check_compile(rt, "n=1000,k=1096,w=uint4,a=float16,group=128,actorder=1", 6, wide);
+        check_compile(rt, "n=520,k=328,w=uint3,a=bfloat16,group=64,zp=int,actorder=1", 6, narrow);
         check_refusals(rt);
         hum_runtime_destroy(rt);
     }

@@ -8,10 +8,12 @@
 
 #include <stddef.h>
 
-/* The site policy's M ranges: M <= 64 runs block 64 x 128 (two warpgroups of one slab),
+/* The site policy's M ranges: M <= 8 runs block 16 x 256 x 128 (two slabs, 6 stages), M <= 32
+ * block 32 x 128 x 256 (the built-in sm90 policy's tile there; 5 stages): the small wgmma N of
+ * 16 and 32 tokens; M <= 64 block 64 x 128 (two warpgroups of one slab),
  * M <= 100 block 128 x 128 (the built-in sm90 policy's tile up to M = 128), M <= 128 block
  * 128 x 256 (two warpgroups of two slabs), larger M block 256 x 128 (the built-in tile above
- * M = 128); all with block_k 64, 4 stages and stream-K. It applies to every device, so a
+ * M = 128); stream-K throughout. It applies to every device, so a
  * compile for another arch than sm_90a meets the kernel's arch rule. */
 extern const char *const WGMMA_TEST_POLICY;
 

@@ -318,9 +318,11 @@ typedef enum hum_act_scale {
 
 typedef struct hum_standard_weight {
     int64_t num_experts;    /* 0 for a dense layer */
-    int64_t n, k;           /* logical output and input features (unpadded) */
+    int64_t n, k;           /* logical output and input features (unpadded): A is [M, K] */
     hum_dtype weight_dtype; /* HUM_DTYPE_UINT1..UINT8 (offset binary, see above) or an FP eXmY code */
     hum_dtype param_dtype;  /* float16 or bfloat16: the checkpoint's compute dtype (bias, 16-bit scales) */
+    /* The stored columns: K' = K, or the length of k_perm's rows when it has padding columns
+     * (below); weight, scales and zero points are laid out over K' ("K" in their shapes). */
     /* weight: int32 ([E,] N, ceil(K*bits/32)), LSB-first bit stream along K per row n:
      * value k of a row occupies bits [k*bits, (k+1)*bits) of the row's words, straddling words
      * with its low part in the lower word. */
@@ -341,9 +343,14 @@ typedef struct hum_standard_weight {
     hum_tensor zero_point;
     hum_tensor global_scale; /* float32 (1) or (E); data NULL when unused */
     hum_tensor bias;         /* param_dtype ([E,] N); data NULL when absent */
-    /* act-order: int32 (K) or data NULL. Column j of `weight` (and of scales/zero points, via
-     * j / group_size) is column k_perm[j] of the checkpoint; activations are gathered to match:
-     * A'[:, j] = A[:, k_perm[j]]. */
+    /* act-order: int32 ([E,] K') or data NULL; a MoE weight has one row per expert (each
+     * expert's own order). Column j of expert e's `weight` (and of its scales/zero points, via
+     * j / group_size) is column k_perm[e][j] of the checkpoint; activations are gathered to
+     * match: A'[:, j] = A[:, k_perm[e][j]]. Each row holds every input column 0..K-1 once; an
+     * entry -1 is a padding column (A'[:, j] = 0; its codes dequantize to 0 and the reference
+     * skips it), so K' = K + the pads of a row, alike for every expert. Pads let a row shard of
+     * a GPTQ act-order layer whose groups are spread over K keep its columns' whole groups
+     * (hum_standard_shard). */
     hum_tensor k_perm;
     /* The checkpoint's own activation scheme, which a layer runs by default where the GPU can
      * (lua/hum/layer.lua decides; docs/formats.md): act_dtype 0 for weight-only checkpoints
@@ -374,12 +381,16 @@ void hum_standard_free(hum_standard_weight *w);
  *    checkpoint column order (the slice of the activations a row-parallel layer receives),
  *    with their groups' scales and zero points; the bias stays on rank 0 only, so the sum
  *    of the ranks' outputs is the full output. K must be a multiple of world, and with
- *    GROUP, GROUP_TENSOR and BLOCK scales each rank must hold whole groups: K / world a
- *    multiple of group_size, and with act-order (k_perm) every group's channels inside one
- *    rank's columns (the standard weight has no partial groups; GPTQ act-order checkpoints
- *    whose g_idx scatters groups over K cannot be split along K and are refused, naming the
- *    group). The shard's k_perm maps its columns to its own input slice (NULL when that is
- *    the identity).
+ *    GROUP, GROUP_TENSOR and BLOCK scales and no act-order each rank must hold whole groups
+ *    (K / world a multiple of group_size). With act-order (k_perm) a rank may hold part of a
+ *    group (GPTQ desc_act spreads every group over K): as real loaders do, each of its
+ *    columns keeps its group's scale and zero point; the shard stores each group's columns
+ *    it holds as a run padded with padding columns (k_perm -1) to a multiple of 16 columns
+ *    (of group_size when that is not a multiple of 16), with group_size 16 and every run's
+ *    scale and zero point repeated per 16 columns; the experts of a MoE weight are padded
+ *    to one K'. When every group lies whole on the rank no padding is added and the group
+ *    size stays. The shard's k_perm maps its columns to its own input slice (NULL when that
+ *    is the identity).
  *  - experts (expert parallelism, MoE weights only): the checkpoint's expert ids this rank
  *    holds, in the order the shard stores them (any subset, no repeats; the host's expert
  *    map sends expert experts[i] to local expert i). Combines with COLUMN / ROW.
@@ -405,14 +416,26 @@ typedef struct hum_shard {
  * not a multiple of world, a block or group cut in two); HUM_ERR_OUT_OF_MEMORY. */
 hum_status hum_standard_shard(const hum_standard_weight *w, const hum_shard *shard, hum_standard_weight *out);
 
+/* Writes into *out (owned by out: hum_standard_free) the parts stacked along N: out's rows are
+ * part 0's, then part 1's, ... for every expert (a MoE layer's w13 from a checkpoint's gate_proj
+ * and up_proj: gate first, HUM_MOE_GATE_UP_SPLIT). The parts must be quantized alike over the
+ * same K: the same num_experts, K, dtypes, scale type, group sizes, zero-point kind, k_perm,
+ * global scale, activation scheme and input_scale, and presence of a bias; with BLOCK scales every part but the last N a multiple of
+ * group_size_n. Errors (out left zeroed): those of hum_standard_validate for a part (named);
+ * HUM_ERR_INVALID_ARG for NULL, count < 1, parts that differ (naming the part and field);
+ * HUM_ERR_UNSUPPORTED for different global scales (ModelOpt NVFP4 gate and up often carry two:
+ * folding one into the e4m3 group scales would round them) or a BLOCK row cut;
+ * HUM_ERR_OUT_OF_MEMORY. */
+hum_status hum_standard_concat(const hum_standard_weight *parts, int32_t count, hum_standard_weight *out);
+
 /* Checks `w` against the rules of hum_standard_weight above: N, K >= 1; weight_dtype
  * uint1..uint8 or a float of 8 bits or fewer; param_dtype float16 or bfloat16; every tensor
  * in host memory, contiguous, of the dtype and shape its scale type gives; group_size >= 1
  * exactly for GROUP, GROUP_TENSOR and BLOCK (else 0), group_size_n >= 1 exactly for BLOCK;
  * BLOCK scales float32 and without a zero point; zero points only with integer weights;
- * global_scale (float32, (1) or (E)) present for TENSOR and GROUP_TENSOR; k_perm a
- * permutation of 0..K-1. HUM_ERR_INVALID_ARG naming the field, what was expected and what
- * was found. */
+ * global_scale (float32, (1) or (E)) present for TENSOR and GROUP_TENSOR; k_perm (K') or
+ * (E, K'), each row every column 0..K-1 once and -1 (padding) otherwise, K' >= K.
+ * HUM_ERR_INVALID_ARG naming the field, what was expected and what was found. */
 hum_status hum_standard_validate(const hum_standard_weight *w);
 
 /* ====================================================================================== */
@@ -447,7 +470,7 @@ hum_status hum_standard_validate(const hum_standard_weight *w);
  *  - 8-bit activations: float8_e4m3fn A with float8_e4m3fn weights (sm_89 and newer), int8 A
  *    with uint8 weights (read as int8 around 128; sm_80 and newer); weight scales CHANNEL
  *    (any scale dtype, kept in float32) or TENSOR; K a multiple of 16; no zero point, no
- *    act-order; on the mma.sync kernel.
+ *    act-order; on both kernels (wgmma k32 on sm_90a).
  * A combination outside this list fails at prepare time with HUM_ERR_UNSUPPORTED naming it.
  * On sm_90 the built-in policy runs the M ranges from 33 up on kernels/gemm/gemm_wgmma.cu (Hopper
  * warpgroup MMA, same prepared weights, same results to rounding) for the layers that kernel
@@ -487,7 +510,7 @@ typedef struct hum_layer_options {
  */
 #define HUM_LAYER_CONFIG_FIELDS(X)                                                               \
     X(int64_t, n, INT, IN, "kNReal", "")                 /* output features N */                 \
-    X(int64_t, k, INT, IN, "kKReal", "")                 /* input features K */                  \
+    X(int64_t, k, INT, IN, "kKReal", "")                 /* K of the GEMM: the stored K' */      \
     X(int64_t, num_experts, INT, IN, "kExperts", "")     /* 0: dense */                          \
     X(hum_dtype, a_dtype, DTYPE, IN, "kADtype", "")      /* activations A */                     \
     X(hum_dtype, c_dtype, DTYPE, IN, "kCDtype", "")      /* output C */                          \
@@ -606,8 +629,9 @@ hum_status hum_layer_prepare(hum_layer *layer);
  * stream), asynchronously, with `ws` as scratch memory (hum_workspace_create). Picks the kernel
  * for M = a->shape[0] from the dispatch table; no host allocation, no Lua, no locks. Tensors
  * (device memory, rank 2; a of the activation dtype, c of the output dtype):
- *   a: [M, K], row stride strides[0] (0: K), strides[1] 0 or 1. Unless the layer is act-order
- *      or K % 8 != 0, the data pointer and the row stride must be 16-byte aligned.
+ *   a: [M, K] (K: the weight's, hum_layer_info.input_k), row stride strides[0] (0: K),
+ *      strides[1] 0 or 1. Unless the layer is act-order or K % 8 != 0, the data pointer and
+ *      the row stride must be 16-byte aligned.
  *   c: [M, N], row stride strides[0] (0: N); with N even, 4-byte aligned pointer and stride.
  *   a_scale: NULL for 16-bit A. 8-bit A (a layer of activation_dtype float8_e4m3fn or int8,
  *      hum_layer_options) is the host's quantized activations: A's row m times a_scale's value
@@ -625,7 +649,8 @@ hum_status hum_layer_prepare(hum_layer *layer);
  *   group, config.a_scale), then runs the 8-bit GEMM; a workspace that holds fewer than M rows
  *   makes it work through M in chunks, as act-order layers do.
  * Act-order layers first gather A's columns into the prepared weights' K order in the
- * workspace (kernels/prep/permute_a.cu), then run the same kernels as a layer without act-order; a
+ * workspace (kernels/prep/permute_a.cu; zeros into the padding columns of an act-order row
+ * shard, K' = config.k wide), then run the same kernels as a layer without act-order; a
  * workspace that holds fewer than M rows (hum_layer_workspace_size) makes the forward work
  * through M in chunks of the rows it holds (two launches each).
  * Concurrency: a workspace serves one forward at a time: forwards that share one must be
@@ -686,6 +711,16 @@ typedef struct hum_layer_info {
     float out_factor;         /* the float32 factor the epilogue applies (global scale included) */
     int64_t device_bytes;     /* device memory the layer holds (its own workspace included) */
     uint64_t generation;      /* of the dispatch table in force: 0 at prepare, +1 per policy reload */
+    /* Where hum_layer_prepare's prepare_ms went (0 before it, and for hum_layer_compile): after
+     * planning, the weights go to the GPU (context_ms + upload_ms) while the kernels compile and
+     * load (compile_ms + load_ms). */
+    double plan_ms;           /* planning: lua/hum/layer.lua and the policy */
+    double context_ms;        /* making the device current; the process's first use creates its context */
+    double upload_ms;         /* the weights to the GPU: preparation kernels, copies, repack */
+    double load_ms;           /* loading the compiled kernels onto the device */
+    /* columns of A: the weight's K; config.k is the GEMM's, K' >= K (padding columns of an
+     * act-order row shard, hum_standard_weight.k_perm) */
+    int64_t input_k;
 } hum_layer_info;
 
 /* What the layer is and how it was prepared; before hum_layer_prepare only the "in" fields of
@@ -721,6 +756,109 @@ typedef struct hum_layer_dispatch {
  * not prepared yet (hum_layer_describe_plan, hum/hum_tools.h, plans one without preparing it). */
 hum_status hum_layer_describe(const hum_layer *layer, hum_layer_dispatch *out);
 
+/* ====================================================================================== */
+/* MoE layers                                                                              */
+/* ====================================================================================== */
+/* HUM-SECTION moe */
+/*
+ * A MoE layer is the routed-experts block of a mixture-of-experts MLP: for each token t of
+ * hidden[M, H] and each of its top_k experts e = topk_ids[t][j] with weight w = topk_weights[t][j],
+ *   out[t] = sum over j of w * down_e(act(gate_up_e(hidden[t])))
+ * where gate_up_e is expert e's w13 GEMM (N = 2I rows for the gated activations: gate and up,
+ * I for relu2), act maps its 2I (or I) outputs to I, and down_e is expert e's w2 GEMM
+ * (N = H, K = I). Both weights are standard weights with an expert dimension (num_experts = E
+ * on both; hum_standard_weight, "([E,] ...)"), of any weight format a dense layer takes, and
+ * per-expert biases added inside each GEMM (gpt-oss).
+ * Lifecycle, as for a dense layer: hum_moe_from_standard (host only) -> ... ->
+ * hum_moe_destroy. A forward runs five steps on the host's stream: the routing layout of the
+ * M * top_k slots (kernels/moe/align.cu), the experts' gate/up GEMM on the rows routed to them,
+ * the activation (kernels/moe/act.cu), the down GEMM, and the combine of each token's top_k
+ * rows with the router weights in float32 (kernels/moe/combine.cu).
+ */
+typedef struct hum_moe hum_moe;
+
+typedef enum hum_moe_activation {
+    HUM_MOE_SILU = 0,       /* silu(gate) * up (Mixtral, Qwen, DeepSeek) */
+    /* gpt-oss: g = min(gate, limit), u = clamp(up, -limit, limit),
+     * g * sigmoid(alpha * g) * (u + beta) */
+    HUM_MOE_SWIGLU_OAI = 1,
+    HUM_MOE_RELU2 = 2,      /* max(x, 0)^2, not gated: w13 holds I rows */
+    HUM_MOE_GELU = 3        /* gelu(gate) * up, GELU in its erf form */
+} hum_moe_activation;
+
+/* Where the gated activations find gate and up among w13's 2I output rows. */
+typedef enum hum_moe_gate_up {
+    HUM_MOE_GATE_UP_SPLIT = 0,      /* rows [0, I) gate, [I, 2I) up (gate_proj then up_proj) */
+    HUM_MOE_GATE_UP_INTERLEAVED = 1 /* row 2i gate i, row 2i + 1 up i (gpt-oss) */
+} hum_moe_gate_up;
+
+typedef struct hum_moe_options {
+    /* float16 or bfloat16 (hidden and out); HUM_DTYPE_INVALID (0): the weights' param_dtype */
+    hum_dtype activation_dtype;
+    int32_t activation;     /* a hum_moe_activation */
+    int32_t gate_up;        /* a hum_moe_gate_up (ignored for relu2) */
+    int32_t top_k;          /* experts per token: 1 .. global experts */
+    /* E_global, the range of the ids in topk_ids and the length of an expert map; 0: the
+     * weights' E (every expert on this rank) */
+    int32_t global_experts;
+    float alpha, beta, limit; /* HUM_MOE_SWIGLU_OAI's constants (gpt-oss: 1.702, 1, 7) */
+    /* expert parallelism: the experts of the weights this rank keeps, in the order it keeps
+     * them (the forward's expert_map sends a global id to its index here), as hum_shard's
+     * experts; NULL: all of them */
+    const int32_t *experts;
+    int64_t expert_count;
+} hum_moe_options;
+
+/* silu, split gate/up, top_k 0 (to be set), global experts 0, alpha 1.702, beta 1, limit 7,
+ * all experts, the weights' param dtype. */
+void hum_moe_options_init(hum_moe_options *opts);
+
+/*
+ * A MoE layer from two expert weights, copied (the host keeps its own): w13 [E, 2I or I, H]
+ * and w2 [E, H, I], kept whole or, with opts->experts, the experts listed (hum_standard_shard).
+ * Host only, no GPU needed. Errors: HUM_ERR_INVALID_ARG (NULL, a weight hum_standard_validate
+ * refuses, num_experts 0 or different on the two, shapes that do not chain: w13's K is H = w2's
+ * N, w13's N is 2 x w2's K (I for relu2); different param dtypes; an activation or gate_up
+ * value out of range; top_k outside 1 .. global experts; global experts below the weights' E
+ * or above 2^31 - 1; an activation dtype other than float16 / bfloat16; a bad expert list);
+ * HUM_ERR_UNSUPPORTED (more than 4096 experts kept); HUM_ERR_OUT_OF_MEMORY.
+ */
+hum_status hum_moe_from_standard(hum_runtime *rt, const hum_standard_weight *w13, const hum_standard_weight *w2,
+                                 const hum_moe_options *opts, hum_moe **out);
+
+/*
+ * A MoE layer from a checkpoint (file or directory, formats/ as for hum_layer_from_safetensors).
+ * `name` is the experts' module ("model.layers.0.mlp.experts"); its projections are found as
+ *   name.gate_up_proj and name.down_proj (fused 3-D tensors: gpt-oss, transformers; gate and up
+ *     rows as opts->gate_up says),
+ *   name.<e>.gate_proj, up_proj and down_proj (one module per expert: Qwen, DeepSeek), or
+ *   name.<e>.w1, w3 and w2 (Mixtral),
+ * the first that the checkpoint lists; separate gate and up projections are joined into w13
+ * (gate rows, then up rows: HUM_MOE_GATE_UP_SPLIT, whatever opts->gate_up says), and relu2 takes
+ * the up projection alone. With opts->experts only those experts are converted; global experts
+ * default to the checkpoint's. Errors: HUM_ERR_FORMAT (no such experts module, naming the names
+ * tried; a malformed checkpoint); HUM_ERR_UNSUPPORTED (gate and up quantized differently);
+ * those of hum_layer_load_shard and hum_moe_from_standard.
+ */
+hum_status hum_moe_from_safetensors(hum_runtime *rt, const char *path, const char *name, const hum_moe_options *opts,
+                                    hum_moe **out);
+
+/* Frees the layer; NULL is a no-op. */
+void hum_moe_destroy(hum_moe *moe);
+
+typedef struct hum_moe_info {
+    int64_t experts;        /* kept on this rank (E_local) */
+    int64_t global_experts; /* E_global */
+    int64_t hidden;         /* H */
+    int64_t intermediate;   /* I */
+    int32_t top_k;
+    int32_t activation;     /* hum_moe_activation */
+    int32_t gate_up;        /* hum_moe_gate_up */
+    hum_dtype activation_dtype;
+} hum_moe_info;
+
+/* What the layer is. HUM_ERR_INVALID_ARG for NULL. */
+hum_status hum_moe_get_info(const hum_moe *moe, hum_moe_info *out);
 #ifndef HUM_CDEF
 #ifdef __cplusplus
 }

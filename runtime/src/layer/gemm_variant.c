@@ -20,6 +20,12 @@
             return hum_fail(status, __VA_ARGS__);      \
     } while (0)
 
+static const char *gemm_type_name(int32_t type)
+{
+    static const char *const names[] = {"dense", "indexed", "grouped_contiguous", "grouped_masked"};
+    return type >= 0 && type < 4 ? names[type] : "unknown";
+}
+
 static int pow2(int64_t x)
 {
     return x > 0 && (x & (x - 1)) == 0;
@@ -31,10 +37,19 @@ int64_t hum_gemm_smem_bytes(const hum_gemm_variant *v)
     return hum_gemm_pipeline_bytes(v) + (f ? f->extra_smem : 0);
 }
 
+/* The grouped GEMM types' table of each expert's first block (kernels/gemm/rows.cuh), in the
+ * kernel's static shared memory. */
+static int64_t block_table_bytes(const hum_gemm_variant *v)
+{
+    const int32_t t = v->compute->gemm_type;
+    return t == HUM_GEMM_MOE_GROUPED_CONTIGUOUS || t == HUM_GEMM_MOE_GROUPED_MASKED ? 4 * (v->layer->num_experts + 1)
+                                                                                      : 0;
+}
+
 int64_t hum_gemm_cta_smem_bytes(const hum_gemm_variant *v)
 {
     const hum_gemm_family *f = hum_gemm_family_of(v->tuning->kernel);
-    return hum_gemm_smem_bytes(v) + (f ? f->static_smem : 0);
+    return hum_gemm_smem_bytes(v) + (f ? f->static_smem : 0) + block_table_bytes(v);
 }
 
 /* What a policy may write in a tuning, before it is fitted to a layer (HUM_ERR_POLICY). */
@@ -75,6 +90,8 @@ static hum_status a_type_rule(const hum_layer_config *c, const char *arch)
     RULE(HUM_ERR_UNSUPPORTED, fp8 ? c->weight_dtype == HUM_DTYPE_FLOAT8_E4M3FN : c->weight_dtype == HUM_DTYPE_UINT8,
          "%s weights with %s activations (expected %s)", hum_dtype_name(c->weight_dtype), a,
          fp8 ? "float8_e4m3fn" : "uint8");
+    RULE(HUM_ERR_UNSUPPORTED, c->num_experts == 0, "%s activations with %lld experts (dense layers only)", a,
+         (long long)c->num_experts);
     RULE(HUM_ERR_UNSUPPORTED, !c->has_zero_point && !c->act_order, "%s with %s activations",
          c->act_order ? "act-order" : "a zero point", a);
     RULE(HUM_ERR_UNSUPPORTED, c->k % 16 == 0, "K = %lld with %s activations (expected a multiple of 16)",
@@ -110,9 +127,15 @@ hum_status hum_gemm_variant_check(const hum_gemm_variant *v, const char *arch)
     const hum_gemm_family *f = hum_gemm_family_of(t->kernel);
     if ((st = hum_gemm_kernel_takes(t->kernel, c, v->compute, arch)) != HUM_OK)
         return st;
-    RULE(HUM_ERR_UNSUPPORTED, v->compute->gemm_type == HUM_GEMM_DENSE && c->num_experts == 0,
-         "GEMM type %d with %lld experts: the GEMM kernels are dense only", v->compute->gemm_type,
+    const int32_t type = v->compute->gemm_type;
+    RULE(HUM_ERR_UNSUPPORTED, type >= HUM_GEMM_DENSE && type <= HUM_GEMM_MOE_GROUPED_MASKED, "GEMM type %d: no such type",
+         type);
+    RULE(HUM_ERR_UNSUPPORTED, (type == HUM_GEMM_DENSE) == (c->num_experts == 0),
+         "GEMM type %s with %lld experts: the dense type has none, the MoE types at least one", gemm_type_name(type),
          (long long)c->num_experts);
+    RULE(HUM_ERR_UNSUPPORTED, type == HUM_GEMM_DENSE || (!c->act_order && !c->has_global_scale),
+         "%s expert GEMM with %s: the expert GEMMs take neither act-order experts nor global scales yet",
+         gemm_type_name(type), c->act_order ? "act-order" : "a global scale");
     RULE(HUM_ERR_UNSUPPORTED, !v->compute->f16_accum, "float16 accumulation: the GEMM kernels accumulate in float32");
     RULE(HUM_ERR_UNSUPPORTED, c->weight_bits >= 1 && c->weight_bits <= 8, "weight width %d bits (expected 1..8)",
          c->weight_bits);

@@ -13,7 +13,6 @@ hum_status hum_gemm_wgmma_takes(const hum_layer_config *c, const hum_compute_con
 {
     (void)compute;
     RULE(c->k % 8 == 0, "K %lld is not a multiple of 8", (long long)c->k);
-    RULE(!hum_gemm_a8(c), "%s activations run on the mma kernel", hum_dtype_name(c->a_dtype));
     return HUM_OK;
 }
 
@@ -32,7 +31,9 @@ hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v)
     RULE(t->warp_m == t->block_m && t->warp_k == t->block_k,
          "warp_m %d and warp_k %d must equal block_m %d and block_k %d", t->warp_m, t->warp_k, t->block_m,
          t->block_k);
-    RULE(t->block_m % 64 == 0 && t->block_m <= 256, "block_m %d (expected 64, 128, 192 or 256)", t->block_m);
+    /* one wgmma per 64-row slab and k16 step up to block_m 64 (the instruction's N), two above */
+    RULE(t->block_m == 16 || t->block_m == 32 || (t->block_m % 64 == 0 && t->block_m <= 256),
+         "block_m %d (expected 16, 32, 64, 128, 192 or 256)", t->block_m);
     RULE((t->block_n / t->warp_n) % 4 == 0, "block_n %d / warp_n %d is not a whole number of warpgroups",
          t->block_n, t->warp_n);
     /* Registers: at most 128 accumulators and 2 slabs per thread and 2 warpgroups per CTA keep

@@ -47,39 +47,41 @@ static hum_status copy_weight(const hum_standard_weight *w, hum_standard_weight 
     return st;
 }
 
-/* Shared by both constructors: cuts the options' shard, checks the weight and takes it (moved:
- * *w is zeroed) or a copy of it. */
+/* Shared by the constructors: cuts the options' shard, checks the weight and takes it (moved:
+ * *w is zeroed) or a copy of it. `what` names the caller in messages. */
 static hum_status layer_create(hum_runtime *rt, hum_standard_weight *w, int move, const hum_layer_options *opts,
-                               hum_layer **out)
+                               hum_gemm_type type, const char *what, hum_layer **out)
 {
     hum_standard_weight cut;
     const hum_standard_weight *use;
     hum_status st = hum_layer_shard_weight(w, opts, &cut, &use);
     if (st != HUM_OK)
-        return hum_fail_context(st, "hum_layer_from_standard");
+        return hum_fail_context(st, "%s", what);
     if (use == &cut) {
         hum_layer_options whole = *opts;
         memset(&whole.shard, 0, sizeof whole.shard);
-        st = layer_create(rt, &cut, 1, &whole, out);
+        st = layer_create(rt, &cut, 1, &whole, type, what, out);
         hum_standard_free(&cut);
         return st;
     }
     hum_layer_types types;
-    st = hum_layer_check_weight(w, opts, &types);
+    st = hum_layer_check_weight(w, opts, type, &types);
     if (st != HUM_OK)
-        return hum_fail_context(st, "hum_layer_from_standard");
+        return hum_fail_context(st, "%s", what);
     hum_layer *layer = calloc(1, sizeof *layer);
     if (!layer)
-        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "hum_layer_from_standard: layer object");
+        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "%s: layer object", what);
     if (move) {
         layer->weight = *w;
         memset(w, 0, sizeof *w);
     } else if ((st = copy_weight(w, &layer->weight)) != HUM_OK) {
         free(layer);
-        return hum_fail_context(st, "hum_layer_from_standard");
+        return hum_fail_context(st, "%s", what);
     }
     layer->rt = rt;
     layer->types = types;
+    layer->input_k = layer->weight.k;
+    layer->gemm_type = type;
     /* the runtime reaches its prepared layers on a policy reload through this hook */
     pthread_mutex_lock(&rt->live_lock);
     rt->reload_layers = hum_layers_reload_locked;
@@ -95,7 +97,13 @@ hum_status hum_layer_from_standard(hum_runtime *rt, const hum_standard_weight *w
         *out = NULL;
     if (!rt || !w || !out)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_from_standard: NULL %s", !rt ? "runtime" : !w ? "weight" : "out");
-    return layer_create(rt, (hum_standard_weight *)w, 0, opts, out);
+    return layer_create(rt, (hum_standard_weight *)w, 0, opts, HUM_GEMM_DENSE, "hum_layer_from_standard", out);
+}
+
+hum_status hum_layer_create(hum_runtime *rt, const hum_standard_weight *w, const hum_layer_options *opts,
+                            hum_gemm_type type, const char *what, hum_layer **out)
+{
+    return layer_create(rt, (hum_standard_weight *)w, 0, opts, type, what, out);
 }
 
 hum_status hum_layer_from_safetensors(hum_runtime *rt, const char *path, const char *layer_name,
@@ -118,7 +126,7 @@ hum_status hum_layer_from_safetensors(hum_runtime *rt, const char *path, const c
         whole = *opts;
         memset(&whole.shard, 0, sizeof whole.shard);
     }
-    st = layer_create(rt, &w, 1, sharded ? &whole : opts, out);
+    st = layer_create(rt, &w, 1, sharded ? &whole : opts, HUM_GEMM_DENSE, "hum_layer_from_standard", out);
     hum_standard_free(&w);
     return st;
 }

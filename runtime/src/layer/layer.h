@@ -69,6 +69,8 @@ struct hum_layer {
     struct hum_layer *next_live; /* the runtime's list of prepared layers (live_lock) */
     hum_standard_weight weight; /* host copy until prepared */
     hum_layer_types types;
+    int64_t input_k;            /* A's columns: the weight's K (plan.config.k is the stored K') */
+    hum_gemm_type gemm_type;    /* dense, or one of the MoE expert GEMM types (expert_gemm.c) */
     int32_t prepared;
     hum_layer_plan plan;        /* after planning: config and tunings */
     hum_layer_buffers buf;
@@ -79,6 +81,7 @@ struct hum_layer {
     hum_kernel *quantize;       /* 8-bit A from the host's 16-bit A: kernels/prep/quantize_a.cu */
     hum_workspace *workspace;   /* hum_layer_forward's own */
     double prepare_ms;
+    double plan_ms, context_ms, upload_ms, load_ms; /* hum_layer_prepare's phases (hum_layer_info) */
     double compile_ms;             /* hum_layer_compile only (a prepared layer's are its table's) */
     int32_t kernels_compiled, kernels_cached;
 };
@@ -89,10 +92,29 @@ static inline const hum_dispatch_table *hum_layer_table_locked(const hum_layer *
     return atomic_load((_Atomic(void *) *)&layer->table);
 }
 
-/* hum_standard_validate, dense only, and the types opts (or the param dtype) give: A float16,
- * bfloat16, float8_e4m3fn or int8; C float16 or bfloat16, A's own dtype when A is 16-bit;
- * activation_group 0, or 128 with 8-bit A. HUM_ERR_INVALID_ARG naming the option. */
-hum_status hum_layer_check_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_layer_types *types);
+/* hum_standard_validate, experts exactly when `type` is a MoE type, and the types opts (or the
+ * param dtype) give: A float16, bfloat16, float8_e4m3fn or int8; C float16 or bfloat16, A's own
+ * dtype when A is 16-bit; activation_group 0, or 128 with 8-bit A. HUM_ERR_INVALID_ARG naming
+ * the option. */
+hum_status hum_layer_check_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_gemm_type type,
+                                  hum_layer_types *types);
+
+/* A layer of GEMM type `type` from w (copied; `what` names the caller in messages). */
+hum_status hum_layer_create(hum_runtime *rt, const hum_standard_weight *w, const hum_layer_options *opts,
+                            hum_gemm_type type, const char *what, hum_layer **out);
+
+/* HUM_ERR_INVALID_ARG (messages start with `fn`) unless t is a rank-2 device tensor of `dtype`
+ * with `cols` columns and contiguous rows; *ld: its row stride in elements. */
+hum_status hum_layer_check_tensor(const char *fn, const hum_tensor *t, const char *name, hum_dtype dtype, int64_t cols,
+                                  int64_t *ld);
+
+/* The entry of table t for M = m (>= 1). */
+const hum_dispatch_entry *hum_dispatch_entry_for(const hum_dispatch_table *t, int64_t m);
+
+/* Launches entry e with args (every field but the locks filled; the family's binding done) over
+ * `blocks` blocks of e->block_m rows: a persistent grid of at most e->max_grid CTAs. */
+hum_status hum_gemm_launch(const hum_dispatch_entry *e, hum_workspace *ws, struct CUstream_st *stream,
+                           hum_gemm_args *args, int64_t blocks, int after_permute);
 /* The weight a layer of `opts` holds: *use = w, or (opts->shard set) *use = cut = its shard,
  * which the caller frees (cut is zeroed otherwise). */
 hum_status hum_layer_shard_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_standard_weight *cut,
@@ -116,7 +138,8 @@ hum_status hum_layer_spec_check(const hum_layer_spec *spec);
  * gives, without the weight. */
 void hum_layer_spec_config(const hum_layer_spec *spec, hum_layer_config *config);
 
-/* Fills plan->config's input fields from a standard weight and the layer's types. */
+/* Fills plan->config's input fields from a standard weight and the layer's types (and the
+ * compute config's GEMM type: dense). */
 void hum_layer_plan_inputs(const hum_standard_weight *w, const hum_layer_types *types, hum_layer_plan *plan);
 
 /* Fills plan's target (arch, device name, sm, SMs, shared memory, L2) from a GPU. */
@@ -130,7 +153,7 @@ hum_status hum_layer_run_plan(hum_runtime *rt, hum_layer_plan *plan, int lua_loc
 
 /* A plan for the layer config's input fields on device `dev` (plan may hold the inputs). */
 hum_status hum_layer_plan_for(hum_runtime *rt, const hum_device_info *dev, const hum_layer_config *inputs,
-                              int lua_locked, hum_layer_plan *plan);
+                              const hum_compute_config *compute, int lua_locked, hum_layer_plan *plan);
 
 /* A table for `plan` with its kernels loaded from results[plan->entry_count] on dev; on
  * failure nothing stays loaded. */
@@ -163,6 +186,10 @@ hum_status hum_layer_compile_entries(hum_runtime *rt, const hum_layer_plan *plan
  * out: the later prepare reports them. Returns the number of tunings the kernels take (the
  * compile requests made). */
 int32_t hum_layer_precompile(hum_runtime *rt, const hum_layer_plan *plan, const hum_tuning *tunings, int32_t count);
+
+/* Plans plan (inputs, compute and arch filled) and compiles its kernels, CPU only; fills *out.
+ * t0: when the call began (hum_layer_info.prepare_ms counts from it). */
+hum_status hum_layer_compile_plan(hum_runtime *rt, hum_layer_plan *plan, double t0, hum_layer_info *out);
 
 /* Uploads the host weight of `layer` (planned) to the GPU and preprocesses it into *buf; sets
  * the layer's scale_exponent and out_factor. On failure nothing stays allocated. */

@@ -5,6 +5,7 @@
 
 #include "internal.h"
 #include "runtime.h"
+#include "standard.h"
 #include "workspace.h"
 
 #include <stdatomic.h>
@@ -26,16 +27,20 @@ hum_status hum_layer_check_dims(int64_t n, int64_t k)
     return HUM_OK;
 }
 
-hum_status hum_layer_check_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_layer_types *types)
+hum_status hum_layer_check_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_gemm_type type,
+                                  hum_layer_types *types)
 {
     /* Checked first, as no tensor of such a weight could be valid to look at. */
-    hum_status st = w ? hum_layer_check_dims(w->n, w->k) : HUM_OK;
+    hum_status st = w ? hum_layer_check_dims(w->n, hum_standard_stored_k(w)) : HUM_OK;
     if (st == HUM_OK)
         st = hum_standard_validate(w);
     if (st != HUM_OK)
         return st;
-    if (w->num_experts > 0)
+    if (type == HUM_GEMM_DENSE && w->num_experts > 0)
         return hum_fail(HUM_ERR_UNSUPPORTED, "a weight of %lld experts is a MoE weight, not a dense layer",
+                        (long long)w->num_experts);
+    if (type != HUM_GEMM_DENSE && w->num_experts < 1)
+        return hum_fail(HUM_ERR_INVALID_ARG, "an expert GEMM needs a weight of experts (num_experts >= 1, got %lld)",
                         (long long)w->num_experts);
     const hum_dtype a = opts && opts->activation_dtype ? opts->activation_dtype : w->param_dtype;
     const int a16 = hum_dtype_is_activation(a);
@@ -79,8 +84,13 @@ hum_status hum_layer_get_info(const hum_layer *layer, hum_layer_info *out)
         hum_layer_plan_inputs(&layer->weight, &layer->types, &inputs);
         out->config = inputs.config;
     }
+    out->input_k = layer->input_k;
     out->prepared = layer->prepared;
     out->prepare_ms = layer->prepare_ms;
+    out->plan_ms = layer->plan_ms;
+    out->context_ms = layer->context_ms;
+    out->upload_ms = layer->upload_ms;
+    out->load_ms = layer->load_ms;
     out->scale_exponent = layer->scale_exponent;
     out->out_factor = layer->out_factor;
     out->device_bytes = layer->buf.bytes + (layer->workspace ? layer->workspace->bytes : 0);
@@ -146,7 +156,7 @@ void hum_layer_plan_inputs(const hum_standard_weight *w, const hum_layer_types *
 {
     hum_layer_config *c = &plan->config;
     c->n = w->n;
-    c->k = w->k;
+    c->k = hum_standard_stored_k(w); /* the GEMM runs over the stored columns, padding included */
     c->num_experts = w->num_experts;
     c->a_dtype = types->a;
     c->c_dtype = types->c;
@@ -172,5 +182,5 @@ void hum_layer_plan_inputs(const hum_standard_weight *w, const hum_layer_types *
     c->has_bias = w->bias.data != NULL;
     c->act_order = w->k_perm.data != NULL;
     c->has_global_scale = w->global_scale.data != NULL;
-    plan->compute.gemm_type = HUM_GEMM_DENSE; /* hum_layer_check_weight refuses MoE weights */
+    plan->compute.gemm_type = HUM_GEMM_DENSE; /* expert GEMMs set their type after */
 }

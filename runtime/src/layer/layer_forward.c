@@ -18,22 +18,48 @@ static int64_t row_stride(const hum_tensor *t)
     return t->strides[0] ? t->strides[0] : t->shape[1];
 }
 
-static hum_status check_tensor(const hum_tensor *t, const char *name, hum_dtype dtype, int64_t cols,
-                               int64_t *ld)
+hum_status hum_layer_check_tensor(const char *fn, const hum_tensor *t, const char *name, hum_dtype dtype, int64_t cols,
+                                  int64_t *ld)
 {
     if (t->memory != HUM_MEMORY_DEVICE || !t->data)
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: %s must be device memory (non-NULL)", name);
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s: %s must be device memory (non-NULL)", fn, name);
     if (t->dtype != dtype)
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: %s is %s, the layer runs %s", name,
-                        hum_dtype_name(t->dtype), hum_dtype_name(dtype));
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s: %s is %s, the layer runs %s", fn, name, hum_dtype_name(t->dtype),
+                        hum_dtype_name(dtype));
     if (t->rank != 2 || t->shape[1] != cols || t->shape[0] < 0)
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: %s has rank %d shape [%lld, %lld], expected [M, %lld]",
-                        name, t->rank, (long long)t->shape[0], (long long)t->shape[1], (long long)cols);
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s: %s has rank %d shape [%lld, %lld], expected [M, %lld]", fn, name,
+                        t->rank, (long long)t->shape[0], (long long)t->shape[1], (long long)cols);
     *ld = row_stride(t);
     if (*ld < cols)
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: %s strides [%lld, %lld]: rows must be contiguous and "
-                        "at least %lld apart", name, (long long)t->strides[0], (long long)t->strides[1], (long long)cols);
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s: %s strides [%lld, %lld]: rows must be contiguous and at least %lld "
+                        "apart", fn, name, (long long)t->strides[0], (long long)t->strides[1], (long long)cols);
     return HUM_OK;
+}
+
+const hum_dispatch_entry *hum_dispatch_entry_for(const hum_dispatch_table *t, int64_t m)
+{
+    const hum_dispatch_entry *e = t->entries;
+    while (m > e->m_max)
+        ++e;
+    return e;
+}
+
+hum_status hum_gemm_launch(const hum_dispatch_entry *e, hum_workspace *ws, struct CUstream_st *stream,
+                           hum_gemm_args *args, int64_t blocks, int after_permute)
+{
+    args->locks = ws->base;
+    /* Persistent grid: one CTA per unit of work, at most what is resident at once (stream-K
+     * slices wait on each other, so every CTA must be running). */
+    const int64_t tiles = blocks * e->n_blocks;
+    const int64_t work = e->stream_k ? tiles * e->k_blocks : tiles;
+    const int64_t grid = work < e->max_grid ? work : e->max_grid;
+    void *params[] = {args};
+    /* after the permutation the GEMM's launch latency hides behind it: the kernels wait for it
+     * before their first load (kernels/ptx/griddep.cuh) */
+    hum_launch_config launch = {.grid = {(uint32_t)grid, 1, 1}, .block = {e->threads, 1, 1},
+                                .dynamic_smem_bytes = e->smem_bytes, .stream = stream,
+                                .overlap_previous = after_permute};
+    return hum_kernel_launch(e->kernel, &launch, params);
 }
 
 /* 8-bit A's float32 scales in device memory: [M] (per token), [1] (per tensor), or [M, ceil(K /
@@ -76,31 +102,17 @@ static hum_status launch_gemm(const hum_layer *layer, const hum_dispatch_table *
                               struct CUstream_st *stream, const void *a, int64_t lda, const float *a_scale,
                               int64_t a_scale_ld, void *c, int64_t ldc, int64_t m, int after_permute)
 {
-    const hum_dispatch_entry *e = t->entries;
-    while (m > e->m_max)
-        ++e;
+    const hum_dispatch_entry *e = hum_dispatch_entry_for(t, m);
     const hum_layer_buffers *b = &layer->buf;
     /* k_perm stays NULL: an act-order A arrives permuted (launch_permute) */
     hum_gemm_args args = {.a = a, .a_scale = a_scale, .lda = lda, .a_scale_ld = a_scale_ld, .b = b->weight,
-                          .b_scale = b->scale, .zero = b->zero,
-                          .bias = b->bias, .c = c, .ldc = ldc, .locks = ws->base, .m = (int)m,
+                          .b_scale = b->scale, .zero = b->zero, .bias = b->bias, .c = c, .ldc = ldc, .m = (int)m,
                           .out_factor = layer->out_factor};
     hum_status st;
     if (e->family->bind &&
         (st = e->family->bind(&ws->bind, layer->plan.config.a_dtype, layer->plan.config.k, e->block_m, &args)) != HUM_OK)
         return hum_fail_context(st, "hum_layer_forward");
-    /* Persistent grid: one CTA per unit of work, at most what is resident at once (stream-K
-     * slices wait on each other, so every CTA must be running). */
-    const int64_t tiles = (m + e->block_m - 1) / e->block_m * e->n_blocks;
-    const int64_t work = e->stream_k ? tiles * e->k_blocks : tiles;
-    const int64_t grid = work < e->max_grid ? work : e->max_grid;
-    void *params[] = {&args};
-    /* after the permutation the GEMM's launch latency hides behind it: the kernels wait for it
-     * before their first load (kernels/ptx/griddep.cuh) */
-    hum_launch_config launch = {.grid = {(uint32_t)grid, 1, 1}, .block = {e->threads, 1, 1},
-                                .dynamic_smem_bytes = e->smem_bytes, .stream = stream,
-                                .overlap_previous = after_permute};
-    return hum_kernel_launch(e->kernel, &launch, params);
+    return hum_gemm_launch(e, ws, stream, &args, (m + e->block_m - 1) / e->block_m, after_permute);
 }
 
 /* Gathers M rows of A into the workspace in the prepared K order (kernels/prep/permute_a.cu). */
@@ -137,7 +149,8 @@ static hum_status launch_quantize(const hum_layer *layer, const quantized_rows *
     const hum_act_quant_out out = {.q = q->codes, .ldq = q->ldq, .kq = cfg->k, .scale = q->scales,
                                    .scale_row = q->groups, .scale_group = 1, .input_scale = layer->buf.input_scale};
     hum_quantize_args args;
-    hum_status st = hum_act_quant_args(&how, a, a_dtype, lda, m, cfg->k, &out, &args);
+    /* A's input_k columns, the codes' K' (the GEMM's) zero-filled past them */
+    hum_status st = hum_act_quant_args(&how, a, a_dtype, lda, m, layer->input_k, &out, &args);
     return st == HUM_OK ? hum_act_quant_launch(layer->quantize, &args, stream, 0) : st;
 }
 
@@ -149,13 +162,16 @@ hum_status hum_layer_forward_ws(hum_layer *layer, hum_workspace *ws, struct CUst
                         !layer ? "layer" : !ws ? "workspace" : !a ? "a" : "c");
     if (!layer->prepared)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: the layer is not prepared (hum_layer_prepare)");
+    if (layer->gemm_type != HUM_GEMM_DENSE)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: the layer is an expert GEMM (hum_expert_gemm_forward)");
     const hum_layer_config *cfg = &layer->plan.config;
     int64_t lda = 0, ldc = 0, a_scale_ld = 0;
     /* a layer of 8-bit A takes the host's 16-bit A too, and quantizes it itself */
     const int quantize = hum_gemm_a8(cfg) && hum_dtype_is_activation(a->dtype);
-    hum_status st = check_tensor(a, "a", quantize ? a->dtype : cfg->a_dtype, cfg->k, &lda);
+    hum_status st = hum_layer_check_tensor("hum_layer_forward", a, "a", quantize ? a->dtype : cfg->a_dtype,
+                                           layer->input_k, &lda);
     if (st == HUM_OK)
-        st = check_tensor(c, "c", cfg->c_dtype, cfg->n, &ldc);
+        st = hum_layer_check_tensor("hum_layer_forward", c, "c", cfg->c_dtype, cfg->n, &ldc);
     if (st != HUM_OK)
         return st;
     const int64_t m = a->shape[0];

@@ -35,7 +35,7 @@ static hum_status replan(hum_runtime *rt, const hum_device_info *dev, hum_layer 
     memset(results, 0, sizeof results);
     double ms = 0;
     int32_t compiled = 0, cached = 0;
-    hum_status st = hum_layer_plan_for(rt, dev, &layer->plan.config, 1, &plan);
+    hum_status st = hum_layer_plan_for(rt, dev, &layer->plan.config, &layer->plan.compute, 1, &plan);
     if (st == HUM_OK)
         st = hum_layer_compile_entries(rt, &plan, results, &ms, &compiled, &cached);
     if (st == HUM_OK)

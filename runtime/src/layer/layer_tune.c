@@ -16,7 +16,8 @@ hum_status hum_tune_begin(hum_runtime *rt, const hum_standard_weight *w, const h
     hum_device_info dev;
     hum_layer_types types;
     hum_status st;
-    if ((st = hum_runtime_device(rt, &dev)) != HUM_OK || (st = hum_layer_check_weight(w, opts, &types)) != HUM_OK ||
+    if ((st = hum_runtime_device(rt, &dev)) != HUM_OK ||
+        (st = hum_layer_check_weight(w, opts, HUM_GEMM_DENSE, &types)) != HUM_OK ||
         (st = hum_layer_plan_target(&dev, &s->plan)) != HUM_OK)
         return st;
     hum_layer_plan_inputs(w, &types, &s->plan);

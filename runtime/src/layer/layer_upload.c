@@ -1,12 +1,15 @@
 /* A planned layer's weights onto the GPU: raw standard tensors are uploaded and turned into the
  * kernel's layout by kernels/prep/repack.cu (runtime/src/quant/repack.c is its CPU twin); the small
- * tensors (bias, k_perm) are prepared on the host. */
+ * tensors (bias, k_perm) are prepared on the host. The E experts of an expert GEMM are E such
+ * weights back to back (kernels/contract/moe_layout.h), one scale exponent for them all. */
 #include "layer.h"
 
+#include "contract/moe_layout.h"
 #include "internal.h"
 #include "standard.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,9 +85,12 @@ typedef struct prep_kernels {
     hum_kernel *repack, *params;
 } prep_kernels;
 
-static hum_status load_prep_kernels(hum_runtime *rt, int32_t ordinal, const char *arch, prep_kernels *k)
+static hum_status load_prep_kernels(hum_runtime *rt, int32_t ordinal, const char *arch, int32_t bits,
+                                    prep_kernels *k)
 {
-    static const char *const names[2] = {"hum_repack_weight", "hum_prep_params"};
+    char repack[32];
+    snprintf(repack, sizeof repack, "hum_repack_weight<%d>", bits);
+    const char *const names[2] = {repack, "hum_prep_params"};
     hum_jit_request reqs[2];
     hum_jit_result res[2];
     memset(reqs, 0, sizeof reqs);
@@ -114,52 +120,58 @@ static hum_launch_config grid_for(int64_t work)
     return cfg;
 }
 
-/* Scales or zero points -> [scale_rows][padded_n] activation dtype on the device. */
-static hum_status prep_params(const prep_kernels *k, int32_t ordinal, const hum_layer_config *c,
+/* Scales or zero points of `experts` experts -> [experts][scale_rows][padded_n] activation dtype
+ * on the device. */
+static hum_status prep_params(const prep_kernels *k, int32_t ordinal, const hum_layer_config *c, int64_t experts,
                               const hum_tensor *src, hum_dtype dtype, int packed_bits, int64_t groups,
                               int64_t n_div, int exp_adjust, void **out, int64_t *total)
 {
     int64_t count = 1;
     for (int32_t i = 0; i < src->rank; i++)
         count *= src->shape[i];
+    const size_t src_bytes = (size_t)(count / experts * hum_dtype_code_size(src->dtype));
+    const int64_t stride = hum_moe_param_stride(c->padded_n, c->scale_rows);
     void *raw = NULL;
     int64_t ignored = 0;
-    hum_status st = upload(ordinal, src->data, (size_t)(count * hum_dtype_code_size(src->dtype)), &raw, &ignored);
+    hum_status st = upload(ordinal, src->data, src_bytes * (size_t)experts, &raw, &ignored);
     if (st == HUM_OK)
-        st = upload(ordinal, NULL, (size_t)(c->scale_rows * c->padded_n * 2), out, total);
-    if (st == HUM_OK) {
+        st = upload(ordinal, NULL, (size_t)(experts * stride * 2), out, total);
+    for (int64_t e = 0; st == HUM_OK && e < experts; e++) {
         uint32_t dt = dtype;
         int n = (int)c->n, g = (int)groups, nd = (int)n_div, np = (int)c->padded_n, gp = (int)c->scale_rows;
         int bf16 = c->a_dtype == HUM_DTYPE_BFLOAT16, adj = exp_adjust;
-        void *args[] = {&raw, &dt, &packed_bits, &n, &g, &nd, &np, &gp, &bf16, &adj, out};
-        hum_launch_config cfg = grid_for(c->scale_rows * c->padded_n);
+        void *from = (char *)raw + e * src_bytes, *to = (char *)*out + e * stride * 2;
+        void *args[] = {&from, &dt, &packed_bits, &n, &g, &nd, &np, &gp, &bf16, &adj, &to};
+        hum_launch_config cfg = grid_for(stride);
         st = hum_kernel_launch(k->params, &cfg, args);
-        if (st == HUM_OK)
-            st = hum_stream_synchronize(NULL);
     }
+    if (st == HUM_OK)
+        st = hum_stream_synchronize(NULL);
     hum_device_free(raw);
     return st;
 }
 
-static hum_status prep_weight(const prep_kernels *k, int32_t ordinal, const hum_layer_config *c,
+static hum_status prep_weight(const prep_kernels *k, int32_t ordinal, const hum_layer_config *c, int64_t experts,
                               const hum_standard_weight *w, int64_t row_words, hum_layer_buffers *buf)
 {
     void *raw = NULL;
     int64_t ignored = 0;
-    const int64_t words = c->padded_k / 16 * (c->padded_n / 64) * 32 * c->weight_bits;
-    hum_status st = upload(ordinal, w->weight.data, (size_t)(c->n * row_words * 4), &raw, &ignored);
+    const int64_t words = hum_moe_code_stride(c->padded_n, c->padded_k, c->weight_bits);
+    const size_t src_bytes = (size_t)(c->n * row_words * 4);
+    hum_status st = upload(ordinal, w->weight.data, src_bytes * (size_t)experts, &raw, &ignored);
     if (st == HUM_OK)
-        st = upload(ordinal, NULL, (size_t)(words * 4), &buf->weight, &buf->bytes);
-    if (st == HUM_OK) {
+        st = upload(ordinal, NULL, (size_t)(experts * words * 4), &buf->weight, &buf->bytes);
+    for (int64_t e = 0; st == HUM_OK && e < experts; e++) {
         int64_t rw = row_words;
-        int n = (int)c->n, kk = (int)c->k, np = (int)c->padded_n, kp = (int)c->padded_k, bits = c->weight_bits;
+        int n = (int)c->n, kk = (int)c->k, np = (int)c->padded_n, kp = (int)c->padded_k;
+        void *from = (char *)raw + e * src_bytes, *to = (char *)buf->weight + e * words * 4;
         int a8 = hum_gemm_a8(c);
-        void *args[] = {&raw, &rw, &n, &kk, &np, &kp, &bits, &a8, &buf->weight};
+        void *args[] = {&from, &rw, &n, &kk, &np, &kp, &a8, &to};
         hum_launch_config cfg = grid_for(c->padded_k / 16 * (c->padded_n / 64) * 32);
         st = hum_kernel_launch(k->repack, &cfg, args);
-        if (st == HUM_OK)
-            st = hum_stream_synchronize(NULL);
     }
+    if (st == HUM_OK)
+        st = hum_stream_synchronize(NULL);
     hum_device_free(raw);
     return st;
 }
@@ -183,16 +195,19 @@ static hum_status prep_channel_scales(int32_t ordinal, const hum_layer_config *c
     return st;
 }
 
-/* float32 [padded_n] from the param-dtype bias; zeros past N. */
-static hum_status prep_bias(int32_t ordinal, const hum_layer_config *c, const hum_tensor *bias,
+/* float32 [experts][padded_n] from the param-dtype bias; zeros past N. */
+static hum_status prep_bias(int32_t ordinal, const hum_layer_config *c, int64_t experts, const hum_tensor *bias,
                             hum_layer_buffers *buf)
 {
-    float *f = calloc((size_t)c->padded_n, sizeof *f);
+    float *f = calloc((size_t)(experts * c->padded_n), sizeof *f);
     if (!f)
-        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "bias of %lld values", (long long)c->padded_n);
-    hum_status st = hum_dtype_to_float(bias->dtype, bias->data, c->n, f);
+        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "bias of %lld values", (long long)(experts * c->padded_n));
+    hum_status st = HUM_OK;
+    const size_t size = (size_t)hum_dtype_code_size(bias->dtype);
+    for (int64_t e = 0; st == HUM_OK && e < experts; e++)
+        st = hum_dtype_to_float(bias->dtype, (const char *)bias->data + e * c->n * size, c->n, f + e * c->padded_n);
     if (st == HUM_OK)
-        st = upload(ordinal, f, (size_t)c->padded_n * sizeof *f, &buf->bias, &buf->bytes);
+        st = upload(ordinal, f, (size_t)(experts * c->padded_n) * sizeof *f, &buf->bias, &buf->bytes);
     free(f);
     return st;
 }
@@ -206,11 +221,13 @@ hum_status hum_layer_upload(hum_layer *layer, int32_t ordinal, hum_layer_buffers
     if (st != HUM_OK)
         return st;
 
+    const int64_t E = view.experts;
     double scale_max = 0, scale_min = INFINITY, zero_max = 0, unused;
     if (c->has_scale)
-        st = magnitude_range(w->scale.data, w->scale_dtype, view.scale_rows * view.scale_cols, &scale_max, &scale_min);
+        st = magnitude_range(w->scale.data, w->scale_dtype, E * view.scale_rows * view.scale_cols, &scale_max,
+                             &scale_min);
     if (st == HUM_OK && c->zero_point == HUM_ZERO_POINT_FLOAT)
-        st = magnitude_range(w->zero_point.data, w->zero_point.dtype, view.zp_rows * view.scale_cols, &zero_max,
+        st = magnitude_range(w->zero_point.data, w->zero_point.dtype, E * view.zp_rows * view.scale_cols, &zero_max,
                              &unused);
     if (st != HUM_OK)
         return st;
@@ -226,22 +243,22 @@ hum_status hum_layer_upload(hum_layer *layer, int32_t ordinal, hum_layer_buffers
 
     prep_kernels k;
     memset(&k, 0, sizeof k);
-    if ((st = load_prep_kernels(layer->rt, ordinal, layer->plan.arch, &k)) != HUM_OK)
+    if ((st = load_prep_kernels(layer->rt, ordinal, layer->plan.arch, c->weight_bits, &k)) != HUM_OK)
         return st;
     memset(buf, 0, sizeof *buf);
-    st = prep_weight(&k, ordinal, c, w, view.row_words, buf);
+    st = prep_weight(&k, ordinal, c, E, w, view.row_words, buf);
     if (st == HUM_OK && c->has_scale && !hum_gemm_scales_staged(c))
         st = prep_channel_scales(ordinal, c, w, view.row_group, buf);
     else if (st == HUM_OK && c->has_scale)
-        st = prep_params(&k, ordinal, c, &w->scale, w->scale_dtype, 0, view.scale_cols,
-                         view.row_group, x, &buf->scale, &buf->bytes);
+        st = prep_params(&k, ordinal, c, E, &w->scale, w->scale_dtype, 0, view.scale_cols, view.row_group, x,
+                         &buf->scale, &buf->bytes);
     if (st == HUM_OK && c->zero_point != HUM_ZERO_POINT_NONE) {
         const int packed = c->zero_point == HUM_ZERO_POINT_INT ? c->weight_bits : 0;
-        st = prep_params(&k, ordinal, c, &w->zero_point, w->zero_point.dtype, packed, view.scale_cols, 1,
-                         0, &buf->zero, &buf->bytes);
+        st = prep_params(&k, ordinal, c, E, &w->zero_point, w->zero_point.dtype, packed, view.scale_cols, 1, 0,
+                         &buf->zero, &buf->bytes);
     }
     if (st == HUM_OK && c->has_bias)
-        st = prep_bias(ordinal, c, &w->bias, buf);
+        st = prep_bias(ordinal, c, E, &w->bias, buf);
     if (st == HUM_OK && c->act_order)
         st = upload(ordinal, w->k_perm.data, (size_t)c->k * 4, &buf->k_perm, &buf->bytes);
     /* an 8-bit layer that quantizes per tensor uses the checkpoint's static scale (a dense

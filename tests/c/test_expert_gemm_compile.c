@@ -1,0 +1,95 @@
+/* The expert GEMMs (MoE GEMM types) without a GPU: NVRTC compiles of every GEMM type's dispatch
+ * table on sm_75, sm_80, sm_86, sm_89 and sm_90a (both kernel families, where the policy picks
+ * them), for the Qwen3-30B-A3B shapes and for odd ones (K not a multiple of 8: gathered element
+ * loads; bias and integer zero points), and the rules that refuse what the expert GEMMs do not
+ * take, each naming it. */
+#include "hum/hum_tools.h"
+#include "quant_test.h"
+#include "hum_ffi.h"
+
+#include <string.h>
+
+static const char *const ARCHS[] = {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90a"}; /* sm_90a last */
+static const hum_gemm_type TYPES[] = {HUM_GEMM_MOE_INDEXED, HUM_GEMM_MOE_GROUPED_CONTIGUOUS,
+                                      HUM_GEMM_MOE_GROUPED_MASKED};
+static const char *const TYPE_NAMES[] = {"", "indexed", "grouped_contiguous", "grouped_masked"};
+
+/* Compiles the dispatch table of every MoE type for the spec over `experts` experts on each arch
+ * of archs[0..count). */
+static void compile_all(hum_runtime *rt, const char *spec_text, int64_t experts, const char *const *archs, size_t count)
+{
+    for (size_t a = 0; a < count; a++)
+        for (size_t t = 0; t < sizeof TYPES / sizeof TYPES[0]; t++) {
+            char text[160];
+            /* sm_75 runs float16 only */
+            snprintf(text, sizeof text, "%s,a=%s", spec_text, strcmp(archs[a], "sm_75") ? "bfloat16" : "float16");
+            hum_layer_spec spec;
+            hum_layer_info info;
+            if (!QUANT_CHECK(hum_layer_spec_parse(text, &spec) == HUM_OK, "%s: %s", text, hum_last_error()))
+                continue;
+            const hum_status st = hum_expert_gemm_compile_spec(rt, &spec, experts, TYPES[t], archs[a], &info);
+            int wgmma = 0;
+            for (int32_t i = 0; st == HUM_OK && i < info.entry_count; i++)
+                wgmma += info.entries[i].kernel == HUM_GEMM_KERNEL_WGMMA;
+            if (QUANT_CHECK(st == HUM_OK && info.entry_count >= 1 && info.config.num_experts == experts,
+                            "%s %s E=%lld on %s: %s", TYPE_NAMES[TYPES[t]], text, (long long)experts, archs[a],
+                            hum_last_error()))
+                printf("  %-6s %-18s E=%-3lld %-44s %d kernels (%d wgmma), %5.0f ms, %d compiled\n", archs[a],
+                       TYPE_NAMES[TYPES[t]], (long long)experts, text, info.entry_count, wgmma, info.compile_ms,
+                       info.kernels_compiled);
+        }
+}
+
+static void check_refusals(hum_runtime *rt)
+{
+    hum_layer_spec spec;
+    hum_layer_info info;
+    QUANT_CHECK(hum_layer_spec_parse("n=256,k=256,w=uint4,group=128,actorder=1", &spec) == HUM_OK, "%s",
+                hum_last_error());
+    hum_status st = hum_expert_gemm_compile_spec(rt, &spec, 8, HUM_GEMM_MOE_INDEXED, "sm_90a", &info);
+    QUANT_CHECK(st == HUM_ERR_UNSUPPORTED && strstr(hum_last_error(), "act-order"),
+                "act-order experts: status %d, '%s' should name act-order", st, hum_last_error());
+    QUANT_CHECK(hum_layer_spec_parse("n=256,k=256,w=uint4,group=128", &spec) == HUM_OK, "%s", hum_last_error());
+    st = hum_expert_gemm_compile_spec(rt, &spec, 8, HUM_GEMM_DENSE, "sm_90a", &info);
+    QUANT_CHECK(st == HUM_ERR_INVALID_ARG && strstr(hum_last_error(), "GEMM type"),
+                "a dense expert GEMM: status %d, '%s' should name the GEMM type", st, hum_last_error());
+    st = hum_expert_gemm_compile_spec(rt, &spec, 0, HUM_GEMM_MOE_INDEXED, "sm_90a", &info);
+    QUANT_CHECK(st == HUM_ERR_INVALID_ARG && strstr(hum_last_error(), "experts"),
+                "no experts: status %d, '%s' should name the experts", st, hum_last_error());
+
+    /* the rule itself, as planning meets it: a dense type with experts, a MoE type without */
+    hum_layer_config c;
+    memset(&c, 0, sizeof c);
+    c.n = c.k = c.padded_n = c.padded_k = c.kernel_group = 256;
+    c.a_dtype = c.c_dtype = HUM_DTYPE_FLOAT16;
+    c.weight_dtype = HUM_DTYPE_UINT4;
+    c.scale_type = HUM_SCALE_CHANNEL;
+    c.scale_rows = c.has_scale = 1;
+    c.weight_bits = 4;
+    c.num_experts = 4;
+    const hum_tuning t = {1, INT64_MAX, 64, 128, 64, 64, 32, 64, 3, 1, 1, HUM_GEMM_KERNEL_MMA};
+    hum_tuning out;
+    const hum_compute_config dense = {HUM_GEMM_DENSE, 0, 0}, indexed = {HUM_GEMM_MOE_INDEXED, 0, 0};
+    st = hum_layer_fit_tuning(&c, &dense, &t, "sm_90a", 232448, "test", &out);
+    QUANT_CHECK(st == HUM_ERR_UNSUPPORTED && strstr(hum_last_error(), "dense type has none"),
+                "dense with experts: status %d, '%s'", st, hum_last_error());
+    c.num_experts = 0;
+    st = hum_layer_fit_tuning(&c, &indexed, &t, "sm_90a", 232448, "test", &out);
+    QUANT_CHECK(st == HUM_ERR_UNSUPPORTED && strstr(hum_last_error(), "MoE types at least one"),
+                "indexed without experts: status %d, '%s'", st, hum_last_error());
+}
+
+int main(void)
+{
+    hum_runtime *rt = NULL;
+    if (!QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "%s", hum_last_error()))
+        return quant_test_result("test_expert_gemm_compile");
+    check_refusals(rt);
+    /* every arch: K = 100 (gathered element loads on mma.sync), N not a multiple of 64, integer
+     * zero points and bias, 33 experts */
+    compile_all(rt, "n=200,k=100,w=uint4,group=32,zp=int,bias=1", 33, ARCHS, sizeof ARCHS / sizeof ARCHS[0]);
+    /* the Qwen3-30B-A3B gate/up on sm_90a: both families, rows gathered 16 bytes at a time */
+    compile_all(rt, "n=1536,k=2048,w=uint4,group=128", 128, ARCHS + 4, 1);
+    hum_runtime_destroy(rt);
+    return quant_test_result("test_expert_gemm_compile");
+}

@@ -1,0 +1,432 @@
+/* Expert GEMMs (MoE GEMM types) on the GPU against a float64 per-expert reference, the output
+ * poisoned first: every routed row must match its expert's product, every row no block covers
+ * (sentinel padding, skipped blocks, rows outside the grouped experts) must keep its poison.
+ * Indexed gate/up (A rows gathered by token) and down (top_k 1 over the routed rows), grouped
+ * contiguous and masked; experts with zero rows, expert row counts of block_m and block_m + 1,
+ * E = 33, K = 96 and N = 200 (not a multiple of the tile), uint4 with integer zero points that
+ * differ per expert and a bias per expert, float16 and bfloat16; rows per expert on both sides
+ * of the sm90 policy's switch to wgmma; the Qwen3-30B-A3B shapes; and M * top_k > 65,535 with
+ * M * top_k * N > 2^31 (sampled rows). Skipped (77) without a GPU. */
+#include "contract/moe_layout.h"
+#include "gemm_test.h"
+#include "hum/hum_tools.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct expert_case {
+    const char *name;
+    hum_standard_weight w;
+    hum_layer *gemm[4]; /* by hum_gemm_type */
+    hum_workspace *ws;
+    hum_dtype act;
+    double *deq;        /* [E][N][K] dequantized weights (small cases), else NULL: per expert on demand */
+} expert_case;
+
+static hum_tensor device_matrix(void *data, hum_dtype dtype, int64_t rows, int64_t cols)
+{
+    hum_tensor t;
+    memset(&t, 0, sizeof t);
+    t.data = data;
+    t.dtype = dtype;
+    t.rank = 2;
+    t.shape[0] = rows;
+    t.shape[1] = cols;
+    t.memory = HUM_MEMORY_DEVICE;
+    return t;
+}
+
+/* Random [E][N][K] weights, each expert shifted by its own offset so that the integer zero
+ * points differ from expert to expert, quantized with `base` (and a random bias per expert when
+ * with_bias), and the expert GEMMs on them: every MoE type, or with indexed_only the indexed. */
+static int make_case(hum_runtime *rt, quant_rng *rng, expert_case *c, const char *name, int64_t experts, int64_t n,
+                     int64_t k, hum_dtype act, const hum_quant_spec *base, int with_bias, int indexed_only)
+{
+    memset(c, 0, sizeof *c);
+    c->name = name;
+    c->act = act;
+    float *w = malloc((size_t)(experts * n * k) * sizeof *w);
+    float *bias = malloc((size_t)(experts * n) * sizeof *bias);
+    if (!QUANT_CHECK(w && bias, "%s: host weights", name))
+        return 0;
+    quant_fill_normal_f32(rng, w, experts * n * k, 0.05);
+    quant_fill_normal_f32(rng, bias, experts * n, 0.5);
+    for (int64_t e = 0; e < experts; e++)
+        for (int64_t i = 0; i < n * k; i++)
+            w[e * n * k + i] += 0.01f * (float)(e % 7);
+    hum_quant_spec q = *base;
+    q.num_experts = experts;
+    q.param_dtype = act;
+    q.bias = with_bias ? bias : NULL;
+    const int ok = QUANT_CHECK(hum_quantize_reference(w, n, k, &q, &c->w) == HUM_OK, "%s: %s", name, hum_last_error());
+    free(w);
+    free(bias);
+    if (!ok)
+        return 0;
+    const hum_layer_options opts = {.activation_dtype = act};
+    for (int t = HUM_GEMM_MOE_INDEXED; t <= (indexed_only ? HUM_GEMM_MOE_INDEXED : HUM_GEMM_MOE_GROUPED_MASKED); t++)
+        if (!QUANT_CHECK(hum_expert_gemm_from_standard(rt, &c->w, &opts, (hum_gemm_type)t, &c->gemm[t]) == HUM_OK &&
+                             hum_layer_prepare(c->gemm[t]) == HUM_OK,
+                         "%s type %d: %s", name, t, hum_last_error()))
+            return 0;
+    int64_t bytes = 0;
+    if (!QUANT_CHECK(hum_layer_workspace_size(c->gemm[1], 1, &bytes) == HUM_OK &&
+                         hum_workspace_create(rt, NULL, bytes, &c->ws) == HUM_OK,
+                     "%s: workspace: %s", name, hum_last_error()))
+        return 0;
+    if (experts * n * k <= (INT64_C(1) << 24)) {
+        c->deq = malloc((size_t)(experts * n * k) * sizeof *c->deq);
+        for (int64_t e = 0; c->deq && e < experts; e++)
+            hum_reference_dequant(&c->w, e, c->deq + e * n * k);
+    }
+    return 1;
+}
+
+static void free_case(expert_case *c)
+{
+    for (int t = 0; t < 4; t++)
+        hum_layer_destroy(c->gemm[t]);
+    hum_workspace_destroy(c->ws);
+    hum_standard_free(&c->w);
+    free(c->deq);
+}
+
+/* Checks C after a launch: row r of C (c_rows of them) is expert expert_of[r]'s product of A
+ * row src[r] plus its bias, or untouched (0xFFFF everywhere) when src[r] < 0. Rows are checked
+ * every `stride` (and the last one); the relative error is over the checked routed rows. */
+static void verify(const expert_case *c, const char *what, const double *a, const int64_t *src, const int32_t *expert_of,
+                   int64_t c_rows, const void *d_c, int64_t stride)
+{
+    const int64_t n = c->w.n, k = c->w.k;
+    uint16_t *row = malloc((size_t)n * 2);
+    double *got = malloc((size_t)n * sizeof *got), *deq = c->deq ? NULL : malloc((size_t)(n * k) * sizeof *deq);
+    double *out = NULL, *ref = NULL;
+    int64_t checked = 0, cap = c_rows / stride + 2;
+    out = malloc((size_t)(cap * n) * sizeof *out);
+    ref = malloc((size_t)(cap * n) * sizeof *ref);
+    if (!QUANT_CHECK(row && got && out && ref && (c->deq || deq), "%s %s: host buffers", c->name, what))
+        goto done;
+    int32_t loaded = -1;
+    for (int64_t i = 0;; i++) {
+        const int64_t r = i * stride < c_rows ? i * stride : c_rows - 1;
+        if (!QUANT_CHECK(hum_memcpy_dtoh(row, (const uint16_t *)d_c + r * n, (size_t)n * 2) == HUM_OK, "%s", hum_last_error()))
+            goto done;
+        if (src[r] < 0) {
+            for (int64_t j = 0; j < n; j++)
+                if (!QUANT_CHECK(row[j] == 0xFFFF, "%s %s: row %lld (no expert) written at column %lld", c->name,
+                                 what, (long long)r, (long long)j))
+                    goto done;
+        } else {
+            const int32_t e = expert_of[r];
+            const double *we = c->deq ? c->deq + (int64_t)e * n * k : deq;
+            if (!c->deq && e != loaded) {
+                hum_reference_dequant(&c->w, e, deq);
+                loaded = e;
+            }
+            hum_dtype_decode(c->act, row, n, out + checked * n);
+            double *rr = ref + checked * n;
+            double bias_f = 0;
+            for (int64_t j = 0; j < n; j++) {
+                double s = 0;
+                for (int64_t i = 0; i < k; i++)
+                    s += a[src[r] * k + i] * we[j * k + i];
+                if (c->w.bias.data) {
+                    hum_dtype_decode(c->w.bias.dtype, (const char *)c->w.bias.data + (e * n + j) * 2, 1, &bias_f);
+                    s += bias_f;
+                }
+                rr[j] = s;
+            }
+            for (int64_t j = 0; j < n; j++)
+                if (!QUANT_CHECK(isfinite(out[checked * n + j]), "%s %s: row %lld column %lld not written (expert %d)",
+                                 c->name, what, (long long)r, (long long)j, e))
+                    goto done;
+            checked++;
+        }
+        if (r == c_rows - 1)
+            break;
+    }
+    const double err = checked ? quant_rel_error(out, ref, checked * n) : 0;
+    const double tol = c->act == HUM_DTYPE_BFLOAT16 ? 2e-2 : 1e-2;
+    QUANT_CHECK(err < tol, "%s %s: relative error %.3e above %.0e", c->name, what, err, tol);
+    printf("  %-34s %-44s %6lld rows checked, rel err %.2e\n", c->name, what, (long long)checked, err);
+done:
+    free(row);
+    free(got);
+    free(deq);
+    free(out);
+    free(ref);
+}
+
+/* Device copies of A ([a_rows][K] random, host copy *a) and a poisoned C ([c_rows + 1][N], the
+ * last row a guard that must stay poisoned). */
+static int buffers(const expert_case *c, quant_rng *rng, int64_t a_rows, int64_t c_rows, double **a, void **d_a,
+                   void **d_c)
+{
+    const int64_t n = c->w.n, k = c->w.k;
+    uint16_t *codes = malloc((size_t)(a_rows * k) * 2);
+    *a = malloc((size_t)(a_rows * k) * sizeof **a);
+    *d_a = *d_c = NULL;
+    const int ok = QUANT_CHECK(codes && *a && quant_fill_activations(rng, c->act, a_rows * k, 1.0, codes, *a) == 0 &&
+                                   hum_device_alloc(0, (size_t)(a_rows * k) * 2, d_a) == HUM_OK &&
+                                   hum_memcpy_htod(*d_a, codes, (size_t)(a_rows * k) * 2) == HUM_OK &&
+                                   hum_device_alloc(0, (size_t)((c_rows + 1) * n) * 2, d_c) == HUM_OK &&
+                                   hum_memset_d8(*d_c, 0xFF, (size_t)((c_rows + 1) * n) * 2) == HUM_OK,
+                               "%s: device buffers: %s", c->name, hum_last_error());
+    free(codes);
+    return ok;
+}
+
+static void check_guard(const expert_case *c, const char *what, const void *d_c, int64_t c_rows)
+{
+    uint16_t g[64];
+    const int64_t cnt = c->w.n < 64 ? c->w.n : 64;
+    if (QUANT_CHECK(hum_memcpy_dtoh(g, (const uint16_t *)d_c + c_rows * c->w.n, (size_t)cnt * 2) == HUM_OK, "%s",
+                    hum_last_error()))
+        for (int64_t i = 0; i < cnt; i++)
+            if (!QUANT_CHECK(g[i] == 0xFFFF, "%s %s: C written past its last row", c->name, what))
+                return;
+}
+
+static void *upload(const void *host, size_t bytes)
+{
+    void *d = NULL;
+    if (hum_device_alloc(0, bytes, &d) != HUM_OK || hum_memcpy_htod(d, host, bytes) != HUM_OK) {
+        hum_device_free(d);
+        return NULL;
+    }
+    return d;
+}
+
+/* Indexed: tokens m with top_k slots, topk[m * top_k] the local expert of each slot (-1: none:
+ * those rows go to a skipped block). down: the routed rows themselves are A (top_k 1). */
+static void run_indexed(expert_case *c, quant_rng *rng, const char *what, int64_t m, int32_t top_k, const int32_t *topk,
+                        int down, int64_t stride)
+{
+    const int64_t E = c->w.num_experts, R = m * top_k;
+    hum_expert_routing r = {.m = down ? R : m, .top_k = down ? 1 : top_k};
+    int32_t bm = 0;
+    if (!QUANT_CHECK(hum_expert_gemm_block_m(c->gemm[1], c->ws, &r, &bm) == HUM_OK, "%s", hum_last_error()))
+        return;
+    /* the align, as the contract states it; a skipped block (-1) holds the rows of no expert */
+    const int64_t capacity = hum_moe_indexed_capacity(R, E, bm) + bm;
+    int32_t *sorted = malloc((size_t)capacity * 4), *blocks = malloc((size_t)(capacity / bm) * 4);
+    int64_t *src = malloc((size_t)R * sizeof *src);
+    int32_t *expert_of = malloc((size_t)R * 4);
+    int32_t count = 0;
+    for (int64_t e = -1; e < E; e++) {
+        const int32_t start = count;
+        for (int64_t i = 0; i < R; i++)
+            if (topk[i] == e)
+                sorted[count++] = (int32_t)i;
+        while (count % bm)
+            sorted[count++] = (int32_t)R;
+        for (int32_t b = start / bm; b < count / bm; b++)
+            blocks[b] = e < 0 ? HUM_MOE_SKIP_BLOCK : (int32_t)e;
+    }
+    for (int64_t i = count; i < capacity; i++)
+        sorted[i] = 0; /* past the count: never read */
+    for (int64_t i = 0; i < R; i++) {
+        src[i] = topk[i] < 0 ? -1 : down ? i : i / top_k;
+        expert_of[i] = topk[i];
+    }
+    double *a = NULL;
+    void *d_a = NULL, *d_c = NULL;
+    int32_t *d_sorted = upload(sorted, (size_t)capacity * 4), *d_blocks = upload(blocks, (size_t)(capacity / bm) * 4);
+    int32_t *d_count = upload(&count, 4);
+    if (QUANT_CHECK(d_sorted && d_blocks && d_count, "%s: routing upload", c->name) &&
+        buffers(c, rng, r.m, R, &a, &d_a, &d_c)) {
+        r.block_m = bm;
+        r.sorted_token_ids = d_sorted;
+        r.expert_ids = d_blocks;
+        r.num_tokens_post_padded = d_count;
+        r.capacity = capacity;
+        const hum_tensor ta = device_matrix(d_a, c->act, r.m, c->w.k), tc = device_matrix(d_c, c->act, R, c->w.n);
+        char label[96];
+        snprintf(label, sizeof label, "%s%s M=%lld top_k=%d block_m=%d", down ? "down " : "", what, (long long)m,
+                 top_k, bm);
+        if (QUANT_CHECK(hum_expert_gemm_forward(c->gemm[1], c->ws, NULL, &ta, &tc, &r) == HUM_OK &&
+                            hum_stream_synchronize(NULL) == HUM_OK,
+                        "%s %s: %s", c->name, label, hum_last_error())) {
+            verify(c, label, a, src, expert_of, R, d_c, stride);
+            check_guard(c, label, d_c, R);
+        }
+    }
+    hum_device_free(d_a);
+    hum_device_free(d_c);
+    hum_device_free(d_sorted);
+    hum_device_free(d_blocks);
+    hum_device_free(d_count);
+    free(a);
+    free(sorted);
+    free(blocks);
+    free(src);
+    free(expert_of);
+}
+
+/* Grouped: counts[E] rows per expert; contiguous: rows back to back after `lead` rows no
+ * expert owns (and 2 after them); masked: T = max count rows per expert. */
+static void run_grouped(expert_case *c, quant_rng *rng, hum_gemm_type type, const int32_t *counts)
+{
+    const int64_t E = c->w.num_experts;
+    int64_t total = 0, t_max = 1;
+    for (int64_t e = 0; e < E; e++) {
+        total += counts[e];
+        t_max = counts[e] > t_max ? counts[e] : t_max;
+    }
+    const int64_t lead = 3, rows = type == HUM_GEMM_MOE_GROUPED_CONTIGUOUS ? lead + total + 2 : E * t_max;
+    int64_t *offsets = malloc((size_t)(E + 1) * sizeof *offsets), *src = malloc((size_t)rows * sizeof *src);
+    int32_t *expert_of = malloc((size_t)rows * 4);
+    for (int64_t i = 0; i < rows; i++)
+        src[i] = -1;
+    offsets[0] = lead;
+    for (int64_t e = 0; e < E; e++) {
+        offsets[e + 1] = offsets[e] + counts[e];
+        for (int64_t i = 0; i < counts[e]; i++) {
+            const int64_t row = type == HUM_GEMM_MOE_GROUPED_CONTIGUOUS ? offsets[e] + i : e * t_max + i;
+            src[row] = row;
+            expert_of[row] = (int32_t)e;
+        }
+    }
+    double *a = NULL;
+    void *d_a = NULL, *d_c = NULL;
+    void *d_layout = type == HUM_GEMM_MOE_GROUPED_CONTIGUOUS ? upload(offsets, (size_t)(E + 1) * 8)
+                                                              : upload(counts, (size_t)E * 4);
+    hum_expert_routing r = {.m = type == HUM_GEMM_MOE_GROUPED_CONTIGUOUS ? rows : t_max};
+    if (type == HUM_GEMM_MOE_GROUPED_CONTIGUOUS)
+        r.expert_offsets = d_layout;
+    else
+        r.expert_counts = d_layout;
+    if (QUANT_CHECK(d_layout != NULL, "%s: layout upload", c->name) && buffers(c, rng, rows, rows, &a, &d_a, &d_c)) {
+        const hum_tensor ta = device_matrix(d_a, c->act, rows, c->w.k), tc = device_matrix(d_c, c->act, rows, c->w.n);
+        char label[96];
+        snprintf(label, sizeof label, "%s rows=%lld", type == HUM_GEMM_MOE_GROUPED_CONTIGUOUS ? "contiguous" : "masked",
+                 (long long)rows);
+        if (QUANT_CHECK(hum_expert_gemm_forward(c->gemm[type], c->ws, NULL, &ta, &tc, &r) == HUM_OK &&
+                            hum_stream_synchronize(NULL) == HUM_OK,
+                        "%s %s: %s", c->name, label, hum_last_error())) {
+            verify(c, label, a, src, expert_of, rows, d_c, 1);
+            check_guard(c, label, d_c, rows);
+        }
+    }
+    hum_device_free(d_a);
+    hum_device_free(d_c);
+    hum_device_free(d_layout);
+    free(a);
+    free(offsets);
+    free(src);
+    free(expert_of);
+}
+
+/* top_k distinct random experts of E per token. */
+static void random_routing(quant_rng *rng, int64_t m, int32_t top_k, int64_t experts, int32_t *topk)
+{
+    for (int64_t t = 0; t < m; t++)
+        for (int32_t j = 0; j < top_k; j++) {
+            int32_t e;
+            int again;
+            do {
+                e = (int32_t)quant_rng_below(rng, experts);
+                again = 0;
+                for (int32_t i = 0; i < j; i++)
+                    again |= topk[t * top_k + i] == e;
+            } while (again);
+            topk[t * top_k + j] = e;
+        }
+}
+
+/* E = 33, N = 200, K = 96, uint4 group 32, integer zero points, bias. */
+static void small_cases(hum_runtime *rt, quant_rng *rng, hum_dtype act)
+{
+    const hum_quant_spec q = {.weight_dtype = HUM_DTYPE_UINT4, .scale_type = HUM_SCALE_GROUP, .group_size = 32,
+                              .zero_point = HUM_ZERO_POINT_INT};
+    expert_case c;
+    const char *name = act == HUM_DTYPE_BFLOAT16 ? "E=33 n=200 k=96 uint4 g32 zp bf16" : "E=33 n=200 k=96 uint4 g32 zp f16";
+    if (make_case(rt, rng, &c, name, 33, 200, 96, act, &q, 1, 0)) {
+        const int64_t ms[] = {1, 5, 40, 600}; /* rows per expert 1 .. 73: mma.sync and (sm_90) wgmma */
+        for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
+            int32_t *topk = malloc((size_t)ms[i] * 4 * 4);
+            random_routing(rng, ms[i], 4, 33, topk);
+            if (ms[i] == 5)
+                topk[3] = topk[9] = -1; /* slots with no local expert */
+            run_indexed(&c, rng, "random", ms[i], 4, topk, 0, 1);
+            run_indexed(&c, rng, "random", ms[i], 4, topk, 1, 1);
+            free(topk);
+        }
+        /* expert 0 gets block_m rows, expert 1 block_m + 1, expert 2 one, the rest none */
+        hum_expert_routing probe = {.m = 17, .top_k = 2};
+        int32_t bm = 16;
+        hum_expert_gemm_block_m(c.gemm[1], c.ws, &probe, &bm);
+        const int64_t m = bm + 1;
+        int32_t *topk = malloc((size_t)m * 2 * 4);
+        for (int64_t t = 0; t < m; t++) {
+            topk[2 * t] = t < bm ? 0 : 2;
+            topk[2 * t + 1] = 1;
+        }
+        run_indexed(&c, rng, "counts bm, bm+1, 1, 0", m, 2, topk, 0, 1);
+        free(topk);
+        int32_t counts[33];
+        for (int e = 0; e < 33; e++)
+            counts[e] = e % 5 == 0 ? 0 : (int32_t)quant_rng_below(rng, 90);
+        counts[1] = 64;
+        counts[2] = 65;
+        counts[3] = 16;
+        counts[4] = 17;
+        run_grouped(&c, rng, HUM_GEMM_MOE_GROUPED_CONTIGUOUS, counts);
+        run_grouped(&c, rng, HUM_GEMM_MOE_GROUPED_MASKED, counts);
+        for (int e = 0; e < 33; e++)
+            counts[e] = e == 7 ? 3 : 0; /* one expert holds every row */
+        run_grouped(&c, rng, HUM_GEMM_MOE_GROUPED_CONTIGUOUS, counts);
+        run_grouped(&c, rng, HUM_GEMM_MOE_GROUPED_MASKED, counts);
+    }
+    free_case(&c);
+}
+
+/* Qwen3-30B-A3B gate/up shapes: N = 1536, K = 2048, uint4 g128 bfloat16, top_k 8, over 32 experts
+ * (128 would make the reference quantizer the test's cost); sampled rows at the largest M. */
+static void qwen_case(hum_runtime *rt, quant_rng *rng)
+{
+    const hum_quant_spec q = {.weight_dtype = HUM_DTYPE_UINT4, .scale_type = HUM_SCALE_GROUP, .group_size = 128};
+    expert_case c;
+    if (make_case(rt, rng, &c, "qwen3 gate_up E=32 uint4 g128 bf16", 32, 1536, 2048, HUM_DTYPE_BFLOAT16, &q, 0, 1)) {
+        const int64_t ms[] = {1, 64, 256, 600}; /* rows per expert 1, 16, 64, 150 */
+        for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
+            int32_t *topk = malloc((size_t)ms[i] * 8 * 4);
+            random_routing(rng, ms[i], 8, 32, topk);
+            run_indexed(&c, rng, "random", ms[i], 8, topk, 0, ms[i] > 64 ? 37 : 1);
+            free(topk);
+        }
+    }
+    free_case(&c);
+}
+
+/* M * top_k = 68,000 routed rows (> 65,535) of N = 33,000 (> 2^31 outputs): 64-bit offsets. */
+static void large_case(hum_runtime *rt, quant_rng *rng)
+{
+    const hum_quant_spec q = {.weight_dtype = HUM_DTYPE_UINT4, .scale_type = HUM_SCALE_GROUP, .group_size = 64};
+    expert_case c;
+    if (make_case(rt, rng, &c, "large E=4 n=33000 k=128 f16", 4, 33000, 128, HUM_DTYPE_FLOAT16, &q, 0, 1)) {
+        const int64_t m = 17000;
+        int32_t *topk = malloc((size_t)m * 4 * 4);
+        random_routing(rng, m, 4, 4, topk);
+        run_indexed(&c, rng, "random", m, 4, topk, 0, 4999);
+        free(topk);
+    }
+    free_case(&c);
+}
+
+int main(void)
+{
+    if (!gemm_test_have_gpu())
+        return 77;
+    quant_rng rng = quant_rng_fresh("test_expert_gemm");
+    hum_runtime *rt = NULL;
+    if (!QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "%s", hum_last_error()))
+        return quant_test_result("test_expert_gemm");
+    small_cases(rt, &rng, HUM_DTYPE_FLOAT16);
+    small_cases(rt, &rng, HUM_DTYPE_BFLOAT16);
+    qwen_case(rt, &rng);
+    large_case(rt, &rng);
+    hum_runtime_destroy(rt);
+    return quant_test_result("test_expert_gemm");
+}
