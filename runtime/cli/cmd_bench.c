@@ -293,9 +293,7 @@ static int measure(const bench_options *o, hum_runtime *rt, hum_layer *layer, co
     memcpy(b.arch, info.arch, sizeof b.arch);
     bench_row rows[BENCH_MAX_M_VALUES];
     /* what the layer multiplies: 8-bit A it quantizes itself is checked and compared as such */
-    hum_layer_info info;
     hum_act_quant quantized;
-    hum_layer_get_info(layer, &info);
     r->compute = info.config.a_dtype;
     if (!hum_dtype_is_activation(info.config.a_dtype)) {
         const int group = info.config.a_scale == HUM_ACT_SCALE_GROUP;
