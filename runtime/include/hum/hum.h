@@ -417,8 +417,8 @@ hum_status hum_standard_shard(const hum_standard_weight *w, const hum_shard *sha
  * same K: the same num_experts, K, dtypes, scale type, group sizes, zero-point kind, k_perm,
  * global scale, activation scheme and input_scale, and presence of a bias; with BLOCK scales every part but the last N a multiple of
  * group_size_n. Errors (out left zeroed): those of hum_standard_validate for a part (named);
- * HUM_ERR_INVALID_ARG for NULL, count < 1, parts that differ (naming the part and field);
- * HUM_ERR_UNSUPPORTED for different global scales (ModelOpt NVFP4 gate and up often carry two:
+ * HUM_ERR_INVALID_ARG for NULL or count < 1; HUM_ERR_UNSUPPORTED for parts that differ (naming
+ * the part and field), different global scales (ModelOpt NVFP4 gate and up often carry two:
  * folding one into the e4m3 group scales would round them) or a BLOCK row cut;
  * HUM_ERR_OUT_OF_MEMORY. */
 hum_status hum_standard_concat(const hum_standard_weight *parts, int32_t count, hum_standard_weight *out);

@@ -880,14 +880,6 @@ void hum_moe_spec_down(const hum_moe_spec *spec, hum_layer_spec *down);
 hum_status hum_moe_spec_weights(const hum_moe_spec *spec, uint64_t seed, hum_standard_weight *w13,
                                 hum_standard_weight *w2);
 
-/* w13 [E, 2N, K] of a gated MoE layer from its gate and up projections [E, N, K]: per expert the
- * gate rows, then the up rows, with their scales, zero points (integer ones repacked along N)
- * and biases (HUM_MOE_GATE_UP_SPLIT); out is owned by the caller (hum_standard_free). Errors:
- * HUM_ERR_INVALID_ARG (NULL, weights that hum_standard_validate refuses or without experts);
- * HUM_ERR_UNSUPPORTED (the two differ in shape, dtypes, scales, zero-point kind, bias, global
- * scales or act-order permutation, or block scales straddle the join); HUM_ERR_OUT_OF_MEMORY. */
-hum_status hum_moe_join_gate_up(const hum_standard_weight *gate, const hum_standard_weight *up,
-                                hum_standard_weight *out);
 /* What hum_moe_from_safetensors loads, as standard weights (owned by the caller: free both with
  * hum_standard_free), and the options the layer is made with: opts with the experts already cut
  * (experts NULL), the global experts of the checkpoint when opts leaves them 0, and
