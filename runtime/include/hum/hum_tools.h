@@ -208,7 +208,8 @@ hum_status hum_nibbles_pack(const uint8_t *values, int64_t count, hum_nibble_ord
  * tests and format-converter tests compare against; it is not meant to be fast.
  */
 /* out[N][K] (float64) = the dequantized weight of `expert` (0 for a dense layer) in
- * checkpoint column order: stored column j lands in column k_perm[j]. Evaluated as
+ * checkpoint column order: stored column j lands in column k_perm[expert][j] (padding
+ * columns, -1, are skipped; K is the weight's k, not the stored K'). Evaluated as
  * ((q - z) * s) * global for ints and (decode(q) * s) * global for FP weights, whose codes
  * are read as all-finite (e4m3fn 0x7F is 480, e5m2 0x7C is 65536), as the kernels read them.
  * Errors: those of hum_standard_validate; HUM_ERR_INVALID_ARG for NULL out or an expert
@@ -238,7 +239,8 @@ typedef struct hum_quant_spec {
     const float *bias;     /* [E][N] or [N], or NULL; stored rounded to param_dtype */
     const int32_t *k_perm; /* act-order: a permutation of 0..K-1, or NULL. Stored column j is
                             * column k_perm[j] of w, and groups run along the stored order
-                            * (GPTQ act-order: groups formed in the permuted order). */
+                            * (GPTQ act-order: groups formed in the permuted order). With E > 0
+                            * every expert's row of the output's k_perm [E, K] is this one. */
 } hum_quant_spec;
 
 /*
@@ -878,14 +880,6 @@ void hum_moe_spec_down(const hum_moe_spec *spec, hum_layer_spec *down);
 hum_status hum_moe_spec_weights(const hum_moe_spec *spec, uint64_t seed, hum_standard_weight *w13,
                                 hum_standard_weight *w2);
 
-/* w13 [E, 2N, K] of a gated MoE layer from its gate and up projections [E, N, K]: per expert the
- * gate rows, then the up rows, with their scales, zero points (integer ones repacked along N)
- * and biases (HUM_MOE_GATE_UP_SPLIT); out is owned by the caller (hum_standard_free). Errors:
- * HUM_ERR_INVALID_ARG (NULL, weights that hum_standard_validate refuses or without experts);
- * HUM_ERR_UNSUPPORTED (the two differ in shape, dtypes, scales, zero-point kind, bias, global
- * scales or act-order permutation, or block scales straddle the join); HUM_ERR_OUT_OF_MEMORY. */
-hum_status hum_moe_join_gate_up(const hum_standard_weight *gate, const hum_standard_weight *up,
-                                hum_standard_weight *out);
 /* What hum_moe_from_safetensors loads, as standard weights (owned by the caller: free both with
  * hum_standard_free), and the options the layer is made with: opts with the experts already cut
  * (experts NULL), the global experts of the checkpoint when opts leaves them 0, and
