@@ -440,7 +440,9 @@ hum_status hum_standard_validate(const hum_standard_weight *w);
 
 /*
  * A layer is one quantized dense linear weight, prepared for the GPU: C[M, N] = A[M, K] *
- * dequant(W)[N, K]^T (+ bias) with float16 or bfloat16 activations A and output C.
+ * dequant(W)[N, K]^T (+ bias) with float16 or bfloat16 activations A and output C, or with 8-bit
+ * activations (float8_e4m3fn, int8) the host quantized, their float32 scales, and a float16 or
+ * bfloat16 C (hum_layer_options, hum_layer_forward).
  * Lifecycle: hum_layer_from_standard / hum_layer_from_safetensors (host only) ->
  * hum_layer_prepare (derives the LayerConfig in lua/hum/layer.lua, asks the policy in force
  * for its M-range table, compiles one kernel per range in parallel, uploads and repacks the
@@ -460,6 +462,10 @@ hum_status hum_standard_validate(const hum_standard_weight *w);
  *  - optional bias, act-order (k_perm: each forward gathers A's columns into the weights' K
  *    order first, kernels/prep/permute_a.cu), any N and K (padded
  *    to multiples of 64 and 128 inside the layer), any M >= 1.
+ *  - 8-bit activations: float8_e4m3fn A with float8_e4m3fn weights (sm_89 and newer), int8 A
+ *    with uint8 weights (read as int8 around 128; sm_80 and newer); weight scales CHANNEL
+ *    (any scale dtype, kept in float32) or TENSOR; K a multiple of 16; no zero point, no
+ *    act-order; on both kernels (wgmma k32 on sm_90a).
  * A combination outside this list fails at prepare time with HUM_ERR_UNSUPPORTED naming it.
  * On sm_90 the built-in policy runs the M ranges from 33 up on kernels/gemm/gemm_wgmma.cu (Hopper
  * warpgroup MMA, same prepared weights, same results to rounding) for the layers that kernel
@@ -468,11 +474,19 @@ hum_status hum_standard_validate(const hum_standard_weight *w);
  * as finite numbers of 65536 and more) overflow float16 activations.
  */
 typedef struct hum_layer_options {
-    /* float16 or bfloat16 (A and C); HUM_DTYPE_INVALID (0): the weight's param_dtype */
+    /* A: float16 or bfloat16 (C then has the same dtype), or quantized activations
+     * float8_e4m3fn or int8 that the host passes with their float32 scales (hum_layer_forward);
+     * HUM_DTYPE_INVALID (0): the weight's param_dtype */
     hum_dtype activation_dtype;
     /* the tensor-parallel shard of the weight the layer holds (hum_standard_shard); zeroed:
      * the whole weight */
     hum_shard shard;
+    /* C: float16 or bfloat16, equal to activation_dtype when that is 16-bit; HUM_DTYPE_INVALID
+     * (0): activation_dtype when 16-bit, else the weight's param_dtype */
+    hum_dtype output_dtype;
+    /* K extent of one activation scale of 8-bit A: 0 (one scale per row, [M], or per tensor,
+     * [1]) or 128 ([M, ceil(K / 128)], FP8 block-wise); 0 for 16-bit A */
+    int32_t activation_group;
 } hum_layer_options;
 
 /*
@@ -495,6 +509,8 @@ typedef struct hum_layer_options {
     X(int64_t, num_experts, INT, IN, "kExperts", "")     /* 0: dense */                          \
     X(hum_dtype, a_dtype, DTYPE, IN, "kADtype", "")      /* activations A */                     \
     X(hum_dtype, c_dtype, DTYPE, IN, "kCDtype", "")      /* output C */                          \
+    /* K extent of one scale of 8-bit A (hum_layer_options.activation_group), 0: one per row */ \
+    X(int64_t, a_group, INT, IN, "kAGroup", "")                                                  \
     X(hum_dtype, weight_dtype, DTYPE, IN, "kWeightDtype", "")                                    \
     X(hum_dtype, param_dtype, DTYPE, IN, "", "")         /* the checkpoint's 16-bit type */      \
     X(hum_dtype, scale_dtype, DTYPE, IN, "", "")                                                 \
@@ -601,12 +617,19 @@ hum_status hum_layer_prepare(hum_layer *layer);
  * C = A * dequant(W)^T (+ bias) on `stream` (the host's CUstream; NULL: the legacy default
  * stream), asynchronously, with `ws` as scratch memory (hum_workspace_create). Picks the kernel
  * for M = a->shape[0] from the dispatch table; no host allocation, no Lua, no locks. Tensors
- * (device memory, the activation dtype, rank 2):
+ * (device memory, rank 2; a of the activation dtype, c of the output dtype):
  *   a: [M, K] (K: the weight's, hum_layer_info.input_k), row stride strides[0] (0: K),
  *      strides[1] 0 or 1. Unless the layer is act-order or K % 8 != 0, the data pointer and
  *      the row stride must be 16-byte aligned.
  *   c: [M, N], row stride strides[0] (0: N); with N even, 4-byte aligned pointer and stride.
- *   a_scale: must be NULL (16-bit activations carry no scale).
+ *   a_scale: NULL for 16-bit A. 8-bit A (a layer of activation_dtype float8_e4m3fn or int8,
+ *      hum_layer_options) is the host's quantized activations: A's row m times a_scale's value
+ *      for it is the activation. a_scale is float32 device memory, contiguous: [M] (one scale
+ *      per token) or [1] (one for the tensor); with activation_group 128, [M, ceil(K / 128)]
+ *      (row stride strides[0], 0: ceil(K / 128)). The 8-bit A's data pointer and row stride
+ *      must be 16-byte aligned. C = (sum over k of a[m][k] * w[n][k]) * a_scale[m] *
+ *      w_scale[n] (+ bias), the scales applied in float32 to the float32 (e4m3) or int32 (int8)
+ *      accumulators.
  * Act-order layers first gather A's columns into the prepared weights' K order in the
  * workspace (kernels/prep/permute_a.cu; zeros into the padding columns of an act-order row
  * shard, K' = config.k wide), then run the same kernels as a layer without act-order; a
