@@ -497,7 +497,7 @@ typedef struct hum_layer_options {
     X(int32_t, exp_compensation, INT, DERIVED, "", "")
 
 #define HUM_COMPUTE_CONFIG_FIELDS(X)                                                             \
-    /* how A rows map to experts: dense (the only type this build runs), MoE indexed (sorted     \
+    /* how A rows map to experts: dense, or a MoE expert GEMM (docs/moe.md): indexed (sorted   \
      * token ids), grouped contiguous (expert offsets), grouped masked (per-expert counts) */    \
     X(int32_t, gemm_type, ENUM, IN, "kGemmTypeId", "dense indexed grouped_contiguous grouped_masked") \
     X(int32_t, f16_accum, BOOL, IN, "kF16Accum", "")      /* accumulate in float16 */            \
