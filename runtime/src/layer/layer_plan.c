@@ -143,8 +143,9 @@ hum_status hum_layer_compile_entries(hum_runtime *rt, const hum_layer_plan *plan
             return hum_fail_context(st, "dispatch entry %d (M %lld..%lld)", i, (long long)plan->entries[i].m_min,
                                     (long long)plan->entries[i].m_max);
     }
-    const int32_t count = plan->entry_count + (plan->config.act_order ? 1 : 0);
-    if (plan->config.act_order) {
+    const int permutes = hum_plan_permutes_a(plan);
+    const int32_t count = plan->entry_count + permutes;
+    if (permutes) {
         reqs[plan->entry_count].source = "kernels/prep/permute_a.cu";
         reqs[plan->entry_count].kernel_name = "hum_permute_a";
         reqs[plan->entry_count].arch = plan->arch;
@@ -188,7 +189,7 @@ hum_status hum_layer_prepare(hum_layer *layer)
     hum_dispatch_table *table = NULL;
     hum_kernel *permute = NULL;
     st = hum_dispatch_table_build(&dev, &plan, results, &table);
-    if (st == HUM_OK && plan.config.act_order)
+    if (st == HUM_OK && hum_plan_permutes_a(&plan))
         st = hum_kernel_load(dev.ordinal, &results[plan.entry_count], 0, &permute);
     for (int32_t i = 0; i < HUM_LAYER_MAX_KERNELS; i++)
         hum_jit_result_free(&results[i]);
