@@ -1,7 +1,7 @@
 // Weight preprocessing for the dense GEMM (kernels/gemm/), run once per layer at prepare time.
 // runtime/src/quant/repack.c is the bit-identical C twin of every kernel here.
 //
-// hum_repack_weight: standard weight (LSB-first bit stream along K, one row per output channel n)
+// hum_repack_weight<b>: standard weight (LSB-first bit stream along K, one row per output channel n)
 //   -> padded [Kp/16][Np/64][32 lanes][b words] int32. For k16 row r and 64-column unit u, lane L
 //   (g = L/4, t = L%4) holds the 32 codes of its mma B fragments for the 8 n8 blocks i of the unit:
 //   column n = 64u + 8i + g, rows k = 16r + 2t + 8h + {0, 1} (h = 0, 1 is the fragment register).
@@ -148,23 +148,15 @@ HUM_DEV u16 convert(const void *src, i64 i, u32 dtype, int adj, int bf16)
 
 }  // namespace repack
 
-extern "C" __global__ void hum_repack_weight(const u32 *src, i64 row_words, int n, int k, int np, int kp,
-                                             int bits, u32 *dst)
+// One instantiation per width, named by the request (hum_repack_weight<4>): NVRTC then compiles
+// only that one, a fraction of the time of all eight behind a run-time switch.
+template <int BITS>
+__global__ void hum_repack_weight(const u32 *src, i64 row_words, int n, int k, int np, int kp, u32 *dst)
 {
     const i64 lanes = static_cast<i64>(kp / 16) * (np / 64) * 32;
     for (i64 idx = blockIdx.x * static_cast<i64>(blockDim.x) + threadIdx.x; idx < lanes;
-         idx += static_cast<i64>(gridDim.x) * blockDim.x) {
-        switch (bits) {
-        case 1: repack::repack_lane<1>(src, row_words, n, k, np, idx, dst); break;
-        case 2: repack::repack_lane<2>(src, row_words, n, k, np, idx, dst); break;
-        case 3: repack::repack_lane<3>(src, row_words, n, k, np, idx, dst); break;
-        case 4: repack::repack_lane<4>(src, row_words, n, k, np, idx, dst); break;
-        case 5: repack::repack_lane<5>(src, row_words, n, k, np, idx, dst); break;
-        case 6: repack::repack_lane<6>(src, row_words, n, k, np, idx, dst); break;
-        case 7: repack::repack_lane<7>(src, row_words, n, k, np, idx, dst); break;
-        default: repack::repack_lane<8>(src, row_words, n, k, np, idx, dst); break;
-        }
-    }
+         idx += static_cast<i64>(gridDim.x) * blockDim.x)
+        repack::repack_lane<BITS>(src, row_words, n, k, np, idx, dst);
 }
 
 // packed_bits == 0: src holds [ceil(N / n_div)][groups] elements of `dtype`.

@@ -45,8 +45,8 @@ typedef struct hum_tuning { int64_t m_min, m_max; int32_t block_m; int32_t block
     int32_t warp_n; int32_t warp_k; int32_t stages; int32_t stream_k; int32_t ctas_per_sm; int32_t kernel; } hum_tuning;
 typedef struct hum_layer_info { hum_layer_config config; int32_t prepared; int32_t entry_count; hum_tuning entries[8];
     char policy_name[64]; char arch[16]; double prepare_ms; double compile_ms; int32_t kernels_compiled;
-    int32_t kernels_cached; int32_t scale_exponent; float out_factor; int64_t device_bytes; uint64_t generation; }
-    hum_layer_info;
+    int32_t kernels_cached; int32_t scale_exponent; float out_factor; int64_t device_bytes; uint64_t generation;
+    double plan_ms; double context_ms; double upload_ms; double load_ms; } hum_layer_info;
 typedef struct hum_layer_summary { char name[512]; char format[64]; hum_dtype weight_dtype; int32_t bits;
     char scale[32]; int64_t group_size; int32_t symmetric; int32_t act_order; int64_t n, k, num_experts;
     char activations[32]; char error[512]; }

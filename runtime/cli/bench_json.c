@@ -118,6 +118,20 @@ static cJSON *string_or_null(const char *s)
     return s[0] != '\0' ? cJSON_CreateString(s) : cJSON_CreateNull();
 }
 
+/* The phases of a prepare whose total was measured, else null. */
+static cJSON *phases_or_null(const bench_phases *p, double total_ms)
+{
+    if (!isfinite(total_ms))
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "plan", p->plan);
+    cJSON_AddNumberToObject(o, "context", p->context);
+    cJSON_AddNumberToObject(o, "compile", p->compile);
+    cJSON_AddNumberToObject(o, "upload", p->upload);
+    cJSON_AddNumberToObject(o, "load", p->load);
+    return o;
+}
+
 static cJSON *build(const bench_report *r)
 {
     cJSON *root = cJSON_CreateObject();
@@ -148,7 +162,11 @@ static cJSON *build(const bench_report *r)
     cJSON *prep = cJSON_AddObjectToObject(root, "prepare_ms");
     cJSON_AddItemToObject(prep, "cold", number_or_null(r->prepare_cold_ms));
     cJSON_AddItemToObject(prep, "warm", number_or_null(r->prepare_warm_ms));
+    cJSON *phases = cJSON_AddObjectToObject(root, "prepare_phases_ms");
+    cJSON_AddItemToObject(phases, "cold", phases_or_null(&r->cold_phases, r->prepare_cold_ms));
+    cJSON_AddItemToObject(phases, "warm", phases_or_null(&r->warm_phases, r->prepare_warm_ms));
     cJSON_AddItemToObject(root, "host_overhead_us", number_or_null(r->host_overhead_us));
+    cJSON_AddItemToObject(root, "launch_floor_us", number_or_null(r->launch_floor_us));
 
     cJSON *timing = cJSON_AddObjectToObject(root, "timing");
     cJSON_AddStringToObject(timing, "statistic", "median");

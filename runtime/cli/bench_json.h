@@ -15,6 +15,12 @@ typedef struct bench_row {
     int32_t graph; /* 1 when hum was timed as a CUDA-graph replay */
 } bench_row;
 
+/* Where one hum_layer_prepare went, in milliseconds (hum_layer_info: compile + load run beside
+ * context + upload, so the phases add up to more than the wall time). */
+typedef struct bench_phases {
+    double plan, context, compile, upload, load;
+} bench_phases;
+
 typedef struct bench_report {
     char date[32];           /* ISO 8601 UTC, "2026-11-29T12:34:56Z" */
     char commit[64];         /* hum's git commit, "" when unknown */
@@ -27,7 +33,9 @@ typedef struct bench_report {
     int64_t weight_bytes;    /* every tensor the layer reads per call: packed weight, scales, zero points, bias */
     double prepare_cold_ms;  /* hum_layer_prepare with an empty kernel cache */
     double prepare_warm_ms;  /* the same layer prepared again in the same process */
+    bench_phases cold_phases, warm_phases; /* of the two prepares (written only when measured) */
     double host_overhead_us; /* host time of one hum_layer_forward call */
+    double launch_floor_us;  /* host time of one bare driver launch (bench_floor.h) */
     int32_t warmup, reps;    /* untimed and timed calls per measurement */
     int64_t l2_flush_bytes;
     char cublas_library[256]; /* "" when cuBLAS was not used */

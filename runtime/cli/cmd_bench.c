@@ -4,6 +4,7 @@
 
 #include "bench_args.h"
 #include "bench_calls.h"
+#include "bench_floor.h"
 #include "bench_io.h"
 #include "bench_json.h"
 #include "bench_moe_gemm.h"
@@ -40,8 +41,8 @@ static void usage(FILE *f)
                "Times one quantized layer with random weights against cuBLAS (dense 16-bit weights of the same\n"
                "shape) on the GPU: median of CUDA-event timings of CUDA-graph replays, L2 flushed before each.\n"
                "Prints M, hum and cuBLAS microseconds, the ratio cuBLAS/hum, TFLOP/s and GB/s, the prepare time\n"
-               "from a cold and a warm kernel cache and the host overhead of one forward; writes JSON to\n"
-               "bench/results/<spec>-<device>-<date>.json (schema: bench/README.md).\n\n"
+               "from a cold and a warm kernel cache and the host overhead of one forward beside that of a bare\n"
+               "driver launch; writes JSON to bench/results/<spec>-<device>-<date>.json (schema: bench/README.md).\n\n"
                "  --layer SPEC   e.g. n=8192,k=8192,w=uint4,a=float16,group=128 (as hum compile --layer);\n"
                "                 keys n, k (required), w (uint1..uint8, e4m3, e2m1, ...; uint4), a (float16 |\n"
                "                 bfloat16), group (0: per channel), scale (dtype | tensor), global (0 | 1),\n"
@@ -99,6 +100,14 @@ static int64_t weight_bytes(const hum_standard_weight *w)
            tensor_bytes(&w->global_scale) + tensor_bytes(&w->bias) + tensor_bytes(&w->k_perm);
 }
 
+/* The phases of a prepared layer, kept in *p and printed under its total. */
+static void phases(const hum_layer_info *info, bench_phases *p)
+{
+    *p = (bench_phases){info->plan_ms, info->context_ms, info->compile_ms, info->upload_ms, info->load_ms};
+    printf("  plan %.1f ms, then side by side: compile %.1f + load %.1f ms | context %.1f + upload %.1f ms\n", p->plan,
+           p->compile, p->load, p->context, p->upload);
+}
+
 /* The layer prepared twice: from the empty cache `rt` was made with, then again (cache hits). */
 static hum_status prepare_cold_warm(hum_runtime *rt, const hum_standard_weight *w, const hum_layer_options *lo,
                                     bench_report *r, hum_layer **out)
@@ -112,6 +121,7 @@ static hum_status prepare_cold_warm(hum_runtime *rt, const hum_standard_weight *
         hum_layer_get_info(cold, &info);
         printf("prepare, cold cache: %.1f ms (%d kernels compiled in %.1f ms)\n", r->prepare_cold_ms,
                info.kernels_compiled, info.compile_ms);
+        phases(&info, &r->cold_phases);
     }
     hum_layer_destroy(cold);
     if (st == HUM_OK)
@@ -121,6 +131,7 @@ static hum_status prepare_cold_warm(hum_runtime *rt, const hum_standard_weight *
         r->prepare_warm_ms = now_ms() - t0;
         hum_layer_get_info(*out, &info);
         printf("prepare, warm cache: %.1f ms (%d kernels from the cache)\n", r->prepare_warm_ms, info.kernels_cached);
+        phases(&info, &r->warm_phases);
         hum_layer_dispatch d;
         if ((st = hum_layer_describe(*out, &d)) == HUM_OK)
             cli_print_dispatch(stdout, &d, 0);
@@ -134,6 +145,8 @@ typedef struct bench_run {
     bench_cublas *cublas;
     void *dense;
     hum_workspace *ws; /* for the largest M in one pass */
+    const char *cache_dir;
+    char arch[16];     /* the layer's kernels' */
 } bench_run;
 
 static void print_row(const bench_report *r, const bench_row *row)
@@ -205,6 +218,9 @@ static hum_status sweep(bench_run *b, hum_layer *layer, const hum_standard_weigh
         row->graph = t.graph;
         if (i == 0 && (st = bench_host_overhead(&b->timer, bench_enqueue_hum, &h, 20, 100, &r->host_overhead_us)) != HUM_OK)
             break;
+        /* only a reference for the figure above: without it the run goes on */
+        if (i == 0 && bench_launch_floor(&b->timer, b->cache_dir, b->arch, 20, 100, &r->launch_floor_us) != HUM_OK)
+            printf("bare driver launch: not timed: %s\n", hum_last_error());
         if (b->cublas != NULL) {
             bench_cublas_call c = {b->cublas, r->activation, ms[i], r->n, r->k, b->io.a, b->dense, b->io.c};
             if ((st = bench_time(&b->timer, bench_enqueue_cublas, &c, r->warmup, r->reps, &t)) != HUM_OK)
@@ -222,7 +238,10 @@ static hum_status sweep(bench_run *b, hum_layer *layer, const hum_standard_weigh
 static int measure(const bench_options *o, hum_runtime *rt, hum_layer *layer, const hum_standard_weight *w,
                    int32_t ordinal, bench_report *r, const int64_t *ms, int32_t m_count)
 {
-    bench_run b = {0};
+    bench_run b = {.cache_dir = hum_runtime_cache_dir(rt)};
+    hum_layer_info info;
+    hum_layer_get_info(layer, &info);
+    memcpy(b.arch, info.arch, sizeof b.arch);
     bench_row rows[BENCH_MAX_M_VALUES];
     int64_t m_max = 0;
     for (int32_t i = 0; i < m_count; i++)
@@ -256,7 +275,10 @@ static int measure(const bench_options *o, hum_runtime *rt, hum_layer *layer, co
         fprintf(stderr, "hum bench: %s\n", hum_last_error());
         rc = 1;
     } else {
-        printf("\nhost overhead of hum_layer_forward: %.2f µs per call\n", r->host_overhead_us);
+        printf("\nhost overhead of hum_layer_forward: %.2f µs per call", r->host_overhead_us);
+        if (isfinite(r->launch_floor_us))
+            printf(" (a bare driver launch: %.2f µs)", r->launch_floor_us);
+        printf("\n");
         r->rows = rows;
         r->row_count = m_count;
         char path[4096];

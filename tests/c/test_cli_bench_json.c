@@ -70,7 +70,9 @@ static void check_round_trip(const char *dir)
         .weight_bytes = 8192LL * 8192 / 2 + 8192LL * 64 * 2,
         .prepare_cold_ms = 1834.5,
         .prepare_warm_ms = NAN,
+        .cold_phases = {.plan = 12.5, .context = 250.0, .compile = 1080.5, .upload = 700.25, .load = 9.75},
         .host_overhead_us = 3.25,
+        .launch_floor_us = 3.125,
         .warmup = 10,
         .reps = 50,
         .l2_flush_bytes = 268435456,
@@ -104,7 +106,14 @@ static void check_round_trip(const char *dir)
     const cJSON *prep = cJSON_GetObjectItemCaseSensitive(root, "prepare_ms");
     RT_CHECK(num(prep, "cold") == 1834.5 && is_null(prep, "warm"), "prepare_ms cold %g, warm not measured",
              num(prep, "cold"));
-    RT_CHECK(num(root, "host_overhead_us") == 3.25, "host overhead");
+    const cJSON *phases = cJSON_GetObjectItemCaseSensitive(root, "prepare_phases_ms");
+    const cJSON *cold = cJSON_GetObjectItemCaseSensitive(phases, "cold");
+    RT_CHECK(num(cold, "plan") == 12.5 && num(cold, "context") == 250.0 && num(cold, "compile") == 1080.5 &&
+                 num(cold, "upload") == 700.25 && num(cold, "load") == 9.75 && is_null(phases, "warm"),
+             "prepare phases: cold plan %g context %g compile %g upload %g load %g, warm not measured",
+             num(cold, "plan"), num(cold, "context"), num(cold, "compile"), num(cold, "upload"), num(cold, "load"));
+    RT_CHECK(num(root, "host_overhead_us") == 3.25 && num(root, "launch_floor_us") == 3.125,
+             "host overhead %g, launch floor %g", num(root, "host_overhead_us"), num(root, "launch_floor_us"));
     const cJSON *timing = cJSON_GetObjectItemCaseSensitive(root, "timing");
     RT_CHECK(num(timing, "reps") == 50 && num(timing, "warmup") == 10 && num(timing, "l2_flush_bytes") == 268435456.0 &&
                  !strcmp(str(timing, "statistic"), "median"),

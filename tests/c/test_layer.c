@@ -1,8 +1,8 @@
 /* Layers without a GPU: SPEC strings (parse, format, errors, reproducible weights), the
  * LayerConfig checks (unsupported combinations named), the tuning rules, and NVRTC compiling
  * every kernel the built-in policies give for the main layer types on sm_75 (float16), sm_80,
- * sm_86, sm_89 and sm_90a, a second time from the cache, and the act-order A permutation kernel
- * on each. */
+ * sm_86, sm_89 and sm_90a, a second time from the cache, and the act-order A permutation and
+ * weight preparation kernels on each. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "hum/hum_tools.h"
 #include "quant_test.h"
@@ -12,6 +12,7 @@
 #include "layer.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -209,6 +210,24 @@ static void check_compiles(hum_runtime *rt)
                     "permute_a.cu for %s: %s", all[a], hum_last_error());
         hum_jit_result_free(&res);
     }
+    /* the weight preparation (kernels/prep/repack.cu): the scale kernel and the repack of one
+     * width on every arch, every width on the H200's */
+    for (size_t a = 0; a < sizeof all / sizeof all[0]; a++)
+        for (int bits = 1; bits <= 8; bits++) {
+            const int last = !strcmp(all[a], "sm_90a");
+            if (!last && bits != 4)
+                continue;
+            char name[32];
+            snprintf(name, sizeof name, "hum_repack_weight<%d>", bits);
+            for (int params = 0; params < (bits == 4 ? 2 : 1); params++) {
+                const hum_jit_request req = {.source = "kernels/prep/repack.cu",
+                                             .kernel_name = params ? "hum_prep_params" : name, .arch = all[a]};
+                hum_jit_result res;
+                QUANT_CHECK(hum_jit_compile(hum_runtime_cache_dir(rt), &req, &res) == HUM_OK && res.cubin_size > 0,
+                            "repack.cu %s for %s: %s", req.kernel_name, all[a], hum_last_error());
+                hum_jit_result_free(&res);
+            }
+        }
 }
 
 static void expect_unsupported(hum_runtime *rt, const char *spec, const char *arch, const char *needle)

@@ -35,6 +35,15 @@ int main(void)
                 (long long)info.device_bytes);
     printf("  prepare %.1f ms (compile %.1f ms, %d compiled, %d cached), policy %s, %d kernels\n", info.prepare_ms,
            info.compile_ms, info.kernels_compiled, info.kernels_cached, info.policy_name, info.entry_count);
+    /* the phases are nested intervals of the prepare: plan, then compile + load beside context +
+     * upload (each of the copies and launches takes time, so upload_ms is never 0) */
+    const double side = info.compile_ms + info.load_ms > info.context_ms + info.upload_ms
+                            ? info.compile_ms + info.load_ms
+                            : info.context_ms + info.upload_ms;
+    QUANT_CHECK(info.plan_ms > 0 && info.upload_ms > 0 && info.load_ms > 0 && info.context_ms >= 0 &&
+                    info.plan_ms + side <= info.prepare_ms,
+                "phases: plan %.3f, compile %.3f + load %.3f | context %.3f + upload %.3f ms, prepare %.3f ms",
+                info.plan_ms, info.compile_ms, info.load_ms, info.context_ms, info.upload_ms, info.prepare_ms);
 
     /* strided rows: A with K + 8 elements per row, C with N + 2 */
     uint16_t *a_codes = malloc((size_t)(m * lda) * 2), *c1 = malloc((size_t)(m * ldc) * 2),

@@ -1,7 +1,8 @@
-/* The preprocessing kernels (kernels/prep/repack.cu) against their CPU twins (runtime/src/quant/repack.c):
- * bit-identical outputs for weights of every width 1..8 on padded shapes, scales of every
- * scale dtype into float16 and bfloat16 (with exponent adjustments and BLOCK rows), and
- * integer zero points packed along N. Skipped (77) without a GPU. */
+/* The preprocessing kernels (kernels/prep/repack.cu) against their CPU twins
+ * (runtime/src/quant/repack.c): bit-identical outputs for weights of every width 1..8 (one repack
+ * instantiation each) on padded shapes, scales of every scale dtype into float16 and bfloat16
+ * (with exponent adjustments and BLOCK rows), and integer zero points packed along N. Skipped
+ * (77) without a GPU. */
 #include "gemm_test.h"
 #include "hum/hum_tools.h"
 #include "repack.h"
@@ -9,30 +10,38 @@
 #include "launch.h"
 #include "device.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct kernels {
-    hum_kernel *repack, *params;
+    hum_kernel *repack[9]; /* hum_repack_weight<b> at [b], b = 1..8 */
+    hum_kernel *params;
 } kernels;
 
+/* The nine kernels, compiled side by side (requests 0..7: widths 1..8, request 8: params). */
 static int load(const char *arch, kernels *k)
 {
-    hum_jit_request req;
-    memset(&req, 0, sizeof req);
-    req.source = "kernels/prep/repack.cu";
-    req.arch = arch;
-    hum_jit_result res;
-    req.kernel_name = "hum_repack_weight";
-    if (!QUANT_CHECK(hum_jit_compile(NULL, &req, &res) == HUM_OK, "%s", hum_last_error()))
+    char names[8][32];
+    hum_jit_request reqs[9];
+    hum_jit_result res[9];
+    memset(reqs, 0, sizeof reqs);
+    for (int i = 0; i < 9; i++) {
+        reqs[i].source = "kernels/prep/repack.cu";
+        reqs[i].arch = arch;
+        if (i < 8)
+            snprintf(names[i], sizeof names[i], "hum_repack_weight<%d>", i + 1);
+        reqs[i].kernel_name = i < 8 ? names[i] : "hum_prep_params";
+    }
+    if (!QUANT_CHECK(hum_jit_compile_many(NULL, reqs, 9, res, 0) == HUM_OK, "%s", hum_last_error()))
         return 0;
-    int ok = QUANT_CHECK(hum_kernel_load(0, &res, 0, &k->repack) == HUM_OK, "%s", hum_last_error());
-    hum_jit_result_free(&res);
-    req.kernel_name = "hum_prep_params";
-    if (!ok || !QUANT_CHECK(hum_jit_compile(NULL, &req, &res) == HUM_OK, "%s", hum_last_error()))
-        return 0;
-    ok = QUANT_CHECK(hum_kernel_load(0, &res, 0, &k->params) == HUM_OK, "%s", hum_last_error());
-    hum_jit_result_free(&res);
+    int ok = 1;
+    for (int i = 0; i < 9; i++) {
+        hum_kernel **slot = i < 8 ? &k->repack[i + 1] : &k->params;
+        ok &= QUANT_CHECK(hum_kernel_load(0, &res[i], 0, slot) == HUM_OK, "%s: %s", reqs[i].kernel_name,
+                          hum_last_error());
+        hum_jit_result_free(&res[i]);
+    }
     return ok;
 }
 
@@ -59,12 +68,12 @@ static void check_weights(const kernels *k, quant_rng *rng)
             QUANT_CHECK(hum_repack_weight_cpu(src, row_words, n, kk, np, kp, bits, cpu) == HUM_OK, "%s",
                         hum_last_error());
             void *d_src = to_device(src, (size_t)(n * row_words) * 4), *d_dst = to_device(NULL, (size_t)words * 4);
-            int ni = (int)n, ki = (int)kk, npi = (int)np, kpi = (int)kp, b = bits;
+            int ni = (int)n, ki = (int)kk, npi = (int)np, kpi = (int)kp;
             int64_t rw = row_words;
-            void *args[] = {&d_src, &rw, &ni, &ki, &npi, &kpi, &b, &d_dst};
+            void *args[] = {&d_src, &rw, &ni, &ki, &npi, &kpi, &d_dst};
             hum_launch_config cfg = {.grid = {64, 1, 1}, .block = {256, 1, 1}};
             QUANT_CHECK(hum_memset_d8(d_dst, 0xA5, (size_t)words * 4) == HUM_OK &&
-                            hum_kernel_launch(k->repack, &cfg, args) == HUM_OK &&
+                            hum_kernel_launch(k->repack[bits], &cfg, args) == HUM_OK &&
                             hum_stream_synchronize(NULL) == HUM_OK &&
                             hum_memcpy_dtoh(gpu, d_dst, (size_t)words * 4) == HUM_OK,
                         "repack uint%d: %s", bits, hum_last_error());
@@ -131,14 +140,16 @@ int main(void)
     quant_rng rng = quant_rng_fresh("test_gemm_repack");
     hum_device_info dev;
     char arch[16];
-    kernels k = {NULL, NULL};
+    kernels k;
+    memset(&k, 0, sizeof k);
     if (QUANT_CHECK(hum_device_query(0, &dev) == HUM_OK && hum_arch_for_device(&dev, arch, sizeof arch) == HUM_OK,
                     "%s", hum_last_error()) &&
         load(arch, &k)) {
         check_weights(&k, &rng);
         check_params(&k, &rng);
     }
-    hum_kernel_destroy(k.repack);
+    for (int b = 1; b <= 8; b++)
+        hum_kernel_destroy(k.repack[b]);
     hum_kernel_destroy(k.params);
     return quant_test_result("test_gemm_repack");
 }

@@ -642,6 +642,13 @@ typedef struct hum_layer_info {
     float out_factor;         /* the float32 factor the epilogue applies (global scale included) */
     int64_t device_bytes;     /* device memory the layer holds (its own workspace included) */
     uint64_t generation;      /* of the dispatch table in force: 0 at prepare, +1 per policy reload */
+    /* Where hum_layer_prepare's prepare_ms went (0 before it, and for hum_layer_compile): after
+     * planning, the weights go to the GPU (context_ms + upload_ms) while the kernels compile and
+     * load (compile_ms + load_ms). */
+    double plan_ms;           /* planning: lua/hum/layer.lua and the policy */
+    double context_ms;        /* making the device current; the process's first use creates its context */
+    double upload_ms;         /* the weights to the GPU: preparation kernels, copies, repack */
+    double load_ms;           /* loading the compiled kernels onto the device */
 } hum_layer_info;
 
 /* What the layer is and how it was prepared; before hum_layer_prepare only the "in" fields of
@@ -674,6 +681,109 @@ typedef struct hum_layer_dispatch {
  * not prepared yet (hum_layer_describe_plan, hum/hum_tools.h, plans one without preparing it). */
 hum_status hum_layer_describe(const hum_layer *layer, hum_layer_dispatch *out);
 
+/* ====================================================================================== */
+/* MoE layers                                                                              */
+/* ====================================================================================== */
+/* HUM-SECTION moe */
+/*
+ * A MoE layer is the routed-experts block of a mixture-of-experts MLP: for each token t of
+ * hidden[M, H] and each of its top_k experts e = topk_ids[t][j] with weight w = topk_weights[t][j],
+ *   out[t] = sum over j of w * down_e(act(gate_up_e(hidden[t])))
+ * where gate_up_e is expert e's w13 GEMM (N = 2I rows for the gated activations: gate and up,
+ * I for relu2), act maps its 2I (or I) outputs to I, and down_e is expert e's w2 GEMM
+ * (N = H, K = I). Both weights are standard weights with an expert dimension (num_experts = E
+ * on both; hum_standard_weight, "([E,] ...)"), of any weight format a dense layer takes, and
+ * per-expert biases added inside each GEMM (gpt-oss).
+ * Lifecycle, as for a dense layer: hum_moe_from_standard (host only) -> ... ->
+ * hum_moe_destroy. A forward runs five steps on the host's stream: the routing layout of the
+ * M * top_k slots (kernels/moe/align.cu), the experts' gate/up GEMM on the rows routed to them,
+ * the activation (kernels/moe/act.cu), the down GEMM, and the combine of each token's top_k
+ * rows with the router weights in float32 (kernels/moe/combine.cu).
+ */
+typedef struct hum_moe hum_moe;
+
+typedef enum hum_moe_activation {
+    HUM_MOE_SILU = 0,       /* silu(gate) * up (Mixtral, Qwen, DeepSeek) */
+    /* gpt-oss: g = min(gate, limit), u = clamp(up, -limit, limit),
+     * g * sigmoid(alpha * g) * (u + beta) */
+    HUM_MOE_SWIGLU_OAI = 1,
+    HUM_MOE_RELU2 = 2,      /* max(x, 0)^2, not gated: w13 holds I rows */
+    HUM_MOE_GELU = 3        /* gelu(gate) * up, GELU in its erf form */
+} hum_moe_activation;
+
+/* Where the gated activations find gate and up among w13's 2I output rows. */
+typedef enum hum_moe_gate_up {
+    HUM_MOE_GATE_UP_SPLIT = 0,      /* rows [0, I) gate, [I, 2I) up (gate_proj then up_proj) */
+    HUM_MOE_GATE_UP_INTERLEAVED = 1 /* row 2i gate i, row 2i + 1 up i (gpt-oss) */
+} hum_moe_gate_up;
+
+typedef struct hum_moe_options {
+    /* float16 or bfloat16 (hidden and out); HUM_DTYPE_INVALID (0): the weights' param_dtype */
+    hum_dtype activation_dtype;
+    int32_t activation;     /* a hum_moe_activation */
+    int32_t gate_up;        /* a hum_moe_gate_up (ignored for relu2) */
+    int32_t top_k;          /* experts per token: 1 .. global experts */
+    /* E_global, the range of the ids in topk_ids and the length of an expert map; 0: the
+     * weights' E (every expert on this rank) */
+    int32_t global_experts;
+    float alpha, beta, limit; /* HUM_MOE_SWIGLU_OAI's constants (gpt-oss: 1.702, 1, 7) */
+    /* expert parallelism: the experts of the weights this rank keeps, in the order it keeps
+     * them (the forward's expert_map sends a global id to its index here), as hum_shard's
+     * experts; NULL: all of them */
+    const int32_t *experts;
+    int64_t expert_count;
+} hum_moe_options;
+
+/* silu, split gate/up, top_k 0 (to be set), global experts 0, alpha 1.702, beta 1, limit 7,
+ * all experts, the weights' param dtype. */
+void hum_moe_options_init(hum_moe_options *opts);
+
+/*
+ * A MoE layer from two expert weights, copied (the host keeps its own): w13 [E, 2I or I, H]
+ * and w2 [E, H, I], kept whole or, with opts->experts, the experts listed (hum_standard_shard).
+ * Host only, no GPU needed. Errors: HUM_ERR_INVALID_ARG (NULL, a weight hum_standard_validate
+ * refuses, num_experts 0 or different on the two, shapes that do not chain: w13's K is H = w2's
+ * N, w13's N is 2 x w2's K (I for relu2); different param dtypes; an activation or gate_up
+ * value out of range; top_k outside 1 .. global experts; global experts below the weights' E
+ * or above 2^31 - 1; an activation dtype other than float16 / bfloat16; a bad expert list);
+ * HUM_ERR_UNSUPPORTED (more than 4096 experts kept); HUM_ERR_OUT_OF_MEMORY.
+ */
+hum_status hum_moe_from_standard(hum_runtime *rt, const hum_standard_weight *w13, const hum_standard_weight *w2,
+                                 const hum_moe_options *opts, hum_moe **out);
+
+/*
+ * A MoE layer from a checkpoint (file or directory, formats/ as for hum_layer_from_safetensors).
+ * `name` is the experts' module ("model.layers.0.mlp.experts"); its projections are found as
+ *   name.gate_up_proj and name.down_proj (fused 3-D tensors: gpt-oss, transformers; gate and up
+ *     rows as opts->gate_up says),
+ *   name.<e>.gate_proj, up_proj and down_proj (one module per expert: Qwen, DeepSeek), or
+ *   name.<e>.w1, w3 and w2 (Mixtral),
+ * the first that the checkpoint lists; separate gate and up projections are joined into w13
+ * (gate rows, then up rows: HUM_MOE_GATE_UP_SPLIT, whatever opts->gate_up says), and relu2 takes
+ * the up projection alone. With opts->experts only those experts are converted; global experts
+ * default to the checkpoint's. Errors: HUM_ERR_FORMAT (no such experts module, naming the names
+ * tried; a malformed checkpoint); HUM_ERR_UNSUPPORTED (gate and up quantized differently);
+ * those of hum_layer_load_shard and hum_moe_from_standard.
+ */
+hum_status hum_moe_from_safetensors(hum_runtime *rt, const char *path, const char *name, const hum_moe_options *opts,
+                                    hum_moe **out);
+
+/* Frees the layer; NULL is a no-op. */
+void hum_moe_destroy(hum_moe *moe);
+
+typedef struct hum_moe_info {
+    int64_t experts;        /* kept on this rank (E_local) */
+    int64_t global_experts; /* E_global */
+    int64_t hidden;         /* H */
+    int64_t intermediate;   /* I */
+    int32_t top_k;
+    int32_t activation;     /* hum_moe_activation */
+    int32_t gate_up;        /* hum_moe_gate_up */
+    hum_dtype activation_dtype;
+} hum_moe_info;
+
+/* What the layer is. HUM_ERR_INVALID_ARG for NULL. */
+hum_status hum_moe_get_info(const hum_moe *moe, hum_moe_info *out);
 #ifndef HUM_CDEF
 #ifdef __cplusplus
 }

@@ -737,6 +737,8 @@ hum_status hum_layer_describe_spec(hum_runtime *rt, const hum_layer_spec *spec, 
                                    hum_layer_dispatch *out);
 
 /* ====================================================================================== */
+/* Expert GEMMs                                                                           */
+/* ====================================================================================== */
 /* HUM-SECTION experts */
 /*
  * Expert GEMMs: one projection of a MoE layer over its E local experts, as a case of the GEMM
@@ -798,6 +800,100 @@ hum_status hum_expert_gemm_forward(hum_layer *gemm, hum_workspace *ws, struct CU
  * shape (CPU only, any arch). */
 hum_status hum_expert_gemm_compile_spec(hum_runtime *rt, const hum_layer_spec *spec, int64_t experts,
                                         hum_gemm_type type, const char *arch, hum_layer_info *out);
+
+/* ====================================================================================== */
+/* MoE routing layout                                                                     */
+/* ====================================================================================== */
+/* HUM-SECTION moe */
+/*
+ * How a MoE forward lays out its M * top_k slots (slot i: token i / top_k, its (i % top_k)-th
+ * expert) for the expert GEMMs; kernels/moe/align.cu computes it on the GPU, and this twin on
+ * the host defines it:
+ *   sorted[rows]          slot ids grouped by local expert, experts in ascending order, each
+ *                         expert's run padded with the sentinel M * top_k to a multiple of
+ *                         block_m (the twin lists a run's slots in ascending order; the kernel
+ *                         in any order: compare runs as sets)
+ *   expert_ids[rows / block_m]  the local expert of each block of block_m rows; -1 for the
+ *                         blocks past the padded total
+ *   offsets[e_local + 1]  the first row of each expert's run; offsets[e_local]: the padded total
+ *   *post_padded          the padded total (rows from there on are not written)
+ * with rows = hum_moe_align_rows(M * top_k, e_local, block_m). A slot's expert is its id in
+ * topk_ids mapped through expert_map (int32 [e_global]: the local expert, or -1 when it is not
+ * on this rank) or, with expert_map NULL, the id itself; an id outside [0, e_global), or mapped
+ * outside [0, e_local), drops the slot (it is in no run: the MoE output gets nothing from it).
+ */
+/* The rows of the layout for `numel` slots: numel + min(e_local, numel) * (block_m - 1), the
+ * most the padded runs can take, rounded up to a multiple of block_m (the capacity of
+ * kernels/contract/moe_layout.h). -1 for a negative argument, block_m < 1 or e_local < 1. */
+int64_t hum_moe_align_rows(int64_t numel, int64_t e_local, int32_t block_m);
+/* The layout for topk_ids (host, int32 or int64, [M, top_k] with M >= 0, contiguous) into host
+ * arrays of the sizes above. Errors: HUM_ERR_INVALID_ARG (NULL output, topk_ids not a host
+ * rank-2 int32/int64 contiguous tensor, e_global < 1 or e_local < 1, block_m < 1, more than
+ * 2^31 - 1 rows). */
+hum_status hum_moe_align_reference(const hum_tensor *topk_ids, const int32_t *expert_map, int32_t e_global,
+                                   int32_t e_local, int32_t block_m, int32_t *sorted, int32_t *expert_ids,
+                                   int32_t *offsets, int32_t *post_padded);
+
+/* The MoE layer (hum.h, HUM-SECTION moe) in float64, the reference the GPU forward is tested
+ * against: out[M][H] = sum over the slots j of token t whose expert is kept (as the layout
+ * above keeps it, e_global = opts->global_experts or w13's E) of topk_weights[t * top_k + j]
+ * * down_e(act(gate_up_e(hidden[t]))), each GEMM with its expert's bias, the activation as
+ * opts says (opts->experts is ignored: w13 and w2 are the experts the layer keeps, [E_local,
+ * ...]). hidden [M][H]; topk_ids a host int32 or int64 tensor [M, opts->top_k]; topk_weights
+ * float32 [M * top_k]; expert_map int32 [e_global] or NULL. A token with no kept expert gets 0.
+ * Errors: HUM_ERR_INVALID_ARG (NULL, weights that do not chain, topk_ids of another shape or
+ * type), those of hum_reference_gemm, HUM_ERR_OUT_OF_MEMORY. */
+hum_status hum_moe_reference(const hum_standard_weight *w13, const hum_standard_weight *w2,
+                             const hum_moe_options *opts, const double *hidden, const hum_tensor *topk_ids,
+                             const float *topk_weights, const int32_t *expert_map, double *out);
+
+/*
+ * A MoE layer described by a SPEC string, for `hum bench --moe`, `hum compile --moe` and tests:
+ * the keys of the gate/up projection as hum_layer_spec_parse reads them (n = 2I, or I for
+ * relu2; k = H; w, a, group, scale, global, zp, bias; not actorder), plus
+ *   e        experts (required, 1..4096)       topk   experts per token (required, <= e)
+ *   act      silu | swiglu_oai | relu2 | gelu (default silu)
+ *   gate_up  split | interleaved (default split)
+ *   gemm     indexed | grouped | masked: the expert GEMM type (default indexed)
+ * e.g. "e=128,topk=8,n=1536,k=2048,w=uint4,a=bfloat16,group=128". The down projection has
+ * n = H and k = I with the same types. Errors: HUM_ERR_INVALID_ARG naming the key and what it
+ * takes; HUM_ERR_UNSUPPORTED for actorder=1.
+ */
+enum { HUM_MOE_SPEC_MAX_EXPERTS = 4096 };
+typedef struct hum_moe_spec {
+    hum_layer_spec gate_up;  /* the gate/up projection of one expert */
+    int32_t experts, top_k;
+    int32_t activation;      /* hum_moe_activation */
+    int32_t gate_up_layout;  /* hum_moe_gate_up */
+    int32_t gemm_type;       /* hum_gemm_type: HUM_GEMM_MOE_INDEXED, _GROUPED_CONTIGUOUS or _GROUPED_MASKED */
+} hum_moe_spec;
+hum_status hum_moe_spec_parse(const char *spec, hum_moe_spec *out);
+/* The spec as text that hum_moe_spec_parse reads back. HUM_ERR_INVALID_ARG if cap is short. */
+hum_status hum_moe_spec_format(const hum_moe_spec *spec, char *out, size_t cap);
+/* The down projection of one expert of a spec: n = H, k = I, the gate/up projection's types. */
+void hum_moe_spec_down(const hum_moe_spec *spec, hum_layer_spec *down);
+/* Random expert weights for a spec: expert e of w13 is hum_layer_spec_weight's weight of the
+ * gate/up projection for seed + e, and likewise for w2 (another seed), stacked along E
+ * (release both with hum_standard_free). Errors: those of hum_layer_spec_weight. */
+hum_status hum_moe_spec_weights(const hum_moe_spec *spec, uint64_t seed, hum_standard_weight *w13,
+                                hum_standard_weight *w2);
+
+/* w13 [E, 2N, K] of a gated MoE layer from its gate and up projections [E, N, K]: per expert the
+ * gate rows, then the up rows, with their scales, zero points (integer ones repacked along N)
+ * and biases (HUM_MOE_GATE_UP_SPLIT); out is owned by the caller (hum_standard_free). Errors:
+ * HUM_ERR_INVALID_ARG (NULL, weights that hum_standard_validate refuses or without experts);
+ * HUM_ERR_UNSUPPORTED (the two differ in shape, dtypes, scales, zero-point kind, bias, global
+ * scales or act-order permutation, or block scales straddle the join); HUM_ERR_OUT_OF_MEMORY. */
+hum_status hum_moe_join_gate_up(const hum_standard_weight *gate, const hum_standard_weight *up,
+                                hum_standard_weight *out);
+/* What hum_moe_from_safetensors loads, as standard weights (owned by the caller: free both with
+ * hum_standard_free), and the options the layer is made with: opts with the experts already cut
+ * (experts NULL), the global experts of the checkpoint when opts leaves them 0, and
+ * HUM_MOE_GATE_UP_SPLIT for separate gate and up projections. For `hum run --check` and
+ * `hum demo --moe`, which need the weights for the float64 reference. Errors: those of
+ * hum_moe_from_safetensors but for hum_moe_from_standard's. */
+hum_status hum_moe_load_standard(hum_runtime *rt, const char *path, const char *name, const hum_moe_options *opts,
+                                 hum_standard_weight *w13, hum_standard_weight *w2, hum_moe_options *resolved);
 
 #ifndef HUM_CDEF
 #ifdef __cplusplus

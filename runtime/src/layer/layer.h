@@ -71,6 +71,7 @@ struct hum_layer {
     hum_kernel *permute;        /* act-order: kernels/prep/permute_a.cu */
     hum_workspace *workspace;   /* hum_layer_forward's own */
     double prepare_ms;
+    double plan_ms, context_ms, upload_ms, load_ms; /* hum_layer_prepare's phases (hum_layer_info) */
     double compile_ms;             /* hum_layer_compile only (a prepared layer's are its table's) */
     int32_t kernels_compiled, kernels_cached;
 };

@@ -74,6 +74,10 @@ hum_status hum_layer_get_info(const hum_layer *layer, hum_layer_info *out)
     }
     out->prepared = layer->prepared;
     out->prepare_ms = layer->prepare_ms;
+    out->plan_ms = layer->plan_ms;
+    out->context_ms = layer->context_ms;
+    out->upload_ms = layer->upload_ms;
+    out->load_ms = layer->load_ms;
     out->scale_exponent = layer->scale_exponent;
     out->out_factor = layer->out_factor;
     out->device_bytes = layer->buf.bytes + (layer->workspace ? layer->workspace->bytes : 0);

@@ -1,13 +1,16 @@
 /* Planning, in one pass: lua/hum/layer.lua derives the LayerConfig and asks the policy for its
  * M ranges and tunings; C fits each tuning to the layer, checking every rule once
  * (gemm_variant.c), and merges equal neighbours. Then compiling the planned kernels, and the two
- * public entry points built on them: hum_layer_prepare (GPU) and hum_layer_compile (CPU only). */
+ * public entry points built on them: hum_layer_prepare (GPU: the compiles and the weight upload
+ * side by side) and hum_layer_compile (CPU only). */
 #include "layer.h"
 
+#include "device.h"
 #include "gemm_variant.h"
 #include "internal.h"
 #include "lua_bridge.h"
 #include "runtime.h"
+#include "threadpool.h"
 #include "workspace.h"
 
 #include <stddef.h>
@@ -161,6 +164,58 @@ hum_status hum_layer_compile_entries(hum_runtime *rt, const hum_layer_plan *plan
     return HUM_OK;
 }
 
+/* The two halves of a prepare that need only the plan, run side by side: the dispatch
+ * entries' kernels compiled and loaded (task 0), and the weights taken to the GPU (task 1),
+ * whose NVRTC runs and context creation would otherwise wait for the compiles. */
+typedef struct prepare_tasks {
+    hum_layer *layer;
+    const hum_layer_plan *plan;
+    const hum_device_info *dev;
+    hum_dispatch_table *table;
+    hum_kernel *permute;
+    hum_layer_buffers buf;
+    double compile_ms;
+    int32_t compiled, cached;
+    hum_status status[2];
+    char *message[2]; /* the failing task's hum_last_error(), from its thread */
+} prepare_tasks;
+
+static hum_status compile_and_load(prepare_tasks *p)
+{
+    hum_jit_result results[HUM_LAYER_MAX_KERNELS];
+    memset(results, 0, sizeof results);
+    hum_status st = hum_layer_compile_entries(p->layer->rt, p->plan, results, &p->compile_ms, &p->compiled, &p->cached);
+    const double t0 = hum_layer_now_ms();
+    if (st == HUM_OK)
+        st = hum_dispatch_table_build(p->dev, p->plan, results, &p->table);
+    if (st == HUM_OK && hum_plan_permutes_a(p->plan))
+        st = hum_kernel_load(p->dev->ordinal, &results[p->plan->entry_count], 0, &p->permute);
+    p->layer->load_ms = hum_layer_now_ms() - t0;
+    for (int32_t i = 0; i < HUM_LAYER_MAX_KERNELS; i++)
+        hum_jit_result_free(&results[i]);
+    return st;
+}
+
+static hum_status upload(prepare_tasks *p)
+{
+    double t0 = hum_layer_now_ms();
+    hum_status st = hum_device_activate(p->dev->ordinal, NULL);
+    p->layer->context_ms = hum_layer_now_ms() - t0;
+    t0 = hum_layer_now_ms();
+    if (st == HUM_OK)
+        st = hum_layer_upload(p->layer, p->dev->ordinal, &p->buf);
+    p->layer->upload_ms = hum_layer_now_ms() - t0;
+    return st;
+}
+
+static void prepare_task(void *ctx, int32_t i)
+{
+    prepare_tasks *p = ctx;
+    p->status[i] = i == 0 ? compile_and_load(p) : upload(p);
+    if (p->status[i] != HUM_OK)
+        p->message[i] = strdup(hum_last_error());
+}
+
 hum_status hum_layer_prepare(hum_layer *layer)
 {
     if (!layer)
@@ -179,28 +234,22 @@ hum_status hum_layer_prepare(hum_layer *layer)
     plan.compute.gemm_type = layer->gemm_type;
     if ((st = hum_layer_plan_for(layer->rt, &dev, &plan.config, &plan.compute, 0, &plan)) != HUM_OK)
         return hum_fail_context(st, "hum_layer_prepare");
+    layer->plan_ms = hum_layer_now_ms() - t0;
 
-    hum_jit_result results[HUM_LAYER_MAX_KERNELS];
-    memset(results, 0, sizeof results);
-    double compile_ms = 0;
-    int32_t compiled = 0, cached = 0;
-    if ((st = hum_layer_compile_entries(layer->rt, &plan, results, &compile_ms, &compiled, &cached)) != HUM_OK)
-        return hum_fail_context(st, "hum_layer_prepare");
-    hum_dispatch_table *table = NULL;
-    hum_kernel *permute = NULL;
-    st = hum_dispatch_table_build(&dev, &plan, results, &table);
-    if (st == HUM_OK && hum_plan_permutes_a(&plan))
-        st = hum_kernel_load(dev.ordinal, &results[plan.entry_count], 0, &permute);
-    for (int32_t i = 0; i < HUM_LAYER_MAX_KERNELS; i++)
-        hum_jit_result_free(&results[i]);
+    layer->plan = plan; /* the upload reads the planned config */
+    prepare_tasks tasks = {.layer = layer, .plan = &plan, .dev = &dev};
+    hum_parallel_for(2, 2, prepare_task, &tasks);
+    /* the compile's error first, as when the upload waited for it */
+    const int failed = tasks.status[0] != HUM_OK ? 0 : tasks.status[1] != HUM_OK ? 1 : -1;
+    if (failed >= 0)
+        st = tasks.message[failed] ? hum_fail(tasks.status[failed], "%s", tasks.message[failed])
+                                   : hum_fail(HUM_ERR_OUT_OF_MEMORY, "hum_layer_prepare: out of memory");
+    free(tasks.message[0]);
+    free(tasks.message[1]);
+    hum_dispatch_table *table = tasks.table;
+    hum_kernel *permute = tasks.permute;
 
-    hum_layer_buffers buf;
-    memset(&buf, 0, sizeof buf);
     hum_workspace *ws = NULL;
-    if (st == HUM_OK) {
-        layer->plan = plan; /* the upload reads the planned config */
-        st = hum_layer_upload(layer, dev.ordinal, &buf);
-    }
     if (st == HUM_OK) {
         /* the own workspace: act-order rows up to 16 MiB, at least 256 */
         const int64_t rows = (16 << 20) / (2 * plan.config.k);
@@ -210,16 +259,16 @@ hum_status hum_layer_prepare(hum_layer *layer)
     if (st != HUM_OK) {
         hum_dispatch_table_free(table);
         hum_kernel_destroy(permute);
-        hum_layer_buffers_free(&buf);
+        hum_layer_buffers_free(&tasks.buf);
         memset(&layer->plan, 0, sizeof layer->plan);
         return hum_fail_context(st, "hum_layer_prepare");
     }
-    table->compile_ms = compile_ms;
-    table->kernels_compiled = compiled;
-    table->kernels_cached = cached;
+    table->compile_ms = tasks.compile_ms;
+    table->kernels_compiled = tasks.compiled;
+    table->kernels_cached = tasks.cached;
     layer->permute = permute;
     layer->workspace = ws;
-    layer->buf = buf;
+    layer->buf = tasks.buf;
     layer->a_vector = !plan.config.act_order && plan.config.k % 8 == 0; /* act-order: A goes to permute_a.cu */
     layer->prepared = 1;
     hum_standard_free(&layer->weight);

@@ -9,6 +9,7 @@
 #include "standard.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,9 +84,12 @@ typedef struct prep_kernels {
     hum_kernel *repack, *params;
 } prep_kernels;
 
-static hum_status load_prep_kernels(hum_runtime *rt, int32_t ordinal, const char *arch, prep_kernels *k)
+static hum_status load_prep_kernels(hum_runtime *rt, int32_t ordinal, const char *arch, int32_t bits,
+                                    prep_kernels *k)
 {
-    static const char *const names[2] = {"hum_repack_weight", "hum_prep_params"};
+    char repack[32];
+    snprintf(repack, sizeof repack, "hum_repack_weight<%d>", bits);
+    const char *const names[2] = {repack, "hum_prep_params"};
     hum_jit_request reqs[2];
     hum_jit_result res[2];
     memset(reqs, 0, sizeof reqs);
@@ -158,9 +162,9 @@ static hum_status prep_weight(const prep_kernels *k, int32_t ordinal, const hum_
         st = upload(ordinal, NULL, (size_t)(experts * words * 4), &buf->weight, &buf->bytes);
     for (int64_t e = 0; st == HUM_OK && e < experts; e++) {
         int64_t rw = row_words;
-        int n = (int)c->n, kk = (int)c->k, np = (int)c->padded_n, kp = (int)c->padded_k, bits = c->weight_bits;
+        int n = (int)c->n, kk = (int)c->k, np = (int)c->padded_n, kp = (int)c->padded_k;
         void *from = (char *)raw + e * src_bytes, *to = (char *)buf->weight + e * words * 4;
-        void *args[] = {&from, &rw, &n, &kk, &np, &kp, &bits, &to};
+        void *args[] = {&from, &rw, &n, &kk, &np, &kp, &to};
         hum_launch_config cfg = grid_for(c->padded_k / 16 * (c->padded_n / 64) * 32);
         st = hum_kernel_launch(k->repack, &cfg, args);
     }
@@ -231,7 +235,7 @@ hum_status hum_layer_upload(hum_layer *layer, int32_t ordinal, hum_layer_buffers
 
     prep_kernels k;
     memset(&k, 0, sizeof k);
-    if ((st = load_prep_kernels(layer->rt, ordinal, layer->plan.arch, &k)) != HUM_OK)
+    if ((st = load_prep_kernels(layer->rt, ordinal, layer->plan.arch, c->weight_bits, &k)) != HUM_OK)
         return st;
     memset(buf, 0, sizeof *buf);
     st = prep_weight(&k, ordinal, c, E, w, view.row_words, buf);

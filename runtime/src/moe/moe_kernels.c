@@ -1,0 +1,62 @@
+/* Compiling and launching the activation and the combine (moe_kernels.h). */
+#include "moe_kernels.h"
+
+#include "internal.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* Grid-stride kernels of 256 threads: enough CTAs to keep every SM's memory pipes busy
+ * (8 per SM), fewer when there is less work. */
+enum { THREADS = 256, CTAS_PER_SM = 8 };
+
+void hum_moe_kernel_requests(const hum_moe_shape *s, const char *arch, char *constants,
+                             hum_jit_request reqs[HUM_MOE_LAYER_KERNELS])
+{
+    snprintf(constants, HUM_MOE_CONSTANTS_CAP,
+             "#pragma once\n"
+             "namespace hum_cfg {\n"
+             "constexpr int kAct = %d;\n"
+             "constexpr bool kInterleaved = %s;\n"
+             "constexpr bool kBf16 = %s;\n"
+             "constexpr int kInter = %lld;\n"
+             "constexpr int kHidden = %lld;\n"
+             "}\n",
+             s->activation, s->interleaved ? "true" : "false", s->bf16 ? "true" : "false", (long long)s->intermediate,
+             (long long)s->hidden);
+    reqs[0] = (hum_jit_request){.source = "kernels/moe/act.cu", .constants = constants, .kernel_name = "hum_moe_act",
+                                .arch = arch};
+    reqs[1] = (hum_jit_request){.source = "kernels/moe/combine.cu", .constants = constants,
+                                .kernel_name = "hum_moe_combine", .arch = arch};
+}
+
+static uint32_t grid_for(int64_t work, int32_t sm_count)
+{
+    const int64_t ctas = (work + THREADS - 1) / THREADS, cap = (int64_t)sm_count * CTAS_PER_SM;
+    return (uint32_t)(ctas < 1 ? 1 : ctas < cap ? ctas : cap);
+}
+
+hum_status hum_moe_act_launch(const hum_kernel *k, struct CUstream_st *stream, int32_t sm_count, const void *in,
+                              void *out, const int32_t *sorted, const int32_t *post_padded, int64_t capacity,
+                              int64_t intermediate, int32_t routed, const hum_moe_options *o)
+{
+    float alpha = o->alpha, beta = o->beta, limit = o->limit;
+    void *args[] = {(void *)&in, &out, (void *)&sorted, (void *)&post_padded, &routed, &alpha, &beta, &limit};
+    hum_launch_config c = {.grid = {grid_for(capacity * ((intermediate + 7) / 8), sm_count), 1, 1},
+                           .block = {THREADS, 1, 1}, .stream = stream, .overlap_previous = 1};
+    return hum_kernel_launch(k, &c, args);
+}
+
+hum_status hum_moe_combine_launch(const hum_kernel *k, struct CUstream_st *stream, int32_t sm_count, int64_t hidden,
+                                  const hum_moe_combine_args *a)
+{
+    /* 16-byte stores need out and its row stride 16-byte aligned */
+    int32_t out_vec = ((uintptr_t)a->out % 16 == 0) && (a->ldo * 2) % 16 == 0;
+    void *args[] = {(void *)&a->y,     (void *)&a->ids,     (void *)&a->ids64, (void *)&a->map,
+                    (void *)&a->e_global, (void *)&a->e_local, (void *)&a->weights, (void *)&a->top_k,
+                    (void *)&a->m,     (void *)&a->out,     (void *)&a->ldo,   (void *)&a->accumulate,
+                    &out_vec};
+    hum_launch_config c = {.grid = {grid_for((int64_t)a->m * ((hidden + 7) / 8), sm_count), 1, 1},
+                           .block = {THREADS, 1, 1}, .stream = stream, .overlap_previous = 1};
+    return hum_kernel_launch(k, &c, args);
+}

@@ -1,0 +1,95 @@
+/* The MoE layer in float64 (hum_tools.h, hum_moe_reference): the independent reference the GPU
+ * forward is tested against. Tokens are grouped per expert so that each expert's weights are
+ * dequantized once per projection (hum_reference_gemm). */
+#include "hum/hum_tools.h"
+
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double activate(const hum_moe_options *o, double g, double u)
+{
+    switch (o->activation) {
+    case HUM_MOE_SILU:
+        return g / (1.0 + exp(-g)) * u;
+    case HUM_MOE_SWIGLU_OAI:
+        g = fmin(g, o->limit);
+        u = fmax(fmin(u, o->limit), -o->limit);
+        return g / (1.0 + exp(-(double)o->alpha * g)) * (u + o->beta);
+    case HUM_MOE_RELU2:
+        g = fmax(g, 0.0);
+        return g * g;
+    default:
+        return 0.5 * g * (1.0 + erf(g / sqrt(2.0))) * u;
+    }
+}
+
+hum_status hum_moe_reference(const hum_standard_weight *w13, const hum_standard_weight *w2,
+                             const hum_moe_options *opts, const double *hidden, const hum_tensor *topk_ids,
+                             const float *topk_weights, const int32_t *expert_map, double *out)
+{
+    if (!w13 || !w2 || !opts || !topk_ids || (topk_ids->shape[0] > 0 && (!hidden || !topk_weights || !out)))
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_reference: a NULL argument");
+    const int64_t E = w13->num_experts, H = w2->n, I = w2->k, N13 = w13->n;
+    const int64_t gated = opts->activation == HUM_MOE_RELU2 ? 1 : 2;
+    if (E < 1 || w2->num_experts != E || w13->k != H || N13 != gated * I)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_reference: w13 [%lld, %lld, %lld] and w2 [%lld, %lld, %lld] "
+                        "do not chain", (long long)E, (long long)N13, (long long)w13->k, (long long)w2->num_experts,
+                        (long long)H, (long long)I);
+    const int64_t M = topk_ids->shape[0], top_k = topk_ids->shape[1];
+    const int64_t e_global = opts->global_experts ? opts->global_experts : E;
+    if (topk_ids->rank != 2 || top_k != opts->top_k ||
+        (topk_ids->dtype != HUM_DTYPE_INT32 && topk_ids->dtype != HUM_DTYPE_INT64) || M < 0)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_reference: topk_ids must be int32 or int64 [M, %d]",
+                        opts->top_k);
+    if (M == 0)
+        return HUM_OK;
+    memset(out, 0, (size_t)(M * H) * sizeof *out);
+    int32_t *tok = malloc((size_t)(M * top_k) * sizeof *tok);
+    double *a = malloc((size_t)(M * top_k * (H > N13 ? H : N13)) * sizeof *a);
+    double *mid = malloc((size_t)(M * top_k * N13) * sizeof *mid);
+    double *act = malloc((size_t)(M * top_k * I) * sizeof *act);
+    double *y = malloc((size_t)(M * top_k * H) * sizeof *y);
+    hum_status st = tok && a && mid && act && y ? HUM_OK
+                                                : hum_fail(HUM_ERR_OUT_OF_MEMORY, "hum_moe_reference: scratch");
+    for (int64_t e = 0; st == HUM_OK && e < E; e++) {
+        /* the slots of expert e, in slot order */
+        int64_t n = 0;
+        for (int64_t s = 0; s < M * top_k; s++) {
+            const int64_t g = topk_ids->dtype == HUM_DTYPE_INT64 ? ((const int64_t *)topk_ids->data)[s]
+                                                                 : ((const int32_t *)topk_ids->data)[s];
+            const int64_t l = g < 0 || g >= e_global ? -1 : expert_map ? expert_map[g] : g;
+            if (l == e)
+                tok[n++] = (int32_t)s;
+        }
+        if (n == 0)
+            continue;
+        for (int64_t i = 0; i < n; i++)
+            memcpy(a + i * H, hidden + tok[i] / top_k * H, (size_t)H * sizeof *a);
+        if ((st = hum_reference_gemm(w13, e, a, n, mid)) != HUM_OK)
+            break;
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t j = 0; j < I; j++) {
+                const double *r = mid + i * N13;
+                const int inter = opts->gate_up == HUM_MOE_GATE_UP_INTERLEAVED;
+                act[i * I + j] = gated == 1 ? activate(opts, r[j], 0)
+                                            : activate(opts, r[inter ? 2 * j : j], r[inter ? 2 * j + 1 : I + j]);
+            }
+        if ((st = hum_reference_gemm(w2, e, act, n, y)) != HUM_OK)
+            break;
+        for (int64_t i = 0; i < n; i++) {
+            const double w = topk_weights[tok[i]];
+            double *o = out + tok[i] / top_k * H;
+            for (int64_t h = 0; h < H; h++)
+                o[h] += w * y[i * H + h];
+        }
+    }
+    free(tok);
+    free(a);
+    free(mid);
+    free(act);
+    free(y);
+    return st == HUM_OK ? HUM_OK : hum_fail_context(st, "hum_moe_reference");
+}

@@ -1,0 +1,56 @@
+/* Every MoE kernel variant compiled by NVRTC for every arch from sm_75 to sm_90a, as a layer's
+ * prepare would ask for it: the routing layout (kernels/moe/align.cu, one set for all layers),
+ * and the activation and combine of each activation function, gate/up layout and activation
+ * dtype (kernels/moe/act.cu, combine.cu; bfloat16 from sm_80 on, as layers allow). */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
+#include "hum/hum_tools.h"
+#include "jit.h"
+#include "moe_align.h"
+#include "moe_kernels.h"
+#include "quant_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_REQS = 64 };
+
+int main(void)
+{
+    static const char *const archs[] = {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90a"};
+    char dir[] = "/tmp/hum-moe-kernels-XXXXXX";
+    if (!QUANT_CHECK(mkdtemp(dir) != NULL, "temp dir"))
+        return quant_test_result("test_moe_kernels");
+    static char constants[MAX_REQS][HUM_MOE_CONSTANTS_CAP];
+    hum_jit_request reqs[MAX_REQS];
+    hum_jit_result res[MAX_REQS];
+    int total = 0;
+    for (size_t a = 0; a < sizeof archs / sizeof archs[0]; a++) {
+        int n = 0;
+        hum_moe_align_requests(archs[a], reqs);
+        n += HUM_MOE_ALIGN_KERNELS;
+        for (int bf16 = 0; bf16 <= (strcmp(archs[a], "sm_75") ? 1 : 0); bf16++)
+            for (int act = HUM_MOE_SILU; act <= HUM_MOE_GELU; act++)
+                for (int inter = 0; inter <= (act == HUM_MOE_RELU2 ? 0 : 1); inter++) {
+                    /* odd sizes take the element-by-element paths, multiples of 8 the vector ones */
+                    const hum_moe_shape s = {act, inter, bf16, inter ? 2048 : 100, inter ? 768 : 36};
+                    hum_jit_request two[HUM_MOE_LAYER_KERNELS];
+                    hum_moe_kernel_requests(&s, archs[a], constants[n], two);
+                    reqs[n++] = two[0];
+                    if (act == HUM_MOE_SILU) /* the combine reads kBf16 and kHidden only */
+                        reqs[n++] = two[1];
+                }
+        memset(res, 0, sizeof res);
+        QUANT_CHECK(hum_jit_compile_many(dir, reqs, n, res, 0) == HUM_OK, "%s: %s", archs[a], hum_last_error());
+        for (int i = 0; i < n; i++) {
+            QUANT_CHECK(res[i].cubin_size > 0, "%s for %s: no cubin", reqs[i].kernel_name, archs[a]);
+            hum_jit_result_free(&res[i]);
+        }
+        total += n;
+    }
+    printf("  %d MoE kernels compiled\n", total);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    QUANT_CHECK(system(cmd) == 0, "%s", cmd);
+    return quant_test_result("test_moe_kernels");
+}
