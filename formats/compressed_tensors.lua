@@ -301,7 +301,9 @@ local function plan(ck, qc, layer)
   local actorder = a.actorder
   if actorder == true or actorder == "group" or actorder == "dynamic" then
     if p.strategy ~= "group" then ck:fail("actorder \"group\" needs the group strategy") end
-    p.g_idx = ck:expect(ck:tensor(layer .. ".weight_g_idx"), "I32", { p.k })
+    -- stacked experts: one g_idx per expert ([E, K]), or one for all ([K])
+    local g = ck:tensor(layer .. ".weight_g_idx")
+    p.g_idx = ck:expect(g, "I32", (p.experts > 0 and #g.shape == 2) and { p.experts, p.k } or { p.k })
   end
   p.act = activation_scheme(ck, sc.input, p, layer)
   return p
@@ -315,15 +317,29 @@ end
 
 local scale_names = { tensor = "tensor", channel = "channel", group = "group", tensor_group = "group+tensor" }
 
--- k_perm from weight_g_idx; compressed-tensors initialises it to -1, and a -1 left means no
+-- k_perm from weight_g_idx, a table of one per expert (0..E-1; one for a dense layer), or nil
+-- when no expert reorders; compressed-tensors initialises it to -1, and a -1 left means no
 -- reorder (checkpoint-formats.md 3.2).
 local function act_order(scope, ck, p)
   if not p.g_idx then return nil end
+  local rows = #p.g_idx.shape == 2 and p.experts or 1
   local lo, hi = ffi.new("int64_t[1]"), ffi.new("int64_t[1]")
-  local g = scope:copy(p.g_idx.data, p.g_idx.nbytes)
-  hum.check(C.hum_host_int_range(g, C.HUM_DTYPE_INT32, p.k, lo, hi))
-  if hi[0] == -1 then return nil end
-  return scope:group_order(g, p.k, p.group_size, ck.path .. ": " .. p.g_idx.name)
+  local perms, any = {}, false
+  for e = 0, math.max(1, p.experts) - 1 do
+    local g = scope:copy(ffi.cast("const uint8_t *", p.g_idx.data) + 4 * p.k * (rows > 1 and e or 0), 4 * p.k)
+    hum.check(C.hum_host_int_range(g, C.HUM_DTYPE_INT32, p.k, lo, hi))
+    local perm = hi[0] ~= -1 and
+      scope:group_order(g, p.k, p.group_size, string.format("%s: %s%s", ck.path, p.g_idx.name,
+        rows > 1 and string.format("[%d]", e) or "")) or nil
+    if not perm then
+      perm = scope:buffer("int32_t", p.k)
+      for j = 0, p.k - 1 do perm[j] = j end
+    else
+      any = true
+    end
+    perms[e] = perm
+  end
+  return any and perms or nil
 end
 
 function M.describe(ck, qc, layer)
@@ -409,18 +425,33 @@ local function zero_codes(scope, ck, p)
   return codes
 end
 
-local function convert(scope, ck, p, out)
+-- Expert parallelism: the kept experts' slices of every per-expert tensor.
+local function take_experts(scope, ck, p, keep)
+  local ids = keep(p.experts)
+  for _, f in ipairs({ "weight", "scale", "zero_point", "global", "g_idx" }) do
+    local t = p[f]
+    if t and not (f == "g_idx" and #t.shape == 1) then
+      if t.shape[1] ~= p.experts then
+        ck:fail(string.format("%s has %d leading entries, expected one per expert (%d)", t.name, t.shape[1], p.experts))
+      end
+      p[f] = scope:take_experts(t, ids)
+    end
+  end
+  p.experts = #ids + 1
+end
+
+local function convert(scope, ck, p, out, keep)
+  if keep and p.experts > 0 then take_experts(scope, ck, p, keep) end
   local bits = p.type == "float" and (p.bits == 4 and 4 or 8) or p.bits
   cv.begin(out, { n = p.n, k = p.k, experts = p.experts, weight_dtype = weight_dtype(p), param_dtype = param_dtype(ck, p) })
   if p.type == "float" then
     cv.set_weight_bytes(out, p.weight.data, p.weight.shape[#p.weight.shape], bits)
   else
     local codes = int_codes(scope, ck, p)
-    local perm = act_order(scope, ck, p)
-    if perm then
-      if p.experts > 0 then ck:fail("act-order on stacked experts is not convertible (one k_perm per layer)") end
-      codes = scope:gather_columns(codes, p.n, p.k, perm, 1)
-      cv.set_k_perm(out, perm)
+    local perms = act_order(scope, ck, p)
+    if perms then
+      codes = scope:gather_columns(codes, p.n, p.k, perms, 1)
+      cv.set_k_perm(out, perms)
     end
     cv.set_weight_codes(out, codes, bits)
     if not p.sym then cv.set_zero_codes(out, zero_codes(scope, ck, p), p.groups, bits) end
@@ -429,7 +460,7 @@ local function convert(scope, ck, p, out)
   cv.set_activation(out, p.act)
 end
 
-function M.load(ck, qc, layer, out)
+function M.load(ck, qc, layer, out, keep)
   if type(qc.transform_config) == "table" and next(qc.transform_config) ~= nil then
     hum.fail("HUM_ERR_UNSUPPORTED", ck.path .. ": compressed-tensors transform_config (rotations) is not supported", 0)
   end
@@ -438,7 +469,9 @@ function M.load(ck, qc, layer, out)
     hum.fail("HUM_ERR_UNSUPPORTED", ck.path .. ": quantization_status \"" .. tostring(status) ..
       "\": only compressed checkpoints hold quantized weights", 0)
   end
-  cv.run(convert, ck, plan(ck, qc, layer), out)
+  local p = plan(ck, qc, layer)
+  cv.run(convert, ck, p, out, keep)
+  return keep ~= nil and p.experts > 0
 end
 
 

@@ -48,7 +48,13 @@ end
 
 local bias_dtypes = { BF16 = "bfloat16", F16 = "float16", F32 = "float32" }
 
-local function convert(scope, p, out)
+local function convert(scope, p, out, keep)
+  if keep and p.experts > 0 then -- expert parallelism: only the kept experts' slices are read
+    local ids = keep(p.experts)
+    p.blocks, p.scales = scope:take_experts(p.blocks, ids), scope:take_experts(p.scales, ids)
+    if p.bias then p.bias = scope:take_experts(p.bias, ids) end
+    p.experts = #ids + 1
+  end
   cv.begin(out, { n = p.n, k = p.k, experts = p.experts, weight_dtype = cv.dtype("float4_e2m1"),
     param_dtype = cv.dtype("bfloat16") })
   -- Each row's K/32 blocks of 16 bytes are already the LSB-first e2m1 stream along K.
@@ -57,8 +63,10 @@ local function convert(scope, p, out)
   if p.bias then cv.set_bias(out, scope, p.bias.data, cv.dtype(bias_dtypes[p.bias.dtype_name])) end
 end
 
-function M.load(ck, _, layer, out)
-  cv.run(convert, plan(ck, layer), out)
+function M.load(ck, _, layer, out, keep)
+  local p = plan(ck, layer)
+  cv.run(convert, p, out, keep)
+  return keep ~= nil and p.experts > 0
 end
 
 return M

@@ -1,4 +1,7 @@
-// Act-order preprocessing, once per forward: out[r][j] = a[r][perm[j]] for r < m, j < k.
+// Act-order preprocessing, once per forward: out[r][j] = a[r][perm[j]] for r < m, j < k, and 0
+// where perm[j] is -1 (a padding column of an act-order row shard: its weights are zero, and a
+// zero here keeps an Inf or NaN elsewhere in A out of it). k is the stored K', A's rows may be
+// narrower.
 //
 // The prepared weights of an act-order layer are stored in permuted K order, so once A's columns
 // are gathered into that order the GEMM runs its contiguous A loads (cp.async 16-byte chunks,
@@ -45,7 +48,7 @@ hum_permute_a(const u16 *__restrict__ a, i64 lda, const int *__restrict__ perm, 
         u16 v[8];
 #pragma unroll
         for (int i = 0; i < 8; ++i)
-            v[i] = __ldg(src + col[i]);
+            v[i] = col[i] < 0 ? u16(0) : __ldg(src + col[i]);
         if (whole) {
             const u32 w0 = v[0] | static_cast<u32>(v[1]) << 16, w1 = v[2] | static_cast<u32>(v[3]) << 16;
             const u32 w2 = v[4] | static_cast<u32>(v[5]) << 16, w3 = v[6] | static_cast<u32>(v[7]) << 16;

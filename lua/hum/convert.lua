@@ -77,10 +77,16 @@ function Scope:transpose(src, b, r, c, elem)
   return dst
 end
 
--- dst[row][j] = src[row][index[j]] for a [rows][cols] array of `elem`-byte elements.
+-- dst[row][j] = src[row][index[j]] for a [rows][cols] array of `elem`-byte elements; `index` is
+-- one array, or a table of one per block of `rows` rows (experts 0..E-1 of an [E][rows][cols]).
 function Scope:gather_columns(src, rows, cols, index, elem)
-  local dst = self:buffer("uint8_t", math.max(1, rows * cols * elem))
-  hum.check(C.hum_host_gather_columns(src, dst, rows, cols, cols, index, elem), "permuting columns")
+  local blocks = type(index) == "table" and #index + 1 or 1
+  local dst = self:buffer("uint8_t", math.max(1, blocks * rows * cols * elem))
+  local size = rows * cols * elem
+  for b = 0, blocks - 1 do
+    hum.check(C.hum_host_gather_columns(ffi.cast("const uint8_t *", src) + b * size, dst + b * size, rows, cols, cols,
+      blocks > 1 and index[b] or (type(index) == "table" and index[0] or index), elem), "permuting columns")
+  end
   return dst
 end
 
@@ -89,6 +95,21 @@ function Scope:copy(src, count)
   local dst = self:buffer("uint8_t", math.max(1, count))
   ffi.copy(dst, src, count)
   return dst
+end
+
+-- Checkpoint tensor `t` (a table of lua/hum/checkpoint.lua) whose leading dimension is E, with
+-- only the experts ids[0..] in that order: a copy in scratch memory (same fields).
+function Scope:take_experts(t, ids)
+  local slice = t.nbytes / t.shape[1]
+  local count = #ids + 1
+  local data = self:buffer("uint8_t", math.max(1, count * slice))
+  for i = 0, count - 1 do
+    ffi.copy(data + i * slice, ffi.cast("const uint8_t *", t.data) + ids[i] * slice, slice)
+  end
+  local shape = { count }
+  for d = 2, #t.shape do shape[d] = t.shape[d] end
+  return { name = t.name, dtype_name = t.dtype_name, dtype = t.dtype, shape = shape, data = data,
+    nbytes = count * slice, file = t.file }
 end
 
 -- Throws unless every value of a uint8/int8/int32 array lies in [lo, hi].
@@ -229,10 +250,13 @@ function M.set_bias(out, scope, src, dtype)
   hum.check(C.hum_dtype_from_float(out.param_dtype, f, count, data), "converting the bias")
 end
 
+-- k_perm: one permutation of K for a dense layer, or a table of one per expert (0..E-1) ([E, K]).
 function M.set_k_perm(out, perm)
   local k = tonumber(out.k)
-  local data = alloc(out.k_perm, C.HUM_DTYPE_INT32, { k })
-  ffi.copy(data, perm, 4 * k)
+  local data = ffi.cast("uint8_t *", alloc(out.k_perm, C.HUM_DTYPE_INT32, lead(out, { k })))
+  for e = 0, experts(out) - 1 do
+    ffi.copy(data + 4 * k * e, type(perm) == "table" and perm[e] or perm, 4 * k)
+  end
 end
 
 return M

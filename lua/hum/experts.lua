@@ -2,15 +2,14 @@
 -- "model.layers.0.block_sparse_moe.experts.3.w1", Qwen/DeepSeek "mlp.experts.3.gate_proj")
 -- become one MoE layer named with a "*" in place of the expert index
 -- ("model.layers.0.block_sparse_moe.experts.*.w1"): the experts are converted one by one and
--- stacked along a leading E dimension of every standard tensor (hum.h: "([E,] ...)").
+-- stacked along a leading E dimension of every standard tensor (hum.h: "([E,] ...)"), act-order
+-- experts each with their own k_perm row (GPTQModel desc_act writes a g_idx per expert).
 
 local ffi = require("ffi")
 local hum = require("hum")
 
 local C = hum.C
 local M = {}
-
-pcall(ffi.cdef, "int memcmp(const void *a, const void *b, size_t n);")
 
 -- names -> the sorted list with every complete expert set (indices 0..E-1, E >= 2) replaced by
 -- its "*" name, and a table "*" name -> {member names by index 0..E-1}.
@@ -51,9 +50,14 @@ end
 local function bytes(t) return numel(t) * C.hum_dtype_code_size(t.dtype) end
 
 local header_fields = { "n", "k", "weight_dtype", "param_dtype", "scale_type", "group_size", "group_size_n",
-  "scale_dtype", "has_zero_point", "zero_point_is_float" }
+  "scale_dtype", "has_zero_point", "zero_point_is_float", "act_dtype", "act_scale", "act_group" }
 
--- Fills `out` with the experts in `parts` (dense standard weights) stacked along E.
+local stacked_fields = { "weight", "scale", "zero_point", "bias", "global_scale", "input_scale", "k_perm" }
+local per_expert_scalar = { global_scale = true, input_scale = true } -- (1) per expert becomes (E)
+
+-- Fills `out` with the experts in `parts` (dense standard weights) stacked along E: every tensor
+-- gains the leading E (a global or input scale (1) becomes (E)); act-order keeps each expert's own k_perm
+-- ([E, K]; an expert whose g_idx needed no reorder gets the identity row).
 local function stack(name, parts, out)
   local first = parts[0]
   local count = #parts + 1
@@ -64,57 +68,71 @@ local function stack(name, parts, out)
           "experts stack only when quantized alike", name, e, f, tostring(parts[e][f]), tostring(first[f])), 0)
       end
     end
-    local a, b = parts[e].k_perm, first.k_perm
-    if (a.data == nil) ~= (b.data == nil) or (a.data ~= nil and ffi.C.memcmp(a.data, b.data, bytes(a)) ~= 0) then
-      hum.fail("HUM_ERR_UNSUPPORTED", string.format("layer %s: expert %d has a different act-order permutation " ..
-        "than expert 0 (the standard weight holds one k_perm per layer)", name, e), 0)
-    end
   end
   for _, f in ipairs(header_fields) do out[f] = first[f] end
   out.num_experts = count
-  for _, field in ipairs({ "weight", "scale", "zero_point", "bias", "global_scale" }) do
-    local t = first[field]
-    if t.data ~= nil then
+  for _, field in ipairs(stacked_fields) do
+    local have, missing = nil, nil
+    for e = 0, count - 1 do
+      if parts[e][field].data ~= nil then have = have or e else missing = missing or e end
+    end
+    if have and missing and field ~= "k_perm" then
+      hum.fail("HUM_ERR_UNSUPPORTED", string.format("layer %s: expert %d has no %s but expert %d has one: " ..
+        "experts stack only when quantized alike", name, missing, field, have), 0)
+    end
+    if have then
+      local t = parts[have][field]
       local shape = ffi.new("int64_t[4]")
       local rank = t.rank
-      if field == "global_scale" then
-        shape[0] = count -- (1) per expert becomes (E)
-      else
-        shape[0] = count
+      shape[0] = count
+      if not per_expert_scalar[field] then
         for d = 0, t.rank - 1 do shape[d + 1] = t.shape[d] end
         rank = t.rank + 1
       end
       hum.check(C.hum_host_tensor_alloc(out[field], t.dtype, rank, shape), "stacking experts of " .. name)
       local size = bytes(t)
       for e = 0, count - 1 do
-        ffi.copy(ffi.cast("uint8_t *", out[field].data) + e * size, parts[e][field].data, size)
+        local dst = ffi.cast("uint8_t *", out[field].data) + e * size
+        if parts[e][field].data ~= nil then
+          ffi.copy(dst, parts[e][field].data, size)
+        else
+          local row = ffi.cast("int32_t *", dst)
+          for j = 0, tonumber(first.k) - 1 do row[j] = j end
+        end
       end
     end
   end
-  if first.k_perm.data ~= nil then
-    local shape = ffi.new("int64_t[1]", first.k)
-    hum.check(C.hum_host_tensor_alloc(out.k_perm, C.HUM_DTYPE_INT32, 1, shape))
-    ffi.copy(out.k_perm.data, first.k_perm.data, bytes(first.k_perm))
-  end
 end
 
--- The members an expert map keeps: ids[0..count) (expert indices of the set, no repeats), as a
--- set indexed 0..count-1 in that order; HUM_ERR_INVALID_ARG naming a bad id.
-function M.select(name, members, ids, count)
-  local total = #members + 1
+-- The expert ids a shard keeps (hum_shard.experts), checked against a layer of `total` experts:
+-- a list indexed 0..count-1 in the shard's order; HUM_ERR_INVALID_ARG naming a bad id.
+function M.ids(name, shard, total)
+  local count = tonumber(shard.expert_count)
   if count < 1 or count > total then
     hum.fail("HUM_ERR_INVALID_ARG", string.format("layer %s: expert_count %d (expected 1..%d)", name, count, total), 0)
   end
   local out, seen = {}, {}
   for i = 0, count - 1 do
-    local id = ids[i]
+    local id = shard.experts[i]
     if id < 0 or id >= total or seen[id] then
       hum.fail("HUM_ERR_INVALID_ARG", string.format("layer %s: experts[%d] = %d is %s (the layer has experts 0..%d)",
         name, i, id, (id < 0 or id >= total) and "out of range" or "a repeat", total - 1), 0)
     end
     seen[id] = true
-    out[i] = members[id]
+    out[i] = id
   end
+  return out
+end
+
+-- For a fused 3-D layer: a function total -> the ids (M.ids) a format calls once it knows E.
+function M.keeper(name, shard)
+  return function(total) return M.ids(name, shard, total) end
+end
+
+-- The members an expert map keeps, as a set indexed 0..count-1 in the shard's order.
+function M.select(name, members, shard)
+  local out = {}
+  for i, id in pairs(M.ids(name, shard, #members + 1)) do out[i] = members[id] end
   return out
 end
 

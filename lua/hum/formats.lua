@@ -11,9 +11,12 @@
 -- When two files describe the same checkpoint, any key they share must agree.
 --
 -- Per-expert modules are listed and loadable as one MoE layer (lua/hum/experts.lua); a load
--- with a shard that lists experts converts only those modules (hum_layer_load_shard).
+-- with a shard that lists experts converts only those modules (hum_layer_load_shard), and only
+-- those experts of fused 3-D expert tensors.
 -- Each formats/<name>.lua returns { names = f(ck, cfg) -> sorted layer names,
--- describe = f(ck, cfg, name) -> summary table, load = f(ck, cfg, name, out) }.
+-- describe = f(ck, cfg, name) -> summary table, load = f(ck, cfg, name, out, keep) }; `keep`
+-- (nil, or an expert_select from lua/hum/experts.lua) selects the experts of a fused layer, and
+-- load returns true when it kept only those.
 
 local ffi = require("ffi")
 local hum = require("hum")
@@ -175,7 +178,7 @@ function M.load(_, call)
     local members = sets[name]
     local shard = call.shard
     if shard ~= nil and shard.experts ~= nil then -- expert parallelism: convert the local experts only
-      members = experts.select(name, members, shard.experts, tonumber(shard.expert_count))
+      members = experts.select(name, members, shard)
       call.experts_kept = 1
     end
     experts.load(name, members, function(member, w) fmt.load(ck, cfg, member, w) end, call.weight)
@@ -189,7 +192,9 @@ function M.load(_, call)
     ck:fail(string.format("no quantized layer \"%s\" (it has %d%s%s)", name, #names,
       #names > 0 and ", e.g. " or "", table.concat(some, ", ")))
   end
-  fmt.load(ck, cfg, name, call.weight)
+  local shard = call.shard
+  local keep = shard ~= nil and shard.experts ~= nil and experts.keeper(name, shard) or nil
+  if fmt.load(ck, cfg, name, call.weight, keep) == true then call.experts_kept = 1 end
 end
 
 return M

@@ -77,6 +77,21 @@ class Shard:
         self.dim, self.rank, self.world = dim, int(rank), int(world)
         self.experts = None if experts is None else [int(x) for x in experts]
 
+    @classmethod
+    def from_expert_map(cls, expert_map, dim=None, rank=0, world=1):
+        """The Shard that keeps the experts an expert map makes local: expert_map[g] is global
+        expert g's local index on this rank or -1 (the map a MoE forward takes); the local
+        indices must be 0 .. L-1, each once."""
+        local = {}
+        for g, x in enumerate(int(v) for v in expert_map):
+            if x >= 0:
+                if x in local:
+                    raise ValueError("expert_map: experts %d and %d both map to local %d" % (local[x], g, x))
+                local[x] = g
+        if sorted(local) != list(range(len(local))) or not local:
+            raise ValueError("expert_map: local indices %s (expected 0 .. L-1, L >= 1)" % sorted(local))
+        return cls(dim, rank, world, experts=[local[x] for x in range(len(local))])
+
     def _c(self):
         """(hum_shard, the expert id array it points to: keep it alive during the call)."""
         s = T["hum_shard"]()
@@ -143,6 +158,16 @@ class StandardWeight:
         out = StandardWeight._new()
         s, ids = shard._c()
         _check(F["hum_standard_shard"](ctypes.byref(self._w), ctypes.byref(s), ctypes.byref(out._w)), "%r" % (shard,))
+        return out
+
+    @staticmethod
+    def concat(parts):
+        """The parts stacked along N (rows of part 0, then part 1, ...; per expert): a MoE w13 from
+        gate_proj and up_proj, gate first. hum.h, hum_standard_concat, gives the rules."""
+        parts = list(parts)
+        arr = (T["hum_standard_weight"] * len(parts))(*[p._w for p in parts])
+        out = StandardWeight._new()
+        _check(F["hum_standard_concat"](arr, len(parts), ctypes.byref(out._w)), "concat")
         return out
 
     def dequant(self, expert=0):

@@ -46,7 +46,7 @@ typedef struct hum_tuning { int64_t m_min, m_max; int32_t block_m; int32_t block
 typedef struct hum_layer_info { hum_layer_config config; int32_t prepared; int32_t entry_count; hum_tuning entries[8];
     char policy_name[64]; char arch[16]; double prepare_ms; double compile_ms; int32_t kernels_compiled;
     int32_t kernels_cached; int32_t scale_exponent; float out_factor; int64_t device_bytes; uint64_t generation;
-    double plan_ms; double context_ms; double upload_ms; double load_ms; } hum_layer_info;
+    double plan_ms; double context_ms; double upload_ms; double load_ms; int64_t input_k; } hum_layer_info;
 typedef struct hum_layer_summary { char name[512]; char format[64]; hum_dtype weight_dtype; int32_t bits;
     char scale[32]; int64_t group_size; int32_t symmetric; int32_t act_order; int64_t n, k, num_experts;
     char activations[32]; char error[512]; }
@@ -79,6 +79,7 @@ const char *hum_runtime_policy_origin(const hum_runtime *rt, int32_t i);
 void hum_standard_free(hum_standard_weight *w);
 hum_status hum_standard_validate(const hum_standard_weight *w);
 hum_status hum_standard_shard(const hum_standard_weight *w, const hum_shard *shard, hum_standard_weight *out);
+hum_status hum_standard_concat(const hum_standard_weight *parts, int32_t count, hum_standard_weight *out);
 hum_status hum_reference_dequant(const hum_standard_weight *w, int64_t expert, double *out);
 hum_status hum_reference_gemm(const hum_standard_weight *w, int64_t expert, const double *a, int64_t m, double *c);
 hum_status hum_quantize_reference(const float *w, int64_t n, int64_t k, const hum_quant_spec *spec,

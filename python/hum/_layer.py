@@ -33,7 +33,7 @@ class Layer:
         self._runtime = runtime
         self._h = handle
         info = self._info()
-        self.n, self.k = info.config.n, info.config.k
+        self.n, self.k = info.config.n, info.input_k  # A's columns (config.k: the GEMM's, padding included)
         self.activation = dtype_name(info.config.a_dtype)
         self._dtype = info.config.a_dtype
         # Reused by every forward: the call fills data, shape and strides in place.
@@ -81,7 +81,7 @@ class Layer:
         for e in i.entries[: i.entry_count]:
             tile = "%dx%dx%d/%d%s" % (e.block_m, e.block_n, e.block_k, e.stages, " wgmma" if e.kernel else "")
             ranges.append((e.m_min, e.m_max, tile))
-        return {"n": i.config.n, "k": i.config.k, "activation": dtype_name(i.config.a_dtype),
+        return {"n": i.config.n, "k": i.input_k, "activation": dtype_name(i.config.a_dtype),
                 "weight": dtype_name(i.config.weight_dtype), "act_order": bool(i.config.act_order),
                 "prepared": bool(i.prepared), "policy": i.policy_name.decode(), "arch": i.arch.decode(),
                 "ranges": ranges, "prepare_ms": i.prepare_ms, "compile_ms": i.compile_ms,

@@ -21,18 +21,19 @@ def _host_array(np, x, dt):
 
 def quantize(w, weight="uint4", group_size=128, zero_point=None, param="float16", scale="group", scale_dtype=None,
              bias=None, k_perm=None, group_size_n=0):
-    """hum_quantize_reference of float weights w [N, K] (numpy or torch): a StandardWeight.
+    """hum_quantize_reference of float weights w [N, K] (or [E, N, K]: E experts; numpy or torch): a StandardWeight.
     weight: "uint1".."uint8" or a float of <= 8 bits ("e4m3", "e2m1", ...); scale: "channel",
     "group", "block", "tensor" or "group+tensor"; zero_point None, "int" or "float"; k_perm:
     act-order permutation (stored column j is column k_perm[j] of w)."""
     np = _np()
     a = _host_array(np, w, np.float32)
-    if a.ndim != 2:
-        raise ValueError("quantize: w has shape %s, expected [N, K]" % (a.shape,))
+    if a.ndim not in (2, 3):
+        raise ValueError("quantize: w has shape %s, expected [N, K] or [E, N, K]" % (a.shape,))
     if scale not in _SCALES or zero_point not in _ZEROS:
         raise ValueError("quantize: scale %r (one of %s), zero_point %r (None, 'int', 'float')"
                          % (scale, sorted(_SCALES), zero_point))
     spec = T["hum_quant_spec"]()
+    spec.num_experts = a.shape[0] if a.ndim == 3 else 0
     spec.weight_dtype = dtype(weight)
     spec.param_dtype = dtype(param)
     spec.scale_type = K[_SCALES[scale]]
@@ -50,7 +51,7 @@ def quantize(w, weight="uint4", group_size=128, zero_point=None, param="float16"
         keep.append(p)
         spec.k_perm = p.ctypes.data_as(ctypes.POINTER(ctypes.c_int32))
     out = StandardWeight._new()
-    _check(F["hum_quantize_reference"](a.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), a.shape[0], a.shape[1],
+    _check(F["hum_quantize_reference"](a.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), a.shape[-2], a.shape[-1],
                                        ctypes.byref(spec), ctypes.byref(out._w)), "quantize")
     return out
 

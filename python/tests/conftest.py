@@ -58,8 +58,7 @@ def moe_dir(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def moe_mixed_dir(tmp_path_factory):
-    """Four experts, expert 2 alone with act-order: the set does not stack as a whole (one k_perm
-    per layer), but any shard of experts that leaves out 2, or holds 2 alone, does."""
+    """Four experts, expert 2 alone with act-order: the others stack with identity k_perm rows."""
     d = tmp_path_factory.mktemp("moe-mixed")
     perm = np.random.default_rng(3).permutation(256).astype(np.int32)
     layers = {"model.layers.0.mlp.experts.%d.down_proj" % e: hum.quantize(

@@ -78,11 +78,27 @@ def test_row_shards(rt, gptq_dir, world):
     np.testing.assert_allclose(total, full.reference_gemm(a), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("world", [2, 4, 8])
+def test_act_order_row_shards(rt, gptq_dir, world):
+    """Act-order groups scattered over K: each rank keeps its columns' groups (padded runs), so its
+    dequantized weight is the full one's column slice and the GEMMs sum to the full one."""
+    full = rt.load_standard(gptq_dir, LAYERS[1])
+    assert full.act_order
+    a = np.random.default_rng(4).standard_normal((3, K))
+    total = np.zeros((3, N))
+    for r in range(world):
+        part = rt.load_standard(gptq_dir, LAYERS[1], shard=hum.Shard("row", r, world))
+        cols = slice(r * K // world, (r + 1) * K // world)
+        assert (part.n, part.k, part.act_order) == (N, K // world, True)
+        np.testing.assert_array_equal(part.dequant(), full.dequant()[:, cols])
+        total += part.reference_gemm(a[:, cols])
+    np.testing.assert_allclose(total, full.reference_gemm(a), rtol=1e-12, atol=1e-12)
+    layer = rt.layer_from_checkpoint(gptq_dir, LAYERS[1], shard=hum.Shard("row", 1, world), prepare=False)
+    assert layer.k == K // world and layer.info["k"] == K // world
+
+
 def test_row_shard_refusals(rt, gptq_dir):
-    """Act-order groups scattered over K cannot be split along K; nor can a group of 128 over 8 ranks."""
-    with pytest.raises(hum.HumError) as e:
-        rt.load_standard(gptq_dir, LAYERS[1], shard=hum.Shard("row", 0, 2))
-    assert e.value.status == "HUM_ERR_UNSUPPORTED" and "act-order" in e.value.message
+    """A group of 128 cannot be split over 8 ranks without act-order."""
     with pytest.raises(hum.HumError, match="whole groups"):
         rt.load_standard(gptq_dir, LAYERS[0], shard=hum.Shard("row", 0, 8))
     with pytest.raises(hum.HumError, match="not a multiple of world 3"):
@@ -91,6 +107,21 @@ def test_row_shard_refusals(rt, gptq_dir):
         rt.load_standard(gptq_dir, LAYERS[0], shard=hum.Shard("column", 2, 2))
     with pytest.raises(ValueError):
         hum.Shard("diagonal")
+
+
+def test_concat_gate_up(rt):
+    """w13 of a MoE layer from gate and up stacked along N, per expert; parts that differ raise."""
+    rng = np.random.default_rng(5)
+    gate, up = (hum.quantize(rng.standard_normal((3, 64, 128)).astype(np.float32) * 0.05, weight="uint4",
+                             group_size=32, zero_point="int", param="bfloat16") for _ in range(2))
+    w13 = hum.StandardWeight.concat([gate, up])
+    assert (w13.num_experts, w13.n, w13.k) == (3, 128, 128)
+    for e in range(3):
+        np.testing.assert_array_equal(w13.dequant(e), np.concatenate([gate.dequant(e), up.dequant(e)]))
+    other = hum.quantize(rng.standard_normal((3, 64, 128)).astype(np.float32), weight="uint8", scale="channel",
+                         param="bfloat16")
+    with pytest.raises(hum.HumError, match="part 1 differs from part 0 in weight_dtype"):
+        hum.StandardWeight.concat([gate, other])
 
 
 def test_expert_shards(rt, moe_dir):
@@ -109,8 +140,11 @@ def test_expert_shards(rt, moe_dir):
 
 def test_expert_shards_convert_only_local_experts(rt, moe_mixed_dir):
     name = "model.layers.0.mlp.experts.*.down_proj"
-    with pytest.raises(hum.HumError, match="act-order permutation"):
-        rt.load_standard(moe_mixed_dir, name)
+    whole = rt.load_standard(moe_mixed_dir, name)  # one k_perm row per expert (identity but for 2)
+    assert whole.num_experts == 4 and whole.act_order
+    for expert in range(4):
+        alone = rt.load_standard(moe_mixed_dir, "model.layers.0.mlp.experts.%d.down_proj" % expert)
+        np.testing.assert_array_equal(whole.dequant(expert), alone.dequant())
     part = rt.load_standard(moe_mixed_dir, name, shard=hum.Shard("row", 1, 2, experts=[3, 0, 1]))
     assert (part.num_experts, part.n, part.k) == (3, 128, 128)
     for local, expert in enumerate([3, 0, 1]):
@@ -118,8 +152,12 @@ def test_expert_shards_convert_only_local_experts(rt, moe_mixed_dir):
         np.testing.assert_array_equal(part.dequant(local), alone.dequant()[:, 128:])
     two = rt.load_standard(moe_mixed_dir, name, shard=hum.Shard(experts=[2]))
     assert two.num_experts == 1 and two.act_order
-    with pytest.raises(hum.HumError, match="act-order permutation"):
-        rt.load_standard(moe_mixed_dir, name, shard=hum.Shard(experts=[2, 0]))
+    local = rt.load_standard(moe_mixed_dir, name, shard=hum.Shard.from_expert_map([1, -1, 0, -1]))
+    assert local.num_experts == 2
+    np.testing.assert_array_equal(local.dequant(0), whole.dequant(2))
+    np.testing.assert_array_equal(local.dequant(1), whole.dequant(0))
+    with pytest.raises(ValueError, match="expert_map"):
+        hum.Shard.from_expert_map([0, 0])
     with pytest.raises(hum.HumError) as e:
         rt.load_standard(moe_mixed_dir, name, shard=hum.Shard(experts=[0, 4]))
     assert e.value.status == "HUM_ERR_INVALID_ARG" and "experts[1] = 4 is out of range" in e.value.message

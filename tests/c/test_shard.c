@@ -5,7 +5,9 @@
  * 8 ranks, each shard's dequantized weight must equal, bit for bit, the matching slice of the
  * full layer's (its columns in checkpoint order for row shards); the float64 GEMMs of the row
  * shards on their slices of A must sum to the full GEMM, bias once. Splits that would cut a scale
- * group or block are refused, each one listed per case. */
+ * group or block are refused, each one listed per case, except act-order ones: a rank holding
+ * part of a group stores it as a run padded to 16 columns (k_perm -1), whose codes must be the
+ * group's zero, and a layer still plans from such a shard. */
 #include "fixture.h"
 #include "formats_support.h"
 
@@ -222,6 +224,50 @@ static void compare_shard(const hum_standard_weight *full, const double *dq, con
     free(want);
 }
 
+/* A padded act-order row shard (hum.h, hum_shard): group size 16 when its groups were cut, each
+ * padding column's code the zero point of its group (or the midpoint), so that it dequantizes to
+ * 0; a layer plans from it with A's width K and the GEMM's K'. */
+static void check_padding(const hum_standard_weight *part, const char *what)
+{
+    const int64_t ks = part->k_perm.data ? part->k_perm.shape[part->k_perm.rank - 1] : part->k;
+    if (ks == part->k)
+        return;
+    FMT_CHECK(ks % 16 == 0 && part->group_size == 16 && part->scale.shape[part->scale.rank - 1] == ks / 16,
+              "%s: padded to K' %lld with group %lld", what, (long long)ks, (long long)part->group_size);
+    const int bits = (int)(part->weight_dtype & 0xFF);
+    uint8_t *codes = malloc((size_t)(part->n * ks)), *zeros = malloc((size_t)(part->n * ks / 16));
+    FMT_CHECK(hum_unpack_bits(part->weight.data, (const int64_t[]){1, part->n, ks}, bits, HUM_PACK_ALONG_COLS,
+                              HUM_PACK_DENSE, codes) == HUM_OK, "%s: unpack", what);
+    if (part->has_zero_point)
+        FMT_CHECK(hum_unpack_bits(part->zero_point.data, (const int64_t[]){1, part->n, ks / 16}, bits,
+                                  HUM_PACK_ALONG_ROWS, HUM_PACK_DENSE, zeros) == HUM_OK, "%s: unpack zeros", what);
+    const int32_t *perm = part->k_perm.data;
+    int64_t pads = 0, bad = 0;
+    for (int64_t j = 0; j < ks; j++) {
+        if (perm[j] >= 0)
+            continue;
+        pads++;
+        for (int64_t r = 0; r < part->n; r++)
+            bad += codes[r * ks + j] != (part->has_zero_point ? zeros[r * (ks / 16) + j / 16] : 1u << (bits - 1));
+    }
+    FMT_CHECK(pads == ks - part->k && bad == 0, "%s: %lld padding columns (expected %lld), %lld codes not zero", what,
+              (long long)pads, (long long)(ks - part->k), (long long)bad);
+    free(codes);
+    free(zeros);
+    hum_layer_dispatch plan;
+    FMT_CHECK(hum_layer_describe_plan(fmt_runtime(), part, NULL, "sm_90a", &plan) == HUM_OK && plan.row_count > 0,
+              "%s: layer plan: %s", what, hum_last_error());
+    hum_layer *l = NULL;
+    hum_layer_info info;
+    hum_status st = hum_layer_from_standard(fmt_runtime(), part, NULL, &l);
+    if (st == HUM_OK)
+        st = hum_layer_get_info(l, &info);
+    FMT_CHECK(st == HUM_OK && info.config.k == ks && info.input_k == part->k && info.config.act_order,
+              "%s: layer: %s; config.k %lld input_k %lld", what, st == HUM_OK ? "ok" : hum_last_error(),
+              (long long)info.config.k, (long long)info.input_k);
+    hum_layer_destroy(l);
+}
+
 /* Sum over the row shards of their float64 GEMMs on A's column slices equals the full GEMM. */
 static void check_row_sum(const hum_standard_weight *full, hum_standard_weight *parts, int world, const char *what)
 {
@@ -290,6 +336,8 @@ static void check_splits(const shard_case *c, const hum_standard_weight *full, c
                           "%s: dims %lld x %lld", what, (long long)parts[p].n, (long long)parts[p].k);
                 for (int64_t x = 0; x < e; x++)
                     compare_shard(full, dq, &parts[p], x, x, n0, k0, what);
+                if (d == 'r' && full->num_experts == 0)
+                    check_padding(&parts[p], what);
                 /* bias: the column slice; row shards keep it on rank 0 only */
                 if (d == 'c' && full->bias.data)
                     FMT_CHECK(parts[p].bias.data &&
@@ -389,8 +437,9 @@ static void check_errors(const char *dir, const hum_standard_weight *full)
 
 static const shard_case cases[] = {
     {"gptq 4-bit g128 asym", 0, 256, 512, "r8", write_gptq, 4, 0, 0, 128, 0, NULL},
-    {"gptq_v2 3-bit g32 sym act-order within quarters", 0, 256, 512, "r8", write_gptq, 3, 1, 1, 32, 128, NULL},
-    {"gptq 4-bit g128 act-order across K", 0, 256, 512, "r2 r4 r8", write_gptq, 4, 0, 0, 128, 512, NULL},
+    {"gptq_v2 3-bit g32 sym act-order within quarters", 0, 256, 512, "", write_gptq, 3, 1, 1, 32, 128, NULL},
+    {"gptq 4-bit g128 act-order across K", 0, 256, 512, "", write_gptq, 4, 0, 0, 128, 512, NULL},
+    {"gptq 8-bit g64 sym act-order across K", 0, 128, 768, "", write_gptq, 8, 1, 0, 64, 768, NULL},
     {"gptq 8-bit channel sym", 0, 256, 512, "", write_gptq, 8, 1, 0, -1, 0, NULL},
     {"awq 4-bit g128", 0, 256, 512, "r8", write_awq, 4, 0, 0, 128, 0, NULL},
     {"compressed-tensors pack-quantized int4 g64 asym", 0, 256, 512, "", write_ct, 4, 0, 0, 64, 0, "pack-quantized"},

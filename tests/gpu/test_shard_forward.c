@@ -1,6 +1,8 @@
 /* Tensor-parallel shards on the GPU: layers made with hum_layer_options.shard from one weight
  * (int4 groups with zero points and bias, int8 channels, NVFP4-style e2m1 with e4m3 group scales
- * and a global scale, e4m3 with 128x128 float32 blocks). The column shards' outputs concatenated
+ * and a global scale, e4m3 with 128x128 float32 blocks, act-order int4 and int8 whose random
+ * permutation spreads every group over K, so that each row shard holds parts of groups and runs
+ * with padding columns, A narrower than the GEMM's K). The column shards' outputs concatenated
  * along N and the row shards' outputs (each on its slice of A, read in place with A's row
  * stride) summed must match the float64 reference of the full weight within the GEMM tests'
  * tolerance, as the full layer does. Outputs are poisoned first. Skipped (77) without a GPU. */
@@ -10,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static int padded_shards; /* act-order row shards that ran with padding columns */
 
 /* Runs the layer of `w` cut by `shard` on A's columns [k0, k0 + cols) of d_a (row stride k);
  * returns its float64 output [m][n_out] (malloc'ed) or NULL after a failed check. */
@@ -25,7 +29,8 @@ static double *run_shard(hum_runtime *rt, const hum_standard_weight *w, hum_shar
                          hum_layer_get_info(layer, &info) == HUM_OK,
                      "%s: %s", what, hum_last_error()))
         goto done;
-    const int64_t n = info.config.n, k = info.config.k;
+    const int64_t n = info.config.n, k = info.input_k; /* config.k counts an act-order shard's padding too */
+    padded_shards += info.config.k > k;
     uint16_t *codes = malloc((size_t)(m * n) * 2);
     float *f = malloc((size_t)(m * n) * sizeof *f);
     out = malloc((size_t)(m * n) * sizeof *out);
@@ -111,6 +116,8 @@ int main(void)
         "n=1024,k=2048,w=uint4,a=float16,group=128,zp=int,bias=1",
         "n=512,k=1024,w=uint8,a=float16",
         "n=512,k=1024,w=e2m1,a=float16,group=16,scale=e4m3,global=1",
+        "n=1024,k=2048,w=uint4,a=float16,group=128,zp=int,bias=1,actorder=1",
+        "n=512,k=1536,w=uint8,a=float16,group=64,actorder=1",
     };
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
         hum_layer_spec spec;
@@ -134,6 +141,9 @@ int main(void)
         hum_standard_free(&w);
     }
     free(dense);
+    QUANT_CHECK(padded_shards >= 12, "act-order row shards with padding columns: %d (expected every one of 12)",
+                padded_shards);
+    printf("  act-order row shards run with padding columns: %d\n", padded_shards);
     hum_runtime_destroy(rt);
     return quant_test_result("test_shard_forward");
 }

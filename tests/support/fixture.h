@@ -80,7 +80,7 @@ int fx_write_awq(const char *dir, const char *layer, const fx_awq *w);
  *   float-quantized / naive-quantized (float): weight F8_E4M3 [N, K];
  *   nvfp4-pack-quantized: weight_packed U8 [N, K/2] low nibble first, weight_scale F8_E4M3
  *     [N, K/16], weight_global_scale F32 [1]; mxfp4-pack-quantized: weight_scale U8 [N, K/32];
- *   weight_g_idx I32 [K] with actorder "group". 3-D [E, N, ...] when experts > 0. */
+ *   weight_g_idx I32 [K] with actorder "group". 3-D [E, N, ...] when experts > 0 (g_idx [E, K]). */
 typedef struct fx_ct {
     const char *format, *version;
     const char *type;     /* "int" or "float" */
@@ -95,7 +95,7 @@ typedef struct fx_ct {
     const char *scale_dtype; /* "BF16", "F16", "F32", "F8_E4M3", "U8" */
     int64_t scale_rows, scale_cols;
     float global;            /* nvfp4 weight_global_scale */
-    const int32_t *g_idx;
+    const int32_t *g_idx;    /* [K], or [E][K] with experts */
     /* the config group's input_activations as JSON (NULL: null); float formats also write
      * input_scale F32 [1] = 2^-4 */
     const char *input_activations;

@@ -92,7 +92,9 @@ int fx_write_ct(const char *dir, const char *layer, const fx_ct *w)
     else
         ADD("weight_scale", w->scale_dtype, w->scale, w->scale_rows, w->scale_cols);
 #undef ADD
-    if (w->actorder)
+    if (w->actorder && rank == 3) /* stacked experts: each its own g_idx */
+        fx_add(&f, fx_name(layer, "weight_g_idx"), "I32", w->g_idx, 2, e, k);
+    else if (w->actorder)
         fx_add(&f, fx_name(layer, "weight_g_idx"), "I32", w->g_idx, 1, k);
     int rc = fx_flush(&f, dir, "model.safetensors");
     char gs[32], block[48];

@@ -313,9 +313,11 @@ typedef enum hum_act_scale {
 
 typedef struct hum_standard_weight {
     int64_t num_experts;    /* 0 for a dense layer */
-    int64_t n, k;           /* logical output and input features (unpadded) */
+    int64_t n, k;           /* logical output and input features (unpadded): A is [M, K] */
     hum_dtype weight_dtype; /* HUM_DTYPE_UINT1..UINT8 (offset binary, see above) or an FP eXmY code */
     hum_dtype param_dtype;  /* float16 or bfloat16: the checkpoint's compute dtype (bias, 16-bit scales) */
+    /* The stored columns: K' = K, or the length of k_perm's rows when it has padding columns
+     * (below); weight, scales and zero points are laid out over K' ("K" in their shapes). */
     /* weight: int32 ([E,] N, ceil(K*bits/32)), LSB-first bit stream along K per row n:
      * value k of a row occupies bits [k*bits, (k+1)*bits) of the row's words, straddling words
      * with its low part in the lower word. */
@@ -336,9 +338,14 @@ typedef struct hum_standard_weight {
     hum_tensor zero_point;
     hum_tensor global_scale; /* float32 (1) or (E); data NULL when unused */
     hum_tensor bias;         /* param_dtype ([E,] N); data NULL when absent */
-    /* act-order: int32 (K) or data NULL. Column j of `weight` (and of scales/zero points, via
-     * j / group_size) is column k_perm[j] of the checkpoint; activations are gathered to match:
-     * A'[:, j] = A[:, k_perm[j]]. */
+    /* act-order: int32 ([E,] K') or data NULL; a MoE weight has one row per expert (each
+     * expert's own order). Column j of expert e's `weight` (and of its scales/zero points, via
+     * j / group_size) is column k_perm[e][j] of the checkpoint; activations are gathered to
+     * match: A'[:, j] = A[:, k_perm[e][j]]. Each row holds every input column 0..K-1 once; an
+     * entry -1 is a padding column (A'[:, j] = 0; its codes dequantize to 0 and the reference
+     * skips it), so K' = K + the pads of a row, alike for every expert. Pads let a row shard of
+     * a GPTQ act-order layer whose groups are spread over K keep its columns' whole groups
+     * (hum_standard_shard). */
     hum_tensor k_perm;
     /* The checkpoint's own activation scheme, which a layer runs by default where the GPU can
      * (lua/hum/layer.lua decides; docs/formats.md): act_dtype 0 for weight-only checkpoints
@@ -369,12 +376,16 @@ void hum_standard_free(hum_standard_weight *w);
  *    checkpoint column order (the slice of the activations a row-parallel layer receives),
  *    with their groups' scales and zero points; the bias stays on rank 0 only, so the sum
  *    of the ranks' outputs is the full output. K must be a multiple of world, and with
- *    GROUP, GROUP_TENSOR and BLOCK scales each rank must hold whole groups: K / world a
- *    multiple of group_size, and with act-order (k_perm) every group's channels inside one
- *    rank's columns (the standard weight has no partial groups; GPTQ act-order checkpoints
- *    whose g_idx scatters groups over K cannot be split along K and are refused, naming the
- *    group). The shard's k_perm maps its columns to its own input slice (NULL when that is
- *    the identity).
+ *    GROUP, GROUP_TENSOR and BLOCK scales and no act-order each rank must hold whole groups
+ *    (K / world a multiple of group_size). With act-order (k_perm) a rank may hold part of a
+ *    group (GPTQ desc_act spreads every group over K): as real loaders do, each of its
+ *    columns keeps its group's scale and zero point; the shard stores each group's columns
+ *    it holds as a run padded with padding columns (k_perm -1) to a multiple of 16 columns
+ *    (of group_size when that is not a multiple of 16), with group_size 16 and every run's
+ *    scale and zero point repeated per 16 columns; the experts of a MoE weight are padded
+ *    to one K'. When every group lies whole on the rank no padding is added and the group
+ *    size stays. The shard's k_perm maps its columns to its own input slice (NULL when that
+ *    is the identity).
  *  - experts (expert parallelism, MoE weights only): the checkpoint's expert ids this rank
  *    holds, in the order the shard stores them (any subset, no repeats; the host's expert
  *    map sends expert experts[i] to local expert i). Combines with COLUMN / ROW.
@@ -400,14 +411,26 @@ typedef struct hum_shard {
  * not a multiple of world, a block or group cut in two); HUM_ERR_OUT_OF_MEMORY. */
 hum_status hum_standard_shard(const hum_standard_weight *w, const hum_shard *shard, hum_standard_weight *out);
 
+/* Writes into *out (owned by out: hum_standard_free) the parts stacked along N: out's rows are
+ * part 0's, then part 1's, ... for every expert (a MoE layer's w13 from a checkpoint's gate_proj
+ * and up_proj: gate first, HUM_MOE_GATE_UP_SPLIT). The parts must be quantized alike over the
+ * same K: the same num_experts, K, dtypes, scale type, group sizes, zero-point kind, k_perm,
+ * global scale, activation scheme and input_scale, and presence of a bias; with BLOCK scales every part but the last N a multiple of
+ * group_size_n. Errors (out left zeroed): those of hum_standard_validate for a part (named);
+ * HUM_ERR_INVALID_ARG for NULL, count < 1, parts that differ (naming the part and field);
+ * HUM_ERR_UNSUPPORTED for different global scales (ModelOpt NVFP4 gate and up often carry two:
+ * folding one into the e4m3 group scales would round them) or a BLOCK row cut;
+ * HUM_ERR_OUT_OF_MEMORY. */
+hum_status hum_standard_concat(const hum_standard_weight *parts, int32_t count, hum_standard_weight *out);
+
 /* Checks `w` against the rules of hum_standard_weight above: N, K >= 1; weight_dtype
  * uint1..uint8 or a float of 8 bits or fewer; param_dtype float16 or bfloat16; every tensor
  * in host memory, contiguous, of the dtype and shape its scale type gives; group_size >= 1
  * exactly for GROUP, GROUP_TENSOR and BLOCK (else 0), group_size_n >= 1 exactly for BLOCK;
  * BLOCK scales float32 and without a zero point; zero points only with integer weights;
- * global_scale (float32, (1) or (E)) present for TENSOR and GROUP_TENSOR; k_perm a
- * permutation of 0..K-1. HUM_ERR_INVALID_ARG naming the field, what was expected and what
- * was found. */
+ * global_scale (float32, (1) or (E)) present for TENSOR and GROUP_TENSOR; k_perm (K') or
+ * (E, K'), each row every column 0..K-1 once and -1 (padding) otherwise, K' >= K.
+ * HUM_ERR_INVALID_ARG naming the field, what was expected and what was found. */
 hum_status hum_standard_validate(const hum_standard_weight *w);
 
 /* ====================================================================================== */
@@ -468,7 +491,7 @@ typedef struct hum_layer_options {
  */
 #define HUM_LAYER_CONFIG_FIELDS(X)                                                               \
     X(int64_t, n, INT, IN, "kNReal", "")                 /* output features N */                 \
-    X(int64_t, k, INT, IN, "kKReal", "")                 /* input features K */                  \
+    X(int64_t, k, INT, IN, "kKReal", "")                 /* K of the GEMM: the stored K' */      \
     X(int64_t, num_experts, INT, IN, "kExperts", "")     /* 0: dense */                          \
     X(hum_dtype, a_dtype, DTYPE, IN, "kADtype", "")      /* activations A */                     \
     X(hum_dtype, c_dtype, DTYPE, IN, "kCDtype", "")      /* output C */                          \
@@ -579,12 +602,14 @@ hum_status hum_layer_prepare(hum_layer *layer);
  * stream), asynchronously, with `ws` as scratch memory (hum_workspace_create). Picks the kernel
  * for M = a->shape[0] from the dispatch table; no host allocation, no Lua, no locks. Tensors
  * (device memory, the activation dtype, rank 2):
- *   a: [M, K], row stride strides[0] (0: K), strides[1] 0 or 1. Unless the layer is act-order
- *      or K % 8 != 0, the data pointer and the row stride must be 16-byte aligned.
+ *   a: [M, K] (K: the weight's, hum_layer_info.input_k), row stride strides[0] (0: K),
+ *      strides[1] 0 or 1. Unless the layer is act-order or K % 8 != 0, the data pointer and
+ *      the row stride must be 16-byte aligned.
  *   c: [M, N], row stride strides[0] (0: N); with N even, 4-byte aligned pointer and stride.
  *   a_scale: must be NULL (16-bit activations carry no scale).
  * Act-order layers first gather A's columns into the prepared weights' K order in the
- * workspace (kernels/prep/permute_a.cu), then run the same kernels as a layer without act-order; a
+ * workspace (kernels/prep/permute_a.cu; zeros into the padding columns of an act-order row
+ * shard, K' = config.k wide), then run the same kernels as a layer without act-order; a
  * workspace that holds fewer than M rows (hum_layer_workspace_size) makes the forward work
  * through M in chunks of the rows it holds (two launches each).
  * Concurrency: a workspace serves one forward at a time: forwards that share one must be
@@ -649,6 +674,9 @@ typedef struct hum_layer_info {
     double context_ms;        /* making the device current; the process's first use creates its context */
     double upload_ms;         /* the weights to the GPU: preparation kernels, copies, repack */
     double load_ms;           /* loading the compiled kernels onto the device */
+    /* columns of A: the weight's K; config.k is the GEMM's, K' >= K (padding columns of an
+     * act-order row shard, hum_standard_weight.k_perm) */
+    int64_t input_k;
 } hum_layer_info;
 
 /* What the layer is and how it was prepared; before hum_layer_prepare only the "in" fields of

@@ -208,7 +208,8 @@ hum_status hum_nibbles_pack(const uint8_t *values, int64_t count, hum_nibble_ord
  * tests and format-converter tests compare against; it is not meant to be fast.
  */
 /* out[N][K] (float64) = the dequantized weight of `expert` (0 for a dense layer) in
- * checkpoint column order: stored column j lands in column k_perm[j]. Evaluated as
+ * checkpoint column order: stored column j lands in column k_perm[expert][j] (padding
+ * columns, -1, are skipped; K is the weight's k, not the stored K'). Evaluated as
  * ((q - z) * s) * global for ints and (decode(q) * s) * global for FP weights, whose codes
  * are read as all-finite (e4m3fn 0x7F is 480, e5m2 0x7C is 65536), as the kernels read them.
  * Errors: those of hum_standard_validate; HUM_ERR_INVALID_ARG for NULL out or an expert
@@ -238,7 +239,8 @@ typedef struct hum_quant_spec {
     const float *bias;     /* [E][N] or [N], or NULL; stored rounded to param_dtype */
     const int32_t *k_perm; /* act-order: a permutation of 0..K-1, or NULL. Stored column j is
                             * column k_perm[j] of w, and groups run along the stored order
-                            * (GPTQ act-order: groups formed in the permuted order). */
+                            * (GPTQ act-order: groups formed in the permuted order). With E > 0
+                            * every expert's row of the output's k_perm [E, K] is this one. */
 } hum_quant_spec;
 
 /*

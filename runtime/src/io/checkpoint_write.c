@@ -2,6 +2,7 @@
  * write (the inverse of formats/gptq.lua and formats/awq.lua). */
 #include "internal.h"
 #include "hum_ffi.h"
+#include "standard.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -76,6 +77,8 @@ static const char *unwritable(const hum_standard_weight *w, out_format fmt)
     int32_t b = bits_of(w);
     if (w->num_experts > 0)
         return "it has experts (GPTQ and AWQ checkpoints store one Linear per module)";
+    if (hum_standard_stored_k(w) != w->k)
+        return "its k_perm has padding columns (an act-order row shard), which no checkpoint stores";
     if ((w->weight_dtype >> 24 & 0xF) != HUM_KIND_UINT)
         return "its weight is not an unsigned integer code";
     if (fmt == FMT_GPTQ && b != 2 && b != 3 && b != 4 && b != 8)

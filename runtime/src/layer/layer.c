@@ -79,6 +79,7 @@ static hum_status layer_create(hum_runtime *rt, hum_standard_weight *w, int move
     }
     layer->rt = rt;
     layer->activation_dtype = act;
+    layer->input_k = layer->weight.k;
     layer->gemm_type = type;
     /* the runtime reaches its prepared layers on a policy reload through this hook */
     pthread_mutex_lock(&rt->live_lock);

@@ -61,6 +61,7 @@ struct hum_layer {
     struct hum_layer *next_live; /* the runtime's list of prepared layers (live_lock) */
     hum_standard_weight weight; /* host copy until prepared */
     hum_dtype activation_dtype;
+    int64_t input_k;            /* A's columns: the weight's K (plan.config.k is the stored K') */
     hum_gemm_type gemm_type;    /* dense, or one of the MoE expert GEMM types (expert_gemm.c) */
     int32_t prepared;
     hum_layer_plan plan;        /* after planning: config and tunings */

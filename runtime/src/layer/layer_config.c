@@ -5,6 +5,7 @@
 
 #include "internal.h"
 #include "runtime.h"
+#include "standard.h"
 #include "workspace.h"
 
 #include <stdatomic.h>
@@ -30,7 +31,7 @@ hum_status hum_layer_check_weight(const hum_standard_weight *w, const hum_layer_
                                   hum_dtype *act)
 {
     /* Checked first, as no tensor of such a weight could be valid to look at. */
-    hum_status st = w ? hum_layer_check_dims(w->n, w->k) : HUM_OK;
+    hum_status st = w ? hum_layer_check_dims(w->n, hum_standard_stored_k(w)) : HUM_OK;
     if (st == HUM_OK)
         st = hum_standard_validate(w);
     if (st != HUM_OK)
@@ -72,6 +73,7 @@ hum_status hum_layer_get_info(const hum_layer *layer, hum_layer_info *out)
         hum_layer_plan_inputs(&layer->weight, layer->activation_dtype, &inputs);
         out->config = inputs.config;
     }
+    out->input_k = layer->input_k;
     out->prepared = layer->prepared;
     out->prepare_ms = layer->prepare_ms;
     out->plan_ms = layer->plan_ms;
@@ -143,7 +145,7 @@ void hum_layer_plan_inputs(const hum_standard_weight *w, hum_dtype activation_dt
 {
     hum_layer_config *c = &plan->config;
     c->n = w->n;
-    c->k = w->k;
+    c->k = hum_standard_stored_k(w); /* the GEMM runs over the stored columns, padding included */
     c->num_experts = w->num_experts;
     c->a_dtype = activation_dtype;
     c->c_dtype = activation_dtype;

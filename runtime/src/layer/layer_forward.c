@@ -106,7 +106,7 @@ hum_status hum_layer_forward_ws(hum_layer *layer, hum_workspace *ws, struct CUst
                         hum_dtype_name(layer->activation_dtype));
     const hum_layer_config *cfg = &layer->plan.config;
     int64_t lda, ldc;
-    hum_status st = hum_layer_check_tensor("hum_layer_forward", a, "a", cfg->a_dtype, cfg->k, &lda);
+    hum_status st = hum_layer_check_tensor("hum_layer_forward", a, "a", cfg->a_dtype, layer->input_k, &lda);
     if (st == HUM_OK)
         st = hum_layer_check_tensor("hum_layer_forward", c, "c", cfg->c_dtype, cfg->n, &ldc);
     if (st != HUM_OK)

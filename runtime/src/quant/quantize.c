@@ -156,10 +156,11 @@ static hum_status alloc_tensors(const plan *p, hum_standard_weight *out)
         int64_t bshape[2] = {E, p->n};
         st = hum_host_tensor_alloc(&out->bias, s->param_dtype, 2 - lead, bshape + lead);
     }
-    if (st == HUM_OK && s->k_perm != NULL) {
-        st = hum_host_tensor_alloc(&out->k_perm, HUM_DTYPE_INT32, 1, &p->k);
-        if (st == HUM_OK)
-            memcpy(out->k_perm.data, s->k_perm, (size_t)p->k * sizeof(int32_t));
+    if (st == HUM_OK && s->k_perm != NULL) { /* every expert quantized in the one order */
+        int64_t pshape[2] = {E, p->k};
+        st = hum_host_tensor_alloc(&out->k_perm, HUM_DTYPE_INT32, 2 - lead, pshape + lead);
+        for (int64_t e = 0; st == HUM_OK && e < p->experts; e++)
+            memcpy((int32_t *)out->k_perm.data + e * p->k, s->k_perm, (size_t)p->k * sizeof(int32_t));
     }
     return st;
 }

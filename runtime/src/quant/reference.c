@@ -22,7 +22,8 @@ typedef struct reader {
 } reader;
 
 /* Row n of expert e, dequantized into row[K] in checkpoint column order, as
- * (q - z) * s * global (int) or decode(q) * s * global (FP), left to right. */
+ * (q - z) * s * global (int) or decode(q) * s * global (FP), left to right; padding columns
+ * (k_perm -1) are no input column and are skipped. */
 static void dequant_row(const hum_standard_weight *w, reader *r, int64_t e, int64_t n, double *row)
 {
     const hum_standard_view *v = &r->v;
@@ -30,7 +31,7 @@ static void dequant_row(const hum_standard_weight *w, reader *r, int64_t e, int6
     const int32_t *words = (const int32_t *)w->weight.data + (e * v->n + n) * v->row_words;
     hum_unpack_bits(words, (const int64_t[3]){1, 1, v->k}, v->bits, HUM_PACK_ALONG_COLS, HUM_PACK_DENSE, codes);
     const double global = global_scale(w, e);
-    const int32_t *k_perm = w->k_perm.data;
+    const int32_t *k_perm = w->k_perm.data ? (const int32_t *)w->k_perm.data + e * v->k : NULL;
     const double midpoint = (double)(1u << (v->bits - 1));
     for (int64_t g = 0; g < v->scale_cols; g++) {
         double s = 1.0;
@@ -52,7 +53,10 @@ static void dequant_row(const hum_standard_weight *w, reader *r, int64_t e, int6
         const int64_t j_end = (g + 1) * v->col_group < v->k ? (g + 1) * v->col_group : v->k;
         for (int64_t j = g * v->col_group; j < j_end; j++) {
             const double q = v->is_int ? (double)codes[j] - z : r->values[codes[j]];
-            row[k_perm ? k_perm[j] : j] = q * s * global;
+            if (!k_perm)
+                row[j] = q * s * global;
+            else if (k_perm[j] >= 0)
+                row[k_perm[j]] = q * s * global;
         }
     }
 }
@@ -82,7 +86,7 @@ hum_status hum_reference_dequant(const hum_standard_weight *w, int64_t expert, d
     if (st != HUM_OK)
         return st;
     for (int64_t n = 0; n < r.v.n; n++)
-        dequant_row(w, &r, expert, n, out + n * r.v.k);
+        dequant_row(w, &r, expert, n, out + n * r.v.input_k);
     free(r.codes);
     return HUM_OK;
 }
@@ -96,7 +100,7 @@ hum_status hum_reference_gemm(const hum_standard_weight *w, int64_t expert, cons
     hum_status st = reader_open("hum_reference_gemm", w, expert, &r);
     if (st != HUM_OK)
         return st;
-    const int64_t N = r.v.n, K = r.v.k;
+    const int64_t N = r.v.n, K = r.v.input_k;
     double *row = malloc((size_t)K * sizeof *row);
     if (row == NULL) {
         free(r.codes);

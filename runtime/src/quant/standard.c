@@ -99,12 +99,48 @@ hum_status hum_check_permutation(const int32_t *p, int64_t k, const char *what)
     return HUM_OK;
 }
 
-static hum_status check_k_perm(const hum_tensor *t, int64_t k)
+int64_t hum_standard_stored_k(const hum_standard_weight *w)
 {
-    hum_status st = check_tensor("k_perm", t, HUM_DTYPE_INT32, 0, 1, &k);
+    const hum_tensor *p = &w->k_perm;
+    return p->data && p->rank >= 1 && p->rank <= HUM_MAX_RANK ? p->shape[p->rank - 1] : w->k;
+}
+
+/* Each expert's row: every input column 0..input_k-1 once, -1 (padding) elsewhere. */
+static hum_status check_k_perm(const hum_tensor *t, int64_t experts, int64_t stored_k, int64_t input_k)
+{
+    hum_status st = check_tensor("k_perm", t, HUM_DTYPE_INT32, experts, 1, &stored_k);
     if (st != HUM_OK)
         return st;
-    return hum_check_permutation(t->data, k, "standard weight: k_perm");
+    if (stored_k < input_k || stored_k > (INT64_C(1) << 31))
+        return hum_fail(HUM_ERR_INVALID_ARG, "standard weight: k_perm rows of %" PRId64 " (expected K = %" PRId64
+                        " columns and any padding, at most 2^31)", stored_k, input_k);
+    uint8_t *seen = malloc((size_t)input_k);
+    if (seen == NULL)
+        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "standard weight: checking k_perm needs %" PRId64 " bytes", input_k);
+    for (int64_t e = 0; e < (experts > 0 ? experts : 1) && st == HUM_OK; e++) {
+        const int32_t *row = (const int32_t *)t->data + e * stored_k;
+        memset(seen, 0, (size_t)input_k);
+        int64_t found = 0;
+        for (int64_t j = 0; j < stored_k && st == HUM_OK; j++) {
+            if (row[j] == -1)
+                continue;
+            if (row[j] < 0 || row[j] >= input_k || seen[row[j]]) {
+                char at[48];
+                snprintf(at, sizeof at, experts > 0 ? "[%" PRId64 "][%" PRId64 "]" : "[%" PRId64 "]",
+                         experts > 0 ? e : j, j);
+                st = hum_fail(HUM_ERR_INVALID_ARG, "standard weight: k_perm%s = %d is %s (expected each column 0..%"
+                              PRId64 " once and -1 for padding)", at, row[j],
+                              row[j] < 0 || row[j] >= input_k ? "out of range" : "a repeat", input_k - 1);
+            }
+            else
+                seen[row[j]] = 1, found++;
+        }
+        if (st == HUM_OK && found != input_k)
+            st = hum_fail(HUM_ERR_INVALID_ARG, "standard weight: k_perm row %" PRId64 " holds %" PRId64 " of the K = %"
+                          PRId64 " input columns (expected every one)", e, found, input_k);
+    }
+    free(seen);
+    return st;
 }
 
 /* The checkpoint's activation scheme (hum.h, hum_standard_weight.act_dtype). */
@@ -167,9 +203,13 @@ hum_status hum_standard_view_init(const hum_standard_weight *w, hum_standard_vie
                         hum_dtype_name(w->param_dtype));
     v->experts = w->num_experts > 0 ? w->num_experts : 1;
     v->n = w->n;
-    v->k = w->k;
+    v->input_k = w->k;
+    v->k = hum_standard_stored_k(w);
+    if (v->k < 1 || v->k > (INT64_C(1) << 31))
+        return hum_fail(HUM_ERR_INVALID_ARG, "standard weight: k_perm rows of %" PRId64 " columns (expected K = %"
+                        PRId64 " and any padding, at most 2^31)", v->k, w->k);
     v->is_int = kind == HUM_KIND_UINT;
-    v->row_words = (w->k * v->bits + 31) / 32;
+    v->row_words = (v->k * v->bits + 31) / 32;
     hum_codec_init(hum_dtype_finite_reading(wt), &v->weight);
     hum_codec_init(w->param_dtype, &v->param);
     const int64_t E = w->num_experts;
@@ -187,9 +227,9 @@ hum_status hum_standard_view_init(const hum_standard_weight *w, hum_standard_vie
     if (w->scale_type == HUM_SCALE_BLOCK ? w->group_size_n < 1 : w->group_size_n != 0)
         return hum_fail(HUM_ERR_INVALID_ARG, "standard weight: group_size_n %" PRId64 " (expected %s)",
                         w->group_size_n, w->scale_type == HUM_SCALE_BLOCK ? ">= 1 for BLOCK" : "0 unless BLOCK");
-    v->col_group = grouped ? w->group_size : w->k;
+    v->col_group = grouped ? w->group_size : v->k;
     v->row_group = w->scale_type == HUM_SCALE_BLOCK ? w->group_size_n : 1;
-    v->scale_cols = (w->k + v->col_group - 1) / v->col_group;
+    v->scale_cols = (v->k + v->col_group - 1) / v->col_group;
     v->scale_rows = w->scale_type == HUM_SCALE_TENSOR ? 0 : (w->n + v->row_group - 1) / v->row_group;
     if (w->scale_type == HUM_SCALE_TENSOR) {
         if (w->scale.data != NULL)
@@ -233,7 +273,7 @@ hum_status hum_standard_view_init(const hum_standard_weight *w, hum_standard_vie
     }
     if (w->bias.data != NULL && (st = check_tensor("bias", &w->bias, w->param_dtype, E, 1, &w->n)) != HUM_OK)
         return st;
-    if (w->k_perm.data != NULL && (st = check_k_perm(&w->k_perm, w->k)) != HUM_OK)
+    if (w->k_perm.data != NULL && (st = check_k_perm(&w->k_perm, E, v->k, w->k)) != HUM_OK)
         return st;
     return check_activation(w, v->experts);
 }

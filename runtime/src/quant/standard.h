@@ -8,7 +8,8 @@
 
 typedef struct hum_standard_view {
     int64_t experts;      /* max(num_experts, 1) */
-    int64_t n, k;
+    int64_t n, k;         /* k: the stored columns K' (hum.h: k_perm's padding columns) */
+    int64_t input_k;      /* the weight's K: A's columns, the reference's output width */
     int32_t bits;         /* weight width */
     int32_t is_int;       /* uint weight (else FP) */
     int64_t row_words;    /* int32 words per weight row: ceil(K * bits / 32) */
@@ -24,6 +25,9 @@ typedef struct hum_standard_view {
 
 /* HUM_ERR_INVALID_ARG naming `what` unless p[0..k) is a permutation of 0..k-1. */
 hum_status hum_check_permutation(const int32_t *p, int64_t k, const char *what);
+
+/* The stored columns K' of `w` (hum.h: the length of k_perm's rows, else K); no validation. */
+int64_t hum_standard_stored_k(const hum_standard_weight *w);
 
 /* *out = *w without its tensors: every tensor of out zeroed, so that out owns nothing yet and
  * hum_standard_free(out) is safe whatever the caller fills in next. */
