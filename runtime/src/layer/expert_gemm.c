@@ -134,7 +134,7 @@ hum_status hum_expert_gemm_forward(hum_layer *gemm, hum_workspace *ws, struct CU
         return hum_fail(HUM_ERR_INVALID_ARG, "%s: NULL %s", FN, !a ? "a" : "c");
     const hum_layer_config *cfg = &gemm->plan.config;
     int64_t lda, ldc;
-    if ((st = hum_layer_check_tensor(FN, a, "a", cfg->a_dtype, cfg->k, &lda)) != HUM_OK ||
+    if ((st = hum_layer_check_tensor(FN, a, "a", cfg->a_dtype, gemm->input_k, &lda)) != HUM_OK ||
         (st = hum_layer_check_tensor(FN, c, "c", cfg->c_dtype, cfg->n, &ldc)) != HUM_OK)
         return st;
     if (gemm->a_vector && (((uintptr_t)a->data | (uintptr_t)(lda * 2)) & 15))

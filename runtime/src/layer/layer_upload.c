@@ -191,18 +191,6 @@ static hum_status prep_bias(int32_t ordinal, const hum_layer_config *c, int64_t 
     return st;
 }
 
-/* int32 [K], or for experts [E][K] (the expert GEMMs gather A per expert): a weight whose k_perm
- * is one row serves every expert with it. */
-static hum_status prep_k_perm(int32_t ordinal, const hum_layer_config *c, int64_t experts, const hum_tensor *k_perm,
-                              hum_layer_buffers *buf)
-{
-    const size_t row = (size_t)c->k * 4;
-    const int64_t rows = c->num_experts > 0 ? experts : 1, given = k_perm->rank == 2 ? k_perm->shape[0] : 1;
-    hum_status st = upload(ordinal, NULL, row * (size_t)rows, &buf->k_perm, &buf->bytes);
-    for (int64_t e = 0; st == HUM_OK && e < rows; e++)
-        st = hum_memcpy_htod((char *)buf->k_perm + e * row, (const char *)k_perm->data + (given > 1 ? e : 0) * row, row);
-    return st;
-}
 
 hum_status hum_layer_upload(hum_layer *layer, int32_t ordinal, hum_layer_buffers *buf)
 {
@@ -250,7 +238,7 @@ hum_status hum_layer_upload(hum_layer *layer, int32_t ordinal, hum_layer_buffers
     if (st == HUM_OK && c->has_bias)
         st = prep_bias(ordinal, c, E, &w->bias, buf);
     if (st == HUM_OK && c->act_order)
-        st = prep_k_perm(ordinal, c, E, &w->k_perm, buf);
+        st = upload(ordinal, w->k_perm.data, (size_t)(E * c->k) * 4, &buf->k_perm, &buf->bytes); /* [E][K'] */
     hum_kernel_destroy(k.repack);
     hum_kernel_destroy(k.params);
     if (st != HUM_OK) {
