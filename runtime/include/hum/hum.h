@@ -422,8 +422,8 @@ hum_status hum_standard_shard(const hum_standard_weight *w, const hum_shard *sha
  * same K: the same num_experts, K, dtypes, scale type, group sizes, zero-point kind, k_perm,
  * global scale, activation scheme and input_scale, and presence of a bias; with BLOCK scales every part but the last N a multiple of
  * group_size_n. Errors (out left zeroed): those of hum_standard_validate for a part (named);
- * HUM_ERR_INVALID_ARG for NULL, count < 1, parts that differ (naming the part and field);
- * HUM_ERR_UNSUPPORTED for different global scales (ModelOpt NVFP4 gate and up often carry two:
+ * HUM_ERR_INVALID_ARG for NULL or count < 1; HUM_ERR_UNSUPPORTED for parts that differ (naming
+ * the part and field), different global scales (ModelOpt NVFP4 gate and up often carry two:
  * folding one into the e4m3 group scales would round them) or a BLOCK row cut;
  * HUM_ERR_OUT_OF_MEMORY. */
 hum_status hum_standard_concat(const hum_standard_weight *parts, int32_t count, hum_standard_weight *out);
@@ -467,10 +467,13 @@ hum_status hum_standard_validate(const hum_standard_weight *w);
  *  - optional bias, act-order (k_perm: each forward gathers A's columns into the weights' K
  *    order first, kernels/prep/permute_a.cu), any N and K (padded
  *    to multiples of 64 and 128 inside the layer), any M >= 1.
- *  - 8-bit activations: float8_e4m3fn A with float8_e4m3fn weights (sm_89 and newer), int8 A
- *    with uint8 weights (read as int8 around 128; sm_80 and newer); weight scales CHANNEL
- *    (any scale dtype, kept in float32) or TENSOR; K a multiple of 16; no zero point, no
- *    act-order; on both kernels (wgmma k32 on sm_90a).
+ *  - 8-bit activations: float8_e4m3fn A (sm_89 and newer) with float8_e4m3fn, uint4 (read
+ *    as integers around 8) or float4_e2m1 weights; int8 A (sm_80 and newer) with uint8 (read
+ *    as int8 around 128) or uint4 weights; weight scales CHANNEL (any scale dtype, kept in
+ *    float32) or TENSOR, and for float4_e2m1 with e4m3 A also e8m0 groups of a multiple of 32
+ *    along K (MXFP4: the groups' powers of two folded into the decoded codes, one float32
+ *    factor per column left); K a multiple of 16; no zero point, no act-order; on both
+ *    kernels (wgmma k32 on sm_90a). e4m3 products are added to float32 totals every 128 of K.
  * A combination outside this list fails at prepare time with HUM_ERR_UNSUPPORTED naming it.
  * On sm_90 the built-in policy runs the M ranges from 33 up on kernels/gemm/gemm_wgmma.cu (Hopper
  * warpgroup MMA, same prepared weights, same results to rounding) for the layers that kernel
@@ -530,7 +533,7 @@ typedef struct hum_layer_options {
     X(int64_t, group_size_n, INT, IN, "", "")                                                    \
     X(int32_t, zero_point, ENUM, IN, "", "none int float") /* a hum_zero_point_kind */          \
     X(int32_t, has_bias, BOOL, IN, "kBias", "")                                                  \
-    X(int32_t, act_order, BOOL, IN, "", "")              /* k_perm: A is permuted before the GEMM */ \
+    X(int32_t, act_order, BOOL, IN, "kActOrder", "")     /* k_perm: dense A is permuted first */ \
     X(int32_t, has_global_scale, BOOL, IN, "", "")                                               \
     X(int64_t, padded_n, INT, DERIVED, "kN", "")         /* N rounded up to 64 */                \
     X(int64_t, padded_k, INT, DERIVED, "kK", "")         /* K rounded up to 128 */               \
@@ -547,7 +550,7 @@ typedef struct hum_layer_options {
     X(int32_t, exp_compensation, INT, DERIVED, "", "")
 
 #define HUM_COMPUTE_CONFIG_FIELDS(X)                                                             \
-    /* how A rows map to experts: dense (the only type this build runs), MoE indexed (sorted     \
+    /* how A rows map to experts: dense, or a MoE expert GEMM (docs/moe.md): indexed (sorted   \
      * token ids), grouped contiguous (expert offsets), grouped masked (per-expert counts) */    \
     X(int32_t, gemm_type, ENUM, IN, "kGemmTypeId", "dense indexed grouped_contiguous grouped_masked") \
     X(int32_t, f16_accum, BOOL, IN, "kF16Accum", "")      /* accumulate in float16 */            \
@@ -769,8 +772,9 @@ hum_status hum_layer_describe(const hum_layer *layer, hum_layer_dispatch *out);
  * (N = H, K = I). Both weights are standard weights with an expert dimension (num_experts = E
  * on both; hum_standard_weight, "([E,] ...)"), of any weight format a dense layer takes, and
  * per-expert biases added inside each GEMM (gpt-oss).
- * Lifecycle, as for a dense layer: hum_moe_from_standard (host only) -> ... ->
- * hum_moe_destroy. A forward runs five steps on the host's stream: the routing layout of the
+ * Lifecycle, as for a dense layer: hum_moe_from_standard or hum_moe_from_safetensors (host
+ * only) -> hum_moe_prepare -> hum_moe_workspace_size and hum_workspace_create (the host's memory
+ * or hum's) -> hum_moe_forward, any number of times -> hum_moe_destroy. A forward runs five steps on the host's stream: the routing layout of the
  * M * top_k slots (kernels/moe/align.cu), the experts' gate/up GEMM on the rows routed to them,
  * the activation (kernels/moe/act.cu), the down GEMM, and the combine of each token's top_k
  * rows with the router weights in float32 (kernels/moe/combine.cu).
@@ -843,7 +847,53 @@ hum_status hum_moe_from_standard(hum_runtime *rt, const hum_standard_weight *w13
 hum_status hum_moe_from_safetensors(hum_runtime *rt, const char *path, const char *name, const hum_moe_options *opts,
                                     hum_moe **out);
 
-/* Frees the layer; NULL is a no-op. */
+/*
+ * Prepares the layer on the runtime's GPU: the gate/up and the down projections become two
+ * expert GEMMs (the indexed GEMM type: tokens gathered per expert, docs/moe.md), planned,
+ * compiled and uploaded in parallel with each other and with the kernels around them (the
+ * routing layout, the activation, the combine); then drops the host copies. The policy must
+ * give both GEMMs the same block_m for every number of rows per expert (they share one routing
+ * layout). Preparing a prepared layer does nothing. Errors: those of hum_layer_prepare (the
+ * message names the projection); HUM_ERR_POLICY when the two tables' block_m differ (naming
+ * the rows per expert). On failure the layer is as before the call.
+ */
+hum_status hum_moe_prepare(hum_moe *moe);
+
+/* Bytes of a workspace (hum_workspace_create) in which forwards of up to max_m tokens run in
+ * one pass: the GEMMs' stream-K locks, the routing layout, and the rows between the steps
+ * (M * top_k rows of 2I (gate/up), I (activated) and H (down) 16-bit elements). A forward of
+ * more tokens works through them in chunks of the tokens the workspace holds. Errors:
+ * HUM_ERR_INVALID_ARG (NULL, an unprepared layer, max_m < 1 or one whose layout would pass
+ * 2^31 - 1 rows). */
+hum_status hum_moe_workspace_size(const hum_moe *moe, int64_t max_m, int64_t *bytes);
+
+/*
+ * out = the MoE layer of hidden (above) on `stream`, asynchronously, through `ws`; no
+ * allocation, no host sync, no Lua, so it can be captured in a CUDA graph.
+ * Tensors (device memory, rank 2 unless said):
+ *   hidden        [M, H], the activation dtype, row stride strides[0] (0: H), inner stride 1;
+ *                 16-byte aligned with a row stride of a multiple of 8 when H % 8 == 0.
+ *   topk_ids      [M, top_k] int32 or int64, contiguous: global expert ids; an id outside
+ *                 [0, global experts), or -1, is no expert (the slot adds nothing).
+ *   topk_weights  [M, top_k] float32, contiguous: the router weights, applied once, as given
+ *                 (not normalised here).
+ *   expert_map    NULL (every id is a local expert) or rank 1 [global experts] int32: the
+ *                 local expert of each global id (its index in hum_moe_options.experts), -1
+ *                 when it is on another rank.
+ *   out           [M, H], the activation dtype, row stride strides[0] (0: H).
+ * With accumulate nonzero, out keeps what it holds and the layer's output is added to it (a
+ * shared expert computed first), rounded once; else it is overwritten. A token none of whose
+ * experts is local gets exactly 0 (or keeps out with accumulate). M == 0 does nothing.
+ * Concurrency as hum_layer_forward_ws: one forward at a time per workspace. Errors:
+ * HUM_ERR_INVALID_ARG naming the tensor and what was expected (nothing is launched);
+ * HUM_ERR_CUDA when a launch fails.
+ */
+hum_status hum_moe_forward(hum_moe *moe, hum_workspace *ws, struct CUstream_st *stream, const hum_tensor *hidden,
+                           const hum_tensor *topk_ids, const hum_tensor *topk_weights, const hum_tensor *expert_map,
+                           const hum_tensor *out, int32_t accumulate);
+
+/* Frees the layer, its GEMMs and kernels; NULL is a no-op. Not while a forward of it may still
+ * run on a stream. */
 void hum_moe_destroy(hum_moe *moe);
 
 typedef struct hum_moe_info {
@@ -855,9 +905,12 @@ typedef struct hum_moe_info {
     int32_t activation;     /* hum_moe_activation */
     int32_t gate_up;        /* hum_moe_gate_up */
     hum_dtype activation_dtype;
+    int32_t prepared;
+    double prepare_ms;      /* wall time of hum_moe_prepare */
+    hum_layer_info gate_up_gemm, down_gemm; /* the expert GEMMs once prepared (zeroed before) */
 } hum_moe_info;
 
-/* What the layer is. HUM_ERR_INVALID_ARG for NULL. */
+/* What the layer is, and once prepared how its GEMMs were. HUM_ERR_INVALID_ARG for NULL. */
 hum_status hum_moe_get_info(const hum_moe *moe, hum_moe_info *out);
 #ifndef HUM_CDEF
 #ifdef __cplusplus

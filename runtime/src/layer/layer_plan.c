@@ -147,8 +147,9 @@ hum_status hum_layer_compile_entries(hum_runtime *rt, const hum_layer_plan *plan
                                     (long long)plan->entries[i].m_max);
     }
     /* no layer has both: 8-bit A takes no act-order (gemm_variant.c) */
-    const int a8 = hum_gemm_a8(&plan->config);
-    const int32_t count = plan->entry_count + (plan->config.act_order || a8 ? 1 : 0);
+    const int permutes = hum_plan_permutes_a(plan);
+    const int a8 = !permutes && hum_gemm_a8(&plan->config);
+    const int32_t count = plan->entry_count + (permutes || a8 ? 1 : 0);
     if (count > plan->entry_count) {
         reqs[plan->entry_count].source = a8 ? "kernels/prep/quantize_a.cu" : "kernels/prep/permute_a.cu";
         reqs[plan->entry_count].kernel_name = a8 ? "hum_quantize_a" : "hum_permute_a";
@@ -189,9 +190,9 @@ static hum_status compile_and_load(prepare_tasks *p)
     const double t0 = hum_layer_now_ms();
     if (st == HUM_OK)
         st = hum_dispatch_table_build(p->dev, p->plan, results, &p->table);
-    if (st == HUM_OK && (p->plan->config.act_order || hum_gemm_a8(&p->plan->config)))
-        st = hum_kernel_load(p->dev->ordinal, &results[p->plan->entry_count], 0,
-                             p->plan->config.act_order ? &p->permute : &p->quantize);
+    const int permutes = hum_plan_permutes_a(p->plan);
+    if (st == HUM_OK && (permutes || hum_gemm_a8(&p->plan->config)))
+        st = hum_kernel_load(p->dev->ordinal, &results[p->plan->entry_count], 0, permutes ? &p->permute : &p->quantize);
     p->layer->load_ms = hum_layer_now_ms() - t0;
     for (int32_t i = 0; i < HUM_LAYER_MAX_KERNELS; i++)
         hum_jit_result_free(&results[i]);
