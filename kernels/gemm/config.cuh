@@ -70,10 +70,14 @@ constexpr int kRedBytes = (kWarpsK - 1) * kBM * kBN * 4;
 static_assert(kStageBytes % 16 == 0, "stage buffers must stay 16-byte aligned");
 static_assert(kStages * kStageBytes + kRedBytes == kSmemBytes, "hum_constants.h: kSmemBytes disagrees with the tile shapes");
 
-// Activations are copied 16 bytes at a time unless rows are not 16-byte multiples. (Act-order
-// layers get A already permuted into the weights' K order: prep/permute_a.cu.)
+// Act-order: a dense layer's A arrives permuted into the weights' K order (prep/permute_a.cu);
+// act-order experts each have their own order, so the A loader gathers the columns of each
+// block's expert (k_perm [kExperts][kKReal], -1: a padding column, read as 0).
+constexpr bool kGatherK = kActOrder && kGemmType != GemmType::kDense;
+// Activations are copied 16 bytes at a time unless rows are not 16-byte multiples or their
+// columns are gathered.
 constexpr int kAChunk = 16 / kAElem;  // A elements per 16-byte chunk
-constexpr bool kAVec = kKReal % kAChunk == 0;
+constexpr bool kAVec = kKReal % kAChunk == 0 && !kGatherK;
 static_assert(kAVec || !kA8, "8-bit A is copied 16 bytes at a time");
 constexpr int kAElems = kBM * kBK / kThreads;  // per thread, gather mode
 static_assert(kAVec || kBM * kBK % kThreads == 0, "gathered activation tile must split evenly over threads");

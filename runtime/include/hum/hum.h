@@ -519,7 +519,7 @@ typedef struct hum_layer_options {
     X(int64_t, group_size_n, INT, IN, "", "")                                                    \
     X(int32_t, zero_point, ENUM, IN, "", "none int float") /* a hum_zero_point_kind */          \
     X(int32_t, has_bias, BOOL, IN, "kBias", "")                                                  \
-    X(int32_t, act_order, BOOL, IN, "", "")              /* k_perm: A is permuted before the GEMM */ \
+    X(int32_t, act_order, BOOL, IN, "kActOrder", "")     /* k_perm: dense A is permuted first */ \
     X(int32_t, has_global_scale, BOOL, IN, "", "")                                               \
     X(int64_t, padded_n, INT, DERIVED, "kN", "")         /* N rounded up to 64 */                \
     X(int64_t, padded_k, INT, DERIVED, "kK", "")         /* K rounded up to 128 */               \
@@ -536,7 +536,7 @@ typedef struct hum_layer_options {
     X(int32_t, exp_compensation, INT, DERIVED, "", "")
 
 #define HUM_COMPUTE_CONFIG_FIELDS(X)                                                             \
-    /* how A rows map to experts: dense (the only type this build runs), MoE indexed (sorted     \
+    /* how A rows map to experts: dense, or a MoE expert GEMM (docs/moe.md): indexed (sorted   \
      * token ids), grouped contiguous (expert offsets), grouped masked (per-expert counts) */    \
     X(int32_t, gemm_type, ENUM, IN, "kGemmTypeId", "dense indexed grouped_contiguous grouped_masked") \
     X(int32_t, f16_accum, BOOL, IN, "kF16Accum", "")      /* accumulate in float16 */            \

@@ -133,9 +133,8 @@ hum_status hum_gemm_variant_check(const hum_gemm_variant *v, const char *arch)
     RULE(HUM_ERR_UNSUPPORTED, (type == HUM_GEMM_DENSE) == (c->num_experts == 0),
          "GEMM type %s with %lld experts: the dense type has none, the MoE types at least one", gemm_type_name(type),
          (long long)c->num_experts);
-    RULE(HUM_ERR_UNSUPPORTED, type == HUM_GEMM_DENSE || (!c->act_order && !c->has_global_scale),
-         "%s expert GEMM with %s: the expert GEMMs take neither act-order experts nor global scales yet",
-         gemm_type_name(type), c->act_order ? "act-order" : "a global scale");
+    RULE(HUM_ERR_UNSUPPORTED, type == HUM_GEMM_DENSE || !c->has_global_scale,
+         "%s expert GEMM with a global scale: the expert GEMMs take no global scales yet", gemm_type_name(type));
     RULE(HUM_ERR_UNSUPPORTED, !v->compute->f16_accum, "float16 accumulation: the GEMM kernels accumulate in float32");
     RULE(HUM_ERR_UNSUPPORTED, c->weight_bits >= 1 && c->weight_bits <= 8, "weight width %d bits (expected 1..8)",
          c->weight_bits);
@@ -162,7 +161,9 @@ hum_status hum_gemm_variant_check(const hum_gemm_variant *v, const char *arch)
          t->warp_k);
     const int32_t threads = hum_gemm_threads(v);
     RULE(HUM_ERR_UNSUPPORTED, threads <= 1024, "%d threads per CTA (at most 1024)", threads);
-    const int gather = c->k % 8 != 0; /* act-order layers' A is permuted before the GEMM */
+    /* element loads: rows that are not 16-byte multiples, and act-order experts' columns (a
+     * dense act-order layer's A is permuted before the GEMM) */
+    const int gather = c->k % 8 != 0 || (c->act_order && v->compute->gemm_type != HUM_GEMM_DENSE);
     RULE(HUM_ERR_UNSUPPORTED, !gather || (int64_t)t->block_m * t->block_k % threads == 0,
          "gathered activation tile %dx%d does not split over %d threads", t->block_m, t->block_k, threads);
     return HUM_OK;

@@ -11,8 +11,9 @@
 
 hum_status hum_gemm_wgmma_takes(const hum_layer_config *c, const hum_compute_config *compute)
 {
-    (void)compute;
     RULE(c->k % 8 == 0, "K %lld is not a multiple of 8", (long long)c->k);
+    RULE(!c->act_order || compute->gemm_type == HUM_GEMM_DENSE,
+         "act-order experts (their columns are gathered per expert, on mma.sync)");
     return HUM_OK;
 }
 

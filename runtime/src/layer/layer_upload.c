@@ -211,6 +211,7 @@ static hum_status prep_bias(int32_t ordinal, const hum_layer_config *c, int64_t 
     return st;
 }
 
+
 hum_status hum_layer_upload(hum_layer *layer, int32_t ordinal, hum_layer_buffers *buf)
 {
     const hum_standard_weight *w = &layer->weight;
@@ -259,7 +260,7 @@ hum_status hum_layer_upload(hum_layer *layer, int32_t ordinal, hum_layer_buffers
     if (st == HUM_OK && c->has_bias)
         st = prep_bias(ordinal, c, E, &w->bias, buf);
     if (st == HUM_OK && c->act_order)
-        st = upload(ordinal, w->k_perm.data, (size_t)c->k * 4, &buf->k_perm, &buf->bytes);
+        st = upload(ordinal, w->k_perm.data, (size_t)(E * c->k) * 4, &buf->k_perm, &buf->bytes); /* [E][K'] */
     hum_kernel_destroy(k.repack);
     hum_kernel_destroy(k.params);
     if (st != HUM_OK) {
