@@ -61,8 +61,8 @@ int main(void)
         expect(rt, "n=256,k=512,w=uint8,a=int8", "sm_80", I8, "int8 per token", "the checkpoint's");
         expect(rt, "n=256,k=512,w=uint4,group=128,a=int8,out=float16", "sm_75", F16, "fallback from int8 per token",
                "need sm_80");
-        /* W4A8 with int4 weights has no kernel here: 16-bit, the rule named */
-        expect(rt, "n=256,k=512,w=uint4,group=128,a=int8", "sm_90a", BF, "fallback from int8", "uint4 weights");
+        /* W4A8 with grouped int4 weights has no kernel here: 16-bit, the rule named */
+        expect(rt, "n=256,k=512,w=uint4,group=128,a=int8", "sm_90a", BF, "fallback from int8", "with int8 activations");
         /* mxfp8 and 1x128 groups run as e4m3 per token where the GEMM lacks their scales */
         expect(rt, "n=256,k=512,w=e4m3,a=mxfp8", "sm_90a", E4, "fallback from mxfp8", "e4m3 per token");
         expect(rt, "n=256,k=512,w=e4m3,a=e4m3,ascale=group128", "sm_90a", E4, "fallback from e4m3 per 1x128 group",
