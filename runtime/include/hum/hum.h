@@ -388,7 +388,9 @@ void hum_standard_free(hum_standard_weight *w);
  *    is the identity).
  *  - experts (expert parallelism, MoE weights only): the checkpoint's expert ids this rank
  *    holds, in the order the shard stores them (any subset, no repeats; the host's expert
- *    map sends expert experts[i] to local expert i). Combines with COLUMN / ROW.
+ *    map sends expert experts[i] to local expert i). Combines with COLUMN / ROW. Loading a
+ *    shard (hum_layer_load_shard, hum_layer_options.shard) converts only these experts: the
+ *    modules of a checkpoint that stores one per expert, the slices of fused 3-D tensors.
  * world 1 (or NONE with no experts) gives a copy.
  */
 typedef enum hum_shard_dim {
@@ -462,10 +464,13 @@ hum_status hum_standard_validate(const hum_standard_weight *w);
  *  - optional bias, act-order (k_perm: each forward gathers A's columns into the weights' K
  *    order first, kernels/prep/permute_a.cu), any N and K (padded
  *    to multiples of 64 and 128 inside the layer), any M >= 1.
- *  - 8-bit activations: float8_e4m3fn A with float8_e4m3fn weights (sm_89 and newer), int8 A
- *    with uint8 weights (read as int8 around 128; sm_80 and newer); weight scales CHANNEL
- *    (any scale dtype, kept in float32) or TENSOR; K a multiple of 16; no zero point, no
- *    act-order; on both kernels (wgmma k32 on sm_90a).
+ *  - 8-bit activations: float8_e4m3fn A (sm_89 and newer) with float8_e4m3fn, uint4 (read
+ *    as integers around 8) or float4_e2m1 weights; int8 A (sm_80 and newer) with uint8 (read
+ *    as int8 around 128) or uint4 weights; weight scales CHANNEL (any scale dtype, kept in
+ *    float32) or TENSOR, and for float4_e2m1 with e4m3 A also e8m0 groups of a multiple of 32
+ *    along K (MXFP4: the groups' powers of two folded into the decoded codes, one float32
+ *    factor per column left); K a multiple of 16; no zero point, no act-order; on both
+ *    kernels (wgmma k32 on sm_90a). e4m3 products are added to float32 totals every 128 of K.
  * A combination outside this list fails at prepare time with HUM_ERR_UNSUPPORTED naming it.
  * On sm_90 the built-in policy runs the M ranges from 33 up on kernels/gemm/gemm_wgmma.cu (Hopper
  * warpgroup MMA, same prepared weights, same results to rounding) for the layers that kernel

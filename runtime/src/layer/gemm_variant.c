@@ -76,9 +76,11 @@ static hum_status check_policy_values(const hum_tuning *t)
 
 /* What 8-bit activations run on: the k32 tensor-core products (mma.sync m16n8k32 with int8 from
  * sm_80 and e4m3 from sm_89, wgmma k32 on sm_90a) of 8-bit weights of the same kind (e4m3 x
- * e4m3; int8 x uint8 codes around the midpoint 128), A in 16-byte chunks (K a multiple of 16),
- * the weight's scales per channel or per tensor and the activations' per token or per tensor
- * (all applied to the float accumulators), no zero point, no act-order. */
+ * e4m3; int8 x uint8 codes around the midpoint 128) or of 4-bit codes decoded to it in
+ * registers (W4A8: uint4 around 8; e2m1 with e4m3), A in 16-byte chunks (K a multiple of 16),
+ * the weight's scales per channel or per tensor, or MXFP4's e8m0 groups folded into the codes
+ * (hum_gemm_fold_scales), and the activations' per token or per tensor (all applied to the
+ * float accumulators), no zero point, no act-order. */
 static hum_status a_type_rule(const hum_layer_config *c, const char *arch)
 {
     if (!hum_gemm_a8(c))
@@ -87,18 +89,22 @@ static hum_status a_type_rule(const hum_layer_config *c, const char *arch)
     const int fp8 = c->a_dtype == HUM_DTYPE_FLOAT8_E4M3FN, need = fp8 ? 89 : 80;
     RULE(HUM_ERR_UNSUPPORTED, !arch || strncmp(arch, "sm_", 3) != 0 || atoi(arch + 3) >= need,
          "%s activations need sm_%d or newer (the target is %s)", a, need, arch);
-    RULE(HUM_ERR_UNSUPPORTED, fp8 ? c->weight_dtype == HUM_DTYPE_FLOAT8_E4M3FN : c->weight_dtype == HUM_DTYPE_UINT8,
-         "%s weights with %s activations (expected %s)", hum_dtype_name(c->weight_dtype), a,
-         fp8 ? "float8_e4m3fn" : "uint8");
+    RULE(HUM_ERR_UNSUPPORTED,
+         c->weight_dtype == HUM_DTYPE_UINT4 ||
+             (fp8 ? c->weight_dtype == HUM_DTYPE_FLOAT8_E4M3FN || c->weight_dtype == HUM_DTYPE_FLOAT4_E2M1
+                  : c->weight_dtype == HUM_DTYPE_UINT8),
+         "%s weights with %s activations (expected %s or uint4)", hum_dtype_name(c->weight_dtype), a,
+         fp8 ? "float8_e4m3fn, float4_e2m1" : "uint8");
     RULE(HUM_ERR_UNSUPPORTED, c->num_experts == 0, "%s activations with %lld experts (dense layers only)", a,
          (long long)c->num_experts);
     RULE(HUM_ERR_UNSUPPORTED, !c->has_zero_point && !c->act_order, "%s with %s activations",
          c->act_order ? "act-order" : "a zero point", a);
     RULE(HUM_ERR_UNSUPPORTED, c->k % 16 == 0, "K = %lld with %s activations (expected a multiple of 16)",
          (long long)c->k, a);
-    RULE(HUM_ERR_UNSUPPORTED, !c->has_scale || c->kernel_group >= c->padded_k,
-         "weight scales in groups of %lld along K with %s activations (expected per channel or per tensor)",
-         (long long)c->kernel_group, a);
+    RULE(HUM_ERR_UNSUPPORTED, !c->has_scale || c->kernel_group >= c->padded_k || hum_gemm_fold_scales(c),
+         "%s weight scales in groups of %lld along K with %s activations (expected per channel or per tensor, "
+         "or e8m0 groups of a multiple of 32 with float4_e2m1 weights and float8_e4m3fn activations)",
+         hum_dtype_name(c->scale_dtype), (long long)c->kernel_group, a);
     RULE(HUM_ERR_UNSUPPORTED, c->a_group == 0, "activation scales in groups of %lld along K (expected one per row)",
          (long long)c->a_group);
     return HUM_OK;

@@ -45,9 +45,10 @@ typedef struct hum_dispatch_table {
 /* Device buffers of a prepared layer (kernel arguments; NULL when unused). */
 typedef struct hum_layer_buffers {
     void *weight;   /* repacked codes */
-    void *scale;    /* [scale_rows][padded_n] activation dtype, permuted */
+    void *scale;    /* [scale_rows][padded_n] activation dtype (float16 for 8-bit A), permuted */
     void *zero;     /* same layout */
     void *bias;     /* float32 [padded_n] */
+    void *col_scale; /* 8-bit A: float32 [padded_n], the weight's factor of each column */
     void *k_perm;   /* int32 [k]: act-order, A's column of each prepared K row */
     int64_t bytes;
 } hum_layer_buffers;
