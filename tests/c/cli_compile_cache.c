@@ -100,12 +100,15 @@ int main(void)
     snprintf(args, sizeof args, "cache ls --config %s/missing.yaml", cache);
     JT_CHECK(hum(args) == 1 && strstr(output, "missing.yaml"), "a missing config must exit 1 naming it:\n%s", output);
 
-    /* An activation override reaches layer planning: one naming a type this build does not
-     * compute in is refused by name, one matching the layer's type compiles. */
+    /* An activation override reaches layer planning: e4m3 on sm_80 (no fp8 instructions) falls
+     * back to the 16-bit type, compiles, and hum info says why (lua/hum/activation.lua). */
     jt_write_file(cache, "e4m3.yaml", "overrides:\n  linear: {activation: e4m3}\n");
     snprintf(args, sizeof args, "compile --config %s/e4m3.yaml --arch sm_80 --layer n=64,k=128,w=uint4,a=float16", cache);
-    JT_CHECK(hum(args) == 1 && strstr(output, "linear.activation = e4m3"), "e4m3 override must be refused:\n%s",
-             output);
+    JT_CHECK(hum(args) == 0, "an e4m3 override on sm_80 falls back and compiles:\n%s", output);
+    snprintf(args, sizeof args, "info --config %s/e4m3.yaml --arch sm_80 --layer n=64,k=128,w=uint4,a=float16", cache);
+    JT_CHECK(hum(args) == 0 && strstr(output, "activations: float16 (fallback from e4m3 per token, override "
+                                              "linear.activation = e4m3"),
+             "hum info names the override and the fallback:\n%s", output);
     jt_write_file(cache, "f16.yaml", "overrides:\n  linear: {activation: float16}\n");
     snprintf(args, sizeof args, "compile --config %s/f16.yaml --arch sm_80 --layer n=64,k=128,w=uint4,a=float16", cache);
     JT_CHECK(hum(args) == 0, "a float16 override on a float16 layer compiles:\n%s", output);
