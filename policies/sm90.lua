@@ -12,6 +12,18 @@
 local policy = require("hum.policy")
 local ranges, mma = policy.ranges, policy.mma_tuning
 
+-- M <= 16: block N 64 when the layer has at most a quarter as many 128-column tiles as the
+-- device has SMs (N = 4096 on 132 SMs: 32 tiles, each tile's K shared by ~4 CTAs whose stream-K
+-- fix-ups run one after the other); 64-column tiles halve that chain (bench/NOTES.md, perf-3).
+-- Measured for 4-bit weights (narrower and odd widths' warps span 32 or 64 columns, which
+-- would leave one or two warps along N; 8-bit is untimed).
+local function small_m(device, layer)
+  if layer.weight_bits == 4 and layer.padded_n / 128 * 4 <= device.sm_count then
+    return mma(16, 64, 256, 16, 16, 128, 6)
+  end
+  return mma(16, 128, 256, 16, 32, 128, 4)
+end
+
 -- Two warpgroups of one 64-row slab each (warp_n 16); a warp spans block_m and block_k.
 local function wgmma(block_m, block_k, stages)
   local t = mma(block_m, 128, block_k, block_m, 16, block_k, stages)
@@ -41,7 +53,7 @@ return {
       -- more; wider weights or finer groups take four 256 x 128 x 64 stages
       local deep = layer.weight_bits and layer.weight_bits <= 4 and layer.kernel_group >= 32
       return ranges({
-        { 16, mma(16, 128, 256, 16, 32, 128, 4) },
+        { 16, small_m(device, layer) },
         { 32, wgmma(32, 256, 5) },
         { 64, wgmma(64, 256, 4) },
         { 128, wgmma(128, 128, 4) },
@@ -49,7 +61,7 @@ return {
       })
     end
     return ranges({
-      { 16, mma(16, 128, 256, 16, 32, 128, 4) },
+      { 16, small_m(device, layer) },
       { 32, mma(32, 128, 256, 32, 32, 64, 4) },
       { 128, mma(64, 128, 256, 64, 32, 128, 3) },
       { math.huge, mma(128, 256, 128, 64, 64, 128, 4) },

@@ -38,13 +38,16 @@ typedef struct hum_gemm_tma_map {
 } hum_gemm_tma_map;
 
 typedef struct hum_gemm_args {
-    /* A (rows per GEMM type, above), the activation dtype (16-bit today); a_scale: per-token
-     * scales of quantized activations (reserved: NULL for float16/bfloat16) */
+    /* A (rows per GEMM type, above), the activation dtype. 8-bit A (kAFp8, kAInt8) comes with
+     * float32 scales: row m's at a_scale[m * a_scale_ld] (a_scale_ld 1: per token, 0: one for
+     * the tensor), which the epilogue multiplies into the accumulators; NULL / 0 for 16-bit A */
     const void *a;
-    const void *a_scale;
+    const float *a_scale;
     long long lda;
+    long long a_scale_ld;
     /* the prepared weight (kernels/prep/repack.cu): codes, scale and zero-point rows
-     * [groups][N] of the activation dtype, bias float32 [N]; k_perm int32 [K]: the K order of
+     * [groups][N] of the activation dtype (8-bit A: channel scales float32 [N]), bias float32
+     * [N]; k_perm int32 [K]: the K order of
      * an act-order layer whose A is read in checkpoint order (reserved for a gathering A
      * loader: NULL for dense layers, libhum permutes A first with kernels/prep/permute_a.cu).
      * With kExperts > 0 each is kExperts such weights back to back, one expert stride apart
@@ -54,7 +57,7 @@ typedef struct hum_gemm_args {
     const void *zero;
     const float *bias;
     const int *k_perm;
-    /* C (rows per GEMM type, above), the activation dtype */
+    /* C (rows per GEMM type, above), the output dtype (kBF16: bfloat16, else float16) */
     void *c;
     long long ldc;
     /* stream-K: one int32 per stream-K tile of the grid, zero between launches */

@@ -28,7 +28,21 @@ constexpr bool kOddWidth = kCont != kWeightBits;
 // Zero point folded into the integer dequant: the implicit midpoint of symmetric codes.
 constexpr int kZeroConst = (kWeightFloat || kZeroPoint) ? 0 : 1 << (kWeightBits - 1);
 
-constexpr int kKK = kWK / 16;  // k16 steps per warp and stage
+// The activation type. 16-bit A multiplies B dequantized into its own type (kBF16) with k16
+// MMAs. 8-bit A (kAFp8: e4m3, kAInt8: int8; hum_constants.h) multiplies the weight's 8-bit codes
+// as they are with k32 MMAs (the codes come in that K order: kernels/prep/repack.cu), and the
+// weight's channel scales and A's row scales multiply the float accumulators in the epilogue.
+constexpr bool kA8 = kAFp8 || kAInt8;
+constexpr int kAElem = kA8 ? 1 : 2;    // bytes of one A element
+constexpr int kKStep = kA8 ? 32 : 16;  // K of one MMA
+constexpr int kKRows = kKStep / 16;    // k16 rows of repacked codes per MMA step
+// Scale rows stream through the pipeline, in the activation type (16-bit A) or float32; 8-bit
+// A's channel scales are read in the epilogue instead.
+constexpr bool kScalesStaged = kHasScale && !(kA8 && kGroup >= kK);
+constexpr bool kEpilogueScale = kHasScale && !kScalesStaged;
+constexpr int kScaleBytes = kA8 ? 4 : 2;
+
+constexpr int kKK = kWK / kKStep;  // MMA steps per warp and stage
 
 static_assert(kBM % kWM == 0 && kBN % kWN == 0 && kBK % kWK == 0, "block shape must be a multiple of the warp shape");
 static_assert(kWM % 16 == 0 && kWN % 16 == 0 && kWK % 16 == 0, "warp tile must be a multiple of 16 in M, N and K");
@@ -37,16 +51,19 @@ static_assert(kN % kBN == 0 && kK % kBK == 0, "padded N and K must be multiples 
 static_assert(kGroup % kBK == 0 || (kBK % kGroup == 0 && kGroup % 16 == 0), "scale group and block K must nest");
 static_assert(kWarpsK == 1 || kWarpsK == 2 || kWarpsK == 4, "1, 2 or 4 warps along K");
 static_assert(kStages >= 2, "at least two pipeline stages");
+static_assert(!kA8 || (kBK >= 128 && kWK % 32 == 0), "8-bit A: block K at least 128, warp K a multiple of 32");
+static_assert(!kA8 || (kWeightBits == 8 && !kZeroPoint && kGroup >= kK),
+              "8-bit A: 8-bit weights without zero point, scales per channel or tensor");
 
 constexpr int kKB = kK / kBK;  // k-blocks per tile
 constexpr int kNB = kN / kBN;  // n-blocks
 constexpr int kGroupRows = (kK + kGroup - 1) / kGroup;
 constexpr int kScaleRows = kGroup >= kBK ? 1 : kBK / kGroup;  // scale rows per stage
 
-constexpr int kABytes = kBM * kBK * 2;
+constexpr int kABytes = kBM * kBK * kAElem;
 constexpr int kBRowWords = kBN / 64 * 32 * kWeightBits;  // one k16 row of the tile
 constexpr int kBBytes = kBK / 16 * kBRowWords * 4;
-constexpr int kSBytes = kHasScale ? kScaleRows * kBN * 2 : 0;
+constexpr int kSBytes = kScalesStaged ? kScaleRows * kBN * kScaleBytes : 0;
 constexpr int kZBytes = kZeroPoint ? kScaleRows * kBN * 2 : 0;
 constexpr int kStageBytes = kABytes + kBBytes + kSBytes + kZBytes;
 constexpr int kRedBytes = (kWarpsK - 1) * kBM * kBN * 4;
@@ -55,7 +72,9 @@ static_assert(kStages * kStageBytes + kRedBytes == kSmemBytes, "hum_constants.h:
 
 // Activations are copied 16 bytes at a time unless rows are not 16-byte multiples. (Act-order
 // layers get A already permuted into the weights' K order: prep/permute_a.cu.)
-constexpr bool kAVec = kKReal % 8 == 0;
+constexpr int kAChunk = 16 / kAElem;  // A elements per 16-byte chunk
+constexpr bool kAVec = kKReal % kAChunk == 0;
+static_assert(kAVec || !kA8, "8-bit A is copied 16 bytes at a time");
 constexpr int kAElems = kBM * kBK / kThreads;  // per thread, gather mode
 static_assert(kAVec || kBM * kBK % kThreads == 0, "gathered activation tile must split evenly over threads");
 

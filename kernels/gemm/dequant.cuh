@@ -25,3 +25,21 @@ HUM_DEV u32 dequant_pair(u32 word, u32 zero2, u32 scale2)
 }
 
 }  // namespace gemm
+
+namespace gemm {
+
+// The B register of 8-bit A for fragment J from a lane's words of one k16 row in the 8-bit-A K
+// order (kernels/prep/repack.cu): the four codes of its column at k 4t..4t+3, one per byte.
+// e4m3 codes multiply as they are; uint8 codes become int8 around their midpoint 128 (the top
+// bit flipped).
+template <int J>
+HUM_DEV u32 b8_reg(const u32 *words)
+{
+    static_assert(!kA8 || kWeightBits == 8, "8-bit A takes 8-bit weight codes");
+    if constexpr (kAInt8)
+        return words[J] ^ 0x80808080u;
+    else
+        return words[J];
+}
+
+}  // namespace gemm

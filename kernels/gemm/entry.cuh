@@ -29,6 +29,11 @@ HUM_DEV void zero_acc(float &x)
     x = 0.f;
 }
 
+HUM_DEV void zero_acc(int &x)
+{
+    x = 0;
+}
+
 template <typename T, int N>
 HUM_DEV void zero_acc(T (&acc)[N])
 {

@@ -45,6 +45,47 @@ HUM_DEV void streamk_end(const hum_gemm_args &args, const Slice &s, int tid)
     }
 }
 
+// The float factor of the accumulators of row `row` (< M): out_factor, times A's scale of the
+// row for 8-bit A.
+HUM_DEV float row_factor(const hum_gemm_args &args, i64 row)
+{
+    if constexpr (kA8)
+        return args.out_factor * __ldg(args.a_scale + row * args.a_scale_ld);
+    else
+        return args.out_factor;
+}
+
+// row_factor of row r of block b: of the row of A it reads (0 where there is none).
+HUM_DEV float block_row_factor(const hum_gemm_args &args, const Block &b, int r)
+{
+    if constexpr (kA8) {
+        const i64 row = a_row(args, b, r);
+        return row >= 0 ? row_factor(args, row) : 0.f;
+    } else {
+        return args.out_factor;
+    }
+}
+
+// The weight's scale of output column `col` (< padded N) where the epilogue applies it (8-bit
+// A's channel scales, float32), else 1.
+HUM_DEV float col_scale(const hum_gemm_args &args, int col)
+{
+    if constexpr (kEpilogueScale)
+        return __ldg(static_cast<const float *>(args.b_scale) + col);
+    else
+        return 1.f;
+}
+
+// int8 products accumulate in int32 in the float registers: their values as floats, before
+// stream-K slices or warps along K add them up.
+template <int COUNT>
+HUM_DEV void ints_to_floats(float *acc)
+{
+#pragma unroll
+    for (int i = 0; i < COUNT; ++i)
+        acc[i] = static_cast<float>(__float_as_int(acc[i]));
+}
+
 // The bias of `expert`'s output column `col`, added by the first slice only (0 for the others).
 HUM_DEV float bias_of(const hum_gemm_args &args, int expert, int col, bool first)
 {

@@ -4,8 +4,10 @@
 // so that each lane's B fragments of one k16 step are one contiguous run of words; the
 // dequantized B is scaled by its group (or channel) scale and zero point before the product
 // ("B side"), the float accumulators are multiplied by `out_factor` (global scale and exponent
-// bookkeeping) and the bias is added in the epilogue. A multi-stage cp.async pipeline streams A,
-// B, scales and zero points; persistent CTAs follow gemm/schedule.cuh.
+// bookkeeping) and the bias is added in the epilogue. 8-bit A (e4m3, int8) multiplies the 8-bit
+// codes as they are (m16n8k32), and the epilogue multiplies in A's row scale and the weight's
+// channel scale too. A multi-stage cp.async pipeline streams A, B, scales and zero points;
+// persistent CTAs follow gemm/schedule.cuh.
 //
 // The argument: kernels/contract/gemm_args.h (a_map unused).
 #include "gemm/dequant.cuh"
@@ -78,23 +80,27 @@ HUM_DEV void load_col_params(u32 row_addr, int wn, int lane, u32 (&out)[kNJ])
     });
 }
 
-// ldmatrix of the warp's A fragments and the lane's repacked B words for k16 step kk.
+// ldmatrix of the warp's A fragments (16 rows of 32 bytes: k16 of 16-bit A, k32 of 8-bit A) and
+// the lane's repacked B words of the kKRows k16 rows of MMA step kk.
 HUM_DEV void load_frags(u32 stage, int kk, int wm, int wn, int wk, int lane, u32 (&a)[kMI][4],
-                        u32 (&raw)[kUnitsW * kRawPerUnit])
+                        u32 (&raw)[kKRows][kUnitsW * kRawPerUnit])
 {
 #pragma unroll
     for (int mi = 0; mi < kMI; ++mi) {
         const int row = wm * kWM + mi * 16 + (lane & 15);
-        const int chunk = (wk * kWK + kk * 16) / 8 + (lane >> 4);
+        const int chunk = (wk * kWK + kk * kKStep) / kAChunk + (lane >> 4);
         ldmatrix_x4(a[mi], stage + a_offset(row, chunk));
     }
-    const int kr = wk * (kWK / 16) + kk;
     const int sub = kWN >= 64 ? 0 : (wn * kWN % 64) / kWN * kRawPerUnit;
 #pragma unroll
-    for (int u = 0; u < kUnitsW; ++u) {
-        const int unit = wn * kWN / 64 + u;
-        const u32 addr = stage + kABytes + ((kr * (kBN / 64) + unit) * 32 + lane) * kWeightBits * 4 + sub * 4;
-        lds_words<kRawPerUnit, kRawAlign>(addr, raw + u * kRawPerUnit);
+    for (int r = 0; r < kKRows; ++r) {
+        const int kr = (wk * kWK + kk * kKStep) / 16 + r;
+#pragma unroll
+        for (int u = 0; u < kUnitsW; ++u) {
+            const int unit = wn * kWN / 64 + u;
+            const u32 addr = stage + kABytes + ((kr * (kBN / 64) + unit) * 32 + lane) * kWeightBits * 4 + sub * 4;
+            lds_words<kRawPerUnit, kRawAlign>(addr, raw[r] + u * kRawPerUnit);
+        }
     }
 }
 
@@ -119,10 +125,20 @@ HUM_DEV void dequant(const u32 (&raw)[kUnitsW * kRawPerUnit], const u32 (&s2)[kN
     });
 }
 
+// The B registers of 8-bit A: the lane's words of the step's two k16 rows as they are.
+HUM_DEV void b8_regs(const u32 (&raw)[kKRows][kUnitsW * kRawPerUnit], u32 (&bf)[kNJ][2])
+{
+    static_for<0, kNJ>([&](auto jc) {
+        constexpr int j = decltype(jc)::value;
+        bf[j][0] = b8_reg<j>(raw[0]);
+        bf[j][1] = b8_reg<j>(raw[kKRows - 1]);
+    });
+}
+
 HUM_DEV void compute_stage(u32 stage, int wm, int wn, int wk, int lane, float (&acc)[kMI][kNJ][4])
 {
     u32 a[2][kMI][4];
-    u32 raw[2][kUnitsW * kRawPerUnit];
+    u32 raw[2][kKRows][kUnitsW * kRawPerUnit];
     u32 s2[kNJ], z2[kNJ];
     load_frags(stage, 0, wm, wn, wk, lane, a[0], raw[0]);
     static_for<0, kKK>([&](auto kc) {
@@ -132,18 +148,25 @@ HUM_DEV void compute_stage(u32 stage, int wm, int wn, int wk, int lane, float (&
             load_frags(stage, kk + 1, wm, wn, wk, lane, a[buf ^ 1], raw[buf ^ 1]);
         if constexpr (kk == 0 || (kGroup < kBK && (kk * 16) % kGroup == 0)) {
             const int row = kGroup >= kBK ? 0 : (wk * kWK + kk * 16) / kGroup;
-            if constexpr (kHasScale)
+            if constexpr (kScalesStaged)
                 load_col_params(stage + kABytes + kBBytes + row * kBN * 2, wn, lane, s2);
             if constexpr (kZeroPoint)
                 load_col_params(stage + kABytes + kBBytes + kSBytes + row * kBN * 2, wn, lane, z2);
         }
         u32 bf[kNJ][2];
-        dequant(raw[buf], s2, z2, bf);
+        if constexpr (kA8)
+            b8_regs(raw[buf], bf);
+        else
+            dequant(raw[buf][0], s2, z2, bf);
 #pragma unroll
         for (int mi = 0; mi < kMI; ++mi)
 #pragma unroll
-            for (int nj = 0; nj < kNJ; ++nj)
-                mma_16816<kBF16>(acc[mi][nj], a[buf][mi], bf[nj][0], bf[nj][1]);
+            for (int nj = 0; nj < kNJ; ++nj) {
+                if constexpr (kA8)
+                    mma_16832<kAFp8>(acc[mi][nj], a[buf][mi], bf[nj][0], bf[nj][1]);
+                else
+                    mma_16816<kBF16>(acc[mi][nj], a[buf][mi], bf[nj][0], bf[nj][1]);
+            }
     });
 }
 
@@ -157,16 +180,18 @@ HUM_DEV void write_c(const hum_gemm_args &args, const Block &blk, int n0, int wm
     for (int mi = 0; mi < kMI; ++mi)
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
-            const i64 row = c_row(args, blk, wm * kWM + mi * 16 + g + 8 * half);
+            const int r = wm * kWM + mi * 16 + g + 8 * half;
+            const i64 row = c_row(args, blk, r);
             if (row < 0)
                 continue;
+            const float f = block_row_factor(args, blk, r);
 #pragma unroll
             for (int nj = 0; nj < kNJ; ++nj) {
                 const int col = n0 + wn * kWN + nj * 8 + 2 * t;
                 if (col >= kNReal)
                     continue;
-                float v0 = acc[mi][nj][2 * half] * args.out_factor;
-                float v1 = acc[mi][nj][2 * half + 1] * args.out_factor;
+                float v0 = acc[mi][nj][2 * half] * f * col_scale(args, col);
+                float v1 = acc[mi][nj][2 * half + 1] * f * col_scale(args, col + 1);
                 if (kBias && first) {
                     v0 += bias_of(args, blk.expert, col, first);
                     v1 += bias_of(args, blk.expert, col + 1, first);
@@ -197,6 +222,8 @@ HUM_DEV void write_c(const hum_gemm_args &args, const Block &blk, int n0, int wm
 HUM_DEV void epilogue(const hum_gemm_args &args, const Rows &rows, const Schedule &sch, int tile, u8 *smem, int tid,
                       int wm, int wn, int wk, int wmn, int lane, float (&acc)[kMI][kNJ][4])
 {
+    if constexpr (kAInt8)
+        ints_to_floats<kMI * kNJ * 4>(&acc[0][0][0]);
     if constexpr (kWarpsK > 1) {
         constexpr int E = kMI * kNJ * 4;
         float *red = reinterpret_cast<float *>(smem + kStages * kStageBytes);

@@ -21,6 +21,10 @@
 // its pipeline, then the epilogue transposes the accumulators through shared memory so that C
 // is written in 16-byte row chunks (stream-K slices take turns through gemm/epilogue.cuh).
 //
+// 8-bit A (e4m3, int8) runs the k32 wgmma on the 8-bit codes as they are (the lane's words of
+// two k16 rows are one fragment, kernels/prep/repack.cu), int8 into int32 accumulators; the
+// epilogue multiplies in A's row scales and the weight's channel scales.
+//
 // The argument: kernels/contract/gemm_args.h; A is read through a_map only (a, lda and k_perm
 // unused: an act-order A arrives permuted, prep/permute_a.cu). Dynamic shared memory: kSmemBytes plus
 // 2048 bytes (alignment of the stages to 1024 bytes, and the stage barriers).
@@ -54,6 +58,16 @@ constexpr int kAtomBytes = kBM * 128;      // one 64-k column block of an activa
 constexpr int kCRow = kBN * 2 + 16;        // bytes per row of the epilogue tile (padded)
 constexpr int kInFlight = kStages - 2;     // stages loading while one is computed
 constexpr int kBarOffset = kSmemBytes;     // the stage barriers, after the stages
+// Accumulators: float, int32 for int8 products.
+template <bool INT>
+struct AccType {
+    using type = float;
+};
+template <>
+struct AccType<true> {
+    using type = int;
+};
+using Acc = AccType<kAInt8>::type;
 
 // Stage regions: all activation stages first (each a multiple of 1024 bytes, as the swizzle
 // atoms need), then the weight, scale and zero-point stages.
@@ -134,8 +148,8 @@ HUM_DEV void warp_share(const u32 (&words)[kWeightBits], int w, u32 (&out)[kShar
         out[0] >>= 4 * w % kPairsPerWord * kCont;
 }
 
-// The warp's code words for k16 step kk of every slab of its warpgroup.
-HUM_DEV void load_codes(u32 bstage, int kk, int wg, int w, int lane, u32 (&raw)[kSlabs][kShare])
+// The warp's code words of k16 row kr of every slab of its warpgroup.
+HUM_DEV void load_row(u32 bstage, int kk, int wg, int w, int lane, u32 (&raw)[kSlabs][kShare])
 {
 #pragma unroll
     for (int s = 0; s < kSlabs; ++s) {
@@ -181,13 +195,50 @@ HUM_DEV void dequant(const u32 (&raw)[kSlabs][kShare], const u32 (&sc)[kSlabs], 
     }
 }
 
-// All k16 steps of one stage. Step kk dequantizes into fragment buffer kk % 2 once the group
+// The warp's code words of the kKRows k16 rows of MMA step kk.
+HUM_DEV void load_codes(u32 bstage, int kk, int wg, int w, int lane, u32 (&raw)[kKRows][kSlabs][kShare])
+{
+#pragma unroll
+    for (int r = 0; r < kKRows; ++r)
+        load_row(bstage, kk * kKRows + r, wg, w, lane, raw[r]);
+}
+
+// 8-bit A's fragments: the warp's two words (rows 16w+g and 16w+g+8) of the step's two k16
+// rows, each the four codes of k 4t..4t+3.
+HUM_DEV void frags8(const u32 (&raw)[kKRows][kSlabs][kShare], u32 (&a)[kSlabs][4])
+{
+#pragma unroll
+    for (int s = 0; s < kSlabs; ++s) {
+        a[s][0] = b8_reg<0>(raw[0][s]);
+        a[s][1] = b8_reg<1>(raw[0][s]);
+        a[s][2] = b8_reg<0>(raw[kKRows - 1][s]);
+        a[s][3] = b8_reg<1>(raw[kKRows - 1][s]);
+    }
+}
+
+// One wgmma of the A type: 16-bit A's k16 on dequantized fragments, 8-bit A's k32 on the codes.
+template <int N>
+HUM_DEV void wgmma_step(float *d, const u32 (&a)[4], u64 desc)
+{
+    if constexpr (kA8)
+        wgmma_rs8<N>(d, a, desc);
+    else
+        wgmma_rs<kBF16, N>(d, a, desc);
+}
+
+template <int N>
+HUM_DEV void wgmma_step(int *d, const u32 (&a)[4], u64 desc)
+{
+    wgmma_rs8<N>(d, a, desc);
+}
+
+// All MMA steps of one stage. Step kk dequantizes into fragment buffer kk % 2 once the group
 // that read it (step kk - 2) has finished, so one group computes while the next is prepared.
-HUM_DEV void compute_stage(u32 base, int slot, int wg, int w, int lane, float (&acc)[kSlabs][kAcc])
+HUM_DEV void compute_stage(u32 base, int slot, int wg, int w, int lane, Acc (&acc)[kSlabs][kAcc])
 {
     const u32 bstage = base + kBOffset + slot * kBBytes;
     const u64 desc0 = wgmma_desc_sw128(base + slot * kABytes);
-    u32 raw[2][kSlabs][kShare];
+    u32 raw[2][kKRows][kSlabs][kShare];
     u32 frag[2][kSlabs][4];
     u32 sc[kSlabs], zp[kSlabs];
     load_codes(bstage, 0, wg, w, lane, raw[0]);
@@ -198,21 +249,25 @@ HUM_DEV void compute_stage(u32 base, int slot, int wg, int w, int lane, float (&
             load_codes(bstage, kk + 1, wg, w, lane, raw[buf ^ 1]);
         if constexpr (kk == 0 || (kGroup < kBK && (kk * 16) % kGroup == 0)) {
             constexpr int row = kGroup >= kBK ? 0 : kk * 16 / kGroup;
-            if constexpr (kHasScale)
+            if constexpr (kScalesStaged)
                 load_params(base + kSOffset + slot * kSBytes + row * kBN * 2, wg, w, lane, sc);
             if constexpr (kZeroPoint)
                 load_params(base + kZOffset + slot * kZBytes + row * kBN * 2, wg, w, lane, zp);
         }
         wgmma_wait<1>();
-        dequant(raw[buf], sc, zp, frag[buf]);
+        if constexpr (kA8)
+            frags8(raw[buf], frag[buf]);
+        else
+            dequant(raw[buf][0], sc, zp, frag[buf]);
         wgmma_fence();
 #pragma unroll
         for (int s = 0; s < kSlabs; ++s)
 #pragma unroll
             for (int c = 0; c < kChunks; ++c) {
+                // step kk's 32 bytes of each 128-byte row of an atom (k16 of 16-bit A, k32 of 8-bit)
                 constexpr u32 K_OFF = (kk / 4) * kAtomBytes + (kk % 4) * 32;
                 const u64 desc = desc0 + ((K_OFF + c * kChunk * 128) >> 4);
-                wgmma_rs<kBF16, kChunk>(&acc[s][c * kChunk / 2], frag[buf][s], desc);
+                wgmma_step<kChunk>(&acc[s][c * kChunk / 2], frag[buf][s], desc);
             }
         wgmma_commit();
     });
@@ -222,7 +277,7 @@ HUM_DEV void compute_stage(u32 base, int slot, int wg, int w, int lane, float (&
 // and product finished. g0 counts the stages this CTA loaded before: stage g sits in slot
 // g % kStages and completes phase g / kStages of that slot's barrier.
 HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, const Block &blk, int n0, int kb0, int len, int tid,
-                      int wg, int w, int lane, float (&acc)[kSlabs][kAcc])
+                      int wg, int w, int lane, Acc (&acc)[kSlabs][kAcc])
 {
     AVec<true> a;
     if constexpr (!kATma)
@@ -265,10 +320,11 @@ HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, const Block &
     __syncthreads();
 }
 
-// Accumulators -> the shared tile [block M][block N] of the output type, with the float factor
+// Accumulators -> the shared tile [block M][block N] of the output type, with the float factors
+// (out_factor, and for 8-bit A the scales of the token's row of A and of the output column)
 // and (first slice only) the bias applied.
-HUM_DEV void stage_c(const hum_gemm_args &args, u32 cbase, int expert, int n0, bool first, int wg, int w, int lane,
-                     const float (&acc)[kSlabs][kAcc])
+HUM_DEV void stage_c(const hum_gemm_args &args, u32 cbase, const Block &blk, int n0, bool first, int wg, int w,
+                     int lane, const Acc (&acc)[kSlabs][kAcc])
 {
     const int g = lane >> 2, t = lane & 3;
 #pragma unroll
@@ -276,14 +332,16 @@ HUM_DEV void stage_c(const hum_gemm_args &args, u32 cbase, int expert, int n0, b
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             const int nl = (wg * kSlabs + s) * 64 + 16 * w + g + 8 * h;
-            const float bias = n0 + nl < kNReal ? bias_of(args, expert, n0 + nl, first) : 0.f;
+            const float bias = n0 + nl < kNReal ? bias_of(args, blk.expert, n0 + nl, first) : 0.f;
+            const float cs = col_scale(args, n0 + nl);
 #pragma unroll
             for (int j = 0; j < kBM / 8; ++j)  // n8 block j of the D fragments: registers 4j..4j+3
 #pragma unroll
                 for (int e = 0; e < 2; ++e) {
                     const int token = 8 * j + 2 * t + e;
-                    sts16(cbase + token * kCRow + nl * 2,
-                          pack1<kBF16>(acc[s][4 * j + 2 * h + e] * args.out_factor + bias));
+                    const float f = block_row_factor(args, blk, token);
+                    const float v = static_cast<float>(acc[s][4 * j + 2 * h + e]);
+                    sts16(cbase + token * kCRow + nl * 2, pack1<kBF16>(v * f * cs + bias));
                 }
         }
 }
@@ -335,10 +393,10 @@ HUM_DEV void write_c(const hum_gemm_args &args, u32 cbase, const Block &blk, int
 
 // After a segment of `tile`: its stream-K slice order, the shared tile, the write to C.
 HUM_DEV void epilogue(const hum_gemm_args &args, const Schedule &sch, const Block &blk, int tile, int n0, u32 base,
-                      int tid, int wg, int w, int lane, const float (&acc)[kSlabs][kAcc])
+                      int tid, int wg, int w, int lane, const Acc (&acc)[kSlabs][kAcc])
 {
     const Slice sl = sch.slice_of(tile);
-    stage_c(args, base, blk.expert, n0, sl.slice == 0, wg, w, lane, acc);
+    stage_c(args, base, blk, n0, sl.slice == 0, wg, w, lane, acc);
     streamk_wait(args, sl, tid);
     __syncthreads();
     write_c(args, base, blk, n0, sl.slice == 0, tid);
@@ -365,7 +423,7 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
         mbar_init_fence();
     }
 
-    float acc[kSlabs][kAcc];
+    Acc acc[kSlabs][kAcc];
     Work wk{0, 0};
     int g0 = 0;
     for (int j = 0; j < sch.total;) {

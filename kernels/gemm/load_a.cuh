@@ -18,7 +18,7 @@ namespace gemm {
 // different bank groups.
 HUM_DEV u32 a_offset(int row, int chunk)
 {
-    return static_cast<u32>(row * kBK * 2 + ((chunk ^ (row & 7)) << 4));
+    return static_cast<u32>(row * kBK * kAElem + ((chunk ^ (row & 7)) << 4));
 }
 
 // Shared-memory address of row `row`, 16-byte chunk `chunk` of an A stage in the layout wgmma
@@ -34,20 +34,20 @@ HUM_DEV u32 a_offset_sw128(int row, int chunk)
 // k-block changes from stage to stage. SW128: the wgmma layout (a_offset_sw128), else a_offset.
 template <bool SW128>
 struct AVec {
-    static constexpr int CPR = kBK / 8;  // chunks per row
+    static constexpr int CPR = kBK / kAChunk;  // chunks per row
     static constexpr int COUNT = kAVec ? kBM * CPR : 0;
     static constexpr int IT = (COUNT + kThreads - 1) / kThreads;
 
-    const u16 *row[IT > 0 ? IT : 1];  // this chunk's row and column
-    bool ok[IT > 0 ? IT : 1];         // the row exists
+    const u8 *row[IT > 0 ? IT : 1];  // this chunk's row and column
+    bool ok[IT > 0 ? IT : 1];        // the row exists
 
     HUM_DEV void set_tile(const hum_gemm_args &args, const Block &blk, int tid)
     {
-        const u16 *a = static_cast<const u16 *>(args.a);
+        const u8 *a = static_cast<const u8 *>(args.a);
         for_chunks<COUNT>(tid, [&](int i, int ch) {
             const i64 gm = a_row(args, blk, ch / CPR);
             ok[i] = gm >= 0;
-            row[i] = a + (ok[i] ? gm * args.lda : 0) + ch % CPR * 8;
+            row[i] = a + (ok[i] ? gm * args.lda * kAElem : 0) + ch % CPR * 16;
         });
     }
 
@@ -56,9 +56,9 @@ struct AVec {
         const int k0 = kb * kBK;
         for_chunks<COUNT>(tid, [&](int i, int ch) {
             const int cc = ch % CPR;
-            const bool in = ok[i] && (kKReal == kK || k0 + cc * 8 < kKReal);
+            const bool in = ok[i] && (kKReal == kK || k0 + cc * kAChunk < kKReal);
             const u32 dst = SW128 ? a_offset_sw128(ch / CPR, cc) : a_offset(ch / CPR, cc);
-            cp_async16(stage + dst, in ? row[i] + k0 : row[i], in);
+            cp_async16(stage + dst, in ? row[i] + k0 * kAElem : row[i], in);
         });
     }
 };
@@ -93,15 +93,16 @@ struct AGather {
     }
 };
 
-// Thread 0's copies of the tile rows m0.. and k-block kb: kBK / 64 boxes of kBM x 64 elements,
-// one swizzle atom column of `atom_bytes` each, completing on barrier `bar`.
+// Thread 0's copies of the tile rows m0.. and k-block kb: boxes of kBM rows x 128 bytes
+// (kAtomK elements), one swizzle atom column of `atom_bytes` each, completing on barrier `bar`.
+constexpr int kAtomK = 128 / kAElem;
 HUM_DEV void a_tma(const hum_gemm_args &args, u32 dst, int atom_bytes, int m0, int kb, u32 bar)
 {
     const int k0 = kb * kBK;
     mbar_arrive_expect_tx(bar, kABytes);
 #pragma unroll
-    for (int a = 0; a < kBK / 64; ++a)
-        tma_load_2d(dst + a * atom_bytes, args.a_map, k0 + 64 * a, m0, bar);
+    for (int a = 0; a < kBK / kAtomK; ++a)
+        tma_load_2d(dst + a * atom_bytes, args.a_map, k0 + kAtomK * a, m0, bar);
 }
 
 }  // namespace gemm

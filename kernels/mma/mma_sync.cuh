@@ -1,5 +1,5 @@
 // Tensor-core primitives of the mma.sync path: ldmatrix for the activation fragments and the
-// m16n8k16 product with float accumulators.
+// m16n8k16 (16-bit) and m16n8k32 (8-bit) products with float accumulators.
 //
 // Fragment ownership (PTX ISA, "mma.m16n8k16" for .f16/.bf16), with g = lane / 4, t = lane % 4:
 //   A (16x16, row-major): a0 = (row g,   k 2t..2t+1)   a1 = (row g+8, k 2t..2t+1)
@@ -46,4 +46,37 @@ HUM_DEV void mma_16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1)
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
         : "r"(a[2]), "r"(a[3]), "r"(b1));
 #endif
+}
+
+// 8-bit A and B (m16n8k32), the fragments four 8-bit values per register (PTX ISA
+// "mma.m16n8k32"): a0 = (row g, k 4t..4t+3), a1 = (row g+8, k 4t..4t+3), a2 and a3 the same
+// rows at k 16+4t..16+4t+3, b0 = (k 4t..4t+3, col g), b1 = (k 16+4t..16+4t+3, col g); an
+// ldmatrix of 32-byte rows gives A's. e4m3 accumulates in float32 (sm_89 and newer), int8 in
+// int32 (sm_80 and newer), whose bits the float registers hold until the epilogue converts them.
+template <bool FP8>
+HUM_DEV void mma_16832(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1)
+{
+    if constexpr (FP8) {
+#if __CUDA_ARCH__ >= 890
+        asm("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+            "{%8,%9}, {%0,%1,%2,%3};\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#else
+        static_assert(!FP8, "e4m3 tensor-core products need sm_89 or newer");
+#endif
+    } else {
+#if __CUDA_ARCH__ >= 800
+        int c[4] = {__float_as_int(d[0]), __float_as_int(d[1]), __float_as_int(d[2]), __float_as_int(d[3])};
+        asm("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+            "{%8,%9}, {%0,%1,%2,%3};\n"
+            : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+            d[i] = __int_as_float(c[i]);
+#else
+        static_assert(FP8, "int8 tensor-core products of m16n8k32 need sm_80 or newer");
+#endif
+    }
 }

@@ -49,15 +49,25 @@ HUM_DEV void wgmma_pin(float &v)
     asm volatile("" : "+f"(v)::"memory");
 }
 
+HUM_DEV void wgmma_pin(int &v)
+{
+    asm volatile("" : "+r"(v)::"memory");
+}
+
 #define HUM_F4(d, i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3])
 #define HUM_F8(d, i) HUM_F4(d, i), HUM_F4(d, i + 4)
 #define HUM_F16(d, i) HUM_F8(d, i), HUM_F8(d, i + 8)
 #define HUM_F32(d, i) HUM_F16(d, i), HUM_F16(d, i + 16)
-// The instruction for tile width N and type T; ONE is the operand number of the scale-d flag
-// (always 1: accumulate), OPERANDS the accumulators, the A registers and the descriptor.
-#define HUM_WGMMA_ASM(N, T, ONE, OPERANDS)                                                                  \
-    "{\n.reg .pred p;\nsetp.ne.b32 p, %" ONE ", 0;\nwgmma.mma_async.sync.aligned.m64n" N "k16.f32." T "." T \
-    " " OPERANDS ", p, 1, 1, 0;\n}\n"
+#define HUM_R4(d, i) "+r"(d[i]), "+r"(d[i + 1]), "+r"(d[i + 2]), "+r"(d[i + 3])
+#define HUM_R8(d, i) HUM_R4(d, i), HUM_R4(d, i + 4)
+#define HUM_R16(d, i) HUM_R8(d, i), HUM_R8(d, i + 8)
+#define HUM_R32(d, i) HUM_R16(d, i), HUM_R16(d, i + 16)
+// The instruction of shape and types SHAPE; ONE is the operand number of the scale-d flag
+// (always 1: accumulate), OPERANDS the accumulators, the A registers and the descriptor, TAIL
+// the immediates after scale-d (A and B scales 1, and for 16-bit types B not transposed).
+#define HUM_WGMMA_ASM(SHAPE, ONE, OPERANDS, TAIL)                                                  \
+    "{\n.reg .pred p;\nsetp.ne.b32 p, %" ONE ", 0;\nwgmma.mma_async.sync.aligned." SHAPE " " OPERANDS \
+    ", p" TAIL ";\n}\n"
 #define HUM_WGMMA_OPS8 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, %8"
 #define HUM_WGMMA_OPS16 "{%0, %1, %2, %3, %4, %5, %6, %7}, {%8, %9, %10, %11}, %12"
 #define HUM_WGMMA_OPS32 \
@@ -71,11 +81,16 @@ HUM_DEV void wgmma_pin(float &v)
     "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, " \
     "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68"
 #define HUM_WGMMA_IN "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(1)
-#define HUM_WGMMA_CASE(N, ONE, ...)                                                               \
-    if constexpr (BF16)                                                                           \
-        asm volatile(HUM_WGMMA_ASM(#N, "bf16", ONE, HUM_WGMMA_OPS##N) : __VA_ARGS__ : HUM_WGMMA_IN); \
-    else                                                                                          \
-        asm volatile(HUM_WGMMA_ASM(#N, "f16", ONE, HUM_WGMMA_OPS##N) : __VA_ARGS__ : HUM_WGMMA_IN);
+#define HUM_WGMMA_CASE(N, ONE, ...)                                                                         \
+    if constexpr (BF16)                                                                                     \
+        asm volatile(HUM_WGMMA_ASM("m64n" #N "k16.f32.bf16.bf16", ONE, HUM_WGMMA_OPS##N, ", 1, 1, 0")       \
+                     : __VA_ARGS__ : HUM_WGMMA_IN);                                                         \
+    else                                                                                                    \
+        asm volatile(HUM_WGMMA_ASM("m64n" #N "k16.f32.f16.f16", ONE, HUM_WGMMA_OPS##N, ", 1, 1, 0")         \
+                     : __VA_ARGS__ : HUM_WGMMA_IN);
+// 8-bit types, k32: TYPES the accumulator and operand types, TAIL the immediates.
+#define HUM_WGMMA8_CASE(N, ONE, TYPES, TAIL, ...) \
+    asm volatile(HUM_WGMMA_ASM("m64n" #N "k32." TYPES, ONE, HUM_WGMMA_OPS##N, TAIL) : __VA_ARGS__ : HUM_WGMMA_IN);
 
 // d[0..N/2) += A (64x16, a[4]) * B^T (N x 16 at `desc`), float accumulators, N = 8, 16, 32,
 // 64 or 128.
@@ -96,7 +111,46 @@ HUM_DEV void wgmma_rs(float *d, const u32 (&a)[4], u64 desc)
     }
 }
 
+// 8-bit A and B, k32: the A registers hold four 8-bit values each, (row 16w+g, k 4t..4t+3),
+// (row 16w+g+8, k 4t..4t+3), then the same rows at k 16+4t..16+4t+3 (PTX ISA, wgmma .m64nNk32
+// register fragments); B is N rows of 32 k (32 bytes) in the same descriptor layout. e4m3
+// accumulates in float32, int8 (.s8) in int32.
+template <int N>
+HUM_DEV void wgmma_rs8(float *d, const u32 (&a)[4], u64 desc)
+{
+    static_assert(N == 8 || N == 16 || N == 32 || N == 64 || N == 128, "wgmma tile of 8, 16, 32, 64 or 128 columns");
+    if constexpr (N == 8) {
+        HUM_WGMMA8_CASE(8, "9", "f32.e4m3.e4m3", ", 1, 1", HUM_F4(d, 0))
+    } else if constexpr (N == 16) {
+        HUM_WGMMA8_CASE(16, "13", "f32.e4m3.e4m3", ", 1, 1", HUM_F8(d, 0))
+    } else if constexpr (N == 32) {
+        HUM_WGMMA8_CASE(32, "21", "f32.e4m3.e4m3", ", 1, 1", HUM_F16(d, 0))
+    } else if constexpr (N == 64) {
+        HUM_WGMMA8_CASE(64, "37", "f32.e4m3.e4m3", ", 1, 1", HUM_F32(d, 0))
+    } else {
+        HUM_WGMMA8_CASE(128, "69", "f32.e4m3.e4m3", ", 1, 1", HUM_F32(d, 0), HUM_F32(d, 32))
+    }
+}
+
+template <int N>
+HUM_DEV void wgmma_rs8(int *d, const u32 (&a)[4], u64 desc)
+{
+    static_assert(N == 8 || N == 16 || N == 32 || N == 64 || N == 128, "wgmma tile of 8, 16, 32, 64 or 128 columns");
+    if constexpr (N == 8) {
+        HUM_WGMMA8_CASE(8, "9", "s32.s8.s8", "", HUM_R4(d, 0))
+    } else if constexpr (N == 16) {
+        HUM_WGMMA8_CASE(16, "13", "s32.s8.s8", "", HUM_R8(d, 0))
+    } else if constexpr (N == 32) {
+        HUM_WGMMA8_CASE(32, "21", "s32.s8.s8", "", HUM_R16(d, 0))
+    } else if constexpr (N == 64) {
+        HUM_WGMMA8_CASE(64, "37", "s32.s8.s8", "", HUM_R32(d, 0))
+    } else {
+        HUM_WGMMA8_CASE(128, "69", "s32.s8.s8", "", HUM_R32(d, 0), HUM_R32(d, 32))
+    }
+}
+
 #undef HUM_WGMMA_CASE
+#undef HUM_WGMMA8_CASE
 #undef HUM_WGMMA_IN
 #undef HUM_WGMMA_OPS128
 #undef HUM_WGMMA_OPS64
@@ -108,3 +162,7 @@ HUM_DEV void wgmma_rs(float *d, const u32 (&a)[4], u64 desc)
 #undef HUM_F16
 #undef HUM_F8
 #undef HUM_F4
+#undef HUM_R32
+#undef HUM_R16
+#undef HUM_R8
+#undef HUM_R4

@@ -9,6 +9,10 @@
 //   C-bit containers (C = 1, 2, 4, 8: the power of two >= b): the k-even code goes to bits c*C,
 //   the k-odd code to bits 16 + c*C. Odd widths are then compressed from C to b words as
 //   kernels/numerics/codes.cuh describes. Codes outside N x K are 0.
+//   For 8-bit activations (a8) the rows inside each k16 row are reordered so that the four
+//   codes (h, e) of a lane's column sit at k = 16r + 4t + 2e + h: in byte (or nibble) order
+//   they are the lane's k 4t..4t+3, the B fragment of the 8-bit MMAs (m16n8k32, wgmma k32),
+//   whose two registers are the same lane's words of k16 rows 2s and 2s + 1.
 // hum_prep_params: scales or zero points ([N][G] of a float dtype, BLOCK rows shared by n_div
 //   columns, or integer zero points packed LSB-first along N) -> [Gp][Np] float16/bfloat16,
 //   multiplied by 2^exp_adjust and rounded to nearest even, with columns permuted inside each
@@ -32,7 +36,7 @@ HUM_DEV u32 code_at(const u32 *src, i64 row_words, int n, int k, int bits, int n
 }
 
 template <int BITS>
-HUM_DEV void repack_lane(const u32 *src, i64 row_words, int n, int k, int np, i64 idx, u32 *dst)
+HUM_DEV void repack_lane(const u32 *src, i64 row_words, int n, int k, int np, i64 idx, int a8, u32 *dst)
 {
     constexpr int C = container_bits(BITS);
     constexpr int PAIRS = 16 / C;
@@ -47,10 +51,11 @@ HUM_DEV void repack_lane(const u32 *src, i64 row_words, int n, int k, int np, i6
 #pragma unroll
     for (int lp = 0; lp < 16; ++lp) {
         const int col = u * 64 + 8 * (lp / 2) + (lane >> 2);
-        const int row = r * 16 + 2 * (lane & 3) + 8 * (lp % 2);
+        const int row = a8 ? r * 16 + 4 * (lane & 3) + lp % 2 : r * 16 + 2 * (lane & 3) + 8 * (lp % 2);
+        const int odd = a8 ? 2 : 1;  // k of the code in the high half
         const int c = lp % PAIRS;
         o[lp / PAIRS] |= code_at(src, row_words, col, row, BITS, n, k) << (c * C) |
-                         code_at(src, row_words, col, row + 1, BITS, n, k) << (16 + c * C);
+                         code_at(src, row_words, col, row + odd, BITS, n, k) << (16 + c * C);
     }
     u32 w[BITS];
 #pragma unroll
@@ -149,14 +154,15 @@ HUM_DEV u16 convert(const void *src, i64 i, u32 dtype, int adj, int bf16)
 }  // namespace repack
 
 // One instantiation per width, named by the request (hum_repack_weight<4>): NVRTC then compiles
-// only that one, a fraction of the time of all eight behind a run-time switch.
+// only that one, a fraction of the time of all eight behind a run-time switch. a8: the K order
+// of 8-bit activations (above).
 template <int BITS>
-__global__ void hum_repack_weight(const u32 *src, i64 row_words, int n, int k, int np, int kp, u32 *dst)
+__global__ void hum_repack_weight(const u32 *src, i64 row_words, int n, int k, int np, int kp, int a8, u32 *dst)
 {
     const i64 lanes = static_cast<i64>(kp / 16) * (np / 64) * 32;
     for (i64 idx = blockIdx.x * static_cast<i64>(blockDim.x) + threadIdx.x; idx < lanes;
          idx += static_cast<i64>(gridDim.x) * blockDim.x)
-        repack::repack_lane<BITS>(src, row_words, n, k, np, idx, dst);
+        repack::repack_lane<BITS>(src, row_words, n, k, np, idx, a8, dst);
 }
 
 // packed_bits == 0: src holds [ceil(N / n_div)][groups] elements of `dtype`.

@@ -55,8 +55,11 @@ function layer.config(c, sm, gemm_type)
     unsupported("%d experts: MoE weights are not dense layers", tonumber(c.num_experts))
   end
   local act = dtype(c.a_dtype)
-  if act.code ~= tonumber(hum.C.HUM_DTYPE_FLOAT16) and act.code ~= tonumber(hum.C.HUM_DTYPE_BFLOAT16) then
-    unsupported("%s activations (expected float16 or bfloat16)", act.name)
+  -- 8-bit A (float8_e4m3fn, int8) comes quantized with its scales; which weights, scales and
+  -- targets it runs with is C's rule (hum_layer_kernel_takes), 16-bit A's is below.
+  local a8 = act.bits == 8
+  if not a8 and act.code ~= tonumber(hum.C.HUM_DTYPE_FLOAT16) and act.code ~= tonumber(hum.C.HUM_DTYPE_BFLOAT16) then
+    unsupported("%s activations (expected float16, bfloat16, float8_e4m3fn or int8)", act.name)
   end
   -- The deployment's activation override names the type the layer computes in. This build's
   -- kernels compute in the 16-bit type the host passes; an override asking for anything else
@@ -68,19 +71,19 @@ function layer.config(c, sm, gemm_type)
       .. "the host passes (here %s); kernels that quantize activations to %s are not part of it", section, wanted,
       section == "moe" and "MoE" or "dense", act.name, wanted)
   end
-  if c.c_dtype ~= c.a_dtype then
+  if not a8 and c.c_dtype ~= c.a_dtype then
     unsupported("%s output with %s activations: the kernels write C in the activation dtype", dtype(c.c_dtype).name,
       act.name)
   end
-  if act.name == "bfloat16" and sm < 80 then
-    unsupported("bfloat16 activations need sm_80 or newer (the target is sm_%d)", sm)
+  if dtype(c.c_dtype).name == "bfloat16" and sm < 80 then
+    unsupported("bfloat16 %s need sm_80 or newer (the target is sm_%d)", a8 and "outputs" or "activations", sm)
   end
   local w = dtype(c.weight_dtype)
   local weight_float
   if w.kind == KIND_UINT and w.bits >= 1 and w.bits <= 8 then
     weight_float = false
   elseif w.kind == KIND_FLOAT and w.bits <= 8 and w.exp >= 1 then
-    if w.exp > act.exp or w.man > act.man then
+    if not a8 and (w.exp > act.exp or w.man > act.man) then
       unsupported("%s weights with %s activations: the weight's %d exponent and %d mantissa bits must fit the "
         .. "activation's %d and %d", w.name, act.name, w.exp, w.man, act.exp, act.man)
     end
@@ -111,8 +114,9 @@ function layer.config(c, sm, gemm_type)
     unsupported("%s scales (expected float16, bfloat16, float32, e4m3, e5m2 or e8m0)", scale.name)
   end
 
+  -- (8-bit A multiplies the weight codes as they are: no decoding, no compensation)
   local compensation = 0
-  if weight_float then
+  if weight_float and not a8 then
     compensation = (2 ^ (act.exp - 1) - 1) - (2 ^ (w.exp - 1) - 1)
   end
 

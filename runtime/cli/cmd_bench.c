@@ -7,6 +7,7 @@
 #include "bench_floor.h"
 #include "bench_io.h"
 #include "bench_json.h"
+#include "bench_moe.h"
 #include "bench_moe_gemm.h"
 #include "bench_timer.h"
 #include "bench_tmpdir.h"
@@ -33,11 +34,14 @@ typedef struct bench_options {
     int force; /* --out may replace an existing file */
     const char *moe_gemm, *experts, *topk; /* --moe-gemm: one expert GEMM (bench_moe_gemm.h) */
     int down;
+    const char *moe; /* --moe SPEC: a whole MoE layer (bench_moe.h) */
+    int balanced;    /* its routing: every expert the same number of rows */
 } bench_options;
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: hum bench --layer SPEC [--m 1,2,4,...,8192] [--out FILE.json] [--warmup N] [--reps N]\n\n"
+    fprintf(f, "usage: hum bench --layer SPEC [--m 1,2,4,...,8192] [--out FILE.json] [--warmup N] [--reps N]\n"
+               "       hum bench --moe SPEC [--m 1,8,128,1024,4096] [--balanced] [--warmup N] [--reps N]\n\n"
                "Times one quantized layer with random weights against cuBLAS (dense 16-bit weights of the same\n"
                "shape) on the GPU: median of CUDA-event timings of CUDA-graph replays, L2 flushed before each.\n"
                "Prints M, hum and cuBLAS microseconds, the ratio cuBLAS/hum, TFLOP/s and GB/s, the prepare time\n"
@@ -48,7 +52,14 @@ static void usage(FILE *f)
                "                 bfloat16 | e4m3 | int8 | mxfp8), ascale (token | tensor | group128: 8-bit a),\n"
                "                 out (float16 | bfloat16), group (0: per channel), scale (dtype | tensor),\n"
                "                 global (0 | 1), zp (none | int | float), bias (0 | 1), actorder (0 | 1); docs/cli.md\n"
-               "  --m LIST       comma-separated M values (default: powers of two 1..8192)\n"
+               "  --moe SPEC     a MoE layer instead (random expert weights and routing), timed whole and per\n"
+               "                 step (align, gate_up GEMM, activation, down GEMM, combine): the --layer keys\n"
+               "                 of its gate/up projection plus e (experts), topk, act (silu | swiglu_oai |\n"
+               "                 relu2 | gelu), gate_up (split | interleaved), gemm (indexed), e.g.\n"
+               "                 e=128,topk=8,n=1536,k=2048,w=uint4,a=bfloat16,group=128\n"
+               "  --balanced     --moe: every expert gets the same number of rows (default: random)\n"
+               "  --m LIST       comma-separated M values (default: powers of two 1..8192; --moe:\n"
+               "                 1,8,128,1024,4096)\n"
                "  --out FILE     where the JSON goes (an existing FILE only with --force)\n"
                "  --force        let --out replace an existing file\n"
                "  --warmup N     untimed calls per measurement (default 20)\n"
@@ -67,12 +78,18 @@ static int parse(int argc, char **argv, bench_options *o)
         CLI_VALUE("--config", &o->config), CLI_VALUE("--layer", &o->spec),   CLI_VALUE("--m", &o->m_list),
         CLI_VALUE("--out", &o->out),       CLI_VALUE("--warmup", &o->warmup), CLI_VALUE("--reps", &o->reps),
         CLI_FLAG("--force", &o->force),    CLI_VALUE("--moe-gemm", &o->moe_gemm), CLI_VALUE("--experts", &o->experts),
-        CLI_VALUE("--topk", &o->topk),     CLI_FLAG("--down", &o->down),       CLI_END,
+        CLI_VALUE("--topk", &o->topk),     CLI_FLAG("--down", &o->down),       CLI_VALUE("--moe", &o->moe),
+        CLI_FLAG("--balanced", &o->balanced), CLI_END,
     };
     const cli_args args = {.command = "hum bench", .usage = usage, .options = options};
     int rc = cli_args_parse(&args, argc, argv);
-    if (rc == 0 && !o->spec && !o->moe_gemm)
-        rc = cli_usage_error(&args, "--layer SPEC (or --moe-gemm SPEC) is required");
+    if (rc == 0 && !!o->spec + !!o->moe_gemm + !!o->moe != 1)
+        rc = cli_usage_error(&args, "say what to time: --layer SPEC, --moe SPEC or --moe-gemm SPEC (one of them)");
+    if (rc == 0 && o->moe && (o->out || o->force || o->experts || o->topk || o->down))
+        rc = cli_usage_error(&args, "--moe takes its experts and top-k from its SPEC and prints its table only (no "
+                             "--out, --experts, --topk or --down)");
+    if (rc == 0 && o->balanced && !o->moe)
+        rc = cli_usage_error(&args, "--balanced is a --moe option");
     if (rc == 0 && o->moe_gemm && (o->spec || !o->experts || !o->topk))
         rc = cli_usage_error(&args, "--moe-gemm SPEC takes --experts E and --topk K, and no --layer");
     return rc;
@@ -312,11 +329,13 @@ int hum_cmd_bench(const char *config, int argc, char **argv)
     if (bench_parse_count("hum bench", "--warmup", o.warmup, 20, 0, &r.warmup) ||
         bench_parse_count("hum bench", "--reps", o.reps, 100, 1, &r.reps))
         return 2;
-    if (bench_parse_m_list(o.m_list ? o.m_list : "1,2,4,8,16,32,64,128,256,512,1024,2048,4096,8192", ms,
-                           BENCH_MAX_M_VALUES, &m_count) != HUM_OK) {
+    const char *m_default = o.moe ? "1,8,128,1024,4096" : "1,2,4,8,16,32,64,128,256,512,1024,2048,4096,8192";
+    if (bench_parse_m_list(o.m_list ? o.m_list : m_default, ms, BENCH_MAX_M_VALUES, &m_count) != HUM_OK) {
         fprintf(stderr, "hum bench: %s\n", hum_last_error());
         return 2;
     }
+    if (o.moe)
+        return bench_moe(o.config, o.moe, ms, m_count, r.warmup, r.reps, o.balanced);
     if (o.moe_gemm) {
         int32_t experts = 0, top_k = 0;
         if (bench_parse_count("hum bench", "--experts", o.experts, 0, 1, &experts) ||

@@ -1,7 +1,8 @@
 /* `hum compile`: compiles kernels through the kernel cache without running them, and says for
  * each whether the cache had it. Targets are chosen by options; each target kind is one option
- * and one branch in hum_cmd_compile: a built-in kernel (--kernel) or every kernel of a layer's
- * dispatch table (--layer SPEC, planned for the arch's nominal device; no GPU needed). */
+ * and one branch in hum_cmd_compile: a built-in kernel (--kernel), every kernel of a layer's
+ * dispatch table (--layer SPEC) or of a MoE layer (--moe SPEC: both expert GEMMs' tables and
+ * the kernels around them), planned for the arch's nominal device; no GPU needed. */
 #include "cli.h"
 #include "cli_args.h"
 #include "cli_progress.h"
@@ -30,16 +31,21 @@ typedef struct compile_options {
     const char *arch;   /* NULL: the runtime's GPU */
     const char *kernel; /* a builtin_kernels name */
     const char *layer;  /* a layer SPEC (hum_layer_spec_parse) */
+    const char *moe;    /* a MoE layer SPEC (hum_moe_spec_parse) */
 } compile_options;
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: hum compile [--config FILE] [--arch ARCH] (--kernel NAME | --layer SPEC)\n\n"
+    fprintf(f, "usage: hum compile [--config FILE] [--arch ARCH] (--kernel NAME | --layer SPEC | --moe SPEC)\n\n"
                "Compiles through the kernel cache and prints, per kernel, \"cache hit\" or \"cache miss\" and\n"
                "the time taken.\n\n"
                "  --arch ARCH    sm_75, sm_80, sm_86, sm_89, sm_90a, ... (default: the GPU's)\n"
                "  --layer SPEC   every kernel of the dispatch table the policy gives this layer, e.g.\n"
                "                 n=8192,k=8192,w=uint4,a=float16,group=128 (keys: see hum bench --help)\n"
+               "  --moe SPEC     every kernel of a MoE layer: both expert GEMMs' tables, the routing layout,\n"
+               "                 the activation and the combine, e.g.\n"
+               "                 e=128,topk=8,n=1536,k=2048,w=uint4,a=bfloat16,group=128 (n, k of the gate/up\n"
+               "                 projection; keys: see hum bench --help)\n"
                "  --kernel NAME  a built-in kernel:\n");
     for (size_t i = 0; i < sizeof builtin_kernels / sizeof builtin_kernels[0]; i++)
         fprintf(f, "                   %-10s %s\n", builtin_kernels[i].name, builtin_kernels[i].what);
@@ -51,12 +57,12 @@ static int parse(int argc, char **argv, compile_options *o)
 {
     const cli_option options[] = {
         CLI_VALUE("--config", &o->config), CLI_VALUE("--arch", &o->arch), CLI_VALUE("--kernel", &o->kernel),
-        CLI_VALUE("--layer", &o->layer),   CLI_END,
+        CLI_VALUE("--layer", &o->layer),   CLI_VALUE("--moe", &o->moe),       CLI_END,
     };
     const cli_args args = {.command = "hum compile", .usage = usage, .options = options};
     int rc = cli_args_parse(&args, argc, argv);
-    if (rc == 0 && !o->kernel == !o->layer)
-        rc = cli_usage_error(&args, "say what to compile: --kernel NAME or --layer SPEC (one of them)");
+    if (rc == 0 && (!!o->kernel + !!o->layer + !!o->moe) != 1)
+        rc = cli_usage_error(&args, "say what to compile: --kernel NAME, --layer SPEC or --moe SPEC (one of them)");
     return rc;
 }
 
@@ -96,6 +102,44 @@ static int compile_layer(hum_runtime *rt, const char *spec_text, const hum_layer
     return 0;
 }
 
+static void print_table(const char *what, const hum_layer_info *info)
+{
+    for (int32_t i = 0; i < info->entry_count; i++) {
+        const hum_tuning *t = &info->entries[i];
+        char m_max[24];
+        if (t->m_max == INT64_MAX)
+            snprintf(m_max, sizeof m_max, "inf");
+        else
+            snprintf(m_max, sizeof m_max, "%lld", (long long)t->m_max);
+        printf("  %s rows/expert %lld..%s: %s, block %dx%dx%d, warp %dx%dx%d, %d stages%s\n", what,
+               (long long)t->m_min, m_max, t->kernel == HUM_GEMM_KERNEL_WGMMA ? "wgmma" : "mma.sync", t->block_m,
+               t->block_n, t->block_k, t->warp_m, t->warp_n, t->warp_k, t->stages, t->stream_k ? ", stream-K" : "");
+    }
+}
+
+/* Compiles every kernel of a MoE layer; 0 on success. */
+static int compile_moe(hum_runtime *rt, const char *spec_text, const hum_moe_spec *spec, const char *arch)
+{
+    hum_moe_compile_info info;
+    char what[512];
+    snprintf(what, sizeof what, "compiling MoE layer %s for %s", spec_text, arch);
+    cli_step *step = cli_step_begin(what);
+    hum_status st = hum_moe_compile_spec(rt, spec, arch, &info);
+    cli_step_end(step);
+    if (st != HUM_OK) {
+        fprintf(stderr, "hum compile: %s\n", hum_last_error());
+        return 1;
+    }
+    printf("MoE layer %s for %s, policy %s: %d + %d GEMM kernel(s) and 6 around them, %s, %.1f ms (%d compiled, %d "
+           "from the cache)\n",
+           spec_text, arch, info.gate_up.policy_name, info.gate_up.entry_count, info.down.entry_count,
+           info.kernels_compiled ? "cache miss" : "cache hit", info.compile_ms, info.kernels_compiled,
+           info.kernels_cached);
+    print_table("gate_up", &info.gate_up);
+    print_table("down   ", &info.down);
+    return 0;
+}
+
 int hum_cmd_compile(const char *config, int argc, char **argv)
 {
     compile_options o = {.config = config};
@@ -116,7 +160,9 @@ int hum_cmd_compile(const char *config, int argc, char **argv)
     /* A SPEC that does not parse is a usage error (exit 2), as in `hum bench --layer`, which takes
      * the same SPEC; checked before the runtime exists so no config or policy can mask it. */
     hum_layer_spec spec = {0};
-    if (o.layer && hum_layer_spec_parse(o.layer, &spec) != HUM_OK) {
+    hum_moe_spec moe = {0};
+    if ((o.layer && hum_layer_spec_parse(o.layer, &spec) != HUM_OK) ||
+        (o.moe && hum_moe_spec_parse(o.moe, &moe) != HUM_OK)) {
         fprintf(stderr, "hum compile: %s\n", hum_last_error());
         return 2;
     }
@@ -138,6 +184,8 @@ int hum_cmd_compile(const char *config, int argc, char **argv)
     int rc = 0;
     if (o.layer)
         rc = compile_layer(rt, o.layer, &spec, o.arch);
+    else if (o.moe)
+        rc = compile_moe(rt, o.moe, &moe, o.arch);
     else if (builtin_kernels[k].compile(hum_runtime_cache_dir(rt), o.arch, &r) != HUM_OK) {
         fprintf(stderr, "hum compile: %s\n", hum_last_error());
         rc = 1;

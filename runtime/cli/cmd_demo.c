@@ -15,6 +15,7 @@
 #include "cli_output.h"
 #include "cli_progress.h"
 #include "cli_runtime.h"
+#include "demo_moe.h"
 
 #include <errno.h>
 #include <math.h>
@@ -60,11 +61,12 @@ typedef struct demo_options {
     int awq;          /* AutoAWQ GEMM layout, asymmetric (zero points); else GPTQ */
     int act_order;    /* GPTQ desc_act: a random g_idx */
     const char *keep; /* write the checkpoint here and keep it; NULL: a temporary directory */
+    int moe;          /* the MoE demo (demo_moe.c) instead */
 } demo_options;
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: hum demo [--config FILE] [--format gptq|awq] [--act-order] [--keep DIR]\n\n"
+    fprintf(f, "usage: hum demo [--config FILE] [--format gptq|awq] [--act-order] [--moe] [--keep DIR]\n\n"
                "The main job end to end: builds a GPTQ checkpoint (4-bit, group size 128, float16) of\n"
                "Llama-3-8B q_proj, gate_proj and down_proj shapes from random weights in a temporary\n"
                "directory, loads it like a user's checkpoint, runs every layer on the GPU at M = %d and\n"
@@ -72,6 +74,9 @@ static void usage(FILE *f)
                "Without a GPU: compiles the layers' kernels for %s and checks the checkpoint on the CPU.\n\n"
                "  --format awq   write the checkpoint as AutoAWQ does (GEMM layout, zero points)\n"
                "  --act-order    GPTQ with desc_act: a random g_idx, columns regrouped at load\n"
+               "  --moe          a MoE block of Qwen3-30B-A3B shape instead: 128 experts, top-8, hidden\n"
+               "                 2048, intermediate 768, GPTQ 4-bit group 128 bfloat16, one module per\n"
+               "                 expert; random routings at M = 1, 16 and 4096, sampled tokens checked\n"
                "  --keep DIR     write the checkpoint into DIR (a new or empty directory) and keep it,\n"
                "                 e.g. for hum run\n",
             SMALL_M, LARGE_M, NO_GPU_ARCH);
@@ -327,7 +332,7 @@ int hum_cmd_demo(const char *config, int argc, char **argv)
     const char *format = NULL;
     const cli_option options[] = {
         CLI_VALUE("--config", &config), CLI_VALUE("--format", &format), CLI_FLAG("--act-order", &o.act_order),
-        CLI_VALUE("--keep", &o.keep),   CLI_END,
+        CLI_VALUE("--keep", &o.keep),   CLI_FLAG("--moe", &o.moe),       CLI_END,
     };
     const cli_args args = {.command = "hum demo", .usage = usage, .options = options};
     int parsed = cli_args_parse(&args, argc, argv);
@@ -338,11 +343,26 @@ int hum_cmd_demo(const char *config, int argc, char **argv)
     o.awq = format && !strcmp(format, "awq");
     if (o.awq && o.act_order)
         return cli_usage_error(&args, "--act-order is a GPTQ option (AWQ has no act-order)");
+    if (o.moe && (format || o.act_order))
+        return cli_usage_error(&args, "--moe writes its own GPTQ checkpoint: no --format or --act-order with it");
     if (o.keep && cli_output_dir_empty("hum demo", "--keep", o.keep) != 0)
         return 1;
     hum_runtime *rt;
     if (cli_runtime_open("demo", config, NULL, &rt) != 0)
         return 1;
+    if (o.moe) {
+        char dir[4096];
+        int rc = 1;
+        if (checkpoint_dir(&o, dir, sizeof dir) != HUM_OK) {
+            fprintf(stderr, "hum demo: %s\n", hum_last_error());
+        } else {
+            rc = demo_moe(rt, dir, o.keep != NULL, NO_GPU_ARCH);
+            if (!o.keep)
+                bench_tmpdir_remove(dir);
+        }
+        hum_runtime_destroy(rt);
+        return rc;
+    }
     printf("hum %s demo: W4A16 GEMMs of Llama-3-8B shapes from a%s %s checkpoint\n", hum_version(),
            o.act_order ? "n act-order" : "", o.awq ? "AWQ" : "GPTQ");
     printf("cache dir: %s\n", hum_runtime_cache_dir(rt));

@@ -9,6 +9,7 @@
 #include "cli_args.h"
 #include "cli_output.h"
 #include "cli_runtime.h"
+#include "run_moe.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -26,6 +27,9 @@ typedef struct run_options {
     const char *output;
     int check;
     int force; /* --output may replace an existing file */
+    /* an experts module (run_moe.c) */
+    const char *top_k, *act, *gate_up;
+    int balanced;
 } run_options;
 
 static void usage(FILE *f)
@@ -42,6 +46,13 @@ static void usage(FILE *f)
             "  --check             compare with the float64 reference: ||out - ref|| / ||ref|| per M,\n"
             "                      exit 1 above 1e-2 (float16) or 2e-2 (bfloat16) or on unwritten output\n"
             "  --force             let --output replace an existing file (never the checkpoint or --input)\n"
+            "MoE: NAME may be an experts module (e.g. model.layers.0.mlp.experts: its gate_up_proj and\n"
+            "down_proj, or <e>.gate_proj, up_proj and down_proj, or <e>.w1, w3 and w2), run as one MoE\n"
+            "layer on random routings (softmax weights); --check compares sampled tokens.\n"
+            "  --topk K            experts per token (default min(8, experts))\n"
+            "  --act NAME          silu (default), swiglu_oai (gpt-oss), relu2, gelu\n"
+            "  --gate-up LAYOUT    split (default) or interleaved (gpt-oss) rows of a fused gate_up_proj\n"
+            "  --balanced          every expert gets the same number of rows\n"
             "  --config FILE       deployment config\n");
 }
 
@@ -52,7 +63,8 @@ static int parse(int argc, char **argv, run_options *o)
         CLI_VALUE("--config", &o->config), CLI_VALUE("--layer", &o->layer),   CLI_VALUE("--m", &o->m_list),
         CLI_VALUE("--activation", &o->activation), CLI_VALUE("--input", &o->input),
         CLI_VALUE("--output", &o->output), CLI_FLAG("--check", &o->check),    CLI_FLAG("--force", &o->force),
-        CLI_END,
+        CLI_VALUE("--topk", &o->top_k),    CLI_VALUE("--act", &o->act),       CLI_VALUE("--gate-up", &o->gate_up),
+        CLI_FLAG("--balanced", &o->balanced), CLI_END,
     };
     const cli_args args = {.command = "hum run", .usage = usage, .options = options,
                            .positional = &o->checkpoint, .positional_what = "checkpoint"};
@@ -62,7 +74,9 @@ static int parse(int argc, char **argv, run_options *o)
                           : !o->layer                     ? "--layer NAME is required"
                           : o->input && o->m_list         ? "--m and --input exclude each other (M is the input's)"
                           : o->output && !o->input        ? "--output needs --input"
-                                                          : NULL;
+                          : o->input && (o->top_k || o->act || o->gate_up || o->balanced)
+                              ? "--input runs a dense layer; --topk, --act, --gate-up and --balanced are MoE options"
+                              : NULL;
     return problem ? cli_usage_error(&args, "%s", problem) : rc;
 }
 
@@ -181,6 +195,39 @@ static int run_all(const run_options *o, hum_layer *layer, const hum_standard_we
     return rc | failed_check;
 }
 
+/* The MoE options of the command line; 0, or 2 after reporting a bad one. */
+static int moe_flags(const run_options *o, hum_moe_options *m)
+{
+    static const char *const acts[] = {"silu", "swiglu_oai", "relu2", "gelu"};
+    hum_moe_options_init(m);
+    if (o->top_k) {
+        char *end = NULL;
+        const long k = strtol(o->top_k, &end, 10);
+        if (!*o->top_k || *end || k < 1 || k > 4096) {
+            fprintf(stderr, "hum run: bad argument '--topk %s' (expected an integer 1..4096)\n", o->top_k);
+            return 2;
+        }
+        m->top_k = (int32_t)k;
+    }
+    if (o->act) {
+        m->activation = -1;
+        for (int i = 0; i < 4; i++)
+            if (!strcmp(o->act, acts[i]))
+                m->activation = i;
+        if (m->activation < 0) {
+            fprintf(stderr, "hum run: bad argument '--act %s' (expected silu, swiglu_oai, relu2 or gelu)\n", o->act);
+            return 2;
+        }
+    }
+    if (o->gate_up && strcmp(o->gate_up, "split") && strcmp(o->gate_up, "interleaved")) {
+        fprintf(stderr, "hum run: bad argument '--gate-up %s' (expected split or interleaved)\n", o->gate_up);
+        return 2;
+    }
+    m->gate_up = o->gate_up && !strcmp(o->gate_up, "interleaved") ? HUM_MOE_GATE_UP_INTERLEAVED
+                                                                   : HUM_MOE_GATE_UP_SPLIT;
+    return 0;
+}
+
 int hum_cmd_run(const char *config, int argc, char **argv)
 {
     run_options o = {.config = config};
@@ -210,7 +257,29 @@ int hum_cmd_run(const char *config, int argc, char **argv)
     hum_device_info dev;
     double t0 = now_ms();
     if (hum_layer_load_standard(rt, o.checkpoint, o.layer, &w) != HUM_OK) {
-        fprintf(stderr, "hum run: %s\n", hum_last_error());
+        /* not a layer: an experts module, maybe (else the layer's error stands) */
+        char error[1024];
+        snprintf(error, sizeof error, "%s", hum_last_error());
+        int not_moe = 1;
+        if (!o.input) {
+            run_moe_options mo = {.checkpoint = o.checkpoint, .name = o.layer, .ms = ms, .m_count = m_count,
+                                  .dtype = dtype, .check = o.check, .balanced = o.balanced};
+            if (moe_flags(&o, &mo.moe) != 0) {
+                rc = 2;
+                goto done;
+            }
+            rc = run_moe(rt, &mo, &not_moe);
+        }
+        if (not_moe) {
+            fprintf(stderr, "hum run: %s\n", error);
+            rc = 1;
+        }
+        goto done;
+    }
+    if (o.top_k || o.act || o.gate_up || o.balanced) {
+        fprintf(stderr, "hum run: %s is a layer, not an experts module: --topk, --act, --gate-up and --balanced are "
+                "MoE options\n", o.layer);
+        rc = 2;
         goto done;
     }
     printf("%s: %s, N = %lld, K = %lld, %s weights, loaded in %.1f ms\n", o.checkpoint, o.layer, (long long)w.n,

@@ -425,7 +425,7 @@ static void gate_up(int bits, hum_scale_type scale, hum_zero_point_kind zp, int 
                         .scale_type = HUM_SCALE_CHANNEL};
     FMT_CHECK(hum_quantize_reference(w, n, k, &q, &other) == HUM_OK, "%s: %s", what, hum_last_error());
     hum_standard_weight mixed[2] = {parts[0], other};
-    FMT_EXPECT_ERROR(hum_standard_concat(mixed, 2, &w13), HUM_ERR_INVALID_ARG, what, "part 1 differs from part 0");
+    FMT_EXPECT_ERROR(hum_standard_concat(mixed, 2, &w13), HUM_ERR_UNSUPPORTED, what, "part 1 differs from part 0");
     FMT_CHECK(w13.weight.data == NULL, "%s: a refused concat leaves out zeroed", what);
     hum_standard_free(&other);
     for (int p = 0; p < 2; p++)

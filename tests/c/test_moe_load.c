@@ -1,7 +1,7 @@
 /* MoE layers from checkpoints on the CPU: GPTQ checkpoints with one module per expert (Qwen's
  * gate_proj / up_proj / down_proj and Mixtral's w1 / w3 / w2 names) written by the GPTQ writer,
  * loaded by hum_moe_from_safetensors (shapes, expert counts, the experts a rank keeps); the
- * gate/up join (hum_moe_join_gate_up) checked row by row against the two projections it joins,
+ * gate/up join (hum_standard_concat) checked row by row against the two projections it joins,
  * with integer zero points repacked across the join and biases; and the refusals (no such
  * module, projections quantized differently). */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
@@ -64,7 +64,7 @@ static void check_join(hum_runtime *rt, const char *dir, const char *prefix)
     double *dg = malloc(I * H * sizeof *dg), *du = malloc(I * H * sizeof *du), *dj = malloc(2 * I * H * sizeof *dj);
     if (QUANT_CHECK(hum_layer_load_standard(rt, dir, gname, &g) == HUM_OK &&
                         hum_layer_load_standard(rt, dir, uname, &u) == HUM_OK &&
-                        hum_moe_join_gate_up(&g, &u, &j) == HUM_OK && hum_standard_validate(&j) == HUM_OK,
+                        hum_standard_concat((const hum_standard_weight[]){g, u}, 2, &j) == HUM_OK && hum_standard_validate(&j) == HUM_OK,
                     "join: %s", hum_last_error())) {
         QUANT_CHECK(j.num_experts == E && j.n == 2 * I && j.k == H && j.has_zero_point && j.bias.data,
                     "joined: E %lld, N %lld, K %lld", (long long)j.num_experts, (long long)j.n, (long long)j.k);
@@ -83,7 +83,8 @@ static void check_join(hum_runtime *rt, const char *dir, const char *prefix)
         hum_standard_weight other = u;
         other.group_size = 64;
         hum_standard_weight none;
-        QUANT_CHECK(hum_moe_join_gate_up(&g, &other, &none) != HUM_OK, "different groups joined");
+        QUANT_CHECK(hum_standard_concat((const hum_standard_weight[]){g, other}, 2, &none) != HUM_OK,
+                    "different groups joined");
     }
     hum_standard_free(&g);
     hum_standard_free(&u);

@@ -32,16 +32,19 @@ static uint32_t virtual_bit(const uint32_t *w, int b, int vw, int pos)
 }
 
 /* The code at (n, k) per the mma B-fragment definition: lane 4*(n%8) + (k%8)/2 of the unit
- * holds column n of n8 block i = (n%64)/8 in register h = (k%16)/8, element k%2 of the pair. */
-static uint32_t naive_code(const uint32_t *rep, int64_t np, int b, int64_t n, int64_t k)
+ * holds column n of n8 block i = (n%64)/8 in register h = (k%16)/8, element e = k%2 of the
+ * pair. a8 (m16n8k32 with 8-bit A: register k/16 % 2 of lane 4*(n%8) + (k%16)/4 holds k%4 as
+ * its byte, kept in the 16-bit pair order as h = k%2, e = (k%4)/2): that lane, h and e. */
+static uint32_t naive_code(const uint32_t *rep, int64_t np, int b, int a8, int64_t n, int64_t k)
 {
     const int c = cbits(b), pairs_per_word = 16 / c;
     const int64_t r = k / 16, u = n / 64;
-    const int lane = (int)(4 * (n % 8) + (k % 8) / 2);
-    const int pair = (int)(2 * ((n % 64) / 8) + (k % 16) / 8);
+    const int lane = (int)(4 * (n % 8) + (a8 ? (k % 16) / 4 : (k % 8) / 2));
+    const int h = (int)(a8 ? k % 2 : (k % 16) / 8), e = (int)(a8 ? (k % 4) / 2 : k % 2);
+    const int pair = (int)(2 * ((n % 64) / 8) + h);
     const uint32_t *w = rep + ((r * (np / 64) + u) * 32 + lane) * b;
     const int vw = pair / pairs_per_word;
-    const int pos = (int)(k % 2) * 16 + (pair % pairs_per_word) * c;
+    const int pos = e * 16 + (pair % pairs_per_word) * c;
     uint32_t v = 0;
     for (int t = 0; t < b; ++t)
         v |= virtual_bit(w, b, vw, pos + t) << t;
@@ -63,6 +66,7 @@ static void pack_rows(const uint8_t *codes, int64_t n, int64_t k, int b, int64_t
 static void check_weight_repack(quant_rng *rng)
 {
     static const int64_t shapes[][2] = {{64, 16}, {100, 40}, {128, 256}, {65, 33}, {192, 128}};
+    for (int a8 = 0; a8 <= 1; ++a8)
     for (int b = 1; b <= 8; ++b)
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
             const int64_t n = shapes[s][0], k = shapes[s][1];
@@ -75,18 +79,19 @@ static void check_weight_repack(quant_rng *rng)
                 codes[i] = (uint8_t)quant_rng_below(rng, 1 << b);
             pack_rows(codes, n, k, b, row_words, rows);
             memset(rep, 0xA5, (size_t)hum_repack_words(np, kp, b) * 4);
-            QUANT_CHECK(hum_repack_weight_cpu(rows, row_words, n, k, np, kp, b, rep) == HUM_OK, "%s",
+            QUANT_CHECK(hum_repack_weight_cpu(rows, row_words, n, k, np, kp, b, a8, rep) == HUM_OK, "%s",
                         hum_last_error());
             int64_t bad = 0;
             for (int64_t i = 0; i < np; ++i)
                 for (int64_t j = 0; j < kp; ++j) {
                     const uint32_t want = i < n && j < k ? codes[i * k + j] : 0;
-                    if (naive_code(rep, np, b, i, j) != want && bad++ < 3)
-                        QUANT_CHECK(0, "uint%d %lldx%lld: code (%lld, %lld) is %u, expected %u", b, (long long)n,
-                                    (long long)k, (long long)i, (long long)j, naive_code(rep, np, b, i, j), want);
+                    if (naive_code(rep, np, b, a8, i, j) != want && bad++ < 3)
+                        QUANT_CHECK(0, "uint%d%s %lldx%lld: code (%lld, %lld) is %u, expected %u", b, a8 ? " a8" : "",
+                                    (long long)n, (long long)k, (long long)i, (long long)j,
+                                    naive_code(rep, np, b, a8, i, j), want);
                 }
-            QUANT_CHECK(bad == 0, "uint%d %lldx%lld: %lld codes misplaced", b, (long long)n, (long long)k,
-                        (long long)bad);
+            QUANT_CHECK(bad == 0, "uint%d%s %lldx%lld: %lld codes misplaced", b, a8 ? " a8" : "", (long long)n,
+                        (long long)k, (long long)bad);
             free(codes);
             free(rows);
             free(rep);
@@ -212,9 +217,9 @@ static void check_bad_input(void)
 {
     uint32_t w[4] = {0};
     uint16_t o[64];
-    QUANT_CHECK(hum_repack_weight_cpu(w, 1, 64, 16, 64, 16, 9, w) == HUM_ERR_INVALID_ARG, "9-bit weights refused");
-    QUANT_CHECK(hum_repack_weight_cpu(w, 1, 64, 16, 60, 16, 4, w) == HUM_ERR_INVALID_ARG, "N padding refused");
-    QUANT_CHECK(hum_repack_weight_cpu(w, 1, 64, 16, 64, 16, 4, w) == HUM_ERR_INVALID_ARG, "short rows refused");
+    QUANT_CHECK(hum_repack_weight_cpu(w, 1, 64, 16, 64, 16, 9, 0, w) == HUM_ERR_INVALID_ARG, "9-bit weights refused");
+    QUANT_CHECK(hum_repack_weight_cpu(w, 1, 64, 16, 60, 16, 4, 0, w) == HUM_ERR_INVALID_ARG, "N padding refused");
+    QUANT_CHECK(hum_repack_weight_cpu(w, 1, 64, 16, 64, 16, 4, 0, w) == HUM_ERR_INVALID_ARG, "short rows refused");
     QUANT_CHECK(strstr(hum_last_error(), "words per row") != NULL, "message names the rows: %s", hum_last_error());
     QUANT_CHECK(hum_prep_params_cpu(w, HUM_DTYPE_UINT4, 0, 1, 1, 1, 64, 1, 0, 0, o) == HUM_ERR_INVALID_ARG,
                 "uint4 is no scale dtype");

@@ -56,6 +56,7 @@ static void *to_device(const void *host, size_t bytes)
 static void check_weights(const kernels *k, quant_rng *rng)
 {
     static const int64_t shapes[][2] = {{64, 16}, {200, 320}, {136, 203}, {1000, 1024}};
+    for (int a8 = 0; a8 <= 1; a8++)
     for (int bits = 1; bits <= 8; bits++)
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
             const int64_t n = shapes[s][0], kk = shapes[s][1];
@@ -65,12 +66,12 @@ static void check_weights(const kernels *k, quant_rng *rng)
             uint32_t *gpu = malloc((size_t)words * 4);
             for (int64_t i = 0; i < n * row_words; i++)
                 src[i] = (uint32_t)quant_rng_next(rng);
-            QUANT_CHECK(hum_repack_weight_cpu(src, row_words, n, kk, np, kp, bits, cpu) == HUM_OK, "%s",
+            QUANT_CHECK(hum_repack_weight_cpu(src, row_words, n, kk, np, kp, bits, a8, cpu) == HUM_OK, "%s",
                         hum_last_error());
             void *d_src = to_device(src, (size_t)(n * row_words) * 4), *d_dst = to_device(NULL, (size_t)words * 4);
             int ni = (int)n, ki = (int)kk, npi = (int)np, kpi = (int)kp;
             int64_t rw = row_words;
-            void *args[] = {&d_src, &rw, &ni, &ki, &npi, &kpi, &d_dst};
+            void *args[] = {&d_src, &rw, &ni, &ki, &npi, &kpi, &a8, &d_dst};
             hum_launch_config cfg = {.grid = {64, 1, 1}, .block = {256, 1, 1}};
             QUANT_CHECK(hum_memset_d8(d_dst, 0xA5, (size_t)words * 4) == HUM_OK &&
                             hum_kernel_launch(k->repack[bits], &cfg, args) == HUM_OK &&
@@ -80,7 +81,7 @@ static void check_weights(const kernels *k, quant_rng *rng)
             int64_t diff = 0;
             for (int64_t i = 0; i < words; i++)
                 diff += gpu[i] != cpu[i];
-            QUANT_CHECK(diff == 0, "repack uint%d %lldx%lld: %lld of %lld words differ between GPU and CPU", bits,
+            QUANT_CHECK(diff == 0, "repack uint%d a8=%d %lldx%lld: %lld of %lld words differ between GPU and CPU", bits, a8,
                         (long long)n, (long long)kk, (long long)diff, (long long)words);
             hum_device_free(d_src);
             hum_device_free(d_dst);

@@ -417,8 +417,8 @@ hum_status hum_standard_shard(const hum_standard_weight *w, const hum_shard *sha
  * same K: the same num_experts, K, dtypes, scale type, group sizes, zero-point kind, k_perm,
  * global scale, activation scheme and input_scale, and presence of a bias; with BLOCK scales every part but the last N a multiple of
  * group_size_n. Errors (out left zeroed): those of hum_standard_validate for a part (named);
- * HUM_ERR_INVALID_ARG for NULL, count < 1, parts that differ (naming the part and field);
- * HUM_ERR_UNSUPPORTED for different global scales (ModelOpt NVFP4 gate and up often carry two:
+ * HUM_ERR_INVALID_ARG for NULL or count < 1; HUM_ERR_UNSUPPORTED for parts that differ (naming
+ * the part and field), different global scales (ModelOpt NVFP4 gate and up often carry two:
  * folding one into the e4m3 group scales would round them) or a BLOCK row cut;
  * HUM_ERR_OUT_OF_MEMORY. */
 hum_status hum_standard_concat(const hum_standard_weight *parts, int32_t count, hum_standard_weight *out);
@@ -440,7 +440,9 @@ hum_status hum_standard_validate(const hum_standard_weight *w);
 
 /*
  * A layer is one quantized dense linear weight, prepared for the GPU: C[M, N] = A[M, K] *
- * dequant(W)[N, K]^T (+ bias) with float16 or bfloat16 activations A and output C.
+ * dequant(W)[N, K]^T (+ bias) with float16 or bfloat16 activations A and output C, or with 8-bit
+ * activations (float8_e4m3fn, int8) the host quantized, their float32 scales, and a float16 or
+ * bfloat16 C (hum_layer_options, hum_layer_forward).
  * Lifecycle: hum_layer_from_standard / hum_layer_from_safetensors (host only) ->
  * hum_layer_prepare (derives the LayerConfig in lua/hum/layer.lua, asks the policy in force
  * for its M-range table, compiles one kernel per range in parallel, uploads and repacks the
@@ -460,6 +462,10 @@ hum_status hum_standard_validate(const hum_standard_weight *w);
  *  - optional bias, act-order (k_perm: each forward gathers A's columns into the weights' K
  *    order first, kernels/prep/permute_a.cu), any N and K (padded
  *    to multiples of 64 and 128 inside the layer), any M >= 1.
+ *  - 8-bit activations: float8_e4m3fn A with float8_e4m3fn weights (sm_89 and newer), int8 A
+ *    with uint8 weights (read as int8 around 128; sm_80 and newer); weight scales CHANNEL
+ *    (any scale dtype, kept in float32) or TENSOR; K a multiple of 16; no zero point, no
+ *    act-order; on both kernels (wgmma k32 on sm_90a).
  * A combination outside this list fails at prepare time with HUM_ERR_UNSUPPORTED naming it.
  * On sm_90 the built-in policy runs the M ranges from 33 up on kernels/gemm/gemm_wgmma.cu (Hopper
  * warpgroup MMA, same prepared weights, same results to rounding) for the layers that kernel
@@ -468,11 +474,19 @@ hum_status hum_standard_validate(const hum_standard_weight *w);
  * as finite numbers of 65536 and more) overflow float16 activations.
  */
 typedef struct hum_layer_options {
-    /* float16 or bfloat16 (A and C); HUM_DTYPE_INVALID (0): the weight's param_dtype */
+    /* A: float16 or bfloat16 (C then has the same dtype), or quantized activations
+     * float8_e4m3fn or int8 that the host passes with their float32 scales (hum_layer_forward);
+     * HUM_DTYPE_INVALID (0): the weight's param_dtype */
     hum_dtype activation_dtype;
     /* the tensor-parallel shard of the weight the layer holds (hum_standard_shard); zeroed:
      * the whole weight */
     hum_shard shard;
+    /* C: float16 or bfloat16, equal to activation_dtype when that is 16-bit; HUM_DTYPE_INVALID
+     * (0): activation_dtype when 16-bit, else the weight's param_dtype */
+    hum_dtype output_dtype;
+    /* K extent of one activation scale of 8-bit A: 0 (one scale per row, [M], or per tensor,
+     * [1]) or 128 ([M, ceil(K / 128)], FP8 block-wise); 0 for 16-bit A */
+    int32_t activation_group;
 } hum_layer_options;
 
 /*
@@ -495,6 +509,8 @@ typedef struct hum_layer_options {
     X(int64_t, num_experts, INT, IN, "kExperts", "")     /* 0: dense */                          \
     X(hum_dtype, a_dtype, DTYPE, IN, "kADtype", "")      /* activations A */                     \
     X(hum_dtype, c_dtype, DTYPE, IN, "kCDtype", "")      /* output C */                          \
+    /* K extent of one scale of 8-bit A (hum_layer_options.activation_group), 0: one per row */ \
+    X(int64_t, a_group, INT, IN, "kAGroup", "")                                                  \
     X(hum_dtype, weight_dtype, DTYPE, IN, "kWeightDtype", "")                                    \
     X(hum_dtype, param_dtype, DTYPE, IN, "", "")         /* the checkpoint's 16-bit type */      \
     X(hum_dtype, scale_dtype, DTYPE, IN, "", "")                                                 \
@@ -601,12 +617,19 @@ hum_status hum_layer_prepare(hum_layer *layer);
  * C = A * dequant(W)^T (+ bias) on `stream` (the host's CUstream; NULL: the legacy default
  * stream), asynchronously, with `ws` as scratch memory (hum_workspace_create). Picks the kernel
  * for M = a->shape[0] from the dispatch table; no host allocation, no Lua, no locks. Tensors
- * (device memory, the activation dtype, rank 2):
+ * (device memory, rank 2; a of the activation dtype, c of the output dtype):
  *   a: [M, K] (K: the weight's, hum_layer_info.input_k), row stride strides[0] (0: K),
  *      strides[1] 0 or 1. Unless the layer is act-order or K % 8 != 0, the data pointer and
  *      the row stride must be 16-byte aligned.
  *   c: [M, N], row stride strides[0] (0: N); with N even, 4-byte aligned pointer and stride.
- *   a_scale: must be NULL (16-bit activations carry no scale).
+ *   a_scale: NULL for 16-bit A. 8-bit A (a layer of activation_dtype float8_e4m3fn or int8,
+ *      hum_layer_options) is the host's quantized activations: A's row m times a_scale's value
+ *      for it is the activation. a_scale is float32 device memory, contiguous: [M] (one scale
+ *      per token) or [1] (one for the tensor); with activation_group 128, [M, ceil(K / 128)]
+ *      (row stride strides[0], 0: ceil(K / 128)). The 8-bit A's data pointer and row stride
+ *      must be 16-byte aligned. C = (sum over k of a[m][k] * w[n][k]) * a_scale[m] *
+ *      w_scale[n] (+ bias), the scales applied in float32 to the float32 (e4m3) or int32 (int8)
+ *      accumulators.
  * Act-order layers first gather A's columns into the prepared weights' K order in the
  * workspace (kernels/prep/permute_a.cu; zeros into the padding columns of an act-order row
  * shard, K' = config.k wide), then run the same kernels as a layer without act-order; a
@@ -722,8 +745,9 @@ hum_status hum_layer_describe(const hum_layer *layer, hum_layer_dispatch *out);
  * (N = H, K = I). Both weights are standard weights with an expert dimension (num_experts = E
  * on both; hum_standard_weight, "([E,] ...)"), of any weight format a dense layer takes, and
  * per-expert biases added inside each GEMM (gpt-oss).
- * Lifecycle, as for a dense layer: hum_moe_from_standard (host only) -> ... ->
- * hum_moe_destroy. A forward runs five steps on the host's stream: the routing layout of the
+ * Lifecycle, as for a dense layer: hum_moe_from_standard or hum_moe_from_safetensors (host
+ * only) -> hum_moe_prepare -> hum_moe_workspace_size and hum_workspace_create (the host's memory
+ * or hum's) -> hum_moe_forward, any number of times -> hum_moe_destroy. A forward runs five steps on the host's stream: the routing layout of the
  * M * top_k slots (kernels/moe/align.cu), the experts' gate/up GEMM on the rows routed to them,
  * the activation (kernels/moe/act.cu), the down GEMM, and the combine of each token's top_k
  * rows with the router weights in float32 (kernels/moe/combine.cu).
@@ -796,7 +820,53 @@ hum_status hum_moe_from_standard(hum_runtime *rt, const hum_standard_weight *w13
 hum_status hum_moe_from_safetensors(hum_runtime *rt, const char *path, const char *name, const hum_moe_options *opts,
                                     hum_moe **out);
 
-/* Frees the layer; NULL is a no-op. */
+/*
+ * Prepares the layer on the runtime's GPU: the gate/up and the down projections become two
+ * expert GEMMs (the indexed GEMM type: tokens gathered per expert, docs/moe.md), planned,
+ * compiled and uploaded in parallel with each other and with the kernels around them (the
+ * routing layout, the activation, the combine); then drops the host copies. The policy must
+ * give both GEMMs the same block_m for every number of rows per expert (they share one routing
+ * layout). Preparing a prepared layer does nothing. Errors: those of hum_layer_prepare (the
+ * message names the projection); HUM_ERR_POLICY when the two tables' block_m differ (naming
+ * the rows per expert). On failure the layer is as before the call.
+ */
+hum_status hum_moe_prepare(hum_moe *moe);
+
+/* Bytes of a workspace (hum_workspace_create) in which forwards of up to max_m tokens run in
+ * one pass: the GEMMs' stream-K locks, the routing layout, and the rows between the steps
+ * (M * top_k rows of 2I (gate/up), I (activated) and H (down) 16-bit elements). A forward of
+ * more tokens works through them in chunks of the tokens the workspace holds. Errors:
+ * HUM_ERR_INVALID_ARG (NULL, an unprepared layer, max_m < 1 or one whose layout would pass
+ * 2^31 - 1 rows). */
+hum_status hum_moe_workspace_size(const hum_moe *moe, int64_t max_m, int64_t *bytes);
+
+/*
+ * out = the MoE layer of hidden (above) on `stream`, asynchronously, through `ws`; no
+ * allocation, no host sync, no Lua, so it can be captured in a CUDA graph.
+ * Tensors (device memory, rank 2 unless said):
+ *   hidden        [M, H], the activation dtype, row stride strides[0] (0: H), inner stride 1;
+ *                 16-byte aligned with a row stride of a multiple of 8 when H % 8 == 0.
+ *   topk_ids      [M, top_k] int32 or int64, contiguous: global expert ids; an id outside
+ *                 [0, global experts), or -1, is no expert (the slot adds nothing).
+ *   topk_weights  [M, top_k] float32, contiguous: the router weights, applied once, as given
+ *                 (not normalised here).
+ *   expert_map    NULL (every id is a local expert) or rank 1 [global experts] int32: the
+ *                 local expert of each global id (its index in hum_moe_options.experts), -1
+ *                 when it is on another rank.
+ *   out           [M, H], the activation dtype, row stride strides[0] (0: H).
+ * With accumulate nonzero, out keeps what it holds and the layer's output is added to it (a
+ * shared expert computed first), rounded once; else it is overwritten. A token none of whose
+ * experts is local gets exactly 0 (or keeps out with accumulate). M == 0 does nothing.
+ * Concurrency as hum_layer_forward_ws: one forward at a time per workspace. Errors:
+ * HUM_ERR_INVALID_ARG naming the tensor and what was expected (nothing is launched);
+ * HUM_ERR_CUDA when a launch fails.
+ */
+hum_status hum_moe_forward(hum_moe *moe, hum_workspace *ws, struct CUstream_st *stream, const hum_tensor *hidden,
+                           const hum_tensor *topk_ids, const hum_tensor *topk_weights, const hum_tensor *expert_map,
+                           const hum_tensor *out, int32_t accumulate);
+
+/* Frees the layer, its GEMMs and kernels; NULL is a no-op. Not while a forward of it may still
+ * run on a stream. */
 void hum_moe_destroy(hum_moe *moe);
 
 typedef struct hum_moe_info {
@@ -808,9 +878,12 @@ typedef struct hum_moe_info {
     int32_t activation;     /* hum_moe_activation */
     int32_t gate_up;        /* hum_moe_gate_up */
     hum_dtype activation_dtype;
+    int32_t prepared;
+    double prepare_ms;      /* wall time of hum_moe_prepare */
+    hum_layer_info gate_up_gemm, down_gemm; /* the expert GEMMs once prepared (zeroed before) */
 } hum_moe_info;
 
-/* What the layer is. HUM_ERR_INVALID_ARG for NULL. */
+/* What the layer is, and once prepared how its GEMMs were. HUM_ERR_INVALID_ARG for NULL. */
 hum_status hum_moe_get_info(const hum_moe *moe, hum_moe_info *out);
 #ifndef HUM_CDEF
 #ifdef __cplusplus

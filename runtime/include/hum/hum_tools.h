@@ -880,14 +880,6 @@ void hum_moe_spec_down(const hum_moe_spec *spec, hum_layer_spec *down);
 hum_status hum_moe_spec_weights(const hum_moe_spec *spec, uint64_t seed, hum_standard_weight *w13,
                                 hum_standard_weight *w2);
 
-/* w13 [E, 2N, K] of a gated MoE layer from its gate and up projections [E, N, K]: per expert the
- * gate rows, then the up rows, with their scales, zero points (integer ones repacked along N)
- * and biases (HUM_MOE_GATE_UP_SPLIT); out is owned by the caller (hum_standard_free). Errors:
- * HUM_ERR_INVALID_ARG (NULL, weights that hum_standard_validate refuses or without experts);
- * HUM_ERR_UNSUPPORTED (the two differ in shape, dtypes, scales, zero-point kind, bias, global
- * scales or act-order permutation, or block scales straddle the join); HUM_ERR_OUT_OF_MEMORY. */
-hum_status hum_moe_join_gate_up(const hum_standard_weight *gate, const hum_standard_weight *up,
-                                hum_standard_weight *out);
 /* What hum_moe_from_safetensors loads, as standard weights (owned by the caller: free both with
  * hum_standard_free), and the options the layer is made with: opts with the experts already cut
  * (experts NULL), the global experts of the checkpoint when opts leaves them 0, and
@@ -896,6 +888,41 @@ hum_status hum_moe_join_gate_up(const hum_standard_weight *gate, const hum_stand
  * hum_moe_from_safetensors but for hum_moe_from_standard's. */
 hum_status hum_moe_load_standard(hum_runtime *rt, const char *path, const char *name, const hum_moe_options *opts,
                                  hum_standard_weight *w13, hum_standard_weight *w2, hum_moe_options *resolved);
+
+/* The five steps of hum_moe_forward, in order. */
+typedef enum hum_moe_step {
+    HUM_MOE_STEP_ALIGN = 0,   /* the routing layout (kernels/moe/align.cu) */
+    HUM_MOE_STEP_GATE_UP = 1, /* the gate/up expert GEMM */
+    HUM_MOE_STEP_ACT = 2,     /* the activation (kernels/moe/act.cu) */
+    HUM_MOE_STEP_DOWN = 3,    /* the down expert GEMM */
+    HUM_MOE_STEP_COMBINE = 4, /* the weighted sum per token (kernels/moe/combine.cu) */
+    HUM_MOE_STEPS = 5
+} hum_moe_step;
+/* hum_moe_forward running only its steps first..last (hum_moe_step), for timing each step
+ * (`hum bench --moe`): the steps before `first` must have run through the same workspace with
+ * the same inputs. Errors: those of hum_moe_forward; HUM_ERR_INVALID_ARG for steps out of order
+ * or a workspace that does not hold M tokens in one pass while not all steps run. */
+hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstream_st *stream,
+                                 const hum_tensor *hidden, const hum_tensor *topk_ids, const hum_tensor *topk_weights,
+                                 const hum_tensor *expert_map, const hum_tensor *out, int32_t accumulate, int32_t first,
+                                 int32_t last);
+
+/* What a CPU-only compile of a MoE layer did: both expert GEMMs' tables (planned for the arch's
+ * nominal device) and the counts over every kernel, the six around the GEMMs included. */
+typedef struct hum_moe_compile_info {
+    hum_layer_info gate_up, down;
+    int32_t kernels_compiled, kernels_cached;
+    double compile_ms;
+} hum_moe_compile_info;
+/* Compiles every kernel the layer of w13, w2 and opts (as hum_moe_from_standard takes them)
+ * needs on `arch`, through the kernel cache, no GPU needed (`hum demo --moe` without a GPU).
+ * Errors: those of hum_moe_from_standard and hum_moe_prepare but the GPU ones; HUM_ERR_INVALID_ARG
+ * for an arch NVRTC does not take. */
+hum_status hum_moe_compile(hum_runtime *rt, const hum_standard_weight *w13, const hum_standard_weight *w2,
+                           const hum_moe_options *opts, const char *arch, hum_moe_compile_info *out);
+/* The same for the layer of a spec, from its shapes and types alone (`hum compile --moe`).
+ * HUM_ERR_UNSUPPORTED for gemm=grouped or masked: a MoE layer runs the indexed GEMM. */
+hum_status hum_moe_compile_spec(hum_runtime *rt, const hum_moe_spec *spec, const char *arch, hum_moe_compile_info *out);
 
 #ifndef HUM_CDEF
 #ifdef __cplusplus

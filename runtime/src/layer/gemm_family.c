@@ -10,15 +10,18 @@
 
 _Static_assert(sizeof(hum_gemm_tma_map) == sizeof(hum_tensor_map), "the contract's tensor map is a CUtensorMap");
 
-/* A through a TMA tensor map, box block_m x 64 with the 128-byte swizzle. */
+/* A through a TMA tensor map, box block_m rows x 128 bytes (64 16-bit or 128 8-bit elements)
+ * with the 128-byte swizzle. */
 static hum_status bind_a_map(hum_gemm_bind_state *state, hum_dtype dtype, int64_t k, int32_t block_m,
                              hum_gemm_args *args)
 {
     if (state->a != args->a || state->m != args->m || state->lda != args->lda || state->k != k ||
         state->dtype != dtype || state->block_m != block_m) {
+        const uint32_t elem = (dtype & 0xff) / 8;
         const hum_tma_2d map = {.dtype = dtype, .global_address = (void *)args->a, .rows = (uint64_t)args->m,
-                                .cols = (uint64_t)k, .row_stride_bytes = (uint64_t)args->lda * 2,
-                                .box_rows = (uint32_t)block_m, .box_cols = 64, .swizzle = HUM_TMA_SWIZZLE_128B};
+                                .cols = (uint64_t)k, .row_stride_bytes = (uint64_t)args->lda * elem,
+                                .box_rows = (uint32_t)block_m, .box_cols = 128 / elem,
+                                .swizzle = HUM_TMA_SWIZZLE_128B};
         hum_tensor_map encoded;
         state->a = NULL;
         const hum_status st = hum_tma_encode_2d(&map, &encoded);

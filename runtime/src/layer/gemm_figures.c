@@ -8,14 +8,29 @@ int32_t hum_gemm_threads(const hum_gemm_variant *v)
     return 32 * (t->block_m / t->warp_m) * (t->block_n / t->warp_n) * (t->block_k / t->warp_k);
 }
 
+int hum_gemm_a8(const hum_layer_config *c)
+{
+    return c->a_dtype == HUM_DTYPE_FLOAT8_E4M3FN || c->a_dtype == HUM_DTYPE_INT8;
+}
+
+int hum_gemm_scales_staged(const hum_layer_config *c)
+{
+    return c->has_scale && !(hum_gemm_a8(c) && c->kernel_group >= c->padded_k);
+}
+
+int hum_gemm_scale_bytes(const hum_layer_config *c)
+{
+    return hum_gemm_a8(c) ? 4 : 2;
+}
+
 int64_t hum_gemm_pipeline_bytes(const hum_gemm_variant *v)
 {
     const hum_layer_config *c = v->layer;
     const hum_tuning *t = v->tuning;
     const int64_t rows = c->kernel_group >= t->block_k ? 1 : t->block_k / c->kernel_group;
-    const int64_t a = (int64_t)t->block_m * t->block_k * 2;
+    const int64_t a = (int64_t)t->block_m * t->block_k * (hum_gemm_a8(c) ? 1 : 2);
     const int64_t b = (int64_t)t->block_k / 16 * (t->block_n / 64) * 32 * c->weight_bits * 4;
-    const int64_t s = c->has_scale ? rows * t->block_n * 2 : 0;
+    const int64_t s = hum_gemm_scales_staged(c) ? rows * t->block_n * hum_gemm_scale_bytes(c) : 0;
     const int64_t z = c->has_zero_point ? rows * t->block_n * 2 : 0;
     const int64_t red = (int64_t)(t->block_k / t->warp_k - 1) * t->block_m * t->block_n * 4;
     return t->stages * (a + b + s + z) + red;

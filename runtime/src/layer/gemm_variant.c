@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define RULE(status, cond, ...)                        \
@@ -73,6 +74,36 @@ static hum_status check_policy_values(const hum_tuning *t)
     return HUM_OK;
 }
 
+/* What 8-bit activations run on: the k32 tensor-core products (mma.sync m16n8k32 with int8 from
+ * sm_80 and e4m3 from sm_89, wgmma k32 on sm_90a) of 8-bit weights of the same kind (e4m3 x
+ * e4m3; int8 x uint8 codes around the midpoint 128), A in 16-byte chunks (K a multiple of 16),
+ * the weight's scales per channel or per tensor and the activations' per token or per tensor
+ * (all applied to the float accumulators), no zero point, no act-order. */
+static hum_status a_type_rule(const hum_layer_config *c, const char *arch)
+{
+    if (!hum_gemm_a8(c))
+        return HUM_OK;
+    const char *a = hum_dtype_name(c->a_dtype);
+    const int fp8 = c->a_dtype == HUM_DTYPE_FLOAT8_E4M3FN, need = fp8 ? 89 : 80;
+    RULE(HUM_ERR_UNSUPPORTED, !arch || strncmp(arch, "sm_", 3) != 0 || atoi(arch + 3) >= need,
+         "%s activations need sm_%d or newer (the target is %s)", a, need, arch);
+    RULE(HUM_ERR_UNSUPPORTED, fp8 ? c->weight_dtype == HUM_DTYPE_FLOAT8_E4M3FN : c->weight_dtype == HUM_DTYPE_UINT8,
+         "%s weights with %s activations (expected %s)", hum_dtype_name(c->weight_dtype), a,
+         fp8 ? "float8_e4m3fn" : "uint8");
+    RULE(HUM_ERR_UNSUPPORTED, c->num_experts == 0, "%s activations with %lld experts (dense layers only)", a,
+         (long long)c->num_experts);
+    RULE(HUM_ERR_UNSUPPORTED, !c->has_zero_point && !c->act_order, "%s with %s activations",
+         c->act_order ? "act-order" : "a zero point", a);
+    RULE(HUM_ERR_UNSUPPORTED, c->k % 16 == 0, "K = %lld with %s activations (expected a multiple of 16)",
+         (long long)c->k, a);
+    RULE(HUM_ERR_UNSUPPORTED, !c->has_scale || c->kernel_group >= c->padded_k,
+         "weight scales in groups of %lld along K with %s activations (expected per channel or per tensor)",
+         (long long)c->kernel_group, a);
+    RULE(HUM_ERR_UNSUPPORTED, c->a_group == 0, "activation scales in groups of %lld along K (expected one per row)",
+         (long long)c->a_group);
+    return HUM_OK;
+}
+
 hum_status hum_gemm_kernel_takes(int32_t kernel, const hum_layer_config *c, const hum_compute_config *compute,
                                  const char *arch)
 {
@@ -80,6 +111,9 @@ hum_status hum_gemm_kernel_takes(int32_t kernel, const hum_layer_config *c, cons
     RULE(HUM_ERR_UNSUPPORTED, f, "kernel %d: no such kernel family", kernel);
     RULE(HUM_ERR_UNSUPPORTED, !arch || !f->arch || strcmp(arch, f->arch) == 0,
          "the %s kernel runs on %s only (the target is %s)", f->name, f->arch, arch);
+    const hum_status st = a_type_rule(c, arch);
+    if (st != HUM_OK)
+        return st;
     return f->takes ? f->takes(c, compute) : HUM_OK;
 }
 
@@ -122,6 +156,10 @@ hum_status hum_gemm_variant_check(const hum_gemm_variant *v, const char *arch)
          t->block_k);
     const int wk = t->block_k / t->warp_k;
     RULE(HUM_ERR_UNSUPPORTED, wk == 1 || wk == 2 || wk == 4, "%d warps along K (expected 1, 2 or 4)", wk);
+    /* 8-bit A: 128-byte rows of A in a stage (the chunk swizzle, the wgmma atom), k32 steps */
+    RULE(HUM_ERR_UNSUPPORTED, !hum_gemm_a8(c) || (t->block_k >= 128 && t->warp_k % 32 == 0),
+         "block K %d and warp K %d with 8-bit activations (expected at least 128 and a multiple of 32)", t->block_k,
+         t->warp_k);
     const int32_t threads = hum_gemm_threads(v);
     RULE(HUM_ERR_UNSUPPORTED, threads <= 1024, "%d threads per CTA (at most 1024)", threads);
     const int gather = c->k % 8 != 0; /* act-order layers' A is permuted before the GEMM */
@@ -146,8 +184,12 @@ hum_status hum_gemm_fit(const hum_layer_config *c, const hum_compute_config *com
     t.block_k = t.block_k >= 256 && c->padded_k % 256 == 0 ? 256 : t.block_k >= 128 ? 128 : 64;
     if (c->kernel_group < c->padded_k && c->kernel_group % t.block_k != 0 && t.block_k % c->kernel_group != 0)
         t.block_k = 64;
+    if (hum_gemm_a8(c) && t.block_k < 128) { /* the same warps along K over the wider block */
+        t.warp_k *= 128 / t.block_k;
+        t.block_k = 128;
+    }
     t.warp_k = t.warp_k < t.block_k ? t.warp_k : t.block_k;
-    while (t.block_k / t.warp_k > 4)
+    while (t.block_k / t.warp_k > 4 || (hum_gemm_a8(c) && t.warp_k < 32))
         t.warp_k *= 2;
     if (f->fit)
         f->fit(c, &t);
@@ -196,17 +238,22 @@ hum_status hum_gemm_constants(const hum_gemm_variant *v, char *out, size_t cap)
         else
             put(out, cap, &len, "constexpr %s %s = %lld;\n", types[f->kind], f->constant, (long long)value);
     }
-    /* Figures derived from the fields: the 16-bit type of A and C, the power of two scale-less
-     * weights carry (hum_layer_scale_exponent), and the launch shape. */
+    /* Figures derived from the fields: the 16-bit type of C (and of A when A is 16-bit), the
+     * 8-bit A types, the power of two scale-less weights carry (hum_layer_scale_exponent), and
+     * the launch shape. */
     const hum_layer_config *c = v->layer;
     put(out, cap, &len,
         "constexpr bool kBF16 = %s;\n"
+        "constexpr bool kAFp8 = %s;\n"
+        "constexpr bool kAInt8 = %s;\n"
         "constexpr int kConstScaleExp = %d;\n"
         "constexpr int kThreads = %d;\n"
         "constexpr int kSmemBytes = %lld;\n"
         "}\n",
-        c->a_dtype == HUM_DTYPE_BFLOAT16 ? "true" : "false", c->has_scale ? 0 : hum_layer_scale_exponent(c, 1.0, 0.0),
-        hum_gemm_threads(v), (long long)hum_gemm_pipeline_bytes(v));
+        c->c_dtype == HUM_DTYPE_BFLOAT16 ? "true" : "false", c->a_dtype == HUM_DTYPE_FLOAT8_E4M3FN ? "true" : "false",
+        c->a_dtype == HUM_DTYPE_INT8 ? "true" : "false",
+        c->has_scale ? 0 : hum_layer_scale_exponent(c, 1.0, 0.0), hum_gemm_threads(v),
+        (long long)hum_gemm_pipeline_bytes(v));
     if (len >= cap)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_gemm_constants: %zu bytes are too few for the header", cap);
     return HUM_OK;

@@ -23,6 +23,15 @@ typedef struct hum_gemm_variant {
 hum_status hum_gemm_kernel_takes(int32_t kernel, const hum_layer_config *c, const hum_compute_config *compute,
                                  const char *arch);
 
+/* Whether the layer's A is 8-bit (float8_e4m3fn or int8, hum_layer_options): its products are
+ * the k32 MMAs on 8-bit B, its scales and the weight's multiply the float accumulators. */
+int hum_gemm_a8(const hum_layer_config *c);
+/* Whether the weight's scale rows stream through the pipeline with the codes (all but the
+ * channel scales of 8-bit A, which the epilogue reads), and the bytes of one prepared scale
+ * (the activation type, float32 for 8-bit A). */
+int hum_gemm_scales_staged(const hum_layer_config *c);
+int hum_gemm_scale_bytes(const hum_layer_config *c);
+
 /* Threads per CTA of the variant. */
 int32_t hum_gemm_threads(const hum_gemm_variant *v);
 /* The pipeline's shared memory, bytes: what "hum_constants.h" calls kSmemBytes and

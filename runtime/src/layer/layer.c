@@ -58,13 +58,14 @@ static hum_status layer_create(hum_runtime *rt, hum_standard_weight *w, int move
     if (st != HUM_OK)
         return hum_fail_context(st, "%s", what);
     if (use == &cut) {
-        st = layer_create(rt, &cut, 1, &(hum_layer_options){.activation_dtype = opts->activation_dtype}, type, what,
-                          out);
+        hum_layer_options whole = *opts;
+        memset(&whole.shard, 0, sizeof whole.shard);
+        st = layer_create(rt, &cut, 1, &whole, type, what, out);
         hum_standard_free(&cut);
         return st;
     }
-    hum_dtype act;
-    st = hum_layer_check_weight(w, opts, type, &act);
+    hum_layer_types types;
+    st = hum_layer_check_weight(w, opts, type, &types);
     if (st != HUM_OK)
         return hum_fail_context(st, "%s", what);
     hum_layer *layer = calloc(1, sizeof *layer);
@@ -78,7 +79,7 @@ static hum_status layer_create(hum_runtime *rt, hum_standard_weight *w, int move
         return hum_fail_context(st, "%s", what);
     }
     layer->rt = rt;
-    layer->activation_dtype = act;
+    layer->types = types;
     layer->input_k = layer->weight.k;
     layer->gemm_type = type;
     /* the runtime reaches its prepared layers on a policy reload through this hook */
@@ -120,8 +121,12 @@ hum_status hum_layer_from_safetensors(hum_runtime *rt, const char *path, const c
     hum_status st = hum_layer_load_shard(rt, path, layer_name, sharded ? &opts->shard : NULL, &w);
     if (st != HUM_OK)
         return st;
-    st = layer_create(rt, &w, 1, sharded ? &(hum_layer_options){.activation_dtype = opts->activation_dtype} : opts,
-                      HUM_GEMM_DENSE, "hum_layer_from_standard", out);
+    hum_layer_options whole;
+    if (sharded) {
+        whole = *opts;
+        memset(&whole.shard, 0, sizeof whole.shard);
+    }
+    st = layer_create(rt, &w, 1, sharded ? &whole : opts, HUM_GEMM_DENSE, "hum_layer_from_standard", out);
     hum_standard_free(&w);
     return st;
 }

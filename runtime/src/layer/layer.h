@@ -52,6 +52,13 @@ typedef struct hum_layer_buffers {
     int64_t bytes;
 } hum_layer_buffers;
 
+/* The types a layer computes in (hum_layer_options resolved): A, C, and the K extent of one
+ * scale of 8-bit A (0: one per row). */
+typedef struct hum_layer_types {
+    hum_dtype a, c;
+    int32_t a_group;
+} hum_layer_types;
+
 struct hum_layer {
     hum_runtime *rt;
     /* The hum_dispatch_table in force (NULL until prepared). Forwards read it with
@@ -60,7 +67,7 @@ struct hum_layer {
     _Atomic(void *) table;
     struct hum_layer *next_live; /* the runtime's list of prepared layers (live_lock) */
     hum_standard_weight weight; /* host copy until prepared */
-    hum_dtype activation_dtype;
+    hum_layer_types types;
     int64_t input_k;            /* A's columns: the weight's K (plan.config.k is the stored K') */
     hum_gemm_type gemm_type;    /* dense, or one of the MoE expert GEMM types (expert_gemm.c) */
     int32_t prepared;
@@ -83,10 +90,12 @@ static inline const hum_dispatch_table *hum_layer_table_locked(const hum_layer *
     return atomic_load((_Atomic(void *) *)&layer->table);
 }
 
-/* hum_standard_validate, experts exactly when `type` is a MoE type, and the activation dtype opts
- * (or the param dtype) give, which must be float16 or bfloat16. */
+/* hum_standard_validate, experts exactly when `type` is a MoE type, and the types opts (or the
+ * param dtype) give: A float16, bfloat16, float8_e4m3fn or int8; C float16 or bfloat16, A's own
+ * dtype when A is 16-bit; activation_group 0, or 128 with 8-bit A. HUM_ERR_INVALID_ARG naming
+ * the option. */
 hum_status hum_layer_check_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_gemm_type type,
-                                  hum_dtype *act);
+                                  hum_layer_types *types);
 
 /* A layer of GEMM type `type` from w (copied; `what` names the caller in messages). */
 hum_status hum_layer_create(hum_runtime *rt, const hum_standard_weight *w, const hum_layer_options *opts,
@@ -127,9 +136,9 @@ hum_status hum_layer_spec_check(const hum_layer_spec *spec);
  * gives, without the weight. */
 void hum_layer_spec_config(const hum_layer_spec *spec, hum_layer_config *config);
 
-/* Fills plan->config's input fields from a standard weight and the activation dtype (and the
+/* Fills plan->config's input fields from a standard weight and the layer's types (and the
  * compute config's GEMM type: dense). */
-void hum_layer_plan_inputs(const hum_standard_weight *w, hum_dtype activation_dtype, hum_layer_plan *plan);
+void hum_layer_plan_inputs(const hum_standard_weight *w, const hum_layer_types *types, hum_layer_plan *plan);
 
 /* Fills plan's target (arch, device name, sm, SMs, shared memory, L2) from a GPU. */
 hum_status hum_layer_plan_target(const hum_device_info *dev, hum_layer_plan *plan);

@@ -28,7 +28,7 @@ hum_status hum_layer_check_dims(int64_t n, int64_t k)
 }
 
 hum_status hum_layer_check_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_gemm_type type,
-                                  hum_dtype *act)
+                                  hum_layer_types *types)
 {
     /* Checked first, as no tensor of such a weight could be valid to look at. */
     hum_status st = w ? hum_layer_check_dims(w->n, hum_standard_stored_k(w)) : HUM_OK;
@@ -42,9 +42,20 @@ hum_status hum_layer_check_weight(const hum_standard_weight *w, const hum_layer_
     if (type != HUM_GEMM_DENSE && w->num_experts < 1)
         return hum_fail(HUM_ERR_INVALID_ARG, "an expert GEMM needs a weight of experts (num_experts >= 1, got %lld)",
                         (long long)w->num_experts);
-    *act = opts && opts->activation_dtype ? opts->activation_dtype : w->param_dtype;
-    if (!hum_dtype_is_activation(*act))
-        return hum_fail(HUM_ERR_INVALID_ARG, "activation dtype %s (expected float16 or bfloat16)", hum_dtype_name(*act));
+    const hum_dtype a = opts && opts->activation_dtype ? opts->activation_dtype : w->param_dtype;
+    const int a16 = hum_dtype_is_activation(a);
+    if (!a16 && a != HUM_DTYPE_FLOAT8_E4M3FN && a != HUM_DTYPE_INT8)
+        return hum_fail(HUM_ERR_INVALID_ARG, "activation dtype %s (expected float16, bfloat16, float8_e4m3fn or int8)",
+                        hum_dtype_name(a));
+    const hum_dtype c = opts && opts->output_dtype ? opts->output_dtype : a16 ? a : w->param_dtype;
+    if (!hum_dtype_is_activation(c) || (a16 && c != a))
+        return hum_fail(HUM_ERR_INVALID_ARG, "output dtype %s with %s activations (expected %s)", hum_dtype_name(c),
+                        hum_dtype_name(a), a16 ? hum_dtype_name(a) : "float16 or bfloat16");
+    const int32_t group = opts ? opts->activation_group : 0;
+    if (group != 0 && (a16 || group != 128))
+        return hum_fail(HUM_ERR_INVALID_ARG, "activation group %d with %s activations (expected 0%s)", (int)group,
+                        hum_dtype_name(a), a16 ? "" : " or 128");
+    *types = (hum_layer_types){a, c, group};
     return HUM_OK;
 }
 
@@ -70,7 +81,7 @@ hum_status hum_layer_get_info(const hum_layer *layer, hum_layer_info *out)
     if (layer->plan.config.n == 0) { /* not planned yet: the inputs the plan will start from */
         hum_layer_plan inputs;
         memset(&inputs, 0, sizeof inputs);
-        hum_layer_plan_inputs(&layer->weight, layer->activation_dtype, &inputs);
+        hum_layer_plan_inputs(&layer->weight, &layer->types, &inputs);
         out->config = inputs.config;
     }
     out->input_k = layer->input_k;
@@ -141,14 +152,15 @@ hum_status hum_layer_kernel_takes(const hum_layer_config *config, const hum_comp
     return hum_gemm_kernel_takes(kernel, config, compute, arch);
 }
 
-void hum_layer_plan_inputs(const hum_standard_weight *w, hum_dtype activation_dtype, hum_layer_plan *plan)
+void hum_layer_plan_inputs(const hum_standard_weight *w, const hum_layer_types *types, hum_layer_plan *plan)
 {
     hum_layer_config *c = &plan->config;
     c->n = w->n;
     c->k = hum_standard_stored_k(w); /* the GEMM runs over the stored columns, padding included */
     c->num_experts = w->num_experts;
-    c->a_dtype = activation_dtype;
-    c->c_dtype = activation_dtype;
+    c->a_dtype = types->a;
+    c->c_dtype = types->c;
+    c->a_group = types->a_group;
     c->weight_dtype = w->weight_dtype;
     c->param_dtype = w->param_dtype;
     c->scale_dtype = w->scale_dtype;

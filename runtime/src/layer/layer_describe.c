@@ -77,10 +77,10 @@ hum_status hum_layer_describe_plan(hum_runtime *rt, const hum_standard_weight *w
     memset(out, 0, sizeof *out);
     hum_layer_plan plan;
     memset(&plan, 0, sizeof plan);
-    hum_dtype act;
-    hum_status st = hum_layer_check_weight(w, opts, HUM_GEMM_DENSE, &act);
+    hum_layer_types types;
+    hum_status st = hum_layer_check_weight(w, opts, HUM_GEMM_DENSE, &types);
     if (st == HUM_OK)
-        hum_layer_plan_inputs(w, act, &plan);
+        hum_layer_plan_inputs(w, &types, &plan);
     return describe_planned(rt, st, &plan, arch, "hum_layer_describe_plan", out);
 }
 

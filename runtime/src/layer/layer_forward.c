@@ -61,19 +61,55 @@ hum_status hum_gemm_launch(const hum_dispatch_entry *e, hum_workspace *ws, struc
     return hum_kernel_launch(e->kernel, &launch, params);
 }
 
-/* One GEMM launch of M rows (1 .. 2^31 - 1) of A (row stride lda) into C with table t. */
+/* 8-bit A's float32 scales in device memory: [M] (per token), [1] (per tensor), or [M, ceil(K /
+ * a_group)] with activation groups; 16-bit A takes none. *ld: elements from one row's scales to
+ * the next (0 for one per tensor). */
+static hum_status check_a_scale(const hum_layer_config *cfg, const hum_tensor *s, int64_t m, int64_t *ld)
+{
+    *ld = 0;
+    const char *a = hum_dtype_name(cfg->a_dtype);
+    if (!hum_gemm_a8(cfg))
+        return s ? hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: a_scale must be NULL for %s activations", a)
+                 : HUM_OK;
+    const int64_t groups = cfg->a_group ? (cfg->k + cfg->a_group - 1) / cfg->a_group : 0;
+    if (!s)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: %s activations need a_scale (float32 %s)", a,
+                        groups ? "[M, ceil(K / 128)]" : "[M] per token or [1] per tensor");
+    if (s->memory != HUM_MEMORY_DEVICE || !s->data || s->dtype != HUM_DTYPE_FLOAT32)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: a_scale must be float32 device memory (got %s%s)",
+                        hum_dtype_name(s->dtype), s->memory != HUM_MEMORY_DEVICE || !s->data ? ", not on the device" : "");
+    if (groups) {
+        if (s->rank != 2 || s->shape[0] != m || s->shape[1] != groups || row_stride(s) < groups)
+            return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: a_scale has rank %d shape [%lld, %lld], expected "
+                            "[M, %lld] = [%lld, %lld] with contiguous rows", s->rank, (long long)s->shape[0],
+                            (long long)(s->rank > 1 ? s->shape[1] : 0), (long long)groups, (long long)m,
+                            (long long)groups);
+        *ld = row_stride(s);
+        return HUM_OK;
+    }
+    if (s->rank != 1 || (s->shape[0] != m && s->shape[0] != 1) || (s->strides[0] != 0 && s->strides[0] != 1))
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: a_scale has rank %d shape [%lld%s], expected [M] = "
+                        "[%lld] (per token) or [1] (per tensor), contiguous", s->rank, (long long)s->shape[0],
+                        s->rank > 1 ? ", ..." : "", (long long)m);
+    *ld = s->shape[0] == m && m > 1 ? 1 : 0;
+    return HUM_OK;
+}
+
+/* One GEMM launch of M rows (1 .. 2^31 - 1) of A (row stride lda, scales a_scale with row stride
+ * a_scale_ld) into C with table t. */
 static hum_status launch_gemm(const hum_layer *layer, const hum_dispatch_table *t, hum_workspace *ws,
-                              struct CUstream_st *stream, const void *a, int64_t lda, void *c, int64_t ldc, int64_t m,
-                              int after_permute)
+                              struct CUstream_st *stream, const void *a, int64_t lda, const float *a_scale,
+                              int64_t a_scale_ld, void *c, int64_t ldc, int64_t m, int after_permute)
 {
     const hum_dispatch_entry *e = hum_dispatch_entry_for(t, m);
     const hum_layer_buffers *b = &layer->buf;
     /* k_perm stays NULL: an act-order A arrives permuted (launch_permute) */
-    hum_gemm_args args = {.a = a, .lda = lda, .b = b->weight, .b_scale = b->scale, .zero = b->zero,
-                          .bias = b->bias, .c = c, .ldc = ldc, .m = (int)m, .out_factor = layer->out_factor};
+    hum_gemm_args args = {.a = a, .a_scale = a_scale, .lda = lda, .a_scale_ld = a_scale_ld, .b = b->weight,
+                          .b_scale = b->scale, .zero = b->zero, .bias = b->bias, .c = c, .ldc = ldc, .m = (int)m,
+                          .out_factor = layer->out_factor};
     hum_status st;
     if (e->family->bind &&
-        (st = e->family->bind(&ws->bind, layer->activation_dtype, layer->plan.config.k, e->block_m, &args)) != HUM_OK)
+        (st = e->family->bind(&ws->bind, layer->types.a, layer->plan.config.k, e->block_m, &args)) != HUM_OK)
         return hum_fail_context(st, "hum_layer_forward");
     return hum_gemm_launch(e, ws, stream, &args, (m + e->block_m - 1) / e->block_m, after_permute);
 }
@@ -101,11 +137,8 @@ hum_status hum_layer_forward_ws(hum_layer *layer, hum_workspace *ws, struct CUst
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: the layer is not prepared (hum_layer_prepare)");
     if (layer->gemm_type != HUM_GEMM_DENSE)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: the layer is an expert GEMM (hum_expert_gemm_forward)");
-    if (a_scale)
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: a_scale must be NULL for %s activations",
-                        hum_dtype_name(layer->activation_dtype));
     const hum_layer_config *cfg = &layer->plan.config;
-    int64_t lda, ldc;
+    int64_t lda = 0, ldc = 0, a_scale_ld = 0;
     hum_status st = hum_layer_check_tensor("hum_layer_forward", a, "a", cfg->a_dtype, layer->input_k, &lda);
     if (st == HUM_OK)
         st = hum_layer_check_tensor("hum_layer_forward", c, "c", cfg->c_dtype, cfg->n, &ldc);
@@ -115,13 +148,16 @@ hum_status hum_layer_forward_ws(hum_layer *layer, hum_workspace *ws, struct CUst
     if (c->shape[0] != m)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: a has %lld rows but c has %lld", (long long)m,
                         (long long)c->shape[0]);
+    if ((st = check_a_scale(cfg, a_scale, m, &a_scale_ld)) != HUM_OK)
+        return st;
     if (m == 0)
         return HUM_OK;
     if (m > INT32_MAX)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: M = %lld exceeds 2^31 - 1", (long long)m);
-    if (layer->a_vector && (((uintptr_t)a->data | (uintptr_t)(lda * 2)) & 15))
+    const int a_bytes = hum_gemm_a8(cfg) ? 1 : 2;
+    if (layer->a_vector && (((uintptr_t)a->data | (uintptr_t)(lda * a_bytes)) & 15))
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: a must be 16-byte aligned with a row stride that is a "
-                        "multiple of 8 elements (got %p, stride %lld)", a->data, (long long)lda);
+                        "multiple of %d elements (got %p, stride %lld)", 16 / a_bytes, a->data, (long long)lda);
     if (cfg->n % 2 == 0 && (((uintptr_t)c->data | (uintptr_t)(ldc * 2)) & 3))
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: c must be 4-byte aligned with an even row stride "
                         "(got %p, stride %lld)", c->data, (long long)ldc);
@@ -135,14 +171,16 @@ hum_status hum_layer_forward_ws(hum_layer *layer, hum_workspace *ws, struct CUst
     /* the table in force stays loaded until unpinned, whatever a reload does meanwhile */
     const hum_dispatch_table *t = hum_hazard_pin(&ws->slot, &layer->table);
     if (!cfg->act_order) {
-        st = launch_gemm(layer, t, ws, stream, a->data, lda, c->data, ldc, m, 0);
+        st = launch_gemm(layer, t, ws, stream, a->data, lda, a_scale ? a_scale->data : NULL, a_scale_ld, c->data, ldc,
+                         m, 0);
     } else {
         const void *gathered = (char *)ws->base + ws->lock_bytes;
         for (int64_t r = 0; st == HUM_OK && r < m; r += rows) {
             const int64_t part = m - r < rows ? m - r : rows;
             st = launch_permute(layer, ws, stream, (const uint16_t *)a->data + r * lda, lda, part);
             if (st == HUM_OK)
-                st = launch_gemm(layer, t, ws, stream, gathered, cfg->k, (uint16_t *)c->data + r * ldc, ldc, part, 1);
+                st = launch_gemm(layer, t, ws, stream, gathered, cfg->k, NULL, 0, (uint16_t *)c->data + r * ldc, ldc,
+                                 part, 1);
         }
     }
     hum_hazard_unpin(&ws->slot);

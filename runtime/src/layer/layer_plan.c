@@ -229,7 +229,7 @@ hum_status hum_layer_prepare(hum_layer *layer)
 
     hum_layer_plan plan;
     memset(&plan, 0, sizeof plan);
-    hum_layer_plan_inputs(&layer->weight, layer->activation_dtype, &plan);
+    hum_layer_plan_inputs(&layer->weight, &layer->types, &plan);
     plan.compute.gemm_type = layer->gemm_type;
     if ((st = hum_layer_plan_for(layer->rt, &dev, &plan.config, &plan.compute, 0, &plan)) != HUM_OK)
         return hum_fail_context(st, "hum_layer_prepare");
@@ -268,7 +268,8 @@ hum_status hum_layer_prepare(hum_layer *layer)
     layer->permute = permute;
     layer->workspace = ws;
     layer->buf = tasks.buf;
-    layer->a_vector = !plan.config.act_order && plan.config.k % 8 == 0; /* act-order: A goes to permute_a.cu */
+    /* act-order: A goes to permute_a.cu; 16-byte chunks are 8 elements of 16-bit A, 16 of 8-bit A */
+    layer->a_vector = !plan.config.act_order && plan.config.k % (hum_gemm_a8(&plan.config) ? 16 : 8) == 0;
     layer->prepared = 1;
     hum_standard_free(&layer->weight);
     layer->prepare_ms = hum_layer_now_ms() - t0;
@@ -311,14 +312,14 @@ hum_status hum_layer_compile(hum_runtime *rt, const hum_standard_weight *w, cons
     hum_standard_weight cut;
     if ((st = hum_layer_shard_weight(w, opts, &cut, &w)) != HUM_OK)
         return hum_fail_context(st, "hum_layer_compile");
-    hum_dtype act;
-    if ((st = hum_layer_check_weight(w, opts, HUM_GEMM_DENSE, &act)) != HUM_OK) {
+    hum_layer_types types;
+    if ((st = hum_layer_check_weight(w, opts, HUM_GEMM_DENSE, &types)) != HUM_OK) {
         hum_standard_free(&cut);
         return hum_fail_context(st, "hum_layer_compile");
     }
     hum_layer_plan plan;
     memset(&plan, 0, sizeof plan);
-    hum_layer_plan_inputs(w, act, &plan);
+    hum_layer_plan_inputs(w, &types, &plan);
     hum_standard_free(&cut);
     snprintf(plan.arch, sizeof plan.arch, "%s", arch);
     return hum_layer_compile_plan(rt, &plan, t0, out);

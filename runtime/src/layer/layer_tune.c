@@ -14,13 +14,13 @@ hum_status hum_tune_begin(hum_runtime *rt, const hum_standard_weight *w, const h
     if (!rt || !w || !s)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_tune_begin: NULL argument");
     hum_device_info dev;
-    hum_dtype act;
+    hum_layer_types types;
     hum_status st;
     if ((st = hum_runtime_device(rt, &dev)) != HUM_OK ||
-        (st = hum_layer_check_weight(w, opts, HUM_GEMM_DENSE, &act)) != HUM_OK ||
+        (st = hum_layer_check_weight(w, opts, HUM_GEMM_DENSE, &types)) != HUM_OK ||
         (st = hum_layer_plan_target(&dev, &s->plan)) != HUM_OK)
         return st;
-    hum_layer_plan_inputs(w, act, &s->plan);
+    hum_layer_plan_inputs(w, &types, &s->plan);
     return hum_lua_call(rt, "hum.tune", "begin", "hum_tune_session *", s);
 }
 

@@ -41,7 +41,7 @@ static double decoded_max(const hum_layer_config *cfg, double zero_max)
 
 int32_t hum_layer_scale_exponent(const hum_layer_config *cfg, double scale_max, double zero_max)
 {
-    if (!cfg->has_scale && !cfg->weight_float)
+    if ((!cfg->has_scale && !cfg->weight_float) || hum_gemm_a8(cfg))
         return 0;
     const double s = cfg->has_scale && scale_max > 0 ? scale_max : 1.0;
     const int by_weight = (int)floor(log2(16384.0 / (decoded_max(cfg, zero_max) * s))) + cfg->exp_compensation;
@@ -164,13 +164,33 @@ static hum_status prep_weight(const prep_kernels *k, int32_t ordinal, const hum_
         int64_t rw = row_words;
         int n = (int)c->n, kk = (int)c->k, np = (int)c->padded_n, kp = (int)c->padded_k;
         void *from = (char *)raw + e * src_bytes, *to = (char *)buf->weight + e * words * 4;
-        void *args[] = {&from, &rw, &n, &kk, &np, &kp, &to};
+        int a8 = hum_gemm_a8(c);
+        void *args[] = {&from, &rw, &n, &kk, &np, &kp, &a8, &to};
         hum_launch_config cfg = grid_for(c->padded_k / 16 * (c->padded_n / 64) * 32);
         st = hum_kernel_launch(k->repack, &cfg, args);
     }
     if (st == HUM_OK)
         st = hum_stream_synchronize(NULL);
     hum_device_free(raw);
+    return st;
+}
+
+/* The one scale of each column of 8-bit A's weight (the epilogue multiplies the accumulators by
+ * it): float32 [padded_n] in column order, zeros past N; a scale row shared by row_group
+ * columns (BLOCK) serves each of them. */
+static hum_status prep_channel_scales(int32_t ordinal, const hum_layer_config *c, const hum_standard_weight *w,
+                                      int64_t row_group, hum_layer_buffers *buf)
+{
+    const int64_t rows = (c->n + row_group - 1) / row_group;
+    float *f = calloc((size_t)c->padded_n, sizeof *f), *r = malloc((size_t)rows * sizeof *r);
+    hum_status st = f && r ? hum_dtype_to_float(w->scale_dtype, w->scale.data, rows, r)
+                           : hum_fail(HUM_ERR_OUT_OF_MEMORY, "scales of %lld columns", (long long)c->padded_n);
+    for (int64_t n = 0; st == HUM_OK && n < c->n; n++)
+        f[n] = r[n / row_group];
+    if (st == HUM_OK)
+        st = upload(ordinal, f, (size_t)c->padded_n * sizeof *f, &buf->scale, &buf->bytes);
+    free(f);
+    free(r);
     return st;
 }
 
@@ -226,7 +246,9 @@ hum_status hum_layer_upload(hum_layer *layer, int32_t ordinal, hum_layer_buffers
         return st;
     memset(buf, 0, sizeof *buf);
     st = prep_weight(&k, ordinal, c, E, w, view.row_words, buf);
-    if (st == HUM_OK && c->has_scale)
+    if (st == HUM_OK && c->has_scale && !hum_gemm_scales_staged(c))
+        st = prep_channel_scales(ordinal, c, w, view.row_group, buf);
+    else if (st == HUM_OK && c->has_scale)
         st = prep_params(&k, ordinal, c, E, &w->scale, w->scale_dtype, 0, view.scale_cols, view.row_group, x,
                          &buf->scale, &buf->bytes);
     if (st == HUM_OK && c->zero_point != HUM_ZERO_POINT_NONE) {

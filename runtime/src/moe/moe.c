@@ -99,6 +99,11 @@ void hum_moe_destroy(hum_moe *moe)
 {
     if (!moe)
         return;
+    hum_layer_destroy(moe->gate_up);
+    hum_layer_destroy(moe->down);
+    hum_moe_align_unload(&moe->align);
+    hum_kernel_destroy(moe->act);
+    hum_kernel_destroy(moe->combine);
     hum_standard_free(&moe->w13);
     hum_standard_free(&moe->w2);
     free(moe);
@@ -117,5 +122,10 @@ hum_status hum_moe_get_info(const hum_moe *moe, hum_moe_info *out)
     out->activation = moe->opts.activation;
     out->gate_up = moe->opts.gate_up;
     out->activation_dtype = moe->activation_dtype;
-    return HUM_OK;
+    out->prepared = moe->prepared;
+    out->prepare_ms = moe->prepare_ms;
+    hum_status st = HUM_OK;
+    if (moe->prepared && (st = hum_layer_get_info(moe->gate_up, &out->gate_up_gemm)) == HUM_OK)
+        st = hum_layer_get_info(moe->down, &out->down_gemm);
+    return st;
 }

@@ -1,5 +1,10 @@
 /* The hum_moe object (hum.h, HUM-SECTION moe) inside libhum: the files of moe/ share it.
  *   moe.c          options, creation from standard weights (checks, expert shard), info, destroy
+ *   moe_prepare.c  the two expert GEMMs (layer/, hum_expert_gemm_*) and the kernels around them,
+ *                  prepared in parallel; CPU-only compiles; workspace sizes
+ *   moe_forward.c  the hot path: align, gate/up GEMM, activation, down GEMM, combine
+ *   moe_load.c     from checkpoints: the experts' projections found, gate and up joined
+ *   moe_spec.c     MoE SPEC strings and their random weights
  *   moe_align.c    the routing layout on the GPU (kernels/moe/align.cu)
  *   moe_kernels.c  the activation and the combine (kernels/moe/act.cu, combine.cu)
  *   align_ref.c    the layout's host twin; moe_ref.c the float64 MoE layer (hum_tools.h) */
@@ -17,6 +22,20 @@ struct hum_moe {
     hum_standard_weight w2;
     hum_dtype activation_dtype;
     int64_t experts, hidden, intermediate;
+    /* prepared */
+    int32_t prepared;
+    hum_layer *gate_up, *down;  /* the expert GEMMs, indexed */
+    hum_moe_align_kernels align;
+    hum_kernel *act, *combine;
+    int32_t sm_count;
+    int32_t block_m_max;        /* the largest block_m of the GEMMs' tables: sizes the layout */
+    double prepare_ms;
 };
+
+/* Bytes of the workspace a forward of m tokens takes in one pass, with the GEMMs' own part
+ * (the stream-K locks) first; *gemm_bytes receives that part. */
+hum_status hum_moe_bytes(const hum_moe *moe, int64_t m, int64_t *bytes, int64_t *gemm_bytes);
+/* The most tokens one pass can route: its padded layout must index rows with int32. */
+int64_t hum_moe_max_tokens(const hum_moe *moe);
 
 #endif

@@ -29,7 +29,7 @@ static uint32_t code_at(const uint32_t *src, int64_t row_words, int64_t n, int64
 }
 
 static void repack_lane(const uint32_t *src, int64_t row_words, int64_t n, int64_t k, int64_t np, int64_t idx,
-                        int bits, uint32_t *dst)
+                        int bits, int a8, uint32_t *dst)
 {
     const int c_bits = container_bits(bits);
     const int pairs = 16 / c_bits;
@@ -40,10 +40,11 @@ static void repack_lane(const uint32_t *src, int64_t row_words, int64_t n, int64
     uint32_t o[8] = {0};
     for (int lp = 0; lp < 16; ++lp) {
         const int64_t col = u * 64 + 8 * (lp / 2) + (lane >> 2);
-        const int64_t row = r * 16 + 2 * (lane & 3) + 8 * (lp % 2);
+        const int64_t row = a8 ? r * 16 + 4 * (lane & 3) + lp % 2 : r * 16 + 2 * (lane & 3) + 8 * (lp % 2);
+        const int odd = a8 ? 2 : 1;
         const int c = lp % pairs;
         o[lp / pairs] |= code_at(src, row_words, col, row, bits, n, k) << (c * c_bits) |
-                         code_at(src, row_words, col, row + 1, bits, n, k) << (16 + c * c_bits);
+                         code_at(src, row_words, col, row + odd, bits, n, k) << (16 + c * c_bits);
     }
     uint32_t w[8];
     for (int i = 0; i < bits; ++i)
@@ -62,7 +63,7 @@ static void repack_lane(const uint32_t *src, int64_t row_words, int64_t n, int64
 }
 
 hum_status hum_repack_weight_cpu(const uint32_t *src, int64_t row_words, int64_t n, int64_t k, int64_t np,
-                                 int64_t kp, int bits, uint32_t *dst)
+                                 int64_t kp, int bits, int a8, uint32_t *dst)
 {
     if (!src || !dst)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_repack_weight_cpu: NULL src or dst");
@@ -78,7 +79,7 @@ hum_status hum_repack_weight_cpu(const uint32_t *src, int64_t row_words, int64_t
                         (long long)row_words, (long long)k, bits);
     const int64_t lanes = kp / 16 * (np / 64) * 32;
     for (int64_t idx = 0; idx < lanes; ++idx)
-        repack_lane(src, row_words, n, k, np, idx, bits, dst);
+        repack_lane(src, row_words, n, k, np, idx, bits, a8 != 0, dst);
     return HUM_OK;
 }
 

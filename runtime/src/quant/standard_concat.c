@@ -27,13 +27,13 @@ static int same_scalars(const hum_tensor *a, const hum_tensor *b)
     return elems(a) == elems(b) && !memcmp(a->data, b->data, elems(a) * 4);
 }
 
-/* HUM_ERR_INVALID_ARG naming the first field in which part p differs from part 0. */
+/* HUM_ERR_UNSUPPORTED naming the first field in which part p differs from part 0. */
 static hum_status check_alike(const hum_standard_weight *a, const hum_standard_weight *b, const hum_standard_view *va,
                               const hum_standard_view *vb, int32_t p)
 {
 #define SAME(field)                                                                                                 \
     if (a->field != b->field)                                                                                       \
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_standard_concat: part %d differs from part 0 in " #field " (%lld " \
+        return hum_fail(HUM_ERR_UNSUPPORTED, "hum_standard_concat: part %d differs from part 0 in " #field " (%lld " \
                         "vs %lld): parts stack along N only when quantized alike over the same K", p,              \
                         (long long)b->field, (long long)a->field);
     SAME(num_experts)
@@ -52,10 +52,10 @@ static hum_status check_alike(const hum_standard_weight *a, const hum_standard_w
 #undef SAME
     if (va->k != vb->k || (a->k_perm.data == NULL) != (b->k_perm.data == NULL) ||
         (a->k_perm.data && memcmp(a->k_perm.data, b->k_perm.data, elems(&a->k_perm) * 4) != 0))
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_standard_concat: part %d has another act-order k_perm than part 0 "
+        return hum_fail(HUM_ERR_UNSUPPORTED, "hum_standard_concat: part %d has another act-order k_perm than part 0 "
                         "(the rows of one weight share their K order)", p);
     if ((a->bias.data == NULL) != (b->bias.data == NULL))
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_standard_concat: part %d %s a bias and part 0 %s", p,
+        return hum_fail(HUM_ERR_UNSUPPORTED, "hum_standard_concat: part %d %s a bias and part 0 %s", p,
                         b->bias.data ? "has" : "has no", a->bias.data ? "has" : "has none");
     if (!same_scalars(&a->global_scale, &b->global_scale))
         return hum_fail(HUM_ERR_UNSUPPORTED, "hum_standard_concat: part %d has another global_scale than part 0 (one "

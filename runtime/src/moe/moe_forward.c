@@ -1,0 +1,165 @@
+/* The MoE hot path (hum_moe_forward): check the tensors, then per chunk of tokens the workspace
+ * holds: the routing layout, the gate/up expert GEMM, the activation, the down expert GEMM and
+ * the combine, all on the host's stream. No allocation, no Lua, no host sync; messages are
+ * formatted on error paths only. */
+#include "moe.h"
+
+#include "internal.h"
+#include "workspace.h"
+
+#include <stdint.h>
+
+/* HUM_ERR_INVALID_ARG unless t is a device tensor of `dtype` (any of two when alt is set),
+ * [rows, cols]; *ld its row stride (contiguous: exactly cols). */
+static hum_status check(const hum_tensor *t, const char *name, hum_dtype dtype, hum_dtype alt, int64_t rows,
+                        int64_t cols, int contiguous, int64_t *ld)
+{
+    if (!t || t->memory != HUM_MEMORY_DEVICE || !t->data)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: %s must be a device tensor (non-NULL)", name);
+    if (t->dtype != dtype && (!alt || t->dtype != alt))
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: %s is %s, expected %s%s%s", name,
+                        hum_dtype_name(t->dtype), hum_dtype_name(dtype), alt ? " or " : "", alt ? hum_dtype_name(alt) : "");
+    if (t->rank != 2 || t->shape[0] != rows || t->shape[1] != cols)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: %s has rank %d shape [%lld, %lld], expected [%lld, %lld]",
+                        name, t->rank, (long long)t->shape[0], (long long)t->shape[1], (long long)rows,
+                        (long long)cols);
+    *ld = t->strides[0] ? t->strides[0] : cols;
+    if ((t->strides[1] != 0 && t->strides[1] != 1) || *ld < cols || (contiguous && *ld != cols))
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: %s strides [%lld, %lld]: expected %s", name,
+                        (long long)t->strides[0], (long long)t->strides[1],
+                        contiguous ? "contiguous rows" : "contiguous rows at least a row apart");
+    return HUM_OK;
+}
+
+/* The most tokens (<= m) whose forward fits `bytes` of workspace, or 0; *gemm_bytes: the
+ * GEMMs' part for that many. */
+static int64_t chunk_tokens(const hum_moe *moe, int64_t m, int64_t bytes, int64_t *gemm_bytes)
+{
+    int64_t need;
+    const int64_t limit = hum_moe_max_tokens(moe);
+    if (m > limit)
+        m = limit;
+    if (hum_moe_bytes(moe, m, &need, gemm_bytes) == HUM_OK && need <= bytes)
+        return m;
+    int64_t lo = 0, hi = m; /* bytes(lo) fits, bytes(hi) does not */
+    while (hi - lo > 1) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (hum_moe_bytes(moe, mid, &need, gemm_bytes) == HUM_OK && need <= bytes)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    if (lo > 0)
+        hum_moe_bytes(moe, lo, &need, gemm_bytes);
+    return lo;
+}
+
+static int64_t round_up(int64_t v) { return (v + 255) / 256 * 256; }
+
+hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstream_st *stream,
+                                 const hum_tensor *hidden, const hum_tensor *topk_ids, const hum_tensor *topk_weights,
+                                 const hum_tensor *expert_map, const hum_tensor *out, int32_t accumulate, int32_t first,
+                                 int32_t last)
+{
+    if (!moe || !ws)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: NULL %s", !moe ? "layer" : "workspace");
+    if (first < HUM_MOE_STEP_ALIGN || last >= HUM_MOE_STEPS || first > last)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward_steps: steps %d..%d (expected 0 <= first <= last <= %d)",
+                        first, last, HUM_MOE_STEPS - 1);
+    if (!moe->prepared)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: the layer is not prepared (hum_moe_prepare)");
+    if (ws->rt != moe->rt)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: the workspace belongs to another runtime");
+    if (!hidden || hidden->rank != 2)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: hidden must be a rank-2 tensor [M, %lld]",
+                        (long long)moe->hidden);
+    const int64_t m = hidden->shape[0], H = moe->hidden, top_k = moe->opts.top_k;
+    const int32_t e_global = moe->opts.global_experts, e_local = (int32_t)moe->experts;
+    int64_t ldh, ldo, ld;
+    hum_status st = check(hidden, "hidden", moe->activation_dtype, 0, m, H, 0, &ldh);
+    if (st == HUM_OK)
+        st = check(topk_ids, "topk_ids", HUM_DTYPE_INT32, HUM_DTYPE_INT64, m, top_k, 1, &ld);
+    if (st == HUM_OK)
+        st = check(topk_weights, "topk_weights", HUM_DTYPE_FLOAT32, 0, m, top_k, 1, &ld);
+    if (st == HUM_OK)
+        st = check(out, "out", moe->activation_dtype, 0, m, H, 0, &ldo);
+    if (st != HUM_OK)
+        return st;
+    if (expert_map && (expert_map->memory != HUM_MEMORY_DEVICE || !expert_map->data ||
+                       expert_map->dtype != HUM_DTYPE_INT32 || expert_map->rank != 1 ||
+                       expert_map->shape[0] != e_global || expert_map->strides[0] > 1))
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: expert_map must be a contiguous device int32 tensor "
+                        "[%d] (the global experts)", e_global);
+    if (m == 0)
+        return HUM_OK;
+    int64_t gemm_bytes = 0;
+    const int64_t chunk = chunk_tokens(moe, m, ws->bytes, &gemm_bytes);
+    if (chunk < 1)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: the workspace of %lld bytes holds no token "
+                        "(hum_moe_workspace_size)", (long long)ws->bytes);
+    if (chunk < m && (first > HUM_MOE_STEP_ALIGN || last < HUM_MOE_STEP_COMBINE))
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward_steps: steps %d..%d of %lld tokens need a workspace "
+                        "that holds them in one pass (it holds %lld)", first, last, (long long)m, (long long)chunk);
+#define STEP(s) (st == HUM_OK && first <= (s) && (s) <= last)
+
+    const int32_t ids64 = topk_ids->dtype == HUM_DTYPE_INT64;
+    const int32_t *map = expert_map ? expert_map->data : NULL;
+    const int64_t n13 = moe->opts.activation == HUM_MOE_RELU2 ? moe->intermediate : 2 * moe->intermediate;
+    const int64_t most = chunk * top_k; /* routed rows of a whole chunk: the areas' sizes */
+    char *route_area = (char *)ws->base + gemm_bytes;
+    char *inter = route_area + hum_moe_route_bytes(most, e_local, moe->block_m_max);
+    char *act = inter + round_up(most * n13 * 2);
+    char *y = act + round_up(most * moe->intermediate * 2);
+    for (int64_t t0 = 0; st == HUM_OK && t0 < m; t0 += chunk) {
+        const int64_t mc = m - t0 < chunk ? m - t0 : chunk, routed = mc * top_k;
+        hum_expert_routing r = {.m = mc, .top_k = (int32_t)top_k};
+        int32_t block_m = 0;
+        if ((st = hum_expert_gemm_block_m(moe->gate_up, ws, &r, &block_m)) != HUM_OK)
+            break;
+        r.block_m = block_m;
+        hum_moe_route route;
+        hum_moe_route_place(route_area, routed, e_local, block_m, &route);
+        const void *ids = (const char *)topk_ids->data + t0 * top_k * (ids64 ? 8 : 4);
+        if (STEP(HUM_MOE_STEP_ALIGN))
+            st = hum_moe_align_launch(&moe->align, stream, ids, ids64, map, e_global, e_local, block_m, routed, &route);
+        r.sorted_token_ids = route.sorted;
+        r.expert_ids = route.expert_ids;
+        r.num_tokens_post_padded = route.post_padded;
+        r.capacity = hum_moe_align_rows(routed, e_local, block_m);
+        const hum_tensor a1 = {.data = (char *)hidden->data + t0 * ldh * 2, .dtype = moe->activation_dtype, .rank = 2,
+                               .shape = {mc, H}, .strides = {ldh, 1}, .memory = HUM_MEMORY_DEVICE};
+        const hum_tensor c1 = {.data = inter, .dtype = moe->activation_dtype, .rank = 2, .shape = {routed, n13},
+                               .memory = HUM_MEMORY_DEVICE};
+        if (STEP(HUM_MOE_STEP_GATE_UP))
+            st = hum_expert_gemm_forward(moe->gate_up, ws, stream, &a1, &c1, &r);
+        if (STEP(HUM_MOE_STEP_ACT))
+            st = hum_moe_act_launch(moe->act, stream, moe->sm_count, inter, act, route.sorted, route.post_padded,
+                                    r.capacity, moe->intermediate, (int32_t)routed, &moe->opts);
+        hum_expert_routing r2 = r;
+        r2.m = routed;
+        r2.top_k = 1;
+        const hum_tensor a2 = {.data = act, .dtype = moe->activation_dtype, .rank = 2,
+                               .shape = {routed, moe->intermediate}, .memory = HUM_MEMORY_DEVICE};
+        const hum_tensor c2 = {.data = y, .dtype = moe->activation_dtype, .rank = 2, .shape = {routed, H},
+                               .memory = HUM_MEMORY_DEVICE};
+        if (STEP(HUM_MOE_STEP_DOWN))
+            st = hum_expert_gemm_forward(moe->down, ws, stream, &a2, &c2, &r2);
+        const hum_moe_combine_args ca = {.y = y, .ids = ids, .ids64 = ids64, .map = map, .e_global = e_global,
+                                         .e_local = e_local, .weights = (const float *)topk_weights->data + t0 * top_k,
+                                         .top_k = (int32_t)top_k, .m = (int32_t)mc,
+                                         .out = (char *)out->data + t0 * ldo * 2, .ldo = ldo,
+                                         .accumulate = accumulate != 0};
+        if (STEP(HUM_MOE_STEP_COMBINE))
+            st = hum_moe_combine_launch(moe->combine, stream, moe->sm_count, H, &ca);
+    }
+#undef STEP
+    return st == HUM_OK ? HUM_OK : hum_fail_context(st, "hum_moe_forward");
+}
+
+hum_status hum_moe_forward(hum_moe *moe, hum_workspace *ws, struct CUstream_st *stream, const hum_tensor *hidden,
+                           const hum_tensor *topk_ids, const hum_tensor *topk_weights, const hum_tensor *expert_map,
+                           const hum_tensor *out, int32_t accumulate)
+{
+    return hum_moe_forward_steps(moe, ws, stream, hidden, topk_ids, topk_weights, expert_map, out, accumulate,
+                                 HUM_MOE_STEP_ALIGN, HUM_MOE_STEP_COMBINE);
+}

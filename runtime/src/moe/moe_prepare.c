@@ -1,0 +1,284 @@
+/* hum_moe_prepare: the two expert GEMMs prepared on two threads while this one compiles the
+ * kernels around them; then the one check that ties the GEMMs together (a shared block_m), and
+ * the workspace sizes. */
+#include "moe.h"
+
+#include "internal.h"
+#include "layer.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+typedef struct gemm_job {
+    hum_layer *gemm;
+    hum_status st;
+    char error[512];
+} gemm_job;
+
+static void *prepare_gemm(void *arg)
+{
+    gemm_job *j = arg;
+    j->st = hum_layer_prepare(j->gemm);
+    if (j->st != HUM_OK) /* the message is thread-local: carried back to the caller's thread */
+        snprintf(j->error, sizeof j->error, "%s", hum_last_error());
+    return NULL;
+}
+
+/* HUM_ERR_POLICY unless both tables give every rows-per-expert count the same block_m; the
+ * largest block_m in *max. */
+static hum_status check_block_m(const hum_layer_info *a, const hum_layer_info *b, int32_t *max)
+{
+    *max = 0;
+    int32_t i = 0, j = 0;
+    while (i < a->entry_count && j < b->entry_count) {
+        const hum_tuning *x = &a->entries[i], *y = &b->entries[j];
+        if (x->block_m != y->block_m) {
+            const int64_t lo = x->m_min > y->m_min ? x->m_min : y->m_min;
+            const int64_t hi = x->m_max < y->m_max ? x->m_max : y->m_max;
+            return hum_fail(HUM_ERR_POLICY, "policy '%s': for %lld..%lld rows per expert the gate/up GEMM has block_m "
+                            "%d and the down GEMM %d (a MoE layer's GEMMs share one routing layout: one block_m)",
+                            a->policy_name, (long long)lo, (long long)hi, x->block_m, y->block_m);
+        }
+        if (x->block_m > *max)
+            *max = x->block_m;
+        if (x->m_max <= y->m_max)
+            i++;
+        if (y->m_max <= x->m_max)
+            j++;
+    }
+    return HUM_OK;
+}
+
+enum { AROUND = HUM_MOE_ALIGN_KERNELS + HUM_MOE_LAYER_KERNELS };
+
+/* Compiles the kernels around the GEMMs (the routing layout, the activation, the combine) of
+ * the layer's shape for `arch` into res[AROUND] (zeroed first; the caller frees them); counts
+ * the NVRTC runs and cache hits when asked. */
+static hum_status compile_around(const hum_moe *moe, const char *arch, hum_jit_result res[AROUND], int32_t *compiled,
+                                 int32_t *cached)
+{
+    hum_jit_request reqs[AROUND];
+    char constants[HUM_MOE_CONSTANTS_CAP];
+    memset(res, 0, sizeof(hum_jit_result) * AROUND);
+    const hum_moe_shape shape = {moe->opts.activation, moe->opts.gate_up == HUM_MOE_GATE_UP_INTERLEAVED,
+                                 moe->activation_dtype == HUM_DTYPE_BFLOAT16, moe->hidden, moe->intermediate};
+    hum_moe_align_requests(arch, reqs);
+    hum_moe_kernel_requests(&shape, arch, constants, reqs + HUM_MOE_ALIGN_KERNELS);
+    const hum_status st = hum_jit_compile_many(hum_runtime_cache_dir(moe->rt), reqs, AROUND, res, 0);
+    for (int i = 0; st == HUM_OK && compiled && i < AROUND; i++)
+        ++*(res[i].cache_hit == HUM_JIT_MISS ? compiled : cached);
+    return st;
+}
+
+hum_status hum_moe_prepare(hum_moe *moe)
+{
+    if (!moe)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_prepare: NULL layer");
+    if (moe->prepared)
+        return HUM_OK;
+    const double t0 = now_ms();
+    hum_device_info dev;
+    char arch[16];
+    hum_status st = hum_runtime_device(moe->rt, &dev);
+    if (st == HUM_OK)
+        st = hum_arch_for_device(&dev, arch, sizeof arch);
+    if (st != HUM_OK)
+        return hum_fail_context(st, "hum_moe_prepare");
+
+    const hum_layer_options lo = {.activation_dtype = moe->activation_dtype};
+    gemm_job jobs[2];
+    memset(jobs, 0, sizeof jobs);
+    st = hum_expert_gemm_from_standard(moe->rt, &moe->w13, &lo, HUM_GEMM_MOE_INDEXED, &jobs[0].gemm);
+    if (st == HUM_OK)
+        st = hum_expert_gemm_from_standard(moe->rt, &moe->w2, &lo, HUM_GEMM_MOE_INDEXED, &jobs[1].gemm);
+    pthread_t threads[2];
+    int started[2] = {0, 0};
+    for (int i = 0; st == HUM_OK && i < 2; i++)
+        started[i] = pthread_create(&threads[i], NULL, prepare_gemm, &jobs[i]) == 0;
+
+    /* meanwhile, here: the routing layout, the activation and the combine */
+    hum_jit_result res[AROUND];
+    hum_moe_align_kernels align;
+    memset(&align, 0, sizeof align);
+    hum_kernel *act = NULL, *combine = NULL;
+    hum_status kst = st;
+    if (kst == HUM_OK)
+        kst = compile_around(moe, arch, res, NULL, NULL);
+    if (kst == HUM_OK)
+        kst = hum_moe_align_load(dev.ordinal, res, &align);
+    if (kst == HUM_OK)
+        kst = hum_kernel_load(dev.ordinal, &res[HUM_MOE_ALIGN_KERNELS], 0, &act);
+    if (kst == HUM_OK)
+        kst = hum_kernel_load(dev.ordinal, &res[HUM_MOE_ALIGN_KERNELS + 1], 0, &combine);
+    for (int i = 0; i < AROUND; i++)
+        hum_jit_result_free(&res[i]);
+    if (st == HUM_OK && kst != HUM_OK)
+        st = hum_fail_context(kst, "the kernels around the expert GEMMs");
+
+    static const char *const what[2] = {"the gate/up projection (w13)", "the down projection (w2)"};
+    for (int i = 0; i < 2; i++) {
+        if (started[i])
+            pthread_join(threads[i], NULL);
+        if (st == HUM_OK && started[i] && jobs[i].st != HUM_OK)
+            st = hum_fail(jobs[i].st, "%s: %s", what[i], jobs[i].error);
+    }
+    hum_layer_info info[2];
+    int32_t block_m_max = 0;
+    if (st == HUM_OK && (st = hum_layer_get_info(jobs[0].gemm, &info[0])) == HUM_OK &&
+        (st = hum_layer_get_info(jobs[1].gemm, &info[1])) == HUM_OK)
+        st = check_block_m(&info[0], &info[1], &block_m_max);
+    if (st != HUM_OK) {
+        hum_layer_destroy(jobs[0].gemm);
+        hum_layer_destroy(jobs[1].gemm);
+        hum_moe_align_unload(&align);
+        hum_kernel_destroy(act);
+        hum_kernel_destroy(combine);
+        return hum_fail_context(st, "hum_moe_prepare");
+    }
+    moe->gate_up = jobs[0].gemm;
+    moe->down = jobs[1].gemm;
+    moe->align = align;
+    moe->act = act;
+    moe->combine = combine;
+    moe->sm_count = dev.sm_count;
+    moe->block_m_max = block_m_max;
+    moe->prepared = 1;
+    hum_standard_free(&moe->w13);
+    hum_standard_free(&moe->w2);
+    moe->prepare_ms = now_ms() - t0;
+    return HUM_OK;
+}
+
+enum { ALIGN = 256 };
+
+int64_t hum_moe_max_tokens(const hum_moe *moe)
+{
+    return (INT32_MAX - moe->experts * moe->block_m_max) / moe->opts.top_k;
+}
+
+static int64_t round_up(int64_t v) { return (v + ALIGN - 1) / ALIGN * ALIGN; }
+
+hum_status hum_moe_bytes(const hum_moe *moe, int64_t m, int64_t *bytes, int64_t *gemm_bytes)
+{
+    const int64_t routed = m * moe->opts.top_k;
+    const int64_t n13 = moe->opts.activation == HUM_MOE_RELU2 ? moe->intermediate : 2 * moe->intermediate;
+    int64_t a = 0, b = 0;
+    hum_status st = hum_layer_workspace_size(moe->gate_up, m, &a);
+    if (st == HUM_OK)
+        st = hum_layer_workspace_size(moe->down, routed, &b);
+    if (st != HUM_OK)
+        return st;
+    *gemm_bytes = round_up(a > b ? a : b);
+    *bytes = *gemm_bytes + hum_moe_route_bytes(routed, (int32_t)moe->experts, moe->block_m_max) +
+             round_up(routed * n13 * 2) + round_up(routed * moe->intermediate * 2) + round_up(routed * moe->hidden * 2);
+    return HUM_OK;
+}
+
+hum_status hum_moe_workspace_size(const hum_moe *moe, int64_t max_m, int64_t *bytes)
+{
+    if (!moe || !bytes)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_workspace_size: NULL %s", !moe ? "layer" : "bytes");
+    *bytes = 0;
+    if (!moe->prepared)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_workspace_size: the layer is not prepared (hum_moe_prepare)");
+    /* the rows between the steps take at most 2 (2I + I + H) + 16 bytes per slot */
+    const int64_t per_slot = 2 * (3 * moe->intermediate + moe->hidden) + 16;
+    const int64_t limit = hum_moe_max_tokens(moe);
+    if (max_m < 1 || max_m > limit || max_m * moe->opts.top_k > (INT64_MAX / 4) / per_slot)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_workspace_size: max_m %lld (expected 1 .. %lld)",
+                        (long long)max_m, (long long)limit);
+    int64_t gemm;
+    hum_status st = hum_moe_bytes(moe, max_m, bytes, &gemm);
+    return st == HUM_OK ? HUM_OK : hum_fail_context(st, "hum_moe_workspace_size");
+}
+
+/* Both GEMMs' tables planned and compiled for `arch` from the configs in plans[2] (inputs set),
+ * the block_m they share checked, and the kernels around them compiled. */
+static hum_status compile_layer(const hum_moe *moe, hum_layer_plan plans[2], const char *arch,
+                                hum_moe_compile_info *out)
+{
+    const double t0 = now_ms();
+    hum_status st = HUM_OK;
+    hum_layer_info *info[2] = {&out->gate_up, &out->down};
+    for (int i = 0; st == HUM_OK && i < 2; i++) {
+        plans[i].compute.gemm_type = HUM_GEMM_MOE_INDEXED;
+        snprintf(plans[i].arch, sizeof plans[i].arch, "%s", arch);
+        if ((st = hum_layer_compile_plan(moe->rt, &plans[i], t0, info[i])) != HUM_OK)
+            st = hum_fail_context(st, "%s", i ? "the down projection (w2)" : "the gate/up projection (w13)");
+    }
+    int32_t block_m_max;
+    if (st == HUM_OK)
+        st = check_block_m(&out->gate_up, &out->down, &block_m_max);
+    hum_jit_result res[AROUND];
+    int32_t compiled = 0, cached = 0;
+    if (st == HUM_OK && (st = compile_around(moe, arch, res, &compiled, &cached)) == HUM_OK)
+        for (int i = 0; i < AROUND; i++)
+            hum_jit_result_free(&res[i]);
+    out->kernels_compiled = out->gate_up.kernels_compiled + out->down.kernels_compiled + compiled;
+    out->kernels_cached = out->gate_up.kernels_cached + out->down.kernels_cached + cached;
+    out->compile_ms = now_ms() - t0;
+    return st;
+}
+
+hum_status hum_moe_compile(hum_runtime *rt, const hum_standard_weight *w13, const hum_standard_weight *w2,
+                           const hum_moe_options *opts, const char *arch, hum_moe_compile_info *out)
+{
+    if (!out || !arch)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_compile: NULL %s", !out ? "out" : "arch");
+    memset(out, 0, sizeof *out);
+    hum_moe *moe = NULL;
+    hum_status st = hum_arch_check(arch);
+    if (st == HUM_OK)
+        st = hum_moe_from_standard(rt, w13, w2, opts, &moe); /* every check of the layer, and its shard */
+    if (st != HUM_OK)
+        return hum_fail_context(st, "hum_moe_compile");
+    hum_layer_plan plans[2];
+    memset(plans, 0, sizeof plans);
+    hum_layer_plan_inputs(&moe->w13, moe->activation_dtype, &plans[0]);
+    hum_layer_plan_inputs(&moe->w2, moe->activation_dtype, &plans[1]);
+    st = compile_layer(moe, plans, arch, out);
+    hum_moe_destroy(moe);
+    return st == HUM_OK ? HUM_OK : hum_fail_context(st, "hum_moe_compile for %s", arch);
+}
+
+hum_status hum_moe_compile_spec(hum_runtime *rt, const hum_moe_spec *spec, const char *arch, hum_moe_compile_info *out)
+{
+    if (!rt || !spec || !arch || !out)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_compile_spec: NULL %s",
+                        !rt ? "runtime" : !spec ? "spec" : !arch ? "arch" : "out");
+    memset(out, 0, sizeof *out);
+    hum_layer_spec down;
+    hum_moe_spec_down(spec, &down);
+    hum_status st = hum_arch_check(arch);
+    if (st == HUM_OK)
+        st = hum_layer_spec_check(&spec->gate_up);
+    if (st == HUM_OK && spec->gemm_type != HUM_GEMM_MOE_INDEXED)
+        st = hum_fail(HUM_ERR_UNSUPPORTED, "a MoE layer runs the indexed expert GEMM (gemm=indexed); the grouped "
+                      "types are expert GEMMs a host drives itself (hum_expert_gemm_compile_spec)");
+    if (st != HUM_OK)
+        return hum_fail_context(st, "hum_moe_compile_spec");
+    /* the layer of the spec, without its weights: only its shape and options are read */
+    hum_moe moe = {.rt = rt, .activation_dtype = spec->gate_up.activation_dtype, .experts = spec->experts,
+                   .hidden = spec->gate_up.k, .intermediate = down.k};
+    hum_moe_options_init(&moe.opts);
+    moe.opts.activation = spec->activation;
+    moe.opts.gate_up = spec->gate_up_layout;
+    moe.opts.top_k = spec->top_k;
+    hum_layer_plan plans[2];
+    memset(plans, 0, sizeof plans);
+    hum_layer_spec_config(&spec->gate_up, &plans[0].config);
+    hum_layer_spec_config(&down, &plans[1].config);
+    plans[0].config.num_experts = plans[1].config.num_experts = spec->experts;
+    st = compile_layer(&moe, plans, arch, out);
+    return st == HUM_OK ? HUM_OK : hum_fail_context(st, "hum_moe_compile_spec for %s", arch);
+}

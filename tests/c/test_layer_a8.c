@@ -1,0 +1,103 @@
+/* Layers of 8-bit activations on the CPU: hum_layer_options resolved and checked (dtypes, output
+ * dtype, activation groups), C's rules for which targets, weights and scales take 8-bit A, and
+ * NVRTC compiles of every 8-bit-A variant the built-in policies give on sm_80, sm_86, sm_89 and
+ * sm_90a (the archs that refuse it name the rule). */
+#include "hum/hum_tools.h"
+#include "quant_test.h"
+
+#include <string.h>
+
+static int make_weight(const char *spec, hum_standard_weight *w)
+{
+    hum_layer_spec s;
+    return QUANT_CHECK(hum_layer_spec_parse(spec, &s) == HUM_OK && hum_layer_spec_weight(&s, 1, w) == HUM_OK, "%s: %s",
+                       spec, hum_last_error());
+}
+
+/* Compiles `spec`'s weight with options o for arch; expects `want` and, when failing, `needle`
+ * in the message. Returns the entry count. */
+static int compile(hum_runtime *rt, const char *spec, hum_layer_options o, const char *arch, hum_status want,
+                   const char *needle)
+{
+    hum_standard_weight w;
+    if (!make_weight(spec, &w))
+        return 0;
+    hum_layer_info info;
+    memset(&info, 0, sizeof info);
+    const hum_status st = hum_layer_compile(rt, &w, &o, arch, &info);
+    hum_standard_free(&w);
+    const char *a = hum_dtype_name(o.activation_dtype);
+    if (!QUANT_CHECK(st == want && (want == HUM_OK || strstr(hum_last_error(), needle)),
+                     "%s a=%s on %s: status %d '%s', expected %d%s%s", spec, a, arch, st,
+                     st == HUM_OK ? "" : hum_last_error(), want, needle ? " naming " : "", needle ? needle : ""))
+        return 0;
+    if (st != HUM_OK)
+        return 0;
+    printf("  %-6s %-40s a=%-14s %d kernels, %5.0f ms, %d compiled\n", arch, spec, a, info.entry_count,
+           info.compile_ms, info.kernels_compiled);
+    QUANT_CHECK(info.config.a_dtype == o.activation_dtype && info.config.c_dtype == (o.output_dtype ? o.output_dtype
+                                                                                                   : HUM_DTYPE_FLOAT16) &&
+                    info.config.exp_compensation == 0,
+                "%s on %s: config a %s c %s compensation %d", spec, arch, hum_dtype_name(info.config.a_dtype),
+                hum_dtype_name(info.config.c_dtype), info.config.exp_compensation);
+    for (int i = 0; i < info.entry_count; i++)
+        QUANT_CHECK(info.entries[i].block_k >= 128 && info.entries[i].warp_k % 32 == 0,
+                    "%s on %s: entry %d block K %d warp K %d", spec, arch, i, info.entries[i].block_k,
+                    info.entries[i].warp_k);
+    return info.entry_count;
+}
+
+int main(void)
+{
+    hum_runtime *rt = NULL;
+    if (!QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "%s", hum_last_error()))
+        return quant_test_result("test_layer_a8");
+    const hum_layer_options fp8 = {.activation_dtype = HUM_DTYPE_FLOAT8_E4M3FN};
+    const hum_layer_options fp8_bf16 = {.activation_dtype = HUM_DTYPE_FLOAT8_E4M3FN, .output_dtype = HUM_DTYPE_BFLOAT16};
+    const hum_layer_options i8 = {.activation_dtype = HUM_DTYPE_INT8};
+    const hum_layer_options i8_bf16 = {.activation_dtype = HUM_DTYPE_INT8, .output_dtype = HUM_DTYPE_BFLOAT16};
+    const char *e4m3 = "n=4096,k=4096,w=e4m3,a=float16", *e4m3_tensor = "n=1000,k=4096,w=e4m3,scale=tensor";
+    const char *u8 = "n=4096,k=4096,w=uint8,a=float16", *u8_bias = "n=1000,k=2064,w=uint8,bias=1,scale=float32";
+
+    /* every variant of the built-in policies, on the archs that run it */
+    static const char *const fp8_archs[] = {"sm_89", "sm_90a"};
+    static const char *const int8_archs[] = {"sm_80", "sm_86", "sm_89", "sm_90a"};
+    for (size_t a = 0; a < sizeof fp8_archs / sizeof fp8_archs[0]; a++) {
+        QUANT_CHECK(compile(rt, e4m3, fp8, fp8_archs[a], HUM_OK, NULL) >= 1, "fp8 table");
+        compile(rt, e4m3_tensor, fp8_bf16, fp8_archs[a], HUM_OK, NULL);
+    }
+    for (size_t a = 0; a < sizeof int8_archs / sizeof int8_archs[0]; a++) {
+        QUANT_CHECK(compile(rt, u8, i8, int8_archs[a], HUM_OK, NULL) >= 1, "int8 table");
+        compile(rt, u8_bias, i8_bf16, int8_archs[a], HUM_OK, NULL);
+    }
+
+    /* the targets without the instruction */
+    compile(rt, e4m3, fp8, "sm_86", HUM_ERR_UNSUPPORTED, "float8_e4m3fn activations need sm_89");
+    compile(rt, e4m3, fp8, "sm_80", HUM_ERR_UNSUPPORTED, "float8_e4m3fn activations need sm_89");
+    compile(rt, u8, i8, "sm_75", HUM_ERR_UNSUPPORTED, "int8 activations need sm_80");
+    /* the weights, scales and layouts 8-bit A does not take */
+    compile(rt, "n=256,k=256,w=uint4,group=128", i8, "sm_90a", HUM_ERR_UNSUPPORTED, "uint4 weights with int8");
+    compile(rt, u8, fp8, "sm_90a", HUM_ERR_UNSUPPORTED, "uint8 weights with float8_e4m3fn");
+    compile(rt, e4m3, i8, "sm_90a", HUM_ERR_UNSUPPORTED, "float8_e4m3fn weights with int8");
+    compile(rt, "n=256,k=256,w=uint8,group=128", i8, "sm_90a", HUM_ERR_UNSUPPORTED, "groups of 128 along K");
+    compile(rt, "n=256,k=256,w=uint8,zp=int", i8, "sm_90a", HUM_ERR_UNSUPPORTED, "a zero point");
+    compile(rt, "n=256,k=256,w=uint8,actorder=1", i8, "sm_90a", HUM_ERR_UNSUPPORTED, "act-order");
+    compile(rt, "n=256,k=200,w=uint8", i8, "sm_90a", HUM_ERR_UNSUPPORTED, "multiple of 16");
+    const hum_layer_options grouped = {.activation_dtype = HUM_DTYPE_FLOAT8_E4M3FN, .activation_group = 128};
+    compile(rt, e4m3, grouped, "sm_90a", HUM_ERR_UNSUPPORTED, "activation scales in groups of 128");
+
+    /* options refused before planning */
+    const hum_layer_options bad_a = {.activation_dtype = HUM_DTYPE_FLOAT8_E5M2};
+    compile(rt, e4m3, bad_a, "sm_90a", HUM_ERR_INVALID_ARG, "activation dtype float8_e5m2");
+    const hum_layer_options bad_c = {.activation_dtype = HUM_DTYPE_FLOAT8_E4M3FN, .output_dtype = HUM_DTYPE_FLOAT32};
+    compile(rt, e4m3, bad_c, "sm_90a", HUM_ERR_INVALID_ARG, "output dtype float32");
+    const hum_layer_options mixed16 = {.activation_dtype = HUM_DTYPE_FLOAT16, .output_dtype = HUM_DTYPE_BFLOAT16};
+    compile(rt, e4m3, mixed16, "sm_90a", HUM_ERR_INVALID_ARG, "output dtype bfloat16 with float16");
+    const hum_layer_options group16 = {.activation_dtype = HUM_DTYPE_FLOAT16, .activation_group = 128};
+    compile(rt, e4m3, group16, "sm_90a", HUM_ERR_INVALID_ARG, "activation group 128 with float16");
+    const hum_layer_options group64 = {.activation_dtype = HUM_DTYPE_INT8, .activation_group = 64};
+    compile(rt, u8, group64, "sm_90a", HUM_ERR_INVALID_ARG, "activation group 64");
+
+    hum_runtime_destroy(rt);
+    return quant_test_result("test_layer_a8");
+}

@@ -1,0 +1,456 @@
+/* MoE layers on a GPU against the float64 per-expert reference (hum_moe_reference), the output
+ * poisoned (NaN) before every forward: M = 0 (nothing written); M = 1 with top-8 of 128; random
+ * routings whose experts get no token; every token on one expert; an expert map of a rank other
+ * than 0 (experts on other ranks, -1 and out-of-range ids in topk_ids: tokens with no local
+ * expert exactly 0); unnormalised weights and top-1 with weight 0.5 (applied once); relu2;
+ * swiglu_oai past its clamp, interleaved and split; gelu; per-expert biases; int64 ids; float16
+ * and bfloat16; a workspace smaller than M (chunks); accumulating into out; M * top_k past
+ * 65,535; a CUDA graph replayed with new routings; and a token's output bit-identical alone and
+ * inside a batch. Skipped (77) without a GPU. */
+#include "cuda_driver.h"
+#include "gemm_test.h"
+#include "hum/hum.h"
+#include "hum/hum_tools.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct layer_case {
+    const char *name;
+    int32_t e, e_global, top_k;
+    int64_t h, i;
+    int32_t activation, interleaved, bias, bf16;
+    int32_t rank; /* > 0: this rank of e_global / e experts keeps experts rank*e .. rank*e + e - 1 */
+    double x_scale; /* hidden ~ N(0, x_scale^2), so gate/up values ~ N(0, x_scale^2) */
+} layer_case;
+
+typedef struct fixture {
+    const layer_case *c;
+    hum_runtime *rt;
+    hum_moe *moe;
+    hum_moe_options opts;
+    hum_standard_weight w13, w2;   /* the experts this rank keeps (the reference's weights) */
+    int32_t map[1024];             /* global -> local, -1 elsewhere */
+    void *d_map;
+} fixture;
+
+static hum_dtype act_dtype(const layer_case *c) { return c->bf16 ? HUM_DTYPE_BFLOAT16 : HUM_DTYPE_FLOAT16; }
+
+static int make_weight(quant_rng *rng, const layer_case *c, int64_t e, int64_t n, int64_t k, hum_standard_weight *w)
+{
+    float *v = malloc((size_t)(e * n * k) * sizeof *v), *b = malloc((size_t)(e * n) * sizeof *b);
+    /* N(0, 1/K): each projection keeps its input's range */
+    quant_fill_normal_f32(rng, v, e * n * k, 1.0 / sqrt((double)k));
+    quant_fill_normal_f32(rng, b, e * n, 0.5);
+    hum_quant_spec spec = {.num_experts = e, .weight_dtype = HUM_DTYPE_UINT4, .param_dtype = act_dtype(c),
+                           .scale_type = HUM_SCALE_GROUP, .group_size = 32, .zero_point = HUM_ZERO_POINT_INT,
+                           .bias = c->bias ? b : NULL};
+    const hum_status st = hum_quantize_reference(v, n, k, &spec, w);
+    free(v);
+    free(b);
+    return QUANT_CHECK(st == HUM_OK, "%s: weight: %s", c->name, hum_last_error());
+}
+
+static int setup(fixture *f, hum_runtime *rt, quant_rng *rng, const layer_case *c)
+{
+    memset(f, 0, sizeof *f);
+    f->c = c;
+    f->rt = rt;
+    const int64_t n13 = c->activation == HUM_MOE_RELU2 ? c->i : 2 * c->i;
+    if (!make_weight(rng, c, c->e, n13, c->h, &f->w13) || !make_weight(rng, c, c->e, c->h, c->i, &f->w2))
+        return 0;
+    hum_moe_options_init(&f->opts);
+    f->opts.activation = c->activation;
+    f->opts.gate_up = c->interleaved ? HUM_MOE_GATE_UP_INTERLEAVED : HUM_MOE_GATE_UP_SPLIT;
+    f->opts.top_k = c->top_k;
+    f->opts.global_experts = c->e_global;
+    for (int32_t g = 0; g < c->e_global; g++)
+        f->map[g] = c->rank > 0 ? (g >= c->rank * c->e && g < (c->rank + 1) * c->e ? g - c->rank * c->e : -1) : g;
+    /* the weights stand for this rank's experts: the layer keeps them all */
+    return QUANT_CHECK(hum_moe_from_standard(rt, &f->w13, &f->w2, &f->opts, &f->moe) == HUM_OK &&
+                           hum_moe_prepare(f->moe) == HUM_OK &&
+                           hum_device_alloc(0, (size_t)c->e_global * 4, &f->d_map) == HUM_OK &&
+                           hum_memcpy_htod(f->d_map, f->map, (size_t)c->e_global * 4) == HUM_OK,
+                       "%s: layer: %s", c->name, hum_last_error());
+}
+
+static void teardown(fixture *f)
+{
+    hum_moe_destroy(f->moe);
+    hum_standard_free(&f->w13);
+    hum_standard_free(&f->w2);
+    hum_device_free(f->d_map);
+}
+
+/* One routing of m tokens: ids (int32), weights and hidden (codes and values). */
+typedef struct batch {
+    int64_t m;
+    int32_t *ids;
+    float *w;
+    uint16_t *x_codes;
+    double *x;
+} batch;
+
+enum { ROUTE_RANDOM, ROUTE_ONE_EXPERT, ROUTE_WITH_DROPS };
+
+static void make_batch(quant_rng *rng, const fixture *f, int64_t m, int route, batch *b)
+{
+    const layer_case *c = f->c;
+    b->m = m;
+    b->ids = malloc((size_t)(m * c->top_k + 1) * 4);
+    b->w = malloc((size_t)(m * c->top_k + 1) * 4);
+    b->x_codes = malloc((size_t)(m * c->h + 1) * 2);
+    b->x = malloc((size_t)(m * c->h + 1) * sizeof *b->x);
+    for (int64_t t = 0; t < m; t++)
+        for (int32_t j = 0; j < c->top_k; j++) {
+            int32_t id;
+            int repeat;
+            do { /* distinct experts per token, as a router picks them */
+                id = route == ROUTE_ONE_EXPERT ? (j == 0 ? c->rank * c->e : (int32_t)quant_rng_below(rng, c->e_global))
+                                               : (int32_t)quant_rng_below(rng, c->e_global);
+                repeat = 0;
+                for (int32_t q = 0; q < j; q++)
+                    repeat |= b->ids[t * c->top_k + q] == id;
+            } while (repeat);
+            if (route == ROUTE_WITH_DROPS && quant_rng_below(rng, 6) == 0)
+                id = quant_rng_below(rng, 2) ? -1 : c->e_global + 5;
+            b->ids[t * c->top_k + j] = id;
+            b->w[t * c->top_k + j] = c->top_k == 1 ? 0.5f : (float)(0.25 + quant_rng_uniform(rng)); /* unnormalised */
+        }
+    quant_fill_activations(rng, act_dtype(c), m * c->h, c->x_scale,
+                           b->x_codes, b->x);
+}
+
+static void free_batch(batch *b)
+{
+    free(b->ids);
+    free(b->w);
+    free(b->x_codes);
+    free(b->x);
+}
+
+static hum_tensor dev(void *p, hum_dtype t, int rank, int64_t r, int64_t c)
+{
+    hum_tensor x = {.data = p, .dtype = t, .rank = rank, .shape = {r, c}, .memory = HUM_MEMORY_DEVICE};
+    return x;
+}
+
+/* Device copies of a batch; ids64: as int64. */
+typedef struct dbatch {
+    void *x, *ids, *w, *out;
+    int32_t ids64;
+} dbatch;
+
+static int upload(const fixture *f, const batch *b, int32_t ids64, dbatch *d)
+{
+    const int64_t m = b->m, k = f->c->top_k, h = f->c->h;
+    memset(d, 0, sizeof *d);
+    d->ids64 = ids64;
+    int64_t *ids = malloc((size_t)(m * k + 1) * 8);
+    for (int64_t i = 0; i < m * k; i++)
+        ids[i] = b->ids[i];
+    const int ok = hum_device_alloc(0, (size_t)(m * h + 8) * 2, &d->x) == HUM_OK &&
+                   hum_device_alloc(0, (size_t)(m * k + 1) * 8, &d->ids) == HUM_OK &&
+                   hum_device_alloc(0, (size_t)(m * k + 1) * 4, &d->w) == HUM_OK &&
+                   hum_device_alloc(0, (size_t)(m * h + 8) * 2, &d->out) == HUM_OK &&
+                   hum_memcpy_htod(d->x, b->x_codes, (size_t)(m * h) * 2) == HUM_OK &&
+                   hum_memcpy_htod(d->ids, ids64 ? (void *)ids : (void *)b->ids, (size_t)(m * k) * (ids64 ? 8 : 4)) ==
+                       HUM_OK &&
+                   hum_memcpy_htod(d->w, b->w, (size_t)(m * k) * 4) == HUM_OK;
+    free(ids);
+    return QUANT_CHECK(ok, "upload M %lld: %s", (long long)m, hum_last_error());
+}
+
+static void free_dbatch(dbatch *d)
+{
+    hum_device_free(d->x);
+    hum_device_free(d->ids);
+    hum_device_free(d->w);
+    hum_device_free(d->out);
+}
+
+static hum_status forward(const fixture *f, hum_workspace *ws, CUstream stream, const batch *b, const dbatch *d,
+                          int use_map, int accumulate)
+{
+    const int64_t m = b->m, k = f->c->top_k, h = f->c->h;
+    const hum_tensor x = dev(d->x, act_dtype(f->c), 2, m, h), out = dev(d->out, act_dtype(f->c), 2, m, h);
+    const hum_tensor ids = dev(d->ids, d->ids64 ? HUM_DTYPE_INT64 : HUM_DTYPE_INT32, 2, m, k);
+    const hum_tensor w = dev(d->w, HUM_DTYPE_FLOAT32, 2, m, k);
+    const hum_tensor map = dev(f->d_map, HUM_DTYPE_INT32, 1, f->c->e_global, 0);
+    return hum_moe_forward(f->moe, ws, stream, &x, &ids, &w, use_map ? &map : NULL, &out, accumulate);
+}
+
+/* The reference of a batch (through the map when use_map), plus `base` when not NULL. */
+static int reference(const fixture *f, const batch *b, int use_map, const double *base, double *ref)
+{
+    const hum_tensor ids = {.data = b->ids, .dtype = HUM_DTYPE_INT32, .rank = 2, .shape = {b->m, f->c->top_k},
+                            .memory = HUM_MEMORY_HOST};
+    if (!QUANT_CHECK(hum_moe_reference(&f->w13, &f->w2, &f->opts, b->x, &ids, b->w, use_map ? f->map : NULL, ref) ==
+                         HUM_OK,
+                     "reference: %s", hum_last_error()))
+        return 0;
+    for (int64_t i = 0; base && i < b->m * f->c->h; i++)
+        ref[i] += base[i];
+    return 1;
+}
+
+/* The output of a finished forward, decoded; NULL after a failed copy. */
+static double *download(const fixture *f, const dbatch *d, int64_t m, uint16_t *codes)
+{
+    const int64_t n = m * f->c->h;
+    double *got = malloc((size_t)(n + 1) * sizeof *got);
+    if (!QUANT_CHECK(hum_memcpy_dtoh(codes, d->out, (size_t)n * 2) == HUM_OK, "%s", hum_last_error())) {
+        free(got);
+        return NULL;
+    }
+    hum_dtype_decode(act_dtype(f->c), codes, n, got);
+    return got;
+}
+
+/* got against ref: every element finite, relative error in tolerance, and the tokens with no
+ * local expert exactly `base` (0 without accumulation). */
+static void compare(const fixture *f, const batch *b, int use_map, const double *got, const double *ref,
+                    const char *what)
+{
+    const layer_case *c = f->c;
+    const int64_t n = b->m * c->h;
+    int64_t bad = -1;
+    for (int64_t i = 0; i < n && bad < 0; i++)
+        if (!isfinite(got[i]))
+            bad = i;
+    if (!QUANT_CHECK(bad < 0, "%s %s M %lld: element %lld is %g", c->name, what, (long long)b->m, (long long)bad,
+                     bad < 0 ? 0.0 : got[bad]))
+        return;
+    const double err = quant_rel_error(got, ref, n), tol = c->bf16 ? 2e-2 : 1e-2;
+    QUANT_CHECK(err < tol, "%s %s M %lld: relative error %.3e (tolerance %.0e)", c->name, what, (long long)b->m, err,
+                tol);
+    int64_t empty = 0;
+    for (int64_t t = 0; t < b->m; t++) {
+        int local = 0;
+        for (int32_t j = 0; j < c->top_k; j++) {
+            const int32_t g = b->ids[t * c->top_k + j];
+            local |= g >= 0 && g < c->e_global && (!use_map || f->map[g] >= 0);
+        }
+        if (local)
+            continue;
+        empty++;
+        for (int64_t h = 0; h < c->h; h++)
+            if (!QUANT_CHECK(got[t * c->h + h] == ref[t * c->h + h], "%s %s: token %lld has no local expert but "
+                             "out[%lld] = %g (expected %g)", c->name, what, (long long)t, (long long)h,
+                             got[t * c->h + h], ref[t * c->h + h]))
+                break;
+    }
+    printf("  %s %s M %lld: relative error %.2e%s\n", c->name, what, (long long)b->m, err,
+           empty ? " (tokens with no local expert exact)" : "");
+}
+
+/* One forward of a fresh batch of m tokens, poisoned output, checked. */
+static void run_case(const fixture *f, quant_rng *rng, int64_t m, int route, int use_map, int ids64,
+                     int64_t ws_tokens, const char *what)
+{
+    batch b;
+    dbatch d;
+    make_batch(rng, f, m, route, &b);
+    const int64_t n = m * f->c->h;
+    double *ref = malloc((size_t)(n + 1) * sizeof *ref), *got = NULL;
+    uint16_t *codes = malloc((size_t)(n + 1) * 2);
+    int64_t bytes = 0;
+    hum_workspace *ws = NULL;
+    if (!upload(f, &b, ids64, &d) || !reference(f, &b, use_map, NULL, ref) ||
+        !QUANT_CHECK(hum_moe_workspace_size(f->moe, ws_tokens, &bytes) == HUM_OK &&
+                         hum_workspace_create(f->rt, NULL, bytes, &ws) == HUM_OK &&
+                         hum_memset_d8(d.out, 0xFF, (size_t)n * 2) == HUM_OK,
+                     "%s: workspace: %s", what, hum_last_error()))
+        goto done;
+    if (!QUANT_CHECK(forward(f, ws, NULL, &b, &d, use_map, 0) == HUM_OK && hum_stream_synchronize(NULL) == HUM_OK,
+                     "%s %s M %lld: %s", f->c->name, what, (long long)m, hum_last_error()))
+        goto done;
+    if ((got = download(f, &d, m, codes)) != NULL)
+        compare(f, &b, use_map, got, ref, what);
+done:
+    hum_workspace_destroy(ws);
+    free_dbatch(&d);
+    free_batch(&b);
+    free(ref);
+    free(got);
+    free(codes);
+}
+
+/* M = 0 succeeds and writes nothing; bad tensors are refused naming them. */
+static void check_edges(const fixture *f, quant_rng *rng)
+{
+    batch b;
+    dbatch d;
+    make_batch(rng, f, 4, ROUTE_RANDOM, &b);
+    int64_t bytes = 0;
+    hum_workspace *ws = NULL;
+    uint16_t poison[8];
+    if (upload(f, &b, 0, &d) &&
+        QUANT_CHECK(hum_moe_workspace_size(f->moe, 4, &bytes) == HUM_OK &&
+                        hum_workspace_create(f->rt, NULL, bytes, &ws) == HUM_OK &&
+                        hum_memset_d8(d.out, 0xAB, 16) == HUM_OK,
+                    "%s", hum_last_error())) {
+        batch none = b;
+        none.m = 0;
+        QUANT_CHECK(forward(f, ws, NULL, &none, &d, 0, 0) == HUM_OK && hum_stream_synchronize(NULL) == HUM_OK &&
+                        hum_memcpy_dtoh(poison, d.out, 16) == HUM_OK && poison[0] == 0xABAB && poison[7] == 0xABAB,
+                    "M = 0: %s", hum_last_error());
+        const hum_tensor x = dev(d.x, act_dtype(f->c), 2, 4, f->c->h), out = dev(d.out, act_dtype(f->c), 2, 4, f->c->h);
+        const hum_tensor ids = dev(d.ids, HUM_DTYPE_INT32, 2, 4, f->c->top_k);
+        const hum_tensor w = dev(d.w, HUM_DTYPE_FLOAT32, 2, 4, f->c->top_k);
+        const hum_tensor bad_w = dev(d.w, HUM_DTYPE_FLOAT16, 2, 4, f->c->top_k);
+        const hum_tensor short_ids = dev(d.ids, HUM_DTYPE_INT32, 2, 3, f->c->top_k);
+        const hum_tensor bad_map = dev(f->d_map, HUM_DTYPE_INT32, 1, f->c->e_global - 1, 0);
+        QUANT_CHECK(hum_moe_forward(f->moe, ws, NULL, &x, &ids, &bad_w, NULL, &out, 0) == HUM_ERR_INVALID_ARG &&
+                        strstr(hum_last_error(), "topk_weights is float16"),
+                    "float16 weights: %s", hum_last_error());
+        QUANT_CHECK(hum_moe_forward(f->moe, ws, NULL, &x, &short_ids, &w, NULL, &out, 0) == HUM_ERR_INVALID_ARG &&
+                        strstr(hum_last_error(), "topk_ids"),
+                    "3 rows of ids for 4 tokens: %s", hum_last_error());
+        QUANT_CHECK(hum_moe_forward(f->moe, ws, NULL, &x, &ids, &w, &bad_map, &out, 0) == HUM_ERR_INVALID_ARG &&
+                        strstr(hum_last_error(), "expert_map"),
+                    "short map: %s", hum_last_error());
+    }
+    hum_workspace_destroy(ws);
+    free_dbatch(&d);
+    free_batch(&b);
+}
+
+/* accumulate: out holds a shared expert's output first, the layer adds to it. */
+static void check_accumulate(const fixture *f, quant_rng *rng)
+{
+    const int64_t m = 33, n = m * f->c->h;
+    batch b;
+    dbatch d;
+    make_batch(rng, f, m, ROUTE_WITH_DROPS, &b);
+    double *base = malloc((size_t)n * sizeof *base), *ref = malloc((size_t)n * sizeof *ref), *got = NULL;
+    uint16_t *codes = malloc((size_t)n * 2);
+    int64_t bytes = 0;
+    hum_workspace *ws = NULL;
+    quant_fill_activations(rng, act_dtype(f->c), n, 1.0, codes, base);
+    if (upload(f, &b, 0, &d) && reference(f, &b, 1, base, ref) &&
+        QUANT_CHECK(hum_moe_workspace_size(f->moe, m, &bytes) == HUM_OK &&
+                        hum_workspace_create(f->rt, NULL, bytes, &ws) == HUM_OK &&
+                        hum_memcpy_htod(d.out, codes, (size_t)n * 2) == HUM_OK &&
+                        forward(f, ws, NULL, &b, &d, 1, 1) == HUM_OK && hum_stream_synchronize(NULL) == HUM_OK,
+                    "accumulate: %s", hum_last_error()) &&
+        (got = download(f, &d, m, codes)) != NULL)
+        compare(f, &b, 1, got, ref, "accumulating");
+    hum_workspace_destroy(ws);
+    free_dbatch(&d);
+    free_batch(&b);
+    free(base);
+    free(ref);
+    free(got);
+    free(codes);
+}
+
+/* A graph captured once and replayed with new routings, weights and hidden written into the
+ * captured buffers; then token 0 alone gives the bits it gave inside the batch. */
+static void check_graph_and_batch_invariance(const fixture *f, quant_rng *rng)
+{
+    const hum_cuda_api *cu = hum_cuda();
+    const int64_t m = 48, n = m * f->c->h;
+    batch b;
+    dbatch d;
+    make_batch(rng, f, m, ROUTE_RANDOM, &b);
+    double *ref = malloc((size_t)n * sizeof *ref), *got = NULL;
+    uint16_t *codes = malloc((size_t)n * 2), *alone = malloc((size_t)f->c->h * 2);
+    int64_t bytes = 0;
+    hum_workspace *ws = NULL;
+    CUstream stream = NULL;
+    CUgraph graph = NULL;
+    CUgraphExec exec = NULL;
+    if (!upload(f, &b, 0, &d) ||
+        !QUANT_CHECK(hum_moe_workspace_size(f->moe, m, &bytes) == HUM_OK &&
+                         hum_workspace_create(f->rt, NULL, bytes, &ws) == HUM_OK &&
+                         cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS,
+                     "graph setup: %s", hum_last_error()))
+        goto done;
+    QUANT_CHECK(cu->cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL) == CUDA_SUCCESS &&
+                    forward(f, ws, stream, &b, &d, 1, 0) == HUM_OK &&
+                    cu->cuStreamEndCapture(stream, &graph) == CUDA_SUCCESS &&
+                    cu->cuGraphInstantiateWithFlags(&exec, graph, 0) == CUDA_SUCCESS,
+                "capture: %s", hum_last_error());
+    for (int rep = 0; exec && rep < 3; rep++) {
+        batch nb;
+        make_batch(rng, f, m, rep == 1 ? ROUTE_ONE_EXPERT : ROUTE_WITH_DROPS, &nb);
+        int ok = reference(f, &nb, 1, NULL, ref) &&
+                 QUANT_CHECK(hum_memcpy_htod(d.ids, nb.ids, (size_t)(m * f->c->top_k) * 4) == HUM_OK &&
+                                 hum_memcpy_htod(d.w, nb.w, (size_t)(m * f->c->top_k) * 4) == HUM_OK &&
+                                 hum_memcpy_htod(d.x, nb.x_codes, (size_t)n * 2) == HUM_OK &&
+                                 hum_memset_d8(d.out, 0xFF, (size_t)n * 2) == HUM_OK &&
+                                 cu->cuGraphLaunch(exec, stream) == CUDA_SUCCESS &&
+                                 cu->cuStreamSynchronize(stream) == CUDA_SUCCESS,
+                             "graph replay %d", rep);
+        if (ok && (got = download(f, &d, m, codes)) != NULL)
+            compare(f, &nb, 1, got, ref, rep == 1 ? "graph replay (one expert)" : "graph replay");
+        free(got);
+        got = NULL;
+        if (rep == 2 && ok) {
+            /* token 0 alone, through the same layer: the same bits as in the batch of 48 */
+            batch one = nb;
+            one.m = 1;
+            QUANT_CHECK(hum_memset_d8(d.out, 0xFF, (size_t)f->c->h * 2) == HUM_OK &&
+                            forward(f, ws, NULL, &one, &d, 1, 0) == HUM_OK && hum_stream_synchronize(NULL) == HUM_OK &&
+                            hum_memcpy_dtoh(alone, d.out, (size_t)f->c->h * 2) == HUM_OK,
+                        "token alone: %s", hum_last_error());
+            QUANT_CHECK(!memcmp(alone, codes, (size_t)f->c->h * 2),
+                        "%s: token 0 alone differs from token 0 in a batch of %lld", f->c->name, (long long)m);
+        }
+        free_batch(&nb);
+    }
+done:
+    if (exec)
+        cu->cuGraphExecDestroy(exec);
+    if (graph)
+        cu->cuGraphDestroy(graph);
+    if (stream)
+        cu->cuStreamDestroy(stream);
+    hum_workspace_destroy(ws);
+    free_dbatch(&d);
+    free_batch(&b);
+    free(ref);
+    free(codes);
+    free(alone);
+}
+
+int main(void)
+{
+    if (!gemm_test_have_gpu())
+        return 77;
+    quant_rng rng = quant_rng_fresh("moe_forward");
+    hum_runtime *rt = NULL;
+    if (!QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "%s", hum_last_error()))
+        return quant_test_result("moe_forward");
+    static const layer_case cases[] = {
+        /* name                 E  Eglob topk  H    I   activation          inter bias bf16 rank x */
+        {"silu e128 top8 bf16", 128, 128, 8, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0},
+        {"silu ep rank2 fp16", 16, 64, 4, 256, 96, HUM_MOE_SILU, 0, 1, 0, 2, 1.0},
+        {"swiglu_oai inter bias", 8, 8, 2, 128, 64, HUM_MOE_SWIGLU_OAI, 1, 1, 1, 0, 12.0},
+        {"swiglu_oai split", 8, 8, 2, 128, 64, HUM_MOE_SWIGLU_OAI, 0, 0, 1, 0, 12.0},
+        {"relu2 top1 fp16", 8, 8, 1, 128, 64, HUM_MOE_RELU2, 0, 0, 0, 0, 1.0},
+        {"gelu e33 fp16", 33, 33, 3, 96, 40, HUM_MOE_GELU, 0, 1, 0, 0, 1.0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fixture f;
+        if (setup(&f, rt, &rng, &cases[i])) {
+            const int map = cases[i].rank > 0;
+            run_case(&f, &rng, 1, ROUTE_RANDOM, map, 0, 1, "random");
+            run_case(&f, &rng, 37, ROUTE_RANDOM, map, 1, 64, "random, int64 ids");
+            run_case(&f, &rng, 200, ROUTE_ONE_EXPERT, map, 0, 200, "one expert");
+            run_case(&f, &rng, 150, ROUTE_WITH_DROPS, 1, 0, 150, "-1 and out-of-range ids");
+            run_case(&f, &rng, 300, ROUTE_RANDOM, map, 0, 70, "chunks of 70 tokens");
+            if (i == 0) {
+                check_edges(&f, &rng);
+                check_accumulate(&f, &rng);
+                check_graph_and_batch_invariance(&f, &rng);
+                run_case(&f, &rng, 8500, ROUTE_RANDOM, 0, 0, 8500, "M*top_k > 65535");
+            }
+        }
+        teardown(&f);
+    }
+    hum_runtime_destroy(rt);
+    return quant_test_result("moe_forward");
+}

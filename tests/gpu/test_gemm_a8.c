@@ -1,0 +1,209 @@
+/* GEMMs of 8-bit activations on a GPU: e4m3 x e4m3 and int8 x uint8 (around 128) weights, with
+ * channel (float16, bfloat16, float32 scales) and tensor weight scales, per-token and per-tensor
+ * activation scales, bias, float16 and bfloat16 output, at M across the policy's ranges. A is
+ * fresh random 8-bit codes with random float32 scales; the float64 reference (hum_reference_gemm)
+ * multiplies the same quantized values, so only the accumulation and the output rounding differ:
+ * ||C - round(ref)|| / ||ref|| <= 1e-3, every output written (C poisoned first, a guard row
+ * after it). Also: hum_layer_forward's a_scale errors, with nothing launched. Skipped (77)
+ * without a GPU. */
+#include "gemm_test.h"
+#include "hum/hum_tools.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static hum_tensor tensor(void *data, hum_dtype dtype, int rank, int64_t rows, int64_t cols)
+{
+    hum_tensor t;
+    memset(&t, 0, sizeof t);
+    t.data = data;
+    t.dtype = dtype;
+    t.rank = rank;
+    t.shape[0] = rows;
+    t.shape[1] = cols;
+    t.memory = HUM_MEMORY_DEVICE;
+    return t;
+}
+
+/* Random 8-bit A (codes and exact values) and float32 scales, per token or per tensor. */
+static void fill_a(quant_rng *rng, hum_dtype a_dtype, int64_t m, int64_t k, int per_token, uint8_t *codes,
+                   double *values, float *scales)
+{
+    for (int64_t i = 0; i < m * k; i++) {
+        const double x = quant_rng_normal(rng);
+        values[i] = a_dtype == HUM_DTYPE_INT8 ? fmax(-127, fmin(127, nearbyint(40 * x))) : 64 * x;
+    }
+    hum_dtype_encode(a_dtype, values, m * k, codes);
+    hum_dtype_decode(a_dtype, codes, m * k, values);
+    for (int64_t r = 0; r < (per_token ? m : 1); r++)
+        scales[r] = (float)((0.5 + quant_rng_uniform(rng)) / 64);
+    for (int64_t i = 0; i < m * k; i++)
+        values[i] *= (double)scales[per_token ? i / k : 0];
+}
+
+/* One forward at M rows; returns ||C - round(ref)|| / ||ref||, or -1 on a failed check. */
+static double run_m(hum_layer *layer, quant_rng *rng, const char *name, const hum_standard_weight *w,
+                    hum_dtype a_dtype, hum_dtype c_dtype, int64_t m, int per_token)
+{
+    const int64_t n = w->n, k = w->k, ns = per_token ? m : 1;
+    uint8_t *a_codes = malloc((size_t)(m * k));
+    uint16_t *c_codes = malloc((size_t)(m * n) * 2), *rounded = malloc((size_t)(m * n) * 2);
+    float *scales = malloc((size_t)ns * sizeof *scales);
+    double *a = malloc((size_t)(m * k) * sizeof *a), *ref = malloc((size_t)(m * n) * sizeof *ref);
+    double *got = malloc((size_t)(m * n) * sizeof *got), *ref_r = malloc((size_t)(m * n) * sizeof *ref_r);
+    void *d_a = NULL, *d_s = NULL, *d_c = NULL;
+    double err = -1;
+    if (!QUANT_CHECK(a_codes && c_codes && rounded && scales && a && ref && got && ref_r, "%s: host buffers", name))
+        goto done;
+    fill_a(rng, a_dtype, m, k, per_token, a_codes, a, scales);
+    if (!QUANT_CHECK(hum_reference_gemm(w, 0, a, m, ref) == HUM_OK, "%s: reference: %s", name, hum_last_error()) ||
+        !QUANT_CHECK(hum_device_alloc(0, (size_t)((m + 1) * k), &d_a) == HUM_OK &&
+                         hum_device_alloc(0, (size_t)ns * 4, &d_s) == HUM_OK &&
+                         hum_device_alloc(0, (size_t)((m + 1) * n) * 2, &d_c) == HUM_OK &&
+                         hum_memset_d8(d_a, 0x7F, (size_t)((m + 1) * k)) == HUM_OK &&
+                         hum_memcpy_htod(d_a, a_codes, (size_t)(m * k)) == HUM_OK &&
+                         hum_memcpy_htod(d_s, scales, (size_t)ns * 4) == HUM_OK &&
+                         hum_memset_d8(d_c, 0xFF, (size_t)((m + 1) * n) * 2) == HUM_OK,
+                     "%s: device buffers: %s", name, hum_last_error()))
+        goto done;
+    const hum_tensor ta = tensor(d_a, a_dtype, 2, m, k), ts = tensor(d_s, HUM_DTYPE_FLOAT32, 1, ns, 0),
+                     tc = tensor(d_c, c_dtype, 2, m, n);
+    if (!QUANT_CHECK(hum_layer_forward(layer, NULL, &ta, &ts, &tc) == HUM_OK, "%s: forward M = %lld: %s", name,
+                     (long long)m, hum_last_error()) ||
+        !QUANT_CHECK(hum_stream_synchronize(NULL) == HUM_OK && hum_memcpy_dtoh(c_codes, d_c, (size_t)(m * n) * 2) ==
+                                                                    HUM_OK,
+                     "%s: M = %lld: %s", name, (long long)m, hum_last_error()))
+        goto done;
+    uint16_t guard[64];
+    const int64_t g = n < 64 ? n : 64;
+    if (hum_memcpy_dtoh(guard, (uint16_t *)d_c + m * n, (size_t)g * 2) == HUM_OK)
+        for (int64_t i = 0; i < g; i++)
+            if (!QUANT_CHECK(guard[i] == 0xFFFF, "%s: M = %lld: C written past its last row", name, (long long)m))
+                goto done;
+    hum_dtype_decode(c_dtype, c_codes, m * n, got);
+    hum_dtype_encode(c_dtype, ref, m * n, rounded);
+    hum_dtype_decode(c_dtype, rounded, m * n, ref_r);
+    int64_t unwritten = 0;
+    for (int64_t i = 0; i < m * n; i++)
+        unwritten += !isfinite(got[i]);
+    if (!QUANT_CHECK(unwritten == 0, "%s: M = %lld: %lld of %lld outputs not finite", name, (long long)m,
+                     (long long)unwritten, (long long)(m * n)))
+        goto done;
+    double num = 0, den = 0;
+    for (int64_t i = 0; i < m * n; i++) {
+        num += (got[i] - ref_r[i]) * (got[i] - ref_r[i]);
+        den += ref[i] * ref[i];
+    }
+    err = den > 0 ? sqrt(num / den) : sqrt(num);
+    if (!QUANT_CHECK(err <= 1e-3, "%s: M = %lld (%s scales): relative error %.3e above 1e-3 (%.3e before the "
+                                  "output rounding)",
+                     name, (long long)m, per_token ? "token" : "tensor", err, quant_rel_error(got, ref, m * n)))
+        err = -1;
+done:
+    hum_device_free(d_a);
+    hum_device_free(d_s);
+    hum_device_free(d_c);
+    free(a_codes);
+    free(c_codes);
+    free(rounded);
+    free(scales);
+    free(a);
+    free(ref);
+    free(got);
+    free(ref_r);
+    return err;
+}
+
+/* Bad a_scale tensors are refused naming a_scale, and C stays poisoned. */
+static void check_errors(hum_layer *layer, hum_dtype a_dtype, hum_dtype c_dtype, int64_t k, int64_t n)
+{
+    const int64_t m = 4;
+    void *d_a = NULL, *d_s = NULL, *d_c = NULL;
+    if (!QUANT_CHECK(hum_device_alloc(0, (size_t)(m * k), &d_a) == HUM_OK &&
+                         hum_device_alloc(0, (size_t)m * 8, &d_s) == HUM_OK &&
+                         hum_device_alloc(0, (size_t)(m * n) * 2, &d_c) == HUM_OK &&
+                         hum_memset_d8(d_c, 0xFF, (size_t)(m * n) * 2) == HUM_OK,
+                     "error buffers: %s", hum_last_error()))
+        goto done;
+    const hum_tensor ta = tensor(d_a, a_dtype, 2, m, k), tc = tensor(d_c, c_dtype, 2, m, n);
+    const hum_tensor wrong_dtype = tensor(d_s, HUM_DTYPE_FLOAT16, 1, m, 0), wrong_rows = tensor(d_s, HUM_DTYPE_FLOAT32, 1, 3, 0);
+    const hum_tensor rank2 = tensor(d_s, HUM_DTYPE_FLOAT32, 2, m, 1);
+    hum_tensor host = tensor(d_s, HUM_DTYPE_FLOAT32, 1, m, 0);
+    host.memory = HUM_MEMORY_HOST;
+    const struct {
+        const hum_tensor *s;
+        const char *needle;
+    } cases[] = {{NULL, "need a_scale"}, {&wrong_dtype, "float32 device memory"}, {&host, "not on the device"},
+                 {&wrong_rows, "expected [M] = [4]"}, {&rank2, "rank 2"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        QUANT_CHECK(hum_layer_forward(layer, NULL, &ta, cases[i].s, &tc) == HUM_ERR_INVALID_ARG &&
+                        strstr(hum_last_error(), cases[i].needle),
+                    "a_scale case %zu: '%s' should name '%s'", i, hum_last_error(), cases[i].needle);
+    uint16_t c[64];
+    if (QUANT_CHECK(hum_stream_synchronize(NULL) == HUM_OK && hum_memcpy_dtoh(c, d_c, sizeof c) == HUM_OK, "%s",
+                    hum_last_error()))
+        for (int i = 0; i < 64; i++)
+            if (!QUANT_CHECK(c[i] == 0xFFFF, "a refused forward wrote C"))
+                break;
+done:
+    hum_device_free(d_a);
+    hum_device_free(d_s);
+    hum_device_free(d_c);
+}
+
+int main(void)
+{
+    if (!gemm_test_have_gpu())
+        return 77;
+    quant_rng rng = quant_rng_fresh("test_gemm_a8");
+    hum_runtime *rt = NULL;
+    if (!QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "%s", hum_last_error()))
+        return quant_test_result("test_gemm_a8");
+    hum_device_info dev;
+    const int fp8 = hum_runtime_device(rt, &dev) == HUM_OK && dev.sm_major * 10 + dev.sm_minor >= 89;
+    const struct {
+        const char *spec;
+        hum_dtype a, c;
+    } cases[] = {
+        {"n=1024,k=1024,w=e4m3", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16},
+        {"n=1000,k=2064,w=e4m3,a=bfloat16,scale=float32,bias=1", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16},
+        {"n=2048,k=4096,w=e4m3,a=bfloat16", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16},
+        {"n=512,k=4096,w=e4m3,scale=tensor", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16},
+        {"n=1024,k=1024,w=uint8", HUM_DTYPE_INT8, HUM_DTYPE_FLOAT16},
+        {"n=1000,k=2064,w=uint8,a=bfloat16,scale=float32,bias=1", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16},
+        {"n=512,k=4096,w=uint8,scale=tensor", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16},
+    };
+    static const int64_t ms[] = {1, 7, 48, 200, 1024};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (cases[i].a == HUM_DTYPE_FLOAT8_E4M3FN && !fp8)
+            continue;
+        hum_layer_spec s;
+        hum_standard_weight w;
+        hum_layer *layer = NULL;
+        const hum_layer_options o = {.activation_dtype = cases[i].a, .output_dtype = cases[i].c};
+        if (!QUANT_CHECK(hum_layer_spec_parse(cases[i].spec, &s) == HUM_OK &&
+                             hum_layer_spec_weight(&s, quant_rng_next(&rng), &w) == HUM_OK,
+                         "%s: %s", cases[i].spec, hum_last_error()))
+            continue;
+        char name[160];
+        snprintf(name, sizeof name, "%s a=%s out=%s", cases[i].spec, hum_dtype_name(cases[i].a),
+                 hum_dtype_name(cases[i].c));
+        double worst = 0;
+        if (QUANT_CHECK(hum_layer_from_standard(rt, &w, &o, &layer) == HUM_OK && hum_layer_prepare(layer) == HUM_OK,
+                        "%s: %s", name, hum_last_error())) {
+            for (size_t j = 0; j < sizeof ms / sizeof ms[0] && worst >= 0; j++)
+                for (int per_token = 1; per_token >= 0 && worst >= 0; per_token--) {
+                    const double e = run_m(layer, &rng, name, &w, cases[i].a, cases[i].c, ms[j], per_token);
+                    worst = e < 0 ? -1 : (e > worst ? e : worst);
+                }
+            if (i == 0 || i == 4)
+                check_errors(layer, cases[i].a, cases[i].c, w.k, w.n);
+        }
+        printf("  %-78s %s %.2e\n", name, worst < 0 ? "FAIL" : "ok  ", worst < 0 ? 0.0 : worst);
+        hum_layer_destroy(layer);
+        hum_standard_free(&w);
+    }
+    hum_runtime_destroy(rt);
+    return quant_test_result("test_gemm_a8");
+}
