@@ -75,8 +75,11 @@ int main(void)
     compile(rt, e4m3, fp8, "sm_86", HUM_ERR_UNSUPPORTED, "float8_e4m3fn activations need sm_89");
     compile(rt, e4m3, fp8, "sm_80", HUM_ERR_UNSUPPORTED, "float8_e4m3fn activations need sm_89");
     compile(rt, u8, i8, "sm_75", HUM_ERR_UNSUPPORTED, "int8 activations need sm_80");
+    /* a bfloat16 C names the activations' rule too, not C's dtype */
+    compile(rt, u8, i8_bf16, "sm_75", HUM_ERR_UNSUPPORTED, "int8 activations need sm_80");
+    compile(rt, e4m3, fp8_bf16, "sm_75", HUM_ERR_UNSUPPORTED, "float8_e4m3fn activations need sm_89");
     /* the weights, scales and layouts 8-bit A does not take */
-    compile(rt, "n=256,k=256,w=uint4,group=128", i8, "sm_90a", HUM_ERR_UNSUPPORTED, "uint4 weights with int8");
+    compile(rt, "n=256,k=256,w=uint4,group=128", i8, "sm_90a", HUM_ERR_UNSUPPORTED, "uint4 weights with int8 activations (expected uint8 weights)");
     compile(rt, u8, fp8, "sm_90a", HUM_ERR_UNSUPPORTED, "uint8 weights with float8_e4m3fn");
     compile(rt, e4m3, i8, "sm_90a", HUM_ERR_UNSUPPORTED, "float8_e4m3fn weights with int8");
     compile(rt, "n=256,k=256,w=uint8,group=128", i8, "sm_90a", HUM_ERR_UNSUPPORTED, "groups of 128 along K");

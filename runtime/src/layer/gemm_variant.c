@@ -88,7 +88,7 @@ static hum_status a_type_rule(const hum_layer_config *c, const char *arch)
     RULE(HUM_ERR_UNSUPPORTED, !arch || strncmp(arch, "sm_", 3) != 0 || atoi(arch + 3) >= need,
          "%s activations need sm_%d or newer (the target is %s)", a, need, arch);
     RULE(HUM_ERR_UNSUPPORTED, fp8 ? c->weight_dtype == HUM_DTYPE_FLOAT8_E4M3FN : c->weight_dtype == HUM_DTYPE_UINT8,
-         "%s weights with %s activations (expected %s)", hum_dtype_name(c->weight_dtype), a,
+         "%s weights with %s activations (expected %s weights)", hum_dtype_name(c->weight_dtype), a,
          fp8 ? "float8_e4m3fn" : "uint8");
     RULE(HUM_ERR_UNSUPPORTED, c->num_experts == 0, "%s activations with %lld experts (dense layers only)", a,
          (long long)c->num_experts);
