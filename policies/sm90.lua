@@ -37,15 +37,17 @@ return {
   applies = function(device) return device.sm >= 90 end,
   tunings = function(device, layer, overrides, compute)
     -- Expert GEMMs (docs/moe.md): M counts rows per expert, and a MoE layer's gate/up and down
-    -- GEMMs share one align, so block_m follows M alone. Routed rows spread unevenly over the
-    -- experts: block M stops at 128, past which the padding of each expert's last block costs
-    -- more than the larger tile saves.
-    if compute and compute.gemm_type ~= "dense" and layer.kernels.wgmma then
+    -- GEMMs share one align, so block_m follows M alone (16, 32, 64, 128), whichever family
+    -- runs (act-order experts run mma.sync). Routed rows spread unevenly over the experts:
+    -- block M stops at 128, past which the padding of each expert's last block costs more than
+    -- the larger tile saves.
+    if compute and compute.gemm_type ~= "dense" then
+      local w = layer.kernels.wgmma
       return ranges({
         { 16, mma(16, 128, 256, 16, 32, 128, 4) },
-        { 32, wgmma(32, 256, 5) },
-        { 64, wgmma(64, 256, 4) },
-        { math.huge, wgmma(128, 128, 4) },
+        { 32, w and wgmma(32, 256, 5) or mma(32, 128, 256, 32, 32, 64, 4) },
+        { 64, w and wgmma(64, 256, 4) or mma(64, 128, 256, 64, 32, 128, 3) },
+        { math.huge, w and wgmma(128, 128, 4) or mma(128, 256, 128, 64, 64, 128, 4) },
       })
     end
     if layer.kernels.wgmma then

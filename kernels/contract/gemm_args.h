@@ -46,8 +46,8 @@ typedef struct hum_gemm_args {
     long long lda;
     long long a_scale_ld;
     /* the prepared weight (kernels/prep/repack.cu): codes, scale and zero-point rows
-     * [groups][N] of the activation dtype (8-bit A: channel scales float32 [N]), bias float32
-     * [N]; k_perm int32 [K]: the K order of
+     * [groups][N] of the activation dtype (float16 for 8-bit A), bias float32 [N]; k_perm
+     * int32 [K]: the K order of
      * an act-order layer whose A is read in checkpoint order (reserved for a gathering A
      * loader: NULL for dense layers, libhum permutes A first with kernels/prep/permute_a.cu).
      * With kExperts > 0 each is kExperts such weights back to back, one expert stride apart
@@ -56,6 +56,9 @@ typedef struct hum_gemm_args {
     const void *b_scale;
     const void *zero;
     const float *bias;
+    /* 8-bit A: the weight's float32 factor of each output column [N] (channel scales, or what
+     * the group scales folded into the codes leave), applied in the epilogue; else NULL */
+    const float *col_scale;
     const int *k_perm;
     /* C (rows per GEMM type, above), the output dtype (kBF16: bfloat16, else float16) */
     void *c;

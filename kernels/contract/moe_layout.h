@@ -34,7 +34,8 @@
  * Weights: the E experts' prepared weights (kernels/prep/repack.cu, each exactly a dense
  * layer's) back to back, expert e's at e times the strides below, in units of the buffer's
  * elements (codes: uint32 words; scales and zero points: activation-dtype values; bias:
- * float32). An act-order expert GEMM has one K permutation per expert, k_perm int32 [E][K]. */
+ * float32). An act-order expert GEMM has one K permutation per expert, k_perm int32 [E][K'] (K'
+ * the stored columns; -1 a padding column, read as 0), which the A loader applies per block. */
 #ifndef HUM_CONTRACT_MOE_LAYOUT_H
 #define HUM_CONTRACT_MOE_LAYOUT_H
 

@@ -36,13 +36,23 @@ constexpr bool kA8 = kAFp8 || kAInt8;
 constexpr int kAElem = kA8 ? 1 : 2;    // bytes of one A element
 constexpr int kKStep = kA8 ? 32 : 16;  // K of one MMA
 constexpr int kKRows = kKStep / 16;    // k16 rows of repacked codes per MMA step
-// Scale rows stream through the pipeline, in the activation type (16-bit A) or float32; 8-bit
-// A's channel scales are read in the epilogue instead.
-constexpr bool kScalesStaged = kHasScale && !(kA8 && kGroup >= kK);
-constexpr bool kEpilogueScale = kHasScale && !kScalesStaged;
-constexpr int kScaleBytes = kA8 ? 4 : 2;
+// Scale rows stream through the pipeline in the activation type (16-bit A). 8-bit A takes the
+// weight's scales as a float32 factor per output column in the epilogue (col_scale), and e4m3
+// A with float codes and power-of-two group scales (MXFP4: e2m1 with e8m0 per 32 of K) has the
+// group scales relative to that factor folded into the decoded codes: float16 rows, staged.
+constexpr bool kFoldScales = kAFp8 && kWeightFloat && kWeightBits == 4 && kHasScale && kGroup < kK;
+constexpr bool kScalesStaged = kHasScale && (!kA8 || kFoldScales);
+constexpr bool kEpilogueScale = kA8 && kHasScale;
 
 constexpr int kKK = kWK / kKStep;  // MMA steps per warp and stage
+// e4m3 products accumulate in the tensor cores with fewer bits than float32 carries: every 128
+// of K (and at the end of each stage) the accumulators are added to float32 totals and reset.
+constexpr bool kPromote = kAFp8;
+constexpr int kPromoteSteps = 128 / kKStep;
+
+// After MMA step KK of a stage: whether the accumulators are promoted now.
+template <int KK>
+constexpr bool promote_after = kPromote && ((KK + 1) % kPromoteSteps == 0 || KK + 1 == kKK);
 
 static_assert(kBM % kWM == 0 && kBN % kWN == 0 && kBK % kWK == 0, "block shape must be a multiple of the warp shape");
 static_assert(kWM % 16 == 0 && kWN % 16 == 0 && kWK % 16 == 0, "warp tile must be a multiple of 16 in M, N and K");
@@ -52,8 +62,8 @@ static_assert(kGroup % kBK == 0 || (kBK % kGroup == 0 && kGroup % 16 == 0), "sca
 static_assert(kWarpsK == 1 || kWarpsK == 2 || kWarpsK == 4, "1, 2 or 4 warps along K");
 static_assert(kStages >= 2, "at least two pipeline stages");
 static_assert(!kA8 || (kBK >= 128 && kWK % 32 == 0), "8-bit A: block K at least 128, warp K a multiple of 32");
-static_assert(!kA8 || (kWeightBits == 8 && !kZeroPoint && kGroup >= kK),
-              "8-bit A: 8-bit weights without zero point, scales per channel or tensor");
+static_assert(!kA8 || ((kWeightBits == 8 || kWeightBits == 4) && !kZeroPoint && (kGroup >= kK || kFoldScales)),
+              "8-bit A: 8-bit or 4-bit weights without zero point, scales per channel or tensor or folded");
 
 constexpr int kKB = kK / kBK;  // k-blocks per tile
 constexpr int kNB = kN / kBN;  // n-blocks
@@ -63,17 +73,21 @@ constexpr int kScaleRows = kGroup >= kBK ? 1 : kBK / kGroup;  // scale rows per 
 constexpr int kABytes = kBM * kBK * kAElem;
 constexpr int kBRowWords = kBN / 64 * 32 * kWeightBits;  // one k16 row of the tile
 constexpr int kBBytes = kBK / 16 * kBRowWords * 4;
-constexpr int kSBytes = kScalesStaged ? kScaleRows * kBN * kScaleBytes : 0;
+constexpr int kSBytes = kScalesStaged ? kScaleRows * kBN * 2 : 0;
 constexpr int kZBytes = kZeroPoint ? kScaleRows * kBN * 2 : 0;
 constexpr int kStageBytes = kABytes + kBBytes + kSBytes + kZBytes;
 constexpr int kRedBytes = (kWarpsK - 1) * kBM * kBN * 4;
 static_assert(kStageBytes % 16 == 0, "stage buffers must stay 16-byte aligned");
 static_assert(kStages * kStageBytes + kRedBytes == kSmemBytes, "hum_constants.h: kSmemBytes disagrees with the tile shapes");
 
-// Activations are copied 16 bytes at a time unless rows are not 16-byte multiples. (Act-order
-// layers get A already permuted into the weights' K order: prep/permute_a.cu.)
+// Act-order: a dense layer's A arrives permuted into the weights' K order (prep/permute_a.cu);
+// act-order experts each have their own order, so the A loader gathers the columns of each
+// block's expert (k_perm [kExperts][kKReal], -1: a padding column, read as 0).
+constexpr bool kGatherK = kActOrder && kGemmType != GemmType::kDense;
+// Activations are copied 16 bytes at a time unless rows are not 16-byte multiples or their
+// columns are gathered.
 constexpr int kAChunk = 16 / kAElem;  // A elements per 16-byte chunk
-constexpr bool kAVec = kKReal % kAChunk == 0;
+constexpr bool kAVec = kKReal % kAChunk == 0 && !kGatherK;
 static_assert(kAVec || !kA8, "8-bit A is copied 16 bytes at a time");
 constexpr int kAElems = kBM * kBK / kThreads;  // per thread, gather mode
 static_assert(kAVec || kBM * kBK % kThreads == 0, "gathered activation tile must split evenly over threads");

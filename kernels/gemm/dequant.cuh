@@ -28,18 +28,59 @@ HUM_DEV u32 dequant_pair(u32 word, u32 zero2, u32 scale2)
 
 namespace gemm {
 
+// float16 pair -> e4m3 pair (low half to the low byte), saturating, nearest even; exact for
+// the small integers 4-bit codes decode to.
+HUM_DEV u32 e4m3x2_of_half2(u32 h2)
+{
+#if __CUDA_ARCH__ >= 890
+    u16 d;
+    asm("cvt.rn.satfinite.e4m3x2.f16x2 %0, %1;\n" : "=h"(d) : "r"(h2));
+    return d;
+#else
+    static_assert(!kAFp8, "e4m3 activations need sm_89 or newer");
+    return h2;
+#endif
+}
+
 // The B register of 8-bit A for fragment J from a lane's words of one k16 row in the 8-bit-A K
 // order (kernels/prep/repack.cu): the four codes of its column at k 4t..4t+3, one per byte.
-// e4m3 codes multiply as they are; uint8 codes become int8 around their midpoint 128 (the top
-// bit flipped).
+// 8-bit codes: e4m3 multiply as they are, uint8 become int8 around their midpoint 128 (the
+// top bit flipped). 4-bit codes: word J / 2 holds fragment J's four codes in its containers
+// 2(J % 2), 2(J % 2) + 1 and the same + 4. uint4 (around 8) become int8 q - 8, or e4m3 of q - 8
+// through float16 pairs; float codes (e2m1) are decoded to float16 (2^exp_compensation too
+// small: the constant gives it back), times the folded group scale scale2 when staged, then
+// e4m3 (exact for MXFP4's power-of-two scales in the range the prepared rows keep).
 template <int J>
-HUM_DEV u32 b8_reg(const u32 *words)
+HUM_DEV u32 b8_reg(const u32 *words, u32 scale2)
 {
-    static_assert(!kA8 || kWeightBits == 8, "8-bit A takes 8-bit weight codes");
-    if constexpr (kAInt8)
-        return words[J] ^ 0x80808080u;
-    else
-        return words[J];
+    static_assert(!kA8 || kWeightBits == 8 || (kWeightBits == 4 && (kAFp8 || !kWeightFloat)),
+                  "8-bit A takes 8-bit codes, uint4, or 4-bit floats with e4m3");
+    if constexpr (kWeightBits == 8) {
+        if constexpr (kAInt8)
+            return words[J] ^ 0x80808080u;
+        else
+            return words[J];
+    } else if constexpr (kAInt8) {
+        const u32 x = words[J / 2];
+        const u32 q = J % 2 == 0 ? (x & 0x000F000Fu) | ((x << 4) & 0x0F000F00u)
+                                 : ((x >> 8) & 0x000F000Fu) | ((x >> 4) & 0x0F000F00u);
+        return (q + 0x78787878u) ^ 0x80808080u;  // q + 0x78 <= 0x87: no carry between bytes
+    } else {
+        u32 h[2];
+        static_for<0, 2>([&](auto ic) {
+            constexpr int C = 2 * (J % 2) + decltype(ic)::value;
+            if constexpr (kWeightFloat) {
+                constexpr int COMP = 15 - (kWeightExp > 0 ? (1 << (kWeightExp - 1)) - 1 : 0);  // float16's bias minus the code's
+                u32 v = mul2<false>(float_pair<false, 4, kWeightExp, 4, C>(words[J / 2]), dup16(bits16(1, COMP, false)));
+                if constexpr (kScalesStaged)
+                    v = mul2<false>(v, scale2);
+                h[decltype(ic)::value] = v;
+            } else {
+                h[decltype(ic)::value] = int_pair<false, 4, 4, 8, C>(words[J / 2]);
+            }
+        });
+        return __byte_perm(e4m3x2_of_half2(h[0]), e4m3x2_of_half2(h[1]), 0x5140);
+    }
 }
 
 }  // namespace gemm

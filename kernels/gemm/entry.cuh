@@ -42,4 +42,25 @@ HUM_DEV void zero_acc(T (&acc)[N])
         zero_acc(acc[i]);
 }
 
+// total += acc, then acc = 0 (kPromote: float32 totals of the tensor cores' e4m3 accumulators).
+HUM_DEV void promote(float &acc, float &total)
+{
+    total += acc;
+    acc = 0.f;
+}
+
+HUM_DEV void promote(int &acc, int &total)
+{
+    total += acc;
+    acc = 0;
+}
+
+template <typename T, int N>
+HUM_DEV void promote(T (&acc)[N], T (&total)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+        promote(acc[i], total[i]);
+}
+
 }  // namespace gemm

@@ -125,17 +125,19 @@ HUM_DEV void dequant(const u32 (&raw)[kUnitsW * kRawPerUnit], const u32 (&s2)[kN
     });
 }
 
-// The B registers of 8-bit A: the lane's words of the step's two k16 rows as they are.
-HUM_DEV void b8_regs(const u32 (&raw)[kKRows][kUnitsW * kRawPerUnit], u32 (&bf)[kNJ][2])
+// The B registers of 8-bit A from the lane's words of the step's two k16 rows (s2: the folded
+// group scales of the fragments' columns).
+HUM_DEV void b8_regs(const u32 (&raw)[kKRows][kUnitsW * kRawPerUnit], const u32 (&s2)[kNJ], u32 (&bf)[kNJ][2])
 {
     static_for<0, kNJ>([&](auto jc) {
         constexpr int j = decltype(jc)::value;
-        bf[j][0] = b8_reg<j>(raw[0]);
-        bf[j][1] = b8_reg<j>(raw[kKRows - 1]);
+        bf[j][0] = b8_reg<j>(raw[0], s2[j]);
+        bf[j][1] = b8_reg<j>(raw[kKRows - 1], s2[j]);
     });
 }
 
-HUM_DEV void compute_stage(u32 stage, int wm, int wn, int wk, int lane, float (&acc)[kMI][kNJ][4])
+HUM_DEV void compute_stage(u32 stage, int wm, int wn, int wk, int lane, float (&acc)[kMI][kNJ][4],
+                           float (&total)[kMI][kNJ][4])
 {
     u32 a[2][kMI][4];
     u32 raw[2][kKRows][kUnitsW * kRawPerUnit];
@@ -146,8 +148,8 @@ HUM_DEV void compute_stage(u32 stage, int wm, int wn, int wk, int lane, float (&
         constexpr int buf = kk & 1;
         if constexpr (kk + 1 < kKK)
             load_frags(stage, kk + 1, wm, wn, wk, lane, a[buf ^ 1], raw[buf ^ 1]);
-        if constexpr (kk == 0 || (kGroup < kBK && (kk * 16) % kGroup == 0)) {
-            const int row = kGroup >= kBK ? 0 : (wk * kWK + kk * 16) / kGroup;
+        if constexpr (kk == 0 || (kGroup < kBK && (kk * kKStep) % kGroup == 0)) {
+            const int row = kGroup >= kBK ? 0 : (wk * kWK + kk * kKStep) / kGroup;
             if constexpr (kScalesStaged)
                 load_col_params(stage + kABytes + kBBytes + row * kBN * 2, wn, lane, s2);
             if constexpr (kZeroPoint)
@@ -155,7 +157,7 @@ HUM_DEV void compute_stage(u32 stage, int wm, int wn, int wk, int lane, float (&
         }
         u32 bf[kNJ][2];
         if constexpr (kA8)
-            b8_regs(raw[buf], bf);
+            b8_regs(raw[buf], s2, bf);
         else
             dequant(raw[buf][0], s2, z2, bf);
 #pragma unroll
@@ -167,6 +169,8 @@ HUM_DEV void compute_stage(u32 stage, int wm, int wn, int wk, int lane, float (&
                 else
                     mma_16816<kBF16>(acc[mi][nj], a[buf][mi], bf[nj][0], bf[nj][1]);
             }
+        if constexpr (promote_after<kk>)
+            promote(acc, total);
     });
 }
 
@@ -267,8 +271,9 @@ HUM_GEMM_KERNEL(hum_gemm)
     const int wm = wmn / kWarpsN, wn = wmn % kWarpsN;
     const u32 base = smem_addr(smem);
 
-    float acc[kMI][kNJ][4];
+    float acc[kMI][kNJ][4], total[kMI][kNJ][4];  // total: kPromote only
     zero_acc(acc);
+    zero_acc(total);
 
     AGather gather;
     Loader loader;
@@ -303,14 +308,15 @@ HUM_GEMM_KERNEL(hum_gemm)
         cp_async_commit();
 
         w = sch.step(w, j);
-        compute_stage(base + (j % kStages) * kStageBytes, wm, wn, wk, lane, acc);
+        compute_stage(base + (j % kStages) * kStageBytes, wm, wn, wk, lane, acc, total);
         if constexpr (!kAVec) {
             if (jn < sch.total)
                 gather.store(next, tid);
         }
         if (w.kb == kKB - 1 || j == sch.total - 1) {
-            epilogue(args, rows, sch, w.tile, smem, tid, wm, wn, wk, wmn, lane, acc);
+            epilogue(args, rows, sch, w.tile, smem, tid, wm, wn, wk, wmn, lane, kPromote ? total : acc);
             zero_acc(acc);
+            zero_acc(total);
         }
     }
     cp_async_wait<0>();

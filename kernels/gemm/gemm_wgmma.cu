@@ -203,17 +203,28 @@ HUM_DEV void load_codes(u32 bstage, int kk, int wg, int w, int lane, u32 (&raw)[
         load_row(bstage, kk * kKRows + r, wg, w, lane, raw[r]);
 }
 
-// 8-bit A's fragments: the warp's two words (rows 16w+g and 16w+g+8) of the step's two k16
-// rows, each the four codes of k 4t..4t+3.
-HUM_DEV void frags8(const u32 (&raw)[kKRows][kSlabs][kShare], u32 (&a)[kSlabs][4])
+// 8-bit A's fragments: the warp's codes of rows 16w+g and 16w+g+8 of the step's two k16 rows,
+// each the four codes of k 4t..4t+3 (sc: the folded group scales of the two rows).
+HUM_DEV void frags8(const u32 (&raw)[kKRows][kSlabs][kShare], const u32 (&sc)[kSlabs], u32 (&a)[kSlabs][4])
 {
 #pragma unroll
     for (int s = 0; s < kSlabs; ++s) {
-        a[s][0] = b8_reg<0>(raw[0][s]);
-        a[s][1] = b8_reg<1>(raw[0][s]);
-        a[s][2] = b8_reg<0>(raw[kKRows - 1][s]);
-        a[s][3] = b8_reg<1>(raw[kKRows - 1][s]);
+        const u32 lo = broadcast16<false>(sc[s]), hi = broadcast16<true>(sc[s]);
+        a[s][0] = b8_reg<0>(raw[0][s], lo);
+        a[s][1] = b8_reg<1>(raw[0][s], hi);
+        a[s][2] = b8_reg<0>(raw[kKRows - 1][s], lo);
+        a[s][3] = b8_reg<1>(raw[kKRows - 1][s], hi);
     }
+}
+
+// Keeps the compiler from touching the accumulators before the wgmma wait that precedes this.
+HUM_DEV void pin_acc(Acc (&acc)[kSlabs][kAcc])
+{
+#pragma unroll
+    for (int s = 0; s < kSlabs; ++s)
+#pragma unroll
+        for (int i = 0; i < kAcc; ++i)
+            wgmma_pin(acc[s][i]);
 }
 
 // One wgmma of the A type: 16-bit A's k16 on dequantized fragments, 8-bit A's k32 on the codes.
@@ -234,7 +245,8 @@ HUM_DEV void wgmma_step(int *d, const u32 (&a)[4], u64 desc)
 
 // All MMA steps of one stage. Step kk dequantizes into fragment buffer kk % 2 once the group
 // that read it (step kk - 2) has finished, so one group computes while the next is prepared.
-HUM_DEV void compute_stage(u32 base, int slot, int wg, int w, int lane, Acc (&acc)[kSlabs][kAcc])
+HUM_DEV void compute_stage(u32 base, int slot, int wg, int w, int lane, Acc (&acc)[kSlabs][kAcc],
+                           Acc (&total)[kSlabs][kAcc])
 {
     const u32 bstage = base + kBOffset + slot * kBBytes;
     const u64 desc0 = wgmma_desc_sw128(base + slot * kABytes);
@@ -247,8 +259,8 @@ HUM_DEV void compute_stage(u32 base, int slot, int wg, int w, int lane, Acc (&ac
         constexpr int buf = kk & 1;
         if constexpr (kk + 1 < kKK)
             load_codes(bstage, kk + 1, wg, w, lane, raw[buf ^ 1]);
-        if constexpr (kk == 0 || (kGroup < kBK && (kk * 16) % kGroup == 0)) {
-            constexpr int row = kGroup >= kBK ? 0 : kk * 16 / kGroup;
+        if constexpr (kk == 0 || (kGroup < kBK && (kk * kKStep) % kGroup == 0)) {
+            constexpr int row = kGroup >= kBK ? 0 : kk * kKStep / kGroup;
             if constexpr (kScalesStaged)
                 load_params(base + kSOffset + slot * kSBytes + row * kBN * 2, wg, w, lane, sc);
             if constexpr (kZeroPoint)
@@ -256,7 +268,7 @@ HUM_DEV void compute_stage(u32 base, int slot, int wg, int w, int lane, Acc (&ac
         }
         wgmma_wait<1>();
         if constexpr (kA8)
-            frags8(raw[buf], frag[buf]);
+            frags8(raw[buf], sc, frag[buf]);
         else
             dequant(raw[buf][0], sc, zp, frag[buf]);
         wgmma_fence();
@@ -270,6 +282,11 @@ HUM_DEV void compute_stage(u32 base, int slot, int wg, int w, int lane, Acc (&ac
                 wgmma_step<kChunk>(&acc[s][c * kChunk / 2], frag[buf][s], desc);
             }
         wgmma_commit();
+        if constexpr (promote_after<kk>) {
+            wgmma_wait<0>();
+            pin_acc(acc);
+            promote(acc, total);
+        }
     });
 }
 
@@ -277,7 +294,7 @@ HUM_DEV void compute_stage(u32 base, int slot, int wg, int w, int lane, Acc (&ac
 // and product finished. g0 counts the stages this CTA loaded before: stage g sits in slot
 // g % kStages and completes phase g / kStages of that slot's barrier.
 HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, const Block &blk, int n0, int kb0, int len, int tid,
-                      int wg, int w, int lane, Acc (&acc)[kSlabs][kAcc])
+                      int wg, int w, int lane, Acc (&acc)[kSlabs][kAcc], Acc (&total)[kSlabs][kAcc])
 {
     AVec<true> a;
     if constexpr (!kATma)
@@ -308,14 +325,10 @@ HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, const Block &
         if (i + kInFlight < len)
             load_stage(args, a, blk, base, (g + kInFlight) % kStages, n0, kb0 + i + kInFlight, tid);
         cp_async_commit();
-        compute_stage(base, slot, wg, w, lane, acc);
+        compute_stage(base, slot, wg, w, lane, acc, total);
     }
     wgmma_wait<0>();
-#pragma unroll
-    for (int s = 0; s < kSlabs; ++s)
-#pragma unroll
-        for (int i = 0; i < kAcc; ++i)
-            wgmma_pin(acc[s][i]);
+    pin_acc(acc);
     cp_async_wait<0>();
     __syncthreads();
 }
@@ -423,7 +436,7 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
         mbar_init_fence();
     }
 
-    Acc acc[kSlabs][kAcc];
+    Acc acc[kSlabs][kAcc], total[kSlabs][kAcc];  // total: kPromote only
     Work wk{0, 0};
     int g0 = 0;
     for (int j = 0; j < sch.total;) {
@@ -433,8 +446,9 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
         tile_coords(wk.tile, rows.blocks, mb, nb);
         const Block blk = rows.block(args, mb);
         zero_acc(acc);
-        mainloop(args, base, g0, blk, nb * kBN, wk.kb, len, tid, wg, w, lane, acc);
-        epilogue(args, sch, blk, wk.tile, nb * kBN, base, tid, wg, w, lane, acc);
+        zero_acc(total);
+        mainloop(args, base, g0, blk, nb * kBN, wk.kb, len, tid, wg, w, lane, acc, total);
+        epilogue(args, sch, blk, wk.tile, nb * kBN, base, tid, wg, w, lane, kPromote ? total : acc);
         wk.kb += len - 1;  // the work of the segment's last iteration, for the next step()
         j += len;
         g0 += len;

@@ -1,11 +1,12 @@
 // A loaders: each moves the activation tile of one k-block into a pipeline stage.
 //   AVec     16-byte cp.async chunks into the XOR-swizzled layout ldmatrix reads (mma.sync), or
 //            into wgmma's 128-byte swizzled layout (the wgmma kernel's gathered rows: MoE types)
-//   AGather  element loads of rows that are not 16-byte multiples, stored to the stage after
-//            the current stage's math (mma.sync)
-// Rows come from the GEMM type (gemm/rows.cuh): a block's rows of A, gathered or contiguous.
-// (An act-order A is permuted into the weights' K order before the GEMM: prep/permute_a.cu.)
+//   AGather  element loads of rows that are not 16-byte multiples, or of the columns of an
+//            act-order expert (k_perm), stored to the stage after the current stage's math
+//            (mma.sync)
 //   a_tma    one TMA box per 64 columns into the 128-byte swizzled layout wgmma reads (dense)
+// Rows come from the GEMM type (gemm/rows.cuh): a block's rows of A, gathered or contiguous.
+// (A dense act-order A is permuted into the weights' K order before the GEMM: prep/permute_a.cu.)
 #pragma once
 #include "gemm/schedule.cuh"
 #include "ptx/cp_async.cuh"
@@ -76,8 +77,11 @@ struct AGather {
             const i64 gm = a_row(args, blk, e / kBK);
             const int gk = k0 + e % kBK;
             u16 x = 0;
-            if (gm >= 0 && gk < kKReal)
-                x = __ldg(a + gm * args.lda + gk);
+            if (gm >= 0 && gk < kKReal) {
+                const int col = kGatherK ? __ldg(args.k_perm + static_cast<i64>(blk.expert) * kKReal + gk) : gk;
+                if (col >= 0)
+                    x = __ldg(a + gm * args.lda + col);
+            }
             v[i] = x;
         }
     }

@@ -35,7 +35,6 @@ HUM_DEV void copy_codes(u32 dst, const u32 *tile, int kb, int tid)
 HUM_DEV void copy_params(const hum_gemm_args &args, u32 s_dst, u32 z_dst, int expert, int n0, int kb, int tid)
 {
     if constexpr (kScalesStaged || kZeroPoint) {
-        static_assert(!kScalesStaged || kScaleBytes == 2, "16-bit scale rows");
         constexpr int CPR = kBN / 8;
         const i64 s = expert * kParamStride + n0 + static_cast<i64>(kb * kBK / kGroup) * kN;
         for_chunks<kScaleRows * CPR>(tid, [&](int, int ch) {

@@ -114,4 +114,26 @@ hum_status hum_layer_get_info(const hum_layer *layer, hum_layer_info *out);
 hum_status hum_layer_spec_parse(const char *spec, hum_layer_spec *out);
 hum_status hum_layer_spec_format(const hum_layer_spec *spec, char *out, size_t cap);
 hum_status hum_layer_spec_weight(const hum_layer_spec *spec, uint64_t seed, hum_standard_weight *out);
+
+typedef struct hum_moe hum_moe;
+typedef enum hum_moe_activation { HUM_MOE_SILU = 0, HUM_MOE_SWIGLU_OAI = 1, HUM_MOE_RELU2 = 2, HUM_MOE_GELU = 3 }
+    hum_moe_activation;
+typedef enum hum_moe_gate_up { HUM_MOE_GATE_UP_SPLIT = 0, HUM_MOE_GATE_UP_INTERLEAVED = 1 } hum_moe_gate_up;
+typedef struct hum_moe_options { hum_dtype activation_dtype; int32_t activation; int32_t gate_up; int32_t top_k;
+    int32_t global_experts; float alpha, beta, limit; const int32_t *experts; int64_t expert_count; } hum_moe_options;
+typedef struct hum_moe_info { int64_t experts; int64_t global_experts; int64_t hidden; int64_t intermediate;
+    int32_t top_k; int32_t activation; int32_t gate_up; hum_dtype activation_dtype; int32_t prepared;
+    double prepare_ms; hum_layer_info gate_up_gemm, down_gemm; } hum_moe_info;
+void hum_moe_options_init(hum_moe_options *opts);
+hum_status hum_moe_from_standard(hum_runtime *rt, const hum_standard_weight *w13, const hum_standard_weight *w2,
+    const hum_moe_options *opts, hum_moe **out);
+hum_status hum_moe_from_safetensors(hum_runtime *rt, const char *path, const char *name, const hum_moe_options *opts,
+    hum_moe **out);
+hum_status hum_moe_prepare(hum_moe *moe);
+hum_status hum_moe_workspace_size(const hum_moe *moe, int64_t max_m, int64_t *bytes);
+hum_status hum_moe_forward(hum_moe *moe, hum_workspace *ws, struct CUstream_st *stream, const hum_tensor *hidden,
+    const hum_tensor *topk_ids, const hum_tensor *topk_weights, const hum_tensor *expert_map,
+    const hum_tensor *out, int32_t accumulate);
+void hum_moe_destroy(hum_moe *moe);
+hum_status hum_moe_get_info(const hum_moe *moe, hum_moe_info *out);
 """

@@ -66,3 +66,22 @@ def moe_mixed_dir(tmp_path_factory):
         for e in range(4)}
     hum.write_gptq(d, layers)
     return d
+
+
+MOE_E, MOE_H, MOE_I = 4, 128, 64
+MOE_NAME = "model.layers.0.mlp.experts"
+
+
+@pytest.fixture(scope="session")
+def moe_model_dir(tmp_path_factory):
+    """A Qwen-style MoE block: gate_proj, up_proj and down_proj per expert, GPTQ int4 g32 asym."""
+    d = tmp_path_factory.mktemp("moe-model")
+    rng = np.random.default_rng(11)
+    layers = {}
+    for e in range(MOE_E):
+        for proj, shape in (("gate_proj", (MOE_I, MOE_H)), ("up_proj", (MOE_I, MOE_H)), ("down_proj", (MOE_H, MOE_I))):
+            layers["%s.%d.%s" % (MOE_NAME, e, proj)] = hum.quantize(
+                rng.standard_normal(shape).astype(np.float32) * 0.05, weight="uint4", group_size=32,
+                zero_point="int")
+    hum.write_gptq(d, layers, architecture="Qwen3MoeForCausalLM")
+    return d

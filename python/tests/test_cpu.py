@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import hum
-from conftest import LAYERS, K, N, random_weights
+from conftest import LAYERS, K, MOE_E, MOE_H, MOE_I, MOE_NAME, N, random_weights
 
 
 def test_version_and_runtime(rt):
@@ -216,3 +216,25 @@ def test_dlpack_view():
     t = dlpack_view(a[:, 1:3])
     assert (t["data"], t["shape"], t["strides"]) == (a.ctypes.data + 2, (3, 2), (4, 1))
     assert dlpack_view(np.zeros(2, np.float32))["dtype"] == "float32"
+
+
+def test_moe_without_gpu(rt, moe_model_dir):
+    """A MoE layer from a checkpoint of one module per expert (gate and up joined into w13), made
+    and described without a GPU; an expert map keeps only the local experts."""
+    moe = rt.moe_from_checkpoint(moe_model_dir, MOE_NAME, top_k=2, prepare=False)
+    info = moe.info
+    assert (info["experts"], info["global_experts"], info["hidden"], info["intermediate"], info["top_k"]) == (
+        MOE_E, MOE_E, MOE_H, MOE_I, 2)
+    assert (info["activation"], info["gate_up"], info["dtype"], info["prepared"]) == ("silu", "split", "float16", False)
+    ep = rt.moe_from_checkpoint(moe_model_dir, MOE_NAME, top_k=2, expert_map=[-1, 1, -1, 0], prepare=False)
+    assert (ep.experts, ep.global_experts) == (2, MOE_E)
+    with pytest.raises(hum.HumError) as e:
+        rt.moe_from_checkpoint(moe_model_dir, "model.layers.0.mlp.nothing", top_k=2, prepare=False)
+    assert e.value.status == "HUM_ERR_FORMAT" and "model.layers.0.mlp.nothing" in e.value.message
+    with pytest.raises(hum.HumError, match="top_k"):
+        rt.moe_from_checkpoint(moe_model_dir, MOE_NAME, top_k=9, prepare=False)
+    with pytest.raises(ValueError, match="activation"):
+        rt.moe_from_checkpoint(moe_model_dir, MOE_NAME, top_k=2, activation="tanh", prepare=False)
+    w13 = hum.StandardWeight.concat([rt.load_standard(moe_model_dir, MOE_NAME + ".*." + p) for p in ("gate_proj", "up_proj")])
+    w2 = rt.load_standard(moe_model_dir, MOE_NAME + ".*.down_proj")
+    assert rt.moe_from_standard(w13, w2, top_k=2, experts=[2], prepare=False).experts == 1

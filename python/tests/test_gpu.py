@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import hum
-from conftest import LAYERS, K, N
+from conftest import LAYERS, K, MOE_E, MOE_H, MOE_I, MOE_NAME, N
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available() or hum.device_count() == 0, reason="needs a GPU")
@@ -76,10 +76,11 @@ def test_cuda_graph_capture(grt, gptq_dir):
 
 
 @pytest.mark.parametrize("world", [2, 4])
-def test_shards_recombine(grt, gptq_dir, world):
+@pytest.mark.parametrize("name", LAYERS)
+def test_shards_recombine(grt, gptq_dir, world, name):
     """Column shards concatenated along N, and row shards (each on its slice of x) summed, give
-    the full layer's output."""
-    name = LAYERS[0]
+    the full layer's output; act-order row shards (LAYERS[1]) take x's slice of K / world
+    columns while their GEMM runs over the padded K'."""
     full = grt.layer_from_checkpoint(gptq_dir, name, activation="float16")
     w = grt.load_standard(gptq_dir, name)
     x = torch.randn(5, K, device="cuda", dtype=torch.float16)
@@ -90,6 +91,7 @@ def test_shards_recombine(grt, gptq_dir, world):
     rows = [grt.layer_from_checkpoint(gptq_dir, name, activation="float16", shard=hum.Shard("row", r, world))
             for r in range(world)]
     ks = K // world
+    assert all(r.k == ks for r in rows)
     z = sum(rows[r](x[:, r * ks:(r + 1) * ks].contiguous()).float() for r in range(world))
     torch.cuda.synchronize()
     assert rel_err(y, ref) < 2e-3 and rel_err(z, ref) < 2e-3
@@ -173,3 +175,46 @@ def test_workspaces_let_streams_overlap(grt, gptq_dir):
         assert torch.equal(o, w)
     for ws in spaces:
         ws.close()
+
+
+def moe_reference(rt, d, x, ids, weights, local=None):
+    """float64 out[t] = sum_j w[t, j] * down_e(silu(gate_e(x_t)) * up_e(x_t)) over the slots whose
+    expert is local (all when local is None), from the dequantized experts."""
+    gate, up, down = (rt.load_standard(d, "%s.*.%s" % (MOE_NAME, p)) for p in ("gate_proj", "up_proj", "down_proj"))
+    xs, ids, weights = x.double().cpu().numpy(), ids.cpu().numpy(), weights.double().cpu().numpy()
+    out = np.zeros_like(xs)
+    for t in range(xs.shape[0]):
+        for j in range(ids.shape[1]):
+            e = int(ids[t, j])
+            if e < 0 or (local is not None and e not in local):
+                continue
+            g, u = gate.dequant(e) @ xs[t], up.dequant(e) @ xs[t]
+            out[t] += weights[t, j] * (down.dequant(e) @ (g / (1 + np.exp(-g)) * u))
+    return out
+
+
+@pytest.mark.parametrize("m", [1, 7, 64])
+def test_moe_forward(grt, moe_model_dir, m):
+    """moe(hidden, topk_ids, topk_weights) against the float64 MoE of the dequantized experts,
+    output poisoned first; with an expert map, only this rank's experts {3, 1} contribute."""
+    moe = grt.moe_from_checkpoint(moe_model_dir, MOE_NAME, top_k=2)
+    g = torch.Generator(device="cpu").manual_seed(m)
+    x = (torch.randn(m, MOE_H, generator=g) * 0.5).to("cuda", torch.float16)
+    ids = torch.stack([torch.randperm(MOE_E, generator=g)[:2] for _ in range(m)]).to("cuda", torch.int32)
+    weights = torch.rand(m, 2, generator=g).to("cuda")
+    out = torch.full((m, MOE_H), float("nan"), device="cuda", dtype=torch.float16)
+    moe(x, ids, weights, out=out)
+    torch.cuda.synchronize()
+    assert rel_err(out, moe_reference(grt, moe_model_dir, x, ids, weights)) < 1e-2
+    ep = grt.moe_from_checkpoint(moe_model_dir, MOE_NAME, top_k=2, experts=[3, 1])
+    expert_map = torch.tensor([-1, 1, -1, 0], dtype=torch.int32, device="cuda")
+    y = ep(x, ids.long(), weights, expert_map=expert_map)
+    torch.cuda.synchronize()
+    ref = moe_reference(grt, moe_model_dir, x, ids, weights, local={3, 1})
+    assert rel_err(y, ref) < 1e-2
+    with pytest.raises(ValueError, match="hidden"):
+        moe(x.float(), ids, weights)
+    with pytest.raises(ValueError, match="topk_weights is torch.float16"):
+        moe(x, ids, weights.half())
+    with pytest.raises(ValueError, match="topk_ids is on cpu"):
+        moe(x, ids.cpu(), weights)

@@ -1,7 +1,7 @@
 /* Layers of 8-bit activations on the CPU: hum_layer_options resolved and checked (dtypes, output
  * dtype, activation groups), C's rules for which targets, weights and scales take 8-bit A, and
- * NVRTC compiles of every 8-bit-A variant the built-in policies give on sm_80, sm_86, sm_89 and
- * sm_90a (the archs that refuse it name the rule). */
+ * NVRTC compiles of every 8-bit-A variant (W8A8 e4m3 and int8, W4A8 uint4, MXFP4) the built-in policies
+ * give on sm_80, sm_86, sm_89 and sm_90a (the archs that refuse it name the rule). */
 #include "hum/hum_tools.h"
 #include "quant_test.h"
 
@@ -58,6 +58,7 @@ int main(void)
     const hum_layer_options i8_bf16 = {.activation_dtype = HUM_DTYPE_INT8, .output_dtype = HUM_DTYPE_BFLOAT16};
     const char *e4m3 = "n=4096,k=4096,w=e4m3,a=float16", *e4m3_tensor = "n=1000,k=4096,w=e4m3,scale=tensor";
     const char *u8 = "n=4096,k=4096,w=uint8,a=float16", *u8_bias = "n=1000,k=2064,w=uint8,bias=1,scale=float32";
+    const char *u4 = "n=4096,k=4096,w=uint4", *mxfp4 = "n=4096,k=4096,w=e2m1,group=32,scale=e8m0";
 
     /* every variant of the built-in policies, on the archs that run it */
     static const char *const fp8_archs[] = {"sm_89", "sm_90a"};
@@ -65,10 +66,13 @@ int main(void)
     for (size_t a = 0; a < sizeof fp8_archs / sizeof fp8_archs[0]; a++) {
         QUANT_CHECK(compile(rt, e4m3, fp8, fp8_archs[a], HUM_OK, NULL) >= 1, "fp8 table");
         compile(rt, e4m3_tensor, fp8_bf16, fp8_archs[a], HUM_OK, NULL);
+        QUANT_CHECK(compile(rt, u4, fp8, fp8_archs[a], HUM_OK, NULL) >= 1, "W4A8 fp8 table");
+        QUANT_CHECK(compile(rt, mxfp4, fp8_bf16, fp8_archs[a], HUM_OK, NULL) >= 1, "MXFP4 x e4m3 table");
     }
     for (size_t a = 0; a < sizeof int8_archs / sizeof int8_archs[0]; a++) {
         QUANT_CHECK(compile(rt, u8, i8, int8_archs[a], HUM_OK, NULL) >= 1, "int8 table");
         compile(rt, u8_bias, i8_bf16, int8_archs[a], HUM_OK, NULL);
+        QUANT_CHECK(compile(rt, u4, i8, int8_archs[a], HUM_OK, NULL) >= 1, "W4A8 int8 table");
     }
 
     /* the targets without the instruction */
@@ -79,10 +83,14 @@ int main(void)
     compile(rt, u8, i8_bf16, "sm_75", HUM_ERR_UNSUPPORTED, "int8 activations need sm_80");
     compile(rt, e4m3, fp8_bf16, "sm_75", HUM_ERR_UNSUPPORTED, "float8_e4m3fn activations need sm_89");
     /* the weights, scales and layouts 8-bit A does not take */
-    compile(rt, "n=256,k=256,w=uint4,group=128", i8, "sm_90a", HUM_ERR_UNSUPPORTED, "uint4 weights with int8 activations (expected uint8 weights)");
+    compile(rt, "n=256,k=256,w=uint3", i8, "sm_90a", HUM_ERR_UNSUPPORTED,
+            "uint3 weights with int8 activations (expected uint8 or uint4 weights)");
+    compile(rt, "n=256,k=256,w=e2m1", i8, "sm_90a", HUM_ERR_UNSUPPORTED, "float4_e2m1 weights with int8");
+    compile(rt, "n=256,k=256,w=e2m1,group=32", fp8, "sm_90a", HUM_ERR_UNSUPPORTED, "float16 weight scales in groups of 32");
+    compile(rt, "n=256,k=256,w=e2m1,group=16,scale=e8m0", fp8, "sm_90a", HUM_ERR_UNSUPPORTED, "groups of 16 along K");
     compile(rt, u8, fp8, "sm_90a", HUM_ERR_UNSUPPORTED, "uint8 weights with float8_e4m3fn");
     compile(rt, e4m3, i8, "sm_90a", HUM_ERR_UNSUPPORTED, "float8_e4m3fn weights with int8");
-    compile(rt, "n=256,k=256,w=uint8,group=128", i8, "sm_90a", HUM_ERR_UNSUPPORTED, "groups of 128 along K");
+    compile(rt, "n=256,k=256,w=uint8,group=64", i8, "sm_90a", HUM_ERR_UNSUPPORTED, "groups of 64 along K");
     compile(rt, "n=256,k=256,w=uint8,zp=int", i8, "sm_90a", HUM_ERR_UNSUPPORTED, "a zero point");
     compile(rt, "n=256,k=256,w=uint8,actorder=1", i8, "sm_90a", HUM_ERR_UNSUPPORTED, "act-order");
     compile(rt, "n=256,k=200,w=uint8", i8, "sm_90a", HUM_ERR_UNSUPPORTED, "multiple of 16");

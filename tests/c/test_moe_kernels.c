@@ -1,7 +1,9 @@
 /* Every MoE kernel variant compiled by NVRTC for every arch from sm_75 to sm_90a, as a layer's
  * prepare would ask for it: the routing layout (kernels/moe/align.cu, one set for all layers),
  * and the activation and combine of each activation function, gate/up layout and activation
- * dtype (kernels/moe/act.cu, combine.cu; bfloat16 from sm_80 on, as layers allow). */
+ * dtype (kernels/moe/act.cu, combine.cu; bfloat16 from sm_80 on, as layers allow); and a whole
+ * MoE layer compiled from its SPEC (hum_moe_compile_spec: both expert GEMMs' tables, one block_m
+ * per range, and those kernels) on sm_80 and sm_90a, with gemm=grouped refused. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include "hum/hum_tools.h"
 #include "jit.h"
@@ -49,6 +51,36 @@ int main(void)
         total += n;
     }
     printf("  %d MoE kernels compiled\n", total);
+    hum_runtime *rt = NULL;
+    if (QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "%s", hum_last_error())) {
+        static const char *const layer_archs[] = {"sm_80", "sm_90a"};
+        hum_moe_spec spec;
+        hum_moe_compile_info info;
+        QUANT_CHECK(hum_moe_spec_parse("e=128,topk=8,n=1536,k=2048,w=uint4,a=bfloat16,group=128", &spec) == HUM_OK,
+                    "%s", hum_last_error());
+        for (int a = 0; a < 2; a++) {
+            if (!QUANT_CHECK(hum_moe_compile_spec(rt, &spec, layer_archs[a], &info) == HUM_OK, "layer on %s: %s",
+                             layer_archs[a], hum_last_error()))
+                continue;
+            int same = info.gate_up.entry_count == info.down.entry_count && info.gate_up.entry_count >= 1;
+            for (int32_t i = 0; same && i < info.gate_up.entry_count; i++)
+                same = info.gate_up.entries[i].block_m == info.down.entries[i].block_m;
+            QUANT_CHECK(same && info.gate_up.config.num_experts == 128 && info.down.config.n == 2048 &&
+                            info.down.config.k == 768 && info.kernels_compiled + info.kernels_cached ==
+                                info.gate_up.entry_count + info.down.entry_count + HUM_MOE_ALIGN_KERNELS +
+                                    HUM_MOE_LAYER_KERNELS,
+                        "layer on %s: %d and %d ranges, %d + %d kernels", layer_archs[a], info.gate_up.entry_count,
+                        info.down.entry_count, info.kernels_compiled, info.kernels_cached);
+            printf("  MoE layer on %s: %d gate/up and %d down ranges, %d kernels compiled, %d cached\n",
+                   layer_archs[a], info.gate_up.entry_count, info.down.entry_count, info.kernels_compiled,
+                   info.kernels_cached);
+        }
+        spec.gemm_type = HUM_GEMM_MOE_GROUPED_CONTIGUOUS;
+        QUANT_CHECK(hum_moe_compile_spec(rt, &spec, "sm_90a", &info) == HUM_ERR_UNSUPPORTED &&
+                        strstr(hum_last_error(), "indexed"),
+                    "gemm=grouped: %s", hum_last_error());
+        hum_runtime_destroy(rt);
+    }
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     QUANT_CHECK(system(cmd) == 0, "%s", cmd);

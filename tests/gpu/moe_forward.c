@@ -245,7 +245,25 @@ static void compare(const fixture *f, const batch *b, int use_map, const double 
            empty ? " (tokens with no local expert exact)" : "");
 }
 
-/* One forward of a fresh batch of m tokens, poisoned output, checked. */
+/* The tokens [0, SAMPLE) and [m - SAMPLE, m) of a batch and of its output, when m is large
+ * enough that the float64 reference of every token would dominate the test. */
+enum { SAMPLE = 64 };
+static void sample(const fixture *f, const batch *b, const double *got, batch *s, double *s_got)
+{
+    const int64_t k = f->c->top_k, h = f->c->h, m = b->m;
+    *s = *b;
+    s->m = 2 * SAMPLE;
+    for (int half = 0; half < 2; half++) {
+        const int64_t from = half ? m - SAMPLE : 0, to = half * SAMPLE;
+        memmove(s->ids + to * k, b->ids + from * k, (size_t)(SAMPLE * k) * sizeof *s->ids);
+        memmove(s->w + to * k, b->w + from * k, (size_t)(SAMPLE * k) * sizeof *s->w);
+        memmove(s->x + to * h, b->x + from * h, (size_t)(SAMPLE * h) * sizeof *s->x);
+        memmove(s_got + to * h, got + from * h, (size_t)(SAMPLE * h) * sizeof *s_got);
+    }
+}
+
+/* One forward of a fresh batch of m tokens, poisoned output, checked (sampled tokens past
+ * 4 * SAMPLE). */
 static void run_case(const fixture *f, quant_rng *rng, int64_t m, int route, int use_map, int ids64,
                      int64_t ws_tokens, const char *what)
 {
@@ -257,7 +275,7 @@ static void run_case(const fixture *f, quant_rng *rng, int64_t m, int route, int
     uint16_t *codes = malloc((size_t)(n + 1) * 2);
     int64_t bytes = 0;
     hum_workspace *ws = NULL;
-    if (!upload(f, &b, ids64, &d) || !reference(f, &b, use_map, NULL, ref) ||
+    if (!upload(f, &b, ids64, &d) ||
         !QUANT_CHECK(hum_moe_workspace_size(f->moe, ws_tokens, &bytes) == HUM_OK &&
                          hum_workspace_create(f->rt, NULL, bytes, &ws) == HUM_OK &&
                          hum_memset_d8(d.out, 0xFF, (size_t)n * 2) == HUM_OK,
@@ -266,8 +284,12 @@ static void run_case(const fixture *f, quant_rng *rng, int64_t m, int route, int
     if (!QUANT_CHECK(forward(f, ws, NULL, &b, &d, use_map, 0) == HUM_OK && hum_stream_synchronize(NULL) == HUM_OK,
                      "%s %s M %lld: %s", f->c->name, what, (long long)m, hum_last_error()))
         goto done;
-    if ((got = download(f, &d, m, codes)) != NULL)
-        compare(f, &b, use_map, got, ref, what);
+    if ((got = download(f, &d, m, codes)) != NULL) {
+        if (m > 4 * SAMPLE) /* the batch's arrays are rewritten in place: it is not used after */
+            sample(f, &b, got, &b, got);
+        if (reference(f, &b, use_map, NULL, ref))
+            compare(f, &b, use_map, got, ref, what);
+    }
 done:
     hum_workspace_destroy(ws);
     free_dbatch(&d);

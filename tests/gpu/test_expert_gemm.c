@@ -5,8 +5,8 @@
  * contiguous and masked; experts with zero rows, expert row counts of block_m and block_m + 1,
  * E = 33, K = 96 and N = 200 (not a multiple of the tile), uint4 with integer zero points that
  * differ per expert and a bias per expert, float16 and bfloat16; rows per expert on both sides
- * of the sm90 policy's switch to wgmma; the Qwen3-30B-A3B shapes; and M * top_k > 65,535 with
- * M * top_k * N > 2^31 (sampled rows). Skipped (77) without a GPU. */
+ * of the sm90 policy's switch to wgmma; act-order experts; the Qwen3-30B-A3B shapes; and
+ * M * top_k > 65,535 with M * top_k * N > 2^31 (sampled rows). Skipped (77) without a GPU. */
 #include "contract/moe_layout.h"
 #include "gemm_test.h"
 #include "hum/hum_tools.h"
@@ -415,6 +415,37 @@ static void large_case(hum_runtime *rt, quant_rng *rng)
     free_case(&c);
 }
 
+/* Act-order experts (one K permutation for all of them, as the standard weight holds today):
+ * the A loader gathers each block's expert's columns (mma.sync). */
+static void act_order_case(hum_runtime *rt, quant_rng *rng)
+{
+    int32_t perm[96];
+    for (int i = 0; i < 96; i++)
+        perm[i] = i;
+    for (int i = 95; i > 0; i--) {
+        const int j = (int)quant_rng_below(rng, i + 1), t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    const hum_quant_spec q = {.weight_dtype = HUM_DTYPE_UINT4, .scale_type = HUM_SCALE_GROUP, .group_size = 32,
+                              .zero_point = HUM_ZERO_POINT_INT, .k_perm = perm};
+    expert_case c;
+    if (make_case(rt, rng, &c, "E=8 n=200 k=96 uint4 g32 act-order bf16", 8, 200, 96, HUM_DTYPE_BFLOAT16, &q, 1, 0)) {
+        const int64_t ms[] = {3, 300};
+        for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
+            int32_t *topk = malloc((size_t)ms[i] * 2 * 4);
+            random_routing(rng, ms[i], 2, 8, topk);
+            run_indexed(&c, rng, "random", ms[i], 2, topk, 0, 1);
+            run_indexed(&c, rng, "random", ms[i], 2, topk, 1, 1);
+            free(topk);
+        }
+        const int32_t counts[8] = {0, 17, 64, 65, 1, 0, 30, 3};
+        run_grouped(&c, rng, HUM_GEMM_MOE_GROUPED_CONTIGUOUS, counts);
+        run_grouped(&c, rng, HUM_GEMM_MOE_GROUPED_MASKED, counts);
+    }
+    free_case(&c);
+}
+
 int main(void)
 {
     if (!gemm_test_have_gpu())
@@ -425,6 +456,7 @@ int main(void)
         return quant_test_result("test_expert_gemm");
     small_cases(rt, &rng, HUM_DTYPE_FLOAT16);
     small_cases(rt, &rng, HUM_DTYPE_BFLOAT16);
+    act_order_case(rt, &rng);
     qwen_case(rt, &rng);
     large_case(rt, &rng);
     hum_runtime_destroy(rt);

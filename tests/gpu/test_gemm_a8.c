@@ -1,6 +1,7 @@
-/* GEMMs of 8-bit activations on a GPU: e4m3 x e4m3 and int8 x uint8 (around 128) weights, with
+/* GEMMs of 8-bit activations on a GPU: e4m3 x e4m3, int8 x uint8 (around 128) and e4m3 or int8
+ * x uint4 (around 8, W4A8) and e4m3 x e2m1 weights, with MXFP4's e8m0 group scales folded in, or
  * channel (float16, bfloat16, float32 scales) and tensor weight scales, per-token and per-tensor
- * activation scales, bias, float16 and bfloat16 output, at M across the policy's ranges. A is
+ * activation scales, bias, float16 and bfloat16 output, at M across the policy's ranges (1, 7, 48, 200, 520). A is
  * fresh random 8-bit codes with random float32 scales; the float64 reference (hum_reference_gemm)
  * multiplies the same quantized values, so only the accumulation and the output rounding differ:
  * ||C - round(ref)|| / ||ref|| <= 1e-3, every output written (C poisoned first, a guard row
@@ -173,8 +174,15 @@ int main(void)
         {"n=1024,k=1024,w=uint8", HUM_DTYPE_INT8, HUM_DTYPE_FLOAT16},
         {"n=1000,k=2064,w=uint8,a=bfloat16,scale=float32,bias=1", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16},
         {"n=512,k=4096,w=uint8,scale=tensor", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16},
+        {"n=1024,k=1024,w=uint4", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16},
+        {"n=1000,k=2064,w=uint4,a=bfloat16,scale=float32,bias=1", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16},
+        {"n=1024,k=1024,w=uint4", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16},
+        {"n=1000,k=2064,w=uint4,scale=float32,bias=1", HUM_DTYPE_INT8, HUM_DTYPE_FLOAT16},
+        {"n=1024,k=1024,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16},
+        {"n=1000,k=2080,w=e2m1,group=32,scale=e8m0,bias=1", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16},
+        {"n=2048,k=4096,w=e2m1,a=bfloat16", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16},
     };
-    static const int64_t ms[] = {1, 7, 48, 200, 1024};
+    static const int64_t ms[] = {1, 7, 48, 200, 520};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         if (cases[i].a == HUM_DTYPE_FLOAT8_E4M3FN && !fp8)
             continue;

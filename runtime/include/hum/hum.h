@@ -462,10 +462,13 @@ hum_status hum_standard_validate(const hum_standard_weight *w);
  *  - optional bias, act-order (k_perm: each forward gathers A's columns into the weights' K
  *    order first, kernels/prep/permute_a.cu), any N and K (padded
  *    to multiples of 64 and 128 inside the layer), any M >= 1.
- *  - 8-bit activations: float8_e4m3fn A with float8_e4m3fn weights (sm_89 and newer), int8 A
- *    with uint8 weights (read as int8 around 128; sm_80 and newer); weight scales CHANNEL
- *    (any scale dtype, kept in float32) or TENSOR; K a multiple of 16; no zero point, no
- *    act-order; on both kernels (wgmma k32 on sm_90a).
+ *  - 8-bit activations: float8_e4m3fn A (sm_89 and newer) with float8_e4m3fn, uint4 (read
+ *    as integers around 8) or float4_e2m1 weights; int8 A (sm_80 and newer) with uint8 (read
+ *    as int8 around 128) or uint4 weights; weight scales CHANNEL (any scale dtype, kept in
+ *    float32) or TENSOR, and for float4_e2m1 with e4m3 A also e8m0 groups of a multiple of 32
+ *    along K (MXFP4: the groups' powers of two folded into the decoded codes, one float32
+ *    factor per column left); K a multiple of 16; no zero point, no act-order; on both
+ *    kernels (wgmma k32 on sm_90a). e4m3 products are added to float32 totals every 128 of K.
  * A combination outside this list fails at prepare time with HUM_ERR_UNSUPPORTED naming it.
  * On sm_90 the built-in policy runs the M ranges from 33 up on kernels/gemm/gemm_wgmma.cu (Hopper
  * warpgroup MMA, same prepared weights, same results to rounding) for the layers that kernel
@@ -519,7 +522,7 @@ typedef struct hum_layer_options {
     X(int64_t, group_size_n, INT, IN, "", "")                                                    \
     X(int32_t, zero_point, ENUM, IN, "", "none int float") /* a hum_zero_point_kind */          \
     X(int32_t, has_bias, BOOL, IN, "kBias", "")                                                  \
-    X(int32_t, act_order, BOOL, IN, "", "")              /* k_perm: A is permuted before the GEMM */ \
+    X(int32_t, act_order, BOOL, IN, "kActOrder", "")     /* k_perm: dense A is permuted first */ \
     X(int32_t, has_global_scale, BOOL, IN, "", "")                                               \
     X(int64_t, padded_n, INT, DERIVED, "kN", "")         /* N rounded up to 64 */                \
     X(int64_t, padded_k, INT, DERIVED, "kK", "")         /* K rounded up to 128 */               \
@@ -536,7 +539,7 @@ typedef struct hum_layer_options {
     X(int32_t, exp_compensation, INT, DERIVED, "", "")
 
 #define HUM_COMPUTE_CONFIG_FIELDS(X)                                                             \
-    /* how A rows map to experts: dense (the only type this build runs), MoE indexed (sorted     \
+    /* how A rows map to experts: dense, or a MoE expert GEMM (docs/moe.md): indexed (sorted   \
      * token ids), grouped contiguous (expert offsets), grouped masked (per-expert counts) */    \
     X(int32_t, gemm_type, ENUM, IN, "kGemmTypeId", "dense indexed grouped_contiguous grouped_masked") \
     X(int32_t, f16_accum, BOOL, IN, "kF16Accum", "")      /* accumulate in float16 */            \

@@ -134,7 +134,7 @@ hum_status hum_expert_gemm_forward(hum_layer *gemm, hum_workspace *ws, struct CU
         return hum_fail(HUM_ERR_INVALID_ARG, "%s: NULL %s", FN, !a ? "a" : "c");
     const hum_layer_config *cfg = &gemm->plan.config;
     int64_t lda, ldc;
-    if ((st = hum_layer_check_tensor(FN, a, "a", cfg->a_dtype, cfg->k, &lda)) != HUM_OK ||
+    if ((st = hum_layer_check_tensor(FN, a, "a", cfg->a_dtype, gemm->input_k, &lda)) != HUM_OK ||
         (st = hum_layer_check_tensor(FN, c, "c", cfg->c_dtype, cfg->n, &ldc)) != HUM_OK)
         return st;
     if (gemm->a_vector && (((uintptr_t)a->data | (uintptr_t)(lda * 2)) & 15))
@@ -154,7 +154,7 @@ hum_status hum_expert_gemm_forward(hum_layer *gemm, hum_workspace *ws, struct CU
     const hum_dispatch_entry *e = hum_dispatch_entry_for(t, hum_expert_gemm_rows(cfg, gemm->gemm_type, r->m, r->top_k));
     const hum_layer_buffers *b = &gemm->buf;
     hum_gemm_args args = {.a = a->data, .lda = lda, .b = b->weight, .b_scale = b->scale, .zero = b->zero,
-                          .bias = b->bias, .c = c->data, .ldc = ldc, .m = (int)r->m,
+                          .bias = b->bias, .k_perm = b->k_perm, .c = c->data, .ldc = ldc, .m = (int)r->m,
                           .out_factor = gemm->out_factor};
     int64_t blocks = 0;
     st = routing_args(gemm, r, e->block_m, a->shape[0], c->shape[0], &args, &blocks);

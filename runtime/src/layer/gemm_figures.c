@@ -13,14 +13,20 @@ int hum_gemm_a8(const hum_layer_config *c)
     return c->a_dtype == HUM_DTYPE_FLOAT8_E4M3FN || c->a_dtype == HUM_DTYPE_INT8;
 }
 
-int hum_gemm_scales_staged(const hum_layer_config *c)
+int hum_gemm_promotes(const hum_layer_config *c)
 {
-    return c->has_scale && !(hum_gemm_a8(c) && c->kernel_group >= c->padded_k);
+    return c->a_dtype == HUM_DTYPE_FLOAT8_E4M3FN;
 }
 
-int hum_gemm_scale_bytes(const hum_layer_config *c)
+int hum_gemm_fold_scales(const hum_layer_config *c)
 {
-    return hum_gemm_a8(c) ? 4 : 2;
+    return c->a_dtype == HUM_DTYPE_FLOAT8_E4M3FN && c->weight_float && c->weight_bits == 4 && c->has_scale &&
+           c->kernel_group < c->padded_k && c->scale_dtype == HUM_DTYPE_FLOAT8_E8M0 && c->kernel_group % 32 == 0;
+}
+
+int hum_gemm_scales_staged(const hum_layer_config *c)
+{
+    return c->has_scale && (!hum_gemm_a8(c) || hum_gemm_fold_scales(c));
 }
 
 int64_t hum_gemm_pipeline_bytes(const hum_gemm_variant *v)
@@ -30,7 +36,7 @@ int64_t hum_gemm_pipeline_bytes(const hum_gemm_variant *v)
     const int64_t rows = c->kernel_group >= t->block_k ? 1 : t->block_k / c->kernel_group;
     const int64_t a = (int64_t)t->block_m * t->block_k * (hum_gemm_a8(c) ? 1 : 2);
     const int64_t b = (int64_t)t->block_k / 16 * (t->block_n / 64) * 32 * c->weight_bits * 4;
-    const int64_t s = hum_gemm_scales_staged(c) ? rows * t->block_n * hum_gemm_scale_bytes(c) : 0;
+    const int64_t s = hum_gemm_scales_staged(c) ? rows * t->block_n * 2 : 0;
     const int64_t z = c->has_zero_point ? rows * t->block_n * 2 : 0;
     const int64_t red = (int64_t)(t->block_k / t->warp_k - 1) * t->block_m * t->block_n * 4;
     return t->stages * (a + b + s + z) + red;

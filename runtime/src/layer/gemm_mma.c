@@ -14,6 +14,12 @@ void hum_gemm_mma_fit(const hum_layer_config *c, hum_tuning *t)
     const int min_warp_n = cont != c->weight_bits ? 64 : (64 / cont > 16 ? 64 / cont : 16);
     t->warp_n = t->warp_n > min_warp_n ? t->warp_n : min_warp_n;
     t->warp_n = t->warp_n < t->block_n ? t->warp_n : t->block_n;
+    /* promoted accumulators: more, narrower warps over the same block */
+    while (hum_gemm_promotes(c) && t->warp_m / 16 * t->warp_n / 8 * 4 > 64)
+        if (t->warp_n > min_warp_n && t->warp_n > 16)
+            t->warp_n /= 2;
+        else
+            t->warp_m /= 2;
 }
 
 hum_status hum_gemm_mma_check(const hum_gemm_variant *v)
@@ -26,5 +32,11 @@ hum_status hum_gemm_mma_check(const hum_gemm_variant *v)
                         warp_n, bits, cont);
     if (cont != bits && warp_n % 64 != 0)
         return hum_fail(HUM_ERR_UNSUPPORTED, "%d-bit weights need warp N a multiple of 64 (got %d)", bits, warp_n);
+    const int acc = v->tuning->warp_m / 16 * warp_n / 8 * 4;
+    if (hum_gemm_promotes(v->layer) && acc > 64)
+        return hum_fail(HUM_ERR_UNSUPPORTED,
+                        "warp tile %dx%d: %d accumulators per thread, at most 64 when they are promoted (%s "
+                        "activations)",
+                        v->tuning->warp_m, warp_n, acc, hum_dtype_name(v->layer->a_dtype));
     return HUM_OK;
 }

@@ -76,9 +76,11 @@ static hum_status check_policy_values(const hum_tuning *t)
 
 /* What 8-bit activations run on: the k32 tensor-core products (mma.sync m16n8k32 with int8 from
  * sm_80 and e4m3 from sm_89, wgmma k32 on sm_90a) of 8-bit weights of the same kind (e4m3 x
- * e4m3; int8 x uint8 codes around the midpoint 128), A in 16-byte chunks (K a multiple of 16),
- * the weight's scales per channel or per tensor and the activations' per token or per tensor
- * (all applied to the float accumulators), no zero point, no act-order. */
+ * e4m3; int8 x uint8 codes around the midpoint 128) or of 4-bit codes decoded to it in
+ * registers (W4A8: uint4 around 8; e2m1 with e4m3), A in 16-byte chunks (K a multiple of 16),
+ * the weight's scales per channel or per tensor, or MXFP4's e8m0 groups folded into the codes
+ * (hum_gemm_fold_scales), and the activations' per token or per tensor (all applied to the
+ * float accumulators), no zero point, no act-order. */
 static hum_status a_type_rule(const hum_layer_config *c, const char *arch)
 {
     if (!hum_gemm_a8(c))
@@ -87,18 +89,22 @@ static hum_status a_type_rule(const hum_layer_config *c, const char *arch)
     const int fp8 = c->a_dtype == HUM_DTYPE_FLOAT8_E4M3FN, need = fp8 ? 89 : 80;
     RULE(HUM_ERR_UNSUPPORTED, !arch || strncmp(arch, "sm_", 3) != 0 || atoi(arch + 3) >= need,
          "%s activations need sm_%d or newer (the target is %s)", a, need, arch);
-    RULE(HUM_ERR_UNSUPPORTED, fp8 ? c->weight_dtype == HUM_DTYPE_FLOAT8_E4M3FN : c->weight_dtype == HUM_DTYPE_UINT8,
-         "%s weights with %s activations (expected %s weights)", hum_dtype_name(c->weight_dtype), a,
-         fp8 ? "float8_e4m3fn" : "uint8");
+    RULE(HUM_ERR_UNSUPPORTED,
+         c->weight_dtype == HUM_DTYPE_UINT4 ||
+             (fp8 ? c->weight_dtype == HUM_DTYPE_FLOAT8_E4M3FN || c->weight_dtype == HUM_DTYPE_FLOAT4_E2M1
+                  : c->weight_dtype == HUM_DTYPE_UINT8),
+         "%s weights with %s activations (expected %s or uint4 weights)", hum_dtype_name(c->weight_dtype), a,
+         fp8 ? "float8_e4m3fn, float4_e2m1" : "uint8");
     RULE(HUM_ERR_UNSUPPORTED, c->num_experts == 0, "%s activations with %lld experts (dense layers only)", a,
          (long long)c->num_experts);
     RULE(HUM_ERR_UNSUPPORTED, !c->has_zero_point && !c->act_order, "%s with %s activations",
          c->act_order ? "act-order" : "a zero point", a);
     RULE(HUM_ERR_UNSUPPORTED, c->k % 16 == 0, "K = %lld with %s activations (expected a multiple of 16)",
          (long long)c->k, a);
-    RULE(HUM_ERR_UNSUPPORTED, !c->has_scale || c->kernel_group >= c->padded_k,
-         "weight scales in groups of %lld along K with %s activations (expected per channel or per tensor)",
-         (long long)c->kernel_group, a);
+    RULE(HUM_ERR_UNSUPPORTED, !c->has_scale || c->kernel_group >= c->padded_k || hum_gemm_fold_scales(c),
+         "%s weight scales in groups of %lld along K with %s activations (expected per channel or per tensor, "
+         "or e8m0 groups of a multiple of 32 with float4_e2m1 weights and float8_e4m3fn activations)",
+         hum_dtype_name(c->scale_dtype), (long long)c->kernel_group, a);
     RULE(HUM_ERR_UNSUPPORTED, c->a_group == 0, "activation scales in groups of %lld along K (expected one per row)",
          (long long)c->a_group);
     return HUM_OK;
@@ -133,9 +139,8 @@ hum_status hum_gemm_variant_check(const hum_gemm_variant *v, const char *arch)
     RULE(HUM_ERR_UNSUPPORTED, (type == HUM_GEMM_DENSE) == (c->num_experts == 0),
          "GEMM type %s with %lld experts: the dense type has none, the MoE types at least one", gemm_type_name(type),
          (long long)c->num_experts);
-    RULE(HUM_ERR_UNSUPPORTED, type == HUM_GEMM_DENSE || (!c->act_order && !c->has_global_scale),
-         "%s expert GEMM with %s: the expert GEMMs take neither act-order experts nor global scales yet",
-         gemm_type_name(type), c->act_order ? "act-order" : "a global scale");
+    RULE(HUM_ERR_UNSUPPORTED, type == HUM_GEMM_DENSE || !c->has_global_scale,
+         "%s expert GEMM with a global scale: the expert GEMMs take no global scales yet", gemm_type_name(type));
     RULE(HUM_ERR_UNSUPPORTED, !v->compute->f16_accum, "float16 accumulation: the GEMM kernels accumulate in float32");
     RULE(HUM_ERR_UNSUPPORTED, c->weight_bits >= 1 && c->weight_bits <= 8, "weight width %d bits (expected 1..8)",
          c->weight_bits);
@@ -162,7 +167,9 @@ hum_status hum_gemm_variant_check(const hum_gemm_variant *v, const char *arch)
          t->warp_k);
     const int32_t threads = hum_gemm_threads(v);
     RULE(HUM_ERR_UNSUPPORTED, threads <= 1024, "%d threads per CTA (at most 1024)", threads);
-    const int gather = c->k % 8 != 0; /* act-order layers' A is permuted before the GEMM */
+    /* element loads: rows that are not 16-byte multiples, and act-order experts' columns (a
+     * dense act-order layer's A is permuted before the GEMM) */
+    const int gather = c->k % 8 != 0 || (c->act_order && v->compute->gemm_type != HUM_GEMM_DENSE);
     RULE(HUM_ERR_UNSUPPORTED, !gather || (int64_t)t->block_m * t->block_k % threads == 0,
          "gathered activation tile %dx%d does not split over %d threads", t->block_m, t->block_k, threads);
     return HUM_OK;

@@ -26,11 +26,17 @@ hum_status hum_gemm_kernel_takes(int32_t kernel, const hum_layer_config *c, cons
 /* Whether the layer's A is 8-bit (float8_e4m3fn or int8, hum_layer_options): its products are
  * the k32 MMAs on 8-bit B, its scales and the weight's multiply the float accumulators. */
 int hum_gemm_a8(const hum_layer_config *c);
-/* Whether the weight's scale rows stream through the pipeline with the codes (all but the
- * channel scales of 8-bit A, which the epilogue reads), and the bytes of one prepared scale
- * (the activation type, float32 for 8-bit A). */
+/* Whether e4m3 A's group scales are folded into the decoded codes (4-bit float codes with e8m0
+ * scales in groups of a multiple of 32 along K, MXFP4): float16 rows of each group's power of
+ * two relative to its column's factor, which the epilogue applies. */
+int hum_gemm_fold_scales(const hum_layer_config *c);
+/* Whether the accumulators are added to float32 totals every 128 of K (e4m3 products: the
+ * tensor cores accumulate them with fewer bits than float32), which doubles the accumulator
+ * registers: the families keep at most 64 accumulators per thread then. */
+int hum_gemm_promotes(const hum_layer_config *c);
+/* Whether the weight's scale rows stream through the pipeline with the codes: 16-bit A's, and
+ * 8-bit A's folded group scales (its channel factors are read in the epilogue). */
 int hum_gemm_scales_staged(const hum_layer_config *c);
-int hum_gemm_scale_bytes(const hum_layer_config *c);
 
 /* Threads per CTA of the variant. */
 int32_t hum_gemm_threads(const hum_gemm_variant *v);

@@ -11,18 +11,22 @@
 
 hum_status hum_gemm_wgmma_takes(const hum_layer_config *c, const hum_compute_config *compute)
 {
-    (void)compute;
     RULE(c->k % 8 == 0, "K %lld is not a multiple of 8", (long long)c->k);
+    RULE(!c->act_order || compute->gemm_type == HUM_GEMM_DENSE,
+         "act-order experts (their columns are gathered per expert, on mma.sync)");
     return HUM_OK;
 }
 
 void hum_gemm_wgmma_fit(const hum_layer_config *c, hum_tuning *t)
 {
-    (void)c;
+    if (hum_gemm_promotes(c) && t->block_m > 128) /* promoted accumulators: at most 64 */
+        t->block_m = 128;
     t->warp_m = t->block_m;
     t->warp_k = t->block_k;
     t->warp_n = t->warp_n < t->block_n / 4 ? t->warp_n : t->block_n / 4;
     t->warp_n = t->warp_n > 16 ? t->warp_n : 16;
+    if (hum_gemm_promotes(c) && t->warp_n / 16 * t->block_m > 128)
+        t->warp_n = 16;
 }
 
 hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v)
@@ -42,6 +46,10 @@ hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v)
          "warp_n %d, block_m %d, block_n %d: at most 2 slabs (warp_n 32), 128 accumulators (warp_n / 16 * "
          "block_m <= 256) and 2 warpgroups (block_n / warp_n <= 8) per thread",
          t->warp_n, t->block_m, t->block_n);
+    RULE(!hum_gemm_promotes(v->layer) || t->warp_n / 16 * t->block_m <= 128,
+         "warp_n %d, block_m %d: at most 64 accumulators per thread (warp_n / 16 * block_m <= 128) when they are "
+         "promoted (%s activations)",
+         t->warp_n, t->block_m, hum_dtype_name(v->layer->a_dtype));
     const int64_t tile = (int64_t)t->block_m * (t->block_n * 2 + 16);
     const int64_t pipeline = hum_gemm_pipeline_bytes(v);
     RULE(tile <= pipeline, "the %lld-byte epilogue tile exceeds the %lld bytes of the pipeline", (long long)tile,

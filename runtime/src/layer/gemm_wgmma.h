@@ -20,13 +20,14 @@ hum_status hum_gemm_wgmma_takes(const hum_layer_config *c, const hum_compute_con
 
 /* Tunings: warp_m = block_m in {16, 32, 64, 128, 192, 256}; warp_k = block_k; one or two whole
  * warpgroups (block_n / warp_n 4 or 8) of one or two slabs (warp_n 16 or 32) and at most 128
- * accumulators per thread (warp_n / 16 * block_m <= 256); the epilogue tile within the
- * pipeline's shared memory (block_m * (2 * block_n + 16) bytes). HUM_ERR_UNSUPPORTED naming the
- * rule. */
+ * accumulators per thread (warp_n / 16 * block_m <= 256; 64 when they are promoted,
+ * hum_gemm_promotes); the epilogue tile within the pipeline's shared memory (block_m * (2 *
+ * block_n + 16) bytes). HUM_ERR_UNSUPPORTED naming the rule. */
 hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v);
 
 /* Fitting a policy's tuning: a warp spans the whole block in M and K; warp N at most block N / 4
- * (whole warpgroups in a narrower block N) and at least 16. */
+ * (whole warpgroups in a narrower block N) and at least 16; promoted accumulators
+ * (hum_gemm_promotes) at most 64 per thread: block M at most 128, one slab above block M 64. */
 void hum_gemm_wgmma_fit(const hum_layer_config *c, hum_tuning *t);
 
 #endif

@@ -45,9 +45,10 @@ typedef struct hum_dispatch_table {
 /* Device buffers of a prepared layer (kernel arguments; NULL when unused). */
 typedef struct hum_layer_buffers {
     void *weight;   /* repacked codes */
-    void *scale;    /* [scale_rows][padded_n] activation dtype, permuted */
+    void *scale;    /* [scale_rows][padded_n] activation dtype (float16 for 8-bit A), permuted */
     void *zero;     /* same layout */
     void *bias;     /* float32 [padded_n] */
+    void *col_scale; /* 8-bit A: float32 [padded_n], the weight's factor of each column */
     void *k_perm;   /* int32 [k]: act-order, A's column of each prepared K row */
     int64_t bytes;
 } hum_layer_buffers;
@@ -169,9 +170,16 @@ void hum_layer_retire(hum_layer *layer);
  * layer and why). The caller holds the Lua lock. */
 hum_status hum_layers_reload_locked(hum_runtime *rt);
 
+/* Whether forwards permute A into the weights' K order before the GEMM (a dense act-order
+ * layer; act-order experts gather their columns in the GEMM, kernels/gemm/load_a.cuh). */
+static inline int hum_plan_permutes_a(const hum_layer_plan *plan)
+{
+    return plan->config.act_order && plan->compute.gemm_type == HUM_GEMM_DENSE;
+}
+
 /* Compiles the kernel of every planned entry for plan->arch through the runtime's cache, and
- * for an act-order layer the A permutation kernel (kernels/prep/permute_a.cu) after them:
- * results[plan->entry_count (+ 1)] are filled (free each with hum_jit_result_free) on success;
+ * for a layer that permutes A (hum_plan_permutes_a) the permutation kernel
+ * (kernels/prep/permute_a.cu) after them: results[plan->entry_count (+ 1)] are filled (free each with hum_jit_result_free) on success;
  * compile_ms, compiled and cached describe the run. */
 enum { HUM_LAYER_MAX_KERNELS = HUM_LAYER_MAX_ENTRIES + 1 };
 hum_status hum_layer_compile_entries(hum_runtime *rt, const hum_layer_plan *plan, hum_jit_result *results,

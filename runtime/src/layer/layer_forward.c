@@ -105,7 +105,7 @@ static hum_status launch_gemm(const hum_layer *layer, const hum_dispatch_table *
     const hum_layer_buffers *b = &layer->buf;
     /* k_perm stays NULL: an act-order A arrives permuted (launch_permute) */
     hum_gemm_args args = {.a = a, .a_scale = a_scale, .lda = lda, .a_scale_ld = a_scale_ld, .b = b->weight,
-                          .b_scale = b->scale, .zero = b->zero, .bias = b->bias, .c = c, .ldc = ldc, .m = (int)m,
+                          .b_scale = b->scale, .zero = b->zero, .bias = b->bias, .col_scale = b->col_scale, .c = c, .ldc = ldc, .m = (int)m,
                           .out_factor = layer->out_factor};
     hum_status st;
     if (e->family->bind &&

@@ -146,8 +146,9 @@ hum_status hum_layer_compile_entries(hum_runtime *rt, const hum_layer_plan *plan
             return hum_fail_context(st, "dispatch entry %d (M %lld..%lld)", i, (long long)plan->entries[i].m_min,
                                     (long long)plan->entries[i].m_max);
     }
-    const int32_t count = plan->entry_count + (plan->config.act_order ? 1 : 0);
-    if (plan->config.act_order) {
+    const int permutes = hum_plan_permutes_a(plan);
+    const int32_t count = plan->entry_count + permutes;
+    if (permutes) {
         reqs[plan->entry_count].source = "kernels/prep/permute_a.cu";
         reqs[plan->entry_count].kernel_name = "hum_permute_a";
         reqs[plan->entry_count].arch = plan->arch;
@@ -187,7 +188,7 @@ static hum_status compile_and_load(prepare_tasks *p)
     const double t0 = hum_layer_now_ms();
     if (st == HUM_OK)
         st = hum_dispatch_table_build(p->dev, p->plan, results, &p->table);
-    if (st == HUM_OK && p->plan->config.act_order)
+    if (st == HUM_OK && hum_plan_permutes_a(p->plan))
         st = hum_kernel_load(p->dev->ordinal, &results[p->plan->entry_count], 0, &p->permute);
     p->layer->load_ms = hum_layer_now_ms() - t0;
     for (int32_t i = 0; i < HUM_LAYER_MAX_KERNELS; i++)

@@ -19,6 +19,7 @@ void hum_layer_buffers_free(hum_layer_buffers *buf)
     hum_device_free(buf->scale);
     hum_device_free(buf->zero);
     hum_device_free(buf->bias);
+    hum_device_free(buf->col_scale);
     hum_device_free(buf->k_perm);
     memset(buf, 0, sizeof *buf);
 }
@@ -175,22 +176,45 @@ static hum_status prep_weight(const prep_kernels *k, int32_t ordinal, const hum_
     return st;
 }
 
-/* The one scale of each column of 8-bit A's weight (the epilogue multiplies the accumulators by
- * it): float32 [padded_n] in column order, zeros past N; a scale row shared by row_group
- * columns (BLOCK) serves each of them. */
-static hum_status prep_channel_scales(int32_t ordinal, const hum_layer_config *c, const hum_standard_weight *w,
-                                      int64_t row_group, hum_layer_buffers *buf)
+/* 8-bit A's weight scales: the float32 factor of each column (col_scale, zeros past N; a BLOCK
+ * scale row serves its row_group columns) and, when folded (hum_gemm_fold_scales), float16 rows
+ * of each e8m0 group's power of two relative to it. A column's factor is 2^(its largest group
+ * exponent - 6): relative exponents are at most 6, so that e2m1 codes times them are exact e4m3
+ * values (6 x 2^6 <= 448), down to groups 2^14 below the largest (e4m3's smallest subnormal). */
+static hum_status prep_a8_scales(const prep_kernels *k, int32_t ordinal, const hum_layer_config *c,
+                                 const hum_standard_weight *w, const hum_standard_view *view, hum_layer_buffers *buf)
 {
-    const int64_t rows = (c->n + row_group - 1) / row_group;
+    const int64_t rows = view->scale_rows, groups = view->scale_cols;
+    const int fold = hum_gemm_fold_scales(c);
     float *f = calloc((size_t)c->padded_n, sizeof *f), *r = malloc((size_t)rows * sizeof *r);
-    hum_status st = f && r ? hum_dtype_to_float(w->scale_dtype, w->scale.data, rows, r)
-                           : hum_fail(HUM_ERR_OUT_OF_MEMORY, "scales of %lld columns", (long long)c->padded_n);
+    uint8_t *rel = fold ? malloc((size_t)(rows * groups)) : NULL;
+    hum_status st = f && r && (rel || !fold) ? HUM_OK
+                                            : hum_fail(HUM_ERR_OUT_OF_MEMORY, "scales of %lld columns",
+                                                       (long long)c->padded_n);
+    for (int64_t i = 0; st == HUM_OK && fold && i < rows; i++) {
+        const uint8_t *e = (const uint8_t *)w->scale.data + i * groups;
+        int top = 0;
+        for (int64_t g = 0; g < groups; g++)
+            top = e[g] > top ? e[g] : top;
+        for (int64_t g = 0; g < groups; g++)
+            rel[i * groups + g] = (uint8_t)(e[g] + 133 - top > 0 ? e[g] + 133 - top : 0); /* 2^(e - top + 6) */
+        r[i] = (float)ldexp(1.0, top - 133);
+    }
+    if (st == HUM_OK && !fold)
+        st = hum_dtype_to_float(w->scale_dtype, w->scale.data, rows, r);
     for (int64_t n = 0; st == HUM_OK && n < c->n; n++)
-        f[n] = r[n / row_group];
+        f[n] = r[n / view->row_group];
     if (st == HUM_OK)
-        st = upload(ordinal, f, (size_t)c->padded_n * sizeof *f, &buf->scale, &buf->bytes);
+        st = upload(ordinal, f, (size_t)c->padded_n * sizeof *f, &buf->col_scale, &buf->bytes);
+    if (st == HUM_OK && fold) {
+        hum_tensor t = w->scale;
+        t.data = rel;
+        st = prep_params(k, ordinal, c, 1, &t, HUM_DTYPE_FLOAT8_E8M0, 0, groups, view->row_group, 0, &buf->scale,
+                         &buf->bytes);
+    }
     free(f);
     free(r);
+    free(rel);
     return st;
 }
 
@@ -210,6 +234,7 @@ static hum_status prep_bias(int32_t ordinal, const hum_layer_config *c, int64_t 
     free(f);
     return st;
 }
+
 
 hum_status hum_layer_upload(hum_layer *layer, int32_t ordinal, hum_layer_buffers *buf)
 {
@@ -246,8 +271,8 @@ hum_status hum_layer_upload(hum_layer *layer, int32_t ordinal, hum_layer_buffers
         return st;
     memset(buf, 0, sizeof *buf);
     st = prep_weight(&k, ordinal, c, E, w, view.row_words, buf);
-    if (st == HUM_OK && c->has_scale && !hum_gemm_scales_staged(c))
-        st = prep_channel_scales(ordinal, c, w, view.row_group, buf);
+    if (st == HUM_OK && c->has_scale && hum_gemm_a8(c))
+        st = prep_a8_scales(&k, ordinal, c, w, &view, buf);
     else if (st == HUM_OK && c->has_scale)
         st = prep_params(&k, ordinal, c, E, &w->scale, w->scale_dtype, 0, view.scale_cols, view.row_group, x,
                          &buf->scale, &buf->bytes);
@@ -259,7 +284,7 @@ hum_status hum_layer_upload(hum_layer *layer, int32_t ordinal, hum_layer_buffers
     if (st == HUM_OK && c->has_bias)
         st = prep_bias(ordinal, c, E, &w->bias, buf);
     if (st == HUM_OK && c->act_order)
-        st = upload(ordinal, w->k_perm.data, (size_t)c->k * 4, &buf->k_perm, &buf->bytes);
+        st = upload(ordinal, w->k_perm.data, (size_t)(E * c->k) * 4, &buf->k_perm, &buf->bytes); /* [E][K'] */
     hum_kernel_destroy(k.repack);
     hum_kernel_destroy(k.params);
     if (st != HUM_OK) {

@@ -42,10 +42,13 @@ hum_status hum_moe_align_load(int32_t ordinal, const hum_jit_result results[HUM_
 
 static int64_t round_up(int64_t v) { return (v + ALIGN - 1) / ALIGN * ALIGN; }
 
+/* expert_ids get a slot per row, not per block: the layout of a smaller block_m (more blocks,
+ * fewer rows) then fits where one of block_m was sized, as capacity / b <= capacity(block_m)
+ * for every b <= block_m. */
 int64_t hum_moe_route_bytes(int64_t numel, int32_t e_local, int32_t block_m)
 {
     const int64_t rows = hum_moe_align_rows(numel, e_local, block_m);
-    return round_up(rows * 4) + round_up(rows / block_m * 4) + round_up((e_local + 1) * 4) + ALIGN +
+    return 2 * round_up(rows * 4) + round_up((e_local + 1) * 4) + ALIGN +
            round_up((int64_t)HUM_MOE_ALIGN_CHUNKS * e_local * 4);
 }
 
@@ -56,7 +59,7 @@ void hum_moe_route_place(void *base, int64_t numel, int32_t e_local, int32_t blo
     out->sorted = (int32_t *)p;
     p += round_up(rows * 4);
     out->expert_ids = (int32_t *)p;
-    p += round_up(rows / block_m * 4);
+    p += round_up(rows * 4);
     out->offsets = (int32_t *)p;
     p += round_up((e_local + 1) * 4);
     out->post_padded = (int32_t *)p;

@@ -32,7 +32,8 @@ hum_status hum_moe_align_load(int32_t ordinal, const hum_jit_result results[HUM_
 void hum_moe_align_unload(hum_moe_align_kernels *k);
 
 /* Bytes of the layout's arrays for `numel` slots (each array 256-byte aligned), and the
- * arrays placed from `base`. numel and e_local as the forward checked them. */
+ * arrays placed from `base`: the arrays of any block_m up to the one sized for fit in those
+ * bytes. numel and e_local as the forward checked them. */
 int64_t hum_moe_route_bytes(int64_t numel, int32_t e_local, int32_t block_m);
 void hum_moe_route_place(void *base, int64_t numel, int32_t e_local, int32_t block_m, hum_moe_route *out);
 

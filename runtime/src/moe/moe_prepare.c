@@ -244,9 +244,15 @@ hum_status hum_moe_compile(hum_runtime *rt, const hum_standard_weight *w13, cons
         return hum_fail_context(st, "hum_moe_compile");
     hum_layer_plan plans[2];
     memset(plans, 0, sizeof plans);
-    hum_layer_plan_inputs(&moe->w13, moe->activation_dtype, &plans[0]);
-    hum_layer_plan_inputs(&moe->w2, moe->activation_dtype, &plans[1]);
-    st = compile_layer(moe, plans, arch, out);
+    const hum_layer_options lo = {.activation_dtype = moe->activation_dtype};
+    const hum_standard_weight *w[2] = {&moe->w13, &moe->w2};
+    for (int i = 0; st == HUM_OK && i < 2; i++) {
+        hum_layer_types types;
+        if ((st = hum_layer_check_weight(w[i], &lo, HUM_GEMM_MOE_INDEXED, &types)) == HUM_OK)
+            hum_layer_plan_inputs(w[i], &types, &plans[i]);
+    }
+    if (st == HUM_OK)
+        st = compile_layer(moe, plans, arch, out);
     hum_moe_destroy(moe);
     return st == HUM_OK ? HUM_OK : hum_fail_context(st, "hum_moe_compile for %s", arch);
 }
