@@ -388,7 +388,9 @@ void hum_standard_free(hum_standard_weight *w);
  *    is the identity).
  *  - experts (expert parallelism, MoE weights only): the checkpoint's expert ids this rank
  *    holds, in the order the shard stores them (any subset, no repeats; the host's expert
- *    map sends expert experts[i] to local expert i). Combines with COLUMN / ROW.
+ *    map sends expert experts[i] to local expert i). Combines with COLUMN / ROW. Loading a
+ *    shard (hum_layer_load_shard, hum_layer_options.shard) converts only these experts: the
+ *    modules of a checkpoint that stores one per expert, the slices of fused 3-D tensors.
  * world 1 (or NONE with no experts) gives a copy.
  */
 typedef enum hum_shard_dim {
