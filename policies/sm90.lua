@@ -38,16 +38,21 @@ return {
   tunings = function(device, layer, overrides, compute)
     -- Expert GEMMs (docs/moe.md): M counts rows per expert, and a MoE layer's gate/up and down
     -- GEMMs share one align, so block_m follows M alone (16, 32, 64, 128), whichever family
-    -- runs (act-order experts run mma.sync). Routed rows spread unevenly over the experts:
-    -- block M stops at 128, past which the padding of each expert's last block costs more than
-    -- the larger tile saves.
+    -- runs (act-order experts run mma.sync). Qwen3-30B-A3B gate/up on the H200 (moegemm-2,
+    -- GEMM-only): two CTAs per SM from 2 rows per expert (M = 128: 91 against 110 us, M = 1 keeps
+    -- one: 18 against 21), 128 x 256 x 64 tiles above 64 rows (M = 4096: 539 against 645 us
+    -- for 128 x 128 x 128, 1391 for 256-row blocks, whose padding per expert costs more than the
+    -- larger tile saves).
     if compute and compute.gemm_type ~= "dense" then
       local w = layer.kernels.wgmma
+      local wide = mma(128, 256, 64, 128, 32, 64, 4)
+      wide.kernel = "wgmma"
       return ranges({
-        { 16, mma(16, 128, 256, 16, 32, 128, 4) },
+        { 1, mma(16, 128, 256, 16, 32, 128, 4) },
+        { 16, mma(16, 128, 256, 16, 32, 128, 4, 2) },
         { 32, w and wgmma(32, 256, 5) or mma(32, 128, 256, 32, 32, 64, 4) },
         { 64, w and wgmma(64, 256, 4) or mma(64, 128, 256, 64, 32, 128, 3) },
-        { math.huge, w and wgmma(128, 128, 4) or mma(128, 256, 128, 64, 64, 128, 4) },
+        { math.huge, w and wide or mma(128, 256, 128, 64, 64, 128, 4) },
       })
     end
     if layer.kernels.wgmma then

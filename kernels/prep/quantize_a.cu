@@ -10,7 +10,8 @@
 // over blockIdx.x. blockIdx.y walks the rows. Rows that are not 16-byte aligned (K % 8, odd
 // strides) are read element by element, and q's rows unless 8-byte aligned are written so.
 //
-// Launch: block 256 threads; grid x = 1 per token, else ceil(kq / 2048); any y >= 1.
+// Launch: block 256 threads; grid x = 1 per token, else ceil(kq / 2048); any y >= 1. On sm_90
+// the GEMM after it may be launched to overlap its tail (ptx/griddep.cuh).
 #include "common.cuh"
 #include "contract/quantize_args.h"
 #include "numerics/encode.cuh"
@@ -114,8 +115,7 @@ HUM_DEV float cta_max(float x, float *red)
 extern "C" __global__ void __launch_bounds__(kThreads) hum_quantize_a(const __grid_constant__ hum_quantize_args p)
 {
     __shared__ float red[kThreads / 32];
-    grid_dependency_wait();    // A may be what the previous kernel of the stream wrote
-    grid_dependents_launch();  // the GEMM may take its place on the SMs now and wait there
+    grid_dependency_wait();  // A may be what the previous kernel of the stream wrote
     const float max = p.int8 ? enc::kInt8Max : enc::kE4m3Max;
     const bool vec_a = ((reinterpret_cast<unsigned long long>(p.a) | static_cast<unsigned long long>(p.lda) * 2) & 15) == 0;
     const bool vec_q = ((reinterpret_cast<unsigned long long>(p.q) | static_cast<unsigned long long>(p.ldq)) & 7) == 0;
@@ -168,4 +168,7 @@ extern "C" __global__ void __launch_bounds__(kThreads) hum_quantize_a(const __gr
         }
         store8(p, q, j0, vec_q, v, inv);
     }
+    // the GEMM that reads q may be scheduled now; triggered at the end, not the start, so that
+    // its waiting CTAs do not hold SMs this kernel still needs
+    grid_dependents_launch();
 }

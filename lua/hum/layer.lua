@@ -9,6 +9,7 @@ local hum = require("hum")
 local policy = require("hum.policy")
 local fields = require("hum.fields")
 local dispatch = require("hum.dispatch")
+local activation = require("hum.activation")
 
 local layer = {}
 
@@ -61,16 +62,8 @@ function layer.config(c, sm, gemm_type)
   if not a8 and act.code ~= tonumber(hum.C.HUM_DTYPE_FLOAT16) and act.code ~= tonumber(hum.C.HUM_DTYPE_BFLOAT16) then
     unsupported("%s activations (expected float16, bfloat16, float8_e4m3fn or int8)", act.name)
   end
-  -- The deployment's activation override names the type the layer computes in. This build's
-  -- kernels compute in the 16-bit type the host passes; an override asking for anything else
-  -- (activations quantized to e4m3, int8, mxfp8 ... by hum) is refused rather than ignored.
-  local section = tonumber(c.num_experts) > 0 and "moe" or "linear"
-  local wanted = policy.override(section .. ".activation")
-  if wanted ~= nil and wanted ~= act.name then
-    unsupported("the deployment override %s.activation = %s: this build runs %s layers in the activation dtype "
-      .. "the host passes (here %s); kernels that quantize activations to %s are not part of it", section, wanted,
-      section == "moe" and "MoE" or "dense", act.name, wanted)
-  end
+  -- (which type that is, the deployment override and the checkpoint's scheme included, was
+  -- decided before: lua/hum/activation.lua)
   if not a8 and c.c_dtype ~= c.a_dtype then
     unsupported("%s output with %s activations: the kernels write C in the activation dtype", dtype(c.c_dtype).name,
       act.name)
@@ -161,6 +154,23 @@ end
 -- the layer on the plan's arch, and the ComputeConfig table.
 function layer.inputs(plan)
   local device = layer.target(plan)
+  -- the activation type first: a candidate runs when its config checks and a family takes it
+  local note = activation.decide(plan.config, function()
+    local ok, err = pcall(layer.config, plan.config, device.sm, tonumber(plan.compute.gemm_type))
+    if not ok then return false, hum.message(err) end
+    -- the first family's rule names the reason (the others' are "runs on sm_90a only" and such)
+    local why
+    for _, f in ipairs(fields.list("tuning")) do
+      if f.name == "kernel" then
+        for code = 1, #f.names do
+          if hum.C.hum_layer_kernel_takes(plan.config, plan.compute, code - 1, plan.arch) == 0 then return true end
+          why = why or ffi.string(hum.C.hum_last_error())
+        end
+      end
+    end
+    return false, why
+  end)
+  if note then ffi.copy(plan.activation, note:sub(1, ffi.sizeof(plan.activation) - 1)) end
   local cfg = layer.config(plan.config, device.sm, tonumber(plan.compute.gemm_type))
   cfg.kernels = kernels(plan)
   return device, cfg, fields.to_table("compute", plan.compute)

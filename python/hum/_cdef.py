@@ -38,7 +38,7 @@ typedef struct hum_device_info { char name[256]; int32_t ordinal; int32_t sm_maj
     int64_t max_smem_per_block_optin; int64_t l2_bytes; int64_t total_memory_bytes; int32_t driver_version; }
     hum_device_info;
 typedef struct hum_layer_config { int64_t n; int64_t k; int64_t num_experts; hum_dtype a_dtype; hum_dtype c_dtype;
-    int64_t a_group; hum_dtype weight_dtype; hum_dtype param_dtype; hum_dtype scale_dtype; hum_scale_type scale_type; int64_t group_size;
+    int64_t a_group; int32_t a_scale; int32_t a_fixed; hum_dtype weight_dtype; hum_dtype param_dtype; hum_dtype scale_dtype; hum_scale_type scale_type; int64_t group_size;
     int64_t group_size_n; int32_t zero_point; int32_t has_bias; int32_t act_order; int32_t has_global_scale; int64_t
     padded_n; int64_t padded_k; int64_t kernel_group; int64_t scale_rows; int32_t has_scale; int32_t has_zero_point;
     int32_t weight_float; int32_t weight_bits; int32_t weight_exp; int32_t exp_compensation; } hum_layer_config;

@@ -17,6 +17,35 @@ hum_status bench_enqueue_cublas(void *call, CUstream stream)
     return bench_cublas_gemm(b->cublas, stream, b->dtype, b->m, b->n, b->k, b->a, b->w, b->c);
 }
 
+hum_status bench_enqueue_cublaslt(void *call, CUstream stream)
+{
+    bench_cublaslt_call *b = call;
+    return bench_cublaslt_fp8_gemm(b->lt, stream, b->out, b->m, b->n, b->k, b->a, b->w, b->scales, b->scales + 1,
+                                   b->c);
+}
+
+hum_status bench_fp8_buffer(int32_t ordinal, int64_t count, bench_rng *rng, void **out)
+{
+    enum { BLOCK = 1 << 20 };
+    *out = NULL;
+    uint8_t *block = malloc(BLOCK);
+    if (block == NULL)
+        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "the fp8 block");
+    for (int i = 0; i < BLOCK; i++) /* e4m3 codes of magnitude up to about 1, both signs */
+        block[i] = (uint8_t)(bench_rng_next(rng) % 0x38) | (uint8_t)(bench_rng_next(rng) & 0x80);
+    hum_status st = hum_device_alloc(ordinal, (size_t)count, out);
+    for (int64_t done = 0; st == HUM_OK && done < count; done += BLOCK) {
+        const int64_t len = count - done < BLOCK ? count - done : BLOCK;
+        st = hum_memcpy_htod((uint8_t *)*out + done, block, (size_t)len);
+    }
+    free(block);
+    if (st != HUM_OK) {
+        hum_device_free(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
 hum_status bench_dense_weight(int32_t ordinal, hum_dtype dtype, int64_t n, int64_t k, bench_rng *rng, void **out)
 {
     enum { BLOCK = 1 << 20 };

@@ -5,6 +5,7 @@
 
 #include "bench_check.h"
 #include "bench_cublas.h"
+#include "bench_cublaslt.h"
 
 #include <cuda.h>
 
@@ -25,6 +26,21 @@ typedef struct bench_cublas_call {
 } bench_cublas_call;
 /* bench_cublas_gemm of the call's operands. */
 hum_status bench_enqueue_cublas(void *call, CUstream stream);
+
+typedef struct bench_cublaslt_call {
+    bench_cublaslt *lt;
+    hum_dtype out;
+    int64_t m, n, k;
+    const void *a, *w;    /* device: e4m3 A [M][K], W [N][K] */
+    const float *scales;  /* device: two float32, A's and W's per-tensor scales */
+    void *c;
+} bench_cublaslt_call;
+/* bench_cublaslt_fp8_gemm of the call's operands. */
+hum_status bench_enqueue_cublaslt(void *call, CUstream stream);
+
+/* `count` random e4m3 codes (never NaN) in new device memory on `ordinal` (hum_device_free),
+ * a block of 2^20 repeated as bench_dense_weight does. */
+hum_status bench_fp8_buffer(int32_t ordinal, int64_t count, bench_rng *rng, void **out);
 
 /* The dense weight cuBLAS multiplies: N * K random 16-bit values of `dtype` in new device
  * memory on `ordinal` (free with hum_device_free). A block of 2^20 values is repeated: the

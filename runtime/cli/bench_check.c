@@ -146,3 +146,54 @@ hum_status bench_check_output(const hum_standard_weight *w, hum_dtype dtype, con
     free(ref);
     return st;
 }
+
+double bench_check_tolerance_quantized(hum_dtype c_dtype)
+{
+    return c_dtype == HUM_DTYPE_BFLOAT16 ? 4e-3 : 1e-3;
+}
+
+/* One row of A as the layer's GEMM sees it: codes times scales (float64, exact). */
+static hum_status dequantized_row(const hum_standard_weight *w, const hum_act_quant *how, hum_dtype dtype,
+                                  const uint16_t *a, int64_t k, uint8_t *codes, float *scales, double *out)
+{
+    const int64_t groups = how->scale == HUM_ACT_SCALE_GROUP ? (k + how->group - 1) / how->group : 1;
+    const float input_scale = how->scale == HUM_ACT_SCALE_TENSOR ? *(const float *)w->input_scale.data : 0.0f;
+    hum_tensor ta = {.data = (void *)a, .dtype = dtype, .rank = 2, .shape = {1, k}, .memory = HUM_MEMORY_HOST};
+    hum_tensor tq = {.data = codes, .dtype = how->dtype, .rank = 2, .shape = {1, k}, .memory = HUM_MEMORY_HOST};
+    hum_tensor ts = {.data = scales, .dtype = how->scale_dtype, .rank = 2, .shape = {1, groups},
+                     .memory = HUM_MEMORY_HOST};
+    hum_status st = hum_quantize_activations(&ta, how, input_scale, &tq, how->scale == HUM_ACT_SCALE_TENSOR ? NULL : &ts);
+    if (st == HUM_OK)
+        st = hum_dtype_decode(how->dtype, codes, k, out);
+    for (int64_t j = 0; st == HUM_OK && j < k; j++) {
+        if (how->scale == HUM_ACT_SCALE_TENSOR)
+            out[j] *= (double)input_scale;
+        else if (how->scale_dtype == HUM_DTYPE_FLOAT8_E8M0)
+            out[j] *= ldexp(1.0, (int)((const uint8_t *)scales)[j / how->group] - 127);
+        else
+            out[j] *= (double)scales[how->scale == HUM_ACT_SCALE_GROUP ? j / how->group : 0];
+    }
+    return st;
+}
+
+hum_status bench_check_reference_as(const hum_standard_weight *w, const hum_act_quant *how, hum_dtype dtype,
+                                    const uint16_t *a, const int64_t *rows, int64_t row_count, double *ref)
+{
+    if (how == NULL)
+        return bench_check_reference(w, dtype, a, rows, row_count, ref);
+    const int64_t k = w->k;
+    double *a_rows = calloc((size_t)(row_count * k + 1), sizeof *a_rows);
+    uint8_t *codes = malloc((size_t)k);
+    float *scales = malloc((size_t)k * sizeof *scales);
+    hum_status st = a_rows && codes && scales ? HUM_OK
+                                              : hum_fail(HUM_ERR_OUT_OF_MEMORY, "the reference of %lld rows of K = %lld",
+                                                         (long long)row_count, (long long)k);
+    for (int64_t r = 0; st == HUM_OK && r < row_count; r++)
+        st = dequantized_row(w, how, dtype, a + rows[r] * k, k, codes, scales, a_rows + r * k);
+    if (st == HUM_OK)
+        st = hum_reference_gemm(w, 0, a_rows, row_count, ref);
+    free(a_rows);
+    free(codes);
+    free(scales);
+    return st;
+}

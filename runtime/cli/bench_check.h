@@ -52,4 +52,15 @@ hum_status bench_check_against(hum_dtype dtype, int64_t n, const uint16_t *out, 
 /* The pass mark of a check with `dtype` activations: 1e-2 for float16, 2e-2 for bfloat16. */
 double bench_check_tolerance(hum_dtype dtype);
 
+/* bench_check_reference for a layer that quantizes its 16-bit activations (`how`, the layer's
+ * plan; input_scale: the weight's for HUM_ACT_SCALE_TENSOR): each listed row of `a` quantized
+ * as the layer does it (hum_quantize_activations), its codes times their scales in float64, then
+ * W applied: the layer and this reference differ by the accumulation order and C's rounding
+ * only. how NULL: bench_check_reference. */
+hum_status bench_check_reference_as(const hum_standard_weight *w, const hum_act_quant *how, hum_dtype dtype,
+                                    const uint16_t *a, const int64_t *rows, int64_t row_count, double *ref);
+/* The pass mark against that reference, by C's dtype: 1e-3 for float16, 4e-3 for bfloat16
+ * (its rounding of C alone is about 2e-3). */
+double bench_check_tolerance_quantized(hum_dtype c_dtype);
+
 #endif

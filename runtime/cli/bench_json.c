@@ -157,6 +157,7 @@ static cJSON *build(const bench_report *r)
     cJSON_AddNumberToObject(layer, "n", (double)r->n);
     cJSON_AddNumberToObject(layer, "k", (double)r->k);
     cJSON_AddStringToObject(layer, "activation", hum_dtype_name(r->activation));
+    cJSON_AddStringToObject(layer, "compute_activation", hum_dtype_name(r->compute ? r->compute : r->activation));
     cJSON_AddNumberToObject(layer, "weight_bytes", (double)r->weight_bytes);
 
     cJSON *prep = cJSON_AddObjectToObject(root, "prepare_ms");
@@ -178,6 +179,10 @@ static cJSON *build(const bench_report *r)
     cJSON_AddItemToObject(cublas, "library", string_or_null(r->cublas_library));
     cJSON_AddItemToObject(cublas, "note", string_or_null(r->cublas_note));
 
+    cJSON *lt = cJSON_AddObjectToObject(root, "cublaslt_fp8");
+    cJSON_AddItemToObject(lt, "library", string_or_null(r->cublaslt_library));
+    cJSON_AddItemToObject(lt, "note", string_or_null(r->cublaslt_note));
+
     cJSON *rows = cJSON_AddArrayToObject(root, "results");
     for (int32_t i = 0; i < r->row_count; i++) {
         const bench_row *row = &r->rows[i];
@@ -186,6 +191,7 @@ static cJSON *build(const bench_report *r)
         cJSON_AddItemToObject(o, "hum_us", number_or_null(row->hum_us));
         cJSON_AddItemToObject(o, "cublas_us", number_or_null(row->cublas_us));
         cJSON_AddItemToObject(o, "ratio", number_or_null(row->cublas_us / row->hum_us));
+        cJSON_AddItemToObject(o, "cublaslt_fp8_us", number_or_null(row->cublaslt_us));
         cJSON_AddItemToObject(o, "tflops", number_or_null(bench_tflops(row->m, r->n, r->k, row->hum_us)));
         cJSON_AddItemToObject(o, "gbps",
                               number_or_null(bench_gbps(row->m, r->n, r->k, r->activation, r->weight_bytes, row->hum_us)));

@@ -12,7 +12,8 @@ typedef struct bench_row {
     int64_t m;
     double hum_us;
     double cublas_us;
-    int32_t graph; /* 1 when hum was timed as a CUDA-graph replay */
+    double cublaslt_us; /* cuBLASLt fp8 (e4m3 A and B), when the layer computes in e4m3 */
+    int32_t graph;      /* 1 when hum was timed as a CUDA-graph replay */
 } bench_row;
 
 /* Where one hum_layer_prepare went, in milliseconds (hum_layer_info: compile + load run beside
@@ -29,7 +30,8 @@ typedef struct bench_report {
     int32_t nvrtc_major, nvrtc_minor;
     char spec[512];          /* the --layer SPEC as given */
     int64_t n, k;
-    hum_dtype activation;    /* float16 or bfloat16 */
+    hum_dtype activation;    /* what the host passes: float16 or bfloat16 */
+    hum_dtype compute;       /* what the layer multiplies: the activation, or e4m3 / int8 it quantizes to */
     int64_t weight_bytes;    /* every tensor the layer reads per call: packed weight, scales, zero points, bias */
     double prepare_cold_ms;  /* hum_layer_prepare with an empty kernel cache */
     double prepare_warm_ms;  /* the same layer prepared again in the same process */
@@ -40,6 +42,8 @@ typedef struct bench_report {
     int64_t l2_flush_bytes;
     char cublas_library[256]; /* "" when cuBLAS was not used */
     char cublas_note[512];    /* why it was not, when it was not */
+    char cublaslt_library[256]; /* cuBLASLt of the fp8 column; "" when not timed */
+    char cublaslt_note[512];    /* why not, when the layer is e4m3 and it was not */
     const bench_row *rows;
     int32_t row_count;
 } bench_report;

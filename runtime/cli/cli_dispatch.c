@@ -34,6 +34,7 @@ cJSON *cli_dispatch_json(const hum_layer_dispatch *d)
     cJSON_AddStringToObject(o, "policy_origin", d->policy_origin);
     cJSON_AddStringToObject(o, "device", d->device_name);
     cJSON_AddStringToObject(o, "arch", d->arch);
+    cJSON_AddStringToObject(o, "activation", d->activation);
     for (int32_t i = 0; i < d->row_count; i++) {
         const hum_dispatch_row *r = &d->rows[i];
         const hum_tuning *t = &r->tuning;
@@ -78,6 +79,8 @@ void cli_print_dispatch_json(FILE *f, const cJSON *d, int indent)
     const int count = cJSON_GetArraySize(ranges);
     fprintf(f, "%*spolicy %s (%s) on %s, kernels for %s: %d M range%s\n", indent, "", str(d, "policy"),
             str(d, "policy_origin"), str(d, "device"), str(d, "arch"), count, count == 1 ? "" : "s");
+    if (str(d, "activation")[0])
+        fprintf(f, "%*sactivations: %s\n", indent, "", str(d, "activation"));
     for (const cJSON *e = ranges ? ranges->child : NULL; e; e = e->next) {
         const cJSON *m_max = cJSON_GetObjectItemCaseSensitive(e, "m_max");
         hum_tuning t = {

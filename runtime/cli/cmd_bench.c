@@ -162,20 +162,29 @@ typedef struct bench_run {
     bench_cublas *cublas;
     void *dense;
     hum_workspace *ws; /* for the largest M in one pass */
+    /* the layer's own activation quantization (NULL for 16-bit A), for the check */
+    const hum_act_quant *quantized;
+    /* cuBLASLt fp8, for a layer that computes in e4m3: A, W (e4m3) and their two scales */
+    bench_cublaslt *lt;
+    void *a8, *w8;
+    float *lt_scales;
     const char *cache_dir;
     char arch[16];     /* the layer's kernels' */
 } bench_run;
 
 static void print_row(const bench_report *r, const bench_row *row)
 {
-    char cublas[32] = "n/a", ratio[32] = "n/a";
+    char cublas[32] = "n/a", ratio[32] = "n/a", lt[48] = "";
     if (isfinite(row->cublas_us)) {
         snprintf(cublas, sizeof cublas, "%.2f", row->cublas_us);
         snprintf(ratio, sizeof ratio, "%.2f", row->cublas_us / row->hum_us);
     }
-    printf("%6lld %10.2f %10s %7s %9.1f %9.1f%s\n", (long long)row->m, row->hum_us, cublas, ratio,
+    if (isfinite(row->cublaslt_us))
+        snprintf(lt, sizeof lt, "  cuBLASLt fp8 %.2f (%.2f)", row->cublaslt_us, row->cublaslt_us / row->hum_us);
+    printf("%6lld %10.2f %10s %7s %9.1f %9.1f%s%s\n", (long long)row->m, row->hum_us, cublas, ratio,
            bench_tflops(row->m, r->n, r->k, row->hum_us),
-           bench_gbps(row->m, r->n, r->k, r->activation, r->weight_bytes, row->hum_us), row->graph ? "" : "  (no graph)");
+           bench_gbps(row->m, r->n, r->k, r->activation, r->weight_bytes, row->hum_us), lt,
+           row->graph ? "" : "  (no graph)");
     fflush(stdout);
 }
 
@@ -189,16 +198,25 @@ static hum_status sanity_check(bench_run *b, hum_layer *layer, const hum_standar
     hum_status st = c && rows ? bench_io_forward(&b->io, layer, a, m, c)
                               : hum_fail(HUM_ERR_OUT_OF_MEMORY, "the output of M = %lld", (long long)m);
     int64_t row_count = st == HUM_OK ? bench_check_rows(m, r->n, r->k, rows, m) : 0, bad = 0;
-    double err = INFINITY, tol = bench_check_tolerance(r->activation);
-    if (st == HUM_OK && (st = bench_check_output(w, r->activation, a, c, m, rows, row_count, &err, &bad)) == HUM_OK) {
+    /* a layer that quantizes A is checked against the reference of A quantized the same way */
+    double err = INFINITY, tol = b->quantized ? bench_check_tolerance_quantized(r->activation)
+                                              : bench_check_tolerance(r->activation);
+    double *ref = malloc((size_t)(m * r->n + 1) * sizeof *ref);
+    if (st == HUM_OK && !ref)
+        st = hum_fail(HUM_ERR_OUT_OF_MEMORY, "the reference of M = %lld", (long long)m);
+    if (st == HUM_OK)
+        st = bench_check_reference_as(w, b->quantized, r->activation, a, rows, row_count, ref);
+    if (st == HUM_OK &&
+        (st = bench_check_against(r->activation, r->n, c, m, rows, row_count, ref, &err, &bad)) == HUM_OK) {
         if (bad != 0 || !(err <= tol))
             st = hum_fail(HUM_ERR_INTERNAL, "the layer's output at M = %lld is wrong: relative error %.3e against the "
                                             "float64 reference (tolerance %.0e), %lld elements unwritten or not finite",
                           (long long)m, err, tol, (long long)bad);
         else
-            printf("check: M = %lld, relative error %.2e against the float64 reference (%lld rows)\n", (long long)m,
-                   err, (long long)row_count);
+            printf("check: M = %lld, relative error %.2e against the float64 reference%s (%lld rows)\n", (long long)m,
+                   err, b->quantized ? " of the layer's quantized A" : "", (long long)row_count);
     }
+    free(ref);
     free(c);
     free(rows);
     return st;
@@ -216,7 +234,7 @@ static hum_status sweep(bench_run *b, hum_layer *layer, const hum_standard_weigh
     for (int32_t i = 0; st == HUM_OK && i < m_count; i++) {
         bench_row *row = &rows[i];
         row->m = ms[i];
-        row->hum_us = row->cublas_us = NAN;
+        row->hum_us = row->cublas_us = row->cublaslt_us = NAN;
         bench_hum_call h = {.layer = layer, .ws = b->ws};
         bench_io_views(&b->io, ms[i], &h.a, &h.c);
         if ((st = bench_random_activations(&rng, r->activation, ms[i] * r->k, a)) != HUM_OK ||
@@ -244,10 +262,41 @@ static hum_status sweep(bench_run *b, hum_layer *layer, const hum_standard_weigh
                 break;
             row->cublas_us = t.median_us;
         }
+        if (b->lt != NULL) {
+            bench_cublaslt_call c = {b->lt, r->activation, ms[i], r->n, r->k, b->a8, b->w8, b->lt_scales, b->io.c};
+            if ((st = bench_time(&b->timer, bench_enqueue_cublaslt, &c, r->warmup, r->reps, &t)) != HUM_OK)
+                break;
+            row->cublaslt_us = t.median_us;
+        }
         print_row(r, row);
     }
     free(a);
     return st;
+}
+
+/* cuBLASLt fp8 beside cuBLAS for a layer that computes in e4m3 (the baseline of W8A8 fp8): its
+ * library, random e4m3 A and W, scales 1. Not timed (the reason noted) when any of it fails. */
+static void open_cublaslt(bench_run *b, int32_t ordinal, bench_report *r, int64_t m_max, bench_rng *rng)
+{
+    static const float ones[2] = {1.0f, 1.0f};
+    hum_status st = b->cublas ? bench_cublaslt_open(b->cublas, ordinal, &b->lt)
+                              : hum_fail(HUM_ERR_UNSUPPORTED, "no cuBLAS to find cuBLASLt beside");
+    if (st == HUM_OK)
+        st = bench_fp8_buffer(ordinal, m_max * r->k, rng, &b->a8);
+    if (st == HUM_OK)
+        st = bench_fp8_buffer(ordinal, r->n * r->k, rng, &b->w8);
+    if (st == HUM_OK && (st = hum_device_alloc(ordinal, sizeof ones, (void **)&b->lt_scales)) == HUM_OK)
+        st = hum_memcpy_htod(b->lt_scales, ones, sizeof ones);
+    if (st != HUM_OK) {
+        snprintf(r->cublaslt_note, sizeof r->cublaslt_note, "%s", hum_last_error());
+        printf("cuBLASLt fp8: not timed: %s\n", r->cublaslt_note);
+        bench_cublaslt_close(b->lt);
+        b->lt = NULL;
+        return;
+    }
+    snprintf(r->cublaslt_library, sizeof r->cublaslt_library, "%s", bench_cublaslt_path(b->lt));
+    printf("cuBLASLt fp8: %s (cublasLtMatmul, e4m3 A and B, per-tensor scales, %s out)\n", r->cublaslt_library,
+           hum_dtype_name(r->activation));
 }
 
 /* Everything after the layer is prepared: buffers, a workspace for the largest M, cuBLAS, the
@@ -260,6 +309,18 @@ static int measure(const bench_options *o, hum_runtime *rt, hum_layer *layer, co
     hum_layer_get_info(layer, &info);
     memcpy(b.arch, info.arch, sizeof b.arch);
     bench_row rows[BENCH_MAX_M_VALUES];
+    /* what the layer multiplies: 8-bit A it quantizes itself is checked and compared as such */
+    hum_act_quant quantized;
+    r->compute = info.config.a_dtype;
+    if (!hum_dtype_is_activation(info.config.a_dtype)) {
+        const int group = info.config.a_scale == HUM_ACT_SCALE_GROUP;
+        quantized = (hum_act_quant){info.config.a_dtype, (hum_act_scale)info.config.a_scale,
+                                    group ? (int32_t)info.config.a_group : 0,
+                                    group && info.config.a_group == 32 ? HUM_DTYPE_FLOAT8_E8M0 : HUM_DTYPE_FLOAT32};
+        b.quantized = &quantized;
+        printf("activations: %s, quantized by the layer from %s\n", hum_dtype_name(info.config.a_dtype),
+               hum_dtype_name(r->activation));
+    }
     int64_t m_max = 0;
     for (int32_t i = 0; i < m_count; i++)
         m_max = ms[i] > m_max ? ms[i] : m_max;
@@ -285,6 +346,8 @@ static int measure(const bench_options *o, hum_runtime *rt, hum_layer *layer, co
             printf("cuBLAS: %s (cublasGemmEx, %s, fp32 accumulation)\n", r->cublas_library,
                    hum_dtype_name(r->activation));
         }
+        if (r->compute == HUM_DTYPE_FLOAT8_E4M3FN)
+            open_cublaslt(&b, ordinal, r, m_max, &rng);
         st = sweep(&b, layer, w, r, ms, m_count, rows);
     }
     int rc = 0;
@@ -309,6 +372,10 @@ static int measure(const bench_options *o, hum_runtime *rt, hum_layer *layer, co
         }
     }
     hum_device_free(b.dense);
+    hum_device_free(b.a8);
+    hum_device_free(b.w8);
+    hum_device_free(b.lt_scales);
+    bench_cublaslt_close(b.lt);
     hum_workspace_destroy(b.ws);
     bench_cublas_close(b.cublas);
     bench_io_destroy(&b.io);
@@ -363,10 +430,11 @@ int hum_cmd_bench(const char *config, int argc, char **argv)
         fprintf(stderr, "hum bench: %s\n", hum_last_error());
         return 1;
     }
-    hum_layer_options lo = {.activation_dtype = spec.activation_dtype};
+    /* the host passes 16-bit A: an 8-bit a= is the weight's scheme, which the layer quantizes to */
+    hum_layer_options lo = {.activation_dtype = spec.output_dtype};
     r.n = w.n;
     r.k = w.k;
-    r.activation = spec.activation_dtype;
+    r.activation = spec.output_dtype;
     r.weight_bytes = weight_bytes(&w);
 
     /* A fresh cache directory, so that the first prepare compiles every kernel. */

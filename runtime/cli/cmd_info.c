@@ -56,6 +56,8 @@ static cJSON *weight_dtypes(void)
     return list;
 }
 
+/* The 16-bit types a host passes, then the 8-bit types layers quantize them to (or take from a
+ * host that quantizes itself), where the GPU has them (hum info --layer says what runs). */
 static cJSON *activation_dtypes(void)
 {
     static const hum_dtype candidates[] = {HUM_DTYPE_FLOAT16, HUM_DTYPE_BFLOAT16, HUM_DTYPE_FLOAT32};
@@ -63,6 +65,8 @@ static cJSON *activation_dtypes(void)
     for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
         if (hum_dtype_is_activation(candidates[i]))
             cJSON_AddItemToArray(list, cJSON_CreateString(hum_dtype_name(candidates[i])));
+    cJSON_AddItemToArray(list, cJSON_CreateString(hum_dtype_name(HUM_DTYPE_FLOAT8_E4M3FN)));
+    cJSON_AddItemToArray(list, cJSON_CreateString(hum_dtype_name(HUM_DTYPE_INT8)));
     return list;
 }
 

@@ -35,16 +35,20 @@ typedef struct run_options {
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: hum run CHECKPOINT --layer NAME [--m 1,16,128,1000] [--check] [--activation float16|bfloat16]\n"
+            "usage: hum run CHECKPOINT --layer NAME [--m 1,16,128,1000] [--check] [--activation DTYPE]\n"
             "       hum run CHECKPOINT --layer NAME --input A.safetensors [--output C.safetensors] [--check]\n\n"
             "Loads one quantized layer of a checkpoint (directory or .safetensors file) through formats/,\n"
             "prepares it and runs it on the GPU once per M, on fresh random activations or on the tensor\n"
             "`input` ([M, K], F16 or BF16) of --input; --output writes the result as `output` ([M, N]).\n\n"
             "  --layer NAME        the layer's module path, e.g. model.layers.0.mlp.down_proj\n"
             "  --m LIST            comma-separated M values (default 1,16,128,1000)\n"
-            "  --activation DTYPE  float16 (default) or bfloat16; with --input, the input's dtype\n"
+            "  --activation DTYPE  float16 (default) or bfloat16: the A passed (with --input, the input's\n"
+            "                      dtype), the layer running the checkpoint's own activation scheme where the\n"
+            "                      GPU has it; e4m3, int8 or mxfp8: the layer quantizes the checkpoint's 16-bit\n"
+            "                      type to it instead (docs/cli.md; what runs is printed)\n"
             "  --check             compare with the float64 reference: ||out - ref|| / ||ref|| per M,\n"
-            "                      exit 1 above 1e-2 (float16) or 2e-2 (bfloat16) or on unwritten output\n"
+            "                      exit 1 above 1e-2 (float16) or 2e-2 (bfloat16) or on unwritten output;\n"
+            "                      8-bit activations against A quantized as the layer does it: 1e-3 / 4e-3\n"
             "  --force             let --output replace an existing file (never the checkpoint or --input)\n"
             "MoE: NAME may be an experts module (e.g. model.layers.0.mlp.experts: its gate_up_proj and\n"
             "down_proj, or <e>.gate_proj, up_proj and down_proj, or <e>.w1, w3 and w2), run as one MoE\n"
@@ -125,7 +129,7 @@ static hum_status write_output(const char *path, hum_dtype dtype, int64_t m, int
 
 /* Runs every M; returns the exit code. */
 static int run_all(const run_options *o, hum_layer *layer, const hum_standard_weight *w, int32_t ordinal,
-                   hum_dtype dtype, const int64_t *ms, int32_t m_count, uint16_t *given)
+                   hum_dtype dtype, const int64_t *ms, int32_t m_count, uint16_t *given, const hum_act_quant *quantized)
 {
     int64_t m_max = 0;
     for (int32_t i = 0; i < m_count; i++)
@@ -159,14 +163,20 @@ static int run_all(const run_options *o, hum_layer *layer, const hum_standard_we
         printf("M = %-6lld ran in %.3f ms (upload, forward, download)", (long long)m, ms_taken);
         if (o->check) {
             int64_t row_count = bench_check_rows(m, w->n, w->k, rows, m), bad = 0;
-            double err;
-            if (bench_check_output(w, dtype, a, c, m, rows, row_count, &err, &bad) != HUM_OK) {
+            double err = INFINITY;
+            double *ref = malloc((size_t)(row_count * w->n + 1) * sizeof *ref);
+            st = ref ? bench_check_reference_as(w, quantized, dtype, a, rows, row_count, ref)
+                     : hum_fail(HUM_ERR_OUT_OF_MEMORY, "the reference");
+            if (st == HUM_OK)
+                st = bench_check_against(dtype, w->n, c, m, rows, row_count, ref, &err, &bad);
+            free(ref);
+            if (st != HUM_OK) {
                 printf("\n");
                 fprintf(stderr, "hum run: M = %lld: reference: %s\n", (long long)m, hum_last_error());
                 rc = 1;
                 break;
             }
-            double tol = bench_check_tolerance(dtype);
+            double tol = quantized ? bench_check_tolerance_quantized(dtype) : bench_check_tolerance(dtype);
             int pass = bad == 0 && err <= tol;
             printf(", rel error %.3e over %lld of %lld rows: %s", err, (long long)row_count, (long long)m,
                    pass ? "ok" : "FAIL");
@@ -237,9 +247,12 @@ int hum_cmd_run(const char *config, int argc, char **argv)
     int64_t ms[BENCH_MAX_M_VALUES];
     int32_t m_count = 0;
     hum_dtype dtype = HUM_DTYPE_FLOAT16;
+    /* --activation e4m3 | int8 | mxfp8: the scheme the layer runs instead of the checkpoint's */
+    const int a8 = o.activation && (!strcmp(o.activation, "e4m3") || !strcmp(o.activation, "int8") ||
+                                    !strcmp(o.activation, "mxfp8"));
     if ((!o.input && bench_parse_m_list(o.m_list ? o.m_list : "1,16,128,1000", ms, BENCH_MAX_M_VALUES, &m_count) !=
                          HUM_OK) ||
-        (o.activation && bench_parse_activation(o.activation, &dtype) != HUM_OK)) {
+        (o.activation && !a8 && bench_parse_activation(o.activation, &dtype) != HUM_OK)) {
         fprintf(stderr, "hum run: %s\n", hum_last_error());
         return 2;
     }
@@ -284,13 +297,25 @@ int hum_cmd_run(const char *config, int argc, char **argv)
     }
     printf("%s: %s, N = %lld, K = %lld, %s weights, loaded in %.1f ms\n", o.checkpoint, o.layer, (long long)w.n,
            (long long)w.k, hum_dtype_name(w.weight_dtype), now_ms() - t0);
+    if (a8) {
+        /* the checkpoint's 16-bit type goes in; a per-tensor scale of another type does not carry */
+        const hum_dtype want = !strcmp(o.activation, "int8") ? HUM_DTYPE_INT8 : HUM_DTYPE_FLOAT8_E4M3FN;
+        const int mx = !strcmp(o.activation, "mxfp8");
+        dtype = w.param_dtype;
+        if (mx || w.act_dtype != want || (w.act_scale == HUM_ACT_SCALE_GROUP && w.act_group == 32)) {
+            hum_host_tensor_free(&w.input_scale);
+            w.act_dtype = want;
+            w.act_scale = mx ? HUM_ACT_SCALE_GROUP : HUM_ACT_SCALE_TOKEN;
+            w.act_group = mx ? 32 : 0;
+        }
+    }
     if (o.input) {
         hum_dtype input_dtype = HUM_DTYPE_INVALID;
         if (read_input(o.input, w.k, &input_dtype, &ms[0], &given) != HUM_OK) {
             fprintf(stderr, "hum run: %s\n", hum_last_error());
             goto done;
         }
-        if (o.activation && input_dtype != dtype) {
+        if (o.activation && !a8 && input_dtype != dtype) {
             fprintf(stderr, "hum run: --activation %s but %s holds %s activations\n", o.activation, o.input,
                     hum_dtype_name(input_dtype));
             goto done;
@@ -314,7 +339,19 @@ int hum_cmd_run(const char *config, int argc, char **argv)
            "the cache\n",
            dev.name, info.arch, hum_dtype_name(dtype), now_ms() - t0, info.entry_count, info.policy_name,
            info.kernels_compiled, info.kernels_cached);
-    rc = run_all(&o, layer, &w, dev.ordinal, dtype, ms, m_count, given);
+    hum_layer_dispatch d;
+    if (hum_layer_describe(layer, &d) == HUM_OK && d.activation[0])
+        printf("activations: %s\n", d.activation);
+    /* a layer that quantizes A is checked against A quantized the same way */
+    hum_act_quant how;
+    const int quantizes = !hum_dtype_is_activation(info.config.a_dtype);
+    if (quantizes) {
+        const int group = info.config.a_scale == HUM_ACT_SCALE_GROUP;
+        how = (hum_act_quant){info.config.a_dtype, (hum_act_scale)info.config.a_scale,
+                              group ? (int32_t)info.config.a_group : 0,
+                              group && info.config.a_group == 32 ? HUM_DTYPE_FLOAT8_E8M0 : HUM_DTYPE_FLOAT32};
+    }
+    rc = run_all(&o, layer, &w, dev.ordinal, dtype, ms, m_count, given, quantizes ? &how : NULL);
 done:
     hum_layer_destroy(layer);
     free(given);

@@ -51,9 +51,9 @@ static int close_to(double got, double want)
 static void check_round_trip(const char *dir)
 {
     const bench_row rows[] = {
-        {.m = 1, .hum_us = 21.5, .cublas_us = 48.25, .graph = 1},
-        {.m = 128, .hum_us = 40.0, .cublas_us = NAN, .graph = 0},
-        {.m = 8192, .hum_us = NAN, .cublas_us = 1700.0, .graph = 1},
+        {.m = 1, .hum_us = 21.5, .cublas_us = 48.25, .cublaslt_us = NAN, .graph = 1},
+        {.m = 128, .hum_us = 40.0, .cublas_us = NAN, .cublaslt_us = 30.5, .graph = 0},
+        {.m = 8192, .hum_us = NAN, .cublas_us = 1700.0, .cublaslt_us = NAN, .graph = 1},
     };
     bench_report r = {
         .date = "2026-11-29T12:34:56Z",
@@ -100,7 +100,8 @@ static void check_round_trip(const char *dir)
              "device numbers");
     const cJSON *layer = cJSON_GetObjectItemCaseSensitive(root, "layer");
     RT_CHECK(!strcmp(str(layer, "spec"), r.spec), "spec %s", str(layer, "spec"));
-    RT_CHECK(!strcmp(str(layer, "activation"), "float16"), "activation %s", str(layer, "activation"));
+    RT_CHECK(!strcmp(str(layer, "activation"), "float16") && !strcmp(str(layer, "compute_activation"), "float16"),
+             "activation %s, computed as %s", str(layer, "activation"), str(layer, "compute_activation"));
     RT_CHECK(num(layer, "n") == 8192 && num(layer, "k") == 8192 && num(layer, "weight_bytes") == (double)r.weight_bytes,
              "layer numbers");
     const cJSON *prep = cJSON_GetObjectItemCaseSensitive(root, "prepare_ms");
@@ -135,6 +136,9 @@ static void check_round_trip(const char *dir)
     RT_CHECK(num(r1, "m") == 128 && is_null(r1, "cublas_us") && is_null(r1, "ratio") &&
                  cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(r1, "graph")),
              "row 1: no cuBLAS time, no ratio, direct launches");
+    RT_CHECK(is_null(r0, "cublaslt_fp8_us") && num(r1, "cublaslt_fp8_us") == 30.5, "cuBLASLt fp8 times");
+    const cJSON *lt = cJSON_GetObjectItemCaseSensitive(root, "cublaslt_fp8");
+    RT_CHECK(is_null(lt, "library") && is_null(lt, "note"), "cuBLASLt block of a 16-bit layer");
     RT_CHECK(is_null(r2, "hum_us") && is_null(r2, "tflops") && is_null(r2, "gbps") && num(r2, "cublas_us") == 1700.0,
              "row 2: no hum time");
     cJSON_Delete(root);

@@ -98,7 +98,8 @@ static hum_status plan_spec(hum_runtime *rt, const char *spec, const char *arch,
                   spec, hum_last_error()))
         return HUM_ERR_INTERNAL;
     memset(plan, 0, sizeof *plan);
-    const hum_layer_types types = {s.activation_dtype, s.activation_dtype, 0};
+    /* the host passes 16-bit A in the output dtype (an 8-bit a= is the weight's scheme) */
+    const hum_layer_types types = {s.output_dtype, s.output_dtype, 0};
     hum_layer_plan_inputs(&w, &types, plan);
     snprintf(plan->arch, sizeof plan->arch, "%s", arch);
     const hum_status st = hum_layer_run_plan(rt, plan, 0);

@@ -155,8 +155,10 @@ const char *hum_runtime_config_path(const hum_runtime *rt);
  * Whatever fails inside a policy file (an error of any type, a time-out, a bad table, a hum
  * helper's error) is HUM_ERR_POLICY naming the file and line (docs/policies.md).
  *
- * Re-reads every policy layer, then re-plans every prepared layer of the runtime with the new
- * policies, compiles the kernels its new dispatch table needs (in parallel, through the kernel
+ * Re-reads every policy layer, and the config file's overrides (its other keys hold for the
+ * runtime's life), then re-plans every prepared layer of the runtime with the new
+ * policies (for the activation type its weights were prepared for: a changed activation
+ * override applies to layers prepared afterwards), compiles the kernels its new dispatch table needs (in parallel, through the kernel
  * cache: only new variants run NVRTC) and swaps each layer's table in with one atomic pointer
  * store. Forwards running meanwhile, on any thread or stream, are never blocked: each keeps the
  * table it started with, and a replaced table's kernels are unloaded only once no forward holds
@@ -164,10 +166,12 @@ const char *hum_runtime_config_path(const hum_runtime *rt);
  * the device context after the swap, so it must not run while another thread captures a CUDA
  * graph in global capture mode). A CUDA graph captured before the reload holds launches of the
  * replaced kernels: capture it again afterwards. All-or-nothing: when a file is rejected
- * (HUM_ERR_POLICY or HUM_ERR_IO, with file:line) or any layer fails to re-plan, compile or load
+ * (HUM_ERR_POLICY or HUM_ERR_IO, with file:line; HUM_ERR_CONFIG for the config file) or any
+ * layer fails to re-plan, compile or load
  * (HUM_ERR_UNSUPPORTED naming the rule, HUM_ERR_COMPILE, HUM_ERR_CUDA, with the layer's N and
  * K), the policies and every table in force stay exactly as they were. With `hot_reload: true`
- * in the config the runtime does the same by itself when a policy file or directory changes,
+ * in the config the runtime does the same by itself when a policy file or directory, or the
+ * config file, changes,
  * checked (one stat per file) each time it enters Lua (layer preparation, checkpoint loading)
  * and every 500 ms on a thread of its own. Not from Lua code running on this runtime
  * (HUM_ERR_INTERNAL).
@@ -189,7 +193,8 @@ hum_status hum_runtime_policy_winner(hum_runtime *rt, const char *arch, char *na
                                      size_t origin_cap);
 
 /* The config's override for `key` ("moe.activation", "linear.activation"), in its canonical
- * spelling ("e4m3", "mxfp8", ...), or NULL when the config does not set it. */
+ * spelling ("e4m3", "mxfp8", ...), or NULL when the config does not set it; as the last policy
+ * reload read the file. The strings stay valid until the runtime is destroyed. */
 const char *hum_runtime_override(const hum_runtime *rt, const char *key);
 /* The config's overrides: key i of hum_runtime_override_count, in the order the config lists
  * them (NULL when i is out of range); hum_runtime_override gives its value. */
@@ -388,7 +393,9 @@ void hum_standard_free(hum_standard_weight *w);
  *    is the identity).
  *  - experts (expert parallelism, MoE weights only): the checkpoint's expert ids this rank
  *    holds, in the order the shard stores them (any subset, no repeats; the host's expert
- *    map sends expert experts[i] to local expert i). Combines with COLUMN / ROW.
+ *    map sends expert experts[i] to local expert i). Combines with COLUMN / ROW. Loading a
+ *    shard (hum_layer_load_shard, hum_layer_options.shard) converts only these experts: the
+ *    modules of a checkpoint that stores one per expert, the slices of fused 3-D tensors.
  * world 1 (or NONE with no experts) gives a copy.
  */
 typedef enum hum_shard_dim {
@@ -514,6 +521,12 @@ typedef struct hum_layer_options {
     X(hum_dtype, c_dtype, DTYPE, IN, "kCDtype", "")      /* output C */                          \
     /* K extent of one scale of 8-bit A (hum_layer_options.activation_group), 0: one per row */ \
     X(int64_t, a_group, INT, IN, "kAGroup", "")                                                  \
+    /* how 8-bit A is scaled when the layer quantizes the 16-bit A the host passes (a           \
+     * hum_act_scale: per token, per tensor with the weight's input_scale, per group of a_group) \
+     * and whether a_dtype is fixed (the host quantizes A; and once a layer is prepared, since   \
+     * its weights are laid out for it): no override and no fallback then (lua/hum/activation.lua) */ \
+    X(int32_t, a_scale, ENUM, IN, "", "token tensor group")                                      \
+    X(int32_t, a_fixed, BOOL, IN, "", "")                                                        \
     X(hum_dtype, weight_dtype, DTYPE, IN, "kWeightDtype", "")                                    \
     X(hum_dtype, param_dtype, DTYPE, IN, "", "")         /* the checkpoint's 16-bit type */      \
     X(hum_dtype, scale_dtype, DTYPE, IN, "", "")                                                 \
@@ -633,6 +646,13 @@ hum_status hum_layer_prepare(hum_layer *layer);
  *      must be 16-byte aligned. C = (sum over k of a[m][k] * w[n][k]) * a_scale[m] *
  *      w_scale[n] (+ bias), the scales applied in float32 to the float32 (e4m3) or int32 (int8)
  *      accumulators.
+ *   A layer whose planned activations are 8-bit (hum_layer_info.config.a_dtype: the host's
+ *   8-bit activation_dtype, or the checkpoint's scheme or the deployment override where the GPU
+ *   runs it, lua/hum/activation.lua) also takes 16-bit A (float16 or bfloat16, any alignment)
+ *   with a_scale NULL: it quantizes A into the workspace itself first
+ *   (kernels/prep/quantize_a.cu: per token, per tensor with the weight's input_scale, or per
+ *   group, config.a_scale), then runs the 8-bit GEMM; a workspace that holds fewer than M rows
+ *   makes it work through M in chunks, as act-order layers do.
  * Act-order layers first gather A's columns into the prepared weights' K order in the
  * workspace (kernels/prep/permute_a.cu; zeros into the padding columns of an act-order row
  * shard, K' = config.k wide), then run the same kernels as a layer without act-order; a
@@ -650,14 +670,17 @@ hum_status hum_layer_forward_ws(hum_layer *layer, hum_workspace *ws, struct CUst
                                 const hum_tensor *a_scale, const hum_tensor *c);
 
 /* hum_layer_forward_ws with the layer's own workspace (made at prepare: the locks, and for an
- * act-order layer room for up to 16 MiB of gathered rows but at least 256 rows), so forwards
+ * act-order layer, or one of 8-bit A, room for the rows of up to 16 MiB of 16-bit A but at least
+ * 256 rows), so forwards
  * of one layer through this call must not overlap (one stream, one thread at a time). */
 hum_status hum_layer_forward(hum_layer *layer, struct CUstream_st *stream, const hum_tensor *a,
                              const hum_tensor *a_scale, const hum_tensor *c);
 
 /* Bytes of a workspace in which forwards of `layer` (prepared) with M <= max_m run in one pass:
  * the stream-K locks (SMs x 32 int32, rounded up to 256 bytes: what every layer needs) plus, for
- * an act-order layer, max_m x K 16-bit elements rounded up to 256. A workspace of the largest
+ * an act-order layer, max_m x K 16-bit elements rounded up to 256; for a layer of 8-bit A, the
+ * codes of max_m quantized rows (K rounded up to 16 bytes each) and their float32 scales (one
+ * per row, or per group of config.a_group columns), each rounded up to 256. A workspace of the largest
  * size over a set of layers serves each of them. Errors: HUM_ERR_INVALID_ARG (NULL, an
  * unprepared layer, max_m < 0 or one whose size overflows). */
 hum_status hum_layer_workspace_size(const hum_layer *layer, int64_t max_m, int64_t *bytes);
@@ -728,6 +751,9 @@ typedef struct hum_layer_dispatch {
     char arch[16];           /* what the kernels are compiled for: "sm_90a" */
     int32_t row_count;
     hum_dispatch_row rows[8]; /* HUM_LAYER_MAX_ENTRIES, ascending M, contiguous from M = 1 */
+    /* what A is multiplied as, and why: "e4m3 per token (the checkpoint's; quantized by the
+     * layer)", "bfloat16 (fallback from nvfp4: ...)" (lua/hum/activation.lua) */
+    char activation[256];
 } hum_layer_dispatch;
 
 /* The dispatch table in force for a prepared layer (the one the last policy reload published;

@@ -623,6 +623,7 @@ typedef struct hum_layer_plan {
     char policy_name[64];
     char policy_origin[512];   /* the winning policy's file: "embedded:policies/sm90.lua" or a path */
     char entry_origin[8][256]; /* per entry, "file:line" of the policy line that chose its tuning */
+    char activation[256];      /* what A runs as and why (hum_layer_dispatch.activation) */
 } hum_layer_plan;
 
 /*

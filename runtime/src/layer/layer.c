@@ -137,6 +137,7 @@ void hum_layer_destroy(hum_layer *layer)
         return;
     hum_layer_retire(layer);
     hum_kernel_destroy(layer->permute);
+    hum_kernel_destroy(layer->quantize);
     hum_workspace_destroy(layer->workspace);
     hum_layer_buffers_free(&layer->buf);
     hum_standard_free(&layer->weight);

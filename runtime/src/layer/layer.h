@@ -50,6 +50,7 @@ typedef struct hum_layer_buffers {
     void *bias;     /* float32 [padded_n] */
     void *col_scale; /* 8-bit A: float32 [padded_n], the weight's factor of each column */
     void *k_perm;   /* int32 [k]: act-order, A's column of each prepared K row */
+    void *input_scale; /* float32 [1]: the static activation scale of an 8-bit layer per tensor */
     int64_t bytes;
 } hum_layer_buffers;
 
@@ -78,6 +79,7 @@ struct hum_layer {
     float out_factor;
     int32_t a_vector;           /* activations are copied 16 bytes at a time (alignment rule) */
     hum_kernel *permute;        /* act-order: kernels/prep/permute_a.cu */
+    hum_kernel *quantize;       /* 8-bit A from the host's 16-bit A: kernels/prep/quantize_a.cu */
     hum_workspace *workspace;   /* hum_layer_forward's own */
     double prepare_ms;
     double plan_ms, context_ms, upload_ms, load_ms; /* hum_layer_prepare's phases (hum_layer_info) */
@@ -178,8 +180,10 @@ static inline int hum_plan_permutes_a(const hum_layer_plan *plan)
 }
 
 /* Compiles the kernel of every planned entry for plan->arch through the runtime's cache, and
- * for a layer that permutes A (hum_plan_permutes_a) the permutation kernel
- * (kernels/prep/permute_a.cu) after them: results[plan->entry_count (+ 1)] are filled (free each with hum_jit_result_free) on success;
+ * the one kernel that prepares A before them, if any: for a layer that permutes A
+ * (hum_plan_permutes_a) the permutation kernel (kernels/prep/permute_a.cu), for a layer of 8-bit
+ * A the quantizer (kernels/prep/quantize_a.cu): results[plan->entry_count (+ 1)] are filled
+ * (free each with hum_jit_result_free) on success;
  * compile_ms, compiled and cached describe the run. */
 enum { HUM_LAYER_MAX_KERNELS = HUM_LAYER_MAX_ENTRIES + 1 };
 hum_status hum_layer_compile_entries(hum_runtime *rt, const hum_layer_plan *plan, hum_jit_result *results,

@@ -161,6 +161,15 @@ void hum_layer_plan_inputs(const hum_standard_weight *w, const hum_layer_types *
     c->a_dtype = types->a;
     c->c_dtype = types->c;
     c->a_group = types->a_group;
+    c->a_scale = HUM_ACT_SCALE_TOKEN;
+    /* the host's 8-bit A is what runs; with 16-bit A the checkpoint's scheme is the request that
+     * lua/hum/activation.lua starts from */
+    c->a_fixed = !hum_dtype_is_activation(types->a);
+    if (!c->a_fixed && w->act_dtype) {
+        c->a_dtype = w->act_dtype;
+        c->a_scale = w->act_scale;
+        c->a_group = w->act_group;
+    }
     c->weight_dtype = w->weight_dtype;
     c->param_dtype = w->param_dtype;
     c->scale_dtype = w->scale_dtype;

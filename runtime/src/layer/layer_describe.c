@@ -15,6 +15,7 @@ static hum_status describe(const hum_layer_plan *plan, hum_layer_dispatch *out)
     memcpy(out->policy_name, plan->policy_name, sizeof out->policy_name);
     memcpy(out->policy_origin, plan->policy_origin, sizeof out->policy_origin);
     memcpy(out->device_name, plan->device_name, sizeof out->device_name);
+    memcpy(out->activation, plan->activation, sizeof out->activation);
     memcpy(out->arch, plan->arch, sizeof out->arch);
     for (int32_t i = 0; i < plan->entry_count; i++) {
         hum_dispatch_row *r = &out->rows[i];

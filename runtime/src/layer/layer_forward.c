@@ -3,6 +3,7 @@
  * messages are only formatted on error paths. */
 #include "layer.h"
 
+#include "act_quant.h"
 #include "internal.h"
 #include "workspace.h"
 
@@ -109,7 +110,7 @@ static hum_status launch_gemm(const hum_layer *layer, const hum_dispatch_table *
                           .out_factor = layer->out_factor};
     hum_status st;
     if (e->family->bind &&
-        (st = e->family->bind(&ws->bind, layer->types.a, layer->plan.config.k, e->block_m, &args)) != HUM_OK)
+        (st = e->family->bind(&ws->bind, layer->plan.config.a_dtype, layer->plan.config.k, e->block_m, &args)) != HUM_OK)
         return hum_fail_context(st, "hum_layer_forward");
     return hum_gemm_launch(e, ws, stream, &args, (m + e->block_m - 1) / e->block_m, after_permute);
 }
@@ -127,6 +128,32 @@ static hum_status launch_permute(const hum_layer *layer, hum_workspace *ws, stru
     return hum_kernel_launch(layer->permute, &launch, args);
 }
 
+/* Where the quantized rows of A go in the workspace, for chunks of up to `rows` rows. */
+typedef struct quantized_rows {
+    char *codes;
+    int64_t ldq;    /* bytes from one row of codes to the next */
+    float *scales;  /* after the codes, 256-byte aligned; NULL per tensor: the layer's input_scale */
+    int64_t groups; /* scales per row */
+} quantized_rows;
+
+/* Quantizes M rows of the host's 16-bit A (row stride lda) into the workspace
+ * (kernels/prep/quantize_a.cu) as the layer's plan says: a_dtype codes, per token, per tensor
+ * (the checkpoint's input_scale) or per group of a_group columns. */
+static hum_status launch_quantize(const hum_layer *layer, const quantized_rows *q, struct CUstream_st *stream,
+                                  const void *a, hum_dtype a_dtype, int64_t lda, int64_t m)
+{
+    const hum_layer_config *cfg = &layer->plan.config;
+    const int group = cfg->a_scale == HUM_ACT_SCALE_GROUP;
+    const hum_act_quant how = {cfg->a_dtype, (hum_act_scale)cfg->a_scale, group ? (int32_t)cfg->a_group : 0,
+                               group && cfg->a_group == 32 ? HUM_DTYPE_FLOAT8_E8M0 : HUM_DTYPE_FLOAT32};
+    const hum_act_quant_out out = {.q = q->codes, .ldq = q->ldq, .kq = cfg->k, .scale = q->scales,
+                                   .scale_row = q->groups, .scale_group = 1, .input_scale = layer->buf.input_scale};
+    hum_quantize_args args;
+    /* A's input_k columns, the codes' K' (the GEMM's) zero-filled past them */
+    hum_status st = hum_act_quant_args(&how, a, a_dtype, lda, m, layer->input_k, &out, &args);
+    return st == HUM_OK ? hum_act_quant_launch(layer->quantize, &args, stream, 0) : st;
+}
+
 hum_status hum_layer_forward_ws(hum_layer *layer, hum_workspace *ws, struct CUstream_st *stream, const hum_tensor *a,
                                 const hum_tensor *a_scale, const hum_tensor *c)
 {
@@ -139,7 +166,10 @@ hum_status hum_layer_forward_ws(hum_layer *layer, hum_workspace *ws, struct CUst
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: the layer is an expert GEMM (hum_expert_gemm_forward)");
     const hum_layer_config *cfg = &layer->plan.config;
     int64_t lda = 0, ldc = 0, a_scale_ld = 0;
-    hum_status st = hum_layer_check_tensor("hum_layer_forward", a, "a", cfg->a_dtype, layer->input_k, &lda);
+    /* a layer of 8-bit A takes the host's 16-bit A too, and quantizes it itself */
+    const int quantize = hum_gemm_a8(cfg) && hum_dtype_is_activation(a->dtype);
+    hum_status st = hum_layer_check_tensor("hum_layer_forward", a, "a", quantize ? a->dtype : cfg->a_dtype,
+                                           layer->input_k, &lda);
     if (st == HUM_OK)
         st = hum_layer_check_tensor("hum_layer_forward", c, "c", cfg->c_dtype, cfg->n, &ldc);
     if (st != HUM_OK)
@@ -148,14 +178,17 @@ hum_status hum_layer_forward_ws(hum_layer *layer, hum_workspace *ws, struct CUst
     if (c->shape[0] != m)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: a has %lld rows but c has %lld", (long long)m,
                         (long long)c->shape[0]);
-    if ((st = check_a_scale(cfg, a_scale, m, &a_scale_ld)) != HUM_OK)
+    if (quantize && a_scale)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: a_scale must be NULL with %s activations: the "
+                        "layer quantizes them to %s itself", hum_dtype_name(a->dtype), hum_dtype_name(cfg->a_dtype));
+    if (!quantize && (st = check_a_scale(cfg, a_scale, m, &a_scale_ld)) != HUM_OK)
         return st;
     if (m == 0)
         return HUM_OK;
     if (m > INT32_MAX)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: M = %lld exceeds 2^31 - 1", (long long)m);
     const int a_bytes = hum_gemm_a8(cfg) ? 1 : 2;
-    if (layer->a_vector && (((uintptr_t)a->data | (uintptr_t)(lda * a_bytes)) & 15))
+    if (!quantize && layer->a_vector && (((uintptr_t)a->data | (uintptr_t)(lda * a_bytes)) & 15))
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: a must be 16-byte aligned with a row stride that is a "
                         "multiple of %d elements (got %p, stride %lld)", 16 / a_bytes, a->data, (long long)lda);
     if (cfg->n % 2 == 0 && (((uintptr_t)c->data | (uintptr_t)(ldc * 2)) & 3))
@@ -163,14 +196,35 @@ hum_status hum_layer_forward_ws(hum_layer *layer, hum_workspace *ws, struct CUst
                         "(got %p, stride %lld)", c->data, (long long)ldc);
     if (ws->rt != layer->rt)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: the workspace belongs to another runtime");
-    const int64_t rows = cfg->act_order ? (ws->bytes - ws->lock_bytes) / (cfg->k * 2) : m;
+    /* rows of A the workspace holds at once (the two quantized regions each lose up to 255 bytes
+     * to alignment) */
+    const int64_t room = ws->bytes - ws->lock_bytes;
+    const int64_t rows = cfg->act_order ? room / (cfg->k * 2)
+                         : quantize    ? (room - 512) / hum_workspace_quantized_row_bytes(cfg)
+                                       : m;
     if (rows < 1)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: the workspace of %lld bytes holds no row of the "
-                        "act-order layer's A (hum_layer_workspace_size)", (long long)ws->bytes);
+                        "%s layer's A (hum_layer_workspace_size)", (long long)ws->bytes,
+                        cfg->act_order ? "act-order" : "8-bit");
 
     /* the table in force stays loaded until unpinned, whatever a reload does meanwhile */
     const hum_dispatch_table *t = hum_hazard_pin(&ws->slot, &layer->table);
-    if (!cfg->act_order) {
+    if (quantize) {
+        quantized_rows q = {.codes = (char *)ws->base + ws->lock_bytes, .ldq = hum_workspace_codes_stride(cfg),
+                            .groups = cfg->a_scale == HUM_ACT_SCALE_GROUP ? (cfg->k + cfg->a_group - 1) / cfg->a_group
+                                                                          : 1};
+        for (int64_t r = 0; st == HUM_OK && r < m; r += rows) {
+            const int64_t part = m - r < rows ? m - r : rows;
+            q.scales = cfg->a_scale == HUM_ACT_SCALE_TENSOR
+                           ? NULL
+                           : (float *)(q.codes + (part * q.ldq + 255) / 256 * 256);
+            st = launch_quantize(layer, &q, stream, (const char *)a->data + r * lda * 2, a->dtype, lda, part);
+            if (st == HUM_OK)
+                st = launch_gemm(layer, t, ws, stream, q.codes, q.ldq,
+                                 q.scales ? q.scales : (const float *)layer->buf.input_scale,
+                                 q.scales ? q.groups : 0, (uint16_t *)c->data + r * ldc, ldc, part, 1);
+        }
+    } else if (!cfg->act_order) {
         st = launch_gemm(layer, t, ws, stream, a->data, lda, a_scale ? a_scale->data : NULL, a_scale_ld, c->data, ldc,
                          m, 0);
     } else {

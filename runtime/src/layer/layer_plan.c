@@ -146,11 +146,13 @@ hum_status hum_layer_compile_entries(hum_runtime *rt, const hum_layer_plan *plan
             return hum_fail_context(st, "dispatch entry %d (M %lld..%lld)", i, (long long)plan->entries[i].m_min,
                                     (long long)plan->entries[i].m_max);
     }
+    /* no layer has both: 8-bit A takes no act-order (gemm_variant.c) */
     const int permutes = hum_plan_permutes_a(plan);
-    const int32_t count = plan->entry_count + permutes;
-    if (permutes) {
-        reqs[plan->entry_count].source = "kernels/prep/permute_a.cu";
-        reqs[plan->entry_count].kernel_name = "hum_permute_a";
+    const int a8 = !permutes && hum_gemm_a8(&plan->config);
+    const int32_t count = plan->entry_count + (permutes || a8 ? 1 : 0);
+    if (count > plan->entry_count) {
+        reqs[plan->entry_count].source = a8 ? "kernels/prep/quantize_a.cu" : "kernels/prep/permute_a.cu";
+        reqs[plan->entry_count].kernel_name = a8 ? "hum_quantize_a" : "hum_permute_a";
         reqs[plan->entry_count].arch = plan->arch;
     }
     const double t0 = hum_layer_now_ms();
@@ -172,7 +174,7 @@ typedef struct prepare_tasks {
     const hum_layer_plan *plan;
     const hum_device_info *dev;
     hum_dispatch_table *table;
-    hum_kernel *permute;
+    hum_kernel *permute, *quantize; /* the kernel that prepares A, if any (hum_layer_compile_entries) */
     hum_layer_buffers buf;
     double compile_ms;
     int32_t compiled, cached;
@@ -188,8 +190,9 @@ static hum_status compile_and_load(prepare_tasks *p)
     const double t0 = hum_layer_now_ms();
     if (st == HUM_OK)
         st = hum_dispatch_table_build(p->dev, p->plan, results, &p->table);
-    if (st == HUM_OK && hum_plan_permutes_a(p->plan))
-        st = hum_kernel_load(p->dev->ordinal, &results[p->plan->entry_count], 0, &p->permute);
+    const int permutes = hum_plan_permutes_a(p->plan);
+    if (st == HUM_OK && (permutes || hum_gemm_a8(&p->plan->config)))
+        st = hum_kernel_load(p->dev->ordinal, &results[p->plan->entry_count], 0, permutes ? &p->permute : &p->quantize);
     p->layer->load_ms = hum_layer_now_ms() - t0;
     for (int32_t i = 0; i < HUM_LAYER_MAX_KERNELS; i++)
         hum_jit_result_free(&results[i]);
@@ -247,11 +250,11 @@ hum_status hum_layer_prepare(hum_layer *layer)
     free(tasks.message[0]);
     free(tasks.message[1]);
     hum_dispatch_table *table = tasks.table;
-    hum_kernel *permute = tasks.permute;
+    hum_kernel *permute = tasks.permute, *quantize = tasks.quantize;
 
     hum_workspace *ws = NULL;
     if (st == HUM_OK) {
-        /* the own workspace: act-order rows up to 16 MiB, at least 256 */
+        /* the own workspace: act-order or quantized rows up to 16 MiB, at least 256 */
         const int64_t rows = (16 << 20) / (2 * plan.config.k);
         st = hum_workspace_create(layer->rt, NULL,
                                   hum_workspace_bytes(&plan.config, dev.sm_count, rows > 256 ? rows : 256), &ws);
@@ -259,6 +262,7 @@ hum_status hum_layer_prepare(hum_layer *layer)
     if (st != HUM_OK) {
         hum_dispatch_table_free(table);
         hum_kernel_destroy(permute);
+        hum_kernel_destroy(quantize);
         hum_layer_buffers_free(&tasks.buf);
         memset(&layer->plan, 0, sizeof layer->plan);
         return hum_fail_context(st, "hum_layer_prepare");
@@ -267,6 +271,9 @@ hum_status hum_layer_prepare(hum_layer *layer)
     table->kernels_compiled = tasks.compiled;
     table->kernels_cached = tasks.cached;
     layer->permute = permute;
+    layer->quantize = quantize;
+    /* a reload re-plans the layer for the activation type its weights were prepared for */
+    layer->plan.config.a_fixed = 1;
     layer->workspace = ws;
     layer->buf = tasks.buf;
     /* act-order: A goes to permute_a.cu; 16-byte chunks are 8 elements of 16-bit A, 16 of 8-bit A */

@@ -264,7 +264,9 @@ void hum_layer_spec_config(const hum_layer_spec *s, hum_layer_config *c)
     c->num_experts = 0;
     c->a_dtype = s->activation_dtype;
     c->c_dtype = s->output_dtype;
-    c->a_group = s->act_scale == HUM_ACT_SCALE_GROUP ? s->act_group : 0;
+    c->a_group = s->act_group;
+    c->a_scale = s->act_scale;
+    c->a_fixed = 0;
     c->weight_dtype = s->weight_dtype;
     c->param_dtype = s->output_dtype;
     c->scale_dtype = spec_scale_dtype(s);

@@ -21,6 +21,7 @@ void hum_layer_buffers_free(hum_layer_buffers *buf)
     hum_device_free(buf->bias);
     hum_device_free(buf->col_scale);
     hum_device_free(buf->k_perm);
+    hum_device_free(buf->input_scale);
     memset(buf, 0, sizeof *buf);
 }
 
@@ -285,6 +286,15 @@ hum_status hum_layer_upload(hum_layer *layer, int32_t ordinal, hum_layer_buffers
         st = prep_bias(ordinal, c, E, &w->bias, buf);
     if (st == HUM_OK && c->act_order)
         st = upload(ordinal, w->k_perm.data, (size_t)(E * c->k) * 4, &buf->k_perm, &buf->bytes); /* [E][K'] */
+    /* an 8-bit layer that quantizes per tensor uses the checkpoint's static scale (a dense
+     * layer's one value) */
+    if (st == HUM_OK && hum_gemm_a8(c) && c->a_scale == HUM_ACT_SCALE_TENSOR) {
+        if (!w->input_scale.data)
+            st = hum_fail(HUM_ERR_INVALID_ARG, "%s activations per tensor need the weight's input_scale (the static "
+                          "scale the checkpoint was calibrated with)", hum_dtype_name(c->a_dtype));
+        else
+            st = upload(ordinal, w->input_scale.data, 4, &buf->input_scale, &buf->bytes);
+    }
     hum_kernel_destroy(k.repack);
     hum_kernel_destroy(k.params);
     if (st != HUM_OK) {

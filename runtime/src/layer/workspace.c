@@ -14,9 +14,28 @@ static int64_t round_up(int64_t v) { return (v + ALIGN - 1) / ALIGN * ALIGN; }
 
 int64_t hum_workspace_lock_bytes(int32_t sm_count) { return round_up((int64_t)sm_count * HUM_MAX_CTAS_PER_SM * 4); }
 
+int64_t hum_workspace_quantized_row_bytes(const hum_layer_config *c)
+{
+    if (!hum_gemm_a8(c))
+        return 0;
+    return hum_workspace_codes_stride(c) + 4 * (c->a_group ? (c->k + c->a_group - 1) / c->a_group : 1);
+}
+
+int64_t hum_workspace_codes_stride(const hum_layer_config *c)
+{
+    return (c->k + 15) / 16 * 16;
+}
+
 int64_t hum_workspace_bytes(const hum_layer_config *c, int32_t sm_count, int64_t max_m)
 {
-    return hum_workspace_lock_bytes(sm_count) + (c->act_order ? round_up(max_m * c->k * 2) : 0);
+    /* the A rows the forward makes: gathered (act-order) or quantized (8-bit A; the codes and the
+     * scales are two regions, each rounded up) */
+    const int64_t rows = c->act_order ? round_up(max_m * c->k * 2)
+                         : hum_gemm_a8(c) ? round_up(max_m * hum_workspace_codes_stride(c)) +
+                                                round_up(max_m * (hum_workspace_quantized_row_bytes(c) -
+                                                                  hum_workspace_codes_stride(c)))
+                                          : 0;
+    return hum_workspace_lock_bytes(sm_count) + rows;
 }
 
 hum_status hum_layer_workspace_size(const hum_layer *layer, int64_t max_m, int64_t *bytes)
@@ -27,9 +46,10 @@ hum_status hum_layer_workspace_size(const hum_layer *layer, int64_t max_m, int64
     if (!layer->prepared)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_workspace_size: the layer is not prepared (hum_layer_prepare)");
     const hum_layer_config *c = &layer->plan.config;
-    if (max_m < 0 || (c->act_order && max_m > (INT64_MAX / 2 - ALIGN) / 2 / c->k))
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_workspace_size: max_m %lld (expected 0 .. 2^62 / (2 K))",
-                        (long long)max_m);
+    const int64_t row = c->act_order ? 2 * c->k : hum_workspace_quantized_row_bytes(c);
+    if (max_m < 0 || (row && max_m > (INT64_MAX / 2 - 2 * ALIGN) / 2 / row))
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_workspace_size: max_m %lld (expected 0 .. 2^62 / (2 x the "
+                        "%lld bytes of one row of A the forward makes))", (long long)max_m, (long long)row);
     hum_device_info dev;
     hum_status st = hum_runtime_device(layer->rt, &dev);
     if (st != HUM_OK)

@@ -4,7 +4,10 @@
  *          every kernel of every layer (a grid never exceeds SMs x CTAs per SM); zeroed at
  *          create, and every launch leaves them zero (kernels/gemm/schedule.cuh)
  *   rows   the rest: A of an act-order forward gathered into the weights' K order
- *          (kernels/prep/permute_a.cu), rows of K 16-bit elements, packed. */
+ *          (kernels/prep/permute_a.cu), rows of K 16-bit elements, packed; or the host's
+ *          16-bit A quantized for a layer of 8-bit A (kernels/prep/quantize_a.cu): codes
+ *          [rows][K rounded up to 16], then from the next 256 bytes their float32 scales
+ *          [rows] or [rows][groups]. */
 #ifndef HUM_WORKSPACE_H
 #define HUM_WORKSPACE_H
 
@@ -27,6 +30,12 @@ struct hum_workspace {
 
 /* Bytes of the lock area for a device of `sm_count` SMs. */
 int64_t hum_workspace_lock_bytes(int32_t sm_count);
+
+/* For a layer of 8-bit A: the row stride of the codes the forward quantizes A into (K rounded
+ * up to 16 bytes, the GEMM's 16-byte loads), and the bytes of one row, codes and float32 scales
+ * (one per row, or per a_group columns); 0 for 16-bit A. */
+int64_t hum_workspace_codes_stride(const hum_layer_config *c);
+int64_t hum_workspace_quantized_row_bytes(const hum_layer_config *c);
 
 /* hum_layer_workspace_size for a planned config on a device of `sm_count` SMs; max_m within
  * the limit that function checks. */

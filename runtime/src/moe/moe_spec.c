@@ -4,9 +4,12 @@
 
 #include "internal.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const ACTIVATIONS[] = {"silu", "swiglu_oai", "relu2", "gelu"};
 static const char *const LAYOUTS[] = {"split", "interleaved"};
@@ -123,47 +126,99 @@ void hum_moe_spec_down(const hum_moe_spec *s, hum_layer_spec *down)
     down->k = s->activation == HUM_MOE_RELU2 ? s->gate_up.n : s->gate_up.n / 2;
 }
 
-/* Expert e's weight is spec `one`'s random weight of seed + e; out gets E of them stacked. */
-static hum_status stacked(const hum_layer_spec *one, int32_t experts, uint64_t seed, hum_standard_weight *out)
+enum { FIELDS = 5 };
+
+static hum_tensor *field(hum_standard_weight *w, int f)
 {
-    hum_tensor *const fields[] = {&out->weight, &out->scale, &out->zero_point, &out->bias, &out->global_scale};
-    enum { FIELDS = sizeof fields / sizeof fields[0] };
-    hum_status st = HUM_OK;
-    for (int32_t e = 0; st == HUM_OK && e < experts; e++) {
+    hum_tensor *const all[FIELDS] = {&w->weight, &w->scale, &w->zero_point, &w->bias, &w->global_scale};
+    return all[f];
+}
+
+static size_t tensor_bytes(const hum_tensor *t)
+{
+    int64_t count = 1;
+    for (int32_t d = 0; d < t->rank; d++)
+        count *= t->shape[d];
+    return (size_t)count * (size_t)hum_dtype_code_size(t->dtype);
+}
+
+/* The random experts first..: each generated (hum_layer_spec_weight, seed + e) and copied into
+ * its place of the stack; shared by the threads of stacked(), each taking the next expert. */
+typedef struct stack_job {
+    const hum_layer_spec *one;
+    uint64_t seed;
+    int32_t experts;
+    hum_standard_weight *out;
+    atomic_int next;
+    atomic_int status; /* the first failure, else HUM_OK */
+} stack_job;
+
+static void *stack_experts(void *arg)
+{
+    stack_job *j = arg;
+    for (int32_t e; atomic_load(&j->status) == HUM_OK && (e = atomic_fetch_add(&j->next, 1)) < j->experts;) {
         hum_standard_weight w;
-        if ((st = hum_layer_spec_weight(one, seed + (uint64_t)e, &w)) != HUM_OK)
+        const hum_status st = hum_layer_spec_weight(j->one, j->seed + (uint64_t)e, &w);
+        if (st != HUM_OK) {
+            int ok = HUM_OK;
+            atomic_compare_exchange_strong(&j->status, &ok, (int)st);
             break;
-        if (e == 0) {
-            *out = w; /* the header; the tensors are made below, w's are freed */
-            for (int f = 0; f < FIELDS; f++)
-                memset(fields[f], 0, sizeof *fields[f]);
-            memset(&out->k_perm, 0, sizeof out->k_perm);
-            out->num_experts = experts;
         }
-        const hum_tensor *const from[] = {&w.weight, &w.scale, &w.zero_point, &w.bias, &w.global_scale};
-        for (int f = 0; st == HUM_OK && f < FIELDS; f++) {
-            const hum_tensor *t = from[f];
-            if (!t->data)
-                continue;
-            int64_t count = 1;
-            for (int32_t d = 0; d < t->rank; d++)
-                count *= t->shape[d];
-            const size_t bytes = (size_t)count * (size_t)hum_dtype_code_size(t->dtype);
-            if (e == 0) { /* [E, ...]; a global scale (1) becomes (E) */
-                int64_t shape[HUM_MAX_RANK] = {experts};
-                const int glob = t == &w.global_scale;
-                for (int32_t d = 0; !glob && d < t->rank; d++)
-                    shape[d + 1] = t->shape[d];
-                st = hum_host_tensor_alloc(fields[f], t->dtype, glob ? 1 : t->rank + 1, shape);
-            }
-            if (st == HUM_OK)
-                memcpy((char *)fields[f]->data + (size_t)e * bytes, t->data, bytes);
-        }
+        for (int f = 0; f < FIELDS; f++)
+            if (field(&w, f)->data)
+                memcpy((char *)field(j->out, f)->data + (size_t)e * tensor_bytes(field(&w, f)), field(&w, f)->data,
+                       tensor_bytes(field(&w, f)));
         hum_standard_free(&w);
     }
+    return NULL;
+}
+
+/* Expert e's weight is spec `one`'s random weight of seed + e; out gets E of them stacked.
+ * Expert 0 gives the stack's shapes; the others are made on all CPUs (a layer of 128 experts
+ * quantizes 400 million values). */
+static hum_status stacked(const hum_layer_spec *one, int32_t experts, uint64_t seed, hum_standard_weight *out)
+{
+    hum_standard_weight w;
+    hum_status st = hum_layer_spec_weight(one, seed, &w);
     if (st != HUM_OK)
+        return st;
+    *out = w; /* the header; the tensors are made below, w's are freed */
+    for (int f = 0; f < FIELDS; f++)
+        memset(field(out, f), 0, sizeof(hum_tensor));
+    memset(&out->k_perm, 0, sizeof out->k_perm);
+    out->num_experts = experts;
+    for (int f = 0; st == HUM_OK && f < FIELDS; f++) {
+        const hum_tensor *t = field(&w, f);
+        if (!t->data)
+            continue;
+        int64_t shape[HUM_MAX_RANK] = {experts}; /* [E, ...]; a global scale (1) becomes (E) */
+        const int glob = f == FIELDS - 1;
+        for (int32_t d = 0; !glob && d < t->rank; d++)
+            shape[d + 1] = t->shape[d];
+        if ((st = hum_host_tensor_alloc(field(out, f), t->dtype, glob ? 1 : t->rank + 1, shape)) == HUM_OK)
+            memcpy(field(out, f)->data, t->data, tensor_bytes(t));
+    }
+    hum_standard_free(&w);
+    stack_job job = {.one = one, .seed = seed, .experts = experts, .out = out};
+    atomic_init(&job.next, 1);
+    atomic_init(&job.status, (int)st);
+    enum { MAX_THREADS = 64 };
+    pthread_t threads[MAX_THREADS];
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int count = 0, want = (int)(cpus < 1 ? 1 : cpus > MAX_THREADS ? MAX_THREADS : cpus);
+    while (st == HUM_OK && count < want && count < experts - 1 &&
+           pthread_create(&threads[count], NULL, stack_experts, &job) == 0)
+        count++;
+    if (st == HUM_OK && count == 0)
+        stack_experts(&job); /* no thread to be had: this one does it */
+    for (int i = 0; i < count; i++)
+        pthread_join(threads[i], NULL);
+    st = (hum_status)atomic_load(&job.status);
+    if (st != HUM_OK) {
         hum_standard_free(out);
-    return st;
+        return hum_fail(st, "random expert weights: hum_layer_spec_weight failed (%s)", hum_status_name(st));
+    }
+    return HUM_OK;
 }
 
 hum_status hum_moe_spec_weights(const hum_moe_spec *s, uint64_t seed, hum_standard_weight *w13,

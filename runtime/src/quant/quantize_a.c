@@ -184,9 +184,10 @@ hum_status hum_quantize_activations(const hum_tensor *a, const hum_act_quant *ho
             if (how->scale != HUM_ACT_SCALE_TENSOR && j0 < k) {
                 const int64_t at = r * s_row + j0 / span * s_group;
                 if (e8m0) {
-                    const uint32_t code = e8m0_mx_code(amax);
+                    /* an all-zero group has no exponent (floor_log2 is defined for x > 0 only) */
+                    const uint32_t code = amax > 0.0f ? e8m0_mx_code(amax) : 0u;
                     inv = amax > 0.0f ? e8m0_inverse(code) : 0.0f;
-                    ((uint8_t *)scale->data)[at] = (uint8_t)(amax > 0.0f ? code : 0u);
+                    ((uint8_t *)scale->data)[at] = (uint8_t)code;
                 } else {
                     inv = inverse_of(amax, max);
                     ((float *)scale->data)[at] = amax / max;

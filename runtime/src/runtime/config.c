@@ -392,12 +392,27 @@ void hum_config_free(hum_config *c)
     for (int32_t i = 0; i < c->policy_path_count; i++)
         free(c->policy_paths[i]);
     free(c->policy_paths);
-    for (int32_t i = 0; i < c->override_count; i++) {
-        free(c->overrides[i].key);
-        free(c->overrides[i].value);
-    }
-    free(c->overrides);
+    hum_config_overrides_free(c->overrides, c->override_count);
     hum_config_init(c);
+}
+
+void hum_config_overrides_free(hum_config_override *items, int32_t count)
+{
+    for (int32_t i = 0; i < count; i++) {
+        free(items[i].key);
+        free(items[i].value);
+    }
+    free(items);
+}
+
+int hum_config_overrides_equal(const hum_config *a, const hum_config *b)
+{
+    if (a->override_count != b->override_count)
+        return 0;
+    for (int32_t i = 0; i < a->override_count; i++)
+        if (strcmp(a->overrides[i].key, b->overrides[i].key) || strcmp(a->overrides[i].value, b->overrides[i].value))
+            return 0;
+    return 1;
 }
 
 hum_status hum_config_parse(const char *text, size_t size, const char *name, const char *base_dir,

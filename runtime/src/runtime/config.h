@@ -49,6 +49,11 @@ hum_status hum_config_parse(const char *text, size_t size, const char *name, con
 
 void hum_config_free(hum_config *c);
 
+/* Frees an overrides array and its strings (hum_config_free's part for them). */
+void hum_config_overrides_free(hum_config_override *items, int32_t count);
+/* 1 when a and b hold the same overrides in the same order. */
+int hum_config_overrides_equal(const hum_config *a, const hum_config *b);
+
 /* The value of an override ("moe.activation"), or NULL when the config does not set it. */
 const char *hum_config_override_value(const hum_config *c, const char *key);
 

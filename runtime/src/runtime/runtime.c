@@ -303,16 +303,38 @@ const char *hum_runtime_policy_origin(const hum_runtime *rt, int32_t i)
     return rt ? origin_in_force(rt, i, &count) : NULL;
 }
 
+/* The overrides change under live_lock (a reload re-reads them); their strings outlive it. */
 const char *hum_runtime_override(const hum_runtime *rt, const char *key)
 {
-    return rt ? hum_config_override_value(&rt->config, key) : NULL;
+    if (!rt)
+        return NULL;
+    pthread_mutex_t *lock = (pthread_mutex_t *)&rt->live_lock;
+    pthread_mutex_lock(lock);
+    const char *v = hum_config_override_value(&rt->config, key);
+    pthread_mutex_unlock(lock);
+    return v;
 }
 
-int32_t hum_runtime_override_count(const hum_runtime *rt) { return rt ? rt->config.override_count : 0; }
+int32_t hum_runtime_override_count(const hum_runtime *rt)
+{
+    if (!rt)
+        return 0;
+    pthread_mutex_t *lock = (pthread_mutex_t *)&rt->live_lock;
+    pthread_mutex_lock(lock);
+    const int32_t n = rt->config.override_count;
+    pthread_mutex_unlock(lock);
+    return n;
+}
 
 const char *hum_runtime_override_key(const hum_runtime *rt, int32_t i)
 {
-    return rt && i >= 0 && i < rt->config.override_count ? rt->config.overrides[i].key : NULL;
+    if (!rt)
+        return NULL;
+    pthread_mutex_t *lock = (pthread_mutex_t *)&rt->live_lock;
+    pthread_mutex_lock(lock);
+    const char *k = i >= 0 && i < rt->config.override_count ? rt->config.overrides[i].key : NULL;
+    pthread_mutex_unlock(lock);
+    return k;
 }
 
 int32_t hum_runtime_hot_reload(const hum_runtime *rt) { return rt ? rt->config.hot_reload : 0; }

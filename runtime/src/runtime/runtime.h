@@ -38,8 +38,19 @@ typedef struct hum_origin_pool {
     int32_t count, cap;
 } hum_origin_pool;
 
+/* Override sets a reload replaced: kept until the runtime is destroyed, since
+ * hum_runtime_override may have handed their strings to another thread. */
+typedef struct hum_override_set {
+    hum_config_override *items;
+    int32_t count;
+} hum_override_set;
+
 struct hum_runtime {
+    /* the overrides (config.overrides, override_count) are re-read from the file by each policy
+     * reload; they change under live_lock, and hum_runtime_override reads them under it */
     hum_config config;
+    hum_override_set *retired_overrides;
+    int32_t retired_count;
     char *config_path; /* NULL without a config */
     char *cache_dir;
     int32_t device_ordinal;

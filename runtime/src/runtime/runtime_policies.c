@@ -193,6 +193,9 @@ static hum_status collect_stamps(const hum_runtime *rt, hum_stamp_list *out)
     }
     for (int32_t i = 0; st == HUM_OK && i < rt->config.policy_path_count; i++)
         st = stamp_tree(out, &cap, rt->config.policy_paths[i], strlen(rt->config.policy_paths[i]));
+    /* the config file too: its overrides are re-read by a reload */
+    if (st == HUM_OK && rt->config_path)
+        st = stamp_tree(out, &cap, rt->config_path, strlen(rt->config_path));
     if (st != HUM_OK)
         hum_stamp_list_free(out);
     return st;
@@ -410,6 +413,11 @@ static const char **pooled_origins(hum_runtime *rt, const source_list *s)
 
 void hum_policies_release(hum_runtime *rt)
 {
+    for (int32_t i = 0; i < rt->retired_count; i++)
+        hum_config_overrides_free(rt->retired_overrides[i].items, rt->retired_overrides[i].count);
+    free(rt->retired_overrides);
+    rt->retired_overrides = NULL;
+    rt->retired_count = 0;
     free(rt->origins);
     for (int32_t i = 0; i < rt->origin_pool.count; i++)
         free(rt->origin_pool.items[i]);
@@ -488,6 +496,59 @@ static hum_status policy_call(lua_State *L, const char *fn, int arg, int *ref)
     return st;
 }
 
+/* Puts `next` in force as the runtime's overrides (under live_lock) and keeps the set it replaces
+ * alive (retired_overrides). */
+static hum_status swap_overrides(hum_runtime *rt, hum_override_set next)
+{
+    hum_override_set *grown = realloc(rt->retired_overrides, (size_t)(rt->retired_count + 1) * sizeof *grown);
+    if (!grown)
+        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "reloading the config's overrides: out of memory");
+    rt->retired_overrides = grown;
+    pthread_mutex_lock(&rt->live_lock);
+    grown[rt->retired_count++] = (hum_override_set){rt->config.overrides, rt->config.override_count};
+    rt->config.overrides = next.items;
+    rt->config.override_count = next.count;
+    pthread_mutex_unlock(&rt->live_lock);
+    return HUM_OK;
+}
+
+/* Puts back the overrides the last swap_overrides replaced; the set it put in force takes their
+ * place among the retired ones (another thread may hold its strings). */
+static void restore_overrides(hum_runtime *rt)
+{
+    hum_override_set *prev = &rt->retired_overrides[rt->retired_count - 1];
+    pthread_mutex_lock(&rt->live_lock);
+    const hum_override_set undone = {rt->config.overrides, rt->config.override_count};
+    rt->config.overrides = prev->items;
+    rt->config.override_count = prev->count;
+    *prev = undone;
+    pthread_mutex_unlock(&rt->live_lock);
+}
+
+/* Re-reads the config file's overrides (only they: the other keys hold for the runtime's life)
+ * and puts them in force when they changed; *swapped says whether they did. */
+static hum_status reread_overrides(hum_runtime *rt, int *swapped)
+{
+    *swapped = 0;
+    if (!rt->config_path)
+        return HUM_OK;
+    hum_config fresh;
+    hum_status st = hum_config_load(rt->config_path, &fresh);
+    if (st != HUM_OK)
+        return st;
+    if (!hum_config_overrides_equal(&fresh, &rt->config)) {
+        st = swap_overrides(rt, (hum_override_set){fresh.overrides, fresh.override_count});
+        if (st == HUM_OK) {
+            fresh.overrides = NULL;
+            fresh.override_count = 0;
+            *swapped = 1;
+            hum_log(rt, HUM_LOG_INFO, "reload: the overrides of %s changed", rt->config_path);
+        }
+    }
+    hum_config_free(&fresh);
+    return st;
+}
+
 hum_status hum_policies_reload_locked(hum_runtime *rt)
 {
     int saved = LUA_NOREF;
@@ -501,12 +562,19 @@ hum_status hum_policies_reload_locked(hum_runtime *rt)
     pthread_mutex_lock(&rt->live_lock);
     hum_status (*reload_layers)(hum_runtime *) = rt->reload_layers;
     pthread_mutex_unlock(&rt->live_lock);
+    int swapped = 0;
     hum_status st = policy_call(rt->L, "current", LUA_NOREF, &saved);
-    if (st == HUM_OK && (st = hum_policies_load_locked(rt)) == HUM_OK && reload_layers &&
-        (st = reload_layers(rt)) != HUM_OK) {
+    if (st == HUM_OK)
+        st = reread_overrides(rt, &swapped);
+    const int loaded = st == HUM_OK && (st = hum_policies_load_locked(rt)) == HUM_OK;
+    if (st != HUM_OK && swapped) /* the overrides go back with the policies */
+        restore_overrides(rt);
+    if (loaded && reload_layers && (st = reload_layers(rt)) != HUM_OK) {
         /* the layers keep their tables: the policies go back to the set they were planned with */
         char why[2048];
         snprintf(why, sizeof why, "%s", hum_last_error());
+        if (swapped)
+            restore_overrides(rt);
         policy_call(rt->L, "use", saved, NULL);
         free(rt->origins);
         rt->origins = before;

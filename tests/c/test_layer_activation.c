@@ -1,0 +1,151 @@
+/* Which activation type a layer runs (lua/hum/activation.lua), without a GPU: the checkpoint's
+ * scheme (a SPEC's a=, a standard weight's act_dtype) by default, the deployment overrides
+ * linear.activation instead, the fallback where the target lacks the instruction or the kernels
+ * the combination (fp8 before sm_89, fp4 activations everywhere, W4A8), the host's 8-bit A
+ * kept as it is, and what hum_layer_describe_spec says; the layers planned so compile for every
+ * arch (NVRTC), the quantize kernel with them where A is 8-bit. */
+#include "hum/hum_tools.h"
+#include "rt_test.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static hum_runtime *runtime_with(const char *dir, const char *yaml)
+{
+    hum_runtime_options o;
+    hum_runtime_options_init(&o);
+    o.config_path = yaml ? rt_write(dir, "deploy.yaml", yaml) : NULL;
+    hum_runtime *rt = NULL;
+    RT_CHECK(hum_runtime_create(&o, &rt) == HUM_OK, "runtime (%s): %s", yaml ? yaml : "no config", hum_last_error());
+    return rt;
+}
+
+/* spec on arch: a_dtype runs, and the note holds every needle. */
+static void expect(hum_runtime *rt, const char *spec, const char *arch, hum_dtype runs, const char *needle,
+                   const char *needle2)
+{
+    hum_layer_spec s;
+    hum_layer_dispatch d;
+    hum_layer_info info;
+    if (!RT_CHECK(hum_layer_spec_parse(spec, &s) == HUM_OK, "%s: %s", spec, hum_last_error()))
+        return;
+    if (!RT_CHECK(hum_layer_describe_spec(rt, &s, arch, &d) == HUM_OK, "%s on %s: %s", spec, arch, hum_last_error()))
+        return;
+    RT_CHECK(strstr(d.activation, needle) && (!needle2 || strstr(d.activation, needle2)),
+             "%s on %s: activations '%s' should name '%s'%s%s", spec, arch, d.activation, needle,
+             needle2 ? " and " : "", needle2 ? needle2 : "");
+    /* compiled for the arch (NVRTC), the plan the same */
+    if (RT_CHECK(hum_layer_compile_spec(rt, &s, arch, &info) == HUM_OK, "%s compiled for %s: %s", spec, arch,
+                 hum_last_error()))
+        RT_CHECK(info.config.a_dtype == runs, "%s on %s runs %s, expected %s", spec, arch,
+                 hum_dtype_name(info.config.a_dtype), hum_dtype_name(runs));
+}
+
+int main(void)
+{
+    char dir[4096];
+    rt_tmpdir("layer-activation", dir, sizeof dir);
+    const hum_dtype E4 = HUM_DTYPE_FLOAT8_E4M3FN, I8 = HUM_DTYPE_INT8, BF = HUM_DTYPE_BFLOAT16,
+                    F16 = HUM_DTYPE_FLOAT16;
+
+    hum_runtime *rt = runtime_with(dir, NULL);
+    if (rt) {
+        /* the checkpoint's scheme where the GPU has it, 16-bit where it has not */
+        /* (sm_75 plans no 8-bit weight: its policy's M 17..64 tiles do not fit, a fault of its own) */
+        static const char *const all[] = {"sm_80", "sm_86"};
+        for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+            expect(rt, "n=256,k=512,w=e4m3,a=e4m3,out=float16", all[i], F16, "fallback from e4m3 per token",
+                   "need sm_89");
+        expect(rt, "n=256,k=512,w=e4m3,a=e4m3", "sm_89", E4, "e4m3 per token", "quantized by the layer");
+        expect(rt, "n=256,k=512,w=e4m3,a=e4m3,ascale=tensor", "sm_90a", E4, "e4m3 per tensor", NULL);
+        expect(rt, "n=256,k=512,w=uint8,a=int8", "sm_80", I8, "int8 per token", "the checkpoint's");
+        expect(rt, "n=256,k=512,w=uint4,group=128,a=int8,out=float16", "sm_75", F16, "fallback from int8 per token",
+               "need sm_80");
+        /* W4A8 with grouped int4 weights has no kernel here: 16-bit, the rule named */
+        expect(rt, "n=256,k=512,w=uint4,group=128,a=int8", "sm_90a", BF, "fallback from int8", "with int8 activations");
+        /* mxfp8 and 1x128 groups run as e4m3 per token where the GEMM lacks their scales */
+        expect(rt, "n=256,k=512,w=e4m3,a=mxfp8", "sm_90a", E4, "fallback from mxfp8", "e4m3 per token");
+        expect(rt, "n=256,k=512,w=e4m3,a=e4m3,ascale=group128", "sm_90a", E4, "fallback from e4m3 per 1x128 group",
+               NULL);
+        /* a 16-bit checkpoint stays 16-bit */
+        expect(rt, "n=256,k=512,w=uint4,group=128,a=bfloat16", "sm_90a", BF, "bfloat16", NULL);
+        hum_runtime_destroy(rt);
+    }
+
+    /* the deployment override replaces the checkpoint's scheme, with the same fallbacks */
+    rt = runtime_with(dir, "overrides:\n  linear:\n    activation: e4m3\n");
+    if (rt) {
+        expect(rt, "n=256,k=512,w=e4m3,a=bfloat16", "sm_90a", E4, "override linear.activation = e4m3", NULL);
+        expect(rt, "n=256,k=512,w=e4m3,a=bfloat16", "sm_80", BF, "fallback from e4m3 per token, override", NULL);
+        /* an e4m3 checkpoint keeps its static scale under an e4m3 override */
+        expect(rt, "n=256,k=512,w=e4m3,a=e4m3,ascale=tensor", "sm_90a", E4, "e4m3 per tensor", NULL);
+        hum_runtime_destroy(rt);
+    }
+    rt = runtime_with(dir, "overrides:\n  linear:\n    activation: nvfp4\n");
+    if (rt) {
+        /* W4A4 NVFP4 on Hopper runs as W4A8 where a kernel takes it, else W4A16 */
+        expect(rt, "n=256,k=512,w=e4m3,a=bfloat16", "sm_90a", E4, "fallback from nvfp4", "float4_e2m1 activations");
+        expect(rt, "n=256,k=512,w=e2m1,group=16,scale=e4m3,global=1,a=bfloat16", "sm_90a", BF, "fallback from nvfp4",
+               NULL);
+        hum_runtime_destroy(rt);
+    }
+    rt = runtime_with(dir, "overrides:\n  linear:\n    activation: bfloat16\n");
+    if (rt) {
+        expect(rt, "n=256,k=512,w=e4m3,a=e4m3", "sm_90a", BF, "override linear.activation = bfloat16", NULL);
+        hum_runtime_destroy(rt);
+    }
+    rt = runtime_with(dir, "overrides:\n  linear:\n    activation: e5m2\n");
+    if (rt) {
+        expect(rt, "n=256,k=512,w=e4m3,a=float16", "sm_90a", F16, "e5m2 activations have no kernels", NULL);
+        hum_runtime_destroy(rt);
+    }
+    /* the moe key leaves dense layers alone */
+    rt = runtime_with(dir, "overrides:\n  moe:\n    activation: mxfp8\n");
+    if (rt) {
+        expect(rt, "n=256,k=512,w=e4m3,a=float16", "sm_90a", F16, "float16", NULL);
+        hum_runtime_destroy(rt);
+    }
+
+    /* a reload re-reads the file's overrides: layers planned afterwards follow them; a bad file
+     * changes nothing */
+    const char *yaml = rt_write(dir, "reload.yaml", "overrides:\n  linear:\n    activation: e4m3\n");
+    hum_runtime_options o;
+    hum_runtime_options_init(&o);
+    o.config_path = yaml;
+    rt = NULL;
+    if (RT_CHECK(hum_runtime_create(&o, &rt) == HUM_OK, "%s", hum_last_error())) {
+        expect(rt, "n=256,k=512,w=e4m3", "sm_90a", E4, "override linear.activation = e4m3", NULL);
+        rt_write(dir, "reload.yaml", "overrides:\n  linear:\n    activation: bfloat16\n");
+        rt_set_mtime(yaml, 2000000000);
+        RT_CHECK(hum_runtime_reload_policies(rt) == HUM_OK && hum_runtime_override(rt, "linear.activation") &&
+                     !strcmp(hum_runtime_override(rt, "linear.activation"), "bfloat16"),
+                 "reload: %s", hum_last_error());
+        expect(rt, "n=256,k=512,w=e4m3,a=e4m3", "sm_90a", BF, "override linear.activation = bfloat16", NULL);
+        rt_write(dir, "reload.yaml", "overrides:\n  linear:\n    activation: fp7\n");
+        RT_CHECK(hum_runtime_reload_policies(rt) == HUM_ERR_CONFIG &&
+                     !strcmp(hum_runtime_override(rt, "linear.activation"), "bfloat16"),
+                 "a bad config keeps the overrides in force: %s", hum_last_error());
+        hum_runtime_destroy(rt);
+    }
+
+    /* the host's 8-bit A is what runs: no override, no fallback (the layer is refused instead) */
+    rt = runtime_with(dir, "overrides:\n  linear:\n    activation: bfloat16\n");
+    if (rt) {
+        hum_layer_spec s;
+        hum_standard_weight w;
+        hum_layer_info info;
+        if (RT_CHECK(hum_layer_spec_parse("n=256,k=512,w=e4m3", &s) == HUM_OK && hum_layer_spec_weight(&s, 1, &w) ==
+                         HUM_OK, "%s", hum_last_error())) {
+            const hum_layer_options host8 = {.activation_dtype = E4, .output_dtype = BF};
+            RT_CHECK(hum_layer_compile(rt, &w, &host8, "sm_90a", &info) == HUM_OK && info.config.a_dtype == E4 &&
+                         info.config.a_fixed,
+                     "host e4m3 on sm_90a: %s", hum_last_error());
+            RT_EXPECT_ERROR(hum_layer_compile(rt, &w, &host8, "sm_80", &info), HUM_ERR_UNSUPPORTED, "host e4m3 on sm_80",
+                            "need sm_89");
+            hum_standard_free(&w);
+        }
+        hum_runtime_destroy(rt);
+    }
+    rt_rmtree(dir);
+    return rt_test_result("test_layer_activation");
+}

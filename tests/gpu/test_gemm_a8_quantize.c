@@ -1,0 +1,193 @@
+/* Layers of 8-bit activations fed the host's 16-bit A, which they quantize themselves in each
+ * forward (kernels/prep/quantize_a.cu into the workspace, then the 8-bit GEMM): e4m3 per token
+ * and per tensor (the checkpoint's static input_scale), int8 per token, float16 and bfloat16 A
+ * and C, at M across the policy's ranges and through a workspace too small for M (chunks).
+ * The float64 reference multiplies A quantized the same way on the host (the CPU twin,
+ * hum_quantize_activations), so only the accumulation and C's rounding differ:
+ * ||C - round(ref)|| / ||ref|| <= 1e-3; the error against unquantized A is printed. C is
+ * poisoned first. Also: a_scale with 16-bit A is refused. Skipped (77) without a GPU or fp8. */
+#include "gemm_test.h"
+#include "hum/hum_tools.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static hum_tensor tensor(void *data, hum_dtype dtype, int64_t rows, int64_t cols, hum_memory mem)
+{
+    hum_tensor t;
+    memset(&t, 0, sizeof t);
+    t.data = data;
+    t.dtype = dtype;
+    t.rank = 2;
+    t.shape[0] = rows;
+    t.shape[1] = cols;
+    t.memory = mem;
+    return t;
+}
+
+/* a (codes of `act`, [M][K]) as the layer's GEMM sees it: quantized by its plan, times scales. */
+static int quantized_values(const hum_layer_config *cfg, const hum_standard_weight *w, hum_dtype act,
+                            const uint16_t *a, int64_t m, double *out)
+{
+    const int64_t k = cfg->k;
+    const hum_act_quant how = {cfg->a_dtype, (hum_act_scale)cfg->a_scale, 0, HUM_DTYPE_FLOAT32};
+    const int tensor_scale = cfg->a_scale == HUM_ACT_SCALE_TENSOR;
+    const float input_scale = tensor_scale ? *(const float *)w->input_scale.data : 0.0f;
+    uint8_t *codes = malloc((size_t)(m * k));
+    float *scales = malloc((size_t)m * sizeof *scales);
+    hum_tensor ta = tensor((void *)a, act, m, k, HUM_MEMORY_HOST), tq = tensor(codes, cfg->a_dtype, m, k, HUM_MEMORY_HOST);
+    hum_tensor ts = tensor(scales, HUM_DTYPE_FLOAT32, m, 1, HUM_MEMORY_HOST);
+    int ok = QUANT_CHECK(hum_quantize_activations(&ta, &how, input_scale, &tq, tensor_scale ? NULL : &ts) == HUM_OK &&
+                             hum_dtype_decode(cfg->a_dtype, codes, m * k, out) == HUM_OK,
+                         "host quantization: %s", hum_last_error());
+    for (int64_t i = 0; ok && i < m * k; i++)
+        out[i] *= tensor_scale ? (double)input_scale : (double)scales[i / k];
+    free(codes);
+    free(scales);
+    return ok;
+}
+
+/* One forward at M rows through `ws` (NULL: the layer's own); returns the relative error. */
+static double run_m(hum_layer *layer, hum_workspace *ws, quant_rng *rng, const char *name,
+                    const hum_standard_weight *w, hum_dtype act, int64_t m)
+{
+    hum_layer_info info;
+    hum_layer_get_info(layer, &info);
+    const int64_t n = w->n, k = w->k;
+    uint16_t *a_codes = malloc((size_t)(m * k) * 2), *c_codes = malloc((size_t)(m * n) * 2);
+    uint16_t *rounded = malloc((size_t)(m * n) * 2);
+    double *a = malloc((size_t)(m * k) * sizeof *a), *aq = malloc((size_t)(m * k) * sizeof *aq);
+    double *ref = malloc((size_t)(m * n) * sizeof *ref), *ref16 = malloc((size_t)(m * n) * sizeof *ref16);
+    double *got = malloc((size_t)(m * n) * sizeof *got), *ref_r = malloc((size_t)(m * n) * sizeof *ref_r);
+    void *d_a = NULL, *d_c = NULL;
+    double err = -1;
+    if (!QUANT_CHECK(a_codes && c_codes && rounded && a && aq && ref && ref16 && got && ref_r, "%s: host buffers", name))
+        goto done;
+    if (quant_fill_activations(rng, act, m * k, 1.0, a_codes, a) != 0 ||
+        !quantized_values(&info.config, w, act, a_codes, m, aq) ||
+        !QUANT_CHECK(hum_reference_gemm(w, 0, aq, m, ref) == HUM_OK && hum_reference_gemm(w, 0, a, m, ref16) == HUM_OK,
+                     "%s: reference: %s", name, hum_last_error()))
+        goto done;
+    if (!QUANT_CHECK(hum_device_alloc(0, (size_t)(m * k) * 2, &d_a) == HUM_OK &&
+                         hum_device_alloc(0, (size_t)(m * n) * 2, &d_c) == HUM_OK &&
+                         hum_memcpy_htod(d_a, a_codes, (size_t)(m * k) * 2) == HUM_OK &&
+                         hum_memset_d8(d_c, 0xFF, (size_t)(m * n) * 2) == HUM_OK,
+                     "%s: device buffers: %s", name, hum_last_error()))
+        goto done;
+    const hum_tensor ta = tensor(d_a, act, m, k, HUM_MEMORY_DEVICE), tc = tensor(d_c, info.config.c_dtype, m, n,
+                                                                                 HUM_MEMORY_DEVICE);
+    const hum_status st = ws ? hum_layer_forward_ws(layer, ws, NULL, &ta, NULL, &tc)
+                             : hum_layer_forward(layer, NULL, &ta, NULL, &tc);
+    if (!QUANT_CHECK(st == HUM_OK, "%s: forward M = %lld: %s", name, (long long)m, hum_last_error()) ||
+        !QUANT_CHECK(hum_stream_synchronize(NULL) == HUM_OK &&
+                         hum_memcpy_dtoh(c_codes, d_c, (size_t)(m * n) * 2) == HUM_OK,
+                     "%s: M = %lld: %s", name, (long long)m, hum_last_error()))
+        goto done;
+    const hum_dtype cd = info.config.c_dtype;
+    hum_dtype_decode(cd, c_codes, m * n, got);
+    hum_dtype_encode(cd, ref, m * n, rounded);
+    hum_dtype_decode(cd, rounded, m * n, ref_r);
+    int64_t unwritten = 0;
+    for (int64_t i = 0; i < m * n; i++)
+        unwritten += !isfinite(got[i]);
+    if (!QUANT_CHECK(unwritten == 0, "%s: M = %lld: %lld outputs not finite", name, (long long)m, (long long)unwritten))
+        goto done;
+    double num = 0, den = 0;
+    for (int64_t i = 0; i < m * n; i++) {
+        num += (got[i] - ref_r[i]) * (got[i] - ref_r[i]);
+        den += ref[i] * ref[i];
+    }
+    err = den > 0 ? sqrt(num / den) : sqrt(num);
+    printf("    M %5lld: %.2e against the quantized A, %.2e against the 16-bit A\n", (long long)m, err,
+           quant_rel_error(got, ref16, m * n));
+    if (!QUANT_CHECK(err <= 1e-3, "%s: M = %lld: relative error %.3e above 1e-3", name, (long long)m, err))
+        err = -1;
+done:
+    hum_device_free(d_a);
+    hum_device_free(d_c);
+    free(a_codes);
+    free(c_codes);
+    free(rounded);
+    free(a);
+    free(aq);
+    free(ref);
+    free(ref16);
+    free(got);
+    free(ref_r);
+    return err;
+}
+
+int main(void)
+{
+    if (!gemm_test_have_gpu())
+        return 77;
+    quant_rng rng = quant_rng_fresh("test_gemm_a8_quantize");
+    hum_runtime *rt = NULL;
+    hum_device_info dev;
+    if (!QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK && hum_runtime_device(rt, &dev) == HUM_OK, "%s",
+                     hum_last_error()))
+        return quant_test_result("test_gemm_a8_quantize");
+    if (dev.sm_major * 10 + dev.sm_minor < 89) {
+        hum_runtime_destroy(rt);
+        return 77;
+    }
+    static const char *const specs[] = {
+        "n=1024,k=1024,w=e4m3,a=e4m3,out=float16",
+        "n=1000,k=2064,w=e4m3,scale=float32,bias=1,a=e4m3,out=bfloat16",
+        "n=512,k=4096,w=e4m3,scale=tensor,a=e4m3,ascale=tensor,out=bfloat16",
+        "n=1024,k=1024,w=uint8,a=int8,out=float16",
+        "n=2048,k=4096,w=uint8,scale=float32,a=int8,ascale=tensor,out=bfloat16",
+    };
+    static const int64_t ms[] = {1, 7, 48, 200, 1024};
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        hum_layer_spec s;
+        hum_standard_weight w;
+        hum_layer *layer = NULL;
+        if (!QUANT_CHECK(hum_layer_spec_parse(specs[i], &s) == HUM_OK &&
+                             hum_layer_spec_weight(&s, quant_rng_next(&rng), &w) == HUM_OK,
+                         "%s: %s", specs[i], hum_last_error()))
+            continue;
+        printf("  %s\n", specs[i]);
+        hum_layer_info info;
+        double worst = 0;
+        if (QUANT_CHECK(hum_layer_from_standard(rt, &w, NULL, &layer) == HUM_OK && hum_layer_prepare(layer) == HUM_OK &&
+                            hum_layer_get_info(layer, &info) == HUM_OK,
+                        "%s: %s", specs[i], hum_last_error()) &&
+            QUANT_CHECK(info.config.a_dtype == s.activation_dtype && info.config.a_scale == (int32_t)s.act_scale,
+                        "%s: the layer runs %s (scale mode %d)", specs[i], hum_dtype_name(info.config.a_dtype),
+                        info.config.a_scale)) {
+            for (size_t j = 0; j < sizeof ms / sizeof ms[0] && worst >= 0; j++) {
+                const double e = run_m(layer, NULL, &rng, specs[i], &w, s.output_dtype, ms[j]);
+                worst = e < 0 ? -1 : (e > worst ? e : worst);
+            }
+            /* a workspace for 64 rows: M = 200 runs in four chunks */
+            int64_t bytes = 0;
+            hum_workspace *ws = NULL;
+            if (worst >= 0 && QUANT_CHECK(hum_layer_workspace_size(layer, 64, &bytes) == HUM_OK &&
+                                              hum_workspace_create(rt, NULL, bytes, &ws) == HUM_OK,
+                                          "%s: workspace: %s", specs[i], hum_last_error()))
+                worst = run_m(layer, ws, &rng, specs[i], &w, s.output_dtype, 200) < 0 ? -1 : worst;
+            hum_workspace_destroy(ws);
+            /* 16-bit A carries no scale: the layer makes its own */
+            if (i == 0) {
+                void *d = NULL;
+                if (QUANT_CHECK(hum_device_alloc(0, 1024 * 2 * 4, &d) == HUM_OK, "%s", hum_last_error())) {
+                    const hum_tensor ta = tensor(d, HUM_DTYPE_FLOAT16, 1, 1024, HUM_MEMORY_DEVICE),
+                                     tc = tensor(d, HUM_DTYPE_FLOAT16, 1, 1024, HUM_MEMORY_DEVICE);
+                    hum_tensor ts = tensor(d, HUM_DTYPE_FLOAT32, 1, 0, HUM_MEMORY_DEVICE);
+                    ts.rank = 1;
+                    QUANT_CHECK(hum_layer_forward(layer, NULL, &ta, &ts, &tc) == HUM_ERR_INVALID_ARG &&
+                                    strstr(hum_last_error(), "a_scale must be NULL"),
+                                "a_scale with 16-bit A: '%s'", hum_last_error());
+                    hum_device_free(d);
+                }
+            }
+        }
+        printf("  %-70s %s %.2e\n", specs[i], worst < 0 ? "FAIL" : "ok  ", worst < 0 ? 0.0 : worst);
+        hum_layer_destroy(layer);
+        hum_standard_free(&w);
+    }
+    hum_runtime_destroy(rt);
+    return quant_test_result("test_gemm_a8_quantize");
+}
