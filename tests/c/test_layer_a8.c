@@ -41,9 +41,9 @@ static int compile(hum_runtime *rt, const char *spec, hum_layer_options o, const
                 "%s on %s: config a %s c %s compensation %d", spec, arch, hum_dtype_name(info.config.a_dtype),
                 hum_dtype_name(info.config.c_dtype), info.config.exp_compensation);
     for (int i = 0; i < info.entry_count; i++)
-        QUANT_CHECK(info.entries[i].block_k >= 128 && info.entries[i].warp_k % 32 == 0,
-                    "%s on %s: entry %d block K %d warp K %d", spec, arch, i, info.entries[i].block_k,
-                    info.entries[i].warp_k);
+        QUANT_CHECK(info.entries[i].block_k >= 128 && info.entries[i].warp_k % 32 == 0 && !info.entries[i].stream_k,
+                    "%s on %s: entry %d block K %d warp K %d stream-K %d", spec, arch, i, info.entries[i].block_k,
+                    info.entries[i].warp_k, info.entries[i].stream_k);
     return info.entry_count;
 }
 
