@@ -68,8 +68,9 @@ function layer.config(c, sm, gemm_type)
     unsupported("%s output with %s activations: the kernels write C in the activation dtype", dtype(c.c_dtype).name,
       act.name)
   end
-  if dtype(c.c_dtype).name == "bfloat16" and sm < 80 then
-    unsupported("bfloat16 %s need sm_80 or newer (the target is sm_%d)", a8 and "outputs" or "activations", sm)
+  -- 8-bit A needs sm_80 or newer whatever C's dtype (C's rule names the instruction it lacks).
+  if not a8 and act.name == "bfloat16" and sm < 80 then
+    unsupported("bfloat16 activations need sm_80 or newer (the target is sm_%d)", sm)
   end
   local w = dtype(c.weight_dtype)
   local weight_float

@@ -71,7 +71,7 @@ static void check_spec_parsing(void)
     } bad[] = {
         {"n=32,k=64,ascale=token", "ascale= is for 8-bit"}, {"n=32,k=64,a=e4m3,ascale=group64", "ascale=group64"},
         {"n=32,k=64,a=mxfp8,ascale=token", "a=mxfp8"},     {"n=32,k=64,ascale=group128,a=mxfp8", "a=mxfp8"},
-        {"n=32,k=64,a=e4m3,out=float32", "out=float32"},   {"n=32,k=64,a=float16,out=bfloat16", "out=bfloat16"},
+        {"n=32,k=64,a=e4m3,out=float32", "out=float32"},   {"n=32,k=64,a=float16,out=bfloat16", "expected out=float16"},
         {"n=32,k=64,a=e5m2", "a=float8_e5m2"},             {"n=32,k=64,a=e4m3,out=int8", "out=int8"},
         {"n=32", "n and k are required"},     {"n=32,k=0", "k=0"},
         {"n=32,k=64,w=uint9", "w=uint9"},     {"n=32,k=64,a=float32", "a=float32"},

@@ -41,9 +41,9 @@ static int compile(hum_runtime *rt, const char *spec, hum_layer_options o, const
                 "%s on %s: config a %s c %s compensation %d", spec, arch, hum_dtype_name(info.config.a_dtype),
                 hum_dtype_name(info.config.c_dtype), info.config.exp_compensation);
     for (int i = 0; i < info.entry_count; i++)
-        QUANT_CHECK(info.entries[i].block_k >= 128 && info.entries[i].warp_k % 32 == 0,
-                    "%s on %s: entry %d block K %d warp K %d", spec, arch, i, info.entries[i].block_k,
-                    info.entries[i].warp_k);
+        QUANT_CHECK(info.entries[i].block_k >= 128 && info.entries[i].warp_k % 32 == 0 && !info.entries[i].stream_k,
+                    "%s on %s: entry %d block K %d warp K %d stream-K %d", spec, arch, i, info.entries[i].block_k,
+                    info.entries[i].warp_k, info.entries[i].stream_k);
     return info.entry_count;
 }
 
@@ -79,8 +79,12 @@ int main(void)
     compile(rt, e4m3, fp8, "sm_86", HUM_ERR_UNSUPPORTED, "float8_e4m3fn activations need sm_89");
     compile(rt, e4m3, fp8, "sm_80", HUM_ERR_UNSUPPORTED, "float8_e4m3fn activations need sm_89");
     compile(rt, u8, i8, "sm_75", HUM_ERR_UNSUPPORTED, "int8 activations need sm_80");
+    /* a bfloat16 C names the activations' rule too, not C's dtype */
+    compile(rt, u8, i8_bf16, "sm_75", HUM_ERR_UNSUPPORTED, "int8 activations need sm_80");
+    compile(rt, e4m3, fp8_bf16, "sm_75", HUM_ERR_UNSUPPORTED, "float8_e4m3fn activations need sm_89");
     /* the weights, scales and layouts 8-bit A does not take */
-    compile(rt, "n=256,k=256,w=uint3", i8, "sm_90a", HUM_ERR_UNSUPPORTED, "uint3 weights with int8");
+    compile(rt, "n=256,k=256,w=uint3", i8, "sm_90a", HUM_ERR_UNSUPPORTED,
+            "uint3 weights with int8 activations (expected uint8 or uint4 weights)");
     compile(rt, "n=256,k=256,w=e2m1", i8, "sm_90a", HUM_ERR_UNSUPPORTED, "float4_e2m1 weights with int8");
     compile(rt, "n=256,k=256,w=e2m1,group=32", fp8, "sm_90a", HUM_ERR_UNSUPPORTED, "float16 weight scales in groups of 32");
     compile(rt, "n=256,k=256,w=e2m1,group=16,scale=e8m0", fp8, "sm_90a", HUM_ERR_UNSUPPORTED, "groups of 16 along K");

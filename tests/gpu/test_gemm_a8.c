@@ -97,8 +97,8 @@ static double run_m(hum_layer *layer, quant_rng *rng, const char *name, const hu
         den += ref[i] * ref[i];
     }
     err = den > 0 ? sqrt(num / den) : sqrt(num);
-    if (!QUANT_CHECK(err <= 1e-3, "%s: M = %lld (%s scales): relative error %.3e above 1e-3 (%.3e before the "
-                                  "output rounding)",
+    if (!QUANT_CHECK(err <= 1e-3, "%s: M = %lld (%s scales): relative error %.3e above 1e-3 (%.3e against the "
+                                  "unrounded reference)",
                      name, (long long)m, per_token ? "token" : "tensor", err, quant_rel_error(got, ref, m * n)))
         err = -1;
 done:

@@ -93,7 +93,7 @@ static hum_status a_type_rule(const hum_layer_config *c, const char *arch)
          c->weight_dtype == HUM_DTYPE_UINT4 ||
              (fp8 ? c->weight_dtype == HUM_DTYPE_FLOAT8_E4M3FN || c->weight_dtype == HUM_DTYPE_FLOAT4_E2M1
                   : c->weight_dtype == HUM_DTYPE_UINT8),
-         "%s weights with %s activations (expected %s or uint4)", hum_dtype_name(c->weight_dtype), a,
+         "%s weights with %s activations (expected %s or uint4 weights)", hum_dtype_name(c->weight_dtype), a,
          fp8 ? "float8_e4m3fn, float4_e2m1" : "uint8");
     RULE(HUM_ERR_UNSUPPORTED, c->num_experts == 0, "%s activations with %lld experts (dense layers only)", a,
          (long long)c->num_experts);
@@ -161,10 +161,14 @@ hum_status hum_gemm_variant_check(const hum_gemm_variant *v, const char *arch)
          t->block_k);
     const int wk = t->block_k / t->warp_k;
     RULE(HUM_ERR_UNSUPPORTED, wk == 1 || wk == 2 || wk == 4, "%d warps along K (expected 1, 2 or 4)", wk);
-    /* 8-bit A: 128-byte rows of A in a stage (the chunk swizzle, the wgmma atom), k32 steps */
+    /* 8-bit A: 128-byte rows of A in a stage (the chunk swizzle, the wgmma atom), k32 steps; no
+     * stream-K, whose slices add their partial sums through the 16-bit C (a bfloat16 rounding
+     * per slice: errors of a few 1e-3 where 8-bit A is held to 1e-3) */
     RULE(HUM_ERR_UNSUPPORTED, !hum_gemm_a8(c) || (t->block_k >= 128 && t->warp_k % 32 == 0),
          "block K %d and warp K %d with 8-bit activations (expected at least 128 and a multiple of 32)", t->block_k,
          t->warp_k);
+    RULE(HUM_ERR_UNSUPPORTED, !hum_gemm_a8(c) || !t->stream_k,
+         "stream-K with 8-bit activations (its slices add partial sums through the 16-bit output)");
     const int32_t threads = hum_gemm_threads(v);
     RULE(HUM_ERR_UNSUPPORTED, threads <= 1024, "%d threads per CTA (at most 1024)", threads);
     /* element loads: rows that are not 16-byte multiples, and act-order experts' columns (a
@@ -195,6 +199,8 @@ hum_status hum_gemm_fit(const hum_layer_config *c, const hum_compute_config *com
         t.warp_k *= 128 / t.block_k;
         t.block_k = 128;
     }
+    if (hum_gemm_a8(c))
+        t.stream_k = 0;
     t.warp_k = t.warp_k < t.block_k ? t.warp_k : t.block_k;
     while (t.block_k / t.warp_k > 4 || (hum_gemm_a8(c) && t.warp_k < 32))
         t.warp_k *= 2;

@@ -209,10 +209,14 @@ hum_status hum_layer_spec_check(const hum_layer_spec *s)
     if (!hum_dtype_is_activation(s->activation_dtype) && !a8)
         return hum_fail(HUM_ERR_INVALID_ARG, "layer spec: a=%s: expected float16, bfloat16, e4m3, int8 or mxfp8",
                         hum_dtype_name(s->activation_dtype));
-    if (!hum_dtype_is_activation(s->output_dtype) || (!a8 && s->output_dtype != s->activation_dtype))
-        return hum_fail(HUM_ERR_INVALID_ARG, "layer spec: out=%s with a=%s: expected float16 or bfloat16%s",
+    if (a8 && !hum_dtype_is_activation(s->output_dtype))
+        return hum_fail(HUM_ERR_INVALID_ARG, "layer spec: out=%s with a=%s: expected float16 or bfloat16",
+                        hum_dtype_name(s->output_dtype), hum_dtype_name(s->activation_dtype));
+    if (!a8 && s->output_dtype != s->activation_dtype)
+        return hum_fail(HUM_ERR_INVALID_ARG,
+                        "layer spec: out=%s with a=%s: expected out=%s (16-bit A gives C in its own dtype)",
                         hum_dtype_name(s->output_dtype), hum_dtype_name(s->activation_dtype),
-                        a8 ? "" : ", the activation dtype (16-bit A gives C in its own dtype)");
+                        hum_dtype_name(s->activation_dtype));
     const int act_ok = s->act_scale == HUM_ACT_SCALE_TOKEN || s->act_scale == HUM_ACT_SCALE_TENSOR
                            ? s->act_group == 0
                            : s->act_scale == HUM_ACT_SCALE_GROUP && (s->act_group == 128 || is_mxfp8(s));
