@@ -56,8 +56,9 @@ typedef struct hum_gemm_args {
     const void *b_scale;
     const void *zero;
     const float *bias;
-    /* 8-bit A: the weight's float32 factor of each output column [N] (channel scales, or what
-     * the group scales folded into the codes leave), applied in the epilogue; else NULL */
+    /* 8-bit A: the weight's float32 factor of each output column [experts or 1][padded N]
+     * (channel scales, or what the group scales folded into the codes leave), applied in the
+     * epilogue; else NULL */
     const float *col_scale;
     const int *k_perm;
     /* C (rows per GEMM type, above), the output dtype (kBF16: bfloat16, else float16) */

@@ -66,12 +66,12 @@ HUM_DEV float block_row_factor(const hum_gemm_args &args, const Block &b, int r)
     }
 }
 
-// The weight's factor of output column `col` (< padded N) where the epilogue applies it (8-bit
-// A: col_scale), else 1.
-HUM_DEV float col_scale(const hum_gemm_args &args, int col)
+// The weight's factor of `expert`'s output column `col` (< padded N) where the epilogue applies
+// it (8-bit A: col_scale [experts][padded N]), else 1.
+HUM_DEV float col_scale(const hum_gemm_args &args, int expert, int col)
 {
     if constexpr (kEpilogueScale)
-        return __ldg(args.col_scale + col);
+        return __ldg(args.col_scale + static_cast<i64>(expert) * kN + col);
     else
         return 1.f;
 }

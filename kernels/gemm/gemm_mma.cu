@@ -194,8 +194,8 @@ HUM_DEV void write_c(const hum_gemm_args &args, const Block &blk, int n0, int wm
                 const int col = n0 + wn * kWN + nj * 8 + 2 * t;
                 if (col >= kNReal)
                     continue;
-                float v0 = acc[mi][nj][2 * half] * f * col_scale(args, col);
-                float v1 = acc[mi][nj][2 * half + 1] * f * col_scale(args, col + 1);
+                float v0 = acc[mi][nj][2 * half] * f * col_scale(args, blk.expert, col);
+                float v1 = acc[mi][nj][2 * half + 1] * f * col_scale(args, blk.expert, col + 1);
                 if (kBias && first) {
                     v0 += bias_of(args, blk.expert, col, first);
                     v1 += bias_of(args, blk.expert, col + 1, first);

@@ -346,7 +346,7 @@ HUM_DEV void stage_c(const hum_gemm_args &args, u32 cbase, const Block &blk, int
         for (int h = 0; h < 2; ++h) {
             const int nl = (wg * kSlabs + s) * 64 + 16 * w + g + 8 * h;
             const float bias = n0 + nl < kNReal ? bias_of(args, blk.expert, n0 + nl, first) : 0.f;
-            const float cs = col_scale(args, n0 + nl);
+            const float cs = col_scale(args, blk.expert, n0 + nl);
 #pragma unroll
             for (int j = 0; j < kBM / 8; ++j)  // n8 block j of the D fragments: registers 4j..4j+3
 #pragma unroll

@@ -83,4 +83,11 @@ HUM_DEV float e8m0_inverse(u32 code)
     return code >= 254 ? __uint_as_float(0x00400000u) : __uint_as_float((254u - code) << 23);
 }
 
+// The factor that maps a per-token (or per-group) amax to the largest code: max / amax, 0 for
+// amax 0 (codes 0, never 0/0), at most FLT_MAX (a tiny bfloat16 amax would overflow it).
+HUM_DEV float inverse_of(float amax, float max)
+{
+    return amax > 0.0f ? fminf(max / amax, 3.40282347e38f) : 0.0f;
+}
+
 }  // namespace enc

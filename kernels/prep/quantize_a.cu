@@ -62,12 +62,6 @@ HUM_DEV float amax8(const float (&v)[8])
     return m;
 }
 
-// max / amax, 0 for amax 0, at most FLT_MAX (a tiny bfloat16 amax would overflow it).
-HUM_DEV float inverse_of(float amax, float max)
-{
-    return amax > 0.0f ? fminf(max / amax, 3.40282347e38f) : 0.0f;
-}
-
 // Codes of v * inv for chunk j0 of q's row (zeros past k, nothing past kq).
 HUM_DEV void store8(const hum_quantize_args &p, u8 *row, int j0, bool vec, const float (&v)[8], float inv)
 {
@@ -131,7 +125,7 @@ extern "C" __global__ void __launch_bounds__(kThreads) hum_quantize_a(const __gr
                 m = fmaxf(m, amax8(v));
             }
             m = cta_max(m, red);
-            const float inv = inverse_of(m, max);
+            const float inv = enc::inverse_of(m, max);
             if (threadIdx.x == 0)
                 static_cast<float *>(p.scale)[r * p.scale_row] = m / max;
             for (int j0 = threadIdx.x * 8; j0 < p.kq; j0 += kSpan) {
@@ -161,7 +155,7 @@ extern "C" __global__ void __launch_bounds__(kThreads) hum_quantize_a(const __gr
                 if (first)
                     static_cast<u8 *>(p.scale)[at] = static_cast<u8>(m > 0.0f ? code : 0u);
             } else {
-                inv = inverse_of(m, max);
+                inv = enc::inverse_of(m, max);
                 if (first)
                     static_cast<float *>(p.scale)[at] = m / max;
             }

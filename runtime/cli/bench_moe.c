@@ -23,7 +23,7 @@ static hum_status check(moe_device *d, const hum_standard_weight *w13, const hum
     double err = INFINITY;
     const int64_t count = moe_check_tokens(b, d->info.intermediate, tokens, CHECK_CAP);
     hum_status st = out ? moe_device_forward(d, out) : hum_fail(HUM_ERR_OUT_OF_MEMORY, "the output");
-    if (st == HUM_OK && (st = moe_check(w13, w2, o, b, out, tokens, count, &err, &bad)) == HUM_OK) {
+    if (st == HUM_OK && (st = moe_check(w13, w2, o, &d->info, b, out, tokens, count, &err, &bad)) == HUM_OK) {
         const double tol = bench_check_tolerance(b->dtype);
         if (bad || !(err <= tol))
             st = hum_fail(HUM_ERR_INTERNAL, "the layer's output at M = %lld is wrong: relative error %.3e against the "
@@ -56,8 +56,8 @@ static hum_status sweep(hum_runtime *rt, const hum_device_info *dev, hum_moe *mo
     }
     for (int32_t i = 0; st == HUM_OK && i < m_count; i++) {
         moe_batch b;
-        if ((st = moe_batch_random(&rng, ms[i], s->gate_up.k, s->top_k, s->experts, balanced,
-                                   s->gate_up.activation_dtype, &b)) != HUM_OK)
+        if ((st = moe_batch_random(&rng, ms[i], s->gate_up.k, s->top_k, s->experts, balanced, s->gate_up.output_dtype,
+                                   &b)) != HUM_OK)
             break;
         if ((st = moe_device_load(&d, &b)) == HUM_OK && i == 0 && (st = check(&d, w13, w2, o, &b)) == HUM_OK)
             printf("\n%6s %11s %9s %9s %9s %9s %9s %11s\n", "M", "layer µs", "align", "gate_up", "act", "down",
@@ -112,7 +112,7 @@ int bench_moe(const char *config, const char *spec_text, const int64_t *ms, int3
     o.activation = s.activation;
     o.gate_up = s.gate_up_layout;
     o.top_k = s.top_k;
-    o.activation_dtype = s.gate_up.activation_dtype;
+    o.activation_dtype = s.gate_up.output_dtype; /* hidden and out; a= is what the GEMMs multiply */
     bench_rng seed = bench_rng_fresh();
     hum_status st = hum_moe_spec_weights(&s, bench_rng_next(&seed), &w13, &w2);
     if (st == HUM_OK)
@@ -123,6 +123,7 @@ int bench_moe(const char *config, const char *spec_text, const int64_t *ms, int3
         printf("prepare: %.1f ms (gate/up %d kernels, down %d; %d and %d compiled)\n", info.prepare_ms,
                info.gate_up_gemm.entry_count, info.down_gemm.entry_count, info.gate_up_gemm.kernels_compiled,
                info.down_gemm.kernels_compiled);
+        printf("activations: gate/up %s; down %s\n", info.gate_up_activation, info.down_activation);
         printf("times: median of %d CUDA-graph replays, L2 flushed before each; a step alone replays its own "
                "graph on the inputs the whole forward left\n", reps);
         st = sweep(rt, &dev, moe, &s, &w13, &w2, &o, ms, m_count, warmup, reps, balanced);

@@ -64,7 +64,7 @@ typedef struct moe_call {
 static hum_status enqueue(void *ctx, CUstream stream)
 {
     moe_call *m = ctx;
-    return hum_expert_gemm_forward(m->gemm, m->ws, stream, &m->a, &m->c, &m->r);
+    return hum_expert_gemm_forward(m->gemm, m->ws, stream, &m->a, NULL, &m->c, &m->r);
 }
 
 static hum_tensor device_matrix(void *data, hum_dtype dtype, int64_t rows, int64_t cols)

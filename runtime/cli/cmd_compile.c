@@ -135,6 +135,7 @@ static int compile_moe(hum_runtime *rt, const char *spec_text, const hum_moe_spe
            spec_text, arch, info.gate_up.policy_name, info.gate_up.entry_count, info.down.entry_count,
            info.kernels_compiled ? "cache miss" : "cache hit", info.compile_ms, info.kernels_compiled,
            info.kernels_cached);
+    printf("  gate_up activations: %s\n  down    activations: %s\n", info.gate_up_activation, info.down_activation);
     print_table("gate_up", &info.gate_up);
     print_table("down   ", &info.down);
     return 0;

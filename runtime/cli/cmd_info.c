@@ -20,7 +20,7 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: hum info [--config FILE] [--json] [--arch ARCH] [--layer SPEC]\n\n"
+    fprintf(f, "usage: hum info [--config FILE] [--json] [--arch ARCH] [--layer SPEC] [--moe SPEC]\n\n"
                "Prints the hum version, the CUDA driver and device, the NVRTC version, the kernel cache\n"
                "directory, the deployment config and its overrides, the policy files in force, the\n"
                "directories searched for kernels/, lua/, formats/ and policies/, and what this build\n"
@@ -31,6 +31,9 @@ static void usage(FILE *f)
                "  --layer SPEC   the dispatch table of this layer: per M range the kernel, tiles, stages,\n"
                "                 CTAs per SM, stream-K and the policy file:line that chose it; SPEC as in\n"
                "                 hum bench, e.g. n=4096,k=4096,w=uint4,a=float16,group=128\n"
+               "  --moe SPEC     the same for both expert GEMMs of this MoE layer (gate_up, down), each\n"
+               "                 with what its activations run as (the moe.activation override, the\n"
+               "                 SPEC's a=, the fallback); SPEC as in hum bench --moe\n"
                "  --config FILE  deployment config\n");
 }
 
@@ -156,6 +159,30 @@ static cJSON *plan_layer(hum_runtime *rt, const char *text, const hum_layer_spec
     else
         fprintf(stderr, "hum info: layer %s: %s\n", text, hum_last_error());
     return NULL;
+}
+
+/* The dispatch tables of the MoE SPEC's two expert GEMMs ({"spec", "gate_up", "down"}), or
+ * NULL after saying on stderr why they cannot be planned. */
+static cJSON *plan_moe(hum_runtime *rt, const char *text, const hum_moe_spec *spec, const char *arch)
+{
+    hum_layer_spec down;
+    hum_moe_spec_down(spec, &down);
+    const hum_layer_spec *gemm[2] = {&spec->gate_up, &down};
+    static const char *const names[2] = {"gate_up", "down"};
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "spec", text);
+    for (int i = 0; o && i < 2; i++) {
+        hum_layer_dispatch d;
+        const hum_status st = hum_expert_gemm_describe_spec(rt, gemm[i], spec->experts, HUM_GEMM_MOE_INDEXED, arch, &d);
+        if (st != HUM_OK) {
+            fprintf(stderr, "hum info: MoE layer %s, %s GEMM: %s%s\n", text, names[i], hum_last_error(),
+                    st == HUM_ERR_NO_DEVICE ? " (give --arch ARCH to plan for an arch's nominal device)" : "");
+            cJSON_Delete(o);
+            return NULL;
+        }
+        cJSON_AddItemToObject(o, names[i], cli_dispatch_json(&d));
+    }
+    return o;
 }
 
 /* Everything `hum info` reports, as the JSON object --json prints; the text form is printed
@@ -312,27 +339,39 @@ static void print_text(const cJSON *root)
         printf("layer        %s\n", str(layer, "spec"));
         cli_print_dispatch_json(stdout, layer, 2);
     }
+    const cJSON *moe = cJSON_GetObjectItemCaseSensitive(root, "moe");
+    if (moe) {
+        printf("moe          %s\n", str(moe, "spec"));
+        printf("  gate_up GEMM (rows per expert):\n");
+        cli_print_dispatch_json(stdout, cJSON_GetObjectItemCaseSensitive(moe, "gate_up"), 4);
+        printf("  down GEMM (rows per expert):\n");
+        cli_print_dispatch_json(stdout, cJSON_GetObjectItemCaseSensitive(moe, "down"), 4);
+    }
 }
 
 int hum_cmd_info(const char *config, int argc, char **argv)
 {
     int json = 0;
-    const char *arch = NULL, *layer = NULL;
+    const char *arch = NULL, *layer = NULL, *moe = NULL;
     const cli_option options[] = {CLI_VALUE("--config", &config), CLI_FLAG("--json", &json),
-                                  CLI_VALUE("--arch", &arch), CLI_VALUE("--layer", &layer), CLI_END};
+                                  CLI_VALUE("--arch", &arch),     CLI_VALUE("--layer", &layer),
+                                  CLI_VALUE("--moe", &moe),       CLI_END};
     const cli_args args = {.command = "hum info", .usage = usage, .options = options};
     int parsed = cli_args_parse(&args, argc, argv);
     if (parsed)
         return parsed == 1 ? 0 : 2;
     /* Bad values are usage errors, found before the runtime exists so no config can mask them. */
     hum_layer_spec spec = {0};
-    if ((arch && hum_arch_check(arch) != HUM_OK) || (layer && hum_layer_spec_parse(layer, &spec) != HUM_OK))
+    hum_moe_spec moe_spec;
+    if ((arch && hum_arch_check(arch) != HUM_OK) || (layer && hum_layer_spec_parse(layer, &spec) != HUM_OK) ||
+        (moe && hum_moe_spec_parse(moe, &moe_spec) != HUM_OK))
         return cli_usage_error(&args, "%s", hum_last_error());
     hum_runtime *rt;
     if (cli_runtime_open("info", config, NULL, &rt) != 0)
         return 1;
     cJSON *root = collect(rt);
     cJSON *table = layer ? plan_layer(rt, layer, &spec, arch) : NULL;
+    cJSON *moe_tables = moe ? plan_moe(rt, moe, &moe_spec, arch) : NULL;
     if (root && arch) {
         cJSON *a = cJSON_AddObjectToObject(root, "arch");
         cJSON_AddStringToObject(a, "arch", arch);
@@ -342,6 +381,10 @@ int hum_cmd_info(const char *config, int argc, char **argv)
         cJSON_AddItemToObject(root, "layer", table);
     else
         cJSON_Delete(table);
+    if (root && moe_tables)
+        cJSON_AddItemToObject(root, "moe", moe_tables);
+    else
+        cJSON_Delete(moe_tables);
     hum_runtime_destroy(rt);
     char *text = root && json ? cJSON_Print(root) : NULL;
     if (root && !json)
@@ -354,5 +397,5 @@ int hum_cmd_info(const char *config, int argc, char **argv)
         fprintf(stderr, "hum info: out of memory\n");
         return 1;
     }
-    return layer && !table ? 1 : 0;
+    return (layer && !table) || (moe && !moe_tables) ? 1 : 0;
 }

@@ -167,7 +167,7 @@ static int with_gpu(hum_runtime *rt, const hum_device_info *d, const char *dir)
                 const int64_t count = st == HUM_OK ? moe_check_tokens(&b, INTER, tokens, CHECK_CAP) : 0;
                 if (st == HUM_OK && (st = moe_device_load(&dev, &b)) == HUM_OK &&
                     (st = moe_device_forward(&dev, out)) == HUM_OK &&
-                    (st = moe_check(&w13, &w2, &resolved, &b, out, tokens, count, &err, &bad)) == HUM_OK)
+                    (st = moe_check(&w13, &w2, &resolved, &dev.info, &b, out, tokens, count, &err, &bad)) == HUM_OK)
                     st = bench_time(&timer, moe_enqueue, &dev, WARMUP, REPS, &t);
                 if (st != HUM_OK) {
                     fprintf(stderr, "hum demo: M = %lld: %s\n", (long long)GPU_MS[i], hum_last_error());
@@ -232,7 +232,7 @@ static int without_gpu(hum_runtime *rt, const char *dir, const hum_standard_weig
     const hum_tensor ids = {.data = b.ids, .dtype = HUM_DTYPE_INT32, .rank = 2, .shape = {CPU_M, TOP_K},
                             .memory = HUM_MEMORY_HOST};
     if (st == HUM_OK && (st = hum_dtype_decode(HUM_DTYPE_BFLOAT16, b.x, CPU_M * HIDDEN, x)) == HUM_OK &&
-        (st = hum_moe_reference(&w13, &w2, &resolved, x, &ids, b.weights, NULL, got)) == HUM_OK)
+        (st = hum_moe_reference(&w13, &w2, &resolved, x, &ids, b.weights, NULL, NULL, got)) == HUM_OK)
         st = by_hand(w, &b, want);
     cli_step_end(step);
     int rc = 1;

@@ -156,7 +156,7 @@ int64_t moe_check_tokens(const moe_batch *b, int64_t intermediate, int64_t *toke
 }
 
 hum_status moe_check(const hum_standard_weight *w13, const hum_standard_weight *w2, const hum_moe_options *opts,
-                     const moe_batch *b, const uint16_t *out, const int64_t *tokens, int64_t count, double *rel_error,
+                     const hum_moe_info *info, const moe_batch *b, const uint16_t *out, const int64_t *tokens, int64_t count, double *rel_error,
                      int64_t *bad)
 {
     const int64_t h = b->hidden, k = b->top_k;
@@ -176,8 +176,10 @@ hum_status moe_check(const hum_standard_weight *w13, const hum_standard_weight *
     }
     const hum_tensor ids = {.data = s.ids, .dtype = HUM_DTYPE_INT32, .rank = 2, .shape = {count, k},
                             .memory = HUM_MEMORY_HOST};
+    const hum_moe_numerics as_run = {info->activation_dtype, info->gate_up_gemm.config.a_dtype,
+                                     info->down_gemm.config.a_dtype};
     if (st == HUM_OK)
-        st = hum_moe_reference(w13, w2, opts, x, &ids, s.weights, NULL, ref);
+        st = hum_moe_reference(w13, w2, opts, x, &ids, s.weights, NULL, &as_run, ref);
     if (st == HUM_OK) {
         double num = 0, den = 0;
         *bad = 0;

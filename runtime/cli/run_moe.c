@@ -97,7 +97,7 @@ int run_moe(hum_runtime *rt, const run_moe_options *o, int *not_moe)
                     int64_t tokens[CHECK_CAP], bad = 0;
                     double err = INFINITY;
                     const int64_t count = moe_check_tokens(&b, w2.k, tokens, CHECK_CAP);
-                    if ((st = moe_check(&w13, &w2, &resolved, &b, out, tokens, count, &err, &bad)) != HUM_OK) {
+                    if ((st = moe_check(&w13, &w2, &resolved, &d.info, &b, out, tokens, count, &err, &bad)) != HUM_OK) {
                         printf("\n");
                         fprintf(stderr, "hum run: M = %lld: reference: %s\n", (long long)m, hum_last_error());
                         rc = 1;

@@ -108,7 +108,7 @@ static void check_reference(quant_rng *rng, hum_standard_weight *w13, hum_standa
             o.top_k = TOP_K;
             o.global_experts = GLOBAL;
             const hum_standard_weight *up = act == HUM_MOE_RELU2 ? w1 : w13;
-            if (!QUANT_CHECK(hum_moe_reference(up, w2, &o, x, &t, wt, map, got) == HUM_OK, "%s", hum_last_error()))
+            if (!QUANT_CHECK(hum_moe_reference(up, w2, &o, x, &t, wt, map, NULL, got) == HUM_OK, "%s", hum_last_error()))
                 continue;
             by_hand(up, w2, &o, x, ids, wt, map, M, want);
             double worst = 0;

@@ -245,7 +245,7 @@ static void run_indexed(expert_case *c, quant_rng *rng, const char *what, int64_
         char label[96];
         snprintf(label, sizeof label, "%s%s M=%lld top_k=%d block_m=%d", down ? "down " : "", what, (long long)m,
                  top_k, bm);
-        if (QUANT_CHECK(hum_expert_gemm_forward(c->gemm[1], c->ws, NULL, &ta, &tc, &r) == HUM_OK &&
+        if (QUANT_CHECK(hum_expert_gemm_forward(c->gemm[1], c->ws, NULL, &ta, NULL, &tc, &r) == HUM_OK &&
                             hum_stream_synchronize(NULL) == HUM_OK,
                         "%s %s: %s", c->name, label, hum_last_error())) {
             verify(c, label, a, src, expert_of, R, d_c, stride);
@@ -302,7 +302,7 @@ static void run_grouped(expert_case *c, quant_rng *rng, hum_gemm_type type, cons
         char label[96];
         snprintf(label, sizeof label, "%s rows=%lld", type == HUM_GEMM_MOE_GROUPED_CONTIGUOUS ? "contiguous" : "masked",
                  (long long)rows);
-        if (QUANT_CHECK(hum_expert_gemm_forward(c->gemm[type], c->ws, NULL, &ta, &tc, &r) == HUM_OK &&
+        if (QUANT_CHECK(hum_expert_gemm_forward(c->gemm[type], c->ws, NULL, &ta, NULL, &tc, &r) == HUM_OK &&
                             hum_stream_synchronize(NULL) == HUM_OK,
                         "%s %s: %s", c->name, label, hum_last_error())) {
             verify(c, label, a, src, expert_of, rows, d_c, 1);

@@ -910,6 +910,11 @@ typedef struct hum_moe_info {
     int32_t prepared;
     double prepare_ms;      /* wall time of hum_moe_prepare */
     hum_layer_info gate_up_gemm, down_gemm; /* the expert GEMMs once prepared (zeroed before) */
+    /* once prepared, what each GEMM's A runs as and why (hum_layer_dispatch.activation; the
+     * config's a_dtype is the type): the deployment's moe.activation override, else the
+     * checkpoint's scheme, else 16-bit, each falling back to what the GPU runs; 8-bit A is
+     * quantized per token by the layer (the hidden rows, and the activation's output) */
+    char gate_up_activation[256], down_activation[256];
 } hum_moe_info;
 
 /* What the layer is, and once prepared how its GEMMs were. HUM_ERR_INVALID_ARG for NULL. */

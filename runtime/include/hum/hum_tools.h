@@ -286,7 +286,8 @@ typedef struct hum_act_quant {
 /*
  * The CPU twin of the activation-quantization kernel (kernels/prep/quantize_a.cu): the same
  * inputs give the same bits. a: host float16 or bfloat16 [M, K] (row stride strides[0], 0:
- * K), finite. q: host, how->dtype, [M, Kq] with Kq >= K (columns past K get 0). scale: host;
+ * K), finite; or float32, the values the MoE activation kernel quantizes per token
+ * (kernels/moe/act.cu) from registers. q: host, how->dtype, [M, Kq] with Kq >= K (columns past K get 0). scale: host;
  * TOKEN float32 [M] or [M, 1]; GROUP [M, ceil(K / group)] of scale_dtype, any strides (so a
  * column-major [G][M] view works); TENSOR NULL (the scale is input_scale).
  *   max = 448 (e4m3fn) or 127 (int8); amax = the largest |a| of the row or group.
@@ -788,21 +789,29 @@ hum_status hum_expert_gemm_block_m(hum_layer *gemm, hum_workspace *ws, const hum
 /* C = the expert GEMM of A on `stream` with routing r: asynchronous, no allocation, no lock, no
  * Lua, no host sync (the sorted row count stays on the GPU; the persistent grid of at most SMs x
  * CTAs per SM covers the capacity); CUDA-graph capturable. Tensors as in hum_layer_forward_ws
- * (rank 2, the activation dtype, the same alignment rules):
+ * (rank 2, the layer's A type, c the output dtype, the same alignment rules):
  *   indexed             a [m, K], c [m * top_k, N]
  *   grouped_contiguous  a [m, K], c [m, N]
  *   grouped_masked      a [E * m, K], c [E * m, N]
+ * a_scale: NULL for 16-bit A; 8-bit A (config.a_dtype float8_e4m3fn or int8, per token: the
+ * expert GEMM does not quantize) takes float32 device [rows of a], row r's activation being
+ * a[r] * a_scale[r]: a gathered row of A (indexed) brings its own scale, applied with the
+ * weight's column scale in float32 in the epilogue.
  * Rows no block covers are neither read nor written. m == 0 does nothing. Errors:
  * HUM_ERR_INVALID_ARG naming the tensor or routing field and what was expected (an indexed
  * block_m other than the entry's: the sorted ids were padded for another tuning);
  * HUM_ERR_CUDA when the launch fails. */
 hum_status hum_expert_gemm_forward(hum_layer *gemm, hum_workspace *ws, struct CUstream_st *stream, const hum_tensor *a,
-                                   const hum_tensor *c, const hum_expert_routing *r);
+                                   const hum_tensor *a_scale, const hum_tensor *c, const hum_expert_routing *r);
 
 /* hum_layer_compile_spec for an expert GEMM of `type` over `experts` experts of the spec's
  * shape (CPU only, any arch). */
 hum_status hum_expert_gemm_compile_spec(hum_runtime *rt, const hum_layer_spec *spec, int64_t experts,
                                         hum_gemm_type type, const char *arch, hum_layer_info *out);
+/* hum_layer_describe_spec for that expert GEMM: its dispatch table and what its A runs as (the
+ * moe.activation override applies), planned only (arch NULL: the runtime's GPU). */
+hum_status hum_expert_gemm_describe_spec(hum_runtime *rt, const hum_layer_spec *spec, int64_t experts,
+                                         hum_gemm_type type, const char *arch, hum_layer_dispatch *out);
 
 /* ====================================================================================== */
 /* MoE routing layout                                                                     */
@@ -844,11 +853,23 @@ hum_status hum_moe_align_reference(const hum_tensor *topk_ids, const int32_t *ex
  * opts says (opts->experts is ignored: w13 and w2 are the experts the layer keeps, [E_local,
  * ...]). hidden [M][H]; topk_ids a host int32 or int64 tensor [M, opts->top_k]; topk_weights
  * float32 [M * top_k]; expert_map int32 [e_global] or NULL. A token with no kept expert gets 0.
+ * as_run NULL: float64 throughout. Else the rows each GEMM multiplies are those the layer holds
+ * (hum_moe_info's GEMM configs say which): the gate/up output rounded to the 16-bit type
+ * `held`; a GEMM of 8-bit A (float8_e4m3fn or int8) multiplies its rows quantized per token as
+ * the layer quantizes them (hum_quantize_activations: hidden from `held`, the activation's
+ * output from float32) times their scales, so that only the accumulation differs from the
+ * GPU's; a GEMM of 16-bit A the activation's output rounded to `held`.
  * Errors: HUM_ERR_INVALID_ARG (NULL, weights that do not chain, topk_ids of another shape or
- * type), those of hum_reference_gemm, HUM_ERR_OUT_OF_MEMORY. */
+ * type, an as_run type outside those above), those of hum_reference_gemm, HUM_ERR_OUT_OF_MEMORY. */
+typedef struct hum_moe_numerics {
+    hum_dtype held;      /* float16 or bfloat16: the hidden rows and the rows between the GEMMs */
+    hum_dtype gate_up_a; /* the A type of each GEMM: `held`, float8_e4m3fn or int8 */
+    hum_dtype down_a;
+} hum_moe_numerics;
 hum_status hum_moe_reference(const hum_standard_weight *w13, const hum_standard_weight *w2,
                              const hum_moe_options *opts, const double *hidden, const hum_tensor *topk_ids,
-                             const float *topk_weights, const int32_t *expert_map, double *out);
+                             const float *topk_weights, const int32_t *expert_map, const hum_moe_numerics *as_run,
+                             double *out);
 
 /*
  * A MoE layer described by a SPEC string, for `hum bench --moe`, `hum compile --moe` and tests:
@@ -912,6 +933,9 @@ hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstrea
  * nominal device) and the counts over every kernel, the six around the GEMMs included. */
 typedef struct hum_moe_compile_info {
     hum_layer_info gate_up, down;
+    /* what each GEMM's A runs as and why (hum_layer_dispatch.activation): "e4m3 per token
+     * (override moe.activation = e4m3; quantized by the layer)", "bfloat16 (fallback from ...)" */
+    char gate_up_activation[256], down_activation[256];
     int32_t kernels_compiled, kernels_cached;
     double compile_ms;
 } hum_moe_compile_info;

@@ -124,8 +124,21 @@ static hum_status routing_args(const hum_layer *g, const hum_expert_routing *r, 
     return HUM_OK;
 }
 
+/* 8-bit A's scales: float32 device [rows], one per row of a (16-bit A: none). */
+static hum_status check_a_scale(const hum_layer_config *cfg, const hum_tensor *s, int64_t rows)
+{
+    const char *a = hum_dtype_name(cfg->a_dtype);
+    if (!hum_gemm_a8(cfg))
+        return s ? hum_fail(HUM_ERR_INVALID_ARG, "%s: a_scale must be NULL for %s activations", FN, a) : HUM_OK;
+    if (!s || s->memory != HUM_MEMORY_DEVICE || !s->data || s->dtype != HUM_DTYPE_FLOAT32 || s->rank != 1 ||
+        s->shape[0] != rows || (s->strides[0] != 0 && s->strides[0] != 1))
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s: %s activations need a_scale, a contiguous float32 device tensor "
+                        "[%lld] (one scale per row of a)%s", FN, a, (long long)rows, s ? "" : ": got NULL");
+    return HUM_OK;
+}
+
 hum_status hum_expert_gemm_forward(hum_layer *gemm, hum_workspace *ws, struct CUstream_st *stream, const hum_tensor *a,
-                                   const hum_tensor *c, const hum_expert_routing *r)
+                                   const hum_tensor *a_scale, const hum_tensor *c, const hum_expert_routing *r)
 {
     hum_status st = check_gemm(FN, gemm, ws, r);
     if (st != HUM_OK)
@@ -135,11 +148,13 @@ hum_status hum_expert_gemm_forward(hum_layer *gemm, hum_workspace *ws, struct CU
     const hum_layer_config *cfg = &gemm->plan.config;
     int64_t lda, ldc;
     if ((st = hum_layer_check_tensor(FN, a, "a", cfg->a_dtype, gemm->input_k, &lda)) != HUM_OK ||
-        (st = hum_layer_check_tensor(FN, c, "c", cfg->c_dtype, cfg->n, &ldc)) != HUM_OK)
+        (st = hum_layer_check_tensor(FN, c, "c", cfg->c_dtype, cfg->n, &ldc)) != HUM_OK ||
+        (st = check_a_scale(cfg, a_scale, a->shape[0])) != HUM_OK)
         return st;
-    if (gemm->a_vector && (((uintptr_t)a->data | (uintptr_t)(lda * 2)) & 15))
-        return hum_fail(HUM_ERR_INVALID_ARG, "%s: a must be 16-byte aligned with a row stride that is a multiple of 8 "
-                        "elements (got %p, stride %lld)", FN, a->data, (long long)lda);
+    const int a_bytes = hum_gemm_a8(cfg) ? 1 : 2;
+    if (gemm->a_vector && (((uintptr_t)a->data | (uintptr_t)(lda * a_bytes)) & 15))
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s: a must be 16-byte aligned with a row stride that is a multiple of %d "
+                        "elements (got %p, stride %lld)", FN, 16 / a_bytes, a->data, (long long)lda);
     if (cfg->n % 2 == 0 && (((uintptr_t)c->data | (uintptr_t)(ldc * 2)) & 3))
         return hum_fail(HUM_ERR_INVALID_ARG, "%s: c must be 4-byte aligned with an even row stride (got %p, stride "
                         "%lld)", FN, c->data, (long long)ldc);
@@ -153,9 +168,10 @@ hum_status hum_expert_gemm_forward(hum_layer *gemm, hum_workspace *ws, struct CU
     const hum_dispatch_table *t = hum_hazard_pin(&ws->slot, &gemm->table);
     const hum_dispatch_entry *e = hum_dispatch_entry_for(t, hum_expert_gemm_rows(cfg, gemm->gemm_type, r->m, r->top_k));
     const hum_layer_buffers *b = &gemm->buf;
-    hum_gemm_args args = {.a = a->data, .lda = lda, .b = b->weight, .b_scale = b->scale, .zero = b->zero,
-                          .bias = b->bias, .k_perm = b->k_perm, .c = c->data, .ldc = ldc, .m = (int)r->m,
-                          .out_factor = gemm->out_factor};
+    hum_gemm_args args = {.a = a->data, .a_scale = a_scale ? a_scale->data : NULL, .lda = lda,
+                          .a_scale_ld = a_scale ? 1 : 0, .b = b->weight, .b_scale = b->scale, .zero = b->zero,
+                          .bias = b->bias, .col_scale = b->col_scale, .k_perm = b->k_perm, .c = c->data, .ldc = ldc,
+                          .m = (int)r->m, .out_factor = gemm->out_factor};
     int64_t blocks = 0;
     st = routing_args(gemm, r, e->block_m, a->shape[0], c->shape[0], &args, &blocks);
     if (st == HUM_OK)

@@ -80,7 +80,8 @@ static hum_status check_policy_values(const hum_tuning *t)
  * registers (W4A8: uint4 around 8; e2m1 with e4m3), A in 16-byte chunks (K a multiple of 16),
  * the weight's scales per channel or per tensor, or MXFP4's e8m0 groups folded into the codes
  * (hum_gemm_fold_scales), and the activations' per token or per tensor (all applied to the
- * float accumulators), no zero point, no act-order. */
+ * float accumulators; expert GEMMs per token: each gathered row brings its own scale), no zero
+ * point, no act-order. */
 static hum_status a_type_rule(const hum_layer_config *c, const char *arch)
 {
     if (!hum_gemm_a8(c))
@@ -95,7 +96,9 @@ static hum_status a_type_rule(const hum_layer_config *c, const char *arch)
                   : c->weight_dtype == HUM_DTYPE_UINT8),
          "%s weights with %s activations (expected %s or uint4 weights)", hum_dtype_name(c->weight_dtype), a,
          fp8 ? "float8_e4m3fn, float4_e2m1" : "uint8");
-    RULE(HUM_ERR_UNSUPPORTED, c->num_experts == 0, "%s activations with %lld experts (dense layers only)", a,
+    /* expert GEMMs: the scale of each gathered row of A (the MoE layer quantizes per token) */
+    RULE(HUM_ERR_UNSUPPORTED, c->num_experts == 0 || c->a_scale == HUM_ACT_SCALE_TOKEN,
+         "%s activations per tensor with %lld experts (expert GEMMs take per-token scales)", a,
          (long long)c->num_experts);
     RULE(HUM_ERR_UNSUPPORTED, !c->has_zero_point && !c->act_order, "%s with %s activations",
          c->act_order ? "act-order" : "a zero point", a);

@@ -25,8 +25,11 @@ void hum_gemm_wgmma_fit(const hum_layer_config *c, hum_tuning *t)
     t->warp_k = t->block_k;
     t->warp_n = t->warp_n < t->block_n / 4 ? t->warp_n : t->block_n / 4;
     t->warp_n = t->warp_n > 16 ? t->warp_n : 16;
-    if (hum_gemm_promotes(c) && t->warp_n / 16 * t->block_m > 128)
+    if (hum_gemm_promotes(c) && t->warp_n / 16 * t->block_m > 128) {
         t->warp_n = 16;
+        if (t->block_n > 8 * t->warp_n) /* at most 2 warpgroups: the narrower warps span less */
+            t->block_n = 8 * t->warp_n;
+    }
 }
 
 hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v)

@@ -48,7 +48,7 @@ typedef struct hum_layer_buffers {
     void *scale;    /* [scale_rows][padded_n] activation dtype (float16 for 8-bit A), permuted */
     void *zero;     /* same layout */
     void *bias;     /* float32 [padded_n] */
-    void *col_scale; /* 8-bit A: float32 [padded_n], the weight's factor of each column */
+    void *col_scale; /* 8-bit A: float32 [experts][padded_n], the weight's factor of each column */
     void *k_perm;   /* int32 [k]: act-order, A's column of each prepared K row */
     void *input_scale; /* float32 [1]: the static activation scale of an 8-bit layer per tensor */
     int64_t bytes;

@@ -21,9 +21,13 @@ static hum_status describe(const hum_layer_plan *plan, hum_layer_dispatch *out)
         hum_dispatch_row *r = &out->rows[i];
         r->tuning = plan->entries[i];
         memcpy(r->origin, plan->entry_origin[i], sizeof r->origin);
-        hum_status st = hum_layer_tuning_check(&plan->config, &r->tuning, &r->smem_bytes, &r->threads);
+        /* the plan's GEMM type: an expert GEMM's entries are checked as such */
+        const hum_gemm_variant v = {&plan->config, &plan->compute, &r->tuning};
+        const hum_status st = hum_gemm_variant_check(&v, NULL);
         if (st != HUM_OK)
             return hum_fail_context(st, "dispatch entry %d", i);
+        r->smem_bytes = hum_gemm_smem_bytes(&v);
+        r->threads = hum_gemm_threads(&v);
     }
     out->row_count = plan->entry_count;
     return HUM_OK;
@@ -100,4 +104,30 @@ hum_status hum_layer_describe_spec(hum_runtime *rt, const hum_layer_spec *spec, 
     if (st == HUM_OK)
         hum_layer_spec_config(spec, &plan.config);
     return describe_planned(rt, st, &plan, arch, "hum_layer_describe_spec", out);
+}
+
+hum_status hum_expert_gemm_describe_spec(hum_runtime *rt, const hum_layer_spec *spec, int64_t experts,
+                                         hum_gemm_type type, const char *arch, hum_layer_dispatch *out)
+{
+    if (!rt || !spec || !out)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_expert_gemm_describe_spec: NULL %s",
+                        !rt ? "runtime" : !spec ? "spec" : "out");
+    memset(out, 0, sizeof *out);
+    hum_layer_plan plan;
+    memset(&plan, 0, sizeof plan);
+    hum_status st = hum_layer_spec_check(spec);
+    if (st == HUM_OK)
+        st = hum_layer_check_dims(spec->n, spec->k);
+    if (st == HUM_OK && (experts < 1 || experts > (INT64_C(1) << 20)))
+        st = hum_fail(HUM_ERR_INVALID_ARG, "%lld experts (expected 1 .. 2^20)", (long long)experts);
+    if (st == HUM_OK && type != HUM_GEMM_MOE_INDEXED && type != HUM_GEMM_MOE_GROUPED_CONTIGUOUS &&
+        type != HUM_GEMM_MOE_GROUPED_MASKED)
+        st = hum_fail(HUM_ERR_INVALID_ARG, "GEMM type %d (expected indexed, grouped_contiguous or grouped_masked)",
+                      (int)type);
+    if (st == HUM_OK) {
+        hum_layer_spec_config(spec, &plan.config);
+        plan.config.num_experts = experts;
+        plan.compute.gemm_type = type;
+    }
+    return describe_planned(rt, st, &plan, arch, "hum_expert_gemm_describe_spec", out);
 }

@@ -177,21 +177,22 @@ static hum_status prep_weight(const prep_kernels *k, int32_t ordinal, const hum_
     return st;
 }
 
-/* 8-bit A's weight scales: the float32 factor of each column (col_scale, zeros past N; a BLOCK
- * scale row serves its row_group columns) and, when folded (hum_gemm_fold_scales), float16 rows
- * of each e8m0 group's power of two relative to it. A column's factor is 2^(its largest group
- * exponent - 6): relative exponents are at most 6, so that e2m1 codes times them are exact e4m3
- * values (6 x 2^6 <= 448), down to groups 2^14 below the largest (e4m3's smallest subnormal). */
+/* 8-bit A's weight scales: the float32 factor of each column of each expert (col_scale
+ * [experts][padded_n], zeros past N; a BLOCK scale row serves its row_group columns) and, when
+ * folded (hum_gemm_fold_scales), float16 rows of each e8m0 group's power of two relative to it. A
+ * column's factor is 2^(its largest group exponent - 6): relative exponents are at most 6, so
+ * that e2m1 codes times them are exact e4m3 values (6 x 2^6 <= 448), down to groups 2^14 below
+ * the largest (e4m3's smallest subnormal). */
 static hum_status prep_a8_scales(const prep_kernels *k, int32_t ordinal, const hum_layer_config *c,
                                  const hum_standard_weight *w, const hum_standard_view *view, hum_layer_buffers *buf)
 {
-    const int64_t rows = view->scale_rows, groups = view->scale_cols;
+    const int64_t experts = view->experts, rows = view->scale_rows * experts, groups = view->scale_cols;
     const int fold = hum_gemm_fold_scales(c);
-    float *f = calloc((size_t)c->padded_n, sizeof *f), *r = malloc((size_t)rows * sizeof *r);
+    float *f = calloc((size_t)(experts * c->padded_n), sizeof *f), *r = malloc((size_t)rows * sizeof *r);
     uint8_t *rel = fold ? malloc((size_t)(rows * groups)) : NULL;
     hum_status st = f && r && (rel || !fold) ? HUM_OK
                                             : hum_fail(HUM_ERR_OUT_OF_MEMORY, "scales of %lld columns",
-                                                       (long long)c->padded_n);
+                                                       (long long)(experts * c->padded_n));
     for (int64_t i = 0; st == HUM_OK && fold && i < rows; i++) {
         const uint8_t *e = (const uint8_t *)w->scale.data + i * groups;
         int top = 0;
@@ -203,15 +204,16 @@ static hum_status prep_a8_scales(const prep_kernels *k, int32_t ordinal, const h
     }
     if (st == HUM_OK && !fold)
         st = hum_dtype_to_float(w->scale_dtype, w->scale.data, rows, r);
-    for (int64_t n = 0; st == HUM_OK && n < c->n; n++)
-        f[n] = r[n / view->row_group];
+    for (int64_t e = 0; st == HUM_OK && e < experts; e++)
+        for (int64_t n = 0; n < c->n; n++)
+            f[e * c->padded_n + n] = r[e * view->scale_rows + n / view->row_group];
     if (st == HUM_OK)
-        st = upload(ordinal, f, (size_t)c->padded_n * sizeof *f, &buf->col_scale, &buf->bytes);
+        st = upload(ordinal, f, (size_t)(experts * c->padded_n) * sizeof *f, &buf->col_scale, &buf->bytes);
     if (st == HUM_OK && fold) {
         hum_tensor t = w->scale;
         t.data = rel;
-        st = prep_params(k, ordinal, c, 1, &t, HUM_DTYPE_FLOAT8_E8M0, 0, groups, view->row_group, 0, &buf->scale,
-                         &buf->bytes);
+        st = prep_params(k, ordinal, c, experts, &t, HUM_DTYPE_FLOAT8_E8M0, 0, groups, view->row_group, 0,
+                         &buf->scale, &buf->bytes);
     }
     free(f);
     free(r);

@@ -4,6 +4,7 @@
 
 #include "internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,5 +128,11 @@ hum_status hum_moe_get_info(const hum_moe *moe, hum_moe_info *out)
     hum_status st = HUM_OK;
     if (moe->prepared && (st = hum_layer_get_info(moe->gate_up, &out->gate_up_gemm)) == HUM_OK)
         st = hum_layer_get_info(moe->down, &out->down_gemm);
+    hum_layer_dispatch d;
+    if (st == HUM_OK && moe->prepared && (st = hum_layer_describe(moe->gate_up, &d)) == HUM_OK) {
+        snprintf(out->gate_up_activation, sizeof out->gate_up_activation, "%s", d.activation);
+        if ((st = hum_layer_describe(moe->down, &d)) == HUM_OK)
+            snprintf(out->down_activation, sizeof out->down_activation, "%s", d.activation);
+    }
     return st;
 }

@@ -1,10 +1,13 @@
 /* The MoE hot path (hum_moe_forward): check the tensors, then per chunk of tokens the workspace
- * holds: the routing layout, the gate/up expert GEMM, the activation, the down expert GEMM and
- * the combine, all on the host's stream. No allocation, no Lua, no host sync; messages are
+ * holds: the routing layout, the gate/up expert GEMM (after the hidden rows' quantization when
+ * it takes 8-bit A), the activation (quantizing its output when the down GEMM takes 8-bit A),
+ * the down expert GEMM and the combine, all on the host's stream. No allocation, no Lua, no host sync; messages are
  * formatted on error paths only. */
 #include "moe.h"
 
+#include "act_quant.h"
 #include "internal.h"
+#include "layer.h"
 #include "workspace.h"
 
 #include <stdint.h>
@@ -56,6 +59,29 @@ static int64_t chunk_tokens(const hum_moe *moe, int64_t m, int64_t bytes, int64_
 
 static int64_t round_up(int64_t v) { return (v + 255) / 256 * 256; }
 
+/* 8-bit A for the gate/up GEMM: the mc hidden rows (row stride ldh) quantized per token into
+ * the GEMM's part of the workspace as its own forward would (workspace.h); *codes and *scale
+ * the tensors the GEMM takes. */
+static hum_status quantize_hidden(const hum_moe *moe, hum_workspace *ws, struct CUstream_st *stream, const void *hidden,
+                                  int64_t ldh, int64_t mc, hum_tensor *codes, hum_tensor *scale)
+{
+    const hum_layer *g = moe->gate_up;
+    const hum_layer_config *cfg = &g->plan.config;
+    const int64_t ldq = hum_workspace_codes_stride(cfg);
+    char *q = (char *)ws->base + ws->lock_bytes;
+    float *s = (float *)(q + round_up(mc * ldq));
+    const hum_act_quant how = {cfg->a_dtype, HUM_ACT_SCALE_TOKEN, 0, HUM_DTYPE_FLOAT32};
+    const hum_act_quant_out out = {.q = q, .ldq = ldq, .kq = cfg->k, .scale = s, .scale_row = 1, .scale_group = 1};
+    hum_quantize_args args;
+    hum_status st = hum_act_quant_args(&how, hidden, moe->activation_dtype, ldh, mc, g->input_k, &out, &args);
+    if (st == HUM_OK)
+        st = hum_act_quant_launch(g->quantize, &args, stream, 0);
+    *codes = (hum_tensor){.data = q, .dtype = cfg->a_dtype, .rank = 2, .shape = {mc, g->input_k}, .strides = {ldq, 1},
+                          .memory = HUM_MEMORY_DEVICE};
+    *scale = (hum_tensor){.data = s, .dtype = HUM_DTYPE_FLOAT32, .rank = 1, .shape = {mc}, .memory = HUM_MEMORY_DEVICE};
+    return st;
+}
+
 hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstream_st *stream,
                                  const hum_tensor *hidden, const hum_tensor *topk_ids, const hum_tensor *topk_weights,
                                  const hum_tensor *expert_map, const hum_tensor *out, int32_t accumulate, int32_t first,
@@ -105,11 +131,16 @@ hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstrea
     const int32_t ids64 = topk_ids->dtype == HUM_DTYPE_INT64;
     const int32_t *map = expert_map ? expert_map->data : NULL;
     const int64_t n13 = moe->opts.activation == HUM_MOE_RELU2 ? moe->intermediate : 2 * moe->intermediate;
+    /* each GEMM's A type as its plan chose it (lua/hum/activation.lua): 8-bit A quantized per
+     * token, the hidden rows before the gate/up GEMM, the activation's output inside it */
+    const int up8 = hum_gemm_a8(&moe->gate_up->plan.config), down8 = hum_gemm_a8(&moe->down->plan.config);
+    const hum_dtype down_a = moe->down->plan.config.a_dtype;
     const int64_t most = chunk * top_k; /* routed rows of a whole chunk: the areas' sizes */
     char *route_area = (char *)ws->base + gemm_bytes;
     char *inter = route_area + hum_moe_route_bytes(most, e_local, moe->block_m_max);
     char *act = inter + round_up(most * n13 * 2);
-    char *y = act + round_up(most * moe->intermediate * 2);
+    float *act_scale = down8 ? (float *)(act + round_up(most * moe->intermediate)) : NULL;
+    char *y = down8 ? (char *)act_scale + round_up(most * 4) : act + round_up(most * moe->intermediate * 2);
     for (int64_t t0 = 0; st == HUM_OK && t0 < m; t0 += chunk) {
         const int64_t mc = m - t0 < chunk ? m - t0 : chunk, routed = mc * top_k;
         hum_expert_routing r = {.m = mc, .top_k = (int32_t)top_k};
@@ -126,24 +157,30 @@ hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstrea
         r.expert_ids = route.expert_ids;
         r.num_tokens_post_padded = route.post_padded;
         r.capacity = hum_moe_align_rows(routed, e_local, block_m);
-        const hum_tensor a1 = {.data = (char *)hidden->data + t0 * ldh * 2, .dtype = moe->activation_dtype, .rank = 2,
-                               .shape = {mc, H}, .strides = {ldh, 1}, .memory = HUM_MEMORY_DEVICE};
+        hum_tensor a1 = {.data = (char *)hidden->data + t0 * ldh * 2, .dtype = moe->activation_dtype, .rank = 2,
+                         .shape = {mc, H}, .strides = {ldh, 1}, .memory = HUM_MEMORY_DEVICE};
+        hum_tensor s1;
         const hum_tensor c1 = {.data = inter, .dtype = moe->activation_dtype, .rank = 2, .shape = {routed, n13},
                                .memory = HUM_MEMORY_DEVICE};
+        /* the quantization belongs to the gate/up step: a step timed alone includes it */
+        if (STEP(HUM_MOE_STEP_GATE_UP) && up8)
+            st = quantize_hidden(moe, ws, stream, a1.data, ldh, mc, &a1, &s1);
         if (STEP(HUM_MOE_STEP_GATE_UP))
-            st = hum_expert_gemm_forward(moe->gate_up, ws, stream, &a1, &c1, &r);
+            st = hum_expert_gemm_forward(moe->gate_up, ws, stream, &a1, up8 ? &s1 : NULL, &c1, &r);
         if (STEP(HUM_MOE_STEP_ACT))
-            st = hum_moe_act_launch(moe->act, stream, moe->sm_count, inter, act, route.sorted, route.post_padded,
-                                    r.capacity, moe->intermediate, (int32_t)routed, &moe->opts);
+            st = hum_moe_act_launch(moe->act, stream, moe->sm_count, inter, act, act_scale, route.sorted,
+                                    route.post_padded, r.capacity, moe->intermediate, (int32_t)routed, &moe->opts);
         hum_expert_routing r2 = r;
         r2.m = routed;
         r2.top_k = 1;
-        const hum_tensor a2 = {.data = act, .dtype = moe->activation_dtype, .rank = 2,
+        const hum_tensor a2 = {.data = act, .dtype = down8 ? down_a : moe->activation_dtype, .rank = 2,
                                .shape = {routed, moe->intermediate}, .memory = HUM_MEMORY_DEVICE};
+        const hum_tensor s2 = {.data = act_scale, .dtype = HUM_DTYPE_FLOAT32, .rank = 1, .shape = {routed},
+                               .memory = HUM_MEMORY_DEVICE};
         const hum_tensor c2 = {.data = y, .dtype = moe->activation_dtype, .rank = 2, .shape = {routed, H},
                                .memory = HUM_MEMORY_DEVICE};
         if (STEP(HUM_MOE_STEP_DOWN))
-            st = hum_expert_gemm_forward(moe->down, ws, stream, &a2, &c2, &r2);
+            st = hum_expert_gemm_forward(moe->down, ws, stream, &a2, down8 ? &s2 : NULL, &c2, &r2);
         const hum_moe_combine_args ca = {.y = y, .ids = ids, .ids64 = ids64, .map = map, .e_global = e_global,
                                          .e_local = e_local, .weights = (const float *)topk_weights->data + t0 * top_k,
                                          .top_k = (int32_t)top_k, .m = (int32_t)mc,

@@ -61,17 +61,17 @@ static hum_status check_block_m(const hum_layer_info *a, const hum_layer_info *b
 
 enum { AROUND = HUM_MOE_ALIGN_KERNELS + HUM_MOE_LAYER_KERNELS };
 
-/* Compiles the kernels around the GEMMs (the routing layout, the activation, the combine) of
- * the layer's shape for `arch` into res[AROUND] (zeroed first; the caller frees them); counts
- * the NVRTC runs and cache hits when asked. */
-static hum_status compile_around(const hum_moe *moe, const char *arch, hum_jit_result res[AROUND], int32_t *compiled,
-                                 int32_t *cached)
+/* Compiles the kernels around the GEMMs (the routing layout, the activation writing the down
+ * GEMM's A type down_a, the combine) of the layer's shape for `arch` into res[AROUND] (zeroed
+ * first; the caller frees them); counts the NVRTC runs and cache hits when asked. */
+static hum_status compile_around(const hum_moe *moe, const char *arch, hum_dtype down_a, hum_jit_result res[AROUND],
+                                 int32_t *compiled, int32_t *cached)
 {
     hum_jit_request reqs[AROUND];
     char constants[HUM_MOE_CONSTANTS_CAP];
     memset(res, 0, sizeof(hum_jit_result) * AROUND);
     const hum_moe_shape shape = {moe->opts.activation, moe->opts.gate_up == HUM_MOE_GATE_UP_INTERLEAVED,
-                                 moe->activation_dtype == HUM_DTYPE_BFLOAT16, moe->hidden, moe->intermediate};
+                                 moe->activation_dtype == HUM_DTYPE_BFLOAT16, moe->hidden, moe->intermediate, down_a};
     hum_moe_align_requests(arch, reqs);
     hum_moe_kernel_requests(&shape, arch, constants, reqs + HUM_MOE_ALIGN_KERNELS);
     const hum_status st = hum_jit_compile_many(hum_runtime_cache_dir(moe->rt), reqs, AROUND, res, 0);
@@ -105,15 +105,24 @@ hum_status hum_moe_prepare(hum_moe *moe)
     int started[2] = {0, 0};
     for (int i = 0; st == HUM_OK && i < 2; i++)
         started[i] = pthread_create(&threads[i], NULL, prepare_gemm, &jobs[i]) == 0;
+    static const char *const what[2] = {"the gate/up projection (w13)", "the down projection (w2)"};
+    for (int i = 0; i < 2; i++) {
+        if (started[i])
+            pthread_join(threads[i], NULL);
+        if (st == HUM_OK && started[i] && jobs[i].st != HUM_OK)
+            st = hum_fail(jobs[i].st, "%s: %s", what[i], jobs[i].error);
+    }
 
-    /* meanwhile, here: the routing layout, the activation and the combine */
+    /* then the routing layout, the activation (it writes the A type the down GEMM's plan
+     * chose) and the combine */
     hum_jit_result res[AROUND];
+    memset(res, 0, sizeof res);
     hum_moe_align_kernels align;
     memset(&align, 0, sizeof align);
     hum_kernel *act = NULL, *combine = NULL;
     hum_status kst = st;
     if (kst == HUM_OK)
-        kst = compile_around(moe, arch, res, NULL, NULL);
+        kst = compile_around(moe, arch, jobs[1].gemm->plan.config.a_dtype, res, NULL, NULL);
     if (kst == HUM_OK)
         kst = hum_moe_align_load(dev.ordinal, res, &align);
     if (kst == HUM_OK)
@@ -124,14 +133,6 @@ hum_status hum_moe_prepare(hum_moe *moe)
         hum_jit_result_free(&res[i]);
     if (st == HUM_OK && kst != HUM_OK)
         st = hum_fail_context(kst, "the kernels around the expert GEMMs");
-
-    static const char *const what[2] = {"the gate/up projection (w13)", "the down projection (w2)"};
-    for (int i = 0; i < 2; i++) {
-        if (started[i])
-            pthread_join(threads[i], NULL);
-        if (st == HUM_OK && started[i] && jobs[i].st != HUM_OK)
-            st = hum_fail(jobs[i].st, "%s: %s", what[i], jobs[i].error);
-    }
     hum_layer_info info[2];
     int32_t block_m_max = 0;
     if (st == HUM_OK && (st = hum_layer_get_info(jobs[0].gemm, &info[0])) == HUM_OK &&
@@ -172,15 +173,17 @@ hum_status hum_moe_bytes(const hum_moe *moe, int64_t m, int64_t *bytes, int64_t 
 {
     const int64_t routed = m * moe->opts.top_k;
     const int64_t n13 = moe->opts.activation == HUM_MOE_RELU2 ? moe->intermediate : 2 * moe->intermediate;
-    int64_t a = 0, b = 0;
+    /* the GEMMs' locks, and with 8-bit A for the gate/up GEMM the hidden rows quantized, as
+     * that GEMM's own forward lays them out (workspace.h) */
+    int64_t a = 0;
     hum_status st = hum_layer_workspace_size(moe->gate_up, m, &a);
-    if (st == HUM_OK)
-        st = hum_layer_workspace_size(moe->down, routed, &b);
     if (st != HUM_OK)
         return st;
-    *gemm_bytes = round_up(a > b ? a : b);
+    const int down8 = hum_gemm_a8(&moe->down->plan.config);
+    *gemm_bytes = round_up(a);
     *bytes = *gemm_bytes + hum_moe_route_bytes(routed, (int32_t)moe->experts, moe->block_m_max) +
-             round_up(routed * n13 * 2) + round_up(routed * moe->intermediate * 2) + round_up(routed * moe->hidden * 2);
+             round_up(routed * n13 * 2) + round_up(routed * moe->intermediate * (down8 ? 1 : 2)) +
+             (down8 ? round_up(routed * 4) : 0) + round_up(routed * moe->hidden * 2);
     return HUM_OK;
 }
 
@@ -191,8 +194,9 @@ hum_status hum_moe_workspace_size(const hum_moe *moe, int64_t max_m, int64_t *by
     *bytes = 0;
     if (!moe->prepared)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_workspace_size: the layer is not prepared (hum_moe_prepare)");
-    /* the rows between the steps take at most 2 (2I + I + H) + 16 bytes per slot */
-    const int64_t per_slot = 2 * (3 * moe->intermediate + moe->hidden) + 16;
+    /* the rows between the steps take at most 2 (2I + I + H) + 16 bytes per slot, and a
+     * token's quantized hidden row H + 4 bytes more */
+    const int64_t per_slot = 2 * (3 * moe->intermediate + moe->hidden) + moe->hidden + 36;
     const int64_t limit = hum_moe_max_tokens(moe);
     if (max_m < 1 || max_m > limit || max_m * moe->opts.top_k > (INT64_MAX / 4) / per_slot)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_workspace_size: max_m %lld (expected 1 .. %lld)",
@@ -210,18 +214,21 @@ static hum_status compile_layer(const hum_moe *moe, hum_layer_plan plans[2], con
     const double t0 = now_ms();
     hum_status st = HUM_OK;
     hum_layer_info *info[2] = {&out->gate_up, &out->down};
+    char *note[2] = {out->gate_up_activation, out->down_activation};
     for (int i = 0; st == HUM_OK && i < 2; i++) {
         plans[i].compute.gemm_type = HUM_GEMM_MOE_INDEXED;
         snprintf(plans[i].arch, sizeof plans[i].arch, "%s", arch);
         if ((st = hum_layer_compile_plan(moe->rt, &plans[i], t0, info[i])) != HUM_OK)
             st = hum_fail_context(st, "%s", i ? "the down projection (w2)" : "the gate/up projection (w13)");
+        else
+            snprintf(note[i], sizeof out->gate_up_activation, "%s", plans[i].activation);
     }
     int32_t block_m_max;
     if (st == HUM_OK)
         st = check_block_m(&out->gate_up, &out->down, &block_m_max);
     hum_jit_result res[AROUND];
     int32_t compiled = 0, cached = 0;
-    if (st == HUM_OK && (st = compile_around(moe, arch, res, &compiled, &cached)) == HUM_OK)
+    if (st == HUM_OK && (st = compile_around(moe, arch, out->down.config.a_dtype, res, &compiled, &cached)) == HUM_OK)
         for (int i = 0; i < AROUND; i++)
             hum_jit_result_free(&res[i]);
     out->kernels_compiled = out->gate_up.kernels_compiled + out->down.kernels_compiled + compiled;
@@ -274,7 +281,7 @@ hum_status hum_moe_compile_spec(hum_runtime *rt, const hum_moe_spec *spec, const
     if (st != HUM_OK)
         return hum_fail_context(st, "hum_moe_compile_spec");
     /* the layer of the spec, without its weights: only its shape and options are read */
-    hum_moe moe = {.rt = rt, .activation_dtype = spec->gate_up.activation_dtype, .experts = spec->experts,
+    hum_moe moe = {.rt = rt, .activation_dtype = spec->gate_up.output_dtype, .experts = spec->experts,
                    .hidden = spec->gate_up.k, .intermediate = down.k};
     hum_moe_options_init(&moe.opts);
     moe.opts.activation = spec->activation;

@@ -80,20 +80,22 @@ static float e8m0_inverse(uint32_t code)
     return code >= 254 ? bits_float(0x00400000u) : bits_float((254u - code) << 23);
 }
 
-/* inverse_of in quantize_a.cu */
+/* enc::inverse_of */
 static float inverse_of(float amax, float max)
 {
     return amax > 0.0f ? fminf(max / amax, 3.40282347e38f) : 0.0f;
 }
 
 /* Element j of a row as float32 (exact: float16 and bfloat16 are subsets), 0 past k. */
-static float load(const hum_codec *f16, const uint16_t *row, int64_t j, int64_t k, int bf16)
+static float load(const hum_codec *f16, const void *row, hum_dtype dtype, int64_t j, int64_t k)
 {
     if (j >= k)
         return 0.0f;
-    if (bf16)
-        return bits_float((uint32_t)row[j] << 16);
-    return (float)hum_codec_decode(f16, row[j]);
+    if (dtype == HUM_DTYPE_FLOAT32)
+        return ((const float *)row)[j];
+    if (dtype == HUM_DTYPE_BFLOAT16)
+        return bits_float((uint32_t)((const uint16_t *)row)[j] << 16);
+    return (float)hum_codec_decode(f16, ((const uint16_t *)row)[j]);
 }
 
 static int64_t row_stride(const hum_tensor *t)
@@ -107,9 +109,9 @@ static hum_status check(const hum_tensor *a, const hum_act_quant *how, float inp
     if (!a || !how || !q)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_quantize_activations: NULL %s", !a ? "a" : !how ? "how" : "q");
     if (a->memory != HUM_MEMORY_HOST || !a->data || a->rank != 2 ||
-        (a->dtype != HUM_DTYPE_FLOAT16 && a->dtype != HUM_DTYPE_BFLOAT16) || a->shape[0] < 0 || a->shape[1] < 1 ||
-        (a->strides[1] != 0 && a->strides[1] != 1) || row_stride(a) < a->shape[1])
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_quantize_activations: a must be host float16 or bfloat16 [M, K] "
+        (a->dtype != HUM_DTYPE_FLOAT16 && a->dtype != HUM_DTYPE_BFLOAT16 && a->dtype != HUM_DTYPE_FLOAT32) ||
+        a->shape[0] < 0 || a->shape[1] < 1 || (a->strides[1] != 0 && a->strides[1] != 1) || row_stride(a) < a->shape[1])
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_quantize_activations: a must be host float16, bfloat16 or float32 [M, K] "
                         "with contiguous rows (got %s, rank %d)", hum_dtype_name(a->dtype), a->rank);
     if (how->dtype != HUM_DTYPE_FLOAT8_E4M3FN && how->dtype != HUM_DTYPE_INT8)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_quantize_activations: code dtype %s (expected float8_e4m3fn or int8)",
@@ -158,7 +160,8 @@ hum_status hum_quantize_activations(const hum_tensor *a, const hum_act_quant *ho
     if (st != HUM_OK)
         return st;
     const int64_t m = a->shape[0], k = a->shape[1], kq = q->shape[1], lda = row_stride(a), ldq = row_stride(q);
-    const int bf16 = a->dtype == HUM_DTYPE_BFLOAT16, int8 = how->dtype == HUM_DTYPE_INT8;
+    const int int8 = how->dtype == HUM_DTYPE_INT8;
+    const int64_t a_bytes = a->dtype == HUM_DTYPE_FLOAT32 ? 4 : 2;
     const int e8m0 = how->scale_dtype == HUM_DTYPE_FLOAT8_E8M0;
     const float max = int8 ? int8_max : e4m3_max;
     /* scale strides: [M] or [M, G], contiguous when the tensor gives none */
@@ -174,12 +177,12 @@ hum_status hum_quantize_activations(const hum_tensor *a, const hum_act_quant *ho
     hum_codec f16;
     hum_codec_init(HUM_DTYPE_FLOAT16, &f16);
     for (int64_t r = 0; r < m; r++) {
-        const uint16_t *row = (const uint16_t *)a->data + r * lda;
+        const char *row = (const char *)a->data + r * lda * a_bytes;
         uint8_t *out = (uint8_t *)q->data + r * ldq;
         for (int64_t j0 = 0; j0 < kq; j0 += span) {
             float amax = 0.0f;
             for (int64_t j = j0; j < j0 + span && j < k; j++)
-                amax = fmaxf(amax, fabsf(load(&f16, row, j, k, bf16)));
+                amax = fmaxf(amax, fabsf(load(&f16, row, a->dtype, j, k)));
             float inv = tensor_inv;
             if (how->scale != HUM_ACT_SCALE_TENSOR && j0 < k) {
                 const int64_t at = r * s_row + j0 / span * s_group;
@@ -194,7 +197,7 @@ hum_status hum_quantize_activations(const hum_tensor *a, const hum_act_quant *ho
                 }
             }
             for (int64_t j = j0; j < j0 + span && j < kq; j++) {
-                const float x = load(&f16, row, j, k, bf16) * inv;
+                const float x = load(&f16, row, a->dtype, j, k) * inv;
                 out[j] = int8 ? int8_code(x) : e4m3_code(x);
             }
         }
