@@ -228,6 +228,44 @@ static void check_dynamic(quant_rng *rng)
     }
 }
 
+/* float32 rows (the MoE activation kernel quantizes its float32 results, kernels/moe/act.cu)
+ * give the codes and scales of the same values held as bfloat16; a value between two bfloat16
+ * ones is quantized as itself, not rounded to 16 bits first. */
+static void check_float32_rows(void)
+{
+    enum { M = 3, K = 40 };
+    uint16_t h[M * K];
+    float f[M * K];
+    double d[M * K];
+    for (int i = 0; i < M * K; i++)
+        d[i] = (i % 7 - 3) * ldexp(1.0, i % 11 - 5) * (i / K + 1);
+    hum_dtype_encode(HUM_DTYPE_BFLOAT16, d, M * K, h);
+    hum_dtype_decode(HUM_DTYPE_BFLOAT16, h, M * K, d);
+    for (int i = 0; i < M * K; i++)
+        f[i] = (float)d[i];
+    static const hum_dtype types[2] = {HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_INT8};
+    for (int t = 0; t < 2; t++) {
+        uint8_t q16[M * K], q32[M * K];
+        float s16[M], s32[M];
+        const hum_act_quant how = {types[t], HUM_ACT_SCALE_TOKEN, 0, HUM_DTYPE_FLOAT32};
+        hum_tensor a16 = host2(h, HUM_DTYPE_BFLOAT16, M, K), a32 = host2(f, HUM_DTYPE_FLOAT32, M, K);
+        hum_tensor t16 = host2(q16, types[t], M, K), t32 = host2(q32, types[t], M, K);
+        hum_tensor ts16 = host2(s16, HUM_DTYPE_FLOAT32, M, 1), ts32 = host2(s32, HUM_DTYPE_FLOAT32, M, 1);
+        QUANT_CHECK(hum_quantize_activations(&a16, &how, 0.0f, &t16, &ts16) == HUM_OK &&
+                        hum_quantize_activations(&a32, &how, 0.0f, &t32, &ts32) == HUM_OK &&
+                        !memcmp(q16, q32, sizeof q16) && !memcmp(s16, s32, sizeof s16),
+                    "%s: float32 rows quantize as their bfloat16 twins: %s", hum_dtype_name(types[t]), hum_last_error());
+        /* 1 + 2^-10 is no bfloat16 value; as int8 at scale 1/127 of amax 1 + 2^-10 it is 127 */
+        float one[K] = {1.0f + 0x1p-10f, 0.5f};
+        uint8_t q1[K];
+        float s1;
+        hum_tensor ta = host2(one, HUM_DTYPE_FLOAT32, 1, K), tq1 = host2(q1, types[t], 1, K), ts1 = host2(&s1, HUM_DTYPE_FLOAT32, 1, 1);
+        QUANT_CHECK(hum_quantize_activations(&ta, &how, 0.0f, &tq1, &ts1) == HUM_OK &&
+                        s1 == (1.0f + 0x1p-10f) / (types[t] == HUM_DTYPE_INT8 ? 127.0f : 448.0f),
+                    "%s: a float32 row's scale %.9g", hum_dtype_name(types[t]), (double)s1);
+    }
+}
+
 static void expect_invalid(const char *what, const hum_tensor *a, const hum_act_quant *how, float s,
                            const hum_tensor *q, const hum_tensor *scale, const char *needle)
 {
@@ -247,8 +285,8 @@ static void check_errors(void)
     QUANT_CHECK(hum_quantize_activations(&ta, &tok, 0.0f, &tq, &ts) == HUM_OK, "%s", hum_last_error());
     expect_invalid("NULL q", &ta, &tok, 0.0f, NULL, &ts, "NULL q");
     hum_tensor bad = ta;
-    bad.dtype = HUM_DTYPE_FLOAT32;
-    expect_invalid("float32 a", &bad, &tok, 0.0f, &tq, &ts, "a must be host float16 or bfloat16");
+    bad.dtype = HUM_DTYPE_INT32;
+    expect_invalid("int32 a", &bad, &tok, 0.0f, &tq, &ts, "a must be host float16, bfloat16 or float32");
     bad = ta;
     bad.memory = HUM_MEMORY_DEVICE;
     expect_invalid("device a", &bad, &tok, 0.0f, &tq, &ts, "a must be host");
@@ -304,6 +342,7 @@ int main(void)
     check_random_products(&rng);
     check_dynamic(&rng);
     check_errors();
+    check_float32_rows();
     check_compiles();
     return quant_test_result("test_quantize_a");
 }

@@ -6,7 +6,12 @@
  * swiglu_oai past its clamp, interleaved and split; gelu; per-expert biases; int64 ids; float16
  * and bfloat16; a workspace smaller than M (chunks); accumulating into out; M * top_k past
  * 65,535; a CUDA graph replayed with new routings; and a token's output bit-identical alone and
- * inside a batch. Skipped (77) without a GPU. */
+ * inside a batch. 8-bit activations (the weights' scheme: e4m3 x e4m3, W4A8 uint4 x e4m3, int8 x
+ * uint8, channel scales): the hidden rows quantized per token, the activation's output
+ * quantized per token in the same kernel; the reference follows the layer's numerics
+ * (hum_moe_numerics: the same per-token codes, the 16-bit rows between the GEMMs), so the bar
+ * stays that of 16-bit A; the error against the unquantized float64 layer is printed beside it.
+ * Skipped (77) without a GPU. */
 #include "cuda_driver.h"
 #include "gemm_test.h"
 #include "hum/hum.h"
@@ -23,6 +28,7 @@ typedef struct layer_case {
     int32_t activation, interleaved, bias, bf16;
     int32_t rank; /* > 0: this rank of e_global / e experts keeps experts rank*e .. rank*e + e - 1 */
     double x_scale; /* hidden ~ N(0, x_scale^2), so gate/up values ~ N(0, x_scale^2) */
+    hum_dtype a8, weight; /* 8-bit A (the weights' scheme) on weights of that type with channel scales, or 0 */
 } layer_case;
 
 typedef struct fixture {
@@ -31,6 +37,7 @@ typedef struct fixture {
     hum_moe *moe;
     hum_moe_options opts;
     hum_standard_weight w13, w2;   /* the experts this rank keeps (the reference's weights) */
+    hum_moe_numerics as_run;       /* what the prepared layer's GEMMs multiply */
     int32_t map[1024];             /* global -> local, -1 elsewhere */
     void *d_map;
 } fixture;
@@ -46,7 +53,14 @@ static int make_weight(quant_rng *rng, const layer_case *c, int64_t e, int64_t n
     hum_quant_spec spec = {.num_experts = e, .weight_dtype = HUM_DTYPE_UINT4, .param_dtype = act_dtype(c),
                            .scale_type = HUM_SCALE_GROUP, .group_size = 32, .zero_point = HUM_ZERO_POINT_INT,
                            .bias = c->bias ? b : NULL};
+    if (c->a8) { /* 8-bit A runs per-channel weight scales without zero point */
+        spec.weight_dtype = c->weight;
+        spec.scale_type = HUM_SCALE_CHANNEL;
+        spec.group_size = 0;
+        spec.zero_point = HUM_ZERO_POINT_NONE;
+    }
     const hum_status st = hum_quantize_reference(v, n, k, &spec, w);
+    w->act_dtype = c->a8; /* the checkpoint's scheme: per token */
     free(v);
     free(b);
     return QUANT_CHECK(st == HUM_OK, "%s: weight: %s", c->name, hum_last_error());
@@ -68,11 +82,19 @@ static int setup(fixture *f, hum_runtime *rt, quant_rng *rng, const layer_case *
     for (int32_t g = 0; g < c->e_global; g++)
         f->map[g] = c->rank > 0 ? (g >= c->rank * c->e && g < (c->rank + 1) * c->e ? g - c->rank * c->e : -1) : g;
     /* the weights stand for this rank's experts: the layer keeps them all */
-    return QUANT_CHECK(hum_moe_from_standard(rt, &f->w13, &f->w2, &f->opts, &f->moe) == HUM_OK &&
-                           hum_moe_prepare(f->moe) == HUM_OK &&
-                           hum_device_alloc(0, (size_t)c->e_global * 4, &f->d_map) == HUM_OK &&
-                           hum_memcpy_htod(f->d_map, f->map, (size_t)c->e_global * 4) == HUM_OK,
-                       "%s: layer: %s", c->name, hum_last_error());
+    hum_moe_info info;
+    if (!QUANT_CHECK(hum_moe_from_standard(rt, &f->w13, &f->w2, &f->opts, &f->moe) == HUM_OK &&
+                         hum_moe_prepare(f->moe) == HUM_OK && hum_moe_get_info(f->moe, &info) == HUM_OK &&
+                         hum_device_alloc(0, (size_t)c->e_global * 4, &f->d_map) == HUM_OK &&
+                         hum_memcpy_htod(f->d_map, f->map, (size_t)c->e_global * 4) == HUM_OK,
+                     "%s: layer: %s", c->name, hum_last_error()))
+        return 0;
+    f->as_run = (hum_moe_numerics){act_dtype(c), info.gate_up_gemm.config.a_dtype, info.down_gemm.config.a_dtype};
+    const hum_dtype want = c->a8 ? c->a8 : act_dtype(c);
+    printf("  %s: activations gate/up %s; down %s\n", c->name, info.gate_up_activation, info.down_activation);
+    return QUANT_CHECK(f->as_run.gate_up_a == want && f->as_run.down_a == want, "%s: the GEMMs run %s and %s, "
+                       "expected %s", c->name, hum_dtype_name(f->as_run.gate_up_a), hum_dtype_name(f->as_run.down_a),
+                       hum_dtype_name(want));
 }
 
 static void teardown(fixture *f)
@@ -181,18 +203,25 @@ static hum_status forward(const fixture *f, hum_workspace *ws, CUstream stream, 
     return hum_moe_forward(f->moe, ws, stream, &x, &ids, &w, use_map ? &map : NULL, &out, accumulate);
 }
 
-/* The reference of a batch (through the map when use_map), plus `base` when not NULL. */
-static int reference(const fixture *f, const batch *b, int use_map, const double *base, double *ref)
+/* The reference of a batch (through the map when use_map), plus `base` when not NULL: as the
+ * layer runs (8-bit A), or float64 throughout (exact). */
+static int reference_of(const fixture *f, const batch *b, int use_map, const double *base, int exact, double *ref)
 {
     const hum_tensor ids = {.data = b->ids, .dtype = HUM_DTYPE_INT32, .rank = 2, .shape = {b->m, f->c->top_k},
                             .memory = HUM_MEMORY_HOST};
-    if (!QUANT_CHECK(hum_moe_reference(&f->w13, &f->w2, &f->opts, b->x, &ids, b->w, use_map ? f->map : NULL, ref) ==
-                         HUM_OK,
+    const hum_moe_numerics *as_run = f->c->a8 && !exact ? &f->as_run : NULL;
+    if (!QUANT_CHECK(hum_moe_reference(&f->w13, &f->w2, &f->opts, b->x, &ids, b->w, use_map ? f->map : NULL, as_run,
+                                       ref) == HUM_OK,
                      "reference: %s", hum_last_error()))
         return 0;
     for (int64_t i = 0; base && i < b->m * f->c->h; i++)
         ref[i] += base[i];
     return 1;
+}
+
+static int reference(const fixture *f, const batch *b, int use_map, const double *base, double *ref)
+{
+    return reference_of(f, b, use_map, base, 0, ref);
 }
 
 /* The output of a finished forward, decoded; NULL after a failed copy. */
@@ -241,7 +270,16 @@ static void compare(const fixture *f, const batch *b, int use_map, const double 
                              got[t * c->h + h], ref[t * c->h + h]))
                 break;
     }
-    printf("  %s %s M %lld: relative error %.2e%s\n", c->name, what, (long long)b->m, err,
+    /* 8-bit A: what quantizing A costs, against the layer in float64 throughout */
+    double exact_err = -1;
+    double *exact = c->a8 ? malloc((size_t)n * sizeof *exact) : NULL;
+    if (exact && reference_of(f, b, use_map, NULL, 1, exact))
+        exact_err = quant_rel_error(got, exact, n);
+    free(exact);
+    char beside[96] = "";
+    if (exact_err >= 0)
+        snprintf(beside, sizeof beside, " (%.2e against unquantized A)", exact_err);
+    printf("  %s %s M %lld: relative error %.2e%s%s\n", c->name, what, (long long)b->m, err, beside,
            empty ? " (tokens with no local expert exact)" : "");
 }
 
@@ -454,8 +492,21 @@ int main(void)
         {"swiglu_oai split", 8, 8, 2, 128, 64, HUM_MOE_SWIGLU_OAI, 0, 0, 1, 0, 12.0},
         {"relu2 top1 fp16", 8, 8, 1, 128, 64, HUM_MOE_RELU2, 0, 0, 0, 0, 1.0},
         {"gelu e33 fp16", 33, 33, 3, 96, 40, HUM_MOE_GELU, 0, 1, 0, 0, 1.0},
+        {"silu e4m3 x e4m3 bf16", 32, 32, 4, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, HUM_DTYPE_FLOAT8_E4M3FN,
+         HUM_DTYPE_FLOAT8_E4M3FN},
+        {"swiglu_oai w4a8 e4m3 fp16", 16, 16, 2, 128, 64, HUM_MOE_SWIGLU_OAI, 1, 0, 0, 0, 12.0,
+         HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_UINT4},
+        {"silu int8 x uint8 bf16", 32, 32, 4, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, HUM_DTYPE_INT8,
+         HUM_DTYPE_UINT8},
     };
+    hum_device_info dev;
+    const int sm = hum_runtime_device(rt, &dev) == HUM_OK ? dev.sm_major * 10 + dev.sm_minor : 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const int need = cases[i].a8 == HUM_DTYPE_INT8 ? 80 : cases[i].a8 ? 89 : 0;
+        if (sm < need) {
+            printf("  %s: skipped on sm_%d (needs sm_%d)\n", cases[i].name, sm, need);
+            continue;
+        }
         fixture f;
         if (setup(&f, rt, &rng, &cases[i])) {
             const int map = cases[i].rank > 0;
@@ -464,12 +515,13 @@ int main(void)
             run_case(&f, &rng, 200, ROUTE_ONE_EXPERT, map, 0, 200, "one expert");
             run_case(&f, &rng, 150, ROUTE_WITH_DROPS, 1, 0, 150, "-1 and out-of-range ids");
             run_case(&f, &rng, 300, ROUTE_RANDOM, map, 0, 70, "chunks of 70 tokens");
-            if (i == 0) {
+            if (i == 0 || cases[i].a8 == HUM_DTYPE_FLOAT8_E4M3FN) {
                 check_edges(&f, &rng);
                 check_accumulate(&f, &rng);
                 check_graph_and_batch_invariance(&f, &rng);
-                run_case(&f, &rng, 8500, ROUTE_RANDOM, 0, 0, 8500, "M*top_k > 65535");
             }
+            if (i == 0)
+                run_case(&f, &rng, 8500, ROUTE_RANDOM, 0, 0, 8500, "M*top_k > 65535");
         }
         teardown(&f);
     }

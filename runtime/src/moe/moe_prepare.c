@@ -59,24 +59,38 @@ static hum_status check_block_m(const hum_layer_info *a, const hum_layer_info *b
     return HUM_OK;
 }
 
-enum { AROUND = HUM_MOE_ALIGN_KERNELS + HUM_MOE_LAYER_KERNELS };
+/* The kernels around the GEMMs: the routing layout's, then the activation and the combine. */
+enum { AROUND = HUM_MOE_ALIGN_KERNELS + HUM_MOE_LAYER_KERNELS, ACT = HUM_MOE_ALIGN_KERNELS, COMBINE = ACT + 1 };
+/* Which of them a compile takes: the activation depends on the down GEMM's plan (the A type it
+ * writes), the others do not. */
+enum { WITH_ACT = 1, WITH_REST = 2 };
 
-/* Compiles the kernels around the GEMMs (the routing layout, the activation writing the down
- * GEMM's A type down_a, the combine) of the layer's shape for `arch` into res[AROUND] (zeroed
- * first; the caller frees them); counts the NVRTC runs and cache hits when asked. */
-static hum_status compile_around(const hum_moe *moe, const char *arch, hum_dtype down_a, hum_jit_result res[AROUND],
-                                 int32_t *compiled, int32_t *cached)
+/* Compiles the kernels around the GEMMs that `parts` names (the activation writing the down
+ * GEMM's A type down_a) of the layer's shape for `arch` into their places of res[AROUND], which
+ * the caller zeroed and frees; counts the NVRTC runs and cache hits when asked. */
+static hum_status compile_around(const hum_moe *moe, const char *arch, hum_dtype down_a, int parts,
+                                 hum_jit_result res[AROUND], int32_t *compiled, int32_t *cached)
 {
-    hum_jit_request reqs[AROUND];
+    hum_jit_request all[AROUND], reqs[AROUND];
+    hum_jit_result got[AROUND];
+    int at[AROUND], n = 0;
     char constants[HUM_MOE_CONSTANTS_CAP];
-    memset(res, 0, sizeof(hum_jit_result) * AROUND);
     const hum_moe_shape shape = {moe->opts.activation, moe->opts.gate_up == HUM_MOE_GATE_UP_INTERLEAVED,
                                  moe->activation_dtype == HUM_DTYPE_BFLOAT16, moe->hidden, moe->intermediate, down_a};
-    hum_moe_align_requests(arch, reqs);
-    hum_moe_kernel_requests(&shape, arch, constants, reqs + HUM_MOE_ALIGN_KERNELS);
-    const hum_status st = hum_jit_compile_many(hum_runtime_cache_dir(moe->rt), reqs, AROUND, res, 0);
-    for (int i = 0; st == HUM_OK && compiled && i < AROUND; i++)
-        ++*(res[i].cache_hit == HUM_JIT_MISS ? compiled : cached);
+    hum_moe_align_requests(arch, all);
+    hum_moe_kernel_requests(&shape, arch, constants, all + ACT);
+    for (int i = 0; i < AROUND; i++)
+        if (parts & (i == ACT ? WITH_ACT : WITH_REST)) {
+            at[n] = i;
+            reqs[n++] = all[i];
+        }
+    memset(got, 0, sizeof got);
+    const hum_status st = hum_jit_compile_many(hum_runtime_cache_dir(moe->rt), reqs, n, got, 0);
+    for (int i = 0; i < n; i++) {
+        res[at[i]] = got[i];
+        if (st == HUM_OK && compiled)
+            ++*(got[i].cache_hit == HUM_JIT_MISS ? compiled : cached);
+    }
     return st;
 }
 
@@ -105,16 +119,9 @@ hum_status hum_moe_prepare(hum_moe *moe)
     int started[2] = {0, 0};
     for (int i = 0; st == HUM_OK && i < 2; i++)
         started[i] = pthread_create(&threads[i], NULL, prepare_gemm, &jobs[i]) == 0;
-    static const char *const what[2] = {"the gate/up projection (w13)", "the down projection (w2)"};
-    for (int i = 0; i < 2; i++) {
-        if (started[i])
-            pthread_join(threads[i], NULL);
-        if (st == HUM_OK && started[i] && jobs[i].st != HUM_OK)
-            st = hum_fail(jobs[i].st, "%s: %s", what[i], jobs[i].error);
-    }
 
-    /* then the routing layout, the activation (it writes the A type the down GEMM's plan
-     * chose) and the combine */
+    /* meanwhile, here: the routing layout and the combine; the activation once the down GEMM's
+     * plan says which A type it writes */
     hum_jit_result res[AROUND];
     memset(res, 0, sizeof res);
     hum_moe_align_kernels align;
@@ -122,13 +129,23 @@ hum_status hum_moe_prepare(hum_moe *moe)
     hum_kernel *act = NULL, *combine = NULL;
     hum_status kst = st;
     if (kst == HUM_OK)
-        kst = compile_around(moe, arch, jobs[1].gemm->plan.config.a_dtype, res, NULL, NULL);
+        kst = compile_around(moe, arch, HUM_DTYPE_INVALID, WITH_REST, res, NULL, NULL);
     if (kst == HUM_OK)
         kst = hum_moe_align_load(dev.ordinal, res, &align);
     if (kst == HUM_OK)
-        kst = hum_kernel_load(dev.ordinal, &res[HUM_MOE_ALIGN_KERNELS], 0, &act);
-    if (kst == HUM_OK)
-        kst = hum_kernel_load(dev.ordinal, &res[HUM_MOE_ALIGN_KERNELS + 1], 0, &combine);
+        kst = hum_kernel_load(dev.ordinal, &res[COMBINE], 0, &combine);
+
+    static const char *const what[2] = {"the gate/up projection (w13)", "the down projection (w2)"};
+    for (int i = 0; i < 2; i++) {
+        if (started[i])
+            pthread_join(threads[i], NULL);
+        if (st == HUM_OK && started[i] && jobs[i].st != HUM_OK)
+            st = hum_fail(jobs[i].st, "%s: %s", what[i], jobs[i].error);
+    }
+    if (st == HUM_OK && kst == HUM_OK)
+        kst = compile_around(moe, arch, jobs[1].gemm->plan.config.a_dtype, WITH_ACT, res, NULL, NULL);
+    if (st == HUM_OK && kst == HUM_OK)
+        kst = hum_kernel_load(dev.ordinal, &res[ACT], 0, &act);
     for (int i = 0; i < AROUND; i++)
         hum_jit_result_free(&res[i]);
     if (st == HUM_OK && kst != HUM_OK)
@@ -227,10 +244,12 @@ static hum_status compile_layer(const hum_moe *moe, hum_layer_plan plans[2], con
     if (st == HUM_OK)
         st = check_block_m(&out->gate_up, &out->down, &block_m_max);
     hum_jit_result res[AROUND];
+    memset(res, 0, sizeof res);
     int32_t compiled = 0, cached = 0;
-    if (st == HUM_OK && (st = compile_around(moe, arch, out->down.config.a_dtype, res, &compiled, &cached)) == HUM_OK)
-        for (int i = 0; i < AROUND; i++)
-            hum_jit_result_free(&res[i]);
+    if (st == HUM_OK)
+        st = compile_around(moe, arch, out->down.config.a_dtype, WITH_ACT | WITH_REST, res, &compiled, &cached);
+    for (int i = 0; i < AROUND; i++)
+        hum_jit_result_free(&res[i]);
     out->kernels_compiled = out->gate_up.kernels_compiled + out->down.kernels_compiled + compiled;
     out->kernels_cached = out->gate_up.kernels_cached + out->down.kernels_cached + cached;
     out->compile_ms = now_ms() - t0;

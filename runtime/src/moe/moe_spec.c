@@ -186,7 +186,13 @@ static hum_status stacked(const hum_layer_spec *one, int32_t experts, uint64_t s
     for (int f = 0; f < FIELDS; f++)
         memset(field(out, f), 0, sizeof(hum_tensor));
     memset(&out->k_perm, 0, sizeof out->k_perm);
+    memset(&out->input_scale, 0, sizeof out->input_scale);
     out->num_experts = experts;
+    /* a static per-tensor scale (ascale=tensor): the spec's one value for every expert */
+    if (w.input_scale.data &&
+        (st = hum_host_tensor_alloc(&out->input_scale, HUM_DTYPE_FLOAT32, 1, (const int64_t[]){experts})) == HUM_OK)
+        for (int32_t e = 0; e < experts; e++)
+            ((float *)out->input_scale.data)[e] = *(const float *)w.input_scale.data;
     for (int f = 0; st == HUM_OK && f < FIELDS; f++) {
         const hum_tensor *t = field(&w, f);
         if (!t->data)

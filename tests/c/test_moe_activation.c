@@ -1,0 +1,202 @@
+/* Which activation type a MoE layer's expert GEMMs run (lua/hum/activation.lua), without a GPU:
+ * the checkpoint's scheme (a SPEC's a=) by default, the deployment override moe.activation
+ * instead (linear layers keep theirs), the fallback where the target lacks the type (e4m3
+ * before sm_89; mxfp8's group-32 scales and a static per-tensor scale, which the expert GEMMs do
+ * not take, as e4m3 per token), a hot reload changing it for layers planned afterwards; the
+ * layer compiled (NVRTC: both GEMMs' 8-bit tables, the quantizer, the activation fused with
+ * its quantization) for sm_89 and sm_90a (e4m3) and sm_80 (int8); and the float64 reference
+ * that follows the layer's numerics (hum_moe_numerics). */
+#include "hum/hum_tools.h"
+#include "rt_test.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static hum_runtime *runtime_with(const char *dir, const char *yaml)
+{
+    hum_runtime_options o;
+    hum_runtime_options_init(&o);
+    o.config_path = yaml ? rt_write(dir, "deploy.yaml", yaml) : NULL;
+    hum_runtime *rt = NULL;
+    RT_CHECK(hum_runtime_create(&o, &rt) == HUM_OK, "runtime (%s): %s", yaml ? yaml : "no config", hum_last_error());
+    return rt;
+}
+
+/* Both expert GEMMs of the MoE spec, planned on arch: A runs as `runs`, the note names needle. */
+static void expect(hum_runtime *rt, const char *spec, const char *arch, hum_dtype runs, const char *needle)
+{
+    hum_moe_spec s;
+    if (!RT_CHECK(hum_moe_spec_parse(spec, &s) == HUM_OK, "%s: %s", spec, hum_last_error()))
+        return;
+    hum_layer_spec down;
+    hum_moe_spec_down(&s, &down);
+    const hum_layer_spec *gemm[2] = {&s.gate_up, &down};
+    for (int i = 0; i < 2; i++) {
+        hum_layer_dispatch d;
+        if (!RT_CHECK(hum_expert_gemm_describe_spec(rt, gemm[i], s.experts, HUM_GEMM_MOE_INDEXED, arch, &d) == HUM_OK,
+                      "%s on %s: %s", spec, arch, hum_last_error()))
+            continue;
+        RT_CHECK(strstr(d.activation, needle) && d.row_count >= 1, "%s GEMM of %s on %s: activations '%s' should "
+                 "name '%s'", i ? "down" : "gate_up", spec, arch, d.activation, needle);
+        /* the policy's tiles fit the type that runs: 8-bit A takes block K >= 128 */
+        const int a8 = runs == HUM_DTYPE_FLOAT8_E4M3FN || runs == HUM_DTYPE_INT8;
+        for (int32_t r = 0; a8 && r < d.row_count; r++)
+            RT_CHECK(d.rows[r].tuning.block_k >= 128 && !d.rows[r].tuning.stream_k,
+                     "%s on %s, range %d: block K %d%s with 8-bit A", spec, arch, r, d.rows[r].tuning.block_k,
+                     d.rows[r].tuning.stream_k ? ", stream-K" : "");
+    }
+}
+
+/* The layer of the spec compiled for arch: both GEMMs run `runs`, and every kernel compiled. */
+static void compile(hum_runtime *rt, const char *spec, const char *arch, hum_dtype runs)
+{
+    hum_moe_spec s;
+    hum_moe_compile_info info;
+    if (!RT_CHECK(hum_moe_spec_parse(spec, &s) == HUM_OK, "%s: %s", spec, hum_last_error()) ||
+        !RT_CHECK(hum_moe_compile_spec(rt, &s, arch, &info) == HUM_OK, "%s for %s: %s", spec, arch, hum_last_error()))
+        return;
+    RT_CHECK(info.gate_up.config.a_dtype == runs && info.down.config.a_dtype == runs,
+             "%s for %s runs %s and %s, expected %s", spec, arch, hum_dtype_name(info.gate_up.config.a_dtype),
+             hum_dtype_name(info.down.config.a_dtype), hum_dtype_name(runs));
+    printf("  %s for %s: %d kernels (%d compiled); gate/up: %s; down: %s\n", spec, arch,
+           info.kernels_compiled + info.kernels_cached, info.kernels_compiled, info.gate_up_activation,
+           info.down_activation);
+}
+
+static double rel_diff(const double *a, const double *b, int64_t n)
+{
+    double num = 0, den = 0;
+    for (int64_t i = 0; i < n; i++) {
+        num += (a[i] - b[i]) * (a[i] - b[i]);
+        den += b[i] * b[i];
+    }
+    return sqrt(num / den);
+}
+
+/* The reference as the layer runs: 16-bit numerics stay within bfloat16 rounding of float64,
+ * e4m3 and int8 per token move it by what 8-bit A costs (e4m3 more than int8), and a bad
+ * numerics struct is refused. */
+static void reference_numerics(void)
+{
+    hum_moe_spec s;
+    hum_standard_weight w13, w2;
+    if (!RT_CHECK(hum_moe_spec_parse("e=4,topk=2,n=128,k=256,w=e4m3,a=bfloat16", &s) == HUM_OK &&
+                      hum_moe_spec_weights(&s, 7, &w13, &w2) == HUM_OK,
+                  "%s", hum_last_error()))
+        return;
+    enum { M = 6, H = 256 };
+    double x[M * H], exact[M * H], got[M * H];
+    int32_t ids[M * 2];
+    float wt[M * 2];
+    uint16_t codes[M * H];
+    for (int i = 0; i < M * H; i++)
+        x[i] = sin(0.37 * i) * (1 + i % 5); /* a wide range of magnitudes within a row */
+    hum_dtype_encode(HUM_DTYPE_BFLOAT16, x, M * H, codes);
+    hum_dtype_decode(HUM_DTYPE_BFLOAT16, codes, M * H, x); /* the host's bfloat16 hidden rows */
+    for (int i = 0; i < M * 2; i++) {
+        ids[i] = (i * 3 + i / 2) % 4;
+        wt[i] = 0.25f + 0.125f * (float)(i % 3);
+    }
+    const hum_tensor t = {.data = ids, .dtype = HUM_DTYPE_INT32, .rank = 2, .shape = {M, 2}, .memory = HUM_MEMORY_HOST};
+    hum_moe_options o;
+    hum_moe_options_init(&o);
+    o.top_k = 2;
+    const hum_dtype BF = HUM_DTYPE_BFLOAT16, E4 = HUM_DTYPE_FLOAT8_E4M3FN, I8 = HUM_DTYPE_INT8;
+    const hum_moe_numerics n16 = {BF, BF, BF}, ne4 = {BF, E4, E4}, ni8 = {BF, I8, I8}, bad = {E4, E4, E4};
+    if (RT_CHECK(hum_moe_reference(&w13, &w2, &o, x, &t, wt, NULL, NULL, exact) == HUM_OK, "%s", hum_last_error())) {
+        double d[3] = {0};
+        const hum_moe_numerics *runs[3] = {&n16, &ne4, &ni8};
+        for (int i = 0; i < 3; i++)
+            if (RT_CHECK(hum_moe_reference(&w13, &w2, &o, x, &t, wt, NULL, runs[i], got) == HUM_OK, "%s",
+                         hum_last_error()))
+                d[i] = rel_diff(got, exact, M * H);
+        RT_CHECK(d[0] > 0 && d[0] < 1e-2 && d[2] > d[0] && d[1] > d[2] && d[1] < 0.1,
+                 "as run against float64: 16-bit %.2e, int8 %.2e, e4m3 %.2e", d[0], d[2], d[1]);
+        printf("  reference as run against float64: 16-bit %.2e, int8 %.2e, e4m3 %.2e\n", d[0], d[2], d[1]);
+    }
+    RT_EXPECT_ERROR(hum_moe_reference(&w13, &w2, &o, x, &t, wt, NULL, &bad, got), HUM_ERR_INVALID_ARG, "e4m3 held",
+                    "as_run held float8_e4m3fn");
+    hum_standard_free(&w13);
+    hum_standard_free(&w2);
+}
+
+int main(void)
+{
+    char dir[4096];
+    rt_tmpdir("moe-activation", dir, sizeof dir);
+    const hum_dtype E4 = HUM_DTYPE_FLOAT8_E4M3FN, I8 = HUM_DTYPE_INT8, BF = HUM_DTYPE_BFLOAT16;
+    static const char *const fp8 = "e=8,topk=2,n=256,k=512,w=e4m3,a=e4m3";
+
+    hum_runtime *rt = runtime_with(dir, NULL);
+    if (rt) {
+        expect(rt, fp8, "sm_90a", E4, "e4m3 per token (the checkpoint's; quantized by the layer)");
+        expect(rt, fp8, "sm_80", BF, "fallback from e4m3 per token");
+        expect(rt, "e=8,topk=2,n=256,k=512,w=uint8,a=int8", "sm_80", I8, "int8 per token");
+        /* a static per-tensor scale is one per expert: the expert GEMMs quantize per token */
+        expect(rt, "e=8,topk=2,n=256,k=512,w=e4m3,a=e4m3,ascale=tensor", "sm_90a", E4,
+               "e4m3 per token (fallback from e4m3 per tensor");
+        /* W4A8 with group scales has no kernel (8-bit A takes channel scales): 16-bit, saying so */
+        expect(rt, "e=8,topk=2,n=512,k=512,w=uint4,a=e4m3,group=128", "sm_90a", BF, "groups of 128 along K");
+        compile(rt, fp8, "sm_90a", E4);
+        compile(rt, fp8, "sm_89", E4);
+        compile(rt, "e=8,topk=2,n=256,k=512,w=uint8,a=int8", "sm_80", I8);
+        hum_runtime_destroy(rt);
+    }
+
+    /* the override: MoE layers only, the checkpoint's 16-bit scheme overridden */
+    rt = runtime_with(dir, "overrides:\n  moe:\n    activation: e4m3\n");
+    if (rt) {
+        expect(rt, "e=8,topk=2,n=256,k=512,w=e4m3,a=bfloat16", "sm_90a", E4, "override moe.activation = e4m3");
+        hum_layer_spec dense;
+        hum_layer_dispatch d;
+        RT_CHECK(hum_layer_spec_parse("n=256,k=512,w=e4m3,a=bfloat16", &dense) == HUM_OK &&
+                     hum_layer_describe_spec(rt, &dense, "sm_90a", &d) == HUM_OK && !strcmp(d.activation, "bfloat16"),
+                 "a linear layer keeps its own: '%s' %s", d.activation, hum_last_error());
+        hum_runtime_destroy(rt);
+    }
+    /* mxfp8: the expert GEMMs take no group-32 scales yet; e4m3 per token runs, and says why */
+    rt = runtime_with(dir, "overrides:\n  moe:\n    activation: mxfp8\n");
+    if (rt) {
+        expect(rt, "e=8,topk=2,n=256,k=512,w=e4m3,a=bfloat16", "sm_90a", E4,
+               "e4m3 per token (fallback from mxfp8, override moe.activation = mxfp8: ");
+        expect(rt, "e=8,topk=2,n=256,k=512,w=e4m3,a=bfloat16", "sm_90a", E4, "groups of 32");
+        hum_runtime_destroy(rt);
+    }
+
+    /* a reload re-reads the override: layers planned afterwards follow it */
+    const char *yaml = rt_write(dir, "reload.yaml", "overrides:\n  moe:\n    activation: int8\n");
+    hum_runtime_options o;
+    hum_runtime_options_init(&o);
+    o.config_path = yaml;
+    rt = NULL;
+    if (RT_CHECK(hum_runtime_create(&o, &rt) == HUM_OK, "%s", hum_last_error())) {
+        expect(rt, "e=8,topk=2,n=256,k=512,w=uint8,a=bfloat16", "sm_90a", I8, "override moe.activation = int8");
+        rt_write(dir, "reload.yaml", "overrides:\n  moe:\n    activation: bfloat16\n");
+        rt_set_mtime(yaml, 2000000000);
+        RT_CHECK(hum_runtime_reload_policies(rt) == HUM_OK && hum_runtime_override(rt, "moe.activation") &&
+                     !strcmp(hum_runtime_override(rt, "moe.activation"), "bfloat16"),
+                 "reload: %s", hum_last_error());
+        expect(rt, fp8, "sm_90a", BF, "bfloat16 (override moe.activation = bfloat16)");
+        hum_runtime_destroy(rt);
+    }
+
+    reference_numerics();
+
+    /* a spec's static per-tensor scale is stacked, one per expert (the weights validate) */
+    hum_moe_spec ts;
+    hum_standard_weight w13, w2;
+    if (RT_CHECK(hum_moe_spec_parse("e=4,topk=2,n=64,k=128,w=e4m3,a=e4m3,ascale=tensor", &ts) == HUM_OK &&
+                     hum_moe_spec_weights(&ts, 3, &w13, &w2) == HUM_OK,
+                 "%s", hum_last_error())) {
+        RT_CHECK(w13.act_scale == HUM_ACT_SCALE_TENSOR && w13.input_scale.rank == 1 &&
+                     w13.input_scale.shape[0] == 4 && ((const float *)w13.input_scale.data)[3] == 8.0f / 448.0f &&
+                     hum_standard_validate(&w13) == HUM_OK && hum_standard_validate(&w2) == HUM_OK,
+                 "stacked input_scale: %s", hum_last_error());
+        hum_standard_free(&w13);
+        hum_standard_free(&w2);
+    }
+    rt_rmtree(dir);
+    return rt_test_result("test_moe_activation");
+}
