@@ -123,7 +123,8 @@ typedef struct hum_moe_options { hum_dtype activation_dtype; int32_t activation;
     int32_t global_experts; float alpha, beta, limit; const int32_t *experts; int64_t expert_count; } hum_moe_options;
 typedef struct hum_moe_info { int64_t experts; int64_t global_experts; int64_t hidden; int64_t intermediate;
     int32_t top_k; int32_t activation; int32_t gate_up; hum_dtype activation_dtype; int32_t prepared;
-    double prepare_ms; hum_layer_info gate_up_gemm, down_gemm; } hum_moe_info;
+    double prepare_ms; hum_layer_info gate_up_gemm, down_gemm; char gate_up_activation[256]; char down_activation[256]; }
+    hum_moe_info;
 void hum_moe_options_init(hum_moe_options *opts);
 hum_status hum_moe_from_standard(hum_runtime *rt, const hum_standard_weight *w13, const hum_standard_weight *w2,
     const hum_moe_options *opts, hum_moe **out);

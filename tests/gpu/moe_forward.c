@@ -486,12 +486,12 @@ int main(void)
         return quant_test_result("moe_forward");
     static const layer_case cases[] = {
         /* name                 E  Eglob topk  H    I   activation          inter bias bf16 rank x */
-        {"silu e128 top8 bf16", 128, 128, 8, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0},
-        {"silu ep rank2 fp16", 16, 64, 4, 256, 96, HUM_MOE_SILU, 0, 1, 0, 2, 1.0},
-        {"swiglu_oai inter bias", 8, 8, 2, 128, 64, HUM_MOE_SWIGLU_OAI, 1, 1, 1, 0, 12.0},
-        {"swiglu_oai split", 8, 8, 2, 128, 64, HUM_MOE_SWIGLU_OAI, 0, 0, 1, 0, 12.0},
-        {"relu2 top1 fp16", 8, 8, 1, 128, 64, HUM_MOE_RELU2, 0, 0, 0, 0, 1.0},
-        {"gelu e33 fp16", 33, 33, 3, 96, 40, HUM_MOE_GELU, 0, 1, 0, 0, 1.0},
+        {"silu e128 top8 bf16", 128, 128, 8, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, 0, 0},
+        {"silu ep rank2 fp16", 16, 64, 4, 256, 96, HUM_MOE_SILU, 0, 1, 0, 2, 1.0, 0, 0},
+        {"swiglu_oai inter bias", 8, 8, 2, 128, 64, HUM_MOE_SWIGLU_OAI, 1, 1, 1, 0, 12.0, 0, 0},
+        {"swiglu_oai split", 8, 8, 2, 128, 64, HUM_MOE_SWIGLU_OAI, 0, 0, 1, 0, 12.0, 0, 0},
+        {"relu2 top1 fp16", 8, 8, 1, 128, 64, HUM_MOE_RELU2, 0, 0, 0, 0, 1.0, 0, 0},
+        {"gelu e33 fp16", 33, 33, 3, 96, 40, HUM_MOE_GELU, 0, 1, 0, 0, 1.0, 0, 0},
         {"silu e4m3 x e4m3 bf16", 32, 32, 4, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, HUM_DTYPE_FLOAT8_E4M3FN,
          HUM_DTYPE_FLOAT8_E4M3FN},
         {"swiglu_oai w4a8 e4m3 fp16", 16, 16, 2, 128, 64, HUM_MOE_SWIGLU_OAI, 1, 0, 0, 0, 12.0,

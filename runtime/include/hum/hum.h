@@ -914,7 +914,8 @@ typedef struct hum_moe_info {
      * config's a_dtype is the type): the deployment's moe.activation override, else the
      * checkpoint's scheme, else 16-bit, each falling back to what the GPU runs; 8-bit A is
      * quantized per token by the layer (the hidden rows, and the activation's output) */
-    char gate_up_activation[256], down_activation[256];
+    char gate_up_activation[256];
+    char down_activation[256];
 } hum_moe_info;
 
 /* What the layer is, and once prepared how its GEMMs were. HUM_ERR_INVALID_ARG for NULL. */

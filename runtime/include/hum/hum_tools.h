@@ -935,7 +935,8 @@ typedef struct hum_moe_compile_info {
     hum_layer_info gate_up, down;
     /* what each GEMM's A runs as and why (hum_layer_dispatch.activation): "e4m3 per token
      * (override moe.activation = e4m3; quantized by the layer)", "bfloat16 (fallback from ...)" */
-    char gate_up_activation[256], down_activation[256];
+    char gate_up_activation[256];
+    char down_activation[256];
     int32_t kernels_compiled, kernels_cached;
     double compile_ms;
 } hum_moe_compile_info;
