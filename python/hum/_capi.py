@@ -241,13 +241,14 @@ class Functions(dict):
 
 def raw(lib, ns, name):
     """A second function object for `name` without argtypes, for hot paths: ctypes then converts
-    nothing, so every argument must already be a ctypes pointer object (c_void_p, byref(...))
-    or None. Refused unless every parameter of the prototype is a pointer and it returns an int
-    (hum_status), so a change of the C signature fails here, at import."""
+    nothing, so every pointer argument must already be a ctypes pointer object (c_void_p,
+    byref(...)) or None, and every int32_t a Python int (which ctypes passes as a C int).
+    Refused unless every parameter of the prototype is a pointer or an int32_t and it returns
+    one (hum_status), so a change of the C signature fails here, at import."""
     restype, argtypes, variadic = ns.prototypes[name]
-    pointers = (ctypes.c_void_p, ctypes.c_char_p, ctypes._Pointer)
-    if variadic or restype is not ctypes.c_int or not all(issubclass(t, pointers) for t in argtypes):
-        raise ImportError("hum: %s is no longer a function of pointers returning hum_status" % name)
+    kinds = (ctypes.c_void_p, ctypes.c_char_p, ctypes._Pointer, ctypes.c_int)
+    if variadic or restype is not ctypes.c_int or not all(issubclass(t, kinds) for t in argtypes):
+        raise ImportError("hum: %s is no longer a function of pointers and int32_t returning hum_status" % name)
     f = lib[name]  # indexing makes a new function object: F's, with argtypes, is left alone
     f.restype = ctypes.c_int
     return f, len(argtypes)

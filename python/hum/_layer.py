@@ -32,6 +32,25 @@ class _Structs:
         self.qa, self.qc, self.qs = (memoryview(t).cast("B").cast("q") for t in (self.a, self.c, self.s))
 
 
+def stream_pointer(owner, handle):
+    """handle (an int or None) as the c_void_p a forward takes, made once per stream and kept in
+    owner._stream as one (handle, pointer) pair, so threads never read a mixed pair."""
+    pair = owner._stream
+    if pair[0] != handle or pair[1] is None:
+        pair = (handle, ctypes.c_void_p(handle))
+        owner._stream = pair
+    return pair[1]
+
+
+def torch_stream(device, stream):
+    """The raw CUstream of a torch forward: torch's current stream of the device ordinal (read
+    as a raw handle, no Stream object, where torch offers that) unless `stream` (an int or a
+    torch.cuda.Stream) is given."""
+    if stream is None:
+        return _raw_stream(device) if _raw_stream else _TORCH.cuda.current_stream(device).cuda_stream
+    return stream if isinstance(stream, int) else stream.cuda_stream
+
+
 def dispatch_dict(d):
     """A hum_layer_dispatch as a dict: policy, policy_origin, device, arch, activation (what A is
     multiplied as, and why), rows [{m_min, m_max, tile, smem_bytes, threads, origin}]."""
@@ -184,13 +203,13 @@ class Layer:
         if torch is not None and isinstance(x, torch.Tensor):
             out, a, dev = self._point_torch(x, out, st)
             sref = self._point_scale(x, x_scale, st) if self._a8 else self._no_scale(x_scale)
-            sp = self._stream_pointer(self._torch_stream(x, a, dev, stream))
+            sp = stream_pointer(self, self._torch_stream(x, a, dev, stream))
         else:
             if x_scale is not None:
                 raise TypeError("hum.Layer: x_scale needs torch tensors")
             handle = stream if stream is None or isinstance(stream, int) else stream.cuda_stream
             self._point_arrays(x, out, handle, st)
-            sref, sp = None, self._stream_pointer(handle)
+            sref, sp = None, stream_pointer(self, handle)
         if workspace is None:
             status = _FORWARD(h, sp, st.aref, sref, st.cref)
         else:
@@ -241,24 +260,11 @@ class Layer:
             st.a.dtype = code
         return out, a, dev
 
-    def _torch_stream(self, x, a, dev, stream):
-        """The raw CUstream a torch forward runs on: torch's current stream of x's device
-        (read as a raw handle, no Stream object, where torch offers that) unless given."""
-        if stream is None:
-            return _raw_stream(dev) if _raw_stream else _TORCH.cuda.current_stream(dev).cuda_stream
-        if isinstance(stream, int):
-            return stream
-        if a is not x and a.data_ptr() != x.data_ptr():  # a copy made on the current stream, read on another
-            a.record_stream(stream)
-        return stream.cuda_stream
-
-    def _stream_pointer(self, handle):
-        """handle (an int or None) as the c_void_p the forward takes, made once per stream."""
-        pair = self._stream
-        if pair[0] != handle or pair[1] is None:
-            pair = (handle, ctypes.c_void_p(handle))
-            self._stream = pair
-        return pair[1]
+    @staticmethod
+    def _torch_stream(x, a, dev, stream):
+        if stream is not None and not isinstance(stream, int) and a is not x and a.data_ptr() != x.data_ptr():
+            a.record_stream(stream)  # a copy made on the current stream, read on another
+        return torch_stream(dev, stream)
 
     def _no_scale(self, x_scale):
         if x_scale is not None:
@@ -387,6 +393,7 @@ class Workspace:
     def __init__(self, runtime, nbytes, memory=None):
         self._runtime, self._memory, self.nbytes = runtime, memory, int(nbytes)
         self._structs = _Structs()
+        self._moe = None
         h = ctypes.c_void_p()
         ptr = None if memory is None else memory.data_ptr()
         if memory is not None and memory.numel() * memory.element_size() < self.nbytes:
@@ -403,6 +410,13 @@ class Workspace:
     def _tensors(self, layer):
         layer._shape_tensors(self._structs)
         return self._structs
+
+    def _moe_tensors(self):
+        """The hum_tensor views of the MoE forwards run in this workspace (one at a time)."""
+        if self._moe is None:
+            from ._moe import tensor_views
+            self._moe = tensor_views()
+        return self._moe
 
     def close(self):
         h, self._h = getattr(self, "_h", None), None
