@@ -12,6 +12,10 @@ bfloat16 type string). Forwards run on the host's current stream: torch.cuda.cur
 is given) nor synchronise, so torch.cuda.graph captures them. Every failing call raises HumError
 with hum's message (hum_last_error()).
 
+8-bit activations: a layer made with activation="e4m3" / "int8" takes the host's codes and their
+float32 scales, layer(x_q, x_scale=s); one whose checkpoint scheme or config override is 8-bit
+takes 16-bit x and quantizes it itself (layer.dispatch["activation"] says what runs and why).
+
 Host-side helpers need numpy: StandardWeight.dequant() / reference_gemm(), quantize(),
 write_gptq() / write_awq() (hum's checkpoint writers), and tensor-parallel shards (Shard).
 """
