@@ -72,6 +72,22 @@ static void print_result(const char *label, const char *arch, const hum_jit_resu
            r->cache_hit == HUM_JIT_MISS ? "cache miss" : "cache hit", r->milliseconds, r->cubin_size, r->key);
 }
 
+/* A dispatch table, a line per range: "<what> <first>..<last>: <kernel and tuning>". */
+static void print_table(const char *what, const hum_layer_info *info)
+{
+    for (int32_t i = 0; i < info->entry_count; i++) {
+        const hum_tuning *t = &info->entries[i];
+        char m_max[24];
+        if (t->m_max == INT64_MAX)
+            snprintf(m_max, sizeof m_max, "inf");
+        else
+            snprintf(m_max, sizeof m_max, "%lld", (long long)t->m_max);
+        printf("  %s %lld..%s: %s, block %dx%dx%d, warp %dx%dx%d, %d stages%s\n", what, (long long)t->m_min, m_max,
+               t->kernel == HUM_GEMM_KERNEL_WGMMA ? "wgmma" : "mma.sync", t->block_m, t->block_n, t->block_k,
+               t->warp_m, t->warp_n, t->warp_k, t->stages, t->stream_k ? ", stream-K" : "");
+    }
+}
+
 /* Compiles every kernel of the layer's dispatch table; 0 on success. */
 static int compile_layer(hum_runtime *rt, const char *spec_text, const hum_layer_spec *spec, const char *arch)
 {
@@ -88,33 +104,8 @@ static int compile_layer(hum_runtime *rt, const char *spec_text, const hum_layer
     printf("layer %s for %s, policy %s: %d kernel(s), %s, %.1f ms (%d compiled, %d from the cache)\n", spec_text,
            arch, info.policy_name, info.entry_count, info.kernels_compiled ? "cache miss" : "cache hit",
            info.compile_ms, info.kernels_compiled, info.kernels_cached);
-    for (int32_t i = 0; i < info.entry_count; i++) {
-        const hum_tuning *t = &info.entries[i];
-        char m_max[24];
-        if (t->m_max == INT64_MAX)
-            snprintf(m_max, sizeof m_max, "inf");
-        else
-            snprintf(m_max, sizeof m_max, "%lld", (long long)t->m_max);
-        printf("  M %lld..%s: %s, block %dx%dx%d, warp %dx%dx%d, %d stages%s\n", (long long)t->m_min, m_max,
-               t->kernel == HUM_GEMM_KERNEL_WGMMA ? "wgmma" : "mma.sync", t->block_m, t->block_n, t->block_k,
-               t->warp_m, t->warp_n, t->warp_k, t->stages, t->stream_k ? ", stream-K" : "");
-    }
+    print_table("M", &info);
     return 0;
-}
-
-static void print_table(const char *what, const hum_layer_info *info)
-{
-    for (int32_t i = 0; i < info->entry_count; i++) {
-        const hum_tuning *t = &info->entries[i];
-        char m_max[24];
-        if (t->m_max == INT64_MAX)
-            snprintf(m_max, sizeof m_max, "inf");
-        else
-            snprintf(m_max, sizeof m_max, "%lld", (long long)t->m_max);
-        printf("  %s rows/expert %lld..%s: %s, block %dx%dx%d, warp %dx%dx%d, %d stages%s\n", what,
-               (long long)t->m_min, m_max, t->kernel == HUM_GEMM_KERNEL_WGMMA ? "wgmma" : "mma.sync", t->block_m,
-               t->block_n, t->block_k, t->warp_m, t->warp_n, t->warp_k, t->stages, t->stream_k ? ", stream-K" : "");
-    }
 }
 
 /* Compiles every kernel of a MoE layer; 0 on success. */
@@ -135,8 +126,8 @@ static int compile_moe(hum_runtime *rt, const char *spec_text, const hum_moe_spe
            spec_text, arch, info.gate_up.policy_name, info.gate_up.entry_count, info.down.entry_count,
            info.kernels_compiled ? "cache miss" : "cache hit", info.compile_ms, info.kernels_compiled,
            info.kernels_cached);
-    print_table("gate_up", &info.gate_up);
-    print_table("down   ", &info.down);
+    print_table("gate_up rows/expert", &info.gate_up);
+    print_table("down    rows/expert", &info.down);
     return 0;
 }
 
