@@ -1,10 +1,13 @@
 // MoE activation: between the experts' gate/up GEMM and their down GEMM, out[r][i] =
-// act(gate, up) of routed row r, for the rows the align placed (sorted ids below
-// *post_padded that are not the sentinel `routed`), so that rows no local expert took are never
-// read. In: the gate/up GEMM's C [routed][kN13] (2I columns, gate and up split or interleaved;
-// I for the non-gated relu2); out: [routed][kInter], both the activation dtype, packed rows.
-// Computed in float32, rounded once. Constants (hum_constants.h, runtime/src/moe/moe_kernels.c):
-// kAct (hum_moe_activation), kInterleaved, kBf16, kInter (I).
+// act(gate, up) of row r, for the rows the layer's layout places (kGemmType,
+// kernels/contract/moe_layout.h), so that rows no local expert took are never read:
+//   indexed: the sorted ids below *post_padded that are not the sentinel `rows` (R);
+//   grouped contiguous: rows layout[0] .. layout[experts] - 1 (int64 expert offsets);
+//   grouped masked: of expert e's `rows` rows from e * rows, its first layout[e] (int32 counts).
+// In: the gate/up GEMM's C [.][kN13] (2I columns, gate and up split or interleaved; I for the
+// non-gated relu2); out: [.][kInter], both the activation dtype, packed rows. Computed in
+// float32, rounded once. Constants (hum_constants.h, runtime/src/moe/moe_kernels.c): kAct
+// (hum_moe_activation), kInterleaved, kBf16, kInter (I), kGemmType (hum_gemm_type).
 //
 // Each thread makes 8 outputs of one row from 16-byte loads when I % 8 == 0 (element by element
 // otherwise). Launch: 256 threads, any grid (grid-stride over the placed rows' chunks); on sm_90
@@ -24,6 +27,7 @@ constexpr bool kGated = kAct != 2;
 constexpr int kN13 = kGated ? 2 * kInter : kInter;
 constexpr bool kVec = kInter % 8 == 0;
 constexpr int kChunks = (kInter + 7) / 8;
+static_assert(kGemmType >= 1 && kGemmType <= 3, "hum_constants.h: kGemmType is a MoE GEMM type (1, 2 or 3)");
 
 HUM_DEV float activate(float g, float u, float alpha, float beta, float limit)
 {
@@ -52,19 +56,44 @@ HUM_DEV void load8(const u16 *p, float (&v)[8])
     }
 }
 
+// The positions a launch covers: each holds a row or none (placed_row).
+HUM_DEV i64 positions(const int *post_padded, int rows, int experts)
+{
+    if constexpr (kGemmType == 1)
+        return *post_padded;
+    else if constexpr (kGemmType == 2)
+        return rows;
+    else
+        return static_cast<i64>(experts) * rows;
+}
+
+// The row at position p, or -1: padding (indexed), a row outside every expert's.
+HUM_DEV i64 placed_row(const void *layout, i64 p, int rows, int experts)
+{
+    if constexpr (kGemmType == 1) {
+        const int r = __ldg(static_cast<const int *>(layout) + p);
+        return r < rows ? r : -1;
+    } else if constexpr (kGemmType == 2) {
+        const long long *offsets = static_cast<const long long *>(layout);
+        return p >= __ldg(offsets) && p < __ldg(offsets + experts) ? p : -1;
+    } else {
+        return p % rows < __ldg(static_cast<const int *>(layout) + p / rows) ? p : -1;
+    }
+}
+
 }  // namespace moe
 
 extern "C" __global__ void __launch_bounds__(256)
-hum_moe_act(const u16 *__restrict__ in, u16 *__restrict__ out, const int *__restrict__ sorted,
-            const int *__restrict__ post_padded, int routed, float alpha, float beta, float limit)
+hum_moe_act(const u16 *__restrict__ in, u16 *__restrict__ out, const void *__restrict__ layout,
+            const int *__restrict__ post_padded, int rows, int experts, float alpha, float beta, float limit)
 {
     using namespace moe;
     grid_dependency_wait();
-    const i64 total = static_cast<i64>(*post_padded) * kChunks;
+    const i64 total = positions(post_padded, rows, experts) * kChunks;
     for (i64 idx = blockIdx.x * 256ll + threadIdx.x; idx < total; idx += gridDim.x * 256ll) {
-        const int r = __ldg(sorted + idx / kChunks);
-        if (r >= routed)
-            continue;  // padding
+        const i64 r = placed_row(layout, idx / kChunks, rows, experts);
+        if (r < 0)
+            continue;  // no row here
         const int j0 = static_cast<int>(idx % kChunks) * 8;
         const u16 *row = in + static_cast<i64>(r) * kN13;
         u16 *dst = out + static_cast<i64>(r) * kInter + j0;

@@ -90,7 +90,8 @@ int bench_moe(const char *config, const char *spec_text, const int64_t *ms, int3
         return 2;
     }
     if (s.gemm_type != HUM_GEMM_MOE_INDEXED) {
-        fprintf(stderr, "hum bench: gemm=%s: a MoE layer runs the indexed expert GEMM (gemm=indexed)\n",
+        fprintf(stderr, "hum bench: gemm=%s: --moe times a layer that routes tokens (gemm=indexed); a grouped layer "
+                "takes rows a dispatcher grouped (hum_moe_forward_grouped), which this bench does not make\n",
                 s.gemm_type == HUM_GEMM_MOE_GROUPED_CONTIGUOUS ? "grouped" : "masked");
         return 2;
     }

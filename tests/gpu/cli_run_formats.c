@@ -4,6 +4,10 @@
  *    gate and up rows interleaved, swiglu_oai, bfloat16;
  *  - compressed-tensors WNA16 experts, one module per expert (experts.<e>.gate_proj, up_proj,
  *    down_proj: pack-quantized int4, symmetric, group 128), silu;
+ *  - ModelOpt NVFP4 experts, one module per expert, whose gate and up carry different global
+ *    scales (weight_scale_2; vLLM issue 54974), as do the experts: the w13 join and the expert
+ *    GEMMs fold them into the group scales; run with 16-bit A (moe.activation = bfloat16: the
+ *    checkpoint's W4A4 is for Blackwell);
  *  - compressed-tensors W8A8 fp8 (float-quantized, channel weight scales, dynamic per-token
  *    activations): the layer must run e4m3 per token, quantizing A itself, and pass the 8-bit
  *    bar against A quantized the same way.
@@ -57,7 +61,7 @@ static int gptoss_proj(const char *dir, const char *proj, int64_t n, int64_t k)
 }
 
 /* One compressed-tensors W4A16 module [n, k]: signed int4, one bf16 scale per 128 columns. */
-static int ct_module(const char *dir, const char *layer, int64_t n, int64_t k)
+static int ct_module(const char *dir, const char *layer, int64_t n, int64_t k, int expert, int proj)
 {
     const int64_t g = k / 128;
     int8_t *q = malloc((size_t)(n * k));
@@ -70,6 +74,24 @@ static int ct_module(const char *dir, const char *layer, int64_t n, int64_t k)
                      .sym = 1, .group_size = 128, .n = n, .k = k, .q_int = q, .scale = s, .scale_dtype = "BF16",
                      .scale_rows = n, .scale_cols = g};
     const int rc = fx_write_ct(dir, layer, &w);
+    free(q), free(s);
+    return rc;
+}
+
+/* One ModelOpt NVFP4 module [n, k]: e2m1 codes, e4m3 group-16 scales 0.25 .. 1.5 (codes 0x28 ..
+ * 0x3c); the global scale weight_scale_2 of expert e's gate, up and down is 1/32, 1/40 and 1/24
+ * times (1 + e / 8). */
+static int nvfp4_module(const char *dir, const char *layer, int64_t n, int64_t k, int expert, int proj)
+{
+    static const float base[3] = {1.f / 32, 1.f / 40, 1.f / 24};
+    uint8_t *q = malloc((size_t)(n * k)), *s = malloc((size_t)(n * k / 16));
+    for (int64_t i = 0; i < n * k; i++)
+        q[i] = (uint8_t)below(16);
+    for (int64_t i = 0; i < n * k / 16; i++)
+        s[i] = (uint8_t)(0x28 + below(21));
+    const fx_modelopt w = {.algo = "NVFP4", .n = n, .k = k, .group_size = 16, .codes = q, .scale = s,
+                           .scale_2 = base[proj] * (1.f + (float)expert / 8.f)};
+    const int rc = fx_write_modelopt(dir, layer, &w);
     free(q), free(s);
     return rc;
 }
@@ -96,7 +118,9 @@ static int write_gptoss(const char *dir)
     return rc | merge(dir, parts, 2);
 }
 
-static int write_ct_experts(const char *dir)
+/* E experts, one module each of gate_proj and up_proj [I, H] and down_proj [H, I], written by
+ * `module` (expert, projection 0..2) and merged. */
+static int write_experts(const char *dir, int (*module)(const char *, const char *, int64_t, int64_t, int, int))
 {
     static const char *const proj[3] = {"gate_proj", "up_proj", "down_proj"};
     static char parts[3 * E][4200];
@@ -104,8 +128,8 @@ static int write_ct_experts(const char *dir)
     for (int i = 0; i < 3 * E; i++) {
         char layer[256];
         snprintf(layer, sizeof layer, "%s.%d.%s", EXPERTS, i / 3, proj[i % 3]);
-        rt_tmpdir("ct-expert", parts[i], sizeof parts[i]);
-        rc |= i % 3 == 2 ? ct_module(parts[i], layer, H, I) : ct_module(parts[i], layer, I, H);
+        rt_tmpdir("expert", parts[i], sizeof parts[i]);
+        rc |= module(parts[i], layer, i % 3 == 2 ? H : I, i % 3 == 2 ? I : H, i / 3, i % 3);
     }
     return rc | merge(dir, parts, 3 * E);
 }
@@ -134,7 +158,7 @@ static int write_ct_fp8(const char *dir)
  * checkpoint loads and the command stops where the GPU is needed. */
 static void run(int gpu, const char *what, const char *dir, const char *args, int ms, const char *must)
 {
-    char line[8192];
+    char line[16384];
     snprintf(line, sizeof line, "run %s %s --check", dir, args);
     const int rc = cli_hum(line);
     printf("$ hum %s\n%s\n", line, cli_output);
@@ -155,8 +179,9 @@ int main(void)
     char no_gpu[512];
     snprintf(no_gpu, sizeof no_gpu, "%s", gpu ? "" : hum_last_error());
     unsetenv("HUM_CONFIG");
-    char gptoss[4200], ct_moe[4200], ct_fp8[4200], args[1024];
+    char gptoss[4200], ct_moe[4200], nvfp4[4200], ct_fp8[4200], args[8192];
     rt_tmpdir("run-gptoss", gptoss, sizeof gptoss);
+    rt_tmpdir("run-nvfp4", nvfp4, sizeof nvfp4);
     rt_tmpdir("run-ct-moe", ct_moe, sizeof ct_moe);
     rt_tmpdir("run-ct-fp8", ct_fp8, sizeof ct_fp8);
     if (RT_CHECK(write_gptoss(gptoss) == 0, "gpt-oss fixture: %s", hum_last_error())) {
@@ -164,9 +189,15 @@ int main(void)
                  "--activation bfloat16", EXPERTS);
         run(gpu, "gpt-oss mxfp4 experts", gptoss, args, 4, "float4_e2m1 weights, swiglu_oai (gate/up interleaved)");
     }
-    if (RT_CHECK(write_ct_experts(ct_moe) == 0, "compressed-tensors experts fixture: %s", hum_last_error())) {
+    if (RT_CHECK(write_experts(ct_moe, ct_module) == 0, "compressed-tensors experts fixture: %s", hum_last_error())) {
         snprintf(args, sizeof args, "--layer %s --m 1,5,64,300 --topk 2 --activation bfloat16", EXPERTS);
         run(gpu, "compressed-tensors WNA16 experts", ct_moe, args, 4, "8 experts, top-2");
+    }
+    if (RT_CHECK(write_experts(nvfp4, nvfp4_module) == 0, "ModelOpt NVFP4 experts fixture: %s", hum_last_error())) {
+        const char *config = rt_write(nvfp4, "deploy.yaml", "overrides:\n  moe:\n    activation: bfloat16\n");
+        snprintf(args, sizeof args, "--layer %s --m 1,5,64,300 --topk 2 --activation bfloat16 --config %s", EXPERTS,
+                 config);
+        run(gpu, "ModelOpt NVFP4 experts", nvfp4, args, 4, "float4_e2m1 weights, silu (gate/up split)");
     }
     if (RT_CHECK(write_ct_fp8(ct_fp8) == 0, "compressed-tensors W8A8 fixture: %s", hum_last_error())) {
         snprintf(args, sizeof args, "--layer %s --m 1,3,100 --activation bfloat16", DENSE);
@@ -174,6 +205,7 @@ int main(void)
     }
     rt_rmtree(gptoss);
     rt_rmtree(ct_moe);
+    rt_rmtree(nvfp4);
     rt_rmtree(ct_fp8);
     const int rc = rt_test_result("cli_run_formats");
     if (!gpu && rc == 0) {
