@@ -2,12 +2,13 @@
 // act(gate, up) of row r, for the rows the layer's layout places (kGemmType,
 // kernels/contract/moe_layout.h), so that rows no local expert took are never read:
 //   indexed: the sorted ids below *post_padded that are not the sentinel `rows` (R);
-//   grouped contiguous: rows layout[0] .. layout[experts] - 1 (int64 expert offsets);
+//   grouped contiguous: rows layout[0] .. layout[kExperts] - 1 of `rows` (int64 expert offsets);
 //   grouped masked: of expert e's `rows` rows from e * rows, its first layout[e] (int32 counts).
 // In: the gate/up GEMM's C [.][kN13] (2I columns, gate and up split or interleaved; I for the
 // non-gated relu2); out: [.][kInter], both the activation dtype, packed rows. Computed in
 // float32, rounded once. Constants (hum_constants.h, runtime/src/moe/moe_kernels.c): kAct
-// (hum_moe_activation), kInterleaved, kBf16, kInter (I), kGemmType (hum_gemm_type).
+// (hum_moe_activation), kInterleaved, kBf16, kInter (I), kGemmType (hum_gemm_type), kExperts
+// (the local experts).
 //
 // Each thread makes 8 outputs of one row from 16-byte loads when I % 8 == 0 (element by element
 // otherwise). Launch: 256 threads, any grid (grid-stride over the placed rows' chunks); on sm_90
@@ -56,28 +57,15 @@ HUM_DEV void load8(const u16 *p, float (&v)[8])
     }
 }
 
-// The positions a launch covers: each holds a row or none (placed_row).
-HUM_DEV i64 positions(const int *post_padded, int rows, int experts)
+// Grouped layouts: whether row r (< the positions) belongs to an expert, whose rows the GEMM
+// before wrote.
+HUM_DEV bool grouped_row(const void *layout, int r, int rows)
 {
-    if constexpr (kGemmType == 1)
-        return *post_padded;
-    else if constexpr (kGemmType == 2)
-        return rows;
-    else
-        return static_cast<i64>(experts) * rows;
-}
-
-// The row at position p, or -1: padding (indexed), a row outside every expert's.
-HUM_DEV i64 placed_row(const void *layout, i64 p, int rows, int experts)
-{
-    if constexpr (kGemmType == 1) {
-        const int r = __ldg(static_cast<const int *>(layout) + p);
-        return r < rows ? r : -1;
-    } else if constexpr (kGemmType == 2) {
+    if constexpr (kGemmType == 2) {
         const long long *offsets = static_cast<const long long *>(layout);
-        return p >= __ldg(offsets) && p < __ldg(offsets + experts) ? p : -1;
+        return r >= __ldg(offsets) && r < __ldg(offsets + kExperts);
     } else {
-        return p % rows < __ldg(static_cast<const int *>(layout) + p / rows) ? p : -1;
+        return r % rows < __ldg(static_cast<const int *>(layout) + r / rows);
     }
 }
 
@@ -85,15 +73,26 @@ HUM_DEV i64 placed_row(const void *layout, i64 p, int rows, int experts)
 
 extern "C" __global__ void __launch_bounds__(256)
 hum_moe_act(const u16 *__restrict__ in, u16 *__restrict__ out, const void *__restrict__ layout,
-            const int *__restrict__ post_padded, int rows, int experts, float alpha, float beta, float limit)
+            const int *__restrict__ post_padded, int rows, float alpha, float beta, float limit)
 {
     using namespace moe;
     grid_dependency_wait();
-    const i64 total = positions(post_padded, rows, experts) * kChunks;
+    // positions: the sorted rows (indexed), the rows, or the experts' rows (masked)
+    const i64 total = (kGemmType == 1   ? static_cast<i64>(*post_padded)
+                       : kGemmType == 2 ? static_cast<i64>(rows)
+                                        : static_cast<i64>(kExperts) * rows) *
+                      kChunks;
     for (i64 idx = blockIdx.x * 256ll + threadIdx.x; idx < total; idx += gridDim.x * 256ll) {
-        const i64 r = placed_row(layout, idx / kChunks, rows, experts);
-        if (r < 0)
-            continue;  // no row here
+        int r;
+        if constexpr (kGemmType == 1) {
+            r = __ldg(static_cast<const int *>(layout) + idx / kChunks);
+            if (r >= rows)
+                continue;  // padding
+        } else {
+            r = static_cast<int>(idx / kChunks);
+            if (!grouped_row(layout, r, rows))
+                continue;  // a row no expert owns
+        }
         const int j0 = static_cast<int>(idx % kChunks) * 8;
         const u16 *row = in + static_cast<i64>(r) * kN13;
         u16 *dst = out + static_cast<i64>(r) * kInter + j0;

@@ -120,7 +120,8 @@ typedef enum hum_moe_activation { HUM_MOE_SILU = 0, HUM_MOE_SWIGLU_OAI = 1, HUM_
     hum_moe_activation;
 typedef enum hum_moe_gate_up { HUM_MOE_GATE_UP_SPLIT = 0, HUM_MOE_GATE_UP_INTERLEAVED = 1 } hum_moe_gate_up;
 typedef struct hum_moe_options { hum_dtype activation_dtype; int32_t activation; int32_t gate_up; int32_t top_k;
-    int32_t global_experts; float alpha, beta, limit; const int32_t *experts; int64_t expert_count; } hum_moe_options;
+    int32_t global_experts; float alpha, beta, limit; const int32_t *experts; int64_t expert_count; int32_t gemm_type; }
+    hum_moe_options;
 typedef struct hum_moe_info { int64_t experts; int64_t global_experts; int64_t hidden; int64_t intermediate;
     int32_t top_k; int32_t activation; int32_t gate_up; hum_dtype activation_dtype; int32_t prepared;
     double prepare_ms; hum_layer_info gate_up_gemm, down_gemm; } hum_moe_info;

@@ -136,7 +136,7 @@ hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstrea
             st = hum_expert_gemm_forward(moe->gate_up, ws, stream, &a1, &c1, &r);
         if (STEP(HUM_MOE_STEP_ACT))
             st = hum_moe_act_launch(moe->act, stream, moe->sm_count, inter, act, route.sorted, route.post_padded,
-                                    r.capacity, moe->intermediate, (int32_t)routed, e_local, &moe->opts);
+                                    r.capacity, moe->intermediate, (int32_t)routed, &moe->opts);
         hum_expert_routing r2 = r;
         r2.m = routed;
         r2.top_k = 1;

@@ -89,7 +89,7 @@ hum_status hum_moe_forward_grouped(hum_moe *moe, hum_workspace *ws, struct CUstr
     st = hum_expert_gemm_forward(moe->gate_up, ws, stream, &a1, &c1, &r);
     if (st == HUM_OK)
         st = hum_moe_act_launch(moe->act, stream, moe->sm_count, inter, act, layout->data, NULL, rows, I, (int32_t)T,
-                                (int32_t)E, &moe->opts);
+                                &moe->opts);
     if (st == HUM_OK)
         st = hum_expert_gemm_forward(moe->down, ws, stream, &a2, &c2, &r);
     return st == HUM_OK ? HUM_OK : hum_fail_context(st, "%s", FN);

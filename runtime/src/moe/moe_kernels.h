@@ -13,7 +13,7 @@ enum { HUM_MOE_LAYER_KERNELS = 2, HUM_MOE_CONSTANTS_CAP = 512 };
 typedef struct hum_moe_shape {
     int32_t activation, interleaved, bf16;
     int32_t gemm_type; /* the layer's (hum_moe_options): how the activation finds its rows */
-    int64_t hidden, intermediate;
+    int64_t hidden, intermediate, experts; /* experts: the local ones */
 } hum_moe_shape;
 
 /* The requests of both kernels for `arch`; `constants` (HUM_MOE_CONSTANTS_CAP bytes) receives
@@ -28,7 +28,7 @@ void hum_moe_kernel_requests(const hum_moe_shape *s, const char *arch, char *con
  * of `rows` rows each. positions sizes the grid: the capacity, the rows, or experts x rows. */
 hum_status hum_moe_act_launch(const hum_kernel *k, struct CUstream_st *stream, int32_t sm_count, const void *in,
                               void *out, const void *layout, const int32_t *post_padded, int64_t positions,
-                              int64_t intermediate, int32_t rows, int32_t experts, const hum_moe_options *o);
+                              int64_t intermediate, int32_t rows, const hum_moe_options *o);
 
 /* The combine of m tokens: see kernels/moe/combine.cu. */
 typedef struct hum_moe_combine_args {

@@ -72,7 +72,7 @@ static hum_status compile_around(const hum_moe *moe, const char *arch, hum_jit_r
     memset(res, 0, sizeof(hum_jit_result) * AROUND);
     const hum_moe_shape shape = {moe->opts.activation, moe->opts.gate_up == HUM_MOE_GATE_UP_INTERLEAVED,
                                  moe->activation_dtype == HUM_DTYPE_BFLOAT16, moe->opts.gemm_type, moe->hidden,
-                                 moe->intermediate};
+                                 moe->intermediate, moe->experts};
     hum_moe_align_requests(arch, reqs);
     hum_moe_kernel_requests(&shape, arch, constants, reqs + HUM_MOE_ALIGN_KERNELS);
     const hum_status st = hum_jit_compile_many(hum_runtime_cache_dir(moe->rt), reqs, AROUND, res, 0);
