@@ -149,7 +149,8 @@ class Layer:
     @property
     def info(self):
         """dict: n, k, activation, output, activation_group, activation_scale ("token",
-        "tensor", "group": how an 8-bit layer scales A), weight, act_order, prepared, policy,
+        "tensor", "group": how an 8-bit layer scales the A it quantizes; None for 16-bit A),
+        weight, act_order, prepared, policy,
         arch, ranges [(m_min, m_max, tile)], timings, device bytes."""
         i = self._info()
         ranges = []
@@ -158,7 +159,8 @@ class Layer:
             ranges.append((e.m_min, e.m_max, tile))
         return {"n": i.config.n, "k": i.input_k, "activation": dtype_name(i.config.a_dtype),
                 "output": dtype_name(i.config.c_dtype), "activation_group": i.config.a_group,
-                "activation_scale": _ACT_SCALES[i.config.a_scale],
+                "activation_scale": _ACT_SCALES[i.config.a_scale] if F["hum_dtype_bits"](i.config.a_dtype) == 8
+                else None,
                 "weight": dtype_name(i.config.weight_dtype), "act_order": bool(i.config.act_order),
                 "prepared": bool(i.prepared), "policy": i.policy_name.decode(), "arch": i.arch.decode(),
                 "ranges": ranges, "prepare_ms": i.prepare_ms, "compile_ms": i.compile_ms,
