@@ -150,8 +150,8 @@ class Layer:
     def info(self):
         """dict: n, k, activation, output, activation_group, activation_scale ("token",
         "tensor", "group": how an 8-bit layer scales the A it quantizes; None for 16-bit A),
-        weight, act_order, prepared, policy,
-        arch, ranges [(m_min, m_max, tile)], timings, device bytes."""
+        weight, act_order, prepared, policy, arch, ranges [(m_min, m_max, tile)], timings, device
+        bytes."""
         i = self._info()
         ranges = []
         for e in i.entries[: i.entry_count]:
