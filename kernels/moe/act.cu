@@ -1,24 +1,27 @@
 // MoE activation: between the experts' gate/up GEMM and their down GEMM, out[r][i] =
-// act(gate, up) of routed row r, for the rows the align placed (sorted ids below
-// *post_padded that are not the sentinel `routed`), so that rows no local expert took are never
-// read. In: the gate/up GEMM's C [routed][kN13] (2I columns, gate and up split or interleaved;
-// I for the non-gated relu2), the 16-bit type kBf16 says; out: [routed][kInter], packed rows,
-// of the down GEMM's A type. Computed in float32, rounded once. Constants (hum_constants.h,
-// runtime/src/moe/moe_kernels.c): kAct (hum_moe_activation), kInterleaved, kBf16, kInter (I).
+// act(gate, up) of row r, for the rows the layer's layout places (kGemmType,
+// kernels/contract/moe_layout.h), so that rows no local expert took are never read:
+//   indexed: the sorted ids below *post_padded that are not the sentinel `rows` (R);
+//   grouped contiguous: rows layout[0] .. layout[kExperts] - 1 of `rows` (int64 expert offsets);
+//   grouped masked: of expert e's `rows` rows from e * rows, its first layout[e] (int32 counts).
+// In: the gate/up GEMM's C [.][kN13] (2I columns, gate and up split or interleaved; I for the
+// non-gated relu2), the 16-bit type kBf16 says; out: [.][kInter], packed rows, of the down
+// GEMM's A type. Computed in float32, rounded once. Constants (hum_constants.h, runtime/src/moe/moe_kernels.c): kAct
+// (hum_moe_activation), kInterleaved, kBf16, kInter (I), kGemmType (hum_gemm_type), kExperts
+// (the local experts).
 //
-// 16-bit out: each thread makes 8 outputs of one row from 16-byte loads when I % 8 == 0
-// (element by element otherwise), grid-stride over the placed rows' chunks.
-// 8-bit out (the down GEMM takes 8-bit A): the activation fused with its quantization per token,
+// Each thread makes 8 outputs of one row from 16-byte loads when I % 8 == 0 (element by element
+// otherwise). Launch: 256 threads, any grid (grid-stride over the placed rows' chunks); on sm_90
+// launched to overlap the GEMM before it (ptx/griddep.cuh), which it waits for before any read. It
+// does not let the next kernel start early: a dependent grid waiting on the SMs slows this one
+// (the act-order permutation measured 27 us without the early start, 36 us with it, at M = 1).
+//
+// 8-bit out (the down GEMM takes 8-bit A): the activation fused with its quantization per row,
 // by the rules of kernels/prep/quantize_a.cu (CPU twin: hum_quantize_activations on the float32
-// values): a warp per placed row keeps the row's activations in registers, reduces their amax
-// with shuffles, writes row r's scale amax / max to scale[r] and its codes to out.
-//
-// Kernels: hum_moe_act (16-bit out), hum_moe_act_quant<Q> (8-bit out: Q 1 e4m3fn, 2 int8; a
-// template, so that a layer's compile instantiates only the kernel it runs). Launch: 256
-// threads, any grid; on sm_90 launched to overlap the GEMM before it
-// (ptx/griddep.cuh), which it waits for before any read. It does not let the next kernel start
-// early: a dependent grid waiting on the SMs slows this one (the act-order permutation measured
-// 27 us without the early start, 36 us with it, at M = 1).
+// values): hum_moe_act_quant<Q> (Q 1 e4m3fn, 2 int8; a template, so that a layer's compile
+// instantiates only the kernel it runs) gives each placed row a warp, which keeps the row's
+// activations in registers, reduces their amax with shuffles and writes the row's scale
+// amax / max to scale[r] and its codes to out. Same launch as hum_moe_act.
 #include "common.cuh"
 #include "hum_constants.h"
 #include "numerics/encode.cuh"
@@ -34,6 +37,7 @@ constexpr int kN13 = kGated ? 2 * kInter : kInter;
 constexpr bool kVec = kInter % 8 == 0;
 constexpr int kChunks = (kInter + 7) / 8;
 constexpr int kPerLane = (kChunks + 31) / 32;  // 8-bit out: chunks of the row each lane holds
+static_assert(kGemmType >= 1 && kGemmType <= 3, "hum_constants.h: kGemmType is a MoE GEMM type (1, 2 or 3)");
 
 HUM_DEV float activate(float g, float u, float alpha, float beta, float limit)
 {
@@ -59,6 +63,18 @@ HUM_DEV void load8(const u16 *p, float (&v)[8])
     for (int i = 0; i < 4; ++i) {
         v[2 * i] = to_float<kBf16>(static_cast<u16>(w[i] & 0xffff));
         v[2 * i + 1] = to_float<kBf16>(static_cast<u16>(w[i] >> 16));
+    }
+}
+
+// Grouped layouts: whether row r (< the positions) belongs to an expert, whose rows the GEMM
+// before wrote.
+HUM_DEV bool grouped_row(const void *layout, int r, int rows)
+{
+    if constexpr (kGemmType == 2) {
+        const long long *offsets = static_cast<const long long *>(layout);
+        return r >= __ldg(offsets) && r < __ldg(offsets + kExperts);
+    } else {
+        return r % rows < __ldg(static_cast<const int *>(layout) + r / rows);
     }
 }
 
@@ -124,19 +140,28 @@ HUM_DEV void store8(u8 *dst, int j0, const float (&v)[8], float inv)
 
 }  // namespace moe
 
-// 16-bit out (the down GEMM takes the layer's 16-bit type), as measured on the H200: its loop
-// computes what act8 does, inline (the instructions that were timed are kept).
 extern "C" __global__ void __launch_bounds__(256)
-hum_moe_act(const u16 *__restrict__ in, u16 *__restrict__ out, const int *__restrict__ sorted,
-            const int *__restrict__ post_padded, int routed, float alpha, float beta, float limit)
+hum_moe_act(const u16 *__restrict__ in, u16 *__restrict__ out, const void *__restrict__ layout,
+            const int *__restrict__ post_padded, int rows, float alpha, float beta, float limit)
 {
     using namespace moe;
     grid_dependency_wait();
-    const i64 total = static_cast<i64>(*post_padded) * kChunks;
+    // positions: the sorted rows (indexed), the rows, or the experts' rows (masked)
+    const i64 total = (kGemmType == 1   ? static_cast<i64>(*post_padded)
+                       : kGemmType == 2 ? static_cast<i64>(rows)
+                                        : static_cast<i64>(kExperts) * rows) *
+                      kChunks;
     for (i64 idx = blockIdx.x * 256ll + threadIdx.x; idx < total; idx += gridDim.x * 256ll) {
-        const int r = __ldg(sorted + idx / kChunks);
-        if (r >= routed)
-            continue;  // padding
+        int r;
+        if constexpr (kGemmType == 1) {
+            r = __ldg(static_cast<const int *>(layout) + idx / kChunks);
+            if (r >= rows)
+                continue;  // padding
+        } else {
+            r = static_cast<int>(idx / kChunks);
+            if (!grouped_row(layout, r, rows))
+                continue;  // a row no expert owns
+        }
         const int j0 = static_cast<int>(idx % kChunks) * 8;
         const u16 *row = in + static_cast<i64>(r) * kN13;
         u16 *dst = out + static_cast<i64>(r) * kInter + j0;
@@ -176,10 +201,11 @@ hum_moe_act(const u16 *__restrict__ in, u16 *__restrict__ out, const int *__rest
     }
 }
 
-// 8-bit out (the down GEMM takes 8-bit A of type Q): codes [routed][kInter] and scale[r].
+// 8-bit out (the down GEMM takes 8-bit A of type Q): codes [.][kInter] and scale[r].
 template <int Q>
-__global__ void __launch_bounds__(256) hum_moe_act_quant(const u16 *__restrict__ in, u8 *__restrict__ out, float *__restrict__ scale,
-                  const int *__restrict__ sorted, const int *__restrict__ post_padded, int routed, float alpha,
+__global__ void __launch_bounds__(256)
+hum_moe_act_quant(const u16 *__restrict__ in, u8 *__restrict__ out, float *__restrict__ scale,
+                  const void *__restrict__ layout, const int *__restrict__ post_padded, int rows, float alpha,
                   float beta, float limit)
 {
     using namespace moe;
@@ -187,11 +213,22 @@ __global__ void __launch_bounds__(256) hum_moe_act_quant(const u16 *__restrict__
     constexpr float kMax = Q == 2 ? enc::kInt8Max : enc::kE4m3Max;
     grid_dependency_wait();
     const int lane = threadIdx.x % 32;
-    const i64 rows = *post_padded, warps = gridDim.x * 8ll;
-    for (i64 p = blockIdx.x * 8ll + threadIdx.x / 32; p < rows; p += warps) {
-        const int r = __ldg(sorted + p);
-        if (r >= routed)
-            continue;  // padding (the whole warp)
+    // positions as hum_moe_act walks them, a warp each
+    const i64 positions = kGemmType == 1   ? static_cast<i64>(*post_padded)
+                          : kGemmType == 2 ? static_cast<i64>(rows)
+                                           : static_cast<i64>(kExperts) * rows;
+    const i64 warps = gridDim.x * 8ll;
+    for (i64 p = blockIdx.x * 8ll + threadIdx.x / 32; p < positions; p += warps) {
+        int r;  // the whole warp skips padding and rows no expert owns
+        if constexpr (kGemmType == 1) {
+            r = __ldg(static_cast<const int *>(layout) + p);
+            if (r >= rows)
+                continue;
+        } else {
+            r = static_cast<int>(p);
+            if (!grouped_row(layout, r, rows))
+                continue;
+        }
         const u16 *row = in + static_cast<i64>(r) * kN13;
         float v[kPerLane][8];
         float m = 0.f;

@@ -12,19 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static hum_tensor host2(void *data, hum_dtype dt, int64_t rows, int64_t cols)
-{
-    hum_tensor t;
-    memset(&t, 0, sizeof t);
-    t.data = data;
-    t.dtype = dt;
-    t.rank = 2;
-    t.shape[0] = rows;
-    t.shape[1] = cols;
-    t.memory = HUM_MEMORY_HOST;
-    return t;
-}
-
 static double decode1(hum_dtype dt, uint64_t code)
 {
     double v = 0.0;
@@ -68,7 +55,8 @@ static void check_every_value(void)
             const hum_act_quant how = {int8 ? HUM_DTYPE_INT8 : HUM_DTYPE_FLOAT8_E4M3FN, HUM_ACT_SCALE_TENSOR, 0,
                                        HUM_DTYPE_FLOAT32};
             const float s = int8 ? 1.0f / 64.0f : 1.0f;
-            hum_tensor ta = host2(a, ins[d], 1, n), tq = host2(q, how.dtype, 1, n);
+            hum_tensor ta = quant_matrix(a, ins[d], 1, n, HUM_MEMORY_HOST),
+                       tq = quant_matrix(q, how.dtype, 1, n, HUM_MEMORY_HOST);
             if (!QUANT_CHECK(hum_quantize_activations(&ta, &how, s, &tq, NULL) == HUM_OK, "%s", hum_last_error()))
                 continue;
             int64_t bad = 0;
@@ -105,7 +93,8 @@ static void check_random_products(quant_rng *rng)
         const int e = (int)quant_rng_below(rng, 200) - 100;
         const hum_act_quant how = {HUM_DTYPE_FLOAT8_E4M3FN, HUM_ACT_SCALE_TENSOR, 0, HUM_DTYPE_FLOAT32};
         const float s = (float)ldexp(1.0, -e);
-        hum_tensor ta = host2(a, HUM_DTYPE_BFLOAT16, 1, N), tq = host2(q, how.dtype, 1, N);
+        hum_tensor ta = quant_matrix(a, HUM_DTYPE_BFLOAT16, 1, N, HUM_MEMORY_HOST),
+                   tq = quant_matrix(q, how.dtype, 1, N, HUM_MEMORY_HOST);
         QUANT_CHECK(hum_quantize_activations(&ta, &how, s, &tq, NULL) == HUM_OK, "%s", hum_last_error());
         int bad = 0;
         for (int i = 0; i < N; i++) {
@@ -159,10 +148,11 @@ static void check_dynamic(quant_rng *rng)
             }
         }
         quant_poison(q, (size_t)(m * kq));
-        hum_tensor ta = host2(a, cases[c].in, m, k), tq = host2(q, cases[c].codes, m, kq);
+        hum_tensor ta = quant_matrix(a, cases[c].in, m, k, HUM_MEMORY_HOST),
+                   tq = quant_matrix(q, cases[c].codes, m, kq, HUM_MEMORY_HOST);
         ta.strides[0] = lda;
         /* group scales as a column-major [G][M] buffer seen through strides */
-        hum_tensor ts = host2(e8m0 ? (void *)se : (void *)sf, cases[c].scales, m, groups);
+        hum_tensor ts = quant_matrix(e8m0 ? (void *)se : (void *)sf, cases[c].scales, m, groups, HUM_MEMORY_HOST);
         if (group) {
             ts.strides[0] = 1;
             ts.strides[1] = m;
@@ -248,9 +238,10 @@ static void check_float32_rows(void)
         uint8_t q16[M * K], q32[M * K];
         float s16[M], s32[M];
         const hum_act_quant how = {types[t], HUM_ACT_SCALE_TOKEN, 0, HUM_DTYPE_FLOAT32};
-        hum_tensor a16 = host2(h, HUM_DTYPE_BFLOAT16, M, K), a32 = host2(f, HUM_DTYPE_FLOAT32, M, K);
-        hum_tensor t16 = host2(q16, types[t], M, K), t32 = host2(q32, types[t], M, K);
-        hum_tensor ts16 = host2(s16, HUM_DTYPE_FLOAT32, M, 1), ts32 = host2(s32, HUM_DTYPE_FLOAT32, M, 1);
+        const hum_memory H = HUM_MEMORY_HOST;
+        hum_tensor a16 = quant_matrix(h, HUM_DTYPE_BFLOAT16, M, K, H), a32 = quant_matrix(f, HUM_DTYPE_FLOAT32, M, K, H);
+        hum_tensor t16 = quant_matrix(q16, types[t], M, K, H), t32 = quant_matrix(q32, types[t], M, K, H);
+        hum_tensor ts16 = quant_matrix(s16, HUM_DTYPE_FLOAT32, M, 1, H), ts32 = quant_matrix(s32, HUM_DTYPE_FLOAT32, M, 1, H);
         QUANT_CHECK(hum_quantize_activations(&a16, &how, 0.0f, &t16, &ts16) == HUM_OK &&
                         hum_quantize_activations(&a32, &how, 0.0f, &t32, &ts32) == HUM_OK &&
                         !memcmp(q16, q32, sizeof q16) && !memcmp(s16, s32, sizeof s16),
@@ -259,7 +250,8 @@ static void check_float32_rows(void)
         float one[K] = {1.0f + 0x1p-10f, 0.5f};
         uint8_t q1[K];
         float s1;
-        hum_tensor ta = host2(one, HUM_DTYPE_FLOAT32, 1, K), tq1 = host2(q1, types[t], 1, K), ts1 = host2(&s1, HUM_DTYPE_FLOAT32, 1, 1);
+        hum_tensor ta = quant_matrix(one, HUM_DTYPE_FLOAT32, 1, K, H), tq1 = quant_matrix(q1, types[t], 1, K, H),
+                   ts1 = quant_matrix(&s1, HUM_DTYPE_FLOAT32, 1, 1, H);
         QUANT_CHECK(hum_quantize_activations(&ta, &how, 0.0f, &tq1, &ts1) == HUM_OK &&
                         s1 == (1.0f + 0x1p-10f) / (types[t] == HUM_DTYPE_INT8 ? 127.0f : 448.0f),
                     "%s: a float32 row's scale %.9g", hum_dtype_name(types[t]), (double)s1);
@@ -279,8 +271,9 @@ static void check_errors(void)
     uint16_t a[64] = {0};
     uint8_t q[64];
     float s[4];
-    hum_tensor ta = host2(a, HUM_DTYPE_FLOAT16, 2, 32), tq = host2(q, HUM_DTYPE_FLOAT8_E4M3FN, 2, 32);
-    hum_tensor ts = host2(s, HUM_DTYPE_FLOAT32, 2, 1);
+    hum_tensor ta = quant_matrix(a, HUM_DTYPE_FLOAT16, 2, 32, HUM_MEMORY_HOST),
+               tq = quant_matrix(q, HUM_DTYPE_FLOAT8_E4M3FN, 2, 32, HUM_MEMORY_HOST);
+    hum_tensor ts = quant_matrix(s, HUM_DTYPE_FLOAT32, 2, 1, HUM_MEMORY_HOST);
     const hum_act_quant tok = {HUM_DTYPE_FLOAT8_E4M3FN, HUM_ACT_SCALE_TOKEN, 0, HUM_DTYPE_FLOAT32};
     QUANT_CHECK(hum_quantize_activations(&ta, &tok, 0.0f, &tq, &ts) == HUM_OK, "%s", hum_last_error());
     expect_invalid("NULL q", &ta, &tok, 0.0f, NULL, &ts, "NULL q");
@@ -306,7 +299,7 @@ static void check_errors(void)
     h.scale_dtype = HUM_DTYPE_FLOAT8_E8M0;
     expect_invalid("e8m0 per token", &ta, &h, 0.0f, &tq, &ts, "scale dtype float8_e8m0");
     h = (hum_act_quant){HUM_DTYPE_INT8, HUM_ACT_SCALE_GROUP, 32, HUM_DTYPE_FLOAT8_E8M0};
-    hum_tensor tq8 = host2(q, HUM_DTYPE_INT8, 2, 32);
+    hum_tensor tq8 = quant_matrix(q, HUM_DTYPE_INT8, 2, 32, HUM_MEMORY_HOST);
     expect_invalid("e8m0 with int8", &ta, &h, 0.0f, &tq8, &ts, "scale dtype float8_e8m0");
     const hum_act_quant st = {HUM_DTYPE_FLOAT8_E4M3FN, HUM_ACT_SCALE_TENSOR, 0, HUM_DTYPE_FLOAT32};
     expect_invalid("negative input_scale", &ta, &st, -1.0f, &tq, NULL, "input_scale -1");

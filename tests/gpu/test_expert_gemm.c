@@ -30,19 +30,6 @@ typedef struct expert_case {
     double *deq;        /* [E][N][K] dequantized weights (small cases), else NULL: per expert on demand */
 } expert_case;
 
-static hum_tensor device_matrix(void *data, hum_dtype dtype, int64_t rows, int64_t cols)
-{
-    hum_tensor t;
-    memset(&t, 0, sizeof t);
-    t.data = data;
-    t.dtype = dtype;
-    t.rank = 2;
-    t.shape[0] = rows;
-    t.shape[1] = cols;
-    t.memory = HUM_MEMORY_DEVICE;
-    return t;
-}
-
 /* Random [E][N][K] weights, each expert shifted by its own offset so that the integer zero
  * points differ from expert to expert, quantized with `base` (and a random bias per expert when
  * with_bias), and the expert GEMMs on them: every MoE type, or with indexed_only the indexed. */
@@ -238,7 +225,7 @@ static hum_tensor a_operand(const expert_case *c, void *d_a, void *d_s, int64_t 
     ts->rank = 1;
     ts->shape[0] = rows;
     ts->memory = HUM_MEMORY_DEVICE;
-    return device_matrix(d_a, c->a8 ? c->a8 : c->act, rows, c->w.k);
+    return gemm_test_matrix(d_a, c->a8 ? c->a8 : c->act, rows, c->w.k, 0);
 }
 
 static void check_guard(const expert_case *c, const char *what, const void *d_c, int64_t c_rows)
@@ -306,7 +293,7 @@ static void run_indexed(expert_case *c, quant_rng *rng, const char *what, int64_
         r.num_tokens_post_padded = d_count;
         r.capacity = capacity;
         hum_tensor ts;
-        const hum_tensor ta = a_operand(c, d_a, d_s, r.m, &ts), tc = device_matrix(d_c, c->act, R, c->w.n);
+        const hum_tensor ta = a_operand(c, d_a, d_s, r.m, &ts), tc = gemm_test_matrix(d_c, c->act, R, c->w.n, 0);
         char label[96];
         snprintf(label, sizeof label, "%s%s M=%lld top_k=%d block_m=%d", down ? "down " : "", what, (long long)m,
                  top_k, bm);
@@ -365,7 +352,7 @@ static void run_grouped(expert_case *c, quant_rng *rng, hum_gemm_type type, cons
         r.expert_counts = d_layout;
     if (QUANT_CHECK(d_layout != NULL, "%s: layout upload", c->name) && buffers(c, rng, rows, rows, &a, &d_a, &d_s, &d_c)) {
         hum_tensor ts;
-        const hum_tensor ta = a_operand(c, d_a, d_s, rows, &ts), tc = device_matrix(d_c, c->act, rows, c->w.n);
+        const hum_tensor ta = a_operand(c, d_a, d_s, rows, &ts), tc = gemm_test_matrix(d_c, c->act, rows, c->w.n, 0);
         char label[96];
         snprintf(label, sizeof label, "%s rows=%lld", type == HUM_GEMM_MOE_GROUPED_CONTIGUOUS ? "contiguous" : "masked",
                  (long long)rows);

@@ -12,23 +12,22 @@
 
 #include <stdint.h>
 
-/* HUM_ERR_INVALID_ARG unless t is a device tensor of `dtype` (any of two when alt is set),
- * [rows, cols]; *ld its row stride (contiguous: exactly cols). */
-static hum_status check(const hum_tensor *t, const char *name, hum_dtype dtype, hum_dtype alt, int64_t rows,
-                        int64_t cols, int contiguous, int64_t *ld)
+static const char *const FN = "hum_moe_forward";
+
+hum_status hum_moe_check_tensor(const char *fn, const hum_tensor *t, const char *name, hum_dtype dtype, hum_dtype alt,
+                                int64_t rows, int64_t cols, int contiguous, int64_t *ld)
 {
     if (!t || t->memory != HUM_MEMORY_DEVICE || !t->data)
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: %s must be a device tensor (non-NULL)", name);
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s: %s must be a device tensor (non-NULL)", fn, name);
     if (t->dtype != dtype && (!alt || t->dtype != alt))
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: %s is %s, expected %s%s%s", name,
-                        hum_dtype_name(t->dtype), hum_dtype_name(dtype), alt ? " or " : "", alt ? hum_dtype_name(alt) : "");
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s: %s is %s, expected %s%s%s", fn, name, hum_dtype_name(t->dtype),
+                        hum_dtype_name(dtype), alt ? " or " : "", alt ? hum_dtype_name(alt) : "");
     if (t->rank != 2 || t->shape[0] != rows || t->shape[1] != cols)
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: %s has rank %d shape [%lld, %lld], expected [%lld, %lld]",
-                        name, t->rank, (long long)t->shape[0], (long long)t->shape[1], (long long)rows,
-                        (long long)cols);
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s: %s has rank %d shape [%lld, %lld], expected [%lld, %lld]", fn, name,
+                        t->rank, (long long)t->shape[0], (long long)t->shape[1], (long long)rows, (long long)cols);
     *ld = t->strides[0] ? t->strides[0] : cols;
     if ((t->strides[1] != 0 && t->strides[1] != 1) || *ld < cols || (contiguous && *ld != cols))
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: %s strides [%lld, %lld]: expected %s", name,
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s: %s strides [%lld, %lld]: expected %s", fn, name,
                         (long long)t->strides[0], (long long)t->strides[1],
                         contiguous ? "contiguous rows" : "contiguous rows at least a row apart");
     return HUM_OK;
@@ -59,11 +58,8 @@ static int64_t chunk_tokens(const hum_moe *moe, int64_t m, int64_t bytes, int64_
 
 static int64_t round_up(int64_t v) { return (v + 255) / 256 * 256; }
 
-/* 8-bit A for the gate/up GEMM: the mc hidden rows (row stride ldh) quantized per token into
- * the GEMM's part of the workspace as its own forward would (workspace.h); *codes and *scale
- * the tensors the GEMM takes. */
-static hum_status quantize_hidden(const hum_moe *moe, hum_workspace *ws, struct CUstream_st *stream, const void *hidden,
-                                  int64_t ldh, int64_t mc, hum_tensor *codes, hum_tensor *scale)
+hum_status hum_moe_quantize_hidden(const hum_moe *moe, hum_workspace *ws, struct CUstream_st *stream,
+                                   const void *hidden, int64_t ldh, int64_t mc, hum_tensor *codes, hum_tensor *scale)
 {
     const hum_layer *g = moe->gate_up;
     const hum_layer_config *cfg = &g->plan.config;
@@ -94,6 +90,9 @@ hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstrea
                         first, last, HUM_MOE_STEPS - 1);
     if (!moe->prepared)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: the layer is not prepared (hum_moe_prepare)");
+    if (moe->opts.gemm_type != HUM_GEMM_MOE_INDEXED)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: the layer takes rows already grouped by expert "
+                        "(hum_moe_options.gemm_type %d: hum_moe_forward_grouped)", moe->opts.gemm_type);
     if (ws->rt != moe->rt)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: the workspace belongs to another runtime");
     if (!hidden || hidden->rank != 2)
@@ -102,13 +101,13 @@ hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstrea
     const int64_t m = hidden->shape[0], H = moe->hidden, top_k = moe->opts.top_k;
     const int32_t e_global = moe->opts.global_experts, e_local = (int32_t)moe->experts;
     int64_t ldh, ldo, ld;
-    hum_status st = check(hidden, "hidden", moe->activation_dtype, 0, m, H, 0, &ldh);
+    hum_status st = hum_moe_check_tensor(FN, hidden, "hidden", moe->activation_dtype, 0, m, H, 0, &ldh);
     if (st == HUM_OK)
-        st = check(topk_ids, "topk_ids", HUM_DTYPE_INT32, HUM_DTYPE_INT64, m, top_k, 1, &ld);
+        st = hum_moe_check_tensor(FN, topk_ids, "topk_ids", HUM_DTYPE_INT32, HUM_DTYPE_INT64, m, top_k, 1, &ld);
     if (st == HUM_OK)
-        st = check(topk_weights, "topk_weights", HUM_DTYPE_FLOAT32, 0, m, top_k, 1, &ld);
+        st = hum_moe_check_tensor(FN, topk_weights, "topk_weights", HUM_DTYPE_FLOAT32, 0, m, top_k, 1, &ld);
     if (st == HUM_OK)
-        st = check(out, "out", moe->activation_dtype, 0, m, H, 0, &ldo);
+        st = hum_moe_check_tensor(FN, out, "out", moe->activation_dtype, 0, m, H, 0, &ldo);
     if (st != HUM_OK)
         return st;
     if (expert_map && (expert_map->memory != HUM_MEMORY_DEVICE || !expert_map->data ||
@@ -164,7 +163,7 @@ hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstrea
                                .memory = HUM_MEMORY_DEVICE};
         /* the quantization belongs to the gate/up step: a step timed alone includes it */
         if (STEP(HUM_MOE_STEP_GATE_UP) && up8)
-            st = quantize_hidden(moe, ws, stream, a1.data, ldh, mc, &a1, &s1);
+            st = hum_moe_quantize_hidden(moe, ws, stream, a1.data, ldh, mc, &a1, &s1);
         if (STEP(HUM_MOE_STEP_GATE_UP))
             st = hum_expert_gemm_forward(moe->gate_up, ws, stream, &a1, up8 ? &s1 : NULL, &c1, &r);
         if (STEP(HUM_MOE_STEP_ACT))

@@ -21,9 +21,11 @@ void hum_moe_kernel_requests(const hum_moe_shape *s, const char *arch, char *con
              "constexpr bool kBf16 = %s;\n"
              "constexpr int kInter = %lld;\n"
              "constexpr int kHidden = %lld;\n"
+             "constexpr int kGemmType = %d;\n"
+             "constexpr int kExperts = %lld;\n"
              "}\n",
              s->activation, s->interleaved ? "true" : "false", s->bf16 ? "true" : "false", (long long)s->intermediate,
-             (long long)s->hidden);
+             (long long)s->hidden, s->gemm_type, (long long)s->experts);
     /* the 8-bit output's type is the template argument of the kernel that writes it */
     const char *act = s->down_a == HUM_DTYPE_FLOAT8_E4M3FN ? "hum_moe_act_quant<1>"
                       : s->down_a == HUM_DTYPE_INT8        ? "hum_moe_act_quant<2>"
@@ -41,14 +43,14 @@ static uint32_t grid_for(int64_t work, int32_t sm_count)
 }
 
 hum_status hum_moe_act_launch(const hum_kernel *k, struct CUstream_st *stream, int32_t sm_count, const void *in,
-                              void *out, float *scale, const int32_t *sorted, const int32_t *post_padded,
-                              int64_t capacity, int64_t intermediate, int32_t routed, const hum_moe_options *o)
+                              void *out, float *scale, const void *layout, const int32_t *post_padded,
+                              int64_t positions, int64_t intermediate, int32_t rows, const hum_moe_options *o)
 {
     float alpha = o->alpha, beta = o->beta, limit = o->limit;
-    void *args16[] = {(void *)&in, &out, (void *)&sorted, (void *)&post_padded, &routed, &alpha, &beta, &limit};
-    void *args8[] = {(void *)&in, &out, &scale, (void *)&sorted, (void *)&post_padded, &routed, &alpha, &beta, &limit};
+    void *args16[] = {(void *)&in, &out, (void *)&layout, (void *)&post_padded, &rows, &alpha, &beta, &limit};
+    void *args8[] = {(void *)&in, &out, &scale, (void *)&layout, (void *)&post_padded, &rows, &alpha, &beta, &limit};
     /* 16-bit out: a thread per 8 columns; 8-bit out: a warp per row (kernels/moe/act.cu) */
-    const int64_t threads = scale ? capacity * 32 : capacity * ((intermediate + 7) / 8);
+    const int64_t threads = scale ? positions * 32 : positions * ((intermediate + 7) / 8);
     hum_launch_config c = {.grid = {grid_for(threads, sm_count), 1, 1},
                            .block = {THREADS, 1, 1}, .stream = stream, .overlap_previous = 1};
     return hum_kernel_launch(k, &c, scale ? args8 : args16);

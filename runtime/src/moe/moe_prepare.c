@@ -76,7 +76,8 @@ static hum_status compile_around(const hum_moe *moe, const char *arch, hum_dtype
     int at[AROUND], n = 0;
     char constants[HUM_MOE_CONSTANTS_CAP];
     const hum_moe_shape shape = {moe->opts.activation, moe->opts.gate_up == HUM_MOE_GATE_UP_INTERLEAVED,
-                                 moe->activation_dtype == HUM_DTYPE_BFLOAT16, moe->hidden, moe->intermediate, down_a};
+                                 moe->activation_dtype == HUM_DTYPE_BFLOAT16, moe->opts.gemm_type, moe->hidden,
+                                 moe->intermediate, moe->experts, down_a};
     hum_moe_align_requests(arch, all);
     hum_moe_kernel_requests(&shape, arch, constants, all + ACT);
     for (int i = 0; i < AROUND; i++)
@@ -112,9 +113,10 @@ hum_status hum_moe_prepare(hum_moe *moe)
     const hum_layer_options lo = {.activation_dtype = moe->activation_dtype};
     gemm_job jobs[2];
     memset(jobs, 0, sizeof jobs);
-    st = hum_expert_gemm_from_standard(moe->rt, &moe->w13, &lo, HUM_GEMM_MOE_INDEXED, &jobs[0].gemm);
+    const hum_gemm_type type = (hum_gemm_type)moe->opts.gemm_type;
+    st = hum_expert_gemm_from_standard(moe->rt, &moe->w13, &lo, type, &jobs[0].gemm);
     if (st == HUM_OK)
-        st = hum_expert_gemm_from_standard(moe->rt, &moe->w2, &lo, HUM_GEMM_MOE_INDEXED, &jobs[1].gemm);
+        st = hum_expert_gemm_from_standard(moe->rt, &moe->w2, &lo, type, &jobs[1].gemm);
     pthread_t threads[2];
     int started[2] = {0, 0};
     for (int i = 0; st == HUM_OK && i < 2; i++)
@@ -153,7 +155,7 @@ hum_status hum_moe_prepare(hum_moe *moe)
     hum_layer_info info[2];
     int32_t block_m_max = 0;
     if (st == HUM_OK && (st = hum_layer_get_info(jobs[0].gemm, &info[0])) == HUM_OK &&
-        (st = hum_layer_get_info(jobs[1].gemm, &info[1])) == HUM_OK)
+        (st = hum_layer_get_info(jobs[1].gemm, &info[1])) == HUM_OK && type == HUM_GEMM_MOE_INDEXED)
         st = check_block_m(&info[0], &info[1], &block_m_max);
     if (st != HUM_OK) {
         hum_layer_destroy(jobs[0].gemm);
@@ -181,6 +183,10 @@ enum { ALIGN = 256 };
 
 int64_t hum_moe_max_tokens(const hum_moe *moe)
 {
+    if (moe->opts.gemm_type == HUM_GEMM_MOE_GROUPED_MASKED)
+        return INT32_MAX / moe->experts; /* the rows of all experts */
+    if (moe->opts.gemm_type == HUM_GEMM_MOE_GROUPED_CONTIGUOUS)
+        return INT32_MAX;
     return (INT32_MAX - moe->experts * moe->block_m_max) / moe->opts.top_k;
 }
 
@@ -188,19 +194,28 @@ static int64_t round_up(int64_t v) { return (v + ALIGN - 1) / ALIGN * ALIGN; }
 
 hum_status hum_moe_bytes(const hum_moe *moe, int64_t m, int64_t *bytes, int64_t *gemm_bytes)
 {
-    const int64_t routed = m * moe->opts.top_k;
+    const int indexed = moe->opts.gemm_type == HUM_GEMM_MOE_INDEXED;
+    /* the rows between the steps: routed slots, or a grouped forward's rows */
+    const int64_t rows = indexed ? m * moe->opts.top_k
+                         : moe->opts.gemm_type == HUM_GEMM_MOE_GROUPED_MASKED ? m * moe->experts : m;
     const int64_t n13 = moe->opts.activation == HUM_MOE_RELU2 ? moe->intermediate : 2 * moe->intermediate;
-    /* the GEMMs' locks, and with 8-bit A for the gate/up GEMM the hidden rows quantized, as
-     * that GEMM's own forward lays them out (workspace.h) */
-    int64_t a = 0;
-    hum_status st = hum_layer_workspace_size(moe->gate_up, m, &a);
+    /* the GEMMs' locks, and with 8-bit A the quantized rows of A of each GEMM's own forward
+     * (workspace.h): the gate/up GEMM's hold the hidden rows the layer quantizes */
+    int64_t a = 0, b = 0;
+    hum_status st = hum_layer_workspace_size(moe->gate_up, indexed ? m : rows, &a);
+    if (st == HUM_OK)
+        st = hum_layer_workspace_size(moe->down, rows, &b);
     if (st != HUM_OK)
         return st;
     const int down8 = hum_gemm_a8(&moe->down->plan.config);
-    *gemm_bytes = round_up(a);
-    *bytes = *gemm_bytes + hum_moe_route_bytes(routed, (int32_t)moe->experts, moe->block_m_max) +
-             round_up(routed * n13 * 2) + round_up(routed * moe->intermediate * (down8 ? 1 : 2)) +
-             (down8 ? round_up(routed * 4) : 0) + round_up(routed * moe->hidden * 2);
+    *gemm_bytes = round_up(a > b ? a : b);
+    /* grouped: no routing layout, and the down GEMM writes out itself; an 8-bit down GEMM's A
+     * is the activation's codes and a float32 scale per row */
+    *bytes = *gemm_bytes + round_up(rows * n13 * 2) + round_up(rows * moe->intermediate * (down8 ? 1 : 2)) +
+             (down8 ? round_up(rows * 4) : 0) +
+             (indexed ? hum_moe_route_bytes(rows, (int32_t)moe->experts, moe->block_m_max) +
+                            round_up(rows * moe->hidden * 2)
+                      : 0);
     return HUM_OK;
 }
 
@@ -211,11 +226,14 @@ hum_status hum_moe_workspace_size(const hum_moe *moe, int64_t max_m, int64_t *by
     *bytes = 0;
     if (!moe->prepared)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_workspace_size: the layer is not prepared (hum_moe_prepare)");
-    /* the rows between the steps take at most 2 (2I + I + H) + 16 bytes per slot, and a
-     * token's quantized hidden row H + 4 bytes more */
+    /* the rows between the steps take at most 2 (2I + I + H) + 16 bytes per slot (a grouped
+     * layer's: per row, E per masked T), and a token's quantized hidden row H + 4 bytes more */
     const int64_t per_slot = 2 * (3 * moe->intermediate + moe->hidden) + moe->hidden + 36;
     const int64_t limit = hum_moe_max_tokens(moe);
-    if (max_m < 1 || max_m > limit || max_m * moe->opts.top_k > (INT64_MAX / 4) / per_slot)
+    const int64_t fan = moe->opts.gemm_type == HUM_GEMM_MOE_INDEXED       ? moe->opts.top_k
+                        : moe->opts.gemm_type == HUM_GEMM_MOE_GROUPED_MASKED ? moe->experts
+                                                                              : 1;
+    if (max_m < 1 || max_m > limit || max_m * fan > (INT64_MAX / 4) / per_slot)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_workspace_size: max_m %lld (expected 1 .. %lld)",
                         (long long)max_m, (long long)limit);
     int64_t gemm;
@@ -233,7 +251,7 @@ static hum_status compile_layer(const hum_moe *moe, hum_layer_plan plans[2], con
     hum_layer_info *info[2] = {&out->gate_up, &out->down};
     char *note[2] = {out->gate_up_activation, out->down_activation};
     for (int i = 0; st == HUM_OK && i < 2; i++) {
-        plans[i].compute.gemm_type = HUM_GEMM_MOE_INDEXED;
+        plans[i].compute.gemm_type = moe->opts.gemm_type;
         snprintf(plans[i].arch, sizeof plans[i].arch, "%s", arch);
         if ((st = hum_layer_compile_plan(moe->rt, &plans[i], t0, info[i])) != HUM_OK)
             st = hum_fail_context(st, "%s", i ? "the down projection (w2)" : "the gate/up projection (w13)");
@@ -241,7 +259,7 @@ static hum_status compile_layer(const hum_moe *moe, hum_layer_plan plans[2], con
             snprintf(note[i], sizeof out->gate_up_activation, "%s", plans[i].activation);
     }
     int32_t block_m_max;
-    if (st == HUM_OK)
+    if (st == HUM_OK && moe->opts.gemm_type == HUM_GEMM_MOE_INDEXED)
         st = check_block_m(&out->gate_up, &out->down, &block_m_max);
     hum_jit_result res[AROUND];
     memset(res, 0, sizeof res);
@@ -274,7 +292,7 @@ hum_status hum_moe_compile(hum_runtime *rt, const hum_standard_weight *w13, cons
     const hum_standard_weight *w[2] = {&moe->w13, &moe->w2};
     for (int i = 0; st == HUM_OK && i < 2; i++) {
         hum_layer_types types;
-        if ((st = hum_layer_check_weight(w[i], &lo, HUM_GEMM_MOE_INDEXED, &types)) == HUM_OK)
+        if ((st = hum_layer_check_weight(w[i], &lo, (hum_gemm_type)moe->opts.gemm_type, &types)) == HUM_OK)
             hum_layer_plan_inputs(w[i], &types, &plans[i]);
     }
     if (st == HUM_OK)
@@ -294,9 +312,6 @@ hum_status hum_moe_compile_spec(hum_runtime *rt, const hum_moe_spec *spec, const
     hum_status st = hum_arch_check(arch);
     if (st == HUM_OK)
         st = hum_layer_spec_check(&spec->gate_up);
-    if (st == HUM_OK && spec->gemm_type != HUM_GEMM_MOE_INDEXED)
-        st = hum_fail(HUM_ERR_UNSUPPORTED, "a MoE layer runs the indexed expert GEMM (gemm=indexed); the grouped "
-                      "types are expert GEMMs a host drives itself (hum_expert_gemm_compile_spec)");
     if (st != HUM_OK)
         return hum_fail_context(st, "hum_moe_compile_spec");
     /* the layer of the spec, without its weights: only its shape and options are read */
@@ -306,6 +321,7 @@ hum_status hum_moe_compile_spec(hum_runtime *rt, const hum_moe_spec *spec, const
     moe.opts.activation = spec->activation;
     moe.opts.gate_up = spec->gate_up_layout;
     moe.opts.top_k = spec->top_k;
+    moe.opts.gemm_type = spec->gemm_type;
     hum_layer_plan plans[2];
     memset(plans, 0, sizeof plans);
     hum_layer_spec_config(&spec->gate_up, &plans[0].config);
