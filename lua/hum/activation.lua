@@ -13,8 +13,9 @@
 -- Then the nearest type a kernel family takes on the target (C's rules: hum_layer_kernel_takes,
 -- e.g. fp8 needs sm_89; every rule that refuses is named in the note): fp4 activations (NVFP4,
 -- MXFP4 W4A4: no GPU of this build runs them) as e4m3 per token (W4A8), then 16-bit (W4A16);
--- mxfp8 and 1 x 128 groups as e4m3 per token, then 16-bit; e4m3 or int8 per tensor or token as
--- 16-bit. An 8-bit type with the layer's host passing 16-bit A: the layer quantizes A in each
+-- mxfp8 and 1 x 128 groups (e4m3 with scales per group along K, applied where the accumulators
+-- are promoted: sm_89 and newer, kernels/gemm/kscale.cuh) as e4m3 per token, then 16-bit; e4m3
+-- or int8 per tensor or token as 16-bit. An 8-bit type with the layer's host passing 16-bit A: the layer quantizes A in each
 -- forward (kernels/prep/quantize_a.cu).
 
 local bit = require("bit")
@@ -109,7 +110,8 @@ function M.decide(c, try)
       if bit.band(a.dtype, 0xff) <= 8 then notes[#notes + 1] = "quantized by the layer" end
       return #notes > 0 and (text .. " (" .. table.concat(notes, "; ") .. ")") or text
     end
-    why[#why + 1] = reason
+    -- a reason already given (the same rule refusing the next candidate) is said once
+    if reason ~= why[#why] then why[#why + 1] = reason end
   end
   return nil
 end

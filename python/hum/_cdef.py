@@ -60,7 +60,7 @@ typedef struct hum_checkpoint_write_options { int32_t gptq_v2; const char *archi
     hum_checkpoint_write_options;
 typedef struct hum_layer_spec { int64_t n, k; hum_dtype weight_dtype, activation_dtype, scale_dtype;
     hum_scale_type scale_type; int64_t group_size; int32_t zero_point; int32_t bias, act_order;
-    hum_dtype output_dtype; hum_act_scale act_scale; int32_t act_group; } hum_layer_spec;
+    hum_dtype output_dtype; hum_act_scale act_scale; int32_t act_group; int64_t group_size_n; } hum_layer_spec;
 
 const char *hum_last_error(void);
 const char *hum_status_name(hum_status status);
