@@ -1,9 +1,11 @@
 /* `hum run --check` on an FP8 block-wise checkpoint (DeepSeek-style: e4m3 weights with float32
  * 128 x 128 weight_scale_inv, activation_scheme "dynamic"; tests/support/fixture_float.c) on a
- * GPU of sm_89 or newer (skipped otherwise): the layer runs its own scheme, e4m3 activations per
- * 1 x 128 group with the block scales applied in float32 (kernels/gemm/kscale.cuh), and passes
- * --check against A quantized the same way at M = 1, 7, 130, for float16 and bfloat16 A (N and K
- * not multiples of 128); `--activation mxfp8` runs it with 1 x 32 e8m0 groups and passes too. */
+ * GPU of sm_89 or newer (skipped otherwise): asked for by the deployment config
+ * (linear.activation e4m3: the checkpoint's K-group scheme is no default before a GPU has run
+ * it), the layer runs its own scheme, e4m3 activations per 1 x 128 group with the block scales
+ * applied in float32 (kernels/gemm/kscale.cuh), and passes --check against A quantized the same
+ * way at M = 1, 7, 130, for float16 and bfloat16 A (N and K not multiples of 128); asked for as
+ * mxfp8 it runs with 1 x 32 e8m0 groups and passes too. Without the config it runs 16-bit A. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "cli_test.h"
 #include "fixture.h"
@@ -60,15 +62,25 @@ int main(void)
                              .scale_dtype = "F32"};
     RT_CHECK(fx_write_fp8_block(dir, LAYER, &fx) == 0, "fp8 block fixture in %s", dir);
 
-    static const char *const runs[][2] = {
-        {"", "activations: e4m3 per 1x128 group (the checkpoint's; quantized by the layer)"},
-        {" --activation bfloat16", "activations: e4m3 per 1x128 group (the checkpoint's; quantized by the layer)"},
-        {" --activation mxfp8", "activations: mxfp8"},
+    char e4m3[4200], mxfp8[4200];
+    snprintf(e4m3, sizeof e4m3, "%s", rt_write(dir, "e4m3.yaml", "overrides:\n  linear:\n    activation: e4m3\n"));
+    snprintf(mxfp8, sizeof mxfp8, "%s", rt_write(dir, "mxfp8.yaml", "overrides:\n  linear:\n    activation: mxfp8\n"));
+    const struct {
+        const char *config, *flags, *says;
+    } runs[] = {
+        {e4m3, "", "activations: e4m3 per 1x128 group (override linear.activation = e4m3; quantized by the layer)"},
+        {e4m3, " --activation bfloat16", "activations: e4m3 per 1x128 group (override linear.activation = e4m3"},
+        {mxfp8, "", "activations: mxfp8 (override linear.activation = mxfp8"},
+        {NULL, "", "have not run on a GPU yet"},
     };
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
-        snprintf(args, sizeof args, "run %s --layer %s --m 1,7,130 --check%s", dir, LAYER, runs[i][0]);
+        char config[4300] = "";
+        if (runs[i].config)
+            snprintf(config, sizeof config, "--config %s ", runs[i].config);
+        snprintf(args, sizeof args, "%srun %s --layer %s --m 1,7,130 --check%s", config, dir, LAYER, runs[i].flags);
         RT_CHECK(cli_hum(args) == 0, "hum %s:\n%s", args, cli_output);
-        RT_CHECK(strstr(cli_output, runs[i][1]) != NULL, "hum %s should say '%s':\n%s", args, runs[i][1], cli_output);
+        RT_CHECK(strstr(cli_output, runs[i].says) != NULL, "hum %s should say '%s':\n%s", args, runs[i].says,
+                 cli_output);
         RT_CHECK(count(": ok") == 3 && count("FAIL") == 0, "hum %s: three passing M:\n%s", args, cli_output);
     }
     free(v);

@@ -152,6 +152,11 @@ hum_status hum_layer_kernel_takes(const hum_layer_config *config, const hum_comp
     return hum_gemm_kernel_takes(kernel, config, compute, arch);
 }
 
+int64_t hum_layer_kgroup_k(const hum_layer_config *config)
+{
+    return config ? hum_gemm_kscale_k(config) : 0;
+}
+
 void hum_layer_plan_inputs(const hum_standard_weight *w, const hum_layer_types *types, hum_layer_plan *plan)
 {
     hum_layer_config *c = &plan->config;
