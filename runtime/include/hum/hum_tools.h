@@ -700,7 +700,9 @@ hum_status hum_layer_compile(hum_runtime *rt, const hum_standard_weight *w, cons
  *   n, k      output and input features (required, >= 1)
  *   w         weight dtype: uint1..uint8 or a float name (e4m3, e5m2, e2m1, e3m2, e2m3, ...);
  *             default uint4
- *   a         activation dtype float16 | bfloat16 (default float16), also the param dtype
+ *   a         activation dtype float16 | bfloat16 (default float16), also the param dtype; or
+ *             8-bit e4m3 | int8 | mxfp8, with ascale= token | tensor | group128 and out=
+ *             (docs/cli.md)
  *   group     scale group size along K; 0 or absent: one scale per channel
  *   block     NxK, e.g. 128x128: float32 block scales, one per N rows x K columns (FP8 block-wise);
  *             no group, scale or global with it
