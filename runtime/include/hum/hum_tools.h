@@ -784,7 +784,8 @@ typedef struct hum_expert_routing {
 } hum_expert_routing;
 
 /* An expert GEMM of `type` (a MoE type) over the E = w->num_experts (>= 1) experts of w, which is
- * copied (opts as for hum_layer_from_standard). Errors: HUM_ERR_INVALID_ARG (NULL, a dense
+ * copied (opts as for hum_layer_from_standard), with w's global scales folded into its scales as
+ * hum_moe_from_standard does. Errors: HUM_ERR_INVALID_ARG (NULL, a dense
  * type, a weight without experts or hum_standard_validate refuses); HUM_ERR_OUT_OF_MEMORY. What
  * the kernels do not take fails at hum_layer_prepare (HUM_ERR_UNSUPPORTED naming it). */
 hum_status hum_expert_gemm_from_standard(hum_runtime *rt, const hum_standard_weight *w, const hum_layer_options *opts,
