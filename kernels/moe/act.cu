@@ -36,7 +36,6 @@ constexpr bool kGated = kAct != 2;
 constexpr int kN13 = kGated ? 2 * kInter : kInter;
 constexpr bool kVec = kInter % 8 == 0;
 constexpr int kChunks = (kInter + 7) / 8;
-constexpr int kPerLane = (kChunks + 31) / 32;  // 8-bit out: chunks of the row each lane holds
 static_assert(kGemmType >= 1 && kGemmType <= 3, "hum_constants.h: kGemmType is a MoE GEMM type (1, 2 or 3)");
 
 HUM_DEV float activate(float g, float u, float alpha, float beta, float limit)
@@ -211,6 +210,7 @@ hum_moe_act_quant(const u16 *__restrict__ in, u8 *__restrict__ out, float *__res
     using namespace moe;
     static_assert(Q == 1 || Q == 2, "hum_moe_act_quant<Q>: Q is 1 (e4m3fn) or 2 (int8)");
     constexpr float kMax = Q == 2 ? enc::kInt8Max : enc::kE4m3Max;
+    constexpr int kPerLane = (kChunks + 31) / 32;  // chunks of the row each lane holds
     grid_dependency_wait();
     const int lane = threadIdx.x % 32;
     // positions as hum_moe_act walks them, a warp each
