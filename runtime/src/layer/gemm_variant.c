@@ -99,10 +99,11 @@ static hum_status a_type_rule(const hum_layer_config *c, const char *arch)
                   : c->weight_dtype == HUM_DTYPE_UINT8),
          "%s weights with %s activations (expected %s or uint4 weights)", hum_dtype_name(c->weight_dtype), a,
          fp8 ? "float8_e4m3fn, float4_e2m1" : "uint8");
-    /* expert GEMMs: the scale of each gathered row of A (the MoE layer quantizes per token) */
-    RULE(HUM_ERR_UNSUPPORTED, c->num_experts == 0 || c->a_scale != HUM_ACT_SCALE_TENSOR,
-         "%s activations per tensor with %lld experts (expert GEMMs take per-token scales)", a,
-         (long long)c->num_experts);
+    /* expert GEMMs: one scale per gathered row of A (the MoE layer quantizes per token; its
+     * hidden and activation rows have no group scales yet: mxfp8 and 1 x 128 groups fall back) */
+    RULE(HUM_ERR_UNSUPPORTED, c->num_experts == 0 || c->a_scale == HUM_ACT_SCALE_TOKEN,
+         "%s activations %s with %lld experts (a MoE layer quantizes per token)", a,
+         c->a_scale == HUM_ACT_SCALE_TENSOR ? "per tensor" : "in groups along K", (long long)c->num_experts);
     RULE(HUM_ERR_UNSUPPORTED, !c->has_zero_point && !c->act_order, "%s with %s activations",
          c->act_order ? "act-order" : "a zero point", a);
     RULE(HUM_ERR_UNSUPPORTED, c->k % 16 == 0, "K = %lld with %s activations (expected a multiple of 16)",
