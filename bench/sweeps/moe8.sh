@@ -35,7 +35,10 @@ else
     printf 'overrides:\n  moe:\n    activation: e4m3\n' > "$OUT/moe-e4m3.yaml"
     for run in "bf16::w=uint4,a=bfloat16,group=128" "w4a8-g128:$OUT/moe-e4m3.yaml:w=uint4,a=bfloat16,group=128" \
                "w8a8::w=e4m3,a=e4m3" "w4a8-ch::w=uint4,a=e4m3"; do
-        name=${run%%:*} rest=${run#*:} config=${rest%%:*} spec=${rest#*:}
+        name=${run%%:*}
+        rest=${run#*:}
+        config=${rest%%:*}
+        spec=${rest#*:}
         timeout 60 "$hum" bench ${config:+--config "$config"} --moe "$moe,$spec" --m 1,128,1024,4096 --reps 30 \
             --warmup 5 > "$OUT/bench-$name.txt" 2>&1
         echo "exit $?" >> "$OUT/bench-$name.txt"
