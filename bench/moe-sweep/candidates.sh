@@ -30,3 +30,12 @@ mk_all() { # root
   mk "$1/c6" "wg(16, 128, 256, 16, 4, 2)" "wg(16, 128, 128, 16, 6, 2)" "wg(32, 128, 128, 16, 4, 2)" \
      "wg(96, 128, 64, 16, 4, 2)" "wg(128, 128, 64, 16, 4, 2)"
 }
+# Compiles every candidate's two expert GEMM tables (gate_up and down) for sm_90a into
+# $HUM_CACHE_DIR on a host without a GPU, so that run.sh on the GPU host finds them cached
+# (same NVRTC version): precompile_all ROOT HUM_BINARY
+precompile_all() {
+  mk_all "$1"
+  for v in c1 c2 c3 c4 c5 c6; do
+    HUM_POLICY_PATH="$1/$v" "$2" compile --arch sm_90a --moe e=128,topk=8,n=1536,k=2048,w=uint4,a=bfloat16,group=128
+  done
+}
