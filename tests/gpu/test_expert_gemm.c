@@ -393,7 +393,7 @@ static void qwen_case(hum_runtime *rt, quant_rng *rng)
     const hum_quant_spec q = {.weight_dtype = HUM_DTYPE_UINT4, .scale_type = HUM_SCALE_GROUP, .group_size = 128};
     expert_case c;
     if (make_case(rt, rng, &c, "qwen3 gate_up E=32 uint4 g128 bf16", 32, 1536, 2048, HUM_DTYPE_BFLOAT16, &q, 0, 1)) {
-        const int64_t ms[] = {1, 64, 256, 600}; /* rows per expert 1, 16, 64, 150 */
+        const int64_t ms[] = {1, 64, 256, 600, 1000}; /* rows per expert 1, 16, 64, 150, 250 */
         for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
             int32_t *topk = malloc((size_t)ms[i] * 8 * 4);
             random_routing(rng, ms[i], 8, 32, topk);
