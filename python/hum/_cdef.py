@@ -43,7 +43,8 @@ typedef struct hum_layer_config { int64_t n; int64_t k; int64_t num_experts; hum
     padded_n; int64_t padded_k; int64_t kernel_group; int64_t scale_rows; int32_t has_scale; int32_t has_zero_point;
     int32_t weight_float; int32_t weight_bits; int32_t weight_exp; int32_t exp_compensation; } hum_layer_config;
 typedef struct hum_tuning { int64_t m_min, m_max; int32_t block_m; int32_t block_n; int32_t block_k; int32_t warp_m;
-    int32_t warp_n; int32_t warp_k; int32_t stages; int32_t stream_k; int32_t ctas_per_sm; int32_t kernel; } hum_tuning;
+    int32_t warp_n; int32_t warp_k; int32_t stages; int32_t stream_k; int32_t ctas_per_sm; int32_t kernel;
+    int32_t stream_k_sum; } hum_tuning;
 typedef struct hum_layer_info { hum_layer_config config; int32_t prepared; int32_t entry_count; hum_tuning entries[8];
     char policy_name[64]; char arch[16]; double prepare_ms; double compile_ms; int32_t kernels_compiled;
     int32_t kernels_cached; int32_t scale_exponent; float out_factor; int64_t device_bytes; uint64_t generation;
