@@ -310,3 +310,13 @@ def test_activation_scale_in_info(rt):
     assert rt.layer_from_spec("n=256,k=512,w=uint4", prepare=False).info["activation_scale"] is None
     w = hum.spec_weight("n=256,k=512,w=e4m3,a=e4m3,ascale=tensor")
     assert rt.layer_from_standard(w, prepare=False).info["activation_scale"] == "tensor"
+
+
+def test_moe_gemm_types(rt, moe_model_dir):
+    """gemm= picks the expert GEMMs' type: grouped layers are made without a GPU too; a bad name
+    is refused before any call."""
+    for gemm in ("grouped_contiguous", "grouped_masked"):
+        moe = rt.moe_from_checkpoint(moe_model_dir, MOE_NAME, top_k=1, gemm=gemm, prepare=False)
+        assert moe.gemm == gemm and moe.experts == MOE_E
+    with pytest.raises(ValueError, match="gemm 'grouped'"):
+        rt.moe_from_checkpoint(moe_model_dir, MOE_NAME, top_k=1, gemm="grouped", prepare=False)

@@ -321,7 +321,8 @@ def test_a8_config_override(tmp_path):
         w = hum.spec_weight("n=256,k=512,w=uint4,a=bfloat16", seed=9)
         layer = r.layer_from_standard(w)
         assert layer.activation == "float8_e4m3fn"
-        assert layer.dispatch["activation"] == "e4m3 per token (override linear.activation = e4m3; quantized by the layer)"
+        assert layer.dispatch["activation"] == \
+            "e4m3 per token (override linear.activation = e4m3; quantized by the layer)"
         x = torch.randn(17, w.k, device="cuda", dtype=torch.bfloat16)
         out = layer(x)
         torch.cuda.synchronize()
@@ -352,3 +353,44 @@ def test_a8_forward_errors(grt):
     with pytest.raises(hum.HumError) as e:
         layer(raw[1:].view(4, w.k), x_scale=scale)
     assert e.value.status == "HUM_ERR_INVALID_ARG" and "16-byte aligned" in e.value.message
+
+
+@pytest.mark.parametrize("gemm", ["grouped_contiguous", "grouped_masked"])
+def test_moe_grouped(grt, moe_model_dir, gemm):
+    """moe.grouped(hidden, layout) on rows already grouped by expert (DeepEP's contiguous and
+    masked layouts) against the float64 experts of the dequantized weights, no router weight;
+    rows outside every expert's stay as they were (poisoned)."""
+    moe = grt.moe_from_checkpoint(moe_model_dir, MOE_NAME, top_k=1, gemm=gemm)
+    gate, up, down = (grt.load_standard(moe_model_dir, "%s.*.%s" % (MOE_NAME, p))
+                      for p in ("gate_proj", "up_proj", "down_proj"))
+
+    def expert(e, rows):
+        g, u = rows @ gate.dequant(e).T, rows @ up.dequant(e).T
+        return (g / (1 + np.exp(-g)) * u) @ down.dequant(e).T
+
+    g = torch.Generator(device="cpu").manual_seed(5)
+    if gemm == "grouped_masked":
+        counts = [2, 0, 6, 1]
+        x = (torch.randn(MOE_E, 6, MOE_H, generator=g) * 0.5).to("cuda", torch.float16)
+        layout = torch.tensor(counts, dtype=torch.int32, device="cuda")
+        spans = [(e, slice(0, c)) for e, c in enumerate(counts)]
+    else:
+        bounds = [0, 3, 3, 8, 10]  # 12 rows: the last two belong to no expert
+        x = (torch.randn(12, MOE_H, generator=g) * 0.5).to("cuda", torch.float16)
+        layout = torch.tensor(bounds, dtype=torch.int64, device="cuda")
+        spans = [(e, slice(bounds[e], bounds[e + 1])) for e in range(MOE_E)]
+    out = torch.full_like(x, float("nan"))
+    assert moe.grouped(x, layout, out=out) is out
+    torch.cuda.synchronize()
+    xs, got = x.double().cpu().numpy(), out.double().cpu().numpy()
+    covered = np.zeros(got.shape[:-1], dtype=bool)
+    for e, rows in spans:
+        sel = (e, rows) if gemm == "grouped_masked" else rows
+        covered[sel] = True
+        if xs[sel].shape[0]:
+            ref = expert(e, xs[sel])
+            assert np.linalg.norm(got[sel] - ref) / np.linalg.norm(ref) < 1e-2
+    assert np.isnan(got[~covered]).all()
+    with pytest.raises(ValueError, match="takes rows already grouped"):
+        moe(x.reshape(-1, MOE_H), torch.zeros(1, 1, dtype=torch.int32, device="cuda"),
+            torch.ones(1, 1, device="cuda"))
