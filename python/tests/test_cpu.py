@@ -261,6 +261,12 @@ def test_activation_options_plan(rt):
         rt.describe_plan(u8, arch="sm_90a", activation="e4m3")
     with pytest.raises(hum.HumError, match="activation group 64"):
         rt.describe_plan(u8, arch="sm_90a", activation="int8", activation_group=64)
+    with pytest.raises(hum.HumError, match="int8 activation scales in groups of 128"):
+        rt.describe_plan(u8, arch="sm_90a", activation="int8", activation_group=128)
+    block = hum.spec_weight("n=256,k=512,w=e4m3,block=128x128")
+    assert rt.describe_plan(block, arch="sm_90a", activation="e4m3", activation_group=128)["rows"]
+    grouped = rt.layer_from_standard(block, activation="e4m3", activation_group=128, prepare=False)
+    assert (grouped.activation, grouped.activation_group) == ("float8_e4m3fn", 128)
     with pytest.raises(hum.HumError, match="output dtype float32"):
         rt.describe_plan(w, arch="sm_90a", activation="e4m3", output="float32")
     with pytest.raises(ValueError, match="SPEC carries"):

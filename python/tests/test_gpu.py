@@ -394,3 +394,46 @@ def test_moe_grouped(grt, moe_model_dir, gemm):
     with pytest.raises(ValueError, match="takes rows already grouped"):
         moe(x.reshape(-1, MOE_H), torch.zeros(1, 1, dtype=torch.int32, device="cuda"),
             torch.ones(1, 1, device="cuda"))
+
+
+def quantize_groups(x, group):
+    """x's e4m3 codes and scales per row and 1 x group columns: float32 amax / 448 for 128 (FP8
+    block-wise), e8m0 bytes for 32 (MXFP8: 2^clamp(floor(log2 amax) - 8, -127, 127), stored as
+    the exponent + 127); saturating, nearest even. Also the float64 activations they make."""
+    m, k = x.shape
+    groups = -(-k // group)
+    xf = torch.nn.functional.pad(x.float(), (0, groups * group - k)).reshape(m, groups, group)
+    amax = xf.abs().amax(dim=-1, keepdim=True)
+    if group == 32:
+        exp = torch.where(amax > 0, torch.floor(torch.log2(amax)) - 8, torch.full_like(amax, -127)).clamp(-127, 127)
+        scale = torch.exp2(exp)
+        stored = (exp + 127).to(torch.uint8).reshape(m, groups)
+    else:
+        scale = amax / 448
+        stored = scale.reshape(m, groups)
+    inv = torch.where(amax > 0, 1 / scale, torch.zeros_like(scale)) if group == 32 else \
+        torch.where(amax > 0, 448 / amax, torch.zeros_like(amax))
+    codes = (xf * inv).clamp(-448, 448).to(torch.float8_e4m3fn)
+    a = (codes.double() * scale.double()).reshape(m, groups * group)[:, :k]
+    return codes.reshape(m, groups * group)[:, :k].contiguous(), stored, a.cpu().numpy()
+
+
+@pytest.mark.parametrize("spec,group,output", [("n=256,k=512,w=e4m3,block=128x128", 128, "float16"),
+                                               ("n=200,k=528,w=e4m3,block=128x128,a=bfloat16", 128, "bfloat16"),
+                                               ("n=256,k=544,w=e4m3", 32, "bfloat16")])
+def test_a8_host_quantized_groups(grt, spec, group, output):
+    """The host's e4m3 codes with a scale per row and 1 x 128 group (float32, FP8 block-wise,
+    against 128 x 128 weight blocks) or 1 x 32 group (e8m0 bytes, MXFP8): activation_group=;
+    against the float64 reference of the same quantized activations."""
+    needs_sm(grt, "e4m3")
+    w = hum.spec_weight(spec, seed=7)
+    layer = grt.layer_from_standard(w, activation="e4m3", activation_group=group, output=output)
+    assert layer.activation_group == group
+    x = torch.randn(5, w.k, device="cuda")
+    codes, scales, a = quantize_groups(x, group)
+    out = torch.full((5, w.n), float("nan"), device="cuda", dtype=getattr(torch, output))
+    layer(codes, out=out, x_scale=scales)
+    torch.cuda.synchronize()
+    assert rounded_err(out, w.reference_gemm(a)) <= 1e-3
+    with pytest.raises(hum.HumError, match="a_scale"):  # one scale per row where groups are expected
+        layer(codes, x_scale=torch.ones(5, 1, device="cuda"))
