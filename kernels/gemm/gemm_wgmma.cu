@@ -19,7 +19,8 @@
 // previous step's wgmmas run (one group in flight, double-buffered fragments). Work follows
 // gemm/schedule.cuh (persistent CTAs, data-parallel tiles plus stream-K); each segment drains
 // its pipeline, then the epilogue transposes the accumulators through shared memory so that C
-// is written in 16-byte row chunks (stream-K slices take turns through gemm/epilogue.cuh).
+// is written in 16-byte row chunks (stream-K slices take turns, or meet in the workspace, through
+// gemm/epilogue.cuh).
 //
 // 8-bit A (e4m3, int8) runs the k32 wgmma on the 8-bit codes as they are (the lane's words of
 // two k16 rows are one fragment, kernels/prep/repack.cu), int8 into int32 accumulators; the
@@ -44,13 +45,14 @@ using namespace gemm;
 constexpr int kWarpgroups = kThreads / 128;
 constexpr int kSlabs = kWN / 16;           // 64-row slabs per warpgroup
 constexpr int kUnits = kBN / 64;           // 64-row units of the block, kWarpgroups * kSlabs
-// Block M is the N of the wgmma instructions: a sum of legal N (128, 64, 32, 16), largest first,
-// so that a block M fitted to the rows per expert of a MoE layer (80 = 64 + 16, 96 = 64 + 32,
-// 160 = 128 + 32) pads few rows and still runs wide instructions. Chunk c covers tokens
-// chunk_start(c) .. + chunk_n(c) - 1, whose accumulators start at chunk_start(c) / 2.
+// Block M is the N of the wgmma instructions: one instruction per 128 tokens and one for the
+// rest (any multiple of 16: mma/wgmma.cuh), so that a block M fitted to the rows per expert of
+// a MoE layer (80, 96, 160 = 128 + 32) pads few rows and still runs one wide instruction per
+// 128 tokens. Chunk c covers tokens chunk_start(c) .. + chunk_n(c) - 1, whose accumulators
+// start at chunk_start(c) / 2.
 __host__ __device__ constexpr int chunk_n_of(int rest)
 {
-    return rest >= 128 ? 128 : rest >= 64 ? 64 : rest >= 32 ? 32 : 16;
+    return rest > 128 ? 128 : rest;
 }
 __host__ __device__ constexpr int chunk_start(int c)
 {
@@ -455,17 +457,25 @@ HUM_DEV void write_c(const hum_gemm_args &args, u32 cbase, const Block &blk, int
     }
 }
 
-// After a segment of `tile`: its stream-K slice order, the shared tile, the write to C.
+// After a segment of `tile`: its stream-K slice order (slices summed in the workspace: the
+// fix-up, after which only the slice holding k-block 0 goes on), the shared tile, the write to C.
 HUM_DEV void epilogue(const hum_gemm_args &args, const Schedule &sch, const Block &blk, int tile, int n0, u32 base,
-                      int tid, int wg, int w, int lane, const Acc (&acc)[kSlabs][kAcc])
+                      int tid, int wg, int w, int lane, Acc (&acc)[kSlabs][kAcc])
 {
     const Slice sl = sch.slice_of(tile);
-    stage_c(args, base, blk, n0, sl.slice == 0, wg, w, lane, acc);
-    streamk_wait(args, sl, tid);
+    if constexpr (kSumInWorkspace) {
+        if (!streamk_fixup<kThreads>(args, sch, sl, tid, tid, reinterpret_cast<Acc(&)[kSlabs * kAcc]>(acc)))
+            return;
+    }
+    const bool first = kSumInWorkspace || sl.slice == 0;
+    stage_c(args, base, blk, n0, first, wg, w, lane, acc);
+    if constexpr (!kSumInWorkspace)
+        streamk_wait(args, sl, tid);
     __syncthreads();
-    write_c(args, base, blk, n0, sl.slice == 0, tid);
+    write_c(args, base, blk, n0, first, tid);
     __syncthreads();
-    streamk_pass(args, sl, tid);
+    if constexpr (!kSumInWorkspace)
+        streamk_pass(args, sl, tid);
 }
 
 }  // namespace gemm_wgmma
