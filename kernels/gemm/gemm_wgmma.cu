@@ -19,7 +19,8 @@
 // previous step's wgmmas run (one group in flight, double-buffered fragments). Work follows
 // gemm/schedule.cuh (persistent CTAs, data-parallel tiles plus stream-K); each segment drains
 // its pipeline, then the epilogue transposes the accumulators through shared memory so that C
-// is written in 16-byte row chunks (stream-K slices take turns through gemm/epilogue.cuh).
+// is written in 16-byte row chunks (stream-K slices take turns, or meet in the workspace, through
+// gemm/epilogue.cuh).
 //
 // 8-bit A (e4m3, int8) runs the k32 wgmma on the 8-bit codes as they are (the lane's words of
 // two k16 rows are one fragment, kernels/prep/repack.cu), int8 into int32 accumulators; the
@@ -455,17 +456,25 @@ HUM_DEV void write_c(const hum_gemm_args &args, u32 cbase, const Block &blk, int
     }
 }
 
-// After a segment of `tile`: its stream-K slice order, the shared tile, the write to C.
+// After a segment of `tile`: its stream-K slice order (slices summed in the workspace: the
+// fix-up, after which only the slice holding k-block 0 goes on), the shared tile, the write to C.
 HUM_DEV void epilogue(const hum_gemm_args &args, const Schedule &sch, const Block &blk, int tile, int n0, u32 base,
-                      int tid, int wg, int w, int lane, const Acc (&acc)[kSlabs][kAcc])
+                      int tid, int wg, int w, int lane, Acc (&acc)[kSlabs][kAcc])
 {
     const Slice sl = sch.slice_of(tile);
-    stage_c(args, base, blk, n0, sl.slice == 0, wg, w, lane, acc);
-    streamk_wait(args, sl, tid);
+    if constexpr (kSumInWorkspace) {
+        if (!streamk_fixup<kThreads>(args, sch, sl, tid, tid, reinterpret_cast<Acc(&)[kSlabs * kAcc]>(acc)))
+            return;
+    }
+    const bool first = kSumInWorkspace || sl.slice == 0;
+    stage_c(args, base, blk, n0, first, wg, w, lane, acc);
+    if constexpr (!kSumInWorkspace)
+        streamk_wait(args, sl, tid);
     __syncthreads();
-    write_c(args, base, blk, n0, sl.slice == 0, tid);
+    write_c(args, base, blk, n0, first, tid);
     __syncthreads();
-    streamk_pass(args, sl, tid);
+    if constexpr (!kSumInWorkspace)
+        streamk_pass(args, sl, tid);
 }
 
 }  // namespace gemm_wgmma
