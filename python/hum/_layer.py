@@ -8,6 +8,8 @@ from ._capi import F, K, T
 _FORWARD = F["hum_layer_forward"]
 _FORWARD_WS = F["hum_layer_forward_ws"]
 _DEVICE = K["HUM_MEMORY_DEVICE"]
+# What info's "ranges" append to a tile for each kernel family (hum_gemm_kernel: mma, wgmma, wgmma_ws).
+_KERNEL_SUFFIX = ("", " wgmma", " wgmma_ws")
 
 
 def _torch():
@@ -79,7 +81,8 @@ class Layer:
         i = self._info()
         ranges = []
         for e in i.entries[: i.entry_count]:
-            tile = "%dx%dx%d/%d%s" % (e.block_m, e.block_n, e.block_k, e.stages, " wgmma" if e.kernel else "")
+            family = _KERNEL_SUFFIX[e.kernel] if 0 <= e.kernel < len(_KERNEL_SUFFIX) else " kernel %d" % e.kernel
+            tile = "%dx%dx%d/%d%s" % (e.block_m, e.block_n, e.block_k, e.stages, family)
             ranges.append((e.m_min, e.m_max, tile))
         return {"n": i.config.n, "k": i.input_k, "activation": dtype_name(i.config.a_dtype),
                 "weight": dtype_name(i.config.weight_dtype), "act_order": bool(i.config.act_order),

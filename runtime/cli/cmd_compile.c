@@ -5,6 +5,7 @@
  * the kernels around them), planned for the arch's nominal device; no GPU needed. */
 #include "cli.h"
 #include "cli_args.h"
+#include "cli_dispatch.h"
 #include "cli_progress.h"
 #include "cli_runtime.h"
 
@@ -96,7 +97,7 @@ static int compile_layer(hum_runtime *rt, const char *spec_text, const hum_layer
         else
             snprintf(m_max, sizeof m_max, "%lld", (long long)t->m_max);
         printf("  M %lld..%s: %s, block %dx%dx%d, warp %dx%dx%d, %d stages%s\n", (long long)t->m_min, m_max,
-               t->kernel == HUM_GEMM_KERNEL_WGMMA ? "wgmma" : "mma.sync", t->block_m, t->block_n, t->block_k,
+               cli_kernel_name(t->kernel), t->block_m, t->block_n, t->block_k,
                t->warp_m, t->warp_n, t->warp_k, t->stages, t->stream_k ? ", stream-K" : "");
     }
     return 0;
@@ -112,7 +113,7 @@ static void print_table(const char *what, const hum_layer_info *info)
         else
             snprintf(m_max, sizeof m_max, "%lld", (long long)t->m_max);
         printf("  %s rows/expert %lld..%s: %s, block %dx%dx%d, warp %dx%dx%d, %d stages%s\n", what,
-               (long long)t->m_min, m_max, t->kernel == HUM_GEMM_KERNEL_WGMMA ? "wgmma" : "mma.sync", t->block_m,
+               (long long)t->m_min, m_max, cli_kernel_name(t->kernel), t->block_m,
                t->block_n, t->block_k, t->warp_m, t->warp_n, t->warp_k, t->stages, t->stream_k ? ", stream-K" : "");
     }
 }

@@ -7,7 +7,7 @@
 
 const char *const WGMMA_TEST_POLICY =
     "local function t(bm, bn, wn, bk, stages)\n"
-    "  return { kernel = 'wgmma', block_m = bm, block_n = bn, block_k = bk, warp_m = bm, warp_n = wn,\n"
+    "  return { kernel = '%s', block_m = bm, block_n = bn, block_k = bk, warp_m = bm, warp_n = wn,\n"
     "           warp_k = bk, stages = stages, stream_k = true, ctas_per_sm = 1 }\n"
     "end\n"
     "return {\n"
@@ -20,10 +20,12 @@ const char *const WGMMA_TEST_POLICY =
     "  end,\n"
     "}\n";
 
-hum_runtime *wgmma_test_runtime(char *dir, size_t cap)
+hum_runtime *wgmma_test_runtime(const char *kernel, char *dir, size_t cap)
 {
     rt_tmpdir("wgmma", dir, cap);
-    rt_write(dir, "wgmma_test.lua", WGMMA_TEST_POLICY);
+    char policy[2048];
+    snprintf(policy, sizeof policy, WGMMA_TEST_POLICY, kernel);
+    rt_write(dir, "wgmma_test.lua", policy);
     const char *config = rt_write(dir, "hum.yaml", "policy_paths: [wgmma_test.lua]\n");
     hum_runtime_options opts;
     hum_runtime_options_init(&opts);
