@@ -5,8 +5,10 @@ For one layer SPEC (as `hum bench --layer` takes it) and each M, on the GPU:
                flushed before each (the protocol of `hum bench`, bench/README.md);
   host us      host time of one call, median over batches of back-to-back calls without
                synchronisation, for: layer(x, out=out); layer(x) (allocates out); the bare ctypes
-               call of hum_layer_forward with prebuilt arguments; torch.nn.functional.linear on a
-               dense 16-bit weight of the same shape (cuBLAS), for scale;
+               call of hum_layer_forward with prebuilt arguments, as layer(x) makes it (no
+               argument conversion) and through the prototype (ctypes converts each argument);
+               torch.nn.functional.linear on a dense 16-bit weight of the same shape (cuBLAS), for
+               scale;
   eager us     wall time per call of a loop of layer(x, out=out) (what a model sees without graphs:
                the larger of GPU time and host time).
 Then runs `hum bench --layer SPEC --m LIST` (the C path: hum_us, host_overhead_us) and prints the
@@ -28,6 +30,7 @@ import time
 import torch
 
 import hum
+from hum import _layer
 from hum._capi import F
 
 
@@ -110,35 +113,40 @@ def main():
               % (rt.device, torch.cuda.is_available()))
         return 1
     layer = rt.layer_from_spec(args.layer)
-    dt = getattr(torch, layer.activation)
+    dt = getattr(torch, layer.output)  # 16-bit x (a layer of 8-bit A quantizes it in the forward)
     dense = torch.randn(layer.n, layer.k, device="cuda", dtype=dt) * 0.02
     print("hum %s on %s; layer %s: %s" % (hum.version(), rt.device["name"], args.layer, layer.info["ranges"]))
-    header = "%6s %9s %11s %9s %10s %11s %9s" % ("M", "gpu us", "host us", "host us", "ctypes us", "F.linear",
-                                                  "eager us")
-    print(header + "\n%6s %9s %11s %9s %10s %11s %9s" % ("", "", "(x, out)", "(x)", "bare", "host us", "(x, out)"))
+    print("activations: %s" % layer.dispatch["activation"])
+    header = "%6s %9s %11s %9s %10s %10s %11s %9s" % ("M", "gpu us", "host us", "host us", "ctypes us", "ctypes us",
+                                                       "F.linear", "eager us")
+    print(header + "\n%6s %9s %11s %9s %10s %10s %11s %9s" % ("", "", "(x, out)", "(x)", "bare", "argtypes",
+                                                                 "host us", "(x, out)"))
     rows = {}
-    forward = F["hum_layer_forward"]
     for m in ms:
         x = torch.randn(m, layer.k, device="cuda", dtype=dt)
-        out = torch.empty(m, layer.n, device="cuda", dtype=dt)
-        layer(x, out=out)  # fills the layer's reusable tensor structs for the bare call
-        h, stream = layer._h, ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
-        aref, cref = layer._aref, layer._cref
+        out = torch.empty(m, layer.n, device="cuda", dtype=layer._torch_out)
+        layer(x, out=out)  # fills the layer's reusable tensor structs for the bare calls
+        st, h = layer._own, layer._h
+        raw_stream = torch.cuda.current_stream().cuda_stream
+        stream = ctypes.c_void_p(raw_stream)
+        bare, typed = _layer._FORWARD, F["hum_layer_forward"]
         row = {
             "gpu_us": gpu_us(lambda: layer(x, out=out), args.reps),
             "host_us": host_us(lambda: layer(x, out=out)),
             "host_alloc_us": host_us(lambda: layer(x)),
-            "ctypes_us": host_us(lambda: forward(h, stream, aref, None, cref)),
+            "ctypes_us": host_us(lambda: bare(h, stream, st.aref, None, st.cref)),
+            "ctypes_argtypes_us": host_us(lambda: typed(h, raw_stream, st.aref, None, st.cref)),
             "linear_host_us": host_us(lambda: torch.nn.functional.linear(x, dense)),
             "eager_us": eager_us(lambda: layer(x, out=out)),
         }
         rows[m] = row
-        print("%6d %9.2f %11.2f %9.2f %10.2f %11.2f %9.2f" % (m, row["gpu_us"], row["host_us"], row["host_alloc_us"],
-                                                               row["ctypes_us"], row["linear_host_us"], row["eager_us"]))
+        print("%6d %9.2f %11.2f %9.2f %10.2f %10.2f %11.2f %9.2f" % (
+            m, row["gpu_us"], row["host_us"], row["host_alloc_us"], row["ctypes_us"], row["ctypes_argtypes_us"],
+            row["linear_host_us"], row["eager_us"]))
     if args.hum == "none" or not os.path.exists(args.hum):
         print("(no hum CLI at %s: hum bench skipped)" % args.hum)
         return 0
-    del layer
+    layer.close()  # its GPU memory back before hum bench prepares its own copy
     bench = hum_bench(args.hum, args.layer, ms)
     if not bench:
         return 1

@@ -12,6 +12,10 @@ bfloat16 type string). Forwards run on the host's current stream: torch.cuda.cur
 is given) nor synchronise, so torch.cuda.graph captures them. Every failing call raises HumError
 with hum's message (hum_last_error()).
 
+8-bit activations: a layer made with activation="e4m3" / "int8" takes the host's codes and their
+float32 scales, layer(x_q, x_scale=s); one whose checkpoint scheme or config override is 8-bit
+takes 16-bit x and quantizes it itself (layer.dispatch["activation"] says what runs and why).
+
 Host-side helpers need numpy: StandardWeight.dequant() / reference_gemm(), quantize(),
 write_gptq() / write_awq() (hum's checkpoint writers), and tensor-parallel shards (Shard).
 """
@@ -64,6 +68,10 @@ def dtype_name(code):
     return F["hum_dtype_name"](code).decode()
 
 
+_ACT_SCALE_NAMES = {K["HUM_ACT_SCALE_TOKEN"]: "token", K["HUM_ACT_SCALE_TENSOR"]: "tensor",
+                    K["HUM_ACT_SCALE_GROUP"]: "group"}
+
+
 class Shard:
     """A tensor-parallel shard: dim "column" (split N) or "row" (split K, bias on rank 0 only),
     rank of world; `experts`: the expert ids kept (MoE weights, expert parallelism). hum.h,
@@ -109,10 +117,12 @@ class Shard:
                                                    "" if self.experts is None else ", experts=%r" % self.experts)
 
 
-def _options(activation, shard):
+def _options(activation, shard, output=None, activation_group=0):
     """(hum_layer_options, what it points to: keep it alive during the call)."""
     o = T["hum_layer_options"]()
     o.activation_dtype = dtype(activation) if activation else 0
+    o.output_dtype = dtype(output) if output else 0
+    o.activation_group = int(activation_group)
     ids = None
     if shard is not None:
         o.shard, ids = shard._c()
@@ -152,6 +162,20 @@ class StandardWeight:
     weight_dtype = property(lambda self: dtype_name(self._w.weight_dtype))
     param_dtype = property(lambda self: dtype_name(self._w.param_dtype))
     scale_dtype = property(lambda self: dtype_name(self._w.scale_dtype))
+
+    @property
+    def activation(self):
+        """The checkpoint's own activation scheme: None (weight-only: 16-bit A), or a dict of
+        dtype ("float8_e4m3fn", "int8", "float4_e2m1"), scale ("token", "tensor", "group"),
+        group (K columns per scale) and input_scale (the static per-tensor scale, or None)."""
+        w = self._w
+        if not w.act_dtype:
+            return None
+        scale = None
+        if w.input_scale.data:
+            scale = ctypes.cast(w.input_scale.data, ctypes.POINTER(ctypes.c_float))[0]
+        return {"dtype": dtype_name(w.act_dtype), "scale": _ACT_SCALE_NAMES[w.act_scale], "group": w.act_group,
+                "input_scale": scale}
 
     def shard(self, shard):
         """The Shard of this weight as a new StandardWeight."""
@@ -315,23 +339,51 @@ class Runtime:
                                          ctypes.byref(s) if s is not None else None, ctypes.byref(w._w)))
         return w
 
-    def layer_from_checkpoint(self, path, name, activation=None, shard=None, prepare=True):
-        """A Layer of checkpoint layer `name` (or its Shard); activation "float16" / "bfloat16"
-        (None: the checkpoint's dtype). Prepared (kernels compiled, weights on the GPU) when
-        `prepare` and the runtime has a GPU."""
-        o, ids = _options(activation, shard)
+    def layer_from_checkpoint(self, path, name, activation=None, shard=None, prepare=True, output=None,
+                              activation_group=0):
+        """A Layer of checkpoint layer `name` (or its Shard). activation: None (the checkpoint's
+        scheme: its 16-bit dtype, or its 8-bit one where the GPU runs it, unless the config's
+        linear.activation overrides it), "float16" / "bfloat16", or "e4m3" / "int8": the host
+        passes A quantized to that type with its float32 scales (Layer.__call__'s x_scale), one
+        per row or tensor, or per 1 x activation_group (128) block. output: C's dtype for 8-bit
+        activations (None: the checkpoint's 16-bit dtype). Prepared (kernels compiled, weights on
+        the GPU) when `prepare` and the runtime has a GPU."""
+        o, ids = _options(activation, shard, output, activation_group)
         out = ctypes.c_void_p()
         _check(F["hum_layer_from_safetensors"](self._handle(), str(path).encode(), name.encode(), ctypes.byref(o),
                                                ctypes.byref(out)), "layer %s of %s" % (name, path))
         return self._adopt(Layer(self, out), prepare)
 
-    def layer_from_standard(self, weight, activation=None, shard=None, prepare=True):
-        """A Layer of a StandardWeight (copied), or of its Shard."""
-        o, ids = _options(activation, shard)
+    def layer_from_standard(self, weight, activation=None, shard=None, prepare=True, output=None,
+                            activation_group=0):
+        """A Layer of a StandardWeight (copied), or of its Shard; the options as for
+        layer_from_checkpoint."""
+        o, ids = _options(activation, shard, output, activation_group)
         out = ctypes.c_void_p()
         _check(F["hum_layer_from_standard"](self._handle(), ctypes.byref(weight._w), ctypes.byref(o),
                                             ctypes.byref(out)), "layer_from_standard")
         return self._adopt(Layer(self, out), prepare)
+
+    def describe_plan(self, layer, arch=None, activation=None, output=None, activation_group=0, shard=None):
+        """How a layer would run, planned without preparing it or touching a GPU
+        (hum_layer_describe_plan): `layer` a StandardWeight (with the options of
+        layer_from_standard) or a SPEC string (which carries its own a=, ascale=, out=);
+        arch "sm_90a", ... (None: the runtime's GPU). A dict as Layer.dispatch gives:
+        `activation` says what A runs as and why (the checkpoint's scheme, the config's
+        override, or the fallback where the arch lacks it)."""
+        d = T["hum_layer_dispatch"]()
+        target = arch.encode() if arch else None
+        if isinstance(layer, str):
+            if activation or output or activation_group or shard is not None:
+                raise ValueError("describe_plan: a SPEC carries its own activation options (a=, ascale=, out=)")
+            s = _spec(layer)
+            _check(F["hum_layer_describe_spec"](self._handle(), ctypes.byref(s), target, ctypes.byref(d)),
+                   "describe_plan %s" % layer)
+        else:
+            o, ids = _options(activation, shard, output, activation_group)
+            _check(F["hum_layer_describe_plan"](self._handle(), ctypes.byref(layer._w), ctypes.byref(o), target,
+                                                ctypes.byref(d)), "describe_plan")
+        return dispatch_dict(d)
 
     def workspace(self, layers=(), max_m=1, nbytes=None, torch_memory=False):
         """A Workspace for forwards of `layers` (prepared) with M <= max_m in one pass (or of
@@ -345,7 +397,9 @@ class Runtime:
         return Workspace(self, size, memory)
 
     def layer_from_spec(self, spec, seed=1, activation=None, prepare=True):
-        """A random Layer of a `hum bench --layer` SPEC ("n=4096,k=4096,w=uint4,group=128")."""
+        """A random Layer of a `hum bench --layer` SPEC ("n=4096,k=4096,w=uint4,group=128"); an
+        8-bit a= ("a=e4m3,ascale=token") is the weight's own scheme: the layer quantizes the
+        16-bit A it is given (as `hum bench` times it)."""
         return self.layer_from_standard(spec_weight(spec, seed), activation=activation, prepare=prepare)
 
     def moe_from_checkpoint(self, path, name, top_k, activation="silu", gate_up="split", global_experts=0,
@@ -385,15 +439,20 @@ class Runtime:
         return layer
 
 
-def spec_weight(spec, seed=1):
-    """The random StandardWeight hum_layer_spec_weight makes for a SPEC string."""
+def _spec(spec):
     s = T["hum_layer_spec"]()
     _check(F["hum_layer_spec_parse"](spec.encode(), ctypes.byref(s)), "spec %r" % spec)
+    return s
+
+
+def spec_weight(spec, seed=1):
+    """The random StandardWeight hum_layer_spec_weight makes for a SPEC string."""
+    s = _spec(spec)
     w = StandardWeight._new()
     _check(F["hum_layer_spec_weight"](ctypes.byref(s), seed, ctypes.byref(w._w)))
     return w
 
 
-from ._layer import Layer, Workspace  # noqa: E402  (they need the helpers above)
+from ._layer import Layer, Workspace, dispatch_dict  # noqa: E402  (they need the helpers above)
 from ._moe import Moe, moe_options  # noqa: E402
 from ._quant import quantize, write_awq, write_gptq  # noqa: E402

@@ -2,14 +2,69 @@
 
 import ctypes
 
-from . import HumError, _check, dtype_name
-from ._capi import F, K, T
+from . import _ACT_SCALE_NAMES as _ACT_SCALES, HumError, _check, dtype, dtype_name
+from ._capi import F, K, LIB, NS, T, raw
 
-_FORWARD = F["hum_layer_forward"]
-_FORWARD_WS = F["hum_layer_forward_ws"]
+# The forwards without ctypes' argument conversion (every argument a ctypes pointer object):
+# what a model calls per layer and token, so what the binding adds to hum_layer_forward's cost.
+_FORWARD, _ = raw(LIB, NS, "hum_layer_forward")
+_FORWARD_WS, _ = raw(LIB, NS, "hum_layer_forward_ws")
 _DEVICE = K["HUM_MEMORY_DEVICE"]
+_16BIT = ("float16", "bfloat16")
+_CODES = {n: dtype(n) for n in _16BIT + ("float8_e4m3fn", "int8")}
+_FLOAT32 = dtype("float32")
 # What info's "ranges" append to a tile for each kernel family (hum_gemm_kernel: mma, wgmma, wgmma_ws).
 _KERNEL_SUFFIX = ("", " wgmma", " wgmma_ws")
+# hum_tensor's words (int64) written per call: data, shape[0], shape[1], strides[0]
+_HT = T["hum_tensor"]
+assert ctypes.sizeof(ctypes.c_void_p) == 8 and _HT.shape.offset % 8 == 0 and _HT.strides.offset % 8 == 0
+_W_DATA, _W_ROWS, _W_LD = _HT.data.offset // 8, _HT.shape.offset // 8, _HT.strides.offset // 8
+
+
+class _Structs:
+    """hum_tensor structs for A, C and A's scales, references to them, and int64 views of their
+    memory: a forward writes its pointers, rows and strides through the views (one store each,
+    where a ctypes field store builds objects)."""
+
+    __slots__ = ("a", "c", "s", "aref", "cref", "sref", "qa", "qc", "qs")
+
+    def __init__(self):
+        self.a, self.c, self.s = _HT(), _HT(), _HT()
+        self.aref, self.cref, self.sref = ctypes.byref(self.a), ctypes.byref(self.c), ctypes.byref(self.s)
+        self.qa, self.qc, self.qs = (memoryview(t).cast("B").cast("q") for t in (self.a, self.c, self.s))
+
+
+def stream_pointer(owner, handle):
+    """handle (an int or None) as the c_void_p a forward takes, made once per stream and kept in
+    owner._stream as one (handle, pointer) pair, so threads never read a mixed pair."""
+    pair = owner._stream
+    if pair[0] != handle or pair[1] is None:
+        pair = (handle, ctypes.c_void_p(handle))
+        owner._stream = pair
+    return pair[1]
+
+
+def torch_stream(device, stream):
+    """The raw CUstream of a torch forward: torch's current stream of the device ordinal (read
+    as a raw handle, no Stream object, where torch offers that) unless `stream` (an int or a
+    torch.cuda.Stream) is given."""
+    if stream is None:
+        return _raw_stream(device) if _raw_stream else _TORCH.cuda.current_stream(device).cuda_stream
+    return stream if isinstance(stream, int) else stream.cuda_stream
+
+
+def dispatch_dict(d):
+    """A hum_layer_dispatch as a dict: policy, policy_origin, device, arch, activation (what A is
+    multiplied as, and why), rows [{m_min, m_max, tile, smem_bytes, threads, origin}]."""
+    rows = []
+    for r in d.rows[: d.row_count]:
+        t = r.tuning
+        rows.append({"m_min": t.m_min, "m_max": t.m_max, "tile": "%dx%dx%d/%d%s" % (
+            t.block_m, t.block_n, t.block_k, t.stages, " wgmma" if t.kernel else ""), "smem_bytes": r.smem_bytes,
+                     "threads": r.threads, "origin": r.origin.decode()})
+    return {"policy": d.policy_name.decode(), "policy_origin": d.policy_origin.decode(),
+            "device": d.device_name.decode(), "arch": d.arch.decode(), "activation": d.activation.decode(),
+            "rows": rows}
 
 
 def _torch():
@@ -27,30 +82,47 @@ _raw_stream = getattr(getattr(_TORCH, "_C", None), "_cuda_getCurrentRawStream", 
 
 
 class Layer:
-    """C[..., N] = x[..., K] @ dequant(W)^T (+ bias). Made by Runtime.layer_from_*; n, k, activation
-    (its dtype name), info (how hum prepared it). Free with close() or by dropping it (and before
-    the runtime is closed, which closes its layers)."""
+    """C[..., N] = x[..., K] @ dequant(W)^T (+ bias). Made by Runtime.layer_from_*; n, k;
+    activation: the dtype the GEMM multiplies ("float16", "bfloat16", or 8-bit "float8_e4m3fn" /
+    "int8"); output: C's dtype; activation_group: K columns per scale of 8-bit A (0: one per
+    row or tensor); info, dispatch (how hum prepared it). Free with close() or by dropping it
+    (and before the runtime is closed, which closes its layers)."""
 
     def __init__(self, runtime, handle):
         self._runtime = runtime
         self._h = handle
-        info = self._info()
-        self.n, self.k = info.config.n, info.input_k  # A's columns (config.k: the GEMM's, padding included)
-        self.activation = dtype_name(info.config.a_dtype)
-        self._dtype = info.config.a_dtype
-        # Reused by every forward: the call fills data, shape and strides in place.
-        self._a, self._c = T["hum_tensor"](), T["hum_tensor"]()
-        self._shape_tensors(self._a, self._c)
-        self._aref, self._cref = ctypes.byref(self._a), ctypes.byref(self._c)
-        torch = _TORCH
-        self._torch_dtype = None if torch is None else getattr(torch, self.activation)
         device = runtime.device
         self._ordinal = None if device is None else device["ordinal"]
+        # Reused by every forward: the call fills data, shape and strides in place.
+        self._own = _Structs()
+        self._stream = (None, None)  # (raw CUstream, its c_void_p): replaced whole, so threads read a pair
+        self._read_plan()
 
-    def _shape_tensors(self, a, c):
-        """The fields of A's and C's hum_tensor that do not change from call to call."""
-        for t, cols in ((a, self.k), (c, self.n)):
-            t.dtype, t.rank, t.memory, t.shape[1], t.strides[1] = self._dtype, 2, _DEVICE, cols, 1
+    def _read_plan(self):
+        """What the layer computes in: the request before prepare, what runs after it (a
+        checkpoint's or the config's 8-bit scheme may fall back to 16-bit on the GPU)."""
+        info = self._info()
+        cfg = info.config
+        self.n, self.k = cfg.n, info.input_k  # A's columns (config.k: the GEMM's, padding included)
+        self.activation, self.output = dtype_name(cfg.a_dtype), dtype_name(cfg.c_dtype)
+        self.activation_group = cfg.a_group
+        self._a8 = F["hum_dtype_bits"](cfg.a_dtype) == 8
+        self._dtype, self._cdtype = cfg.a_dtype, cfg.c_dtype
+        torch = _TORCH
+        # torch dtype -> hum dtype of x: the activation dtype, and 16-bit A too for 8-bit layers,
+        # which quantize it themselves
+        names = [self.activation] + (["float16", "bfloat16"] if self._a8 else [])
+        self._accept = {} if torch is None else {getattr(torch, n): _CODES[n] for n in names if hasattr(torch, n)}
+        self._accept_names = names
+        self._torch_out = None if torch is None else getattr(torch, self.output)
+        self._shape_tensors(self._own)
+
+    def _shape_tensors(self, st):
+        """The fields of A's, C's and A's scales' hum_tensor that do not change from call to call."""
+        for t, cols, dt in ((st.a, self.k, self._dtype), (st.c, self.n, self._cdtype)):
+            t.dtype, t.rank, t.memory, t.shape[1], t.strides[1] = dt, 2, _DEVICE, cols, 1
+        st.s.dtype, st.s.memory, st.s.rank = _FLOAT32, _DEVICE, 2 if self.activation_group else 1
+        st.s.strides[0], st.s.strides[1] = 1, 1
 
     def _handle(self):
         if not self._h:
@@ -73,11 +145,14 @@ class Layer:
     def prepare(self):
         """Compiles the layer's kernels and uploads its weights to the runtime's GPU (once)."""
         _check(F["hum_layer_prepare"](self._handle()), "prepare")
+        self._read_plan()
         return self
 
     @property
     def info(self):
-        """dict: n, k, activation, prepared, policy, arch, ranges [(m_min, m_max, tile)], timings."""
+        """dict: n, k, activation, output, activation_group, activation_scale ("token",
+        "tensor", "group": how an 8-bit layer scales A), weight, act_order, prepared, policy,
+        arch, ranges [(m_min, m_max, tile)], timings, device bytes."""
         i = self._info()
         ranges = []
         for e in i.entries[: i.entry_count]:
@@ -85,13 +160,25 @@ class Layer:
             tile = "%dx%dx%d/%d%s" % (e.block_m, e.block_n, e.block_k, e.stages, family)
             ranges.append((e.m_min, e.m_max, tile))
         return {"n": i.config.n, "k": i.input_k, "activation": dtype_name(i.config.a_dtype),
+                "output": dtype_name(i.config.c_dtype), "activation_group": i.config.a_group,
+                "activation_scale": _ACT_SCALES[i.config.a_scale],
                 "weight": dtype_name(i.config.weight_dtype), "act_order": bool(i.config.act_order),
                 "prepared": bool(i.prepared), "policy": i.policy_name.decode(), "arch": i.arch.decode(),
                 "ranges": ranges, "prepare_ms": i.prepare_ms, "compile_ms": i.compile_ms,
                 "device_bytes": i.device_bytes}
 
+    @property
+    def dispatch(self):
+        """What runs for each M on the GPU (hum_layer_describe; prepared layers): a dict, with
+        `activation` saying what A is multiplied as and why ("e4m3 per token (override
+        linear.activation = e4m3; quantized by the layer)", "bfloat16 (fallback from ...)")."""
+        d = T["hum_layer_dispatch"]()
+        _check(F["hum_layer_describe"](self._handle(), ctypes.byref(d)), "dispatch")
+        return dispatch_dict(d)
+
     def __repr__(self):
-        return "hum.Layer(n=%d, k=%d, %s)" % (self.n, self.k, self.activation)
+        return "hum.Layer(n=%d, k=%d, %s%s)" % (self.n, self.k, self.activation,
+                                               " -> " + self.output if self.output != self.activation else "")
 
     def workspace_size(self, max_m):
         """Bytes of a Workspace in which forwards of this (prepared) layer with M <= max_m run in
@@ -100,74 +187,141 @@ class Layer:
         _check(F["hum_layer_workspace_size"](self._handle(), int(max_m), ctypes.byref(size)), "workspace_size")
         return size.value
 
-    def __call__(self, x, out=None, stream=None, workspace=None):
+    def __call__(self, x, out=None, stream=None, workspace=None, x_scale=None):
         """x [..., K] on the GPU -> out [..., N] (allocated when None), on `stream` (None: torch's
         current stream for torch tensors, the legacy default stream otherwise), asynchronously.
+        x has the layer's activation dtype; a layer of 8-bit activations also takes 16-bit x
+        (float16 or bfloat16), which it quantizes itself (per token, per tensor or per group:
+        info["activation_scale"]), or x already quantized (its float8_e4m3fn / int8 codes) with
+        `x_scale`: float32 on x's device, [...] or [..., 1] (one per row of x), [1] (one for the
+        tensor), or [..., ceil(K / activation_group)] for a layer with activation groups; the
+        activation of row m is x[m] * x_scale[m] (hum_layer_forward's a_scale).
         Without `workspace` the layer's own is used, so forwards of one layer must not overlap;
         with a Workspace per stream (or thread) they may (hum_layer_forward_ws)."""
-        if workspace is None:
-            ta, tc, aref, cref = self._a, self._c, self._aref, self._cref
-        else:  # the workspace's own tensor structs: it serves one forward at a time
-            ta, tc, aref, cref = workspace._tensors(self)
+        h = self._h
+        if not h:
+            self._handle()  # raises: the layer is closed
+        st = self._own if workspace is None else workspace._tensors(self)
         torch = _TORCH
         if torch is not None and isinstance(x, torch.Tensor):
-            out, stream = self._point_torch(torch, x, out, stream, ta, tc)
+            out, a, dev = self._point_torch(x, out, st)
+            sref = self._point_scale(x, x_scale, st) if self._a8 else self._no_scale(x_scale)
+            sp = stream_pointer(self, self._torch_stream(x, a, dev, stream))
         else:
-            out, stream = self._point_arrays(x, out, stream, ta, tc)
+            if x_scale is not None:
+                raise TypeError("hum.Layer: x_scale needs torch tensors")
+            handle = stream if stream is None or isinstance(stream, int) else stream.cuda_stream
+            self._point_arrays(x, out, handle, st)
+            sref, sp = None, stream_pointer(self, handle)
         if workspace is None:
-            status = _FORWARD(self._handle(), stream, aref, None, cref)
+            status = _FORWARD(h, sp, st.aref, sref, st.cref)
         else:
-            status = _FORWARD_WS(self._handle(), workspace._handle(), stream, aref, None, cref)
+            status = _FORWARD_WS(h, workspace._handle(), sp, st.aref, sref, st.cref)
         if status:
             _check(status, "hum.Layer forward")
         return out
 
-    def _point_torch(self, torch, x, out, stream, ta, tc):
-        """Points ta / tc at torch tensors; (out, the CUstream handle). The hot path of a model:
-        every check is a cheap attribute read, and torch's current stream is read as a raw
-        handle (no Stream object) where torch offers that."""
-        device = x.device
-        if device.index != self._ordinal or device.type != "cuda":
+    def _point_torch(self, x, out, st):
+        """Points st's A and C at torch tensors; (out, A as passed, x's device ordinal). The hot
+        path of a model: a few attribute reads and one store per field."""
+        dev = x.get_device()
+        if dev != self._ordinal:
             raise ValueError("hum.Layer: x is on %s, expected a CUDA tensor on cuda:%s (the layer's runtime)"
-                             % (device, self._ordinal))
-        if x.dtype != self._torch_dtype:
-            raise ValueError("hum.Layer: x is %s, the layer takes %s" % (x.dtype, self._torch_dtype))
-        shape = x.shape
-        if not shape or shape[-1] != self.k:
-            raise ValueError("hum.Layer: x has shape %s, expected [..., %d]" % (tuple(shape), self.k))
-        a = x if len(shape) == 2 else x.reshape(-1, self.k)
-        if a.stride(1) != 1 or a.stride(0) < self.k:
+                             % (x.device, self._ordinal))
+        code = self._accept.get(x.dtype)
+        if code is None:
+            raise ValueError("hum.Layer: x is %s, the layer takes %s" % (x.dtype, " or ".join(self._accept_names)))
+        shape, k, n = x.shape, self.k, self.n
+        flat = len(shape) == 2
+        if not shape or shape[-1] != k:
+            raise ValueError("hum.Layer: x has shape %s, expected [..., %d]" % (tuple(shape), k))
+        a = x if flat else x.reshape(-1, k)
+        lda, one = a.stride()
+        if one != 1 or lda < k:
             a = a.contiguous()
+            lda = k
+        m = shape[0] if flat else a.shape[0]
         if out is None:
-            out = torch.empty(shape[:-1] + (self.n,), dtype=x.dtype, device=device)
-        elif out.dtype != x.dtype or out.device != device or out.shape != shape[:-1] + (self.n,):
-            raise ValueError("hum.Layer: out is %s %s on %s, expected %s %s on %s" % (
-                out.dtype, tuple(out.shape), out.device, x.dtype, tuple(shape[:-1]) + (self.n,), device))
-        c = out if len(shape) == 2 else out.view(-1, self.n)
-        if c.stride(1) != 1:
-            raise ValueError("hum.Layer: out's last dimension must be contiguous")
-        ta.data, tc.data = a.data_ptr(), c.data_ptr()
-        ta.shape[0], ta.strides[0] = a.shape[0], a.stride(0)
-        tc.shape[0], tc.strides[0] = c.shape[0], c.stride(0)
-        if stream is None:
-            return out, (_raw_stream(device.index) if _raw_stream else torch.cuda.current_stream(device).cuda_stream)
-        if isinstance(stream, int):
-            return out, stream
-        if a is not x and a.data_ptr() != x.data_ptr():  # a copy made on the current stream, read on another
-            a.record_stream(stream)
-        return out, stream.cuda_stream
+            want = shape[:-1] + (n,)
+            out = x.new_empty(want) if x.dtype is self._torch_out else \
+                _TORCH.empty(want, dtype=self._torch_out, device=x.device)
+            c, ldc = (out if flat else out.view(-1, n)), n
+        else:
+            oshape = out.shape
+            if out.dtype is not self._torch_out or out.get_device() != dev or not oshape or \
+                    oshape[:-1] != shape[:-1] or oshape[-1] != n:
+                raise ValueError("hum.Layer: out is %s %s on %s, expected %s %s on %s" % (
+                    out.dtype, tuple(oshape), out.device, self._torch_out, tuple(shape[:-1]) + (n,), x.device))
+            c = out if flat else out.view(-1, n)
+            ldc, one = c.stride()
+            if one != 1:
+                raise ValueError("hum.Layer: out's last dimension must be contiguous")
+        qa, qc = st.qa, st.qc
+        qa[_W_DATA], qa[_W_ROWS], qa[_W_LD] = a.data_ptr(), m, lda
+        qc[_W_DATA], qc[_W_ROWS], qc[_W_LD] = c.data_ptr(), m, ldc
+        if self._a8:
+            st.a.dtype = code
+        return out, a, dev
 
-    def _point_arrays(self, x, out, stream, ta, tc):
+    @staticmethod
+    def _torch_stream(x, a, dev, stream):
+        if stream is not None and not isinstance(stream, int) and a is not x and a.data_ptr() != x.data_ptr():
+            a.record_stream(stream)  # a copy made on the current stream, read on another
+        return torch_stream(dev, stream)
+
+    def _no_scale(self, x_scale):
+        if x_scale is not None:
+            raise ValueError("hum.Layer: x_scale is for layers of 8-bit activations; this one takes %s"
+                             % self.activation)
+        return None
+
+    def _point_scale(self, x, x_scale, st):
+        """For a layer of 8-bit A: points st's scale tensor at x_scale when x holds the codes;
+        the reference to pass (None for 16-bit x, which the layer quantizes)."""
+        if st.a.dtype != self._dtype:
+            if x_scale is not None:
+                raise ValueError("hum.Layer: x_scale goes with x of %s codes, not with %s x (which the layer "
+                                 "quantizes itself)" % (self.activation, x.dtype))
+            return None
+        if x_scale is None:
+            raise ValueError("hum.Layer: x holds %s codes: pass their float32 scales as x_scale" % self.activation)
+        torch = _TORCH
+        if not isinstance(x_scale, torch.Tensor) or x_scale.dtype != torch.float32 or \
+                x_scale.get_device() != x.get_device():
+            raise ValueError("hum.Layer: x_scale must be a float32 tensor on %s (got %s)" % (
+                x.device, "%s on %s" % (x_scale.dtype, x_scale.device) if isinstance(x_scale, torch.Tensor)
+                else type(x_scale).__name__))
+        m, qs = st.qa[_W_ROWS], st.qs
+        if self.activation_group:  # [..., G] -> [M, G] (hum checks G)
+            if x_scale.dim() == 0 or x_scale.numel() % max(m, 1):
+                raise ValueError("hum.Layer: x_scale has shape %s, expected [..., ceil(K / %d)] for %d rows"
+                                 % (tuple(x_scale.shape), self.activation_group, m))
+            s = x_scale.reshape(m, x_scale.shape[-1])
+            if s.stride(1) != 1:
+                s = s.contiguous()
+            qs[_W_ROWS], qs[_W_ROWS + 1], qs[_W_LD] = s.shape[0], s.shape[1], s.stride(0)
+        else:  # one per row ([...] or [..., 1]) or one for the tensor
+            s = x_scale.reshape(-1)
+            if s.numel() != m and s.numel() != 1:
+                raise ValueError("hum.Layer: x_scale has %d values, expected one per row of x (%d) or one"
+                                 % (s.numel(), m))
+            if s.numel() > 1 and s.stride(0) != 1:
+                s = s.contiguous()
+            qs[_W_ROWS], qs[_W_LD] = s.numel(), 1
+        qs[_W_DATA] = s.data_ptr()
+        return st.sref
+
+    def _point_arrays(self, x, out, handle, st):
         if out is None:
             raise TypeError("hum.Layer: `out` is required for inputs other than torch tensors")
-        handle = stream if stream is None or isinstance(stream, int) else stream.cuda_stream
-        m = self._fill_array(ta, x, self.k, "x", handle)
-        if self._fill_array(tc, out, self.n, "out", handle) != m:
-            raise ValueError("hum.Layer: out has %d rows, x has %d" % (tc.shape[0], m))
-        return out, handle
+        # 16-bit x only (8-bit codes come with x_scale, which needs torch tensors)
+        m = self._fill_array(st.a, x, self.k, "x", handle, [n for n in self._accept_names if n in _16BIT])
+        if self._fill_array(st.c, out, self.n, "out", handle, [self.output]) != m:
+            raise ValueError("hum.Layer: out has %d rows, x has %d" % (st.c.shape[0], m))
 
-    def _fill_array(self, t, obj, cols, what, stream):
-        """Points `t` at a 2-D device array: DLPack (__dlpack__) first, else __cuda_array_interface__."""
+    def _fill_array(self, t, obj, cols, what, stream, dtypes):
+        """Points `t` at a 2-D device array of one of `dtypes` (names): DLPack (__dlpack__)
+        first, else __cuda_array_interface__."""
         if hasattr(obj, "__dlpack__"):
             v = dlpack_view(obj, stream)
             if v["device_type"] != _DL_CUDA or v["device_id"] != self._ordinal:
@@ -182,13 +336,13 @@ class Layer:
         else:
             raise TypeError("hum.Layer: %s must be a torch CUDA tensor or support DLPack or "
                             "__cuda_array_interface__, not %s" % (what, type(obj).__name__))
-        if dt != self.activation:
-            raise ValueError("hum.Layer: %s is %s, the layer takes %s" % (what, dt, self.activation))
+        if dt not in dtypes:
+            raise ValueError("hum.Layer: %s is %s, the layer takes %s" % (what, dt, " or ".join(dtypes)))
         if len(shape) != 2 or shape[1] != cols:
             raise ValueError("hum.Layer: %s has shape %s, expected [M, %d]" % (what, shape, cols))
         if strides is not None and strides[1] != 1 and shape[1] > 1:
             raise ValueError("hum.Layer: %s's rows must be contiguous" % what)
-        t.data = data
+        t.data, t.dtype = data, _CODES[dt]
         t.shape[0], t.strides[0] = shape[0], cols if strides is None else strides[0]
         return shape[0]
 
@@ -241,8 +395,8 @@ class Workspace:
 
     def __init__(self, runtime, nbytes, memory=None):
         self._runtime, self._memory, self.nbytes = runtime, memory, int(nbytes)
-        self._a, self._c = T["hum_tensor"](), T["hum_tensor"]()
-        self._refs = (ctypes.byref(self._a), ctypes.byref(self._c))
+        self._structs = _Structs()
+        self._moe = None
         h = ctypes.c_void_p()
         ptr = None if memory is None else memory.data_ptr()
         if memory is not None and memory.numel() * memory.element_size() < self.nbytes:
@@ -257,8 +411,15 @@ class Workspace:
         return self._h
 
     def _tensors(self, layer):
-        layer._shape_tensors(self._a, self._c)
-        return self._a, self._c, self._refs[0], self._refs[1]
+        layer._shape_tensors(self._structs)
+        return self._structs
+
+    def _moe_tensors(self):
+        """The hum_tensor views of the MoE forwards run in this workspace (one at a time)."""
+        if self._moe is None:
+            from ._moe import tensor_views
+            self._moe = tensor_views()
+        return self._moe
 
     def close(self):
         h, self._h = getattr(self, "_h", None), None

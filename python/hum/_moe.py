@@ -3,14 +3,17 @@
 import ctypes
 
 from . import HumError, _check, dtype, dtype_name
-from ._capi import F, K, T
-from ._layer import _TORCH, _raw_stream
+from ._capi import LIB, NS, F, K, T, raw
+from ._layer import _HT, _TORCH, _W_DATA, _W_LD, _W_ROWS, stream_pointer, torch_stream
+
+_FORWARD, _ = raw(LIB, NS, "hum_moe_forward")
 
 _ACTIVATIONS = {"silu": "HUM_MOE_SILU", "swiglu_oai": "HUM_MOE_SWIGLU_OAI", "relu2": "HUM_MOE_RELU2",
                 "gelu": "HUM_MOE_GELU"}
 _GATE_UP = {"split": "HUM_MOE_GATE_UP_SPLIT", "interleaved": "HUM_MOE_GATE_UP_INTERLEAVED"}
 _DEVICE = K["HUM_MEMORY_DEVICE"]
 _INT32, _INT64, _FLOAT32 = dtype("int32"), dtype("int64"), dtype("float32")
+_ID_DTYPES = {} if _TORCH is None else {_TORCH.int32: _INT32, _TORCH.int64: _INT64}
 
 
 def moe_options(top_k, activation="silu", gate_up="split", global_experts=0, experts=None, dtype_=None,
@@ -34,13 +37,26 @@ def moe_options(top_k, activation="silu", gate_up="split", global_experts=0, exp
     return o, ids
 
 
-def _tensor(t, rank, dt):
-    """A hum_tensor pointing at a torch CUDA tensor (rank `rank`, hum dtype `dt`)."""
-    h = T["hum_tensor"]()
-    h.data, h.dtype, h.rank, h.memory = t.data_ptr(), dt, rank, _DEVICE
-    for d in range(rank):
-        h.shape[d], h.strides[d] = t.shape[d], t.stride(d)
-    return h
+def tensor_views():
+    """hum_tensor structs for a MoE forward's hidden, topk_ids, topk_weights, expert_map and out,
+    each (struct, reference, int64 view of its memory); the forward sets the dtypes that vary."""
+    out = []
+    for rank, dt in ((2, 0), (2, _INT32), (2, _FLOAT32), (1, _INT32), (2, 0)):
+        t = _HT()
+        t.dtype, t.rank, t.memory = dt, rank, _DEVICE
+        out.append((t, ctypes.byref(t), memoryview(t).cast("B").cast("q")))
+    return out
+
+
+def _point(view, t):
+    """Points a view's hum_tensor at torch tensor t (of the view's rank); its reference."""
+    q = view[2]
+    q[_W_DATA] = t.data_ptr()
+    shape, strides = t.shape, t.stride()
+    q[_W_ROWS], q[_W_LD] = shape[0], strides[0]
+    if len(shape) == 2:
+        q[_W_ROWS + 1], q[_W_LD + 1] = shape[1], strides[1]
+    return view[1]
 
 
 class Moe:
@@ -55,6 +71,9 @@ class Moe:
         self.hidden, self.intermediate, self.top_k = i.hidden, i.intermediate, i.top_k
         self.experts, self.global_experts = i.experts, i.global_experts
         self.activation = dtype_name(i.activation_dtype)
+        self._torch_dtype = None if _TORCH is None else getattr(_TORCH, self.activation)
+        self._act = i.activation_dtype
+        self._stream = (None, None)  # stream_pointer's cache
         self._ordinal = runtime.device["ordinal"] if runtime.device else None
         self._workspace, self._workspace_m = None, 0
 
@@ -71,13 +90,18 @@ class Moe:
     @property
     def info(self):
         """dict: experts (local), global_experts, hidden, intermediate, top_k, activation, gate_up,
-        dtype, prepared, prepare_ms."""
+        dtype, prepared, prepare_ms, gate_up_activation and down_activation (the dtypes the expert
+        GEMMs multiply, once prepared)."""
         i = self._info()
         act = {K[v]: k for k, v in _ACTIVATIONS.items()}[i.activation]
         gu = {K[v]: k for k, v in _GATE_UP.items()}[i.gate_up]
         return {"experts": i.experts, "global_experts": i.global_experts, "hidden": i.hidden,
                 "intermediate": i.intermediate, "top_k": i.top_k, "activation": act, "gate_up": gu,
-                "dtype": dtype_name(i.activation_dtype), "prepared": bool(i.prepared), "prepare_ms": i.prepare_ms}
+                "dtype": dtype_name(i.activation_dtype), "prepared": bool(i.prepared), "prepare_ms": i.prepare_ms,
+                # what each expert GEMM multiplies once prepared (the config's moe.activation or the
+                # weights' scheme where the GPU runs it; 8-bit A is quantized by the layer)
+                "gate_up_activation": dtype_name(i.gate_up_gemm.config.a_dtype) if i.prepared else None,
+                "down_activation": dtype_name(i.down_gemm.config.a_dtype) if i.prepared else None}
 
     def prepare(self):
         """Compiles both expert GEMMs' tables and the MoE kernels and uploads the weights."""
@@ -100,53 +124,52 @@ class Moe:
         torch = _TORCH
         if torch is None:
             raise TypeError("hum.Moe: forwards take torch tensors")
-        device = hidden.device
-        if device.type != "cuda" or device.index != self._ordinal:
-            raise ValueError("hum.Moe: hidden is on %s, expected cuda:%s" % (device, self._ordinal))
-        want = {"float16": torch.float16, "bfloat16": torch.bfloat16}[self.activation]
-        if hidden.dtype != want or hidden.dim() != 2 or hidden.shape[1] != self.hidden:
+        h = self._h
+        if not h:
+            self._handle()  # raises: the layer is closed
+        dev = hidden.get_device()
+        if dev != self._ordinal:
+            raise ValueError("hum.Moe: hidden is on %s, expected cuda:%s" % (hidden.device, self._ordinal))
+        want, hshape = self._torch_dtype, hidden.shape
+        if hidden.dtype is not want or len(hshape) != 2 or hshape[1] != self.hidden:
             raise ValueError("hum.Moe: hidden is %s %s, expected %s [M, %d]"
-                             % (hidden.dtype, tuple(hidden.shape), want, self.hidden))
+                             % (hidden.dtype, tuple(hshape), want, self.hidden))
         for name, t in (("topk_ids", topk_ids), ("topk_weights", topk_weights), ("expert_map", expert_map),
                         ("out", out)):
-            if t is not None and t.device != device:  # hum reads every pointer on this GPU
-                raise ValueError("hum.Moe: %s is on %s, hidden on %s" % (name, t.device, device))
+            if t is not None and t.get_device() != dev:  # hum reads every pointer on this GPU
+                raise ValueError("hum.Moe: %s is on %s, hidden on %s" % (name, t.device, hidden.device))
         if hidden.stride(1) != 1:
             hidden = hidden.contiguous()
         topk_ids, topk_weights = topk_ids.contiguous(), topk_weights.contiguous()
-        m = hidden.shape[0]
+        m = hshape[0]
         if out is None:
             out = torch.empty_like(hidden) if not accumulate else torch.zeros_like(hidden)
-        elif out.dtype != want or out.shape != hidden.shape or out.stride(1) != 1:
+        elif out.dtype is not want or out.shape != hshape or out.stride(1) != 1:
             raise ValueError("hum.Moe: out is %s %s, expected %s %s with contiguous rows"
-                             % (out.dtype, tuple(out.shape), want, tuple(hidden.shape)))
-        act = dtype(self.activation)
-        ids_dt = {torch.int32: _INT32, torch.int64: _INT64}.get(topk_ids.dtype)
+                             % (out.dtype, tuple(out.shape), want, tuple(hshape)))
+        ids_dt = _ID_DTYPES.get(topk_ids.dtype)
         if ids_dt is None:
             raise ValueError("hum.Moe: topk_ids is %s, expected int32 or int64" % topk_ids.dtype)
-        if topk_weights.dtype != torch.float32:
+        if topk_weights.dtype is not torch.float32:
             raise ValueError("hum.Moe: topk_weights is %s, expected float32" % topk_weights.dtype)
-        # hum checks shapes, dtypes and devices of what it is given and names the tensor
-        th, ti, tw, to = (_tensor(hidden, 2, act), _tensor(topk_ids, 2, ids_dt),
-                          _tensor(topk_weights, 2, _FLOAT32), _tensor(out, 2, act))
-        tm = None
         if expert_map is not None:
-            if expert_map.dtype != torch.int32:
+            if expert_map.dtype is not torch.int32:
                 raise ValueError("hum.Moe: expert_map is %s, expected int32" % expert_map.dtype)
             expert_map = expert_map.contiguous()
-            tm = _tensor(expert_map, 1, _INT32)
         if workspace is None:
             if self._workspace is None or self._workspace_m < m:
                 self._workspace = self._runtime.workspace(nbytes=self.workspace_size(max(m, 1)))
                 self._workspace_m = max(m, 1)
             workspace = self._workspace
-        if stream is None:
-            handle = _raw_stream(device.index) if _raw_stream else torch.cuda.current_stream(device).cuda_stream
-        else:
-            handle = stream if isinstance(stream, int) else stream.cuda_stream
-        _check(F["hum_moe_forward"](self._handle(), workspace._handle(), handle, ctypes.byref(th), ctypes.byref(ti),
-                                    ctypes.byref(tw), ctypes.byref(tm) if tm is not None else None, ctypes.byref(to),
-                                    1 if accumulate else 0), "hum.Moe forward")
+        # hum checks shapes, dtypes and devices of what it is given and names the tensor
+        th, ti, tw, tm, to = workspace._moe_tensors()
+        ti[0].dtype, th[0].dtype, to[0].dtype = ids_dt, self._act, self._act
+        status = _FORWARD(h, workspace._handle(), stream_pointer(self, torch_stream(dev, stream)), _point(th, hidden),
+                          _point(ti, topk_ids), _point(tw, topk_weights),
+                          None if expert_map is None else _point(tm, expert_map), _point(to, out),
+                          1 if accumulate else 0)
+        if status:
+            _check(status, "hum.Moe forward")
         return out
 
     def close(self):

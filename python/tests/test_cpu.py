@@ -238,3 +238,69 @@ def test_moe_without_gpu(rt, moe_model_dir):
     w13 = hum.StandardWeight.concat([rt.load_standard(moe_model_dir, MOE_NAME + ".*." + p) for p in ("gate_proj", "up_proj")])
     w2 = rt.load_standard(moe_model_dir, MOE_NAME + ".*.down_proj")
     assert rt.moe_from_standard(w13, w2, top_k=2, experts=[2], prepare=False).experts == 1
+
+
+def override_runtime(tmp_path, section, value):
+    config = tmp_path / ("%s-%s.yaml" % (section, value))
+    config.write_text("overrides:\n  %s:\n    activation: %s\n" % (section, value))
+    return hum.Runtime(config=config, cache_dir=tmp_path / "cache")
+
+
+def test_activation_options_plan(rt):
+    """8-bit activations the host quantizes (activation=, output=, activation_group=), planned
+    for an arch without a GPU, and the rules hum refuses them by, as HumError with its message."""
+    w = hum.spec_weight("n=256,k=512,w=e4m3,a=bfloat16")
+    assert rt.describe_plan(w, arch="sm_90a", activation="e4m3")["activation"] == "e4m3 per token"
+    u8 = hum.spec_weight("n=256,k=512,w=uint8")
+    plan = rt.describe_plan(u8, arch="sm_80", activation="int8", output="bfloat16")
+    assert plan["activation"] == "int8 per token" and plan["arch"] == "sm_80" and plan["rows"][0]["m_min"] == 1
+    with pytest.raises(hum.HumError) as e:
+        rt.describe_plan(w, arch="sm_80", activation="e4m3")
+    assert e.value.status == "HUM_ERR_UNSUPPORTED" and "float8_e4m3fn activations need sm_89" in e.value.message
+    with pytest.raises(hum.HumError, match="uint8 weights with float8_e4m3fn"):
+        rt.describe_plan(u8, arch="sm_90a", activation="e4m3")
+    with pytest.raises(hum.HumError, match="activation group 64"):
+        rt.describe_plan(u8, arch="sm_90a", activation="int8", activation_group=64)
+    with pytest.raises(hum.HumError, match="output dtype float32"):
+        rt.describe_plan(w, arch="sm_90a", activation="e4m3", output="float32")
+    with pytest.raises(ValueError, match="SPEC carries"):
+        rt.describe_plan("n=256,k=512,w=e4m3,a=e4m3", arch="sm_90a", activation="e4m3")
+    layer = rt.layer_from_standard(w, activation="e4m3", prepare=False)
+    assert (layer.activation, layer.output, layer.activation_group) == ("float8_e4m3fn", "bfloat16", 0)
+    assert "-> bfloat16" in repr(layer)
+    layer = rt.layer_from_standard(u8, activation="int8", output="bfloat16", prepare=False)
+    assert (layer.activation, layer.output) == ("int8", "bfloat16")
+
+
+def test_checkpoint_activation_scheme(rt):
+    """A weight's own 8-bit scheme (a SPEC's a= and ascale=, as a W8A8 checkpoint's) is what a
+    layer runs where the arch has it, quantizing the 16-bit A it is given; sm_80 falls back."""
+    assert hum.spec_weight("n=256,k=512,w=uint4").activation is None
+    tensor = hum.spec_weight("n=256,k=512,w=e4m3,a=e4m3,ascale=tensor")
+    assert tensor.activation == {"dtype": "float8_e4m3fn", "scale": "tensor", "group": 0,
+                                 "input_scale": pytest.approx(8 / 448)}
+    assert rt.describe_plan(tensor, arch="sm_90a")["activation"] == \
+        "e4m3 per tensor (the checkpoint's; quantized by the layer)"
+    assert rt.describe_plan("n=256,k=512,w=uint8,a=int8", arch="sm_90a")["activation"] == \
+        "int8 per token (the checkpoint's; quantized by the layer)"
+    fallback = rt.describe_plan(tensor, arch="sm_80")["activation"]
+    assert fallback.startswith("bfloat16 (fallback from e4m3 per tensor") and "need sm_89" in fallback
+    layer = rt.layer_from_standard(tensor, prepare=False)  # the request, until prepare plans it
+    assert (layer.activation, layer.output) == ("float8_e4m3fn", "bfloat16")
+
+
+def test_activation_override_through_the_config(tmp_path):
+    """linear.activation in the deployment config changes what a 16-bit checkpoint's layer
+    runs as; a host-quantized layer keeps its type; moe.activation leaves dense layers alone."""
+    w = hum.spec_weight("n=256,k=512,w=uint4,a=bfloat16")
+    with override_runtime(tmp_path, "linear", "e4m3") as r:
+        assert r.describe_plan(w, arch="sm_90a")["activation"] == \
+            "e4m3 per token (override linear.activation = e4m3; quantized by the layer)"
+        old = r.describe_plan(w, arch="sm_80")["activation"]
+        assert old.startswith("bfloat16 (fallback from e4m3 per token, override linear.activation = e4m3")
+        assert r.describe_plan(hum.spec_weight("n=256,k=512,w=uint8"), arch="sm_90a", activation="int8")[
+            "activation"] == "int8 per token"
+    with override_runtime(tmp_path, "linear", "int8") as r:
+        assert r.describe_plan(w, arch="sm_90a")["activation"].startswith("int8 per token (override")
+    with override_runtime(tmp_path, "moe", "e4m3") as r:
+        assert r.describe_plan(w, arch="sm_90a")["activation"] == "bfloat16"

@@ -218,3 +218,135 @@ def test_moe_forward(grt, moe_model_dir, m):
         moe(x, ids, weights.half())
     with pytest.raises(ValueError, match="topk_ids is on cpu"):
         moe(x, ids.cpu(), weights)
+
+
+# --- 8-bit activations (issue 9): quantized in torch here, independently of hum's kernels ---------
+
+MAX8 = {"e4m3": 448.0, "int8": 127.0}
+
+
+def quantize_rows(x, act, per_token):
+    """x's codes (float8_e4m3fn or int8, saturating, nearest even) and float32 scales: one per
+    row ([..., 1]) or one for the tensor ([1]); activation = code * scale."""
+    xf = x.float()
+    amax = xf.abs().amax(dim=-1, keepdim=True) if per_token else xf.abs().amax().reshape(1)
+    scale = amax / MAX8[act]
+    q = (xf * torch.where(amax > 0, MAX8[act] / amax, torch.zeros_like(amax))).clamp(-MAX8[act], MAX8[act])
+    codes = q.to(torch.float8_e4m3fn) if act == "e4m3" else q.round().to(torch.int8)
+    return codes, scale
+
+
+def rounded_err(out, ref):
+    """||out - round(ref)|| / ||ref||, ref rounded to out's dtype: what 8-bit A leaves to differ
+    (the accumulation order), as hum's own test_gemm_a8 measures it."""
+    r = torch.from_numpy(ref).to(out.dtype).double().numpy()
+    got = out.double().cpu().numpy().reshape(ref.shape)
+    return np.linalg.norm(got - r) / np.linalg.norm(ref)
+
+
+def needs_sm(grt, act):
+    if grt.device["sm"] < (89 if act == "e4m3" else 80):
+        pytest.skip("%s activations need sm_%d" % (act, 89 if act == "e4m3" else 80))
+
+
+A8_CASES = [("n=256,k=512,w=e4m3", "e4m3", "float16"),
+            ("n=200,k=528,w=e4m3,a=bfloat16,scale=float32,bias=1", "e4m3", "bfloat16"),
+            ("n=256,k=512,w=uint8", "int8", "float16"),
+            ("n=256,k=512,w=uint4,a=bfloat16", "int8", "bfloat16"),
+            ("n=256,k=512,w=uint4", "e4m3", "float16")]
+
+
+@pytest.mark.parametrize("spec,act,output", A8_CASES)
+@pytest.mark.parametrize("per_token", [True, False])
+@pytest.mark.parametrize("lead", [(1,), (2, 33)])
+def test_a8_host_quantized(grt, spec, act, output, per_token, lead):
+    """The host passes 8-bit codes and their scales (activation="e4m3" / "int8", as vLLM passes
+    a1q_scale): against the float64 reference of the same quantized activations."""
+    needs_sm(grt, act)
+    w = hum.spec_weight(spec, seed=3)
+    layer = grt.layer_from_standard(w, activation=act, output=output)
+    assert (layer.activation, layer.output) == ({"e4m3": "float8_e4m3fn"}.get(act, act), output)
+    assert layer.dispatch["activation"] == "%s per token" % act
+    x = torch.randn(*lead, w.k, device="cuda")
+    codes, scale = quantize_rows(x, act, per_token)
+    out = torch.full((*lead, w.n), float("nan"), device="cuda", dtype=getattr(torch, output))
+    assert layer(codes, out=out, x_scale=scale) is out
+    torch.cuda.synchronize()
+    a = (codes.double() * scale.double()).cpu().numpy().reshape(-1, w.k)
+    assert rounded_err(out, w.reference_gemm(a)) <= 1e-3
+    if per_token:  # the scales as a flat [M] too
+        y = layer(codes, x_scale=scale.reshape(-1))
+        torch.cuda.synchronize()
+        assert torch.equal(y, out)
+
+
+def test_a8_layer_quantizes_16bit_x(grt):
+    """A weight whose own scheme is e4m3 per token (a W8A8 checkpoint's, here a SPEC's a=e4m3)
+    takes 16-bit x and quantizes it itself: the result is the reference of x quantized per token
+    (the same codes as torch's here) and near the 16-bit reference; captured in a CUDA graph."""
+    needs_sm(grt, "e4m3")
+    w = hum.spec_weight("n=256,k=512,w=e4m3,a=e4m3,out=bfloat16", seed=5)
+    layer = grt.layer_from_standard(w)
+    assert (layer.activation, layer.output) == ("float8_e4m3fn", "bfloat16")
+    assert layer.dispatch["activation"] == "e4m3 per token (the checkpoint's; quantized by the layer)"
+    for dt in (torch.bfloat16, torch.float16):
+        x = torch.randn(3, 7, w.k, device="cuda").to(dt)
+        out = torch.full((3, 7, w.n), float("nan"), device="cuda", dtype=torch.bfloat16)
+        layer(x, out=out)
+        torch.cuda.synchronize()
+        codes, scale = quantize_rows(x, "e4m3", True)
+        a = (codes.double() * scale.double()).cpu().numpy().reshape(-1, w.k)
+        assert rounded_err(out, w.reference_gemm(a)) <= 1e-3
+        assert rel_err(out, reference(w, x)) < 5e-2  # what e4m3 activations cost, for the record
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        layer(x, out=out)
+    x.copy_(torch.randn_like(x))
+    out.fill_(float("nan"))
+    g.replay()
+    torch.cuda.synchronize()
+    codes, scale = quantize_rows(x, "e4m3", True)
+    assert rounded_err(out, w.reference_gemm((codes.double() * scale.double()).cpu().numpy().reshape(-1, w.k))) <= 1e-3
+
+
+def test_a8_config_override(tmp_path):
+    """linear.activation = e4m3 in the deployment config: a 16-bit checkpoint's layer runs W4A8
+    (channel-scaled int4 weights), quantizing x per token itself."""
+    config = tmp_path / "e4m3.yaml"
+    config.write_text("overrides:\n  linear:\n    activation: e4m3\n")
+    with hum.Runtime(config=config, cache_dir=tmp_path / "cache") as r:
+        if r.device is None:
+            pytest.skip("hum sees no GPU")
+        needs_sm(r, "e4m3")
+        w = hum.spec_weight("n=256,k=512,w=uint4,a=bfloat16", seed=9)
+        layer = r.layer_from_standard(w)
+        assert layer.activation == "float8_e4m3fn"
+        assert layer.dispatch["activation"] == "e4m3 per token (override linear.activation = e4m3; quantized by the layer)"
+        x = torch.randn(17, w.k, device="cuda", dtype=torch.bfloat16)
+        out = layer(x)
+        torch.cuda.synchronize()
+        codes, scale = quantize_rows(x, "e4m3", True)
+        assert rounded_err(out, w.reference_gemm((codes.double() * scale.double()).cpu().numpy())) <= 1e-3
+
+
+def test_a8_forward_errors(grt):
+    needs_sm(grt, "int8")
+    w = hum.spec_weight("n=256,k=512,w=uint8")
+    layer = grt.layer_from_standard(w, activation="int8")
+    x = torch.randn(4, w.k, device="cuda")
+    codes, scale = quantize_rows(x, "int8", True)
+    with pytest.raises(ValueError, match="pass their float32 scales as x_scale"):
+        layer(codes)
+    with pytest.raises(ValueError, match="x_scale must be a float32 tensor"):
+        layer(codes, x_scale=scale.half())
+    with pytest.raises(ValueError, match="x_scale goes with x of int8 codes"):
+        layer(x.half(), x_scale=scale)
+    with pytest.raises(ValueError, match="x_scale has 3 values"):
+        layer(codes, x_scale=scale[:3])
+    with pytest.raises(ValueError, match="x_scale is for layers of 8-bit activations"):
+        grt.layer_from_spec("n=256,k=512,w=uint4")(x.half(), x_scale=scale)
+    # hum's own checks, with its message: 8-bit A off the 16-byte alignment
+    raw = torch.zeros(4 * w.k + 1, device="cuda", dtype=torch.int8)
+    with pytest.raises(hum.HumError) as e:
+        layer(raw[1:].view(4, w.k), x_scale=scale)
+    assert e.value.status == "HUM_ERR_INVALID_ARG" and "16-byte aligned" in e.value.message

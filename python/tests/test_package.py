@@ -1,5 +1,6 @@
-"""The package's build backend (build_backend/hum_build.py, what `pip install ./python` runs):
-the wheel holds every module of hum/ and metadata whose RECORD hashes match the files."""
+"""The package's build backend (build_backend/hum_build.py): what `pip install ./python` and, from
+the top of the repository, `pip install .` run. The wheel holds every module of hum/ and metadata
+whose RECORD hashes match the files."""
 
 import base64
 import csv
@@ -7,7 +8,11 @@ import hashlib
 import importlib.util
 import io
 import os
+import subprocess
+import sys
 import zipfile
+
+import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..")
@@ -46,3 +51,18 @@ def test_metadata_directory(tmp_path):
     b = backend()
     d = b.prepare_metadata_for_build_wheel(str(tmp_path))
     assert sorted(os.listdir(tmp_path / d)) == ["METADATA", "WHEEL"]
+
+
+def test_pip_builds_it_from_the_top_of_the_repository(tmp_path):
+    """`pip install .` at the top builds the same wheel as the backend run here on python/."""
+    if importlib.util.find_spec("pip") is None:
+        pytest.skip("no pip")
+    top = os.path.join(ROOT, "..")
+    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
+                        "-w", str(tmp_path / "top"), top], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    b = backend()
+    name = b.build_wheel(str(tmp_path))
+    with zipfile.ZipFile(tmp_path / "top" / name) as z, zipfile.ZipFile(tmp_path / name) as want:
+        assert sorted(z.namelist()) == sorted(want.namelist())
+        assert all(z.read(n) == want.read(n) for n in want.namelist())

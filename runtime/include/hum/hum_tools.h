@@ -48,6 +48,13 @@ int32_t hum_search_path_count(void);
 /* HUM_ERR_INVALID_ARG for an index outside 0 .. hum_search_path_count() - 1 or a NULL out. */
 hum_status hum_search_path_get(int32_t index, hum_search_path *out);
 
+/* The C declarations of hum.h, hum_tools.h and what only libhum and its Lua code exchange,
+ * preprocessed with HUM_CDEF (<build>/runtime/hum_cdef.h, embedded at build time): the text a
+ * binding of this library declares (LuaJIT's ffi.cdef; the Python package builds its ctypes
+ * types and prototypes from it), so a binding reads the types of the very library it loaded.
+ * NUL-terminated, static; "" only for a libhum built without it. */
+const char *hum_cdef(void);
+
 /* --- data types: owned by the quantization core (runtime/src/quant/dtype*.c) --- */
 /* HUM-SECTION dtype */
 /*

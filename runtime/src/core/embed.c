@@ -1,5 +1,7 @@
 #include "embed.h"
 
+#include "hum/hum_tools.h"
+
 #include <string.h>
 
 const hum_embedded_file *hum_embedded_find(const char *path)
@@ -8,4 +10,10 @@ const hum_embedded_file *hum_embedded_find(const char *path)
         if (strcmp(f->path, path) == 0)
             return f;
     return NULL;
+}
+
+const char *hum_cdef(void)
+{
+    const hum_embedded_file *f = hum_embedded_find("include/hum_cdef.h");
+    return f ? f->data : "";
 }

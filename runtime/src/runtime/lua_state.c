@@ -2,7 +2,6 @@
  * hum_resource_read, and the protected call that turns Lua errors into hum statuses. */
 #include "lua_state.h"
 
-#include "embed.h"
 #include "internal.h"
 #include "resource.h"
 #include "runtime.h"
@@ -186,12 +185,12 @@ static void push_symbols(lua_State *L)
 
 static hum_status install_native(lua_State *L, hum_runtime *rt)
 {
-    const hum_embedded_file *cdef = hum_embedded_find("include/hum_cdef.h");
-    if (!cdef)
+    const char *cdef = hum_cdef();
+    if (!*cdef)
         return hum_fail(HUM_ERR_INTERNAL, "libhum was built without include/hum_cdef.h embedded");
     lua_getfield(L, LUA_REGISTRYINDEX, "_LOADED");
     lua_createtable(L, 0, 6);
-    lua_pushlstring(L, cdef->data, (size_t)cdef->size);
+    lua_pushstring(L, cdef);
     lua_setfield(L, -2, "cdef");
     push_symbols(L);
     lua_setfield(L, -2, "symbols");
