@@ -29,7 +29,8 @@
 // released once the next stage's first wgmma group is running (the last group reading it has
 // then finished), and the producer runs up to kStages stages ahead, across segment ends, since
 // the epilogue stages C in a tile of its own after the stages. The producer hands most of its
-// registers to the math warpgroups (setmaxnreg). Not yet run on a GPU (bench/NOTES.md).
+// registers to the math warpgroups (setmaxnreg). Dense layers only (A by TMA). Not yet run on a
+// GPU (bench/NOTES.md).
 //
 // 8-bit A (e4m3, int8) runs the k32 wgmma on the 8-bit codes as they are (the lane's words of
 // two k16 rows are one fragment, kernels/prep/repack.cu), int8 into int32 accumulators; the
@@ -75,13 +76,14 @@ constexpr int kCOffset = kSpecialised ? kSmemBytes : 0;
 // The stage barriers, after the stages (and the epilogue tile): one per slot, warp-specialised
 // the full ones then the empty ones.
 constexpr int kBarOffset = kSpecialised ? kSmemBytes + kBM * kCRow : kSmemBytes;
-// Warp-specialised: a slot's full barrier waits for the producer threads' cp.async arrivals and
-// thread 0's TMA transaction; registers per thread after the split (setmaxnreg): the producer
-// keeps few, the math warpgroups take the rest of the CTA's pool. A kernel with setmaxnreg is
-// compiled to the most registers its launch bounds allow, up to its largest setmaxnreg
-// (kLaunchRegs), so the pool is kLaunchRegs * kThreads; a request beyond it would wait forever.
-constexpr int kFullArrivals = kCopyThreads + (kGemmType == GemmType::kDense ? 1 : 0);
-constexpr int kProducerRegs = 64;
+// Warp-specialised (dense: A by TMA): a slot's full barrier waits for the producer threads'
+// cp.async arrivals and thread 0's TMA transaction. Registers per thread after the split
+// (setmaxnreg): the producer keeps few, the math warpgroups take the rest of the CTA's pool. A
+// kernel with setmaxnreg is compiled to the most registers its launch bounds allow, up to its
+// largest setmaxnreg (kLaunchRegs), so the pool is kLaunchRegs * kThreads; a request beyond it
+// would wait forever.
+constexpr int kFullArrivals = kCopyThreads + 1;
+constexpr int kProducerRegs = 40;
 constexpr int kBoundRegs = 65536 / kCtasPerSm / kThreads / 8 * 8;
 constexpr int kLaunchRegs = kBoundRegs < 240 ? kBoundRegs : 240;
 constexpr int kRegsLeft = (kLaunchRegs * kThreads - kCopyThreads * kProducerRegs) / kMathThreads / 8 * 8;
@@ -106,6 +108,7 @@ constexpr int kZOffset = kSOffset + kStages * kSBytes;
 static_assert(kMathThreads % 128 == 0 && (kBN / kWN) % 4 == 0, "whole warpgroups: block_n / warp_n a multiple of 4");
 static_assert(!kSpecialised || (kLoadWarps == 4 && kMathThreads % kCopyThreads == 0),
               "warp-specialised: one producer warpgroup, after the math ones");
+static_assert(!kSpecialised || kGemmType == GemmType::kDense, "warp-specialised: dense layers (A by TMA) only");
 static_assert(!kSpecialised || (kProducerRegs <= kLaunchRegs && kMathRegs >= kLaunchRegs),
               "setmaxnreg: the producer gives registers back, the math warpgroups take them");
 static_assert(kWarpgroups * kSlabs == kUnits, "warpgroups x slabs must cover block N");
@@ -402,11 +405,6 @@ HUM_DEV void mainloop_ws(u32 base, int g0, int len, int wg, int w, int lane, Acc
     for (int i = 0; i < len; ++i) {
         const int g = g0 + i, slot = g % kStages;
         mbar_wait(full_bar(base, slot), (g / kStages) & 1);
-        if constexpr (!kATma) {
-            // the producer's cp.async rows of A, written through the generic proxy, become
-            // visible to wgmma's reads through the async proxy
-            fence_proxy_async_smem();
-        }
         compute_stage(base, slot, wg, w, lane, acc, total, i > 0, empty_bar(base, (g + kStages - 1) % kStages));
     }
     wgmma_wait<0>();
@@ -428,9 +426,7 @@ HUM_DEV void produce(const hum_gemm_args &args, const Rows &rows, const Schedule
         int mb, nb;
         tile_coords(wk.tile, rows.blocks, mb, nb);
         const Block blk = rows.block(args, mb);
-        AVec<true> a;
-        if constexpr (!kATma)
-            a.set_tile(args, blk, ct);
+        const AVec<true> a{};  // unused: A arrives by TMA
         for (int i = 0; i < len; ++i, ++g) {
             const int slot = g % kStages;
             mbar_wait(empty_bar(base, slot), ((g / kStages) & 1) ^ 1);

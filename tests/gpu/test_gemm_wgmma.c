@@ -1,10 +1,11 @@
 /* The Hopper wgmma GEMM kernel, plain and warp-specialised (families "wgmma" and "wgmma_ws"),
  * on the GPU against the float64 reference, through the real prepare and forward path with a
- * site policy that sends every M to it (tests/support/wgmma_test.c): M in {1, 8, 20, 64, 100, 128, 1024} over its six tile shapes, N and K that are not
- * multiples of the tiles, integer weights of every width 1..8 and float weights (e4m3, e5m2,
- * e2m1, e3m2, e2m3), channel scales and group sizes below and above block K, zero points, bias,
- * float16 and bfloat16, act-order, and a long K whose tiles are split over many CTAs (stream-K). Output
- * poisoned before every run. Skipped (77) without an sm_90 GPU. */
+ * site policy that sends every M to it (tests/support/wgmma_test.c): M in {1, 8, 20, 64, 100,
+ * 128, 1024} over its six tile shapes, N and K that are not multiples of the tiles, integer
+ * weights of every width 1..8 and float weights (e4m3, e5m2, e2m1, e3m2, e2m3), channel scales
+ * and group sizes below and above block K, zero points, bias, float16 and bfloat16, act-order,
+ * and a long K whose tiles are split over many CTAs (stream-K). Output poisoned before every
+ * run. Skipped (77) without an sm_90 GPU. */
 #include "gemm_test.h"
 #include "hum/hum.h"
 #include "rt_test.h"

@@ -34,7 +34,8 @@ static int pow2(int64_t x)
 int64_t hum_gemm_smem_bytes(const hum_gemm_variant *v)
 {
     const hum_gemm_family *f = hum_gemm_family_of(v->tuning->kernel);
-    return hum_gemm_pipeline_bytes(v) + (f ? f->extra_smem : 0) + (f && f->epilogue_smem ? f->epilogue_smem(v) : 0);
+    const int64_t epilogue = f && f->epilogue_smem ? f->epilogue_smem(v) : 0;
+    return hum_gemm_pipeline_bytes(v) + (f ? f->extra_smem : 0) + epilogue;
 }
 
 /* The grouped GEMM types' table of each expert's first block (kernels/gemm/rows.cuh), in the

@@ -19,6 +19,9 @@ enum { HUM_GEMM_WGMMA_STATIC_SMEM = 1024 };
 /* Layers: K a multiple of 8 (activations arrive by TMA in 16-byte rows); every weight width,
  * act-order included (A is permuted once per forward). HUM_ERR_UNSUPPORTED naming the rule. */
 hum_status hum_gemm_wgmma_takes(const hum_layer_config *c, const hum_compute_config *compute);
+/* "wgmma_ws": the same, dense layers only (its producer issues A's TMA; the experts' gathered
+ * rows would need their cp.async writes fenced for wgmma's async proxy). */
+hum_status hum_gemm_wgmma_ws_takes(const hum_layer_config *c, const hum_compute_config *compute);
 
 /* Tunings: warp_m = block_m in {16, 32, 64, 128, 192, 256}; warp_k = block_k; one or two whole
  * warpgroups (block_n / warp_n 4 or 8) of one or two slabs (warp_n 16 or 32) and at most 128
