@@ -1,21 +1,7 @@
-/* The launch figures every family shares (gemm_variant.h): threads per CTA and the pipeline's
- * shared memory. Apart from the rules, so that a family's own rules can use them. */
+/* The launch figures every family shares (gemm_variant.h): the pipeline's shared memory and
+ * the activation and weight kinds it depends on. Apart from the rules, so that a family's own
+ * rules can use them (threads per CTA, which need the family's row, live in gemm_variant.c). */
 #include "gemm_variant.h"
-
-#include "gemm_family.h"
-
-int32_t hum_gemm_load_warps(const hum_gemm_variant *v)
-{
-    const hum_gemm_family *f = hum_gemm_family_of(v->tuning->kernel);
-    return f ? f->load_warps : 0;
-}
-
-int32_t hum_gemm_threads(const hum_gemm_variant *v)
-{
-    const hum_tuning *t = v->tuning;
-    return 32 * ((t->block_m / t->warp_m) * (t->block_n / t->warp_n) * (t->block_k / t->warp_k) +
-                 hum_gemm_load_warps(v));
-}
 
 int hum_gemm_a8(const hum_layer_config *c)
 {

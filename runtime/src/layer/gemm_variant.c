@@ -31,6 +31,19 @@ static int pow2(int64_t x)
     return x > 0 && (x & (x - 1)) == 0;
 }
 
+int32_t hum_gemm_load_warps(const hum_gemm_variant *v)
+{
+    const hum_gemm_family *f = hum_gemm_family_of(v->tuning->kernel);
+    return f ? f->load_warps : 0;
+}
+
+int32_t hum_gemm_threads(const hum_gemm_variant *v)
+{
+    const hum_tuning *t = v->tuning;
+    return 32 * ((t->block_m / t->warp_m) * (t->block_n / t->warp_n) * (t->block_k / t->warp_k) +
+                 hum_gemm_load_warps(v));
+}
+
 int64_t hum_gemm_smem_bytes(const hum_gemm_variant *v)
 {
     const hum_gemm_family *f = hum_gemm_family_of(v->tuning->kernel);
