@@ -51,7 +51,8 @@ def host_us(fn, batches=30, calls=50):
 
 
 def gpu_us(fn, reps):
-    """Median event time of CUDA-graph replays of fn, the L2 flushed before each."""
+    """Median event time of CUDA-graph replays of fn, the L2 flushed before each, after warm-up
+    replays: hum bench's protocol (runtime/cli/bench_timer.c)."""
     fn()
     torch.cuda.synchronize()
     s = torch.cuda.Stream()
@@ -61,9 +62,12 @@ def gpu_us(fn, reps):
             fn()
     flush = torch.empty(max(256 << 20, 4 * torch.cuda.get_device_properties(0).L2_cache_size), dtype=torch.uint8,
                         device="cuda")
+    for _ in range(10):  # warm-up replays, as hum bench's
+        g.replay()
+    torch.cuda.synchronize()
     times = []
-    for _ in range(reps):
-        flush.zero_()
+    for i in range(reps):
+        flush.fill_(i & 0xFF)  # a new byte each time, as hum bench's cuMemsetD8Async
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
         g.replay()

@@ -56,8 +56,33 @@ constexpr int kWarpgroups = kMathThreads / 128;
 constexpr int kMathWarps = kMathThreads / 32;
 constexpr int kSlabs = kWN / 16;           // 64-row slabs per warpgroup
 constexpr int kUnits = kBN / 64;           // 64-row units of the block, kWarpgroups * kSlabs
-constexpr int kChunk = kBM % 128 == 0 ? 128 : kBM % 64 == 0 ? 64 : kBM;  // N of one wgmma instruction
-constexpr int kChunks = kBM / kChunk;
+// Block M is the N of the wgmma instructions: a sum of legal N (128, 64, 32, 16), largest first,
+// so that a block M fitted to the rows per expert of a MoE layer (80 = 64 + 16, 96 = 64 + 32,
+// 160 = 128 + 32) pads few rows and still runs wide instructions. Chunk c covers tokens
+// chunk_start(c) .. + chunk_n(c) - 1, whose accumulators start at chunk_start(c) / 2.
+__host__ __device__ constexpr int chunk_n_of(int rest)
+{
+    return rest >= 128 ? 128 : rest >= 64 ? 64 : rest >= 32 ? 32 : 16;
+}
+__host__ __device__ constexpr int chunk_start(int c)
+{
+    int t = 0;
+    for (int i = 0; i < c; ++i)
+        t += chunk_n_of(kBM - t);
+    return t;
+}
+__host__ __device__ constexpr int chunk_n(int c)
+{
+    return chunk_n_of(kBM - chunk_start(c));
+}
+__host__ __device__ constexpr int count_chunks()
+{
+    int c = 0;
+    while (chunk_start(c) < kBM)
+        ++c;
+    return c;
+}
+constexpr int kChunks = count_chunks();
 constexpr int kAcc = kBM / 2;              // accumulators per thread and slab
 // The warp's share of a lane's codes: pairs 4w..4w+3 of its k16 row (kernels/prep/repack.cu),
 // kShare virtual words of kPairsUsed pairs each. At 4 and 8 bits the share is whole stored
@@ -115,8 +140,7 @@ static_assert(kWarpgroups * kSlabs == kUnits, "warpgroups x slabs must cover blo
 static_assert(kWarpgroups <= 2 && kSlabs <= 2 && kSlabs * kAcc <= 128,
               "register budget: at most 2 warpgroups, 2 slabs and 128 accumulators per thread");
 static_assert(kWM == kBM && kWK == kBK, "wgmma tiles: warp_m = block_m and warp_k = block_k");
-static_assert(kBM == 16 || kBM == 32 || (kBM % 64 == 0 && kBM <= 256),
-              "block M (the wgmma N) must be 16, 32, 64, 128, 192 or 256");
+static_assert(kBM % 16 == 0 && kBM <= 256, "block M (the wgmma N) must be a multiple of 16 up to 256");
 static_assert(kAVec, "activations must be copied 16 bytes at a time (no act-order, K a multiple of 8)");
 static_assert(kStages >= (kSpecialised ? 2 : 3), "at least three stages (warp-specialised: two)");
 static_assert(kSpecialised || kBM * kCRow <= kSmemBytes, "the epilogue tile must fit in the pipeline's shared memory");
@@ -336,13 +360,13 @@ HUM_DEV void compute_stage(u32 base, int slot, int wg, int w, int lane, Acc (&ac
         wgmma_fence();
 #pragma unroll
         for (int s = 0; s < kSlabs; ++s)
-#pragma unroll
-            for (int c = 0; c < kChunks; ++c) {
+            static_for<0, kChunks>([&](auto cc) {
+                constexpr int c = decltype(cc)::value;
                 // step kk's 32 bytes of each 128-byte row of an atom (k16 of 16-bit A, k32 of 8-bit)
                 constexpr u32 K_OFF = (kk / 4) * kAtomBytes + (kk % 4) * 32;
-                const u64 desc = desc0 + ((K_OFF + c * kChunk * 128) >> 4);
-                wgmma_step<kChunk>(&acc[s][c * kChunk / 2], frag[buf][s], desc);
-            }
+                const u64 desc = desc0 + ((K_OFF + chunk_start(c) * 128) >> 4);
+                wgmma_step<chunk_n(c)>(&acc[s][chunk_start(c) / 2], frag[buf][s], desc);
+            });
         wgmma_commit();
         if constexpr (promote_after<kk>) {
             wgmma_wait<0>();

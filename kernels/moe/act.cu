@@ -1,10 +1,14 @@
 // MoE activation: between the experts' gate/up GEMM and their down GEMM, out[r][i] =
-// act(gate, up) of routed row r, for the rows the align placed (sorted ids below
-// *post_padded that are not the sentinel `routed`), so that rows no local expert took are never
-// read. In: the gate/up GEMM's C [routed][kN13] (2I columns, gate and up split or interleaved;
-// I for the non-gated relu2); out: [routed][kInter], both the activation dtype, packed rows.
-// Computed in float32, rounded once. Constants (hum_constants.h, runtime/src/moe/moe_kernels.c):
-// kAct (hum_moe_activation), kInterleaved, kBf16, kInter (I).
+// act(gate, up) of row r, for the rows the layer's layout places (kGemmType,
+// kernels/contract/moe_layout.h), so that rows no local expert took are never read:
+//   indexed: the sorted ids below *post_padded that are not the sentinel `rows` (R);
+//   grouped contiguous: rows layout[0] .. layout[kExperts] - 1 of `rows` (int64 expert offsets);
+//   grouped masked: of expert e's `rows` rows from e * rows, its first layout[e] (int32 counts).
+// In: the gate/up GEMM's C [.][kN13] (2I columns, gate and up split or interleaved; I for the
+// non-gated relu2); out: [.][kInter], both the activation dtype, packed rows. Computed in
+// float32, rounded once. Constants (hum_constants.h, runtime/src/moe/moe_kernels.c): kAct
+// (hum_moe_activation), kInterleaved, kBf16, kInter (I), kGemmType (hum_gemm_type), kExperts
+// (the local experts).
 //
 // Each thread makes 8 outputs of one row from 16-byte loads when I % 8 == 0 (element by element
 // otherwise). Launch: 256 threads, any grid (grid-stride over the placed rows' chunks); on sm_90
@@ -24,6 +28,7 @@ constexpr bool kGated = kAct != 2;
 constexpr int kN13 = kGated ? 2 * kInter : kInter;
 constexpr bool kVec = kInter % 8 == 0;
 constexpr int kChunks = (kInter + 7) / 8;
+static_assert(kGemmType >= 1 && kGemmType <= 3, "hum_constants.h: kGemmType is a MoE GEMM type (1, 2 or 3)");
 
 HUM_DEV float activate(float g, float u, float alpha, float beta, float limit)
 {
@@ -52,19 +57,42 @@ HUM_DEV void load8(const u16 *p, float (&v)[8])
     }
 }
 
+// Grouped layouts: whether row r (< the positions) belongs to an expert, whose rows the GEMM
+// before wrote.
+HUM_DEV bool grouped_row(const void *layout, int r, int rows)
+{
+    if constexpr (kGemmType == 2) {
+        const long long *offsets = static_cast<const long long *>(layout);
+        return r >= __ldg(offsets) && r < __ldg(offsets + kExperts);
+    } else {
+        return r % rows < __ldg(static_cast<const int *>(layout) + r / rows);
+    }
+}
+
 }  // namespace moe
 
 extern "C" __global__ void __launch_bounds__(256)
-hum_moe_act(const u16 *__restrict__ in, u16 *__restrict__ out, const int *__restrict__ sorted,
-            const int *__restrict__ post_padded, int routed, float alpha, float beta, float limit)
+hum_moe_act(const u16 *__restrict__ in, u16 *__restrict__ out, const void *__restrict__ layout,
+            const int *__restrict__ post_padded, int rows, float alpha, float beta, float limit)
 {
     using namespace moe;
     grid_dependency_wait();
-    const i64 total = static_cast<i64>(*post_padded) * kChunks;
+    // positions: the sorted rows (indexed), the rows, or the experts' rows (masked)
+    const i64 total = (kGemmType == 1   ? static_cast<i64>(*post_padded)
+                       : kGemmType == 2 ? static_cast<i64>(rows)
+                                        : static_cast<i64>(kExperts) * rows) *
+                      kChunks;
     for (i64 idx = blockIdx.x * 256ll + threadIdx.x; idx < total; idx += gridDim.x * 256ll) {
-        const int r = __ldg(sorted + idx / kChunks);
-        if (r >= routed)
-            continue;  // padding
+        int r;
+        if constexpr (kGemmType == 1) {
+            r = __ldg(static_cast<const int *>(layout) + idx / kChunks);
+            if (r >= rows)
+                continue;  // padding
+        } else {
+            r = static_cast<int>(idx / kChunks);
+            if (!grouped_row(layout, r, rows))
+                continue;  // a row no expert owns
+        }
         const int j0 = static_cast<int>(idx % kChunks) * 8;
         const u16 *row = in + static_cast<i64>(r) * kN13;
         u16 *dst = out + static_cast<i64>(r) * kInter + j0;

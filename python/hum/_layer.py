@@ -12,7 +12,7 @@ _FORWARD_WS, _ = raw(LIB, NS, "hum_layer_forward_ws")
 _DEVICE = K["HUM_MEMORY_DEVICE"]
 _16BIT = ("float16", "bfloat16")
 _CODES = {n: dtype(n) for n in _16BIT + ("float8_e4m3fn", "int8")}
-_FLOAT32 = dtype("float32")
+_FLOAT32, _E8M0 = dtype("float32"), dtype("float8_e8m0")
 # What info's "ranges" append to a tile for each kernel family (hum_gemm_kernel: mma, wgmma, wgmma_ws).
 _KERNEL_SUFFIX = ("", " wgmma", " wgmma_ws")
 # hum_tensor's words (int64) written per call: data, shape[0], shape[1], strides[0]
@@ -115,6 +115,11 @@ class Layer:
         self._accept = {} if torch is None else {getattr(torch, n): _CODES[n] for n in names if hasattr(torch, n)}
         self._accept_names = names
         self._torch_out = None if torch is None else getattr(torch, self.output)
+        # x_scale's torch dtypes: float32, or e8m0 bytes (MXFP8's 1 x 32 groups) as uint8 or
+        # float8_e8m0fnu; hum checks which one the layer takes
+        self._scale_dtypes = {} if torch is None else {
+            getattr(torch, n): code for n, code in (("float32", _FLOAT32), ("uint8", _E8M0), ("float8_e8m0fnu", _E8M0))
+            if hasattr(torch, n)}
         self._shape_tensors(self._own)
 
     def _shape_tensors(self, st):
@@ -151,8 +156,9 @@ class Layer:
     @property
     def info(self):
         """dict: n, k, activation, output, activation_group, activation_scale ("token",
-        "tensor", "group": how an 8-bit layer scales A), weight, act_order, prepared, policy,
-        arch, ranges [(m_min, m_max, tile)], timings, device bytes."""
+        "tensor", "group": how an 8-bit layer scales the A it quantizes; None for 16-bit A),
+        weight, act_order, prepared, policy, arch, ranges [(m_min, m_max, tile)], timings, device
+        bytes."""
         i = self._info()
         ranges = []
         for e in i.entries[: i.entry_count]:
@@ -161,7 +167,8 @@ class Layer:
             ranges.append((e.m_min, e.m_max, tile))
         return {"n": i.config.n, "k": i.input_k, "activation": dtype_name(i.config.a_dtype),
                 "output": dtype_name(i.config.c_dtype), "activation_group": i.config.a_group,
-                "activation_scale": _ACT_SCALES[i.config.a_scale],
+                "activation_scale": _ACT_SCALES[i.config.a_scale] if F["hum_dtype_bits"](i.config.a_dtype) == 8
+                else None,
                 "weight": dtype_name(i.config.weight_dtype), "act_order": bool(i.config.act_order),
                 "prepared": bool(i.prepared), "policy": i.policy_name.decode(), "arch": i.arch.decode(),
                 "ranges": ranges, "prepare_ms": i.prepare_ms, "compile_ms": i.compile_ms,
@@ -194,8 +201,9 @@ class Layer:
         (float16 or bfloat16), which it quantizes itself (per token, per tensor or per group:
         info["activation_scale"]), or x already quantized (its float8_e4m3fn / int8 codes) with
         `x_scale`: float32 on x's device, [...] or [..., 1] (one per row of x), [1] (one for the
-        tensor), or [..., ceil(K / activation_group)] for a layer with activation groups; the
-        activation of row m is x[m] * x_scale[m] (hum_layer_forward's a_scale).
+        tensor), or [..., ceil(K / activation_group)] for a layer with activation groups (e8m0
+        bytes, uint8 or float8_e8m0fnu, for 1 x 32 groups); the activation of row m is x[m] *
+        x_scale[m] (hum_layer_forward's a_scale).
         Without `workspace` the layer's own is used, so forwards of one layer must not overlap;
         with a Workspace per stream (or thread) they may (hum_layer_forward_ws)."""
         h = self._h
@@ -286,11 +294,13 @@ class Layer:
         if x_scale is None:
             raise ValueError("hum.Layer: x holds %s codes: pass their float32 scales as x_scale" % self.activation)
         torch = _TORCH
-        if not isinstance(x_scale, torch.Tensor) or x_scale.dtype != torch.float32 or \
-                x_scale.get_device() != x.get_device():
-            raise ValueError("hum.Layer: x_scale must be a float32 tensor on %s (got %s)" % (
-                x.device, "%s on %s" % (x_scale.dtype, x_scale.device) if isinstance(x_scale, torch.Tensor)
-                else type(x_scale).__name__))
+        code = self._scale_dtypes.get(x_scale.dtype) if isinstance(x_scale, torch.Tensor) else None
+        if code is None or x_scale.get_device() != x.get_device():
+            raise ValueError("hum.Layer: x_scale must be a float32 tensor (or e8m0 bytes, uint8, for 1 x 32 "
+                             "groups) on %s (got %s)" % (
+                                 x.device, "%s on %s" % (x_scale.dtype, x_scale.device)
+                                 if isinstance(x_scale, torch.Tensor) else type(x_scale).__name__))
+        st.s.dtype = code
         m, qs = st.qa[_W_ROWS], st.qs
         if self.activation_group:  # [..., G] -> [M, G] (hum checks G)
             if x_scale.dim() == 0 or x_scale.numel() % max(m, 1):

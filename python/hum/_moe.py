@@ -90,18 +90,13 @@ class Moe:
     @property
     def info(self):
         """dict: experts (local), global_experts, hidden, intermediate, top_k, activation, gate_up,
-        dtype, prepared, prepare_ms, gate_up_activation and down_activation (the dtypes the expert
-        GEMMs multiply, once prepared)."""
+        dtype, prepared, prepare_ms."""
         i = self._info()
         act = {K[v]: k for k, v in _ACTIVATIONS.items()}[i.activation]
         gu = {K[v]: k for k, v in _GATE_UP.items()}[i.gate_up]
         return {"experts": i.experts, "global_experts": i.global_experts, "hidden": i.hidden,
                 "intermediate": i.intermediate, "top_k": i.top_k, "activation": act, "gate_up": gu,
-                "dtype": dtype_name(i.activation_dtype), "prepared": bool(i.prepared), "prepare_ms": i.prepare_ms,
-                # what each expert GEMM multiplies once prepared (the config's moe.activation or the
-                # weights' scheme where the GPU runs it; 8-bit A is quantized by the layer)
-                "gate_up_activation": dtype_name(i.gate_up_gemm.config.a_dtype) if i.prepared else None,
-                "down_activation": dtype_name(i.down_gemm.config.a_dtype) if i.prepared else None}
+                "dtype": dtype_name(i.activation_dtype), "prepared": bool(i.prepared), "prepare_ms": i.prepare_ms}
 
     def prepare(self):
         """Compiles both expert GEMMs' tables and the MoE kernels and uploads the weights."""

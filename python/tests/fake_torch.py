@@ -14,7 +14,7 @@ class dtype:
 
 
 float16, bfloat16, float32 = dtype("float16", np.float16), dtype("bfloat16", np.uint16), dtype("float32", np.float32)
-float8_e4m3fn, int8 = dtype("float8_e4m3fn", np.uint8), dtype("int8", np.int8)
+float8_e4m3fn, int8, uint8 = dtype("float8_e4m3fn", np.uint8), dtype("int8", np.int8), dtype("uint8", np.uint8)
 int32, int64 = dtype("int32", np.int32), dtype("int64", np.int64)
 
 

@@ -304,3 +304,9 @@ def test_activation_override_through_the_config(tmp_path):
         assert r.describe_plan(w, arch="sm_90a")["activation"].startswith("int8 per token (override")
     with override_runtime(tmp_path, "moe", "e4m3") as r:
         assert r.describe_plan(w, arch="sm_90a")["activation"] == "bfloat16"
+
+
+def test_activation_scale_in_info(rt):
+    assert rt.layer_from_spec("n=256,k=512,w=uint4", prepare=False).info["activation_scale"] is None
+    w = hum.spec_weight("n=256,k=512,w=e4m3,a=e4m3,ascale=tensor")
+    assert rt.layer_from_standard(w, prepare=False).info["activation_scale"] == "tensor"

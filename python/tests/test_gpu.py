@@ -339,6 +339,8 @@ def test_a8_forward_errors(grt):
         layer(codes)
     with pytest.raises(ValueError, match="x_scale must be a float32 tensor"):
         layer(codes, x_scale=scale.half())
+    with pytest.raises(hum.HumError, match="a_scale"):  # e8m0 bytes are for 1 x 32 groups: hum refuses them here
+        layer(codes, x_scale=torch.zeros(4, dtype=torch.uint8, device="cuda"))
     with pytest.raises(ValueError, match="x_scale goes with x of int8 codes"):
         layer(x.half(), x_scale=scale)
     with pytest.raises(ValueError, match="x_scale has 3 values"):

@@ -102,6 +102,11 @@ def test_a8_forward(rt, calls):
     grouped(codes, x_scale=gs)
     assert seen(calls[-1][3]) == {"data": gs.data_ptr(), "dtype": "float32", "shape": (6, 4), "strides": (4, 1),
                                   "device": True}
+    e8m0 = torch.tensor((6, 4), torch.uint8)  # MXFP8's e8m0 bytes: hum checks the layer takes them
+    grouped(codes, x_scale=e8m0)
+    assert seen(calls[-1][3])["dtype"] == "float8_e8m0" and seen(calls[-1][3])["shape"] == (6, 4)
+    grouped(codes, x_scale=gs)
+    assert seen(calls[-1][3])["dtype"] == "float32"
 
 
 def test_workspace_forward(rt, calls):

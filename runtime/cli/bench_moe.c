@@ -1,8 +1,10 @@
 /* `hum bench --moe SPEC`: a MoE layer with random expert weights timed over an M sweep, the
  * whole forward and each of its five steps (bench protocol: CUDA-graph replays, L2 flushed,
- * median), after one forward checked against the float64 reference. */
+ * median), after one forward checked against the float64 reference; a grouped layer
+ * (gemm=grouped|masked) through bench_moe_grouped.c. */
 #include "bench_moe.h"
 
+#include "bench_moe_grouped.h"
 #include "bench_timer.h"
 #include "cli_runtime.h"
 #include "moe_run.h"
@@ -89,11 +91,6 @@ int bench_moe(const char *config, const char *spec_text, const int64_t *ms, int3
         fprintf(stderr, "hum bench: %s\n", hum_last_error());
         return 2;
     }
-    if (s.gemm_type != HUM_GEMM_MOE_INDEXED) {
-        fprintf(stderr, "hum bench: gemm=%s: a MoE layer runs the indexed expert GEMM (gemm=indexed)\n",
-                s.gemm_type == HUM_GEMM_MOE_GROUPED_CONTIGUOUS ? "grouped" : "masked");
-        return 2;
-    }
     hum_runtime *rt = NULL;
     hum_device_info dev;
     if (cli_runtime_open("bench", config, NULL, &rt) != 0)
@@ -113,6 +110,7 @@ int bench_moe(const char *config, const char *spec_text, const int64_t *ms, int3
     o.gate_up = s.gate_up_layout;
     o.top_k = s.top_k;
     o.activation_dtype = s.gate_up.activation_dtype;
+    o.gemm_type = s.gemm_type;
     bench_rng seed = bench_rng_fresh();
     hum_status st = hum_moe_spec_weights(&s, bench_rng_next(&seed), &w13, &w2);
     if (st == HUM_OK)
@@ -123,9 +121,12 @@ int bench_moe(const char *config, const char *spec_text, const int64_t *ms, int3
         printf("prepare: %.1f ms (gate/up %d kernels, down %d; %d and %d compiled)\n", info.prepare_ms,
                info.gate_up_gemm.entry_count, info.down_gemm.entry_count, info.gate_up_gemm.kernels_compiled,
                info.down_gemm.kernels_compiled);
-        printf("times: median of %d CUDA-graph replays, L2 flushed before each; a step alone replays its own "
-               "graph on the inputs the whole forward left\n", reps);
-        st = sweep(rt, &dev, moe, &s, &w13, &w2, &o, ms, m_count, warmup, reps, balanced);
+        printf("times: median of %d CUDA-graph replays, L2 flushed before each%s\n", reps,
+               s.gemm_type == HUM_GEMM_MOE_INDEXED ? "; a step alone replays its own graph on the inputs the whole "
+                                                     "forward left" : "");
+        st = s.gemm_type == HUM_GEMM_MOE_INDEXED
+                 ? sweep(rt, &dev, moe, &s, &w13, &w2, &o, ms, m_count, warmup, reps, balanced)
+                 : bench_moe_grouped(rt, &dev, moe, &s, &w13, &w2, &o, ms, m_count, warmup, reps, balanced);
     }
     if (st != HUM_OK)
         fprintf(stderr, "hum bench: %s\n", hum_last_error());

@@ -4,6 +4,7 @@
 #include "bench_check.h"
 #include "bench_timer.h"
 #include "cli_runtime.h"
+#include "moe_run.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -67,64 +68,33 @@ static hum_status enqueue(void *ctx, CUstream stream)
     return hum_expert_gemm_forward(m->gemm, m->ws, stream, &m->a, &m->c, &m->r);
 }
 
-static hum_tensor device_matrix(void *data, hum_dtype dtype, int64_t rows, int64_t cols)
-{
-    hum_tensor t;
-    memset(&t, 0, sizeof t);
-    t.data = data;
-    t.dtype = dtype;
-    t.rank = 2;
-    t.shape[0] = rows;
-    t.shape[1] = cols;
-    t.memory = HUM_MEMORY_DEVICE;
-    return t;
-}
-
-/* The align of random routing (top_k distinct experts per token), as docs/moe.md states it,
- * into device buffers; capacity R + E * block_m is enough for any routing. */
+/* Random routing of m tokens to top_k distinct experts each, laid out as the align step does
+ * (hum_moe_align_reference), into device buffers of hum_moe_align_rows(m * top_k, E, bm) rows. */
 static hum_status route(bench_rng *rng, int64_t m, int32_t top_k, int64_t experts, int32_t bm, void *d_sorted,
-                        void *d_blocks, void *d_count, int64_t capacity)
+                        void *d_blocks, void *d_count)
 {
-    const int64_t R = m * top_k;
-    int32_t *topk = malloc((size_t)R * 4), *sorted = malloc((size_t)capacity * 4);
-    int32_t *blocks = malloc((size_t)(capacity / bm) * 4), *fill = calloc((size_t)experts + 1, 4);
-    hum_status st = topk && sorted && blocks && fill ? HUM_OK : hum_fail(HUM_ERR_OUT_OF_MEMORY, "routing");
-    for (int64_t t = 0; st == HUM_OK && t < m; t++)
-        for (int32_t j = 0; j < top_k; j++) {
-            int32_t e;
-            int again;
-            do {
-                e = (int32_t)(bench_rng_next(rng) % (uint64_t)experts);
-                again = 0;
-                for (int32_t i = 0; i < j; i++)
-                    again |= topk[t * top_k + i] == e;
-            } while (again);
-            topk[t * top_k + j] = e;
-        }
+    const int64_t R = m * top_k, rows = hum_moe_align_rows(R, experts, bm);
+    int32_t *topk = malloc((size_t)R * 4), *sorted = malloc((size_t)rows * 4);
+    int32_t *blocks = malloc((size_t)(rows / bm) * 4), *offsets = malloc((size_t)(experts + 1) * 4);
+    hum_status st = topk && sorted && blocks && offsets ? HUM_OK : hum_fail(HUM_ERR_OUT_OF_MEMORY, "routing");
     int32_t count = 0;
     if (st == HUM_OK) {
-        for (int64_t i = 0; i < R; i++)
-            fill[topk[i] + 1]++; /* counts, then each expert's first sorted row */
-        for (int64_t e = 0; e < experts; e++)
-            fill[e + 1] = fill[e] + (fill[e + 1] + bm - 1) / bm * bm;
-        count = fill[experts];
-        for (int64_t i = 0; i < count; i++)
-            sorted[i] = (int32_t)R;
-        for (int64_t e = 0; e < experts; e++)
-            for (int32_t b = fill[e] / bm; b < fill[e + 1] / bm; b++)
-                blocks[b] = (int32_t)e;
-        for (int64_t i = 0; i < R; i++)
-            sorted[fill[topk[i]]++] = (int32_t)i;
-        st = hum_memcpy_htod(d_sorted, sorted, (size_t)count * 4);
-        if (st == HUM_OK && count > 0)
-            st = hum_memcpy_htod(d_blocks, blocks, (size_t)(count / bm) * 4);
-        if (st == HUM_OK)
-            st = hum_memcpy_htod(d_count, &count, 4);
+        moe_random_ids(rng, m, top_k, (int32_t)experts, 0, topk);
+        const hum_tensor ids = {.data = topk, .dtype = HUM_DTYPE_INT32, .rank = 2, .shape = {m, top_k},
+                                .memory = HUM_MEMORY_HOST};
+        st = hum_moe_align_reference(&ids, NULL, (int32_t)experts, (int32_t)experts, bm, sorted, blocks, offsets,
+                                     &count);
     }
+    if (st == HUM_OK)
+        st = hum_memcpy_htod(d_sorted, sorted, (size_t)rows * 4);
+    if (st == HUM_OK)
+        st = hum_memcpy_htod(d_blocks, blocks, (size_t)(rows / bm) * 4);
+    if (st == HUM_OK)
+        st = hum_memcpy_htod(d_count, &count, 4);
     free(topk);
     free(sorted);
     free(blocks);
-    free(fill);
+    free(offsets);
     return st;
 }
 
@@ -147,7 +117,7 @@ int bench_moe_gemm(const bench_moe_gemm_options *o)
     int64_t m_max = 1;
     for (int32_t i = 0; i < o->m_count; i++)
         m_max = o->ms[i] > m_max ? o->ms[i] : m_max;
-    const int64_t r_max = m_max * o->top_k, capacity = r_max + o->experts * 256;
+    const int64_t r_max = m_max * o->top_k, capacity = hum_moe_align_rows(r_max, o->experts, 256); /* block_m <= 256 */
     const hum_layer_options lo = {.activation_dtype = spec.activation_dtype};
     hum_status st = random_experts(&spec, o->experts, &rng, &w);
     if (st != HUM_OK) {
@@ -183,15 +153,17 @@ int bench_moe_gemm(const bench_moe_gemm_options *o)
         call.r.top_k = o->down ? 1 : o->top_k;
         int32_t bm = 0;
         if ((st = hum_expert_gemm_block_m(gemm, ws, &call.r, &bm)) != HUM_OK ||
-            (st = route(&rng, m, o->top_k, o->experts, bm, d_sorted, d_blocks, d_count, capacity)) != HUM_OK)
+            (st = route(&rng, m, o->top_k, o->experts, bm, d_sorted, d_blocks, d_count)) != HUM_OK)
             break;
         call.r.block_m = bm;
         call.r.sorted_token_ids = d_sorted;
         call.r.expert_ids = d_blocks;
         call.r.num_tokens_post_padded = d_count;
-        call.r.capacity = capacity;
-        call.a = device_matrix(d_a, spec.activation_dtype, call.r.m, spec.k);
-        call.c = device_matrix(d_c, spec.activation_dtype, R, spec.n);
+        call.r.capacity = hum_moe_align_rows(R, o->experts, bm);
+        call.a = (hum_tensor){.data = d_a, .dtype = spec.activation_dtype, .rank = 2, .shape = {call.r.m, spec.k},
+                              .memory = HUM_MEMORY_DEVICE};
+        call.c = (hum_tensor){.data = d_c, .dtype = spec.activation_dtype, .rank = 2, .shape = {R, spec.n},
+                              .memory = HUM_MEMORY_DEVICE};
         bench_timing t;
         if ((st = bench_time(&timer, enqueue, &call, o->warmup, o->reps, &t)) != HUM_OK)
             break;

@@ -46,7 +46,8 @@ static void usage(FILE *f)
                "  --moe SPEC     every kernel of a MoE layer: both expert GEMMs' tables, the routing layout,\n"
                "                 the activation and the combine, e.g.\n"
                "                 e=128,topk=8,n=1536,k=2048,w=uint4,a=bfloat16,group=128 (n, k of the gate/up\n"
-               "                 projection; keys: see hum bench --help)\n"
+               "                 projection; keys: see hum bench --help; gemm=grouped or masked: a layer of\n"
+               "                 rows a dispatcher grouped by expert, docs/moe.md)\n"
                "  --kernel NAME  a built-in kernel:\n");
     for (size_t i = 0; i < sizeof builtin_kernels / sizeof builtin_kernels[0]; i++)
         fprintf(f, "                   %-10s %s\n", builtin_kernels[i].name, builtin_kernels[i].what);
@@ -73,36 +74,7 @@ static void print_result(const char *label, const char *arch, const hum_jit_resu
            r->cache_hit == HUM_JIT_MISS ? "cache miss" : "cache hit", r->milliseconds, r->cubin_size, r->key);
 }
 
-/* Compiles every kernel of the layer's dispatch table; 0 on success. */
-static int compile_layer(hum_runtime *rt, const char *spec_text, const hum_layer_spec *spec, const char *arch)
-{
-    hum_layer_info info;
-    char what[512];
-    snprintf(what, sizeof what, "compiling layer %s for %s", spec_text, arch);
-    cli_step *step = cli_step_begin(what);
-    hum_status st = hum_layer_compile_spec(rt, spec, arch, &info);
-    cli_step_end(step);
-    if (st != HUM_OK) {
-        fprintf(stderr, "hum compile: %s\n", hum_last_error());
-        return 1;
-    }
-    printf("layer %s for %s, policy %s: %d kernel(s), %s, %.1f ms (%d compiled, %d from the cache)\n", spec_text,
-           arch, info.policy_name, info.entry_count, info.kernels_compiled ? "cache miss" : "cache hit",
-           info.compile_ms, info.kernels_compiled, info.kernels_cached);
-    for (int32_t i = 0; i < info.entry_count; i++) {
-        const hum_tuning *t = &info.entries[i];
-        char m_max[24];
-        if (t->m_max == INT64_MAX)
-            snprintf(m_max, sizeof m_max, "inf");
-        else
-            snprintf(m_max, sizeof m_max, "%lld", (long long)t->m_max);
-        printf("  M %lld..%s: %s, block %dx%dx%d, warp %dx%dx%d, %d stages%s\n", (long long)t->m_min, m_max,
-               cli_kernel_name(t->kernel), t->block_m, t->block_n, t->block_k,
-               t->warp_m, t->warp_n, t->warp_k, t->stages, t->stream_k ? ", stream-K" : "");
-    }
-    return 0;
-}
-
+/* A dispatch table, a line per range: "<what> <first>..<last>: <kernel and tuning>". */
 static void print_table(const char *what, const hum_layer_info *info)
 {
     for (int32_t i = 0; i < info->entry_count; i++) {
@@ -112,32 +84,58 @@ static void print_table(const char *what, const hum_layer_info *info)
             snprintf(m_max, sizeof m_max, "inf");
         else
             snprintf(m_max, sizeof m_max, "%lld", (long long)t->m_max);
-        printf("  %s rows/expert %lld..%s: %s, block %dx%dx%d, warp %dx%dx%d, %d stages%s\n", what,
-               (long long)t->m_min, m_max, cli_kernel_name(t->kernel), t->block_m,
-               t->block_n, t->block_k, t->warp_m, t->warp_n, t->warp_k, t->stages, t->stream_k ? ", stream-K" : "");
+        printf("  %s %lld..%s: %s, block %dx%dx%d, warp %dx%dx%d, %d stages%s\n", what, (long long)t->m_min, m_max,
+               cli_kernel_name(t->kernel), t->block_m, t->block_n, t->block_k,
+               t->warp_m, t->warp_n, t->warp_k, t->stages, t->stream_k ? ", stream-K" : "");
     }
+}
+
+/* The progress line of compiling `kind` (a layer, a MoE layer) of a SPEC for arch. */
+static cli_step *begin(const char *kind, const char *spec_text, const char *arch)
+{
+    char what[512];
+    snprintf(what, sizeof what, "compiling %s %s for %s", kind, spec_text, arch);
+    return cli_step_begin(what);
+}
+
+/* Ends the progress line of a compile that returned st: 0, or 1 after saying why it failed. */
+static int finish(cli_step *step, hum_status st)
+{
+    cli_step_end(step);
+    if (st == HUM_OK)
+        return 0;
+    fprintf(stderr, "hum compile: %s\n", hum_last_error());
+    return 1;
+}
+
+/* Compiles every kernel of the layer's dispatch table; 0 on success. */
+static int compile_layer(hum_runtime *rt, const char *spec_text, const hum_layer_spec *spec, const char *arch)
+{
+    hum_layer_info info;
+    cli_step *step = begin("layer", spec_text, arch);
+    if (finish(step, hum_layer_compile_spec(rt, spec, arch, &info)))
+        return 1;
+    printf("layer %s for %s, policy %s: %d kernel(s), %s, %.1f ms (%d compiled, %d from the cache)\n", spec_text,
+           arch, info.policy_name, info.entry_count, info.kernels_compiled ? "cache miss" : "cache hit",
+           info.compile_ms, info.kernels_compiled, info.kernels_cached);
+    print_table("M", &info);
+    return 0;
 }
 
 /* Compiles every kernel of a MoE layer; 0 on success. */
 static int compile_moe(hum_runtime *rt, const char *spec_text, const hum_moe_spec *spec, const char *arch)
 {
     hum_moe_compile_info info;
-    char what[512];
-    snprintf(what, sizeof what, "compiling MoE layer %s for %s", spec_text, arch);
-    cli_step *step = cli_step_begin(what);
-    hum_status st = hum_moe_compile_spec(rt, spec, arch, &info);
-    cli_step_end(step);
-    if (st != HUM_OK) {
-        fprintf(stderr, "hum compile: %s\n", hum_last_error());
+    cli_step *step = begin("MoE layer", spec_text, arch);
+    if (finish(step, hum_moe_compile_spec(rt, spec, arch, &info)))
         return 1;
-    }
     printf("MoE layer %s for %s, policy %s: %d + %d GEMM kernel(s) and 6 around them, %s, %.1f ms (%d compiled, %d "
            "from the cache)\n",
            spec_text, arch, info.gate_up.policy_name, info.gate_up.entry_count, info.down.entry_count,
            info.kernels_compiled ? "cache miss" : "cache hit", info.compile_ms, info.kernels_compiled,
            info.kernels_cached);
-    print_table("gate_up", &info.gate_up);
-    print_table("down   ", &info.down);
+    print_table("gate_up rows/expert", &info.gate_up);
+    print_table("down    rows/expert", &info.down);
     return 0;
 }
 

@@ -201,6 +201,22 @@ static cJSON *collect(hum_runtime *rt)
     for (int32_t i = 0; i < hum_runtime_override_count(rt); i++)
         cJSON_AddStringToObject(overrides, hum_runtime_override_key(rt, i),
                                 hum_runtime_override(rt, hum_runtime_override_key(rt, i)));
+    /* the activation type each kind of layer asks for, and where that comes from
+     * (lua/hum/activation.lua: the override, else the checkpoint's scheme, else 16-bit) */
+    cJSON *acts = cJSON_AddObjectToObject(root, "activations");
+    static const char *const kinds[][2] = {{"linear", "linear.activation"}, {"moe", "moe.activation"}};
+    for (int i = 0; i < 2; i++) {
+        const char *value = hum_runtime_override(rt, kinds[i][1]);
+        cJSON *a = cJSON_AddObjectToObject(acts, kinds[i][0]);
+        if (value) {
+            cJSON_AddStringToObject(a, "type", value);
+            snprintf(text, sizeof text, "override %s", kinds[i][1]);
+        } else {
+            cJSON_AddNullToObject(a, "type");
+            snprintf(text, sizeof text, "the checkpoint's scheme, else the 16-bit A the host passes");
+        }
+        cJSON_AddStringToObject(a, "from", text);
+    }
     cJSON *policies = cJSON_AddArrayToObject(root, "policies");
     for (int32_t i = 0; i < hum_runtime_policy_count(rt); i++)
         cJSON_AddItemToArray(policies, cJSON_CreateString(hum_runtime_policy_origin(rt, i)));
@@ -279,6 +295,18 @@ static void print_text(const cJSON *root)
     printf("overrides    %s", overrides->child ? "" : "none");
     for (const cJSON *o = overrides->child; o; o = o->next)
         printf("%s%s=%s", o == overrides->child ? "" : ", ", o->string, o->valuestring);
+    const cJSON *acts = cJSON_GetObjectItemCaseSensitive(root, "activations");
+    printf("\nactivations ");
+    int overridden = 0;
+    for (const cJSON *a = acts->child; a; a = a->next) {
+        overridden |= str(a, "type") != NULL;
+        if (str(a, "type"))
+            printf(" %s: %s (%s);", a->string, str(a, "type"), str(a, "from"));
+        else
+            printf(" %s: %s;", a->string, str(a, "from"));
+    }
+    printf(" %s", overridden ? "what a layer runs, falling back where the GPU or weights lack the type: --layer SPEC"
+                             : "what a layer runs: --layer SPEC");
     const cJSON *policies = cJSON_GetObjectItemCaseSensitive(root, "policies");
     const int count = cJSON_GetArraySize(policies);
     printf("\npolicies     %d file%s, later ones win where they apply\n", count, count == 1 ? "" : "s");

@@ -5,6 +5,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+void moe_random_ids(bench_rng *rng, int64_t m, int32_t top_k, int32_t e_global, int balanced, int32_t *ids)
+{
+    for (int64_t i = 0; i < m * top_k; i++) {
+        if (balanced) {
+            ids[i] = (int32_t)(i % e_global);
+            continue;
+        }
+        const int64_t first = i - i % top_k; /* the token's first slot */
+        int repeat;
+        do { /* distinct experts, as a router's top-k */
+            ids[i] = (int32_t)(bench_rng_next(rng) % (uint64_t)e_global);
+            repeat = 0;
+            for (int64_t q = first; q < i; q++)
+                repeat |= ids[q] == ids[i];
+        } while (repeat);
+    }
+}
+
 hum_status moe_batch_random(bench_rng *rng, int64_t m, int64_t hidden, int32_t top_k, int32_t e_global, int balanced,
                             hum_dtype dtype, moe_batch *b)
 {
@@ -22,21 +40,8 @@ hum_status moe_batch_random(bench_rng *rng, int64_t m, int64_t hidden, int32_t t
         moe_batch_free(b);
         return hum_fail(HUM_ERR_OUT_OF_MEMORY, "inputs of %lld tokens", (long long)m);
     }
+    moe_random_ids(rng, m, top_k, e_global, balanced, b->ids);
     for (int64_t t = 0; t < m; t++) {
-        int32_t *ids = b->ids + t * top_k;
-        for (int32_t j = 0; j < top_k; j++) {
-            if (balanced) {
-                ids[j] = (int32_t)((t * top_k + j) % e_global);
-                continue;
-            }
-            int repeat;
-            do { /* distinct experts, as a router's top-k */
-                ids[j] = (int32_t)(bench_rng_next(rng) % (uint64_t)e_global);
-                repeat = 0;
-                for (int32_t q = 0; q < j; q++)
-                    repeat |= ids[q] == ids[j];
-            } while (repeat);
-        }
         bench_random_normal(rng, logits, top_k);
         double sum = 0;
         for (int32_t j = 0; j < top_k; j++)

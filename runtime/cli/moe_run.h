@@ -20,6 +20,10 @@ typedef struct moe_batch {
     float *weights;
 } moe_batch;
 
+/* ids[m * top_k]: top_k distinct experts of e_global per token, uniformly at random, or
+ * balanced: token t's slot j takes expert (t * top_k + j) mod e_global. */
+void moe_random_ids(bench_rng *rng, int64_t m, int32_t top_k, int32_t e_global, int balanced, int32_t *ids);
+
 /* Random inputs: hidden ~ N(0, 1); experts uniformly at random (balanced: token t's slot j
  * takes expert (t * top_k + j) mod e_global, so every expert gets the same number of rows);
  * weights the softmax of normal logits over the token's experts, as a router gives them. */

@@ -28,6 +28,8 @@ int main(void)
     cli_has("info", "nvrtc        ");
     cli_has("info", cache);
     cli_has("info", "policies     5 files");
+    cli_has("info", "activations  linear: the checkpoint's scheme, else the 16-bit A the host passes; moe: the "
+                    "checkpoint's scheme, else the 16-bit A the host passes; what a layer runs: --layer SPEC\n");
     cli_has("info", "  embedded:policies/sm90.lua\n");
 
     char args[8400];
@@ -41,6 +43,8 @@ int main(void)
     cli_has("info with a config", "policies     6 files");
     cli_has("info with a config", site_path);
     cli_has("info with a config", "overrides    moe.activation=e4m3");
+    cli_has("info with a config", "activations  linear: the checkpoint's scheme, else the 16-bit A the host passes; "
+                                   "moe: e4m3 (override moe.activation); what a layer runs, falling back");
     snprintf(args, sizeof args, "info --config %s", config);
     RT_CHECK(cli_hum(args) == 0 && strstr(cli_output, site_path), "--config after the subcommand:\n%s", cli_output);
 

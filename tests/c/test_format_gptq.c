@@ -134,7 +134,7 @@ static void run_case(const gptq_case *c, unsigned seed)
 /* A checkpoint written correctly, then one of its files replaced by a lie. */
 static void expect_load_error(const char *what, const char *file, const char *text, hum_status want, const char *needle)
 {
-    gptq_case c = {4, 32, 64, 128, 1, 0, 0, 0};
+    gptq_case c = {.bits = 4, .group_size = 32, .n = 64, .k = 128, .sym = 1};
     fmt_rng rng = {99};
     raw w;
     make_raw(&c, &rng, &w);
@@ -159,7 +159,7 @@ static void expect_load_error(const char *what, const char *file, const char *te
  * the message must not send the user to a config.json that does not exist. */
 static void test_no_config_files(void)
 {
-    gptq_case c = {4, 32, 64, 128, 1, 0, 0, 0};
+    gptq_case c = {.bits = 4, .group_size = 32, .n = 64, .k = 128, .sym = 1};
     fmt_rng rng = {99};
     raw w;
     make_raw(&c, &rng, &w);
@@ -206,7 +206,7 @@ static void test_errors(void)
                       "has no quant_method");
 
     /* sym = true with zero points other than the midpoint, and an impossible g_idx. */
-    gptq_case c = {4, 32, 64, 128, 0, 1, 0, 0};
+    gptq_case c = {.bits = 4, .group_size = 32, .n = 64, .k = 128, .desc_act = 1};
     fmt_rng rng = {7};
     raw w;
     make_raw(&c, &rng, &w);
@@ -231,20 +231,20 @@ static void test_errors(void)
 int main(void)
 {
     static const gptq_case cases[] = {
-        /* bits  gs   N    K   sym act v2 bias */
-        {4, 128, 64, 256, 1, 1, 0, 1},  /* the common one: W4 g128 act-order, v1 sym */
-        {4, 32, 64, 256, 0, 0, 0, 0},   /* v1 asym: zeros of 0 stored as all-ones fields */
-        {4, 32, 64, 256, 0, 1, 1, 1},   /* v2 asym act-order */
-        {4, -1, 32, 128, 1, 0, 0, 0},   /* one group over K: channel scales */
-        {4, -1, 32, 128, 0, 1, 1, 0},   /* desc_act with a single group is no permutation */
-        {3, 32, 96, 256, 1, 0, 0, 0},   /* 3-bit streams straddle words */
-        {3, 64, 64, 192, 0, 1, 0, 1},   /* 3-bit asym act-order, v1 */
-        {3, 64, 32, 128, 0, 0, 1, 0},
-        {2, 32, 64, 128, 1, 1, 0, 0},
-        {2, 16, 48, 96, 0, 0, 1, 0},
-        {8, 64, 64, 128, 1, 0, 0, 1},
-        {8, 32, 32, 128, 0, 1, 0, 0},
-        {8, 32, 32, 64, 0, 0, 1, 0},
+        /* bits  gs   N    K   sym act v2 bias gptqmodel */
+        {4, 128, 64, 256, 1, 1, 0, 1, 0},  /* the common one: W4 g128 act-order, v1 sym */
+        {4, 32, 64, 256, 0, 0, 0, 0, 0},   /* v1 asym: zeros of 0 stored as all-ones fields */
+        {4, 32, 64, 256, 0, 1, 1, 1, 0},   /* v2 asym act-order */
+        {4, -1, 32, 128, 1, 0, 0, 0, 0},   /* one group over K: channel scales */
+        {4, -1, 32, 128, 0, 1, 1, 0, 0},   /* desc_act with a single group is no permutation */
+        {3, 32, 96, 256, 1, 0, 0, 0, 0},   /* 3-bit streams straddle words */
+        {3, 64, 64, 192, 0, 1, 0, 1, 0},   /* 3-bit asym act-order, v1 */
+        {3, 64, 32, 128, 0, 0, 1, 0, 0},
+        {2, 32, 64, 128, 1, 1, 0, 0, 0},
+        {2, 16, 48, 96, 0, 0, 1, 0, 0},
+        {8, 64, 64, 128, 1, 0, 0, 1, 0},
+        {8, 32, 32, 128, 0, 1, 0, 0, 0},
+        {8, 32, 32, 64, 0, 0, 1, 0, 0},
         /* GPTQModel v1 asym: zeros of 0 borrow across fields, decoded by whole words */
         {4, 32, 64, 256, 0, 0, 0, 0, 1},
         {4, 32, 64, 256, 0, 1, 0, 1, 1},

@@ -303,46 +303,20 @@ static int fp8_blocks(const char *dir, const char *layer, int e, fmt_rng *r)
     return rc;
 }
 
-/* Writes each expert with `write` into its own directory and merges their tensors under
- * "...experts.<e>.gate_proj" into `dir`, with the first one's config files. */
+/* Writes each expert with `write` into its own directory as "...experts.<e>.gate_proj" and
+ * merges them into `dir` (fx_merge). */
 static int merge_experts(const char *dir, int count, module_writer write, fmt_rng *r)
 {
-    const char *one = "model.layers.0.mlp.gate_proj";
-    hum_safetensors_tensor all[64];
-    char *names[64];
-    int total = 0, rc = 0;
-    hum_checkpoint *parts[8];
     char *tmp[8];
+    int rc = 0;
     for (int e = 0; e < count; e++) {
+        char *m = member(e);
         tmp[e] = fmt_tmpdir("moe-part");
-        rc |= write(tmp[e], one, e, r);
-        rc |= hum_checkpoint_open(tmp[e], &parts[e]) != HUM_OK;
-        for (int64_t t = 0; rc == 0 && t < hum_checkpoint_tensor_count(parts[e]); t++) {
-            hum_safetensors_tensor ts;
-            hum_checkpoint_tensor(parts[e], t, &ts);
-            if (strncmp(ts.name, one, strlen(one)) != 0)
-                continue;
-            char *m = member(e), *name = NULL;
-            if (asprintf(&name, "%s%s", m, ts.name + strlen(one)) < 0)
-                abort();
-            free(m);
-            all[total] = ts;
-            all[total].name = names[total] = name;
-            total++;
-        }
-        static const char *configs[] = {"config.json", "hf_quant_config.json"};
-        for (int c = 0; e == 0 && c < 2; c++) {
-            const char *text = hum_checkpoint_config(parts[0], configs[c]);
-            if (text)
-                fmt_write_text(fmt_path(dir, configs[c]), text);
-        }
+        rc |= write(tmp[e], m, e, r);
+        free(m);
     }
-    if (rc == 0)
-        rc = hum_safetensors_write(fmt_path(dir, "model.safetensors"), all, total, NULL) != HUM_OK;
-    for (int i = 0; i < total; i++)
-        free(names[i]);
+    rc |= fx_merge(dir, (const char *const *)tmp, count);
     for (int e = 0; e < count; e++) {
-        hum_checkpoint_close(parts[e]);
         fmt_rmtree(tmp[e]);
         free(tmp[e]);
     }

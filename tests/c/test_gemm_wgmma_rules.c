@@ -49,8 +49,9 @@ static void check_rules(void)
     struct {
         int bm, bn, wn, stages, ws;
     } ok[] = {{128, 256, 32, 5, 0}, {64, 128, 16, 4, 0}, {256, 128, 16, 4, 0}, {64, 64, 16, 3, 0},
-              {16, 128, 16, 8, 0},  {32, 256, 32, 6, 0}, {128, 256, 32, 5, 1}, {256, 128, 16, 2, 1},
-              {64, 64, 16, 3, 1},   {16, 128, 16, 8, 1}};
+              {16, 128, 16, 8, 0},  {32, 256, 32, 6, 0}, {96, 256, 32, 4, 0}, {80, 128, 16, 5, 0},
+              {176, 128, 16, 4, 0}, {128, 256, 32, 5, 1}, {256, 128, 16, 2, 1}, {64, 64, 16, 3, 1},
+              {16, 128, 16, 8, 1},  {80, 128, 16, 5, 1}};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         hum_tuning t = wgmma_tuning(ok[i].bm, ok[i].bn, ok[i].wn, ok[i].stages);
         t.kernel = ok[i].ws ? HUM_GEMM_KERNEL_WGMMA_WS : HUM_GEMM_KERNEL_WGMMA;
@@ -98,14 +99,14 @@ static void check_rules(void)
         hum_layer_config c;
         hum_tuning t;
     } bad[] = {
-        {"block_m 96", "block_m 96", config_for(4, 8192, 8192, 128), wgmma_tuning(96, 256, 32, 4)},
+        {"block_m 40", "block_m 40", config_for(4, 8192, 8192, 128), wgmma_tuning(40, 256, 32, 4)},
         {"warp_m below block_m", "warp_m", config_for(4, 8192, 8192, 128), wgmma_tuning(128, 256, 32, 4)},
         {"half a warpgroup", "warpgroups", config_for(4, 8192, 8192, 128), wgmma_tuning(128, 128, 64, 4)},
         {"four warpgroups", "2 warpgroups", config_for(4, 8192, 8192, 128), wgmma_tuning(64, 256, 16, 4)},
         {"256 accumulators", "128 accumulators", config_for(4, 8192, 8192, 128), wgmma_tuning(256, 256, 32, 4)},
         {"two stages", "at least 3", config_for(4, 8192, 8192, 128), wgmma_tuning(128, 256, 32, 2)},
         {"K not a multiple of 8", "multiple of 8", config_for(4, 8192, 8190, 128), wgmma_tuning(128, 256, 32, 4)},
-        {"block_m 48", "block_m 48", config_for(4, 8192, 8192, 128), wgmma_tuning(48, 256, 32, 4)},
+        {"block_m 272", "block_m 272", config_for(4, 8192, 8192, 128), wgmma_tuning(272, 256, 16, 4)},
     };
     bad[1].t.warp_m = 64;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -266,6 +266,17 @@ int main(void)
     bad.gate_up = 2;
     refuse(rt, &w13, &w2, &bad, HUM_ERR_INVALID_ARG, "gate_up 2");
     bad = o;
+    bad.gemm_type = HUM_GEMM_MOE_GROUPED_MASKED + 1;
+    refuse(rt, &w13, &w2, &bad, HUM_ERR_INVALID_ARG, "gemm_type 4");
+    bad.gemm_type = HUM_GEMM_MOE_GROUPED_CONTIGUOUS; /* a grouped layer is made as an indexed one is */
+    if (QUANT_CHECK(hum_moe_from_standard(rt, &w13, &w2, &bad, &moe) == HUM_OK, "%s", hum_last_error())) {
+        QUANT_CHECK(hum_moe_forward_grouped(moe, (hum_workspace *)1, NULL, &(hum_tensor){0}, &(hum_tensor){0},
+                                            &(hum_tensor){0}) == HUM_ERR_INVALID_ARG &&
+                        strstr(hum_last_error(), "not prepared"),
+                    "an unprepared grouped layer: %s", hum_last_error());
+        hum_moe_destroy(moe);
+    }
+    bad = o;
     bad.top_k = E + 1;
     refuse(rt, &w13, &w2, &bad, HUM_ERR_INVALID_ARG, "top_k 5");
     bad.global_experts = 8; /* more global experts allow a larger top_k */

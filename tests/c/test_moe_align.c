@@ -10,19 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static hum_tensor ids_tensor(void *data, hum_dtype dtype, int64_t m, int64_t k)
-{
-    hum_tensor t;
-    memset(&t, 0, sizeof t);
-    t.data = data;
-    t.dtype = dtype;
-    t.rank = 2;
-    t.shape[0] = m;
-    t.shape[1] = k;
-    t.memory = HUM_MEMORY_HOST;
-    return t;
-}
-
 /* 3 tokens x top-2 over 4 global experts mapped to 3 local ones, block_m 2. */
 static void check_by_hand(void)
 {
@@ -32,7 +19,7 @@ static void check_by_hand(void)
      * local 2: nothing */
     const int32_t ids[6] = {2, 0, 2, 3, -1, 0};
     const int32_t map[4] = {1, -1, 0, -1};
-    hum_tensor t = ids_tensor((void *)ids, HUM_DTYPE_INT32, 3, 2);
+    hum_tensor t = quant_matrix((void *)ids, HUM_DTYPE_INT32, 3, 2, HUM_MEMORY_HOST);
     const int64_t rows = hum_moe_align_rows(6, 3, 2);
     QUANT_CHECK(rows == 10, "rows %lld", (long long)rows);
     int32_t sorted[10], blocks[5], offsets[4], total = -7;
@@ -50,7 +37,7 @@ static void check_by_hand(void)
 
     /* the same ids as int64 without a map, block_m 4: ids >= e_global (3) and -1 dropped */
     const int64_t ids64[6] = {2, 0, 2, 3, -1, 0};
-    t = ids_tensor((void *)ids64, HUM_DTYPE_INT64, 3, 2);
+    t = quant_matrix((void *)ids64, HUM_DTYPE_INT64, 3, 2, HUM_MEMORY_HOST);
     int32_t s2[16], b2[4], o2[4];
     QUANT_CHECK(hum_moe_align_reference(&t, NULL, 3, 3, 4, s2, b2, o2, &total) == HUM_OK, "%s", hum_last_error());
     /* local 0: slots 1, 5 + 2 pads; local 1: none; local 2: slots 0, 2 + 2 pads */
@@ -85,7 +72,7 @@ static void check_random(quant_rng *rng, int64_t m, int32_t top_k, int32_t e_glo
                                                     : (int32_t)quant_rng_below(rng, e_global);
     const int32_t *use = use_map ? map : NULL;
     const int32_t limit = use_map ? e_local : e_global;
-    hum_tensor t = ids_tensor(ids, HUM_DTYPE_INT32, m, top_k);
+    hum_tensor t = quant_matrix(ids, HUM_DTYPE_INT32, m, top_k, HUM_MEMORY_HOST);
     int32_t total = -1;
     if (!QUANT_CHECK(hum_moe_align_reference(&t, use, e_global, use_map ? e_local : e_global, block_m, sorted, blocks,
                                              offsets, &total) == HUM_OK,
@@ -141,7 +128,7 @@ done:
 static void check_errors(void)
 {
     int32_t ids[2] = {0, 1}, out[64], total;
-    hum_tensor t = ids_tensor(ids, HUM_DTYPE_INT32, 1, 2);
+    hum_tensor t = quant_matrix(ids, HUM_DTYPE_INT32, 1, 2, HUM_MEMORY_HOST);
     QUANT_CHECK(hum_moe_align_reference(&t, NULL, 0, 2, 16, out, out, out, &total) == HUM_ERR_INVALID_ARG &&
                     strstr(hum_last_error(), "e_global 0"),
                 "e_global 0: %s", hum_last_error());

@@ -2,8 +2,10 @@
  * prepare would ask for it: the routing layout (kernels/moe/align.cu, one set for all layers),
  * and the activation and combine of each activation function, gate/up layout and activation
  * dtype (kernels/moe/act.cu, combine.cu; bfloat16 from sm_80 on, as layers allow); and a whole
- * MoE layer compiled from its SPEC (hum_moe_compile_spec: both expert GEMMs' tables, one block_m
- * per range, and those kernels) on sm_80 and sm_90a, with gemm=grouped refused. */
+ * dtype (kernels/moe/act.cu, combine.cu; bfloat16 from sm_80 on, as layers allow) for the
+ * indexed layout, the activation of the grouped contiguous and masked ones; and a whole MoE
+ * layer compiled from its SPEC (hum_moe_compile_spec: both expert GEMMs' tables, one block_m per
+ * range, and those kernels) on sm_80 and sm_90a, and a grouped masked one on sm_90a. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include "hum/hum_tools.h"
 #include "jit.h"
@@ -35,12 +37,16 @@ int main(void)
             for (int act = HUM_MOE_SILU; act <= HUM_MOE_GELU; act++)
                 for (int inter = 0; inter <= (act == HUM_MOE_RELU2 ? 0 : 1); inter++) {
                     /* odd sizes take the element-by-element paths, multiples of 8 the vector ones */
-                    const hum_moe_shape s = {act, inter, bf16, inter ? 2048 : 100, inter ? 768 : 36};
-                    hum_jit_request two[HUM_MOE_LAYER_KERNELS];
-                    hum_moe_kernel_requests(&s, archs[a], constants[n], two);
-                    reqs[n++] = two[0];
-                    if (act == HUM_MOE_SILU) /* the combine reads kBf16 and kHidden only */
-                        reqs[n++] = two[1];
+                    for (int type = HUM_GEMM_MOE_INDEXED; type <= HUM_GEMM_MOE_GROUPED_MASKED; type++) {
+                        if (type != HUM_GEMM_MOE_INDEXED && act != HUM_MOE_SILU)
+                            continue; /* the layout's rows and the activation are apart in the kernel */
+                        const hum_moe_shape s = {act, inter, bf16, type, inter ? 2048 : 100, inter ? 768 : 36, 33};
+                        hum_jit_request two[HUM_MOE_LAYER_KERNELS];
+                        hum_moe_kernel_requests(&s, archs[a], constants[n], two);
+                        reqs[n++] = two[0];
+                        if (act == HUM_MOE_SILU && type == HUM_GEMM_MOE_INDEXED) /* kBf16 and kHidden only */
+                            reqs[n++] = two[1];
+                    }
                 }
         memset(res, 0, sizeof res);
         QUANT_CHECK(hum_jit_compile_many(dir, reqs, n, res, 0) == HUM_OK, "%s: %s", archs[a], hum_last_error());
@@ -75,10 +81,10 @@ int main(void)
                    layer_archs[a], info.gate_up.entry_count, info.down.entry_count, info.kernels_compiled,
                    info.kernels_cached);
         }
-        spec.gemm_type = HUM_GEMM_MOE_GROUPED_CONTIGUOUS;
-        QUANT_CHECK(hum_moe_compile_spec(rt, &spec, "sm_90a", &info) == HUM_ERR_UNSUPPORTED &&
-                        strstr(hum_last_error(), "indexed"),
-                    "gemm=grouped: %s", hum_last_error());
+        spec.gemm_type = HUM_GEMM_MOE_GROUPED_MASKED;
+        QUANT_CHECK(hum_moe_compile_spec(rt, &spec, "sm_90a", &info) == HUM_OK && info.gate_up.entry_count >= 1 &&
+                        info.down.entry_count >= 1,
+                    "gemm=masked: %s", hum_last_error());
         hum_runtime_destroy(rt);
     }
     char cmd[128];

@@ -9,6 +9,7 @@
 #include "hum/hum_tools.h"
 #include "quant_test.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +95,77 @@ static void check_join(hum_runtime *rt, const char *dir, const char *prefix)
     free(dj);
 }
 
+/* Gate and up of different global scales (ModelOpt NVFP4 and per-tensor FP8 experts: vLLM issue
+ * 54974) join with each part's global scale folded into its own rows' float32 scales: NVFP4
+ * (GROUP_TENSOR e4m3 group 16) becomes GROUP, every element within one float32 rounding of the
+ * part's; per-tensor e4m3 becomes CHANNEL, exactly. A MoE layer of such experts is made (w2's
+ * global scales folded too: tests/gpu/cli_run_formats.c runs one). */
+static void check_fold(hum_runtime *rt, quant_rng *rng)
+{
+    static const struct {
+        const char *what;
+        hum_quant_spec spec;
+        hum_scale_type folded;
+        double tol;
+    } cases[] = {
+        {"nvfp4", {.num_experts = E, .weight_dtype = HUM_DTYPE_FLOAT4_E2M1, .param_dtype = HUM_DTYPE_BFLOAT16,
+                   .scale_type = HUM_SCALE_GROUP_TENSOR, .group_size = 16, .scale_dtype = HUM_DTYPE_FLOAT8_E4M3FN},
+         HUM_SCALE_GROUP, 0x1p-23},
+        {"e4m3 per tensor", {.num_experts = E, .weight_dtype = HUM_DTYPE_FLOAT8_E4M3FN,
+                             .param_dtype = HUM_DTYPE_BFLOAT16, .scale_type = HUM_SCALE_TENSOR},
+         HUM_SCALE_CHANNEL, 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        hum_standard_weight part[2], j, w2;
+        memset(part, 0, sizeof part);
+        memset(&j, 0, sizeof j);
+        memset(&w2, 0, sizeof w2);
+        float *v = malloc((size_t)(E * I * H) * sizeof *v);
+        int ok = 1;
+        for (int p = 0; p < 2 && ok; p++) { /* up 3x gate: another global scale per expert */
+            quant_fill_normal_f32(rng, v, E * I * H, p ? 3.0 : 1.0);
+            ok = QUANT_CHECK(hum_quantize_reference(v, I, H, &cases[c].spec, &part[p]) == HUM_OK, "%s: %s",
+                             cases[c].what, hum_last_error());
+        }
+        ok = ok && QUANT_CHECK(memcmp(part[0].global_scale.data, part[1].global_scale.data, 4 * E) != 0,
+                               "%s: the parts' global scales differ", cases[c].what);
+        ok = ok && QUANT_CHECK(hum_standard_concat(part, 2, &j) == HUM_OK, "%s: join: %s", cases[c].what,
+                               hum_last_error());
+        ok = ok && QUANT_CHECK(!j.global_scale.data && j.scale_type == cases[c].folded &&
+                                   j.scale_dtype == HUM_DTYPE_FLOAT32 && j.n == 2 * I,
+                               "%s: joined with scale type %d, %s scales, global %p", cases[c].what, (int)j.scale_type,
+                               hum_dtype_name(j.scale_dtype), j.global_scale.data);
+        double *dj = malloc(2 * I * H * sizeof *dj), *dp = malloc(I * H * sizeof *dp);
+        for (int e = 0; ok && e < E; e++)
+            for (int p = 0; ok && p < 2; p++) {
+                ok = QUANT_CHECK(hum_reference_dequant(&j, e, dj) == HUM_OK &&
+                                     hum_reference_dequant(&part[p], e, dp) == HUM_OK,
+                                 "%s", hum_last_error());
+                for (int64_t i = 0; ok && i < I * H; i++)
+                    ok = QUANT_CHECK(fabs(dj[p * I * H + i] - dp[i]) <= cases[c].tol * fabs(dp[i]),
+                                     "%s: expert %d part %d element %lld: %.9g joined, %.9g the part's", cases[c].what,
+                                     e, p, (long long)i, dj[p * I * H + i], dp[i]);
+            }
+        /* the layer: w2 of the same kind, each expert's global scale folded too */
+        quant_fill_normal_f32(rng, v, E * I * H, 1.0);
+        hum_moe_options o;
+        hum_moe_options_init(&o);
+        o.top_k = 2;
+        hum_moe *moe = NULL;
+        if (ok && QUANT_CHECK(hum_quantize_reference(v, H, I, &cases[c].spec, &w2) == HUM_OK, "%s", hum_last_error()))
+            QUANT_CHECK(hum_moe_from_standard(rt, &j, &w2, &o, &moe) == HUM_OK,
+                        "%s: the layer: %s", cases[c].what, hum_last_error());
+        hum_moe_destroy(moe);
+        hum_standard_free(&part[0]);
+        hum_standard_free(&part[1]);
+        hum_standard_free(&j);
+        hum_standard_free(&w2);
+        free(v);
+        free(dj);
+        free(dp);
+    }
+}
+
 static void check_load(hum_runtime *rt, const char *dir, const char *prefix)
 {
     hum_moe_options o;
@@ -141,6 +213,7 @@ int main(void)
                         moe == NULL && strstr(hum_last_error(), "model.layers.1.mlp.experts.*.gate_proj"),
                     "missing module: %s", hum_last_error());
     }
+    check_fold(rt, &rng);
     if (write_checkpoint(&rng, mixtral, "model.layers.0.block_sparse_moe.experts", mixtral_proj))
         check_load(rt, mixtral, "model.layers.0.block_sparse_moe.experts");
     char cmd[128];

@@ -12,19 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static hum_tensor host2(void *data, hum_dtype dt, int64_t rows, int64_t cols)
-{
-    hum_tensor t;
-    memset(&t, 0, sizeof t);
-    t.data = data;
-    t.dtype = dt;
-    t.rank = 2;
-    t.shape[0] = rows;
-    t.shape[1] = cols;
-    t.memory = HUM_MEMORY_HOST;
-    return t;
-}
-
 static double decode1(hum_dtype dt, uint64_t code)
 {
     double v = 0.0;
@@ -68,7 +55,8 @@ static void check_every_value(void)
             const hum_act_quant how = {int8 ? HUM_DTYPE_INT8 : HUM_DTYPE_FLOAT8_E4M3FN, HUM_ACT_SCALE_TENSOR, 0,
                                        HUM_DTYPE_FLOAT32};
             const float s = int8 ? 1.0f / 64.0f : 1.0f;
-            hum_tensor ta = host2(a, ins[d], 1, n), tq = host2(q, how.dtype, 1, n);
+            hum_tensor ta = quant_matrix(a, ins[d], 1, n, HUM_MEMORY_HOST),
+                       tq = quant_matrix(q, how.dtype, 1, n, HUM_MEMORY_HOST);
             if (!QUANT_CHECK(hum_quantize_activations(&ta, &how, s, &tq, NULL) == HUM_OK, "%s", hum_last_error()))
                 continue;
             int64_t bad = 0;
@@ -105,7 +93,8 @@ static void check_random_products(quant_rng *rng)
         const int e = (int)quant_rng_below(rng, 200) - 100;
         const hum_act_quant how = {HUM_DTYPE_FLOAT8_E4M3FN, HUM_ACT_SCALE_TENSOR, 0, HUM_DTYPE_FLOAT32};
         const float s = (float)ldexp(1.0, -e);
-        hum_tensor ta = host2(a, HUM_DTYPE_BFLOAT16, 1, N), tq = host2(q, how.dtype, 1, N);
+        hum_tensor ta = quant_matrix(a, HUM_DTYPE_BFLOAT16, 1, N, HUM_MEMORY_HOST),
+                   tq = quant_matrix(q, how.dtype, 1, N, HUM_MEMORY_HOST);
         QUANT_CHECK(hum_quantize_activations(&ta, &how, s, &tq, NULL) == HUM_OK, "%s", hum_last_error());
         int bad = 0;
         for (int i = 0; i < N; i++) {
@@ -159,10 +148,11 @@ static void check_dynamic(quant_rng *rng)
             }
         }
         quant_poison(q, (size_t)(m * kq));
-        hum_tensor ta = host2(a, cases[c].in, m, k), tq = host2(q, cases[c].codes, m, kq);
+        hum_tensor ta = quant_matrix(a, cases[c].in, m, k, HUM_MEMORY_HOST),
+                   tq = quant_matrix(q, cases[c].codes, m, kq, HUM_MEMORY_HOST);
         ta.strides[0] = lda;
         /* group scales as a column-major [G][M] buffer seen through strides */
-        hum_tensor ts = host2(e8m0 ? (void *)se : (void *)sf, cases[c].scales, m, groups);
+        hum_tensor ts = quant_matrix(e8m0 ? (void *)se : (void *)sf, cases[c].scales, m, groups, HUM_MEMORY_HOST);
         if (group) {
             ts.strides[0] = 1;
             ts.strides[1] = m;
@@ -241,8 +231,9 @@ static void check_errors(void)
     uint16_t a[64] = {0};
     uint8_t q[64];
     float s[4];
-    hum_tensor ta = host2(a, HUM_DTYPE_FLOAT16, 2, 32), tq = host2(q, HUM_DTYPE_FLOAT8_E4M3FN, 2, 32);
-    hum_tensor ts = host2(s, HUM_DTYPE_FLOAT32, 2, 1);
+    hum_tensor ta = quant_matrix(a, HUM_DTYPE_FLOAT16, 2, 32, HUM_MEMORY_HOST),
+               tq = quant_matrix(q, HUM_DTYPE_FLOAT8_E4M3FN, 2, 32, HUM_MEMORY_HOST);
+    hum_tensor ts = quant_matrix(s, HUM_DTYPE_FLOAT32, 2, 1, HUM_MEMORY_HOST);
     const hum_act_quant tok = {HUM_DTYPE_FLOAT8_E4M3FN, HUM_ACT_SCALE_TOKEN, 0, HUM_DTYPE_FLOAT32};
     QUANT_CHECK(hum_quantize_activations(&ta, &tok, 0.0f, &tq, &ts) == HUM_OK, "%s", hum_last_error());
     expect_invalid("NULL q", &ta, &tok, 0.0f, NULL, &ts, "NULL q");
@@ -268,7 +259,7 @@ static void check_errors(void)
     h.scale_dtype = HUM_DTYPE_FLOAT8_E8M0;
     expect_invalid("e8m0 per token", &ta, &h, 0.0f, &tq, &ts, "scale dtype float8_e8m0");
     h = (hum_act_quant){HUM_DTYPE_INT8, HUM_ACT_SCALE_GROUP, 32, HUM_DTYPE_FLOAT8_E8M0};
-    hum_tensor tq8 = host2(q, HUM_DTYPE_INT8, 2, 32);
+    hum_tensor tq8 = quant_matrix(q, HUM_DTYPE_INT8, 2, 32, HUM_MEMORY_HOST);
     expect_invalid("e8m0 with int8", &ta, &h, 0.0f, &tq8, &ts, "scale dtype float8_e8m0");
     const hum_act_quant st = {HUM_DTYPE_FLOAT8_E4M3FN, HUM_ACT_SCALE_TENSOR, 0, HUM_DTYPE_FLOAT32};
     expect_invalid("negative input_scale", &ta, &st, -1.0f, &tq, NULL, "input_scale -1");

@@ -24,19 +24,6 @@ typedef struct expert_case {
     double *deq;        /* [E][N][K] dequantized weights (small cases), else NULL: per expert on demand */
 } expert_case;
 
-static hum_tensor device_matrix(void *data, hum_dtype dtype, int64_t rows, int64_t cols)
-{
-    hum_tensor t;
-    memset(&t, 0, sizeof t);
-    t.data = data;
-    t.dtype = dtype;
-    t.rank = 2;
-    t.shape[0] = rows;
-    t.shape[1] = cols;
-    t.memory = HUM_MEMORY_DEVICE;
-    return t;
-}
-
 /* Random [E][N][K] weights, each expert shifted by its own offset so that the integer zero
  * points differ from expert to expert, quantized with `base` (and a random bias per expert when
  * with_bias), and the expert GEMMs on them: every MoE type, or with indexed_only the indexed. */
@@ -241,7 +228,8 @@ static void run_indexed(expert_case *c, quant_rng *rng, const char *what, int64_
         r.expert_ids = d_blocks;
         r.num_tokens_post_padded = d_count;
         r.capacity = capacity;
-        const hum_tensor ta = device_matrix(d_a, c->act, r.m, c->w.k), tc = device_matrix(d_c, c->act, R, c->w.n);
+        const hum_tensor ta = gemm_test_matrix(d_a, c->act, r.m, c->w.k, 0),
+                         tc = gemm_test_matrix(d_c, c->act, R, c->w.n, 0);
         char label[96];
         snprintf(label, sizeof label, "%s%s M=%lld top_k=%d block_m=%d", down ? "down " : "", what, (long long)m,
                  top_k, bm);
@@ -298,7 +286,8 @@ static void run_grouped(expert_case *c, quant_rng *rng, hum_gemm_type type, cons
     else
         r.expert_counts = d_layout;
     if (QUANT_CHECK(d_layout != NULL, "%s: layout upload", c->name) && buffers(c, rng, rows, rows, &a, &d_a, &d_c)) {
-        const hum_tensor ta = device_matrix(d_a, c->act, rows, c->w.k), tc = device_matrix(d_c, c->act, rows, c->w.n);
+        const hum_tensor ta = gemm_test_matrix(d_a, c->act, rows, c->w.k, 0),
+                         tc = gemm_test_matrix(d_c, c->act, rows, c->w.n, 0);
         char label[96];
         snprintf(label, sizeof label, "%s rows=%lld", type == HUM_GEMM_MOE_GROUPED_CONTIGUOUS ? "contiguous" : "masked",
                  (long long)rows);

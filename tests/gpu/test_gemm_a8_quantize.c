@@ -13,19 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static hum_tensor tensor(void *data, hum_dtype dtype, int64_t rows, int64_t cols, hum_memory mem)
-{
-    hum_tensor t;
-    memset(&t, 0, sizeof t);
-    t.data = data;
-    t.dtype = dtype;
-    t.rank = 2;
-    t.shape[0] = rows;
-    t.shape[1] = cols;
-    t.memory = mem;
-    return t;
-}
-
 /* a (codes of `act`, [M][K]) as the layer's GEMM sees it: quantized by its plan, times scales. */
 static int quantized_values(const hum_layer_config *cfg, const hum_standard_weight *w, hum_dtype act,
                             const uint16_t *a, int64_t m, double *out)
@@ -36,8 +23,9 @@ static int quantized_values(const hum_layer_config *cfg, const hum_standard_weig
     const float input_scale = tensor_scale ? *(const float *)w->input_scale.data : 0.0f;
     uint8_t *codes = malloc((size_t)(m * k));
     float *scales = malloc((size_t)m * sizeof *scales);
-    hum_tensor ta = tensor((void *)a, act, m, k, HUM_MEMORY_HOST), tq = tensor(codes, cfg->a_dtype, m, k, HUM_MEMORY_HOST);
-    hum_tensor ts = tensor(scales, HUM_DTYPE_FLOAT32, m, 1, HUM_MEMORY_HOST);
+    hum_tensor ta = quant_matrix((void *)a, act, m, k, HUM_MEMORY_HOST),
+               tq = quant_matrix(codes, cfg->a_dtype, m, k, HUM_MEMORY_HOST);
+    hum_tensor ts = quant_matrix(scales, HUM_DTYPE_FLOAT32, m, 1, HUM_MEMORY_HOST);
     int ok = QUANT_CHECK(hum_quantize_activations(&ta, &how, input_scale, &tq, tensor_scale ? NULL : &ts) == HUM_OK &&
                              hum_dtype_decode(cfg->a_dtype, codes, m * k, out) == HUM_OK,
                          "host quantization: %s", hum_last_error());
@@ -75,7 +63,7 @@ static double run_m(hum_layer *layer, hum_workspace *ws, quant_rng *rng, const c
                          hum_memset_d8(d_c, 0xFF, (size_t)(m * n) * 2) == HUM_OK,
                      "%s: device buffers: %s", name, hum_last_error()))
         goto done;
-    const hum_tensor ta = tensor(d_a, act, m, k, HUM_MEMORY_DEVICE), tc = tensor(d_c, info.config.c_dtype, m, n,
+    const hum_tensor ta = quant_matrix(d_a, act, m, k, HUM_MEMORY_DEVICE), tc = quant_matrix(d_c, info.config.c_dtype, m, n,
                                                                                  HUM_MEMORY_DEVICE);
     const hum_status st = ws ? hum_layer_forward_ws(layer, ws, NULL, &ta, NULL, &tc)
                              : hum_layer_forward(layer, NULL, &ta, NULL, &tc);
@@ -173,9 +161,9 @@ int main(void)
             if (i == 0) {
                 void *d = NULL;
                 if (QUANT_CHECK(hum_device_alloc(0, 1024 * 2 * 4, &d) == HUM_OK, "%s", hum_last_error())) {
-                    const hum_tensor ta = tensor(d, HUM_DTYPE_FLOAT16, 1, 1024, HUM_MEMORY_DEVICE),
-                                     tc = tensor(d, HUM_DTYPE_FLOAT16, 1, 1024, HUM_MEMORY_DEVICE);
-                    hum_tensor ts = tensor(d, HUM_DTYPE_FLOAT32, 1, 0, HUM_MEMORY_DEVICE);
+                    const hum_tensor ta = quant_matrix(d, HUM_DTYPE_FLOAT16, 1, 1024, HUM_MEMORY_DEVICE),
+                                     tc = quant_matrix(d, HUM_DTYPE_FLOAT16, 1, 1024, HUM_MEMORY_DEVICE);
+                    hum_tensor ts = quant_matrix(d, HUM_DTYPE_FLOAT32, 1, 0, HUM_MEMORY_DEVICE);
                     ts.rank = 1;
                     QUANT_CHECK(hum_layer_forward(layer, NULL, &ta, &ts, &tc) == HUM_ERR_INVALID_ARG &&
                                     strstr(hum_last_error(), "a_scale must be NULL"),

@@ -25,6 +25,10 @@ int fx_flush(fx_file *f, const char *dir, const char *file_name);
 void fx_add_dense(fx_file *f);
 /* Writes dir/name with printf-style content; returns 0 on success. */
 int fx_write_json(const char *dir, const char *name, const char *fmt, ...);
+/* One checkpoint in `dir` (dir/model.safetensors) from several that the writers below made, one
+ * module each: every tensor of every part, a name an earlier part already gave skipped (the
+ * dense tensors each writer adds), and the config files of parts[0]; returns 0 on success. */
+int fx_merge(const char *dir, const char *const *parts, int count);
 
 /* --- bit packing (reference, bit by bit) ---------------------------------------------------- */
 

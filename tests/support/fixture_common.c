@@ -83,6 +83,50 @@ int fx_write_json(const char *dir, const char *name, const char *fmt, ...)
     return fclose(f);
 }
 
+int fx_merge(const char *dir, const char *const *parts, int count)
+{
+    static const char *const configs[] = {"config.json", "hf_quant_config.json", "quantize_config.json",
+                                          "quant_config.json"};
+    hum_checkpoint **open = calloc((size_t)count, sizeof *open);
+    int64_t total = 0;
+    int rc = open ? 0 : -1;
+    for (int p = 0; rc == 0 && p < count; p++) {
+        rc = hum_checkpoint_open(parts[p], &open[p]) == HUM_OK ? 0 : -1;
+        total += rc == 0 ? hum_checkpoint_tensor_count(open[p]) : 0;
+    }
+    hum_safetensors_tensor *all = rc == 0 ? calloc((size_t)total + 1, sizeof *all) : NULL;
+    int64_t kept = 0;
+    rc |= all ? 0 : -1;
+    for (int p = 0; rc == 0 && p < count; p++)
+        for (int64_t i = 0; i < hum_checkpoint_tensor_count(open[p]); i++) {
+            hum_safetensors_tensor t;
+            hum_checkpoint_tensor(open[p], i, &t);
+            int64_t seen = 0;
+            while (seen < kept && strcmp(all[seen].name, t.name) != 0)
+                seen++;
+            if (seen == kept)
+                all[kept++] = t;
+        }
+    if (rc == 0) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/model.safetensors", dir);
+        const char *meta[] = {"format", "pt", NULL};
+        rc = hum_safetensors_write(path, all, kept, meta) == HUM_OK ? 0 : -1;
+    }
+    for (size_t c = 0; rc == 0 && c < sizeof configs / sizeof configs[0]; c++) {
+        const char *text = hum_checkpoint_config(open[0], configs[c]);
+        if (text)
+            rc = fx_write_json(dir, configs[c], "%s", text);
+    }
+    if (rc != 0)
+        fprintf(stderr, "fx_merge: %s\n", hum_last_error());
+    for (int p = 0; open && p < count; p++)
+        hum_checkpoint_close(open[p]);
+    free(open);
+    free(all);
+    return rc;
+}
+
 void fx_pack_dense(const uint8_t *vals, int64_t count, int bits, uint32_t *words)
 {
     int64_t nwords = (count * bits + 31) / 32;

@@ -16,18 +16,11 @@ int gemm_test_have_gpu(void)
 
 hum_tensor gemm_test_matrix(void *data, hum_dtype dtype, int64_t rows, int64_t cols, int64_t ld)
 {
-    hum_tensor t;
-    memset(&t, 0, sizeof t);
-    t.data = data;
-    t.dtype = dtype;
-    t.rank = 2;
-    t.shape[0] = rows;
-    t.shape[1] = cols;
+    hum_tensor t = quant_matrix(data, dtype, rows, cols, HUM_MEMORY_DEVICE);
     if (ld != 0) {
         t.strides[0] = ld;
         t.strides[1] = 1;
     }
-    t.memory = HUM_MEMORY_DEVICE;
     return t;
 }
 

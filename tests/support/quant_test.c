@@ -139,3 +139,16 @@ double quant_pow2(int k)
         v *= 0.5;
     return v;
 }
+
+hum_tensor quant_matrix(void *data, hum_dtype dtype, int64_t rows, int64_t cols, hum_memory memory)
+{
+    hum_tensor t;
+    memset(&t, 0, sizeof t);
+    t.data = data;
+    t.dtype = dtype;
+    t.rank = 2;
+    t.shape[0] = rows;
+    t.shape[1] = cols;
+    t.memory = memory;
+    return t;
+}

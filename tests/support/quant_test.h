@@ -4,6 +4,8 @@
 #ifndef HUM_QUANT_TEST_H
 #define HUM_QUANT_TEST_H
 
+#include "hum/hum_tools.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -47,6 +49,9 @@ void quant_poison(void *data, size_t bytes);
 double quant_rel_error(const double *out, const double *ref, int64_t count);
 /* The same for a float32 result, e.g. a GPU output converted to float. */
 double quant_rel_error_f32(const float *out, const double *ref, int64_t count);
+
+/* A contiguous rows x cols tensor of `dtype` at `data` in `memory` (strides 0). */
+hum_tensor quant_matrix(void *data, hum_dtype dtype, int64_t rows, int64_t cols, hum_memory memory);
 
 /* 2^k by repeated multiplication, independent of ldexp (for expected values in tests). */
 double quant_pow2(int k);

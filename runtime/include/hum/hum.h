@@ -422,12 +422,14 @@ hum_status hum_standard_shard(const hum_standard_weight *w, const hum_shard *sha
  * part 0's, then part 1's, ... for every expert (a MoE layer's w13 from a checkpoint's gate_proj
  * and up_proj: gate first, HUM_MOE_GATE_UP_SPLIT). The parts must be quantized alike over the
  * same K: the same num_experts, K, dtypes, scale type, group sizes, zero-point kind, k_perm,
- * global scale, activation scheme and input_scale, and presence of a bias; with BLOCK scales every part but the last N a multiple of
- * group_size_n. Errors (out left zeroed): those of hum_standard_validate for a part (named);
- * HUM_ERR_INVALID_ARG for NULL or count < 1; HUM_ERR_UNSUPPORTED for parts that differ (naming
- * the part and field), different global scales (ModelOpt NVFP4 gate and up often carry two:
- * folding one into the e4m3 group scales would round them) or a BLOCK row cut;
- * HUM_ERR_OUT_OF_MEMORY. */
+ * activation scheme and input_scale, and presence of a bias; with BLOCK scales every part but
+ * the last N a multiple of group_size_n. Parts of different global scales (ModelOpt NVFP4 gate
+ * and up often carry two: vLLM issue 54974) are stacked with each part's global scale folded
+ * into its scales: out has float32 scales, each the decoded scale times its part's global
+ * scale of the expert rounded once to float32, TENSOR scales become CHANNEL and GROUP_TENSOR
+ * GROUP, and no global scale. Errors (out left zeroed): those of hum_standard_validate for a
+ * part (named); HUM_ERR_INVALID_ARG for NULL or count < 1; HUM_ERR_UNSUPPORTED for parts that
+ * differ (naming the part and field) or a BLOCK row cut; HUM_ERR_OUT_OF_MEMORY. */
 hum_status hum_standard_concat(const hum_standard_weight *parts, int32_t count, hum_standard_weight *out);
 
 /* Checks `w` against the rules of hum_standard_weight above: N, K >= 1; weight_dtype
@@ -819,19 +821,29 @@ typedef struct hum_moe_options {
      * experts; NULL: all of them */
     const int32_t *experts;
     int64_t expert_count;
+    /* the GEMM type of both expert GEMMs (hum_gemm_type, docs/moe.md): HUM_GEMM_MOE_INDEXED (0
+     * means it too): hum_moe_forward routes tokens by their top-k ids;
+     * HUM_GEMM_MOE_GROUPED_CONTIGUOUS or HUM_GEMM_MOE_GROUPED_MASKED: hum_moe_forward_grouped
+     * takes rows a dispatcher already grouped by expert (DeepEP high-throughput / low-latency) */
+    int32_t gemm_type;
 } hum_moe_options;
 
 /* silu, split gate/up, top_k 0 (to be set), global experts 0, alpha 1.702, beta 1, limit 7,
- * all experts, the weights' param dtype. */
+ * all experts, the weights' param dtype, indexed. */
 void hum_moe_options_init(hum_moe_options *opts);
 
 /*
  * A MoE layer from two expert weights, copied (the host keeps its own): w13 [E, 2I or I, H]
  * and w2 [E, H, I], kept whole or, with opts->experts, the experts listed (hum_standard_shard).
+ * A weight with global scales (NVFP4, per-tensor FP8 experts) gets each expert's folded into
+ * its scales (float32, rounded once: TENSOR scales become CHANNEL, GROUP_TENSOR GROUP): the
+ * expert GEMMs apply no factor per expert.
  * Host only, no GPU needed. Errors: HUM_ERR_INVALID_ARG (NULL, a weight hum_standard_validate
  * refuses, num_experts 0 or different on the two, shapes that do not chain: w13's K is H = w2's
  * N, w13's N is 2 x w2's K (I for relu2); different param dtypes; an activation or gate_up
- * value out of range; top_k outside 1 .. global experts; global experts below the weights' E
+ * value out of range, a gemm_type other than the MoE types; top_k outside 1 .. global experts
+ * (a grouped layer routes nothing, but its top_k sizes nothing either: 1 will do); global
+ * experts below the weights' E
  * or above 2^31 - 1; an activation dtype other than float16 / bfloat16; a bad expert list);
  * HUM_ERR_UNSUPPORTED (more than 4096 experts kept); HUM_ERR_OUT_OF_MEMORY.
  */
@@ -857,11 +869,11 @@ hum_status hum_moe_from_safetensors(hum_runtime *rt, const char *path, const cha
 
 /*
  * Prepares the layer on the runtime's GPU: the gate/up and the down projections become two
- * expert GEMMs (the indexed GEMM type: tokens gathered per expert, docs/moe.md), planned,
- * compiled and uploaded in parallel with each other and with the kernels around them (the
- * routing layout, the activation, the combine); then drops the host copies. The policy must
- * give both GEMMs the same block_m for every number of rows per expert (they share one routing
- * layout). Preparing a prepared layer does nothing. Errors: those of hum_layer_prepare (the
+ * expert GEMMs (of the options' GEMM type; indexed: tokens gathered per expert, docs/moe.md),
+ * planned, compiled and uploaded in parallel with each other and with the kernels around them
+ * (the routing layout, the activation, the combine); then drops the host copies. The policy
+ * must give an indexed layer's GEMMs the same block_m for every number of rows per expert (they
+ * share one routing layout). Preparing a prepared layer does nothing. Errors: those of hum_layer_prepare (the
  * message names the projection); HUM_ERR_POLICY when the two tables' block_m differ (naming
  * the rows per expert). On failure the layer is as before the call.
  */
@@ -870,9 +882,10 @@ hum_status hum_moe_prepare(hum_moe *moe);
 /* Bytes of a workspace (hum_workspace_create) in which forwards of up to max_m tokens run in
  * one pass: the GEMMs' stream-K locks, the routing layout, and the rows between the steps
  * (M * top_k rows of 2I (gate/up), I (activated) and H (down) 16-bit elements). A forward of
- * more tokens works through them in chunks of the tokens the workspace holds. Errors:
- * HUM_ERR_INVALID_ARG (NULL, an unprepared layer, max_m < 1 or one whose layout would pass
- * 2^31 - 1 rows). */
+ * more tokens works through them in chunks of the tokens the workspace holds. A grouped layer:
+ * max_m is T (hum_moe_forward_grouped), its rows (T, or E x T masked) of 2I and I elements
+ * between the GEMMs. Errors: HUM_ERR_INVALID_ARG (NULL, an unprepared layer, max_m < 1 or one
+ * whose layout would pass 2^31 - 1 rows). */
 hum_status hum_moe_workspace_size(const hum_moe *moe, int64_t max_m, int64_t *bytes);
 
 /*
@@ -893,12 +906,34 @@ hum_status hum_moe_workspace_size(const hum_moe *moe, int64_t max_m, int64_t *by
  * shared expert computed first), rounded once; else it is overwritten. A token none of whose
  * experts is local gets exactly 0 (or keeps out with accumulate). M == 0 does nothing.
  * Concurrency as hum_layer_forward_ws: one forward at a time per workspace. Errors:
- * HUM_ERR_INVALID_ARG naming the tensor and what was expected (nothing is launched);
- * HUM_ERR_CUDA when a launch fails.
+ * HUM_ERR_INVALID_ARG naming the tensor and what was expected (nothing is launched), for a
+ * grouped layer (hum_moe_forward_grouped); HUM_ERR_CUDA when a launch fails.
  */
 hum_status hum_moe_forward(hum_moe *moe, hum_workspace *ws, struct CUstream_st *stream, const hum_tensor *hidden,
                            const hum_tensor *topk_ids, const hum_tensor *topk_weights, const hum_tensor *expert_map,
                            const hum_tensor *out, int32_t accumulate);
+
+/*
+ * The experts of a grouped layer (hum_moe_options.gemm_type a grouped type) on rows a dispatcher
+ * already sent to them (DeepEP, DeepGEMM's grouped layouts): each row x of local expert e becomes
+ *   out row = down_e(act(gate_up_e(x)))
+ * with no router weight (the host's combine applies it, as DeepEP's does), on `stream`,
+ * asynchronously through `ws`: no allocation, no host sync, no Lua; CUDA-graph capturable.
+ * Tensors (device memory, the activation dtype unless said; E the local experts):
+ *   grouped contiguous: hidden [T, H] (row stride strides[0], 0: H), expert e's rows at
+ *     layout[e] .. layout[e + 1] - 1, layout int64 [E + 1] rank 1 (nondecreasing, layout[E] <=
+ *     T); out [T, H] (row stride strides[0]).
+ *   grouped masked (DeepEP low-latency): hidden [E, T, H] rank 3, contiguous; expert e's first
+ *     layout[e] rows, layout int32 [E] rank 1 (0 .. T); out [E, T, H], contiguous.
+ * Rows outside every expert's are neither read nor written. The layout stays on the GPU: its
+ * values are the host's promise, not checked. The workspace holds the forward in one pass
+ * (hum_moe_workspace_size with max_m = T). T == 0 does nothing. Alignment as hum_moe_forward's.
+ * Errors: HUM_ERR_INVALID_ARG naming the tensor and what was expected (nothing is launched),
+ * for a layer of the indexed type (hum_moe_forward), a workspace short of T; HUM_ERR_CUDA when
+ * a launch fails.
+ */
+hum_status hum_moe_forward_grouped(hum_moe *moe, hum_workspace *ws, struct CUstream_st *stream,
+                                   const hum_tensor *hidden, const hum_tensor *layout, const hum_tensor *out);
 
 /* Frees the layer, its GEMMs and kernels; NULL is a no-op. Not while a forward of it may still
  * run on a stream. */

@@ -49,10 +49,10 @@ int32_t hum_search_path_count(void);
 hum_status hum_search_path_get(int32_t index, hum_search_path *out);
 
 /* The C declarations of hum.h, hum_tools.h and what only libhum and its Lua code exchange,
- * preprocessed with HUM_CDEF (<build>/runtime/hum_cdef.h, embedded at build time): the text a
- * binding of this library declares (LuaJIT's ffi.cdef; the Python package builds its ctypes
- * types and prototypes from it), so a binding reads the types of the very library it loaded.
- * NUL-terminated, static; "" only for a libhum built without it. */
+ * preprocessed with HUM_CDEF (hum_cdef.h in the build's runtime folder, embedded at build
+ * time): the text a binding of this library declares (LuaJIT's ffi.cdef; the Python package
+ * builds its ctypes types and prototypes from it), so a binding reads the types of the very
+ * library it loaded. NUL-terminated, static; "" only for a libhum built without it. */
 const char *hum_cdef(void);
 
 /* --- data types: owned by the quantization core (runtime/src/quant/dtype*.c) --- */
@@ -777,7 +777,8 @@ typedef struct hum_expert_routing {
 } hum_expert_routing;
 
 /* An expert GEMM of `type` (a MoE type) over the E = w->num_experts (>= 1) experts of w, which is
- * copied (opts as for hum_layer_from_standard). Errors: HUM_ERR_INVALID_ARG (NULL, a dense
+ * copied (opts as for hum_layer_from_standard), with w's global scales folded into its scales as
+ * hum_moe_from_standard does. Errors: HUM_ERR_INVALID_ARG (NULL, a dense
  * type, a weight without experts or hum_standard_validate refuses); HUM_ERR_OUT_OF_MEMORY. What
  * the kernels do not take fails at hum_layer_prepare (HUM_ERR_UNSUPPORTED naming it). */
 hum_status hum_expert_gemm_from_standard(hum_runtime *rt, const hum_standard_weight *w, const hum_layer_options *opts,

@@ -57,7 +57,7 @@ static void first_error(const char *log, char *out, size_t cap)
     snprintf(out, cap, "%.*s", (int)(len < cap ? len : cap - 1), line);
 }
 
-/* "; sources from HUM_KERNEL_PATH: /dev/kernels/gemm.cu, ..." when any source or header was read
+/* "; sources from HUM_KERNEL_PATH: /dev/kernels/gemm/gemm_mma.cu, ..." when any source or header was read
  * from an override directory (the log names the embedded path, which is not the file that
  * failed), else "". */
 static void override_note(const hum_jit_sources *src, char *out, size_t cap)

@@ -167,29 +167,5 @@ hum_status hum_expert_gemm_forward(hum_layer *gemm, hum_workspace *ws, struct CU
 hum_status hum_expert_gemm_compile_spec(hum_runtime *rt, const hum_layer_spec *spec, int64_t experts,
                                         hum_gemm_type type, const char *arch, hum_layer_info *out)
 {
-    if (!rt || !spec || !arch || !out)
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_expert_gemm_compile_spec: NULL %s",
-                        !rt ? "runtime" : !spec ? "spec" : !arch ? "arch" : "out");
-    memset(out, 0, sizeof *out);
-    const double t0 = hum_layer_now_ms();
-    hum_status st = hum_arch_check(arch);
-    if (st == HUM_OK)
-        st = hum_layer_spec_check(spec);
-    if (st == HUM_OK)
-        st = hum_layer_check_dims(spec->n, spec->k);
-    if (st == HUM_OK && (experts < 1 || experts > (INT64_C(1) << 20)))
-        st = hum_fail(HUM_ERR_INVALID_ARG, "%lld experts (expected 1 .. 2^20)", (long long)experts);
-    if (st == HUM_OK && type != HUM_GEMM_MOE_INDEXED && type != HUM_GEMM_MOE_GROUPED_CONTIGUOUS &&
-        type != HUM_GEMM_MOE_GROUPED_MASKED)
-        st = hum_fail(HUM_ERR_INVALID_ARG, "GEMM type %d (expected indexed, grouped_contiguous or grouped_masked)",
-                      (int)type);
-    if (st != HUM_OK)
-        return hum_fail_context(st, "hum_expert_gemm_compile_spec");
-    hum_layer_plan plan;
-    memset(&plan, 0, sizeof plan);
-    hum_layer_spec_config(spec, &plan.config);
-    plan.config.num_experts = experts;
-    plan.compute.gemm_type = type;
-    snprintf(plan.arch, sizeof plan.arch, "%s", arch);
-    return hum_layer_compile_plan(rt, &plan, t0, out);
+    return hum_layer_compile_spec_as(rt, spec, &experts, type, arch, out, "hum_expert_gemm_compile_spec");
 }

@@ -154,7 +154,8 @@ hum_status hum_gemm_variant_check(const hum_gemm_variant *v, const char *arch)
          "GEMM type %s with %lld experts: the dense type has none, the MoE types at least one", gemm_type_name(type),
          (long long)c->num_experts);
     RULE(HUM_ERR_UNSUPPORTED, type == HUM_GEMM_DENSE || !c->has_global_scale,
-         "%s expert GEMM with a global scale: the expert GEMMs take no global scales yet", gemm_type_name(type));
+         "%s expert GEMM with a global scale: the expert GEMMs apply none (a weight's global scales are "
+         "folded into its scales when the layer is made, hum_expert_gemm_from_standard)", gemm_type_name(type));
     RULE(HUM_ERR_UNSUPPORTED, !v->compute->f16_accum, "float16 accumulation: the GEMM kernels accumulate in float32");
     RULE(HUM_ERR_UNSUPPORTED, c->weight_bits >= 1 && c->weight_bits <= 8, "weight width %d bits (expected 1..8)",
          c->weight_bits);

@@ -42,9 +42,9 @@ hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v)
     RULE(t->warp_m == t->block_m && t->warp_k == t->block_k,
          "warp_m %d and warp_k %d must equal block_m %d and block_k %d", t->warp_m, t->warp_k, t->block_m,
          t->block_k);
-    /* one wgmma per 64-row slab and k16 step up to block_m 64 (the instruction's N), two above */
-    RULE(t->block_m == 16 || t->block_m == 32 || (t->block_m % 64 == 0 && t->block_m <= 256),
-         "block_m %d (expected 16, 32, 64, 128, 192 or 256)", t->block_m);
+    /* block_m is the instructions' N, run as a sum of wgmma N 128, 64, 32 and 16 (96 = 64 + 32) */
+    RULE(t->block_m % 16 == 0 && t->block_m >= 16 && t->block_m <= 256,
+         "block_m %d (expected a multiple of 16 from 16 to 256)", t->block_m);
     RULE((t->block_n / t->warp_n) % 4 == 0, "block_n %d / warp_n %d is not a whole number of warpgroups",
          t->block_n, t->warp_n);
     /* Registers: at most 128 accumulators and 2 slabs per thread and 2 warpgroups per CTA keep

@@ -23,7 +23,7 @@ hum_status hum_gemm_wgmma_takes(const hum_layer_config *c, const hum_compute_con
  * rows would need their cp.async writes fenced for wgmma's async proxy). */
 hum_status hum_gemm_wgmma_ws_takes(const hum_layer_config *c, const hum_compute_config *compute);
 
-/* Tunings: warp_m = block_m in {16, 32, 64, 128, 192, 256}; warp_k = block_k; one or two whole
+/* Tunings: warp_m = block_m, a multiple of 16 up to 256; warp_k = block_k; one or two whole
  * warpgroups (block_n / warp_n 4 or 8) of one or two slabs (warp_n 16 or 32) and at most 128
  * accumulators per thread (warp_n / 16 * block_m <= 256; 64 when they are promoted,
  * hum_gemm_promotes); for "wgmma" the epilogue tile (hum_gemm_wgmma_epilogue_smem) within the

@@ -11,42 +11,6 @@
 #include <string.h>
 #include <time.h>
 
-static hum_status copy_tensor(const hum_tensor *src, hum_tensor *dst, const char *what)
-{
-    memset(dst, 0, sizeof *dst);
-    if (!src->data)
-        return HUM_OK;
-    hum_status st = hum_host_tensor_alloc(dst, src->dtype, src->rank, src->shape);
-    if (st != HUM_OK)
-        return hum_fail_context(st, "copying the %s", what);
-    int64_t count = 1;
-    for (int32_t i = 0; i < src->rank; i++)
-        count *= src->shape[i];
-    memcpy(dst->data, src->data, (size_t)(count * hum_dtype_code_size(src->dtype)));
-    return HUM_OK;
-}
-
-static hum_status copy_weight(const hum_standard_weight *w, hum_standard_weight *out)
-{
-    hum_standard_header(w, out);
-    hum_status st = copy_tensor(&w->weight, &out->weight, "weight");
-    if (st == HUM_OK)
-        st = copy_tensor(&w->scale, &out->scale, "scale");
-    if (st == HUM_OK)
-        st = copy_tensor(&w->zero_point, &out->zero_point, "zero point");
-    if (st == HUM_OK)
-        st = copy_tensor(&w->global_scale, &out->global_scale, "global scale");
-    if (st == HUM_OK)
-        st = copy_tensor(&w->bias, &out->bias, "bias");
-    if (st == HUM_OK)
-        st = copy_tensor(&w->k_perm, &out->k_perm, "k_perm");
-    if (st == HUM_OK)
-        st = copy_tensor(&w->input_scale, &out->input_scale, "input scale");
-    if (st != HUM_OK)
-        hum_standard_free(out);
-    return st;
-}
-
 /* Shared by the constructors: cuts the options' shard, checks the weight and takes it (moved:
  * *w is zeroed) or a copy of it. `what` names the caller in messages. */
 static hum_status layer_create(hum_runtime *rt, hum_standard_weight *w, int move, const hum_layer_options *opts,
@@ -64,6 +28,16 @@ static hum_status layer_create(hum_runtime *rt, hum_standard_weight *w, int move
         hum_standard_free(&cut);
         return st;
     }
+    if (type != HUM_GEMM_DENSE && use->global_scale.data) {
+        /* the expert GEMMs apply no factor per expert: each expert's global scale goes into its
+         * scales (hum_standard_fold_global) */
+        hum_standard_weight folded;
+        if ((st = hum_standard_fold_global(use, &folded)) != HUM_OK)
+            return hum_fail_context(st, "%s", what);
+        st = layer_create(rt, &folded, 1, opts, type, what, out);
+        hum_standard_free(&folded);
+        return st;
+    }
     hum_layer_types types;
     st = hum_layer_check_weight(w, opts, type, &types);
     if (st != HUM_OK)
@@ -74,7 +48,7 @@ static hum_status layer_create(hum_runtime *rt, hum_standard_weight *w, int move
     if (move) {
         layer->weight = *w;
         memset(w, 0, sizeof *w);
-    } else if ((st = copy_weight(w, &layer->weight)) != HUM_OK) {
+    } else if ((st = hum_standard_copy(w, &layer->weight)) != HUM_OK) {
         free(layer);
         return hum_fail_context(st, "%s", what);
     }

@@ -200,6 +200,12 @@ int32_t hum_layer_precompile(hum_runtime *rt, const hum_layer_plan *plan, const 
  * t0: when the call began (hum_layer_info.prepare_ms counts from it). */
 hum_status hum_layer_compile_plan(hum_runtime *rt, hum_layer_plan *plan, double t0, hum_layer_info *out);
 
+/* hum_layer_compile_spec (experts NULL, type HUM_GEMM_DENSE) and hum_expert_gemm_compile_spec
+ * (*experts in 1 .. 2^20, a MoE type): the arguments, arch and SPEC checked, then the SPEC's
+ * plan compiled; errors name `who`. */
+hum_status hum_layer_compile_spec_as(hum_runtime *rt, const hum_layer_spec *spec, const int64_t *experts,
+                                     hum_gemm_type type, const char *arch, hum_layer_info *out, const char *who);
+
 /* Uploads the host weight of `layer` (planned) to the GPU and preprocesses it into *buf; sets
  * the layer's scale_exponent and out_factor. On failure nothing stays allocated. */
 hum_status hum_layer_upload(hum_layer *layer, int32_t ordinal, hum_layer_buffers *buf);

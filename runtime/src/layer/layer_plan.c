@@ -333,10 +333,11 @@ hum_status hum_layer_compile(hum_runtime *rt, const hum_standard_weight *w, cons
     return hum_layer_compile_plan(rt, &plan, t0, out);
 }
 
-hum_status hum_layer_compile_spec(hum_runtime *rt, const hum_layer_spec *spec, const char *arch, hum_layer_info *out)
+hum_status hum_layer_compile_spec_as(hum_runtime *rt, const hum_layer_spec *spec, const int64_t *experts,
+                                     hum_gemm_type type, const char *arch, hum_layer_info *out, const char *who)
 {
     if (!rt || !spec || !arch || !out)
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_compile_spec: NULL %s",
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s: NULL %s", who,
                         !rt ? "runtime" : !spec ? "spec" : !arch ? "arch" : "out");
     memset(out, 0, sizeof *out);
     const double t0 = hum_layer_now_ms();
@@ -345,13 +346,26 @@ hum_status hum_layer_compile_spec(hum_runtime *rt, const hum_layer_spec *spec, c
         st = hum_layer_spec_check(spec);
     if (st == HUM_OK)
         st = hum_layer_check_dims(spec->n, spec->k);
+    if (st == HUM_OK && experts && (*experts < 1 || *experts > (INT64_C(1) << 20)))
+        st = hum_fail(HUM_ERR_INVALID_ARG, "%lld experts (expected 1 .. 2^20)", (long long)*experts);
+    if (st == HUM_OK && experts && type != HUM_GEMM_MOE_INDEXED && type != HUM_GEMM_MOE_GROUPED_CONTIGUOUS &&
+        type != HUM_GEMM_MOE_GROUPED_MASKED)
+        st = hum_fail(HUM_ERR_INVALID_ARG, "GEMM type %d (expected indexed, grouped_contiguous or grouped_masked)",
+                      (int)type);
     if (st != HUM_OK)
-        return hum_fail_context(st, "hum_layer_compile_spec");
+        return hum_fail_context(st, "%s", who);
     hum_layer_plan plan;
     memset(&plan, 0, sizeof plan);
     hum_layer_spec_config(spec, &plan.config);
+    plan.config.num_experts = experts ? *experts : 0;
+    plan.compute.gemm_type = type;
     snprintf(plan.arch, sizeof plan.arch, "%s", arch);
     return hum_layer_compile_plan(rt, &plan, t0, out);
+}
+
+hum_status hum_layer_compile_spec(hum_runtime *rt, const hum_layer_spec *spec, const char *arch, hum_layer_info *out)
+{
+    return hum_layer_compile_spec_as(rt, spec, NULL, HUM_GEMM_DENSE, arch, out, "hum_layer_compile_spec");
 }
 
 void hum_dispatch_table_free(hum_dispatch_table *t)

@@ -3,6 +3,7 @@
 #include "moe.h"
 
 #include "internal.h"
+#include "standard.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@ void hum_moe_options_init(hum_moe_options *opts)
     opts->alpha = 1.702f;
     opts->beta = 1.0f;
     opts->limit = 7.0f;
+    opts->gemm_type = HUM_GEMM_MOE_INDEXED;
 }
 
 /* The checks of hum_moe_from_standard on the whole weights and the options. */
@@ -34,6 +36,10 @@ static hum_status check(const hum_standard_weight *w13, const hum_standard_weigh
         return hum_fail(HUM_ERR_INVALID_ARG, "activation %d (expected a hum_moe_activation, 0..3)", o->activation);
     if (o->gate_up != HUM_MOE_GATE_UP_SPLIT && o->gate_up != HUM_MOE_GATE_UP_INTERLEAVED)
         return hum_fail(HUM_ERR_INVALID_ARG, "gate_up %d (expected 0 split or 1 interleaved)", o->gate_up);
+    if (o->gemm_type != HUM_GEMM_DENSE && o->gemm_type != HUM_GEMM_MOE_INDEXED &&
+        o->gemm_type != HUM_GEMM_MOE_GROUPED_CONTIGUOUS && o->gemm_type != HUM_GEMM_MOE_GROUPED_MASKED)
+        return hum_fail(HUM_ERR_INVALID_ARG, "gemm_type %d (expected 1 indexed, 2 grouped contiguous or 3 grouped "
+                        "masked)", o->gemm_type);
     const int64_t gated = o->activation == HUM_MOE_RELU2 ? 1 : 2;
     if (w13->k != w2->n || w13->n != gated * w2->k)
         return hum_fail(HUM_ERR_INVALID_ARG, "w13 [%lld, %lld] and w2 [%lld, %lld] per expert do not chain: expected "
@@ -53,6 +59,21 @@ static hum_status check(const hum_standard_weight *w13, const hum_standard_weigh
     if (!hum_dtype_is_activation(act))
         return hum_fail(HUM_ERR_INVALID_ARG, "activation dtype %s (expected float16 or bfloat16)", hum_dtype_name(act));
     return HUM_OK;
+}
+
+/* The expert GEMMs apply no factor per expert: a weight's global scales go into its scales
+ * (hum_standard_fold_global) before anything plans them. */
+static hum_status fold_global(hum_standard_weight *w)
+{
+    if (!w->global_scale.data)
+        return HUM_OK;
+    hum_standard_weight folded;
+    const hum_status st = hum_standard_fold_global(w, &folded);
+    if (st == HUM_OK) {
+        hum_standard_free(w);
+        *w = folded;
+    }
+    return st;
 }
 
 hum_status hum_moe_from_standard(hum_runtime *rt, const hum_standard_weight *w13, const hum_standard_weight *w2,
@@ -76,9 +97,13 @@ hum_status hum_moe_from_standard(hum_runtime *rt, const hum_standard_weight *w13
         return hum_fail(HUM_ERR_OUT_OF_MEMORY, "hum_moe_from_standard: layer object");
     /* a shard of every expert is a copy, so one call takes both cases */
     st = hum_standard_shard(w13, &shard, &moe->w13);
-    if (st == HUM_OK && (st = hum_standard_shard(w2, &shard, &moe->w2)) != HUM_OK)
-        hum_standard_free(&moe->w13);
+    if (st == HUM_OK)
+        st = hum_standard_shard(w2, &shard, &moe->w2);
+    if (st == HUM_OK && (st = fold_global(&moe->w13)) == HUM_OK)
+        st = fold_global(&moe->w2);
     if (st != HUM_OK) {
+        hum_standard_free(&moe->w13);
+        hum_standard_free(&moe->w2);
         free(moe);
         return hum_fail_context(st, "hum_moe_from_standard");
     }
@@ -87,6 +112,8 @@ hum_status hum_moe_from_standard(hum_runtime *rt, const hum_standard_weight *w13
     moe->opts.experts = NULL;
     moe->opts.expert_count = 0;
     moe->opts.global_experts = (int32_t)(opts->global_experts ? opts->global_experts : w13->num_experts);
+    if (moe->opts.gemm_type == HUM_GEMM_DENSE)
+        moe->opts.gemm_type = HUM_GEMM_MOE_INDEXED;
     moe->activation_dtype = opts->activation_dtype ? opts->activation_dtype : w13->param_dtype;
     moe->experts = moe->w13.num_experts;
     moe->hidden = w2->n;

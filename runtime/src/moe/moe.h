@@ -3,6 +3,7 @@
  *   moe_prepare.c  the two expert GEMMs (layer/, hum_expert_gemm_*) and the kernels around them,
  *                  prepared in parallel; CPU-only compiles; workspace sizes
  *   moe_forward.c  the hot path: align, gate/up GEMM, activation, down GEMM, combine
+ *   moe_grouped.c  the hot path of rows already grouped by expert: gate/up, activation, down
  *   moe_load.c     from checkpoints: the experts' projections found, gate and up joined
  *   moe_spec.c     MoE SPEC strings and their random weights
  *   moe_align.c    the routing layout on the GPU (kernels/moe/align.cu)
@@ -35,7 +36,14 @@ struct hum_moe {
 /* Bytes of the workspace a forward of m tokens takes in one pass, with the GEMMs' own part
  * (the stream-K locks) first; *gemm_bytes receives that part. */
 hum_status hum_moe_bytes(const hum_moe *moe, int64_t m, int64_t *bytes, int64_t *gemm_bytes);
-/* The most tokens one pass can route: its padded layout must index rows with int32. */
+/* The most tokens one pass can route: its padded layout must index rows with int32 (a grouped
+ * layer: the most rows T). */
 int64_t hum_moe_max_tokens(const hum_moe *moe);
+
+/* HUM_ERR_INVALID_ARG, the message starting with fn, unless t is a device tensor of `dtype` (or
+ * alt when nonzero) of rank 2 [rows, cols] with contiguous rows (contiguous: packed); *ld its
+ * row stride. */
+hum_status hum_moe_check_tensor(const char *fn, const hum_tensor *t, const char *name, hum_dtype dtype, hum_dtype alt,
+                                int64_t rows, int64_t cols, int contiguous, int64_t *ld);
 
 #endif

@@ -9,23 +9,22 @@
 
 #include <stdint.h>
 
-/* HUM_ERR_INVALID_ARG unless t is a device tensor of `dtype` (any of two when alt is set),
- * [rows, cols]; *ld its row stride (contiguous: exactly cols). */
-static hum_status check(const hum_tensor *t, const char *name, hum_dtype dtype, hum_dtype alt, int64_t rows,
-                        int64_t cols, int contiguous, int64_t *ld)
+static const char *const FN = "hum_moe_forward";
+
+hum_status hum_moe_check_tensor(const char *fn, const hum_tensor *t, const char *name, hum_dtype dtype, hum_dtype alt,
+                                int64_t rows, int64_t cols, int contiguous, int64_t *ld)
 {
     if (!t || t->memory != HUM_MEMORY_DEVICE || !t->data)
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: %s must be a device tensor (non-NULL)", name);
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s: %s must be a device tensor (non-NULL)", fn, name);
     if (t->dtype != dtype && (!alt || t->dtype != alt))
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: %s is %s, expected %s%s%s", name,
-                        hum_dtype_name(t->dtype), hum_dtype_name(dtype), alt ? " or " : "", alt ? hum_dtype_name(alt) : "");
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s: %s is %s, expected %s%s%s", fn, name, hum_dtype_name(t->dtype),
+                        hum_dtype_name(dtype), alt ? " or " : "", alt ? hum_dtype_name(alt) : "");
     if (t->rank != 2 || t->shape[0] != rows || t->shape[1] != cols)
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: %s has rank %d shape [%lld, %lld], expected [%lld, %lld]",
-                        name, t->rank, (long long)t->shape[0], (long long)t->shape[1], (long long)rows,
-                        (long long)cols);
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s: %s has rank %d shape [%lld, %lld], expected [%lld, %lld]", fn, name,
+                        t->rank, (long long)t->shape[0], (long long)t->shape[1], (long long)rows, (long long)cols);
     *ld = t->strides[0] ? t->strides[0] : cols;
     if ((t->strides[1] != 0 && t->strides[1] != 1) || *ld < cols || (contiguous && *ld != cols))
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: %s strides [%lld, %lld]: expected %s", name,
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s: %s strides [%lld, %lld]: expected %s", fn, name,
                         (long long)t->strides[0], (long long)t->strides[1],
                         contiguous ? "contiguous rows" : "contiguous rows at least a row apart");
     return HUM_OK;
@@ -68,6 +67,9 @@ hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstrea
                         first, last, HUM_MOE_STEPS - 1);
     if (!moe->prepared)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: the layer is not prepared (hum_moe_prepare)");
+    if (moe->opts.gemm_type != HUM_GEMM_MOE_INDEXED)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: the layer takes rows already grouped by expert "
+                        "(hum_moe_options.gemm_type %d: hum_moe_forward_grouped)", moe->opts.gemm_type);
     if (ws->rt != moe->rt)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: the workspace belongs to another runtime");
     if (!hidden || hidden->rank != 2)
@@ -76,13 +78,13 @@ hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstrea
     const int64_t m = hidden->shape[0], H = moe->hidden, top_k = moe->opts.top_k;
     const int32_t e_global = moe->opts.global_experts, e_local = (int32_t)moe->experts;
     int64_t ldh, ldo, ld;
-    hum_status st = check(hidden, "hidden", moe->activation_dtype, 0, m, H, 0, &ldh);
+    hum_status st = hum_moe_check_tensor(FN, hidden, "hidden", moe->activation_dtype, 0, m, H, 0, &ldh);
     if (st == HUM_OK)
-        st = check(topk_ids, "topk_ids", HUM_DTYPE_INT32, HUM_DTYPE_INT64, m, top_k, 1, &ld);
+        st = hum_moe_check_tensor(FN, topk_ids, "topk_ids", HUM_DTYPE_INT32, HUM_DTYPE_INT64, m, top_k, 1, &ld);
     if (st == HUM_OK)
-        st = check(topk_weights, "topk_weights", HUM_DTYPE_FLOAT32, 0, m, top_k, 1, &ld);
+        st = hum_moe_check_tensor(FN, topk_weights, "topk_weights", HUM_DTYPE_FLOAT32, 0, m, top_k, 1, &ld);
     if (st == HUM_OK)
-        st = check(out, "out", moe->activation_dtype, 0, m, H, 0, &ldo);
+        st = hum_moe_check_tensor(FN, out, "out", moe->activation_dtype, 0, m, H, 0, &ldo);
     if (st != HUM_OK)
         return st;
     if (expert_map && (expert_map->memory != HUM_MEMORY_DEVICE || !expert_map->data ||

@@ -21,9 +21,11 @@ void hum_moe_kernel_requests(const hum_moe_shape *s, const char *arch, char *con
              "constexpr bool kBf16 = %s;\n"
              "constexpr int kInter = %lld;\n"
              "constexpr int kHidden = %lld;\n"
+             "constexpr int kGemmType = %d;\n"
+             "constexpr int kExperts = %lld;\n"
              "}\n",
              s->activation, s->interleaved ? "true" : "false", s->bf16 ? "true" : "false", (long long)s->intermediate,
-             (long long)s->hidden);
+             (long long)s->hidden, s->gemm_type, (long long)s->experts);
     reqs[0] = (hum_jit_request){.source = "kernels/moe/act.cu", .constants = constants, .kernel_name = "hum_moe_act",
                                 .arch = arch};
     reqs[1] = (hum_jit_request){.source = "kernels/moe/combine.cu", .constants = constants,
@@ -37,12 +39,12 @@ static uint32_t grid_for(int64_t work, int32_t sm_count)
 }
 
 hum_status hum_moe_act_launch(const hum_kernel *k, struct CUstream_st *stream, int32_t sm_count, const void *in,
-                              void *out, const int32_t *sorted, const int32_t *post_padded, int64_t capacity,
-                              int64_t intermediate, int32_t routed, const hum_moe_options *o)
+                              void *out, const void *layout, const int32_t *post_padded, int64_t positions,
+                              int64_t intermediate, int32_t rows, const hum_moe_options *o)
 {
     float alpha = o->alpha, beta = o->beta, limit = o->limit;
-    void *args[] = {(void *)&in, &out, (void *)&sorted, (void *)&post_padded, &routed, &alpha, &beta, &limit};
-    hum_launch_config c = {.grid = {grid_for(capacity * ((intermediate + 7) / 8), sm_count), 1, 1},
+    void *args[] = {(void *)&in, &out, (void *)&layout, (void *)&post_padded, &rows, &alpha, &beta, &limit};
+    hum_launch_config c = {.grid = {grid_for(positions * ((intermediate + 7) / 8), sm_count), 1, 1},
                            .block = {THREADS, 1, 1}, .stream = stream, .overlap_previous = 1};
     return hum_kernel_launch(k, &c, args);
 }

@@ -12,7 +12,8 @@ enum { HUM_MOE_LAYER_KERNELS = 2, HUM_MOE_CONSTANTS_CAP = 512 };
 /* What the kernels are compiled for. */
 typedef struct hum_moe_shape {
     int32_t activation, interleaved, bf16;
-    int64_t hidden, intermediate;
+    int32_t gemm_type; /* the layer's (hum_moe_options): how the activation finds its rows */
+    int64_t hidden, intermediate, experts; /* experts: the local ones */
 } hum_moe_shape;
 
 /* The requests of both kernels for `arch`; `constants` (HUM_MOE_CONSTANTS_CAP bytes) receives
@@ -20,11 +21,14 @@ typedef struct hum_moe_shape {
 void hum_moe_kernel_requests(const hum_moe_shape *s, const char *arch, char *constants,
                              hum_jit_request reqs[HUM_MOE_LAYER_KERNELS]);
 
-/* out[r] = act(in[r]) for the placed rows (sorted[0 .. *post_padded), sentinel `routed`);
- * `capacity` bounds *post_padded and sizes the grid. */
+/* out[r] = act(in[r]) for the rows the layer's layout places (kernels/moe/act.cu): indexed,
+ * layout the sorted ids (int32) up to *post_padded, the sentinel `rows`, `positions` (the
+ * capacity) bounding *post_padded; grouped contiguous, layout the expert offsets (int64
+ * [experts + 1]) into `rows` rows; grouped masked, layout the expert counts (int32 [experts])
+ * of `rows` rows each. positions sizes the grid: the capacity, the rows, or experts x rows. */
 hum_status hum_moe_act_launch(const hum_kernel *k, struct CUstream_st *stream, int32_t sm_count, const void *in,
-                              void *out, const int32_t *sorted, const int32_t *post_padded, int64_t capacity,
-                              int64_t intermediate, int32_t routed, const hum_moe_options *o);
+                              void *out, const void *layout, const int32_t *post_padded, int64_t positions,
+                              int64_t intermediate, int32_t rows, const hum_moe_options *o);
 
 /* The combine of m tokens: see kernels/moe/combine.cu. */
 typedef struct hum_moe_combine_args {

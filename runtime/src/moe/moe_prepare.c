@@ -71,7 +71,8 @@ static hum_status compile_around(const hum_moe *moe, const char *arch, hum_jit_r
     char constants[HUM_MOE_CONSTANTS_CAP];
     memset(res, 0, sizeof(hum_jit_result) * AROUND);
     const hum_moe_shape shape = {moe->opts.activation, moe->opts.gate_up == HUM_MOE_GATE_UP_INTERLEAVED,
-                                 moe->activation_dtype == HUM_DTYPE_BFLOAT16, moe->hidden, moe->intermediate};
+                                 moe->activation_dtype == HUM_DTYPE_BFLOAT16, moe->opts.gemm_type, moe->hidden,
+                                 moe->intermediate, moe->experts};
     hum_moe_align_requests(arch, reqs);
     hum_moe_kernel_requests(&shape, arch, constants, reqs + HUM_MOE_ALIGN_KERNELS);
     const hum_status st = hum_jit_compile_many(hum_runtime_cache_dir(moe->rt), reqs, AROUND, res, 0);
@@ -98,9 +99,10 @@ hum_status hum_moe_prepare(hum_moe *moe)
     const hum_layer_options lo = {.activation_dtype = moe->activation_dtype};
     gemm_job jobs[2];
     memset(jobs, 0, sizeof jobs);
-    st = hum_expert_gemm_from_standard(moe->rt, &moe->w13, &lo, HUM_GEMM_MOE_INDEXED, &jobs[0].gemm);
+    const hum_gemm_type type = (hum_gemm_type)moe->opts.gemm_type;
+    st = hum_expert_gemm_from_standard(moe->rt, &moe->w13, &lo, type, &jobs[0].gemm);
     if (st == HUM_OK)
-        st = hum_expert_gemm_from_standard(moe->rt, &moe->w2, &lo, HUM_GEMM_MOE_INDEXED, &jobs[1].gemm);
+        st = hum_expert_gemm_from_standard(moe->rt, &moe->w2, &lo, type, &jobs[1].gemm);
     pthread_t threads[2];
     int started[2] = {0, 0};
     for (int i = 0; st == HUM_OK && i < 2; i++)
@@ -135,7 +137,7 @@ hum_status hum_moe_prepare(hum_moe *moe)
     hum_layer_info info[2];
     int32_t block_m_max = 0;
     if (st == HUM_OK && (st = hum_layer_get_info(jobs[0].gemm, &info[0])) == HUM_OK &&
-        (st = hum_layer_get_info(jobs[1].gemm, &info[1])) == HUM_OK)
+        (st = hum_layer_get_info(jobs[1].gemm, &info[1])) == HUM_OK && type == HUM_GEMM_MOE_INDEXED)
         st = check_block_m(&info[0], &info[1], &block_m_max);
     if (st != HUM_OK) {
         hum_layer_destroy(jobs[0].gemm);
@@ -163,6 +165,10 @@ enum { ALIGN = 256 };
 
 int64_t hum_moe_max_tokens(const hum_moe *moe)
 {
+    if (moe->opts.gemm_type == HUM_GEMM_MOE_GROUPED_MASKED)
+        return INT32_MAX / moe->experts; /* the rows of all experts */
+    if (moe->opts.gemm_type == HUM_GEMM_MOE_GROUPED_CONTIGUOUS)
+        return INT32_MAX;
     return (INT32_MAX - moe->experts * moe->block_m_max) / moe->opts.top_k;
 }
 
@@ -170,17 +176,23 @@ static int64_t round_up(int64_t v) { return (v + ALIGN - 1) / ALIGN * ALIGN; }
 
 hum_status hum_moe_bytes(const hum_moe *moe, int64_t m, int64_t *bytes, int64_t *gemm_bytes)
 {
-    const int64_t routed = m * moe->opts.top_k;
+    const int indexed = moe->opts.gemm_type == HUM_GEMM_MOE_INDEXED;
+    /* the rows between the steps: routed slots, or a grouped forward's rows */
+    const int64_t rows = indexed ? m * moe->opts.top_k
+                         : moe->opts.gemm_type == HUM_GEMM_MOE_GROUPED_MASKED ? m * moe->experts : m;
     const int64_t n13 = moe->opts.activation == HUM_MOE_RELU2 ? moe->intermediate : 2 * moe->intermediate;
     int64_t a = 0, b = 0;
-    hum_status st = hum_layer_workspace_size(moe->gate_up, m, &a);
+    hum_status st = hum_layer_workspace_size(moe->gate_up, indexed ? m : rows, &a);
     if (st == HUM_OK)
-        st = hum_layer_workspace_size(moe->down, routed, &b);
+        st = hum_layer_workspace_size(moe->down, rows, &b);
     if (st != HUM_OK)
         return st;
     *gemm_bytes = round_up(a > b ? a : b);
-    *bytes = *gemm_bytes + hum_moe_route_bytes(routed, (int32_t)moe->experts, moe->block_m_max) +
-             round_up(routed * n13 * 2) + round_up(routed * moe->intermediate * 2) + round_up(routed * moe->hidden * 2);
+    /* grouped: no routing layout, and the down GEMM writes out itself */
+    *bytes = *gemm_bytes + round_up(rows * n13 * 2) + round_up(rows * moe->intermediate * 2) +
+             (indexed ? hum_moe_route_bytes(rows, (int32_t)moe->experts, moe->block_m_max) +
+                            round_up(rows * moe->hidden * 2)
+                      : 0);
     return HUM_OK;
 }
 
@@ -191,10 +203,14 @@ hum_status hum_moe_workspace_size(const hum_moe *moe, int64_t max_m, int64_t *by
     *bytes = 0;
     if (!moe->prepared)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_workspace_size: the layer is not prepared (hum_moe_prepare)");
-    /* the rows between the steps take at most 2 (2I + I + H) + 16 bytes per slot */
+    /* the rows between the steps take at most 2 (2I + I + H) + 16 bytes per slot (a grouped
+     * layer's: per row, E per masked T) */
     const int64_t per_slot = 2 * (3 * moe->intermediate + moe->hidden) + 16;
     const int64_t limit = hum_moe_max_tokens(moe);
-    if (max_m < 1 || max_m > limit || max_m * moe->opts.top_k > (INT64_MAX / 4) / per_slot)
+    const int64_t fan = moe->opts.gemm_type == HUM_GEMM_MOE_INDEXED       ? moe->opts.top_k
+                        : moe->opts.gemm_type == HUM_GEMM_MOE_GROUPED_MASKED ? moe->experts
+                                                                              : 1;
+    if (max_m < 1 || max_m > limit || max_m * fan > (INT64_MAX / 4) / per_slot)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_workspace_size: max_m %lld (expected 1 .. %lld)",
                         (long long)max_m, (long long)limit);
     int64_t gemm;
@@ -211,13 +227,13 @@ static hum_status compile_layer(const hum_moe *moe, hum_layer_plan plans[2], con
     hum_status st = HUM_OK;
     hum_layer_info *info[2] = {&out->gate_up, &out->down};
     for (int i = 0; st == HUM_OK && i < 2; i++) {
-        plans[i].compute.gemm_type = HUM_GEMM_MOE_INDEXED;
+        plans[i].compute.gemm_type = moe->opts.gemm_type;
         snprintf(plans[i].arch, sizeof plans[i].arch, "%s", arch);
         if ((st = hum_layer_compile_plan(moe->rt, &plans[i], t0, info[i])) != HUM_OK)
             st = hum_fail_context(st, "%s", i ? "the down projection (w2)" : "the gate/up projection (w13)");
     }
     int32_t block_m_max;
-    if (st == HUM_OK)
+    if (st == HUM_OK && moe->opts.gemm_type == HUM_GEMM_MOE_INDEXED)
         st = check_block_m(&out->gate_up, &out->down, &block_m_max);
     hum_jit_result res[AROUND];
     int32_t compiled = 0, cached = 0;
@@ -248,7 +264,7 @@ hum_status hum_moe_compile(hum_runtime *rt, const hum_standard_weight *w13, cons
     const hum_standard_weight *w[2] = {&moe->w13, &moe->w2};
     for (int i = 0; st == HUM_OK && i < 2; i++) {
         hum_layer_types types;
-        if ((st = hum_layer_check_weight(w[i], &lo, HUM_GEMM_MOE_INDEXED, &types)) == HUM_OK)
+        if ((st = hum_layer_check_weight(w[i], &lo, (hum_gemm_type)moe->opts.gemm_type, &types)) == HUM_OK)
             hum_layer_plan_inputs(w[i], &types, &plans[i]);
     }
     if (st == HUM_OK)
@@ -268,9 +284,6 @@ hum_status hum_moe_compile_spec(hum_runtime *rt, const hum_moe_spec *spec, const
     hum_status st = hum_arch_check(arch);
     if (st == HUM_OK)
         st = hum_layer_spec_check(&spec->gate_up);
-    if (st == HUM_OK && spec->gemm_type != HUM_GEMM_MOE_INDEXED)
-        st = hum_fail(HUM_ERR_UNSUPPORTED, "a MoE layer runs the indexed expert GEMM (gemm=indexed); the grouped "
-                      "types are expert GEMMs a host drives itself (hum_expert_gemm_compile_spec)");
     if (st != HUM_OK)
         return hum_fail_context(st, "hum_moe_compile_spec");
     /* the layer of the spec, without its weights: only its shape and options are read */
@@ -280,6 +293,7 @@ hum_status hum_moe_compile_spec(hum_runtime *rt, const hum_moe_spec *spec, const
     moe.opts.activation = spec->activation;
     moe.opts.gate_up = spec->gate_up_layout;
     moe.opts.top_k = spec->top_k;
+    moe.opts.gemm_type = spec->gemm_type;
     hum_layer_plan plans[2];
     memset(plans, 0, sizeof plans);
     hum_layer_spec_config(&spec->gate_up, &plans[0].config);

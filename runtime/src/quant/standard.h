@@ -33,6 +33,23 @@ int64_t hum_standard_stored_k(const hum_standard_weight *w);
  * hum_standard_free(out) is safe whatever the caller fills in next. */
 void hum_standard_header(const hum_standard_weight *w, hum_standard_weight *out);
 
+/* *out = a copy of w, every tensor its own (free with hum_standard_free); on failure out owns
+ * nothing. */
+hum_status hum_standard_copy(const hum_standard_weight *w, hum_standard_weight *out);
+
+/* The scale type of a weight of scale type t once its global scale is folded into its scales
+ * (hum_standard_fold_global): TENSOR becomes CHANNEL, GROUP_TENSOR becomes GROUP, the others
+ * stay. */
+hum_scale_type hum_standard_folded_scale_type(hum_scale_type t);
+
+/* *out = w with its global scale folded into its scales: float32 scales, each the decoded
+ * scale (TENSOR: 1, one per row) times its expert's global scale, rounded once (to float32:
+ * a relative error of at most 2^-24), the scale type as hum_standard_folded_scale_type says,
+ * no global_scale. For what cannot carry a global scale per expert and part: one MoE GEMM over
+ * experts of different global scales, gate and up rows of different ones in one w13. A weight
+ * without a global scale is copied. On failure out owns nothing. */
+hum_status hum_standard_fold_global(const hum_standard_weight *w, hum_standard_weight *out);
+
 /* Checks every field of `w` against the rules in hum.h (HUM-SECTION standard) and fills `v`.
  * HUM_ERR_INVALID_ARG naming the field, the expected and the actual value. */
 hum_status hum_standard_view_init(const hum_standard_weight *w, hum_standard_view *v);

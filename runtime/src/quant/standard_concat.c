@@ -57,13 +57,29 @@ static hum_status check_alike(const hum_standard_weight *a, const hum_standard_w
     if ((a->bias.data == NULL) != (b->bias.data == NULL))
         return hum_fail(HUM_ERR_UNSUPPORTED, "hum_standard_concat: part %d %s a bias and part 0 %s", p,
                         b->bias.data ? "has" : "has no", a->bias.data ? "has" : "has none");
-    if (!same_scalars(&a->global_scale, &b->global_scale))
-        return hum_fail(HUM_ERR_UNSUPPORTED, "hum_standard_concat: part %d has another global_scale than part 0 (one "
-                        "weight has one per expert; folding it into the group scales would round them)", p);
     if (!same_scalars(&a->input_scale, &b->input_scale))
         return hum_fail(HUM_ERR_UNSUPPORTED, "hum_standard_concat: part %d has another static input_scale than part 0 "
                         "(the parts read one A, quantized with one scale)", p);
     return HUM_OK;
+}
+
+/* Parts of different global scales: one weight has one global scale per expert, so each part's
+ * goes into its own scales (hum_standard_fold_global), and the folded parts are stacked. */
+static hum_status concat_folded(const hum_standard_weight *parts, int32_t count, hum_standard_weight *out)
+{
+    hum_standard_weight *folded = calloc((size_t)count, sizeof *folded);
+    if (!folded)
+        return no_memory();
+    hum_status st = HUM_OK;
+    for (int32_t p = 0; p < count && st == HUM_OK; p++)
+        if ((st = hum_standard_fold_global(&parts[p], &folded[p])) != HUM_OK)
+            st = hum_fail_context(st, "hum_standard_concat: part %d", p);
+    if (st == HUM_OK)
+        st = hum_standard_concat(folded, count, out);
+    for (int32_t p = 0; p < count; p++)
+        hum_standard_free(&folded[p]);
+    free(folded);
+    return st;
 }
 
 hum_status hum_standard_concat(const hum_standard_weight *parts, int32_t count, hum_standard_weight *out)
@@ -73,6 +89,9 @@ hum_status hum_standard_concat(const hum_standard_weight *parts, int32_t count, 
     if (!parts || !out || count < 1)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_standard_concat: %s", !out ? "NULL out" : !parts ? "NULL parts" :
                         "count < 1");
+    for (int32_t p = 1; p < count; p++)
+        if (!same_scalars(&parts[0].global_scale, &parts[p].global_scale))
+            return concat_folded(parts, count, out);
     hum_standard_view *v = calloc((size_t)count, sizeof *v);
     if (!v)
         return no_memory();
