@@ -40,13 +40,17 @@ typedef struct hum_gemm_tma_map {
 typedef struct hum_gemm_args {
     /* A (rows per GEMM type, above), the activation dtype. 8-bit A (kAFp8, kAInt8) comes with
      * float32 scales: row m's at a_scale[m * a_scale_ld] (a_scale_ld 1: per token, 0: one for
-     * the tensor), which the epilogue multiplies into the accumulators; NULL / 0 for 16-bit A */
+     * the tensor), which the epilogue multiplies into the accumulators; with groups along K
+     * (kAGroup > 0) row m's group g at a_scale[m * a_scale_ld + g], e8m0 bytes when
+     * kAScaleE8m0, multiplied in where the accumulators are promoted (gemm/kscale.cuh); NULL /
+     * 0 for 16-bit A */
     const void *a;
     const float *a_scale;
     long long lda;
     long long a_scale_ld;
     /* the prepared weight (kernels/prep/repack.cu): codes, scale and zero-point rows
-     * [groups][N] of the activation dtype (float16 for 8-bit A), bias float32 [N]; k_perm
+     * [groups][N] of the activation dtype (float16 for 8-bit A; float32 for e4m3 A's scales
+     * along K, gemm/kscale.cuh), bias float32 [N]; k_perm
      * int32 [K]: the K order of
      * an act-order layer whose A is read in checkpoint order (reserved for a gathering A
      * loader: NULL for dense layers, libhum permutes A first with kernels/prep/permute_a.cu).

@@ -45,13 +45,29 @@ constexpr int kKRows = kKStep / 16;    // k16 rows of repacked codes per MMA ste
 // group scales relative to that factor folded into the decoded codes: float16 rows, staged.
 constexpr bool kFoldScales = kAFp8 && kWeightFloat && kWeightBits == 4 && kHasScale && kGroup < kK;
 constexpr bool kScalesStaged = kHasScale && (!kA8 || kFoldScales);
-constexpr bool kEpilogueScale = kA8 && kHasScale;
+// K-group scales (gemm/kscale.cuh): e4m3 A with a scale per row and group of kAGroup columns
+// (1 x 128 FP8 block-wise; 1 x 32 e8m0 MXFP8), and e4m3 or uint4 weights with float32 scales
+// per group of kGroup along K (FP8 block-wise 128 x 128, as float32 rows [K groups][N]). They
+// change along K, so they multiply the accumulators where those are promoted, not in the
+// epilogue; the epilogue keeps what does not change along K (A's per-token scale, channel
+// factors).
+constexpr bool kAGroupScales = kAFp8 && kAGroup > 0;
+constexpr bool kBlockScales = kAFp8 && kHasScale && kGroup < kK && !kFoldScales;
+constexpr bool kKScales = kAGroupScales || kBlockScales;
+constexpr bool kEpilogueScale = kA8 && kHasScale && !kBlockScales;
 
 constexpr int kKK = kWK / kKStep;  // MMA steps per warp and stage
-// e4m3 products accumulate in the tensor cores with fewer bits than float32 carries: every 128
-// of K (and at the end of each stage) the accumulators are added to float32 totals and reset.
+// e4m3 products accumulate in the tensor cores with fewer bits than float32 carries: every
+// kPromoteK of K (128, or the smaller K group of K-group scales; and at the end of each stage)
+// the accumulators are added to float32 totals, times the period's K-group scales, and reset.
 constexpr bool kPromote = kAFp8;
-constexpr int kPromoteSteps = 128 / kKStep;
+constexpr int kAGroupK = kAGroupScales && kAGroup < 128 ? kAGroup : 128;
+constexpr int kBGroupK = kBlockScales && kGroup < 128 ? kGroup : 128;
+constexpr int kPromoteK = kAGroupK < kBGroupK ? kAGroupK : kBGroupK;
+constexpr int kPromoteSteps = kPromoteK / kKStep;
+static_assert(!kKScales || (kPromoteK % kKStep == 0 && kWK % kPromoteK == 0 &&
+                            (!kAGroupScales || kAGroup % kPromoteK == 0) && (!kBlockScales || kGroup % kPromoteK == 0)),
+              "K-group scales: the groups must be multiples of 32 that nest with each other and with warp K");
 
 // After MMA step KK of a stage: whether the accumulators are promoted now.
 template <int KK>
@@ -65,8 +81,8 @@ static_assert(kGroup % kBK == 0 || (kBK % kGroup == 0 && kGroup % 16 == 0), "sca
 static_assert(kWarpsK == 1 || kWarpsK == 2 || kWarpsK == 4, "1, 2 or 4 warps along K");
 static_assert(kStages >= 2, "at least two pipeline stages");
 static_assert(!kA8 || (kBK >= 128 && kWK % 32 == 0), "8-bit A: block K at least 128, warp K a multiple of 32");
-static_assert(!kA8 || ((kWeightBits == 8 || kWeightBits == 4) && !kZeroPoint && (kGroup >= kK || kFoldScales)),
-              "8-bit A: 8-bit or 4-bit weights without zero point, scales per channel or tensor or folded");
+static_assert(!kA8 || ((kWeightBits == 8 || kWeightBits == 4) && !kZeroPoint && (kGroup >= kK || kFoldScales || kBlockScales)),
+              "8-bit A: 8-bit or 4-bit weights without zero point, scales per channel or tensor, folded or K groups");
 
 constexpr int kKB = kK / kBK;  // k-blocks per tile
 constexpr int kNB = kN / kBN;  // n-blocks

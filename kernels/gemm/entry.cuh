@@ -55,6 +55,13 @@ HUM_DEV void promote(int &acc, int &total)
     acc = 0;
 }
 
+// total += acc * f, then acc = 0 (K-group scales: f is the period's, gemm/kscale.cuh).
+HUM_DEV void promote(float &acc, float &total, float f)
+{
+    total = fmaf(acc, f, total);
+    acc = 0.f;
+}
+
 template <typename T, int N>
 HUM_DEV void promote(T (&acc)[N], T (&total)[N])
 {

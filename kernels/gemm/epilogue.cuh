@@ -46,10 +46,10 @@ HUM_DEV void streamk_end(const hum_gemm_args &args, const Slice &s, int tid)
 }
 
 // The float factor of the accumulators of row `row` (< M): out_factor, times A's scale of the
-// row for 8-bit A.
+// row for 8-bit A (A's group scales were applied at the promotions: gemm/kscale.cuh).
 HUM_DEV float row_factor(const hum_gemm_args &args, i64 row)
 {
-    if constexpr (kA8)
+    if constexpr (kA8 && !kAGroupScales)
         return args.out_factor * __ldg(args.a_scale + row * args.a_scale_ld);
     else
         return args.out_factor;
@@ -58,7 +58,7 @@ HUM_DEV float row_factor(const hum_gemm_args &args, i64 row)
 // row_factor of row r of block b: of the row of A it reads (0 where there is none).
 HUM_DEV float block_row_factor(const hum_gemm_args &args, const Block &b, int r)
 {
-    if constexpr (kA8) {
+    if constexpr (kA8 && !kAGroupScales) {
         const i64 row = a_row(args, b, r);
         return row >= 0 ? row_factor(args, row) : 0.f;
     } else {
@@ -67,7 +67,7 @@ HUM_DEV float block_row_factor(const hum_gemm_args &args, const Block &b, int r)
 }
 
 // The weight's factor of output column `col` (< padded N) where the epilogue applies it (8-bit
-// A: col_scale), else 1.
+// A: col_scale; not the weight's K-group scales, applied at the promotions), else 1.
 HUM_DEV float col_scale(const hum_gemm_args &args, int col)
 {
     if constexpr (kEpilogueScale)

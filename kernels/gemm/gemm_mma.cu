@@ -6,13 +6,15 @@
 // ("B side"), the float accumulators are multiplied by `out_factor` (global scale and exponent
 // bookkeeping) and the bias is added in the epilogue. 8-bit A (e4m3, int8) multiplies the 8-bit
 // codes as they are (m16n8k32), and the epilogue multiplies in A's row scale and the weight's
-// channel scale too. A multi-stage cp.async pipeline streams A, B, scales and zero points;
-// persistent CTAs follow gemm/schedule.cuh.
+// channel scale too; scales that change along K (FP8 block-wise, MXFP8: gemm/kscale.cuh) multiply
+// the float32 accumulators each time they are promoted instead. A multi-stage cp.async pipeline
+// streams A, B, scales and zero points; persistent CTAs follow gemm/schedule.cuh.
 //
 // The argument: kernels/contract/gemm_args.h (a_map unused).
 #include "gemm/dequant.cuh"
 #include "gemm/entry.cuh"
 #include "gemm/epilogue.cuh"
+#include "gemm/kscale.cuh"
 #include "gemm/load_a.cuh"
 #include "gemm/load_b.cuh"
 #include "mma/mma_sync.cuh"
@@ -136,12 +138,28 @@ HUM_DEV void b8_regs(const u32 (&raw)[kKRows][kUnitsW * kRawPerUnit], const u32 
     });
 }
 
-HUM_DEV void compute_stage(u32 stage, int wm, int wn, int wk, int lane, float (&acc)[kMI][kNJ][4],
-                           float (&total)[kMI][kNJ][4])
+// The K-group scales of the warp's rows (i = 2 mi + half) and columns (j = 2 nj + e) times the
+// accumulators, added to the totals (gemm/kscale.cuh).
+HUM_DEV void promote_scaled(float (&acc)[kMI][kNJ][4], float (&total)[kMI][kNJ][4], const float (&fa)[2 * kMI],
+                            const float (&fb)[2 * kNJ])
+{
+#pragma unroll
+    for (int mi = 0; mi < kMI; ++mi)
+#pragma unroll
+        for (int nj = 0; nj < kNJ; ++nj)
+#pragma unroll
+            for (int e = 0; e < 4; ++e)
+                promote(acc[mi][nj][e], total[mi][nj][e], fa[2 * mi + e / 2] * fb[2 * nj + e % 2]);
+}
+
+// The MMA steps of one stage; ct: the tile computed, k0 the warp's first column of K in it.
+HUM_DEV void compute_stage(const hum_gemm_args &args, const KTile &ct, int k0, u32 stage, int wm, int wn, int wk,
+                           int lane, float (&acc)[kMI][kNJ][4], float (&total)[kMI][kNJ][4])
 {
     u32 a[2][kMI][4];
     u32 raw[2][kKRows][kUnitsW * kRawPerUnit];
     u32 s2[kNJ], z2[kNJ];
+    float fa[2 * kMI], fb[2 * kNJ];  // kKScales: the period's factors
     load_frags(stage, 0, wm, wn, wk, lane, a[0], raw[0]);
     static_for<0, kKK>([&](auto kc) {
         constexpr int kk = decltype(kc)::value;
@@ -154,6 +172,12 @@ HUM_DEV void compute_stage(u32 stage, int wm, int wn, int wk, int lane, float (&
                 load_col_params(stage + kABytes + kBBytes + row * kBN * 2, wn, lane, s2);
             if constexpr (kZeroPoint)
                 load_col_params(stage + kABytes + kBBytes + kSBytes + row * kBN * 2, wn, lane, z2);
+        }
+        if constexpr (kKScales && kk % kPromoteSteps == 0) {
+            const int g = lane >> 2, t = lane & 3;
+            kscale_factors(
+                args, ct.blk, k0 + kk * kKStep, [&](int i) { return wm * kWM + i / 2 * 16 + g + 8 * (i % 2); },
+                [&](int j) { return ct.n0 + wn * kWN + j / 2 * 8 + 2 * t + j % 2; }, fa, fb);
         }
         u32 bf[kNJ][2];
         if constexpr (kA8)
@@ -169,7 +193,9 @@ HUM_DEV void compute_stage(u32 stage, int wm, int wn, int wk, int lane, float (&
                 else
                     mma_16816<kBF16>(acc[mi][nj], a[buf][mi], bf[nj][0], bf[nj][1]);
             }
-        if constexpr (promote_after<kk>)
+        if constexpr (promote_after<kk> && kKScales)
+            promote_scaled(acc, total, fa, fb);
+        else if constexpr (promote_after<kk>)
             promote(acc, total);
     });
 }
@@ -277,6 +303,7 @@ HUM_GEMM_KERNEL(hum_gemm)
 
     AGather gather;
     Loader loader;
+    KTile ct;  // kKScales: the tile being computed
     Work lw{0, 0};  // work of the next iteration to load
 #pragma unroll
     for (int s = 0; s < kStages - 1; ++s) {
@@ -308,7 +335,10 @@ HUM_GEMM_KERNEL(hum_gemm)
         cp_async_commit();
 
         w = sch.step(w, j);
-        compute_stage(base + (j % kStages) * kStageBytes, wm, wn, wk, lane, acc, total);
+        if constexpr (kKScales)
+            ct.set(args, rows, w.tile);
+        compute_stage(args, ct, w.kb * kBK + wk * kWK, base + (j % kStages) * kStageBytes, wm, wn, wk, lane, acc,
+                      total);
         if constexpr (!kAVec) {
             if (jn < sch.total)
                 gather.store(next, tid);

@@ -34,7 +34,8 @@
 //
 // 8-bit A (e4m3, int8) runs the k32 wgmma on the 8-bit codes as they are (the lane's words of
 // two k16 rows are one fragment, kernels/prep/repack.cu), int8 into int32 accumulators; the
-// epilogue multiplies in A's row scales and the weight's channel scales.
+// epilogue multiplies in A's row scales and the weight's channel scales, and scales that change
+// along K (FP8 block-wise, MXFP8: gemm/kscale.cuh) multiply the accumulators at each promotion.
 //
 // The argument: kernels/contract/gemm_args.h; A is read through a_map only (a, lda and k_perm
 // unused: an act-order A arrives permuted, prep/permute_a.cu). Dynamic shared memory: kSmemBytes plus
@@ -43,6 +44,7 @@
 #include "gemm/dequant.cuh"
 #include "gemm/entry.cuh"
 #include "gemm/epilogue.cuh"
+#include "gemm/kscale.cuh"
 #include "gemm/load_a.cuh"
 #include "gemm/load_b.cuh"
 #include "mma/wgmma.cuh"
@@ -323,18 +325,35 @@ HUM_DEV void wgmma_step(int *d, const u32 (&a)[4], u64 desc)
     wgmma_rs8<N>(d, a, desc);
 }
 
+// The K-group scales of the thread's tokens (i = 2 j + e: token 8 j + 2 t + e) and rows of N
+// (c = 2 s + h) times the accumulators, added to the totals (gemm/kscale.cuh).
+// (a template: e4m3's float accumulators only instantiate it)
+template <typename T>
+HUM_DEV void promote_scaled(T (&acc)[kSlabs][kAcc], T (&total)[kSlabs][kAcc], const float (&fa)[kBM / 4],
+                            const float (&fb)[2 * kSlabs])
+{
+#pragma unroll
+    for (int s = 0; s < kSlabs; ++s)
+#pragma unroll
+        for (int i = 0; i < kAcc; ++i)  // register 4 j + 2 h + e
+            promote(acc[s][i], total[s][i], fa[2 * (i / 4) + i % 2] * fb[2 * s + i / 2 % 2]);
+}
+
 // All MMA steps of one stage. Step kk dequantizes into fragment buffer kk % 2 once the group
 // that read it (step kk - 2) has finished, so one group computes while the next is prepared.
-// Warp-specialised, once step 1 has waited the previous stage's groups have all finished: lane
-// 0 then releases that stage's slot (empty barrier `release`) when `released` is set.
-HUM_DEV void compute_stage(u32 base, int slot, int wg, int w, int lane, Acc (&acc)[kSlabs][kAcc],
-                           Acc (&total)[kSlabs][kAcc], bool released = false, u32 release = 0)
+// K-group scales: blk and n0 the tile's, k0 the stage's first column of K. Warp-specialised,
+// once step 1 has waited the previous stage's groups have all finished: lane 0 then releases
+// that stage's slot (empty barrier `release`) when `released` is set.
+HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int n0, int k0, u32 base, int slot, int wg,
+                           int w, int lane, Acc (&acc)[kSlabs][kAcc], Acc (&total)[kSlabs][kAcc], bool released = false,
+                           u32 release = 0)
 {
     const u32 bstage = base + kBOffset + slot * kBBytes;
     const u64 desc0 = wgmma_desc_sw128(base + slot * kABytes);
     u32 raw[2][kKRows][kSlabs][kShare];
     u32 frag[2][kSlabs][4];
     u32 sc[kSlabs], zp[kSlabs];
+    float fa[kBM / 4], fb[2 * kSlabs];  // kKScales: the period's factors
     load_codes(bstage, 0, wg, w, lane, raw[0]);
     static_for<0, kKK>([&](auto kc) {
         constexpr int kk = decltype(kc)::value;
@@ -347,6 +366,12 @@ HUM_DEV void compute_stage(u32 base, int slot, int wg, int w, int lane, Acc (&ac
                 load_params(base + kSOffset + slot * kSBytes + row * kBN * 2, wg, w, lane, sc);
             if constexpr (kZeroPoint)
                 load_params(base + kZOffset + slot * kZBytes + row * kBN * 2, wg, w, lane, zp);
+        }
+        if constexpr (kKScales && kk % kPromoteSteps == 0) {
+            const int g = lane >> 2, t = lane & 3;
+            kscale_factors(
+                args, blk, k0 + kk * kKStep, [&](int i) { return 8 * (i / 2) + 2 * t + i % 2; },
+                [&](int c) { return n0 + (wg * kSlabs + c / 2) * 64 + 16 * w + g + 8 * (c % 2); }, fa, fb);
         }
         wgmma_wait<1>();
         if constexpr (kSpecialised && kk == 1) {
@@ -371,7 +396,10 @@ HUM_DEV void compute_stage(u32 base, int slot, int wg, int w, int lane, Acc (&ac
         if constexpr (promote_after<kk>) {
             wgmma_wait<0>();
             pin_acc(acc);
-            promote(acc, total);
+            if constexpr (kKScales)
+                promote_scaled(acc, total, fa, fb);
+            else
+                promote(acc, total);
         }
     });
 }
@@ -411,7 +439,7 @@ HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, const Block &
         if (i + kInFlight < len)
             load_stage(args, a, blk, base, (g + kInFlight) % kStages, n0, kb0 + i + kInFlight, tid);
         cp_async_commit();
-        compute_stage(base, slot, wg, w, lane, acc, total);
+        compute_stage(args, blk, n0, (kb0 + i) * kBK, base, slot, wg, w, lane, acc, total);
     }
     wgmma_wait<0>();
     pin_acc(acc);
@@ -423,13 +451,14 @@ HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, const Block &
 // ring into acc, each slot waited full and released empty; at the end every product has
 // finished. g0 counts the stages this CTA computed before: stage g sits in slot g % kStages and
 // is fill g / kStages of that slot.
-HUM_DEV void mainloop_ws(u32 base, int g0, int len, int wg, int w, int lane, Acc (&acc)[kSlabs][kAcc],
-                         Acc (&total)[kSlabs][kAcc])
+HUM_DEV void mainloop_ws(const hum_gemm_args &args, u32 base, int g0, const Block &blk, int n0, int kb0, int len,
+                         int wg, int w, int lane, Acc (&acc)[kSlabs][kAcc], Acc (&total)[kSlabs][kAcc])
 {
     for (int i = 0; i < len; ++i) {
         const int g = g0 + i, slot = g % kStages;
         mbar_wait(full_bar(base, slot), (g / kStages) & 1);
-        compute_stage(base, slot, wg, w, lane, acc, total, i > 0, empty_bar(base, (g + kStages - 1) % kStages));
+        compute_stage(args, blk, n0, (kb0 + i) * kBK, base, slot, wg, w, lane, acc, total, i > 0,
+                      empty_bar(base, (g + kStages - 1) % kStages));
     }
     wgmma_wait<0>();
     pin_acc(acc);
@@ -597,7 +626,7 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
         zero_acc(acc);
         zero_acc(total);
         if constexpr (kSpecialised)
-            mainloop_ws(base, g0, len, wg, w, lane, acc, total);
+            mainloop_ws(args, base, g0, blk, nb * kBN, wk.kb, len, wg, w, lane, acc, total);
         else
             mainloop(args, base, g0, blk, nb * kBN, wk.kb, len, tid, wg, w, lane, acc, total);
         epilogue(args, sch, blk, wk.tile, nb * kBN, base, tid, wg, w, lane, kPromote ? total : acc);

@@ -13,9 +13,13 @@
 -- Then the nearest type a kernel family takes on the target (C's rules: hum_layer_kernel_takes,
 -- e.g. fp8 needs sm_89; every rule that refuses is named in the note): fp4 activations (NVFP4,
 -- MXFP4 W4A4: no GPU of this build runs them) as e4m3 per token (W4A8), then 16-bit (W4A16);
--- mxfp8 and 1 x 128 groups as e4m3 per token, then 16-bit; e4m3 or int8 per tensor or token as
--- 16-bit. An 8-bit type with the layer's host passing 16-bit A: the layer quantizes A in each
--- forward (kernels/prep/quantize_a.cu).
+-- mxfp8 and 1 x 128 groups (e4m3 with scales per group along K, applied where the accumulators
+-- are promoted: sm_89 and newer, kernels/gemm/kscale.cuh) as e4m3 per token, then 16-bit; e4m3
+-- or int8 per tensor or token as 16-bit. An 8-bit type with the layer's host passing 16-bit A:
+-- the layer quantizes A in each forward (kernels/prep/quantize_a.cu).
+-- Scales along K (A's groups, or a weight's float32 block or group scales with e4m3 A:
+-- hum_layer_kgroup_k) have not run on a GPU yet: a layer runs them only when asked (1 or 2),
+-- never as the checkpoint's default (3), which falls back as above.
 
 local bit = require("bit")
 local ffi = require("ffi")
@@ -96,6 +100,10 @@ function M.decide(c, try)
   for i, a in ipairs(candidates(want, c16)) do
     set(c, a)
     local ok, reason = try()
+    if ok and value == nil and tonumber(C.hum_layer_kgroup_k(c)) > 0 then
+      ok, reason = false, "scales along K with float8_e4m3fn activations have not run on a GPU yet (opt in: "
+        .. key .. " = e4m3 or mxfp8, docs/formats.md)"
+    end
     if ok then
       local text = M.describe(a)
       if a.wanted and a.wanted ~= text then why[#why + 1] = a.wanted .. " activations have no kernels" end
@@ -109,7 +117,8 @@ function M.decide(c, try)
       if bit.band(a.dtype, 0xff) <= 8 then notes[#notes + 1] = "quantized by the layer" end
       return #notes > 0 and (text .. " (" .. table.concat(notes, "; ") .. ")") or text
     end
-    why[#why + 1] = reason
+    -- a reason already given (the same rule refusing the next candidate) is said once
+    if reason ~= why[#why] then why[#why + 1] = reason end
   end
   return nil
 end

@@ -404,32 +404,36 @@ class Runtime:
 
     def moe_from_checkpoint(self, path, name, top_k, activation="silu", gate_up="split", global_experts=0,
                             experts=None, expert_map=None, dtype=None, alpha=None, beta=None, limit=None,
-                            prepare=True):
+                            prepare=True, gemm="indexed"):
         """A Moe of the experts module `name` of a checkpoint ("model.layers.0.mlp.experts": fused
         gate_up_proj / down_proj, one gate_proj / up_proj / down_proj per expert, or Mixtral's
         w1 / w3 / w2; hum.h, hum_moe_from_safetensors). activation "silu", "swiglu_oai" (alpha,
         beta, limit), "relu2" or "gelu"; gate_up "split" or "interleaved" (gpt-oss). Expert
         parallelism: `experts` (the global ids kept, in local order) or `expert_map` (the
-        forward's map: local index or -1 per global id) converts only the local experts."""
+        forward's map: local index or -1 per global id) converts only the local experts. gemm:
+        "indexed" (moe(hidden, topk_ids, topk_weights): tokens routed by their top-k ids) or
+        "grouped_contiguous" / "grouped_masked" (moe.grouped(hidden, layout): rows a dispatcher
+        such as DeepEP already grouped by expert)."""
         if expert_map is not None:
             if experts is not None:
                 raise ValueError("moe_from_checkpoint: give experts or expert_map, not both")
             experts = Shard.from_expert_map(expert_map).experts
-        o, ids = moe_options(top_k, activation, gate_up, global_experts, experts, dtype, alpha, beta, limit)
+        o, ids = moe_options(top_k, activation, gate_up, global_experts, experts, dtype, alpha, beta, limit, gemm)
         out = ctypes.c_void_p()
         _check(F["hum_moe_from_safetensors"](self._handle(), str(path).encode(), name.encode(), ctypes.byref(o),
                                              ctypes.byref(out)), "MoE %s of %s" % (name, path))
-        return self._adopt(Moe(self, out), prepare)
+        return self._adopt(Moe(self, out, gemm), prepare)
 
     def moe_from_standard(self, w13, w2, top_k, activation="silu", gate_up="split", global_experts=0, experts=None,
-                          dtype=None, alpha=None, beta=None, limit=None, prepare=True):
+                          dtype=None, alpha=None, beta=None, limit=None, prepare=True, gemm="indexed"):
         """A Moe of two expert StandardWeights (copied): w13 [E, 2I (I for relu2), H] and w2
-        [E, H, I]; `experts` keeps those experts only (expert parallelism)."""
-        o, ids = moe_options(top_k, activation, gate_up, global_experts, experts, dtype, alpha, beta, limit)
+        [E, H, I]; `experts` keeps those experts only (expert parallelism); the other options as
+        for moe_from_checkpoint."""
+        o, ids = moe_options(top_k, activation, gate_up, global_experts, experts, dtype, alpha, beta, limit, gemm)
         out = ctypes.c_void_p()
         _check(F["hum_moe_from_standard"](self._handle(), ctypes.byref(w13._w), ctypes.byref(w2._w), ctypes.byref(o),
                                           ctypes.byref(out)), "moe_from_standard")
-        return self._adopt(Moe(self, out), prepare)
+        return self._adopt(Moe(self, out, gemm), prepare)
 
     def _adopt(self, layer, prepare):
         import weakref

@@ -7,24 +7,27 @@ from ._capi import LIB, NS, F, K, T, raw
 from ._layer import _HT, _TORCH, _W_DATA, _W_LD, _W_ROWS, stream_pointer, torch_stream
 
 _FORWARD, _ = raw(LIB, NS, "hum_moe_forward")
+_FORWARD_GROUPED, _ = raw(LIB, NS, "hum_moe_forward_grouped")
 
 _ACTIVATIONS = {"silu": "HUM_MOE_SILU", "swiglu_oai": "HUM_MOE_SWIGLU_OAI", "relu2": "HUM_MOE_RELU2",
                 "gelu": "HUM_MOE_GELU"}
 _GATE_UP = {"split": "HUM_MOE_GATE_UP_SPLIT", "interleaved": "HUM_MOE_GATE_UP_INTERLEAVED"}
+_GEMMS = {"indexed": "HUM_GEMM_MOE_INDEXED", "grouped_contiguous": "HUM_GEMM_MOE_GROUPED_CONTIGUOUS",
+          "grouped_masked": "HUM_GEMM_MOE_GROUPED_MASKED"}
 _DEVICE = K["HUM_MEMORY_DEVICE"]
 _INT32, _INT64, _FLOAT32 = dtype("int32"), dtype("int64"), dtype("float32")
 _ID_DTYPES = {} if _TORCH is None else {_TORCH.int32: _INT32, _TORCH.int64: _INT64}
 
 
 def moe_options(top_k, activation="silu", gate_up="split", global_experts=0, experts=None, dtype_=None,
-                alpha=None, beta=None, limit=None):
+                alpha=None, beta=None, limit=None, gemm="indexed"):
     """(hum_moe_options, what it points to: keep it alive during the call)."""
-    if activation not in _ACTIVATIONS or gate_up not in _GATE_UP:
-        raise ValueError("hum.Moe: activation %r (one of %s), gate_up %r (one of %s)"
-                         % (activation, sorted(_ACTIVATIONS), gate_up, sorted(_GATE_UP)))
+    if activation not in _ACTIVATIONS or gate_up not in _GATE_UP or gemm not in _GEMMS:
+        raise ValueError("hum.Moe: activation %r (one of %s), gate_up %r (one of %s), gemm %r (one of %s)"
+                         % (activation, sorted(_ACTIVATIONS), gate_up, sorted(_GATE_UP), gemm, sorted(_GEMMS)))
     o = T["hum_moe_options"]()
     F["hum_moe_options_init"](ctypes.byref(o))
-    o.activation, o.gate_up = K[_ACTIVATIONS[activation]], K[_GATE_UP[gate_up]]
+    o.activation, o.gate_up, o.gemm_type = K[_ACTIVATIONS[activation]], K[_GATE_UP[gate_up]], K[_GEMMS[gemm]]
     o.top_k, o.global_experts = int(top_k), int(global_experts)
     o.activation_dtype = dtype(dtype_) if dtype_ else 0
     for name, value in (("alpha", alpha), ("beta", beta), ("limit", limit)):
@@ -39,9 +42,10 @@ def moe_options(top_k, activation="silu", gate_up="split", global_experts=0, exp
 
 def tensor_views():
     """hum_tensor structs for a MoE forward's hidden, topk_ids, topk_weights, expert_map and out,
-    each (struct, reference, int64 view of its memory); the forward sets the dtypes that vary."""
+    then a grouped forward's hidden, layout and out, each (struct, reference, int64 view of its
+    memory); the forwards set the dtypes and ranks that vary."""
     out = []
-    for rank, dt in ((2, 0), (2, _INT32), (2, _FLOAT32), (1, _INT32), (2, 0)):
+    for rank, dt in ((2, 0), (2, _INT32), (2, _FLOAT32), (1, _INT32), (2, 0), (2, 0), (1, _INT64), (2, 0)):
         t = _HT()
         t.dtype, t.rank, t.memory = dt, rank, _DEVICE
         out.append((t, ctypes.byref(t), memoryview(t).cast("B").cast("q")))
@@ -54,8 +58,10 @@ def _point(view, t):
     q[_W_DATA] = t.data_ptr()
     shape, strides = t.shape, t.stride()
     q[_W_ROWS], q[_W_LD] = shape[0], strides[0]
-    if len(shape) == 2:
+    if len(shape) > 1:
         q[_W_ROWS + 1], q[_W_LD + 1] = shape[1], strides[1]
+        if len(shape) > 2:
+            q[_W_ROWS + 2], q[_W_LD + 2] = shape[2], strides[2]
     return view[1]
 
 
@@ -65,8 +71,8 @@ class Moe:
     prepare(); call it on torch CUDA tensors. Free with close() or by dropping it (and before the
     runtime is closed, which closes it)."""
 
-    def __init__(self, runtime, handle):
-        self._runtime, self._h = runtime, handle
+    def __init__(self, runtime, handle, gemm="indexed"):
+        self._runtime, self._h, self.gemm = runtime, handle, gemm
         i = self._info()
         self.hidden, self.intermediate, self.top_k = i.hidden, i.intermediate, i.top_k
         self.experts, self.global_experts = i.experts, i.global_experts
@@ -122,6 +128,9 @@ class Moe:
         h = self._h
         if not h:
             self._handle()  # raises: the layer is closed
+        if self.gemm != "indexed":
+            raise ValueError("hum.Moe: a %s layer takes rows already grouped by expert: moe.grouped(hidden, layout)"
+                             % self.gemm)
         dev = hidden.get_device()
         if dev != self._ordinal:
             raise ValueError("hum.Moe: hidden is on %s, expected cuda:%s" % (hidden.device, self._ordinal))
@@ -152,12 +161,9 @@ class Moe:
                 raise ValueError("hum.Moe: expert_map is %s, expected int32" % expert_map.dtype)
             expert_map = expert_map.contiguous()
         if workspace is None:
-            if self._workspace is None or self._workspace_m < m:
-                self._workspace = self._runtime.workspace(nbytes=self.workspace_size(max(m, 1)))
-                self._workspace_m = max(m, 1)
-            workspace = self._workspace
+            workspace = self._own_workspace(m)
         # hum checks shapes, dtypes and devices of what it is given and names the tensor
-        th, ti, tw, tm, to = workspace._moe_tensors()
+        th, ti, tw, tm, to, _, _, _ = workspace._moe_tensors()
         ti[0].dtype, th[0].dtype, to[0].dtype = ids_dt, self._act, self._act
         status = _FORWARD(h, workspace._handle(), stream_pointer(self, torch_stream(dev, stream)), _point(th, hidden),
                           _point(ti, topk_ids), _point(tw, topk_weights),
@@ -165,6 +171,66 @@ class Moe:
                           1 if accumulate else 0)
         if status:
             _check(status, "hum.Moe forward")
+        return out
+
+    def _own_workspace(self, m):
+        """The layer's own Workspace, grown to m rows (outside graph capture)."""
+        if self._workspace is None or self._workspace_m < m:
+            self._workspace = self._runtime.workspace(nbytes=self.workspace_size(max(m, 1)))
+            self._workspace_m = max(m, 1)
+        return self._workspace
+
+    def grouped(self, hidden, layout, out=None, stream=None, workspace=None):
+        """The experts of a layer made with gemm="grouped_contiguous" or "grouped_masked" on rows
+        a dispatcher (DeepEP) already grouped by local expert: each row x of expert e becomes
+        down_e(act(gate_up_e(x))), no router weight (the host's combine applies it); hum.h,
+        hum_moe_forward_grouped. Torch CUDA tensors on the layer's GPU:
+          grouped_contiguous: hidden [T, H], expert e's rows layout[e] .. layout[e + 1] - 1,
+            layout int64 [E + 1]; out [T, H];
+          grouped_masked: hidden [E, T, H] contiguous, expert e's first layout[e] rows, layout
+            int32 [E]; out [E, T, H].
+        out is allocated when None; rows outside every expert's are neither read nor written.
+        The layout stays on the GPU (its values are not checked). On `stream` (None: torch's
+        current stream); no sync, capturable (pass a workspace of T rows and out)."""
+        torch = _TORCH
+        if torch is None:
+            raise TypeError("hum.Moe: forwards take torch tensors")
+        h = self._h
+        if not h:
+            self._handle()  # raises: the layer is closed
+        if self.gemm == "indexed":
+            raise ValueError("hum.Moe: grouped() is for layers made with gemm='grouped_contiguous' or "
+                             "'grouped_masked'; this one routes tokens by their top-k ids: moe(hidden, topk_ids, ...)")
+        masked = self.gemm == "grouped_masked"
+        dev = hidden.get_device()
+        if dev != self._ordinal:
+            raise ValueError("hum.Moe: hidden is on %s, expected cuda:%s" % (hidden.device, self._ordinal))
+        want, hshape, rank = self._torch_dtype, hidden.shape, 3 if masked else 2
+        shape = "[E, T, %d]" % self.hidden if masked else "[T, %d]" % self.hidden
+        if hidden.dtype is not want or len(hshape) != rank or hshape[-1] != self.hidden:
+            raise ValueError("hum.Moe: hidden is %s %s, expected %s %s" % (hidden.dtype, tuple(hshape), want, shape))
+        layout_dtype = torch.int32 if masked else torch.int64
+        if layout.dtype is not layout_dtype or layout.dim() != 1 or layout.get_device() != dev:
+            raise ValueError("hum.Moe: layout is %s %s on %s, expected %s [%s] on %s" % (
+                layout.dtype, tuple(layout.shape), layout.device, layout_dtype, "E" if masked else "E + 1",
+                hidden.device))
+        if masked or hidden.stride(-1) != 1:
+            hidden = hidden.contiguous()
+        layout = layout.contiguous()
+        if out is None:
+            out = torch.empty_like(hidden)
+        elif out.dtype is not want or out.shape != hshape or out.get_device() != dev:
+            raise ValueError("hum.Moe: out is %s %s on %s, expected %s %s on %s" % (
+                out.dtype, tuple(out.shape), out.device, want, tuple(hshape), hidden.device))
+        if workspace is None:
+            workspace = self._own_workspace(hshape[-2])
+        _, _, _, _, _, th, tl, to = workspace._moe_tensors()
+        th[0].dtype, to[0].dtype, th[0].rank, to[0].rank = self._act, self._act, rank, rank
+        tl[0].dtype = _INT32 if masked else _INT64
+        status = _FORWARD_GROUPED(h, workspace._handle(), stream_pointer(self, torch_stream(dev, stream)),
+                                  _point(th, hidden), _point(tl, layout), _point(to, out))
+        if status:
+            _check(status, "hum.Moe grouped forward")
         return out
 
     def close(self):
@@ -179,5 +245,6 @@ class Moe:
         self.close()
 
     def __repr__(self):
-        return "hum.Moe(experts=%d of %d, hidden=%d, intermediate=%d, top_k=%d, %s)" % (
-            self.experts, self.global_experts, self.hidden, self.intermediate, self.top_k, self.activation)
+        return "hum.Moe(experts=%d of %d, hidden=%d, intermediate=%d, top_k=%d, %s%s)" % (
+            self.experts, self.global_experts, self.hidden, self.intermediate, self.top_k, self.activation,
+            "" if self.gemm == "indexed" else ", " + self.gemm)

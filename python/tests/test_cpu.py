@@ -261,6 +261,12 @@ def test_activation_options_plan(rt):
         rt.describe_plan(u8, arch="sm_90a", activation="e4m3")
     with pytest.raises(hum.HumError, match="activation group 64"):
         rt.describe_plan(u8, arch="sm_90a", activation="int8", activation_group=64)
+    with pytest.raises(hum.HumError, match="int8 activation scales in groups of 128"):
+        rt.describe_plan(u8, arch="sm_90a", activation="int8", activation_group=128)
+    block = hum.spec_weight("n=256,k=512,w=e4m3,block=128x128")
+    assert rt.describe_plan(block, arch="sm_90a", activation="e4m3", activation_group=128)["rows"]
+    grouped = rt.layer_from_standard(block, activation="e4m3", activation_group=128, prepare=False)
+    assert (grouped.activation, grouped.activation_group) == ("float8_e4m3fn", 128)
     with pytest.raises(hum.HumError, match="output dtype float32"):
         rt.describe_plan(w, arch="sm_90a", activation="e4m3", output="float32")
     with pytest.raises(ValueError, match="SPEC carries"):
@@ -310,3 +316,13 @@ def test_activation_scale_in_info(rt):
     assert rt.layer_from_spec("n=256,k=512,w=uint4", prepare=False).info["activation_scale"] is None
     w = hum.spec_weight("n=256,k=512,w=e4m3,a=e4m3,ascale=tensor")
     assert rt.layer_from_standard(w, prepare=False).info["activation_scale"] == "tensor"
+
+
+def test_moe_gemm_types(rt, moe_model_dir):
+    """gemm= picks the expert GEMMs' type: grouped layers are made without a GPU too; a bad name
+    is refused before any call."""
+    for gemm in ("grouped_contiguous", "grouped_masked"):
+        moe = rt.moe_from_checkpoint(moe_model_dir, MOE_NAME, top_k=1, gemm=gemm, prepare=False)
+        assert moe.gemm == gemm and moe.experts == MOE_E
+    with pytest.raises(ValueError, match="gemm 'grouped'"):
+        rt.moe_from_checkpoint(moe_model_dir, MOE_NAME, top_k=1, gemm="grouped", prepare=False)

@@ -321,7 +321,8 @@ def test_a8_config_override(tmp_path):
         w = hum.spec_weight("n=256,k=512,w=uint4,a=bfloat16", seed=9)
         layer = r.layer_from_standard(w)
         assert layer.activation == "float8_e4m3fn"
-        assert layer.dispatch["activation"] == "e4m3 per token (override linear.activation = e4m3; quantized by the layer)"
+        assert layer.dispatch["activation"] == \
+            "e4m3 per token (override linear.activation = e4m3; quantized by the layer)"
         x = torch.randn(17, w.k, device="cuda", dtype=torch.bfloat16)
         out = layer(x)
         torch.cuda.synchronize()
@@ -352,3 +353,87 @@ def test_a8_forward_errors(grt):
     with pytest.raises(hum.HumError) as e:
         layer(raw[1:].view(4, w.k), x_scale=scale)
     assert e.value.status == "HUM_ERR_INVALID_ARG" and "16-byte aligned" in e.value.message
+
+
+@pytest.mark.parametrize("gemm", ["grouped_contiguous", "grouped_masked"])
+def test_moe_grouped(grt, moe_model_dir, gemm):
+    """moe.grouped(hidden, layout) on rows already grouped by expert (DeepEP's contiguous and
+    masked layouts) against the float64 experts of the dequantized weights, no router weight;
+    rows outside every expert's stay as they were (poisoned)."""
+    moe = grt.moe_from_checkpoint(moe_model_dir, MOE_NAME, top_k=1, gemm=gemm)
+    gate, up, down = (grt.load_standard(moe_model_dir, "%s.*.%s" % (MOE_NAME, p))
+                      for p in ("gate_proj", "up_proj", "down_proj"))
+
+    def expert(e, rows):
+        g, u = rows @ gate.dequant(e).T, rows @ up.dequant(e).T
+        return (g / (1 + np.exp(-g)) * u) @ down.dequant(e).T
+
+    g = torch.Generator(device="cpu").manual_seed(5)
+    if gemm == "grouped_masked":
+        counts = [2, 0, 6, 1]
+        x = (torch.randn(MOE_E, 6, MOE_H, generator=g) * 0.5).to("cuda", torch.float16)
+        layout = torch.tensor(counts, dtype=torch.int32, device="cuda")
+        spans = [(e, slice(0, c)) for e, c in enumerate(counts)]
+    else:
+        bounds = [0, 3, 3, 8, 10]  # 12 rows: the last two belong to no expert
+        x = (torch.randn(12, MOE_H, generator=g) * 0.5).to("cuda", torch.float16)
+        layout = torch.tensor(bounds, dtype=torch.int64, device="cuda")
+        spans = [(e, slice(bounds[e], bounds[e + 1])) for e in range(MOE_E)]
+    out = torch.full_like(x, float("nan"))
+    assert moe.grouped(x, layout, out=out) is out
+    torch.cuda.synchronize()
+    xs, got = x.double().cpu().numpy(), out.double().cpu().numpy()
+    covered = np.zeros(got.shape[:-1], dtype=bool)
+    for e, rows in spans:
+        sel = (e, rows) if gemm == "grouped_masked" else rows
+        covered[sel] = True
+        if xs[sel].shape[0]:
+            ref = expert(e, xs[sel])
+            assert np.linalg.norm(got[sel] - ref) / np.linalg.norm(ref) < 1e-2
+    assert np.isnan(got[~covered]).all()
+    with pytest.raises(ValueError, match="takes rows already grouped"):
+        moe(x.reshape(-1, MOE_H), torch.zeros(1, 1, dtype=torch.int32, device="cuda"),
+            torch.ones(1, 1, device="cuda"))
+
+
+def quantize_groups(x, group):
+    """x's e4m3 codes and scales per row and 1 x group columns: float32 amax / 448 for 128 (FP8
+    block-wise), e8m0 bytes for 32 (MXFP8: 2^clamp(floor(log2 amax) - 8, -127, 127), stored as
+    the exponent + 127); saturating, nearest even. Also the float64 activations they make."""
+    m, k = x.shape
+    groups = -(-k // group)
+    xf = torch.nn.functional.pad(x.float(), (0, groups * group - k)).reshape(m, groups, group)
+    amax = xf.abs().amax(dim=-1, keepdim=True)
+    if group == 32:
+        exp = torch.where(amax > 0, torch.floor(torch.log2(amax)) - 8, torch.full_like(amax, -127)).clamp(-127, 127)
+        scale = torch.exp2(exp)
+        stored = (exp + 127).to(torch.uint8).reshape(m, groups)
+    else:
+        scale = amax / 448
+        stored = scale.reshape(m, groups)
+    inv = torch.where(amax > 0, 1 / scale, torch.zeros_like(scale)) if group == 32 else \
+        torch.where(amax > 0, 448 / amax, torch.zeros_like(amax))
+    codes = (xf * inv).clamp(-448, 448).to(torch.float8_e4m3fn)
+    a = (codes.double() * scale.double()).reshape(m, groups * group)[:, :k]
+    return codes.reshape(m, groups * group)[:, :k].contiguous(), stored, a.cpu().numpy()
+
+
+@pytest.mark.parametrize("spec,group,output", [("n=256,k=512,w=e4m3,block=128x128", 128, "float16"),
+                                               ("n=200,k=528,w=e4m3,block=128x128,a=bfloat16", 128, "bfloat16"),
+                                               ("n=256,k=544,w=e4m3", 32, "bfloat16")])
+def test_a8_host_quantized_groups(grt, spec, group, output):
+    """The host's e4m3 codes with a scale per row and 1 x 128 group (float32, FP8 block-wise,
+    against 128 x 128 weight blocks) or 1 x 32 group (e8m0 bytes, MXFP8): activation_group=;
+    against the float64 reference of the same quantized activations."""
+    needs_sm(grt, "e4m3")
+    w = hum.spec_weight(spec, seed=7)
+    layer = grt.layer_from_standard(w, activation="e4m3", activation_group=group, output=output)
+    assert layer.activation_group == group
+    x = torch.randn(5, w.k, device="cuda")
+    codes, scales, a = quantize_groups(x, group)
+    out = torch.full((5, w.n), float("nan"), device="cuda", dtype=getattr(torch, output))
+    layer(codes, out=out, x_scale=scales)
+    torch.cuda.synchronize()
+    assert rounded_err(out, w.reference_gemm(a)) <= 1e-3
+    with pytest.raises(hum.HumError, match="a_scale"):  # one scale per row where groups are expected
+        layer(codes, x_scale=torch.ones(5, 1, device="cuda"))

@@ -25,7 +25,8 @@ def calls(monkeypatch):
     monkeypatch.setattr(_layer, "_raw_stream", torch._C._cuda_getCurrentRawStream)
     monkeypatch.setattr(_moe, "_TORCH", torch)
     monkeypatch.setattr(_moe, "_ID_DTYPES", {torch.int32: hum.dtype("int32"), torch.int64: hum.dtype("int64")})
-    for module, name in ((_layer, "_FORWARD"), (_layer, "_FORWARD_WS"), (_moe, "_FORWARD")):
+    for module, name in ((_layer, "_FORWARD"), (_layer, "_FORWARD_WS"), (_moe, "_FORWARD"),
+                         (_moe, "_FORWARD_GROUPED")):
         monkeypatch.setattr(module, name, record)
     return got
 
@@ -132,19 +133,13 @@ def test_moe_forward(rt, moe_model_dir, calls):
     moe = rt.moe_from_checkpoint(moe_model_dir, MOE_NAME, top_k=2, prepare=False)
     moe._ordinal = 0
 
-    class Space:
-        _moe = None
-        _moe_tensors = _layer.Workspace._moe_tensors
-
-        def _handle(self):
-            return ctypes.c_void_p(98)
-
+    Space = MoeSpace
     x = torch.tensor((3, MOE_H))
     ids, weights = torch.tensor((3, 2), torch.int64), torch.tensor((3, 2), torch.float32)
     expert_map = torch.tensor((4,), torch.int32)
     out = moe(x, ids, weights, expert_map=expert_map, workspace=Space())
     h, ws, stream, th, ti, tw, tm, to, accumulate = calls[-1]
-    assert h is moe._h and ws.value == 98 and stream.value == torch._C.RAW_STREAM and accumulate == 0
+    assert h is moe._h and ws.value == 97 and stream.value == torch._C.RAW_STREAM and accumulate == 0
     assert seen(th) == {"data": x.data_ptr(), "dtype": "float16", "shape": (3, MOE_H), "strides": (MOE_H, 1),
                         "device": True}
     assert seen(ti) == {"data": ids.data_ptr(), "dtype": "int64", "shape": (3, 2), "strides": (2, 1), "device": True}
@@ -157,3 +152,47 @@ def test_moe_forward(rt, moe_model_dir, calls):
         moe(x, ids, torch.tensor((3, 2), torch.float16), workspace=Space())
     with pytest.raises(ValueError, match="topk_ids is on cpu"):
         moe(x, torch.tensor((3, 2), torch.int64, ordinal=-1), weights, workspace=Space())
+
+
+class MoeSpace:
+    """A Workspace without device memory, for MoE forwards."""
+    _moe = None
+    _moe_tensors = _layer.Workspace._moe_tensors
+
+    def _handle(self):
+        return ctypes.c_void_p(97)
+
+
+@pytest.mark.parametrize("gemm", ["grouped_contiguous", "grouped_masked"])
+def test_moe_grouped_forward(rt, moe_model_dir, calls, gemm):
+    """Rows a dispatcher grouped by expert (DeepEP's layouts) go to hum_moe_forward_grouped."""
+    moe = rt.moe_from_checkpoint(moe_model_dir, MOE_NAME, top_k=1, gemm=gemm, prepare=False)
+    moe._ordinal = 0
+    assert moe.gemm == gemm and gemm in repr(moe)
+    masked = gemm == "grouped_masked"
+    x = torch.tensor((4, 5, MOE_H) if masked else (9, MOE_H))
+    layout = torch.tensor((4,), torch.int32) if masked else torch.tensor((5,), torch.int64)
+    space = MoeSpace()
+    out = moe.grouped(x, layout, workspace=space)
+    h, ws, stream, th, tl, to = calls[-1]
+    assert h is moe._h and ws.value == 97 and stream.value == torch._C.RAW_STREAM
+    if masked:
+        assert seen(th) == {"data": x.data_ptr(), "dtype": "float16", "shape": (4, 5, MOE_H),
+                            "strides": (5 * MOE_H, MOE_H, 1), "device": True}
+        assert seen(tl) == {"data": layout.data_ptr(), "dtype": "int32", "shape": (4,), "strides": (1,),
+                            "device": True}
+    else:
+        assert seen(th) == {"data": x.data_ptr(), "dtype": "float16", "shape": (9, MOE_H), "strides": (MOE_H, 1),
+                            "device": True}
+        assert seen(tl)["dtype"] == "int64" and seen(tl)["shape"] == (5,)
+    assert seen(to)["data"] == out.data_ptr() and seen(to)["shape"] == tuple(x.shape)
+    with pytest.raises(ValueError, match="layout is torch"):
+        moe.grouped(x, torch.tensor((5,), torch.int32 if not masked else torch.int64), workspace=space)
+    with pytest.raises(ValueError, match="hidden is torch.float16"):
+        moe.grouped(torch.tensor((9, MOE_H) if masked else (4, 5, MOE_H)), layout, workspace=space)
+    with pytest.raises(ValueError, match="takes rows already grouped by expert"):
+        moe(x, torch.tensor((9, 1), torch.int32), torch.tensor((9, 1), torch.float32), workspace=space)
+    indexed = rt.moe_from_checkpoint(moe_model_dir, MOE_NAME, top_k=1, prepare=False)
+    with pytest.raises(ValueError, match="grouped\\(\\) is for layers made with"):
+        indexed.grouped(x, layout, workspace=space)
+    assert len(calls) == 1

@@ -60,6 +60,10 @@ hum_status hum_layer_fit_plan(hum_layer_plan *plan);
  * policies as layer.kernels. */
 hum_status hum_layer_kernel_takes(const hum_layer_config *config, const hum_compute_config *compute, int32_t kernel,
                                   const char *arch);
+/* The K extent of one promotion period when `config` (derived fields filled) has scales that
+ * change along K with e4m3 activations (kernels/gemm/kscale.cuh: A in groups, or the weight's
+ * float32 scales along K), else 0. lua/hum/activation.lua runs such a layer only when asked. */
+int64_t hum_layer_kgroup_k(const hum_layer_config *config);
 
 /* What C hands the Lua converters (lua/hum/formats.lua). */
 typedef struct hum_format_call {

@@ -94,8 +94,9 @@ int main(void)
     compile(rt, "n=256,k=256,w=uint8,zp=int", i8, "sm_90a", HUM_ERR_UNSUPPORTED, "a zero point");
     compile(rt, "n=256,k=256,w=uint8,actorder=1", i8, "sm_90a", HUM_ERR_UNSUPPORTED, "act-order");
     compile(rt, "n=256,k=200,w=uint8", i8, "sm_90a", HUM_ERR_UNSUPPORTED, "multiple of 16");
-    const hum_layer_options grouped = {.activation_dtype = HUM_DTYPE_FLOAT8_E4M3FN, .activation_group = 128};
-    compile(rt, e4m3, grouped, "sm_90a", HUM_ERR_UNSUPPORTED, "activation scales in groups of 128");
+    /* groups along K are e4m3's (tests/c/test_layer_kgroup.c) */
+    const hum_layer_options grouped = {.activation_dtype = HUM_DTYPE_INT8, .activation_group = 128};
+    compile(rt, u8, grouped, "sm_90a", HUM_ERR_UNSUPPORTED, "int8 activation scales in groups of 128");
 
     /* options refused before planning */
     const hum_layer_options bad_a = {.activation_dtype = HUM_DTYPE_FLOAT8_E5M2};

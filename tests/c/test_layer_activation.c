@@ -63,10 +63,15 @@ int main(void)
                "need sm_80");
         /* W4A8 with grouped int4 weights has no kernel here: 16-bit, the rule named */
         expect(rt, "n=256,k=512,w=uint4,group=128,a=int8", "sm_90a", BF, "fallback from int8", "with int8 activations");
-        /* mxfp8 and 1x128 groups run as e4m3 per token where the GEMM lacks their scales */
-        expect(rt, "n=256,k=512,w=e4m3,a=mxfp8", "sm_90a", E4, "fallback from mxfp8", "e4m3 per token");
-        expect(rt, "n=256,k=512,w=e4m3,a=e4m3,ascale=group128", "sm_90a", E4, "fallback from e4m3 per 1x128 group",
-               NULL);
+        /* mxfp8 and 1x128 groups (kernels/gemm/kscale.cuh) run from sm_89 when asked (below), not as the
+         * checkpoint's default until a GPU has run them: e4m3 per token where the weight allows, else 16-bit */
+        expect(rt, "n=256,k=512,w=e4m3,a=mxfp8", "sm_90a", E4, "fallback from mxfp8, the checkpoint's",
+               "have not run on a GPU yet");
+        expect(rt, "n=256,k=512,w=e4m3,block=128x128,a=e4m3,ascale=group128", "sm_89", BF,
+               "fallback from e4m3 per 1x128 group, the checkpoint's", "have not run on a GPU yet");
+        expect(rt, "n=256,k=512,w=e4m3,block=128x128,a=e4m3,ascale=group128,out=float16", "sm_86", F16,
+               "fallback from e4m3 per 1x128 group", "need sm_89");
+        expect(rt, "n=256,k=512,w=e4m3,a=mxfp8,out=float16", "sm_80", F16, "fallback from mxfp8", "need sm_89");
         /* a 16-bit checkpoint stays 16-bit */
         expect(rt, "n=256,k=512,w=uint4,group=128,a=bfloat16", "sm_90a", BF, "bfloat16", NULL);
         hum_runtime_destroy(rt);
@@ -79,6 +84,21 @@ int main(void)
         expect(rt, "n=256,k=512,w=e4m3,a=bfloat16", "sm_80", BF, "fallback from e4m3 per token, override", NULL);
         /* an e4m3 checkpoint keeps its static scale under an e4m3 override */
         expect(rt, "n=256,k=512,w=e4m3,a=e4m3,ascale=tensor", "sm_90a", E4, "e4m3 per tensor", NULL);
+        /* asked for: an FP8 block-wise checkpoint's own scheme, block scales with A per token */
+        expect(rt, "n=256,k=512,w=e4m3,block=128x128,a=e4m3,ascale=group128", "sm_89", E4,
+               "e4m3 per 1x128 group (override linear.activation = e4m3", NULL);
+        expect(rt, "n=256,k=512,w=e4m3,block=128x128,a=bfloat16", "sm_90a", E4,
+               "e4m3 per token (override linear.activation = e4m3", NULL);
+        hum_runtime_destroy(rt);
+    }
+    rt = runtime_with(dir, "overrides:\n  linear:\n    activation: mxfp8\n");
+    if (rt) {
+        /* e4m3 per 1 x 32 group with e8m0 scales, over channel or 128 x 128 block weight scales */
+        expect(rt, "n=256,k=512,w=e4m3,a=bfloat16", "sm_90a", E4, "mxfp8 (override linear.activation = mxfp8",
+               NULL);
+        expect(rt, "n=256,k=512,w=e4m3,block=128x128,a=e4m3,ascale=group128", "sm_89", E4,
+               "mxfp8 (override linear.activation = mxfp8", NULL);
+        expect(rt, "n=256,k=512,w=e4m3,a=bfloat16", "sm_86", BF, "fallback from mxfp8, override", "need sm_89");
         hum_runtime_destroy(rt);
     }
     rt = runtime_with(dir, "overrides:\n  linear:\n    activation: nvfp4\n");

@@ -497,7 +497,9 @@ typedef struct hum_layer_options {
      * (0): activation_dtype when 16-bit, else the weight's param_dtype */
     hum_dtype output_dtype;
     /* K extent of one activation scale of 8-bit A: 0 (one scale per row, [M], or per tensor,
-     * [1]) or 128 ([M, ceil(K / 128)], FP8 block-wise); 0 for 16-bit A */
+     * [1]), 128 (float32 [M, ceil(K / 128)], FP8 block-wise) or, for float8_e4m3fn, 32 (e8m0
+     * bytes [M, ceil(K / 32)], MXFP8); 0 for 16-bit A. Groups run on sm_89 and newer, applied
+     * in float32 every 128 (32) of K where the e4m3 accumulators are promoted */
     int32_t activation_group;
 } hum_layer_options;
 
@@ -650,10 +652,12 @@ hum_status hum_layer_prepare(hum_layer *layer);
  *      hum_layer_options) is the host's quantized activations: A's row m times a_scale's value
  *      for it is the activation. a_scale is float32 device memory, contiguous: [M] (one scale
  *      per token) or [1] (one for the tensor); with activation_group 128, [M, ceil(K / 128)]
- *      (row stride strides[0], 0: ceil(K / 128)). The 8-bit A's data pointer and row stride
- *      must be 16-byte aligned. C = (sum over k of a[m][k] * w[n][k]) * a_scale[m] *
+ *      (row stride strides[0], 0: ceil(K / 128)); with activation_group 32 (MXFP8), e8m0
+ *      device bytes [M, ceil(K / 32)] (2^(byte - 127)). The 8-bit A's data pointer and row
+ *      stride must be 16-byte aligned. C = (sum over k of a[m][k] * w[n][k]) * a_scale[m] *
  *      w_scale[n] (+ bias), the scales applied in float32 to the float32 (e4m3) or int32 (int8)
- *      accumulators.
+ *      accumulators; scales that change along K (A's groups, a weight's float32 block or group
+ *      scales along K with e4m3 A) multiply each group's partial sum, in float32, instead.
  *   A layer whose planned activations are 8-bit (hum_layer_info.config.a_dtype: the host's
  *   8-bit activation_dtype, or the checkpoint's scheme or the deployment override where the GPU
  *   runs it, lua/hum/activation.lua) also takes 16-bit A (float16 or bfloat16, any alignment)

@@ -700,8 +700,12 @@ hum_status hum_layer_compile(hum_runtime *rt, const hum_standard_weight *w, cons
  *   n, k      output and input features (required, >= 1)
  *   w         weight dtype: uint1..uint8 or a float name (e4m3, e5m2, e2m1, e3m2, e2m3, ...);
  *             default uint4
- *   a         activation dtype float16 | bfloat16 (default float16), also the param dtype
+ *   a         activation dtype float16 | bfloat16 (default float16), also the param dtype; or
+ *             8-bit e4m3 | int8 | mxfp8, with ascale= token | tensor | group128 and out=
+ *             (docs/cli.md)
  *   group     scale group size along K; 0 or absent: one scale per channel
+ *   block     NxK, e.g. 128x128: float32 block scales, one per N rows x K columns (FP8 block-wise);
+ *             no group, scale or global with it
  *   scale     scale dtype (default: the param dtype; e8m0, e4m3, float32, ...), or "tensor"
  *   global    1: group scales times a global scale (GROUP_TENSOR); default 0
  *   zp        none | int | float (default none)
@@ -724,6 +728,9 @@ typedef struct hum_layer_spec {
      * act_group 128, float32 scales); a=mxfp8 is e4m3 with GROUP and act_group 32 (e8m0 scales) */
     hum_act_scale act_scale;
     int32_t act_group;
+    /* block=NxK: BLOCK scales (float32, one per group_size_n rows x group_size columns, as FP8
+     * block-wise checkpoints' weight_scale_inv); else 0 */
+    int64_t group_size_n;
 } hum_layer_spec;
 
 hum_status hum_layer_spec_parse(const char *spec, hum_layer_spec *out);

@@ -19,6 +19,30 @@ int hum_gemm_fold_scales(const hum_layer_config *c)
            c->kernel_group < c->padded_k && c->scale_dtype == HUM_DTYPE_FLOAT8_E8M0 && c->kernel_group % 32 == 0;
 }
 
+int hum_gemm_block_scales(const hum_layer_config *c)
+{
+    return c->a_dtype == HUM_DTYPE_FLOAT8_E4M3FN && c->has_scale && c->kernel_group < c->padded_k &&
+           !(c->weight_float && c->weight_bits == 4);
+}
+
+int64_t hum_gemm_kscale_k(const hum_layer_config *c)
+{
+    const int a_groups = hum_gemm_promotes(c) && c->a_group > 0, block = hum_gemm_block_scales(c);
+    if (!a_groups && !block)
+        return 0;
+    int64_t p = 128;
+    if (a_groups && c->a_group < p)
+        p = c->a_group;
+    if (block && c->kernel_group < p)
+        p = c->kernel_group;
+    return p;
+}
+
+hum_dtype hum_gemm_a_scale_dtype(const hum_layer_config *c)
+{
+    return c->a_dtype == HUM_DTYPE_FLOAT8_E4M3FN && c->a_group == 32 ? HUM_DTYPE_FLOAT8_E8M0 : HUM_DTYPE_FLOAT32;
+}
+
 int hum_gemm_scales_staged(const hum_layer_config *c)
 {
     return c->has_scale && (!hum_gemm_a8(c) || hum_gemm_fold_scales(c));

@@ -94,7 +94,10 @@ static hum_status check_policy_values(const hum_tuning *t)
  * registers (W4A8: uint4 around 8; e2m1 with e4m3), A in 16-byte chunks (K a multiple of 16),
  * the weight's scales per channel or per tensor, or MXFP4's e8m0 groups folded into the codes
  * (hum_gemm_fold_scales), and the activations' per token or per tensor (all applied to the
- * float accumulators), no zero point, no act-order. */
+ * float accumulators), no zero point, no act-order. e4m3 A also takes scales that change along
+ * K, applied in float32 where its accumulators are promoted (hum_gemm_kscale_k): its own per
+ * group of 32 or more columns (MXFP8's e8m0, FP8 block-wise's 1 x 128) and the weight's per
+ * group along K (hum_gemm_block_scales: FP8 block-wise 128 x 128), the groups nesting. */
 static hum_status a_type_rule(const hum_layer_config *c, const char *arch)
 {
     if (!hum_gemm_a8(c))
@@ -115,12 +118,21 @@ static hum_status a_type_rule(const hum_layer_config *c, const char *arch)
          c->act_order ? "act-order" : "a zero point", a);
     RULE(HUM_ERR_UNSUPPORTED, c->k % 16 == 0, "K = %lld with %s activations (expected a multiple of 16)",
          (long long)c->k, a);
-    RULE(HUM_ERR_UNSUPPORTED, !c->has_scale || c->kernel_group >= c->padded_k || hum_gemm_fold_scales(c),
+    RULE(HUM_ERR_UNSUPPORTED,
+         !c->has_scale || c->kernel_group >= c->padded_k || hum_gemm_fold_scales(c) || hum_gemm_block_scales(c),
          "%s weight scales in groups of %lld along K with %s activations (expected per channel or per tensor, "
-         "or e8m0 groups of a multiple of 32 with float4_e2m1 weights and float8_e4m3fn activations)",
+         "groups along K with float8_e4m3fn activations and float8_e4m3fn or uint4 weights, or e8m0 groups of a "
+         "multiple of 32 with float4_e2m1 weights and float8_e4m3fn activations)",
          hum_dtype_name(c->scale_dtype), (long long)c->kernel_group, a);
-    RULE(HUM_ERR_UNSUPPORTED, c->a_group == 0, "activation scales in groups of %lld along K (expected one per row)",
+    RULE(HUM_ERR_UNSUPPORTED, c->a_group == 0 || fp8,
+         "%s activation scales in groups of %lld along K (expected one per row; groups take float8_e4m3fn)", a,
          (long long)c->a_group);
+    const int64_t p = hum_gemm_kscale_k(c), wg = hum_gemm_block_scales(c) ? c->kernel_group : 0;
+    RULE(HUM_ERR_UNSUPPORTED,
+         !p || (p % 32 == 0 && 128 % p == 0 && c->a_group % p == 0 && wg % p == 0),
+         "scale groups of %lld (activations) and %lld (weight, along K) columns with %s activations (expected 0 or "
+         "multiples of 32 whose smaller one divides 128 and the other)",
+         (long long)c->a_group, (long long)wg, a);
     return HUM_OK;
 }
 
@@ -184,6 +196,11 @@ hum_status hum_gemm_variant_check(const hum_gemm_variant *v, const char *arch)
          t->warp_k);
     RULE(HUM_ERR_UNSUPPORTED, !hum_gemm_a8(c) || !t->stream_k,
          "stream-K with 8-bit activations (its slices add partial sums through the 16-bit output)");
+    /* a warp applies the K-group scales of whole promotion periods */
+    const int64_t period = hum_gemm_kscale_k(c);
+    RULE(HUM_ERR_UNSUPPORTED, !period || t->warp_k % period == 0,
+         "warp K %d with e4m3 accumulators promoted every %lld of K (expected a multiple)", t->warp_k,
+         (long long)period);
     const int32_t threads = hum_gemm_threads(v);
     RULE(HUM_ERR_UNSUPPORTED, threads <= 1024, "%d threads per CTA (at most 1024)", threads);
     /* element loads: rows that are not 16-byte multiples, and act-order experts' columns (a
@@ -217,7 +234,8 @@ hum_status hum_gemm_fit(const hum_layer_config *c, const hum_compute_config *com
     if (hum_gemm_a8(c))
         t.stream_k = 0;
     t.warp_k = t.warp_k < t.block_k ? t.warp_k : t.block_k;
-    while (t.block_k / t.warp_k > 4 || (hum_gemm_a8(c) && t.warp_k < 32))
+    const int64_t period = hum_gemm_kscale_k(c);
+    while (t.block_k / t.warp_k > 4 || (hum_gemm_a8(c) && t.warp_k < 32) || (period && t.warp_k % period))
         t.warp_k *= 2;
     if (f->fit)
         f->fit(c, &t);
@@ -274,6 +292,7 @@ hum_status hum_gemm_constants(const hum_gemm_variant *v, char *out, size_t cap)
         "constexpr bool kBF16 = %s;\n"
         "constexpr bool kAFp8 = %s;\n"
         "constexpr bool kAInt8 = %s;\n"
+        "constexpr bool kAScaleE8m0 = %s;\n"
         "constexpr int kConstScaleExp = %d;\n"
         "constexpr int kThreads = %d;\n"
         "constexpr int kLoadWarps = %d;\n"
@@ -281,6 +300,7 @@ hum_status hum_gemm_constants(const hum_gemm_variant *v, char *out, size_t cap)
         "}\n",
         c->c_dtype == HUM_DTYPE_BFLOAT16 ? "true" : "false", c->a_dtype == HUM_DTYPE_FLOAT8_E4M3FN ? "true" : "false",
         c->a_dtype == HUM_DTYPE_INT8 ? "true" : "false",
+        hum_gemm_a8(c) && hum_gemm_a_scale_dtype(c) == HUM_DTYPE_FLOAT8_E8M0 ? "true" : "false",
         c->has_scale ? 0 : hum_layer_scale_exponent(c, 1.0, 0.0), hum_gemm_threads(v),
         hum_gemm_load_warps(v), (long long)hum_gemm_pipeline_bytes(v));
     if (len >= cap)

@@ -34,6 +34,17 @@ int hum_gemm_fold_scales(const hum_layer_config *c);
  * tensor cores accumulate them with fewer bits than float32), which doubles the accumulator
  * registers: the families keep at most 64 accumulators per thread then. */
 int hum_gemm_promotes(const hum_layer_config *c);
+/* Whether e4m3 A's weight has float32 scales per group of kernel_group along K (FP8 block-wise
+ * 128 x 128, or uint4 / e4m3 group scales), not folded: float32 rows [scale_rows][padded_n] that
+ * multiply the accumulators at each promotion (kernels/gemm/kscale.cuh). */
+int hum_gemm_block_scales(const hum_layer_config *c);
+/* With K-group scales (e4m3 A's own in groups of a_group, or the weight's:
+ * hum_gemm_block_scales), the K extent of one promotion of the accumulators, where they are
+ * applied: 128 or the smaller of the groups; 0 without (promotions then come every 128 of K or
+ * at the end of a warp's share of a stage, kernels/gemm/config.cuh). */
+int64_t hum_gemm_kscale_k(const hum_layer_config *c);
+/* The dtype of 8-bit A's scales: e8m0 bytes for e4m3 A in groups of 32 (MXFP8), else float32. */
+hum_dtype hum_gemm_a_scale_dtype(const hum_layer_config *c);
 /* Whether the weight's scale rows stream through the pipeline with the codes: 16-bit A's, and
  * 8-bit A's folded group scales (its channel factors are read in the epilogue). */
 int hum_gemm_scales_staged(const hum_layer_config *c);

@@ -52,9 +52,9 @@ hum_status hum_layer_check_weight(const hum_standard_weight *w, const hum_layer_
         return hum_fail(HUM_ERR_INVALID_ARG, "output dtype %s with %s activations (expected %s)", hum_dtype_name(c),
                         hum_dtype_name(a), a16 ? hum_dtype_name(a) : "float16 or bfloat16");
     const int32_t group = opts ? opts->activation_group : 0;
-    if (group != 0 && (a16 || group != 128))
+    if (group != 0 && (a16 || (group != 128 && !(group == 32 && a == HUM_DTYPE_FLOAT8_E4M3FN))))
         return hum_fail(HUM_ERR_INVALID_ARG, "activation group %d with %s activations (expected 0%s)", (int)group,
-                        hum_dtype_name(a), a16 ? "" : " or 128");
+                        hum_dtype_name(a), a16 ? "" : a == HUM_DTYPE_FLOAT8_E4M3FN ? ", 32 (MXFP8) or 128" : " or 128");
     *types = (hum_layer_types){a, c, group};
     return HUM_OK;
 }
@@ -150,6 +150,11 @@ hum_status hum_layer_kernel_takes(const hum_layer_config *config, const hum_comp
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_kernel_takes: %s",
                         !config ? "NULL config" : !compute ? "NULL compute" : !arch ? "NULL arch" : "no such kernel");
     return hum_gemm_kernel_takes(kernel, config, compute, arch);
+}
+
+int64_t hum_layer_kgroup_k(const hum_layer_config *config)
+{
+    return config ? hum_gemm_kscale_k(config) : 0;
 }
 
 void hum_layer_plan_inputs(const hum_standard_weight *w, const hum_layer_types *types, hum_layer_plan *plan)

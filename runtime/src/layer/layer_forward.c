@@ -62,9 +62,10 @@ hum_status hum_gemm_launch(const hum_dispatch_entry *e, hum_workspace *ws, struc
     return hum_kernel_launch(e->kernel, &launch, params);
 }
 
-/* 8-bit A's float32 scales in device memory: [M] (per token), [1] (per tensor), or [M, ceil(K /
- * a_group)] with activation groups; 16-bit A takes none. *ld: elements from one row's scales to
- * the next (0 for one per tensor). */
+/* 8-bit A's scales in device memory: float32 [M] (per token), [1] (per tensor), or [M, ceil(K /
+ * a_group)] with activation groups (float32, or e8m0 bytes in groups of 32:
+ * hum_gemm_a_scale_dtype); 16-bit A takes none. *ld: elements from one row's scales to the next
+ * (0 for one per tensor). */
 static hum_status check_a_scale(const hum_layer_config *cfg, const hum_tensor *s, int64_t m, int64_t *ld)
 {
     *ld = 0;
@@ -73,18 +74,20 @@ static hum_status check_a_scale(const hum_layer_config *cfg, const hum_tensor *s
         return s ? hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: a_scale must be NULL for %s activations", a)
                  : HUM_OK;
     const int64_t groups = cfg->a_group ? (cfg->k + cfg->a_group - 1) / cfg->a_group : 0;
+    const hum_dtype dtype = hum_gemm_a_scale_dtype(cfg);
     if (!s)
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: %s activations need a_scale (float32 %s)", a,
-                        groups ? "[M, ceil(K / 128)]" : "[M] per token or [1] per tensor");
-    if (s->memory != HUM_MEMORY_DEVICE || !s->data || s->dtype != HUM_DTYPE_FLOAT32)
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: a_scale must be float32 device memory (got %s%s)",
-                        hum_dtype_name(s->dtype), s->memory != HUM_MEMORY_DEVICE || !s->data ? ", not on the device" : "");
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: %s activations need a_scale (%s %s)", a,
+                        hum_dtype_name(dtype), groups ? "[M, ceil(K / group)]" : "[M] per token or [1] per tensor");
+    if (s->memory != HUM_MEMORY_DEVICE || !s->data || s->dtype != dtype)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: a_scale must be %s device memory (got %s%s)",
+                        hum_dtype_name(dtype), hum_dtype_name(s->dtype),
+                        s->memory != HUM_MEMORY_DEVICE || !s->data ? ", not on the device" : "");
     if (groups) {
         if (s->rank != 2 || s->shape[0] != m || s->shape[1] != groups || row_stride(s) < groups)
             return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: a_scale has rank %d shape [%lld, %lld], expected "
-                            "[M, %lld] = [%lld, %lld] with contiguous rows", s->rank, (long long)s->shape[0],
-                            (long long)(s->rank > 1 ? s->shape[1] : 0), (long long)groups, (long long)m,
-                            (long long)groups);
+                            "[M, ceil(K / %lld)] = [%lld, %lld] with contiguous rows", s->rank,
+                            (long long)s->shape[0], (long long)(s->rank > 1 ? s->shape[1] : 0),
+                            (long long)cfg->a_group, (long long)m, (long long)groups);
         *ld = row_stride(s);
         return HUM_OK;
     }
@@ -145,7 +148,7 @@ static hum_status launch_quantize(const hum_layer *layer, const quantized_rows *
     const hum_layer_config *cfg = &layer->plan.config;
     const int group = cfg->a_scale == HUM_ACT_SCALE_GROUP;
     const hum_act_quant how = {cfg->a_dtype, (hum_act_scale)cfg->a_scale, group ? (int32_t)cfg->a_group : 0,
-                               group && cfg->a_group == 32 ? HUM_DTYPE_FLOAT8_E8M0 : HUM_DTYPE_FLOAT32};
+                               hum_gemm_a_scale_dtype(cfg)};
     const hum_act_quant_out out = {.q = q->codes, .ldq = q->ldq, .kq = cfg->k, .scale = q->scales,
                                    .scale_row = q->groups, .scale_group = 1, .input_scale = layer->buf.input_scale};
     hum_quantize_args args;

@@ -43,8 +43,8 @@ static hum_status parse_dtype(const char *key, const char *value, hum_dtype *out
 
 /* One key=value pair into the spec being built; `tensor` and `global` collect scale=tensor
  * and global=1 until the scale type is decided. */
-static const char *const spec_keys[] = {"n",   "k",    "w",        "a",   "group", "scale", "global",
-                                        "zp",  "bias", "actorder", "ascale", "out"};
+static const char *const spec_keys[] = {"n",  "k",    "w",        "a",      "group", "scale", "global",
+                                        "zp", "bias", "actorder", "ascale", "out",   "block"};
 
 /* a=mxfp8: e4m3 codes with one e8m0 exponent per 32 columns (OCP MX) */
 static int is_mxfp8(const hum_layer_spec *s)
@@ -55,6 +55,19 @@ static int is_mxfp8(const hum_layer_spec *s)
 static int is_a8(hum_dtype t)
 {
     return t == HUM_DTYPE_FLOAT8_E4M3FN || t == HUM_DTYPE_INT8;
+}
+
+/* block=NxK: two positive integers. */
+static hum_status parse_block(const char *value, hum_layer_spec *s)
+{
+    char n[24];
+    const char *x = strchr(value, 'x');
+    if (!x || x == value || (size_t)(x - value) >= sizeof n)
+        return hum_fail(HUM_ERR_INVALID_ARG, "layer spec: block=%s: expected NxK, e.g. 128x128", value);
+    memcpy(n, value, (size_t)(x - value));
+    n[x - value] = '\0';
+    hum_status st = parse_int("block N", n, 1, SPEC_MAX_DIM, &s->group_size_n);
+    return st == HUM_OK ? parse_int("block K", x + 1, 1, SPEC_MAX_DIM, &s->group_size) : st;
 }
 
 static hum_status parse_pair(char *pair, hum_layer_spec *s, int *have_n, int *have_k, int *tensor, int32_t *global,
@@ -114,6 +127,8 @@ static hum_status parse_pair(char *pair, hum_layer_spec *s, int *have_n, int *ha
         return parse_dtype(key, value, &s->output_dtype);
     if (!strcmp(key, "group"))
         return parse_int(key, value, 0, SPEC_MAX_DIM, &s->group_size);
+    if (!strcmp(key, "block"))
+        return parse_block(value, s);
     if (!strcmp(key, "scale")) {
         if (!strcmp(value, "tensor")) {
             *tensor = 1;
@@ -139,8 +154,8 @@ static hum_status parse_pair(char *pair, hum_layer_spec *s, int *have_n, int *ha
     if (!strcmp(key, "actorder"))
         return parse_flag(key, value, &s->act_order);
     return hum_fail(HUM_ERR_INVALID_ARG,
-                    "layer spec: unknown key '%s' (expected n, k, w, a, group, scale, global, zp, bias, actorder, "
-                    "ascale, out)", key);
+                    "layer spec: unknown key '%s' (expected n, k, w, a, group, block, scale, global, zp, bias, "
+                    "actorder, ascale, out)", key);
 }
 
 hum_status hum_layer_spec_parse(const char *text, hum_layer_spec *out)
@@ -175,13 +190,20 @@ hum_status hum_layer_spec_parse(const char *text, hum_layer_spec *out)
         return st;
     if (!have_n || !have_k)
         return hum_fail(HUM_ERR_INVALID_ARG, "layer spec '%s': n and k are required", text);
+    const int block = (seen & (1u << 12)) != 0;
+    if (block && (seen & (1u << 4 | 1u << 5 | 1u << 6))) /* group, scale, global */
+        return hum_fail(HUM_ERR_INVALID_ARG, "layer spec '%s': block= takes no group, scale or global (its scales are "
+                        "float32)", text);
     if (tensor && (s.group_size || global))
         return hum_fail(HUM_ERR_INVALID_ARG, "layer spec '%s': scale=tensor takes no group and no global", text);
     if (global && !s.group_size)
         return hum_fail(HUM_ERR_INVALID_ARG, "layer spec '%s': global=1 needs a group size", text);
-    s.scale_type = tensor ? HUM_SCALE_TENSOR
+    s.scale_type = block ? HUM_SCALE_BLOCK
+                   : tensor ? HUM_SCALE_TENSOR
                    : s.group_size ? (global ? HUM_SCALE_GROUP_TENSOR : HUM_SCALE_GROUP)
                                   : HUM_SCALE_CHANNEL;
+    if (block)
+        s.scale_dtype = HUM_DTYPE_FLOAT32;
     if (tensor)
         s.scale_dtype = HUM_DTYPE_INVALID;
     if (ascale && !is_a8(s.activation_dtype))
@@ -224,13 +246,18 @@ hum_status hum_layer_spec_check(const hum_layer_spec *s)
         return hum_fail(HUM_ERR_INVALID_ARG, "layer spec: activation scale %d, group %d with a=%s: expected token, "
                         "tensor or group128 for e4m3 and int8 (mxfp8: e4m3 with e8m0 scales per 32), none for 16-bit A",
                         (int)s->act_scale, (int)s->act_group, hum_dtype_name(s->activation_dtype));
-    const int grouped = s->scale_type == HUM_SCALE_GROUP || s->scale_type == HUM_SCALE_GROUP_TENSOR;
+    const int block = s->scale_type == HUM_SCALE_BLOCK;
+    const int grouped = s->scale_type == HUM_SCALE_GROUP || s->scale_type == HUM_SCALE_GROUP_TENSOR || block;
     if ((s->scale_type != HUM_SCALE_CHANNEL && s->scale_type != HUM_SCALE_TENSOR && !grouped) ||
-        (grouped ? s->group_size < 1 : s->group_size != 0) || s->group_size > SPEC_MAX_DIM)
+        (grouped ? s->group_size < 1 : s->group_size != 0) || s->group_size > SPEC_MAX_DIM ||
+        (block ? s->group_size_n < 1 || s->group_size_n > SPEC_MAX_DIM || s->scale_dtype != HUM_DTYPE_FLOAT32
+               : s->group_size_n != 0))
         return hum_fail(HUM_ERR_INVALID_ARG,
-                        "layer spec: scale type %d with group=%lld (expected CHANNEL or TENSOR with group 0, GROUP or "
-                        "GROUP_TENSOR with a group from 1 to %lld)",
-                        (int)s->scale_type, (long long)s->group_size, (long long)SPEC_MAX_DIM);
+                        "layer spec: scale type %d with group=%lld, block N %lld (expected CHANNEL or TENSOR with group "
+                        "0, GROUP or GROUP_TENSOR with a group from 1 to %lld, BLOCK with both from 1 to %lld and "
+                        "float32 scales)",
+                        (int)s->scale_type, (long long)s->group_size, (long long)s->group_size_n,
+                        (long long)SPEC_MAX_DIM, (long long)SPEC_MAX_DIM);
     if (s->scale_type == HUM_SCALE_TENSOR ? s->scale_dtype != HUM_DTYPE_INVALID
                                           : s->scale_dtype != HUM_DTYPE_INVALID && !hum_dtype_is_scale(s->scale_dtype))
         return hum_fail(HUM_ERR_INVALID_ARG,
@@ -276,7 +303,7 @@ void hum_layer_spec_config(const hum_layer_spec *s, hum_layer_config *c)
     c->scale_dtype = spec_scale_dtype(s);
     c->scale_type = s->scale_type;
     c->group_size = s->group_size;
-    c->group_size_n = 0;
+    c->group_size_n = s->group_size_n;
     c->zero_point = s->zero_point;
     c->has_bias = s->bias;
     c->act_order = s->act_order;
@@ -289,7 +316,9 @@ hum_status hum_layer_spec_format(const hum_layer_spec *s, char *out, size_t cap)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_spec_format: NULL %s", !s ? "spec" : "out");
     static const char *const zp[] = {"none", "int", "float"};
     char scale[48] = "";
-    if (s->scale_type == HUM_SCALE_TENSOR)
+    if (s->scale_type == HUM_SCALE_BLOCK)
+        snprintf(scale, sizeof scale, ",block=%" PRId64 "x%" PRId64, s->group_size_n, s->group_size);
+    else if (s->scale_type == HUM_SCALE_TENSOR)
         snprintf(scale, sizeof scale, ",scale=tensor");
     else if (s->scale_dtype)
         snprintf(scale, sizeof scale, ",scale=%s", hum_dtype_name(s->scale_dtype));
@@ -302,9 +331,12 @@ hum_status hum_layer_spec_format(const hum_layer_spec *s, char *out, size_t cap)
                  ascale[s->act_scale >= 0 && s->act_scale <= 2 ? s->act_scale : 0], hum_dtype_name(s->output_dtype));
     else
         snprintf(act, sizeof act, "%s", hum_dtype_name(s->activation_dtype));
-    const int n = snprintf(out, cap, "n=%" PRId64 ",k=%" PRId64 ",w=%s,a=%s,group=%" PRId64 "%s%s,zp=%s,bias=%d,actorder=%d",
+    char group[32] = "";
+    if (s->scale_type != HUM_SCALE_BLOCK)
+        snprintf(group, sizeof group, ",group=%" PRId64, s->group_size);
+    const int n = snprintf(out, cap, "n=%" PRId64 ",k=%" PRId64 ",w=%s,a=%s%s%s%s,zp=%s,bias=%d,actorder=%d",
                            s->n, s->k, hum_dtype_name(s->weight_dtype), act,
-                           s->group_size, scale, s->scale_type == HUM_SCALE_GROUP_TENSOR ? ",global=1" : "",
+                           group, scale, s->scale_type == HUM_SCALE_GROUP_TENSOR ? ",global=1" : "",
                            zp[s->zero_point < 0 || s->zero_point > 2 ? 0 : s->zero_point], s->bias, s->act_order);
     if (n < 0 || (size_t)n >= cap)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_spec_format: %zu bytes are too few", cap);
@@ -376,7 +408,8 @@ hum_status hum_layer_spec_weight(const hum_layer_spec *s, uint64_t seed, hum_sta
     q.weight_dtype = s->weight_dtype;
     q.param_dtype = s->output_dtype;
     q.scale_type = s->scale_type;
-    q.group_size = s->scale_type == HUM_SCALE_GROUP || s->scale_type == HUM_SCALE_GROUP_TENSOR ? s->group_size : 0;
+    q.group_size = s->scale_type == HUM_SCALE_CHANNEL || s->scale_type == HUM_SCALE_TENSOR ? 0 : s->group_size;
+    q.group_size_n = s->group_size_n;
     q.scale_dtype = spec_scale_dtype(s);
     q.zero_point = (hum_zero_point_kind)s->zero_point;
     q.bias = bias;

@@ -219,6 +219,29 @@ static hum_status prep_a8_scales(const prep_kernels *k, int32_t ordinal, const h
     return st;
 }
 
+/* e4m3 A's weight scales per group along K (hum_gemm_block_scales): float32 rows
+ * [experts][scale_rows][padded_n], row g column n the scale of n's row block and of K group g,
+ * zeros past N (and in rows past the checkpoint's groups, whose padded K is zero), read where
+ * the accumulators are promoted (kernels/gemm/kscale.cuh); kept in float32, never rounded. */
+static hum_status prep_block_scales(int32_t ordinal, const hum_layer_config *c, const hum_standard_weight *w,
+                                    const hum_standard_view *view, hum_layer_buffers *buf)
+{
+    const int64_t E = view->experts, rows = c->scale_rows, stride = hum_moe_param_stride(c->padded_n, rows);
+    const int64_t groups = view->scale_cols, count = E * view->scale_rows * groups;
+    float *src = malloc((size_t)count * sizeof *src), *f = calloc((size_t)(E * stride), sizeof *f);
+    hum_status st = src && f ? hum_dtype_to_float(w->scale_dtype, w->scale.data, count, src)
+                             : hum_fail(HUM_ERR_OUT_OF_MEMORY, "block scales of %lld columns", (long long)c->padded_n);
+    for (int64_t e = 0; st == HUM_OK && e < E; e++)
+        for (int64_t g = 0; g < rows && g < groups; g++)
+            for (int64_t n = 0; n < c->n; n++)
+                f[e * stride + g * c->padded_n + n] = src[(e * view->scale_rows + n / view->row_group) * groups + g];
+    if (st == HUM_OK)
+        st = upload(ordinal, f, (size_t)(E * stride) * sizeof *f, &buf->scale, &buf->bytes);
+    free(src);
+    free(f);
+    return st;
+}
+
 /* float32 [experts][padded_n] from the param-dtype bias; zeros past N. */
 static hum_status prep_bias(int32_t ordinal, const hum_layer_config *c, int64_t experts, const hum_tensor *bias,
                             hum_layer_buffers *buf)
@@ -272,7 +295,9 @@ hum_status hum_layer_upload(hum_layer *layer, int32_t ordinal, hum_layer_buffers
         return st;
     memset(buf, 0, sizeof *buf);
     st = prep_weight(&k, ordinal, c, E, w, view.row_words, buf);
-    if (st == HUM_OK && c->has_scale && hum_gemm_a8(c))
+    if (st == HUM_OK && hum_gemm_block_scales(c))
+        st = prep_block_scales(ordinal, c, w, &view, buf);
+    else if (st == HUM_OK && c->has_scale && hum_gemm_a8(c))
         st = prep_a8_scales(&k, ordinal, c, w, &view, buf);
     else if (st == HUM_OK && c->has_scale)
         st = prep_params(&k, ordinal, c, E, &w->scale, w->scale_dtype, 0, view.scale_cols, view.row_group, x,
