@@ -67,7 +67,8 @@ typedef struct hum_gemm_args {
     /* C (rows per GEMM type, above), the output dtype (kBF16: bfloat16, else float16) */
     void *c;
     long long ldc;
-    /* stream-K: one int32 per stream-K tile of the grid, zero between launches */
+    /* stream-K: one int32 per stream-K tile of the grid (slices summed through C), or per CTA
+     * (summed in the workspace: partials below), zero between launches */
     int *locks;
     /* dense: rows of A and C; indexed: tokens (routed rows m * top_k); grouped_contiguous: rows
      * of A and C; grouped_masked: rows per expert */
@@ -87,6 +88,11 @@ typedef struct hum_gemm_args {
     const int *expert_counts;
     /* indexed: experts per token (1 for the down projection, above) */
     int top_k;
+    /* stream-K slices summed in the workspace (kStreamKSum, kernels/gemm/epilogue.cuh): one
+     * 32-bit partial tile [block M x block N] per CTA of the grid, in the accumulators' register
+     * order; NULL: the kernel runs its tiles whole (no stream-K), as the host sizes the grid then.
+     * Unused (NULL) when the slices sum through C. */
+    void *partials;
     /* A as a 2-D TMA tensor map (rows M, columns K, row stride lda, box block_m x 64, 128-byte
      * swizzle): the wgmma kernel's A loader of the dense type; unused by the others */
     hum_gemm_tma_map a_map;
@@ -95,9 +101,9 @@ typedef struct hum_gemm_args {
 /* Both compilers must lay the struct out alike: libhum passes its bytes as the kernel's one
  * parameter. */
 #ifdef __cplusplus
-static_assert(sizeof(hum_gemm_args) == 320, "hum_gemm_args: 192 bytes of fields, then the 128-byte map");
+static_assert(sizeof(hum_gemm_args) == 320, "hum_gemm_args: 168 bytes of fields, padded to 192, then the 128-byte map");
 #else
-_Static_assert(sizeof(hum_gemm_args) == 320, "hum_gemm_args: 192 bytes of fields, then the 128-byte map");
+_Static_assert(sizeof(hum_gemm_args) == 320, "hum_gemm_args: 168 bytes of fields, padded to 192, then the 128-byte map");
 #endif
 
 #endif

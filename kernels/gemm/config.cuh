@@ -84,6 +84,11 @@ static_assert(!kA8 || (kBK >= 128 && kWK % 32 == 0), "8-bit A: block K at least 
 static_assert(!kA8 || ((kWeightBits == 8 || kWeightBits == 4) && !kZeroPoint && (kGroup >= kK || kFoldScales || kBlockScales)),
               "8-bit A: 8-bit or 4-bit weights without zero point, scales per channel or tensor, folded or K groups");
 
+// Where the slices of a stream-K tile meet (gemm/schedule.cuh): in C, each adding its part
+// rounded to the output type (kStreamKSum 0, "output"), or as 32-bit partial tiles in the
+// workspace, C rounded once (1, "workspace"; gemm/epilogue.cuh).
+constexpr bool kSumInWorkspace = kStreamK && kStreamKSum == 1;
+
 constexpr int kKB = kK / kBK;  // k-blocks per tile
 constexpr int kNB = kN / kBN;  // n-blocks
 constexpr int kGroupRows = (kK + kGroup - 1) / kGroup;

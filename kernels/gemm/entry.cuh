@@ -20,7 +20,7 @@ HUM_DEV Entry kernel_entry(const hum_gemm_args &args)
     grid_dependency_wait();
     const int tid = threadIdx.x;
     const Rows rows(args, block_table(), tid);
-    return Entry{rows, Schedule(rows.blocks), tid, tid & 31, tid >> 5};
+    return Entry{rows, Schedule(rows.blocks, !kSumInWorkspace || args.partials != nullptr), tid, tid & 31, tid >> 5};
 }
 
 // Accumulators of any shape of float array, unrolled to register moves.

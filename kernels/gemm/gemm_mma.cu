@@ -274,13 +274,21 @@ HUM_DEV void epilogue(const hum_gemm_args &args, const Rows &rows, const Schedul
     }
 
     const Slice sl = sch.slice_of(tile);
-    streamk_begin(args, sl, tid);
+    if constexpr (kSumInWorkspace) {
+        // the warps of wk == 0 hold the tile's accumulators
+        if (!streamk_fixup<kWarpsMN * 32>(args, sch, sl, tid, wk == 0 ? wmn * 32 + lane : -1,
+                                          reinterpret_cast<float(&)[kMI * kNJ * 4]>(acc)))
+            return;
+    } else {
+        streamk_begin(args, sl, tid);
+    }
     if (wk == 0) {
         int mb, nb;
         tile_coords(tile, rows.blocks, mb, nb);
-        write_c(args, rows.block(args, mb), nb * kBN, wm, wn, lane, sl.slice == 0, acc);
+        write_c(args, rows.block(args, mb), nb * kBN, wm, wn, lane, kSumInWorkspace || sl.slice == 0, acc);
     }
-    streamk_end(args, sl, tid);
+    if constexpr (!kSumInWorkspace)
+        streamk_end(args, sl, tid);
 }
 
 }  // namespace gemm

@@ -19,7 +19,8 @@
 // previous step's wgmmas run (one group in flight, double-buffered fragments). Work follows
 // gemm/schedule.cuh (persistent CTAs, data-parallel tiles plus stream-K); each segment drains
 // its pipeline, then the epilogue transposes the accumulators through shared memory so that C
-// is written in 16-byte row chunks (stream-K slices take turns through gemm/epilogue.cuh).
+// is written in 16-byte row chunks (stream-K slices take turns, or meet in the workspace, through
+// gemm/epilogue.cuh).
 //
 // Warp-specialised (kLoadWarps = 4: the "wgmma_ws" family, runtime/src/layer/gemm_family.c):
 // a producer warpgroup after the math warpgroups walks the same work and issues every copy
@@ -136,6 +137,8 @@ static_assert(kMathThreads % 128 == 0 && (kBN / kWN) % 4 == 0, "whole warpgroups
 static_assert(!kSpecialised || (kLoadWarps == 4 && kMathThreads % kCopyThreads == 0),
               "warp-specialised: one producer warpgroup, after the math ones");
 static_assert(!kSpecialised || kGemmType == GemmType::kDense, "warp-specialised: dense layers (A by TMA) only");
+static_assert(!kSpecialised || !kSumInWorkspace,
+              "warp-specialised: stream-K slices sum through C (the workspace fix-up meets at CTA barriers)");
 static_assert(!kSpecialised || (kProducerRegs <= kLaunchRegs && kMathRegs >= kLaunchRegs),
               "setmaxnreg: the producer gives registers back, the math warpgroups take them");
 static_assert(kWarpgroups * kSlabs == kUnits, "warpgroups x slabs must cover block N");
@@ -563,19 +566,27 @@ HUM_DEV void write_c(const hum_gemm_args &args, u32 cbase, const Block &blk, int
     }
 }
 
-// After a segment of `tile` (math threads): its stream-K slice order, the shared tile, the
-// write to C; the tile is free again after the last barrier.
+// After a segment of `tile` (math threads): its stream-K slice order (slices summed in the
+// workspace: the fix-up, after which only the slice holding k-block 0 goes on), the shared
+// tile, the write to C; the tile is free again after the last barrier.
 HUM_DEV void epilogue(const hum_gemm_args &args, const Schedule &sch, const Block &blk, int tile, int n0, u32 base,
-                      int tid, int wg, int w, int lane, const Acc (&acc)[kSlabs][kAcc])
+                      int tid, int wg, int w, int lane, Acc (&acc)[kSlabs][kAcc])
 {
     const Slice sl = sch.slice_of(tile);
+    if constexpr (kSumInWorkspace) {
+        if (!streamk_fixup<kThreads>(args, sch, sl, tid, tid, reinterpret_cast<Acc(&)[kSlabs * kAcc]>(acc)))
+            return;
+    }
+    const bool first = kSumInWorkspace || sl.slice == 0;
     const u32 cbase = base + kCOffset;
-    stage_c(args, cbase, blk, n0, sl.slice == 0, wg, w, lane, acc);
-    streamk_wait(args, sl, tid);
+    stage_c(args, cbase, blk, n0, first, wg, w, lane, acc);
+    if constexpr (!kSumInWorkspace)
+        streamk_wait(args, sl, tid);
     math_sync();
-    write_c(args, cbase, blk, n0, sl.slice == 0, tid);
+    write_c(args, cbase, blk, n0, first, tid);
     math_sync();
-    streamk_pass(args, sl, tid);
+    if constexpr (!kSumInWorkspace)
+        streamk_pass(args, sl, tid);
 }
 
 }  // namespace gemm_wgmma

@@ -7,10 +7,15 @@
 // across tile boundaries); each run of iterations that ends a tile or the CTA's range is a
 // "segment" and ends with an epilogue.
 //
-// Segments of one stream-K tile are combined in C: they are numbered from the END of K (slice 0
-// holds the last k-blocks, so it is the one its CTA computes first), slice i waits until the
-// tile's lock reads i, adds its part, and passes the lock on; the slice holding k-block 0 comes
-// last and resets the lock to 0, so the locks are zero between launches without any memset.
+// Segments of one stream-K tile are combined in C (kSumInWorkspace false): they are numbered
+// from the END of K (slice 0 holds the last k-blocks, so it is the one its CTA computes first),
+// slice i waits until the tile's lock reads i, adds its part, and passes the lock on; the slice
+// holding k-block 0 comes last and resets the lock to 0, so the locks are zero between launches
+// without any memset. Or in the workspace (kSumInWorkspace, gemm/epilogue.cuh): the CTAs
+// c_first .. c_last share the tile's k-blocks in order, c_first holding k-block 0; each of
+// c_first + 1 .. c_last reaches the tile in its first segment and leaves its partial sums in its
+// own slot (a CTA starts at most one tile it does not finish), and c_first, whose slice number
+// c_last - c_first counts them, reaches it in its last segment, adds them and writes C once.
 #pragma once
 #include "gemm/rows.cuh"
 
@@ -38,14 +43,15 @@ struct Schedule {
     i64 sk_begin;      // this CTA's first stream-K iteration
     int total;         // iterations of this CTA
 
-    // blocks: the blocks of kBM rows the launch covers (gemm/rows.cuh)
-    HUM_DEV explicit Schedule(int blocks)
+    // blocks: the blocks of kBM rows the launch covers (gemm/rows.cuh); stream_k false: every
+    // tile runs whole (a launch without the workspace's partial slots, kSumInWorkspace)
+    HUM_DEV Schedule(int blocks, bool stream_k)
     {
         grid = gridDim.x;
         cta = blockIdx.x;
         this->blocks = blocks;
         tiles = blocks * kNB;
-        const int sk_tiles = kStreamK ? (tiles <= grid ? tiles : tiles % grid) : 0;
+        const int sk_tiles = kStreamK && stream_k ? (tiles <= grid ? tiles : tiles % grid) : 0;
         dp_tiles = tiles - sk_tiles;
         dp_count = cta < dp_tiles ? (dp_tiles - cta + grid - 1) / grid : 0;
         sk_total = static_cast<i64>(sk_tiles) * kKB;

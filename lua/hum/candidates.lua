@@ -1,7 +1,8 @@
 -- Candidate tunings for `hum tune` (lua/hum/tune.lua): for one M range of one layer on one
 -- device, the built-in table's tuning first, then its neighbours (one field doubled or halved,
--- a stage more or less, two CTAs per SM, stream-K toggled), then a grid of mma.sync tiles and,
--- on sm_90 and newer, warpgroup-MMA tiles, sized by the M values the range is timed at. The
+-- a stage more or less, two CTAs per SM, stream-K toggled, its slices summed in the other
+-- place), then a grid of mma.sync tiles and, on sm_90 and newer, warpgroup-MMA tiles, sized by
+-- the M values the range is timed at. The
 -- list is raw policy tunings; hum.tune fits each to the layer (hum.dispatch), drops those the
 -- kernels refuse and keeps the first of equal fitted ones, so a candidate is timed once.
 --
@@ -14,7 +15,7 @@
 local candidates = {}
 
 local FIELDS = { "block_m", "block_n", "block_k", "warp_m", "warp_n", "warp_k", "stages", "stream_k", "ctas_per_sm",
-                 "kernel" }
+                 "kernel", "stream_k_sum" }
 
 local function copy(t)
   local c = {}
@@ -67,6 +68,8 @@ function candidates.neighbours(t)
   if t.block_m > 16 then add({ block_m = t.block_m / 2, warp_m = math.min(t.warp_m, t.block_m / 2) }) end
   add({ ctas_per_sm = 2 })
   add({ stream_k = not t.stream_k })
+  -- stream-K slices summed in the workspace (8-bit A runs stream-K only so)
+  add({ stream_k = true, stream_k_sum = t.stream_k_sum == "workspace" and "output" or "workspace" })
   return out
 end
 

@@ -43,7 +43,8 @@ typedef struct bench_report {
     char cublas_library[256]; /* "" when cuBLAS was not used */
     char cublas_note[512];    /* why it was not, when it was not */
     char cublaslt_library[256]; /* cuBLASLt of the fp8 column; "" when not timed */
-    char cublaslt_note[512];    /* why not, when the layer is e4m3 and it was not */
+    char cublaslt_note[512];    /* why not, when the layer is e4m3 and it was not (at all, or at
+                                 * "M = X", the first M it refused; its cells then null) */
     const bench_row *rows;
     int32_t row_count;
 } bench_report;

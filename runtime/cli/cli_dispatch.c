@@ -29,11 +29,16 @@ static int32_t kernel_of(const char *name)
     return HUM_GEMM_KERNEL_MMA;
 }
 
+const char *cli_stream_k_text(const hum_tuning *t)
+{
+    return !t->stream_k ? "" : t->stream_k_sum ? ", stream-K summed in the workspace" : ", stream-K";
+}
+
 void cli_tuning_text(const hum_tuning *t, char *out, size_t cap)
 {
     snprintf(out, cap, "%s block %dx%dx%d, warp %dx%dx%d, %d stages, %d CTA%s/SM%s", cli_kernel_name(t->kernel),
              t->block_m, t->block_n, t->block_k, t->warp_m, t->warp_n, t->warp_k, t->stages, t->ctas_per_sm,
-             t->ctas_per_sm == 1 ? "" : "s", t->stream_k ? ", stream-K" : "");
+             t->ctas_per_sm == 1 ? "" : "s", cli_stream_k_text(t));
 }
 
 static cJSON *triple(int32_t a, int32_t b, int32_t c)
@@ -65,6 +70,7 @@ cJSON *cli_dispatch_json(const hum_layer_dispatch *d)
         cJSON_AddNumberToObject(e, "stages", t->stages);
         cJSON_AddNumberToObject(e, "ctas_per_sm", t->ctas_per_sm);
         cJSON_AddBoolToObject(e, "stream_k", t->stream_k);
+        cJSON_AddStringToObject(e, "stream_k_sum", t->stream_k_sum ? "workspace" : "output");
         cJSON_AddNumberToObject(e, "smem_bytes", (double)r->smem_bytes);
         cJSON_AddNumberToObject(e, "threads", r->threads);
         cJSON_AddStringToObject(e, "origin", r->origin);
@@ -106,6 +112,7 @@ void cli_print_dispatch_json(FILE *f, const cJSON *d, int indent)
             .stages = num(e, "stages", -1), .ctas_per_sm = num(e, "ctas_per_sm", -1),
             .stream_k = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "stream_k")),
             .kernel = kernel_of(str(e, "kernel")),
+            .stream_k_sum = strcmp(str(e, "stream_k_sum"), "workspace") == 0,
         };
         char range[48], tuning[160];
         cli_m_range(&t, range, sizeof range);

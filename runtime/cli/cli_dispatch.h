@@ -18,9 +18,12 @@ void cli_tuning_text(const hum_tuning *t, char *out, size_t cap);
  * "wgmma_ws". */
 const char *cli_kernel_name(int32_t kernel);
 
+/* ", stream-K", ", stream-K summed in the workspace" (stream_k_sum) or "" (no stream-K). */
+const char *cli_stream_k_text(const hum_tuning *t);
+
 /* { policy, policy_origin, device, arch, ranges: [{ m_min, m_max (null: no bound), kernel,
- *   block: [m, n, k], warp: [m, n, k], stages, ctas_per_sm, stream_k, smem_bytes, threads,
- *   origin }] }; NULL when out of memory. */
+ *   block: [m, n, k], warp: [m, n, k], stages, ctas_per_sm, stream_k, stream_k_sum ("output" or
+ *   "workspace"), smem_bytes, threads, origin }] }; NULL when out of memory. */
 cJSON *cli_dispatch_json(const hum_layer_dispatch *d);
 
 /* A heading line (policy, its file, device, arch), then one line per range, each indented by

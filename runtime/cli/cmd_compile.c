@@ -86,7 +86,7 @@ static void print_table(const char *what, const hum_layer_info *info)
             snprintf(m_max, sizeof m_max, "%lld", (long long)t->m_max);
         printf("  %s %lld..%s: %s, block %dx%dx%d, warp %dx%dx%d, %d stages%s\n", what, (long long)t->m_min, m_max,
                cli_kernel_name(t->kernel), t->block_m, t->block_n, t->block_k,
-               t->warp_m, t->warp_n, t->warp_k, t->stages, t->stream_k ? ", stream-K" : "");
+               t->warp_m, t->warp_n, t->warp_k, t->stages, cli_stream_k_text(t));
     }
 }
 

@@ -1,8 +1,10 @@
 /* Layers of 8-bit activations on the CPU: hum_layer_options resolved and checked (dtypes, output
  * dtype, activation groups), C's rules for which targets, weights and scales take 8-bit A, and
  * NVRTC compiles of every 8-bit-A variant (W8A8 e4m3 and int8, W4A8 uint4, MXFP4) the built-in policies
- * give on sm_80, sm_86, sm_89 and sm_90a (the archs that refuse it name the rule). */
+ * give on sm_80, sm_86, sm_89 and sm_90a (the archs that refuse it name the rule); stream-K
+ * with 8-bit A only where its slices sum in the workspace (tuning field stream_k_sum). */
 #include "hum/hum_tools.h"
+#include "hum_ffi.h"
 #include "quant_test.h"
 
 #include <string.h>
@@ -47,8 +49,46 @@ static int compile(hum_runtime *rt, const char *spec, hum_layer_options o, const
     return info.entry_count;
 }
 
+/* The fit keeps stream-K for 8-bit A only with its slices summed in the workspace, drops the
+ * workspace sums of a tuning without stream-K, and refuses a stream_k_sum it does not know. */
+static void check_stream_k_sum(void)
+{
+    hum_layer_config c;
+    memset(&c, 0, sizeof c);
+    c.n = c.k = c.padded_n = c.padded_k = c.kernel_group = 4096;
+    c.a_dtype = HUM_DTYPE_FLOAT8_E4M3FN;
+    c.c_dtype = c.param_dtype = c.scale_dtype = HUM_DTYPE_FLOAT16;
+    c.weight_dtype = HUM_DTYPE_FLOAT8_E4M3FN;
+    c.scale_type = HUM_SCALE_CHANNEL;
+    c.scale_rows = c.has_scale = c.weight_float = 1;
+    c.weight_bits = 8;
+    c.weight_exp = 4;
+    const hum_compute_config dense = {HUM_GEMM_DENSE, 0, 0};
+    hum_tuning t = {1, INT64_MAX, 16, 128, 256, 16, 32, 128, 4, 1, 1, HUM_GEMM_KERNEL_MMA, 0}, out;
+    hum_status st = hum_layer_fit_tuning(&c, &dense, &t, "sm_90a", 232448, "test", &out);
+    QUANT_CHECK(st == HUM_OK && !out.stream_k && !out.stream_k_sum, "e4m3, sums through C: status %d '%s', "
+                "stream-K %d sum %d (expected stream-K off)", st, st ? hum_last_error() : "", out.stream_k,
+                out.stream_k_sum);
+    t.stream_k_sum = 1;
+    st = hum_layer_fit_tuning(&c, &dense, &t, "sm_90a", 232448, "test", &out);
+    QUANT_CHECK(st == HUM_OK && out.stream_k && out.stream_k_sum, "e4m3, sums in the workspace: status %d '%s', "
+                "stream-K %d sum %d (expected both kept)", st, st ? hum_last_error() : "", out.stream_k,
+                out.stream_k_sum);
+    c.a_dtype = HUM_DTYPE_FLOAT16;
+    t.stream_k = 0;
+    st = hum_layer_fit_tuning(&c, &dense, &t, "sm_90a", 232448, "test", &out);
+    QUANT_CHECK(st == HUM_OK && !out.stream_k && !out.stream_k_sum, "no stream-K: status %d '%s', sum %d kept",
+                st, st ? hum_last_error() : "", out.stream_k_sum);
+    t.stream_k = 1;
+    t.stream_k_sum = 2;
+    st = hum_layer_fit_tuning(&c, &dense, &t, "sm_90a", 232448, "test", &out);
+    QUANT_CHECK(st == HUM_ERR_POLICY && strstr(hum_last_error(), "stream_k_sum = 2"),
+                "stream_k_sum 2: status %d '%s'", st, hum_last_error());
+}
+
 int main(void)
 {
+    check_stream_k_sum();
     hum_runtime *rt = NULL;
     if (!QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "%s", hum_last_error()))
         return quant_test_result("test_layer_a8");

@@ -1,7 +1,9 @@
 /* GEMMs of 8-bit activations on a GPU: e4m3 x e4m3, int8 x uint8 (around 128) and e4m3 or int8
  * x uint4 (around 8, W4A8) and e4m3 x e2m1 weights, with MXFP4's e8m0 group scales folded in, or
  * channel (float16, bfloat16, float32 scales) and tensor weight scales, per-token and per-tensor
- * activation scales, bias, float16 and bfloat16 output, at M across the policy's ranges (1, 7, 48, 200, 520). A is
+ * activation scales, bias, float16 and bfloat16 output, at M across the policy's ranges (1, 7, 48, 200, 520);
+ * then at M = 1 and 200 with stream-K on, its slices summed in the workspace (stream_k_sum, a
+ * site policy over the built-in tables; K = 8192 at M = 1: each tile split over ~16 CTAs). A is
  * fresh random 8-bit codes with random float32 scales; the float64 reference (hum_reference_gemm)
  * multiplies the same quantized values, so only the accumulation and the output rounding differ:
  * ||C - round(ref)|| / ||ref|| <= 1e-3, every output written (C poisoned first, a guard row
@@ -9,6 +11,7 @@
  * without a GPU. */
 #include "gemm_test.h"
 #include "hum/hum_tools.h"
+#include "rt_test.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -153,6 +156,46 @@ done:
     hum_device_free(d_c);
 }
 
+typedef struct a8_case {
+    const char *spec;
+    hum_dtype a, c;
+} a8_case;
+
+/* Every case on runtime rt at each M of ms[0..nms); `how` labels the lines. */
+static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, size_t count, int fp8, const int64_t *ms,
+                      size_t nms, const char *how)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (cases[i].a == HUM_DTYPE_FLOAT8_E4M3FN && !fp8)
+            continue;
+        hum_layer_spec s;
+        hum_standard_weight w;
+        hum_layer *layer = NULL;
+        const hum_layer_options o = {.activation_dtype = cases[i].a, .output_dtype = cases[i].c};
+        if (!QUANT_CHECK(hum_layer_spec_parse(cases[i].spec, &s) == HUM_OK &&
+                             hum_layer_spec_weight(&s, quant_rng_next(rng), &w) == HUM_OK,
+                         "%s: %s", cases[i].spec, hum_last_error()))
+            continue;
+        char name[200];
+        snprintf(name, sizeof name, "%s a=%s out=%s%s", cases[i].spec, hum_dtype_name(cases[i].a),
+                 hum_dtype_name(cases[i].c), how);
+        double worst = 0;
+        if (QUANT_CHECK(hum_layer_from_standard(rt, &w, &o, &layer) == HUM_OK && hum_layer_prepare(layer) == HUM_OK,
+                        "%s: %s", name, hum_last_error())) {
+            for (size_t j = 0; j < nms && worst >= 0; j++)
+                for (int per_token = 1; per_token >= 0 && worst >= 0; per_token--) {
+                    const double e = run_m(layer, rng, name, &w, cases[i].a, cases[i].c, ms[j], per_token);
+                    worst = e < 0 ? -1 : (e > worst ? e : worst);
+                }
+            if (!how[0] && (i == 0 || i == 4))
+                check_errors(layer, cases[i].a, cases[i].c, w.k, w.n);
+        }
+        printf("  %-96s %s %.2e\n", name, worst < 0 ? "FAIL" : "ok  ", worst < 0 ? 0.0 : worst);
+        hum_layer_destroy(layer);
+        hum_standard_free(&w);
+    }
+}
+
 int main(void)
 {
     if (!gemm_test_have_gpu())
@@ -163,10 +206,7 @@ int main(void)
         return quant_test_result("test_gemm_a8");
     hum_device_info dev;
     const int fp8 = hum_runtime_device(rt, &dev) == HUM_OK && dev.sm_major * 10 + dev.sm_minor >= 89;
-    const struct {
-        const char *spec;
-        hum_dtype a, c;
-    } cases[] = {
+    static const a8_case cases[] = {
         {"n=1024,k=1024,w=e4m3", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16},
         {"n=1000,k=2064,w=e4m3,a=bfloat16,scale=float32,bias=1", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16},
         {"n=2048,k=4096,w=e4m3,a=bfloat16", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16},
@@ -181,36 +221,21 @@ int main(void)
         {"n=1024,k=1024,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16},
         {"n=1000,k=2080,w=e2m1,group=32,scale=e8m0,bias=1", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16},
         {"n=2048,k=4096,w=e2m1,a=bfloat16", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16},
+        /* M = 1 splits each of the 8 tiles' 32 k-blocks over ~16 CTAs when stream-K runs */
+        {"n=1024,k=8192,w=e4m3", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16},
+        {"n=1024,k=8192,w=uint8", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16},
     };
-    static const int64_t ms[] = {1, 7, 48, 200, 520};
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        if (cases[i].a == HUM_DTYPE_FLOAT8_E4M3FN && !fp8)
-            continue;
-        hum_layer_spec s;
-        hum_standard_weight w;
-        hum_layer *layer = NULL;
-        const hum_layer_options o = {.activation_dtype = cases[i].a, .output_dtype = cases[i].c};
-        if (!QUANT_CHECK(hum_layer_spec_parse(cases[i].spec, &s) == HUM_OK &&
-                             hum_layer_spec_weight(&s, quant_rng_next(&rng), &w) == HUM_OK,
-                         "%s: %s", cases[i].spec, hum_last_error()))
-            continue;
-        char name[160];
-        snprintf(name, sizeof name, "%s a=%s out=%s", cases[i].spec, hum_dtype_name(cases[i].a),
-                 hum_dtype_name(cases[i].c));
-        double worst = 0;
-        if (QUANT_CHECK(hum_layer_from_standard(rt, &w, &o, &layer) == HUM_OK && hum_layer_prepare(layer) == HUM_OK,
-                        "%s: %s", name, hum_last_error())) {
-            for (size_t j = 0; j < sizeof ms / sizeof ms[0] && worst >= 0; j++)
-                for (int per_token = 1; per_token >= 0 && worst >= 0; per_token--) {
-                    const double e = run_m(layer, &rng, name, &w, cases[i].a, cases[i].c, ms[j], per_token);
-                    worst = e < 0 ? -1 : (e > worst ? e : worst);
-                }
-            if (i == 0 || i == 4)
-                check_errors(layer, cases[i].a, cases[i].c, w.k, w.n);
-        }
-        printf("  %-78s %s %.2e\n", name, worst < 0 ? "FAIL" : "ok  ", worst < 0 ? 0.0 : worst);
-        hum_layer_destroy(layer);
-        hum_standard_free(&w);
+    static const int64_t ms[] = {1, 7, 48, 200, 520}, ms_sk[] = {1, 200};
+    const size_t count = sizeof cases / sizeof cases[0];
+    run_cases(rt, &rng, cases, count, fp8, ms, sizeof ms / sizeof ms[0], "");
+    /* stream-K on, its slices summed in the workspace: the bfloat16 cases at M = 1 missed 1e-3
+     * when they summed through C (ab43ee7) */
+    char dir[512];
+    hum_runtime *sk_rt = gemm_test_workspace_sum_runtime(dir, sizeof dir);
+    if (QUANT_CHECK(sk_rt, "the stream-K workspace-sum runtime")) {
+        run_cases(sk_rt, &rng, cases, count, fp8, ms_sk, sizeof ms_sk / sizeof ms_sk[0], " stream-K in the workspace");
+        hum_runtime_destroy(sk_rt);
+        rt_rmtree(dir);
     }
     hum_runtime_destroy(rt);
     return quant_test_result("test_gemm_a8");

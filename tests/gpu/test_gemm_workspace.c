@@ -5,13 +5,17 @@
  * workspace; one act-order layer shared by 4 threads, each with its own stream and workspace,
  * every output checked and bit-identical to the single-threaded one; a forward captured in a
  * CUDA graph and replayed; and the host overhead of a forward (M = 1 against the bare launch it
- * makes, and M = 64 on the wgmma kernel with its tensor map cached or re-encoded each call). Skipped (77) without a GPU. */
+ * makes, and M = 64 on the wgmma kernel with its tensor map cached or re-encoded each call); stream-K
+ * slices summed in the workspace (stream_k_sum; a bfloat16 layer at M = 1, 5, 100, each tile
+ * split over many CTAs, within one output rounding of the same layer run with whole tiles).
+ * Skipped (77) without a GPU. */
 #define _POSIX_C_SOURCE 200809L
 #include "cuda_driver.h"
 #include "device.h"
 #include "gemm_test.h"
 #include "hum/hum.h"
 #include "layer.h"
+#include "rt_test.h"
 #include "workspace.h"
 
 #include <math.h>
@@ -72,12 +76,30 @@ done:
     return err;
 }
 
+/* The stream-K partial tiles of a layer's table on `dev`: the most over its entries whose slices
+ * sum in the workspace of a float32 tile per CTA of the largest grid. */
+static int64_t partial_bytes(const hum_layer *layer, const hum_device_info *dev)
+{
+    hum_layer_info info;
+    hum_layer_get_info(layer, &info);
+    int64_t most = 0;
+    for (int i = 0; i < info.entry_count; i++) {
+        const hum_tuning *t = &info.entries[i];
+        const int64_t b =
+            t->stream_k && t->stream_k_sum ? (int64_t)dev->sm_count * t->ctas_per_sm * t->block_m * t->block_n * 4 : 0;
+        most = b > most ? b : most;
+    }
+    return (most + 255) / 256 * 256;
+}
+
 static void check_sizes_and_refusals(const fixture *f)
 {
     hum_device_info dev;
     hum_runtime_device(f->rt, &dev);
     const int64_t locks = ((int64_t)dev.sm_count * 32 * 4 + 255) / 256 * 256;
     int64_t bytes = -1;
+    /* the built-in tables sum stream-K slices through C: no partial tiles */
+    QUANT_CHECK(partial_bytes(f->layer, &dev) == 0, "partial tiles in a built-in table");
     QUANT_CHECK(hum_layer_workspace_size(f->layer, 0, &bytes) == HUM_OK && bytes == locks, "size at M 0: %lld, want %lld",
                 (long long)bytes, (long long)locks);
     QUANT_CHECK(hum_layer_workspace_size(f->layer, 3, &bytes) == HUM_OK && bytes == locks + (3 * K * 2 + 255) / 256 * 256,
@@ -118,6 +140,121 @@ static void check_sizes_and_refusals(const fixture *f)
         hum_workspace_destroy(ws);
     }
     hum_device_free(mem);
+}
+
+/* One bfloat16 forward of the M rows at d_a through ws into codes (C poisoned first). */
+static int forward_bf16(hum_layer *layer, hum_workspace *ws, void *d_a, int64_t m, int64_t k, int64_t n,
+                        uint16_t *codes)
+{
+    void *d_c = NULL;
+    const hum_tensor ta = gemm_test_matrix(d_a, HUM_DTYPE_BFLOAT16, m, k, 0);
+    const hum_tensor tc = gemm_test_matrix(NULL, HUM_DTYPE_BFLOAT16, m, n, 0);
+    int ok = hum_device_alloc(0, (size_t)(m * n) * 2, &d_c) == HUM_OK &&
+             hum_memset_d8(d_c, 0xFF, (size_t)(m * n) * 2) == HUM_OK;
+    hum_tensor out = tc;
+    out.data = d_c;
+    ok = ok && hum_layer_forward_ws(layer, ws, NULL, &ta, NULL, &out) == HUM_OK &&
+         hum_stream_synchronize(NULL) == HUM_OK && hum_memcpy_dtoh(codes, d_c, (size_t)(m * n) * 2) == HUM_OK;
+    hum_device_free(d_c);
+    return QUANT_CHECK(ok, "bfloat16 forward M = %lld: %s", (long long)m, hum_last_error());
+}
+
+/* Outputs of two bfloat16 results more than one unit in the last place apart. */
+static int64_t ulps_apart(const uint16_t *x, const uint16_t *y, int64_t count)
+{
+    int64_t apart = 0;
+    for (int64_t i = 0; i < count; i++) {
+        /* bfloat16 codes in the order of their values: neighbours differ by one */
+        const int u = x[i] & 0x8000u ? -(x[i] & 0x7FFF) : x[i], v = y[i] & 0x8000u ? -(y[i] & 0x7FFF) : y[i];
+        apart += abs(u - v) > 1;
+    }
+    return apart;
+}
+
+/* Stream-K slices summed in the workspace (stream_k_sum = "workspace", a runtime whose policy
+ * sets it on the built-in tables): a bfloat16 layer whose tiles are split over ~16 CTAs each
+ * (K = 8192; M = 1 and 5 on mma.sync, 100 on wgmma on sm_90) gives, through a workspace sized
+ * by hum_layer_workspace_size, what a workspace of the locks alone gives (every tile whole in
+ * one CTA) within one output rounding (one bfloat16 unit in the last place), and no larger error
+ * against the float64 reference. The same layer summing its slices through C (the default) is
+ * printed beside it: one rounding per slice. */
+static void check_stream_k(hum_runtime *rt, quant_rng *rng)
+{
+    enum { SK_N = 1024, SK_K = 8192, SK_M = 100 };
+    static const int64_t ms[] = {1, 5, SK_M};
+    char dir[512];
+    hum_runtime *sk_rt = gemm_test_workspace_sum_runtime(dir, sizeof dir);
+    hum_layer_spec s;
+    hum_standard_weight w;
+    hum_layer *layer = NULL, *through_c = NULL;
+    hum_workspace *full = NULL, *bare = NULL, *plain = NULL;
+    uint16_t *a_codes = malloc((size_t)(SK_M * SK_K) * 2), *c_sk = malloc(SK_M * SK_N * 2),
+             *c_dp = malloc(SK_M * SK_N * 2), *c_out = malloc(SK_M * SK_N * 2);
+    double *a = malloc((size_t)(SK_M * SK_K) * sizeof *a), *ref = malloc(SK_M * SK_N * sizeof *ref);
+    double *got = malloc(SK_M * SK_N * sizeof *got);
+    void *d_a = NULL;
+    int64_t bytes = 0, plain_bytes = 0;
+    memset(&w, 0, sizeof w);
+    hum_device_info dev;
+    if (!QUANT_CHECK(sk_rt && a_codes && c_sk && c_dp && c_out && a && ref && got &&
+                         hum_runtime_device(rt, &dev) == HUM_OK &&
+                         hum_layer_spec_parse("n=1024,k=8192,w=uint4,a=bfloat16,group=128", &s) == HUM_OK &&
+                         hum_layer_spec_weight(&s, quant_rng_next(rng), &w) == HUM_OK &&
+                         hum_layer_from_standard(sk_rt, &w, NULL, &layer) == HUM_OK &&
+                         hum_layer_prepare(layer) == HUM_OK &&
+                         hum_layer_from_standard(rt, &w, NULL, &through_c) == HUM_OK &&
+                         hum_layer_prepare(through_c) == HUM_OK &&
+                         hum_layer_workspace_size(layer, SK_M, &bytes) == HUM_OK &&
+                         hum_layer_workspace_size(through_c, SK_M, &plain_bytes) == HUM_OK &&
+                         hum_workspace_create(sk_rt, NULL, bytes, &full) == HUM_OK &&
+                         hum_workspace_create(sk_rt, NULL, plain_bytes, &bare) == HUM_OK &&
+                         hum_workspace_create(rt, NULL, plain_bytes, &plain) == HUM_OK &&
+                         quant_fill_activations(rng, HUM_DTYPE_BFLOAT16, SK_M * SK_K, 1.0, a_codes, a) == 0 &&
+                         hum_reference_gemm(&w, 0, a, SK_M, ref) == HUM_OK &&
+                         hum_device_alloc(0, (size_t)(SK_M * SK_K) * 2, &d_a) == HUM_OK &&
+                         hum_memcpy_htod(d_a, a_codes, (size_t)(SK_M * SK_K) * 2) == HUM_OK,
+                     "stream-K layer: %s", hum_last_error()))
+        goto done;
+    /* the partial tiles are what the workspace-sum table adds to the default one's size */
+    QUANT_CHECK(partial_bytes(layer, &dev) > 0 && bytes == plain_bytes + partial_bytes(layer, &dev),
+                "stream-K workspace sizes: %lld with partial tiles, %lld without", (long long)bytes,
+                (long long)plain_bytes);
+    for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
+        const int64_t m = ms[i], count = m * SK_N;
+        if (!forward_bf16(layer, full, d_a, m, SK_K, SK_N, c_sk) || !forward_bf16(layer, bare, d_a, m, SK_K, SK_N, c_dp) ||
+            !forward_bf16(through_c, plain, d_a, m, SK_K, SK_N, c_out))
+            break;
+        const int64_t apart = ulps_apart(c_sk, c_dp, count), apart_c = ulps_apart(c_out, c_dp, count);
+        hum_dtype_decode(HUM_DTYPE_BFLOAT16, c_sk, count, got);
+        const double e_sk = quant_rel_error(got, ref, count);
+        hum_dtype_decode(HUM_DTYPE_BFLOAT16, c_dp, count, got);
+        const double e_dp = quant_rel_error(got, ref, count);
+        hum_dtype_decode(HUM_DTYPE_BFLOAT16, c_out, count, got);
+        const double e_c = quant_rel_error(got, ref, count);
+        printf("  stream-K M = %lld bfloat16, outputs more than one ulp from whole tiles: slices summed in the "
+               "workspace %lld, through C %lld of %lld; relative error %.3e, %.3e, whole tiles %.3e\n", (long long)m,
+               (long long)apart, (long long)apart_c, (long long)count, e_sk, e_c, e_dp);
+        QUANT_CHECK(apart == 0 && e_sk <= 1.1 * e_dp + 1e-6, "stream-K summed in the workspace, M = %lld: %lld outputs "
+                    "apart, error %.3e against %.3e", (long long)m, (long long)apart, e_sk, e_dp);
+    }
+done:
+    hum_device_free(d_a);
+    hum_workspace_destroy(full);
+    hum_workspace_destroy(bare);
+    hum_workspace_destroy(plain);
+    hum_layer_destroy(layer);
+    hum_layer_destroy(through_c);
+    hum_standard_free(&w);
+    hum_runtime_destroy(sk_rt);
+    if (sk_rt)
+        rt_rmtree(dir);
+    free(a_codes);
+    free(c_sk);
+    free(c_dp);
+    free(c_out);
+    free(a);
+    free(ref);
+    free(got);
 }
 
 typedef struct worker {
@@ -374,6 +511,7 @@ int main(void)
         printf("  act-order forwards (one pass, 100-row chunks, host memory): checked\n");
         check_threads(&f);
         check_graph(&f);
+        check_stream_k(rt, &rng);
         check_overhead(&f, &plain);
     }
     teardown(&f);

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "gemm_test.h"
 #include "device.h"
+#include "rt_test.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -124,4 +125,30 @@ double gemm_test_spec(hum_runtime *rt, quant_rng *rng, const char *spec, const i
     const double e = gemm_test_layer(rt, rng, spec, &w, s.activation_dtype, ms, count);
     hum_standard_free(&w);
     return e;
+}
+
+hum_runtime *gemm_test_workspace_sum_runtime(char *dir, size_t cap)
+{
+    rt_tmpdir("sksum", dir, cap);
+    rt_write(dir, "workspace_sum.lua",
+             "local policy = require('hum.policy')\n"
+             "return {\n"
+             "  name = 'stream-k-workspace-sum',\n"
+             "  applies = function(device) return true end,\n"
+             "  tunings = function(device, layer)\n"
+             "    local list = policy.below(device, layer)\n"
+             "    for _, e in ipairs(list) do e.tuning.stream_k_sum = 'workspace' end\n"
+             "    return list\n"
+             "  end,\n"
+             "}\n");
+    const char *config = rt_write(dir, "hum.yaml", "policy_paths: [workspace_sum.lua]\n");
+    hum_runtime_options opts;
+    hum_runtime_options_init(&opts);
+    opts.config_path = config;
+    hum_runtime *rt = NULL;
+    if (hum_runtime_create(&opts, &rt) != HUM_OK) {
+        fprintf(stderr, "gemm_test_workspace_sum_runtime: %s\n", hum_last_error());
+        return NULL;
+    }
+    return rt;
 }

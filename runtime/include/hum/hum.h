@@ -572,7 +572,10 @@ typedef struct hum_layer_options {
     X(int32_t, stages, INT, IN, "kStages", "")        /* shared-memory pipeline depth */         \
     X(int32_t, stream_k, BOOL, IN, "kStreamK", "")    /* K loop split across CTAs */             \
     X(int32_t, ctas_per_sm, INT, IN, "kCtasPerSm", "")                                           \
-    X(int32_t, kernel, ENUM, OPTIONAL, "", "mma wgmma wgmma_ws") /* the kernel family, hum_gemm_kernel */
+    X(int32_t, kernel, ENUM, OPTIONAL, "", "mma wgmma wgmma_ws") /* the kernel family, hum_gemm_kernel */ \
+    /* where stream-K slices sum: through the output (each adds its part rounded to C's type),   \
+     * or in the workspace (float32 partial tiles, C rounded once; not yet run on a GPU) */      \
+    X(int32_t, stream_k_sum, ENUM, OPTIONAL, "kStreamKSum", "output workspace")
 
 #define HUM_CONFIG_MEMBER(type, name, kind, role, constant, values) type name;
 
@@ -681,15 +684,19 @@ hum_status hum_layer_prepare(hum_layer *layer);
 hum_status hum_layer_forward_ws(hum_layer *layer, hum_workspace *ws, struct CUstream_st *stream, const hum_tensor *a,
                                 const hum_tensor *a_scale, const hum_tensor *c);
 
-/* hum_layer_forward_ws with the layer's own workspace (made at prepare: the locks, and for an
- * act-order layer, or one of 8-bit A, room for the rows of up to 16 MiB of 16-bit A but at least
- * 256 rows), so forwards
+/* hum_layer_forward_ws with the layer's own workspace (made at prepare: the stream-K locks and
+ * partial tiles, and for an act-order layer, or one of 8-bit A, room for the rows of up to 16 MiB
+ * of 16-bit A but at least 256 rows), so forwards
  * of one layer through this call must not overlap (one stream, one thread at a time). */
 hum_status hum_layer_forward(hum_layer *layer, struct CUstream_st *stream, const hum_tensor *a,
                              const hum_tensor *a_scale, const hum_tensor *c);
 
 /* Bytes of a workspace in which forwards of `layer` (prepared) with M <= max_m run in one pass:
- * the stream-K locks (SMs x 32 int32, rounded up to 256 bytes: what every layer needs) plus, for
+ * the stream-K locks (SMs x 32 int32, rounded up to 256 bytes: what every layer needs), the
+ * stream-K partial tiles of its dispatch table in force when a tuning sums its slices there
+ * (stream_k_sum workspace: 32-bit [block M x block N] per CTA of the largest grid, SMs x CTAs
+ * per SM, rounded up to 256; a workspace without room for them runs those GEMMs without
+ * stream-K, slower at small M; a policy reload may change the size) plus, for
  * an act-order layer, max_m x K 16-bit elements rounded up to 256; for a layer of 8-bit A, the
  * codes of max_m quantized rows (K rounded up to 16 bytes each) and their float32 scales (one
  * per row, or per group of config.a_group columns), each rounded up to 256. A workspace of the largest
@@ -884,7 +891,7 @@ hum_status hum_moe_from_safetensors(hum_runtime *rt, const char *path, const cha
 hum_status hum_moe_prepare(hum_moe *moe);
 
 /* Bytes of a workspace (hum_workspace_create) in which forwards of up to max_m tokens run in
- * one pass: the GEMMs' stream-K locks, the routing layout, and the rows between the steps
+ * one pass: the GEMMs' stream-K locks and partial tiles, the routing layout, and the rows between the steps
  * (M * top_k rows of 2I (gate/up), I (activated) and H (down) 16-bit elements). A forward of
  * more tokens works through them in chunks of the tokens the workspace holds. A grouped layer:
  * max_m is T (hum_moe_forward_grouped), its rows (T, or E x T masked) of 2I and I elements

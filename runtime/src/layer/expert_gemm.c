@@ -158,8 +158,12 @@ hum_status hum_expert_gemm_forward(hum_layer *gemm, hum_workspace *ws, struct CU
                           .out_factor = gemm->out_factor};
     int64_t blocks = 0;
     st = routing_args(gemm, r, e->block_m, a->shape[0], c->shape[0], &args, &blocks);
+    void *partials;
+    char *rows;
+    int64_t room;
+    hum_workspace_areas(ws, t->partial_bytes, 0, &partials, &rows, &room);
     if (st == HUM_OK)
-        st = hum_gemm_launch(e, ws, stream, &args, blocks, 0);
+        st = hum_gemm_launch(e, ws, stream, &args, partials, blocks, 0);
     hum_hazard_unpin(&ws->slot);
     return st;
 }

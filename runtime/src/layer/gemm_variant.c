@@ -85,6 +85,8 @@ static hum_status check_policy_values(const hum_tuning *t)
          t->ctas_per_sm);
     RULE(HUM_ERR_POLICY, t->stream_k == 0 || t->stream_k == 1, "stream_k = %d: expected 0 or 1", t->stream_k);
     RULE(HUM_ERR_POLICY, hum_gemm_family_of(t->kernel), "kernel = %d: no such kernel family", t->kernel);
+    RULE(HUM_ERR_POLICY, t->stream_k_sum == 0 || t->stream_k_sum == 1, "stream_k_sum = %d: expected 0 (output) or 1 "
+         "(workspace)", t->stream_k_sum);
     return HUM_OK;
 }
 
@@ -188,14 +190,15 @@ hum_status hum_gemm_variant_check(const hum_gemm_variant *v, const char *arch)
          t->block_k);
     const int wk = t->block_k / t->warp_k;
     RULE(HUM_ERR_UNSUPPORTED, wk == 1 || wk == 2 || wk == 4, "%d warps along K (expected 1, 2 or 4)", wk);
-    /* 8-bit A: 128-byte rows of A in a stage (the chunk swizzle, the wgmma atom), k32 steps; no
-     * stream-K, whose slices add their partial sums through the 16-bit C (a bfloat16 rounding
-     * per slice: errors of a few 1e-3 where 8-bit A is held to 1e-3) */
+    /* 8-bit A: 128-byte rows of A in a stage (the chunk swizzle, the wgmma atom), k32 steps; its
+     * stream-K slices sum in the workspace: through the 16-bit C (a bfloat16 rounding per slice)
+     * they missed 8-bit A's 1e-3 by a few times on the H200 */
     RULE(HUM_ERR_UNSUPPORTED, !hum_gemm_a8(c) || (t->block_k >= 128 && t->warp_k % 32 == 0),
          "block K %d and warp K %d with 8-bit activations (expected at least 128 and a multiple of 32)", t->block_k,
          t->warp_k);
-    RULE(HUM_ERR_UNSUPPORTED, !hum_gemm_a8(c) || !t->stream_k,
-         "stream-K with 8-bit activations (its slices add partial sums through the 16-bit output)");
+    RULE(HUM_ERR_UNSUPPORTED, !hum_gemm_a8(c) || !t->stream_k || t->stream_k_sum == 1,
+         "stream-K with 8-bit activations summing through the 16-bit output (expected stream_k_sum workspace)");
+    RULE(HUM_ERR_UNSUPPORTED, t->stream_k || !t->stream_k_sum, "stream_k_sum workspace without stream-K");
     /* a warp applies the K-group scales of whole promotion periods */
     const int64_t period = hum_gemm_kscale_k(c);
     RULE(HUM_ERR_UNSUPPORTED, !period || t->warp_k % period == 0,
@@ -231,8 +234,10 @@ hum_status hum_gemm_fit(const hum_layer_config *c, const hum_compute_config *com
         t.warp_k *= 128 / t.block_k;
         t.block_k = 128;
     }
-    if (hum_gemm_a8(c))
+    if (hum_gemm_a8(c) && !t.stream_k_sum)
         t.stream_k = 0;
+    if (!t.stream_k)
+        t.stream_k_sum = 0;
     t.warp_k = t.warp_k < t.block_k ? t.warp_k : t.block_k;
     const int64_t period = hum_gemm_kscale_k(c);
     while (t.block_k / t.warp_k > 4 || (hum_gemm_a8(c) && t.warp_k < 32) || (period && t.warp_k % period))

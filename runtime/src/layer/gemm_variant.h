@@ -71,7 +71,8 @@ hum_status hum_gemm_variant_check(const hum_gemm_variant *v, const char *arch);
  * policy may write (HUM_ERR_POLICY) and the family taking the layer, then block N halved until it
  * divides the padded N, block K nested with the scale group and warp K within 4 warps, the
  * family's own adjustments (gemm_family.h, fit), for 8-bit A block K at least 128, warp K a
- * multiple of 32 and no stream-K, the stages lowered until ctas_per_sm CTAs fit;
+ * multiple of 32 and stream-K only with its slices summed in the workspace (stream_k_sum), the
+ * stages lowered until ctas_per_sm CTAs fit;
  * the result checked
  * (hum_gemm_variant_check, and the budget: HUM_ERR_UNSUPPORTED). *out is the fitted tuning. */
 hum_status hum_gemm_fit(const hum_layer_config *c, const hum_compute_config *compute, const hum_tuning *in,

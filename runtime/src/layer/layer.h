@@ -24,6 +24,7 @@ typedef struct hum_dispatch_entry {
     hum_kernel *kernel;
     uint32_t threads, smem_bytes;
     int32_t block_m, stream_k;
+    int32_t stream_k_sum; /* 1: stream-K slices sum in the workspace's partial tiles */
     int64_t n_blocks;  /* padded N / block N */
     int64_t k_blocks;  /* padded K / block K */
     int64_t max_grid;  /* SMs x CTAs per SM: every CTA of a launch is resident at once */
@@ -37,6 +38,7 @@ typedef struct hum_dispatch_entry {
 typedef struct hum_dispatch_table {
     hum_layer_plan plan;       /* what planning returned: tunings, policy, arch */
     hum_dispatch_entry entries[HUM_LAYER_MAX_ENTRIES];
+    int64_t partial_bytes;     /* the stream-K partial tiles its kernels take (hum_workspace_partial_bytes) */
     uint64_t generation;       /* 0 at prepare, +1 per reload that replaced the table */
     double compile_ms;
     int32_t kernels_compiled, kernels_cached;
@@ -112,10 +114,12 @@ hum_status hum_layer_check_tensor(const char *fn, const hum_tensor *t, const cha
 /* The entry of table t for M = m (>= 1). */
 const hum_dispatch_entry *hum_dispatch_entry_for(const hum_dispatch_table *t, int64_t m);
 
-/* Launches entry e with args (every field but the locks filled; the family's binding done) over
- * `blocks` blocks of e->block_m rows: a persistent grid of at most e->max_grid CTAs. */
+/* Launches entry e with args (every field but the locks and partials filled; the family's
+ * binding done) over `blocks` blocks of e->block_m rows: a persistent grid of at most
+ * e->max_grid CTAs. partials: ws's partial tiles (hum_workspace_areas), which an entry whose
+ * stream-K slices sum in the workspace takes; NULL runs its tiles whole, without stream-K. */
 hum_status hum_gemm_launch(const hum_dispatch_entry *e, hum_workspace *ws, struct CUstream_st *stream,
-                           hum_gemm_args *args, int64_t blocks, int after_permute);
+                           hum_gemm_args *args, void *partials, int64_t blocks, int after_permute);
 /* The weight a layer of `opts` holds: *use = w, or (opts->shard set) *use = cut = its shard,
  * which the caller frees (cut is zeroed otherwise). */
 hum_status hum_layer_shard_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_standard_weight *cut,

@@ -45,13 +45,14 @@ const hum_dispatch_entry *hum_dispatch_entry_for(const hum_dispatch_table *t, in
 }
 
 hum_status hum_gemm_launch(const hum_dispatch_entry *e, hum_workspace *ws, struct CUstream_st *stream,
-                           hum_gemm_args *args, int64_t blocks, int after_permute)
+                           hum_gemm_args *args, void *partials, int64_t blocks, int after_permute)
 {
     args->locks = ws->base;
+    args->partials = e->stream_k_sum ? partials : NULL;
     /* Persistent grid: one CTA per unit of work, at most what is resident at once (stream-K
      * slices wait on each other, so every CTA must be running). */
     const int64_t tiles = blocks * e->n_blocks;
-    const int64_t work = e->stream_k ? tiles * e->k_blocks : tiles;
+    const int64_t work = e->stream_k && (!e->stream_k_sum || args->partials) ? tiles * e->k_blocks : tiles;
     const int64_t grid = work < e->max_grid ? work : e->max_grid;
     void *params[] = {args};
     /* after the permutation the GEMM's launch latency hides behind it: the kernels wait for it
@@ -100,8 +101,8 @@ static hum_status check_a_scale(const hum_layer_config *cfg, const hum_tensor *s
 }
 
 /* One GEMM launch of M rows (1 .. 2^31 - 1) of A (row stride lda, scales a_scale with row stride
- * a_scale_ld) into C with table t. */
-static hum_status launch_gemm(const hum_layer *layer, const hum_dispatch_table *t, hum_workspace *ws,
+ * a_scale_ld) into C with table t (partials: hum_gemm_launch). */
+static hum_status launch_gemm(const hum_layer *layer, const hum_dispatch_table *t, hum_workspace *ws, void *partials,
                               struct CUstream_st *stream, const void *a, int64_t lda, const float *a_scale,
                               int64_t a_scale_ld, void *c, int64_t ldc, int64_t m, int after_permute)
 {
@@ -115,15 +116,14 @@ static hum_status launch_gemm(const hum_layer *layer, const hum_dispatch_table *
     if (e->family->bind &&
         (st = e->family->bind(&ws->bind, layer->plan.config.a_dtype, layer->plan.config.k, e->block_m, &args)) != HUM_OK)
         return hum_fail_context(st, "hum_layer_forward");
-    return hum_gemm_launch(e, ws, stream, &args, (m + e->block_m - 1) / e->block_m, after_permute);
+    return hum_gemm_launch(e, ws, stream, &args, partials, (m + e->block_m - 1) / e->block_m, after_permute);
 }
 
-/* Gathers M rows of A into the workspace in the prepared K order (kernels/prep/permute_a.cu). */
-static hum_status launch_permute(const hum_layer *layer, hum_workspace *ws, struct CUstream_st *stream,
-                                 const void *a, int64_t lda, int64_t m)
+/* Gathers M rows of A into `rows` in the prepared K order (kernels/prep/permute_a.cu). */
+static hum_status launch_permute(const hum_layer *layer, void *rows, struct CUstream_st *stream, const void *a,
+                                 int64_t lda, int64_t m)
 {
     int32_t k = (int32_t)layer->plan.config.k, m32 = (int32_t)m;
-    void *rows = (char *)ws->base + ws->lock_bytes;
     void *args[] = {(void *)&a, &lda, (void *)&layer->buf.k_perm, &rows, &k, &m32};
     const int64_t chunks = (k + 7) / 8;
     hum_launch_config launch = {.grid = {(uint32_t)((chunks + 255) / 256), (uint32_t)(m < 65535 ? m : 65535), 1},
@@ -199,21 +199,25 @@ hum_status hum_layer_forward_ws(hum_layer *layer, hum_workspace *ws, struct CUst
                         "(got %p, stride %lld)", c->data, (long long)ldc);
     if (ws->rt != layer->rt)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: the workspace belongs to another runtime");
-    /* rows of A the workspace holds at once (the two quantized regions each lose up to 255 bytes
-     * to alignment) */
-    const int64_t room = ws->bytes - ws->lock_bytes;
-    const int64_t rows = cfg->act_order ? room / (cfg->k * 2)
-                         : quantize    ? (room - 512) / hum_workspace_quantized_row_bytes(cfg)
-                                       : m;
-    if (rows < 1)
+    /* the table in force stays loaded until unpinned, whatever a reload does meanwhile */
+    const hum_dispatch_table *t = hum_hazard_pin(&ws->slot, &layer->table);
+    /* rows of A the workspace holds at once beside the stream-K partials, or without them (the
+     * two quantized regions each lose up to 255 bytes to alignment) */
+    const int64_t row_bytes = cfg->act_order ? cfg->k * 2 : quantize ? hum_workspace_quantized_row_bytes(cfg) : 0;
+    const int64_t slack = quantize ? 512 : 0;
+    void *partials;
+    char *area;
+    int64_t room;
+    hum_workspace_areas(ws, t->partial_bytes, row_bytes + slack, &partials, &area, &room);
+    const int64_t rows = row_bytes ? (room - slack) / row_bytes : m;
+    if (rows < 1) {
+        hum_hazard_unpin(&ws->slot);
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: the workspace of %lld bytes holds no row of the "
                         "%s layer's A (hum_layer_workspace_size)", (long long)ws->bytes,
                         cfg->act_order ? "act-order" : "8-bit");
-
-    /* the table in force stays loaded until unpinned, whatever a reload does meanwhile */
-    const hum_dispatch_table *t = hum_hazard_pin(&ws->slot, &layer->table);
+    }
     if (quantize) {
-        quantized_rows q = {.codes = (char *)ws->base + ws->lock_bytes, .ldq = hum_workspace_codes_stride(cfg),
+        quantized_rows q = {.codes = area, .ldq = hum_workspace_codes_stride(cfg),
                             .groups = cfg->a_scale == HUM_ACT_SCALE_GROUP ? (cfg->k + cfg->a_group - 1) / cfg->a_group
                                                                           : 1};
         for (int64_t r = 0; st == HUM_OK && r < m; r += rows) {
@@ -223,20 +227,19 @@ hum_status hum_layer_forward_ws(hum_layer *layer, hum_workspace *ws, struct CUst
                            : (float *)(q.codes + (part * q.ldq + 255) / 256 * 256);
             st = launch_quantize(layer, &q, stream, (const char *)a->data + r * lda * 2, a->dtype, lda, part);
             if (st == HUM_OK)
-                st = launch_gemm(layer, t, ws, stream, q.codes, q.ldq,
+                st = launch_gemm(layer, t, ws, partials, stream, q.codes, q.ldq,
                                  q.scales ? q.scales : (const float *)layer->buf.input_scale,
                                  q.scales ? q.groups : 0, (uint16_t *)c->data + r * ldc, ldc, part, 1);
         }
     } else if (!cfg->act_order) {
-        st = launch_gemm(layer, t, ws, stream, a->data, lda, a_scale ? a_scale->data : NULL, a_scale_ld, c->data, ldc,
+        st = launch_gemm(layer, t, ws, partials, stream, a->data, lda, a_scale ? a_scale->data : NULL, a_scale_ld, c->data, ldc,
                          m, 0);
     } else {
-        const void *gathered = (char *)ws->base + ws->lock_bytes;
         for (int64_t r = 0; st == HUM_OK && r < m; r += rows) {
             const int64_t part = m - r < rows ? m - r : rows;
-            st = launch_permute(layer, ws, stream, (const uint16_t *)a->data + r * lda, lda, part);
+            st = launch_permute(layer, area, stream, (const uint16_t *)a->data + r * lda, lda, part);
             if (st == HUM_OK)
-                st = launch_gemm(layer, t, ws, stream, gathered, cfg->k, NULL, 0, (uint16_t *)c->data + r * ldc, ldc,
+                st = launch_gemm(layer, t, ws, partials, stream, area, cfg->k, NULL, 0, (uint16_t *)c->data + r * ldc, ldc,
                                  part, 1);
         }
     }

@@ -257,7 +257,7 @@ hum_status hum_layer_prepare(hum_layer *layer)
         /* the own workspace: act-order or quantized rows up to 16 MiB, at least 256 */
         const int64_t rows = (16 << 20) / (2 * plan.config.k);
         st = hum_workspace_create(layer->rt, NULL,
-                                  hum_workspace_bytes(&plan.config, dev.sm_count, rows > 256 ? rows : 256), &ws);
+                                  hum_workspace_bytes(&plan, dev.sm_count, rows > 256 ? rows : 256), &ws);
     }
     if (st != HUM_OK) {
         hum_dispatch_table_free(table);
@@ -402,11 +402,13 @@ hum_status hum_dispatch_table_build(const hum_device_info *dev, const hum_layer_
         e->smem_bytes = (uint32_t)smem;
         e->block_m = tu->block_m;
         e->stream_k = tu->stream_k;
+        e->stream_k_sum = tu->stream_k_sum;
         e->family = hum_gemm_family_of(tu->kernel);
         e->n_blocks = plan->config.padded_n / tu->block_n;
         e->k_blocks = plan->config.padded_k / tu->block_k;
         e->max_grid = (int64_t)dev->sm_count * tu->ctas_per_sm;
     }
+    t->partial_bytes = hum_workspace_partial_bytes(plan, dev->sm_count);
     if (st != HUM_OK) {
         hum_dispatch_table_free(t);
         return st;

@@ -26,8 +26,32 @@ int64_t hum_workspace_codes_stride(const hum_layer_config *c)
     return (c->k + 15) / 16 * 16;
 }
 
-int64_t hum_workspace_bytes(const hum_layer_config *c, int32_t sm_count, int64_t max_m)
+int64_t hum_workspace_partial_bytes(const hum_layer_plan *plan, int32_t sm_count)
 {
+    int64_t most = 0;
+    for (int32_t i = 0; i < plan->entry_count; i++) {
+        const hum_tuning *t = &plan->entries[i];
+        const int64_t bytes =
+            t->stream_k && t->stream_k_sum ? (int64_t)sm_count * t->ctas_per_sm * t->block_m * t->block_n * 4 : 0;
+        most = bytes > most ? bytes : most;
+    }
+    return round_up(most);
+}
+
+void hum_workspace_areas(const hum_workspace *ws, int64_t partial_bytes, int64_t min_rows, void **partials,
+                         char **rows, int64_t *room)
+{
+    const int64_t after_locks = ws->bytes - ws->lock_bytes;
+    if (partial_bytes > after_locks - min_rows)
+        partial_bytes = 0;
+    *partials = partial_bytes ? (char *)ws->base + ws->lock_bytes : NULL;
+    *rows = (char *)ws->base + ws->lock_bytes + partial_bytes;
+    *room = after_locks - partial_bytes;
+}
+
+int64_t hum_workspace_bytes(const hum_layer_plan *plan, int32_t sm_count, int64_t max_m)
+{
+    const hum_layer_config *c = &plan->config;
     /* the A rows the forward makes: gathered (act-order) or quantized (8-bit A; the codes and the
      * scales are two regions, each rounded up) */
     const int64_t rows = c->act_order ? round_up(max_m * c->k * 2)
@@ -35,7 +59,7 @@ int64_t hum_workspace_bytes(const hum_layer_config *c, int32_t sm_count, int64_t
                                                 round_up(max_m * (hum_workspace_quantized_row_bytes(c) -
                                                                   hum_workspace_codes_stride(c)))
                                           : 0;
-    return hum_workspace_lock_bytes(sm_count) + rows;
+    return hum_workspace_lock_bytes(sm_count) + hum_workspace_partial_bytes(plan, sm_count) + rows;
 }
 
 hum_status hum_layer_workspace_size(const hum_layer *layer, int64_t max_m, int64_t *bytes)
@@ -54,7 +78,10 @@ hum_status hum_layer_workspace_size(const hum_layer *layer, int64_t max_m, int64
     hum_status st = hum_runtime_device(layer->rt, &dev);
     if (st != HUM_OK)
         return hum_fail_context(st, "hum_layer_workspace_size");
-    *bytes = hum_workspace_bytes(c, dev.sm_count, max_m);
+    /* a reload may replace the table meanwhile: read it under the lock that frees it */
+    pthread_mutex_lock(&layer->rt->live_lock);
+    *bytes = hum_workspace_bytes(&hum_layer_table_locked(layer)->plan, dev.sm_count, max_m);
+    pthread_mutex_unlock(&layer->rt->live_lock);
     return HUM_OK;
 }
 

@@ -1,19 +1,25 @@
 /* The hum_workspace object (hum.h, HUM-SECTION layer): per-forward scratch memory on the GPU.
  * Layout from its base (256-byte aligned):
- *   locks  int32 [SMs x HUM_MAX_CTAS_PER_SM], rounded up to 256 bytes: the stream-K locks of
- *          every kernel of every layer (a grid never exceeds SMs x CTAs per SM); zeroed at
- *          create, and every launch leaves them zero (kernels/gemm/schedule.cuh)
- *   rows   the rest: A of an act-order forward gathered into the weights' K order
- *          (kernels/prep/permute_a.cu), rows of K 16-bit elements, packed; or the host's
- *          16-bit A quantized for a layer of 8-bit A (kernels/prep/quantize_a.cu): codes
- *          [rows][K rounded up to 16], then from the next 256 bytes their float32 scales
- *          [rows] or [rows][groups]. */
+ *   locks     int32 [SMs x HUM_MAX_CTAS_PER_SM], rounded up to 256 bytes: the stream-K locks of
+ *             every kernel of every layer, one per stream-K tile or (slices summed in the
+ *             workspace) per CTA (a grid never exceeds SMs x CTAs per SM); zeroed at create,
+ *             and every launch leaves them zero (kernels/gemm/schedule.cuh)
+ *   partials  the stream-K partial tiles of the table in force (hum_workspace_partial_bytes:
+ *             none unless a tuning sums its slices in the workspace), when the workspace holds
+ *             them beside the rows below; else none, and those GEMMs run without stream-K
+ *             (hum_workspace_areas)
+ *   rows      the rest: A of an act-order forward gathered into the weights' K order
+ *             (kernels/prep/permute_a.cu), rows of K 16-bit elements, packed; or the host's
+ *             16-bit A quantized for a layer of 8-bit A (kernels/prep/quantize_a.cu): codes
+ *             [rows][K rounded up to 16], then from the next 256 bytes their float32 scales
+ *             [rows] or [rows][groups]. */
 #ifndef HUM_WORKSPACE_H
 #define HUM_WORKSPACE_H
 
 #include "gemm_family.h"
 #include "hazard.h"
 #include "hum/hum.h"
+#include "hum/hum_tools.h"
 
 struct hum_workspace {
     hum_runtime *rt;
@@ -37,8 +43,21 @@ int64_t hum_workspace_lock_bytes(int32_t sm_count);
 int64_t hum_workspace_codes_stride(const hum_layer_config *c);
 int64_t hum_workspace_quantized_row_bytes(const hum_layer_config *c);
 
-/* hum_layer_workspace_size for a planned config on a device of `sm_count` SMs; max_m within
- * the limit that function checks. */
-int64_t hum_workspace_bytes(const hum_layer_config *c, int32_t sm_count, int64_t max_m);
+/* Bytes of the stream-K partial tiles of a plan's kernels on a device of `sm_count` SMs: the
+ * most over its entries whose stream-K slices sum in the workspace (stream_k_sum) of one 32-bit
+ * tile [block M x block N] per CTA of the grid (SMs x CTAs per SM), rounded up to 256; 0
+ * without such entries. */
+int64_t hum_workspace_partial_bytes(const hum_layer_plan *plan, int32_t sm_count);
+
+/* hum_layer_workspace_size for a plan on a device of `sm_count` SMs; max_m within the limit
+ * that function checks. */
+int64_t hum_workspace_bytes(const hum_layer_plan *plan, int32_t sm_count, int64_t max_m);
+
+/* A forward's areas of ws for a table of `partial_bytes` partial tiles: *partials after the
+ * locks when ws holds them and `min_rows` bytes of rows beyond (NULL otherwise: the GEMMs then
+ * run without stream-K), *rows after them (or after the locks) and *room, the bytes of ws
+ * from *rows on. */
+void hum_workspace_areas(const hum_workspace *ws, int64_t partial_bytes, int64_t min_rows, void **partials,
+                         char **rows, int64_t *room);
 
 #endif
