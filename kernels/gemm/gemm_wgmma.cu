@@ -59,13 +59,14 @@ constexpr int kWarpgroups = kMathThreads / 128;
 constexpr int kMathWarps = kMathThreads / 32;
 constexpr int kSlabs = kWN / 16;           // 64-row slabs per warpgroup
 constexpr int kUnits = kBN / 64;           // 64-row units of the block, kWarpgroups * kSlabs
-// Block M is the N of the wgmma instructions: a sum of legal N (128, 64, 32, 16), largest first,
-// so that a block M fitted to the rows per expert of a MoE layer (80 = 64 + 16, 96 = 64 + 32,
-// 160 = 128 + 32) pads few rows and still runs wide instructions. Chunk c covers tokens
-// chunk_start(c) .. + chunk_n(c) - 1, whose accumulators start at chunk_start(c) / 2.
+// Block M is the N of the wgmma instructions: one instruction per 128 tokens and one for the
+// rest (any multiple of 16: mma/wgmma.cuh), so that a block M fitted to the rows per expert of
+// a MoE layer (80, 96, 160 = 128 + 32) pads few rows and still runs one wide instruction per
+// 128 tokens. Chunk c covers tokens chunk_start(c) .. + chunk_n(c) - 1, whose accumulators
+// start at chunk_start(c) / 2.
 __host__ __device__ constexpr int chunk_n_of(int rest)
 {
-    return rest >= 128 ? 128 : rest >= 64 ? 64 : rest >= 32 ? 32 : 16;
+    return rest > 128 ? 128 : rest;
 }
 __host__ __device__ constexpr int chunk_start(int c)
 {
