@@ -43,6 +43,21 @@ HUM_DEV void wgmma_wait()
     asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(PENDING) : "memory");
 }
 
+// Sets the registers per thread of the executing warpgroup to REGS (a multiple of 8 in
+// 24..256): a producer warpgroup gives registers back to the pool, math warpgroups take them,
+// within what the CTA was launched with.
+template <int REGS>
+HUM_DEV void warpgroup_regs_dec()
+{
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+
+template <int REGS>
+HUM_DEV void warpgroup_regs_inc()
+{
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+
 // Keeps the compiler from moving accesses of `v` across a wgmma fence or wait.
 HUM_DEV void wgmma_pin(float &v)
 {
@@ -75,6 +90,22 @@ HUM_DEV void wgmma_pin(int &v)
 #define HUM_WGMMA_OPS64 \
     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, " \
     "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36"
+#define HUM_WGMMA_OPS48 \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, " \
+    "%19, %20, %21, %22, %23}, {%24, %25, %26, %27}, %28"
+#define HUM_WGMMA_OPS80 \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, " \
+    "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, " \
+    "%36, %37, %38, %39}, {%40, %41, %42, %43}, %44"
+#define HUM_WGMMA_OPS96 \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, " \
+    "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, " \
+    "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47}, {%48, %49, %50, %51}, %52"
+#define HUM_WGMMA_OPS112 \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, " \
+    "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, " \
+    "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, " \
+    "%53, %54, %55}, {%56, %57, %58, %59}, %60"
 #define HUM_WGMMA_OPS128 \
     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, " \
     "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, " \
@@ -93,19 +124,29 @@ HUM_DEV void wgmma_pin(int &v)
     asm volatile(HUM_WGMMA_ASM("m64n" #N "k32." TYPES, ONE, HUM_WGMMA_OPS##N, TAIL) : __VA_ARGS__ : HUM_WGMMA_IN);
 
 // d[0..N/2) += A (64x16, a[4]) * B^T (N x 16 at `desc`), float accumulators, N = 8, 16, 32,
-// 64 or 128.
+// 48, 64, 80, 96, 112 or 128 (the odd multiples of 16: a block of that many tokens in one
+// instruction).
 template <bool BF16, int N>
 HUM_DEV void wgmma_rs(float *d, const u32 (&a)[4], u64 desc)
 {
-    static_assert(N == 8 || N == 16 || N == 32 || N == 64 || N == 128, "wgmma tile of 8, 16, 32, 64 or 128 columns");
+    static_assert(N == 8 || N == 16 || N == 32 || N == 48 || N == 64 || N == 80 || N == 96 || N == 112 || N == 128,
+                  "wgmma tile of 8, 16, 32, 48, 64, 80, 96, 112 or 128 columns");
     if constexpr (N == 8) {
         HUM_WGMMA_CASE(8, "9", HUM_F4(d, 0))
     } else if constexpr (N == 16) {
         HUM_WGMMA_CASE(16, "13", HUM_F8(d, 0))
     } else if constexpr (N == 32) {
         HUM_WGMMA_CASE(32, "21", HUM_F16(d, 0))
+    } else if constexpr (N == 48) {
+        HUM_WGMMA_CASE(48, "29", HUM_F16(d, 0), HUM_F8(d, 16))
     } else if constexpr (N == 64) {
         HUM_WGMMA_CASE(64, "37", HUM_F32(d, 0))
+    } else if constexpr (N == 80) {
+        HUM_WGMMA_CASE(80, "45", HUM_F32(d, 0), HUM_F8(d, 32))
+    } else if constexpr (N == 96) {
+        HUM_WGMMA_CASE(96, "53", HUM_F32(d, 0), HUM_F16(d, 32))
+    } else if constexpr (N == 112) {
+        HUM_WGMMA_CASE(112, "61", HUM_F32(d, 0), HUM_F16(d, 32), HUM_F8(d, 48))
     } else {
         HUM_WGMMA_CASE(128, "69", HUM_F32(d, 0), HUM_F32(d, 32))
     }
@@ -118,15 +159,24 @@ HUM_DEV void wgmma_rs(float *d, const u32 (&a)[4], u64 desc)
 template <int N>
 HUM_DEV void wgmma_rs8(float *d, const u32 (&a)[4], u64 desc)
 {
-    static_assert(N == 8 || N == 16 || N == 32 || N == 64 || N == 128, "wgmma tile of 8, 16, 32, 64 or 128 columns");
+    static_assert(N == 8 || N == 16 || N == 32 || N == 48 || N == 64 || N == 80 || N == 96 || N == 112 || N == 128,
+                  "wgmma tile of 8, 16, 32, 48, 64, 80, 96, 112 or 128 columns");
     if constexpr (N == 8) {
         HUM_WGMMA8_CASE(8, "9", "f32.e4m3.e4m3", ", 1, 1", HUM_F4(d, 0))
     } else if constexpr (N == 16) {
         HUM_WGMMA8_CASE(16, "13", "f32.e4m3.e4m3", ", 1, 1", HUM_F8(d, 0))
     } else if constexpr (N == 32) {
         HUM_WGMMA8_CASE(32, "21", "f32.e4m3.e4m3", ", 1, 1", HUM_F16(d, 0))
+    } else if constexpr (N == 48) {
+        HUM_WGMMA8_CASE(48, "29", "f32.e4m3.e4m3", ", 1, 1", HUM_F16(d, 0), HUM_F8(d, 16))
     } else if constexpr (N == 64) {
         HUM_WGMMA8_CASE(64, "37", "f32.e4m3.e4m3", ", 1, 1", HUM_F32(d, 0))
+    } else if constexpr (N == 80) {
+        HUM_WGMMA8_CASE(80, "45", "f32.e4m3.e4m3", ", 1, 1", HUM_F32(d, 0), HUM_F8(d, 32))
+    } else if constexpr (N == 96) {
+        HUM_WGMMA8_CASE(96, "53", "f32.e4m3.e4m3", ", 1, 1", HUM_F32(d, 0), HUM_F16(d, 32))
+    } else if constexpr (N == 112) {
+        HUM_WGMMA8_CASE(112, "61", "f32.e4m3.e4m3", ", 1, 1", HUM_F32(d, 0), HUM_F16(d, 32), HUM_F8(d, 48))
     } else {
         HUM_WGMMA8_CASE(128, "69", "f32.e4m3.e4m3", ", 1, 1", HUM_F32(d, 0), HUM_F32(d, 32))
     }
@@ -135,15 +185,24 @@ HUM_DEV void wgmma_rs8(float *d, const u32 (&a)[4], u64 desc)
 template <int N>
 HUM_DEV void wgmma_rs8(int *d, const u32 (&a)[4], u64 desc)
 {
-    static_assert(N == 8 || N == 16 || N == 32 || N == 64 || N == 128, "wgmma tile of 8, 16, 32, 64 or 128 columns");
+    static_assert(N == 8 || N == 16 || N == 32 || N == 48 || N == 64 || N == 80 || N == 96 || N == 112 || N == 128,
+                  "wgmma tile of 8, 16, 32, 48, 64, 80, 96, 112 or 128 columns");
     if constexpr (N == 8) {
         HUM_WGMMA8_CASE(8, "9", "s32.s8.s8", "", HUM_R4(d, 0))
     } else if constexpr (N == 16) {
         HUM_WGMMA8_CASE(16, "13", "s32.s8.s8", "", HUM_R8(d, 0))
     } else if constexpr (N == 32) {
         HUM_WGMMA8_CASE(32, "21", "s32.s8.s8", "", HUM_R16(d, 0))
+    } else if constexpr (N == 48) {
+        HUM_WGMMA8_CASE(48, "29", "s32.s8.s8", "", HUM_R16(d, 0), HUM_R8(d, 16))
     } else if constexpr (N == 64) {
         HUM_WGMMA8_CASE(64, "37", "s32.s8.s8", "", HUM_R32(d, 0))
+    } else if constexpr (N == 80) {
+        HUM_WGMMA8_CASE(80, "45", "s32.s8.s8", "", HUM_R32(d, 0), HUM_R8(d, 32))
+    } else if constexpr (N == 96) {
+        HUM_WGMMA8_CASE(96, "53", "s32.s8.s8", "", HUM_R32(d, 0), HUM_R16(d, 32))
+    } else if constexpr (N == 112) {
+        HUM_WGMMA8_CASE(112, "61", "s32.s8.s8", "", HUM_R32(d, 0), HUM_R16(d, 32), HUM_R8(d, 48))
     } else {
         HUM_WGMMA8_CASE(128, "69", "s32.s8.s8", "", HUM_R32(d, 0), HUM_R32(d, 32))
     }
@@ -153,6 +212,10 @@ HUM_DEV void wgmma_rs8(int *d, const u32 (&a)[4], u64 desc)
 #undef HUM_WGMMA8_CASE
 #undef HUM_WGMMA_IN
 #undef HUM_WGMMA_OPS128
+#undef HUM_WGMMA_OPS112
+#undef HUM_WGMMA_OPS96
+#undef HUM_WGMMA_OPS80
+#undef HUM_WGMMA_OPS48
 #undef HUM_WGMMA_OPS64
 #undef HUM_WGMMA_OPS32
 #undef HUM_WGMMA_OPS16

@@ -3,8 +3,8 @@
 
 #include "bench_check.h"
 
-
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -82,6 +82,18 @@ int64_t bench_check_rows(int64_t m, int64_t n, int64_t k, int64_t *rows, int64_t
 double bench_check_tolerance(hum_dtype dtype)
 {
     return dtype == HUM_DTYPE_BFLOAT16 ? 2e-2 : 1e-2;
+}
+
+hum_status bench_check_verdict(int64_t m, double err, double tol, int64_t bad, const char *of, int64_t checked,
+                               const char *unit)
+{
+    if (bad != 0 || !(err <= tol))
+        return hum_fail(HUM_ERR_INTERNAL, "the layer's output at M = %lld is wrong: relative error %.3e against the "
+                        "float64 reference%s (tolerance %.0e), %lld elements unwritten or not finite", (long long)m,
+                        err, of, tol, (long long)bad);
+    printf("check: M = %lld, relative error %.2e against the float64 reference%s (%lld %s)\n", (long long)m, err, of,
+           (long long)checked, unit);
+    return HUM_OK;
 }
 
 hum_status bench_check_reference(const hum_standard_weight *w, hum_dtype dtype, const uint16_t *a,

@@ -52,6 +52,14 @@ hum_status bench_check_against(hum_dtype dtype, int64_t n, const uint16_t *out, 
 /* The pass mark of a check with `dtype` activations: 1e-2 for float16, 2e-2 for bfloat16. */
 double bench_check_tolerance(hum_dtype dtype);
 
+/* The verdict of a check at M of `checked` rows (`unit`: "rows", "tokens"; `of`: what the
+ * reference was of, appended to "the float64 reference", "" for none): HUM_ERR_INTERNAL naming
+ * the error, the tolerance and the bad count when any element was unwritten or not finite
+ * (bad) or err is above tol (or NaN); else HUM_OK after printing the check line. One wording
+ * for every bench, so a failing bench reads the same whatever it timed. */
+hum_status bench_check_verdict(int64_t m, double err, double tol, int64_t bad, const char *of, int64_t checked,
+                               const char *unit);
+
 /* bench_check_reference for a layer that quantizes its 16-bit activations (`how`, the layer's
  * plan; input_scale: the weight's for HUM_ACT_SCALE_TENSOR): each listed row of `a` quantized
  * as the layer does it (hum_quantize_activations), its codes times their scales in float64, then

@@ -209,15 +209,9 @@ static hum_status sanity_check(bench_run *b, hum_layer *layer, const hum_standar
     if (st == HUM_OK)
         st = bench_check_reference_as(w, b->quantized, r->activation, a, rows, row_count, ref);
     if (st == HUM_OK &&
-        (st = bench_check_against(r->activation, r->n, c, m, rows, row_count, ref, &err, &bad)) == HUM_OK) {
-        if (bad != 0 || !(err <= tol))
-            st = hum_fail(HUM_ERR_INTERNAL, "the layer's output at M = %lld is wrong: relative error %.3e against the "
-                                            "float64 reference (tolerance %.0e), %lld elements unwritten or not finite",
-                          (long long)m, err, tol, (long long)bad);
-        else
-            printf("check: M = %lld, relative error %.2e against the float64 reference%s (%lld rows)\n", (long long)m,
-                   err, b->quantized ? " of the layer's quantized A" : "", (long long)row_count);
-    }
+        (st = bench_check_against(r->activation, r->n, c, m, rows, row_count, ref, &err, &bad)) == HUM_OK)
+        st = bench_check_verdict(m, err, tol, bad, b->quantized ? " of the layer's quantized A" : "", row_count,
+                                 "rows");
     free(ref);
     free(c);
     free(rows);

@@ -3,7 +3,8 @@
  * rounded to 16 bits is at the rounding level, a perturbed output moves it by the amount an
  * independent computation here predicts, and a poisoned (unwritten) element anywhere in the
  * output fails the check even outside the rows compared; the row sampler stays within budget
- * and keeps the first and last row. */
+ * and keeps the first and last row; the verdict fails above the tolerance, on NaN and on
+ * any bad element. */
 #include "bench_check.h"
 #include "rt_test.h"
 
@@ -126,8 +127,23 @@ static void check_rows(void)
     RT_CHECK(bench_check_rows(1, 65536, 65536, rows, 4096) == 1 && rows[0] == 0, "M = 1");
 }
 
+/* The pass mark is inclusive; a NaN error, or any bad element at a small error, fails with
+ * the figures named. */
+static void check_verdict(void)
+{
+    RT_CHECK(bench_check_verdict(7, 1e-2, 1e-2, 0, "", 7, "rows") == HUM_OK, "an error at the tolerance passes: %s",
+             hum_last_error());
+    RT_EXPECT_ERROR(bench_check_verdict(7, 1.5e-2, 1e-2, 0, "", 7, "rows"), HUM_ERR_INTERNAL, "above the tolerance",
+                    "M = 7", "1.500e-02", "tolerance 1e-02");
+    RT_EXPECT_ERROR(bench_check_verdict(7, NAN, 1e-2, 0, " of x", 7, "rows"), HUM_ERR_INTERNAL, "a NaN error",
+                    "reference of x");
+    RT_EXPECT_ERROR(bench_check_verdict(9, 1e-6, 1e-2, 3, "", 2, "tokens"), HUM_ERR_INTERNAL, "bad elements",
+                    "3 elements unwritten or not finite");
+}
+
 int main(void)
 {
+    check_verdict();
     check_activations(HUM_DTYPE_FLOAT16);
     check_activations(HUM_DTYPE_BFLOAT16);
     check_output(HUM_DTYPE_FLOAT16);

@@ -1,11 +1,13 @@
 /* The expert GEMMs (MoE GEMM types) without a GPU: NVRTC compiles of every GEMM type's dispatch
  * table on sm_75, sm_80, sm_86, sm_89 and sm_90a (both kernel families, where the policy picks
  * them), for the Qwen3-30B-A3B shapes and for odd ones (K not a multiple of 8: gathered element
- * loads; bias and integer zero points), and the rules that refuse what the expert GEMMs do not
- * take, each naming it. */
+ * loads; bias and integer zero points), block M that is not a power of two under a site policy,
+ * and the rules that refuse what the expert GEMMs do not take, each naming it. */
 #include "hum/hum_tools.h"
 #include "quant_test.h"
 #include "hum_ffi.h"
+#include "rt_test.h"
+#include "wgmma_test.h"
 
 #include <string.h>
 
@@ -67,7 +69,7 @@ static void check_refusals(hum_runtime *rt)
     c.scale_rows = c.has_scale = 1;
     c.weight_bits = 4;
     c.num_experts = 4;
-    const hum_tuning t = {1, INT64_MAX, 64, 128, 64, 64, 32, 64, 3, 1, 1, HUM_GEMM_KERNEL_MMA};
+    const hum_tuning t = {1, INT64_MAX, 64, 128, 64, 64, 32, 64, 3, 1, 1, HUM_GEMM_KERNEL_MMA, 0};
     hum_tuning out;
     const hum_compute_config dense = {HUM_GEMM_DENSE, 0, 0}, indexed = {HUM_GEMM_MOE_INDEXED, 0, 0};
     st = hum_layer_fit_tuning(&c, &dense, &t, "sm_90a", 232448, "test", &out);
@@ -77,6 +79,48 @@ static void check_refusals(hum_runtime *rt)
     st = hum_layer_fit_tuning(&c, &indexed, &t, "sm_90a", 232448, "test", &out);
     QUANT_CHECK(st == HUM_ERR_UNSUPPORTED && strstr(hum_last_error(), "MoE types at least one"),
                 "indexed without experts: status %d, '%s'", st, hum_last_error());
+}
+
+/* Block M that is not a power of two (tests/support/wgmma_test.h): under the site policy that
+ * puts 48, 80, 96, 112, 160 and 176 on the rows per expert, the tables that
+ * tests/gpu/test_expert_gemm.c runs on sm_90 (the small case's every type, the Qwen3 gate/up
+ * indexed) compile for sm_90a with those tiles. */
+static void check_odd_blocks(void)
+{
+    static const int32_t want[] = {48, 80, 96, 112, 160, 176};
+    static const struct {
+        const char *spec;
+        int64_t experts;
+        int types;
+    } cases[] = {{"n=200,k=96,w=uint4,group=32,zp=int,bias=1,a=bfloat16", 33, 3},
+                 {"n=1536,k=2048,w=uint4,group=128,a=bfloat16", 32, 1}};
+    char dir[512];
+    hum_runtime *rt = wgmma_test_runtime_policy(WGMMA_ODD_BLOCK_POLICY, dir, sizeof dir);
+    if (!QUANT_CHECK(rt != NULL, "the odd block M policy's runtime"))
+        return;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int t = 0; t < cases[i].types; t++) {
+            hum_layer_spec spec;
+            hum_layer_info info;
+            if (!QUANT_CHECK(hum_layer_spec_parse(cases[i].spec, &spec) == HUM_OK, "%s: %s", cases[i].spec,
+                             hum_last_error()))
+                continue;
+            const hum_status st = hum_expert_gemm_compile_spec(rt, &spec, cases[i].experts, TYPES[t], "sm_90a", &info);
+            if (!QUANT_CHECK(st == HUM_OK && info.entry_count == 6, "odd block M %s %s: %d entries: %s",
+                             TYPE_NAMES[TYPES[t]], cases[i].spec, st == HUM_OK ? info.entry_count : -1,
+                             hum_last_error()))
+                continue;
+            for (int32_t e = 0; e < info.entry_count; e++)
+                QUANT_CHECK(info.entries[e].kernel == HUM_GEMM_KERNEL_WGMMA && info.entries[e].block_m == want[e] &&
+                                info.entries[e].warp_m == want[e],
+                            "odd block M %s %s entry %d: block_m %d warp_m %d (kernel %d), want wgmma %d",
+                            TYPE_NAMES[TYPES[t]], cases[i].spec, e, info.entries[e].block_m, info.entries[e].warp_m,
+                            info.entries[e].kernel, want[e]);
+            printf("  sm_90a %-18s E=%-3lld %-52s odd block M 48..176: %d kernels, %5.0f ms\n", TYPE_NAMES[TYPES[t]],
+                   (long long)cases[i].experts, cases[i].spec, info.entry_count, info.compile_ms);
+        }
+    hum_runtime_destroy(rt);
+    rt_rmtree(dir);
 }
 
 int main(void)
@@ -93,5 +137,6 @@ int main(void)
     /* act-order experts: each block's expert's columns gathered (mma.sync, also on sm_90a) */
     compile_all(rt, "n=256,k=384,w=uint4,group=128,actorder=1", 16, ARCHS + 3, 2);
     hum_runtime_destroy(rt);
+    check_odd_blocks();
     return quant_test_result("test_expert_gemm_compile");
 }

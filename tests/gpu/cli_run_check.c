@@ -13,14 +13,6 @@
 #include <string.h>
 #include <sys/wait.h>
 
-static int count(const char *text)
-{
-    int c = 0;
-    for (const char *p = cli_output; (p = strstr(p, text)) != NULL; p += strlen(text))
-        c++;
-    return c;
-}
-
 static const char LAYER[] = "model.layers.3.self_attn.o_proj";
 enum { N = 320, K = 576, M_IO = 7 };
 
@@ -58,10 +50,10 @@ int main(void)
 
     snprintf(args, sizeof args, "run %s --layer %s --m 1,3,100 --check", ckpt, LAYER);
     RT_CHECK(cli_hum(args) == 0, "float16 --check:\n%s", cli_output);
-    RT_CHECK(count(": ok") == 3 && count("FAIL") == 0, "three passing M:\n%s", cli_output);
+    RT_CHECK(cli_count(": ok") == 3 && cli_count("FAIL") == 0, "three passing M:\n%s", cli_output);
     snprintf(args, sizeof args, "run %s --layer %s --m 1,3,100 --check --activation bfloat16", ckpt, LAYER);
     RT_CHECK(cli_hum(args) == 0, "bfloat16 --check:\n%s", cli_output);
-    RT_CHECK(count(": ok") == 3 && count("FAIL") == 0, "three passing M:\n%s", cli_output);
+    RT_CHECK(cli_count(": ok") == 3 && cli_count("FAIL") == 0, "three passing M:\n%s", cli_output);
 
     /* Given activations in, the output file out, checked here against hum_reference_gemm. */
     double *a = malloc(M_IO * K * sizeof *a), *ref = malloc(M_IO * N * sizeof *ref), *got = malloc(M_IO * N * sizeof *got);
@@ -73,7 +65,7 @@ int main(void)
     hum_safetensors_tensor t = {.name = "input", .dtype = HUM_DTYPE_FLOAT16, .rank = 2, .shape = {M_IO, K}, .data = codes};
     RT_CHECK(hum_safetensors_write(in, &t, 1, NULL) == HUM_OK, "input: %s", hum_last_error());
     snprintf(args, sizeof args, "run %s --layer %s --input %s --output %s --check", ckpt, LAYER, in, out);
-    RT_CHECK(cli_hum(args) == 0 && count(": ok") == 1, "--input/--output:\n%s", cli_output);
+    RT_CHECK(cli_hum(args) == 0 && cli_count(": ok") == 1, "--input/--output:\n%s", cli_output);
     hum_safetensors *st = NULL;
     hum_safetensors_tensor o;
     if (RT_CHECK(hum_safetensors_open(out, &st) == HUM_OK, "open %s: %s", out, hum_last_error()) &&

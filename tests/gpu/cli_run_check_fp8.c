@@ -15,14 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int count(const char *text)
-{
-    int c = 0;
-    for (const char *p = cli_output; (p = strstr(p, text)) != NULL; p += strlen(text))
-        c++;
-    return c;
-}
-
 static const char LAYER[] = "model.layers.0.mlp.down_proj";
 enum { N = 1000, K = 1104, BLOCK = 128 };
 
@@ -81,7 +73,7 @@ int main(void)
         RT_CHECK(cli_hum(args) == 0, "hum %s:\n%s", args, cli_output);
         RT_CHECK(strstr(cli_output, runs[i].says) != NULL, "hum %s should say '%s':\n%s", args, runs[i].says,
                  cli_output);
-        RT_CHECK(count(": ok") == 3 && count("FAIL") == 0, "hum %s: three passing M:\n%s", args, cli_output);
+        RT_CHECK(cli_count(": ok") == 3 && cli_count("FAIL") == 0, "hum %s: three passing M:\n%s", args, cli_output);
     }
     free(v);
     free(codes);

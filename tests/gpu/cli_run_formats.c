@@ -33,14 +33,6 @@ static int64_t below(int64_t n)
     return (int64_t)((rng >> 33) % (uint64_t)n);
 }
 
-static int count(const char *text)
-{
-    int c = 0;
-    for (const char *p = cli_output; (p = strstr(p, text)) != NULL; p += strlen(text))
-        c++;
-    return c;
-}
-
 /* One gpt-oss projection of E experts [n, k]: e2m1 codes, e8m0 scales 2^-8 .. 2^-4, bf16 bias. */
 static int gptoss_proj(const char *dir, const char *proj, int64_t n, int64_t k)
 {
@@ -163,11 +155,12 @@ static void run(int gpu, const char *what, const char *dir, const char *args, in
     const int rc = cli_hum(line);
     printf("$ hum %s\n%s\n", line, cli_output);
     if (!gpu) {
-        RT_CHECK(rc == 1 && strstr(cli_output, "no GPU to run on") && count("loaded in") == 1,
+        RT_CHECK(rc == 1 && strstr(cli_output, "no GPU to run on") && cli_count("loaded in") == 1,
                  "%s: loads, then needs a GPU:\n%s", what, cli_output);
         return;
     }
-    RT_CHECK(rc == 0 && count(": ok") == ms && count("FAIL") == 0, "%s: %d passing M:\n%s", what, ms, cli_output);
+    RT_CHECK(rc == 0 && cli_count(": ok") == ms && cli_count("FAIL") == 0, "%s: %d passing M:\n%s", what, ms,
+             cli_output);
     if (must)
         RT_CHECK(strstr(cli_output, must) != NULL, "%s: '%s' in:\n%s", what, must, cli_output);
 }

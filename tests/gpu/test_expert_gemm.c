@@ -6,10 +6,14 @@
  * E = 33, K = 96 and N = 200 (not a multiple of the tile), uint4 with integer zero points that
  * differ per expert and a bias per expert, float16 and bfloat16; rows per expert on both sides
  * of the sm90 policy's switch to wgmma; act-order experts; the Qwen3-30B-A3B shapes; and
- * M * top_k > 65,535 with M * top_k * N > 2^31 (sampled rows). Skipped (77) without a GPU. */
+ * M * top_k > 65,535 with M * top_k * N > 2^31 (sampled rows). On sm_90 the small and Qwen cases
+ * run again under a site policy of block M that is not a power of two (48 .. 176: wgmma
+ * instructions of N 48, 80, 96 and 112, tests/support/wgmma_test.h). Skipped (77) without a GPU. */
 #include "contract/moe_layout.h"
 #include "gemm_test.h"
 #include "hum/hum_tools.h"
+#include "rt_test.h"
+#include "wgmma_test.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -378,7 +382,7 @@ static void qwen_case(hum_runtime *rt, quant_rng *rng)
     const hum_quant_spec q = {.weight_dtype = HUM_DTYPE_UINT4, .scale_type = HUM_SCALE_GROUP, .group_size = 128};
     expert_case c;
     if (make_case(rt, rng, &c, "qwen3 gate_up E=32 uint4 g128 bf16", 32, 1536, 2048, HUM_DTYPE_BFLOAT16, &q, 0, 1)) {
-        const int64_t ms[] = {1, 64, 256, 600}; /* rows per expert 1, 16, 64, 150 */
+        const int64_t ms[] = {1, 64, 256, 600, 1000}; /* rows per expert 1, 16, 64, 150, 250 */
         for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
             int32_t *topk = malloc((size_t)ms[i] * 8 * 4);
             random_routing(rng, ms[i], 8, 32, topk);
@@ -448,6 +452,18 @@ int main(void)
     act_order_case(rt, &rng);
     qwen_case(rt, &rng);
     large_case(rt, &rng);
+    hum_device_info dev;
+    const int sm90 = hum_runtime_device(rt, &dev) == HUM_OK && dev.sm_major >= 9;
     hum_runtime_destroy(rt);
+    if (sm90) {
+        char dir[512];
+        hum_runtime *odd = wgmma_test_runtime_policy(WGMMA_ODD_BLOCK_POLICY, dir, sizeof dir);
+        if (QUANT_CHECK(odd != NULL, "the odd block M policy's runtime")) {
+            small_cases(odd, &rng, HUM_DTYPE_BFLOAT16);
+            qwen_case(odd, &rng);
+            hum_runtime_destroy(odd);
+        }
+        rt_rmtree(dir);
+    }
     return quant_test_result("test_expert_gemm");
 }

@@ -57,6 +57,14 @@ int cli_hum_timed(const char *args, double *first_line, double *total)
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+int cli_count(const char *text)
+{
+    int c = 0;
+    for (const char *p = cli_output; (p = strstr(p, text)) != NULL; p += strlen(text))
+        c++;
+    return c;
+}
+
 void cli_has(const char *what, const char *text)
 {
     RT_CHECK(strstr(cli_output, text) != NULL, "%s: output lacks \"%s\":\n%s", what, text, cli_output);

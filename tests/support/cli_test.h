@@ -15,6 +15,10 @@ int cli_hum(const char *args);
  * *total when the command ended, in seconds from its start. */
 int cli_hum_timed(const char *args, double *first_line, double *total);
 
+/* How many times `text` (not empty) occurs in cli_output, without overlap: e.g. the ": ok" lines of
+ * a hum run --check. */
+int cli_count(const char *text);
+
 /* Fails the test (RT_CHECK) unless cli_output contains `text`; `what` names the step. */
 void cli_has(const char *what, const char *text);
 

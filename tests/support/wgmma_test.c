@@ -7,7 +7,7 @@
 
 const char *const WGMMA_TEST_POLICY =
     "local function t(bm, bn, wn, bk, stages)\n"
-    "  return { kernel = 'wgmma', block_m = bm, block_n = bn, block_k = bk, warp_m = bm, warp_n = wn,\n"
+    "  return { kernel = '%s', block_m = bm, block_n = bn, block_k = bk, warp_m = bm, warp_n = wn,\n"
     "           warp_k = bk, stages = stages, stream_k = true, ctas_per_sm = 1 }\n"
     "end\n"
     "return {\n"
@@ -20,10 +20,36 @@ const char *const WGMMA_TEST_POLICY =
     "  end,\n"
     "}\n";
 
-hum_runtime *wgmma_test_runtime(char *dir, size_t cap)
+const char *const WGMMA_ODD_BLOCK_POLICY =
+    "local policy = require('hum.policy')\n"
+    "local function t(bm, bn, wn, bk, stages)\n"
+    "  return { kernel = 'wgmma', block_m = bm, block_n = bn, block_k = bk, warp_m = bm, warp_n = wn,\n"
+    "           warp_k = bk, stages = stages, stream_k = true, ctas_per_sm = 1 }\n"
+    "end\n"
+    "return {\n"
+    "  name = 'wgmma-odd-block-test',\n"
+    "  applies = function(device) return device.sm >= 90 end,\n"
+    "  tunings = function(device, layer)\n"
+    "    if not layer.kernels.wgmma then\n"
+    "      return policy.ranges({ { math.huge, policy.mma_tuning(16, 128, 128, 16, 32, 64, 4) } })\n"
+    "    end\n"
+    "    return policy.ranges({ { 4, t(48, 128, 16, 128, 4) }, { 16, t(80, 128, 16, 128, 4) },\n"
+    "                           { 64, t(96, 256, 32, 64, 4) }, { 100, t(112, 128, 16, 64, 4) },\n"
+    "                           { 150, t(160, 128, 16, 64, 4) }, { math.huge, t(176, 128, 16, 64, 4) } })\n"
+    "  end,\n"
+    "}\n";
+
+hum_runtime *wgmma_test_runtime(const char *kernel, char *dir, size_t cap)
+{
+    char policy[2048];
+    snprintf(policy, sizeof policy, WGMMA_TEST_POLICY, kernel);
+    return wgmma_test_runtime_policy(policy, dir, cap);
+}
+
+hum_runtime *wgmma_test_runtime_policy(const char *policy, char *dir, size_t cap)
 {
     rt_tmpdir("wgmma", dir, cap);
-    rt_write(dir, "wgmma_test.lua", WGMMA_TEST_POLICY);
+    rt_write(dir, "wgmma_test.lua", policy);
     const char *config = rt_write(dir, "hum.yaml", "policy_paths: [wgmma_test.lua]\n");
     hum_runtime_options opts;
     hum_runtime_options_init(&opts);

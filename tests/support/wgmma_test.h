@@ -1,4 +1,5 @@
-/* Helpers of the wgmma GEMM tests (tests/c/test_gemm_wgmma_rules.c, tests/gpu/test_gemm_wgmma.c):
+/* Helpers of the wgmma GEMM tests (tests/c/test_gemm_wgmma_rules.c, tests/gpu/test_gemm_wgmma.c,
+ * and the expert GEMM tests tests/c/test_expert_gemm_compile.c, tests/gpu/test_expert_gemm.c):
  * a runtime whose site policy sends every M to the warpgroup-MMA kernel, over three tile
  * shapes, so that the tests exercise the kernel through the real prepare and forward path. */
 #ifndef HUM_WGMMA_TEST_H
@@ -14,12 +15,24 @@
  * M <= 100 block 128 x 128 (the built-in sm90 policy's tile up to M = 128), M <= 128 block
  * 128 x 256 (two warpgroups of two slabs), larger M block 256 x 128 (the built-in tile above
  * M = 128); stream-K throughout. It applies to every device, so a
- * compile for another arch than sm_90a meets the kernel's arch rule. */
+ * compile for another arch than sm_90a meets the kernel's arch rule. A format string: the
+ * family's policy name (%s: "wgmma" or "wgmma_ws") goes into every tuning. */
 extern const char *const WGMMA_TEST_POLICY;
 
-/* Writes the policy and a config naming it into a fresh directory (its path in dir[cap]) and
- * creates a runtime from that config; NULL (with a message printed) on failure. Release with
- * hum_runtime_destroy, then rt_rmtree(dir). */
-hum_runtime *wgmma_test_runtime(char *dir, size_t cap);
+/* Block M that is not a power of two, which the wgmma kernel runs as instructions of N 48, 80,
+ * 96 and 112, and above 128 as 128 + the rest (160 = 128 + 32, 176 = 128 + 48), by rows per
+ * expert of the MoE GEMM types (M of the ranges): up to 4
+ * rows block 48 x 128 x 128, up to 16 block 80 x 128 x 128, up to 64 block 96 x 256 x 64 (two
+ * slabs), up to 100 block 112 x 128 x 64, up to 150 block 160 x 128 x 64, above block
+ * 176 x 128 x 64; stream-K throughout. sm_90 and newer only; a layer the wgmma kernel does not
+ * take (act-order experts) gets one mma.sync tile. */
+extern const char *const WGMMA_ODD_BLOCK_POLICY;
+
+/* Writes WGMMA_TEST_POLICY for family `kernel` ("wgmma", "wgmma_ws") and a config naming it
+ * into a fresh directory (its path in dir[cap]) and creates a runtime from that config; NULL
+ * (with a message printed) on failure. Release with hum_runtime_destroy, then rt_rmtree(dir). */
+hum_runtime *wgmma_test_runtime(const char *kernel, char *dir, size_t cap);
+/* The same with the policy text `policy`. */
+hum_runtime *wgmma_test_runtime_policy(const char *policy, char *dir, size_t cap);
 
 #endif

@@ -499,7 +499,8 @@ typedef struct hum_layer_options {
     /* K extent of one activation scale of 8-bit A: 0 (one scale per row, [M], or per tensor,
      * [1]), 128 (float32 [M, ceil(K / 128)], FP8 block-wise) or, for float8_e4m3fn, 32 (e8m0
      * bytes [M, ceil(K / 32)], MXFP8); 0 for 16-bit A. Groups run on sm_89 and newer, applied
-     * in float32 every 128 (32) of K where the e4m3 accumulators are promoted */
+     * in float32 every 128 (32) of K where the e4m3 accumulators are promoted; not yet run on
+     * a GPU (docs/formats.md) */
     int32_t activation_group;
 } hum_layer_options;
 
@@ -572,7 +573,7 @@ typedef struct hum_layer_options {
     X(int32_t, stages, INT, IN, "kStages", "")        /* shared-memory pipeline depth */         \
     X(int32_t, stream_k, BOOL, IN, "kStreamK", "")    /* K loop split across CTAs */             \
     X(int32_t, ctas_per_sm, INT, IN, "kCtasPerSm", "")                                           \
-    X(int32_t, kernel, ENUM, OPTIONAL, "", "mma wgmma") /* the kernel family, hum_gemm_kernel */ \
+    X(int32_t, kernel, ENUM, OPTIONAL, "", "mma wgmma wgmma_ws") /* the kernel family, hum_gemm_kernel */ \
     /* where stream-K slices sum: through the output (each adds its part rounded to C's type),   \
      * or in the workspace (float32 partial tiles, C rounded once; not yet run on a GPU) */      \
     X(int32_t, stream_k_sum, ENUM, OPTIONAL, "kStreamKSum", "output workspace")
@@ -600,8 +601,14 @@ typedef struct hum_compute_config {
 /* The kernel family of a tuning (policy field `kernel`): MMA is the mma.sync kernel
  * (kernels/gemm/gemm_mma.cu, sm_75 and newer); WGMMA the Hopper warpgroup-MMA kernel
  * (kernels/gemm/gemm_wgmma.cu, sm_90a only), whose warp tile is block_m tokens x 16 rows of each
- * of warp_n / 16 64-row slabs x block_k. The layers and tunings each takes: docs/policies.md. */
-typedef enum hum_gemm_kernel { HUM_GEMM_KERNEL_MMA = 0, HUM_GEMM_KERNEL_WGMMA = 1 } hum_gemm_kernel;
+ * of warp_n / 16 64-row slabs x block_k; WGMMA_WS the same kernel warp-specialised (a producer
+ * warpgroup issues the copies; not yet run on a GPU, no built-in policy selects it). The layers
+ * and tunings each takes: docs/policies.md. */
+typedef enum hum_gemm_kernel {
+    HUM_GEMM_KERNEL_MMA = 0,
+    HUM_GEMM_KERNEL_WGMMA = 1,
+    HUM_GEMM_KERNEL_WGMMA_WS = 2
+} hum_gemm_kernel;
 
 /* TuningConfig (docs/policies.md, "Tuning fields"), with the range of M it is for in a dispatch
  * table (not a tuning field: planning sets it). */
@@ -829,7 +836,8 @@ typedef struct hum_moe_options {
     /* the GEMM type of both expert GEMMs (hum_gemm_type, docs/moe.md): HUM_GEMM_MOE_INDEXED (0
      * means it too): hum_moe_forward routes tokens by their top-k ids;
      * HUM_GEMM_MOE_GROUPED_CONTIGUOUS or HUM_GEMM_MOE_GROUPED_MASKED: hum_moe_forward_grouped
-     * takes rows a dispatcher already grouped by expert (DeepEP high-throughput / low-latency) */
+     * takes rows a dispatcher already grouped by expert (DeepEP high-throughput / low-latency;
+     * not yet run on a GPU, docs/moe.md) */
     int32_t gemm_type;
 } hum_moe_options;
 
@@ -920,7 +928,8 @@ hum_status hum_moe_forward(hum_moe *moe, hum_workspace *ws, struct CUstream_st *
 
 /*
  * The experts of a grouped layer (hum_moe_options.gemm_type a grouped type) on rows a dispatcher
- * already sent to them (DeepEP, DeepGEMM's grouped layouts): each row x of local expert e becomes
+ * already sent to them (DeepEP, DeepGEMM's grouped layouts; not yet run on a GPU:
+ * tests/gpu/moe_grouped.c is ready for one): each row x of local expert e becomes
  *   out row = down_e(act(gate_up_e(x)))
  * with no router weight (the host's combine applies it, as DeepEP's does), on `stream`,
  * asynchronously through `ws`: no allocation, no host sync, no Lua; CUDA-graph capturable.

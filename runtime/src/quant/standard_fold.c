@@ -62,7 +62,7 @@ hum_status hum_standard_fold_global(const hum_standard_weight *w, hum_standard_w
     const int tensor = w->scale_type == HUM_SCALE_TENSOR;
     const int64_t rows = tensor ? w->n : v.scale_rows, cols = tensor ? 1 : v.scale_cols, per = rows * cols;
     const int64_t shape[3] = {v.experts, rows, cols};
-    hum_tensor scale;
+    hum_tensor scale = {0}; /* freed below even when the allocation fails */
     st = hum_host_tensor_alloc(&scale, HUM_DTYPE_FLOAT32, w->num_experts > 0 ? 3 : 2, shape + (w->num_experts == 0));
     const float *global = w->global_scale.data;
     const size_t code = tensor ? 0 : (size_t)hum_dtype_code_size(w->scale_dtype);
