@@ -19,8 +19,11 @@ static_assert((kGemmType == GemmType::kDense) == (kExperts == 0), "MoE GEMM type
 
 constexpr int kWarpsM = kBM / kWM, kWarpsN = kBN / kWN, kWarpsK = kBK / kWK;
 constexpr int kWarpsMN = kWarpsM * kWarpsN;
-constexpr int kThreadsDerived = 32 * kWarpsM * kWarpsN * kWarpsK;
-static_assert(kThreadsDerived == kThreads, "hum_constants.h: kThreads disagrees with the tile shapes");
+// The tile's warps compute; kLoadWarps more (a producer: the wgmma kernel) only issue the
+// stage copies, which otherwise every thread shares (kCopyThreads: the threads that copy).
+constexpr int kMathThreads = 32 * kWarpsM * kWarpsN * kWarpsK;
+static_assert(kMathThreads + 32 * kLoadWarps == kThreads, "hum_constants.h: kThreads disagrees with the tile shapes");
+constexpr int kCopyThreads = kLoadWarps > 0 ? 32 * kLoadWarps : kThreads;
 
 // Container width of one code in the repacked words (the power of two >= the width).
 constexpr int kCont = container_bits(kWeightBits);
@@ -110,19 +113,20 @@ constexpr bool kGatherK = kActOrder && kGemmType != GemmType::kDense;
 constexpr int kAChunk = 16 / kAElem;  // A elements per 16-byte chunk
 constexpr bool kAVec = kKReal % kAChunk == 0 && !kGatherK;
 static_assert(kAVec || !kA8, "8-bit A is copied 16 bytes at a time");
-constexpr int kAElems = kBM * kBK / kThreads;  // per thread, gather mode
-static_assert(kAVec || kBM * kBK % kThreads == 0, "gathered activation tile must split evenly over threads");
+constexpr int kAElems = kBM * kBK / kCopyThreads;  // per thread, gather mode
+static_assert(kAVec || kBM * kBK % kCopyThreads == 0, "gathered activation tile must split evenly over threads");
 
 constexpr int kGroupM = 8;  // m-blocks visited together, so that concurrent tiles share A and B in L2
 
-// Deals COUNT copy chunks over the CTA's threads: calls f(i, ch) for this thread's i-th chunk ch.
+// Deals COUNT copy chunks over the kCopyThreads threads that copy: calls f(i, ch) for the i-th
+// chunk ch of copying thread `tid` (0 .. kCopyThreads - 1).
 template <int COUNT, typename F>
 HUM_DEV void for_chunks(int tid, F &&f)
 {
 #pragma unroll
-    for (int i = 0; i < (COUNT + kThreads - 1) / kThreads; ++i) {
-        const int ch = tid + i * kThreads;
-        if (COUNT % kThreads != 0 && ch >= COUNT)
+    for (int i = 0; i < (COUNT + kCopyThreads - 1) / kCopyThreads; ++i) {
+        const int ch = tid + i * kCopyThreads;
+        if (COUNT % kCopyThreads != 0 && ch >= COUNT)
             break;
         f(i, ch);
     }

@@ -22,6 +22,17 @@
 // is written in 16-byte row chunks (stream-K slices take turns, or meet in the workspace, through
 // gemm/epilogue.cuh).
 //
+// Warp-specialised (kLoadWarps = 4: the "wgmma_ws" family, runtime/src/layer/gemm_family.c):
+// a producer warpgroup after the math warpgroups walks the same work and issues every copy
+// into a ring of kStages slots, each slot with a "full" mbarrier (its copies landed: the
+// producer threads' cp.async arrivals and the TMA bytes) and an "empty" one (every math warp is
+// done with it). The math warpgroups never meet at a CTA barrier in the main loop; a slot is
+// released once the next stage's first wgmma group is running (the last group reading it has
+// then finished), and the producer runs up to kStages stages ahead, across segment ends, since
+// the epilogue stages C in a tile of its own after the stages. The producer hands most of its
+// registers to the math warpgroups (setmaxnreg). Dense layers only (A by TMA). Not yet run on a
+// GPU (bench/NOTES.md).
+//
 // 8-bit A (e4m3, int8) runs the k32 wgmma on the 8-bit codes as they are (the lane's words of
 // two k16 rows are one fragment, kernels/prep/repack.cu), int8 into int32 accumulators; the
 // epilogue multiplies in A's row scales and the weight's channel scales, and scales that change
@@ -29,7 +40,8 @@
 //
 // The argument: kernels/contract/gemm_args.h; A is read through a_map only (a, lda and k_perm
 // unused: an act-order A arrives permuted, prep/permute_a.cu). Dynamic shared memory: kSmemBytes plus
-// 2048 bytes (alignment of the stages to 1024 bytes, and the stage barriers).
+// 2048 bytes (alignment of the stages to 1024 bytes, and the stage barriers); warp-specialised,
+// the epilogue tile between the two (runtime/src/layer/gemm_wgmma.h).
 #include "gemm/dequant.cuh"
 #include "gemm/entry.cuh"
 #include "gemm/epilogue.cuh"
@@ -42,7 +54,9 @@
 namespace gemm_wgmma {
 using namespace gemm;
 
-constexpr int kWarpgroups = kThreads / 128;
+constexpr bool kSpecialised = kLoadWarps > 0;
+constexpr int kWarpgroups = kMathThreads / 128;
+constexpr int kMathWarps = kMathThreads / 32;
 constexpr int kSlabs = kWN / 16;           // 64-row slabs per warpgroup
 constexpr int kUnits = kBN / 64;           // 64-row units of the block, kWarpgroups * kSlabs
 // Block M is the N of the wgmma instructions: one instruction per 128 tokens and one for the
@@ -86,7 +100,23 @@ constexpr int kShare = 4 / kPairsUsed;
 constexpr int kAtomBytes = kBM * 128;      // one 64-k column block of an activation stage
 constexpr int kCRow = kBN * 2 + 16;        // bytes per row of the epilogue tile (padded)
 constexpr int kInFlight = kStages - 2;     // stages loading while one is computed
-constexpr int kBarOffset = kSmemBytes;     // the stage barriers, after the stages
+// The epilogue tile: warp-specialised after the stages, else in them (drained by then).
+constexpr int kCOffset = kSpecialised ? kSmemBytes : 0;
+// The stage barriers, after the stages (and the epilogue tile): one per slot, warp-specialised
+// the full ones then the empty ones.
+constexpr int kBarOffset = kSpecialised ? kSmemBytes + kBM * kCRow : kSmemBytes;
+// Warp-specialised (dense: A by TMA): a slot's full barrier waits for the producer threads'
+// cp.async arrivals and thread 0's TMA transaction. Registers per thread after the split
+// (setmaxnreg): the producer keeps few, the math warpgroups take the rest of the CTA's pool. A
+// kernel with setmaxnreg is compiled to the most registers its launch bounds allow, up to its
+// largest setmaxnreg (kLaunchRegs), so the pool is kLaunchRegs * kThreads; a request beyond it
+// would wait forever.
+constexpr int kFullArrivals = kCopyThreads + 1;
+constexpr int kProducerRegs = 40;
+constexpr int kBoundRegs = 65536 / kCtasPerSm / kThreads / 8 * 8;
+constexpr int kLaunchRegs = kBoundRegs < 240 ? kBoundRegs : 240;
+constexpr int kRegsLeft = (kLaunchRegs * kThreads - kCopyThreads * kProducerRegs) / kMathThreads / 8 * 8;
+constexpr int kMathRegs = kRegsLeft < 240 ? kRegsLeft : 240;
 // Accumulators: float, int32 for int8 products.
 template <bool INT>
 struct AccType {
@@ -104,15 +134,42 @@ constexpr int kBOffset = kStages * kABytes;
 constexpr int kSOffset = kBOffset + kStages * kBBytes;
 constexpr int kZOffset = kSOffset + kStages * kSBytes;
 
-static_assert(kThreads % 128 == 0 && (kBN / kWN) % 4 == 0, "whole warpgroups: block_n / warp_n a multiple of 4");
+static_assert(kMathThreads % 128 == 0 && (kBN / kWN) % 4 == 0, "whole warpgroups: block_n / warp_n a multiple of 4");
+static_assert(!kSpecialised || (kLoadWarps == 4 && kMathThreads % kCopyThreads == 0),
+              "warp-specialised: one producer warpgroup, after the math ones");
+static_assert(!kSpecialised || kGemmType == GemmType::kDense, "warp-specialised: dense layers (A by TMA) only");
+static_assert(!kSpecialised || !kSumInWorkspace,
+              "warp-specialised: stream-K slices sum through C (the workspace fix-up meets at CTA barriers)");
+static_assert(!kSpecialised || (kProducerRegs <= kLaunchRegs && kMathRegs >= kLaunchRegs),
+              "setmaxnreg: the producer gives registers back, the math warpgroups take them");
 static_assert(kWarpgroups * kSlabs == kUnits, "warpgroups x slabs must cover block N");
 static_assert(kWarpgroups <= 2 && kSlabs <= 2 && kSlabs * kAcc <= 128,
               "register budget: at most 2 warpgroups, 2 slabs and 128 accumulators per thread");
 static_assert(kWM == kBM && kWK == kBK, "wgmma tiles: warp_m = block_m and warp_k = block_k");
 static_assert(kBM % 16 == 0 && kBM <= 256, "block M (the wgmma N) must be a multiple of 16 up to 256");
 static_assert(kAVec, "activations must be copied 16 bytes at a time (no act-order, K a multiple of 8)");
-static_assert(kStages >= 3, "at least three stages");
-static_assert(kBM * kCRow <= kSmemBytes, "the epilogue tile must fit in the pipeline's shared memory");
+static_assert(kStages >= (kSpecialised ? 2 : 3), "at least three stages (warp-specialised: two)");
+static_assert(kSpecialised || kBM * kCRow <= kSmemBytes, "the epilogue tile must fit in the pipeline's shared memory");
+
+// Warp-specialised: slot `slot`'s full and empty barriers.
+HUM_DEV u32 full_bar(u32 base, int slot)
+{
+    return base + kBarOffset + slot * 8;
+}
+
+HUM_DEV u32 empty_bar(u32 base, int slot)
+{
+    return base + kBarOffset + (kStages + slot) * 8;
+}
+
+// The math warps' barrier: the CTA's, or warp-specialised their own (the producer runs on).
+HUM_DEV void math_sync()
+{
+    if constexpr (kSpecialised)
+        asm volatile("bar.sync 1, %0;\n" ::"n"(kMathThreads) : "memory");
+    else
+        __syncthreads();
+}
 
 // Byte offset, inside one weight stage, of warp w's share of lane `lane`'s codes for k16 row
 // kr and unit u. The lane index is XOR-ed with 8w so that the four warps' planes start in
@@ -129,6 +186,7 @@ constexpr bool kATma = kGemmType == GemmType::kDense;
 // Issues the copies of k-block kb of block blk's rows into ring slot `slot`: the activation
 // tile (thread 0's TMA, or every thread's share of the gathered rows in `a`), every thread its
 // part of the weights (in share mode each warp's share to its own plane), scales and zero points.
+// tid: the copying thread (gemm/config.cuh, kCopyThreads).
 HUM_DEV void load_stage(const hum_gemm_args &args, const AVec<true> &a, const Block &blk, u32 base, int slot, int n0,
                         int kb, int tid)
 {
@@ -287,9 +345,12 @@ HUM_DEV void promote_scaled(T (&acc)[kSlabs][kAcc], T (&total)[kSlabs][kAcc], co
 
 // All MMA steps of one stage. Step kk dequantizes into fragment buffer kk % 2 once the group
 // that read it (step kk - 2) has finished, so one group computes while the next is prepared.
-// K-group scales: blk and n0 the tile's, k0 the stage's first column of K.
+// K-group scales: blk and n0 the tile's, k0 the stage's first column of K. Warp-specialised,
+// once step 1 has waited the previous stage's groups have all finished: lane 0 then releases
+// that stage's slot (empty barrier `release`) when `released` is set.
 HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int n0, int k0, u32 base, int slot, int wg,
-                           int w, int lane, Acc (&acc)[kSlabs][kAcc], Acc (&total)[kSlabs][kAcc])
+                           int w, int lane, Acc (&acc)[kSlabs][kAcc], Acc (&total)[kSlabs][kAcc], bool released = false,
+                           u32 release = 0)
 {
     const u32 bstage = base + kBOffset + slot * kBBytes;
     const u64 desc0 = wgmma_desc_sw128(base + slot * kABytes);
@@ -317,6 +378,10 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int n0, 
                 [&](int c) { return n0 + (wg * kSlabs + c / 2) * 64 + 16 * w + g + 8 * (c % 2); }, fa, fb);
         }
         wgmma_wait<1>();
+        if constexpr (kSpecialised && kk == 1) {
+            if (released && lane == 0)
+                mbar_arrive(release);
+        }
         if constexpr (kA8)
             frags8(raw[buf], sc, frag[buf]);
         else
@@ -386,6 +451,51 @@ HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, const Block &
     __syncthreads();
 }
 
+// Warp-specialised, the math warps' k-blocks of one segment: stages g0 .. g0 + len - 1 of the
+// ring into acc, each slot waited full and released empty; at the end every product has
+// finished. g0 counts the stages this CTA computed before: stage g sits in slot g % kStages and
+// is fill g / kStages of that slot.
+HUM_DEV void mainloop_ws(const hum_gemm_args &args, u32 base, int g0, const Block &blk, int n0, int kb0, int len,
+                         int wg, int w, int lane, Acc (&acc)[kSlabs][kAcc], Acc (&total)[kSlabs][kAcc])
+{
+    for (int i = 0; i < len; ++i) {
+        const int g = g0 + i, slot = g % kStages;
+        mbar_wait(full_bar(base, slot), (g / kStages) & 1);
+        compute_stage(args, blk, n0, (kb0 + i) * kBK, base, slot, wg, w, lane, acc, total, i > 0,
+                      empty_bar(base, (g + kStages - 1) % kStages));
+    }
+    wgmma_wait<0>();
+    pin_acc(acc);
+    if (lane == 0)
+        mbar_arrive(empty_bar(base, (g0 + len - 1) % kStages));
+}
+
+// The producer warpgroup (copying thread ct): the same walk of the CTA's work as the math
+// warps, one stage of copies per k-block into the ring, each slot once every math warp has
+// released its previous fill.
+HUM_DEV void produce(const hum_gemm_args &args, const Rows &rows, const Schedule &sch, u32 base, int ct)
+{
+    Work wk{0, 0};
+    int g = 0;
+    for (int j = 0; j < sch.total;) {
+        wk = sch.step(wk, j);
+        const int len = kKB - wk.kb < sch.total - j ? kKB - wk.kb : sch.total - j;
+        int mb, nb;
+        tile_coords(wk.tile, rows.blocks, mb, nb);
+        const Block blk = rows.block(args, mb);
+        const AVec<true> a{};  // unused: A arrives by TMA
+        for (int i = 0; i < len; ++i, ++g) {
+            const int slot = g % kStages;
+            mbar_wait(empty_bar(base, slot), ((g / kStages) & 1) ^ 1);
+            load_stage(args, a, blk, base, slot, nb * kBN, wk.kb + i, ct);
+            cp_async_mbar_arrive(full_bar(base, slot));
+        }
+        wk.kb += len - 1;
+        j += len;
+    }
+    cp_async_wait<0>();  // no copy of this thread outlives it
+}
+
 // Accumulators -> the shared tile [block M][block N] of the output type, with the float factors
 // (out_factor, and for 8-bit A the scales of the token's row of A and of the output column)
 // and (first slice only) the bias applied.
@@ -419,9 +529,9 @@ HUM_DEV void write_c(const hum_gemm_args &args, u32 cbase, const Block &blk, int
     constexpr int CPR = kBN / 8;
     constexpr int COUNT = kBM * CPR;
 #pragma unroll 4
-    for (int i = 0; i < (COUNT + kThreads - 1) / kThreads; ++i) {
-        const int ch = tid + i * kThreads;
-        if (COUNT % kThreads != 0 && ch >= COUNT)
+    for (int i = 0; i < (COUNT + kMathThreads - 1) / kMathThreads; ++i) {
+        const int ch = tid + i * kMathThreads;
+        if (COUNT % kMathThreads != 0 && ch >= COUNT)
             continue;
         const int r = ch / CPR, gn = n0 + ch % CPR * 8;
         const i64 gm = gn < kNReal ? c_row(args, blk, r) : -1;
@@ -457,8 +567,9 @@ HUM_DEV void write_c(const hum_gemm_args &args, u32 cbase, const Block &blk, int
     }
 }
 
-// After a segment of `tile`: its stream-K slice order (slices summed in the workspace: the
-// fix-up, after which only the slice holding k-block 0 goes on), the shared tile, the write to C.
+// After a segment of `tile` (math threads): its stream-K slice order (slices summed in the
+// workspace: the fix-up, after which only the slice holding k-block 0 goes on), the shared
+// tile, the write to C; the tile is free again after the last barrier.
 HUM_DEV void epilogue(const hum_gemm_args &args, const Schedule &sch, const Block &blk, int tile, int n0, u32 base,
                       int tid, int wg, int w, int lane, Acc (&acc)[kSlabs][kAcc])
 {
@@ -468,12 +579,13 @@ HUM_DEV void epilogue(const hum_gemm_args &args, const Schedule &sch, const Bloc
             return;
     }
     const bool first = kSumInWorkspace || sl.slice == 0;
-    stage_c(args, base, blk, n0, first, wg, w, lane, acc);
+    const u32 cbase = base + kCOffset;
+    stage_c(args, cbase, blk, n0, first, wg, w, lane, acc);
     if constexpr (!kSumInWorkspace)
         streamk_wait(args, sl, tid);
-    __syncthreads();
-    write_c(args, base, blk, n0, first, tid);
-    __syncthreads();
+    math_sync();
+    write_c(args, cbase, blk, n0, first, tid);
+    math_sync();
     if constexpr (!kSumInWorkspace)
         streamk_pass(args, sl, tid);
 }
@@ -490,12 +602,29 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
     // The swizzle atoms (and the descriptors and TMA boxes that address them) start 1024-byte
     // aligned; the launch's 2048 spare bytes cover the alignment and the barriers.
     const u32 base = (smem_addr(smem) + 1023u) & ~1023u;
-    const int wg = warp >> 2, w = warp & 3;
-    if (kATma && tid == 0) {
+    if constexpr (kSpecialised) {
+        if (tid == 0) {
+            for (int s = 0; s < kStages; ++s) {
+                mbar_init(full_bar(base, s), kFullArrivals);
+                mbar_init(empty_bar(base, s), kMathWarps);
+            }
+            mbar_init_fence();
+        }
+        __syncthreads();
+        if (warp >= kMathWarps) {
+            warpgroup_regs_dec<kProducerRegs>();
+            // tid - kMathThreads, written so that the compiler sees it below kCopyThreads: each
+            // chunk's place in a stage (for_chunks) is then a constant plus this thread's offset
+            produce(args, rows, sch, base, tid & (kCopyThreads - 1));
+            return;
+        }
+        warpgroup_regs_inc<kMathRegs>();
+    } else if (kATma && tid == 0) {
         for (int s = 0; s < kStages; ++s)
             mbar_init(base + kBarOffset + s * 8, 1);
         mbar_init_fence();
     }
+    const int wg = warp >> 2, w = warp & 3;
 
     Acc acc[kSlabs][kAcc], total[kSlabs][kAcc];  // total: kPromote only
     Work wk{0, 0};
@@ -508,7 +637,10 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
         const Block blk = rows.block(args, mb);
         zero_acc(acc);
         zero_acc(total);
-        mainloop(args, base, g0, blk, nb * kBN, wk.kb, len, tid, wg, w, lane, acc, total);
+        if constexpr (kSpecialised)
+            mainloop_ws(args, base, g0, blk, nb * kBN, wk.kb, len, wg, w, lane, acc, total);
+        else
+            mainloop(args, base, g0, blk, nb * kBN, wk.kb, len, tid, wg, w, lane, acc, total);
         epilogue(args, sch, blk, wk.tile, nb * kBN, base, tid, wg, w, lane, kPromote ? total : acc);
         wk.kb += len - 1;  // the work of the segment's last iteration, for the next step()
         j += len;

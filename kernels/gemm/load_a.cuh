@@ -37,7 +37,7 @@ template <bool SW128>
 struct AVec {
     static constexpr int CPR = kBK / kAChunk;  // chunks per row
     static constexpr int COUNT = kAVec ? kBM * CPR : 0;
-    static constexpr int IT = (COUNT + kThreads - 1) / kThreads;
+    static constexpr int IT = (COUNT + kCopyThreads - 1) / kCopyThreads;
 
     const u8 *row[IT > 0 ? IT : 1];  // this chunk's row and column
     bool ok[IT > 0 ? IT : 1];        // the row exists
@@ -73,7 +73,7 @@ struct AGather {
         const int k0 = kb * kBK;
 #pragma unroll
         for (int i = 0; i < kAElems; ++i) {
-            const int e = tid + i * kThreads;
+            const int e = tid + i * kCopyThreads;
             const i64 gm = a_row(args, blk, e / kBK);
             const int gk = k0 + e % kBK;
             u16 x = 0;
@@ -90,7 +90,7 @@ struct AGather {
     {
 #pragma unroll
         for (int i = 0; i < kAElems; ++i) {
-            const int e = tid + i * kThreads;
+            const int e = tid + i * kCopyThreads;
             const int row = e / kBK, col = e % kBK;
             sts16(stage + a_offset(row, col / 8) + (col % 8) * 2, v[i]);
         }

@@ -43,6 +43,21 @@ HUM_DEV void wgmma_wait()
     asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(PENDING) : "memory");
 }
 
+// Sets the registers per thread of the executing warpgroup to REGS (a multiple of 8 in
+// 24..256): a producer warpgroup gives registers back to the pool, math warpgroups take them,
+// within what the CTA was launched with.
+template <int REGS>
+HUM_DEV void warpgroup_regs_dec()
+{
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+
+template <int REGS>
+HUM_DEV void warpgroup_regs_inc()
+{
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+
 // Keeps the compiler from moving accesses of `v` across a wgmma fence or wait.
 HUM_DEV void wgmma_pin(float &v)
 {

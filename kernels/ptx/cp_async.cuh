@@ -34,6 +34,16 @@ HUM_DEV void cp_async_commit()
 #endif
 }
 
+// One arrival on mbarrier `bar` once every cp.async this thread issued so far has completed
+// (sm_80 and newer). noinc: the arrival counts against the barrier's expected count, which
+// must include it.
+HUM_DEV void cp_async_mbar_arrive(u32 bar)
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+#endif
+}
+
 // Waits until at most `PENDING` committed groups of this thread are still in flight.
 template <int PENDING>
 HUM_DEV void cp_async_wait()

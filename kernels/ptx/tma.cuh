@@ -29,6 +29,12 @@ HUM_DEV void mbar_arrive_expect_tx(u32 bar, u32 bytes)
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
 }
 
+// One arrival of this thread.
+HUM_DEV void mbar_arrive(u32 bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+
 // Waits until the phase with parity `parity` of the barrier has completed.
 HUM_DEV void mbar_wait(u32 bar, u32 parity)
 {

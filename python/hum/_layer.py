@@ -13,6 +13,8 @@ _DEVICE = K["HUM_MEMORY_DEVICE"]
 _16BIT = ("float16", "bfloat16")
 _CODES = {n: dtype(n) for n in _16BIT + ("float8_e4m3fn", "int8")}
 _FLOAT32, _E8M0 = dtype("float32"), dtype("float8_e8m0")
+# What info's "ranges" append to a tile for each kernel family (hum_gemm_kernel: mma, wgmma, wgmma_ws).
+_KERNEL_SUFFIX = ("", " wgmma", " wgmma_ws")
 # hum_tensor's words (int64) written per call: data, shape[0], shape[1], strides[0]
 _HT = T["hum_tensor"]
 assert ctypes.sizeof(ctypes.c_void_p) == 8 and _HT.shape.offset % 8 == 0 and _HT.strides.offset % 8 == 0
@@ -160,7 +162,8 @@ class Layer:
         i = self._info()
         ranges = []
         for e in i.entries[: i.entry_count]:
-            tile = "%dx%dx%d/%d%s" % (e.block_m, e.block_n, e.block_k, e.stages, " wgmma" if e.kernel else "")
+            family = _KERNEL_SUFFIX[e.kernel] if 0 <= e.kernel < len(_KERNEL_SUFFIX) else " kernel %d" % e.kernel
+            tile = "%dx%dx%d/%d%s" % (e.block_m, e.block_n, e.block_k, e.stages, family)
             ranges.append((e.m_min, e.m_max, tile))
         return {"n": i.config.n, "k": i.input_k, "activation": dtype_name(i.config.a_dtype),
                 "output": dtype_name(i.config.c_dtype), "activation_group": i.config.a_group,

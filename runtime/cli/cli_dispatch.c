@@ -12,7 +12,22 @@ void cli_m_range(const hum_tuning *t, char *out, size_t cap)
         snprintf(out, cap, "M %lld..%lld", (long long)t->m_min, (long long)t->m_max);
 }
 
-static const char *kernel_name(int32_t kernel) { return kernel == HUM_GEMM_KERNEL_WGMMA ? "wgmma" : "mma.sync"; }
+/* by hum_gemm_kernel */
+static const char *const KERNEL_NAMES[] = {"mma.sync", "wgmma", "wgmma_ws"};
+
+const char *cli_kernel_name(int32_t kernel)
+{
+    return kernel >= 0 && kernel < (int32_t)(sizeof KERNEL_NAMES / sizeof KERNEL_NAMES[0]) ? KERNEL_NAMES[kernel]
+                                                                                           : "unknown";
+}
+
+static int32_t kernel_of(const char *name)
+{
+    for (int32_t k = 0; k < (int32_t)(sizeof KERNEL_NAMES / sizeof KERNEL_NAMES[0]); k++)
+        if (strcmp(name, KERNEL_NAMES[k]) == 0)
+            return k;
+    return HUM_GEMM_KERNEL_MMA;
+}
 
 const char *cli_stream_k_text(const hum_tuning *t)
 {
@@ -21,7 +36,7 @@ const char *cli_stream_k_text(const hum_tuning *t)
 
 void cli_tuning_text(const hum_tuning *t, char *out, size_t cap)
 {
-    snprintf(out, cap, "%s block %dx%dx%d, warp %dx%dx%d, %d stages, %d CTA%s/SM%s", kernel_name(t->kernel),
+    snprintf(out, cap, "%s block %dx%dx%d, warp %dx%dx%d, %d stages, %d CTA%s/SM%s", cli_kernel_name(t->kernel),
              t->block_m, t->block_n, t->block_k, t->warp_m, t->warp_n, t->warp_k, t->stages, t->ctas_per_sm,
              t->ctas_per_sm == 1 ? "" : "s", cli_stream_k_text(t));
 }
@@ -49,7 +64,7 @@ cJSON *cli_dispatch_json(const hum_layer_dispatch *d)
             cJSON_AddNullToObject(e, "m_max");
         else
             cJSON_AddNumberToObject(e, "m_max", (double)t->m_max);
-        cJSON_AddStringToObject(e, "kernel", kernel_name(t->kernel));
+        cJSON_AddStringToObject(e, "kernel", cli_kernel_name(t->kernel));
         cJSON_AddItemToObject(e, "block", triple(t->block_m, t->block_n, t->block_k));
         cJSON_AddItemToObject(e, "warp", triple(t->warp_m, t->warp_n, t->warp_k));
         cJSON_AddNumberToObject(e, "stages", t->stages);
@@ -96,7 +111,7 @@ void cli_print_dispatch_json(FILE *f, const cJSON *d, int indent)
             .warp_m = num(e, "warp", 0), .warp_n = num(e, "warp", 1), .warp_k = num(e, "warp", 2),
             .stages = num(e, "stages", -1), .ctas_per_sm = num(e, "ctas_per_sm", -1),
             .stream_k = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "stream_k")),
-            .kernel = strcmp(str(e, "kernel"), "wgmma") == 0 ? HUM_GEMM_KERNEL_WGMMA : HUM_GEMM_KERNEL_MMA,
+            .kernel = kernel_of(str(e, "kernel")),
             .stream_k_sum = strcmp(str(e, "stream_k_sum"), "workspace") == 0,
         };
         char range[48], tuning[160];

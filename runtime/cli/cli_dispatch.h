@@ -14,6 +14,9 @@ void cli_m_range(const hum_tuning *t, char *out, size_t cap);
 
 /* "mma.sync block 16x128x256, warp 16x32x128, 4 stages, 1 CTA/SM, stream-K" into out. */
 void cli_tuning_text(const hum_tuning *t, char *out, size_t cap);
+/* The name a table prints for kernel family `kernel` (hum_gemm_kernel): "mma.sync", "wgmma",
+ * "wgmma_ws". */
+const char *cli_kernel_name(int32_t kernel);
 
 /* ", stream-K", ", stream-K summed in the workspace" (stream_k_sum) or "" (no stream-K). */
 const char *cli_stream_k_text(const hum_tuning *t);

@@ -85,7 +85,7 @@ static void print_table(const char *what, const hum_layer_info *info)
         else
             snprintf(m_max, sizeof m_max, "%lld", (long long)t->m_max);
         printf("  %s %lld..%s: %s, block %dx%dx%d, warp %dx%dx%d, %d stages%s\n", what, (long long)t->m_min, m_max,
-               t->kernel == HUM_GEMM_KERNEL_WGMMA ? "wgmma" : "mma.sync", t->block_m, t->block_n, t->block_k,
+               cli_kernel_name(t->kernel), t->block_m, t->block_n, t->block_k,
                t->warp_m, t->warp_n, t->warp_k, t->stages, cli_stream_k_text(t));
     }
 }

@@ -1,8 +1,9 @@
 /* The wgmma GEMM kernel without a GPU: its tuning rules (accepted shapes with their shared
- * memory and threads, every weight width 1..8, refused ones with the rule named), the dispatch
- * table a wgmma policy gives (tiles adapted to narrow layers, layers the kernel does not take
- * refused by name), and NVRTC compiles of its variants for sm_90a (4- and 8-bit, 1/2/3/7-bit
- * and float6 codes), including a refusal for any other arch. */
+ * memory and threads, plain and warp-specialised, every weight width 1..8, refused ones with the
+ * rule named), the dispatch table a wgmma policy gives (tiles adapted to narrow layers, layers
+ * the kernel does not take refused by name), and NVRTC compiles of its variants for sm_90a (4-
+ * and 8-bit, 1/2/3/7-bit and float6 codes; warp-specialised 4-, 8- and 3-bit and e4m3),
+ * including a refusal for any other arch. */
 #include "hum/hum_tools.h"
 #include "quant_test.h"
 #include "rt_test.h"
@@ -41,21 +42,28 @@ static hum_tuning wgmma_tuning(int bm, int bn, int wn, int stages)
 static void check_rules(void)
 {
     /* accepted: smem = stages * (A tile + weight tile + scale rows) + 2048 spare bytes (alignment
-     * and barriers), threads = 32 * block_n / warp_n */
+     * and barriers), threads = 32 * block_n / warp_n; warp-specialised (wgmma_ws) the epilogue
+     * tile (block_m rows of 2 * block_n + 16 bytes) on top, the producer warpgroup's 128
+     * threads, and two stages suffice */
     const hum_layer_config c = config_for(4, 8192, 8192, 128);
     struct {
-        int bm, bn, wn, stages;
-    } ok[] = {{128, 256, 32, 5}, {64, 128, 16, 4}, {256, 128, 16, 4}, {64, 64, 16, 3}, {16, 128, 16, 8}, {32, 256, 32, 6},
-           {96, 256, 32, 4}, {80, 128, 16, 5}, {176, 128, 16, 4}};
+        int bm, bn, wn, stages, ws;
+    } ok[] = {{128, 256, 32, 5, 0}, {64, 128, 16, 4, 0}, {256, 128, 16, 4, 0}, {64, 64, 16, 3, 0},
+              {16, 128, 16, 8, 0},  {32, 256, 32, 6, 0}, {96, 256, 32, 4, 0}, {80, 128, 16, 5, 0},
+              {176, 128, 16, 4, 0}, {128, 256, 32, 5, 1}, {256, 128, 16, 2, 1}, {64, 64, 16, 3, 1},
+              {16, 128, 16, 8, 1},  {80, 128, 16, 5, 1}};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         hum_tuning t = wgmma_tuning(ok[i].bm, ok[i].bn, ok[i].wn, ok[i].stages);
+        t.kernel = ok[i].ws ? HUM_GEMM_KERNEL_WGMMA_WS : HUM_GEMM_KERNEL_WGMMA;
         int64_t smem = 0;
         int32_t threads = 0;
-        const int64_t want = (int64_t)ok[i].stages * (ok[i].bm * 64 * 2 + 64 * ok[i].bn / 2 + ok[i].bn * 2) + 2048;
+        const int64_t want = (int64_t)ok[i].stages * (ok[i].bm * 64 * 2 + 64 * ok[i].bn / 2 + ok[i].bn * 2) + 2048 +
+                             (ok[i].ws ? (int64_t)ok[i].bm * (2 * ok[i].bn + 16) : 0);
         QUANT_CHECK(hum_layer_tuning_check(&c, &t, &smem, &threads) == HUM_OK && smem == want &&
-                        threads == 32 * ok[i].bn / ok[i].wn,
-                    "wgmma %dx%d/%d s%d: %s (smem %lld, want %lld; threads %d)", ok[i].bm, ok[i].bn, ok[i].wn,
-                    ok[i].stages, hum_last_error(), (long long)smem, (long long)want, threads);
+                        threads == 32 * ok[i].bn / ok[i].wn + (ok[i].ws ? 128 : 0),
+                    "%s %dx%d/%d s%d: %s (smem %lld, want %lld; threads %d)", ok[i].ws ? "wgmma_ws" : "wgmma",
+                    ok[i].bm, ok[i].bn, ok[i].wn, ok[i].stages, hum_last_error(), (long long)smem, (long long)want,
+                    threads);
     }
 
     /* every width 1..8 with the sm90 policy's large-M tile; the weight tile is 64 x block_n
@@ -69,6 +77,20 @@ static void check_rules(void)
         QUANT_CHECK(hum_layer_tuning_check(&cb, &t, &smem, NULL) == HUM_OK && smem == want,
                     "wgmma %d-bit 256x128/16 s4: %s (smem %lld, want %lld)", bits, hum_last_error(), (long long)smem,
                     (long long)want);
+    }
+
+    /* the warp-specialised family takes dense layers only; the plain one takes expert GEMMs too */
+    {
+        hum_layer_config e = config_for(4, 1536, 2048, 128);
+        e.num_experts = 8;
+        hum_compute_config compute;
+        memset(&compute, 0, sizeof compute);
+        compute.gemm_type = HUM_GEMM_MOE_INDEXED;
+        QUANT_CHECK(hum_layer_kernel_takes(&e, &compute, HUM_GEMM_KERNEL_WGMMA, "sm_90a") == HUM_OK,
+                    "wgmma with experts: %s", hum_last_error());
+        const hum_status st = hum_layer_kernel_takes(&e, &compute, HUM_GEMM_KERNEL_WGMMA_WS, "sm_90a");
+        QUANT_CHECK(st == HUM_ERR_UNSUPPORTED && strstr(hum_last_error(), "dense layers only"),
+                    "wgmma_ws with experts: status %d, message '%s'", st, hum_last_error());
     }
 
     /* refused, each naming its rule */
@@ -102,9 +124,9 @@ static int make_weight(const char *spec, hum_standard_weight *w)
 }
 
 /* The site policy's table for `spec` on sm_90a: `count` entries (equal neighbours merge), every
- * one wgmma with block N bn[i] after fitting and a warp N that keeps whole warpgroups; the
- * kernels compile. */
-static void check_compile(hum_runtime *rt, const char *spec, int count, const int *bn)
+ * one of family `kernel` with block N bn[i] after fitting and a warp N that keeps whole
+ * warpgroups; the kernels compile. */
+static void check_compile(hum_runtime *rt, int32_t kernel, const char *spec, int count, const int *bn)
 {
     hum_standard_weight w;
     if (!make_weight(spec, &w))
@@ -115,12 +137,13 @@ static void check_compile(hum_runtime *rt, const char *spec, int count, const in
                     spec, info.entry_count, info.policy_name)) {
         for (int i = 0; i < count; i++) {
             const hum_tuning *t = &info.entries[i];
-            QUANT_CHECK(t->kernel == HUM_GEMM_KERNEL_WGMMA && t->block_n == bn[i] && t->warp_m == t->block_m &&
+            QUANT_CHECK(t->kernel == kernel && t->block_n == bn[i] && t->warp_m == t->block_m &&
                             t->warp_k == t->block_k && (t->block_n / t->warp_n == 4 || t->block_n / t->warp_n == 8),
                         "%s entry %d: kernel %d, block %dx%dx%d, warp %dx%dx%d (block N %d expected)", spec, i, t->kernel,
                         t->block_m, t->block_n, t->block_k, t->warp_m, t->warp_n, t->warp_k, bn[i]);
         }
-        printf("  sm_90a %-48s %d kernels, %5.0f ms, %d compiled, %d cached\n", spec, info.entry_count, info.compile_ms,
+        printf("  sm_90a %-8s %-48s %d kernels, %5.0f ms, %d compiled, %d cached\n",
+               kernel == HUM_GEMM_KERNEL_WGMMA ? "wgmma" : "wgmma_ws", spec, info.entry_count, info.compile_ms,
                info.kernels_compiled, info.kernels_cached);
     }
     hum_standard_free(&w);
@@ -151,24 +174,36 @@ int main(void)
 {
     check_rules();
     char dir[512];
-    hum_runtime *rt = wgmma_test_runtime(dir, sizeof dir);
+    /* N = 520 pads to 576: every block N falls to 64; the entries still differ in block K,
+     * stages or block M, so none merge */
+    const int wide[6] = {256, 128, 128, 128, 256, 128}, narrow[6] = {64, 64, 64, 64, 64, 64};
+    hum_runtime *rt = wgmma_test_runtime("wgmma", dir, sizeof dir);
     if (QUANT_CHECK(rt != NULL, "runtime with the wgmma site policy")) {
-        /* N = 520 pads to 576: every block N falls to 64; the entries still differ in block K,
-         * stages or block M, so none merge */
-        const int wide[6] = {256, 128, 128, 128, 256, 128}, narrow[6] = {64, 64, 64, 64, 64, 64};
-        check_compile(rt, "n=1000,k=1096,w=uint4,a=float16,group=128", 6, wide);
-        check_compile(rt, "n=520,k=328,w=uint8,a=bfloat16,group=64,zp=int,bias=1", 6, narrow);
-        check_compile(rt, "n=200,k=320,w=e4m3,a=bfloat16", 6, wide);
+        const int32_t k = HUM_GEMM_KERNEL_WGMMA;
+        check_compile(rt, k, "n=1000,k=1096,w=uint4,a=float16,group=128", 6, wide);
+        check_compile(rt, k, "n=520,k=328,w=uint8,a=bfloat16,group=64,zp=int,bias=1", 6, narrow);
+        check_compile(rt, k, "n=200,k=320,w=e4m3,a=bfloat16", 6, wide);
         /* the widths whose codes each warp picks from the lane's words (odd widths rebuilt) */
-        check_compile(rt, "n=1000,k=1096,w=uint2,a=float16", 6, wide);
-        check_compile(rt, "n=520,k=328,w=uint3,a=bfloat16,group=64,zp=int,bias=1", 6, narrow);
-        check_compile(rt, "n=200,k=320,w=uint1,a=float16,group=32", 6, wide);
-        check_compile(rt, "n=200,k=320,w=uint7,a=bfloat16,zp=float,group=128", 6, wide);
-        check_compile(rt, "n=200,k=320,w=e3m2,a=bfloat16,group=32", 6, wide);
+        check_compile(rt, k, "n=1000,k=1096,w=uint2,a=float16", 6, wide);
+        check_compile(rt, k, "n=520,k=328,w=uint3,a=bfloat16,group=64,zp=int,bias=1", 6, narrow);
+        check_compile(rt, k, "n=200,k=320,w=uint1,a=float16,group=32", 6, wide);
+        check_compile(rt, k, "n=200,k=320,w=uint7,a=bfloat16,zp=float,group=128", 6, wide);
+        check_compile(rt, k, "n=200,k=320,w=e3m2,a=bfloat16,group=32", 6, wide);
         /* act-order: A arrives permuted (kernels/prep/permute_a.cu), so the wgmma kernel takes it */
-        check_compile(rt, "n=1000,k=1096,w=uint4,a=float16,group=128,actorder=1", 6, wide);
-        check_compile(rt, "n=520,k=328,w=uint3,a=bfloat16,group=64,zp=int,actorder=1", 6, narrow);
+        check_compile(rt, k, "n=1000,k=1096,w=uint4,a=float16,group=128,actorder=1", 6, wide);
+        check_compile(rt, k, "n=520,k=328,w=uint3,a=bfloat16,group=64,zp=int,actorder=1", 6, narrow);
         check_refusals(rt);
+        hum_runtime_destroy(rt);
+    }
+    rt_rmtree(dir);
+    /* warp-specialised: share mode (4 and 8 bits), lane mode (odd widths), float codes */
+    rt = wgmma_test_runtime("wgmma_ws", dir, sizeof dir);
+    if (QUANT_CHECK(rt != NULL, "runtime with the wgmma_ws site policy")) {
+        const int32_t k = HUM_GEMM_KERNEL_WGMMA_WS;
+        check_compile(rt, k, "n=1000,k=1096,w=uint4,a=float16,group=128", 6, wide);
+        check_compile(rt, k, "n=520,k=328,w=uint8,a=bfloat16,group=64,zp=int,bias=1", 6, narrow);
+        check_compile(rt, k, "n=200,k=320,w=e4m3,a=bfloat16", 6, wide);
+        check_compile(rt, k, "n=520,k=328,w=uint3,a=bfloat16,group=64,zp=int,bias=1", 6, narrow);
         hum_runtime_destroy(rt);
     }
     rt_rmtree(dir);

@@ -1,10 +1,11 @@
-/* The Hopper wgmma GEMM kernel on the GPU against the float64 reference, through the real
- * prepare and forward path with a site policy that sends every M to it (tests/support/
- * wgmma_test.c): M in {1, 8, 20, 64, 100, 128, 1024} over its six tile shapes, N and K that are not
- * multiples of the tiles, integer weights of every width 1..8 and float weights (e4m3, e5m2,
- * e2m1, e3m2, e2m3), channel scales and group sizes below and above block K, zero points, bias,
- * float16 and bfloat16, act-order, and a long K whose tiles are split over many CTAs (stream-K). Output
- * poisoned before every run. Skipped (77) without an sm_90 GPU. */
+/* The Hopper wgmma GEMM kernel, plain and warp-specialised (families "wgmma" and "wgmma_ws"),
+ * on the GPU against the float64 reference, through the real prepare and forward path with a
+ * site policy that sends every M to it (tests/support/wgmma_test.c): M in {1, 8, 20, 64, 100,
+ * 128, 1024} over its six tile shapes, N and K that are not multiples of the tiles, integer
+ * weights of every width 1..8 and float weights (e4m3, e5m2, e2m1, e3m2, e2m3), channel scales
+ * and group sizes below and above block K, zero points, bias, float16 and bfloat16, act-order,
+ * and a long K whose tiles are split over many CTAs (stream-K). Output poisoned before every
+ * run. Skipped (77) without an sm_90 GPU. */
 #include "gemm_test.h"
 #include "hum/hum.h"
 #include "rt_test.h"
@@ -56,16 +57,20 @@ int main(void)
         return 77;
     }
     quant_rng rng = quant_rng_fresh("test_gemm_wgmma");
-    char dir[512];
-    hum_runtime *rt = wgmma_test_runtime(dir, sizeof dir);
-    if (QUANT_CHECK(rt != NULL, "runtime with the wgmma site policy")) {
-        for (size_t i = 0; i < sizeof SPECS / sizeof SPECS[0]; i++)
-            gemm_test_spec(rt, &rng, SPECS[i], MS, 7);
-        /* few tiles of 64 k-blocks at M <= 100: each tile's K is cut into 4 to 8 stream-K slices */
-        gemm_test_spec(rt, &rng, "n=2048,k=4096,w=uint4,a=float16,group=128", MS_SHORT, 4);
-        gemm_test_spec(rt, &rng, "n=2048,k=4096,w=uint3,a=bfloat16", MS_SHORT, 4);
-        hum_runtime_destroy(rt);
+    static const char *const FAMILIES[] = {"wgmma", "wgmma_ws"};
+    for (size_t f = 0; f < sizeof FAMILIES / sizeof FAMILIES[0]; f++) {
+        printf("family %s\n", FAMILIES[f]);
+        char dir[512];
+        hum_runtime *rt = wgmma_test_runtime(FAMILIES[f], dir, sizeof dir);
+        if (QUANT_CHECK(rt != NULL, "runtime with the %s site policy", FAMILIES[f])) {
+            for (size_t i = 0; i < sizeof SPECS / sizeof SPECS[0]; i++)
+                gemm_test_spec(rt, &rng, SPECS[i], MS, 7);
+            /* few tiles of 64 k-blocks at M <= 100: each tile's K is cut into 4 to 8 stream-K slices */
+            gemm_test_spec(rt, &rng, "n=2048,k=4096,w=uint4,a=float16,group=128", MS_SHORT, 4);
+            gemm_test_spec(rt, &rng, "n=2048,k=4096,w=uint3,a=bfloat16", MS_SHORT, 4);
+            hum_runtime_destroy(rt);
+        }
+        rt_rmtree(dir);
     }
-    rt_rmtree(dir);
     return quant_test_result("test_gemm_wgmma");
 }

@@ -7,7 +7,7 @@
 
 const char *const WGMMA_TEST_POLICY =
     "local function t(bm, bn, wn, bk, stages)\n"
-    "  return { kernel = 'wgmma', block_m = bm, block_n = bn, block_k = bk, warp_m = bm, warp_n = wn,\n"
+    "  return { kernel = '%s', block_m = bm, block_n = bn, block_k = bk, warp_m = bm, warp_n = wn,\n"
     "           warp_k = bk, stages = stages, stream_k = true, ctas_per_sm = 1 }\n"
     "end\n"
     "return {\n"
@@ -39,9 +39,11 @@ const char *const WGMMA_ODD_BLOCK_POLICY =
     "  end,\n"
     "}\n";
 
-hum_runtime *wgmma_test_runtime(char *dir, size_t cap)
+hum_runtime *wgmma_test_runtime(const char *kernel, char *dir, size_t cap)
 {
-    return wgmma_test_runtime_policy(WGMMA_TEST_POLICY, dir, cap);
+    char policy[2048];
+    snprintf(policy, sizeof policy, WGMMA_TEST_POLICY, kernel);
+    return wgmma_test_runtime_policy(policy, dir, cap);
 }
 
 hum_runtime *wgmma_test_runtime_policy(const char *policy, char *dir, size_t cap)

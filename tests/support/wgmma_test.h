@@ -15,7 +15,8 @@
  * M <= 100 block 128 x 128 (the built-in sm90 policy's tile up to M = 128), M <= 128 block
  * 128 x 256 (two warpgroups of two slabs), larger M block 256 x 128 (the built-in tile above
  * M = 128); stream-K throughout. It applies to every device, so a
- * compile for another arch than sm_90a meets the kernel's arch rule. */
+ * compile for another arch than sm_90a meets the kernel's arch rule. A format string: the
+ * family's policy name (%s: "wgmma" or "wgmma_ws") goes into every tuning. */
 extern const char *const WGMMA_TEST_POLICY;
 
 /* Block M that is not a power of two, which the wgmma kernel runs as instructions of N 48, 80,
@@ -27,10 +28,10 @@ extern const char *const WGMMA_TEST_POLICY;
  * take (act-order experts) gets one mma.sync tile. */
 extern const char *const WGMMA_ODD_BLOCK_POLICY;
 
-/* Writes WGMMA_TEST_POLICY and a config naming it into a fresh directory (its path in dir[cap])
- * and creates a runtime from that config; NULL (with a message printed) on failure. Release
- * with hum_runtime_destroy, then rt_rmtree(dir). */
-hum_runtime *wgmma_test_runtime(char *dir, size_t cap);
+/* Writes WGMMA_TEST_POLICY for family `kernel` ("wgmma", "wgmma_ws") and a config naming it
+ * into a fresh directory (its path in dir[cap]) and creates a runtime from that config; NULL
+ * (with a message printed) on failure. Release with hum_runtime_destroy, then rt_rmtree(dir). */
+hum_runtime *wgmma_test_runtime(const char *kernel, char *dir, size_t cap);
 /* The same with the policy text `policy`. */
 hum_runtime *wgmma_test_runtime_policy(const char *policy, char *dir, size_t cap);
 

@@ -34,7 +34,12 @@ typedef struct hum_gemm_family {
     /* the family's own adjustments when a policy's tuning is fitted to a layer (hum_gemm_fit),
      * after block N and K are; NULL: none */
     void (*fit)(const hum_layer_config *c, hum_tuning *t);
-    int32_t extra_smem;    /* dynamic shared memory beyond the pipeline, bytes */
+    int32_t extra_smem;    /* dynamic shared memory beyond the pipeline and the epilogue tile, bytes */
+    /* dynamic shared memory of the epilogue's own tile, beyond the pipeline; NULL: none */
+    int64_t (*epilogue_smem)(const hum_gemm_variant *v);
+    /* warps that only issue the pipeline's copies (a producer), beside the tile's warps; 0: every
+     * thread copies its share and computes */
+    int32_t load_warps;
     int32_t static_smem;   /* the kernel's static shared memory (its cubin's .nv.shared section),
                             * which a CTA takes on top of the dynamic; tests/c/test_gemm_smem.c */
     /* fills the family's own fields of args from the common ones (a, lda, m) of a launch of a

@@ -1,12 +1,7 @@
-/* The launch figures every family shares (gemm_variant.h): threads per CTA and the pipeline's
- * shared memory. Apart from the rules, so that a family's own rules can use them. */
+/* The launch figures every family shares (gemm_variant.h): the pipeline's shared memory and
+ * the activation and weight kinds it depends on. Apart from the rules, so that a family's own
+ * rules can use them (threads per CTA, which need the family's row, live in gemm_variant.c). */
 #include "gemm_variant.h"
-
-int32_t hum_gemm_threads(const hum_gemm_variant *v)
-{
-    const hum_tuning *t = v->tuning;
-    return 32 * (t->block_m / t->warp_m) * (t->block_n / t->warp_n) * (t->block_k / t->warp_k);
-}
 
 int hum_gemm_a8(const hum_layer_config *c)
 {

@@ -31,10 +31,24 @@ static int pow2(int64_t x)
     return x > 0 && (x & (x - 1)) == 0;
 }
 
+int32_t hum_gemm_load_warps(const hum_gemm_variant *v)
+{
+    const hum_gemm_family *f = hum_gemm_family_of(v->tuning->kernel);
+    return f ? f->load_warps : 0;
+}
+
+int32_t hum_gemm_threads(const hum_gemm_variant *v)
+{
+    const hum_tuning *t = v->tuning;
+    return 32 * ((t->block_m / t->warp_m) * (t->block_n / t->warp_n) * (t->block_k / t->warp_k) +
+                 hum_gemm_load_warps(v));
+}
+
 int64_t hum_gemm_smem_bytes(const hum_gemm_variant *v)
 {
     const hum_gemm_family *f = hum_gemm_family_of(v->tuning->kernel);
-    return hum_gemm_pipeline_bytes(v) + (f ? f->extra_smem : 0);
+    const int64_t epilogue = f && f->epilogue_smem ? f->epilogue_smem(v) : 0;
+    return hum_gemm_pipeline_bytes(v) + (f ? f->extra_smem : 0) + epilogue;
 }
 
 /* The grouped GEMM types' table of each expert's first block (kernels/gemm/rows.cuh), in the
@@ -290,13 +304,14 @@ hum_status hum_gemm_constants(const hum_gemm_variant *v, char *out, size_t cap)
         "constexpr bool kAScaleE8m0 = %s;\n"
         "constexpr int kConstScaleExp = %d;\n"
         "constexpr int kThreads = %d;\n"
+        "constexpr int kLoadWarps = %d;\n"
         "constexpr int kSmemBytes = %lld;\n"
         "}\n",
         c->c_dtype == HUM_DTYPE_BFLOAT16 ? "true" : "false", c->a_dtype == HUM_DTYPE_FLOAT8_E4M3FN ? "true" : "false",
         c->a_dtype == HUM_DTYPE_INT8 ? "true" : "false",
         hum_gemm_a8(c) && hum_gemm_a_scale_dtype(c) == HUM_DTYPE_FLOAT8_E8M0 ? "true" : "false",
         c->has_scale ? 0 : hum_layer_scale_exponent(c, 1.0, 0.0), hum_gemm_threads(v),
-        (long long)hum_gemm_pipeline_bytes(v));
+        hum_gemm_load_warps(v), (long long)hum_gemm_pipeline_bytes(v));
     if (len >= cap)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_gemm_constants: %zu bytes are too few for the header", cap);
     return HUM_OK;

@@ -49,12 +49,15 @@ hum_dtype hum_gemm_a_scale_dtype(const hum_layer_config *c);
  * 8-bit A's folded group scales (its channel factors are read in the epilogue). */
 int hum_gemm_scales_staged(const hum_layer_config *c);
 
-/* Threads per CTA of the variant. */
+/* Threads per CTA of the variant: the tile's warps plus the family's load warps. */
 int32_t hum_gemm_threads(const hum_gemm_variant *v);
+/* Warps of the variant that only issue the pipeline's copies (the family's load_warps). */
+int32_t hum_gemm_load_warps(const hum_gemm_variant *v);
 /* The pipeline's shared memory, bytes: what "hum_constants.h" calls kSmemBytes and
  * kernels/gemm/config.cuh recomputes in a static_assert. */
 int64_t hum_gemm_pipeline_bytes(const hum_gemm_variant *v);
-/* Dynamic shared memory a launch of the variant takes: the pipeline plus the family's extra. */
+/* Dynamic shared memory a launch of the variant takes: the pipeline plus the family's extra and
+ * epilogue tile. */
 int64_t hum_gemm_smem_bytes(const hum_gemm_variant *v);
 /* Shared memory one CTA of the variant occupies: the dynamic plus the kernel's static. */
 int64_t hum_gemm_cta_smem_bytes(const hum_gemm_variant *v);

@@ -17,6 +17,13 @@ hum_status hum_gemm_wgmma_takes(const hum_layer_config *c, const hum_compute_con
     return HUM_OK;
 }
 
+hum_status hum_gemm_wgmma_ws_takes(const hum_layer_config *c, const hum_compute_config *compute)
+{
+    RULE(compute->gemm_type == HUM_GEMM_DENSE,
+         "warp-specialised (wgmma_ws): dense layers only (the experts' gathered rows of A are not produced yet)");
+    return hum_gemm_wgmma_takes(c, compute);
+}
+
 void hum_gemm_wgmma_fit(const hum_layer_config *c, hum_tuning *t)
 {
     if (hum_gemm_promotes(c) && t->block_m > 128) /* promoted accumulators: at most 64 */
@@ -57,9 +64,18 @@ hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v)
          "warp_n %d, block_m %d: at most 64 accumulators per thread (warp_n / 16 * block_m <= 128) when they are "
          "promoted (%s activations)",
          t->warp_n, t->block_m, hum_dtype_name(v->layer->a_dtype));
-    const int64_t tile = (int64_t)t->block_m * (t->block_n * 2 + 16);
+    /* the plain kernel stages C in the drained pipeline; the warp-specialised one has its own tile */
+    const int64_t tile = hum_gemm_wgmma_epilogue_smem(v);
     const int64_t pipeline = hum_gemm_pipeline_bytes(v);
-    RULE(tile <= pipeline, "the %lld-byte epilogue tile exceeds the %lld bytes of the pipeline", (long long)tile,
-         (long long)pipeline);
+    RULE(t->kernel != HUM_GEMM_KERNEL_WGMMA_WS || !t->stream_k_sum,
+         "stream_k_sum = workspace with wgmma_ws (the workspace fix-up meets at CTA barriers its producer does not "
+         "join)");
+    RULE(t->kernel != HUM_GEMM_KERNEL_WGMMA || tile <= pipeline,
+         "the %lld-byte epilogue tile exceeds the %lld bytes of the pipeline", (long long)tile, (long long)pipeline);
     return HUM_OK;
+}
+
+int64_t hum_gemm_wgmma_epilogue_smem(const hum_gemm_variant *v)
+{
+    return (int64_t)v->tuning->block_m * (v->tuning->block_n * 2 + 16);
 }

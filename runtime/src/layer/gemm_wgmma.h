@@ -1,14 +1,16 @@
-/* The Hopper warpgroup-MMA family of the GEMM (kernels/gemm/gemm_wgmma.cu, a row of
- * gemm_family.c): the layers and tunings it takes beyond the rules every family shares
- * (gemm_variant.c), and its extra shared memory. It shares the constants header, the prepared
- * weights and the argument of the mma.sync kernel. */
+/* The Hopper warpgroup-MMA families of the GEMM (kernels/gemm/gemm_wgmma.cu, two rows of
+ * gemm_family.c: "wgmma", and "wgmma_ws", the same kernel warp-specialised): the layers and
+ * tunings they take beyond the rules every family shares (gemm_variant.c), and their extra shared
+ * memory. They share the constants header, the prepared weights and the argument of the mma.sync
+ * kernel. */
 #ifndef HUM_GEMM_WGMMA_H
 #define HUM_GEMM_WGMMA_H
 
 #include "gemm_variant.h"
 
-/* Shared memory the kernel takes beyond its pipeline: up to 1008 bytes to align the stages to
- * 1024 bytes, then one 8-byte mbarrier per stage. */
+/* Shared memory the kernel takes beyond its pipeline (and warp-specialised, its epilogue tile):
+ * up to 1008 bytes to align the stages to 1024 bytes, then one 8-byte mbarrier per stage (two
+ * warp-specialised: full, empty). */
 enum { HUM_GEMM_WGMMA_EXTRA_SMEM = 2048 };
 /* Static shared memory of the kernel: its `extern __shared__ __align__(1024)` buffer makes the
  * compiler reserve 1024 bytes in the cubin (.nv.shared.hum_gemm_wgmma), on top of the dynamic. */
@@ -17,13 +19,21 @@ enum { HUM_GEMM_WGMMA_STATIC_SMEM = 1024 };
 /* Layers: K a multiple of 8 (activations arrive by TMA in 16-byte rows); every weight width,
  * act-order included (A is permuted once per forward). HUM_ERR_UNSUPPORTED naming the rule. */
 hum_status hum_gemm_wgmma_takes(const hum_layer_config *c, const hum_compute_config *compute);
+/* "wgmma_ws": the same, dense layers only (its producer issues A's TMA; the experts' gathered
+ * rows would need their cp.async writes fenced for wgmma's async proxy). */
+hum_status hum_gemm_wgmma_ws_takes(const hum_layer_config *c, const hum_compute_config *compute);
 
 /* Tunings: warp_m = block_m, a multiple of 16 up to 256; warp_k = block_k; one or two whole
  * warpgroups (block_n / warp_n 4 or 8) of one or two slabs (warp_n 16 or 32) and at most 128
  * accumulators per thread (warp_n / 16 * block_m <= 256; 64 when they are promoted,
- * hum_gemm_promotes); the epilogue tile within the pipeline's shared memory (block_m * (2 *
- * block_n + 16) bytes). HUM_ERR_UNSUPPORTED naming the rule. */
+ * hum_gemm_promotes); for "wgmma" the epilogue tile (hum_gemm_wgmma_epilogue_smem) within the
+ * pipeline's shared memory, where it stages C. HUM_ERR_UNSUPPORTED naming the rule. */
 hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v);
+
+/* The epilogue's tile of C, block_m rows of block_n 16-bit values padded by 16 bytes, bytes:
+ * "wgmma" stages it in the drained pipeline; "wgmma_ws" in shared memory of its own after the
+ * stages (its producer fills the next segment's stages while the epilogue runs). */
+int64_t hum_gemm_wgmma_epilogue_smem(const hum_gemm_variant *v);
 
 /* Fitting a policy's tuning: a warp spans the whole block in M and K; warp N at most block N / 4
  * (whole warpgroups in a narrower block N) and at least 16; promoted accumulators
