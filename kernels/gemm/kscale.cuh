@@ -20,7 +20,9 @@ HUM_DEV float a_group_scale(const hum_gemm_args &args, i64 row, int k)
 {
     if (kKReal != kK && k >= kKReal)
         return 0.f;
-    const i64 at = row * args.a_scale_ld + k / kAGroup;
+    // kAGroup is 0 in kernels without A group scales, which never call this: keep the constant
+    // division defined there.
+    const i64 at = row * args.a_scale_ld + k / (kAGroupScales ? kAGroup : 1);
     if constexpr (kAScaleE8m0) {
         const u32 code = __ldg(reinterpret_cast<const u8 *>(args.a_scale) + at);
         return __uint_as_float(code ? code << 23 : 0x00400000u);  // code 0: 2^-127, a float32 subnormal
