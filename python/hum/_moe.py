@@ -96,13 +96,17 @@ class Moe:
     @property
     def info(self):
         """dict: experts (local), global_experts, hidden, intermediate, top_k, activation, gate_up,
-        dtype, prepared, prepare_ms."""
+        dtype, prepared, prepare_ms; activations (once prepared, else None): what each expert
+        GEMM's A runs as and why, {"gate_up": "e4m3 per token (override moe.activation = e4m3;
+        ...)", "down": ...} (hum_moe_info)."""
         i = self._info()
         act = {K[v]: k for k, v in _ACTIVATIONS.items()}[i.activation]
         gu = {K[v]: k for k, v in _GATE_UP.items()}[i.gate_up]
         return {"experts": i.experts, "global_experts": i.global_experts, "hidden": i.hidden,
                 "intermediate": i.intermediate, "top_k": i.top_k, "activation": act, "gate_up": gu,
-                "dtype": dtype_name(i.activation_dtype), "prepared": bool(i.prepared), "prepare_ms": i.prepare_ms}
+                "dtype": dtype_name(i.activation_dtype), "prepared": bool(i.prepared), "prepare_ms": i.prepare_ms,
+                "activations": {"gate_up": i.gate_up_activation.decode(), "down": i.down_activation.decode()}
+                if i.prepared else None}
 
     def prepare(self):
         """Compiles both expert GEMMs' tables and the MoE kernels and uploads the weights."""

@@ -226,6 +226,7 @@ def test_moe_without_gpu(rt, moe_model_dir):
     assert (info["experts"], info["global_experts"], info["hidden"], info["intermediate"], info["top_k"]) == (
         MOE_E, MOE_E, MOE_H, MOE_I, 2)
     assert (info["activation"], info["gate_up"], info["dtype"], info["prepared"]) == ("silu", "split", "float16", False)
+    assert info["activations"] is None  # known once prepared
     ep = rt.moe_from_checkpoint(moe_model_dir, MOE_NAME, top_k=2, expert_map=[-1, 1, -1, 0], prepare=False)
     assert (ep.experts, ep.global_experts) == (2, MOE_E)
     with pytest.raises(hum.HumError) as e:

@@ -437,3 +437,45 @@ def test_a8_host_quantized_groups(grt, spec, group, output):
     assert rounded_err(out, w.reference_gemm(a)) <= 1e-3
     with pytest.raises(hum.HumError, match="a_scale"):  # one scale per row where groups are expected
         layer(codes, x_scale=torch.ones(5, 1, device="cuda"))
+
+
+def test_moe_a8_config_override(tmp_path):
+    """moe.activation = e4m3 in the deployment config: e4m3-weight experts run 8-bit A, the
+    hidden rows and the activation's output quantized per token by the layer; against the
+    float64 MoE of the same pipeline (torch's per-token e4m3 codes of the 16-bit hidden and of
+    the float32 activation output)."""
+    config = tmp_path / "moe-e4m3.yaml"
+    config.write_text("overrides:\n  moe:\n    activation: e4m3\n")
+    e, h, i, top_k = 4, 128, 64, 2
+    rng = np.random.default_rng(21)
+    w13 = hum.quantize(rng.standard_normal((e, 2 * i, h)).astype(np.float32) * 0.05, weight="e4m3",
+                       scale="channel", group_size=0)
+    w2 = hum.quantize(rng.standard_normal((e, h, i)).astype(np.float32) * 0.05, weight="e4m3", scale="channel",
+                      group_size=0)
+    with hum.Runtime(config=config, cache_dir=tmp_path / "cache") as r:
+        if r.device is None:
+            pytest.skip("hum sees no GPU")
+        needs_sm(r, "e4m3")
+        moe = r.moe_from_standard(w13, w2, top_k=top_k)
+        notes = moe.info["activations"]
+        assert notes["gate_up"].startswith("e4m3 per token (override moe.activation = e4m3")
+        assert notes["down"].startswith("e4m3 per token")
+        g = torch.Generator(device="cpu").manual_seed(3)
+        x = (torch.randn(9, h, generator=g) * 0.5).to("cuda", torch.float16)
+        ids = torch.stack([torch.randperm(e, generator=g)[:top_k] for _ in range(9)]).to("cuda", torch.int32)
+        weights = torch.rand(9, top_k, generator=g).to("cuda")
+        out = torch.full((9, h), float("nan"), device="cuda", dtype=torch.float16)
+        moe(x, ids, weights, out=out)
+        torch.cuda.synchronize()
+        codes, scale = quantize_rows(x, "e4m3", True)
+        xq = (codes.double() * scale.double()).cpu().numpy()
+        ref = np.zeros((9, h))
+        for t in range(9):
+            for j in range(top_k):
+                k = int(ids[t, j])
+                gu = torch.from_numpy(w13.dequant(k) @ xq[t]).half().double().numpy()  # held as float16
+                gate, up = gu[:i], gu[i:]
+                act = torch.from_numpy(gate / (1 + np.exp(-gate)) * up).float().reshape(1, i)
+                c, s = quantize_rows(act, "e4m3", True)
+                ref[t] += float(weights[t, j]) * (w2.dequant(k) @ (c.double() * s.double()).numpy()[0])
+        assert rel_err(out, ref) < 1e-2
