@@ -920,7 +920,8 @@ hum_status hum_moe_workspace_size(const hum_moe *moe, int64_t max_m, int64_t *by
  * experts is local gets exactly 0 (or keeps out with accumulate). M == 0 does nothing.
  * Concurrency as hum_layer_forward_ws: one forward at a time per workspace. Errors:
  * HUM_ERR_INVALID_ARG naming the tensor and what was expected (nothing is launched), for a
- * grouped layer (hum_moe_forward_grouped); HUM_ERR_CUDA when a launch fails.
+ * grouped layer (hum_moe_forward_grouped); HUM_ERR_CUDA when a launch fails (out is then
+ * undefined: the forward's earlier launches may have run).
  */
 hum_status hum_moe_forward(hum_moe *moe, hum_workspace *ws, struct CUstream_st *stream, const hum_tensor *hidden,
                            const hum_tensor *topk_ids, const hum_tensor *topk_weights, const hum_tensor *expert_map,
@@ -944,7 +945,7 @@ hum_status hum_moe_forward(hum_moe *moe, hum_workspace *ws, struct CUstream_st *
  * (hum_moe_workspace_size with max_m = T). T == 0 does nothing. Alignment as hum_moe_forward's.
  * Errors: HUM_ERR_INVALID_ARG naming the tensor and what was expected (nothing is launched),
  * for a layer of the indexed type (hum_moe_forward), a workspace short of T; HUM_ERR_CUDA when
- * a launch fails.
+ * a launch fails (out is then undefined: the forward's earlier launches may have run).
  */
 hum_status hum_moe_forward_grouped(hum_moe *moe, hum_workspace *ws, struct CUstream_st *stream,
                                    const hum_tensor *hidden, const hum_tensor *layout, const hum_tensor *out);

@@ -12,7 +12,7 @@
 #   humming.txt   Humming 0.1.20 on the nearest layers it has (fp8 weights with group-128 scales
 #                 along K, A per token and per 1 x 128 group), when $HUMMING names its wheel's
 #                 site directory and tools-shared/bench-humming.py is there
-# usage: bench/kgroup.sh [BUILD_DIR]
+# usage: bench/sweeps/kgroup.sh [BUILD_DIR]
 set -u
 build=${1:-build}
 out=${OUT:-out}
