@@ -406,7 +406,7 @@ class Workspace:
     def __init__(self, runtime, nbytes, memory=None):
         self._runtime, self._memory, self.nbytes = runtime, memory, int(nbytes)
         self._structs = _Structs()
-        self._moe = None
+        self._moe = None  # the MoE forwards' hum_tensor views, made by _moe.workspace_views
         h = ctypes.c_void_p()
         ptr = None if memory is None else memory.data_ptr()
         if memory is not None and memory.numel() * memory.element_size() < self.nbytes:
@@ -423,13 +423,6 @@ class Workspace:
     def _tensors(self, layer):
         layer._shape_tensors(self._structs)
         return self._structs
-
-    def _moe_tensors(self):
-        """The hum_tensor views of the MoE forwards run in this workspace (one at a time)."""
-        if self._moe is None:
-            from ._moe import tensor_views
-            self._moe = tensor_views()
-        return self._moe
 
     def close(self):
         h, self._h = getattr(self, "_h", None), None

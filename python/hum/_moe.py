@@ -52,6 +52,13 @@ def tensor_views():
     return out
 
 
+def workspace_views(workspace):
+    """The hum_tensor views of the MoE forwards run in `workspace` (one at a time), made once."""
+    if workspace._moe is None:
+        workspace._moe = tensor_views()
+    return workspace._moe
+
+
 def _point(view, t):
     """Points a view's hum_tensor at torch tensor t (of the view's rank); its reference."""
     q = view[2]
@@ -167,7 +174,7 @@ class Moe:
         if workspace is None:
             workspace = self._own_workspace(m)
         # hum checks shapes, dtypes and devices of what it is given and names the tensor
-        th, ti, tw, tm, to, _, _, _ = workspace._moe_tensors()
+        th, ti, tw, tm, to, _, _, _ = workspace_views(workspace)
         ti[0].dtype, th[0].dtype, to[0].dtype = ids_dt, self._act, self._act
         status = _FORWARD(h, workspace._handle(), stream_pointer(self, torch_stream(dev, stream)), _point(th, hidden),
                           _point(ti, topk_ids), _point(tw, topk_weights),
@@ -228,7 +235,7 @@ class Moe:
                 out.dtype, tuple(out.shape), out.device, want, tuple(hshape), hidden.device))
         if workspace is None:
             workspace = self._own_workspace(hshape[-2])
-        _, _, _, _, _, th, tl, to = workspace._moe_tensors()
+        _, _, _, _, _, th, tl, to = workspace_views(workspace)
         th[0].dtype, to[0].dtype, th[0].rank, to[0].rank = self._act, self._act, rank, rank
         tl[0].dtype = _INT32 if masked else _INT64
         status = _FORWARD_GROUPED(h, workspace._handle(), stream_pointer(self, torch_stream(dev, stream)),

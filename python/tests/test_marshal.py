@@ -157,7 +157,6 @@ def test_moe_forward(rt, moe_model_dir, calls):
 class MoeSpace:
     """A Workspace without device memory, for MoE forwards."""
     _moe = None
-    _moe_tensors = _layer.Workspace._moe_tensors
 
     def _handle(self):
         return ctypes.c_void_p(97)
