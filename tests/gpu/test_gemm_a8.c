@@ -85,21 +85,11 @@ static double run_m(hum_layer *layer, quant_rng *rng, const char *name, const hu
         for (int64_t i = 0; i < g; i++)
             if (!QUANT_CHECK(guard[i] == 0xFFFF, "%s: M = %lld: C written past its last row", name, (long long)m))
                 goto done;
-    hum_dtype_decode(c_dtype, c_codes, m * n, got);
-    hum_dtype_encode(c_dtype, ref, m * n, rounded);
-    hum_dtype_decode(c_dtype, rounded, m * n, ref_r);
     int64_t unwritten = 0;
-    for (int64_t i = 0; i < m * n; i++)
-        unwritten += !isfinite(got[i]);
+    err = quant_rel_error_rounded(c_dtype, c_codes, ref, m * n, got, rounded, ref_r, &unwritten);
     if (!QUANT_CHECK(unwritten == 0, "%s: M = %lld: %lld of %lld outputs not finite", name, (long long)m,
                      (long long)unwritten, (long long)(m * n)))
         goto done;
-    double num = 0, den = 0;
-    for (int64_t i = 0; i < m * n; i++) {
-        num += (got[i] - ref_r[i]) * (got[i] - ref_r[i]);
-        den += ref[i] * ref[i];
-    }
-    err = den > 0 ? sqrt(num / den) : sqrt(num);
     if (!QUANT_CHECK(err <= 1e-3, "%s: M = %lld (%s scales): relative error %.3e above 1e-3 (%.3e against the "
                                   "unrounded reference)",
                      name, (long long)m, per_token ? "token" : "tensor", err, quant_rel_error(got, ref, m * n)))

@@ -73,20 +73,10 @@ static double run_m(hum_layer *layer, hum_workspace *ws, quant_rng *rng, const c
                      "%s: M = %lld: %s", name, (long long)m, hum_last_error()))
         goto done;
     const hum_dtype cd = info.config.c_dtype;
-    hum_dtype_decode(cd, c_codes, m * n, got);
-    hum_dtype_encode(cd, ref, m * n, rounded);
-    hum_dtype_decode(cd, rounded, m * n, ref_r);
     int64_t unwritten = 0;
-    for (int64_t i = 0; i < m * n; i++)
-        unwritten += !isfinite(got[i]);
+    err = quant_rel_error_rounded(cd, c_codes, ref, m * n, got, rounded, ref_r, &unwritten);
     if (!QUANT_CHECK(unwritten == 0, "%s: M = %lld: %lld outputs not finite", name, (long long)m, (long long)unwritten))
         goto done;
-    double num = 0, den = 0;
-    for (int64_t i = 0; i < m * n; i++) {
-        num += (got[i] - ref_r[i]) * (got[i] - ref_r[i]);
-        den += ref[i] * ref[i];
-    }
-    err = den > 0 ? sqrt(num / den) : sqrt(num);
     printf("    M %5lld: %.2e against the quantized A, %.2e against the 16-bit A\n", (long long)m, err,
            quant_rel_error(got, ref16, m * n));
     if (!QUANT_CHECK(err <= 1e-3, "%s: M = %lld: relative error %.3e above 1e-3", name, (long long)m, err))

@@ -119,6 +119,25 @@ double quant_rel_error(const double *out, const double *ref, int64_t count)
     return den > 0.0 ? sqrt(num / den) : sqrt(num);
 }
 
+double quant_rel_error_rounded(hum_dtype c, const uint16_t *codes, const double *ref, int64_t count, double *got,
+                               uint16_t *rounded, double *ref_r, int64_t *unwritten)
+{
+    hum_dtype_decode(c, codes, count, got);
+    hum_dtype_encode(c, ref, count, rounded);
+    hum_dtype_decode(c, rounded, count, ref_r);
+    *unwritten = 0;
+    for (int64_t i = 0; i < count; i++)
+        *unwritten += !isfinite(got[i]);
+    if (*unwritten)
+        return -1;
+    double num = 0.0, den = 0.0;
+    for (int64_t i = 0; i < count; i++) {
+        num += (got[i] - ref_r[i]) * (got[i] - ref_r[i]);
+        den += ref[i] * ref[i];
+    }
+    return den > 0.0 ? sqrt(num / den) : sqrt(num);
+}
+
 double quant_rel_error_f32(const float *out, const double *ref, int64_t count)
 {
     double num = 0.0, den = 0.0;

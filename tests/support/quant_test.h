@@ -49,6 +49,12 @@ void quant_poison(void *data, size_t bytes);
 double quant_rel_error(const double *out, const double *ref, int64_t count);
 /* The same for a float32 result, e.g. a GPU output converted to float. */
 double quant_rel_error_f32(const float *out, const double *ref, int64_t count);
+/* A GEMM's output of 16-bit type c against its float64 reference: decodes the count codes into got
+ * and returns ||got - r(ref)|| / ||ref||, r(ref) the reference rounded to c (no output can be
+ * closer than that); -1 when an output is not finite, their number in *unwritten. rounded
+ * (count codes) and ref_r (count doubles) are scratch. */
+double quant_rel_error_rounded(hum_dtype c, const uint16_t *codes, const double *ref, int64_t count, double *got,
+                               uint16_t *rounded, double *ref_r, int64_t *unwritten);
 
 /* A contiguous rows x cols tensor of `dtype` at `data` in `memory` (strides 0). */
 hum_tensor quant_matrix(void *data, hum_dtype dtype, int64_t rows, int64_t cols, hum_memory memory);
