@@ -16,12 +16,15 @@
 // does not let the next kernel start early: a dependent grid waiting on the SMs slows this one
 // (the act-order permutation measured 27 us without the early start, 36 us with it, at M = 1).
 //
-// 8-bit out (the down GEMM takes 8-bit A): the activation fused with its quantization per row,
-// by the rules of kernels/prep/quantize_a.cu (CPU twin: hum_quantize_activations on the float32
-// values): hum_moe_act_quant<Q> (Q 1 e4m3fn, 2 int8; a template, so that a layer's compile
-// instantiates only the kernel it runs) gives each placed row a warp, which keeps the row's
-// activations in registers, reduces their amax with shuffles and writes the row's scale
-// amax / max to scale[r] and its codes to out. Same launch as hum_moe_act.
+// 8-bit out (the down GEMM takes 8-bit A): the activation fused with its quantization, by the
+// rules of kernels/prep/quantize_a.cu (CPU twin: hum_quantize_activations on the float32
+// values): hum_moe_act_quant<Q, G, E8M0> (Q 1 e4m3fn, 2 int8; G 0 one scale per row, else per
+// group of G columns, a power of two in 8..256, with e8m0 scales when E8M0 (MXFP8: G 32); a
+// template, so that a layer's compile instantiates only the kernel it runs) gives each placed
+// row a warp, which keeps the row's activations in registers, reduces the amax of the row (or
+// of each group: the G / 8 consecutive lanes holding its chunks) with shuffles and writes the
+// scales to scale[r * scale_ld + g] (enc::group_scale) and the codes to out. Same launch as
+// hum_moe_act.
 #include "common.cuh"
 #include "hum_constants.h"
 #include "numerics/encode.cuh"
@@ -200,17 +203,21 @@ hum_moe_act(const u16 *__restrict__ in, u16 *__restrict__ out, const void *__res
     }
 }
 
-// 8-bit out (the down GEMM takes 8-bit A of type Q): codes [.][kInter] and scale[r].
-template <int Q>
+// 8-bit out (the down GEMM takes 8-bit A of type Q): codes [.][kInter] and scales [.][scale_ld].
+template <int Q, int G, bool E8M0>
 __global__ void __launch_bounds__(256)
-hum_moe_act_quant(const u16 *__restrict__ in, u8 *__restrict__ out, float *__restrict__ scale,
+hum_moe_act_quant(const u16 *__restrict__ in, u8 *__restrict__ out, void *__restrict__ scale, long long scale_ld,
                   const void *__restrict__ layout, const int *__restrict__ post_padded, int rows, float alpha,
                   float beta, float limit)
 {
     using namespace moe;
     static_assert(Q == 1 || Q == 2, "hum_moe_act_quant<Q>: Q is 1 (e4m3fn) or 2 (int8)");
+    static_assert(G == 0 || (G >= 8 && G <= 256 && (G & (G - 1)) == 0),
+                  "hum_moe_act_quant<Q, G>: G is 0 (per row) or a power of two in 8..256");
+    static_assert(!E8M0 || (G > 0 && Q == 1), "hum_moe_act_quant: e8m0 scales are per group of e4m3fn codes");
     constexpr float kMax = Q == 2 ? enc::kInt8Max : enc::kE4m3Max;
     constexpr int kPerLane = (kChunks + 31) / 32;  // chunks of the row each lane holds
+    constexpr int kLanes = G == 0 ? 32 : G / 8;    // lanes whose chunks share a scale (G <= 256: <= 32)
     grid_dependency_wait();
     const int lane = threadIdx.x % 32;
     // positions as hum_moe_act walks them, a warp each
@@ -231,7 +238,7 @@ hum_moe_act_quant(const u16 *__restrict__ in, u8 *__restrict__ out, float *__res
         }
         const u16 *row = in + static_cast<i64>(r) * kN13;
         float v[kPerLane][8];
-        float m = 0.f;
+        float m[kPerLane];  // per row: every entry ends up the row's amax
 #pragma unroll
         for (int c = 0; c < kPerLane; ++c) {
             const int chunk = lane + 32 * c;
@@ -240,20 +247,33 @@ hum_moe_act_quant(const u16 *__restrict__ in, u8 *__restrict__ out, float *__res
                 v[c][i] = 0.f;
             if (chunk < kChunks)
                 act8(row, chunk * 8, alpha, beta, limit, v[c]);
+            m[c] = 0.f;
 #pragma unroll
             for (int i = 0; i < 8; ++i)
-                m = fmaxf(m, fabsf(v[c][i]));
+                m[c] = fmaxf(m[c], fabsf(v[c][i]));
         }
+        if constexpr (G == 0) {
 #pragma unroll
-        for (int o = 16; o > 0; o >>= 1)
-            m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
-        const float inv = enc::inverse_of(m, kMax);
-        if (lane == 0)
-            scale[r] = m / kMax;
+            for (int c = 1; c < kPerLane; ++c)
+                m[0] = fmaxf(m[0], m[c]);
+        }
+        // chunks past kInter hold zeros but still take part in their group's shuffles
+#pragma unroll
+        for (int c = 0; c < (G == 0 ? 1 : kPerLane); ++c)
+#pragma unroll
+            for (int o = 1; o < kLanes; o <<= 1)
+                m[c] = fmaxf(m[c], __shfl_xor_sync(0xFFFFFFFFu, m[c], o));
         u8 *dst = out + static_cast<i64>(r) * kInter;
 #pragma unroll
-        for (int c = 0; c < kPerLane; ++c)
-            if (lane + 32 * c < kChunks)
-                store8<Q>(dst, (lane + 32 * c) * 8, v[c], inv);
+        for (int c = 0; c < kPerLane; ++c) {
+            const int j0 = (lane + 32 * c) * 8;
+            const float amax = m[G == 0 ? 0 : c];
+            const bool first = G == 0 ? lane == 0 && c == 0 : j0 % (G == 0 ? 1 : G) == 0 && j0 < kInter;
+            const float inv = enc::group_scale(amax, kMax, E8M0, scale,
+                                               static_cast<i64>(r) * scale_ld + (G == 0 ? 0 : j0 / (G == 0 ? 1 : G)),
+                                               first);
+            if (j0 < kInter)
+                store8<Q>(dst, j0, v[c], inv);
+        }
     }
 }

@@ -90,4 +90,23 @@ HUM_DEV float inverse_of(float amax, float max)
     return amax > 0.0f ? fminf(max / amax, 3.40282347e38f) : 0.0f;
 }
 
+// The scale of a group (a token's row, or `group` columns of it) whose largest magnitude is
+// amax, stored at scale[at] when `store` (the group's first lane), and the factor its values
+// are multiplied by before they are encoded (the contract of kernels/contract/quantize_args.h):
+// e8m0, the OCP MX exponent (code 0 for amax 0) and its exact reciprocal; float32, amax / max
+// and inverse_of. Shared by the quantizers of A (prep/quantize_a.cu) and of the MoE
+// activation (moe/act.cu), so that both write what the one CPU twin writes.
+HUM_DEV float group_scale(float amax, float max, bool e8m0, void *scale, long long at, bool store)
+{
+    if (e8m0) {
+        const u32 code = amax > 0.0f ? e8m0_mx_code(amax) : 0u;
+        if (store)
+            static_cast<u8 *>(scale)[at] = static_cast<u8>(code);
+        return amax > 0.0f ? e8m0_inverse(code) : 0.0f;
+    }
+    if (store)
+        static_cast<float *>(scale)[at] = amax / max;
+    return inverse_of(amax, max);
+}
+
 }  // namespace enc

@@ -125,9 +125,7 @@ extern "C" __global__ void __launch_bounds__(kThreads) hum_quantize_a(const __gr
                 m = fmaxf(m, amax8(v));
             }
             m = cta_max(m, red);
-            const float inv = enc::inverse_of(m, max);
-            if (threadIdx.x == 0)
-                static_cast<float *>(p.scale)[r * p.scale_row] = m / max;
+            const float inv = enc::group_scale(m, max, false, p.scale, r * p.scale_row, threadIdx.x == 0);
             for (int j0 = threadIdx.x * 8; j0 < p.kq; j0 += kSpan) {
                 float v[8];
                 load8(p, a, j0, vec_a, v);
@@ -148,17 +146,7 @@ extern "C" __global__ void __launch_bounds__(kThreads) hum_quantize_a(const __gr
                 m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
             const int g = j0 / p.group;
             const bool first = j0 % p.group == 0 && j0 < p.k;
-            const long long at = r * p.scale_row + g * p.scale_group;
-            if (p.e8m0) {
-                const u32 code = enc::e8m0_mx_code(m);
-                inv = m > 0.0f ? enc::e8m0_inverse(code) : 0.0f;
-                if (first)
-                    static_cast<u8 *>(p.scale)[at] = static_cast<u8>(m > 0.0f ? code : 0u);
-            } else {
-                inv = enc::inverse_of(m, max);
-                if (first)
-                    static_cast<float *>(p.scale)[at] = m / max;
-            }
+            inv = enc::group_scale(m, max, p.e8m0, p.scale, r * p.scale_row + g * p.scale_group, first);
         }
         store8(p, q, j0, vec_q, v, inv);
     }

@@ -2,6 +2,7 @@
  * table on sm_75, sm_80, sm_86, sm_89 and sm_90a (both kernel families, where the policy picks
  * them), for the Qwen3-30B-A3B shapes and for odd ones (K not a multiple of 8: gathered element
  * loads; bias and integer zero points), block M that is not a power of two under a site policy,
+ * MXFP8 A under the deployment override moe.activation = mxfp8 (and its fallback before sm_89),
  * and the rules that refuse what the expert GEMMs do not take, each naming it. */
 #include "hum/hum_tools.h"
 #include "quant_test.h"
@@ -123,6 +124,61 @@ static void check_odd_blocks(void)
     rt_rmtree(dir);
 }
 
+/* The deployment override moe.activation = mxfp8: every GEMM type's table compiled with e4m3 A
+ * and e8m0 scales per 32 columns of each gathered row on sm_89 and sm_90a (the Qwen3-30B-A3B
+ * gate/up and down: W4A8 with the weight's group-128 scales, promoted every 32 of K; e4m3
+ * weights), and planned as 16-bit A where e4m3 has no tensor cores (sm_75, sm_80: Lua's
+ * fallback, lua/hum/activation.lua). */
+static void check_mxfp8(void)
+{
+    char dir[4096];
+    rt_tmpdir("expert-mxfp8", dir, sizeof dir);
+    hum_runtime_options o;
+    hum_runtime_options_init(&o);
+    o.config_path = rt_write(dir, "deploy.yaml", "overrides:\n  moe:\n    activation: mxfp8\n");
+    hum_runtime *rt = NULL;
+    if (!QUANT_CHECK(hum_runtime_create(&o, &rt) == HUM_OK, "the mxfp8 runtime: %s", hum_last_error())) {
+        rt_rmtree(dir);
+        return;
+    }
+    static const struct {
+        const char *arch, *spec;
+        int64_t experts;
+        int mxfp8;
+    } cases[] = {{"sm_90a", "n=1536,k=2048,w=uint4,group=128,a=bfloat16", 128, 1},
+                 {"sm_90a", "n=2048,k=768,w=uint4,group=128,a=bfloat16", 128, 1},
+                 {"sm_90a", "n=320,k=512,w=e4m3,a=float16", 12, 1},
+                 {"sm_89", "n=1536,k=2048,w=uint4,group=128,a=bfloat16", 128, 1},
+                 {"sm_89", "n=320,k=512,w=e4m3,a=bfloat16", 12, 1},
+                 {"sm_80", "n=1536,k=2048,w=uint4,group=128,a=bfloat16", 128, 0},
+                 {"sm_75", "n=1536,k=2048,w=uint4,group=128,a=float16", 128, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (size_t t = 0; t < sizeof TYPES / sizeof TYPES[0]; t++) {
+            hum_layer_spec spec;
+            hum_layer_info info;
+            if (!QUANT_CHECK(hum_layer_spec_parse(cases[i].spec, &spec) == HUM_OK, "%s: %s", cases[i].spec,
+                             hum_last_error()))
+                continue;
+            const hum_status st =
+                hum_expert_gemm_compile_spec(rt, &spec, cases[i].experts, TYPES[t], cases[i].arch, &info);
+            if (!QUANT_CHECK(st == HUM_OK, "mxfp8 %s %s on %s: %s", TYPE_NAMES[TYPES[t]], cases[i].spec,
+                             cases[i].arch, hum_last_error()))
+                continue;
+            const int mx = info.config.a_dtype == HUM_DTYPE_FLOAT8_E4M3FN && info.config.a_group == 32 &&
+                           info.config.a_scale == HUM_ACT_SCALE_GROUP;
+            QUANT_CHECK(cases[i].mxfp8 ? mx : info.config.a_dtype == spec.output_dtype,
+                        "mxfp8 %s %s on %s: A runs %s in groups of %lld, expected %s", TYPE_NAMES[TYPES[t]],
+                        cases[i].spec, cases[i].arch, hum_dtype_name(info.config.a_dtype),
+                        (long long)info.config.a_group, cases[i].mxfp8 ? "mxfp8" : "16-bit (the fallback)");
+            printf("  %-6s %-18s E=%-3lld %-44s mxfp8 override: A %s/%lld, %d kernels, %5.0f ms\n", cases[i].arch,
+                   TYPE_NAMES[TYPES[t]], (long long)cases[i].experts, cases[i].spec,
+                   hum_dtype_name(info.config.a_dtype), (long long)info.config.a_group, info.entry_count,
+                   info.compile_ms);
+        }
+    hum_runtime_destroy(rt);
+    rt_rmtree(dir);
+}
+
 int main(void)
 {
     hum_runtime *rt = NULL;
@@ -138,5 +194,6 @@ int main(void)
     compile_all(rt, "n=256,k=384,w=uint4,group=128,actorder=1", 16, ARCHS + 3, 2);
     hum_runtime_destroy(rt);
     check_odd_blocks();
+    check_mxfp8();
     return quant_test_result("test_expert_gemm_compile");
 }

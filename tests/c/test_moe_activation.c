@@ -1,8 +1,8 @@
 /* Which activation type a MoE layer's expert GEMMs run (lua/hum/activation.lua), without a GPU:
  * the checkpoint's scheme (a SPEC's a=) by default, the deployment override moe.activation
- * instead (linear layers keep theirs), the fallback where the target lacks the type (e4m3
- * before sm_89; mxfp8's group-32 scales and a static per-tensor scale, which the expert GEMMs do
- * not take, as e4m3 per token), a hot reload changing it for layers planned afterwards; the
+ * instead (linear layers keep theirs), the fallback where the target lacks the type (e4m3 and
+ * mxfp8 before sm_89; a static per-tensor scale, which the expert GEMMs do not take, as e4m3
+ * per token), mxfp8 (e8m0 scales per 32 columns) on sm_89 and sm_90a, a hot reload changing it for layers planned afterwards; the
  * layer compiled (NVRTC: both GEMMs' 8-bit tables, the quantizer, the activation fused with
  * its quantization) for sm_89 and sm_90a (e4m3) and sm_80 (int8); and the float64 reference
  * that follows the layer's numerics (hum_moe_numerics). */
@@ -49,17 +49,21 @@ static void expect(hum_runtime *rt, const char *spec, const char *arch, hum_dtyp
     }
 }
 
-/* The layer of the spec compiled for arch: both GEMMs run `runs`, and every kernel compiled. */
-static void compile(hum_runtime *rt, const char *spec, const char *arch, hum_dtype runs)
+/* The layer of the spec compiled for arch: both GEMMs run `runs` (8-bit: scaled per group of
+ * `group` columns, 0 per token), and every kernel compiled. */
+static void compile(hum_runtime *rt, const char *spec, const char *arch, hum_dtype runs, int64_t group)
 {
     hum_moe_spec s;
     hum_moe_compile_info info;
     if (!RT_CHECK(hum_moe_spec_parse(spec, &s) == HUM_OK, "%s: %s", spec, hum_last_error()) ||
         !RT_CHECK(hum_moe_compile_spec(rt, &s, arch, &info) == HUM_OK, "%s for %s: %s", spec, arch, hum_last_error()))
         return;
-    RT_CHECK(info.gate_up.config.a_dtype == runs && info.down.config.a_dtype == runs,
-             "%s for %s runs %s and %s, expected %s", spec, arch, hum_dtype_name(info.gate_up.config.a_dtype),
-             hum_dtype_name(info.down.config.a_dtype), hum_dtype_name(runs));
+    RT_CHECK(info.gate_up.config.a_dtype == runs && info.down.config.a_dtype == runs &&
+                 info.gate_up.config.a_group == group && info.down.config.a_group == group,
+             "%s for %s runs %s and %s in groups of %lld and %lld, expected %s in groups of %lld", spec, arch,
+             hum_dtype_name(info.gate_up.config.a_dtype), hum_dtype_name(info.down.config.a_dtype),
+             (long long)info.gate_up.config.a_group, (long long)info.down.config.a_group, hum_dtype_name(runs),
+             (long long)group);
     printf("  %s for %s: %d kernels (%d compiled); gate/up: %s; down: %s\n", spec, arch,
            info.kernels_compiled + info.kernels_cached, info.kernels_compiled, info.gate_up_activation,
            info.down_activation);
@@ -104,20 +108,27 @@ static void reference_numerics(void)
     hum_moe_options_init(&o);
     o.top_k = 2;
     const hum_dtype BF = HUM_DTYPE_BFLOAT16, E4 = HUM_DTYPE_FLOAT8_E4M3FN, I8 = HUM_DTYPE_INT8;
-    const hum_moe_numerics n16 = {BF, BF, BF}, ne4 = {BF, E4, E4}, ni8 = {BF, I8, I8}, bad = {E4, E4, E4};
+    const hum_moe_numerics n16 = {BF, BF, BF, 0, 0}, ne4 = {BF, E4, E4, 0, 0}, ni8 = {BF, I8, I8, 0, 0},
+                           bad = {E4, E4, E4, 0, 0},
+                           nmx = {BF, E4, E4, 32, 32}, badgroup = {BF, I8, I8, 32, 32};
     if (RT_CHECK(hum_moe_reference(&w13, &w2, &o, x, &t, wt, NULL, NULL, exact) == HUM_OK, "%s", hum_last_error())) {
-        double d[3] = {0};
-        const hum_moe_numerics *runs[3] = {&n16, &ne4, &ni8};
-        for (int i = 0; i < 3; i++)
+        double d[4] = {0};
+        const hum_moe_numerics *runs[4] = {&n16, &ne4, &ni8, &nmx};
+        for (int i = 0; i < 4; i++)
             if (RT_CHECK(hum_moe_reference(&w13, &w2, &o, x, &t, wt, NULL, runs[i], got) == HUM_OK, "%s",
                          hum_last_error()))
                 d[i] = rel_diff(got, exact, M * H);
         RT_CHECK(d[0] > 0 && d[0] < 1e-2 && d[2] > d[0] && d[1] > d[2] && d[1] < 0.1,
                  "as run against float64: 16-bit %.2e, int8 %.2e, e4m3 %.2e", d[0], d[2], d[1]);
-        printf("  reference as run against float64: 16-bit %.2e, int8 %.2e, e4m3 %.2e\n", d[0], d[2], d[1]);
+        /* mxfp8: e4m3 codes too, scaled per 32 columns by powers of two */
+        RT_CHECK(d[3] > d[0] && d[3] < 0.1, "mxfp8 as run against float64: %.2e (16-bit %.2e)", d[3], d[0]);
+        printf("  reference as run against float64: 16-bit %.2e, int8 %.2e, e4m3 %.2e, mxfp8 %.2e\n", d[0], d[2],
+               d[1], d[3]);
     }
     RT_EXPECT_ERROR(hum_moe_reference(&w13, &w2, &o, x, &t, wt, NULL, &bad, got), HUM_ERR_INVALID_ARG, "e4m3 held",
                     "as_run held float8_e4m3fn");
+    RT_EXPECT_ERROR(hum_moe_reference(&w13, &w2, &o, x, &t, wt, NULL, &badgroup, got), HUM_ERR_INVALID_ARG,
+                    "int8 in groups", "groups 32 and 32");
     hum_standard_free(&w13);
     hum_standard_free(&w2);
 }
@@ -140,9 +151,9 @@ int main(void)
         /* W4A8 with group scales along K runs only when the deployment asks for it (the K-group
          * promotion has not run on a GPU yet): the checkpoint's scheme alone is 16-bit, saying so */
         expect(rt, "e=8,topk=2,n=512,k=512,w=uint4,a=e4m3,group=128", "sm_90a", BF, "opt in: moe.activation");
-        compile(rt, fp8, "sm_90a", E4);
-        compile(rt, fp8, "sm_89", E4);
-        compile(rt, "e=8,topk=2,n=256,k=512,w=uint8,a=int8", "sm_80", I8);
+        compile(rt, fp8, "sm_90a", E4, 0);
+        compile(rt, fp8, "sm_89", E4, 0);
+        compile(rt, "e=8,topk=2,n=256,k=512,w=uint8,a=int8", "sm_80", I8, 0);
         hum_runtime_destroy(rt);
     }
 
@@ -153,7 +164,7 @@ int main(void)
         /* W4A8 with the weights' group-128 scales applied where the e4m3 accumulators are promoted */
         expect(rt, "e=8,topk=2,n=512,k=512,w=uint4,a=bfloat16,group=128", "sm_90a", E4,
                "e4m3 per token (override moe.activation = e4m3");
-        compile(rt, "e=8,topk=2,n=512,k=512,w=uint4,a=bfloat16,group=128", "sm_90a", E4);
+        compile(rt, "e=8,topk=2,n=512,k=512,w=uint4,a=bfloat16,group=128", "sm_90a", E4, 0);
         hum_layer_spec dense;
         hum_layer_dispatch d;
         RT_CHECK(hum_layer_spec_parse("n=256,k=512,w=e4m3,a=bfloat16", &dense) == HUM_OK &&
@@ -161,12 +172,21 @@ int main(void)
                  "a linear layer keeps its own: '%s' %s", d.activation, hum_last_error());
         hum_runtime_destroy(rt);
     }
-    /* mxfp8: the expert GEMMs take no group-32 scales yet; e4m3 per token runs, and says why */
+    /* mxfp8: both expert GEMMs take e4m3 with e8m0 scales per 32 columns of each gathered row
+     * from sm_89 (the layer quantizes the hidden rows and the activation's output so), 16-bit
+     * before; the layer compiled with the activation writing the group scales */
     rt = runtime_with(dir, "overrides:\n  moe:\n    activation: mxfp8\n");
     if (rt) {
-        expect(rt, "e=8,topk=2,n=256,k=512,w=e4m3,a=bfloat16", "sm_90a", E4,
-               "e4m3 per token (fallback from mxfp8, override moe.activation = mxfp8: ");
-        expect(rt, "e=8,topk=2,n=256,k=512,w=e4m3,a=bfloat16", "sm_90a", E4, "in groups along K with 8 experts");
+        static const char *const w8 = "e=8,topk=2,n=256,k=512,w=e4m3,a=bfloat16";
+        static const char *const w4 = "e=8,topk=2,n=512,k=512,w=uint4,a=bfloat16,group=128";
+        expect(rt, w8, "sm_90a", E4, "mxfp8 (override moe.activation = mxfp8; quantized by the layer)");
+        expect(rt, w4, "sm_89", E4, "mxfp8 (override moe.activation = mxfp8; quantized by the layer)");
+        expect(rt, w8, "sm_80", BF, "bfloat16 (fallback from mxfp8, override moe.activation = mxfp8: "
+                                    "float8_e4m3fn activations need sm_89");
+        compile(rt, w8, "sm_90a", E4, 32);
+        compile(rt, w4, "sm_90a", E4, 32);
+        compile(rt, w4, "sm_89", E4, 32);
+        compile(rt, w4, "sm_80", BF, 0);
         hum_runtime_destroy(rt);
     }
 

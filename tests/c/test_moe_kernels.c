@@ -3,7 +3,8 @@
  * and the activation and combine of each activation function, gate/up layout and activation
  * dtype (kernels/moe/act.cu, combine.cu; bfloat16 from sm_80 on, as layers allow) for the
  * indexed layout, the activation of the grouped contiguous and masked ones, the activation
- * writing 8-bit codes and scales for e4m3 and int8 down GEMMs; and a whole MoE layer compiled
+ * writing 8-bit codes and scales for e4m3 and int8 down GEMMs (per row; e4m3 per group of 32
+ * with e8m0 scales, MXFP8, and of 128 with float32 ones); and a whole MoE layer compiled
  * from its SPEC (hum_moe_compile_spec: both expert GEMMs' tables, one block_m per range, and
  * those kernels) on sm_80 and sm_90a, and a grouped masked one on sm_90a. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
@@ -40,7 +41,7 @@ int main(void)
                     for (int type = HUM_GEMM_MOE_INDEXED; type <= HUM_GEMM_MOE_GROUPED_MASKED; type++) {
                         if (type != HUM_GEMM_MOE_INDEXED && act != HUM_MOE_SILU)
                             continue; /* the layout's rows and the activation are apart in the kernel */
-                        const hum_moe_shape s = {act, inter, bf16, type, inter ? 2048 : 100, inter ? 768 : 36, 33, 0};
+                        const hum_moe_shape s = {act, inter, bf16, type, inter ? 2048 : 100, inter ? 768 : 36, 33, 0, 0, 0};
                         hum_jit_request two[HUM_MOE_LAYER_KERNELS];
                         hum_moe_kernel_requests(&s, archs[a], constants[n], two);
                         reqs[n++] = two[0];
@@ -49,11 +50,22 @@ int main(void)
                         /* the activation fused with the per-row quantization of a down GEMM of
                          * 8-bit A (int8 from sm_80, e4m3 from sm_89; e4m3's software encoder
                          * before), for the bfloat16 layers such GEMMs are */
-                        static const hum_dtype a8[2] = {HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_INT8};
+                        /* and with e4m3 scales per group of columns: MXFP8's e8m0 per 32, float32
+                         * per 128 (FP8 block-wise) */
+                        static const struct {
+                            hum_dtype a;
+                            int32_t group;
+                            hum_dtype scale;
+                        } a8[4] = {{HUM_DTYPE_FLOAT8_E4M3FN, 0, HUM_DTYPE_FLOAT32},
+                                   {HUM_DTYPE_INT8, 0, HUM_DTYPE_FLOAT32},
+                                   {HUM_DTYPE_FLOAT8_E4M3FN, 32, HUM_DTYPE_FLOAT8_E8M0},
+                                   {HUM_DTYPE_FLOAT8_E4M3FN, 128, HUM_DTYPE_FLOAT32}};
                         const int quantized = bf16 && ((act == HUM_MOE_SILU && !inter) || act == HUM_MOE_RELU2);
-                        for (int q = 0; quantized && q < 2; q++) {
+                        for (int q = 0; quantized && q < 4; q++) {
                             hum_moe_shape s8 = s;
-                            s8.down_a = a8[q];
+                            s8.down_a = a8[q].a;
+                            s8.down_group = a8[q].group;
+                            s8.down_scale = a8[q].scale;
                             hum_moe_kernel_requests(&s8, archs[a], constants[n], two);
                             reqs[n++] = two[0];
                         }

@@ -11,11 +11,14 @@
  * quantized per token in the same kernel; the reference follows the layer's numerics
  * (hum_moe_numerics: the same per-token codes, the 16-bit rows between the GEMMs), so the bar
  * stays that of 16-bit A; the error against the unquantized float64 layer is printed beside it.
- * Skipped (77) without a GPU. */
+ * MXFP8 (the deployment's moe.activation = mxfp8): the same with e4m3 codes and e8m0 scales per
+ * 32 columns, the activation writing them. HUM_TEST_CASES=TEXT runs only the cases whose name
+ * contains TEXT (mxfp8). Skipped (77) without a GPU. */
 #include "cuda_driver.h"
 #include "gemm_test.h"
 #include "hum/hum.h"
 #include "hum/hum_tools.h"
+#include "rt_test.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -29,6 +32,7 @@ typedef struct layer_case {
     int32_t rank; /* > 0: this rank of e_global / e experts keeps experts rank*e .. rank*e + e - 1 */
     double x_scale; /* hidden ~ N(0, x_scale^2), so gate/up values ~ N(0, x_scale^2) */
     hum_dtype a8, weight; /* 8-bit A (the weights' scheme) on weights of that type with channel scales, or 0 */
+    int32_t a_group;      /* 32: MXFP8 A (the deployment's moe.activation = mxfp8), else per token */
 } layer_case;
 
 typedef struct fixture {
@@ -89,12 +93,15 @@ static int setup(fixture *f, hum_runtime *rt, quant_rng *rng, const layer_case *
                          hum_memcpy_htod(f->d_map, f->map, (size_t)c->e_global * 4) == HUM_OK,
                      "%s: layer: %s", c->name, hum_last_error()))
         return 0;
-    f->as_run = (hum_moe_numerics){act_dtype(c), info.gate_up_gemm.config.a_dtype, info.down_gemm.config.a_dtype};
+    f->as_run = (hum_moe_numerics){act_dtype(c), info.gate_up_gemm.config.a_dtype, info.down_gemm.config.a_dtype,
+                                   (int32_t)info.gate_up_gemm.config.a_group, (int32_t)info.down_gemm.config.a_group};
     const hum_dtype want = c->a8 ? c->a8 : act_dtype(c);
     printf("  %s: activations gate/up %s; down %s\n", c->name, info.gate_up_activation, info.down_activation);
-    return QUANT_CHECK(f->as_run.gate_up_a == want && f->as_run.down_a == want, "%s: the GEMMs run %s and %s, "
-                       "expected %s", c->name, hum_dtype_name(f->as_run.gate_up_a), hum_dtype_name(f->as_run.down_a),
-                       hum_dtype_name(want));
+    return QUANT_CHECK(f->as_run.gate_up_a == want && f->as_run.down_a == want &&
+                           f->as_run.gate_up_group == c->a_group && f->as_run.down_group == c->a_group,
+                       "%s: the GEMMs run %s and %s in groups of %d and %d, expected %s in groups of %d", c->name,
+                       hum_dtype_name(f->as_run.gate_up_a), hum_dtype_name(f->as_run.down_a), f->as_run.gate_up_group,
+                       f->as_run.down_group, hum_dtype_name(want), c->a_group);
 }
 
 static void teardown(fixture *f)
@@ -481,34 +488,49 @@ int main(void)
     if (!gemm_test_have_gpu())
         return 77;
     quant_rng rng = quant_rng_fresh("moe_forward");
-    hum_runtime *rt = NULL;
-    if (!QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "%s", hum_last_error()))
+    /* mxfp8 runs where the deployment asks for it (lua/hum/activation.lua) */
+    char dir[4096];
+    rt_tmpdir("moe-forward", dir, sizeof dir);
+    hum_runtime_options mx;
+    hum_runtime_options_init(&mx);
+    mx.config_path = rt_write(dir, "mxfp8.yaml", "overrides:\n  moe:\n    activation: mxfp8\n");
+    hum_runtime *rt = NULL, *rt_mx = NULL;
+    if (!QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK && hum_runtime_create(&mx, &rt_mx) == HUM_OK, "%s",
+                     hum_last_error()))
         return quant_test_result("moe_forward");
     static const layer_case cases[] = {
         /* name                 E  Eglob topk  H    I   activation          inter bias bf16 rank x */
-        {"silu e128 top8 bf16", 128, 128, 8, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, 0, 0},
-        {"silu ep rank2 fp16", 16, 64, 4, 256, 96, HUM_MOE_SILU, 0, 1, 0, 2, 1.0, 0, 0},
-        {"swiglu_oai inter bias", 8, 8, 2, 128, 64, HUM_MOE_SWIGLU_OAI, 1, 1, 1, 0, 12.0, 0, 0},
-        {"swiglu_oai split", 8, 8, 2, 128, 64, HUM_MOE_SWIGLU_OAI, 0, 0, 1, 0, 12.0, 0, 0},
-        {"relu2 top1 fp16", 8, 8, 1, 128, 64, HUM_MOE_RELU2, 0, 0, 0, 0, 1.0, 0, 0},
-        {"gelu e33 fp16", 33, 33, 3, 96, 40, HUM_MOE_GELU, 0, 1, 0, 0, 1.0, 0, 0},
+        {"silu e128 top8 bf16", 128, 128, 8, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, 0, 0, 0},
+        {"silu ep rank2 fp16", 16, 64, 4, 256, 96, HUM_MOE_SILU, 0, 1, 0, 2, 1.0, 0, 0, 0},
+        {"swiglu_oai inter bias", 8, 8, 2, 128, 64, HUM_MOE_SWIGLU_OAI, 1, 1, 1, 0, 12.0, 0, 0, 0},
+        {"swiglu_oai split", 8, 8, 2, 128, 64, HUM_MOE_SWIGLU_OAI, 0, 0, 1, 0, 12.0, 0, 0, 0},
+        {"relu2 top1 fp16", 8, 8, 1, 128, 64, HUM_MOE_RELU2, 0, 0, 0, 0, 1.0, 0, 0, 0},
+        {"gelu e33 fp16", 33, 33, 3, 96, 40, HUM_MOE_GELU, 0, 1, 0, 0, 1.0, 0, 0, 0},
         {"silu e4m3 x e4m3 bf16", 32, 32, 4, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, HUM_DTYPE_FLOAT8_E4M3FN,
-         HUM_DTYPE_FLOAT8_E4M3FN},
+         HUM_DTYPE_FLOAT8_E4M3FN, 0},
         {"swiglu_oai w4a8 e4m3 fp16", 16, 16, 2, 128, 64, HUM_MOE_SWIGLU_OAI, 1, 0, 0, 0, 12.0,
-         HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_UINT4},
+         HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_UINT4, 0},
         {"silu int8 x uint8 bf16", 32, 32, 4, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, HUM_DTYPE_INT8,
-         HUM_DTYPE_UINT8},
+         HUM_DTYPE_UINT8, 0},
+        /* MXFP8: the hidden rows and the activation's output in e4m3 with e8m0 scales per 32
+         * columns (I = 80: a last group of 16) */
+        {"silu mxfp8 x e4m3 bf16", 32, 32, 4, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, HUM_DTYPE_FLOAT8_E4M3FN,
+         HUM_DTYPE_FLOAT8_E4M3FN, 32},
+        {"swiglu_oai w4a8 mxfp8 fp16", 16, 16, 2, 128, 80, HUM_MOE_SWIGLU_OAI, 1, 0, 0, 0, 12.0,
+         HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_UINT4, 32},
     };
     hum_device_info dev;
     const int sm = hum_runtime_device(rt, &dev) == HUM_OK ? dev.sm_major * 10 + dev.sm_minor : 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (!quant_test_selected(cases[i].name))
+            continue;
         const int need = cases[i].a8 == HUM_DTYPE_INT8 ? 80 : cases[i].a8 ? 89 : 0;
         if (sm < need) {
             printf("  %s: skipped on sm_%d (needs sm_%d)\n", cases[i].name, sm, need);
             continue;
         }
         fixture f;
-        if (setup(&f, rt, &rng, &cases[i])) {
+        if (setup(&f, cases[i].a_group ? rt_mx : rt, &rng, &cases[i])) {
             const int map = cases[i].rank > 0;
             run_case(&f, &rng, 1, ROUTE_RANDOM, map, 0, 1, "random");
             run_case(&f, &rng, 37, ROUTE_RANDOM, map, 1, 64, "random, int64 ids");
@@ -526,5 +548,7 @@ int main(void)
         teardown(&f);
     }
     hum_runtime_destroy(rt);
+    hum_runtime_destroy(rt_mx);
+    rt_rmtree(dir);
     return quant_test_result("moe_forward");
 }

@@ -9,10 +9,12 @@
  * M * top_k > 65,535 with M * top_k * N > 2^31 (sampled rows). On sm_90 the small and Qwen cases
  * run again under a site policy of block M that is not a power of two (48 .. 176: wgmma
  * instructions of N 48, 80, 96 and 112, tests/support/wgmma_test.h). 8-bit A (e4m3 x e4m3 weights
- * from sm_89, int8 x uint8 from sm_80, W4A8 uint4 x e4m3; channel scales that differ per expert),
- * A's codes and per-row scales made by the CPU twin of the layers' quantizer, the reference
- * from those codes times their scales, so that only the accumulation and C's rounding differ
- * (1e-3 float16, 4e-3 bfloat16 output): each gathered row must bring its own row's scale.
+ * from sm_89, int8 x uint8 from sm_80, W4A8 uint4 x e4m3; channel scales that differ per expert;
+ * MXFP8 A, e4m3 with e8m0 scales per 32 columns, also on W4A8 with group-128 weight scales),
+ * A's codes and per-row (per-group) scales made by the CPU twin of the layers' quantizer, the
+ * reference from those codes times their scales, so that only the accumulation and C's
+ * rounding differ (1e-3 float16, 4e-3 bfloat16 output): each gathered row must bring its own
+ * row's scales. HUM_TEST_CASES=TEXT runs only the cases whose name contains TEXT (mxfp8).
  * Skipped (77) without a GPU. */
 #include "contract/moe_layout.h"
 #include "gemm_test.h"
@@ -31,6 +33,8 @@ typedef struct expert_case {
     hum_workspace *ws;
     hum_dtype act;      /* the 16-bit type: C, and A unless a8 */
     hum_dtype a8;       /* 8-bit A (the GEMMs' config.a_dtype), or 0 */
+    int32_t a_group;    /* 8-bit A's scales: 0 one per row, else per group of that many columns along
+                         * K (the host's codes, hum_layer_options.activation_group; 32: MXFP8's e8m0) */
     double *deq;        /* [E][N][K] dequantized weights (small cases), else NULL: per expert on demand */
 } expert_case;
 
@@ -39,11 +43,14 @@ typedef struct expert_case {
  * with_bias), and the expert GEMMs on them: every MoE type, or with indexed_only the indexed. */
 static int make_case(hum_runtime *rt, quant_rng *rng, expert_case *c, const char *name, int64_t experts, int64_t n,
                      int64_t k, hum_dtype act, const hum_quant_spec *base, int with_bias, int indexed_only,
-                     hum_dtype a8)
+                     hum_dtype a8, int32_t a_group)
 {
     memset(c, 0, sizeof *c);
+    if (!quant_test_selected(name))
+        return 0;
     c->name = name;
     c->act = act;
+    c->a_group = a_group;
     float *w = malloc((size_t)(experts * n * k) * sizeof *w);
     float *bias = malloc((size_t)(experts * n) * sizeof *bias);
     if (!QUANT_CHECK(w && bias, "%s: host weights", name))
@@ -62,9 +69,12 @@ static int make_case(hum_runtime *rt, quant_rng *rng, expert_case *c, const char
     free(bias);
     if (!ok)
         return 0;
-    /* 8-bit A: the checkpoint's scheme, per token, which the plan takes where the GPU has it */
+    /* 8-bit A: the checkpoint's scheme, per token, which the plan takes where the GPU has it;
+     * in groups along K: the host passes the codes and their group scales */
     c->w.act_dtype = a8;
-    const hum_layer_options opts = {.activation_dtype = act};
+    const hum_layer_options opts = a_group ? (hum_layer_options){.activation_dtype = a8, .output_dtype = act,
+                                                                 .activation_group = a_group}
+                                           : (hum_layer_options){.activation_dtype = act};
     for (int t = HUM_GEMM_MOE_INDEXED; t <= (indexed_only ? HUM_GEMM_MOE_INDEXED : HUM_GEMM_MOE_GROUPED_MASKED); t++)
         if (!QUANT_CHECK(hum_expert_gemm_from_standard(rt, &c->w, &opts, (hum_gemm_type)t, &c->gemm[t]) == HUM_OK &&
                              hum_layer_prepare(c->gemm[t]) == HUM_OK,
@@ -74,8 +84,9 @@ static int make_case(hum_runtime *rt, quant_rng *rng, expert_case *c, const char
     if (!QUANT_CHECK(hum_layer_get_info(c->gemm[1], &info) == HUM_OK, "%s", hum_last_error()))
         return 0;
     c->a8 = info.config.a_dtype == act ? 0 : info.config.a_dtype;
-    if (!QUANT_CHECK(c->a8 == a8, "%s: A runs as %s, expected %s", name, hum_dtype_name(info.config.a_dtype),
-                     hum_dtype_name(a8 ? a8 : act)))
+    if (!QUANT_CHECK(c->a8 == a8 && info.config.a_group == a_group, "%s: A runs as %s in groups of %lld, expected "
+                     "%s in groups of %d", name, hum_dtype_name(info.config.a_dtype), (long long)info.config.a_group,
+                     hum_dtype_name(a8 ? a8 : act), a_group))
         return 0;
     int64_t bytes = 0;
     if (!QUANT_CHECK(hum_layer_workspace_size(c->gemm[1], 1, &bytes) == HUM_OK &&
@@ -166,40 +177,57 @@ done:
     free(ref);
 }
 
-/* 8-bit A: rows of 16-bit A quantized per token as the layers do (hum_quantize_activations)
- * into codes (q) and scales (s); a becomes what they stand for, code times row scale. The
- * scales spread over 2^-4 .. 2^4 (rows scaled before quantizing), so a row read with another
- * row's scale is far off. */
-static int quantize_rows(const expert_case *c, int64_t rows, uint16_t *codes, double *a, uint8_t *q, float *s)
+/* A's scales per row: groups along K (a_group), else one. */
+static int64_t scale_groups(const expert_case *c)
 {
-    const int64_t k = c->w.k;
-    for (int64_t r = 0; r < rows; r++) {
-        const double f = ldexp(1.0, (int)(r % 9) - 4);
-        for (int64_t i = 0; i < k; i++)
-            a[r * k + i] *= f;
-    }
-    const hum_tensor th = {.data = codes, .dtype = c->act, .rank = 2, .shape = {rows, k}, .memory = HUM_MEMORY_HOST};
-    const hum_tensor tq = {.data = q, .dtype = c->a8, .rank = 2, .shape = {rows, k}, .memory = HUM_MEMORY_HOST};
-    const hum_tensor ts = {.data = s, .dtype = HUM_DTYPE_FLOAT32, .rank = 1, .shape = {rows}, .memory = HUM_MEMORY_HOST};
-    const hum_act_quant how = {c->a8, HUM_ACT_SCALE_TOKEN, 0, HUM_DTYPE_FLOAT32};
-    if (hum_dtype_encode(c->act, a, rows * k, codes) != HUM_OK ||
-        hum_quantize_activations(&th, &how, 0.0f, &tq, &ts) != HUM_OK || hum_dtype_decode(c->a8, q, rows * k, a) != HUM_OK)
-        return 0;
-    for (int64_t i = 0; i < rows * k; i++)
-        a[i] *= s[i / k];
-    return 1;
+    return c->a_group ? (c->w.k + c->a_group - 1) / c->a_group : 1;
 }
 
-/* Device copies of A ([a_rows][K] random, host copy *a; 8-bit A: codes and their row scales
- * *d_s, *a what they stand for) and a poisoned C ([c_rows + 1][N], the last row a guard that
- * must stay poisoned). */
+/* The dtype of A's scales: e8m0 bytes for MXFP8's groups of 32, else float32. */
+static hum_dtype scale_dtype(const expert_case *c)
+{
+    return c->a_group == 32 ? HUM_DTYPE_FLOAT8_E8M0 : HUM_DTYPE_FLOAT32;
+}
+
+/* 8-bit A: rows of 16-bit A quantized as the layers do (hum_quantize_activations, per token or
+ * per group along K) into codes (q) and scales (s); a becomes what they stand for, code times
+ * its scale. The scales spread over 2^-4 .. 2^4 from row to row (rows scaled before
+ * quantizing) and, with groups, over 2^-2 .. 2^2 from group to group, so that a row or group
+ * read with another's scale is far off. */
+static int quantize_rows(const expert_case *c, int64_t rows, uint16_t *codes, double *a, uint8_t *q, void *s)
+{
+    const int64_t k = c->w.k, groups = scale_groups(c);
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t i = 0; i < k; i++)
+            a[r * k + i] *= ldexp(1.0, (int)(r % 9) - 4 + (c->a_group ? (int)(i / c->a_group % 5) - 2 : 0));
+    const hum_tensor th = {.data = codes, .dtype = c->act, .rank = 2, .shape = {rows, k}, .memory = HUM_MEMORY_HOST};
+    const hum_tensor tq = {.data = q, .dtype = c->a8, .rank = 2, .shape = {rows, k}, .memory = HUM_MEMORY_HOST};
+    const hum_tensor ts = {.data = s, .dtype = scale_dtype(c), .rank = c->a_group ? 2 : 1,
+                           .shape = {rows, c->a_group ? groups : 0}, .memory = HUM_MEMORY_HOST};
+    const hum_act_quant how = {c->a8, c->a_group ? HUM_ACT_SCALE_GROUP : HUM_ACT_SCALE_TOKEN, c->a_group,
+                               scale_dtype(c)};
+    double *f = malloc((size_t)(rows * groups) * sizeof *f);
+    const int ok = f && hum_dtype_encode(c->act, a, rows * k, codes) == HUM_OK &&
+                   hum_quantize_activations(&th, &how, 0.0f, &tq, &ts) == HUM_OK &&
+                   hum_dtype_decode(c->a8, q, rows * k, a) == HUM_OK &&
+                   hum_dtype_decode(scale_dtype(c), s, rows * groups, f) == HUM_OK;
+    for (int64_t i = 0; ok && i < rows * k; i++)
+        a[i] *= f[i / k * groups + (c->a_group ? i % k / c->a_group : 0)];
+    free(f);
+    return ok;
+}
+
+/* Device copies of A ([a_rows][K] random, host copy *a; 8-bit A: codes and their scales *d_s,
+ * *a what they stand for) and a poisoned C ([c_rows + 1][N], the last row a guard that must
+ * stay poisoned). */
 static int buffers(const expert_case *c, quant_rng *rng, int64_t a_rows, int64_t c_rows, double **a, void **d_a,
                    void **d_s, void **d_c)
 {
     const int64_t n = c->w.n, k = c->w.k;
+    const size_t s_bytes = (size_t)(a_rows * scale_groups(c)) * (scale_dtype(c) == HUM_DTYPE_FLOAT8_E8M0 ? 1 : 4);
     uint16_t *codes = malloc((size_t)(a_rows * k) * 2);
     uint8_t *q = c->a8 ? malloc((size_t)(a_rows * k)) : NULL;
-    float *s = c->a8 ? malloc((size_t)a_rows * sizeof *s) : NULL;
+    void *s = c->a8 ? malloc(s_bytes) : NULL;
     *a = malloc((size_t)(a_rows * k) * sizeof **a);
     *d_a = *d_s = *d_c = NULL;
     int ok = QUANT_CHECK(codes && *a && (!c->a8 || (q && s)) &&
@@ -209,8 +237,8 @@ static int buffers(const expert_case *c, quant_rng *rng, int64_t a_rows, int64_t
     ok = ok && QUANT_CHECK(hum_device_alloc(0, (size_t)(a_rows * k) * (c->a8 ? 1 : 2), d_a) == HUM_OK &&
                                hum_memcpy_htod(*d_a, c->a8 ? (void *)q : (void *)codes,
                                                (size_t)(a_rows * k) * (c->a8 ? 1 : 2)) == HUM_OK &&
-                               (!c->a8 || (hum_device_alloc(0, (size_t)a_rows * 4, d_s) == HUM_OK &&
-                                           hum_memcpy_htod(*d_s, s, (size_t)a_rows * 4) == HUM_OK)) &&
+                               (!c->a8 || (hum_device_alloc(0, s_bytes, d_s) == HUM_OK &&
+                                           hum_memcpy_htod(*d_s, s, s_bytes) == HUM_OK)) &&
                                hum_device_alloc(0, (size_t)((c_rows + 1) * n) * 2, d_c) == HUM_OK &&
                                hum_memset_d8(*d_c, 0xFF, (size_t)((c_rows + 1) * n) * 2) == HUM_OK,
                            "%s: device buffers: %s", c->name, hum_last_error());
@@ -220,14 +248,16 @@ static int buffers(const expert_case *c, quant_rng *rng, int64_t a_rows, int64_t
     return ok;
 }
 
-/* The A operand of a launch: codes of c->a8 or the 16-bit rows; its scales (8-bit A) in *ts. */
+/* The A operand of a launch: codes of c->a8 or the 16-bit rows; its scales (8-bit A) in *ts:
+ * [rows] or [rows, groups]. */
 static hum_tensor a_operand(const expert_case *c, void *d_a, void *d_s, int64_t rows, hum_tensor *ts)
 {
     memset(ts, 0, sizeof *ts);
     ts->data = d_s;
-    ts->dtype = HUM_DTYPE_FLOAT32;
-    ts->rank = 1;
+    ts->dtype = scale_dtype(c);
+    ts->rank = c->a_group ? 2 : 1;
     ts->shape[0] = rows;
+    ts->shape[1] = c->a_group ? scale_groups(c) : 0;
     ts->memory = HUM_MEMORY_DEVICE;
     return gemm_test_matrix(d_a, c->a8 ? c->a8 : c->act, rows, c->w.k, 0);
 }
@@ -401,7 +431,7 @@ static void small_cases(hum_runtime *rt, quant_rng *rng, hum_dtype act)
                               .zero_point = HUM_ZERO_POINT_INT};
     expert_case c;
     const char *name = act == HUM_DTYPE_BFLOAT16 ? "E=33 n=200 k=96 uint4 g32 zp bf16" : "E=33 n=200 k=96 uint4 g32 zp f16";
-    if (make_case(rt, rng, &c, name, 33, 200, 96, act, &q, 1, 0, 0)) {
+    if (make_case(rt, rng, &c, name, 33, 200, 96, act, &q, 1, 0, 0, 0)) {
         const int64_t ms[] = {1, 5, 40, 600}; /* rows per expert 1 .. 73: mma.sync and (sm_90) wgmma */
         for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
             int32_t *topk = malloc((size_t)ms[i] * 4 * 4);
@@ -447,7 +477,8 @@ static void qwen_case(hum_runtime *rt, quant_rng *rng)
 {
     const hum_quant_spec q = {.weight_dtype = HUM_DTYPE_UINT4, .scale_type = HUM_SCALE_GROUP, .group_size = 128};
     expert_case c;
-    if (make_case(rt, rng, &c, "qwen3 gate_up E=32 uint4 g128 bf16", 32, 1536, 2048, HUM_DTYPE_BFLOAT16, &q, 0, 1, 0)) {
+    if (make_case(rt, rng, &c, "qwen3 gate_up E=32 uint4 g128 bf16", 32, 1536, 2048, HUM_DTYPE_BFLOAT16, &q, 0, 1, 0,
+                  0)) {
         const int64_t ms[] = {1, 64, 256, 600, 1000}; /* rows per expert 1, 16, 64, 150, 250 */
         for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
             int32_t *topk = malloc((size_t)ms[i] * 8 * 4);
@@ -464,7 +495,7 @@ static void large_case(hum_runtime *rt, quant_rng *rng)
 {
     const hum_quant_spec q = {.weight_dtype = HUM_DTYPE_UINT4, .scale_type = HUM_SCALE_GROUP, .group_size = 64};
     expert_case c;
-    if (make_case(rt, rng, &c, "large E=4 n=33000 k=128 f16", 4, 33000, 128, HUM_DTYPE_FLOAT16, &q, 0, 1, 0)) {
+    if (make_case(rt, rng, &c, "large E=4 n=33000 k=128 f16", 4, 33000, 128, HUM_DTYPE_FLOAT16, &q, 0, 1, 0, 0)) {
         const int64_t m = 17000;
         int32_t *topk = malloc((size_t)m * 4 * 4);
         random_routing(rng, m, 4, 4, topk);
@@ -489,7 +520,8 @@ static void act_order_case(hum_runtime *rt, quant_rng *rng)
     const hum_quant_spec q = {.weight_dtype = HUM_DTYPE_UINT4, .scale_type = HUM_SCALE_GROUP, .group_size = 32,
                               .zero_point = HUM_ZERO_POINT_INT, .k_perm = perm};
     expert_case c;
-    if (make_case(rt, rng, &c, "E=8 n=200 k=96 uint4 g32 act-order bf16", 8, 200, 96, HUM_DTYPE_BFLOAT16, &q, 1, 0, 0)) {
+    if (make_case(rt, rng, &c, "E=8 n=200 k=96 uint4 g32 act-order bf16", 8, 200, 96, HUM_DTYPE_BFLOAT16, &q, 1, 0,
+                  0, 0)) {
         const int64_t ms[] = {3, 300};
         for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
             int32_t *topk = malloc((size_t)ms[i] * 2 * 4);
@@ -505,23 +537,30 @@ static void act_order_case(hum_runtime *rt, quant_rng *rng)
     free_case(&c);
 }
 
-/* 8-bit A on E = 12 experts, N = 320 (not a multiple of 128), K = 512, channel scales: indexed
- * gate/up (rows gathered by token) and down (top_k 1) at rows per expert on both sides of the
- * sm90 policy's switch to wgmma, grouped contiguous and masked. Skipped (reported) where the GPU
- * lacks the type (e4m3 before sm_89, int8 before sm_80). */
-static void a8_case(hum_runtime *rt, quant_rng *rng, hum_dtype a8, hum_dtype weight, hum_dtype out, int sm)
+/* 8-bit A on E = 12 experts, N = 320 (not a multiple of 128), K = 512, channel scales (or with
+ * weight_group the weight's float32 scales per group along K, W4A8 as FP8 block-wise layers
+ * take them): indexed gate/up (rows gathered by token) and down (top_k 1) at rows per expert on
+ * both sides of the sm90 policy's switch to wgmma, grouped contiguous and masked. A's scales
+ * per row, or with a_group per group of columns along K (32: MXFP8, e8m0), each gathered row
+ * bringing its own row's. Skipped (reported) where the GPU lacks the type (e4m3 before sm_89,
+ * int8 before sm_80). */
+static void a8_case(hum_runtime *rt, quant_rng *rng, hum_dtype a8, hum_dtype weight, int32_t weight_group,
+                    hum_dtype out, int32_t a_group, int sm)
 {
     const int need = a8 == HUM_DTYPE_INT8 ? 80 : 89;
-    char name[96];
-    snprintf(name, sizeof name, "E=12 n=320 k=512 %s x %s A %s", hum_dtype_name(weight), hum_dtype_name(a8),
-             hum_dtype_name(out));
+    char name[96], w[32] = "";
+    if (weight_group)
+        snprintf(w, sizeof w, " g%d", weight_group);
+    snprintf(name, sizeof name, "E=12 n=320 k=512 %s%s x %s A %s", hum_dtype_name(weight), w,
+             a_group == 32 ? "mxfp8" : hum_dtype_name(a8), hum_dtype_name(out));
     if (sm < need) {
         printf("  %-34s skipped: sm_%d (needs sm_%d)\n", name, sm, need);
         return;
     }
-    const hum_quant_spec q = {.weight_dtype = weight, .scale_type = HUM_SCALE_CHANNEL};
+    const hum_quant_spec q = {.weight_dtype = weight, .scale_type = weight_group ? HUM_SCALE_GROUP : HUM_SCALE_CHANNEL,
+                              .group_size = weight_group};
     expert_case c;
-    if (make_case(rt, rng, &c, name, 12, 320, 512, out, &q, 0, 0, a8)) {
+    if (make_case(rt, rng, &c, name, 12, 320, 512, out, &q, 0, 0, a8, a_group)) {
         const int64_t ms[] = {2, 45, 400}; /* rows per expert 1, 15, 134 */
         for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
             int32_t *topk = malloc((size_t)ms[i] * 4 * 4);
@@ -557,9 +596,15 @@ int main(void)
     hum_device_info dev;
     const int sm = hum_runtime_device(rt, &dev) == HUM_OK ? dev.sm_major * 10 + dev.sm_minor : 0;
     const int sm90 = sm >= 90;
-    a8_case(rt, &rng, HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, sm);
-    a8_case(rt, &rng, HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_UINT4, HUM_DTYPE_FLOAT16, sm);
-    a8_case(rt, &rng, HUM_DTYPE_INT8, HUM_DTYPE_UINT8, HUM_DTYPE_BFLOAT16, sm);
+    const hum_dtype E4 = HUM_DTYPE_FLOAT8_E4M3FN, BF = HUM_DTYPE_BFLOAT16, F16 = HUM_DTYPE_FLOAT16;
+    a8_case(rt, &rng, E4, E4, 0, BF, 0, sm);
+    a8_case(rt, &rng, E4, HUM_DTYPE_UINT4, 0, F16, 0, sm);
+    a8_case(rt, &rng, HUM_DTYPE_INT8, HUM_DTYPE_UINT8, 0, BF, 0, sm);
+    /* MXFP8 A: e4m3 weights, W4A8 with channel scales, and with group-128 scales along K (the
+     * Qwen3-30B-A3B layer under moe.activation = mxfp8: promoted every 32 of K) */
+    a8_case(rt, &rng, E4, E4, 0, BF, 32, sm);
+    a8_case(rt, &rng, E4, HUM_DTYPE_UINT4, 0, F16, 32, sm);
+    a8_case(rt, &rng, E4, HUM_DTYPE_UINT4, 128, BF, 32, sm);
     hum_runtime_destroy(rt);
     if (sm90) {
         char dir[512];

@@ -59,6 +59,12 @@ quant_rng quant_rng_fresh(const char *test_name)
     return quant_rng_seeded(seed);
 }
 
+int quant_test_selected(const char *name)
+{
+    const char *want = getenv("HUM_TEST_CASES");
+    return !want || !*want || strstr(name, want) != NULL;
+}
+
 /* splitmix64 */
 uint64_t quant_rng_next(quant_rng *r)
 {

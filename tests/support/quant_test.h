@@ -25,6 +25,10 @@ typedef struct quant_rng {
 
 /* Seeds from HUM_TEST_SEED when set, else from the clock; prints the seed. */
 quant_rng quant_rng_fresh(const char *test_name);
+
+/* Whether a test runs its case `name`: every case, or with HUM_TEST_CASES set (non-empty) only
+ * those whose name contains it (a short run on a device whose time is scarce). */
+int quant_test_selected(const char *name);
 quant_rng quant_rng_seeded(uint64_t seed);
 uint64_t quant_rng_next(quant_rng *r);
 /* Uniform in [0, 1). */

@@ -811,7 +811,10 @@ hum_status hum_expert_gemm_block_m(hum_layer *gemm, hum_workspace *ws, const hum
  * a_scale: NULL for 16-bit A; 8-bit A (config.a_dtype float8_e4m3fn or int8, per token: the
  * expert GEMM does not quantize) takes float32 device [rows of a], row r's activation being
  * a[r] * a_scale[r]: a gathered row of A (indexed) brings its own scale, applied with the
- * weight's column scale in float32 in the epilogue.
+ * weight's column scale in float32 in the epilogue; e4m3 A in groups along K (config.a_group:
+ * MXFP8's 32 with e8m0 bytes, else float32, hum_layer_options.activation_group) takes
+ * [rows of a, ceil(K / a_group)] with contiguous rows, row r's group g scaling columns g x
+ * a_group .. of a[r], applied where the accumulators are promoted.
  * Rows no block covers are neither read nor written. m == 0 does nothing. Errors:
  * HUM_ERR_INVALID_ARG naming the tensor or routing field and what was expected (an indexed
  * block_m other than the entry's: the sorted ids were padded for another tuning);
@@ -870,8 +873,8 @@ hum_status hum_moe_align_reference(const hum_tensor *topk_ids, const int32_t *ex
  * float32 [M * top_k]; expert_map int32 [e_global] or NULL. A token with no kept expert gets 0.
  * as_run NULL: float64 throughout. Else the rows each GEMM multiplies are those the layer holds
  * (hum_moe_info's GEMM configs say which): the gate/up output rounded to the 16-bit type
- * `held`; a GEMM of 8-bit A (float8_e4m3fn or int8) multiplies its rows quantized per token as
- * the layer quantizes them (hum_quantize_activations: hidden from `held`, the activation's
+ * `held`; a GEMM of 8-bit A (float8_e4m3fn or int8) multiplies its rows quantized per token
+ * (or per group along K: the groups above) as the layer quantizes them (hum_quantize_activations: hidden from `held`, the activation's
  * output from float32) times their scales, so that only the accumulation differs from the
  * GPU's; a GEMM of 16-bit A the activation's output rounded to `held`.
  * Errors: HUM_ERR_INVALID_ARG (NULL, weights that do not chain, topk_ids of another shape or
@@ -880,6 +883,9 @@ typedef struct hum_moe_numerics {
     hum_dtype held;      /* float16 or bfloat16: the hidden rows and the rows between the GEMMs */
     hum_dtype gate_up_a; /* the A type of each GEMM: `held`, float8_e4m3fn or int8 */
     hum_dtype down_a;
+    /* 8-bit A's scales of each GEMM (its config.a_group): 0 one per row; else float8_e4m3fn
+     * scaled per group of that many columns, e8m0 powers of two for 32 (MXFP8), else float32 */
+    int32_t gate_up_group, down_group;
 } hum_moe_numerics;
 hum_status hum_moe_reference(const hum_standard_weight *w13, const hum_standard_weight *w2,
                              const hum_moe_options *opts, const double *hidden, const hum_tensor *topk_ids,

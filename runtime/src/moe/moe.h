@@ -47,6 +47,10 @@ int64_t hum_moe_max_tokens(const hum_moe *moe);
 hum_status hum_moe_quantize_hidden(const hum_moe *moe, hum_workspace *ws, struct CUstream_st *stream,
                                    const void *hidden, int64_t ldh, int64_t rows, hum_tensor *codes, hum_tensor *scale);
 
+/* The a_scale tensor of the down GEMM of config `down` (8-bit A) over the activation's scales
+ * for `rows` rows at `scales`: float32 [rows] per row, or [rows, groups] of its scale dtype. */
+hum_tensor hum_moe_act_scales(const hum_layer_config *down, void *scales, int64_t rows);
+
 /* HUM_ERR_INVALID_ARG, the message starting with fn, unless t is a device tensor of `dtype` (or
  * alt when nonzero) of rank 2 [rows, cols] with contiguous rows (contiguous: packed); *ld its
  * row stride. */

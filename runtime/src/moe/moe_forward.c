@@ -58,23 +58,40 @@ static int64_t chunk_tokens(const hum_moe *moe, int64_t m, int64_t bytes, int64_
 
 static int64_t round_up(int64_t v) { return (v + 255) / 256 * 256; }
 
+hum_tensor hum_moe_act_scales(const hum_layer_config *down, void *scales, int64_t rows)
+{
+    const int64_t ld = hum_moe_act_scale_ld(down);
+    return down->a_group ? (hum_tensor){.data = scales, .dtype = hum_gemm_a_scale_dtype(down), .rank = 2,
+                                        .shape = {rows, ld}, .memory = HUM_MEMORY_DEVICE}
+                         : (hum_tensor){.data = scales, .dtype = HUM_DTYPE_FLOAT32, .rank = 1, .shape = {rows},
+                                        .memory = HUM_MEMORY_DEVICE};
+}
+
 hum_status hum_moe_quantize_hidden(const hum_moe *moe, hum_workspace *ws, struct CUstream_st *stream,
                                    const void *hidden, int64_t ldh, int64_t mc, hum_tensor *codes, hum_tensor *scale)
 {
     const hum_layer *g = moe->gate_up;
     const hum_layer_config *cfg = &g->plan.config;
     const int64_t ldq = hum_workspace_codes_stride(cfg);
+    /* per token, or per group of a_group columns (MXFP8's e8m0, or float32 scales) */
+    const int group = cfg->a_scale == HUM_ACT_SCALE_GROUP;
+    const int64_t groups = group ? (cfg->k + cfg->a_group - 1) / cfg->a_group : 1;
+    const hum_dtype sdt = hum_gemm_a_scale_dtype(cfg);
     char *q = (char *)ws->base + ws->lock_bytes;
-    float *s = (float *)(q + round_up(mc * ldq));
-    const hum_act_quant how = {cfg->a_dtype, HUM_ACT_SCALE_TOKEN, 0, HUM_DTYPE_FLOAT32};
-    const hum_act_quant_out out = {.q = q, .ldq = ldq, .kq = cfg->k, .scale = s, .scale_row = 1, .scale_group = 1};
+    char *s = q + round_up(mc * ldq);
+    const hum_act_quant how = {cfg->a_dtype, group ? HUM_ACT_SCALE_GROUP : HUM_ACT_SCALE_TOKEN,
+                               group ? (int32_t)cfg->a_group : 0, sdt};
+    const hum_act_quant_out out = {.q = q, .ldq = ldq, .kq = cfg->k, .scale = s, .scale_row = groups,
+                                   .scale_group = 1};
     hum_quantize_args args;
     hum_status st = hum_act_quant_args(&how, hidden, moe->activation_dtype, ldh, mc, g->input_k, &out, &args);
     if (st == HUM_OK)
         st = hum_act_quant_launch(g->quantize, &args, stream, 0);
     *codes = (hum_tensor){.data = q, .dtype = cfg->a_dtype, .rank = 2, .shape = {mc, g->input_k}, .strides = {ldq, 1},
                           .memory = HUM_MEMORY_DEVICE};
-    *scale = (hum_tensor){.data = s, .dtype = HUM_DTYPE_FLOAT32, .rank = 1, .shape = {mc}, .memory = HUM_MEMORY_DEVICE};
+    *scale = group ? (hum_tensor){.data = s, .dtype = sdt, .rank = 2, .shape = {mc, groups},
+                                  .memory = HUM_MEMORY_DEVICE}
+                   : (hum_tensor){.data = s, .dtype = sdt, .rank = 1, .shape = {mc}, .memory = HUM_MEMORY_DEVICE};
     return st;
 }
 
@@ -133,13 +150,15 @@ hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstrea
     /* each GEMM's A type as its plan chose it (lua/hum/activation.lua): 8-bit A quantized per
      * token, the hidden rows before the gate/up GEMM, the activation's output inside it */
     const int up8 = hum_gemm_a8(&moe->gate_up->plan.config), down8 = hum_gemm_a8(&moe->down->plan.config);
-    const hum_dtype down_a = moe->down->plan.config.a_dtype;
+    const hum_layer_config *down_cfg = &moe->down->plan.config;
+    const int64_t act_ld = hum_moe_act_scale_ld(down_cfg);
     const int64_t most = chunk * top_k; /* routed rows of a whole chunk: the areas' sizes */
     char *route_area = (char *)ws->base + gemm_bytes;
     char *inter = route_area + hum_moe_route_bytes(most, e_local, moe->block_m_max);
     char *act = inter + round_up(most * n13 * 2);
-    float *act_scale = down8 ? (float *)(act + round_up(most * moe->intermediate)) : NULL;
-    char *y = down8 ? (char *)act_scale + round_up(most * 4) : act + round_up(most * moe->intermediate * 2);
+    char *act_scale = down8 ? act + round_up(most * moe->intermediate) : NULL;
+    char *y = down8 ? act_scale + round_up(hum_moe_act_scale_bytes(down_cfg, most))
+                    : act + round_up(most * moe->intermediate * 2);
     for (int64_t t0 = 0; st == HUM_OK && t0 < m; t0 += chunk) {
         const int64_t mc = m - t0 < chunk ? m - t0 : chunk, routed = mc * top_k;
         hum_expert_routing r = {.m = mc, .top_k = (int32_t)top_k};
@@ -167,15 +186,14 @@ hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstrea
         if (STEP(HUM_MOE_STEP_GATE_UP))
             st = hum_expert_gemm_forward(moe->gate_up, ws, stream, &a1, up8 ? &s1 : NULL, &c1, &r);
         if (STEP(HUM_MOE_STEP_ACT))
-            st = hum_moe_act_launch(moe->act, stream, moe->sm_count, inter, act, act_scale, route.sorted,
+            st = hum_moe_act_launch(moe->act, stream, moe->sm_count, inter, act, act_scale, act_ld, route.sorted,
                                     route.post_padded, r.capacity, moe->intermediate, (int32_t)routed, &moe->opts);
         hum_expert_routing r2 = r;
         r2.m = routed;
         r2.top_k = 1;
-        const hum_tensor a2 = {.data = act, .dtype = down8 ? down_a : moe->activation_dtype, .rank = 2,
+        const hum_tensor a2 = {.data = act, .dtype = down8 ? down_cfg->a_dtype : moe->activation_dtype, .rank = 2,
                                .shape = {routed, moe->intermediate}, .memory = HUM_MEMORY_DEVICE};
-        const hum_tensor s2 = {.data = act_scale, .dtype = HUM_DTYPE_FLOAT32, .rank = 1, .shape = {routed},
-                               .memory = HUM_MEMORY_DEVICE};
+        const hum_tensor s2 = hum_moe_act_scales(down_cfg, act_scale, routed);
         const hum_tensor c2 = {.data = y, .dtype = moe->activation_dtype, .rank = 2, .shape = {routed, H},
                                .memory = HUM_MEMORY_DEVICE};
         if (STEP(HUM_MOE_STEP_DOWN))

@@ -78,7 +78,7 @@ hum_status hum_moe_forward_grouped(hum_moe *moe, hum_workspace *ws, struct CUstr
     const int up8 = hum_gemm_a8(&moe->gate_up->plan.config), down8 = hum_gemm_a8(&moe->down->plan.config);
     char *inter = (char *)ws->base + gemm_bytes;
     char *act = inter + round_up(rows * n13 * 2);
-    float *act_scale = down8 ? (float *)(act + round_up(rows * I)) : NULL;
+    char *act_scale = down8 ? act + round_up(rows * I) : NULL;
     hum_expert_routing r = {.m = T};
     if (masked)
         r.expert_counts = layout->data;
@@ -91,8 +91,7 @@ hum_status hum_moe_forward_grouped(hum_moe *moe, hum_workspace *ws, struct CUstr
                            .memory = HUM_MEMORY_DEVICE};
     const hum_tensor a2 = {.data = act, .dtype = down8 ? moe->down->plan.config.a_dtype : moe->activation_dtype,
                            .rank = 2, .shape = {rows, I}, .memory = HUM_MEMORY_DEVICE};
-    const hum_tensor s2 = {.data = act_scale, .dtype = HUM_DTYPE_FLOAT32, .rank = 1, .shape = {rows},
-                           .memory = HUM_MEMORY_DEVICE};
+    const hum_tensor s2 = hum_moe_act_scales(&moe->down->plan.config, act_scale, rows);
     const hum_tensor c2 = {.data = out->data, .dtype = moe->activation_dtype, .rank = 2, .shape = {rows, H},
                            .strides = {ldo, 1}, .memory = HUM_MEMORY_DEVICE};
     if (up8)
@@ -100,7 +99,8 @@ hum_status hum_moe_forward_grouped(hum_moe *moe, hum_workspace *ws, struct CUstr
     if (st == HUM_OK)
         st = hum_expert_gemm_forward(moe->gate_up, ws, stream, &a1, up8 ? &s1 : NULL, &c1, &r);
     if (st == HUM_OK)
-        st = hum_moe_act_launch(moe->act, stream, moe->sm_count, inter, act, act_scale, layout->data, NULL, rows, I,
+        st = hum_moe_act_launch(moe->act, stream, moe->sm_count, inter, act, act_scale,
+                                hum_moe_act_scale_ld(&moe->down->plan.config), layout->data, NULL, rows, I,
                                 (int32_t)T, &moe->opts);
     if (st == HUM_OK)
         st = hum_expert_gemm_forward(moe->down, ws, stream, &a2, down8 ? &s2 : NULL, &c2, &r);

@@ -1,10 +1,12 @@
 /* Compiling and launching the activation and the combine (moe_kernels.h). */
 #include "moe_kernels.h"
 
+#include "gemm_variant.h"
 #include "internal.h"
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Grid-stride kernels of 256 threads: enough CTAs to keep every SM's memory pipes busy
  * (8 per SM), fewer when there is less work. */
@@ -26,10 +28,16 @@ void hum_moe_kernel_requests(const hum_moe_shape *s, const char *arch, char *con
              "}\n",
              s->activation, s->interleaved ? "true" : "false", s->bf16 ? "true" : "false", (long long)s->intermediate,
              (long long)s->hidden, s->gemm_type, (long long)s->experts);
-    /* the 8-bit output's type is the template argument of the kernel that writes it */
-    const char *act = s->down_a == HUM_DTYPE_FLOAT8_E4M3FN ? "hum_moe_act_quant<1>"
-                      : s->down_a == HUM_DTYPE_INT8        ? "hum_moe_act_quant<2>"
-                                                           : "hum_moe_act";
+    /* the 8-bit output's type and scale groups are the template arguments of the kernel that
+     * writes it; its name lives in `constants` past the header's terminating zero */
+    const int q = s->down_a == HUM_DTYPE_FLOAT8_E4M3FN ? 1 : s->down_a == HUM_DTYPE_INT8 ? 2 : 0;
+    const size_t used = strlen(constants) + 1;
+    char *act = constants + used;
+    if (q)
+        snprintf(act, HUM_MOE_CONSTANTS_CAP - used, "hum_moe_act_quant<%d, %d, %s>", q, (int)s->down_group,
+                 s->down_scale == HUM_DTYPE_FLOAT8_E8M0 ? "true" : "false");
+    else
+        snprintf(act, HUM_MOE_CONSTANTS_CAP - used, "hum_moe_act");
     reqs[0] = (hum_jit_request){.source = "kernels/moe/act.cu", .constants = constants, .kernel_name = act,
                                 .arch = arch};
     reqs[1] = (hum_jit_request){.source = "kernels/moe/combine.cu", .constants = constants,
@@ -43,17 +51,32 @@ static uint32_t grid_for(int64_t work, int32_t sm_count)
 }
 
 hum_status hum_moe_act_launch(const hum_kernel *k, struct CUstream_st *stream, int32_t sm_count, const void *in,
-                              void *out, float *scale, const void *layout, const int32_t *post_padded,
-                              int64_t positions, int64_t intermediate, int32_t rows, const hum_moe_options *o)
+                              void *out, void *scale, int64_t scale_ld, const void *layout,
+                              const int32_t *post_padded, int64_t positions, int64_t intermediate, int32_t rows,
+                              const hum_moe_options *o)
 {
     float alpha = o->alpha, beta = o->beta, limit = o->limit;
+    long long ld = scale_ld;
     void *args16[] = {(void *)&in, &out, (void *)&layout, (void *)&post_padded, &rows, &alpha, &beta, &limit};
-    void *args8[] = {(void *)&in, &out, &scale, (void *)&layout, (void *)&post_padded, &rows, &alpha, &beta, &limit};
+    void *args8[] = {(void *)&in,          &out, &scale, &ld, (void *)&layout, (void *)&post_padded, &rows, &alpha,
+                     &beta,                &limit};
     /* 16-bit out: a thread per 8 columns; 8-bit out: a warp per row (kernels/moe/act.cu) */
     const int64_t threads = scale ? positions * 32 : positions * ((intermediate + 7) / 8);
     hum_launch_config c = {.grid = {grid_for(threads, sm_count), 1, 1},
                            .block = {THREADS, 1, 1}, .stream = stream, .overlap_previous = 1};
     return hum_kernel_launch(k, &c, scale ? args8 : args16);
+}
+
+int64_t hum_moe_act_scale_ld(const hum_layer_config *down)
+{
+    if (!hum_gemm_a8(down))
+        return 0;
+    return down->a_group ? (down->k + down->a_group - 1) / down->a_group : 1;
+}
+
+int64_t hum_moe_act_scale_bytes(const hum_layer_config *down, int64_t rows)
+{
+    return rows * hum_moe_act_scale_ld(down) * (hum_gemm_a_scale_dtype(down) == HUM_DTYPE_FLOAT8_E8M0 ? 1 : 4);
 }
 
 hum_status hum_moe_combine_launch(const hum_kernel *k, struct CUstream_st *stream, int32_t sm_count, int64_t hidden,

@@ -11,16 +11,20 @@ enum { HUM_MOE_LAYER_KERNELS = 2, HUM_MOE_CONSTANTS_CAP = 512 };
 
 /* What the kernels are compiled for; down_a: the down GEMM's A type, which the activation
  * writes (float16 / bfloat16: the layer's 16-bit type; float8_e4m3fn or int8: quantized per
- * token, with a float32 scale per routed row). */
+ * routed row, down_group 0, with a float32 scale per row; or float8_e4m3fn per group of
+ * down_group columns, scales of down_scale: float8_e8m0 (MXFP8) or float32). */
 typedef struct hum_moe_shape {
     int32_t activation, interleaved, bf16;
     int32_t gemm_type; /* the layer's (hum_moe_options): how the activation finds its rows */
     int64_t hidden, intermediate, experts; /* experts: the local ones */
     hum_dtype down_a;
+    int32_t down_group;
+    hum_dtype down_scale;
 } hum_moe_shape;
 
 /* The requests of both kernels for `arch`; `constants` (HUM_MOE_CONSTANTS_CAP bytes) receives
- * their generated hum_constants.h and must outlive the compile. */
+ * their generated hum_constants.h, then the activation kernel's name, and must outlive the
+ * compile. */
 void hum_moe_kernel_requests(const hum_moe_shape *s, const char *arch, char *constants,
                              hum_jit_request reqs[HUM_MOE_LAYER_KERNELS]);
 
@@ -29,10 +33,18 @@ void hum_moe_kernel_requests(const hum_moe_shape *s, const char *arch, char *con
  * capacity) bounding *post_padded; grouped contiguous, layout the expert offsets (int64
  * [experts + 1]) into `rows` rows; grouped masked, layout the expert counts (int32 [experts])
  * of `rows` rows each. positions sizes the grid: the capacity, the rows, or experts x rows. An
- * 8-bit down_a: out holds the codes and scale[r] row r's float32 scale (else scale is NULL). */
+ * 8-bit down_a: out holds the codes and scale[r * scale_ld ..] row r's scales, one per row
+ * (scale_ld 1) or per group (scale_ld: the groups of a row) (16-bit: scale is NULL). */
 hum_status hum_moe_act_launch(const hum_kernel *k, struct CUstream_st *stream, int32_t sm_count, const void *in,
-                              void *out, float *scale, const void *layout, const int32_t *post_padded,
-                              int64_t positions, int64_t intermediate, int32_t rows, const hum_moe_options *o);
+                              void *out, void *scale, int64_t scale_ld, const void *layout,
+                              const int32_t *post_padded, int64_t positions, int64_t intermediate, int32_t rows,
+                              const hum_moe_options *o);
+
+/* The scales of the down GEMM's A the activation writes for `rows` rows: the groups of a row
+ * (1 per token, ceil(I / group) with groups; 0 for 16-bit A), and their bytes, each a float32
+ * or an e8m0 byte (hum_gemm_a_scale_dtype). */
+int64_t hum_moe_act_scale_ld(const hum_layer_config *down);
+int64_t hum_moe_act_scale_bytes(const hum_layer_config *down, int64_t rows);
 
 /* The combine of m tokens: see kernels/moe/combine.cu. */
 typedef struct hum_moe_combine_args {

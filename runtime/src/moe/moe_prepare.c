@@ -4,6 +4,7 @@
 #include "moe.h"
 
 #include "internal.h"
+#include "gemm_variant.h"
 #include "layer.h"
 
 #include <pthread.h>
@@ -65,10 +66,11 @@ enum { AROUND = HUM_MOE_ALIGN_KERNELS + HUM_MOE_LAYER_KERNELS, ACT = HUM_MOE_ALI
  * writes), the others do not. */
 enum { WITH_ACT = 1, WITH_REST = 2 };
 
-/* Compiles the kernels around the GEMMs that `parts` names (the activation writing the down
- * GEMM's A type down_a) of the layer's shape for `arch` into their places of res[AROUND], which
- * the caller zeroed and frees; counts the NVRTC runs and cache hits when asked. */
-static hum_status compile_around(const hum_moe *moe, const char *arch, hum_dtype down_a, int parts,
+/* Compiles the kernels around the GEMMs that `parts` names (the activation writing the A of
+ * the down GEMM of config `down`, NULL without WITH_ACT) of the layer's shape for `arch` into
+ * their places of res[AROUND], which the caller zeroed and frees; counts the NVRTC runs and
+ * cache hits when asked. */
+static hum_status compile_around(const hum_moe *moe, const char *arch, const hum_layer_config *down, int parts,
                                  hum_jit_result res[AROUND], int32_t *compiled, int32_t *cached)
 {
     hum_jit_request all[AROUND], reqs[AROUND];
@@ -77,7 +79,10 @@ static hum_status compile_around(const hum_moe *moe, const char *arch, hum_dtype
     char constants[HUM_MOE_CONSTANTS_CAP];
     const hum_moe_shape shape = {moe->opts.activation, moe->opts.gate_up == HUM_MOE_GATE_UP_INTERLEAVED,
                                  moe->activation_dtype == HUM_DTYPE_BFLOAT16, moe->opts.gemm_type, moe->hidden,
-                                 moe->intermediate, moe->experts, down_a};
+                                 moe->intermediate, moe->experts,
+                                 down ? down->a_dtype : HUM_DTYPE_INVALID,
+                                 down && hum_gemm_a8(down) ? (int32_t)down->a_group : 0,
+                                 down && hum_gemm_a8(down) ? hum_gemm_a_scale_dtype(down) : HUM_DTYPE_INVALID};
     hum_moe_align_requests(arch, all);
     hum_moe_kernel_requests(&shape, arch, constants, all + ACT);
     for (int i = 0; i < AROUND; i++)
@@ -131,7 +136,7 @@ hum_status hum_moe_prepare(hum_moe *moe)
     hum_kernel *act = NULL, *combine = NULL;
     hum_status kst = st;
     if (kst == HUM_OK)
-        kst = compile_around(moe, arch, HUM_DTYPE_INVALID, WITH_REST, res, NULL, NULL);
+        kst = compile_around(moe, arch, NULL, WITH_REST, res, NULL, NULL);
     if (kst == HUM_OK)
         kst = hum_moe_align_load(dev.ordinal, res, &align);
     if (kst == HUM_OK)
@@ -145,7 +150,7 @@ hum_status hum_moe_prepare(hum_moe *moe)
             st = hum_fail(jobs[i].st, "%s: %s", what[i], jobs[i].error);
     }
     if (st == HUM_OK && kst == HUM_OK)
-        kst = compile_around(moe, arch, jobs[1].gemm->plan.config.a_dtype, WITH_ACT, res, NULL, NULL);
+        kst = compile_around(moe, arch, &jobs[1].gemm->plan.config, WITH_ACT, res, NULL, NULL);
     if (st == HUM_OK && kst == HUM_OK)
         kst = hum_kernel_load(dev.ordinal, &res[ACT], 0, &act);
     for (int i = 0; i < AROUND; i++)
@@ -210,9 +215,9 @@ hum_status hum_moe_bytes(const hum_moe *moe, int64_t m, int64_t *bytes, int64_t 
     const int down8 = hum_gemm_a8(&moe->down->plan.config);
     *gemm_bytes = round_up(a > b ? a : b);
     /* grouped: no routing layout, and the down GEMM writes out itself; an 8-bit down GEMM's A
-     * is the activation's codes and a float32 scale per row */
+     * is the activation's codes and their scales (per row, or per group of columns) */
     *bytes = *gemm_bytes + round_up(rows * n13 * 2) + round_up(rows * moe->intermediate * (down8 ? 1 : 2)) +
-             (down8 ? round_up(rows * 4) : 0) +
+             round_up(hum_moe_act_scale_bytes(&moe->down->plan.config, rows)) +
              (indexed ? hum_moe_route_bytes(rows, (int32_t)moe->experts, moe->block_m_max) +
                             round_up(rows * moe->hidden * 2)
                       : 0);
@@ -227,8 +232,10 @@ hum_status hum_moe_workspace_size(const hum_moe *moe, int64_t max_m, int64_t *by
     if (!moe->prepared)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_workspace_size: the layer is not prepared (hum_moe_prepare)");
     /* the rows between the steps take at most 2 (2I + I + H) + 16 bytes per slot (a grouped
-     * layer's: per row, E per masked T), and a token's quantized hidden row H + 4 bytes more */
-    const int64_t per_slot = 2 * (3 * moe->intermediate + moe->hidden) + moe->hidden + 36;
+     * layer's: per row, E per masked T) and their scales (at most 4 per 8 columns), and a
+     * token's quantized hidden row H bytes, with its scales, more */
+    const int64_t per_slot = 2 * (3 * moe->intermediate + moe->hidden) + moe->hidden + 36 +
+                             (moe->intermediate + moe->hidden) / 2;
     const int64_t limit = hum_moe_max_tokens(moe);
     const int64_t fan = moe->opts.gemm_type == HUM_GEMM_MOE_INDEXED       ? moe->opts.top_k
                         : moe->opts.gemm_type == HUM_GEMM_MOE_GROUPED_MASKED ? moe->experts
@@ -265,7 +272,7 @@ static hum_status compile_layer(const hum_moe *moe, hum_layer_plan plans[2], con
     memset(res, 0, sizeof res);
     int32_t compiled = 0, cached = 0;
     if (st == HUM_OK)
-        st = compile_around(moe, arch, out->down.config.a_dtype, WITH_ACT | WITH_REST, res, &compiled, &cached);
+        st = compile_around(moe, arch, &out->down.config, WITH_ACT | WITH_REST, res, &compiled, &cached);
     for (int i = 0; i < AROUND; i++)
         hum_jit_result_free(&res[i]);
     out->kernels_compiled = out->gate_up.kernels_compiled + out->down.kernels_compiled + compiled;

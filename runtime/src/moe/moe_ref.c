@@ -28,18 +28,28 @@ static double activate(const hum_moe_options *o, double g, double u)
 
 static int is_a8(hum_dtype a) { return a == HUM_DTYPE_FLOAT8_E4M3FN || a == HUM_DTYPE_INT8; }
 
+/* A's scale groups as the quantizer takes them: none, or e4m3 groups of a power of two 8..256 */
+static int group_ok(hum_dtype a, int32_t group)
+{
+    return group == 0 || (a == HUM_DTYPE_FLOAT8_E4M3FN && group >= 8 && group <= 256 && !(group & (group - 1)));
+}
+
 /* n rows of k values (x, in place) as a GEMM of A type `a` multiplies them: rounded to the
  * layer's 16-bit type `held` (or float32, the activation kernel's registers) and, for 8-bit A,
- * quantized per token (the CPU twin of the layer's quantizers) and dequantized. */
-static hum_status as_held(double *x, int64_t n, int64_t k, hum_dtype held, hum_dtype a)
+ * quantized per token (group 0) or per group of `group` columns (the CPU twin of the layer's
+ * quantizers) and dequantized. */
+static hum_status as_held(double *x, int64_t n, int64_t k, hum_dtype held, hum_dtype a, int32_t group)
 {
     if (n == 0)
         return HUM_OK;
     const int q8 = is_a8(a), f32 = held == HUM_DTYPE_FLOAT32;
+    const int64_t groups = group > 0 ? (k + group - 1) / group : 1;
+    const hum_dtype sdt = a == HUM_DTYPE_FLOAT8_E4M3FN && group == 32 ? HUM_DTYPE_FLOAT8_E8M0 : HUM_DTYPE_FLOAT32;
     void *h = malloc((size_t)(n * k) * (f32 ? 4 : 2));
     uint8_t *q = q8 ? malloc((size_t)(n * k)) : NULL;
-    float *s = q8 ? malloc((size_t)n * sizeof *s) : NULL;
-    hum_status st = h && (!q8 || (q && s)) ? HUM_OK : hum_fail(HUM_ERR_OUT_OF_MEMORY, "rows of A");
+    void *s = q8 ? malloc((size_t)(n * groups) * 4) : NULL;
+    double *f = q8 ? malloc((size_t)(n * groups) * sizeof *f) : NULL;
+    hum_status st = h && (!q8 || (q && s && f)) ? HUM_OK : hum_fail(HUM_ERR_OUT_OF_MEMORY, "rows of A");
     for (int64_t i = 0; st == HUM_OK && f32 && i < n * k; i++)
         ((float *)h)[i] = (float)x[i];
     if (st == HUM_OK && !f32)
@@ -49,16 +59,18 @@ static hum_status as_held(double *x, int64_t n, int64_t k, hum_dtype held, hum_d
     if (st == HUM_OK && q8) {
         const hum_tensor th = {.data = h, .dtype = held, .rank = 2, .shape = {n, k}, .memory = HUM_MEMORY_HOST};
         const hum_tensor tq = {.data = q, .dtype = a, .rank = 2, .shape = {n, k}, .memory = HUM_MEMORY_HOST};
-        const hum_tensor ts = {.data = s, .dtype = HUM_DTYPE_FLOAT32, .rank = 1, .shape = {n}, .memory = HUM_MEMORY_HOST};
-        const hum_act_quant how = {a, HUM_ACT_SCALE_TOKEN, 0, HUM_DTYPE_FLOAT32};
+        const hum_tensor ts = {.data = s, .dtype = sdt, .rank = group > 0 ? 2 : 1, .shape = {n, group > 0 ? groups : 0},
+                               .memory = HUM_MEMORY_HOST};
+        const hum_act_quant how = {a, group > 0 ? HUM_ACT_SCALE_GROUP : HUM_ACT_SCALE_TOKEN, group, sdt};
         if ((st = hum_quantize_activations(&th, &how, 0.0f, &tq, &ts)) == HUM_OK &&
-            (st = hum_dtype_decode(a, q, n * k, x)) == HUM_OK)
+            (st = hum_dtype_decode(a, q, n * k, x)) == HUM_OK && (st = hum_dtype_decode(sdt, s, n * groups, f)) == HUM_OK)
             for (int64_t i = 0; i < n * k; i++)
-                x[i] *= s[i / k];
+                x[i] *= f[i / k * groups + (group > 0 ? i % k / group : 0)];
     }
     free(h);
     free(q);
     free(s);
+    free(f);
     return st;
 }
 
@@ -71,11 +83,13 @@ hum_status hum_moe_reference(const hum_standard_weight *w13, const hum_standard_
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_reference: a NULL argument");
     if (as_run && (!hum_dtype_is_activation(as_run->held) ||
                    (as_run->gate_up_a != as_run->held && !is_a8(as_run->gate_up_a)) ||
-                   (as_run->down_a != as_run->held && !is_a8(as_run->down_a))))
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_reference: as_run held %s, A types %s and %s (expected float16 "
-                        "or bfloat16 held, each A that type, float8_e4m3fn or int8)",
+                   (as_run->down_a != as_run->held && !is_a8(as_run->down_a)) ||
+                   !group_ok(as_run->gate_up_a, as_run->gate_up_group) || !group_ok(as_run->down_a, as_run->down_group)))
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_reference: as_run held %s, A types %s and %s, groups %d and %d "
+                        "(expected float16 or bfloat16 held, each A that type, float8_e4m3fn or int8, groups 0 or "
+                        "with float8_e4m3fn a power of two in 8..256)",
                         hum_dtype_name(as_run->held), hum_dtype_name(as_run->gate_up_a),
-                        hum_dtype_name(as_run->down_a));
+                        hum_dtype_name(as_run->down_a), as_run->gate_up_group, as_run->down_group);
     const int64_t E = w13->num_experts, H = w2->n, I = w2->k, N13 = w13->n;
     const int64_t gated = opts->activation == HUM_MOE_RELU2 ? 1 : 2;
     if (E < 1 || w2->num_experts != E || w13->k != H || N13 != gated * I)
@@ -113,11 +127,11 @@ hum_status hum_moe_reference(const hum_standard_weight *w13, const hum_standard_
         for (int64_t i = 0; i < n; i++)
             memcpy(a + i * H, hidden + tok[i] / top_k * H, (size_t)H * sizeof *a);
         if (as_run && is_a8(as_run->gate_up_a) &&
-            (st = as_held(a, n, H, as_run->held, as_run->gate_up_a)) != HUM_OK)
+            (st = as_held(a, n, H, as_run->held, as_run->gate_up_a, as_run->gate_up_group)) != HUM_OK)
             break;
         if ((st = hum_reference_gemm(w13, e, a, n, mid)) != HUM_OK)
             break;
-        if (as_run && (st = as_held(mid, n, N13, as_run->held, as_run->held)) != HUM_OK)
+        if (as_run && (st = as_held(mid, n, N13, as_run->held, as_run->held, 0)) != HUM_OK)
             break;
         for (int64_t i = 0; i < n; i++)
             for (int64_t j = 0; j < I; j++) {
@@ -127,7 +141,7 @@ hum_status hum_moe_reference(const hum_standard_weight *w13, const hum_standard_
                                             : activate(opts, r[inter ? 2 * j : j], r[inter ? 2 * j + 1 : I + j]);
             }
         if (as_run && (st = as_held(act, n, I, is_a8(as_run->down_a) ? HUM_DTYPE_FLOAT32 : as_run->held,
-                                    as_run->down_a)) != HUM_OK)
+                                    as_run->down_a, as_run->down_group)) != HUM_OK)
             break;
         if ((st = hum_reference_gemm(w2, e, act, n, y)) != HUM_OK)
             break;
