@@ -218,6 +218,7 @@ hum_moe_act_quant(const u16 *__restrict__ in, u8 *__restrict__ out, void *__rest
     constexpr float kMax = Q == 2 ? enc::kInt8Max : enc::kE4m3Max;
     constexpr int kPerLane = (kChunks + 31) / 32;  // chunks of the row each lane holds
     constexpr int kLanes = G == 0 ? 32 : G / 8;    // lanes whose chunks share a scale (G <= 256: <= 32)
+    constexpr int kCols = G == 0 ? kInter : G;     // columns of one scale
     grid_dependency_wait();
     const int lane = threadIdx.x % 32;
     // positions as hum_moe_act walks them, a warp each
@@ -267,11 +268,9 @@ hum_moe_act_quant(const u16 *__restrict__ in, u8 *__restrict__ out, void *__rest
 #pragma unroll
         for (int c = 0; c < kPerLane; ++c) {
             const int j0 = (lane + 32 * c) * 8;
-            const float amax = m[G == 0 ? 0 : c];
-            const bool first = G == 0 ? lane == 0 && c == 0 : j0 % (G == 0 ? 1 : G) == 0 && j0 < kInter;
-            const float inv = enc::group_scale(amax, kMax, E8M0, scale,
-                                               static_cast<i64>(r) * scale_ld + (G == 0 ? 0 : j0 / (G == 0 ? 1 : G)),
-                                               first);
+            const float inv = enc::group_scale(m[G == 0 ? 0 : c], kMax, E8M0, scale,
+                                               static_cast<i64>(r) * scale_ld + j0 / kCols,
+                                               j0 % kCols == 0 && j0 < kInter);
             if (j0 < kInter)
                 store8<Q>(dst, j0, v[c], inv);
         }
