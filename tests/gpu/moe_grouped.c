@@ -6,10 +6,13 @@
  * more), an expert of every row; silu split bfloat16 and swiglu_oai interleaved with biases in
  * float16; every owned row must match, every other row keep its poison. Also: T = 0 does
  * nothing, a workspace short of T and hum_moe_forward on a grouped layer are refused naming
- * why. Skipped (77) without a GPU. */
+ * why. MXFP8 (moe.activation = mxfp8, from sm_89) on both layouts, W4A8 with the weights'
+ * group-128 scales, against the reference of the same codes and group scales. HUM_TEST_CASES=TEXT
+ * runs only the cases whose name contains TEXT (mxfp8). Skipped (77) without a GPU. */
 #include "gemm_test.h"
 #include "hum/hum.h"
 #include "hum/hum_tools.h"
+#include "rt_test.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -23,6 +26,7 @@ typedef struct grouped_case {
     hum_dtype dtype;
     int32_t counts[E];
     int64_t lead, tail; /* contiguous: rows before the first expert and after the last */
+    int32_t mxfp8;      /* run under moe.activation = mxfp8 (sm_89 and newer): e4m3 A, e8m0 scales per 32 */
 } grouped_case;
 
 static int make_weight(quant_rng *rng, const grouped_case *c, int64_t n, int64_t k, hum_standard_weight *w)
@@ -40,6 +44,8 @@ static int make_weight(quant_rng *rng, const grouped_case *c, int64_t n, int64_t
 
 static void run_case(hum_runtime *rt, quant_rng *rng, const grouped_case *c)
 {
+    if (!quant_test_selected(c->name))
+        return;
     const int masked = c->gemm_type == HUM_GEMM_MOE_GROUPED_MASKED;
     int64_t T = 0, owned = 0;
     for (int e = 0; e < E; e++) {
@@ -69,6 +75,16 @@ static void run_case(hum_runtime *rt, quant_rng *rng, const grouped_case *c)
                          hum_moe_workspace_size(moe, 1, &small_bytes) == HUM_OK &&
                          hum_workspace_create(rt, NULL, small_bytes, &small) == HUM_OK,
                      "%s: layer: %s", c->name, hum_last_error()))
+        goto done;
+    /* mxfp8: the reference follows the layer's numerics (the same codes and group scales) */
+    hum_moe_info info;
+    memset(&info, 0, sizeof info);
+    const hum_moe_numerics mx = {c->dtype, HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT8_E4M3FN, 32, 32};
+    if (c->mxfp8 && !QUANT_CHECK(hum_moe_get_info(moe, &info) == HUM_OK &&
+                                     info.gate_up_gemm.config.a_group == 32 && info.down_gemm.config.a_group == 32 &&
+                                     info.down_gemm.config.a_dtype == HUM_DTYPE_FLOAT8_E4M3FN,
+                                 "%s: the GEMMs run %s and %s", c->name, info.gate_up_activation,
+                                 info.down_activation))
         goto done;
 
     /* the layout, and each row's expert (-1: none) */
@@ -133,7 +149,8 @@ static void run_case(hum_runtime *rt, quant_rng *rng, const grouped_case *c)
         }
         QUANT_CHECK(touched == 0, "%s: %lld elements of rows no expert owns were written", c->name, (long long)touched);
         const hum_tensor tids = quant_matrix(ids, HUM_DTYPE_INT32, n, 1, HUM_MEMORY_HOST);
-        if (QUANT_CHECK(hum_moe_reference(&w13, &w2, &o, own_x, &tids, weights, NULL, NULL, ref) == HUM_OK, "%s: reference: %s",
+        if (QUANT_CHECK(hum_moe_reference(&w13, &w2, &o, own_x, &tids, weights, NULL, c->mxfp8 ? &mx : NULL, ref) ==
+                            HUM_OK, "%s: reference: %s",
                         c->name, hum_last_error())) {
             int64_t bad = 0;
             for (int64_t i = 0; i < n * H; i++)
@@ -187,21 +204,41 @@ int main(void)
         return 77;
     }
     quant_rng rng = quant_rng_fresh("moe_grouped");
-    hum_runtime *rt = NULL;
-    if (!QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "runtime: %s", hum_last_error()))
+    char dir[4096];
+    rt_tmpdir("moe-grouped", dir, sizeof dir);
+    hum_runtime_options mx;
+    hum_runtime_options_init(&mx);
+    mx.config_path = rt_write(dir, "mxfp8.yaml", "overrides:\n  moe:\n    activation: mxfp8\n");
+    hum_runtime *rt = NULL, *rt_mx = NULL;
+    hum_device_info dev;
+    if (!QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK && hum_runtime_create(&mx, &rt_mx) == HUM_OK &&
+                         hum_runtime_device(rt, &dev) == HUM_OK,
+                     "runtime: %s", hum_last_error()))
         return quant_test_result("moe_grouped");
     static const grouped_case cases[] = {
         {"contiguous silu bf16", HUM_GEMM_MOE_GROUPED_CONTIGUOUS, HUM_MOE_SILU, 0, 0, HUM_DTYPE_BFLOAT16,
-         {0, 5, 16, 17, 1, 0, 33, 2}, 3, 2},
+         {0, 5, 16, 17, 1, 0, 33, 2}, 3, 2, 0},
         {"contiguous swiglu_oai interleaved bias fp16", HUM_GEMM_MOE_GROUPED_CONTIGUOUS, HUM_MOE_SWIGLU_OAI, 1, 1,
-         HUM_DTYPE_FLOAT16, {70, 0, 0, 1, 0, 0, 0, 129}, 0, 0},
+         HUM_DTYPE_FLOAT16, {70, 0, 0, 1, 0, 0, 0, 129}, 0, 0, 0},
         {"masked silu bf16", HUM_GEMM_MOE_GROUPED_MASKED, HUM_MOE_SILU, 0, 0, HUM_DTYPE_BFLOAT16,
-         {0, 5, 16, 17, 1, 40, 33, 2}, 0, 0},
+         {0, 5, 16, 17, 1, 40, 33, 2}, 0, 0, 0},
         {"masked swiglu_oai interleaved bias fp16", HUM_GEMM_MOE_GROUPED_MASKED, HUM_MOE_SWIGLU_OAI, 1, 1,
-         HUM_DTYPE_FLOAT16, {3, 0, 0, 0, 0, 0, 0, 0}, 0, 0},
+         HUM_DTYPE_FLOAT16, {3, 0, 0, 0, 0, 0, 0, 0}, 0, 0, 0},
+        {"contiguous silu mxfp8 bf16", HUM_GEMM_MOE_GROUPED_CONTIGUOUS, HUM_MOE_SILU, 0, 0, HUM_DTYPE_BFLOAT16,
+         {0, 5, 16, 17, 1, 0, 33, 70}, 3, 2, 1},
+        {"masked swiglu_oai interleaved bias mxfp8 fp16", HUM_GEMM_MOE_GROUPED_MASKED, HUM_MOE_SWIGLU_OAI, 1, 1,
+         HUM_DTYPE_FLOAT16, {0, 5, 16, 17, 1, 40, 33, 2}, 0, 0, 1},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        run_case(rt, &rng, &cases[i]);
+    const int sm = dev.sm_major * 10 + dev.sm_minor;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (cases[i].mxfp8 && sm < 89) {
+            printf("  %s: skipped on sm_%d (e4m3 needs sm_89)\n", cases[i].name, sm);
+            continue;
+        }
+        run_case(cases[i].mxfp8 ? rt_mx : rt, &rng, &cases[i]);
+    }
     hum_runtime_destroy(rt);
+    hum_runtime_destroy(rt_mx);
+    rt_rmtree(dir);
     return quant_test_result("moe_grouped");
 }
