@@ -1,8 +1,9 @@
 /* Which activation type a MoE layer's expert GEMMs run (lua/hum/activation.lua), without a GPU:
  * the checkpoint's scheme (a SPEC's a=) by default, the deployment override moe.activation
  * instead (linear layers keep theirs), the fallback where the target lacks the type (e4m3 and
- * mxfp8 before sm_89; a static per-tensor scale, which the expert GEMMs do not take, as e4m3
- * per token), mxfp8 (e8m0 scales per 32 columns) on sm_89 and sm_90a, a hot reload changing it for layers planned afterwards; the
+ * mxfp8 before sm_89; a static per-tensor scale and 1 x 128 groups, which the expert GEMMs do
+ * not take, as e4m3 per token), mxfp8 (e8m0 scales per 32 columns) on sm_89 and sm_90a, a hot
+ * reload changing it for layers planned afterwards; the
  * layer compiled (NVRTC: both GEMMs' 8-bit tables, the quantizer, the activation fused with
  * its quantization) for sm_89 and sm_90a (e4m3) and sm_80 (int8); and the float64 reference
  * that follows the layer's numerics (hum_moe_numerics). */
@@ -165,6 +166,10 @@ int main(void)
         expect(rt, "e=8,topk=2,n=512,k=512,w=uint4,a=bfloat16,group=128", "sm_90a", E4,
                "e4m3 per token (override moe.activation = e4m3");
         compile(rt, "e=8,topk=2,n=512,k=512,w=uint4,a=bfloat16,group=128", "sm_90a", E4, 0);
+        /* FP8 block-wise experts' 1 x 128 activation groups: per token (only mxfp8's groups run) */
+        expect(rt, "e=8,topk=2,n=256,k=512,w=e4m3,a=e4m3,ascale=group128,group=128", "sm_90a", E4,
+               "e4m3 per token (fallback from e4m3 per 1x128 group, override moe.activation = e4m3: "
+               "float8_e4m3fn activations in groups along K other than mxfp8's");
         hum_layer_spec dense;
         hum_layer_dispatch d;
         RT_CHECK(hum_layer_spec_parse("n=256,k=512,w=e4m3,a=bfloat16", &dense) == HUM_OK &&

@@ -3,8 +3,8 @@
  * and the activation and combine of each activation function, gate/up layout and activation
  * dtype (kernels/moe/act.cu, combine.cu; bfloat16 from sm_80 on, as layers allow) for the
  * indexed layout, the activation of the grouped contiguous and masked ones, the activation
- * writing 8-bit codes and scales for e4m3 and int8 down GEMMs (per row; e4m3 per group of 32
- * with e8m0 scales, MXFP8, and of 128 with float32 ones); and a whole MoE layer compiled
+ * writing 8-bit codes and scales for e4m3 and int8 down GEMMs (per row; MXFP8's e4m3 with e8m0
+ * scales per 32 columns); and a whole MoE layer compiled
  * from its SPEC (hum_moe_compile_spec: both expert GEMMs' tables, one block_m per range, and
  * those kernels) on sm_80 and sm_90a, and a grouped masked one on sm_90a. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
@@ -50,18 +50,16 @@ int main(void)
                         /* the activation fused with the per-row quantization of a down GEMM of
                          * 8-bit A (int8 from sm_80, e4m3 from sm_89; e4m3's software encoder
                          * before), for the bfloat16 layers such GEMMs are */
-                        /* and with e4m3 scales per group of columns: MXFP8's e8m0 per 32, float32
-                         * per 128 (FP8 block-wise) */
+                        /* and MXFP8's e4m3 with e8m0 scales per 32 columns */
                         static const struct {
                             hum_dtype a;
                             int32_t group;
                             hum_dtype scale;
-                        } a8[4] = {{HUM_DTYPE_FLOAT8_E4M3FN, 0, HUM_DTYPE_FLOAT32},
+                        } a8[3] = {{HUM_DTYPE_FLOAT8_E4M3FN, 0, HUM_DTYPE_FLOAT32},
                                    {HUM_DTYPE_INT8, 0, HUM_DTYPE_FLOAT32},
-                                   {HUM_DTYPE_FLOAT8_E4M3FN, 32, HUM_DTYPE_FLOAT8_E8M0},
-                                   {HUM_DTYPE_FLOAT8_E4M3FN, 128, HUM_DTYPE_FLOAT32}};
+                                   {HUM_DTYPE_FLOAT8_E4M3FN, 32, HUM_DTYPE_FLOAT8_E8M0}};
                         const int quantized = bf16 && ((act == HUM_MOE_SILU && !inter) || act == HUM_MOE_RELU2);
-                        for (int q = 0; quantized && q < 4; q++) {
+                        for (int q = 0; quantized && q < 3; q++) {
                             hum_moe_shape s8 = s;
                             s8.down_a = a8[q].a;
                             s8.down_group = a8[q].group;
