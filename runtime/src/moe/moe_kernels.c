@@ -58,8 +58,8 @@ hum_status hum_moe_act_launch(const hum_kernel *k, struct CUstream_st *stream, i
     float alpha = o->alpha, beta = o->beta, limit = o->limit;
     long long ld = scale_ld;
     void *args16[] = {(void *)&in, &out, (void *)&layout, (void *)&post_padded, &rows, &alpha, &beta, &limit};
-    void *args8[] = {(void *)&in,          &out, &scale, &ld, (void *)&layout, (void *)&post_padded, &rows, &alpha,
-                     &beta,                &limit};
+    void *args8[] = {(void *)&in, &out, &scale, &ld, (void *)&layout, (void *)&post_padded, &rows, &alpha, &beta,
+                     &limit};
     /* 16-bit out: a thread per 8 columns; 8-bit out: a warp per row (kernels/moe/act.cu) */
     const int64_t threads = scale ? positions * 32 : positions * ((intermediate + 7) / 8);
     hum_launch_config c = {.grid = {grid_for(threads, sm_count), 1, 1},
