@@ -99,14 +99,16 @@ HUM_DEV float inverse_of(float amax, float max)
 HUM_DEV float group_scale(float amax, float max, bool e8m0, void *scale, long long at, bool store)
 {
     if (e8m0) {
-        const u32 code = amax > 0.0f ? e8m0_mx_code(amax) : 0u;
+        const u32 code = e8m0_mx_code(amax);
+        const float inv = amax > 0.0f ? e8m0_inverse(code) : 0.0f;
         if (store)
-            static_cast<u8 *>(scale)[at] = static_cast<u8>(code);
-        return amax > 0.0f ? e8m0_inverse(code) : 0.0f;
+            static_cast<u8 *>(scale)[at] = static_cast<u8>(amax > 0.0f ? code : 0u);
+        return inv;
     }
+    const float inv = inverse_of(amax, max);
     if (store)
         static_cast<float *>(scale)[at] = amax / max;
-    return inverse_of(amax, max);
+    return inv;
 }
 
 }  // namespace enc
