@@ -62,7 +62,16 @@ quant_rng quant_rng_fresh(const char *test_name)
 int quant_test_selected(const char *name)
 {
     const char *want = getenv("HUM_TEST_CASES");
-    return !want || !*want || strstr(name, want) != NULL;
+    if (!want || !*want)
+        return 1;
+    for (const char *p = want; *p;) { /* each comma-separated piece */
+        const size_t len = strcspn(p, ",");
+        for (const char *at = name; len && *at; at++)
+            if (strncmp(at, p, len) == 0)
+                return 1;
+        p += len + (p[len] == ',');
+    }
+    return 0;
 }
 
 /* splitmix64 */
