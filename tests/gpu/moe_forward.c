@@ -12,8 +12,8 @@
  * (hum_moe_numerics: the same per-token codes, the 16-bit rows between the GEMMs), so the bar
  * stays that of 16-bit A; the error against the unquantized float64 layer is printed beside it.
  * MXFP8 (the deployment's moe.activation = mxfp8): the same with e4m3 codes and e8m0 scales per
- * 32 columns, the activation writing them. HUM_TEST_CASES=TEXT runs only the cases whose name
- * contains TEXT (mxfp8). Skipped (77) without a GPU. */
+ * 32 columns, the activation writing them. HUM_TEST_CASES=A,B runs only the cases whose
+ * name contains A or B (e.g. mxfp8). Skipped (77) without a GPU. */
 #include "cuda_driver.h"
 #include "gemm_test.h"
 #include "hum/hum.h"

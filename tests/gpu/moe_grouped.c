@@ -7,8 +7,8 @@
  * float16; every owned row must match, every other row keep its poison. Also: T = 0 does
  * nothing, a workspace short of T and hum_moe_forward on a grouped layer are refused naming
  * why. MXFP8 (moe.activation = mxfp8, from sm_89) on both layouts, W4A8 with the weights'
- * group-128 scales, against the reference of the same codes and group scales. HUM_TEST_CASES=TEXT
- * runs only the cases whose name contains TEXT (mxfp8). Skipped (77) without a GPU. */
+ * group-128 scales, against the reference of the same codes and group scales. HUM_TEST_CASES=A,B
+ * runs only the cases whose name contains A or B (e.g. mxfp8). Skipped (77) without a GPU. */
 #include "gemm_test.h"
 #include "hum/hum.h"
 #include "hum/hum_tools.h"

@@ -14,7 +14,7 @@
  * A's codes and per-row (per-group) scales made by the CPU twin of the layers' quantizer, the
  * reference from those codes times their scales, so that only the accumulation and C's
  * rounding differ (1e-3 float16, 4e-3 bfloat16 output): each gathered row must bring its own
- * row's scales. HUM_TEST_CASES=A,B runs only the cases whose name contains A or B TEXT (mxfp8).
+ * row's scales. HUM_TEST_CASES=A,B runs only the cases whose name contains A or B (e.g. mxfp8).
  * Skipped (77) without a GPU. */
 #include "contract/moe_layout.h"
 #include "gemm_test.h"
