@@ -41,7 +41,8 @@ int main(void)
                     for (int type = HUM_GEMM_MOE_INDEXED; type <= HUM_GEMM_MOE_GROUPED_MASKED; type++) {
                         if (type != HUM_GEMM_MOE_INDEXED && act != HUM_MOE_SILU)
                             continue; /* the layout's rows and the activation are apart in the kernel */
-                        const hum_moe_shape s = {act, inter, bf16, type, inter ? 2048 : 100, inter ? 768 : 36, 33, 0, 0, 0};
+                        const hum_moe_shape s = {act, inter, bf16, type, inter ? 2048 : 100, inter ? 768 : 36, 33,
+                                                 0,   0,     0};
                         hum_jit_request two[HUM_MOE_LAYER_KERNELS];
                         hum_moe_kernel_requests(&s, archs[a], constants[n], two);
                         reqs[n++] = two[0];

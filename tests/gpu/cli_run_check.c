@@ -51,13 +51,15 @@ int main(void)
     RT_CHECK(cli_count(": ok") == 3 && cli_count("FAIL") == 0, "three passing M:\n%s", cli_output);
 
     /* Given activations in, the output file out, checked here against hum_reference_gemm. */
-    double *a = malloc(M_IO * K * sizeof *a), *ref = malloc(M_IO * N * sizeof *ref), *got = malloc(M_IO * N * sizeof *got);
+    double *a = malloc(M_IO * K * sizeof *a), *ref = malloc(M_IO * N * sizeof *ref),
+           *got = malloc(M_IO * N * sizeof *got);
     uint16_t *codes = malloc(M_IO * K * 2);
     for (int i = 0; i < M_IO * K; i++)
         a[i] = 4.0 * quant_rng_uniform(&rng) - 2.0;
     hum_dtype_encode(HUM_DTYPE_FLOAT16, a, M_IO * K, codes);
     hum_dtype_decode(HUM_DTYPE_FLOAT16, codes, M_IO * K, a);
-    hum_safetensors_tensor t = {.name = "input", .dtype = HUM_DTYPE_FLOAT16, .rank = 2, .shape = {M_IO, K}, .data = codes};
+    hum_safetensors_tensor t = {
+        .name = "input", .dtype = HUM_DTYPE_FLOAT16, .rank = 2, .shape = {M_IO, K}, .data = codes};
     RT_CHECK(hum_safetensors_write(in, &t, 1, NULL) == HUM_OK, "input: %s", hum_last_error());
     snprintf(args, sizeof args, "run %s --layer %s --input %s --output %s --check", ckpt, LAYER, in, out);
     RT_CHECK(cli_hum(args) == 0 && cli_count(": ok") == 1, "--input/--output:\n%s", cli_output);

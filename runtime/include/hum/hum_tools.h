@@ -874,9 +874,10 @@ hum_status hum_moe_align_reference(const hum_tensor *topk_ids, const int32_t *ex
  * as_run NULL: float64 throughout. Else the rows each GEMM multiplies are those the layer holds
  * (hum_moe_info's GEMM configs say which): the gate/up output rounded to the 16-bit type
  * `held`; a GEMM of 8-bit A (float8_e4m3fn or int8) multiplies its rows quantized per token
- * (or per group along K: the groups above) as the layer quantizes them (hum_quantize_activations: hidden from `held`, the activation's
- * output from float32) times their scales, so that only the accumulation differs from the
- * GPU's; a GEMM of 16-bit A the activation's output rounded to `held`.
+ * (or per group along K: the groups below) as the layer quantizes them
+ * (hum_quantize_activations: hidden from `held`, the activation's output from float32) times
+ * their scales, so that only the accumulation differs from the GPU's; a GEMM of 16-bit A the
+ * activation's output rounded to `held`.
  * Errors: HUM_ERR_INVALID_ARG (NULL, weights that do not chain, topk_ids of another shape or
  * type, an as_run type outside those above), those of hum_reference_gemm, HUM_ERR_OUT_OF_MEMORY. */
 typedef struct hum_moe_numerics {

@@ -60,11 +60,12 @@ static hum_status as_held(double *x, int64_t n, int64_t k, hum_dtype held, hum_d
     if (st == HUM_OK && q8) {
         const hum_tensor th = {.data = h, .dtype = held, .rank = 2, .shape = {n, k}, .memory = HUM_MEMORY_HOST};
         const hum_tensor tq = {.data = q, .dtype = a, .rank = 2, .shape = {n, k}, .memory = HUM_MEMORY_HOST};
-        const hum_tensor ts = {.data = s, .dtype = sdt, .rank = group > 0 ? 2 : 1, .shape = {n, group > 0 ? groups : 0},
-                               .memory = HUM_MEMORY_HOST};
+        const hum_tensor ts = {.data = s, .dtype = sdt, .rank = group > 0 ? 2 : 1,
+                               .shape = {n, group > 0 ? groups : 0}, .memory = HUM_MEMORY_HOST};
         const hum_act_quant how = {a, group > 0 ? HUM_ACT_SCALE_GROUP : HUM_ACT_SCALE_TOKEN, group, sdt};
         if ((st = hum_quantize_activations(&th, &how, 0.0f, &tq, &ts)) == HUM_OK &&
-            (st = hum_dtype_decode(a, q, n * k, x)) == HUM_OK && (st = hum_dtype_decode(sdt, s, n * groups, f)) == HUM_OK)
+            (st = hum_dtype_decode(a, q, n * k, x)) == HUM_OK &&
+            (st = hum_dtype_decode(sdt, s, n * groups, f)) == HUM_OK)
             for (int64_t i = 0; i < n * k; i++)
                 x[i] *= f[i / k * groups + (group > 0 ? i % k / group : 0)];
     }
@@ -85,7 +86,8 @@ hum_status hum_moe_reference(const hum_standard_weight *w13, const hum_standard_
     if (as_run && (!hum_dtype_is_activation(as_run->held) ||
                    (as_run->gate_up_a != as_run->held && !is_a8(as_run->gate_up_a)) ||
                    (as_run->down_a != as_run->held && !is_a8(as_run->down_a)) ||
-                   !group_ok(as_run->gate_up_a, as_run->gate_up_group) || !group_ok(as_run->down_a, as_run->down_group)))
+                   !group_ok(as_run->gate_up_a, as_run->gate_up_group) ||
+                   !group_ok(as_run->down_a, as_run->down_group)))
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_reference: as_run held %s, A types %s and %s, groups %d and %d "
                         "(expected float16 or bfloat16 held, each A that type, float8_e4m3fn or int8, groups 0 or "
                         "with float8_e4m3fn a power of two in 8..256)",
