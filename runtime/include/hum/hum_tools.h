@@ -811,10 +811,10 @@ hum_status hum_expert_gemm_block_m(hum_layer *gemm, hum_workspace *ws, const hum
  * a_scale: NULL for 16-bit A; 8-bit A (config.a_dtype float8_e4m3fn or int8, per token: the
  * expert GEMM does not quantize) takes float32 device [rows of a], row r's activation being
  * a[r] * a_scale[r]: a gathered row of A (indexed) brings its own scale, applied with the
- * weight's column scale in float32 in the epilogue; e4m3 A in groups along K (config.a_group:
- * MXFP8's 32 with e8m0 bytes, else float32, hum_layer_options.activation_group) takes
- * [rows of a, ceil(K / a_group)] with contiguous rows, row r's group g scaling columns g x
- * a_group .. of a[r], applied where the accumulators are promoted.
+ * weight's column scale in float32 in the epilogue; MXFP8 A (e4m3 with config.a_group 32,
+ * hum_layer_options.activation_group) takes e8m0 bytes [rows of a, ceil(K / 32)] with
+ * contiguous rows, row r's group g scaling columns 32 g .. 32 g + 31 of a[r], applied where
+ * the accumulators are promoted.
  * Rows no block covers are neither read nor written. m == 0 does nothing. Errors:
  * HUM_ERR_INVALID_ARG naming the tensor or routing field and what was expected (an indexed
  * block_m other than the entry's: the sorted ids were padded for another tuning);

@@ -126,9 +126,9 @@ static hum_status routing_args(const hum_layer *g, const hum_expert_routing *r, 
 }
 
 /* 8-bit A's scales: float32 device [rows], one per row of a, or with activation groups
- * [rows, ceil(K / a_group)] of hum_gemm_a_scale_dtype (e8m0 bytes for MXFP8's groups of 32),
- * row r's for the rows that read row r of a (16-bit A: none); *ld: elements from one row's
- * scales to the next. */
+ * [rows, ceil(K / a_group)] of hum_gemm_a_scale_dtype (e8m0 bytes for MXFP8's groups of 32, the
+ * groups the expert GEMMs take), row r's for the rows that read row r of a (16-bit A: none);
+ * *ld: elements from one row's scales to the next. */
 static hum_status check_a_scale(const hum_layer_config *cfg, const hum_tensor *s, int64_t rows, int64_t *ld)
 {
     const char *a = hum_dtype_name(cfg->a_dtype);
