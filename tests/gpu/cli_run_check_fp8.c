@@ -1,14 +1,14 @@
 /* `hum run --check` on an FP8 block-wise checkpoint (DeepSeek-style: e4m3 weights with float32
  * 128 x 128 weight_scale_inv, activation_scheme "dynamic"; tests/support/fixture_float.c) on a
- * GPU of sm_89 or newer (skipped otherwise): asked for by the deployment config
- * (linear.activation e4m3: the checkpoint's K-group scheme is no default before a GPU has run
- * it), the layer runs its own scheme, e4m3 activations per 1 x 128 group with the block scales
- * applied in float32 (kernels/gemm/kscale.cuh), and passes --check against A quantized the same
- * way at M = 1, 7, 130, for float16 and bfloat16 A (N and K not multiples of 128); asked for as
- * mxfp8 it runs with 1 x 32 e8m0 groups and passes too. Without the config it runs 16-bit A. */
+ * GPU of sm_89 or newer (skipped otherwise): the layer runs its own scheme, e4m3 activations
+ * per 1 x 128 group with the block scales applied in float32 (kernels/gemm/kscale.cuh), by
+ * default and under the deployment config's linear.activation e4m3, and passes --check against
+ * A quantized the same way at M = 1, 7, 130, for float16 and bfloat16 A (N and K not multiples
+ * of 128); asked for as mxfp8 it runs with 1 x 32 e8m0 groups and passes too. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "cli_test.h"
 #include "fixture.h"
+#include "quant_test.h"
 #include "rt_test.h"
 
 #include <stdio.h>
@@ -17,13 +17,6 @@
 
 static const char LAYER[] = "model.layers.0.mlp.down_proj";
 enum { N = 1000, K = 1104, BLOCK = 128 };
-
-static uint64_t rng = 0x2545F4914F6CDD1Dull;
-static double uniform(void)
-{
-    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-    return (double)(rng >> 11) * 0x1p-53;
-}
 
 int main(void)
 {
@@ -40,16 +33,17 @@ int main(void)
     char dir[4096], args[8192];
     rt_tmpdir("cli-run-fp8", dir, sizeof dir);
     unsetenv("HUM_CONFIG");
+    quant_rng rng = quant_rng_fresh("cli_run_check_fp8");
 
     enum { ROWS = (N + BLOCK - 1) / BLOCK, COLS = (K + BLOCK - 1) / BLOCK };
     double *v = malloc(N * K * sizeof *v);
     uint8_t *codes = malloc(N * K);
     float scale[ROWS * COLS];
     for (int i = 0; i < N * K; i++)
-        v[i] = 400.0 * (uniform() - 0.5);
+        v[i] = 400.0 * (quant_rng_uniform(&rng) - 0.5);
     hum_dtype_encode(HUM_DTYPE_FLOAT8_E4M3FN, v, N * K, codes);
     for (int i = 0; i < ROWS * COLS; i++)
-        scale[i] = (float)(1e-4 * (0.5 + uniform()));
+        scale[i] = (float)(1e-4 * (0.5 + quant_rng_uniform(&rng)));
     const fx_fp8_block fx = {.n = N, .k = K, .block_n = BLOCK, .block_k = BLOCK, .codes = codes, .scale = scale,
                              .scale_dtype = "F32"};
     RT_CHECK(fx_write_fp8_block(dir, LAYER, &fx) == 0, "fp8 block fixture in %s", dir);
@@ -63,7 +57,7 @@ int main(void)
         {e4m3, "", "activations: e4m3 per 1x128 group (override linear.activation = e4m3; quantized by the layer)"},
         {e4m3, " --activation bfloat16", "activations: e4m3 per 1x128 group (override linear.activation = e4m3"},
         {mxfp8, "", "activations: mxfp8 (override linear.activation = mxfp8"},
-        {NULL, "", "have not run on a GPU yet"},
+        {NULL, "", "activations: e4m3 per 1x128 group (the checkpoint's; quantized by the layer)"},
     };
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         char config[4300] = "";

@@ -152,3 +152,62 @@ hum_runtime *gemm_test_workspace_sum_runtime(char *dir, size_t cap)
     }
     return rt;
 }
+
+int gemm_test_abs_products(const hum_standard_weight *w, const double *a, int64_t m, double *s)
+{
+    const int64_t n = w->n, k = w->k;
+    double *wd = malloc((size_t)(n * k) * sizeof *wd);
+    const int ok = QUANT_CHECK(wd && hum_reference_dequant(w, 0, wd) == HUM_OK,
+                               "sums of |a * w| of N = %lld, K = %lld: %s", (long long)n, (long long)k,
+                               wd ? hum_last_error() : "out of memory");
+    for (int64_t i = 0; ok && i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double sum = 0.0;
+            for (int64_t t = 0; t < k; t++)
+                sum += fabs(a[i * k + t] * wd[j * k + t]);
+            s[i * n + j] = sum;
+        }
+    free(wd);
+    return ok ? 0 : -1;
+}
+
+/* One unit in the last place of v in `dtype` (7 or 10 stored fraction bits; below the least
+ * normal exponent the spacing stays that of the least normal binade). */
+static double ulp_of(hum_dtype dtype, double v)
+{
+    const int bf16 = dtype == HUM_DTYPE_BFLOAT16, fraction_bits = bf16 ? 7 : 10, least_exp = bf16 ? -126 : -14;
+    int e = 0;
+    frexp(v, &e); /* |v| = f * 2^e, f in [0.5, 1): v's binade is 2^(e - 1) */
+    const int binade = v != 0.0 && e - 1 > least_exp ? e - 1 : least_exp;
+    return ldexp(1.0, binade - fraction_bits);
+}
+
+/* Why k * 2^-21 * s: both results sum the same k products in float32, in whatever tree (a tile's
+ * running sum; slices summed apart, then added in the workspace). A float32 sum of k terms whose
+ * every addition errs by at most u relative is within gamma(k - 1) * sum |p| of the exact sum,
+ * gamma(j) = j u / (1 - j u) (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed.,
+ * section 4.2), whatever the order. u = 2^-24 for round to nearest; tensor cores may truncate
+ * their additions (Fasi et al., "Numerical behavior of NVIDIA tensor cores", 2021): u = 2^-23.
+ * Two such sums differ by at most 2 gamma(k - 1) sum |p| ~ k * 2^-22 * sum |p|; doubled, the
+ * bound also covers the kernel's weights rounded to a 16-bit type (sum |p| up to 2^-8 above the
+ * reference's s) and gamma's denominator (k u < 2^-9 for k <= 8192). Each result is then rounded
+ * once to C, which moves it by at most half its own ulp. A slice lost or added twice moves an
+ * output by the sum of its k / slices products, of the order of sqrt(k / slices) |p|, against a
+ * bound of about k^2 * 2^-21 |p|: K = 8192 in 16 slices puts about a third of the outputs apart
+ * (tests/c/test_gemm_reorder.c). */
+int64_t gemm_test_reordered_apart(hum_dtype dtype, const uint16_t *x, const uint16_t *y, const double *s, int64_t k,
+                                  int64_t count)
+{
+    if (!QUANT_CHECK(dtype == HUM_DTYPE_FLOAT16 || dtype == HUM_DTYPE_BFLOAT16,
+                     "gemm_test_reordered_apart: dtype %d, want float16 or bfloat16", (int)dtype))
+        return count;
+    int64_t apart = 0;
+    for (int64_t i = 0; i < count; i++) {
+        double u = 0.0, v = 0.0;
+        hum_dtype_decode(dtype, &x[i], 1, &u);
+        hum_dtype_decode(dtype, &y[i], 1, &v);
+        const double reorder = k > 0 ? (double)k * ldexp(s[i], -21) : 0.0;
+        apart += !isfinite(u) || !isfinite(v) || fabs(u - v) > reorder + (ulp_of(dtype, u) + ulp_of(dtype, v)) / 2;
+    }
+    return apart;
+}

@@ -34,4 +34,17 @@ double gemm_test_spec(hum_runtime *rt, quant_rng *rng, const char *spec, const i
  * message printed) on failure. Release with hum_runtime_destroy, then rt_rmtree(dir). */
 hum_runtime *gemm_test_workspace_sum_runtime(char *dir, size_t cap);
 
+/* s[i][n] = sum_k |a[i][k] * W[n][k]| in float64 (W as hum_reference_dequant gives it, `a` as
+ * hum_reference_gemm takes it): the size of what a float32 accumulation of output (i, n) can
+ * round away. Returns 0, or -1 after a failed check. */
+int gemm_test_abs_products(const hum_standard_weight *w, const double *a, int64_t m, double *s);
+
+/* Of two results of one GEMM (count codes x and y of `dtype`, float16 or bfloat16) that summed
+ * the same k products per output in float32 in two orders, the outputs further apart than the
+ * orders and the rounding of C can put them: |x - y| > k * 2^-21 * s + (ulp(x) + ulp(y)) / 2,
+ * s from gemm_test_abs_products; a non-finite output is apart. k = 0 allows one rounding of C
+ * only (one ulp, the outputs of one order). The bound is derived where it is computed. */
+int64_t gemm_test_reordered_apart(hum_dtype dtype, const uint16_t *x, const uint16_t *y, const double *s, int64_t k,
+                                  int64_t count);
+
 #endif

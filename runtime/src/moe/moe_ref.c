@@ -4,6 +4,7 @@
 #include "hum/hum_tools.h"
 
 #include "internal.h"
+#include "moe.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -49,7 +50,8 @@ static hum_status as_held(double *x, int64_t n, int64_t k, hum_dtype held, hum_d
     if (st == HUM_OK && q8) {
         const hum_tensor th = {.data = h, .dtype = held, .rank = 2, .shape = {n, k}, .memory = HUM_MEMORY_HOST};
         const hum_tensor tq = {.data = q, .dtype = a, .rank = 2, .shape = {n, k}, .memory = HUM_MEMORY_HOST};
-        const hum_tensor ts = {.data = s, .dtype = HUM_DTYPE_FLOAT32, .rank = 1, .shape = {n}, .memory = HUM_MEMORY_HOST};
+        const hum_tensor ts = {
+            .data = s, .dtype = HUM_DTYPE_FLOAT32, .rank = 1, .shape = {n}, .memory = HUM_MEMORY_HOST};
         const hum_act_quant how = {a, HUM_ACT_SCALE_TOKEN, 0, HUM_DTYPE_FLOAT32};
         if ((st = hum_quantize_activations(&th, &how, 0.0f, &tq, &ts)) == HUM_OK &&
             (st = hum_dtype_decode(a, q, n * k, x)) == HUM_OK)
@@ -77,7 +79,7 @@ hum_status hum_moe_reference(const hum_standard_weight *w13, const hum_standard_
                         hum_dtype_name(as_run->held), hum_dtype_name(as_run->gate_up_a),
                         hum_dtype_name(as_run->down_a));
     const int64_t E = w13->num_experts, H = w2->n, I = w2->k, N13 = w13->n;
-    const int64_t gated = opts->activation == HUM_MOE_RELU2 ? 1 : 2;
+    const int64_t gated = hum_moe_gated(opts->activation);
     if (E < 1 || w2->num_experts != E || w13->k != H || N13 != gated * I)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_reference: w13 [%lld, %lld, %lld] and w2 [%lld, %lld, %lld] "
                         "do not chain", (long long)E, (long long)N13, (long long)w13->k, (long long)w2->num_experts,
