@@ -22,6 +22,8 @@ void hum_moe_options_init(hum_moe_options *opts)
     opts->gemm_type = HUM_GEMM_MOE_INDEXED;
 }
 
+int64_t hum_moe_gated(int32_t activation) { return activation == HUM_MOE_RELU2 ? 1 : 2; }
+
 /* The checks of hum_moe_from_standard on the whole weights and the options. */
 static hum_status check(const hum_standard_weight *w13, const hum_standard_weight *w2, const hum_moe_options *o)
 {
@@ -41,7 +43,7 @@ static hum_status check(const hum_standard_weight *w13, const hum_standard_weigh
         o->gemm_type != HUM_GEMM_MOE_GROUPED_CONTIGUOUS && o->gemm_type != HUM_GEMM_MOE_GROUPED_MASKED)
         return hum_fail(HUM_ERR_INVALID_ARG, "gemm_type %d (expected 1 indexed, 2 grouped contiguous or 3 grouped "
                         "masked)", o->gemm_type);
-    const int64_t gated = o->activation == HUM_MOE_RELU2 ? 1 : 2;
+    const int64_t gated = hum_moe_gated(o->activation);
     if (w13->k != w2->n || w13->n != gated * w2->k)
         return hum_fail(HUM_ERR_INVALID_ARG, "w13 [%lld, %lld] and w2 [%lld, %lld] per expert do not chain: expected "
                         "w13 [%s, H] and w2 [H, I]", (long long)w13->n, (long long)w13->k, (long long)w2->n,

@@ -33,9 +33,22 @@ struct hum_moe {
     double prepare_ms;
 };
 
-/* Bytes of the workspace a forward of m tokens takes in one pass, with the GEMMs' own part
- * (the stream-K locks) first; *gemm_bytes receives that part. */
-hum_status hum_moe_bytes(const hum_moe *moe, int64_t m, int64_t *bytes, int64_t *gemm_bytes);
+/* Rows of the gate/up projection per intermediate column: 2 (gate and up) for the gated
+ * activations, 1 for relu2 (hum.h, hum_moe_activation). */
+int64_t hum_moe_gated(int32_t activation);
+
+/* The workspace of a forward of m tokens in one pass (a grouped layer's: m rows, m rows per
+ * expert when masked): byte offsets from its base of each area, 256-byte aligned. */
+typedef struct hum_moe_areas {
+    int64_t gemm;      /* the GEMMs' own part, at the base (stream-K locks, 8-bit A rows): its bytes */
+    int64_t route;     /* indexed: the routing layout (hum_moe_route_place) */
+    int64_t inter;     /* the gate/up GEMM's output [rows, n13] */
+    int64_t act;       /* the activation's output [rows, I]: codes for an 8-bit down GEMM */
+    int64_t act_scale; /* an 8-bit down GEMM's: a float32 scale per row of act (else 0) */
+    int64_t y;         /* indexed: the down GEMM's output [rows, H], before the combine */
+    int64_t bytes;     /* the whole */
+} hum_moe_areas;
+hum_status hum_moe_areas_of(const hum_moe *moe, int64_t m, hum_moe_areas *areas);
 /* The most tokens one pass can route: its padded layout must index rows with int32 (a grouped
  * layer: the most rows T). */
 int64_t hum_moe_max_tokens(const hum_moe *moe);

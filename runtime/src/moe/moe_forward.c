@@ -33,26 +33,25 @@ hum_status hum_moe_check_tensor(const char *fn, const hum_tensor *t, const char 
     return HUM_OK;
 }
 
-/* The most tokens (<= m) whose forward fits `bytes` of workspace, or 0; *gemm_bytes: the
- * GEMMs' part for that many. */
-static int64_t chunk_tokens(const hum_moe *moe, int64_t m, int64_t bytes, int64_t *gemm_bytes)
+/* The most tokens (<= m) whose forward fits `bytes` of workspace, or 0; *areas: the
+ * workspace's areas for that many. */
+static int64_t chunk_tokens(const hum_moe *moe, int64_t m, int64_t bytes, hum_moe_areas *areas)
 {
-    int64_t need;
     const int64_t limit = hum_moe_max_tokens(moe);
     if (m > limit)
         m = limit;
-    if (hum_moe_bytes(moe, m, &need, gemm_bytes) == HUM_OK && need <= bytes)
+    if (hum_moe_areas_of(moe, m, areas) == HUM_OK && areas->bytes <= bytes)
         return m;
     int64_t lo = 0, hi = m; /* bytes(lo) fits, bytes(hi) does not */
     while (hi - lo > 1) {
         const int64_t mid = lo + (hi - lo) / 2;
-        if (hum_moe_bytes(moe, mid, &need, gemm_bytes) == HUM_OK && need <= bytes)
+        if (hum_moe_areas_of(moe, mid, areas) == HUM_OK && areas->bytes <= bytes)
             lo = mid;
         else
             hi = mid;
     }
     if (lo > 0)
-        hum_moe_bytes(moe, lo, &need, gemm_bytes);
+        hum_moe_areas_of(moe, lo, areas);
     return lo;
 }
 
@@ -117,8 +116,8 @@ hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstrea
                         "[%d] (the global experts)", e_global);
     if (m == 0)
         return HUM_OK;
-    int64_t gemm_bytes = 0;
-    const int64_t chunk = chunk_tokens(moe, m, ws->bytes, &gemm_bytes);
+    hum_moe_areas areas;
+    const int64_t chunk = chunk_tokens(moe, m, ws->bytes, &areas);
     if (chunk < 1)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: the workspace of %lld bytes holds no token "
                         "(hum_moe_workspace_size)", (long long)ws->bytes);
@@ -129,17 +128,14 @@ hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstrea
 
     const int32_t ids64 = topk_ids->dtype == HUM_DTYPE_INT64;
     const int32_t *map = expert_map ? expert_map->data : NULL;
-    const int64_t n13 = moe->opts.activation == HUM_MOE_RELU2 ? moe->intermediate : 2 * moe->intermediate;
+    const int64_t n13 = hum_moe_gated(moe->opts.activation) * moe->intermediate;
     /* each GEMM's A type as its plan chose it (lua/hum/activation.lua): 8-bit A quantized per
      * token, the hidden rows before the gate/up GEMM, the activation's output inside it */
     const int up8 = hum_gemm_a8(&moe->gate_up->plan.config), down8 = hum_gemm_a8(&moe->down->plan.config);
     const hum_dtype down_a = moe->down->plan.config.a_dtype;
-    const int64_t most = chunk * top_k; /* routed rows of a whole chunk: the areas' sizes */
-    char *route_area = (char *)ws->base + gemm_bytes;
-    char *inter = route_area + hum_moe_route_bytes(most, e_local, moe->block_m_max);
-    char *act = inter + round_up(most * n13 * 2);
-    float *act_scale = down8 ? (float *)(act + round_up(most * moe->intermediate)) : NULL;
-    char *y = down8 ? (char *)act_scale + round_up(most * 4) : act + round_up(most * moe->intermediate * 2);
+    char *base = ws->base;
+    char *route_area = base + areas.route, *inter = base + areas.inter, *act = base + areas.act, *y = base + areas.y;
+    float *act_scale = down8 ? (float *)(base + areas.act_scale) : NULL;
     for (int64_t t0 = 0; st == HUM_OK && t0 < m; t0 += chunk) {
         const int64_t mc = m - t0 < chunk ? m - t0 : chunk, routed = mc * top_k;
         hum_expert_routing r = {.m = mc, .top_k = (int32_t)top_k};

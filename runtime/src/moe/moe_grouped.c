@@ -12,8 +12,6 @@
 
 static const char *const FN = "hum_moe_forward_grouped";
 
-static int64_t round_up(int64_t v) { return (v + 255) / 256 * 256; }
-
 /* HUM_ERR_INVALID_ARG unless t (hidden or out) is [rows, H] (contiguous: rank 2, any row stride
  * of at least H) or [E, T, H] (masked: rank 3, packed); *ld its row stride. */
 static hum_status check_rows(const hum_moe *moe, const hum_tensor *t, const char *name, int masked, int64_t t_rows,
@@ -65,20 +63,19 @@ hum_status hum_moe_forward_grouped(hum_moe *moe, hum_workspace *ws, struct CUstr
                         masked ? "each expert's row count" : "each expert's first row, then the end of the last");
     if (T == 0)
         return HUM_OK;
-    int64_t need = 0, gemm_bytes = 0;
-    if (T > hum_moe_max_tokens(moe) || (st = hum_moe_bytes(moe, T, &need, &gemm_bytes)) != HUM_OK || need > ws->bytes)
+    hum_moe_areas areas = {0};
+    if (T > hum_moe_max_tokens(moe) || (st = hum_moe_areas_of(moe, T, &areas)) != HUM_OK || areas.bytes > ws->bytes)
         return hum_fail(HUM_ERR_INVALID_ARG, "%s: the workspace of %lld bytes does not hold %lld rows%s (%lld bytes: "
                         "hum_moe_workspace_size)", FN, (long long)ws->bytes, (long long)T,
-                        masked ? " per expert" : "", (long long)need);
+                        masked ? " per expert" : "", (long long)areas.bytes);
 
-    const int64_t n13 = moe->opts.activation == HUM_MOE_RELU2 ? I : 2 * I;
+    const int64_t n13 = hum_moe_gated(moe->opts.activation) * I;
     /* each GEMM's A type as its plan chose it: 8-bit A quantized per row, hidden before the
      * gate/up GEMM (every row: the GEMM reads those of the experts), the activation's output
      * inside its kernel */
     const int up8 = hum_gemm_a8(&moe->gate_up->plan.config), down8 = hum_gemm_a8(&moe->down->plan.config);
-    char *inter = (char *)ws->base + gemm_bytes;
-    char *act = inter + round_up(rows * n13 * 2);
-    float *act_scale = down8 ? (float *)(act + round_up(rows * I)) : NULL;
+    char *inter = (char *)ws->base + areas.inter, *act = (char *)ws->base + areas.act;
+    float *act_scale = down8 ? (float *)((char *)ws->base + areas.act_scale) : NULL;
     hum_expert_routing r = {.m = T};
     if (masked)
         r.expert_counts = layout->data;

@@ -192,13 +192,13 @@ int64_t hum_moe_max_tokens(const hum_moe *moe)
 
 static int64_t round_up(int64_t v) { return (v + ALIGN - 1) / ALIGN * ALIGN; }
 
-hum_status hum_moe_bytes(const hum_moe *moe, int64_t m, int64_t *bytes, int64_t *gemm_bytes)
+hum_status hum_moe_areas_of(const hum_moe *moe, int64_t m, hum_moe_areas *areas)
 {
     const int indexed = moe->opts.gemm_type == HUM_GEMM_MOE_INDEXED;
     /* the rows between the steps: routed slots, or a grouped forward's rows */
     const int64_t rows = indexed ? m * moe->opts.top_k
                          : moe->opts.gemm_type == HUM_GEMM_MOE_GROUPED_MASKED ? m * moe->experts : m;
-    const int64_t n13 = moe->opts.activation == HUM_MOE_RELU2 ? moe->intermediate : 2 * moe->intermediate;
+    const int64_t I = moe->intermediate;
     /* the GEMMs' locks, and with 8-bit A the quantized rows of A of each GEMM's own forward
      * (workspace.h): the gate/up GEMM's hold the hidden rows the layer quantizes */
     int64_t a = 0, b = 0;
@@ -208,14 +208,16 @@ hum_status hum_moe_bytes(const hum_moe *moe, int64_t m, int64_t *bytes, int64_t 
     if (st != HUM_OK)
         return st;
     const int down8 = hum_gemm_a8(&moe->down->plan.config);
-    *gemm_bytes = round_up(a > b ? a : b);
     /* grouped: no routing layout, and the down GEMM writes out itself; an 8-bit down GEMM's A
      * is the activation's codes and a float32 scale per row */
-    *bytes = *gemm_bytes + round_up(rows * n13 * 2) + round_up(rows * moe->intermediate * (down8 ? 1 : 2)) +
-             (down8 ? round_up(rows * 4) : 0) +
-             (indexed ? hum_moe_route_bytes(rows, (int32_t)moe->experts, moe->block_m_max) +
-                            round_up(rows * moe->hidden * 2)
-                      : 0);
+    areas->gemm = round_up(a > b ? a : b);
+    areas->route = areas->gemm;
+    areas->inter =
+        areas->route + (indexed ? hum_moe_route_bytes(rows, (int32_t)moe->experts, moe->block_m_max) : 0);
+    areas->act = areas->inter + round_up(rows * hum_moe_gated(moe->opts.activation) * I * 2);
+    areas->act_scale = down8 ? areas->act + round_up(rows * I) : 0;
+    areas->y = down8 ? areas->act_scale + round_up(rows * 4) : areas->act + round_up(rows * I * 2);
+    areas->bytes = areas->y + (indexed ? round_up(rows * moe->hidden * 2) : 0);
     return HUM_OK;
 }
 
@@ -236,9 +238,12 @@ hum_status hum_moe_workspace_size(const hum_moe *moe, int64_t max_m, int64_t *by
     if (max_m < 1 || max_m > limit || max_m * fan > (INT64_MAX / 4) / per_slot)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_workspace_size: max_m %lld (expected 1 .. %lld)",
                         (long long)max_m, (long long)limit);
-    int64_t gemm;
-    hum_status st = hum_moe_bytes(moe, max_m, bytes, &gemm);
-    return st == HUM_OK ? HUM_OK : hum_fail_context(st, "hum_moe_workspace_size");
+    hum_moe_areas areas;
+    hum_status st = hum_moe_areas_of(moe, max_m, &areas);
+    if (st != HUM_OK)
+        return hum_fail_context(st, "hum_moe_workspace_size");
+    *bytes = areas.bytes;
+    return HUM_OK;
 }
 
 /* Both GEMMs' tables planned and compiled for `arch` from the configs in plans[2] (inputs set),

@@ -4,6 +4,7 @@
 #include "hum/hum_tools.h"
 
 #include "internal.h"
+#include "moe.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -77,7 +78,7 @@ hum_status hum_moe_reference(const hum_standard_weight *w13, const hum_standard_
                         hum_dtype_name(as_run->held), hum_dtype_name(as_run->gate_up_a),
                         hum_dtype_name(as_run->down_a));
     const int64_t E = w13->num_experts, H = w2->n, I = w2->k, N13 = w13->n;
-    const int64_t gated = opts->activation == HUM_MOE_RELU2 ? 1 : 2;
+    const int64_t gated = hum_moe_gated(opts->activation);
     if (E < 1 || w2->num_experts != E || w13->k != H || N13 != gated * I)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_reference: w13 [%lld, %lld, %lld] and w2 [%lld, %lld, %lld] "
                         "do not chain", (long long)E, (long long)N13, (long long)w13->k, (long long)w2->num_experts,

@@ -3,6 +3,7 @@
 #include "hum/hum_tools.h"
 
 #include "internal.h"
+#include "moe.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -123,7 +124,7 @@ void hum_moe_spec_down(const hum_moe_spec *s, hum_layer_spec *down)
 {
     *down = s->gate_up;
     down->n = s->gate_up.k;
-    down->k = s->activation == HUM_MOE_RELU2 ? s->gate_up.n : s->gate_up.n / 2;
+    down->k = s->gate_up.n / hum_moe_gated(s->activation);
 }
 
 enum { FIELDS = 5 };
