@@ -16,7 +16,9 @@ local scale_dtypes = { F16 = "float16", BF16 = "bfloat16" }
 
 local function settings(ck, qc)
   local bits = qc.bits or qc.w_bit
-  if bits ~= 4 then ck:fail("AWQ quantization_config.bits = " .. tostring(bits) .. ", expected 4 (GEMM packs 4-bit)") end
+  if bits ~= 4 then
+    ck:fail("AWQ quantization_config.bits = " .. tostring(bits) .. ", expected 4 (GEMM packs 4-bit)")
+  end
   local version = type(qc.version) == "string" and qc.version:lower() or "gemm"
   if version ~= "gemm" then
     hum.fail("HUM_ERR_UNSUPPORTED", string.format("%s: AWQ version \"%s\" is not converted (only \"gemm\")", ck.path,

@@ -167,10 +167,14 @@ local function activation_scheme(ck, a, p, layer)
   if dtype == nil then return nil end
   local strategy = a.strategy or (a.group_size == nil and "tensor") or "group"
   if dtype == "float4_e2m1" then
-    if strategy == "tensor_group" and (a.group_size or 16) == 16 then return { dtype = dtype, scale = "group", group = 16 } end
+    if strategy == "tensor_group" and (a.group_size or 16) == 16 then
+      return { dtype = dtype, scale = "group", group = 16 }
+    end
     return nil
   end
-  if strategy == "token" or (strategy == "tensor" and a.dynamic == true) then return { dtype = dtype, scale = "token" } end
+  if strategy == "token" or (strategy == "tensor" and a.dynamic == true) then
+    return { dtype = dtype, scale = "token" }
+  end
   if strategy == "group" then
     local g = a.group_size
     if g == 128 or (g == 32 and fp) then return { dtype = dtype, scale = "group", group = g } end
@@ -192,7 +196,9 @@ local function plan(ck, qc, layer)
   local a, fmt = sc.args, sc.format
   local p = { layer = layer, format = fmt, bits = a.num_bits, type = a.type, sym = a.symmetric ~= false,
     strategy = a.strategy, group_size = a.group_size }
-  if a.dynamic == true then ck:fail("config group \"" .. sc.group .. "\": dynamic weight quantization stores no scales") end
+  if a.dynamic == true then
+    ck:fail("config group \"" .. sc.group .. "\": dynamic weight quantization stores no scales")
+  end
   if type(p.bits) ~= "number" or p.bits < 1 or p.bits > 8 then
     ck:fail("config group \"" .. sc.group .. "\": weights.num_bits = " .. tostring(p.bits) .. ", expected 1..8")
   end
@@ -226,7 +232,9 @@ local function plan(ck, qc, layer)
     ck:expect(w, "I32", want)
     p.weight = w
   elseif fmt == "nvfp4-pack-quantized" or fmt == "mxfp4-pack-quantized" then
-    if not fp or p.bits ~= 4 then ck:fail(fmt .. " needs 4-bit float weights in config group \"" .. sc.group .. "\"") end
+    if not fp or p.bits ~= 4 then
+      ck:fail(fmt .. " needs 4-bit float weights in config group \"" .. sc.group .. "\"")
+    end
     local w = ck:expect(ck:tensor(layer .. ".weight_packed"), "U8", false)
     if #w.shape ~= 2 and #w.shape ~= 3 then ck:fail(w.name .. " must be [N, K/2] or [E, N, K/2]") end
     p.experts = #w.shape == 3 and w.shape[1] or 0
@@ -261,7 +269,9 @@ local function plan(ck, qc, layer)
     p.strategy, p.group_size = "group", 32
     ck:expect(scale, "U8", with_lead({ p.n, math.ceil(p.k / 32) }))
   elseif p.strategy == "group" then
-    if type(p.group_size) ~= "number" or p.group_size < 1 then ck:fail("group strategy without a positive group_size") end
+    if type(p.group_size) ~= "number" or p.group_size < 1 then
+      ck:fail("group strategy without a positive group_size")
+    end
     ck:expect(scale, { "F16", "BF16", "F32" }, with_lead({ p.n, math.ceil(p.k / p.group_size) }))
   elseif p.strategy == "channel" then
     ck:expect(scale, { "F16", "BF16", "F32" }, with_lead({ p.n, 1 }))
@@ -286,7 +296,8 @@ local function plan(ck, qc, layer)
   if not p.sym then
     if fp then ck:fail("asymmetric float weights are not a compressed-tensors layout") end
     if p.strategy ~= "group" and p.strategy ~= "channel" then
-      hum.fail("HUM_ERR_UNSUPPORTED", ck.path .. ": asymmetric " .. tostring(p.strategy) .. " zero points are not converted", 0)
+      hum.fail("HUM_ERR_UNSUPPORTED",
+        ck.path .. ": asymmetric " .. tostring(p.strategy) .. " zero points are not converted", 0)
     end
     local groups = p.strategy == "group" and math.ceil(p.k / p.group_size) or 1
     p.groups = groups
@@ -443,7 +454,8 @@ end
 local function convert(scope, ck, p, out, keep)
   if keep and p.experts > 0 then take_experts(scope, ck, p, keep) end
   local bits = p.type == "float" and (p.bits == 4 and 4 or 8) or p.bits
-  cv.begin(out, { n = p.n, k = p.k, experts = p.experts, weight_dtype = weight_dtype(p), param_dtype = param_dtype(ck, p) })
+  cv.begin(out, { n = p.n, k = p.k, experts = p.experts, weight_dtype = weight_dtype(p),
+    param_dtype = param_dtype(ck, p) })
   if p.type == "float" then
     cv.set_weight_bytes(out, p.weight.data, p.weight.shape[#p.weight.shape], bits)
   else

@@ -34,7 +34,8 @@ end
 
 local function plan(ck, qc, layer)
   if qc.fmt ~= nil and qc.fmt ~= "e4m3" then
-    hum.fail("HUM_ERR_UNSUPPORTED", ck.path .. ": fp8 fmt \"" .. tostring(qc.fmt) .. "\" is not converted (only e4m3)", 0)
+    hum.fail("HUM_ERR_UNSUPPORTED",
+      ck.path .. ": fp8 fmt \"" .. tostring(qc.fmt) .. "\" is not converted (only e4m3)", 0)
   end
   local w = ck:expect(ck:tensor(layer .. ".weight"), "F8_E4M3", { false, false })
   local p = { weight = w, n = w.shape[1], k = w.shape[2], block = block_size(ck, qc) }

@@ -50,8 +50,8 @@ local function settings(ck, qc)
   end
   fmt = fmt or qc.format or "gptq"
   if fmt == "marlin" or qc.is_marlin_format then
-    hum.fail("HUM_ERR_UNSUPPORTED", ck.path .. ": legacy Marlin-tiled GPTQ checkpoints (checkpoint_format \"marlin\")" ..
-      " are not converted; use the plain GPTQ checkpoint", 0)
+    hum.fail("HUM_ERR_UNSUPPORTED", ck.path .. ": legacy Marlin-tiled GPTQ checkpoints"
+      .. " (checkpoint_format \"marlin\") are not converted; use the plain GPTQ checkpoint", 0)
   end
   if fmt ~= "gptq" and fmt ~= "gptq_v2" then
     hum.fail("HUM_ERR_UNSUPPORTED", string.format("%s: GPTQ checkpoint_format \"%s\" is not converted " ..

@@ -33,7 +33,8 @@ end
 
 return {
   name = "sm90",
-  description = "Hopper and newer: 227 KiB shared memory, mma.sync with block K 256 for small M, wgmma from M = 17 on sm_90",
+  description = "Hopper and newer: 227 KiB shared memory, mma.sync with block K 256 for small M, "
+    .. "wgmma from M = 17 on sm_90",
   applies = function(device) return device.sm >= 90 end,
   tunings = function(device, layer, overrides, compute)
     -- Expert GEMMs (docs/moe.md): M counts rows per expert, and a MoE layer's gate/up and down

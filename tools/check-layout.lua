@@ -115,8 +115,13 @@ local function quoted_includes(path)
 end
 
 -- 1. Folders and header names -----------------------------------------------------------------
+-- The .c and .h files under dir, relative to it, sorted.
+local function sources_under(dir)
+  return lines_of("cd '" .. dir .. "' && find . -type f \\( -name '*.c' -o -name '*.h' \\) | sed 's#^\\./##' | sort")
+end
+
 local src = root .. "/runtime/src"
-local files = lines_of("cd '" .. src .. "' && find . -type f \\( -name '*.c' -o -name '*.h' \\) | sed 's#^\\./##' | sort")
+local files = sources_under(src)
 local header_at = {} -- basename -> path relative to src
 local folder_of = {}
 for _, f in ipairs(files) do
@@ -201,7 +206,7 @@ for _, h in ipairs(lines_of("cd '" .. include_dir .. "' && find . -name '*.h' | 
   installed[h] = true
 end
 local function check_includes(dir, rel_prefix, own)
-  for _, f in ipairs(lines_of("cd '" .. dir .. "' && find . -type f \\( -name '*.c' -o -name '*.h' \\) | sed 's#^\\./##' | sort")) do
+  for _, f in ipairs(sources_under(dir)) do
     for _, inc in ipairs(quoted_includes(dir .. "/" .. f)) do
       if not installed[inc] and not (own and exists(dir .. "/" .. inc)) then
         fail("%s%s includes \"%s\": only installed headers (runtime/include/hum/)%s", rel_prefix, f, inc,
@@ -233,7 +238,8 @@ for h in pairs(installed) do
     if file_like and not path:find("*", 1, true) then
       local found = exists(root .. "/" .. path) or exists(include_dir .. "/" .. path)
       if not found and path:find("/", 1, true) == nil then
-        found = #lines_of("cd '" .. root .. "' && find . -path ./build -prune -o -name '" .. path .. "' -print | head -1") > 0
+        local cmd = "cd '" .. root .. "' && find . -path ./build -prune -o -name '" .. path .. "' -print | head -1"
+        found = #lines_of(cmd) > 0
       end
       if not found then
         fail("runtime/include/%s cites %s, which is not in the repository", h, path)

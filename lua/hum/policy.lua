@@ -224,10 +224,13 @@ local function compile(src, limits)
   end
   for k in pairs(p) do
     if not POLICY_FIELDS[k] then
-      bad(where, "unknown field " .. (type(k) == "string" and ("'" .. k .. "'") or show(k)) .. " (expected name, description, applies, tunings)")
+      bad(where, "unknown field " .. (type(k) == "string" and ("'" .. k .. "'") or show(k))
+        .. " (expected name, description, applies, tunings)")
     end
   end
-  if type(p.name) ~= "string" or p.name == "" then bad(where, "'name' must be a non-empty string, got " .. show(p.name)) end
+  if type(p.name) ~= "string" or p.name == "" then
+    bad(where, "'name' must be a non-empty string, got " .. show(p.name))
+  end
   if p.description ~= nil and type(p.description) ~= "string" then
     bad(where, "'description' must be a string, got " .. show(p.description))
   end

@@ -65,7 +65,8 @@ for lib, names in pairs({
 end
 
 -- Names a policy may look for and not find, with why.
-local WITHHELD = "is not available to policy files (they run sandboxed: docs/policies.md, \"What a policy file can do\")"
+local WITHHELD =
+  "is not available to policy files (they run sandboxed: docs/policies.md, \"What a policy file can do\")"
 local WITHHELD_GLOBALS = {
   io = true, debug = true, jit = true, ffi = true, package = true, load = true, loadstring = true, loadfile = true,
   dofile = true, getfenv = true, setfenv = true, module = true, collectgarbage = true, newproxy = true, gcinfo = true,

@@ -17,15 +17,17 @@ hum_status bench_parse_m_list(const char *text, int64_t *values, int32_t cap, in
         size_t len = end ? (size_t)(end - p) : strlen(p);
         char item[32];
         if (len == 0 || len >= sizeof item)
-            return hum_fail(HUM_ERR_INVALID_ARG, "--m '%s': entry %d is %s (expected integers 1..2^31-1 separated by commas)",
-                            text, *count + 1, len == 0 ? "empty" : "too long");
+            return hum_fail(HUM_ERR_INVALID_ARG,
+                            "--m '%s': entry %d is %s (expected integers 1..2^31-1 separated by commas)", text,
+                            *count + 1, len == 0 ? "empty" : "too long");
         memcpy(item, p, len);
         item[len] = '\0';
         char *stop;
         errno = 0;
         long long v = strtoll(item, &stop, 10);
         if (*stop != '\0' || errno != 0 || v < 1 || v > INT32_MAX || item[0] == '+' || item[0] == ' ')
-            return hum_fail(HUM_ERR_INVALID_ARG, "--m '%s': '%s' is not an M (expected an integer 1..2^31-1)", text, item);
+            return hum_fail(HUM_ERR_INVALID_ARG, "--m '%s': '%s' is not an M (expected an integer 1..2^31-1)", text,
+                            item);
         if (*count == cap)
             return hum_fail(HUM_ERR_INVALID_ARG, "--m '%s': more than %d values", text, cap);
         values[(*count)++] = v;

@@ -174,7 +174,8 @@ static hum_status dequantized_row(const hum_standard_weight *w, const hum_act_qu
     hum_tensor tq = {.data = codes, .dtype = how->dtype, .rank = 2, .shape = {1, k}, .memory = HUM_MEMORY_HOST};
     hum_tensor ts = {.data = scales, .dtype = how->scale_dtype, .rank = 2, .shape = {1, groups},
                      .memory = HUM_MEMORY_HOST};
-    hum_status st = hum_quantize_activations(&ta, how, input_scale, &tq, how->scale == HUM_ACT_SCALE_TENSOR ? NULL : &ts);
+    hum_status st =
+        hum_quantize_activations(&ta, how, input_scale, &tq, how->scale == HUM_ACT_SCALE_TENSOR ? NULL : &ts);
     if (st == HUM_OK)
         st = hum_dtype_decode(how->dtype, codes, k, out);
     for (int64_t j = 0; st == HUM_OK && j < k; j++) {
@@ -197,9 +198,10 @@ hum_status bench_check_reference_as(const hum_standard_weight *w, const hum_act_
     double *a_rows = calloc((size_t)(row_count * k + 1), sizeof *a_rows);
     uint8_t *codes = malloc((size_t)k);
     float *scales = malloc((size_t)k * sizeof *scales);
-    hum_status st = a_rows && codes && scales ? HUM_OK
-                                              : hum_fail(HUM_ERR_OUT_OF_MEMORY, "the reference of %lld rows of K = %lld",
-                                                         (long long)row_count, (long long)k);
+    hum_status st = a_rows && codes && scales
+                        ? HUM_OK
+                        : hum_fail(HUM_ERR_OUT_OF_MEMORY, "the reference of %lld rows of K = %lld",
+                                   (long long)row_count, (long long)k);
     for (int64_t r = 0; st == HUM_OK && r < row_count; r++)
         st = dequantized_row(w, how, dtype, a + rows[r] * k, k, codes, scales, a_rows + r * k);
     if (st == HUM_OK)

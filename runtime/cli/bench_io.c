@@ -49,7 +49,8 @@ void bench_io_views(const bench_io *io, int64_t m, hum_tensor *a, hum_tensor *c)
 hum_status bench_io_forward(bench_io *io, hum_layer *layer, const uint16_t *a, int64_t m, uint16_t *c)
 {
     if (m < 1 || m > io->m_cap)
-        return hum_fail(HUM_ERR_INVALID_ARG, "M = %lld outside the buffers' 1..%lld", (long long)m, (long long)io->m_cap);
+        return hum_fail(HUM_ERR_INVALID_ARG, "M = %lld outside the buffers' 1..%lld", (long long)m,
+                        (long long)io->m_cap);
     const size_t a_bytes = (size_t)(m * io->k) * 2, c_bytes = (size_t)(m * io->n) * 2;
     hum_tensor at, ct;
     bench_io_views(io, m, &at, &ct);

@@ -193,8 +193,8 @@ static cJSON *build(const bench_report *r)
         cJSON_AddItemToObject(o, "ratio", number_or_null(row->cublas_us / row->hum_us));
         cJSON_AddItemToObject(o, "cublaslt_fp8_us", number_or_null(row->cublaslt_us));
         cJSON_AddItemToObject(o, "tflops", number_or_null(bench_tflops(row->m, r->n, r->k, row->hum_us)));
-        cJSON_AddItemToObject(o, "gbps",
-                              number_or_null(bench_gbps(row->m, r->n, r->k, r->activation, r->weight_bytes, row->hum_us)));
+        cJSON_AddItemToObject(
+            o, "gbps", number_or_null(bench_gbps(row->m, r->n, r->k, r->activation, r->weight_bytes, row->hum_us)));
         cJSON_AddBoolToObject(o, "graph", row->graph != 0);
         cJSON_AddItemToArray(rows, o);
     }

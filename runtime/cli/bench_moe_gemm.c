@@ -170,9 +170,10 @@ int bench_moe_gemm(const bench_moe_gemm_options *o)
         /* the distinct experts the routing touches, each read once */
         const double touched = o->experts * (1.0 - pow(1.0 - (double)o->top_k / o->experts, (double)m));
         printf("%6lld %8lld %9lld %7d %10.2f %9.0f%s\n", (long long)m, (long long)R,
-               (long long)hum_expert_gemm_rows(&(hum_layer_config){.num_experts = o->experts}, HUM_GEMM_MOE_INDEXED,
-                                               m, o->top_k),
-               bm, t.median_us, weight_bytes * touched / o->experts / (t.median_us * 1e3), t.graph ? "" : "  (no graph)");
+               (long long)hum_expert_gemm_rows(&(hum_layer_config){.num_experts = o->experts}, HUM_GEMM_MOE_INDEXED, m,
+                                               o->top_k),
+               bm, t.median_us, weight_bytes * touched / o->experts / (t.median_us * 1e3),
+               t.graph ? "" : "  (no graph)");
         fflush(stdout);
     }
     if (st != HUM_OK)

@@ -67,8 +67,8 @@ static hum_status dispatch(const moe_batch *b, int64_t experts, int masked, uint
 /* Sampled owned rows of one finished forward against the float64 reference: each row its
  * expert's top-1 of weight 1 (moe_check on a batch of those rows). */
 static hum_status check(const hum_standard_weight *w13, const hum_standard_weight *w2, const hum_moe_options *o,
-                        const hum_moe_info *info, const moe_batch *b, const uint16_t *rows_x, const int32_t *expert_of, int64_t rows,
-                        const void *d_out)
+                        const hum_moe_info *info, const moe_batch *b, const uint16_t *rows_x, const int32_t *expert_of,
+                        int64_t rows, const void *d_out)
 {
     moe_batch s = {.hidden = b->hidden, .top_k = 1, .dtype = b->dtype};
     s.x = malloc((size_t)(CHECK_CAP * b->hidden) * 2);

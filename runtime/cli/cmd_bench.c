@@ -247,7 +247,8 @@ static hum_status sweep(bench_run *b, hum_layer *layer, const hum_standard_weigh
             break;
         row->hum_us = t.median_us;
         row->graph = t.graph;
-        if (i == 0 && (st = bench_host_overhead(&b->timer, bench_enqueue_hum, &h, 20, 100, &r->host_overhead_us)) != HUM_OK)
+        if (i == 0 &&
+            (st = bench_host_overhead(&b->timer, bench_enqueue_hum, &h, 20, 100, &r->host_overhead_us)) != HUM_OK)
             break;
         /* only a reference for the figure above: without it the run goes on */
         if (i == 0 && bench_launch_floor(&b->timer, b->cache_dir, b->arch, 20, 100, &r->launch_floor_us) != HUM_OK)

@@ -224,7 +224,8 @@ static int run_layer(demo_gpu *g, hum_runtime *rt, const char *dir, int i, const
         if (g->cublas != NULL && bench_dense_weight(g->ordinal, HUM_DTYPE_FLOAT16, n, k, &g->rng, &dense) != HUM_OK)
             fprintf(stderr, "hum demo: cuBLAS weight: %s\n", hum_last_error());
         else
-            rc = run_m(g, layer, w, &io, dense, SMALL_M, a, c, rows) | run_m(g, layer, w, &io, dense, LARGE_M, a, c, rows);
+            rc = run_m(g, layer, w, &io, dense, SMALL_M, a, c, rows) |
+                 run_m(g, layer, w, &io, dense, LARGE_M, a, c, rows);
         hum_device_free(dense);
         bench_io_destroy(&io);
     }

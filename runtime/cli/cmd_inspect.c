@@ -53,10 +53,10 @@ static void print_layer(const hum_layer_summary *l)
         return;
     }
     /* activations: the checkpoint's scheme; what runs depends on the GPU (hum info --layer) */
-    printf("%-48s %-36s %-14s %4d %6lld %-14s %-4s %-9s %7lld %7lld %7lld  %s\n", cli_escape(l->name, name, sizeof name),
-           l->format, hum_dtype_name(l->weight_dtype), l->bits, (long long)l->group_size, l->scale,
-           l->symmetric ? "sym" : "asym", l->act_order ? "yes" : "no", (long long)l->n, (long long)l->k,
-           (long long)l->num_experts, l->activations[0] ? l->activations : "16-bit");
+    printf("%-48s %-36s %-14s %4d %6lld %-14s %-4s %-9s %7lld %7lld %7lld  %s\n",
+           cli_escape(l->name, name, sizeof name), l->format, hum_dtype_name(l->weight_dtype), l->bits,
+           (long long)l->group_size, l->scale, l->symmetric ? "sym" : "asym", l->act_order ? "yes" : "no",
+           (long long)l->n, (long long)l->k, (long long)l->num_experts, l->activations[0] ? l->activations : "16-bit");
 }
 
 static const char *scale_type_name(hum_scale_type t)
@@ -83,13 +83,16 @@ static void print_tensor(const char *field, const hum_tensor *t)
 
 static void print_standard(const hum_standard_weight *w)
 {
-    printf("standard form:\n  weight_dtype  %s\n  param_dtype   %s\n  scale         %s, %s", hum_dtype_name(w->weight_dtype),
-           hum_dtype_name(w->param_dtype), scale_type_name(w->scale_type), hum_dtype_name(w->scale_dtype));
+    printf("standard form:\n  weight_dtype  %s\n  param_dtype   %s\n  scale         %s, %s",
+           hum_dtype_name(w->weight_dtype), hum_dtype_name(w->param_dtype), scale_type_name(w->scale_type),
+           hum_dtype_name(w->scale_dtype));
     if (w->group_size)
         printf(", group_size %lld", (long long)w->group_size);
     if (w->group_size_n)
         printf(", group_size_n %lld", (long long)w->group_size_n);
-    printf("\n  zero point    %s\n", !w->has_zero_point ? "none (midpoint for ints)" : w->zero_point_is_float ? "float" : "int");
+    printf("\n  zero point    %s\n", !w->has_zero_point       ? "none (midpoint for ints)"
+                                     : w->zero_point_is_float ? "float"
+                                                              : "int");
     print_tensor("weight", &w->weight);
     print_tensor("scale", &w->scale);
     print_tensor("zero_point", &w->zero_point);
@@ -103,7 +106,9 @@ static void print_standard(const hum_standard_weight *w)
     if (w->act_dtype)
         printf("  activations   %s per %s%s (the checkpoint's scheme; hum info --layer says what runs)\n",
                hum_dtype_name(w->act_dtype), modes[w->act_scale >= 0 && w->act_scale <= 2 ? w->act_scale : 0],
-               w->act_scale == HUM_ACT_SCALE_GROUP ? (w->act_group == 128 ? " of 128" : w->act_group == 32 ? " of 32" : " of 16")
+               w->act_scale == HUM_ACT_SCALE_GROUP ? (w->act_group == 128  ? " of 128"
+                                                      : w->act_group == 32 ? " of 32"
+                                                                           : " of 16")
                                                    : "");
     else
         printf("  activations   16-bit (weight-only)\n");

@@ -192,8 +192,9 @@ static hum_status time_candidate(tune_run *t, int32_t r, int32_t c, const tune_s
             range->us[c][j] = NAN;
         snprintf(range->dropped[c], sizeof range->dropped[c], "%s", hum_last_error());
         if (c == 0) /* the table in force is the yardstick: without it nothing can be chosen */
-            return hum_fail(st, "the table in force's tuning for M %lld..%lld: %s", (long long)range->candidates[0].m_min,
-                            (long long)range->candidates[0].m_max, range->dropped[c]);
+            return hum_fail(st, "the table in force's tuning for M %lld..%lld: %s",
+                            (long long)range->candidates[0].m_min, (long long)range->candidates[0].m_max,
+                            range->dropped[c]);
     }
     return HUM_OK;
 }
@@ -331,10 +332,11 @@ static int tune(tune_run *t, const tune_options *o, const char *out_path, double
 static int parse(int argc, char **argv, tune_options *o)
 {
     const cli_option options[] = {
-        CLI_VALUE("--config", &o->config),   CLI_VALUE("--layer", &o->spec),   CLI_VALUE("--m", &o->m_list),
-        CLI_VALUE("--budget", &o->budget),   CLI_VALUE("--out", &o->out),      CLI_VALUE("--candidates", &o->candidates),
-        CLI_VALUE("--warmup", &o->warmup),   CLI_VALUE("--reps", &o->reps),    CLI_FLAG("--force", &o->force),
-        CLI_END,
+        CLI_VALUE("--config", &o->config), CLI_VALUE("--layer", &o->spec),
+        CLI_VALUE("--m", &o->m_list),      CLI_VALUE("--budget", &o->budget),
+        CLI_VALUE("--out", &o->out),       CLI_VALUE("--candidates", &o->candidates),
+        CLI_VALUE("--warmup", &o->warmup), CLI_VALUE("--reps", &o->reps),
+        CLI_FLAG("--force", &o->force),    CLI_END,
     };
     const cli_args args = {.command = "hum tune", .usage = usage, .options = options};
     int rc = cli_args_parse(&args, argc, argv);

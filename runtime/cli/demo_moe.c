@@ -245,8 +245,8 @@ static int without_gpu(hum_runtime *rt, const char *dir, const hum_standard_weig
         rc = !(worst < 1e-9);
         printf("reference: the experts at M = %d on the CPU (%.0f ms): the checkpoint read back %s (largest "
                "difference %.1e)\n",
-               CPU_M, now_ms() - t0, rc ? "DIFFERS from the weights written" : "gives the output of the weights written",
-               worst);
+               CPU_M, now_ms() - t0,
+               rc ? "DIFFERS from the weights written" : "gives the output of the weights written", worst);
     }
     moe_batch_free(&b);
     free(want), free(got), free(x);

@@ -16,7 +16,7 @@ static const hum_cli_command commands[] = {
     /* HUM-CLI-COMMANDS (one line per subcommand, kept in the order `hum --help` prints) */
     {"info", "version, driver and device, NVRTC, cache dir, config and policies in force", hum_cmd_info},
     {"demo", "W4A16 GPTQ layers of Llama-3-8B shapes: build, load, run, check and time against cuBLAS", hum_cmd_demo},
-    {"compile", "compile a kernel through the kernel cache: prints cache hit or cache miss and the time", hum_cmd_compile},
+    {"compile", "compile a kernel through the kernel cache: prints cache hit or miss and the time", hum_cmd_compile},
     {"cache", "ls: list the kernel cache; clear: empty it", hum_cmd_cache},
     {"inspect", "list the quantized layers of a checkpoint; --dequant writes one layer dequantized", hum_cmd_inspect},
     {"run", "run one layer of a checkpoint on the GPU; --check compares with the float64 reference", hum_cmd_run},

@@ -161,8 +161,8 @@ int64_t moe_check_tokens(const moe_batch *b, int64_t intermediate, int64_t *toke
 }
 
 hum_status moe_check(const hum_standard_weight *w13, const hum_standard_weight *w2, const hum_moe_options *opts,
-                     const hum_moe_info *info, const moe_batch *b, const uint16_t *out, const int64_t *tokens, int64_t count, double *rel_error,
-                     int64_t *bad)
+                     const hum_moe_info *info, const moe_batch *b, const uint16_t *out, const int64_t *tokens,
+                     int64_t count, double *rel_error, int64_t *bad)
 {
     const int64_t h = b->hidden, k = b->top_k;
     moe_batch s = {.m = count, .hidden = h, .top_k = b->top_k, .dtype = b->dtype};

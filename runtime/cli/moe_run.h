@@ -60,11 +60,12 @@ hum_status moe_enqueue_step(void *ctx, CUstream stream);
 /* The relative error of out (codes, [m][H]) over `count` sampled tokens against the float64
  * reference of w13 and w2 (the layer's experts, as hum_moe_reference takes them; opts its
  * options; info the prepared layer's, whose GEMMs' A types and 16-bit rows the reference
- * follows, so that 8-bit A is held to the bar of 16-bit); *bad counts elements not finite. tokens: the first, the last and evenly spaced
- * ones between, as many as the reference's budget allows (moe_check_tokens). */
+ * follows, so that 8-bit A is held to the bar of 16-bit); *bad counts elements not finite. tokens:
+ * the first, the last and evenly spaced ones between, as many as the reference's budget allows
+ * (moe_check_tokens). */
 int64_t moe_check_tokens(const moe_batch *b, int64_t intermediate, int64_t *tokens, int64_t cap);
 hum_status moe_check(const hum_standard_weight *w13, const hum_standard_weight *w2, const hum_moe_options *opts,
-                     const hum_moe_info *info, const moe_batch *b, const uint16_t *out, const int64_t *tokens, int64_t count, double *rel_error,
-                     int64_t *bad);
+                     const hum_moe_info *info, const moe_batch *b, const uint16_t *out, const int64_t *tokens,
+                     int64_t count, double *rel_error, int64_t *bad);
 
 #endif

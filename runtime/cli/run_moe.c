@@ -67,7 +67,8 @@ int run_moe(hum_runtime *rt, const run_moe_options *o, int *not_moe)
     if ((st = hum_runtime_device(rt, &dev)) != HUM_OK)
         fprintf(stderr, "hum run: no GPU to run on: %s\n", hum_last_error());
     else if ((st = hum_moe_from_standard(rt, &w13, &w2, &resolved, &moe)) != HUM_OK ||
-             (st = hum_moe_prepare(moe)) != HUM_OK || (st = moe_device_create(rt, dev.ordinal, moe, m_max, &d)) != HUM_OK)
+             (st = hum_moe_prepare(moe)) != HUM_OK ||
+             (st = moe_device_create(rt, dev.ordinal, moe, m_max, &d)) != HUM_OK)
         fprintf(stderr, "hum run: %s\n", hum_last_error());
     if (st == HUM_OK) {
         printf("prepared for %s (%s activations) in %.1f ms; %s routing, softmax weights\n", dev.name,

@@ -14,7 +14,12 @@
 /* The field lists of hum.h as a table, for lua/hum/: one row per field, layer config first, then
  * compute config, then tuning, each in declaration order. */
 typedef enum hum_config_id { HUM_CONFIG_LAYER = 0, HUM_CONFIG_COMPUTE = 1, HUM_CONFIG_TUNING = 2 } hum_config_id;
-typedef enum hum_field_kind { HUM_FIELD_INT = 0, HUM_FIELD_BOOL = 1, HUM_FIELD_DTYPE = 2, HUM_FIELD_ENUM = 3 } hum_field_kind;
+typedef enum hum_field_kind {
+    HUM_FIELD_INT = 0,
+    HUM_FIELD_BOOL = 1,
+    HUM_FIELD_DTYPE = 2,
+    HUM_FIELD_ENUM = 3
+} hum_field_kind;
 typedef enum hum_field_role { HUM_FIELD_IN = 0, HUM_FIELD_OPTIONAL = 1, HUM_FIELD_DERIVED = 2 } hum_field_role;
 typedef struct hum_config_field {
     int32_t config;       /* hum_config_id */

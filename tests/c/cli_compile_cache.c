@@ -79,7 +79,8 @@ int main(void)
     JT_CHECK(hum("compile --frobnicate") == 2, "unknown option:\n%s", output);
     JT_CHECK(hum("cache list") == 2, "unknown cache action:\n%s", output);
     /* no action: say so, not the usage text alone */
-    JT_CHECK(hum("cache") == 2 && strstr(output, "hum cache: an action is required") && strstr(output, "usage: hum cache"),
+    JT_CHECK(hum("cache") == 2 && strstr(output, "hum cache: an action is required") &&
+                 strstr(output, "usage: hum cache"),
              "cache without an action must name what is missing:\n%s", output);
     JT_CHECK(hum("compile --help") == 0 && strstr(output, "--kernel") && strstr(output, "--layer") &&
                  strstr(output, "--config"),
@@ -103,14 +104,16 @@ int main(void)
     /* An activation override reaches layer planning: e4m3 on sm_80 (no fp8 instructions) falls
      * back to the 16-bit type, compiles, and hum info says why (lua/hum/activation.lua). */
     jt_write_file(cache, "e4m3.yaml", "overrides:\n  linear: {activation: e4m3}\n");
-    snprintf(args, sizeof args, "compile --config %s/e4m3.yaml --arch sm_80 --layer n=64,k=128,w=uint4,a=float16", cache);
+    snprintf(args, sizeof args, "compile --config %s/e4m3.yaml --arch sm_80 --layer n=64,k=128,w=uint4,a=float16",
+             cache);
     JT_CHECK(hum(args) == 0, "an e4m3 override on sm_80 falls back and compiles:\n%s", output);
     snprintf(args, sizeof args, "info --config %s/e4m3.yaml --arch sm_80 --layer n=64,k=128,w=uint4,a=float16", cache);
     JT_CHECK(hum(args) == 0 && strstr(output, "activations: float16 (fallback from e4m3 per token, override "
                                               "linear.activation = e4m3"),
              "hum info names the override and the fallback:\n%s", output);
     jt_write_file(cache, "f16.yaml", "overrides:\n  linear: {activation: float16}\n");
-    snprintf(args, sizeof args, "compile --config %s/f16.yaml --arch sm_80 --layer n=64,k=128,w=uint4,a=float16", cache);
+    snprintf(args, sizeof args, "compile --config %s/f16.yaml --arch sm_80 --layer n=64,k=128,w=uint4,a=float16",
+             cache);
     JT_CHECK(hum(args) == 0, "a float16 override on a float16 layer compiles:\n%s", output);
 
     jt_remove_tree(cache);

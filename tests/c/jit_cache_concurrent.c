@@ -63,7 +63,8 @@ int main(void)
 
     hum_jit_result r;
     JT_OK(hum_selfcheck_compile(cache, "sm_90a", seed, &r));
-    JT_CHECK(r.cache_hit == HUM_JIT_HIT_DISK, "the parent did not find the children's entry (cache_hit %d)", r.cache_hit);
+    JT_CHECK(r.cache_hit == HUM_JIT_HIT_DISK, "the parent did not find the children's entry (cache_hit %d)",
+             r.cache_hit);
     hum_jit_result_free(&r);
     jt_remove_tree(cache);
     free(cache);

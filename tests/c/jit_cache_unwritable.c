@@ -105,8 +105,8 @@ int main(void)
     jt_write_file(tmp, name, "");
     compile_twice(cache, &req, cache, "cannot store the kernel");
     snprintf(path, sizeof path, "%s/kernels", cache);
-    JT_CHECK(jt_count_files(path, "") == 2, "kernels/ holds %d files, expected fine<3>'s entry and the blocking directory",
-             jt_count_files(path, ""));
+    JT_CHECK(jt_count_files(path, "") == 2,
+             "kernels/ holds %d files, expected fine<3>'s entry and the blocking directory", jt_count_files(path, ""));
     hum_memory_cache_clear();
     capture_stderr();
     hum_status st = hum_jit_compile(cache, &req, &r);

@@ -42,7 +42,8 @@ int main(void)
     free(log);
     char kernels[4096];
     snprintf(kernels, sizeof kernels, "%s/kernels", cache);
-    JT_CHECK(jt_count_files(kernels, "") == 0, "a failed compile left %d files in kernels/", jt_count_files(kernels, ""));
+    JT_CHECK(jt_count_files(kernels, "") == 0, "a failed compile left %d files in kernels/",
+             jt_count_files(kernels, ""));
 
     /* A name expression that names nothing in the source is NVRTC's error too. */
     jt_write_file(kdir, "fine.cu", "template <int N> __global__ void fine(int *out) { out[0] = N; }\n");

@@ -33,7 +33,8 @@ static void test_sharded(void)
     shard(dir, "model-00001-of-00002.safetensors", "model.layers.0.qweight", "model.layers.0.scales", 10);
     shard(dir, "model-00002-of-00002.safetensors", "model.layers.1.qweight", "model.layers.1.scales", 20);
     fmt_write_text(fmt_path(dir, "model.safetensors.index.json"), index_json);
-    fmt_write_text(fmt_path(dir, "config.json"), "{\"model_type\": \"llama\",\n \"quantization_config\": {\"bits\": 4}}");
+    fmt_write_text(fmt_path(dir, "config.json"),
+                   "{\"model_type\": \"llama\",\n \"quantization_config\": {\"bits\": 4}}");
     hum_checkpoint *ck = NULL;
     FMT_CHECK(hum_checkpoint_open(dir, &ck) == HUM_OK, "sharded open: %s", hum_last_error());
     if (ck) {
@@ -87,7 +88,8 @@ static void test_sharded(void)
     FMT_EXPECT_ERROR(hum_checkpoint_open(dir, &ck), HUM_ERR_FORMAT, "duplicate across shards",
                      "tensor \"model.layers.0.qweight\" is in both");
     remove(fmt_path(dir, "model-extra.safetensors"));
-    fmt_write_text(fmt_path(dir, "config.json"), "{\"model_type\": \"llama\",\n \"quantization_config\": {\"bits\": }}");
+    fmt_write_text(fmt_path(dir, "config.json"),
+                   "{\"model_type\": \"llama\",\n \"quantization_config\": {\"bits\": }}");
     FMT_EXPECT_ERROR(hum_checkpoint_open(dir, &ck), HUM_ERR_FORMAT, "bad config JSON", "config.json:2: not valid JSON");
     fmt_write_text(fmt_path(dir, "config.json"), "[1, 2]");
     FMT_EXPECT_ERROR(hum_checkpoint_open(dir, &ck), HUM_ERR_FORMAT, "config array", "expected a JSON object");
@@ -159,7 +161,8 @@ static void test_host_ops(void)
                      "g_idx[4] = 3");
     hum_tensor t;
     int64_t shape[2] = {3, 5};
-    FMT_CHECK(hum_host_tensor_alloc(&t, HUM_DTYPE_UINT4, 2, shape) == HUM_OK && t.rank == 2 && t.shape[1] == 5, "alloc");
+    FMT_CHECK(hum_host_tensor_alloc(&t, HUM_DTYPE_UINT4, 2, shape) == HUM_OK && t.rank == 2 && t.shape[1] == 5,
+              "alloc");
     hum_host_tensor_free(&t);
     FMT_CHECK(t.data == NULL, "free zeroes");
     shape[1] = -1;

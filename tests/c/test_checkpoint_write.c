@@ -215,8 +215,8 @@ static void awq_round_trip_and_errors(void)
         hum_standard_weight pair[2] = {w, w};
         pair[1].group_size = 128;
         const char *names[2] = {layer, "model.layers.5.mlp.up_proj"};
-        FMT_EXPECT_ERROR(hum_checkpoint_write_awq(fresh, names, pair, 2, NULL), HUM_ERR_INVALID_ARG, "invalid second layer",
-                         "model.layers.5.mlp.up_proj");
+        FMT_EXPECT_ERROR(hum_checkpoint_write_awq(fresh, names, pair, 2, NULL), HUM_ERR_INVALID_ARG,
+                         "invalid second layer", "model.layers.5.mlp.up_proj");
         hum_standard_free(&w);
     }
     fmt_rmtree(a);

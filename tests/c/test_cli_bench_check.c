@@ -79,8 +79,8 @@ static void check_output(hum_dtype dtype)
     RT_CHECK(bench_check_output(&w, dtype, a, out, m, rows, 3, &err, &bad) == HUM_OK, "check: %s", hum_last_error());
     /* Rounding to 16 bits is at most half an ulp: 2^-11 (float16) or 2^-8 (bfloat16) relative. */
     double ulp = dtype == HUM_DTYPE_BFLOAT16 ? 0x1p-8 : 0x1p-11;
-    RT_CHECK(bad == 0 && err > 0 && err <= ulp, "%s: rounded reference, error %g (bound %g)", hum_dtype_name(dtype), err,
-             ulp);
+    RT_CHECK(bad == 0 && err > 0 && err <= ulp, "%s: rounded reference, error %g (bound %g)", hum_dtype_name(dtype),
+             err, ulp);
     RT_CHECK(err < bench_check_tolerance(dtype), "passes the tolerance");
 
     /* Every checked element doubled: ||out - ref|| / ||ref|| becomes ~1, as computed here. */
@@ -99,7 +99,8 @@ static void check_output(hum_dtype dtype)
             r2 += ref_v * ref_v;
         }
     RT_CHECK(bench_check_output(&w, dtype, a, twice, m, rows, 3, &err, &bad) == HUM_OK, "check: %s", hum_last_error());
-    RT_CHECK(fabs(err - sqrt(d2 / r2)) < 1e-3 && err > 0.9, "doubled output: error %g, expected %g", err, sqrt(d2 / r2));
+    RT_CHECK(fabs(err - sqrt(d2 / r2)) < 1e-3 && err > 0.9, "doubled output: error %g, expected %g", err,
+             sqrt(d2 / r2));
     RT_CHECK(err > bench_check_tolerance(dtype), "fails the tolerance");
 
     /* One poisoned element in row 1, which is not among the rows compared. */
@@ -116,7 +117,8 @@ static void check_rows(void)
     int64_t rows[4096];
     RT_CHECK(bench_check_rows(16, 4096, 4096, rows, 4096) == 16 && rows[15] == 15, "small M: every row");
     int64_t count = bench_check_rows(1000, 4096, 14336, rows, 4096);
-    RT_CHECK(count >= 2 && (double)count * 4096 * 14336 <= BENCH_CHECK_MAC_BUDGET, "large M: %lld rows", (long long)count);
+    RT_CHECK(count >= 2 && (double)count * 4096 * 14336 <= BENCH_CHECK_MAC_BUDGET, "large M: %lld rows",
+             (long long)count);
     RT_CHECK(rows[0] == 0 && rows[count - 1] == 999, "first and last rows kept (%lld, %lld)", (long long)rows[0],
              (long long)rows[count - 1]);
     int increasing = 1;

@@ -181,8 +181,9 @@ static void check_stamp(void)
     RT_CHECK(!strcmp(r.commit, "0123abcd"), "commit from HUM_COMMIT: %s", r.commit);
     int year, mon, day, hh, mm, ss;
     char z = 0;
-    RT_CHECK(strlen(r.date) == 20 && sscanf(r.date, "%4d-%2d-%2dT%2d:%2d:%2d%c", &year, &mon, &day, &hh, &mm, &ss, &z) == 7 &&
-                 z == 'Z' && year >= 2024 && mon >= 1 && mon <= 12,
+    RT_CHECK(strlen(r.date) == 20 &&
+                 sscanf(r.date, "%4d-%2d-%2dT%2d:%2d:%2d%c", &year, &mon, &day, &hh, &mm, &ss, &z) == 7 && z == 'Z' &&
+                 year >= 2024 && mon >= 1 && mon <= 12,
              "date %s", r.date);
     RT_CHECK(!strcmp(r.hum_version, hum_version()) && r.nvrtc_major >= 11, "version %s, nvrtc %d", r.hum_version,
              r.nvrtc_major);

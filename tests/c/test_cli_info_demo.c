@@ -37,7 +37,8 @@ int main(void)
                                                  "  tunings = function() end }\n");
     char site_path[4300];
     snprintf(site_path, sizeof site_path, "%s", site);
-    const char *config = rt_write(dir, "deploy.yaml", "policy_paths: [site.lua]\noverrides:\n  moe: {activation: e4m3}\n");
+    const char *config =
+        rt_write(dir, "deploy.yaml", "policy_paths: [site.lua]\noverrides:\n  moe: {activation: e4m3}\n");
     snprintf(args, sizeof args, "--config %s info", config);
     RT_CHECK(cli_hum(args) == 0, "info with a config:\n%s", cli_output);
     cli_has("info with a config", "policies     6 files");

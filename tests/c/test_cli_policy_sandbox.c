@@ -54,8 +54,8 @@ int main(void)
     time_t t0 = time(NULL);
     RT_CHECK(cli_hum(args) == 1, "loop in tunings: exit 1:\n%s", cli_output);
     RT_CHECK(time(NULL) - t0 < 20, "the loop was stopped after %ld s", (long)(time(NULL) - t0));
-    snprintf(want, sizeof want, "%s:3: tunings(device, layer, overrides, compute) ran past the policy time limit of 200 ms",
-             path);
+    snprintf(want, sizeof want,
+             "%s:3: tunings(device, layer, overrides, compute) ran past the policy time limit of 200 ms", path);
     cli_has("loop in tunings", want);
 
     unsetenv("HUM_POLICY_PATH");

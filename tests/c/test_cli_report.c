@@ -152,7 +152,8 @@ static void check_inspect(const char *dir)
     if (root) {
         const cJSON *tensors = at(root, "tensors");
         RT_CHECK(cJSON_GetArraySize(tensors) == 1 && !strcmp(at(tensors->child, "name")->valuestring, "embed.weight") &&
-                     cJSON_GetArraySize(at(tensors->child, "shape")) == 2 && cJSON_IsString(at(root, "not_a_checkpoint")),
+                     cJSON_GetArraySize(at(tensors->child, "shape")) == 2 &&
+                     cJSON_IsString(at(root, "not_a_checkpoint")),
                  "bare --json:\n%s", cli_output);
         cJSON_Delete(root);
     }

@@ -138,20 +138,22 @@ static void test_errors(void)
         "an empty path");
     bad("policy_paths scalar", "policy_paths: /etc/hum\n", HUM_ERR_CONFIG, "deploy.yaml:1: key 'policy_paths'",
         "expected a list of files or directories");
-    bad("policy_paths item", "policy_paths:\n  - a.lua\n  - {x: 1}\n", HUM_ERR_CONFIG, "deploy.yaml:3: key 'policy_paths'",
-        "got a mapping");
+    bad("policy_paths item", "policy_paths:\n  - a.lua\n  - {x: 1}\n", HUM_ERR_CONFIG,
+        "deploy.yaml:3: key 'policy_paths'", "got a mapping");
     bad("hot_reload yes", "hot_reload: yes\n", HUM_ERR_CONFIG, "deploy.yaml:1: key 'hot_reload'", "true or false");
     bad("hot_reload quoted", "hot_reload: 'true'\n", HUM_ERR_CONFIG, "key 'hot_reload'", "quoted string");
     bad("time limit 0", "policy_time_limit_ms: 0\n", HUM_ERR_CONFIG, "deploy.yaml:1: key 'policy_time_limit_ms'",
         "expected an integer number of milliseconds in 1..3600000, got '0'");
-    bad("time limit too long", "policy_time_limit_ms: 3600001\n", HUM_ERR_CONFIG, "key 'policy_time_limit_ms'", "got '3600001'");
+    bad("time limit too long", "policy_time_limit_ms: 3600001\n", HUM_ERR_CONFIG, "key 'policy_time_limit_ms'",
+        "got '3600001'");
     bad("time limit quoted", "policy_time_limit_ms: '100'\n", HUM_ERR_CONFIG, "key 'policy_time_limit_ms'",
         "the quoted string \"100\"");
     bad("memory limit 0", "policy_memory_limit_mb: 0\n", HUM_ERR_CONFIG, "deploy.yaml:1: key 'policy_memory_limit_mb'",
         "expected an integer number of MiB in 1..65536, got '0'");
     bad("memory limit as list", "policy_memory_limit_mb: [1]\n", HUM_ERR_CONFIG, "key 'policy_memory_limit_mb'",
         "got a list");
-    bad("time limit fraction", "policy_time_limit_ms: 1.5\n", HUM_ERR_CONFIG, "key 'policy_time_limit_ms'", "got '1.5'");
+    bad("time limit fraction", "policy_time_limit_ms: 1.5\n", HUM_ERR_CONFIG, "key 'policy_time_limit_ms'",
+        "got '1.5'");
     bad("log_level", "log_level: verbose\n", HUM_ERR_CONFIG, "deploy.yaml:1: key 'log_level': unknown level 'verbose'",
         "error, warn, info, debug");
     bad("override section", "overrides:\n  mo: {activation: e4m3}\n", HUM_ERR_CONFIG,

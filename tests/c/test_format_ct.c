@@ -254,8 +254,10 @@ int main(void)
         {"float-quantized", "0.18.0", "float", "channel", 8, 1, 0, 0, 0, 0, 0, 32, 72, "BF16", 0, NULL, NULL},
         {"float-quantized", "0.18.0", "float", "block", 8, 1, 0, 0, 128, 128, 0, 200, 300, "BF16", 0, NULL, NULL},
         {"naive-quantized", "0.18.0", "float", "channel", 8, 1, 0, 0, 0, 0, 0, 8, 40, "BF16", 0, NULL, NULL},
-        {"nvfp4-pack-quantized", "0.18.0", "float", "tensor_group", 4, 1, 0, 16, 0, 0, 0, 32, 128, "F8_E4M3", 3000.5f, NULL, NULL},
-        {"nvfp4-pack-quantized", "0.18.0", "float", "tensor_group", 4, 1, 0, 16, 0, 0, 2, 16, 64, "F8_E4M3", 2048.0f, NULL, NULL},
+        {"nvfp4-pack-quantized", "0.18.0", "float", "tensor_group", 4, 1, 0, 16, 0, 0, 0, 32, 128, "F8_E4M3", 3000.5f,
+         NULL, NULL},
+        {"nvfp4-pack-quantized", "0.18.0", "float", "tensor_group", 4, 1, 0, 16, 0, 0, 2, 16, 64, "F8_E4M3", 2048.0f,
+         NULL, NULL},
         {"mxfp4-pack-quantized", "0.18.0", "float", "group", 4, 1, 0, 32, 0, 0, 0, 32, 128, "U8", 0, NULL, NULL},
         /* W8A8 and W4A4: the input_activations of the config group */
         {"float-quantized", "0.18.0", "float", "tensor", 8, 1, 0, 0, 0, 0, 0, 32, 64, "F32", 0,

@@ -82,8 +82,8 @@ static void run_case(const gptq_case *c, unsigned seed)
     make_raw(c, &rng, &w);
     char *dir = fmt_tmpdir("gptq");
     fx_gptq fx = {.bits = c->bits, .group_size = c->group_size, .n = c->n, .k = c->k, .sym = c->sym,
-                  .desc_act = c->desc_act, .v2 = c->v2, .gptqmodel = c->gptqmodel, .q = w.q, .zero = w.zero, .scale = w.scale,
-                  .g_idx = w.g_idx, .bias = c->bias ? w.bias : NULL};
+                  .desc_act = c->desc_act, .v2 = c->v2, .gptqmodel = c->gptqmodel, .q = w.q, .zero = w.zero,
+                  .scale = w.scale, .g_idx = w.g_idx, .bias = c->bias ? w.bias : NULL};
     FMT_CHECK(fx_write_gptq(dir, layer, &fx) == 0, "%s: writing the fixture", what);
     hum_standard_weight std;
     hum_status s = fmt_load(dir, layer, &std);
@@ -105,8 +105,8 @@ static void run_case(const gptq_case *c, unsigned seed)
             fmt_compare(got, want, c->n * c->k, 0, what);
         if (c->bias) {
             const uint16_t *b = std.bias.data;
-            FMT_CHECK(std.bias.dtype == HUM_DTYPE_FLOAT16 && memcmp(b, w.bias, 2 * (size_t)c->n) == 0, "%s: bias values",
-                      what);
+            FMT_CHECK(std.bias.dtype == HUM_DTYPE_FLOAT16 && memcmp(b, w.bias, 2 * (size_t)c->n) == 0,
+                      "%s: bias values", what);
         }
         free(got);
         free(want);

@@ -331,7 +331,8 @@ static void merged(const char *what, module_writer write, unsigned seed)
     FMT_CHECK(merge_experts(dir, E, write, &r) == 0, "%s: fixture: %s", what, hum_last_error());
     hum_layer_list list;
     hum_status st = fmt_list(dir, &list);
-    FMT_CHECK(st == HUM_OK && list.count == 1 && !strcmp(list.items[0].name, set_name) && list.items[0].num_experts == E,
+    FMT_CHECK(st == HUM_OK && list.count == 1 && !strcmp(list.items[0].name, set_name) &&
+                  list.items[0].num_experts == E,
               "%s: listed once with its experts", what);
     if (st == HUM_OK)
         hum_layer_list_free(&list);
@@ -361,7 +362,8 @@ static void gate_up(int bits, hum_scale_type scale, hum_zero_point_kind zp, int 
     enum { E = 3 };
     const int64_t n = 40, k = 128; /* 40 rows of 3 bits: the zero points' words straddle the parts */
     char what[96];
-    snprintf(what, sizeof what, "w13 of uint%d scale %d zp %d%s", bits, (int)scale, (int)zp, act_order ? " act-order" : "");
+    snprintf(what, sizeof what, "w13 of uint%d scale %d zp %d%s", bits, (int)scale, (int)zp,
+             act_order ? " act-order" : "");
     fmt_rng r = {seed};
     float *w = malloc(sizeof *w * (size_t)(E * n * k)), *bias = malloc(sizeof *bias * (size_t)(E * n));
     int32_t *perm = act_order ? shuffled(&r, k) : NULL;
@@ -388,7 +390,8 @@ static void gate_up(int bits, hum_scale_type scale, hum_zero_point_kind zp, int 
             fmt_compare(got + n * k, up, n * k, 0, wx);
         }
         const uint16_t *b = w13.bias.data, *bg = parts[0].bias.data, *bu = parts[1].bias.data;
-        FMT_CHECK(!memcmp(b + x * 2 * n, bg + x * n, 2 * (size_t)n) && !memcmp(b + x * 2 * n + n, bu + x * n, 2 * (size_t)n),
+        FMT_CHECK(!memcmp(b + x * 2 * n, bg + x * n, 2 * (size_t)n) &&
+                      !memcmp(b + x * 2 * n + n, bu + x * n, 2 * (size_t)n),
                   "%s: bias rows", wx);
         free(got), free(gate), free(up);
     }

@@ -139,8 +139,8 @@ static void check_compile(hum_runtime *rt, int32_t kernel, const char *spec, int
             const hum_tuning *t = &info.entries[i];
             QUANT_CHECK(t->kernel == kernel && t->block_n == bn[i] && t->warp_m == t->block_m &&
                             t->warp_k == t->block_k && (t->block_n / t->warp_n == 4 || t->block_n / t->warp_n == 8),
-                        "%s entry %d: kernel %d, block %dx%dx%d, warp %dx%dx%d (block N %d expected)", spec, i, t->kernel,
-                        t->block_m, t->block_n, t->block_k, t->warp_m, t->warp_n, t->warp_k, bn[i]);
+                        "%s entry %d: kernel %d, block %dx%dx%d, warp %dx%dx%d (block N %d expected)", spec, i,
+                        t->kernel, t->block_m, t->block_n, t->block_k, t->warp_m, t->warp_n, t->warp_k, bn[i]);
         }
         printf("  sm_90a %-8s %-48s %d kernels, %5.0f ms, %d compiled, %d cached\n",
                kernel == HUM_GEMM_KERNEL_WGMMA ? "wgmma" : "wgmma_ws", spec, info.entry_count, info.compile_ms,

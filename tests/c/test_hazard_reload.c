@@ -113,7 +113,8 @@ int main(void)
     printf("  %ld launches, %d tables published, %d reloads failed, kinds seen %d / %d\n", atomic_load(&launches),
            published_count, failed, atomic_load(&seen[0]), atomic_load(&seen[1]));
     QUANT_CHECK(atomic_load(&bad) == 0, "%ld launches saw a freed, poisoned or torn table", atomic_load(&bad));
-    QUANT_CHECK(published_count == 45 && failed == 5, "45 published and 5 failed (got %d, %d)", published_count, failed);
+    QUANT_CHECK(published_count == 45 && failed == 5, "45 published and 5 failed (got %d, %d)", published_count,
+                failed);
     QUANT_CHECK(atomic_load(&seen[0]) > 0 && atomic_load(&seen[1]) > 0, "both tables were in force");
     QUANT_CHECK(atomic_load(&live_tables) == 0 && slots.head == NULL, "%d tables left over",
                 atomic_load(&live_tables));

@@ -40,7 +40,8 @@ static char *run_inspect(const char *args, int *status)
 }
 
 /* The --dequant file of `layer` must be F32 [n, k] equal to want. */
-static void check_dequant(const char *dir, const char *layer, int64_t n, int64_t k, const double *want, const char *what)
+static void check_dequant(const char *dir, const char *layer, int64_t n, int64_t k, const double *want,
+                          const char *what)
 {
     char args[8192 + 512], out_path[4096 + 32];
     snprintf(out_path, sizeof out_path, "%s.dequant.safetensors", dir);
@@ -53,8 +54,8 @@ static void check_dequant(const char *dir, const char *layer, int64_t n, int64_t
     hum_safetensors *st = NULL;
     hum_safetensors_tensor t;
     if (hum_safetensors_open(out_path, &st) == HUM_OK && hum_safetensors_find(st, "weight", &t) == HUM_OK) {
-        FMT_CHECK(t.dtype == HUM_DTYPE_FLOAT32 && t.rank == 2 && t.shape[0] == n && t.shape[1] == k, "%s: dequant shape",
-                  what);
+        FMT_CHECK(t.dtype == HUM_DTYPE_FLOAT32 && t.rank == 2 && t.shape[0] == n && t.shape[1] == k,
+                  "%s: dequant shape", what);
         double *got = malloc(sizeof *got * (size_t)(n * k)), *w32 = malloc(sizeof *w32 * (size_t)(n * k));
         for (int64_t i = 0; i < n * k; i++) {
             float f;
@@ -118,7 +119,8 @@ static void check_broken_layer(const char *dir)
     const char *line = strstr(text, broken_layer);
     FMT_CHECK(status == 0, "one broken layer: exit status %d: %s", status, text);
     FMT_CHECK(strstr(text, "3 quantized layers, 1 of which cannot be converted"), "one broken layer: count: %s", text);
-    FMT_CHECK(line && strstr(line, "cannot be converted: ") && strstr(line, why), "one broken layer: its line: %s", text);
+    FMT_CHECK(line && strstr(line, "cannot be converted: ") && strstr(line, why), "one broken layer: its line: %s",
+              text);
     free(text);
     char args[8192];
     snprintf(args, sizeof args, "%.4000s --json", dir);
@@ -150,7 +152,8 @@ static void gptq_checkpoint(const char *dir, int broken)
         uint8_t *q = malloc((size_t)(n * k)), *vals = malloc((size_t)k);
         uint16_t *s = malloc(2 * (size_t)(g * n));
         int32_t *g_idx = malloc(4 * (size_t)k), *order = malloc(4 * (size_t)k);
-        uint32_t *qw = calloc((size_t)(k / 8 * n), 4), *qz = calloc((size_t)(g * n / 8), 4), *col = calloc((size_t)k / 8, 4);
+        uint32_t *qw = calloc((size_t)(k / 8 * n), 4), *qz = calloc((size_t)(g * n / 8), 4),
+                 *col = calloc((size_t)k / 8, 4);
         for (int64_t i = 0; i < n * k; i++)
             q[i] = (uint8_t)fmt_rand_range(&r, 0, 15);
         for (int64_t i = 0; i < g * n; i++)
@@ -201,10 +204,11 @@ static void gptq_checkpoint(const char *dir, int broken)
                   "    \"checkpoint_format\": \"gptq\",\n    \"damp_percent\": 0.01,\n    \"desc_act\": true,\n"
                   "    \"group_size\": 128,\n    \"quant_method\": \"gptq\",\n    \"static_groups\": false,\n"
                   "    \"sym\": true,\n    \"true_sequential\": true\n  }\n}\n");
-    fx_write_json(dir, "quantize_config.json",
-                  "{\"bits\": 4, \"group_size\": 128, \"damp_percent\": 0.01, \"desc_act\": true, "
-                  "\"static_groups\": false, \"sym\": true, \"true_sequential\": true, \"model_name_or_path\": null, "
-                  "\"model_file_base_name\": \"model\", \"quant_method\": \"gptq\", \"checkpoint_format\": \"gptq\"}\n");
+    fx_write_json(
+        dir, "quantize_config.json",
+        "{\"bits\": 4, \"group_size\": 128, \"damp_percent\": 0.01, \"desc_act\": true, "
+        "\"static_groups\": false, \"sym\": true, \"true_sequential\": true, \"model_name_or_path\": null, "
+        "\"model_file_base_name\": \"model\", \"quant_method\": \"gptq\", \"checkpoint_format\": \"gptq\"}\n");
     check_listing(dir, "gptq ", "gptq");
     if (broken)
         check_broken_layer(dir);

@@ -62,7 +62,8 @@ static void check_spec_parsing(void)
                                         "n=64,k=128,w=e4m3,a=e4m3,ascale=group128,out=bfloat16",
                                         "n=64,k=128,w=uint8,a=int8,ascale=tensor"};
     for (size_t i = 0; i < sizeof trips / sizeof trips[0]; i++)
-        QUANT_CHECK(hum_layer_spec_parse(trips[i], &s) == HUM_OK && hum_layer_spec_format(&s, text, sizeof text) == HUM_OK &&
+        QUANT_CHECK(hum_layer_spec_parse(trips[i], &s) == HUM_OK &&
+                        hum_layer_spec_format(&s, text, sizeof text) == HUM_OK &&
                         hum_layer_spec_parse(text, &back) == HUM_OK && !memcmp(&s, &back, sizeof s),
                     "format round trip of '%s': '%s' %s", trips[i], text, hum_last_error());
 
@@ -204,7 +205,8 @@ static void check_compiles(hum_runtime *rt)
     /* the act-order A permutation (one kernel for every layer) on every arch */
     static const char *const all[] = {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90a"};
     for (size_t a = 0; a < sizeof all / sizeof all[0]; a++) {
-        const hum_jit_request req = {.source = "kernels/prep/permute_a.cu", .kernel_name = "hum_permute_a", .arch = all[a]};
+        const hum_jit_request req = {
+            .source = "kernels/prep/permute_a.cu", .kernel_name = "hum_permute_a", .arch = all[a]};
         hum_jit_result res;
         QUANT_CHECK(hum_jit_compile(hum_runtime_cache_dir(rt), &req, &res) == HUM_OK && res.cubin_size > 0,
                     "permute_a.cu for %s: %s", all[a], hum_last_error());

@@ -40,8 +40,8 @@ static int compile(hum_runtime *rt, const char *spec, hum_layer_options o, const
         return 0;
     printf("  %-6s %-40s a=%-14s %d kernels, %5.0f ms, %d compiled\n", arch, spec, a, info.entry_count,
            info.compile_ms, info.kernels_compiled);
-    QUANT_CHECK(info.config.a_dtype == o.activation_dtype && info.config.c_dtype == (o.output_dtype ? o.output_dtype
-                                                                                                   : HUM_DTYPE_FLOAT16) &&
+    QUANT_CHECK(info.config.a_dtype == o.activation_dtype &&
+                    info.config.c_dtype == (o.output_dtype ? o.output_dtype : HUM_DTYPE_FLOAT16) &&
                     info.config.exp_compensation == 0,
                 "%s on %s: config a %s c %s compensation %d", spec, arch, hum_dtype_name(info.config.a_dtype),
                 hum_dtype_name(info.config.c_dtype), info.config.exp_compensation);
@@ -125,7 +125,8 @@ int main(void)
     if (!QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "%s", hum_last_error()))
         return quant_test_result("test_layer_a8");
     const hum_layer_options fp8 = {.activation_dtype = HUM_DTYPE_FLOAT8_E4M3FN};
-    const hum_layer_options fp8_bf16 = {.activation_dtype = HUM_DTYPE_FLOAT8_E4M3FN, .output_dtype = HUM_DTYPE_BFLOAT16};
+    const hum_layer_options fp8_bf16 = {.activation_dtype = HUM_DTYPE_FLOAT8_E4M3FN,
+                                        .output_dtype = HUM_DTYPE_BFLOAT16};
     const hum_layer_options i8 = {.activation_dtype = HUM_DTYPE_INT8};
     const hum_layer_options i8_bf16 = {.activation_dtype = HUM_DTYPE_INT8, .output_dtype = HUM_DTYPE_BFLOAT16};
     const char *e4m3 = "n=4096,k=4096,w=e4m3,a=float16", *e4m3_tensor = "n=1000,k=4096,w=e4m3,scale=tensor";
@@ -165,7 +166,8 @@ int main(void)
     compile(rt, "n=256,k=256,w=uint3", i8, "sm_90a", HUM_ERR_UNSUPPORTED,
             "uint3 weights with int8 activations (expected uint8 or uint4 weights)");
     compile(rt, "n=256,k=256,w=e2m1", i8, "sm_90a", HUM_ERR_UNSUPPORTED, "float4_e2m1 weights with int8");
-    compile(rt, "n=256,k=256,w=e2m1,group=32", fp8, "sm_90a", HUM_ERR_UNSUPPORTED, "float16 weight scales in groups of 32");
+    compile(rt, "n=256,k=256,w=e2m1,group=32", fp8, "sm_90a", HUM_ERR_UNSUPPORTED,
+            "float16 weight scales in groups of 32");
     compile(rt, "n=256,k=256,w=e2m1,group=16,scale=e8m0", fp8, "sm_90a", HUM_ERR_UNSUPPORTED, "groups of 16 along K");
     compile(rt, u8, fp8, "sm_90a", HUM_ERR_UNSUPPORTED, "uint8 weights with float8_e4m3fn");
     compile(rt, e4m3, i8, "sm_90a", HUM_ERR_UNSUPPORTED, "float8_e4m3fn weights with int8");

@@ -162,8 +162,8 @@ int main(void)
             RT_CHECK(hum_layer_compile(rt, &w, &host8, "sm_90a", &info) == HUM_OK && info.config.a_dtype == E4 &&
                          info.config.a_fixed,
                      "host e4m3 on sm_90a: %s", hum_last_error());
-            RT_EXPECT_ERROR(hum_layer_compile(rt, &w, &host8, "sm_80", &info), HUM_ERR_UNSUPPORTED, "host e4m3 on sm_80",
-                            "need sm_89");
+            RT_EXPECT_ERROR(hum_layer_compile(rt, &w, &host8, "sm_80", &info), HUM_ERR_UNSUPPORTED,
+                            "host e4m3 on sm_80", "need sm_89");
             hum_standard_free(&w);
         }
         hum_runtime_destroy(rt);

@@ -70,7 +70,8 @@ static void check_spec(void)
         {"n=256,k=256,w=e4m3,block=128x128,block=64x64", "key 'block' given twice"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        QUANT_CHECK(hum_layer_spec_parse(bad[i].spec, &s) == HUM_ERR_INVALID_ARG && strstr(hum_last_error(), bad[i].needle),
+        QUANT_CHECK(hum_layer_spec_parse(bad[i].spec, &s) == HUM_ERR_INVALID_ARG &&
+                        strstr(hum_last_error(), bad[i].needle),
                     "%s: '%s' should name '%s'", bad[i].spec, hum_last_error(), bad[i].needle);
 }
 

@@ -1,8 +1,8 @@
 /* Planning without a GPU or a compile (runtime/src/layer_plan.c): the dispatch tables of the
- * built-in policies for 30 SPECs (planned from their shapes) on sm_75, sm_80, sm_86, sm_89 and sm_90a equal those planned
- * before planning moved to C (tests/data/dispatch_tables.txt); a site policy's tuning that breaks
- * a rule is refused naming the policy file, its line, the M range and the rule; each entry
- * keeps the line its tuning was written on; equal neighbours merge. */
+ * built-in policies for 30 SPECs (planned from their shapes) on sm_75, sm_80, sm_86, sm_89 and
+ * sm_90a equal those planned before planning moved to C (tests/data/dispatch_tables.txt); a site
+ * policy's tuning that breaks a rule is refused naming the policy file, its line, the M range and
+ * the rule; each entry keeps the line its tuning was written on; equal neighbours merge. */
 #define _POSIX_C_SOURCE 200809L
 #include "hum/hum.h"
 #include "layer.h"

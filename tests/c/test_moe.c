@@ -108,7 +108,8 @@ static void check_reference(quant_rng *rng, hum_standard_weight *w13, hum_standa
             o.top_k = TOP_K;
             o.global_experts = GLOBAL;
             const hum_standard_weight *up = act == HUM_MOE_RELU2 ? w1 : w13;
-            if (!QUANT_CHECK(hum_moe_reference(up, w2, &o, x, &t, wt, map, NULL, got) == HUM_OK, "%s", hum_last_error()))
+            if (!QUANT_CHECK(hum_moe_reference(up, w2, &o, x, &t, wt, map, NULL, got) == HUM_OK, "%s",
+                             hum_last_error()))
                 continue;
             by_hand(up, w2, &o, x, ids, wt, map, M, want);
             double worst = 0;
@@ -163,8 +164,8 @@ static void check_spec(void)
             hum_standard_weight one;
             double *a = malloc(64 * 128 * sizeof *a), *b = malloc(64 * 128 * sizeof *b);
             QUANT_CHECK(hum_layer_spec_weight(&s.gate_up, 8, &one) == HUM_OK &&
-                            hum_reference_dequant(&w13, 1, a) == HUM_OK && hum_reference_dequant(&one, 0, b) == HUM_OK &&
-                            !memcmp(a, b, 64 * 128 * sizeof *a),
+                            hum_reference_dequant(&w13, 1, a) == HUM_OK &&
+                            hum_reference_dequant(&one, 0, b) == HUM_OK && !memcmp(a, b, 64 * 128 * sizeof *a),
                         "expert 1 is not the weight of seed 8: %s", hum_last_error());
             hum_standard_free(&one);
             free(a);

@@ -144,9 +144,9 @@ static void check_errors(void)
     QUANT_CHECK(hum_moe_align_reference(&t, NULL, 2, 2, 16, out, out, out, &total) == HUM_OK && total == 0 &&
                     out[0] == 0,
                 "M = 0: %s, total %d", hum_last_error(), total);
-    QUANT_CHECK(hum_moe_align_rows(0, 8, 64) == 0 && hum_moe_align_rows(8, 128, 64) == 512 && hum_moe_align_rows(5, 2, 4) == 12 &&
-                    hum_moe_align_rows(32768, 128, 64) == 40832 && hum_moe_align_rows(-1, 1, 1) == -1 &&
-                    hum_moe_align_rows(1, 1, 0) == -1,
+    QUANT_CHECK(hum_moe_align_rows(0, 8, 64) == 0 && hum_moe_align_rows(8, 128, 64) == 512 &&
+                    hum_moe_align_rows(5, 2, 4) == 12 && hum_moe_align_rows(32768, 128, 64) == 40832 &&
+                    hum_moe_align_rows(-1, 1, 1) == -1 && hum_moe_align_rows(1, 1, 0) == -1,
                 "hum_moe_align_rows");
 }
 

@@ -65,7 +65,8 @@ static void check_join(hum_runtime *rt, const char *dir, const char *prefix)
     double *dg = malloc(I * H * sizeof *dg), *du = malloc(I * H * sizeof *du), *dj = malloc(2 * I * H * sizeof *dj);
     if (QUANT_CHECK(hum_layer_load_standard(rt, dir, gname, &g) == HUM_OK &&
                         hum_layer_load_standard(rt, dir, uname, &u) == HUM_OK &&
-                        hum_standard_concat((const hum_standard_weight[]){g, u}, 2, &j) == HUM_OK && hum_standard_validate(&j) == HUM_OK,
+                        hum_standard_concat((const hum_standard_weight[]){g, u}, 2, &j) == HUM_OK &&
+                        hum_standard_validate(&j) == HUM_OK,
                     "join: %s", hum_last_error())) {
         QUANT_CHECK(j.num_experts == E && j.n == 2 * I && j.k == H && j.has_zero_point && j.bias.data,
                     "joined: E %lld, N %lld, K %lld", (long long)j.num_experts, (long long)j.n, (long long)j.k);
@@ -173,7 +174,8 @@ static void check_load(hum_runtime *rt, const char *dir, const char *prefix)
     o.top_k = 2;
     hum_moe *moe = NULL;
     hum_moe_info info;
-    if (QUANT_CHECK(hum_moe_from_safetensors(rt, dir, prefix, &o, &moe) == HUM_OK && hum_moe_get_info(moe, &info) == HUM_OK,
+    if (QUANT_CHECK(hum_moe_from_safetensors(rt, dir, prefix, &o, &moe) == HUM_OK &&
+                        hum_moe_get_info(moe, &info) == HUM_OK,
                     "%s: %s", prefix, hum_last_error()))
         QUANT_CHECK(info.experts == E && info.global_experts == E && info.hidden == H && info.intermediate == I,
                     "%s: E %lld of %lld, H %lld, I %lld", prefix, (long long)info.experts,
@@ -183,7 +185,8 @@ static void check_load(hum_runtime *rt, const char *dir, const char *prefix)
     o.experts = keep;
     o.expert_count = 1;
     moe = NULL;
-    if (QUANT_CHECK(hum_moe_from_safetensors(rt, dir, prefix, &o, &moe) == HUM_OK && hum_moe_get_info(moe, &info) == HUM_OK,
+    if (QUANT_CHECK(hum_moe_from_safetensors(rt, dir, prefix, &o, &moe) == HUM_OK &&
+                        hum_moe_get_info(moe, &info) == HUM_OK,
                     "%s, expert 2 only: %s", prefix, hum_last_error()))
         QUANT_CHECK(info.experts == 1 && info.global_experts == E, "expert 2 only: %lld of %lld",
                     (long long)info.experts, (long long)info.global_experts);

@@ -42,8 +42,9 @@ int main(void)
                 for (int32_t i = 0; i < d.row_count; i++) {
                     RT_CHECK(d.rows[i].tuning.m_min == next, "%s on %s: row %d starts at %lld, expected %lld", text,
                              archs[a], i, (long long)d.rows[i].tuning.m_min, (long long)next);
-                    RT_CHECK(d.rows[i].smem_bytes > 0 && d.rows[i].threads >= 32, "%s on %s: row %d: %lld B, %d threads",
-                             text, archs[a], i, (long long)d.rows[i].smem_bytes, d.rows[i].threads);
+                    RT_CHECK(d.rows[i].smem_bytes > 0 && d.rows[i].threads >= 32,
+                             "%s on %s: row %d: %lld B, %d threads", text, archs[a], i, (long long)d.rows[i].smem_bytes,
+                             d.rows[i].threads);
                     next = d.rows[i].tuning.m_max == INT64_MAX ? INT64_MAX : d.rows[i].tuning.m_max + 1;
                 }
                 RT_CHECK(d.row_count >= 1 && next == INT64_MAX, "%s on %s: %d rows ending before M = inf", text,

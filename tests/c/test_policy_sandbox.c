@@ -41,7 +41,8 @@ typedef struct sb_probe {
 static const char PROBE_LUA[] =
     "local ffi = require('ffi')\n"
     "local policy = require('hum.policy')\n"
-    "ffi.cdef[[typedef struct sb_probe { char arch[16]; char name[64]; int32_t block_n; char leaks[128]; } sb_probe;]]\n"
+    "ffi.cdef[[typedef struct sb_probe { char arch[16]; char name[64]; int32_t block_n; char leaks[128]; } "
+    "sb_probe;]]\n"
     "local M = {}\n"
     "function M.winner(rt, p)\n"
     "  local list, pol = policy.tunings(policy.nominal_device(ffi.string(p.arch)), { n = 4096, k = 4096 })\n"
@@ -199,8 +200,8 @@ static void test_loops(void)
     snprintf(where, sizeof where, "%s:4: applies(device) ran past the policy time limit of 50 ms", path);
     RT_EXPECT_ERROR(probe(rt, "sm_80", &p), HUM_ERR_POLICY, "loop in applies", where, NULL);
     RT_CHECK(hum_runtime_policy_count(rt) == 6, "the lock is free after a stopped applies");
-    snprintf(where, sizeof where, "%s:6: tunings(device, layer, overrides, compute) ran past the policy time limit of 50 ms",
-             path);
+    snprintf(where, sizeof where,
+             "%s:6: tunings(device, layer, overrides, compute) ran past the policy time limit of 50 ms", path);
     RT_EXPECT_ERROR(probe(rt, "sm_89", &p), HUM_ERR_POLICY, "loop in tunings", where, NULL);
     RT_CHECK(probe(rt, "sm_90a", &p) == HUM_OK && !strcmp(p.name, "loops") && p.block_n == 32,
              "other devices still served: %s %s %d", hum_last_error(), p.name, p.block_n);
@@ -258,7 +259,8 @@ static void test_memory(void)
     hum_runtime_destroy(rt);
 
     /* A call nested in another (policy.below runs the earlier files' tunings) shares the outer
-     * call's budget: 6 MiB strings (and the buffer that builds them) here and there exceed 16 MiB, either alone does not. */
+     * call's budget: 6 MiB strings (and the buffer that builds them) here and there exceed 16 MiB,
+     * either alone does not. */
     rt_write(dir, "memory-nested/a_base.lua",
              policy_text("base", NULL, NULL,
                          "local s = string.rep('a', 6 * 2^20)\n"
@@ -346,9 +348,10 @@ static void test_error_values(void)
         /* hum errors of other statuses, and hum.fail, never leave a policy file as such */
         {"err-hum", "require('hum').fail('HUM_ERR_NO_DEVICE', 'no GPU')", ":1: require('hum'): a policy file may"},
         {"err-helper", "require('hum.policy').nominal_device('sm_1')", ":1: the file's top level: policy: no nominal"},
-        {"err-string", "return { name = 'x', applies = function() return true end, tunings = function() return "
-                       "{ { m_min = 1, m_max = math.huge, tuning = { block_m = 16, block_n = '128', block_k = 64, "
-                       "warp_m = 16, warp_n = 32, warp_k = 64, stages = 3, stream_k = true, ctas_per_sm = 1 } } } end }",
+        {"err-string",
+         "return { name = 'x', applies = function() return true end, tunings = function() return "
+         "{ { m_min = 1, m_max = math.huge, tuning = { block_m = 16, block_n = '128', block_k = 64, "
+         "warp_m = 16, warp_n = 32, warp_k = 64, stages = 3, stream_k = true, ctas_per_sm = 1 } } } end }",
          NULL},
     };
     for (size_t i = 0; i + 1 < sizeof cases / sizeof cases[0]; i++)

@@ -173,8 +173,9 @@ static void check_bounds(quant_rng *rng, const config *cf, int64_t n, int64_t k)
                 else /* half an ulp of x / S: relative in the normal range, absolute below it */
                     bound = fmax(ldexp(fabs(x), -man - 1), S * ldexp(1.0, (int)emin - man - 1));
                 if (fabs(x - got) > bound * (1.0 + 1e-12))
-                    bad += !QUANT_CHECK(0, "%s: w[%lld][%lld][%lld] = %.9g dequantizes to %.9g, |error| > %.3g (S %.3g)",
-                                        what, (long long)e, (long long)r, (long long)col, x, got, bound, S);
+                    bad +=
+                        !QUANT_CHECK(0, "%s: w[%lld][%lld][%lld] = %.9g dequantizes to %.9g, |error| > %.3g (S %.3g)",
+                                     what, (long long)e, (long long)r, (long long)col, x, got, bound, S);
             }
     }
     /* GEMM of the last expert against a naive product of the dequantized weight. */

@@ -136,7 +136,8 @@ static void check_dynamic(quant_rng *rng)
         for (int64_t r = 0; r < m; r++) {
             /* row 0 all zero; in row 1 the first group zero; elsewhere normal values of a
              * row-dependent magnitude (tiny ones in bfloat16 reach float32 subnormals) */
-            const double mag = cases[c].in == HUM_DTYPE_BFLOAT16 ? ldexp(1.0, (int)(r * 30) - 140) : ldexp(1.0, (int)r - 2);
+            const double mag =
+                cases[c].in == HUM_DTYPE_BFLOAT16 ? ldexp(1.0, (int)(r * 30) - 140) : ldexp(1.0, (int)r - 2);
             for (int64_t j = 0; j < k; j++) {
                 if (r == 0 || (r == 1 && j < (group ? group : 0)))
                     continue;
@@ -239,13 +240,16 @@ static void check_float32_rows(void)
         float s16[M], s32[M];
         const hum_act_quant how = {types[t], HUM_ACT_SCALE_TOKEN, 0, HUM_DTYPE_FLOAT32};
         const hum_memory H = HUM_MEMORY_HOST;
-        hum_tensor a16 = quant_matrix(h, HUM_DTYPE_BFLOAT16, M, K, H), a32 = quant_matrix(f, HUM_DTYPE_FLOAT32, M, K, H);
+        hum_tensor a16 = quant_matrix(h, HUM_DTYPE_BFLOAT16, M, K, H),
+                   a32 = quant_matrix(f, HUM_DTYPE_FLOAT32, M, K, H);
         hum_tensor t16 = quant_matrix(q16, types[t], M, K, H), t32 = quant_matrix(q32, types[t], M, K, H);
-        hum_tensor ts16 = quant_matrix(s16, HUM_DTYPE_FLOAT32, M, 1, H), ts32 = quant_matrix(s32, HUM_DTYPE_FLOAT32, M, 1, H);
+        hum_tensor ts16 = quant_matrix(s16, HUM_DTYPE_FLOAT32, M, 1, H),
+                   ts32 = quant_matrix(s32, HUM_DTYPE_FLOAT32, M, 1, H);
         QUANT_CHECK(hum_quantize_activations(&a16, &how, 0.0f, &t16, &ts16) == HUM_OK &&
                         hum_quantize_activations(&a32, &how, 0.0f, &t32, &ts32) == HUM_OK &&
                         !memcmp(q16, q32, sizeof q16) && !memcmp(s16, s32, sizeof s16),
-                    "%s: float32 rows quantize as their bfloat16 twins: %s", hum_dtype_name(types[t]), hum_last_error());
+                    "%s: float32 rows quantize as their bfloat16 twins: %s", hum_dtype_name(types[t]),
+                    hum_last_error());
         /* 1 + 2^-10 is no bfloat16 value; as int8 at scale 1/127 of amax 1 + 2^-10 it is 127 */
         float one[K] = {1.0f + 0x1p-10f, 0.5f};
         uint8_t q1[K];

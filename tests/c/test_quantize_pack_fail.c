@@ -74,8 +74,8 @@ int main(void)
     hum_quant_spec zp = {.num_experts = E, .weight_dtype = HUM_DTYPE_UINT4, .param_dtype = HUM_DTYPE_FLOAT16,
                          .scale_type = HUM_SCALE_GROUP, .group_size = 16, .zero_point = HUM_ZERO_POINT_INT};
     total = run(w, N, K, &zp, -1, "zp", "");
-    QUANT_CHECK(total == E * (N + 1) && zero_point_calls == E, "zp: %d pack calls (%d of zero points), expected %d (%d)",
-                total, zero_point_calls, E * (N + 1), E);
+    QUANT_CHECK(total == E * (N + 1) && zero_point_calls == E,
+                "zp: %d pack calls (%d of zero points), expected %d (%d)", total, zero_point_calls, E * (N + 1), E);
     run(w, N, K, &zp, N, "zp, zero points of expert 0", "zero points (expert 0)");
     int made = run(w, N, K, &zp, N + 1, "zp, row 0 of expert 1", "row 0 (expert 1)");
     QUANT_CHECK(made == N + 2, "zp: quantizing went on after the failure (%d calls)", made);

@@ -104,7 +104,8 @@ static void check_finite_reading(void)
         hum_dtype dtype;
         int32_t word;
         double want[2];
-    } cases[2] = {{HUM_DTYPE_FLOAT8_E4M3FN, 0xFF7F, {480.0, -480.0}}, {HUM_DTYPE_FLOAT8_E5M2, 0xFE7C, {65536.0, -98304.0}}};
+    } cases[2] = {{HUM_DTYPE_FLOAT8_E4M3FN, 0xFF7F, {480.0, -480.0}},
+                  {HUM_DTYPE_FLOAT8_E5M2, 0xFE7C, {65536.0, -98304.0}}};
     for (int i = 0; i < 2; i++) {
         hum_standard_weight w = {0};
         w.n = 1;
@@ -226,7 +227,8 @@ static void check_block_tensor_float_zp(void)
 static void expect_invalid(hum_standard_weight *w, const char *needle, const char *what)
 {
     QUANT_CHECK(hum_standard_validate(w) == HUM_ERR_INVALID_ARG, "%s must be refused", what);
-    QUANT_CHECK(strstr(hum_last_error(), needle) != NULL, "%s: message '%s' lacks '%s'", what, hum_last_error(), needle);
+    QUANT_CHECK(strstr(hum_last_error(), needle) != NULL, "%s: message '%s' lacks '%s'", what, hum_last_error(),
+                needle);
     double out[6];
     QUANT_CHECK(hum_reference_dequant(w, 0, out) == HUM_ERR_INVALID_ARG, "%s: dequant refuses it", what);
 }

@@ -170,9 +170,9 @@ static void check_params(quant_rng *rng)
                         uint16_t want;
                         hum_dtype_encode(bf16 ? HUM_DTYPE_BFLOAT16 : HUM_DTYPE_FLOAT16, &want_v, 1, &want);
                         if (out[g * np + pos] != want && bad++ < 3)
-                            QUANT_CHECK(0, "%s -> %s, n_div %d: [%lld][%lld] 0x%04x, expected 0x%04x", hum_dtype_name(dt),
-                                        bf16 ? "bfloat16" : "float16", n_div, (long long)g, (long long)pos,
-                                        out[g * np + pos], want);
+                            QUANT_CHECK(0, "%s -> %s, n_div %d: [%lld][%lld] 0x%04x, expected 0x%04x",
+                                        hum_dtype_name(dt), bf16 ? "bfloat16" : "float16", n_div, (long long)g,
+                                        (long long)pos, out[g * np + pos], want);
                     }
                 QUANT_CHECK(bad == 0, "%s: %lld prepared values differ", hum_dtype_name(dt), (long long)bad);
             }

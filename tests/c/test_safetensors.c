@@ -57,7 +57,8 @@ static void test_reference_vector(void)
     if (got && n == 8 + jl + 24) {
         FMT_CHECK(got[0] == 64 && memcmp(got + 1, "\0\0\0\0\0\0\0", 7) == 0, "length field");
         FMT_CHECK(memcmp(got + 8, json, jl) == 0, "header: %.*s", (int)jl, got + 8);
-        static const unsigned char data[24] = {0, 0, 0, 0, 0, 0, 128, 63, 0, 0, 0, 64, 0, 0, 64, 64, 0, 0, 128, 64, 0, 0, 160, 64};
+        static const unsigned char data[24] = {0, 0, 0,  0,  0, 0, 128, 63, 0, 0, 0,   64,
+                                               0, 0, 64, 64, 0, 0, 128, 64, 0, 0, 160, 64};
         FMT_CHECK(memcmp(got + 8 + jl, data, 24) == 0, "data bytes");
     }
     free(got);
@@ -174,12 +175,14 @@ static void test_rejections(void)
     /* Truncation: a valid file cut inside the data. */
     expect_rejected(file_with("trunc.safetensors", good, 5), "truncated data", "past the end");
     expect_rejected(file_with("nobrace.safetensors", " {\"a\":1}", 0), "leading space", "does not start with '{'");
-    expect_rejected(file_with("json.safetensors", "{\"a\":{\"dtype\":\"F16\",\"shape\":[2,2],\"data_offsets\":[0,8]}", 8),
-                    "unterminated JSON", "not valid JSON");
+    expect_rejected(
+        file_with("json.safetensors", "{\"a\":{\"dtype\":\"F16\",\"shape\":[2,2],\"data_offsets\":[0,8]}", 8),
+        "unterminated JSON", "not valid JSON");
     expect_rejected(file_with("garbage.safetensors", "{}xyz   ", 0), "bytes after JSON", "bytes after its JSON");
     expect_rejected(file_with("array.safetensors", "[1, 2]", 0), "array header", "does not start");
-    expect_rejected(file_with("utf8.safetensors", "{\"a\xff\":{\"dtype\":\"U8\",\"shape\":[0],\"data_offsets\":[0,0]}}", 0),
-                    "invalid UTF-8", "not valid UTF-8 (header byte 3)");
+    expect_rejected(
+        file_with("utf8.safetensors", "{\"a\xff\":{\"dtype\":\"U8\",\"shape\":[0],\"data_offsets\":[0,0]}}", 0),
+        "invalid UTF-8", "not valid UTF-8 (header byte 3)");
     expect_rejected(file_with("overlong.safetensors", "{\"\xc0\xaf\":{}}", 0), "overlong UTF-8", "not valid UTF-8");
     expect_rejected(file_with("mismatch.safetensors",
                               "{\"a\":{\"dtype\":\"F32\",\"shape\":[2,2],\"data_offsets\":[0,8]}}", 8),
@@ -199,15 +202,17 @@ static void test_rejections(void)
                     "hole", "2 unindexed bytes before tensor \"b\"");
     expect_rejected(file_with("trailing.safetensors", good, 12), "trailing bytes", "4 trailing bytes");
     expect_rejected(file_with("overflow.safetensors",
-                              "{\"a\":{\"dtype\":\"F64\",\"shape\":[4294967296,4294967296],\"data_offsets\":[0,8]}}", 8),
+                              "{\"a\":{\"dtype\":\"F64\",\"shape\":[4294967296,4294967296],\"data_offsets\":[0,8]}}",
+                              8),
                     "overflowing shape", "\"a\": shape overflows");
     expect_rejected(file_with("overflow2.safetensors",
                               "{\"a\":{\"dtype\":\"U8\",\"shape\":[1e300],\"data_offsets\":[0,8]}}", 8),
                     "huge dimension", "shape[0] is not a non-negative integer");
     expect_rejected(file_with("neg.safetensors", "{\"a\":{\"dtype\":\"U8\",\"shape\":[-8],\"data_offsets\":[0,8]}}", 8),
                     "negative dimension", "shape[0] is not a non-negative integer");
-    expect_rejected(file_with("dtype.safetensors", "{\"a\":{\"dtype\":\"Q4\",\"shape\":[8],\"data_offsets\":[0,8]}}", 8),
-                    "unknown dtype", "\"a\": unknown safetensors dtype \"Q4\"");
+    expect_rejected(
+        file_with("dtype.safetensors", "{\"a\":{\"dtype\":\"Q4\",\"shape\":[8],\"data_offsets\":[0,8]}}", 8),
+        "unknown dtype", "\"a\": unknown safetensors dtype \"Q4\"");
     expect_rejected(file_with("dup.safetensors",
                               "{\"a\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[0,4]},"
                               "\"a\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[4,8]}}",
@@ -217,8 +222,9 @@ static void test_rejections(void)
                     "__metadata__ value of \"format\" is not a string");
     expect_rejected(file_with("meta2.safetensors", "{\"__metadata__\":[\"pt\"]}", 0), "metadata array",
                     "__metadata__ is not a JSON object");
-    expect_rejected(file_with("f4odd.safetensors", "{\"a\":{\"dtype\":\"F4\",\"shape\":[3],\"data_offsets\":[0,2]}}", 2),
-                    "odd F4 count", "not a whole number of bytes");
+    expect_rejected(
+        file_with("f4odd.safetensors", "{\"a\":{\"dtype\":\"F4\",\"shape\":[3],\"data_offsets\":[0,2]}}", 2),
+        "odd F4 count", "not a whole number of bytes");
     expect_rejected(file_with("offs.safetensors", "{\"a\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[4]}}", 4),
                     "one offset", "\"data_offsets\" is not [begin, end]");
     expect_rejected(file_with("rev.safetensors", "{\"a\":{\"dtype\":\"U8\",\"shape\":[0],\"data_offsets\":[4,0]}}", 4),

@@ -82,7 +82,8 @@ static int write_gptq(const shard_case *c, const char *dir, fmt_rng *r)
 {
     int64_t n = c->n, k = c->k, gs = c->group_size, g = gs > 0 ? (k + gs - 1) / gs : 1;
     uint8_t *q = codes(r, k * n, 0, (1 << c->bits) - 1);
-    uint8_t *zero = c->sym ? codes(r, g * n, 1 << (c->bits - 1), 1 << (c->bits - 1)) : codes(r, g * n, 1, (1 << c->bits) - 1);
+    uint8_t *zero =
+        c->sym ? codes(r, g * n, 1 << (c->bits - 1), 1 << (c->bits - 1)) : codes(r, g * n, 1, (1 << c->bits) - 1);
     uint16_t *scale = halves(r, g * n, 0), *bias = halves(r, n, 0);
     int32_t *g_idx = c->act_span ? act_order_g_idx(r, k, gs, c->act_span) : malloc(sizeof(int32_t) * (size_t)k);
     for (int64_t i = 0; !c->act_span && i < k; i++)
@@ -318,7 +319,8 @@ static void check_splits(const shard_case *c, const hum_standard_weight *full, c
             for (int p = 0; p < world; p++) {
                 char what[160];
                 snprintf(what, sizeof what, "%s: %s shard %d of %d", c->what, d == 'c' ? "column" : "row", p, world);
-                hum_status st = hum_standard_shard(full, &(hum_shard){.dim = dim, .rank = p, .world = world}, &parts[p]);
+                hum_status st =
+                    hum_standard_shard(full, &(hum_shard){.dim = dim, .rank = p, .world = world}, &parts[p]);
                 if (expect_refusal) {
                     FMT_EXPECT_ERROR(st, HUM_ERR_UNSUPPORTED, what, d == 'c' ? "group_size_n" : "whole groups");
                     all_ok = 0;
@@ -340,8 +342,8 @@ static void check_splits(const shard_case *c, const hum_standard_weight *full, c
                     check_padding(&parts[p], what);
                 /* bias: the column slice; row shards keep it on rank 0 only */
                 if (d == 'c' && full->bias.data)
-                    FMT_CHECK(parts[p].bias.data &&
-                                  !memcmp(parts[p].bias.data, (const char *)full->bias.data + n0 * 2, bias_bytes(&parts[p])),
+                    FMT_CHECK(parts[p].bias.data && !memcmp(parts[p].bias.data, (const char *)full->bias.data + n0 * 2,
+                                                            bias_bytes(&parts[p])),
                               "%s: bias slice", what);
                 if (d == 'r')
                     FMT_CHECK((parts[p].bias.data != NULL) == (p == 0 && full->bias.data != NULL), "%s: bias on rank 0",
@@ -389,8 +391,9 @@ static void check_experts(const shard_case *c, const hum_standard_weight *full)
         hum_standard_free(&part);
     }
     hum_standard_weight part;
-    FMT_EXPECT_ERROR(hum_standard_shard(full, &(hum_shard){.experts = (const int32_t[]){0, 0}, .expert_count = 2}, &part),
-                     HUM_ERR_INVALID_ARG, "repeated expert", "a repeat");
+    FMT_EXPECT_ERROR(
+        hum_standard_shard(full, &(hum_shard){.experts = (const int32_t[]){0, 0}, .expert_count = 2}, &part),
+        HUM_ERR_INVALID_ARG, "repeated expert", "a repeat");
     FMT_EXPECT_ERROR(hum_standard_shard(full, &(hum_shard){.experts = (const int32_t[]){(int32_t)e}, .expert_count = 1},
                                         &part),
                      HUM_ERR_INVALID_ARG, "expert out of range", "out of range");
@@ -412,7 +415,8 @@ static void check_errors(const char *dir, const hum_standard_weight *full)
                      HUM_ERR_UNSUPPORTED, "K over 3", "K = 512 is not a multiple of world 3");
     FMT_EXPECT_ERROR(hum_standard_shard(full, &(hum_shard){.experts = (const int32_t[]){0}, .expert_count = 1}, &part),
                      HUM_ERR_INVALID_ARG, "experts of a dense weight", "dense weight");
-    FMT_EXPECT_ERROR(hum_standard_shard(NULL, &(hum_shard){0}, &part), HUM_ERR_INVALID_ARG, "NULL weight", "NULL weight");
+    FMT_EXPECT_ERROR(hum_standard_shard(NULL, &(hum_shard){0}, &part), HUM_ERR_INVALID_ARG, "NULL weight",
+                     "NULL weight");
 
     /* The loader's options: a layer holds its shard (N halves), a bad one fails naming it. */
     hum_layer *l = NULL;

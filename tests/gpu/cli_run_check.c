@@ -4,6 +4,7 @@
  * own float64 reference of the weights it wrote. */
 #define _POSIX_C_SOURCE 200809L /* setenv, popen */
 #include "cli_test.h"
+#include "quant_test.h"
 #include "rt_test.h"
 #include "device.h"
 
@@ -15,13 +16,6 @@
 
 static const char LAYER[] = "model.layers.3.self_attn.o_proj";
 enum { N = 320, K = 576, M_IO = 7 };
-
-static uint64_t rng = 0x9E3779B97F4A7C15ull;
-static double uniform(void)
-{
-    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-    return (double)(rng >> 11) * 0x1p-53;
-}
 
 int main(void)
 {
@@ -36,10 +30,11 @@ int main(void)
     snprintf(in, sizeof in, "%s/a.safetensors", dir);
     snprintf(out, sizeof out, "%s/c.safetensors", dir);
     unsetenv("HUM_CONFIG");
+    quant_rng rng = quant_rng_fresh("cli_run_check");
 
     float *w = malloc(N * K * sizeof *w);
     for (int i = 0; i < N * K; i++)
-        w[i] = (float)(uniform() - 0.5);
+        w[i] = (float)(quant_rng_uniform(&rng) - 0.5);
     hum_quant_spec spec = {.weight_dtype = HUM_DTYPE_UINT4, .param_dtype = HUM_DTYPE_FLOAT16,
                            .scale_type = HUM_SCALE_GROUP, .group_size = 128, .zero_point = HUM_ZERO_POINT_INT};
     hum_standard_weight std = {0};
@@ -56,13 +51,15 @@ int main(void)
     RT_CHECK(cli_count(": ok") == 3 && cli_count("FAIL") == 0, "three passing M:\n%s", cli_output);
 
     /* Given activations in, the output file out, checked here against hum_reference_gemm. */
-    double *a = malloc(M_IO * K * sizeof *a), *ref = malloc(M_IO * N * sizeof *ref), *got = malloc(M_IO * N * sizeof *got);
+    double *a = malloc(M_IO * K * sizeof *a), *ref = malloc(M_IO * N * sizeof *ref),
+           *got = malloc(M_IO * N * sizeof *got);
     uint16_t *codes = malloc(M_IO * K * 2);
     for (int i = 0; i < M_IO * K; i++)
-        a[i] = 4.0 * uniform() - 2.0;
+        a[i] = 4.0 * quant_rng_uniform(&rng) - 2.0;
     hum_dtype_encode(HUM_DTYPE_FLOAT16, a, M_IO * K, codes);
     hum_dtype_decode(HUM_DTYPE_FLOAT16, codes, M_IO * K, a);
-    hum_safetensors_tensor t = {.name = "input", .dtype = HUM_DTYPE_FLOAT16, .rank = 2, .shape = {M_IO, K}, .data = codes};
+    hum_safetensors_tensor t = {
+        .name = "input", .dtype = HUM_DTYPE_FLOAT16, .rank = 2, .shape = {M_IO, K}, .data = codes};
     RT_CHECK(hum_safetensors_write(in, &t, 1, NULL) == HUM_OK, "input: %s", hum_last_error());
     snprintf(args, sizeof args, "run %s --layer %s --input %s --output %s --check", ckpt, LAYER, in, out);
     RT_CHECK(cli_hum(args) == 0 && cli_count(": ok") == 1, "--input/--output:\n%s", cli_output);

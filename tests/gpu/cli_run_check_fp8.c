@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "cli_test.h"
 #include "fixture.h"
+#include "quant_test.h"
 #include "rt_test.h"
 
 #include <stdio.h>
@@ -17,13 +18,6 @@
 
 static const char LAYER[] = "model.layers.0.mlp.down_proj";
 enum { N = 1000, K = 1104, BLOCK = 128 };
-
-static uint64_t rng = 0x2545F4914F6CDD1Dull;
-static double uniform(void)
-{
-    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-    return (double)(rng >> 11) * 0x1p-53;
-}
 
 int main(void)
 {
@@ -40,16 +34,17 @@ int main(void)
     char dir[4096], args[8192];
     rt_tmpdir("cli-run-fp8", dir, sizeof dir);
     unsetenv("HUM_CONFIG");
+    quant_rng rng = quant_rng_fresh("cli_run_check_fp8");
 
     enum { ROWS = (N + BLOCK - 1) / BLOCK, COLS = (K + BLOCK - 1) / BLOCK };
     double *v = malloc(N * K * sizeof *v);
     uint8_t *codes = malloc(N * K);
     float scale[ROWS * COLS];
     for (int i = 0; i < N * K; i++)
-        v[i] = 400.0 * (uniform() - 0.5);
+        v[i] = 400.0 * (quant_rng_uniform(&rng) - 0.5);
     hum_dtype_encode(HUM_DTYPE_FLOAT8_E4M3FN, v, N * K, codes);
     for (int i = 0; i < ROWS * COLS; i++)
-        scale[i] = (float)(1e-4 * (0.5 + uniform()));
+        scale[i] = (float)(1e-4 * (0.5 + quant_rng_uniform(&rng)));
     const fx_fp8_block fx = {.n = N, .k = K, .block_n = BLOCK, .block_k = BLOCK, .codes = codes, .scale = scale,
                              .scale_dtype = "F32"};
     RT_CHECK(fx_write_fp8_block(dir, LAYER, &fx) == 0, "fp8 block fixture in %s", dir);

@@ -16,6 +16,7 @@
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "cli_test.h"
 #include "fixture.h"
+#include "quant_test.h"
 #include "rt_test.h"
 
 #include <stdio.h>
@@ -26,12 +27,9 @@ enum { E = 8, H = 256, I = 128 };
 static const char EXPERTS[] = "model.layers.0.mlp.experts";
 static const char DENSE[] = "model.layers.0.self_attn.o_proj";
 
-static uint64_t rng = 0x2545F4914F6CDD1Dull;
-static int64_t below(int64_t n)
-{
-    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-    return (int64_t)((rng >> 33) % (uint64_t)n);
-}
+/* The fixtures' random codes and scales (seeded in main): the writers below are called through
+ * write_experts' function pointer, whose signature carries no generator. */
+static quant_rng rng;
 
 /* One gpt-oss projection of E experts [n, k]: e2m1 codes, e8m0 scales 2^-8 .. 2^-4, bf16 bias. */
 static int gptoss_proj(const char *dir, const char *proj, int64_t n, int64_t k)
@@ -39,11 +37,11 @@ static int gptoss_proj(const char *dir, const char *proj, int64_t n, int64_t k)
     uint8_t *q = malloc((size_t)(E * n * k)), *s = malloc((size_t)(E * n * k / 32));
     uint16_t *bias = malloc((size_t)(E * n) * 2);
     for (int64_t i = 0; i < E * n * k; i++)
-        q[i] = (uint8_t)below(16);
+        q[i] = (uint8_t)quant_rng_below(&rng, 16);
     for (int64_t i = 0; i < E * n * k / 32; i++)
-        s[i] = (uint8_t)(119 + below(5));
+        s[i] = (uint8_t)(119 + quant_rng_below(&rng, 5));
     for (int64_t i = 0; i < E * n; i++)
-        bias[i] = fx_bf16_bits((double)(below(129) - 64) / 64.0);
+        bias[i] = fx_bf16_bits((double)(quant_rng_below(&rng, 129) - 64) / 64.0);
     const fx_gptoss w = {.experts = E, .n = n, .k = k, .codes = q, .scales = s, .bias = bias};
     char name[256];
     snprintf(name, sizeof name, "%s.%s", EXPERTS, proj);
@@ -59,9 +57,9 @@ static int ct_module(const char *dir, const char *layer, int64_t n, int64_t k, i
     int8_t *q = malloc((size_t)(n * k));
     uint16_t *s = malloc((size_t)(n * g) * 2);
     for (int64_t i = 0; i < n * k; i++)
-        q[i] = (int8_t)(below(16) - 8);
+        q[i] = (int8_t)(quant_rng_below(&rng, 16) - 8);
     for (int64_t i = 0; i < n * g; i++)
-        s[i] = fx_bf16_bits((double)(8 + below(9)) / 512.0);
+        s[i] = fx_bf16_bits((double)(8 + quant_rng_below(&rng, 9)) / 512.0);
     const fx_ct w = {.format = "pack-quantized", .version = "0.18.0", .type = "int", .strategy = "group", .bits = 4,
                      .sym = 1, .group_size = 128, .n = n, .k = k, .q_int = q, .scale = s, .scale_dtype = "BF16",
                      .scale_rows = n, .scale_cols = g};
@@ -78,9 +76,9 @@ static int nvfp4_module(const char *dir, const char *layer, int64_t n, int64_t k
     static const float base[3] = {1.f / 32, 1.f / 40, 1.f / 24};
     uint8_t *q = malloc((size_t)(n * k)), *s = malloc((size_t)(n * k / 16));
     for (int64_t i = 0; i < n * k; i++)
-        q[i] = (uint8_t)below(16);
+        q[i] = (uint8_t)quant_rng_below(&rng, 16);
     for (int64_t i = 0; i < n * k / 16; i++)
-        s[i] = (uint8_t)(0x28 + below(21));
+        s[i] = (uint8_t)(0x28 + quant_rng_below(&rng, 21));
     const fx_modelopt w = {.algo = "NVFP4", .n = n, .k = k, .group_size = 16, .codes = q, .scale = s,
                            .scale_2 = base[proj] * (1.f + (float)expert / 8.f)};
     const int rc = fx_write_modelopt(dir, layer, &w);
@@ -133,9 +131,10 @@ static int write_ct_fp8(const char *dir)
     uint8_t *q = malloc(N * K);
     uint16_t *s = malloc(N * 2);
     for (int i = 0; i < N * K; i++)
-        q[i] = (uint8_t)(below(2) << 7 | (3 + below(6)) << 3 | below(8));
+        q[i] = (uint8_t)(quant_rng_below(&rng, 2) << 7 | (3 + quant_rng_below(&rng, 6)) << 3 |
+                         quant_rng_below(&rng, 8));
     for (int i = 0; i < N; i++)
-        s[i] = fx_bf16_bits((double)(4 + below(5)) / 256.0);
+        s[i] = fx_bf16_bits((double)(4 + quant_rng_below(&rng, 5)) / 256.0);
     const fx_ct w = {.format = "float-quantized", .version = "0.18.0", .type = "float", .strategy = "channel",
                      .bits = 8, .sym = 1, .n = N, .k = K, .q_codes = q, .scale = s, .scale_dtype = "BF16",
                      .scale_rows = N, .scale_cols = 1,
@@ -172,6 +171,7 @@ int main(void)
     char no_gpu[512];
     snprintf(no_gpu, sizeof no_gpu, "%s", gpu ? "" : hum_last_error());
     unsetenv("HUM_CONFIG");
+    rng = quant_rng_fresh("cli_run_formats");
     char gptoss[4200], ct_moe[4200], nvfp4[4200], ct_fp8[4200], args[8192];
     rt_tmpdir("run-gptoss", gptoss, sizeof gptoss);
     rt_tmpdir("run-nvfp4", nvfp4, sizeof nvfp4);

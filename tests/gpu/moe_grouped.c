@@ -133,8 +133,8 @@ static void run_case(hum_runtime *rt, quant_rng *rng, const grouped_case *c)
         }
         QUANT_CHECK(touched == 0, "%s: %lld elements of rows no expert owns were written", c->name, (long long)touched);
         const hum_tensor tids = quant_matrix(ids, HUM_DTYPE_INT32, n, 1, HUM_MEMORY_HOST);
-        if (QUANT_CHECK(hum_moe_reference(&w13, &w2, &o, own_x, &tids, weights, NULL, NULL, ref) == HUM_OK, "%s: reference: %s",
-                        c->name, hum_last_error())) {
+        if (QUANT_CHECK(hum_moe_reference(&w13, &w2, &o, own_x, &tids, weights, NULL, NULL, ref) == HUM_OK,
+                        "%s: reference: %s", c->name, hum_last_error())) {
             int64_t bad = 0;
             for (int64_t i = 0; i < n * H; i++)
                 bad += !isfinite(own_got[i]);

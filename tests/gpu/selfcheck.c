@@ -60,7 +60,8 @@ static const char tma_source[] =
     "    }\n"
     "    unsigned int done = 0;\n"
     "    while (!done)\n"
-    "        asm volatile(\"{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; selp.u32 %0, 1, 0, p; }\"\n"
+    "        asm volatile(\"{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; selp.u32 %0, 1, 0, p; "
+    "}\"\n"
     "                     : \"=r\"(done) : \"r\"(bar) : \"memory\");\n"
     "    for (int i = threadIdx.x; i < kBoxRows * kBoxCols; i += blockDim.x)\n"
     "        out[i] = tile[i];\n"
@@ -86,7 +87,8 @@ static void check_launches(const hum_device_info *d, const char *cache, const ch
     JT_CHECK(smem_bytes > 48 * 1024, "device %s allows only %lld bytes of shared memory per block", d->name,
              (long long)d->max_smem_per_block_optin);
     hum_kernel *k;
-    JT_STATUS(hum_kernel_load(d->ordinal, &compiled, (int32_t)d->max_smem_per_block_optin + 1, &k), HUM_ERR_INVALID_ARG);
+    JT_STATUS(hum_kernel_load(d->ordinal, &compiled, (int32_t)d->max_smem_per_block_optin + 1, &k),
+              HUM_ERR_INVALID_ARG);
     JT_OK(hum_kernel_load(d->ordinal, &compiled, (int32_t)smem_bytes, &k));
 
     const uint32_t grid[3] = {4, 2, 3}, block[3] = {32, 4, 2};

@@ -59,7 +59,8 @@ static double block_case(hum_runtime *rt, quant_rng *rng, hum_dtype act)
     hum_standard_weight sw;
     double e = -1;
     if (QUANT_CHECK(hum_quantize_reference(w, n, k, &q, &sw) == HUM_OK, "block weight: %s", hum_last_error())) {
-        e = gemm_test_layer(rt, rng, act == HUM_DTYPE_BFLOAT16 ? "e4m3 block 128x128 bfloat16" : "e4m3 block 128x128 float16",
+        e = gemm_test_layer(rt, rng,
+                            act == HUM_DTYPE_BFLOAT16 ? "e4m3 block 128x128 bfloat16" : "e4m3 block 128x128 float16",
                             &sw, act, MS, 4);
         hum_standard_free(&sw);
     }

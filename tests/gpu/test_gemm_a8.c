@@ -122,7 +122,8 @@ static void check_errors(hum_layer *layer, hum_dtype a_dtype, hum_dtype c_dtype,
                      "error buffers: %s", hum_last_error()))
         goto done;
     const hum_tensor ta = tensor(d_a, a_dtype, 2, m, k), tc = tensor(d_c, c_dtype, 2, m, n);
-    const hum_tensor wrong_dtype = tensor(d_s, HUM_DTYPE_FLOAT16, 1, m, 0), wrong_rows = tensor(d_s, HUM_DTYPE_FLOAT32, 1, 3, 0);
+    const hum_tensor wrong_dtype = tensor(d_s, HUM_DTYPE_FLOAT16, 1, m, 0),
+                     wrong_rows = tensor(d_s, HUM_DTYPE_FLOAT32, 1, 3, 0);
     const hum_tensor rank2 = tensor(d_s, HUM_DTYPE_FLOAT32, 2, m, 1);
     hum_tensor host = tensor(d_s, HUM_DTYPE_FLOAT32, 1, m, 0);
     host.memory = HUM_MEMORY_HOST;

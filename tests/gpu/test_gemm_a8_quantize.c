@@ -50,7 +50,8 @@ static double run_m(hum_layer *layer, hum_workspace *ws, quant_rng *rng, const c
     double *got = malloc((size_t)(m * n) * sizeof *got), *ref_r = malloc((size_t)(m * n) * sizeof *ref_r);
     void *d_a = NULL, *d_c = NULL;
     double err = -1;
-    if (!QUANT_CHECK(a_codes && c_codes && rounded && a && aq && ref && ref16 && got && ref_r, "%s: host buffers", name))
+    if (!QUANT_CHECK(a_codes && c_codes && rounded && a && aq && ref && ref16 && got && ref_r, "%s: host buffers",
+                     name))
         goto done;
     if (quant_fill_activations(rng, act, m * k, 1.0, a_codes, a) != 0 ||
         !quantized_values(&info.config, w, act, a_codes, m, aq) ||
@@ -63,8 +64,8 @@ static double run_m(hum_layer *layer, hum_workspace *ws, quant_rng *rng, const c
                          hum_memset_d8(d_c, 0xFF, (size_t)(m * n) * 2) == HUM_OK,
                      "%s: device buffers: %s", name, hum_last_error()))
         goto done;
-    const hum_tensor ta = quant_matrix(d_a, act, m, k, HUM_MEMORY_DEVICE), tc = quant_matrix(d_c, info.config.c_dtype, m, n,
-                                                                                 HUM_MEMORY_DEVICE);
+    const hum_tensor ta = quant_matrix(d_a, act, m, k, HUM_MEMORY_DEVICE),
+                     tc = quant_matrix(d_c, info.config.c_dtype, m, n, HUM_MEMORY_DEVICE);
     const hum_status st = ws ? hum_layer_forward_ws(layer, ws, NULL, &ta, NULL, &tc)
                              : hum_layer_forward(layer, NULL, &ta, NULL, &tc);
     if (!QUANT_CHECK(st == HUM_OK, "%s: forward M = %lld: %s", name, (long long)m, hum_last_error()) ||

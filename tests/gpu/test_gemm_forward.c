@@ -95,7 +95,8 @@ int main(void)
                 "misaligned rows: %s", hum_last_error());
     bad = ta;
     bad.strides[1] = -1; /* was taken for contiguous */
-    QUANT_CHECK(hum_layer_forward(layer, NULL, &bad, NULL, &tc) == HUM_ERR_INVALID_ARG, "negative inner stride refused");
+    QUANT_CHECK(hum_layer_forward(layer, NULL, &bad, NULL, &tc) == HUM_ERR_INVALID_ARG,
+                "negative inner stride refused");
     bad = ta;
     bad.memory = HUM_MEMORY_HOST;
     QUANT_CHECK(hum_layer_forward(layer, NULL, &bad, NULL, &tc) == HUM_ERR_INVALID_ARG, "host memory refused");

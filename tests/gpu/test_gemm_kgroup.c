@@ -102,9 +102,10 @@ static double run_m(hum_layer *layer, quant_rng *rng, const char *name, const hu
                      "%s: device buffers: %s", name, hum_last_error()))
         goto done;
     const hum_tensor ta = gemm_test_matrix(d_a, f->host ? HUM_DTYPE_FLOAT8_E4M3FN : c_dtype, m, k, 0);
-    const hum_tensor ts = gemm_test_matrix(d_s, f->sdtype, m, f->groups, 0), tc = gemm_test_matrix(d_c, c_dtype, m, n, 0);
-    if (!QUANT_CHECK(hum_layer_forward(layer, NULL, &ta, f->host ? &ts : NULL, &tc) == HUM_OK, "%s: forward M = %lld: %s",
-                     name, (long long)m, hum_last_error()) ||
+    const hum_tensor ts = gemm_test_matrix(d_s, f->sdtype, m, f->groups, 0),
+                     tc = gemm_test_matrix(d_c, c_dtype, m, n, 0);
+    if (!QUANT_CHECK(hum_layer_forward(layer, NULL, &ta, f->host ? &ts : NULL, &tc) == HUM_OK,
+                     "%s: forward M = %lld: %s", name, (long long)m, hum_last_error()) ||
         !QUANT_CHECK(hum_stream_synchronize(NULL) == HUM_OK &&
                          hum_memcpy_dtoh(c_codes, d_c, (size_t)((m + 1) * n) * 2) == HUM_OK,
                      "%s: M = %lld: %s", name, (long long)m, hum_last_error()))
@@ -146,7 +147,8 @@ static void check_scale_dtype(hum_layer *layer, const feed *f, hum_dtype c_dtype
                         hum_memset_d8(d_c, 0xFF, (size_t)(2 * n * 2)) == HUM_OK,
                     "buffers: %s", hum_last_error())) {
         const hum_tensor ta = gemm_test_matrix(d_a, HUM_DTYPE_FLOAT8_E4M3FN, 2, k, 0);
-        const hum_tensor ts = gemm_test_matrix(d_s, wrong, 2, f->groups, 0), tc = gemm_test_matrix(d_c, c_dtype, 2, n, 0);
+        const hum_tensor ts = gemm_test_matrix(d_s, wrong, 2, f->groups, 0),
+                         tc = gemm_test_matrix(d_c, c_dtype, 2, n, 0);
         char want[64];
         snprintf(want, sizeof want, "a_scale must be %s", hum_dtype_name(f->sdtype));
         QUANT_CHECK(hum_layer_forward(layer, NULL, &ta, &ts, &tc) == HUM_ERR_INVALID_ARG &&

@@ -81,8 +81,8 @@ static void check_weights(const kernels *k, quant_rng *rng)
             int64_t diff = 0;
             for (int64_t i = 0; i < words; i++)
                 diff += gpu[i] != cpu[i];
-            QUANT_CHECK(diff == 0, "repack uint%d a8=%d %lldx%lld: %lld of %lld words differ between GPU and CPU", bits, a8,
-                        (long long)n, (long long)kk, (long long)diff, (long long)words);
+            QUANT_CHECK(diff == 0, "repack uint%d a8=%d %lldx%lld: %lld of %lld words differ between GPU and CPU", bits,
+                        a8, (long long)n, (long long)kk, (long long)diff, (long long)words);
             hum_device_free(d_src);
             hum_device_free(d_dst);
             free(src);

@@ -100,9 +100,10 @@ static void check_sizes_and_refusals(const fixture *f)
     int64_t bytes = -1;
     /* the built-in tables sum stream-K slices through C: no partial tiles */
     QUANT_CHECK(partial_bytes(f->layer, &dev) == 0, "partial tiles in a built-in table");
-    QUANT_CHECK(hum_layer_workspace_size(f->layer, 0, &bytes) == HUM_OK && bytes == locks, "size at M 0: %lld, want %lld",
-                (long long)bytes, (long long)locks);
-    QUANT_CHECK(hum_layer_workspace_size(f->layer, 3, &bytes) == HUM_OK && bytes == locks + (3 * K * 2 + 255) / 256 * 256,
+    QUANT_CHECK(hum_layer_workspace_size(f->layer, 0, &bytes) == HUM_OK && bytes == locks,
+                "size at M 0: %lld, want %lld", (long long)bytes, (long long)locks);
+    QUANT_CHECK(hum_layer_workspace_size(f->layer, 3, &bytes) == HUM_OK &&
+                    bytes == locks + (3 * K * 2 + 255) / 256 * 256,
                 "size at M 3: %lld", (long long)bytes);
     QUANT_CHECK(hum_layer_workspace_size(f->layer, -1, &bytes) == HUM_ERR_INVALID_ARG &&
                     strstr(hum_last_error(), "max_m"),

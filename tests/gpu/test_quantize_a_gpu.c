@@ -57,7 +57,8 @@ static void run_case(const hum_kernel *kernel, const qcase *c, quant_rng *rng)
     uint8_t *q_cpu = malloc(q_bytes), *q_gpu = malloc(q_bytes), *s_cpu = malloc(s_bytes), *s_gpu = malloc(s_bytes);
     for (int64_t r = 0; r < m; r++) {
         /* row 0 zero, row 1's first group zero, others of one magnitude each across the range */
-        const int e = c->in == HUM_DTYPE_BFLOAT16 ? (int)quant_rng_below(rng, 250) - 130 : (int)quant_rng_below(rng, 30) - 14;
+        const int e =
+            c->in == HUM_DTYPE_BFLOAT16 ? (int)quant_rng_below(rng, 250) - 130 : (int)quant_rng_below(rng, 30) - 14;
         for (int64_t j = 0; j < c->lda; j++) {
             double v = quant_rng_normal(rng) * ldexp(1.0, e);
             if (r == 0 || (r == 1 && j < (grouped ? c->group : 8)) || j >= k)
@@ -137,7 +138,8 @@ static const char encoder_check[] =
     "#include \"numerics/encode.cuh\"\n"
     "extern \"C\" __global__ void encoder_check(unsigned long long *bad, unsigned *first)\n"
     "{\n"
-    "    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < (1ull << 32); i += (u64)gridDim.x * blockDim.x) {\n"
+    "    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < (1ull << 32); i += (u64)gridDim.x * blockDim.x) "
+    "{\n"
     "        const u32 b = (u32)i;\n"
     "        if ((b & 0x7FFFFFFFu) > 0x7F800000u)\n"
     "            continue;\n"

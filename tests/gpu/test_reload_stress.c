@@ -33,30 +33,31 @@ static const char *const SPECS[LAYERS] = {"n=512,k=1024,w=uint4,a=float16,group=
 /* Policy `name`: three M ranges; `alt` picks the second set of tiles, and wgmma on sm_90. */
 static void policy_text(int alt, char *out, size_t cap)
 {
-    snprintf(out, cap,
-             "local policy = require('hum.policy')\n"
-             "local mma = policy.mma_tuning\n"
-             "local function wg(bm, bk, stages)\n"
-             "  local t = mma(bm, 128, bk, bm, 16, bk, stages)\n"
-             "  t.kernel = 'wgmma'\n"
-             "  return t\n"
-             "end\n"
-             "return {\n"
-             "  name = '%s',\n"
-             "  applies = function(device) return true end,\n"
-             "  tunings = function(device, layer)\n"
-             "    if %d == 0 then\n"
-             "      return policy.ranges({ { 32, mma(16, 128, 256, 16, 32, 128, 4) },\n"
-             "                             { 256, mma(64, 128, 128, 64, 32, 64, 4) },\n"
-             "                             { math.huge, mma(128, 256, 128, 64, 64, 128, 3) } })\n"
-             "    end\n"
-             "    local hopper = device.sm == 90\n"
-             "    return policy.ranges({ { 32, mma(32, 128, 256, 32, 32, 64, 4) },\n"
-             "                           { 256, hopper and wg(64, 128, 5) or mma(32, 128, 128, 32, 32, 64, 4) },\n"
-             "                           { math.huge, hopper and wg(256, 64, 4) or mma(64, 256, 64, 64, 64, 64, 3) } })\n"
-             "  end,\n"
-             "}\n",
-             alt ? "stress-b" : "stress-a", alt);
+    snprintf(
+        out, cap,
+        "local policy = require('hum.policy')\n"
+        "local mma = policy.mma_tuning\n"
+        "local function wg(bm, bk, stages)\n"
+        "  local t = mma(bm, 128, bk, bm, 16, bk, stages)\n"
+        "  t.kernel = 'wgmma'\n"
+        "  return t\n"
+        "end\n"
+        "return {\n"
+        "  name = '%s',\n"
+        "  applies = function(device) return true end,\n"
+        "  tunings = function(device, layer)\n"
+        "    if %d == 0 then\n"
+        "      return policy.ranges({ { 32, mma(16, 128, 256, 16, 32, 128, 4) },\n"
+        "                             { 256, mma(64, 128, 128, 64, 32, 64, 4) },\n"
+        "                             { math.huge, mma(128, 256, 128, 64, 64, 128, 3) } })\n"
+        "    end\n"
+        "    local hopper = device.sm == 90\n"
+        "    return policy.ranges({ { 32, mma(32, 128, 256, 32, 32, 64, 4) },\n"
+        "                           { 256, hopper and wg(64, 128, 5) or mma(32, 128, 128, 32, 32, 64, 4) },\n"
+        "                           { math.huge, hopper and wg(256, 64, 4) or mma(64, 256, 64, 64, 64, 64, 3) } })\n"
+        "  end,\n"
+        "}\n",
+        alt ? "stress-b" : "stress-a", alt);
 }
 
 static const char *const BROKEN[2] = {

@@ -39,7 +39,8 @@ static double *run_shard(hum_runtime *rt, const hum_standard_weight *w, hum_shar
                         hum_memset_d8(d_c, 0xFF, (size_t)(m * n) * 2) == HUM_OK,
                     "%s: %s", what, hum_last_error())) {
         tc = gemm_test_matrix(d_c, HUM_DTYPE_FLOAT16, m, n, n);
-        QUANT_CHECK(hum_layer_forward(layer, NULL, &ta, NULL, &tc) == HUM_OK && hum_stream_synchronize(NULL) == HUM_OK &&
+        QUANT_CHECK(hum_layer_forward(layer, NULL, &ta, NULL, &tc) == HUM_OK &&
+                        hum_stream_synchronize(NULL) == HUM_OK &&
                         hum_memcpy_dtoh(codes, d_c, (size_t)(m * n) * 2) == HUM_OK &&
                         hum_dtype_to_float(HUM_DTYPE_FLOAT16, codes, m * n, f) == HUM_OK,
                     "%s: forward: %s", what, hum_last_error());
@@ -63,7 +64,8 @@ static void check_weight(hum_runtime *rt, quant_rng *rng, const char *name, cons
     double *got = malloc((size_t)(m * n) * sizeof *got);
     void *d_a = NULL;
     quant_fill_activations(rng, HUM_DTYPE_FLOAT16, m * k, 1.0, a_codes, a);
-    QUANT_CHECK(hum_reference_gemm(w, 0, a, m, ref) == HUM_OK && hum_device_alloc(0, (size_t)(m * k) * 2, &d_a) == HUM_OK &&
+    QUANT_CHECK(hum_reference_gemm(w, 0, a, m, ref) == HUM_OK &&
+                    hum_device_alloc(0, (size_t)(m * k) * 2, &d_a) == HUM_OK &&
                     hum_memcpy_htod(d_a, a_codes, (size_t)(m * k) * 2) == HUM_OK,
                 "%s: %s", name, hum_last_error());
     char what[160];

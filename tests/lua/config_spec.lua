@@ -34,7 +34,8 @@ describe("deployment config", function()
     { "wrong type", "log_level: info\nhot_reload: 1\n", ":2: key 'hot_reload': expected true or false, got '1'" },
     { "quoted integer", "device: '1'\n", ":1: key 'device': expected a non-negative integer" },
     { "list expected", "policy_paths: site.lua\n", ":1: key 'policy_paths': expected a list" },
-    { "bad override", "overrides:\n  moe:\n    activation: fp6\n", ":3: key 'overrides.moe.activation': unknown value 'fp6'" },
+    { "bad override", "overrides:\n  moe:\n    activation: fp6\n",
+      ":3: key 'overrides.moe.activation': unknown value 'fp6'" },
     { "unknown section", "overrides:\n  attention: {activation: e4m3}\n", ":2: unknown override section 'attention'" },
   }
   for _, case in ipairs(cases) do

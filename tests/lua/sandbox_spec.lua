@@ -121,9 +121,13 @@ require = nil
 local function check()
   local seen = {}
   if leak ~= nil or leak2 ~= nil or _G.leak ~= nil then seen[#seen + 1] = 'globals' end
-  if string.leak ~= nil or string.leak2 ~= nil or string.leak3 ~= nil or ('').leak ~= nil then seen[#seen + 1] = 'string' end
+  if string.leak ~= nil or string.leak2 ~= nil or string.leak3 ~= nil or ('').leak ~= nil then
+    seen[#seen + 1] = 'string'
+  end
   if math.pi < 3.14 or math.leak ~= nil then seen[#seen + 1] = 'math' end
-  if type(require) ~= 'function' or type(require('hum.policy').ranges) ~= 'function' then seen[#seen + 1] = 'require' end
+  if type(require) ~= 'function' or type(require('hum.policy').ranges) ~= 'function' then
+    seen[#seen + 1] = 'require'
+  end
   if #seen > 0 then error('leaked: ' .. table.concat(seen, ', ')) end
 end
 check()
@@ -159,8 +163,8 @@ check()
 
   it("the device, layer and overrides a policy gets are its own copies", function()
     policy.load({ source("/site/x.lua", file({ tunings = "device.sm = 1; layer.n = 0; overrides.moe = nil\n"
-      .. "return require('hum.policy').ranges({ { math.huge, " .. TUNING .. " } })" })) }, { ["moe.activation"] = "mxfp8" },
-      LIMITS)
+      .. "return require('hum.policy').ranges({ { math.huge, " .. TUNING .. " } })" })) },
+      { ["moe.activation"] = "mxfp8" }, LIMITS)
     local dev, layer = device(90), { n = 4096, k = 4096 }
     policy.tunings(dev, layer)
     assert.are.equal(90, dev.sm)
@@ -222,7 +226,8 @@ describe("the time limit", function()
   end)
 
   it("runs no metamethod of a returned table outside the limit", function()
-    local msg = tunings_fail(file({ tunings = "return { setmetatable({}, { __index = function() while true do end end }) }" }))
+    local msg = tunings_fail(file({
+      tunings = "return { setmetatable({}, { __index = function() while true do end end }) }" }))
     assert.matches("m_min = nil, expected 1", msg, 1, true)
   end)
 
@@ -233,7 +238,9 @@ describe("the time limit", function()
   end)
 
   it("defaults to sandbox.DEFAULT_LIMITS", function()
-    local msg = policy_error(function() policy.load({ source("/site/x.lua", file({ top = "while true do end" })) }, {}) end)
+    local msg = policy_error(function()
+      policy.load({ source("/site/x.lua", file({ top = "while true do end" })) }, {})
+    end)
     assert.matches("time limit of " .. require("hum.sandbox").DEFAULT_LIMITS.time_ms .. " ms", msg, 1, true)
   end)
 end)

@@ -89,7 +89,8 @@ describe("candidate tunings", function()
         local key = dispatch.key(t)
         assert.is_nil(seen[key], "candidate " .. c .. " of range " .. r .. " repeats another")
         seen[key] = true
-        assert.are.equal(0, tonumber(C.hum_layer_tuning_check(s.plan.config, t, nil, nil)), ffi.string(C.hum_last_error()))
+        assert.are.equal(0, tonumber(C.hum_layer_tuning_check(s.plan.config, t, nil, nil)),
+          ffi.string(C.hum_last_error()))
         -- fitting a candidate again changes nothing: the file that gives it runs it as timed
         local refit = dispatch.fit(dispatch.policy_tuning(t), s.plan.config, H200, "refit")
         assert.are.equal(key, dispatch.key(refit))
@@ -214,7 +215,8 @@ describe("the tuned policy file", function()
   end
 
   it("names the GPU, the class, the date and the times", function()
-    assert.matches("^%-%- Written by `hum tune` on NVIDIA H200 %(sm_90, 132 SMs%), %d%d%d%d%-%d%d%-%d%d %d%d:%d%d UTC", text)
+    assert.matches("^%-%- Written by `hum tune` on NVIDIA H200 %(sm_90, 132 SMs%), "
+      .. "%d%d%d%d%-%d%d%-%d%d %d%d:%d%d UTC", text)
     assert.matches("n=8192,k=8192,w=uint4,a=float16,group=128", text, 1, true)
     assert.matches("--   M 1..16: M=1 10.00 -> 5.00, M=16 10.00 -> 5.00: ", text, 1, true)
     assert.matches("nothing beat the table's", text, 1, true)

@@ -110,11 +110,12 @@ int fx_write_ct(const char *dir, const char *layer, const fx_ct *w)
         "          \"num_bits\": %d,\n          \"observer\": \"minmax\",\n          \"observer_kwargs\": {},\n"
         "          \"strategy\": \"%s\",\n          \"symmetric\": %s,\n          \"type\": \"%s\"\n        }\n"
         "      }\n    },\n    \"format\": \"%s\",\n    \"global_compression_ratio\": null,\n"
-        "    \"ignore\": [\"lm_head\"],\n    \"kv_cache_scheme\": null,\n    \"quant_method\": \"compressed-tensors\",\n"
+        "    \"ignore\": [\"lm_head\"],\n    \"kv_cache_scheme\": null,\n    \"quant_method\": "
+        "\"compressed-tensors\",\n"
         "    \"quantization_status\": \"compressed\",\n    \"sparsity_config\": {},\n    \"transform_config\": {},\n"
         "    \"version\": \"%s\"\n  }\n}\n",
-        w->format, w->input_activations ? w->input_activations : "null", w->actorder ? "\"group\"" : "null", strcmp(w->strategy, "block") == 0 ? block : "null",
-        w->group_size > 0 ? gs : "null", w->bits, w->strategy, w->sym ? "true" : "false", w->type, w->format,
-        w->version);
+        w->format, w->input_activations ? w->input_activations : "null", w->actorder ? "\"group\"" : "null",
+        strcmp(w->strategy, "block") == 0 ? block : "null", w->group_size > 0 ? gs : "null", w->bits, w->strategy,
+        w->sym ? "true" : "false", w->type, w->format, w->version);
     return rc;
 }

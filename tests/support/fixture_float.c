@@ -37,12 +37,13 @@ int fx_write_modelopt(const char *dir, const char *layer, const fx_modelopt *w)
     }
     fx_add(&f, fx_name(layer, "input_scale"), "F32", &input_scale, 0);
     int rc = fx_flush(&f, dir, "model.safetensors");
-    rc |= fx_write_json(dir, "hf_quant_config.json",
-                        "{\n    \"producer\": {\n        \"name\": \"modelopt\",\n        \"version\": \"0.29.0\"\n    },\n"
-                        "    \"quantization\": {\n        \"quant_algo\": \"%s\",\n        \"kv_cache_quant_algo\": null,\n"
-                        "        \"group_size\": %lld,\n        \"exclude_modules\": [\n            \"lm_head\"\n        ]\n"
-                        "    }\n}\n",
-                        w->algo, (long long)w->group_size);
+    rc |= fx_write_json(
+        dir, "hf_quant_config.json",
+        "{\n    \"producer\": {\n        \"name\": \"modelopt\",\n        \"version\": \"0.29.0\"\n    },\n"
+        "    \"quantization\": {\n        \"quant_algo\": \"%s\",\n        \"kv_cache_quant_algo\": null,\n"
+        "        \"group_size\": %lld,\n        \"exclude_modules\": [\n            \"lm_head\"\n        ]\n"
+        "    }\n}\n",
+        w->algo, (long long)w->group_size);
     rc |= fx_write_json(dir, "config.json",
                         "{\"architectures\": [\"LlamaForCausalLM\"], \"torch_dtype\": \"bfloat16\", "
                         "\"quantization_config\": {\"quant_method\": \"modelopt\", \"quant_algo\": \"%s\", "

@@ -10,7 +10,8 @@ int fx_write_gptq(const char *dir, const char *layer, const fx_gptq *w)
     int b = w->bits;
     int64_t n = w->n, k = w->k, gs = w->group_size > 0 ? w->group_size : k, g = (k + gs - 1) / gs;
     int64_t kw = k * b / 32, nw = n * b / 32;
-    uint32_t *qweight = calloc((size_t)(kw * n), 4), *qzeros = calloc((size_t)(g * nw), 4), *col = calloc((size_t)kw + 1, 4);
+    uint32_t *qweight = calloc((size_t)(kw * n), 4), *qzeros = calloc((size_t)(g * nw), 4),
+             *col = calloc((size_t)kw + 1, 4);
     uint8_t *vals = malloc((size_t)(k > n ? k : n));
     /* qweight: for each output column n, the K codes as one stream down dim 0. */
     for (int64_t c = 0; c < n; c++) {

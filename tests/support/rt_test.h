@@ -17,7 +17,8 @@ int rt_check_at(int ok, const char *file, int line, const char *expr, const char
 
 /* Checks that `got` is `want` and that hum_last_error() contains every NULL-terminated
  * substring that follows; `what` names the case in the report. */
-#define RT_EXPECT_ERROR(got, want, what, ...) rt_expect_error_at(__FILE__, __LINE__, what, got, want, __VA_ARGS__, (const char *)0)
+#define RT_EXPECT_ERROR(got, want, what, ...)                                                                          \
+    rt_expect_error_at(__FILE__, __LINE__, what, got, want, __VA_ARGS__, (const char *)0)
 int rt_expect_error_at(const char *file, int line, const char *what, hum_status got, hum_status want, ...);
 
 /* Exit status for main: 0 when no check failed, 1 otherwise (prints the count). */

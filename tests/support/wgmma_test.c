@@ -16,7 +16,8 @@ const char *const WGMMA_TEST_POLICY =
     "  tunings = function(device, layer)\n"
     "    return require('hum.policy').ranges({ { 8, t(16, 256, 32, 128, 6) }, { 32, t(32, 128, 16, 256, 5) },\n"
     "                                          { 64, t(64, 128, 16, 128, 5) }, { 100, t(128, 128, 16, 128, 4) },\n"
-    "                                          { 128, t(128, 256, 32, 64, 4) }, { math.huge, t(256, 128, 16, 64, 4) } })\n"
+    "                                          { 128, t(128, 256, 32, 64, 4) }, { math.huge, t(256, 128, 16, 64, 4) } "
+    "})\n"
     "  end,\n"
     "}\n";
 

@@ -158,23 +158,21 @@ const char *hum_runtime_config_path(const hum_runtime *rt);
  * Re-reads every policy layer, and the config file's overrides (its other keys hold for the
  * runtime's life), then re-plans every prepared layer of the runtime with the new
  * policies (for the activation type its weights were prepared for: a changed activation
- * override applies to layers prepared afterwards), compiles the kernels its new dispatch table needs (in parallel, through the kernel
- * cache: only new variants run NVRTC) and swaps each layer's table in with one atomic pointer
- * store. Forwards running meanwhile, on any thread or stream, are never blocked: each keeps the
- * table it started with, and a replaced table's kernels are unloaded only once no forward holds
- * it and the GPU has run every launch made with it (the call waits for that: it synchronises
- * the device context after the swap, so it must not run while another thread captures a CUDA
- * graph in global capture mode). A CUDA graph captured before the reload holds launches of the
- * replaced kernels: capture it again afterwards. All-or-nothing: when a file is rejected
- * (HUM_ERR_POLICY or HUM_ERR_IO, with file:line; HUM_ERR_CONFIG for the config file) or any
- * layer fails to re-plan, compile or load
- * (HUM_ERR_UNSUPPORTED naming the rule, HUM_ERR_COMPILE, HUM_ERR_CUDA, with the layer's N and
- * K), the policies and every table in force stay exactly as they were. With `hot_reload: true`
- * in the config the runtime does the same by itself when a policy file or directory, or the
- * config file, changes,
- * checked (one stat per file) each time it enters Lua (layer preparation, checkpoint loading)
- * and every 500 ms on a thread of its own. Not from Lua code running on this runtime
- * (HUM_ERR_INTERNAL).
+ * override applies to layers prepared afterwards), compiles the kernels its new dispatch table
+ * needs (in parallel, through the kernel cache: only new variants run NVRTC) and swaps each layer's
+ * table in with one atomic pointer store. Forwards running meanwhile, on any thread or stream, are
+ * never blocked: each keeps the table it started with, and a replaced table's kernels are unloaded
+ * only once no forward holds it and the GPU has run every launch made with it (the call waits for
+ * that: it synchronises the device context after the swap, so it must not run while another thread
+ * captures a CUDA graph in global capture mode). A CUDA graph captured before the reload holds
+ * launches of the replaced kernels: capture it again afterwards. All-or-nothing: when a file is
+ * rejected (HUM_ERR_POLICY or HUM_ERR_IO, with file:line; HUM_ERR_CONFIG for the config file) or
+ * any layer fails to re-plan, compile or load (HUM_ERR_UNSUPPORTED naming the rule,
+ * HUM_ERR_COMPILE, HUM_ERR_CUDA, with the layer's N and K), the policies and every table in force
+ * stay exactly as they were. With `hot_reload: true` in the config the runtime does the same by
+ * itself when a policy file or directory, or the config file, changes, checked (one stat per file)
+ * each time it enters Lua (layer preparation, checkpoint loading) and every 500 ms on a thread of
+ * its own. Not from Lua code running on this runtime (HUM_ERR_INTERNAL).
  */
 hum_status hum_runtime_reload_policies(hum_runtime *rt);
 /* Number of policy files in force, and the origin of file i in layering order (0 first):
@@ -796,10 +794,11 @@ hum_status hum_layer_describe(const hum_layer *layer, hum_layer_dispatch *out);
  * per-expert biases added inside each GEMM (gpt-oss).
  * Lifecycle, as for a dense layer: hum_moe_from_standard or hum_moe_from_safetensors (host
  * only) -> hum_moe_prepare -> hum_moe_workspace_size and hum_workspace_create (the host's memory
- * or hum's) -> hum_moe_forward, any number of times -> hum_moe_destroy. A forward runs five steps on the host's stream: the routing layout of the
- * M * top_k slots (kernels/moe/align.cu), the experts' gate/up GEMM on the rows routed to them,
- * the activation (kernels/moe/act.cu), the down GEMM, and the combine of each token's top_k
- * rows with the router weights in float32 (kernels/moe/combine.cu).
+ * or hum's) -> hum_moe_forward, any number of times -> hum_moe_destroy. A forward runs five steps
+ * on the host's stream: the routing layout of the M * top_k slots (kernels/moe/align.cu), the
+ * experts' gate/up GEMM on the rows routed to them, the activation (kernels/moe/act.cu), the down
+ * GEMM, and the combine of each token's top_k rows with the router weights in float32
+ * (kernels/moe/combine.cu).
  */
 typedef struct hum_moe hum_moe;
 

@@ -84,7 +84,8 @@ hum_status hum_device_query(int32_t ordinal, hum_device_info *out)
                                  attributes[i].name)) != HUM_OK)
             return hum_fail_context(st, "querying device %d", ordinal);
     size_t total = 0;
-    if ((st = hum_cuda_check(cu->cuDeviceGetName(info.name, (int)sizeof info.name, dev), "cuDeviceGetName")) != HUM_OK ||
+    if ((st = hum_cuda_check(cu->cuDeviceGetName(info.name, (int)sizeof info.name, dev), "cuDeviceGetName")) !=
+            HUM_OK ||
         (st = hum_cuda_check(cu->cuDeviceTotalMem(&total, dev), "cuDeviceTotalMem")) != HUM_OK)
         return hum_fail_context(st, "querying device %d", ordinal);
     info.sm_major = values[0];
@@ -103,7 +104,8 @@ hum_status hum_device_activate(int32_t ordinal, CUcontext *ctx)
     hum_status st = hum_cuda_load(&cu);
     if (st != HUM_OK)
         return st;
-    CUcontext c = ordinal >= 0 && ordinal < MAX_DEVICES ? atomic_load_explicit(&contexts[ordinal], memory_order_acquire) : NULL;
+    CUcontext c =
+        ordinal >= 0 && ordinal < MAX_DEVICES ? atomic_load_explicit(&contexts[ordinal], memory_order_acquire) : NULL;
     if (!c) {
         CUdevice dev;
         if ((st = device_handle(cu, ordinal, &dev)) != HUM_OK)

@@ -41,10 +41,11 @@ hum_status hum_kernel_load(int32_t device_ordinal, const hum_jit_result *compile
     if ((st = hum_device_query(device_ordinal, &info)) != HUM_OK)
         return st;
     if (dynamic_smem_bytes > info.max_smem_per_block_optin)
-        return hum_fail(HUM_ERR_INVALID_ARG,
-                        "kernel %s: %d bytes of dynamic shared memory requested; device %d (%s) allows at most %lld per block",
-                        compiled->lowered_name, dynamic_smem_bytes, device_ordinal, info.name,
-                        (long long)info.max_smem_per_block_optin);
+        return hum_fail(
+            HUM_ERR_INVALID_ARG,
+            "kernel %s: %d bytes of dynamic shared memory requested; device %d (%s) allows at most %lld per block",
+            compiled->lowered_name, dynamic_smem_bytes, device_ordinal, info.name,
+            (long long)info.max_smem_per_block_optin);
     const hum_cuda_api *cu = hum_cuda();
     hum_kernel *k = calloc(1, sizeof *k);
     if (!k)
@@ -95,8 +96,9 @@ hum_status hum_kernel_launch(const hum_kernel *k, const hum_launch_config *cfg, 
     uint32_t block[3] = {cfg->block[0], at_least_one(cfg->block[1]), at_least_one(cfg->block[2])};
     uint32_t cluster[3] = {at_least_one(cfg->cluster[0]), at_least_one(cfg->cluster[1]), at_least_one(cfg->cluster[2])};
     if (grid[0] == 0 || block[0] == 0)
-        return hum_fail(HUM_ERR_INVALID_ARG, "launching %s: grid %ux%ux%u, block %ux%ux%u: expected at least one of each",
-                        k->name, cfg->grid[0], cfg->grid[1], cfg->grid[2], cfg->block[0], cfg->block[1], cfg->block[2]);
+        return hum_fail(HUM_ERR_INVALID_ARG,
+                        "launching %s: grid %ux%ux%u, block %ux%ux%u: expected at least one of each", k->name,
+                        cfg->grid[0], cfg->grid[1], cfg->grid[2], cfg->block[0], cfg->block[1], cfg->block[2]);
     if ((uint64_t)block[0] * block[1] * block[2] > 1024)
         return hum_fail(HUM_ERR_INVALID_ARG, "launching %s: block %ux%ux%u has more than 1024 threads", k->name,
                         block[0], block[1], block[2]);
@@ -106,8 +108,9 @@ hum_status hum_kernel_launch(const hum_kernel *k, const hum_launch_config *cfg, 
                         k->name, cfg->dynamic_smem_bytes, k->dynamic_smem_bytes);
     int clustered = cluster[0] * cluster[1] * cluster[2] > 1;
     if (clustered && k->sm_major < 9)
-        return hum_fail(HUM_ERR_INVALID_ARG, "launching %s: thread-block clusters need sm_90 or newer, device %d is sm_%d",
-                        k->name, k->ordinal, k->sm_major * 10);
+        return hum_fail(HUM_ERR_INVALID_ARG,
+                        "launching %s: thread-block clusters need sm_90 or newer, device %d is sm_%d", k->name,
+                        k->ordinal, k->sm_major * 10);
     for (int i = 0; clustered && i < 3; i++)
         if (grid[i] % cluster[i] != 0)
             return hum_fail(HUM_ERR_INVALID_ARG, "launching %s: grid %ux%ux%u is not a multiple of cluster %ux%ux%u",

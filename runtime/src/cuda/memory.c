@@ -49,8 +49,8 @@ hum_status hum_memcpy_htod(void *dst, const void *src, size_t bytes)
     if (!src)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_memcpy_htod: host source is NULL");
     hum_status st = hum_device_bind_pointer(dst, "hum_memcpy_htod: device destination");
-    return finish(st == HUM_OK ? hum_cuda_check(hum_cuda()->cuMemcpyHtoD(device_address(dst), src, bytes), "cuMemcpyHtoD")
-                               : st);
+    return finish(
+        st == HUM_OK ? hum_cuda_check(hum_cuda()->cuMemcpyHtoD(device_address(dst), src, bytes), "cuMemcpyHtoD") : st);
 }
 
 hum_status hum_memcpy_dtoh(void *dst, const void *src, size_t bytes)

@@ -51,10 +51,11 @@ static hum_status verify(const uint32_t *values, const float *halves, uint32_t n
     }
     if (!wrong)
         return HUM_OK;
-    return hum_fail(HUM_ERR_INTERNAL,
-                    "self-check on %s: %lld of %u elements wrong; first: element %lld is (0x%08x, %g), expected (0x%08x, %g)",
-                    where, (long long)wrong, n, (long long)first, values[first], halves[first],
-                    selfcheck_value((uint32_t)first, seed), (float)(first % 2048) * 0.5f);
+    return hum_fail(
+        HUM_ERR_INTERNAL,
+        "self-check on %s: %lld of %u elements wrong; first: element %lld is (0x%08x, %g), expected (0x%08x, %g)",
+        where, (long long)wrong, n, (long long)first, values[first], halves[first],
+        selfcheck_value((uint32_t)first, seed), (float)(first % 2048) * 0.5f);
 }
 
 hum_status hum_selfcheck_run(int32_t ordinal, const char *cache_dir, uint32_t seed, hum_selfcheck_report *out)
@@ -91,12 +92,14 @@ hum_status hum_selfcheck_run(int32_t ordinal, const char *cache_dir, uint32_t se
         (st = hum_device_alloc(ordinal, bytes, &d_values)) != HUM_OK ||
         (st = hum_device_alloc(ordinal, bytes, &d_halves)) != HUM_OK ||
         /* Poisoned, so that an element the kernel skips cannot pass by accident. */
-        (st = hum_memset_d8(d_values, 0xA5, bytes)) != HUM_OK || (st = hum_memset_d8(d_halves, 0xFF, bytes)) != HUM_OK ||
+        (st = hum_memset_d8(d_values, 0xA5, bytes)) != HUM_OK ||
+        (st = hum_memset_d8(d_halves, 0xFF, bytes)) != HUM_OK ||
         (st = hum_cuda_check(cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate")) != HUM_OK)
         goto done;
     uint32_t count = n;
     void *args[] = {&d_values, &d_halves, &count};
-    hum_launch_config launch = {.grid = {grid}, .block = {SELFCHECK_BLOCK}, .dynamic_smem_bytes = smem, .stream = stream};
+    hum_launch_config launch = {
+        .grid = {grid}, .block = {SELFCHECK_BLOCK}, .dynamic_smem_bytes = smem, .stream = stream};
     if ((st = hum_kernel_launch(kernel, &launch, args)) != HUM_OK || (st = hum_stream_synchronize(stream)) != HUM_OK ||
         (st = hum_memcpy_dtoh(values, d_values, bytes)) != HUM_OK ||
         (st = hum_memcpy_dtoh(halves, d_halves, bytes)) != HUM_OK)

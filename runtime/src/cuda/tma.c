@@ -48,10 +48,10 @@ hum_status hum_tma_encode_2d(const hum_tma_2d *d, hum_tensor_map *out)
         return hum_fail(HUM_ERR_INVALID_ARG, "TMA map: extent %llu x %llu: each must be 1..2^32",
                         (unsigned long long)d->rows, (unsigned long long)d->cols);
     if (d->row_stride_bytes % 16 != 0 || d->row_stride_bytes < d->cols * elem || d->row_stride_bytes >= (1ull << 40))
-        return hum_fail(HUM_ERR_INVALID_ARG,
-                        "TMA map: row stride %llu bytes: expected a multiple of 16, at least cols * %llu = %llu, below 2^40",
-                        (unsigned long long)d->row_stride_bytes, (unsigned long long)elem,
-                        (unsigned long long)(d->cols * elem));
+        return hum_fail(
+            HUM_ERR_INVALID_ARG,
+            "TMA map: row stride %llu bytes: expected a multiple of 16, at least cols * %llu = %llu, below 2^40",
+            (unsigned long long)d->row_stride_bytes, (unsigned long long)elem, (unsigned long long)(d->cols * elem));
     if (d->box_rows == 0 || d->box_cols == 0 || d->box_rows > 256 || d->box_cols > 256)
         return hum_fail(HUM_ERR_INVALID_ARG, "TMA map: box %u x %u: each must be 1..256", d->box_rows, d->box_cols);
     uint64_t box_row_bytes = d->box_cols * elem;

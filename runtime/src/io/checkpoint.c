@@ -31,7 +31,10 @@ struct hum_checkpoint {
     char *configs[NUM_CONFIGS];
 };
 
-static int by_name(const void *a, const void *b) { return strcmp(((const ck_entry *)a)->name, ((const ck_entry *)b)->name); }
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const ck_entry *)a)->name, ((const ck_entry *)b)->name);
+}
 static int by_string(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* dir + "/" + name, malloc'ed; NULL when out of memory. */
@@ -128,7 +131,8 @@ static hum_status open_indexed(hum_checkpoint *c, const char *index_path, const 
     int n = cJSON_GetArraySize(map);
     char **shards = NULL;
     if (!cJSON_IsObject(map) || n == 0)
-        s = hum_fail(HUM_ERR_FORMAT, "%s: \"weight_map\" must be a non-empty object of tensor -> shard file", index_path);
+        s = hum_fail(HUM_ERR_FORMAT, "%s: \"weight_map\" must be a non-empty object of tensor -> shard file",
+                     index_path);
     else if (!(shards = calloc((size_t)n, sizeof *shards)))
         s = hum_fail(HUM_ERR_OUT_OF_MEMORY, "%s: out of memory", index_path);
     int i = 0;
@@ -209,7 +213,8 @@ static hum_status build_index(hum_checkpoint *c)
             hum_safetensors_tensor a, b;
             hum_safetensors_get(c->files[c->entries[i - 1].file], c->entries[i - 1].index, &a);
             hum_safetensors_get(c->files[c->entries[i].file], c->entries[i].index, &b);
-            return hum_fail(HUM_ERR_FORMAT, "%s: tensor \"%s\" is in both %s and %s", c->path, hum_printable(a.name), a.file, b.file);
+            return hum_fail(HUM_ERR_FORMAT, "%s: tensor \"%s\" is in both %s and %s", c->path, hum_printable(a.name),
+                            a.file, b.file);
         }
     return HUM_OK;
 }

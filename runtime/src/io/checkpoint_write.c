@@ -69,7 +69,10 @@ static void free_file(out_file *f)
 
 static int32_t bits_of(const hum_standard_weight *w) { return (int32_t)(w->weight_dtype & 0xFF); }
 
-static int64_t group_of(const hum_standard_weight *w) { return w->scale_type == HUM_SCALE_CHANNEL ? w->k : w->group_size; }
+static int64_t group_of(const hum_standard_weight *w)
+{
+    return w->scale_type == HUM_SCALE_CHANNEL ? w->k : w->group_size;
+}
 
 /* Why `w` cannot be written in `fmt`, or NULL. */
 static const char *unwritable(const hum_standard_weight *w, out_format fmt)
@@ -303,7 +306,8 @@ static hum_status write_text(staged *st, int i, const char *text)
         ok = 0;
         err = errno;
     }
-    return ok ? HUM_OK : hum_fail(HUM_ERR_IO, "%s: cannot write (through %s): %s", st->path[i], st->tmp[i], strerror(err));
+    return ok ? HUM_OK
+              : hum_fail(HUM_ERR_IO, "%s: cannot write (through %s): %s", st->path[i], st->tmp[i], strerror(err));
 }
 
 /* The text of one config file; HUM_ERR_INVALID_ARG when it does not fit (a truncated file would
@@ -316,8 +320,8 @@ static hum_status format_config(char *text, size_t cap, const char *name, const 
     int n = vsnprintf(text, cap, fmt, ap);
     va_end(ap);
     if (n < 0 || (size_t)n >= cap)
-        return hum_fail(HUM_ERR_INVALID_ARG, "writing %s: its text does not fit %zu bytes (architecture name too long?)",
-                        name, cap - 1);
+        return hum_fail(HUM_ERR_INVALID_ARG,
+                        "writing %s: its text does not fit %zu bytes (architecture name too long?)", name, cap - 1);
     return HUM_OK;
 }
 
@@ -330,11 +334,12 @@ static hum_status write_configs(staged *st, const hum_standard_weight *w0, int a
     char text[2048];
     hum_status s;
     if (fmt == FMT_AWQ) {
-        s = format_config(text, sizeof text, st->path[OUT_CONFIG],
-                          "{\n  \"architectures\": [\"%s\"],\n  \"torch_dtype\": \"%s\",\n  \"quantization_config\": {\n"
-                          "    \"bits\": 4,\n    \"group_size\": %lld,\n    \"modules_to_not_convert\": null,\n"
-                          "    \"quant_method\": \"awq\",\n    \"version\": \"gemm\",\n    \"zero_point\": true\n  }\n}\n",
-                          arch, dtype, gs);
+        s = format_config(
+            text, sizeof text, st->path[OUT_CONFIG],
+            "{\n  \"architectures\": [\"%s\"],\n  \"torch_dtype\": \"%s\",\n  \"quantization_config\": {\n"
+            "    \"bits\": 4,\n    \"group_size\": %lld,\n    \"modules_to_not_convert\": null,\n"
+            "    \"quant_method\": \"awq\",\n    \"version\": \"gemm\",\n    \"zero_point\": true\n  }\n}\n",
+            arch, dtype, gs);
         return s == HUM_OK ? write_text(st, OUT_CONFIG, text) : s;
     }
     const char *cf = opts && opts->gptq_v2 ? "gptq_v2" : "gptq";

@@ -124,11 +124,11 @@ static hum_status parse_entry(const hum_safetensors *st, const cJSON *item, st_e
         return hum_fail(HUM_ERR_FORMAT, "%s: tensor \"%s\": data_offsets end %llu is before begin %llu", st->path,
                         name, (unsigned long long)e->end, (unsigned long long)e->begin);
     if (e->end - e->begin != total_bits / 8)
-        return hum_fail(HUM_ERR_FORMAT,
-                        "%s: tensor \"%s\": data_offsets [%llu, %llu) hold %llu bytes but %llu elements of %s need %llu",
-                        st->path, name, (unsigned long long)e->begin, (unsigned long long)e->end,
-                        (unsigned long long)(e->end - e->begin), (unsigned long long)numel, e->dtype_name,
-                        (unsigned long long)(total_bits / 8));
+        return hum_fail(
+            HUM_ERR_FORMAT,
+            "%s: tensor \"%s\": data_offsets [%llu, %llu) hold %llu bytes but %llu elements of %s need %llu", st->path,
+            name, (unsigned long long)e->begin, (unsigned long long)e->end, (unsigned long long)(e->end - e->begin),
+            (unsigned long long)numel, e->dtype_name, (unsigned long long)(total_bits / 8));
     return HUM_OK;
 }
 
@@ -155,8 +155,9 @@ static hum_status check_layout(const hum_safetensors *st, uint64_t buffer_len)
                          st->path, hum_printable(order[i]->name), (unsigned long long)order[i]->begin,
                          (unsigned long long)order[i]->end, hum_printable(order[i - 1]->name), (unsigned long long)at);
         else if (order[i]->begin > at)
-            s = hum_fail(HUM_ERR_FORMAT, "%s: %llu unindexed bytes before tensor \"%s\" (the buffer must be fully indexed)",
-                         st->path, (unsigned long long)(order[i]->begin - at), hum_printable(order[i]->name));
+            s = hum_fail(HUM_ERR_FORMAT,
+                         "%s: %llu unindexed bytes before tensor \"%s\" (the buffer must be fully indexed)", st->path,
+                         (unsigned long long)(order[i]->begin - at), hum_printable(order[i]->name));
         at = order[i]->end;
     }
     free(order);
@@ -288,8 +289,9 @@ hum_status hum_safetensors_open(const char *path, hum_safetensors **out)
             s = hum_fail(HUM_ERR_FORMAT, "%s: header length %llu exceeds the limit of %llu bytes", path,
                          (unsigned long long)n, (unsigned long long)max_header_bytes);
         else if (n > room)
-            s = hum_fail(HUM_ERR_FORMAT, "%s: header length %llu is larger than the file allows (%llu bytes after the length)",
-                         path, (unsigned long long)n, (unsigned long long)room);
+            s = hum_fail(HUM_ERR_FORMAT,
+                         "%s: header length %llu is larger than the file allows (%llu bytes after the length)", path,
+                         (unsigned long long)n, (unsigned long long)room);
         else {
             st->buffer = m + 8 + n;
             s = parse_header(st, (const char *)m + 8, (size_t)n, room - n);

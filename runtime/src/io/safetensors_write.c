@@ -27,7 +27,10 @@ static int by_alignment(const void *a, const void *b)
     return strcmp(x->t->name, y->t->name);
 }
 
-static int by_name(const void *a, const void *b) { return strcmp(((const planned *)a)->t->name, ((const planned *)b)->t->name); }
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const planned *)a)->t->name, ((const planned *)b)->t->name);
+}
 
 static hum_status plan_tensor(const char *path, const hum_safetensors_tensor *t, planned *p)
 {

@@ -27,7 +27,8 @@ static hum_status check_request(const hum_jit_request *req)
     if (!req)
         return hum_fail(HUM_ERR_INVALID_ARG, "JIT request is NULL");
     if (!req->source || !*req->source)
-        return hum_fail(HUM_ERR_INVALID_ARG, "JIT request: source is empty (expected a path like kernels/gemm/gemm_mma.cu)");
+        return hum_fail(HUM_ERR_INVALID_ARG,
+                        "JIT request: source is empty (expected a path like kernels/gemm/gemm_mma.cu)");
     if (!req->kernel_name || !*req->kernel_name)
         return hum_fail(HUM_ERR_INVALID_ARG, "JIT request for %s: kernel_name is empty", req->source);
     hum_status st = hum_arch_check(req->arch);
@@ -100,7 +101,8 @@ static hum_status report_compile_error(const char *dir, const char *keyhex, cons
          * would read the buffer while vsnprintf overwrites it (undefined, garbled text). */
         char why[512];
         snprintf(why, sizeof why, "%s", hum_last_error());
-        return hum_fail(HUM_ERR_COMPILE, "compiling %s (kernel '%s') for %s failed: %s%s%s%s; the NVRTC log could not be saved (%s)",
+        return hum_fail(HUM_ERR_COMPILE,
+                        "compiling %s (kernel '%s') for %s failed: %s%s%s%s; the NVRTC log could not be saved (%s)",
                         req->source, req->kernel_name, req->arch, reason, first[0] ? ": " : "", first, overrides, why);
     }
     return hum_fail(HUM_ERR_COMPILE, "compiling %s (kernel '%s') for %s failed: %s%s%s%s; NVRTC log: %s%s", req->source,

@@ -107,8 +107,9 @@ static hum_status collect(hum_jit_sources *s, const hum_jit_request *req, const 
                 st = collect(s, req, constants_name, req->constants, strlen(req->constants), depth + 1);
         } else {
             if (name[0] == '/' || strstr(name, "..")) {
-                hum_status bad = hum_fail(HUM_ERR_INVALID_ARG,
-                                          "%s includes \"%s\": kernel headers are named relative to kernels/", from, name);
+                hum_status bad =
+                    hum_fail(HUM_ERR_INVALID_ARG, "%s includes \"%s\": kernel headers are named relative to kernels/",
+                             from, name);
                 free(name);
                 return bad;
             }

@@ -64,7 +64,8 @@ hum_status hum_expert_gemm_block_m(hum_layer *gemm, hum_workspace *ws, const hum
     if (!block_m)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_expert_gemm_block_m: NULL block_m");
     const hum_dispatch_table *t = hum_hazard_pin(&ws->slot, &gemm->table);
-    *block_m = hum_dispatch_entry_for(t, hum_expert_gemm_rows(&t->plan.config, gemm->gemm_type, r->m, r->top_k))->block_m;
+    const int64_t rows = hum_expert_gemm_rows(&t->plan.config, gemm->gemm_type, r->m, r->top_k);
+    *block_m = hum_dispatch_entry_for(t, rows)->block_m;
     hum_hazard_unpin(&ws->slot);
     return HUM_OK;
 }

@@ -166,8 +166,8 @@ hum_status hum_gemm_variant_check(const hum_gemm_variant *v, const char *arch)
     if ((st = hum_gemm_kernel_takes(t->kernel, c, v->compute, arch)) != HUM_OK)
         return st;
     const int32_t type = v->compute->gemm_type;
-    RULE(HUM_ERR_UNSUPPORTED, type >= HUM_GEMM_DENSE && type <= HUM_GEMM_MOE_GROUPED_MASKED, "GEMM type %d: no such type",
-         type);
+    RULE(HUM_ERR_UNSUPPORTED, type >= HUM_GEMM_DENSE && type <= HUM_GEMM_MOE_GROUPED_MASKED,
+         "GEMM type %d: no such type", type);
     RULE(HUM_ERR_UNSUPPORTED, (type == HUM_GEMM_DENSE) == (c->num_experts == 0),
          "GEMM type %s with %lld experts: the dense type has none, the MoE types at least one", gemm_type_name(type),
          (long long)c->num_experts);

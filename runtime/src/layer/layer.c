@@ -70,7 +70,8 @@ hum_status hum_layer_from_standard(hum_runtime *rt, const hum_standard_weight *w
     if (out)
         *out = NULL;
     if (!rt || !w || !out)
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_from_standard: NULL %s", !rt ? "runtime" : !w ? "weight" : "out");
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_from_standard: NULL %s",
+                        !rt ? "runtime" : !w ? "weight" : "out");
     return layer_create(rt, (hum_standard_weight *)w, 0, opts, HUM_GEMM_DENSE, "hum_layer_from_standard", out);
 }
 

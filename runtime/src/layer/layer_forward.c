@@ -110,11 +110,11 @@ static hum_status launch_gemm(const hum_layer *layer, const hum_dispatch_table *
     const hum_layer_buffers *b = &layer->buf;
     /* k_perm stays NULL: an act-order A arrives permuted (launch_permute) */
     hum_gemm_args args = {.a = a, .a_scale = a_scale, .lda = lda, .a_scale_ld = a_scale_ld, .b = b->weight,
-                          .b_scale = b->scale, .zero = b->zero, .bias = b->bias, .col_scale = b->col_scale, .c = c, .ldc = ldc, .m = (int)m,
-                          .out_factor = layer->out_factor};
+                          .b_scale = b->scale, .zero = b->zero, .bias = b->bias, .col_scale = b->col_scale, .c = c,
+                          .ldc = ldc, .m = (int)m, .out_factor = layer->out_factor};
     hum_status st;
-    if (e->family->bind &&
-        (st = e->family->bind(&ws->bind, layer->plan.config.a_dtype, layer->plan.config.k, e->block_m, &args)) != HUM_OK)
+    if (e->family->bind && (st = e->family->bind(&ws->bind, layer->plan.config.a_dtype, layer->plan.config.k,
+                                                 e->block_m, &args)) != HUM_OK)
         return hum_fail_context(st, "hum_layer_forward");
     return hum_gemm_launch(e, ws, stream, &args, partials, (m + e->block_m - 1) / e->block_m, after_permute);
 }
@@ -166,7 +166,8 @@ hum_status hum_layer_forward_ws(hum_layer *layer, hum_workspace *ws, struct CUst
     if (!layer->prepared)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: the layer is not prepared (hum_layer_prepare)");
     if (layer->gemm_type != HUM_GEMM_DENSE)
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: the layer is an expert GEMM (hum_expert_gemm_forward)");
+        return hum_fail(HUM_ERR_INVALID_ARG,
+                        "hum_layer_forward: the layer is an expert GEMM (hum_expert_gemm_forward)");
     const hum_layer_config *cfg = &layer->plan.config;
     int64_t lda = 0, ldc = 0, a_scale_ld = 0;
     /* a layer of 8-bit A takes the host's 16-bit A too, and quantizes it itself */
@@ -232,15 +233,15 @@ hum_status hum_layer_forward_ws(hum_layer *layer, hum_workspace *ws, struct CUst
                                  q.scales ? q.groups : 0, (uint16_t *)c->data + r * ldc, ldc, part, 1);
         }
     } else if (!cfg->act_order) {
-        st = launch_gemm(layer, t, ws, partials, stream, a->data, lda, a_scale ? a_scale->data : NULL, a_scale_ld, c->data, ldc,
-                         m, 0);
+        st = launch_gemm(layer, t, ws, partials, stream, a->data, lda, a_scale ? a_scale->data : NULL, a_scale_ld,
+                         c->data, ldc, m, 0);
     } else {
         for (int64_t r = 0; st == HUM_OK && r < m; r += rows) {
             const int64_t part = m - r < rows ? m - r : rows;
             st = launch_permute(layer, area, stream, (const uint16_t *)a->data + r * lda, lda, part);
             if (st == HUM_OK)
-                st = launch_gemm(layer, t, ws, partials, stream, area, cfg->k, NULL, 0, (uint16_t *)c->data + r * ldc, ldc,
-                                 part, 1);
+                st = launch_gemm(layer, t, ws, partials, stream, area, cfg->k, NULL, 0, (uint16_t *)c->data + r * ldc,
+                                 ldc, part, 1);
         }
     }
     hum_hazard_unpin(&ws->slot);

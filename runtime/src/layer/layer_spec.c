@@ -252,12 +252,13 @@ hum_status hum_layer_spec_check(const hum_layer_spec *s)
         (grouped ? s->group_size < 1 : s->group_size != 0) || s->group_size > SPEC_MAX_DIM ||
         (block ? s->group_size_n < 1 || s->group_size_n > SPEC_MAX_DIM || s->scale_dtype != HUM_DTYPE_FLOAT32
                : s->group_size_n != 0))
-        return hum_fail(HUM_ERR_INVALID_ARG,
-                        "layer spec: scale type %d with group=%lld, block N %lld (expected CHANNEL or TENSOR with group "
-                        "0, GROUP or GROUP_TENSOR with a group from 1 to %lld, BLOCK with both from 1 to %lld and "
-                        "float32 scales)",
-                        (int)s->scale_type, (long long)s->group_size, (long long)s->group_size_n,
-                        (long long)SPEC_MAX_DIM, (long long)SPEC_MAX_DIM);
+        return hum_fail(
+            HUM_ERR_INVALID_ARG,
+            "layer spec: scale type %d with group=%lld, block N %lld (expected CHANNEL or TENSOR with group "
+            "0, GROUP or GROUP_TENSOR with a group from 1 to %lld, BLOCK with both from 1 to %lld and "
+            "float32 scales)",
+            (int)s->scale_type, (long long)s->group_size, (long long)s->group_size_n, (long long)SPEC_MAX_DIM,
+            (long long)SPEC_MAX_DIM);
     if (s->scale_type == HUM_SCALE_TENSOR ? s->scale_dtype != HUM_DTYPE_INVALID
                                           : s->scale_dtype != HUM_DTYPE_INVALID && !hum_dtype_is_scale(s->scale_dtype))
         return hum_fail(HUM_ERR_INVALID_ARG,

@@ -50,7 +50,8 @@ static hum_status as_held(double *x, int64_t n, int64_t k, hum_dtype held, hum_d
     if (st == HUM_OK && q8) {
         const hum_tensor th = {.data = h, .dtype = held, .rank = 2, .shape = {n, k}, .memory = HUM_MEMORY_HOST};
         const hum_tensor tq = {.data = q, .dtype = a, .rank = 2, .shape = {n, k}, .memory = HUM_MEMORY_HOST};
-        const hum_tensor ts = {.data = s, .dtype = HUM_DTYPE_FLOAT32, .rank = 1, .shape = {n}, .memory = HUM_MEMORY_HOST};
+        const hum_tensor ts = {
+            .data = s, .dtype = HUM_DTYPE_FLOAT32, .rank = 1, .shape = {n}, .memory = HUM_MEMORY_HOST};
         const hum_act_quant how = {a, HUM_ACT_SCALE_TOKEN, 0, HUM_DTYPE_FLOAT32};
         if ((st = hum_quantize_activations(&th, &how, 0.0f, &tq, &ts)) == HUM_OK &&
             (st = hum_dtype_decode(a, q, n * k, x)) == HUM_OK)

@@ -75,8 +75,9 @@ hum_status hum_pack_bits(const uint8_t *values, const int64_t shape[3], int32_t 
     if (any >> bits)
         for (int64_t i = 0;; i++)
             if (values[i] >> bits)
-                return hum_fail(HUM_ERR_INVALID_ARG, "hum_pack_bits: value %u at index %" PRId64 " does not fit %d bits",
-                                values[i], i, bits);
+                return hum_fail(HUM_ERR_INVALID_ARG,
+                                "hum_pack_bits: value %u at index %" PRId64 " does not fit %d bits", values[i], i,
+                                bits);
     if (g.words > 0)
         memset(words, 0, (size_t)g.words * sizeof *words);
     uint32_t *out = (uint32_t *)words;
@@ -160,8 +161,8 @@ static const uint8_t awq_order[8] = {0, 2, 4, 6, 1, 3, 5, 7};
 static hum_status awq_permute(const char *fn, const uint8_t *in, int64_t count, uint8_t *out, int inverse)
 {
     if (count < 0 || count % 8 != 0)
-        return hum_fail(HUM_ERR_INVALID_ARG, "%s: count %" PRId64 " is not a multiple of 8 (AWQ packs 8 values per word)",
-                        fn, count);
+        return hum_fail(HUM_ERR_INVALID_ARG,
+                        "%s: count %" PRId64 " is not a multiple of 8 (AWQ packs 8 values per word)", fn, count);
     if (count > 0 && (in == NULL || out == NULL))
         return hum_fail(HUM_ERR_INVALID_ARG, "%s: NULL %s", fn, in == NULL ? "input" : "output");
     for (int64_t g = 0; g < count; g += 8) {

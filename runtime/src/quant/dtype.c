@@ -62,7 +62,8 @@ int32_t hum_dtype_code_size(hum_dtype t)
 /* Canonical names of the finite generic floats, indexed [exp_bits][man_bits]. The two 8-bit
  * layouts whose plain names belong to the standard e4m3fn / e5m2 get a "_finite" suffix. */
 static const char *const finite_names[8][8] = {
-    [1] = {"float2_e1m0", "float3_e1m1", "float4_e1m2", "float5_e1m3", "float6_e1m4", "float7_e1m5", "float8_e1m6", NULL},
+    [1] = {"float2_e1m0", "float3_e1m1", "float4_e1m2", "float5_e1m3", "float6_e1m4", "float7_e1m5", "float8_e1m6",
+           NULL},
     [2] = {"float3_e2m0", "float4_e2m1", "float5_e2m2", "float6_e2m3", "float7_e2m4", "float8_e2m5", NULL, NULL},
     [3] = {"float4_e3m0", "float5_e3m1", "float6_e3m2", "float7_e3m3", "float8_e3m4", NULL, NULL, NULL},
     [4] = {"float5_e4m0", "float6_e4m1", "float7_e4m2", "float8_e4m3_finite", NULL, NULL, NULL, NULL},

@@ -69,9 +69,10 @@ hum_status hum_host_group_order(const int32_t *g_idx, int64_t k, int64_t group_s
     for (int64_t g = 0; g < groups && s == HUM_OK; g++) {
         int64_t want = g + 1 < groups ? group_size : k - g * group_size;
         if (start[g + 1] != want)
-            s = hum_fail(HUM_ERR_FORMAT,
-                         "g_idx gives group %lld %lld channels, expected %lld (group size %lld): not an act-order grouping",
-                         (long long)g, (long long)start[g + 1], (long long)want, (long long)group_size);
+            s = hum_fail(
+                HUM_ERR_FORMAT,
+                "g_idx gives group %lld %lld channels, expected %lld (group size %lld): not an act-order grouping",
+                (long long)g, (long long)start[g + 1], (long long)want, (long long)group_size);
         start[g + 1] += start[g];
     }
     if (s == HUM_OK) {

@@ -76,7 +76,8 @@ static hum_status check_spec(const float *w, int64_t n, int64_t k, const hum_qua
     const int grouped = st == HUM_SCALE_GROUP || st == HUM_SCALE_GROUP_TENSOR || st == HUM_SCALE_BLOCK;
     if (grouped ? spec->group_size < 1 : spec->group_size != 0)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_quantize_reference: group_size %" PRId64 " (expected %s)",
-                        spec->group_size, grouped ? ">= 1 for GROUP, GROUP_TENSOR and BLOCK" : "0 for CHANNEL and TENSOR");
+                        spec->group_size,
+                        grouped ? ">= 1 for GROUP, GROUP_TENSOR and BLOCK" : "0 for CHANNEL and TENSOR");
     if (st == HUM_SCALE_BLOCK ? spec->group_size_n < 1 : spec->group_size_n != 0)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_quantize_reference: group_size_n %" PRId64 " (expected %s)",
                         spec->group_size_n, st == HUM_SCALE_BLOCK ? ">= 1 for BLOCK" : "0 unless BLOCK");
@@ -84,9 +85,11 @@ static hum_status check_spec(const float *w, int64_t n, int64_t k, const hum_qua
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_quantize_reference: unknown zero_point kind %d",
                         (int)spec->zero_point);
     if (spec->zero_point != HUM_ZERO_POINT_NONE && (!p->is_int || st == HUM_SCALE_BLOCK || st == HUM_SCALE_TENSOR))
-        return hum_fail(HUM_ERR_UNSUPPORTED, "hum_quantize_reference: a zero point with %s weights and %s scales "
+        return hum_fail(HUM_ERR_UNSUPPORTED,
+                        "hum_quantize_reference: a zero point with %s weights and %s scales "
                         "(zero points need an integer weight and CHANNEL, GROUP or GROUP_TENSOR scales)",
-                        hum_dtype_name(wt), st == HUM_SCALE_BLOCK ? "BLOCK" : st == HUM_SCALE_TENSOR ? "TENSOR" : "these");
+                        hum_dtype_name(wt),
+                        st == HUM_SCALE_BLOCK ? "BLOCK" : st == HUM_SCALE_TENSOR ? "TENSOR" : "these");
 
     hum_dtype sd = spec->scale_dtype;
     if (st == HUM_SCALE_TENSOR)
@@ -96,8 +99,9 @@ static hum_status check_spec(const float *w, int64_t n, int64_t k, const hum_qua
     if (!hum_dtype_is_scale(sd) ||
         (st == HUM_SCALE_BLOCK && sd != HUM_DTYPE_FLOAT32))
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_quantize_reference: scale_dtype %s (expected %s)", hum_dtype_name(sd),
-                        st == HUM_SCALE_BLOCK ? "float32 for BLOCK"
-                                              : "float16, bfloat16, float32, float8_e4m3fn, float8_e5m2 or float8_e8m0");
+                        st == HUM_SCALE_BLOCK
+                            ? "float32 for BLOCK"
+                            : "float16, bfloat16, float32, float8_e4m3fn, float8_e5m2 or float8_e8m0");
     hum_codec_init(sd, &p->scale);
     p->mx = sd == HUM_DTYPE_FLOAT8_E8M0 && !p->is_int;
     p->scale_range = p->scale.max_finite <= 65536.0 ? p->scale.max_finite : 1.0;
@@ -265,8 +269,8 @@ static hum_status quantize_expert(const plan *p, const float *w, int64_t e, cell
         hum_status st = hum_pack_bits(c->codes, (const int64_t[3]){1, 1, p->k}, p->bits, HUM_PACK_ALONG_COLS,
                                       HUM_PACK_DENSE, (int32_t *)out->weight.data + (e * p->n + n) * row_words);
         if (st != HUM_OK)
-            return hum_fail_context(st, "hum_quantize_reference: packing the codes of row %" PRId64 " (expert %" PRId64 ")",
-                                    n, e);
+            return hum_fail_context(
+                st, "hum_quantize_reference: packing the codes of row %" PRId64 " (expert %" PRId64 ")", n, e);
     }
     if (p->spec->zero_point == HUM_ZERO_POINT_INT) {
         uint8_t *z = c->codes + p->k;

@@ -111,8 +111,10 @@ static hum_status check(const hum_tensor *a, const hum_act_quant *how, float inp
     if (a->memory != HUM_MEMORY_HOST || !a->data || a->rank != 2 ||
         (a->dtype != HUM_DTYPE_FLOAT16 && a->dtype != HUM_DTYPE_BFLOAT16 && a->dtype != HUM_DTYPE_FLOAT32) ||
         a->shape[0] < 0 || a->shape[1] < 1 || (a->strides[1] != 0 && a->strides[1] != 1) || row_stride(a) < a->shape[1])
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_quantize_activations: a must be host float16, bfloat16 or float32 [M, K] "
-                        "with contiguous rows (got %s, rank %d)", hum_dtype_name(a->dtype), a->rank);
+        return hum_fail(HUM_ERR_INVALID_ARG,
+                        "hum_quantize_activations: a must be host float16, bfloat16 or float32 [M, K] "
+                        "with contiguous rows (got %s, rank %d)",
+                        hum_dtype_name(a->dtype), a->rank);
     if (how->dtype != HUM_DTYPE_FLOAT8_E4M3FN && how->dtype != HUM_DTYPE_INT8)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_quantize_activations: code dtype %s (expected float8_e4m3fn or int8)",
                         hum_dtype_name(how->dtype));
@@ -130,7 +132,8 @@ static hum_status check(const hum_tensor *a, const hum_act_quant *how, float inp
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_quantize_activations: group %d (expected %s)", (int)how->group,
                         grouped ? "a power of two in 8..256" : "0 unless the scale mode is GROUP");
     const int e8m0 = how->scale_dtype == HUM_DTYPE_FLOAT8_E8M0;
-    if ((how->scale_dtype != HUM_DTYPE_FLOAT32 && !e8m0) || (e8m0 && (!grouped || how->dtype != HUM_DTYPE_FLOAT8_E4M3FN)))
+    if ((how->scale_dtype != HUM_DTYPE_FLOAT32 && !e8m0) ||
+        (e8m0 && (!grouped || how->dtype != HUM_DTYPE_FLOAT8_E4M3FN)))
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_quantize_activations: scale dtype %s (expected float32, or "
                         "float8_e8m0 for GROUP scales of e4m3fn codes)", hum_dtype_name(how->scale_dtype));
     if (mode == HUM_ACT_SCALE_TENSOR) {

@@ -166,8 +166,9 @@ hum_status hum_prep_params_cpu(const void *src, hum_dtype dtype, int packed_bits
                         "e4m3, e5m2 or e8m0 scale, or 1..8-bit packed zero points",
                         (unsigned)dtype, packed_bits);
     if (np % 64 || np < n || gp < groups || n < 1 || groups < 1 || n_div < 1)
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_prep_params_cpu: bad shape n %lld (padded %lld), groups %lld (padded %lld)",
-                        (long long)n, (long long)np, (long long)groups, (long long)gp);
+        return hum_fail(HUM_ERR_INVALID_ARG,
+                        "hum_prep_params_cpu: bad shape n %lld (padded %lld), groups %lld (padded %lld)", (long long)n,
+                        (long long)np, (long long)groups, (long long)gp);
     for (int64_t idx = 0; idx < gp * np; ++idx) {
         const int64_t g = idx / np;
         const int64_t pos = idx % np;

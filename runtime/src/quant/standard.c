@@ -90,8 +90,9 @@ hum_status hum_check_permutation(const int32_t *p, int64_t k, const char *what)
     for (int64_t j = 0; j < k; j++) {
         if (p[j] < 0 || p[j] >= k || seen[p[j]]) {
             free(seen);
-            return hum_fail(HUM_ERR_INVALID_ARG, "%s[%" PRId64 "] = %d is %s (expected a permutation of 0..%" PRId64 ")",
-                            what, j, p[j], p[j] < 0 || p[j] >= k ? "out of range" : "a repeat", k - 1);
+            return hum_fail(HUM_ERR_INVALID_ARG,
+                            "%s[%" PRId64 "] = %d is %s (expected a permutation of 0..%" PRId64 ")", what, j, p[j],
+                            p[j] < 0 || p[j] >= k ? "out of range" : "a repeat", k - 1);
         }
         seen[p[j]] = 1;
     }

@@ -145,7 +145,8 @@ static hum_status cut_columns(const hum_standard_weight *w, const hum_standard_v
         }
     }
     if (partial >= 0 && !w->k_perm.data) {
-        const int64_t size = v->k - partial * gs < gs ? v->k - partial * gs : gs, held = filled[partial_x * G + partial];
+        const int64_t size = v->k - partial * gs < gs ? v->k - partial * gs : gs,
+                      held = filled[partial_x * G + partial];
         free(filled);
         return hum_fail(HUM_ERR_UNSUPPORTED, "hum_standard_shard: row shard %d of %d (input columns [%" PRId64 ", %"
                         PRId64 ")) holds %" PRId64 " of the %" PRId64 " columns of scale group %" PRId64 "; a row "
@@ -291,9 +292,10 @@ static hum_status cut_weight(const hum_standard_weight *w, const hum_standard_vi
         const int32_t *cols = c->cols + x * c->ks, *groups = c->groups ? c->groups + x * c->g : NULL;
         for (int64_t r = 0; st == HUM_OK && r < c->n; r++)
             for (int64_t j = 0; j < c->ks; j++)
-                kept[r * c->ks + j] = cols[j] >= 0 ? codes[r * v->k + cols[j]]
-                                      : int_zero ? zeros[(c->n0 + r) * v->scale_cols + (groups ? groups[j / c->group_size] : 0)]
-                                                 : blank;
+                kept[r * c->ks + j] =
+                    cols[j] >= 0 ? codes[r * v->k + cols[j]]
+                    : int_zero   ? zeros[(c->n0 + r) * v->scale_cols + (groups ? groups[j / c->group_size] : 0)]
+                                 : blank;
         if (st == HUM_OK)
             st = hum_pack_bits(kept, (const int64_t[]){1, c->n, c->ks}, v->bits, HUM_PACK_ALONG_COLS, HUM_PACK_DENSE,
                                dst);
@@ -370,7 +372,8 @@ static hum_status cut_vectors(const hum_standard_weight *w, const hum_standard_v
         if ((st = hum_host_tensor_alloc(&out->global_scale, HUM_DTYPE_FLOAT32, 1, &len)) != HUM_OK)
             return st;
         for (int64_t x = 0; x < len; x++)
-            ((float *)out->global_scale.data)[x] = ((const float *)w->global_scale.data)[per_expert ? c->experts[x] : 0];
+            ((float *)out->global_scale.data)[x] =
+                ((const float *)w->global_scale.data)[per_expert ? c->experts[x] : 0];
     }
     if (w->bias.data && c->keep_bias) {
         if ((st = alloc_like(&out->bias, w->param_dtype, out->num_experts, c->n, 1, 1)) != HUM_OK)
