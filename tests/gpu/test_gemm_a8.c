@@ -207,7 +207,8 @@ int main(int argc, char **argv)
         return quant_test_result("test_gemm_a8");
     hum_device_info dev;
     const int have = hum_runtime_device(rt, &dev) == HUM_OK;
-    const int fp8 = have && dev.sm_major * 10 + dev.sm_minor >= 89, sm90 = have && dev.sm_major == 9 && dev.sm_minor == 0;
+    const int fp8 = have && dev.sm_major * 10 + dev.sm_minor >= 89;
+    const int sm90 = have && dev.sm_major == 9 && dev.sm_minor == 0;
     static const a8_case cases[] = {
         {"n=1024,k=1024,w=e4m3", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, 1},
         {"n=1000,k=2064,w=e4m3,a=bfloat16,scale=float32,bias=1", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 1},
