@@ -6,28 +6,40 @@
 -- target (layer.kernels.wgmma, which C's rules decide; act-order layers too: their A is permuted
 -- once per forward, kernels/prep/permute_a.cu) runs it: 32 x 128 x 256 tiles up to M = 32,
 -- 64 x 128 x 256 up to M = 64, 128 x 128 x 128 up to M = 128, 256 x 128 x 128 above (256 x 128
--- x 64 where three such stages do not fit) (bench/NOTES.md, "wgmma kernel", "tile sweep" and
--- "session 3"); mma.sync stays faster up to M = 16 (wgmma 16 x 128 x 256: 28.5 us at M = 1
--- against 24.8).
+-- x 64 where three such stages do not fit) (bench/NOTES.md, "wgmma kernel", "tile sweep",
+-- "session 3" and "session 5"); with 16-bit activations its warp-specialised form (wgmma_ws);
+-- mma.sync stays faster up to M = 16 (wgmma 16 x 128 x 256: 28.5 us at M = 1 against 24.8).
+-- Figures below: H200, us, built-in of main 4d2f36c against the choice, from the files of
+-- bench/results/H200-2026-12-02/ (session 5).
 local policy = require("hum.policy")
 local ranges, mma = policy.ranges, policy.mma_tuning
 
--- M <= 16: block N 64 when the layer has at most a quarter as many 128-column tiles as the
--- device has SMs (N = 4096 on 132 SMs: 32 tiles, each tile's K shared by ~4 CTAs whose stream-K
--- fix-ups run one after the other); 64-column tiles halve that chain (bench/NOTES.md, perf-3).
--- Measured for 4-bit weights (narrower and odd widths' warps span 32 or 64 columns, which
--- would leave one or two warps along N; 8-bit is untimed).
+-- At most a quarter as many 128-column tiles as the device has SMs (N <= 4224 on 132 SMs: each
+-- tile's K shared by ~4 CTAs or more under stream-K, whose fix-ups are the chain to shorten).
+local function narrow(device, layer) return layer.padded_n / 128 * 4 <= device.sm_count end
+
+-- M <= 16: block N 64 on narrow layers (N = 4096: 32 tiles of 128 columns); 64-column tiles halve
+-- the fix-up chain (bench/NOTES.md, perf-3). Measured for 4-bit weights (narrower and odd widths'
+-- warps span 32 or 64 columns, which would leave one or two warps along N; 8-bit is untimed).
+-- Stream-K slices sum in the workspace: they meet in parallel instead of one after the other
+-- through C (a8perf.log: uint4 g128 bf16 8192 x 8192 M 1/16 24.29/26.50 -> 22.67/22.91;
+-- fp16 4096 x 4096 14.24/15.33 -> 13.07/13.12).
 local function small_m(device, layer)
-  if layer.weight_bits == 4 and layer.padded_n / 128 * 4 <= device.sm_count then
-    return mma(16, 64, 256, 16, 16, 128, 6)
+  local t
+  if layer.weight_bits == 4 and narrow(device, layer) then
+    t = mma(16, 64, 256, 16, 16, 128, 6)
+  else
+    t = mma(16, 128, 256, 16, 32, 128, 4)
   end
-  return mma(16, 128, 256, 16, 32, 128, 4)
+  t.stream_k_sum = "workspace"
+  return t
 end
 
--- Two warpgroups of one 64-row slab each (warp_n 16); a warp spans block_m and block_k.
-local function wgmma(block_m, block_k, stages)
-  local t = mma(block_m, 128, block_k, block_m, 16, block_k, stages)
-  t.kernel = "wgmma"
+-- A warpgroup-MMA tuning of `kernel` ("wgmma" or "wgmma_ws"): block M x N x K, stages, CTAs per
+-- SM (default 1); warp N 16 (a warp spans block_m and block_k).
+local function wg(kernel, block_m, block_n, block_k, stages, ctas_per_sm)
+  local t = mma(block_m, block_n, block_k, block_m, 16, block_k, stages, ctas_per_sm)
+  t.kernel = kernel
   return t
 end
 
@@ -38,12 +50,12 @@ return {
   applies = function(device) return device.sm >= 90 end,
   tunings = function(device, layer, overrides, compute)
     -- Expert GEMMs (docs/moe.md): M counts rows per expert, and a MoE layer's gate/up and down
-    -- GEMMs share one align, so block_m follows M alone (16, 32, 64, 128), whichever family
-    -- runs (act-order experts run mma.sync). Qwen3-30B-A3B gate/up on the H200 (moegemm-2,
+    -- GEMMs share one align, so block_m follows M alone (16, 32, 64 or 96, 128), whichever family
+    -- runs (act-order experts run mma.sync on both). Qwen3-30B-A3B gate/up on the H200 (moegemm-2,
     -- GEMM-only): two CTAs per SM from 2 rows per expert (M = 128: 91 against 110 us, M = 1 keeps
     -- one: 18 against 21), 128 x 256 x 64 tiles above 64 rows (M = 4096: 539 against 645 us
     -- for 128 x 128 x 128, 1391 for 256-row blocks, whose padding per expert costs more than the
-    -- larger tile saves).
+    -- larger tile saves). The session-5 sweep (bench/moe-sweep/README.md) kept these elsewhere.
     if compute and compute.gemm_type ~= "dense" then
       local w = layer.kernels.wgmma
       local wide = mma(128, 256, 64, 128, 32, 64, 4)
@@ -51,28 +63,51 @@ return {
       return ranges({
         { 1, mma(16, 128, 256, 16, 32, 128, 4) },
         { 16, mma(16, 128, 256, 16, 32, 128, 4, 2) },
-        { 32, w and wgmma(32, 256, 5) or mma(32, 128, 256, 32, 32, 64, 4) },
-        { 64, w and wgmma(64, 256, 4) or mma(64, 128, 256, 64, 32, 128, 3) },
+        { 32, w and wg("wgmma", 32, 128, 256, 5) or mma(32, 128, 256, 32, 32, 64, 4) },
+        -- 33..64 rows: c6, 96-row tiles two per SM (moe/gateup-c6.txt, down-c6.txt: M = 1024
+        -- gate_up 290.69 -> 196.83, down 208.06 -> 124.86)
+        { 64, w and wg("wgmma", 96, 128, 64, 4, 2) or mma(64, 128, 256, 64, 32, 128, 3) },
         { math.huge, w and wide or mma(128, 256, 128, 64, 64, 128, 4) },
       })
     end
+    local a8 = layer.a_dtype == "float8_e4m3fn" or layer.a_dtype == "int8"
+    local list
     if layer.kernels.wgmma then
       -- three 256 x 128 x 128 stages fit 227 KiB with 4-bit weights and scale groups of 32 or
-      -- more; wider weights or finer groups take four 256 x 128 x 64 stages
+      -- more (wgmma_ws, beside its own epilogue tile, two); wider weights or finer groups take
+      -- four 256 x 128 x 64 stages, on plain wgmma (untimed on wgmma_ws, where 8-bit weights
+      -- fit three)
       local deep = layer.weight_bits and layer.weight_bits <= 4 and layer.kernel_group >= 32
-      return ranges({
+      -- 16-bit A: wgmma_ws from M = 17 (perf-ws.txt, 8192 x 8192 uint4 g128 fp16, M 32 / 128 /
+      -- 1024 / 8192: 27.76 / 43.90 / 213.42 / 1614.16 -> 24.22 / 37.98 / 199.34 / 1609.98, every
+      -- M 32..8192 and the Llama layers at M 128 and 1024 faster); 8-bit A measured on wgmma only
+      local family = a8 and "wgmma" or "wgmma_ws"
+      -- narrow layers of short K at M 33..128: plain wgmma, 64-row tiles, twice the CTAs
+      -- (perf-tiles-n4096.txt, 4096 x 4096 fp16: M 64 20.86 -> 18.21, M 128 28.22 (wgmma_ws
+      -- 27.01) -> 21.50; 4096 x 14336 at M = 128 keeps wgmma_ws 128 x 128: 42.16 against 47.73)
+      local short = not a8 and narrow(device, layer) and layer.padded_k <= 4096
+      list = ranges({
         { 16, small_m(device, layer) },
-        { 32, wgmma(32, 256, 5) },
-        { 64, wgmma(64, 256, 4) },
-        { 128, wgmma(128, 128, 4) },
-        { math.huge, deep and wgmma(256, 128, 3) or wgmma(256, 64, 4) },
+        { 32, wg(family, 32, 128, 256, 5) },
+        { 64, short and wg("wgmma", 64, 64, 256, 5) or wg(family, 64, 128, 256, 4) },
+        { 128, short and wg("wgmma", 64, 128, 256, 4) or wg(family, 128, 128, 128, 4) },
+        { math.huge, deep and wg(family, 256, 128, 128, 3) or wg("wgmma", 256, 128, 64, 4) },
+      })
+    else
+      list = ranges({
+        { 16, small_m(device, layer) },
+        { 32, mma(32, 128, 256, 32, 32, 64, 4) },
+        { 128, mma(64, 128, 256, 64, 32, 128, 3) },
+        { math.huge, mma(128, 256, 128, 64, 64, 128, 4) },
       })
     end
-    return ranges({
-      { 16, small_m(device, layer) },
-      { 32, mma(32, 128, 256, 32, 32, 64, 4) },
-      { 128, mma(64, 128, 256, 64, 32, 128, 3) },
-      { math.huge, mma(128, 256, 128, 64, 64, 128, 4) },
-    })
+    -- 8-bit A: stream-K with its slices summed in the workspace on every entry (C's fit drops
+    -- stream-K otherwise: through the 16-bit C they would round once per slice) (a8perf.log,
+    -- 8192 x 8192 e4m3 x e4m3 M 1/128/1024/8192: 37.39/62.90/221.62/1736.48 -> 33.70/47.73/
+    -- 214.43/1657.23; e2m1 g32 x e4m3 55.02/80.43/301.73/2390.78 -> 36.05/52.50/290.86/2279.15)
+    if a8 then
+      for _, e in ipairs(list) do e.tuning.stream_k_sum = "workspace" end
+    end
+    return list
   end,
 }

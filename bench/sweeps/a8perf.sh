@@ -10,6 +10,8 @@
 #      (one C rounding instead of one per slice; the fix-up no longer chains the slices).
 #   3. ncu of W8A8 at M = 8192: L2 throughput against the tensor pipe (the tile-size argument).
 # Everything under $OUT (default ./out): one `hum bench` log and JSON per row, Humming's JSON.
+# Ran in session 5 (bench/results/H200-2026-12-02/, bench/NOTES.md "Session 5"): policies/sm90.lua
+# now sums in the workspace at M <= 16 and on every 8-bit-A entry.
 # usage: bench/sweeps/a8perf.sh [BUILD_DIR]   (from the repository root)
 set -u
 build=${1:-build}

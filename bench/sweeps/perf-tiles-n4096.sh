@@ -6,7 +6,8 @@
 # Candidates with more, smaller tiles (64-row, 64-column, block K 256, 2 CTAs per SM), each the
 # only entry of a policy file (hum bench checks against float64 first), then ncu --set full of
 # the shipped M = 128 kernel. Decides policies/sm90.lua's M 65..128 and 129..inf entries for
-# narrow layers (bench/NOTES.md, session 4). Planned on the CPU: every candidate fits.
+# narrow layers (bench/NOTES.md, session 4). Planned on the CPU: every candidate fits. Ran in
+# session 5 (bench/results/H200-2026-12-02/perf-tiles-n4096.txt, bench/NOTES.md "Session 5").
 #   OUT=out sh bench/sweeps/perf-tiles-n4096.sh [BUILD_DIR]
 set -u
 build=${1:-build}

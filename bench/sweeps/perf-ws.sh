@@ -9,6 +9,7 @@
 #  2. hum bench of the built-in table against the same table on wgmma_ws (M 17..inf), each a
 #     policy file in HUM_POLICY_PATH, n=k=8192 uint4 g128 fp16 and the Llama N = 4096 layers;
 #  3. the candidate tiles above M = 128 on wgmma_ws at M = 1024 and 8192.
+# Ran in session 5 (bench/results/H200-2026-12-02/perf-ws.txt): sm90.lua runs wgmma_ws from M = 17.
 # Compare with Humming in the same call: python3 tools-shared/bench-humming.py --out $OUT/humming.json --only dense
 set -u
 build=${1:-build}

@@ -67,7 +67,7 @@ hum_status hum_layer_kernel_takes(const hum_layer_config *config, const hum_comp
                                   const char *arch);
 /* The K extent of one promotion period when `config` (derived fields filled) has scales that
  * change along K with e4m3 activations (kernels/gemm/kscale.cuh: A in groups, or the weight's
- * float32 scales along K), else 0. lua/hum/activation.lua runs such a layer only when asked. */
+ * float32 scales along K), else 0. lua/hum/activation.lua runs such an expert GEMM only when asked. */
 int64_t hum_layer_kgroup_k(const hum_layer_config *config);
 
 /* What C hands the Lua converters (lua/hum/formats.lua). */

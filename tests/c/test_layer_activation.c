@@ -63,12 +63,11 @@ int main(void)
                "need sm_80");
         /* W4A8 with grouped int4 weights has no kernel here: 16-bit, the rule named */
         expect(rt, "n=256,k=512,w=uint4,group=128,a=int8", "sm_90a", BF, "fallback from int8", "with int8 activations");
-        /* mxfp8 and 1x128 groups (kernels/gemm/kscale.cuh) run from sm_89 when asked (below), not as the
-         * checkpoint's default until a GPU has run them: e4m3 per token where the weight allows, else 16-bit */
-        expect(rt, "n=256,k=512,w=e4m3,a=mxfp8", "sm_90a", E4, "fallback from mxfp8, the checkpoint's",
-               "have not run on a GPU yet");
-        expect(rt, "n=256,k=512,w=e4m3,block=128x128,a=e4m3,ascale=group128", "sm_89", BF,
-               "fallback from e4m3 per 1x128 group, the checkpoint's", "have not run on a GPU yet");
+        /* mxfp8 and 1x128 groups (kernels/gemm/kscale.cuh) run from sm_89 as the checkpoint's scheme */
+        expect(rt, "n=256,k=512,w=e4m3,a=mxfp8", "sm_90a", E4, "mxfp8 (the checkpoint's; quantized by the layer)",
+               NULL);
+        expect(rt, "n=256,k=512,w=e4m3,block=128x128,a=e4m3,ascale=group128", "sm_89", E4,
+               "e4m3 per 1x128 group (the checkpoint's; quantized by the layer)", NULL);
         static const char *const pre89[] = {"sm_75", "sm_86"};
         for (size_t i = 0; i < sizeof pre89 / sizeof pre89[0]; i++)
             expect(rt, "n=256,k=512,w=e4m3,block=128x128,a=e4m3,ascale=group128,out=float16", pre89[i], F16,
@@ -86,7 +85,8 @@ int main(void)
         expect(rt, "n=256,k=512,w=e4m3,a=bfloat16", "sm_80", BF, "fallback from e4m3 per token, override", NULL);
         /* an e4m3 checkpoint keeps its static scale under an e4m3 override */
         expect(rt, "n=256,k=512,w=e4m3,a=e4m3,ascale=tensor", "sm_90a", E4, "e4m3 per tensor", NULL);
-        /* asked for: an FP8 block-wise checkpoint's own scheme, block scales with A per token */
+        /* an FP8 block-wise checkpoint keeps its own scheme under an e4m3 override; block scales with
+         * 16-bit A run e4m3 per token */
         expect(rt, "n=256,k=512,w=e4m3,block=128x128,a=e4m3,ascale=group128", "sm_89", E4,
                "e4m3 per 1x128 group (override linear.activation = e4m3", NULL);
         expect(rt, "n=256,k=512,w=e4m3,block=128x128,a=bfloat16", "sm_90a", E4,

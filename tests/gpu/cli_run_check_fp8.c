@@ -1,11 +1,10 @@
 /* `hum run --check` on an FP8 block-wise checkpoint (DeepSeek-style: e4m3 weights with float32
  * 128 x 128 weight_scale_inv, activation_scheme "dynamic"; tests/support/fixture_float.c) on a
- * GPU of sm_89 or newer (skipped otherwise): asked for by the deployment config
- * (linear.activation e4m3: the checkpoint's K-group scheme is no default before a GPU has run
- * it), the layer runs its own scheme, e4m3 activations per 1 x 128 group with the block scales
- * applied in float32 (kernels/gemm/kscale.cuh), and passes --check against A quantized the same
- * way at M = 1, 7, 130, for float16 and bfloat16 A (N and K not multiples of 128); asked for as
- * mxfp8 it runs with 1 x 32 e8m0 groups and passes too. Without the config it runs 16-bit A. */
+ * GPU of sm_89 or newer (skipped otherwise): the layer runs its own scheme, e4m3 activations
+ * per 1 x 128 group with the block scales applied in float32 (kernels/gemm/kscale.cuh), by
+ * default and under the deployment config's linear.activation e4m3, and passes --check against
+ * A quantized the same way at M = 1, 7, 130, for float16 and bfloat16 A (N and K not multiples
+ * of 128); asked for as mxfp8 it runs with 1 x 32 e8m0 groups and passes too. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "cli_test.h"
 #include "fixture.h"
@@ -58,7 +57,7 @@ int main(void)
         {e4m3, "", "activations: e4m3 per 1x128 group (override linear.activation = e4m3; quantized by the layer)"},
         {e4m3, " --activation bfloat16", "activations: e4m3 per 1x128 group (override linear.activation = e4m3"},
         {mxfp8, "", "activations: mxfp8 (override linear.activation = mxfp8"},
-        {NULL, "", "have not run on a GPU yet"},
+        {NULL, "", "activations: e4m3 per 1x128 group (the checkpoint's; quantized by the layer)"},
     };
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         char config[4300] = "";

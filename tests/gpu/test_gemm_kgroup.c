@@ -8,15 +8,14 @@
  *   host    the host's e4m3 codes with their scales (hum_layer_options.activation_group), random
  *           codes and scales (powers of two for e8m0);
  *   layer   16-bit A that the layer quantizes itself (the checkpoint's scheme, the SPEC's a=,
- *           asked for by the deployment config's linear.activation e4m3 or mxfp8), the
- *           reference's A from the CPU twin hum_quantize_activations.
+ *           which a layer runs by default), the reference's A from the CPU twin
+ *           hum_quantize_activations.
  * The float64 reference (hum_reference_gemm) multiplies the same quantized values, so only the
  * accumulation and C's rounding differ: ||C - round(ref)|| / ||ref|| <= 1e-3, every output
  * written (C poisoned first, a guard row after it). Also: an a_scale of the wrong dtype is
  * refused naming the one expected. Skipped (77) without a GPU of sm_89 or newer. */
 #include "gemm_test.h"
 #include "hum/hum_tools.h"
-#include "rt_test.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -169,27 +168,13 @@ int main(void)
     if (!gemm_test_have_gpu())
         return 77;
     quant_rng rng = quant_rng_fresh("test_gemm_kgroup");
-    char dir[4096];
-    rt_tmpdir("gemm-kgroup", dir, sizeof dir);
-    /* the layer's own K-group scheme runs when the deployment asks for it (lua/hum/activation.lua) */
-    hum_runtime *rt = NULL, *asking[2] = {NULL, NULL};
-    hum_runtime_options o[2];
-    static const char *const yaml[2] = {"overrides:\n  linear:\n    activation: e4m3\n",
-                                        "overrides:\n  linear:\n    activation: mxfp8\n"};
-    for (int i = 0; i < 2; i++) {
-        hum_runtime_options_init(&o[i]);
-        o[i].config_path = rt_write(dir, i ? "mxfp8.yaml" : "e4m3.yaml", yaml[i]);
-    }
+    hum_runtime *rt = NULL;
     hum_device_info dev;
-    if (!QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK && hum_runtime_create(&o[0], &asking[0]) == HUM_OK &&
-                         hum_runtime_create(&o[1], &asking[1]) == HUM_OK && hum_runtime_device(rt, &dev) == HUM_OK,
-                     "%s", hum_last_error()))
+    if (!QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK && hum_runtime_device(rt, &dev) == HUM_OK, "%s",
+                     hum_last_error()))
         return quant_test_result("test_gemm_kgroup");
     if (dev.sm_major * 10 + dev.sm_minor < 89) {
         hum_runtime_destroy(rt);
-        hum_runtime_destroy(asking[0]);
-        hum_runtime_destroy(asking[1]);
-        rt_rmtree(dir);
         return 77;
     }
     /* host: the SPEC's weight and out=, A from the host in groups of `group`; layer: the SPEC's
@@ -225,8 +210,7 @@ int main(void)
         printf("  %s\n", name);
         hum_layer_info info;
         double worst = 0;
-        hum_runtime *use = f.host ? rt : asking[g == 32];
-        if (QUANT_CHECK(hum_layer_from_standard(use, &w, f.host ? &host : NULL, &layer) == HUM_OK &&
+        if (QUANT_CHECK(hum_layer_from_standard(rt, &w, f.host ? &host : NULL, &layer) == HUM_OK &&
                             hum_layer_prepare(layer) == HUM_OK && hum_layer_get_info(layer, &info) == HUM_OK,
                         "%s: %s", name, hum_last_error()) &&
             QUANT_CHECK(info.config.a_dtype == HUM_DTYPE_FLOAT8_E4M3FN && info.config.a_group == g,
@@ -246,8 +230,5 @@ int main(void)
         hum_standard_free(&w);
     }
     hum_runtime_destroy(rt);
-    hum_runtime_destroy(asking[0]);
-    hum_runtime_destroy(asking[1]);
-    rt_rmtree(dir);
     return quant_test_result("test_gemm_kgroup");
 }

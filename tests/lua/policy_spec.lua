@@ -244,8 +244,9 @@ describe("built-in policies", function()
     for _, arch in ipairs({ "sm_75", "sm_80", "sm_86", "sm_89", "sm_90a" }) do
       local dev = policy.nominal_device(arch)
       local kernels = { mma = true, wgmma = arch == "sm_90a" }
-      for _, layer in ipairs({ { n = 4096, k = 4096, kernels = kernels }, { n = 128, k = 14336, kernels = kernels },
-                               { n = 151936, k = 896, kernels = kernels } }) do
+      for _, layer in ipairs({ { n = 4096, k = 4096, padded_n = 4096, padded_k = 4096, kernels = kernels },
+                               { n = 128, k = 14336, padded_n = 128, padded_k = 14336, kernels = kernels },
+                               { n = 151936, k = 896, padded_n = 151936, padded_k = 896, kernels = kernels } }) do
         local list, p = policy.tunings(dev, layer)
         assert.are.equal("sm" .. arch:match("%d+"), p.name)
         assert.is_true(#list >= 3 and #list <= 5, "a few M ranges")
@@ -308,7 +309,7 @@ describe("where each tuning came from", function()
   end)
 
   it("lets a file hand other layers to the files before it, keeping their origins", function()
-    local layer = { n = 8192, k = 8192, kernels = { mma = true, wgmma = true } }
+    local layer = { n = 8192, k = 8192, padded_n = 8192, padded_k = 8192, kernels = { mma = true, wgmma = true } }
     local list, p = policy.tunings(device(90), layer)
     assert.are.equal("site", p.name)
     local builtin = policy.load(builtin_sources(), {}):tunings(device(90), layer)
