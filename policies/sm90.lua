@@ -82,16 +82,25 @@ return {
       -- 1024 / 8192: 27.76 / 43.90 / 213.42 / 1614.16 -> 24.22 / 37.98 / 199.34 / 1609.98, every
       -- M 32..8192 and the Llama layers at M 128 and 1024 faster); 8-bit A measured on wgmma only
       local family = a8 and "wgmma" or "wgmma_ws"
-      -- narrow layers of short K at M 33..128: plain wgmma, 64-row tiles, twice the CTAs
-      -- (perf-tiles-n4096.txt, 4096 x 4096 fp16: M 64 20.86 -> 18.21, M 128 28.22 (wgmma_ws
-      -- 27.01) -> 21.50; 4096 x 14336 at M = 128 keeps wgmma_ws 128 x 128: 42.16 against 47.73)
-      local short = not a8 and narrow(device, layer) and layer.padded_k <= 4096
+      -- Narrow layers (16-bit A): 64-row tiles at M 65..128, twice the CTAs (candidates.txt,
+      -- wgmma_ws: 4096 x 4096 fp16 M = 128 28.22 -> 19.25, 4096 x 14336 42.16 -> 39.76); with a
+      -- short K also 64 x 64 tiles at M 33..64 (20.86 -> 16.45) and 128-row tiles above M = 128
+      -- (M 256 / 1024: 25.79 / 58.37, the 256-row tile 60.29 at 1024).
+      local thin = not a8 and narrow(device, layer)
+      local short = thin and layer.padded_k <= 4096
+      -- Above M = 128, 128-row tiles up to M = 384 (8192 x 8192 fp16, M 256 / 384: 68.51 /
+      -- 111.34 -> 58.91 / 84.75; 128 x 128 x 256 with three stages 63.98 at 256), where the
+      -- 256-row tiles leave half the SMs without a tile of their own.
+      local mid = not a8 and deep
+      local tile128 = wg(family, 128, 128, 128, 4)
+      local big = deep and wg(family, 256, 128, 128, 3) or wg("wgmma", 256, 128, 64, 4)
       list = ranges({
         { 16, small_m(device, layer) },
         { 32, wg(family, 32, 128, 256, 5) },
-        { 64, short and wg("wgmma", 64, 64, 256, 5) or wg(family, 64, 128, 256, 4) },
-        { 128, short and wg("wgmma", 64, 128, 256, 4) or wg(family, 128, 128, 128, 4) },
-        { math.huge, deep and wg(family, 256, 128, 128, 3) or wg("wgmma", 256, 128, 64, 4) },
+        { 64, short and wg(family, 64, 64, 256, 5) or wg(family, 64, 128, 256, 4) },
+        { 128, thin and wg(family, 64, 128, 256, 4) or tile128 },
+        { 384, (short or mid) and tile128 or big },
+        { math.huge, short and tile128 or big },
       })
     else
       list = ranges({
