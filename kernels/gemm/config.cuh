@@ -119,16 +119,31 @@ static_assert(kAVec || kBM * kBK % kCopyThreads == 0, "gathered activation tile 
 constexpr int kGroupM = 8;  // m-blocks visited together, so that concurrent tiles share A and B in L2
 
 // Deals COUNT copy chunks over the kCopyThreads threads that copy: calls f(i, ch) for the i-th
-// chunk ch of copying thread `tid` (0 .. kCopyThreads - 1).
-template <int COUNT, typename F>
+// chunk ch of copying thread `tid` (0 .. kCopyThreads - 1). UNROLLED false: one chunk at a time,
+// for a caller whose per-chunk work the compiler would otherwise hoist into more registers than
+// it has.
+template <int COUNT, bool UNROLLED = true, typename F>
 HUM_DEV void for_chunks(int tid, F &&f)
 {
-#pragma unroll
-    for (int i = 0; i < (COUNT + kCopyThreads - 1) / kCopyThreads; ++i) {
+    constexpr int N = (COUNT + kCopyThreads - 1) / kCopyThreads;
+    // false once the thread's chunks run out
+    const auto chunk = [&](int i) {
         const int ch = tid + i * kCopyThreads;
         if (COUNT % kCopyThreads != 0 && ch >= COUNT)
-            break;
+            return false;
         f(i, ch);
+        return true;
+    };
+    if constexpr (UNROLLED) {
+#pragma unroll
+        for (int i = 0; i < N; ++i)
+            if (!chunk(i))
+                break;
+    } else {
+#pragma unroll 1
+        for (int i = 0; i < N; ++i)
+            if (!chunk(i))
+                break;
     }
 }
 }  // namespace gemm

@@ -30,8 +30,12 @@
 // released once the next stage's first wgmma group is running (the last group reading it has
 // then finished), and the producer runs up to kStages stages ahead, across segment ends, since
 // the epilogue stages C in a tile of its own after the stages. The producer hands most of its
-// registers to the math warpgroups (setmaxnreg). Dense layers only (A by TMA). Not yet run on a
-// GPU (bench/NOTES.md).
+// registers to the math warpgroups (setmaxnreg). Dense A arrives by TMA (thread 0 arms the full
+// barrier with its bytes); the MoE types' gathered rows by every producer thread's cp.async, each
+// thread looking its rows up again at every stage, one chunk at a time (gemm/load_a.cuh,
+// load_rows: the producer's few registers hold no row table), and the math warps fence the slot
+// for wgmma's async proxy once its full barrier has shown them the copies (the plain kernel's
+// copying threads fence their own after waiting for them).
 //
 // 8-bit A (e4m3, int8) runs the k32 wgmma on the 8-bit codes as they are (the lane's words of
 // two k16 rows are one fragment, kernels/prep/repack.cu), int8 into int32 accumulators; the
@@ -105,13 +109,16 @@ constexpr int kCOffset = kSpecialised ? kSmemBytes : 0;
 // The stage barriers, after the stages (and the epilogue tile): one per slot, warp-specialised
 // the full ones then the empty ones.
 constexpr int kBarOffset = kSpecialised ? kSmemBytes + kBM * kCRow : kSmemBytes;
-// Warp-specialised (dense: A by TMA): a slot's full barrier waits for the producer threads'
-// cp.async arrivals and thread 0's TMA transaction. Registers per thread after the split
+// Dense: A by TMA (one box per 64 columns, on the slot's barrier); the MoE types gather the
+// block's rows by cp.async into the same layout (gemm/load_a.cuh).
+constexpr bool kATma = kGemmType == GemmType::kDense;
+// Warp-specialised: a slot's full barrier waits for the producer threads' cp.async arrivals and,
+// dense, thread 0's TMA transaction. Registers per thread after the split
 // (setmaxnreg): the producer keeps few, the math warpgroups take the rest of the CTA's pool. A
 // kernel with setmaxnreg is compiled to the most registers its launch bounds allow, up to its
 // largest setmaxnreg (kLaunchRegs), so the pool is kLaunchRegs * kThreads; a request beyond it
 // would wait forever.
-constexpr int kFullArrivals = kCopyThreads + 1;
+constexpr int kFullArrivals = kCopyThreads + (kATma ? 1 : 0);
 constexpr int kProducerRegs = 40;
 constexpr int kBoundRegs = 65536 / kCtasPerSm / kThreads / 8 * 8;
 constexpr int kLaunchRegs = kBoundRegs < 240 ? kBoundRegs : 240;
@@ -137,7 +144,6 @@ constexpr int kZOffset = kSOffset + kStages * kSBytes;
 static_assert(kMathThreads % 128 == 0 && (kBN / kWN) % 4 == 0, "whole warpgroups: block_n / warp_n a multiple of 4");
 static_assert(!kSpecialised || (kLoadWarps == 4 && kMathThreads % kCopyThreads == 0),
               "warp-specialised: one producer warpgroup, after the math ones");
-static_assert(!kSpecialised || kGemmType == GemmType::kDense, "warp-specialised: dense layers (A by TMA) only");
 static_assert(!kSpecialised || !kSumInWorkspace,
               "warp-specialised: stream-K slices sum through C (the workspace fix-up meets at CTA barriers)");
 static_assert(!kSpecialised || (kProducerRegs <= kLaunchRegs && kMathRegs >= kLaunchRegs),
@@ -179,12 +185,9 @@ HUM_DEV u32 share_offset(int kr, int u, int w, int lane)
     return static_cast<u32>((((kr * kUnits + u) * 4 + w) * 32 + (lane ^ (8 * w))) * kShare * 4);
 }
 
-// Dense: A by TMA (one box per 64 columns, on the slot's barrier); the MoE types gather the
-// block's rows by cp.async into the same layout (gemm/load_a.cuh).
-constexpr bool kATma = kGemmType == GemmType::kDense;
-
 // Issues the copies of k-block kb of block blk's rows into ring slot `slot`: the activation
-// tile (thread 0's TMA, or every thread's share of the gathered rows in `a`), every thread its
+// tile (thread 0's TMA, or every thread's share of the gathered rows: the plain kernel's from the
+// row table `a`, the producer's looked up here), every thread its
 // part of the weights (in share mode each warp's share to its own plane), scales and zero points.
 // tid: the copying thread (gemm/config.cuh, kCopyThreads).
 HUM_DEV void load_stage(const hum_gemm_args &args, const AVec<true> &a, const Block &blk, u32 base, int slot, int n0,
@@ -193,6 +196,8 @@ HUM_DEV void load_stage(const hum_gemm_args &args, const AVec<true> &a, const Bl
     if constexpr (kATma) {
         if (tid == 0)
             a_tma(args, base + slot * kABytes, kAtomBytes, static_cast<int>(blk.row0), kb, base + kBarOffset + slot * 8);
+    } else if constexpr (kSpecialised) {
+        AVec<true>::load_rows(args, blk, base + slot * kABytes, kb, tid);
     } else {
         a.load(base + slot * kABytes, kb, tid);
     }
@@ -461,6 +466,9 @@ HUM_DEV void mainloop_ws(const hum_gemm_args &args, u32 base, int g0, const Bloc
     for (int i = 0; i < len; ++i) {
         const int g = g0 + i, slot = g % kStages;
         mbar_wait(full_bar(base, slot), (g / kStages) & 1);
+        // gathered rows: the producer's cp.async wrote them through the generic proxy
+        if constexpr (!kATma)
+            fence_proxy_async_smem();
         compute_stage(args, blk, n0, (kb0 + i) * kBK, base, slot, wg, w, lane, acc, total, i > 0,
                       empty_bar(base, (g + kStages - 1) % kStages));
     }
@@ -483,7 +491,7 @@ HUM_DEV void produce(const hum_gemm_args &args, const Rows &rows, const Schedule
         int mb, nb;
         tile_coords(wk.tile, rows.blocks, mb, nb);
         const Block blk = rows.block(args, mb);
-        const AVec<true> a{};  // unused: A arrives by TMA
+        const AVec<true> a{};  // unused: A arrives by TMA or is gathered row by row (load_stage)
         for (int i = 0; i < len; ++i, ++g) {
             const int slot = g % kStages;
             mbar_wait(empty_bar(base, slot), ((g / kStages) & 1) ^ 1);

@@ -33,6 +33,8 @@ HUM_DEV u32 a_offset_sw128(int row, int chunk)
 // This thread's share of the 16-byte chunks of the tile: fixed for the whole kernel, so the rows
 // are worked out once per tile (set_tile: the block's rows of A, gemm/rows.cuh) and only the
 // k-block changes from stage to stage. SW128: the wgmma layout (a_offset_sw128), else a_offset.
+// A copying thread short of registers (the warp-specialised producer) keeps no rows and looks
+// them up at every stage instead (load_rows).
 template <bool SW128>
 struct AVec {
     static constexpr int CPR = kBK / kAChunk;  // chunks per row
@@ -42,24 +44,41 @@ struct AVec {
     const u8 *row[IT > 0 ? IT : 1];  // this chunk's row and column
     bool ok[IT > 0 ? IT : 1];        // the row exists
 
+    // Chunk ch's source in k-block 0 (its row of A and column of chunks), and whether the row exists.
+    HUM_DEV static const u8 *source(const hum_gemm_args &args, const Block &blk, int ch, bool &exists)
+    {
+        const i64 gm = a_row(args, blk, ch / CPR);
+        exists = gm >= 0;
+        return static_cast<const u8 *>(args.a) + (exists ? gm * args.lda * kAElem : 0) + ch % CPR * 16;
+    }
+
+    // Chunk ch of k-block kb from `src` (source()); zeros past the row's end or for no row.
+    HUM_DEV static void copy(u32 stage, const u8 *src, bool exists, int ch, int kb)
+    {
+        const int k0 = kb * kBK, cc = ch % CPR;
+        const bool in = exists && (kKReal == kK || k0 + cc * kAChunk < kKReal);
+        const u32 dst = SW128 ? a_offset_sw128(ch / CPR, cc) : a_offset(ch / CPR, cc);
+        cp_async16(stage + dst, in ? src + k0 * kAElem : src, in);
+    }
+
     HUM_DEV void set_tile(const hum_gemm_args &args, const Block &blk, int tid)
     {
-        const u8 *a = static_cast<const u8 *>(args.a);
-        for_chunks<COUNT>(tid, [&](int i, int ch) {
-            const i64 gm = a_row(args, blk, ch / CPR);
-            ok[i] = gm >= 0;
-            row[i] = a + (ok[i] ? gm * args.lda * kAElem : 0) + ch % CPR * 16;
-        });
+        for_chunks<COUNT>(tid, [&](int i, int ch) { row[i] = source(args, blk, ch, ok[i]); });
     }
 
     HUM_DEV void load(u32 stage, int kb, int tid) const
     {
-        const int k0 = kb * kBK;
-        for_chunks<COUNT>(tid, [&](int i, int ch) {
-            const int cc = ch % CPR;
-            const bool in = ok[i] && (kKReal == kK || k0 + cc * kAChunk < kKReal);
-            const u32 dst = SW128 ? a_offset_sw128(ch / CPR, cc) : a_offset(ch / CPR, cc);
-            cp_async16(stage + dst, in ? row[i] + k0 * kAElem : row[i], in);
+        for_chunks<COUNT>(tid, [&](int i, int ch) { copy(stage, row[i], ok[i], ch, kb); });
+    }
+
+    // set_tile and load in one, keeping no rows: one chunk at a time (unrolled, the compiler
+    // loads every chunk's row first and holds them all)
+    HUM_DEV static void load_rows(const hum_gemm_args &args, const Block &blk, u32 stage, int kb, int tid)
+    {
+        for_chunks<COUNT, false>(tid, [&](int, int ch) {
+            bool exists;
+            const u8 *src = source(args, blk, ch, exists);
+            copy(stage, src, exists, ch, kb);
         });
     }
 };

@@ -2,6 +2,7 @@
  * table on sm_75, sm_80, sm_86, sm_89 and sm_90a (both kernel families, where the policy picks
  * them), for the Qwen3-30B-A3B shapes and for odd ones (K not a multiple of 8: gathered element
  * loads; bias and integer zero points), block M that is not a power of two under a site policy,
+ * the warp-specialised family (wgmma_ws: its producer gathers the rows of A) on every MoE type,
  * and the rules that refuse what the expert GEMMs do not take, each naming it. */
 #include "hum/hum_tools.h"
 #include "quant_test.h"
@@ -123,6 +124,46 @@ static void check_odd_blocks(void)
     rt_rmtree(dir);
 }
 
+/* wgmma_ws under the wgmma test policy (tests/support/wgmma_test.h: six tiles, 16 x 256 x 128 to
+ * 256 x 128 x 64, fewer where 8-bit A's promoted accumulators cap block M): the small case on every
+ * MoE type, the Qwen3 gate/up and down projections and 8-bit e4m3 A indexed, each entry on
+ * wgmma_ws (tests/gpu/test_expert_gemm.c runs these tiles). */
+static void check_ws(void)
+{
+    static const struct {
+        const char *spec;
+        int64_t experts;
+        int types;
+    } cases[] = {{"n=200,k=96,w=uint4,group=32,zp=int,bias=1,a=bfloat16", 33, 3},
+                 {"n=1536,k=2048,w=uint4,group=128,a=bfloat16", 128, 1},
+                 {"n=2048,k=768,w=uint4,group=128,a=bfloat16", 128, 1},
+                 {"n=320,k=512,w=e4m3,a=e4m3", 12, 1}};
+    char dir[512];
+    hum_runtime *rt = wgmma_test_runtime("wgmma_ws", dir, sizeof dir);
+    if (!QUANT_CHECK(rt != NULL, "the wgmma_ws policy's runtime"))
+        return;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int t = 0; t < cases[i].types; t++) {
+            hum_layer_spec spec;
+            hum_layer_info info;
+            if (!QUANT_CHECK(hum_layer_spec_parse(cases[i].spec, &spec) == HUM_OK, "%s: %s", cases[i].spec,
+                             hum_last_error()))
+                continue;
+            const hum_status st = hum_expert_gemm_compile_spec(rt, &spec, cases[i].experts, TYPES[t], "sm_90a", &info);
+            if (!QUANT_CHECK(st == HUM_OK && info.entry_count >= 1, "wgmma_ws %s %s: %d entries: %s",
+                             TYPE_NAMES[TYPES[t]], cases[i].spec, st == HUM_OK ? info.entry_count : -1,
+                             hum_last_error()))
+                continue;
+            for (int32_t e = 0; e < info.entry_count; e++)
+                QUANT_CHECK(info.entries[e].kernel == HUM_GEMM_KERNEL_WGMMA_WS, "wgmma_ws %s %s entry %d: kernel %d",
+                            TYPE_NAMES[TYPES[t]], cases[i].spec, e, info.entries[e].kernel);
+            printf("  sm_90a %-18s E=%-3lld %-52s wgmma_ws: %d kernels, %5.0f ms\n", TYPE_NAMES[TYPES[t]],
+                   (long long)cases[i].experts, cases[i].spec, info.entry_count, info.compile_ms);
+        }
+    hum_runtime_destroy(rt);
+    rt_rmtree(dir);
+}
+
 int main(void)
 {
     hum_runtime *rt = NULL;
@@ -138,5 +179,6 @@ int main(void)
     compile_all(rt, "n=256,k=384,w=uint4,group=128,actorder=1", 16, ARCHS + 3, 2);
     hum_runtime_destroy(rt);
     check_odd_blocks();
+    check_ws();
     return quant_test_result("test_expert_gemm_compile");
 }

@@ -79,18 +79,19 @@ static void check_rules(void)
                     (long long)want);
     }
 
-    /* the warp-specialised family takes dense layers only; the plain one takes expert GEMMs too */
+    /* both families take the expert GEMMs of every MoE type (rows of A gathered by cp.async) */
     {
         hum_layer_config e = config_for(4, 1536, 2048, 128);
         e.num_experts = 8;
         hum_compute_config compute;
         memset(&compute, 0, sizeof compute);
-        compute.gemm_type = HUM_GEMM_MOE_INDEXED;
-        QUANT_CHECK(hum_layer_kernel_takes(&e, &compute, HUM_GEMM_KERNEL_WGMMA, "sm_90a") == HUM_OK,
-                    "wgmma with experts: %s", hum_last_error());
-        const hum_status st = hum_layer_kernel_takes(&e, &compute, HUM_GEMM_KERNEL_WGMMA_WS, "sm_90a");
-        QUANT_CHECK(st == HUM_ERR_UNSUPPORTED && strstr(hum_last_error(), "dense layers only"),
-                    "wgmma_ws with experts: status %d, message '%s'", st, hum_last_error());
+        for (int type = HUM_GEMM_MOE_INDEXED; type <= HUM_GEMM_MOE_GROUPED_MASKED; type++) {
+            compute.gemm_type = (hum_gemm_type)type;
+            QUANT_CHECK(hum_layer_kernel_takes(&e, &compute, HUM_GEMM_KERNEL_WGMMA, "sm_90a") == HUM_OK,
+                        "wgmma with experts, GEMM type %d: %s", type, hum_last_error());
+            QUANT_CHECK(hum_layer_kernel_takes(&e, &compute, HUM_GEMM_KERNEL_WGMMA_WS, "sm_90a") == HUM_OK,
+                        "wgmma_ws with experts, GEMM type %d: %s", type, hum_last_error());
+        }
     }
 
     /* refused, each naming its rule */

@@ -8,7 +8,10 @@
  * of the sm90 policy's switch to wgmma; act-order experts; the Qwen3-30B-A3B shapes; and
  * M * top_k > 65,535 with M * top_k * N > 2^31 (sampled rows). On sm_90 the small and Qwen cases
  * run again under a site policy of block M that is not a power of two (48 .. 176: wgmma
- * instructions of N 48, 80, 96 and 112, tests/support/wgmma_test.h). 8-bit A (e4m3 x e4m3 weights
+ * instructions of N 48, 80, 96 and 112, tests/support/wgmma_test.h), and with an e4m3 8-bit A case
+ * on the warp-specialised family (wgmma_ws: its producer gathers A's rows) over the wgmma test
+ * policy's six tiles, 16 x 256 x 128 to 256 x 128 x 64. HUM_TEST_EXPERT_GEMM=ws runs only the
+ * bfloat16 small case on the built-in policy and the wgmma_ws runs (a short device call). 8-bit A (e4m3 x e4m3 weights
  * from sm_89, int8 x uint8 from sm_80, W4A8 uint4 x e4m3; channel scales that differ per expert),
  * A's codes and per-row scales made by the CPU twin of the layers' quantizer, the reference
  * from those codes times their scales, so that only the accumulation and C's rounding differ
@@ -553,23 +556,42 @@ int main(void)
 {
     if (!gemm_test_have_gpu())
         return 77;
+    const char *only = getenv("HUM_TEST_EXPERT_GEMM");
+    const int ws_only = only && !strcmp(only, "ws");
+    if (!QUANT_CHECK(!only || ws_only, "HUM_TEST_EXPERT_GEMM is '%s': expected 'ws' or unset", only))
+        return quant_test_result("test_expert_gemm");
     quant_rng rng = quant_rng_fresh("test_expert_gemm");
     hum_runtime *rt = NULL;
     if (!QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "%s", hum_last_error()))
         return quant_test_result("test_expert_gemm");
-    small_cases(rt, &rng, HUM_DTYPE_FLOAT16);
+    if (!ws_only) {
+        small_cases(rt, &rng, HUM_DTYPE_FLOAT16);
+        act_order_case(rt, &rng);
+    }
     small_cases(rt, &rng, HUM_DTYPE_BFLOAT16);
-    act_order_case(rt, &rng);
-    qwen_case(rt, &rng);
-    large_case(rt, &rng);
     hum_device_info dev;
     const int sm = hum_runtime_device(rt, &dev) == HUM_OK ? dev.sm_major * 10 + dev.sm_minor : 0;
     const int sm90 = sm >= 90;
-    a8_case(rt, &rng, HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, sm);
-    a8_case(rt, &rng, HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_UINT4, HUM_DTYPE_FLOAT16, sm);
-    a8_case(rt, &rng, HUM_DTYPE_INT8, HUM_DTYPE_UINT8, HUM_DTYPE_BFLOAT16, sm);
+    if (!ws_only) {
+        qwen_case(rt, &rng);
+        large_case(rt, &rng);
+        a8_case(rt, &rng, HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, sm);
+        a8_case(rt, &rng, HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_UINT4, HUM_DTYPE_FLOAT16, sm);
+        a8_case(rt, &rng, HUM_DTYPE_INT8, HUM_DTYPE_UINT8, HUM_DTYPE_BFLOAT16, sm);
+    }
     hum_runtime_destroy(rt);
     if (sm90) {
+        char dir[512];
+        hum_runtime *ws = wgmma_test_runtime("wgmma_ws", dir, sizeof dir);
+        if (QUANT_CHECK(ws != NULL, "the wgmma_ws policy's runtime")) {
+            small_cases(ws, &rng, HUM_DTYPE_BFLOAT16);
+            qwen_case(ws, &rng);
+            a8_case(ws, &rng, HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, sm);
+            hum_runtime_destroy(ws);
+        }
+        rt_rmtree(dir);
+    }
+    if (sm90 && !ws_only) {
         char dir[512];
         hum_runtime *odd = wgmma_test_runtime_policy(WGMMA_ODD_BLOCK_POLICY, dir, sizeof dir);
         if (QUANT_CHECK(odd != NULL, "the odd block M policy's runtime")) {

@@ -48,7 +48,7 @@ static const hum_gemm_family families[] = {
                                .static_smem = HUM_GEMM_WGMMA_STATIC_SMEM, .bind = bind_a_map},
     /* the same kernel, warp-specialised (a producer warpgroup, the epilogue tile apart) */
     [HUM_GEMM_KERNEL_WGMMA_WS] = {.name = "wgmma_ws", .source = "kernels/gemm/gemm_wgmma.cu",
-                                  .entry = "hum_gemm_wgmma", .arch = "sm_90a", .takes = hum_gemm_wgmma_ws_takes,
+                                  .entry = "hum_gemm_wgmma", .arch = "sm_90a", .takes = hum_gemm_wgmma_takes,
                                   .check = hum_gemm_wgmma_check, .min_stages = 2, .fit = hum_gemm_wgmma_fit,
                                   .extra_smem = HUM_GEMM_WGMMA_EXTRA_SMEM,
                                   .epilogue_smem = hum_gemm_wgmma_epilogue_smem, .load_warps = 4,

@@ -17,13 +17,6 @@ hum_status hum_gemm_wgmma_takes(const hum_layer_config *c, const hum_compute_con
     return HUM_OK;
 }
 
-hum_status hum_gemm_wgmma_ws_takes(const hum_layer_config *c, const hum_compute_config *compute)
-{
-    RULE(compute->gemm_type == HUM_GEMM_DENSE,
-         "warp-specialised (wgmma_ws): dense layers only (the experts' gathered rows of A are not produced yet)");
-    return hum_gemm_wgmma_takes(c, compute);
-}
-
 void hum_gemm_wgmma_fit(const hum_layer_config *c, hum_tuning *t)
 {
     if (hum_gemm_promotes(c) && t->block_m > 128) /* promoted accumulators: at most 64 */

@@ -16,12 +16,10 @@ enum { HUM_GEMM_WGMMA_EXTRA_SMEM = 2048 };
  * compiler reserve 1024 bytes in the cubin (.nv.shared.hum_gemm_wgmma), on top of the dynamic. */
 enum { HUM_GEMM_WGMMA_STATIC_SMEM = 1024 };
 
-/* Layers: K a multiple of 8 (activations arrive by TMA in 16-byte rows); every weight width,
- * act-order included (A is permuted once per forward). HUM_ERR_UNSUPPORTED naming the rule. */
+/* Layers, both families: K a multiple of 8 (activations arrive by TMA, or gathered by cp.async
+ * for the MoE types, in 16-byte rows); every weight width, act-order included for dense layers
+ * (A is permuted once per forward). HUM_ERR_UNSUPPORTED naming the rule. */
 hum_status hum_gemm_wgmma_takes(const hum_layer_config *c, const hum_compute_config *compute);
-/* "wgmma_ws": the same, dense layers only (its producer issues A's TMA; the experts' gathered
- * rows would need their cp.async writes fenced for wgmma's async proxy). */
-hum_status hum_gemm_wgmma_ws_takes(const hum_layer_config *c, const hum_compute_config *compute);
 
 /* Tunings: warp_m = block_m, a multiple of 16 up to 256; warp_k = block_k; one or two whole
  * warpgroups (block_n / warp_n 4 or 8) of one or two slabs (warp_n 16 or 32) and at most 128
