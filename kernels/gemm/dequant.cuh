@@ -28,17 +28,22 @@ HUM_DEV u32 dequant_pair(u32 word, u32 zero2, u32 scale2)
 
 namespace gemm {
 
-// float16 pair -> e4m3 pair (low half to the low byte), saturating, nearest even; exact for
-// the small integers 4-bit codes decode to.
-HUM_DEV u32 e4m3x2_of_half2(u32 h2)
+// Two float16 pairs -> four e4m3 codes, the pairs interleaved (bytes lo.x, hi.x, lo.y, hi.y),
+// saturating, nearest even; exact for the small integers 4-bit codes decode to. The two
+// conversions fill one register's halves in one asm, so that no zero-extension of a 16-bit
+// result (a LOP3 each) sits between them and the byte permute.
+HUM_DEV u32 e4m3x4_of_half2x2(u32 lo, u32 hi)
 {
 #if __CUDA_ARCH__ >= 890
-    u16 d;
-    asm("cvt.rn.satfinite.e4m3x2.f16x2 %0, %1;\n" : "=h"(d) : "r"(h2));
-    return d;
+    u32 d;
+    asm("{\n .reg .b16 l, h;\n cvt.rn.satfinite.e4m3x2.f16x2 l, %1;\n cvt.rn.satfinite.e4m3x2.f16x2 h, %2;\n"
+        " mov.b32 %0, {l, h};\n}\n"
+        : "=r"(d)
+        : "r"(lo), "r"(hi));
+    return __byte_perm(d, 0, 0x3120);
 #else
     static_assert(!kAFp8, "e4m3 activations need sm_89 or newer");
-    return h2;
+    return lo;
 #endif
 }
 
@@ -79,7 +84,7 @@ HUM_DEV u32 b8_reg(const u32 *words, u32 scale2)
                 h[decltype(ic)::value] = int_pair<false, 4, 4, 8, C>(words[J / 2]);
             }
         });
-        return __byte_perm(e4m3x2_of_half2(h[0]), e4m3x2_of_half2(h[1]), 0x5140);
+        return e4m3x4_of_half2x2(h[0], h[1]);
     }
 }
 

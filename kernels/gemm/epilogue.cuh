@@ -10,6 +10,16 @@
 
 namespace gemm {
 
+// The math threads' barrier: the CTA's, or with a producer warpgroup (kLoadWarps) named barrier
+// 1 of the math threads alone, which the producer, running ahead on the stage ring, never joins.
+HUM_DEV void math_sync()
+{
+    if constexpr (kLoadWarps > 0)
+        asm volatile("bar.sync 1, %0;\n" ::"n"(kMathThreads) : "memory");
+    else
+        __syncthreads();
+}
+
 // Thread 0 waits until the tile's lock says it is this slice's turn; the caller's barrier
 // then releases the CTA.
 HUM_DEV void streamk_wait(const hum_gemm_args &args, const Slice &s, int tid)
@@ -63,12 +73,12 @@ HUM_DEV void acc_add_bits(int &acc, u32 bits) { acc += static_cast<int>(bits); }
 
 // kSumInWorkspace: combines a segment's accumulators with the tile's other slices. HOLDERS
 // threads hold the tile's accumulators, N each (h: the thread's index among them, -1 for a
-// thread that holds none); every thread of the CTA calls it. A slice that does not hold k-block
-// 0 stores its sums in its CTA's slot, raises its CTA's flag and returns false (it writes
-// nothing). The one that does waits for each later CTA's flag (s.slice of them), resets it to 0
-// (flags are zero between launches), adds that CTA's sums and returns true, as an unsplit
-// segment does at once. A slot holds the sums in register order, four values of a thread per 16
-// bytes, so that a warp's accesses are contiguous.
+// thread that holds none); every math thread of the CTA calls it (its barriers are math_sync).
+// A slice that does not hold k-block 0 stores its sums in its CTA's slot, raises its CTA's flag
+// and returns false (it writes nothing). The one that does waits for each later CTA's flag
+// (s.slice of them), resets it to 0 (flags are zero between launches), adds that CTA's sums and
+// returns true, as an unsplit segment does at once. A slot holds the sums in register order,
+// four values of a thread per 16 bytes, so that a warp's accesses are contiguous.
 template <int HOLDERS, typename T, int N>
 HUM_DEV bool streamk_fixup(const hum_gemm_args &args, const Schedule &sch, const Slice &s, int tid, int h,
                            T (&acc)[N])
@@ -85,7 +95,7 @@ HUM_DEV bool streamk_fixup(const hum_gemm_args &args, const Schedule &sch, const
                 st_global_128(slot + (i * HOLDERS + 4 * h), v);
             }
         }
-        __syncthreads();
+        math_sync();
         if (tid == 0) {
             __threadfence();
             st_release(args.locks + sch.cta, 1);
@@ -98,7 +108,7 @@ HUM_DEV bool streamk_fixup(const hum_gemm_args &args, const Schedule &sch, const
             }
             args.locks[sch.cta + p] = 0;
         }
-    __syncthreads();
+    math_sync();
     // Up to 32 accumulators at a time over all peers: their loads issue together, and the
     // registers of the largest tiles have no room for more in flight.
     constexpr int PART = N < 32 ? N : 32;

@@ -144,8 +144,6 @@ constexpr int kZOffset = kSOffset + kStages * kSBytes;
 static_assert(kMathThreads % 128 == 0 && (kBN / kWN) % 4 == 0, "whole warpgroups: block_n / warp_n a multiple of 4");
 static_assert(!kSpecialised || (kLoadWarps == 4 && kMathThreads % kCopyThreads == 0),
               "warp-specialised: one producer warpgroup, after the math ones");
-static_assert(!kSpecialised || !kSumInWorkspace,
-              "warp-specialised: stream-K slices sum through C (the workspace fix-up meets at CTA barriers)");
 static_assert(!kSpecialised || (kProducerRegs <= kLaunchRegs && kMathRegs >= kLaunchRegs),
               "setmaxnreg: the producer gives registers back, the math warpgroups take them");
 static_assert(kWarpgroups * kSlabs == kUnits, "warpgroups x slabs must cover block N");
@@ -166,15 +164,6 @@ HUM_DEV u32 full_bar(u32 base, int slot)
 HUM_DEV u32 empty_bar(u32 base, int slot)
 {
     return base + kBarOffset + (kStages + slot) * 8;
-}
-
-// The math warps' barrier: the CTA's, or warp-specialised their own (the producer runs on).
-HUM_DEV void math_sync()
-{
-    if constexpr (kSpecialised)
-        asm volatile("bar.sync 1, %0;\n" ::"n"(kMathThreads) : "memory");
-    else
-        __syncthreads();
 }
 
 // Byte offset, inside one weight stage, of warp w's share of lane `lane`'s codes for k16 row
@@ -583,7 +572,7 @@ HUM_DEV void epilogue(const hum_gemm_args &args, const Schedule &sch, const Bloc
 {
     const Slice sl = sch.slice_of(tile);
     if constexpr (kSumInWorkspace) {
-        if (!streamk_fixup<kThreads>(args, sch, sl, tid, tid, reinterpret_cast<Acc(&)[kSlabs * kAcc]>(acc)))
+        if (!streamk_fixup<kMathThreads>(args, sch, sl, tid, tid, reinterpret_cast<Acc(&)[kSlabs * kAcc]>(acc)))
             return;
     }
     const bool first = kSumInWorkspace || sl.slice == 0;

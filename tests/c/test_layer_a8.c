@@ -1,12 +1,15 @@
 /* Layers of 8-bit activations on the CPU: hum_layer_options resolved and checked (dtypes, output
  * dtype, activation groups), C's rules for which targets, weights and scales take 8-bit A, and
  * NVRTC compiles of every 8-bit-A variant (W8A8 e4m3 and int8, W4A8 uint4, MXFP4) the built-in policies
- * give on sm_80, sm_86, sm_89 and sm_90a (the archs that refuse it name the rule); stream-K
- * with 8-bit A only where its slices sum in the workspace (tuning field stream_k_sum), which
- * sm_90a's built-in table asks for on every entry. */
+ * give on sm_80, sm_86, sm_89 and sm_90a (the archs that refuse it name the rule), and on sm_90a
+ * warp-specialised (wgmma_ws) with the workspace sums; stream-K with 8-bit A only where its
+ * slices sum in the workspace (tuning field stream_k_sum), which sm_90a's built-in table asks
+ * for on every entry. */
+#include "gemm_test.h"
 #include "hum/hum_tools.h"
 #include "hum_ffi.h"
 #include "quant_test.h"
+#include "rt_test.h"
 
 #include <string.h>
 
@@ -92,6 +95,35 @@ static void check_stream_k_sum(void)
                 "stream_k_sum 2: status %d '%s'", st, hum_last_error());
 }
 
+/* The built-in sm_90a table of `spec` with options o, its wgmma entries warp-specialised and
+ * every slice summed in the workspace (tests/support/gemm_test.c): it compiles, and the entries
+ * above M = 16 run wgmma_ws with stream-K. */
+static void compile_ws(const char *spec, hum_layer_options o)
+{
+    char dir[512];
+    hum_runtime *rt = gemm_test_workspace_sum_runtime("wgmma_ws", dir, sizeof dir);
+    hum_standard_weight w;
+    if (QUANT_CHECK(rt != NULL, "the wgmma_ws runtime") && make_weight(spec, &w)) {
+        hum_layer_info info;
+        memset(&info, 0, sizeof info);
+        const char *a = hum_dtype_name(o.activation_dtype);
+        if (QUANT_CHECK(hum_layer_compile(rt, &w, &o, "sm_90a", &info) == HUM_OK, "%s a=%s on wgmma_ws: %s", spec, a,
+                        hum_last_error())) {
+            printf("  sm_90a %-40s a=%-14s wgmma_ws: %d kernels, %5.0f ms, %d compiled\n", spec, a, info.entry_count,
+                   info.compile_ms, info.kernels_compiled);
+            for (int i = 0; i < info.entry_count; i++) {
+                const hum_tuning *t = &info.entries[i];
+                QUANT_CHECK(t->m_min <= 16 || (t->kernel == HUM_GEMM_KERNEL_WGMMA_WS && t->stream_k && t->stream_k_sum),
+                            "%s a=%s: entry %d (M from %lld) kernel %d stream-K %d sum %d", spec, a, i,
+                            (long long)t->m_min, t->kernel, t->stream_k, t->stream_k_sum);
+            }
+        }
+        hum_standard_free(&w);
+    }
+    hum_runtime_destroy(rt);
+    rt_rmtree(dir);
+}
+
 int main(void)
 {
     check_stream_k_sum();
@@ -121,6 +153,13 @@ int main(void)
         compile(rt, u8_bias, i8_bf16, int8_archs[a], HUM_OK, NULL);
         QUANT_CHECK(compile(rt, u4, i8, int8_archs[a], HUM_OK, NULL) >= 1, "W4A8 int8 table");
     }
+
+    /* warp-specialised, with the workspace fix-up among its math warpgroups */
+    compile_ws(e4m3, fp8);
+    compile_ws(mxfp4, fp8_bf16);
+    compile_ws(u4, fp8);
+    compile_ws(u8_bias, i8_bf16);
+    compile_ws(u4, i8);
 
     /* the targets without the instruction */
     compile(rt, e4m3, fp8, "sm_86", HUM_ERR_UNSUPPORTED, "float8_e4m3fn activations need sm_89");

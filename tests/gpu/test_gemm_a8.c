@@ -1,10 +1,11 @@
 /* GEMMs of 8-bit activations on a GPU: e4m3 x e4m3, int8 x uint8 (around 128) and e4m3 or int8
  * x uint4 (around 8, W4A8) and e4m3 x e2m1 weights, with MXFP4's e8m0 group scales folded in, or
  * channel (float16, bfloat16, float32 scales) and tensor weight scales, per-token and per-tensor
- * activation scales, bias, float16 and bfloat16 output, at M across the policy's ranges (1, 7, 48, 200, 520);
- * then at M = 1 and 200 with stream-K on, its slices summed in the workspace (stream_k_sum, a
- * site policy over the built-in tables; K = 8192 at M = 1: each tile split over ~16 CTAs). A is
- * fresh random 8-bit codes with random float32 scales; the float64 reference (hum_reference_gemm)
+ * activation scales, bias, float16 and bfloat16 output, at M across the policy's ranges (1, 7, 48,
+ * 200, 520); then at M = 1 and 200 with stream-K on, its slices summed in the workspace
+ * (stream_k_sum, a site policy over the built-in tables; K = 8192 at M = 1: each tile split over
+ * ~16 CTAs); then on sm_90 the warp-specialised kernel (wgmma_ws) on the same tables. A is fresh
+ * random 8-bit codes with random float32 scales; the float64 reference (hum_reference_gemm)
  * multiplies the same quantized values, so only the accumulation and the output rounding differ:
  * ||C - round(ref)|| / ||ref|| <= 1e-3, every output written (C poisoned first, a guard row
  * after it). Also: hum_layer_forward's a_scale errors, with nothing launched. Skipped (77)
@@ -150,14 +151,17 @@ done:
 typedef struct a8_case {
     const char *spec;
     hum_dtype a, c;
+    int ws; /* in the wgmma_ws pass: one of each weight x A type, scale kind and K shape (the time of
+             * the float64 reference and of the compiles) */
 } a8_case;
 
-/* Every case on runtime rt at each M of ms[0..nms); `how` labels the lines. */
-static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, size_t count, int fp8, const int64_t *ms,
-                      size_t nms, const char *how)
+/* Every case (those marked ws only when `ws`) on runtime rt at each M of ms[0..nms); `how`
+ * labels the lines. */
+static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, size_t count, int fp8, int ws,
+                      const int64_t *ms, size_t nms, const char *how)
 {
     for (size_t i = 0; i < count; i++) {
-        if (cases[i].a == HUM_DTYPE_FLOAT8_E4M3FN && !fp8)
+        if ((cases[i].a == HUM_DTYPE_FLOAT8_E4M3FN && !fp8) || (ws && !cases[i].ws))
             continue;
         hum_layer_spec s;
         hum_standard_weight w;
@@ -187,7 +191,13 @@ static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, siz
     }
 }
 
-int main(void)
+/* The passes: the built-in policy at M across its ranges; stream-K on, its slices summed in the
+ * workspace (the bfloat16 cases at M = 1 missed 1e-3 when they summed through C, ab43ee7); on
+ * sm_90 the same tables warp-specialised (wgmma_ws from M = 17, summing in the workspace too) at
+ * M 20, 48 and 72, one in each wgmma tile of the 8-bit-A table (72 is a partial 128-row block,
+ * and few tiles at N = 1024 split each tile's K over many CTAs). An argument names the one pass
+ * to run (a short device call). */
+int main(int argc, char **argv)
 {
     if (!gemm_test_have_gpu())
         return 77;
@@ -196,38 +206,59 @@ int main(void)
     if (!QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "%s", hum_last_error()))
         return quant_test_result("test_gemm_a8");
     hum_device_info dev;
-    const int fp8 = hum_runtime_device(rt, &dev) == HUM_OK && dev.sm_major * 10 + dev.sm_minor >= 89;
+    const int have = hum_runtime_device(rt, &dev) == HUM_OK;
+    const int fp8 = have && dev.sm_major * 10 + dev.sm_minor >= 89;
+    const int sm90 = have && dev.sm_major == 9 && dev.sm_minor == 0;
     static const a8_case cases[] = {
-        {"n=1024,k=1024,w=e4m3", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16},
-        {"n=1000,k=2064,w=e4m3,a=bfloat16,scale=float32,bias=1", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16},
-        {"n=2048,k=4096,w=e4m3,a=bfloat16", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16},
-        {"n=512,k=4096,w=e4m3,scale=tensor", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16},
-        {"n=1024,k=1024,w=uint8", HUM_DTYPE_INT8, HUM_DTYPE_FLOAT16},
-        {"n=1000,k=2064,w=uint8,a=bfloat16,scale=float32,bias=1", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16},
-        {"n=512,k=4096,w=uint8,scale=tensor", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16},
-        {"n=1024,k=1024,w=uint4", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16},
-        {"n=1000,k=2064,w=uint4,a=bfloat16,scale=float32,bias=1", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16},
-        {"n=1024,k=1024,w=uint4", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16},
-        {"n=1000,k=2064,w=uint4,scale=float32,bias=1", HUM_DTYPE_INT8, HUM_DTYPE_FLOAT16},
-        {"n=1024,k=1024,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16},
-        {"n=1000,k=2080,w=e2m1,group=32,scale=e8m0,bias=1", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16},
-        {"n=2048,k=4096,w=e2m1,a=bfloat16", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16},
+        {"n=1024,k=1024,w=e4m3", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, 1},
+        {"n=1000,k=2064,w=e4m3,a=bfloat16,scale=float32,bias=1", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 1},
+        {"n=2048,k=4096,w=e4m3,a=bfloat16", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 0},
+        {"n=512,k=4096,w=e4m3,scale=tensor", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, 1},
+        {"n=1024,k=1024,w=uint8", HUM_DTYPE_INT8, HUM_DTYPE_FLOAT16, 1},
+        {"n=1000,k=2064,w=uint8,a=bfloat16,scale=float32,bias=1", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16, 1},
+        {"n=512,k=4096,w=uint8,scale=tensor", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16, 0},
+        {"n=1024,k=1024,w=uint4", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, 1},
+        {"n=1000,k=2064,w=uint4,a=bfloat16,scale=float32,bias=1", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 0},
+        {"n=1024,k=1024,w=uint4", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16, 0},
+        {"n=1000,k=2064,w=uint4,scale=float32,bias=1", HUM_DTYPE_INT8, HUM_DTYPE_FLOAT16, 1},
+        {"n=1024,k=1024,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 1},
+        {"n=1000,k=2080,w=e2m1,group=32,scale=e8m0,bias=1", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, 1},
+        {"n=2048,k=4096,w=e2m1,a=bfloat16", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 0},
         /* M = 1 splits each of the 8 tiles' 32 k-blocks over ~16 CTAs when stream-K runs */
-        {"n=1024,k=8192,w=e4m3", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16},
-        {"n=1024,k=8192,w=uint8", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16},
+        {"n=1024,k=8192,w=e4m3", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 1},
+        {"n=1024,k=8192,w=uint8", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16, 1},
     };
-    static const int64_t ms[] = {1, 7, 48, 200, 520}, ms_sk[] = {1, 200};
+    static const int64_t ms[] = {1, 7, 48, 200, 520}, ms_sk[] = {1, 200}, ms_ws[] = {20, 48, 72};
+    static const struct {
+        const char *name, *family, *how; /* family: NULL for the built-in policy, else its tables with
+                                          * workspace sums on that wgmma family */
+        const int64_t *ms;
+        size_t nms;
+        int ws; /* the cases marked ws, on sm_90 only (where the tables have wgmma entries) */
+    } passes[] = {
+        {"built-in", NULL, "", ms, sizeof ms / sizeof ms[0], 0},
+        {"workspace", "wgmma", " stream-K in the workspace", ms_sk, sizeof ms_sk / sizeof ms_sk[0], 0},
+        {"wgmma_ws", "wgmma_ws", " wgmma_ws, stream-K in the workspace", ms_ws, sizeof ms_ws / sizeof ms_ws[0], 1},
+    };
     const size_t count = sizeof cases / sizeof cases[0];
-    run_cases(rt, &rng, cases, count, fp8, ms, sizeof ms / sizeof ms[0], "");
-    /* stream-K on, its slices summed in the workspace: the bfloat16 cases at M = 1 missed 1e-3
-     * when they summed through C (ab43ee7) */
-    char dir[512];
-    hum_runtime *sk_rt = gemm_test_workspace_sum_runtime(dir, sizeof dir);
-    if (QUANT_CHECK(sk_rt, "the stream-K workspace-sum runtime")) {
-        run_cases(sk_rt, &rng, cases, count, fp8, ms_sk, sizeof ms_sk / sizeof ms_sk[0], " stream-K in the workspace");
-        hum_runtime_destroy(sk_rt);
-        rt_rmtree(dir);
+    int named = argc < 2;
+    for (size_t p = 0; p < sizeof passes / sizeof passes[0]; p++) {
+        if (argc > 1 && strcmp(argv[1], passes[p].name) != 0)
+            continue;
+        named = 1;
+        if (passes[p].ws && !sm90)
+            continue;
+        char dir[512];
+        hum_runtime *use = passes[p].family ? gemm_test_workspace_sum_runtime(passes[p].family, dir, sizeof dir) : rt;
+        if (!QUANT_CHECK(use, "the %s runtime", passes[p].name))
+            continue;
+        run_cases(use, &rng, cases, count, fp8, passes[p].ws, passes[p].ms, passes[p].nms, passes[p].how);
+        if (use != rt) {
+            hum_runtime_destroy(use);
+            rt_rmtree(dir);
+        }
     }
+    QUANT_CHECK(named, "no pass named '%s' (expected built-in, workspace or wgmma_ws)", argv[argc > 1 ? 1 : 0]);
     hum_runtime_destroy(rt);
     return quant_test_result("test_gemm_a8");
 }

@@ -173,7 +173,7 @@ static void check_stream_k(hum_runtime *rt, quant_rng *rng)
     enum { SK_N = 1024, SK_K = 8192, SK_M = 100 };
     static const int64_t ms[] = {1, 5, SK_M};
     char dir[512];
-    hum_runtime *sk_rt = gemm_test_workspace_sum_runtime(dir, sizeof dir);
+    hum_runtime *sk_rt = gemm_test_workspace_sum_runtime("wgmma", dir, sizeof dir);
     hum_layer_spec s;
     hum_standard_weight w;
     hum_layer *layer = NULL, *through_c = NULL;

@@ -127,20 +127,26 @@ double gemm_test_spec(hum_runtime *rt, quant_rng *rng, const char *spec, const i
     return e;
 }
 
-hum_runtime *gemm_test_workspace_sum_runtime(char *dir, size_t cap)
+hum_runtime *gemm_test_workspace_sum_runtime(const char *wgmma_family, char *dir, size_t cap)
 {
-    rt_tmpdir("sksum", dir, cap);
-    rt_write(dir, "workspace_sum.lua",
+    char text[1024];
+    snprintf(text, sizeof text,
              "local policy = require('hum.policy')\n"
              "return {\n"
              "  name = 'stream-k-workspace-sum',\n"
              "  applies = function(device) return true end,\n"
              "  tunings = function(device, layer)\n"
              "    local list = policy.below(device, layer)\n"
-             "    for _, e in ipairs(list) do e.tuning.stream_k_sum = 'workspace' end\n"
+             "    for _, e in ipairs(list) do\n"
+             "      e.tuning.stream_k_sum = 'workspace'\n"
+             "      if e.tuning.kernel == 'wgmma' then e.tuning.kernel = '%s' end\n"
+             "    end\n"
              "    return list\n"
              "  end,\n"
-             "}\n");
+             "}\n",
+             wgmma_family);
+    rt_tmpdir("sksum", dir, cap);
+    rt_write(dir, "workspace_sum.lua", text);
     const char *config = rt_write(dir, "hum.yaml", "policy_paths: [workspace_sum.lua]\n");
     hum_runtime_options opts;
     hum_runtime_options_init(&opts);

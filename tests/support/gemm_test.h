@@ -30,9 +30,11 @@ double gemm_test_spec(hum_runtime *rt, quant_rng *rng, const char *spec, const i
 
 /* A runtime whose site policy gives every layer the built-in tables (policy.below) with the
  * stream-K slices summed in the workspace (stream_k_sum = "workspace"; 8-bit A then runs
- * stream-K too). Its policy and config go to a fresh directory (path in dir[cap]); NULL (with a
- * message printed) on failure. Release with hum_runtime_destroy, then rt_rmtree(dir). */
-hum_runtime *gemm_test_workspace_sum_runtime(char *dir, size_t cap);
+ * stream-K too) and their wgmma entries on family `wgmma_family` ("wgmma" keeps them,
+ * "wgmma_ws" warp-specialises them). Its policy and config go to a fresh directory (path in
+ * dir[cap]); NULL (with a message printed) on failure. Release with hum_runtime_destroy, then
+ * rt_rmtree(dir). */
+hum_runtime *gemm_test_workspace_sum_runtime(const char *wgmma_family, char *dir, size_t cap);
 
 /* s[i][n] = sum_k |a[i][k] * W[n][k]| in float64 (W as hum_reference_dequant gives it, `a` as
  * hum_reference_gemm takes it): the size of what a float32 accumulation of output (i, n) can

@@ -60,9 +60,6 @@ hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v)
     /* the plain kernel stages C in the drained pipeline; the warp-specialised one has its own tile */
     const int64_t tile = hum_gemm_wgmma_epilogue_smem(v);
     const int64_t pipeline = hum_gemm_pipeline_bytes(v);
-    RULE(t->kernel != HUM_GEMM_KERNEL_WGMMA_WS || !t->stream_k_sum,
-         "stream_k_sum = workspace with wgmma_ws (the workspace fix-up meets at CTA barriers its producer does not "
-         "join)");
     RULE(t->kernel != HUM_GEMM_KERNEL_WGMMA || tile <= pipeline,
          "the %lld-byte epilogue tile exceeds the %lld bytes of the pipeline", (long long)tile, (long long)pipeline);
     return HUM_OK;
