@@ -835,7 +835,7 @@ typedef struct hum_moe_options {
      * means it too): hum_moe_forward routes tokens by their top-k ids;
      * HUM_GEMM_MOE_GROUPED_CONTIGUOUS or HUM_GEMM_MOE_GROUPED_MASKED: hum_moe_forward_grouped
      * takes rows a dispatcher already grouped by expert (DeepEP high-throughput / low-latency;
-     * not yet run on a GPU, docs/moe.md) */
+     * docs/moe.md) */
     int32_t gemm_type;
 } hum_moe_options;
 
@@ -927,8 +927,8 @@ hum_status hum_moe_forward(hum_moe *moe, hum_workspace *ws, struct CUstream_st *
 
 /*
  * The experts of a grouped layer (hum_moe_options.gemm_type a grouped type) on rows a dispatcher
- * already sent to them (DeepEP, DeepGEMM's grouped layouts; not yet run on a GPU:
- * tests/gpu/moe_grouped.c is ready for one): each row x of local expert e becomes
+ * already sent to them (DeepEP, DeepGEMM's grouped layouts; checked on the H200 by
+ * tests/gpu/moe_grouped.c): each row x of local expert e becomes
  *   out row = down_e(act(gate_up_e(x)))
  * with no router weight (the host's combine applies it, as DeepEP's does), on `stream`,
  * asynchronously through `ws`: no allocation, no host sync, no Lua; CUDA-graph capturable.
