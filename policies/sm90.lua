@@ -4,11 +4,12 @@
 -- small M; the layer falls back to block K 128 when the padded K is not a multiple of 256.
 -- From M = 17 on, a layer the warpgroup-MMA kernel (kernels/gemm/gemm_wgmma.cu) takes on this
 -- target (layer.kernels.wgmma, which C's rules decide; act-order layers too: their A is permuted
--- once per forward, kernels/prep/permute_a.cu) runs it: 32 x 128 x 256 tiles up to M = 32,
--- 64 x 128 x 256 up to M = 64, 128 x 128 x 128 up to M = 128, 256 x 128 x 128 above (256 x 128
--- x 64 where three such stages do not fit) (bench/NOTES.md, "wgmma kernel", "tile sweep",
--- "session 3" and "session 5"); with 16-bit activations its warp-specialised form (wgmma_ws);
--- mma.sync stays faster up to M = 16 (wgmma 16 x 128 x 256: 28.5 us at M = 1 against 24.8).
+-- once per forward, kernels/prep/permute_a.cu) runs it, warp-specialised (wgmma_ws): 32 x 128 x
+-- 256 tiles up to M = 32, 64 x 128 x 256 up to M = 64, 128 x 128 x 128 up to M = 384 (4-bit
+-- weights; 128 with wider ones), 256 x 128 x 128 above (256 x 128 x 64 on plain wgmma where
+-- three such stages do not fit), narrow layers and 8-bit A as said below (bench/NOTES.md, "wgmma
+-- kernel", "tile sweep", "session 3" and "session 5"); mma.sync stays faster up to M = 16 (wgmma
+-- 16 x 128 x 256: 28.5 us at M = 1 against 24.8).
 -- Figures below: H200, us, built-in of main 4d2f36c against the choice, from the files of
 -- bench/results/H200-2026-12-02/ (session 5).
 local policy = require("hum.policy")
@@ -56,7 +57,7 @@ return {
     -- GEMM-only): two CTAs per SM from 2 rows per expert (M = 128: 91 against 110 us, M = 1 keeps
     -- one: 18 against 21), 128 x 256 x 64 tiles above 64 rows (M = 4096: 539 against 645 us
     -- for 128 x 128 x 128, 1391 for 256-row blocks, whose padding per expert costs more than the
-    -- larger tile saves). The session-5 sweep (bench/moe-sweep/README.md) kept these elsewhere.
+    -- larger tile saves). The session-5 sweep (bench/moe-sweep/README.md) changed 33..64 only.
     if compute and compute.gemm_type ~= "dense" then
       local w = layer.kernels.wgmma
       local wide = mma(128, 256, 64, 128, 32, 64, 4)
@@ -100,7 +101,10 @@ return {
       -- 256-row tiles leave half the SMs without a tile of their own.
       local mid = not a8 and deep
       local tile128 = wg(family, 128, 128, 128, 4)
-      local big = deep and wg(family, 256, 128, 128, 3) or wg(a8 and family or "wgmma", 256, 128, 64, 4)
+      -- int8 A keeps 128-row tiles above M = 128 (C's fit halves only e4m3's 256-row blocks): its
+      -- 256-row tiles on wgmma_ws have not run on a GPU (its 128-row ones passed at M = 72)
+      local big = layer.a_dtype == "int8" and tile128 or deep and wg(family, 256, 128, 128, 3)
+        or wg(a8 and family or "wgmma", 256, 128, 64, 4)
       list = ranges({
         { 16, small_m(device, layer, kgroup) },
         { 32, wg(family, 32, 128, 256, 5) },
@@ -118,8 +122,8 @@ return {
       })
     end
     -- 8-bit A (scales along K aside, above): stream-K with its slices summed in the workspace on
-    -- every entry (C's fit drops
-    -- stream-K otherwise: through the 16-bit C they would round once per slice) (a8perf.log,
+    -- every entry (C's fit drops stream-K otherwise: through the 16-bit C they would round once
+    -- per slice) (a8perf.log,
     -- 8192 x 8192 e4m3 x e4m3 M 1/128/1024/8192: 37.39/62.90/221.62/1736.48 -> 33.70/47.73/
     -- 214.43/1657.23; e2m1 g32 x e4m3 55.02/80.43/301.73/2390.78 -> 36.05/52.50/290.86/2279.15)
     if a8 and not kgroup then
