@@ -4,11 +4,12 @@
 -- small M; the layer falls back to block K 128 when the padded K is not a multiple of 256.
 -- From M = 17 on, a layer the warpgroup-MMA kernel (kernels/gemm/gemm_wgmma.cu) takes on this
 -- target (layer.kernels.wgmma, which C's rules decide; act-order layers too: their A is permuted
--- once per forward, kernels/prep/permute_a.cu) runs it: 32 x 128 x 256 tiles up to M = 32,
--- 64 x 128 x 256 up to M = 64, 128 x 128 x 128 up to M = 128, 256 x 128 x 128 above (256 x 128
--- x 64 where three such stages do not fit) (bench/NOTES.md, "wgmma kernel", "tile sweep",
--- "session 3" and "session 5"); with 16-bit activations its warp-specialised form (wgmma_ws);
--- mma.sync stays faster up to M = 16 (wgmma 16 x 128 x 256: 28.5 us at M = 1 against 24.8).
+-- once per forward, kernels/prep/permute_a.cu) runs it, warp-specialised (wgmma_ws): 32 x 128 x
+-- 256 tiles up to M = 32, 64 x 128 x 256 up to M = 64, 128 x 128 x 128 up to M = 384 (4-bit
+-- weights; 128 with wider ones), 256 x 128 x 128 above (256 x 128 x 64 on plain wgmma where
+-- three such stages do not fit), narrow layers and 8-bit A as said below (bench/NOTES.md, "wgmma
+-- kernel", "tile sweep", "session 3" and "session 5"); mma.sync stays faster up to M = 16 (wgmma
+-- 16 x 128 x 256: 28.5 us at M = 1 against 24.8).
 -- Figures below: H200, us, built-in of main 4d2f36c against the choice, from the files of
 -- bench/results/H200-2026-12-02/ (session 5).
 local policy = require("hum.policy")
@@ -23,15 +24,16 @@ local function narrow(device, layer) return layer.padded_n / 128 * 4 <= device.s
 -- warps span 32 or 64 columns, which would leave one or two warps along N; 8-bit is untimed).
 -- Stream-K slices sum in the workspace: they meet in parallel instead of one after the other
 -- through C (a8perf.log: uint4 g128 bf16 8192 x 8192 M 1/16 24.29/26.50 -> 22.67/22.91;
--- fp16 4096 x 4096 14.24/15.33 -> 13.07/13.12).
-local function small_m(device, layer)
+-- fp16 4096 x 4096 14.24/15.33 -> 13.07/13.12); not with scales along K (`kgroup`: 8-bit A whose
+-- K-group scales ran on the H200 without stream-K only).
+local function small_m(device, layer, kgroup)
   local t
   if layer.weight_bits == 4 and narrow(device, layer) then
     t = mma(16, 64, 256, 16, 16, 128, 6)
   else
     t = mma(16, 128, 256, 16, 32, 128, 4)
   end
-  t.stream_k_sum = "workspace"
+  if not kgroup then t.stream_k_sum = "workspace" end
   return t
 end
 
@@ -55,7 +57,7 @@ return {
     -- GEMM-only): two CTAs per SM from 2 rows per expert (M = 128: 91 against 110 us, M = 1 keeps
     -- one: 18 against 21), 128 x 256 x 64 tiles above 64 rows (M = 4096: 539 against 645 us
     -- for 128 x 128 x 128, 1391 for 256-row blocks, whose padding per expert costs more than the
-    -- larger tile saves). The session-5 sweep (bench/moe-sweep/README.md) kept these elsewhere.
+    -- larger tile saves). The session-5 sweep (bench/moe-sweep/README.md) changed 33..64 only.
     if compute and compute.gemm_type ~= "dense" then
       local w = layer.kernels.wgmma
       local wide = mma(128, 256, 64, 128, 32, 64, 4)
@@ -71,41 +73,60 @@ return {
       })
     end
     local a8 = layer.a_dtype == "float8_e4m3fn" or layer.a_dtype == "int8"
+    local kgroup = a8 and (layer.kgroup_k or 0) > 0
     local list
     if layer.kernels.wgmma then
       -- three 256 x 128 x 128 stages fit 227 KiB with 4-bit weights and scale groups of 32 or
       -- more (wgmma_ws, beside its own epilogue tile, two); wider weights or finer groups take
-      -- four 256 x 128 x 64 stages, on plain wgmma (untimed on wgmma_ws, where 8-bit weights
-      -- fit three)
+      -- four 256 x 128 x 64 stages, with 16-bit A on plain wgmma (untimed on wgmma_ws, where
+      -- 8-bit weights fit three)
       local deep = layer.weight_bits and layer.weight_bits <= 4 and layer.kernel_group >= 32
       -- 16-bit A: wgmma_ws from M = 17 (perf-ws.txt, 8192 x 8192 uint4 g128 fp16, M 32 / 128 /
       -- 1024 / 8192: 27.76 / 43.90 / 213.42 / 1614.16 -> 24.22 / 37.98 / 199.34 / 1609.98, every
-      -- M 32..8192 and the Llama layers at M 128 and 1024 faster); 8-bit A measured on wgmma only
-      local family = a8 and "wgmma" or "wgmma_ws"
-      -- narrow layers of short K at M 33..128: plain wgmma, 64-row tiles, twice the CTAs
-      -- (perf-tiles-n4096.txt, 4096 x 4096 fp16: M 64 20.86 -> 18.21, M 128 28.22 (wgmma_ws
-      -- 27.01) -> 21.50; 4096 x 14336 at M = 128 keeps wgmma_ws 128 x 128: 42.16 against 47.73)
-      local short = not a8 and narrow(device, layer) and layer.padded_k <= 4096
+      -- M 32..8192 and the Llama layers at M 128 and 1024 faster). 8-bit A too, with its stream-K
+      -- sums in the workspace (a8ws/a8ws.txt, 8192 x 8192, M 128 / 1024 / 8192: e4m3 x e4m3
+      -- 47.73 / 214.43 / 1657.23 -> 42.80 / 170.40 / 1379.30, e2m1 g32 x e4m3 52.50 / 290.86 /
+      -- 2279.15 -> 45.22 / 237.54 / 1855.86), except scales along K (FP8 block-wise, MXFP8): they
+      -- keep plain wgmma without stream-K, as they passed on the H200 (session 5, call 1); on
+      -- wgmma_ws or with workspace sums they have not run on a GPU.
+      local family = kgroup and "wgmma" or "wgmma_ws"
+      -- Narrow layers (16-bit A): 64-row tiles at M 65..128, twice the CTAs (candidates.txt,
+      -- wgmma_ws: 4096 x 4096 fp16 M = 128 28.22 -> 19.25, 4096 x 14336 42.16 -> 39.76); with a
+      -- short K also 64 x 64 tiles at M 33..64 (20.86 -> 16.45) and 128-row tiles above M = 128
+      -- (M 256 / 1024: 25.79 / 58.37, the 256-row tile 60.29 at 1024).
+      local thin = not a8 and narrow(device, layer)
+      local short = thin and layer.padded_k <= 4096
+      -- Above M = 128, 128-row tiles up to M = 384 (8192 x 8192 fp16, M 256 / 384: 68.51 /
+      -- 111.34 -> 58.91 / 84.75; 128 x 128 x 256 with three stages 63.98 at 256), where the
+      -- 256-row tiles leave half the SMs without a tile of their own.
+      local mid = not a8 and deep
+      local tile128 = wg(family, 128, 128, 128, 4)
+      -- int8 A keeps 128-row tiles above M = 128 (C's fit halves only e4m3's 256-row blocks): its
+      -- 256-row tiles on wgmma_ws have not run on a GPU (its 128-row ones passed at M = 72)
+      local big = layer.a_dtype == "int8" and tile128 or deep and wg(family, 256, 128, 128, 3)
+        or wg(a8 and family or "wgmma", 256, 128, 64, 4)
       list = ranges({
-        { 16, small_m(device, layer) },
+        { 16, small_m(device, layer, kgroup) },
         { 32, wg(family, 32, 128, 256, 5) },
-        { 64, short and wg("wgmma", 64, 64, 256, 5) or wg(family, 64, 128, 256, 4) },
-        { 128, short and wg("wgmma", 64, 128, 256, 4) or wg(family, 128, 128, 128, 4) },
-        { math.huge, deep and wg(family, 256, 128, 128, 3) or wg("wgmma", 256, 128, 64, 4) },
+        { 64, short and wg(family, 64, 64, 256, 5) or wg(family, 64, 128, 256, 4) },
+        { 128, thin and wg(family, 64, 128, 256, 4) or tile128 },
+        { 384, (short or mid) and tile128 or big },
+        { math.huge, short and tile128 or big },
       })
     else
       list = ranges({
-        { 16, small_m(device, layer) },
+        { 16, small_m(device, layer, kgroup) },
         { 32, mma(32, 128, 256, 32, 32, 64, 4) },
         { 128, mma(64, 128, 256, 64, 32, 128, 3) },
         { math.huge, mma(128, 256, 128, 64, 64, 128, 4) },
       })
     end
-    -- 8-bit A: stream-K with its slices summed in the workspace on every entry (C's fit drops
-    -- stream-K otherwise: through the 16-bit C they would round once per slice) (a8perf.log,
+    -- 8-bit A (scales along K aside, above): stream-K with its slices summed in the workspace on
+    -- every entry (C's fit drops stream-K otherwise: through the 16-bit C they would round once
+    -- per slice) (a8perf.log,
     -- 8192 x 8192 e4m3 x e4m3 M 1/128/1024/8192: 37.39/62.90/221.62/1736.48 -> 33.70/47.73/
     -- 214.43/1657.23; e2m1 g32 x e4m3 55.02/80.43/301.73/2390.78 -> 36.05/52.50/290.86/2279.15)
-    if a8 then
+    if a8 and not kgroup then
       for _, e in ipairs(list) do e.tuning.stream_k_sum = "workspace" end
     end
     return list

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Issue 9 / 8 (engineer a8perf, session 4, written without a GPU): stream-K with its slices
-# summed in the workspace (tuning field stream_k_sum = "workspace", not yet run on a GPU) against
+# summed in the workspace (tuning field stream_k_sum = "workspace"; run in session 5) against
 # the built-in tables, beside Humming's quantized rows, in one call (~90 s on the H200 host).
 # What it decides:
 #   1. 8-bit A: the built-in tables run without stream-K (its slices would round through the

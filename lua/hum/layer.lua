@@ -122,7 +122,11 @@ function layer.config(c, sm, gemm_type)
   c.exp_compensation = compensation
   c.has_zero_point = zero_point ~= "none" and 1 or 0
 
-  return fields.to_table("layer", c)
+  local t = fields.to_table("layer", c)
+  -- for policies: the period along K of the scales applied where 8-bit A's accumulators are
+  -- promoted (0: none; C's rule, hum_layer_kgroup_k)
+  t.kgroup_k = tonumber(hum.C.hum_layer_kgroup_k(c))
+  return t
 end
 
 -- The device table the policies see for a plan: its GPU, or the nominal device of its arch.

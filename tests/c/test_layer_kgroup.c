@@ -61,7 +61,8 @@ static void check_spec(void)
 }
 
 /* Checks the compiled table of `what`: e4m3 A in groups of a_group, every entry's warp K a
- * multiple of the promotion period, stream-K summed in the workspace on sm_90a, else none. */
+ * multiple of the promotion period, no stream-K (the built-in policies keep scales along K where
+ * they passed on the H200: without stream-K, sm90.lua's `kgroup`) and no wgmma_ws. */
 static void check_info(const char *what, const char *arch, const hum_layer_info *info, int64_t a_group,
                        int32_t period)
 {
@@ -71,17 +72,15 @@ static void check_info(const char *what, const char *arch, const hum_layer_info 
                     info->config.a_group == a_group,
                 "%s on %s: %d entries, A %s in groups of %lld (expected %lld)", what, arch, info->entry_count,
                 hum_dtype_name(info->config.a_dtype), (long long)info->config.a_group, (long long)a_group);
-    /* sm90.lua sums 8-bit A's stream-K slices in the workspace on every entry; sm89.lua leaves the
-     * field out, so the fit drops stream-K there */
-    const int sum = strcmp(arch, "sm_90a") == 0;
     for (int i = 0; i < info->entry_count; i++) {
         const hum_tuning *t = &info->entries[i];
-        QUANT_CHECK(t->block_k >= 128 && t->warp_k % period == 0 && t->stream_k == sum && t->stream_k_sum == sum &&
+        QUANT_CHECK(t->block_k >= 128 && t->warp_k % period == 0 && !t->stream_k && !t->stream_k_sum &&
+                        t->kernel != HUM_GEMM_KERNEL_WGMMA_WS &&
                         (period >= 64 || t->kernel != HUM_GEMM_KERNEL_WGMMA || t->block_m <= 64),
-                    "%s on %s: entry %d block %dx%dx%d warp K %d stream-K %d sum %d (expected %d; promotions every "
-                    "%d)",
-                    what, arch, i, t->block_m, t->block_n, t->block_k, t->warp_k, t->stream_k, t->stream_k_sum, sum,
-                    period);
+                    "%s on %s: entry %d kernel %d block %dx%dx%d warp K %d stream-K %d sum %d (expected neither, nor "
+                    "wgmma_ws: kernel 2; promotions every %d)",
+                    what, arch, i, (int)t->kernel, t->block_m, t->block_n, t->block_k, t->warp_k,
+                    t->stream_k, t->stream_k_sum, period);
     }
 }
 

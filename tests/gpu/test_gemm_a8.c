@@ -3,8 +3,9 @@
  * channel (float16, bfloat16, float32 scales) and tensor weight scales, per-token and per-tensor
  * activation scales, bias, float16 and bfloat16 output, at M across the policy's ranges (1, 7, 48,
  * 200, 520); then at M = 1 and 200 with stream-K on, its slices summed in the workspace
- * (stream_k_sum, a site policy over the built-in tables; K = 8192 at M = 1: each tile split over
- * ~16 CTAs); then on sm_90 the warp-specialised kernel (wgmma_ws) on the same tables. A is fresh
+ * (stream_k_sum, a site policy over the built-in tables on the plain wgmma kernel; K = 8192 at
+ * M = 1: each tile split over ~16 CTAs); then on sm_90 the warp-specialised kernel (wgmma_ws,
+ * which the built-in tables run from M = 17 there) on the same tables. A is fresh
  * random 8-bit codes with random float32 scales; the float64 reference (hum_reference_gemm)
  * multiplies the same quantized values, so only the accumulation and the output rounding differ:
  * ||C - round(ref)|| / ||ref|| <= 1e-3, every output written (C poisoned first, a guard row
@@ -192,8 +193,8 @@ static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, siz
 }
 
 /* The passes: the built-in policy at M across its ranges; stream-K on, its slices summed in the
- * workspace (the bfloat16 cases at M = 1 missed 1e-3 when they summed through C, ab43ee7); on
- * sm_90 the same tables warp-specialised (wgmma_ws from M = 17, summing in the workspace too) at
+ * workspace, on the plain wgmma kernel (the bfloat16 cases at M = 1 missed 1e-3 when they summed
+ * through C, ab43ee7); on sm_90 the same tables warp-specialised (wgmma_ws from M = 17) at
  * M 20, 48 and 72, one in each wgmma tile of the 8-bit-A table (72 is a partial 128-row block,
  * and few tiles at N = 1024 split each tile's K over many CTAs). An argument names the one pass
  * to run (a short device call). */

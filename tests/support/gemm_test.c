@@ -139,7 +139,7 @@ hum_runtime *gemm_test_workspace_sum_runtime(const char *wgmma_family, char *dir
              "    local list = policy.below(device, layer)\n"
              "    for _, e in ipairs(list) do\n"
              "      e.tuning.stream_k_sum = 'workspace'\n"
-             "      if e.tuning.kernel == 'wgmma' then e.tuning.kernel = '%s' end\n"
+             "      if e.tuning.kernel == 'wgmma' or e.tuning.kernel == 'wgmma_ws' then e.tuning.kernel = '%s' end\n"
              "    end\n"
              "    return list\n"
              "  end,\n"

@@ -30,8 +30,9 @@ double gemm_test_spec(hum_runtime *rt, quant_rng *rng, const char *spec, const i
 
 /* A runtime whose site policy gives every layer the built-in tables (policy.below) with the
  * stream-K slices summed in the workspace (stream_k_sum = "workspace"; 8-bit A then runs
- * stream-K too) and their wgmma entries on family `wgmma_family` ("wgmma" keeps them,
- * "wgmma_ws" warp-specialises them). Its policy and config go to a fresh directory (path in
+ * stream-K too) and their wgmma and wgmma_ws entries all on family `wgmma_family` ("wgmma":
+ * the plain kernel, which the built-in tables no longer run for most layers on sm_90;
+ * "wgmma_ws": warp-specialised). Its policy and config go to a fresh directory (path in
  * dir[cap]); NULL (with a message printed) on failure. Release with hum_runtime_destroy, then
  * rt_rmtree(dir). */
 hum_runtime *gemm_test_workspace_sum_runtime(const char *wgmma_family, char *dir, size_t cap);
