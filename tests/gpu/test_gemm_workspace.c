@@ -97,14 +97,18 @@ static void check_sizes_and_refusals(const fixture *f)
     hum_device_info dev;
     hum_runtime_device(f->rt, &dev);
     const int64_t locks = ((int64_t)dev.sm_count * 32 * 4 + 255) / 256 * 256;
+    /* the partial tiles of the built-in table (sm90.lua sums the stream-K slices of M <= 16 in the
+     * workspace; none on targets whose policy leaves stream_k_sum out), then the rows of A the
+     * forward gathers */
+    const int64_t partials = partial_bytes(f->layer, &dev);
+    int64_t size0 = -1, size3 = -1;
+    QUANT_CHECK(hum_layer_workspace_size(f->layer, 0, &size0) == HUM_OK && size0 == locks + partials,
+                "size at M 0: %lld, want %lld", (long long)size0, (long long)(locks + partials));
+    QUANT_CHECK(hum_layer_workspace_size(f->layer, 3, &size3) == HUM_OK &&
+                    size3 == locks + partials + (3 * K * 2 + 255) / 256 * 256,
+                "size at M 3: %lld, want %lld", (long long)size3,
+                (long long)(locks + partials + (3 * K * 2 + 255) / 256 * 256));
     int64_t bytes = -1;
-    /* the built-in tables sum stream-K slices through C: no partial tiles */
-    QUANT_CHECK(partial_bytes(f->layer, &dev) == 0, "partial tiles in a built-in table");
-    QUANT_CHECK(hum_layer_workspace_size(f->layer, 0, &bytes) == HUM_OK && bytes == locks,
-                "size at M 0: %lld, want %lld", (long long)bytes, (long long)locks);
-    QUANT_CHECK(hum_layer_workspace_size(f->layer, 3, &bytes) == HUM_OK &&
-                    bytes == locks + (3 * K * 2 + 255) / 256 * 256,
-                "size at M 3: %lld", (long long)bytes);
     QUANT_CHECK(hum_layer_workspace_size(f->layer, -1, &bytes) == HUM_ERR_INVALID_ARG &&
                     strstr(hum_last_error(), "max_m"),
                 "max_m -1: %s", hum_last_error());
@@ -166,8 +170,9 @@ static int forward_bf16(hum_layer *layer, hum_workspace *ws, void *d_a, int64_t 
  * by hum_layer_workspace_size, what a workspace of the locks alone gives (every tile whole in
  * one CTA) within what summing the same float32 products in another order and one output
  * rounding allow (gemm_test_reordered_apart: more than one ulp apart only near cancellation), and
- * no larger error against the float64 reference. The same layer summing its slices through C
- * (the default) is printed beside it: one rounding per slice. */
+ * no larger error against the float64 reference. The same layer under the built-in table is
+ * printed beside it ("built-in"): on sm_90 its M <= 16 entry sums in the workspace too, its wgmma
+ * entries through C (one rounding per slice). */
 static void check_stream_k(hum_runtime *rt, quant_rng *rng)
 {
     enum { SK_N = 1024, SK_K = 8192, SK_M = 100 };
@@ -197,7 +202,8 @@ static void check_stream_k(hum_runtime *rt, quant_rng *rng)
                          hum_layer_workspace_size(layer, SK_M, &bytes) == HUM_OK &&
                          hum_layer_workspace_size(through_c, SK_M, &plain_bytes) == HUM_OK &&
                          hum_workspace_create(sk_rt, NULL, bytes, &full) == HUM_OK &&
-                         hum_workspace_create(sk_rt, NULL, plain_bytes, &bare) == HUM_OK &&
+                         hum_workspace_create(sk_rt, NULL, plain_bytes - partial_bytes(through_c, &dev), &bare) ==
+                             HUM_OK &&
                          hum_workspace_create(rt, NULL, plain_bytes, &plain) == HUM_OK &&
                          quant_fill_activations(rng, HUM_DTYPE_BFLOAT16, SK_M * SK_K, 1.0, a_codes, a) == 0 &&
                          hum_reference_gemm(&w, 0, a, SK_M, ref) == HUM_OK &&
@@ -206,9 +212,11 @@ static void check_stream_k(hum_runtime *rt, quant_rng *rng)
                      "stream-K layer: %s", hum_last_error()) ||
         gemm_test_abs_products(&w, a, SK_M, abs_sum) != 0)
         goto done;
-    /* the partial tiles are what the workspace-sum table adds to the default one's size */
-    QUANT_CHECK(partial_bytes(layer, &dev) > 0 && bytes == plain_bytes + partial_bytes(layer, &dev),
-                "stream-K workspace sizes: %lld with partial tiles, %lld without", (long long)bytes,
+    /* each size is the locks (and no rows of A: 16-bit, no act-order) and its table's partial
+     * tiles; "bare" holds the locks alone, so the workspace-sum layer runs every tile whole in it */
+    QUANT_CHECK(partial_bytes(layer, &dev) > 0 &&
+                    bytes - partial_bytes(layer, &dev) == plain_bytes - partial_bytes(through_c, &dev),
+                "stream-K workspace sizes: %lld with partial tiles, %lld for the built-in table", (long long)bytes,
                 (long long)plain_bytes);
     for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
         const int64_t m = ms[i], count = m * SK_N;
@@ -226,7 +234,7 @@ static void check_stream_k(hum_runtime *rt, quant_rng *rng)
         hum_dtype_decode(HUM_DTYPE_BFLOAT16, c_out, count, got);
         const double e_c = quant_rel_error(got, ref, count);
         printf("  stream-K M = %lld bfloat16, outputs more than one ulp from whole tiles: slices summed in the "
-               "workspace %lld (%lld beyond the float32 reordering bound), through C %lld of %lld; relative error "
+               "workspace %lld (%lld beyond the float32 reordering bound), built-in %lld of %lld; relative error "
                "%.3e, %.3e, whole tiles %.3e\n",
                (long long)m, (long long)ulps, (long long)apart, (long long)ulps_c, (long long)count, e_sk, e_c, e_dp);
         QUANT_CHECK(apart == 0 && e_sk <= 1.1 * e_dp + 1e-6, "stream-K summed in the workspace, M = %lld: %lld outputs "
@@ -394,10 +402,16 @@ static double bare_launch(const fixture *f, hum_workspace *ws)
     const hum_layer_buffers *b = &f->layer->buf;
     void *d_c = NULL;
     hum_device_alloc(0, N * 2, &d_c);
+    /* the partial tiles where the entry sums its slices in the workspace, as the forward passes them */
+    void *partials = NULL;
+    char *rows = NULL;
+    int64_t room = 0;
+    hum_workspace_areas(ws, t->partial_bytes, 0, &partials, &rows, &room);
     hum_gemm_args args = {.a = f->d_a, .lda = K, .b = b->weight, .b_scale = b->scale, .zero = b->zero,
                           .bias = b->bias, .c = d_c, .ldc = N, .locks = ws->base, .m = 1,
-                          .out_factor = f->layer->out_factor};
-    const int64_t work = e->stream_k ? e->n_blocks * e->k_blocks : e->n_blocks;
+                          .out_factor = f->layer->out_factor, .partials = e->stream_k_sum ? partials : NULL};
+    const int64_t work =
+        e->stream_k && (!e->stream_k_sum || args.partials) ? e->n_blocks * e->k_blocks : e->n_blocks;
     const hum_launch_config launch = {.grid = {(uint32_t)(work < e->max_grid ? work : e->max_grid), 1, 1},
                                       .block = {e->threads, 1, 1}, .dynamic_smem_bytes = e->smem_bytes};
     void *params[] = {&args};
@@ -481,7 +495,9 @@ int main(void)
         hum_layer_info info;
         hum_layer_get_info(f.layer, &info);
         printf("  act-order layer: %d ranges, policy %s, last range on %s\n", info.entry_count, info.policy_name,
-               info.entries[info.entry_count - 1].kernel == HUM_GEMM_KERNEL_WGMMA ? "wgmma" : "mma.sync");
+               info.entries[info.entry_count - 1].kernel == HUM_GEMM_KERNEL_WGMMA      ? "wgmma"
+               : info.entries[info.entry_count - 1].kernel == HUM_GEMM_KERNEL_WGMMA_WS ? "wgmma_ws"
+                                                                                       : "mma.sync");
         check_sizes_and_refusals(&f);
         /* one pass, then chunks of 100 rows (M = 300: three), then a host-owned workspace */
         int64_t bytes = 0;
