@@ -20,7 +20,7 @@ hum_status bench_enqueue_cublas(void *call, CUstream stream)
 hum_status bench_enqueue_cublaslt(void *call, CUstream stream)
 {
     bench_cublaslt_call *b = call;
-    return bench_cublaslt_fp8_gemm(b->lt, stream, b->out, b->m, b->n, b->k, b->a, b->w, b->scales, b->scales + 1,
+    return bench_cublaslt_fp8_gemm(b->lt, stream, b->out, b->m, b->n, b->k, b->a, b->w, b->a_scale, b->w_scale,
                                    b->c);
 }
 

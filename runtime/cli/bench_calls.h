@@ -32,7 +32,7 @@ typedef struct bench_cublaslt_call {
     hum_dtype out;
     int64_t m, n, k;
     const void *a, *w;    /* device: e4m3 A [M][K], W [N][K] */
-    const float *scales;  /* device: two float32, A's and W's per-tensor scales */
+    const float *a_scale, *w_scale; /* device: one float32 each, per-tensor (BENCH_CUBLASLT_SCALE_ALIGN) */
     void *c;
 } bench_cublaslt_call;
 /* bench_cublaslt_fp8_gemm of the call's operands. */

@@ -166,7 +166,8 @@ typedef struct bench_run {
     hum_workspace *ws; /* for the largest M in one pass */
     /* the layer's own activation quantization (NULL for 16-bit A), for the check */
     const hum_act_quant *quantized;
-    /* cuBLASLt fp8, for a layer that computes in e4m3: A, W (e4m3) and their two scales */
+    /* cuBLASLt fp8, for a layer that computes in e4m3: A, W (e4m3) and their two scales, A's at
+     * lt_scales[0] and W's BENCH_CUBLASLT_SCALE_ALIGN bytes on */
     bench_cublaslt *lt;
     void *a8, *w8;
     float *lt_scales;
@@ -259,10 +260,11 @@ static hum_status sweep(bench_run *b, hum_layer *layer, const hum_standard_weigh
                 break;
             row->cublas_us = t.median_us;
         }
-        /* a comparison column: cuBLASLt refusing a shape (CUBLAS_STATUS_NOT_SUPPORTED on the
-         * H200 for n = k = 8192) leaves its cell empty, the first reason noted, and the run goes on */
+        /* a comparison column: cuBLASLt refusing a shape leaves its cell empty, the first reason
+         * noted (status name and cuBLASLt's logged line), and the run goes on */
         if (b->lt != NULL) {
-            bench_cublaslt_call c = {b->lt, r->activation, ms[i], r->n, r->k, b->a8, b->w8, b->lt_scales, b->io.c};
+            bench_cublaslt_call c = {b->lt, r->activation, ms[i], r->n, r->k, b->a8, b->w8, b->lt_scales,
+                                     b->lt_scales + BENCH_CUBLASLT_SCALE_ALIGN / sizeof(float), b->io.c};
             if (bench_time(&b->timer, bench_enqueue_cublaslt, &c, r->warmup, r->reps, &t) == HUM_OK) {
                 row->cublaslt_us = t.median_us;
             } else {
@@ -282,7 +284,9 @@ static hum_status sweep(bench_run *b, hum_layer *layer, const hum_standard_weigh
  * library, random e4m3 A and W, scales 1. Not timed (the reason noted) when any of it fails. */
 static void open_cublaslt(bench_run *b, int32_t ordinal, bench_report *r, int64_t m_max, bench_rng *rng)
 {
-    static const float ones[2] = {1.0f, 1.0f};
+    /* scales 1 in two 16-byte slots: cuBLASLt is given no scale pointer short of that alignment */
+    static const float ones[2 * BENCH_CUBLASLT_SCALE_ALIGN / sizeof(float)] = {
+        [0] = 1.0f, [BENCH_CUBLASLT_SCALE_ALIGN / sizeof(float)] = 1.0f};
     hum_status st = b->cublas ? bench_cublaslt_open(b->cublas, ordinal, &b->lt)
                               : hum_fail(HUM_ERR_UNSUPPORTED, "no cuBLAS to find cuBLASLt beside");
     if (st == HUM_OK)
