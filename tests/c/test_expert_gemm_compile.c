@@ -83,24 +83,19 @@ static void check_refusals(hum_runtime *rt)
                 "indexed without experts: status %d, '%s'", st, hum_last_error());
 }
 
-/* Block M that is not a power of two (tests/support/wgmma_test.h): under the site policy that
- * puts 48, 80, 96, 112, 160 and 176 on the rows per expert, the tables that
- * tests/gpu/test_expert_gemm.c runs on sm_90 (the small case's every type, the Qwen3 gate/up
- * indexed) compile for sm_90a with those tiles. */
-static void check_odd_blocks(void)
+/* A MoE layer's shape: its spec, experts, and how many of TYPES its tables are compiled for. */
+typedef struct {
+    const char *spec;
+    int64_t experts;
+    int types;
+} moe_case;
+
+/* Compiles each case's tables for sm_90a under rt's policy, every entry (`entries` of them, or at
+ * least one when 0) held to entry_ok, and prints a line per table. */
+static void compile_sm90a(hum_runtime *rt, const moe_case *cases, size_t count, const char *what, int32_t entries,
+                          int (*entry_ok)(const hum_tuning *t, int32_t e))
 {
-    static const int32_t want[] = {48, 80, 96, 112, 160, 176};
-    static const struct {
-        const char *spec;
-        int64_t experts;
-        int types;
-    } cases[] = {{"n=200,k=96,w=uint4,group=32,zp=int,bias=1,a=bfloat16", 33, 3},
-                 {"n=1536,k=2048,w=uint4,group=128,a=bfloat16", 32, 1}};
-    char dir[512];
-    hum_runtime *rt = wgmma_test_runtime_policy(WGMMA_ODD_BLOCK_POLICY, dir, sizeof dir);
-    if (!QUANT_CHECK(rt != NULL, "the odd block M policy's runtime"))
-        return;
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    for (size_t i = 0; i < count; i++)
         for (int t = 0; t < cases[i].types; t++) {
             hum_layer_spec spec;
             hum_layer_info info;
@@ -108,21 +103,47 @@ static void check_odd_blocks(void)
                              hum_last_error()))
                 continue;
             const hum_status st = hum_expert_gemm_compile_spec(rt, &spec, cases[i].experts, TYPES[t], "sm_90a", &info);
-            if (!QUANT_CHECK(st == HUM_OK && info.entry_count == 6, "odd block M %s %s: %d entries: %s",
-                             TYPE_NAMES[TYPES[t]], cases[i].spec, st == HUM_OK ? info.entry_count : -1,
-                             hum_last_error()))
+            if (!QUANT_CHECK(st == HUM_OK && (entries ? info.entry_count == entries : info.entry_count >= 1),
+                             "%s %s %s: %d entries: %s", what, TYPE_NAMES[TYPES[t]], cases[i].spec,
+                             st == HUM_OK ? info.entry_count : -1, hum_last_error()))
                 continue;
             for (int32_t e = 0; e < info.entry_count; e++)
-                QUANT_CHECK(info.entries[e].kernel == HUM_GEMM_KERNEL_WGMMA && info.entries[e].block_m == want[e] &&
-                                info.entries[e].warp_m == want[e],
-                            "odd block M %s %s entry %d: block_m %d warp_m %d (kernel %d), want wgmma %d",
-                            TYPE_NAMES[TYPES[t]], cases[i].spec, e, info.entries[e].block_m, info.entries[e].warp_m,
-                            info.entries[e].kernel, want[e]);
-            printf("  sm_90a %-18s E=%-3lld %-52s odd block M 48..176: %d kernels, %5.0f ms\n", TYPE_NAMES[TYPES[t]],
-                   (long long)cases[i].experts, cases[i].spec, info.entry_count, info.compile_ms);
+                QUANT_CHECK(entry_ok(&info.entries[e], e), "%s %s %s entry %d: kernel %d, block_m %d, warp_m %d", what,
+                            TYPE_NAMES[TYPES[t]], cases[i].spec, e, info.entries[e].kernel, info.entries[e].block_m,
+                            info.entries[e].warp_m);
+            printf("  sm_90a %-18s E=%-3lld %-52s %s: %d kernels, %5.0f ms\n", TYPE_NAMES[TYPES[t]],
+                   (long long)cases[i].experts, cases[i].spec, what, info.entry_count, info.compile_ms);
         }
+}
+
+/* the odd block M policy's tiles in order, each on wgmma */
+static int odd_block_ok(const hum_tuning *t, int32_t e)
+{
+    static const int32_t want[] = {48, 80, 96, 112, 160, 176};
+    return t->kernel == HUM_GEMM_KERNEL_WGMMA && t->block_m == want[e] && t->warp_m == want[e];
+}
+
+/* Block M that is not a power of two (tests/support/wgmma_test.h): under the site policy that
+ * puts 48, 80, 96, 112, 160 and 176 on the rows per expert, the tables that
+ * tests/gpu/test_expert_gemm.c runs on sm_90 (the small case's every type, the Qwen3 gate/up
+ * indexed) compile for sm_90a with those tiles. */
+static void check_odd_blocks(void)
+{
+    static const moe_case cases[] = {{"n=200,k=96,w=uint4,group=32,zp=int,bias=1,a=bfloat16", 33, 3},
+                                     {"n=1536,k=2048,w=uint4,group=128,a=bfloat16", 32, 1}};
+    char dir[512];
+    hum_runtime *rt = wgmma_test_runtime_policy(WGMMA_ODD_BLOCK_POLICY, dir, sizeof dir);
+    if (!QUANT_CHECK(rt != NULL, "the odd block M policy's runtime"))
+        return;
+    compile_sm90a(rt, cases, sizeof cases / sizeof cases[0], "odd block M 48..176", 6, odd_block_ok);
     hum_runtime_destroy(rt);
     rt_rmtree(dir);
+}
+
+static int ws_ok(const hum_tuning *t, int32_t e)
+{
+    (void)e;
+    return t->kernel == HUM_GEMM_KERNEL_WGMMA_WS;
 }
 
 /* wgmma_ws under the wgmma test policy (tests/support/wgmma_test.h: six tiles, 16 x 256 x 128 to
@@ -131,36 +152,15 @@ static void check_odd_blocks(void)
  * wgmma_ws (tests/gpu/test_expert_gemm.c runs these tiles). */
 static void check_ws(void)
 {
-    static const struct {
-        const char *spec;
-        int64_t experts;
-        int types;
-    } cases[] = {{"n=200,k=96,w=uint4,group=32,zp=int,bias=1,a=bfloat16", 33, 3},
-                 {"n=1536,k=2048,w=uint4,group=128,a=bfloat16", 128, 1},
-                 {"n=2048,k=768,w=uint4,group=128,a=bfloat16", 128, 1},
-                 {"n=320,k=512,w=e4m3,a=e4m3", 12, 1}};
+    static const moe_case cases[] = {{"n=200,k=96,w=uint4,group=32,zp=int,bias=1,a=bfloat16", 33, 3},
+                                     {"n=1536,k=2048,w=uint4,group=128,a=bfloat16", 128, 1},
+                                     {"n=2048,k=768,w=uint4,group=128,a=bfloat16", 128, 1},
+                                     {"n=320,k=512,w=e4m3,a=e4m3", 12, 1}};
     char dir[512];
     hum_runtime *rt = wgmma_test_runtime("wgmma_ws", dir, sizeof dir);
     if (!QUANT_CHECK(rt != NULL, "the wgmma_ws policy's runtime"))
         return;
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        for (int t = 0; t < cases[i].types; t++) {
-            hum_layer_spec spec;
-            hum_layer_info info;
-            if (!QUANT_CHECK(hum_layer_spec_parse(cases[i].spec, &spec) == HUM_OK, "%s: %s", cases[i].spec,
-                             hum_last_error()))
-                continue;
-            const hum_status st = hum_expert_gemm_compile_spec(rt, &spec, cases[i].experts, TYPES[t], "sm_90a", &info);
-            if (!QUANT_CHECK(st == HUM_OK && info.entry_count >= 1, "wgmma_ws %s %s: %d entries: %s",
-                             TYPE_NAMES[TYPES[t]], cases[i].spec, st == HUM_OK ? info.entry_count : -1,
-                             hum_last_error()))
-                continue;
-            for (int32_t e = 0; e < info.entry_count; e++)
-                QUANT_CHECK(info.entries[e].kernel == HUM_GEMM_KERNEL_WGMMA_WS, "wgmma_ws %s %s entry %d: kernel %d",
-                            TYPE_NAMES[TYPES[t]], cases[i].spec, e, info.entries[e].kernel);
-            printf("  sm_90a %-18s E=%-3lld %-52s wgmma_ws: %d kernels, %5.0f ms\n", TYPE_NAMES[TYPES[t]],
-                   (long long)cases[i].experts, cases[i].spec, info.entry_count, info.compile_ms);
-        }
+    compile_sm90a(rt, cases, sizeof cases / sizeof cases[0], "wgmma_ws", 0, ws_ok);
     hum_runtime_destroy(rt);
     rt_rmtree(dir);
 }
@@ -174,11 +174,9 @@ static void check_mxfp8(void)
 {
     char dir[4096];
     rt_tmpdir("expert-mxfp8", dir, sizeof dir);
-    hum_runtime_options o;
-    hum_runtime_options_init(&o);
-    o.config_path = rt_write(dir, "deploy.yaml", "overrides:\n  moe:\n    activation: mxfp8\n");
     hum_runtime *rt = NULL;
-    if (!QUANT_CHECK(hum_runtime_create(&o, &rt) == HUM_OK, "the mxfp8 runtime: %s", hum_last_error())) {
+    if (!QUANT_CHECK(rt_runtime_with_config(dir, RT_MOE_MXFP8_YAML, &rt) == HUM_OK, "the mxfp8 runtime: %s",
+                     hum_last_error())) {
         rt_rmtree(dir);
         return;
     }

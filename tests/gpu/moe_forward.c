@@ -491,11 +491,9 @@ int main(void)
     /* mxfp8 runs where the deployment asks for it (lua/hum/activation.lua) */
     char dir[4096];
     rt_tmpdir("moe-forward", dir, sizeof dir);
-    hum_runtime_options mx;
-    hum_runtime_options_init(&mx);
-    mx.config_path = rt_write(dir, "mxfp8.yaml", "overrides:\n  moe:\n    activation: mxfp8\n");
     hum_runtime *rt = NULL, *rt_mx = NULL;
-    if (!QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK && hum_runtime_create(&mx, &rt_mx) == HUM_OK, "%s",
+    if (!QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK &&
+                         rt_runtime_with_config(dir, RT_MOE_MXFP8_YAML, &rt_mx) == HUM_OK, "%s",
                      hum_last_error()))
         return quant_test_result("moe_forward");
     static const layer_case cases[] = {

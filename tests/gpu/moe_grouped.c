@@ -206,12 +206,10 @@ int main(void)
     quant_rng rng = quant_rng_fresh("moe_grouped");
     char dir[4096];
     rt_tmpdir("moe-grouped", dir, sizeof dir);
-    hum_runtime_options mx;
-    hum_runtime_options_init(&mx);
-    mx.config_path = rt_write(dir, "mxfp8.yaml", "overrides:\n  moe:\n    activation: mxfp8\n");
     hum_runtime *rt = NULL, *rt_mx = NULL;
     hum_device_info dev;
-    if (!QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK && hum_runtime_create(&mx, &rt_mx) == HUM_OK &&
+    if (!QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK &&
+                         rt_runtime_with_config(dir, RT_MOE_MXFP8_YAML, &rt_mx) == HUM_OK &&
                          hum_runtime_device(rt, &dev) == HUM_OK,
                      "runtime: %s", hum_last_error()))
         return quant_test_result("moe_grouped");

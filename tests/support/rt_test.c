@@ -85,6 +85,14 @@ const char *rt_write(const char *dir, const char *name, const char *text)
     return path;
 }
 
+hum_status rt_runtime_with_config(const char *dir, const char *yaml, hum_runtime **out)
+{
+    hum_runtime_options o;
+    hum_runtime_options_init(&o);
+    o.config_path = rt_write(dir, "hum.yaml", yaml);
+    return hum_runtime_create(&o, out);
+}
+
 void rt_set_mtime(const char *path, long seconds)
 {
     struct timespec times[2] = {{seconds, 0}, {seconds, 0}};

@@ -35,4 +35,10 @@ void rt_set_mtime(const char *path, long seconds);
 /* Removes a directory tree made by rt_tmpdir. */
 void rt_rmtree(const char *dir);
 
+/* The deployment config that runs MoE layers in MXFP8 (docs/config.md, overrides). */
+#define RT_MOE_MXFP8_YAML "overrides:\n  moe:\n    activation: mxfp8\n"
+/* A runtime under the deployment config `yaml`, written to dir/hum.yaml: hum_runtime_create's
+ * status, *out NULL on failure. */
+hum_status rt_runtime_with_config(const char *dir, const char *yaml, hum_runtime **out);
+
 #endif
