@@ -227,18 +227,17 @@ hum_status bench_cublaslt_fp8_gemm(bench_cublaslt *lt, CUstream stream, hum_dtyp
     if (st == HUM_OK)
         st = check(lt, lt->pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes, sizeof ws_bytes),
                    "MAX_WORKSPACE_BYTES");
-    if (st == HUM_OK)
-        st = check(lt, lt->pref_set(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &align_w, sizeof align_w),
-                   "MIN_ALIGNMENT_A_BYTES");
-    if (st == HUM_OK)
-        st = check(lt, lt->pref_set(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &align_a, sizeof align_a),
-                   "MIN_ALIGNMENT_B_BYTES");
-    if (st == HUM_OK)
-        st = check(lt, lt->pref_set(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &align_c, sizeof align_c),
-                   "MIN_ALIGNMENT_C_BYTES");
-    if (st == HUM_OK)
-        st = check(lt, lt->pref_set(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &align_c, sizeof align_c),
-                   "MIN_ALIGNMENT_D_BYTES");
+    /* cuBLASLt's A is W, its B is A, and C and D are both the output (column-major C^T) */
+    const struct {
+        cublasLtMatmulPreferenceAttributes_t attr;
+        uint32_t bytes;
+        const char *name;
+    } aligns[] = {{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, align_w, "MIN_ALIGNMENT_A_BYTES"},
+                  {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, align_a, "MIN_ALIGNMENT_B_BYTES"},
+                  {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, align_c, "MIN_ALIGNMENT_C_BYTES"},
+                  {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, align_c, "MIN_ALIGNMENT_D_BYTES"}};
+    for (size_t i = 0; i < sizeof aligns / sizeof aligns[0] && st == HUM_OK; i++)
+        st = check(lt, lt->pref_set(pref, aligns[i].attr, &aligns[i].bytes, sizeof aligns[i].bytes), aligns[i].name);
     /* The heuristic failing, or finding nothing, means this library has no fp8 kernel for the
      * shape on this GPU (before sm_89, or a contract above broken). Its answers are used only
      * where their state is CUBLAS_STATUS_SUCCESS (its other fields are not valid otherwise). */
