@@ -225,7 +225,7 @@ hum_status hum_layer_forward_ws(hum_layer *layer, hum_workspace *ws, struct CUst
             const int64_t part = m - r < rows ? m - r : rows;
             q.scales = cfg->a_scale == HUM_ACT_SCALE_TENSOR
                            ? NULL
-                           : (float *)(q.codes + (part * q.ldq + 255) / 256 * 256);
+                           : (float *)(q.codes + hum_workspace_codes_bytes(cfg, part));
             st = launch_quantize(layer, &q, stream, (const char *)a->data + r * lda * 2, a->dtype, lda, part);
             if (st == HUM_OK)
                 st = launch_gemm(layer, t, ws, partials, stream, q.codes, q.ldq,

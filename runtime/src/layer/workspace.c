@@ -14,6 +14,11 @@ static int64_t round_up(int64_t v) { return (v + ALIGN - 1) / ALIGN * ALIGN; }
 
 int64_t hum_workspace_lock_bytes(int32_t sm_count) { return round_up((int64_t)sm_count * HUM_MAX_CTAS_PER_SM * 4); }
 
+int64_t hum_workspace_codes_bytes(const hum_layer_config *c, int64_t rows)
+{
+    return round_up(rows * hum_workspace_codes_stride(c));
+}
+
 int64_t hum_workspace_quantized_row_bytes(const hum_layer_config *c)
 {
     if (!hum_gemm_a8(c))
@@ -55,7 +60,7 @@ int64_t hum_workspace_bytes(const hum_layer_plan *plan, int32_t sm_count, int64_
     /* the A rows the forward makes: gathered (act-order) or quantized (8-bit A; the codes and the
      * scales are two regions, each rounded up) */
     const int64_t rows = c->act_order ? round_up(max_m * c->k * 2)
-                         : hum_gemm_a8(c) ? round_up(max_m * hum_workspace_codes_stride(c)) +
+                         : hum_gemm_a8(c) ? hum_workspace_codes_bytes(c, max_m) +
                                                 round_up(max_m * (hum_workspace_quantized_row_bytes(c) -
                                                                   hum_workspace_codes_stride(c)))
                                           : 0;

@@ -42,6 +42,9 @@ int64_t hum_workspace_lock_bytes(int32_t sm_count);
  * (one per row, or per a_group columns); 0 for 16-bit A. */
 int64_t hum_workspace_codes_stride(const hum_layer_config *c);
 int64_t hum_workspace_quantized_row_bytes(const hum_layer_config *c);
+/* The bytes the codes of `rows` quantized rows take before their scales start (the two
+ * regions each aligned): where a forward's scales follow its codes. */
+int64_t hum_workspace_codes_bytes(const hum_layer_config *c, int64_t rows);
 
 /* Bytes of the stream-K partial tiles of a plan's kernels on a device of `sm_count` SMs: the
  * most over its entries whose stream-K slices sum in the workspace (stream_k_sum) of one 32-bit

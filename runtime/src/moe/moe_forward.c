@@ -55,8 +55,6 @@ static int64_t chunk_tokens(const hum_moe *moe, int64_t m, int64_t bytes, hum_mo
     return lo;
 }
 
-static int64_t round_up(int64_t v) { return (v + 255) / 256 * 256; }
-
 hum_tensor hum_moe_act_scales(const hum_layer_config *down, void *scales, int64_t rows)
 {
     const int64_t ld = hum_moe_act_scale_ld(down);
@@ -77,7 +75,7 @@ hum_status hum_moe_quantize_hidden(const hum_moe *moe, hum_workspace *ws, struct
     const int64_t groups = group ? (cfg->k + cfg->a_group - 1) / cfg->a_group : 1;
     const hum_dtype sdt = hum_gemm_a_scale_dtype(cfg);
     char *q = (char *)ws->base + ws->lock_bytes;
-    char *s = q + round_up(mc * ldq);
+    char *s = q + hum_workspace_codes_bytes(cfg, mc);
     const hum_act_quant how = {cfg->a_dtype, group ? HUM_ACT_SCALE_GROUP : HUM_ACT_SCALE_TOKEN,
                                group ? (int32_t)cfg->a_group : 0, sdt};
     const hum_act_quant_out out = {.q = q, .ldq = ldq, .kq = cfg->k, .scale = s, .scale_row = groups,
