@@ -500,22 +500,37 @@ HUM_DEV void stage_c(const hum_gemm_args &args, u32 cbase, const Block &blk, int
                      int lane, const Acc (&acc)[kSlabs][kAcc])
 {
     const int g = lane >> 2, t = lane & 3;
+    // 8-bit A's row factors: lane l loads those of tokens 32 q + l, shuffled to the thread's
+    // tokens (the compiler hoisted the kBM / 4 loads of each thread's own, and a 256-row tile
+    // spilled them)
+    constexpr bool kRowLoads = kA8 && !kAGroupScales;
+    float rf[kRowLoads ? (kBM + 31) / 32 : 1];
 #pragma unroll
-    for (int s = 0; s < kSlabs; ++s)
+    for (int q = 0; q < (kRowLoads ? (kBM + 31) / 32 : 0); ++q)
+        rf[q] = 32 * q + lane < kBM ? block_row_factor(args, blk, 32 * q + lane) : 0.f;
+    float bias[2 * kSlabs], cs[2 * kSlabs];  // of the thread's columns c = 2 s + h
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const int nl = (wg * kSlabs + s) * 64 + 16 * w + g + 8 * h;
-            const float bias = n0 + nl < kNReal ? bias_of(args, blk.expert, n0 + nl, first) : 0.f;
-            const float cs = col_scale(args, blk.expert, n0 + nl);
+    for (int c = 0; c < 2 * kSlabs; ++c) {
+        const int n = n0 + (wg * kSlabs + c / 2) * 64 + 16 * w + g + 8 * (c % 2);
+        bias[c] = n < kNReal ? bias_of(args, blk.expert, n, first) : 0.f;
+        cs[c] = col_scale(args, blk.expert, n);
+    }
 #pragma unroll
-            for (int j = 0; j < kBM / 8; ++j)  // n8 block j of the D fragments: registers 4j..4j+3
+    for (int j = 0; j < kBM / 8; ++j)  // n8 block j of the D fragments: registers 4j..4j+3
 #pragma unroll
-                for (int e = 0; e < 2; ++e) {
-                    const int token = 8 * j + 2 * t + e;
-                    const float f = block_row_factor(args, blk, token);
-                    const float v = static_cast<float>(acc[s][4 * j + 2 * h + e]);
-                    sts16(cbase + token * kCRow + nl * 2, pack1<kBF16>(v * f * cs + bias));
-                }
+        for (int e = 0; e < 2; ++e) {
+            const int token = 8 * j + 2 * t + e;
+            float f;
+            if constexpr (kRowLoads)
+                f = __shfl_sync(0xFFFFFFFFu, rf[j / 4], 8 * (j % 4) + 2 * t + e);
+            else
+                f = block_row_factor(args, blk, token);
+#pragma unroll
+            for (int c = 0; c < 2 * kSlabs; ++c) {
+                const int nl = (wg * kSlabs + c / 2) * 64 + 16 * w + g + 8 * (c % 2);
+                const float v = static_cast<float>(acc[c / 2][4 * j + 2 * (c % 2) + e]);
+                sts16(cbase + token * kCRow + nl * 2, pack1<kBF16>(v * f * cs[c] + bias[c]));
+            }
         }
 }
 
