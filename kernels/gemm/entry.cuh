@@ -1,7 +1,9 @@
 // The start every GEMM kernel shares, and the zeroing of its accumulators. A kernel may be
 // launched overlapping the previous kernel of its stream (ptx/griddep.cuh): an act-order A comes
-// from prep/permute_a.cu, which may still be writing it, so the wait comes before any read.
+// from prep/permute_a.cu and 8-bit A from prep/quantize_a.cu, which may still be writing it, so
+// the wait comes before any read of what a kernel writes.
 #pragma once
+#include "gemm/load_b.cuh"
 #include "gemm/schedule.cuh"
 #include "ptx/griddep.cuh"
 
@@ -17,10 +19,32 @@ struct Entry {
 
 HUM_DEV Entry kernel_entry(const hum_gemm_args &args)
 {
-    grid_dependency_wait();
     const int tid = threadIdx.x;
+    if constexpr (kGemmType != GemmType::kDense)
+        grid_dependency_wait();  // the expert GEMMs' rows come from the routing kernels
     const Rows rows(args, block_table(), tid);
-    return Entry{rows, Schedule(rows.blocks, !kSumInWorkspace || args.partials != nullptr), tid, tid & 31, tid >> 5};
+    const Schedule sch(rows.blocks, !kSumInWorkspace || args.partials != nullptr);
+    if constexpr (kGemmType == GemmType::kDense) {
+        // A dense GEMM's rows and work follow from M alone, and its weights were written at
+        // prepare time: the codes of its first kStages - 1 k-blocks head for L2 while the kernel
+        // before it (8-bit A's quantization, act-order's permutation) finishes. One bulk
+        // prefetch per k16 row of a stage.
+        constexpr int kRows = (kStages - 1) * (kBK / 16);
+        if (tid < kRows) {
+            const int s = tid / (kBK / 16), row = tid % (kBK / 16);
+            Work w{0, 0};
+            for (int j = 0; j <= s && j < sch.total; ++j)
+                w = sch.step(w, j);
+            if (s < sch.total) {
+                int mb, nb;
+                tile_coords(w.tile, rows.blocks, mb, nb);
+                prefetch_l2(codes_tile(args, 0, nb * kBN) + (static_cast<i64>(w.kb) * (kBK / 16) + row) * kCodeRowWords,
+                            kBRowWords * 4);
+            }
+        }
+        grid_dependency_wait();
+    }
+    return Entry{rows, sch, tid, tid & 31, tid >> 5};
 }
 
 // Accumulators of any shape of float array, unrolled to register moves.

@@ -11,7 +11,7 @@
 // strides) are read element by element, and q's rows unless 8-byte aligned are written so.
 //
 // Launch: block 256 threads; grid x = 1 per token, else ceil(kq / 2048); any y >= 1. On sm_90
-// the GEMM after it may be launched to overlap its tail (ptx/griddep.cuh).
+// the GEMM after it may be launched to overlap it (ptx/griddep.cuh).
 #include "common.cuh"
 #include "contract/quantize_args.h"
 #include "numerics/encode.cuh"
@@ -110,6 +110,10 @@ extern "C" __global__ void __launch_bounds__(kThreads) hum_quantize_a(const __gr
 {
     __shared__ float red[kThreads / 32];
     grid_dependency_wait();  // A may be what the previous kernel of the stream wrote
+    // The GEMM that reads q may be scheduled now: it starts once every CTA of this grid has
+    // come here (the last wave running: its CTAs hold no SM this grid still needs), fetches its
+    // first weights and waits for this grid to finish (gemm/entry.cuh).
+    grid_dependents_launch();
     const float max = p.int8 ? enc::kInt8Max : enc::kE4m3Max;
     const bool vec_a = ((reinterpret_cast<unsigned long long>(p.a) | static_cast<unsigned long long>(p.lda) * 2) & 15) == 0;
     const bool vec_q = ((reinterpret_cast<unsigned long long>(p.q) | static_cast<unsigned long long>(p.ldq)) & 7) == 0;
@@ -150,7 +154,4 @@ extern "C" __global__ void __launch_bounds__(kThreads) hum_quantize_a(const __gr
         }
         store8(p, q, j0, vec_q, v, inv);
     }
-    // the GEMM that reads q may be scheduled now; triggered at the end, not the start, so that
-    // its waiting CTAs do not hold SMs this kernel still needs
-    grid_dependents_launch();
 }

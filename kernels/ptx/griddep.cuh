@@ -22,3 +22,12 @@ HUM_DEV void grid_dependents_launch()
     asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
 }
+
+// Starts a copy of `bytes` (a multiple of 16) at p, 16-byte aligned, into L2: what a kernel will
+// read once the wait above lets it, fetched while it waits (sm_90+; a no-op before).
+HUM_DEV void prefetch_l2(const void *p, u32 bytes)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(p), "r"(bytes) : "memory");
+#endif
+}
