@@ -58,20 +58,34 @@ constexpr bool kEpilogueScale = kA8 && kHasScale && !kBlockScales;
 
 constexpr int kKK = kWK / kKStep;  // MMA steps per warp and stage
 // e4m3 products accumulate in the tensor cores with fewer bits than float32 carries: every
-// kPromoteK of K (128, or the smaller K group of K-group scales; and at the end of each stage)
-// the accumulators are added to float32 totals, times the period's K-group scales, and reset.
-constexpr bool kPromote = kAFp8;
-constexpr int kAGroupK = kAGroupScales && kAGroup < 128 ? kAGroup : 128;
-constexpr int kBGroupK = kBlockScales && kGroup < 128 ? kGroup : 128;
+// kPromoteK of K (the tuning's promote_k, by default 128, or the smaller K group of K-group
+// scales; and at the end of each stage, or of every kPromoteStages stages when the period spans
+// several) the accumulators are added to float32 totals, times the period's K-group scales, and
+// reset. A period at or above K (kPromoteEvery = kK) is none: one accumulator set.
+constexpr int kPromoteEveryK = kPromoteEvery > 0 ? kPromoteEvery : 128;
+constexpr bool kPromote = kAFp8 && (kKScales || kPromoteEveryK < kK);
+constexpr int kAGroupK = kAGroupScales && kAGroup < kPromoteEveryK ? kAGroup : kPromoteEveryK;
+constexpr int kBGroupK = kBlockScales && kGroup < kPromoteEveryK ? kGroup : kPromoteEveryK;
 constexpr int kPromoteK = kAGroupK < kBGroupK ? kAGroupK : kBGroupK;
 constexpr int kPromoteSteps = kPromoteK / kKStep;
+constexpr int kPromoteStages = kPromoteK > kBK ? kPromoteK / kBK : 1;
 static_assert(!kKScales || (kPromoteK % kKStep == 0 && kWK % kPromoteK == 0 &&
                             (!kAGroupScales || kAGroup % kPromoteK == 0) && (!kBlockScales || kGroup % kPromoteK == 0)),
               "K-group scales: the groups must be multiples of 32 that nest with each other and with warp K");
+static_assert(kPromoteEvery == 0 || (kAFp8 && !kKScales && (kPromoteEvery % kBK == 0 || kBK % kPromoteEvery == 0)),
+              "promote_k: e4m3 A without K-group scales, nesting with block K");
 
-// After MMA step KK of a stage: whether the accumulators are promoted now.
+// After MMA step KK of a stage: whether the accumulators may be promoted now (at the stage's
+// last step only if promote_at says so).
 template <int KK>
 constexpr bool promote_after = kPromote && ((KK + 1) % kPromoteSteps == 0 || KK + 1 == kKK);
+
+// Whether the accumulators are promoted at the end of k-block kb: at every period's end, and at
+// the last k-block of a segment (`last`), whose totals the epilogue takes.
+HUM_DEV bool promote_at(int kb, bool last)
+{
+    return kPromoteStages == 1 || last || (kb + 1) % kPromoteStages == 0;
+}
 
 static_assert(kBM % kWM == 0 && kBN % kWN == 0 && kBK % kWK == 0, "block shape must be a multiple of the warp shape");
 static_assert(kWM % 16 == 0 && kWN % 16 == 0 && kWK % 16 == 0, "warp tile must be a multiple of 16 in M, N and K");

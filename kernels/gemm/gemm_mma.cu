@@ -152,9 +152,10 @@ HUM_DEV void promote_scaled(float (&acc)[kMI][kNJ][4], float (&total)[kMI][kNJ][
                 promote(acc[mi][nj][e], total[mi][nj][e], fa[2 * mi + e / 2] * fb[2 * nj + e % 2]);
 }
 
-// The MMA steps of one stage; ct: the tile computed, k0 the warp's first column of K in it.
+// The MMA steps of one stage; ct: the tile computed, k0 the warp's first column of K in it; the
+// accumulators are promoted at the stage's end when `promote_end` (promote_at).
 HUM_DEV void compute_stage(const hum_gemm_args &args, const KTile &ct, int k0, u32 stage, int wm, int wn, int wk,
-                           int lane, float (&acc)[kMI][kNJ][4], float (&total)[kMI][kNJ][4])
+                           int lane, float (&acc)[kMI][kNJ][4], float (&total)[kMI][kNJ][4], bool promote_end)
 {
     u32 a[2][kMI][4];
     u32 raw[2][kKRows][kUnitsW * kRawPerUnit];
@@ -193,10 +194,14 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const KTile &ct, int k0, u
                 else
                     mma_16816<kBF16>(acc[mi][nj], a[buf][mi], bf[nj][0], bf[nj][1]);
             }
-        if constexpr (promote_after<kk> && kKScales)
-            promote_scaled(acc, total, fa, fb);
-        else if constexpr (promote_after<kk>)
-            promote(acc, total);
+        if constexpr (promote_after<kk>) {
+            if (kk + 1 < kKK || promote_end) {
+                if constexpr (kKScales)
+                    promote_scaled(acc, total, fa, fb);
+                else
+                    promote(acc, total);
+            }
+        }
     });
 }
 
@@ -345,13 +350,14 @@ HUM_GEMM_KERNEL(hum_gemm)
         w = sch.step(w, j);
         if constexpr (kKScales)
             ct.set(args, rows, w.tile);
+        const bool last = w.kb == kKB - 1 || j == sch.total - 1;  // of the segment
         compute_stage(args, ct, w.kb * kBK + wk * kWK, base + (j % kStages) * kStageBytes, wm, wn, wk, lane, acc,
-                      total);
+                      total, promote_at(w.kb, last));
         if constexpr (!kAVec) {
             if (jn < sch.total)
                 gather.store(next, tid);
         }
-        if (w.kb == kKB - 1 || j == sch.total - 1) {
+        if (last) {
             epilogue(args, rows, sch, w.tile, smem, tid, wm, wn, wk, wmn, lane, kPromote ? total : acc);
             zero_acc(acc);
             zero_acc(total);

@@ -339,12 +339,13 @@ HUM_DEV void promote_scaled(T (&acc)[kSlabs][kAcc], T (&total)[kSlabs][kAcc], co
 
 // All MMA steps of one stage. Step kk dequantizes into fragment buffer kk % 2 once the group
 // that read it (step kk - 2) has finished, so one group computes while the next is prepared.
-// K-group scales: blk and n0 the tile's, k0 the stage's first column of K. Warp-specialised,
-// once step 1 has waited the previous stage's groups have all finished: lane 0 then releases
-// that stage's slot (empty barrier `release`) when `released` is set.
+// K-group scales: blk and n0 the tile's, k0 the stage's first column of K. The accumulators are
+// promoted at the stage's end when `promote_end` (promote_at). Warp-specialised, once step 1 has
+// waited the previous stage's groups have all finished: lane 0 then releases that stage's slot
+// (empty barrier `release`) when `released` is set.
 HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int n0, int k0, u32 base, int slot, int wg,
-                           int w, int lane, Acc (&acc)[kSlabs][kAcc], Acc (&total)[kSlabs][kAcc], bool released = false,
-                           u32 release = 0)
+                           int w, int lane, Acc (&acc)[kSlabs][kAcc], Acc (&total)[kSlabs][kAcc], bool promote_end,
+                           bool released = false, u32 release = 0)
 {
     const u32 bstage = base + kBOffset + slot * kBBytes;
     const u64 desc0 = wgmma_desc_sw128(base + slot * kABytes);
@@ -392,12 +393,14 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int n0, 
             });
         wgmma_commit();
         if constexpr (promote_after<kk>) {
-            wgmma_wait<0>();
-            pin_acc(acc);
-            if constexpr (kKScales)
-                promote_scaled(acc, total, fa, fb);
-            else
-                promote(acc, total);
+            if (kk + 1 < kKK || promote_end) {
+                wgmma_wait<0>();
+                pin_acc(acc);
+                if constexpr (kKScales)
+                    promote_scaled(acc, total, fa, fb);
+                else
+                    promote(acc, total);
+            }
         }
     });
 }
@@ -437,7 +440,8 @@ HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, const Block &
         if (i + kInFlight < len)
             load_stage(args, a, blk, base, (g + kInFlight) % kStages, n0, kb0 + i + kInFlight, tid);
         cp_async_commit();
-        compute_stage(args, blk, n0, (kb0 + i) * kBK, base, slot, wg, w, lane, acc, total);
+        compute_stage(args, blk, n0, (kb0 + i) * kBK, base, slot, wg, w, lane, acc, total,
+                      promote_at(kb0 + i, i + 1 == len));
     }
     wgmma_wait<0>();
     pin_acc(acc);
@@ -458,8 +462,8 @@ HUM_DEV void mainloop_ws(const hum_gemm_args &args, u32 base, int g0, const Bloc
         // gathered rows: the producer's cp.async wrote them through the generic proxy
         if constexpr (!kATma)
             fence_proxy_async_smem();
-        compute_stage(args, blk, n0, (kb0 + i) * kBK, base, slot, wg, w, lane, acc, total, i > 0,
-                      empty_bar(base, (g + kStages - 1) % kStages));
+        compute_stage(args, blk, n0, (kb0 + i) * kBK, base, slot, wg, w, lane, acc, total,
+                      promote_at(kb0 + i, i + 1 == len), i > 0, empty_bar(base, (g + kStages - 1) % kStages));
     }
     wgmma_wait<0>();
     pin_acc(acc);

@@ -15,7 +15,7 @@
 local candidates = {}
 
 local FIELDS = { "block_m", "block_n", "block_k", "warp_m", "warp_n", "warp_k", "stages", "stream_k", "ctas_per_sm",
-                 "kernel", "stream_k_sum" }
+                 "kernel", "stream_k_sum", "promote_k" }
 
 local function copy(t)
   local c = {}

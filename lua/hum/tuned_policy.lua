@@ -7,7 +7,7 @@
 local tuned_policy = {}
 
 local TUNING_ORDER = { "block_m", "block_n", "block_k", "warp_m", "warp_n", "warp_k", "stages", "stream_k",
-                       "ctas_per_sm", "kernel", "stream_k_sum" }
+                       "ctas_per_sm", "kernel", "stream_k_sum", "promote_k" }
 
 local function literal(v)
   -- %q continues a string over a real line break; "\n" keeps each literal on its line

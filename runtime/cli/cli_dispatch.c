@@ -34,11 +34,20 @@ const char *cli_stream_k_text(const hum_tuning *t)
     return !t->stream_k ? "" : t->stream_k_sum ? ", stream-K summed in the workspace" : ", stream-K";
 }
 
+void cli_promote_text(const hum_tuning *t, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s", "");
+    if (t->promote_k)
+        snprintf(out, cap, ", promote_k %d", t->promote_k);
+}
+
 void cli_tuning_text(const hum_tuning *t, char *out, size_t cap)
 {
-    snprintf(out, cap, "%s block %dx%dx%d, warp %dx%dx%d, %d stages, %d CTA%s/SM%s", cli_kernel_name(t->kernel),
+    char promote[48];
+    cli_promote_text(t, promote, sizeof promote);
+    snprintf(out, cap, "%s block %dx%dx%d, warp %dx%dx%d, %d stages, %d CTA%s/SM%s%s", cli_kernel_name(t->kernel),
              t->block_m, t->block_n, t->block_k, t->warp_m, t->warp_n, t->warp_k, t->stages, t->ctas_per_sm,
-             t->ctas_per_sm == 1 ? "" : "s", cli_stream_k_text(t));
+             t->ctas_per_sm == 1 ? "" : "s", cli_stream_k_text(t), promote);
 }
 
 static cJSON *triple(int32_t a, int32_t b, int32_t c)
@@ -71,6 +80,7 @@ cJSON *cli_dispatch_json(const hum_layer_dispatch *d)
         cJSON_AddNumberToObject(e, "ctas_per_sm", t->ctas_per_sm);
         cJSON_AddBoolToObject(e, "stream_k", t->stream_k);
         cJSON_AddStringToObject(e, "stream_k_sum", t->stream_k_sum ? "workspace" : "output");
+        cJSON_AddNumberToObject(e, "promote_k", t->promote_k);
         cJSON_AddNumberToObject(e, "smem_bytes", (double)r->smem_bytes);
         cJSON_AddNumberToObject(e, "threads", r->threads);
         cJSON_AddStringToObject(e, "origin", r->origin);
@@ -113,8 +123,9 @@ void cli_print_dispatch_json(FILE *f, const cJSON *d, int indent)
             .stream_k = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "stream_k")),
             .kernel = kernel_of(str(e, "kernel")),
             .stream_k_sum = strcmp(str(e, "stream_k_sum"), "workspace") == 0,
+            .promote_k = num(e, "promote_k", -1),
         };
-        char range[48], tuning[160];
+        char range[48], tuning[200];
         cli_m_range(&t, range, sizeof range);
         cli_tuning_text(&t, tuning, sizeof tuning);
         fprintf(f, "%*s  %-13s %s; %d B smem, %d threads; from %s\n", indent, "", range, tuning,

@@ -21,9 +21,13 @@ const char *cli_kernel_name(int32_t kernel);
 /* ", stream-K", ", stream-K summed in the workspace" (stream_k_sum) or "" (no stream-K). */
 const char *cli_stream_k_text(const hum_tuning *t);
 
+/* ", promote_k N" (e4m3 accumulators promoted every N of K; at or above K never), or "" (the
+ * default, 128). */
+void cli_promote_text(const hum_tuning *t, char *out, size_t cap);
+
 /* { policy, policy_origin, device, arch, ranges: [{ m_min, m_max (null: no bound), kernel,
  *   block: [m, n, k], warp: [m, n, k], stages, ctas_per_sm, stream_k, stream_k_sum ("output" or
- *   "workspace"), smem_bytes, threads, origin }] }; NULL when out of memory. */
+ *   "workspace"), promote_k, smem_bytes, threads, origin }] }; NULL when out of memory. */
 cJSON *cli_dispatch_json(const hum_layer_dispatch *d);
 
 /* A heading line (policy, its file, device, arch), then one line per range, each indented by

@@ -84,9 +84,11 @@ static void print_table(const char *what, const hum_layer_info *info)
             snprintf(m_max, sizeof m_max, "inf");
         else
             snprintf(m_max, sizeof m_max, "%lld", (long long)t->m_max);
-        printf("  %s %lld..%s: %s, block %dx%dx%d, warp %dx%dx%d, %d stages%s\n", what, (long long)t->m_min, m_max,
+        char promote[48];
+        cli_promote_text(t, promote, sizeof promote);
+        printf("  %s %lld..%s: %s, block %dx%dx%d, warp %dx%dx%d, %d stages%s%s\n", what, (long long)t->m_min, m_max,
                cli_kernel_name(t->kernel), t->block_m, t->block_n, t->block_k,
-               t->warp_m, t->warp_n, t->warp_k, t->stages, cli_stream_k_text(t));
+               t->warp_m, t->warp_n, t->warp_k, t->stages, cli_stream_k_text(t), promote);
     }
 }
 

@@ -73,7 +73,7 @@ static void check_stream_k_sum(void)
     c.weight_bits = 8;
     c.weight_exp = 4;
     const hum_compute_config dense = {HUM_GEMM_DENSE, 0, 0};
-    hum_tuning t = {1, INT64_MAX, 16, 128, 256, 16, 32, 128, 4, 1, 1, HUM_GEMM_KERNEL_MMA, 0}, out;
+    hum_tuning t = {1, INT64_MAX, 16, 128, 256, 16, 32, 128, 4, 1, 1, HUM_GEMM_KERNEL_MMA, 0, 0}, out;
     hum_status st = hum_layer_fit_tuning(&c, &dense, &t, "sm_90a", 232448, "test", &out);
     QUANT_CHECK(st == HUM_OK && !out.stream_k && !out.stream_k_sum, "e4m3, sums through C: status %d '%s', "
                 "stream-K %d sum %d (expected stream-K off)", st, st ? hum_last_error() : "", out.stream_k,
@@ -93,6 +93,54 @@ static void check_stream_k_sum(void)
     st = hum_layer_fit_tuning(&c, &dense, &t, "sm_90a", 232448, "test", &out);
     QUANT_CHECK(st == HUM_ERR_POLICY && strstr(hum_last_error(), "stream_k_sum = 2"),
                 "stream_k_sum 2: status %d '%s'", st, hum_last_error());
+}
+
+/* promote_k fitted: e4m3 A's alone (int8's exact sums and K-group scales set none), 128 the
+ * default (0), a period at or above K the padded K; e4m3 keeps the wgmma kernel's 256-row tiles
+ * only when never promoted (int8 always); a period not a multiple of 128, or within K not a power
+ * of two, refused. */
+static void check_promote_k(void)
+{
+    hum_layer_config c;
+    memset(&c, 0, sizeof c);
+    c.n = c.k = c.padded_n = c.padded_k = c.kernel_group = 4096;
+    c.a_dtype = c.weight_dtype = HUM_DTYPE_FLOAT8_E4M3FN;
+    c.c_dtype = c.param_dtype = c.scale_dtype = HUM_DTYPE_FLOAT16;
+    c.scale_type = HUM_SCALE_CHANNEL;
+    c.scale_rows = c.has_scale = c.weight_float = 1;
+    c.weight_bits = 8;
+    c.weight_exp = 4;
+    const hum_compute_config dense = {HUM_GEMM_DENSE, 0, 0};
+    hum_tuning t = {1, INT64_MAX, 256, 128, 128, 256, 16, 128, 3, 1, 1, HUM_GEMM_KERNEL_WGMMA_WS, 1, 0}, out;
+    const struct {
+        hum_dtype a;
+        int32_t promote_k, fitted, block_m;
+    } cases[] = {{HUM_DTYPE_FLOAT8_E4M3FN, 0, 0, 128},       {HUM_DTYPE_FLOAT8_E4M3FN, 128, 0, 128},
+                 {HUM_DTYPE_FLOAT8_E4M3FN, 512, 512, 128},   {HUM_DTYPE_FLOAT8_E4M3FN, 4096, 4096, 256},
+                 {HUM_DTYPE_FLOAT8_E4M3FN, 1 << 30, 4096, 256}, {HUM_DTYPE_INT8, 1024, 0, 256}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        c.a_dtype = cases[i].a;
+        c.weight_dtype = cases[i].a == HUM_DTYPE_INT8 ? HUM_DTYPE_UINT8 : HUM_DTYPE_FLOAT8_E4M3FN;
+        c.weight_float = cases[i].a != HUM_DTYPE_INT8;
+        c.weight_exp = c.weight_float ? 4 : 0;
+        t.promote_k = cases[i].promote_k;
+        const hum_status st = hum_layer_fit_tuning(&c, &dense, &t, "sm_90a", 232448, "test", &out);
+        QUANT_CHECK(st == HUM_OK && out.promote_k == cases[i].fitted && out.block_m == cases[i].block_m,
+                    "%s promote_k %d: status %d '%s', fitted %d block M %d (expected %d, %d)",
+                    hum_dtype_name(cases[i].a), cases[i].promote_k, st, st ? hum_last_error() : "", out.promote_k,
+                    out.block_m, cases[i].fitted, cases[i].block_m);
+    }
+    c.a_dtype = c.weight_dtype = HUM_DTYPE_FLOAT8_E4M3FN;
+    c.weight_float = 1;
+    c.weight_exp = 4;
+    t.promote_k = 100;
+    hum_status st = hum_layer_fit_tuning(&c, &dense, &t, "sm_90a", 232448, "test", &out);
+    QUANT_CHECK(st == HUM_ERR_POLICY && strstr(hum_last_error(), "promote_k = 100"), "promote_k 100: status %d '%s'",
+                st, hum_last_error());
+    t.promote_k = 384;
+    st = hum_layer_fit_tuning(&c, &dense, &t, "sm_90a", 232448, "test", &out);
+    QUANT_CHECK(st == HUM_ERR_UNSUPPORTED && strstr(hum_last_error(), "promote_k 384 within K 4096"),
+                "promote_k 384: status %d '%s'", st, hum_last_error());
 }
 
 /* The built-in sm_90a table of `spec` with options o, its wgmma entries warp-specialised and
@@ -127,6 +175,7 @@ static void compile_ws(const char *spec, hum_layer_options o)
 int main(void)
 {
     check_stream_k_sum();
+    check_promote_k();
     hum_runtime *rt = NULL;
     if (!QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "%s", hum_last_error()))
         return quant_test_result("test_layer_a8");

@@ -153,16 +153,16 @@ typedef struct a8_case {
     const char *spec;
     hum_dtype a, c;
     int ws; /* in the wgmma_ws pass: one of each weight x A type, scale kind and K shape (the time of
-             * the float64 reference and of the compiles) */
+             * the float64 reference and of the compiles); 2: also in the promotion passes */
 } a8_case;
 
-/* Every case (those marked ws only when `ws`) on runtime rt at each M of ms[0..nms); `how`
- * labels the lines. */
+/* Every case (those marked ws, or 2, only when `ws` is 1, or 2) on runtime rt at each M of
+ * ms[0..nms); `how` labels the lines. */
 static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, size_t count, int fp8, int ws,
                       const int64_t *ms, size_t nms, const char *how)
 {
     for (size_t i = 0; i < count; i++) {
-        if ((cases[i].a == HUM_DTYPE_FLOAT8_E4M3FN && !fp8) || (ws && !cases[i].ws))
+        if ((cases[i].a == HUM_DTYPE_FLOAT8_E4M3FN && !fp8) || cases[i].ws < ws)
             continue;
         hum_layer_spec s;
         hum_standard_weight w;
@@ -197,7 +197,11 @@ static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, siz
  * through C, ab43ee7); on sm_90 the same tables warp-specialised (wgmma_ws from M = 17) at
  * M 20, 48 and 72, one in each wgmma tile of the 8-bit-A table (72 is a partial 128-row block,
  * and few tiles at N = 1024 split each tile's K over many CTAs). An argument names the one pass
- * to run (a short device call). */
+ * to run (a short device call); named only: e4m3 A's accumulators promoted every 256 or 512 of K
+ * (over two or four 128-column stages; K = 2064 ends on an odd stage), or never (one
+ * accumulator set: 256-row tiles above M = 128, or 128 x 256), on the tables' M = 1 and M = 200
+ * entries (mma.sync, wgmma_ws): whether their error at K = 8192 stays under the bar is what
+ * bench/sweeps/w8a8.sh measures before a policy sets promote_k (none does). */
 int main(int argc, char **argv)
 {
     if (!gemm_test_have_gpu())
@@ -212,7 +216,7 @@ int main(int argc, char **argv)
     const int sm90 = have && dev.sm_major == 9 && dev.sm_minor == 0;
     static const a8_case cases[] = {
         {"n=1024,k=1024,w=e4m3", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, 1},
-        {"n=1000,k=2064,w=e4m3,a=bfloat16,scale=float32,bias=1", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 1},
+        {"n=1000,k=2064,w=e4m3,a=bfloat16,scale=float32,bias=1", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 2},
         {"n=2048,k=4096,w=e4m3,a=bfloat16", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 0},
         {"n=512,k=4096,w=e4m3,scale=tensor", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, 1},
         {"n=1024,k=1024,w=uint8", HUM_DTYPE_INT8, HUM_DTYPE_FLOAT16, 1},
@@ -226,31 +230,42 @@ int main(int argc, char **argv)
         {"n=1000,k=2080,w=e2m1,group=32,scale=e8m0,bias=1", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, 1},
         {"n=2048,k=4096,w=e2m1,a=bfloat16", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 0},
         /* M = 1 splits each of the 8 tiles' 32 k-blocks over ~16 CTAs when stream-K runs */
-        {"n=1024,k=8192,w=e4m3", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 1},
+        {"n=1024,k=8192,w=e4m3", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 2},
         {"n=1024,k=8192,w=uint8", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16, 1},
     };
-    static const int64_t ms[] = {1, 7, 48, 200, 520}, ms_sk[] = {1, 200}, ms_ws[] = {20, 48, 72};
+    static const int64_t ms[] = {1, 7, 48, 200, 520}, ms_sk[] = {1, 200}, ms_ws[] = {20, 48, 72},
+                         ms_p[] = {1, 200};
+#define A8_SUM "t.stream_k_sum = 'workspace'; "
+#define A8_ON(family) "if t.kernel == 'wgmma' or t.kernel == 'wgmma_ws' then t.kernel = '" family "' end"
+#define A8_NEVER "t.promote_k = layer.padded_k"
     static const struct {
-        const char *name, *family, *how; /* family: NULL for the built-in policy, else its tables with
-                                          * workspace sums on that wgmma family */
+        const char *name, *edit, *how; /* edit: NULL for the built-in policy, else Lua statements on
+                                        * each entry's tuning t of its tables (gemm_test_site_runtime) */
         const int64_t *ms;
         size_t nms;
-        int ws; /* the cases marked ws, on sm_90 only (where the tables have wgmma entries) */
+        int ws; /* the cases marked ws (1) or 2 (2: named only), on sm_90 only (where the tables have
+                 * wgmma entries) */
     } passes[] = {
         {"built-in", NULL, "", ms, sizeof ms / sizeof ms[0], 0},
-        {"workspace", "wgmma", " stream-K in the workspace", ms_sk, sizeof ms_sk / sizeof ms_sk[0], 0},
-        {"wgmma_ws", "wgmma_ws", " wgmma_ws, stream-K in the workspace", ms_ws, sizeof ms_ws / sizeof ms_ws[0], 1},
+        {"workspace", A8_SUM A8_ON("wgmma"), " stream-K in the workspace", ms_sk, sizeof ms_sk / sizeof ms_sk[0], 0},
+        {"wgmma_ws", A8_SUM A8_ON("wgmma_ws"), " wgmma_ws, stream-K in the workspace", ms_ws,
+         sizeof ms_ws / sizeof ms_ws[0], 1},
+        {"promote256", "t.promote_k = 256", " promoted every 256", ms_p, sizeof ms_p / sizeof ms_p[0], 2},
+        {"promote512", "t.promote_k = 512", " promoted every 512", ms_p, sizeof ms_p / sizeof ms_p[0], 2},
+        {"never", A8_NEVER, " never promoted", ms_p, sizeof ms_p / sizeof ms_p[0], 2},
+        {"never128x256", A8_NEVER "; if t.block_m >= 128 then t.block_m, t.warp_m, t.block_n, t.warp_n = 128, 128, 256, 32 end",
+         " never promoted, 128 x 256", ms_p, sizeof ms_p / sizeof ms_p[0], 2},
     };
     const size_t count = sizeof cases / sizeof cases[0];
     int named = argc < 2;
     for (size_t p = 0; p < sizeof passes / sizeof passes[0]; p++) {
-        if (argc > 1 && strcmp(argv[1], passes[p].name) != 0)
+        if (argc > 1 ? strcmp(argv[1], passes[p].name) != 0 : passes[p].ws == 2)
             continue;
         named = 1;
         if (passes[p].ws && !sm90)
             continue;
         char dir[512];
-        hum_runtime *use = passes[p].family ? gemm_test_workspace_sum_runtime(passes[p].family, dir, sizeof dir) : rt;
+        hum_runtime *use = passes[p].edit ? gemm_test_site_runtime(passes[p].edit, dir, sizeof dir) : rt;
         if (!QUANT_CHECK(use, "the %s runtime", passes[p].name))
             continue;
         run_cases(use, &rng, cases, count, fp8, passes[p].ws, passes[p].ms, passes[p].nms, passes[p].how);
@@ -259,7 +274,8 @@ int main(int argc, char **argv)
             rt_rmtree(dir);
         }
     }
-    QUANT_CHECK(named, "no pass named '%s' (expected built-in, workspace or wgmma_ws)", argv[argc > 1 ? 1 : 0]);
+    QUANT_CHECK(named, "no pass named '%s' (expected built-in, workspace, wgmma_ws, promote256, promote512, never "
+                "or never128x256)", argv[argc > 1 ? 1 : 0]);
     hum_runtime_destroy(rt);
     return quant_test_result("test_gemm_a8");
 }

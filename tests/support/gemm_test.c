@@ -127,36 +127,46 @@ double gemm_test_spec(hum_runtime *rt, quant_rng *rng, const char *spec, const i
     return e;
 }
 
-hum_runtime *gemm_test_workspace_sum_runtime(const char *wgmma_family, char *dir, size_t cap)
+hum_runtime *gemm_test_site_runtime(const char *edit, char *dir, size_t cap)
 {
-    char text[1024];
+    char text[2048];
     snprintf(text, sizeof text,
              "local policy = require('hum.policy')\n"
              "return {\n"
-             "  name = 'stream-k-workspace-sum',\n"
+             "  name = 'test-site',\n"
              "  applies = function(device) return true end,\n"
              "  tunings = function(device, layer)\n"
              "    local list = policy.below(device, layer)\n"
              "    for _, e in ipairs(list) do\n"
-             "      e.tuning.stream_k_sum = 'workspace'\n"
-             "      if e.tuning.kernel == 'wgmma' or e.tuning.kernel == 'wgmma_ws' then e.tuning.kernel = '%s' end\n"
+             "      local t = e.tuning\n"
+             "      %s\n"
              "    end\n"
              "    return list\n"
              "  end,\n"
              "}\n",
-             wgmma_family);
-    rt_tmpdir("sksum", dir, cap);
-    rt_write(dir, "workspace_sum.lua", text);
-    const char *config = rt_write(dir, "hum.yaml", "policy_paths: [workspace_sum.lua]\n");
+             edit);
+    rt_tmpdir("site", dir, cap);
+    rt_write(dir, "site.lua", text);
+    const char *config = rt_write(dir, "hum.yaml", "policy_paths: [site.lua]\n");
     hum_runtime_options opts;
     hum_runtime_options_init(&opts);
     opts.config_path = config;
     hum_runtime *rt = NULL;
     if (hum_runtime_create(&opts, &rt) != HUM_OK) {
-        fprintf(stderr, "gemm_test_workspace_sum_runtime: %s\n", hum_last_error());
+        fprintf(stderr, "gemm_test_site_runtime: %s\n", hum_last_error());
         return NULL;
     }
     return rt;
+}
+
+hum_runtime *gemm_test_workspace_sum_runtime(const char *wgmma_family, char *dir, size_t cap)
+{
+    char edit[256];
+    snprintf(edit, sizeof edit,
+             "t.stream_k_sum = 'workspace'\n"
+             "      if t.kernel == 'wgmma' or t.kernel == 'wgmma_ws' then t.kernel = '%s' end",
+             wgmma_family);
+    return gemm_test_site_runtime(edit, dir, cap);
 }
 
 int gemm_test_abs_products(const hum_standard_weight *w, const double *a, int64_t m, double *s)

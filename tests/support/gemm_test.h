@@ -36,6 +36,9 @@ double gemm_test_spec(hum_runtime *rt, quant_rng *rng, const char *spec, const i
  * dir[cap]); NULL (with a message printed) on failure. Release with hum_runtime_destroy, then
  * rt_rmtree(dir). */
 hum_runtime *gemm_test_workspace_sum_runtime(const char *wgmma_family, char *dir, size_t cap);
+/* A runtime whose site policy gives every layer the built-in tables (policy.below) after the Lua
+ * statements `edit` ran on each entry's tuning `t`; dir, cap and errors as above. */
+hum_runtime *gemm_test_site_runtime(const char *edit, char *dir, size_t cap);
 
 /* s[i][n] = sum_k |a[i][k] * W[n][k]| in float64 (W as hum_reference_dequant gives it, `a` as
  * hum_reference_gemm takes it): the size of what a float32 accumulation of output (i, n) can

@@ -574,7 +574,11 @@ typedef struct hum_layer_options {
     X(int32_t, kernel, ENUM, OPTIONAL, "", "mma wgmma wgmma_ws") /* the kernel family, hum_gemm_kernel */ \
     /* where stream-K slices sum: through the output (each adds its part rounded to C's type),   \
      * or in the workspace (float32 partial tiles, C rounded once) */                            \
-    X(int32_t, stream_k_sum, ENUM, OPTIONAL, "kStreamKSum", "output workspace")
+    X(int32_t, stream_k_sum, ENUM, OPTIONAL, "kStreamKSum", "output workspace")                  \
+    /* e4m3 A without scales along K: K between promotions of the tensor cores' accumulators to  \
+     * float32 totals (0: 128; within K a power of two; at or above the padded K never: one      \
+     * accumulator set, whose reduced-precision sums a policy trades against the room it frees) */ \
+    X(int32_t, promote_k, INT, OPTIONAL, "kPromoteEvery", "")
 
 #define HUM_CONFIG_MEMBER(type, name, kind, role, constant, values) type name;
 

@@ -8,9 +8,9 @@ int hum_gemm_a8(const hum_layer_config *c)
     return c->a_dtype == HUM_DTYPE_FLOAT8_E4M3FN || c->a_dtype == HUM_DTYPE_INT8;
 }
 
-int hum_gemm_promotes(const hum_layer_config *c)
+int hum_gemm_promotes(const hum_layer_config *c, const hum_tuning *t)
 {
-    return c->a_dtype == HUM_DTYPE_FLOAT8_E4M3FN;
+    return c->a_dtype == HUM_DTYPE_FLOAT8_E4M3FN && t->promote_k < c->padded_k;
 }
 
 int hum_gemm_fold_scales(const hum_layer_config *c)
@@ -27,7 +27,7 @@ int hum_gemm_block_scales(const hum_layer_config *c)
 
 int64_t hum_gemm_kscale_k(const hum_layer_config *c)
 {
-    const int a_groups = hum_gemm_promotes(c) && c->a_group > 0, block = hum_gemm_block_scales(c);
+    const int a_groups = c->a_dtype == HUM_DTYPE_FLOAT8_E4M3FN && c->a_group > 0, block = hum_gemm_block_scales(c);
     if (!a_groups && !block)
         return 0;
     int64_t p = 128;

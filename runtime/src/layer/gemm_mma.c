@@ -15,7 +15,7 @@ void hum_gemm_mma_fit(const hum_layer_config *c, hum_tuning *t)
     t->warp_n = t->warp_n > min_warp_n ? t->warp_n : min_warp_n;
     t->warp_n = t->warp_n < t->block_n ? t->warp_n : t->block_n;
     /* promoted accumulators: more, narrower warps over the same block */
-    while (hum_gemm_promotes(c) && t->warp_m / 16 * t->warp_n / 8 * 4 > 64)
+    while (hum_gemm_promotes(c, t) && t->warp_m / 16 * t->warp_n / 8 * 4 > 64)
         if (t->warp_n > min_warp_n && t->warp_n > 16)
             t->warp_n /= 2;
         else
@@ -33,7 +33,7 @@ hum_status hum_gemm_mma_check(const hum_gemm_variant *v)
     if (cont != bits && warp_n % 64 != 0)
         return hum_fail(HUM_ERR_UNSUPPORTED, "%d-bit weights need warp N a multiple of 64 (got %d)", bits, warp_n);
     const int acc = v->tuning->warp_m / 16 * warp_n / 8 * 4;
-    if (hum_gemm_promotes(v->layer) && acc > 64)
+    if (hum_gemm_promotes(v->layer, v->tuning) && acc > 64)
         return hum_fail(HUM_ERR_UNSUPPORTED,
                         "warp tile %dx%d: %d accumulators per thread, at most 64 when they are promoted (%s "
                         "activations)",

@@ -87,6 +87,8 @@ static hum_status check_policy_values(const hum_tuning *t)
     RULE(HUM_ERR_POLICY, hum_gemm_family_of(t->kernel), "kernel = %d: no such kernel family", t->kernel);
     RULE(HUM_ERR_POLICY, t->stream_k_sum == 0 || t->stream_k_sum == 1, "stream_k_sum = %d: expected 0 (output) or 1 "
          "(workspace)", t->stream_k_sum);
+    RULE(HUM_ERR_POLICY, t->promote_k == 0 || (t->promote_k >= 128 && t->promote_k % 128 == 0),
+         "promote_k = %d: expected 0 (every 128 of K) or a multiple of 128", t->promote_k);
     return HUM_OK;
 }
 
@@ -207,6 +209,10 @@ hum_status hum_gemm_variant_check(const hum_gemm_variant *v, const char *arch)
     RULE(HUM_ERR_UNSUPPORTED, !hum_gemm_a8(c) || !t->stream_k || t->stream_k_sum == 1,
          "stream-K with 8-bit activations summing through the 16-bit output (expected stream_k_sum workspace)");
     RULE(HUM_ERR_UNSUPPORTED, t->stream_k || !t->stream_k_sum, "stream_k_sum workspace without stream-K");
+    /* a period within K nests with block K (a period at or above K is fitted to the padded K) */
+    RULE(HUM_ERR_UNSUPPORTED, t->promote_k == 0 || t->promote_k == c->padded_k || pow2(t->promote_k),
+         "promote_k %d within K %lld (expected a power of two, or at least K: never promoted)", t->promote_k,
+         (long long)c->padded_k);
     /* a warp applies the K-group scales of whole promotion periods */
     const int64_t period = hum_gemm_kscale_k(c);
     RULE(HUM_ERR_UNSUPPORTED, !period || t->warp_k % period == 0,
@@ -250,6 +256,12 @@ hum_status hum_gemm_fit(const hum_layer_config *c, const hum_compute_config *com
     const int64_t period = hum_gemm_kscale_k(c);
     while (t.block_k / t.warp_k > 4 || (hum_gemm_a8(c) && t.warp_k < 32) || (period && t.warp_k % period))
         t.warp_k *= 2;
+    /* promote_k: e4m3 A's alone (scales along K set their own period); 128 is the default, and a
+     * period at or above K the padded K (one accumulator set: one kernel whatever a policy wrote) */
+    if (c->a_dtype != HUM_DTYPE_FLOAT8_E4M3FN || period || t.promote_k == 128)
+        t.promote_k = 0;
+    else if (t.promote_k > c->padded_k)
+        t.promote_k = (int32_t)c->padded_k;
     if (f->fit)
         f->fit(c, &t);
     const hum_gemm_variant v = {c, compute, &t};

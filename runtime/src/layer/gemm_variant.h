@@ -30,10 +30,11 @@ int hum_gemm_a8(const hum_layer_config *c);
  * scales in groups of a multiple of 32 along K, MXFP4): float16 rows of each group's power of
  * two relative to its column's factor, which the epilogue applies. */
 int hum_gemm_fold_scales(const hum_layer_config *c);
-/* Whether the accumulators are added to float32 totals every 128 of K (e4m3 products: the
- * tensor cores accumulate them with fewer bits than float32), which doubles the accumulator
- * registers: the families keep at most 64 accumulators per thread then. */
-int hum_gemm_promotes(const hum_layer_config *c);
+/* Whether the accumulators are added to float32 totals along K (e4m3 products: the tensor cores
+ * accumulate them with fewer bits than float32), every 128 of K or the tuning's promote_k (fitted:
+ * hum_gemm_fit) unless that reaches the padded K. It doubles the accumulator registers: the
+ * families keep at most 64 accumulators per thread then. */
+int hum_gemm_promotes(const hum_layer_config *c, const hum_tuning *t);
 /* Whether e4m3 A's weight has float32 scales per group of kernel_group along K (FP8 block-wise
  * 128 x 128, or uint4 / e4m3 group scales), not folded: float32 rows [scale_rows][padded_n] that
  * multiply the accumulators at each promotion (kernels/gemm/kscale.cuh). */

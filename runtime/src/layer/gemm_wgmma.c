@@ -19,7 +19,7 @@ hum_status hum_gemm_wgmma_takes(const hum_layer_config *c, const hum_compute_con
 
 void hum_gemm_wgmma_fit(const hum_layer_config *c, hum_tuning *t)
 {
-    if (hum_gemm_promotes(c) && t->block_m > 128) /* promoted accumulators: at most 64 */
+    if (hum_gemm_promotes(c, t) && t->block_m > 128) /* promoted accumulators: at most 64 */
         t->block_m = 128;
     /* K-group scales loaded at every k32 step (A groups of 32): a scale per token held beside
      * them; block_m 128 spills (496 bytes of local memory per thread, ptxas for sm_90a), and so
@@ -34,7 +34,7 @@ void hum_gemm_wgmma_fit(const hum_layer_config *c, hum_tuning *t)
     t->warp_k = t->block_k;
     t->warp_n = t->warp_n < t->block_n / 4 ? t->warp_n : t->block_n / 4;
     t->warp_n = t->warp_n > 16 ? t->warp_n : 16;
-    if (hum_gemm_promotes(c) && t->warp_n / 16 * t->block_m > 128) {
+    if (hum_gemm_promotes(c, t) && t->warp_n / 16 * t->block_m > 128) {
         t->warp_n = 16;
         if (t->block_n > 8 * t->warp_n) /* at most 2 warpgroups: the narrower warps span less */
             t->block_n = 8 * t->warp_n;
@@ -58,7 +58,7 @@ hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v)
          "warp_n %d, block_m %d, block_n %d: at most 2 slabs (warp_n 32), 128 accumulators (warp_n / 16 * "
          "block_m <= 256) and 2 warpgroups (block_n / warp_n <= 8) per thread",
          t->warp_n, t->block_m, t->block_n);
-    RULE(!hum_gemm_promotes(v->layer) || t->warp_n / 16 * t->block_m <= 128,
+    RULE(!hum_gemm_promotes(v->layer, t) || t->warp_n / 16 * t->block_m <= 128,
          "warp_n %d, block_m %d: at most 64 accumulators per thread (warp_n / 16 * block_m <= 128) when they are "
          "promoted (%s activations)",
          t->warp_n, t->block_m, hum_dtype_name(v->layer->a_dtype));
