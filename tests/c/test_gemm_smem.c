@@ -100,10 +100,10 @@ int main(void)
     rt_tmpdir("gemm-smem", cache, sizeof cache);
     /* M range, block, warp, stages, stream-K, CTAs per SM, family, slices summed through C (0) */
     /* 2 warps on K */
-    const hum_tuning small = {1, INT64_MAX, 16, 128, 256, 16, 32, 128, 4, 1, 1, HUM_GEMM_KERNEL_MMA, 0};
-    const hum_tuning large = {1, INT64_MAX, 128, 256, 64, 64, 64, 64, 3, 1, 1, HUM_GEMM_KERNEL_MMA, 0};
-    const hum_tuning odd = {1, INT64_MAX, 64, 128, 128, 64, 64, 64, 3, 1, 1, HUM_GEMM_KERNEL_MMA, 0};
-    const hum_tuning wgmma = {1, INT64_MAX, 128, 128, 128, 128, 16, 128, 4, 1, 1, HUM_GEMM_KERNEL_WGMMA, 0};
+    const hum_tuning small = {1, INT64_MAX, 16, 128, 256, 16, 32, 128, 4, 1, 1, HUM_GEMM_KERNEL_MMA, 0, 0};
+    const hum_tuning large = {1, INT64_MAX, 128, 256, 64, 64, 64, 64, 3, 1, 1, HUM_GEMM_KERNEL_MMA, 0, 0};
+    const hum_tuning odd = {1, INT64_MAX, 64, 128, 128, 64, 64, 64, 3, 1, 1, HUM_GEMM_KERNEL_MMA, 0, 0};
+    const hum_tuning wgmma = {1, INT64_MAX, 128, 128, 128, 128, 16, 128, 4, 1, 1, HUM_GEMM_KERNEL_WGMMA, 0, 0};
     check(cache, "mma uint4 g128, split K", layer(4, 0, 0, 128), small, "sm_80");
     check(cache, "mma uint4 g128, 4 warps", layer(4, 0, 0, 128), large, "sm_86");
     check(cache, "mma uint3 g32 zero points act-order", layer(3, 1, 1, 32), odd, "sm_80");
