@@ -10,11 +10,14 @@ return {
   description = "Ada: 99 KiB shared memory, 3 stages",
   applies = function(device) return device.sm == 89 end,
   tunings = function(device, layer, overrides)
+    -- scales along K (layer.kgroup_k) travel in the stages: two 128 x 256 x 128 stages of 8-bit A
+    -- (its block K) then pass 99 KiB by a kilobyte; 128-column tiles instead
+    local kgroup = (layer.kgroup_k or 0) > 0
     return ranges({
       { 16, mma(16, 128, 256, 16, 32, 128, 3) },
       { 32, mma(32, 128, 128, 32, 32, 64, 4) },
       { 64, mma(64, 128, 64, 64, 32, 64, 4) },
-      { math.huge, mma(128, 256, 64, 64, 64, 64, 3) },
+      { math.huge, kgroup and mma(128, 128, 64, 64, 32, 64, 3) or mma(128, 256, 64, 64, 64, 64, 3) },
     })
   end,
 }

@@ -24,16 +24,16 @@ local function narrow(device, layer) return layer.padded_n / 128 * 4 <= device.s
 -- warps span 32 or 64 columns, which would leave one or two warps along N; 8-bit is untimed).
 -- Stream-K slices sum in the workspace: they meet in parallel instead of one after the other
 -- through C (a8perf.log: uint4 g128 bf16 8192 x 8192 M 1/16 24.29/26.50 -> 22.67/22.91;
--- fp16 4096 x 4096 14.24/15.33 -> 13.07/13.12); not with scales along K (`kgroup`: 8-bit A whose
--- K-group scales ran on the H200 without stream-K only).
-local function small_m(device, layer, kgroup)
+-- fp16 4096 x 4096 14.24/15.33 -> 13.07/13.12), K-group scales too (their promotions apply them
+-- before the slices meet).
+local function small_m(device, layer)
   local t
   if layer.weight_bits == 4 and narrow(device, layer) then
     t = mma(16, 64, 256, 16, 16, 128, 6)
   else
     t = mma(16, 128, 256, 16, 32, 128, 4)
   end
-  if not kgroup then t.stream_k_sum = "workspace" end
+  t.stream_k_sum = "workspace"
   return t
 end
 
@@ -73,7 +73,6 @@ return {
       })
     end
     local a8 = layer.a_dtype == "float8_e4m3fn" or layer.a_dtype == "int8"
-    local kgroup = a8 and (layer.kgroup_k or 0) > 0
     local list
     if layer.kernels.wgmma then
       -- three 256 x 128 x 128 stages fit 227 KiB with 4-bit weights and scale groups of 32 or
@@ -86,10 +85,9 @@ return {
       -- M 32..8192 and the Llama layers at M 128 and 1024 faster). 8-bit A too, with its stream-K
       -- sums in the workspace (a8ws/a8ws.txt, 8192 x 8192, M 128 / 1024 / 8192: e4m3 x e4m3
       -- 47.73 / 214.43 / 1657.23 -> 42.80 / 170.40 / 1379.30, e2m1 g32 x e4m3 52.50 / 290.86 /
-      -- 2279.15 -> 45.22 / 237.54 / 1855.86), except scales along K (FP8 block-wise, MXFP8): they
-      -- keep plain wgmma without stream-K, as they passed on the H200 (session 5, call 1); on
-      -- wgmma_ws or with workspace sums they have not run on a GPU.
-      local family = kgroup and "wgmma" or "wgmma_ws"
+      -- 2279.15 -> 45.22 / 237.54 / 1855.86), scales along K (FP8 block-wise, MXFP8) too, their
+      -- factors staged with the codes (bench/NOTES.md, session 6, kgws).
+      local family = "wgmma_ws"
       -- Narrow layers (16-bit A): 64-row tiles at M 65..128, twice the CTAs (candidates.txt,
       -- wgmma_ws: 4096 x 4096 fp16 M = 128 28.22 -> 19.25, 4096 x 14336 42.16 -> 39.76); with a
       -- short K also 64 x 64 tiles at M 33..64 (20.86 -> 16.45) and 128-row tiles above M = 128
@@ -106,7 +104,7 @@ return {
       local big = layer.a_dtype == "int8" and tile128 or deep and wg(family, 256, 128, 128, 3)
         or wg(a8 and family or "wgmma", 256, 128, 64, 4)
       list = ranges({
-        { 16, small_m(device, layer, kgroup) },
+        { 16, small_m(device, layer) },
         { 32, wg(family, 32, 128, 256, 5) },
         { 64, short and wg(family, 64, 64, 256, 5) or wg(family, 64, 128, 256, 4) },
         { 128, thin and wg(family, 64, 128, 256, 4) or tile128 },
@@ -115,18 +113,18 @@ return {
       })
     else
       list = ranges({
-        { 16, small_m(device, layer, kgroup) },
+        { 16, small_m(device, layer) },
         { 32, mma(32, 128, 256, 32, 32, 64, 4) },
         { 128, mma(64, 128, 256, 64, 32, 128, 3) },
         { math.huge, mma(128, 256, 128, 64, 64, 128, 4) },
       })
     end
-    -- 8-bit A (scales along K aside, above): stream-K with its slices summed in the workspace on
+    -- 8-bit A: stream-K with its slices summed in the workspace on
     -- every entry (C's fit drops stream-K otherwise: through the 16-bit C they would round once
     -- per slice) (a8perf.log,
     -- 8192 x 8192 e4m3 x e4m3 M 1/128/1024/8192: 37.39/62.90/221.62/1736.48 -> 33.70/47.73/
     -- 214.43/1657.23; e2m1 g32 x e4m3 55.02/80.43/301.73/2390.78 -> 36.05/52.50/290.86/2279.15)
-    if a8 and not kgroup then
+    if a8 then
       for _, e in ipairs(list) do e.tuning.stream_k_sum = "workspace" end
     end
     return list

@@ -102,7 +102,16 @@ constexpr int kBRowWords = kBN / 64 * 32 * kWeightBits;  // one k16 row of the t
 constexpr int kBBytes = kBK / 16 * kBRowWords * 4;
 constexpr int kSBytes = kScalesStaged ? kScaleRows * kBN * 2 : 0;
 constexpr int kZBytes = kZeroPoint ? kScaleRows * kBN * 2 : 0;
-constexpr int kStageBytes = kABytes + kBBytes + kSBytes + kZBytes;
+// K-group scales travel in the stages (gemm/kscale.cuh, copy_kscales): per row of the block
+// kAScaleWords words of A's scales of the k-block (float32: its groups' scales; e8m0 bytes: the
+// 4-byte-aligned window holding them, which starts up to 3 bytes before them), then the weight's
+// kScaleRows float32 rows of kBN.
+constexpr int kAStageGroups = !kAGroupScales ? 0 : kBK >= kAGroup ? kBK / kAGroup : 1;
+constexpr int kAScaleWords = kAScaleE8m0 ? (kAStageGroups + 6) / 4 : kAStageGroups;
+constexpr int kKSBOffset = kBM * kAScaleWords * 4;  // the weight's rows in the region
+constexpr int kKSBytes = !kKScales ? 0 : (kKSBOffset + (kBlockScales ? kScaleRows * kBN * 4 : 0) + 15) / 16 * 16;
+static_assert(!kAGroupScales || kAGroup % kBK == 0 || kBK % kAGroup == 0, "A's scale groups and block K must nest");
+constexpr int kStageBytes = kABytes + kBBytes + kSBytes + kZBytes + kKSBytes;
 constexpr int kRedBytes = (kWarpsK - 1) * kBM * kBN * 4;
 static_assert(kStageBytes % 16 == 0, "stage buffers must stay 16-byte aligned");
 static_assert(kStages * kStageBytes + kRedBytes == kSmemBytes, "hum_constants.h: kSmemBytes disagrees with the tile shapes");

@@ -33,6 +33,9 @@ constexpr int kVirtPerUnit = kWN >= 64 ? kCont : kRawPerUnit;
 static_assert(kWN * kCont >= 64, "a warp must cover whole repacked words (warp N * container bits >= 64)");
 static_assert(!kOddWidth || kWN % 64 == 0, "odd weight widths need warp N to be a multiple of 64");
 
+// A stage: A, the weight's codes, scales, zero points, K-group scales (gemm/kscale.cuh).
+constexpr int kKSOffset = kABytes + kBBytes + kSBytes + kZBytes;
+
 // The stage copies of the work item being loaded: A (vectorised) and B, codes and parameters.
 // Tile base addresses change with the tile (set_tile, the only place with divisions by M).
 struct Loader {
@@ -60,6 +63,7 @@ struct Loader {
         a.load(stage, kb, tid);
         copy_codes(stage + kABytes, b_tile, kb, tid);
         copy_params(args, stage + kABytes + kBBytes, stage + kABytes + kBBytes + kSBytes, blk.expert, n0, kb, tid);
+        copy_kscales(args, blk, stage + kKSOffset, n0, kb, tid);
     }
 };
 
@@ -176,8 +180,9 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const KTile &ct, int k0, u
         if constexpr (kKScales && kk % kPromoteSteps == 0) {
             const int g = lane >> 2, t = lane & 3;
             kscale_factors(
-                args, ct.blk, k0 + kk * kKStep, [&](int i) { return wm * kWM + i / 2 * 16 + g + 8 * (i % 2); },
-                [&](int j) { return ct.n0 + wn * kWN + j / 2 * 8 + 2 * t + j % 2; }, fa, fb);
+                args, ct.blk, k0 + kk * kKStep, stage + kKSOffset,
+                [&](int i) { return wm * kWM + i / 2 * 16 + g + 8 * (i % 2); },
+                [&](int j) { return wn * kWN + j / 2 * 8 + 2 * t + j % 2; }, fa, fb);
         }
         u32 bf[kNJ][2];
         if constexpr (kA8)

@@ -40,7 +40,8 @@
 // 8-bit A (e4m3, int8) runs the k32 wgmma on the 8-bit codes as they are (the lane's words of
 // two k16 rows are one fragment, kernels/prep/repack.cu), int8 into int32 accumulators; the
 // epilogue multiplies in A's row scales and the weight's channel scales, and scales that change
-// along K (FP8 block-wise, MXFP8: gemm/kscale.cuh) multiply the accumulators at each promotion.
+// along K (FP8 block-wise, MXFP8: gemm/kscale.cuh) multiply the accumulators at each promotion,
+// read from the stage, which carries them beside the codes.
 //
 // The argument: kernels/contract/gemm_args.h; A is read through a_map only (a, lda and k_perm
 // unused: an act-order A arrives permuted, prep/permute_a.cu). Dynamic shared memory: kSmemBytes plus
@@ -136,10 +137,11 @@ struct AccType<true> {
 using Acc = AccType<kAInt8>::type;
 
 // Stage regions: all activation stages first (each a multiple of 1024 bytes, as the swizzle
-// atoms need), then the weight, scale and zero-point stages.
+// atoms need), then the weight, scale, zero-point and K-scale stages.
 constexpr int kBOffset = kStages * kABytes;
 constexpr int kSOffset = kBOffset + kStages * kBBytes;
 constexpr int kZOffset = kSOffset + kStages * kSBytes;
+constexpr int kKSOffset = kZOffset + kStages * kZBytes;
 
 static_assert(kMathThreads % 128 == 0 && (kBN / kWN) % 4 == 0, "whole warpgroups: block_n / warp_n a multiple of 4");
 static_assert(!kSpecialised || (kLoadWarps == 4 && kMathThreads % kCopyThreads == 0),
@@ -177,8 +179,8 @@ HUM_DEV u32 share_offset(int kr, int u, int w, int lane)
 // Issues the copies of k-block kb of block blk's rows into ring slot `slot`: the activation
 // tile (thread 0's TMA, or every thread's share of the gathered rows: the plain kernel's from the
 // row table `a`, the producer's looked up here), every thread its
-// part of the weights (in share mode each warp's share to its own plane), scales and zero points.
-// tid: the copying thread (gemm/config.cuh, kCopyThreads).
+// part of the weights (in share mode each warp's share to its own plane), scales, zero points and
+// K-group scales (gemm/kscale.cuh). tid: the copying thread (gemm/config.cuh, kCopyThreads).
 HUM_DEV void load_stage(const hum_gemm_args &args, const AVec<true> &a, const Block &blk, u32 base, int slot, int n0,
                         int kb, int tid)
 {
@@ -190,6 +192,7 @@ HUM_DEV void load_stage(const hum_gemm_args &args, const AVec<true> &a, const Bl
     } else {
         a.load(base + slot * kABytes, kb, tid);
     }
+    copy_kscales(args, blk, base + kKSOffset + slot * kKSBytes, n0, kb, tid);
     if constexpr (!kShareMode) {
         copy_codes(base + kBOffset + slot * kBBytes, codes_tile(args, blk.expert, n0), kb, tid);
     } else {
@@ -339,10 +342,10 @@ HUM_DEV void promote_scaled(T (&acc)[kSlabs][kAcc], T (&total)[kSlabs][kAcc], co
 
 // All MMA steps of one stage. Step kk dequantizes into fragment buffer kk % 2 once the group
 // that read it (step kk - 2) has finished, so one group computes while the next is prepared.
-// K-group scales: blk and n0 the tile's, k0 the stage's first column of K. Warp-specialised,
+// K-group scales: blk the tile's, k0 the stage's first column of K. Warp-specialised,
 // once step 1 has waited the previous stage's groups have all finished: lane 0 then releases
 // that stage's slot (empty barrier `release`) when `released` is set.
-HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int n0, int k0, u32 base, int slot, int wg,
+HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, u32 base, int slot, int wg,
                            int w, int lane, Acc (&acc)[kSlabs][kAcc], Acc (&total)[kSlabs][kAcc], bool released = false,
                            u32 release = 0)
 {
@@ -368,8 +371,9 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int n0, 
         if constexpr (kKScales && kk % kPromoteSteps == 0) {
             const int g = lane >> 2, t = lane & 3;
             kscale_factors(
-                args, blk, k0 + kk * kKStep, [&](int i) { return 8 * (i / 2) + 2 * t + i % 2; },
-                [&](int c) { return n0 + (wg * kSlabs + c / 2) * 64 + 16 * w + g + 8 * (c % 2); }, fa, fb);
+                args, blk, k0 + kk * kKStep, base + kKSOffset + slot * kKSBytes,
+                [&](int i) { return 8 * (i / 2) + 2 * t + i % 2; },
+                [&](int c) { return (wg * kSlabs + c / 2) * 64 + 16 * w + g + 8 * (c % 2); }, fa, fb);
         }
         wgmma_wait<1>();
         if constexpr (kSpecialised && kk == 1) {
@@ -437,7 +441,7 @@ HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, const Block &
         if (i + kInFlight < len)
             load_stage(args, a, blk, base, (g + kInFlight) % kStages, n0, kb0 + i + kInFlight, tid);
         cp_async_commit();
-        compute_stage(args, blk, n0, (kb0 + i) * kBK, base, slot, wg, w, lane, acc, total);
+        compute_stage(args, blk, (kb0 + i) * kBK, base, slot, wg, w, lane, acc, total);
     }
     wgmma_wait<0>();
     pin_acc(acc);
@@ -449,7 +453,7 @@ HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, const Block &
 // ring into acc, each slot waited full and released empty; at the end every product has
 // finished. g0 counts the stages this CTA computed before: stage g sits in slot g % kStages and
 // is fill g / kStages of that slot.
-HUM_DEV void mainloop_ws(const hum_gemm_args &args, u32 base, int g0, const Block &blk, int n0, int kb0, int len,
+HUM_DEV void mainloop_ws(const hum_gemm_args &args, u32 base, int g0, const Block &blk, int kb0, int len,
                          int wg, int w, int lane, Acc (&acc)[kSlabs][kAcc], Acc (&total)[kSlabs][kAcc])
 {
     for (int i = 0; i < len; ++i) {
@@ -458,7 +462,7 @@ HUM_DEV void mainloop_ws(const hum_gemm_args &args, u32 base, int g0, const Bloc
         // gathered rows: the producer's cp.async wrote them through the generic proxy
         if constexpr (!kATma)
             fence_proxy_async_smem();
-        compute_stage(args, blk, n0, (kb0 + i) * kBK, base, slot, wg, w, lane, acc, total, i > 0,
+        compute_stage(args, blk, (kb0 + i) * kBK, base, slot, wg, w, lane, acc, total, i > 0,
                       empty_bar(base, (g + kStages - 1) % kStages));
     }
     wgmma_wait<0>();
@@ -635,7 +639,7 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
         zero_acc(acc);
         zero_acc(total);
         if constexpr (kSpecialised)
-            mainloop_ws(args, base, g0, blk, nb * kBN, wk.kb, len, wg, w, lane, acc, total);
+            mainloop_ws(args, base, g0, blk, wk.kb, len, wg, w, lane, acc, total);
         else
             mainloop(args, base, g0, blk, nb * kBN, wk.kb, len, tid, wg, w, lane, acc, total);
         epilogue(args, sch, blk, wk.tile, nb * kBN, base, tid, wg, w, lane, kPromote ? total : acc);

@@ -1,5 +1,5 @@
 // K-group scales (gemm/config.cuh, kKScales): the float32 factors of one promotion period of
-// kPromoteK columns of K, which both main loops (gemm_mma.cu, gemm_wgmma.cu) load at the
+// kPromoteK columns of K, which both main loops (gemm_mma.cu, gemm_wgmma.cu) read at the
 // period's first MMA step and multiply into the accumulators when they promote them:
 //   A's scale of the row and group (a_scale [row * a_scale_ld + k / kAGroup]: float32, or with
 //   groups of 32 e8m0 bytes, 2^(code - 127)), 1 without A groups (the epilogue applies A's
@@ -7,62 +7,119 @@
 //   the weight's scale of the column and K group (b_scale: float32 rows [kGroupRows][kN] per
 //   expert, runtime/src/layer/layer_upload.c), 1 without weight K groups (the epilogue applies
 //   the channel factor then).
-// Each kernel names the thread's rows and columns through row_of / col_of.
+// A k-block's factors travel in its pipeline stage with its codes (copy_kscales, by the threads
+// that copy), so that a promotion reads shared memory instead of waiting on global loads in the
+// math loop. Each kernel names the thread's rows and columns through row_of / col_of.
 #pragma once
 #include "gemm/load_b.cuh"
 #include "gemm/schedule.cuh"
 
 namespace gemm {
 
-// A's group scale of row `row` (>= 0) of A at column k; 0 past K, whose codes are zero and
-// whose groups A's scale rows do not have.
-HUM_DEV float a_group_scale(const hum_gemm_args &args, i64 row, int k)
+// A's K group, columns; kAGroup is 0 in kernels without A group scales, which never use this:
+// 1 there keeps the constant divisions below defined.
+constexpr int kAGroupCols = kAGroupScales ? kAGroup : 1;
+
+// Byte offset in a_scale of A's scale of row `row` (>= 0) and of the group of column k.
+HUM_DEV i64 a_scale_offset(const hum_gemm_args &args, i64 row, int k)
+{
+    return (row * args.a_scale_ld + k / kAGroupCols) * (kAScaleE8m0 ? 1 : 4);
+}
+
+// The e8m0 code's power of two; code 0: 2^-127, a float32 subnormal.
+HUM_DEV float e8m0_value(u32 code)
+{
+    return __uint_as_float(code ? code << 23 : 0x00400000u);
+}
+
+// A's e8m0 group scale of row `row` (>= 0) of A, row r of the block, at column k, from the
+// stage's K-scale region ks (whose first column is k - k % kBK): the byte sits in the row's
+// window as far in as the window's start is before the k-block's first scale. 0 past K, whose
+// codes are zero and whose groups A's scale rows do not have.
+HUM_DEV float a_e8m0_scale(const hum_gemm_args &args, i64 row, int r, int k, u32 ks)
 {
     if (kKReal != kK && k >= kKReal)
         return 0.f;
-    // kAGroup is 0 in kernels without A group scales, which never call this: keep the constant
-    // division defined there.
-    const i64 at = row * args.a_scale_ld + k / (kAGroupScales ? kAGroup : 1);
-    if constexpr (kAScaleE8m0) {
-        const u32 code = __ldg(reinterpret_cast<const u8 *>(args.a_scale) + at);
-        return __uint_as_float(code ? code << 23 : 0x00400000u);  // code 0: 2^-127, a float32 subnormal
-    } else {
-        return __ldg(args.a_scale + at);
-    }
+    const unsigned long long first = reinterpret_cast<unsigned long long>(
+        reinterpret_cast<const u8 *>(args.a_scale) + a_scale_offset(args, row, k - k % kBK));
+    const int byte = static_cast<int>(first & 3) + k % kBK / kAGroupCols;
+    return e8m0_value(lds32(ks + (r * kAScaleWords + byte / 4) * 4) >> (8 * (byte % 4)) & 0xffu);
 }
 
 // The factors of the period starting at column k0 of K for the thread's rows row_of(i) (0 ..
-// kBM - 1 of block blk) and columns col_of(j) (of the padded N): fa[i] of A, fb[j] of the
-// weight. A row the block does not have gets 0.
+// kBM - 1 of block blk) and tile columns col_of(j) (0 .. kBN - 1), from the stage's K-scale
+// region ks: fa[i] of A, fb[j] of the weight. A row the block does not have gets 0 (float32
+// scales: the zeros its words were filled with).
 template <int R, int C, typename RowOf, typename ColOf>
-HUM_DEV void kscale_factors(const hum_gemm_args &args, const Block &blk, int k0, RowOf row_of, ColOf col_of,
+HUM_DEV void kscale_factors(const hum_gemm_args &args, const Block &blk, int k0, u32 ks, RowOf row_of, ColOf col_of,
                             float (&fa)[R], float (&fb)[C])
 {
+    // the period's group among the stage's
+    const int ag = kAStageGroups > 1 ? k0 % kBK / kAGroupCols : 0;
+    const int bg = kScaleRows > 1 ? k0 % kBK / kGroup : 0;
 #pragma unroll
     for (int i = 0; i < R; ++i) {
-        if constexpr (kAGroupScales) {
-            const i64 row = a_row(args, blk, row_of(i));
-            fa[i] = row >= 0 ? a_group_scale(args, row, k0) : 0.f;
-        } else {
+        if constexpr (!kAGroupScales) {
             fa[i] = 1.f;
+        } else if constexpr (!kAScaleE8m0) {
+            fa[i] = __uint_as_float(lds32(ks + (row_of(i) * kAScaleWords + ag) * 4));
+        } else {
+            const i64 row = a_row(args, blk, row_of(i));
+            fa[i] = row >= 0 ? a_e8m0_scale(args, row, row_of(i), k0, ks) : 0.f;
         }
     }
 #pragma unroll
     for (int j = 0; j < C; ++j) {
         if constexpr (kBlockScales)
-            fb[j] = __ldg(static_cast<const float *>(args.b_scale) + blk.expert * kParamStride +
-                          static_cast<i64>(k0 / kGroup) * kN + col_of(j));
+            fb[j] = __uint_as_float(lds32(ks + kKSBOffset + (bg * kBN + col_of(j)) * 4));
         else
             fb[j] = 1.f;
     }
 }
 
-// The block and first column of the tile being computed, for the mma.sync kernel whose loads
-// run ahead of its math (the wgmma kernel computes one tile per segment and knows both).
+// The K-group scales of k-block kb of block blk's rows and the weight's columns n0.. into a
+// stage's region `dst` (layout: gemm/config.cuh, kKSBytes), by the copying
+// thread `tid` (gemm/config.cuh, kCopyThreads). A row's words are the 4-byte-aligned window of
+// a_scale holding its scales of the k-block (aligning down stays inside the allocation of A's
+// scales, which starts aligned), zero-filled past the row's last group and for a row the block
+// does not have; one row at a time (the producer keeps few registers).
+HUM_DEV void copy_kscales(const hum_gemm_args &args, const Block &blk, u32 dst, int n0, int kb, int tid)
+{
+    if constexpr (kAGroupScales) {
+        constexpr i64 ROW_BYTES = (kKReal + kAGroupCols - 1) / kAGroupCols * (kAScaleE8m0 ? 1 : 4);
+        const u8 *scales = reinterpret_cast<const u8 *>(args.a_scale);
+        // an aligned address to name where nothing is read (the copy's source must be aligned)
+        const u8 *none = reinterpret_cast<const u8 *>(reinterpret_cast<unsigned long long>(scales) & ~3ull);
+        for_chunks<kBM * kAScaleWords, false>(tid, [&](int, int ch) {
+            const i64 row = a_row(args, blk, ch / kAScaleWords);
+            const u8 *src = none;
+            int bytes = 0;
+            if (row >= 0) {
+                const unsigned long long at =
+                    reinterpret_cast<unsigned long long>(scales + a_scale_offset(args, row, kb * kBK));
+                src = reinterpret_cast<const u8 *>((at & ~3ull) + 4 * (ch % kAScaleWords));
+                const i64 left = scales + a_scale_offset(args, row, 0) + ROW_BYTES - src;
+                bytes = left <= 0 ? 0 : left >= 4 ? 4 : static_cast<int>(left);
+                src = bytes ? src : none;
+            }
+            cp_async4(dst + ch * 4, src, bytes);
+        });
+    }
+    if constexpr (kBlockScales) {
+        constexpr int CPR = kBN / 4;  // 16-byte chunks per row
+        const float *s = static_cast<const float *>(args.b_scale) + blk.expert * kParamStride +
+                         static_cast<i64>(kb * kBK / kGroup) * kN + n0;
+        for_chunks<kScaleRows * CPR>(tid, [&](int, int ch) {
+            cp_async16(dst + kKSBOffset + ch * 16, s + static_cast<i64>(ch / CPR) * kN + ch % CPR * 4, true);
+        });
+    }
+}
+
+// The block of the tile being computed (MXFP8's factors look its rows up), for the mma.sync
+// kernel whose loads run ahead of its math (the wgmma kernel computes one tile per segment).
 struct KTile {
     int tile = -1;
     Block blk;
-    int n0 = 0;
 
     HUM_DEV void set(const hum_gemm_args &args, const Rows &rows, int t)
     {
@@ -72,7 +129,6 @@ struct KTile {
         int mb, nb;
         tile_coords(t, rows.blocks, mb, nb);
         blk = rows.block(args, mb);
-        n0 = nb * kBN;
     }
 };
 

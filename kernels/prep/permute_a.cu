@@ -1,20 +1,25 @@
 // Act-order preprocessing, once per forward: out[r][j] = a[r][perm[j]] for r < m, j < k, and 0
 // where perm[j] is -1 (a padding column of an act-order row shard: its weights are zero, and a
 // zero here keeps an Inf or NaN elsewhere in A out of it). k is the stored K', A's rows may be
-// narrower.
+// narrower: it has `cols` columns, and perm's entries are below cols.
 //
 // The prepared weights of an act-order layer are stored in permuted K order, so once A's columns
 // are gathered into that order the GEMM runs its contiguous A loads (cp.async 16-byte chunks,
-// TMA) exactly as for a layer without act-order. The copy is memory-bound: each thread owns one
-// 8-column chunk of the output row (two 16-byte loads of perm, eight 2-byte loads from the L1/L2-
-// resident source row, one 16-byte store), so a warp writes 512 contiguous bytes; blockIdx.y
-// walks the rows. `out` is dense (row stride k) and 16-byte aligned; when k is not a multiple
-// of 8 its rows are not, and the chunk is stored element by element. Elements are 16-bit
-// (float16 or bfloat16: the copy does not look at them).
+// TMA) exactly as for a layer without act-order.
 //
-// Launch: block 256 threads, grid ((k / 8 rounded up) / 256 rounded up, any y >= 1). On sm_90
-// the GEMM that reads `out` is launched to overlap this kernel (ptx/griddep.cuh); a block lets
-// it in once its stores are issued (or by exiting). Triggered at the first instruction instead, the
+// A block gathers one row. The source row is first copied into shared memory with coalesced
+// loads, and the gather reads it there: gathered straight from global memory, every warp-wide
+// load touched up to 32 sectors, and at M = 8192 the L1 wavefronts, not DRAM, set the copy's time.
+// Columns from `staged` on (a row wider than the shared memory the launch gave) are gathered
+// from global memory, L1/L2-resident as the row is read anyway. The dynamic shared memory holds
+// `staged` 16-bit elements, a multiple of 8. Each thread owns 8-column chunks of the output row
+// (two 16-byte loads of perm, one 16-byte store), so a warp writes 512 contiguous bytes. `out` is dense (row stride k) and 16-byte aligned; when
+// k is not a multiple of 8 its rows are not, and the chunk is stored element by element.
+// Elements are 16-bit (float16 or bfloat16: the copy does not look at them).
+//
+// Launch: block 256 threads, grid (m), dynamic shared memory staged * 2 bytes. On sm_90 the
+// GEMM that reads `out` is launched to overlap this kernel (ptx/griddep.cuh); a block lets it in
+// once its stores are issued (or by exiting). Triggered at the first instruction instead, the
 // GEMM's persistent CTAs were placed while these blocks still held part of the SMs, and the
 // M 1..16 GEMM (two of whose CTAs fit one SM) ran 10 us slower at M = 1 and 16 on the H200
 // (36.4 / 38.4 us against 26.7 / 28.9, bench/NOTES.md).
@@ -22,43 +27,55 @@
 #include "ptx/griddep.cuh"
 
 extern "C" __global__ void __launch_bounds__(256)
-hum_permute_a(const u16 *__restrict__ a, i64 lda, const int *__restrict__ perm, u16 *__restrict__ out, int k, int m)
+hum_permute_a(const u16 *__restrict__ a, i64 lda, const int *__restrict__ perm, u16 *__restrict__ out, int k,
+              int cols, int staged)
 {
-    const int chunk = blockIdx.x * blockDim.x + threadIdx.x;
-    const int j0 = chunk * 8;
-    if (j0 >= k)
-        return;
-    const bool whole = (k & 7) == 0;
-    int col[8];
-    if (whole) {
-        asm("ld.global.nc.v4.s32 {%0,%1,%2,%3}, [%4];\n"
-            : "=r"(col[0]), "=r"(col[1]), "=r"(col[2]), "=r"(col[3])
-            : "l"(perm + j0));
-        asm("ld.global.nc.v4.s32 {%0,%1,%2,%3}, [%4];\n"
-            : "=r"(col[4]), "=r"(col[5]), "=r"(col[6]), "=r"(col[7])
-            : "l"(perm + j0 + 4));
+    extern __shared__ uint4 row_smem[];
+    u16 *row = reinterpret_cast<u16 *>(row_smem);
+    const u16 *src = a + blockIdx.x * lda;
+    const int copied = staged < cols ? staged : cols;
+    if ((reinterpret_cast<u64>(src) & 15) == 0) {
+        const uint4 *src4 = reinterpret_cast<const uint4 *>(src);
+        for (int c = threadIdx.x; c < copied / 8; c += blockDim.x)
+            row_smem[c] = __ldg(src4 + c);
+        for (int c = copied / 8 * 8 + threadIdx.x; c < copied; c += blockDim.x)
+            row[c] = __ldg(src + c);
     } else {
-#pragma unroll
-        for (int i = 0; i < 8; ++i)
-            col[i] = j0 + i < k ? __ldg(perm + j0 + i) : 0;
+        for (int c = threadIdx.x; c < copied; c += blockDim.x)
+            row[c] = __ldg(src + c);
     }
-    for (int r = blockIdx.y; r < m; r += gridDim.y) {
-        const u16 *src = a + r * lda;
-        u16 *dst = out + static_cast<i64>(r) * k + j0;
+    __syncthreads();
+    const bool whole = (k & 7) == 0;
+    u16 *dst = out + static_cast<i64>(blockIdx.x) * k;
+    for (int j0 = threadIdx.x * 8; j0 < k; j0 += blockDim.x * 8) {
+        int col[8];
+        if (whole) {
+            asm("ld.global.nc.v4.s32 {%0,%1,%2,%3}, [%4];\n"
+                : "=r"(col[0]), "=r"(col[1]), "=r"(col[2]), "=r"(col[3])
+                : "l"(perm + j0));
+            asm("ld.global.nc.v4.s32 {%0,%1,%2,%3}, [%4];\n"
+                : "=r"(col[4]), "=r"(col[5]), "=r"(col[6]), "=r"(col[7])
+                : "l"(perm + j0 + 4));
+        } else {
+#pragma unroll
+            for (int i = 0; i < 8; ++i)
+                col[i] = j0 + i < k ? __ldg(perm + j0 + i) : -1;
+        }
         u16 v[8];
 #pragma unroll
         for (int i = 0; i < 8; ++i)
-            v[i] = col[i] < 0 ? u16(0) : __ldg(src + col[i]);
+            v[i] = col[i] < 0 ? u16(0) : col[i] < staged ? row[col[i]] : __ldg(src + col[i]);
         if (whole) {
             const u32 w0 = v[0] | static_cast<u32>(v[1]) << 16, w1 = v[2] | static_cast<u32>(v[3]) << 16;
             const u32 w2 = v[4] | static_cast<u32>(v[5]) << 16, w3 = v[6] | static_cast<u32>(v[7]) << 16;
-            asm volatile("st.global.v4.u32 [%0], {%1,%2,%3,%4};\n" ::"l"(dst), "r"(w0), "r"(w1), "r"(w2), "r"(w3)
+            asm volatile("st.global.v4.u32 [%0], {%1,%2,%3,%4};\n" ::"l"(dst + j0), "r"(w0), "r"(w1), "r"(w2),
+                         "r"(w3)
                          : "memory");
         } else {
 #pragma unroll
             for (int i = 0; i < 8; ++i)
                 if (j0 + i < k)
-                    dst[i] = v[i];
+                    dst[j0 + i] = v[i];
         }
     }
     grid_dependents_launch();

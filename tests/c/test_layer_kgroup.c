@@ -61,8 +61,8 @@ static void check_spec(void)
 }
 
 /* Checks the compiled table of `what`: e4m3 A in groups of a_group, every entry's warp K a
- * multiple of the promotion period, no stream-K (the built-in policies keep scales along K where
- * they passed on the H200: without stream-K, sm90.lua's `kgroup`) and no wgmma_ws. */
+ * multiple of the promotion period, stream-K only summed in the workspace, the wgmma entries
+ * warp-specialised (their K-group scales staged), MXFP8's at most 64 rows. */
 static void check_info(const char *what, const char *arch, const hum_layer_info *info, int64_t a_group,
                        int32_t period)
 {
@@ -74,11 +74,11 @@ static void check_info(const char *what, const char *arch, const hum_layer_info 
                 hum_dtype_name(info->config.a_dtype), (long long)info->config.a_group, (long long)a_group);
     for (int i = 0; i < info->entry_count; i++) {
         const hum_tuning *t = &info->entries[i];
-        QUANT_CHECK(t->block_k >= 128 && t->warp_k % period == 0 && !t->stream_k && !t->stream_k_sum &&
-                        t->kernel != HUM_GEMM_KERNEL_WGMMA_WS &&
-                        (period >= 64 || t->kernel != HUM_GEMM_KERNEL_WGMMA || t->block_m <= 64),
-                    "%s on %s: entry %d kernel %d block %dx%dx%d warp K %d stream-K %d sum %d (expected neither, nor "
-                    "wgmma_ws: kernel 2; promotions every %d)",
+        QUANT_CHECK(t->block_k >= 128 && t->warp_k % period == 0 && (!t->stream_k || t->stream_k_sum == 1) &&
+                        t->kernel != HUM_GEMM_KERNEL_WGMMA &&
+                        (period >= 64 || t->kernel == HUM_GEMM_KERNEL_MMA || t->block_m <= 64),
+                    "%s on %s: entry %d kernel %d block %dx%dx%d warp K %d stream-K %d sum %d (expected sums in the "
+                    "workspace, not plain wgmma: kernel 1; promotions every %d)",
                     what, arch, i, (int)t->kernel, t->block_m, t->block_n, t->block_k, t->warp_k,
                     t->stream_k, t->stream_k_sum, period);
     }

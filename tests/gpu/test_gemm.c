@@ -30,6 +30,10 @@ static const char *const SPECS[] = {
     "n=200,k=320,w=uint7,zp=float,group=64",
     /* act-order (GPTQ desc_act) and a K that is not a multiple of 8 */
     "n=200,k=384,w=uint4,group=128,actorder=1,bias=1",
+    /* act-order rows wider than the permutation stages in shared memory (32768 columns), and rows
+     * of A that are not 16-byte aligned */
+    "n=72,k=33024,w=uint4,group=128,actorder=1",
+    "n=72,k=203,w=uint4,group=32,actorder=1",
     "n=136,k=203,w=uint4,group=32,zp=int",
     /* floating-point weights and the scale types and dtypes that go with them */
     "n=200,k=320,w=e4m3",

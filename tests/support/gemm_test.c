@@ -96,6 +96,8 @@ done:
 double gemm_test_layer(hum_runtime *rt, quant_rng *rng, const char *name, const hum_standard_weight *w, hum_dtype act,
                        const int64_t *ms, int count)
 {
+    if (!quant_test_selected(name))
+        return 0;
     hum_layer_options opts = {.activation_dtype = act};
     hum_layer *layer = NULL;
     if (!QUANT_CHECK(hum_layer_from_standard(rt, w, &opts, &layer) == HUM_OK, "%s: %s", name, hum_last_error()))

@@ -21,7 +21,8 @@ double gemm_test_now_us(void);
  * A ~ N(0, 1) rounded to `act`, C poisoned with 0xFF (NaN), then every element must be finite
  * and ||C - ref|| / ||ref|| below the tolerance (1e-2 float16, 2e-2 bfloat16). `name` labels
  * the messages. Returns the largest relative error seen, or -1 after a failed check (the
- * failure is recorded with QUANT_CHECK). */
+ * failure is recorded with QUANT_CHECK); 0 without running when HUM_TEST_CASES leaves `name`
+ * out (quant_test_selected). */
 double gemm_test_layer(hum_runtime *rt, quant_rng *rng, const char *name, const hum_standard_weight *w, hum_dtype act,
                        const int64_t *ms, int count);
 

@@ -58,5 +58,16 @@ int64_t hum_gemm_pipeline_bytes(const hum_gemm_variant *v)
     const int64_t s = hum_gemm_scales_staged(c) ? rows * t->block_n * 2 : 0;
     const int64_t z = c->has_zero_point ? rows * t->block_n * 2 : 0;
     const int64_t red = (int64_t)(t->block_k / t->warp_k - 1) * t->block_m * t->block_n * 4;
-    return t->stages * (a + b + s + z) + red;
+    /* K-group scales, staged with the codes (kernels/gemm/kscale.cuh, copy_kscales): per row of
+     * the block the 4-byte words of A's scales of the k-block (e8m0 bytes: the aligned window
+     * around them, up to 3 bytes in), then the weight's float32 rows of the k-block's K groups;
+     * 16-byte aligned */
+    int64_t ks = 0;
+    if (hum_gemm_kscale_k(c) > 0) {
+        const int64_t groups = c->a_group > 0 ? (t->block_k >= c->a_group ? t->block_k / c->a_group : 1) : 0;
+        const int64_t words = hum_gemm_a_scale_dtype(c) == HUM_DTYPE_FLOAT8_E8M0 ? (groups + 6) / 4 : groups;
+        ks = (int64_t)t->block_m * words * 4 + (hum_gemm_block_scales(c) ? rows * t->block_n * 4 : 0);
+        ks = (ks + 15) / 16 * 16;
+    }
+    return t->stages * (a + b + s + z + ks) + red;
 }

@@ -21,11 +21,12 @@ void hum_gemm_wgmma_fit(const hum_layer_config *c, hum_tuning *t)
 {
     if (hum_gemm_promotes(c) && t->block_m > 128) /* promoted accumulators: at most 64 */
         t->block_m = 128;
-    /* K-group scales loaded at every k32 step (A groups of 32): a scale per token held beside
-     * them; block_m 128 spills (496 bytes of local memory per thread, ptxas for sm_90a), and so
-     * do two CTAs per SM, which leave a thread 128 registers (MoE MXFP8 64 x 128 x 128: 392
-     * bytes at two CTAs, 16 at one) */
-    if (hum_gemm_kscale_k(c) && hum_gemm_kscale_k(c) < 64) {
+    /* K-group scales applied more than once per 128 of K (A groups of 32, weight groups of 64): a
+     * scale per token held beside them; block_m 128 spills (period 32: 496 bytes of local memory
+     * per thread on plain wgmma, ptxas for sm_90a; period 64 on wgmma_ws: 64 bytes), and so do two
+     * CTAs per SM, which leave a thread 128 registers (MoE MXFP8 64 x 128 x 128: 392 bytes at two
+     * CTAs, 16 at one) */
+    if (hum_gemm_kscale_k(c) && hum_gemm_kscale_k(c) < 128) {
         if (t->block_m > 64)
             t->block_m = 64;
         t->ctas_per_sm = 1;

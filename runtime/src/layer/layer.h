@@ -183,6 +183,15 @@ static inline int hum_plan_permutes_a(const hum_layer_plan *plan)
     return plan->config.act_order && plan->compute.gemm_type == HUM_GEMM_DENSE;
 }
 
+/* The 16-bit elements of a row of A that the permutation kernel stages in shared memory: the
+ * row (input_k rounded up to 8), at most 64 KiB, the opt-in every supported GPU allows (sm_75's
+ * largest); columns past it are gathered from global memory (kernels/prep/permute_a.cu). */
+static inline int32_t hum_permute_staged(int64_t input_k)
+{
+    const int64_t row = (input_k + 7) / 8 * 8, most = 65536 / 2;
+    return (int32_t)(row < most ? row : most);
+}
+
 /* Compiles the kernel of every planned entry for plan->arch through the runtime's cache, and
  * the one kernel that prepares A before them, if any: for a layer that permutes A
  * (hum_plan_permutes_a) the permutation kernel (kernels/prep/permute_a.cu), for a layer of 8-bit

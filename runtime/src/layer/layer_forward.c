@@ -123,11 +123,11 @@ static hum_status launch_gemm(const hum_layer *layer, const hum_dispatch_table *
 static hum_status launch_permute(const hum_layer *layer, void *rows, struct CUstream_st *stream, const void *a,
                                  int64_t lda, int64_t m)
 {
-    int32_t k = (int32_t)layer->plan.config.k, m32 = (int32_t)m;
-    void *args[] = {(void *)&a, &lda, (void *)&layer->buf.k_perm, &rows, &k, &m32};
-    const int64_t chunks = (k + 7) / 8;
-    hum_launch_config launch = {.grid = {(uint32_t)((chunks + 255) / 256), (uint32_t)(m < 65535 ? m : 65535), 1},
-                                .block = {256, 1, 1}, .stream = stream};
+    int32_t k = (int32_t)layer->plan.config.k, cols = (int32_t)layer->input_k,
+            staged = hum_permute_staged(layer->input_k);
+    void *args[] = {(void *)&a, &lda, (void *)&layer->buf.k_perm, &rows, &k, &cols, &staged};
+    hum_launch_config launch = {.grid = {(uint32_t)m, 1, 1}, .block = {256, 1, 1},
+                                .dynamic_smem_bytes = (uint32_t)staged * 2, .stream = stream};
     return hum_kernel_launch(layer->permute, &launch, args);
 }
 

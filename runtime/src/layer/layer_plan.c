@@ -192,7 +192,9 @@ static hum_status compile_and_load(prepare_tasks *p)
         st = hum_dispatch_table_build(p->dev, p->plan, results, &p->table);
     const int permutes = hum_plan_permutes_a(p->plan);
     if (st == HUM_OK && (permutes || hum_gemm_a8(&p->plan->config)))
-        st = hum_kernel_load(p->dev->ordinal, &results[p->plan->entry_count], 0, permutes ? &p->permute : &p->quantize);
+        st = hum_kernel_load(p->dev->ordinal, &results[p->plan->entry_count],
+                             permutes ? hum_permute_staged(p->layer->input_k) * 2 : 0,
+                             permutes ? &p->permute : &p->quantize);
     p->layer->load_ms = hum_layer_now_ms() - t0;
     for (int32_t i = 0; i < HUM_LAYER_MAX_KERNELS; i++)
         hum_jit_result_free(&results[i]);

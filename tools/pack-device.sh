@@ -1,0 +1,21 @@
+#!/bin/sh
+# Packs a Release build for the device machine (../.library/device: 64 MiB carry limit) into
+# OUT.tgz: libhum, the hum CLI, ctest's files and the test binaries labelled `gpu`; object files,
+# static archives, CMake's own files, kernel caches (NVRTC there differs, so they would miss) and
+# CPU-only tests stay behind. ctest records absolute paths: extract it where it was built, e.g.
+#   ln -sfn "$PWD" /work/main; tar xzf build.tgz -C /work/main
+#   tools/pack-device.sh [BUILD_DIR] [OUT.tgz]
+set -eu
+build=${1:-build}
+out=${2:-.exp/build.tgz}
+mkdir -p "$(dirname "$out")"
+gpu=$(cd "$build" && ctest -L gpu -N | awk '/Test +#/ {print $3}')
+skip=$(mktemp)
+for t in "$build"/tests/test_*; do
+    n=${t##*/test_}
+    echo "$gpu" | grep -qx "$n" || echo "${t#"$build"/}" >>"$skip"
+done
+tar czf "$out" -C "$build" --exclude CMakeFiles --exclude '*.o' --exclude '*.a' \
+    --exclude 'cache-*' -X "$skip" .
+rm -f "$skip"
+du -h "$out"
