@@ -17,6 +17,8 @@
 #  e*   n = k = 8192 uint4 g128 (fp16, bf16) and uint2 channel: M = 1 / 16 tiles (16 warps, two
 #       CTAs per SM) and workspace sums at M 128 / 1024;
 #  ezp  uint4 g128 zp=int with this tree's kernels against BASE's (HUM_KERNEL_PATH, optional).
+# Session 6's call 1 ran it whole, but only builtin-w8 and the two ezp rows came back
+# (bench/results/H200-2026-12-02/dense6/): the candidate rows are the next call's.
 set -u
 build=${1:-build}
 out=${OUT:-out}
