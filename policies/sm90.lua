@@ -99,10 +99,11 @@ return {
       -- 256-row tiles leave half the SMs without a tile of their own.
       local mid = not a8 and deep
       local tile128 = wg(family, 128, 128, 128, 4)
-      -- int8 A keeps 128-row tiles above M = 128 (C's fit halves only e4m3's 256-row blocks): its
-      -- 256-row tiles on wgmma_ws have not run on a GPU (its 128-row ones passed at M = 72)
-      local big = layer.a_dtype == "int8" and tile128 or deep and wg(family, 256, 128, 128, 3)
-        or wg(a8 and family or "wgmma", 256, 128, 64, 4)
+      -- 8-bit A: 128-row tiles with four stages above M = 128 too. e4m3's promoted accumulators
+      -- cap block M at 128, and C's fit of the 256-row entries kept their stages: W4A8 (4-bit
+      -- weights, the deep entry) ran three where seven fit (bench/NOTES.md, "w4a8"); W8A8 fitted
+      -- to this tile already. int8's 256-row tiles on wgmma_ws have not run on a GPU.
+      local big = a8 and tile128 or deep and wg(family, 256, 128, 128, 3) or wg("wgmma", 256, 128, 64, 4)
       list = ranges({
         { 16, small_m(device, layer) },
         { 32, wg(family, 32, 128, 256, 5) },

@@ -9,7 +9,7 @@
 #  3. Humming 0.1.20 and cuBLAS on the same rows (bench-humming.py: dense, quant, moe, llama).
 # Each part is skipped when the time left (BUDGET seconds from the start, default 560) cannot hold
 # it. Everything under $OUT (default ./out): label.log, bench.txt, json/*.json, humming*.txt.
-# ROWS="w8a8 moe ..." runs only those rows, HUMMING="llama quant" only those Humming parts, LABEL=0
+# ROWS="w8a8 moe ..." runs only those rows, HUMMING="llama quant" only those Humming parts (empty: none), LABEL=0
 # skips the label (a call that shows what changed).
 #   OUT=out bash bench/sweeps/show.sh [BUILD_DIR]
 set -u
@@ -58,7 +58,7 @@ row w4g128zp 15 --layer n=8192,k=8192,w=uint4,a=float16,group=128,zp=int --m 1,1
 row w8ch 15 --layer n=8192,k=8192,w=uint8,a=float16 --m 1,128,1024,8192
 row moe-gateup 20 --moe-gemm n=1536,k=2048,w=uint4,a=bfloat16,group=128 --experts 128 --topk 8 --m 1,8,128,1024,4096
 row moe-down 20 --moe-gemm n=2048,k=768,w=uint4,a=bfloat16,group=128 --experts 128 --topk 8 --down --m 1,8,128,1024,4096
-for only in ${HUMMING:-dense quant moe llama}; do
+for only in ${HUMMING-dense quant moe llama}; do
     t=$(($(left) - 5))
     [ $t -gt 20 ] || break
     PYTHONUNBUFFERED=1 timeout $t python3 tools-shared/bench-humming.py --only $only \

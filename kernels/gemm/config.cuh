@@ -47,6 +47,9 @@ constexpr int kKRows = kKStep / 16;    // k16 rows of repacked codes per MMA ste
 // A with float codes and power-of-two group scales (MXFP4: e2m1 with e8m0 per 32 of K) has the
 // group scales relative to that factor folded into the decoded codes: float16 rows, staged.
 constexpr bool kFoldScales = kAFp8 && kWeightFloat && kWeightBits == 4 && kHasScale && kGroup < kK;
+// e2m1 codes with e4m3 A become e4m3 bytes by table (gemm/dequant.cuh, fp4_tables), the table of
+// 2^0 without folded scales; their repacked words are in the table order (kernels/prep/repack.cu).
+constexpr bool kFp4Table = kAFp8 && kWeightFloat && kWeightBits == 4;
 constexpr bool kScalesStaged = kHasScale && (!kA8 || kFoldScales);
 // K-group scales (gemm/kscale.cuh): e4m3 A with a scale per row and group of kAGroup columns
 // (1 x 128 FP8 block-wise; 1 x 32 e8m0 MXFP8), and e4m3 or uint4 weights with float32 scales

@@ -68,7 +68,9 @@ struct Loader {
 };
 
 // Scale or zero-point values of the warp's kNJ column fragments from one smem row, each
-// broadcast to both halves of a pair (both values of a B register share the column).
+// broadcast to both halves of a pair (both values of a B register share the column); with
+// PAIRED, fragment 2q's entry the word of fragments 2q (low half) and 2q + 1 as it sits.
+template <bool PAIRED = false>
 HUM_DEV void load_col_params(u32 row_addr, int wn, int lane, u32 (&out)[kNJ])
 {
     constexpr int PER_UNIT = kWN >= 64 ? 4 : kWN / 16;  // words per 64-column unit
@@ -82,7 +84,7 @@ HUM_DEV void load_col_params(u32 row_addr, int wn, int lane, u32 (&out)[kNJ])
     }
     static_for<0, kNJ>([&](auto jc) {
         constexpr int j = decltype(jc)::value;
-        out[j] = broadcast16<(j & 1) != 0>(w[j / 2]);
+        out[j] = PAIRED ? w[j / 2] : broadcast16<(j & 1) != 0>(w[j / 2]);
     });
 }
 
@@ -135,11 +137,21 @@ HUM_DEV void dequant(const u32 (&raw)[kUnitsW * kRawPerUnit], const u32 (&s2)[kN
 // group scales of the fragments' columns).
 HUM_DEV void b8_regs(const u32 (&raw)[kKRows][kUnitsW * kRawPerUnit], const u32 (&s2)[kNJ], u32 (&bf)[kNJ][2])
 {
-    static_for<0, kNJ>([&](auto jc) {
-        constexpr int j = decltype(jc)::value;
-        bf[j][0] = b8_reg<j>(raw[0], s2[j]);
-        bf[j][1] = b8_reg<j>(raw[kKRows - 1], s2[j]);
-    });
+    if constexpr (kFp4Table) {
+        static_for<0, kNJ / 2>([&](auto qc) {  // fragments 2q and 2q + 1 share a word and a scale word
+            constexpr int q = decltype(qc)::value;
+            u32 t[4];
+            fp4_tables(kScalesStaged ? s2[2 * q] : dup16(bits16(1, 0, false)), t);
+            fp4_regs(t, raw[0][q], bf[2 * q][0], bf[2 * q + 1][0]);
+            fp4_regs(t, raw[kKRows - 1][q], bf[2 * q][1], bf[2 * q + 1][1]);
+        });
+    } else {
+        static_for<0, kNJ>([&](auto jc) {
+            constexpr int j = decltype(jc)::value;
+            bf[j][0] = b8_reg<j>(raw[0]);
+            bf[j][1] = b8_reg<j>(raw[kKRows - 1]);
+        });
+    }
 }
 
 // The K-group scales of the warp's rows (i = 2 mi + half) and columns (j = 2 nj + e) times the
@@ -173,7 +185,7 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const KTile &ct, int k0, u
         if constexpr (kk == 0 || (kGroup < kBK && (kk * kKStep) % kGroup == 0)) {
             const int row = kGroup >= kBK ? 0 : (wk * kWK + kk * kKStep) / kGroup;
             if constexpr (kScalesStaged)
-                load_col_params(stage + kABytes + kBBytes + row * kBN * 2, wn, lane, s2);
+                load_col_params<kFp4Table>(stage + kABytes + kBBytes + row * kBN * 2, wn, lane, s2);
             if constexpr (kZeroPoint)
                 load_col_params(stage + kABytes + kBBytes + kSBytes + row * kBN * 2, wn, lane, z2);
         }

@@ -287,16 +287,22 @@ HUM_DEV void load_codes(u32 bstage, int kk, int wg, int w, int lane, u32 (&raw)[
 }
 
 // 8-bit A's fragments: the warp's codes of rows 16w+g and 16w+g+8 of the step's two k16 rows,
-// each the four codes of k 4t..4t+3 (sc: the folded group scales of the two rows).
+// each the four codes of k 4t..4t+3 (sc: the folded group scales of the two rows, one word).
 HUM_DEV void frags8(const u32 (&raw)[kKRows][kSlabs][kShare], const u32 (&sc)[kSlabs], u32 (&a)[kSlabs][4])
 {
 #pragma unroll
     for (int s = 0; s < kSlabs; ++s) {
-        const u32 lo = broadcast16<false>(sc[s]), hi = broadcast16<true>(sc[s]);
-        a[s][0] = b8_reg<0>(raw[0][s], lo);
-        a[s][1] = b8_reg<1>(raw[0][s], hi);
-        a[s][2] = b8_reg<0>(raw[kKRows - 1][s], lo);
-        a[s][3] = b8_reg<1>(raw[kKRows - 1][s], hi);
+        if constexpr (kFp4Table) {
+            u32 t[4];
+            fp4_tables(kScalesStaged ? sc[s] : dup16(bits16(1, 0, false)), t);
+            fp4_regs(t, raw[0][s][0], a[s][0], a[s][1]);
+            fp4_regs(t, raw[kKRows - 1][s][0], a[s][2], a[s][3]);
+        } else {
+            a[s][0] = b8_reg<0>(raw[0][s]);
+            a[s][1] = b8_reg<1>(raw[0][s]);
+            a[s][2] = b8_reg<0>(raw[kKRows - 1][s]);
+            a[s][3] = b8_reg<1>(raw[kKRows - 1][s]);
+        }
     }
 }
 

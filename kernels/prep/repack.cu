@@ -12,7 +12,9 @@
 //   For 8-bit activations (a8) the rows inside each k16 row are reordered so that the four
 //   codes (h, e) of a lane's column sit at k = 16r + 4t + 2e + h: in byte (or nibble) order
 //   they are the lane's k 4t..4t+3, the B fragment of the 8-bit MMAs (m16n8k32, wgmma k32),
-//   whose two registers are the same lane's words of k16 rows 2s and 2s + 1.
+//   whose two registers are the same lane's words of k16 rows 2s and 2s + 1. a8 == 2 (4-bit
+//   float codes with e4m3 A) then moves each word's codes into the table order of
+//   kernels/gemm/dequant.cuh (fp4_table_order).
 // hum_prep_params: scales or zero points ([N][G] of a float dtype, BLOCK rows shared by n_div
 //   columns, or integer zero points packed LSB-first along N) -> [Gp][Np] float16/bfloat16,
 //   multiplied by 2^exp_adjust and rounded to nearest even, with columns permuted inside each
@@ -33,6 +35,22 @@ HUM_DEV u32 code_at(const u32 *src, i64 row_words, int n, int k, int bits, int n
     if (sh + bits > 32)
         v |= row[1] << (32 - sh);
     return v & ((1u << bits) - 1u);
+}
+
+// An 8-bit-A word of 4-bit codes in the table order: column J's code j (k 4t + j; containers
+// 2J + j % 2 + 4 (j / 2) of the K order above) with its three low bits at 16J + 4j and its sign
+// (top) bit at 8j + 7 - 4J, where one prmt selector and one mask per column find them.
+HUM_DEV u32 fp4_table_order(u32 w)
+{
+    u32 o = 0;
+#pragma unroll
+    for (int J = 0; J < 2; ++J)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            const u32 q = (w >> 4 * (2 * J + j % 2 + 4 * (j / 2))) & 15u;
+            o |= (q & 7u) << (16 * J + 4 * j) | (q >> 3) << (8 * j + 7 - 4 * J);
+        }
+    return o;
 }
 
 template <int BITS>
@@ -56,6 +74,13 @@ HUM_DEV void repack_lane(const u32 *src, i64 row_words, int n, int k, int np, i6
         const int c = lp % PAIRS;
         o[lp / PAIRS] |= code_at(src, row_words, col, row, BITS, n, k) << (c * C) |
                          code_at(src, row_words, col, row + odd, BITS, n, k) << (16 + c * C);
+    }
+    if constexpr (BITS == 4) {
+        if (a8 == 2) {
+#pragma unroll
+            for (int i = 0; i < C; ++i)
+                o[i] = fp4_table_order(o[i]);
+        }
     }
     u32 w[BITS];
 #pragma unroll

@@ -37,6 +37,12 @@ static uint32_t virtual_bit(const uint32_t *w, int b, int vw, int pos)
  * its byte, kept in the 16-bit pair order as h = k%2, e = (k%4)/2): that lane, h and e. */
 static uint32_t naive_code(const uint32_t *rep, int64_t np, int b, int a8, int64_t n, int64_t k)
 {
+    if (a8 == 2) { /* table order: the word of n8 blocks 2q, 2q + 1; block J = (n%16)/8's code j = k%4
+                    * has its low three bits at 16J + 4j and its top bit at 8j + 7 - 4J */
+        const int lane = (int)(4 * (n % 8) + (k % 16) / 4), J = (int)((n % 16) / 8), j = (int)(k % 4);
+        const uint32_t w = rep[((k / 16 * (np / 64) + n / 64) * 32 + lane) * 4 + (n % 64) / 16];
+        return ((w >> (16 * J + 4 * j)) & 7u) | ((w >> (8 * j + 7 - 4 * J)) & 1u) << 3;
+    }
     const int c = cbits(b), pairs_per_word = 16 / c;
     const int64_t r = k / 16, u = n / 64;
     const int lane = (int)(4 * (n % 8) + (a8 ? (k % 16) / 4 : (k % 8) / 2));
@@ -66,8 +72,8 @@ static void pack_rows(const uint8_t *codes, int64_t n, int64_t k, int b, int64_t
 static void check_weight_repack(quant_rng *rng)
 {
     static const int64_t shapes[][2] = {{64, 16}, {100, 40}, {128, 256}, {65, 33}, {192, 128}};
-    for (int a8 = 0; a8 <= 1; ++a8)
-    for (int b = 1; b <= 8; ++b)
+    for (int a8 = 0; a8 <= 2; ++a8)
+    for (int b = a8 == 2 ? 4 : 1; b <= (a8 == 2 ? 4 : 8); ++b)
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
             const int64_t n = shapes[s][0], k = shapes[s][1];
             const int64_t np = (n + 63) / 64 * 64, kp = (k + 127) / 128 * 128;
@@ -86,11 +92,13 @@ static void check_weight_repack(quant_rng *rng)
                 for (int64_t j = 0; j < kp; ++j) {
                     const uint32_t want = i < n && j < k ? codes[i * k + j] : 0;
                     if (naive_code(rep, np, b, a8, i, j) != want && bad++ < 3)
-                        QUANT_CHECK(0, "uint%d%s %lldx%lld: code (%lld, %lld) is %u, expected %u", b, a8 ? " a8" : "",
+                        QUANT_CHECK(0, "uint%d%s %lldx%lld: code (%lld, %lld) is %u, expected %u", b,
+                                    a8 == 2 ? " a8 table" : a8 ? " a8" : "",
                                     (long long)n, (long long)k, (long long)i, (long long)j,
                                     naive_code(rep, np, b, a8, i, j), want);
                 }
-            QUANT_CHECK(bad == 0, "uint%d%s %lldx%lld: %lld codes misplaced", b, a8 ? " a8" : "", (long long)n,
+            QUANT_CHECK(bad == 0, "uint%d%s %lldx%lld: %lld codes misplaced", b, a8 == 2 ? " a8 table" : a8 ? " a8" : "",
+                        (long long)n,
                         (long long)k, (long long)bad);
             free(codes);
             free(rows);
@@ -221,6 +229,9 @@ static void check_bad_input(void)
     QUANT_CHECK(hum_repack_weight_cpu(w, 1, 64, 16, 60, 16, 4, 0, w) == HUM_ERR_INVALID_ARG, "N padding refused");
     QUANT_CHECK(hum_repack_weight_cpu(w, 1, 64, 16, 64, 16, 4, 0, w) == HUM_ERR_INVALID_ARG, "short rows refused");
     QUANT_CHECK(strstr(hum_last_error(), "words per row") != NULL, "message names the rows: %s", hum_last_error());
+    QUANT_CHECK(hum_repack_weight_cpu(w, 4, 1, 16, 64, 16, 8, 2, w) == HUM_ERR_INVALID_ARG,
+                "table order of 8-bit codes refused");
+    QUANT_CHECK(hum_repack_weight_cpu(w, 2, 1, 16, 64, 16, 4, 3, w) == HUM_ERR_INVALID_ARG, "unknown order refused");
     QUANT_CHECK(hum_prep_params_cpu(w, HUM_DTYPE_UINT4, 0, 1, 1, 1, 64, 1, 0, 0, o) == HUM_ERR_INVALID_ARG,
                 "uint4 is no scale dtype");
 }

@@ -9,8 +9,9 @@
  * random 8-bit codes with random float32 scales; the float64 reference (hum_reference_gemm)
  * multiplies the same quantized values, so only the accumulation and the output rounding differ:
  * ||C - round(ref)|| / ||ref|| <= 1e-3, every output written (C poisoned first, a guard row
- * after it). Also: hum_layer_forward's a_scale errors, with nothing launched. Skipped (77)
- * without a GPU. */
+ * after it). Also: hum_layer_forward's a_scale errors, with nothing launched. HUM_TEST_CASES
+ * (e.g. e2m1) runs only the cases whose spec contains one of its pieces. Skipped (77) without a
+ * GPU. */
 #include "gemm_test.h"
 #include "hum/hum_tools.h"
 #include "rt_test.h"
@@ -154,7 +155,29 @@ typedef struct a8_case {
     hum_dtype a, c;
     int ws; /* in the wgmma_ws pass: one of each weight x A type, scale kind and K shape (the time of
              * the float64 reference and of the compiles) */
+    int wide; /* MXFP4 groups far below their column's largest (spread_groups) */
 } a8_case;
+
+/* MXFP4 columns whose groups lie 12 to 14 binades below the column's largest (e8m0), where e2m1
+ * x 2^r is still exact in e4m3 but subnormal: e4m3 A's byte tables (kernels/gemm/dequant.cuh) take
+ * those from float16 products. In three of every four columns group 0 is set 12 + n % 3 binades
+ * above the others, which all take one exponent, and its codes are zeroed, so that the column's
+ * every product runs through them; the fourth column keeps its scales (the IMAD tables), which
+ * mixes both in the words of a lane's two columns. The reference reads the weight so changed. */
+static void spread_groups(hum_standard_weight *w)
+{
+    const int64_t groups = w->scale.shape[1], row_words = w->weight.shape[1];
+    uint8_t *e = w->scale.data;
+    for (int64_t n = 0; n < w->n; n++) {
+        if (n % 4 == 3)
+            continue;
+        uint8_t *row = e + n * groups;
+        for (int64_t g = 1; g < groups; g++)
+            row[g] = 120;
+        row[0] = (uint8_t)(120 + 12 + n % 3);
+        memset((uint32_t *)w->weight.data + n * row_words, 0, (size_t)w->group_size / 2); /* 4-bit codes */
+    }
+}
 
 /* Every case (those marked ws only when `ws`) on runtime rt at each M of ms[0..nms); `how`
  * labels the lines. */
@@ -162,7 +185,8 @@ static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, siz
                       const int64_t *ms, size_t nms, const char *how)
 {
     for (size_t i = 0; i < count; i++) {
-        if ((cases[i].a == HUM_DTYPE_FLOAT8_E4M3FN && !fp8) || (ws && !cases[i].ws))
+        if ((cases[i].a == HUM_DTYPE_FLOAT8_E4M3FN && !fp8) || (ws && !cases[i].ws) ||
+            !quant_test_selected(cases[i].spec))
             continue;
         hum_layer_spec s;
         hum_standard_weight w;
@@ -172,9 +196,11 @@ static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, siz
                              hum_layer_spec_weight(&s, quant_rng_next(rng), &w) == HUM_OK,
                          "%s: %s", cases[i].spec, hum_last_error()))
             continue;
+        if (cases[i].wide)
+            spread_groups(&w);
         char name[200];
-        snprintf(name, sizeof name, "%s a=%s out=%s%s", cases[i].spec, hum_dtype_name(cases[i].a),
-                 hum_dtype_name(cases[i].c), how);
+        snprintf(name, sizeof name, "%s a=%s out=%s%s%s", cases[i].spec, hum_dtype_name(cases[i].a),
+                 hum_dtype_name(cases[i].c), cases[i].wide ? " groups 2^-12..-14 below" : "", how);
         double worst = 0;
         if (QUANT_CHECK(hum_layer_from_standard(rt, &w, &o, &layer) == HUM_OK && hum_layer_prepare(layer) == HUM_OK,
                         "%s: %s", name, hum_last_error())) {
@@ -211,23 +237,24 @@ int main(int argc, char **argv)
     const int fp8 = have && dev.sm_major * 10 + dev.sm_minor >= 89;
     const int sm90 = have && dev.sm_major == 9 && dev.sm_minor == 0;
     static const a8_case cases[] = {
-        {"n=1024,k=1024,w=e4m3", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, 1},
-        {"n=1000,k=2064,w=e4m3,a=bfloat16,scale=float32,bias=1", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 1},
-        {"n=2048,k=4096,w=e4m3,a=bfloat16", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 0},
-        {"n=512,k=4096,w=e4m3,scale=tensor", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, 1},
-        {"n=1024,k=1024,w=uint8", HUM_DTYPE_INT8, HUM_DTYPE_FLOAT16, 1},
-        {"n=1000,k=2064,w=uint8,a=bfloat16,scale=float32,bias=1", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16, 1},
-        {"n=512,k=4096,w=uint8,scale=tensor", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16, 0},
-        {"n=1024,k=1024,w=uint4", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, 1},
-        {"n=1000,k=2064,w=uint4,a=bfloat16,scale=float32,bias=1", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 0},
-        {"n=1024,k=1024,w=uint4", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16, 0},
-        {"n=1000,k=2064,w=uint4,scale=float32,bias=1", HUM_DTYPE_INT8, HUM_DTYPE_FLOAT16, 1},
-        {"n=1024,k=1024,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 1},
-        {"n=1000,k=2080,w=e2m1,group=32,scale=e8m0,bias=1", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, 1},
-        {"n=2048,k=4096,w=e2m1,a=bfloat16", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 0},
+        {"n=1024,k=1024,w=e4m3", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, 1, 0},
+        {"n=1000,k=2064,w=e4m3,a=bfloat16,scale=float32,bias=1", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 1, 0},
+        {"n=2048,k=4096,w=e4m3,a=bfloat16", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 0, 0},
+        {"n=512,k=4096,w=e4m3,scale=tensor", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, 1, 0},
+        {"n=1024,k=1024,w=uint8", HUM_DTYPE_INT8, HUM_DTYPE_FLOAT16, 1, 0},
+        {"n=1000,k=2064,w=uint8,a=bfloat16,scale=float32,bias=1", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16, 1, 0},
+        {"n=512,k=4096,w=uint8,scale=tensor", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16, 0, 0},
+        {"n=1024,k=1024,w=uint4", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, 1, 0},
+        {"n=1000,k=2064,w=uint4,a=bfloat16,scale=float32,bias=1", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 0, 0},
+        {"n=1024,k=1024,w=uint4", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16, 0, 0},
+        {"n=1000,k=2064,w=uint4,scale=float32,bias=1", HUM_DTYPE_INT8, HUM_DTYPE_FLOAT16, 1, 0},
+        {"n=1024,k=1024,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 1, 0},
+        {"n=1000,k=2080,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 1, 1},
+        {"n=1000,k=2080,w=e2m1,group=32,scale=e8m0,bias=1", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, 1, 0},
+        {"n=2048,k=4096,w=e2m1,a=bfloat16", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 0, 0},
         /* M = 1 splits each of the 8 tiles' 32 k-blocks over ~16 CTAs when stream-K runs */
-        {"n=1024,k=8192,w=e4m3", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 1},
-        {"n=1024,k=8192,w=uint8", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16, 1},
+        {"n=1024,k=8192,w=e4m3", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 1, 0},
+        {"n=1024,k=8192,w=uint8", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16, 1, 0},
     };
     static const int64_t ms[] = {1, 7, 48, 200, 520}, ms_sk[] = {1, 200}, ms_ws[] = {20, 48, 72};
     static const struct {

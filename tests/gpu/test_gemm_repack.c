@@ -56,8 +56,8 @@ static void *to_device(const void *host, size_t bytes)
 static void check_weights(const kernels *k, quant_rng *rng)
 {
     static const int64_t shapes[][2] = {{64, 16}, {200, 320}, {136, 203}, {1000, 1024}};
-    for (int a8 = 0; a8 <= 1; a8++)
-    for (int bits = 1; bits <= 8; bits++)
+    for (int a8 = 0; a8 <= 2; a8++)
+    for (int bits = a8 == 2 ? 4 : 1; bits <= (a8 == 2 ? 4 : 8); bits++)
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
             const int64_t n = shapes[s][0], kk = shapes[s][1];
             const int64_t np = (n + 63) / 64 * 64, kp = (kk + 127) / 128 * 128;

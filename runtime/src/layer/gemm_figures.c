@@ -19,6 +19,13 @@ int hum_gemm_fold_scales(const hum_layer_config *c)
            c->kernel_group < c->padded_k && c->scale_dtype == HUM_DTYPE_FLOAT8_E8M0 && c->kernel_group % 32 == 0;
 }
 
+int hum_gemm_repack_order(const hum_layer_config *c)
+{
+    if (!hum_gemm_a8(c))
+        return 0;
+    return c->a_dtype == HUM_DTYPE_FLOAT8_E4M3FN && c->weight_float && c->weight_bits == 4 ? 2 : 1;
+}
+
 int hum_gemm_block_scales(const hum_layer_config *c)
 {
     return c->a_dtype == HUM_DTYPE_FLOAT8_E4M3FN && c->has_scale && c->kernel_group < c->padded_k &&

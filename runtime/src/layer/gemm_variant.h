@@ -30,6 +30,10 @@ int hum_gemm_a8(const hum_layer_config *c);
  * scales in groups of a multiple of 32 along K, MXFP4): float16 rows of each group's power of
  * two relative to its column's factor, which the epilogue applies. */
 int hum_gemm_fold_scales(const hum_layer_config *c);
+/* The order of the repacked codes (kernels/prep/repack.cu's a8): 0 for 16-bit A, 1 the K order
+ * of the 8-bit MMAs, 2 that order with e2m1 codes laid out for e4m3 A's byte table
+ * (kernels/gemm/dequant.cuh). */
+int hum_gemm_repack_order(const hum_layer_config *c);
 /* Whether the accumulators are added to float32 totals every 128 of K (e4m3 products: the
  * tensor cores accumulate them with fewer bits than float32), which doubles the accumulator
  * registers: the families keep at most 64 accumulators per thread then. */

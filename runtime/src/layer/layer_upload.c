@@ -166,7 +166,7 @@ static hum_status prep_weight(const prep_kernels *k, int32_t ordinal, const hum_
         int64_t rw = row_words;
         int n = (int)c->n, kk = (int)c->k, np = (int)c->padded_n, kp = (int)c->padded_k;
         void *from = (char *)raw + e * src_bytes, *to = (char *)buf->weight + e * words * 4;
-        int a8 = hum_gemm_a8(c);
+        int a8 = hum_gemm_repack_order(c);
         void *args[] = {&from, &rw, &n, &kk, &np, &kp, &a8, &to};
         hum_launch_config cfg = grid_for(c->padded_k / 16 * (c->padded_n / 64) * 32);
         st = hum_kernel_launch(k->repack, &cfg, args);

@@ -28,6 +28,17 @@ static uint32_t code_at(const uint32_t *src, int64_t row_words, int64_t n, int64
     return v & ((1u << bits) - 1u);
 }
 
+static uint32_t fp4_table_order(uint32_t w)
+{
+    uint32_t o = 0;
+    for (int J = 0; J < 2; ++J)
+        for (int j = 0; j < 4; ++j) {
+            const uint32_t q = (w >> 4 * (2 * J + j % 2 + 4 * (j / 2))) & 15u;
+            o |= (q & 7u) << (16 * J + 4 * j) | (q >> 3) << (8 * j + 7 - 4 * J);
+        }
+    return o;
+}
+
 static void repack_lane(const uint32_t *src, int64_t row_words, int64_t n, int64_t k, int64_t np, int64_t idx,
                         int bits, int a8, uint32_t *dst)
 {
@@ -46,6 +57,9 @@ static void repack_lane(const uint32_t *src, int64_t row_words, int64_t n, int64
         o[lp / pairs] |= code_at(src, row_words, col, row, bits, n, k) << (c * c_bits) |
                          code_at(src, row_words, col, row + odd, bits, n, k) << (16 + c * c_bits);
     }
+    if (bits == 4 && a8 == 2)
+        for (int i = 0; i < c_bits; ++i)
+            o[i] = fp4_table_order(o[i]);
     uint32_t w[8];
     for (int i = 0; i < bits; ++i)
         w[i] = o[i];
@@ -77,9 +91,12 @@ hum_status hum_repack_weight_cpu(const uint32_t *src, int64_t row_words, int64_t
     if (row_words * 32 < k * bits)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_repack_weight_cpu: %lld words per row cannot hold %lld %d-bit codes",
                         (long long)row_words, (long long)k, bits);
+    if (a8 < 0 || a8 > 2 || (a8 == 2 && bits != 4))
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_repack_weight_cpu: a8 %d with %d-bit codes, expected 0, 1 or (4-bit) 2",
+                        a8, bits);
     const int64_t lanes = kp / 16 * (np / 64) * 32;
     for (int64_t idx = 0; idx < lanes; ++idx)
-        repack_lane(src, row_words, n, k, np, idx, bits, a8 != 0, dst);
+        repack_lane(src, row_words, n, k, np, idx, bits, a8, dst);
     return HUM_OK;
 }
 

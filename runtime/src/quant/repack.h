@@ -12,10 +12,11 @@
 int64_t hum_repack_words(int64_t np, int64_t kp, int bits);
 
 /* Standard weight rows (n rows of row_words int32, `bits`-bit codes LSB-first along K, k codes
- * each) -> the fragment layout of hum_gemm, np x kp with zero codes outside n x k; a8 != 0: the
- * K order inside k16 rows of the 8-bit-activation MMAs (kernels/prep/repack.cu).
- * HUM_ERR_INVALID_ARG for bits outside 1..8, np/kp not multiples of 64/16 or smaller than n/k,
- * or row_words too small for k codes. */
+ * each) -> the fragment layout of hum_gemm, np x kp with zero codes outside n x k; a8 1: the
+ * K order inside k16 rows of the 8-bit-activation MMAs, a8 2 (4-bit codes): that order with each
+ * word's codes in the e2m1 table order (kernels/prep/repack.cu).
+ * HUM_ERR_INVALID_ARG for bits outside 1..8, a8 outside 0..2 or 2 with other than 4 bits, np/kp
+ * not multiples of 64/16 or smaller than n/k, or row_words too small for k codes. */
 hum_status hum_repack_weight_cpu(const uint32_t *src, int64_t row_words, int64_t n, int64_t k, int64_t np,
                                  int64_t kp, int bits, int a8, uint32_t *dst);
 

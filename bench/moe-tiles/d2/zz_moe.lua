@@ -1,0 +1,12 @@
+-- Candidate MoE expert tables for sm_90 (bench/moe-tiles/README.md): ranges of rows per expert
+-- 1 | 2..16 | 17..32 | 33..64 | 65..inf; block M as built in (one align for both GEMMs).
+local policy = require("hum.policy")
+local ranges, mma = policy.ranges, policy.mma_tuning
+local function wg(bm, bn, bk, wn, st, ctas)
+  local t = mma(bm, bn, bk, bm, wn, bk, st, ctas); t.kernel = "wgmma"; return t
+end
+return { name = "moe-d2", applies = function(d) return d.sm >= 90 end,
+  tunings = function(device, layer, overrides, compute)
+    if not compute or compute.gemm_type == "dense" then return nil end
+    return ranges({ { 1, mma(16, 64, 256, 16, 16, 128, 4, 2) }, { 16, mma(16, 64, 256, 16, 16, 128, 4, 2) }, { 32, wg(32, 128, 256, 16, 5) }, { 64, wg(96, 64, 64, 16, 6, 2) }, { math.huge, wg(128, 256, 64, 32, 4) } })
+  end }
