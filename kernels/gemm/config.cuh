@@ -30,6 +30,9 @@ constexpr int kCont = container_bits(kWeightBits);
 constexpr bool kOddWidth = kCont != kWeightBits;
 // Zero point folded into the integer dequant: the implicit midpoint of symmetric codes.
 constexpr int kZeroConst = (kWeightFloat || kZeroPoint) ? 0 : 1 << (kWeightBits - 1);
+// Integer zero points (hum_zero_point_kind 1) fold into the decode's fma (numerics/decode.cuh);
+// float ones, not integers, are subtracted from the decoded codes, rounded once.
+constexpr bool kZeroInt = kZeroPoint && !kWeightFloat && kZeroPointKind == 1;
 
 // The activation type. 16-bit A multiplies B dequantized into its own type (kBF16) with k16
 // MMAs. 8-bit A (kAFp8: e4m3, kAInt8: int8; hum_constants.h) multiplies the weight's 8-bit codes

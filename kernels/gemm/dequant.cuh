@@ -14,8 +14,8 @@ HUM_DEV u32 dequant_pair(u32 word, u32 zero2, u32 scale2)
     if constexpr (kWeightFloat)
         v = float_pair<kBF16, kWeightBits, kWeightExp, kCont, C>(word);
     else
-        v = int_pair<kBF16, kWeightBits, kCont, kZeroConst, C>(word);
-    if constexpr (kZeroPoint)
+        v = int_pair<kBF16, kWeightBits, kCont, kZeroConst, C, kZeroInt>(word, zero2);
+    if constexpr (kZeroPoint && !kZeroInt)
         v = sub2<kBF16>(v, zero2);
     if constexpr (kHasScale)
         v = mul2<kBF16>(v, scale2);

@@ -24,9 +24,14 @@ HUM_DEV u32 and_or(u32 a, u32 c)
 // without any conversion instruction; a code sitting o bits up reads as 2^MAN + q*2^o, which one
 // fma with 2^-o brings back. Codes wider than the bfloat16 mantissa (8-bit) put their top bit on
 // the lowest exponent bit instead, where it doubles 2^MAN, and a second fma adds the two parts.
-template <bool BF16, int BITS, int CONT, int ZC, int C>
-HUM_DEV u32 int_pair(u32 word)
+// ZR: minus a run-time integer zero point z as well (both halves of zero2; ZC is then 0). Where
+// the code fits the mantissa, z joins the fma's addend: 2^(MAN-O) + z < 2^(MAN-O+1) is exact,
+// so the pair costs no subtraction of its own, and the addend, the same for every pair of a
+// column and offset, is computed once per scale group (the compiler hoists it).
+template <bool BF16, int BITS, int CONT, int ZC, int C, bool ZR = false>
+HUM_DEV u32 int_pair(u32 word, u32 zero2 = 0)
 {
+    static_assert(!ZR || ZC == 0, "a run-time zero point replaces the constant one");
     constexpr int MAN = BF16 ? 7 : 10;
     constexpr u32 MAGIC = dup16(bits16(1, MAN, BF16));
     constexpr int S = C * CONT;
@@ -42,6 +47,8 @@ HUM_DEV u32 int_pair(u32 word)
         // x * 2^-O - (2^(MAN-O) + ZC) = q - ZC, every term exact.
         constexpr u32 INV = dup16(bits16(1, -O, BF16));
         constexpr u32 BIAS = dup16(bits16(-((1ll << (MAN - O)) + ZC), 0, BF16));
+        if constexpr (ZR)
+            return fma2<BF16>(x, INV, sub2<BF16>(BIAS, zero2));
         return fma2<BF16>(x, INV, BIAS);
     } else {
         static_assert(BITS == MAN + 1, "integer weights wider than the mantissa plus one bit");
@@ -51,6 +58,9 @@ HUM_DEV u32 int_pair(u32 word)
         const u32 hi = and_or<(1u << MAN) | (1u << (MAN + 16))>(v, MAGIC);     // 2^MAN or 2^(MAN+1)
         constexpr u32 ONE = dup16(bits16(1, 0, BF16));
         const u32 t = fma2<BF16>(hi, ONE, dup16(bits16(-((2ll << MAN) + ZC), 0, BF16)));
+        // 2^(MAN+1) + z needs MAN + 2 bits: z is subtracted from the exact q instead
+        if constexpr (ZR)
+            return sub2<BF16>(fma2<BF16>(lo, ONE, t), zero2);
         return fma2<BF16>(lo, ONE, t);
     }
 }
