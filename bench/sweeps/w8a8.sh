@@ -47,7 +47,7 @@ return { name = 'w8a8-$1', applies = function(device) return device.sm >= 90 end
 LUA
 }
 pol base ""
-pol never "t.promote_k = layer.padded_k"
+pol never "t.promote_k = layer.padded_k; if e.m_min > 128 and t.block_m == 128 then local c = {} for k, v in pairs(t) do c[k] = v end c.block_m, c.warp_m = 256, 256 e.tuning = c end"
 pol n256 "t.promote_k = layer.padded_k; if t.block_m >= 128 then t.block_m, t.warp_m, t.block_n, t.warp_n = 128, 128, 256, 32 end"
 pol p256 "t.promote_k = 256"
 pol p512 "t.promote_k = 512"

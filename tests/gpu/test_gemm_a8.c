@@ -264,7 +264,11 @@ int main(int argc, char **argv)
                          ms_p[] = {1, 200};
 #define A8_SUM "t.stream_k_sum = 'workspace'; "
 #define A8_ON(family) "if t.kernel == 'wgmma' or t.kernel == 'wgmma_ws' then t.kernel = '" family "' end"
-#define A8_NEVER "t.promote_k = layer.padded_k"
+#define A8_NEVER "t.promote_k = layer.padded_k; "
+/* the M > 128 entries share the 65..128 entry's table: 256 rows in a copy of their own */
+#define A8_ROWS256                                                                                        \
+    "if e.m_min > 128 and t.block_m == 128 then local c = {} for k, v in pairs(t) do c[k] = v end "    \
+    "c.block_m, c.warp_m = 256, 256 e.tuning = c end"
     static const struct {
         const char *name, *edit, *how; /* edit: NULL for the built-in policy, else Lua statements on
                                         * each entry's tuning t of its tables (gemm_test_site_runtime) */
@@ -279,9 +283,9 @@ int main(int argc, char **argv)
          sizeof ms_ws / sizeof ms_ws[0], 1},
         {"promote256", "t.promote_k = 256", " promoted every 256", ms_p, sizeof ms_p / sizeof ms_p[0], 2},
         {"promote512", "t.promote_k = 512", " promoted every 512", ms_p, sizeof ms_p / sizeof ms_p[0], 2},
-        {"never", A8_NEVER, " never promoted", ms_p, sizeof ms_p / sizeof ms_p[0], 2},
+        {"never", A8_NEVER A8_ROWS256, " never promoted", ms_p, sizeof ms_p / sizeof ms_p[0], 2},
         {"never128x256",
-         A8_NEVER "; if t.block_m >= 128 then t.block_m, t.warp_m, t.block_n, t.warp_n = 128, 128, 256, 32 end",
+         A8_NEVER "if t.block_m >= 128 then t.block_m, t.warp_m, t.block_n, t.warp_n = 128, 128, 256, 32 end",
          " never promoted, 128 x 256", ms_p, sizeof ms_p / sizeof ms_p[0], 2},
     };
     const size_t count = sizeof cases / sizeof cases[0];
