@@ -107,9 +107,9 @@ typedef struct hum_gemm_args {
 /* Both compilers must lay the struct out alike: libhum passes its bytes as the kernel's one
  * parameter. */
 #ifdef __cplusplus
-static_assert(sizeof(hum_gemm_args) == 320, "hum_gemm_args: 168 bytes of fields, padded to 192, then the 128-byte map");
+static_assert(sizeof(hum_gemm_args) == 320, "hum_gemm_args: 176 bytes of fields, padded to 192, then the 128-byte map");
 #else
-_Static_assert(sizeof(hum_gemm_args) == 320, "hum_gemm_args: 168 bytes of fields, padded to 192, then the 128-byte map");
+_Static_assert(sizeof(hum_gemm_args) == 320, "hum_gemm_args: 176 bytes of fields, padded to 192, then the 128-byte map");
 #endif
 
 #endif
