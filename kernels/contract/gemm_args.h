@@ -76,6 +76,11 @@ typedef struct hum_gemm_args {
     int m;
     /* the float accumulators are multiplied by this (global scale, exponent bookkeeping) */
     float out_factor;
+    /* dense: nonzero when the launch overlaps the kernel before it that writes A (act-order's
+     * permutation, 8-bit A's quantization): the GEMM prefetches its first weights into L2 while
+     * it waits for that kernel (kernels/gemm/entry.cuh); zero otherwise, where the prefetch only
+     * delays the first loads (uint4 g128 M = 1 +0.7 us on the H200, session 6) */
+    int overlaps;
     /* indexed: routed rows grouped by expert (int32 [capacity], moe_layout.h), the expert of
      * each block of kBM of them (int32 [capacity / kBM], HUM_MOE_SKIP_BLOCK: skip the block),
      * and how many of them the launch covers (one device int32, a multiple of kBM, read by
@@ -102,9 +107,9 @@ typedef struct hum_gemm_args {
 /* Both compilers must lay the struct out alike: libhum passes its bytes as the kernel's one
  * parameter. */
 #ifdef __cplusplus
-static_assert(sizeof(hum_gemm_args) == 320, "hum_gemm_args: 168 bytes of fields, padded to 192, then the 128-byte map");
+static_assert(sizeof(hum_gemm_args) == 320, "hum_gemm_args: 176 bytes of fields, padded to 192, then the 128-byte map");
 #else
-_Static_assert(sizeof(hum_gemm_args) == 320, "hum_gemm_args: 168 bytes of fields, padded to 192, then the 128-byte map");
+_Static_assert(sizeof(hum_gemm_args) == 320, "hum_gemm_args: 176 bytes of fields, padded to 192, then the 128-byte map");
 #endif
 
 #endif

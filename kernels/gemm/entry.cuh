@@ -30,7 +30,7 @@ HUM_DEV Entry kernel_entry(const hum_gemm_args &args)
         // before it (8-bit A's quantization, act-order's permutation) finishes. One bulk
         // prefetch per k16 row of a stage.
         constexpr int kRows = (kStages - 1) * (kBK / 16);
-        if (tid < kRows) {
+        if (args.overlaps && tid < kRows) {
             const int s = tid / (kBK / 16), row = tid % (kBK / 16);
             Work w{0, 0};
             for (int j = 0; j <= s && j < sch.total; ++j)

@@ -111,7 +111,7 @@ static hum_status launch_gemm(const hum_layer *layer, const hum_dispatch_table *
     /* k_perm stays NULL: an act-order A arrives permuted (launch_permute) */
     hum_gemm_args args = {.a = a, .a_scale = a_scale, .lda = lda, .a_scale_ld = a_scale_ld, .b = b->weight,
                           .b_scale = b->scale, .zero = b->zero, .bias = b->bias, .col_scale = b->col_scale, .c = c,
-                          .ldc = ldc, .m = (int)m, .out_factor = layer->out_factor};
+                          .ldc = ldc, .m = (int)m, .out_factor = layer->out_factor, .overlaps = after_permute};
     hum_status st;
     if (e->family->bind && (st = e->family->bind(&ws->bind, layer->plan.config.a_dtype, layer->plan.config.k,
                                                  e->block_m, &args)) != HUM_OK)
