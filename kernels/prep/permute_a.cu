@@ -21,7 +21,7 @@
 // A block of grid (slices, y) gathers the columns [x * 2048 .. k) step slices * 2048 of rows y,
 // y + gridDim.y, ..., staging the whole row each time: at small M one block per row left most SMs
 // idle (act-order at M = 16 cost 1.24x the plain layer on the H200, session 6), so the host cuts
-// the row into slices there, each block reading the row from L2 again.
+// rows into slices until there are two blocks per SM, each block reading the row from L2 again.
 //
 // Launch: block 256 threads, grid (slices, any y >= 1), dynamic shared memory staged * 2 bytes.
 // On sm_90 the GEMM that reads `out` is launched to overlap this kernel (ptx/griddep.cuh); a
