@@ -7,19 +7,25 @@
 // are gathered into that order the GEMM runs its contiguous A loads (cp.async 16-byte chunks,
 // TMA) exactly as for a layer without act-order.
 //
-// A block gathers one row. The source row is first copied into shared memory with coalesced
-// loads, and the gather reads it there: gathered straight from global memory, every warp-wide
-// load touched up to 32 sectors, and at M = 8192 the L1 wavefronts, not DRAM, set the copy's time.
-// Columns from `staged` on (a row wider than the shared memory the launch gave) are gathered
-// from global memory, L1/L2-resident as the row is read anyway. The dynamic shared memory holds
-// `staged` 16-bit elements, a multiple of 8. Each thread owns 8-column chunks of the output row
-// (two 16-byte loads of perm, one 16-byte store), so a warp writes 512 contiguous bytes. `out` is dense (row stride k) and 16-byte aligned; when
-// k is not a multiple of 8 its rows are not, and the chunk is stored element by element.
+// A block first copies a source row into shared memory with coalesced loads, and the gather
+// reads it there: gathered straight from global memory, every warp-wide load touched up to 32
+// sectors, and at M = 8192 the L1 wavefronts, not DRAM, set the copy's time. Columns from
+// `staged` on (a row wider than the shared memory the launch gave) are gathered from global
+// memory, L1/L2-resident as the row is read anyway. The dynamic shared memory holds `staged`
+// 16-bit elements, a multiple of 8. Each thread owns 8-column chunks of the output row (two
+// 16-byte loads of perm, one 16-byte store), so a warp writes 512 contiguous bytes. `out` is
+// dense (row stride k) and 16-byte aligned; when k is not a multiple of 8 its rows are not, and
+// the chunk is stored element by element.
 // Elements are 16-bit (float16 or bfloat16: the copy does not look at them).
 //
-// Launch: block 256 threads, grid (m), dynamic shared memory staged * 2 bytes. On sm_90 the
-// GEMM that reads `out` is launched to overlap this kernel (ptx/griddep.cuh); a block lets it in
-// once its stores are issued (or by exiting). Triggered at the first instruction instead, the
+// A block of grid (slices, y) gathers the columns [x * 2048 .. k) step slices * 2048 of rows y,
+// y + gridDim.y, ..., staging the whole row each time: at small M one block per row left most SMs
+// idle (act-order at M = 16 cost 1.24x the plain layer on the H200, session 6), so the host cuts
+// rows into slices until there are two blocks per SM, each block reading the row from L2 again.
+//
+// Launch: block 256 threads, grid (slices, any y >= 1), dynamic shared memory staged * 2 bytes.
+// On sm_90 the GEMM that reads `out` is launched to overlap this kernel (ptx/griddep.cuh); a
+// block lets it in once its stores are issued (or by exiting). Triggered at the first instruction instead, the
 // GEMM's persistent CTAs were placed while these blocks still held part of the SMs, and the
 // M 1..16 GEMM (two of whose CTAs fit one SM) ran 10 us slower at M = 1 and 16 on the H200
 // (36.4 / 38.4 us against 26.7 / 28.9, bench/NOTES.md).
@@ -28,54 +34,58 @@
 
 extern "C" __global__ void __launch_bounds__(256)
 hum_permute_a(const u16 *__restrict__ a, i64 lda, const int *__restrict__ perm, u16 *__restrict__ out, int k,
-              int cols, int staged)
+              int cols, int staged, int m)
 {
     extern __shared__ uint4 row_smem[];
     u16 *row = reinterpret_cast<u16 *>(row_smem);
-    const u16 *src = a + blockIdx.x * lda;
     const int copied = staged < cols ? staged : cols;
-    if ((reinterpret_cast<u64>(src) & 15) == 0) {
-        const uint4 *src4 = reinterpret_cast<const uint4 *>(src);
-        for (int c = threadIdx.x; c < copied / 8; c += blockDim.x)
-            row_smem[c] = __ldg(src4 + c);
-        for (int c = copied / 8 * 8 + threadIdx.x; c < copied; c += blockDim.x)
-            row[c] = __ldg(src + c);
-    } else {
-        for (int c = threadIdx.x; c < copied; c += blockDim.x)
-            row[c] = __ldg(src + c);
-    }
-    __syncthreads();
     const bool whole = (k & 7) == 0;
-    u16 *dst = out + static_cast<i64>(blockIdx.x) * k;
-    for (int j0 = threadIdx.x * 8; j0 < k; j0 += blockDim.x * 8) {
-        int col[8];
-        if (whole) {
-            asm("ld.global.nc.v4.s32 {%0,%1,%2,%3}, [%4];\n"
-                : "=r"(col[0]), "=r"(col[1]), "=r"(col[2]), "=r"(col[3])
-                : "l"(perm + j0));
-            asm("ld.global.nc.v4.s32 {%0,%1,%2,%3}, [%4];\n"
-                : "=r"(col[4]), "=r"(col[5]), "=r"(col[6]), "=r"(col[7])
-                : "l"(perm + j0 + 4));
+    for (int r = blockIdx.y; r < m; r += gridDim.y) {
+        const u16 *src = a + r * lda;
+        if (r != blockIdx.y)
+            __syncthreads(); // the previous row's gathers are done with the staged row
+        if ((reinterpret_cast<u64>(src) & 15) == 0) {
+            const uint4 *src4 = reinterpret_cast<const uint4 *>(src);
+            for (int c = threadIdx.x; c < copied / 8; c += blockDim.x)
+                row_smem[c] = __ldg(src4 + c);
+            for (int c = copied / 8 * 8 + threadIdx.x; c < copied; c += blockDim.x)
+                row[c] = __ldg(src + c);
         } else {
-#pragma unroll
-            for (int i = 0; i < 8; ++i)
-                col[i] = j0 + i < k ? __ldg(perm + j0 + i) : -1;
+            for (int c = threadIdx.x; c < copied; c += blockDim.x)
+                row[c] = __ldg(src + c);
         }
-        u16 v[8];
+        __syncthreads();
+        u16 *dst = out + static_cast<i64>(r) * k;
+        for (int j0 = (blockIdx.x * blockDim.x + threadIdx.x) * 8; j0 < k; j0 += gridDim.x * blockDim.x * 8) {
+            int col[8];
+            if (whole) {
+                asm("ld.global.nc.v4.s32 {%0,%1,%2,%3}, [%4];\n"
+                    : "=r"(col[0]), "=r"(col[1]), "=r"(col[2]), "=r"(col[3])
+                    : "l"(perm + j0));
+                asm("ld.global.nc.v4.s32 {%0,%1,%2,%3}, [%4];\n"
+                    : "=r"(col[4]), "=r"(col[5]), "=r"(col[6]), "=r"(col[7])
+                    : "l"(perm + j0 + 4));
+            } else {
 #pragma unroll
-        for (int i = 0; i < 8; ++i)
-            v[i] = col[i] < 0 ? u16(0) : col[i] < staged ? row[col[i]] : __ldg(src + col[i]);
-        if (whole) {
-            const u32 w0 = v[0] | static_cast<u32>(v[1]) << 16, w1 = v[2] | static_cast<u32>(v[3]) << 16;
-            const u32 w2 = v[4] | static_cast<u32>(v[5]) << 16, w3 = v[6] | static_cast<u32>(v[7]) << 16;
-            asm volatile("st.global.v4.u32 [%0], {%1,%2,%3,%4};\n" ::"l"(dst + j0), "r"(w0), "r"(w1), "r"(w2),
-                         "r"(w3)
-                         : "memory");
-        } else {
+                for (int i = 0; i < 8; ++i)
+                    col[i] = j0 + i < k ? __ldg(perm + j0 + i) : -1;
+            }
+            u16 v[8];
 #pragma unroll
             for (int i = 0; i < 8; ++i)
-                if (j0 + i < k)
-                    dst[j0 + i] = v[i];
+                v[i] = col[i] < 0 ? u16(0) : col[i] < staged ? row[col[i]] : __ldg(src + col[i]);
+            if (whole) {
+                const u32 w0 = v[0] | static_cast<u32>(v[1]) << 16, w1 = v[2] | static_cast<u32>(v[3]) << 16;
+                const u32 w2 = v[4] | static_cast<u32>(v[5]) << 16, w3 = v[6] | static_cast<u32>(v[7]) << 16;
+                asm volatile("st.global.v4.u32 [%0], {%1,%2,%3,%4};\n" ::"l"(dst + j0), "r"(w0), "r"(w1), "r"(w2),
+                             "r"(w3)
+                             : "memory");
+            } else {
+#pragma unroll
+                for (int i = 0; i < 8; ++i)
+                    if (j0 + i < k)
+                        dst[j0 + i] = v[i];
+            }
         }
     }
     grid_dependents_launch();

@@ -119,14 +119,18 @@ static hum_status launch_gemm(const hum_layer *layer, const hum_dispatch_table *
     return hum_gemm_launch(e, ws, stream, &args, partials, (m + e->block_m - 1) / e->block_m, after_permute);
 }
 
-/* Gathers M rows of A into `rows` in the prepared K order (kernels/prep/permute_a.cu). */
+/* Gathers M rows of A into `rows` in the prepared K order (kernels/prep/permute_a.cu). A row is
+ * cut into slices of 2048 columns, one block each, until there are two blocks per SM: each slice
+ * stages the whole row again, so more slices than that only read more of L2. */
 static hum_status launch_permute(const hum_layer *layer, void *rows, struct CUstream_st *stream, const void *a,
                                  int64_t lda, int64_t m)
 {
     int32_t k = (int32_t)layer->plan.config.k, cols = (int32_t)layer->input_k,
-            staged = hum_permute_staged(layer->input_k);
-    void *args[] = {(void *)&a, &lda, (void *)&layer->buf.k_perm, &rows, &k, &cols, &staged};
-    hum_launch_config launch = {.grid = {(uint32_t)m, 1, 1}, .block = {256, 1, 1},
+            staged = hum_permute_staged(layer->input_k), m32 = (int32_t)m;
+    void *args[] = {(void *)&a, &lda, (void *)&layer->buf.k_perm, &rows, &k, &cols, &staged, &m32};
+    const int64_t per_row = (k + 2047) / 2048, fill = (2 * (int64_t)layer->plan.sm_count + m - 1) / m;
+    const uint32_t slices = (uint32_t)(per_row < fill ? per_row : fill);
+    hum_launch_config launch = {.grid = {slices, (uint32_t)(m < 65535 ? m : 65535), 1}, .block = {256, 1, 1},
                                 .dynamic_smem_bytes = (uint32_t)staged * 2, .stream = stream};
     return hum_kernel_launch(layer->permute, &launch, args);
 }
