@@ -6,8 +6,8 @@
 -- target (layer.kernels.wgmma, which C's rules decide; act-order layers too: their A is permuted
 -- once per forward, kernels/prep/permute_a.cu) runs it, warp-specialised (wgmma_ws): 32 x 128 x
 -- 256 tiles up to M = 32, 64 x 128 x 256 up to M = 64, 128 x 128 x 128 up to M = 384 (4-bit
--- weights; 128 with wider ones), 256 x 128 x 128 above (256 x 128 x 64 on plain wgmma where
--- three such stages do not fit), narrow layers and 8-bit A as said below (bench/NOTES.md, "wgmma
+-- weights; 128 with wider ones), 256 x 128 x 128 above (256 x 128 x 64 where three such stages
+-- do not fit), narrow layers and 8-bit A as said below (bench/NOTES.md, "wgmma
 -- kernel", "tile sweep", "session 3" and "session 5"); mma.sync stays faster up to M = 16 (wgmma
 -- 16 x 128 x 256: 28.5 us at M = 1 against 24.8).
 -- Figures below: H200, us, built-in of main 4d2f36c against the choice, from the files of
@@ -19,16 +19,25 @@ local ranges, mma = policy.ranges, policy.mma_tuning
 -- tile's K shared by ~4 CTAs or more under stream-K, whose fix-ups are the chain to shorten).
 local function narrow(device, layer) return layer.padded_n / 128 * 4 <= device.sm_count end
 
--- M <= 16: block N 64 on narrow layers (N = 4096: 32 tiles of 128 columns); 64-column tiles halve
--- the fix-up chain (bench/NOTES.md, perf-3). Measured for 4-bit weights (narrower and odd widths'
--- warps span 32 or 64 columns, which would leave one or two warps along N; 8-bit is untimed).
+-- K at most 4096: what sets 4096 x 4096 (its narrow rules below) apart from n = 4096, k = 14336,
+-- whose deep K gives each stream-K CTA of a 128-column tile ~14 k-blocks of 256 (4096 x 4096: ~4).
+-- The one bound both layers were timed on (candidates.txt; s6-final-45ce098's `la`); narrow layers
+-- with K between them, or K >= 2 N but short (n = 1024, k = 4096), are untimed either way.
+local function short_k(layer) return layer.padded_k <= 4096 end
+
+-- M <= 16: block N 64 on narrow layers with a short K (N = 4096: 32 tiles of 128 columns); 64-column
+-- tiles halve the fix-up chain (bench/NOTES.md, perf-3). Measured for 4-bit weights (narrower and
+-- odd widths' warps span 32 or 64 columns, which would leave one or two warps along N; 8-bit is
+-- untimed). A deep K keeps 128 columns now that the slices sum in the workspace (s6-final-45ce098,
+-- extra.txt `dense-l14a`: n = 4096, k = 14336 uint4 g128 fp16 M 1 / 16 26.32 / 26.45 -> 22.19 /
+-- 22.53; perf-3 timed the narrow tile when the fix-ups went through C; 8-bit A untimed there).
 -- Stream-K slices sum in the workspace: they meet in parallel instead of one after the other
 -- through C (a8perf.log: uint4 g128 bf16 8192 x 8192 M 1/16 24.29/26.50 -> 22.67/22.91;
 -- fp16 4096 x 4096 14.24/15.33 -> 13.07/13.12), K-group scales too (their promotions apply them
 -- before the slices meet).
 local function small_m(device, layer)
   local t
-  if layer.weight_bits == 4 and narrow(device, layer) then
+  if layer.weight_bits == 4 and narrow(device, layer) and short_k(layer) then
     t = mma(16, 64, 256, 16, 16, 128, 6)
   else
     t = mma(16, 128, 256, 16, 32, 128, 4)
@@ -42,6 +51,12 @@ end
 local function wg(kernel, block_m, block_n, block_k, stages, ctas_per_sm)
   local t = mma(block_m, block_n, block_k, block_m, 16, block_k, stages, ctas_per_sm)
   t.kernel = kernel
+  return t
+end
+
+-- `t` with its stream-K slices summed in the workspace (in parallel) instead of through C.
+local function summed(t)
+  t.stream_k_sum = "workspace"
   return t
 end
 
@@ -77,9 +92,12 @@ return {
     if layer.kernels.wgmma then
       -- three 256 x 128 x 128 stages fit 227 KiB with 4-bit weights and scale groups of 32 or
       -- more (wgmma_ws, beside its own epilogue tile, two); wider weights or finer groups take
-      -- four 256 x 128 x 64 stages, with 16-bit A on plain wgmma (untimed on wgmma_ws, where
-      -- 8-bit weights fit three)
+      -- four 256 x 128 x 64 stages, with 16-bit A on plain wgmma, but 8-bit integer weights on
+      -- wgmma_ws with the three that fit (s6-final-45ce098, extra.txt `dense-w8a`: uint8 channel
+      -- fp16 8192 x 8192, M 1024 / 8192 224.99 / 1697.70 -> 204.74 / 1518.02; M 65..128's
+      -- 128 x 128 x 64 / 6 no better: 45.30 against 45.12; float8 weights untimed, keep plain wgmma)
       local deep = layer.weight_bits and layer.weight_bits <= 4 and layer.kernel_group >= 32
+      local w8 = layer.weight_bits == 8 and not layer.weight_float
       -- 16-bit A: wgmma_ws from M = 17 (perf-ws.txt, 8192 x 8192 uint4 g128 fp16, M 32 / 128 /
       -- 1024 / 8192: 27.76 / 43.90 / 213.42 / 1614.16 -> 24.22 / 37.98 / 199.34 / 1609.98, every
       -- M 32..8192 and the Llama layers at M 128 and 1024 faster). 8-bit A too, with its stream-K
@@ -93,7 +111,7 @@ return {
       -- short K also 64 x 64 tiles at M 33..64 (20.86 -> 16.45) and 128-row tiles above M = 128
       -- (M 256 / 1024: 25.79 / 58.37, the 256-row tile 60.29 at 1024).
       local thin = not a8 and narrow(device, layer)
-      local short = thin and layer.padded_k <= 4096
+      local short = thin and short_k(layer)
       -- Above M = 128, 128-row tiles up to M = 384 (8192 x 8192 fp16, M 256 / 384: 68.51 /
       -- 111.34 -> 58.91 / 84.75; 128 x 128 x 256 with three stages 63.98 at 256), where the
       -- 256-row tiles leave half the SMs without a tile of their own.
@@ -103,14 +121,23 @@ return {
       -- cap block M at 128, and C's fit of the 256-row entries kept their stages: W4A8 (4-bit
       -- weights, the deep entry) ran three where seven fit (bench/NOTES.md, "w4a8"); W8A8 fitted
       -- to this tile already. int8's 256-row tiles on wgmma_ws have not run on a GPU.
-      local big = a8 and tile128 or deep and wg(family, 256, 128, 128, 3) or wg("wgmma", 256, 128, 64, 4)
+      local function big()
+        return a8 and tile128 or deep and wg(family, 256, 128, 128, 3) or w8 and wg(family, 256, 128, 64, 3)
+          or wg("wgmma", 256, 128, 64, 4)
+      end
+      -- Narrow layers with a deep K above M = 384, on the "deep" entry: stream-K summed in the
+      -- workspace, the 32 tiles' slices meeting in parallel (s6-final-45ce098, extra.txt
+      -- `dense-l14a`: n = 4096, k = 14336 uint4 g128 fp16 M = 1024 188.46 -> 178.00; at M = 128
+      -- its 64 x 128 x 256 with sums was slower, 40.10 -> 41.04, and M 129..384 and the other
+      -- weights' entries are untimed: they keep the sums through C).
+      local last = short and tile128 or thin and deep and summed(big()) or big()
       list = ranges({
         { 16, small_m(device, layer) },
         { 32, wg(family, 32, 128, 256, 5) },
         { 64, short and wg(family, 64, 64, 256, 5) or wg(family, 64, 128, 256, 4) },
         { 128, thin and wg(family, 64, 128, 256, 4) or tile128 },
-        { 384, (short or mid) and tile128 or big },
-        { math.huge, short and tile128 or big },
+        { 384, (short or mid) and tile128 or big() },
+        { math.huge, last },
       })
     else
       list = ranges({
