@@ -46,6 +46,20 @@ HUM_DEV float a_e8m0_scale(const hum_gemm_args &args, i64 row, int r, int k, u32
     return kKReal != kK && k >= kKReal ? 0.f : f;
 }
 
+// a_row (gemm/rows.cuh) without a branch, for the factors promoted while a wgmma group runs: an
+// indexed block's sorted id is loaded and divided whether or not the block runs and the id is a
+// row (block() points every block's ids into the padded table), the row then selected.
+HUM_DEV i64 a_row_select(const hum_gemm_args &args, const Block &b, int r)
+{
+    if constexpr (kGemmType == GemmType::kIndexed) {
+        const int id = __ldg(b.ids + r);
+        const int row = id / args.top_k;
+        return b.rows != 0 && static_cast<unsigned>(id) < static_cast<unsigned>(args.m * args.top_k) ? row : -1;
+    } else {
+        return a_row(args, b, r);
+    }
+}
+
 // The factors of the period starting at column k0 of K for the thread's rows row_of(i) (0 ..
 // kBM - 1 of block blk) and tile columns col_of(j) (0 .. kBN - 1), from the stage's K-scale
 // region ks: fa[i] of A, fb[j] of the weight. A row the block does not have gets 0 (float32
@@ -66,7 +80,7 @@ HUM_DEV void kscale_factors(const hum_gemm_args &args, const Block &blk, int k0,
         } else {
             // a row the block lacks reads a stand-in row's byte, selected away: no branch, which
             // would make ptxas serialize wgmma groups in flight across it (ping-pong sets)
-            const i64 row = a_row(args, blk, row_of(i));
+            const i64 row = a_row_select(args, blk, row_of(i));
             const float f = a_e8m0_scale(args, row < 0 ? 0 : row, row_of(i), k0, ks);
             fa[i] = row >= 0 ? f : 0.f;
         }
