@@ -135,6 +135,16 @@ struct AccType<true> {
     using type = int;
 };
 using Acc = AccType<kAInt8>::type;
+// Promotion periods under 128 of K (A groups of 32, weight groups of 64): waiting for every group
+// before each promotion would leave the tensor cores idle while the math warps scale and add, once
+// per k32 step at period 32. So period q of a stage accumulates into set q % 2, and set (q - 1) % 2
+// is promoted while period q's last group still runs; each stage ends with both sets promoted
+// (block K 128 or 256 holds an even number of periods). The fit gives the third set its registers
+// (runtime/src/layer/gemm_wgmma.c, hum_gemm_wgmma_acc_regs).
+constexpr bool kPingPong = kKScales && kPromoteK < 128;
+constexpr int kSets = kPingPong ? 2 : 1;
+static_assert(!kPingPong || (kPromoteStages == 1 && kKK / kPromoteSteps % 2 == 0),
+              "ping-pong accumulators: an even number of promotion periods in every stage");
 
 // Stage regions: all activation stages first (each a multiple of 1024 bytes, as the swizzle
 // atoms need), then the weight, scale, zero-point and K-scale stages.
@@ -149,8 +159,8 @@ static_assert(!kSpecialised || (kLoadWarps == 4 && kMathThreads % kCopyThreads =
 static_assert(!kSpecialised || (kProducerRegs <= kLaunchRegs && kMathRegs >= kLaunchRegs),
               "setmaxnreg: the producer gives registers back, the math warpgroups take them");
 static_assert(kWarpgroups * kSlabs == kUnits, "warpgroups x slabs must cover block N");
-static_assert(kWarpgroups <= 2 && kSlabs <= 2 && kSlabs * kAcc <= 128,
-              "register budget: at most 2 warpgroups, 2 slabs and 128 accumulators per thread");
+static_assert(kWarpgroups <= 2 && kSlabs <= 2 && (kSets + (kPromote ? 1 : 0)) * kSlabs * kAcc <= 128,
+              "register budget: at most 2 warpgroups, 2 slabs and 128 accumulator registers per thread");
 static_assert(kWM == kBM && kWK == kBK, "wgmma tiles: warp_m = block_m and warp_k = block_k");
 static_assert(kBM % 16 == 0 && kBM <= 256, "block M (the wgmma N) must be a multiple of 16 up to 256");
 static_assert(kAVec, "activations must be copied 16 bytes at a time (no act-order, K a multiple of 8)");
@@ -316,24 +326,27 @@ HUM_DEV void pin_acc(Acc (&acc)[kSlabs][kAcc])
             wgmma_pin(acc[s][i]);
 }
 
-// One wgmma of the A type: 16-bit A's k16 on dequantized fragments, 8-bit A's k32 on the codes.
+// One wgmma of the A type: 16-bit A's k16 on dequantized fragments, 8-bit A's k32 on the codes
+// (scale_d 0: d overwritten, mma/wgmma.cuh).
 template <int N>
-HUM_DEV void wgmma_step(float *d, const u32 (&a)[4], u64 desc)
+HUM_DEV void wgmma_step(float *d, const u32 (&a)[4], u64 desc, int scale_d)
 {
     if constexpr (kA8)
-        wgmma_rs8<N>(d, a, desc);
+        wgmma_rs8<N>(d, a, desc, scale_d);
     else
-        wgmma_rs<kBF16, N>(d, a, desc);
+        wgmma_rs<kBF16, N>(d, a, desc, scale_d);
 }
 
 template <int N>
-HUM_DEV void wgmma_step(int *d, const u32 (&a)[4], u64 desc)
+HUM_DEV void wgmma_step(int *d, const u32 (&a)[4], u64 desc, int scale_d)
 {
-    wgmma_rs8<N>(d, a, desc);
+    wgmma_rs8<N>(d, a, desc, scale_d);
 }
 
 // The K-group scales of the thread's tokens (i = 2 j + e: token 8 j + 2 t + e) and rows of N
-// (c = 2 s + h) times the accumulators, added to the totals (gemm/kscale.cuh).
+// (c = 2 s + h) times the accumulators, added to the totals (gemm/kscale.cuh); the accumulators
+// reset unless ping-pong, whose next period's first wgmma overwrites them (no instruction but a
+// wgmma may write a wgmma's accumulators while another wgmma runs, or ptxas serializes them all).
 // (a template: e4m3's float accumulators only instantiate it)
 template <typename T>
 HUM_DEV void promote_scaled(T (&acc)[kSlabs][kAcc], T (&total)[kSlabs][kAcc], const float (&fa)[kBM / 4],
@@ -342,19 +355,24 @@ HUM_DEV void promote_scaled(T (&acc)[kSlabs][kAcc], T (&total)[kSlabs][kAcc], co
 #pragma unroll
     for (int s = 0; s < kSlabs; ++s)
 #pragma unroll
-        for (int i = 0; i < kAcc; ++i)  // register 4 j + 2 h + e
-            promote(acc[s][i], total[s][i], fa[2 * (i / 4) + i % 2] * fb[2 * s + i / 2 % 2]);
+        for (int i = 0; i < kAcc; ++i) {  // register 4 j + 2 h + e
+            const float f = fa[2 * (i / 4) + i % 2] * fb[2 * s + i / 2 % 2];
+            if constexpr (kPingPong)
+                total[s][i] = fmaf(acc[s][i], f, total[s][i]);
+            else
+                promote(acc[s][i], total[s][i], f);
+        }
 }
 
 // All MMA steps of one stage. Step kk dequantizes into fragment buffer kk % 2 once the group
 // that read it (step kk - 2) has finished, so one group computes while the next is prepared.
-// K-group scales: blk the tile's, k0 the stage's first column of K. The accumulators are
-// promoted at the stage's end when `promote_end` (promote_at). Warp-specialised, once step 1 has
-// waited the previous stage's groups have all finished: lane 0 then releases that stage's slot
-// (empty barrier `release`) when `released` is set.
+// K-group scales: blk the tile's, k0 the stage's first column of K. The accumulators (acc[0],
+// or both ping-pong sets) are promoted at the stage's end when `promote_end` (promote_at).
+// Warp-specialised, once step 1 has waited the previous stage's groups have all finished: lane 0
+// then releases that stage's slot (empty barrier `release`) when `released` is set.
 HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, u32 base, int slot, int wg, int w,
-                           int lane, Acc (&acc)[kSlabs][kAcc], Acc (&total)[kSlabs][kAcc], bool promote_end,
-                           bool released = false, u32 release = 0)
+                           int lane, Acc (&acc)[kSets][kSlabs][kAcc], Acc (&total)[kSlabs][kAcc],
+                           bool promote_end, bool released = false, u32 release = 0)
 {
     const u32 bstage = base + kBOffset + slot * kBBytes;
     const u64 desc0 = wgmma_desc_sw128(base + slot * kABytes);
@@ -362,6 +380,13 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
     u32 frag[2][kSlabs][4];
     u32 sc[kSlabs], zp[kSlabs];
     float fa[kBM / 4], fb[2 * kSlabs];  // kKScales: the period's factors
+    const int g = lane >> 2, t = lane & 3;
+    // the factors of the period starting at column k (of the stage: k0 + ...)
+    auto factors = [&](int k) {
+        kscale_factors(
+            args, blk, k, base + kKSOffset + slot * kKSBytes, [&](int i) { return 8 * (i / 2) + 2 * t + i % 2; },
+            [&](int c) { return (wg * kSlabs + c / 2) * 64 + 16 * w + g + 8 * (c % 2); }, fa, fb);
+    };
     load_codes(bstage, 0, wg, w, lane, raw[0]);
     static_for<0, kKK>([&](auto kc) {
         constexpr int kk = decltype(kc)::value;
@@ -375,13 +400,9 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
             if constexpr (kZeroPoint)
                 load_params(base + kZOffset + slot * kZBytes + row * kBN * 2, wg, w, lane, zp);
         }
-        if constexpr (kKScales && kk % kPromoteSteps == 0) {
-            const int g = lane >> 2, t = lane & 3;
-            kscale_factors(
-                args, blk, k0 + kk * kKStep, base + kKSOffset + slot * kKSBytes,
-                [&](int i) { return 8 * (i / 2) + 2 * t + i % 2; },
-                [&](int c) { return (wg * kSlabs + c / 2) * 64 + 16 * w + g + 8 * (c % 2); }, fa, fb);
-        }
+        // ping-pong: loaded where the period is promoted, so that one set of factors suffices
+        if constexpr (kKScales && !kPingPong && kk % kPromoteSteps == 0)
+            factors(k0 + kk * kKStep);
         wgmma_wait<1>();
         if constexpr (kSpecialised && kk == 1) {
             if (released && lane == 0)
@@ -399,17 +420,32 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
                 // step kk's 32 bytes of each 128-byte row of an atom (k16 of 16-bit A, k32 of 8-bit)
                 constexpr u32 K_OFF = (kk / 4) * kAtomBytes + (kk % 4) * 32;
                 const u64 desc = desc0 + ((K_OFF + chunk_start(c) * 128) >> 4);
-                wgmma_step<chunk_n(c)>(&acc[s][chunk_start(c) / 2], frag[buf][s], desc);
+                wgmma_step<chunk_n(c)>(&acc[kPingPong ? kk / kPromoteSteps % 2 : 0][s][chunk_start(c) / 2],
+                                       frag[buf][s], desc, kPingPong && kk % kPromoteSteps == 0 ? 0 : 1);
             });
         wgmma_commit();
-        if constexpr (promote_after<kk>) {
+        if constexpr (kPingPong && promote_after<kk>) {
+            constexpr int q = kk / kPromoteSteps;
+            if constexpr (q > 0) {
+                factors(k0 + (q - 1) * kPromoteK);
+                wgmma_wait<1>();
+                pin_acc(acc[(q - 1) % 2]);
+                promote_scaled(acc[(q - 1) % 2], total, fa, fb);
+            }
+            if constexpr (kk + 1 == kKK) {
+                factors(k0 + q * kPromoteK);
+                wgmma_wait<0>();
+                pin_acc(acc[q % 2]);
+                promote_scaled(acc[q % 2], total, fa, fb);
+            }
+        } else if constexpr (promote_after<kk>) {
             if (kk + 1 < kKK || promote_end) {
                 wgmma_wait<0>();
-                pin_acc(acc);
+                pin_acc(acc[0]);
                 if constexpr (kKScales)
-                    promote_scaled(acc, total, fa, fb);
+                    promote_scaled(acc[0], total, fa, fb);
                 else
-                    promote(acc, total);
+                    promote(acc[0], total);
             }
         }
     });
@@ -419,7 +455,7 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
 // and product finished. g0 counts the stages this CTA loaded before: stage g sits in slot
 // g % kStages and completes phase g / kStages of that slot's barrier.
 HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, const Block &blk, int n0, int kb0, int len, int tid,
-                      int wg, int w, int lane, Acc (&acc)[kSlabs][kAcc], Acc (&total)[kSlabs][kAcc])
+                      int wg, int w, int lane, Acc (&acc)[kSets][kSlabs][kAcc], Acc (&total)[kSlabs][kAcc])
 {
     AVec<true> a;
     if constexpr (!kATma)
@@ -454,7 +490,7 @@ HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, const Block &
                       promote_at(kb0 + i, i + 1 == len));
     }
     wgmma_wait<0>();
-    pin_acc(acc);
+    pin_acc(acc[0]);
     cp_async_wait<0>();
     __syncthreads();
 }
@@ -464,7 +500,7 @@ HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, const Block &
 // finished. g0 counts the stages this CTA computed before: stage g sits in slot g % kStages and
 // is fill g / kStages of that slot.
 HUM_DEV void mainloop_ws(const hum_gemm_args &args, u32 base, int g0, const Block &blk, int kb0, int len,
-                         int wg, int w, int lane, Acc (&acc)[kSlabs][kAcc], Acc (&total)[kSlabs][kAcc])
+                         int wg, int w, int lane, Acc (&acc)[kSets][kSlabs][kAcc], Acc (&total)[kSlabs][kAcc])
 {
     for (int i = 0; i < len; ++i) {
         const int g = g0 + i, slot = g % kStages;
@@ -476,7 +512,7 @@ HUM_DEV void mainloop_ws(const hum_gemm_args &args, u32 base, int g0, const Bloc
                       promote_at(kb0 + i, i + 1 == len), i > 0, empty_bar(base, (g + kStages - 1) % kStages));
     }
     wgmma_wait<0>();
-    pin_acc(acc);
+    pin_acc(acc[0]);
     if (lane == 0)
         mbar_arrive(empty_bar(base, (g0 + len - 1) % kStages));
 }
@@ -652,7 +688,7 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
     }
     const int wg = warp >> 2, w = warp & 3;
 
-    Acc acc[kSlabs][kAcc], total[kSlabs][kAcc];  // total: kPromote only
+    Acc acc[kSets][kSlabs][kAcc], total[kSlabs][kAcc];  // total: kPromote only
     Work wk{0, 0};
     int g0 = 0;
     for (int j = 0; j < sch.total;) {
@@ -667,7 +703,7 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
             mainloop_ws(args, base, g0, blk, wk.kb, len, wg, w, lane, acc, total);
         else
             mainloop(args, base, g0, blk, nb * kBN, wk.kb, len, tid, wg, w, lane, acc, total);
-        epilogue(args, sch, blk, wk.tile, nb * kBN, base, tid, wg, w, lane, kPromote ? total : acc);
+        epilogue(args, sch, blk, wk.tile, nb * kBN, base, tid, wg, w, lane, kPromote ? total : acc[0]);
         wk.kb += len - 1;  // the work of the segment's last iteration, for the next step()
         j += len;
         g0 += len;

@@ -35,15 +35,29 @@ HUM_DEV float e8m0_value(u32 code)
 // A's e8m0 group scale of row `row` (>= 0) of A, row r of the block, at column k, from the
 // stage's K-scale region ks (whose first column is k - k % kBK): the byte sits in the row's
 // window as far in as the window's start is before the k-block's first scale. 0 past K, whose
-// codes are zero and whose groups A's scale rows do not have.
+// codes are zero and whose groups A's scale rows do not have (selected, not branched around:
+// kscale_factors).
 HUM_DEV float a_e8m0_scale(const hum_gemm_args &args, i64 row, int r, int k, u32 ks)
 {
-    if (kKReal != kK && k >= kKReal)
-        return 0.f;
     const unsigned long long first = reinterpret_cast<unsigned long long>(
         reinterpret_cast<const u8 *>(args.a_scale) + a_scale_offset(args, row, k - k % kBK));
     const int byte = static_cast<int>(first & 3) + k % kBK / kAGroupCols;
-    return e8m0_value(lds32(ks + (r * kAScaleWords + byte / 4) * 4) >> (8 * (byte % 4)) & 0xffu);
+    const float f = e8m0_value(lds32(ks + (r * kAScaleWords + byte / 4) * 4) >> (8 * (byte % 4)) & 0xffu);
+    return kKReal != kK && k >= kKReal ? 0.f : f;
+}
+
+// a_row (gemm/rows.cuh) without a branch, for the factors promoted while a wgmma group runs: an
+// indexed block's sorted id is loaded and divided whether or not the block runs and the id is a
+// row (block() points every block's ids into the padded table), the row then selected.
+HUM_DEV i64 a_row_select(const hum_gemm_args &args, const Block &b, int r)
+{
+    if constexpr (kGemmType == GemmType::kIndexed) {
+        const int id = __ldg(b.ids + r);
+        const int row = id / args.top_k;
+        return b.rows != 0 && static_cast<unsigned>(id) < static_cast<unsigned>(args.m * args.top_k) ? row : -1;
+    } else {
+        return a_row(args, b, r);
+    }
 }
 
 // The factors of the period starting at column k0 of K for the thread's rows row_of(i) (0 ..
@@ -64,8 +78,11 @@ HUM_DEV void kscale_factors(const hum_gemm_args &args, const Block &blk, int k0,
         } else if constexpr (!kAScaleE8m0) {
             fa[i] = __uint_as_float(lds32(ks + (row_of(i) * kAScaleWords + ag) * 4));
         } else {
-            const i64 row = a_row(args, blk, row_of(i));
-            fa[i] = row >= 0 ? a_e8m0_scale(args, row, row_of(i), k0, ks) : 0.f;
+            // a row the block lacks reads a stand-in row's byte, selected away: no branch, which
+            // would make ptxas serialize wgmma groups in flight across it (ping-pong sets)
+            const i64 row = a_row_select(args, blk, row_of(i));
+            const float f = a_e8m0_scale(args, row < 0 ? 0 : row, row_of(i), k0, ks);
+            fa[i] = row >= 0 ? f : 0.f;
         }
     }
 #pragma unroll

@@ -78,8 +78,8 @@ HUM_DEV void wgmma_pin(int &v)
 #define HUM_R16(d, i) HUM_R8(d, i), HUM_R8(d, i + 8)
 #define HUM_R32(d, i) HUM_R16(d, i), HUM_R16(d, i + 16)
 // The instruction of shape and types SHAPE; ONE is the operand number of the scale-d flag
-// (always 1: accumulate), OPERANDS the accumulators, the A registers and the descriptor, TAIL
-// the immediates after scale-d (A and B scales 1, and for 16-bit types B not transposed).
+// (scale_d: 1 accumulates, 0 overwrites d), OPERANDS the accumulators, the A registers and the
+// descriptor, TAIL the immediates after scale-d (A and B scales 1, and for 16-bit types B not transposed).
 #define HUM_WGMMA_ASM(SHAPE, ONE, OPERANDS, TAIL)                                                  \
     "{\n.reg .pred p;\nsetp.ne.b32 p, %" ONE ", 0;\nwgmma.mma_async.sync.aligned." SHAPE " " OPERANDS \
     ", p" TAIL ";\n}\n"
@@ -111,7 +111,7 @@ HUM_DEV void wgmma_pin(int &v)
     "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, " \
     "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, " \
     "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68"
-#define HUM_WGMMA_IN "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(1)
+#define HUM_WGMMA_IN "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(scale_d)
 #define HUM_WGMMA_CASE(N, ONE, ...)                                                                         \
     if constexpr (BF16)                                                                                     \
         asm volatile(HUM_WGMMA_ASM("m64n" #N "k16.f32.bf16.bf16", ONE, HUM_WGMMA_OPS##N, ", 1, 1, 0")       \
@@ -125,9 +125,9 @@ HUM_DEV void wgmma_pin(int &v)
 
 // d[0..N/2) += A (64x16, a[4]) * B^T (N x 16 at `desc`), float accumulators, N = 8, 16, 32,
 // 48, 64, 80, 96, 112 or 128 (the odd multiples of 16: a block of that many tokens in one
-// instruction).
+// instruction); scale_d 0: d = A * B^T, so that no instruction but the wgmma need write d.
 template <bool BF16, int N>
-HUM_DEV void wgmma_rs(float *d, const u32 (&a)[4], u64 desc)
+HUM_DEV void wgmma_rs(float *d, const u32 (&a)[4], u64 desc, int scale_d = 1)
 {
     static_assert(N == 8 || N == 16 || N == 32 || N == 48 || N == 64 || N == 80 || N == 96 || N == 112 || N == 128,
                   "wgmma tile of 8, 16, 32, 48, 64, 80, 96, 112 or 128 columns");
@@ -157,7 +157,7 @@ HUM_DEV void wgmma_rs(float *d, const u32 (&a)[4], u64 desc)
 // register fragments); B is N rows of 32 k (32 bytes) in the same descriptor layout. e4m3
 // accumulates in float32, int8 (.s8) in int32.
 template <int N>
-HUM_DEV void wgmma_rs8(float *d, const u32 (&a)[4], u64 desc)
+HUM_DEV void wgmma_rs8(float *d, const u32 (&a)[4], u64 desc, int scale_d = 1)
 {
     static_assert(N == 8 || N == 16 || N == 32 || N == 48 || N == 64 || N == 80 || N == 96 || N == 112 || N == 128,
                   "wgmma tile of 8, 16, 32, 48, 64, 80, 96, 112 or 128 columns");
@@ -183,7 +183,7 @@ HUM_DEV void wgmma_rs8(float *d, const u32 (&a)[4], u64 desc)
 }
 
 template <int N>
-HUM_DEV void wgmma_rs8(int *d, const u32 (&a)[4], u64 desc)
+HUM_DEV void wgmma_rs8(int *d, const u32 (&a)[4], u64 desc, int scale_d = 1)
 {
     static_assert(N == 8 || N == 16 || N == 32 || N == 48 || N == 64 || N == 80 || N == 96 || N == 112 || N == 128,
                   "wgmma tile of 8, 16, 32, 48, 64, 80, 96, 112 or 128 columns");

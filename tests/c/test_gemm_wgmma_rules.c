@@ -110,6 +110,18 @@ static void check_rules(void)
         {"block_m 272", "block_m 272", config_for(4, 8192, 8192, 128), wgmma_tuning(272, 256, 16, 4)},
     };
     bad[1].t.warp_m = 64;
+    /* MXFP8 A (e8m0 scales per 32 columns): two ping-pong sets beside the totals, 3 x 64 */
+    hum_layer_config mx = config_for(8, 8192, 8192, 8192);
+    mx.a_dtype = mx.weight_dtype = HUM_DTYPE_FLOAT8_E4M3FN;
+    mx.a_group = 32;
+    mx.weight_float = 1;
+    mx.scale_type = HUM_SCALE_CHANNEL;
+    mx.scale_dtype = HUM_DTYPE_FLOAT32;
+    const hum_tuning mx_t = wgmma_tuning(64, 256, 32, 4);
+    hum_status mx_st = hum_layer_tuning_check(&mx, &mx_t, NULL, NULL);
+    QUANT_CHECK(mx_st == HUM_ERR_UNSUPPORTED && strstr(hum_last_error(), "192 accumulator registers"),
+                "MXFP8 64x256/32: status %d, message '%s' should name '192 accumulator registers'", mx_st,
+                hum_last_error());
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const hum_status st = hum_layer_tuning_check(&bad[i].c, &bad[i].t, NULL, NULL);
         QUANT_CHECK(st == HUM_ERR_UNSUPPORTED && strstr(hum_last_error(), bad[i].needle),

@@ -17,6 +17,16 @@ hum_status hum_gemm_wgmma_takes(const hum_layer_config *c, const hum_compute_con
     return HUM_OK;
 }
 
+int hum_gemm_wgmma_acc_regs(const hum_layer_config *c, const hum_tuning *t)
+{
+    /* promoted: float32 totals beside the accumulators; promotion periods under 128 of K: two
+     * accumulator sets, one in flight while the other is promoted (kernels/gemm/gemm_wgmma.cu,
+     * kPingPong) */
+    const int64_t kk = hum_gemm_kscale_k(c);
+    const int sets = !hum_gemm_promotes(c, t) ? 1 : kk && kk < 128 ? 3 : 2;
+    return sets * (t->warp_n / 16) * (t->block_m / 2);
+}
+
 void hum_gemm_wgmma_fit(const hum_layer_config *c, hum_tuning *t)
 {
     if (hum_gemm_promotes(c, t) && t->block_m > 128) /* promoted accumulators: at most 64 */
@@ -35,7 +45,7 @@ void hum_gemm_wgmma_fit(const hum_layer_config *c, hum_tuning *t)
     t->warp_k = t->block_k;
     t->warp_n = t->warp_n < t->block_n / 4 ? t->warp_n : t->block_n / 4;
     t->warp_n = t->warp_n > 16 ? t->warp_n : 16;
-    if (hum_gemm_promotes(c, t) && t->warp_n / 16 * t->block_m > 128) {
+    if (hum_gemm_promotes(c, t) && hum_gemm_wgmma_acc_regs(c, t) > 128) {
         t->warp_n = 16;
         if (t->block_n > 8 * t->warp_n) /* at most 2 warpgroups: the narrower warps span less */
             t->block_n = 8 * t->warp_n;
@@ -53,16 +63,16 @@ hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v)
          "block_m %d (expected a multiple of 16 from 16 to 256)", t->block_m);
     RULE((t->block_n / t->warp_n) % 4 == 0, "block_n %d / warp_n %d is not a whole number of warpgroups",
          t->block_n, t->warp_n);
-    /* Registers: at most 128 accumulators and 2 slabs per thread and 2 warpgroups per CTA keep
-     * ptxas within 255 registers without spills or serialized wgmma (checked with -Xptxas -v). */
-    RULE(t->warp_n <= 32 && t->warp_n / 16 * t->block_m <= 256 && t->block_n / t->warp_n <= 8,
-         "warp_n %d, block_m %d, block_n %d: at most 2 slabs (warp_n 32), 128 accumulators (warp_n / 16 * "
-         "block_m <= 256) and 2 warpgroups (block_n / warp_n <= 8) per thread",
-         t->warp_n, t->block_m, t->block_n);
-    RULE(!hum_gemm_promotes(v->layer, t) || t->warp_n / 16 * t->block_m <= 128,
-         "warp_n %d, block_m %d: at most 64 accumulators per thread (warp_n / 16 * block_m <= 128) when they are "
-         "promoted (%s activations)",
-         t->warp_n, t->block_m, hum_dtype_name(v->layer->a_dtype));
+    /* Registers: at most 128 accumulator registers (totals and ping-pong sets included) and 2
+     * slabs per thread and 2 warpgroups per CTA keep ptxas within 255 registers without spills or
+     * serialized wgmma (checked with -Xptxas -v). */
+    RULE(t->warp_n <= 32 && t->block_n / t->warp_n <= 8,
+         "warp_n %d, block_n %d: at most 2 slabs (warp_n 32) and 2 warpgroups (block_n / warp_n <= 8) per thread",
+         t->warp_n, t->block_n);
+    RULE(hum_gemm_wgmma_acc_regs(v->layer, t) <= 128,
+         "warp_n %d, block_m %d: %d accumulator registers per thread (%s activations); at most 128 accumulators, "
+         "totals and ping-pong sets included", t->warp_n,
+         t->block_m, hum_gemm_wgmma_acc_regs(v->layer, t), hum_dtype_name(v->layer->a_dtype));
     /* the plain kernel stages C in the drained pipeline; the warp-specialised one has its own tile */
     const int64_t tile = hum_gemm_wgmma_epilogue_smem(v);
     const int64_t pipeline = hum_gemm_pipeline_bytes(v);

@@ -21,11 +21,15 @@ enum { HUM_GEMM_WGMMA_STATIC_SMEM = 1024 };
  * (A is permuted once per forward). HUM_ERR_UNSUPPORTED naming the rule. */
 hum_status hum_gemm_wgmma_takes(const hum_layer_config *c, const hum_compute_config *compute);
 
+/* Accumulator registers per thread of a tuning: warp_n / 16 * block_m / 2 per set; one set, two
+ * when promoted (hum_gemm_promotes: the float32 totals), three for promotion periods under 128 of
+ * K (hum_gemm_kscale_k: ping-pong sets). */
+int hum_gemm_wgmma_acc_regs(const hum_layer_config *c, const hum_tuning *t);
+
 /* Tunings: warp_m = block_m, a multiple of 16 up to 256; warp_k = block_k; one or two whole
  * warpgroups (block_n / warp_n 4 or 8) of one or two slabs (warp_n 16 or 32) and at most 128
- * accumulators per thread (warp_n / 16 * block_m <= 256; 64 when they are promoted,
- * hum_gemm_promotes); for "wgmma" the epilogue tile (hum_gemm_wgmma_epilogue_smem) within the
- * pipeline's shared memory, where it stages C. HUM_ERR_UNSUPPORTED naming the rule. */
+ * accumulator registers per thread (hum_gemm_wgmma_acc_regs); for "wgmma" the epilogue tile
+ * (hum_gemm_wgmma_epilogue_smem) within the pipeline's shared memory, where it stages C. HUM_ERR_UNSUPPORTED naming the rule. */
 hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v);
 
 /* The epilogue's tile of C, block_m rows of block_n 16-bit values padded by 16 bytes, bytes:
@@ -35,7 +39,8 @@ int64_t hum_gemm_wgmma_epilogue_smem(const hum_gemm_variant *v);
 
 /* Fitting a policy's tuning: a warp spans the whole block in M and K; warp N at most block N / 4
  * (whole warpgroups in a narrower block N) and at least 16; promoted accumulators
- * (hum_gemm_promotes) at most 64 per thread: block M at most 128, one slab above block M 64. */
+ * (hum_gemm_promotes) within 128 registers (hum_gemm_wgmma_acc_regs): block M at most 128, one
+ * slab above block M 64, and with ping-pong sets block M at most 64 in one slab. */
 void hum_gemm_wgmma_fit(const hum_layer_config *c, hum_tuning *t);
 
 #endif
