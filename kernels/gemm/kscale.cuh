@@ -47,12 +47,12 @@ HUM_DEV float a_e8m0_scale(const hum_gemm_args &args, i64 row, int r, int k, u32
 }
 
 // The factors of the period starting at column k0 of K for the thread's rows row_of(i) (0 ..
-// kBM - 1 of block blk) and tile columns col_of(j) (0 .. kBN - 1), from the stage's K-scale
-// region ks: fa[i] of A, fb[j] of the weight. A row the block does not have gets 0 (float32
-// scales: the zeros its words were filled with).
+// kBM - 1 of block blk, whose rows of A `table` holds: gemm/rows.cuh) and tile columns col_of(j)
+// (0 .. kBN - 1), from the stage's K-scale region ks: fa[i] of A, fb[j] of the weight. A row the
+// block does not have gets 0 (float32 scales: the zeros its words were filled with).
 template <int R, int C, typename RowOf, typename ColOf>
-HUM_DEV void kscale_factors(const hum_gemm_args &args, const Block &blk, int k0, u32 ks, RowOf row_of, ColOf col_of,
-                            float (&fa)[R], float (&fb)[C])
+HUM_DEV void kscale_factors(const hum_gemm_args &args, const Block &blk, const int *table, int k0, u32 ks,
+                            RowOf row_of, ColOf col_of, float (&fa)[R], float (&fb)[C])
 {
     // the period's group among the stage's
     const int ag = kAStageGroups > 1 ? k0 % kBK / kAGroupCols : 0;
@@ -64,7 +64,7 @@ HUM_DEV void kscale_factors(const hum_gemm_args &args, const Block &blk, int k0,
         } else if constexpr (!kAScaleE8m0) {
             fa[i] = __uint_as_float(lds32(ks + (row_of(i) * kAScaleWords + ag) * 4));
         } else {
-            const i64 row = a_row(args, blk, row_of(i));
+            const i64 row = table_row(args, blk, table, row_of(i));
             fa[i] = row >= 0 ? a_e8m0_scale(args, row, row_of(i), k0, ks) : 0.f;
         }
     }
@@ -90,7 +90,7 @@ HUM_DEV void copy_kscales(const hum_gemm_args &args, const Block &blk, u32 dst, 
         const u8 *scales = reinterpret_cast<const u8 *>(args.a_scale);
         // an aligned address to name where nothing is read (the copy's source must be aligned)
         const u8 *none = reinterpret_cast<const u8 *>(reinterpret_cast<unsigned long long>(scales) & ~3ull);
-        for_chunks<kBM * kAScaleWords, false>(tid, [&](int, int ch) {
+        for_chunks<kBM * kAScaleWords, 1>(tid, [&](int, int ch) {
             const i64 row = a_row(args, blk, ch / kAScaleWords);
             const u8 *src = none;
             int bytes = 0;
@@ -115,13 +115,16 @@ HUM_DEV void copy_kscales(const hum_gemm_args &args, const Block &blk, u32 dst, 
     }
 }
 
-// The block of the tile being computed (MXFP8's factors look its rows up), for the mma.sync
-// kernel whose loads run ahead of its math (the wgmma kernel computes one tile per segment).
+// The block of the tile being computed, for the mma.sync kernel whose loads run ahead of its
+// math (the wgmma kernel computes one tile per segment), and with 8-bit A its rows of A in the
+// math threads' table (gemm/rows.cuh), which MXFP8's factors and the per-token row factors read.
+// Every thread of the CTA calls set() at the same point of the walk, after a barrier that ends
+// the previous tile's reads.
 struct KTile {
     int tile = -1;
     Block blk;
 
-    HUM_DEV void set(const hum_gemm_args &args, const Rows &rows, int t)
+    HUM_DEV void set(const hum_gemm_args &args, const Rows &rows, int t, int tid)
     {
         if (t == tile)
             return;
@@ -129,6 +132,10 @@ struct KTile {
         int mb, nb;
         tile_coords(t, rows.blocks, mb, nb);
         blk = rows.block(args, mb);
+        if constexpr (kMathRows) {
+            fill_rows(args, blk, row_table<0>(), tid, kThreads);
+            __syncthreads();
+        }
     }
 };
 
