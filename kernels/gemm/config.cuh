@@ -148,10 +148,10 @@ static_assert(kAVec || kBM * kBK % kCopyThreads == 0, "gathered activation tile 
 constexpr int kGroupM = 8;  // m-blocks visited together, so that concurrent tiles share A and B in L2
 
 // Deals COUNT copy chunks over the kCopyThreads threads that copy: calls f(i, ch) for the i-th
-// chunk ch of copying thread `tid` (0 .. kCopyThreads - 1). UNROLLED false: one chunk at a time,
-// for a caller whose per-chunk work the compiler would otherwise hoist into more registers than
-// it has.
-template <int COUNT, bool UNROLLED = true, typename F>
+// chunk ch of copying thread `tid` (0 .. kCopyThreads - 1). UNROLL: the loop unrolled that many
+// times (0: whole), for a caller whose per-chunk loads the compiler would otherwise all hoist,
+// holding more registers than it has.
+template <int COUNT, int UNROLL = 0, typename F>
 HUM_DEV void for_chunks(int tid, F &&f)
 {
     constexpr int N = (COUNT + kCopyThreads - 1) / kCopyThreads;
@@ -163,13 +163,13 @@ HUM_DEV void for_chunks(int tid, F &&f)
         f(i, ch);
         return true;
     };
-    if constexpr (UNROLLED) {
+    if constexpr (UNROLL == 0) {
 #pragma unroll
         for (int i = 0; i < N; ++i)
             if (!chunk(i))
                 break;
     } else {
-#pragma unroll 1
+#pragma unroll UNROLL
         for (int i = 0; i < N; ++i)
             if (!chunk(i))
                 break;

@@ -140,11 +140,12 @@ HUM_DEV float row_factor(const hum_gemm_args &args, i64 row)
         return args.out_factor;
 }
 
-// row_factor of row r of block b: of the row of A it reads (0 where there is none).
-HUM_DEV float block_row_factor(const hum_gemm_args &args, const Block &b, int r)
+// row_factor of row r of block b: of the row of A it reads (0 where there is none), which
+// `table` holds (gemm/rows.cuh).
+HUM_DEV float block_row_factor(const hum_gemm_args &args, const Block &b, const int *table, int r)
 {
     if constexpr (kA8 && !kAGroupScales) {
-        const i64 row = a_row(args, b, r);
+        const i64 row = table_row(args, b, table, r);
         return row >= 0 ? row_factor(args, row) : 0.f;
     } else {
         return args.out_factor;

@@ -193,7 +193,7 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const KTile &ct, int k0, u
         if constexpr (kKScales && kk % kPromoteSteps == 0) {
             const int g = lane >> 2, t = lane & 3;
             kscale_factors(
-                args, ct.blk, k0 + kk * kKStep, stage + kKSOffset,
+                args, ct.blk, row_table<0>(), k0 + kk * kKStep, stage + kKSOffset,
                 [&](int i) { return wm * kWM + i / 2 * 16 + g + 8 * (i % 2); },
                 [&](int j) { return wn * kWN + j / 2 * 8 + 2 * t + j % 2; }, fa, fb);
         }
@@ -236,7 +236,7 @@ HUM_DEV void write_c(const hum_gemm_args &args, const Block &blk, int n0, int wm
             const i64 row = c_row(args, blk, r);
             if (row < 0)
                 continue;
-            const float f = block_row_factor(args, blk, r);
+            const float f = block_row_factor(args, blk, row_table<0>(), r);
 #pragma unroll
             for (int nj = 0; nj < kNJ; ++nj) {
                 const int col = n0 + wn * kWN + nj * 8 + 2 * t;
@@ -333,7 +333,7 @@ HUM_GEMM_KERNEL(hum_gemm)
 
     AGather gather;
     Loader loader;
-    KTile ct;  // kKScales: the tile being computed
+    KTile ct;  // kKScales, kMathRows: the tile being computed
     Work lw{0, 0};  // work of the next iteration to load
 #pragma unroll
     for (int s = 0; s < kStages - 1; ++s) {
@@ -365,8 +365,8 @@ HUM_GEMM_KERNEL(hum_gemm)
         cp_async_commit();
 
         w = sch.step(w, j);
-        if constexpr (kKScales)
-            ct.set(args, rows, w.tile);
+        if constexpr (kKScales || kMathRows)
+            ct.set(args, rows, w.tile, tid);
         const bool last = w.kb == kKB - 1 || j == sch.total - 1;  // of the segment
         compute_stage(args, ct, w.kb * kBK + wk * kWK, base + (j % kStages) * kStageBytes, wm, wn, wk, lane, acc,
                       total, promote_at(w.kb, last));

@@ -31,10 +31,10 @@
 // then finished), and the producer runs up to kStages stages ahead, across segment ends, since
 // the epilogue stages C in a tile of its own after the stages. The producer hands most of its
 // registers to the math warpgroups (setmaxnreg). Dense A arrives by TMA (thread 0 arms the full
-// barrier with its bytes); the MoE types' gathered rows by every producer thread's cp.async, each
-// thread looking its rows up again at every stage, one chunk at a time (gemm/load_a.cuh,
-// load_rows: the producer's few registers hold no row table), and the math warps fence the slot
-// for wgmma's async proxy once its full barrier has shown them the copies (the plain kernel's
+// barrier with its bytes); the MoE types' gathered rows by every producer thread's cp.async, the
+// rows of each segment's block read at every stage from the producer's row table in shared
+// memory (gemm/rows.cuh; its few registers hold none), and the math warps fence the slot for
+// wgmma's async proxy once its full barrier has shown them the copies (the plain kernel's
 // copying threads fence their own after waiting for them).
 //
 // 8-bit A (e4m3, int8) runs the k32 wgmma on the 8-bit codes as they are (the lane's words of
@@ -178,6 +178,12 @@ HUM_DEV u32 empty_bar(u32 base, int slot)
     return base + kBarOffset + (kStages + slot) * 8;
 }
 
+// The producer warpgroup's own barrier (warp-specialised; the math warps' is 1: gemm/epilogue.cuh).
+HUM_DEV void producer_sync()
+{
+    asm volatile("bar.sync 2, %0;\n" ::"n"(kCopyThreads) : "memory");
+}
+
 // Byte offset, inside one weight stage, of warp w's share of lane `lane`'s codes for k16 row
 // kr and unit u. The lane index is XOR-ed with 8w so that the four warps' planes start in
 // different banks: the scattered 4-byte copies and the warp's loads are both conflict-free.
@@ -188,7 +194,7 @@ HUM_DEV u32 share_offset(int kr, int u, int w, int lane)
 
 // Issues the copies of k-block kb of block blk's rows into ring slot `slot`: the activation
 // tile (thread 0's TMA, or every thread's share of the gathered rows: the plain kernel's from the
-// row table `a`, the producer's looked up here), every thread its
+// rows `a` holds, the producer's from its row table), every thread its
 // part of the weights (in share mode each warp's share to its own plane), scales, zero points and
 // K-group scales (gemm/kscale.cuh). tid: the copying thread (gemm/config.cuh, kCopyThreads).
 HUM_DEV void load_stage(const hum_gemm_args &args, const AVec<true> &a, const Block &blk, u32 base, int slot, int n0,
@@ -198,7 +204,7 @@ HUM_DEV void load_stage(const hum_gemm_args &args, const AVec<true> &a, const Bl
         if (tid == 0)
             a_tma(args, base + slot * kABytes, kAtomBytes, static_cast<int>(blk.row0), kb, base + kBarOffset + slot * 8);
     } else if constexpr (kSpecialised) {
-        AVec<true>::load_rows(args, blk, base + slot * kABytes, kb, tid);
+        AVec<true>::load_table(args, blk, row_table<1>(), base + slot * kABytes, kb, tid);
     } else {
         a.load(base + slot * kABytes, kb, tid);
     }
@@ -384,7 +390,8 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
     // the factors of the period starting at column k (of the stage: k0 + ...)
     auto factors = [&](int k) {
         kscale_factors(
-            args, blk, k, base + kKSOffset + slot * kKSBytes, [&](int i) { return 8 * (i / 2) + 2 * t + i % 2; },
+            args, blk, row_table<0>(), k, base + kKSOffset + slot * kKSBytes,
+            [&](int i) { return 8 * (i / 2) + 2 * t + i % 2; },
             [&](int c) { return (wg * kSlabs + c / 2) * 64 + 16 * w + g + 8 * (c % 2); }, fa, fb);
     };
     load_codes(bstage, 0, wg, w, lane, raw[0]);
@@ -460,8 +467,11 @@ HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, const Block &
     AVec<true> a;
     if constexpr (!kATma)
         a.set_tile(args, blk, tid);
+    // every thread has passed the previous segment's epilogue, the table's last reader
+    if constexpr (kMathRows)
+        fill_rows(args, blk, row_table<0>(), tid, kThreads);
     // The slots were last written by the previous epilogue through the generic proxy; the
-    // copy engine writes them next.
+    // copy engine writes them next (and the table is read from the barrier on).
     fence_proxy_async_smem();
     __syncthreads();
 #pragma unroll
@@ -530,7 +540,14 @@ HUM_DEV void produce(const hum_gemm_args &args, const Rows &rows, const Schedule
         int mb, nb;
         tile_coords(wk.tile, rows.blocks, mb, nb);
         const Block blk = rows.block(args, mb);
-        const AVec<true> a{};  // unused: A arrives by TMA or is gathered row by row (load_stage)
+        if constexpr (kRowTable) {
+            // every producer thread has issued the previous segment's copies (their rows read
+            // from the table); the new rows are all written before any is read
+            producer_sync();
+            fill_rows(args, blk, row_table<1>(), ct, kCopyThreads);
+            producer_sync();
+        }
+        const AVec<true> a{};  // unused: A arrives by TMA or from the row table (load_stage)
         for (int i = 0; i < len; ++i, ++g) {
             const int slot = g % kStages;
             mbar_wait(empty_bar(base, slot), ((g / kStages) & 1) ^ 1);
@@ -557,7 +574,7 @@ HUM_DEV void stage_c(const hum_gemm_args &args, u32 cbase, const Block &blk, int
     float rf[kRowLoads ? (kBM + 31) / 32 : 1];
 #pragma unroll
     for (int q = 0; q < (kRowLoads ? (kBM + 31) / 32 : 0); ++q)
-        rf[q] = 32 * q + lane < kBM ? block_row_factor(args, blk, 32 * q + lane) : 0.f;
+        rf[q] = 32 * q + lane < kBM ? block_row_factor(args, blk, row_table<0>(), 32 * q + lane) : 0.f;
     float bias[2 * kSlabs], cs[2 * kSlabs];  // of the thread's columns c = 2 s + h
 #pragma unroll
     for (int c = 0; c < 2 * kSlabs; ++c) {
@@ -574,7 +591,7 @@ HUM_DEV void stage_c(const hum_gemm_args &args, u32 cbase, const Block &blk, int
             if constexpr (kRowLoads)
                 f = __shfl_sync(0xFFFFFFFFu, rf[j / 4], 8 * (j % 4) + 2 * t + e);
             else
-                f = block_row_factor(args, blk, token);
+                f = block_row_factor(args, blk, row_table<0>(), token);
 #pragma unroll
             for (int c = 0; c < 2 * kSlabs; ++c) {
                 const int nl = (wg * kSlabs + c / 2) * 64 + 16 * w + g + 8 * (c % 2);
@@ -699,6 +716,13 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
         const Block blk = rows.block(args, mb);
         zero_acc(acc);
         zero_acc(total);
+        if constexpr (kSpecialised && kMathRows) {
+            // the math warps' row table, read by the promotions and the epilogue (gemm/rows.cuh):
+            // the previous segment's last promotion and epilogue have read it before the first barrier
+            math_sync();
+            fill_rows(args, blk, row_table<0>(), tid, kMathThreads);
+            math_sync();
+        }
         if constexpr (kSpecialised)
             mainloop_ws(args, base, g0, blk, wk.kb, len, wg, w, lane, acc, total);
         else

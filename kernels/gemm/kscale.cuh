@@ -46,27 +46,13 @@ HUM_DEV float a_e8m0_scale(const hum_gemm_args &args, i64 row, int r, int k, u32
     return kKReal != kK && k >= kKReal ? 0.f : f;
 }
 
-// a_row (gemm/rows.cuh) without a branch, for the factors promoted while a wgmma group runs: an
-// indexed block's sorted id is loaded and divided whether or not the block runs and the id is a
-// row (block() points every block's ids into the padded table), the row then selected.
-HUM_DEV i64 a_row_select(const hum_gemm_args &args, const Block &b, int r)
-{
-    if constexpr (kGemmType == GemmType::kIndexed) {
-        const int id = __ldg(b.ids + r);
-        const int row = id / args.top_k;
-        return b.rows != 0 && static_cast<unsigned>(id) < static_cast<unsigned>(args.m * args.top_k) ? row : -1;
-    } else {
-        return a_row(args, b, r);
-    }
-}
-
 // The factors of the period starting at column k0 of K for the thread's rows row_of(i) (0 ..
-// kBM - 1 of block blk) and tile columns col_of(j) (0 .. kBN - 1), from the stage's K-scale
-// region ks: fa[i] of A, fb[j] of the weight. A row the block does not have gets 0 (float32
-// scales: the zeros its words were filled with).
+// kBM - 1 of block blk, whose rows of A `table` holds: gemm/rows.cuh) and tile columns col_of(j)
+// (0 .. kBN - 1), from the stage's K-scale region ks: fa[i] of A, fb[j] of the weight. A row the
+// block does not have gets 0 (float32 scales: the zeros its words were filled with).
 template <int R, int C, typename RowOf, typename ColOf>
-HUM_DEV void kscale_factors(const hum_gemm_args &args, const Block &blk, int k0, u32 ks, RowOf row_of, ColOf col_of,
-                            float (&fa)[R], float (&fb)[C])
+HUM_DEV void kscale_factors(const hum_gemm_args &args, const Block &blk, const int *table, int k0, u32 ks,
+                            RowOf row_of, ColOf col_of, float (&fa)[R], float (&fb)[C])
 {
     // the period's group among the stage's
     const int ag = kAStageGroups > 1 ? k0 % kBK / kAGroupCols : 0;
@@ -80,7 +66,7 @@ HUM_DEV void kscale_factors(const hum_gemm_args &args, const Block &blk, int k0,
         } else {
             // a row the block lacks reads a stand-in row's byte, selected away: no branch, which
             // would make ptxas serialize wgmma groups in flight across it (ping-pong sets)
-            const i64 row = a_row_select(args, blk, row_of(i));
+            const i64 row = table_row(args, blk, table, row_of(i));
             const float f = a_e8m0_scale(args, row < 0 ? 0 : row, row_of(i), k0, ks);
             fa[i] = row >= 0 ? f : 0.f;
         }
@@ -107,7 +93,7 @@ HUM_DEV void copy_kscales(const hum_gemm_args &args, const Block &blk, u32 dst, 
         const u8 *scales = reinterpret_cast<const u8 *>(args.a_scale);
         // an aligned address to name where nothing is read (the copy's source must be aligned)
         const u8 *none = reinterpret_cast<const u8 *>(reinterpret_cast<unsigned long long>(scales) & ~3ull);
-        for_chunks<kBM * kAScaleWords, false>(tid, [&](int, int ch) {
+        for_chunks<kBM * kAScaleWords, 1>(tid, [&](int, int ch) {
             const i64 row = a_row(args, blk, ch / kAScaleWords);
             const u8 *src = none;
             int bytes = 0;
@@ -132,13 +118,16 @@ HUM_DEV void copy_kscales(const hum_gemm_args &args, const Block &blk, u32 dst, 
     }
 }
 
-// The block of the tile being computed (MXFP8's factors look its rows up), for the mma.sync
-// kernel whose loads run ahead of its math (the wgmma kernel computes one tile per segment).
+// The block of the tile being computed, for the mma.sync kernel whose loads run ahead of its
+// math (the wgmma kernel computes one tile per segment), and with 8-bit A its rows of A in the
+// math threads' table (gemm/rows.cuh), which MXFP8's factors and the per-token row factors read.
+// Every thread of the CTA calls set() at the same point of the walk, after a barrier that ends
+// the previous tile's reads.
 struct KTile {
     int tile = -1;
     Block blk;
 
-    HUM_DEV void set(const hum_gemm_args &args, const Rows &rows, int t)
+    HUM_DEV void set(const hum_gemm_args &args, const Rows &rows, int t, int tid)
     {
         if (t == tile)
             return;
@@ -146,6 +135,10 @@ struct KTile {
         int mb, nb;
         tile_coords(t, rows.blocks, mb, nb);
         blk = rows.block(args, mb);
+        if constexpr (kMathRows) {
+            fill_rows(args, blk, row_table<0>(), tid, kThreads);
+            __syncthreads();
+        }
     }
 };
 

@@ -33,8 +33,8 @@ HUM_DEV u32 a_offset_sw128(int row, int chunk)
 // This thread's share of the 16-byte chunks of the tile: fixed for the whole kernel, so the rows
 // are worked out once per tile (set_tile: the block's rows of A, gemm/rows.cuh) and only the
 // k-block changes from stage to stage. SW128: the wgmma layout (a_offset_sw128), else a_offset.
-// A copying thread short of registers (the warp-specialised producer) keeps no rows and looks
-// them up at every stage instead (load_rows).
+// A copying thread short of registers (the warp-specialised producer) keeps no rows: it reads
+// them at every stage from its block's row table (load_table, gemm/rows.cuh).
 template <bool SW128>
 struct AVec {
     static constexpr int CPR = kBK / kAChunk;  // chunks per row
@@ -44,10 +44,12 @@ struct AVec {
     const u8 *row[IT > 0 ? IT : 1];  // this chunk's row and column
     bool ok[IT > 0 ? IT : 1];        // the row exists
 
-    // Chunk ch's source in k-block 0 (its row of A and column of chunks), and whether the row exists.
-    HUM_DEV static const u8 *source(const hum_gemm_args &args, const Block &blk, int ch, bool &exists)
+    // Chunk ch's source in k-block 0 (its row of A, row_of(its row of the block), and column of
+    // chunks), and whether the row exists.
+    template <typename RowOf>
+    HUM_DEV static const u8 *source(const hum_gemm_args &args, RowOf row_of, int ch, bool &exists)
     {
-        const i64 gm = a_row(args, blk, ch / CPR);
+        const i64 gm = row_of(ch / CPR);
         exists = gm >= 0;
         return static_cast<const u8 *>(args.a) + (exists ? gm * args.lda * kAElem : 0) + ch % CPR * 16;
     }
@@ -63,7 +65,9 @@ struct AVec {
 
     HUM_DEV void set_tile(const hum_gemm_args &args, const Block &blk, int tid)
     {
-        for_chunks<COUNT>(tid, [&](int i, int ch) { row[i] = source(args, blk, ch, ok[i]); });
+        for_chunks<COUNT>(tid, [&](int i, int ch) {
+            row[i] = source(args, [&](int r) { return a_row(args, blk, r); }, ch, ok[i]);
+        });
     }
 
     HUM_DEV void load(u32 stage, int kb, int tid) const
@@ -71,13 +75,15 @@ struct AVec {
         for_chunks<COUNT>(tid, [&](int i, int ch) { copy(stage, row[i], ok[i], ch, kb); });
     }
 
-    // set_tile and load in one, keeping no rows: one chunk at a time (unrolled, the compiler
-    // loads every chunk's row first and holds them all)
-    HUM_DEV static void load_rows(const hum_gemm_args &args, const Block &blk, u32 stage, int kb, int tid)
+    // set_tile and load in one, block blk's rows read from its filled row table (table_row): four
+    // chunks at a time (whole, ptxas hoists every chunk's row and spills beside the producer's 40
+    // registers)
+    HUM_DEV static void load_table(const hum_gemm_args &args, const Block &blk, const int *table, u32 stage, int kb,
+                                   int tid)
     {
-        for_chunks<COUNT, false>(tid, [&](int, int ch) {
+        for_chunks<COUNT, 4>(tid, [&](int, int ch) {
             bool exists;
-            const u8 *src = source(args, blk, ch, exists);
+            const u8 *src = source(args, [&](int r) { return table_row(args, blk, table, r); }, ch, exists);
             copy(stage, src, exists, ch, kb);
         });
     }

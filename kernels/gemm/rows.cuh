@@ -125,6 +125,48 @@ HUM_DEV i64 a_row(const hum_gemm_args &args, const Block &b, int r)
     }
 }
 
+// Indexed types: a block's rows of A resolved once per tile (per segment) into a table in
+// shared memory, kBM ints (-1: no row), for the loops that would otherwise look each row up
+// again (a global load of its sorted id, then a division) wherever they need it: the K-group
+// scales of 8-bit A at every promotion and its row factors in the epilogue (kMathRows), the
+// warp-specialised producer's gathers at every stage (its own table: it runs ahead of the math
+// warps). Each table's threads fill it between two barriers of theirs. The other types' rows
+// are arithmetic and keep no table. runtime/src/layer/gemm_variant.c counts the tables'
+// static shared memory (row_tables_bytes).
+constexpr bool kRowTable = kGemmType == GemmType::kIndexed;
+constexpr bool kMathRows = kRowTable && kA8;
+
+// Table ID (0: the math threads', 1: the producer's), in static shared memory (nullptr for the
+// types without tables).
+template <int ID>
+HUM_DEV int *row_table()
+{
+    if constexpr (kRowTable) {
+        __shared__ int table[kBM];
+        return table;
+    } else {
+        return nullptr;
+    }
+}
+
+// Rows tid, tid + count, ... of block b into `table`.
+HUM_DEV void fill_rows(const hum_gemm_args &args, const Block &b, int *table, int tid, int count)
+{
+    if constexpr (kRowTable) {
+        for (int r = tid; r < kBM; r += count)
+            table[r] = static_cast<int>(a_row(args, b, r));
+    }
+}
+
+// a_row through block b's filled table.
+HUM_DEV i64 table_row(const hum_gemm_args &args, const Block &b, const int *table, int r)
+{
+    if constexpr (kRowTable)
+        return table[r];
+    else
+        return a_row(args, b, r);
+}
+
 // The row of C that row r of block b writes, or -1 (none).
 HUM_DEV i64 c_row(const hum_gemm_args &args, const Block &b, int r)
 {

@@ -2,7 +2,8 @@
  * the compiled kernels use, proved on NVRTC cubins for both families, no GPU needed:
  *  - static: the cubin's .nv.shared.<kernel> sections (read from the ELF) hold the bytes the
  *    family's row says (gemm_family.c, static_smem), which planning adds to the dynamic shared
- *    memory the launch passes when it fits CTAs to the device;
+ *    memory the launch passes when it fits CTAs to the device; an indexed expert GEMM with 8-bit
+ *    A adds its row tables (kernels/gemm/rows.cuh);
  *  - dynamic: the kernels' own static_assert recomputes the pipeline from the tile shapes and
  *    compares it with kSmemBytes of hum_constants.h: the header C writes compiles, and the same
  *    header with kSmemBytes 16 bytes off is refused naming that assert, so the check is live. */
@@ -61,28 +62,61 @@ static hum_layer_config layer(int bits, int zero_point, int act_order, int64_t g
     return c;
 }
 
+/* Variant v compiled for arch through its constants header (written to header[2048]): the bytes
+ * of its static shared memory (static_smem: -1 without its section); -2 when the header or the
+ * compile failed (reported). */
+static int64_t compiled_static(const char *cache, const char *what, const hum_gemm_variant *v, const char *arch,
+                               char *header)
+{
+    const hum_gemm_family *f = hum_gemm_family_of(v->tuning->kernel);
+    if (!RT_CHECK(hum_gemm_variant_check(v, arch) == HUM_OK && hum_gemm_constants(v, header, 2048) == HUM_OK,
+                  "%s: %s", what, hum_last_error()))
+        return -2;
+    const hum_jit_request req = {f->source, header, f->entry, arch, 0};
+    hum_jit_result r;
+    if (!RT_CHECK(hum_jit_compile(cache, &req, &r) == HUM_OK, "%s: %s", what, hum_last_error()))
+        return -2;
+    const int64_t bytes = static_smem(r.cubin, r.cubin_size, f->entry);
+    hum_jit_result_free(&r);
+    return bytes;
+}
+
+/* An indexed expert GEMM with 8-bit A keeps its blocks' rows of A in static shared memory (row
+ * tables, kernels/gemm/rows.cuh: the math threads', and a producer's), which planning counts on
+ * top of the family's static bytes (gemm_variant.c). */
+static void check_row_tables(const char *cache, const char *what, hum_tuning t, const char *arch)
+{
+    hum_layer_config c = layer(4, 0, 0, 4096);
+    c.a_dtype = HUM_DTYPE_FLOAT8_E4M3FN;
+    c.num_experts = 8;
+    const hum_compute_config indexed = {HUM_GEMM_MOE_INDEXED, 0, 0};
+    const hum_gemm_variant v = {&c, &indexed, &t};
+    char header[2048];
+    const int64_t bytes = compiled_static(cache, what, &v, arch, header);
+    const int64_t planned = hum_gemm_cta_smem_bytes(&v) - hum_gemm_smem_bytes(&v);
+    if (bytes != -2 && RT_CHECK(bytes == planned,
+                                "%s: the cubin has %lld bytes of static shared memory (-1: no section found), "
+                                "planning counts %lld",
+                                what, (long long)bytes, (long long)planned))
+        printf("  %-38s %-6s static %lld bytes, as planned\n", what, arch, (long long)bytes);
+}
+
 static void check(const char *cache, const char *what, hum_layer_config c, hum_tuning t, const char *arch)
 {
     const hum_compute_config dense = {HUM_GEMM_DENSE, 0, 0};
     const hum_gemm_variant v = {&c, &dense, &t};
     const hum_gemm_family *f = hum_gemm_family_of(t.kernel);
     char header[2048];
-    if (!RT_CHECK(hum_gemm_variant_check(&v, arch) == HUM_OK && hum_gemm_constants(&v, header, sizeof header) == HUM_OK,
-                  "%s: %s", what, hum_last_error()))
+    const int64_t bytes = compiled_static(cache, what, &v, arch, header);
+    if (bytes == -2)
         return;
-    const hum_jit_request req = {f->source, header, f->entry, arch, 0};
-    hum_jit_result r;
-    if (RT_CHECK(hum_jit_compile(cache, &req, &r) == HUM_OK, "%s: %s", what, hum_last_error())) {
-        const int64_t bytes = static_smem(r.cubin, r.cubin_size, f->entry);
-        RT_CHECK(bytes == f->static_smem,
+    if (RT_CHECK(bytes == f->static_smem,
                  "%s: the cubin has %lld bytes of static shared memory (-1: no section of %s found); the family "
                  "row says %d",
-                 what, (long long)bytes, f->entry, f->static_smem);
+                 what, (long long)bytes, f->entry, f->static_smem))
         printf("  %-38s %-6s CTA %lld bytes = dynamic %lld (pipeline %lld) + static %lld; kSmemBytes checked\n",
                what, arch, (long long)hum_gemm_cta_smem_bytes(&v), (long long)hum_gemm_smem_bytes(&v),
                (long long)hum_gemm_pipeline_bytes(&v), (long long)bytes);
-        hum_jit_result_free(&r);
-    }
     /* the same header, kSmemBytes 16 bytes off */
     char wrong[2048];
     const char *at = strstr(header, "kSmemBytes = ");
@@ -91,6 +125,7 @@ static void check(const char *cache, const char *what, hum_layer_config c, hum_t
     const long long planned = strtoll(at + strlen("kSmemBytes = "), NULL, 10);
     snprintf(wrong, sizeof wrong, "%.*skSmemBytes = %lld;\n}\n", (int)(at - header), header, planned + 16);
     const hum_jit_request bad = {f->source, wrong, f->entry, arch, 0};
+    hum_jit_result r;
     RT_EXPECT_ERROR(hum_jit_compile(cache, &bad, &r), HUM_ERR_COMPILE, what, "kSmemBytes disagrees");
 }
 
@@ -108,6 +143,13 @@ int main(void)
     check(cache, "mma uint4 g128, 4 warps", layer(4, 0, 0, 128), large, "sm_86");
     check(cache, "mma uint3 g32 zero points act-order", layer(3, 1, 1, 32), odd, "sm_80");
     check(cache, "wgmma uint8 g64 zero points", layer(8, 1, 0, 64), wgmma, "sm_90a");
+    const hum_tuning moe = {1, INT64_MAX, 64, 128, 128, 64, 16, 128, 4, 0, 1, HUM_GEMM_KERNEL_WGMMA, 0};
+    hum_tuning moe_ws = moe;
+    moe_ws.kernel = HUM_GEMM_KERNEL_WGMMA_WS;
+    const hum_tuning moe_mma = {1, INT64_MAX, 16, 128, 128, 16, 32, 64, 6, 0, 1, HUM_GEMM_KERNEL_MMA, 0};
+    check_row_tables(cache, "mma indexed uint4 x e4m3", moe_mma, "sm_89");
+    check_row_tables(cache, "wgmma indexed uint4 x e4m3", moe, "sm_90a");
+    check_row_tables(cache, "wgmma_ws indexed uint4 x e4m3", moe_ws, "sm_90a");
     rt_rmtree(cache);
     return rt_test_result("test_gemm_smem");
 }
