@@ -49,7 +49,7 @@ mk sk "summed($b1)" "summed($b16)" "wg('wgmma', 32, 128, 256, 16, 5)" "wg('wgmma
    "wg('wgmma', 128, 256, 64, 32, 4)"
 vs="ws1 ws2 ws3 ws5 ws4 sk"
 # variant:M list (the rows per expert it changes)
-runs="base:1,8,128,1024,4096 ws1:1024,4096 ws2:128,1024,4096 ws3:1024,4096 ws5:1024,4096 ws4:1,8,128 sk:1,8,128"
+runs="base:1,8,128,1024,4096 ws2:128,1024,4096 ws1:1024,4096 ws5:1024,4096 sk:1,8,128 ws4:1,8,128 ws3:1024,4096"
 case $what in
 precompile)
   for v in base $vs; do
@@ -60,11 +60,11 @@ precompile)
   done ;;
 run)
   out=$4
-  for g in gateup down; do
-    spec=$down
-    [ $g = gateup ] && spec=$gateup
-    for r in $runs; do
-      v=${r%:*} m=${r#*:}
+  for r in $runs; do
+    v=${r%:*} m=${r#*:}
+    for g in gateup down; do
+      spec=$down
+      [ $g = gateup ] && spec=$gateup
       t=$((${END:-$(($(date +%s) + 90))} - $(date +%s)))
       [ $t -gt 12 ] && t=12
       if [ $t -lt 4 ]; then echo "=== $g $v: skipped (time)" >>"$out/moe7.txt"; continue; fi
