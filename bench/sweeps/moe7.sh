@@ -13,13 +13,16 @@
 #   ws4  up to 16 rows ws 16x128x256/4 two CTAs per SM (M = 1, 8, 128: mma.sync's latency)
 #   sk   up to 16 rows the built-in mma.sync tiles, stream-K slices summed in the workspace (dense
 #        M <= 16 gained 1-2 us from it, bench/NOTES.md session 5)
+#   n256 up to 16 rows mma.sync 16x256x256/4 (half the tiles of 16x128: the down GEMM at M = 8 runs
+#        960 tiles of three k-blocks each, so the epilogues weigh as much as the loads)
 #   dp   up to 16 rows the built-in mma.sync tiles without stream-K (M = 1: 96 tiles of 8 k-blocks,
 #        one per CTA, instead of slices that meet through C)
 # Each candidate runs only the M whose range it changes (the built-in runs them all).
+#   bench/sweeps/moe7.sh policies                     (only writes them, under /tmp/moe7-policies)
 #   bench/sweeps/moe7.sh precompile BUILD_DIR CACHE   (CPU host: NVRTC for sm_90a into CACHE)
 #   bench/sweeps/moe7.sh run BUILD_DIR CACHE OUT      (GPU host; END: the epoch second to stop by)
 set -u
-what=$1 build=$2 cache=$3
+what=$1 build=${2:-build} cache=${3:-}
 root=/tmp/moe7-policies
 down="n=2048,k=768,w=uint4,a=bfloat16,group=128 --down"
 gateup=n=1536,k=2048,w=uint4,a=bfloat16,group=128
@@ -50,11 +53,13 @@ mk ws4 "ws(16, 128, 256, 16, 4, 2)" "ws(16, 128, 256, 16, 4, 2)" "ws(32, 128, 25
    "wg('wgmma', 96, 128, 64, 16, 4, 2)" "wg('wgmma', 128, 256, 64, 32, 4)"
 mk sk "summed($b1)" "summed($b16)" "wg('wgmma', 32, 128, 256, 16, 5)" "wg('wgmma', 96, 128, 64, 16, 4, 2)" \
    "wg('wgmma', 128, 256, 64, 32, 4)"
+mk n256 "mma(16, 256, 256, 16, 64, 128, 4)" "mma(16, 256, 256, 16, 64, 128, 4)" "wg('wgmma', 32, 128, 256, 16, 5)" \
+   "wg('wgmma', 96, 128, 64, 16, 4, 2)" "wg('wgmma', 128, 256, 64, 32, 4)"
 mk dp "whole($b1)" "whole($b16)" "wg('wgmma', 32, 128, 256, 16, 5)" "wg('wgmma', 96, 128, 64, 16, 4, 2)" \
    "wg('wgmma', 128, 256, 64, 32, 4)"
-vs="dp ws1 ws2 ws3 ws5 ws4 sk"
+vs="n256 dp ws1 ws2 ws3 ws5 ws4 sk"
 # variant:M list (the rows per expert it changes)
-runs="base:1,8,128,1024,4096 ws2:128,1024,4096 ws1:1024,4096 ws5:1024,4096 sk:1,8,128 dp:1,8,128 ws4:1,8,128 ws3:1024,4096"
+runs="base:1,8,128,1024,4096 ws2:128,1024,4096 ws1:1024,4096 ws5:1024,4096 sk:1,8,128 dp:1,8,128 n256:1,8,128 ws4:1,8,128 ws3:1024,4096"
 case $what in
 precompile)
   for v in base $vs; do
