@@ -15,6 +15,8 @@
 #        M <= 16 gained 1-2 us from it, bench/NOTES.md session 5)
 #   n256 up to 16 rows mma.sync 16x256x256/4 (half the tiles of 16x128: the down GEMM at M = 8 runs
 #        960 tiles of three k-blocks each, so the epilogues weigh as much as the loads)
+#   sk2  sk with two CTAs per SM at one row per expert too (session 5's c2: M = 8 51.02 -> 47.68 but
+#        M = 1 17.89 -> 20.82 when 2.9 k-blocks per CTA meant three slices taking turns through C)
 #   dp   up to 16 rows the built-in mma.sync tiles without stream-K (M = 1: 96 tiles of 8 k-blocks,
 #        one per CTA, instead of slices that meet through C)
 # Each candidate runs only the M whose range it changes (the built-in runs them all).
@@ -55,11 +57,13 @@ mk sk "summed($b1)" "summed($b16)" "wg('wgmma', 32, 128, 256, 16, 5)" "wg('wgmma
    "wg('wgmma', 128, 256, 64, 32, 4)"
 mk n256 "mma(16, 256, 256, 16, 64, 128, 4)" "mma(16, 256, 256, 16, 64, 128, 4)" "wg('wgmma', 32, 128, 256, 16, 5)" \
    "wg('wgmma', 96, 128, 64, 16, 4, 2)" "wg('wgmma', 128, 256, 64, 32, 4)"
+mk sk2 "summed($b16)" "summed($b16)" "wg('wgmma', 32, 128, 256, 16, 5)" "wg('wgmma', 96, 128, 64, 16, 4, 2)" \
+   "wg('wgmma', 128, 256, 64, 32, 4)"
 mk dp "whole($b1)" "whole($b16)" "wg('wgmma', 32, 128, 256, 16, 5)" "wg('wgmma', 96, 128, 64, 16, 4, 2)" \
    "wg('wgmma', 128, 256, 64, 32, 4)"
-vs="n256 dp ws1 ws2 ws3 ws5 ws4 sk"
+vs="sk2 n256 dp ws1 ws2 ws3 ws5 ws4 sk"
 # variant:M list (the rows per expert it changes)
-runs="base:1,8,128,1024,4096 ws2:128,1024,4096 ws1:1024,4096 ws5:1024,4096 sk:1,8,128 dp:1,8,128 n256:1,8,128 ws4:1,8,128 ws3:1024,4096"
+runs="base:1,8,128,1024,4096 ws2:128,1024,4096 ws1:1024,4096 ws5:1024,4096 sk:1,8,128 sk2:1,8 dp:1,8,128 n256:1,8,128 ws4:1,8,128 ws3:1024,4096"
 case $what in
 precompile)
   for v in base $vs; do
