@@ -108,8 +108,14 @@ static void check_rules(void)
         {"two stages", "at least 3", config_for(4, 8192, 8192, 128), wgmma_tuning(128, 256, 32, 2)},
         {"K not a multiple of 8", "multiple of 8", config_for(4, 8192, 8190, 128), wgmma_tuning(128, 256, 32, 4)},
         {"block_m 272", "block_m 272", config_for(4, 8192, 8192, 128), wgmma_tuning(272, 256, 16, 4)},
+        {"wgmma_ws 128x128 at two CTAs", "the 80 registers that 2 CTAs per SM leave",
+         config_for(4, 8192, 8192, 128), wgmma_tuning(128, 128, 16, 4)},
     };
     bad[1].t.warp_m = 64;
+    /* two CTAs per SM leave a thread 128 registers (wgmma) or 80 (wgmma_ws, until setmaxnreg):
+     * 64 accumulators and the 32 beside them fit the first, not the second (ptxas C7602) */
+    bad[8].t.kernel = HUM_GEMM_KERNEL_WGMMA_WS;
+    bad[8].t.ctas_per_sm = 2;
     /* MXFP8 A (e8m0 scales per 32 columns): two ping-pong sets beside the totals, 3 x 64 */
     hum_layer_config mx = config_for(8, 8192, 8192, 8192);
     mx.a_dtype = mx.weight_dtype = HUM_DTYPE_FLOAT8_E4M3FN;
@@ -126,6 +132,26 @@ static void check_rules(void)
         const hum_status st = hum_layer_tuning_check(&bad[i].c, &bad[i].t, NULL, NULL);
         QUANT_CHECK(st == HUM_ERR_UNSUPPORTED && strstr(hum_last_error(), bad[i].needle),
                     "%s: status %d, message '%s' should name '%s'", bad[i].what, st, hum_last_error(), bad[i].needle);
+    }
+
+    /* at two CTAs per SM: 128 x 128 on plain wgmma and 96 x 128 on wgmma_ws are taken; fitted,
+     * wgmma_ws 128 x 128 falls back to one CTA and 96 x 128 keeps two */
+    const hum_compute_config dense = {HUM_GEMM_DENSE, 0, 0};
+    struct {
+        int bm, ws, want_ctas;
+    } two[] = {{128, 0, 2}, {96, 1, 2}, {128, 1, 1}};
+    for (size_t i = 0; i < sizeof two / sizeof two[0]; i++) {
+        hum_tuning t = wgmma_tuning(two[i].bm, 128, 16, 4), out;
+        t.kernel = two[i].ws ? HUM_GEMM_KERNEL_WGMMA_WS : HUM_GEMM_KERNEL_WGMMA;
+        t.ctas_per_sm = 2;
+        const char *name = two[i].ws ? "wgmma_ws" : "wgmma";
+        if (two[i].want_ctas == 2)
+            QUANT_CHECK(hum_layer_tuning_check(&c, &t, NULL, NULL) == HUM_OK, "%s %dx128 at two CTAs: %s", name,
+                        two[i].bm, hum_last_error());
+        QUANT_CHECK(hum_layer_fit_tuning(&c, &dense, &t, "sm_90a", 232448, "test", &out) == HUM_OK &&
+                        out.ctas_per_sm == two[i].want_ctas,
+                    "%s %dx128 at two CTAs, fitted: %d CTAs per SM (want %d) %s", name, two[i].bm, out.ctas_per_sm,
+                    two[i].want_ctas, hum_last_error());
     }
 }
 

@@ -27,6 +27,23 @@ int hum_gemm_wgmma_acc_regs(const hum_layer_config *c, const hum_tuning *t)
     return sets * (t->warp_n / 16) * (t->block_m / 2);
 }
 
+/* The registers ptxas compiles a thread to: what the launch bounds leave each of ctas_per_sm
+ * CTAs, in steps of 8 (kernels/gemm/gemm_wgmma.cu, kBoundRegs and kLaunchRegs: the warp-specialised
+ * kernel's setmaxnreg gives its math warps more only at run time, so its code must fit this too). */
+static int launch_regs(const hum_tuning *t)
+{
+    const int ws = t->kernel == HUM_GEMM_KERNEL_WGMMA_WS;
+    const int threads = 32 * t->block_n / t->warp_n + (ws ? 128 : 0);
+    const int regs = 65536 / (t->ctas_per_sm > 1 ? t->ctas_per_sm : 1) / threads / 8 * 8;
+    const int cap = ws ? 240 : 255;
+    return regs < cap ? regs : cap;
+}
+
+/* Registers a math thread needs beside its accumulators (fragments, descriptors, addresses): ptxas
+ * asked for 94 to compile wgmma_ws 128 x 128 x 64 (64 accumulators) at two CTAs per SM, which leave
+ * it 80 (C7602), and 96 x 128 x 64 (48) compiles within them. */
+enum { WGMMA_REGS_BESIDE = 32 };
+
 void hum_gemm_wgmma_fit(const hum_layer_config *c, hum_tuning *t)
 {
     if (hum_gemm_promotes(c, t) && t->block_m > 128) /* promoted accumulators: at most 64 */
@@ -50,6 +67,8 @@ void hum_gemm_wgmma_fit(const hum_layer_config *c, hum_tuning *t)
         if (t->block_n > 8 * t->warp_n) /* at most 2 warpgroups: the narrower warps span less */
             t->block_n = 8 * t->warp_n;
     }
+    if (t->ctas_per_sm > 1 && hum_gemm_wgmma_acc_regs(c, t) + WGMMA_REGS_BESIDE > launch_regs(t))
+        t->ctas_per_sm = 1;
 }
 
 hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v)
@@ -73,6 +92,9 @@ hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v)
          "warp_n %d, block_m %d: %d accumulator registers per thread (%s activations); at most 128 accumulators, "
          "totals and ping-pong sets included", t->warp_n,
          t->block_m, hum_gemm_wgmma_acc_regs(v->layer, t), hum_dtype_name(v->layer->a_dtype));
+    RULE(hum_gemm_wgmma_acc_regs(v->layer, t) + WGMMA_REGS_BESIDE <= launch_regs(t),
+         "%d accumulator registers per thread and %d beside them exceed the %d registers that %d CTAs per SM "
+         "leave a thread", hum_gemm_wgmma_acc_regs(v->layer, t), WGMMA_REGS_BESIDE, launch_regs(t), t->ctas_per_sm);
     /* the plain kernel stages C in the drained pipeline; the warp-specialised one has its own tile */
     const int64_t tile = hum_gemm_wgmma_epilogue_smem(v);
     const int64_t pipeline = hum_gemm_pipeline_bytes(v);
