@@ -193,7 +193,7 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const KTile &ct, int k0, u
         if constexpr (kKScales && kk % kPromoteSteps == 0) {
             const int g = lane >> 2, t = lane & 3;
             kscale_factors(
-                args, ct.blk, row_table<0>(), k0 + kk * kKStep, stage + kKSOffset,
+                args, ct.blk, row_table(), k0 + kk * kKStep, stage + kKSOffset,
                 [&](int i) { return wm * kWM + i / 2 * 16 + g + 8 * (i % 2); },
                 [&](int j) { return wn * kWN + j / 2 * 8 + 2 * t + j % 2; }, fa, fb);
         }
@@ -236,7 +236,7 @@ HUM_DEV void write_c(const hum_gemm_args &args, const Block &blk, int n0, int wm
             const i64 row = c_row(args, blk, r);
             if (row < 0)
                 continue;
-            const float f = block_row_factor(args, blk, row_table<0>(), r);
+            const float f = block_row_factor(args, blk, row_table(), r);
 #pragma unroll
             for (int nj = 0; nj < kNJ; ++nj) {
                 const int col = n0 + wn * kWN + nj * 8 + 2 * t;

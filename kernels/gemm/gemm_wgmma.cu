@@ -32,7 +32,7 @@
 // the epilogue stages C in a tile of its own after the stages. The producer hands most of its
 // registers to the math warpgroups (setmaxnreg). Dense A arrives by TMA (thread 0 arms the full
 // barrier with its bytes); the MoE types' gathered rows by every producer thread's cp.async, the
-// rows of each segment's block read at every stage from the producer's row table in shared
+// addresses of each segment's rows read at every stage from the producer's table in shared
 // memory (gemm/rows.cuh; its few registers hold none), and the math warps fence the slot for
 // wgmma's async proxy once its full barrier has shown them the copies (the plain kernel's
 // copying threads fence their own after waiting for them).
@@ -194,7 +194,7 @@ HUM_DEV u32 share_offset(int kr, int u, int w, int lane)
 
 // Issues the copies of k-block kb of block blk's rows into ring slot `slot`: the activation
 // tile (thread 0's TMA, or every thread's share of the gathered rows: the plain kernel's from the
-// rows `a` holds, the producer's from its row table), every thread its
+// rows `a` holds, the producer's from its table of row addresses), every thread its
 // part of the weights (in share mode each warp's share to its own plane), scales, zero points and
 // K-group scales (gemm/kscale.cuh). tid: the copying thread (gemm/config.cuh, kCopyThreads).
 HUM_DEV void load_stage(const hum_gemm_args &args, const AVec<true> &a, const Block &blk, u32 base, int slot, int n0,
@@ -204,7 +204,7 @@ HUM_DEV void load_stage(const hum_gemm_args &args, const AVec<true> &a, const Bl
         if (tid == 0)
             a_tma(args, base + slot * kABytes, kAtomBytes, static_cast<int>(blk.row0), kb, base + kBarOffset + slot * 8);
     } else if constexpr (kSpecialised) {
-        AVec<true>::load_table(args, blk, row_table<1>(), base + slot * kABytes, kb, tid);
+        AVec<true>::load_sources(args, source_table(), base + slot * kABytes, kb, tid);
     } else {
         a.load(base + slot * kABytes, kb, tid);
     }
@@ -390,7 +390,7 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
     // the factors of the period starting at column k (of the stage: k0 + ...)
     auto factors = [&](int k) {
         kscale_factors(
-            args, blk, row_table<0>(), k, base + kKSOffset + slot * kKSBytes,
+            args, blk, row_table(), k, base + kKSOffset + slot * kKSBytes,
             [&](int i) { return 8 * (i / 2) + 2 * t + i % 2; },
             [&](int c) { return (wg * kSlabs + c / 2) * 64 + 16 * w + g + 8 * (c % 2); }, fa, fb);
     };
@@ -469,7 +469,7 @@ HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, const Block &
         a.set_tile(args, blk, tid);
     // every thread has passed the previous segment's epilogue, the table's last reader
     if constexpr (kMathRows)
-        fill_rows(args, blk, row_table<0>(), tid, kThreads);
+        fill_rows(args, blk, row_table(), tid, kThreads);
     // The slots were last written by the previous epilogue through the generic proxy; the
     // copy engine writes them next (and the table is read from the barrier on).
     fence_proxy_async_smem();
@@ -541,13 +541,13 @@ HUM_DEV void produce(const hum_gemm_args &args, const Rows &rows, const Schedule
         tile_coords(wk.tile, rows.blocks, mb, nb);
         const Block blk = rows.block(args, mb);
         if constexpr (kRowTable) {
-            // every producer thread has issued the previous segment's copies (their rows read
-            // from the table); the new rows are all written before any is read
+            // every producer thread has issued the previous segment's copies (their sources read
+            // from the table); the new ones are all written before any is read
             producer_sync();
-            fill_rows(args, blk, row_table<1>(), ct, kCopyThreads);
+            fill_sources(args, blk, source_table(), ct, kCopyThreads);
             producer_sync();
         }
-        const AVec<true> a{};  // unused: A arrives by TMA or from the row table (load_stage)
+        const AVec<true> a{};  // unused: A arrives by TMA or from the source table (load_stage)
         for (int i = 0; i < len; ++i, ++g) {
             const int slot = g % kStages;
             mbar_wait(empty_bar(base, slot), ((g / kStages) & 1) ^ 1);
@@ -574,7 +574,7 @@ HUM_DEV void stage_c(const hum_gemm_args &args, u32 cbase, const Block &blk, int
     float rf[kRowLoads ? (kBM + 31) / 32 : 1];
 #pragma unroll
     for (int q = 0; q < (kRowLoads ? (kBM + 31) / 32 : 0); ++q)
-        rf[q] = 32 * q + lane < kBM ? block_row_factor(args, blk, row_table<0>(), 32 * q + lane) : 0.f;
+        rf[q] = 32 * q + lane < kBM ? block_row_factor(args, blk, row_table(), 32 * q + lane) : 0.f;
     float bias[2 * kSlabs], cs[2 * kSlabs];  // of the thread's columns c = 2 s + h
 #pragma unroll
     for (int c = 0; c < 2 * kSlabs; ++c) {
@@ -591,7 +591,7 @@ HUM_DEV void stage_c(const hum_gemm_args &args, u32 cbase, const Block &blk, int
             if constexpr (kRowLoads)
                 f = __shfl_sync(0xFFFFFFFFu, rf[j / 4], 8 * (j % 4) + 2 * t + e);
             else
-                f = block_row_factor(args, blk, row_table<0>(), token);
+                f = block_row_factor(args, blk, row_table(), token);
 #pragma unroll
             for (int c = 0; c < 2 * kSlabs; ++c) {
                 const int nl = (wg * kSlabs + c / 2) * 64 + 16 * w + g + 8 * (c % 2);
@@ -720,7 +720,7 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
             // the math warps' row table, read by the promotions and the epilogue (gemm/rows.cuh):
             // the previous segment's last promotion and epilogue have read it before the first barrier
             math_sync();
-            fill_rows(args, blk, row_table<0>(), tid, kMathThreads);
+            fill_rows(args, blk, row_table(), tid, kMathThreads);
             math_sync();
         }
         if constexpr (kSpecialised)

@@ -136,7 +136,7 @@ struct KTile {
         tile_coords(t, rows.blocks, mb, nb);
         blk = rows.block(args, mb);
         if constexpr (kMathRows) {
-            fill_rows(args, blk, row_table<0>(), tid, kThreads);
+            fill_rows(args, blk, row_table(), tid, kThreads);
             __syncthreads();
         }
     }

@@ -126,23 +126,33 @@ HUM_DEV i64 a_row(const hum_gemm_args &args, const Block &b, int r)
 }
 
 // Indexed types: a block's rows of A resolved once per tile (per segment) into a table in
-// shared memory, kBM ints (-1: no row), for the loops that would otherwise look each row up
-// again (a global load of its sorted id, then a division) wherever they need it: the K-group
-// scales of 8-bit A at every promotion and its row factors in the epilogue (kMathRows), the
-// warp-specialised producer's gathers at every stage (its own table: it runs ahead of the math
-// warps). Each table's threads fill it between two barriers of theirs. The other types' rows
-// are arithmetic and keep no table. runtime/src/layer/gemm_variant.c counts the tables'
-// static shared memory (row_tables_bytes).
+// shared memory, for the loops that would otherwise look each row up again (a global load of
+// its sorted id, then a division) wherever they need it: the K-group scales of 8-bit A at every
+// promotion and its row factors in the epilogue (kMathRows: block_m ints, -1 no row), the
+// warp-specialised producer's gathers at every stage (its own table, of each row's address in A:
+// a stage's copies then only add their column; it runs ahead of the math warps). Each table's
+// threads fill it between two barriers of theirs. The other types' rows are arithmetic and keep
+// no table. runtime/src/layer/gemm_variant.c counts the tables' static shared memory.
 constexpr bool kRowTable = kGemmType == GemmType::kIndexed;
 constexpr bool kMathRows = kRowTable && kA8;
 
-// Table ID (0: the math threads', 1: the producer's), in static shared memory (nullptr for the
-// types without tables).
-template <int ID>
+// The math threads' table of rows, in static shared memory (nullptr for the types without tables).
 HUM_DEV int *row_table()
 {
     if constexpr (kRowTable) {
         __shared__ int table[kBM];
+        return table;
+    } else {
+        return nullptr;
+    }
+}
+
+// The producer's table of the block's rows as addresses of their first byte in A (nullptr: no
+// row), in static shared memory (nullptr for the types without tables).
+HUM_DEV const u8 **source_table()
+{
+    if constexpr (kRowTable) {
+        __shared__ const u8 *table[kBM];
         return table;
     } else {
         return nullptr;
@@ -155,6 +165,17 @@ HUM_DEV void fill_rows(const hum_gemm_args &args, const Block &b, int *table, in
     if constexpr (kRowTable) {
         for (int r = tid; r < kBM; r += count)
             table[r] = static_cast<int>(a_row(args, b, r));
+    }
+}
+
+// Rows tid, tid + count, ... of block b into the source table `table`.
+HUM_DEV void fill_sources(const hum_gemm_args &args, const Block &b, const u8 **table, int tid, int count)
+{
+    if constexpr (kRowTable) {
+        for (int r = tid; r < kBM; r += count) {
+            const i64 row = a_row(args, b, r);
+            table[r] = row >= 0 ? static_cast<const u8 *>(args.a) + row * args.lda * kAElem : nullptr;
+        }
     }
 }
 

@@ -81,13 +81,13 @@ static int64_t compiled_static(const char *cache, const char *what, const hum_ge
     return bytes;
 }
 
-/* An indexed expert GEMM with 8-bit A keeps its blocks' rows of A in static shared memory (row
- * tables, kernels/gemm/rows.cuh: the math threads', and a producer's), which planning counts on
- * top of the family's static bytes (gemm_variant.c). */
-static void check_row_tables(const char *cache, const char *what, hum_tuning t, const char *arch)
+/* An indexed expert GEMM keeps its blocks' rows of A in static shared memory (kernels/gemm/rows.cuh:
+ * with 8-bit A the math threads' row table, and a producer's table of their addresses), which
+ * planning counts on top of the family's static bytes (gemm_variant.c). */
+static void check_row_tables(const char *cache, const char *what, hum_tuning t, const char *arch, hum_dtype a)
 {
     hum_layer_config c = layer(4, 0, 0, 4096);
-    c.a_dtype = HUM_DTYPE_FLOAT8_E4M3FN;
+    c.a_dtype = a;
     c.num_experts = 8;
     const hum_compute_config indexed = {HUM_GEMM_MOE_INDEXED, 0, 0};
     const hum_gemm_variant v = {&c, &indexed, &t};
@@ -147,9 +147,13 @@ int main(void)
     hum_tuning moe_ws = moe;
     moe_ws.kernel = HUM_GEMM_KERNEL_WGMMA_WS;
     const hum_tuning moe_mma = {1, INT64_MAX, 16, 128, 128, 16, 32, 64, 6, 0, 1, HUM_GEMM_KERNEL_MMA, 0};
-    check_row_tables(cache, "mma indexed uint4 x e4m3", moe_mma, "sm_89");
-    check_row_tables(cache, "wgmma indexed uint4 x e4m3", moe, "sm_90a");
-    check_row_tables(cache, "wgmma_ws indexed uint4 x e4m3", moe_ws, "sm_90a");
+    /* 160 rows of 8-byte addresses: 1280 bytes, two 1024-byte units */
+    const hum_tuning moe_ws160 = {1, INT64_MAX, 160, 128, 128, 160, 16, 128, 3, 0, 1, HUM_GEMM_KERNEL_WGMMA_WS, 0, 0};
+    const hum_dtype e4m3 = HUM_DTYPE_FLOAT8_E4M3FN;
+    check_row_tables(cache, "mma indexed uint4 x e4m3", moe_mma, "sm_89", e4m3);
+    check_row_tables(cache, "wgmma indexed uint4 x e4m3", moe, "sm_90a", e4m3);
+    check_row_tables(cache, "wgmma_ws indexed uint4 x e4m3", moe_ws, "sm_90a", e4m3);
+    check_row_tables(cache, "wgmma_ws indexed uint4 x f16, 160 rows", moe_ws160, "sm_90a", HUM_DTYPE_FLOAT16);
     rt_rmtree(cache);
     return rt_test_result("test_gemm_smem");
 }
