@@ -10,6 +10,9 @@
 #        33..64 ws 96x256x64/4, 65..inf ws 128x256x64/4
 #   ws3  ws2 with 33..64 ws 96x128x128/4 and 65..inf ws 160x128x128/3 (fewer padded rows at M = 4096)
 #   ws5  ws2 with block K 128 above 32 rows: 96x256x128/3, 128x256x128/3 (half the stages per tile)
+#   ws7  ws1 with 65..inf on its 33..64 tile, ws 96x128x64/4 two CTAs per SM (M = 4096: ~340 blocks
+#        of 96 rows pad about as many rows as 318 of 128)
+#   p96  the built-in with 65..inf on its 33..64 tile, plain wgmma 96x128x64/4 two CTAs per SM
 #   ws4  up to 16 rows ws 16x128x256/4 two CTAs per SM (M = 1, 8, 128: mma.sync's latency)
 #   sk   up to 16 rows the built-in mma.sync tiles, stream-K slices summed in the workspace (dense
 #        M <= 16 gained 1-2 us from it, bench/NOTES.md session 5)
@@ -51,6 +54,9 @@ mk ws1 "$b1" "$b16" "ws(32, 128, 256, 16, 5)" "ws(96, 128, 64, 16, 4, 2)" "ws(12
 mk ws2 "$b1" "ws(16, 128, 256, 16, 4)" "ws(32, 128, 256, 16, 4)" "ws(96, 256, 64, 32, 4)" "ws(128, 256, 64, 32, 4)"
 mk ws3 "$b1" "ws(16, 128, 256, 16, 4)" "ws(32, 128, 256, 16, 4)" "ws(96, 128, 128, 16, 4)" "ws(160, 128, 128, 16, 3)"
 mk ws5 "$b1" "ws(16, 128, 256, 16, 4)" "ws(32, 128, 256, 16, 4)" "ws(96, 256, 128, 32, 3)" "ws(128, 256, 128, 32, 3)"
+mk ws7 "$b1" "$b16" "ws(32, 128, 256, 16, 5)" "ws(96, 128, 64, 16, 4, 2)" "ws(96, 128, 64, 16, 4, 2)"
+mk p96 "$b1" "$b16" "wg('wgmma', 32, 128, 256, 16, 5)" "wg('wgmma', 96, 128, 64, 16, 4, 2)" \
+   "wg('wgmma', 96, 128, 64, 16, 4, 2)"
 mk ws4 "ws(16, 128, 256, 16, 4, 2)" "ws(16, 128, 256, 16, 4, 2)" "ws(32, 128, 256, 16, 5)" \
    "wg('wgmma', 96, 128, 64, 16, 4, 2)" "wg('wgmma', 128, 256, 64, 32, 4)"
 mk sk "summed($b1)" "summed($b16)" "wg('wgmma', 32, 128, 256, 16, 5)" "wg('wgmma', 96, 128, 64, 16, 4, 2)" \
@@ -61,9 +67,9 @@ mk sk2 "summed($b16)" "summed($b16)" "wg('wgmma', 32, 128, 256, 16, 5)" "wg('wgm
    "wg('wgmma', 128, 256, 64, 32, 4)"
 mk dp "whole($b1)" "whole($b16)" "wg('wgmma', 32, 128, 256, 16, 5)" "wg('wgmma', 96, 128, 64, 16, 4, 2)" \
    "wg('wgmma', 128, 256, 64, 32, 4)"
-vs="sk2 n256 dp ws1 ws2 ws3 ws5 ws4 sk"
+vs="sk2 n256 dp ws1 ws2 ws3 ws5 ws7 p96 ws4 sk"
 # variant:M list (the rows per expert it changes)
-runs="base:1,8,128,1024,4096 ws2:128,1024,4096 ws1:1024,4096 ws5:1024,4096 sk:1,8,128 sk2:1,8 dp:1,8,128 n256:1,8,128 ws4:1,8,128 ws3:1024,4096"
+runs="base:1,8,128,1024,4096 ws2:128,1024,4096 ws1:1024,4096 ws5:1024,4096 ws7:4096 sk:1,8,128 sk2:1,8 dp:1,8,128 n256:1,8,128 ws4:1,8,128 p96:4096 ws3:1024,4096"
 case $what in
 precompile)
   for v in base $vs; do
