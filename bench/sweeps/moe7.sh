@@ -22,7 +22,8 @@
 #        M = 1 17.89 -> 20.82 when 2.9 k-blocks per CTA meant three slices taking turns through C)
 #   dp   up to 16 rows the built-in mma.sync tiles without stream-K (M = 1: 96 tiles of 8 k-blocks,
 #        one per CTA, instead of slices that meet through C)
-# Each candidate runs only the M whose range it changes (the built-in runs them all).
+# Each candidate runs only the M whose range it changes (the built-in runs them all); after ws2, the
+# whole MoE layer under moe.activation = mxfp8 (built-in tables: 8-bit A reads the math row table).
 #   bench/sweeps/moe7.sh policies                     (only writes them, under /tmp/moe7-policies)
 #   bench/sweeps/moe7.sh precompile BUILD_DIR CACHE   (CPU host: NVRTC for sm_90a into CACHE)
 #   bench/sweeps/moe7.sh run BUILD_DIR CACHE OUT      (GPU host; END: the epoch second to stop by)
@@ -95,5 +96,14 @@ run)
         --experts 128 --topk 8 --m $m --warmup 10 --reps 50 >>"$out/moe7.txt" 2>&1
       echo "exit $?" >>"$out/moe7.txt"
     done
+    if [ $v = ws2 ]; then # the MXFP8 layer (moe.activation = mxfp8) on the row tables, once
+      t=$((${END:-$(($(date +%s) + 90))} - $(date +%s)))
+      [ $t -gt 15 ] && t=15
+      printf 'overrides:\n  moe:\n    activation: mxfp8\n' >/tmp/moe7-mxfp8.yaml
+      echo "=== layer mxfp8" >>"$out/moe7.txt"
+      [ $t -ge 6 ] && env -u HUM_POLICY_PATH HUM_CACHE_DIR="$cache" timeout $t "$build/runtime/hum" bench \
+        --config /tmp/moe7-mxfp8.yaml --moe e=128,topk=8,$gateup --m 1,128,1024 --warmup 5 --reps 30 >>"$out/moe7.txt" 2>&1
+      echo "exit $?" >>"$out/moe7.txt"
+    fi
   done ;;
 esac
