@@ -31,9 +31,9 @@
 // then finished), and the producer runs up to kStages stages ahead, across segment ends, since
 // the epilogue stages C in a tile of its own after the stages. The producer hands most of its
 // registers to the math warpgroups (setmaxnreg). Dense A arrives by TMA (thread 0 arms the full
-// barrier with its bytes); the MoE types' gathered rows by every producer thread's cp.async, the
-// addresses of each segment's rows read at every stage from the producer's table in shared
-// memory (gemm/rows.cuh; its few registers hold none), and the math warps fence the slot for
+// barrier with its bytes); the MoE types' gathered rows by every producer thread's cp.async, an
+// indexed segment's row addresses read at every stage from the producer's table in shared memory
+// (gemm/rows.cuh), a grouped one's worked out (its few registers hold none), and the math warps fence the slot for
 // wgmma's async proxy once its full barrier has shown them the copies (the plain kernel's
 // copying threads fence their own after waiting for them).
 //
@@ -194,7 +194,7 @@ HUM_DEV u32 share_offset(int kr, int u, int w, int lane)
 
 // Issues the copies of k-block kb of block blk's rows into ring slot `slot`: the activation
 // tile (thread 0's TMA, or every thread's share of the gathered rows: the plain kernel's from the
-// rows `a` holds, the producer's from its table of row addresses), every thread its
+// rows `a` holds, the producer's as AVec::load_rows finds them), every thread its
 // part of the weights (in share mode each warp's share to its own plane), scales, zero points and
 // K-group scales (gemm/kscale.cuh). tid: the copying thread (gemm/config.cuh, kCopyThreads).
 HUM_DEV void load_stage(const hum_gemm_args &args, const AVec<true> &a, const Block &blk, u32 base, int slot, int n0,
@@ -204,7 +204,7 @@ HUM_DEV void load_stage(const hum_gemm_args &args, const AVec<true> &a, const Bl
         if (tid == 0)
             a_tma(args, base + slot * kABytes, kAtomBytes, static_cast<int>(blk.row0), kb, base + kBarOffset + slot * 8);
     } else if constexpr (kSpecialised) {
-        AVec<true>::load_sources(args, source_table(), base + slot * kABytes, kb, tid);
+        AVec<true>::load_rows(args, blk, source_table(), base + slot * kABytes, kb, tid);
     } else {
         a.load(base + slot * kABytes, kb, tid);
     }

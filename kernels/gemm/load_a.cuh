@@ -34,7 +34,7 @@ HUM_DEV u32 a_offset_sw128(int row, int chunk)
 // are worked out once per tile (set_tile: the block's rows of A, gemm/rows.cuh) and only the
 // k-block changes from stage to stage. SW128: the wgmma layout (a_offset_sw128), else a_offset.
 // A copying thread short of registers (the warp-specialised producer) keeps no rows: it reads
-// their addresses at every stage from its block's table (load_sources, gemm/rows.cuh).
+// them at every stage (load_rows: an indexed block's addresses from its table, gemm/rows.cuh).
 template <bool SW128>
 struct AVec {
     static constexpr int CPR = kBK / kAChunk;  // chunks per row
@@ -75,16 +75,27 @@ struct AVec {
         for_chunks<COUNT>(tid, [&](int i, int ch) { copy(stage, row[i], ok[i], ch, kb); });
     }
 
-    // set_tile and load in one, the rows of A read from the producer's table of their addresses
-    // (gemm/rows.cuh, source_table): four chunks at a time (whole, ptxas hoists every chunk's row
-    // and spills beside the producer's 40 registers)
-    HUM_DEV static void load_sources(const hum_gemm_args &args, const u8 *const *table, u32 stage, int kb, int tid)
+    // set_tile and load in one, keeping no rows: an indexed block's rows of A read from the
+    // producer's table of their addresses (gemm/rows.cuh, source_table), four chunks at a time
+    // (whole, ptxas hoists every chunk's row and spills beside the producer's 40 registers); a
+    // grouped block's rows worked out (a_row), one chunk at a time (unrolled, the compiler loads
+    // every chunk's row first and holds them all)
+    HUM_DEV static void load_rows(const hum_gemm_args &args, const Block &blk, const u8 *const *table, u32 stage,
+                                  int kb, int tid)
     {
-        for_chunks<COUNT, 4>(tid, [&](int, int ch) {
-            const u8 *row = table[ch / CPR];
-            const bool exists = row != nullptr;
-            copy(stage, (exists ? row : static_cast<const u8 *>(args.a)) + ch % CPR * 16, exists, ch, kb);
-        });
+        if constexpr (kRowTable) {
+            for_chunks<COUNT, 4>(tid, [&](int, int ch) {
+                const u8 *row = table[ch / CPR];
+                const bool exists = row != nullptr;
+                copy(stage, (exists ? row : static_cast<const u8 *>(args.a)) + ch % CPR * 16, exists, ch, kb);
+            });
+        } else {
+            for_chunks<COUNT, 1>(tid, [&](int, int ch) {
+                bool exists;
+                const u8 *src = source(args, [&](int r) { return a_row(args, blk, r); }, ch, exists);
+                copy(stage, src, exists, ch, kb);
+            });
+        }
     }
 };
 
