@@ -60,6 +60,12 @@ local function summed(t)
   return t
 end
 
+-- `t` without stream-K: every tile whole, on one CTA.
+local function whole(t)
+  t.stream_k = false
+  return t
+end
+
 return {
   name = "sm90",
   description = "Hopper and newer: 227 KiB shared memory, mma.sync with block K 256 for small M, "
@@ -73,13 +79,19 @@ return {
     -- one: 18 against 21), 128 x 256 x 64 tiles above 64 rows (M = 4096: 539 against 645 us
     -- for 128 x 128 x 128, 1391 for 256-row blocks, whose padding per expert costs more than the
     -- larger tile saves). The session-5 sweep (bench/moe-sweep/README.md) changed 33..64 only.
+    -- Up to 16 rows per expert the tiles run whole, without stream-K (bench/sweeps/moe7.sh `dp`,
+    -- bench/results/H200-2026-12-02/s7-call2-moe7-fbfcfbd/moe7.txt; gate_up at M = 1, 8, 128:
+    -- 17.92 / 51.04 / 92.27 -> 14.02 / 47.09 / 86.75 us, down 15.01 / 38.64 / 61.65 -> 9.95 /
+    -- 32.75 / 53.89; stream-K slices summed in the workspace: 16.22 / 46.75 / 87.60 and 12.86 /
+    -- 32.56 / 57.36): M = 1's 8 blocks x 12 (16) column tiles of 8 (3) k-blocks fill 96 (128) of
+    -- the 132 SMs whole, where stream-K's slices met through C one after the other.
     if compute and compute.gemm_type ~= "dense" then
       local w = layer.kernels.wgmma
       local wide = mma(128, 256, 64, 128, 32, 64, 4)
       wide.kernel = "wgmma"
       return ranges({
-        { 1, mma(16, 128, 256, 16, 32, 128, 4) },
-        { 16, mma(16, 128, 256, 16, 32, 128, 4, 2) },
+        { 1, whole(mma(16, 128, 256, 16, 32, 128, 4)) },
+        { 16, whole(mma(16, 128, 256, 16, 32, 128, 4, 2)) },
         { 32, w and wg("wgmma", 32, 128, 256, 5) or mma(32, 128, 256, 32, 32, 64, 4) },
         -- 33..64 rows: c6, 96-row tiles two per SM (moe/gateup-c6.txt, down-c6.txt: M = 1024
         -- gate_up 290.69 -> 196.83, down 208.06 -> 124.86)
