@@ -73,9 +73,9 @@ N14=n=14336,k=4096,w=uint4,a=float16,group=128
 EBF=n=8192,k=8192,w=uint4,a=bfloat16,group=128
 EZP=n=8192,k=8192,w=uint4,a=float16,group=128,zp=int
 W8=n=8192,k=8192,w=uint8,a=float16
-for r in "- e16 $E16" "base e16 $E16" "- l4k $L4K" "base l4k $L4K" "- l14 $L14" "base l14 $L14" \
-    "bk64 e16 $E16" "c2 e16 $E16" "w16 e16 $E16" "wide l4k $L4K" "k64 e16 $E16" "- n14 $N14" "base n14 $N14" \
-    "- ebf $EBF" "- ezp $EZP" "- w8 $W8" "base ebf $EBF" "base ezp $EZP" "base w8 $W8"; do
+for r in "- e16 $E16" "base e16 $E16" "- l4k $L4K" "base l4k $L4K" "c2 e16 $E16" "w16 e16 $E16" \
+    "- l14 $L14" "base l14 $L14" "wide l4k $L4K" "bk64 e16 $E16" "- n14 $N14" "- ebf $EBF" "- ezp $EZP" \
+    "- w8 $W8" "k64 e16 $E16" "c2 l4k $L4K" "base n14 $N14" "base ebf $EBF" "base ezp $EZP" "base w8 $W8"; do
     # shellcheck disable=SC2086
     row $r
 done
