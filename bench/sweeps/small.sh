@@ -10,10 +10,10 @@
 # What the rows decide:
 #  base / builtin  the group scales applied to the accumulators once per group (gemm_mma.cu,
 #                  kScaleAcc) against the B-side multiply, on every layer of issue 8's small-M rows;
-#  c2, w16, k64    n = k = 8192 at M <= 16: two CTAs per SM (3 stages), 16 warps of 16 columns,
+#  c2, w16, k64    n = k = 8192 at M <= 16: two CTAs per SM (4 stages each), 16 warps of 16 columns,
 #                  16 warps of 64 of K, against the built-in 16 x 128 x 256 warp 16 x 32 x 128 / 4;
-#  wide            4096 x 4096 at M <= 16: the 128-column tile with workspace sums against the
-#                  narrow 64-column rule (timed when the slices met through C);
+#  wide, c2n       4096 x 4096 at M <= 16: the 128-column tile with workspace sums, and the narrow
+#                  64-column tile two CTAs per SM, against the narrow rule (one CTA per SM);
 #  bk64            block K 64 (groups of 128 span two k-blocks, stream-K segments start inside
 #                  them): the check at M = 1 of that path of kScaleAcc, and its time.
 set -u
@@ -43,7 +43,8 @@ return { name = "small-$1", applies = function(device) return device.sm >= 90 en
   tunings = function(device, layer) return policy.ranges({ { math.huge, $2 } }) end }
 LUA
 }
-pol c2 "sk(128, 32, 128, 3, 2)"
+pol c2 "sk(128, 32, 128, 4, 2)"
+pol c2n "sk(64, 16, 128, 6, 2)"
 pol w16 "sk(128, 16, 128, 4)"
 pol k64 "sk(128, 32, 64, 4)"
 pol wide "sk(128, 32, 128, 4)"
@@ -75,7 +76,7 @@ EZP=n=8192,k=8192,w=uint4,a=float16,group=128,zp=int
 W8=n=8192,k=8192,w=uint8,a=float16
 for r in "- e16 $E16" "base e16 $E16" "- l4k $L4K" "base l4k $L4K" "c2 e16 $E16" "w16 e16 $E16" \
     "- l14 $L14" "base l14 $L14" "wide l4k $L4K" "bk64 e16 $E16" "- n14 $N14" "- ebf $EBF" "- ezp $EZP" \
-    "- w8 $W8" "k64 e16 $E16" "c2 l4k $L4K" "base n14 $N14" "base ebf $EBF" "base ezp $EZP" "base w8 $W8"; do
+    "- w8 $W8" "k64 e16 $E16" "c2n l4k $L4K" "base n14 $N14" "base ebf $EBF" "base ezp $EZP" "base w8 $W8"; do
     # shellcheck disable=SC2086
     row $r
 done
