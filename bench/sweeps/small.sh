@@ -10,8 +10,9 @@
 # What the rows decide:
 #  base / builtin  the group scales applied to the accumulators once per group (gemm_mma.cu,
 #                  kScaleAcc) against the B-side multiply, on every layer of issue 8's small-M rows;
-#  c2, w16, k64    n = k = 8192 at M <= 16: two CTAs per SM (4 stages each), 16 warps of 16 columns,
-#                  16 warps of 64 of K, against the built-in 16 x 128 x 256 warp 16 x 32 x 128 / 4;
+#  c2, w16, k64    M <= 16: two CTAs per SM (4 stages each; also on the Llama layers), 16 warps of
+#                  16 columns, 16 warps of 64 of K, against the built-in 16 x 128 x 256 warp
+#                  16 x 32 x 128 / 4 (ncu, call 1: 2 warps per scheduler, 0.43 issued per cycle);
 #  wide, c2n       4096 x 4096 at M <= 16: the 128-column tile with workspace sums, and the narrow
 #                  64-column tile two CTAs per SM, against the narrow rule (one CTA per SM);
 #  bk64            block K 64 (groups of 128 span two k-blocks, stream-K segments start inside
@@ -74,9 +75,9 @@ N14=n=14336,k=4096,w=uint4,a=float16,group=128
 EBF=n=8192,k=8192,w=uint4,a=bfloat16,group=128
 EZP=n=8192,k=8192,w=uint4,a=float16,group=128,zp=int
 W8=n=8192,k=8192,w=uint8,a=float16
-for r in "- e16 $E16" "base e16 $E16" "- l4k $L4K" "base l4k $L4K" "c2 e16 $E16" "w16 e16 $E16" \
-    "- l14 $L14" "base l14 $L14" "wide l4k $L4K" "bk64 e16 $E16" "- n14 $N14" "- ebf $EBF" "- ezp $EZP" \
-    "- w8 $W8" "k64 e16 $E16" "c2n l4k $L4K" "base n14 $N14" "base ebf $EBF" "base ezp $EZP" "base w8 $W8"; do
+for r in "- e16 $E16" "base e16 $E16" "c2 e16 $E16" "- l4k $L4K" "c2n l4k $L4K" "- l14 $L14" "c2 l14 $L14" \
+    "base l4k $L4K" "w16 e16 $E16" "base l14 $L14" "wide l4k $L4K" "- n14 $N14" "c2 n14 $N14" "bk64 e16 $E16" \
+    "- ebf $EBF" "- ezp $EZP" "- w8 $W8" "k64 e16 $E16" "base n14 $N14" "base ebf $EBF" "base ezp $EZP" "base w8 $W8"; do
     # shellcheck disable=SC2086
     row $r
 done
