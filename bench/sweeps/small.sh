@@ -63,7 +63,7 @@ row() { # POLICY|-|base LABEL SPEC: one hum bench at M = 1, 16
         return
     fi
     echo "== $name $3 t=$(el)" >>"$L"
-    HUM_POLICY_PATH=$pdir HUM_KERNEL_PATH=$kp timeout 15 "$H" bench --layer "$3" --m 1,16 --warmup 10 \
+    HUM_POLICY_PATH=$pdir HUM_KERNEL_PATH=$kp timeout 12 "$H" bench --layer "$3" --m 1,16 --warmup 10 \
         --reps 100 --out "$out/$name.json" >"$out/$name.log" 2>&1
     echo "exit $?" >>"$out/$name.log"
     grep -E "^ +[0-9]+ +[0-9.]+ |check|rror|fail|refus|  M [0-9]|exit [1-9]" "$out/$name.log" >>"$L"
