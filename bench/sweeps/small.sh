@@ -58,12 +58,14 @@ row() { # POLICY|-|base LABEL SPEC: one hum bench at M = 1, 16
         [ -n "${BASE:-}" ] || return
         pdir= kp=$BASE
     fi
-    if [ $(($(el) + 5)) -gt "${BUDGET:-60}" ]; then
+    local lim=$((${BUDGET:-60} - $(el) + 2))
+    [ $lim -gt 12 ] && lim=12
+    if [ $lim -lt 6 ]; then
         echo "== $name $3: skipped (time) t=$(el)" >>"$L"
         return
     fi
     echo "== $name $3 t=$(el)" >>"$L"
-    HUM_POLICY_PATH=$pdir HUM_KERNEL_PATH=$kp timeout 12 "$H" bench --layer "$3" --m 1,16 --warmup 10 \
+    HUM_POLICY_PATH=$pdir HUM_KERNEL_PATH=$kp timeout $lim "$H" bench --layer "$3" --m 1,16 --warmup 10 \
         --reps 100 --out "$out/$name.json" >"$out/$name.log" 2>&1
     echo "exit $?" >>"$out/$name.log"
     grep -E "^ +[0-9]+ +[0-9.]+ |check|rror|fail|refus|  M [0-9]|exit [1-9]" "$out/$name.log" >>"$L"
@@ -75,8 +77,8 @@ N14=n=14336,k=4096,w=uint4,a=float16,group=128
 EBF=n=8192,k=8192,w=uint4,a=bfloat16,group=128
 EZP=n=8192,k=8192,w=uint4,a=float16,group=128,zp=int
 W8=n=8192,k=8192,w=uint8,a=float16
-for r in "- e16 $E16" "base e16 $E16" "c2 e16 $E16" "- l4k $L4K" "c2n l4k $L4K" "- l14 $L14" "c2 l14 $L14" \
-    "base l4k $L4K" "w16 e16 $E16" "base l14 $L14" "wide l4k $L4K" "- n14 $N14" "c2 n14 $N14" "bk64 e16 $E16" \
+for r in "- e16 $E16" "base e16 $E16" "c2 e16 $E16" "- l4k $L4K" "c2n l4k $L4K" "base l4k $L4K" "- l14 $L14" \
+    "c2 l14 $L14" "w16 e16 $E16" "base l14 $L14" "wide l4k $L4K" "- n14 $N14" "c2 n14 $N14" "bk64 e16 $E16" \
     "- ebf $EBF" "- ezp $EZP" "- w8 $W8" "k64 e16 $E16" "base n14 $N14" "base ebf $EBF" "base ezp $EZP" "base w8 $W8"; do
     # shellcheck disable=SC2086
     row $r
