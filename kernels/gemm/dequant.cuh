@@ -22,9 +22,9 @@ HUM_DEV u32 dequant_pair(u32 word, u32 zero2, u32 scale2)
     if constexpr (kHasScale) {
         if constexpr (SCALED)
             v = mul2<kBF16>(v, scale2);
-    }
-    else if constexpr (kConstScaleExp != 0)
+    } else if constexpr (kConstScaleExp != 0) {
         v = mul2<kBF16>(v, dup16(bits16(1, kConstScaleExp, kBF16)));
+    }
     return v;
 }
 

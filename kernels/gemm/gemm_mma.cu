@@ -5,11 +5,12 @@
 // dequantized B is scaled by its group (or channel) scale and zero point before the product
 // ("B side"; integer codes on warps of one m16 fragment scale their float accumulators once per
 // group instead, kScaleAcc), the float accumulators are multiplied by `out_factor` (global scale
-// and exponent bookkeeping) and the bias is added in the epilogue. 8-bit A (e4m3, int8) multiplies the 8-bit
-// codes as they are (m16n8k32), and the epilogue multiplies in A's row scale and the weight's
-// channel scale too; scales that change along K (FP8 block-wise, MXFP8: gemm/kscale.cuh) multiply
-// the float32 accumulators each time they are promoted instead. A multi-stage cp.async pipeline
-// streams A, B, scales and zero points; persistent CTAs follow gemm/schedule.cuh.
+// and exponent bookkeeping) and the bias is added in the epilogue. 8-bit A (e4m3, int8)
+// multiplies the 8-bit codes as they are (m16n8k32), and the epilogue multiplies in A's row scale
+// and the weight's channel scale too; scales that change along K (FP8 block-wise, MXFP8:
+// gemm/kscale.cuh) multiply the float32 accumulators each time they are promoted instead. A
+// multi-stage cp.async pipeline streams A, B, scales and zero points; persistent CTAs follow
+// gemm/schedule.cuh.
 //
 // The argument: kernels/contract/gemm_args.h (a_map unused).
 #include "gemm/dequant.cuh"
@@ -262,7 +263,8 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const KTile &ct, int k0, u
     if constexpr (kScaleAcc) {
         if (promote_end) {
             float fb[2 * kNJ];
-            load_acc_scales(stage + kABytes + kBBytes + (kGroup >= kBK ? 0 : wk * kWK / kGroup) * kBN * 2, wn, lane, fb);
+            const int row = kGroup >= kBK ? 0 : wk * kWK / kGroup;  // the warp's group in the stage
+            load_acc_scales(stage + kABytes + kBBytes + row * kBN * 2, wn, lane, fb);
 #pragma unroll
             for (int mi = 0; mi < kMI; ++mi)
 #pragma unroll
