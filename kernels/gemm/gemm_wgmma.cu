@@ -141,10 +141,26 @@ using Acc = AccType<kAInt8>::type;
 // is promoted while period q's last group still runs; each stage ends with both sets promoted
 // (block K 128 or 256 holds an even number of periods). The fit gives the third set its registers
 // (runtime/src/layer/gemm_wgmma.c, hum_gemm_wgmma_acc_regs).
-constexpr bool kPingPong = kKScales && kPromoteK < 128;
+// e4m3 without factors along K (W8A8, W4A8) pairs its periods the same way: the two periods of a
+// stage, or (warp-specialised, one period per stage) two consecutive stages, whose slots are both
+// waited before the first begins. The first period's set is promoted while the second's first
+// group runs, and only the pair's end waits for the tensor cores to drain: every 128 of K, both
+// warpgroups' drains were W8A8's loss above M = 1024 (bench/NOTES.md, session 7, a8). A pair
+// never spans a branch (a barrier wait, the loop's end): ptxas serializes every wgmma of the
+// kernel when one sits between a wgmma and the promotion of its accumulators (C7514). The
+// producer fills a pair's second slot before the math warps release its first: three stages at
+// least.
+constexpr int kPeriods = kPromoteStages == 1 ? kKK / kPromoteSteps : 1;  // promotion periods per stage
+constexpr bool kPairs = kPromote && !kKScales && kPromoteStages == 1 &&
+                        (kPeriods % 2 == 0 || (kPeriods == 1 && kSpecialised && kStages >= 3));
+constexpr bool kPingPong = (kKScales && kPromoteK < 128) || kPairs;
 constexpr int kSets = kPingPong ? 2 : 1;
-static_assert(!kPingPong || (kPromoteStages == 1 && kKK / kPromoteSteps % 2 == 0),
-              "ping-pong accumulators: an even number of promotion periods in every stage");
+constexpr int kPairStages = kPairs && kPeriods == 1 ? 2 : 1;  // stages of a pair of periods
+static_assert(!kPingPong || (kPromoteStages == 1 && (kPeriods % 2 == 0 || kPairStages == 2)),
+              "ping-pong accumulators: an even number of promotion periods in every stage, or stages in pairs");
+// The step of a period after which the previous period's set is promoted: the first (its group
+// then the one running); with K-group scales the last (their factors read before the wait).
+constexpr int kLagStep = kKScales ? kPromoteSteps - 1 : 0;
 
 // Stage regions: all activation stages first (each a multiple of 1024 bytes, as the swizzle
 // atoms need), then the weight, scale, zero-point and K-scale stages.
@@ -159,7 +175,7 @@ static_assert(!kSpecialised || (kLoadWarps == 4 && kMathThreads % kCopyThreads =
 static_assert(!kSpecialised || (kProducerRegs <= kLaunchRegs && kMathRegs >= kLaunchRegs),
               "setmaxnreg: the producer gives registers back, the math warpgroups take them");
 static_assert(kWarpgroups * kSlabs == kUnits, "warpgroups x slabs must cover block N");
-static_assert(kWarpgroups <= 2 && kSlabs <= 2 && (kSets + (kPromote ? 1 : 0)) * kSlabs * kAcc <= 128,
+static_assert(kWarpgroups <= 2 && kSlabs <= 2 && (kSets + (kPromote ? 1 : 0)) * kSlabs * kAcc <= (kPairs ? 192 : 128),
               "register budget: at most 2 warpgroups, 2 slabs and 128 accumulator registers per thread");
 static_assert(kWM == kBM && kWK == kBK, "wgmma tiles: warp_m = block_m and warp_k = block_k");
 static_assert(kBM % 16 == 0 && kBM <= 256, "block M (the wgmma N) must be a multiple of 16 up to 256");
@@ -344,10 +360,11 @@ HUM_DEV void wgmma_step(int *d, const u32 (&a)[4], u64 desc, int scale_d)
 }
 
 // The K-group scales of the thread's tokens (i = 2 j + e: token 8 j + 2 t + e) and rows of N
-// (c = 2 s + h) times the accumulators, added to the totals (gemm/kscale.cuh); the accumulators
-// reset unless ping-pong, whose next period's first wgmma overwrites them (no instruction but a
-// wgmma may write a wgmma's accumulators while another wgmma runs, or ptxas serializes them all).
-// (a template: e4m3's float accumulators only instantiate it)
+// (c = 2 s + h) times the accumulators, added to the totals (gemm/kscale.cuh); without K-group
+// scales the plain sum. The accumulators reset unless ping-pong, whose next period's first wgmma
+// overwrites them (no instruction but a wgmma may write a wgmma's accumulators while another
+// wgmma runs, or ptxas serializes them all). (a template: e4m3's float accumulators only
+// instantiate it)
 template <typename T>
 HUM_DEV void promote_scaled(T (&acc)[kSlabs][kAcc], T (&total)[kSlabs][kAcc], const float (&fa)[kBM / 4],
                             const float (&fb)[2 * kSlabs])
@@ -356,20 +373,27 @@ HUM_DEV void promote_scaled(T (&acc)[kSlabs][kAcc], T (&total)[kSlabs][kAcc], co
     for (int s = 0; s < kSlabs; ++s)
 #pragma unroll
         for (int i = 0; i < kAcc; ++i) {  // register 4 j + 2 h + e
-            const float f = fa[2 * (i / 4) + i % 2] * fb[2 * s + i / 2 % 2];
-            if constexpr (kPingPong)
-                total[s][i] = fmaf(acc[s][i], f, total[s][i]);
-            else
-                promote(acc[s][i], total[s][i], f);
+            if constexpr (!kKScales) {
+                total[s][i] += acc[s][i];
+            } else {
+                const float f = fa[2 * (i / 4) + i % 2] * fb[2 * s + i / 2 % 2];
+                if constexpr (kPingPong)
+                    total[s][i] = fmaf(acc[s][i], f, total[s][i]);
+                else
+                    promote(acc[s][i], total[s][i], f);
+            }
         }
 }
 
 // All MMA steps of one stage. Step kk dequantizes into fragment buffer kk % 2 once the group
 // that read it (step kk - 2) has finished, so one group computes while the next is prepared.
-// K-group scales: blk the tile's, k0 the stage's first column of K. The accumulators (acc[0],
-// or both ping-pong sets) are promoted at the stage's end when `promote_end` (promote_at).
+// K-group scales: blk the tile's, k0 the stage's first column of K. The accumulators (acc[0])
+// are promoted at the stage's end when `promote_end` (promote_at); ping-pong sets at each
+// period's kLagStep and, at the end of a pair's last stage (P: the stage's place in its pair),
+// both.
 // Warp-specialised, once step 1 has waited the previous stage's groups have all finished: lane 0
 // then releases that stage's slot (empty barrier `release`) when `released` is set.
+template <int P>
 HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, u32 base, int slot, int wg, int w,
                            int lane, Acc (&acc)[kSets][kSlabs][kAcc], Acc (&total)[kSlabs][kAcc],
                            bool promote_end, bool released = false, u32 release = 0)
@@ -420,23 +444,25 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
                 // step kk's 32 bytes of each 128-byte row of an atom (k16 of 16-bit A, k32 of 8-bit)
                 constexpr u32 K_OFF = (kk / 4) * kAtomBytes + (kk % 4) * 32;
                 const u64 desc = desc0 + ((K_OFF + chunk_start(c) * 128) >> 4);
-                wgmma_step<chunk_n(c)>(&acc[kPingPong ? kk / kPromoteSteps % 2 : 0][s][chunk_start(c) / 2],
+                wgmma_step<chunk_n(c)>(&acc[kPingPong ? (P * kPeriods + kk / kPromoteSteps) % 2 : 0][s][chunk_start(c) / 2],
                                        frag[buf][s], desc, kPingPong && kk % kPromoteSteps == 0 ? 0 : 1);
             });
         wgmma_commit();
-        if constexpr (kPingPong && promote_after<kk>) {
-            constexpr int q = kk / kPromoteSteps;
-            if constexpr (q > 0) {
-                factors(k0 + (q - 1) * kPromoteK);
+        if constexpr (kPingPong) {
+            constexpr int q = kk / kPromoteSteps, pq = P * kPeriods + q;  // period of the stage, of the pair
+            if constexpr (pq > 0 && kk % kPromoteSteps == kLagStep) {
+                if constexpr (kKScales)
+                    factors(k0 + (q - 1) * kPromoteK);
                 wgmma_wait<1>();
-                pin_acc(acc[(q - 1) % 2]);
-                promote_scaled(acc[(q - 1) % 2], total, fa, fb);
+                pin_acc(acc[(pq - 1) % 2]);
+                promote_scaled(acc[(pq - 1) % 2], total, fa, fb);
             }
-            if constexpr (kk + 1 == kKK) {
-                factors(k0 + q * kPromoteK);
+            if constexpr (P + 1 == kPairStages && kk + 1 == kKK) {
+                if constexpr (kKScales)
+                    factors(k0 + q * kPromoteK);
                 wgmma_wait<0>();
-                pin_acc(acc[q % 2]);
-                promote_scaled(acc[q % 2], total, fa, fb);
+                pin_acc(acc[pq % 2]);
+                promote_scaled(acc[pq % 2], total, fa, fb);
             }
         } else if constexpr (promote_after<kk>) {
             if (kk + 1 < kKK || promote_end) {
@@ -486,8 +512,8 @@ HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, const Block &
         if (i + kInFlight < len)
             load_stage(args, a, blk, base, (g + kInFlight) % kStages, n0, kb0 + i + kInFlight, tid);
         cp_async_commit();
-        compute_stage(args, blk, (kb0 + i) * kBK, base, slot, wg, w, lane, acc, total,
-                      promote_at(kb0 + i, i + 1 == len));
+        compute_stage<0>(args, blk, (kb0 + i) * kBK, base, slot, wg, w, lane, acc, total,
+                         promote_at(kb0 + i, i + 1 == len));
     }
     wgmma_wait<0>();
     pin_acc(acc[0]);
@@ -502,14 +528,30 @@ HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, const Block &
 HUM_DEV void mainloop_ws(const hum_gemm_args &args, u32 base, int g0, const Block &blk, int kb0, int len,
                          int wg, int w, int lane, Acc (&acc)[kSets][kSlabs][kAcc], Acc (&total)[kSlabs][kAcc])
 {
-    for (int i = 0; i < len; ++i) {
-        const int g = g0 + i, slot = g % kStages;
-        mbar_wait(full_bar(base, slot), (g / kStages) & 1);
-        // gathered rows: the producer's cp.async wrote them through the generic proxy
+    // stage i of the segment: its slot's copies landed (gathered rows: the producer's cp.async
+    // wrote them through the generic proxy)
+    auto wait_full = [&](int i) {
+        const int g = g0 + i;
+        mbar_wait(full_bar(base, g % kStages), (g / kStages) & 1);
         if constexpr (!kATma)
             fence_proxy_async_smem();
-        compute_stage(args, blk, (kb0 + i) * kBK, base, slot, wg, w, lane, acc, total,
-                      promote_at(kb0 + i, i + 1 == len), i > 0, empty_bar(base, (g + kStages - 1) % kStages));
+    };
+    auto compute = [&](int i, auto place) {
+        const int g = g0 + i;
+        compute_stage<decltype(place)::value>(args, blk, (kb0 + i) * kBK, base, g % kStages, wg, w, lane, acc, total,
+                                              promote_at(kb0 + i, i + 1 == len), i > 0,
+                                              empty_bar(base, (g + kStages - 1) % kStages));
+    };
+    // stages in pairs: an odd segment's first alone, in a pair's second place (it promotes the
+    // first place's set, still zero)
+    int i = kPairStages == 2 ? len % 2 : 0;
+    if (i == 1) {
+        wait_full(0);
+        compute(0, int_c<kPairStages - 1>{});
+    }
+    for (; i < len; i += kPairStages) {
+        static_for<0, kPairStages>([&](auto p) { wait_full(i + p.value); });
+        static_for<0, kPairStages>([&](auto p) { compute(i + p.value, p); });
     }
     wgmma_wait<0>();
     pin_acc(acc[0]);

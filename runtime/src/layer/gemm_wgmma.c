@@ -17,14 +17,28 @@ hum_status hum_gemm_wgmma_takes(const hum_layer_config *c, const hum_compute_con
     return HUM_OK;
 }
 
+int hum_gemm_wgmma_pairs(const hum_layer_config *c, const hum_tuning *t)
+{
+    const int period = t->promote_k ? t->promote_k : 128;
+    if (!hum_gemm_promotes(c, t) || hum_gemm_kscale_k(c) || period > t->block_k)
+        return 0;
+    return (t->block_k / period) % 2 == 0 ||
+           (t->block_k == period && t->kernel == HUM_GEMM_KERNEL_WGMMA_WS && t->stages >= 3);
+}
+
 int hum_gemm_wgmma_acc_regs(const hum_layer_config *c, const hum_tuning *t)
 {
-    /* promoted: float32 totals beside the accumulators; promotion periods under 128 of K: two
-     * accumulator sets, one in flight while the other is promoted (kernels/gemm/gemm_wgmma.cu,
-     * kPingPong) */
+    /* promoted: float32 totals beside the accumulators; promotion periods under 128 of K, and
+     * carried promotions: two accumulator sets, one in flight while the other is promoted
+     * (kernels/gemm/gemm_wgmma.cu, kPingPong) */
     const int64_t kk = hum_gemm_kscale_k(c);
-    const int sets = !hum_gemm_promotes(c, t) ? 1 : kk && kk < 128 ? 3 : 2;
+    const int sets = !hum_gemm_promotes(c, t) ? 1 : (kk && kk < 128) || hum_gemm_wgmma_pairs(c, t) ? 3 : 2;
     return sets * (t->warp_n / 16) * (t->block_m / 2);
+}
+
+int hum_gemm_wgmma_acc_budget(const hum_layer_config *c, const hum_tuning *t)
+{
+    return hum_gemm_wgmma_pairs(c, t) ? 192 : 128;
 }
 
 void hum_gemm_wgmma_fit(const hum_layer_config *c, hum_tuning *t)
@@ -45,7 +59,7 @@ void hum_gemm_wgmma_fit(const hum_layer_config *c, hum_tuning *t)
     t->warp_k = t->block_k;
     t->warp_n = t->warp_n < t->block_n / 4 ? t->warp_n : t->block_n / 4;
     t->warp_n = t->warp_n > 16 ? t->warp_n : 16;
-    if (hum_gemm_promotes(c, t) && hum_gemm_wgmma_acc_regs(c, t) > 128) {
+    if (hum_gemm_promotes(c, t) && hum_gemm_wgmma_acc_regs(c, t) > hum_gemm_wgmma_acc_budget(c, t)) {
         t->warp_n = 16;
         if (t->block_n > 8 * t->warp_n) /* at most 2 warpgroups: the narrower warps span less */
             t->block_n = 8 * t->warp_n;
@@ -69,7 +83,7 @@ hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v)
     RULE(t->warp_n <= 32 && t->block_n / t->warp_n <= 8,
          "warp_n %d, block_n %d: at most 2 slabs (warp_n 32) and 2 warpgroups (block_n / warp_n <= 8) per thread",
          t->warp_n, t->block_n);
-    RULE(hum_gemm_wgmma_acc_regs(v->layer, t) <= 128,
+    RULE(hum_gemm_wgmma_acc_regs(v->layer, t) <= hum_gemm_wgmma_acc_budget(v->layer, t),
          "warp_n %d, block_m %d: %d accumulator registers per thread (%s activations); at most 128 accumulators, "
          "totals and ping-pong sets included", t->warp_n,
          t->block_m, hum_gemm_wgmma_acc_regs(v->layer, t), hum_dtype_name(v->layer->a_dtype));

@@ -25,6 +25,8 @@ hum_status hum_gemm_wgmma_takes(const hum_layer_config *c, const hum_compute_con
  * when promoted (hum_gemm_promotes: the float32 totals), three for promotion periods under 128 of
  * K (hum_gemm_kscale_k: ping-pong sets). */
 int hum_gemm_wgmma_acc_regs(const hum_layer_config *c, const hum_tuning *t);
+int hum_gemm_wgmma_pairs(const hum_layer_config *c, const hum_tuning *t);
+int hum_gemm_wgmma_acc_budget(const hum_layer_config *c, const hum_tuning *t);
 
 /* Tunings: warp_m = block_m, a multiple of 16 up to 256; warp_k = block_k; one or two whole
  * warpgroups (block_n / warp_n 4 or 8) of one or two slabs (warp_n 16 or 32) and at most 128
