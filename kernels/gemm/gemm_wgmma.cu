@@ -149,9 +149,9 @@ using Acc = AccType<kAInt8>::type;
 // never spans a branch (a barrier wait, the loop's end): ptxas serializes every wgmma of the
 // kernel when one sits between a wgmma and the promotion of its accumulators (C7514). The
 // producer fills a pair's second slot before the math warps release its first: three stages at
-// least.
+// least. The third set's registers: one CTA per SM.
 constexpr int kPeriods = kPromoteStages == 1 ? kKK / kPromoteSteps : 1;  // promotion periods per stage
-constexpr bool kPairs = kPromote && !kKScales && kPromoteStages == 1 &&
+constexpr bool kPairs = kPromote && !kKScales && kPromoteStages == 1 && kCtasPerSm == 1 &&
                         (kPeriods % 2 == 0 || (kPeriods == 1 && kSpecialised && kStages >= 3));
 constexpr bool kPingPong = (kKScales && kPromoteK < 128) || kPairs;
 constexpr int kSets = kPingPong ? 2 : 1;

@@ -22,8 +22,8 @@ int hum_gemm_wgmma_pairs(const hum_layer_config *c, const hum_tuning *t)
     const int period = t->promote_k ? t->promote_k : 128;
     if (!hum_gemm_promotes(c, t) || hum_gemm_kscale_k(c) || period > t->block_k)
         return 0;
-    return (t->block_k / period) % 2 == 0 ||
-           (t->block_k == period && t->kernel == HUM_GEMM_KERNEL_WGMMA_WS && t->stages >= 3);
+    return t->ctas_per_sm == 1 && ((t->block_k / period) % 2 == 0 ||
+                                   (t->block_k == period && t->kernel == HUM_GEMM_KERNEL_WGMMA_WS && t->stages >= 3));
 }
 
 int hum_gemm_wgmma_acc_regs(const hum_layer_config *c, const hum_tuning *t)
@@ -84,9 +84,9 @@ hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v)
          "warp_n %d, block_n %d: at most 2 slabs (warp_n 32) and 2 warpgroups (block_n / warp_n <= 8) per thread",
          t->warp_n, t->block_n);
     RULE(hum_gemm_wgmma_acc_regs(v->layer, t) <= hum_gemm_wgmma_acc_budget(v->layer, t),
-         "warp_n %d, block_m %d: %d accumulator registers per thread (%s activations); at most 128 accumulators, "
-         "totals and ping-pong sets included", t->warp_n,
-         t->block_m, hum_gemm_wgmma_acc_regs(v->layer, t), hum_dtype_name(v->layer->a_dtype));
+         "warp_n %d, block_m %d: %d accumulator registers per thread (%s activations); at most %d accumulators, "
+         "totals and ping-pong sets included", t->warp_n, t->block_m, hum_gemm_wgmma_acc_regs(v->layer, t),
+         hum_dtype_name(v->layer->a_dtype), hum_gemm_wgmma_acc_budget(v->layer, t));
     /* the plain kernel stages C in the drained pipeline; the warp-specialised one has its own tile */
     const int64_t tile = hum_gemm_wgmma_epilogue_smem(v);
     const int64_t pipeline = hum_gemm_pipeline_bytes(v);

@@ -23,14 +23,21 @@ hum_status hum_gemm_wgmma_takes(const hum_layer_config *c, const hum_compute_con
 
 /* Accumulator registers per thread of a tuning: warp_n / 16 * block_m / 2 per set; one set, two
  * when promoted (hum_gemm_promotes: the float32 totals), three for promotion periods under 128 of
- * K (hum_gemm_kscale_k: ping-pong sets). */
+ * K (hum_gemm_kscale_k) and for promotions in pairs (hum_gemm_wgmma_pairs): ping-pong sets. */
 int hum_gemm_wgmma_acc_regs(const hum_layer_config *c, const hum_tuning *t);
+
+/* Whether e4m3 promotions without K-group scales run in pairs of periods (kernels/gemm/gemm_wgmma.cu,
+ * kPairs), one CTA per SM: two periods per stage, or one per stage on wgmma_ws with at least three
+ * stages. */
 int hum_gemm_wgmma_pairs(const hum_layer_config *c, const hum_tuning *t);
+
+/* The most accumulator registers a thread may hold: 128; 192 in pairs, whose one CTA per SM leaves
+ * a math thread 232 (wgmma_ws) and whose 128 x 128 tiles compile without local memory (sm_90a). */
 int hum_gemm_wgmma_acc_budget(const hum_layer_config *c, const hum_tuning *t);
 
 /* Tunings: warp_m = block_m, a multiple of 16 up to 256; warp_k = block_k; one or two whole
  * warpgroups (block_n / warp_n 4 or 8) of one or two slabs (warp_n 16 or 32) and at most 128
- * accumulator registers per thread (hum_gemm_wgmma_acc_regs); for "wgmma" the epilogue tile
+ * accumulator registers per thread, 192 in pairs (hum_gemm_wgmma_acc_regs, _acc_budget); for "wgmma" the epilogue tile
  * (hum_gemm_wgmma_epilogue_smem) within the pipeline's shared memory, where it stages C. HUM_ERR_UNSUPPORTED naming the rule. */
 hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v);
 
@@ -41,8 +48,9 @@ int64_t hum_gemm_wgmma_epilogue_smem(const hum_gemm_variant *v);
 
 /* Fitting a policy's tuning: a warp spans the whole block in M and K; warp N at most block N / 4
  * (whole warpgroups in a narrower block N) and at least 16; promoted accumulators
- * (hum_gemm_promotes) within 128 registers (hum_gemm_wgmma_acc_regs): block M at most 128, one
- * slab above block M 64, and with ping-pong sets block M at most 64 in one slab. */
+ * (hum_gemm_promotes) within their budget (hum_gemm_wgmma_acc_regs, _acc_budget): block M at
+ * most 128, one slab above block M 64, and with ping-pong sets of K-group scales block M at most
+ * 64 in one slab. */
 void hum_gemm_wgmma_fit(const hum_layer_config *c, hum_tuning *t);
 
 #endif
