@@ -141,23 +141,25 @@ using Acc = AccType<kAInt8>::type;
 // is promoted while period q's last group still runs; each stage ends with both sets promoted
 // (block K 128 or 256 holds an even number of periods). The fit gives the third set its registers
 // (runtime/src/layer/gemm_wgmma.c, hum_gemm_wgmma_acc_regs).
-// e4m3 without factors along K (W8A8, W4A8) pairs its periods the same way: the two periods of a
-// stage, or (warp-specialised, one period per stage) two consecutive stages, whose slots are both
-// waited before the first begins. The first period's set is promoted while the second's first
-// group runs, and only the pair's end waits for the tensor cores to drain: every 128 of K, both
-// warpgroups' drains were W8A8's loss above M = 1024 (bench/NOTES.md, session 7, a8). A pair
-// never spans a branch (a barrier wait, the loop's end): ptxas serializes every wgmma of the
-// kernel when one sits between a wgmma and the promotion of its accumulators (C7514). The
-// producer fills a pair's second slot before the math warps release its first: three stages at
-// least. The third set's registers: one CTA per SM.
+// e4m3 without factors along K (W8A8, W4A8) alternates the sets the same way over a span of
+// periods: the two periods of a stage, or (warp-specialised, one period per stage) kSpan
+// consecutive stages, whose slots are all waited before the first begins. Each period's set is
+// promoted while the next period's first group runs, and only the span's end waits for the tensor
+// cores to drain: every 128 of K, both warpgroups' drains were W8A8's loss above M = 1024
+// (bench/NOTES.md, session 7, a8). A span never contains a branch (a barrier wait, the loop's
+// end): ptxas serializes every wgmma of the kernel when one sits between a wgmma and the
+// promotion of its accumulators (C7514). The producer fills a span's last slot before the math
+// warps release its first: kSpan + 1 stages at least. The third set's registers: one CTA per SM.
+// Spans of three stages spilled (128 x 128 x 128 W8A8: 304 bytes of stack, ptxas for sm_90a).
 constexpr int kPeriods = kPromoteStages == 1 ? kKK / kPromoteSteps : 1;  // promotion periods per stage
-constexpr bool kPairs = kPromote && !kKScales && kPromoteStages == 1 && kCtasPerSm == 1 &&
-                        (kPeriods % 2 == 0 || (kPeriods == 1 && kSpecialised && kStages >= 3));
-constexpr bool kPingPong = (kKScales && kPromoteK < 128) || kPairs;
+constexpr int kSpan = 2;
+constexpr bool kSpans = kPromote && !kKScales && kPromoteStages == 1 && kCtasPerSm == 1 &&
+                        (kPeriods % 2 == 0 || (kPeriods == 1 && kSpecialised && kStages > kSpan));
+constexpr bool kPingPong = (kKScales && kPromoteK < 128) || kSpans;
 constexpr int kSets = kPingPong ? 2 : 1;
-constexpr int kPairStages = kPairs && kPeriods == 1 ? 2 : 1;  // stages of a pair of periods
-static_assert(!kPingPong || (kPromoteStages == 1 && (kPeriods % 2 == 0 || kPairStages == 2)),
-              "ping-pong accumulators: an even number of promotion periods in every stage, or stages in pairs");
+constexpr int kSpanStages = kSpans && kPeriods == 1 ? kSpan : 1;  // stages of a span
+static_assert(!kPingPong || (kPromoteStages == 1 && (kPeriods % 2 == 0 || kSpanStages > 1)),
+              "ping-pong accumulators: an even number of promotion periods in every stage, or spans of stages");
 // The step of a period after which the previous period's set is promoted: the first (its group
 // then the one running); with K-group scales the last (their factors read before the wait).
 constexpr int kLagStep = kKScales ? kPromoteSteps - 1 : 0;
@@ -175,8 +177,8 @@ static_assert(!kSpecialised || (kLoadWarps == 4 && kMathThreads % kCopyThreads =
 static_assert(!kSpecialised || (kProducerRegs <= kLaunchRegs && kMathRegs >= kLaunchRegs),
               "setmaxnreg: the producer gives registers back, the math warpgroups take them");
 static_assert(kWarpgroups * kSlabs == kUnits, "warpgroups x slabs must cover block N");
-static_assert(kWarpgroups <= 2 && kSlabs <= 2 && (kSets + (kPromote ? 1 : 0)) * kSlabs * kAcc <= (kPairs ? 192 : 128),
-              "register budget: at most 2 warpgroups, 2 slabs and 128 accumulator registers per thread");
+static_assert(kWarpgroups <= 2 && kSlabs <= 2 && (kSets + (kPromote ? 1 : 0)) * kSlabs * kAcc <= (kSpans ? 192 : 128),
+              "register budget: at most 2 warpgroups, 2 slabs and 128 accumulator registers per thread (192 in spans)");
 static_assert(kWM == kBM && kWK == kBK, "wgmma tiles: warp_m = block_m and warp_k = block_k");
 static_assert(kBM % 16 == 0 && kBM <= 256, "block M (the wgmma N) must be a multiple of 16 up to 256");
 static_assert(kAVec, "activations must be copied 16 bytes at a time (no act-order, K a multiple of 8)");
@@ -389,8 +391,8 @@ HUM_DEV void promote_scaled(T (&acc)[kSlabs][kAcc], T (&total)[kSlabs][kAcc], co
 // that read it (step kk - 2) has finished, so one group computes while the next is prepared.
 // K-group scales: blk the tile's, k0 the stage's first column of K. The accumulators (acc[0])
 // are promoted at the stage's end when `promote_end` (promote_at); ping-pong sets at each
-// period's kLagStep and, at the end of a pair's last stage (P: the stage's place in its pair),
-// both.
+// period's kLagStep and, at the end of a span's last stage (P: the stage's place in its span),
+// the last.
 // Warp-specialised, once step 1 has waited the previous stage's groups have all finished: lane 0
 // then releases that stage's slot (empty barrier `release`) when `released` is set.
 template <int P>
@@ -444,12 +446,13 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
                 // step kk's 32 bytes of each 128-byte row of an atom (k16 of 16-bit A, k32 of 8-bit)
                 constexpr u32 K_OFF = (kk / 4) * kAtomBytes + (kk % 4) * 32;
                 const u64 desc = desc0 + ((K_OFF + chunk_start(c) * 128) >> 4);
-                wgmma_step<chunk_n(c)>(&acc[kPingPong ? (P * kPeriods + kk / kPromoteSteps) % 2 : 0][s][chunk_start(c) / 2],
-                                       frag[buf][s], desc, kPingPong && kk % kPromoteSteps == 0 ? 0 : 1);
+                constexpr int set = kPingPong ? (P * kPeriods + kk / kPromoteSteps) % 2 : 0;
+                wgmma_step<chunk_n(c)>(&acc[set][s][chunk_start(c) / 2], frag[buf][s], desc,
+                                       kPingPong && kk % kPromoteSteps == 0 ? 0 : 1);
             });
         wgmma_commit();
         if constexpr (kPingPong) {
-            constexpr int q = kk / kPromoteSteps, pq = P * kPeriods + q;  // period of the stage, of the pair
+            constexpr int q = kk / kPromoteSteps, pq = P * kPeriods + q;  // period of the stage, of the span
             if constexpr (pq > 0 && kk % kPromoteSteps == kLagStep) {
                 if constexpr (kKScales)
                     factors(k0 + (q - 1) * kPromoteK);
@@ -457,7 +460,7 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
                 pin_acc(acc[(pq - 1) % 2]);
                 promote_scaled(acc[(pq - 1) % 2], total, fa, fb);
             }
-            if constexpr (P + 1 == kPairStages && kk + 1 == kKK) {
+            if constexpr (P + 1 == kSpanStages && kk + 1 == kKK) {
                 if constexpr (kKScales)
                     factors(k0 + q * kPromoteK);
                 wgmma_wait<0>();
@@ -542,16 +545,19 @@ HUM_DEV void mainloop_ws(const hum_gemm_args &args, u32 base, int g0, const Bloc
                                               promote_at(kb0 + i, i + 1 == len), i > 0,
                                               empty_bar(base, (g + kStages - 1) % kStages));
     };
-    // stages in pairs: an odd segment's first alone, in a pair's second place (it promotes the
-    // first place's set, still zero)
-    int i = kPairStages == 2 ? len % 2 : 0;
-    if (i == 1) {
-        wait_full(0);
-        compute(0, int_c<kPairStages - 1>{});
-    }
-    for (; i < len; i += kPairStages) {
-        static_for<0, kPairStages>([&](auto p) { wait_full(i + p.value); });
-        static_for<0, kPairStages>([&](auto p) { compute(i + p.value, p); });
+    // a segment's first len % kSpanStages stages: a span's last places (the first of them
+    // promotes the set of the place before, still zero)
+    const int rest = len % kSpanStages;
+    static_for<1, kSpanStages>([&](auto nc) {
+        constexpr int n = decltype(nc)::value;
+        if (rest == n) {
+            static_for<0, n>([&](auto p) { wait_full(p.value); });
+            static_for<0, n>([&](auto p) { compute(p.value, int_c<kSpanStages - n + decltype(p)::value>{}); });
+        }
+    });
+    for (int i = rest; i < len; i += kSpanStages) {
+        static_for<0, kSpanStages>([&](auto p) { wait_full(i + p.value); });
+        static_for<0, kSpanStages>([&](auto p) { compute(i + p.value, p); });
     }
     wgmma_wait<0>();
     pin_acc(acc[0]);

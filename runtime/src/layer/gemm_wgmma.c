@@ -17,7 +17,7 @@ hum_status hum_gemm_wgmma_takes(const hum_layer_config *c, const hum_compute_con
     return HUM_OK;
 }
 
-int hum_gemm_wgmma_pairs(const hum_layer_config *c, const hum_tuning *t)
+int hum_gemm_wgmma_spans(const hum_layer_config *c, const hum_tuning *t)
 {
     const int period = t->promote_k ? t->promote_k : 128;
     if (!hum_gemm_promotes(c, t) || hum_gemm_kscale_k(c) || period > t->block_k)
@@ -29,16 +29,16 @@ int hum_gemm_wgmma_pairs(const hum_layer_config *c, const hum_tuning *t)
 int hum_gemm_wgmma_acc_regs(const hum_layer_config *c, const hum_tuning *t)
 {
     /* promoted: float32 totals beside the accumulators; promotion periods under 128 of K, and
-     * carried promotions: two accumulator sets, one in flight while the other is promoted
+     * spans: two accumulator sets, one in flight while the other is promoted
      * (kernels/gemm/gemm_wgmma.cu, kPingPong) */
     const int64_t kk = hum_gemm_kscale_k(c);
-    const int sets = !hum_gemm_promotes(c, t) ? 1 : (kk && kk < 128) || hum_gemm_wgmma_pairs(c, t) ? 3 : 2;
+    const int sets = !hum_gemm_promotes(c, t) ? 1 : (kk && kk < 128) || hum_gemm_wgmma_spans(c, t) ? 3 : 2;
     return sets * (t->warp_n / 16) * (t->block_m / 2);
 }
 
 int hum_gemm_wgmma_acc_budget(const hum_layer_config *c, const hum_tuning *t)
 {
-    return hum_gemm_wgmma_pairs(c, t) ? 192 : 128;
+    return hum_gemm_wgmma_spans(c, t) ? 192 : 128;
 }
 
 void hum_gemm_wgmma_fit(const hum_layer_config *c, hum_tuning *t)
