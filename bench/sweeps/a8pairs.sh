@@ -1,13 +1,14 @@
 #!/bin/sh
 # Issue 9 (engineer a8, session 7): e4m3 promotions in pairs of periods (kernels/gemm/gemm_wgmma.cu,
 # kPairs), n = k = 8192 at M 1024 and 8192. Run from the repository root after a Release build:
-#     OUT=out BUDGET=97 BASE=dir/kernels [KC=cache] sh bench/sweeps/a8pairs.sh [BUILD_DIR]
-# BASE: the kernels before the change (HUM_KERNEL_PATH; the tunings are the same); KC: a kernel
-# cache to start from (copied). Rows while BUDGET - 55 seconds have not passed (the GPU to
+#     OUT=out BUDGET=97 BASE=dir/kernels [SYNC=dir/kernels] [KC=cache] sh bench/sweeps/a8pairs.sh [BUILD_DIR]
+# BASE: the kernels before the change, SYNC: those of 918c0b3 (both warpgroups' spans on the same
+# stages), through HUM_KERNEL_PATH (the tunings are the same); KC: a kernel cache to start from. Rows while BUDGET - 55 seconds have not passed (the GPU to
 # themselves), then test_gemm_a8 subsets in parallel to BUDGET; the summary in $OUT/a8pairs.txt.
 #  rows   w8a8        W8A8 e4m3 (channel, per-token A), the built-in table (wgmma_ws 128 x 128 x 128
-#                     / 4 above M = 64): pairs
+#                     / 4 above M = 64): spans of two stages, the second warpgroup's a stage later
 #         w8a8-old    the same with BASE's kernels: a drain every 128 of K
+#         w8a8-sync   the same with SYNC's kernels: both warpgroups drain on the same stages
 #         w8a8-s5     pairs with five stages on the 128 x 128 x 128 entries (a pair waits for two
 #                     slots, which leaves the producer one stage less ahead)
 #         w4a8, w4a8-old  W4A8 MXFP4 (e2m1 g32 e8m0 x e4m3) both ways
@@ -58,10 +59,10 @@ row() { # NAME LAYER [VAR=VALUE...]: hum bench at M 1024, 8192 with the environm
 }
 row w8a8 $W8 X=1
 row w8a8-old $W8 HUM_KERNEL_PATH="${BASE:-}"
+[ -n "${SYNC:-}" ] && row w8a8-sync $W8 HUM_KERNEL_PATH="$SYNC"
 row w4a8 $W4 X=1
 row w4a8-old $W4 HUM_KERNEL_PATH="${BASE:-}"
 row w8a8-s5 $W8 HUM_POLICY_PATH="$P/s5"
-row w8a8-again $W8 X=1
 left=$((budget - $(el)))
 test_sub() { # NAME PASS CASES
     HUM_TEST_CASES=$3 HUM_CACHE_DIR=$(mktemp -d) timeout $left "$T" "$2" >"$out/test-$1.log" 2>&1

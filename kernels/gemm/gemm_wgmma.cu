@@ -142,23 +142,23 @@ using Acc = AccType<kAInt8>::type;
 // (block K 128 or 256 holds an even number of periods). The fit gives the third set its registers
 // (runtime/src/layer/gemm_wgmma.c, hum_gemm_wgmma_acc_regs).
 // e4m3 without factors along K (W8A8, W4A8) alternates the sets the same way over a span of
-// periods: the two periods of a stage, or (warp-specialised, one period per stage) kSpan
-// consecutive stages, whose slots are all waited before the first begins. Each period's set is
+// periods: the two periods of a stage, or (warp-specialised, one period per stage) two
+// consecutive stages, whose slots are both waited before the first begins. A period's set is
 // promoted while the next period's first group runs, and only the span's end waits for the tensor
-// cores to drain: every 128 of K, both warpgroups' drains were W8A8's loss above M = 1024
-// (bench/NOTES.md, session 7, a8). A span never contains a branch (a barrier wait, the loop's
-// end): ptxas serializes every wgmma of the kernel when one sits between a wgmma and the
-// promotion of its accumulators (C7514). The producer fills a span's last slot before the math
-// warps release its first: kSpan + 1 stages at least. The third set's registers: one CTA per SM.
-// Spans of three stages spilled (128 x 128 x 128 W8A8: 304 bytes of stack, ptxas for sm_90a).
+// cores to drain: every 128 of K, both warpgroups drained at once, W8A8's loss above M = 1024
+// (bench/NOTES.md, session 7, a8). The second warpgroup starts its spans a stage later (a stage
+// alone first), so that the two never drain together. A span never contains a branch (a barrier
+// wait, the loop's end): ptxas serializes every wgmma of the kernel when one sits between a wgmma
+// and the promotion of its accumulators (C7514). The producer fills a span's second slot before
+// the math warps release its first: three stages at least. The third set's registers: one CTA per
+// SM. Spans of three stages spilled (128 x 128 x 128 W8A8: 304 bytes of stack, ptxas for sm_90a).
 constexpr int kPeriods = kPromoteStages == 1 ? kKK / kPromoteSteps : 1;  // promotion periods per stage
-constexpr int kSpan = 2;
 constexpr bool kSpans = kPromote && !kKScales && kPromoteStages == 1 && kCtasPerSm == 1 &&
-                        (kPeriods % 2 == 0 || (kPeriods == 1 && kSpecialised && kStages > kSpan));
+                        (kPeriods % 2 == 0 || (kPeriods == 1 && kSpecialised && kStages >= 3));
 constexpr bool kPingPong = (kKScales && kPromoteK < 128) || kSpans;
 constexpr int kSets = kPingPong ? 2 : 1;
-constexpr int kSpanStages = kSpans && kPeriods == 1 ? kSpan : 1;  // stages of a span
-static_assert(!kPingPong || (kPromoteStages == 1 && (kPeriods % 2 == 0 || kSpanStages > 1)),
+constexpr int kSpanStages = kSpans && kPeriods == 1 ? 2 : 1;  // stages of a span
+static_assert(!kPingPong || (kPromoteStages == 1 && (kPeriods % 2 == 0 || kSpanStages == 2)),
               "ping-pong accumulators: an even number of promotion periods in every stage, or spans of stages");
 // The step of a period after which the previous period's set is promoted: the first (its group
 // then the one running); with K-group scales the last (their factors read before the wait).
@@ -391,11 +391,10 @@ HUM_DEV void promote_scaled(T (&acc)[kSlabs][kAcc], T (&total)[kSlabs][kAcc], co
 // that read it (step kk - 2) has finished, so one group computes while the next is prepared.
 // K-group scales: blk the tile's, k0 the stage's first column of K. The accumulators (acc[0])
 // are promoted at the stage's end when `promote_end` (promote_at); ping-pong sets at each
-// period's kLagStep and, at the end of a span's last stage (P: the stage's place in its span),
-// the last.
+// period's kLagStep and the last at the end of its span (P: the stage's place in its span of L).
 // Warp-specialised, once step 1 has waited the previous stage's groups have all finished: lane 0
 // then releases that stage's slot (empty barrier `release`) when `released` is set.
-template <int P>
+template <int P, int L>
 HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, u32 base, int slot, int wg, int w,
                            int lane, Acc (&acc)[kSets][kSlabs][kAcc], Acc (&total)[kSlabs][kAcc],
                            bool promote_end, bool released = false, u32 release = 0)
@@ -460,7 +459,7 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
                 pin_acc(acc[(pq - 1) % 2]);
                 promote_scaled(acc[(pq - 1) % 2], total, fa, fb);
             }
-            if constexpr (P + 1 == kSpanStages && kk + 1 == kKK) {
+            if constexpr (P + 1 == L && kk + 1 == kKK) {
                 if constexpr (kKScales)
                     factors(k0 + q * kPromoteK);
                 wgmma_wait<0>();
@@ -515,8 +514,8 @@ HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, const Block &
         if (i + kInFlight < len)
             load_stage(args, a, blk, base, (g + kInFlight) % kStages, n0, kb0 + i + kInFlight, tid);
         cp_async_commit();
-        compute_stage<0>(args, blk, (kb0 + i) * kBK, base, slot, wg, w, lane, acc, total,
-                         promote_at(kb0 + i, i + 1 == len));
+        compute_stage<0, 1>(args, blk, (kb0 + i) * kBK, base, slot, wg, w, lane, acc, total,
+                            promote_at(kb0 + i, i + 1 == len));
     }
     wgmma_wait<0>();
     pin_acc(acc[0]);
@@ -539,25 +538,25 @@ HUM_DEV void mainloop_ws(const hum_gemm_args &args, u32 base, int g0, const Bloc
         if constexpr (!kATma)
             fence_proxy_async_smem();
     };
-    auto compute = [&](int i, auto place) {
+    // place P of a span of L stages
+    auto compute = [&](int i, auto place, auto span) {
         const int g = g0 + i;
-        compute_stage<decltype(place)::value>(args, blk, (kb0 + i) * kBK, base, g % kStages, wg, w, lane, acc, total,
-                                              promote_at(kb0 + i, i + 1 == len), i > 0,
-                                              empty_bar(base, (g + kStages - 1) % kStages));
+        compute_stage<decltype(place)::value, decltype(span)::value>(
+            args, blk, (kb0 + i) * kBK, base, g % kStages, wg, w, lane, acc, total, promote_at(kb0 + i, i + 1 == len),
+            i > 0, empty_bar(base, (g + kStages - 1) % kStages));
     };
-    // a segment's first len % kSpanStages stages: a span's last places (the first of them
-    // promotes the set of the place before, still zero)
-    const int rest = len % kSpanStages;
-    static_for<1, kSpanStages>([&](auto nc) {
-        constexpr int n = decltype(nc)::value;
-        if (rest == n) {
-            static_for<0, n>([&](auto p) { wait_full(p.value); });
-            static_for<0, n>([&](auto p) { compute(p.value, int_c<kSpanStages - n + decltype(p)::value>{}); });
+    for (int i = 0; i < len;) {
+        if (kSpanStages == 2 && i + 1 < len && (wg == 0 || i > 0)) {
+            wait_full(i);
+            wait_full(i + 1);
+            compute(i, int_c<0>{}, int_c<kSpanStages>{});
+            compute(i + 1, int_c<kSpanStages - 1>{}, int_c<kSpanStages>{});
+            i += 2;
+        } else {
+            wait_full(i);
+            compute(i, int_c<0>{}, int_c<1>{});
+            i += 1;
         }
-    });
-    for (int i = rest; i < len; i += kSpanStages) {
-        static_for<0, kSpanStages>([&](auto p) { wait_full(i + p.value); });
-        static_for<0, kSpanStages>([&](auto p) { compute(i + p.value, p); });
     }
     wgmma_wait<0>();
     pin_acc(acc[0]);
