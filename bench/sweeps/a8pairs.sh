@@ -14,7 +14,8 @@
 #         w4a8, w4a8-old  W4A8 MXFP4 (e2m1 g32 e8m0 x e4m3) both ways
 #  tests  test_gemm_a8 against float64: the wgmma_ws pass (M 20 / 48 / 72, stream-K slices summed
 #         in the workspace) of the e4m3-A cases; the built-in pass (M 1 / 7 / 48 / 200 / 520;
-#         K = 2064: 17 stages, a pair-less first stage) of the e4m3 and of the e2m1 weights
+#         K = 2064: 17 stages, a stage alone) of the e4m3 and of the e2m1 weights; the spans pass
+#         (bit for bit against one stage at a time)
 set -u
 build=${1:-build}
 out=${OUT:-out}
@@ -71,8 +72,9 @@ test_sub() { # NAME PASS CASES
 test_sub ws wgmma_ws "w=e4m3,w=e2m1,w=uint4" &
 test_sub e4m3 built-in "w=e4m3" &
 test_sub e2m1 built-in "w=e2m1" &
+test_sub spans spans "" &
 wait
-for s in ws e4m3 e2m1; do
+for s in ws e4m3 e2m1 spans; do
     cat "$out/test-$s.exit" >>"$L"
     grep -E " (ok  |FAIL) " "$out/test-$s.log" >>"$L"
 done
