@@ -1,6 +1,7 @@
 #!/bin/sh
-# Issue 9 (engineer a8, session 7): e4m3 promotions in pairs of periods (kernels/gemm/gemm_wgmma.cu,
-# kPairs), n = k = 8192 at M 1024 and 8192. Run from the repository root after a Release build:
+# Issue 9 (engineer a8, session 7): e4m3 promotions over spans of two stages (kernels/gemm/
+# gemm_wgmma.cu, kSpans) and 192-row tiles, n = k = 8192 at M 1024 to 8192. Run from the repository
+# root after a Release build:
 #     OUT=out BUDGET=97 BASE=dir/kernels [SYNC=dir/kernels] [KC=cache] sh bench/sweeps/a8pairs.sh [BUILD_DIR]
 # BASE: the kernels before the change, SYNC: those of 918c0b3 (both warpgroups' spans on the same
 # stages), through HUM_KERNEL_PATH (the tunings are the same); KC: a kernel cache to start from. Rows while BUDGET - 55 seconds have not passed (the GPU to
@@ -8,14 +9,15 @@
 #  rows   w8a8        W8A8 e4m3 (channel, per-token A), the built-in table (wgmma_ws 128 x 128 x 128
 #                     / 4 above M = 64): spans of two stages, the second warpgroup's a stage later
 #         w8a8-old    the same with BASE's kernels: a drain every 128 of K
-#         w8a8-sync   the same with SYNC's kernels: both warpgroups drain on the same stages
-#         w8a8-s5     pairs with five stages on the 128 x 128 x 128 entries (a pair waits for two
-#                     slots, which leaves the producer one stage less ahead)
-#         w4a8, w4a8-old  W4A8 MXFP4 (e2m1 g32 e8m0 x e4m3) both ways
+#         w8a8-r192   192-row tiles instead of 128 (two sets of 96 accumulators, no spans): fewer
+#                     bytes of A and of the weights per multiply-add
+#         w4a8-r192, w4a8, w4a8-old  W4A8 MXFP4 (e2m1 g32 e8m0 x e4m3) the three ways
+#         w8a8-s5     spans with five stages on the 128-row entries (a span waits for two slots)
+#         w8a8-sync   spans with SYNC's kernels: both warpgroups drain on the same stages
 #  tests  test_gemm_a8 against float64: the wgmma_ws pass (M 20 / 48 / 72, stream-K slices summed
 #         in the workspace) of the e4m3-A cases; the built-in pass (M 1 / 7 / 48 / 200 / 520;
 #         K = 2064: 17 stages, a stage alone) of the e4m3 and of the e2m1 weights; the spans pass
-#         (bit for bit against one stage at a time)
+#         (bit for bit against one stage at a time); the rows192 pass
 set -u
 build=${1:-build}
 out=${OUT:-out}
@@ -30,40 +32,47 @@ L=$out/a8pairs.txt
 t0=$(date +%s)
 el() { echo $(($(date +%s) - t0)); }
 P=$(mktemp -d)
-mkdir -p "$P/s5"
-cat >"$P/s5/zz-a8.lua" <<'LUA'
+pol() { # NAME LUA-STATEMENTS-ON-t: the built-in tables, each entry's tuning t edited
+    mkdir -p "$P/$1"
+    cat >"$P/$1/zz-a8.lua" <<LUA
 local policy = require('hum.policy')
-return { name = 'a8-s5', applies = function(device) return device.sm >= 90 end,
+return { name = 'a8-$1', applies = function(device) return device.sm >= 90 end,
   tunings = function(device, layer)
     local list = policy.below(device, layer)
     for _, e in ipairs(list) do
       local t = e.tuning
-      if t.kernel == 'wgmma_ws' and t.block_m == 128 and t.block_k == 128 then t.stages = 5 end
+      $2
     end
     return list
   end }
 LUA
+}
+pol s5 "if t.kernel == 'wgmma_ws' and t.block_m == 128 and t.block_k == 128 then t.stages = 5 end"
+pol r192 "if t.kernel == 'wgmma_ws' and t.block_m == 128 and t.block_k == 128 then t.block_m, t.warp_m = 192, 192 end"
 W8=n=8192,k=8192,w=e4m3,a=e4m3
 W4=n=8192,k=8192,w=e2m1,a=e4m3,group=32,scale=e8m0
-row() { # NAME LAYER [VAR=VALUE...]: hum bench at M 1024, 8192 with the environment given
-    name=$1 layer=$2
-    shift 2
+row() { # NAME LAYER M-LIST [VAR=VALUE...]: hum bench with the environment given
+    name=$1 layer=$2 ms=$3
+    shift 3
     if [ $(($(el) + 55)) -gt "$budget" ]; then
         echo "=== $name skipped at $(el) s" >>"$L"
         return
     fi
     echo "=== $name at $(el) s" >>"$L"
-    env "$@" timeout 14 "$H" bench --layer "$layer" --m 1024,8192 --warmup 10 --reps 50 \
+    env "$@" timeout 14 "$H" bench --layer "$layer" --m "$ms" --warmup 10 --reps 50 \
         --out "$out/$name.json" >"$out/$name.log" 2>&1
     echo "exit $? at $(el) s" >>"$L"
-    grep -E "^ *(1024|8192) |error" "$out/$name.log" >>"$L"
+    grep -E "^ *[0-9]+ +[0-9.]+ |error" "$out/$name.log" >>"$L"
 }
-row w8a8 $W8 X=1
-row w8a8-old $W8 HUM_KERNEL_PATH="${BASE:-}"
-[ -n "${SYNC:-}" ] && row w8a8-sync $W8 HUM_KERNEL_PATH="$SYNC"
-row w4a8 $W4 X=1
-row w4a8-old $W4 HUM_KERNEL_PATH="${BASE:-}"
-row w8a8-s5 $W8 HUM_POLICY_PATH="$P/s5"
+M4=1024,2048,4096,8192
+row w8a8 $W8 $M4 X=1
+row w8a8-old $W8 1024,8192 HUM_KERNEL_PATH="${BASE:-}"
+row w8a8-r192 $W8 $M4 HUM_POLICY_PATH="$P/r192"
+row w4a8-r192 $W4 $M4 HUM_POLICY_PATH="$P/r192"
+row w4a8 $W4 $M4 X=1
+row w4a8-old $W4 1024,8192 HUM_KERNEL_PATH="${BASE:-}"
+row w8a8-s5 $W8 1024,8192 HUM_POLICY_PATH="$P/s5"
+[ -n "${SYNC:-}" ] && row w8a8-sync $W8 1024,8192 HUM_KERNEL_PATH="$SYNC"
 left=$((budget - $(el)))
 test_sub() { # NAME PASS CASES
     HUM_TEST_CASES=$3 HUM_CACHE_DIR=$(mktemp -d) timeout $left "$T" "$2" >"$out/test-$1.log" 2>&1
@@ -73,8 +82,9 @@ test_sub ws wgmma_ws "w=e4m3,w=e2m1,w=uint4" &
 test_sub e4m3 built-in "w=e4m3" &
 test_sub e2m1 built-in "w=e2m1" &
 test_sub spans spans "" &
+test_sub rows192 rows192 "" &
 wait
-for s in ws e4m3 e2m1 spans; do
+for s in ws e4m3 e2m1 spans rows192; do
     cat "$out/test-$s.exit" >>"$L"
     grep -E " (ok  |FAIL) " "$out/test-$s.log" >>"$L"
 done

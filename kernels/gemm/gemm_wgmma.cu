@@ -153,7 +153,11 @@ using Acc = AccType<kAInt8>::type;
 // the math warps release its first: three stages at least. The third set's registers: one CTA per
 // SM. Spans of three stages spilled (128 x 128 x 128 W8A8: 304 bytes of stack, ptxas for sm_90a).
 constexpr int kPeriods = kPromoteStages == 1 ? kKK / kPromoteSteps : 1;  // promotion periods per stage
+// Accumulator registers a thread may hold (runtime/src/layer/gemm_wgmma.c, hum_gemm_wgmma_acc_budget):
+// a warp-specialised math thread alone on its SM has 232 registers (setmaxnreg), room for 192.
+constexpr int kAccBudget = kSpecialised && kCtasPerSm == 1 && !kKScales ? 192 : 128;
 constexpr bool kSpans = kPromote && !kKScales && kPromoteStages == 1 && kCtasPerSm == 1 &&
+                        3 * kSlabs * kAcc <= kAccBudget &&
                         (kPeriods % 2 == 0 || (kPeriods == 1 && kSpecialised && kStages >= 3));
 constexpr bool kPingPong = (kKScales && kPromoteK < 128) || kSpans;
 constexpr int kSets = kPingPong ? 2 : 1;
@@ -177,8 +181,8 @@ static_assert(!kSpecialised || (kLoadWarps == 4 && kMathThreads % kCopyThreads =
 static_assert(!kSpecialised || (kProducerRegs <= kLaunchRegs && kMathRegs >= kLaunchRegs),
               "setmaxnreg: the producer gives registers back, the math warpgroups take them");
 static_assert(kWarpgroups * kSlabs == kUnits, "warpgroups x slabs must cover block N");
-static_assert(kWarpgroups <= 2 && kSlabs <= 2 && (kSets + (kPromote ? 1 : 0)) * kSlabs * kAcc <= (kSpans ? 192 : 128),
-              "register budget: at most 2 warpgroups, 2 slabs and 128 accumulator registers per thread (192 in spans)");
+static_assert(kWarpgroups <= 2 && kSlabs <= 2 && (kSets + (kPromote ? 1 : 0)) * kSlabs * kAcc <= kAccBudget,
+              "register budget: at most 2 warpgroups, 2 slabs and kAccBudget accumulator registers per thread");
 static_assert(kWM == kBM && kWK == kBK, "wgmma tiles: warp_m = block_m and warp_k = block_k");
 static_assert(kBM % 16 == 0 && kBM <= 256, "block M (the wgmma N) must be a multiple of 16 up to 256");
 static_assert(kAVec, "activations must be copied 16 bytes at a time (no act-order, K a multiple of 8)");

@@ -250,7 +250,8 @@ static void run_cases(hum_runtime *rt, hum_runtime *twin_rt, quant_rng *rng, con
  * bench/sweeps/w8a8.sh measures before a policy sets promote_k (none does); and `spans`: the
  * built-in tables at M 200 and 520 (wgmma_ws 128 x 128 x 128 / 4: e4m3 promotions over spans of
  * two stages, kernels/gemm/gemm_wgmma.cu) give the same output bit for bit as the same tables with
- * two stages (one stage promoted at a time), K = 2064 (an odd stage) and 8192, W8A8 and W4A8. */
+ * two stages (one stage promoted at a time), K = 2064 (an odd stage) and 8192, W8A8 and W4A8;
+ * `rows192`: the same cases at M 200 and 520 on 192-row tiles (wgmma_ws, promoted every 128). */
 int main(int argc, char **argv)
 {
     if (!gemm_test_have_gpu())
@@ -290,6 +291,8 @@ int main(int argc, char **argv)
 #define A8_NEVER "t.promote_k = layer.padded_k; "
 /* two stages: wgmma_ws's 128-column stages promote one at a time (no spans: three stages at least) */
 #define A8_ONE_STAGE "if t.kernel == 'wgmma_ws' and t.block_k == 128 then t.stages = 2 end"
+/* wgmma_ws's 128-row e4m3 tiles with 192 rows: two accumulator sets of 96 (no spans) */
+#define A8_ROWS192 "if t.kernel == 'wgmma_ws' and t.block_m == 128 and t.block_k == 128 then t.block_m, t.warp_m = 192, 192 end"
 /* the M > 128 entries share the 65..128 entry's table: 256 rows in a copy of their own */
 #define A8_ROWS256                                                                                        \
     "if e.m_min > 128 and t.block_m == 128 then local c = {} for k, v in pairs(t) do c[k] = v end "    \
@@ -316,6 +319,7 @@ int main(int argc, char **argv)
          " never promoted, 128 x 256", ms_p, sizeof ms_p / sizeof ms_p[0], 2, NULL},
         {"spans", NULL, " spans, bit for bit with one stage at a time", ms_spans, sizeof ms_spans / sizeof ms_spans[0],
          2, A8_ONE_STAGE},
+        {"rows192", A8_ROWS192, " 192-row tiles", ms_spans, sizeof ms_spans / sizeof ms_spans[0], 2, NULL},
     };
     const size_t count = sizeof cases / sizeof cases[0];
     int named = argc < 2;
@@ -340,7 +344,7 @@ int main(int argc, char **argv)
         }
     }
     QUANT_CHECK(named, "no pass named '%s' (expected built-in, workspace, wgmma_ws, promote256, promote512, never, "
-                "never128x256 or spans)", argv[argc > 1 ? 1 : 0]);
+                "never128x256, spans or rows192)", argv[argc > 1 ? 1 : 0]);
     hum_runtime_destroy(rt);
     return quant_test_result("test_gemm_a8");
 }

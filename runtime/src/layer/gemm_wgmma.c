@@ -17,13 +17,19 @@ hum_status hum_gemm_wgmma_takes(const hum_layer_config *c, const hum_compute_con
     return HUM_OK;
 }
 
+int hum_gemm_wgmma_acc_budget(const hum_layer_config *c, const hum_tuning *t)
+{
+    return t->kernel == HUM_GEMM_KERNEL_WGMMA_WS && t->ctas_per_sm == 1 && !hum_gemm_kscale_k(c) ? 192 : 128;
+}
+
 int hum_gemm_wgmma_spans(const hum_layer_config *c, const hum_tuning *t)
 {
     const int period = t->promote_k ? t->promote_k : 128;
-    if (!hum_gemm_promotes(c, t) || hum_gemm_kscale_k(c) || period > t->block_k)
+    if (!hum_gemm_promotes(c, t) || hum_gemm_kscale_k(c) || period > t->block_k || t->ctas_per_sm != 1 ||
+        3 * (t->warp_n / 16) * (t->block_m / 2) > hum_gemm_wgmma_acc_budget(c, t))
         return 0;
-    return t->ctas_per_sm == 1 && ((t->block_k / period) % 2 == 0 ||
-                                   (t->block_k == period && t->kernel == HUM_GEMM_KERNEL_WGMMA_WS && t->stages >= 3));
+    return (t->block_k / period) % 2 == 0 ||
+           (t->block_k == period && t->kernel == HUM_GEMM_KERNEL_WGMMA_WS && t->stages >= 3);
 }
 
 int hum_gemm_wgmma_acc_regs(const hum_layer_config *c, const hum_tuning *t)
@@ -36,14 +42,11 @@ int hum_gemm_wgmma_acc_regs(const hum_layer_config *c, const hum_tuning *t)
     return sets * (t->warp_n / 16) * (t->block_m / 2);
 }
 
-int hum_gemm_wgmma_acc_budget(const hum_layer_config *c, const hum_tuning *t)
-{
-    return hum_gemm_wgmma_spans(c, t) ? 192 : 128;
-}
-
 void hum_gemm_wgmma_fit(const hum_layer_config *c, hum_tuning *t)
 {
-    if (hum_gemm_promotes(c, t) && t->block_m > 128) /* promoted accumulators: at most 64 */
+    /* promoted accumulators beside their totals, block_m / 2 registers each (one slab): 128 rows,
+     * or up to 192 asked for where the budget is 192 */
+    if (hum_gemm_promotes(c, t) && t->block_m > hum_gemm_wgmma_acc_budget(c, t))
         t->block_m = 128;
     /* K-group scales applied more than once per 128 of K (A groups of 32, weight groups of 64): a
      * scale per token held beside them; block_m 128 spills (period 32: 496 bytes of local memory
