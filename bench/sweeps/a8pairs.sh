@@ -1,7 +1,9 @@
 #!/bin/sh
-# Issue 9 (engineer a8, session 7): e4m3 promotions over spans of two stages (kernels/gemm/
-# gemm_wgmma.cu, kSpans) and 192-row tiles, n = k = 8192 at M 1024 to 8192. Run from the repository
-# root after a Release build:
+# Issue 9 (engineer a8, session 7): e4m3 promotions over spans of two stages and 192-row tiles,
+# n = k = 8192 at M 1024 to 8192. Session 7's call 2 ran it at a2b3f18, whose kernels had the spans
+# (reverted since: bench/NOTES.md, session 7, a8; bench/results/H200-2026-12-02/a8-2/); at later
+# commits the `w8a8` rows are the built-in tables (192-row tiles above M = 1024). Run from the
+# repository root after a Release build:
 #     OUT=out BUDGET=97 BASE=dir/kernels [SYNC=dir/kernels] [KC=cache] sh bench/sweeps/a8pairs.sh [BUILD_DIR]
 # BASE: the kernels before the change, SYNC: those of 918c0b3 (both warpgroups' spans on the same
 # stages), through HUM_KERNEL_PATH (the tunings are the same); KC: a kernel cache to start from. Rows while BUDGET - 55 seconds have not passed (the GPU to

@@ -141,32 +141,14 @@ using Acc = AccType<kAInt8>::type;
 // is promoted while period q's last group still runs; each stage ends with both sets promoted
 // (block K 128 or 256 holds an even number of periods). The fit gives the third set its registers
 // (runtime/src/layer/gemm_wgmma.c, hum_gemm_wgmma_acc_regs).
-// e4m3 without factors along K (W8A8, W4A8) alternates the sets the same way over a span of
-// periods: the two periods of a stage, or (warp-specialised, one period per stage) two
-// consecutive stages, whose slots are both waited before the first begins. A period's set is
-// promoted while the next period's first group runs, and only the span's end waits for the tensor
-// cores to drain: every 128 of K, both warpgroups drained at once, W8A8's loss above M = 1024
-// (bench/NOTES.md, session 7, a8). The second warpgroup starts its spans a stage later (a stage
-// alone first), so that the two never drain together. A span never contains a branch (a barrier
-// wait, the loop's end): ptxas serializes every wgmma of the kernel when one sits between a wgmma
-// and the promotion of its accumulators (C7514). The producer fills a span's second slot before
-// the math warps release its first: three stages at least. The third set's registers: one CTA per
-// SM. Spans of three stages spilled (128 x 128 x 128 W8A8: 304 bytes of stack, ptxas for sm_90a).
-constexpr int kPeriods = kPromoteStages == 1 ? kKK / kPromoteSteps : 1;  // promotion periods per stage
+constexpr bool kPingPong = kKScales && kPromoteK < 128;
 // Accumulator registers a thread may hold (runtime/src/layer/gemm_wgmma.c, hum_gemm_wgmma_acc_budget):
-// a warp-specialised math thread alone on its SM has 232 registers (setmaxnreg), room for 192.
+// a warp-specialised math thread alone on its SM has 232 registers (setmaxnreg), room for 192 (two
+// promoted sets of a 192-row tile) without K-group factors beside them.
 constexpr int kAccBudget = kSpecialised && kCtasPerSm == 1 && !kKScales ? 192 : 128;
-constexpr bool kSpans = kPromote && !kKScales && kPromoteStages == 1 && kCtasPerSm == 1 &&
-                        3 * kSlabs * kAcc <= kAccBudget &&
-                        (kPeriods % 2 == 0 || (kPeriods == 1 && kSpecialised && kStages >= 3));
-constexpr bool kPingPong = (kKScales && kPromoteK < 128) || kSpans;
 constexpr int kSets = kPingPong ? 2 : 1;
-constexpr int kSpanStages = kSpans && kPeriods == 1 ? 2 : 1;  // stages of a span
-static_assert(!kPingPong || (kPromoteStages == 1 && (kPeriods % 2 == 0 || kSpanStages == 2)),
-              "ping-pong accumulators: an even number of promotion periods in every stage, or spans of stages");
-// The step of a period after which the previous period's set is promoted: the first (its group
-// then the one running); with K-group scales the last (their factors read before the wait).
-constexpr int kLagStep = kKScales ? kPromoteSteps - 1 : 0;
+static_assert(!kPingPong || (kPromoteStages == 1 && kKK / kPromoteSteps % 2 == 0),
+              "ping-pong accumulators: an even number of promotion periods in every stage");
 
 // Stage regions: all activation stages first (each a multiple of 1024 bytes, as the swizzle
 // atoms need), then the weight, scale, zero-point and K-scale stages.
@@ -366,11 +348,10 @@ HUM_DEV void wgmma_step(int *d, const u32 (&a)[4], u64 desc, int scale_d)
 }
 
 // The K-group scales of the thread's tokens (i = 2 j + e: token 8 j + 2 t + e) and rows of N
-// (c = 2 s + h) times the accumulators, added to the totals (gemm/kscale.cuh); without K-group
-// scales the plain sum. The accumulators reset unless ping-pong, whose next period's first wgmma
-// overwrites them (no instruction but a wgmma may write a wgmma's accumulators while another
-// wgmma runs, or ptxas serializes them all). (a template: e4m3's float accumulators only
-// instantiate it)
+// (c = 2 s + h) times the accumulators, added to the totals (gemm/kscale.cuh); the accumulators
+// reset unless ping-pong, whose next period's first wgmma overwrites them (no instruction but a
+// wgmma may write a wgmma's accumulators while another wgmma runs, or ptxas serializes them all).
+// (a template: e4m3's float accumulators only instantiate it)
 template <typename T>
 HUM_DEV void promote_scaled(T (&acc)[kSlabs][kAcc], T (&total)[kSlabs][kAcc], const float (&fa)[kBM / 4],
                             const float (&fb)[2 * kSlabs])
@@ -379,26 +360,20 @@ HUM_DEV void promote_scaled(T (&acc)[kSlabs][kAcc], T (&total)[kSlabs][kAcc], co
     for (int s = 0; s < kSlabs; ++s)
 #pragma unroll
         for (int i = 0; i < kAcc; ++i) {  // register 4 j + 2 h + e
-            if constexpr (!kKScales) {
-                total[s][i] += acc[s][i];
-            } else {
-                const float f = fa[2 * (i / 4) + i % 2] * fb[2 * s + i / 2 % 2];
-                if constexpr (kPingPong)
-                    total[s][i] = fmaf(acc[s][i], f, total[s][i]);
-                else
-                    promote(acc[s][i], total[s][i], f);
-            }
+            const float f = fa[2 * (i / 4) + i % 2] * fb[2 * s + i / 2 % 2];
+            if constexpr (kPingPong)
+                total[s][i] = fmaf(acc[s][i], f, total[s][i]);
+            else
+                promote(acc[s][i], total[s][i], f);
         }
 }
 
 // All MMA steps of one stage. Step kk dequantizes into fragment buffer kk % 2 once the group
 // that read it (step kk - 2) has finished, so one group computes while the next is prepared.
-// K-group scales: blk the tile's, k0 the stage's first column of K. The accumulators (acc[0])
-// are promoted at the stage's end when `promote_end` (promote_at); ping-pong sets at each
-// period's kLagStep and the last at the end of its span (P: the stage's place in its span of L).
+// K-group scales: blk the tile's, k0 the stage's first column of K. The accumulators (acc[0],
+// or both ping-pong sets) are promoted at the stage's end when `promote_end` (promote_at).
 // Warp-specialised, once step 1 has waited the previous stage's groups have all finished: lane 0
 // then releases that stage's slot (empty barrier `release`) when `released` is set.
-template <int P, int L>
 HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, u32 base, int slot, int wg, int w,
                            int lane, Acc (&acc)[kSets][kSlabs][kAcc], Acc (&total)[kSlabs][kAcc],
                            bool promote_end, bool released = false, u32 release = 0)
@@ -449,26 +424,23 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
                 // step kk's 32 bytes of each 128-byte row of an atom (k16 of 16-bit A, k32 of 8-bit)
                 constexpr u32 K_OFF = (kk / 4) * kAtomBytes + (kk % 4) * 32;
                 const u64 desc = desc0 + ((K_OFF + chunk_start(c) * 128) >> 4);
-                constexpr int set = kPingPong ? (P * kPeriods + kk / kPromoteSteps) % 2 : 0;
-                wgmma_step<chunk_n(c)>(&acc[set][s][chunk_start(c) / 2], frag[buf][s], desc,
-                                       kPingPong && kk % kPromoteSteps == 0 ? 0 : 1);
+                wgmma_step<chunk_n(c)>(&acc[kPingPong ? kk / kPromoteSteps % 2 : 0][s][chunk_start(c) / 2],
+                                       frag[buf][s], desc, kPingPong && kk % kPromoteSteps == 0 ? 0 : 1);
             });
         wgmma_commit();
-        if constexpr (kPingPong) {
-            constexpr int q = kk / kPromoteSteps, pq = P * kPeriods + q;  // period of the stage, of the span
-            if constexpr (pq > 0 && kk % kPromoteSteps == kLagStep) {
-                if constexpr (kKScales)
-                    factors(k0 + (q - 1) * kPromoteK);
+        if constexpr (kPingPong && promote_after<kk>) {
+            constexpr int q = kk / kPromoteSteps;
+            if constexpr (q > 0) {
+                factors(k0 + (q - 1) * kPromoteK);
                 wgmma_wait<1>();
-                pin_acc(acc[(pq - 1) % 2]);
-                promote_scaled(acc[(pq - 1) % 2], total, fa, fb);
+                pin_acc(acc[(q - 1) % 2]);
+                promote_scaled(acc[(q - 1) % 2], total, fa, fb);
             }
-            if constexpr (P + 1 == L && kk + 1 == kKK) {
-                if constexpr (kKScales)
-                    factors(k0 + q * kPromoteK);
+            if constexpr (kk + 1 == kKK) {
+                factors(k0 + q * kPromoteK);
                 wgmma_wait<0>();
-                pin_acc(acc[pq % 2]);
-                promote_scaled(acc[pq % 2], total, fa, fb);
+                pin_acc(acc[q % 2]);
+                promote_scaled(acc[q % 2], total, fa, fb);
             }
         } else if constexpr (promote_after<kk>) {
             if (kk + 1 < kKK || promote_end) {
@@ -518,8 +490,8 @@ HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, const Block &
         if (i + kInFlight < len)
             load_stage(args, a, blk, base, (g + kInFlight) % kStages, n0, kb0 + i + kInFlight, tid);
         cp_async_commit();
-        compute_stage<0, 1>(args, blk, (kb0 + i) * kBK, base, slot, wg, w, lane, acc, total,
-                            promote_at(kb0 + i, i + 1 == len));
+        compute_stage(args, blk, (kb0 + i) * kBK, base, slot, wg, w, lane, acc, total,
+                      promote_at(kb0 + i, i + 1 == len));
     }
     wgmma_wait<0>();
     pin_acc(acc[0]);
@@ -534,33 +506,14 @@ HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, const Block &
 HUM_DEV void mainloop_ws(const hum_gemm_args &args, u32 base, int g0, const Block &blk, int kb0, int len,
                          int wg, int w, int lane, Acc (&acc)[kSets][kSlabs][kAcc], Acc (&total)[kSlabs][kAcc])
 {
-    // stage i of the segment: its slot's copies landed (gathered rows: the producer's cp.async
-    // wrote them through the generic proxy)
-    auto wait_full = [&](int i) {
-        const int g = g0 + i;
-        mbar_wait(full_bar(base, g % kStages), (g / kStages) & 1);
+    for (int i = 0; i < len; ++i) {
+        const int g = g0 + i, slot = g % kStages;
+        mbar_wait(full_bar(base, slot), (g / kStages) & 1);
+        // gathered rows: the producer's cp.async wrote them through the generic proxy
         if constexpr (!kATma)
             fence_proxy_async_smem();
-    };
-    // place P of a span of L stages
-    auto compute = [&](int i, auto place, auto span) {
-        const int g = g0 + i;
-        compute_stage<decltype(place)::value, decltype(span)::value>(
-            args, blk, (kb0 + i) * kBK, base, g % kStages, wg, w, lane, acc, total, promote_at(kb0 + i, i + 1 == len),
-            i > 0, empty_bar(base, (g + kStages - 1) % kStages));
-    };
-    for (int i = 0; i < len;) {
-        if (kSpanStages == 2 && i + 1 < len && (wg == 0 || i > 0)) {
-            wait_full(i);
-            wait_full(i + 1);
-            compute(i, int_c<0>{}, int_c<kSpanStages>{});
-            compute(i + 1, int_c<kSpanStages - 1>{}, int_c<kSpanStages>{});
-            i += 2;
-        } else {
-            wait_full(i);
-            compute(i, int_c<0>{}, int_c<1>{});
-            i += 1;
-        }
+        compute_stage(args, blk, (kb0 + i) * kBK, base, slot, wg, w, lane, acc, total,
+                      promote_at(kb0 + i, i + 1 == len), i > 0, empty_bar(base, (g + kStages - 1) % kStages));
     }
     wgmma_wait<0>();
     pin_acc(acc[0]);

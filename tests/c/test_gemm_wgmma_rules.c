@@ -124,9 +124,7 @@ static void check_rules(void)
                 "MXFP8 64x256/32: status %d, message '%s' should name '192 accumulator registers'", mx_st,
                 hum_last_error());
     /* W8A8 e4m3 (channel scales), promoted every 128 of K: wgmma_ws alone on its SM holds 192
-     * accumulator registers, a third set in spans of two stages (three stages or more: 3 x 64) or
-     * 192-row tiles (2 x 96); plain wgmma 128 (2 x 64: no spans, no 192 rows); 128 x 256 (two
-     * slabs) is 384 */
+     * accumulator registers (192-row tiles: 2 x 96), plain wgmma 128; 128 x 256 (two slabs) is 256 */
     hum_layer_config w8 = mx;
     w8.a_group = 0;
     hum_tuning w8_t = wgmma_tuning(128, 128, 16, 4);
@@ -141,13 +139,13 @@ static void check_rules(void)
                 "W8A8 wgmma 192x128x128: status %d, message '%s' should name 192 of at most 128", w8_st,
                 hum_last_error());
     w8_t.kernel = HUM_GEMM_KERNEL_WGMMA_WS;
-    QUANT_CHECK(hum_layer_tuning_check(&w8, &w8_t, NULL, NULL) == HUM_OK && !hum_gemm_wgmma_spans(&w8, &w8_t) &&
-                    hum_gemm_wgmma_acc_regs(&w8, &w8_t) == 192,
+    QUANT_CHECK(hum_layer_tuning_check(&w8, &w8_t, NULL, NULL) == HUM_OK && hum_gemm_wgmma_acc_regs(&w8, &w8_t) == 192,
                 "W8A8 wgmma_ws 192x128x128/4: %s", hum_last_error());
+    w8_t.ctas_per_sm = 2;
+    QUANT_CHECK(hum_gemm_wgmma_acc_budget(&w8, &w8_t) == 128, "W8A8 wgmma_ws, two CTAs per SM: a budget of %d",
+                hum_gemm_wgmma_acc_budget(&w8, &w8_t));
+    w8_t.ctas_per_sm = 1;
     w8_t.block_m = w8_t.warp_m = 128;
-    QUANT_CHECK(hum_layer_tuning_check(&w8, &w8_t, NULL, NULL) == HUM_OK && hum_gemm_wgmma_spans(&w8, &w8_t) &&
-                    hum_gemm_wgmma_acc_regs(&w8, &w8_t) == 192,
-                "W8A8 wgmma_ws 128x128x128/4 (spans): %s", hum_last_error());
     w8_t.block_n = 256;
     w8_t.warp_n = 32;
     w8_st = hum_layer_tuning_check(&w8, &w8_t, NULL, NULL);
@@ -155,11 +153,6 @@ static void check_rules(void)
                     strstr(hum_last_error(), "at most 192"),
                 "W8A8 wgmma_ws 128x256x128: status %d, message '%s' should name 256 of at most 192", w8_st,
                 hum_last_error());
-    w8_t.block_n = 128;
-    w8_t.warp_n = 16;
-    w8_t.stages = 2;
-    QUANT_CHECK(!hum_gemm_wgmma_spans(&w8, &w8_t) && hum_gemm_wgmma_acc_regs(&w8, &w8_t) == 128,
-                "W8A8 wgmma_ws 128x128x128/2 (no spans): %d accumulators", hum_gemm_wgmma_acc_regs(&w8, &w8_t));
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const hum_status st = hum_layer_tuning_check(&bad[i].c, &bad[i].t, NULL, NULL);
         QUANT_CHECK(st == HUM_ERR_UNSUPPORTED && strstr(hum_last_error(), bad[i].needle),

@@ -22,23 +22,13 @@ int hum_gemm_wgmma_acc_budget(const hum_layer_config *c, const hum_tuning *t)
     return t->kernel == HUM_GEMM_KERNEL_WGMMA_WS && t->ctas_per_sm == 1 && !hum_gemm_kscale_k(c) ? 192 : 128;
 }
 
-int hum_gemm_wgmma_spans(const hum_layer_config *c, const hum_tuning *t)
-{
-    const int period = t->promote_k ? t->promote_k : 128;
-    if (!hum_gemm_promotes(c, t) || hum_gemm_kscale_k(c) || period > t->block_k || t->ctas_per_sm != 1 ||
-        3 * (t->warp_n / 16) * (t->block_m / 2) > hum_gemm_wgmma_acc_budget(c, t))
-        return 0;
-    return (t->block_k / period) % 2 == 0 ||
-           (t->block_k == period && t->kernel == HUM_GEMM_KERNEL_WGMMA_WS && t->stages >= 3);
-}
-
 int hum_gemm_wgmma_acc_regs(const hum_layer_config *c, const hum_tuning *t)
 {
-    /* promoted: float32 totals beside the accumulators; promotion periods under 128 of K, and
-     * spans: two accumulator sets, one in flight while the other is promoted
-     * (kernels/gemm/gemm_wgmma.cu, kPingPong) */
+    /* promoted: float32 totals beside the accumulators; promotion periods under 128 of K: two
+     * accumulator sets, one in flight while the other is promoted (kernels/gemm/gemm_wgmma.cu,
+     * kPingPong) */
     const int64_t kk = hum_gemm_kscale_k(c);
-    const int sets = !hum_gemm_promotes(c, t) ? 1 : (kk && kk < 128) || hum_gemm_wgmma_spans(c, t) ? 3 : 2;
+    const int sets = !hum_gemm_promotes(c, t) ? 1 : kk && kk < 128 ? 3 : 2;
     return sets * (t->warp_n / 16) * (t->block_m / 2);
 }
 
@@ -80,9 +70,9 @@ hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v)
          "block_m %d (expected a multiple of 16 from 16 to 256)", t->block_m);
     RULE((t->block_n / t->warp_n) % 4 == 0, "block_n %d / warp_n %d is not a whole number of warpgroups",
          t->block_n, t->warp_n);
-    /* Registers: at most 128 accumulator registers (totals and ping-pong sets included) and 2
-     * slabs per thread and 2 warpgroups per CTA keep ptxas within 255 registers without spills or
-     * serialized wgmma (checked with -Xptxas -v). */
+    /* Registers: at most 128 accumulator registers (totals and ping-pong sets included; 192 where
+     * hum_gemm_wgmma_acc_budget says) and 2 slabs per thread and 2 warpgroups per CTA keep ptxas
+     * within 255 registers without spills or serialized wgmma (checked with -Xptxas -v). */
     RULE(t->warp_n <= 32 && t->block_n / t->warp_n <= 8,
          "warp_n %d, block_n %d: at most 2 slabs (warp_n 32) and 2 warpgroups (block_n / warp_n <= 8) per thread",
          t->warp_n, t->block_n);
