@@ -1,23 +1,18 @@
 #!/bin/sh
-# Issue 9 (engineer a8, session 7): e4m3 promotions over spans of two stages and 192-row tiles,
-# n = k = 8192 at M 1024 to 8192. Session 7's call 2 ran it at a2b3f18, whose kernels had the spans
-# (reverted since: bench/NOTES.md, session 7, a8; bench/results/H200-2026-12-02/a8-2/); at later
-# commits the `w8a8` rows are the built-in tables (192-row tiles above M = 1024). Run from the
-# repository root after a Release build:
-#     OUT=out BUDGET=97 BASE=dir/kernels [SYNC=dir/kernels] [KC=cache] sh bench/sweeps/a8pairs.sh [BUILD_DIR]
-# BASE: the kernels before the change, SYNC: those of 918c0b3 (both warpgroups' spans on the same
-# stages), through HUM_KERNEL_PATH (the tunings are the same); KC: a kernel cache to start from. Rows while BUDGET - 55 seconds have not passed (the GPU to
-# themselves), then test_gemm_a8 subsets in parallel to BUDGET; the summary in $OUT/a8pairs.txt.
-#  rows   w8a8        W8A8 e4m3 (channel, per-token A), the built-in table (wgmma_ws 128 x 128 x 128
-#                     / 4 above M = 64): spans of two stages, the second warpgroup's a stage later
-#         w8a8-old    the same with BASE's kernels: a drain every 128 of K
-#         w8a8-r192   192-row tiles instead of 128 (two sets of 96 accumulators, no spans): fewer
-#                     bytes of A and of the weights per multiply-add
+# Issue 9 (engineer a8, session 7): W8A8 / W4A8 on 192-row tiles, n = k = 8192 at M 1024 to 8192.
+# Session 7's call 2 ran it at a2b3f18, whose kernels also promoted over spans of two stages (its
+# `w8a8` row, with a `spans` pass; reverted since: bench/NOTES.md, session 7, a8; results in
+# bench/results/H200-2026-12-02/a8-2/). Run from the repository root after a Release build:
+#     OUT=out BUDGET=77 BASE=dir/kernels [KC=cache] sh bench/sweeps/a8pairs.sh [BUILD_DIR]
+# BASE: the kernels before a change, through HUM_KERNEL_PATH (the tunings are the same); KC: a
+# kernel cache to start from (copied). Rows while BUDGET - 40 seconds have not passed (the GPU to
+# themselves), then test_gemm_a8 passes in parallel to BUDGET; the summary in $OUT/a8pairs.txt.
+#  rows   w8a8-r192   W8A8 e4m3 (channel, per-token A), the built-in table with 192-row tiles on
+#                     its 128-row entries (M > 64)
+#         w8a8        the built-in table (wgmma_ws 128 x 128 x 128 / 4 at M 65..1024, 192 rows above)
+#         w8a8-old    the same with BASE's kernels
 #         w4a8-r192, w4a8, w4a8-old  W4A8 MXFP4 (e2m1 g32 e8m0 x e4m3) the three ways
-#         w8a8-s5     spans with five stages on the 128-row entries (a span waits for two slots)
-#         w8a8-sync   spans with SYNC's kernels: both warpgroups drain on the same stages
-#  tests  test_gemm_a8 against float64: spans (M 200 / 520, K 2064 (17 stages: a stage alone) and
-#         8192, W8A8 and W4A8, bit for bit against one stage at a time), rows192 (the same on
+#  tests  test_gemm_a8 against float64: rows192 (M 200 / 520, K 2064 and 8192, W8A8 and W4A8 on
 #         192-row tiles), the wgmma_ws pass (M 20 / 48 / 72, stream-K slices summed in the
 #         workspace) of the e4m3-A cases
 set -u
@@ -34,23 +29,19 @@ L=$out/a8pairs.txt
 t0=$(date +%s)
 el() { echo $(($(date +%s) - t0)); }
 P=$(mktemp -d)
-pol() { # NAME LUA-STATEMENTS-ON-t: the built-in tables, each entry's tuning t edited
-    mkdir -p "$P/$1"
-    cat >"$P/$1/zz-a8.lua" <<LUA
+mkdir -p "$P/r192"
+cat >"$P/r192/zz-a8.lua" <<'LUA'
 local policy = require('hum.policy')
-return { name = 'a8-$1', applies = function(device) return device.sm >= 90 end,
+return { name = 'a8-r192', applies = function(device) return device.sm >= 90 end,
   tunings = function(device, layer)
     local list = policy.below(device, layer)
     for _, e in ipairs(list) do
       local t = e.tuning
-      $2
+      if t.kernel == 'wgmma_ws' and t.block_m == 128 and t.block_k == 128 then t.block_m, t.warp_m = 192, 192 end
     end
     return list
   end }
 LUA
-}
-pol s5 "if t.kernel == 'wgmma_ws' and t.block_m == 128 and t.block_k == 128 then t.stages = 5 end"
-pol r192 "if t.kernel == 'wgmma_ws' and t.block_m == 128 and t.block_k == 128 then t.block_m, t.warp_m = 192, 192 end"
 W8=n=8192,k=8192,w=e4m3,a=e4m3
 W4=n=8192,k=8192,w=e2m1,a=e4m3,group=32,scale=e8m0
 row() { # NAME LAYER M-LIST [VAR=VALUE...]: hum bench with the environment given
@@ -73,18 +64,15 @@ row w8a8-old $W8 1024,8192 HUM_KERNEL_PATH="${BASE:-}"
 row w4a8-r192 $W4 $M4 HUM_POLICY_PATH="$P/r192"
 row w4a8 $W4 $M4 X=1
 row w4a8-old $W4 1024,8192 HUM_KERNEL_PATH="${BASE:-}"
-row w8a8-s5 $W8 1024,8192 HUM_POLICY_PATH="$P/s5"
-[ -n "${SYNC:-}" ] && row w8a8-sync $W8 1024,8192 HUM_KERNEL_PATH="$SYNC"
 left=$((budget - $(el)))
 test_sub() { # NAME PASS CASES
     HUM_TEST_CASES=$3 HUM_CACHE_DIR=$(mktemp -d) timeout $left "$T" "$2" >"$out/test-$1.log" 2>&1
     echo "test_gemm_a8 $2 ($3): exit $? at $(el) s" >"$out/test-$1.exit"
 }
-test_sub spans spans "" &
 test_sub rows192 rows192 "" &
 test_sub ws wgmma_ws "w=e4m3,w=e2m1,w=uint4" &
 wait
-for s in spans rows192 ws; do
+for s in rows192 ws; do
     cat "$out/test-$s.exit" >>"$L"
     grep -E " (ok  |FAIL) " "$out/test-$s.log" >>"$L"
 done
