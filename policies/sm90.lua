@@ -143,13 +143,20 @@ return {
       -- its 64 x 128 x 256 with sums was slower, 40.10 -> 41.04, and M 129..384 and the other
       -- weights' entries are untimed: they keep the sums through C).
       local last = short and tile128 or thin and deep and summed(big()) or big()
+      -- W8A8 e4m3 above M = 1024: 192-row tiles, the promoted accumulators' two sets of 96 within
+      -- the 232 registers of wgmma_ws's math threads (fewer bytes of A and weights per multiply-add;
+      -- H200, n = k = 8192, bench/results/H200-2026-12-02/a8-2/: M 2048 / 4096 / 8192 285.17 /
+      -- 556.42 / 1112.61 us against 128 rows' 316.35 / 618.45 / 1238.48, M 1024 160.54 against
+      -- 161.81; C's fit keeps 128 rows where scales along K need the registers)
+      local w8a8 = layer.a_dtype == "float8_e4m3fn" and layer.weight_float and layer.weight_bits == 8
       list = ranges({
         { 16, small_m(device, layer) },
         { 32, wg(family, 32, 128, 256, 5) },
         { 64, short and wg(family, 64, 64, 256, 5) or wg(family, 64, 128, 256, 4) },
         { 128, thin and wg(family, 64, 128, 256, 4) or tile128 },
         { 384, (short or mid) and tile128 or big() },
-        { math.huge, last },
+        { w8a8 and 1024 or math.huge, last },
+        w8a8 and { math.huge, wg(family, 192, 128, 128, 4) } or nil,
       })
     else
       list = ranges({

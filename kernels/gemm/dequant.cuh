@@ -1,13 +1,15 @@
 // The dequantization of one B register pair, shared by the mma.sync and wgmma main loops: the
 // two codes of pair C of a (virtual) repacked word, decoded (kernels/numerics/decode.cuh), minus
-// the zero point, times the scale (both already broadcast to the pair's two halves).
+// the zero point, times the scale (both already broadcast to the pair's two halves). SCALED
+// false: without the scale, which the caller applies to its float accumulators instead
+// (gemm_mma.cu, kScaleAcc).
 #pragma once
 #include "gemm/config.cuh"
 #include "numerics/decode.cuh"
 
 namespace gemm {
 
-template <int C>
+template <int C, bool SCALED = true>
 HUM_DEV u32 dequant_pair(u32 word, u32 zero2, u32 scale2)
 {
     u32 v;
@@ -17,10 +19,12 @@ HUM_DEV u32 dequant_pair(u32 word, u32 zero2, u32 scale2)
         v = int_pair<kBF16, kWeightBits, kCont, kZeroConst, C, kZeroInt>(word, zero2);
     if constexpr (kZeroPoint && !kZeroInt)
         v = sub2<kBF16>(v, zero2);
-    if constexpr (kHasScale)
-        v = mul2<kBF16>(v, scale2);
-    else if constexpr (kConstScaleExp != 0)
+    if constexpr (kHasScale) {
+        if constexpr (SCALED)
+            v = mul2<kBF16>(v, scale2);
+    } else if constexpr (kConstScaleExp != 0) {
         v = mul2<kBF16>(v, dup16(bits16(1, kConstScaleExp, kBF16)));
+    }
     return v;
 }
 

@@ -3,12 +3,14 @@
 // A is float16 or bfloat16 (row-major, row stride lda); W comes repacked by kernels/prep/repack.cu
 // so that each lane's B fragments of one k16 step are one contiguous run of words; the
 // dequantized B is scaled by its group (or channel) scale and zero point before the product
-// ("B side"), the float accumulators are multiplied by `out_factor` (global scale and exponent
-// bookkeeping) and the bias is added in the epilogue. 8-bit A (e4m3, int8) multiplies the 8-bit
-// codes as they are (m16n8k32), and the epilogue multiplies in A's row scale and the weight's
-// channel scale too; scales that change along K (FP8 block-wise, MXFP8: gemm/kscale.cuh) multiply
-// the float32 accumulators each time they are promoted instead. A multi-stage cp.async pipeline
-// streams A, B, scales and zero points; persistent CTAs follow gemm/schedule.cuh.
+// ("B side"; integer codes on warps of one m16 fragment scale their float accumulators once per
+// group instead, kScaleAcc), the float accumulators are multiplied by `out_factor` (global scale
+// and exponent bookkeeping) and the bias is added in the epilogue. 8-bit A (e4m3, int8)
+// multiplies the 8-bit codes as they are (m16n8k32), and the epilogue multiplies in A's row scale
+// and the weight's channel scale too; scales that change along K (FP8 block-wise, MXFP8:
+// gemm/kscale.cuh) multiply the float32 accumulators each time they are promoted instead. A
+// multi-stage cp.async pipeline streams A, B, scales and zero points; persistent CTAs follow
+// gemm/schedule.cuh.
 //
 // The argument: kernels/contract/gemm_args.h (a_map unused).
 #include "gemm/dequant.cuh"
@@ -35,6 +37,22 @@ static_assert(!kOddWidth || kWN % 64 == 0, "odd weight widths need warp N to be 
 
 // A stage: A, the weight's codes, scales, zero points, K-group scales (gemm/kscale.cuh).
 constexpr int kKSOffset = kABytes + kBBytes + kSBytes + kZBytes;
+
+// 16-bit A and integer codes on warps of one m16 fragment whose weight scale is one per column
+// over each warp's K of a stage (groups of a multiple of warp K, or per channel): the products of
+// the codes minus their zero points accumulate per group, and the group's scales multiply them
+// into float totals when it ends (the end of every kScaleStages-th k-block, and of each segment)
+// instead of multiplying every dequantized pair (one HMUL2 per B register: 64 of the ~385
+// instructions per warp and stage of M <= 16's 16 x 128 x 256 tile, against 16 FFMA and 8
+// conversions per group). The codes times A are exact in float32, so the sums round no more than
+// before. Taller warps share each dequantized pair between kMI MMAs and have no registers for a
+// second accumulator set; float codes and the expert GEMMs (MoE types) keep the B-side scale
+// until they are run with it.
+constexpr bool kScaleAcc = !kA8 && !kWeightFloat && kHasScale && kMI == 1 && kGroup % kWK == 0 &&
+                           kGemmType == GemmType::kDense;
+constexpr int kScaleStages = kGroup >= kK ? kKB : kGroup > kBK ? kGroup / kBK : 1;
+// The accumulators are added into float totals (kPromote: e4m3 promotion periods; kScaleAcc).
+constexpr bool kTotals = kPromote || kScaleAcc;
 
 // The stage copies of the work item being loaded: A (vectorised) and B, codes and parameters.
 // Tile base addresses change with the tile (set_tile, the only place with divisions by M).
@@ -88,6 +106,28 @@ HUM_DEV void load_col_params(u32 row_addr, int wn, int lane, u32 (&out)[kNJ])
     });
 }
 
+// kScaleAcc: the scales of the warp's accumulator columns from a staged scale row, fb[2 nj + e]
+// that of column wn kWN + 8 nj + 2t + e. The row holds column g + 8i of each 64-column block at
+// position 8g + i (kernels/prep/repack.cu), so for each e the warp's fragments' scales of one
+// block are adjacent.
+HUM_DEV void load_acc_scales(u32 row_addr, int wn, int lane, float (&fb)[2 * kNJ])
+{
+    constexpr int PER = kNJ < 8 ? kNJ : 8;  // fragments per 64-column block
+    const int t = lane & 3;
+    const int i0 = kWN >= 64 ? 0 : (wn * kWN % 64) / 8;
+#pragma unroll
+    for (int u = 0; u < kUnitsW; ++u)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+            const int unit = wn * kWN / 64 + u;
+            u32 w[PER / 2];
+            lds_words<PER / 2, PER / 2>(row_addr + (unit * 64 + 8 * (2 * t + e) + i0) * 2, w);
+#pragma unroll
+            for (int q = 0; q < PER; ++q)
+                fb[2 * (u * PER + q) + e] = to_float<kBF16>(static_cast<u16>(q % 2 ? w[q / 2] >> 16 : w[q / 2]));
+        }
+}
+
 // ldmatrix of the warp's A fragments (16 rows of 32 bytes: k16 of 16-bit A, k32 of 8-bit A) and
 // the lane's repacked B words of the kKRows k16 rows of MMA step kk.
 HUM_DEV void load_frags(u32 stage, int kk, int wm, int wn, int wk, int lane, u32 (&a)[kMI][4],
@@ -129,7 +169,7 @@ HUM_DEV void dequant(const u32 (&raw)[kUnitsW * kRawPerUnit], const u32 (&s2)[kN
     static_for<0, kNJ * 2>([&](auto lc) {
         constexpr int lp = decltype(lc)::value;  // pair index: fragment j = lp / 2, register h = lp % 2
         constexpr int PAIRS = 16 / kCont;       // pairs per word
-        bf[lp / 2][lp % 2] = dequant_pair<lp % PAIRS>(virt[lp / PAIRS], z2[lp / 2], s2[lp / 2]);
+        bf[lp / 2][lp % 2] = dequant_pair<lp % PAIRS, !kScaleAcc>(virt[lp / PAIRS], z2[lp / 2], s2[lp / 2]);
     });
 }
 
@@ -169,7 +209,7 @@ HUM_DEV void promote_scaled(float (&acc)[kMI][kNJ][4], float (&total)[kMI][kNJ][
 }
 
 // The MMA steps of one stage; ct: the tile computed, k0 the warp's first column of K in it; the
-// accumulators are promoted at the stage's end when `promote_end` (promote_at).
+// accumulators are promoted at the stage's end when `promote_end` (period_end).
 HUM_DEV void compute_stage(const hum_gemm_args &args, const KTile &ct, int k0, u32 stage, int wm, int wn, int wk,
                            int lane, float (&acc)[kMI][kNJ][4], float (&total)[kMI][kNJ][4], bool promote_end)
 {
@@ -185,7 +225,7 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const KTile &ct, int k0, u
             load_frags(stage, kk + 1, wm, wn, wk, lane, a[buf ^ 1], raw[buf ^ 1]);
         if constexpr (kk == 0 || (kGroup < kBK && (kk * kKStep) % kGroup == 0)) {
             const int row = kGroup >= kBK ? 0 : (wk * kWK + kk * kKStep) / kGroup;
-            if constexpr (kScalesStaged)
+            if constexpr (kScalesStaged && !kScaleAcc)
                 load_col_params<kFp4Table>(stage + kABytes + kBBytes + row * kBN * 2, wn, lane, s2);
             if constexpr (kZeroPoint)
                 load_col_params(stage + kABytes + kBBytes + kSBytes + row * kBN * 2, wn, lane, z2);
@@ -220,6 +260,30 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const KTile &ct, int k0, u
             }
         }
     });
+    if constexpr (kScaleAcc) {
+        if (promote_end) {
+            float fb[2 * kNJ];
+            const int row = kGroup >= kBK ? 0 : wk * kWK / kGroup;  // the warp's group in the stage
+            load_acc_scales(stage + kABytes + kBBytes + row * kBN * 2, wn, lane, fb);
+#pragma unroll
+            for (int mi = 0; mi < kMI; ++mi)
+#pragma unroll
+                for (int nj = 0; nj < kNJ; ++nj)
+#pragma unroll
+                    for (int e = 0; e < 4; ++e)
+                        promote(acc[mi][nj][e], total[mi][nj][e], fb[2 * nj + e % 2]);
+        }
+    }
+}
+
+// Whether the stage of k-block kb ends the accumulators' period: an e4m3 promotion period
+// (promote_at) or a scale group (kScaleAcc), and the last k-block of a segment (`last`).
+HUM_DEV bool period_end(int kb, bool last)
+{
+    if constexpr (kScaleAcc)
+        return last || (kb + 1) % kScaleStages == 0;
+    else
+        return promote_at(kb, last);
 }
 
 // Writes (first slice) or adds (later stream-K slices) the warp's accumulators to the rows of C
@@ -327,7 +391,7 @@ HUM_GEMM_KERNEL(hum_gemm)
     const int wm = wmn / kWarpsN, wn = wmn % kWarpsN;
     const u32 base = smem_addr(smem);
 
-    float acc[kMI][kNJ][4], total[kMI][kNJ][4];  // total: kPromote only
+    float acc[kMI][kNJ][4], total[kMI][kNJ][4];  // total: kTotals only
     zero_acc(acc);
     zero_acc(total);
 
@@ -369,13 +433,13 @@ HUM_GEMM_KERNEL(hum_gemm)
             ct.set(args, rows, w.tile, tid);
         const bool last = w.kb == kKB - 1 || j == sch.total - 1;  // of the segment
         compute_stage(args, ct, w.kb * kBK + wk * kWK, base + (j % kStages) * kStageBytes, wm, wn, wk, lane, acc,
-                      total, promote_at(w.kb, last));
+                      total, period_end(w.kb, last));
         if constexpr (!kAVec) {
             if (jn < sch.total)
                 gather.store(next, tid);
         }
         if (last) {
-            epilogue(args, rows, sch, w.tile, smem, tid, wm, wn, wk, wmn, lane, kPromote ? total : acc);
+            epilogue(args, rows, sch, w.tile, smem, tid, wm, wn, wk, wmn, lane, kTotals ? total : acc);
             zero_acc(acc);
             zero_acc(total);
         }

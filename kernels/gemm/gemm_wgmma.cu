@@ -142,6 +142,10 @@ using Acc = AccType<kAInt8>::type;
 // (block K 128 or 256 holds an even number of periods). The fit gives the third set its registers
 // (runtime/src/layer/gemm_wgmma.c, hum_gemm_wgmma_acc_regs).
 constexpr bool kPingPong = kKScales && kPromoteK < 128;
+// Accumulator registers a thread may hold (runtime/src/layer/gemm_wgmma.c, hum_gemm_wgmma_acc_budget):
+// a warp-specialised math thread alone on its SM has 232 registers (setmaxnreg), room for 192 (two
+// promoted sets of a 192-row tile) without K-group factors beside them.
+constexpr int kAccBudget = kSpecialised && kCtasPerSm == 1 && !kKScales ? 192 : 128;
 constexpr int kSets = kPingPong ? 2 : 1;
 static_assert(!kPingPong || (kPromoteStages == 1 && kKK / kPromoteSteps % 2 == 0),
               "ping-pong accumulators: an even number of promotion periods in every stage");
@@ -159,8 +163,8 @@ static_assert(!kSpecialised || (kLoadWarps == 4 && kMathThreads % kCopyThreads =
 static_assert(!kSpecialised || (kProducerRegs <= kLaunchRegs && kMathRegs >= kLaunchRegs),
               "setmaxnreg: the producer gives registers back, the math warpgroups take them");
 static_assert(kWarpgroups * kSlabs == kUnits, "warpgroups x slabs must cover block N");
-static_assert(kWarpgroups <= 2 && kSlabs <= 2 && (kSets + (kPromote ? 1 : 0)) * kSlabs * kAcc <= 128,
-              "register budget: at most 2 warpgroups, 2 slabs and 128 accumulator registers per thread");
+static_assert(kWarpgroups <= 2 && kSlabs <= 2 && (kSets + (kPromote ? 1 : 0)) * kSlabs * kAcc <= kAccBudget,
+              "register budget: at most 2 warpgroups, 2 slabs and kAccBudget accumulator registers per thread");
 static_assert(kWM == kBM && kWK == kBK, "wgmma tiles: warp_m = block_m and warp_k = block_k");
 static_assert(kBM % 16 == 0 && kBM <= 256, "block M (the wgmma N) must be a multiple of 16 up to 256");
 static_assert(kAVec, "activations must be copied 16 bytes at a time (no act-order, K a multiple of 8)");

@@ -12,14 +12,13 @@
 -- arguments and range is { m_min, m_max, samples = { M, ... } }. Replacing this module through
 -- HUM_LUA_PATH replaces the generator altogether.
 
-local candidates = {}
+local fields = require("hum.fields")
 
-local FIELDS = { "block_m", "block_n", "block_k", "warp_m", "warp_n", "warp_k", "stages", "stream_k", "ctas_per_sm",
-                 "kernel", "stream_k_sum", "promote_k" }
+local candidates = {}
 
 local function copy(t)
   local c = {}
-  for _, f in ipairs(FIELDS) do c[f] = t[f] end
+  for _, f in ipairs(fields.list("tuning")) do c[f.name] = t[f.name] end
   return c
 end
 

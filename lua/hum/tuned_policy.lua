@@ -4,10 +4,9 @@
 -- table of M ranges; every other layer, and every other GPU, gets the table of the files
 -- loaded before it (policy.below).
 
-local tuned_policy = {}
+local fields = require("hum.fields")
 
-local TUNING_ORDER = { "block_m", "block_n", "block_k", "warp_m", "warp_n", "warp_k", "stages", "stream_k",
-                       "ctas_per_sm", "kernel", "stream_k_sum", "promote_k" }
+local tuned_policy = {}
 
 local function literal(v)
   -- %q continues a string over a real line break; "\n" keeps each literal on its line
@@ -40,8 +39,8 @@ end
 
 local function tuning_literal(t)
   local parts = {}
-  for _, f in ipairs(TUNING_ORDER) do
-    if t[f] ~= nil then parts[#parts + 1] = f .. " = " .. literal(t[f]) end
+  for _, f in ipairs(fields.list("tuning")) do
+    if t[f.name] ~= nil then parts[#parts + 1] = f.name .. " = " .. literal(t[f.name]) end
   end
   return "tuning({ " .. table.concat(parts, ", ") .. " })"
 end

@@ -8,6 +8,7 @@
 #include "quant_test.h"
 #include "rt_test.h"
 #include "wgmma_test.h"
+#include "gemm_wgmma.h"
 #include "hum_ffi.h"
 
 #include <string.h>
@@ -127,6 +128,36 @@ static void check_rules(void)
     hum_status mx_st = hum_layer_tuning_check(&mx, &mx_t, NULL, NULL);
     QUANT_CHECK(mx_st == HUM_ERR_UNSUPPORTED && strstr(hum_last_error(), "192 accumulator registers"),
                 "MXFP8 64x256/32: status %d, message '%s' should name '192 accumulator registers'", mx_st,
+                hum_last_error());
+    /* W8A8 e4m3 (channel scales), promoted every 128 of K: wgmma_ws alone on its SM holds 192
+     * accumulator registers (192-row tiles: 2 x 96), plain wgmma 128; 128 x 256 (two slabs) is 256 */
+    hum_layer_config w8 = mx;
+    w8.a_group = 0;
+    hum_tuning w8_t = wgmma_tuning(128, 128, 16, 4);
+    w8_t.block_k = w8_t.warp_k = 128;
+    w8_t.stream_k = 0; /* 8-bit A sums stream-K slices only in the workspace */
+    QUANT_CHECK(hum_layer_tuning_check(&w8, &w8_t, NULL, NULL) == HUM_OK && hum_gemm_wgmma_acc_regs(&w8, &w8_t) == 128,
+                "W8A8 wgmma 128x128x128/4: %s", hum_last_error());
+    w8_t.block_m = w8_t.warp_m = 192;
+    hum_status w8_st = hum_layer_tuning_check(&w8, &w8_t, NULL, NULL);
+    QUANT_CHECK(w8_st == HUM_ERR_UNSUPPORTED && strstr(hum_last_error(), "192 accumulator registers") &&
+                    strstr(hum_last_error(), "at most 128"),
+                "W8A8 wgmma 192x128x128: status %d, message '%s' should name 192 of at most 128", w8_st,
+                hum_last_error());
+    w8_t.kernel = HUM_GEMM_KERNEL_WGMMA_WS;
+    QUANT_CHECK(hum_layer_tuning_check(&w8, &w8_t, NULL, NULL) == HUM_OK && hum_gemm_wgmma_acc_regs(&w8, &w8_t) == 192,
+                "W8A8 wgmma_ws 192x128x128/4: %s", hum_last_error());
+    w8_t.ctas_per_sm = 2;
+    QUANT_CHECK(hum_gemm_wgmma_acc_budget(&w8, &w8_t) == 128, "W8A8 wgmma_ws, two CTAs per SM: a budget of %d",
+                hum_gemm_wgmma_acc_budget(&w8, &w8_t));
+    w8_t.ctas_per_sm = 1;
+    w8_t.block_m = w8_t.warp_m = 128;
+    w8_t.block_n = 256;
+    w8_t.warp_n = 32;
+    w8_st = hum_layer_tuning_check(&w8, &w8_t, NULL, NULL);
+    QUANT_CHECK(w8_st == HUM_ERR_UNSUPPORTED && strstr(hum_last_error(), "256 accumulator registers") &&
+                    strstr(hum_last_error(), "at most 192"),
+                "W8A8 wgmma_ws 128x256x128: status %d, message '%s' should name 256 of at most 192", w8_st,
                 hum_last_error());
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const hum_status st = hum_layer_tuning_check(&bad[i].c, &bad[i].t, NULL, NULL);

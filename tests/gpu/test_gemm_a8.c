@@ -227,7 +227,9 @@ static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, siz
  * (over two or four 128-column stages; K = 2064 ends on an odd stage), or never (one
  * accumulator set: 256-row tiles above M = 128, or 128 x 256), on the tables' M = 1 and M = 200
  * entries (mma.sync, wgmma_ws): whether their error at K = 8192 stays under the bar is what
- * bench/sweeps/w8a8.sh measures before a policy sets promote_k (none does). */
+ * bench/sweeps/w8a8.sh measures before a policy sets promote_k (none does); and `rows192`: the
+ * wgmma_ws 128-row entries with 192 rows (promoted every 128, two sets of 96 accumulators) at M
+ * 200 and 520. */
 int main(int argc, char **argv)
 {
     if (!gemm_test_have_gpu())
@@ -253,7 +255,7 @@ int main(int argc, char **argv)
         {"n=1024,k=1024,w=uint4", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16, 0, 0},
         {"n=1000,k=2064,w=uint4,scale=float32,bias=1", HUM_DTYPE_INT8, HUM_DTYPE_FLOAT16, 1, 0},
         {"n=1024,k=1024,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 1, 0},
-        {"n=1000,k=2080,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 1, 1},
+        {"n=1000,k=2080,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 2, 1},
         {"n=1000,k=2080,w=e2m1,group=32,scale=e8m0,bias=1", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, 1, 0},
         {"n=2048,k=4096,w=e2m1,a=bfloat16", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 0, 0},
         /* M = 1 splits each of the 8 tiles' 32 k-blocks over ~16 CTAs when stream-K runs */
@@ -261,10 +263,12 @@ int main(int argc, char **argv)
         {"n=1024,k=8192,w=uint8", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16, 1, 0},
     };
     static const int64_t ms[] = {1, 7, 48, 200, 520}, ms_sk[] = {1, 200}, ms_ws[] = {20, 48, 72},
-                         ms_p[] = {1, 200};
+                         ms_p[] = {1, 200}, ms_192[] = {200, 520};
 #define A8_SUM "t.stream_k_sum = 'workspace'; "
 #define A8_ON(family) "if t.kernel == 'wgmma' or t.kernel == 'wgmma_ws' then t.kernel = '" family "' end"
 #define A8_NEVER "t.promote_k = layer.padded_k; "
+/* wgmma_ws's 128-row e4m3 tiles with 192 rows: two promoted sets of 96 accumulators */
+#define A8_ROWS192 "if t.kernel == 'wgmma_ws' and t.block_m == 128 and t.block_k == 128 then t.block_m, t.warp_m = 192, 192 end"
 /* the M > 128 entries share the 65..128 entry's table: 256 rows in a copy of their own */
 #define A8_ROWS256                                                                                        \
     "if e.m_min > 128 and t.block_m == 128 then local c = {} for k, v in pairs(t) do c[k] = v end "    \
@@ -287,6 +291,7 @@ int main(int argc, char **argv)
         {"never128x256",
          A8_NEVER "if t.block_m >= 128 then t.block_m, t.warp_m, t.block_n, t.warp_n = 128, 128, 256, 32 end",
          " never promoted, 128 x 256", ms_p, sizeof ms_p / sizeof ms_p[0], 2},
+        {"rows192", A8_ROWS192, " 192-row tiles", ms_192, sizeof ms_192 / sizeof ms_192[0], 2},
     };
     const size_t count = sizeof cases / sizeof cases[0];
     int named = argc < 2;
@@ -306,8 +311,8 @@ int main(int argc, char **argv)
             rt_rmtree(dir);
         }
     }
-    QUANT_CHECK(named, "no pass named '%s' (expected built-in, workspace, wgmma_ws, promote256, promote512, never "
-                "or never128x256)", argv[argc > 1 ? 1 : 0]);
+    QUANT_CHECK(named, "no pass named '%s' (expected built-in, workspace, wgmma_ws, promote256, promote512, never, "
+                "never128x256 or rows192)", argv[argc > 1 ? 1 : 0]);
     hum_runtime_destroy(rt);
     return quant_test_result("test_gemm_a8");
 }

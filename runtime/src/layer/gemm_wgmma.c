@@ -17,6 +17,11 @@ hum_status hum_gemm_wgmma_takes(const hum_layer_config *c, const hum_compute_con
     return HUM_OK;
 }
 
+int hum_gemm_wgmma_acc_budget(const hum_layer_config *c, const hum_tuning *t)
+{
+    return t->kernel == HUM_GEMM_KERNEL_WGMMA_WS && t->ctas_per_sm == 1 && !hum_gemm_kscale_k(c) ? 192 : 128;
+}
+
 int hum_gemm_wgmma_acc_regs(const hum_layer_config *c, const hum_tuning *t)
 {
     /* promoted: float32 totals beside the accumulators; promotion periods under 128 of K: two
@@ -27,9 +32,10 @@ int hum_gemm_wgmma_acc_regs(const hum_layer_config *c, const hum_tuning *t)
     return sets * (t->warp_n / 16) * (t->block_m / 2);
 }
 
-/* The registers ptxas compiles a thread to: what the launch bounds leave each of ctas_per_sm
- * CTAs, in steps of 8 (kernels/gemm/gemm_wgmma.cu, kBoundRegs and kLaunchRegs: the warp-specialised
- * kernel's setmaxnreg gives its math warps more only at run time, so its code must fit this too). */
+/* The registers the launch bounds leave a thread of each of ctas_per_sm CTAs, in steps of 8
+ * (kernels/gemm/gemm_wgmma.cu, kBoundRegs and kLaunchRegs). At two CTAs per SM ptxas holds the
+ * warp-specialised kernel's math warps to them too, whatever their setmaxnreg asks (at one it
+ * lets them have it: hum_gemm_wgmma_acc_budget). */
 static int launch_regs(const hum_tuning *t)
 {
     const int ws = t->kernel == HUM_GEMM_KERNEL_WGMMA_WS;
@@ -46,7 +52,9 @@ enum { WGMMA_REGS_BESIDE = 32 };
 
 void hum_gemm_wgmma_fit(const hum_layer_config *c, hum_tuning *t)
 {
-    if (hum_gemm_promotes(c, t) && t->block_m > 128) /* promoted accumulators: at most 64 */
+    /* promoted accumulators beside their totals, block_m / 2 registers each (one slab): 128 rows,
+     * or up to 192 asked for where the budget is 192 */
+    if (hum_gemm_promotes(c, t) && t->block_m > hum_gemm_wgmma_acc_budget(c, t))
         t->block_m = 128;
     /* K-group scales applied more than once per 128 of K (A groups of 32, weight groups of 64): a
      * scale per token held beside them; block_m 128 spills (period 32: 496 bytes of local memory
@@ -62,7 +70,7 @@ void hum_gemm_wgmma_fit(const hum_layer_config *c, hum_tuning *t)
     t->warp_k = t->block_k;
     t->warp_n = t->warp_n < t->block_n / 4 ? t->warp_n : t->block_n / 4;
     t->warp_n = t->warp_n > 16 ? t->warp_n : 16;
-    if (hum_gemm_promotes(c, t) && hum_gemm_wgmma_acc_regs(c, t) > 128) {
+    if (hum_gemm_promotes(c, t) && hum_gemm_wgmma_acc_regs(c, t) > hum_gemm_wgmma_acc_budget(c, t)) {
         t->warp_n = 16;
         if (t->block_n > 8 * t->warp_n) /* at most 2 warpgroups: the narrower warps span less */
             t->block_n = 8 * t->warp_n;
@@ -82,17 +90,17 @@ hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v)
          "block_m %d (expected a multiple of 16 from 16 to 256)", t->block_m);
     RULE((t->block_n / t->warp_n) % 4 == 0, "block_n %d / warp_n %d is not a whole number of warpgroups",
          t->block_n, t->warp_n);
-    /* Registers: at most 128 accumulator registers (totals and ping-pong sets included) and 2
-     * slabs per thread and 2 warpgroups per CTA keep ptxas within 255 registers without spills or
-     * serialized wgmma (checked with -Xptxas -v). */
+    /* Registers: at most 128 accumulator registers (totals and ping-pong sets included; 192 where
+     * hum_gemm_wgmma_acc_budget says) and 2 slabs per thread and 2 warpgroups per CTA keep ptxas
+     * within 255 registers without spills or serialized wgmma (checked with -Xptxas -v). */
     RULE(t->warp_n <= 32 && t->block_n / t->warp_n <= 8,
          "warp_n %d, block_n %d: at most 2 slabs (warp_n 32) and 2 warpgroups (block_n / warp_n <= 8) per thread",
          t->warp_n, t->block_n);
-    RULE(hum_gemm_wgmma_acc_regs(v->layer, t) <= 128,
-         "warp_n %d, block_m %d: %d accumulator registers per thread (%s activations); at most 128 accumulators, "
-         "totals and ping-pong sets included", t->warp_n,
-         t->block_m, hum_gemm_wgmma_acc_regs(v->layer, t), hum_dtype_name(v->layer->a_dtype));
-    RULE(hum_gemm_wgmma_acc_regs(v->layer, t) + WGMMA_REGS_BESIDE <= launch_regs(t),
+    RULE(hum_gemm_wgmma_acc_regs(v->layer, t) <= hum_gemm_wgmma_acc_budget(v->layer, t),
+         "warp_n %d, block_m %d: %d accumulator registers per thread (%s activations); at most %d accumulators, "
+         "totals and ping-pong sets included", t->warp_n, t->block_m, hum_gemm_wgmma_acc_regs(v->layer, t),
+         hum_dtype_name(v->layer->a_dtype), hum_gemm_wgmma_acc_budget(v->layer, t));
+    RULE(t->ctas_per_sm == 1 || hum_gemm_wgmma_acc_regs(v->layer, t) + WGMMA_REGS_BESIDE <= launch_regs(t),
          "%d accumulator registers per thread and %d beside them exceed the %d registers that %d CTAs per SM "
          "leave a thread", hum_gemm_wgmma_acc_regs(v->layer, t), WGMMA_REGS_BESIDE, launch_regs(t), t->ctas_per_sm);
     /* the plain kernel stages C in the drained pipeline; the warp-specialised one has its own tile */

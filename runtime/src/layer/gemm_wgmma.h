@@ -26,10 +26,15 @@ hum_status hum_gemm_wgmma_takes(const hum_layer_config *c, const hum_compute_con
  * K (hum_gemm_kscale_k: ping-pong sets). */
 int hum_gemm_wgmma_acc_regs(const hum_layer_config *c, const hum_tuning *t);
 
+/* The most accumulator registers a thread may hold: 128; 192 on wgmma_ws with one CTA per SM and
+ * no K-group scales, whose math threads have 232 (setmaxnreg): 192-row e4m3 tiles, two sets of 96,
+ * compile without local memory (sm_90a, W8A8 and W4A8). */
+int hum_gemm_wgmma_acc_budget(const hum_layer_config *c, const hum_tuning *t);
+
 /* Tunings: warp_m = block_m, a multiple of 16 up to 256; warp_k = block_k; one or two whole
  * warpgroups (block_n / warp_n 4 or 8) of one or two slabs (warp_n 16 or 32) and at most 128
- * accumulator registers per thread (hum_gemm_wgmma_acc_regs), with 32 more within the registers ptxas
- * compiles a thread to at ctas_per_sm CTAs per SM; for "wgmma" the epilogue tile
+ * accumulator registers per thread, or 192 (hum_gemm_wgmma_acc_regs, _acc_budget), at two CTAs per
+ * SM with 32 more within the registers each thread gets; for "wgmma" the epilogue tile
  * (hum_gemm_wgmma_epilogue_smem) within the pipeline's shared memory, where it stages C. HUM_ERR_UNSUPPORTED naming the rule. */
 hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v);
 
@@ -40,9 +45,10 @@ int64_t hum_gemm_wgmma_epilogue_smem(const hum_gemm_variant *v);
 
 /* Fitting a policy's tuning: a warp spans the whole block in M and K; warp N at most block N / 4
  * (whole warpgroups in a narrower block N) and at least 16; promoted accumulators
- * (hum_gemm_promotes) within 128 registers (hum_gemm_wgmma_acc_regs): block M at most 128, one
- * slab above block M 64, and with ping-pong sets block M at most 64 in one slab; one CTA per SM where
- * two would leave a thread too few registers for its accumulators (hum_gemm_wgmma_check). */
+ * (hum_gemm_promotes) within their budget (hum_gemm_wgmma_acc_regs, _acc_budget): block M at
+ * most 128 (192 asked for within a budget of 192), one slab above block M 64, and with ping-pong
+ * sets block M at most 64 in one slab; one CTA per SM where two would leave a thread too few
+ * registers for its accumulators (hum_gemm_wgmma_check). */
 void hum_gemm_wgmma_fit(const hum_layer_config *c, hum_tuning *t);
 
 #endif

@@ -8,15 +8,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { ALIGN = 256 };
+int64_t hum_workspace_round_up(int64_t bytes)
+{
+    return (bytes + HUM_WORKSPACE_ALIGN - 1) / HUM_WORKSPACE_ALIGN * HUM_WORKSPACE_ALIGN;
+}
 
-static int64_t round_up(int64_t v) { return (v + ALIGN - 1) / ALIGN * ALIGN; }
-
-int64_t hum_workspace_lock_bytes(int32_t sm_count) { return round_up((int64_t)sm_count * HUM_MAX_CTAS_PER_SM * 4); }
+int64_t hum_workspace_lock_bytes(int32_t sm_count)
+{
+    return hum_workspace_round_up((int64_t)sm_count * HUM_MAX_CTAS_PER_SM * 4);
+}
 
 int64_t hum_workspace_codes_bytes(const hum_layer_config *c, int64_t rows)
 {
-    return round_up(rows * hum_workspace_codes_stride(c));
+    return hum_workspace_round_up(rows * hum_workspace_codes_stride(c));
 }
 
 int64_t hum_workspace_quantized_row_bytes(const hum_layer_config *c)
@@ -40,7 +44,7 @@ int64_t hum_workspace_partial_bytes(const hum_layer_plan *plan, int32_t sm_count
             t->stream_k && t->stream_k_sum ? (int64_t)sm_count * t->ctas_per_sm * t->block_m * t->block_n * 4 : 0;
         most = bytes > most ? bytes : most;
     }
-    return round_up(most);
+    return hum_workspace_round_up(most);
 }
 
 void hum_workspace_areas(const hum_workspace *ws, int64_t partial_bytes, int64_t min_rows, void **partials,
@@ -59,11 +63,11 @@ int64_t hum_workspace_bytes(const hum_layer_plan *plan, int32_t sm_count, int64_
     const hum_layer_config *c = &plan->config;
     /* the A rows the forward makes: gathered (act-order) or quantized (8-bit A; the codes and the
      * scales are two regions, each rounded up) */
-    const int64_t rows = c->act_order ? round_up(max_m * c->k * 2)
-                         : hum_gemm_a8(c) ? hum_workspace_codes_bytes(c, max_m) +
-                                                round_up(max_m * (hum_workspace_quantized_row_bytes(c) -
-                                                                  hum_workspace_codes_stride(c)))
-                                          : 0;
+    const int64_t scale_row = hum_workspace_quantized_row_bytes(c) - hum_workspace_codes_stride(c); /* 8-bit A */
+    const int64_t rows = c->act_order ? hum_workspace_round_up(max_m * c->k * 2)
+                         : hum_gemm_a8(c)
+                             ? hum_workspace_codes_bytes(c, max_m) + hum_workspace_round_up(max_m * scale_row)
+                             : 0;
     return hum_workspace_lock_bytes(sm_count) + hum_workspace_partial_bytes(plan, sm_count) + rows;
 }
 
@@ -76,7 +80,7 @@ hum_status hum_layer_workspace_size(const hum_layer *layer, int64_t max_m, int64
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_workspace_size: the layer is not prepared (hum_layer_prepare)");
     const hum_layer_config *c = &layer->plan.config;
     const int64_t row = c->act_order ? 2 * c->k : hum_workspace_quantized_row_bytes(c);
-    if (max_m < 0 || (row && max_m > (INT64_MAX / 2 - 2 * ALIGN) / 2 / row))
+    if (max_m < 0 || (row && max_m > (INT64_MAX / 2 - 2 * HUM_WORKSPACE_ALIGN) / 2 / row))
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_workspace_size: max_m %lld (expected 0 .. 2^62 / (2 x the "
                         "%lld bytes of one row of A the forward makes))", (long long)max_m, (long long)row);
     hum_device_info dev;
@@ -106,9 +110,9 @@ hum_status hum_workspace_create(hum_runtime *rt, void *device_memory, int64_t by
                         "hum_workspace_create: %lld bytes; a workspace on %s takes at least %lld (the stream-K locks; "
                         "hum_layer_workspace_size gives what a layer needs)",
                         (long long)bytes, dev.name, (long long)locks);
-    if ((uintptr_t)device_memory % ALIGN)
+    if ((uintptr_t)device_memory % HUM_WORKSPACE_ALIGN)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_workspace_create: device memory %p is not %d-byte aligned",
-                        device_memory, ALIGN);
+                        device_memory, HUM_WORKSPACE_ALIGN);
     hum_workspace *ws = calloc(1, sizeof *ws);
     if (!ws)
         return hum_fail(HUM_ERR_OUT_OF_MEMORY, "hum_workspace_create: out of memory");

@@ -34,6 +34,11 @@ struct hum_workspace {
     hum_gemm_bind_state bind;
 };
 
+/* The boundary every area of a workspace starts on (the layer's and a MoE layer's alike: TMA
+ * maps and vector loads of what the areas hold need it), and `bytes` rounded up to it. */
+enum { HUM_WORKSPACE_ALIGN = 256 };
+int64_t hum_workspace_round_up(int64_t bytes);
+
 /* Bytes of the lock area for a device of `sm_count` SMs. */
 int64_t hum_workspace_lock_bytes(int32_t sm_count);
 

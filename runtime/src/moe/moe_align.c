@@ -2,12 +2,13 @@
 #include "moe_align.h"
 
 #include "internal.h"
+#include "workspace.h"
 
 #include <string.h>
 
 /* Up to this many slots one block of 1024 threads lays them out in one launch (a few passes
  * over shared memory); past it three grids spread the counting and scattering over the SMs. */
-enum { SMALL_SLOTS = 4096, THREADS = 1024, ALIGN = 256 };
+enum { SMALL_SLOTS = 4096, THREADS = 1024 };
 
 static const char *const names[HUM_MOE_ALIGN_KERNELS] = {"hum_moe_align", "hum_moe_count", "hum_moe_scan",
                                                          "hum_moe_scatter"};
@@ -40,16 +41,14 @@ hum_status hum_moe_align_load(int32_t ordinal, const hum_jit_result results[HUM_
     return HUM_OK;
 }
 
-static int64_t round_up(int64_t v) { return (v + ALIGN - 1) / ALIGN * ALIGN; }
-
 /* expert_ids get a slot per row, not per block: the layout of a smaller block_m (more blocks,
  * fewer rows) then fits where one of block_m was sized, as capacity / b <= capacity(block_m)
  * for every b <= block_m. */
 int64_t hum_moe_route_bytes(int64_t numel, int32_t e_local, int32_t block_m)
 {
     const int64_t rows = hum_moe_align_rows(numel, e_local, block_m);
-    return 2 * round_up(rows * 4) + round_up((e_local + 1) * 4) + ALIGN +
-           round_up((int64_t)HUM_MOE_ALIGN_CHUNKS * e_local * 4);
+    return 2 * hum_workspace_round_up(rows * 4) + hum_workspace_round_up((e_local + 1) * 4) + HUM_WORKSPACE_ALIGN +
+           hum_workspace_round_up((int64_t)HUM_MOE_ALIGN_CHUNKS * e_local * 4);
 }
 
 void hum_moe_route_place(void *base, int64_t numel, int32_t e_local, int32_t block_m, hum_moe_route *out)
@@ -57,13 +56,13 @@ void hum_moe_route_place(void *base, int64_t numel, int32_t e_local, int32_t blo
     const int64_t rows = hum_moe_align_rows(numel, e_local, block_m);
     char *p = base;
     out->sorted = (int32_t *)p;
-    p += round_up(rows * 4);
+    p += hum_workspace_round_up(rows * 4);
     out->expert_ids = (int32_t *)p;
-    p += round_up(rows * 4);
+    p += hum_workspace_round_up(rows * 4);
     out->offsets = (int32_t *)p;
-    p += round_up((e_local + 1) * 4);
+    p += hum_workspace_round_up((e_local + 1) * 4);
     out->post_padded = (int32_t *)p;
-    p += ALIGN;
+    p += HUM_WORKSPACE_ALIGN;
     out->chunk_counts = (int32_t *)p;
 }
 

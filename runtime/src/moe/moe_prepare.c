@@ -6,6 +6,7 @@
 #include "internal.h"
 #include "gemm_variant.h"
 #include "layer.h"
+#include "workspace.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -184,7 +185,6 @@ hum_status hum_moe_prepare(hum_moe *moe)
     return HUM_OK;
 }
 
-enum { ALIGN = 256 };
 
 int64_t hum_moe_max_tokens(const hum_moe *moe)
 {
@@ -194,8 +194,6 @@ int64_t hum_moe_max_tokens(const hum_moe *moe)
         return INT32_MAX;
     return (INT32_MAX - moe->experts * moe->block_m_max) / moe->opts.top_k;
 }
-
-static int64_t round_up(int64_t v) { return (v + ALIGN - 1) / ALIGN * ALIGN; }
 
 hum_status hum_moe_areas_of(const hum_moe *moe, int64_t m, hum_moe_areas *areas)
 {
@@ -215,15 +213,15 @@ hum_status hum_moe_areas_of(const hum_moe *moe, int64_t m, hum_moe_areas *areas)
     const int down8 = hum_gemm_a8(&moe->down->plan.config);
     /* grouped: no routing layout, and the down GEMM writes out itself; an 8-bit down GEMM's A
      * is the activation's codes and their scales (per row, or per group of columns) */
-    areas->gemm = round_up(a > b ? a : b);
+    areas->gemm = hum_workspace_round_up(a > b ? a : b);
     areas->route = areas->gemm;
     areas->inter =
         areas->route + (indexed ? hum_moe_route_bytes(rows, (int32_t)moe->experts, moe->block_m_max) : 0);
-    areas->act = areas->inter + round_up(rows * hum_moe_gated(moe->opts.activation) * I * 2);
-    areas->act_scale = down8 ? areas->act + round_up(rows * I) : 0;
-    areas->y = down8 ? areas->act_scale + round_up(hum_moe_act_scale_bytes(&moe->down->plan.config, rows))
-                     : areas->act + round_up(rows * I * 2);
-    areas->bytes = areas->y + (indexed ? round_up(rows * moe->hidden * 2) : 0);
+    areas->act = areas->inter + hum_workspace_round_up(rows * hum_moe_gated(moe->opts.activation) * I * 2);
+    areas->act_scale = down8 ? areas->act + hum_workspace_round_up(rows * I) : 0;
+    areas->y = down8 ? areas->act_scale + hum_workspace_round_up(hum_moe_act_scale_bytes(&moe->down->plan.config, rows))
+                     : areas->act + hum_workspace_round_up(rows * I * 2);
+    areas->bytes = areas->y + (indexed ? hum_workspace_round_up(rows * moe->hidden * 2) : 0);
     return HUM_OK;
 }
 
