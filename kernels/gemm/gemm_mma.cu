@@ -265,13 +265,11 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const KTile &ct, int k0, u
             float fb[2 * kNJ];
             const int row = kGroup >= kBK ? 0 : wk * kWK / kGroup;  // the warp's group in the stage
             load_acc_scales(stage + kABytes + kBBytes + row * kBN * 2, wn, lane, fb);
+            float rows[2 * kMI];  // 16-bit A has no row factors
 #pragma unroll
-            for (int mi = 0; mi < kMI; ++mi)
-#pragma unroll
-                for (int nj = 0; nj < kNJ; ++nj)
-#pragma unroll
-                    for (int e = 0; e < 4; ++e)
-                        promote(acc[mi][nj][e], total[mi][nj][e], fb[2 * nj + e % 2]);
+            for (int i = 0; i < 2 * kMI; ++i)
+                rows[i] = 1.f;
+            promote_scaled(acc, total, rows, fb);
         }
     }
 }
