@@ -198,7 +198,7 @@ hum_status hum_expert_gemm_forward(hum_layer *gemm, hum_workspace *ws, struct CU
     int64_t room;
     hum_workspace_areas(ws, t->partial_bytes, 0, &partials, &rows, &room);
     if (st == HUM_OK)
-        st = hum_gemm_launch(e, ws, stream, &args, partials, blocks, 0);
+        st = hum_gemm_launch(e, ws, stream, &args, partials, blocks);
     hum_hazard_unpin(&ws->slot);
     return st;
 }

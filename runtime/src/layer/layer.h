@@ -116,10 +116,11 @@ const hum_dispatch_entry *hum_dispatch_entry_for(const hum_dispatch_table *t, in
 
 /* Launches entry e with args (every field but the locks and partials filled; the family's
  * binding done) over `blocks` blocks of e->block_m rows: a persistent grid of at most
- * e->max_grid CTAs. partials: ws's partial tiles (hum_workspace_areas), which an entry whose
- * stream-K slices sum in the workspace takes; NULL runs its tiles whole, without stream-K. */
+ * e->max_grid CTAs, overlapping the kernel before it where args->overlaps says so. partials:
+ * ws's partial tiles (hum_workspace_areas), which an entry whose stream-K slices sum in the
+ * workspace takes; NULL runs its tiles whole, without stream-K. */
 hum_status hum_gemm_launch(const hum_dispatch_entry *e, hum_workspace *ws, struct CUstream_st *stream,
-                           hum_gemm_args *args, void *partials, int64_t blocks, int after_permute);
+                           hum_gemm_args *args, void *partials, int64_t blocks);
 /* The weight a layer of `opts` holds: *use = w, or (opts->shard set) *use = cut = its shard,
  * which the caller frees (cut is zeroed otherwise). */
 hum_status hum_layer_shard_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_standard_weight *cut,

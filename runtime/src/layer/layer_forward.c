@@ -45,7 +45,7 @@ const hum_dispatch_entry *hum_dispatch_entry_for(const hum_dispatch_table *t, in
 }
 
 hum_status hum_gemm_launch(const hum_dispatch_entry *e, hum_workspace *ws, struct CUstream_st *stream,
-                           hum_gemm_args *args, void *partials, int64_t blocks, int after_permute)
+                           hum_gemm_args *args, void *partials, int64_t blocks)
 {
     args->locks = ws->base;
     args->partials = e->stream_k_sum ? partials : NULL;
@@ -55,11 +55,12 @@ hum_status hum_gemm_launch(const hum_dispatch_entry *e, hum_workspace *ws, struc
     const int64_t work = e->stream_k && (!e->stream_k_sum || args->partials) ? tiles * e->k_blocks : tiles;
     const int64_t grid = work < e->max_grid ? work : e->max_grid;
     void *params[] = {args};
-    /* after the permutation the GEMM's launch latency hides behind it: the kernels wait for it
-     * before their first load (kernels/ptx/griddep.cuh) */
+    /* after the kernel that writes A (act-order's permutation, 8-bit A's quantization) the GEMM's
+     * launch latency hides behind it: the kernels wait for it before their first load
+     * (kernels/ptx/griddep.cuh) */
     hum_launch_config launch = {.grid = {(uint32_t)grid, 1, 1}, .block = {e->threads, 1, 1},
                                 .dynamic_smem_bytes = e->smem_bytes, .stream = stream,
-                                .overlap_previous = after_permute};
+                                .overlap_previous = args->overlaps};
     return hum_kernel_launch(e->kernel, &launch, params);
 }
 
@@ -101,22 +102,23 @@ static hum_status check_a_scale(const hum_layer_config *cfg, const hum_tensor *s
 }
 
 /* One GEMM launch of M rows (1 .. 2^31 - 1) of A (row stride lda, scales a_scale with row stride
- * a_scale_ld) into C with table t (partials: hum_gemm_launch). */
+ * a_scale_ld) into C with table t (partials: hum_gemm_launch); overlaps: A comes from the kernel
+ * launched just before (the permutation or the quantization). */
 static hum_status launch_gemm(const hum_layer *layer, const hum_dispatch_table *t, hum_workspace *ws, void *partials,
                               struct CUstream_st *stream, const void *a, int64_t lda, const float *a_scale,
-                              int64_t a_scale_ld, void *c, int64_t ldc, int64_t m, int after_permute)
+                              int64_t a_scale_ld, void *c, int64_t ldc, int64_t m, int overlaps)
 {
     const hum_dispatch_entry *e = hum_dispatch_entry_for(t, m);
     const hum_layer_buffers *b = &layer->buf;
     /* k_perm stays NULL: an act-order A arrives permuted (launch_permute) */
     hum_gemm_args args = {.a = a, .a_scale = a_scale, .lda = lda, .a_scale_ld = a_scale_ld, .b = b->weight,
                           .b_scale = b->scale, .zero = b->zero, .bias = b->bias, .col_scale = b->col_scale, .c = c,
-                          .ldc = ldc, .m = (int)m, .out_factor = layer->out_factor, .overlaps = after_permute};
+                          .ldc = ldc, .m = (int)m, .out_factor = layer->out_factor, .overlaps = overlaps};
     hum_status st;
     if (e->family->bind && (st = e->family->bind(&ws->bind, layer->plan.config.a_dtype, layer->plan.config.k,
                                                  e->block_m, &args)) != HUM_OK)
         return hum_fail_context(st, "hum_layer_forward");
-    return hum_gemm_launch(e, ws, stream, &args, partials, (m + e->block_m - 1) / e->block_m, after_permute);
+    return hum_gemm_launch(e, ws, stream, &args, partials, (m + e->block_m - 1) / e->block_m);
 }
 
 /* Gathers M rows of A into `rows` in the prepared K order (kernels/prep/permute_a.cu). A row is
