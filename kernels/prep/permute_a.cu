@@ -24,22 +24,52 @@
 // rows into slices until there are two blocks per SM, each block reading the row from L2 again.
 //
 // Launch: block 256 threads, grid (slices, any y >= 1), dynamic shared memory staged * 2 bytes.
-// On sm_90 the GEMM that reads `out` is launched to overlap this kernel (ptx/griddep.cuh); a
-// block lets it in once its stores are issued (or by exiting). Triggered at the first instruction instead, the
-// GEMM's persistent CTAs were placed while these blocks still held part of the SMs, and the
-// M 1..16 GEMM (two of whose CTAs fit one SM) ran 10 us slower at M = 1 and 16 on the H200
-// (36.4 / 38.4 us against 26.7 / 28.9, bench/NOTES.md).
+// On sm_90 the GEMM that reads `out` is launched to overlap this kernel (ptx/griddep.cuh). With
+// `early` set, which the host does when the GEMM's resident CTAs fit on an SM beside this grid's
+// blocks (hum_kernel_blocks_beside), a block lets it in at its first instruction, so that the
+// GEMM's launch and its prefetch of the weights run during the whole permutation; otherwise once
+// its stores are issued. Let in early without that room, the GEMM's persistent CTAs were placed
+// while these blocks still held part of the SMs, and the M 1..16 GEMM (two of whose CTAs then
+// fit one SM) ran 10 us slower at M = 1 and 16 on the H200 (36.4 / 38.4 us against 26.7 / 28.9,
+// bench/NOTES.md, session 6).
+//
+// Each thread's perm entries for its first chunk load before the row is staged: the two
+// independent loads overlap instead of following each other.
 #include "common.cuh"
 #include "ptx/griddep.cuh"
 
+// The perm entries of the 8 output columns from j0 (-1 past k); nothing when j0 >= k.
+__device__ __forceinline__ void load_perm(const int *__restrict__ perm, int j0, int k, bool whole, int (&col)[8])
+{
+    if (j0 >= k)
+        return;
+    if (whole) {
+        asm("ld.global.nc.v4.s32 {%0,%1,%2,%3}, [%4];\n"
+            : "=r"(col[0]), "=r"(col[1]), "=r"(col[2]), "=r"(col[3])
+            : "l"(perm + j0));
+        asm("ld.global.nc.v4.s32 {%0,%1,%2,%3}, [%4];\n"
+            : "=r"(col[4]), "=r"(col[5]), "=r"(col[6]), "=r"(col[7])
+            : "l"(perm + j0 + 4));
+    } else {
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+            col[i] = j0 + i < k ? __ldg(perm + j0 + i) : -1;
+    }
+}
+
 extern "C" __global__ void __launch_bounds__(256)
 hum_permute_a(const u16 *__restrict__ a, i64 lda, const int *__restrict__ perm, u16 *__restrict__ out, int k,
-              int cols, int staged, int m)
+              int cols, int staged, int m, int early)
 {
+    if (early)
+        grid_dependents_launch();
     extern __shared__ uint4 row_smem[];
     u16 *row = reinterpret_cast<u16 *>(row_smem);
     const int copied = staged < cols ? staged : cols;
     const bool whole = (k & 7) == 0;
+    const int j_first = (blockIdx.x * blockDim.x + threadIdx.x) * 8;
+    int first[8];
+    load_perm(perm, j_first, k, whole, first);
     for (int r = blockIdx.y; r < m; r += gridDim.y) {
         const u16 *src = a + r * lda;
         if (r != blockIdx.y)
@@ -56,19 +86,14 @@ hum_permute_a(const u16 *__restrict__ a, i64 lda, const int *__restrict__ perm, 
         }
         __syncthreads();
         u16 *dst = out + static_cast<i64>(r) * k;
-        for (int j0 = (blockIdx.x * blockDim.x + threadIdx.x) * 8; j0 < k; j0 += gridDim.x * blockDim.x * 8) {
+        for (int j0 = j_first; j0 < k; j0 += gridDim.x * blockDim.x * 8) {
             int col[8];
-            if (whole) {
-                asm("ld.global.nc.v4.s32 {%0,%1,%2,%3}, [%4];\n"
-                    : "=r"(col[0]), "=r"(col[1]), "=r"(col[2]), "=r"(col[3])
-                    : "l"(perm + j0));
-                asm("ld.global.nc.v4.s32 {%0,%1,%2,%3}, [%4];\n"
-                    : "=r"(col[4]), "=r"(col[5]), "=r"(col[6]), "=r"(col[7])
-                    : "l"(perm + j0 + 4));
-            } else {
+            if (j0 == j_first) {
 #pragma unroll
                 for (int i = 0; i < 8; ++i)
-                    col[i] = j0 + i < k ? __ldg(perm + j0 + i) : -1;
+                    col[i] = first[i];
+            } else {
+                load_perm(perm, j0, k, whole, col);
             }
             u16 v[8];
 #pragma unroll
@@ -88,5 +113,6 @@ hum_permute_a(const u16 *__restrict__ a, i64 lda, const int *__restrict__ perm, 
             }
         }
     }
-    grid_dependents_launch();
+    if (!early)
+        grid_dependents_launch();
 }

@@ -98,6 +98,27 @@ hum_status hum_device_query(int32_t ordinal, hum_device_info *out)
     return HUM_OK;
 }
 
+hum_status hum_device_sm_limits(int32_t ordinal, hum_sm_limits *out)
+{
+    memset(out, 0, sizeof *out);
+    const hum_cuda_api *cu;
+    CUdevice dev;
+    hum_status st = hum_cuda_load(&cu);
+    if (st != HUM_OK || (st = device_handle(cu, ordinal, &dev)) != HUM_OK)
+        return st;
+    static const CUdevice_attribute attributes[] = {
+        CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR,
+        CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR,
+        CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK};
+    int v[5];
+    for (int i = 0; i < 5; i++)
+        if ((st = hum_cuda_check(cu->cuDeviceGetAttribute(&v[i], attributes[i], dev), "cuDeviceGetAttribute")) !=
+            HUM_OK)
+            return hum_fail_context(st, "querying the SM limits of device %d", ordinal);
+    *out = (hum_sm_limits){v[0], v[1], v[2], v[3], v[4]};
+    return HUM_OK;
+}
+
 hum_status hum_device_activate(int32_t ordinal, CUcontext *ctx)
 {
     const hum_cuda_api *cu;

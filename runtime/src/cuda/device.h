@@ -9,6 +9,15 @@
  * for an ordinal out of range. `ctx` may be NULL. */
 hum_status hum_device_activate(int32_t ordinal, CUcontext *ctx);
 
+/* What one SM of a device holds at once: threads, 32-bit registers, shared memory (bytes) and
+ * blocks, and the shared memory the driver reserves per block beside what a kernel asks for. */
+typedef struct hum_sm_limits {
+    int64_t threads, registers, smem_bytes, blocks, reserved_smem_per_block;
+} hum_sm_limits;
+
+/* The SM limits of device `ordinal` (cuDeviceGetAttribute). HUM_ERR_NO_DEVICE, HUM_ERR_CUDA. */
+hum_status hum_device_sm_limits(int32_t ordinal, hum_sm_limits *out);
+
 /* Makes current the context that owns device pointer `dptr`; HUM_ERR_INVALID_ARG naming `what`
  * when the driver does not know the pointer. */
 hum_status hum_device_bind_pointer(const void *dptr, const char *what);

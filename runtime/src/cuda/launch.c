@@ -19,6 +19,8 @@ struct hum_kernel {
     int32_t ordinal;
     int32_t sm_major;
     uint32_t dynamic_smem_bytes; /* opted in at load */
+    int32_t registers, static_smem; /* per thread; bytes per block */
+    hum_sm_limits sm;               /* of its device */
     char name[512];
 };
 
@@ -61,6 +63,14 @@ hum_status hum_kernel_load(int32_t device_ordinal, const hum_jit_result *compile
                                 device_ordinal, info.name, info.sm_major, info.sm_minor);
     }
     st = hum_cuda_check(cu->cuModuleGetFunction(&k->function, k->module, k->name), "cuModuleGetFunction");
+    if (st == HUM_OK)
+        st = hum_cuda_check(cu->cuFuncGetAttribute(&k->registers, CU_FUNC_ATTRIBUTE_NUM_REGS, k->function),
+                            "cuFuncGetAttribute(NUM_REGS)");
+    if (st == HUM_OK)
+        st = hum_cuda_check(cu->cuFuncGetAttribute(&k->static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->function),
+                            "cuFuncGetAttribute(SHARED_SIZE_BYTES)");
+    if (st == HUM_OK)
+        st = hum_device_sm_limits(device_ordinal, &k->sm);
     if (st == HUM_OK && dynamic_smem_bytes > 0)
         st = hum_cuda_check(cu->cuFuncSetAttribute(k->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                                    dynamic_smem_bytes),
@@ -84,6 +94,33 @@ void hum_kernel_destroy(hum_kernel *k)
     if (cu && cu->cuCtxSetCurrent(k->context) == CUDA_SUCCESS)
         cu->cuModuleUnload(k->module);
     free(k);
+}
+
+/* What one block of k with `threads` threads and `smem` bytes of dynamic shared memory holds of
+ * an SM: registers as allocated, per warp in units of 256, shared memory with the driver's
+ * reservation per block. */
+static void block_usage(const hum_kernel *k, uint32_t threads, uint32_t smem, int64_t use[3])
+{
+    const int64_t warps = (threads + 31) / 32;
+    use[0] = warps * 32;
+    use[1] = warps * ((k->registers * 32 + 255) / 256 * 256);
+    use[2] = (int64_t)smem + k->static_smem + k->sm.reserved_smem_per_block;
+}
+
+int32_t hum_kernel_blocks_beside(const hum_kernel *resident, uint32_t threads, uint32_t smem, int32_t count,
+                                 const hum_kernel *guest, uint32_t guest_threads, uint32_t guest_smem)
+{
+    int64_t r[3], g[3];
+    block_usage(resident, threads, smem, r);
+    block_usage(guest, guest_threads, guest_smem, g);
+    const hum_sm_limits *sm = &resident->sm;
+    const int64_t left[3] = {sm->threads - count * r[0], sm->registers - count * r[1], sm->smem_bytes - count * r[2]};
+    int64_t fit = sm->blocks - count;
+    for (int i = 0; i < 3; i++) {
+        const int64_t n = left[i] < 0 ? 0 : left[i] / g[i];
+        fit = n < fit ? n : fit;
+    }
+    return fit < 0 ? 0 : (int32_t)fit;
 }
 
 static uint32_t at_least_one(uint32_t v) { return v ? v : 1; }

@@ -35,4 +35,13 @@ typedef struct hum_launch_config {
  * limits above; HUM_ERR_CUDA when the driver refuses the launch. */
 hum_status hum_kernel_launch(const hum_kernel *k, const hum_launch_config *cfg, void **args);
 
+/* How many blocks of `guest` (guest_threads threads, guest_smem bytes of dynamic shared memory)
+ * an SM holds beside `count` resident blocks of `resident` (threads, smem): the threads,
+ * registers, shared memory and blocks the device's SM has, less theirs; 0 when none fits. Both
+ * kernels are loaded on the same device. A kernel launched to overlap the one before it
+ * (overlap_previous) that finds no room waits for the SM; where that matters, as for persistent
+ * grids whose CTAs wait on each other, this says whether it can be let in early. */
+int32_t hum_kernel_blocks_beside(const hum_kernel *resident, uint32_t threads, uint32_t smem, int32_t count,
+                                 const hum_kernel *guest, uint32_t guest_threads, uint32_t guest_smem);
+
 #endif

@@ -121,18 +121,25 @@ static hum_status launch_gemm(const hum_layer *layer, const hum_dispatch_table *
     return hum_gemm_launch(e, ws, stream, &args, partials, (m + e->block_m - 1) / e->block_m);
 }
 
-/* Gathers M rows of A into `rows` in the prepared K order (kernels/prep/permute_a.cu). A row is
- * cut into slices of 2048 columns, one block each, until there are two blocks per SM: each slice
- * stages the whole row again, so more slices than that only read more of L2. */
-static hum_status launch_permute(const hum_layer *layer, void *rows, struct CUstream_st *stream, const void *a,
-                                 int64_t lda, int64_t m)
+/* Gathers M rows of A into `rows` in the prepared K order (kernels/prep/permute_a.cu) before
+ * entry e's GEMM reads them. A row is cut into slices of 2048 columns, one block each, until
+ * there are two blocks per SM: each slice stages the whole row again, so more slices than that
+ * only read more of L2. The GEMM is let in at the permutation's start when its resident CTAs fit
+ * on an SM beside the permutation's blocks (their count per SM as the grid spreads them). */
+static hum_status launch_permute(const hum_layer *layer, const hum_dispatch_entry *e, void *rows,
+                                 struct CUstream_st *stream, const void *a, int64_t lda, int64_t m)
 {
     int32_t k = (int32_t)layer->plan.config.k, cols = (int32_t)layer->input_k,
             staged = hum_permute_staged(layer->input_k), m32 = (int32_t)m;
-    void *args[] = {(void *)&a, &lda, (void *)&layer->buf.k_perm, &rows, &k, &cols, &staged, &m32};
-    const int64_t per_row = (k + 2047) / 2048, fill = (2 * (int64_t)layer->plan.sm_count + m - 1) / m;
-    const uint32_t slices = (uint32_t)(per_row < fill ? per_row : fill);
-    hum_launch_config launch = {.grid = {slices, (uint32_t)(m < 65535 ? m : 65535), 1}, .block = {256, 1, 1},
+    const int64_t sms = layer->plan.sm_count;
+    const int64_t per_row = (k + 2047) / 2048, fill = (2 * sms + m - 1) / m;
+    const uint32_t slices = (uint32_t)(per_row < fill ? per_row : fill), grid_y = (uint32_t)(m < 65535 ? m : 65535);
+    const int64_t per_sm = ((int64_t)slices * grid_y + sms - 1) / sms;
+    int32_t early = per_sm <= hum_kernel_blocks_beside(e->kernel, e->threads, e->smem_bytes,
+                                                       (int32_t)(e->max_grid / sms), layer->permute, 256,
+                                                       (uint32_t)staged * 2);
+    void *args[] = {(void *)&a, &lda, (void *)&layer->buf.k_perm, &rows, &k, &cols, &staged, &m32, &early};
+    hum_launch_config launch = {.grid = {slices, grid_y, 1}, .block = {256, 1, 1},
                                 .dynamic_smem_bytes = (uint32_t)staged * 2, .stream = stream};
     return hum_kernel_launch(layer->permute, &launch, args);
 }
@@ -244,7 +251,8 @@ hum_status hum_layer_forward_ws(hum_layer *layer, hum_workspace *ws, struct CUst
     } else {
         for (int64_t r = 0; st == HUM_OK && r < m; r += rows) {
             const int64_t part = m - r < rows ? m - r : rows;
-            st = launch_permute(layer, area, stream, (const uint16_t *)a->data + r * lda, lda, part);
+            st = launch_permute(layer, hum_dispatch_entry_for(t, part), area, stream,
+                                (const uint16_t *)a->data + r * lda, lda, part);
             if (st == HUM_OK)
                 st = launch_gemm(layer, t, ws, partials, stream, area, cfg->k, NULL, 0, (uint16_t *)c->data + r * ldc,
                                  ldc, part, 1);
