@@ -119,6 +119,27 @@ hum_status hum_device_sm_limits(int32_t ordinal, hum_sm_limits *out)
     return HUM_OK;
 }
 
+hum_block_usage hum_sm_block_usage(const hum_sm_limits *sm, uint32_t threads, int32_t registers_per_thread,
+                                   int64_t smem_bytes)
+{
+    const int64_t warps = ((int64_t)threads + 31) / 32;
+    return (hum_block_usage){warps * 32, warps * (((int64_t)registers_per_thread * 32 + 255) / 256 * 256),
+                             smem_bytes + sm->reserved_smem_per_block};
+}
+
+int32_t hum_sm_blocks_beside(const hum_sm_limits *sm, hum_block_usage resident, int32_t count, hum_block_usage guest)
+{
+    const int64_t left[3] = {sm->threads - count * resident.threads, sm->registers - count * resident.registers,
+                             sm->smem_bytes - count * resident.smem_bytes};
+    const int64_t need[3] = {guest.threads, guest.registers, guest.smem_bytes};
+    int64_t fit = sm->blocks - count;
+    for (int i = 0; i < 3; i++) {
+        const int64_t n = left[i] < 0 ? 0 : need[i] > 0 ? left[i] / need[i] : fit;
+        fit = n < fit ? n : fit;
+    }
+    return fit < 0 ? 0 : (int32_t)fit;
+}
+
 hum_status hum_device_activate(int32_t ordinal, CUcontext *ctx)
 {
     const hum_cuda_api *cu;

@@ -18,6 +18,20 @@ typedef struct hum_sm_limits {
 /* The SM limits of device `ordinal` (cuDeviceGetAttribute). HUM_ERR_NO_DEVICE, HUM_ERR_CUDA. */
 hum_status hum_device_sm_limits(int32_t ordinal, hum_sm_limits *out);
 
+/* What one block holds of an SM while it runs: threads in whole warps, registers as the SM
+ * allocates them (per warp, in units of 256), shared memory (static + dynamic bytes) with the
+ * driver's reservation per block. */
+typedef struct hum_block_usage {
+    int64_t threads, registers, smem_bytes;
+} hum_block_usage;
+
+hum_block_usage hum_sm_block_usage(const hum_sm_limits *sm, uint32_t threads, int32_t registers_per_thread,
+                                   int64_t smem_bytes);
+
+/* How many `guest` blocks an SM holds beside `count` `resident` blocks (0 when none fits, or
+ * when the resident blocks alone exceed it). */
+int32_t hum_sm_blocks_beside(const hum_sm_limits *sm, hum_block_usage resident, int32_t count, hum_block_usage guest);
+
 /* Makes current the context that owns device pointer `dptr`; HUM_ERR_INVALID_ARG naming `what`
  * when the driver does not know the pointer. */
 hum_status hum_device_bind_pointer(const void *dptr, const char *what);

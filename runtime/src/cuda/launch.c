@@ -96,31 +96,13 @@ void hum_kernel_destroy(hum_kernel *k)
     free(k);
 }
 
-/* What one block of k with `threads` threads and `smem` bytes of dynamic shared memory holds of
- * an SM: registers as allocated, per warp in units of 256, shared memory with the driver's
- * reservation per block. */
-static void block_usage(const hum_kernel *k, uint32_t threads, uint32_t smem, int64_t use[3])
-{
-    const int64_t warps = (threads + 31) / 32;
-    use[0] = warps * 32;
-    use[1] = warps * ((k->registers * 32 + 255) / 256 * 256);
-    use[2] = (int64_t)smem + k->static_smem + k->sm.reserved_smem_per_block;
-}
-
 int32_t hum_kernel_blocks_beside(const hum_kernel *resident, uint32_t threads, uint32_t smem, int32_t count,
                                  const hum_kernel *guest, uint32_t guest_threads, uint32_t guest_smem)
 {
-    int64_t r[3], g[3];
-    block_usage(resident, threads, smem, r);
-    block_usage(guest, guest_threads, guest_smem, g);
     const hum_sm_limits *sm = &resident->sm;
-    const int64_t left[3] = {sm->threads - count * r[0], sm->registers - count * r[1], sm->smem_bytes - count * r[2]};
-    int64_t fit = sm->blocks - count;
-    for (int i = 0; i < 3; i++) {
-        const int64_t n = left[i] < 0 ? 0 : left[i] / g[i];
-        fit = n < fit ? n : fit;
-    }
-    return fit < 0 ? 0 : (int32_t)fit;
+    return hum_sm_blocks_beside(
+        sm, hum_sm_block_usage(sm, threads, resident->registers, (int64_t)smem + resident->static_smem), count,
+        hum_sm_block_usage(sm, guest_threads, guest->registers, (int64_t)guest_smem + guest->static_smem));
 }
 
 static uint32_t at_least_one(uint32_t v) { return v ? v : 1; }
