@@ -57,32 +57,36 @@ static hum_status device_handle(const hum_cuda_api *cu, int32_t ordinal, CUdevic
     return hum_cuda_check(cu->cuDeviceGet(dev, ordinal), "cuDeviceGet");
 }
 
+/* values[i] = attribute which[i] of device `ordinal`; *cu and *dev for further queries. */
+static hum_status query_attributes(int32_t ordinal, const CUdevice_attribute *which, int count, int *values,
+                                   const hum_cuda_api **cu, CUdevice *dev)
+{
+    hum_status st = hum_cuda_load(cu);
+    if (st != HUM_OK || (st = device_handle(*cu, ordinal, dev)) != HUM_OK)
+        return st;
+    for (int i = 0; i < count; i++)
+        if ((st = hum_cuda_check((*cu)->cuDeviceGetAttribute(&values[i], which[i], *dev), "cuDeviceGetAttribute")) !=
+            HUM_OK)
+            return hum_fail_context(st, "querying attribute %d of device %d", (int)which[i], ordinal);
+    return HUM_OK;
+}
+
 hum_status hum_device_query(int32_t ordinal, hum_device_info *out)
 {
     if (!out)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_device_query: out is NULL");
     memset(out, 0, sizeof *out);
+    static const CUdevice_attribute which[] = {
+        CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+        CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+        CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE};
+    int values[5];
     const hum_cuda_api *cu;
     CUdevice dev;
-    hum_status st = hum_cuda_load(&cu);
-    if (st != HUM_OK || (st = device_handle(cu, ordinal, &dev)) != HUM_OK)
+    hum_status st = query_attributes(ordinal, which, 5, values, &cu, &dev);
+    if (st != HUM_OK)
         return st;
     hum_device_info info = {.ordinal = ordinal, .driver_version = cu->driver_version};
-    static const struct {
-        CUdevice_attribute attribute;
-        const char *name;
-    } attributes[] = {
-        {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "compute capability major"},
-        {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, "compute capability minor"},
-        {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "multiprocessor count"},
-        {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "opt-in shared memory per block"},
-        {CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, "L2 cache size"},
-    };
-    int values[sizeof attributes / sizeof attributes[0]];
-    for (size_t i = 0; i < sizeof attributes / sizeof attributes[0]; i++)
-        if ((st = hum_cuda_check(cu->cuDeviceGetAttribute(&values[i], attributes[i].attribute, dev),
-                                 attributes[i].name)) != HUM_OK)
-            return hum_fail_context(st, "querying device %d", ordinal);
     size_t total = 0;
     if ((st = hum_cuda_check(cu->cuDeviceGetName(info.name, (int)sizeof info.name, dev), "cuDeviceGetName")) !=
             HUM_OK ||
@@ -101,20 +105,16 @@ hum_status hum_device_query(int32_t ordinal, hum_device_info *out)
 hum_status hum_device_sm_limits(int32_t ordinal, hum_sm_limits *out)
 {
     memset(out, 0, sizeof *out);
-    const hum_cuda_api *cu;
-    CUdevice dev;
-    hum_status st = hum_cuda_load(&cu);
-    if (st != HUM_OK || (st = device_handle(cu, ordinal, &dev)) != HUM_OK)
-        return st;
-    static const CUdevice_attribute attributes[] = {
+    static const CUdevice_attribute which[] = {
         CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR,
         CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR,
         CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK};
     int v[5];
-    for (int i = 0; i < 5; i++)
-        if ((st = hum_cuda_check(cu->cuDeviceGetAttribute(&v[i], attributes[i], dev), "cuDeviceGetAttribute")) !=
-            HUM_OK)
-            return hum_fail_context(st, "querying the SM limits of device %d", ordinal);
+    const hum_cuda_api *cu;
+    CUdevice dev;
+    hum_status st = query_attributes(ordinal, which, 5, v, &cu, &dev);
+    if (st != HUM_OK)
+        return st;
     *out = (hum_sm_limits){v[0], v[1], v[2], v[3], v[4]};
     return HUM_OK;
 }
