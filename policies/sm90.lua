@@ -75,8 +75,8 @@ return {
     -- Expert GEMMs (docs/moe.md): M counts rows per expert, and a MoE layer's gate/up and down
     -- GEMMs share one align, so block_m follows M alone (16, 32, 64 or 96, 128), whichever family
     -- runs (act-order experts run mma.sync on both). Qwen3-30B-A3B gate/up on the H200 (moegemm-2,
-    -- GEMM-only): two CTAs per SM from 2 rows per expert (M = 128: 91 against 110 us, M = 1 keeps
-    -- one: 18 against 21), 128 x 256 x 64 tiles above 64 rows (M = 4096: 539 against 645 us
+    -- GEMM-only): two CTAs per SM from 2 rows per expert (M = 128: 91 against 110 us; M = 1 kept
+    -- one then, 18 against 21 under stream-K), 128 x 256 x 64 tiles above 64 rows (M = 4096: 539 against 645 us
     -- for 128 x 128 x 128, 1391 for 256-row blocks, whose padding per expert costs more than the
     -- larger tile saves). The session-5 sweep (bench/moe-sweep/README.md) changed 33..64 only.
     -- Up to 16 rows per expert the tiles run whole, without stream-K (bench/sweeps/moe7.sh `dp`,
@@ -84,19 +84,36 @@ return {
     -- 17.92 / 51.04 / 92.27 -> 14.02 / 47.09 / 86.75 us, down 15.01 / 38.64 / 61.65 -> 9.95 /
     -- 32.75 / 53.89; stream-K slices summed in the workspace: 16.22 / 46.75 / 87.60 and 12.86 /
     -- 32.56 / 57.36): M = 1's 8 blocks x 12 (16) column tiles of 8 (3) k-blocks fill 96 (128) of
-    -- the 132 SMs whole, where stream-K's slices met through C one after the other.
+    -- the 132 SMs whole, where stream-K's slices met through C one after the other. Two CTAs per
+    -- SM from one row per expert on (bench/sweeps/moe9.sh `dp2`, s8-moe9/call1/moe9.txt: M = 8's
+    -- ~600 gate_up tiles over 264 slots instead of 132, gate_up 46.78 -> 40.05, down 32.69 ->
+    -- 27.30; M = 1 14.24 -> 13.92 and 9.92 either way: its 96 (128) tiles still one per SM).
+    -- Above 32 rows, 16-bit A: wgmma_ws at block K 128, 96 x 256 x 128 and 128 x 256 x 128 with
+    -- three stages (moe9.sh `ws5`, s8-moe9/call1: M = 1024 / 4096 gate_up 196.86 / 541.54 ->
+    -- 181.70 / 506.46, down 124.91 / 371.15 -> 119.17 / 324.82; session 7's call: 198.27 / 543.20
+    -- -> 183.01 / 510.24 and 126.34 / 344.22 -> 119.82 / 353.52), half the stages per tile of block
+    -- K 64 with the copies on the producer warpgroup. 4-bit weights with scale groups of 32 or
+    -- more, as the dense rule's three 256 x 128 x 128 stages below (wider codes fit two stages of
+    -- 128 x 256 x 128); 8-bit A keeps the plain wgmma tiles (its promoted accumulators), both untimed
+    -- on these.
     if compute and compute.gemm_type ~= "dense" then
       local w = layer.kernels.wgmma
+      local plain = layer.a_dtype == "float8_e4m3fn" or layer.a_dtype == "int8"
+        or not (layer.weight_bits and layer.weight_bits <= 4 and layer.kernel_group >= 32)
       local wide = mma(128, 256, 64, 128, 32, 64, 4)
       wide.kernel = "wgmma"
+      local function deep(block_m)
+        local t = mma(block_m, 256, 128, block_m, 32, 128, 3)
+        t.kernel = "wgmma_ws"
+        return t
+      end
       return ranges({
-        { 1, whole(mma(16, 128, 256, 16, 32, 128, 4)) },
         { 16, whole(mma(16, 128, 256, 16, 32, 128, 4, 2)) },
         { 32, w and wg("wgmma", 32, 128, 256, 5) or mma(32, 128, 256, 32, 32, 64, 4) },
-        -- 33..64 rows: c6, 96-row tiles two per SM (moe/gateup-c6.txt, down-c6.txt: M = 1024
+        -- 33..64 rows, plain: c6, 96-row tiles two per SM (moe/gateup-c6.txt, down-c6.txt: M = 1024
         -- gate_up 290.69 -> 196.83, down 208.06 -> 124.86)
-        { 64, w and wg("wgmma", 96, 128, 64, 4, 2) or mma(64, 128, 256, 64, 32, 128, 3) },
-        { math.huge, w and wide or mma(128, 256, 128, 64, 64, 128, 4) },
+        { 64, w and (plain and wg("wgmma", 96, 128, 64, 4, 2) or deep(96)) or mma(64, 128, 256, 64, 32, 128, 3) },
+        { math.huge, w and (plain and wide or deep(128)) or mma(128, 256, 128, 64, 64, 128, 4) },
       })
     end
     local a8 = layer.a_dtype == "float8_e4m3fn" or layer.a_dtype == "int8"

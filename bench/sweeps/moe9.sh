@@ -13,10 +13,14 @@
 #   n64   one row per expert: whole 16x64x256/6 tiles, one CTA (twice the tiles, more loads in flight)
 #   k128  2..16 rows (M = 128): whole 16x128x128/6 tiles, two CTAs (half the bytes per stage)
 #   n64b  2..16 rows: whole 16x64x256/6 tiles, two CTAs
+#   w16p  up to 16 rows plain wgmma 16x128x256/4, whole tiles (one CTA at one row, two above): its
+#         weights now copied in 16-byte chunks
+#   w16s  w16p on wgmma_ws (session 7's ws4 with stream-K: 92.59 / 58.66 at M = 128)
 # Correctness: `hum bench --moe` checks one forward of the whole layer at its first M against the
 # float64 reference (32 tokens), so ws5 runs there at M = 1024 and at M = 4096 on their own.
 #   bench/sweeps/moe9.sh policies                 (only writes them, under /tmp/moe9-policies)
-#   bench/sweeps/moe9.sh run BUILD_DIR OUT        (GPU host; END: the epoch second to stop by)
+#   bench/sweeps/moe9.sh run BUILD_DIR OUT        (GPU host; END: the epoch second to stop by; RUNS:
+#                                                 the runs, below; OLD_HUM: main's hum for "old")
 set -u
 what=$1 build=${2:-build}
 root=/tmp/moe9-policies
@@ -49,23 +53,29 @@ mk dp2 "$b16" "$b16" "$b32" "$b64" "$bbig"
 mk n64 "whole(mma(16, 64, 256, 16, 16, 128, 6))" "$b16" "$b32" "$b64" "$bbig"
 mk k128 "$b1" "whole(mma(16, 128, 128, 16, 32, 64, 6, 2))" "$b32" "$b64" "$bbig"
 mk n64b "$b1" "whole(mma(16, 64, 256, 16, 16, 128, 6, 2))" "$b32" "$b64" "$bbig"
-# what:variant:M list, in the order of what matters most (a run skipped for time says so)
-runs="layer:ws5:1024 layer:ws5:4096 gemm:base:1,8,128,1024,4096 gemm:ws5:1024,4096
-      layer:g5:1024,4096 gemm:w54:1024 gemm:dp2:1,8 gemm:n64:1,8 gemm:k128:128 gemm:n64b:128 layer:base:1024,4096"
+mk w16p "whole(wg('wgmma', 16, 128, 256, 16, 4))" "whole(wg('wgmma', 16, 128, 256, 16, 4, 2))" "$b32" "$b64" "$bbig"
+mk w16s "whole(ws(16, 128, 256, 16, 4))" "whole(ws(16, 128, 256, 16, 4, 2))" "$b32" "$b64" "$bbig"
+# what:binary:variant:M, in the order of what matters most (a run skipped for time says so); binary
+# "new" is BUILD_DIR's hum, "old" $OLD_HUM (main's, for the same call's figures before a kernel change)
+runs=${RUNS:-"layer:new:base:128 layer:new:base:1024,4096 layer:new:ws5:1024 layer:new:ws5:4096
+      gemm:old:base:1,8,128,1024,4096 gemm:new:base:1,8,128,1024,4096 gemm:new:ws5:1024,4096
+      gemm:old:ws5:1024,4096 layer:new:g5:1024,4096 gemm:new:w54:1024 gemm:new:dp2:1,8 gemm:new:n64:1,8
+      gemm:new:k128:128 gemm:new:n64b:128"}
 case $what in
 policies) ;;
 run)
   out=$3
   for r in $runs; do
-    kind=${r%%:*} rest=${r#*:}
-    v=${rest%:*} m=${rest#*:}
+    IFS=: read -r kind bin v m <<<"$r"
+    hum=$build/runtime/hum cache=${HUM_CACHE_DIR:-/tmp/cache}
+    [ $bin = old ] && hum=$OLD_HUM cache=$cache-old
     gs="gateup down"
     [ $kind = layer ] && gs=layer
     for g in $gs; do
       t=$((${END:-$(($(date +%s) + 90))} - $(date +%s)))
       [ $t -gt 15 ] && t=15
-      if [ $t -lt 4 ]; then echo "=== $g $v $m: skipped (time)" >>"$out/moe9.txt"; continue; fi
-      echo "=== $g $v $m" >>"$out/moe9.txt"
+      if [ $t -lt 4 ]; then echo "=== $g $bin $v $m: skipped (time)" >>"$out/moe9.txt"; continue; fi
+      echo "=== $g $bin $v $m" >>"$out/moe9.txt"
       case $g in
       layer) args=(--moe e=128,topk=8,$gateup) ;;
       gateup) args=(--moe-gemm $gateup --experts 128 --topk 8) ;;
@@ -74,7 +84,8 @@ run)
       pol=(env HUM_POLICY_PATH="$root/$v")
       [ $v = base ] && pol=(env -u HUM_POLICY_PATH) # the built-in policies/sm90.lua
       s=$(date +%s%N)
-      "${pol[@]}" timeout $t "$build/runtime/hum" bench "${args[@]}" --m $m --warmup 10 --reps 50 >>"$out/moe9.txt" 2>&1
+      "${pol[@]}" HUM_CACHE_DIR=$cache timeout $t "$hum" bench "${args[@]}" --m $m --warmup 10 --reps 50 \
+        >>"$out/moe9.txt" 2>&1
       echo "exit $? in $((($(date +%s%N) - s) / 1000000)) ms" >>"$out/moe9.txt"
     done
   done ;;
