@@ -25,13 +25,11 @@
 //
 // Launch: block 256 threads, grid (slices, any y >= 1), dynamic shared memory staged * 2 bytes.
 // On sm_90 the GEMM that reads `out` is launched to overlap this kernel (ptx/griddep.cuh). With
-// `early` set, which the host does when the GEMM's resident CTAs fit on an SM beside this grid's
-// blocks (hum_kernel_blocks_beside), a block lets it in at its first instruction, so that the
-// GEMM's launch and its prefetch of the weights run during the whole permutation; otherwise once
-// its stores are issued. Let in early without that room, the GEMM's persistent CTAs were placed
-// while these blocks still held part of the SMs, and the M 1..16 GEMM (two of whose CTAs then
-// fit one SM) ran 10 us slower at M = 1 and 16 on the H200 (36.4 / 38.4 us against 26.7 / 28.9,
-// bench/NOTES.md, session 6).
+// `early` set (the host's rule: launch_permute in runtime/src/layer/layer_forward.c) a block lets
+// it in at its first instruction, so that the GEMM's launch and its prefetch of the weights run
+// during the permutation; otherwise once its stores are issued. Let in early while these blocks
+// held part of the SMs, the M 1..16 GEMM of session 6, two of whose CTAs fit one SM, ran 10 us
+// slower at M = 1 and 16 on the H200 (36.4 / 38.4 us against 26.7 / 28.9, bench/NOTES.md).
 //
 // Each thread's perm entries for its first chunk load before the row is staged: the two
 // independent loads overlap instead of following each other.

@@ -124,8 +124,12 @@ static hum_status launch_gemm(const hum_layer *layer, const hum_dispatch_table *
 /* Gathers M rows of A into `rows` in the prepared K order (kernels/prep/permute_a.cu) before
  * entry e's GEMM reads them. A row is cut into slices of 2048 columns, one block each, until
  * there are two blocks per SM: each slice stages the whole row again, so more slices than that
- * only read more of L2. The GEMM is let in at the permutation's start when its resident CTAs fit
- * on an SM beside the permutation's blocks (their count per SM as the grid spreads them). */
+ * only read more of L2. The GEMM is let in at the permutation's start when it runs one CTA per
+ * SM (a CTA without room waits for its SM's permutation blocks, then starts: H200, n = k = 8192
+ * act-order, M 16 / 32 / 64 / 128: 24.37 / 27.14 / 30.82 / 41.97 us against 24.50 / 28.08 /
+ * 31.50 / 42.34 let in at the end, bench/NOTES.md session 8), or when all its CTAs fit on an SM
+ * beside the permutation's blocks (their count per SM as the grid spreads them); CTAs of a
+ * GEMM of several per SM let in without that room cost 10 us (permute_a.cu). */
 static hum_status launch_permute(const hum_layer *layer, const hum_dispatch_entry *e, void *rows,
                                  struct CUstream_st *stream, const void *a, int64_t lda, int64_t m)
 {
@@ -135,9 +139,10 @@ static hum_status launch_permute(const hum_layer *layer, const hum_dispatch_entr
     const int64_t per_row = (k + 2047) / 2048, fill = (2 * sms + m - 1) / m;
     const uint32_t slices = (uint32_t)(per_row < fill ? per_row : fill), grid_y = (uint32_t)(m < 65535 ? m : 65535);
     const int64_t per_sm = ((int64_t)slices * grid_y + sms - 1) / sms;
-    int32_t early = per_sm <= hum_kernel_blocks_beside(e->kernel, e->threads, e->smem_bytes,
-                                                       (int32_t)(e->max_grid / sms), layer->permute, 256,
-                                                       (uint32_t)staged * 2);
+    const int32_t ctas_per_sm = (int32_t)(e->max_grid / sms);
+    int32_t early = ctas_per_sm == 1 || per_sm <= hum_kernel_blocks_beside(e->kernel, e->threads, e->smem_bytes,
+                                                                           ctas_per_sm, layer->permute, 256,
+                                                                           (uint32_t)staged * 2);
     void *args[] = {(void *)&a, &lda, (void *)&layer->buf.k_perm, &rows, &k, &cols, &staged, &m32, &early};
     hum_launch_config launch = {.grid = {slices, grid_y, 1}, .block = {256, 1, 1},
                                 .dynamic_smem_bytes = (uint32_t)staged * 2, .stream = stream};
