@@ -30,7 +30,8 @@ constexpr int kNJ = kWN / 8;   // n8 fragments per warp
 // lane's share of one unit when the warp covers less than 64 columns.
 constexpr int kUnitsW = kWN >= 64 ? kWN / 64 : 1;
 constexpr int kRawPerUnit = kWN >= 64 ? kWeightBits : kWeightBits * kWN / 64;
-constexpr int kRawAlign = kWN >= 64 ? kWeightBits : kRawPerUnit;
+// Words of one shared-memory load: the lane's words of a unit, at most one plane of them.
+constexpr int kLdsWords = kRawPerUnit < kPlaneWords ? kRawPerUnit : kPlaneWords;
 constexpr int kVirtPerUnit = kWN >= 64 ? kCont : kRawPerUnit;
 static_assert(kWN * kCont >= 64, "a warp must cover whole repacked words (warp N * container bits >= 64)");
 static_assert(!kOddWidth || kWN % 64 == 0, "odd weight widths need warp N to be a multiple of 64");
@@ -146,8 +147,10 @@ HUM_DEV void load_frags(u32 stage, int kk, int wm, int wn, int wk, int lane, u32
 #pragma unroll
         for (int u = 0; u < kUnitsW; ++u) {
             const int unit = wn * kWN / 64 + u;
-            const u32 addr = stage + kABytes + ((kr * (kBN / 64) + unit) * 32 + lane) * kWeightBits * 4 + sub * 4;
-            lds_words<kRawPerUnit, kRawAlign>(addr, raw[r] + u * kRawPerUnit);
+#pragma unroll
+            for (int p = 0; p < kRawPerUnit; p += kLdsWords)
+                lds_words<kLdsWords, kLdsWords>(stage + kABytes + code_offset(kr, unit, lane, sub + p),
+                                                raw[r] + u * kRawPerUnit + p);
         }
     }
 }

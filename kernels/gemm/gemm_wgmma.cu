@@ -14,8 +14,9 @@
 // of A, box block_m x 64, 128-byte swizzle: the K-major layout the wgmma descriptor reads, rows
 // past M and columns past K zero-filled) on one mbarrier per stage; the copy engine writes
 // through the async proxy that wgmma reads, so no proxy fence sits in the loop. The repacked
-// weights, scales and zero points arrive by cp.async, each warp's share of the weight words
-// scattered to its own conflict-free plane. Per k16 step the warpgroup dequantizes while the
+// weights, scales and zero points arrive by cp.async in 16-byte chunks as they sit in global
+// memory (4- and 8-bit codes in four planes per unit, one per warp of a warpgroup:
+// numerics/codes.cuh). Per k16 step the warpgroup dequantizes while the
 // previous step's wgmmas run (one group in flight, double-buffered fragments). Work follows
 // gemm/schedule.cuh (persistent CTAs, data-parallel tiles plus stream-K); each segment drains
 // its pipeline, then the epilogue transposes the accumulators through shared memory so that C
@@ -95,9 +96,10 @@ constexpr int kChunks = count_chunks();
 constexpr int kAcc = kBM / 2;              // accumulators per thread and slab
 // The warp's share of a lane's codes: pairs 4w..4w+3 of its k16 row (kernels/prep/repack.cu),
 // kShare virtual words of kPairsUsed pairs each. At 4 and 8 bits the share is whole stored
-// words, which the loader scatters to each warp's own plane ("share mode"). Other widths keep
-// the mma.sync stage layout: each warp reads the lane's kWeightBits words, rebuilds the virtual
-// words of an odd width and picks its share (warp_share).
+// words, plane w of the unit (numerics/codes.cuh: 32 lanes' kShare words in a row, which the
+// warp reads without bank conflicts: "share mode"). Other widths keep a lane's kWeightBits words
+// together: each warp reads them all, rebuilds the virtual words of an odd width and picks its
+// share (warp_share).
 constexpr bool kShareMode = !kOddWidth && kWeightBits >= 4;
 constexpr int kPairsPerWord = 16 / kCont;
 constexpr int kPairsUsed = kPairsPerWord < 4 ? kPairsPerWord : 4;
@@ -163,6 +165,7 @@ static_assert(!kSpecialised || (kLoadWarps == 4 && kMathThreads % kCopyThreads =
 static_assert(!kSpecialised || (kProducerRegs <= kLaunchRegs && kMathRegs >= kLaunchRegs),
               "setmaxnreg: the producer gives registers back, the math warpgroups take them");
 static_assert(kWarpgroups * kSlabs == kUnits, "warpgroups x slabs must cover block N");
+static_assert(!kShareMode || kPlaneWords == kShare, "share mode: one plane of the repacked unit per warp");
 static_assert(kWarpgroups <= 2 && kSlabs <= 2 && (kSets + (kPromote ? 1 : 0)) * kSlabs * kAcc <= kAccBudget,
               "register budget: at most 2 warpgroups, 2 slabs and kAccBudget accumulator registers per thread");
 static_assert(kWM == kBM && kWK == kBK, "wgmma tiles: warp_m = block_m and warp_k = block_k");
@@ -188,19 +191,10 @@ HUM_DEV void producer_sync()
     asm volatile("bar.sync 2, %0;\n" ::"n"(kCopyThreads) : "memory");
 }
 
-// Byte offset, inside one weight stage, of warp w's share of lane `lane`'s codes for k16 row
-// kr and unit u. The lane index is XOR-ed with 8w so that the four warps' planes start in
-// different banks: the scattered 4-byte copies and the warp's loads are both conflict-free.
-HUM_DEV u32 share_offset(int kr, int u, int w, int lane)
-{
-    return static_cast<u32>((((kr * kUnits + u) * 4 + w) * 32 + (lane ^ (8 * w))) * kShare * 4);
-}
-
 // Issues the copies of k-block kb of block blk's rows into ring slot `slot`: the activation
 // tile (thread 0's TMA, or every thread's share of the gathered rows: the plain kernel's from the
-// rows `a` holds, the producer's as AVec::load_rows finds them), every thread its
-// part of the weights (in share mode each warp's share to its own plane), scales, zero points and
-// K-group scales (gemm/kscale.cuh). tid: the copying thread (gemm/config.cuh, kCopyThreads).
+// rows `a` holds, the producer's as AVec::load_rows finds them), every thread its 16-byte
+// chunks of the weights (as they sit: gemm/load_b.cuh), scales, zero points and K-group scales (gemm/kscale.cuh). tid: the copying thread (gemm/config.cuh, kCopyThreads).
 HUM_DEV void load_stage(const hum_gemm_args &args, const AVec<true> &a, const Block &blk, u32 base, int slot, int n0,
                         int kb, int tid)
 {
@@ -213,18 +207,7 @@ HUM_DEV void load_stage(const hum_gemm_args &args, const AVec<true> &a, const Bl
         a.load(base + slot * kABytes, kb, tid);
     }
     copy_kscales(args, blk, base + kKSOffset + slot * kKSBytes, n0, kb, tid);
-    if constexpr (!kShareMode) {
-        copy_codes(base + kBOffset + slot * kBBytes, codes_tile(args, blk.expert, n0), kb, tid);
-    } else {
-        constexpr int COUNT = kBK / 16 * kUnits * 128;
-        const u32 *src0 = codes_tile(args, blk.expert, n0) + static_cast<i64>(kb) * (kBK / 16) * kCodeRowWords;
-        const u32 dst0 = base + kBOffset + slot * kBBytes;
-        for_chunks<COUNT>(tid, [&](int, int sh) {
-            const int kr = sh / (kUnits * 128), u = sh / 128 % kUnits, lane = sh % 128 / 4, w = sh % 4;
-            cp_async_small<kShare * 4>(dst0 + share_offset(kr, u, w, lane),
-                                       src0 + kr * kCodeRowWords + (u * 32 + lane) * kWeightBits + w * kShare);
-        });
-    }
+    copy_codes(base + kBOffset + slot * kBBytes, codes_tile(args, blk.expert, n0), kb, tid);
     copy_params(args, base + kSOffset + slot * kSBytes, base + kZOffset + slot * kZBytes, blk.expert, n0, kb, tid);
 }
 
@@ -257,15 +240,14 @@ HUM_DEV void load_row(u32 bstage, int kk, int wg, int w, int lane, u32 (&raw)[kS
 #pragma unroll
     for (int s = 0; s < kSlabs; ++s) {
         if constexpr (kShareMode) {
-            const u32 addr = bstage + share_offset(kk, wg * kSlabs + s, w, lane);
+            const u32 addr = bstage + code_offset(kk, wg * kSlabs + s, lane, w * kShare);
             if constexpr (kShare == 1)
                 raw[s][0] = lds32(addr);
             else
                 lds64(addr, raw[s][0], raw[s][1]);
         } else {
             u32 words[kWeightBits];
-            lds_words<kWeightBits, kWeightBits>(bstage + ((kk * kUnits + wg * kSlabs + s) * 32 + lane) * kWeightBits * 4,
-                                                words);
+            lds_words<kWeightBits, kWeightBits>(bstage + code_offset(kk, wg * kSlabs + s, lane, 0), words);
             warp_share(words, w, raw[s]);
         }
     }

@@ -15,6 +15,21 @@ __host__ __device__ constexpr int container_bits(int b)
     return b <= 1 ? 1 : b <= 2 ? 2 : b <= 4 ? 4 : 8;
 }
 
+// Where a lane's stored words sit in a 64-column unit of a k16 row (32 lanes x b words): widths 4
+// and 8 in four planes of b / 4 words, word j of lane L at (j / (b / 4)) * 32 * (b / 4) + L * (b / 4)
+// + j % (b / 4), so that warp w of a wgmma warpgroup reads plane w, its share of every lane
+// (kernels/gemm/gemm_wgmma.cu), as one conflict-free row and a stage copies the planes in 16-byte
+// chunks as they sit; the other widths keep a lane's b words together (one plane of b words),
+// which the wgmma kernel reads whole.
+__host__ __device__ constexpr int plane_words(int b)
+{
+    return b == 4 || b == 8 ? b / 4 : b;
+}
+__host__ __device__ constexpr int unit_word(int b, int lane, int j)
+{
+    return (j / plane_words(b) * 32 + lane) * plane_words(b) + j % plane_words(b);
+}
+
 template <int BITS>
 struct OddPlanes {
     static constexpr int CONT = container_bits(BITS);

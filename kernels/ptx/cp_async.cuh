@@ -20,13 +20,6 @@ HUM_DEV void cp_async16(u32 dst, const void *src, bool pred)
 #endif
 }
 
-// A 4-, 8- or 16-byte copy through L1 (sm_80 and newer): for pieces smaller than 16 bytes.
-template <int BYTES>
-HUM_DEV void cp_async_small(u32 dst, const void *src)
-{
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(dst), "l"(src), "n"(BYTES));
-}
-
 // A 4-byte copy through L1 of the first `src_bytes` (0 .. 4) bytes at src, the rest zero-filled
 // (sm_80 and newer).
 HUM_DEV void cp_async4(u32 dst, const void *src, int src_bytes)

@@ -31,6 +31,15 @@ static uint32_t virtual_bit(const uint32_t *w, int b, int vw, int pos)
     return (w[word] >> (container * c + spare)) & 1u;
 }
 
+/* Stored word j of lane `lane` in k16 row r, 64-column unit u: widths 4 and 8 in four planes of
+ * b / 4 words per lane (plane j / (b / 4), 32 lanes each), the other widths a lane's b words
+ * together. */
+static uint32_t stored_word(const uint32_t *rep, int64_t np, int b, int64_t r, int64_t u, int lane, int j)
+{
+    const int per = b == 4 || b == 8 ? b / 4 : b;
+    return rep[(r * (np / 64) + u) * 32 * b + (j / per) * 32 * per + lane * per + j % per];
+}
+
 /* The code at (n, k) per the mma B-fragment definition: lane 4*(n%8) + (k%8)/2 of the unit
  * holds column n of n8 block i = (n%64)/8 in register h = (k%16)/8, element e = k%2 of the
  * pair. a8 (m16n8k32 with 8-bit A: register k/16 % 2 of lane 4*(n%8) + (k%16)/4 holds k%4 as
@@ -40,7 +49,7 @@ static uint32_t naive_code(const uint32_t *rep, int64_t np, int b, int a8, int64
     if (a8 == 2) { /* table order: the word of n8 blocks 2q, 2q + 1; block J = (n%16)/8's code j = k%4
                     * has its low three bits at 16J + 4j and its top bit at 8j + 7 - 4J */
         const int lane = (int)(4 * (n % 8) + (k % 16) / 4), J = (int)((n % 16) / 8), j = (int)(k % 4);
-        const uint32_t w = rep[((k / 16 * (np / 64) + n / 64) * 32 + lane) * 4 + (n % 64) / 16];
+        const uint32_t w = stored_word(rep, np, 4, k / 16, n / 64, lane, (int)((n % 64) / 16));
         return ((w >> (16 * J + 4 * j)) & 7u) | ((w >> (8 * j + 7 - 4 * J)) & 1u) << 3;
     }
     const int c = cbits(b), pairs_per_word = 16 / c;
@@ -48,7 +57,9 @@ static uint32_t naive_code(const uint32_t *rep, int64_t np, int b, int a8, int64
     const int lane = (int)(4 * (n % 8) + (a8 ? (k % 16) / 4 : (k % 8) / 2));
     const int h = (int)(a8 ? k % 2 : (k % 16) / 8), e = (int)(a8 ? (k % 4) / 2 : k % 2);
     const int pair = (int)(2 * ((n % 64) / 8) + h);
-    const uint32_t *w = rep + ((r * (np / 64) + u) * 32 + lane) * b;
+    uint32_t w[8];
+    for (int j = 0; j < b; ++j)
+        w[j] = stored_word(rep, np, b, r, u, lane, j);
     const int vw = pair / pairs_per_word;
     const int pos = e * 16 + (pair % pairs_per_word) * c;
     uint32_t v = 0;

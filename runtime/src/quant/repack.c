@@ -9,6 +9,18 @@ static int container_bits(int b)
     return b <= 1 ? 1 : b <= 2 ? 2 : b <= 4 ? 4 : 8;
 }
 
+/* Where word j of lane `lane` sits in its 64-column unit (kernels/numerics/codes.cuh, unit_word):
+ * widths 4 and 8 in four planes of b / 4 words, the others a lane's b words together. */
+static int plane_words(int b)
+{
+    return b == 4 || b == 8 ? b / 4 : b;
+}
+
+static int64_t unit_word(int b, int lane, int j)
+{
+    return (int64_t)(j / plane_words(b) * 32 + lane) * plane_words(b) + j % plane_words(b);
+}
+
 int64_t hum_repack_words(int64_t np, int64_t kp, int bits)
 {
     return kp / 16 * (np / 64) * 32 * bits;
@@ -72,8 +84,9 @@ static void repack_lane(const uint32_t *src, int64_t row_words, int64_t n, int64
                 w[s / spare] |= ((o[e] >> p) & lsb) << (bits + s % spare);
             }
     }
+    uint32_t *unit = dst + (idx - lane) * bits;
     for (int i = 0; i < bits; ++i)
-        dst[idx * bits + i] = w[i];
+        unit[unit_word(bits, lane, i)] = w[i];
 }
 
 hum_status hum_repack_weight_cpu(const uint32_t *src, int64_t row_words, int64_t n, int64_t k, int64_t np,
