@@ -55,7 +55,7 @@ mk k128 "$b1" "whole(mma(16, 128, 128, 16, 32, 64, 6, 2))" "$b32" "$b64" "$bbig"
 mk n64b "$b1" "whole(mma(16, 64, 256, 16, 16, 128, 6, 2))" "$b32" "$b64" "$bbig"
 mk w16p "whole(wg('wgmma', 16, 128, 256, 16, 4))" "whole(wg('wgmma', 16, 128, 256, 16, 4, 2))" "$b32" "$b64" "$bbig"
 mk w16s "whole(ws(16, 128, 256, 16, 4))" "whole(ws(16, 128, 256, 16, 4, 2))" "$b32" "$b64" "$bbig"
-# what:binary:variant:M, in the order of what matters most (a run skipped for time says so); binary
+# what (gemm: gate/up and down; layer: the MoE layer; dense: 8192 x 8192 uint4 g128 fp16):binary:variant:M, in the order of what matters most (a run skipped for time says so); binary
 # "new" is BUILD_DIR's hum, "old" $OLD_HUM (main's, for the same call's figures before a kernel change)
 runs=${RUNS:-"layer:new:base:128 layer:new:base:1024,4096 layer:new:ws5:1024 layer:new:ws5:4096
       gemm:old:base:1,8,128,1024,4096 gemm:new:base:1,8,128,1024,4096 gemm:new:ws5:1024,4096
@@ -70,7 +70,7 @@ run)
     hum=$build/runtime/hum cache=${HUM_CACHE_DIR:-/tmp/cache}
     [ $bin = old ] && hum=$OLD_HUM cache=$cache-old
     gs="gateup down"
-    [ $kind = layer ] && gs=layer
+    [ $kind = gemm ] || gs=$kind
     for g in $gs; do
       t=$((${END:-$(($(date +%s) + 90))} - $(date +%s)))
       [ $t -gt 15 ] && t=15
@@ -78,6 +78,7 @@ run)
       echo "=== $g $bin $v $m" >>"$out/moe9.txt"
       case $g in
       layer) args=(--moe e=128,topk=8,$gateup) ;;
+      dense) args=(--layer n=8192,k=8192,w=uint4,a=float16,group=128) ;;
       gateup) args=(--moe-gemm $gateup --experts 128 --topk 8) ;;
       down) args=(--moe-gemm $down --experts 128 --topk 8) ;;
       esac
