@@ -164,16 +164,22 @@ return {
       -- the 232 registers of wgmma_ws's math threads (fewer bytes of A and weights per multiply-add;
       -- H200, n = k = 8192, bench/results/H200-2026-12-02/a8-2/: M 2048 / 4096 / 8192 285.17 /
       -- 556.42 / 1112.61 us against 128 rows' 316.35 / 618.45 / 1238.48, M 1024 160.54 against
-      -- 161.81; C's fit keeps 128 rows where scales along K need the registers)
-      local w8a8 = layer.a_dtype == "float8_e4m3fn" and layer.weight_float and layer.weight_bits == 8
+      -- 161.81; C's fit keeps 128 rows where scales along K need the registers). W4A8 MXFP4 (e2m1
+      -- with e8m0 groups folded, e4m3 A) too: a decoded weight fragment serves 192 tokens instead of
+      -- 128 in a loop issue-bound on the decode (bench/results/H200-2026-12-02/s8-w4a8/call1/, M 1024
+      -- / 2048 / 8192: 191.74 / 367.84 / 1498.88 -> 186.54 / 333.60 / 1256.30; M = 1024 keeps 128 as
+      -- W8A8's boundary, M 385..1023 untimed)
+      local rows192 = layer.a_dtype == "float8_e4m3fn" and layer.weight_float
+        and (layer.weight_bits == 8 or layer.weight_bits == 4 and layer.scale_dtype == "float8_e8m0"
+          and layer.kernel_group < layer.padded_k)
       list = ranges({
         { 16, small_m(device, layer) },
         { 32, wg(family, 32, 128, 256, 5) },
         { 64, short and wg(family, 64, 64, 256, 5) or wg(family, 64, 128, 256, 4) },
         { 128, thin and wg(family, 64, 128, 256, 4) or tile128 },
         { 384, (short or mid) and tile128 or big() },
-        { w8a8 and 1024 or math.huge, last },
-        w8a8 and { math.huge, wg(family, 192, 128, 128, 4) } or nil,
+        { rows192 and 1024 or math.huge, last },
+        rows192 and { math.huge, wg(family, 192, 128, 128, 4) } or nil,
       })
     else
       list = ranges({
