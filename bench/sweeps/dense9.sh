@@ -9,14 +9,14 @@
 #   row's table instead of timing it: the fitted stages and shared memory, no GPU needed)
 # What the rows decide (policies/sm90.lua), µs at 3f07dfb hum / Humming:
 #  l14*  n = 4096, k = 14336 uint4 g128 fp16 M = 128 (39.55 / 34.24, 64 x 128 x 256 / 4): 128-row
-#        tiles (32 column tiles, K split over ~4 CTAs) with stream-K summed in the workspace (and
-#        through C, last), 128 x 256 x 64 and 64 x 256 x 128 (16 / 32 tiles: half the reads of A
-#        from L2);
+#        tiles (32 column tiles, K split over ~4 CTAs) with stream-K summed in the workspace,
+#        128 x 256 x 64 (Humming's sm90 tile here, humming-digest.md 6.3; 16 tiles, half the reads of A
+#        from L2) and 64 x 256 x 128;
 #  w8*   uint8 channel fp16 8192 x 8192 M 128 / 1024 / 8192 (45.10 / 205.44 / 1691.44 against
-#        42.34 / 202.30 / 1593.25): workspace sums at M = 128, 128 x 256 x 64 / 4 above
-#        (session 6's `w8b`, never timed);
-#  e16*  8192 x 8192 uint4 g128 fp16 M = 128 (38.18 / 37.47) and bf16 M 128 / 1024 (37.73 / 198.61
-#        against 36.90 / 196.29): the 128 x 128 x 128 tile with workspace sums;
+#        42.34 / 202.30 / 1593.25): 128 x 256 x 64 / 4 (session 6's `w8b`, never timed), workspace
+#        sums at M = 128, 176 x 256 x 64 (Humming's block M at 1024);
+#  ebf, e16  8192 x 8192 uint4 g128 bf16 M 128 / 1024 (37.73 / 198.61 against 36.90 / 196.29) and
+#        fp16 M = 128 (38.18 / 37.47): 128 x 256 x 64, the 128 x 128 x 128 tile with workspace sums;
 #  ew2   uint2 channel M = 1024 (186.83 / 182.51): 256 x 128 x 128 with workspace sums;
 #  l4k   4096 x 4096 M = 1 (13.39 / 12.90): the wide 16 x 128 x 256 / 4 tile against the narrow rule.
 set -u
@@ -55,11 +55,10 @@ LUA
 }
 W=true
 pol m128s "ws(128, 128, 128, 16, 4, $W)"
-pol m128c "ws(128, 128, 128, 16, 4)"
 pol n256s "ws(128, 256, 64, 32, 6, $W)"
 pol w8m128s "ws(128, 128, 128, 16, 3, $W)"
 pol w8n256 "ws(128, 256, 64, 32, 4)"
-pol w8m256s "ws(256, 128, 64, 16, 3, $W)"
+pol w8m176 "ws(176, 256, 64, 32, 3)"
 pol m256s "ws(256, 128, 128, 16, 2, $W)"
 pol m64n256s "ws(64, 256, 128, 32, 5, $W)"
 pol wide "sk(128, 32, 128, 4)"
@@ -89,20 +88,21 @@ E16=n=8192,k=8192,w=uint4,a=float16,group=128
 EBF=n=8192,k=8192,w=uint4,a=bfloat16,group=128
 EW2=n=8192,k=8192,w=uint2,a=float16
 L4K=n=4096,k=4096,w=uint4,a=float16,group=128
-# in the order of what they decide; the last ones only where time is left
-for p in - m128s n256s m64n256s; do row $p l14 $L14 128; done
+# in the order of what they decide; the last ones only where time is left (~7 s a row)
+for p in - m128s n256s; do row $p l14 $L14 128; done
 row - w8 $W8 128,1024,8192
+row w8n256 w8 $W8 128,1024,8192
 row w8m128s w8 $W8 128
-row w8n256 w8 $W8 1024,8192
-row w8m256s w8 $W8 1024
-row - e16 $E16 128
-row m128s e16 $E16 128
+row - ebf $EBF 1,128,1024
+row n256s ebf $EBF 128,1024
+row m128s ebf $EBF 128,1024
 row - l4k $L4K 1
 row wide l4k $L4K 1
-row - ebf $EBF 1,128,1024
-row m128s ebf $EBF 128,1024
+row m64n256s l14 $L14 128
+row - e16 $E16 128
+row n256s e16 $E16 128
 row - ew2 $EW2 1024
 row m256s ew2 $EW2 1024
-row m128c l14 $L14 128
+row w8m176 w8 $W8 1024,8192
 echo "== end t=$(el)" >>"$L"
 rm -rf "$P"
