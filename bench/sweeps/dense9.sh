@@ -17,7 +17,7 @@
 #        sums at M = 128, 176 x 256 x 64 (Humming's block M at 1024);
 #  ebf, e16  8192 x 8192 uint4 g128 bf16 M 128 / 1024 (37.73 / 198.61 against 36.90 / 196.29) and
 #        fp16 M = 128 (38.18 / 37.47): 128 x 256 x 64, the 128 x 128 x 128 tile with workspace sums;
-#  ew2   uint2 channel M = 1024 (186.83 / 182.51): 256 x 128 x 128 with workspace sums;
+#  ew2   uint2 channel M = 1024 (186.83 / 182.51): 128 x 256 x 64, 256 x 128 x 128 with workspace sums;
 #  l4k   4096 x 4096 M = 1 (13.39 / 12.90): the wide 16 x 128 x 256 / 4 tile against the narrow rule.
 set -u
 build=${1:-build}
@@ -102,6 +102,7 @@ row m64n256s l14 $L14 128
 row - e16 $E16 128
 row n256s e16 $E16 128
 row - ew2 $EW2 1024
+row n256s ew2 $EW2 1024
 row m256s ew2 $EW2 1024
 row w8m176 w8 $W8 1024,8192
 echo "== end t=$(el)" >>"$L"
