@@ -135,10 +135,11 @@ return {
       -- 2279.15 -> 45.22 / 237.54 / 1855.86), scales along K (FP8 block-wise, MXFP8) too, their
       -- factors staged with the codes (bench/NOTES.md, session 6, kgws).
       local family = "wgmma_ws"
-      -- Narrow layers (16-bit A): 64-row tiles at M 65..128, twice the CTAs (candidates.txt,
-      -- wgmma_ws: 4096 x 4096 fp16 M = 128 28.22 -> 19.25, 4096 x 14336 42.16 -> 39.76); with a
-      -- short K also 64 x 64 tiles at M 33..64 (20.86 -> 16.45) and 128-row tiles above M = 128
-      -- (M 256 / 1024: 25.79 / 58.37, the 256-row tile 60.29 at 1024).
+      -- Narrow layers (16-bit A) with a short K: 64-row tiles at M 65..128, twice the CTAs
+      -- (candidates.txt, wgmma_ws: 4096 x 4096 fp16 M = 128 28.22 -> 19.25 against 128 rows
+      -- summed through C; a deep K takes 128 rows summed in the workspace instead, tile128s
+      -- below), 64 x 64 tiles at M 33..64 (20.86 -> 16.45) and 128-row tiles above M = 128 (M 256 /
+      -- 1024: 25.79 / 58.37, the 256-row tile 60.29 at 1024).
       local thin = not a8 and narrow(device, layer)
       local short = thin and short_k(layer)
       -- Above M = 128, 128-row tiles up to M = 384 (8192 x 8192 fp16, M 256 / 384: 68.51 /
@@ -146,6 +147,14 @@ return {
       -- 256-row tiles leave half the SMs without a tile of their own.
       local mid = not a8 and deep
       local tile128 = wg(family, 128, 128, 128, 4)
+      -- M 65..384 (16-bit A, but short narrow layers and act-order ones, untimed): that tile with
+      -- its stream-K slices summed in the workspace, on narrow layers with a deep K too, where
+      -- 64-row tiles ran up to M = 128 (bench/sweeps/dense9.sh; bench/results/H200-2026-12-02/
+      -- s8-dense9/call1/, µs at M = 128: n = 4096, k = 14336 uint4 g128 fp16 39.95 (64 x 128 x
+      -- 256) -> 35.23; 8192 x 8192 uint4 g128 bf16 37.78 -> 36.50, uint8 channel fp16 44.72 ->
+      -- 42.85 (three stages fit); 128 x 256 x 64, Humming's tile there, 45.90 / 42.78 / 59.49).
+      local sums = not a8 and not short and not layer.act_order
+      local tile128s = sums and summed(wg(family, 128, 128, 128, 4)) or tile128
       -- 8-bit A: 128-row tiles with four stages above M = 128 too. e4m3's promoted accumulators
       -- cap block M at 128, and C's fit of the 256-row entries kept their stages: W4A8 (4-bit
       -- weights, the deep entry) ran three where seven fit (bench/NOTES.md, "w4a8"); W8A8 fitted
@@ -176,8 +185,8 @@ return {
         { 16, small_m(device, layer) },
         { 32, wg(family, 32, 128, 256, 5) },
         { 64, short and wg(family, 64, 64, 256, 5) or wg(family, 64, 128, 256, 4) },
-        { 128, thin and wg(family, 64, 128, 256, 4) or tile128 },
-        { 384, (short or mid) and tile128 or big() },
+        { 128, short and wg(family, 64, 128, 256, 4) or tile128s },
+        { 384, short and tile128 or mid and tile128s or big() },
         { rows192 and 1024 or math.huge, last },
         rows192 and { math.huge, wg(family, 192, 128, 128, 4) } or nil,
       })

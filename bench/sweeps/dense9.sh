@@ -14,11 +14,15 @@
 #        from L2) and 64 x 256 x 128;
 #  w8*   uint8 channel fp16 8192 x 8192 M 128 / 1024 / 8192 (45.10 / 205.44 / 1691.44 against
 #        42.34 / 202.30 / 1593.25): 128 x 256 x 64 / 4 (session 6's `w8b`, never timed), workspace
-#        sums at M = 128, 176 x 256 x 64 (Humming's block M at 1024);
+#        sums at M = 128, 176 x 256 x 64 (Humming's block M at 1024; its SASS issues every wgmma
+#        as a group of its own, waited at once: ptxas serialized them, so call 2 dropped it);
 #  ebf, e16  8192 x 8192 uint4 g128 bf16 M 128 / 1024 (37.73 / 198.61 against 36.90 / 196.29) and
 #        fp16 M = 128 (38.18 / 37.47): 128 x 256 x 64, the 128 x 128 x 128 tile with workspace sums;
 #  ew2   uint2 channel M = 1024 (186.83 / 182.51): 128 x 256 x 64, 256 x 128 x 128 with workspace sums;
 #  l4k   4096 x 4096 M = 1 (13.39 / 12.90): the wide 16 x 128 x 256 / 4 tile against the narrow rule.
+# SET=2 (call 2): M 65..384 summed in the workspace as policies/sm90.lua now has it, on the layers
+# call 1 did not time (8192 x 8192 fp16, n = 14336, k = 4096, zp=int, uint2), against main's entry
+# there (c128), M = 256 included; 4096 x 4096 (M = 1: the wide tile; M = 128: 128 rows summed).
 set -u
 build=${1:-build}
 out=${OUT:-out}
@@ -55,6 +59,7 @@ LUA
 }
 W=true
 pol m128s "ws(128, 128, 128, 16, 4, $W)"
+pol c128 "ws(128, 128, 128, 16, 4)"
 pol n256s "ws(128, 256, 64, 32, 6, $W)"
 pol w8m128s "ws(128, 128, 128, 16, 3, $W)"
 pol w8n256 "ws(128, 256, 64, 32, 4)"
@@ -88,22 +93,42 @@ E16=n=8192,k=8192,w=uint4,a=float16,group=128
 EBF=n=8192,k=8192,w=uint4,a=bfloat16,group=128
 EW2=n=8192,k=8192,w=uint2,a=float16
 L4K=n=4096,k=4096,w=uint4,a=float16,group=128
-# in the order of what they decide; the last ones only where time is left (~7 s a row)
-for p in - m128s n256s; do row $p l14 $L14 128; done
-row - w8 $W8 128,1024,8192
-row w8n256 w8 $W8 128,1024,8192
-row w8m128s w8 $W8 128
-row - ebf $EBF 1,128,1024
-row n256s ebf $EBF 128,1024
-row m128s ebf $EBF 128,1024
-row - l4k $L4K 1
-row wide l4k $L4K 1
-row m64n256s l14 $L14 128
-row - e16 $E16 128
-row n256s e16 $E16 128
-row - ew2 $EW2 1024
-row n256s ew2 $EW2 1024
-row m256s ew2 $EW2 1024
-row w8m176 w8 $W8 1024,8192
+N14=n=14336,k=4096,w=uint4,a=float16,group=128
+EZP=n=8192,k=8192,w=uint4,a=float16,group=128,zp=int
+# in the order of what they decide; the last ones only where time is left (~8 s a row)
+case ${SET:-1} in
+1)  # call 1 (s8-dense9/call1/)
+    for p in - m128s n256s; do row $p l14 $L14 128; done
+    row - w8 $W8 128,1024,8192
+    row w8n256 w8 $W8 128,1024,8192
+    row w8m128s w8 $W8 128
+    row - ebf $EBF 1,128,1024
+    row n256s ebf $EBF 128,1024
+    row m128s ebf $EBF 128,1024
+    row - l4k $L4K 1
+    row wide l4k $L4K 1
+    row m64n256s l14 $L14 128
+    row - e16 $E16 128
+    row n256s e16 $E16 128
+    row - ew2 $EW2 1024
+    row n256s ew2 $EW2 1024
+    row m256s ew2 $EW2 1024
+    row w8m176 w8 $W8 1024,8192
+    ;;
+2)  # call 2: this tree's table (M 65..384 summed in the workspace) against main's entry there
+    # (c128: through C) on the layers call 1 did not time, then what call 1 skipped
+    row - e16 $E16 128,256
+    row c128 e16 $E16 128,256
+    row - n14 $N14 128
+    row c128 n14 $N14 128
+    row - l14 $L14 128,256
+    row - ezp $EZP 128
+    row - l4k $L4K 1,128
+    row wide l4k $L4K 1
+    row m128s l4k $L4K 128
+    row - ew2 $EW2 128,1024
+    row c128 ew2 $EW2 128
+    ;;
+esac
 echo "== end t=$(el)" >>"$L"
 rm -rf "$P"
