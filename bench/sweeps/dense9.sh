@@ -22,7 +22,9 @@
 #  l4k   4096 x 4096 M = 1 (13.39 / 12.90): the wide 16 x 128 x 256 / 4 tile against the narrow rule.
 # SET=2 (call 2): M 65..384 summed in the workspace as policies/sm90.lua now has it, on the layers
 # call 1 did not time (8192 x 8192 fp16, n = 14336, k = 4096, zp=int, uint2), against main's entry
-# there (c128), M = 256 included; 4096 x 4096 (M = 1: the wide tile; M = 128: 128 rows summed).
+# there (c128), M = 256 included; 128 x 256 x 128 / 3 summed at M = 128 (w256: A read from L2 by
+# half as many column tiles, block K 128 unlike call 1's 128 x 256 x 64); 4096 x 4096 at M = 1
+# (the wide tile).
 set -u
 build=${1:-build}
 out=${OUT:-out}
@@ -60,6 +62,7 @@ LUA
 W=true
 pol m128s "ws(128, 128, 128, 16, 4, $W)"
 pol c128 "ws(128, 128, 128, 16, 4)"
+pol w256 "ws(128, 256, 128, 32, 3, $W)"
 pol n256s "ws(128, 256, 64, 32, 6, $W)"
 pol w8m128s "ws(128, 128, 128, 16, 3, $W)"
 pol w8n256 "ws(128, 256, 64, 32, 4)"
@@ -123,9 +126,9 @@ case ${SET:-1} in
     row c128 n14 $N14 128
     row - l14 $L14 128,256
     row - ezp $EZP 128
+    row w256 e16 $E16 128
     row - l4k $L4K 1,128
     row wide l4k $L4K 1
-    row m128s l4k $L4K 128
     row - ew2 $EW2 128,1024
     row c128 ew2 $EW2 128
     ;;
