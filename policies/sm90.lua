@@ -25,19 +25,17 @@ local function narrow(device, layer) return layer.padded_n / 128 * 4 <= device.s
 -- with K between them, or K >= 2 N but short (n = 1024, k = 4096), are untimed either way.
 local function short_k(layer) return layer.padded_k <= 4096 end
 
--- M <= 16: block N 64 on narrow layers with a short K (N = 4096: 32 tiles of 128 columns); 64-column
--- tiles halve the fix-up chain (bench/NOTES.md, perf-3). Measured for 4-bit weights (narrower and
--- odd widths' warps span 32 or 64 columns, which would leave one or two warps along N; 8-bit is
--- untimed). A deep K keeps 128 columns now that the slices sum in the workspace (s6-final-45ce098,
--- extra.txt `dense-l14a`: n = 4096, k = 14336 uint4 g128 fp16 M 1 / 16 26.32 / 26.45 -> 22.19 /
--- 22.53; perf-3 timed the narrow tile when the fix-ups went through C; 8-bit A untimed there).
--- Stream-K slices sum in the workspace: they meet in parallel instead of one after the other
--- through C (a8perf.log: uint4 g128 bf16 8192 x 8192 M 1/16 24.29/26.50 -> 22.67/22.91;
--- fp16 4096 x 4096 14.24/15.33 -> 13.07/13.12), K-group scales too (their promotions apply them
--- before the slices meet).
+-- M <= 16: 16 x 128 x 256 tiles, stream-K slices summed in the workspace: they meet in parallel
+-- instead of one after the other through C (a8perf.log: uint4 g128 bf16 8192 x 8192 M 1/16
+-- 24.29/26.50 -> 22.67/22.91; fp16 4096 x 4096 14.24/15.33 -> 13.07/13.12), K-group scales too (their
+-- promotions apply them before the slices meet). Narrow layers too, whose 64-column tiles halved the
+-- fix-up chain through C (bench/NOTES.md, perf-3): with the sums in parallel the wider tile wins
+-- (s6-final-45ce098, extra.txt `dense-l14a`: n = 4096, k = 14336 uint4 g128 fp16 M 1 / 16 26.32 /
+-- 26.45 -> 22.19 / 22.53; bench/results/H200-2026-12-02/s8-dense9/call2/, `wide-l4k`: 4096 x 4096
+-- M = 1 13.33 -> 12.46; M = 16 untimed). Act-order layers keep the narrow tile there (untimed).
 local function small_m(device, layer)
   local t
-  if layer.weight_bits == 4 and narrow(device, layer) and short_k(layer) then
+  if layer.act_order and layer.weight_bits == 4 and narrow(device, layer) and short_k(layer) then
     t = mma(16, 64, 256, 16, 16, 128, 6)
   else
     t = mma(16, 128, 256, 16, 32, 128, 4)
@@ -152,7 +150,9 @@ return {
       -- 64-row tiles ran up to M = 128 (bench/sweeps/dense9.sh; bench/results/H200-2026-12-02/
       -- s8-dense9/call1/, µs at M = 128: n = 4096, k = 14336 uint4 g128 fp16 39.95 (64 x 128 x
       -- 256) -> 35.23; 8192 x 8192 uint4 g128 bf16 37.78 -> 36.50, uint8 channel fp16 44.72 ->
-      -- 42.85 (three stages fit); 128 x 256 x 64, Humming's tile there, 45.90 / 42.78 / 59.49).
+      -- 42.85 (three stages fit); 128 x 256 x 64, Humming's tile there, 45.90 / 42.78 / 59.49;
+      -- call2/: 8192 x 8192 fp16 M 128 / 256 37.70 / 58.24 -> 35.82 / 58.67, zp=int M = 128 36.22,
+      -- uint2 channel 36.53 -> 34.02, n = 14336, k = 4096 33.38 -> 32.96).
       local sums = not a8 and not short and not layer.act_order
       local tile128s = sums and summed(wg(family, 128, 128, 128, 4)) or tile128
       -- 8-bit A: 128-row tiles with four stages above M = 128 too. e4m3's promoted accumulators
