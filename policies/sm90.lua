@@ -145,15 +145,16 @@ return {
       -- 256-row tiles leave half the SMs without a tile of their own.
       local mid = not a8 and deep
       local tile128 = wg(family, 128, 128, 128, 4)
-      -- M 65..384 (16-bit A, but short narrow layers and act-order ones, untimed): that tile with
+      -- M 65..384 (16-bit A, but short narrow layers, untimed): that tile with
       -- its stream-K slices summed in the workspace, on narrow layers with a deep K too, where
       -- 64-row tiles ran up to M = 128 (bench/sweeps/dense9.sh; bench/results/H200-2026-12-02/
       -- s8-dense9/call1/, µs at M = 128: n = 4096, k = 14336 uint4 g128 fp16 39.95 (64 x 128 x
       -- 256) -> 35.23; 8192 x 8192 uint4 g128 bf16 37.78 -> 36.50, uint8 channel fp16 44.72 ->
       -- 42.85 (three stages fit); 128 x 256 x 64, Humming's tile there, 45.90 / 42.78 / 59.49;
       -- call2/: 8192 x 8192 fp16 M 128 / 256 37.70 / 58.24 -> 35.82 / 58.67, zp=int M = 128 36.22,
-      -- uint2 channel 36.53 -> 34.02, n = 14336, k = 4096 33.38 -> 32.96).
-      local sums = not a8 and not short and not layer.act_order
+      -- uint2 channel 36.53 -> 34.02, n = 14336, k = 4096 33.38 -> 32.96). Act-order layers too:
+      -- the workspace holds their permuted rows beside the partials, as at M <= 16.
+      local sums = not a8 and not short
       local tile128s = sums and summed(wg(family, 128, 128, 128, 4)) or tile128
       -- 8-bit A: 128-row tiles with four stages above M = 128 too. e4m3's promoted accumulators
       -- cap block M at 128, and C's fit of the 256-row entries kept their stages: W4A8 (4-bit

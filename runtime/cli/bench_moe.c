@@ -1,6 +1,6 @@
 /* `hum bench --moe SPEC`: a MoE layer with random expert weights timed over an M sweep, the
  * whole forward and each of its five steps (bench protocol: CUDA-graph replays, L2 flushed,
- * median), after one forward checked against the float64 reference; a grouped layer
+ * median), each M after one forward checked against the float64 reference; a grouped layer
  * (gemm=grouped|masked) through bench_moe_grouped.c. */
 #include "bench_moe.h"
 
@@ -15,8 +15,8 @@
 
 enum { CHECK_CAP = 32 };
 
-/* One forward at the first M checked against the reference: a benchmark of a wrong result is
- * worth nothing. */
+/* One forward at each M checked against the reference before it is timed (its routing and row
+ * counts pick the table's ranges): a benchmark of a wrong result is worth nothing. */
 static hum_status check(moe_device *d, const hum_standard_weight *w13, const hum_standard_weight *w2,
                         const hum_moe_options *o, const moe_batch *b)
 {
@@ -53,7 +53,7 @@ static hum_status sweep(hum_runtime *rt, const hum_device_info *dev, hum_moe *mo
         if ((st = moe_batch_random(&rng, ms[i], s->gate_up.k, s->top_k, s->experts, balanced, s->gate_up.output_dtype,
                                    &b)) != HUM_OK)
             break;
-        if ((st = moe_device_load(&d, &b)) == HUM_OK && i == 0 && (st = check(&d, w13, w2, o, &b)) == HUM_OK)
+        if ((st = moe_device_load(&d, &b)) == HUM_OK && (st = check(&d, w13, w2, o, &b)) == HUM_OK && i == 0)
             printf("\n%6s %11s %9s %9s %9s %9s %9s %11s\n", "M", "layer µs", "align", "gate_up", "act", "down",
                    "combine", "GEMMs µs");
         bench_timing whole, step[HUM_MOE_STEPS];

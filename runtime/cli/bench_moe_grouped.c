@@ -154,7 +154,7 @@ hum_status bench_moe_grouped(hum_runtime *rt, const hum_device_info *dev, hum_mo
                                          .memory = HUM_MEMORY_DEVICE};
         c.out = c.hidden;
         c.out.data = d_out;
-        if (st == HUM_OK && i == 0 && (st = enqueue(&c, NULL)) == HUM_OK &&
+        if (st == HUM_OK && (st = enqueue(&c, NULL)) == HUM_OK &&
             (st = hum_stream_synchronize(NULL)) == HUM_OK)
             st = check(w13, w2, o, &info, &b, rows_x, expert_of, n_rows, d_out);
         bench_timing whole;

@@ -1,6 +1,6 @@
 /* `hum bench --moe SPEC` of a grouped layer (gemm=grouped or masked, bench_moe_grouped.c): the
  * routed rows of random (or balanced) routings dispatched by expert as DeepEP lays them out,
- * timed through hum_moe_forward_grouped (gate/up, activation, down) at each M, after the first M
+ * timed through hum_moe_forward_grouped (gate/up, activation, down) at each M, each M first
  * checked against the float64 reference on sampled rows. */
 #ifndef HUM_BENCH_MOE_GROUPED_H
 #define HUM_BENCH_MOE_GROUPED_H

@@ -200,7 +200,10 @@ static hum_status sanity_check(bench_run *b, hum_layer *layer, const hum_standar
     int64_t *rows = malloc((size_t)m * sizeof *rows);
     hum_status st = c && rows ? bench_io_forward(&b->io, layer, a, m, c)
                               : hum_fail(HUM_ERR_OUT_OF_MEMORY, "the output of M = %lld", (long long)m);
-    int64_t row_count = st == HUM_OK ? bench_check_rows(m, r->n, r->k, rows, m) : 0, bad = 0;
+    /* every M of the sweep is checked: each gets a quarter of one check's budget, two rows at least */
+    int64_t cap = (int64_t)(BENCH_CHECK_MAC_BUDGET / 4 / ((double)r->n * (double)r->k));
+    cap = cap < 2 ? 2 : cap > m ? m : cap;
+    int64_t row_count = st == HUM_OK ? bench_check_rows(m, r->n, r->k, rows, cap) : 0, bad = 0;
     /* a layer that quantizes A is checked against the reference of A quantized the same way */
     double err = INFINITY, tol = b->quantized ? bench_check_tolerance_quantized(r->activation)
                                               : bench_check_tolerance(r->activation);
@@ -219,7 +222,8 @@ static hum_status sanity_check(bench_run *b, hum_layer *layer, const hum_standar
     return st;
 }
 
-/* Times every M; fills rows[]. */
+/* Checks every M (each range of the table runs a kernel of its own), then times every M on
+ * random activations of the largest; fills rows[]. */
 static hum_status sweep(bench_run *b, hum_layer *layer, const hum_standard_weight *w, bench_report *r,
                         const int64_t *ms, int32_t m_count, bench_row *rows)
 {
@@ -228,21 +232,23 @@ static hum_status sweep(bench_run *b, hum_layer *layer, const hum_standard_weigh
     if (a == NULL)
         return hum_fail(HUM_ERR_OUT_OF_MEMORY, "activations for M = %lld", (long long)b->io.m_cap);
     hum_status st = HUM_OK;
+    int64_t m_max = 0;
+    for (int32_t i = 0; st == HUM_OK && i < m_count; i++) {
+        m_max = ms[i] > m_max ? ms[i] : m_max;
+        if ((st = bench_random_activations(&rng, r->activation, ms[i] * r->k, a)) == HUM_OK)
+            st = sanity_check(b, layer, w, r, a, ms[i]);
+    }
+    if (st == HUM_OK && (st = bench_random_activations(&rng, r->activation, m_max * r->k, a)) == HUM_OK)
+        st = hum_memcpy_htod(b->io.a, a, (size_t)(m_max * r->k) * 2);
+    /* "µ" is two bytes of UTF-8 and one column: its fields are one byte wider. */
+    if (st == HUM_OK)
+        printf("\n%6s %11s %11s %7s %9s %9s\n", "M", "hum µs", "cuBLAS µs", "ratio", "TFLOP/s", "GB/s");
     for (int32_t i = 0; st == HUM_OK && i < m_count; i++) {
         bench_row *row = &rows[i];
         row->m = ms[i];
         row->hum_us = row->cublas_us = row->cublaslt_us = NAN;
         bench_hum_call h = {.layer = layer, .ws = b->ws};
         bench_io_views(&b->io, ms[i], &h.a, &h.c);
-        if ((st = bench_random_activations(&rng, r->activation, ms[i] * r->k, a)) != HUM_OK ||
-            (st = hum_memcpy_htod(b->io.a, a, (size_t)(ms[i] * r->k) * 2)) != HUM_OK)
-            break;
-        if (i == 0) {
-            if ((st = sanity_check(b, layer, w, r, a, ms[i])) != HUM_OK)
-                break;
-            /* "µ" is two bytes of UTF-8 and one column: its fields are one byte wider. */
-            printf("\n%6s %11s %11s %7s %9s %9s\n", "M", "hum µs", "cuBLAS µs", "ratio", "TFLOP/s", "GB/s");
-        }
         bench_timing t;
         if ((st = bench_time(&b->timer, bench_enqueue_hum, &h, r->warmup, r->reps, &t)) != HUM_OK)
             break;

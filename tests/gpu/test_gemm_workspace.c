@@ -24,7 +24,9 @@
 #include <string.h>
 #include <time.h>
 
-enum { N = 1024, K = 2048, THREADS = 4, M_MAX = 300 };
+/* K above 4096: sm90.lua then sums the act-order layer's stream-K slices in the workspace at M 65..384
+ * too, beside the permuted rows (a narrow layer with a shorter K takes other tiles there). */
+enum { N = 1024, K = 4608, THREADS = 4, M_MAX = 300 };
 static const int64_t THREAD_MS[THREADS] = {1, 37, 128, 300};
 
 /* Shared by the checks: the layer, its weight, M_MAX rows of A (host codes, float64 values,
@@ -490,8 +492,8 @@ int main(void)
     memset(&plain, 0, sizeof plain);
     if (!QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "%s", hum_last_error()))
         return quant_test_result("test_gemm_workspace");
-    if (setup(&f, rt, &rng, "n=1024,k=2048,w=uint4,a=float16,group=128,actorder=1") &&
-        setup(&plain, rt, &rng, "n=1024,k=2048,w=uint4,a=float16,group=128")) {
+    if (setup(&f, rt, &rng, "n=1024,k=4608,w=uint4,a=float16,group=128,actorder=1") &&
+        setup(&plain, rt, &rng, "n=1024,k=4608,w=uint4,a=float16,group=128")) {
         hum_layer_info info;
         hum_layer_get_info(f.layer, &info);
         printf("  act-order layer: %d ranges, policy %s, last range on %s\n", info.entry_count, info.policy_name,
