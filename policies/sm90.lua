@@ -93,25 +93,38 @@ return {
     -- K 64 with the copies on the producer warpgroup. 4-bit weights with scale groups of 32 or
     -- more, as the dense rule's three 256 x 128 x 128 stages below (wider codes fit two stages of
     -- 128 x 256 x 128); 8-bit A keeps the plain wgmma tiles (its promoted accumulators), both untimed
-    -- on these.
+    -- on these. Session 9 (bench/sweeps/moe10.sh, s9-moe10/call1; Humming 0.1.20 picks 16 x 256 x
+    -- 128 with four 64-row slabs per warp at 8 rows per expert and 80 x 256 x 64 at 64, moe10-humming.py):
+    -- 2..16 rows, 16-bit A and 4-bit weights: plain wgmma 16 x 256 x 128, one warpgroup of four
+    -- slabs (warp n 64), two CTAs per SM, whole (M = 128: gate_up 86.82 -> 77.06, down 54.37 ->
+    -- 49.65 us): half the tiles of 16 x 128, each staging its 16 rows of A once for 256 columns.
+    -- 33..64 rows: plain wgmma 80 x 256 x 64, two warpgroups of two slabs, two CTAs per SM, whole
+    -- (M = 1024: gate_up 161.86 -> 146.88, down 108.54 -> 97.06): ~64 rows per expert pad to one
+    -- block of 80 instead of 96, and two CTAs per SM hide each other's fill and epilogue (ncu of
+    -- the 96-row wgmma_ws tile: 3 warps and 0.42 issued instructions per scheduler per cycle, no
+    -- eligible warp 58 % of cycles); 64-row blocks (Humming's older cap) 163.90 / 100.18 with two
+    -- warpgroups, 177.62 / 108.37 with one of four slabs; stream-K on the plain tile 201.70 / 118.34.
     if compute and compute.gemm_type ~= "dense" then
       local w = layer.kernels.wgmma
       local plain = layer.a_dtype == "float8_e4m3fn" or layer.a_dtype == "int8"
         or not (layer.weight_bits and layer.weight_bits <= 4 and layer.kernel_group >= 32)
-      local wide = mma(128, 256, 64, 128, 32, 64, 4)
-      wide.kernel = "wgmma"
-      local function deep(block_m)
-        local t = mma(block_m, 256, 128, block_m, 32, 128, 3)
-        t.kernel = "wgmma_ws"
+      -- a wgmma tuning of `kernel`: block M x N x K, warp N (16 rows of each of warp_n / 16 slabs)
+      local function tile(kernel, block_m, block_n, block_k, warp_n, stages, ctas_per_sm)
+        local t = mma(block_m, block_n, block_k, block_m, warp_n, block_k, stages, ctas_per_sm)
+        t.kernel = kernel
         return t
       end
+      local small = whole(mma(16, 128, 256, 16, 32, 128, 4, 2))
       return ranges({
-        { 16, whole(mma(16, 128, 256, 16, 32, 128, 4, 2)) },
+        { 1, small },
+        { 16, w and not plain and whole(tile("wgmma", 16, 256, 128, 64, 4, 2)) or small },
         { 32, w and wg("wgmma", 32, 128, 256, 5) or mma(32, 128, 256, 32, 32, 64, 4) },
         -- 33..64 rows, plain: c6, 96-row tiles two per SM (moe/gateup-c6.txt, down-c6.txt: M = 1024
         -- gate_up 290.69 -> 196.83, down 208.06 -> 124.86)
-        { 64, w and (plain and wg("wgmma", 96, 128, 64, 4, 2) or deep(96)) or mma(64, 128, 256, 64, 32, 128, 3) },
-        { math.huge, w and (plain and wide or deep(128)) or mma(128, 256, 128, 64, 64, 128, 4) },
+        { 64, w and (plain and wg("wgmma", 96, 128, 64, 4, 2) or whole(tile("wgmma", 80, 256, 64, 32, 4, 2)))
+          or mma(64, 128, 256, 64, 32, 128, 3) },
+        { math.huge, w and (plain and tile("wgmma", 128, 256, 64, 32, 4) or tile("wgmma_ws", 128, 256, 128, 32, 3))
+          or mma(128, 256, 128, 64, 64, 128, 4) },
       })
     end
     local a8 = layer.a_dtype == "float8_e4m3fn" or layer.a_dtype == "int8"

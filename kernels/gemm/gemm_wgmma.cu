@@ -166,8 +166,8 @@ static_assert(!kSpecialised || (kProducerRegs <= kLaunchRegs && kMathRegs >= kLa
               "setmaxnreg: the producer gives registers back, the math warpgroups take them");
 static_assert(kWarpgroups * kSlabs == kUnits, "warpgroups x slabs must cover block N");
 static_assert(!kShareMode || kPlaneWords == kShare, "share mode: one plane of the repacked unit per warp");
-static_assert(kWarpgroups <= 2 && kSlabs <= 2 && (kSets + (kPromote ? 1 : 0)) * kSlabs * kAcc <= kAccBudget,
-              "register budget: at most 2 warpgroups, 2 slabs and kAccBudget accumulator registers per thread");
+static_assert(kWarpgroups <= 2 && kSlabs <= 4 && (kSets + (kPromote ? 1 : 0)) * kSlabs * kAcc <= kAccBudget,
+              "register budget: at most 2 warpgroups, 4 slabs and kAccBudget accumulator registers per thread");
 static_assert(kWM == kBM && kWK == kBK, "wgmma tiles: warp_m = block_m and warp_k = block_k");
 static_assert(kBM % 16 == 0 && kBM <= 256, "block M (the wgmma N) must be a multiple of 16 up to 256");
 static_assert(kAVec, "activations must be copied 16 bytes at a time (no act-order, K a multiple of 8)");

@@ -91,10 +91,11 @@ hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v)
     RULE((t->block_n / t->warp_n) % 4 == 0, "block_n %d / warp_n %d is not a whole number of warpgroups",
          t->block_n, t->warp_n);
     /* Registers: at most 128 accumulator registers (totals and ping-pong sets included; 192 where
-     * hum_gemm_wgmma_acc_budget says) and 2 slabs per thread and 2 warpgroups per CTA keep ptxas
-     * within 255 registers without spills or serialized wgmma (checked with -Xptxas -v). */
-    RULE(t->warp_n <= 32 && t->block_n / t->warp_n <= 8,
-         "warp_n %d, block_n %d: at most 2 slabs (warp_n 32) and 2 warpgroups (block_n / warp_n <= 8) per thread",
+     * hum_gemm_wgmma_acc_budget says) and 4 slabs per thread and 2 warpgroups per CTA keep ptxas
+     * within 255 registers without spills or serialized wgmma (checked with -Xptxas -v; four slabs
+     * of 64 rows, Humming's indexed MoE warp: 255 registers, no local memory, sm_90a). */
+    RULE(t->warp_n <= 64 && t->block_n / t->warp_n <= 8,
+         "warp_n %d, block_n %d: at most 4 slabs (warp_n 64) and 2 warpgroups (block_n / warp_n <= 8) per thread",
          t->warp_n, t->block_n);
     RULE(hum_gemm_wgmma_acc_regs(v->layer, t) <= hum_gemm_wgmma_acc_budget(v->layer, t),
          "warp_n %d, block_m %d: %d accumulator registers per thread (%s activations); at most %d accumulators, "

@@ -32,7 +32,7 @@ int hum_gemm_wgmma_acc_regs(const hum_layer_config *c, const hum_tuning *t);
 int hum_gemm_wgmma_acc_budget(const hum_layer_config *c, const hum_tuning *t);
 
 /* Tunings: warp_m = block_m, a multiple of 16 up to 256; warp_k = block_k; one or two whole
- * warpgroups (block_n / warp_n 4 or 8) of one or two slabs (warp_n 16 or 32) and at most 128
+ * warpgroups (block_n / warp_n 4 or 8) of one, two or four slabs (warp_n 16, 32 or 64) and at most 128
  * accumulator registers per thread, or 192 (hum_gemm_wgmma_acc_regs, _acc_budget), at two CTAs per
  * SM with 32 more within the registers each thread gets; for "wgmma" the epilogue tile
  * (hum_gemm_wgmma_epilogue_smem) within the pipeline's shared memory, where it stages C. HUM_ERR_UNSUPPORTED naming the rule. */
