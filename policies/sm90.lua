@@ -182,7 +182,16 @@ return {
       -- `dense-l14a`: n = 4096, k = 14336 uint4 g128 fp16 M = 1024 188.46 -> 178.00; at M = 128
       -- its 64 x 128 x 256 with sums was slower, 40.10 -> 41.04, and M 129..384 and the other
       -- weights' entries are untimed: they keep the sums through C).
-      local last = short and tile128 or thin and deep and summed(big()) or big()
+      -- 16-bit A with integer weights on wgmma_ws (but act-order layers, untimed) runs those tiles
+      -- whole, without stream-K: its slices start at k-blocks of their own, so the CTAs sweep K
+      -- out of step and each column tile reads A (M = 1024, k = 14336: 29 MB) from DRAM where
+      -- whole tiles, walking K together, share it in L2 (ncu, n = 4096, k = 14336, M = 1024
+      -- summed: 228 MB of DRAM traffic for 67 MB of A, weights and C, L2 hit rate 70 %;
+      -- bench/sweeps/dense10.sh, bench/results/H200-2026-12-02/s9-dense10/call1/: that layer at
+      -- M = 1024 187.44 -> 156.11 us, 8192 x 8192 at M = 512 111.12 -> 94.96 (128 tiles on 132 SMs),
+      -- 128 x 256 x 128 summed 166.99 and 100.83; call2/: ...).
+      local whole_big = not a8 and not layer.act_order and (deep or w8)
+      local last = short and tile128 or whole_big and whole(big()) or thin and deep and summed(big()) or big()
       -- W8A8 e4m3 above M = 1024: 192-row tiles, the promoted accumulators' two sets of 96 within
       -- the 232 registers of wgmma_ws's math threads (fewer bytes of A and weights per multiply-add;
       -- H200, n = k = 8192, bench/results/H200-2026-12-02/a8-2/: M 2048 / 4096 / 8192 285.17 /

@@ -19,6 +19,10 @@
 #          from L2 by half as many column tiles) at M = 128 / 512 / 1024, 256 x 128 x 128 whole
 #          (no stream-K: n = 4096 at M = 1024 and 8192 x 8192 at M = 512 are 128 tiles on 132 SMs)
 #          and summed, beside the built-in table of the same layer in the same call.
+# SET=2 (call 2): the bf16 decode's GPU tests; bf16 M 1 / 16 / 1024 on this tree beside main's
+# kernels and table (BASE); main's entry above M = 384 (stream-K) beside whole tiles, pairs of rows
+# M - 1 / M in one process (8192 x 8192 M 512..8192, n = 4096, k = 14336, uint2 and uint8 channel,
+# n = 14336, k = 4096 at 1024); 4096 x 4096 M = 128 on 64 x 64 x 256 whole (128 tiles).
 # Rows run in order of what they decide and are skipped when the time left (BUDGET seconds from the
 # start, default 78) cannot hold them.
 set -u
@@ -65,9 +69,13 @@ pol c4k "{ 127, ws(64, 128, 256, 16, 4) }, { math.huge, $W256 }"
 row() { # BIN(new|old) POLICY|- LABEL SPEC M-LIST: one hum bench, skipped when the time left cannot hold it
     local hum=$H pdir=$P/$2 name=$2-$3
     [ "$2" = - ] && pdir= name=builtin-$3
+    local kp=
     if [ "$1" = old ]; then
         [ -n "${OLD_HUM:-}" ] || return
         hum=$OLD_HUM name=old-$name
+    elif [ "$1" = main ]; then # main's kernels (HUM_KERNEL_PATH) and table (a site policy)
+        [ -n "${BASE:-}" ] || return
+        kp=$BASE/kernels pdir=$BASE/policy name=main-$name
     fi
     if [ -n "${DRY:-}" ]; then # the tables' kernels (fitted stages, shared memory), no GPU needed
         echo "== $name $4 m=$5" >>"$L"
@@ -75,13 +83,13 @@ row() { # BIN(new|old) POLICY|- LABEL SPEC M-LIST: one hum bench, skipped when t
         return
     fi
     local lim=$((${BUDGET:-78} - $(el)))
-    [ $lim -gt 14 ] && lim=14
+    [ $lim -gt 16 ] && lim=16
     if [ $lim -lt 6 ]; then
         echo "== $name $4 m=$5: skipped (time) t=$(el)" >>"$L"
         return
     fi
     echo "== $name $4 m=$5 t=$(el)" >>"$L"
-    HUM_POLICY_PATH=$pdir timeout $lim "$hum" bench --layer "$4" --m "$5" --warmup 10 \
+    HUM_POLICY_PATH=$pdir HUM_KERNEL_PATH=$kp timeout $lim "$hum" bench --layer "$4" --m "$5" --warmup 10 \
         --reps 50 --out "$out/$name.json" >"$out/$name.log" 2>&1
     echo "exit $?" >>"$out/$name.log"
     grep -E "^ +[0-9]+ +[0-9.]+ |check|rror|fail|refus|  M [0-9]|exit [1-9]" "$out/$name.log" >>"$L"
@@ -112,11 +120,23 @@ if len(r) > 2:
     grep -E "Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Issued Warp|Eligible Warps|Registers" \
         "$out/ncu-$1.txt" >>"$L"
 }
+# call 2: main's entry above M = 384 replayed at M - 1 beside this tree's whole tiles at M (one
+# process, one check: the first M, this tree's)
+MSK="ws(256, 128, 128, 16, 2)"          # main's 256 x 128 x 128 (two stages fit), stream-K through C
+WHL="ws(256, 128, 128, 16, 2, false, $T)" # whole
+pol pe16 "{ 511, $MSK }, { 512, $WHL }, { 1023, $MSK }, { 1024, $WHL }, { 2047, $MSK }, { 2048, $WHL }, { 8191, $MSK }, { math.huge, $WHL }"
+pol pl14 "{ 1023, ws(256, 128, 128, 16, 2, $T) }, { math.huge, $WHL }"
+pol p1k "{ 1023, $MSK }, { math.huge, $WHL }"
+pol pw8 "{ 1023, ws(256, 128, 64, 16, 3) }, { 1024, ws(256, 128, 64, 16, 3, false, $T) }, { 8191, ws(256, 128, 64, 16, 3) }, { math.huge, ws(256, 128, 64, 16, 3, false, $T) }"
+# 4096 x 4096 M = 128: the built-in's 64 x 128 x 256 / 4 at 127, 64 x 64 x 256 whole (128 tiles) at 128
+pol p4k "{ 127, ws(64, 128, 256, 16, 4) }, { math.huge, ws(64, 64, 256, 16, 5, false, $T) }"
 L14=n=4096,k=14336,w=uint4,a=float16,group=128
 L4K=n=4096,k=4096,w=uint4,a=float16,group=128
 E16=n=8192,k=8192,w=uint4,a=float16,group=128
 EBF=n=8192,k=8192,w=uint4,a=bfloat16,group=128
 EW2=n=8192,k=8192,w=uint2,a=float16
+W8=n=8192,k=8192,w=uint8,a=float16
+N14=n=14336,k=4096,w=uint4,a=float16,group=128
 case ${SET:-1} in
 1)  # call 1: the built-in rows first (they warm the cache for ncu), then ncu, then candidates; where
     # a row's candidates stand beside the built-in tile replayed at M - 1 .. (one process, one check)
@@ -130,6 +150,24 @@ case ${SET:-1} in
     row new c4k l4k $L4K 128,127
     row new c1k ebf $EBF 1024,1022,1023
     row new c1k ew2 $EW2 1024,1022,1023
+    ;;
+2)  # call 2: the GPU tests of the bf16 window decode (every width, zero points, M 1..1024), then this
+    # tree's table and kernels beside main's (BASE: main's kernels/ and its sm90.lua as a site policy)
+    if [ -z "${DRY:-}" ]; then
+        echo "== test_gemm bfloat16 t=$(el)" >>"$L"
+        HUM_TEST_CASES=bfloat16,n=1000 timeout 30 "$build/tests/test_test_gemm" >"$out/test_gemm.log" 2>&1
+        echo "exit $?" >>"$out/test_gemm.log"
+        grep -c -E "^ok|: ok" "$out/test_gemm.log" >>"$L"
+        grep -E -i "fail|exit|passed|error" "$out/test_gemm.log" | tail -5 >>"$L"
+    fi
+    row new - ebf $EBF 1,16,1024
+    row main - ebf $EBF 1,16,1024
+    row new pe16 e16 $E16 512,511,1024,1023,2048,2047,8192,8191
+    row new pl14 l14 $L14 1024,1023
+    row new p1k ew2 $EW2 1024,1023
+    row new pw8 w8 $W8 1024,1023,8192,8191
+    row new p4k l4k $L4K 128,127
+    row new p1k n14 $N14 1024,1023
     ;;
 esac
 echo "== end t=$(el)" >>"$L"

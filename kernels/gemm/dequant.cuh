@@ -2,12 +2,19 @@
 // two codes of pair C of a (virtual) repacked word, decoded (kernels/numerics/decode.cuh), minus
 // the zero point, times the scale (both already broadcast to the pair's two halves). SCALED
 // false: without the scale, which the caller applies to its float accumulators instead
-// (gemm_mma.cu, kScaleAcc).
+// (gemm_mma.cu, kScaleAcc), together with kUnscaledFactor.
 #pragma once
 #include "gemm/config.cuh"
 #include "numerics/decode.cuh"
 
 namespace gemm {
+
+// Unscaled bfloat16 integer codes come from the linear window (numerics/decode.cuh, int_pair's
+// WIN: 2 instructions fewer per word of 4-bit codes) times 2^-kWindowExp, which the caller's
+// float scale undoes (kUnscaledFactor); float zero points, subtracted after the decode, keep
+// the mantissa decode.
+constexpr bool kUnscaledWindow = kBF16 && !kWeightFloat && kWeightBits <= 8 && !(kZeroPoint && !kZeroInt);
+constexpr float kUnscaledFactor = kUnscaledWindow ? float(1 << kWindowExp) : 1.f;
 
 template <int C, bool SCALED = true>
 HUM_DEV u32 dequant_pair(u32 word, u32 zero2, u32 scale2)
@@ -16,7 +23,7 @@ HUM_DEV u32 dequant_pair(u32 word, u32 zero2, u32 scale2)
     if constexpr (kWeightFloat)
         v = float_pair<kBF16, kWeightBits, kWeightExp, kCont, C>(word);
     else
-        v = int_pair<kBF16, kWeightBits, kCont, kZeroConst, C, kZeroInt>(word, zero2);
+        v = int_pair<kBF16, kWeightBits, kCont, kZeroConst, C, kZeroInt, !SCALED && kUnscaledWindow>(word, zero2);
     if constexpr (kZeroPoint && !kZeroInt)
         v = sub2<kBF16>(v, zero2);
     if constexpr (kHasScale) {

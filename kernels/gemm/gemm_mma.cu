@@ -268,10 +268,10 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const KTile &ct, int k0, u
             float fb[2 * kNJ];
             const int row = kGroup >= kBK ? 0 : wk * kWK / kGroup;  // the warp's group in the stage
             load_acc_scales(stage + kABytes + kBBytes + row * kBN * 2, wn, lane, fb);
-            float rows[2 * kMI];  // 16-bit A has no row factors
+            float rows[2 * kMI];  // 16-bit A has no row factors: the decode's (gemm/dequant.cuh)
 #pragma unroll
             for (int i = 0; i < 2 * kMI; ++i)
-                rows[i] = 1.f;
+                rows[i] = kUnscaledFactor;
             promote_scaled(acc, total, rows, fb);
         }
     }

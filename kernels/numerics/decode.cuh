@@ -28,14 +28,34 @@ HUM_DEV u32 and_or(u32 a, u32 c)
 // the code fits the mantissa, z joins the fma's addend: 2^(MAN-O) + z < 2^(MAN-O+1) is exact,
 // so the pair costs no subtraction of its own, and the addend, the same for every pair of a
 // column and offset, is computed once per scale group (the compiler hoists it).
-template <bool BF16, int BITS, int CONT, int ZC, int C, bool ZR = false>
+// WIN (bfloat16, codes of at most 8 bits): returns (q - ZC - z) * 2^-kWindowExp instead, for a
+// caller that multiplies its float results by 2^kWindowExp anyway (gemm/dequant.cuh). A bfloat16
+// half whose bits above bit 7 are clear reads linearly as b * 2^-133 for the 8-bit value b of
+// its low byte: exponent field 0 is the subnormal m * 2^-133, field 1 the normal (128 + m) *
+// 2^-133. So the codes of a byte are masked where they sit, with no shift under the 7-bit
+// mantissa (which costs bfloat16 a shift for every pair but the first: 3 per word of 4-bit codes
+// against float16's 1, bench/NOTES.md "Session 8 dense9"), and one fma by 2^(127-O) takes the
+// code at bit O of its byte to q * 2^-6 exactly (2^133 is past bfloat16's range). Per word of
+// 4-bit codes: one shift (by a byte), 4 masks, 4 fma, as float16.
+constexpr int kWindowExp = 6;
+template <bool BF16, int BITS, int CONT, int ZC, int C, bool ZR = false, bool WIN = false>
 HUM_DEV u32 int_pair(u32 word, u32 zero2 = 0)
 {
     static_assert(!ZR || ZC == 0, "a run-time zero point replaces the constant one");
+    static_assert(!WIN || (BF16 && BITS <= 8 && 8 % CONT == 0), "the linear window holds bfloat16 codes of a byte");
     constexpr int MAN = BF16 ? 7 : 10;
     constexpr u32 MAGIC = dup16(bits16(1, MAN, BF16));
     constexpr int S = C * CONT;
-    if constexpr (BITS <= MAN) {
+    if constexpr (WIN) {
+        constexpr int SH = S / 8 * 8;  // whole bytes
+        constexpr int O = S - SH;
+        constexpr u32 MASK = ((1u << BITS) - 1u) << O;
+        const u32 x = (word >> SH) & (MASK | MASK << 16);
+        constexpr u32 MUL = dup16(bits16(1, 127 - O, true));
+        if constexpr (ZR)  // -z * 2^-kWindowExp, once per scale group (hoisted)
+            return fma2<true>(x, MUL, mul2<true>(zero2, dup16(bits16(-1, -kWindowExp, true))));
+        return fma2<true>(x, MUL, dup16(bits16(-ZC, -kWindowExp, true)));
+    } else if constexpr (BITS <= MAN) {
         // Shift as little as possible (and by whole bytes where it can) so that the code ends
         // below bit MAN; the remaining offset O is undone by the fma.
         constexpr int NEED = S + BITS - MAN > 0 ? S + BITS - MAN : 0;
