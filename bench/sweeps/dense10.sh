@@ -157,8 +157,8 @@ case ${SET:-1} in
         echo "== test_gemm bfloat16 t=$(el)" >>"$L"
         HUM_TEST_CASES=bfloat16,n=1000 timeout 30 "$build/tests/test_test_gemm" >"$out/test_gemm.log" 2>&1
         echo "exit $?" >>"$out/test_gemm.log"
-        grep -c -E "^ok|: ok" "$out/test_gemm.log" >>"$L"
-        grep -E -i "fail|exit|passed|error" "$out/test_gemm.log" | tail -5 >>"$L"
+        echo "cases ok: $(grep -c " ok  " "$out/test_gemm.log")" >>"$L"
+        grep -E "FAIL|check failed|all checks|exit" "$out/test_gemm.log" | tail -8 >>"$L"
     fi
     row new - ebf $EBF 1,16,1024
     row main - ebf $EBF 1,16,1024
