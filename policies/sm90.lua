@@ -189,7 +189,10 @@ return {
       -- summed: 228 MB of DRAM traffic for 67 MB of A, weights and C, L2 hit rate 70 %;
       -- bench/sweeps/dense10.sh, bench/results/H200-2026-12-02/s9-dense10/call1/: that layer at
       -- M = 1024 187.44 -> 156.11 us, 8192 x 8192 at M = 512 111.12 -> 94.96 (128 tiles on 132 SMs),
-      -- 128 x 256 x 128 summed 166.99 and 100.83; call2/: ...).
+      -- 128 x 256 x 128 summed 166.99 and 100.83; call2/, main's entry at M - 1 beside: 8192 x 8192
+      -- fp16 M 512 / 1024 / 2048 / 8192 107.81 / 200.80 / 374.24 / 1404.70 -> 95.94 / 179.20 / 355.17 /
+      -- 1411.06, bf16 M = 1024 202.03 -> 178.14, uint2 channel 183.07 -> 165.31, uint8 channel 196.94 ->
+      -- 184.77 (its M = 8192 untimed), n = 4096, k = 14336 187.76 -> 156.29).
       local whole_big = not a8 and not layer.act_order and (deep or w8)
       local last = short and tile128 or whole_big and whole(big()) or thin and deep and summed(big()) or big()
       -- W8A8 e4m3 above M = 1024: 192-row tiles, the promoted accumulators' two sets of 96 within
