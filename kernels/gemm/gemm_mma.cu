@@ -52,8 +52,12 @@ constexpr int kKSOffset = kABytes + kBBytes + kSBytes + kZBytes;
 constexpr bool kScaleAcc = !kA8 && !kWeightFloat && kHasScale && kMI == 1 && kGroup % kWK == 0 &&
                            kGemmType == GemmType::kDense;
 constexpr int kScaleStages = kGroup >= kK ? kKB : kGroup > kBK ? kGroup / kBK : 1;
-// The accumulators are added into float totals (kPromote: e4m3 promotion periods; kScaleAcc).
-constexpr bool kTotals = kPromote || kScaleAcc;
+// e4m3 A where mma.sync runs it as float16 products (kE4m3AsF16, mma/mma_sync.cuh): those
+// accumulate in float32 like 16-bit A's, so only K-group scales need the accumulators promoted.
+constexpr bool kF16Products = kAFp8 && kE4m3AsF16;
+constexpr bool kPromoteHere = kPromote && (kKScales || !kF16Products);
+// The accumulators are added into float totals (kPromoteHere: e4m3 promotion periods; kScaleAcc).
+constexpr bool kTotals = kPromoteHere || kScaleAcc;
 
 // The stage copies of the work item being loaded: A (vectorised) and B, codes and parameters.
 // Tile base addresses change with the tile (set_tile, the only place with divisions by M).
@@ -246,15 +250,21 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const KTile &ct, int k0, u
         else
             dequant(raw[buf][0], s2, z2, bf);
 #pragma unroll
-        for (int mi = 0; mi < kMI; ++mi)
+        for (int mi = 0; mi < kMI; ++mi) {
+            u32 a16[2][4];  // kF16Products: A converted once for the warp's kNJ fragments
+            if constexpr (kF16Products)
+                e4m3_a_f16(a[buf][mi], a16);
 #pragma unroll
             for (int nj = 0; nj < kNJ; ++nj) {
-                if constexpr (kA8)
+                if constexpr (kF16Products)
+                    mma_16832_f16(acc[mi][nj], a16, bf[nj][0], bf[nj][1]);
+                else if constexpr (kA8)
                     mma_16832<kAFp8>(acc[mi][nj], a[buf][mi], bf[nj][0], bf[nj][1]);
                 else
                     mma_16816<kBF16>(acc[mi][nj], a[buf][mi], bf[nj][0], bf[nj][1]);
             }
-        if constexpr (promote_after<kk>) {
+        }
+        if constexpr (kPromoteHere && promote_after<kk>) {
             if (kk + 1 < kKK || promote_end) {
                 if constexpr (kKScales)
                     promote_scaled(acc, total, fa, fb);

@@ -48,6 +48,58 @@ HUM_DEV void mma_16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1)
 #endif
 }
 
+// e4m3 codes, four per register (bytes 0..3), as two float16 pairs (bytes 0, 1) and (bytes 2, 3);
+// exact: every e4m3 value is a float16. (These three are templates on the register type only so
+// that targets before sm_89 compile them unused.)
+template <typename T>
+HUM_DEV void e4m3x4_f16(T x, u32 &lo, u32 &hi)
+{
+#if __CUDA_ARCH__ >= 890
+    asm("{\n .reg .b16 l, h;\n mov.b32 {l, h}, %2;\n cvt.rn.f16x2.e4m3x2 %0, l;\n cvt.rn.f16x2.e4m3x2 %1, h;\n}\n"
+        : "=r"(lo), "=r"(hi)
+        : "r"(x));
+#else
+    static_assert(sizeof(T) == 0, "e4m3 conversions need sm_89 or newer");
+#endif
+}
+
+// sm_90 has no e4m3 mma.sync: ptxas runs each m16n8k32.e4m3 as two float16 HMMA.16816 on
+// converted operands into a fresh accumulator and adds that to the float32 one with four FADD
+// (bench/NOTES.md, session 9). kE4m3AsF16: the kernel converts the operands itself and chains the
+// two float16 products on its own accumulator (float32 accumulation either way), without those
+// adds: mma_16832_f16 below. Other targets with e4m3 keep mma_16832.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1000
+constexpr bool kE4m3AsF16 = true;
+#else
+constexpr bool kE4m3AsF16 = false;
+#endif
+
+// An e4m3 A fragment of m16n8k32 (a0..a3 below) as the float16 A fragments of two m16n8k16
+// products, one per k16 half: within a half, k 4t + i (i = 0, 1) is taken as k 2t + i and
+// k 4t + 2 + i as 2t + 8 + i, the B side the same (mma_16832_f16), so each product pairs the
+// terms m16n8k32 pairs.
+template <typename T>
+HUM_DEV void e4m3_a_f16(const T (&a)[4], u32 (&h)[2][4])
+{
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+        e4m3x4_f16(a[2 * half], h[half][0], h[half][2]);      // row g
+        e4m3x4_f16(a[2 * half + 1], h[half][1], h[half][3]);  // row g + 8
+    }
+}
+
+// d += A B for e4m3 A (e4m3_a_f16 of its fragment) and B (b0, b1 as for mma_16832), as two
+// float16 products with float32 accumulation.
+template <typename T>
+HUM_DEV void mma_16832_f16(float (&d)[4], const u32 (&a)[2][4], T b0, T b1)
+{
+    u32 b[2][2];
+    e4m3x4_f16(b0, b[0][0], b[0][1]);
+    e4m3x4_f16(b1, b[1][0], b[1][1]);
+    mma_16816<false>(d, a[0], b[0][0], b[0][1]);
+    mma_16816<false>(d, a[1], b[1][0], b[1][1]);
+}
+
 // 8-bit A and B (m16n8k32), the fragments four 8-bit values per register (PTX ISA
 // "mma.m16n8k32"): a0 = (row g, k 4t..4t+3), a1 = (row g+8, k 4t..4t+3), a2 and a3 the same
 // rows at k 16+4t..16+4t+3, b0 = (k 4t..4t+3, col g), b1 = (k 16+4t..16+4t+3, col g); an

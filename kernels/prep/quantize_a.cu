@@ -5,9 +5,11 @@
 //
 // Each thread owns 8-column chunks (one 16-byte load, one 8-byte store); a CTA of 256 threads
 // covers 2048 columns per pass. A group (8..256 columns) is therefore the lanes of one warp
-// that hold its chunks, reduced with shuffles; a token's amax is the whole CTA's, so per-token
-// CTAs walk the full row twice (the second read comes from L1/L2), the other modes split the row
-// over blockIdx.x. blockIdx.y walks the rows. Rows that are not 16-byte aligned (K % 8, odd
+// that hold its chunks, reduced with shuffles; a token's amax is the whole CTA's, so a per-token
+// CTA walks the full row, keeping it in registers (kHeld) until the amax gives the scale: one
+// read of the row, all its loads issued at once (reading it twice, loop by loop, left a chain of
+// dependent loads on the path to the GEMM at small M), the other modes split the row over
+// blockIdx.x. blockIdx.y walks the rows. Rows that are not 16-byte aligned (K % 8, odd
 // strides) are read element by element, and q's rows unless 8-byte aligned are written so.
 //
 // Launch: block 256 threads; grid x = 1 per token, else ceil(kq / 2048); any y >= 1. On sm_90
@@ -21,36 +23,50 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kSpan = kThreads * 8;  // columns per CTA pass
+// Per token: passes of a row a thread holds in registers between its amax and its codes (rows
+// up to 16384 columns are read once; longer ones read the rest again, from L1/L2).
+constexpr int kHeld = 8;
+
+// The 8 16-bit values of chunk j0 of row `row`, two per word; columns at or past k read as 0.
+// Nothing reads the words here, so a caller may have several chunks' loads in flight.
+HUM_DEV void load8_raw(const hum_quantize_args &p, const u16 *row, int j0, bool vec, u32 (&w)[4])
+{
+    if (vec && j0 + 8 <= p.k) {
+        asm("ld.global.nc.v4.u32 {%0,%1,%2,%3}, [%4];\n"
+            : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
+            : "l"(row + j0));
+    } else {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const u32 lo = j0 + 2 * i < p.k ? __ldg(row + j0 + 2 * i) : 0;
+            const u32 hi = j0 + 2 * i + 1 < p.k ? __ldg(row + j0 + 2 * i + 1) : 0;
+            w[i] = lo | hi << 16;
+        }
+    }
+}
+
+// The words of load8_raw as 8 float32 values.
+HUM_DEV void widen8(const hum_quantize_args &p, const u32 (&w)[4], float (&v)[8])
+{
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+        const u16 h = static_cast<u16>(w[i / 2] >> (16 * (i % 2)));
+        if (p.bf16) {
+            v[i] = __uint_as_float(static_cast<u32>(h) << 16);
+        } else {
+            float f;
+            asm("cvt.f32.f16 %0, %1;\n" : "=f"(f) : "h"(h));
+            v[i] = f;
+        }
+    }
+}
 
 // The 8 values of chunk j0 of row `row` as float32; columns at or past k read as 0.
 HUM_DEV void load8(const hum_quantize_args &p, const u16 *row, int j0, bool vec, float (&v)[8])
 {
-    u16 h[8];
-    if (vec && j0 + 8 <= p.k) {
-        u32 w[4];
-        asm("ld.global.nc.v4.u32 {%0,%1,%2,%3}, [%4];\n"
-            : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
-            : "l"(row + j0));
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            h[2 * i] = static_cast<u16>(w[i]);
-            h[2 * i + 1] = static_cast<u16>(w[i] >> 16);
-        }
-    } else {
-#pragma unroll
-        for (int i = 0; i < 8; ++i)
-            h[i] = j0 + i < p.k ? __ldg(row + j0 + i) : 0;
-    }
-#pragma unroll
-    for (int i = 0; i < 8; ++i) {
-        if (p.bf16) {
-            v[i] = __uint_as_float(static_cast<u32>(h[i]) << 16);
-        } else {
-            float f;
-            asm("cvt.f32.f16 %0, %1;\n" : "=f"(f) : "h"(h[i]));
-            v[i] = f;
-        }
-    }
+    u32 w[4];
+    load8_raw(p, row, j0, vec, w);
+    widen8(p, w, v);
 }
 
 HUM_DEV float amax8(const float (&v)[8])
@@ -122,15 +138,41 @@ extern "C" __global__ void __launch_bounds__(kThreads) hum_quantize_a(const __gr
         const u16 *a = static_cast<const u16 *>(p.a) + r * p.lda;
         u8 *q = static_cast<u8 *>(p.q) + r * p.ldq;
         if (p.group == 0) {
+            // the row's first kHeld passes stay in registers, all their loads in flight at once
+            u32 held[kHeld][4];
+#pragma unroll
+            for (int i = 0; i < kHeld; ++i) {
+                const int j0 = i * kSpan + threadIdx.x * 8;
+                if (j0 < p.kq)
+                    load8_raw(p, a, j0, vec_a, held[i]);
+            }
             float m = 0.0f;
-            for (int j0 = threadIdx.x * 8; j0 < p.k; j0 += kSpan) {
+#pragma unroll
+            for (int i = 0; i < kHeld; ++i) {
+                const int j0 = i * kSpan + threadIdx.x * 8;
+                if (j0 < p.kq) {
+                    float v[8];
+                    widen8(p, held[i], v);
+                    m = fmaxf(m, amax8(v));
+                }
+            }
+            for (int j0 = kHeld * kSpan + threadIdx.x * 8; j0 < p.k; j0 += kSpan) {
                 float v[8];
                 load8(p, a, j0, vec_a, v);
                 m = fmaxf(m, amax8(v));
             }
             m = cta_max(m, red);
             const float inv = enc::group_scale(m, max, false, p.scale, r * p.scale_row, threadIdx.x == 0);
-            for (int j0 = threadIdx.x * 8; j0 < p.kq; j0 += kSpan) {
+#pragma unroll
+            for (int i = 0; i < kHeld; ++i) {
+                const int j0 = i * kSpan + threadIdx.x * 8;
+                if (j0 < p.kq) {
+                    float v[8];
+                    widen8(p, held[i], v);
+                    store8(p, q, j0, vec_q, v, inv);
+                }
+            }
+            for (int j0 = kHeld * kSpan + threadIdx.x * 8; j0 < p.kq; j0 += kSpan) {
                 float v[8];
                 load8(p, a, j0, vec_a, v);
                 store8(p, q, j0, vec_q, v, inv);

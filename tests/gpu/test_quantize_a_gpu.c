@@ -196,6 +196,9 @@ int main(void)
         {37, 1000, 1024, 1003, 1024, HUM_ACT_SCALE_TOKEN, 0, I8, F32, BF16, 0},
         {300, 4096, 4096, 4096, 4101, HUM_ACT_SCALE_TOKEN, 0, I8, F32, F16, 0},
         {70000, 40, 64, 40, 64, HUM_ACT_SCALE_TOKEN, 0, E4, F32, F16, 0},
+        /* rows past the 16384 columns a per-token CTA holds in registers: the rest read twice */
+        {3, 20000, 20480, 20001, 20480, HUM_ACT_SCALE_TOKEN, 0, E4, F32, F16, 0},
+        {5, 24576, 24576, 24576, 24576, HUM_ACT_SCALE_TOKEN, 0, I8, F32, BF16, 0},
         {129, 8192, 8192, 8192, 8192, HUM_ACT_SCALE_TENSOR, 0, E4, F32, BF16, 0.0123f},
         {33, 1000, 1000, 1001, 1000, HUM_ACT_SCALE_TENSOR, 0, I8, F32, F16, 0.031f},
         {3, 256, 256, 256, 256, HUM_ACT_SCALE_TENSOR, 0, E4, F32, F16, 0.0f},
