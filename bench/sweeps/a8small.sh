@@ -6,11 +6,13 @@
 # the row in registers). Rows in order of what they decide; each skipped when the time left cannot
 # hold it.
 #  1. hum bench W4A8 MXFP4 x e4m3 n=k=8192 M 1/16/128, BASE then NEW;
-#  2. ncu (boost clocks, L2 flushed) of the first forward's two kernels, quantizer and GEMM, at M = 1
+#  2. test_gemm_a8's `small` pass (M 1, 7, 16 on the built-in tables: mma.sync) on the MXFP4, e4m3 and
+#     uint4 cases, NEW, against float64;
+#  3. ncu (boost clocks, L2 flushed) of the first forward's two kernels, quantizer and GEMM, at M = 1
 #     and 16, BASE and NEW: where the time goes;
-#  3. hum bench W8A8 e4m3 M 1/16, BASE then NEW;
-#  4. test_quantize_a_gpu (NEW: bit-exact against the C twin, rows past the 16384 held columns);
-#  5. ncu of the wgmma_ws 16-row tile (session 8's small-ws16 policy) at M = 1 and 16, NEW.
+#  4. hum bench W8A8 e4m3 M 1/16, BASE then NEW;
+#  5. test_quantize_a_gpu (NEW: bit-exact against the C twin, rows past the 16384 held columns);
+#  6. ncu of the wgmma_ws 16-row tile (session 8's small-ws16 policy) at M = 1 and 16, NEW.
 #   R=out ROOT=/work/main bash bench/sweeps/a8small.sh
 set -u
 t0=$(date +%s)
@@ -53,6 +55,12 @@ mkdir -p "$P/ws16"
 cp bench/w4a8-r192/small-ws16/*.lua "$P/ws16/"
 bench w4a8-base base "$W4" 1,16,128
 bench w4a8-new new "$W4" 1,16,128
+if fits 16; then
+    HUM_TEST_CASES=e2m1,scale=tensor timeout 16 stdbuf -oL \
+        build/tests/test_test_gemm_a8 small >"$out/test_gemm_a8_small.log" 2>&1
+    echo "test_gemm_a8 small (e2m1, scale=tensor): exit $? at $(el) s" >>"$S"
+    grep -E " (ok  |FAIL) |check failed|passed|failed" "$out/test_gemm_a8_small.log" | head -12 >>"$S"
+fi
 prof w4a8-m1-base base "$W4" 1
 prof w4a8-m1-new new "$W4" 1
 bench w8a8-base base "$W8" 1,16

@@ -229,7 +229,8 @@ static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, siz
  * entries (mma.sync, wgmma_ws): whether their error at K = 8192 stays under the bar is what
  * bench/sweeps/w8a8.sh measures before a policy sets promote_k (none does); and `rows192`: the
  * wgmma_ws 128-row entries with 192 rows (promoted every 128, two sets of 96 accumulators) at M
- * 200 and 520. */
+ * 200 and 520; `small`: every case on the built-in tables at M 1, 7 and 16 only (the M <= 16
+ * entry: on sm_90 mma.sync's e4m3 as float16 products, mma/mma_sync.cuh), a short device call. */
 int main(int argc, char **argv)
 {
     if (!gemm_test_have_gpu())
@@ -262,8 +263,8 @@ int main(int argc, char **argv)
         {"n=1024,k=8192,w=e4m3", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 2, 0},
         {"n=1024,k=8192,w=uint8", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16, 1, 0},
     };
-    static const int64_t ms[] = {1, 7, 48, 200, 520}, ms_sk[] = {1, 200}, ms_ws[] = {20, 48, 72},
-                         ms_p[] = {1, 200}, ms_192[] = {200, 520};
+    static const int64_t ms[] = {1, 7, 48, 200, 520}, ms_small[] = {1, 7, 16}, ms_sk[] = {1, 200},
+                         ms_ws[] = {20, 48, 72}, ms_p[] = {1, 200}, ms_192[] = {200, 520};
 #define A8_SUM "t.stream_k_sum = 'workspace'; "
 #define A8_ON(family) "if t.kernel == 'wgmma' or t.kernel == 'wgmma_ws' then t.kernel = '" family "' end"
 #define A8_NEVER "t.promote_k = layer.padded_k; "
@@ -280,8 +281,10 @@ int main(int argc, char **argv)
         size_t nms;
         int ws; /* the cases marked ws (1) or 2 (2: named only), on sm_90 only (where the tables have
                  * wgmma entries) */
+        int only_named; /* run only when named (as the ws 2 passes are) */
     } passes[] = {
         {"built-in", NULL, "", ms, sizeof ms / sizeof ms[0], 0},
+        {"small", NULL, " M <= 16", ms_small, sizeof ms_small / sizeof ms_small[0], 0, 1},
         {"workspace", A8_SUM A8_ON("wgmma"), " stream-K in the workspace", ms_sk, sizeof ms_sk / sizeof ms_sk[0], 0},
         {"wgmma_ws", A8_SUM A8_ON("wgmma_ws"), " wgmma_ws, stream-K in the workspace", ms_ws,
          sizeof ms_ws / sizeof ms_ws[0], 1},
@@ -296,7 +299,7 @@ int main(int argc, char **argv)
     const size_t count = sizeof cases / sizeof cases[0];
     int named = argc < 2;
     for (size_t p = 0; p < sizeof passes / sizeof passes[0]; p++) {
-        if (argc > 1 ? strcmp(argv[1], passes[p].name) != 0 : passes[p].ws == 2)
+        if (argc > 1 ? strcmp(argv[1], passes[p].name) != 0 : passes[p].ws == 2 || passes[p].only_named)
             continue;
         named = 1;
         if (passes[p].ws && !sm90)
@@ -311,8 +314,8 @@ int main(int argc, char **argv)
             rt_rmtree(dir);
         }
     }
-    QUANT_CHECK(named, "no pass named '%s' (expected built-in, workspace, wgmma_ws, promote256, promote512, never, "
-                "never128x256 or rows192)", argv[argc > 1 ? 1 : 0]);
+    QUANT_CHECK(named, "no pass named '%s' (expected built-in, small, workspace, wgmma_ws, promote256, promote512, "
+                "never, never128x256 or rows192)", argv[argc > 1 ? 1 : 0]);
     hum_runtime_destroy(rt);
     return quant_test_result("test_gemm_a8");
 }
