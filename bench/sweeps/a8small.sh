@@ -63,6 +63,7 @@ if fits 16; then
 fi
 prof w4a8-m1-base base "$W4" 1
 prof w4a8-m1-new new "$W4" 1
+prof ws16-m16-new new "$W4" 16 "$P/ws16"
 bench w8a8-base base "$W8" 1,16
 bench w8a8-new new "$W8" 1,16
 prof w4a8-m16-base base "$W4" 16
@@ -72,7 +73,6 @@ if fits 12; then
     echo "test_quantize_a_gpu: exit $? at $(el) s" >>"$S"
     tail -3 "$out/test_quantize_a_gpu.log" >>"$S"
 fi
-prof ws16-m16-new new "$W4" 16 "$P/ws16"
 prof ws16-m1-new new "$W4" 1 "$P/ws16"
 echo "end at $(el) s" >>"$S"
 rm -rf "$P"
