@@ -2,11 +2,13 @@
  * built-in policies for 30 SPECs (planned from their shapes) on sm_75, sm_80, sm_86, sm_89 and
  * sm_90a equal those planned before planning moved to C (tests/data/dispatch_tables.txt); a site
  * policy's tuning that breaks a rule is refused naming the policy file, its line, the M range and
- * the rule; each entry keeps the line its tuning was written on; equal neighbours merge. */
+ * the rule; each entry keeps the line its tuning was written on; equal neighbours merge; a
+ * workspace sized for M quantized rows holds them (check_workspace_rows). */
 #define _POSIX_C_SOURCE 200809L
 #include "hum/hum.h"
 #include "layer.h"
 #include "rt_test.h"
+#include "workspace.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,11 +168,45 @@ static void check_lines_and_merge(const char *dir)
     hum_runtime_destroy(rt);
 }
 
+/* A workspace of hum_layer_workspace_size(max_m) holds max_m quantized rows of an 8-bit-A layer
+ * beside its partial tiles, so the forward runs M = max_m in one chunk (it ran max_m - 1 rows and
+ * then 1 until session 9: its own per-row count lost the two regions' alignment). */
+static void check_workspace_rows(hum_runtime *rt)
+{
+    static const char *const specs[] = {
+        "n=8192,k=8192,w=e2m1,a=e4m3,group=32,scale=e8m0", "n=8192,k=8192,w=e4m3,a=e4m3",
+        "n=7168,k=2048,w=e4m3,a=e4m3,block=128x128,ascale=group128", "n=1000,k=1008,w=uint8,a=int8",
+        "n=256,k=32,w=uint8,a=int8"};
+    static const int64_t ms[] = {1, 2, 15, 16, 17, 128, 1000, 8192};
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        hum_layer_spec s;
+        hum_layer_plan plan;
+        memset(&plan, 0, sizeof plan);
+        snprintf(plan.arch, sizeof plan.arch, "sm_90a");
+        if (!RT_CHECK(hum_layer_spec_parse(specs[i], &s) == HUM_OK, "%s: %s", specs[i], hum_last_error()))
+            continue;
+        hum_layer_spec_config(&s, &plan.config);
+        if (!RT_CHECK(hum_layer_run_plan(rt, &plan, 0) == HUM_OK && hum_gemm_a8(&plan.config), "%s: plan: %s",
+                      specs[i], hum_last_error()))
+            continue;
+        for (size_t j = 0; j < sizeof ms / sizeof ms[0]; j++) {
+            const int64_t room = hum_workspace_bytes(&plan, 132, ms[j]) - hum_workspace_lock_bytes(132) -
+                                 hum_workspace_partial_bytes(&plan, 132);
+            const int64_t rows = hum_workspace_quantized_rows(&plan.config, room);
+            RT_CHECK(rows >= ms[j] && rows < ms[j] + 1 + 512 / hum_workspace_quantized_row_bytes(&plan.config),
+                     "%s: a workspace for M = %lld holds %lld quantized rows", specs[i], (long long)ms[j],
+                     (long long)rows);
+        }
+    }
+}
+
 int main(void)
 {
     hum_runtime *rt = NULL;
     if (RT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "%s", hum_last_error()))
         check_builtin_tables(rt);
+    if (rt)
+        check_workspace_rows(rt);
     hum_runtime_destroy(rt);
     char dir[4096];
     rt_tmpdir("layer-plan", dir, sizeof dir);

@@ -221,14 +221,17 @@ hum_status hum_layer_forward_ws(hum_layer *layer, hum_workspace *ws, struct CUst
     /* the table in force stays loaded until unpinned, whatever a reload does meanwhile */
     const hum_dispatch_table *t = hum_hazard_pin(&ws->slot, &layer->table);
     /* rows of A the workspace holds at once beside the stream-K partials, or without them (the
-     * two quantized regions each lose up to 255 bytes to alignment) */
+     * partials kept only where a row fits beside them: the two quantized regions each lose up to
+     * 255 bytes to alignment); quantized rows counted as hum_workspace_bytes sized them (a
+     * workspace for max_m rows ran M = max_m as max_m - 1 rows and 1 before: bench/NOTES.md,
+     * session 9) */
     const int64_t row_bytes = cfg->act_order ? cfg->k * 2 : quantize ? hum_workspace_quantized_row_bytes(cfg) : 0;
     const int64_t slack = quantize ? 512 : 0;
     void *partials;
     char *area;
     int64_t room;
     hum_workspace_areas(ws, t->partial_bytes, row_bytes + slack, &partials, &area, &room);
-    const int64_t rows = row_bytes ? (room - slack) / row_bytes : m;
+    const int64_t rows = !row_bytes ? m : quantize ? hum_workspace_quantized_rows(cfg, room) : room / row_bytes;
     if (rows < 1) {
         hum_hazard_unpin(&ws->slot);
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: the workspace of %lld bytes holds no row of the "

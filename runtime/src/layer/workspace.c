@@ -35,6 +35,17 @@ int64_t hum_workspace_codes_stride(const hum_layer_config *c)
     return (c->k + 15) / 16 * 16;
 }
 
+int64_t hum_workspace_quantized_rows(const hum_layer_config *c, int64_t room)
+{
+    const int64_t row = hum_workspace_quantized_row_bytes(c), scale_row = row - hum_workspace_codes_stride(c);
+    /* at most room / row: the two regions take at least their rows' bytes; then the alignment of
+     * each region may cost a row or two (a few more for short rows) */
+    int64_t rows = room / row;
+    while (rows > 0 && hum_workspace_codes_bytes(c, rows) + hum_workspace_round_up(rows * scale_row) > room)
+        rows--;
+    return rows;
+}
+
 int64_t hum_workspace_partial_bytes(const hum_layer_plan *plan, int32_t sm_count)
 {
     int64_t most = 0;

@@ -50,6 +50,10 @@ int64_t hum_workspace_quantized_row_bytes(const hum_layer_config *c);
 /* The bytes the codes of `rows` quantized rows take before their scales start (the two
  * regions each aligned): where a forward's scales follow its codes. */
 int64_t hum_workspace_codes_bytes(const hum_layer_config *c, int64_t rows);
+/* The most quantized rows whose codes and scales (the two regions, each aligned, as
+ * hum_workspace_bytes counts them) fit in `room` bytes: max_m in a workspace of
+ * hum_layer_workspace_size(max_m), so that M = max_m runs in one chunk. */
+int64_t hum_workspace_quantized_rows(const hum_layer_config *c, int64_t room);
 
 /* Bytes of the stream-K partial tiles of a plan's kernels on a device of `sm_count` SMs: the
  * most over its entries whose stream-K slices sum in the workspace (stream_k_sum) of one 32-bit
