@@ -207,8 +207,14 @@ return {
       local rows192 = layer.a_dtype == "float8_e4m3fn" and layer.weight_float
         and (layer.weight_bits == 8 or layer.weight_bits == 4 and layer.scale_dtype == "float8_e8m0"
           and layer.kernel_group < layer.padded_k)
+      -- W4A8 MXFP4 (e2m1 with e8m0 groups folded, e4m3 A) at M <= 16: the 16-row wgmma_ws tile (the M
+      -- 17..32 tile's, six stages), whose wgmma takes e4m3 as it is where mma.sync on sm_90 multiplies
+      -- float16 conversions of both operands (bench/results/H200-2026-12-02/s9-a8small/call2/, n = k =
+      -- 8192, M 1 / 16: 28.18 / 29.10 -> 25.42 / 26.45 us; W8A8 e4m3 30.66 / 31.63 either way, kept)
+      local mx_small = layer.a_dtype == "float8_e4m3fn" and layer.weight_float and layer.weight_bits == 4
+        and layer.scale_dtype == "float8_e8m0" and layer.kgroup_k == 0 and wg(family, 16, 128, 256, 6)
       list = ranges({
-        { 16, small_m(device, layer) },
+        { 16, mx_small or small_m(device, layer) },
         { 32, wg(family, 32, 128, 256, 5) },
         { 64, short and wg(family, 64, 64, 256, 5) or wg(family, 64, 128, 256, 4) },
         { 128, short and wg(family, 64, 128, 256, 4) or tile128s },
