@@ -283,18 +283,19 @@ int main(int argc, char **argv)
                  * wgmma entries) */
         int only_named; /* run only when named (as the ws 2 passes are) */
     } passes[] = {
-        {"built-in", NULL, "", ms, sizeof ms / sizeof ms[0], 0},
+        {"built-in", NULL, "", ms, sizeof ms / sizeof ms[0], 0, 0},
         {"small", NULL, " M <= 16", ms_small, sizeof ms_small / sizeof ms_small[0], 0, 1},
-        {"workspace", A8_SUM A8_ON("wgmma"), " stream-K in the workspace", ms_sk, sizeof ms_sk / sizeof ms_sk[0], 0},
+        {"workspace", A8_SUM A8_ON("wgmma"), " stream-K in the workspace", ms_sk, sizeof ms_sk / sizeof ms_sk[0], 0,
+         0},
         {"wgmma_ws", A8_SUM A8_ON("wgmma_ws"), " wgmma_ws, stream-K in the workspace", ms_ws,
-         sizeof ms_ws / sizeof ms_ws[0], 1},
-        {"promote256", "t.promote_k = 256", " promoted every 256", ms_p, sizeof ms_p / sizeof ms_p[0], 2},
-        {"promote512", "t.promote_k = 512", " promoted every 512", ms_p, sizeof ms_p / sizeof ms_p[0], 2},
-        {"never", A8_NEVER A8_ROWS256, " never promoted", ms_p, sizeof ms_p / sizeof ms_p[0], 2},
+         sizeof ms_ws / sizeof ms_ws[0], 1, 0},
+        {"promote256", "t.promote_k = 256", " promoted every 256", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 0},
+        {"promote512", "t.promote_k = 512", " promoted every 512", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 0},
+        {"never", A8_NEVER A8_ROWS256, " never promoted", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 0},
         {"never128x256",
          A8_NEVER "if t.block_m >= 128 then t.block_m, t.warp_m, t.block_n, t.warp_n = 128, 128, 256, 32 end",
-         " never promoted, 128 x 256", ms_p, sizeof ms_p / sizeof ms_p[0], 2},
-        {"rows192", A8_ROWS192, " 192-row tiles", ms_192, sizeof ms_192 / sizeof ms_192[0], 2},
+         " never promoted, 128 x 256", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 0},
+        {"rows192", A8_ROWS192, " 192-row tiles", ms_192, sizeof ms_192 / sizeof ms_192[0], 2, 0},
     };
     const size_t count = sizeof cases / sizeof cases[0];
     int named = argc < 2;
