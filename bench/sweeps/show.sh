@@ -8,7 +8,8 @@
 #     the same under moe.activation = mxfp8, its two expert GEMMs alone);
 #  3. Humming 0.1.20 and cuBLAS on the same rows (bench-humming.py: dense, quant, moe, llama).
 # Each part is skipped when the time left (BUDGET seconds from the start, default 560) cannot hold
-# it. Everything under $OUT (default ./out): label.log, bench.txt, json/*.json, humming*.txt.
+# it (each row's limit holds its checks at every M: on the H200 the 11-M fp16 row took 24 s with
+# them, session 9). Everything under $OUT (default ./out): label.log, bench.txt, json/*.json, humming*.txt.
 # ROWS="w8a8 moe ..." runs only those rows, HUMMING="llama quant" only those Humming parts (empty: none), LABEL=0
 # skips the label (a call that shows what changed).
 #   OUT=out bash bench/sweeps/show.sh [BUILD_DIR]
@@ -40,24 +41,24 @@ row() { # NAME TIMEOUT hum-bench-arguments...: one row, skipped when the time le
 }
 printf 'overrides:\n  moe:\n    activation: mxfp8\n' >/tmp/show-mxfp8.yaml
 moe=e=128,topk=8,n=1536,k=2048,w=uint4,a=bfloat16,group=128
-row w4g128fp16 35 --layer n=8192,k=8192,w=uint4,a=float16,group=128 --m 1,16,32,64,128,256,512,1024,2048,4096,8192
-row w8a8 20 --layer n=8192,k=8192,w=e4m3,a=e4m3 --m 1,128,1024,8192
-row moe 30 --moe $moe --m 1,8,128,1024,4096
+row w4g128fp16 45 --layer n=8192,k=8192,w=uint4,a=float16,group=128 --m 1,16,32,64,128,256,512,1024,2048,4096,8192
+row w8a8 35 --layer n=8192,k=8192,w=e4m3,a=e4m3 --m 1,128,1024,8192
+row moe 40 --moe $moe --m 1,8,128,1024,4096
 for s in n=4096,k=4096 n=14336,k=4096 n=4096,k=14336; do
-    row "llama-${s//[=,]/}" 15 --layer "$s,w=uint4,a=float16,group=128" --m 1,16,128,1024
+    row "llama-${s//[=,]/}" 20 --layer "$s,w=uint4,a=float16,group=128" --m 1,16,128,1024
 done
-row w4a8mx 20 --layer n=8192,k=8192,w=e2m1,a=e4m3,group=32,scale=e8m0 --m 1,128,1024,8192
-row moe-mxfp8 30 --config /tmp/show-mxfp8.yaml --moe $moe --m 1,128,1024
-row fp8blk7168 20 --layer n=7168,k=2048,w=e4m3,a=e4m3,block=128x128,ascale=group128 --m 1,128,1024,8192
-row fp8blk8192 20 --layer n=8192,k=8192,w=e4m3,a=e4m3,block=128x128,ascale=group128 --m 1,128,1024,8192
-row actorder 25 --layer n=8192,k=8192,w=uint4,a=float16,group=128,actorder=1 --m 16,128,1024,8192
-row w2ch 15 --layer n=8192,k=8192,w=uint2,a=float16 --m 1024,8192
-row w3ch 15 --layer n=8192,k=8192,w=uint3,a=float16 --m 1024,8192
-row w4g128bf16 15 --layer n=8192,k=8192,w=uint4,a=bfloat16,group=128 --m 1,128,1024,8192
-row w4g128zp 15 --layer n=8192,k=8192,w=uint4,a=float16,group=128,zp=int --m 1,128,1024,8192
-row w8ch 15 --layer n=8192,k=8192,w=uint8,a=float16 --m 1,128,1024,8192
-row moe-gateup 20 --moe-gemm n=1536,k=2048,w=uint4,a=bfloat16,group=128 --experts 128 --topk 8 --m 1,8,128,1024,4096
-row moe-down 20 --moe-gemm n=2048,k=768,w=uint4,a=bfloat16,group=128 --experts 128 --topk 8 --down --m 1,8,128,1024,4096
+row w4a8mx 35 --layer n=8192,k=8192,w=e2m1,a=e4m3,group=32,scale=e8m0 --m 1,128,1024,8192
+row moe-mxfp8 40 --config /tmp/show-mxfp8.yaml --moe $moe --m 1,128,1024
+row fp8blk7168 30 --layer n=7168,k=2048,w=e4m3,a=e4m3,block=128x128,ascale=group128 --m 1,128,1024,8192
+row fp8blk8192 35 --layer n=8192,k=8192,w=e4m3,a=e4m3,block=128x128,ascale=group128 --m 1,128,1024,8192
+row actorder 40 --layer n=8192,k=8192,w=uint4,a=float16,group=128,actorder=1 --m 16,128,1024,8192
+row w2ch 20 --layer n=8192,k=8192,w=uint2,a=float16 --m 1024,8192
+row w3ch 20 --layer n=8192,k=8192,w=uint3,a=float16 --m 1024,8192
+row w4g128bf16 25 --layer n=8192,k=8192,w=uint4,a=bfloat16,group=128 --m 1,128,1024,8192
+row w4g128zp 25 --layer n=8192,k=8192,w=uint4,a=float16,group=128,zp=int --m 1,128,1024,8192
+row w8ch 25 --layer n=8192,k=8192,w=uint8,a=float16 --m 1,128,1024,8192
+row moe-gateup 25 --moe-gemm n=1536,k=2048,w=uint4,a=bfloat16,group=128 --experts 128 --topk 8 --m 1,8,128,1024,4096
+row moe-down 25 --moe-gemm n=2048,k=768,w=uint4,a=bfloat16,group=128 --experts 128 --topk 8 --down --m 1,8,128,1024,4096
 for only in ${HUMMING-dense quant moe llama}; do
     t=$(($(left) - 5))
     [ $t -gt 20 ] || break
