@@ -17,6 +17,7 @@
 #include "rt_test.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -233,6 +234,8 @@ static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, siz
  * entry: on sm_90 mma.sync's e4m3 as float16 products, mma/mma_sync.cuh), a short device call. */
 int main(int argc, char **argv)
 {
+    /* a line per case as it ends: a run cut by a time limit still shows which cases passed */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     if (!gemm_test_have_gpu())
         return 77;
     quant_rng rng = quant_rng_fresh("test_gemm_a8");
