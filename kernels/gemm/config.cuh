@@ -108,6 +108,10 @@ static_assert(!kA8 || ((kWeightBits == 8 || kWeightBits == 4) && !kZeroPoint && 
 // rounded to the output type (kStreamKSum 0, "output"), or as 32-bit partial tiles in the
 // workspace, C rounded once (1, "workspace"; gemm/epilogue.cuh).
 constexpr bool kSumInWorkspace = kStreamK && kStreamKSum == 1;
+// Slices meeting in C round the tile's running sum to 16 bits once per slice: a few tiles of a
+// long K shared by every SM (n = 72, k = 33024 at M = 1024: 33 slices per tile) came out with
+// 6x one rounding's error in bfloat16. At most this many slices per tile keep it near 2x.
+constexpr int kMaxSlicesInC = 4;
 
 constexpr int kKB = kK / kBK;  // k-blocks per tile
 constexpr int kNB = kN / kBN;  // n-blocks

@@ -3,9 +3,9 @@
 // A tile is BM x BN of C and takes kKB k-block iterations. With G CTAs and T tiles, the T - T%G
 // "data-parallel" tiles are dealt round-robin, whole; the last T%G tiles (all T when T <= G) are
 // cut into one flat range of iterations split evenly over min(G, iterations) CTAs, so that every
-// SM stays busy for small M. A CTA walks its iterations in one loop (the pipeline keeps loading
-// across tile boundaries); each run of iterations that ends a tile or the CTA's range is a
-// "segment" and ends with an epilogue.
+// SM stays busy for small M (meeting in C, over at most kMaxSlicesInC CTAs per tile: config.cuh).
+// A CTA walks its iterations in one loop (the pipeline keeps loading across tile boundaries); each
+// run of iterations that ends a tile or the CTA's range is a "segment" and ends with an epilogue.
 //
 // Segments of one stream-K tile are combined in C (kSumInWorkspace false): they are numbered
 // from the END of K (slice 0 holds the last k-blocks, so it is the one its CTA computes first),
@@ -56,6 +56,8 @@ struct Schedule {
         dp_count = cta < dp_tiles ? (dp_tiles - cta + grid - 1) / grid : 0;
         sk_total = static_cast<i64>(sk_tiles) * kKB;
         sk_ctas = sk_total < grid ? sk_total : grid;
+        if (!kSumInWorkspace && sk_ctas > static_cast<i64>(sk_tiles) * kMaxSlicesInC)
+            sk_ctas = static_cast<i64>(sk_tiles) * kMaxSlicesInC;
         i64 sk_end = 0;
         sk_begin = 0;
         if (cta < sk_ctas) {
