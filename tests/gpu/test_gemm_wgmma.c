@@ -65,7 +65,7 @@ int main(void)
         if (QUANT_CHECK(rt != NULL, "runtime with the %s site policy", FAMILIES[f])) {
             for (size_t i = 0; i < sizeof SPECS / sizeof SPECS[0]; i++)
                 gemm_test_spec(rt, &rng, SPECS[i], MS, 7);
-            /* few tiles of 64 k-blocks at M <= 100: each tile's K is cut into 4 to 8 stream-K slices */
+            /* few tiles of 64 k-blocks at M <= 100: each tile's K is cut into several stream-K slices */
             gemm_test_spec(rt, &rng, "n=2048,k=4096,w=uint4,a=float16,group=128", MS_SHORT, 4);
             gemm_test_spec(rt, &rng, "n=2048,k=4096,w=uint3,a=bfloat16", MS_SHORT, 4);
             hum_runtime_destroy(rt);

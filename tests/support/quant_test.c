@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -28,8 +29,12 @@ int quant_check_at(int ok, const char *file, int line, const char *expr, const c
     return 0;
 }
 
+static long selected_cases = 0; /* cases that quant_test_selected let run */
+
 int quant_test_result(const char *test_name)
 {
+    const char *shard = getenv("HUM_TEST_SHARD");
+    QUANT_CHECK(!shard || !*shard || selected_cases > 0, "shard %s ran no case (more shards than cases?)", shard);
     if (quant_failures == 0) {
         printf("%s: all checks passed\n", test_name);
         return 0;
@@ -59,11 +64,26 @@ quant_rng quant_rng_fresh(const char *test_name)
     return quant_rng_seeded(seed);
 }
 
-int quant_test_selected(const char *name)
+/* HUM_TEST_SHARD "i/n": whether the next case named falls in shard i (0 <= i < n), counting
+ * every case the test names, selected or not, in its fixed order. A malformed value is a
+ * failure of the test, not a silent full run. */
+static int in_shard(void)
 {
-    const char *want = getenv("HUM_TEST_CASES");
-    if (!want || !*want)
+    static long next = 0;
+    const char *env = getenv("HUM_TEST_SHARD");
+    const long index = next++;
+    if (!env || !*env)
         return 1;
+    int i = -1, n = 0, used = 0;
+    if (sscanf(env, "%d/%d%n", &i, &n, &used) != 2 || env[used] != '\0' || n < 1 || i < 0 || i >= n) {
+        QUANT_CHECK(0, "HUM_TEST_SHARD=\"%s\": expected i/n with 0 <= i < n", env);
+        return 0;
+    }
+    return index % n == i;
+}
+
+static int named_in(const char *name, const char *want)
+{
     for (const char *p = want; *p;) { /* each comma-separated piece */
         const size_t len = strcspn(p, ",");
         for (const char *at = name; len && *at; at++)
@@ -72,6 +92,15 @@ int quant_test_selected(const char *name)
         p += len + (p[len] == ',');
     }
     return 0;
+}
+
+int quant_test_selected(const char *name)
+{
+    const char *want = getenv("HUM_TEST_CASES");
+    if (!in_shard() || (want && *want && !named_in(name, want)))
+        return 0;
+    selected_cases++;
+    return 1;
 }
 
 /* splitmix64 */

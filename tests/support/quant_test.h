@@ -28,7 +28,8 @@ quant_rng quant_rng_fresh(const char *test_name);
 
 /* Whether a test runs its case `name`: every case, or with HUM_TEST_CASES set (non-empty) only
  * those whose name contains one of its comma-separated pieces (a short run on a device whose
- * time is scarce). */
+ * time is scarce); with HUM_TEST_SHARD=i/n only every n-th case named from the i-th (ctest runs
+ * the longest GPU tests as n shards side by side: tests/CMakeLists.txt). */
 int quant_test_selected(const char *name);
 quant_rng quant_rng_seeded(uint64_t seed);
 uint64_t quant_rng_next(quant_rng *r);
