@@ -9,7 +9,8 @@
 #  3. Humming 0.1.20 and cuBLAS on the same rows (bench-humming.py: dense, quant, moe, llama).
 # Each part is skipped when the time left (BUDGET seconds from the start, default 560) cannot hold
 # it (each row's limit holds its checks at every M: on the H200 the 11-M fp16 row took 24 s with
-# them, session 9). Everything under $OUT (default ./out): label.log, bench.txt, json/*.json, humming*.txt.
+# them, session 9). Everything under $OUT (default ./out): label.log, label-cases.log (ctest's LastTest.log),
+# bench.txt, json/*.json, humming*.txt.
 # ROWS="w8a8 moe ..." runs only those rows, HUMMING="llama quant" only those Humming parts (empty: none), LABEL=0
 # skips the label (a call that shows what changed).
 #   OUT=out bash bench/sweeps/show.sh [BUILD_DIR]
@@ -23,6 +24,8 @@ left() { echo $((${BUDGET:-560} - ($(date +%s) - t0))); }
 [ "${LABEL:-1}" = 0 ] || (cd "$build" && HUM_CACHE_DIR=$(mktemp -d) timeout 230 ctest -L gpu -j8 --timeout 220 --output-on-failure) \
     >"$OUT/label.log" 2>&1
 echo "label exit $? in $(($(date +%s) - t0)) s" >>"$OUT/label.log"
+# every test's own lines (each case and its error against float64), passed or not
+[ "${LABEL:-1}" = 0 ] || cp "$build/Testing/Temporary/LastTest.log" "$OUT/label-cases.log" 2>/dev/null
 grep -E "tests passed|FAILED|label exit" "$OUT/label.log"
 row() { # NAME TIMEOUT hum-bench-arguments...: one row, skipped when the time left cannot hold it
     name=$1 to=$2
