@@ -147,11 +147,11 @@ case ${SET:-1} in
 1)
     row - w2 $B2 1,16,128
     row c1 w2 $B2 1,2,3,4
-    hm w2 --row case=w2a16-ch-fp16,n=8192,k=8192,w=uint2,group=0,m=1/16/128
     row c4k l4k $L4K 124,125,126,127,128
     row c14 l14 $L14 124,125,126,127,128
     row c3 w3 $B3 1,2,16,128
     nc w2m1 $B2 1
+    hm w2 --row case=w2a16-ch-fp16,n=8192,k=8192,w=uint2,group=0,m=1/16/128
     nc l4km128 $L4K 128
     nc l14m128 $L14 128
     ;;
