@@ -18,6 +18,9 @@
 #  l14     n = 4096, k = 14336 M = 128 (34.35-34.66 against 34.08): the built-in 128 x 128 x 128 / 4
 #          summed (124, 128), 64 x 128 x 256 / 4 summed (125), 64 x 64 x 256 / 5 summed (126), 128 x 64 x
 #          128 / 6 summed (127: one math warpgroup, 64 column tiles);
+#  *-raw   uint2 channel and 8192 x 8192 uint4 g128 fp16 at M 1 / 16 on this tree's kernels (KP: HUM_KERNEL_PATH,
+#          the codes masked where they sit, read as float16 subnormals, kRawCodes in gemm_mma.cu) beside the
+#          build's (the built-in table either way);
 #  w3      uint3 channel M 1 / 16 / 128 on the built-in table's tiles (a site policy, `c3`), and 16 x 256 x
 #          256 (warp 16 x 64 x 128: eight warps where the built-in's odd width runs four) at M = 2;
 #  hm-*    Humming on uint2 channel M 1 / 16 / 128 (dense11-humming.py);
@@ -78,7 +81,7 @@ row() { # POLICY|- LABEL SPEC M-LIST: one hum bench, skipped when the time left 
         return
     fi
     echo "== $name $3 m=$4 t=$(el)" >>"$L"
-    HUM_POLICY_PATH=$pdir timeout $lim "$H" bench --layer "$3" --m "$4" --warmup 10 --reps 50 \
+    HUM_POLICY_PATH=$pdir HUM_KERNEL_PATH=${KP:-} timeout $lim "$H" bench --layer "$3" --m "$4" --warmup 10 --reps 50 \
         --out "$out/$name.json" >"$out/$name.log" 2>&1
     echo "exit $?" >>"$out/$name.log"
     grep -E "^ +[0-9]+ +[0-9.]+ |check|rror|fail|refus|  M [0-9]|exit [1-9]" "$out/$name.log" >>"$L"
@@ -127,6 +130,7 @@ if len(r) > 2:
 }
 B2=n=8192,k=8192,w=uint2,a=float16
 B3=n=8192,k=8192,w=uint3,a=float16
+E16=n=8192,k=8192,w=uint4,a=float16,group=128
 L4K=n=4096,k=4096,w=uint4,a=float16,group=128
 L14=n=4096,k=14336,w=uint4,a=float16,group=128
 # M = 1 on the mma.sync path: the built-in 16 x 128 x 256 / 4 (1), three candidates (2, 3, 4)
@@ -146,13 +150,16 @@ pol c3 "{ 1, sm(128, 256, 64, 128, 4) }, { 2, sm(256, 256, 64, 128, 4) }, { 16, 
 case ${SET:-1} in
 1)
     row - w2 $B2 1,16,128
+    KP=$PWD/kernels row - w2-raw $B2 1,16
+    row - e16 $E16 1,16
+    KP=$PWD/kernels row - e16-raw $E16 1,16
     row c1 w2 $B2 1,2,3,4
     row c4k l4k $L4K 124,125,126,127,128
     row c14 l14 $L14 124,125,126,127,128
-    row c3 w3 $B3 1,2,16,128
+    nc l4km128 $L4K 128
     nc w2m1 $B2 1
     hm w2 --row case=w2a16-ch-fp16,n=8192,k=8192,w=uint2,group=0,m=1/16/128
-    nc l4km128 $L4K 128
+    row c3 w3 $B3 1,2,16,128
     nc l14m128 $L14 128
     ;;
 esac
