@@ -213,11 +213,21 @@ return {
       -- 8192, M 1 / 16: 28.18 / 29.10 -> 25.42 / 26.45 us; W8A8 e4m3 30.66 / 31.63 either way, kept)
       local mx_small = layer.a_dtype == "float8_e4m3fn" and layer.weight_float and layer.weight_bits == 4
         and layer.scale_dtype == "float8_e8m0" and layer.kgroup_k == 0 and wg(family, 16, 128, 256, 6)
+      -- Short narrow layers at M 65..128 (16-bit A with integer weights, but act-order layers,
+      -- untimed): 64 x 64 x 256 tiles whole, without stream-K, where their 2 N / 64 tiles fill the
+      -- SMs one each (4096 x 4096: 128 tiles on 132 SMs). The 64 x 128 x 256 tile before it cut each
+      -- of its 64 tiles over ~2 CTAs, whose slices took turns on C (ncu of M = 128: SMs active 75 % of
+      -- the kernel, 1.65 long-scoreboard stalls per instruction); whole, the tiles' CTAs meet nowhere
+      -- (bench/sweeps/dense11.sh, bench/results/H200-2026-12-02/s10-dense11/call1/, uint4 g128 fp16
+      -- M = 128: 19.10 / 19.28 -> 15.33 us; the same tile summed in the workspace 19.98).
+      local tiles64 = 2 * layer.padded_n / 64
+      local fill64 = short and not layer.act_order and layer.weight_bits and not layer.weight_float
+        and tiles64 <= device.sm_count and tiles64 * 10 >= device.sm_count * 9
       list = ranges({
         { 16, mx_small or small_m(device, layer) },
         { 32, wg(family, 32, 128, 256, 5) },
         { 64, short and wg(family, 64, 64, 256, 5) or wg(family, 64, 128, 256, 4) },
-        { 128, short and wg(family, 64, 128, 256, 4) or tile128s },
+        { 128, fill64 and whole(wg(family, 64, 64, 256, 5)) or short and wg(family, 64, 128, 256, 4) or tile128s },
         { 384, short and tile128 or mid and tile128s or big() },
         { rows192 and 1024 or math.huge, last },
         rows192 and { math.huge, wg(family, 192, 128, 128, 4) } or nil,

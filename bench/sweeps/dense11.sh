@@ -26,6 +26,15 @@
 #  hm-*    Humming on uint2 channel M 1 / 16 / 128 (dense11-humming.py);
 #  ncu-*   one hum_gemm launch each (--clock-control none): uint2 channel M = 1, 4096 x 4096 M = 128,
 #          n = 4096, k = 14336 M = 128.
+# SET=2 (call 2, this tree's build: policies/sm90.lua with 4096 x 4096 M 65..128 on 64 x 64 x 256 whole):
+#  l4k     the entry before (64 x 128 x 256 / 4, stream-K through C) at M 65 / 99 / 127 beside the whole
+#          64 x 64 x 256 at M 66 / 100 / 128, one process;
+#  l14     n = 4096, k = 14336 M = 128: 128 x 128 x 64 / 8 and 128 x 128 x 128 / 3 summed, 64 x 64 x 256 whole,
+#          beside the built-in (124, 127);
+#  w2      uint2 channel M = 1: two CTAs per SM, eight stages, 16 x 128 x 128 / 8, 16 x 64 x 256 / 6 beside
+#          the built-in (1, 16);
+#  hm-*    Humming on uint2 channel M 1 / 16 / 128, 4096 x 4096 and n = 4096, k = 14336 at M = 128;
+#  w3, w8  uint3 channel as call 1 planned, uint8 channel M = 8192 (whole tiles since dense10, untimed).
 # Rows run in order of what they decide and are skipped when the time left (BUDGET seconds from the
 # start, default 84) cannot hold them.
 set -u
@@ -42,8 +51,8 @@ export HUM_CACHE_DIR
 P=$(mktemp -d)
 # A site policy NAME of the ranges given (a Lua list body of { max_m, TUNING } entries), TUNING a Lua
 # expression of ws(bm, bn, bk, warp_n, stages[, sum[, whole]]) (a wgmma_ws tile; sum: stream-K slices
-# summed in the workspace; whole: no stream-K) or sm(bn, bk, warp_n, warp_k, stages) (mma.sync, 16
-# rows, summed in the workspace).
+# summed in the workspace; whole: no stream-K) or sm(bn, bk, warp_n, warp_k, stages[, ctas]) (mma.sync,
+# 16 rows, summed in the workspace; ctas: CTAs per SM).
 pol() {
     mkdir -p "$P/$1"
     cat >"$P/$1/zz-dense11.lua" <<LUA
@@ -56,8 +65,8 @@ local function ws(bm, bn, bk, wn, st, sum, whole)
   if whole then t.stream_k = false end
   return t
 end
-local function sm(bn, bk, wn, wk, st)
-  local t = mma(16, bn, bk, 16, wn, wk, st)
+local function sm(bn, bk, wn, wk, st, ctas)
+  local t = mma(16, bn, bk, 16, wn, wk, st, ctas)
   t.stream_k_sum = "workspace"
   return t
 end
@@ -89,7 +98,7 @@ row() { # POLICY|- LABEL SPEC M-LIST: one hum bench, skipped when the time left 
 hm() { # LABEL ARGS...: Humming rows (dense11-humming.py), skipped when the time left cannot hold them
     [ -n "${DRY:-}" ] && return
     local lim=$((${BUDGET:-84} - $(el)))
-    [ $lim -gt 30 ] && lim=30
+    [ $lim -gt 40 ] && lim=40
     if [ $lim -lt 14 ] || [ -z "${ROOT:-}" ]; then
         echo "== hm-$1: skipped (time or no ROOT) t=$(el)" >>"$L"
         return
@@ -147,6 +156,19 @@ pol c14 "{ 124, $B14 }, { 125, ws(64, 128, 256, 16, 4, $T) }, { 126, ws(64, 64, 
 # uint3 channel: the built-in table (1, 16: 16 x 128 x 256, warp 16 x 64 x 128, four warps: odd widths
 # need warp N a multiple of 64; 128: 128 x 128 x 128 / 4 summed) and 16 x 256 x 256 (eight warps) at 2
 pol c3 "{ 1, sm(128, 256, 64, 128, 4) }, { 2, sm(256, 256, 64, 128, 4) }, { 16, sm(128, 256, 64, 128, 4) }, { math.huge, $B14 }"
+# call 2: 4096 x 4096 M 65..128, the entry before (64 x 128 x 256 / 4, stream-K through C) at M - 1
+# beside 64 x 64 x 256 / 5 whole (policies/sm90.lua now) at M, one process
+P4O="ws(64, 128, 256, 16, 4)"
+P4N="ws(64, 64, 256, 16, 5, false, $T)"
+pol p4k "{ 64, ws(64, 64, 256, 16, 5) }, { 65, $P4O }, { 66, $P4N }, { 99, $P4O }, { 100, $P4N }, { 127, $P4O }, { math.huge, $P4N }"
+# n = 4096, k = 14336 M = 128: the built-in 128 x 128 x 128 / 4 summed (124, 127), 128 x 128 x 64 / 8
+# summed (125), 128 x 128 x 128 / 3 summed (126), 64 x 64 x 256 / 5 whole (128: 128 tiles)
+pol p14 "{ 124, $B14 }, { 125, ws(128, 128, 64, 16, 8, $T) }, { 126, ws(128, 128, 128, 16, 3, $T) }, { 127, $B14 }, { math.huge, $P4N }"
+# uint2 channel M = 1: the built-in 16 x 128 x 256 / 4 (1, 16), two CTAs per SM (2), eight stages (3),
+# 16 x 128 x 128 / 8 (warp 16 x 32 x 64: finer stream-K slices, 4), 16 x 64 x 256 / 6 (warp 16 x 16 x
+# 128: 128 column tiles, 5)
+pol pw2 "{ 1, $SMB }, { 2, sm(128, 256, 32, 128, 4, 2) }, { 3, sm(128, 256, 32, 128, 8) }, { 4, sm(128, 128, 32, 64, 8) }, { 5, sm(64, 256, 16, 128, 6) }, { math.huge, $SMB }"
+W8=n=8192,k=8192,w=uint8,a=float16
 case ${SET:-1} in
 1)
     row - w2 $B2 1,16,128
@@ -161,6 +183,15 @@ case ${SET:-1} in
     hm w2 --row case=w2a16-ch-fp16,n=8192,k=8192,w=uint2,group=0,m=1/16/128
     row c3 w3 $B3 1,2,16,128
     nc l14m128 $L14 128
+    ;;
+2)
+    row p4k l4k $L4K 65,66,99,100,127,128
+    row p14 l14 $L14 124,125,126,127,128
+    row pw2 w2 $B2 1,2,3,4,5,16
+    hm dense --row case=w2a16-ch-fp16,n=8192,k=8192,w=uint2,group=0,m=1/16/128 \
+        --row case=w4a16-g128-fp16-4096x4096,n=4096,k=4096,m=128 --row case=w4a16-g128-fp16-4096x14336,n=4096,k=14336,m=128
+    row c3 w3 $B3 1,2,16,128
+    row - w8 $W8 8192
     ;;
 esac
 echo "== end t=$(el)" >>"$L"
