@@ -29,12 +29,13 @@
 # SET=2 (call 2, this tree's build: policies/sm90.lua with 4096 x 4096 M 65..128 on 64 x 64 x 256 whole):
 #  l4k     the entry before (64 x 128 x 256 / 4, stream-K through C) at M 65 / 99 / 127 beside the whole
 #          64 x 64 x 256 at M 66 / 100 / 128, one process;
-#  l14     n = 4096, k = 14336 M = 128: 128 x 128 x 64 / 8 and 128 x 128 x 128 / 3 summed, 64 x 64 x 256 whole,
-#          beside the built-in (124, 127);
-#  w2      uint2 channel M = 1: two CTAs per SM, eight stages, 16 x 128 x 128 / 8, 16 x 64 x 256 / 6 beside
-#          the built-in (1, 16);
+#  *-fx    n = 4096, k = 14336 at M = 128 and 8192 x 8192 uint4 g128 fp16 at M 128 / 256 on this tree's kernels
+#          (KP: gemm/epilogue.cuh's workspace sums read a peer's 64 accumulators per thread at once, one L2
+#          round trip per peer where the 128 x 128 tiles took two) beside the build's;
 #  hm-*    Humming on uint2 channel M 1 / 16 / 128, 4096 x 4096 and n = 4096, k = 14336 at M = 128;
-#  w3, w8  uint3 channel as call 1 planned, uint8 channel M = 8192 (whole tiles since dense10, untimed).
+#  w2, l14 (if time is left) uint2 channel M = 1: two CTAs per SM, eight stages, 16 x 128 x 128 / 8,
+#          16 x 64 x 256 / 6 beside the built-in (1, 16); n = 4096, k = 14336 M = 128: 128 x 128 x 64 / 8
+#          and 128 x 128 x 128 / 3 summed, 64 x 64 x 256 whole, beside the built-in (124, 127).
 # Rows run in order of what they decide and are skipped when the time left (BUDGET seconds from the
 # start, default 84) cannot hold them.
 set -u
@@ -186,12 +187,14 @@ case ${SET:-1} in
     ;;
 2)
     row p4k l4k $L4K 65,66,99,100,127,128
-    row p14 l14 $L14 124,125,126,127,128
-    row pw2 w2 $B2 1,2,3,4,5,16
+    row - l14 $L14 127,128
+    KP=$PWD/kernels row - l14-fx $L14 127,128
+    row - e16 $E16 128,256
+    KP=$PWD/kernels row - e16-fx $E16 128,256
     hm dense --row case=w2a16-ch-fp16,n=8192,k=8192,w=uint2,group=0,m=1/16/128 \
         --row case=w4a16-g128-fp16-4096x4096,n=4096,k=4096,m=128 --row case=w4a16-g128-fp16-4096x14336,n=4096,k=14336,m=128
-    row c3 w3 $B3 1,2,16,128
-    row - w8 $W8 8192
+    row pw2 w2 $B2 1,2,3,4,5,16
+    row p14 l14 $L14 124,125,126,127,128
     ;;
 esac
 echo "== end t=$(el)" >>"$L"
