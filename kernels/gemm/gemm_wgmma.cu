@@ -234,23 +234,35 @@ HUM_DEV void warp_share(const u32 (&words)[kWeightBits], int w, u32 (&out)[kShar
         out[0] >>= 4 * w % kPairsPerWord * kCont;
 }
 
-// The warp's code words of k16 row kr of every slab of its warpgroup.
-HUM_DEV void load_row(u32 bstage, int kk, int wg, int w, int lane, u32 (&raw)[kSlabs][kShare])
+// The warp's code words of k16 row kr of every slab of its warpgroup. lane_codes: the stage's
+// address of the thread's words in k16 row 0 of its warpgroup's first unit (codes_at), to which
+// the row and slab add a constant: computed from the thread's indices at every load, the address
+// cost three instructions per LDS (the compiler rebuilt tid from wg, w and lane and could not
+// fold the constant into the load).
+HUM_DEV void load_row(u32 lane_codes, int kr, int w, u32 (&raw)[kSlabs][kShare])
 {
 #pragma unroll
     for (int s = 0; s < kSlabs; ++s) {
+        const u32 addr = lane_codes + code_offset(kr, s, 0, 0);
         if constexpr (kShareMode) {
-            const u32 addr = bstage + code_offset(kk, wg * kSlabs + s, lane, w * kShare);
             if constexpr (kShare == 1)
                 raw[s][0] = lds32(addr);
             else
                 lds64(addr, raw[s][0], raw[s][1]);
         } else {
             u32 words[kWeightBits];
-            lds_words<kWeightBits, kWeightBits>(bstage + code_offset(kk, wg * kSlabs + s, lane, 0), words);
+            lds_words<kWeightBits, kWeightBits>(addr, words);
             warp_share(words, w, raw[s]);
         }
     }
+}
+
+// The address load_row starts from: word 0 of the thread's share (share mode: plane w) in k16 row
+// 0 of the warpgroup's first unit of weight stage bstage. code_offset(kr, u, lane, j) is this
+// plus code_offset(kr, u - wg * kSlabs, 0, 0).
+HUM_DEV u32 codes_at(u32 bstage, int wg, int w, int lane)
+{
+    return bstage + code_offset(0, wg * kSlabs, lane, kShareMode ? w * kShare : 0);
 }
 
 // Scale or zero-point pair of the lane's two rows (16w + g in the low half, 16w + g + 8 in the
@@ -281,11 +293,11 @@ HUM_DEV void dequant(const u32 (&raw)[kSlabs][kShare], const u32 (&sc)[kSlabs], 
 }
 
 // The warp's code words of the kKRows k16 rows of MMA step kk.
-HUM_DEV void load_codes(u32 bstage, int kk, int wg, int w, int lane, u32 (&raw)[kKRows][kSlabs][kShare])
+HUM_DEV void load_codes(u32 lane_codes, int kk, int w, u32 (&raw)[kKRows][kSlabs][kShare])
 {
 #pragma unroll
     for (int r = 0; r < kKRows; ++r)
-        load_row(bstage, kk * kKRows + r, wg, w, lane, raw[r]);
+        load_row(lane_codes, kk * kKRows + r, w, raw[r]);
 }
 
 // 8-bit A's fragments: the warp's codes of rows 16w+g and 16w+g+8 of the step's two k16 rows,
@@ -380,12 +392,13 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
             [&](int i) { return 8 * (i / 2) + 2 * t + i % 2; },
             [&](int c) { return (wg * kSlabs + c / 2) * 64 + 16 * w + g + 8 * (c % 2); }, fa, fb);
     };
-    load_codes(bstage, 0, wg, w, lane, raw[0]);
+    const u32 lane_codes = codes_at(bstage, wg, w, lane);
+    load_codes(lane_codes, 0, w, raw[0]);
     static_for<0, kKK>([&](auto kc) {
         constexpr int kk = decltype(kc)::value;
         constexpr int buf = kk & 1;
         if constexpr (kk + 1 < kKK)
-            load_codes(bstage, kk + 1, wg, w, lane, raw[buf ^ 1]);
+            load_codes(lane_codes, kk + 1, w, raw[buf ^ 1]);
         if constexpr (kk == 0 || (kGroup < kBK && (kk * kKStep) % kGroup == 0)) {
             constexpr int row = kGroup >= kBK ? 0 : kk * kKStep / kGroup;
             if constexpr (kScalesStaged)
