@@ -11,7 +11,9 @@
  * instructions of N 48, 80, 96 and 112, tests/support/wgmma_test.h), and with an e4m3 8-bit A case
  * on the warp-specialised family (wgmma_ws: its producer gathers A's rows) over the wgmma test
  * policy's six tiles, 16 x 256 x 128 to 256 x 128 x 64. HUM_TEST_EXPERT_GEMM=ws runs only the
- * bfloat16 small case on the built-in policy and the wgmma_ws runs (a short device call). 8-bit A
+ * bfloat16 small case on the built-in policy and the wgmma_ws runs (a short device call);
+ * HUM_TEST_EXPERT_GEMM=policy only the cases on the runtime's own policies (a site policy under
+ * test, HUM_POLICY_PATH), without the two sm_90 test policies' runs. 8-bit A
  * (e4m3 x e4m3 weights from sm_89, int8 x uint8 from sm_80, W4A8 uint4 x e4m3; channel scales that
  * differ per expert; MXFP8 A, e4m3 with e8m0 scales per 32 columns, also on W4A8 with group-128
  * weight scales), A's codes and per-row (per-group) scales made by the CPU twin of the layers'
@@ -593,8 +595,9 @@ int main(void)
     if (!gemm_test_have_gpu())
         return 77;
     const char *only = getenv("HUM_TEST_EXPERT_GEMM");
-    const int ws_only = only && !strcmp(only, "ws");
-    if (!QUANT_CHECK(!only || ws_only, "HUM_TEST_EXPERT_GEMM is '%s': expected 'ws' or unset", only))
+    const int ws_only = only && !strcmp(only, "ws"), policy_only = only && !strcmp(only, "policy");
+    if (!QUANT_CHECK(!only || ws_only || policy_only, "HUM_TEST_EXPERT_GEMM is '%s': expected 'ws', 'policy' or unset",
+                     only))
         return quant_test_result("test_expert_gemm");
     quant_rng rng = quant_rng_fresh("test_expert_gemm");
     const hum_dtype E4 = HUM_DTYPE_FLOAT8_E4M3FN, BF = HUM_DTYPE_BFLOAT16, F16 = HUM_DTYPE_FLOAT16;
@@ -608,7 +611,7 @@ int main(void)
     small_cases(rt, &rng, HUM_DTYPE_BFLOAT16);
     hum_device_info dev;
     const int sm = hum_runtime_device(rt, &dev) == HUM_OK ? dev.sm_major * 10 + dev.sm_minor : 0;
-    const int sm90 = sm >= 90;
+    const int test_policies = sm >= 90 && !policy_only; /* the sm_90 test policies' runs */
     if (!ws_only) {
         qwen_case(rt, &rng);
         large_case(rt, &rng);
@@ -622,7 +625,7 @@ int main(void)
         a8_case(rt, &rng, E4, HUM_DTYPE_UINT4, 128, BF, 32, sm);
     }
     hum_runtime_destroy(rt);
-    if (sm90) {
+    if (test_policies) {
         char dir[512];
         hum_runtime *ws = wgmma_test_runtime("wgmma_ws", dir, sizeof dir);
         if (QUANT_CHECK(ws != NULL, "the wgmma_ws policy's runtime")) {
@@ -633,7 +636,7 @@ int main(void)
         }
         rt_rmtree(dir);
     }
-    if (sm90 && !ws_only) {
+    if (test_policies && !ws_only) {
         char dir[512];
         hum_runtime *odd = wgmma_test_runtime_policy(WGMMA_ODD_BLOCK_POLICY, dir, sizeof dir);
         if (QUANT_CHECK(odd != NULL, "the odd block M policy's runtime")) {
