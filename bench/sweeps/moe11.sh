@@ -15,6 +15,10 @@
 #   sk8     1 row per expert (M = 1, 8): the built-in mma.sync 16 x 128 x 256 / 4, two CTAs, with
 #           stream-K summed in the workspace (M = 8: ~620 gate_up tiles on 264 slots, 2.35 rounds)
 #   n64x3   1 row: mma.sync 16 x 64 x 256 / 4, three CTAs per SM, whole
+#   ws16    1 row and 2..16: wgmma_ws 16 x 256 x 128 / 4, warp n 64, two CTAs, whole (the producer
+#           runs into the next tile while the math warps write C: M = 8's tiles are 3 .. 8 k-blocks)
+#   ws16k   1 row: wgmma_ws 16 x 128 x 256 / 4, warp n 32, two CTAs, whole (M = 1's 96 tiles kept)
+#   ws16x3  1 row: wgmma_ws 16 x 128 x 128 / 5, warp n 32, three CTAs, whole
 #   bench/sweeps/moe11.sh policies                (writes them under /tmp/moe11-policies)
 #   bench/sweeps/moe11.sh run BUILD_DIR OUT       (GPU host; RUNS: "NAME:M,..." list; END: epoch second)
 set -u
@@ -55,6 +59,9 @@ mk ws96x2 "$b1" "$b16" "$b32" "$b64" "whole(ws(96, 128, 64, 16, 4, 2))"
 mk ws144 "$b1" "$b16" "$b32" "$b64" "whole(ws(144, 256, 64, 32, 4))"
 mk ws128w "$b1" "$b16" "$b32" "$b64" "whole(ws(128, 256, 64, 32, 4))"
 mk sk8 "summed(mma(16, 128, 256, 16, 32, 128, 4, 2))" "$b16" "$b32" "$b64" "$bbig"
+mk ws16 "whole(ws(16, 256, 128, 64, 4, 2))" "whole(ws(16, 256, 128, 64, 4, 2))" "$b32" "$b64" "$bbig"
+mk ws16k "whole(ws(16, 128, 256, 32, 4, 2))" "$b16" "$b32" "$b64" "$bbig"
+mk ws16x3 "whole(ws(16, 128, 128, 32, 5, 3))" "$b16" "$b32" "$b64" "$bbig"
 mk n64x3 "whole(mma(16, 64, 256, 16, 16, 128, 4, 3))" "$b16" "$b32" "$b64" "$bbig"
 case $what in
 policies) ;;
