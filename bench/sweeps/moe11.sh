@@ -19,6 +19,11 @@
 #           runs into the next tile while the math warps write C: M = 8's tiles are 3 .. 8 k-blocks)
 #   ws16k   1 row: wgmma_ws 16 x 128 x 256 / 4, warp n 32, two CTAs, whole (M = 1's 96 tiles kept)
 #   ws16x3  1 row: wgmma_ws 16 x 128 x 128 / 5, warp n 32, three CTAs, whole
+#   cand8   cand with w8 at one row per expert (what the checks run from call 1 on)
+#   w8      1 row: wgmma 8 x 256 x 128 / 4, warp n 64, two CTAs, whole (Humming's M = 8 tile; block
+#           M 8: one n8 wgmma per k16 step and slab, half the padded rows of 16)
+#   w8n     1 row: wgmma 8 x 128 x 256 / 4, warp n 32, two CTAs, whole (M = 1's 96 tiles)
+#   ws8     1 row: wgmma_ws 8 x 128 x 256 / 4, warp n 32, two CTAs, whole
 #   bench/sweeps/moe11.sh policies                (writes them under /tmp/moe11-policies)
 #   bench/sweeps/moe11.sh run BUILD_DIR OUT       (GPU host; RUNS: "NAME:M,..." list; END: epoch second)
 set -u
@@ -52,6 +57,7 @@ ws80w="whole(ws(80, 256, 64, 32, 4))" big96="whole(ws(96, 256, 64, 32, 4))"
 mk ws80w "$b1" "$b16" "$b32" "$ws80w" "$bbig"
 mk big96 "$b1" "$b16" "$b32" "$b64" "$big96"
 mk cand "$b1" "$b16" "$b32" "$ws80w" "$big96"
+mk cand8 "whole(wg('wgmma', 8, 256, 128, 64, 4, 2))" "$b16" "$b32" "$ws80w" "$big96"
 mk ws80s6 "$b1" "$b16" "$b32" "whole(ws(80, 256, 64, 32, 6))" "$bbig"
 mk ws80x2 "$b1" "$b16" "$b32" "whole(ws(80, 128, 64, 16, 4, 2))" "$bbig"
 mk big96s6 "$b1" "$b16" "$b32" "$b64" "whole(ws(96, 256, 64, 32, 6))"
@@ -62,6 +68,9 @@ mk sk8 "summed(mma(16, 128, 256, 16, 32, 128, 4, 2))" "$b16" "$b32" "$b64" "$bbi
 mk ws16 "whole(ws(16, 256, 128, 64, 4, 2))" "whole(ws(16, 256, 128, 64, 4, 2))" "$b32" "$b64" "$bbig"
 mk ws16k "whole(ws(16, 128, 256, 32, 4, 2))" "$b16" "$b32" "$b64" "$bbig"
 mk ws16x3 "whole(ws(16, 128, 128, 32, 5, 3))" "$b16" "$b32" "$b64" "$bbig"
+mk w8 "whole(wg('wgmma', 8, 256, 128, 64, 4, 2))" "$b16" "$b32" "$b64" "$bbig"
+mk w8n "whole(wg('wgmma', 8, 128, 256, 32, 4, 2))" "$b16" "$b32" "$b64" "$bbig"
+mk ws8 "whole(ws(8, 128, 256, 32, 4, 2))" "$b16" "$b32" "$b64" "$bbig"
 mk n64x3 "whole(mma(16, 64, 256, 16, 16, 128, 4, 3))" "$b16" "$b32" "$b64" "$bbig"
 case $what in
 policies) ;;

@@ -94,7 +94,7 @@ HUM_DEV bool promote_at(int kb, bool last)
 }
 
 static_assert(kBM % kWM == 0 && kBN % kWN == 0 && kBK % kWK == 0, "block shape must be a multiple of the warp shape");
-static_assert(kWM % 16 == 0 && kWN % 16 == 0 && kWK % 16 == 0, "warp tile must be a multiple of 16 in M, N and K");
+static_assert(kWN % 16 == 0 && kWK % 16 == 0, "warp tile must be a multiple of 16 in N and K (M: each kernel's)");
 static_assert(kBN % 64 == 0 && (kBK == 64 || kBK == 128 || kBK == 256), "block N must be a multiple of 64, block K 64, 128 or 256");
 static_assert(kN % kBN == 0 && kK % kBK == 0, "padded N and K must be multiples of the block shape");
 static_assert(kGroup % kBK == 0 || (kBK % kGroup == 0 && kGroup % 16 == 0), "scale group and block K must nest");

@@ -33,6 +33,7 @@ constexpr int kRawPerUnit = kWN >= 64 ? kWeightBits : kWeightBits * kWN / 64;
 // Words of one shared-memory load: the lane's words of a unit, at most one plane of them.
 constexpr int kLdsWords = kRawPerUnit < kPlaneWords ? kRawPerUnit : kPlaneWords;
 constexpr int kVirtPerUnit = kWN >= 64 ? kCont : kRawPerUnit;
+static_assert(kWM % 16 == 0, "warp M must be a multiple of 16 (m16 fragments)");
 static_assert(kWN * kCont >= 64, "a warp must cover whole repacked words (warp N * container bits >= 64)");
 static_assert(!kOddWidth || kWN % 64 == 0, "odd weight widths need warp N to be a multiple of 64");
 

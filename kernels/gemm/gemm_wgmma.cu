@@ -68,8 +68,9 @@ constexpr int kUnits = kBN / 64;           // 64-row units of the block, kWarpgr
 // Block M is the N of the wgmma instructions: one instruction per 128 tokens and one for the
 // rest (any multiple of 16: mma/wgmma.cuh), so that a block M fitted to the rows per expert of
 // a MoE layer (80, 96, 160 = 128 + 32) pads few rows and still runs one wide instruction per
-// 128 tokens. Chunk c covers tokens chunk_start(c) .. + chunk_n(c) - 1, whose accumulators
-// start at chunk_start(c) / 2.
+// 128 tokens; or 8, one n8 instruction, a MoE block of about one row per expert (half the
+// padded rows of 16; the swizzle atom is 8 rows). Chunk c covers tokens chunk_start(c) .. +
+// chunk_n(c) - 1, whose accumulators start at chunk_start(c) / 2.
 __host__ __device__ constexpr int chunk_n_of(int rest)
 {
     return rest > 128 ? 128 : rest;
@@ -169,7 +170,7 @@ static_assert(!kShareMode || kPlaneWords == kShare, "share mode: one plane of th
 static_assert(kWarpgroups <= 2 && kSlabs <= 4 && (kSets + (kPromote ? 1 : 0)) * kSlabs * kAcc <= kAccBudget,
               "register budget: at most 2 warpgroups, 4 slabs and kAccBudget accumulator registers per thread");
 static_assert(kWM == kBM && kWK == kBK, "wgmma tiles: warp_m = block_m and warp_k = block_k");
-static_assert(kBM % 16 == 0 && kBM <= 256, "block M (the wgmma N) must be a multiple of 16 up to 256");
+static_assert(kBM == 8 || (kBM % 16 == 0 && kBM <= 256), "block M (the wgmma N) must be 8 or a multiple of 16 up to 256");
 static_assert(kAVec, "activations must be copied 16 bytes at a time (no act-order, K a multiple of 8)");
 static_assert(kStages >= (kSpecialised ? 2 : 3), "at least three stages (warp-specialised: two)");
 static_assert(kSpecialised || kBM * kCRow <= kSmemBytes, "the epilogue tile must fit in the pipeline's shared memory");

@@ -119,12 +119,12 @@ static void compile_sm90a(hum_runtime *rt, const moe_case *cases, size_t count, 
 /* the odd block M policy's tiles in order, each on wgmma */
 static int odd_block_ok(const hum_tuning *t, int32_t e)
 {
-    static const int32_t want[] = {48, 80, 96, 112, 160, 176};
+    static const int32_t want[] = {8, 48, 80, 96, 112, 160, 176};
     return t->kernel == HUM_GEMM_KERNEL_WGMMA && t->block_m == want[e] && t->warp_m == want[e];
 }
 
-/* Block M that is not a power of two (tests/support/wgmma_test.h): under the site policy that
- * puts 48, 80, 96, 112, 160 and 176 on the rows per expert, the tables that
+/* Block M that is not a power of two, and 8 (tests/support/wgmma_test.h): under the site policy
+ * that puts 8, 48, 80, 96, 112, 160 and 176 on the rows per expert, the tables that
  * tests/gpu/test_expert_gemm.c runs on sm_90 (the small case's every type, the Qwen3 gate/up
  * indexed) compile for sm_90a with those tiles. */
 static void check_odd_blocks(void)
@@ -135,7 +135,7 @@ static void check_odd_blocks(void)
     hum_runtime *rt = wgmma_test_runtime_policy(WGMMA_ODD_BLOCK_POLICY, dir, sizeof dir);
     if (!QUANT_CHECK(rt != NULL, "the odd block M policy's runtime"))
         return;
-    compile_sm90a(rt, cases, sizeof cases / sizeof cases[0], "odd block M 48..176", 6, odd_block_ok);
+    compile_sm90a(rt, cases, sizeof cases / sizeof cases[0], "odd block M 8..176", 7, odd_block_ok);
     hum_runtime_destroy(rt);
     rt_rmtree(dir);
 }

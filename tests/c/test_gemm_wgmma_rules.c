@@ -52,7 +52,8 @@ static void check_rules(void)
     } ok[] = {{128, 256, 32, 5, 0}, {64, 128, 16, 4, 0}, {256, 128, 16, 4, 0}, {64, 64, 16, 3, 0},
               {16, 128, 16, 8, 0},  {32, 256, 32, 6, 0}, {96, 256, 32, 4, 0}, {80, 128, 16, 5, 0},
               {176, 128, 16, 4, 0}, {128, 256, 32, 5, 1}, {256, 128, 16, 2, 1}, {64, 64, 16, 3, 1},
-              {16, 128, 16, 8, 1},  {80, 128, 16, 5, 1}, {64, 256, 64, 4, 0}, {16, 256, 64, 4, 0}};
+              {16, 128, 16, 8, 1},  {80, 128, 16, 5, 1}, {64, 256, 64, 4, 0}, {16, 256, 64, 4, 0},
+              {8, 128, 32, 4, 0},   {8, 256, 64, 4, 1}};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         hum_tuning t = wgmma_tuning(ok[i].bm, ok[i].bn, ok[i].wn, ok[i].stages);
         t.kernel = ok[i].ws ? HUM_GEMM_KERNEL_WGMMA_WS : HUM_GEMM_KERNEL_WGMMA;
@@ -113,6 +114,7 @@ static void check_rules(void)
          config_for(4, 8192, 8192, 128), wgmma_tuning(128, 128, 16, 4)},
         {"four slabs of 96 rows", "128 accumulators", config_for(4, 8192, 8192, 128), wgmma_tuning(96, 256, 64, 4)},
         {"eight slabs", "at most 4 slabs", config_for(4, 8192, 8192, 128), wgmma_tuning(32, 512, 128, 4)},
+        {"block_m 24 (N 8 only alone)", "block_m 24", config_for(4, 8192, 8192, 128), wgmma_tuning(24, 256, 32, 4)},
     };
     bad[1].t.warp_m = 64;
     /* two CTAs per SM leave a thread 128 registers (wgmma) or 80 (wgmma_ws, until setmaxnreg):

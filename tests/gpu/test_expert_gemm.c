@@ -7,8 +7,8 @@
  * differ per expert and a bias per expert, float16 and bfloat16; rows per expert on both sides
  * of the sm90 policy's switch to wgmma; act-order experts; the Qwen3-30B-A3B shapes; and
  * M * top_k > 65,535 with M * top_k * N > 2^31 (sampled rows). On sm_90 the small and Qwen cases
- * run again under a site policy of block M that is not a power of two (48 .. 176: wgmma
- * instructions of N 48, 80, 96 and 112, tests/support/wgmma_test.h), and with an e4m3 8-bit A case
+ * run again under a site policy of block M that is not a power of two or is 8 (8, 48 .. 176:
+ * wgmma instructions of N 8, 48, 80, 96 and 112, tests/support/wgmma_test.h), and with an e4m3 8-bit A case
  * on the warp-specialised family (wgmma_ws: its producer gathers A's rows) over the wgmma test
  * policy's six tiles, 16 x 256 x 128 to 256 x 128 x 64. HUM_TEST_EXPERT_GEMM=ws runs only the
  * bfloat16 small case on the built-in policy and the wgmma_ws runs (a short device call);

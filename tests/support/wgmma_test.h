@@ -20,9 +20,9 @@
 extern const char *const WGMMA_TEST_POLICY;
 
 /* Block M that is not a power of two, which the wgmma kernel runs as instructions of N 48, 80,
- * 96 and 112, and above 128 as 128 + the rest (160 = 128 + 32, 176 = 128 + 48), by rows per
- * expert of the MoE GEMM types (M of the ranges): up to 4
- * rows block 48 x 128 x 128, up to 16 block 80 x 128 x 128, up to 64 block 96 x 256 x 64 (two
+ * 96 and 112, and above 128 as 128 + the rest (160 = 128 + 32, 176 = 128 + 48), and block M 8
+ * (N 8), by rows per expert of the MoE GEMM types (M of the ranges): up to 1 row block
+ * 8 x 128 x 128 (two slabs), up to 4 rows block 48 x 128 x 128, up to 16 block 80 x 128 x 128, up to 64 block 96 x 256 x 64 (two
  * slabs), up to 100 block 112 x 128 x 64, up to 150 block 160 x 128 x 64, above block
  * 176 x 128 x 64; stream-K throughout. sm_90 and newer only; a layer the wgmma kernel does not
  * take (act-order experts) gets one mma.sync tile. */

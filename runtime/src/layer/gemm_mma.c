@@ -26,6 +26,8 @@ hum_status hum_gemm_mma_check(const hum_gemm_variant *v)
 {
     const int bits = v->layer->weight_bits, warp_n = v->tuning->warp_n;
     const int cont = container_bits(bits);
+    if (v->tuning->warp_m % 16 != 0)
+        return hum_fail(HUM_ERR_UNSUPPORTED, "warp M %d (expected a multiple of 16: m16 fragments)", v->tuning->warp_m);
     if ((int64_t)warp_n * cont < 64)
         return hum_fail(HUM_ERR_UNSUPPORTED,
                         "warp N %d too narrow for %d-bit weights (warp N times %d container bits must reach 64)",

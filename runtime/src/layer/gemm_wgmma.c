@@ -85,9 +85,10 @@ hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v)
     RULE(t->warp_m == t->block_m && t->warp_k == t->block_k,
          "warp_m %d and warp_k %d must equal block_m %d and block_k %d", t->warp_m, t->warp_k, t->block_m,
          t->block_k);
-    /* block_m is the instructions' N: one wgmma per 128 tokens and one for the rest (160 = 128 + 32) */
-    RULE(t->block_m % 16 == 0 && t->block_m >= 16 && t->block_m <= 256,
-         "block_m %d (expected a multiple of 16 from 16 to 256)", t->block_m);
+    /* block_m is the instructions' N: one wgmma per 128 tokens and one for the rest (160 = 128 + 32);
+     * or 8, one n8 instruction (a MoE block of ~1 row per expert pads half the rows of 16) */
+    RULE(t->block_m == 8 || (t->block_m % 16 == 0 && t->block_m >= 16 && t->block_m <= 256),
+         "block_m %d (expected 8 or a multiple of 16 from 16 to 256)", t->block_m);
     RULE((t->block_n / t->warp_n) % 4 == 0, "block_n %d / warp_n %d is not a whole number of warpgroups",
          t->block_n, t->warp_n);
     /* Registers: at most 128 accumulator registers (totals and ping-pong sets included; 192 where
