@@ -71,7 +71,7 @@ return {
   applies = function(device) return device.sm >= 90 end,
   tunings = function(device, layer, overrides, compute)
     -- Expert GEMMs (docs/moe.md): M counts rows per expert, and a MoE layer's gate/up and down
-    -- GEMMs share one align, so block_m follows M alone (16, 32, 64 or 96, 128), whichever family
+    -- GEMMs share one align, so block_m follows M alone (16, 16, 32, 80 or 96, 96 or 128), whichever family
     -- runs (act-order experts run mma.sync on both). Qwen3-30B-A3B gate/up on the H200 (moegemm-2,
     -- GEMM-only): two CTAs per SM from 2 rows per expert (M = 128: 91 against 110 us; M = 1 kept
     -- one then, 18 against 21 under stream-K), 128 x 256 x 64 tiles above 64 rows (M = 4096: 539 against 645 us
@@ -104,6 +104,18 @@ return {
     -- the 96-row wgmma_ws tile: 3 warps and 0.42 issued instructions per scheduler per cycle, no
     -- eligible warp 58 % of cycles); 64-row blocks (Humming's older cap) 163.90 / 100.18 with two
     -- warpgroups, 177.62 / 108.37 with one of four slabs; stream-K on the plain tile 201.70 / 118.34.
+    -- Session 10 (bench/sweeps/moe11.sh, s10-moe11/call1, two readings each, main's tiles first;
+    -- Humming 0.1.20 in the same call gate_up 137.41 / 423.94 us at M = 1024 / 4096, down 82.14 /
+    -- 245.28), 16-bit A and 4-bit weights, Humming's tiles above 32 rows (moe10's `ws80w`, `big96`),
+    -- whole, checked in that call (test_expert_gemm's small and Qwen3 cases, the layer at M = 1024
+    -- and 4096 against float64):
+    -- 33..64 rows: wgmma_ws 80 x 256 x 64 with four stages, one CTA (M = 1024 gate_up 147.46,
+    -- 146.90 -> 140.46, 141.07; down 91.07, 90.42 -> 86.58, 85.97; two CTAs of 80 x 128 x 64:
+    -- 182.78 / 98.02).
+    -- 65.. rows: wgmma_ws 96 x 256 x 64 / 4 (M = 4096 gate_up 484.83, 484.74 -> 470.64, 472.37; down
+    -- 342.96, 322.02 -> 281.78, 280.32): 256 +- 16 rows per expert pad to three blocks of 96 where
+    -- those of 128 take two or three; two CTAs of 96 x 128 x 64 554.32 / 306.74. (144-row blocks,
+    -- two per expert, timed faster, 424.78 / 270.64, but were not checked on a GPU: bench/NOTES.md.)
     if compute and compute.gemm_type ~= "dense" then
       local w = layer.kernels.wgmma
       local plain = layer.a_dtype == "float8_e4m3fn" or layer.a_dtype == "int8"
@@ -121,9 +133,9 @@ return {
         { 32, w and wg("wgmma", 32, 128, 256, 5) or mma(32, 128, 256, 32, 32, 64, 4) },
         -- 33..64 rows, plain: c6, 96-row tiles two per SM (moe/gateup-c6.txt, down-c6.txt: M = 1024
         -- gate_up 290.69 -> 196.83, down 208.06 -> 124.86)
-        { 64, w and (plain and wg("wgmma", 96, 128, 64, 4, 2) or whole(tile("wgmma", 80, 256, 64, 32, 4, 2)))
+        { 64, w and (plain and wg("wgmma", 96, 128, 64, 4, 2) or whole(tile("wgmma_ws", 80, 256, 64, 32, 4)))
           or mma(64, 128, 256, 64, 32, 128, 3) },
-        { math.huge, w and (plain and tile("wgmma", 128, 256, 64, 32, 4) or tile("wgmma_ws", 128, 256, 128, 32, 3))
+        { math.huge, w and (plain and tile("wgmma", 128, 256, 64, 32, 4) or whole(tile("wgmma_ws", 96, 256, 64, 32, 4)))
           or mma(128, 256, 128, 64, 64, 128, 4) },
       })
     end

@@ -24,6 +24,15 @@
 #           M 8: one n8 wgmma per k16 step and slab, half the padded rows of 16)
 #   w8n     1 row: wgmma 8 x 128 x 256 / 4, warp n 32, two CTAs, whole (M = 1's 96 tiles)
 #   ws8     1 row: wgmma_ws 8 x 128 x 256 / 4, warp n 32, two CTAs, whole
+# Call 2: this branch's built-in (policies/sm90.lua: w8n / ws8 at one row per expert, ws16, ws80w,
+# ws144) against main's tiles (`main`, as a site policy on the same binary), and candidates beside
+# the new built-in:
+#   ws80s6n / ws80s8  33..64: ws80w with six / eight stages
+#   ws80k   33..64: wgmma_ws 80 x 256 x 128 / 4
+#   ws144s5 65..: ws144 with five stages
+#   ws8all  1 row: wgmma_ws 8 x 128 x 256 / 4, two CTAs, on both GEMMs
+#   ws8x3   1 row: the same at three CTAs per SM (three stages fit)
+#   w8all   1 row: plain wgmma 8 x 128 x 256 / 4, two CTAs, on both GEMMs
 #   bench/sweeps/moe11.sh policies                (writes them under /tmp/moe11-policies)
 #   bench/sweeps/moe11.sh run BUILD_DIR OUT       (GPU host; RUNS: "NAME:M,..." list; END: epoch second)
 set -u
@@ -72,6 +81,17 @@ mk w8 "whole(wg('wgmma', 8, 256, 128, 64, 4, 2))" "$b16" "$b32" "$b64" "$bbig"
 mk w8n "whole(wg('wgmma', 8, 128, 256, 32, 4, 2))" "$b16" "$b32" "$b64" "$bbig"
 mk ws8 "whole(ws(8, 128, 256, 32, 4, 2))" "$b16" "$b32" "$b64" "$bbig"
 mk n64x3 "whole(mma(16, 64, 256, 16, 16, 128, 4, 3))" "$b16" "$b32" "$b64" "$bbig"
+# this branch's built-in ranges
+n1="whole(wg(layer.padded_k < 2048 and 'wgmma_ws' or 'wgmma', 8, 128, 256, 32, 4, 2))"
+n16="whole(ws(16, 256, 128, 64, 4, 2))" n64="whole(ws(80, 256, 64, 32, 4))" nbig="whole(ws(144, 256, 64, 32, 4))"
+mk main "$b1" "$b16" "$b32" "$b64" "$bbig"
+mk ws80s8 "$n1" "$n16" "$b32" "whole(ws(80, 256, 64, 32, 8))" "$nbig"
+mk ws80k "$n1" "$n16" "$b32" "whole(ws(80, 256, 128, 32, 4))" "$nbig"
+mk ws144s5 "$n1" "$n16" "$b32" "$n64" "whole(ws(144, 256, 64, 32, 5))"
+mk ws8all "whole(ws(8, 128, 256, 32, 4, 2))" "$n16" "$b32" "$n64" "$nbig"
+mk ws8x3 "whole(ws(8, 128, 256, 32, 4, 3))" "$n16" "$b32" "$n64" "$nbig"
+mk w8all "whole(wg('wgmma', 8, 128, 256, 32, 4, 2))" "$n16" "$b32" "$n64" "$nbig"
+mk ws80s6n "$n1" "$n16" "$b32" "whole(ws(80, 256, 64, 32, 6))" "$nbig"
 case $what in
 policies) ;;
 run)
