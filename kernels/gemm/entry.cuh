@@ -17,14 +17,16 @@ struct Entry {
     int tid, lane, warp;
 };
 
-HUM_DEV Entry kernel_entry(const hum_gemm_args &args)
+// weights_first: a dense kernel that copies its first stages' weights to shared memory while the
+// kernel before it finishes, and then waits itself (grid_dependency_wait) before any read of A.
+HUM_DEV Entry kernel_entry(const hum_gemm_args &args, bool weights_first = false)
 {
     const int tid = threadIdx.x;
     if constexpr (kGemmType != GemmType::kDense)
         grid_dependency_wait();  // the expert GEMMs' rows come from the routing kernels
     const Rows rows(args, block_table(), tid);
     const Schedule sch(rows.blocks, !kSumInWorkspace || args.partials != nullptr);
-    if constexpr (kGemmType == GemmType::kDense) {
+    if (kGemmType == GemmType::kDense && !weights_first) {
         // A dense GEMM's rows and work follow from M alone, and its weights were written at
         // prepare time: the codes of its first kStages - 1 k-blocks head for L2 while the kernel
         // before it (8-bit A's quantization, act-order's permutation) finishes. One bulk
