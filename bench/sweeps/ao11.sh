@@ -2,7 +2,7 @@
 # timeout: 70
 # Issue 7, session 10 (engineer ao11): act-order 8192 x 8192 uint4 g128 fp16 against the plain layer.
 #   R=out bash bench/sweeps/ao11.sh     (on the device, from the tree's root, build/ built)
-# The candidates: the M <= 16 GEMM (mma.sync) copying its first stages' weights to shared memory before
+# The candidates (branch ao11-unlanded, not on main): the M <= 16 GEMM (mma.sync) copying its first stages' weights to shared memory before
 # it waits for the permutation (kernels/gemm/gemm_mma.cu, weights_first), the permutation's row loads
 # batched (kernels/prep/permute_a.cu, stage_row); main's kernels beside them through HUM_KERNEL_PATH
 # (xk/base: `git archive main kernels`), each change alone (xk/bperm: main's GEMM with the batched
