@@ -57,6 +57,26 @@ HUM_DEV u32 e4m3x2x2(u32 a, u32 b)
 #endif
 }
 
+// Which byte tables fp4_tables builds (below). The wgmma kernels choose once per stage and
+// warpgroup (gemm_wgmma.cu, compute_stage), the mma.sync kernel per call.
+enum class Fp4Path {
+    kEither,    // the IMADs where both columns' groups lie in the window, else the products: a test and branch per call
+    kWindow,    // the IMADs: the caller knows the groups lie in the window (fp4_window)
+    kProducts,  // the products, for any scale: no test
+};
+template <Fp4Path P>
+struct fp4_path_c {
+    static constexpr Fp4Path value = P;
+};
+
+// Whether both staged float16 2^r of m lie in the window (d >= 1: the exponent field e = d + 9 >=
+// 10; the mantissas are 0). m may be the halfwise minimum of several words' (unsigned order is
+// the order of nonnegative float16 values).
+HUM_DEV bool fp4_window(u32 m)
+{
+    return (m & 0xFFFFu) >= 0x2800u && m >= 0x28000000u;
+}
+
 // MXFP4 (e2m1) codes to e4m3 by byte table, for e4m3 A. An e2m1 magnitude p (3 bits: exponent,
 // mantissa) read as e4m3 bits p << 2 is the e2m1 value times 2^-6, the subnormal 0.5 included; a
 // column's group value times 2^r then adds d = r + 6 to the e4m3 exponent of every nonzero
@@ -65,19 +85,22 @@ HUM_DEV u32 e4m3x2x2(u32 a, u32 b)
 // each with 0 kept 0, and one prmt looks a register's four magnitudes up; the signs are ORed in.
 // A group whose scale is 2^12 or more below its column's largest (d <= 0: subnormal results)
 // takes its tables from the float16 products, converted as the float16 path did (exact down to
-// r = -8, nearest even below). sc: the float16 2^r of the lane's two columns (low half J = 0),
-// as staged.
+// r = -8, nearest even below; inside the window the same bytes as the IMADs). sc: the float16 2^r
+// of the lane's two columns (low half J = 0), as staged.
+template <Fp4Path P = Fp4Path::kEither>
 HUM_DEV void fp4_tables(u32 sc, u32 (&t)[4])
 {
     static_assert(!kFp4Table || kWeightExp == 2, "the byte table decodes e2m1");
     constexpr u32 LO = 0x08080800u, HI = 0x08080808u;  // d adds to bytes 1..3 (p 1..3), to all of p 4..7
     constexpr u32 LO0 = 0x0C080000u - 9u * LO, HI0 = 0x1C181410u - 9u * HI;  // the float16 exponent e is d + 9
     const u32 e0 = (sc >> 10) & 31u, e1 = sc >> 26;
-    t[0] = e0 * LO + LO0;
-    t[1] = e0 * HI + HI0;
-    t[2] = e1 * LO + LO0;
-    t[3] = e1 * HI + HI0;
-    if (e0 < 10u || e1 < 10u) {
+    if constexpr (P != Fp4Path::kProducts) {
+        t[0] = e0 * LO + LO0;
+        t[1] = e0 * HI + HI0;
+        t[2] = e1 * LO + LO0;
+        t[3] = e1 * HI + HI0;
+    }
+    if (P == Fp4Path::kProducts || (P == Fp4Path::kEither && !fp4_window(sc))) {
         static_for<0, 2>([&](auto jc) {
             constexpr int J = decltype(jc)::value;
             const u32 s = broadcast16<J != 0>(sc);

@@ -303,13 +303,15 @@ HUM_DEV void load_codes(u32 lane_codes, int kk, int w, u32 (&raw)[kKRows][kSlabs
 
 // 8-bit A's fragments: the warp's codes of rows 16w+g and 16w+g+8 of the step's two k16 rows,
 // each the four codes of k 4t..4t+3 (sc: the folded group scales of the two rows, one word).
+// P: e2m1's byte tables (gemm/dequant.cuh).
+template <Fp4Path P>
 HUM_DEV void frags8(const u32 (&raw)[kKRows][kSlabs][kShare], const u32 (&sc)[kSlabs], u32 (&a)[kSlabs][4])
 {
 #pragma unroll
     for (int s = 0; s < kSlabs; ++s) {
         if constexpr (kFp4Table) {
             u32 t[4];
-            fp4_tables(kScalesStaged ? sc[s] : dup16(bits16(1, 0, false)), t);
+            fp4_tables<P>(kScalesStaged ? sc[s] : dup16(bits16(1, 0, false)), t);
             fp4_regs(t, raw[0][s][0], a[s][0], a[s][1]);
             fp4_regs(t, raw[kKRows - 1][s][0], a[s][2], a[s][3]);
         } else {
@@ -319,6 +321,27 @@ HUM_DEV void frags8(const u32 (&raw)[kKRows][kSlabs][kShare], const u32 (&sc)[kS
             a[s][3] = b8_reg<1>(raw[kKRows - 1][s]);
         }
     }
+}
+
+// The halfwise unsigned minimum of two words.
+HUM_DEV u32 min_u16x2(u32 a, u32 b)
+{
+    u32 m;
+    asm("min.u16x2 %0, %1, %2;\n" : "=r"(m) : "r"(a), "r"(b));
+    return m;
+}
+
+// Whether p holds in any thread of warpgroup wg, every thread of which calls this: named barrier
+// 3 + wg (the math warps share 1, gemm/epilogue.cuh; the producer has 2). The warp's vote on the
+// barrier's answer (the same in every lane) tells the compiler that it is uniform: a branch on it
+// keeps the wgmma descriptors' arithmetic in uniform registers.
+HUM_DEV bool warpgroup_any(bool p, int wg)
+{
+    u32 any;
+    asm volatile("{\n .reg .pred p, q;\n setp.ne.u32 p, %1, 0;\n bar.red.or.pred q, %2, 128, p;\n selp.u32 %0, 1, 0, q;\n}\n"
+                 : "=r"(any)
+                 : "r"(static_cast<u32>(p)), "r"(3 + wg));
+    return __any_sync(0xFFFFFFFFu, any);
 }
 
 // Keeps the compiler from touching the accumulators before the wgmma wait that precedes this.
@@ -395,6 +418,26 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
     };
     const u32 lane_codes = codes_at(bstage, wg, w, lane);
     load_codes(lane_codes, 0, w, raw[0]);
+    // MXFP4's folded group scales: the stage's rows read once, and one path of byte tables for
+    // all its steps (gemm/dequant.cuh, fp4_tables): the IMADs when every group of the
+    // warpgroup's columns lies in their window, else the float16 products (exact for every
+    // group), with no test or branch between steps. The four warps must agree (wgmma runs the
+    // warpgroup on one path): or-reduced at named barrier 3 + wg.
+    constexpr bool kStageScales = kFp4Table && kScalesStaged;
+    u32 scs[kStageScales ? kScaleRows : 1][kSlabs];
+    bool window = true;
+    if constexpr (kStageScales) {
+        u32 m = 0xFFFFFFFFu;
+#pragma unroll
+        for (int r = 0; r < kScaleRows; ++r) {
+            load_params(base + kSOffset + slot * kSBytes + r * kBN * 2, wg, w, lane, scs[r]);
+#pragma unroll
+            for (int s = 0; s < kSlabs; ++s)
+                m = min_u16x2(m, scs[r][s]);
+        }
+        window = !warpgroup_any(!fp4_window(m), wg);
+    }
+    auto steps = [&](auto path) {
     static_for<0, kKK>([&](auto kc) {
         constexpr int kk = decltype(kc)::value;
         constexpr int buf = kk & 1;
@@ -402,8 +445,13 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
             load_codes(lane_codes, kk + 1, w, raw[buf ^ 1]);
         if constexpr (kk == 0 || (kGroup < kBK && (kk * kKStep) % kGroup == 0)) {
             constexpr int row = kGroup >= kBK ? 0 : kk * kKStep / kGroup;
-            if constexpr (kScalesStaged)
+            if constexpr (kStageScales) {
+#pragma unroll
+                for (int s = 0; s < kSlabs; ++s)
+                    sc[s] = scs[row][s];
+            } else if constexpr (kScalesStaged) {
                 load_params(base + kSOffset + slot * kSBytes + row * kBN * 2, wg, w, lane, sc);
+            }
             if constexpr (kZeroPoint)
                 load_params(base + kZOffset + slot * kZBytes + row * kBN * 2, wg, w, lane, zp);
         }
@@ -416,7 +464,7 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
                 mbar_arrive(release);
         }
         if constexpr (kA8)
-            frags8(raw[buf], sc, frag[buf]);
+            frags8<decltype(path)::value>(raw[buf], sc, frag[buf]);
         else
             dequant(raw[buf][0], sc, zp, frag[buf]);
         wgmma_fence();
@@ -456,6 +504,15 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
             }
         }
     });
+    };
+    if constexpr (kStageScales) {
+        if (window)
+            steps(fp4_path_c<Fp4Path::kWindow>{});
+        else
+            steps(fp4_path_c<Fp4Path::kProducts>{});
+    } else {
+        steps(fp4_path_c<Fp4Path::kEither>{});
+    }
 }
 
 // k-blocks kb0 .. kb0 + len - 1 of one tile (block blk, columns n0..) into acc, then every copy

@@ -6,7 +6,10 @@
  * below lies under e4m3's half subnormal). Bit for bit, for all 16 codes in each of a word's 8
  * places (two columns x k 4t..4t+3, table order of kernels/prep/repack.cu) and every staged scale
  * hum_prep_params gives a folded MXFP4 group (float16 2^r, r = 6 down to below float16's
- * subnormals, where it is 0), each column's scale on its own. */
+ * subnormals, where it is 0), each column's scale on its own; on each of fp4_tables' paths
+ * (Fp4Path): the test per call (kEither), and the products alone (kProducts, which the wgmma
+ * kernels take for a whole stage once any group of a warpgroup's columns lies below the
+ * window: in the window too, where they must give the IMADs' bytes). */
 #include "hum/hum_tools.h"
 #include "quant_test.h"
 
@@ -46,9 +49,9 @@ static double f16_round(double x)
     return f;
 }
 
-/* fp4_tables: sc the float16 2^r of the two columns (low half J = 0). Returns whether the IMAD
- * tables stood. */
-static int tables(uint32_t sc, uint32_t t[4])
+/* fp4_tables: sc the float16 2^r of the two columns (low half J = 0); products: kProducts, else
+ * kEither. Returns whether the IMAD tables stood. */
+static int tables(uint32_t sc, int products, uint32_t t[4])
 {
     const uint32_t LO = 0x08080800u, HI = 0x08080808u;
     const uint32_t LO0 = 0x0C080000u - 9u * LO, HI0 = 0x1C181410u - 9u * HI;
@@ -57,7 +60,7 @@ static int tables(uint32_t sc, uint32_t t[4])
     t[1] = e0 * HI + HI0;
     t[2] = e1 * LO + LO0;
     t[3] = e1 * HI + HI0;
-    if (e0 >= 10u && e1 >= 10u)
+    if (!products && e0 >= 10u && e1 >= 10u)
         return 1;
     for (int J = 0; J < 2; ++J) {
         const uint16_t h = (uint16_t)(sc >> 16 * J);
@@ -106,35 +109,38 @@ int main(void)
     }
     QUANT_CHECK(staged[0] == 0 && staged[R_MAX - R_MIN] == 0x5400, "2^-30 stages as 0, 2^6 as 0x5400");
     int64_t bad = 0, fast = 0, words = 0;
-    for (int r0 = R_MIN; r0 <= R_MAX; ++r0)
-        for (int r1 = R_MIN; r1 <= R_MAX; ++r1) {
-            const uint32_t sc = staged[r0 - R_MIN] | (uint32_t)staged[r1 - R_MIN] << 16;
-            const double s[2] = {scale[r0 - R_MIN], scale[r1 - R_MIN]};
-            uint32_t t[4];
-            const int imad = tables(sc, t);
-            fast += imad;
-            QUANT_CHECK(imad == (r0 >= -5 && r1 >= -5), "r %d, %d: IMAD tables %d", r0, r1, imad);
-            /* every code in every place: 16 words of one code, 16 words of random ones */
-            for (int i = 0; i < 32; ++i) {
-                uint8_t codes[2][4];
-                for (int J = 0; J < 2; ++J)
-                    for (int j = 0; j < 4; ++j)
-                        codes[J][j] = (uint8_t)(i < 16 ? i : quant_rng_below(&rng, 16));
-                const uint32_t w = word_of(codes);
-                uint32_t r[2];
-                regs(t, w, &r[0], &r[1]);
-                ++words;
-                for (int J = 0; J < 2; ++J)
-                    for (int j = 0; j < 4; ++j) {
-                        const int c = codes[J][j];
-                        const double v = (c & 8 ? -1.0 : 1.0) * e2m1[c & 7] * s[J];
-                        const uint8_t want = e4m3_of(v), got = (uint8_t)(r[J] >> 8 * j);
-                        if (got != want && bad++ < 5)
-                            QUANT_CHECK(0, "code 0x%x at column %d, k %d, r %d: 0x%02x, expected 0x%02x (%g)", c, J, j,
-                                        J ? r1 : r0, got, want, v);
-                    }
+    for (int products = 0; products < 2; ++products) {
+        for (int r0 = R_MIN; r0 <= R_MAX; ++r0)
+            for (int r1 = R_MIN; r1 <= R_MAX; ++r1) {
+                const uint32_t sc = staged[r0 - R_MIN] | (uint32_t)staged[r1 - R_MIN] << 16;
+                const double s[2] = {scale[r0 - R_MIN], scale[r1 - R_MIN]};
+                uint32_t t[4];
+                const int imad = tables(sc, products, t);
+                fast += imad;
+                QUANT_CHECK(imad == (!products && r0 >= -5 && r1 >= -5), "r %d, %d, products %d: IMAD tables %d", r0,
+                            r1, products, imad);
+                /* every code in every place: 16 words of one code, 16 words of random ones */
+                for (int i = 0; i < 32; ++i) {
+                    uint8_t codes[2][4];
+                    for (int J = 0; J < 2; ++J)
+                        for (int j = 0; j < 4; ++j)
+                            codes[J][j] = (uint8_t)(i < 16 ? i : quant_rng_below(&rng, 16));
+                    const uint32_t w = word_of(codes);
+                    uint32_t r[2];
+                    regs(t, w, &r[0], &r[1]);
+                    ++words;
+                    for (int J = 0; J < 2; ++J)
+                        for (int j = 0; j < 4; ++j) {
+                            const int c = codes[J][j];
+                            const double v = (c & 8 ? -1.0 : 1.0) * e2m1[c & 7] * s[J];
+                            const uint8_t want = e4m3_of(v), got = (uint8_t)(r[J] >> 8 * j);
+                            if (got != want && bad++ < 5)
+                                QUANT_CHECK(0, "code 0x%x at column %d, k %d, r %d, products %d: 0x%02x, expected 0x%02x (%g)",
+                                            c, J, j, J ? r1 : r0, products, got, want, v);
+                        }
+                }
             }
-        }
+    }
     QUANT_CHECK(bad == 0, "%lld of %lld bytes differ", (long long)bad, (long long)(words * 8));
     QUANT_CHECK(fast == 12 * 12, "%lld scale pairs took the IMAD tables, expected 144", (long long)fast);
     return quant_test_result("test_fp4_table");

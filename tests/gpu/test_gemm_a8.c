@@ -156,7 +156,8 @@ typedef struct a8_case {
     hum_dtype a, c;
     int ws; /* in the wgmma_ws pass: one of each weight x A type, scale kind and K shape (the time of
              * the float64 reference and of the compiles); 2: also in the promotion passes */
-    int wide; /* MXFP4 groups far below their column's largest (spread_groups) */
+    int wide; /* MXFP4 groups far below their column's largest (spread_groups: 1 every column's, 2 some stages of
+               * some columns) */
 } a8_case;
 
 /* MXFP4 columns whose groups lie 12 to 14 binades below the column's largest (e8m0), where e2m1
@@ -164,19 +165,26 @@ typedef struct a8_case {
  * those from float16 products. In three of every four columns group 0 is set 12 + n % 3 binades
  * above the others, which all take one exponent, and its codes are zeroed, so that the column's
  * every product runs through them; the fourth column keeps its scales (the IMAD tables), which
- * mixes both in the words of a lane's two columns. The reference reads the weight so changed. */
-static void spread_groups(hum_standard_weight *w)
+ * mixes both in the words of a lane's two columns. The reference reads the weight so changed.
+ * Mode 2: only the columns of odd 64-column units, and there only groups 4..7 of every 8 (the
+ * second 128 of K in every 256) lie so far below the others, whose codes are zeroed: a wgmma
+ * kernel, which picks one path of byte tables per stage and warpgroup, then runs the IMAD tables
+ * in one of a 128-column tile's warpgroups and the float16 products in the other, and with a
+ * block K of 128 changes path from stage to stage. */
+static void spread_groups(hum_standard_weight *w, int mode)
 {
-    const int64_t groups = w->scale.shape[1], row_words = w->weight.shape[1];
+    const int64_t groups = w->scale.shape[1], row_words = w->weight.shape[1], group_words = w->group_size / 8;
     uint8_t *e = w->scale.data;
     for (int64_t n = 0; n < w->n; n++) {
-        if (n % 4 == 3)
+        if (mode == 1 ? n % 4 == 3 : (n / 64) % 2 == 0)
             continue;
         uint8_t *row = e + n * groups;
-        for (int64_t g = 1; g < groups; g++)
-            row[g] = 120;
-        row[0] = (uint8_t)(120 + 12 + n % 3);
-        memset((uint32_t *)w->weight.data + n * row_words, 0, (size_t)w->group_size / 2); /* 4-bit codes */
+        for (int64_t g = 0; g < groups; g++) {
+            const int high = mode == 1 ? g == 0 : (g / 4) % 2 == 0;
+            row[g] = (uint8_t)(high ? 120 + 12 + n % 3 : 120);
+            if (high) /* 4-bit codes */
+                memset((uint32_t *)w->weight.data + n * row_words + g * group_words, 0, (size_t)group_words * 4);
+        }
     }
 }
 
@@ -198,10 +206,11 @@ static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, siz
                          "%s: %s", cases[i].spec, hum_last_error()))
             continue;
         if (cases[i].wide)
-            spread_groups(&w);
+            spread_groups(&w, cases[i].wide);
         char name[200];
+        static const char *const wide[] = {"", " groups 2^-12..-14 below", " odd units' odd stages 2^-12..-14 below"};
         snprintf(name, sizeof name, "%s a=%s out=%s%s%s", cases[i].spec, hum_dtype_name(cases[i].a),
-                 hum_dtype_name(cases[i].c), cases[i].wide ? " groups 2^-12..-14 below" : "", how);
+                 hum_dtype_name(cases[i].c), wide[cases[i].wide], how);
         double worst = 0;
         if (QUANT_CHECK(hum_layer_from_standard(rt, &w, &o, &layer) == HUM_OK && hum_layer_prepare(layer) == HUM_OK,
                         "%s: %s", name, hum_last_error())) {
@@ -260,6 +269,7 @@ int main(int argc, char **argv)
         {"n=1000,k=2064,w=uint4,scale=float32,bias=1", HUM_DTYPE_INT8, HUM_DTYPE_FLOAT16, 1, 0},
         {"n=1024,k=1024,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 1, 0},
         {"n=1000,k=2080,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 2, 1},
+        {"n=1000,k=2080,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, 2, 2},
         {"n=1000,k=2080,w=e2m1,group=32,scale=e8m0,bias=1", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, 1, 0},
         {"n=2048,k=4096,w=e2m1,a=bfloat16", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 0, 0},
         /* M = 1 splits each of the 8 tiles' 32 k-blocks over ~16 CTAs when stream-K runs */
