@@ -4,9 +4,11 @@
 # byte tables' path chosen once per stage and warpgroup (kernels/gemm/gemm_wgmma.cu, compute_stage: the
 # IMADs when every group of the warpgroup's columns lies in their window, else the float16 products,
 # agreed by bar.red.or) instead of a compare and branch per k32 step. One build (this tree's), the
-# kernels switched by HUM_KERNEL_PATH:
-#   new   this tree's kernels/
-#   main  main c993cf4's (build/xk/main/kernels, made by `prep` and packed with the build)
+# kernels switched by HUM_KERNEL_PATH (made by `prep` under build/xk/, packed with the build):
+#   new   this tree's kernels/ (the four warps of a warpgroup agree at a named barrier, bar.red.or)
+#   ld    branch w4a8y-ld's (4efd93a): each warp reads all its warpgroup's scales of the stage
+#         (LDS.128 a lane) and finds the same answer alone (vote.all), no barrier
+#   main  main c993cf4's
 # A site policy (build/xk/pol) gives M <= 64 the M 65..1024 entry's tile, so that a bench compiles the
 # two kernels it times (128 x 128 x 128 / 4 at M 128 / 1024, 192 x 128 x 128 / 4 at 8192), not five.
 # Then test_gemm_a8's k = 2080 MXFP4 cases on this tree's build (built-in tables, then the wgmma_ws,
@@ -20,8 +22,9 @@ set -u
 X=build/xk
 W4=n=8192,k=8192,w=e2m1,a=e4m3,group=32,scale=e8m0
 if [ "${1:-}" = prep ]; then
-    rm -rf $X && mkdir -p $X/pol $X/main
+    rm -rf $X && mkdir -p $X/pol $X/main $X/ld
     git archive c993cf4 kernels | tar x -C $X/main
+    git archive 4efd93a kernels | tar x -C $X/ld
     cat >$X/pol/zz-w4a8y.lua <<'LUA'
 -- w4a8y sweep: the built-in tables with M <= 64 on the M 65..1024 entry's tuning (one kernel fewer
 -- to compile for each of those ranges); M > 64 as built in.
@@ -39,8 +42,8 @@ return { name = "w4a8y-bench", applies = function(device) return device.sm >= 90
     return list
   end }
 LUA
-    for v in new main; do
-        k=$PWD/kernels; [ $v = main ] && k=$PWD/$X/main/kernels
+    for v in new ld main; do
+        k=$PWD/kernels; [ $v = new ] || k=$PWD/$X/$v/kernels
         HUM_CACHE_DIR=$(mktemp -d) HUM_POLICY_PATH=$PWD/$X/pol HUM_KERNEL_PATH=$k build/runtime/hum compile \
             --arch sm_90a --layer $W4 | grep -E 'kernel\(s\)|rror|M ' | sed "s/^/$v: /"
     done
@@ -60,22 +63,21 @@ step() { # LABEL CAP MIN COMMAND...: COMMAND for at most CAP s within the budget
     echo "$label exit $? t=$(el)" | tee -a $L
 }
 bench() { # NAME KERNELS MLIST CAP
-    local k=$PWD/kernels; [ $2 = main ] && k=$PWD/$X/main/kernels
-    step $1 $4 9 env HUM_POLICY_PATH=$PWD/$X/pol HUM_KERNEL_PATH=$k build/runtime/hum bench --layer $W4 --m $3 \
+    local k=$PWD/kernels; [ $2 = new ] || k=$PWD/$X/$2/kernels
+    step $1 $4 9 env HUM_POLICY_PATH=$PWD/$X/pol HUM_KERNEL_PATH=$k stdbuf -oL build/runtime/hum bench --layer $W4 --m $3 \
         --warmup 10 --reps 50 --out $R/$1.json
-    grep -E "^ +[0-9]+ +[0-9.]+ |check|rror|prepare" $R/$1.log >>$L
+    grep -sE "^ +[0-9]+ +[0-9.]+ |check|rror|prepare" $R/$1.log | tee -a $L
 }
-a8() { # PASS CAP
-    step a8-$1 $2 6 env HUM_TEST_CASES=k=2080 stdbuf -oL build/tests/test_test_gemm_a8 $1
-    grep -E " (ok  |FAIL) |check failed|passed|failed|rror" $R/a8-$1.log | head -20 >>$L
+a8() { # PASS KERNELS CAP: the pass on the kernels of new (this tree's) or ld
+    local k=$PWD/kernels; [ $2 = new ] || k=$PWD/$X/$2/kernels
+    step a8-$1-$2 $3 6 env HUM_KERNEL_PATH=$k HUM_TEST_CASES=k=2080 stdbuf -oL build/tests/test_test_gemm_a8 $1
+    grep -sE " (ok  |FAIL) |check failed|passed|failed|rror" $R/a8-$1-$2.log | head -20 | tee -a $L
 }
-bench new-a new 128,1024,8192 14
-bench main-a main 128,1024,8192 14
-a8 built-in 18
-bench main-b main 1024,8192 11
-bench new-b new 1024,8192 11
-a8 wgmma_ws 12
-a8 workspace 12
-a8 rows192 12
-echo "end t=$(el)" >>$L
-cat $L
+bench new-a new 128,1024,8192 15
+bench main-a main 128,1024,8192 15
+a8 built-in new 14
+bench ld-a ld 128,1024 13
+a8 wgmma_ws new 10
+a8 workspace new 10
+a8 rows192 new 10
+echo "end t=$(el)" | tee -a $L
