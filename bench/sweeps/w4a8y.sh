@@ -25,6 +25,7 @@ if [ "${1:-}" = prep ]; then
     rm -rf $X && mkdir -p $X/pol $X/main $X/ld
     git archive c993cf4 kernels | tar x -C $X/main
     git archive 4efd93a kernels | tar x -C $X/ld
+    cp build/tests/test_test_gemm_a8 $X/  # ctest knows it as test_gemm_a8_N: tools/pack-device.sh leaves it
     cat >$X/pol/zz-w4a8y.lua <<'LUA'
 -- w4a8y sweep: the built-in tables with M <= 64 on the M 65..1024 entry's tuning (one kernel fewer
 -- to compile for each of those ranges); M > 64 as built in.
@@ -70,7 +71,7 @@ bench() { # NAME KERNELS MLIST CAP
 }
 a8() { # PASS KERNELS CAP: the pass on the kernels of new (this tree's) or ld
     local k=$PWD/kernels; [ $2 = new ] || k=$PWD/$X/$2/kernels
-    step a8-$1-$2 $3 6 env HUM_KERNEL_PATH=$k HUM_TEST_CASES=k=2080 stdbuf -oL build/tests/test_test_gemm_a8 $1
+    step a8-$1-$2 $3 6 env HUM_KERNEL_PATH=$k HUM_TEST_CASES=k=2080 stdbuf -oL $X/test_test_gemm_a8 $1
     grep -sE " (ok  |FAIL) |check failed|passed|failed|rror" $R/a8-$1-$2.log | head -20 | tee -a $L
 }
 bench new-a new 128,1024,8192 15
