@@ -338,7 +338,8 @@ HUM_DEV u32 min_u16x2(u32 a, u32 b)
 HUM_DEV bool warpgroup_any(bool p, int wg)
 {
     u32 any;
-    asm volatile("{\n .reg .pred p, q;\n setp.ne.u32 p, %1, 0;\n bar.red.or.pred q, %2, 128, p;\n selp.u32 %0, 1, 0, q;\n}\n"
+    asm volatile("{\n .reg .pred p, q;\n setp.ne.u32 p, %1, 0;\n bar.red.or.pred q, %2, 128, p;\n"
+                 " selp.u32 %0, 1, 0, q;\n}\n"
                  : "=r"(any)
                  : "r"(static_cast<u32>(p)), "r"(3 + wg));
     return __any_sync(0xFFFFFFFFu, any);
@@ -437,73 +438,74 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
         }
         window = !warpgroup_any(!fp4_window(m), wg);
     }
+    // the stage's steps on the byte tables' path (an fp4_path_c; kEither for other weights)
     auto steps = [&](auto path) {
-    static_for<0, kKK>([&](auto kc) {
-        constexpr int kk = decltype(kc)::value;
-        constexpr int buf = kk & 1;
-        if constexpr (kk + 1 < kKK)
-            load_codes(lane_codes, kk + 1, w, raw[buf ^ 1]);
-        if constexpr (kk == 0 || (kGroup < kBK && (kk * kKStep) % kGroup == 0)) {
-            constexpr int row = kGroup >= kBK ? 0 : kk * kKStep / kGroup;
-            if constexpr (kStageScales) {
+        static_for<0, kKK>([&](auto kc) {
+            constexpr int kk = decltype(kc)::value;
+            constexpr int buf = kk & 1;
+            if constexpr (kk + 1 < kKK)
+                load_codes(lane_codes, kk + 1, w, raw[buf ^ 1]);
+            if constexpr (kk == 0 || (kGroup < kBK && (kk * kKStep) % kGroup == 0)) {
+                constexpr int row = kGroup >= kBK ? 0 : kk * kKStep / kGroup;
+                if constexpr (kStageScales) {
 #pragma unroll
-                for (int s = 0; s < kSlabs; ++s)
-                    sc[s] = scs[row][s];
-            } else if constexpr (kScalesStaged) {
-                load_params(base + kSOffset + slot * kSBytes + row * kBN * 2, wg, w, lane, sc);
+                    for (int s = 0; s < kSlabs; ++s)
+                        sc[s] = scs[row][s];
+                } else if constexpr (kScalesStaged) {
+                    load_params(base + kSOffset + slot * kSBytes + row * kBN * 2, wg, w, lane, sc);
+                }
+                if constexpr (kZeroPoint)
+                    load_params(base + kZOffset + slot * kZBytes + row * kBN * 2, wg, w, lane, zp);
             }
-            if constexpr (kZeroPoint)
-                load_params(base + kZOffset + slot * kZBytes + row * kBN * 2, wg, w, lane, zp);
-        }
-        // ping-pong: loaded where the period is promoted, so that one set of factors suffices
-        if constexpr (kKScales && !kPingPong && kk % kPromoteSteps == 0)
-            factors(k0 + kk * kKStep);
-        wgmma_wait<1>();
-        if constexpr (kSpecialised && kk == 1) {
-            if (released && lane == 0)
-                mbar_arrive(release);
-        }
-        if constexpr (kA8)
-            frags8<decltype(path)::value>(raw[buf], sc, frag[buf]);
-        else
-            dequant(raw[buf][0], sc, zp, frag[buf]);
-        wgmma_fence();
+            // ping-pong: loaded where the period is promoted, so that one set of factors suffices
+            if constexpr (kKScales && !kPingPong && kk % kPromoteSteps == 0)
+                factors(k0 + kk * kKStep);
+            wgmma_wait<1>();
+            if constexpr (kSpecialised && kk == 1) {
+                if (released && lane == 0)
+                    mbar_arrive(release);
+            }
+            if constexpr (kA8)
+                frags8<decltype(path)::value>(raw[buf], sc, frag[buf]);
+            else
+                dequant(raw[buf][0], sc, zp, frag[buf]);
+            wgmma_fence();
 #pragma unroll
-        for (int s = 0; s < kSlabs; ++s)
-            static_for<0, kChunks>([&](auto cc) {
-                constexpr int c = decltype(cc)::value;
-                // step kk's 32 bytes of each 128-byte row of an atom (k16 of 16-bit A, k32 of 8-bit)
-                constexpr u32 K_OFF = (kk / 4) * kAtomBytes + (kk % 4) * 32;
-                const u64 desc = desc0 + ((K_OFF + chunk_start(c) * 128) >> 4);
-                wgmma_step<chunk_n(c)>(&acc[kPingPong ? kk / kPromoteSteps % 2 : 0][s][chunk_start(c) / 2],
-                                       frag[buf][s], desc, kPingPong && kk % kPromoteSteps == 0 ? 0 : 1);
-            });
-        wgmma_commit();
-        if constexpr (kPingPong && promote_after<kk>) {
-            constexpr int q = kk / kPromoteSteps;
-            if constexpr (q > 0) {
-                factors(k0 + (q - 1) * kPromoteK);
-                wgmma_wait<1>();
-                pin_acc(acc[(q - 1) % 2]);
-                promote_scaled(acc[(q - 1) % 2], total, fa, fb);
+            for (int s = 0; s < kSlabs; ++s)
+                static_for<0, kChunks>([&](auto cc) {
+                    constexpr int c = decltype(cc)::value;
+                    // step kk's 32 bytes of each 128-byte row of an atom (k16 of 16-bit A, k32 of 8-bit)
+                    constexpr u32 K_OFF = (kk / 4) * kAtomBytes + (kk % 4) * 32;
+                    const u64 desc = desc0 + ((K_OFF + chunk_start(c) * 128) >> 4);
+                    wgmma_step<chunk_n(c)>(&acc[kPingPong ? kk / kPromoteSteps % 2 : 0][s][chunk_start(c) / 2],
+                                           frag[buf][s], desc, kPingPong && kk % kPromoteSteps == 0 ? 0 : 1);
+                });
+            wgmma_commit();
+            if constexpr (kPingPong && promote_after<kk>) {
+                constexpr int q = kk / kPromoteSteps;
+                if constexpr (q > 0) {
+                    factors(k0 + (q - 1) * kPromoteK);
+                    wgmma_wait<1>();
+                    pin_acc(acc[(q - 1) % 2]);
+                    promote_scaled(acc[(q - 1) % 2], total, fa, fb);
+                }
+                if constexpr (kk + 1 == kKK) {
+                    factors(k0 + q * kPromoteK);
+                    wgmma_wait<0>();
+                    pin_acc(acc[q % 2]);
+                    promote_scaled(acc[q % 2], total, fa, fb);
+                }
+            } else if constexpr (promote_after<kk>) {
+                if (kk + 1 < kKK || promote_end) {
+                    wgmma_wait<0>();
+                    pin_acc(acc[0]);
+                    if constexpr (kKScales)
+                        promote_scaled(acc[0], total, fa, fb);
+                    else
+                        promote(acc[0], total);
+                }
             }
-            if constexpr (kk + 1 == kKK) {
-                factors(k0 + q * kPromoteK);
-                wgmma_wait<0>();
-                pin_acc(acc[q % 2]);
-                promote_scaled(acc[q % 2], total, fa, fb);
-            }
-        } else if constexpr (promote_after<kk>) {
-            if (kk + 1 < kKK || promote_end) {
-                wgmma_wait<0>();
-                pin_acc(acc[0]);
-                if constexpr (kKScales)
-                    promote_scaled(acc[0], total, fa, fb);
-                else
-                    promote(acc[0], total);
-            }
-        }
-    });
+        });
     };
     if constexpr (kStageScales) {
         if (window)

@@ -135,8 +135,8 @@ int main(void)
                             const double v = (c & 8 ? -1.0 : 1.0) * e2m1[c & 7] * s[J];
                             const uint8_t want = e4m3_of(v), got = (uint8_t)(r[J] >> 8 * j);
                             if (got != want && bad++ < 5)
-                                QUANT_CHECK(0, "code 0x%x at column %d, k %d, r %d, products %d: 0x%02x, expected 0x%02x (%g)",
-                                            c, J, j, J ? r1 : r0, products, got, want, v);
+                                QUANT_CHECK(0, "code 0x%x at column %d, k %d, r %d, products %d: 0x%02x, expected "
+                                            "0x%02x (%g)", c, J, j, J ? r1 : r0, products, got, want, v);
                         }
                 }
             }
