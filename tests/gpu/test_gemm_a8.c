@@ -269,7 +269,7 @@ int main(int argc, char **argv)
         {"n=1000,k=2064,w=uint4,scale=float32,bias=1", HUM_DTYPE_INT8, HUM_DTYPE_FLOAT16, 1, 0},
         {"n=1024,k=1024,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 1, 0},
         {"n=1000,k=2080,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 2, 1},
-        {"n=1000,k=2080,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, 2, 2},
+        {"n=1000,k=2080,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 2, 2},
         {"n=1000,k=2080,w=e2m1,group=32,scale=e8m0,bias=1", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, 1, 0},
         {"n=2048,k=4096,w=e2m1,a=bfloat16", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 0, 0},
         /* M = 1 splits each of the 8 tiles' 32 k-blocks over ~16 CTAs when stream-K runs */
