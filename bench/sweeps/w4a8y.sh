@@ -25,7 +25,7 @@ if [ "${1:-}" = prep ]; then
     rm -rf $X && mkdir -p $X/pol $X/main $X/ld
     git archive c993cf4 kernels | tar x -C $X/main
     git archive 4efd93a kernels | tar x -C $X/ld
-    cp build/tests/test_test_gemm_a8 $X/  # ctest knows it as test_gemm_a8_N: tools/pack-device.sh leaves it
+    cp build/tests/test_test_gemm_a8 $X/  # ctest's test_gemm_a8_N: tools/pack-device.sh left it before 77cd715
     cat >$X/pol/zz-w4a8y.lua <<'LUA'
 -- w4a8y sweep: the built-in tables with M <= 64 on the M 65..1024 entry's tuning (one kernel fewer
 -- to compile for each of those ranges); M > 64 as built in.
