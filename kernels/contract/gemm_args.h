@@ -77,10 +77,9 @@ typedef struct hum_gemm_args {
     /* the float accumulators are multiplied by this (global scale, exponent bookkeeping) */
     float out_factor;
     /* dense: nonzero when the launch overlaps the kernel before it that writes A (act-order's
-     * permutation, 8-bit A's quantization): the GEMM fetches its first weights while it waits
-     * for that kernel (into L2, kernels/gemm/entry.cuh; the mma.sync kernel into its stages,
-     * gemm_mma.cu); zero otherwise, where the prefetch only delays the first loads (uint4 g128
-     * M = 1 +0.7 us on the H200, session 6) */
+     * permutation, 8-bit A's quantization): the GEMM prefetches its first weights into L2 while
+     * it waits for that kernel (kernels/gemm/entry.cuh); zero otherwise, where the prefetch only
+     * delays the first loads (uint4 g128 M = 1 +0.7 us on the H200, session 6) */
     int overlaps;
     /* indexed: routed rows grouped by expert (int32 [capacity], moe_layout.h), the expert of
      * each block of kBM of them (int32 [capacity / kBM], HUM_MOE_SKIP_BLOCK: skip the block),

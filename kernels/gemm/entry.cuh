@@ -17,20 +17,22 @@ struct Entry {
     int tid, lane, warp;
 };
 
-// weights_first: a dense kernel that copies its first stages' weights to shared memory while the
-// kernel before it finishes, and then waits itself (grid_dependency_wait) before any read of A.
-HUM_DEV Entry kernel_entry(const hum_gemm_args &args, bool weights_first = false)
+HUM_DEV Entry kernel_entry(const hum_gemm_args &args)
 {
     const int tid = threadIdx.x;
     if constexpr (kGemmType != GemmType::kDense)
         grid_dependency_wait();  // the expert GEMMs' rows come from the routing kernels
     const Rows rows(args, block_table(), tid);
     const Schedule sch(rows.blocks, !kSumInWorkspace || args.partials != nullptr);
-    if (kGemmType == GemmType::kDense && !weights_first) {
+    if constexpr (kGemmType == GemmType::kDense) {
         // A dense GEMM's rows and work follow from M alone, and its weights were written at
         // prepare time: the codes of its first kStages - 1 k-blocks head for L2 while the kernel
         // before it (8-bit A's quantization, act-order's permutation) finishes. One bulk
-        // prefetch per k16 row of a stage.
+        // prefetch per k16 row of a stage. Neither more nor a copy straight into the stages:
+        // on the H200 (n = k = 8192 uint4 g128, act-order M = 16, bench/NOTES.md session 11) the
+        // next 8 / 16 k-blocks into L2 as well cost +1.9 / +2.6 us (their DRAM time comes before
+        // the loads needed first), and the copy of these stages' codes and scales into shared
+        // memory before the wait +0.7 us, with every 16-bit kernel that carried the path +0.86.
         constexpr int kRows = (kStages - 1) * (kBK / 16);
         if (args.overlaps && tid < kRows) {
             const int s = tid / (kBK / 16), row = tid % (kBK / 16);

@@ -82,25 +82,12 @@ struct Loader {
         b_tile = codes_tile(args, blk.expert, n0);
     }
 
-    // The weight's codes, scales and zero points: written at prepare time, so they may be read
-    // before the kernel before this one ends.
-    HUM_DEV void load_weights(const hum_gemm_args &args, u32 stage, int kb, int tid) const
-    {
-        copy_codes(stage + kABytes, b_tile, kb, tid);
-        copy_params(args, stage + kABytes + kBBytes, stage + kABytes + kBBytes + kSBytes, blk.expert, n0, kb, tid);
-    }
-
-    // A, and the K-group scales (A's among them: 8-bit A's quantization writes them).
-    HUM_DEV void load_act(const hum_gemm_args &args, u32 stage, int kb, int tid) const
-    {
-        a.load(stage, kb, tid);
-        copy_kscales(args, blk, stage + kKSOffset, n0, kb, tid);
-    }
-
     HUM_DEV void load(const hum_gemm_args &args, u32 stage, int kb, int tid) const
     {
-        load_weights(args, stage, kb, tid);
-        load_act(args, stage, kb, tid);
+        a.load(stage, kb, tid);
+        copy_codes(stage + kABytes, b_tile, kb, tid);
+        copy_params(args, stage + kABytes + kBBytes, stage + kABytes + kBBytes + kSBytes, blk.expert, n0, kb, tid);
+        copy_kscales(args, blk, stage + kKSOffset, n0, kb, tid);
     }
 };
 
@@ -408,12 +395,7 @@ HUM_GEMM_KERNEL(hum_gemm)
 {
     using namespace gemm;
     extern __shared__ __align__(128) u8 smem[];
-    // A dense GEMM launched to overlap the kernel that writes its A (act-order's permutation,
-    // 8-bit A's quantization) copies the weights of its first kStages - 1 stages while that kernel
-    // runs, and waits for it only before the first read of A: at its end only A is left to copy
-    // (from L2, where that kernel left it).
-    const bool weights_first = kGemmType == GemmType::kDense && kGridDependency && args.overlaps;
-    const auto [rows, sch, tid, lane, warp] = kernel_entry(args, weights_first);
+    const auto [rows, sch, tid, lane, warp] = kernel_entry(args);
     if (sch.total == 0)
         return;
 
@@ -429,27 +411,12 @@ HUM_GEMM_KERNEL(hum_gemm)
     Loader loader;
     KTile ct;  // kKScales, kMathRows: the tile being computed
     Work lw{0, 0};  // work of the next iteration to load
-    if (weights_first) {
-        // their cp.async chunks complete with the first stage's A (the same commit group)
-#pragma unroll
-        for (int s = 0; s < kStages - 1; ++s) {
-            if (s < sch.total) {
-                lw = sch.step(lw, s);
-                loader.set_tile(args, rows, lw, tid);
-                loader.load_weights(args, base + s * kStageBytes, lw.kb, tid);
-            }
-        }
-        grid_dependency_wait();
-        lw = Work{0, 0};
-    }
 #pragma unroll
     for (int s = 0; s < kStages - 1; ++s) {
         if (s < sch.total) {
             lw = sch.step(lw, s);
             loader.set_tile(args, rows, lw, tid);
-            if (!weights_first)
-                loader.load_weights(args, base + s * kStageBytes, lw.kb, tid);
-            loader.load_act(args, base + s * kStageBytes, lw.kb, tid);
+            loader.load(args, base + s * kStageBytes, lw.kb, tid);
             if constexpr (!kAVec) {
                 gather.load(args, loader.blk, lw.kb, tid);
                 gather.store(base + s * kStageBytes, tid);

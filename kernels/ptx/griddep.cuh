@@ -7,14 +7,6 @@
 #pragma once
 #include "common.cuh"
 
-// Whether the launch can overlap the previous kernel at all (sm_90+): before sm_90 the two run
-// one after the other and the functions below do nothing.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-constexpr bool kGridDependency = true;
-#else
-constexpr bool kGridDependency = false;
-#endif
-
 // Waits until the previous kernel of the stream has finished and its writes are visible.
 HUM_DEV void grid_dependency_wait()
 {
