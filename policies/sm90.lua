@@ -71,10 +71,11 @@ return {
   applies = function(device) return device.sm >= 90 end,
   tunings = function(device, layer, overrides, compute)
     -- Expert GEMMs (docs/moe.md): M counts rows per expert, and a MoE layer's gate/up and down
-    -- GEMMs share one align, so block_m follows M alone (16, 16, 32, 80 or 96, 96 or 128), whichever family
-    -- runs (act-order experts run mma.sync on both). Qwen3-30B-A3B gate/up on the H200 (moegemm-2,
-    -- GEMM-only): two CTAs per SM from 2 rows per expert (M = 128: 91 against 110 us; M = 1 kept
-    -- one then, 18 against 21 under stream-K), 128 x 256 x 64 tiles above 64 rows (M = 4096: 539 against 645 us
+    -- GEMMs share one align, so block_m follows M alone (8 or 16, 16, 32, 80 or 96, 96 and 144 or
+    -- 128), whichever family runs (act-order experts run mma.sync on both). Qwen3-30B-A3B gate/up
+    -- on the H200 (moegemm-2, GEMM-only): two CTAs per SM from 2 rows per expert (M = 128: 91
+    -- against 110 us; M = 1 kept one then, 18 against 21 under stream-K), 128 x 256 x 64 tiles
+    -- above 64 rows (M = 4096: 539 against 645 us
     -- for 128 x 128 x 128, 1391 for 256-row blocks, whose padding per expert costs more than the
     -- larger tile saves). The session-5 sweep (bench/moe-sweep/README.md) changed 33..64 only.
     -- Up to 16 rows per expert the tiles run whole, without stream-K (bench/sweeps/moe7.sh `dp`,
@@ -114,8 +115,29 @@ return {
     -- 182.78 / 98.02).
     -- 65.. rows: wgmma_ws 96 x 256 x 64 / 4 (M = 4096 gate_up 484.83, 484.74 -> 470.64, 472.37; down
     -- 342.96, 322.02 -> 281.78, 280.32): 256 +- 16 rows per expert pad to three blocks of 96 where
-    -- those of 128 take two or three; two CTAs of 96 x 128 x 64 554.32 / 306.74. (144-row blocks,
-    -- two per expert, timed faster, 424.78 / 270.64, but were not checked on a GPU: bench/NOTES.md.)
+    -- those of 128 take two or three; two CTAs of 96 x 128 x 64 554.32 / 306.74.
+    -- Session 11 (bench/sweeps/moe12-call1.sh, moe12-call2.sh; bench/results/H200-2026-12-03/
+    -- s11-moe12: main's table as a site file on the same binary, main's figure first; call 1's
+    -- two readings, call 2's one; each tile checked in its call: test_expert_gemm's cases on this
+    -- table, the layer against float64 at M 1 / 8 / 128 / 1024 / 4096), 16-bit A and 4-bit
+    -- weights, whole, two CTAs per SM up to 16 rows:
+    -- 1 row: block M 8 (one m64n8k16 per k16 step and slab; a block of 16 pads half its rows at
+    -- ~0.5 rows per expert), 8 x 128 x 256, four stages; plain wgmma on a deep K (gate/up, K =
+    -- 2048: M = 1 14.10, 14.02; 13.95 -> 13.34, 13.17; 13.25; M = 8 within the noise: 40.46,
+    -- 39.92; 46.35 -> 40.50, 42.94; 43.12), wgmma_ws on a short one (down, K = 768: three k-blocks
+    -- per tile, over before a plain pipeline fills, while the producer runs on into the next tile
+    -- as the math warps write C: M = 8 27.50, 27.71; 27.36 -> 25.73, 25.06; 23.73).
+    -- 2..16 rows: wgmma_ws 16 x 256 x 128, four slabs per warp (M = 128 gate_up 76.80, 76.29;
+    -- 76.72 -> 72.00, 71.58; 71.95, down 49.78, 49.57; 50.16 -> 45.39, 44.78; 44.78).
+    -- 33..64 rows: six stages (M = 1024, call 2: gate_up 138.90 -> 138.40, down 86.13 -> 82.70;
+    -- call 1 beside four: 138.48 -> 135.95, 85.07 -> 82.72).
+    -- 96.. rows: 144-row blocks, wgmma_ws 144 x 256 x 64 / 4: 256 +- 16 rows per expert pad to two
+    -- of 144 as to three of 96, and each weight tile is dequantized once for 144 rows (M = 4096
+    -- gate_up 470.86, 465.82; 468.13 -> 429.15, 427.25; 426.35, down 276.66, 278.11; 278.13 ->
+    -- 272.72, 272.74; 269.54; M = 1536, 96 rows, where half the experts take two blocks of 96:
+    -- 238.69 -> 215.54, 143.41 -> 137.65). Below 96 rows one block of 96 holds most experts and
+    -- costs less than one of 144 (M = 1100, 69 rows: gate_up 162.77 against 212.77, down 101.84
+    -- against 134.21); between 69 and 96 rows only those two points are timed.
     if compute and compute.gemm_type ~= "dense" then
       local w = layer.kernels.wgmma
       local plain = layer.a_dtype == "float8_e4m3fn" or layer.a_dtype == "int8"
@@ -127,16 +149,23 @@ return {
         return t
       end
       local small = whole(mma(16, 128, 256, 16, 32, 128, 4, 2))
+      local ws = w and not plain -- the warp-specialised tiles timed on 16-bit A and 4-bit weights
+      local one = whole(tile(layer.padded_k < 2048 and "wgmma_ws" or "wgmma", 8, 128, 256, 32, 4, 2))
+      -- above 64 rows: wgmma_ws block_m x 256 x 64 / 4 whole where `ws`, else 128-row tiles
+      local function big(block_m)
+        return ws and whole(tile("wgmma_ws", block_m, 256, 64, 32, 4)) or w and tile("wgmma", 128, 256, 64, 32, 4)
+          or mma(128, 256, 128, 64, 64, 128, 4)
+      end
       return ranges({
-        { 1, small },
-        { 16, w and not plain and whole(tile("wgmma", 16, 256, 128, 64, 4, 2)) or small },
+        { 1, ws and one or small },
+        { 16, ws and whole(tile("wgmma_ws", 16, 256, 128, 64, 4, 2)) or small },
         { 32, w and wg("wgmma", 32, 128, 256, 5) or mma(32, 128, 256, 32, 32, 64, 4) },
         -- 33..64 rows, plain: c6, 96-row tiles two per SM (moe/gateup-c6.txt, down-c6.txt: M = 1024
         -- gate_up 290.69 -> 196.83, down 208.06 -> 124.86)
-        { 64, w and (plain and wg("wgmma", 96, 128, 64, 4, 2) or whole(tile("wgmma_ws", 80, 256, 64, 32, 4)))
+        { 64, w and (plain and wg("wgmma", 96, 128, 64, 4, 2) or whole(tile("wgmma_ws", 80, 256, 64, 32, 6)))
           or mma(64, 128, 256, 64, 32, 128, 3) },
-        { math.huge, w and (plain and tile("wgmma", 128, 256, 64, 32, 4) or whole(tile("wgmma_ws", 96, 256, 64, 32, 4)))
-          or mma(128, 256, 128, 64, 64, 128, 4) },
+        { 95, big(96) },
+        { math.huge, big(144) },
       })
     end
     local a8 = layer.a_dtype == "float8_e4m3fn" or layer.a_dtype == "int8"

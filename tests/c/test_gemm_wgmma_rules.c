@@ -45,7 +45,9 @@ static void check_rules(void)
     /* accepted: smem = stages * (A tile + weight tile + scale rows) + 2048 spare bytes (alignment
      * and barriers), threads = 32 * block_n / warp_n; warp-specialised (wgmma_ws) the epilogue
      * tile (block_m rows of 2 * block_n + 16 bytes) on top, the producer warpgroup's 128
-     * threads, and two stages suffice */
+     * threads, and two stages suffice; the expert tiles of policies/sm90.lua among them (block M 8
+     * on both families, 144 x 256 on wgmma_ws alone on its SM: 144 accumulator registers of 192,
+     * which plain wgmma refuses below) */
     const hum_layer_config c = config_for(4, 8192, 8192, 128);
     struct {
         int bm, bn, wn, stages, ws;
@@ -53,7 +55,7 @@ static void check_rules(void)
               {16, 128, 16, 8, 0},  {32, 256, 32, 6, 0}, {96, 256, 32, 4, 0}, {80, 128, 16, 5, 0},
               {176, 128, 16, 4, 0}, {128, 256, 32, 5, 1}, {256, 128, 16, 2, 1}, {64, 64, 16, 3, 1},
               {16, 128, 16, 8, 1},  {80, 128, 16, 5, 1}, {64, 256, 64, 4, 0}, {16, 256, 64, 4, 0},
-              {8, 128, 32, 4, 0},   {8, 256, 64, 4, 1}};
+              {8, 128, 32, 4, 0},   {8, 256, 64, 4, 1},  {8, 128, 32, 4, 1}, {144, 256, 32, 4, 1}};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         hum_tuning t = wgmma_tuning(ok[i].bm, ok[i].bn, ok[i].wn, ok[i].stages);
         t.kernel = ok[i].ws ? HUM_GEMM_KERNEL_WGMMA_WS : HUM_GEMM_KERNEL_WGMMA;
@@ -115,6 +117,8 @@ static void check_rules(void)
         {"four slabs of 96 rows", "128 accumulators", config_for(4, 8192, 8192, 128), wgmma_tuning(96, 256, 64, 4)},
         {"eight slabs", "at most 4 slabs", config_for(4, 8192, 8192, 128), wgmma_tuning(32, 512, 128, 4)},
         {"block_m 24 (N 8 only alone)", "block_m 24", config_for(4, 8192, 8192, 128), wgmma_tuning(24, 256, 32, 4)},
+        {"two slabs of 144 rows, plain", "128 accumulators", config_for(4, 8192, 8192, 128),
+         wgmma_tuning(144, 256, 32, 4)},
     };
     bad[1].t.warp_m = 64;
     /* two CTAs per SM leave a thread 128 registers (wgmma) or 80 (wgmma_ws, until setmaxnreg):
