@@ -5,7 +5,8 @@
 # wgmma on gate/up and wgmma_ws on down; 2..16 rows wgmma_ws 16 x 256 x 128 / 4, warp n 64, two
 # CTAs; 65.. rows wgmma_ws 144 x 256 x 64 / 4; all whole) against main's (main's policies/sm90.lua
 # as a site file replacing the built-in one: MAIN_POLICY, a directory holding it, on the same
-# binary). Checks first, while every kernel compiles and Humming sets up: test_expert_gemm on the
+# binary; req-moe12/main by default, untracked: `git show main:policies/sm90.lua` before packing).
+# Checks first, while every kernel compiles and Humming sets up: test_expert_gemm on the
 # built-in policies only (HUM_TEST_EXPERT_GEMM=policy: the small f16 and bf16 cases, Qwen3 gate/up,
 # the large one). Then, interleaved, the gate/up and down GEMMs alone (hum bench --moe-gemm) and the
 # whole layer (hum bench --moe, each M checked against float64 before it is timed) at M 1 / 8 /
