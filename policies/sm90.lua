@@ -223,18 +223,21 @@ return {
       -- `dense-l14a`: n = 4096, k = 14336 uint4 g128 fp16 M = 1024 188.46 -> 178.00; at M = 128
       -- its 64 x 128 x 256 with sums was slower, 40.10 -> 41.04, and M 129..384 and the other
       -- weights' entries are untimed: they keep the sums through C).
-      -- 16-bit A with integer weights on wgmma_ws (but act-order layers, untimed) runs those tiles
-      -- whole, without stream-K: its slices start at k-blocks of their own, so the CTAs sweep K
-      -- out of step and each column tile reads A (M = 1024, k = 14336: 29 MB) from DRAM where
-      -- whole tiles, walking K together, share it in L2 (ncu, n = 4096, k = 14336, M = 1024
-      -- summed: 228 MB of DRAM traffic for 67 MB of A, weights and C, L2 hit rate 70 %;
-      -- bench/sweeps/dense10.sh, bench/results/H200-2026-12-02/s9-dense10/call1/: that layer at
+      -- 16-bit A with integer weights on wgmma_ws runs those tiles whole, without stream-K: its
+      -- slices start at k-blocks of their own, so the CTAs sweep K out of step and each column tile
+      -- reads A (M = 1024, k = 14336: 29 MB) from DRAM where whole tiles, walking K together, share
+      -- it in L2 (ncu, n = 4096, k = 14336, M = 1024 summed: 228 MB of DRAM traffic for 67 MB of A,
+      -- weights and C, L2 hit rate 70 %; bench/sweeps/dense10.sh, bench/results/H200-2026-12-02/s9-dense10/call1/: that layer at
       -- M = 1024 187.44 -> 156.11 us, 8192 x 8192 at M = 512 111.12 -> 94.96 (128 tiles on 132 SMs),
       -- 128 x 256 x 128 summed 166.99 and 100.83; call2/, main's entry at M - 1 beside: 8192 x 8192
       -- fp16 M 512 / 1024 / 2048 / 8192 107.81 / 200.80 / 374.24 / 1404.70 -> 95.94 / 179.20 / 355.17 /
       -- 1411.06, bf16 M = 1024 202.03 -> 178.14, uint2 channel 183.07 -> 165.31, uint8 channel 196.94 ->
-      -- 184.77 (its M = 8192 untimed), n = 4096, k = 14336 187.76 -> 156.29).
-      local whole_big = not a8 and not layer.act_order and (deep or w8)
+      -- 184.77 (its M = 8192 untimed), n = 4096, k = 14336 187.76 -> 156.29). Act-order layers too
+      -- (bench/sweeps/ao13-call4.sh, bench/results/H200-2026-12-03/s12-ao13/, 8192 x 8192 uint4
+      -- g128 fp16, two rounds, the permutation included: M 512 / 1024 / 2048 119.55 / 214.30 /
+      -- 430.43 -> 102.34 / 194.26 / 392.03 us, 1.10 / 1.09 / 1.05 of the plain layer; M 4096
+      -- 1.5 % slower, 853.49 / 841.04 -> 864.88 / 861.20 in the two rounds, 8192 level).
+      local whole_big = not a8 and (deep or w8)
       local last = short and tile128 or whole_big and whole(big()) or thin and deep and summed(big()) or big()
       -- W8A8 e4m3 above M = 1024: 192-row tiles, the promoted accumulators' two sets of 96 within
       -- the 232 registers of wgmma_ws's math threads (fewer bytes of A and weights per multiply-add;
