@@ -71,8 +71,9 @@ return {
   applies = function(device) return device.sm >= 90 end,
   tunings = function(device, layer, overrides, compute)
     -- Expert GEMMs (docs/moe.md): M counts rows per expert, and a MoE layer's gate/up and down
-    -- GEMMs share one align, so block_m follows M alone (8 or 16, 16, 32, 80 or 96, 96 and 144 or
-    -- 128), whichever family runs (act-order experts run mma.sync on both). Qwen3-30B-A3B gate/up
+    -- GEMMs share one align, so block_m follows M and the layer's facts (compute.moe_*, over both
+    -- GEMMs), never one GEMM's own: an odd intermediate size keeps wgmma from the down GEMM alone,
+    -- 8-bit A falls back on it alone (act-order experts run mma.sync on both). Qwen3-30B-A3B gate/up
     -- on the H200 (moegemm-2, GEMM-only): two CTAs per SM from 2 rows per expert (M = 128: 91
     -- against 110 us; M = 1 kept one then, 18 against 21 under stream-K), 128 x 256 x 64 tiles
     -- above 64 rows (M = 4096: 539 against 645 us
@@ -139,9 +140,8 @@ return {
     -- costs less than one of 144 (M = 1100, 69 rows: gate_up 162.77 against 212.77, down 101.84
     -- against 134.21); between 69 and 96 rows only those two points are timed.
     if compute and compute.gemm_type ~= "dense" then
-      local w = layer.kernels.wgmma
-      local plain = layer.a_dtype == "float8_e4m3fn" or layer.a_dtype == "int8"
-        or not (layer.weight_bits and layer.weight_bits <= 4 and layer.kernel_group >= 32)
+      local w = compute.moe_wgmma
+      local plain = compute.moe_a8 or not (compute.moe_weight_bits <= 4 and compute.moe_kernel_group >= 32)
       -- a wgmma tuning of `kernel`: block M x N x K, warp N (16 rows of each of warp_n / 16 slabs)
       local function tile(kernel, block_m, block_n, block_k, warp_n, stages, ctas_per_sm)
         local t = mma(block_m, block_n, block_k, block_m, warp_n, block_k, stages, ctas_per_sm)

@@ -178,7 +178,21 @@ function layer.inputs(plan)
   if note then ffi.copy(plan.activation, note:sub(1, ffi.sizeof(plan.activation) - 1)) end
   local cfg = layer.config(plan.config, device.sm, tonumber(plan.compute.gemm_type))
   cfg.kernels = kernels(plan)
-  return device, cfg, fields.to_table("compute", plan.compute)
+  -- an expert GEMM's facts of its MoE layer, unless C gave both GEMMs' (runtime/src/moe/
+  -- moe_prepare.c): its own, kept in the plan for reloads
+  local c = plan.compute
+  if tonumber(c.gemm_type) ~= 0 and tonumber(c.moe_weight_bits) == 0 then
+    c.moe_wgmma = cfg.kernels.wgmma and 1 or 0
+    c.moe_a8 = dtype(plan.config.a_dtype).bits == 8 and 1 or 0
+    c.moe_weight_bits, c.moe_kernel_group, c.moe_kscale_k = cfg.weight_bits, cfg.kernel_group, cfg.kgroup_k
+  end
+  return device, cfg, fields.to_table("compute", c)
+end
+
+-- The LayerConfig of a plan derived and its activation type decided, without the policy: what
+-- a MoE layer reads of each GEMM before planning both (runtime/src/moe/moe_prepare.c).
+function layer.derive(rt, plan)
+  layer.inputs(plan)
 end
 
 -- Fills a hum_layer_plan: derived config fields, the target's shared memory, the policy's M

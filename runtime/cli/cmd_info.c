@@ -165,23 +165,17 @@ static cJSON *plan_layer(hum_runtime *rt, const char *text, const hum_layer_spec
  * NULL after saying on stderr why they cannot be planned. */
 static cJSON *plan_moe(hum_runtime *rt, const char *text, const hum_moe_spec *spec, const char *arch)
 {
-    hum_layer_spec down;
-    hum_moe_spec_down(spec, &down);
-    const hum_layer_spec *gemm[2] = {&spec->gate_up, &down};
-    static const char *const names[2] = {"gate_up", "down"};
+    hum_layer_dispatch d[2];
+    const hum_status st = hum_moe_describe_spec(rt, spec, arch, d);
+    if (st != HUM_OK) {
+        fprintf(stderr, "hum info: MoE layer %s: %s%s\n", text, hum_last_error(),
+                st == HUM_ERR_NO_DEVICE ? " (give --arch ARCH to plan for an arch's nominal device)" : "");
+        return NULL;
+    }
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "spec", text);
-    for (int i = 0; o && i < 2; i++) {
-        hum_layer_dispatch d;
-        const hum_status st = hum_expert_gemm_describe_spec(rt, gemm[i], spec->experts, HUM_GEMM_MOE_INDEXED, arch, &d);
-        if (st != HUM_OK) {
-            fprintf(stderr, "hum info: MoE layer %s, %s GEMM: %s%s\n", text, names[i], hum_last_error(),
-                    st == HUM_ERR_NO_DEVICE ? " (give --arch ARCH to plan for an arch's nominal device)" : "");
-            cJSON_Delete(o);
-            return NULL;
-        }
-        cJSON_AddItemToObject(o, names[i], cli_dispatch_json(&d));
-    }
+    cJSON_AddItemToObject(o, "gate_up", cli_dispatch_json(&d[0]));
+    cJSON_AddItemToObject(o, "down", cli_dispatch_json(&d[1]));
     return o;
 }
 

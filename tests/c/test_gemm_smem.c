@@ -89,7 +89,7 @@ static void check_row_tables(const char *cache, const char *what, hum_tuning t, 
     hum_layer_config c = layer(4, 0, 0, 4096);
     c.a_dtype = a;
     c.num_experts = 8;
-    const hum_compute_config indexed = {HUM_GEMM_MOE_INDEXED, 0, 0};
+    const hum_compute_config indexed = {.gemm_type = HUM_GEMM_MOE_INDEXED};
     const hum_gemm_variant v = {&c, &indexed, &t};
     char header[2048];
     const int64_t bytes = compiled_static(cache, what, &v, arch, header);
@@ -103,7 +103,7 @@ static void check_row_tables(const char *cache, const char *what, hum_tuning t, 
 
 static void check(const char *cache, const char *what, hum_layer_config c, hum_tuning t, const char *arch)
 {
-    const hum_compute_config dense = {HUM_GEMM_DENSE, 0, 0};
+    const hum_compute_config dense = {.gemm_type = HUM_GEMM_DENSE};
     const hum_gemm_variant v = {&c, &dense, &t};
     const hum_gemm_family *f = hum_gemm_family_of(t.kernel);
     char header[2048];

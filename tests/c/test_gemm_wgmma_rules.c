@@ -175,7 +175,7 @@ static void check_rules(void)
 
     /* at two CTAs per SM: 128 x 128 on plain wgmma and 96 x 128 on wgmma_ws are taken; fitted,
      * wgmma_ws 128 x 128 falls back to one CTA and 96 x 128 keeps two */
-    const hum_compute_config dense = {HUM_GEMM_DENSE, 0, 0};
+    const hum_compute_config dense = {.gemm_type = HUM_GEMM_DENSE};
     struct {
         int bm, ws, want_ctas;
     } two[] = {{128, 0, 2}, {96, 1, 2}, {128, 1, 1}};

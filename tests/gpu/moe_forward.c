@@ -12,8 +12,12 @@
  * (hum_moe_numerics: the same per-token codes, the 16-bit rows between the GEMMs), so the bar
  * stays that of 16-bit A; the error against the unquantized float64 layer is printed beside it.
  * MXFP8 (the deployment's moe.activation = mxfp8): the same with e4m3 codes and e8m0 scales per
- * 32 columns, the activation writing them. HUM_TEST_CASES=A,B runs only the cases whose
- * name contains A or B (e.g. mxfp8). Skipped (77) without a GPU. */
+ * 32 columns, the activation writing them. Layers whose GEMMs differ in what they take, on one
+ * block_m per range of rows per expert (issue 10): an intermediate size that is not a multiple
+ * of 8 (wgmma takes the gate/up GEMM's K, not the down GEMM's), a hidden size that is not (the
+ * other way round), and W4A8 whose down GEMM falls back to 16-bit A (its K not a multiple of 16).
+ * HUM_TEST_CASES=A,B runs only the cases whose name contains A or B (e.g. mxfp8). Skipped (77)
+ * without a GPU. */
 #include "cuda_driver.h"
 #include "gemm_test.h"
 #include "hum/hum.h"
@@ -33,6 +37,7 @@ typedef struct layer_case {
     double x_scale; /* hidden ~ N(0, x_scale^2), so gate/up values ~ N(0, x_scale^2) */
     hum_dtype a8, weight; /* 8-bit A (the weights' scheme) on weights of that type with channel scales, or 0 */
     int32_t a_group;      /* 32: MXFP8 A (the deployment's moe.activation = mxfp8), else per token */
+    hum_dtype down_a;     /* the down GEMM's A where it falls back from a8 (its K), else 0: a8 */
 } layer_case;
 
 typedef struct fixture {
@@ -95,13 +100,14 @@ static int setup(fixture *f, hum_runtime *rt, quant_rng *rng, const layer_case *
         return 0;
     f->as_run = (hum_moe_numerics){act_dtype(c), info.gate_up_gemm.config.a_dtype, info.down_gemm.config.a_dtype,
                                    (int32_t)info.gate_up_gemm.config.a_group, (int32_t)info.down_gemm.config.a_group};
-    const hum_dtype want = c->a8 ? c->a8 : act_dtype(c);
+    const hum_dtype want = c->a8 ? c->a8 : act_dtype(c), want_down = c->down_a ? c->down_a : want;
     printf("  %s: activations gate/up %s; down %s\n", c->name, info.gate_up_activation, info.down_activation);
-    return QUANT_CHECK(f->as_run.gate_up_a == want && f->as_run.down_a == want &&
+    return QUANT_CHECK(f->as_run.gate_up_a == want && f->as_run.down_a == want_down &&
                            f->as_run.gate_up_group == c->a_group && f->as_run.down_group == c->a_group,
-                       "%s: the GEMMs run %s and %s in groups of %d and %d, expected %s in groups of %d", c->name,
-                       hum_dtype_name(f->as_run.gate_up_a), hum_dtype_name(f->as_run.down_a), f->as_run.gate_up_group,
-                       f->as_run.down_group, hum_dtype_name(want), c->a_group);
+                       "%s: the GEMMs run %s and %s in groups of %d and %d, expected %s and %s in groups of %d",
+                       c->name, hum_dtype_name(f->as_run.gate_up_a), hum_dtype_name(f->as_run.down_a),
+                       f->as_run.gate_up_group, f->as_run.down_group, hum_dtype_name(want), hum_dtype_name(want_down),
+                       c->a_group);
 }
 
 static void teardown(fixture *f)
@@ -498,24 +504,30 @@ int main(void)
         return quant_test_result("moe_forward");
     static const layer_case cases[] = {
         /* name                 E  Eglob topk  H    I   activation          inter bias bf16 rank x */
-        {"silu e128 top8 bf16", 128, 128, 8, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, 0, 0, 0},
-        {"silu ep rank2 fp16", 16, 64, 4, 256, 96, HUM_MOE_SILU, 0, 1, 0, 2, 1.0, 0, 0, 0},
-        {"swiglu_oai inter bias", 8, 8, 2, 128, 64, HUM_MOE_SWIGLU_OAI, 1, 1, 1, 0, 12.0, 0, 0, 0},
-        {"swiglu_oai split", 8, 8, 2, 128, 64, HUM_MOE_SWIGLU_OAI, 0, 0, 1, 0, 12.0, 0, 0, 0},
-        {"relu2 top1 fp16", 8, 8, 1, 128, 64, HUM_MOE_RELU2, 0, 0, 0, 0, 1.0, 0, 0, 0},
-        {"gelu e33 fp16", 33, 33, 3, 96, 40, HUM_MOE_GELU, 0, 1, 0, 0, 1.0, 0, 0, 0},
+        {"silu e128 top8 bf16", 128, 128, 8, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, 0, 0, 0, 0},
+        {"silu ep rank2 fp16", 16, 64, 4, 256, 96, HUM_MOE_SILU, 0, 1, 0, 2, 1.0, 0, 0, 0, 0},
+        {"swiglu_oai inter bias", 8, 8, 2, 128, 64, HUM_MOE_SWIGLU_OAI, 1, 1, 1, 0, 12.0, 0, 0, 0, 0},
+        {"swiglu_oai split", 8, 8, 2, 128, 64, HUM_MOE_SWIGLU_OAI, 0, 0, 1, 0, 12.0, 0, 0, 0, 0},
+        {"relu2 top1 fp16", 8, 8, 1, 128, 64, HUM_MOE_RELU2, 0, 0, 0, 0, 1.0, 0, 0, 0, 0},
+        {"gelu e33 fp16", 33, 33, 3, 96, 40, HUM_MOE_GELU, 0, 1, 0, 0, 1.0, 0, 0, 0, 0},
         {"silu e4m3 x e4m3 bf16", 32, 32, 4, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, HUM_DTYPE_FLOAT8_E4M3FN,
-         HUM_DTYPE_FLOAT8_E4M3FN, 0},
+         HUM_DTYPE_FLOAT8_E4M3FN, 0, 0},
         {"swiglu_oai w4a8 e4m3 fp16", 16, 16, 2, 128, 64, HUM_MOE_SWIGLU_OAI, 1, 0, 0, 0, 12.0,
-         HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_UINT4, 0},
+         HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_UINT4, 0, 0},
         {"silu int8 x uint8 bf16", 32, 32, 4, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, HUM_DTYPE_INT8,
-         HUM_DTYPE_UINT8, 0},
+         HUM_DTYPE_UINT8, 0, 0},
         /* MXFP8: the hidden rows and the activation's output in e4m3 with e8m0 scales per 32
          * columns (I = 80: a last group of 16) */
         {"silu mxfp8 x e4m3 bf16", 32, 32, 4, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, HUM_DTYPE_FLOAT8_E4M3FN,
-         HUM_DTYPE_FLOAT8_E4M3FN, 32},
+         HUM_DTYPE_FLOAT8_E4M3FN, 32, 0},
         {"swiglu_oai w4a8 mxfp8 fp16", 16, 16, 2, 128, 80, HUM_MOE_SWIGLU_OAI, 1, 0, 0, 0, 12.0,
-         HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_UINT4, 32},
+         HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_UINT4, 32, 0},
+        /* one block_m for GEMMs that take different families: issue 10's layer (I = 100), H = 100,
+         * and W4A8 whose down GEMM (I = 104) runs 16-bit A */
+        {"silu e33 i100 bf16", 33, 33, 4, 96, 100, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, 0, 0, 0, 0},
+        {"silu e7 h100 i104 fp16", 7, 7, 2, 100, 104, HUM_MOE_SILU, 0, 1, 0, 0, 1.0, 0, 0, 0, 0},
+        {"silu w4a8 e4m3 i104 fp16", 16, 16, 2, 128, 104, HUM_MOE_SILU, 0, 0, 0, 0, 1.0, HUM_DTYPE_FLOAT8_E4M3FN,
+         HUM_DTYPE_UINT4, 0, HUM_DTYPE_FLOAT16},
     };
     hum_device_info dev;
     const int sm = hum_runtime_device(rt, &dev) == HUM_OK ? dev.sm_major * 10 + dev.sm_minor : 0;

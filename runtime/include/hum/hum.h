@@ -513,7 +513,8 @@ typedef struct hum_layer_options {
  * (int32_t; `values` names 0, 1, ... space-separated, the names Lua uses).
  * role: IN (set by the caller: from the weight and options for the layer and compute configs,
  * by the policy for a tuning), OPTIONAL (a tuning field a policy may leave out: 0, the first
- * enum name), DERIVED (filled by planning: lua/hum/layer.lua for the layer config).
+ * enum name), DERIVED (filled by planning: lua/hum/layer.lua for the layer config, and the
+ * compute config's facts of a MoE layer, moe_*).
  * constant: the hum_cfg name of the field's value in "hum_constants.h", "" for none.
  */
 #define HUM_LAYER_CONFIG_FIELDS(X)                                                               \
@@ -559,7 +560,18 @@ typedef struct hum_layer_options {
      * token ids), grouped contiguous (expert offsets), grouped masked (per-expert counts) */    \
     X(int32_t, gemm_type, ENUM, IN, "kGemmTypeId", "dense indexed grouped_contiguous grouped_masked") \
     X(int32_t, f16_accum, BOOL, IN, "kF16Accum", "")      /* accumulate in float16 */            \
-    X(int32_t, batch_invariant, BOOL, IN, "", "")         /* results independent of M: a policy choice */
+    X(int32_t, batch_invariant, BOOL, IN, "", "")         /* results independent of M: a policy choice */ \
+    /* An expert GEMM's facts of its MoE layer: both GEMMs share one routing layout, so their    \
+     * policy picks block_m per range of M from these, never from one GEMM's own config. Over    \
+     * both GEMMs (moe_prepare.c); a lone expert GEMM's are its own, and 0 in moe_weight_bits    \
+     * asks lua/hum/layer.lua for them. Dense layers: 0. */                                      \
+    X(int32_t, moe_wgmma, BOOL, DERIVED, "", "")          /* the wgmma families take both */     \
+    X(int32_t, moe_a8, BOOL, DERIVED, "", "")             /* either runs 8-bit A */              \
+    X(int32_t, moe_weight_bits, INT, DERIVED, "", "")     /* the wider weight codes */           \
+    X(int64_t, moe_kernel_group, INT, DERIVED, "", "")    /* the shorter kernel_group */         \
+    /* the shorter period of scales along K with e4m3 A (hum_layer_kgroup_k; 0: neither has      \
+     * any), which caps wgmma's block_m (hum_gemm_wgmma_fit) */                                  \
+    X(int64_t, moe_kscale_k, INT, DERIVED, "", "")
 
 #define HUM_TUNING_FIELDS(X)                                                                     \
     X(int32_t, block_m, INT, IN, "kBM", "")  /* CTA tile: tokens x output features x K */        \

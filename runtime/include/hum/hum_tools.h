@@ -971,6 +971,12 @@ hum_status hum_moe_compile(hum_runtime *rt, const hum_standard_weight *w13, cons
 /* The same for the layer of a spec, from its shapes and types alone (`hum compile --moe`).
  * HUM_ERR_UNSUPPORTED for gemm=grouped or masked: a MoE layer runs the indexed GEMM. */
 hum_status hum_moe_compile_spec(hum_runtime *rt, const hum_moe_spec *spec, const char *arch, hum_moe_compile_info *out);
+/* What the layer of a spec runs, planned only (`hum info --moe`): out[0] the gate/up GEMM's
+ * dispatch table, out[1] the down GEMM's, each with what its A runs as, from the facts of both
+ * (arch NULL: the runtime's GPU). Errors: those of hum_moe_compile_spec's planning (HUM_ERR_POLICY
+ * where the tables give a range of rows per expert two block_m); HUM_ERR_NO_DEVICE without arch
+ * and GPU. */
+hum_status hum_moe_describe_spec(hum_runtime *rt, const hum_moe_spec *spec, const char *arch, hum_layer_dispatch out[2]);
 
 #ifndef HUM_CDEF
 #ifdef __cplusplus

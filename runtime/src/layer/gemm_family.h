@@ -33,7 +33,7 @@ typedef struct hum_gemm_family {
     int32_t min_stages;    /* pipeline stages the kernel needs at least */
     /* the family's own adjustments when a policy's tuning is fitted to a layer (hum_gemm_fit),
      * after block N and K are; NULL: none */
-    void (*fit)(const hum_layer_config *c, hum_tuning *t);
+    void (*fit)(const hum_layer_config *c, const hum_compute_config *compute, hum_tuning *t);
     int32_t extra_smem;    /* dynamic shared memory beyond the pipeline and the epilogue tile, bytes */
     /* dynamic shared memory of the epilogue's own tile, beyond the pipeline; NULL: none */
     int64_t (*epilogue_smem)(const hum_gemm_variant *v);

@@ -8,8 +8,9 @@ static int container_bits(int b)
     return b <= 1 ? 1 : b <= 2 ? 2 : b <= 4 ? 4 : 8;
 }
 
-void hum_gemm_mma_fit(const hum_layer_config *c, hum_tuning *t)
+void hum_gemm_mma_fit(const hum_layer_config *c, const hum_compute_config *compute, hum_tuning *t)
 {
+    (void)compute; /* block M is the policy's: nothing of an expert GEMM's MoE layer changes it */
     const int cont = container_bits(c->weight_bits);
     const int min_warp_n = cont != c->weight_bits ? 64 : (64 / cont > 16 ? 64 / cont : 16);
     t->warp_n = t->warp_n > min_warp_n ? t->warp_n : min_warp_n;

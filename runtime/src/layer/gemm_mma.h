@@ -16,6 +16,6 @@ hum_status hum_gemm_mma_check(const hum_gemm_variant *v);
 /* Fitting a policy's tuning: warp N widened to whole repacked words (64 / container bits, at
  * least 16) or, for odd widths, to a whole 64-column unit, within block N; with promoted
  * accumulators warp N, then warp M, halved until 64 accumulators per thread. */
-void hum_gemm_mma_fit(const hum_layer_config *c, hum_tuning *t);
+void hum_gemm_mma_fit(const hum_layer_config *c, const hum_compute_config *compute, hum_tuning *t);
 
 #endif

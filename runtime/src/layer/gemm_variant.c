@@ -272,7 +272,7 @@ hum_status hum_gemm_fit(const hum_layer_config *c, const hum_compute_config *com
     else if (t.promote_k > c->padded_k)
         t.promote_k = (int32_t)c->padded_k;
     if (f->fit)
-        f->fit(c, &t);
+        f->fit(c, compute, &t);
     const hum_gemm_variant v = {c, compute, &t};
     while (hum_gemm_cta_smem_bytes(&v) * t.ctas_per_sm > smem_budget && t.stages > f->min_stages)
         t.stages--;

@@ -50,7 +50,7 @@ static int launch_regs(const hum_tuning *t)
  * it 80 (C7602), and 96 x 128 x 64 (48) compiles within them. */
 enum { WGMMA_REGS_BESIDE = 32 };
 
-void hum_gemm_wgmma_fit(const hum_layer_config *c, hum_tuning *t)
+void hum_gemm_wgmma_fit(const hum_layer_config *c, const hum_compute_config *compute, hum_tuning *t)
 {
     /* promoted accumulators beside their totals, block_m / 2 registers each (one slab): 128 rows,
      * or up to 192 asked for where the budget is 192 */
@@ -60,12 +60,13 @@ void hum_gemm_wgmma_fit(const hum_layer_config *c, hum_tuning *t)
      * scale per token held beside them; block_m 128 spills (period 32: 496 bytes of local memory
      * per thread on plain wgmma, ptxas for sm_90a; period 64 on wgmma_ws: 64 bytes), and so do two
      * CTAs per SM, which leave a thread 128 registers (MoE MXFP8 64 x 128 x 128: 392 bytes at two
-     * CTAs, 16 at one) */
-    if (hum_gemm_kscale_k(c) && hum_gemm_kscale_k(c) < 128) {
-        if (t->block_m > 64)
-            t->block_m = 64;
+     * CTAs, 16 at one). An expert GEMM whose MoE layer's other GEMM holds them (its A fell back
+     * from 8 bits on the other K) takes that GEMM's block too: both walk one routing layout. */
+    const int64_t kk = hum_gemm_kscale_k(c), layer_kk = compute->moe_kscale_k;
+    if ((kk && kk < 128) || (layer_kk && layer_kk < 128))
+        t->block_m = t->block_m < 64 ? t->block_m : 64;
+    if (kk && kk < 128)
         t->ctas_per_sm = 1;
-    }
     t->warp_m = t->block_m;
     t->warp_k = t->block_k;
     t->warp_n = t->warp_n < t->block_n / 4 ? t->warp_n : t->block_n / 4;

@@ -47,8 +47,9 @@ int64_t hum_gemm_wgmma_epilogue_smem(const hum_gemm_variant *v);
  * (whole warpgroups in a narrower block N) and at least 16; promoted accumulators
  * (hum_gemm_promotes) within their budget (hum_gemm_wgmma_acc_regs, _acc_budget): block M at
  * most 128 (192 asked for within a budget of 192), one slab above block M 64, and with ping-pong
- * sets block M at most 64 in one slab; one CTA per SM where two would leave a thread too few
+ * sets block M at most 64 in one slab (an expert GEMM's too where its MoE layer's other GEMM
+ * has them: compute->moe_kscale_k); one CTA per SM where two would leave a thread too few
  * registers for its accumulators (hum_gemm_wgmma_check). */
-void hum_gemm_wgmma_fit(const hum_layer_config *c, hum_tuning *t);
+void hum_gemm_wgmma_fit(const hum_layer_config *c, const hum_compute_config *compute, hum_tuning *t);
 
 #endif

@@ -74,6 +74,9 @@ struct hum_layer {
     hum_layer_types types;
     int64_t input_k;            /* A's columns: the weight's K (plan.config.k is the stored K') */
     hum_gemm_type gemm_type;    /* dense, or one of the MoE expert GEMM types (expert_gemm.c) */
+    /* the ComputeConfig its plan starts from, gemm_type aside: an expert GEMM's facts of its MoE
+     * layer when the layer set them (moe_prepare.c) */
+    hum_compute_config compute;
     int32_t prepared;
     hum_layer_plan plan;        /* after planning: config and tunings */
     hum_layer_buffers buf;
@@ -156,6 +159,10 @@ hum_status hum_layer_plan_target(const hum_device_info *dev, hum_layer_plan *pla
  * once (hum_layer_fit_plan), and checks the table's shape. lua_locked: the caller holds the Lua
  * lock. */
 hum_status hum_layer_run_plan(hum_runtime *rt, hum_layer_plan *plan, int lua_locked);
+
+/* The description of a planned table: the kernel rules that fitted the tunings give each
+ * entry's shared memory and threads. */
+hum_status hum_layer_plan_describe(const hum_layer_plan *plan, hum_layer_dispatch *out);
 
 /* A plan for the layer config's input fields on device `dev` (plan may hold the inputs). */
 hum_status hum_layer_plan_for(hum_runtime *rt, const hum_device_info *dev, const hum_layer_config *inputs,

@@ -121,7 +121,7 @@ hum_status hum_layer_tuning_check(const hum_layer_config *config, const hum_tuni
 {
     if (!config || !tuning)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_tuning_check: NULL %s", !config ? "config" : "tuning");
-    const hum_compute_config dense = {HUM_GEMM_DENSE, 0, 0};
+    const hum_compute_config dense = {.gemm_type = HUM_GEMM_DENSE};
     const hum_gemm_variant v = {config, &dense, tuning};
     hum_status st = hum_gemm_variant_check(&v, NULL);
     if (st != HUM_OK)

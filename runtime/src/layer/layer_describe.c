@@ -7,9 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The description of a planned table. The kernel rules that fitted the tunings give each
- * entry's shared memory and threads. */
-static hum_status describe(const hum_layer_plan *plan, hum_layer_dispatch *out)
+hum_status hum_layer_plan_describe(const hum_layer_plan *plan, hum_layer_dispatch *out)
 {
     memset(out, 0, sizeof *out);
     memcpy(out->policy_name, plan->policy_name, sizeof out->policy_name);
@@ -42,7 +40,7 @@ hum_status hum_layer_describe(const hum_layer *layer, hum_layer_dispatch *out)
                                              "force; hum_layer_describe_plan plans one without preparing)");
     /* the table in force: a policy reload may replace it meanwhile, not while live_lock is held */
     pthread_mutex_lock(&layer->rt->live_lock);
-    const hum_status st = describe(&hum_layer_table_locked(layer)->plan, out);
+    const hum_status st = hum_layer_plan_describe(&hum_layer_table_locked(layer)->plan, out);
     pthread_mutex_unlock(&layer->rt->live_lock);
     return st;
 }
@@ -65,7 +63,7 @@ static hum_status describe_planned(hum_runtime *rt, hum_status st, hum_layer_pla
     if (st == HUM_OK)
         st = hum_layer_run_plan(rt, plan, 0);
     if (st == HUM_OK)
-        st = describe(plan, out);
+        st = hum_layer_plan_describe(plan, out);
     if (st != HUM_OK) {
         memset(out, 0, sizeof *out);
         return hum_fail_context(st, "%s%s%s", what, arch ? " for " : "", arch ? arch : "");

@@ -236,6 +236,7 @@ hum_status hum_layer_prepare(hum_layer *layer)
     hum_layer_plan plan;
     memset(&plan, 0, sizeof plan);
     hum_layer_plan_inputs(&layer->weight, &layer->types, &plan);
+    plan.compute = layer->compute;
     plan.compute.gemm_type = layer->gemm_type;
     if ((st = hum_layer_plan_for(layer->rt, &dev, &plan.config, &plan.compute, 0, &plan)) != HUM_OK)
         return hum_fail_context(st, "hum_layer_prepare");

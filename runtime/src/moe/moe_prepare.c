@@ -1,11 +1,12 @@
-/* hum_moe_prepare: the two expert GEMMs prepared on two threads while this one compiles the
- * kernels around them; then the one check that ties the GEMMs together (a shared block_m), and
- * the workspace sizes. */
+/* hum_moe_prepare: the facts of both expert GEMMs their policy plans from, then the GEMMs
+ * prepared on two threads while this one compiles the kernels around them; then the one check
+ * that ties the GEMMs together (a shared block_m), and the workspace sizes. */
 #include "moe.h"
 
 #include "internal.h"
 #include "gemm_variant.h"
 #include "layer.h"
+#include "lua_bridge.h"
 #include "workspace.h"
 
 #include <pthread.h>
@@ -36,20 +37,59 @@ static void *prepare_gemm(void *arg)
     return NULL;
 }
 
-/* HUM_ERR_POLICY unless both tables give every rows-per-expert count the same block_m; the
- * largest block_m in *max. */
-static hum_status check_block_m(const hum_layer_info *a, const hum_layer_info *b, int32_t *max)
+static const char *const WHAT[2] = {"the gate/up projection (w13)", "the down projection (w2)"};
+
+/* The facts of the MoE layer its policy picks each range's block_m from (ComputeConfig moe_*),
+ * over both GEMMs, into plans[0..1].compute (inputs, GEMM type and target filled): each GEMM's
+ * own as lua/hum/layer.lua derives them (its activation type decided), then combined, so that
+ * what one GEMM's K decides alone (wgmma takes multiples of 8, 8-bit A of 16) cannot give the
+ * two GEMMs different blocks. */
+static hum_status share_facts(hum_runtime *rt, hum_layer_plan plans[2])
+{
+    hum_compute_config both;
+    memset(&both, 0, sizeof both);
+    for (int i = 0; i < 2; i++) {
+        hum_layer_plan own = plans[i];
+        own.compute.moe_weight_bits = 0;
+        const hum_status st = hum_lua_call(rt, "hum.layer", "derive", "hum_layer_plan *", &own);
+        if (st != HUM_OK)
+            return hum_fail_context(st, "%s", WHAT[i]);
+        const hum_compute_config *c = &own.compute;
+        both.moe_wgmma = (i == 0 || both.moe_wgmma) && c->moe_wgmma;
+        both.moe_a8 = both.moe_a8 || c->moe_a8;
+        if (c->moe_weight_bits > both.moe_weight_bits)
+            both.moe_weight_bits = c->moe_weight_bits;
+        if (i == 0 || c->moe_kernel_group < both.moe_kernel_group)
+            both.moe_kernel_group = c->moe_kernel_group;
+        if (c->moe_kscale_k && (!both.moe_kscale_k || c->moe_kscale_k < both.moe_kscale_k))
+            both.moe_kscale_k = c->moe_kscale_k;
+    }
+    for (int i = 0; i < 2; i++) {
+        hum_compute_config *c = &plans[i].compute;
+        c->moe_wgmma = both.moe_wgmma;
+        c->moe_a8 = both.moe_a8;
+        c->moe_weight_bits = both.moe_weight_bits;
+        c->moe_kernel_group = both.moe_kernel_group;
+        c->moe_kscale_k = both.moe_kscale_k;
+    }
+    return HUM_OK;
+}
+
+/* HUM_ERR_POLICY unless the tables a[0..na) and b[0..nb) of policy `policy` give every
+ * rows-per-expert count the same block_m; the largest block_m in *max. */
+static hum_status check_block_m(const char *policy, const hum_tuning *a, int32_t na, const hum_tuning *b,
+                                int32_t nb, int32_t *max)
 {
     *max = 0;
     int32_t i = 0, j = 0;
-    while (i < a->entry_count && j < b->entry_count) {
-        const hum_tuning *x = &a->entries[i], *y = &b->entries[j];
+    while (i < na && j < nb) {
+        const hum_tuning *x = &a[i], *y = &b[j];
         if (x->block_m != y->block_m) {
             const int64_t lo = x->m_min > y->m_min ? x->m_min : y->m_min;
             const int64_t hi = x->m_max < y->m_max ? x->m_max : y->m_max;
             return hum_fail(HUM_ERR_POLICY, "policy '%s': for %lld..%lld rows per expert the gate/up GEMM has block_m "
                             "%d and the down GEMM %d (a MoE layer's GEMMs share one routing layout: one block_m)",
-                            a->policy_name, (long long)lo, (long long)hi, x->block_m, y->block_m);
+                            policy, (long long)lo, (long long)hi, x->block_m, y->block_m);
         }
         if (x->block_m > *max)
             *max = x->block_m;
@@ -123,6 +163,17 @@ hum_status hum_moe_prepare(hum_moe *moe)
     st = hum_expert_gemm_from_standard(moe->rt, &moe->w13, &lo, type, &jobs[0].gemm);
     if (st == HUM_OK)
         st = hum_expert_gemm_from_standard(moe->rt, &moe->w2, &lo, type, &jobs[1].gemm);
+    hum_layer_plan plans[2];
+    memset(plans, 0, sizeof plans);
+    for (int i = 0; st == HUM_OK && i < 2; i++) {
+        hum_layer_plan_inputs(&jobs[i].gemm->weight, &jobs[i].gemm->types, &plans[i]);
+        plans[i].compute.gemm_type = type;
+        st = hum_layer_plan_target(&dev, &plans[i]);
+    }
+    if (st == HUM_OK)
+        st = share_facts(moe->rt, plans);
+    for (int i = 0; st == HUM_OK && i < 2; i++)
+        jobs[i].gemm->compute = plans[i].compute;
     pthread_t threads[2];
     int started[2] = {0, 0};
     for (int i = 0; st == HUM_OK && i < 2; i++)
@@ -143,12 +194,11 @@ hum_status hum_moe_prepare(hum_moe *moe)
     if (kst == HUM_OK)
         kst = hum_kernel_load(dev.ordinal, &res[COMBINE], 0, &combine);
 
-    static const char *const what[2] = {"the gate/up projection (w13)", "the down projection (w2)"};
     for (int i = 0; i < 2; i++) {
         if (started[i])
             pthread_join(threads[i], NULL);
         if (st == HUM_OK && started[i] && jobs[i].st != HUM_OK)
-            st = hum_fail(jobs[i].st, "%s: %s", what[i], jobs[i].error);
+            st = hum_fail(jobs[i].st, "%s: %s", WHAT[i], jobs[i].error);
     }
     if (st == HUM_OK && kst == HUM_OK)
         kst = compile_around(moe, arch, &jobs[1].gemm->plan.config, WITH_ACT, res, NULL, NULL);
@@ -162,7 +212,8 @@ hum_status hum_moe_prepare(hum_moe *moe)
     int32_t block_m_max = 0;
     if (st == HUM_OK && (st = hum_layer_get_info(jobs[0].gemm, &info[0])) == HUM_OK &&
         (st = hum_layer_get_info(jobs[1].gemm, &info[1])) == HUM_OK && type == HUM_GEMM_MOE_INDEXED)
-        st = check_block_m(&info[0], &info[1], &block_m_max);
+        st = check_block_m(info[0].policy_name, info[0].entries, info[0].entry_count, info[1].entries,
+                           info[1].entry_count, &block_m_max);
     if (st != HUM_OK) {
         hum_layer_destroy(jobs[0].gemm);
         hum_layer_destroy(jobs[1].gemm);
@@ -258,20 +309,23 @@ static hum_status compile_layer(const hum_moe *moe, hum_layer_plan plans[2], con
                                 hum_moe_compile_info *out)
 {
     const double t0 = now_ms();
-    hum_status st = HUM_OK;
     hum_layer_info *info[2] = {&out->gate_up, &out->down};
     char *note[2] = {out->gate_up_activation, out->down_activation};
-    for (int i = 0; st == HUM_OK && i < 2; i++) {
+    for (int i = 0; i < 2; i++) {
         plans[i].compute.gemm_type = moe->opts.gemm_type;
         snprintf(plans[i].arch, sizeof plans[i].arch, "%s", arch);
+    }
+    hum_status st = share_facts(moe->rt, plans);
+    for (int i = 0; st == HUM_OK && i < 2; i++) {
         if ((st = hum_layer_compile_plan(moe->rt, &plans[i], t0, info[i])) != HUM_OK)
-            st = hum_fail_context(st, "%s", i ? "the down projection (w2)" : "the gate/up projection (w13)");
+            st = hum_fail_context(st, "%s", WHAT[i]);
         else
             snprintf(note[i], sizeof out->gate_up_activation, "%s", plans[i].activation);
     }
     int32_t block_m_max;
     if (st == HUM_OK && moe->opts.gemm_type == HUM_GEMM_MOE_INDEXED)
-        st = check_block_m(&out->gate_up, &out->down, &block_m_max);
+        st = check_block_m(out->gate_up.policy_name, out->gate_up.entries, out->gate_up.entry_count,
+                           out->down.entries, out->down.entry_count, &block_m_max);
     hum_jit_result res[AROUND];
     memset(res, 0, sizeof res);
     int32_t compiled = 0, cached = 0;
@@ -312,6 +366,20 @@ hum_status hum_moe_compile(hum_runtime *rt, const hum_standard_weight *w13, cons
     return st == HUM_OK ? HUM_OK : hum_fail_context(st, "hum_moe_compile for %s", arch);
 }
 
+/* The inputs of both GEMMs' plans of the layer of a spec (its shapes and types alone). */
+static void spec_plans(const hum_moe_spec *spec, hum_layer_plan plans[2])
+{
+    hum_layer_spec down;
+    hum_moe_spec_down(spec, &down);
+    memset(plans, 0, 2 * sizeof *plans);
+    hum_layer_spec_config(&spec->gate_up, &plans[0].config);
+    hum_layer_spec_config(&down, &plans[1].config);
+    for (int i = 0; i < 2; i++) {
+        plans[i].config.num_experts = spec->experts;
+        plans[i].compute.gemm_type = spec->gemm_type;
+    }
+}
+
 hum_status hum_moe_compile_spec(hum_runtime *rt, const hum_moe_spec *spec, const char *arch, hum_moe_compile_info *out)
 {
     if (!rt || !spec || !arch || !out)
@@ -334,10 +402,40 @@ hum_status hum_moe_compile_spec(hum_runtime *rt, const hum_moe_spec *spec, const
     moe.opts.top_k = spec->top_k;
     moe.opts.gemm_type = spec->gemm_type;
     hum_layer_plan plans[2];
-    memset(plans, 0, sizeof plans);
-    hum_layer_spec_config(&spec->gate_up, &plans[0].config);
-    hum_layer_spec_config(&down, &plans[1].config);
-    plans[0].config.num_experts = plans[1].config.num_experts = spec->experts;
+    spec_plans(spec, plans);
     st = compile_layer(&moe, plans, arch, out);
     return st == HUM_OK ? HUM_OK : hum_fail_context(st, "hum_moe_compile_spec for %s", arch);
+}
+
+hum_status hum_moe_describe_spec(hum_runtime *rt, const hum_moe_spec *spec, const char *arch, hum_layer_dispatch out[2])
+{
+    if (!rt || !spec || !out)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_describe_spec: NULL %s", !rt ? "runtime" : !spec ? "spec" : "out");
+    memset(out, 0, 2 * sizeof *out);
+    hum_layer_plan plans[2];
+    spec_plans(spec, plans);
+    hum_device_info dev;
+    hum_status st = hum_layer_spec_check(&spec->gate_up);
+    if (st == HUM_OK)
+        st = arch ? hum_arch_check(arch) : hum_runtime_device(rt, &dev);
+    for (int i = 0; st == HUM_OK && i < 2; i++) {
+        if (arch)
+            snprintf(plans[i].arch, sizeof plans[i].arch, "%s", arch);
+        else
+            st = hum_layer_plan_target(&dev, &plans[i]);
+    }
+    if (st == HUM_OK)
+        st = share_facts(rt, plans);
+    for (int i = 0; st == HUM_OK && i < 2; i++)
+        if ((st = hum_layer_run_plan(rt, &plans[i], 0)) != HUM_OK || (st = hum_layer_plan_describe(&plans[i], &out[i])) != HUM_OK)
+            st = hum_fail_context(st, "%s", WHAT[i]);
+    int32_t block_m_max;
+    if (st == HUM_OK && spec->gemm_type == HUM_GEMM_MOE_INDEXED)
+        st = check_block_m(plans[0].policy_name, plans[0].entries, plans[0].entry_count, plans[1].entries,
+                           plans[1].entry_count, &block_m_max);
+    if (st != HUM_OK) {
+        memset(out, 0, 2 * sizeof *out);
+        return hum_fail_context(st, "hum_moe_describe_spec%s%s", arch ? " for " : "", arch ? arch : "");
+    }
+    return HUM_OK;
 }
