@@ -139,6 +139,21 @@ return {
     -- 238.69 -> 215.54, 143.41 -> 137.65). Below 96 rows one block of 96 holds most experts and
     -- costs less than one of 144 (M = 1100, 69 rows: gate_up 162.77 against 212.77, down 101.84
     -- against 134.21); between 69 and 96 rows only those two points are timed.
+    -- Session 12 (bench/sweeps/moe13-call4.sh, bench/results/H200-2026-12-03/s12-moe13t: candidate
+    -- tables as site files, each timed twice beside this table's, whose nine readings come first as
+    -- range or median; each candidate's layer checked against float64 at M 1 / 8 / 1024 / 4096):
+    -- 1 row: wgmma_ws 8 x 128 x 256, three stages, three CTAs per SM, on both GEMMs: M = 8's ~600
+    -- gate/up tiles over 396 slots instead of 264 (gate/up M = 8 39.5 .. 43.7, median 40.5 -> 38.85,
+    -- 38.99, M = 1 13.1 .. 13.3 -> 13.06, 13.02; two CTAs of the same tile 41.44, 41.12; plain
+    -- wgmma at three CTAs 36.06, 40.38 but 14.18, 14.11 at M = 1; down M = 8 22.3 .. 25.9, median
+    -- 24.3 -> 21.95, 23.65, 23.98, 24.05, M = 1 9.6 .. 10.0 -> 9.65 .. 9.90).
+    -- 33..64 rows: block K 128, four stages (M = 1024 gate/up 136.4 .. 154.6, median 137.0 ->
+    -- 131.82, 132.50; down median 82.6 -> 82.74, 82.67): half the k-blocks per tile; eight stages
+    -- of 64, as much K in flight, 136.06, 136.80; two CTAs of 80 x 128 x 64 150.98, 150.62.
+    -- 96.. rows: 144 x 256 x 64 / 4 stays (M = 4096 gate/up median 428.6, down 272.6): three stages
+    -- 439.52 / 273.31, five 435.26 / 277.28, 144 x 128 x 64 / 6 615.73 / 354.77, two CTAs of 96 x
+    -- 128 x 64 508.94 / 296.94, 128 x 256 x 128 / 3 471.58 / 296.29, stream-K summed in the
+    -- workspace 441.71 / 282.08, through C 433.71 / 290.22 (first readings).
     if compute and compute.gemm_type ~= "dense" then
       local w = compute.moe_wgmma
       local plain = compute.moe_a8 or not (compute.moe_weight_bits <= 4 and compute.moe_kernel_group >= 32)
@@ -150,7 +165,7 @@ return {
       end
       local small = whole(mma(16, 128, 256, 16, 32, 128, 4, 2))
       local ws = w and not plain -- the warp-specialised tiles timed on 16-bit A and 4-bit weights
-      local one = whole(tile(layer.padded_k < 2048 and "wgmma_ws" or "wgmma", 8, 128, 256, 32, 4, 2))
+      local one = whole(tile("wgmma_ws", 8, 128, 256, 32, 3, 3))
       -- above 64 rows: wgmma_ws block_m x 256 x 64 / 4 whole where `ws`, else 128-row tiles
       local function big(block_m)
         return ws and whole(tile("wgmma_ws", block_m, 256, 64, 32, 4)) or w and tile("wgmma", 128, 256, 64, 32, 4)
@@ -162,7 +177,7 @@ return {
         { 32, w and wg("wgmma", 32, 128, 256, 5) or mma(32, 128, 256, 32, 32, 64, 4) },
         -- 33..64 rows, plain: c6, 96-row tiles two per SM (moe/gateup-c6.txt, down-c6.txt: M = 1024
         -- gate_up 290.69 -> 196.83, down 208.06 -> 124.86)
-        { 64, w and (plain and wg("wgmma", 96, 128, 64, 4, 2) or whole(tile("wgmma_ws", 80, 256, 64, 32, 6)))
+        { 64, w and (plain and wg("wgmma", 96, 128, 64, 4, 2) or whole(tile("wgmma_ws", 80, 256, 128, 32, 4)))
           or mma(64, 128, 256, 64, 32, 128, 3) },
         { 95, big(96) },
         { math.huge, big(144) },

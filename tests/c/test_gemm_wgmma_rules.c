@@ -55,7 +55,8 @@ static void check_rules(void)
               {16, 128, 16, 8, 0},  {32, 256, 32, 6, 0}, {96, 256, 32, 4, 0}, {80, 128, 16, 5, 0},
               {176, 128, 16, 4, 0}, {128, 256, 32, 5, 1}, {256, 128, 16, 2, 1}, {64, 64, 16, 3, 1},
               {16, 128, 16, 8, 1},  {80, 128, 16, 5, 1}, {64, 256, 64, 4, 0}, {16, 256, 64, 4, 0},
-              {8, 128, 32, 4, 0},   {8, 256, 64, 4, 1},  {8, 128, 32, 4, 1}, {144, 256, 32, 4, 1}};
+              {8, 128, 32, 4, 0},   {8, 256, 64, 4, 1},  {8, 128, 32, 4, 1}, {144, 256, 32, 4, 1},
+              {80, 256, 32, 4, 1}};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         hum_tuning t = wgmma_tuning(ok[i].bm, ok[i].bn, ok[i].wn, ok[i].stages);
         t.kernel = ok[i].ws ? HUM_GEMM_KERNEL_WGMMA_WS : HUM_GEMM_KERNEL_WGMMA;
@@ -192,6 +193,18 @@ static void check_rules(void)
                     "%s %dx128 at two CTAs, fitted: %d CTAs per SM (want %d) %s", name, two[i].bm, out.ctas_per_sm,
                     two[i].want_ctas, hum_last_error());
     }
+    /* the expert tile of one row per expert (policies/sm90.lua): wgmma_ws 8 x 128 x 256, three stages
+     * at three CTAs per SM (3 x 67,200 bytes); fitted, it keeps both */
+    hum_tuning t8 = wgmma_tuning(8, 128, 32, 3), out8;
+    t8.kernel = HUM_GEMM_KERNEL_WGMMA_WS;
+    t8.block_k = t8.warp_k = 256;
+    t8.ctas_per_sm = 3;
+    int64_t smem8 = 0;
+    QUANT_CHECK(hum_layer_tuning_check(&c, &t8, &smem8, NULL) == HUM_OK && smem8 == 67200 &&
+                    hum_layer_fit_tuning(&c, &dense, &t8, "sm_90a", 232448, "test", &out8) == HUM_OK &&
+                    out8.ctas_per_sm == 3 && out8.stages == 3,
+                "wgmma_ws 8x128x256/3 at three CTAs: smem %lld, fitted %d CTAs, %d stages %s", (long long)smem8,
+                out8.ctas_per_sm, out8.stages, hum_last_error());
 }
 
 static int make_weight(const char *spec, hum_standard_weight *w)
