@@ -13,6 +13,7 @@
  * `#include <cuda_fp16.h>` and other toolkit headers come from the CUDA include directory
  * ($CUDA_HOME/include, $CUDA_PATH/include, next to the NVRTC library, /usr/local/cuda/include;
  * with its cccl/ subdirectory). Options: -std=c++17 --gpu-architecture=<arch> -default-device,
+ * --no-cache from NVRTC 12.9 on (NVRTC's own compile cache, in the driver's compute cache, off),
  * and --use_fast_math when fast_math is set.
  */
 typedef struct hum_jit_request {
