@@ -1,5 +1,5 @@
-/* A list of kernels compiles in parallel; each result answers its own request; one failure fails
- * the call and leaves nothing allocated. */
+/* A list of kernels compiles in parallel, the costliest first; each result answers its own request;
+ * one failure fails the call and leaves nothing allocated. */
 #define _GNU_SOURCE
 #include "jit_support.h"
 #include "threadpool.h"
@@ -7,6 +7,7 @@
 
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 enum { KERNELS = 6 };
@@ -78,6 +79,32 @@ int main(void)
         hum_jit_result_free(&again[i]);
         hum_jit_result_free(&out[i]);
     }
+
+    /* Costlier requests start first: on one thread the last request, costed highest, is stored
+     * first and the first one last (the entries' modification times; new constants, so misses). */
+    for (int i = 0; i < KERNELS; i++) {
+        snprintf(constants[i], sizeof constants[i], "constexpr float kFactor = %u.25f;\n", salt % 1000 + (unsigned)i);
+        reqs[i].cost = i;
+    }
+    JT_OK(hum_jit_compile_many(cache, reqs, KERNELS, out, 1));
+    struct timespec stored[KERNELS];
+    for (int i = 0; i < KERNELS; i++) {
+        char path[4096];
+        struct stat sb;
+        snprintf(path, sizeof path, "%s/kernels/%s.hum", cache, out[i].key);
+        JT_CHECK(out[i].cache_hit == HUM_JIT_MISS && stat(path, &sb) == 0, "costed result %d: hit %d, %s", i,
+                 out[i].cache_hit, path);
+        stored[i] = sb.st_mtim;
+        hum_jit_result_free(&out[i]);
+    }
+    for (int i = 1; i < KERNELS; i++)
+        JT_CHECK(stored[i].tv_sec < stored[i - 1].tv_sec ||
+                     (stored[i].tv_sec == stored[i - 1].tv_sec && stored[i].tv_nsec <= stored[i - 1].tv_nsec),
+                 "request %d (cost %d) was stored after request %d (cost %d)", i, i, i - 1, i - 1);
+    JT_CHECK(stored[0].tv_sec > stored[KERNELS - 1].tv_sec ||
+                 (stored[0].tv_sec == stored[KERNELS - 1].tv_sec &&
+                  stored[0].tv_nsec > stored[KERNELS - 1].tv_nsec),
+             "the cheapest request was not stored last");
 
     /* Request 3 cannot compile: the whole call fails, says which, and hands back nothing. */
     jt_write_file(kdir, "bad.cu", "__global__ void bad() { this is not C++; }\n");

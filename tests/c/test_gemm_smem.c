@@ -72,7 +72,7 @@ static int64_t compiled_static(const char *cache, const char *what, const hum_ge
     if (!RT_CHECK(hum_gemm_variant_check(v, arch) == HUM_OK && hum_gemm_constants(v, header, 2048) == HUM_OK,
                   "%s: %s", what, hum_last_error()))
         return -2;
-    const hum_jit_request req = {f->source, header, f->entry, arch, 0};
+    const hum_jit_request req = {f->source, header, f->entry, arch, 0, 0};
     hum_jit_result r;
     if (!RT_CHECK(hum_jit_compile(cache, &req, &r) == HUM_OK, "%s: %s", what, hum_last_error()))
         return -2;
@@ -124,7 +124,7 @@ static void check(const char *cache, const char *what, hum_layer_config c, hum_t
         return;
     const long long planned = strtoll(at + strlen("kSmemBytes = "), NULL, 10);
     snprintf(wrong, sizeof wrong, "%.*skSmemBytes = %lld;\n}\n", (int)(at - header), header, planned + 16);
-    const hum_jit_request bad = {f->source, wrong, f->entry, arch, 0};
+    const hum_jit_request bad = {f->source, wrong, f->entry, arch, 0, 0};
     hum_jit_result r;
     RT_EXPECT_ERROR(hum_jit_compile(cache, &bad, &r), HUM_ERR_COMPILE, what, "kSmemBytes disagrees");
 }

@@ -215,14 +215,28 @@ typedef struct batch {
     hum_jit_result *out;
     hum_status *status;
     char **message; /* the failing call's hum_last_error(), from its worker thread */
+    int32_t *order; /* the requests in the order they start */
 } batch;
 
-static void compile_one(void *ctx, int32_t i)
+static void compile_one(void *ctx, int32_t n)
 {
     batch *b = ctx;
+    const int32_t i = b->order[n];
     b->status[i] = hum_jit_compile(b->cache_dir, &b->reqs[i], &b->out[i]);
     if (b->status[i] != HUM_OK)
         b->message[i] = strdup(hum_last_error());
+}
+
+/* order[] = 0..count-1 by descending cost, ties in request order (an insertion sort: a batch is
+ * a layer's table or a tuning's candidates, tens of requests at most). */
+static void order_by_cost(const hum_jit_request *reqs, int32_t count, int32_t *order)
+{
+    for (int32_t i = 0; i < count; i++) {
+        int32_t j = i;
+        for (; j > 0 && reqs[order[j - 1]].cost < reqs[i].cost; j--)
+            order[j] = order[j - 1];
+        order[j] = i;
+    }
 }
 
 hum_status hum_jit_compile_many(const char *cache_dir, const hum_jit_request *reqs, int32_t count,
@@ -233,12 +247,15 @@ hum_status hum_jit_compile_many(const char *cache_dir, const hum_jit_request *re
     if (count == 0)
         return HUM_OK;
     memset(out, 0, (size_t)count * sizeof *out);
-    batch b = {cache_dir, reqs, out, calloc((size_t)count, sizeof(hum_status)), calloc((size_t)count, sizeof(char *))};
-    if (!b.status || !b.message) {
+    batch b = {cache_dir, reqs, out, calloc((size_t)count, sizeof(hum_status)), calloc((size_t)count, sizeof(char *)),
+               calloc((size_t)count, sizeof(int32_t))};
+    if (!b.status || !b.message || !b.order) {
         free(b.status);
         free(b.message);
+        free(b.order);
         return hum_fail(HUM_ERR_OUT_OF_MEMORY, "hum_jit_compile_many: out of memory for %d requests", count);
     }
+    order_by_cost(reqs, count, b.order);
     hum_parallel_for(count, threads, compile_one, &b);
     hum_status st = HUM_OK;
     for (int32_t i = 0; i < count; i++) {
@@ -255,6 +272,7 @@ hum_status hum_jit_compile_many(const char *cache_dir, const hum_jit_request *re
             hum_jit_result_free(&out[i]);
     free(b.status);
     free(b.message);
+    free(b.order);
     return st;
 }
 

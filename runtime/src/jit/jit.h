@@ -13,6 +13,7 @@
  * `#include <cuda_fp16.h>` and other toolkit headers come from the CUDA include directory
  * ($CUDA_HOME/include, $CUDA_PATH/include, next to the NVRTC library, /usr/local/cuda/include;
  * with its cccl/ subdirectory). Options: -std=c++17 --gpu-architecture=<arch> -default-device,
+ * --no-cache from NVRTC 12.9 on (NVRTC's own compile cache, in the driver's compute cache, off),
  * and --use_fast_math when fast_math is set.
  */
 typedef struct hum_jit_request {
@@ -21,6 +22,8 @@ typedef struct hum_jit_request {
     const char *kernel_name; /* name expression: "hum_gemm<128, 4>" or an extern "C" name */
     const char *arch;        /* e.g. "sm_90a" */
     int32_t fast_math;       /* nonzero: --use_fast_math */
+    int64_t cost;            /* how long NVRTC takes, relatively (0: unknown); orders hum_jit_compile_many's
+                              * starts only, so it is no part of the cache key */
 } hum_jit_request;
 
 /*
@@ -40,9 +43,10 @@ typedef struct hum_jit_request {
  * the saved log, <cache_dir>/logs/<key>.log). On failure *out is zeroed.
  */
 hum_status hum_jit_compile(const char *cache_dir, const hum_jit_request *req, hum_jit_result *out);
-/* Compiles reqs[0..count) in parallel on `threads` threads (<= 0: min(count, online CPUs));
- * out[i] answers reqs[i]. If any fails: that status, a message starting "request i of count
- * (source, kernel, arch): ", and every out[] zeroed. */
+/* Compiles reqs[0..count) in parallel on `threads` threads (<= 0: min(count, online CPUs)),
+ * starting the costliest first (`cost`, ties in request order): with fewer threads than requests
+ * the longest compile then never starts last; out[i] answers reqs[i]. If any fails: that status,
+ * a message starting "request i of count (source, kernel, arch): ", and every out[] zeroed. */
 hum_status hum_jit_compile_many(const char *cache_dir, const hum_jit_request *reqs, int32_t count,
                                 hum_jit_result *out, int32_t threads);
 

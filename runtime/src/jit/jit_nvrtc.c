@@ -11,9 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-static pthread_once_t include_once = PTHREAD_ONCE_INIT;
+static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
 static char include_option[PATH_MAX + 3];
 static char cccl_option[PATH_MAX + 8];
+static int nvrtc_caches; /* NVRTC 12.9+: it has a compile cache of its own, which hum turns off */
 
 /* Sets the include options when `dir` holds the toolkit's half-precision header. */
 static int try_include_dir(const char *dir)
@@ -49,14 +50,29 @@ static void find_include_dir(void)
     try_include_dir("/usr/local/cuda/include");
 }
 
+static void setup(void)
+{
+    find_include_dir();
+    int major = 0, minor = 0;
+    nvrtc_caches = nvrtcVersion(&major, &minor) == NVRTC_SUCCESS && (major > 12 || (major == 12 && minor >= 9));
+}
+
 void hum_nvrtc_options_make(const hum_jit_request *req, hum_nvrtc_options *out)
 {
-    pthread_once(&include_once, find_include_dir);
+    pthread_once(&setup_once, setup);
     memset(out, 0, sizeof *out);
     snprintf(out->arch_option, sizeof out->arch_option, "--gpu-architecture=%s", req->arch);
     out->list[out->count++] = out->arch_option;
     out->list[out->count++] = "-std=c++17";
     out->list[out->count++] = "-default-device";
+    /* NVRTC 12.9+ keeps compiles in the CUDA driver's compute cache (where a driver loads: it
+     * dlopens libcuda and initialises CUDA itself, even in `hum compile`). hum's own cache
+     * (jit.c) holds every cubin already; the second one turned cold prepares on the H200 into
+     * its hits (NVVM 5 ms, ptxas 0 ms for a kernel that takes 0.8 s), finished concurrent hits
+     * one after another, and fills a cache other CUDA programs share (bench/NOTES.md, session
+     * 12). The option changes no code: the cubins are the same bytes. */
+    if (nvrtc_caches)
+        out->list[out->count++] = "--no-cache";
     if (req->fast_math)
         out->list[out->count++] = "--use_fast_math";
     out->has_cuda_include = include_option[0] != '\0';

@@ -14,7 +14,8 @@ typedef struct hum_nvrtc_options {
 } hum_nvrtc_options;
 
 /* The options for `req` (whose arch has been checked): C++17, the arch, -default-device,
- * --use_fast_math when asked, and -I for the CUDA include directory and its cccl/ subdirectory,
+ * --no-cache from NVRTC 12.9 on (its own compile cache off: hum's is the one), --use_fast_math
+ * when asked, and -I for the CUDA include directory and its cccl/ subdirectory,
  * found once per process: $CUDA_HOME/include, $CUDA_PATH/include, the include directory next to
  * the NVRTC library, /usr/local/cuda/include (the first that has cuda_fp16.h). */
 void hum_nvrtc_options_make(const hum_jit_request *req, hum_nvrtc_options *out);

@@ -109,6 +109,9 @@ static hum_status entry_request(const hum_layer_plan *plan, const hum_tuning *t,
     req->constants = header;
     req->kernel_name = f->entry;
     req->arch = plan->arch;
+    /* NVRTC's time grows with the CTA tile, whose loops it unrolls (sm_90a, n = k = 8192 uint4
+     * g128: 0.5 s for 16 x 128 x 256 up to 0.9 s for 256 x 128 x 128, bench/NOTES.md session 12) */
+    req->cost = (int64_t)t->block_m * t->block_n * t->block_k;
     return HUM_OK;
 }
 
