@@ -968,12 +968,12 @@ typedef struct hum_moe_compile_info {
  * for an arch NVRTC does not take. */
 hum_status hum_moe_compile(hum_runtime *rt, const hum_standard_weight *w13, const hum_standard_weight *w2,
                            const hum_moe_options *opts, const char *arch, hum_moe_compile_info *out);
-/* The same for the layer of a spec, from its shapes and types alone (`hum compile --moe`).
- * HUM_ERR_UNSUPPORTED for gemm=grouped or masked: a MoE layer runs the indexed GEMM. */
+/* The same for the layer of a spec, from its shapes and types alone (`hum compile --moe`), on
+ * the spec's GEMM type (indexed unless gemm= says grouped or masked). */
 hum_status hum_moe_compile_spec(hum_runtime *rt, const hum_moe_spec *spec, const char *arch, hum_moe_compile_info *out);
-/* What the layer of a spec runs, planned only (`hum info --moe`): out[0] the gate/up GEMM's
- * dispatch table, out[1] the down GEMM's, each with what its A runs as, from the facts of both
- * (arch NULL: the runtime's GPU). Errors: those of hum_moe_compile_spec's planning (HUM_ERR_POLICY
+/* What the layer of a spec runs, planned only, on the spec's GEMM type (`hum info --moe`): out[0]
+ * the gate/up GEMM's dispatch table, out[1] the down GEMM's, each with what its A runs as, from
+ * the facts of both (arch NULL: the runtime's GPU). Errors: those of hum_moe_compile_spec's planning (HUM_ERR_POLICY
  * where the tables give a range of rows per expert two block_m); HUM_ERR_NO_DEVICE without arch
  * and GPU. */
 hum_status hum_moe_describe_spec(hum_runtime *rt, const hum_moe_spec *spec, const char *arch, hum_layer_dispatch out[2]);
