@@ -16,6 +16,9 @@
  * block_m per range of rows per expert (issue 10): an intermediate size that is not a multiple
  * of 8 (wgmma takes the gate/up GEMM's K, not the down GEMM's), a hidden size that is not (the
  * other way round), and W4A8 whose down GEMM falls back to 16-bit A (its K not a multiple of 16).
+ * Policy reloads of a prepared layer (case "silu reload bf16"): a site policy giving larger tiles
+ * than its routing layout was sized for, or different block_m to its GEMMs, refused with the old
+ * tables kept and forwards right; one of smaller tiles taken.
  * HUM_TEST_CASES=A,B runs only the cases whose name contains A or B (e.g. mxfp8). Skipped (77)
  * without a GPU. */
 #include "cuda_driver.h"
@@ -489,6 +492,91 @@ done:
     free(alone);
 }
 
+/* A site policy giving both expert GEMMs one tile, block M `bm` (0: 64 for a GEMM of K = 64, the
+ * down GEMM of the reload case's layer, 32 for the other: GEMMs that disagree). */
+static void write_site_policy(const char *dir, int bm)
+{
+    char text[1024];
+    char pick[64] = "(layer.k == 64 and 64 or 32)";
+    if (bm)
+        snprintf(pick, sizeof pick, "%d", bm);
+    snprintf(text, sizeof text,
+             "local policy = require('hum.policy')\n"
+             "return {\n"
+             "  name = 'moe-site-%s',\n"
+             "  applies = function(device) return true end,\n"
+             "  tunings = function(device, layer, compute)\n"
+             "    local bm = %s\n"
+             "    return policy.ranges({ { math.huge, policy.mma_tuning(bm, 64, 64, bm >= 64 and 32 or bm, 32, 64, 3) } })\n"
+             "  end,\n"
+             "}\n",
+             bm ? pick : "mixed", pick);
+    rt_write(dir, "site.lua", text);
+}
+
+/* The tables in force of both GEMMs: the site policy's, block M bm, at this generation. */
+static int tables_are(const fixture *f, const char *policy, int32_t bm, uint64_t generation, const char *what)
+{
+    hum_moe_info info;
+    if (!QUANT_CHECK(hum_moe_get_info(f->moe, &info) == HUM_OK, "%s: %s", what, hum_last_error()))
+        return 0;
+    const hum_layer_info *g[2] = {&info.gate_up_gemm, &info.down_gemm};
+    int ok = 1;
+    for (int i = 0; i < 2; i++)
+        ok &= QUANT_CHECK(!strcmp(g[i]->policy_name, policy) && g[i]->generation == generation &&
+                              g[i]->entry_count == 1 && g[i]->entries[0].block_m == bm,
+                          "%s: GEMM %d has policy %s, generation %llu, %d entries, block_m %d; expected %s, %llu, 1, %d",
+                          what, i, g[i]->policy_name, (unsigned long long)g[i]->generation, g[i]->entry_count,
+                          g[i]->entries[0].block_m, policy, (unsigned long long)generation, bm);
+    return ok;
+}
+
+/* A policy reload re-plans a prepared MoE layer's two GEMMs together (layer_reload.c): a site
+ * policy giving larger tiles than the routing layout was sized for at prepare, or giving the two
+ * GEMMs different block_m, is refused as a whole (the old tables stay, forwards stay right); one
+ * that keeps one block_m within the layout is taken. */
+static void check_reload(quant_rng *rng)
+{
+    char dir[4096];
+    rt_tmpdir("moe-reload", dir, sizeof dir);
+    write_site_policy(dir, 64);
+    hum_runtime *rt = NULL;
+    static const layer_case c = {"silu reload bf16", 8, 8, 2, 128, 64, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, 0, 0, 0, 0};
+    fixture f;
+    memset(&f, 0, sizeof f);
+    if (QUANT_CHECK(rt_runtime_with_config(dir, "policy_paths: [site.lua]\n", &rt) == HUM_OK, "%s",
+                    hum_last_error()) &&
+        setup(&f, rt, rng, &c) && tables_are(&f, "moe-site-64", 64, 0, "prepared")) {
+        run_case(&f, rng, 37, ROUTE_RANDOM, 0, 0, 64, "before the reloads");
+        static const struct {
+            int bm;
+            const char *why;
+        } refused[] = {{128, "routing layout was sized for"}, {0, "the gate/up GEMM has block_m 32 and the down GEMM 64"}};
+        for (int r = 0; r < 2; r++) {
+            write_site_policy(dir, refused[r].bm);
+            const hum_status st = hum_runtime_reload_policies(rt);
+            const char *msg = hum_last_error();
+            printf("  reload %s refused: %s\n", refused[r].bm ? "to block_m 128" : "of mixed block_m", msg);
+            QUANT_CHECK(st == HUM_ERR_POLICY && strstr(msg, refused[r].why) && strstr(msg, "MoE layer"),
+                        "reload %d: status %d, '%s'", r, (int)st, msg);
+            tables_are(&f, "moe-site-64", 64, 0, "after a refused reload");
+            run_case(&f, rng, 150, ROUTE_RANDOM, 0, 0, 150, "after a refused reload");
+        }
+        /* with an activation override added: prepared layers keep the A types they were
+         * prepared for (a_fixed; the activation kernel writes the down GEMM's), which the
+         * forwards below check against the bfloat16 reference */
+        write_site_policy(dir, 32);
+        rt_write(dir, "hum.yaml", "policy_paths: [site.lua]\noverrides:\n  moe:\n    activation: e4m3\n");
+        QUANT_CHECK(hum_runtime_reload_policies(rt) == HUM_OK, "reload to block_m 32: %s", hum_last_error());
+        tables_are(&f, "moe-site-32", 32, 1, "after the reload to block_m 32");
+        run_case(&f, rng, 150, ROUTE_RANDOM, 0, 0, 150, "after the reload to block_m 32");
+        run_case(&f, rng, 200, ROUTE_ONE_EXPERT, 0, 0, 200, "one expert, after the reload to block_m 32");
+    }
+    teardown(&f);
+    hum_runtime_destroy(rt);
+    rt_rmtree(dir);
+}
+
 int main(void)
 {
     if (!gemm_test_have_gpu())
@@ -557,6 +645,8 @@ int main(void)
         }
         teardown(&f);
     }
+    if (quant_test_selected("silu reload bf16"))
+        check_reload(&rng);
     hum_runtime_destroy(rt);
     hum_runtime_destroy(rt_mx);
     rt_rmtree(dir);

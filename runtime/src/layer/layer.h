@@ -77,6 +77,11 @@ struct hum_layer {
     /* the ComputeConfig its plan starts from, gemm_type aside: an expert GEMM's facts of its MoE
      * layer when the layer set them (moe_prepare.c) */
     hum_compute_config compute;
+    /* an indexed MoE layer's gate/up GEMM once the layer is prepared: its down GEMM and the
+     * largest block_m the layer's routing layout was sized for (hum_layer_pair_experts), which
+     * policy reloads re-plan and check together; NULL and 0 otherwise (live_lock) */
+    struct hum_layer *moe_down;
+    int32_t moe_block_m_max;
     int32_t prepared;
     hum_layer_plan plan;        /* after planning: config and tunings */
     hum_layer_buffers buf;
@@ -179,9 +184,26 @@ void hum_layer_publish_first(hum_layer *layer, hum_dispatch_table *table);
 /* Takes the layer off the list and frees its table (hum_layer_destroy: no forward runs). */
 void hum_layer_retire(hum_layer *layer);
 
+/* HUM_ERR_POLICY unless the planned tables of an indexed MoE layer's gate/up and down GEMMs
+ * give every rows-per-expert count the same block_m (the GEMMs share one routing layout) and,
+ * limit > 0, none larger than limit (the block_m_max the layout of a prepared layer was sized
+ * for); the message names the policy and the range. *max: the largest block_m. MoE prepare,
+ * hum_moe_compile(_spec), hum_moe_describe_spec (moe/moe_prepare.c) and policy reloads apply it. */
+hum_status hum_layer_check_block_m(const hum_layer_plan *gate_up, const hum_layer_plan *down, int32_t limit,
+                                   int32_t *max);
+
+/* Ties an indexed MoE layer's two prepared GEMMs (moe_prepare.c): under the live lock, their
+ * tables in force must share one block_m per range of rows per expert (hum_layer_check_block_m);
+ * *block_m_max: the largest, which sizes the layer's routing layout. gate_up then names down
+ * (moe_down), so that reloads check the pair's new tables together and keep them within
+ * block_m_max. hum_moe_destroy destroys gate_up first. */
+hum_status hum_layer_pair_experts(hum_layer *gate_up, hum_layer *down, int32_t *block_m_max);
+
 /* Re-plans every prepared layer of the runtime under the policies just loaded, compiles and
- * loads what the new tables need, then swaps every table in, or, on any error, none (naming the
- * layer and why). The caller holds the Lua lock. */
+ * loads what the new tables need, checks the new tables of each indexed MoE layer's GEMM pair
+ * as its prepare did (one block_m per range, at most the one its routing layout was sized for),
+ * then swaps every table in, or, on any error, none (naming the layer and why). The caller
+ * holds the Lua lock. */
 hum_status hum_layers_reload_locked(hum_runtime *rt);
 
 /* Whether forwards permute A into the weights' K order before the GEMM (a dense act-order

@@ -50,6 +50,75 @@ static hum_status replan(hum_runtime *rt, const hum_device_info *dev, hum_layer 
     return st;
 }
 
+hum_status hum_layer_check_block_m(const hum_layer_plan *gate_up, const hum_layer_plan *down, int32_t limit,
+                                   int32_t *max)
+{
+    *max = 0;
+    const hum_tuning *a = gate_up->entries, *b = down->entries;
+    const int32_t na = gate_up->entry_count, nb = down->entry_count;
+    int32_t i = 0, j = 0;
+    while (i < na && j < nb) {
+        const hum_tuning *x = &a[i], *y = &b[j];
+        const int64_t lo = x->m_min > y->m_min ? x->m_min : y->m_min;
+        const int64_t hi = x->m_max < y->m_max ? x->m_max : y->m_max;
+        if (x->block_m != y->block_m)
+            return hum_fail(HUM_ERR_POLICY, "policy '%s': for %lld..%lld rows per expert the gate/up GEMM has block_m "
+                            "%d and the down GEMM %d (a MoE layer's GEMMs share one routing layout: one block_m)",
+                            gate_up->policy_name, (long long)lo, (long long)hi, x->block_m, y->block_m);
+        if (limit > 0 && x->block_m > limit)
+            return hum_fail(HUM_ERR_POLICY, "policy '%s': for %lld..%lld rows per expert the GEMMs have block_m %d, "
+                            "larger than the %d the layer's routing layout was sized for when it was prepared "
+                            "(prepare the MoE layer again to take larger tiles)",
+                            gate_up->policy_name, (long long)lo, (long long)hi, x->block_m, limit);
+        if (x->block_m > *max)
+            *max = x->block_m;
+        if (x->m_max <= y->m_max)
+            i++;
+        if (y->m_max <= x->m_max)
+            j++;
+    }
+    return HUM_OK;
+}
+
+hum_status hum_layer_pair_experts(hum_layer *gate_up, hum_layer *down, int32_t *block_m_max)
+{
+    pthread_mutex_lock(&gate_up->rt->live_lock);
+    const hum_status st = hum_layer_check_block_m(&hum_layer_table_locked(gate_up)->plan,
+                                                &hum_layer_table_locked(down)->plan, 0, block_m_max);
+    if (st == HUM_OK) {
+        gate_up->moe_down = down;
+        gate_up->moe_block_m_max = *block_m_max;
+    }
+    pthread_mutex_unlock(&gate_up->rt->live_lock);
+    return st;
+}
+
+/* The new tables fresh[0..count) of the live layers in list order: those of each indexed MoE
+ * layer's GEMM pair checked together, as its prepare checked them (hum_layer_pair_experts). */
+static hum_status check_moe_pairs(hum_runtime *rt, hum_dispatch_table **fresh, int32_t count)
+{
+    int32_t i = 0;
+    for (hum_layer *l = rt->layers; l; l = l->next_live, i++) {
+        if (!l->moe_down)
+            continue;
+        int32_t j = 0;
+        const hum_layer *d = rt->layers;
+        while (d && d != l->moe_down)
+            d = d->next_live, j++;
+        if (!d || j >= count)
+            continue; /* not live: hum_moe_destroy retires gate_up first, so never */
+        int32_t max;
+        const hum_status st = hum_layer_check_block_m(&fresh[i]->plan, &fresh[j]->plan, l->moe_block_m_max, &max);
+        if (st != HUM_OK)
+            return hum_fail_context(st, "re-planning the MoE layer of prepared layers %d and %d of %d (%lld experts; "
+                                    "gate/up N %lld, K %lld; down N %lld, K %lld)",
+                                    i + 1, j + 1, count, (long long)l->plan.config.num_experts,
+                                    (long long)l->plan.config.n, (long long)l->plan.config.k,
+                                    (long long)d->plan.config.n, (long long)d->plan.config.k);
+    }
+    return HUM_OK;
+}
+
 hum_status hum_layers_reload_locked(hum_runtime *rt)
 {
     pthread_mutex_lock(&rt->live_lock);
@@ -65,6 +134,10 @@ hum_status hum_layers_reload_locked(hum_runtime *rt)
         if ((st = replan(rt, &rt->device, l, &fresh[i])) != HUM_OK)
             st = hum_fail_context(st, "re-planning prepared layer %d of %d (N %lld, K %lld)", i + 1, count,
                                   (long long)l->plan.config.n, (long long)l->plan.config.k);
+    /* each layer's GEMMs re-planned from the facts its prepare shared between them (kept in
+     * plan.compute; the activation types stay too: a_fixed) must still share a routing layout */
+    if (st == HUM_OK)
+        st = check_moe_pairs(rt, fresh, count);
     if (st != HUM_OK) {
         for (int32_t j = 0; j < count; j++)
             hum_dispatch_table_free(fresh[j]);

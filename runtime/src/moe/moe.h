@@ -29,7 +29,8 @@ struct hum_moe {
     hum_moe_align_kernels align;
     hum_kernel *act, *combine;
     int32_t sm_count;
-    int32_t block_m_max;        /* the largest block_m of the GEMMs' tables: sizes the layout */
+    int32_t block_m_max;        /* the largest block_m of the GEMMs' tables: sizes the layout
+                                 * (a reload may not exceed it: hum_layer_pair_experts) */
     double prepare_ms;
 };
 

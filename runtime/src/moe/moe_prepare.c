@@ -1,6 +1,7 @@
 /* hum_moe_prepare: the facts of both expert GEMMs their policy plans from, then the GEMMs
  * prepared on two threads while this one compiles the kernels around them; then the one check
- * that ties the GEMMs together (a shared block_m), and the workspace sizes. */
+ * that ties the GEMMs together (a shared block_m, hum_layer_check_block_m in layer_reload.c,
+ * which policy reloads apply too), and the workspace sizes. */
 #include "moe.h"
 
 #include "internal.h"
@@ -71,32 +72,6 @@ static hum_status share_facts(hum_runtime *rt, hum_layer_plan plans[2])
         c->moe_weight_bits = both.moe_weight_bits;
         c->moe_kernel_group = both.moe_kernel_group;
         c->moe_kscale_k = both.moe_kscale_k;
-    }
-    return HUM_OK;
-}
-
-/* HUM_ERR_POLICY unless the tables a[0..na) and b[0..nb) of policy `policy` give every
- * rows-per-expert count the same block_m; the largest block_m in *max. */
-static hum_status check_block_m(const char *policy, const hum_tuning *a, int32_t na, const hum_tuning *b,
-                                int32_t nb, int32_t *max)
-{
-    *max = 0;
-    int32_t i = 0, j = 0;
-    while (i < na && j < nb) {
-        const hum_tuning *x = &a[i], *y = &b[j];
-        if (x->block_m != y->block_m) {
-            const int64_t lo = x->m_min > y->m_min ? x->m_min : y->m_min;
-            const int64_t hi = x->m_max < y->m_max ? x->m_max : y->m_max;
-            return hum_fail(HUM_ERR_POLICY, "policy '%s': for %lld..%lld rows per expert the gate/up GEMM has block_m "
-                            "%d and the down GEMM %d (a MoE layer's GEMMs share one routing layout: one block_m)",
-                            policy, (long long)lo, (long long)hi, x->block_m, y->block_m);
-        }
-        if (x->block_m > *max)
-            *max = x->block_m;
-        if (x->m_max <= y->m_max)
-            i++;
-        if (y->m_max <= x->m_max)
-            j++;
     }
     return HUM_OK;
 }
@@ -208,12 +183,9 @@ hum_status hum_moe_prepare(hum_moe *moe)
         hum_jit_result_free(&res[i]);
     if (st == HUM_OK && kst != HUM_OK)
         st = hum_fail_context(kst, "the kernels around the expert GEMMs");
-    hum_layer_info info[2];
     int32_t block_m_max = 0;
-    if (st == HUM_OK && (st = hum_layer_get_info(jobs[0].gemm, &info[0])) == HUM_OK &&
-        (st = hum_layer_get_info(jobs[1].gemm, &info[1])) == HUM_OK && type == HUM_GEMM_MOE_INDEXED)
-        st = check_block_m(info[0].policy_name, info[0].entries, info[0].entry_count, info[1].entries,
-                           info[1].entry_count, &block_m_max);
+    if (st == HUM_OK && type == HUM_GEMM_MOE_INDEXED)
+        st = hum_layer_pair_experts(jobs[0].gemm, jobs[1].gemm, &block_m_max);
     if (st != HUM_OK) {
         hum_layer_destroy(jobs[0].gemm);
         hum_layer_destroy(jobs[1].gemm);
@@ -324,8 +296,7 @@ static hum_status compile_layer(const hum_moe *moe, hum_layer_plan plans[2], con
     }
     int32_t block_m_max;
     if (st == HUM_OK && moe->opts.gemm_type == HUM_GEMM_MOE_INDEXED)
-        st = check_block_m(out->gate_up.policy_name, out->gate_up.entries, out->gate_up.entry_count,
-                           out->down.entries, out->down.entry_count, &block_m_max);
+        st = hum_layer_check_block_m(&plans[0], &plans[1], 0, &block_m_max);
     hum_jit_result res[AROUND];
     memset(res, 0, sizeof res);
     int32_t compiled = 0, cached = 0;
@@ -431,8 +402,7 @@ hum_status hum_moe_describe_spec(hum_runtime *rt, const hum_moe_spec *spec, cons
             st = hum_fail_context(st, "%s", WHAT[i]);
     int32_t block_m_max;
     if (st == HUM_OK && spec->gemm_type == HUM_GEMM_MOE_INDEXED)
-        st = check_block_m(plans[0].policy_name, plans[0].entries, plans[0].entry_count, plans[1].entries,
-                           plans[1].entry_count, &block_m_max);
+        st = hum_layer_check_block_m(&plans[0], &plans[1], 0, &block_m_max);
     if (st != HUM_OK) {
         memset(out, 0, 2 * sizeof *out);
         return hum_fail_context(st, "hum_moe_describe_spec%s%s", arch ? " for " : "", arch ? arch : "");
