@@ -897,7 +897,8 @@ hum_status hum_moe_from_safetensors(hum_runtime *rt, const char *path, const cha
 /*
  * Prepares the layer on the runtime's GPU: the gate/up and the down projections become two
  * expert GEMMs (of the options' GEMM type; indexed: tokens gathered per expert, docs/moe.md),
- * planned, compiled and uploaded in parallel with each other and with the kernels around them
+ * planned together (from the facts of both, as hum_moe_compile and hum_moe_describe_spec plan
+ * them), then compiled and uploaded in parallel with each other and with the kernels around them
  * (the routing layout, the activation, the combine); then drops the host copies. The policy
  * must give an indexed layer's GEMMs the same block_m for every number of rows per expert (they
  * share one routing layout). Preparing a prepared layer does nothing. Errors: those of hum_layer_prepare (the

@@ -74,9 +74,6 @@ struct hum_layer {
     hum_layer_types types;
     int64_t input_k;            /* A's columns: the weight's K (plan.config.k is the stored K') */
     hum_gemm_type gemm_type;    /* dense, or one of the MoE expert GEMM types (expert_gemm.c) */
-    /* the ComputeConfig its plan starts from, gemm_type aside: an expert GEMM's facts of its MoE
-     * layer when the layer set them (moe_prepare.c) */
-    hum_compute_config compute;
     /* an indexed MoE layer's gate/up GEMM once the layer is prepared: its down GEMM and the
      * largest block_m the layer's routing layout was sized for (hum_layer_pair_experts), which
      * policy reloads re-plan and check together; NULL and 0 otherwise (live_lock) */
@@ -173,6 +170,14 @@ hum_status hum_layer_plan_describe(const hum_layer_plan *plan, hum_layer_dispatc
 hum_status hum_layer_plan_for(hum_runtime *rt, const hum_device_info *dev, const hum_layer_config *inputs,
                               const hum_compute_config *compute, int lua_locked, hum_layer_plan *plan);
 
+/* The rest of hum_layer_prepare once `plan` (the layer's inputs) is planned for dev: the table's
+ * kernels compiled and loaded beside the weights' upload, the layer's own workspace, the table
+ * put in force. t0: when the prepare began (prepare_ms counts from it); plan_ms is the caller's.
+ * On failure the layer stays unprepared, nothing of it allocated. An expert GEMM of a MoE layer
+ * comes here planned with its pair (moe/moe_prepare.c). */
+hum_status hum_layer_prepare_planned(hum_layer *layer, const hum_device_info *dev, const hum_layer_plan *plan,
+                                     double t0);
+
 /* A table for `plan` with its kernels loaded from results[plan->entry_count] on dev; on
  * failure nothing stays loaded. */
 hum_status hum_dispatch_table_build(const hum_device_info *dev, const hum_layer_plan *plan,
@@ -242,6 +247,8 @@ int32_t hum_layer_precompile(hum_runtime *rt, const hum_layer_plan *plan, const 
 /* Plans plan (inputs, compute and arch filled) and compiles its kernels, CPU only; fills *out.
  * t0: when the call began (hum_layer_info.prepare_ms counts from it). */
 hum_status hum_layer_compile_plan(hum_runtime *rt, hum_layer_plan *plan, double t0, hum_layer_info *out);
+/* Its second half, for a plan planned already (hum_layer_run_plan): the kernels compiled. */
+hum_status hum_layer_compile_planned(hum_runtime *rt, const hum_layer_plan *plan, double t0, hum_layer_info *out);
 
 /* hum_layer_compile_spec (experts NULL, type HUM_GEMM_DENSE) and hum_expert_gemm_compile_spec
  * (*experts in 1 .. 2^20, a MoE type): the arguments, arch and SPEC checked, then the SPEC's

@@ -239,17 +239,22 @@ hum_status hum_layer_prepare(hum_layer *layer)
     hum_layer_plan plan;
     memset(&plan, 0, sizeof plan);
     hum_layer_plan_inputs(&layer->weight, &layer->types, &plan);
-    plan.compute = layer->compute;
     plan.compute.gemm_type = layer->gemm_type;
     if ((st = hum_layer_plan_for(layer->rt, &dev, &plan.config, &plan.compute, 0, &plan)) != HUM_OK)
         return hum_fail_context(st, "hum_layer_prepare");
     layer->plan_ms = hum_layer_now_ms() - t0;
+    return hum_layer_prepare_planned(layer, &dev, &plan, t0);
+}
 
-    layer->plan = plan; /* the upload reads the planned config */
-    prepare_tasks tasks = {.layer = layer, .plan = &plan, .dev = &dev};
+hum_status hum_layer_prepare_planned(hum_layer *layer, const hum_device_info *dev, const hum_layer_plan *plan,
+                                     double t0)
+{
+    layer->plan = *plan; /* the upload reads the planned config */
+    prepare_tasks tasks = {.layer = layer, .plan = plan, .dev = dev};
     hum_parallel_for(2, 2, prepare_task, &tasks);
     /* the compile's error first, as when the upload waited for it */
     const int failed = tasks.status[0] != HUM_OK ? 0 : tasks.status[1] != HUM_OK ? 1 : -1;
+    hum_status st = HUM_OK;
     if (failed >= 0)
         st = tasks.message[failed] ? hum_fail(tasks.status[failed], "%s", tasks.message[failed])
                                    : hum_fail(HUM_ERR_OUT_OF_MEMORY, "hum_layer_prepare: out of memory");
@@ -261,9 +266,9 @@ hum_status hum_layer_prepare(hum_layer *layer)
     hum_workspace *ws = NULL;
     if (st == HUM_OK) {
         /* the own workspace: act-order or quantized rows up to 16 MiB, at least 256 */
-        const int64_t rows = (16 << 20) / (2 * plan.config.k);
+        const int64_t rows = (16 << 20) / (2 * plan->config.k);
         st = hum_workspace_create(layer->rt, NULL,
-                                  hum_workspace_bytes(&plan, dev.sm_count, rows > 256 ? rows : 256), &ws);
+                                  hum_workspace_bytes(plan, dev->sm_count, rows > 256 ? rows : 256), &ws);
     }
     if (st != HUM_OK) {
         hum_dispatch_table_free(table);
@@ -283,7 +288,7 @@ hum_status hum_layer_prepare(hum_layer *layer)
     layer->workspace = ws;
     layer->buf = tasks.buf;
     /* act-order: A goes to permute_a.cu; 16-byte chunks are 8 elements of 16-bit A, 16 of 8-bit A */
-    layer->a_vector = !plan.config.act_order && plan.config.k % (hum_gemm_a8(&plan.config) ? 16 : 8) == 0;
+    layer->a_vector = !plan->config.act_order && plan->config.k % (hum_gemm_a8(&plan->config) ? 16 : 8) == 0;
     layer->prepared = 1;
     hum_standard_free(&layer->weight);
     layer->prepare_ms = hum_layer_now_ms() - t0;
@@ -293,15 +298,19 @@ hum_status hum_layer_prepare(hum_layer *layer)
 
 hum_status hum_layer_compile_plan(hum_runtime *rt, hum_layer_plan *plan, double t0, hum_layer_info *out)
 {
+    const hum_status st = hum_layer_run_plan(rt, plan, 0);
+    return st == HUM_OK ? hum_layer_compile_planned(rt, plan, t0, out)
+                        : hum_fail_context(st, "hum_layer_compile for %s", plan->arch);
+}
+
+hum_status hum_layer_compile_planned(hum_runtime *rt, const hum_layer_plan *plan, double t0, hum_layer_info *out)
+{
     hum_jit_result results[HUM_LAYER_MAX_KERNELS];
     memset(results, 0, sizeof results);
     hum_layer layer;
     memset(&layer, 0, sizeof layer);
-    hum_status st = hum_layer_run_plan(rt, plan, 0);
-    if (st == HUM_OK)
-        st = hum_layer_compile_entries(rt, plan, results, &layer.compile_ms, &layer.kernels_compiled,
-                                       &layer.kernels_cached);
-    /* Every slot (zeroed when unused): entry_count is not to be trusted when the plan failed. */
+    const hum_status st = hum_layer_compile_entries(rt, plan, results, &layer.compile_ms, &layer.kernels_compiled,
+                                                    &layer.kernels_cached);
     for (int32_t i = 0; i < HUM_LAYER_MAX_KERNELS; i++)
         hum_jit_result_free(&results[i]);
     if (st == HUM_OK) {

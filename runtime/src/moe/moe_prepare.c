@@ -1,7 +1,8 @@
-/* hum_moe_prepare: the facts of both expert GEMMs their policy plans from, then the GEMMs
- * prepared on two threads while this one compiles the kernels around them; then the one check
- * that ties the GEMMs together (a shared block_m, hum_layer_check_block_m in layer_reload.c,
- * which policy reloads apply too), and the workspace sizes. */
+/* hum_moe_prepare: both expert GEMMs planned together (plan_layer: the facts of both their
+ * policy plans from, then the one check that ties their tables, a shared block_m,
+ * hum_layer_check_block_m in layer_reload.c, which policy reloads apply too), as hum_moe_compile
+ * and hum_moe_describe_spec plan them; then the GEMMs prepared on two threads while this one
+ * compiles the kernels around them, and the pair tied; and the workspace sizes. */
 #include "moe.h"
 
 #include "internal.h"
@@ -25,6 +26,9 @@ static double now_ms(void)
 
 typedef struct gemm_job {
     hum_layer *gemm;
+    const hum_device_info *dev;
+    const hum_layer_plan *plan; /* planned (plan_layer) */
+    double t0;                  /* when its planning began */
     hum_status st;
     char error[512];
 } gemm_job;
@@ -32,7 +36,7 @@ typedef struct gemm_job {
 static void *prepare_gemm(void *arg)
 {
     gemm_job *j = arg;
-    j->st = hum_layer_prepare(j->gemm);
+    j->st = hum_layer_prepare_planned(j->gemm, j->dev, j->plan, j->t0);
     if (j->st != HUM_OK) /* the message is thread-local: carried back to the caller's thread */
         snprintf(j->error, sizeof j->error, "%s", hum_last_error());
     return NULL;
@@ -74,6 +78,33 @@ static hum_status share_facts(hum_runtime *rt, hum_layer_plan plans[2])
         c->moe_kscale_k = both.moe_kscale_k;
     }
     return HUM_OK;
+}
+
+/* Both GEMMs of a MoE layer of GEMM type `type` planned from plans[0..1] (inputs filled) for the
+ * nominal device of `arch`, or with arch NULL for the GPU `dev`: the facts of both shared
+ * (share_facts), each GEMM's table planned, and an indexed layer's two tables checked to give
+ * every range one block_m (hum_layer_check_block_m; *block_m_max: the largest, else 0). The one
+ * way hum_moe_prepare, hum_moe_compile(_spec) and hum_moe_describe_spec plan a layer. */
+static hum_status plan_layer(hum_runtime *rt, hum_gemm_type type, const char *arch, const hum_device_info *dev,
+                             hum_layer_plan plans[2], int32_t *block_m_max)
+{
+    *block_m_max = 0;
+    hum_status st = HUM_OK;
+    for (int i = 0; st == HUM_OK && i < 2; i++) {
+        plans[i].compute.gemm_type = type;
+        if (arch)
+            snprintf(plans[i].arch, sizeof plans[i].arch, "%s", arch);
+        else
+            st = hum_layer_plan_target(dev, &plans[i]);
+    }
+    if (st == HUM_OK)
+        st = share_facts(rt, plans);
+    for (int i = 0; st == HUM_OK && i < 2; i++)
+        if ((st = hum_layer_run_plan(rt, &plans[i], 0)) != HUM_OK)
+            st = hum_fail_context(st, "%s", WHAT[i]);
+    if (st == HUM_OK && type == HUM_GEMM_MOE_INDEXED)
+        st = hum_layer_check_block_m(&plans[0], &plans[1], 0, block_m_max);
+    return st;
 }
 
 /* The kernels around the GEMMs: the routing layout's, then the activation and the combine. */
@@ -140,15 +171,19 @@ hum_status hum_moe_prepare(hum_moe *moe)
         st = hum_expert_gemm_from_standard(moe->rt, &moe->w2, &lo, type, &jobs[1].gemm);
     hum_layer_plan plans[2];
     memset(plans, 0, sizeof plans);
-    for (int i = 0; st == HUM_OK && i < 2; i++) {
-        hum_layer_plan_inputs(&jobs[i].gemm->weight, &jobs[i].gemm->types, &plans[i]);
-        plans[i].compute.gemm_type = type;
-        st = hum_layer_plan_target(&dev, &plans[i]);
-    }
-    if (st == HUM_OK)
-        st = share_facts(moe->rt, plans);
     for (int i = 0; st == HUM_OK && i < 2; i++)
-        jobs[i].gemm->compute = plans[i].compute;
+        hum_layer_plan_inputs(&jobs[i].gemm->weight, &jobs[i].gemm->types, &plans[i]);
+    const double planning = now_ms();
+    int32_t block_m_max = 0;
+    if (st == HUM_OK)
+        st = plan_layer(moe->rt, type, NULL, &dev, plans, &block_m_max);
+    const double planned = now_ms();
+    for (int i = 0; st == HUM_OK && i < 2; i++) {
+        jobs[i].dev = &dev;
+        jobs[i].plan = &plans[i];
+        jobs[i].t0 = planning;
+        jobs[i].gemm->plan_ms = planned - planning;
+    }
     pthread_t threads[2];
     int started[2] = {0, 0};
     for (int i = 0; st == HUM_OK && i < 2; i++)
@@ -183,7 +218,7 @@ hum_status hum_moe_prepare(hum_moe *moe)
         hum_jit_result_free(&res[i]);
     if (st == HUM_OK && kst != HUM_OK)
         st = hum_fail_context(kst, "the kernels around the expert GEMMs");
-    int32_t block_m_max = 0;
+    /* the tables in force now: a reload may have replaced them since they were planned */
     if (st == HUM_OK && type == HUM_GEMM_MOE_INDEXED)
         st = hum_layer_pair_experts(jobs[0].gemm, jobs[1].gemm, &block_m_max);
     if (st != HUM_OK) {
@@ -275,28 +310,22 @@ hum_status hum_moe_workspace_size(const hum_moe *moe, int64_t max_m, int64_t *by
     return HUM_OK;
 }
 
-/* Both GEMMs' tables planned and compiled for `arch` from the configs in plans[2] (inputs set),
- * the block_m they share checked, and the kernels around them compiled. */
+/* Both GEMMs' tables planned for `arch` from the configs in plans[2] (inputs set, plan_layer)
+ * and compiled, and the kernels around them compiled. */
 static hum_status compile_layer(const hum_moe *moe, hum_layer_plan plans[2], const char *arch,
                                 hum_moe_compile_info *out)
 {
     const double t0 = now_ms();
     hum_layer_info *info[2] = {&out->gate_up, &out->down};
     char *note[2] = {out->gate_up_activation, out->down_activation};
-    for (int i = 0; i < 2; i++) {
-        plans[i].compute.gemm_type = moe->opts.gemm_type;
-        snprintf(plans[i].arch, sizeof plans[i].arch, "%s", arch);
-    }
-    hum_status st = share_facts(moe->rt, plans);
+    int32_t block_m_max;
+    hum_status st = plan_layer(moe->rt, (hum_gemm_type)moe->opts.gemm_type, arch, NULL, plans, &block_m_max);
     for (int i = 0; st == HUM_OK && i < 2; i++) {
-        if ((st = hum_layer_compile_plan(moe->rt, &plans[i], t0, info[i])) != HUM_OK)
+        if ((st = hum_layer_compile_planned(moe->rt, &plans[i], t0, info[i])) != HUM_OK)
             st = hum_fail_context(st, "%s", WHAT[i]);
         else
             snprintf(note[i], sizeof out->gate_up_activation, "%s", plans[i].activation);
     }
-    int32_t block_m_max;
-    if (st == HUM_OK && moe->opts.gemm_type == HUM_GEMM_MOE_INDEXED)
-        st = hum_layer_check_block_m(&plans[0], &plans[1], 0, &block_m_max);
     hum_jit_result res[AROUND];
     memset(res, 0, sizeof res);
     int32_t compiled = 0, cached = 0;
@@ -345,10 +374,8 @@ static void spec_plans(const hum_moe_spec *spec, hum_layer_plan plans[2])
     memset(plans, 0, 2 * sizeof *plans);
     hum_layer_spec_config(&spec->gate_up, &plans[0].config);
     hum_layer_spec_config(&down, &plans[1].config);
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 2; i++)
         plans[i].config.num_experts = spec->experts;
-        plans[i].compute.gemm_type = spec->gemm_type;
-    }
 }
 
 hum_status hum_moe_compile_spec(hum_runtime *rt, const hum_moe_spec *spec, const char *arch, hum_moe_compile_info *out)
@@ -386,23 +413,15 @@ hum_status hum_moe_describe_spec(hum_runtime *rt, const hum_moe_spec *spec, cons
     hum_layer_plan plans[2];
     spec_plans(spec, plans);
     hum_device_info dev;
+    int32_t block_m_max;
     hum_status st = hum_layer_spec_check(&spec->gate_up);
     if (st == HUM_OK)
         st = arch ? hum_arch_check(arch) : hum_runtime_device(rt, &dev);
-    for (int i = 0; st == HUM_OK && i < 2; i++) {
-        if (arch)
-            snprintf(plans[i].arch, sizeof plans[i].arch, "%s", arch);
-        else
-            st = hum_layer_plan_target(&dev, &plans[i]);
-    }
     if (st == HUM_OK)
-        st = share_facts(rt, plans);
+        st = plan_layer(rt, spec->gemm_type, arch, arch ? NULL : &dev, plans, &block_m_max);
     for (int i = 0; st == HUM_OK && i < 2; i++)
-        if ((st = hum_layer_run_plan(rt, &plans[i], 0)) != HUM_OK || (st = hum_layer_plan_describe(&plans[i], &out[i])) != HUM_OK)
+        if ((st = hum_layer_plan_describe(&plans[i], &out[i])) != HUM_OK)
             st = hum_fail_context(st, "%s", WHAT[i]);
-    int32_t block_m_max;
-    if (st == HUM_OK && spec->gemm_type == HUM_GEMM_MOE_INDEXED)
-        st = hum_layer_check_block_m(&plans[0], &plans[1], 0, &block_m_max);
     if (st != HUM_OK) {
         memset(out, 0, 2 * sizeof *out);
         return hum_fail_context(st, "hum_moe_describe_spec%s%s", arch ? " for " : "", arch ? arch : "");
