@@ -189,6 +189,12 @@ function layer.inputs(plan)
   return device, cfg, fields.to_table("compute", c)
 end
 
+-- Only the plan's target (layer.target): raises where it has none (an arch without a nominal
+-- device), which a MoE layer checks once before either GEMM (runtime/src/moe/moe_prepare.c).
+function layer.check_target(rt, plan)
+  layer.target(plan)
+end
+
 -- The LayerConfig of a plan derived and its activation type decided, without the policy: what
 -- a MoE layer reads of each GEMM before planning both (runtime/src/moe/moe_prepare.c).
 function layer.derive(rt, plan)

@@ -54,7 +54,8 @@ static void usage(FILE *f)
     fprintf(f, "  --config FILE  deployment config (its cache_dir and device are used)\n");
 }
 
-/* 0 parsed, 1 --help printed, 2 usage error (reported). */
+/* 0 parsed, 1 --help printed, 2 usage error (reported): an --arch NVRTC does not take too, found
+ * here, once, before anything is planned or compiled for it. */
 static int parse(int argc, char **argv, compile_options *o)
 {
     const cli_option options[] = {
@@ -65,6 +66,8 @@ static int parse(int argc, char **argv, compile_options *o)
     int rc = cli_args_parse(&args, argc, argv);
     if (rc == 0 && (!!o->kernel + !!o->layer + !!o->moe) != 1)
         rc = cli_usage_error(&args, "say what to compile: --kernel NAME, --layer SPEC or --moe SPEC (one of them)");
+    if (rc == 0 && o->arch && hum_arch_check(o->arch) != HUM_OK)
+        rc = cli_usage_error(&args, "%s", hum_last_error());
     return rc;
 }
 
@@ -153,10 +156,6 @@ int hum_cmd_compile(const char *config, int argc, char **argv)
         k++;
     if (o.kernel && k == n) {
         fprintf(stderr, "hum compile: no built-in kernel '%s' (see hum compile --help)\n", o.kernel);
-        return 1;
-    }
-    if (o.arch && hum_arch_check(o.arch) != HUM_OK) {
-        fprintf(stderr, "hum compile: %s\n", hum_last_error());
         return 1;
     }
     /* A SPEC that does not parse is a usage error (exit 2), as in `hum bench --layer`, which takes

@@ -1,5 +1,6 @@
 /* What a user expects of the command line: `hum --version`, `hum help [COMMAND]`, `--opt=VALUE`
- * forms; SPEC values checked by the parser (a usage error, exit 2, naming the key and value);
+ * forms; SPEC values checked by the parser (a usage error, exit 2, naming the key and value); a
+ * bad --arch of `hum compile` and `hum info` (exit 2, or 1 for one without a nominal device);
  * `hum compile --layer` planned from shapes (a huge layer compiles in seconds, a cache hit at
  * once); names read from files escaped in messages. */
 #define _POSIX_C_SOURCE 200809L /* setenv, clock_gettime */
@@ -85,6 +86,31 @@ int main(void)
     bad_spec("n=64,k=64,w=e4m3,zp=int", "zp=int");
     bad_spec("n=64,k=64,group=-1", "group=-1");
     bad_spec("n=4294967296,k=64", "n=4294967296");
+
+    /* --arch: one NVRTC does not take is a usage error naming it and the archs it takes, found
+     * before anything is planned (`compile --moe` exited 1 blaming the gate/up GEMM); one it takes
+     * without a nominal device to plan on fails the planning (exit 1), named once for the layer */
+    static const char *const uses[] = {
+        "compile --kernel selfcheck",
+        "compile --layer n=256,k=256,w=uint4,a=bfloat16,group=128",
+        "compile --moe e=8,topk=2,n=256,k=256,w=uint4,a=bfloat16,group=128",
+        "info --layer n=256,k=256,w=uint4,a=bfloat16,group=128",
+        "info --moe e=8,topk=2,n=256,k=256,w=uint4,a=bfloat16,group=128",
+    };
+    for (size_t i = 0; i < sizeof uses / sizeof uses[0]; i++) {
+        snprintf(args, sizeof args, "%s --arch sm_12", uses[i]);
+        RT_CHECK(cli_hum(args) == 2, "%s: exit 2 expected:\n%s", args, cli_output);
+        cli_has(args, "GPU architecture 'sm_12': expected one of sm_75, sm_80");
+        cli_has(args, "usage: hum ");
+        RT_CHECK(!strstr(cli_output, "(w13)"), "%s: a GEMM blamed:\n%s", args, cli_output);
+        if (i == 0)
+            continue; /* a kernel compiles for any arch NVRTC takes */
+        snprintf(args, sizeof args, "%s --arch sm_87", uses[i]);
+        RT_CHECK(cli_hum(args) == 1, "%s: exit 1 expected:\n%s", args, cli_output);
+        cli_has(args, "no nominal device for arch 'sm_87' (expected sm_75, sm_80, sm_86, sm_89 or sm_90a)");
+        RT_CHECK(!strstr(cli_output, "(w13)") && !strstr(cli_output, "usage: hum "), "%s: a GEMM blamed, or a "
+                 "usage error:\n%s", args, cli_output);
+    }
 
     /* From shapes: a random 65536 x 65536 weight took minutes before a kernel was compiled, and
      * 7 s on a cache hit */

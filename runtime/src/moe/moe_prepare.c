@@ -97,6 +97,9 @@ static hum_status plan_layer(hum_runtime *rt, hum_gemm_type type, const char *ar
         else
             st = hum_layer_plan_target(dev, &plans[i]);
     }
+    /* an arch without a nominal device, once: no fault of either GEMM */
+    if (st == HUM_OK && arch)
+        st = hum_lua_call(rt, "hum.layer", "check_target", "hum_layer_plan *", &plans[0]);
     if (st == HUM_OK)
         st = share_facts(rt, plans);
     for (int i = 0; st == HUM_OK && i < 2; i++)
