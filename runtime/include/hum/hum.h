@@ -903,7 +903,8 @@ hum_status hum_moe_from_safetensors(hum_runtime *rt, const char *path, const cha
  * must give an indexed layer's GEMMs the same block_m for every number of rows per expert (they
  * share one routing layout). Preparing a prepared layer does nothing. Errors: those of hum_layer_prepare (the
  * message names the projection); HUM_ERR_POLICY when the two tables' block_m differ (naming
- * the rows per expert). On failure the layer is as before the call.
+ * the rows per expert); HUM_ERR_INTERNAL when no thread can be started to prepare a GEMM on
+ * (naming it). On failure the layer is as before the call.
  */
 hum_status hum_moe_prepare(hum_moe *moe);
 

@@ -189,8 +189,13 @@ hum_status hum_moe_prepare(hum_moe *moe)
     }
     pthread_t threads[2];
     int started[2] = {0, 0};
-    for (int i = 0; st == HUM_OK && i < 2; i++)
-        started[i] = pthread_create(&threads[i], NULL, prepare_gemm, &jobs[i]) == 0;
+    for (int i = 0; st == HUM_OK && i < 2; i++) {
+        const int rc = pthread_create(&threads[i], NULL, prepare_gemm, &jobs[i]);
+        started[i] = rc == 0;
+        if (rc != 0)
+            st = hum_fail(HUM_ERR_INTERNAL, "%s: no thread to prepare it on (pthread_create: %s)", WHAT[i],
+                          strerror(rc));
+    }
 
     /* meanwhile, here: the routing layout and the combine; the activation once the down GEMM's
      * plan says which A type it writes */
@@ -210,7 +215,7 @@ hum_status hum_moe_prepare(hum_moe *moe)
     for (int i = 0; i < 2; i++) {
         if (started[i])
             pthread_join(threads[i], NULL);
-        if (st == HUM_OK && started[i] && jobs[i].st != HUM_OK)
+        if (st == HUM_OK && jobs[i].st != HUM_OK) /* both started */
             st = hum_fail(jobs[i].st, "%s: %s", WHAT[i], jobs[i].error);
     }
     if (st == HUM_OK && kst == HUM_OK)
