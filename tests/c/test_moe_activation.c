@@ -6,7 +6,8 @@
  * reload changing it for layers planned afterwards; the
  * layer compiled (NVRTC: both GEMMs' 8-bit tables, the quantizer, the activation fused with
  * its quantization) for sm_89 and sm_90a (e4m3) and sm_80 (int8); and the float64 reference
- * that follows the layer's numerics (hum_moe_numerics). */
+ * that follows the layer's numerics (hum_moe_numerics). And an expert GEMM described alone
+ * (hum_expert_gemm_describe_spec, its own facts) against the same GEMM in its layer. */
 #include "hum/hum_tools.h"
 #include "rt_test.h"
 
@@ -25,29 +26,53 @@ static hum_runtime *runtime_with(const char *dir, const char *yaml)
     return rt;
 }
 
-/* Both expert GEMMs of the MoE spec, planned on arch: A runs as `runs`, the note names needle. */
+/* Both expert GEMMs of the MoE spec as its layer plans them on arch (hum_moe_describe_spec: from
+ * the facts of both, as hum_moe_prepare): A runs as `runs`, the note names needle. */
 static void expect(hum_runtime *rt, const char *spec, const char *arch, hum_dtype runs, const char *needle)
 {
     hum_moe_spec s;
-    if (!RT_CHECK(hum_moe_spec_parse(spec, &s) == HUM_OK, "%s: %s", spec, hum_last_error()))
+    hum_layer_dispatch d[2];
+    if (!RT_CHECK(hum_moe_spec_parse(spec, &s) == HUM_OK, "%s: %s", spec, hum_last_error()) ||
+        !RT_CHECK(hum_moe_describe_spec(rt, &s, arch, d) == HUM_OK, "%s on %s: %s", spec, arch, hum_last_error()))
         return;
-    hum_layer_spec down;
-    hum_moe_spec_down(&s, &down);
-    const hum_layer_spec *gemm[2] = {&s.gate_up, &down};
     for (int i = 0; i < 2; i++) {
-        hum_layer_dispatch d;
-        if (!RT_CHECK(hum_expert_gemm_describe_spec(rt, gemm[i], s.experts, HUM_GEMM_MOE_INDEXED, arch, &d) == HUM_OK,
-                      "%s on %s: %s", spec, arch, hum_last_error()))
-            continue;
-        RT_CHECK(strstr(d.activation, needle) && d.row_count >= 1, "%s GEMM of %s on %s: activations '%s' should "
-                 "name '%s'", i ? "down" : "gate_up", spec, arch, d.activation, needle);
+        RT_CHECK(strstr(d[i].activation, needle) && d[i].row_count >= 1, "%s GEMM of %s on %s: activations '%s' "
+                 "should name '%s'", i ? "down" : "gate_up", spec, arch, d[i].activation, needle);
         /* the policy's tiles fit the type that runs: 8-bit A takes block K >= 128 */
         const int a8 = runs == HUM_DTYPE_FLOAT8_E4M3FN || runs == HUM_DTYPE_INT8;
-        for (int32_t r = 0; a8 && r < d.row_count; r++)
-            RT_CHECK(d.rows[r].tuning.block_k >= 128 && !d.rows[r].tuning.stream_k,
-                     "%s on %s, range %d: block K %d%s with 8-bit A", spec, arch, r, d.rows[r].tuning.block_k,
-                     d.rows[r].tuning.stream_k ? ", stream-K" : "");
+        for (int32_t r = 0; a8 && r < d[i].row_count; r++)
+            RT_CHECK(d[i].rows[r].tuning.block_k >= 128 && !d[i].rows[r].tuning.stream_k,
+                     "%s on %s, range %d: block K %d%s with 8-bit A", spec, arch, r, d[i].rows[r].tuning.block_k,
+                     d[i].rows[r].tuning.stream_k ? ", stream-K" : "");
     }
+}
+
+/* Whether a table has an entry on a wgmma family. */
+static int has_wgmma(const hum_layer_dispatch *d)
+{
+    for (int32_t r = 0; r < d->row_count; r++)
+        if (d->rows[r].tuning.kernel != HUM_GEMM_KERNEL_MMA)
+            return 1;
+    return 0;
+}
+
+/* hum_expert_gemm_describe_spec describes an expert GEMM alone, planned from its own facts, as
+ * hum_expert_gemm_from_standard's is prepared; a MoE layer plans its GEMMs from the facts of
+ * both. Issue 10's layer on sm_90a: its gate/up GEMM (K 96) takes wgmma alone, but not beside
+ * its down GEMM (K 100, which wgmma does not take): the policy's block_m follows both. */
+static void alone_and_in_layer(hum_runtime *rt)
+{
+    hum_moe_spec s;
+    hum_layer_dispatch alone, layer[2];
+    if (!RT_CHECK(hum_moe_spec_parse("e=33,topk=4,n=200,k=96,w=uint4,a=bfloat16,group=32", &s) == HUM_OK, "%s",
+                  hum_last_error()) ||
+        !RT_CHECK(hum_expert_gemm_describe_spec(rt, &s.gate_up, s.experts, s.gemm_type, "sm_90a", &alone) == HUM_OK &&
+                      hum_moe_describe_spec(rt, &s, "sm_90a", layer) == HUM_OK,
+                  "issue 10's layer on sm_90a: %s", hum_last_error()))
+        return;
+    RT_CHECK(has_wgmma(&alone) && !has_wgmma(&layer[0]) && !has_wgmma(&layer[1]),
+             "issue 10's gate/up GEMM on sm_90a: wgmma alone %d (expected 1), in its layer %d and %d (expected 0)",
+             has_wgmma(&alone), has_wgmma(&layer[0]), has_wgmma(&layer[1]));
 }
 
 /* The layer of the spec compiled for arch: both GEMMs run `runs` (8-bit: scaled per group of
@@ -152,6 +177,7 @@ int main(void)
         /* W4A8 with group scales along K runs only when the deployment asks for it (the K-group
          * promotion has not run on a GPU yet): the checkpoint's scheme alone is 16-bit, saying so */
         expect(rt, "e=8,topk=2,n=512,k=512,w=uint4,a=e4m3,group=128", "sm_90a", BF, "opt in: moe.activation");
+        alone_and_in_layer(rt);
         compile(rt, fp8, "sm_90a", E4, 0);
         compile(rt, fp8, "sm_89", E4, 0);
         compile(rt, "e=8,topk=2,n=256,k=512,w=uint8,a=int8", "sm_80", I8, 0);

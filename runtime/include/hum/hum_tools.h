@@ -826,8 +826,11 @@ hum_status hum_expert_gemm_forward(hum_layer *gemm, hum_workspace *ws, struct CU
  * shape (CPU only, any arch). */
 hum_status hum_expert_gemm_compile_spec(hum_runtime *rt, const hum_layer_spec *spec, int64_t experts,
                                         hum_gemm_type type, const char *arch, hum_layer_info *out);
-/* hum_layer_describe_spec for that expert GEMM: its dispatch table and what its A runs as (the
- * moe.activation override applies), planned only (arch NULL: the runtime's GPU). */
+/* hum_layer_describe_spec for that expert GEMM alone: its dispatch table and what its A runs as
+ * (the moe.activation override applies), planned only (arch NULL: the runtime's GPU) from its own
+ * facts (compute.moe_*, docs/policies.md), as hum_expert_gemm_from_standard's GEMM is prepared.
+ * The two GEMMs of a MoE layer are planned from the facts of both, which can give either another
+ * table: hum_moe_describe_spec describes those. */
 hum_status hum_expert_gemm_describe_spec(hum_runtime *rt, const hum_layer_spec *spec, int64_t experts,
                                          hum_gemm_type type, const char *arch, hum_layer_dispatch *out);
 
