@@ -183,7 +183,7 @@ return {
         { math.huge, big(144) },
       })
     end
-    local a8 = layer.a_dtype == "float8_e4m3fn" or layer.a_dtype == "int8"
+    local a8 = layer.a8
     local list
     if layer.kernels.wgmma then
       -- three 256 x 128 x 128 stages fit 227 KiB with 4-bit weights and scale groups of 32 or

@@ -56,9 +56,10 @@ function layer.config(c, sm, gemm_type)
     unsupported("%d experts: MoE weights are not dense layers", tonumber(c.num_experts))
   end
   local act = dtype(c.a_dtype)
-  -- 8-bit A (float8_e4m3fn, int8) comes quantized with its scales; which weights, scales and
-  -- targets it runs with is C's rule (hum_layer_kernel_takes), 16-bit A's is below.
-  local a8 = act.bits == 8
+  -- 8-bit A (float8_e4m3fn, int8: C's rule, hum_layer_a8) comes quantized with its scales; which
+  -- weights, scales and targets it runs with is C's rule too (hum_layer_kernel_takes), 16-bit A's
+  -- is below.
+  local a8 = hum.C.hum_layer_a8(c) ~= 0
   if not a8 and act.code ~= tonumber(hum.C.HUM_DTYPE_FLOAT16) and act.code ~= tonumber(hum.C.HUM_DTYPE_BFLOAT16) then
     unsupported("%s activations (expected float16, bfloat16, float8_e4m3fn or int8)", act.name)
   end
@@ -123,6 +124,8 @@ function layer.config(c, sm, gemm_type)
   c.has_zero_point = zero_point ~= "none" and 1 or 0
 
   local t = fields.to_table("layer", c)
+  -- for policies: whether A runs as 8-bit codes (the rule above, not a hum_layer_config field)
+  t.a8 = a8
   -- for policies: the period along K of the scales applied where 8-bit A's accumulators are
   -- promoted (0: none; C's rule, hum_layer_kgroup_k)
   t.kgroup_k = tonumber(hum.C.hum_layer_kgroup_k(c))
@@ -183,7 +186,7 @@ function layer.inputs(plan)
   local c = plan.compute
   if tonumber(c.gemm_type) ~= 0 and tonumber(c.moe_weight_bits) == 0 then
     c.moe_wgmma = cfg.kernels.wgmma and 1 or 0
-    c.moe_a8 = dtype(plan.config.a_dtype).bits == 8 and 1 or 0
+    c.moe_a8 = cfg.a8 and 1 or 0
     c.moe_weight_bits, c.moe_kernel_group, c.moe_kscale_k = cfg.weight_bits, cfg.kernel_group, cfg.kgroup_k
   end
   return device, cfg, fields.to_table("compute", c)

@@ -69,6 +69,9 @@ hum_status hum_layer_kernel_takes(const hum_layer_config *config, const hum_comp
  * change along K with e4m3 activations (kernels/gemm/kscale.cuh: A in groups, or the weight's
  * float32 scales along K), else 0. lua/hum/activation.lua runs such an expert GEMM only when asked. */
 int64_t hum_layer_kgroup_k(const hum_layer_config *config);
+/* 1 when `config`'s A runs as 8-bit codes with their scales (float8_e4m3fn or int8), else 0: C's
+ * rule (hum_gemm_a8), which lua/hum/layer.lua applies and hands the policies as layer.a8. */
+int32_t hum_layer_a8(const hum_layer_config *config);
 
 /* What C hands the Lua converters (lua/hum/formats.lua). */
 typedef struct hum_format_call {

@@ -2,7 +2,8 @@
  * nominal device, each row naming the policy line that chose it (a constructor's line, a
  * helper's call site, the tunings function for a literal table), a site file that defers to
  * the files before it (policy.below) for other layers, and the errors. The tunings and lines
- * checked are the ones the site file below spells out. */
+ * checked are the ones the site file below spells out. And what a policy sees of the 8-bit A rule
+ * (layer.a8). */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "rt_test.h"
 
@@ -29,6 +30,33 @@ static const char SITE[] =
     "    })\n"
     "  end,\n"
     "}\n";
+
+/* A site file whose block N says what it saw of layer.a8 (128: 8-bit A, 64: not), the rule C
+ * owns (hum_gemm_a8) that lua/hum/layer.lua hands the policies. */
+static const char SITE_A8[] =
+    "local policy = require('hum.policy')\n"
+    "return {\n"
+    "  name = 'site-a8',\n"
+    "  applies = function(device) return true end,\n"
+    "  tunings = function(device, layer)\n"
+    "    assert(type(layer.a8) == 'boolean', 'layer.a8 is a ' .. type(layer.a8))\n"
+    "    local t = policy.mma_tuning(16, layer.a8 and 128 or 64, 128, 16, 32, 128, 2)\n"
+    "    t.stream_k = false\n"
+    "    return policy.ranges({ { math.huge, t } })\n"
+    "  end,\n"
+    "}\n";
+
+/* What the site file above saw of layer.a8 for the layer of `spec` on arch. */
+static void policy_sees_a8(hum_runtime *rt, const char *spec, const char *arch, int a8)
+{
+    hum_layer_spec s;
+    hum_layer_dispatch d;
+    if (RT_CHECK(hum_layer_spec_parse(spec, &s) == HUM_OK && hum_layer_describe_spec(rt, &s, arch, &d) == HUM_OK,
+                 "%s on %s: %s", spec, arch, hum_last_error()))
+        RT_CHECK(!strcmp(d.policy_name, "site-a8") && d.row_count == 1 && d.rows[0].tuning.block_n == (a8 ? 128 : 64),
+                 "%s on %s: policy %s, block N %d: layer.a8 should be %s", spec, arch, d.policy_name,
+                 d.rows[0].tuning.block_n, a8 ? "true" : "false");
+}
 
 static hum_status plan(hum_runtime *rt, int64_t n, const char *arch, hum_layer_dispatch *d)
 {
@@ -117,6 +145,18 @@ int main(void)
     RT_EXPECT_ERROR(hum_layer_describe(layer, &d), HUM_ERR_INVALID_ARG, "unprepared layer", "not prepared");
     hum_layer_destroy(layer);
     hum_standard_free(&w);
+    hum_runtime_destroy(rt);
+
+    rt_write(dir, "a8.lua", SITE_A8);
+    snprintf(yaml, sizeof yaml, "policy_paths: [%s/a8.lua]\n", dir);
+    opts.config_path = rt_write(dir, "deploy-a8.yaml", yaml);
+    rt = NULL;
+    if (RT_CHECK(hum_runtime_create(&opts, &rt) == HUM_OK, "%s", hum_last_error())) {
+        policy_sees_a8(rt, "n=256,k=256,w=e4m3,a=e4m3", "sm_90a", 1);
+        policy_sees_a8(rt, "n=256,k=256,w=uint8,a=int8", "sm_80", 1);
+        policy_sees_a8(rt, "n=256,k=256,w=uint4,a=float16,group=128", "sm_90a", 0);
+        policy_sees_a8(rt, "n=256,k=256,w=e4m3,a=bfloat16", "sm_90a", 0);
+    }
     hum_runtime_destroy(rt);
     rt_rmtree(dir);
     return rt_test_result("test_layer_describe");

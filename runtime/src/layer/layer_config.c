@@ -157,6 +157,11 @@ int64_t hum_layer_kgroup_k(const hum_layer_config *config)
     return config ? hum_gemm_kscale_k(config) : 0;
 }
 
+int32_t hum_layer_a8(const hum_layer_config *config)
+{
+    return config ? hum_gemm_a8(config) : 0;
+}
+
 void hum_layer_plan_inputs(const hum_standard_weight *w, const hum_layer_types *types, hum_layer_plan *plan)
 {
     hum_layer_config *c = &plan->config;
