@@ -520,15 +520,16 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
 // k-blocks kb0 .. kb0 + len - 1 of one tile (block blk, columns n0..) into acc, then every copy
 // and product finished. g0 counts the stages this CTA loaded before: stage g sits in slot
 // g % kStages and completes phase g / kStages of that slot's barrier.
-HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, const Block &blk, int n0, int kb0, int len, int tid,
-                      int wg, int w, int lane, Acc (&acc)[kSets][kSlabs][kAcc], Acc (&total)[kSlabs][kAcc])
+HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, const Block &blk, const BlockIds<kMathThreads> &ah,
+                      int n0, int kb0, int len, int tid, int wg, int w, int lane, Acc (&acc)[kSets][kSlabs][kAcc],
+                      Acc (&total)[kSlabs][kAcc])
 {
     AVec<true> a;
     if constexpr (!kATma)
         a.set_tile(args, blk, tid);
     // every thread has passed the previous segment's epilogue, the table's last reader
     if constexpr (kMathRows)
-        fill_rows(args, blk, row_table(), tid, kThreads);
+        fill_rows(args, blk, ah, row_table(), tid);
     // The slots were last written by the previous epilogue through the generic proxy; the
     // copy engine writes them next (and the table is read from the barrier on).
     fence_proxy_async_smem();
@@ -588,32 +589,46 @@ HUM_DEV void mainloop_ws(const hum_gemm_args &args, u32 base, int g0, const Bloc
 
 // The producer warpgroup (copying thread ct): the same walk of the CTA's work as the math
 // warps, one stage of copies per k-block into the ring, each slot once every math warp has
-// released its previous fill.
+// released its previous fill. The next segment's block facts (gemm/rows.cuh, BlockIds) load
+// while this segment's stages are issued: at a segment's start only the shared-memory writes of
+// its source table remain (the producer is only kStages stages ahead of the math warps, and a
+// tile of a short K has few).
 HUM_DEV void produce(const hum_gemm_args &args, const Rows &rows, const Schedule &sch, u32 base, int ct)
 {
-    Work wk{0, 0};
+    Work wk = sch.step(Work{0, 0}, 0);
+    int mb, nb;
+    tile_coords(wk.tile, rows.blocks, mb, nb);
+    BlockIds<kCopyThreads> ah = rows.fetch<kCopyThreads>(args, mb, ct);
     int g = 0;
     for (int j = 0; j < sch.total;) {
-        wk = sch.step(wk, j);
         const int len = kKB - wk.kb < sch.total - j ? kKB - wk.kb : sch.total - j;
-        int mb, nb;
         tile_coords(wk.tile, rows.blocks, mb, nb);
-        const Block blk = rows.block(args, mb);
+        const int n0 = nb * kBN;
+        const Block blk = rows.block(args, ah);
+        // the next segment's work, and its block's facts on their way (this block's again after
+        // the last segment)
+        Work next{wk.tile, wk.kb + len - 1};
+        if (j + len < sch.total) {
+            next = sch.step(next, j + len);
+            tile_coords(next.tile, rows.blocks, mb, nb);
+        }
+        const BlockIds<kCopyThreads> next_ah = rows.fetch<kCopyThreads>(args, mb, ct);
         if constexpr (kRowTable) {
             // every producer thread has issued the previous segment's copies (their sources read
             // from the table); the new ones are all written before any is read
             producer_sync();
-            fill_sources(args, blk, source_table(), ct, kCopyThreads);
+            fill_sources(args, blk, ah, source_table(), ct);
             producer_sync();
         }
         const AVec<true> a{};  // unused: A arrives by TMA or from the source table (load_stage)
         for (int i = 0; i < len; ++i, ++g) {
             const int slot = g % kStages;
             mbar_wait(empty_bar(base, slot), ((g / kStages) & 1) ^ 1);
-            load_stage(args, a, blk, base, slot, nb * kBN, wk.kb + i, ct);
+            load_stage(args, a, blk, base, slot, n0, wk.kb + i, ct);
             cp_async_mbar_arrive(full_bar(base, slot));
         }
-        wk.kb += len - 1;
+        wk = next;
+        ah = next_ah;
         j += len;
     }
     cp_async_wait<0>();  // no copy of this thread outlives it
@@ -672,7 +687,7 @@ HUM_DEV void write_c(const hum_gemm_args &args, u32 cbase, const Block &blk, int
         if (COUNT % kMathThreads != 0 && ch >= COUNT)
             continue;
         const int r = ch / CPR, gn = n0 + ch % CPR * 8;
-        const i64 gm = gn < kNReal ? c_row(args, blk, r) : -1;
+        const i64 gm = gn < kNReal ? table_c_row(args, blk, c_table(), r) : -1;
         if (gm < 0)
             continue;
         u32 v[4];
@@ -772,20 +787,26 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
         const int len = kKB - wk.kb < sch.total - j ? kKB - wk.kb : sch.total - j;
         int mb, nb;
         tile_coords(wk.tile, rows.blocks, mb, nb);
-        const Block blk = rows.block(args, mb);
+        // the block's ids, in flight through the main loop for the rows of C (8-bit A's rows of A
+        // are needed at once)
+        const BlockIds<kMathThreads> ah = rows.fetch<kMathThreads>(args, mb, tid);
+        const Block blk = rows.block(args, ah);
         zero_acc(acc);
         zero_acc(total);
         if constexpr (kSpecialised && kMathRows) {
             // the math warps' row table, read by the promotions and the epilogue (gemm/rows.cuh):
             // the previous segment's last promotion and epilogue have read it before the first barrier
             math_sync();
-            fill_rows(args, blk, row_table(), tid, kMathThreads);
+            fill_rows(args, blk, ah, row_table(), tid);
             math_sync();
         }
         if constexpr (kSpecialised)
             mainloop_ws(args, base, g0, blk, wk.kb, len, wg, w, lane, acc, total);
         else
-            mainloop(args, base, g0, blk, nb * kBN, wk.kb, len, tid, wg, w, lane, acc, total);
+            mainloop(args, base, g0, blk, ah, nb * kBN, wk.kb, len, tid, wg, w, lane, acc, total);
+        // the rows of C for write_c, read after the epilogue's first barrier: their previous
+        // readers, the last segment's write_c, finished before its last barrier
+        fill_c_rows(args, blk, ah, c_table(), tid);
         epilogue(args, sch, blk, wk.tile, nb * kBN, base, tid, wg, w, lane, kPromote ? total : acc[0]);
         wk.kb += len - 1;  // the work of the segment's last iteration, for the next step()
         j += len;

@@ -134,9 +134,10 @@ struct KTile {
         tile = t;
         int mb, nb;
         tile_coords(t, rows.blocks, mb, nb);
-        blk = rows.block(args, mb);
+        const BlockIds<kThreads> ah = rows.fetch<kThreads>(args, mb, tid);
+        blk = rows.block(args, ah);
         if constexpr (kMathRows) {
-            fill_rows(args, blk, row_table(), tid, kThreads);
+            fill_rows(args, blk, ah, row_table(), tid);
             __syncthreads();
         }
     }

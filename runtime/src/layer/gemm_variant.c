@@ -53,7 +53,8 @@ int64_t hum_gemm_smem_bytes(const hum_gemm_variant *v)
 
 /* The MoE types' tables in the kernel's static shared memory (kernels/gemm/rows.cuh): grouped,
  * each expert's first block; indexed, a block's rows of A, for the math threads with 8-bit A
- * (block_m ints) and for a producer warpgroup (block_m addresses). The dynamic buffer after them starts
+ * (block_m ints), its rows of C for the wgmma kernels' epilogue (block_m ints) and for a producer
+ * warpgroup (block_m addresses). The dynamic buffer after them starts
  * aligned as the kernel declares it (1024 bytes for wgmma's swizzle atoms, 128 for mma.sync),
  * so they take whole multiples of that (the cubins' .nv.shared sections, sm_90a). */
 static int64_t block_table_bytes(const hum_gemm_variant *v)
@@ -63,7 +64,8 @@ static int64_t block_table_bytes(const hum_gemm_variant *v)
     if (t == HUM_GEMM_MOE_GROUPED_CONTIGUOUS || t == HUM_GEMM_MOE_GROUPED_MASKED)
         bytes = 4 * (v->layer->num_experts + 1);
     else if (t == HUM_GEMM_MOE_INDEXED)
-        bytes = v->tuning->block_m * ((hum_gemm_a8(v->layer) ? 4 : 0) + (hum_gemm_load_warps(v) > 0 ? 8 : 0));
+        bytes = v->tuning->block_m * ((hum_gemm_a8(v->layer) ? 4 : 0) + (v->tuning->kernel != HUM_GEMM_KERNEL_MMA ? 4 : 0) +
+                                      (hum_gemm_load_warps(v) > 0 ? 8 : 0));
     const int64_t align = v->tuning->kernel == HUM_GEMM_KERNEL_MMA ? 128 : 1024;
     return (bytes + align - 1) / align * align;
 }
