@@ -4,7 +4,9 @@
 # the critical path of wgmma_ws (kernels/gemm/rows.cuh BlockIds: the producer fetches the next
 # segment's block ids while it issues the current one's stages; the math warps' rows of C read
 # before the main loop, stored to a shared table after it). Baseline: main's kernels
-# (HUM_KERNEL_PATH=base-kernels, an untracked copy) on this binary, interleaved with this tree's,
+# (HUM_KERNEL_PATH=base-kernels, an untracked copy) on this binary, interleaved with this tree's
+# and v2's (v2-kernels, an untracked copy: two source tables taking turns, one producer barrier
+# per segment instead of two; the binary counts both tables' static shared memory),
 # twice each: the Qwen3-30B-A3B down and gate/up GEMMs and the whole layer at M 1 / 8 / 128 /
 # 1024 / 4096 (hum bench --moe checks the layer against float64 at each M), after the MoE GPU
 # tests.
@@ -21,7 +23,7 @@ LAYER="--moe $SPEC --m $MS"
 el() { echo $(($(date +%s) - T0)); }
 left() { echo $((END - $(date +%s))); }
 log() { echo "$* t=$(el)" | tee -a $L; }
-kp() { case $1 in base) echo base-kernels ;; *) echo kernels ;; esac; }
+kp() { case $1 in base) echo base-kernels ;; v2) echo v2-kernels ;; *) echo kernels ;; esac; }
 # run VARIANT FILE CAP ARGS...: hum under the variant's kernels and cache, bounded by CAP seconds
 run() {
   local v=$1 f=$2 cap=$3 t; shift 3
@@ -32,25 +34,31 @@ run() {
   HUM_KERNEL_PATH=$(kp $v) HUM_CACHE_DIR=$HUM_CACHE_DIR-$v timeout $t $H "$@" >>$f 2>&1
   echo "exit $? in $((($(date +%s%N) - s) / 1000000)) ms" >>$f
 }
-# the MoE GPU tests first (their kernels compile beside the two variants' compiles; nothing is
-# timed until they end), then the timings on warm caches
-(cd build && timeout 88 ctest -R "^(moe_forward|test_expert_gemm_2)$" -j2 --timeout 86 --output-on-failure) >$R/ctest.txt 2>&1 &
+# the MoE GPU tests first (their kernels compile beside the variants' compiles; nothing is timed
+# until they end), then the timings on warm caches
+# (moe_forward on this tree's kernels, test_expert_gemm_2 on v2's, which hold them too)
+(cd build && timeout 86 ctest -R "^moe_forward$" --timeout 84 --output-on-failure) >$R/ctest.txt 2>&1 &
 ct=$!
-run base $R/compile-base.txt 40 compile --moe $SPEC &
-run mine $R/compile-mine.txt 40 compile --moe $SPEC &
+(cd build && HUM_KERNEL_PATH=$PWD/../v2-kernels timeout 86 ctest -R "^test_expert_gemm_2$" --timeout 84 --output-on-failure) >$R/ctest-v2.txt 2>&1 &
+ct2=$!
+for v in base mine v2; do
+  run $v $R/compile-$v.txt 40 compile --moe $SPEC &
+done
 wait $ct
 log "ctest exit $?"
+wait $ct2
+log "ctest v2 exit $?"
 wait
 log compiled
-for v in base mine base mine; do
+for v in base mine v2 base mine v2; do
   run $v $R/down-$v.txt 8 bench $DOWN
 done
-for v in base mine base mine; do
+for v in base mine v2 base mine v2; do
   run $v $R/gateup-$v.txt 8 bench $GATEUP
 done
 log "gemms timed"
 for rep in 1 2; do
-  for v in base mine; do
+  for v in base mine v2; do
     run $v $R/layer-$v.txt 16 bench $LAYER --warmup 10 --reps 50 --out $R/layer-$v-$rep.json
   done
 done
