@@ -59,7 +59,7 @@ done
 log "gemms timed"
 for rep in 1 2; do
   for v in base mine v2; do
-    run $v $R/layer-$v.txt 16 bench $LAYER --warmup 10 --reps 50 --out $R/layer-$v-$rep.json
+    run $v $R/layer-$v.txt 16 bench $LAYER --warmup 10 --reps 50
   done
 done
 log done
