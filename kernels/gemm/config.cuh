@@ -51,6 +51,9 @@ constexpr bool kFoldScales = kAFp8 && kWeightFloat && kWeightBits == 4 && kHasSc
 // 2^0 without folded scales; their repacked words are in the table order (kernels/prep/repack.cu).
 constexpr bool kFp4Table = kAFp8 && kWeightFloat && kWeightBits == 4;
 constexpr bool kScalesStaged = kHasScale && (!kA8 || kFoldScales);
+// kFoldWindow (hum_constants.h): every folded group lies in the byte tables' window, as the host
+// read the layer's scales (gemm/dequant.cuh, kFp4Path).
+static_assert(!kFoldWindow || kFoldScales, "hum_constants.h: kFoldWindow without folded scales");
 // K-group scales (gemm/kscale.cuh): e4m3 A with a scale per row and group of kAGroup columns
 // (1 x 128 FP8 block-wise; 1 x 32 e8m0 MXFP8), and e4m3 or uint4 weights with float32 scales
 // per group of kGroup along K (FP8 block-wise 128 x 128, as float32 rows [K groups][N]). They

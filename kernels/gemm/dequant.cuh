@@ -57,8 +57,10 @@ HUM_DEV u32 e4m3x2x2(u32 a, u32 b)
 #endif
 }
 
-// Which byte tables fp4_tables builds (below). The wgmma kernels choose once per stage and
-// warpgroup (gemm_wgmma.cu, compute_stage), the mma.sync kernel per call.
+// Which byte tables fp4_tables builds (below). Where the layer's weights put every group in the
+// window (kFoldWindow: the host read their scales, runtime/src/layer/layer_upload.c,
+// hum_layer_fold_window) every kernel takes the IMADs alone; else the wgmma kernels choose once
+// per stage and warpgroup (gemm_wgmma.cu, compute_stage), the mma.sync kernel per call.
 enum class Fp4Path {
     kEither,    // the IMADs where both columns' groups lie in the window, else the products: a test and branch per call
     kWindow,    // the IMADs: the caller knows the groups lie in the window (fp4_window)
@@ -68,6 +70,9 @@ template <Fp4Path P>
 struct fp4_path_c {
     static constexpr Fp4Path value = P;
 };
+// The path that needs nothing known at run time: the IMADs where the layer's groups all lie in
+// the window, else the test per call.
+constexpr Fp4Path kFp4Path = kFoldWindow ? Fp4Path::kWindow : Fp4Path::kEither;
 
 // Whether both staged float16 2^r of m lie in the window (d >= 1: the exponent field e = d + 9 >=
 // 10; the mantissas are 0). m may be the halfwise minimum of several words' (unsigned order is
@@ -87,7 +92,7 @@ HUM_DEV bool fp4_window(u32 m)
 // takes its tables from the float16 products, converted as the float16 path did (exact down to
 // r = -8, nearest even below; inside the window the same bytes as the IMADs). sc: the float16 2^r
 // of the lane's two columns (low half J = 0), as staged.
-template <Fp4Path P = Fp4Path::kEither>
+template <Fp4Path P = kFp4Path>
 HUM_DEV void fp4_tables(u32 sc, u32 (&t)[4])
 {
     static_assert(!kFp4Table || kWeightExp == 2, "the byte table decodes e2m1");

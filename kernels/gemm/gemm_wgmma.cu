@@ -419,12 +419,14 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
     };
     const u32 lane_codes = codes_at(bstage, wg, w, lane);
     load_codes(lane_codes, 0, w, raw[0]);
-    // MXFP4's folded group scales: the stage's rows read once, and one path of byte tables for
-    // all its steps (gemm/dequant.cuh, fp4_tables): the IMADs when every group of the
-    // warpgroup's columns lies in their window, else the float16 products (exact for every
-    // group), with no test or branch between steps. The four warps must agree (wgmma runs the
-    // warpgroup on one path): or-reduced at named barrier 3 + wg.
-    constexpr bool kStageScales = kFp4Table && kScalesStaged;
+    // MXFP4's folded group scales, unless the layer's all lie in the byte tables' window
+    // (kFoldWindow: every step on the IMADs, the rows read where each group starts): the stage's
+    // rows read once, and one path of byte tables for all its steps (gemm/dequant.cuh,
+    // fp4_tables): the IMADs when every group of the warpgroup's columns lies in their window,
+    // else the float16 products (exact for every group), with no test or branch between steps.
+    // The four warps must agree (wgmma runs the warpgroup on one path): or-reduced at named
+    // barrier 3 + wg.
+    constexpr bool kStageScales = kFp4Table && kScalesStaged && !kFoldWindow;
     u32 scs[kStageScales ? kScaleRows : 1][kSlabs];
     bool window = true;
     if constexpr (kStageScales) {
@@ -438,7 +440,7 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
         }
         window = !warpgroup_any(!fp4_window(m), wg);
     }
-    // the stage's steps on the byte tables' path (an fp4_path_c; kEither for other weights)
+    // the stage's steps on the byte tables' path (an fp4_path_c; kFp4Path for other weights)
     auto steps = [&](auto path) {
         static_for<0, kKK>([&](auto kc) {
             constexpr int kk = decltype(kc)::value;
@@ -513,7 +515,7 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
         else
             steps(fp4_path_c<Fp4Path::kProducts>{});
     } else {
-        steps(fp4_path_c<Fp4Path::kEither>{});
+        steps(fp4_path_c<kFp4Path>{});
     }
 }
 

@@ -172,6 +172,47 @@ static void compile_ws(const char *spec, hum_layer_options o)
     rt_rmtree(dir);
 }
 
+/* MXFP4's fold_window, read from the weights: a row whose one group lies 11 binades above the
+ * others keeps every group in e4m3 A's byte tables' window (the kernels take the IMADs alone,
+ * kFoldWindow), 12 does not (the kernels test the groups); both compile for mma.sync (sm_89)
+ * and wgmma (sm_90a). */
+static void check_fold_window(hum_runtime *rt)
+{
+    const hum_layer_options o = {.activation_dtype = HUM_DTYPE_FLOAT8_E4M3FN, .output_dtype = HUM_DTYPE_BFLOAT16};
+    static const char *const archs[] = {"sm_89", "sm_90a"};
+    static const struct {
+        int above, window;
+    } cases[] = {{0, 1}, {11, 1}, {12, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (size_t a = 0; a < sizeof archs / sizeof archs[0]; a++) {
+            const char *spec = "n=256,k=256,w=e2m1,group=32,scale=e8m0";
+            hum_standard_weight w;
+            if (!make_weight(spec, &w))
+                return;
+            uint8_t *row = (uint8_t *)w.scale.data + 77 * w.scale.shape[1];
+            for (int64_t g = 0; g < w.scale.shape[1]; g++)
+                row[g] = (uint8_t)(g == 3 ? 120 + cases[i].above : 120);
+            hum_layer_info info;
+            memset(&info, 0, sizeof info);
+            const hum_status st = hum_layer_compile(rt, &w, &o, archs[a], &info);
+            hum_standard_free(&w);
+            QUANT_CHECK(st == HUM_OK && info.config.fold_window == cases[i].window,
+                        "%s on %s, a group 2^%d above its row's others: status %d '%s', fold_window %d (expected %d)",
+                        spec, archs[a], cases[i].above, st, st ? hum_last_error() : "", info.config.fold_window,
+                        cases[i].window);
+            if (st == HUM_OK)
+                printf("  %-6s %-40s group 2^%-2d above: fold_window %d, %d kernels, %d compiled\n", archs[a], spec,
+                       cases[i].above, info.config.fold_window, info.entry_count, info.kernels_compiled);
+        }
+    /* a layer spec has no weights: the fact is unknown, the kernels test the groups */
+    hum_layer_spec s;
+    hum_layer_info info;
+    memset(&info, 0, sizeof info);
+    QUANT_CHECK(hum_layer_spec_parse("n=256,k=256,w=e2m1,group=32,scale=e8m0,a=e4m3", &s) == HUM_OK &&
+                    hum_layer_compile_spec(rt, &s, "sm_90a", &info) == HUM_OK && !info.config.fold_window,
+                "a spec's fold_window: '%s', %d", hum_last_error(), info.config.fold_window);
+}
+
 int main(void)
 {
     check_stream_k_sum();
@@ -202,6 +243,8 @@ int main(void)
         compile(rt, u8_bias, i8_bf16, int8_archs[a], HUM_OK, NULL);
         QUANT_CHECK(compile(rt, u4, i8, int8_archs[a], HUM_OK, NULL) >= 1, "W4A8 int8 table");
     }
+
+    check_fold_window(rt);
 
     /* warp-specialised, with the workspace fix-up among its math warpgroups */
     compile_ws(e4m3, fp8);

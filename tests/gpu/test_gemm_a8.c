@@ -212,8 +212,18 @@ static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, siz
         snprintf(name, sizeof name, "%s a=%s out=%s%s%s", cases[i].spec, hum_dtype_name(cases[i].a),
                  hum_dtype_name(cases[i].c), wide[cases[i].wide], how);
         double worst = 0;
-        if (QUANT_CHECK(hum_layer_from_standard(rt, &w, &o, &layer) == HUM_OK && hum_layer_prepare(layer) == HUM_OK,
+        hum_layer_info info;
+        if (QUANT_CHECK(hum_layer_from_standard(rt, &w, &o, &layer) == HUM_OK && hum_layer_prepare(layer) == HUM_OK &&
+                            hum_layer_get_info(layer, &info) == HUM_OK,
                         "%s: %s", name, hum_last_error())) {
+            /* MXFP4's groups: the generated weights' lie in the byte tables' window (the kernels
+             * specialised to it, kFoldWindow), spread_groups' do not (the kernels' own test) */
+            const int mx = w.scale_dtype == HUM_DTYPE_FLOAT8_E8M0;
+            if (!QUANT_CHECK(info.config.fold_window == (mx && !cases[i].wide), "%s: fold_window %d", name,
+                             info.config.fold_window))
+                worst = -1;
+            if (mx)
+                strncat(name, info.config.fold_window ? " (window)" : " (tested)", sizeof name - strlen(name) - 1);
             for (size_t j = 0; j < nms && worst >= 0; j++)
                 for (int per_token = 1; per_token >= 0 && worst >= 0; per_token--) {
                     const double e = run_m(layer, rng, name, &w, cases[i].a, cases[i].c, ms[j], per_token);

@@ -541,6 +541,12 @@ typedef struct hum_layer_options {
     X(int32_t, has_bias, BOOL, IN, "kBias", "")                                                  \
     X(int32_t, act_order, BOOL, IN, "kActOrder", "")     /* k_perm: dense A is permuted first */ \
     X(int32_t, has_global_scale, BOOL, IN, "", "")                                               \
+    /* MXFP4 (float4_e2m1 codes, e8m0 scales in groups along K): every group's scale lies within \
+     * 2^11 of the largest of its row, which e4m3 activations' byte tables decode without the    \
+     * float16 fallback (kernels/gemm/dequant.cuh, fp4_window). A fact of the weights, read when \
+     * the layer is planned from them (hum_layer_fold_window); 0 where they are not at hand     \
+     * (hum compile --layer): the kernels then test the groups as they run */                   \
+    X(int32_t, fold_window, BOOL, IN, "", "")                                                    \
     X(int64_t, padded_n, INT, DERIVED, "kN", "")         /* N rounded up to 64 */                \
     X(int64_t, padded_k, INT, DERIVED, "kK", "")         /* K rounded up to 128 */               \
     /* K extent of one prepared scale row (padded_k: one row) */                                 \

@@ -321,8 +321,9 @@ hum_status hum_gemm_constants(const hum_gemm_variant *v, char *out, size_t cap)
             put(out, cap, &len, "constexpr %s %s = %lld;\n", types[f->kind], f->constant, (long long)value);
     }
     /* Figures derived from the fields: the 16-bit type of C (and of A when A is 16-bit), the
-     * 8-bit A types, the power of two scale-less weights carry (hum_layer_scale_exponent), and
-     * the launch shape. */
+     * 8-bit A types, the power of two scale-less weights carry (hum_layer_scale_exponent),
+     * whether folded MXFP4 groups all lie in the byte tables' window (fold_window: only where
+     * the scales are folded, so that no other kernel differs by it), and the launch shape. */
     const hum_layer_config *c = v->layer;
     put(out, cap, &len,
         "constexpr bool kBF16 = %s;\n"
@@ -330,6 +331,7 @@ hum_status hum_gemm_constants(const hum_gemm_variant *v, char *out, size_t cap)
         "constexpr bool kAInt8 = %s;\n"
         "constexpr bool kAScaleE8m0 = %s;\n"
         "constexpr int kConstScaleExp = %d;\n"
+        "constexpr bool kFoldWindow = %s;\n"
         "constexpr int kThreads = %d;\n"
         "constexpr int kLoadWarps = %d;\n"
         "constexpr int kSmemBytes = %lld;\n"
@@ -337,7 +339,8 @@ hum_status hum_gemm_constants(const hum_gemm_variant *v, char *out, size_t cap)
         c->c_dtype == HUM_DTYPE_BFLOAT16 ? "true" : "false", c->a_dtype == HUM_DTYPE_FLOAT8_E4M3FN ? "true" : "false",
         c->a_dtype == HUM_DTYPE_INT8 ? "true" : "false",
         hum_gemm_a8(c) && hum_gemm_a_scale_dtype(c) == HUM_DTYPE_FLOAT8_E8M0 ? "true" : "false",
-        c->has_scale ? 0 : hum_layer_scale_exponent(c, 1.0, 0.0), hum_gemm_threads(v),
+        c->has_scale ? 0 : hum_layer_scale_exponent(c, 1.0, 0.0),
+        c->fold_window && hum_gemm_fold_scales(c) ? "true" : "false", hum_gemm_threads(v),
         hum_gemm_load_warps(v), (long long)hum_gemm_pipeline_bytes(v));
     if (len >= cap)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_gemm_constants: %zu bytes are too few for the header", cap);

@@ -138,6 +138,11 @@ hum_status hum_layer_shard_weight(const hum_standard_weight *w, const hum_layer_
  * largest float zero point. Integer weights without scales need none (0). */
 int32_t hum_layer_scale_exponent(const hum_layer_config *cfg, double scale_max, double zero_max);
 
+/* LayerConfig's fold_window of a weight: float4_e2m1 codes with e8m0 scales in groups along K,
+ * every group of every row (of every expert) within 2^11 of its row's largest, read from the
+ * host's scales (kernels/gemm/dequant.cuh, fp4_window, tests the same of the staged rows). */
+int hum_layer_fold_window(const hum_standard_weight *w);
+
 /* The kernels' limit on N and K (they index them, padded by up to a block, with 32 bits). */
 hum_status hum_layer_check_dims(int64_t n, int64_t k);
 

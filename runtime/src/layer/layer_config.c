@@ -192,5 +192,6 @@ void hum_layer_plan_inputs(const hum_standard_weight *w, const hum_layer_types *
     c->has_bias = w->bias.data != NULL;
     c->act_order = w->k_perm.data != NULL;
     c->has_global_scale = w->global_scale.data != NULL;
+    c->fold_window = hum_layer_fold_window(w);
     plan->compute.gemm_type = HUM_GEMM_DENSE; /* expert GEMMs set their type after */
 }

@@ -309,6 +309,7 @@ void hum_layer_spec_config(const hum_layer_spec *s, hum_layer_config *c)
     c->has_bias = s->bias;
     c->act_order = s->act_order;
     c->has_global_scale = s->scale_type == HUM_SCALE_TENSOR || s->scale_type == HUM_SCALE_GROUP_TENSOR;
+    c->fold_window = 0; /* a fact of the weights, which a spec has not: the kernels test the groups */
 }
 
 hum_status hum_layer_spec_format(const hum_layer_spec *s, char *out, size_t cap)

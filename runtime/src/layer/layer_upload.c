@@ -177,6 +177,37 @@ static hum_status prep_weight(const prep_kernels *k, int32_t ordinal, const hum_
     return st;
 }
 
+/* A folded e8m0 group exponent e of a row whose largest is top (hum_gemm_fold_scales): 2^(e - top
+ * + 6) as an e8m0 byte, 0 for groups more than 2^133 below (their codes then vanish too). */
+static uint8_t fold_rel(int e, int top)
+{
+    return (uint8_t)(e + 133 - top > 0 ? e + 133 - top : 0);
+}
+
+/* The smallest fold_rel the e4m3 byte tables decode: 2^-5 (kernels/gemm/dequant.cuh,
+ * fp4_window: d = r + 6 >= 1). */
+enum { FOLD_WINDOW_MIN = 127 - 5 };
+
+int hum_layer_fold_window(const hum_standard_weight *w)
+{
+    hum_standard_view view;
+    if (w->weight_dtype != HUM_DTYPE_FLOAT4_E2M1 || w->scale_dtype != HUM_DTYPE_FLOAT8_E8M0 || !w->scale.data ||
+        hum_standard_view_init(w, &view) != HUM_OK)
+        return 0;
+    const int64_t rows = view.scale_rows * view.experts, groups = view.scale_cols;
+    for (int64_t i = 0; i < rows; i++) {
+        const uint8_t *e = (const uint8_t *)w->scale.data + i * groups;
+        int top = 0, low = 255;
+        for (int64_t g = 0; g < groups; g++) {
+            top = e[g] > top ? e[g] : top;
+            low = e[g] < low ? e[g] : low;
+        }
+        if (fold_rel(low, top) < FOLD_WINDOW_MIN)
+            return 0;
+    }
+    return 1;
+}
+
 /* 8-bit A's weight scales: the float32 factor of each column of each expert (col_scale
  * [experts][padded_n], zeros past N; a BLOCK scale row serves its row_group columns) and, when
  * folded (hum_gemm_fold_scales), float16 rows of each e8m0 group's power of two relative to it. A
@@ -199,7 +230,7 @@ static hum_status prep_a8_scales(const prep_kernels *k, int32_t ordinal, const h
         for (int64_t g = 0; g < groups; g++)
             top = e[g] > top ? e[g] : top;
         for (int64_t g = 0; g < groups; g++)
-            rel[i * groups + g] = (uint8_t)(e[g] + 133 - top > 0 ? e[g] + 133 - top : 0); /* 2^(e - top + 6) */
+            rel[i * groups + g] = fold_rel(e[g], top);
         r[i] = (float)ldexp(1.0, top - 133);
     }
     if (st == HUM_OK && !fold)
