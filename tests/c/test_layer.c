@@ -131,18 +131,22 @@ static int compile_weight(hum_runtime *rt, const char *spec, const hum_standard_
         return 0;
     printf("  %-6s %-52s %d kernels, %5.0f ms, %d compiled, %d cached\n", arch, spec, info->entry_count,
            info->compile_ms, info->kernels_compiled, info->kernels_cached);
-    /* From the spec alone (no weight): the same plan, so the same kernels, all in the cache now. */
+    /* From the spec alone (no weight): the same plan, so the same kernels, all in the cache now
+     * (but for fold_window, a fact of the weight's values that a spec has not, which changes no
+     * kernel of 16-bit A: these specs' activations) */
     hum_layer_spec s;
     hum_layer_info from_spec;
     if (QUANT_CHECK(hum_layer_spec_parse(spec, &s) == HUM_OK &&
                         hum_layer_compile_spec(rt, &s, arch, &from_spec) == HUM_OK,
-                    "%s on %s from the spec: %s", spec, arch, hum_last_error()))
+                    "%s on %s from the spec: %s", spec, arch, hum_last_error())) {
+        from_spec.config.fold_window = info->config.fold_window;
         QUANT_CHECK(from_spec.entry_count == info->entry_count &&
                         !memcmp(from_spec.entries, info->entries, sizeof info->entries) &&
                         !memcmp(&from_spec.config, &info->config, sizeof info->config) &&
                         !strcmp(from_spec.policy_name, info->policy_name) && from_spec.kernels_compiled == 0,
                     "%s on %s: planned from the spec as from its weight (%d entries, %d compiled)", spec, arch,
                     from_spec.entry_count, from_spec.kernels_compiled);
+    }
     hum_layer_dispatch by_weight, by_spec;
     if (QUANT_CHECK(hum_layer_describe_plan(rt, w, NULL, arch, &by_weight) == HUM_OK &&
                         hum_layer_describe_spec(rt, &s, arch, &by_spec) == HUM_OK,
