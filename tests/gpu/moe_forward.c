@@ -16,9 +16,9 @@
  * block_m per range of rows per expert (issue 10): an intermediate size that is not a multiple
  * of 8 (wgmma takes the gate/up GEMM's K, not the down GEMM's), a hidden size that is not (the
  * other way round), and W4A8 whose down GEMM falls back to 16-bit A (its K not a multiple of 16).
- * Policy reloads of a prepared layer (case "silu reload bf16"): a site policy giving larger tiles
- * than its routing layout was sized for, or different block_m to its GEMMs, refused with the old
- * tables kept and forwards right; one of smaller tiles taken.
+ * Policy reloads of a prepared layer (case "silu reload bf16"): a site policy giving its GEMMs
+ * another block_m than the tables in force, or different block_m to each, refused with the old
+ * tables kept and forwards right; one that changes only the stages taken.
  * HUM_TEST_CASES=A,B runs only the cases whose name contains A or B (e.g. mxfp8). Skipped (77)
  * without a GPU. */
 #include "cuda_driver.h"
@@ -492,25 +492,29 @@ done:
     free(alone);
 }
 
-/* A site policy giving both expert GEMMs one tile, block M `bm` (0: 64 for a GEMM of K = 64, the
- * down GEMM of the reload case's layer, 32 for the other: GEMMs that disagree). */
-static void write_site_policy(const char *dir, int bm)
+/* A site policy giving both expert GEMMs one tile of `stages` stages, block M `bm` (0: 64 for a
+ * GEMM of K = 64, the down GEMM of the reload case's layer, 32 for the other: GEMMs that
+ * disagree), named moe-site-BM (moe-site-mixed) and -sS for other than 3 stages. */
+static void write_site_policy(const char *dir, int bm, int stages)
 {
-    char text[1024];
+    char text[1024], name[64];
     char pick[64] = "(layer.k == 64 and 64 or 32)";
     if (bm)
         snprintf(pick, sizeof pick, "%d", bm);
+    snprintf(name, sizeof name, "moe-site-%s", bm ? pick : "mixed");
+    if (stages != 3)
+        snprintf(name + strlen(name), sizeof name - strlen(name), "-s%d", stages);
     snprintf(text, sizeof text,
              "local policy = require('hum.policy')\n"
              "return {\n"
-             "  name = 'moe-site-%s',\n"
+             "  name = '%s',\n"
              "  applies = function(device) return true end,\n"
              "  tunings = function(device, layer, compute)\n"
              "    local bm = %s\n"
-             "    return policy.ranges({ { math.huge, policy.mma_tuning(bm, 64, 64, bm >= 64 and 32 or bm, 32, 64, 3) } })\n"
+             "    return policy.ranges({ { math.huge, policy.mma_tuning(bm, 64, 64, bm >= 64 and 32 or bm, 32, 64, %d) } })\n"
              "  end,\n"
              "}\n",
-             bm ? pick : "mixed", pick);
+             name, pick, stages);
     rt_write(dir, "site.lua", text);
 }
 
@@ -532,14 +536,15 @@ static int tables_are(const fixture *f, const char *policy, int32_t bm, uint64_t
 }
 
 /* A policy reload re-plans a prepared MoE layer's two GEMMs together (layer_reload.c): a site
- * policy giving larger tiles than the routing layout was sized for at prepare, or giving the two
- * GEMMs different block_m, is refused as a whole (the old tables stay, forwards stay right); one
- * that keeps one block_m within the layout is taken. */
+ * policy giving them another block_m than the tables in force (larger or smaller: forwards
+ * during the swap may pair an old table with a new one), or different block_m to each, is
+ * refused as a whole (the old tables stay, forwards stay right); one that keeps block_m and
+ * changes the stages is taken. */
 static void check_reload(quant_rng *rng)
 {
     char dir[4096];
     rt_tmpdir("moe-reload", dir, sizeof dir);
-    write_site_policy(dir, 64);
+    write_site_policy(dir, 64, 3);
     hum_runtime *rt = NULL;
     static const layer_case c = {"silu reload bf16", 8, 8, 2, 128, 64, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, 0, 0, 0, 0};
     fixture f;
@@ -550,27 +555,29 @@ static void check_reload(quant_rng *rng)
         run_case(&f, rng, 37, ROUTE_RANDOM, 0, 0, 64, "before the reloads");
         static const struct {
             int bm;
-            const char *why;
-        } refused[] = {{128, "routing layout was sized for"}, {0, "the gate/up GEMM has block_m 32 and the down GEMM 64"}};
-        for (int r = 0; r < 2; r++) {
-            write_site_policy(dir, refused[r].bm);
+            const char *what, *why;
+        } refused[] = {{128, "to block_m 128", "the one in force 64"},
+                       {32, "to block_m 32", "the one in force 64"},
+                       {0, "of mixed block_m", "the gate/up GEMM has block_m 32 and the down GEMM 64"}};
+        for (int r = 0; r < 3; r++) {
+            write_site_policy(dir, refused[r].bm, 3);
             const hum_status st = hum_runtime_reload_policies(rt);
             const char *msg = hum_last_error();
-            printf("  reload %s refused: %s\n", refused[r].bm ? "to block_m 128" : "of mixed block_m", msg);
+            printf("  reload %s refused: %s\n", refused[r].what, msg);
             QUANT_CHECK(st == HUM_ERR_POLICY && strstr(msg, refused[r].why) && strstr(msg, "MoE layer"),
-                        "reload %d: status %d, '%s'", r, (int)st, msg);
+                        "reload %s: status %d, '%s'", refused[r].what, (int)st, msg);
             tables_are(&f, "moe-site-64", 64, 0, "after a refused reload");
             run_case(&f, rng, 150, ROUTE_RANDOM, 0, 0, 150, "after a refused reload");
         }
         /* with an activation override added: prepared layers keep the A types they were
          * prepared for (a_fixed; the activation kernel writes the down GEMM's), which the
          * forwards below check against the bfloat16 reference */
-        write_site_policy(dir, 32);
+        write_site_policy(dir, 64, 4);
         rt_write(dir, "hum.yaml", "policy_paths: [site.lua]\noverrides:\n  moe:\n    activation: e4m3\n");
-        QUANT_CHECK(hum_runtime_reload_policies(rt) == HUM_OK, "reload to block_m 32: %s", hum_last_error());
-        tables_are(&f, "moe-site-32", 32, 1, "after the reload to block_m 32");
-        run_case(&f, rng, 150, ROUTE_RANDOM, 0, 0, 150, "after the reload to block_m 32");
-        run_case(&f, rng, 200, ROUTE_ONE_EXPERT, 0, 0, 200, "one expert, after the reload to block_m 32");
+        QUANT_CHECK(hum_runtime_reload_policies(rt) == HUM_OK, "reload to 4 stages: %s", hum_last_error());
+        tables_are(&f, "moe-site-64-s4", 64, 1, "after the reload to 4 stages");
+        run_case(&f, rng, 150, ROUTE_RANDOM, 0, 0, 150, "after the reload to 4 stages");
+        run_case(&f, rng, 200, ROUTE_ONE_EXPERT, 0, 0, 200, "one expert, after the reload to 4 stages");
     }
     teardown(&f);
     hum_runtime_destroy(rt);

@@ -74,11 +74,10 @@ struct hum_layer {
     hum_layer_types types;
     int64_t input_k;            /* A's columns: the weight's K (plan.config.k is the stored K') */
     hum_gemm_type gemm_type;    /* dense, or one of the MoE expert GEMM types (expert_gemm.c) */
-    /* an indexed MoE layer's gate/up GEMM once the layer is prepared: its down GEMM and the
-     * largest block_m the layer's routing layout was sized for (hum_layer_pair_experts), which
-     * policy reloads re-plan and check together; NULL and 0 otherwise (live_lock) */
+    /* an indexed MoE layer's gate/up GEMM once the layer is prepared: its down GEMM
+     * (hum_layer_pair_experts), which policy reloads re-plan and check together; NULL
+     * otherwise (live_lock) */
     struct hum_layer *moe_down;
-    int32_t moe_block_m_max;
     int32_t prepared;
     hum_layer_plan plan;        /* after planning: config and tunings */
     hum_layer_buffers buf;
@@ -195,24 +194,22 @@ void hum_layer_publish_first(hum_layer *layer, hum_dispatch_table *table);
 void hum_layer_retire(hum_layer *layer);
 
 /* HUM_ERR_POLICY unless the planned tables of an indexed MoE layer's gate/up and down GEMMs
- * give every rows-per-expert count the same block_m (the GEMMs share one routing layout) and,
- * limit > 0, none larger than limit (the block_m_max the layout of a prepared layer was sized
- * for); the message names the policy and the range. *max: the largest block_m. MoE prepare,
+ * give every rows-per-expert count the same block_m (the GEMMs share one routing layout); the
+ * message names the policy and the range. *max: the largest block_m. MoE prepare,
  * hum_moe_compile(_spec), hum_moe_describe_spec (moe/moe_prepare.c) and policy reloads apply it. */
-hum_status hum_layer_check_block_m(const hum_layer_plan *gate_up, const hum_layer_plan *down, int32_t limit,
-                                   int32_t *max);
+hum_status hum_layer_check_block_m(const hum_layer_plan *gate_up, const hum_layer_plan *down, int32_t *max);
 
 /* Ties an indexed MoE layer's two prepared GEMMs (moe_prepare.c): under the live lock, their
  * tables in force must share one block_m per range of rows per expert (hum_layer_check_block_m);
  * *block_m_max: the largest, which sizes the layer's routing layout. gate_up then names down
- * (moe_down), so that reloads check the pair's new tables together and keep them within
- * block_m_max. hum_moe_destroy destroys gate_up first. */
+ * (moe_down), so that reloads check the pair's new tables together and keep its block_m.
+ * hum_moe_destroy destroys gate_up first. */
 hum_status hum_layer_pair_experts(hum_layer *gate_up, hum_layer *down, int32_t *block_m_max);
 
 /* Re-plans every prepared layer of the runtime under the policies just loaded, compiles and
  * loads what the new tables need, checks the new tables of each indexed MoE layer's GEMM pair
- * as its prepare did (one block_m per range, at most the one its routing layout was sized for),
- * then swaps every table in, or, on any error, none (naming the layer and why). The caller
+ * as its prepare did (one block_m per range) and keeps the block_m of every range as in force
+ * (forwards during the swap may pair an old table with a new one), then swaps every table in, or, on any error, none (naming the layer and why). The caller
  * holds the Lua lock. */
 hum_status hum_layers_reload_locked(hum_runtime *rt);
 

@@ -50,26 +50,21 @@ static hum_status replan(hum_runtime *rt, const hum_device_info *dev, hum_layer 
     return st;
 }
 
-hum_status hum_layer_check_block_m(const hum_layer_plan *gate_up, const hum_layer_plan *down, int32_t limit,
-                                   int32_t *max)
+/* HUM_ERR_POLICY unless plans a and b give every count of rows per expert one block_m; the
+ * message names them (what_a, what_b) and why they must agree. *max: the largest block_m. */
+static hum_status same_block_m(const hum_layer_plan *a, const hum_layer_plan *b, const char *what_a,
+                               const char *what_b, const char *why, int32_t *max)
 {
     *max = 0;
-    const hum_tuning *a = gate_up->entries, *b = down->entries;
-    const int32_t na = gate_up->entry_count, nb = down->entry_count;
     int32_t i = 0, j = 0;
-    while (i < na && j < nb) {
-        const hum_tuning *x = &a[i], *y = &b[j];
-        const int64_t lo = x->m_min > y->m_min ? x->m_min : y->m_min;
-        const int64_t hi = x->m_max < y->m_max ? x->m_max : y->m_max;
-        if (x->block_m != y->block_m)
-            return hum_fail(HUM_ERR_POLICY, "policy '%s': for %lld..%lld rows per expert the gate/up GEMM has block_m "
-                            "%d and the down GEMM %d (a MoE layer's GEMMs share one routing layout: one block_m)",
-                            gate_up->policy_name, (long long)lo, (long long)hi, x->block_m, y->block_m);
-        if (limit > 0 && x->block_m > limit)
-            return hum_fail(HUM_ERR_POLICY, "policy '%s': for %lld..%lld rows per expert the GEMMs have block_m %d, "
-                            "larger than the %d the layer's routing layout was sized for when it was prepared "
-                            "(prepare the MoE layer again to take larger tiles)",
-                            gate_up->policy_name, (long long)lo, (long long)hi, x->block_m, limit);
+    while (i < a->entry_count && j < b->entry_count) {
+        const hum_tuning *x = &a->entries[i], *y = &b->entries[j];
+        if (x->block_m != y->block_m) {
+            const int64_t lo = x->m_min > y->m_min ? x->m_min : y->m_min;
+            const int64_t hi = x->m_max < y->m_max ? x->m_max : y->m_max;
+            return hum_fail(HUM_ERR_POLICY, "policy '%s': for %lld..%lld rows per expert %s has block_m %d and %s %d (%s)",
+                            a->policy_name, (long long)lo, (long long)hi, what_a, x->block_m, what_b, y->block_m, why);
+        }
         if (x->block_m > *max)
             *max = x->block_m;
         if (x->m_max <= y->m_max)
@@ -80,21 +75,29 @@ hum_status hum_layer_check_block_m(const hum_layer_plan *gate_up, const hum_laye
     return HUM_OK;
 }
 
+hum_status hum_layer_check_block_m(const hum_layer_plan *gate_up, const hum_layer_plan *down, int32_t *max)
+{
+    return same_block_m(gate_up, down, "the gate/up GEMM", "the down GEMM",
+                        "a MoE layer's GEMMs share one routing layout: one block_m", max);
+}
+
 hum_status hum_layer_pair_experts(hum_layer *gate_up, hum_layer *down, int32_t *block_m_max)
 {
     pthread_mutex_lock(&gate_up->rt->live_lock);
     const hum_status st = hum_layer_check_block_m(&hum_layer_table_locked(gate_up)->plan,
-                                                &hum_layer_table_locked(down)->plan, 0, block_m_max);
-    if (st == HUM_OK) {
+                                                &hum_layer_table_locked(down)->plan, block_m_max);
+    if (st == HUM_OK)
         gate_up->moe_down = down;
-        gate_up->moe_block_m_max = *block_m_max;
-    }
     pthread_mutex_unlock(&gate_up->rt->live_lock);
     return st;
 }
 
 /* The new tables fresh[0..count) of the live layers in list order: those of each indexed MoE
- * layer's GEMM pair checked together, as its prepare checked them (hum_layer_pair_experts). */
+ * layer's GEMM pair checked together, as its prepare checked them (hum_layer_pair_experts), and
+ * against the tables in force: the swap publishes the two GEMMs' tables one after the other and
+ * a forward pins each GEMM's table apart, so a forward during a reload may run the old table of
+ * one GEMM beside the new one of the other (and its routing layout was sized at prepare): a
+ * reload keeps every count's block_m. */
 static hum_status check_moe_pairs(hum_runtime *rt, hum_dispatch_table **fresh, int32_t count)
 {
     int32_t i = 0;
@@ -108,7 +111,11 @@ static hum_status check_moe_pairs(hum_runtime *rt, hum_dispatch_table **fresh, i
         if (!d || j >= count)
             continue; /* not live: hum_moe_destroy retires gate_up first, so never */
         int32_t max;
-        const hum_status st = hum_layer_check_block_m(&fresh[i]->plan, &fresh[j]->plan, l->moe_block_m_max, &max);
+        hum_status st = hum_layer_check_block_m(&fresh[i]->plan, &fresh[j]->plan, &max);
+        if (st == HUM_OK)
+            st = same_block_m(&fresh[i]->plan, &hum_layer_table_locked(l)->plan, "the new gate/up table",
+                              "the one in force", "a reload keeps a prepared MoE layer's block_m, which its routing "
+                              "layout and running forwards rely on: prepare the layer again to change it", &max);
         if (st != HUM_OK)
             return hum_fail_context(st, "re-planning the MoE layer of prepared layers %d and %d of %d (%lld experts; "
                                     "gate/up N %lld, K %lld; down N %lld, K %lld)",

@@ -30,7 +30,7 @@ struct hum_moe {
     hum_kernel *act, *combine;
     int32_t sm_count;
     int32_t block_m_max;        /* the largest block_m of the GEMMs' tables: sizes the layout
-                                 * (a reload may not exceed it: hum_layer_pair_experts) */
+                                 * (a reload keeps every block_m: hum_layer_pair_experts) */
     double prepare_ms;
 };
 

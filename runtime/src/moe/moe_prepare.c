@@ -106,7 +106,7 @@ static hum_status plan_layer(hum_runtime *rt, hum_gemm_type type, const char *ar
         if ((st = hum_layer_run_plan(rt, &plans[i], 0)) != HUM_OK)
             st = hum_fail_context(st, "%s", WHAT[i]);
     if (st == HUM_OK && type == HUM_GEMM_MOE_INDEXED)
-        st = hum_layer_check_block_m(&plans[0], &plans[1], 0, block_m_max);
+        st = hum_layer_check_block_m(&plans[0], &plans[1], block_m_max);
     return st;
 }
 
