@@ -12,16 +12,23 @@ constexpr bool kGrouped = kGemmType == GemmType::kGroupedContiguous || kGemmType
 // Grouped types: the first block of each expert, then the total, per CTA in shared memory.
 constexpr int kBlockTable = kGrouped ? kExperts + 1 : 1;
 
-// The grouped types' block table, in static shared memory (nullptr for the other types).
-template <bool G = kGrouped>
-HUM_DEV int *block_table()
+// N entries of T in static shared memory, a table of their own for each TAG; nullptr where the
+// kernel keeps none (ON false).
+template <typename T, int N, bool ON, int TAG>
+HUM_DEV T *smem_table()
 {
-    if constexpr (G) {
-        __shared__ int table[kBlockTable];
+    if constexpr (ON) {
+        __shared__ T table[N];
         return table;
     } else {
         return nullptr;
     }
+}
+
+// The grouped types' block table (nullptr for the other types).
+HUM_DEV int *block_table()
+{
+    return smem_table<int, kBlockTable, kGrouped, 0>();
 }
 
 struct Block {
@@ -198,39 +205,24 @@ HUM_DEV i64 a_row(const hum_gemm_args &args, const Block &b, int r)
 constexpr bool kRowTable = kGemmType == GemmType::kIndexed;
 constexpr bool kMathRows = kRowTable && kA8;
 
-// The math threads' table of rows of A, in static shared memory (nullptr for the types without tables).
+// The math threads' table of rows of A (nullptr for the types without tables).
 HUM_DEV int *row_table()
 {
-    if constexpr (kRowTable) {
-        __shared__ int table[kBM];
-        return table;
-    } else {
-        return nullptr;
-    }
+    return smem_table<int, kBM, kRowTable, 1>();
 }
 
-// The math threads' table of rows of C (the wgmma kernel's epilogue), in static shared memory
-// (nullptr for the types without tables).
+// The math threads' table of rows of C, the wgmma kernel's epilogue (nullptr for the types
+// without tables).
 HUM_DEV int *c_table()
 {
-    if constexpr (kRowTable) {
-        __shared__ int table[kBM];
-        return table;
-    } else {
-        return nullptr;
-    }
+    return smem_table<int, kBM, kRowTable, 2>();
 }
 
 // The producer's table of the block's rows as addresses of their first byte in A (nullptr: no
-// row), in static shared memory (nullptr for the types without tables).
+// row; nullptr for the types without tables).
 HUM_DEV const u8 **source_table()
 {
-    if constexpr (kRowTable) {
-        __shared__ const u8 *table[kBM];
-        return table;
-    } else {
-        return nullptr;
-    }
+    return smem_table<const u8 *, kBM, kRowTable, 3>();
 }
 
 // Rows tid, tid + COUNT, ... of block b into a table, from the sorted ids thread tid of COUNT
