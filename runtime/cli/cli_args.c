@@ -2,6 +2,8 @@
  * command treats --help, a missing value and an unknown argument alike. */
 #include "cli_args.h"
 
+#include "hum/hum_tools.h"
+
 #include <stdarg.h>
 #include <string.h>
 
@@ -62,4 +64,17 @@ int cli_args_parse(const cli_args *a, int argc, char **argv)
         *o->value = argv[++i];
     }
     return 0;
+}
+
+int cli_arch_check(const cli_args *a, const char *arch)
+{
+    if (!arch)
+        return 0;
+    hum_status st = hum_arch_check(arch);
+    if (st == HUM_OK)
+        return 0;
+    if (st == HUM_ERR_INVALID_ARG)
+        return cli_usage_error(a, "%s", hum_last_error());
+    fprintf(stderr, "%s: %s\n", a->command, hum_last_error());
+    return 1;
 }

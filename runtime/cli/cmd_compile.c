@@ -54,8 +54,9 @@ static void usage(FILE *f)
     fprintf(f, "  --config FILE  deployment config (its cache_dir and device are used)\n");
 }
 
-/* 0 parsed, 1 --help printed, 2 usage error (reported): an --arch NVRTC does not take too, found
- * here, once, before anything is planned or compiled for it. */
+/* 0 parsed, -1 --help printed, else the exit code (reported): 2 for a usage error, an --arch NVRTC
+ * does not take too, 1 for an NVRTC that takes none (cli_arch_check), found here, once, before
+ * anything is planned or compiled for it. */
 static int parse(int argc, char **argv, compile_options *o)
 {
     const cli_option options[] = {
@@ -64,10 +65,12 @@ static int parse(int argc, char **argv, compile_options *o)
     };
     const cli_args args = {.command = "hum compile", .usage = usage, .options = options};
     int rc = cli_args_parse(&args, argc, argv);
+    if (rc == 1)
+        return -1;
     if (rc == 0 && (!!o->kernel + !!o->layer + !!o->moe) != 1)
         rc = cli_usage_error(&args, "say what to compile: --kernel NAME, --layer SPEC or --moe SPEC (one of them)");
-    if (rc == 0 && o->arch && hum_arch_check(o->arch) != HUM_OK)
-        rc = cli_usage_error(&args, "%s", hum_last_error());
+    if (rc == 0)
+        rc = cli_arch_check(&args, o->arch);
     return rc;
 }
 
@@ -150,7 +153,7 @@ int hum_cmd_compile(const char *config, int argc, char **argv)
     compile_options o = {.config = config};
     int parsed = parse(argc, argv, &o);
     if (parsed)
-        return parsed == 1 ? 0 : 2;
+        return parsed < 0 ? 0 : parsed;
     size_t k = 0, n = sizeof builtin_kernels / sizeof builtin_kernels[0];
     while (o.kernel && k < n && strcmp(builtin_kernels[k].name, o.kernel) != 0)
         k++;

@@ -385,8 +385,10 @@ int hum_cmd_info(const char *config, int argc, char **argv)
     /* Bad values are usage errors, found before the runtime exists so no config can mask them. */
     hum_layer_spec spec = {0};
     hum_moe_spec moe_spec;
-    if ((arch && hum_arch_check(arch) != HUM_OK) || (layer && hum_layer_spec_parse(layer, &spec) != HUM_OK) ||
-        (moe && hum_moe_spec_parse(moe, &moe_spec) != HUM_OK))
+    int arch_rc = cli_arch_check(&args, arch);
+    if (arch_rc)
+        return arch_rc;
+    if ((layer && hum_layer_spec_parse(layer, &spec) != HUM_OK) || (moe && hum_moe_spec_parse(moe, &moe_spec) != HUM_OK))
         return cli_usage_error(&args, "%s", hum_last_error());
     hum_runtime *rt;
     if (cli_runtime_open("info", config, NULL, &rt) != 0)
