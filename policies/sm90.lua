@@ -263,9 +263,17 @@ return {
       -- 128 in a loop issue-bound on the decode (bench/results/H200-2026-12-02/s8-w4a8/call1/, M 1024
       -- / 2048 / 8192: 191.74 / 367.84 / 1498.88 -> 186.54 / 333.60 / 1256.30; M = 1024 keeps 128 as
       -- W8A8's boundary, M 385..1023 untimed)
-      local rows192 = layer.a_dtype == "float8_e4m3fn" and layer.weight_float
-        and (layer.weight_bits == 8 or layer.weight_bits == 4 and layer.scale_dtype == "float8_e8m0"
-          and layer.kernel_group < layer.padded_k)
+      local mxfp4 = layer.a_dtype == "float8_e4m3fn" and layer.weight_float and layer.weight_bits == 4
+        and layer.scale_dtype == "float8_e8m0" and layer.kernel_group < layer.padded_k
+      local rows192 = mxfp4 or layer.a_dtype == "float8_e4m3fn" and layer.weight_float and layer.weight_bits == 8
+      -- W4A8 MXFP4 from M = 385: the 192-row tiles promoted every 512 of K instead of 128, a quarter
+      -- of the promotions' adds in a loop bound by issue (bench/results/H200-2026-12-03/s14-call1/ and
+      -- s14-call2/, n = k = 8192, M 512 / 1024 / 2048 / 8192: 89.5 / 166.1 / 330.1 / 1280.4 ->
+      -- 86.5 / 155.0 / 296.9 / 1227.6 us, call 1: 166.8 / 302.2 / 1255.5 -> 154.6 / 275.5 / 1103.1 at
+      -- M 1024 / 2048 / 8192; error against float64 1.66e-03 .. 1.70e-03 either way, bfloat16 out;
+      -- the same period on 128 rows gains nothing at M = 1024, 165.6; W8A8 neither, 141.3 / 1032.6)
+      local mx192 = mxfp4 and wg(family, 192, 128, 128, 4)
+      if mx192 then mx192.promote_k = 512 end
       -- W4A8 MXFP4 (e2m1 with e8m0 groups folded, e4m3 A) at M <= 16: the 16-row wgmma_ws tile (the M
       -- 17..32 tile's, six stages), whose wgmma takes e4m3 as it is where mma.sync on sm_90 multiplies
       -- float16 conversions of both operands (bench/results/H200-2026-12-02/s9-a8small/call2/, n = k =
@@ -282,15 +290,16 @@ return {
       local tiles64 = 2 * layer.padded_n / 64
       local fill64 = short and not layer.act_order and layer.weight_bits and not layer.weight_float
         and tiles64 <= device.sm_count and tiles64 * 10 >= device.sm_count * 9
-      list = ranges({
+      local rows = {
         { 16, mx_small or small_m(device, layer) },
         { 32, wg(family, 32, 128, 256, 5) },
         { 64, short and wg(family, 64, 64, 256, 5) or wg(family, 64, 128, 256, 4) },
         { 128, fill64 and whole(wg(family, 64, 64, 256, 5)) or short and wg(family, 64, 128, 256, 4) or tile128s },
         { 384, short and tile128 or mid and tile128s or big() },
-        { rows192 and 1024 or math.huge, last },
-        rows192 and { math.huge, wg(family, 192, 128, 128, 4) } or nil,
-      })
+      }
+      if not mxfp4 then rows[#rows + 1] = { rows192 and 1024 or math.huge, last } end
+      if rows192 then rows[#rows + 1] = { math.huge, mx192 or wg(family, 192, 128, 128, 4) } end
+      list = ranges(rows)
     else
       list = ranges({
         { 16, small_m(device, layer) },
