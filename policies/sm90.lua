@@ -261,10 +261,11 @@ return {
       -- 161.81; C's fit keeps 128 rows where scales along K need the registers). W4A8 MXFP4 (e2m1
       -- with e8m0 groups folded, e4m3 A) too: a decoded weight fragment serves 192 tokens instead of
       -- 128 in a loop issue-bound on the decode (bench/results/H200-2026-12-02/s8-w4a8/call1/, M 1024
-      -- / 2048 / 8192: 191.74 / 367.84 / 1498.88 -> 186.54 / 333.60 / 1256.30; M = 1024 keeps 128 as
-      -- W8A8's boundary, M 385..1023 untimed)
-      local mxfp4 = layer.a_dtype == "float8_e4m3fn" and layer.weight_float and layer.weight_bits == 4
-        and layer.scale_dtype == "float8_e8m0" and layer.kernel_group < layer.padded_k
+      -- / 2048 / 8192: 191.74 / 367.84 / 1498.88 -> 186.54 / 333.60 / 1256.30; from M = 385 since
+      -- session 14, below)
+      local e2m1_e4m3 = layer.a_dtype == "float8_e4m3fn" and layer.weight_float and layer.weight_bits == 4
+        and layer.scale_dtype == "float8_e8m0"
+      local mxfp4 = e2m1_e4m3 and layer.kernel_group < layer.padded_k
       local rows192 = mxfp4 or layer.a_dtype == "float8_e4m3fn" and layer.weight_float and layer.weight_bits == 8
       -- W4A8 MXFP4 from M = 385: the 192-row tiles promoted every 512 of K instead of 128, a quarter
       -- of the promotions' adds in a loop bound by issue (bench/results/H200-2026-12-03/s14-call1/ and
@@ -278,8 +279,7 @@ return {
       -- 17..32 tile's, six stages), whose wgmma takes e4m3 as it is where mma.sync on sm_90 multiplies
       -- float16 conversions of both operands (bench/results/H200-2026-12-02/s9-a8small/call2/, n = k =
       -- 8192, M 1 / 16: 28.18 / 29.10 -> 25.42 / 26.45 us; W8A8 e4m3 30.66 / 31.63 either way, kept)
-      local mx_small = layer.a_dtype == "float8_e4m3fn" and layer.weight_float and layer.weight_bits == 4
-        and layer.scale_dtype == "float8_e8m0" and layer.kgroup_k == 0 and wg(family, 16, 128, 256, 6)
+      local mx_small = e2m1_e4m3 and layer.kgroup_k == 0 and wg(family, 16, 128, 256, 6)
       -- Short narrow layers at M 65..128 (16-bit A with integer weights, but act-order layers,
       -- untimed): 64 x 64 x 256 tiles whole, without stream-K, where their 2 N / 64 tiles fill the
       -- SMs one each (4096 x 4096: 128 tiles on 132 SMs). The 64 x 128 x 256 tile before it cut each

@@ -41,8 +41,9 @@ int cli_usage_error(const cli_args *a, const char *format, ...)
 
 /* Checks an --arch value before anything is planned for it: 0 when NVRTC takes it (or arch is
  * NULL); 2, a usage error (reported as by cli_usage_error), when NVRTC names other architectures;
- * 1 when the linked NVRTC names none at all, the installation's failure and not the user's
- * ("<command>: <error>" on stderr). The value is the exit code. */
+ * 1 when the linked NVRTC gives no usable list of them (hum_arch_check's HUM_ERR_COMPILE), the
+ * installation's failure and not the user's ("<command>: <error>" on stderr). The value is the
+ * exit code. */
 int cli_arch_check(const cli_args *a, const char *arch);
 
 #endif

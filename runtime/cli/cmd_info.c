@@ -382,7 +382,8 @@ int hum_cmd_info(const char *config, int argc, char **argv)
     int parsed = cli_args_parse(&args, argc, argv);
     if (parsed)
         return parsed == 1 ? 0 : 2;
-    /* Bad values are usage errors, found before the runtime exists so no config can mask them. */
+    /* Bad values are usage errors, found before the runtime exists so no config can mask them (an
+     * NVRTC without a usable list of architectures fails the command instead: cli_arch_check). */
     hum_layer_spec spec = {0};
     hum_moe_spec moe_spec;
     int arch_rc = cli_arch_check(&args, arch);

@@ -247,7 +247,8 @@ static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, siz
  * (over two or four 128-column stages; K = 2064 ends on an odd stage), or never (one
  * accumulator set: 256-row tiles above M = 128, or 128 x 256), on the tables' M = 1 and M = 200
  * entries (mma.sync, wgmma_ws): whether their error at K = 8192 stays under the bar is what
- * bench/sweeps/w8a8.sh measures before a policy sets promote_k (none does); and `rows192`: the
+ * bench/sweeps/w8a8.sh measures before a policy sets promote_k (policies/sm90.lua sets 512 on W4A8
+ * MXFP4's 192-row entry, which the built-in pass runs at M = 520); and `rows192`: the
  * wgmma_ws 128-row entries with 192 rows (promoted every 128, two sets of 96 accumulators) at M
  * 200 and 520; `small`: every case on the built-in tables at M 1, 7 and 16 only (the M <= 16
  * entry: on sm_90 mma.sync's e4m3 as float16 products, mma/mma_sync.cuh), a short device call. */

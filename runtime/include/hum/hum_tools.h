@@ -546,7 +546,8 @@ hum_status hum_cuda_result(int32_t result, const char *what);
 /* Version of the linked NVRTC, e.g. 13 and 0. */
 hum_status hum_nvrtc_version(int32_t *major, int32_t *minor);
 /* HUM_OK when NVRTC compiles for `arch` here; HUM_ERR_INVALID_ARG listing the accepted names;
- * HUM_ERR_COMPILE when the linked NVRTC names no architecture at all (a broken installation). */
+ * HUM_ERR_COMPILE when the linked NVRTC gives no usable list of architectures (its query fails,
+ * or names none from sm_75 on: a broken installation). */
 hum_status hum_arch_check(const char *arch);
 /* Every name hum_arch_check accepts, ", "-separated ("sm_75, sm_80, ..., sm_90a, ..."), into
  * out. HUM_ERR_INVALID_ARG when cap is too small; HUM_ERR_COMPILE when NVRTC lists none. */
