@@ -110,9 +110,19 @@ constexpr int kCRow = kBN * 2 + 16;        // bytes per row of the epilogue tile
 constexpr int kInFlight = kStages - 2;     // stages loading while one is computed
 // The epilogue tile: warp-specialised after the stages, else in them (drained by then).
 constexpr int kCOffset = kSpecialised ? kSmemBytes : 0;
+// kSmemTotals (hum_constants.h; runtime/src/layer/gemm_wgmma.c, hum_gemm_wgmma_smem_totals): where
+// the registers have no room for the float32 totals of promoted e4m3 accumulators beside them (a
+// 256-row tile: 128 accumulators a thread), the first half of each slab's stays in registers and
+// the second half lives in shared memory where the epilogue tile goes, which stages C only after
+// they have been read back (totals_at). All of them there would leave room for two stages only,
+// too few to cover the loads (256 x 128 x 128 W4A8: 190.8 us at M = 1024 against 166.1 on
+// 128 rows, bench/NOTES.md, session 14).
+constexpr int kRegTotals = kSmemTotals ? kAcc / 2 : kAcc;  // per slab, in registers
+constexpr int kTotalsBytes = kSmemTotals ? kMathThreads * kSlabs * (kAcc - kRegTotals) * 4 : 0;
+constexpr int kCRegion = kBM * kCRow > kTotalsBytes ? kBM * kCRow : kTotalsBytes;
 // The stage barriers, after the stages (and the epilogue tile): one per slot, warp-specialised
 // the full ones then the empty ones.
-constexpr int kBarOffset = kSpecialised ? kSmemBytes + kBM * kCRow : kSmemBytes;
+constexpr int kBarOffset = kSpecialised ? kSmemBytes + kCRegion : kSmemBytes;
 // Dense: A by TMA (one box per 64 columns, on the slot's barrier); the MoE types gather the
 // block's rows by cp.async into the same layout (gemm/load_a.cuh).
 constexpr bool kATma = kGemmType == GemmType::kDense;
@@ -150,6 +160,10 @@ constexpr bool kPingPong = kKScales && kPromoteK < 128;
 // promoted sets of a 192-row tile) without K-group factors beside them.
 constexpr int kAccBudget = kSpecialised && kCtasPerSm == 1 && !kKScales ? 192 : 128;
 constexpr int kSets = kPingPong ? 2 : 1;
+// The totals in registers (kPromote; unused words else).
+using Totals = Acc[kSlabs][kRegTotals];
+static_assert(!kSmemTotals || (kSpecialised && kPromote && !kKScales && !kPingPong && kAcc % 8 == 0),
+              "totals in shared memory: warp-specialised e4m3 accumulators promoted every 128 of K or more");
 static_assert(!kPingPong || (kPromoteStages == 1 && kKK / kPromoteSteps % 2 == 0),
               "ping-pong accumulators: an even number of promotion periods in every stage");
 
@@ -167,7 +181,7 @@ static_assert(!kSpecialised || (kProducerRegs <= kLaunchRegs && kMathRegs >= kLa
               "setmaxnreg: the producer gives registers back, the math warpgroups take them");
 static_assert(kWarpgroups * kSlabs == kUnits, "warpgroups x slabs must cover block N");
 static_assert(!kShareMode || kPlaneWords == kShare, "share mode: one plane of the repacked unit per warp");
-static_assert(kWarpgroups <= 2 && kSlabs <= 4 && (kSets + (kPromote ? 1 : 0)) * kSlabs * kAcc <= kAccBudget,
+static_assert(kWarpgroups <= 2 && kSlabs <= 4 && kSets * kSlabs * kAcc + (kPromote ? kSlabs * kRegTotals : 0) <= kAccBudget,
               "register budget: at most 2 warpgroups, 4 slabs and kAccBudget accumulator registers per thread");
 static_assert(kWM == kBM && kWK == kBK, "wgmma tiles: warp_m = block_m and warp_k = block_k");
 static_assert(kBM == 8 || (kBM % 16 == 0 && kBM <= 256), "block M (the wgmma N) must be 8 or a multiple of 16 up to 256");
@@ -355,6 +369,80 @@ HUM_DEV void pin_acc(Acc (&acc)[kSlabs][kAcc])
             wgmma_pin(acc[s][i]);
 }
 
+// Float4 q of math thread tid's totals in shared memory (kSmemTotals): consecutive threads'
+// 16-byte words follow each other, so a warp's accesses meet no bank conflict.
+HUM_DEV u32 totals_at(u32 base, int q, int tid)
+{
+    return base + kCOffset + (q * kMathThreads + tid) * 16;
+}
+
+// The float4 groups of a thread's totals in shared memory (kSmemTotals): group q holds slab
+// q / kSmemGroups's accumulators from kRegTotals + 4 (q % kSmemGroups).
+constexpr int kSmemGroups = (kAcc - kRegTotals) / 4;
+
+// total += acc, then acc = 0: in registers, and kSmemTotals the second half of each slab's in
+// shared memory (tid: the math thread).
+HUM_DEV void promote_totals(Acc (&acc)[kSlabs][kAcc], Totals &total, u32 base, int tid)
+{
+#pragma unroll
+    for (int s = 0; s < kSlabs; ++s)
+#pragma unroll
+        for (int i = 0; i < kRegTotals; ++i)
+            promote(acc[s][i], total[s][i]);
+#pragma unroll
+    for (int q = 0; q < kSlabs * kSmemGroups; ++q) {
+        const int s = q / kSmemGroups, i = kRegTotals + q % kSmemGroups * 4;
+        u32 v[4];
+        lds128(totals_at(base, q, tid), v[0], v[1], v[2], v[3]);
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            v[e] = __float_as_uint(__uint_as_float(v[e]) + acc[s][i + e]);
+            acc[s][i + e] = 0.f;
+        }
+        sts128(totals_at(base, q, tid), v[0], v[1], v[2], v[3]);
+    }
+}
+
+// A segment's totals set to 0 (before its first promotion).
+HUM_DEV void zero_totals(Totals &total, u32 base, int tid)
+{
+    zero_acc(total);
+#pragma unroll
+    for (int q = 0; q < kSlabs * kSmemGroups; ++q)
+        sts128(totals_at(base, q, tid), 0, 0, 0, 0);
+}
+
+// The segment's sums for the epilogue, every product finished and promoted: its totals (in
+// registers; kSmemTotals: gathered into acc, whose promotion left it 0, and every math thread past
+// its reads before the epilogue tile overwrites the ones in shared memory), or acc itself where
+// nothing is promoted.
+template <typename T>
+HUM_DEV Acc (&segment_sums(Acc (&acc)[kSlabs][kAcc], T &total, u32 base, int tid))[kSlabs][kAcc]
+{
+    if constexpr (kSmemTotals) {
+#pragma unroll
+        for (int s = 0; s < kSlabs; ++s)
+#pragma unroll
+            for (int i = 0; i < kRegTotals; ++i)
+                acc[s][i] = total[s][i];
+#pragma unroll
+        for (int q = 0; q < kSlabs * kSmemGroups; ++q) {
+            const int s = q / kSmemGroups, i = kRegTotals + q % kSmemGroups * 4;
+            u32 v[4];
+            lds128(totals_at(base, q, tid), v[0], v[1], v[2], v[3]);
+#pragma unroll
+            for (int e = 0; e < 4; ++e)
+                acc[s][i + e] = __uint_as_float(v[e]);
+        }
+        math_sync();
+        return acc;
+    } else if constexpr (kPromote) {
+        return total;
+    } else {
+        return acc;
+    }
+}
+
 // One wgmma of the A type: 16-bit A's k16 on dequantized fragments, 8-bit A's k32 on the codes
 // (scale_d 0: d overwritten, mma/wgmma.cuh).
 template <int N>
@@ -377,8 +465,8 @@ HUM_DEV void wgmma_step(int *d, const u32 (&a)[4], u64 desc, int scale_d)
 // reset unless ping-pong, whose next period's first wgmma overwrites them (no instruction but a
 // wgmma may write a wgmma's accumulators while another wgmma runs, or ptxas serializes them all).
 // (a template: e4m3's float accumulators only instantiate it)
-template <typename T>
-HUM_DEV void promote_scaled(T (&acc)[kSlabs][kAcc], T (&total)[kSlabs][kAcc], const float (&fa)[kBM / 4],
+template <typename T, typename U>
+HUM_DEV void promote_scaled(T (&acc)[kSlabs][kAcc], U &total, const float (&fa)[kBM / 4],
                             const float (&fb)[2 * kSlabs])
 {
 #pragma unroll
@@ -400,7 +488,7 @@ HUM_DEV void promote_scaled(T (&acc)[kSlabs][kAcc], T (&total)[kSlabs][kAcc], co
 // Warp-specialised, once step 1 has waited the previous stage's groups have all finished: lane 0
 // then releases that stage's slot (empty barrier `release`) when `released` is set.
 HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, u32 base, int slot, int wg, int w,
-                           int lane, Acc (&acc)[kSets][kSlabs][kAcc], Acc (&total)[kSlabs][kAcc],
+                           int lane, Acc (&acc)[kSets][kSlabs][kAcc], Totals &total,
                            bool promote_end, bool released = false, u32 release = 0)
 {
     const u32 bstage = base + kBOffset + slot * kBBytes;
@@ -504,7 +592,7 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
                     if constexpr (kKScales)
                         promote_scaled(acc[0], total, fa, fb);
                     else
-                        promote(acc[0], total);
+                        promote_totals(acc[0], total, base, 128 * wg + 32 * w + lane);
                 }
             }
         });
@@ -524,7 +612,7 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
 // g % kStages and completes phase g / kStages of that slot's barrier.
 HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, const Block &blk, const BlockIds<kMathThreads> &ah,
                       int n0, int kb0, int len, int tid, int wg, int w, int lane, Acc (&acc)[kSets][kSlabs][kAcc],
-                      Acc (&total)[kSlabs][kAcc])
+                      Totals &total)
 {
     AVec<true> a;
     if constexpr (!kATma)
@@ -572,7 +660,7 @@ HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, const Block &
 // finished. g0 counts the stages this CTA computed before: stage g sits in slot g % kStages and
 // is fill g / kStages of that slot.
 HUM_DEV void mainloop_ws(const hum_gemm_args &args, u32 base, int g0, const Block &blk, int kb0, int len,
-                         int wg, int w, int lane, Acc (&acc)[kSets][kSlabs][kAcc], Acc (&total)[kSlabs][kAcc])
+                         int wg, int w, int lane, Acc (&acc)[kSets][kSlabs][kAcc], Totals &total)
 {
     for (int i = 0; i < len; ++i) {
         const int g = g0 + i, slot = g % kStages;
@@ -781,7 +869,8 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
     }
     const int wg = warp >> 2, w = warp & 3;
 
-    Acc acc[kSets][kSlabs][kAcc], total[kSlabs][kAcc];  // total: kPromote only
+    Acc acc[kSets][kSlabs][kAcc];
+    Totals total;  // kPromote only
     Work wk{0, 0};
     int g0 = 0;
     for (int j = 0; j < sch.total;) {
@@ -794,7 +883,7 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
         const BlockIds<kMathThreads> ah = rows.fetch<kMathThreads>(args, mb, tid);
         const Block blk = rows.block(args, ah);
         zero_acc(acc);
-        zero_acc(total);
+        zero_totals(total, base, tid);
         if constexpr (kSpecialised && kMathRows) {
             // the math warps' row table, read by the promotions and the epilogue (gemm/rows.cuh):
             // the previous segment's last promotion and epilogue have read it before the first barrier
@@ -809,7 +898,7 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
         // the rows of C for write_c, read after the epilogue's first barrier: their previous
         // readers, the last segment's write_c, finished before its last barrier
         fill_c_rows(args, blk, ah, c_table(), tid);
-        epilogue(args, sch, blk, wk.tile, nb * kBN, base, tid, wg, w, lane, kPromote ? total : acc[0]);
+        epilogue(args, sch, blk, wk.tile, nb * kBN, base, tid, wg, w, lane, segment_sums(acc[0], total, base, tid));
         wk.kb += len - 1;  // the work of the segment's last iteration, for the next step()
         j += len;
         g0 += len;

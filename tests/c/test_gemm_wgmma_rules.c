@@ -168,6 +168,21 @@ static void check_rules(void)
                     strstr(hum_last_error(), "at most 192"),
                 "W8A8 wgmma_ws 128x256x128: status %d, message '%s' should name 256 of at most 192", w8_st,
                 hum_last_error());
+    /* one slab of 256 rows: half the totals in shared memory (128 + 64 registers), in the epilogue
+     * tile's place, the larger of the two (69632 bytes against 256 threads x 64 x 4) */
+    w8_t.block_n = 128;
+    w8_t.warp_n = 16;
+    w8_t.block_m = w8_t.warp_m = 256;
+    const hum_gemm_variant w8_v = {&w8, NULL, &w8_t};
+    QUANT_CHECK(hum_layer_tuning_check(&w8, &w8_t, NULL, NULL) == HUM_OK && hum_gemm_wgmma_smem_totals(&w8, &w8_t) &&
+                    hum_gemm_wgmma_acc_regs(&w8, &w8_t) == 192 &&
+                    hum_gemm_wgmma_epilogue_smem(&w8_v) == 256 * (128 * 2 + 16),
+                "W8A8 wgmma_ws 256x128x128: %s (totals in shared memory %d, %d accumulator registers, %lld bytes)",
+                hum_last_error(), hum_gemm_wgmma_smem_totals(&w8, &w8_t), hum_gemm_wgmma_acc_regs(&w8, &w8_t),
+                (long long)hum_gemm_wgmma_epilogue_smem(&w8_v));
+    w8_t.promote_k = 8192; /* never promoted (K = 8192): no totals at all */
+    QUANT_CHECK(!hum_gemm_wgmma_smem_totals(&w8, &w8_t) && hum_gemm_wgmma_acc_regs(&w8, &w8_t) == 128,
+                "W8A8 wgmma_ws 256x128x128 never promoted: no totals");
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const hum_status st = hum_layer_tuning_check(&bad[i].c, &bad[i].t, NULL, NULL);
         QUANT_CHECK(st == HUM_ERR_UNSUPPORTED && strstr(hum_last_error(), bad[i].needle),

@@ -96,9 +96,10 @@ static void check_stream_k_sum(void)
 }
 
 /* promote_k fitted: e4m3 A's alone (int8's exact sums and K-group scales set none), 128 the
- * default (0), a period at or above K the padded K; e4m3 keeps the wgmma kernel's 256-row tiles
- * only when never promoted (int8 always); a period not a multiple of 128, or within K not a power
- * of two, refused. */
+ * default (0), a period at or above K the padded K; e4m3 keeps the plain wgmma kernel's 256-row
+ * tiles only when never promoted (int8 always), wgmma_ws's promoted too (half the totals in shared
+ * memory, hum_gemm_wgmma_smem_totals); a period not a multiple of 128, or within K not a power of
+ * two, refused. */
 static void check_promote_k(void)
 {
     hum_layer_config c;
@@ -112,14 +113,18 @@ static void check_promote_k(void)
     c.weight_exp = 4;
     const hum_compute_config dense = {.gemm_type = HUM_GEMM_DENSE};
     hum_tuning t = {1, INT64_MAX, 256, 128, 128, 256, 16, 128, 3, 1, 1, HUM_GEMM_KERNEL_WGMMA_WS, 1, 0}, out;
+    const hum_gemm_kernel plain = HUM_GEMM_KERNEL_WGMMA, ws = HUM_GEMM_KERNEL_WGMMA_WS;
     const struct {
         hum_dtype a;
         int32_t promote_k, fitted, block_m;
-    } cases[] = {{HUM_DTYPE_FLOAT8_E4M3FN, 0, 0, 128},       {HUM_DTYPE_FLOAT8_E4M3FN, 128, 0, 128},
-                 {HUM_DTYPE_FLOAT8_E4M3FN, 512, 512, 128},   {HUM_DTYPE_FLOAT8_E4M3FN, 4096, 4096, 256},
-                 {HUM_DTYPE_FLOAT8_E4M3FN, 1 << 30, 4096, 256}, {HUM_DTYPE_INT8, 1024, 0, 256}};
+        hum_gemm_kernel kernel;
+    } cases[] = {{HUM_DTYPE_FLOAT8_E4M3FN, 0, 0, 128, plain},        {HUM_DTYPE_FLOAT8_E4M3FN, 128, 0, 128, plain},
+                 {HUM_DTYPE_FLOAT8_E4M3FN, 512, 512, 128, plain},    {HUM_DTYPE_FLOAT8_E4M3FN, 4096, 4096, 256, plain},
+                 {HUM_DTYPE_FLOAT8_E4M3FN, 1 << 30, 4096, 256, plain}, {HUM_DTYPE_INT8, 1024, 0, 256, plain},
+                 {HUM_DTYPE_FLOAT8_E4M3FN, 0, 0, 256, ws},           {HUM_DTYPE_FLOAT8_E4M3FN, 512, 512, 256, ws}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         c.a_dtype = cases[i].a;
+        t.kernel = cases[i].kernel;
         c.weight_dtype = cases[i].a == HUM_DTYPE_INT8 ? HUM_DTYPE_UINT8 : HUM_DTYPE_FLOAT8_E4M3FN;
         c.weight_float = cases[i].a != HUM_DTYPE_INT8;
         c.weight_exp = c.weight_float ? 4 : 0;

@@ -22,14 +22,30 @@ int hum_gemm_wgmma_acc_budget(const hum_layer_config *c, const hum_tuning *t)
     return t->kernel == HUM_GEMM_KERNEL_WGMMA_WS && t->ctas_per_sm == 1 && !hum_gemm_kscale_k(c) ? 192 : 128;
 }
 
+/* Whether the totals could live in shared memory: warp-specialised, alone on its SM, e4m3
+ * accumulators promoted with no K-group scales (those multiply them per period, in registers). */
+static int totals_may_leave(const hum_layer_config *c, const hum_tuning *t)
+{
+    return t->kernel == HUM_GEMM_KERNEL_WGMMA_WS && t->ctas_per_sm == 1 && hum_gemm_promotes(c, t) &&
+           !hum_gemm_kscale_k(c);
+}
+
+int hum_gemm_wgmma_smem_totals(const hum_layer_config *c, const hum_tuning *t)
+{
+    /* one slab: the shape test_gemm_a8's rows256 pass runs on the GPU */
+    return totals_may_leave(c, t) && t->warp_n == 16 && t->block_m > hum_gemm_wgmma_acc_budget(c, t);
+}
+
 int hum_gemm_wgmma_acc_regs(const hum_layer_config *c, const hum_tuning *t)
 {
-    /* promoted: float32 totals beside the accumulators; promotion periods under 128 of K: two
-     * accumulator sets, one in flight while the other is promoted (kernels/gemm/gemm_wgmma.cu,
-     * kPingPong) */
+    /* promoted: float32 totals beside the accumulators (half of them, the rest in shared memory,
+     * where all do not fit); promotion periods under 128 of K: two accumulator sets, one in flight
+     * while the other is promoted (kernels/gemm/gemm_wgmma.cu, kPingPong) */
     const int64_t kk = hum_gemm_kscale_k(c);
-    const int sets = !hum_gemm_promotes(c, t) ? 1 : kk && kk < 128 ? 3 : 2;
-    return sets * (t->warp_n / 16) * (t->block_m / 2);
+    const int set = (t->warp_n / 16) * (t->block_m / 2);
+    if (hum_gemm_wgmma_smem_totals(c, t))
+        return set + set / 2;
+    return (!hum_gemm_promotes(c, t) ? 1 : kk && kk < 128 ? 3 : 2) * set;
 }
 
 /* The registers the launch bounds leave a thread of each of ctas_per_sm CTAs, in steps of 8
@@ -53,8 +69,8 @@ enum { WGMMA_REGS_BESIDE = 32 };
 void hum_gemm_wgmma_fit(const hum_layer_config *c, const hum_compute_config *compute, hum_tuning *t)
 {
     /* promoted accumulators beside their totals, block_m / 2 registers each (one slab): 128 rows,
-     * or up to 192 asked for where the budget is 192 */
-    if (hum_gemm_promotes(c, t) && t->block_m > hum_gemm_wgmma_acc_budget(c, t))
+     * or up to 192 asked for where the budget is 192; more with the totals in shared memory */
+    if (hum_gemm_promotes(c, t) && t->block_m > hum_gemm_wgmma_acc_budget(c, t) && !totals_may_leave(c, t))
         t->block_m = 128;
     /* K-group scales applied more than once per 128 of K (A groups of 32, weight groups of 64): a
      * scale per token held beside them; block_m 128 spills (period 32: 496 bytes of local memory
@@ -116,5 +132,11 @@ hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v)
 
 int64_t hum_gemm_wgmma_epilogue_smem(const hum_gemm_variant *v)
 {
-    return (int64_t)v->tuning->block_m * (v->tuning->block_n * 2 + 16);
+    const hum_tuning *t = v->tuning;
+    const int64_t tile = (int64_t)t->block_m * (t->block_n * 2 + 16);
+    /* the totals in shared memory: half of every math thread's, 4 bytes each */
+    const int64_t totals = hum_gemm_wgmma_smem_totals(v->layer, t)
+                               ? (int64_t)(32 * t->block_n / t->warp_n) * (t->warp_n / 16) * (t->block_m / 4) * 4
+                               : 0;
+    return tile > totals ? tile : totals;
 }

@@ -22,9 +22,16 @@ enum { HUM_GEMM_WGMMA_STATIC_SMEM = 1024 };
 hum_status hum_gemm_wgmma_takes(const hum_layer_config *c, const hum_compute_config *compute);
 
 /* Accumulator registers per thread of a tuning: warp_n / 16 * block_m / 2 per set; one set, two
- * when promoted (hum_gemm_promotes: the float32 totals), three for promotion periods under 128 of
- * K (hum_gemm_kscale_k: ping-pong sets). */
+ * when promoted (hum_gemm_promotes: the float32 totals; one and a half where half of them live in
+ * shared memory, hum_gemm_wgmma_smem_totals), three for promotion periods under 128 of K (hum_gemm_kscale_k:
+ * ping-pong sets). */
 int hum_gemm_wgmma_acc_regs(const hum_layer_config *c, const hum_tuning *t);
+
+/* Whether half of a tuning's promoted totals live in shared memory (kernels/gemm/gemm_wgmma.cu,
+ * kSmemTotals): on wgmma_ws alone on its SM, e4m3 A promoted without K-group scales, one slab
+ * (warp_n 16), where two sets (accumulators and totals) exceed hum_gemm_wgmma_acc_budget (block M
+ * above 192: a 256-row tile, 2 x 128; 128 and 64 in registers fit the 192). */
+int hum_gemm_wgmma_smem_totals(const hum_layer_config *c, const hum_tuning *t);
 
 /* The most accumulator registers a thread may hold: 128; 192 on wgmma_ws with one CTA per SM and
  * no K-group scales, whose math threads have 232 (setmaxnreg): 192-row e4m3 tiles, two sets of 96,
@@ -40,13 +47,15 @@ hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v);
 
 /* The epilogue's tile of C, block_m rows of block_n 16-bit values padded by 16 bytes, bytes:
  * "wgmma" stages it in the drained pipeline; "wgmma_ws" in shared memory of its own after the
- * stages (its producer fills the next segment's stages while the epilogue runs). */
+ * stages (its producer fills the next segment's stages while the epilogue runs), which holds the
+ * totals in shared memory too (hum_gemm_wgmma_smem_totals; the larger of the two). */
 int64_t hum_gemm_wgmma_epilogue_smem(const hum_gemm_variant *v);
 
 /* Fitting a policy's tuning: a warp spans the whole block in M and K; warp N at most block N / 4
  * (whole warpgroups in a narrower block N) and at least 16; promoted accumulators
  * (hum_gemm_promotes) within their budget (hum_gemm_wgmma_acc_regs, _acc_budget): block M at
- * most 128 (192 asked for within a budget of 192), one slab above block M 64, and with ping-pong
+ * most 128 (192 asked for within a budget of 192; any where the totals may live in shared
+ * memory, hum_gemm_wgmma_smem_totals), one slab above block M 64, and with ping-pong
  * sets block M at most 64 in one slab (an expert GEMM's too where its MoE layer's other GEMM
  * has them: compute->moe_kscale_k); one CTA per SM where two would leave a thread too few
  * registers for its accumulators (hum_gemm_wgmma_check). */
