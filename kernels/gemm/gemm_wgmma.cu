@@ -161,7 +161,7 @@ constexpr bool kPingPong = kKScales && kPromoteK < 128;
 constexpr int kAccBudget = kSpecialised && kCtasPerSm == 1 && !kKScales ? 192 : 128;
 constexpr int kSets = kPingPong ? 2 : 1;
 // The totals in registers (kPromote; unused words else).
-using Totals = Acc[kSlabs][kRegTotals];
+using Totals = Acc[kSlabs][kAcc];  // kSmemTotals: the first kRegTotals of each slab's
 static_assert(!kSmemTotals || (kSpecialised && kPromote && !kKScales && !kPingPong && kAcc % 8 == 0),
               "totals in shared memory: warp-specialised e4m3 accumulators promoted every 128 of K or more");
 static_assert(!kPingPong || (kPromoteStages == 1 && kKK / kPromoteSteps % 2 == 0),
@@ -377,28 +377,33 @@ HUM_DEV u32 totals_at(u32 base, int q, int tid)
 }
 
 // The float4 groups of a thread's totals in shared memory (kSmemTotals): group q holds slab
-// q / kSmemGroups's accumulators from kRegTotals + 4 (q % kSmemGroups).
-constexpr int kSmemGroups = (kAcc - kRegTotals) / 4;
+// q / kSmemGroups's accumulators from kRegTotals + 4 (q % kSmemGroups); at least 1 as a divisor (no
+// group where kSmemTotals is false: the loops over kSmemCount run none).
+constexpr int kSmemGroups = kSmemTotals ? (kAcc - kRegTotals) / 4 : 1;
+constexpr int kSmemCount = kSmemTotals ? kSlabs * kSmemGroups : 0;
 
-// total += acc, then acc = 0: in registers, and kSmemTotals the second half of each slab's in
-// shared memory (tid: the math thread).
+// total += acc, then acc = 0: in registers; kSmemTotals the second half of each slab's in shared
+// memory (tid: the math thread), and acc left as it is: the next period's first wgmma overwrites
+// it (compute_stage's `fresh`), for a promotion that not every stage's end makes (promote_k above
+// block K) and that writes the accumulators makes ptxas serialize every wgmma (C7514).
 HUM_DEV void promote_totals(Acc (&acc)[kSlabs][kAcc], Totals &total, u32 base, int tid)
 {
 #pragma unroll
     for (int s = 0; s < kSlabs; ++s)
 #pragma unroll
         for (int i = 0; i < kRegTotals; ++i)
-            promote(acc[s][i], total[s][i]);
+            if constexpr (kSmemTotals)
+                total[s][i] += acc[s][i];
+            else
+                promote(acc[s][i], total[s][i]);
 #pragma unroll
-    for (int q = 0; q < kSlabs * kSmemGroups; ++q) {
+    for (int q = 0; q < kSmemCount; ++q) {
         const int s = q / kSmemGroups, i = kRegTotals + q % kSmemGroups * 4;
         u32 v[4];
         lds128(totals_at(base, q, tid), v[0], v[1], v[2], v[3]);
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
+        for (int e = 0; e < 4; ++e)
             v[e] = __float_as_uint(__uint_as_float(v[e]) + acc[s][i + e]);
-            acc[s][i + e] = 0.f;
-        }
         sts128(totals_at(base, q, tid), v[0], v[1], v[2], v[3]);
     }
 }
@@ -406,42 +411,41 @@ HUM_DEV void promote_totals(Acc (&acc)[kSlabs][kAcc], Totals &total, u32 base, i
 // A segment's totals set to 0 (before its first promotion).
 HUM_DEV void zero_totals(Totals &total, u32 base, int tid)
 {
-    zero_acc(total);
 #pragma unroll
-    for (int q = 0; q < kSlabs * kSmemGroups; ++q)
+    for (int s = 0; s < kSlabs; ++s)
+#pragma unroll
+        for (int i = 0; i < kRegTotals; ++i)
+            zero_acc(total[s][i]);
+#pragma unroll
+    for (int q = 0; q < kSmemCount; ++q)
         sts128(totals_at(base, q, tid), 0, 0, 0, 0);
 }
 
-// The segment's sums for the epilogue, every product finished and promoted: its totals (in
-// registers; kSmemTotals: gathered into acc, whose promotion left it 0, and every math thread past
-// its reads before the epilogue tile overwrites the ones in shared memory), or acc itself where
-// nothing is promoted.
-template <typename T>
-HUM_DEV Acc (&segment_sums(Acc (&acc)[kSlabs][kAcc], T &total, u32 base, int tid))[kSlabs][kAcc]
+// kSmemTotals: the segment's sums for the epilogue in acc, its last period's products (which stay
+// there, not promoted: kPromoteLast) plus its totals, every math thread past its reads before the
+// epilogue tile overwrites the ones in shared memory.
+HUM_DEV void add_totals(Acc (&acc)[kSlabs][kAcc], const Totals &total, u32 base, int tid)
 {
-    if constexpr (kSmemTotals) {
 #pragma unroll
-        for (int s = 0; s < kSlabs; ++s)
+    for (int s = 0; s < kSlabs; ++s)
 #pragma unroll
-            for (int i = 0; i < kRegTotals; ++i)
-                acc[s][i] = total[s][i];
+        for (int i = 0; i < kRegTotals; ++i)
+            acc[s][i] += total[s][i];
 #pragma unroll
-        for (int q = 0; q < kSlabs * kSmemGroups; ++q) {
-            const int s = q / kSmemGroups, i = kRegTotals + q % kSmemGroups * 4;
-            u32 v[4];
-            lds128(totals_at(base, q, tid), v[0], v[1], v[2], v[3]);
+    for (int q = 0; q < kSmemCount; ++q) {
+        const int s = q / kSmemGroups, i = kRegTotals + q % kSmemGroups * 4;
+        u32 v[4];
+        lds128(totals_at(base, q, tid), v[0], v[1], v[2], v[3]);
 #pragma unroll
-            for (int e = 0; e < 4; ++e)
-                acc[s][i + e] = __uint_as_float(v[e]);
-        }
-        math_sync();
-        return acc;
-    } else if constexpr (kPromote) {
-        return total;
-    } else {
-        return acc;
+        for (int e = 0; e < 4; ++e)
+            acc[s][i + e] += __uint_as_float(v[e]);
     }
+    math_sync();
 }
+
+// Whether a segment's last stage promotes its accumulators: not with kSmemTotals, whose totals are
+// added to them instead (add_totals).
+constexpr bool kPromoteLast = !kSmemTotals;
 
 // One wgmma of the A type: 16-bit A's k16 on dequantized fragments, 8-bit A's k32 on the codes
 // (scale_d 0: d overwritten, mma/wgmma.cuh).
@@ -486,10 +490,12 @@ HUM_DEV void promote_scaled(T (&acc)[kSlabs][kAcc], U &total, const float (&fa)[
 // K-group scales: blk the tile's, k0 the stage's first column of K. The accumulators (acc[0],
 // or both ping-pong sets) are promoted at the stage's end when `promote_end` (promote_at).
 // Warp-specialised, once step 1 has waited the previous stage's groups have all finished: lane 0
-// then releases that stage's slot (empty barrier `release`) when `released` is set.
+// then releases that stage's slot (empty barrier `release`) when `released` is set. kSmemTotals:
+// `fresh`, the previous stage promoted them (or the segment starts), so the first step's wgmmas
+// overwrite them.
 HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, u32 base, int slot, int wg, int w,
                            int lane, Acc (&acc)[kSets][kSlabs][kAcc], Totals &total,
-                           bool promote_end, bool released = false, u32 release = 0)
+                           bool promote_end, bool released = false, u32 release = 0, bool fresh = false)
 {
     const u32 bstage = base + kBOffset + slot * kBBytes;
     const u64 desc0 = wgmma_desc_sw128(base + slot * kABytes);
@@ -568,7 +574,8 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
                     constexpr u32 K_OFF = (kk / 4) * kAtomBytes + (kk % 4) * 32;
                     const u64 desc = desc0 + ((K_OFF + chunk_start(c) * 128) >> 4);
                     wgmma_step<chunk_n(c)>(&acc[kPingPong ? kk / kPromoteSteps % 2 : 0][s][chunk_start(c) / 2],
-                                           frag[buf][s], desc, kPingPong && kk % kPromoteSteps == 0 ? 0 : 1);
+                                           frag[buf][s], desc,
+                                           (kPingPong && kk % kPromoteSteps == 0) || (kSmemTotals && kk == 0 && fresh) ? 0 : 1);
                 });
             wgmma_commit();
             if constexpr (kPingPong && promote_after<kk>) {
@@ -669,7 +676,8 @@ HUM_DEV void mainloop_ws(const hum_gemm_args &args, u32 base, int g0, const Bloc
         if constexpr (!kATma)
             fence_proxy_async_smem();
         compute_stage(args, blk, (kb0 + i) * kBK, base, slot, wg, w, lane, acc, total,
-                      promote_at(kb0 + i, i + 1 == len), i > 0, empty_bar(base, (g + kStages - 1) % kStages));
+                      promote_at(kb0 + i, i + 1 == len) && (kPromoteLast || i + 1 < len), i > 0,
+                      empty_bar(base, (g + kStages - 1) % kStages), i == 0 || promote_at(kb0 + i - 1, false));
     }
     wgmma_wait<0>();
     pin_acc(acc[0]);
@@ -898,7 +906,9 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
         // the rows of C for write_c, read after the epilogue's first barrier: their previous
         // readers, the last segment's write_c, finished before its last barrier
         fill_c_rows(args, blk, ah, c_table(), tid);
-        epilogue(args, sch, blk, wk.tile, nb * kBN, base, tid, wg, w, lane, segment_sums(acc[0], total, base, tid));
+        if constexpr (kSmemTotals)
+            add_totals(acc[0], total, base, tid);
+        epilogue(args, sch, blk, wk.tile, nb * kBN, base, tid, wg, w, lane, kPromote && !kSmemTotals ? total : acc[0]);
         wk.kb += len - 1;  // the work of the segment's last iteration, for the next step()
         j += len;
         g0 += len;
