@@ -162,8 +162,9 @@ constexpr int kAccBudget = kSpecialised && kCtasPerSm == 1 && !kKScales ? 192 : 
 constexpr int kSets = kPingPong ? 2 : 1;
 // The totals in registers (kPromote; unused words else).
 using Totals = Acc[kSlabs][kAcc];  // kSmemTotals: the first kRegTotals of each slab's
-static_assert(!kSmemTotals || (kSpecialised && kPromote && !kKScales && !kPingPong && kAcc % 8 == 0),
-              "totals in shared memory: warp-specialised e4m3 accumulators promoted every 128 of K or more");
+// (promoted only at stage ends: `fresh` overwrites the accumulators at a stage's first step alone)
+static_assert(!kSmemTotals || (kSpecialised && kPromote && !kKScales && !kPingPong && kAcc % 8 == 0 && kPromoteK >= kBK),
+              "totals in shared memory: warp-specialised e4m3 accumulators promoted every block K or more");
 static_assert(!kPingPong || (kPromoteStages == 1 && kKK / kPromoteSteps % 2 == 0),
               "ping-pong accumulators: an even number of promotion periods in every stage");
 

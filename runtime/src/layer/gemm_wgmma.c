@@ -23,11 +23,14 @@ int hum_gemm_wgmma_acc_budget(const hum_layer_config *c, const hum_tuning *t)
 }
 
 /* Whether the totals could live in shared memory: warp-specialised, alone on its SM, e4m3
- * accumulators promoted with no K-group scales (those multiply them per period, in registers). */
+ * accumulators promoted with no K-group scales (those multiply them per period, in registers),
+ * at stage ends only (a period of block K or more: the kernel's `fresh` overwrites them at a
+ * stage's first step). */
 static int totals_may_leave(const hum_layer_config *c, const hum_tuning *t)
 {
+    const int period = t->promote_k ? t->promote_k : 128;
     return t->kernel == HUM_GEMM_KERNEL_WGMMA_WS && t->ctas_per_sm == 1 && hum_gemm_promotes(c, t) &&
-           !hum_gemm_kscale_k(c);
+           !hum_gemm_kscale_k(c) && period >= t->block_k;
 }
 
 int hum_gemm_wgmma_smem_totals(const hum_layer_config *c, const hum_tuning *t)
