@@ -33,10 +33,16 @@ local function short_k(layer) return layer.padded_k <= 4096 end
 -- (s6-final-45ce098, extra.txt `dense-l14a`: n = 4096, k = 14336 uint4 g128 fp16 M 1 / 16 26.32 /
 -- 26.45 -> 22.19 / 22.53; bench/results/H200-2026-12-02/s8-dense9/call2/, `wide-l4k`: 4096 x 4096
 -- M = 1 13.33 -> 12.46; M = 16 untimed). Act-order layers keep the narrow tile there (untimed).
+-- 2-bit weights with 16-bit A: four warps along K instead of two, 16 warps at 128 registers
+-- where 8 ran at 152: at M = 1 the same instructions as Humming's kernel issued at 1.70 against
+-- its 2.07 per SM and cycle from four warps per scheduler (ncu, bench/NOTES.md "Session 14
+-- (lead)"; timed in "Session 15 (lead)").
 local function small_m(device, layer)
   local t
   if layer.act_order and layer.weight_bits == 4 and narrow(device, layer) and short_k(layer) then
     t = mma(16, 64, 256, 16, 16, 128, 6)
+  elseif layer.weight_bits == 2 and not layer.a8 then
+    t = mma(16, 128, 256, 16, 32, 64, 4)
   else
     t = mma(16, 128, 256, 16, 32, 128, 4)
   end
@@ -267,19 +273,26 @@ return {
         and layer.scale_dtype == "float8_e8m0"
       local mxfp4 = e2m1_e4m3 and layer.kernel_group < layer.padded_k
       local rows192 = mxfp4 or layer.a_dtype == "float8_e4m3fn" and layer.weight_float and layer.weight_bits == 8
-      -- W4A8 MXFP4 from M = 385: the 192-row tiles promoted every 512 of K instead of 128, a quarter
-      -- of the promotions' adds in a loop bound by issue (bench/results/H200-2026-12-03/s14-call1/ and
-      -- s14-call2/, n = k = 8192, M 512 / 1024 / 2048 / 8192: 89.5 / 166.1 / 330.1 / 1280.4 ->
-      -- 86.5 / 155.0 / 296.9 / 1227.6 us, call 1: 166.8 / 302.2 / 1255.5 -> 154.6 / 275.5 / 1103.1 at
-      -- M 1024 / 2048 / 8192; error against float64 1.66e-03 .. 1.70e-03 either way, bfloat16 out;
-      -- the same period on 128 rows gains nothing at M = 1024, 165.6; W8A8 neither, 141.3 / 1032.6)
-      local mx192 = mxfp4 and wg(family, 192, 128, 128, 4)
-      if mx192 then mx192.promote_k = 512 end
+      -- W4A8 MXFP4 from M = 385: 256-row tiles promoted every 512 of K, half their totals in shared
+      -- memory (kernels/gemm/gemm_wgmma.cu, kSmemTotals; three stages): a decoded weight fragment
+      -- serves 256 tokens, a quarter of the promotions' adds in a loop bound by issue
+      -- (bench/results/H200-2026-12-03/s15-call2/, n = k = 8192, M 512 / 1024 / 2048 / 8192, two
+      -- rounds: 192 rows every 512 86.8 / 155.1 / 277.8, 296.2 / 1159.3, 1196.2 -> 75.0 / 139.5 /
+      -- 273.2, 276.3 / 1090.3, 1126.5 us; every 256 83.1 / 155.4 / 319.8 / 1224.7). At K = 8192 its
+      -- error against the float64 reference of the same codes stays under test_gemm_a8's 1e-3
+      -- (7.2e-04; W8A8 e4m3's 1.1e-03 every 512 does not, and every 256 it is slower than its 192 rows)
+      local mx256 = mxfp4 and wg(family, 256, 128, 128, 3)
+      if mx256 then mx256.promote_k = 512 end
       -- W4A8 MXFP4 (e2m1 with e8m0 groups folded, e4m3 A) at M <= 16: the 16-row wgmma_ws tile (the M
       -- 17..32 tile's, six stages), whose wgmma takes e4m3 as it is where mma.sync on sm_90 multiplies
       -- float16 conversions of both operands (bench/results/H200-2026-12-02/s9-a8small/call2/, n = k =
-      -- 8192, M 1 / 16: 28.18 / 29.10 -> 25.42 / 26.45 us; W8A8 e4m3 30.66 / 31.63 either way, kept)
-      local mx_small = e2m1_e4m3 and layer.kgroup_k == 0 and wg(family, 16, 128, 256, 6)
+      -- 8192, M 1 / 16: 28.18 / 29.10 -> 25.42 / 26.45 us; W8A8 e4m3 30.66 / 31.63 either way, kept);
+      -- at M <= 8 the 8-row one (wgmma's smallest N: half the activation rows read from shared memory
+      -- per wgmma; s15-call2/, three rounds, M 1 / 8: 22.56, 22.61, 22.67 / 23.26, 23.36, 23.12 ->
+      -- 22.27, 22.21, 22.11 / 23.04, 23.04, 22.86; uint2, uint4 and W8A8 gained nothing from it, s15-call1/)
+      local mx_tiles = e2m1_e4m3 and layer.kgroup_k == 0
+      local mx8 = mx_tiles and wg(family, 8, 128, 256, 6)
+      local mx_small = mx_tiles and wg(family, 16, 128, 256, 6)
       -- Short narrow layers at M 65..128 (16-bit A with integer weights, but act-order layers,
       -- untimed): 64 x 64 x 256 tiles whole, without stream-K, where their 2 N / 64 tiles fill the
       -- SMs one each (4096 x 4096: 128 tiles on 132 SMs). The 64 x 128 x 256 tile before it cut each
@@ -290,15 +303,17 @@ return {
       local tiles64 = 2 * layer.padded_n / 64
       local fill64 = short and not layer.act_order and layer.weight_bits and not layer.weight_float
         and tiles64 <= device.sm_count and tiles64 * 10 >= device.sm_count * 9
-      local rows = {
+      local rows = {}
+      if mx8 then rows[1] = { 8, mx8 } end
+      for _, row in ipairs({
         { 16, mx_small or small_m(device, layer) },
         { 32, wg(family, 32, 128, 256, 5) },
         { 64, short and wg(family, 64, 64, 256, 5) or wg(family, 64, 128, 256, 4) },
         { 128, fill64 and whole(wg(family, 64, 64, 256, 5)) or short and wg(family, 64, 128, 256, 4) or tile128s },
         { 384, short and tile128 or mid and tile128s or big() },
-      }
+      }) do rows[#rows + 1] = row end
       if not mxfp4 then rows[#rows + 1] = { rows192 and 1024 or math.huge, last } end
-      if rows192 then rows[#rows + 1] = { math.huge, mx192 or wg(family, 192, 128, 128, 4) } end
+      if rows192 then rows[#rows + 1] = { math.huge, mx256 or wg(family, 192, 128, 128, 4) } end
       list = ranges(rows)
     else
       list = ranges({
