@@ -33,16 +33,13 @@ local function short_k(layer) return layer.padded_k <= 4096 end
 -- (s6-final-45ce098, extra.txt `dense-l14a`: n = 4096, k = 14336 uint4 g128 fp16 M 1 / 16 26.32 /
 -- 26.45 -> 22.19 / 22.53; bench/results/H200-2026-12-02/s8-dense9/call2/, `wide-l4k`: 4096 x 4096
 -- M = 1 13.33 -> 12.46; M = 16 untimed). Act-order layers keep the narrow tile there (untimed).
--- 2-bit weights with 16-bit A: four warps along K instead of two, 16 warps at 128 registers
--- where 8 ran at 152: at M = 1 the same instructions as Humming's kernel issued at 1.70 against
--- its 2.07 per SM and cycle from four warps per scheduler (ncu, bench/NOTES.md "Session 14
--- (lead)"; timed in "Session 15 (lead)").
+-- Four warps along K (warp 16 x 32 x 64: 16 warps at 128 registers, as many per scheduler as
+-- Humming's kernel at M = 1) lost on every layer timed (bench/NOTES.md, "Session 15 (lead)": uint2
+-- channel M = 1 19.44 / 19.26 -> 20.51 / 20.42 us, uint4 g128 20.77 -> 22.62).
 local function small_m(device, layer)
   local t
   if layer.act_order and layer.weight_bits == 4 and narrow(device, layer) and short_k(layer) then
     t = mma(16, 64, 256, 16, 16, 128, 6)
-  elseif layer.weight_bits == 2 and not layer.a8 then
-    t = mma(16, 128, 256, 16, 32, 64, 4)
   else
     t = mma(16, 128, 256, 16, 32, 128, 4)
   end

@@ -198,7 +198,7 @@ static void check_compiles(hum_runtime *rt)
         "n=1024,k=1024,w=uint4,a=float16,group=128,actorder=1",
         "n=1000,k=1003,w=uint4,a=float16,group=32",
         "n=1024,k=1024,w=e4m3,a=float16,scale=tensor",
-        "n=1024,k=1024,w=uint2,a=float16", /* M <= 16: four warps along K (policies/sm90.lua) */
+        "n=1024,k=1024,w=uint2,a=float16",
     };
     for (size_t s = 0; s < sizeof others / sizeof others[0]; s++) {
         hum_standard_weight w;
