@@ -264,8 +264,8 @@ return {
       -- 161.81; C's fit keeps 128 rows where scales along K need the registers). W4A8 MXFP4 (e2m1
       -- with e8m0 groups folded, e4m3 A) too: a decoded weight fragment serves 192 tokens instead of
       -- 128 in a loop issue-bound on the decode (bench/results/H200-2026-12-02/s8-w4a8/call1/, M 1024
-      -- / 2048 / 8192: 191.74 / 367.84 / 1498.88 -> 186.54 / 333.60 / 1256.30; from M = 385 since
-      -- session 14, below)
+      -- / 2048 / 8192: 191.74 / 367.84 / 1498.88 -> 186.54 / 333.60 / 1256.30), but with e4m3 A
+      -- per token it takes 256 rows (below)
       local e2m1_e4m3 = layer.a_dtype == "float8_e4m3fn" and layer.weight_float and layer.weight_bits == 4
         and layer.scale_dtype == "float8_e8m0"
       local mxfp4 = e2m1_e4m3 and layer.kernel_group < layer.padded_k
@@ -278,17 +278,18 @@ return {
       -- 273.2, 276.3 / 1090.3, 1126.5 us; every 256 83.1 / 155.4 / 319.8 / 1224.7). At K = 8192 its
       -- error against the float64 reference of the same codes stays under test_gemm_a8's 1e-3
       -- (7.2e-04; W8A8 e4m3's 1.1e-03 every 512 does not, and every 256 it is slower than its 192 rows)
-      local mx256 = mxfp4 and wg(family, 256, 128, 128, 3)
+      local mx256 = mxfp4 and layer.kgroup_k == 0 and wg(family, 256, 128, 128, 3)
       if mx256 then mx256.promote_k = 512 end
-      -- W4A8 MXFP4 (e2m1 with e8m0 groups folded, e4m3 A) at M <= 16: the 16-row wgmma_ws tile (the M
-      -- 17..32 tile's, six stages), whose wgmma takes e4m3 as it is where mma.sync on sm_90 multiplies
-      -- float16 conversions of both operands (bench/results/H200-2026-12-02/s9-a8small/call2/, n = k =
-      -- 8192, M 1 / 16: 28.18 / 29.10 -> 25.42 / 26.45 us; W8A8 e4m3 30.66 / 31.63 either way, kept);
-      -- at M <= 8 the 8-row one (wgmma's smallest N: half the activation rows read from shared memory
-      -- per wgmma; s15-call2/, three rounds, M 1 / 8: 22.56, 22.61, 22.67 / 23.26, 23.36, 23.12 ->
-      -- 22.27, 22.21, 22.11 / 23.04, 23.04, 22.86; uint2, uint4 and W8A8 gained nothing from it, s15-call1/)
+      -- e2m1 with e8m0 scales (folded groups or channels) and e4m3 A at M <= 16: the 16-row wgmma_ws
+      -- tile (the M 17..32 tile's, six stages), whose wgmma takes e4m3 as it is where mma.sync on
+      -- sm_90 multiplies float16 conversions of both operands (bench/results/H200-2026-12-02/
+      -- s9-a8small/call2/, MXFP4 n = k = 8192, M 1 / 16: 28.18 / 29.10 -> 25.42 / 26.45 us; W8A8
+      -- e4m3 30.66 / 31.63 either way, kept); MXFP4 at M <= 8 the 8-row one (wgmma's smallest N:
+      -- half the activation rows read from shared memory per wgmma; s15-call2/, three rounds, M 1 / 8:
+      -- 22.56, 22.61, 22.67 / 23.26, 23.36, 23.12 -> 22.27, 22.21, 22.11 / 23.04, 23.04, 22.86; uint2,
+      -- uint4 and W8A8 gained nothing from it, s15-call1/)
       local mx_tiles = e2m1_e4m3 and layer.kgroup_k == 0
-      local mx8 = mx_tiles and wg(family, 8, 128, 256, 6)
+      local mx8 = mx_tiles and mxfp4 and wg(family, 8, 128, 256, 6)
       local mx_small = mx_tiles and wg(family, 16, 128, 256, 6)
       -- Short narrow layers at M 65..128 (16-bit A with integer weights, but act-order layers,
       -- untimed): 64 x 64 x 256 tiles whole, without stream-K, where their 2 N / 64 tiles fill the

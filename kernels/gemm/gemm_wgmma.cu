@@ -118,11 +118,11 @@ constexpr int kCOffset = kSpecialised ? kSmemBytes : 0;
 // too few to cover the loads (256 x 128 x 128 W4A8: 190.8 us at M = 1024 against 166.1 on
 // 128 rows, bench/NOTES.md, session 14).
 constexpr int kRegTotals = kSmemTotals ? kAcc / 2 : kAcc;  // per slab, in registers
-constexpr int kTotalsBytes = kSmemTotals ? kMathThreads * kSlabs * (kAcc - kRegTotals) * 4 : 0;
-constexpr int kCRegion = kBM * kCRow > kTotalsBytes ? kBM * kCRow : kTotalsBytes;
+// 2 x block N x block M bytes: always within the epilogue tile's block M x (2 x block N + 16)
+static_assert(kMathThreads * kSlabs * (kAcc - kRegTotals) * 4 <= kBM * kCRow, "totals beyond the epilogue tile");
 // The stage barriers, after the stages (and the epilogue tile): one per slot, warp-specialised
 // the full ones then the empty ones.
-constexpr int kBarOffset = kSpecialised ? kSmemBytes + kCRegion : kSmemBytes;
+constexpr int kBarOffset = kSpecialised ? kSmemBytes + kBM * kCRow : kSmemBytes;
 // Dense: A by TMA (one box per 64 columns, on the slot's barrier); the MoE types gather the
 // block's rows by cp.async into the same layout (gemm/load_a.cuh).
 constexpr bool kATma = kGemmType == GemmType::kDense;
@@ -384,9 +384,9 @@ constexpr int kSmemGroups = kSmemTotals ? (kAcc - kRegTotals) / 4 : 1;
 constexpr int kSmemCount = kSmemTotals ? kSlabs * kSmemGroups : 0;
 
 // total += acc, then acc = 0: in registers; kSmemTotals the second half of each slab's in shared
-// memory (tid: the math thread), and acc left as it is: the next period's first wgmma overwrites
-// it (compute_stage's `fresh`), for a promotion that not every stage's end makes (promote_k above
-// block K) and that writes the accumulators makes ptxas serialize every wgmma (C7514).
+// memory (tid: the math thread), and acc left as it is, the next period's first wgmma overwriting
+// it (compute_stage's `fresh`): where promote_k exceeds block K not every stage's end promotes, and
+// a promotion that wrote the accumulators on one path would make ptxas serialize every wgmma (C7514).
 HUM_DEV void promote_totals(Acc (&acc)[kSlabs][kAcc], Totals &total, u32 base, int tid)
 {
 #pragma unroll

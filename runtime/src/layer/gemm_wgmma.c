@@ -135,11 +135,5 @@ hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v)
 
 int64_t hum_gemm_wgmma_epilogue_smem(const hum_gemm_variant *v)
 {
-    const hum_tuning *t = v->tuning;
-    const int64_t tile = (int64_t)t->block_m * (t->block_n * 2 + 16);
-    /* the totals in shared memory: half of every math thread's, 4 bytes each */
-    const int64_t totals = hum_gemm_wgmma_smem_totals(v->layer, t)
-                               ? (int64_t)(32 * t->block_n / t->warp_n) * (t->warp_n / 16) * (t->block_m / 4) * 4
-                               : 0;
-    return tile > totals ? tile : totals;
+    return (int64_t)v->tuning->block_m * (v->tuning->block_n * 2 + 16);
 }

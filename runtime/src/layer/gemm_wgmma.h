@@ -48,7 +48,8 @@ hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v);
 /* The epilogue's tile of C, block_m rows of block_n 16-bit values padded by 16 bytes, bytes:
  * "wgmma" stages it in the drained pipeline; "wgmma_ws" in shared memory of its own after the
  * stages (its producer fills the next segment's stages while the epilogue runs), which holds the
- * totals in shared memory too (hum_gemm_wgmma_smem_totals; the larger of the two). */
+ * totals in shared memory too (hum_gemm_wgmma_smem_totals: half of each math thread's, 2 x block_n
+ * x block_m bytes, always within the tile). */
 int64_t hum_gemm_wgmma_epilogue_smem(const hum_gemm_variant *v);
 
 /* Fitting a policy's tuning: a warp spans the whole block in M and K; warp N at most block N / 4
