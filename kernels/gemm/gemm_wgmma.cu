@@ -155,11 +155,18 @@ using Acc = AccType<kAInt8>::type;
 // (block K 128 or 256 holds an even number of periods). The fit gives the third set its registers
 // (runtime/src/layer/gemm_wgmma.c, hum_gemm_wgmma_acc_regs).
 constexpr bool kPingPong = kKScales && kPromoteK < 128;
+// kStageSets (hum_constants.h; runtime/src/layer/gemm_wgmma.c, hum_gemm_wgmma_stage_sets): promoted at
+// every stage end, the same across stages: consecutive stages alternate between two sets, and a
+// stage adds the previous one's to the totals once its own first group is running, so the tensor
+// pipe drains once per kStageRun stages instead of at every stage end (W8A8 128 x 128 x 128 at M =
+// 1024: the stage-end wait held 10.8 % of the stall samples; 142.7 -> 140.0 us, bench/NOTES.md,
+// session 16).
 // Accumulator registers a thread may hold (runtime/src/layer/gemm_wgmma.c, hum_gemm_wgmma_acc_budget):
 // a warp-specialised math thread alone on its SM has 232 registers (setmaxnreg), room for 192 (two
 // promoted sets of a 192-row tile) without K-group factors beside them.
 constexpr int kAccBudget = kSpecialised && kCtasPerSm == 1 && !kKScales ? 192 : 128;
-constexpr int kSets = kPingPong ? 2 : 1;
+constexpr int kSets = kPingPong || kStageSets ? 2 : 1;
+constexpr int kStageRun = 4;
 // The totals in registers (kPromote; unused words else).
 using Totals = Acc[kSlabs][kAcc];  // kSmemTotals: the first kRegTotals of each slab's
 // (promoted only at stage ends: `fresh` overwrites the accumulators at a stage's first step alone)
@@ -167,6 +174,11 @@ static_assert(!kSmemTotals || (kSpecialised && kPromote && !kKScales && !kPingPo
               "totals in shared memory: warp-specialised e4m3 accumulators promoted every block K or more");
 static_assert(!kPingPong || (kPromoteStages == 1 && kKK / kPromoteSteps % 2 == 0),
               "ping-pong accumulators: an even number of promotion periods in every stage");
+static_assert(!kStageSets || (kSpecialised && kPromote && !kKScales && !kSmemTotals && kPromoteK == kBK),
+              "sets by stage: warp-specialised e4m3 accumulators promoted every block K");
+// Promotions that leave the accumulators as they are, the next period's first wgmma overwriting
+// them (compute_stage's `fresh`).
+constexpr bool kFreshAcc = kSmemTotals || kStageSets;
 
 // Stage regions: all activation stages first (each a multiple of 1024 bytes, as the swizzle
 // atoms need), then the weight, scale, zero-point and K-scale stages.
@@ -384,16 +396,17 @@ constexpr int kSmemGroups = kSmemTotals ? (kAcc - kRegTotals) / 4 : 1;
 constexpr int kSmemCount = kSmemTotals ? kSlabs * kSmemGroups : 0;
 
 // total += acc, then acc = 0: in registers; kSmemTotals the second half of each slab's in shared
-// memory (tid: the math thread), and acc left as it is, the next period's first wgmma overwriting
-// it (compute_stage's `fresh`): where promote_k exceeds block K not every stage's end promotes, and
-// a promotion that wrote the accumulators on one path would make ptxas serialize every wgmma (C7514).
+// memory (tid: the math thread). kFreshAcc leaves acc as it is, the next period's first wgmma
+// overwriting it (compute_stage's `fresh`): where promote_k exceeds block K not every stage's end
+// promotes, and a promotion that wrote the accumulators on one path would make ptxas serialize
+// every wgmma (C7514).
 HUM_DEV void promote_totals(Acc (&acc)[kSlabs][kAcc], Totals &total, u32 base, int tid)
 {
 #pragma unroll
     for (int s = 0; s < kSlabs; ++s)
 #pragma unroll
         for (int i = 0; i < kRegTotals; ++i)
-            if constexpr (kSmemTotals)
+            if constexpr (kFreshAcc)
                 total[s][i] += acc[s][i];
             else
                 promote(acc[s][i], total[s][i]);
@@ -493,7 +506,9 @@ HUM_DEV void promote_scaled(T (&acc)[kSlabs][kAcc], U &total, const float (&fa)[
 // Warp-specialised, once step 1 has waited the previous stage's groups have all finished: lane 0
 // then releases that stage's slot (empty barrier `release`) when `released` is set. kSmemTotals:
 // `fresh`, the previous stage promoted them (or the segment starts), so the first step's wgmmas
-// overwrite them.
+// overwrite them. kStageSets: the stage accumulates into acc[SET], and PREV adds acc[SET ^ 1] (the
+// previous stage's) to the totals once the stage's first group runs.
+template <int SET = 0, bool PREV = false>
 HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, u32 base, int slot, int wg, int w,
                            int lane, Acc (&acc)[kSets][kSlabs][kAcc], Totals &total,
                            bool promote_end, bool released = false, u32 release = 0, bool fresh = false)
@@ -574,11 +589,16 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
                     // step kk's 32 bytes of each 128-byte row of an atom (k16 of 16-bit A, k32 of 8-bit)
                     constexpr u32 K_OFF = (kk / 4) * kAtomBytes + (kk % 4) * 32;
                     const u64 desc = desc0 + ((K_OFF + chunk_start(c) * 128) >> 4);
-                    wgmma_step<chunk_n(c)>(&acc[kPingPong ? kk / kPromoteSteps % 2 : 0][s][chunk_start(c) / 2],
+                    wgmma_step<chunk_n(c)>(&acc[kPingPong ? kk / kPromoteSteps % 2 : SET][s][chunk_start(c) / 2],
                                            frag[buf][s], desc,
-                                           (kPingPong && kk % kPromoteSteps == 0) || (kSmemTotals && kk == 0 && fresh) ? 0 : 1);
+                                           (kPingPong && kk % kPromoteSteps == 0) || (kFreshAcc && kk == 0 && fresh) ? 0 : 1);
                 });
             wgmma_commit();
+            if constexpr (PREV && kk == 0) {
+                wgmma_wait<1>();
+                pin_acc(acc[SET ^ 1]);
+                promote_totals(acc[SET ^ 1], total, base, 128 * wg + 32 * w + lane);
+            }
             if constexpr (kPingPong && promote_after<kk>) {
                 constexpr int q = kk / kPromoteSteps;
                 if constexpr (q > 0) {
@@ -596,11 +616,11 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
             } else if constexpr (promote_after<kk>) {
                 if (kk + 1 < kKK || promote_end) {
                     wgmma_wait<0>();
-                    pin_acc(acc[0]);
+                    pin_acc(acc[SET]);
                     if constexpr (kKScales)
-                        promote_scaled(acc[0], total, fa, fb);
+                        promote_scaled(acc[SET], total, fa, fb);
                     else
-                        promote_totals(acc[0], total, base, 128 * wg + 32 * w + lane);
+                        promote_totals(acc[SET], total, base, 128 * wg + 32 * w + lane);
                 }
             }
         });
@@ -670,16 +690,32 @@ HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, const Block &
 HUM_DEV void mainloop_ws(const hum_gemm_args &args, u32 base, int g0, const Block &blk, int kb0, int len,
                          int wg, int w, int lane, Acc (&acc)[kSets][kSlabs][kAcc], Totals &total)
 {
-    for (int i = 0; i < len; ++i) {
+    // stage i into acc[SET]; PREV: the previous stage's sums in acc[SET ^ 1] promoted (kStageSets)
+    auto stage = [&](int i, auto set, auto prev, bool promote_end) {
         const int g = g0 + i, slot = g % kStages;
         mbar_wait(full_bar(base, slot), (g / kStages) & 1);
         // gathered rows: the producer's cp.async wrote them through the generic proxy
         if constexpr (!kATma)
             fence_proxy_async_smem();
-        compute_stage(args, blk, (kb0 + i) * kBK, base, slot, wg, w, lane, acc, total,
-                      promote_at(kb0 + i, i + 1 == len) && (kPromoteLast || i + 1 < len), i > 0,
-                      empty_bar(base, (g + kStages - 1) % kStages), i == 0 || promote_at(kb0 + i - 1, false));
+        compute_stage<decltype(set)::value, decltype(prev)::value != 0>(
+            args, blk, (kb0 + i) * kBK, base, slot, wg, w, lane, acc, total, promote_end, i > 0,
+            empty_bar(base, (g + kStages - 1) % kStages), i == 0 || promote_at(kb0 + i - 1, false));
+    };
+    int i = 0;
+    if constexpr (kStageSets) {
+        // Runs of kStageRun stages alternating between the sets, each stage promoting the one
+        // before; the run's last drains the pipe and promotes itself. A set read across the
+        // loop's back edge, while the previous run's last wgmmas might still write it, made ptxas
+        // serialize every wgmma (C7514): it follows wgmma groups through straight code only.
+        for (; i + kStageRun <= len; i += kStageRun)
+            static_for<0, kStageRun>([&](auto uc) {
+                constexpr int u = decltype(uc)::value;
+                stage(i + u, int_c<u % 2>{}, int_c<(u > 0)>{}, u + 1 == kStageRun);
+            });
     }
+    for (; i < len; ++i)
+        stage(i, int_c<0>{}, int_c<0>{},
+              kStageSets || (promote_at(kb0 + i, i + 1 == len) && (kPromoteLast || i + 1 < len)));
     wgmma_wait<0>();
     pin_acc(acc[0]);
     if (lane == 0)

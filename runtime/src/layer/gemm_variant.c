@@ -325,7 +325,8 @@ hum_status hum_gemm_constants(const hum_gemm_variant *v, char *out, size_t cap)
      * 8-bit A types, the power of two scale-less weights carry (hum_layer_scale_exponent),
      * whether folded MXFP4 groups all lie in the byte tables' window (fold_window: only where
      * the scales are folded, so that no other kernel differs by it), whether promoted totals live
-     * in shared memory (hum_gemm_wgmma_smem_totals: wgmma_ws only), and the launch shape. */
+     * in shared memory (hum_gemm_wgmma_smem_totals: wgmma_ws only), whether they alternate between
+     * two sets stage by stage (hum_gemm_wgmma_stage_sets: wgmma_ws only), and the launch shape. */
     const hum_layer_config *c = v->layer;
     put(out, cap, &len,
         "constexpr bool kBF16 = %s;\n"
@@ -335,6 +336,7 @@ hum_status hum_gemm_constants(const hum_gemm_variant *v, char *out, size_t cap)
         "constexpr int kConstScaleExp = %d;\n"
         "constexpr bool kFoldWindow = %s;\n"
         "constexpr bool kSmemTotals = %s;\n"
+        "constexpr bool kStageSets = %s;\n"
         "constexpr int kThreads = %d;\n"
         "constexpr int kLoadWarps = %d;\n"
         "constexpr int kSmemBytes = %lld;\n"
@@ -344,7 +346,8 @@ hum_status hum_gemm_constants(const hum_gemm_variant *v, char *out, size_t cap)
         hum_gemm_a8(c) && hum_gemm_a_scale_dtype(c) == HUM_DTYPE_FLOAT8_E8M0 ? "true" : "false",
         c->has_scale ? 0 : hum_layer_scale_exponent(c, 1.0, 0.0),
         c->fold_window && hum_gemm_fold_scales(c) ? "true" : "false",
-        hum_gemm_wgmma_smem_totals(c, v->tuning) ? "true" : "false", hum_gemm_threads(v),
+        hum_gemm_wgmma_smem_totals(c, v->tuning) ? "true" : "false",
+        hum_gemm_wgmma_stage_sets(c, v->tuning) ? "true" : "false", hum_gemm_threads(v),
         hum_gemm_load_warps(v), (long long)hum_gemm_pipeline_bytes(v));
     if (len >= cap)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_gemm_constants: %zu bytes are too few for the header", cap);

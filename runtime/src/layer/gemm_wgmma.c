@@ -39,15 +39,25 @@ int hum_gemm_wgmma_smem_totals(const hum_layer_config *c, const hum_tuning *t)
     return totals_may_leave(c, t) && t->warp_n == 16 && t->block_m > hum_gemm_wgmma_acc_budget(c, t);
 }
 
+int hum_gemm_wgmma_stage_sets(const hum_layer_config *c, const hum_tuning *t)
+{
+    const int set = (t->warp_n / 16) * (t->block_m / 2);
+    return totals_may_leave(c, t) && (t->promote_k ? t->promote_k : 128) == t->block_k &&
+           !hum_gemm_wgmma_smem_totals(c, t) && 3 * set <= hum_gemm_wgmma_acc_budget(c, t);
+}
+
 int hum_gemm_wgmma_acc_regs(const hum_layer_config *c, const hum_tuning *t)
 {
     /* promoted: float32 totals beside the accumulators (half of them, the rest in shared memory,
      * where all do not fit); promotion periods under 128 of K: two accumulator sets, one in flight
-     * while the other is promoted (kernels/gemm/gemm_wgmma.cu, kPingPong) */
+     * while the other is promoted (kernels/gemm/gemm_wgmma.cu, kPingPong), and so at stage ends where
+     * they fit (hum_gemm_wgmma_stage_sets) */
     const int64_t kk = hum_gemm_kscale_k(c);
     const int set = (t->warp_n / 16) * (t->block_m / 2);
     if (hum_gemm_wgmma_smem_totals(c, t))
         return set + set / 2;
+    if (hum_gemm_wgmma_stage_sets(c, t))
+        return 3 * set;
     return (!hum_gemm_promotes(c, t) ? 1 : kk && kk < 128 ? 3 : 2) * set;
 }
 

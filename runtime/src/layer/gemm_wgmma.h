@@ -24,7 +24,7 @@ hum_status hum_gemm_wgmma_takes(const hum_layer_config *c, const hum_compute_con
 /* Accumulator registers per thread of a tuning: warp_n / 16 * block_m / 2 per set; one set, two
  * when promoted (hum_gemm_promotes: the float32 totals; one and a half where half of them live in
  * shared memory, hum_gemm_wgmma_smem_totals), three for promotion periods under 128 of K (hum_gemm_kscale_k:
- * ping-pong sets). */
+ * ping-pong sets) and for sets alternating stage by stage (hum_gemm_wgmma_stage_sets). */
 int hum_gemm_wgmma_acc_regs(const hum_layer_config *c, const hum_tuning *t);
 
 /* Whether half of a tuning's promoted totals live in shared memory (kernels/gemm/gemm_wgmma.cu,
@@ -32,6 +32,14 @@ int hum_gemm_wgmma_acc_regs(const hum_layer_config *c, const hum_tuning *t);
  * (warp_n 16), where two sets (accumulators and totals) exceed hum_gemm_wgmma_acc_budget (block M
  * above 192: a 256-row tile, 2 x 128; 128 and 64 in registers fit the 192). */
 int hum_gemm_wgmma_smem_totals(const hum_layer_config *c, const hum_tuning *t);
+
+/* Whether a tuning's promoted accumulators alternate between two sets stage by stage
+ * (kernels/gemm/gemm_wgmma.cu, kStageSets), so that a stage's sums are added to the totals while
+ * the next stage's first wgmmas run instead of after the tensor pipe drains: where the totals
+ * could leave the registers (wgmma_ws alone on its SM, e4m3 A with no K-group scales) but do not,
+ * promoted every block K, and three sets fit hum_gemm_wgmma_acc_budget (one slab of 128 rows:
+ * 3 x 64 of 192). */
+int hum_gemm_wgmma_stage_sets(const hum_layer_config *c, const hum_tuning *t);
 
 /* The most accumulator registers a thread may hold: 128; 192 on wgmma_ws with one CTA per SM and
  * no K-group scales, whose math threads have 232 (setmaxnreg): 192-row e4m3 tiles, two sets of 96,
