@@ -395,6 +395,21 @@ HUM_DEV u32 totals_at(u32 base, int q, int tid)
 constexpr int kSmemGroups = kSmemTotals ? (kAcc - kRegTotals) / 4 : 1;
 constexpr int kSmemCount = kSmemTotals ? kSlabs * kSmemGroups : 0;
 
+// Each float4 group of math thread tid's totals in shared memory read, passed to f(v, a) with a the
+// accumulators it sums (4 of a slab's, from acc[s][i]), and written back where f says.
+template <typename F>
+HUM_DEV void smem_totals(Acc (&acc)[kSlabs][kAcc], u32 base, int tid, F &&f)
+{
+#pragma unroll
+    for (int q = 0; q < kSmemCount; ++q) {
+        const int s = q / kSmemGroups, i = kRegTotals + q % kSmemGroups * 4;
+        u32 v[4];
+        lds128(totals_at(base, q, tid), v[0], v[1], v[2], v[3]);
+        if (f(v, &acc[s][i]))
+            sts128(totals_at(base, q, tid), v[0], v[1], v[2], v[3]);
+    }
+}
+
 // total += acc, then acc = 0: in registers; kSmemTotals the second half of each slab's in shared
 // memory (tid: the math thread). kFreshAcc leaves acc as it is, the next period's first wgmma
 // overwriting it (compute_stage's `fresh`): where promote_k exceeds block K not every stage's end
@@ -410,16 +425,12 @@ HUM_DEV void promote_totals(Acc (&acc)[kSlabs][kAcc], Totals &total, u32 base, i
                 total[s][i] += acc[s][i];
             else
                 promote(acc[s][i], total[s][i]);
-#pragma unroll
-    for (int q = 0; q < kSmemCount; ++q) {
-        const int s = q / kSmemGroups, i = kRegTotals + q % kSmemGroups * 4;
-        u32 v[4];
-        lds128(totals_at(base, q, tid), v[0], v[1], v[2], v[3]);
+    smem_totals(acc, base, tid, [](u32 (&v)[4], const Acc *a) {
 #pragma unroll
         for (int e = 0; e < 4; ++e)
-            v[e] = __float_as_uint(__uint_as_float(v[e]) + acc[s][i + e]);
-        sts128(totals_at(base, q, tid), v[0], v[1], v[2], v[3]);
-    }
+            v[e] = __float_as_uint(__uint_as_float(v[e]) + a[e]);
+        return true;
+    });
 }
 
 // A segment's totals set to 0 (before its first promotion).
@@ -445,15 +456,12 @@ HUM_DEV void add_totals(Acc (&acc)[kSlabs][kAcc], const Totals &total, u32 base,
 #pragma unroll
         for (int i = 0; i < kRegTotals; ++i)
             acc[s][i] += total[s][i];
-#pragma unroll
-    for (int q = 0; q < kSmemCount; ++q) {
-        const int s = q / kSmemGroups, i = kRegTotals + q % kSmemGroups * 4;
-        u32 v[4];
-        lds128(totals_at(base, q, tid), v[0], v[1], v[2], v[3]);
+    smem_totals(acc, base, tid, [](u32 (&v)[4], Acc *a) {
 #pragma unroll
         for (int e = 0; e < 4; ++e)
-            acc[s][i + e] += __uint_as_float(v[e]);
-    }
+            a[e] += __uint_as_float(v[e]);
+        return false;
+    });
     math_sync();
 }
 
