@@ -256,14 +256,7 @@ return {
       -- 430.43 -> 102.34 / 194.26 / 392.03 us, 1.10 / 1.09 / 1.05 of the plain layer; M 4096
       -- 1.5 % slower, 853.49 / 841.04 -> 864.88 / 861.20 in the two rounds, 8192 level).
       local whole_big = not a8 and (deep or w8)
-      -- 8-bit integer weights with 16-bit A above M = 384: 128 x 256 x 64 with four stages, whole
-      -- (warp N 32, two slabs a warp: each row of A read from shared memory serves 256 columns of N
-      -- instead of 128; bench/sweeps/s16-call3.sh, bench/results/H200-2026-12-03/s16-call3/, uint8
-      -- channel fp16 8192 x 8192, M = 8192, two rounds: 1669.58 / 1625.49 -> 1569.41 / 1557.41 us,
-      -- 192 x 128 x 64 / 4 1598.29 / 1646.13; Humming 0.1.20 1593.41 in session 14's call)
-      local w8wide = w8 and not a8 and whole(wg(family, 128, 256, 64, 4))
-      if w8wide then w8wide.warp_n = 32 end
-      local last = short and tile128 or w8wide or whole_big and whole(big()) or thin and deep and summed(big()) or big()
+      local last = short and tile128 or whole_big and whole(big()) or thin and deep and summed(big()) or big()
       -- W8A8 e4m3 above M = 1024: 192-row tiles, the promoted accumulators' two sets of 96 within
       -- the 232 registers of wgmma_ws's math threads (fewer bytes of A and weights per multiply-add;
       -- H200, n = k = 8192, bench/results/H200-2026-12-02/a8-2/: M 2048 / 4096 / 8192 285.17 /
