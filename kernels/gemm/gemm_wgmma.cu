@@ -163,7 +163,8 @@ constexpr bool kPingPong = kKScales && kPromoteK < 128;
 // session 16).
 // Accumulator registers a thread may hold (runtime/src/layer/gemm_wgmma.c, hum_gemm_wgmma_acc_budget):
 // a warp-specialised math thread alone on its SM has 232 registers (setmaxnreg), room for 192 (two
-// promoted sets of a 192-row tile) without K-group factors beside them.
+// promoted sets of a 192-row tile, or three of a 128-row one: kStageSets) without K-group factors
+// beside them.
 constexpr int kAccBudget = kSpecialised && kCtasPerSm == 1 && !kKScales ? 192 : 128;
 constexpr int kSets = kPingPong || kStageSets ? 2 : 1;
 constexpr int kStageRun = 4;
@@ -412,9 +413,9 @@ HUM_DEV void smem_totals(Acc (&acc)[kSlabs][kAcc], u32 base, int tid, F &&f)
 
 // total += acc, then acc = 0: in registers; kSmemTotals the second half of each slab's in shared
 // memory (tid: the math thread). kFreshAcc leaves acc as it is, the next period's first wgmma
-// overwriting it (compute_stage's `fresh`): where promote_k exceeds block K not every stage's end
-// promotes, and a promotion that wrote the accumulators on one path would make ptxas serialize
-// every wgmma (C7514).
+// overwriting it (compute_stage's `fresh`): ptxas serializes every wgmma (C7514) where another
+// instruction writes accumulators of a wgmma that may be running: kSmemTotals' promotion on one
+// path only (promote_k above block K), kStageSets' of one set while the other's wgmmas run.
 HUM_DEV void promote_totals(Acc (&acc)[kSlabs][kAcc], Totals &total, u32 base, int tid)
 {
 #pragma unroll
@@ -509,10 +510,10 @@ HUM_DEV void promote_scaled(T (&acc)[kSlabs][kAcc], U &total, const float (&fa)[
 
 // All MMA steps of one stage. Step kk dequantizes into fragment buffer kk % 2 once the group
 // that read it (step kk - 2) has finished, so one group computes while the next is prepared.
-// K-group scales: blk the tile's, k0 the stage's first column of K. The accumulators (acc[0],
+// K-group scales: blk the tile's, k0 the stage's first column of K. The accumulators (acc[SET],
 // or both ping-pong sets) are promoted at the stage's end when `promote_end` (promote_at).
 // Warp-specialised, once step 1 has waited the previous stage's groups have all finished: lane 0
-// then releases that stage's slot (empty barrier `release`) when `released` is set. kSmemTotals:
+// then releases that stage's slot (empty barrier `release`) when `released` is set. kFreshAcc:
 // `fresh`, the previous stage promoted them (or the segment starts), so the first step's wgmmas
 // overwrite them. kStageSets: the stage accumulates into acc[SET], and PREV adds acc[SET ^ 1] (the
 // previous stage's) to the totals once the stage's first group runs.

@@ -158,7 +158,7 @@ static void check_rules(void)
                 "W8A8 wgmma_ws 192x128x128/4: %s", hum_last_error());
     /* 128 rows promoted every 128 of K, the block K: the stages alternate between two sets (3 x 64
      * registers with the totals); not at 192 rows (3 x 96), every 256 (a period's stages share one
-     * set), or at two CTAs per SM (a budget of 128) */
+     * set), or at two CTAs per SM */
     w8_t.block_m = w8_t.warp_m = 128;
     QUANT_CHECK(hum_layer_tuning_check(&w8, &w8_t, NULL, NULL) == HUM_OK && hum_gemm_wgmma_stage_sets(&w8, &w8_t) &&
                     hum_gemm_wgmma_acc_regs(&w8, &w8_t) == 192,
@@ -171,6 +171,15 @@ static void check_rules(void)
     w8_t.ctas_per_sm = 2;
     QUANT_CHECK(!hum_gemm_wgmma_stage_sets(&w8, &w8_t), "W8A8 wgmma_ws 128x128x128 at two CTAs per SM: one set");
     w8_t.ctas_per_sm = 1;
+    /* a K of 128 is never promoted (kernels/gemm/config.cuh, kPromote): one set, no totals (the
+     * stage-set header of such a layer failed NVRTC's static_assert, session 16's review) */
+    hum_layer_config w8_k128 = w8;
+    w8_k128.k = w8_k128.padded_k = 128;
+    QUANT_CHECK(!hum_gemm_promotes(&w8_k128, &w8_t) && !hum_gemm_wgmma_stage_sets(&w8_k128, &w8_t) &&
+                    hum_gemm_wgmma_acc_regs(&w8_k128, &w8_t) == 64,
+                "W8A8 wgmma_ws 128x128x128 at K = 128: promoted %d, sets by stage %d, %d accumulator registers",
+                hum_gemm_promotes(&w8_k128, &w8_t), hum_gemm_wgmma_stage_sets(&w8_k128, &w8_t),
+                hum_gemm_wgmma_acc_regs(&w8_k128, &w8_t));
     w8_t.block_m = w8_t.warp_m = 192;
     QUANT_CHECK(!hum_gemm_wgmma_stage_sets(&w8, &w8_t), "W8A8 wgmma_ws 192x128x128: one set");
     w8_t.ctas_per_sm = 2;

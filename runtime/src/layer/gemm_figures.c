@@ -10,7 +10,10 @@ int hum_gemm_a8(const hum_layer_config *c)
 
 int hum_gemm_promotes(const hum_layer_config *c, const hum_tuning *t)
 {
-    return c->a_dtype == HUM_DTYPE_FLOAT8_E4M3FN && t->promote_k < c->padded_k;
+    /* kernels/gemm/config.cuh, kPromote: a period (promote_k, 0 meaning 128) short of the padded K,
+     * or scales along K, which are applied at promotions whatever K is */
+    const int32_t period = t->promote_k ? t->promote_k : 128;
+    return c->a_dtype == HUM_DTYPE_FLOAT8_E4M3FN && (period < c->padded_k || hum_gemm_kscale_k(c));
 }
 
 int hum_gemm_fold_scales(const hum_layer_config *c)

@@ -36,7 +36,8 @@ int hum_gemm_fold_scales(const hum_layer_config *c);
 int hum_gemm_repack_order(const hum_layer_config *c);
 /* Whether the accumulators are added to float32 totals along K (e4m3 products: the tensor cores
  * accumulate them with fewer bits than float32), every 128 of K or the tuning's promote_k (fitted:
- * hum_gemm_fit) unless that reaches the padded K. It doubles the accumulator registers: the
+ * hum_gemm_fit) unless that reaches the padded K (a K of 128: one accumulator set), and always
+ * with scales along K (hum_gemm_kscale_k), as the kernels' kPromote. It doubles the accumulator registers: the
  * families keep at most 64 accumulators per thread then. */
 int hum_gemm_promotes(const hum_layer_config *c, const hum_tuning *t);
 /* Whether e4m3 A's weight has float32 scales per group of kernel_group along K (FP8 block-wise
