@@ -301,10 +301,22 @@ return {
       local tiles64 = 2 * layer.padded_n / 64
       local fill64 = short and not layer.act_order and layer.weight_bits and not layer.weight_float
         and tiles64 <= device.sm_count and tiles64 * 10 >= device.sm_count * 9
+      -- W8A8 e4m3 (channel or tensor weight scales) at M <= 16 where 64-column tiles fill the SMs
+      -- one each (n = 8192 on 132 SMs): those tiles whole, eight stages, warps 16 x 32 x 64. The
+      -- built-in's stream-K slices cross tiles, and at each seam the mma.sync kernel's pipeline
+      -- drains and refills (ncu of its GEMM at M = 1: 57 % of DRAM bandwidth, 30 % of the warps'
+      -- samples waiting for their stages; bench/results/H200-2026-12-03/s17-call3/, n = k = 8192,
+      -- M 1 / 16, built-in twice: 30.51, 30.26 / 31.02, 31.33 -> 28.54 / 29.34 us; the same tile
+      -- with stream-K 30.00 / 30.62; 16-bit A with uint4 g128, bound by its decode, lost: 20.64,
+      -- 20.85 / 21.22, 21.20 -> 21.68 / 21.58)
+      local cols64 = layer.padded_n / 64
+      local w8a8_fill = layer.a_dtype == "float8_e4m3fn" and layer.weight_float and layer.weight_bits == 8
+        and layer.kgroup_k == 0 and cols64 <= device.sm_count and cols64 * 10 >= device.sm_count * 9
+        and whole(mma(16, 64, 256, 16, 32, 64, 8))
       local rows = {}
       if mx8 then rows[1] = { 8, mx8 } end
       for _, row in ipairs({
-        { 16, mx_small or small_m(device, layer) },
+        { 16, mx_small or w8a8_fill or small_m(device, layer) },
         { 32, wg(family, 32, 128, 256, 5) },
         { 64, short and wg(family, 64, 64, 256, 5) or wg(family, 64, 128, 256, 4) },
         { 128, fill64 and whole(wg(family, 64, 64, 256, 5)) or short and wg(family, 64, 128, 256, 4) or tile128s },

@@ -47,14 +47,23 @@ static int compile(hum_runtime *rt, const char *spec, hum_layer_options o, const
                 "%s on %s: config a %s c %s compensation %d", spec, arch, hum_dtype_name(info.config.a_dtype),
                 hum_dtype_name(info.config.c_dtype), info.config.exp_compensation);
     /* sm90.lua sums 8-bit A's stream-K slices in the workspace on every entry (bench/NOTES.md,
-     * "Session 5"); the other built-in policies leave the field out, so their fit drops stream-K */
-    const int sum = strcmp(arch, "sm_90a") == 0;
-    for (int i = 0; i < info.entry_count; i++)
+     * "Session 5") but W8A8's M <= 16 one where 64-column tiles fill the SMs (n = 8192: whole
+     * tiles); the other built-in policies leave the field out, so their fit drops stream-K */
+    const int sm90 = strcmp(arch, "sm_90a") == 0;
+    const int whole0 = sm90 && strstr(spec, "n=8192,") && strstr(spec, "w=e4m3") &&
+                       o.activation_dtype == HUM_DTYPE_FLOAT8_E4M3FN;
+    for (int i = 0; i < info.entry_count; i++) {
+        const int sum = sm90 && !(whole0 && i == 0);
         QUANT_CHECK(info.entries[i].block_k >= 128 && info.entries[i].warp_k % 32 == 0 &&
                         info.entries[i].stream_k == sum && info.entries[i].stream_k_sum == sum,
                     "%s on %s: entry %d block K %d warp K %d stream-K %d sum %d (expected %d, %d)", spec, arch, i,
                     info.entries[i].block_k, info.entries[i].warp_k, info.entries[i].stream_k,
                     info.entries[i].stream_k_sum, sum, sum);
+    }
+    if (whole0)
+        QUANT_CHECK(info.entries[0].m_max == 16 && info.entries[0].block_n == 64 && info.entries[0].stages == 8,
+                    "%s on %s: M <= 16 on 64-column tiles, eight stages (M to %lld, block N %d, %d stages)", spec,
+                    arch, (long long)info.entries[0].m_max, info.entries[0].block_n, info.entries[0].stages);
     return info.entry_count;
 }
 
@@ -239,6 +248,8 @@ int main(void)
     static const char *const int8_archs[] = {"sm_80", "sm_86", "sm_89", "sm_90a"};
     for (size_t a = 0; a < sizeof fp8_archs / sizeof fp8_archs[0]; a++) {
         QUANT_CHECK(compile(rt, e4m3, fp8, fp8_archs[a], HUM_OK, NULL) >= 1, "fp8 table");
+        /* n = 8192: 64-column tiles whole at M <= 16 on sm_90a (policies/sm90.lua) */
+        QUANT_CHECK(compile(rt, "n=8192,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL) >= 1, "fp8 n = 8192");
         compile(rt, e4m3_tensor, fp8_bf16, fp8_archs[a], HUM_OK, NULL);
         QUANT_CHECK(compile(rt, u4, fp8, fp8_archs[a], HUM_OK, NULL) >= 1, "W4A8 fp8 table");
         QUANT_CHECK(compile(rt, mxfp4, fp8_bf16, fp8_archs[a], HUM_OK, NULL) >= 1, "MXFP4 x e4m3 table");

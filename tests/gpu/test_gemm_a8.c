@@ -290,6 +290,9 @@ int main(int argc, char **argv)
         /* M = 1 splits each of the 8 tiles' 32 k-blocks over ~16 CTAs when stream-K runs */
         {"n=1024,k=8192,w=e4m3", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 2, 0},
         {"n=1024,k=8192,w=uint8", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16, 1, 0},
+        /* W8A8 at M <= 16 on 64-column tiles whole where they fill the SMs (policies/sm90.lua: n = 8192 on
+         * the H200's 132) */
+        {"n=8192,k=512,w=e4m3", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 0, 0},
         /* W4A8 MXFP4's promotion period at the K of the bench's rows (policies/sm90.lua, above M = 384) */
         {"n=1024,k=8192,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 2, 0},
     };
