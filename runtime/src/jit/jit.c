@@ -74,6 +74,26 @@ static void override_note(const hum_jit_sources *src, char *out, size_t cap)
     }
 }
 
+/* The text of a compile's log file: the source (and the override files read), kernel, arch and
+ * options, then NVRTC's log; NULL when out of memory. */
+static char *log_text(const hum_jit_request *req, const hum_jit_sources *src, const hum_nvrtc_options *opts,
+                      const char *log)
+{
+    char overrides[1024];
+    override_note(src, overrides, sizeof overrides);
+    size_t cap = strlen(log ? log : "") + 4096;
+    char *text = malloc(cap);
+    if (!text)
+        return NULL;
+    int n = snprintf(text, cap, "source: %s%s\nkernel: %s\narch: %s\noptions:", req->source, overrides,
+                     req->kernel_name, req->arch);
+    for (int32_t i = 0; i < opts->count && n > 0 && (size_t)n < cap; i++)
+        n += snprintf(text + n, cap - (size_t)n, " %s", opts->list[i]);
+    if (n > 0 && (size_t)n < cap)
+        snprintf(text + n, cap - (size_t)n, "\n\n%s", log ? log : "(NVRTC gave no log)\n");
+    return text;
+}
+
 /* Saves the NVRTC log under the cache and turns the failure into a message that names it. */
 static hum_status report_compile_error(const char *dir, const char *keyhex, const hum_jit_request *req,
                                        const hum_jit_sources *src, const hum_nvrtc_options *opts, const char *log)
@@ -82,17 +102,10 @@ static hum_status report_compile_error(const char *dir, const char *keyhex, cons
     snprintf(reason, sizeof reason, "%s", hum_last_error());
     first_error(log, first, sizeof first);
     override_note(src, overrides, sizeof overrides);
-    size_t cap = strlen(log ? log : "") + 4096;
-    char *text = malloc(cap);
+    char *text = log_text(req, src, opts, log);
     if (!text)
         return hum_fail(HUM_ERR_OUT_OF_MEMORY, "compiling %s for %s failed (%s) and its log could not be kept",
                         req->source, req->arch, reason);
-    int n = snprintf(text, cap, "source: %s%s\nkernel: %s\narch: %s\noptions:", req->source, overrides,
-                     req->kernel_name, req->arch);
-    for (int32_t i = 0; i < opts->count && n > 0 && (size_t)n < cap; i++)
-        n += snprintf(text + n, cap - (size_t)n, " %s", opts->list[i]);
-    if (n > 0 && (size_t)n < cap)
-        snprintf(text + n, cap - (size_t)n, "\n\n%s", log ? log : "(NVRTC gave no log)\n");
     hum_status saved = hum_cache_save_log(dir, keyhex, text, path, sizeof path);
     free(text);
     if (saved != HUM_OK) {
@@ -109,6 +122,46 @@ static hum_status report_compile_error(const char *dir, const char *keyhex, cons
                     req->kernel_name, req->arch, reason, first[0] ? ": " : "", first, overrides, path,
                     opts->has_cuda_include ? ""
                                            : " (no CUDA include directory was found: set CUDA_HOME to the toolkit)");
+}
+
+/* HUM_PTXAS_REPORT set (not empty, not "0"): compiles ask ptxas for its report (registers, spills,
+ * serialized wgmma warnings) and keep it, like a failure's log, under the cache's logs/. The
+ * option changes no code, so it stays out of the key: cached kernels load as they are, and only
+ * a compile (a cache miss) reports. */
+static int ptxas_report_wanted(void)
+{
+    const char *v = getenv("HUM_PTXAS_REPORT");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+/* Keeps a successful compile's report (ptxas_report_wanted) under the cache's logs/ and names it
+ * on stderr with ptxas's lines on registers, spills and warnings (the file keeps the whole log,
+ * NVRTC's own warnings too); a report that cannot be saved only warns (the kernel is fine). */
+static void keep_report(const char *dir, const char *keyhex, const hum_jit_request *req, const hum_jit_sources *src,
+                        const hum_nvrtc_options *opts, const char *log)
+{
+    char path[PATH_MAX];
+    char *text = log_text(req, src, opts, log);
+    hum_status st = text ? hum_cache_save_log(dir, keyhex, text, path, sizeof path)
+                         : hum_fail(HUM_ERR_OUT_OF_MEMORY, "no memory for the report's text");
+    free(text);
+    if (st != HUM_OK) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", hum_last_error());
+        hum_log_message(HUM_LOG_WARN, HUM_LOG_WARN, "ptxas report of %s (kernel '%s') for %s not kept: %s",
+                        req->source, req->kernel_name, req->arch, why);
+        return;
+    }
+    hum_log_message(HUM_LOG_INFO, HUM_LOG_INFO, "ptxas report of %s (kernel '%s') for %s: %s", req->source,
+                    req->kernel_name, req->arch, path);
+    for (const char *line = log; line && *line;) {
+        const size_t len = strcspn(line, "\n");
+        char one[512];
+        snprintf(one, sizeof one, "%.*s", (int)(len < sizeof one ? len : sizeof one - 1), line);
+        if (strstr(one, "ptxas") && (strstr(one, "registers") || strstr(one, "spill") || strstr(one, "warning")))
+            hum_log_message(HUM_LOG_INFO, HUM_LOG_INFO, "  %s", one);
+        line += len + (line[len] == '\n');
+    }
 }
 
 /* The disk cache is an optimisation: when it cannot be used (read-only HOME, full disk, a
@@ -158,6 +211,8 @@ static hum_status compile_locked(const char *dir, const uint8_t key[HUM_JIT_KEY_
                  hum_cache_store(dir, key, req->arch, req->kernel_name, out->lowered_name, out->cubin,
                                  out->cubin_size) != HUM_OK)
             warn_disk_cache(dir, req, "cannot store the kernel");
+        if (st == HUM_OK && opts->ptxas_report)
+            keep_report(dir, keyhex, req, src, opts, log);
         free(log);
         out->cache_hit = HUM_JIT_MISS;
     }
@@ -184,6 +239,8 @@ hum_status hum_jit_compile(const char *cache_dir, const hum_jit_request *req, hu
     uint8_t key[HUM_JIT_KEY_BYTES];
     hum_jit_key_compute(&src, &opts, req, key);
     hum_jit_key_hex(key, out->key);
+    if (ptxas_report_wanted())
+        hum_nvrtc_options_report(&opts);
 
     int found = hum_memory_cache_get(key, &out->cubin, &out->cubin_size, out->lowered_name, sizeof out->lowered_name);
     if (found > 0) {

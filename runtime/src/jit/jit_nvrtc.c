@@ -82,6 +82,14 @@ void hum_nvrtc_options_make(const hum_jit_request *req, hum_nvrtc_options *out)
         out->list[out->count++] = cccl_option;
 }
 
+void hum_nvrtc_options_report(hum_nvrtc_options *opts)
+{
+    if (opts->ptxas_report || opts->count >= HUM_NVRTC_MAX_OPTIONS)
+        return;
+    opts->list[opts->count++] = "--ptxas-options=-v";
+    opts->ptxas_report = 1;
+}
+
 static hum_status nvrtc_failed(nvrtcResult r, const char *call)
 {
     return hum_fail(r == NVRTC_ERROR_OUT_OF_MEMORY ? HUM_ERR_OUT_OF_MEMORY : HUM_ERR_COMPILE, "%s: %s", call,
@@ -151,6 +159,8 @@ hum_status hum_nvrtc_compile(const hum_jit_sources *src, const hum_jit_request *
     }
     *cubin = bin;
     *cubin_size = size;
+    if (opts->ptxas_report)
+        *log = program_log(prog);
 done:
     nvrtcDestroyProgram(&prog);
     return st;
