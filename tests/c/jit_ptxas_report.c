@@ -19,7 +19,6 @@ int main(void)
 {
     char *kdir = jt_make_temp_dir("jit-report-kernels"), *cache = jt_make_temp_dir("jit-report-cache");
     setenv("HUM_KERNEL_PATH", kdir, 1);
-    /* enough live values that ptxas reports registers beyond its minimum */
     jt_write_file(kdir, "sum.cu",
                   "extern \"C\" __global__ void sum(const float *x, float *out, int n) {\n"
                   "  float a = 0.f, b = 1.f;\n"
