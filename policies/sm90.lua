@@ -47,6 +47,11 @@ local function small_m(device, layer)
   return t
 end
 
+-- Whether `tiles` tiles fill the device's SMs one each, with at most a tenth of them idle.
+local function fills(device, tiles)
+  return tiles <= device.sm_count and tiles * 10 >= device.sm_count * 9
+end
+
 -- A warpgroup-MMA tuning of `kernel` ("wgmma" or "wgmma_ws"): block M x N x K, stages, CTAs per
 -- SM (default 1); warp N 16 (a warp spans block_m and block_k).
 local function wg(kernel, block_m, block_n, block_k, stages, ctas_per_sm)
@@ -300,7 +305,7 @@ return {
       -- M = 128: 19.10 / 19.28 -> 15.33 us; the same tile summed in the workspace 19.98).
       local tiles64 = 2 * layer.padded_n / 64
       local fill64 = short and not layer.act_order and layer.weight_bits and not layer.weight_float
-        and tiles64 <= device.sm_count and tiles64 * 10 >= device.sm_count * 9
+        and fills(device, tiles64)
       -- W8A8 e4m3 (channel or tensor weight scales) at M <= 16 where 64-column tiles fill the SMs
       -- one each (n = 8192 on 132 SMs): those tiles whole, eight stages, warps 16 x 32 x 64. The
       -- built-in's stream-K slices cross tiles, and at each seam the mma.sync kernel's pipeline
@@ -308,11 +313,9 @@ return {
       -- samples waiting for their stages; bench/results/H200-2026-12-03/s17-call3/, n = k = 8192,
       -- M 1 / 16, built-in twice: 30.51, 30.26 / 31.02, 31.33 -> 28.54 / 29.34 us; the same tile
       -- with stream-K 30.00 / 30.62; 16-bit A with uint4 g128, bound by its decode, lost: 20.64,
-      -- 20.85 / 21.22, 21.20 -> 21.68 / 21.58)
-      local cols64 = layer.padded_n / 64
+      -- 20.85 / 21.22, 21.20 -> 21.68 / 21.58). Untimed on other GPUs (other N fill theirs) and K.
       local w8a8_fill = layer.a_dtype == "float8_e4m3fn" and layer.weight_float and layer.weight_bits == 8
-        and layer.kgroup_k == 0 and cols64 <= device.sm_count and cols64 * 10 >= device.sm_count * 9
-        and whole(mma(16, 64, 256, 16, 32, 64, 8))
+        and layer.kgroup_k == 0 and fills(device, layer.padded_n / 64) and whole(mma(16, 64, 256, 16, 32, 64, 8))
       local rows = {}
       if mx8 then rows[1] = { 8, mx8 } end
       for _, row in ipairs({

@@ -21,9 +21,10 @@ static int make_weight(const char *spec, hum_standard_weight *w)
 }
 
 /* Compiles `spec`'s weight with options o for arch; expects `want` and, when failing, `needle`
- * in the message. Returns the entry count. */
-static int compile(hum_runtime *rt, const char *spec, hum_layer_options o, const char *arch, hum_status want,
-                   const char *needle)
+ * in the message, and on sm_90a stream-K summed in the workspace on every entry but, with
+ * `whole_first`, the first (W8A8's M <= 16 on whole 64-column tiles). Returns the entry count. */
+static int compile_expect(hum_runtime *rt, const char *spec, hum_layer_options o, const char *arch, hum_status want,
+                          const char *needle, int whole_first)
 {
     hum_standard_weight w;
     if (!make_weight(spec, &w))
@@ -47,11 +48,10 @@ static int compile(hum_runtime *rt, const char *spec, hum_layer_options o, const
                 "%s on %s: config a %s c %s compensation %d", spec, arch, hum_dtype_name(info.config.a_dtype),
                 hum_dtype_name(info.config.c_dtype), info.config.exp_compensation);
     /* sm90.lua sums 8-bit A's stream-K slices in the workspace on every entry (bench/NOTES.md,
-     * "Session 5") but W8A8's M <= 16 one where 64-column tiles fill the SMs (n = 8192: whole
-     * tiles); the other built-in policies leave the field out, so their fit drops stream-K */
+     * "Session 5") but W8A8's M <= 16 one where 64-column tiles fill the SMs (whole tiles); the
+     * other built-in policies leave the field out, so their fit drops stream-K */
     const int sm90 = strcmp(arch, "sm_90a") == 0;
-    const int whole0 = sm90 && strstr(spec, "n=8192,") && strstr(spec, "w=e4m3") &&
-                       o.activation_dtype == HUM_DTYPE_FLOAT8_E4M3FN;
+    const int whole0 = sm90 && whole_first;
     for (int i = 0; i < info.entry_count; i++) {
         const int sum = sm90 && !(whole0 && i == 0);
         QUANT_CHECK(info.entries[i].block_k >= 128 && info.entries[i].warp_k % 32 == 0 &&
@@ -65,6 +65,12 @@ static int compile(hum_runtime *rt, const char *spec, hum_layer_options o, const
                     "%s on %s: M <= 16 on 64-column tiles, eight stages (M to %lld, block N %d, %d stages)", spec,
                     arch, (long long)info.entries[0].m_max, info.entries[0].block_n, info.entries[0].stages);
     return info.entry_count;
+}
+
+static int compile(hum_runtime *rt, const char *spec, hum_layer_options o, const char *arch, hum_status want,
+                   const char *needle)
+{
+    return compile_expect(rt, spec, o, arch, want, needle, 0);
 }
 
 /* The fit keeps stream-K for 8-bit A only with its slices summed in the workspace, drops the
@@ -248,8 +254,14 @@ int main(void)
     static const char *const int8_archs[] = {"sm_80", "sm_86", "sm_89", "sm_90a"};
     for (size_t a = 0; a < sizeof fp8_archs / sizeof fp8_archs[0]; a++) {
         QUANT_CHECK(compile(rt, e4m3, fp8, fp8_archs[a], HUM_OK, NULL) >= 1, "fp8 table");
-        /* n = 8192: 64-column tiles whole at M <= 16 on sm_90a (policies/sm90.lua) */
-        QUANT_CHECK(compile(rt, "n=8192,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL) >= 1, "fp8 n = 8192");
+        /* W8A8 at M <= 16 on whole 64-column tiles where they fill the nominal sm_90a's 132 SMs
+         * (policies/sm90.lua): n = 8192 and 7616 (119 tiles), not 7552 (118, under 90 %) nor FP8
+         * block-wise (scales along K) */
+        const int sm90 = strcmp(fp8_archs[a], "sm_90a") == 0;
+        compile_expect(rt, "n=8192,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL, sm90);
+        compile_expect(rt, "n=7616,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL, sm90);
+        compile(rt, "n=7552,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL);
+        compile(rt, "n=8192,k=512,w=e4m3,a=float16,block=128x128", fp8, fp8_archs[a], HUM_OK, NULL);
         compile(rt, e4m3_tensor, fp8_bf16, fp8_archs[a], HUM_OK, NULL);
         QUANT_CHECK(compile(rt, u4, fp8, fp8_archs[a], HUM_OK, NULL) >= 1, "W4A8 fp8 table");
         QUANT_CHECK(compile(rt, mxfp4, fp8_bf16, fp8_archs[a], HUM_OK, NULL) >= 1, "MXFP4 x e4m3 table");

@@ -74,14 +74,19 @@ static void override_note(const hum_jit_sources *src, char *out, size_t cap)
     }
 }
 
-/* The text of a compile's log file: the source (and the override files read), kernel, arch and
- * options, then NVRTC's log; NULL when out of memory. */
+/* The text of a compile's log file: the source (and the override files read), kernel, arch,
+ * options and constants (hum_constants.h: the tile, types and shapes that tell a family's
+ * kernels apart), then NVRTC's log; NULL when out of memory. */
 static char *log_text(const hum_jit_request *req, const hum_jit_sources *src, const hum_nvrtc_options *opts,
                       const char *log)
 {
     char overrides[1024];
     override_note(src, overrides, sizeof overrides);
-    size_t cap = strlen(log ? log : "") + 4096;
+    const char *constants = req->constants ? req->constants : "(none)\n";
+    size_t cap = strlen(log ? log : "(NVRTC gave no log)\n") + strlen(overrides) + strlen(req->source) +
+                 strlen(req->kernel_name) + strlen(req->arch) + strlen(constants) + 128;
+    for (int32_t i = 0; i < opts->count; i++)
+        cap += strlen(opts->list[i]) + 1;
     char *text = malloc(cap);
     if (!text)
         return NULL;
@@ -90,7 +95,7 @@ static char *log_text(const hum_jit_request *req, const hum_jit_sources *src, co
     for (int32_t i = 0; i < opts->count && n > 0 && (size_t)n < cap; i++)
         n += snprintf(text + n, cap - (size_t)n, " %s", opts->list[i]);
     if (n > 0 && (size_t)n < cap)
-        snprintf(text + n, cap - (size_t)n, "\n\n%s", log ? log : "(NVRTC gave no log)\n");
+        snprintf(text + n, cap - (size_t)n, "\nconstants:\n%s\n%s", constants, log ? log : "(NVRTC gave no log)\n");
     return text;
 }
 
@@ -125,18 +130,28 @@ static hum_status report_compile_error(const char *dir, const char *keyhex, cons
 }
 
 /* HUM_PTXAS_REPORT set (not empty, not "0"): compiles ask ptxas for its report (registers, spills,
- * serialized wgmma warnings) and keep it, like a failure's log, under the cache's logs/. The
- * option changes no code, so it stays out of the key: cached kernels load as they are, and only
- * a compile (a cache miss) reports. */
+ * serialized wgmma and other performance notices) and keep it, like a failure's log, under the
+ * cache's logs/. The option changes no code (the cubin's ELF note records it), so it stays out of
+ * the key: cached kernels load as they are, and only a compile (a cache miss) reports. */
 static int ptxas_report_wanted(void)
 {
     const char *v = getenv("HUM_PTXAS_REPORT");
     return v && *v && strcmp(v, "0") != 0;
 }
 
+/* Whether a line of NVRTC's log is ptxas's on registers, spills, a warning or a performance notice
+ * ("(C7514) Potential Performance Loss: wgmma.mma_async instructions are serialized ..."). */
+static int report_line(const char *line)
+{
+    return strstr(line, "ptxas") && (strstr(line, "registers") || strstr(line, "spill") ||
+                                     strstr(line, "warning") || strstr(line, "(C7"));
+}
+
 /* Keeps a successful compile's report (ptxas_report_wanted) under the cache's logs/ and names it
- * on stderr with ptxas's lines on registers, spills and warnings (the file keeps the whole log,
- * NVRTC's own warnings too); a report that cannot be saved only warns (the kernel is fine). */
+ * on stderr, in one message (compiles run in parallel threads), with ptxas's report_line lines
+ * (the file keeps the whole log, NVRTC's own warnings and the constants too); printed whatever the
+ * deployment's log_level, since the environment asked for it. A report that cannot be saved only
+ * warns (the kernel is fine). */
 static void keep_report(const char *dir, const char *keyhex, const hum_jit_request *req, const hum_jit_sources *src,
                         const hum_nvrtc_options *opts, const char *log)
 {
@@ -152,16 +167,21 @@ static void keep_report(const char *dir, const char *keyhex, const hum_jit_reque
                         req->source, req->kernel_name, req->arch, why);
         return;
     }
-    hum_log_message(HUM_LOG_INFO, HUM_LOG_INFO, "ptxas report of %s (kernel '%s') for %s: %s", req->source,
-                    req->kernel_name, req->arch, path);
-    for (const char *line = log; line && *line;) {
+    char lines[4096];
+    size_t used = 0;
+    lines[0] = '\0';
+    for (const char *line = log; line && *line && used < sizeof lines;) {
         const size_t len = strcspn(line, "\n");
         char one[512];
         snprintf(one, sizeof one, "%.*s", (int)(len < sizeof one ? len : sizeof one - 1), line);
-        if (strstr(one, "ptxas") && (strstr(one, "registers") || strstr(one, "spill") || strstr(one, "warning")))
-            hum_log_message(HUM_LOG_INFO, HUM_LOG_INFO, "  %s", one);
+        if (report_line(one)) {
+            const int n = snprintf(lines + used, sizeof lines - used, "\n  %s", one);
+            used += n > 0 ? (size_t)n : 0;
+        }
         line += len + (line[len] == '\n');
     }
+    hum_log_message(HUM_LOG_INFO, HUM_LOG_INFO, "ptxas report of %s (kernel '%s') for %s: %s%s", req->source,
+                    req->kernel_name, req->arch, path, lines);
 }
 
 /* The disk cache is an optimisation: when it cannot be used (read-only HOME, full disk, a
@@ -211,7 +231,7 @@ static hum_status compile_locked(const char *dir, const uint8_t key[HUM_JIT_KEY_
                  hum_cache_store(dir, key, req->arch, req->kernel_name, out->lowered_name, out->cubin,
                                  out->cubin_size) != HUM_OK)
             warn_disk_cache(dir, req, "cannot store the kernel");
-        if (st == HUM_OK && opts->ptxas_report)
+        if (st == HUM_OK && usable && opts->ptxas_report)
             keep_report(dir, keyhex, req, src, opts, log);
         free(log);
         out->cache_hit = HUM_JIT_MISS;

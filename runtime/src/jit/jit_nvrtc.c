@@ -84,7 +84,8 @@ void hum_nvrtc_options_make(const hum_jit_request *req, hum_nvrtc_options *out)
 
 void hum_nvrtc_options_report(hum_nvrtc_options *opts)
 {
-    if (opts->ptxas_report || opts->count >= HUM_NVRTC_MAX_OPTIONS)
+    _Static_assert(HUM_NVRTC_MAX_OPTIONS >= 8, "room for hum_nvrtc_options_make's 7 options and the report's");
+    if (opts->ptxas_report)
         return;
     opts->list[opts->count++] = "--ptxas-options=-v";
     opts->ptxas_report = 1;

@@ -4,7 +4,7 @@
 
 #include "jit_source.h"
 
-enum { HUM_NVRTC_MAX_OPTIONS = 8 };
+enum { HUM_NVRTC_MAX_OPTIONS = 10 }; /* 7 at most today, then the report's -v */
 
 typedef struct hum_nvrtc_options {
     int32_t count;
@@ -22,7 +22,8 @@ typedef struct hum_nvrtc_options {
 void hum_nvrtc_options_make(const hum_jit_request *req, hum_nvrtc_options *out);
 
 /* Adds ptxas's report (--ptxas-options=-v: registers, spills, warnings per function) to opts; it
- * changes no code, so callers add it after the cache key is made from opts. */
+ * changes no code (the cubin's ELF note records the option), so callers add it after the cache key
+ * is made from opts. */
 void hum_nvrtc_options_report(hum_nvrtc_options *opts);
 
 /* Compiles `src` and returns the cubin (malloc'ed) and the lowered name of req->kernel_name.
