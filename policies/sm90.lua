@@ -307,10 +307,10 @@ return {
       local fill64 = short and not layer.act_order and layer.weight_bits and not layer.weight_float
         and fills(device, tiles64)
       -- W8A8 e4m3 (channel or tensor weight scales) at M <= 16 where 64-column tiles fill the SMs
-      -- one each (n = 8192 on 132 SMs): those tiles whole, eight stages, warps 16 x 32 x 64. The
-      -- built-in's stream-K slices cross tiles, and at each seam the mma.sync kernel's pipeline
-      -- drains and refills (ncu of its GEMM at M = 1: 57 % of DRAM bandwidth, 30 % of the warps'
-      -- samples waiting for their stages; bench/results/H200-2026-12-03/s17-call3/, n = k = 8192,
+      -- one each (n = 8192 on 132 SMs): those tiles whole, eight stages, warps 16 x 32 x 64, with
+      -- no stream-K slices to meet in the workspace nor their uneven ends (ncu of the built-in's
+      -- GEMM at M = 1: 57 % of DRAM bandwidth, 27 % of the warps' samples waiting for their
+      -- stages; more stages alone did not help; bench/results/H200-2026-12-03/s17-call3/, n = k = 8192,
       -- M 1 / 16, built-in twice: 30.51, 30.26 / 31.02, 31.33 -> 28.54 / 29.34 us; the same tile
       -- with stream-K 30.00 / 30.62; 16-bit A with uint4 g128, bound by its decode, lost: 20.64,
       -- 20.85 / 21.22, 21.20 -> 21.68 / 21.58). Untimed on other GPUs (other N fill theirs) and K.
