@@ -275,16 +275,19 @@ return {
         and layer.scale_dtype == "float8_e8m0"
       local mxfp4 = e2m1_e4m3 and layer.kernel_group < layer.padded_k
       local rows192 = mxfp4 or layer.a_dtype == "float8_e4m3fn" and layer.weight_float and layer.weight_bits == 8
-      -- W4A8 MXFP4 from M = 385: 256-row tiles promoted every 512 of K, half their totals in shared
-      -- memory (kernels/gemm/gemm_wgmma.cu, kSmemTotals; three stages): a decoded weight fragment
-      -- serves 256 tokens, a quarter of the promotions' adds in a loop bound by issue
+      -- W4A8 MXFP4 from M = 385: 256-row tiles, half their totals in shared memory
+      -- (kernels/gemm/gemm_wgmma.cu, kSmemTotals; three stages): a decoded weight fragment serves
+      -- 256 tokens, a quarter of the promotions' adds in a loop bound by issue
       -- (bench/results/H200-2026-12-03/s15-call2/, n = k = 8192, M 512 / 1024 / 2048 / 8192, two
-      -- rounds: 192 rows every 512 86.8 / 155.1 / 277.8, 296.2 / 1159.3, 1196.2 -> 75.0 / 139.5 /
-      -- 273.2, 276.3 / 1090.3, 1126.5 us; every 256 83.1 / 155.4 / 319.8 / 1224.7). At K = 8192 its
-      -- error against the float64 reference of the same codes stays under test_gemm_a8's 1e-3
-      -- (7.2e-04; W8A8 e4m3's 1.1e-03 every 512 does not, and every 256 it is slower than its 192 rows)
+      -- rounds, every 512 of K: 192 rows 86.8 / 155.1 / 277.8, 296.2 / 1159.3, 1196.2 -> 75.0 /
+      -- 139.5 / 273.2, 276.3 / 1090.3, 1126.5 us; every 256 83.1 / 155.4 / 319.8 / 1224.7).
+      -- Promoted every 1024 of K (bench/sweeps/next-whole-tiles.sh, bench/results/H200-2026-12-04/
+      -- s18-call1/, two rounds, M 1024 / 8192: every 512 139.26, 138.45 / 978.26, 1049.70 -> 130.27,
+      -- 130.18 / 957.63, 914.11 us). e2m1 x e4m3 products sum with room under test_gemm_a8's 1e-3 at
+      -- K = 8192 (s15-call2/: 8.1e-04 every 512 where W8A8 e4m3 missed it, 1.06e-03; its K = 8192
+      -- case runs this entry at M = 520)
       local mx256 = mxfp4 and layer.kgroup_k == 0 and wg(family, 256, 128, 128, 3)
-      if mx256 then mx256.promote_k = 512 end
+      if mx256 then mx256.promote_k = 1024 end
       -- e2m1 with e8m0 scales (folded groups or channels) and e4m3 A at M <= 16: the 16-row wgmma_ws
       -- tile (the M 17..32 tile's, six stages), whose wgmma takes e4m3 as it is where mma.sync on
       -- sm_90 multiplies float16 conversions of both operands (bench/results/H200-2026-12-02/
@@ -294,8 +297,27 @@ return {
       -- 22.56, 22.61, 22.67 / 23.26, 23.36, 23.12 -> 22.27, 22.21, 22.11 / 23.04, 23.04, 22.86; uint2,
       -- uint4 and W8A8 gained nothing from it, s15-call1/)
       local mx_tiles = e2m1_e4m3 and layer.kgroup_k == 0
-      local mx8 = mx_tiles and mxfp4 and wg(family, 8, 128, 256, 6)
+      -- W8A8 e4m3 (channel or tensor weight scales) and W4A8 MXFP4 where 64-column tiles fill the
+      -- SMs one each (n = 8192 on 132 SMs): tiles whole at the small M below (every row block at
+      -- M <= 128 is one wave of tiles), with no stream-K slices to meet in the workspace nor their
+      -- uneven ends.
+      local cols64 = fills(device, layer.padded_n / 64)
+      local w8a8_fills = layer.a_dtype == "float8_e4m3fn" and layer.weight_float and layer.weight_bits == 8
+        and layer.kgroup_k == 0 and cols64
+      local mx_fills = mx_tiles and mxfp4 and cols64
+      -- W4A8 MXFP4 at M <= 8 there: 8 x 64 x 256 tiles with eight stages (s17-call3/ and
+      -- bench/results/H200-2026-12-04/s18-call1/, M 1 / 8, built-in 22.10, 22.13, 22.32, 22.24 /
+      -- 22.90, 22.99, 23.46, 22.88 -> 21.95, 22.16, 22.10 / 22.91, 23.04, 23.07 us)
+      local mx8 = mx_tiles and mxfp4 and (mx_fills and whole(wg(family, 8, 64, 256, 8)) or wg(family, 8, 128, 256, 6))
       local mx_small = mx_tiles and wg(family, 16, 128, 256, 6)
+      -- M 17..128 there (s18-call1/, two rounds, n = k = 8192, µs): W8A8 at M 32 on 32 x 64 x 256 with six
+      -- stages 31.95, 31.92 -> 28.80, 29.06; at M 64 on 64 x 64 x 256 with five 32.85, 32.91 -> 30.11,
+      -- 29.94; at M 128 on 128 x 64 x 128 with six 37.86, 37.97 -> 34.27, 34.45; W4A8 MXFP4 at M 128 on
+      -- the last 34.94, 34.90 -> 33.23, 32.86 (at M 32 and 64 its tiles gained nothing: 25.01 -> 24.99
+      -- / 28.06 -> 28.96, 28.50 on 64 x 64 x 256; 64 x 128 x 256 at M = 128 37.68)
+      local w8a8_32 = w8a8_fills and whole(wg(family, 32, 64, 256, 6))
+      local w8a8_64 = w8a8_fills and whole(wg(family, 64, 64, 256, 5))
+      local a8_128 = (w8a8_fills or mx_fills) and whole(wg(family, 128, 64, 128, 6))
       -- Short narrow layers at M 65..128 (16-bit A with integer weights, but act-order layers,
       -- untimed): 64 x 64 x 256 tiles whole, without stream-K, where their 2 N / 64 tiles fill the
       -- SMs one each (4096 x 4096: 128 tiles on 132 SMs). The 64 x 128 x 256 tile before it cut each
@@ -314,15 +336,14 @@ return {
       -- M 1 / 16, built-in twice: 30.51, 30.26 / 31.02, 31.33 -> 28.54 / 29.34 us; the same tile
       -- with stream-K 30.00 / 30.62; 16-bit A with uint4 g128, bound by its decode, lost: 20.64,
       -- 20.85 / 21.22, 21.20 -> 21.68 / 21.58). Untimed on other GPUs (other N fill theirs) and K.
-      local w8a8_fill = layer.a_dtype == "float8_e4m3fn" and layer.weight_float and layer.weight_bits == 8
-        and layer.kgroup_k == 0 and fills(device, layer.padded_n / 64) and whole(mma(16, 64, 256, 16, 32, 64, 8))
+      local w8a8_fill = w8a8_fills and whole(mma(16, 64, 256, 16, 32, 64, 8))
       local rows = {}
       if mx8 then rows[1] = { 8, mx8 } end
       for _, row in ipairs({
         { 16, mx_small or w8a8_fill or small_m(device, layer) },
-        { 32, wg(family, 32, 128, 256, 5) },
-        { 64, short and wg(family, 64, 64, 256, 5) or wg(family, 64, 128, 256, 4) },
-        { 128, fill64 and whole(wg(family, 64, 64, 256, 5)) or short and wg(family, 64, 128, 256, 4) or tile128s },
+        { 32, w8a8_32 or wg(family, 32, 128, 256, 5) },
+        { 64, w8a8_64 or short and wg(family, 64, 64, 256, 5) or wg(family, 64, 128, 256, 4) },
+        { 128, a8_128 or fill64 and whole(wg(family, 64, 64, 256, 5)) or short and wg(family, 64, 128, 256, 4) or tile128s },
         { 384, short and tile128 or mid and tile128s or big() },
       }) do rows[#rows + 1] = row end
       if not mxfp4 then rows[#rows + 1] = { rows192 and 1024 or math.huge, last } end
