@@ -318,6 +318,12 @@ return {
       local w8a8_32 = w8a8_fills and whole(wg(family, 32, 64, 256, 6))
       local w8a8_64 = w8a8_fills and whole(wg(family, 64, 64, 256, 5))
       local a8_128 = (w8a8_fills or mx_fills) and whole(wg(family, 128, 64, 128, 6))
+      -- M 129..256 there: two row blocks of 128 x 128 x 128 tiles (four stages), one wave whole where
+      -- N is whole 128-column tiles
+      -- (bench/results/H200-2026-12-04/s18-call3/, two rounds, M = 256: W8A8 46.91, 46.82 -> 43.09,
+      -- 42.78 us, W4A8 MXFP4 49.22, 49.06 -> 45.26, 45.33; at M = 512 W8A8's four row blocks whole
+      -- were level, 78.99, 78.91 -> 78.91, 78.78)
+      local a8_256 = (w8a8_fills or mx_fills) and layer.padded_n % 128 == 0 and whole(wg(family, 128, 128, 128, 4))
       -- Short narrow layers at M 65..128 (16-bit A with integer weights, but act-order layers,
       -- untimed): 64 x 64 x 256 tiles whole, without stream-K, where their 2 N / 64 tiles fill the
       -- SMs one each (4096 x 4096: 128 tiles on 132 SMs). The 64 x 128 x 256 tile before it cut each
@@ -344,8 +350,9 @@ return {
         { 32, w8a8_32 or wg(family, 32, 128, 256, 5) },
         { 64, w8a8_64 or short and wg(family, 64, 64, 256, 5) or wg(family, 64, 128, 256, 4) },
         { 128, a8_128 or fill64 and whole(wg(family, 64, 64, 256, 5)) or short and wg(family, 64, 128, 256, 4) or tile128s },
-        { 384, short and tile128 or mid and tile128s or big() },
       }) do rows[#rows + 1] = row end
+      if a8_256 then rows[#rows + 1] = { 256, a8_256 } end
+      rows[#rows + 1] = { 384, short and tile128 or mid and tile128s or big() }
       if not mxfp4 then rows[#rows + 1] = { rows192 and 1024 or math.huge, last } end
       if rows192 then rows[#rows + 1] = { math.huge, mx256 or wg(family, 192, 128, 128, 4) } end
       list = ranges(rows)

@@ -22,8 +22,9 @@ static int make_weight(const char *spec, hum_standard_weight *w)
 
 /* Compiles `spec`'s weight with options o for arch; expects `want` and, when failing, `needle`
  * in the message, and on sm_90a stream-K summed in the workspace on every entry but those of
- * bit mask `whole` (entry i: bit i), whole 64-column tiles (W8A8 and W4A8 MXFP4 where they fill
- * the SMs). Returns the entry count. */
+ * bit mask `whole` (entry i: bit i), tiles whole (W8A8 and W4A8 MXFP4 where one wave of them
+ * fills the SMs: 64 columns to M = 128, two row blocks of 128 columns at M 129..256). Returns the
+ * entry count. */
 static int compile_expect(hum_runtime *rt, const char *spec, hum_layer_options o, const char *arch, hum_status want,
                           const char *needle, unsigned whole)
 {
@@ -62,8 +63,9 @@ static int compile_expect(hum_runtime *rt, const char *spec, hum_layer_options o
                     info.entries[i].block_k, info.entries[i].warp_k, info.entries[i].stream_k,
                     info.entries[i].stream_k_sum, sum, sum);
         if (whole >> i & 1u)
-            QUANT_CHECK(info.entries[i].block_n == 64 && info.entries[i].m_max <= 128,
-                        "%s on %s: entry %d (M to %lld) on 64-column tiles (block N %d)", spec, arch, i,
+            QUANT_CHECK(info.entries[i].m_max <= 128 ? info.entries[i].block_n == 64
+                                                     : info.entries[i].m_max == 256 && info.entries[i].block_n == 128,
+                        "%s on %s: entry %d (M to %lld) whole on block N %d", spec, arch, i,
                         (long long)info.entries[i].m_max, info.entries[i].block_n);
     }
     QUANT_CHECK(whole >> info.entry_count == 0, "%s on %s: %d entries, whole ones expected beyond them", spec, arch,
@@ -258,15 +260,15 @@ int main(void)
     static const char *const int8_archs[] = {"sm_80", "sm_86", "sm_89", "sm_90a"};
     for (size_t a = 0; a < sizeof fp8_archs / sizeof fp8_archs[0]; a++) {
         QUANT_CHECK(compile(rt, e4m3, fp8, fp8_archs[a], HUM_OK, NULL) >= 1, "fp8 table");
-        /* W8A8 at M <= 128 on whole 64-column tiles where they fill the nominal sm_90a's 132 SMs
-         * (policies/sm90.lua): n = 8192 and 7616 (119 tiles), not 7552 (118, under 90 %) nor FP8
-         * block-wise (scales along K) */
+        /* W8A8 at M <= 256 on whole tiles where they fill the nominal sm_90a's 132 SMs
+         * (policies/sm90.lua): n = 8192 and 7616 (119 tiles; to M = 128: its 128-column tiles would
+         * not be one wave), not 7552 (118, under 90 %) nor FP8 block-wise (scales along K) */
         const int sm90 = strcmp(fp8_archs[a], "sm_90a") == 0;
-        compile_expect(rt, "n=8192,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL, sm90 ? 0xfu : 0);
+        compile_expect(rt, "n=8192,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL, sm90 ? 0x1fu : 0);
         compile_expect(rt, "n=7616,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL, sm90 ? 0xfu : 0);
-        /* W4A8 MXFP4 there at M <= 8 and 65..128 (entries 0 and 4) */
+        /* W4A8 MXFP4 there at M <= 8, 65..128 and 129..256 (entries 0, 4 and 5) */
         compile_expect(rt, "n=8192,k=512,w=e2m1,group=32,scale=e8m0", fp8_bf16, fp8_archs[a], HUM_OK, NULL,
-                       sm90 ? 0x11u : 0);
+                       sm90 ? 0x31u : 0);
         compile(rt, "n=7552,k=512,w=e2m1,group=32,scale=e8m0", fp8_bf16, fp8_archs[a], HUM_OK, NULL);
         compile(rt, "n=7552,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL);
         compile(rt, "n=8192,k=512,w=e4m3,a=float16,block=128x128", fp8, fp8_archs[a], HUM_OK, NULL);

@@ -189,7 +189,7 @@ static void spread_groups(hum_standard_weight *w, int mode)
     }
 }
 
-/* A case's ws, and a pass's: the whole 64-column tiles' cases, of the `fill` pass only. */
+/* A case's ws, and a pass's: the cases of the tiles whole at small M, of the `fill` pass only. */
 enum { kFill = 3 };
 
 /* Every case (those marked ws, or 2, only when `ws` is 1, or 2; those of kFill only and always
@@ -259,8 +259,8 @@ static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, siz
  * accumulators) at M 200 and 520; `rows256` (on sm_90, in every run): the M > 128 entries with 256
  * rows promoted every 256 of K, half of e4m3 A's totals in shared memory (gemm/gemm_wgmma.cu,
  * kSmemTotals; 2 x 128 accumulators exceed the registers; K = 1024 four periods, 2064 a partial last
- * one), at M 200 and 520; `fill` (on sm_90, in every run): its own cases at M 1, 20, 48 and 100, on
- * the whole 64-column tiles sm90.lua gives n = 8192 there; `small`: every case on the built-in
+ * one), at M 200 and 520; `fill` (on sm_90, in every run): its own cases at M 1, 20, 48, 100 and 200, on
+ * the tiles whole (one wave) sm90.lua gives n = 8192 there; `small`: every case on the built-in
  * tables at M 1, 7 and 16 only (the M <= 16 entry: on sm_90 mma.sync's e4m3 as float16 products,
  * mma/mma_sync.cuh), a short device call. */
 int main(int argc, char **argv)
@@ -302,15 +302,15 @@ int main(int argc, char **argv)
         {"n=8192,k=512,w=e4m3", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 0, 0},
         /* W4A8 MXFP4's promotion period at the K of the bench's rows (policies/sm90.lua, above M = 384) */
         {"n=1024,k=8192,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 2, 0},
-        /* the `fill` pass: W8A8 and W4A8 MXFP4 at M <= 128 on 64-column tiles whole where they fill the
-         * SMs (policies/sm90.lua: n = 8192 on the H200's 132), K long enough to wrap every entry's ring of
-         * stages (9 k-blocks of 256, 18 of 128) */
+        /* the `fill` pass: W8A8 and W4A8 MXFP4 at M <= 256 on tiles whole where one wave of them fills
+         * the SMs (policies/sm90.lua: n = 8192 on the H200's 132), K long enough to wrap every entry's
+         * ring of stages (9 k-blocks of 256, 18 of 128) */
         {"n=8192,k=2304,w=e4m3", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, kFill, 0},
         {"n=8192,k=2304,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, kFill, 0},
     };
     static const int64_t ms[] = {1, 7, 48, 200, 520}, ms_small[] = {1, 7, 16}, ms_sk[] = {1, 200},
                          ms_ws[] = {20, 48, 72}, ms_p[] = {1, 200}, ms_192[] = {200, 520},
-                         ms_fill[] = {1, 20, 48, 100};
+                         ms_fill[] = {1, 20, 48, 100, 200};
 #define A8_SUM "t.stream_k_sum = 'workspace'; "
 #define A8_ON(family) "if t.kernel == 'wgmma' or t.kernel == 'wgmma_ws' then t.kernel = '" family "' end"
 #define A8_NEVER "t.promote_k = layer.padded_k; "
@@ -344,7 +344,7 @@ int main(int argc, char **argv)
         {"rows192", A8_ROWS192, " 192-row tiles", ms_192, sizeof ms_192 / sizeof ms_192[0], 2, 0},
         {"rows256", "t.promote_k = 256; " A8_ROWS256, " 256-row tiles, half the totals in shared memory",
          ms_192, sizeof ms_192 / sizeof ms_192[0], 1, 0},
-        {"fill", NULL, " whole 64-column tiles", ms_fill, sizeof ms_fill / sizeof ms_fill[0], kFill, 0},
+        {"fill", NULL, " one wave of whole tiles", ms_fill, sizeof ms_fill / sizeof ms_fill[0], kFill, 0},
     };
     const size_t count = sizeof cases / sizeof cases[0];
     int named = argc < 2;
