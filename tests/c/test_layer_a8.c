@@ -4,7 +4,7 @@
  * give on sm_80, sm_86, sm_89 and sm_90a (the archs that refuse it name the rule), and on sm_90a
  * warp-specialised (wgmma_ws) with the workspace sums; stream-K with 8-bit A only where its
  * slices sum in the workspace (tuning field stream_k_sum), which sm_90a's built-in table asks
- * for on every entry. */
+ * for on every entry but its whole-tile ones (W8A8 and W4A8 MXFP4 where one wave fills the SMs). */
 #include "gemm_test.h"
 #include "hum/hum_tools.h"
 #include "hum_ffi.h"
@@ -50,8 +50,8 @@ static int compile_expect(hum_runtime *rt, const char *spec, hum_layer_options o
                 "%s on %s: config a %s c %s compensation %d", spec, arch, hum_dtype_name(info.config.a_dtype),
                 hum_dtype_name(info.config.c_dtype), info.config.exp_compensation);
     /* sm90.lua sums 8-bit A's stream-K slices in the workspace on every entry (bench/NOTES.md,
-     * "Session 5") but those on whole 64-column tiles; the other built-in policies leave the
-     * field out, so their fit drops stream-K */
+     * "Session 5") but the whole-tile entries (64 columns to M = 128, 128 at M 129..256); the
+     * other built-in policies leave the field out, so their fit drops stream-K */
     const int sm90 = strcmp(arch, "sm_90a") == 0;
     if (!sm90)
         whole = 0;
@@ -63,10 +63,14 @@ static int compile_expect(hum_runtime *rt, const char *spec, hum_layer_options o
                     info.entries[i].block_k, info.entries[i].warp_k, info.entries[i].stream_k,
                     info.entries[i].stream_k_sum, sum, sum);
         if (whole >> i & 1u)
-            QUANT_CHECK(info.entries[i].m_max <= 128 ? info.entries[i].block_n == 64
-                                                     : info.entries[i].m_max == 256 && info.entries[i].block_n == 128,
-                        "%s on %s: entry %d (M to %lld) whole on block N %d", spec, arch, i,
-                        (long long)info.entries[i].m_max, info.entries[i].block_n);
+            QUANT_CHECK((info.entries[i].m_max <= 128 ? info.entries[i].block_n == 64
+                                                      : info.entries[i].m_max == 256 && info.entries[i].block_n == 128) &&
+                            info.entries[i].stages == (info.entries[i].m_max == 256 ? 4
+                                                       : info.entries[i].m_max == 64 ? 5
+                                                       : info.entries[i].m_max == 32 || info.entries[i].m_max == 128 ? 6
+                                                                                                                       : 8),
+                        "%s on %s: entry %d (M to %lld) whole on block N %d, %d stages", spec, arch, i,
+                        (long long)info.entries[i].m_max, info.entries[i].block_n, info.entries[i].stages);
     }
     QUANT_CHECK(whole >> info.entry_count == 0, "%s on %s: %d entries, whole ones expected beyond them", spec, arch,
                 info.entry_count);
@@ -261,8 +265,9 @@ int main(void)
     for (size_t a = 0; a < sizeof fp8_archs / sizeof fp8_archs[0]; a++) {
         QUANT_CHECK(compile(rt, e4m3, fp8, fp8_archs[a], HUM_OK, NULL) >= 1, "fp8 table");
         /* W8A8 at M <= 256 on whole tiles where they fill the nominal sm_90a's 132 SMs
-         * (policies/sm90.lua): n = 8192 and 7616 (119 tiles; to M = 128: its 128-column tiles would
-         * not be one wave), not 7552 (118, under 90 %) nor FP8 block-wise (scales along K) */
+         * (policies/sm90.lua): n = 8192 and 7616 (119 tiles; to M = 128: 7616 is not whole 128-column
+         * tiles, which M 129..256 needs), not 7552 (118, under 90 %) nor FP8 block-wise (scales along
+         * K), nor int8 A, channel-scaled e2m1 or uint4 weights under e4m3 */
         const int sm90 = strcmp(fp8_archs[a], "sm_90a") == 0;
         compile_expect(rt, "n=8192,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL, sm90 ? 0x1fu : 0);
         compile_expect(rt, "n=7616,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL, sm90 ? 0xfu : 0);
@@ -271,6 +276,8 @@ int main(void)
                        sm90 ? 0x31u : 0);
         compile(rt, "n=7552,k=512,w=e2m1,group=32,scale=e8m0", fp8_bf16, fp8_archs[a], HUM_OK, NULL);
         compile(rt, "n=7552,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL);
+        compile(rt, "n=8192,k=512,w=e2m1,scale=e8m0", fp8_bf16, fp8_archs[a], HUM_OK, NULL);
+        compile(rt, "n=8192,k=512,w=uint4", fp8, fp8_archs[a], HUM_OK, NULL);
         compile(rt, "n=8192,k=512,w=e4m3,a=float16,block=128x128", fp8, fp8_archs[a], HUM_OK, NULL);
         compile(rt, e4m3_tensor, fp8_bf16, fp8_archs[a], HUM_OK, NULL);
         QUANT_CHECK(compile(rt, u4, fp8, fp8_archs[a], HUM_OK, NULL) >= 1, "W4A8 fp8 table");
@@ -279,6 +286,7 @@ int main(void)
     for (size_t a = 0; a < sizeof int8_archs / sizeof int8_archs[0]; a++) {
         QUANT_CHECK(compile(rt, u8, i8, int8_archs[a], HUM_OK, NULL) >= 1, "int8 table");
         compile(rt, u8_bias, i8_bf16, int8_archs[a], HUM_OK, NULL);
+        compile(rt, "n=8192,k=512,w=uint8", i8, int8_archs[a], HUM_OK, NULL);
         QUANT_CHECK(compile(rt, u4, i8, int8_archs[a], HUM_OK, NULL) >= 1, "W4A8 int8 table");
     }
 
