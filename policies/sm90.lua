@@ -274,7 +274,8 @@ return {
       local e2m1_e4m3 = layer.a_dtype == "float8_e4m3fn" and layer.weight_float and layer.weight_bits == 4
         and layer.scale_dtype == "float8_e8m0"
       local mxfp4 = e2m1_e4m3 and layer.kernel_group < layer.padded_k
-      local rows192 = mxfp4 or layer.a_dtype == "float8_e4m3fn" and layer.weight_float and layer.weight_bits == 8
+      local w8a8 = layer.a_dtype == "float8_e4m3fn" and layer.weight_float and layer.weight_bits == 8
+      local rows192 = mxfp4 or w8a8
       -- W4A8 MXFP4 from M = 385: 256-row tiles, half their totals in shared memory
       -- (kernels/gemm/gemm_wgmma.cu, kSmemTotals; three stages): a decoded weight fragment serves
       -- 256 tokens, a quarter of the promotions' adds in a loop bound by issue
@@ -286,9 +287,8 @@ return {
       -- 130.18 / 957.63, 914.11 us). Its error at K = 8192 stays under test_gemm_a8's 1e-3 (its
       -- K = 8192 case runs this entry at M = 520, bfloat16 out): 8.77e-04, 8.73e-04 in session 18's two
       -- labels (s18-call2-e2bd988/, s18-call4-a77f32a/), 7.1e-04 every 512 (s15-call2/, where W8A8
-      -- e4m3 missed the bar every 512, 1.06e-03)
-      local mx256 = mxfp4 and layer.kgroup_k == 0 and wg(family, 256, 128, 128, 3)
-      if mx256 then mx256.promote_k = 1024 end
+      -- e4m3 missed the bar every 512, 1.06e-03). Every entry of the table is promoted so (below).
+      local mx_big = mxfp4 and layer.kgroup_k == 0 and wg(family, 256, 128, 128, 3)
       -- e2m1 with e8m0 scales (folded groups or channels) and e4m3 A at M <= 16: the 16-row wgmma_ws
       -- tile (the M 17..32 tile's, six stages), whose wgmma takes e4m3 as it is where mma.sync on
       -- sm_90 multiplies float16 conversions of both operands (bench/results/H200-2026-12-02/
@@ -303,14 +303,26 @@ return {
       -- M <= 128 is one wave of tiles), with no stream-K slices to meet in the workspace nor their
       -- uneven ends. Timed at n = k = 8192 on the H200 alone (other N fill other GPUs; other K untimed).
       local cols64 = fills(device, layer.padded_n / 64)
-      local w8a8_fills = layer.a_dtype == "float8_e4m3fn" and layer.weight_float and layer.weight_bits == 8
-        and layer.kgroup_k == 0 and cols64
+      local w8a8_fills = w8a8 and layer.kgroup_k == 0 and cols64
       local mx_fills = mx_tiles and mxfp4 and cols64
       -- W4A8 MXFP4 at M <= 8 there: 8 x 64 x 256 tiles with eight stages (s17-call3/ and
       -- bench/results/H200-2026-12-04/s18-call1/, M 1 / 8, built-in 22.10, 22.13, 22.32, 22.24 /
       -- 22.90, 22.99, 23.46, 22.88 -> 21.95, 22.16, 22.10 / 22.91, 23.04, 23.07 us)
       local mx8 = mx_tiles and mxfp4 and (mx_fills and whole(wg(family, 8, 64, 256, 8)) or wg(family, 8, 128, 256, 6))
       local mx_small = mx_tiles and wg(family, 16, 128, 256, 6)
+      -- W4A8 MXFP4 where 64-column tiles fill the SMs, promoted every 1024 of K as every entry
+      -- (bench/results/H200-2026-12-04/s19-call2/request.sh, site policies; n = k = 8192, two
+      -- rounds, the table promoted every 1024 -> the tile, µs): M 9..16 on 16 x 64 x 256 whole, eight
+      -- stages (M = 16 23.60, 23.39 -> 23.01, 22.94); M 17..32 on 32 x 64 x 256 whole, six (M = 32
+      -- 24.38, 24.26 -> 24.00, 24.00); M 129..256 on 256 x 64 x 128 whole, four, one row block of
+      -- 128 tiles (M = 256 44.50, 44.32 -> 42.62, 42.77; two of 128 x 128 x 128); M 257..384 on
+      -- 192 x 128 x 128 whole, four, two row blocks of 64 (M = 384 68.40, 68.32 -> 53.47, 53.70;
+      -- 128 x 128 x 128 under stream-K). 256 x 128 x 128 under stream-K at M 129..384 lost (s19-call1/,
+      -- M 256 / 384 47.39 / 81.30 against 44.70 / 68.64), as did 64 x 256 x 128 at M 33..64 and
+      -- 32 x 256 x 256 at 17..32 (Humming's 256 columns: 30.08 / 26.37 against 26.74 / 24.86)
+      local mx16 = mx_fills and whole(wg(family, 16, 64, 256, 8))
+      local mx32 = mx_fills and whole(wg(family, 32, 64, 256, 6))
+      local mx384 = mx_fills and layer.padded_n % 128 == 0 and whole(wg(family, 192, 128, 128, 4))
       -- M 17..128 there (s18-call1/, two rounds, n = k = 8192, µs): W8A8 at M 32 on 32 x 64 x 256 with six
       -- stages 31.95, 31.92 -> 28.80, 29.06; at M 64 on 64 x 64 x 256 with five 32.85, 32.91 -> 30.11,
       -- 29.94; at M 128 on 128 x 64 x 128 with six 37.86, 37.97 -> 34.27, 34.45; W4A8 MXFP4 at M 128 on
@@ -319,12 +331,13 @@ return {
       local w8a8_32 = w8a8_fills and whole(wg(family, 32, 64, 256, 6))
       local w8a8_64 = w8a8_fills and whole(wg(family, 64, 64, 256, 5))
       local a8_128 = (w8a8_fills or mx_fills) and whole(wg(family, 128, 64, 128, 6))
-      -- M 129..256 there: two row blocks of 128 x 128 x 128 tiles (four stages), one wave whole where
-      -- N is whole 128-column tiles
-      -- (bench/results/H200-2026-12-04/s18-call3/, two rounds, M = 256: W8A8 46.91, 46.82 -> 43.09,
-      -- 42.78 us, W4A8 MXFP4 49.22, 49.06 -> 45.26, 45.33; at M = 512 W8A8's four row blocks whole
-      -- were level, 78.99, 78.91 -> 78.91, 78.78)
-      local a8_256 = (w8a8_fills or mx_fills) and layer.padded_n % 128 == 0 and whole(wg(family, 128, 128, 128, 4))
+      -- M 129..256 there: W8A8 on two row blocks of 128 x 128 x 128 tiles (four stages), one wave
+      -- whole where N is whole 128-column tiles (bench/results/H200-2026-12-04/s18-call3/, two rounds,
+      -- M = 256: 46.91, 46.82 -> 43.09, 42.78 us; at M = 512 its four row blocks whole were level,
+      -- 78.99, 78.91 -> 78.91, 78.78; promoted every 256 there 44.86, 44.51, or on 256 x 64 x 128
+      -- 48.30, 48.24: s19-call2/); W4A8 MXFP4 on one row block of 256 x 64 x 128 (above)
+      local a8_256 = mx_fills and whole(wg(family, 256, 64, 128, 4))
+        or w8a8_fills and layer.padded_n % 128 == 0 and whole(wg(family, 128, 128, 128, 4))
       -- Short narrow layers at M 65..128 (16-bit A with integer weights, but act-order layers,
       -- untimed): 64 x 64 x 256 tiles whole, without stream-K, where their 2 N / 64 tiles fill the
       -- SMs one each (4096 x 4096: 128 tiles on 132 SMs). The 64 x 128 x 256 tile before it cut each
@@ -347,16 +360,26 @@ return {
       local rows = {}
       if mx8 then rows[1] = { 8, mx8 } end
       for _, row in ipairs({
-        { 16, mx_small or w8a8_fill or small_m(device, layer) },
-        { 32, w8a8_32 or wg(family, 32, 128, 256, 5) },
+        { 16, mx16 or mx_small or w8a8_fill or small_m(device, layer) },
+        { 32, mx32 or w8a8_32 or wg(family, 32, 128, 256, 5) },
         { 64, w8a8_64 or short and wg(family, 64, 64, 256, 5) or wg(family, 64, 128, 256, 4) },
         { 128, a8_128 or fill64 and whole(wg(family, 64, 64, 256, 5)) or short and wg(family, 64, 128, 256, 4) or tile128s },
       }) do rows[#rows + 1] = row end
       if a8_256 then rows[#rows + 1] = { 256, a8_256 } end
-      rows[#rows + 1] = { 384, short and tile128 or mid and tile128s or big() }
+      rows[#rows + 1] = { 384, mx384 or short and tile128 or mid and tile128s or big() }
       if not mxfp4 then rows[#rows + 1] = { rows192 and 1024 or math.huge, last } end
-      if rows192 then rows[#rows + 1] = { math.huge, mx256 or wg(family, 192, 128, 128, 4) } end
+      if rows192 then rows[#rows + 1] = { math.huge, mx_big or wg(family, 192, 128, 128, 4) } end
       list = ranges(rows)
+      -- W4A8 MXFP4 promoted every 1024 of K on every entry: no stage sets, whose 128-row kernels
+      -- spilled 564 .. 836 bytes (bench/results/H200-2026-12-04/s19-call1/ and s19-call2/, their
+      -- request.sh: site policies; n = k = 8192, two rounds each, every 128 or 256 -> every 1024, µs: M 1 22.05,
+      -- 22.21, 22.16, 22.14 -> 21.28, 21.47, 21.25, 21.12; M 8 22.86, 23.26, 23.01, 22.93 -> 22.22,
+      -- 22.11, 22.08, 21.95; M 64 28.03, 28.21, 28.22, 28.06 -> 26.74, 26.72, 26.30, 26.19; M 128 and
+      -- 1024 level). Its error at K = 8192 (test_gemm_a8's built-in pass: n = 1024, M 1 / 7 / 48 / 200
+      -- / 520, every entry, bfloat16 out) 8.66e-04 in s19-call2/, under the 1e-3 bar
+      if mxfp4 and layer.kgroup_k == 0 then
+        for _, e in ipairs(list) do e.tuning.promote_k = 1024 end
+      end
     else
       list = ranges({
         { 16, small_m(device, layer) },

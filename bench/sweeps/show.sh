@@ -46,12 +46,12 @@ printf 'overrides:\n  moe:\n    activation: mxfp8\n' >/tmp/show-mxfp8.yaml
 moe=e=128,topk=8,n=1536,k=2048,w=uint4,a=bfloat16,group=128
 row w4g128fp16 45 --layer n=8192,k=8192,w=uint4,a=float16,group=128 --m 1,16,32,64,128,256,512,1024,2048,4096,8192
 row actorder 45 --layer n=8192,k=8192,w=uint4,a=float16,group=128,actorder=1 --m 16,32,64,128,256,512,1024,2048,4096,8192
-row w8a8 40 --layer n=8192,k=8192,w=e4m3,a=e4m3 --m 1,16,32,64,128,1024,8192
+row w8a8 40 --layer n=8192,k=8192,w=e4m3,a=e4m3 --m 1,16,32,64,128,256,512,1024,8192
 row moe 40 --moe $moe --m 1,8,128,1024,4096
 for s in n=4096,k=4096 n=14336,k=4096 n=4096,k=14336; do
     row "llama-${s//[=,]/}" 20 --layer "$s,w=uint4,a=float16,group=128" --m 1,16,128,1024
 done
-row w4a8mx 40 --layer n=8192,k=8192,w=e2m1,a=e4m3,group=32,scale=e8m0 --m 1,16,32,64,128,1024,8192
+row w4a8mx 40 --layer n=8192,k=8192,w=e2m1,a=e4m3,group=32,scale=e8m0 --m 1,8,16,32,64,128,256,384,512,1024,8192
 row moe-mxfp8 40 --config /tmp/show-mxfp8.yaml --moe $moe --m 1,128,1024
 row fp8blk7168 30 --layer n=7168,k=2048,w=e4m3,a=e4m3,block=128x128,ascale=group128 --m 1,128,1024,8192
 row fp8blk8192 35 --layer n=8192,k=8192,w=e4m3,a=e4m3,block=128x128,ascale=group128 --m 1,128,1024,8192

@@ -21,12 +21,12 @@ static int make_weight(const char *spec, hum_standard_weight *w)
 }
 
 /* Compiles `spec`'s weight with options o for arch; expects `want` and, when failing, `needle`
- * in the message, and on sm_90a stream-K summed in the workspace on every entry but those of
- * bit mask `whole` (entry i: bit i), tiles whole (W8A8 and W4A8 MXFP4 where one wave of them
- * fills the SMs: 64 columns to M = 128, two row blocks of 128 columns at M 129..256). Returns the
- * entry count. */
+ * in the message, and on sm_90a stream-K summed in the workspace on every entry but those that
+ * `whole` (nwhole strings, entry i's at i; NULL for stream-K) names "BLOCK_MxBLOCK_N/STAGES": tiles
+ * whole, W8A8 and W4A8 MXFP4 where one wave of them fills the SMs; there too every entry's
+ * promote_k equal to `promote` unless it is -1. Returns the entry count. */
 static int compile_expect(hum_runtime *rt, const char *spec, hum_layer_options o, const char *arch, hum_status want,
-                          const char *needle, unsigned whole)
+                          const char *needle, const char *const *whole, int nwhole, int promote)
 {
     hum_standard_weight w;
     if (!make_weight(spec, &w))
@@ -50,37 +50,37 @@ static int compile_expect(hum_runtime *rt, const char *spec, hum_layer_options o
                 "%s on %s: config a %s c %s compensation %d", spec, arch, hum_dtype_name(info.config.a_dtype),
                 hum_dtype_name(info.config.c_dtype), info.config.exp_compensation);
     /* sm90.lua sums 8-bit A's stream-K slices in the workspace on every entry (bench/NOTES.md,
-     * "Session 5") but the whole-tile entries (64 columns to M = 128, 128 at M 129..256); the
-     * other built-in policies leave the field out, so their fit drops stream-K */
+     * "Session 5") but the whole-tile entries; the other built-in policies leave the field out, so
+     * their fit drops stream-K */
     const int sm90 = strcmp(arch, "sm_90a") == 0;
     if (!sm90)
-        whole = 0;
+        nwhole = 0;
     for (int i = 0; i < info.entry_count; i++) {
-        const int sum = sm90 && !(whole >> i & 1u);
+        const char *tile = i < nwhole ? whole[i] : NULL;
+        const int sum = sm90 && !tile;
         QUANT_CHECK(info.entries[i].block_k >= 128 && info.entries[i].warp_k % 32 == 0 &&
                         info.entries[i].stream_k == sum && info.entries[i].stream_k_sum == sum,
                     "%s on %s: entry %d block K %d warp K %d stream-K %d sum %d (expected %d, %d)", spec, arch, i,
                     info.entries[i].block_k, info.entries[i].warp_k, info.entries[i].stream_k,
                     info.entries[i].stream_k_sum, sum, sum);
-        if (whole >> i & 1u)
-            QUANT_CHECK((info.entries[i].m_max <= 128 ? info.entries[i].block_n == 64
-                                                      : info.entries[i].m_max == 256 && info.entries[i].block_n == 128) &&
-                            info.entries[i].stages == (info.entries[i].m_max == 256 ? 4
-                                                       : info.entries[i].m_max == 64 ? 5
-                                                       : info.entries[i].m_max == 32 || info.entries[i].m_max == 128 ? 6
-                                                                                                                       : 8),
-                        "%s on %s: entry %d (M to %lld) whole on block N %d, %d stages", spec, arch, i,
-                        (long long)info.entries[i].m_max, info.entries[i].block_n, info.entries[i].stages);
+        char got[32];
+        snprintf(got, sizeof got, "%dx%d/%d", info.entries[i].block_m, info.entries[i].block_n,
+                 info.entries[i].stages);
+        QUANT_CHECK(!tile || strcmp(got, tile) == 0, "%s on %s: entry %d (M to %lld) whole on %s (expected %s)", spec,
+                    arch, i, (long long)info.entries[i].m_max, got, tile ? tile : "");
+        QUANT_CHECK(!sm90 || promote < 0 || info.entries[i].promote_k == promote,
+                    "%s on %s: entry %d promoted every %d of K (expected %d)", spec, arch, i,
+                    info.entries[i].promote_k, promote);
     }
-    QUANT_CHECK(whole >> info.entry_count == 0, "%s on %s: %d entries, whole ones expected beyond them", spec, arch,
-                info.entry_count);
+    QUANT_CHECK(nwhole <= info.entry_count, "%s on %s: %d entries, %d expected", spec, arch, info.entry_count,
+                nwhole);
     return info.entry_count;
 }
 
 static int compile(hum_runtime *rt, const char *spec, hum_layer_options o, const char *arch, hum_status want,
                    const char *needle)
 {
-    return compile_expect(rt, spec, o, arch, want, needle, 0);
+    return compile_expect(rt, spec, o, arch, want, needle, NULL, 0, -1);
 }
 
 /* The fit keeps stream-K for 8-bit A only with its slices summed in the workspace, drops the
@@ -267,13 +267,17 @@ int main(void)
         /* W8A8 at M <= 256 on whole tiles where they fill the nominal sm_90a's 132 SMs
          * (policies/sm90.lua): n = 8192 and 7616 (119 tiles; to M = 128: 7616 is not whole 128-column
          * tiles, which M 129..256 needs), not 7552 (118, under 90 %) nor FP8 block-wise (scales along
-         * K), nor int8 A, channel-scaled e2m1 or uint4 weights under e4m3 */
-        const int sm90 = strcmp(fp8_archs[a], "sm_90a") == 0;
-        compile_expect(rt, "n=8192,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL, sm90 ? 0x1fu : 0);
-        compile_expect(rt, "n=7616,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL, sm90 ? 0xfu : 0);
-        /* W4A8 MXFP4 there at M <= 8, 65..128 and 129..256 (entries 0, 4 and 5) */
-        compile_expect(rt, "n=8192,k=512,w=e2m1,group=32,scale=e8m0", fp8_bf16, fp8_archs[a], HUM_OK, NULL,
-                       sm90 ? 0x31u : 0);
+         * K), nor int8 A, channel-scaled e2m1 or uint4 weights under e4m3. W4A8 MXFP4 there at M <= 32,
+         * 65..256, and 257..384 on two row blocks of 128 columns (not at n = 7616), every entry of its
+         * table promoted every 1024 of K (W8A8's every 128: 0) */
+        static const char *const w8a8[] = {"16x64/8", "32x64/6", "64x64/5", "128x64/6", "128x128/4"};
+        static const char *const mx[] = {"8x64/8", "16x64/8", "32x64/6", NULL, "128x64/6", "256x64/4", "192x128/4"};
+        compile_expect(rt, "n=8192,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL, w8a8, 5, 0);
+        compile_expect(rt, "n=7616,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL, w8a8, 4, 0);
+        compile_expect(rt, "n=8192,k=2048,w=e2m1,group=32,scale=e8m0", fp8_bf16, fp8_archs[a], HUM_OK, NULL, mx, 7, 
+                       1024);
+        compile_expect(rt, "n=7616,k=2048,w=e2m1,group=32,scale=e8m0", fp8_bf16, fp8_archs[a], HUM_OK, NULL, mx, 6,
+                       1024);
         compile(rt, "n=7552,k=512,w=e2m1,group=32,scale=e8m0", fp8_bf16, fp8_archs[a], HUM_OK, NULL);
         compile(rt, "n=7552,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL);
         compile(rt, "n=8192,k=512,w=e2m1,scale=e8m0", fp8_bf16, fp8_archs[a], HUM_OK, NULL);

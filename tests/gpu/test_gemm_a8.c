@@ -254,13 +254,13 @@ static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, siz
  * entries (mma.sync, wgmma_ws): whether their error at K = 8192 stays under the bar is what
  * bench/sweeps/w8a8.sh measures before a policy sets promote_k (on the H200 e4m3 weights missed it
  * every 512, 1.06e-03, and met it every 256, 8.7e-04; e2m1 met it every 512, 8.1e-04; policies/sm90.lua
- * sets 1024 on W4A8 MXFP4's 256-row entry, which the built-in pass runs at M = 520, K = 8192 too:
- * 8.77e-04 / 8.73e-04 in session 18's labels); and
+ * sets 1024 on every entry of W4A8 MXFP4's table, which the built-in pass runs at M 1 / 7 / 48 / 200 /
+ * 520, K = 8192 too: 8.66e-04 in session 19's s19-call2); and
  * `rows192`: the wgmma_ws 128-row entries with 192 rows (promoted every 128, two sets of 96
  * accumulators) at M 200 and 520; `rows256` (on sm_90, in every run): the M > 128 entries with 256
  * rows promoted every 256 of K, half of e4m3 A's totals in shared memory (gemm/gemm_wgmma.cu,
  * kSmemTotals; 2 x 128 accumulators exceed the registers; K = 1024 four periods, 2064 a partial last
- * one), at M 200 and 520; `fill` (on sm_90, in every run): its own cases at M 1, 20, 48, 100 and 200, on
+ * one), at M 200 and 520; `fill` (on sm_90, in every run): its own cases at M 1, 12, 20, 48, 100, 200 and 300, on
  * the tiles whole (one wave) sm90.lua gives n = 8192 there; `small`: every case but `fill`'s on the built-in
  * tables at M 1, 7 and 16 only (the M <= 16 entry: on sm_90 mma.sync's e4m3 as float16 products,
  * mma/mma_sync.cuh), a short device call. */
@@ -301,17 +301,18 @@ int main(int argc, char **argv)
         /* W8A8 on tiles whole where one wave of them fills the SMs (policies/sm90.lua: n = 8192 on the
          * H200's 132; M <= 256, here M 1, 7 and 48), and at M 200 / 520 on the stream-K entries */
         {"n=8192,k=512,w=e4m3", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 0, 0},
-        /* W4A8 MXFP4's promotion period at the K of the bench's rows (policies/sm90.lua, above M = 384) */
+        /* W4A8 MXFP4's promotion period at the K of the bench's rows (policies/sm90.lua: every 1024) */
         {"n=1024,k=8192,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 2, 0},
-        /* the `fill` pass: W8A8 and W4A8 MXFP4 at M <= 256 on tiles whole where one wave of them fills
-         * the SMs (policies/sm90.lua: n = 8192 on the H200's 132), K long enough to wrap every entry's
-         * ring of stages (9 k-blocks of 256, 18 of 128) */
+        /* the `fill` pass: W8A8 at M <= 256 and W4A8 MXFP4 at M <= 384 on tiles whole where one wave of
+         * them fills the SMs (policies/sm90.lua: n = 8192 on the H200's 132), K long enough to wrap every
+         * entry's ring of stages (9 k-blocks of 256, 18 of 128) and to end MXFP4's promotion periods
+         * of 1024 on a partial one */
         {"n=8192,k=2304,w=e4m3", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, kFill, 0},
         {"n=8192,k=2304,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, kFill, 0},
     };
     static const int64_t ms[] = {1, 7, 48, 200, 520}, ms_small[] = {1, 7, 16}, ms_sk[] = {1, 200},
                          ms_ws[] = {20, 48, 72}, ms_p[] = {1, 200}, ms_192[] = {200, 520},
-                         ms_fill[] = {1, 20, 48, 100, 200};
+                         ms_fill[] = {1, 12, 20, 48, 100, 200, 300};
 #define A8_SUM "t.stream_k_sum = 'workspace'; "
 #define A8_ON(family) "if t.kernel == 'wgmma' or t.kernel == 'wgmma_ws' then t.kernel = '" family "' end"
 #define A8_NEVER "t.promote_k = layer.padded_k; "
