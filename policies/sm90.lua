@@ -319,18 +319,20 @@ return {
       -- 192 x 128 x 128 whole, four, two row blocks of 64 (M = 384 68.40, 68.32 -> 53.47, 53.70;
       -- 128 x 128 x 128 under stream-K). 256 x 128 x 128 under stream-K at M 129..384 lost (s19-call1/,
       -- M 256 / 384 47.39 / 81.30 against 44.70 / 68.64), as did 64 x 256 x 128 at M 33..64 and
-      -- 32 x 256 x 256 at 17..32 (Humming's 256 columns: 30.08 / 26.37 against 26.74 / 24.86)
+      -- 32 x 256 x 256 at 17..32 (Humming's 256 columns: 30.08 / 26.37 against 26.74 / 24.86).
+      -- M 33..64 on 64 x 64 x 256 whole, five stages, as W8A8 (bench/results/H200-2026-12-04/s19-call3/,
+      -- M = 64 26.43, 26.40 -> 26.11, 26.24; promoted every 256 it had lost, s18-call1/); M 65..128 on
+      -- 128 x 64 x 256 whole, four (M = 128 32.83, 32.85 -> 31.41, 31.14)
       local mx16 = mx_fills and whole(wg(family, 16, 64, 256, 8))
-      local mx32 = mx_fills and whole(wg(family, 32, 64, 256, 6))
       local mx384 = mx_fills and layer.padded_n % 128 == 0 and whole(wg(family, 192, 128, 128, 4))
       -- M 17..128 there (s18-call1/, two rounds, n = k = 8192, µs): W8A8 at M 32 on 32 x 64 x 256 with six
       -- stages 31.95, 31.92 -> 28.80, 29.06; at M 64 on 64 x 64 x 256 with five 32.85, 32.91 -> 30.11,
       -- 29.94; at M 128 on 128 x 64 x 128 with six 37.86, 37.97 -> 34.27, 34.45; W4A8 MXFP4 at M 128 on
-      -- the last 34.94, 34.90 -> 33.23, 32.86 (at M 32 and 64 its tiles gained nothing: 25.01 -> 24.99
-      -- / 28.06 -> 28.96, 28.50 on 64 x 64 x 256; 64 x 128 x 256 at M = 128 37.68)
-      local w8a8_32 = w8a8_fills and whole(wg(family, 32, 64, 256, 6))
-      local w8a8_64 = w8a8_fills and whole(wg(family, 64, 64, 256, 5))
-      local a8_128 = (w8a8_fills or mx_fills) and whole(wg(family, 128, 64, 128, 6))
+      -- the last 34.94, 34.90 -> 33.23, 32.86 (then promoted every 128 / 256, at M 32 and 64 its tiles
+      -- gained nothing: 25.01 -> 24.99 / 28.06 -> 28.96, 28.50 on 64 x 64 x 256; every 1024 they do, above)
+      local a8_32 = (w8a8_fills or mx_fills) and whole(wg(family, 32, 64, 256, 6))
+      local a8_64 = (w8a8_fills or mx_fills) and whole(wg(family, 64, 64, 256, 5))
+      local a8_128 = mx_fills and whole(wg(family, 128, 64, 256, 4)) or w8a8_fills and whole(wg(family, 128, 64, 128, 6))
       -- M 129..256 there: W8A8 on two row blocks of 128 x 128 x 128 tiles (four stages), one wave
       -- whole where N is whole 128-column tiles (bench/results/H200-2026-12-04/s18-call3/, two rounds,
       -- M = 256: 46.91, 46.82 -> 43.09, 42.78 us; at M = 512 its four row blocks whole were level,
@@ -361,8 +363,8 @@ return {
       if mx8 then rows[1] = { 8, mx8 } end
       for _, row in ipairs({
         { 16, mx16 or mx_small or w8a8_fill or small_m(device, layer) },
-        { 32, mx32 or w8a8_32 or wg(family, 32, 128, 256, 5) },
-        { 64, w8a8_64 or short and wg(family, 64, 64, 256, 5) or wg(family, 64, 128, 256, 4) },
+        { 32, a8_32 or wg(family, 32, 128, 256, 5) },
+        { 64, a8_64 or short and wg(family, 64, 64, 256, 5) or wg(family, 64, 128, 256, 4) },
         { 128, a8_128 or fill64 and whole(wg(family, 64, 64, 256, 5)) or short and wg(family, 64, 128, 256, 4) or tile128s },
       }) do rows[#rows + 1] = row end
       if a8_256 then rows[#rows + 1] = { 256, a8_256 } end
