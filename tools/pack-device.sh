@@ -1,6 +1,7 @@
 #!/bin/sh
 # Packs a Release build for the device machine (../.library/device: 64 MiB carry limit) into
-# OUT.tgz: libhum, the hum CLI, ctest's files and the test binaries labelled `gpu`; object files,
+# OUT.tgz: libhum, the hum CLI, ctest's files, the test binaries labelled `gpu` and hum-commit.txt
+# (the checkout's commit when packed: pack right after building); object files,
 # static archives, CMake's own files, kernel caches (NVRTC there differs, so they would miss) and
 # CPU-only tests stay behind. ctest records absolute paths: extract it where it was built, e.g.
 #   ln -sfn "$PWD" /work/main; tar xzf build.tgz -C /work/main
@@ -16,6 +17,11 @@ for t in "$build"/tests/test_*; do
     # a sharded test's ctest names are NAME_0 .. NAME_{n-1} (tests/CMakeLists.txt)
     echo "$gpu" | grep -qx -e "$n" -e "${n}_[0-9]*" || echo "${t#"$build"/}" >>"$skip"
 done
+# the checkout's commit, for hum bench's JSON there (HUM_COMMIT, bench/README.md):
+# the device's copy of the checkout may carry an older .git; "-dirty" when the tree had changes
+commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+git diff --quiet HEAD 2>/dev/null || commit=$commit-dirty
+echo "$commit" >"$build/hum-commit.txt"
 tar czf "$out" -C "$build" --exclude CMakeFiles --exclude '*.o' --exclude '*.a' \
     --exclude 'cache-*' -X "$skip" .
 rm -f "$skip"

@@ -13,7 +13,9 @@ export R=$OUT/$1; mkdir -p "$R"
 cp .exp/$1.sh "$R/request.sh"
 to=$(head -1 .exp/$1.sh | sed 's/# timeout: //')
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv > "$R/gpu.txt" 2>&1
-git log --oneline -1 >> "$R/gpu.txt" 2>&1
+# the commit of the build (tools/pack-device.sh), not of this copy's .git, which may be older
+export HUM_COMMIT=$(cat build/hum-commit.txt 2>/dev/null || echo unknown)
+echo "build of $HUM_COMMIT" >> "$R/gpu.txt"
 timeout "$to" bash .exp/$1.sh > "$R/stdout.txt" 2>&1
 echo "request exit $?" >> "$R/stdout.txt"
 tail -20 "$R/stdout.txt"
