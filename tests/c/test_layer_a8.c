@@ -271,7 +271,8 @@ int main(void)
          * and 257..384 on two row blocks of 128 columns (not at n = 7616), every entry of its
          * table promoted every 1024 of K (W8A8's every 128: 0) */
         static const char *const w8a8[] = {"16x64/8", "32x64/6", "64x64/5", "128x64/6", "128x128/4"};
-        static const char *const mx[] = {"8x64/8", "16x64/8", "32x64/6", "64x64/5", "128x64/4", "256x64/4", "192x128/4"};
+        static const char *const mx[] = {"8x64/8",   "16x64/8",  "32x64/6",  "64x64/5",
+                                         "128x64/4", "256x64/4", "192x128/4"};
         compile_expect(rt, "n=8192,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL, w8a8, 5, 0);
         compile_expect(rt, "n=7616,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL, w8a8, 4, 0);
         compile_expect(rt, "n=8192,k=2048,w=e2m1,group=32,scale=e8m0", fp8_bf16, fp8_archs[a], HUM_OK, NULL, mx, 7, 

@@ -159,6 +159,7 @@ typedef struct a8_case {
              * `fill` pass alone (kFill) */
     int wide; /* MXFP4 groups far below their column's largest (spread_groups: 1 every column's, 2 some stages of
                * some columns) */
+    int64_t whole_to; /* a `fill` case: the M up to which its entries are tiles whole on 132 SMs */
 } a8_case;
 
 /* MXFP4 columns whose groups lie 12 to 14 binades below the column's largest (e8m0), where e2m1
@@ -192,10 +193,21 @@ static void spread_groups(hum_standard_weight *w, int mode)
 /* A case's ws, and a pass's: the cases of the tiles whole at small M, of the `fill` pass only. */
 enum { kFill = 3 };
 
+/* Whether the entry of `info` that takes M runs its tiles whole (no stream-K). */
+static int whole_at(const hum_layer_info *info, int64_t m)
+{
+    for (int i = 0; i < info->entry_count; i++)
+        if (m >= info->entries[i].m_min && m <= info->entries[i].m_max)
+            return !info->entries[i].stream_k;
+    return 0;
+}
+
 /* Every case (those marked ws, or 2, only when `ws` is 1, or 2; those of kFill only and always
- * when it is kFill) on runtime rt at each M of ms[0..nms); `how` labels the lines. */
+ * when it is kFill) on runtime rt at each M of ms[0..nms); `how` labels the lines. A kFill case's
+ * M up to its whole_to must run on whole tiles where the GPU has the 132 SMs sm90.lua's `fills`
+ * was timed on (sms); elsewhere the line says which of them ran stream-K. */
 static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, size_t count, int fp8, int ws,
-                      const int64_t *ms, size_t nms, const char *how)
+                      const int64_t *ms, size_t nms, const char *how, int sms)
 {
     for (size_t i = 0; i < count; i++) {
         if ((cases[i].a == HUM_DTYPE_FLOAT8_E4M3FN && !fp8) || cases[i].ws < ws ||
@@ -229,11 +241,20 @@ static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, siz
                 worst = -1;
             if (mx)
                 strncat(name, info.config.fold_window ? " (window)" : " (tested)", sizeof name - strlen(name) - 1);
-            for (size_t j = 0; j < nms && worst >= 0; j++)
+            for (size_t j = 0; j < nms && worst >= 0; j++) {
+                if (ws == kFill && ms[j] <= cases[i].whole_to && !whole_at(&info, ms[j])) {
+                    if (!QUANT_CHECK(sms != 132, "%s: M %lld under stream-K on 132 SMs (expected whole tiles)", name,
+                                     (long long)ms[j]))
+                        worst = -1;
+                    char sk[32];
+                    snprintf(sk, sizeof sk, " M %lld stream-K", (long long)ms[j]);
+                    strncat(name, sk, sizeof name - strlen(name) - 1);
+                }
                 for (int per_token = 1; per_token >= 0 && worst >= 0; per_token--) {
                     const double e = run_m(layer, rng, name, &w, cases[i].a, cases[i].c, ms[j], per_token);
                     worst = e < 0 ? -1 : (e > worst ? e : worst);
                 }
+            }
             if (!how[0] && (i == 0 || i == 4))
                 check_errors(layer, cases[i].a, cases[i].c, w.k, w.n);
         }
@@ -279,36 +300,38 @@ int main(int argc, char **argv)
     const int fp8 = have && dev.sm_major * 10 + dev.sm_minor >= 89;
     const int sm90 = have && dev.sm_major == 9 && dev.sm_minor == 0;
     static const a8_case cases[] = {
-        {"n=1024,k=1024,w=e4m3", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, 1, 0},
-        {"n=1000,k=2064,w=e4m3,a=bfloat16,scale=float32,bias=1", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 2, 0},
-        {"n=2048,k=4096,w=e4m3,a=bfloat16", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 0, 0},
-        {"n=512,k=4096,w=e4m3,scale=tensor", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, 1, 0},
-        {"n=1024,k=1024,w=uint8", HUM_DTYPE_INT8, HUM_DTYPE_FLOAT16, 1, 0},
-        {"n=1000,k=2064,w=uint8,a=bfloat16,scale=float32,bias=1", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16, 1, 0},
-        {"n=512,k=4096,w=uint8,scale=tensor", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16, 0, 0},
-        {"n=1024,k=1024,w=uint4", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, 1, 0},
-        {"n=1000,k=2064,w=uint4,a=bfloat16,scale=float32,bias=1", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 0, 0},
-        {"n=1024,k=1024,w=uint4", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16, 0, 0},
-        {"n=1000,k=2064,w=uint4,scale=float32,bias=1", HUM_DTYPE_INT8, HUM_DTYPE_FLOAT16, 1, 0},
-        {"n=1024,k=1024,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 1, 0},
-        {"n=1000,k=2080,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 2, 1},
-        {"n=1000,k=2080,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 2, 2},
-        {"n=1000,k=2080,w=e2m1,group=32,scale=e8m0,bias=1", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, 1, 0},
-        {"n=2048,k=4096,w=e2m1,a=bfloat16", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 0, 0},
+        {"n=1024,k=1024,w=e4m3", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, 1, 0, 0},
+        {"n=1000,k=2064,w=e4m3,a=bfloat16,scale=float32,bias=1", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 2, 0, 0},
+        {"n=2048,k=4096,w=e4m3,a=bfloat16", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 0, 0, 0},
+        {"n=512,k=4096,w=e4m3,scale=tensor", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, 1, 0, 0},
+        {"n=1024,k=1024,w=uint8", HUM_DTYPE_INT8, HUM_DTYPE_FLOAT16, 1, 0, 0},
+        {"n=1000,k=2064,w=uint8,a=bfloat16,scale=float32,bias=1", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16, 1, 0, 0},
+        {"n=512,k=4096,w=uint8,scale=tensor", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16, 0, 0, 0},
+        {"n=1024,k=1024,w=uint4", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, 1, 0, 0},
+        {"n=1000,k=2064,w=uint4,a=bfloat16,scale=float32,bias=1", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 0, 0, 0},
+        {"n=1024,k=1024,w=uint4", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16, 0, 0, 0},
+        {"n=1000,k=2064,w=uint4,scale=float32,bias=1", HUM_DTYPE_INT8, HUM_DTYPE_FLOAT16, 1, 0, 0},
+        {"n=1024,k=1024,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 1, 0, 0},
+        {"n=1000,k=2080,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 2, 1, 0},
+        {"n=1000,k=2080,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 2, 2, 0},
+        {"n=1000,k=2080,w=e2m1,group=32,scale=e8m0,bias=1", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, 1, 0, 0},
+        {"n=2048,k=4096,w=e2m1,a=bfloat16", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 0, 0, 0},
         /* M = 1 splits each of the 8 tiles' 32 k-blocks over ~16 CTAs when stream-K runs */
-        {"n=1024,k=8192,w=e4m3", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 2, 0},
-        {"n=1024,k=8192,w=uint8", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16, 1, 0},
+        {"n=1024,k=8192,w=e4m3", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 2, 0, 0},
+        {"n=1024,k=8192,w=uint8", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16, 1, 0, 0},
         /* W8A8 on tiles whole where one wave of them fills the SMs (policies/sm90.lua: n = 8192 on the
          * H200's 132; M <= 256, here M 1, 7 and 48), and at M 200 / 520 on the stream-K entries */
-        {"n=8192,k=512,w=e4m3", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 0, 0},
+        {"n=8192,k=512,w=e4m3", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 0, 0, 0},
         /* W4A8 MXFP4's promotion period at the K of the bench's rows (policies/sm90.lua: every 1024) */
-        {"n=1024,k=8192,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 2, 0},
+        {"n=1024,k=8192,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 2, 0, 0},
         /* the `fill` pass: W8A8 at M <= 256 and W4A8 MXFP4 at M <= 384 on tiles whole where one wave of
          * them fills the SMs (policies/sm90.lua: n = 8192 on the H200's 132), K long enough to wrap every
          * entry's ring of stages (9 k-blocks of 256, 18 of 128) and to end MXFP4's promotion periods
          * of 1024 on a partial one */
-        {"n=8192,k=2304,w=e4m3", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, kFill, 0},
-        {"n=8192,k=2304,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, kFill, 0},
+        {.spec = "n=8192,k=2304,w=e4m3", .a = HUM_DTYPE_FLOAT8_E4M3FN, .c = HUM_DTYPE_BFLOAT16, .ws = kFill,
+         .whole_to = 256},
+        {.spec = "n=8192,k=2304,w=e2m1,group=32,scale=e8m0", .a = HUM_DTYPE_FLOAT8_E4M3FN, .c = HUM_DTYPE_FLOAT16,
+         .ws = kFill, .whole_to = 384},
     };
     static const int64_t ms[] = {1, 7, 48, 200, 520}, ms_small[] = {1, 7, 16}, ms_sk[] = {1, 200},
                          ms_ws[] = {20, 48, 72}, ms_p[] = {1, 200}, ms_192[] = {200, 520},
@@ -360,7 +383,8 @@ int main(int argc, char **argv)
         hum_runtime *use = passes[p].edit ? gemm_test_site_runtime(passes[p].edit, dir, sizeof dir) : rt;
         if (!QUANT_CHECK(use, "the %s runtime", passes[p].name))
             continue;
-        run_cases(use, &rng, cases, count, fp8, passes[p].ws, passes[p].ms, passes[p].nms, passes[p].how);
+        run_cases(use, &rng, cases, count, fp8, passes[p].ws, passes[p].ms, passes[p].nms, passes[p].how,
+                  have ? dev.sm_count : 0);
         if (use != rt) {
             hum_runtime_destroy(use);
             rt_rmtree(dir);
