@@ -288,7 +288,8 @@ return {
       -- K = 8192 case runs this entry at M = 520, bfloat16 out): 8.77e-04, 8.73e-04 in session 18's two
       -- labels (s18-call2-e2bd988/, s18-call4-a77f32a/), 7.1e-04 every 512 (s15-call2/, where W8A8
       -- e4m3 missed the bar every 512, 1.06e-03). Every entry of the table is promoted so (below).
-      local mx_big = mxfp4 and layer.kgroup_k == 0 and wg(family, 256, 128, 128, 3)
+      local mx = mxfp4 and layer.kgroup_k == 0
+      local mx_big = mx and wg(family, 256, 128, 128, 3)
       -- e2m1 with e8m0 scales (folded groups or channels) and e4m3 A at M <= 16: the 16-row wgmma_ws
       -- tile (the M 17..32 tile's, six stages), whose wgmma takes e4m3 as it is where mma.sync on
       -- sm_90 multiplies float16 conversions of both operands (bench/results/H200-2026-12-02/
@@ -299,16 +300,18 @@ return {
       -- uint4 and W8A8 gained nothing from it, s15-call1/)
       local mx_tiles = e2m1_e4m3 and layer.kgroup_k == 0
       -- W8A8 e4m3 (channel or tensor weight scales) and W4A8 MXFP4 where 64-column tiles fill the
-      -- SMs one each (n = 8192 on 132 SMs): tiles whole at the small M below (every row block at
-      -- M <= 128 is one wave of tiles), with no stream-K slices to meet in the workspace nor their
-      -- uneven ends. Timed at n = k = 8192 on the H200 alone (other N fill other GPUs; other K untimed).
+      -- SMs one each (n = 8192 on 132 SMs): tiles whole at the M below (W8A8 to M = 256, MXFP4 to
+      -- 384: every row block one wave of tiles), with no stream-K slices to meet in the workspace nor
+      -- their uneven ends; two row blocks of 128-column tiles where N is whole such tiles (cols128).
+      -- Timed at n = k = 8192 on the H200 alone (other N fill other GPUs; other K untimed).
       local cols64 = fills(device, layer.padded_n / 64)
+      local cols128 = layer.padded_n % 128 == 0
       local w8a8_fills = w8a8 and layer.kgroup_k == 0 and cols64
-      local mx_fills = mx_tiles and mxfp4 and cols64
+      local mx_fills = mx and cols64
       -- W4A8 MXFP4 at M <= 8 there: 8 x 64 x 256 tiles with eight stages (s17-call3/ and
       -- bench/results/H200-2026-12-04/s18-call1/, M 1 / 8, built-in 22.10, 22.13, 22.32, 22.24 /
       -- 22.90, 22.99, 23.46, 22.88 -> 21.95, 22.16, 22.10 / 22.91, 23.04, 23.07 us)
-      local mx8 = mx_tiles and mxfp4 and (mx_fills and whole(wg(family, 8, 64, 256, 8)) or wg(family, 8, 128, 256, 6))
+      local mx8 = mx and (mx_fills and whole(wg(family, 8, 64, 256, 8)) or wg(family, 8, 128, 256, 6))
       local mx_small = mx_tiles and wg(family, 16, 128, 256, 6)
       -- W4A8 MXFP4 where 64-column tiles fill the SMs, promoted every 1024 of K as every entry
       -- (bench/results/H200-2026-12-04/s19-call2/request.sh, site policies; n = k = 8192, two
@@ -320,16 +323,16 @@ return {
       -- 128 x 128 x 128 under stream-K). 256 x 128 x 128 under stream-K at M 129..384 lost (s19-call1/,
       -- M 256 / 384 47.39 / 81.30 against 44.70 / 68.64), as did 64 x 256 x 128 at M 33..64 and
       -- 32 x 256 x 256 at 17..32 (Humming's 256 columns: 30.08 / 26.37 against 26.74 / 24.86).
-      -- M 33..64 on 64 x 64 x 256 whole, five stages, as W8A8 (bench/results/H200-2026-12-04/s19-call3/,
+      -- M 33..64 on 64 x 64 x 256 whole, five stages, as W8A8 (bench/results/H200-2026-12-04/s19-call3-a50e399/,
       -- M = 64 26.43, 26.40 -> 26.11, 26.24; promoted every 256 it had lost, s18-call1/); M 65..128 on
       -- 128 x 64 x 256 whole, four (M = 128 32.83, 32.85 -> 31.41, 31.14)
       local mx16 = mx_fills and whole(wg(family, 16, 64, 256, 8))
-      local mx384 = mx_fills and layer.padded_n % 128 == 0 and whole(wg(family, 192, 128, 128, 4))
+      local mx384 = mx_fills and cols128 and whole(wg(family, 192, 128, 128, 4))
       -- M 17..128 there (s18-call1/, two rounds, n = k = 8192, µs): W8A8 at M 32 on 32 x 64 x 256 with six
       -- stages 31.95, 31.92 -> 28.80, 29.06; at M 64 on 64 x 64 x 256 with five 32.85, 32.91 -> 30.11,
-      -- 29.94; at M 128 on 128 x 64 x 128 with six 37.86, 37.97 -> 34.27, 34.45; W4A8 MXFP4 at M 128 on
-      -- the last 34.94, 34.90 -> 33.23, 32.86 (then promoted every 128 / 256, at M 32 and 64 its tiles
-      -- gained nothing: 25.01 -> 24.99 / 28.06 -> 28.96, 28.50 on 64 x 64 x 256; every 1024 they do, above)
+      -- 29.94; at M 128 on 128 x 64 x 128 with six 37.86, 37.97 -> 34.27, 34.45 (W4A8 MXFP4, then promoted
+      -- every 128 / 256: at M 128 on the last 34.94, 34.90 -> 33.23, 32.86; at M 32 and 64 nothing,
+      -- 25.01 -> 24.99 / 28.06 -> 28.96, 28.50 on 64 x 64 x 256; every 1024 its tiles are those above)
       local a8_32 = (w8a8_fills or mx_fills) and whole(wg(family, 32, 64, 256, 6))
       local a8_64 = (w8a8_fills or mx_fills) and whole(wg(family, 64, 64, 256, 5))
       local a8_128 = mx_fills and whole(wg(family, 128, 64, 256, 4)) or w8a8_fills and whole(wg(family, 128, 64, 128, 6))
@@ -339,7 +342,7 @@ return {
       -- 78.99, 78.91 -> 78.91, 78.78; promoted every 256 there 44.86, 44.51, or on 256 x 64 x 128
       -- 48.30, 48.24: s19-call2/); W4A8 MXFP4 on one row block of 256 x 64 x 128 (above)
       local a8_256 = mx_fills and whole(wg(family, 256, 64, 128, 4))
-        or w8a8_fills and layer.padded_n % 128 == 0 and whole(wg(family, 128, 128, 128, 4))
+        or w8a8_fills and cols128 and whole(wg(family, 128, 128, 128, 4))
       -- Short narrow layers at M 65..128 (16-bit A with integer weights, but act-order layers,
       -- untimed): 64 x 64 x 256 tiles whole, without stream-K, where their 2 N / 64 tiles fill the
       -- SMs one each (4096 x 4096: 128 tiles on 132 SMs). The 64 x 128 x 256 tile before it cut each
@@ -378,8 +381,9 @@ return {
       -- 22.21, 22.16, 22.14 -> 21.28, 21.47, 21.25, 21.12; M 8 22.86, 23.26, 23.01, 22.93 -> 22.22,
       -- 22.11, 22.08, 21.95; M 64 28.03, 28.21, 28.22, 28.06 -> 26.74, 26.72, 26.30, 26.19; M 128 and
       -- 1024 level). Its error at K = 8192 (test_gemm_a8's built-in pass: n = 1024, M 1 / 7 / 48 / 200
-      -- / 520, every entry, bfloat16 out) 8.66e-04 in s19-call2/, under the 1e-3 bar
-      if mxfp4 and layer.kgroup_k == 0 then
+      -- / 520, the entries to 8, 33..64, 65..384 and above; bfloat16 out) 8.66e-04 in s19-call2/,
+      -- under the 1e-3 bar
+      if mx then
         for _, e in ipairs(list) do e.tuning.promote_k = 1024 end
       end
     else

@@ -17,11 +17,15 @@ for t in "$build"/tests/test_*; do
     # a sharded test's ctest names are NAME_0 .. NAME_{n-1} (tests/CMakeLists.txt)
     echo "$gpu" | grep -qx -e "$n" -e "${n}_[0-9]*" || echo "${t#"$build"/}" >>"$skip"
 done
-# the checkout's commit, for hum bench's JSON there (HUM_COMMIT, bench/README.md):
-# the device's copy of the checkout may carry an older .git; "-dirty" when the tree had changes
-commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
-git diff --quiet HEAD 2>/dev/null || commit=$commit-dirty
-echo "$commit" >"$build/hum-commit.txt"
+# the commit of the checkout the build folder sits in, for hum bench's JSON there (HUM_COMMIT,
+# bench/README.md; the device's copy of the checkout may carry an older .git); "-dirty" when it
+# had changes or untracked files
+if commit=$(git -C "$build" rev-parse --short=12 HEAD 2>/dev/null); then
+    [ -z "$(git -C "$build" status --porcelain 2>/dev/null)" ] || commit=$commit-dirty
+    echo "$commit" >"$build/hum-commit.txt"
+else
+    rm -f "$build/hum-commit.txt"
+fi
 tar czf "$out" -C "$build" --exclude CMakeFiles --exclude '*.o' --exclude '*.a' \
     --exclude 'cache-*' -X "$skip" .
 rm -f "$skip"

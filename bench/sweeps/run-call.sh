@@ -14,8 +14,8 @@ cp .exp/$1.sh "$R/request.sh"
 to=$(head -1 .exp/$1.sh | sed 's/# timeout: //')
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv > "$R/gpu.txt" 2>&1
 # the commit of the build (tools/pack-device.sh), not of this copy's .git, which may be older
-export HUM_COMMIT=$(cat build/hum-commit.txt 2>/dev/null || echo unknown)
-echo "build of $HUM_COMMIT" >> "$R/gpu.txt"
+[ -f build/hum-commit.txt ] && export HUM_COMMIT=$(cat build/hum-commit.txt)
+echo "build of ${HUM_COMMIT:-an unrecorded commit}" >> "$R/gpu.txt"
 timeout "$to" bash .exp/$1.sh > "$R/stdout.txt" 2>&1
 echo "request exit $?" >> "$R/stdout.txt"
 tail -20 "$R/stdout.txt"

@@ -269,21 +269,24 @@ int main(void)
          * tiles, which M 129..256 needs), not 7552 (118, under 90 %) nor FP8 block-wise (scales along
          * K), nor int8 A, channel-scaled e2m1 or uint4 weights under e4m3. W4A8 MXFP4 there at M <= 256,
          * and 257..384 on two row blocks of 128 columns (not at n = 7616), every entry of its
-         * table promoted every 1024 of K (W8A8's every 128: 0) */
+         * table promoted every 1024 of K at every N (W8A8's, channel-scaled e2m1's and uint4's every 128:
+         * 0; FP8 block-wise's by its scales: 0) */
         static const char *const w8a8[] = {"16x64/8", "32x64/6", "64x64/5", "128x64/6", "128x128/4"};
         static const char *const mx[] = {"8x64/8",   "16x64/8",  "32x64/6",  "64x64/5",
                                          "128x64/4", "256x64/4", "192x128/4"};
         compile_expect(rt, "n=8192,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL, w8a8, 5, 0);
         compile_expect(rt, "n=7616,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL, w8a8, 4, 0);
-        compile_expect(rt, "n=8192,k=2048,w=e2m1,group=32,scale=e8m0", fp8_bf16, fp8_archs[a], HUM_OK, NULL, mx, 7, 
+        compile_expect(rt, "n=8192,k=2048,w=e2m1,group=32,scale=e8m0", fp8_bf16, fp8_archs[a], HUM_OK, NULL, mx, 7,
                        1024);
         compile_expect(rt, "n=7616,k=2048,w=e2m1,group=32,scale=e8m0", fp8_bf16, fp8_archs[a], HUM_OK, NULL, mx, 6,
                        1024);
-        compile(rt, "n=7552,k=512,w=e2m1,group=32,scale=e8m0", fp8_bf16, fp8_archs[a], HUM_OK, NULL);
+        compile_expect(rt, "n=7552,k=2048,w=e2m1,group=32,scale=e8m0", fp8_bf16, fp8_archs[a], HUM_OK, NULL, NULL, 0,
+                       1024);
         compile(rt, "n=7552,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL);
-        compile(rt, "n=8192,k=512,w=e2m1,scale=e8m0", fp8_bf16, fp8_archs[a], HUM_OK, NULL);
-        compile(rt, "n=8192,k=512,w=uint4", fp8, fp8_archs[a], HUM_OK, NULL);
-        compile(rt, "n=8192,k=512,w=e4m3,a=float16,block=128x128", fp8, fp8_archs[a], HUM_OK, NULL);
+        compile_expect(rt, "n=8192,k=2048,w=e2m1,scale=e8m0", fp8_bf16, fp8_archs[a], HUM_OK, NULL, NULL, 0, 0);
+        compile_expect(rt, "n=8192,k=2048,w=uint4", fp8, fp8_archs[a], HUM_OK, NULL, NULL, 0, 0);
+        compile_expect(rt, "n=8192,k=2048,w=e4m3,a=float16,block=128x128", fp8, fp8_archs[a], HUM_OK, NULL, NULL, 0,
+                       0);
         compile(rt, e4m3_tensor, fp8_bf16, fp8_archs[a], HUM_OK, NULL);
         QUANT_CHECK(compile(rt, u4, fp8, fp8_archs[a], HUM_OK, NULL) >= 1, "W4A8 fp8 table");
         QUANT_CHECK(compile(rt, mxfp4, fp8_bf16, fp8_archs[a], HUM_OK, NULL) >= 1, "MXFP4 x e4m3 table");

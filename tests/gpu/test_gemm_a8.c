@@ -275,8 +275,8 @@ static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, siz
  * entries (mma.sync, wgmma_ws): whether their error at K = 8192 stays under the bar is what
  * bench/sweeps/w8a8.sh measures before a policy sets promote_k (on the H200 e4m3 weights missed it
  * every 512, 1.06e-03, and met it every 256, 8.7e-04; e2m1 met it every 512, 8.1e-04; policies/sm90.lua
- * sets 1024 on every entry of W4A8 MXFP4's table, which the built-in pass runs at M 1 / 7 / 48 / 200 /
- * 520, K = 8192 too: 8.66e-04 in session 19's s19-call2); and
+ * sets 1024 on every entry of W4A8 MXFP4's table, whose entries to M 8, 33..64, 65..384 and above the
+ * built-in pass runs at M 1 / 7 / 48 / 200 / 520, K = 8192 too: 8.66e-04 in session 19's s19-call2); and
  * `rows192`: the wgmma_ws 128-row entries with 192 rows (promoted every 128, two sets of 96
  * accumulators) at M 200 and 520; `rows256` (on sm_90, in every run): the M > 128 entries with 256
  * rows promoted every 256 of K, half of e4m3 A's totals in shared memory (gemm/gemm_wgmma.cu,
