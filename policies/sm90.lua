@@ -300,8 +300,8 @@ return {
       -- uint4 and W8A8 gained nothing from it, s15-call1/)
       local mx_tiles = e2m1_e4m3 and layer.kgroup_k == 0
       -- W8A8 e4m3 (channel or tensor weight scales) and W4A8 MXFP4 where 64-column tiles fill the
-      -- SMs one each (n = 8192 on 132 SMs): tiles whole at the M below (W8A8 to M = 256, MXFP4 to
-      -- 384: every row block one wave of tiles), with no stream-K slices to meet in the workspace nor
+      -- SMs one each (n = 8192 on 132 SMs): tiles whole at the M below (W8A8 to M = 384, MXFP4 to
+      -- 512: every row block one wave of tiles), with no stream-K slices to meet in the workspace nor
       -- their uneven ends; two row blocks of 128-column tiles where N is whole such tiles (cols128).
       -- Timed at n = k = 8192 on the H200 alone (other N fill other GPUs; other K untimed).
       local cols64 = fills(device, layer.padded_n / 64)
@@ -327,7 +327,6 @@ return {
       -- M = 64 26.43, 26.40 -> 26.11, 26.24; promoted every 256 it had lost, s18-call1/); M 65..128 on
       -- 128 x 64 x 256 whole, four (M = 128 32.83, 32.85 -> 31.41, 31.14)
       local mx16 = mx_fills and whole(wg(family, 16, 64, 256, 8))
-      local mx384 = mx_fills and cols128 and whole(wg(family, 192, 128, 128, 4))
       -- M 17..128 there (s18-call1/, two rounds, n = k = 8192, µs): W8A8 at M 32 on 32 x 64 x 256 with six
       -- stages 31.95, 31.92 -> 28.80, 29.06; at M 64 on 64 x 64 x 256 with five 32.85, 32.91 -> 30.11,
       -- 29.94; at M 128 on 128 x 64 x 128 with six 37.86, 37.97 -> 34.27, 34.45 (W4A8 MXFP4, then promoted
@@ -343,6 +342,13 @@ return {
       -- 48.30, 48.24: s19-call2/); W4A8 MXFP4 on one row block of 256 x 64 x 128 (above)
       local a8_256 = mx_fills and whole(wg(family, 256, 64, 128, 4))
         or w8a8_fills and cols128 and whole(wg(family, 128, 128, 128, 4))
+      -- M 257..384 there: two row blocks of 192 x 128 x 128 tiles whole, four stages, where N is whole
+      -- 128-column tiles (one wave of 128): MXFP4 (above), W8A8 too (bench/results/H200-2026-12-04/
+      -- s20-call4-b26e872/, two rounds, M = 384: 128 x 128 x 128 under stream-K 63.06, 63.01 -> 54.00,
+      -- 54.08 us). W4A8 MXFP4 at M 385..512: two row blocks of 256 x 128 x 128 whole, three stages
+      -- (its entry above M = 384 without stream-K; same call, M = 512: 71.10, 71.10 -> 64.80, 65.07)
+      local a8_384 = (w8a8_fills or mx_fills) and cols128 and whole(wg(family, 192, 128, 128, 4))
+      local mx512 = mx_fills and cols128 and whole(wg(family, 256, 128, 128, 3))
       -- Short narrow layers at M 65..128 (16-bit A with integer weights, but act-order layers,
       -- untimed): 64 x 64 x 256 tiles whole, without stream-K, where their 2 N / 64 tiles fill the
       -- SMs one each (4096 x 4096: 128 tiles on 132 SMs). The 64 x 128 x 256 tile before it cut each
@@ -371,7 +377,8 @@ return {
         { 128, a8_128 or fill64 and whole(wg(family, 64, 64, 256, 5)) or short and wg(family, 64, 128, 256, 4) or tile128s },
       }) do rows[#rows + 1] = row end
       if a8_256 then rows[#rows + 1] = { 256, a8_256 } end
-      rows[#rows + 1] = { 384, mx384 or short and tile128 or mid and tile128s or big() }
+      rows[#rows + 1] = { 384, a8_384 or short and tile128 or mid and tile128s or big() }
+      if mx512 then rows[#rows + 1] = { 512, mx512 } end
       if not mxfp4 then rows[#rows + 1] = { rows192 and 1024 or math.huge, last } end
       if rows192 then rows[#rows + 1] = { math.huge, mx_big or wg(family, 192, 128, 128, 4) } end
       list = ranges(rows)

@@ -352,7 +352,7 @@ static void check_untrusted_plans(void)
     static const struct {
         const char *lua, *needle;
     } bad[] = {
-        {"return { plan = function(_, p) p.entry_count = 9 end }", "9 dispatch entries"},
+        {"return { plan = function(_, p) p.entry_count = 13 end }", "13 dispatch entries"},
         {"return { plan = function(_, p) p.entry_count = 1; p.entries[0].m_min = 1; p.entries[0].m_max = 100 end }",
          "M 1..100"},
         {"return { plan = function(_, p) p.entry_count = 2; p.entries[0].m_min = 1; p.entries[0].m_max = 8;\n"

@@ -283,7 +283,7 @@ static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, siz
  * kSmemTotals; 2 x 128 accumulators exceed the registers; K = 1024 four periods, 2064 a partial last
  * one), at M 200 and 520; `rows128x256` (on sm_90, in every run): the M > 128 wgmma_ws entries on
  * 128 x 256 tiles the same way (two slabs a warp: 2 x 2 x 64 accumulators), at M 200 and 520; `fill`
- * (on sm_90, in every run): its own cases at M 1, 12, 20, 48, 100, 200 and 300, on
+ * (on sm_90, in every run): its own cases at M 1, 12, 20, 48, 100, 200, 300 and 500, on
  * the tiles whole (one wave) sm90.lua gives n = 8192 there; `small`: every case but `fill`'s on the built-in
  * tables at M 1, 7 and 16 only (the M <= 16 entry: on sm_90 mma.sync's e4m3 as float16 products,
  * mma/mma_sync.cuh), a short device call. */
@@ -326,18 +326,18 @@ int main(int argc, char **argv)
         {"n=8192,k=512,w=e4m3", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 0, 0, 0},
         /* W4A8 MXFP4's promotion period at the K of the bench's rows (policies/sm90.lua: every 1024) */
         {"n=1024,k=8192,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 2, 0, 0},
-        /* the `fill` pass: W8A8 at M <= 256 and W4A8 MXFP4 at M <= 384 on tiles whole where one wave of
+        /* the `fill` pass: W8A8 at M <= 384 and W4A8 MXFP4 at M <= 512 on tiles whole where one wave of
          * them fills the SMs (policies/sm90.lua: n = 8192 on the H200's 132), K long enough to wrap every
          * entry's ring of stages (9 k-blocks of 256, 18 of 128) and to end MXFP4's promotion periods
          * of 1024 on a partial one */
         {.spec = "n=8192,k=2304,w=e4m3", .a = HUM_DTYPE_FLOAT8_E4M3FN, .c = HUM_DTYPE_BFLOAT16, .ws = kFill,
-         .whole_to = 256},
+         .whole_to = 384},
         {.spec = "n=8192,k=2304,w=e2m1,group=32,scale=e8m0", .a = HUM_DTYPE_FLOAT8_E4M3FN, .c = HUM_DTYPE_FLOAT16,
-         .ws = kFill, .whole_to = 384},
+         .ws = kFill, .whole_to = 512},
     };
     static const int64_t ms[] = {1, 7, 48, 200, 520}, ms_small[] = {1, 7, 16}, ms_sk[] = {1, 200},
                          ms_ws[] = {20, 48, 72}, ms_p[] = {1, 200}, ms_192[] = {200, 520},
-                         ms_fill[] = {1, 12, 20, 48, 100, 200, 300};
+                         ms_fill[] = {1, 12, 20, 48, 100, 200, 300, 500};
 #define A8_SUM "t.stream_k_sum = 'workspace'; "
 #define A8_ON(family) "if t.kernel == 'wgmma' or t.kernel == 'wgmma_ws' then t.kernel = '" family "' end"
 #define A8_NEVER "t.promote_k = layer.padded_k; "
