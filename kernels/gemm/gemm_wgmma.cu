@@ -111,8 +111,8 @@ constexpr int kInFlight = kStages - 2;     // stages loading while one is comput
 // The epilogue tile: warp-specialised after the stages, else in them (drained by then).
 constexpr int kCOffset = kSpecialised ? kSmemBytes : 0;
 // kSmemTotals (hum_constants.h; runtime/src/layer/gemm_wgmma.c, hum_gemm_wgmma_smem_totals): where
-// the registers have no room for the float32 totals of promoted e4m3 accumulators beside them (128
-// accumulators a thread: a 256-row tile of one slab, a 128-row one of two), the first half of each slab's stays in registers and
+// the registers have no room for the float32 totals of promoted e4m3 accumulators beside them (a
+// 256-row tile: 128 accumulators a thread), the first half of each slab's stays in registers and
 // the second half lives in shared memory where the epilogue tile goes, which stages C only after
 // they have been read back (totals_at). All of them there would leave room for two stages only,
 // too few to cover the loads (256 x 128 x 128 W4A8: 190.8 us at M = 1024 against 166.1 on

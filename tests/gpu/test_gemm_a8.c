@@ -281,9 +281,7 @@ static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, siz
  * accumulators) at M 200 and 520; `rows256` (on sm_90, in every run): the M > 128 entries with 256
  * rows promoted every 256 of K, half of e4m3 A's totals in shared memory (gemm/gemm_wgmma.cu,
  * kSmemTotals; 2 x 128 accumulators exceed the registers; K = 1024 four periods, 2064 a partial last
- * one), at M 200 and 520; `rows128x256` (on sm_90, in every run): the M > 128 wgmma_ws entries on
- * 128 x 256 tiles the same way (two slabs a warp: 2 x 2 x 64 accumulators), at M 200 and 520; `fill`
- * (on sm_90, in every run): its own cases at M 1, 12, 20, 48, 100, 200, 300 and 500, on
+ * one), at M 200 and 520; `fill` (on sm_90, in every run): its own cases at M 1, 12, 20, 48, 100, 200, 300 and 500, on
  * the tiles whole (one wave) sm90.lua gives n = 8192 there; `small`: every case but `fill`'s on the built-in
  * tables at M 1, 7 and 16 only (the M <= 16 entry: on sm_90 mma.sync's e4m3 as float16 products,
  * mma/mma_sync.cuh), a short device call. */
@@ -347,10 +345,6 @@ int main(int argc, char **argv)
 #define A8_ROWS256                                                                                        \
     "if e.m_min > 128 and t.block_m == 128 then local c = {} for k, v in pairs(t) do c[k] = v end "    \
     "c.block_m, c.warp_m = 256, 256 e.tuning = c end"
-/* the same entries on 128 x 256 tiles: two warpgroups of two slabs */
-#define A8_ROWS128X256                                                                                    \
-    "if e.m_min > 128 and t.kernel == 'wgmma_ws' then local c = {} for k, v in pairs(t) do c[k] = v end " \
-    "c.block_m, c.warp_m, c.block_n, c.warp_n = 128, 128, 256, 32 e.tuning = c end"
     static const struct {
         const char *name, *edit, *how; /* edit: NULL for the built-in policy, else Lua statements on
                                         * each entry's tuning t of its tables (gemm_test_site_runtime) */
@@ -375,8 +369,6 @@ int main(int argc, char **argv)
         {"rows192", A8_ROWS192, " 192-row tiles", ms_192, sizeof ms_192 / sizeof ms_192[0], 2, 0},
         {"rows256", "t.promote_k = 256; " A8_ROWS256, " 256-row tiles, half the totals in shared memory",
          ms_192, sizeof ms_192 / sizeof ms_192[0], 1, 0},
-        {"rows128x256", "t.promote_k = 256; " A8_ROWS128X256,
-         " 128 x 256 tiles, half the totals in shared memory", ms_192, sizeof ms_192 / sizeof ms_192[0], 1, 0},
         {"fill", NULL, " one wave of whole tiles", ms_fill, sizeof ms_fill / sizeof ms_fill[0], kFill, 0},
     };
     const size_t count = sizeof cases / sizeof cases[0];
@@ -399,7 +391,7 @@ int main(int argc, char **argv)
         }
     }
     QUANT_CHECK(named, "no pass named '%s' (expected built-in, small, workspace, wgmma_ws, promote256, promote512, "
-                "never, never128x256, rows192, rows256, rows128x256 or fill)", argv[argc > 1 ? 1 : 0]);
+                "never, never128x256, rows192, rows256 or fill)", argv[argc > 1 ? 1 : 0]);
     hum_runtime_destroy(rt);
     return quant_test_result("test_gemm_a8");
 }

