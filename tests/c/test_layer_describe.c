@@ -58,6 +58,20 @@ static void policy_sees_a8(hum_runtime *rt, const char *spec, const char *arch, 
                  d.rows[0].tuning.block_n, a8 ? "true" : "false");
 }
 
+/* A site file of HUM_LAYER_MAX_ENTRIES ranges, neighbours apart in block N (none merge), each from
+ * line 6 + its index. */
+static const char SITE_MAX[] =
+    "local policy = require('hum.policy')\n"                                                  /* 1 */
+    "local function t(i) return policy.mma_tuning(16, i % 2 == 0 and 128 or 64, 128, 16, 32, 128, 2) end\n"
+    "return { name = 'site-max', applies = function(device) return true end,\n"                /* 3 */
+    "  tunings = function(device, layer)\n"                                                   /* 4 */
+    "    return policy.ranges({\n"                                                             /* 5 */
+    "      { 1, t(1) }, { 2, t(2) },\n"                                                        /* 6 */
+    "      { 3, t(3) },\n      { 4, t(4) },\n      { 5, t(5) },\n      { 6, t(6) },\n      { 7, t(7) },\n"
+    "      { 8, t(8) },\n      { 9, t(9) },\n      { 10, t(10) },\n      { 11, t(11) },\n"
+    "      { math.huge, t(12) } })\n"
+    "  end }\n";
+
 static hum_status plan(hum_runtime *rt, int64_t n, const char *arch, hum_layer_dispatch *d)
 {
     hum_layer_spec spec;
@@ -145,6 +159,37 @@ int main(void)
     RT_EXPECT_ERROR(hum_layer_describe(layer, &d), HUM_ERR_INVALID_ARG, "unprepared layer", "not prepared");
     hum_layer_destroy(layer);
     hum_standard_free(&w);
+    hum_runtime_destroy(rt);
+
+    /* the built-in W4A8 MXFP4 table at n = 8192 on sm_90a's 132 SMs: nine entries, each named by its
+     * own line, and what A runs as past them (the public arrays hold HUM_LAYER_MAX_ENTRIES) */
+    rt = NULL;
+    RT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "%s", hum_last_error());
+    RT_CHECK(hum_layer_spec_parse("n=8192,k=8192,w=e2m1,a=e4m3,group=32,scale=e8m0", &spec) == HUM_OK &&
+                 hum_layer_describe_spec(rt, &spec, "sm_90a", &d) == HUM_OK,
+             "%s", hum_last_error());
+    RT_CHECK(d.row_count == 9 && !strncmp(d.activation, "e4m3 per token", 14), "MXFP4 n = 8192: %d rows, A '%s'",
+             d.row_count, d.activation);
+    for (int32_t i = 0; i < d.row_count; i++)
+        RT_CHECK(!strncmp(d.rows[i].origin, "embedded:policies/sm90.lua:", 27), "row %d from %s", i, d.rows[i].origin);
+    hum_runtime_destroy(rt);
+
+    /* a site file of HUM_LAYER_MAX_ENTRIES ranges, the most a table holds */
+    rt_write(dir, "max.lua", SITE_MAX);
+    snprintf(yaml, sizeof yaml, "policy_paths: [%s/max.lua]\n", dir);
+    opts.config_path = rt_write(dir, "deploy-max.yaml", yaml);
+    rt = NULL;
+    if (RT_CHECK(hum_runtime_create(&opts, &rt) == HUM_OK, "%s", hum_last_error()) &&
+        RT_CHECK(plan(rt, 4096, "sm_80", &d) == HUM_OK, "%s", hum_last_error()) &&
+        RT_CHECK(d.row_count == HUM_LAYER_MAX_ENTRIES && !strncmp(d.activation, "float16", 7),
+                 "%d rows (expected %d), A '%s'", d.row_count, HUM_LAYER_MAX_ENTRIES, d.activation)) {
+        for (int32_t i = 0; i < d.row_count; i++) {
+            char line[32];
+            snprintf(line, sizeof line, "/max.lua:%d", i < 2 ? 6 : 5 + i);
+            expect_row(&d, i, i + 1, i + 1 < d.row_count ? i + 1 : INT64_MAX, 16, 2, 1, line);
+            RT_CHECK(d.rows[i].tuning.block_n == (i % 2 ? 128 : 64), "row %d: block N %d", i, d.rows[i].tuning.block_n);
+        }
+    }
     hum_runtime_destroy(rt);
 
     rt_write(dir, "a8.lua", SITE_A8);

@@ -632,7 +632,7 @@ typedef struct hum_layer_plan {
     hum_tuning entries[12]; /* HUM_LAYER_MAX_ENTRIES */
     char policy_name[64];
     char policy_origin[512];   /* the winning policy's file: "embedded:policies/sm90.lua" or a path */
-    char entry_origin[8][256]; /* per entry, "file:line" of the policy line that chose its tuning */
+    char entry_origin[12][256]; /* HUM_LAYER_MAX_ENTRIES: "file:line" of the policy line of each entry */
     char activation[256];      /* what A runs as and why (hum_layer_dispatch.activation) */
 } hum_layer_plan;
 

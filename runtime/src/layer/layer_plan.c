@@ -18,6 +18,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Every public array of a table's entries holds HUM_LAYER_MAX_ENTRIES (hum.h, hum_tools.h: their
+ * sizes are written as numbers, which the Python binding reads). */
+#define ENTRIES_OF(type, member) (sizeof(((type *)0)->member) / sizeof(((type *)0)->member[0]))
+_Static_assert(ENTRIES_OF(hum_layer_info, entries) == HUM_LAYER_MAX_ENTRIES, "hum_layer_info.entries");
+_Static_assert(ENTRIES_OF(hum_layer_dispatch, rows) == HUM_LAYER_MAX_ENTRIES, "hum_layer_dispatch.rows");
+_Static_assert(ENTRIES_OF(hum_layer_plan, entries) == HUM_LAYER_MAX_ENTRIES, "hum_layer_plan.entries");
+_Static_assert(ENTRIES_OF(hum_layer_plan, entry_origin) == HUM_LAYER_MAX_ENTRIES, "hum_layer_plan.entry_origin");
+_Static_assert(ENTRIES_OF(hum_tune_session, ranges) == HUM_LAYER_MAX_ENTRIES, "hum_tune_session.ranges");
+
 /* The tuning fields of a and b are equal (the M range aside). */
 static int same_tuning(const hum_tuning *a, const hum_tuning *b)
 {
