@@ -115,7 +115,9 @@ static void check_reference(quant_rng *rng, hum_standard_weight *w13, hum_standa
             double worst = 0;
             for (int i = 0; i < M * H; i++)
                 worst = fmax(worst, fabs(got[i] - want[i]) / (1 + fabs(want[i])));
-            QUANT_CHECK(worst < 1e-12, "activation %d, interleaved %d: reference off by %.3e", act, inter, worst);
+            /* the same float64 formulas summed in another order: sums over H and the experts that
+             * cancel left 1.1e-12 (seed 1796391499398166662, GELU); a wrong formula is off by far more */
+            QUANT_CHECK(worst < 1e-10, "activation %d, interleaved %d: reference off by %.3e", act, inter, worst);
             /* token 1 has only experts elsewhere: exactly 0 */
             for (int i = H; i < 2 * H; i++)
                 if (!QUANT_CHECK(got[i] == 0.0, "activation %d: token 1 out[%d] = %g", act, i - H, got[i]))
