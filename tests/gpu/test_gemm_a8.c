@@ -281,8 +281,8 @@ static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, siz
  * accumulators) at M 200 and 520; `rows256` (on sm_90, in every run): the M > 128 entries with 256
  * rows promoted every 256 of K, half of e4m3 A's totals in shared memory (gemm/gemm_wgmma.cu,
  * kSmemTotals; 2 x 128 accumulators exceed the registers; K = 1024 four periods, 2064 a partial last
- * one), at M 200 and 520; `fill` (on sm_90, in every run): its own cases at M 1, 12, 20, 48, 100, 200, 300 and 500, on
- * the tiles whole (one wave) sm90.lua gives n = 8192 there; `small`: every case but `fill`'s on the built-in
+ * one), at M 200 and 520; `fill` (on sm_90, in every run): its own cases at M 1, 12, 20, 48, 100, 200,
+ * 300 and 500, on the tiles whole (one wave) sm90.lua gives n = 8192 there; `small`: every case but `fill`'s on the built-in
  * tables at M 1, 7 and 16 only (the M <= 16 entry: on sm_90 mma.sync's e4m3 as float16 products,
  * mma/mma_sync.cuh), a short device call. */
 int main(int argc, char **argv)
