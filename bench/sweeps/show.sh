@@ -1,7 +1,7 @@
 #!/bin/bash
 # The issues' "Show" in one device call (about 9 minutes on an H200), from the top of a Release
 # build made elsewhere, with Humming's wheel installed (tools-shared/bench-humming.py's header):
-#  1. the gpu ctest label (-j8: about 185 s at 1f6fa2b);
+#  1. the gpu ctest label (-j12: test_gemm_a8 in three shards outgrew 230 s at -j8 in session 21);
 #  2. `hum bench` of every row the issues' tables name (dense n=k=8192 uint4 g128 fp16 M 1..8192,
 #     bf16, zero point, uint8 / uint3 / uint2 channel, act-order, the three Llama-3-8B layers, W8A8
 #     e4m3, W4A8 MXFP4, FP8 block-wise 7168 x 2048 and 8192 x 8192, the Qwen3-30B-A3B MoE layer,
@@ -21,7 +21,7 @@ mkdir -p "$OUT/json"
 H=$build/runtime/hum
 t0=$(date +%s)
 left() { echo $((${BUDGET:-560} - ($(date +%s) - t0))); }
-[ "${LABEL:-1}" = 0 ] || (cd "$build" && HUM_CACHE_DIR=$(mktemp -d) timeout 230 ctest -L gpu -j8 --timeout 220 --output-on-failure) \
+[ "${LABEL:-1}" = 0 ] || (cd "$build" && HUM_CACHE_DIR=$(mktemp -d) timeout 300 ctest -L gpu -j12 --timeout 280 --output-on-failure) \
     >"$OUT/label.log" 2>&1
 echo "label exit $? in $(($(date +%s) - t0)) s" >>"$OUT/label.log"
 # every test's own lines (each case and its error against float64), passed or not
