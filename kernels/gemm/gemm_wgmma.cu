@@ -567,7 +567,7 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
             if constexpr (kk + 1 < kKK)
                 load_codes(lane_codes, kk + 1, w, raw[buf ^ 1]);
             if constexpr (kk == 0 || (kGroup < kBK && (kk * kKStep) % kGroup == 0)) {
-                constexpr int row = kGroup >= kBK ? 0 : kk * kKStep / kGroup;
+                [[maybe_unused]] constexpr int row = kGroup >= kBK ? 0 : kk * kKStep / kGroup;
                 if constexpr (kStageScales) {
 #pragma unroll
                     for (int s = 0; s < kSlabs; ++s)

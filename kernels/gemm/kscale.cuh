@@ -86,6 +86,9 @@ HUM_DEV void kscale_factors(const hum_gemm_args &args, const Block &blk, const i
 // a_scale holding its scales of the k-block (aligning down stays inside the allocation of A's
 // scales, which starts aligned), zero-filled past the row's last group and for a row the block
 // does not have; one row at a time (the producer keeps few registers).
+// kAScaleWords as a divisor, at least 1 (without K-group scales no chunk is copied, but NVRTC
+// still warns of a division by zero in the discarded branch)
+constexpr int kAScaleDiv = kAScaleWords > 0 ? kAScaleWords : 1;
 HUM_DEV void copy_kscales(const hum_gemm_args &args, const Block &blk, u32 dst, int n0, int kb, int tid)
 {
     if constexpr (kAGroupScales) {
@@ -94,13 +97,13 @@ HUM_DEV void copy_kscales(const hum_gemm_args &args, const Block &blk, u32 dst, 
         // an aligned address to name where nothing is read (the copy's source must be aligned)
         const u8 *none = reinterpret_cast<const u8 *>(reinterpret_cast<unsigned long long>(scales) & ~3ull);
         for_chunks<kBM * kAScaleWords, 1>(tid, [&](int, int ch) {
-            const i64 row = a_row(args, blk, ch / kAScaleWords);
+            const i64 row = a_row(args, blk, ch / kAScaleDiv);
             const u8 *src = none;
             int bytes = 0;
             if (row >= 0) {
                 const unsigned long long at =
                     reinterpret_cast<unsigned long long>(scales + a_scale_offset(args, row, kb * kBK));
-                src = reinterpret_cast<const u8 *>((at & ~3ull) + 4 * (ch % kAScaleWords));
+                src = reinterpret_cast<const u8 *>((at & ~3ull) + 4 * (ch % kAScaleDiv));
                 const i64 left = scales + a_scale_offset(args, row, 0) + ROW_BYTES - src;
                 bytes = left <= 0 ? 0 : left >= 4 ? 4 : static_cast<int>(left);
                 src = bytes ? src : none;
