@@ -202,12 +202,24 @@ static int whole_at(const hum_layer_info *info, int64_t m)
     return 0;
 }
 
+/* The block M of the wgmma_ws entry of `info` that takes M, or 0 where another kernel takes it. */
+static int ws_rows_at(const hum_layer_info *info, int64_t m)
+{
+    for (int i = 0; i < info->entry_count; i++)
+        if (m >= info->entries[i].m_min && m <= info->entries[i].m_max)
+            return info->entries[i].kernel == HUM_GEMM_KERNEL_WGMMA_WS ? info->entries[i].block_m : 0;
+    return 0;
+}
+
 /* Every case (those marked ws, or 2, only when `ws` is 1, or 2; those of kFill only and always
  * when it is kFill) on runtime rt at each M of ms[0..nms); `how` labels the lines. A kFill case's
  * M up to its whole_to must run on whole tiles where the GPU has the 132 SMs sm90.lua's `fills`
- * was timed on (sms); elsewhere the line says which of them ran stream-K. */
+ * was timed on (sms); elsewhere the line says which of them ran stream-K. widened: a pass whose
+ * edit widens the wgmma_ws tiles above M = 128, none of which may then have 128 rows (C's fit
+ * takes a tile back to 128 rows where its accumulators do not fit, and the pass would test the
+ * built-in tile under its name). */
 static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, size_t count, int fp8, int ws,
-                      const int64_t *ms, size_t nms, const char *how, int sms)
+                      const int64_t *ms, size_t nms, const char *how, int sms, int widened)
 {
     for (size_t i = 0; i < count; i++) {
         if ((cases[i].a == HUM_DTYPE_FLOAT8_E4M3FN && !fp8) || cases[i].ws < ws ||
@@ -250,6 +262,10 @@ static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, siz
                     snprintf(sk, sizeof sk, " M %lld stream-K", (long long)ms[j]);
                     strncat(name, sk, sizeof name - strlen(name) - 1);
                 }
+                if (widened && ms[j] > 128 &&
+                    !QUANT_CHECK(ws_rows_at(&info, ms[j]) != 128, "%s: M %lld on 128-row tiles (C's fit undid the pass's)",
+                                 name, (long long)ms[j]))
+                    worst = -1;
                 for (int per_token = 1; per_token >= 0 && worst >= 0; per_token--) {
                     const double e = run_m(layer, rng, name, &w, cases[i].a, cases[i].c, ms[j], per_token);
                     worst = e < 0 ? -1 : (e > worst ? e : worst);
@@ -353,23 +369,24 @@ int main(int argc, char **argv)
         int ws; /* the cases marked ws (1) or 2 (2: named only), or kFill (those alone), on sm_90 only
                  * (where the tables have wgmma entries) */
         int only_named; /* run only when named (as the ws 2 passes are) */
+        int wide;       /* its edit widens the wgmma_ws tiles above M = 128 (run_cases) */
     } passes[] = {
-        {"built-in", NULL, "", ms, sizeof ms / sizeof ms[0], 0, 0},
-        {"small", NULL, " M <= 16", ms_small, sizeof ms_small / sizeof ms_small[0], 0, 1},
+        {"built-in", NULL, "", ms, sizeof ms / sizeof ms[0], 0, 0, 0},
+        {"small", NULL, " M <= 16", ms_small, sizeof ms_small / sizeof ms_small[0], 0, 1, 0},
         {"workspace", A8_SUM A8_ON("wgmma"), " stream-K in the workspace", ms_sk, sizeof ms_sk / sizeof ms_sk[0], 0,
-         0},
+         0, 0},
         {"wgmma_ws", A8_SUM A8_ON("wgmma_ws"), " wgmma_ws, stream-K in the workspace", ms_ws,
-         sizeof ms_ws / sizeof ms_ws[0], 1, 0},
-        {"promote256", "t.promote_k = 256", " promoted every 256", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 0},
-        {"promote512", "t.promote_k = 512", " promoted every 512", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 0},
-        {"never", A8_NEVER A8_ROWS256, " never promoted", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 0},
+         sizeof ms_ws / sizeof ms_ws[0], 1, 0, 0},
+        {"promote256", "t.promote_k = 256", " promoted every 256", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 0, 0},
+        {"promote512", "t.promote_k = 512", " promoted every 512", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 0, 0},
+        {"never", A8_NEVER A8_ROWS256, " never promoted", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 0, 1},
         {"never128x256",
          A8_NEVER "if t.block_m >= 128 then t.block_m, t.warp_m, t.block_n, t.warp_n = 128, 128, 256, 32 end",
-         " never promoted, 128 x 256", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 0},
-        {"rows192", A8_ROWS192, " 192-row tiles", ms_192, sizeof ms_192 / sizeof ms_192[0], 2, 0},
+         " never promoted, 128 x 256", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 0, 0},
+        {"rows192", A8_ROWS192, " 192-row tiles", ms_192, sizeof ms_192 / sizeof ms_192[0], 2, 0, 1},
         {"rows256", "t.promote_k = 256; " A8_ROWS256, " 256-row tiles, half the totals in shared memory",
-         ms_192, sizeof ms_192 / sizeof ms_192[0], 1, 0},
-        {"fill", NULL, " one wave of whole tiles", ms_fill, sizeof ms_fill / sizeof ms_fill[0], kFill, 0},
+         ms_192, sizeof ms_192 / sizeof ms_192[0], 1, 0, 1},
+        {"fill", NULL, " one wave of whole tiles", ms_fill, sizeof ms_fill / sizeof ms_fill[0], kFill, 0, 0},
     };
     const size_t count = sizeof cases / sizeof cases[0];
     int named = argc < 2;
@@ -384,7 +401,7 @@ int main(int argc, char **argv)
         if (!QUANT_CHECK(use, "the %s runtime", passes[p].name))
             continue;
         run_cases(use, &rng, cases, count, fp8, passes[p].ws, passes[p].ms, passes[p].nms, passes[p].how,
-                  have ? dev.sm_count : 0);
+                  have ? dev.sm_count : 0, passes[p].wide);
         if (use != rt) {
             hum_runtime_destroy(use);
             rt_rmtree(dir);
