@@ -1,7 +1,8 @@
 #!/bin/bash
 # The issues' "Show" in one device call (about 9 minutes on an H200), from the top of a Release
 # build made elsewhere, with Humming's wheel installed (tools-shared/bench-humming.py's header):
-#  1. the gpu ctest label (-j12: test_gemm_a8 in three shards outgrew 230 s at -j8 in session 21);
+#  1. the gpu ctest label (-j12, test_gemm_a8 in five shards: 157 s at 5620f84; up to 300 s, which
+#     leaves the rows and Humming 260 s of the default budget);
 #  2. `hum bench` of every row the issues' tables name (dense n=k=8192 uint4 g128 fp16 M 1..8192,
 #     bf16, zero point, uint8 / uint3 / uint2 channel, act-order, the three Llama-3-8B layers, W8A8
 #     e4m3, W4A8 MXFP4, FP8 block-wise 7168 x 2048 and 8192 x 8192, the Qwen3-30B-A3B MoE layer,

@@ -19,6 +19,9 @@ namespace gemm {
 // A's K group, columns; kAGroup is 0 in kernels without A group scales, which never use this:
 // 1 there keeps the constant divisions below defined.
 constexpr int kAGroupCols = kAGroupScales ? kAGroup : 1;
+// A's scale words per row and stage; likewise 0 without A group scales, and 1 there keeps the
+// divisions of copy_kscales' branch that never runs defined (NVRTC warns of them otherwise).
+constexpr int kAScaleDiv = kAScaleWords > 0 ? kAScaleWords : 1;
 
 // Byte offset in a_scale of A's scale of row `row` (>= 0) and of the group of column k.
 HUM_DEV i64 a_scale_offset(const hum_gemm_args &args, i64 row, int k)
@@ -86,9 +89,6 @@ HUM_DEV void kscale_factors(const hum_gemm_args &args, const Block &blk, const i
 // a_scale holding its scales of the k-block (aligning down stays inside the allocation of A's
 // scales, which starts aligned), zero-filled past the row's last group and for a row the block
 // does not have; one row at a time (the producer keeps few registers).
-// kAScaleWords as a divisor, at least 1 (without K-group scales no chunk is copied, but NVRTC
-// still warns of a division by zero in the discarded branch)
-constexpr int kAScaleDiv = kAScaleWords > 0 ? kAScaleWords : 1;
 HUM_DEV void copy_kscales(const hum_gemm_args &args, const Block &blk, u32 dst, int n0, int kb, int tid)
 {
     if constexpr (kAGroupScales) {

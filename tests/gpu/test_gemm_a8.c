@@ -215,9 +215,9 @@ static int ws_rows_at(const hum_layer_info *info, int64_t m)
  * when it is kFill) on runtime rt at each M of ms[0..nms); `how` labels the lines. A kFill case's
  * M up to its whole_to must run on whole tiles where the GPU has the 132 SMs sm90.lua's `fills`
  * was timed on (sms); elsewhere the line says which of them ran stream-K. widened: a pass whose
- * edit widens the wgmma_ws tiles above M = 128, none of which may then have 128 rows (C's fit
- * takes a tile back to 128 rows where its accumulators do not fit, and the pass would test the
- * built-in tile under its name). */
+ * edit widens the wgmma_ws tiles above M = 128, all of which must then have more than 128 rows
+ * (an edit that matched no entry, or C's fit taking a tile back to 128 or 64 rows where its
+ * accumulators do not fit, would test the built-in tile under the pass's name). */
 static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, size_t count, int fp8, int ws,
                       const int64_t *ms, size_t nms, const char *how, int sms, int widened)
 {
@@ -262,9 +262,10 @@ static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, siz
                     snprintf(sk, sizeof sk, " M %lld stream-K", (long long)ms[j]);
                     strncat(name, sk, sizeof name - strlen(name) - 1);
                 }
+                const int rows = ws_rows_at(&info, ms[j]);
                 if (widened && ms[j] > 128 &&
-                    !QUANT_CHECK(ws_rows_at(&info, ms[j]) != 128, "%s: M %lld on 128-row tiles (C's fit undid the pass's)",
-                                 name, (long long)ms[j]))
+                    !QUANT_CHECK(rows == 0 || rows > 128, "%s: M %lld on %d-row tiles (the pass's tile is not in "
+                                 "force: its edit missed, or C's fit took it back)", name, (long long)ms[j], rows))
                     worst = -1;
                 for (int per_token = 1; per_token >= 0 && worst >= 0; per_token--) {
                     const double e = run_m(layer, rng, name, &w, cases[i].a, cases[i].c, ms[j], per_token);
@@ -369,7 +370,7 @@ int main(int argc, char **argv)
         int ws; /* the cases marked ws (1) or 2 (2: named only), or kFill (those alone), on sm_90 only
                  * (where the tables have wgmma entries) */
         int only_named; /* run only when named (as the ws 2 passes are) */
-        int wide;       /* its edit widens the wgmma_ws tiles above M = 128 (run_cases) */
+        int widened;    /* its edit widens the wgmma_ws tiles above M = 128 (run_cases) */
     } passes[] = {
         {"built-in", NULL, "", ms, sizeof ms / sizeof ms[0], 0, 0, 0},
         {"small", NULL, " M <= 16", ms_small, sizeof ms_small / sizeof ms_small[0], 0, 1, 0},
@@ -401,7 +402,7 @@ int main(int argc, char **argv)
         if (!QUANT_CHECK(use, "the %s runtime", passes[p].name))
             continue;
         run_cases(use, &rng, cases, count, fp8, passes[p].ws, passes[p].ms, passes[p].nms, passes[p].how,
-                  have ? dev.sm_count : 0, passes[p].wide);
+                  have ? dev.sm_count : 0, passes[p].widened);
         if (use != rt) {
             hum_runtime_destroy(use);
             rt_rmtree(dir);
