@@ -13,6 +13,8 @@
 #             fix-up or the tile's own rate keeps hum's Humming tile at 46.85
 #   error  test_gemm_a8's built-in pass on its MXFP4 cases with every entry promoted every 2048
 #          (HUM_CONFIG): the n = 1024, K = 8192 case against the 1e-3 bar (every 1024: 8.66e-04)
+#   short  W8A8 with channel scales on FP8 block-wise's 7168 x 2048 (M 128 / 1024 / 8192) beside the
+#          block-scaled layer: whether the short K or the block scales keep the latter at 2.2x cuBLASLt
 set -u
 H=build/runtime/hum
 T=build/tests/test_test_gemm_a8
@@ -31,6 +33,12 @@ b() { # CONFIG
     echo "exit $? at $(($(date +%s) - t0)) s" >>"$R/sweep.txt"
 }
 for r in 1 2; do for v in base p2048 n256s n256w; do b $v; done; done
+for l in n=7168,k=2048,w=e4m3,a=e4m3 n=7168,k=2048,w=e4m3,a=e4m3,block=128x128,ascale=group128; do
+    echo "=== $l" >>"$R/sweep.txt"
+    HUM_CACHE_DIR=/tmp/w4a8-256-short timeout 40 "$H" bench --layer $l --m 128,1024,8192 --warmup 10 --reps 50 \
+        >>"$R/sweep.txt" 2>&1
+    echo "exit $? at $(($(date +%s) - t0)) s" >>"$R/sweep.txt"
+done
 grep -E "^===|^ +[0-9]+ +[0-9.]+ |M 129|rror|exit" "$R/sweep.txt" >"$R/summary.txt"
 HUM_CONFIG=/tmp/w4a8-256/all2048.yaml HUM_TEST_CASES=e2m1 HUM_CACHE_DIR=/tmp/w4a8-256-t timeout 150 "$T" built-in \
     >"$R/error.txt" 2>&1
