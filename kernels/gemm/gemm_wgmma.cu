@@ -177,6 +177,29 @@ static_assert(!kPingPong || (kPromoteStages == 1 && kKK / kPromoteSteps % 2 == 0
               "ping-pong accumulators: an even number of promotion periods in every stage");
 static_assert(!kStageSets || (kSpecialised && kPromote && !kKScales && !kSmemTotals && kPromoteK == kBK),
               "sets by stage: warp-specialised e4m3 accumulators promoted every block K");
+// kLag: K-group scales promoted at every stage end (FP8 block-wise: 1 x 128 A groups, 128 x 128
+// weight blocks) drain the tensor pipe there and multiply every accumulator by its factors. The
+// two math warpgroups then run half a stage apart, so that one's drain and promotion find the
+// other's wgmmas queued on the SM's tensor cores instead of both leaving them idle at once:
+// warpgroup 0 arrives at named barrier 5 once step kLagStep of its segment's first stage is issued,
+// warpgroup 1 waits there before its first stage, and the epilogue's barrier brings them together
+// again (H200, 7168 x 2048, M 1024 / 8192: 63.8 / 414.7 -> 57.4 / 360.3 us; n = k = 8192 M 1024
+// 220.5 -> 218.1; bench/NOTES.md, session 22). Where promotions drain every stage or more seldom
+// without K-group factors (W8A8's 192-row tiles, W4A8 every 1024 of K) it gained nothing or lost
+// 1.6 %, so only these kernels run so.
+constexpr bool kLag = kSpecialised && kWarpgroups == 2 && kKScales && !kPingPong;
+constexpr int kLagStep = kKK / 2 - 1;
+
+HUM_DEV void lag_arrive()
+{
+    asm volatile("bar.arrive 5, %0;\n" ::"n"(kMathThreads) : "memory");
+}
+
+HUM_DEV void lag_wait()
+{
+    asm volatile("bar.sync 5, %0;\n" ::"n"(kMathThreads) : "memory");
+}
+
 // Promotions that leave the accumulators as they are, the next period's first wgmma overwriting
 // them (compute_stage's `fresh`).
 constexpr bool kFreshAcc = kSmemTotals || kStageSets;
@@ -520,7 +543,8 @@ HUM_DEV void promote_scaled(T (&acc)[kSlabs][kAcc], U &total, const float (&fa)[
 template <int SET = 0, bool PREV = false>
 HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, u32 base, int slot, int wg, int w,
                            int lane, Acc (&acc)[kSets][kSlabs][kAcc], Totals &total,
-                           bool promote_end, bool released = false, u32 release = 0, bool fresh = false)
+                           bool promote_end, bool released = false, u32 release = 0, bool fresh = false,
+                           bool lead = false)
 {
     const u32 bstage = base + kBOffset + slot * kBBytes;
     const u64 desc0 = wgmma_desc_sw128(base + slot * kABytes);
@@ -603,6 +627,10 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
                                            (kPingPong && kk % kPromoteSteps == 0) || (kFreshAcc && kk == 0 && fresh) ? 0 : 1);
                 });
             wgmma_commit();
+            if constexpr (kLag && kk == kLagStep) {
+                if (lead)
+                    lag_arrive();
+            }
             if constexpr (PREV && kk == 0) {
                 wgmma_wait<1>();
                 pin_acc(acc[SET ^ 1]);
@@ -702,13 +730,17 @@ HUM_DEV void mainloop_ws(const hum_gemm_args &args, u32 base, int g0, const Bloc
     // stage i into acc[SET]; PREV: the previous stage's sums in acc[SET ^ 1] promoted (kStageSets)
     auto stage = [&](int i, auto set, auto prev, bool promote_end) {
         const int g = g0 + i, slot = g % kStages;
+        if constexpr (kLag) {
+            if (i == 0 && wg == 1)
+                lag_wait();
+        }
         mbar_wait(full_bar(base, slot), (g / kStages) & 1);
         // gathered rows: the producer's cp.async wrote them through the generic proxy
         if constexpr (!kATma)
             fence_proxy_async_smem();
         compute_stage<decltype(set)::value, decltype(prev)::value != 0>(
             args, blk, (kb0 + i) * kBK, base, slot, wg, w, lane, acc, total, promote_end, i > 0,
-            empty_bar(base, (g + kStages - 1) % kStages), i == 0 || promote_at(kb0 + i - 1, false));
+            empty_bar(base, (g + kStages - 1) % kStages), i == 0 || promote_at(kb0 + i - 1, false), i == 0 && wg == 0);
     };
     int i = 0;
     if constexpr (kStageSets) {
