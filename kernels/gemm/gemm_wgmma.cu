@@ -27,7 +27,8 @@
 // a producer warpgroup after the math warpgroups walks the same work and issues every copy
 // into a ring of kStages slots, each slot with a "full" mbarrier (its copies landed: the
 // producer threads' cp.async arrivals and the TMA bytes) and an "empty" one (every math warp is
-// done with it). The math warpgroups never meet at a CTA barrier in the main loop; a slot is
+// done with it). The math warpgroups never meet at a CTA barrier in the main loop (FP8
+// block-wise's only once per segment, to run half a stage apart: kLag); a slot is
 // released once the next stage's first wgmma group is running (the last group reading it has
 // then finished), and the producer runs up to kStages stages ahead, across segment ends, since
 // the epilogue stages C in a tile of its own after the stages. The producer hands most of its
