@@ -95,6 +95,8 @@ HUM_DEV bool streamk_fixup(const hum_gemm_args &args, const Schedule &sch, const
                 st_global_128(slot + (i * HOLDERS + 4 * h), v);
             }
         }
+        // every math thread's slot written; also the barrier that keeps gemm_wgmma.cu's kLag
+        // warpgroups to one lag arrival per segment
         math_sync();
         if (tid == 0) {
             __threadfence();

@@ -28,7 +28,7 @@
 // into a ring of kStages slots, each slot with a "full" mbarrier (its copies landed: the
 // producer threads' cp.async arrivals and the TMA bytes) and an "empty" one (every math warp is
 // done with it). The math warpgroups never meet at a CTA barrier in the main loop (FP8
-// block-wise's only once per segment, to run half a stage apart: kLag); a slot is
+// block-wise's second waits once per segment for the first, to run half a stage behind: kLag); a slot is
 // released once the next stage's first wgmma group is running (the last group reading it has
 // then finished), and the producer runs up to kStages stages ahead, across segment ends, since
 // the epilogue stages C in a tile of its own after the stages. The producer hands most of its
@@ -178,27 +178,34 @@ static_assert(!kPingPong || (kPromoteStages == 1 && kKK / kPromoteSteps % 2 == 0
               "ping-pong accumulators: an even number of promotion periods in every stage");
 static_assert(!kStageSets || (kSpecialised && kPromote && !kKScales && !kSmemTotals && kPromoteK == kBK),
               "sets by stage: warp-specialised e4m3 accumulators promoted every block K");
-// kLag: K-group scales promoted at every stage end (FP8 block-wise: 1 x 128 A groups, 128 x 128
-// weight blocks) drain the tensor pipe there and multiply every accumulator by its factors. The
-// two math warpgroups then run half a stage apart, so that one's drain and promotion find the
-// other's wgmmas queued on the SM's tensor cores instead of both leaving them idle at once:
-// warpgroup 0 arrives at named barrier 5 once step kLagStep of its segment's first stage is issued,
-// warpgroup 1 waits there before its first stage, and the epilogue's barrier brings them together
-// again (H200, 7168 x 2048, M 1024 / 8192: 63.8 / 414.7 -> 57.4 / 360.3 us; n = k = 8192 M 1024
-// 220.5 -> 218.1; bench/NOTES.md, session 22). Where promotions drain every stage or more seldom
-// without K-group factors (W8A8's 192-row tiles, W4A8 every 1024 of K) it gained nothing or lost
-// 1.6 %, so only these kernels run so.
-constexpr bool kLag = kSpecialised && kWarpgroups == 2 && kKScales && !kPingPong;
+// kLag: K-group scales promoted once per stage, at its end (FP8 block-wise: 1 x 128 A groups, 128
+// x 128 weight blocks; also uint4 or channel-scaled e4m3 weights with 1 x 128 A groups, untimed)
+// drain the tensor pipe there and multiply every accumulator by its factors. The two math
+// warpgroups then run half a stage apart, so that one's drain and promotion find the other's
+// wgmmas queued on the SM's tensor cores instead of both leaving them idle at once: warpgroup 0
+// arrives at named barrier kLagBarrier once step kLagStep of its segment's first stage is issued,
+// and warpgroup 1 waits there before its first stage (H200, 7168 x 2048, M 1024 / 8192: 63.8 /
+// 414.7 -> 57.4 / 360.3 us; n = k = 8192 M 1024 220.5 -> 218.1; bench/results/H200-2026-12-04/
+// s22-call5-lag/). Warpgroup 0 cannot arrive twice before warpgroup 1 waits once only because every
+// path out of the epilogue passes a barrier of all math threads (gemm/epilogue.cuh: the stream-K
+// slice that leaves its sums in the workspace too): a path without one could hang the kernel. Where
+// promotions drain without K-group factors (W8A8's 192-row tiles, W4A8 every 1024 of K) the lag
+// gained nothing or lost 1.6 %; 256-deep k-blocks, which promote twice a stage, were not timed with it.
+constexpr bool kLag = kSpecialised && kWarpgroups == 2 && kKScales && !kPingPong && kPromoteK == kBK;
 constexpr int kLagStep = kKK / 2 - 1;
+// Named barriers: 0 the CTA's, 1 the math threads' (gemm/epilogue.cuh), 2 the producer's, 3 + wg a
+// warpgroup's vote (warpgroup_any), then the lag's.
+constexpr int kLagBarrier = 5;
+static_assert(!kLag || (kLagStep >= 0 && kLagStep < kKK), "kLag: warpgroup 0 must reach its arrival step");
 
 HUM_DEV void lag_arrive()
 {
-    asm volatile("bar.arrive 5, %0;\n" ::"n"(kMathThreads) : "memory");
+    asm volatile("bar.arrive %0, %1;\n" ::"n"(kLagBarrier), "n"(kMathThreads) : "memory");
 }
 
 HUM_DEV void lag_wait()
 {
-    asm volatile("bar.sync 5, %0;\n" ::"n"(kMathThreads) : "memory");
+    asm volatile("bar.sync %0, %1;\n" ::"n"(kLagBarrier), "n"(kMathThreads) : "memory");
 }
 
 // Promotions that leave the accumulators as they are, the next period's first wgmma overwriting
@@ -540,7 +547,8 @@ HUM_DEV void promote_scaled(T (&acc)[kSlabs][kAcc], U &total, const float (&fa)[
 // then releases that stage's slot (empty barrier `release`) when `released` is set. kFreshAcc:
 // `fresh`, the previous stage promoted them (or the segment starts), so the first step's wgmmas
 // overwrite them. kStageSets: the stage accumulates into acc[SET], and PREV adds acc[SET ^ 1] (the
-// previous stage's) to the totals once the stage's first group runs.
+// previous stage's) to the totals once the stage's first group runs. kLag: `lead`, warpgroup 0's
+// first stage of a segment, arrives at the lag's barrier after step kLagStep.
 template <int SET = 0, bool PREV = false>
 HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, u32 base, int slot, int wg, int w,
                            int lane, Acc (&acc)[kSets][kSlabs][kAcc], Totals &total,
