@@ -36,12 +36,24 @@ local function short_k(layer) return layer.padded_k <= 4096 end
 -- Four warps along K (warp 16 x 32 x 64: 16 warps at 128 registers, as many per scheduler as
 -- Humming's kernel at M = 1) lost on every layer timed (bench/NOTES.md, "Session 15 (lead)": uint2
 -- channel M = 1 19.44 / 19.26 -> 20.51 / 20.42 us, uint4 g128 20.77 -> 22.62).
-local function small_m(device, layer)
+-- `rows`: 16, or 8 at M <= 8, where the same tile on blocks and warps of 8 rows runs its products
+-- transposed (kernels/gemm/gemm_mma.cu, kSwapAB: the weights as the m16 operand, half the MMAs,
+-- accumulators and A registers per warp; bench/NOTES.md, "Session 23 (lead)", H200, n = k = 8192
+-- but where said, µs at M 1 / 4 / 8, 16 rows -> 8: uint4 g128 fp16 20.98 / 21.25 / 21.17 -> 19.81 /
+-- 19.92 / 19.94, bf16 21.34 / 21.26 / 21.42 -> 19.47 / 19.60 / 19.58, uint8 channel 29.46 / 29.55 /
+-- 29.62 -> 28.98 / 29.20 / 29.25, 4096 x 4096 12.42 / 12.43 / 12.48 -> 11.79 / 11.94 / 11.95,
+-- n = 4096, k = 14336 20.05 / 20.26 / 20.29 -> 18.98 / 19.17 / 19.18; at M = 16 two blocks of 8
+-- rows lost, 21.55 -> 28.82). 2-bit codes, with the least decode per weight timed, run two such
+-- CTAs per SM (uint2 channel 19.58 / 19.54 / 19.52 -> one CTA 17.89 / 17.95 / 17.98, two 17.01 /
+-- 17.18 / 17.28); wider codes lost with two (uint4 g128 20.94 / 21.02 / 21.12, uint8 30.43 / 30.11 /
+-- 30.30); 1-bit codes are untimed.
+local function small_m(device, layer, rows)
   local t
   if layer.act_order and layer.weight_bits == 4 and narrow(device, layer) and short_k(layer) then
-    t = mma(16, 64, 256, 16, 16, 128, 6)
+    t = mma(rows, 64, 256, rows, 16, 128, 6)
   else
-    t = mma(16, 128, 256, 16, 32, 128, 4)
+    local two = rows == 8 and not layer.a8 and layer.weight_bits == 2
+    t = mma(rows, 128, 256, rows, 32, 128, 4, two and 2 or 1)
   end
   t.stream_k_sum = "workspace"
   return t
@@ -367,11 +379,17 @@ return {
       -- M 1 / 16, built-in twice: 30.51, 30.26 / 31.02, 31.33 -> 28.54 / 29.34 us; the same tile
       -- with stream-K 30.00 / 30.62; 16-bit A with uint4 g128, bound by its decode, lost: 20.64,
       -- 20.85 / 21.22, 21.20 -> 21.68 / 21.58). Untimed on other GPUs (other N fill theirs) and K.
-      local w8a8_fill = w8a8_fills and whole(mma(16, 64, 256, 16, 32, 64, 8))
+      -- At M <= 8 on 8 rows, as small_m's (s23-call1/: 29.10 / 29.17 / 29.34 -> 28.19 / 28.99 /
+      -- 28.90 at M 1 / 4 / 8; two CTAs per SM 27.04 / 27.57 / 29.86).
+      local function w8a8_fill(rows) return w8a8_fills and whole(mma(rows, 64, 256, rows, 32, 64, 8)) end
       local rows = {}
-      if mx8 then rows[1] = { 8, mx8 } end
+      if mx8 then
+        rows[1] = { 8, mx8 }
+      elseif not (mx16 or mx_small) then
+        rows[1] = { 8, w8a8_fill(8) or small_m(device, layer, 8) }
+      end
       for _, row in ipairs({
-        { 16, mx16 or mx_small or w8a8_fill or small_m(device, layer) },
+        { 16, mx16 or mx_small or w8a8_fill(16) or small_m(device, layer, 16) },
         { 32, a8_32 or wg(family, 32, 128, 256, 5) },
         { 64, a8_64 or short and wg(family, 64, 64, 256, 5) or wg(family, 64, 128, 256, 4) },
         { 128, a8_128 or fill64 and whole(wg(family, 64, 64, 256, 5)) or short and wg(family, 64, 128, 256, 4) or tile128s },
@@ -395,7 +413,8 @@ return {
       end
     else
       list = ranges({
-        { 16, small_m(device, layer) },
+        { 8, small_m(device, layer, 8) },
+        { 16, small_m(device, layer, 16) },
         { 32, mma(32, 128, 256, 32, 32, 64, 4) },
         { 128, mma(64, 128, 256, 64, 32, 128, 3) },
         { math.huge, mma(128, 256, 128, 64, 64, 128, 4) },

@@ -10,7 +10,9 @@
 // and the weight's channel scale too; scales that change along K (FP8 block-wise, MXFP8:
 // gemm/kscale.cuh) multiply the float32 accumulators each time they are promoted instead. A
 // multi-stage cp.async pipeline streams A, B, scales and zero points; persistent CTAs follow
-// gemm/schedule.cuh.
+// gemm/schedule.cuh. Warps of 8 rows (kSwapAB) run each product transposed, C^T = W A^T: the
+// weights are the MMA's m16 operand and A's 8 rows its n8 one, so a warp at M <= 8 issues half
+// the MMAs and holds half the accumulators and A registers of an m16 warp for the same weights.
 //
 // The argument: kernels/contract/gemm_args.h (a_map unused).
 #include "gemm/dequant.cuh"
@@ -24,8 +26,14 @@
 
 namespace gemm {
 
-constexpr int kMI = kWM / 16;  // m16 fragments per warp
-constexpr int kNJ = kWN / 8;   // n8 fragments per warp
+// kSwapAB: the lane's B fragments of two adjacent n8 column fragments are, reordered, the m16 A
+// fragment of those 16 columns (mma/mma_sync.cuh's ownership tables: the same rows g, g + 8 and
+// K), so the weights' repacked words and decode serve both orientations.
+constexpr bool kSwapAB = kWM == 8;
+constexpr int kMI = kSwapAB ? 1 : kWM / 16;  // fragments of A's rows per warp (m16, or one n8)
+constexpr int kNJ = kWN / 8;                 // n8 fragments of the weights' B registers per warp
+constexpr int kAccJ = kSwapAB ? kNJ / 2 : kNJ;  // accumulator fragments per row fragment
+constexpr int kAccE = kMI * kAccJ * 4;          // accumulators per thread
 // Repacked words one lane reads per k16 step: whole 64-column units (b words each), or the
 // lane's share of one unit when the warp covers less than 64 columns.
 constexpr int kUnitsW = kWN >= 64 ? kWN / 64 : 1;
@@ -33,7 +41,8 @@ constexpr int kRawPerUnit = kWN >= 64 ? kWeightBits : kWeightBits * kWN / 64;
 // Words of one shared-memory load: the lane's words of a unit, at most one plane of them.
 constexpr int kLdsWords = kRawPerUnit < kPlaneWords ? kRawPerUnit : kPlaneWords;
 constexpr int kVirtPerUnit = kWN >= 64 ? kCont : kRawPerUnit;
-static_assert(kWM % 16 == 0, "warp M must be a multiple of 16 (m16 fragments)");
+static_assert(kWM == 8 || kWM % 16 == 0, "warp M must be 8 or a multiple of 16 (m16 fragments)");
+static_assert(!kSwapAB || kNJ % 2 == 0, "8-row warps take the weights 16 columns per MMA (warp N a multiple of 16)");
 static_assert(kWN * kCont >= 64, "a warp must cover whole repacked words (warp N * container bits >= 64)");
 static_assert(!kOddWidth || kWN % 64 == 0, "odd weight widths need warp N to be a multiple of 64");
 
@@ -59,6 +68,27 @@ constexpr bool kF16Products = kAFp8 && kE4m3AsF16;
 constexpr bool kPromoteHere = kPromote && (kKScales || !kF16Products);
 // The accumulators are added into float totals (kPromoteHere: e4m3 promotion periods; kScaleAcc).
 constexpr bool kTotals = kPromoteHere || kScaleAcc;
+
+// Accumulator e (0..3) of fragment (mi, j) sits at the warp's row slot row_slot and column slot
+// col_slot; the slots' rows and columns (of the warp's tile) are slot_row and slot_col. m16 warps:
+// c0, c1 = (row g, columns 2t, 2t + 1), c2, c3 = row g + 8; kSwapAB: the transposed C fragment,
+// c0, c1 = (column g, rows 2t, 2t + 1), c2, c3 = column g + 8.
+HUM_DEV constexpr int row_slot(int mi, int e)
+{
+    return 2 * mi + (kSwapAB ? e % 2 : e / 2);
+}
+HUM_DEV constexpr int col_slot(int j, int e)
+{
+    return 2 * j + (kSwapAB ? e / 2 : e % 2);
+}
+HUM_DEV int slot_row(int i, int lane)
+{
+    return kSwapAB ? 2 * (lane & 3) + i % 2 : i / 2 * 16 + (lane >> 2) + 8 * (i % 2);
+}
+HUM_DEV int slot_col(int j, int lane)
+{
+    return kSwapAB ? j / 2 * 16 + (lane >> 2) + 8 * (j % 2) : j / 2 * 8 + 2 * (lane & 3) + j % 2;
+}
 
 // The stage copies of the work item being loaded: A (vectorised) and B, codes and parameters.
 // Tile base addresses change with the tile (set_tile, the only place with divisions by M).
@@ -112,38 +142,50 @@ HUM_DEV void load_col_params(u32 row_addr, int wn, int lane, u32 (&out)[kNJ])
     });
 }
 
-// kScaleAcc: the scales of the warp's accumulator columns from a staged scale row, fb[2 nj + e]
-// that of column wn kWN + 8 nj + 2t + e. The row holds column g + 8i of each 64-column block at
-// position 8g + i (kernels/prep/repack.cu), so for each e the warp's fragments' scales of one
-// block are adjacent.
-HUM_DEV void load_acc_scales(u32 row_addr, int wn, int lane, float (&fb)[2 * kNJ])
+// kScaleAcc: the scales of the warp's accumulator columns from a staged scale row, fb[j] that of
+// column wn kWN + slot_col(j). The row holds column g + 8i of each 64-column block at position
+// 8g + i (kernels/prep/repack.cu), so the scales of one block's columns that differ by 8 are
+// adjacent: for each e those of columns 2t + e of an m16 warp, all of column g's of an 8-row one.
+HUM_DEV void load_acc_scales(u32 row_addr, int wn, int lane, float (&fb)[2 * kAccJ])
 {
-    constexpr int PER = kNJ < 8 ? kNJ : 8;  // fragments per 64-column block
-    const int t = lane & 3;
+    constexpr int PER = kNJ < 8 ? kNJ : 8;  // n8 fragments per 64-column block
+    const int g = lane >> 2, t = lane & 3;
     const int i0 = kWN >= 64 ? 0 : (wn * kWN % 64) / 8;
 #pragma unroll
-    for (int u = 0; u < kUnitsW; ++u)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-            const int unit = wn * kWN / 64 + u;
-            u32 w[PER / 2];
-            lds_words<PER / 2, PER / 2>(row_addr + (unit * 64 + 8 * (2 * t + e) + i0) * 2, w);
+    for (int u = 0; u < kUnitsW; ++u) {
+        const int unit = wn * kWN / 64 + u;
+        u32 w[PER / 2];
+        if constexpr (kSwapAB) {
+            lds_words<PER / 2, PER / 2>(row_addr + (unit * 64 + 8 * g + i0) * 2, w);
 #pragma unroll
             for (int q = 0; q < PER; ++q)
-                fb[2 * (u * PER + q) + e] = to_float<kBF16>(static_cast<u16>(q % 2 ? w[q / 2] >> 16 : w[q / 2]));
+                fb[u * PER + q] = to_float<kBF16>(static_cast<u16>(q % 2 ? w[q / 2] >> 16 : w[q / 2]));
+        } else {
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+                lds_words<PER / 2, PER / 2>(row_addr + (unit * 64 + 8 * (2 * t + e) + i0) * 2, w);
+#pragma unroll
+                for (int q = 0; q < PER; ++q)
+                    fb[2 * (u * PER + q) + e] =
+                        to_float<kBF16>(static_cast<u16>(q % 2 ? w[q / 2] >> 16 : w[q / 2]));
+            }
         }
+    }
 }
 
-// ldmatrix of the warp's A fragments (16 rows of 32 bytes: k16 of 16-bit A, k32 of 8-bit A) and
-// the lane's repacked B words of the kKRows k16 rows of MMA step kk.
+// ldmatrix of the warp's A fragments (16 rows of 32 bytes: k16 of 16-bit A, k32 of 8-bit A; 8
+// rows for kSwapAB, whose two registers a[0][0..1] are then an n8 B fragment) and the lane's
+// repacked B words of the kKRows k16 rows of MMA step kk.
 HUM_DEV void load_frags(u32 stage, int kk, int wm, int wn, int wk, int lane, u32 (&a)[kMI][4],
                         u32 (&raw)[kKRows][kUnitsW * kRawPerUnit])
 {
+    const int chunk0 = (wk * kWK + kk * kKStep) / kAChunk;
 #pragma unroll
     for (int mi = 0; mi < kMI; ++mi) {
-        const int row = wm * kWM + mi * 16 + (lane & 15);
-        const int chunk = (wk * kWK + kk * kKStep) / kAChunk + (lane >> 4);
-        ldmatrix_x4(a[mi], stage + a_offset(row, chunk));
+        if constexpr (kSwapAB)
+            ldmatrix_x2(a[mi][0], a[mi][1], stage + a_offset(wm * kWM + (lane & 7), chunk0 + (lane >> 3 & 1)));
+        else
+            ldmatrix_x4(a[mi], stage + a_offset(wm * kWM + mi * 16 + (lane & 15), chunk0 + (lane >> 4)));
     }
     const int sub = kWN >= 64 ? 0 : (wn * kWN % 64) / kWN * kRawPerUnit;
 #pragma unroll
@@ -202,29 +244,29 @@ HUM_DEV void b8_regs(const u32 (&raw)[kKRows][kUnitsW * kRawPerUnit], const u32 
     }
 }
 
-// The K-group scales of the warp's rows (i = 2 mi + half) and columns (j = 2 nj + e) times the
-// accumulators, added to the totals (gemm/kscale.cuh).
-HUM_DEV void promote_scaled(float (&acc)[kMI][kNJ][4], float (&total)[kMI][kNJ][4], const float (&fa)[2 * kMI],
-                            const float (&fb)[2 * kNJ])
+// The K-group scales of the warp's row slots (fa) and column slots (fb) times the accumulators,
+// added to the totals (gemm/kscale.cuh).
+HUM_DEV void promote_scaled(float (&acc)[kMI][kAccJ][4], float (&total)[kMI][kAccJ][4], const float (&fa)[2 * kMI],
+                            const float (&fb)[2 * kAccJ])
 {
 #pragma unroll
     for (int mi = 0; mi < kMI; ++mi)
 #pragma unroll
-        for (int nj = 0; nj < kNJ; ++nj)
+        for (int j = 0; j < kAccJ; ++j)
 #pragma unroll
             for (int e = 0; e < 4; ++e)
-                promote(acc[mi][nj][e], total[mi][nj][e], fa[2 * mi + e / 2] * fb[2 * nj + e % 2]);
+                promote(acc[mi][j][e], total[mi][j][e], fa[row_slot(mi, e)] * fb[col_slot(j, e)]);
 }
 
 // The MMA steps of one stage; ct: the tile computed, k0 the warp's first column of K in it; the
 // accumulators are promoted at the stage's end when `promote_end` (period_end).
 HUM_DEV void compute_stage(const hum_gemm_args &args, const KTile &ct, int k0, u32 stage, int wm, int wn, int wk,
-                           int lane, float (&acc)[kMI][kNJ][4], float (&total)[kMI][kNJ][4], bool promote_end)
+                           int lane, float (&acc)[kMI][kAccJ][4], float (&total)[kMI][kAccJ][4], bool promote_end)
 {
     u32 a[2][kMI][4];
     u32 raw[2][kKRows][kUnitsW * kRawPerUnit];
     u32 s2[kNJ], z2[kNJ];
-    float fa[2 * kMI], fb[2 * kNJ];  // kKScales: the period's factors
+    float fa[2 * kMI], fb[2 * kAccJ];  // kKScales: the period's factors
     load_frags(stage, 0, wm, wn, wk, lane, a[0], raw[0]);
     static_for<0, kKK>([&](auto kc) {
         constexpr int kk = decltype(kc)::value;
@@ -239,30 +281,47 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const KTile &ct, int k0, u
                 load_col_params(stage + kABytes + kBBytes + kSBytes + row * kBN * 2, wn, lane, z2);
         }
         if constexpr (kKScales && kk % kPromoteSteps == 0) {
-            const int g = lane >> 2, t = lane & 3;
             kscale_factors(
                 args, ct.blk, row_table(), k0 + kk * kKStep, stage + kKSOffset,
-                [&](int i) { return wm * kWM + i / 2 * 16 + g + 8 * (i % 2); },
-                [&](int j) { return wn * kWN + j / 2 * 8 + 2 * t + j % 2; }, fa, fb);
+                [&](int i) { return wm * kWM + slot_row(i, lane); },
+                [&](int j) { return wn * kWN + slot_col(j, lane); }, fa, fb);
         }
         u32 bf[kNJ][2];
         if constexpr (kA8)
             b8_regs(raw[buf], s2, bf);
         else
             dequant(raw[buf][0], s2, z2, bf);
+        if constexpr (kSwapAB) {
+            static_for<0, kAccJ>([&](auto jc) {
+                constexpr int j = decltype(jc)::value;
+                // columns 16j .. 16j + 15 as the m16 operand; A's 8 rows are the n8 one
+                const u32 w[4] = {bf[2 * j][0], bf[2 * j + 1][0], bf[2 * j][1], bf[2 * j + 1][1]};
+                const u32 a0 = a[buf][0][0], a1 = a[buf][0][1];
+                if constexpr (kF16Products) {
+                    u32 w16[2][4];
+                    e4m3_a_f16(w, w16);
+                    mma_16832_f16(acc[0][j], w16, a0, a1);
+                } else if constexpr (kA8) {
+                    mma_16832<kAFp8>(acc[0][j], w, a0, a1);
+                } else {
+                    mma_16816<kBF16>(acc[0][j], w, a0, a1);
+                }
+            });
+        } else {
 #pragma unroll
-        for (int mi = 0; mi < kMI; ++mi) {
-            u32 a16[2][4];  // kF16Products: A converted once for the warp's kNJ fragments
-            if constexpr (kF16Products)
-                e4m3_a_f16(a[buf][mi], a16);
-#pragma unroll
-            for (int nj = 0; nj < kNJ; ++nj) {
+            for (int mi = 0; mi < kMI; ++mi) {
+                u32 a16[2][4];  // kF16Products: A converted once for the warp's kNJ fragments
                 if constexpr (kF16Products)
-                    mma_16832_f16(acc[mi][nj], a16, bf[nj][0], bf[nj][1]);
-                else if constexpr (kA8)
-                    mma_16832<kAFp8>(acc[mi][nj], a[buf][mi], bf[nj][0], bf[nj][1]);
-                else
-                    mma_16816<kBF16>(acc[mi][nj], a[buf][mi], bf[nj][0], bf[nj][1]);
+                    e4m3_a_f16(a[buf][mi], a16);
+#pragma unroll
+                for (int nj = 0; nj < kNJ; ++nj) {
+                    if constexpr (kF16Products)
+                        mma_16832_f16(acc[mi][nj], a16, bf[nj][0], bf[nj][1]);
+                    else if constexpr (kA8)
+                        mma_16832<kAFp8>(acc[mi][nj], a[buf][mi], bf[nj][0], bf[nj][1]);
+                    else
+                        mma_16816<kBF16>(acc[mi][nj], a[buf][mi], bf[nj][0], bf[nj][1]);
+                }
             }
         }
         if constexpr (kPromoteHere && promote_after<kk>) {
@@ -276,7 +335,7 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const KTile &ct, int k0, u
     });
     if constexpr (kScaleAcc) {
         if (promote_end) {
-            float fb[2 * kNJ];
+            float fb[2 * kAccJ];
             const int row = kGroup >= kBK ? 0 : wk * kWK / kGroup;  // the warp's group in the stage
             load_acc_scales(stage + kABytes + kBBytes + row * kBN * 2, wn, lane, fb);
             float rows[2 * kMI];  // 16-bit A has no row factors: the decode's (gemm/dequant.cuh)
@@ -301,8 +360,33 @@ HUM_DEV bool period_end(int kb, bool last)
 // Writes (first slice) or adds (later stream-K slices) the warp's accumulators to the rows of C
 // of block blk (gemm/rows.cuh).
 HUM_DEV void write_c(const hum_gemm_args &args, const Block &blk, int n0, int wm, int wn, int lane, bool first,
-                     const float (&acc)[kMI][kNJ][4])
+                     const float (&acc)[kMI][kAccJ][4])
 {
+    if constexpr (kSwapAB) {
+        // each accumulator its own row and column: 16-bit stores
+#pragma unroll
+        for (int i = 0; i < 2; ++i) {
+            const int r = wm * kWM + slot_row(i, lane);
+            const i64 row = c_row(args, blk, r);
+            if (row < 0)
+                continue;
+            const float f = block_row_factor(args, blk, row_table(), r);
+#pragma unroll
+            for (int j = 0; j < 2 * kAccJ; ++j) {
+                const int col = n0 + wn * kWN + slot_col(j, lane);
+                if (col >= kNReal)
+                    continue;
+                float v = acc[0][j / 2][2 * (j % 2) + i] * f * col_scale(args, blk.expert, col);
+                if (kBias && first)
+                    v += bias_of(args, blk.expert, col, first);
+                u16 *dst = static_cast<u16 *>(args.c) + row * args.ldc + col;
+                if (!first)
+                    v += to_float<kBF16>(ld_l2_16(dst));
+                dst[0] = pack1<kBF16>(v);
+            }
+        }
+        return;
+    }
     const int g = lane >> 2, t = lane & 3;
 #pragma unroll
     for (int mi = 0; mi < kMI; ++mi)
@@ -348,12 +432,12 @@ HUM_DEV void write_c(const hum_gemm_args &args, const Block &blk, int n0, int wm
 }
 
 HUM_DEV void epilogue(const hum_gemm_args &args, const Rows &rows, const Schedule &sch, int tile, u8 *smem, int tid,
-                      int wm, int wn, int wk, int wmn, int lane, float (&acc)[kMI][kNJ][4])
+                      int wm, int wn, int wk, int wmn, int lane, float (&acc)[kMI][kAccJ][4])
 {
     if constexpr (kAInt8)
-        ints_to_floats<kMI * kNJ * 4>(&acc[0][0][0]);
+        ints_to_floats<kAccE>(&acc[0][0][0]);
     if constexpr (kWarpsK > 1) {
-        constexpr int E = kMI * kNJ * 4;
+        constexpr int E = kAccE;
         float *red = reinterpret_cast<float *>(smem + kStages * kStageBytes);
         float *flat = &acc[0][0][0];
         if (wk > 0) {
@@ -375,7 +459,7 @@ HUM_DEV void epilogue(const hum_gemm_args &args, const Rows &rows, const Schedul
     if constexpr (kSumInWorkspace) {
         // the warps of wk == 0 hold the tile's accumulators
         if (!streamk_fixup<kWarpsMN * 32>(args, sch, sl, tid, wk == 0 ? wmn * 32 + lane : -1,
-                                          reinterpret_cast<float(&)[kMI * kNJ * 4]>(acc)))
+                                          reinterpret_cast<float(&)[kAccE]>(acc)))
             return;
     } else {
         streamk_begin(args, sl, tid);
@@ -403,7 +487,7 @@ HUM_GEMM_KERNEL(hum_gemm)
     const int wm = wmn / kWarpsN, wn = wmn % kWarpsN;
     const u32 base = smem_addr(smem);
 
-    float acc[kMI][kNJ][4], total[kMI][kNJ][4];  // total: kTotals only
+    float acc[kMI][kAccJ][4], total[kMI][kAccJ][4];  // total: kTotals only
     zero_acc(acc);
     zero_acc(total);
 

@@ -20,6 +20,12 @@ HUM_DEV void ldmatrix_x4(u32 (&r)[4], u32 addr)
                  : "r"(addr));
 }
 
+// Two 8x8 16-bit matrices; lanes 0..15 supply the addresses (row l % 8 of matrix l / 8).
+HUM_DEV void ldmatrix_x2(u32 &r0, u32 &r1, u32 addr)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n" : "=r"(r0), "=r"(r1) : "r"(addr));
+}
+
 template <bool BF16>
 HUM_DEV void mma_16816(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1)
 {

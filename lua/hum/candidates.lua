@@ -64,7 +64,10 @@ function candidates.neighbours(t)
     if t.warp_k > 16 then add({ warp_k = t.warp_k / 2 }) end
   end
   add({ block_m = t.block_m * 2, warp_m = t.kernel == "wgmma" and t.block_m * 2 or t.warp_m })
-  if t.block_m > 16 then add({ block_m = t.block_m / 2, warp_m = math.min(t.warp_m, t.block_m / 2) }) end
+  -- mma.sync takes warps of 8 rows (the products transposed)
+  if t.block_m > 16 or t.block_m == 16 and (t.kernel or "mma") == "mma" then
+    add({ block_m = t.block_m / 2, warp_m = math.min(t.warp_m, t.block_m / 2) })
+  end
   add({ ctas_per_sm = 2 })
   add({ stream_k = not t.stream_k })
   -- stream-K slices summed in the workspace (8-bit A runs stream-K only so)

@@ -265,17 +265,18 @@ int main(void)
     for (size_t a = 0; a < sizeof fp8_archs / sizeof fp8_archs[0]; a++) {
         QUANT_CHECK(compile(rt, e4m3, fp8, fp8_archs[a], HUM_OK, NULL) >= 1, "fp8 table");
         /* W8A8 at M <= 384 on whole tiles where they fill the nominal sm_90a's 132 SMs
-         * (policies/sm90.lua): n = 8192 and 7616 (119 tiles; to M = 128: 7616 is not whole 128-column
-         * tiles, which M 129..384 needs), not 7552 (118, under 90 %) nor FP8 block-wise (scales along
-         * K), nor int8 A, channel-scaled e2m1 or uint4 weights under e4m3. W4A8 MXFP4 there at M <= 256,
+         * (policies/sm90.lua; 8 rows to M = 8): n = 8192 and 7616 (119 tiles; to M = 128: 7616 is
+         * not whole 128-column tiles, which M 129..384 needs), not 7552 (118, under 90 %) nor FP8
+         * block-wise (scales along K), nor int8 A, channel-scaled e2m1 or uint4 weights under e4m3. W4A8 MXFP4 there at M <= 256,
          * and 257..512 on two row blocks of 128 columns (not at n = 7616), every entry of its
          * table promoted every 1024 of K at every N (W8A8's, channel-scaled e2m1's and uint4's every 128:
          * 0; FP8 block-wise's by its scales: 0) */
-        static const char *const w8a8[] = {"16x64/8", "32x64/6", "64x64/5", "128x64/6", "128x128/4", "192x128/4"};
+        static const char *const w8a8[] = {"8x64/8",   "16x64/8",   "32x64/6",  "64x64/5",
+                                           "128x64/6", "128x128/4", "192x128/4"};
         static const char *const mx[] = {"8x64/8",   "16x64/8",  "32x64/6",  "64x64/5",
                                          "128x64/4", "256x64/4", "192x128/4", "256x128/3"};
-        compile_expect(rt, "n=8192,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL, w8a8, 6, 0);
-        compile_expect(rt, "n=7616,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL, w8a8, 4, 0);
+        compile_expect(rt, "n=8192,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL, w8a8, 7, 0);
+        compile_expect(rt, "n=7616,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL, w8a8, 5, 0);
         compile_expect(rt, "n=8192,k=2048,w=e2m1,group=32,scale=e8m0", fp8_bf16, fp8_archs[a], HUM_OK, NULL, mx, 8,
                        1024);
         compile_expect(rt, "n=7616,k=2048,w=e2m1,group=32,scale=e8m0", fp8_bf16, fp8_archs[a], HUM_OK, NULL, mx, 6,

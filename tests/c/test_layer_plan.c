@@ -133,7 +133,7 @@ static void check_site_rules(const char *dir)
         {"{ math.huge, (function() local t = mma(64, 128, 64, 64, 16, 64, 4) t.kernel = 'wgmma' return t end)() },",
          "n=256,k=256", "sm_89", HUM_ERR_UNSUPPORTED, "5), M 1..inf", "the wgmma kernel runs on sm_90a only"},
         {"{ math.huge, mma(24, 128, 64, 24, 32, 64, 3) },", "n=256,k=256", "sm_80", HUM_ERR_UNSUPPORTED,
-         "5), M 1..inf", "warp M 24 (expected a multiple of 16"},
+         "5), M 1..inf", "warp M 24 (expected 8, the weights as the m16 operand, or a multiple of 16"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         hum_runtime *rt = site_runtime(dir, cases[i].rows);

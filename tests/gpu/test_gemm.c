@@ -1,9 +1,12 @@
 /* Dense GEMM on the GPU against the float64 reference: every supported weight type x
  * activation type x scale type x zero point, M in {1, 3, 16, 100} (and 1024 on the main path),
  * N and K that are not multiples of 64 or 128, act-order, bias, FP8 block scales, and a large
- * layer whose small-M runs split K across CTAs (stream-K). Skipped (77) without a GPU. */
+ * layer whose small-M runs split K across CTAs (stream-K); then every spec again at M <= 16 on
+ * mma.sync warps of 8 rows (the products transposed, kernels/gemm/gemm_mma.cu kSwapAB), through a
+ * site policy. Skipped (77) without a GPU. */
 #include "gemm_test.h"
 #include "hum/hum_tools.h"
+#include "rt_test.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +14,10 @@
 
 static const int64_t MS[] = {1, 3, 16, 100};
 static const int64_t MS_LONG[] = {1, 3, 16, 100, 1024};
+static const int64_t MS_SMALL[] = {1, 3, 16};
+
+/* A site policy's edit: the mma.sync entries up to M = 16 on blocks and warps of 8 rows. */
+#define ROWS8 "if (t.kernel == nil or t.kernel == 'mma') and e.m_max <= 16 then t.block_m, t.warp_m = 8, 8 end"
 
 /* Every spec runs once with float16 and once with bfloat16 activations ("a=" appended). */
 static const char *const SPECS[] = {
@@ -48,7 +55,7 @@ static const char *const SPECS[] = {
 };
 
 /* FP8 block-wise scales (DeepSeek style weight_scale_inv): float32 per 128 x 128 block. */
-static double block_case(hum_runtime *rt, quant_rng *rng, hum_dtype act)
+static double block_case(hum_runtime *rt, quant_rng *rng, hum_dtype act, const int64_t *ms, int count)
 {
     const int64_t n = 256, k = 384;
     float *w = malloc((size_t)(n * k) * sizeof *w);
@@ -65,7 +72,7 @@ static double block_case(hum_runtime *rt, quant_rng *rng, hum_dtype act)
     if (QUANT_CHECK(hum_quantize_reference(w, n, k, &q, &sw) == HUM_OK, "block weight: %s", hum_last_error())) {
         e = gemm_test_layer(rt, rng,
                             act == HUM_DTYPE_BFLOAT16 ? "e4m3 block 128x128 bfloat16" : "e4m3 block 128x128 float16",
-                            &sw, act, MS, 4);
+                            &sw, act, ms, count);
         hum_standard_free(&sw);
     }
     free(w);
@@ -87,14 +94,30 @@ int main(void)
     /* a layer wide enough that M <= 16 splits K over many CTAs (stream-K slices) */
     gemm_test_spec(rt, &rng, "n=4096,k=4096,w=uint4,a=float16,group=128,bias=1", MS, 3);
 
-    for (size_t i = 0; i < sizeof SPECS / sizeof SPECS[0]; i++)
-        for (int bf16 = 0; bf16 <= 1; bf16++) {
-            char spec[256];
-            snprintf(spec, sizeof spec, "%s,a=%s", SPECS[i], bf16 ? "bfloat16" : "float16");
-            gemm_test_spec(rt, &rng, spec, MS, 4);
-        }
-    block_case(rt, &rng, HUM_DTYPE_FLOAT16);
-    block_case(rt, &rng, HUM_DTYPE_BFLOAT16);
+    char dir[512];
+    hum_runtime *rows8 = gemm_test_site_runtime(ROWS8, dir, sizeof dir);
+    QUANT_CHECK(rows8, "the 8-row runtime");
+    for (int pass = 0; pass < 2; pass++) {
+        hum_runtime *use = pass ? rows8 : rt;
+        const int64_t *ms = pass ? MS_SMALL : MS;
+        const int count = pass ? 3 : 4;
+        if (!use)
+            continue;
+        if (pass) /* stream-K slices of 8-row tiles summed in the workspace */
+            gemm_test_spec(use, &rng, "n=4096,k=4096,w=uint4,a=float16,group=128,bias=1", ms, count);
+        for (size_t i = 0; i < sizeof SPECS / sizeof SPECS[0]; i++)
+            for (int bf16 = 0; bf16 <= 1; bf16++) {
+                char spec[256];
+                snprintf(spec, sizeof spec, "%s,a=%s", SPECS[i], bf16 ? "bfloat16" : "float16");
+                gemm_test_spec(use, &rng, spec, ms, count);
+            }
+        block_case(use, &rng, HUM_DTYPE_FLOAT16, ms, count);
+        block_case(use, &rng, HUM_DTYPE_BFLOAT16, ms, count);
+    }
+    if (rows8) {
+        hum_runtime_destroy(rows8);
+        rt_rmtree(dir);
+    }
 
     hum_runtime_destroy(rt);
     return quant_test_result("test_gemm");

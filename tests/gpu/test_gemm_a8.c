@@ -374,6 +374,8 @@ int main(int argc, char **argv)
     } passes[] = {
         {"built-in", NULL, "", ms, sizeof ms / sizeof ms[0], 0, 0, 0},
         {"small", NULL, " M <= 16", ms_small, sizeof ms_small / sizeof ms_small[0], 0, 1, 0},
+        {"rows8", "if (t.kernel == nil or t.kernel == 'mma') and e.m_max <= 16 then t.block_m, t.warp_m = 8, 8 end",
+         " M <= 16 on 8-row mma.sync warps", ms_small, sizeof ms_small / sizeof ms_small[0], 0, 1, 0},
         {"workspace", A8_SUM A8_ON("wgmma"), " stream-K in the workspace", ms_sk, sizeof ms_sk / sizeof ms_sk[0], 0,
          0, 0},
         {"wgmma_ws", A8_SUM A8_ON("wgmma_ws"), " wgmma_ws, stream-K in the workspace", ms_ws,
@@ -408,7 +410,7 @@ int main(int argc, char **argv)
             rt_rmtree(dir);
         }
     }
-    QUANT_CHECK(named, "no pass named '%s' (expected built-in, small, workspace, wgmma_ws, promote256, promote512, "
+    QUANT_CHECK(named, "no pass named '%s' (expected built-in, small, rows8, workspace, wgmma_ws, promote256, promote512, "
                 "never, never128x256, rows192, rows256 or fill)", argv[argc > 1 ? 1 : 0]);
     hum_runtime_destroy(rt);
     return quant_test_result("test_gemm_a8");

@@ -70,15 +70,16 @@ describe("candidate tunings", function()
     local s = session(H200, 8192, 8192)
     set_m(s, { 1, 16, 32, 64, 128, 256, 1024, 4096 })
     tune.begin(nil, s)
-    assert.are.equal(6, s.range_count) -- sm90.lua's five ranges, the last split after M = 4096
+    assert.are.equal(7, s.range_count) -- sm90.lua's six ranges, the last split after M = 4096
     local builtin = policy.tunings(H200, select(2, require("hum.layer").inputs(s.plan)))
     assert.are.equal(1, s.ranges[0].candidates[0].m_min)
-    assert.are.equal(16, tonumber(s.ranges[0].candidates[0].m_max))
-    assert.are.equal(4096, tonumber(s.ranges[4].candidates[0].m_max))
-    assert.are.equal(4097, tonumber(s.ranges[5].candidates[0].m_min))
-    assert.are.equal(1, s.ranges[5].candidate_count) -- not sampled: nothing to time but the table's
-    assert.are.equal(0, s.ranges[5].sample_count)
-    assert.are.same({ 1, 16 }, { tonumber(s.ranges[0].samples[0]), tonumber(s.ranges[0].samples[1]) })
+    assert.are.equal(8, tonumber(s.ranges[0].candidates[0].m_max))
+    assert.are.equal(16, tonumber(s.ranges[1].candidates[0].m_max))
+    assert.are.equal(4096, tonumber(s.ranges[5].candidates[0].m_max))
+    assert.are.equal(4097, tonumber(s.ranges[6].candidates[0].m_min))
+    assert.are.equal(1, s.ranges[6].candidate_count) -- not sampled: nothing to time but the table's
+    assert.are.equal(0, s.ranges[6].sample_count)
+    assert.are.same({ 1, 16 }, { tonumber(s.ranges[0].samples[0]), tonumber(s.ranges[1].samples[0]) })
     assert.matches("^embedded:policies/sm90%.lua:%d+$", ffi.string(s.ranges[0].builtin_origin))
     local wgmma = 0
     for r = 0, s.range_count - 1 do
@@ -104,7 +105,7 @@ describe("candidate tunings", function()
     assert.is_true(wgmma > 10, "wgmma candidates on sm_90")
     -- candidates[0] is the table in force's entry for the range
     local tbl = dispatch.table(builtin, s.plan.config, H200, "sm90")
-    for r = 0, 4 do
+    for r = 0, 5 do
       assert.are.equal(dispatch.key(tbl[r + 1].tuning), dispatch.key(s.ranges[r].candidates[0]))
     end
   end)
@@ -135,8 +136,8 @@ end
     s.candidates_file = path
     tune.begin(nil, s)
     local found = false
-    for c = 0, s.ranges[0].candidate_count - 1 do
-      local t = s.ranges[0].candidates[c]
+    for c = 0, s.ranges[1].candidate_count - 1 do -- M 9..16
+      local t = s.ranges[1].candidates[c]
       if t.ctas_per_sm == 3 and t.stages == 7 and t.stream_k == 0 then found = true end
     end
     assert.is_true(found, "the site's tuning is a candidate")
@@ -190,7 +191,7 @@ describe("the tuned policy file", function()
     s = session(H200, 8192, 8192)
     set_m(s, { 1, 16, 64, 1024 })
     tune.begin(nil, s)
-    -- timings as a GPU would give them: candidate 1 wins M 1..16 at both M, the rest keep theirs
+    -- timings as a GPU would give them: candidate 1 wins M 1..8 (M = 1), the rest keep theirs
     for r = 0, s.range_count - 1 do
       local range = s.ranges[r]
       for c = 0, range.candidate_count - 1 do
@@ -218,7 +219,7 @@ describe("the tuned policy file", function()
     assert.matches("^%-%- Written by `hum tune` on NVIDIA H200 %(sm_90, 132 SMs%), "
       .. "%d%d%d%d%-%d%d%-%d%d %d%d:%d%d UTC", text)
     assert.matches("n=8192,k=8192,w=uint4,a=float16,group=128", text, 1, true)
-    assert.matches("--   M 1..16: M=1 10.00 -> 5.00, M=16 10.00 -> 5.00: ", text, 1, true)
+    assert.matches("--   M 1..8: M=1 10.00 -> 5.00: ", text, 1, true)
     assert.matches("nothing beat the table's", text, 1, true)
     assert.matches("not measured: the table's", text, 1, true)
   end)

@@ -16,7 +16,7 @@ void hum_gemm_mma_fit(const hum_layer_config *c, const hum_compute_config *compu
     t->warp_n = t->warp_n > min_warp_n ? t->warp_n : min_warp_n;
     t->warp_n = t->warp_n < t->block_n ? t->warp_n : t->block_n;
     /* promoted accumulators: more, narrower warps over the same block */
-    while (hum_gemm_promotes(c, t) && t->warp_m / 16 * t->warp_n / 8 * 4 > 64)
+    while (hum_gemm_promotes(c, t) && t->warp_m * t->warp_n / 32 > 64)
         if (t->warp_n > min_warp_n && t->warp_n > 16)
             t->warp_n /= 2;
         else
@@ -27,15 +27,17 @@ hum_status hum_gemm_mma_check(const hum_gemm_variant *v)
 {
     const int bits = v->layer->weight_bits, warp_n = v->tuning->warp_n;
     const int cont = container_bits(bits);
-    if (v->tuning->warp_m % 16 != 0)
-        return hum_fail(HUM_ERR_UNSUPPORTED, "warp M %d (expected a multiple of 16: m16 fragments)", v->tuning->warp_m);
+    if (v->tuning->warp_m != 8 && v->tuning->warp_m % 16 != 0)
+        return hum_fail(HUM_ERR_UNSUPPORTED,
+                        "warp M %d (expected 8, the weights as the m16 operand, or a multiple of 16: m16 fragments)",
+                        v->tuning->warp_m);
     if ((int64_t)warp_n * cont < 64)
         return hum_fail(HUM_ERR_UNSUPPORTED,
                         "warp N %d too narrow for %d-bit weights (warp N times %d container bits must reach 64)",
                         warp_n, bits, cont);
     if (cont != bits && warp_n % 64 != 0)
         return hum_fail(HUM_ERR_UNSUPPORTED, "%d-bit weights need warp N a multiple of 64 (got %d)", bits, warp_n);
-    const int acc = v->tuning->warp_m / 16 * warp_n / 8 * 4;
+    const int acc = v->tuning->warp_m * warp_n / 32;
     if (hum_gemm_promotes(v->layer, v->tuning) && acc > 64)
         return hum_fail(HUM_ERR_UNSUPPORTED,
                         "warp tile %dx%d: %d accumulators per thread, at most 64 when they are promoted (%s "

@@ -8,9 +8,10 @@
 
 /* The static_asserts of kernels/gemm/gemm_mma.cu: a warp covers whole repacked words (warp_n
  * times the container bits of the width, the power of two >= it, at least 64) and, for odd
- * widths (3, 5, 6, 7), whole 64-column units (warp_n a multiple of 64); at most 64
- * accumulators per thread (warp_m / 16 * warp_n / 8 * 4) when they are promoted
- * (hum_gemm_promotes). HUM_ERR_UNSUPPORTED naming the rule. */
+ * widths (3, 5, 6, 7), whole 64-column units (warp_n a multiple of 64); warp_m 8 (the products
+ * transposed: the weights are the m16 operand) or a multiple of 16; at most 64 accumulators per
+ * thread (warp_m x warp_n / 32) when they are promoted (hum_gemm_promotes). HUM_ERR_UNSUPPORTED
+ * naming the rule. */
 hum_status hum_gemm_mma_check(const hum_gemm_variant *v);
 
 /* Fitting a policy's tuning: warp N widened to whole repacked words (64 / container bits, at

@@ -198,7 +198,7 @@ hum_status hum_gemm_variant_check(const hum_gemm_variant *v, const char *arch)
          t->stages, f->name, f->min_stages);
     if (f->check && (st = f->check(v)) != HUM_OK)
         return st;
-    /* warp M: each family's check (mma.sync m16 fragments; wgmma's N, 8 or a multiple of 16) */
+    /* warp M: each family's check (mma.sync: 8 or m16 fragments; wgmma's N, 8 or a multiple of 16) */
     RULE(HUM_ERR_UNSUPPORTED, t->warp_n % 16 == 0 && t->warp_k % 16 == 0,
          "warp tile %dx%dx%d must be a multiple of 16 in N and K", t->warp_m, t->warp_n, t->warp_k);
     RULE(HUM_ERR_UNSUPPORTED, t->block_n % 64 == 0 && (t->block_k == 64 || t->block_k == 128 || t->block_k == 256),
