@@ -46,7 +46,9 @@ local function short_k(layer) return layer.padded_k <= 4096 end
 -- rows lost, 21.55 -> 28.82). 2-bit codes, with the least decode per weight timed, run two such
 -- CTAs per SM (uint2 channel 19.58 / 19.54 / 19.52 -> one CTA 17.89 / 17.95 / 17.98, two 17.01 /
 -- 17.18 / 17.28); wider codes lost with two (uint4 g128 20.94 / 21.02 / 21.12, uint8 30.43 / 30.11 /
--- 30.30); 1-bit codes are untimed.
+-- 30.30); 1-bit codes are untimed. Act-order layers keep 16 rows (8192 x 8192 uint4 g128 fp16, M 1 /
+-- 4 / 8: 22.35 / 22.72 / 23.07 -> 25.41 / 26.72 / 27.25 on 8; s23-call3/).
+local function rows8(layer) return not layer.act_order end
 local function small_m(device, layer, rows)
   local t
   if layer.act_order and layer.weight_bits == 4 and narrow(device, layer) and short_k(layer) then
@@ -385,7 +387,7 @@ return {
       local rows = {}
       if mx8 then
         rows[1] = { 8, mx8 }
-      elseif not (mx16 or mx_small) then
+      elseif not (mx16 or mx_small) and rows8(layer) then
         rows[1] = { 8, w8a8_fill(8) or small_m(device, layer, 8) }
       end
       for _, row in ipairs({
@@ -412,13 +414,14 @@ return {
         for _, e in ipairs(list) do e.tuning.promote_k = 1024 end
       end
     else
-      list = ranges({
-        { 8, small_m(device, layer, 8) },
+      local rows = rows8(layer) and { { 8, small_m(device, layer, 8) } } or {}
+      for _, row in ipairs({
         { 16, small_m(device, layer, 16) },
         { 32, mma(32, 128, 256, 32, 32, 64, 4) },
         { 128, mma(64, 128, 256, 64, 32, 128, 3) },
         { math.huge, mma(128, 256, 128, 64, 64, 128, 4) },
-      })
+      }) do rows[#rows + 1] = row end
+      list = ranges(rows)
     end
     -- 8-bit A: stream-K with its slices summed in the workspace on
     -- every entry that has stream-K (C's fit drops stream-K otherwise: through the 16-bit C they would round once
