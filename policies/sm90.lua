@@ -45,14 +45,15 @@ local function short_k(layer) return layer.padded_k <= 4096 end
 -- n = 4096, k = 14336 20.05 / 20.26 / 20.29 -> 18.98 / 19.17 / 19.18; at M = 16 two blocks of 8
 -- rows lost, 21.55 -> 28.82). 2-bit codes, with the least decode per weight timed, run two such
 -- CTAs per SM (uint2 channel 19.58 / 19.54 / 19.52 -> one CTA 17.89 / 17.95 / 17.98, two 17.01 /
--- 17.18 / 17.28); wider codes lost with two (uint4 g128 20.94 / 21.02 / 21.12, uint8 30.43 / 30.11 /
--- 30.30); 1-bit codes are untimed. Act-order layers keep 16 rows (8192 x 8192 uint4 g128 fp16, M 1 /
--- 4 / 8: 22.35 / 22.72 / 23.07 -> 25.41 / 26.72 / 27.25 on 8; s23-call3/).
+-- 17.18 / 17.28; timed on 8192 x 8192 channel only, other uint2 layers untimed); wider codes lost
+-- with two (uint4 g128 20.94 / 21.02 / 21.12, 4096 x 4096 13.60, uint8 30.43 / 30.11 / 30.30);
+-- 1-bit codes are untimed. Act-order layers keep 16 rows (8192 x 8192 uint4 g128 fp16, M 1 / 4 /
+-- 8: 22.35 / 22.72 / 23.07 -> 25.41 / 26.72 / 27.25 on 8; s23-call3/, cause not looked into).
 local function rows8(layer) return not layer.act_order end
 local function small_m(device, layer, rows)
   local t
   if layer.act_order and layer.weight_bits == 4 and narrow(device, layer) and short_k(layer) then
-    t = mma(rows, 64, 256, rows, 16, 128, 6)
+    t = mma(16, 64, 256, 16, 16, 128, 6) -- act-order: 16 rows at any M (rows8)
   else
     local two = rows == 8 and not layer.a8 and layer.weight_bits == 2
     t = mma(rows, 128, 256, rows, 32, 128, 4, two and 2 or 1)
@@ -382,7 +383,8 @@ return {
       -- with stream-K 30.00 / 30.62; 16-bit A with uint4 g128, bound by its decode, lost: 20.64,
       -- 20.85 / 21.22, 21.20 -> 21.68 / 21.58). Untimed on other GPUs (other N fill theirs) and K.
       -- At M <= 8 on 8 rows, as small_m's (s23-call1/: 29.10 / 29.17 / 29.34 -> 28.19 / 28.99 /
-      -- 28.90 at M 1 / 4 / 8; two CTAs per SM 27.04 / 27.57 / 29.86).
+      -- 28.90 at M 1 / 4 / 8). Two CTAs per SM read 27.04 / 27.57 / 29.86 in one round: faster at
+      -- M 1 / 4, slower at 8; not taken before a second round splits the range.
       local function w8a8_fill(rows) return w8a8_fills and whole(mma(rows, 64, 256, rows, 32, 64, 8)) end
       local rows = {}
       if mx8 then

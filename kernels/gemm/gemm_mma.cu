@@ -1,18 +1,18 @@
 // Dense quantized-weight GEMM on the mma.sync path: C[M, N] = A[M, K] * dequant(W)[N, K]^T.
 //
 // A is float16 or bfloat16 (row-major, row stride lda); W comes repacked by kernels/prep/repack.cu
-// so that each lane's B fragments of one k16 step are one contiguous run of words; the
-// dequantized B is scaled by its group (or channel) scale and zero point before the product
-// ("B side"; integer codes on warps of one m16 fragment scale their float accumulators once per
-// group instead, kScaleAcc), the float accumulators are multiplied by `out_factor` (global scale
-// and exponent bookkeeping) and the bias is added in the epilogue. 8-bit A (e4m3, int8)
-// multiplies the 8-bit codes as they are (m16n8k32), and the epilogue multiplies in A's row scale
-// and the weight's channel scale too; scales that change along K (FP8 block-wise, MXFP8:
-// gemm/kscale.cuh) multiply the float32 accumulators each time they are promoted instead. A
-// multi-stage cp.async pipeline streams A, B, scales and zero points; persistent CTAs follow
-// gemm/schedule.cuh. Warps of 8 rows (kSwapAB) run each product transposed, C^T = W A^T: the
-// weights are the MMA's m16 operand and A's 8 rows its n8 one, so a warp at M <= 8 issues half
-// the MMAs and holds half the accumulators and A registers of an m16 warp for the same weights.
+// so that each lane's B fragments of one k16 step are one contiguous run of words; the dequantized
+// B is scaled by its group (or channel) scale and zero point before the product ("B side"; integer
+// codes on warps of one row fragment, m16 or 8 rows, scale their float accumulators once per group
+// instead, kScaleAcc), the float accumulators are multiplied by `out_factor` (global scale and
+// exponent bookkeeping) and the bias is added in the epilogue. 8-bit A (e4m3, int8) multiplies the
+// 8-bit codes as they are (m16n8k32), and the epilogue multiplies in A's row scale and the weight's
+// channel scale too; scales that change along K (FP8 block-wise, MXFP8: gemm/kscale.cuh) multiply
+// the float32 accumulators each time they are promoted instead. A multi-stage cp.async pipeline
+// streams A, B, scales and zero points; persistent CTAs follow gemm/schedule.cuh. Warps of 8 rows
+// (kSwapAB) run each product transposed, C^T = W A^T: the weights are the MMA's m16 operand and A's
+// 8 rows its n8 one, so a warp at M <= 8 issues half the MMAs and holds half the accumulators and A
+// registers of an m16 warp for the same weights.
 //
 // The argument: kernels/contract/gemm_args.h (a_map unused).
 #include "gemm/dequant.cuh"
@@ -49,16 +49,16 @@ static_assert(!kOddWidth || kWN % 64 == 0, "odd weight widths need warp N to be 
 // A stage: A, the weight's codes, scales, zero points, K-group scales (gemm/kscale.cuh).
 constexpr int kKSOffset = kABytes + kBBytes + kSBytes + kZBytes;
 
-// 16-bit A and integer codes on warps of one m16 fragment whose weight scale is one per column
-// over each warp's K of a stage (groups of a multiple of warp K, or per channel): the products of
-// the codes minus their zero points accumulate per group, and the group's scales multiply them
-// into float totals when it ends (the end of every kScaleStages-th k-block, and of each segment)
-// instead of multiplying every dequantized pair (one HMUL2 per B register: 64 of the ~385
-// instructions per warp and stage of M <= 16's 16 x 128 x 256 tile, against 16 FFMA and 8
-// conversions per group). The codes times A are exact in float32, so the sums round no more than
+// 16-bit A and integer codes on warps of one row fragment (kMI == 1: m16, or 8 rows) whose weight
+// scale is one per column over each warp's K of a stage (groups of a multiple of warp K, or per
+// channel): the products of the codes minus their zero points accumulate per group, and the group's
+// scales multiply them into float totals when it ends (the end of every kScaleStages-th k-block,
+// and of each segment) instead of multiplying every dequantized pair (one HMUL2 per B register: 64
+// of the ~385 instructions per warp and stage of M <= 16's 16 x 128 x 256 tile, against 16 FFMA and
+// 8 conversions per group). The codes times A are exact in float32, so the sums round no more than
 // before. Taller warps share each dequantized pair between kMI MMAs and have no registers for a
-// second accumulator set; float codes and the expert GEMMs (MoE types) keep the B-side scale
-// until they are run with it.
+// second accumulator set; float codes and the expert GEMMs (MoE types) keep the B-side scale until
+// they are run with it.
 constexpr bool kScaleAcc = !kA8 && !kWeightFloat && kHasScale && kMI == 1 && kGroup % kWK == 0 &&
                            kGemmType == GemmType::kDense;
 constexpr int kScaleStages = kGroup >= kK ? kKB : kGroup > kBK ? kGroup / kBK : 1;

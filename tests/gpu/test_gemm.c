@@ -2,8 +2,9 @@
  * activation type x scale type x zero point, M in {1, 3, 16, 100} (and 1024 on the main path),
  * N and K that are not multiples of 64 or 128, act-order, bias, FP8 block scales, and a large
  * layer whose small-M runs split K across CTAs (stream-K); then every spec again at M <= 16 on
- * mma.sync warps of 8 rows (the products transposed, kernels/gemm/gemm_mma.cu kSwapAB), through a
- * site policy. Skipped (77) without a GPU. */
+ * mma.sync warps of 8 rows (the products transposed, kernels/gemm/gemm_mma.cu kSwapAB), blocks of
+ * 16 rows holding two of them where a table's entry reaches past M = 8, through a site policy.
+ * Skipped (77) without a GPU. */
 #include "gemm_test.h"
 #include "hum/hum_tools.h"
 #include "rt_test.h"
@@ -16,8 +17,11 @@ static const int64_t MS[] = {1, 3, 16, 100};
 static const int64_t MS_LONG[] = {1, 3, 16, 100, 1024};
 static const int64_t MS_SMALL[] = {1, 3, 16};
 
-/* A site policy's edit: the mma.sync entries up to M = 16 on blocks and warps of 8 rows. */
-#define ROWS8 "if (t.kernel == nil or t.kernel == 'mma') and e.m_max <= 16 then t.block_m, t.warp_m = 8, 8 end"
+/* A site policy's edit: the mma.sync entries up to M = 16 on warps of 8 rows, in blocks of 8 rows to
+ * M = 8 and of 16 (two such warps along M) above. */
+#define ROWS8                                                                                             \
+    "if (t.kernel == nil or t.kernel == 'mma') and e.m_max <= 16 then "                                  \
+    "t.block_m, t.warp_m = e.m_max <= 8 and 8 or 16, 8 end"
 
 /* Every spec runs once with float16 and once with bfloat16 activations ("a=" appended). */
 static const char *const SPECS[] = {

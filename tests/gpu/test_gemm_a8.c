@@ -356,6 +356,10 @@ int main(int argc, char **argv)
 #define A8_SUM "t.stream_k_sum = 'workspace'; "
 #define A8_ON(family) "if t.kernel == 'wgmma' or t.kernel == 'wgmma_ws' then t.kernel = '" family "' end"
 #define A8_NEVER "t.promote_k = layer.padded_k; "
+/* every entry up to M = 16 (mma.sync or wgmma) on mma.sync's 8-row tile, the products transposed */
+#define A8_ROWS8                                                                                          \
+    "if e.m_max <= 16 then e.tuning = policy.mma_tuning(8, 128, 256, 8, 32, 128, 4) "                 \
+    "e.tuning.stream_k_sum = 'workspace' end"
 /* wgmma_ws's 128-row e4m3 tiles with 192 rows: two promoted sets of 96 accumulators */
 #define A8_ROWS192 "if t.kernel == 'wgmma_ws' and t.block_m == 128 and t.block_k == 128 then t.block_m, t.warp_m = 192, 192 end"
 /* the M > 128 entries share the 65..128 entry's table: 256 rows in a copy of their own */
@@ -374,8 +378,8 @@ int main(int argc, char **argv)
     } passes[] = {
         {"built-in", NULL, "", ms, sizeof ms / sizeof ms[0], 0, 0, 0},
         {"small", NULL, " M <= 16", ms_small, sizeof ms_small / sizeof ms_small[0], 0, 1, 0},
-        {"rows8", "if (t.kernel == nil or t.kernel == 'mma') and e.m_max <= 16 then t.block_m, t.warp_m = 8, 8 end",
-         " M <= 16 on 8-row mma.sync warps", ms_small, sizeof ms_small / sizeof ms_small[0], 0, 1, 0},
+        {"rows8", A8_ROWS8, " M <= 16 on 8-row mma.sync warps", ms_small, sizeof ms_small / sizeof ms_small[0], 0, 0,
+         0},
         {"workspace", A8_SUM A8_ON("wgmma"), " stream-K in the workspace", ms_sk, sizeof ms_sk / sizeof ms_sk[0], 0,
          0, 0},
         {"wgmma_ws", A8_SUM A8_ON("wgmma_ws"), " wgmma_ws, stream-K in the workspace", ms_ws,

@@ -2,11 +2,12 @@
  * A with a float32 scale per row and 1 x 128 group (FP8 block-wise) or an e8m0 scale per 1 x 32
  * group (MXFP8), times e4m3 weights with float32 128 x 128 block scales (DeepSeek-style
  * weight_scale_inv), e4m3 weights with channel scales, or uint4 with group-128 scales; float16
- * and bfloat16 output; M = 1, 48, 130, 1024 (on sm_90 mma.sync, then wgmma_ws with the scales
- * staged with the codes; the built-in policy's stream-K, slices summed in the workspace, splits
- * most tiles' K: N = 1000 is 8 tiles of 128 columns); N and K not multiples of 128 (the DeepSeek
- * shape N = 7168 up to M = 130: the float64 reference's time); MXFP8's scale rows of 65 bytes
- * (K = 2064, 2080) start at every offset mod 4, which the staged copies' windows cover.
+ * and bfloat16 output; M = 1, 7, 48, 130, 1024 (on sm_90 mma.sync, on 8-row warps to M = 8,
+ * then wgmma_ws with the scales staged with the codes; the built-in policy's stream-K, slices
+ * summed in the workspace, splits most tiles' K: N = 1000 is 8 tiles of 128 columns); N and K not
+ * multiples of 128 (the DeepSeek shape N = 7168 up to M = 130: the float64 reference's time);
+ * MXFP8's scale rows of 65 bytes (K = 2064, 2080) start at every offset mod 4, which the staged
+ * copies' windows cover.
  * Two feeds of A:
  *   host    the host's e4m3 codes with their scales (hum_layer_options.activation_group), random
  *           codes and scales (powers of two for e8m0);
@@ -195,7 +196,7 @@ int main(void)
         {"n=1024,k=1024,w=e4m3,scale=float32,a=mxfp8,out=float16", 1, 32},
         {"n=1000,k=2064,w=uint4,group=128,scale=float32,a=e4m3,ascale=group128,out=bfloat16", 0, 128},
     };
-    static const int64_t ms[] = {1, 48, 130, 1024};
+    static const int64_t ms[] = {1, 7, 48, 130, 1024};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         hum_layer_spec s;
         hum_standard_weight w;
