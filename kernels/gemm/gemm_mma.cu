@@ -81,6 +81,11 @@ HUM_DEV constexpr int col_slot(int j, int e)
 {
     return 2 * j + (kSwapAB ? e / 2 : e % 2);
 }
+// The accumulator e of a fragment at row slot i and column slot j: row_slot's and col_slot's inverse.
+HUM_DEV constexpr int slot_e(int i, int j)
+{
+    return kSwapAB ? 2 * (j % 2) + i % 2 : 2 * (i % 2) + j % 2;
+}
 HUM_DEV int slot_row(int i, int lane)
 {
     return kSwapAB ? 2 * (lane & 3) + i % 2 : i / 2 * 16 + (lane >> 2) + 8 * (i % 2);
@@ -357,78 +362,63 @@ HUM_DEV bool period_end(int kb, bool last)
         return promote_at(kb, last);
 }
 
+// Output value of accumulator `a` at column col of a row whose factor is f: the column's scale,
+// and the bias on the first slice of the tile.
+HUM_DEV float c_value(const hum_gemm_args &args, int expert, int col, float a, float f, bool first)
+{
+    float v = a * f * col_scale(args, expert, col);
+    if (kBias && first)
+        v += bias_of(args, expert, col, first);
+    return v;
+}
+
 // Writes (first slice) or adds (later stream-K slices) the warp's accumulators to the rows of C
-// of block blk (gemm/rows.cuh).
+// of block blk (gemm/rows.cuh): m16 warps two adjacent columns of a row at once; 8-row warps
+// (kSwapAB), whose accumulators hold no two adjacent columns of one row, each value alone.
 HUM_DEV void write_c(const hum_gemm_args &args, const Block &blk, int n0, int wm, int wn, int lane, bool first,
                      const float (&acc)[kMI][kAccJ][4])
 {
-    if constexpr (kSwapAB) {
-        // each accumulator its own row and column: 16-bit stores
 #pragma unroll
-        for (int i = 0; i < 2; ++i) {
-            const int r = wm * kWM + slot_row(i, lane);
-            const i64 row = c_row(args, blk, r);
-            if (row < 0)
+    for (int i = 0; i < 2 * kMI; ++i) {
+        const int r = wm * kWM + slot_row(i, lane);
+        const i64 row = c_row(args, blk, r);
+        if (row < 0)
+            continue;
+        const float f = block_row_factor(args, blk, row_table(), r);
+#pragma unroll
+        for (int j = 0; j < 2 * kAccJ; j += kSwapAB ? 1 : 2) {
+            const int col = n0 + wn * kWN + slot_col(j, lane);
+            if (col >= kNReal)
                 continue;
-            const float f = block_row_factor(args, blk, row_table(), r);
-#pragma unroll
-            for (int j = 0; j < 2 * kAccJ; ++j) {
-                const int col = n0 + wn * kWN + slot_col(j, lane);
-                if (col >= kNReal)
-                    continue;
-                float v = acc[0][j / 2][2 * (j % 2) + i] * f * col_scale(args, blk.expert, col);
-                if (kBias && first)
-                    v += bias_of(args, blk.expert, col, first);
-                u16 *dst = static_cast<u16 *>(args.c) + row * args.ldc + col;
+            u16 *dst = static_cast<u16 *>(args.c) + row * args.ldc + col;
+            float v0 = c_value(args, blk.expert, col, acc[i / 2][j / 2][slot_e(i, j)], f, first);
+            if constexpr (kSwapAB) {
                 if (!first)
-                    v += to_float<kBF16>(ld_l2_16(dst));
-                dst[0] = pack1<kBF16>(v);
-            }
-        }
-        return;
-    }
-    const int g = lane >> 2, t = lane & 3;
-#pragma unroll
-    for (int mi = 0; mi < kMI; ++mi)
-#pragma unroll
-        for (int half = 0; half < 2; ++half) {
-            const int r = wm * kWM + mi * 16 + g + 8 * half;
-            const i64 row = c_row(args, blk, r);
-            if (row < 0)
+                    v0 += to_float<kBF16>(ld_l2_16(dst));
+                dst[0] = pack1<kBF16>(v0);
                 continue;
-            const float f = block_row_factor(args, blk, row_table(), r);
-#pragma unroll
-            for (int nj = 0; nj < kNJ; ++nj) {
-                const int col = n0 + wn * kWN + nj * 8 + 2 * t;
-                if (col >= kNReal)
-                    continue;
-                float v0 = acc[mi][nj][2 * half] * f * col_scale(args, blk.expert, col);
-                float v1 = acc[mi][nj][2 * half + 1] * f * col_scale(args, blk.expert, col + 1);
-                if (kBias && first) {
-                    v0 += bias_of(args, blk.expert, col, first);
-                    v1 += bias_of(args, blk.expert, col + 1, first);
+            }
+            float v1 = c_value(args, blk.expert, col + 1, acc[i / 2][j / 2][slot_e(i, j + 1)], f, first);
+            if constexpr (kNReal % 2 == 0) {
+                if (!first) {
+                    const u32 old = ld_l2_32(dst);
+                    v0 += to_float<kBF16>(static_cast<u16>(old & 0xFFFFu));
+                    v1 += to_float<kBF16>(static_cast<u16>(old >> 16));
                 }
-                u16 *dst = static_cast<u16 *>(args.c) + row * args.ldc + col;
-                if constexpr (kNReal % 2 == 0) {
-                    if (!first) {
-                        const u32 old = ld_l2_32(dst);
-                        v0 += to_float<kBF16>(static_cast<u16>(old & 0xFFFFu));
-                        v1 += to_float<kBF16>(static_cast<u16>(old >> 16));
-                    }
-                    *reinterpret_cast<u32 *>(dst) = pack2<kBF16>(v0, v1);
-                } else {
-                    const bool two = col + 1 < kNReal;
-                    if (!first) {
-                        v0 += to_float<kBF16>(ld_l2_16(dst));
-                        if (two)
-                            v1 += to_float<kBF16>(ld_l2_16(dst + 1));
-                    }
-                    dst[0] = pack1<kBF16>(v0);
+                *reinterpret_cast<u32 *>(dst) = pack2<kBF16>(v0, v1);
+            } else {
+                const bool two = col + 1 < kNReal;
+                if (!first) {
+                    v0 += to_float<kBF16>(ld_l2_16(dst));
                     if (two)
-                        dst[1] = pack1<kBF16>(v1);
+                        v1 += to_float<kBF16>(ld_l2_16(dst + 1));
                 }
+                dst[0] = pack1<kBF16>(v0);
+                if (two)
+                    dst[1] = pack1<kBF16>(v1);
             }
         }
+    }
 }
 
 HUM_DEV void epilogue(const hum_gemm_args &args, const Rows &rows, const Schedule &sch, int tile, u8 *smem, int tid,
