@@ -10,7 +10,9 @@
  * run again under a site policy of block M that is not a power of two or is 8 (8, 48 .. 176:
  * wgmma instructions of N 8, 48, 80, 96 and 112, tests/support/wgmma_test.h), and with an e4m3 8-bit A case
  * on the warp-specialised family (wgmma_ws: its producer gathers A's rows) over the wgmma test
- * policy's six tiles, 16 x 256 x 128 to 256 x 128 x 64. HUM_TEST_EXPERT_GEMM=ws runs only the
+ * policy's six tiles, 16 x 256 x 128 to 256 x 128 x 64. The small, Qwen and 8-bit A cases run
+ * again with every entry up to 16 rows per expert on 8-row mma.sync warps (EXPERT_ROWS8).
+ * HUM_TEST_EXPERT_GEMM=ws runs only the
  * bfloat16 small case on the built-in policy and the wgmma_ws runs (a short device call);
  * HUM_TEST_EXPERT_GEMM=policy only the cases on the runtime's own policies (a site policy under
  * test, HUM_POLICY_PATH), without the two sm_90 test policies' runs. 8-bit A
@@ -31,6 +33,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A site policy's edit: every entry up to 16 rows per expert (wgmma ones too) on mma.sync warps of
+ * 8 rows, the products transposed, whole tiles two per SM: blocks of 8 rows to 8 rows per expert
+ * and of 16 (two such warps along M, an expert of 9..16 rows in one block) above. */
+#define EXPERT_ROWS8                                                                                      \
+    "if e.m_max <= 16 then e.tuning = policy.mma_tuning(e.m_max <= 8 and 8 or 16, 128, 256, 8, 32, 128, 4, 2) " \
+    "e.tuning.stream_k = false end"
 
 typedef struct expert_case {
     const char *name;
@@ -635,6 +644,21 @@ int main(void)
             hum_runtime_destroy(ws);
         }
         rt_rmtree(dir);
+    }
+    if (!ws_only && !policy_only) {
+        char dir[512];
+        hum_runtime *rows8 = gemm_test_site_runtime(EXPERT_ROWS8, dir, sizeof dir);
+        if (QUANT_CHECK(rows8 != NULL, "the 8-row runtime")) {
+            small_cases(rows8, &rng, HUM_DTYPE_FLOAT16);
+            small_cases(rows8, &rng, HUM_DTYPE_BFLOAT16);
+            qwen_case(rows8, &rng);
+            a8_case(rows8, &rng, E4, E4, 0, BF, 0, sm);
+            a8_case(rows8, &rng, HUM_DTYPE_INT8, HUM_DTYPE_UINT8, 0, BF, 0, sm);
+            a8_case(rows8, &rng, E4, E4, 0, BF, 32, sm);
+            a8_case(rows8, &rng, E4, HUM_DTYPE_UINT4, 128, BF, 32, sm);
+            hum_runtime_destroy(rows8);
+            rt_rmtree(dir);
+        }
     }
     if (test_policies && !ws_only) {
         char dir[512];

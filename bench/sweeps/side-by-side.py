@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""hum and Humming timed in one process, round after round, the order flipped every round, so that
+the clock's drift over a call (the M = 8192 cells swing 10-15 % between calls: bench/NOTES.md,
+sessions 16 and 23) falls on both alike. hum through its Python binding (rt.layer_from_spec, the
+layer's output passed in), Humming through tools-shared/bench-humming.py's own humming_rows; both
+timed by that script's `timed` (one direct call, a CUDA graph of one call, L2 flushed before each
+replay, median), hum bench's protocol.
+
+Then the floor of that protocol at M = 1: a kernel that only reads B bytes (a Triton XOR-reduce over
+int32 words, the best of several grids), and an empty one, timed the same way: what reading a
+layer's weights costs before any GEMM work.
+
+Usage (device machine, a Release build, HUM_LIBRARY and PYTHONPATH set as bench/sweeps/py.sh does,
+Humming's wheel on PYTHONPATH): side-by-side.py --out FILE.json [--rounds 3] [--only NAME,...]
+"""
+import argparse, importlib.util, json, os, sys
+import torch, triton, triton.language as tl
+import hum
+
+here = os.path.dirname(os.path.abspath(__file__))
+spec = importlib.util.spec_from_file_location(
+    "bench_humming", os.path.join(here, "..", "..", "tools-shared", "bench-humming.py"))
+bh = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(bh)
+
+# name: (hum SPEC, humming_rows' arguments after name: n, k, a, b, c, bs, gs, keywords), M values
+CASES = {
+    "w8ch": ("n=8192,k=8192,w=uint8,a=float16", (8192, 8192, "float16", "uint8", "float16", "float16", 0, {}),
+             [8192]),
+    "w2ch": ("n=8192,k=8192,w=uint2,a=float16", (8192, 8192, "float16", "uint2", "float16", "float16", 0, {}),
+             [8192]),
+    "w4g128": ("n=8192,k=8192,w=uint4,a=float16,group=128",
+               (8192, 8192, "float16", "uint4", "float16", "float16", 128, {}), [8192]),
+    "llama-4096x14336": ("n=4096,k=14336,w=uint4,a=float16,group=128",
+                         (4096, 14336, "float16", "uint4", "float16", "float16", 128, {}), [1, 128]),
+    "w4a8mx": ("n=8192,k=8192,w=e2m1,a=e4m3,group=32,scale=e8m0,out=bfloat16",
+               (8192, 8192, "float8e4m3", "float4e2m1", "bfloat16", "float8e8m0", 32, {}), [256, 1024, 8192]),
+    "w8a8": ("n=8192,k=8192,w=e4m3,a=e4m3", (8192, 8192, "float8e4m3", "float8e4m3", "float16", "float16", 0, {}),
+             [1024, 8192]),
+}
+
+
+def hum_rows(rt, name, layer_spec, ms):
+    layer = rt.layer_from_spec(layer_spec, seed=1)
+    rows = []
+    for m in ms:
+        # 16-bit x of the output's type (a layer of 8-bit A quantizes it), C allocated once
+        x = torch.randn((m, layer.k), dtype=getattr(torch, layer.output), device="cuda:0")
+        y = layer(x)
+        us, g = bh.timed(lambda: layer(x, out=y))
+        rows.append({"impl": "hum", "case": name, "m": m, "us": us * 1e3, "graph": g})
+        print(json.dumps(rows[-1]), flush=True)
+    layer.close()
+    return rows
+
+
+@triton.jit
+def _read(x_ptr, out_ptr, BLOCK: tl.constexpr, ITERS: tl.constexpr):
+    pid = tl.program_id(0)
+    acc = tl.zeros([BLOCK], dtype=tl.int32)
+    for i in range(ITERS):
+        acc ^= tl.load(x_ptr + (pid * ITERS + i) * BLOCK + tl.arange(0, BLOCK))
+    tl.store(out_ptr + pid * BLOCK + tl.arange(0, BLOCK), acc)
+
+
+@triton.jit
+def _empty(out_ptr):
+    pass
+
+
+def floor_rows(sizes):
+    rows = []
+    out = torch.empty(1 << 24, dtype=torch.int32, device="cuda:0")
+    us, g = bh.timed(lambda: _empty[(132,)](out))
+    rows.append({"impl": "floor", "case": "empty kernel", "bytes": 0, "us": us * 1e3, "graph": g})
+    print(json.dumps(rows[-1]), flush=True)
+    for size in sizes:
+        x = torch.randint(-2**31, 2**31 - 1, (size // 4,), dtype=torch.int32, device="cuda:0")
+        best = None
+        for block in (1024, 2048, 4096):
+            for programs in (132, 264, 528, 1056, 2112):
+                if (size // 4) % (block * programs):
+                    continue
+                iters = size // 4 // (block * programs)
+                us, g = bh.timed(lambda: _read[(programs,)](x, out, BLOCK=block, ITERS=iters, num_warps=8))
+                r = {"impl": "floor", "case": "read", "bytes": size, "us": us * 1e3, "graph": g,
+                     "block": block, "programs": programs}
+                print(json.dumps(r), flush=True)
+                if best is None or r["us"] < best["us"]:
+                    best = r
+        best = dict(best, case="read, best grid", gbps=size / best["us"] / 1e3)
+        rows.append(best)
+        print(json.dumps(best), flush=True)
+    return rows
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--out", required=True)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--only", default="")
+    p.add_argument("--floor", default="8388608,33554432")
+    args = p.parse_args()
+    names = [n for n in CASES if not args.only or n in args.only.split(",")]
+    rows = []
+    save = lambda: json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__,
+                              "hum": hum.version(), "rows": rows}, open(args.out, "w"), indent=1)
+    if args.floor:
+        rows += floor_rows([int(s) for s in args.floor.split(",")])
+        save()
+    rt = hum.Runtime()
+    for r in range(args.rounds):
+        for name in names:
+            layer_spec, (n, k, a, b, c, bs, gs, kw), ms = CASES[name]
+            steps = [lambda: hum_rows(rt, name, layer_spec, ms),
+                     lambda: bh.humming_rows(name, n, k, a, b, c, bs, gs, ms, **kw)]
+            for step in steps if r % 2 == 0 else steps[::-1]:
+                try:
+                    got = step()
+                except Exception as e:  # one side failing leaves the other's rows
+                    print("%s: %s" % (name, e), file=sys.stderr, flush=True)
+                    continue
+                for row in got:
+                    row["round"] = r
+                rows += got
+                save()
+    rt.close()
+
+
+if __name__ == "__main__":
+    main()
