@@ -78,7 +78,7 @@ def floor_rows(sizes):
         x = torch.randint(-2**31, 2**31 - 1, (size // 4,), dtype=torch.int32, device="cuda:0")
         best = None
         for block in (1024, 2048, 4096):
-            for programs in (132, 264, 528, 1056, 2112):
+            for programs in (128, 256, 512, 1024, 2048):
                 if (size // 4) % (block * programs):
                     continue
                 iters = size // 4 // (block * programs)
