@@ -57,7 +57,7 @@ local function small_m(device, layer, rows)
   if layer.act_order and layer.weight_bits == 4 and narrow(device, layer) and short_k(layer) then
     t = mma(16, 64, 256, 16, 16, 128, 6) -- act-order: 16 rows at any M (rows8)
   else
-    local two = rows == 8 and not layer.a8 and layer.weight_bits <= 2
+    local two = rows == 8 and not layer.a8 and layer.weight_bits and layer.weight_bits <= 2
     t = mma(rows, 128, 256, rows, 32, 128, 4, two and 2 or 1)
   end
   t.stream_k_sum = "workspace"
