@@ -26,13 +26,13 @@ spec.loader.exec_module(bh)
 # name: (hum SPEC, humming_rows' arguments after name: n, k, a, b, c, bs, gs, keywords), M values
 CASES = {
     "w8ch": ("n=8192,k=8192,w=uint8,a=float16", (8192, 8192, "float16", "uint8", "float16", "float16", 0, {}),
-             [8192]),
+             [512, 2048, 8192]),
     "w2ch": ("n=8192,k=8192,w=uint2,a=float16", (8192, 8192, "float16", "uint2", "float16", "float16", 0, {}),
-             [8192]),
+             [512, 2048, 8192]),
     "w4g128": ("n=8192,k=8192,w=uint4,a=float16,group=128",
                (8192, 8192, "float16", "uint4", "float16", "float16", 128, {}), [8192]),
     "llama-4096x14336": ("n=4096,k=14336,w=uint4,a=float16,group=128",
-                         (4096, 14336, "float16", "uint4", "float16", "float16", 128, {}), [1, 128]),
+                         (4096, 14336, "float16", "uint4", "float16", "float16", 128, {}), [128]),
     "w4a8mx": ("n=8192,k=8192,w=e2m1,a=e4m3,group=32,scale=e8m0,out=bfloat16",
                (8192, 8192, "float8e4m3", "float4e2m1", "bfloat16", "float8e8m0", 32, {}), [256, 1024, 8192]),
     "w8a8": ("n=8192,k=8192,w=e4m3,a=e4m3", (8192, 8192, "float8e4m3", "float8e4m3", "float16", "float16", 0, {}),
@@ -40,7 +40,7 @@ CASES = {
 }
 
 
-def hum_rows(rt, name, layer_spec, ms):
+def hum_rows(rt, impl, name, layer_spec, ms):
     layer = rt.layer_from_spec(layer_spec, seed=1)
     rows = []
     for m in ms:
@@ -48,7 +48,7 @@ def hum_rows(rt, name, layer_spec, ms):
         x = torch.randn((m, layer.k), dtype=getattr(torch, layer.output), device="cuda:0")
         y = layer(x)
         us, g = bh.timed(lambda: layer(x, out=y))
-        rows.append({"impl": "hum", "case": name, "m": m, "us": us * 1e3, "graph": g})
+        rows.append({"impl": impl, "case": name, "m": m, "us": us * 1e3, "graph": g})
         print(json.dumps(rows[-1]), flush=True)
     layer.close()
     return rows
@@ -100,6 +100,9 @@ def main():
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--only", default="")
     p.add_argument("--floor", default="8388608,33554432")
+    p.add_argument("--hum", action="append", default=[],
+                   help="NAME=CONFIG[:CASE+CASE]: hum again under a deployment config (a site policy), "
+                        "timed as impl hum-NAME beside the built-in, on the cases named (default all)")
     args = p.parse_args()
     names = [n for n in CASES if not args.only or n in args.only.split(",")]
     rows = []
@@ -108,12 +111,17 @@ def main():
     if args.floor:
         rows += floor_rows([int(s) for s in args.floor.split(",")])
         save()
-    rt = hum.Runtime()
+    runtimes = [("hum", hum.Runtime(), None)]
+    for h in args.hum:
+        label, rest = h.split("=", 1)
+        config, _, only = rest.partition(":")
+        runtimes.append(("hum-" + label, hum.Runtime(config=config), only.split("+") if only else None))
     for r in range(args.rounds):
         for name in names:
             layer_spec, (n, k, a, b, c, bs, gs, kw), ms = CASES[name]
-            steps = [lambda: hum_rows(rt, name, layer_spec, ms),
-                     lambda: bh.humming_rows(name, n, k, a, b, c, bs, gs, ms, **kw)]
+            steps = [lambda rt=rt, impl=impl: hum_rows(rt, impl, name, layer_spec, ms)
+                     for impl, rt, only in runtimes if only is None or name in only]
+            steps.append(lambda: bh.humming_rows(name, n, k, a, b, c, bs, gs, ms, **kw))
             for step in steps if r % 2 == 0 else steps[::-1]:
                 try:
                     got = step()
@@ -124,7 +132,8 @@ def main():
                     row["round"] = r
                 rows += got
                 save()
-    rt.close()
+    for _, rt, _ in runtimes:
+        rt.close()
 
 
 if __name__ == "__main__":
