@@ -2,7 +2,7 @@
 """hum and Humming timed in one process, round after round, the order flipped every round, so that
 the clock's drift over a call (the M = 8192 cells swing 10-15 % between calls: bench/NOTES.md,
 sessions 16 and 23) falls on both alike. hum through its Python binding (rt.layer_from_spec, the
-layer's output passed in), Humming through tools-shared/bench-humming.py's own humming_rows; both
+layer's output and a workspace for the largest M passed in), Humming through tools-shared/bench-humming.py's own humming_rows; both
 timed by that script's `timed` (one direct call, a CUDA graph of one call, L2 flushed before each
 replay, median), hum bench's protocol.
 
@@ -42,14 +42,18 @@ CASES = {
 
 def hum_rows(rt, impl, name, layer_spec, ms):
     layer = rt.layer_from_spec(layer_spec, seed=1)
+    # a workspace for every M in one pass, as hum bench's: the layer's own holds the rows of 16
+    # MiB of 16-bit A (1024 at K = 8192), and 8-bit A above that runs in chunks (hum.h)
+    ws = rt.workspace([layer], max_m=max(ms))
     rows = []
     for m in ms:
         # 16-bit x of the output's type (a layer of 8-bit A quantizes it), C allocated once
         x = torch.randn((m, layer.k), dtype=getattr(torch, layer.output), device="cuda:0")
-        y = layer(x)
-        us, g = bh.timed(lambda: layer(x, out=y))
+        y = layer(x, workspace=ws)
+        us, g = bh.timed(lambda: layer(x, out=y, workspace=ws))
         rows.append({"impl": impl, "case": name, "m": m, "us": us * 1e3, "graph": g})
         print(json.dumps(rows[-1]), flush=True)
+    ws.close()
     layer.close()
     return rows
 
