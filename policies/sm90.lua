@@ -49,8 +49,9 @@ local function short_k(layer) return layer.padded_k <= 4096 end
 -- with two (uint4 g128 20.94 / 21.02 / 21.12, 4096 x 4096 13.60, uint8 30.43 / 30.11 / 30.30).
 -- 1-bit codes gain as much (session 24, bench/results/H200-2026-12-04/s24-call1/, two rounds,
 -- uint1 channel 8192 x 8192, M 1 / 2 / 4 / 8: 17.73 / 17.78 / 17.89 / 17.95 and 17.86 / 17.90 /
--- 17.94 / 18.08 -> 16.42 / 16.56 / 16.59 / 16.75 and 16.16 / 16.38 / 16.50 / 16.70). Act-order layers keep 16 rows (8192 x 8192 uint4 g128 fp16, M 1 / 4 /
--- 8: 22.35 / 22.72 / 23.07 -> 25.41 / 26.72 / 27.25 on 8; s23-call3/, cause not looked into).
+-- 17.94 / 18.08 -> 16.42 / 16.56 / 16.59 / 16.75 and 16.16 / 16.38 / 16.50 / 16.70). Act-order
+-- layers keep 16 rows (8192 x 8192 uint4 g128 fp16, M 1 / 4 / 8: 22.35 / 22.72 / 23.07 -> 25.41 /
+-- 26.72 / 27.25 on 8; s23-call3/, cause not looked into).
 local function rows8(layer) return not layer.act_order end
 local function small_m(device, layer, rows)
   local t
@@ -193,8 +194,9 @@ return {
       -- H200-2026-12-04/s24-call1/, Qwen3-30B-A3B's MoE layer, E = 128, top-k 8, whole layer,
       -- two rounds, µs at M = 1 / 8: uint8 weights 36.18, 36.24 / 95.39, 102.22 -> 32.62, 32.53 /
       -- 90.35, 98.82; uint4 g128 under moe.activation = mxfp8 42.69, 42.80 / 139.26, 119.81 ->
-      -- 40.32, 40.26 / 124.22, 124.58). 16 rows per expert keep 16-row warps (two blocks of 8
-      -- rows lost on dense layers at M = 16).
+      -- 40.32, 40.26 / 124.22, 124.58; e4m3 and int8 weights with 8-bit A untimed). 16 rows per
+      -- expert keep 16-row warps (two blocks of 8 rows lost on dense layers at M = 16), and so do
+      -- act-order experts (rows8: 8 rows lost on dense act-order layers).
       local small8 = whole(mma(8, 128, 256, 8, 32, 128, 4, 2))
       local ws = w and not plain -- the warp-specialised tiles timed on 16-bit A and 4-bit weights
       local one = whole(tile("wgmma_ws", 8, 128, 256, 32, 3, 3))
@@ -204,7 +206,7 @@ return {
           or mma(128, 256, 128, 64, 64, 128, 4)
       end
       return ranges({
-        { 1, ws and one or small8 },
+        { 1, ws and one or rows8(layer) and small8 or small },
         { 16, ws and whole(tile("wgmma_ws", 16, 256, 128, 64, 4, 2)) or small },
         { 32, w and wg("wgmma", 32, 128, 256, 5) or mma(32, 128, 256, 32, 32, 64, 4) },
         -- 33..64 rows, plain: c6, 96-row tiles two per SM (moe/gateup-c6.txt, down-c6.txt: M = 1024

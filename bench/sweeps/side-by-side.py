@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
 """hum and Humming timed in one process, round after round, the order flipped every round, so that
 the clock's drift over a call (the M = 8192 cells swing 10-15 % between calls: bench/NOTES.md,
-sessions 16 and 23) falls on both alike. hum through its Python binding (rt.layer_from_spec, the
-layer's output and a workspace for the largest M passed in), Humming through tools-shared/bench-humming.py's own humming_rows; both
-timed by that script's `timed` (one direct call, a CUDA graph of one call, L2 flushed before each
-replay, median), hum bench's protocol.
+sessions 16 and 23) falls on both alike. hum through its Python binding (rt.layer_from_spec, made
+once per runtime and case; the output and a workspace for the largest M passed in), Humming
+through tools-shared/bench-humming.py's own humming_rows; both timed by that script's `timed` (one
+direct call, a CUDA graph of one call, L2 flushed before each replay, median), hum bench's protocol.
+
+8-bit activations: hum's rows quantize the 16-bit x inside the timed call (as hum bench and issue
+9's bar count them); humming_rows quantizes before it (may_process_input), so its rows leave the
+quantizer out. For like against like, hum's layers of per-token 8-bit A are timed a second time on
+x it already quantized (impl NAME-q: e4m3 codes and their float32 scales, x_scale).
 
 Then the floor of that protocol at M = 1: a kernel that only reads B bytes (a Triton XOR-reduce over
 int32 words, the best of several grids), and an empty one, timed the same way: what reading a
@@ -12,6 +17,7 @@ layer's weights costs before any GEMM work.
 
 Usage (device machine, a Release build, HUM_LIBRARY and PYTHONPATH set as bench/sweeps/py.sh does,
 Humming's wheel on PYTHONPATH): side-by-side.py --out FILE.json [--rounds 3] [--only NAME,...]
+[--hum NAME=CONFIG[:CASE+CASE] ...] [--floor BYTES,... | --floor '']
 """
 import argparse, importlib.util, json, os, sys
 import torch, triton, triton.language as tl
@@ -40,21 +46,31 @@ CASES = {
 }
 
 
-def hum_rows(rt, impl, name, layer_spec, ms):
-    layer = rt.layer_from_spec(layer_spec, seed=1)
-    # a workspace for every M in one pass, as hum bench's: the layer's own holds the rows of 16
-    # MiB of 16-bit A (1024 at K = 8192), and 8-bit A above that runs in chunks (hum.h)
-    ws = rt.workspace([layer], max_m=max(ms))
+def hum_rows(made, rt, impl, name, layer_spec, ms):
+    """Times the case's layer (made on the first call, kept in `made`) at each M."""
+    if (impl, name) not in made:
+        layer = rt.layer_from_spec(layer_spec, seed=1)
+        # a workspace for every M in one pass, as hum bench's: the layer's own holds the rows of 16
+        # MiB of 16-bit A (1024 at K = 8192), and 16-bit x of 8-bit layers above that runs in chunks
+        made[impl, name] = (layer, rt.workspace([layer], max_m=max(ms)))
+    layer, ws = made[impl, name]
+    per_token = layer.activation == "float8_e4m3fn" and layer.activation_group == 0 and \
+        layer.info["activation_scale"] == "token"
     rows = []
     for m in ms:
         # 16-bit x of the output's type (a layer of 8-bit A quantizes it), C allocated once
         x = torch.randn((m, layer.k), dtype=getattr(torch, layer.output), device="cuda:0")
         y = layer(x, workspace=ws)
-        us, g = bh.timed(lambda: layer(x, out=y, workspace=ws))
-        rows.append({"impl": impl, "case": name, "m": m, "us": us * 1e3, "graph": g})
-        print(json.dumps(rows[-1]), flush=True)
-    ws.close()
-    layer.close()
+        runs = [(impl, lambda: layer(x, out=y, workspace=ws))]
+        if per_token:
+            scale = (x.float().abs().amax(dim=1) / 448).clamp(min=1e-12)
+            q = (x.float() / scale[:, None]).clamp(-448, 448).to(torch.float8_e4m3fn)
+            layer(q, out=y, workspace=ws, x_scale=scale)
+            runs.append((impl + "-q", lambda: layer(q, out=y, workspace=ws, x_scale=scale)))
+        for label, fn in runs:
+            us, g = bh.timed(fn)
+            rows.append({"impl": label, "case": name, "m": m, "us": us * 1e3, "graph": g})
+            print(json.dumps(rows[-1]), flush=True)
     return rows
 
 
@@ -92,6 +108,10 @@ def floor_rows(sizes):
                 print(json.dumps(r), flush=True)
                 if best is None or r["us"] < best["us"]:
                     best = r
+        if best is None:
+            print("floor: no grid of 128 .. 2048 programs x 1024 .. 4096 words divides %d bytes" % size,
+                  file=sys.stderr, flush=True)
+            continue
         best = dict(best, case="read, best grid", gbps=size / best["us"] / 1e3)
         rows.append(best)
         print(json.dumps(best), flush=True)
@@ -120,10 +140,11 @@ def main():
         label, rest = h.split("=", 1)
         config, _, only = rest.partition(":")
         runtimes.append(("hum-" + label, hum.Runtime(config=config), only.split("+") if only else None))
+    made = {}  # (impl, case): (layer, workspace)
     for r in range(args.rounds):
         for name in names:
             layer_spec, (n, k, a, b, c, bs, gs, kw), ms = CASES[name]
-            steps = [lambda rt=rt, impl=impl: hum_rows(rt, impl, name, layer_spec, ms)
+            steps = [lambda rt=rt, impl=impl: hum_rows(made, rt, impl, name, layer_spec, ms)
                      for impl, rt, only in runtimes if only is None or name in only]
             steps.append(lambda: bh.humming_rows(name, n, k, a, b, c, bs, gs, ms, **kw))
             for step in steps if r % 2 == 0 else steps[::-1]:
@@ -136,6 +157,9 @@ def main():
                     row["round"] = r
                 rows += got
                 save()
+    for layer, ws in made.values():
+        ws.close()
+        layer.close()
     for _, rt, _ in runtimes:
         rt.close()
 
