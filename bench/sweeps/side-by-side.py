@@ -15,9 +15,14 @@ Then the floor of that protocol at M = 1: a kernel that only reads B bytes (a Tr
 int32 words, the best of several grids), and an empty one, timed the same way: what reading a
 layer's weights costs before any GEMM work.
 
+With --ncu nothing is timed: each run is one call inside the NVTX range "ncu", for
+`ncu --nvtx --nvtx-include ncu/ ... side-by-side.py --ncu --impl hum|humming --only CASE --m M`
+(Humming's first, untimed call stays outside it).
+
 Usage (device machine, a Release build, HUM_LIBRARY and PYTHONPATH set as bench/sweeps/py.sh does,
 Humming's wheel on PYTHONPATH): side-by-side.py --out FILE.json [--rounds 3] [--only NAME,...]
-[--hum NAME=CONFIG[:CASE+CASE] ...] [--floor BYTES,... | --floor '']
+[--m M,...] [--impl hum|humming] [--hum NAME=CONFIG[:CASE+CASE] ...] [--floor BYTES,... | --floor '']
+[--ncu]
 """
 import argparse, importlib.util, json, os, sys
 import torch, triton, triton.language as tl
@@ -88,6 +93,16 @@ def _empty(out_ptr):
     pass
 
 
+def ncu_once(fn, graph=True):
+    """bench-humming.py's `timed` for --ncu: one call of fn inside the NVTX range "ncu"."""
+    torch.cuda.synchronize()
+    torch.cuda.nvtx.range_push("ncu")
+    fn()
+    torch.cuda.synchronize()
+    torch.cuda.nvtx.range_pop()
+    return float("nan"), False
+
+
 def floor_rows(sizes):
     rows = []
     out = torch.empty(1 << 24, dtype=torch.int32, device="cuda:0")
@@ -127,7 +142,13 @@ def main():
     p.add_argument("--hum", action="append", default=[],
                    help="NAME=CONFIG[:CASE+CASE]: hum again under a deployment config (a site policy), "
                         "timed as impl hum-NAME beside the built-in, on the cases named (default all)")
+    p.add_argument("--m", default="", help="M values for every case named (default: each case's own)")
+    p.add_argument("--impl", choices=("hum", "humming"), help="one side only")
+    p.add_argument("--ncu", action="store_true", help="one call per run inside NVTX range ncu, no timing")
     args = p.parse_args()
+    if args.ncu:
+        bh.timed = ncu_once
+    own_ms = [int(m) for m in args.m.split(",")] if args.m else None
     names = [n for n in CASES if not args.only or n in args.only.split(",")]
     rows = []
     save = lambda: json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__,
@@ -144,9 +165,11 @@ def main():
     for r in range(args.rounds):
         for name in names:
             layer_spec, (n, k, a, b, c, bs, gs, kw), ms = CASES[name]
+            ms = own_ms or ms
             steps = [lambda rt=rt, impl=impl: hum_rows(made, rt, impl, name, layer_spec, ms)
-                     for impl, rt, only in runtimes if only is None or name in only]
-            steps.append(lambda: bh.humming_rows(name, n, k, a, b, c, bs, gs, ms, **kw))
+                     for impl, rt, only in runtimes if (only is None or name in only) and args.impl != "humming"]
+            if args.impl != "hum":
+                steps.append(lambda: bh.humming_rows(name, n, k, a, b, c, bs, gs, ms, **kw))
             for step in steps if r % 2 == 0 else steps[::-1]:
                 try:
                     got = step()
