@@ -12,8 +12,8 @@
  * on the warp-specialised family (wgmma_ws: its producer gathers A's rows) over the wgmma test
  * policy's six tiles, 16 x 256 x 128 to 256 x 128 x 64. The small, Qwen and 8-bit A cases run
  * again with every entry up to 16 rows per expert on 8-row mma.sync warps (EXPERT_ROWS8).
- * HUM_TEST_EXPERT_GEMM=ws runs only the
- * bfloat16 small case on the built-in policy and the wgmma_ws runs (a short device call);
+ * HUM_TEST_EXPERT_GEMM=ws runs only the bfloat16 small case on the built-in policy and the
+ * wgmma_ws runs (a short device call);
  * HUM_TEST_EXPERT_GEMM=policy only the cases on the runtime's own policies (a site policy under
  * test, HUM_POLICY_PATH), without the two sm_90 test policies' runs. 8-bit A
  * (e4m3 x e4m3 weights from sm_89, int8 x uint8 from sm_80, W4A8 uint4 x e4m3; channel scales that

@@ -108,7 +108,8 @@ int main(void)
         if (!use)
             continue;
         /* the cases print the same names in both passes: a header tells their lines apart */
-        printf("%s\n", pass ? "8-row warps (site policy ROWS8), M 1 / 3 / 16:" : "built-in policy, M 1 / 3 / 16 / 100:");
+        printf("%s\n", pass ? "8-row warps (site policy ROWS8), M 1 / 3 / 16:"
+                             : "built-in policy, M 1 / 3 / 16 / 100:");
         fflush(stdout);
         if (pass) /* stream-K slices of 8-row tiles summed in the workspace */
             gemm_test_spec(use, &rng, "n=4096,k=4096,w=uint4,a=float16,group=128,bias=1", ms, count);
