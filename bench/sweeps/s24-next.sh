@@ -5,7 +5,9 @@
 # for the cells still behind: uint8 / uint2 channel above M = 384 (8192 x 8192, M 512 / 2048 /
 # 8192: the built-in 256 x 128 tiles against 128 x 256 ones and 192-row ones a stage deeper), n = 4096, k = 14336 at
 # M = 128 (the 65..384 entry), and W4A8 MXFP4 / W8A8 e4m3 at M 256 .. 8192 with a workspace for
-# every M in one pass (call 2's M = 8192 rows ran in chunks of 1024 rows).
+# every M in one pass (call 2's M = 8192 rows ran in chunks of 1024 rows). side-by-side.py checks no
+# result: a candidate a table takes goes through hum bench (it checks every M against float64) and
+# the gpu label first.
 set -u
 t0=$(date +%s)
 export HUM_LIBRARY=$PWD/build/runtime/libhum.so PYTHONPATH=$PWD/python:${PYTHONPATH:-}
