@@ -12,7 +12,7 @@ quantizer out. For like against like, hum's layers of per-token 8-bit A are time
 x it already quantized (impl NAME-q: e4m3 codes and their float32 scales, x_scale).
 
 Then the floor of that protocol at M = 1: a kernel that only reads B bytes (a Triton XOR-reduce over
-int32 words, the best of several grids), and an empty one, timed the same way: what reading a
+int32 words, the best of several grids), and an empty one (one program per SM), timed the same way: what reading a
 layer's weights costs before any GEMM work.
 
 With --ncu nothing is timed: each run is one call inside the NVTX range "ncu", for
@@ -106,7 +106,8 @@ def ncu_once(fn, graph=True):
 def floor_rows(sizes):
     rows = []
     out = torch.empty(1 << 24, dtype=torch.int32, device="cuda:0")
-    us, g = bh.timed(lambda: _empty[(132,)](out))
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    us, g = bh.timed(lambda: _empty[(sms,)](out))
     rows.append({"impl": "floor", "case": "empty kernel", "bytes": 0, "us": us * 1e3, "graph": g})
     print(json.dumps(rows[-1]), flush=True)
     for size in sizes:
