@@ -4,8 +4,10 @@
  * 128, 1024} over its six tile shapes, N and K that are not multiples of the tiles, integer
  * weights of every width 1..8 and float weights (e4m3, e5m2, e2m1, e3m2, e2m3), channel scales
  * and group sizes below and above block K, zero points, bias, float16 and bfloat16, act-order,
- * and a long K whose tiles are split over many CTAs (stream-K). Output poisoned before every
- * run. Skipped (77) without an sm_90 GPU. */
+ * and a long K whose tiles are split over many CTAs (stream-K); warp-specialised also with C staged
+ * in the last stage's slot (c_tile "stage": one, two and four row splits, stream-K slices summed
+ * through the output and in the workspace). Output poisoned before every run. Skipped (77)
+ * without an sm_90 GPU. */
 #include "gemm_test.h"
 #include "hum/hum.h"
 #include "rt_test.h"
@@ -57,12 +59,13 @@ int main(void)
         return 77;
     }
     quant_rng rng = quant_rng_fresh("test_gemm_wgmma");
-    static const char *const FAMILIES[] = {"wgmma", "wgmma_ws"};
+    /* the family, and where wgmma_ws stages C (c_tile: a tile of its own, or the last stage's slot) */
+    static const char *const FAMILIES[][2] = {{"wgmma", "own"}, {"wgmma_ws", "own"}, {"wgmma_ws", "stage"}};
     for (size_t f = 0; f < sizeof FAMILIES / sizeof FAMILIES[0]; f++) {
-        printf("family %s\n", FAMILIES[f]);
+        printf("family %s, c_tile %s\n", FAMILIES[f][0], FAMILIES[f][1]);
         char dir[512];
-        hum_runtime *rt = wgmma_test_runtime(FAMILIES[f], dir, sizeof dir);
-        if (QUANT_CHECK(rt != NULL, "runtime with the %s site policy", FAMILIES[f])) {
+        hum_runtime *rt = wgmma_test_runtime(FAMILIES[f][0], FAMILIES[f][1], dir, sizeof dir);
+        if (QUANT_CHECK(rt != NULL, "runtime with the %s site policy, c_tile %s", FAMILIES[f][0], FAMILIES[f][1])) {
             for (size_t i = 0; i < sizeof SPECS / sizeof SPECS[0]; i++)
                 gemm_test_spec(rt, &rng, SPECS[i], MS, 7);
             /* few tiles of 64 k-blocks at M <= 100: each tile's K is cut into several stream-K slices */

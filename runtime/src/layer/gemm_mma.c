@@ -21,6 +21,7 @@ void hum_gemm_mma_fit(const hum_layer_config *c, const hum_compute_config *compu
             t->warp_n /= 2;
         else
             t->warp_m /= 2;
+    t->c_tile = 0; /* the warps write C from their registers: no tile to place */
 }
 
 hum_status hum_gemm_mma_check(const hum_gemm_variant *v)
