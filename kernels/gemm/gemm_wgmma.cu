@@ -866,8 +866,9 @@ HUM_DEV void stage_c(const hum_gemm_args &args, u32 cbase, const Block &blk, int
     float rf[kRowLoads ? (kBM + 31) / 32 : 1];
 #pragma unroll
     for (int q = 0; q < (kRowLoads ? (kBM + 31) / 32 : 0); ++q)
-        if (32 * q + 32 > R0 && 32 * q < R1)
-            rf[q] = 32 * q + lane < kBM ? block_row_factor(args, blk, row_table(), 32 * q + lane) : 0.f;
+        rf[q] = 32 * q + 32 > R0 && 32 * q < R1 && 32 * q + lane < kBM
+                    ? block_row_factor(args, blk, row_table(), 32 * q + lane)
+                    : 0.f;
     float bias[2 * kSlabs], cs[2 * kSlabs];  // of the thread's columns c = 2 s + h
 #pragma unroll
     for (int c = 0; c < 2 * kSlabs; ++c) {

@@ -265,6 +265,16 @@ static void check_rules(void)
                     "kernel %d %dx%dx%d c_tile %d, fitted: c_tile %d (want %d), %d stages (want %d) %s", ct[i].kernel,
                     ct[i].bm, ct[i].bn, ct[i].bk, ct[i].c_tile, out.c_tile, ct[i].want_c, out.stages,
                     ct[i].want_stages, hum_last_error());
+        /* the shared memory: the stages (A, uint4 codes, one row of group-128 scales), 2048 spare
+         * bytes, and the tile of its own on wgmma_ws unless C is in the stage */
+        int64_t smem = 0;
+        const int64_t stage = (int64_t)ct[i].bm * ct[i].bk * 2 + ct[i].bk / 16 * (ct[i].bn / 64) * 32 * 4 * 4 +
+                              ct[i].bn * 2;
+        const int64_t want = out.stages * stage + 2048 +
+                             (ct[i].kernel == HUM_GEMM_KERNEL_WGMMA_WS && !out.c_tile ? ct[i].bm * ct[i].bn * 2 : 0);
+        QUANT_CHECK(hum_layer_tuning_check(&c, &out, &smem, NULL) == HUM_OK && smem == want,
+                    "kernel %d %dx%dx%d c_tile %d, fitted: %lld bytes of shared memory (want %lld) %s", ct[i].kernel,
+                    ct[i].bm, ct[i].bn, ct[i].bk, out.c_tile, (long long)smem, (long long)want, hum_last_error());
         if (ct[i].c_tile && !ct[i].want_c) {
             const hum_status st = hum_layer_tuning_check(&c, &t, NULL, NULL);
             QUANT_CHECK(st == HUM_ERR_UNSUPPORTED && strstr(hum_last_error(), "c_tile"),

@@ -15,6 +15,7 @@
 #include "device.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static const int64_t MS[] = {1, 8, 20, 64, 100, 128, 1024};
 static const int64_t MS_SHORT[] = {1, 20, 64, 100};
@@ -71,6 +72,16 @@ int main(void)
             /* few tiles of 64 k-blocks at M <= 100: each tile's K is cut into several stream-K slices */
             gemm_test_spec(rt, &rng, "n=2048,k=4096,w=uint4,a=float16,group=128", MS_SHORT, 4);
             gemm_test_spec(rt, &rng, "n=2048,k=4096,w=uint3,a=bfloat16", MS_SHORT, 4);
+            /* warp-specialised: CTAs whose later segments refill, by TMA, the slot a segment's
+             * epilogue held (c_tile "stage"): 256 tiles at M = 1024 (whole ones, then stream-K; two
+             * row splits), and stream-K slices that leave their sums in the workspace and go on
+             * (M = 64, and M = 128 on 128 x 256 x 64 tiles: four splits) */
+            if (!strcmp(FAMILIES[f][0], "wgmma_ws")) {
+                static const int64_t m1024[] = {1024}, m64[] = {64}, m128[] = {128};
+                gemm_test_spec(rt, &rng, "n=8192,k=1024,w=uint4,a=float16,group=128", m1024, 1);
+                gemm_test_spec(rt, &rng, "n=2048,k=8192,w=uint4,a=bfloat16,group=128", m64, 1);
+                gemm_test_spec(rt, &rng, "n=4096,k=8192,w=uint4,a=float16,group=128", m128, 1);
+            }
             hum_runtime_destroy(rt);
         }
         rt_rmtree(dir);

@@ -50,7 +50,8 @@ int hum_gemm_wgmma_acc_budget(const hum_layer_config *c, const hum_tuning *t);
  * warpgroups (block_n / warp_n 4 or 8) of one, two or four slabs (warp_n 16, 32 or 64) and at most 128
  * accumulator registers per thread, or 192 (hum_gemm_wgmma_acc_regs, _acc_budget), at two CTAs per
  * SM with 32 more within the registers each thread gets; for "wgmma" the epilogue tile
- * (hum_gemm_wgmma_epilogue_smem) within the pipeline's shared memory, where it stages C. HUM_ERR_UNSUPPORTED naming the rule. */
+ * (hum_gemm_wgmma_c_tile_bytes) within the pipeline's shared memory, where it stages C; c_tile "stage"
+ * on wgmma_ws only, without totals in shared memory, and 8 rows of C or more in the last stage's A slot. HUM_ERR_UNSUPPORTED naming the rule. */
 hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v);
 
 /* The epilogue's tile of C, block_m rows of block_n 16-bit values (unpadded: its 16-byte chunks
