@@ -141,6 +141,7 @@ constexpr int kBarOffset = kSmemBytes + kCBytes;
 // Dense: A by TMA (one box per 64 columns, on the slot's barrier); the MoE types gather the
 // block's rows by cp.async into the same layout (gemm/load_a.cuh).
 constexpr bool kATma = kGemmType == GemmType::kDense;
+static_assert(kClusterN == 1 || (kSpecialised && kATma), "A multicast: warp-specialised, dense A by TMA");
 // Warp-specialised: a slot's full barrier waits for the producer threads' cp.async arrivals and,
 // dense, thread 0's TMA transaction. Registers per thread after the split
 // (setmaxnreg): the producer keeps few, the math warpgroups take the rest of the CTA's pool. A
@@ -263,6 +264,28 @@ HUM_DEV u32 full_bar(u32 base, int slot)
 HUM_DEV u32 empty_bar(u32 base, int slot)
 {
     return base + kBarOffset + (kStages + slot) * 8;
+}
+
+// A math warp's release of a ring slot (lane 0) at its empty barrier `bar`. With A multicast
+// (kClusterN) every CTA's producer copies its share of A into the slot of every CTA of the
+// cluster, so the release goes to the same barrier of each: an empty barrier counts every math
+// warp of the cluster. WROTE: the warp wrote the slot (the epilogue's C, kCInStage), which the
+// other CTAs' copies must find done.
+template <bool WROTE = false>
+HUM_DEV void release_slot(u32 bar)
+{
+    mbar_arrive(bar);
+    if constexpr (kClusterN > 1) {
+        const u32 rank = cluster_ctarank();
+#pragma unroll
+        for (u32 r = 1; r < kClusterN; ++r) {
+            const u32 peer = cluster_peer(bar, (rank + r) % kClusterN);
+            if constexpr (WROTE)
+                mbar_arrive_remote_release(peer);
+            else
+                mbar_arrive_remote(peer);
+        }
+    }
 }
 
 // The producer warpgroup's own barrier (warp-specialised; the math warps' is 1: gemm/epilogue.cuh).
@@ -637,7 +660,7 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
             wgmma_wait<1>();
             if constexpr (kSpecialised && kk == 1) {
                 if (released && lane == 0)
-                    mbar_arrive(release);
+                    release_slot(release);
             }
             if constexpr (kA8)
                 frags8<decltype(path)::value>(raw[buf], sc, frag[buf]);
@@ -790,7 +813,7 @@ HUM_DEV void mainloop_ws(const hum_gemm_args &args, u32 base, int g0, const Bloc
     pin_acc(acc[0]);
     // kCInStage: the epilogue stages C in the last stage's slot and releases it (release_c_slot)
     if (!kCInStage && lane == 0)
-        mbar_arrive(empty_bar(base, (g0 + len - 1) % kStages));
+        release_slot(empty_bar(base, (g0 + len - 1) % kStages));
 }
 
 // kCInStage, after the epilogue (every path out of it, the stream-K slice that leaves its sums in
@@ -801,7 +824,7 @@ HUM_DEV void release_c_slot(u32 base, int slot, int lane)
     fence_proxy_async_smem();
     __syncwarp();
     if (lane == 0)
-        mbar_arrive(empty_bar(base, slot));
+        release_slot<true>(empty_bar(base, slot));
 }
 
 // The producer warpgroup (copying thread ct): the same walk of the CTA's work as the math
@@ -991,16 +1014,24 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
         if (tid == 0) {
             for (int s = 0; s < kStages; ++s) {
                 mbar_init(full_bar(base, s), kFullArrivals);
-                mbar_init(empty_bar(base, s), kMathWarps);
+                mbar_init(empty_bar(base, s), kMathWarps * kClusterN);
             }
             mbar_init_fence();
         }
-        __syncthreads();
+        // A multicast: every CTA of the cluster has its barriers before any copy or release
+        // reaches them (the CTAs of a cluster walk one schedule: sch.total is theirs alike)
+        if constexpr (kClusterN > 1)
+            cluster_sync();
+        else
+            __syncthreads();
         if (warp >= kMathWarps) {
             warpgroup_regs_dec<kProducerRegs>();
             // tid - kMathThreads, written so that the compiler sees it below kCopyThreads: each
             // chunk's place in a stage (for_chunks) is then a constant plus this thread's offset
             produce(args, rows, sch, base, tid & (kCopyThreads - 1));
+            // no CTA leaves while another's copies or releases may still reach its shared memory
+            if constexpr (kClusterN > 1)
+                cluster_sync();
             return;
         }
         warpgroup_regs_inc<kMathRegs>();
@@ -1050,4 +1081,6 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
         j += len;
         g0 += len;
     }
+    if constexpr (kClusterN > 1)
+        cluster_sync();
 }

@@ -18,6 +18,7 @@
 // c_last - c_first counts them, reaches it in its last segment, adds them and writes C once.
 #pragma once
 #include "gemm/rows.cuh"
+#include "ptx/cluster.cuh"
 
 namespace gemm {
 
@@ -47,10 +48,11 @@ struct Schedule {
     // tile runs whole (a launch without the workspace's partial slots, kSumInWorkspace)
     HUM_DEV Schedule(int blocks, bool stream_k)
     {
-        grid = gridDim.x;
-        cta = blockIdx.x;
+        // a cluster's CTAs (kClusterN, consecutive in x) walk one schedule over clusters of tiles
+        grid = gridDim.x / kClusterN;
+        cta = blockIdx.x / kClusterN;
         this->blocks = blocks;
-        tiles = blocks * kNB;
+        tiles = blocks * (kNB / kClusterN);
         const int sk_tiles = kStreamK && stream_k ? (tiles <= grid ? tiles : tiles % grid) : 0;
         dp_tiles = tiles - sk_tiles;
         dp_count = cta < dp_tiles ? (dp_tiles - cta + grid - 1) / grid : 0;
@@ -107,15 +109,19 @@ struct Schedule {
     }
 };
 
-// Grouped tile order: kGroupM m-blocks at a time, m fastest.
+// Grouped tile order: kGroupM m-blocks at a time, m fastest. With clusters along N (kClusterN)
+// a tile of the schedule is a cluster's: its CTAs take consecutive n-blocks, by rank.
 HUM_DEV void tile_coords(int tile, int blocks, int &mb, int &nb)
 {
-    const int group = tile / (kGroupM * kNB);
+    constexpr int kNC = kNB / kClusterN;
+    const int group = tile / (kGroupM * kNC);
     const int first = group * kGroupM;
     const int rows = blocks - first < kGroupM ? blocks - first : kGroupM;
-    const int r = tile - group * kGroupM * kNB;
+    const int r = tile - group * kGroupM * kNC;
     mb = first + r % rows;
     nb = r / rows;
+    if constexpr (kClusterN > 1)
+        nb = nb * kClusterN + static_cast<int>(cluster_ctarank());
 }
 
 }  // namespace gemm

@@ -4,6 +4,7 @@
  * the kernel does not take refused by name), and NVRTC compiles of its variants for sm_90a (4-
  * and 8-bit, 1/2/3/7-bit and float6 codes; warp-specialised 4-, 8- and 3-bit and e4m3),
  * including a refusal for any other arch. */
+#include "gemm_test.h"
 #include "hum/hum_tools.h"
 #include "quant_test.h"
 #include "rt_test.h"
@@ -36,7 +37,7 @@ static hum_layer_config config_for(int bits, int64_t n, int64_t k, int64_t group
 
 static hum_tuning wgmma_tuning(int bm, int bn, int wn, int stages)
 {
-    hum_tuning t = {1, INT64_MAX, bm, bn, 64, bm, wn, 64, stages, 1, 1, HUM_GEMM_KERNEL_WGMMA, 0, 0, 0};
+    hum_tuning t = {1, INT64_MAX, bm, bn, 64, bm, wn, 64, stages, 1, 1, HUM_GEMM_KERNEL_WGMMA, 0, 0, 0, 0};
     return t;
 }
 
@@ -282,6 +283,33 @@ static void check_rules(void)
                         ct[i].bm, ct[i].bn, ct[i].bk, st, hum_last_error());
         }
     }
+    /* multicast_a: kept on wgmma_ws with whole tiles where N holds n-blocks in pairs; fitted away on
+     * stream-K, on plain wgmma, on an odd count of n-blocks (N = 1152: 9 of 128) and where each
+     * CTA's half of block M is no whole 8-row atom (block M 8); refused there by the check */
+    const hum_layer_config odd_n = config_for(4, 1152, 8192, 128);
+    struct {
+        const hum_layer_config *c;
+        int bm, kernel, stream_k, want;
+    } mc[] = {{&c, 256, HUM_GEMM_KERNEL_WGMMA_WS, 0, 1},
+              {&c, 256, HUM_GEMM_KERNEL_WGMMA_WS, 1, 0},
+              {&c, 128, HUM_GEMM_KERNEL_WGMMA, 0, 0},
+              {&odd_n, 128, HUM_GEMM_KERNEL_WGMMA_WS, 0, 0},
+              {&c, 8, HUM_GEMM_KERNEL_WGMMA_WS, 0, 0}};
+    for (size_t i = 0; i < sizeof mc / sizeof mc[0]; i++) {
+        hum_tuning t = wgmma_tuning(mc[i].bm, 128, 16, 3), out;
+        t.kernel = mc[i].kernel;
+        t.stream_k = mc[i].stream_k;
+        t.multicast_a = 1;
+        QUANT_CHECK(hum_layer_fit_tuning(mc[i].c, &dense, &t, "sm_90a", 232448, "test", &out) == HUM_OK &&
+                        out.multicast_a == mc[i].want,
+                    "multicast_a, kernel %d block M %d stream-K %d N %lld, fitted: %d (want %d) %s", mc[i].kernel,
+                    mc[i].bm, mc[i].stream_k, (long long)mc[i].c->padded_n, out.multicast_a, mc[i].want,
+                    hum_last_error());
+        const hum_status st = hum_layer_tuning_check(mc[i].c, &t, NULL, NULL);
+        QUANT_CHECK(mc[i].want ? st == HUM_OK : st == HUM_ERR_UNSUPPORTED && strstr(hum_last_error(), "multicast_a"),
+                    "multicast_a, kernel %d block M %d stream-K %d: status %d, '%s'", mc[i].kernel, mc[i].bm,
+                    mc[i].stream_k, st, hum_last_error());
+    }
     /* the expert tile of one row per expert (policies/sm90.lua): wgmma_ws 8 x 128 x 256, three stages
      * at three CTAs per SM (3 x 67,072 bytes); fitted, it keeps both */
     hum_tuning t8 = wgmma_tuning(8, 128, 32, 3), out8;
@@ -389,6 +417,44 @@ int main(void)
         hum_runtime_destroy(rt);
     }
     rt_rmtree(dir);
+    /* A multicast to 2-CTA clusters on the built-in tables' wgmma_ws entries, whole tiles, C in either
+     * place: every such entry keeps it, and the kernels compile */
+    static const char *const mc_edits[] = {
+        "if t.kernel == 'wgmma_ws' then t.stream_k = false; t.stream_k_sum = 'output'; t.multicast_a = true end",
+        "if t.kernel == 'wgmma_ws' then t.stream_k = false; t.stream_k_sum = 'output'; t.multicast_a = true; "
+        "t.c_tile = 'stage' end"};
+    static const char *const mc_specs[] = {"n=8192,k=8192,w=uint4,a=float16,group=128", "n=8192,k=8192,w=uint8",
+                                           "n=8192,k=8192,w=uint2,a=bfloat16", "n=1000,k=1096,w=uint8,a=bfloat16,group=64,zp=int,bias=1"};
+    for (size_t e = 0; e < sizeof mc_edits / sizeof mc_edits[0]; e++) {
+        rt = gemm_test_site_runtime(mc_edits[e], dir, sizeof dir);
+        if (!QUANT_CHECK(rt != NULL, "runtime with A multicast (%zu)", e))
+            continue;
+        for (size_t i = 0; i < sizeof mc_specs / sizeof mc_specs[0]; i++) {
+            hum_standard_weight w;
+            hum_layer_info info;
+            if (!make_weight(mc_specs[i], &w))
+                continue;
+            if (QUANT_CHECK(hum_layer_compile(rt, &w, NULL, "sm_90a", &info) == HUM_OK, "%s: %s", mc_specs[i],
+                            hum_last_error())) {
+                int ws = 0;
+                for (int j = 0; j < info.entry_count; j++) {
+                    const hum_tuning *t = &info.entries[j];
+                    if (t->kernel != HUM_GEMM_KERNEL_WGMMA_WS)
+                        continue;
+                    ws++;
+                    QUANT_CHECK(t->multicast_a && !t->stream_k && t->c_tile == (int)e,
+                                "%s, A multicast (%zu), entry %d: multicast_a %d, stream-K %d, c_tile %d", mc_specs[i],
+                                e, j, t->multicast_a, t->stream_k, t->c_tile);
+                }
+                QUANT_CHECK(ws > 0, "%s: no wgmma_ws entry", mc_specs[i]);
+                printf("  sm_90a wgmma_ws A multicast%s %-40s %d kernels, %5.0f ms, %d compiled\n",
+                       e ? ", C in the stage" : "", mc_specs[i], info.entry_count, info.compile_ms, info.kernels_compiled);
+            }
+            hum_standard_free(&w);
+        }
+        hum_runtime_destroy(rt);
+        rt_rmtree(dir);
+    }
     /* C in the last stage's slot: one, two and four row splits, stream-K slices summed in the
      * workspace on three of the ranges (tests/support/wgmma_test.h) */
     rt = wgmma_test_runtime("wgmma_ws", "stage", dir, sizeof dir);

@@ -22,6 +22,7 @@ void hum_gemm_mma_fit(const hum_layer_config *c, const hum_compute_config *compu
         else
             t->warp_m /= 2;
     t->c_tile = 0; /* the warps write C from their registers: no tile to place */
+    t->multicast_a = 0;
 }
 
 hum_status hum_gemm_mma_check(const hum_gemm_variant *v)
@@ -31,6 +32,8 @@ hum_status hum_gemm_mma_check(const hum_gemm_variant *v)
     if (v->tuning->c_tile)
         return hum_fail(HUM_ERR_UNSUPPORTED, "c_tile \"stage\" on the mma.sync kernel, which writes C from its "
                         "registers (wgmma_ws only)");
+    if (v->tuning->multicast_a)
+        return hum_fail(HUM_ERR_UNSUPPORTED, "multicast_a on the mma.sync kernel (wgmma_ws only)");
     if (v->tuning->warp_m != 8 && v->tuning->warp_m % 16 != 0)
         return hum_fail(HUM_ERR_UNSUPPORTED,
                         "warp M %d (expected 8, the weights as the m16 operand, or a multiple of 16: m16 fragments)",

@@ -28,6 +28,8 @@ typedef struct hum_dispatch_entry {
     int64_t n_blocks;  /* padded N / block N */
     int64_t k_blocks;  /* padded K / block K */
     int64_t max_grid;  /* SMs x CTAs per SM: every CTA of a launch is resident at once */
+    int32_t cluster_n;     /* CTAs of a cluster along N (multicast_a: 2), 1 without clusters */
+    int64_t cluster_grid;  /* with clusters: the CTAs of the clusters resident at once */
     const hum_gemm_family *family;
 } hum_dispatch_entry;
 
