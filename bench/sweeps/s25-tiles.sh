@@ -1,6 +1,6 @@
 # timeout: 560
 # Session 25's second request (bench/NOTES.md, "Session 25 (lead)"), for bench/sweeps/run-call.sh
-# (copy it to .exp/NAME.sh; .exp/build.tgz of branch c-tile, after s25-next.sh's label passed on it):
+# (copy it to .exp/NAME.sh; .exp/build.tgz of branch mcast-a, after s25-next.sh passed on it):
 # session 24's s24-next.sh tile candidates for the cells behind Humming, with C staged in the last
 # stage's slot (c_tile "stage") where that buys a stage or a deeper block K, beside the built-in
 # tables and Humming, three rounds (side-by-side.py checks no result: a tile a table takes goes
