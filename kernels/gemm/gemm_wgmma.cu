@@ -1030,8 +1030,11 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
             // chunk's place in a stage (for_chunks) is then a constant plus this thread's offset
             produce(args, rows, sch, base, tid & (kCopyThreads - 1));
             // no CTA leaves while another's copies or releases may still reach its shared memory
-            if constexpr (kClusterN > 1)
+            // (the warp converged again after its lanes' spin loops, as the aligned barrier needs)
+            if constexpr (kClusterN > 1) {
+                __syncwarp();
                 cluster_sync();
+            }
             return;
         }
         warpgroup_regs_inc<kMathRegs>();
@@ -1081,6 +1084,8 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
         j += len;
         g0 += len;
     }
-    if constexpr (kClusterN > 1)
+    if constexpr (kClusterN > 1) {
+        __syncwarp();
         cluster_sync();
+    }
 }

@@ -310,6 +310,23 @@ static void check_rules(void)
                     "multicast_a, kernel %d block M %d stream-K %d: status %d, '%s'", mc[i].kernel, mc[i].bm,
                     mc[i].stream_k, st, hum_last_error());
     }
+    /* an expert GEMM (rows of A gathered by cp.async, no TMA): fitted away, and refused by the check */
+    {
+        hum_layer_config e = config_for(4, 1536, 2048, 128);
+        e.num_experts = 8;
+        const hum_compute_config indexed = {.gemm_type = HUM_GEMM_MOE_INDEXED};
+        hum_tuning t = wgmma_tuning(128, 128, 16, 3), out;
+        t.kernel = HUM_GEMM_KERNEL_WGMMA_WS;
+        t.stream_k = 0;
+        t.multicast_a = 1;
+        QUANT_CHECK(hum_layer_fit_tuning(&e, &indexed, &t, "sm_90a", 232448, "test", &out) == HUM_OK &&
+                        !out.multicast_a,
+                    "multicast_a on an indexed expert GEMM, fitted: %d %s", out.multicast_a, hum_last_error());
+        const hum_gemm_variant v = {&e, &indexed, &t};
+        const hum_status st = hum_gemm_wgmma_check(&v);
+        QUANT_CHECK(st == HUM_ERR_UNSUPPORTED && strstr(hum_last_error(), "multicast_a"),
+                    "multicast_a on an indexed expert GEMM: status %d, '%s'", st, hum_last_error());
+    }
     /* the expert tile of one row per expert (policies/sm90.lua): wgmma_ws 8 x 128 x 256, three stages
      * at three CTAs per SM (3 x 67,072 bytes); fitted, it keeps both */
     hum_tuning t8 = wgmma_tuning(8, 128, 32, 3), out8;
@@ -423,8 +440,10 @@ int main(void)
         "if t.kernel == 'wgmma_ws' then t.stream_k = false; t.stream_k_sum = 'output'; t.multicast_a = true end",
         "if t.kernel == 'wgmma_ws' then t.stream_k = false; t.stream_k_sum = 'output'; t.multicast_a = true; "
         "t.c_tile = 'stage' end"};
-    static const char *const mc_specs[] = {"n=8192,k=8192,w=uint4,a=float16,group=128", "n=8192,k=8192,w=uint8",
-                                           "n=8192,k=8192,w=uint2,a=bfloat16", "n=1000,k=1096,w=uint8,a=bfloat16,group=64,zp=int,bias=1"};
+    /* the production shape, and tests/gpu/test_gemm_wgmma.c's multicast specs */
+    static const char *const mc_specs[] = {"n=8192,k=8192,w=uint8", "n=2048,k=4096,w=uint4,a=float16,group=128",
+                                           "n=1000,k=1096,w=uint8,a=bfloat16,group=64,zp=int,bias=1",
+                                           "n=2048,k=1024,w=uint2,a=bfloat16", "n=8192,k=1024,w=uint4,a=float16,group=128"};
     for (size_t e = 0; e < sizeof mc_edits / sizeof mc_edits[0]; e++) {
         rt = gemm_test_site_runtime(mc_edits[e], dir, sizeof dir);
         if (!QUANT_CHECK(rt != NULL, "runtime with A multicast (%zu)", e))

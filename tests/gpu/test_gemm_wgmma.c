@@ -7,7 +7,7 @@
  * and a long K whose tiles are split over many CTAs (stream-K); warp-specialised also with C staged
  * in the last stage's slot (c_tile "stage": one, two and four row splits, stream-K slices summed
  * through the output and in the workspace); and the built-in tables' wgmma_ws entries on whole tiles
- * with A multicast to 2-CTA clusters (multicast_a), C in either place. Output poisoned before every
+ * with A multicast to 2-CTA clusters (multicast_a), C in either place, and on two stages. Output poisoned before every
  * run. Skipped (77) without an sm_90 GPU. */
 #include "gemm_test.h"
 #include "hum/hum.h"
@@ -93,16 +93,23 @@ int main(void)
     static const char *const MULTICAST[] = {
         "if t.kernel == 'wgmma_ws' then t.stream_k = false; t.stream_k_sum = 'output'; t.multicast_a = true end",
         "if t.kernel == 'wgmma_ws' then t.stream_k = false; t.stream_k_sum = 'output'; t.multicast_a = true; "
-        "t.c_tile = 'stage' end"};
+        "t.c_tile = 'stage' end",
+        /* two stages: every slot's release waited on at once, by both CTAs' producers */
+        "if t.kernel == 'wgmma_ws' then t.stream_k = false; t.stream_k_sum = 'output'; t.multicast_a = true; "
+        "t.stages = 2 end"};
     static const int64_t MS_MC[] = {20, 100, 300, 1024}, MS_MC_BIG[] = {1024};
     for (size_t p = 0; p < sizeof MULTICAST / sizeof MULTICAST[0]; p++) {
-        printf("wgmma_ws, A multicast%s\n", p ? ", C in the last stage" : "");
+        static const char *const how[] = {"", ", C in the last stage", ", two stages"};
+        printf("wgmma_ws, A multicast%s\n", how[p]);
         char dir[512];
         hum_runtime *rt = gemm_test_site_runtime(MULTICAST[p], dir, sizeof dir);
         if (QUANT_CHECK(rt != NULL, "runtime with A multicast (%zu)", p)) {
+            /* tests/c/test_gemm_wgmma_rules.c checks that these specs' wgmma_ws entries keep multicast_a */
             gemm_test_spec(rt, &rng, "n=2048,k=4096,w=uint4,a=float16,group=128", MS_MC, 4);
-            gemm_test_spec(rt, &rng, "n=1000,k=1096,w=uint8,a=bfloat16,group=64,zp=int,bias=1", MS_MC, 4);
-            gemm_test_spec(rt, &rng, "n=2048,k=1024,w=uint2,a=bfloat16", MS_MC, 4);
+            if (p < 2) {
+                gemm_test_spec(rt, &rng, "n=1000,k=1096,w=uint8,a=bfloat16,group=64,zp=int,bias=1", MS_MC, 4);
+                gemm_test_spec(rt, &rng, "n=2048,k=1024,w=uint2,a=bfloat16", MS_MC, 4);
+            }
             gemm_test_spec(rt, &rng, "n=8192,k=1024,w=uint4,a=float16,group=128", MS_MC_BIG, 1);
             hum_runtime_destroy(rt);
         }

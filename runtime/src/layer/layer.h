@@ -122,7 +122,7 @@ const hum_dispatch_entry *hum_dispatch_entry_for(const hum_dispatch_table *t, in
 
 /* Launches entry e with args (every field but the locks and partials filled; the family's
  * binding done) over `blocks` blocks of e->block_m rows: a persistent grid of at most
- * e->max_grid CTAs, overlapping the kernel before it where args->overlaps says so. partials:
+ * e->max_grid CTAs (with clusters, e->cluster_grid, in whole clusters), overlapping the kernel before it where args->overlaps says so. partials:
  * ws's partial tiles (hum_workspace_areas), which an entry whose stream-K slices sum in the
  * workspace takes; NULL runs its tiles whole, without stream-K. */
 hum_status hum_gemm_launch(const hum_dispatch_entry *e, hum_workspace *ws, struct CUstream_st *stream,
