@@ -16,6 +16,8 @@
 // c_first + 1 .. c_last reaches the tile in its first segment and leaves its partial sums in its
 // own slot (a CTA starts at most one tile it does not finish), and c_first, whose slice number
 // c_last - c_first counts them, reaches it in its last segment, adds them and writes C once.
+// With A multicast the schedule is the clusters' (kClusterN CTAs side by side along N, tile_coords):
+// its "CTAs" are clusters, and a CTA's partial slot, flag and lock are those of its rank (own()).
 #pragma once
 #include "gemm/rows.cuh"
 #include "ptx/cluster.cuh"
@@ -35,7 +37,8 @@ struct Slice {
 };
 
 struct Schedule {
-    int grid, cta;
+    int grid, cta;     // clusters (kClusterN CTAs each) of the launch, and this CTA's
+    int rank;          // this CTA's place in its cluster
     int blocks;        // blocks of kBM rows (gemm/rows.cuh)
     int tiles, dp_tiles;
     int dp_count;      // data-parallel tiles of this CTA
@@ -51,6 +54,7 @@ struct Schedule {
         // a cluster's CTAs (kClusterN, consecutive in x) walk one schedule over clusters of tiles
         grid = gridDim.x / kClusterN;
         cta = blockIdx.x / kClusterN;
+        rank = kClusterN > 1 ? static_cast<int>(cluster_ctarank()) : 0;
         this->blocks = blocks;
         tiles = blocks * (kNB / kClusterN);
         const int sk_tiles = kStreamK && stream_k ? (tiles <= grid ? tiles : tiles % grid) : 0;
@@ -85,7 +89,14 @@ struct Schedule {
         return w;
     }
 
-    // The CTA whose stream-K range holds iteration `it` (ranges are floor(c * total / ctas)).
+    // The CTA of cluster c with this CTA's rank: the stream-K slices of this CTA's tiles are theirs
+    // (its partial slot and flag in the workspace).
+    HUM_DEV int own(int c) const
+    {
+        return c * kClusterN + rank;
+    }
+
+    // The cluster whose stream-K range holds iteration `it` (ranges are floor(c * total / ctas)).
     HUM_DEV int owner(i64 it) const
     {
         return static_cast<int>(((it + 1) * sk_ctas - 1) / sk_total);
@@ -96,8 +107,8 @@ struct Schedule {
     {
         Slice s{0, 0, false, true};
         if (tile >= dp_tiles) {
-            s.lock = tile - dp_tiles;
-            const i64 it0 = static_cast<i64>(s.lock) * kKB;
+            const i64 it0 = static_cast<i64>(tile - dp_tiles) * kKB;
+            s.lock = (tile - dp_tiles) * kClusterN + rank;  // the lock of this CTA's tile of the cluster's
             const int c_first = owner(it0), c_last = owner(it0 + kKB - 1);
             if (c_first != c_last) {
                 s.split = true;

@@ -283,15 +283,15 @@ static void check_rules(void)
                         ct[i].bm, ct[i].bn, ct[i].bk, st, hum_last_error());
         }
     }
-    /* multicast_a: kept on wgmma_ws with whole tiles where N holds n-blocks in pairs; fitted away on
-     * stream-K, on plain wgmma, on an odd count of n-blocks (N = 1152: 9 of 128) and where each
-     * CTA's half of block M is no whole 8-row atom (block M 8); refused there by the check */
+    /* multicast_a: kept on wgmma_ws where N holds n-blocks in pairs, whole tiles or stream-K; fitted
+     * away on plain wgmma, on an odd count of n-blocks (N = 1152: 9 of 128) and where each CTA's
+     * half of block M is no whole 8-row atom (block M 8); refused there by the check */
     const hum_layer_config odd_n = config_for(4, 1152, 8192, 128);
     struct {
         const hum_layer_config *c;
         int bm, kernel, stream_k, want;
     } mc[] = {{&c, 256, HUM_GEMM_KERNEL_WGMMA_WS, 0, 1},
-              {&c, 256, HUM_GEMM_KERNEL_WGMMA_WS, 1, 0},
+              {&c, 256, HUM_GEMM_KERNEL_WGMMA_WS, 1, 1},
               {&c, 128, HUM_GEMM_KERNEL_WGMMA, 0, 0},
               {&odd_n, 128, HUM_GEMM_KERNEL_WGMMA_WS, 0, 0},
               {&c, 8, HUM_GEMM_KERNEL_WGMMA_WS, 0, 0}};
@@ -434,18 +434,24 @@ int main(void)
         hum_runtime_destroy(rt);
     }
     rt_rmtree(dir);
-    /* A multicast to 2-CTA clusters on the built-in tables' wgmma_ws entries, whole tiles, C in either
-     * place: every such entry keeps it, and the kernels compile */
-    static const char *const mc_edits[] = {
-        "if t.kernel == 'wgmma_ws' then t.stream_k = false; t.stream_k_sum = 'output'; t.multicast_a = true end",
-        "if t.kernel == 'wgmma_ws' then t.stream_k = false; t.stream_k_sum = 'output'; t.multicast_a = true; "
-        "t.c_tile = 'stage' end"};
+    /* A multicast to 2-CTA clusters on the built-in tables' wgmma_ws entries, whole tiles with C in
+     * either place, and stream-K summed in the workspace: every such entry keeps it, and the kernels
+     * compile */
+    static const struct {
+        const char *edit;
+        int c_tile, stream_k;
+    } mc_edits[] = {
+        {"if t.kernel == 'wgmma_ws' then t.stream_k = false; t.stream_k_sum = 'output'; t.multicast_a = true end", 0, 0},
+        {"if t.kernel == 'wgmma_ws' then t.stream_k = false; t.stream_k_sum = 'output'; t.multicast_a = true; "
+         "t.c_tile = 'stage' end", 1, 0},
+        {"if t.kernel == 'wgmma_ws' then t.stream_k = true; t.stream_k_sum = 'workspace'; t.multicast_a = true end", 0,
+         1}};
     /* the production shape, and tests/gpu/test_gemm_wgmma.c's multicast specs */
     static const char *const mc_specs[] = {"n=8192,k=8192,w=uint8", "n=2048,k=4096,w=uint4,a=float16,group=128",
                                            "n=1000,k=1096,w=uint8,a=bfloat16,group=64,zp=int,bias=1",
                                            "n=2048,k=1024,w=uint2,a=bfloat16", "n=8192,k=1024,w=uint4,a=float16,group=128"};
     for (size_t e = 0; e < sizeof mc_edits / sizeof mc_edits[0]; e++) {
-        rt = gemm_test_site_runtime(mc_edits[e], dir, sizeof dir);
+        rt = gemm_test_site_runtime(mc_edits[e].edit, dir, sizeof dir);
         if (!QUANT_CHECK(rt != NULL, "runtime with A multicast (%zu)", e))
             continue;
         for (size_t i = 0; i < sizeof mc_specs / sizeof mc_specs[0]; i++) {
@@ -461,13 +467,14 @@ int main(void)
                     if (t->kernel != HUM_GEMM_KERNEL_WGMMA_WS)
                         continue;
                     ws++;
-                    QUANT_CHECK(t->multicast_a && !t->stream_k && t->c_tile == (int)e,
+                    QUANT_CHECK(t->multicast_a && t->stream_k == mc_edits[e].stream_k && t->c_tile == mc_edits[e].c_tile,
                                 "%s, A multicast (%zu), entry %d: multicast_a %d, stream-K %d, c_tile %d", mc_specs[i],
                                 e, j, t->multicast_a, t->stream_k, t->c_tile);
                 }
                 QUANT_CHECK(ws > 0, "%s: no wgmma_ws entry", mc_specs[i]);
-                printf("  sm_90a wgmma_ws A multicast%s %-40s %d kernels, %5.0f ms, %d compiled\n",
-                       e ? ", C in the stage" : "", mc_specs[i], info.entry_count, info.compile_ms, info.kernels_compiled);
+                printf("  sm_90a wgmma_ws A multicast%s%s %-40s %d kernels, %5.0f ms, %d compiled\n",
+                       mc_edits[e].c_tile ? ", C in the stage" : "", mc_edits[e].stream_k ? ", stream-K" : "",
+                       mc_specs[i], info.entry_count, info.compile_ms, info.kernels_compiled);
             }
             hum_standard_free(&w);
         }

@@ -322,8 +322,8 @@ static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, siz
  * one), at M 200 and 520; `fill` (on sm_90, in every run): its own cases at M 1, 12, 20, 48, 100, 200,
  * 300 and 500, on the tiles whole (one wave) sm90.lua gives n = 8192 there; `c_tile` (on sm_90, in every run):
  * the wgmma_ws pass's tables with C staged in the last stage's slot (c_tile "stage") at M 20, 72 and 520;
- * `multicast` (on sm_90, in every run): the same tables on whole tiles with A multicast to 2-CTA
- * clusters (multicast_a) at the same M;
+ * `multicast` (on sm_90, in every run): the wgmma_ws pass's tables with A multicast to 2-CTA clusters
+ * (multicast_a; W8A8's stream-K entries, W4A8's whole tiles) at the same M;
  * `small`: every case but `fill`'s on the built-in
  * tables at M 1, 7 and 16 only (the M <= 16 entry: on sm_90 mma.sync's e4m3 as float16 products,
  * mma/mma_sync.cuh), a short device call. */
@@ -423,8 +423,8 @@ int main(int argc, char **argv)
         {"fill", NULL, " one wave of whole tiles", ms_fill, sizeof ms_fill / sizeof ms_fill[0], kFill, 0, 0, 0, 0},
         {"c_tile", A8_SUM A8_ON("wgmma_ws") "; t.c_tile = 'stage'", " wgmma_ws, C in the last stage", ms_stage,
          sizeof ms_stage / sizeof ms_stage[0], 1, 0, 0, 1, 0},
-        {"multicast", A8_ON("wgmma_ws") "; t.stream_k = false; t.stream_k_sum = nil; t.multicast_a = true",
-         " wgmma_ws whole, A multicast", ms_stage, sizeof ms_stage / sizeof ms_stage[0], 1, 0, 0, 0, 1},
+        {"multicast", A8_SUM A8_ON("wgmma_ws") "; t.multicast_a = true", " wgmma_ws, A multicast", ms_stage,
+         sizeof ms_stage / sizeof ms_stage[0], 1, 0, 0, 0, 1},
     };
     const size_t count = sizeof cases / sizeof cases[0];
     int named = argc < 2;

@@ -7,7 +7,8 @@
  * and a long K whose tiles are split over many CTAs (stream-K); warp-specialised also with C staged
  * in the last stage's slot (c_tile "stage": one, two and four row splits, stream-K slices summed
  * through the output and in the workspace); and the built-in tables' wgmma_ws entries on whole tiles
- * with A multicast to 2-CTA clusters (multicast_a), C in either place, and on two stages. Output poisoned before every
+ * with A multicast to 2-CTA clusters (multicast_a), C in either place, on two stages, and under
+ * stream-K (slices through C and in the workspace). Output poisoned before every
  * run. Skipped (77) without an sm_90 GPU. */
 #include "gemm_test.h"
 #include "hum/hum.h"
@@ -88,25 +89,31 @@ int main(void)
         rt_rmtree(dir);
     }
     /* A multicast to 2-CTA clusters (multicast_a): the built-in tables' wgmma_ws entries on whole
-     * tiles, C in a tile of its own and in the last stage's slot; N of 16 and 64 n-blocks, M from
-     * one tile per cluster to several (the clusters' slots refilled across tiles) */
+     * tiles, C in a tile of its own and in the last stage's slot, on two stages, and under stream-K
+     * summed either way; N of 16 and 64 n-blocks, M from one tile per cluster to several (the
+     * clusters' slots refilled across tiles; at M 20 and 100 every tile's K split over clusters) */
     static const char *const MULTICAST[] = {
         "if t.kernel == 'wgmma_ws' then t.stream_k = false; t.stream_k_sum = 'output'; t.multicast_a = true end",
         "if t.kernel == 'wgmma_ws' then t.stream_k = false; t.stream_k_sum = 'output'; t.multicast_a = true; "
         "t.c_tile = 'stage' end",
         /* two stages: every slot's release waited on at once, by both CTAs' producers */
         "if t.kernel == 'wgmma_ws' then t.stream_k = false; t.stream_k_sum = 'output'; t.multicast_a = true; "
-        "t.stages = 2 end"};
+        "t.stages = 2 end",
+        /* stream-K: a cluster's slices meet through C (locks by rank) and in the workspace (slots and
+         * flags by rank) */
+        "if t.kernel == 'wgmma_ws' then t.stream_k = true; t.stream_k_sum = 'output'; t.multicast_a = true end",
+        "if t.kernel == 'wgmma_ws' then t.stream_k = true; t.stream_k_sum = 'workspace'; t.multicast_a = true end"};
     static const int64_t MS_MC[] = {20, 100, 300, 1024}, MS_MC_BIG[] = {1024};
     for (size_t p = 0; p < sizeof MULTICAST / sizeof MULTICAST[0]; p++) {
-        static const char *const how[] = {"", ", C in the last stage", ", two stages"};
+        static const char *const how[] = {"", ", C in the last stage", ", two stages", ", stream-K through C",
+                                          ", stream-K in the workspace"};
         printf("wgmma_ws, A multicast%s\n", how[p]);
         char dir[512];
         hum_runtime *rt = gemm_test_site_runtime(MULTICAST[p], dir, sizeof dir);
         if (QUANT_CHECK(rt != NULL, "runtime with A multicast (%zu)", p)) {
             /* tests/c/test_gemm_wgmma_rules.c checks that these specs' wgmma_ws entries keep multicast_a */
             gemm_test_spec(rt, &rng, "n=2048,k=4096,w=uint4,a=float16,group=128", MS_MC, 4);
-            if (p < 2) {
+            if (p != 2) {
                 gemm_test_spec(rt, &rng, "n=1000,k=1096,w=uint8,a=bfloat16,group=64,zp=int,bias=1", MS_MC, 4);
                 gemm_test_spec(rt, &rng, "n=2048,k=1024,w=uint2,a=bfloat16", MS_MC, 4);
             }

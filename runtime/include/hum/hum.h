@@ -601,8 +601,8 @@ typedef struct hum_layer_options {
      * A slot of the segment's last stage (no tile of its own: room for a stage more)            \
      * (hum_gemm_wgmma_epilogue_smem) */                                                         \
     X(int32_t, c_tile, ENUM, OPTIONAL, "kCTile", "own stage")                                   \
-    /* wgmma_ws, dense, whole tiles: two CTAs side by side along N (a thread-block cluster) load \
-     * their tile of A once, each half of its rows into both by TMA multicast */                \
+    /* wgmma_ws, dense: two CTAs side by side along N (a thread-block cluster) load their tile   \
+     * of A once, each half of its rows into both by TMA multicast */                           \
     X(int32_t, multicast_a, BOOL, OPTIONAL, "kMulticastA", "")
 
 #define HUM_CONFIG_MEMBER(type, name, kind, role, constant, values) type name;

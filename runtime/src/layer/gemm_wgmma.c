@@ -91,13 +91,13 @@ static int c_split_rows(const hum_layer_config *c, const hum_tuning *t)
 }
 
 /* Whether A's tile may be multicast to two CTAs of a cluster (kernels/gemm/config.cuh, kClusterN):
- * wgmma_ws on dense A (by TMA), whole tiles (a cluster's CTAs walk one schedule over pairs of
- * n-blocks: padded N a multiple of two block N), each CTA's half of the rows whole 8-row swizzle
- * atoms (block M a multiple of 16). */
+ * wgmma_ws on dense A (by TMA); a cluster's CTAs walk one schedule over pairs of n-blocks (padded N
+ * a multiple of two block N), stream-K slices included; each CTA's half of the rows whole 8-row
+ * swizzle atoms (block M a multiple of 16). */
 static int multicast_fits(const hum_layer_config *c, const hum_compute_config *compute, const hum_tuning *t)
 {
     return t->kernel == HUM_GEMM_KERNEL_WGMMA_WS && (!compute || compute->gemm_type == HUM_GEMM_DENSE) &&
-           !t->stream_k && c->padded_n % (2 * t->block_n) == 0 && t->block_m % 16 == 0;
+           c->padded_n % (2 * t->block_n) == 0 && t->block_m % 16 == 0;
 }
 
 void hum_gemm_wgmma_fit(const hum_layer_config *c, const hum_compute_config *compute, hum_tuning *t)
@@ -166,8 +166,8 @@ hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v)
     RULE(t->kernel != HUM_GEMM_KERNEL_WGMMA || tile <= pipeline,
          "the %lld-byte epilogue tile exceeds the %lld bytes of the pipeline", (long long)tile, (long long)pipeline);
     RULE(!t->multicast_a || multicast_fits(v->layer, v->compute, t),
-         "multicast_a: A multicast to a 2-CTA cluster needs wgmma_ws, dense A, whole tiles (no stream_k), padded N "
-         "%lld a multiple of 2 x block_n %d, block_m %d a multiple of 16", (long long)v->layer->padded_n, t->block_n,
+         "multicast_a: A multicast to a 2-CTA cluster needs wgmma_ws, dense A, padded N %lld a multiple of 2 x "
+         "block_n %d, block_m %d a multiple of 16", (long long)v->layer->padded_n, t->block_n,
          t->block_m);
     RULE(!t->c_tile || c_split_rows(v->layer, t) >= 8,
          "c_tile \"stage\": C in the last stage's A slot needs wgmma_ws without totals in shared memory and room "

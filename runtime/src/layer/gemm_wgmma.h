@@ -68,8 +68,8 @@ int64_t hum_gemm_wgmma_c_tile_bytes(const hum_gemm_variant *v);
 int64_t hum_gemm_wgmma_epilogue_smem(const hum_gemm_variant *v);
 
 /* Fitting a policy's tuning: c_tile "stage" kept on wgmma_ws only, without totals in shared memory,
- * where the last stage's A slot holds 8 rows of C or more; multicast_a on wgmma_ws with dense A and
- * whole tiles only, padded N a multiple of 2 x block_n, block_m a multiple of 16; a warp spans the whole block in M and K; warp N at most block N / 4
+ * where the last stage's A slot holds 8 rows of C or more; multicast_a on wgmma_ws with dense A only,
+ * padded N a multiple of 2 x block_n, block_m a multiple of 16; a warp spans the whole block in M and K; warp N at most block N / 4
  * (whole warpgroups in a narrower block N) and at least 16; promoted accumulators
  * (hum_gemm_promotes) within their budget (hum_gemm_wgmma_acc_regs, _acc_budget): block M at
  * most 128 (192 asked for within a budget of 192; any where the totals may live in shared

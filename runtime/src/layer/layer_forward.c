@@ -53,7 +53,8 @@ hum_status hum_gemm_launch(const hum_dispatch_entry *e, hum_workspace *ws, struc
      * slices wait on each other, so every CTA must be running). */
     const int64_t tiles = blocks * e->n_blocks;
     const int64_t work = e->stream_k && (!e->stream_k_sum || args->partials) ? tiles * e->k_blocks : tiles;
-    /* clusters (whole tiles, n-blocks in pairs): whole clusters, as many as are resident at once */
+    /* clusters (n-blocks in pairs): whole clusters, as many as are resident at once (stream-K's
+     * slices wait on each other) */
     const int64_t cap = e->cluster_n > 1 ? e->cluster_grid : e->max_grid;
     int64_t grid = work < cap ? work : cap;
     grid -= grid % e->cluster_n;
