@@ -11,7 +11,8 @@
 # - W4A8 MXFP4 (M 256 / 1024 / 8192) and W8A8 e4m3 (1024 / 8192) above M = 384 on whole tiles with
 #   multicast (amc) and without (amw), beside their built-in stream-K entries (a workspace for every M);
 #   W4A8 with multicast on its table's whole-tile entries (a8mc: M = 256's 256 x 64 x 128, one wave of
-#   128 CTAs that each read all of A).
+#   128 CTAs that each read all of A); multicast on every wgmma_ws entry, stream-K ones included
+#   (mcall), there and on n = 4096, k = 14336 at M = 128 (1.045x Humming in session 24).
 set -u
 t0=$(date +%s)
 export HUM_LIBRARY=$PWD/build/runtime/libhum.so PYTHONPATH=$PWD/python:${PYTHONPATH:-}
@@ -26,6 +27,7 @@ pol w176n "if $BIG then t = whole(wg('wgmma_ws', 176, 256, 64, 6)); t.warp_n = 3
 pol amc "if $BIG then t.stream_k = false; t.stream_k_sum = nil; $MC end"
 pol amw "if $BIG then t.stream_k = false; t.stream_k_sum = nil end"
 pol a8mc "if t.kernel == 'wgmma_ws' and not t.stream_k then $MC end"
+pol mcall "if t.kernel == 'wgmma_ws' then $MC end"
 H=build/runtime/hum
 for cw in mc:uint8 mcs5:uint8 w176:uint8 w192:uint8 w176n:uint8 mc:uint2 mcs3:uint2 w176:uint2 w192:uint2 \
     mcs3:uint4,group=128 w176:uint4,group=128 w192:uint4,group=128; do
@@ -39,6 +41,6 @@ HUM_CACHE_DIR=/tmp/sbs-cache timeout 380 python3 bench/sweeps/side-by-side.py --
 echo "sbs exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
 left=$((550 - ($(date +%s) - t0)))
 HUM_CACHE_DIR=/tmp/sbs-cache timeout $left python3 bench/sweeps/side-by-side.py --out $R/sbs-a8.json --rounds 3 --floor '' \
-  --only w4a8mx,w8a8 --hum amc=/tmp/cand/amc.yaml --hum amw=/tmp/cand/amw.yaml --hum a8mc=/tmp/cand/a8mc.yaml:w4a8mx \
-  > $R/sbs-a8.txt 2>&1
+  --only w4a8mx,w8a8,llama-4096x14336 --hum amc=/tmp/cand/amc.yaml:w4a8mx+w8a8 --hum amw=/tmp/cand/amw.yaml:w4a8mx+w8a8 \
+  --hum a8mc=/tmp/cand/a8mc.yaml:w4a8mx --hum mcall=/tmp/cand/mcall.yaml > $R/sbs-a8.txt 2>&1
 echo "sbs-a8 exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
