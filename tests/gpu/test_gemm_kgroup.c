@@ -18,7 +18,8 @@
  * accumulation and C's rounding differ: ||C - round(ref)|| / ||ref|| <= 1e-3, every output
  * written (C poisoned first, a guard row after it). Also: an a_scale of the wrong dtype is
  * refused naming the one expected. On sm_90 every case runs again with wgmma_ws staging C in the
- * last stage's slot (c_tile "stage"). Skipped (77) without a GPU of sm_89 or newer. */
+ * last stage's slot (c_tile "stage") and multicasting A to 2-CTA clusters where N allows (multicast_a).
+ * Skipped (77) without a GPU of sm_89 or newer. */
 #include "gemm_test.h"
 #include "hum/hum_tools.h"
 #include "rt_test.h"
@@ -245,14 +246,15 @@ int main(void)
     const size_t count = sizeof cases / sizeof cases[0];
     run_cases(rt, &rng, cases, count, "");
     hum_runtime_destroy(rt);
-    /* on sm_90 again with wgmma_ws staging C in the last stage's slot (c_tile "stage"): the FP8
-     * block-wise kernels' warpgroups half a stage apart (kLag) meet its barriers too */
+    /* on sm_90 again with wgmma_ws staging C in the last stage's slot (c_tile "stage") and A multicast
+     * to 2-CTA clusters (multicast_a): the FP8 block-wise kernels' warpgroups half a stage apart
+     * (kLag) meet their barriers too */
     if (dev.sm_major == 9 && dev.sm_minor == 0) {
         char dir[512];
-        hum_runtime *staged = gemm_test_site_runtime("if t.kernel == 'wgmma_ws' then t.c_tile = 'stage' end", dir,
-                                                     sizeof dir);
+        hum_runtime *staged = gemm_test_site_runtime(
+            "if t.kernel == 'wgmma_ws' then t.c_tile = 'stage'; t.multicast_a = true end", dir, sizeof dir);
         if (QUANT_CHECK(staged != NULL, "the c_tile stage runtime")) {
-            run_cases(staged, &rng, cases, count, ", C in the last stage");
+            run_cases(staged, &rng, cases, count, ", C in the last stage, A multicast");
             hum_runtime_destroy(staged);
         }
         rt_rmtree(dir);

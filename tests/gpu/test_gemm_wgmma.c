@@ -102,11 +102,15 @@ int main(void)
         /* stream-K: a cluster's slices meet through C (locks by rank) and in the workspace (slots and
          * flags by rank) */
         "if t.kernel == 'wgmma_ws' then t.stream_k = true; t.stream_k_sum = 'output'; t.multicast_a = true end",
-        "if t.kernel == 'wgmma_ws' then t.stream_k = true; t.stream_k_sum = 'workspace'; t.multicast_a = true end"};
+        "if t.kernel == 'wgmma_ws' then t.stream_k = true; t.stream_k_sum = 'workspace'; t.multicast_a = true end",
+        /* a slice that waits for its turn while it holds the slot C is staged in */
+        "if t.kernel == 'wgmma_ws' then t.stream_k = true; t.stream_k_sum = 'workspace'; t.multicast_a = true; "
+        "t.c_tile = 'stage' end"};
     static const int64_t MS_MC[] = {20, 100, 300, 1024}, MS_MC_BIG[] = {1024};
     for (size_t p = 0; p < sizeof MULTICAST / sizeof MULTICAST[0]; p++) {
         static const char *const how[] = {"", ", C in the last stage", ", two stages", ", stream-K through C",
-                                          ", stream-K in the workspace"};
+                                          ", stream-K in the workspace",
+                                          ", stream-K in the workspace, C in the last stage"};
         printf("wgmma_ws, A multicast%s\n", how[p]);
         char dir[512];
         hum_runtime *rt = gemm_test_site_runtime(MULTICAST[p], dir, sizeof dir);
