@@ -118,6 +118,13 @@ constexpr int kMaxSlicesInC = 4;
 
 constexpr int kKB = kK / kBK;  // k-blocks per tile
 constexpr int kNB = kN / kBN;  // n-blocks
+// CTAs of a thread-block cluster side by side along N, which load their shared tile of A once
+// (kMulticastA: each copies 1 / kClusterN of its rows into every CTA of the cluster by TMA
+// multicast, gemm/load_a.cuh); they walk the same schedule over pairs of n-blocks, stream-K included
+// (gemm/schedule.cuh).
+constexpr int kClusterN = kMulticastA ? 2 : 1;
+static_assert(kClusterN == 1 || (kNB % kClusterN == 0 && kBM % (8 * kClusterN) == 0),
+              "A multicast: n-blocks in whole clusters, each CTA's share of A's rows whole swizzle atoms");
 constexpr int kGroupRows = (kK + kGroup - 1) / kGroup;
 constexpr int kScaleRows = kGroup >= kBK ? 1 : kBK / kGroup;  // scale rows per stage
 

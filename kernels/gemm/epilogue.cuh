@@ -88,7 +88,7 @@ HUM_DEV bool streamk_fixup(const hum_gemm_args &args, const Schedule &sch, const
         return true;
     if (!s.last) {
         if (h >= 0) {
-            T *slot = partial_slot<T>(args, sch.cta);
+            T *slot = partial_slot<T>(args, sch.own(sch.cta));
 #pragma unroll
             for (int i = 0; i < N; i += 4) {
                 const u32 v[4] = {acc_bits(acc[i]), acc_bits(acc[i + 1]), acc_bits(acc[i + 2]), acc_bits(acc[i + 3])};
@@ -100,29 +100,29 @@ HUM_DEV bool streamk_fixup(const hum_gemm_args &args, const Schedule &sch, const
         math_sync();
         if (tid == 0) {
             __threadfence();
-            st_release(args.locks + sch.cta, 1);
+            st_release(args.locks + sch.own(sch.cta), 1);
         }
         return false;
     }
     if (tid == 0)
         for (int p = 1; p <= s.slice; ++p) {
-            while (ld_acquire(args.locks + sch.cta + p) != 1) {
+            while (ld_acquire(args.locks + sch.own(sch.cta + p)) != 1) {
             }
-            args.locks[sch.cta + p] = 0;
+            args.locks[sch.own(sch.cta + p)] = 0;
         }
     math_sync();
     // Up to 32 accumulators at a time over all peers: their loads issue together, and the
     // registers of the largest tiles have no room for more in flight.
     constexpr int PART = N < 32 ? N : 32;
     if (h >= 0) {
-        const T *slot = partial_slot<T>(args, sch.cta + 1) + 4 * h;
+        const T *slot = partial_slot<T>(args, sch.own(sch.cta + 1)) + 4 * h;
 #pragma unroll
         for (int i0 = 0; i0 < N; i0 += PART)
             for (int p = 0; p < s.slice; ++p) {
 #pragma unroll
                 for (int i = i0; i < i0 + PART; i += 4) {
                     u32 v[4];
-                    ld_l2_128(slot + (static_cast<i64>(p) * (kBM * kBN) + i * HOLDERS), v);
+                    ld_l2_128(slot + (static_cast<i64>(p) * kClusterN * (kBM * kBN) + i * HOLDERS), v);
 #pragma unroll
                     for (int e = 0; e < 4; ++e)
                         acc_add_bits(acc[i + e], v[e]);

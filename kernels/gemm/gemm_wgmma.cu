@@ -31,7 +31,8 @@
 // block-wise's second waits once per segment for the first, to run half a stage behind: kLag); a slot is
 // released once the next stage's first wgmma group is running (the last group reading it has
 // then finished), and the producer runs up to kStages stages ahead, across segment ends, since
-// the epilogue stages C in a tile of its own after the stages. The producer hands most of its
+// the epilogue stages C in a tile of its own after the stages, or (kCInStage) in the A slot of
+// the segment's last stage, which the math warps release only after the epilogue. The producer hands most of its
 // registers to the math warpgroups (setmaxnreg). Dense A arrives by TMA (thread 0 arms the full
 // barrier with its bytes); the MoE types' gathered rows by every producer thread's cp.async, an
 // indexed segment's row addresses read at every stage from the producer's table in shared memory
@@ -48,7 +49,7 @@
 // The argument: kernels/contract/gemm_args.h; A is read through a_map only (a, lda and k_perm
 // unused: an act-order A arrives permuted, prep/permute_a.cu). Dynamic shared memory: kSmemBytes plus
 // 2048 bytes (alignment of the stages to 1024 bytes, and the stage barriers); warp-specialised,
-// the epilogue tile between the two (runtime/src/layer/gemm_wgmma.h).
+// the epilogue tile of its own between the two (runtime/src/layer/gemm_wgmma.h).
 #include "gemm/dequant.cuh"
 #include "gemm/entry.cuh"
 #include "gemm/epilogue.cuh"
@@ -107,10 +108,23 @@ constexpr int kPairsPerWord = 16 / kCont;
 constexpr int kPairsUsed = kPairsPerWord < 4 ? kPairsPerWord : 4;
 constexpr int kShare = 4 / kPairsUsed;
 constexpr int kAtomBytes = kBM * 128;      // one 64-k column block of an activation stage
-constexpr int kCRow = kBN * 2 + 16;        // bytes per row of the epilogue tile (padded)
 constexpr int kInFlight = kStages - 2;     // stages loading while one is computed
-// The epilogue tile: warp-specialised after the stages, else in them (drained by then).
-constexpr int kCOffset = kSpecialised ? kSmemBytes : 0;
+// The epilogue tile: block M rows of block N 16-bit values, unpadded, the 16-byte chunks of row r
+// stored in the order chunk ^ (r % 8) (c_at). stage_c's warp then writes one chunk of each of
+// four rows two apart, and write_c's eight threads of a 16-byte access phase eight chunks of one
+// row, each without bank conflicts (block N >= 64: eight chunks a row). Warp-specialised it lies
+// after the stages (kCTile own), or in the A slot of the segment's last stage, in row splits of
+// kCSplitRows (kCTile stage: the slot is held from its last wgmma to the end of the epilogue, so
+// the ring has no tile of its own to leave room for); the plain kernel's in the drained stages.
+constexpr int kCRow = kBN * 2;             // bytes per row of the epilogue tile
+constexpr bool kCInStage = kCTile == 1;
+constexpr int kCSplitRows = kCInStage ? (kABytes / kCRow < kBM ? kABytes / kCRow / 8 * 8 : kBM) : kBM;
+constexpr int kCSplits = (kBM + kCSplitRows - 1) / kCSplitRows;
+constexpr int kCOffset = kSpecialised && !kCInStage ? kSmemBytes : 0;
+constexpr int kCBytes = kSpecialised && !kCInStage ? kBM * kCRow : 0;  // the tile of its own
+static_assert(!kCInStage || (kSpecialised && !kSmemTotals && kCSplitRows >= 8),
+              "C in the last stage: warp-specialised, no totals in the epilogue tile, eight rows a split");
+static_assert(kBN >= 64, "the epilogue tile's swizzle: eight 16-byte chunks a row");
 // kSmemTotals (hum_constants.h; runtime/src/layer/gemm_wgmma.c, hum_gemm_wgmma_smem_totals): where
 // the registers have no room for the float32 totals of promoted e4m3 accumulators beside them (a
 // 256-row tile: 128 accumulators a thread), the first half of each slab's stays in registers and
@@ -119,14 +133,15 @@ constexpr int kCOffset = kSpecialised ? kSmemBytes : 0;
 // too few to cover the loads (256 x 128 x 128 W4A8: 190.8 us at M = 1024 against 166.1 on
 // 128 rows, bench/NOTES.md, session 14).
 constexpr int kRegTotals = kSmemTotals ? kAcc / 2 : kAcc;  // per slab, in registers
-// 2 x block N x block M bytes: always within the epilogue tile's block M x (2 x block N + 16)
-static_assert(kMathThreads * kSlabs * (kAcc - kRegTotals) * 4 <= kBM * kCRow, "totals beyond the epilogue tile");
+// 2 x block N x block M bytes: the epilogue tile's size
+static_assert(!kSmemTotals || kMathThreads * kSlabs * (kAcc - kRegTotals) * 4 <= kCBytes, "totals beyond the epilogue tile");
 // The stage barriers, after the stages (and the epilogue tile): one per slot, warp-specialised
 // the full ones then the empty ones.
-constexpr int kBarOffset = kSpecialised ? kSmemBytes + kBM * kCRow : kSmemBytes;
+constexpr int kBarOffset = kSmemBytes + kCBytes;
 // Dense: A by TMA (one box per 64 columns, on the slot's barrier); the MoE types gather the
 // block's rows by cp.async into the same layout (gemm/load_a.cuh).
 constexpr bool kATma = kGemmType == GemmType::kDense;
+static_assert(kClusterN == 1 || (kSpecialised && kATma), "A multicast: warp-specialised, dense A by TMA");
 // Warp-specialised: a slot's full barrier waits for the producer threads' cp.async arrivals and,
 // dense, thread 0's TMA transaction. Registers per thread after the split
 // (setmaxnreg): the producer keeps few, the math warpgroups take the rest of the CTA's pool. A
@@ -234,6 +249,12 @@ static_assert(kAVec, "activations must be copied 16 bytes at a time (no act-orde
 static_assert(kStages >= (kSpecialised ? 2 : 3), "at least three stages (warp-specialised: two)");
 static_assert(kSpecialised || kBM * kCRow <= kSmemBytes, "the epilogue tile must fit in the pipeline's shared memory");
 
+// Byte offset of 16-byte chunk `chunk` of row `row` in the epilogue tile (swizzled: see kCRow).
+HUM_DEV u32 c_at(int row, int chunk)
+{
+    return row * kCRow + ((chunk ^ (row & 7)) << 4);
+}
+
 // Warp-specialised: slot `slot`'s full and empty barriers.
 HUM_DEV u32 full_bar(u32 base, int slot)
 {
@@ -243,6 +264,28 @@ HUM_DEV u32 full_bar(u32 base, int slot)
 HUM_DEV u32 empty_bar(u32 base, int slot)
 {
     return base + kBarOffset + (kStages + slot) * 8;
+}
+
+// A math warp's release of a ring slot (lane 0) at its empty barrier `bar`. With A multicast
+// (kClusterN) every CTA's producer copies its share of A into the slot of every CTA of the
+// cluster, so the release goes to the same barrier of each: an empty barrier counts every math
+// warp of the cluster. WROTE: the warp wrote the slot (the epilogue's C, kCInStage), which the
+// other CTAs' copies must find done.
+template <bool WROTE = false>
+HUM_DEV void release_slot(u32 bar)
+{
+    mbar_arrive(bar);
+    if constexpr (kClusterN > 1) {
+        const u32 rank = cluster_ctarank();
+#pragma unroll
+        for (u32 r = 1; r < kClusterN; ++r) {
+            const u32 peer = cluster_peer(bar, (rank + r) % kClusterN);
+            if constexpr (WROTE)
+                mbar_arrive_remote_release(peer);
+            else
+                mbar_arrive_remote(peer);
+        }
+    }
 }
 
 // The producer warpgroup's own barrier (warp-specialised; the math warps' is 1: gemm/epilogue.cuh).
@@ -617,7 +660,7 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
             wgmma_wait<1>();
             if constexpr (kSpecialised && kk == 1) {
                 if (released && lane == 0)
-                    mbar_arrive(release);
+                    release_slot(release);
             }
             if constexpr (kA8)
                 frags8<decltype(path)::value>(raw[buf], sc, frag[buf]);
@@ -768,8 +811,20 @@ HUM_DEV void mainloop_ws(const hum_gemm_args &args, u32 base, int g0, const Bloc
               kStageSets || (promote_at(kb0 + i, i + 1 == len) && (kPromoteLast || i + 1 < len)));
     wgmma_wait<0>();
     pin_acc(acc[0]);
+    // kCInStage: the epilogue stages C in the last stage's slot and releases it (release_c_slot)
+    if (!kCInStage && lane == 0)
+        release_slot(empty_bar(base, (g0 + len - 1) % kStages));
+}
+
+// kCInStage, after the epilogue (every path out of it, the stream-K slice that leaves its sums in
+// the workspace included): the warp is done with slot `slot`, which it wrote and read through the
+// generic proxy; the producer's next copies into it (TMA: the async proxy) come after.
+HUM_DEV void release_c_slot(u32 base, int slot, int lane)
+{
+    fence_proxy_async_smem();
+    __syncwarp();
     if (lane == 0)
-        mbar_arrive(empty_bar(base, (g0 + len - 1) % kStages));
+        release_slot<true>(empty_bar(base, slot));
 }
 
 // The producer warpgroup (copying thread ct): the same walk of the CTA's work as the math
@@ -819,9 +874,10 @@ HUM_DEV void produce(const hum_gemm_args &args, const Rows &rows, const Schedule
     cp_async_wait<0>();  // no copy of this thread outlives it
 }
 
-// Accumulators -> the shared tile [block M][block N] of the output type, with the float factors
-// (out_factor, and for 8-bit A the scales of the token's row of A and of the output column)
-// and (first slice only) the bias applied.
+// Accumulators of tokens R0 .. R1 - 1 -> rows 0 .. R1 - R0 - 1 of the shared tile (c_at) in the
+// output type, with the float factors (out_factor, and for 8-bit A the scales of the token's row
+// of A and of the output column) and (first slice only) the bias applied. R0 and R1: multiples of 8.
+template <int R0, int R1>
 HUM_DEV void stage_c(const hum_gemm_args &args, u32 cbase, const Block &blk, int n0, bool first, int wg, int w,
                      int lane, const Acc (&acc)[kSlabs][kAcc])
 {
@@ -833,7 +889,9 @@ HUM_DEV void stage_c(const hum_gemm_args &args, u32 cbase, const Block &blk, int
     float rf[kRowLoads ? (kBM + 31) / 32 : 1];
 #pragma unroll
     for (int q = 0; q < (kRowLoads ? (kBM + 31) / 32 : 0); ++q)
-        rf[q] = 32 * q + lane < kBM ? block_row_factor(args, blk, row_table(), 32 * q + lane) : 0.f;
+        rf[q] = 32 * q + 32 > R0 && 32 * q < R1 && 32 * q + lane < kBM
+                    ? block_row_factor(args, blk, row_table(), 32 * q + lane)
+                    : 0.f;
     float bias[2 * kSlabs], cs[2 * kSlabs];  // of the thread's columns c = 2 s + h
 #pragma unroll
     for (int c = 0; c < 2 * kSlabs; ++c) {
@@ -841,8 +899,11 @@ HUM_DEV void stage_c(const hum_gemm_args &args, u32 cbase, const Block &blk, int
         bias[c] = n < kNReal ? bias_of(args, blk.expert, n, first) : 0.f;
         cs[c] = col_scale(args, blk.expert, n);
     }
+    // The thread's column c = 2 s + h of token 8 j + 2 t + e lies in chunk 8 (wg kSlabs + s) + 2 w + h
+    // of its row, stored at chunk 8 (wg kSlabs + s) + (2 w + h) ^ (2 t + e) = ... + 2 (w ^ t) + (h ^ e)
+    const u32 at = cbase + 2 * t * kCRow + ((2 * (w ^ t) + 8 * wg * kSlabs) << 4) + 2 * g;
 #pragma unroll
-    for (int j = 0; j < kBM / 8; ++j)  // n8 block j of the D fragments: registers 4j..4j+3
+    for (int j = R0 / 8; j < R1 / 8; ++j)  // n8 block j of the D fragments: registers 4j..4j+3
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
             const int token = 8 * j + 2 * t + e;
@@ -853,30 +914,31 @@ HUM_DEV void stage_c(const hum_gemm_args &args, u32 cbase, const Block &blk, int
                 f = block_row_factor(args, blk, row_table(), token);
 #pragma unroll
             for (int c = 0; c < 2 * kSlabs; ++c) {
-                const int nl = (wg * kSlabs + c / 2) * 64 + 16 * w + g + 8 * (c % 2);
                 const float v = static_cast<float>(acc[c / 2][4 * j + 2 * (c % 2) + e]);
-                sts16(cbase + token * kCRow + nl * 2, pack1<kBF16>(v * f * cs[c] + bias[c]));
+                sts16(at + (8 * j + e - R0) * kCRow + ((8 * (c / 2) + ((c % 2) ^ e)) << 4),
+                      pack1<kBF16>(v * f * cs[c] + bias[c]));
             }
         }
 }
 
-// The shared tile -> block blk's rows of C (gemm/rows.cuh) in 16-byte row chunks; later
-// stream-K slices add to what C holds.
+// Rows 0 .. R1 - R0 - 1 of the shared tile -> the rows of C of block blk's tokens R0 .. R1 - 1
+// (gemm/rows.cuh) in 16-byte row chunks; later stream-K slices add to what C holds.
+template <int R0, int R1>
 HUM_DEV void write_c(const hum_gemm_args &args, u32 cbase, const Block &blk, int n0, bool first, int tid)
 {
     constexpr int CPR = kBN / 8;
-    constexpr int COUNT = kBM * CPR;
+    constexpr int COUNT = (R1 - R0) * CPR;
 #pragma unroll 4
     for (int i = 0; i < (COUNT + kMathThreads - 1) / kMathThreads; ++i) {
         const int ch = tid + i * kMathThreads;
         if (COUNT % kMathThreads != 0 && ch >= COUNT)
             continue;
         const int r = ch / CPR, gn = n0 + ch % CPR * 8;
-        const i64 gm = gn < kNReal ? table_c_row(args, blk, c_table(), r) : -1;
+        const i64 gm = gn < kNReal ? table_c_row(args, blk, c_table(), R0 + r) : -1;
         if (gm < 0)
             continue;
         u32 v[4];
-        lds128(cbase + r * kCRow + (ch % CPR) * 16, v[0], v[1], v[2], v[3]);
+        lds128(cbase + c_at(r, ch % CPR), v[0], v[1], v[2], v[3]);
         u16 *dst = static_cast<u16 *>(args.c) + gm * args.ldc + gn;
         const bool whole = gn + 8 <= kNReal && (reinterpret_cast<unsigned long long>(dst) & 15) == 0;
         if (!first) {
@@ -907,9 +969,10 @@ HUM_DEV void write_c(const hum_gemm_args &args, u32 cbase, const Block &blk, int
 
 // After a segment of `tile` (math threads): its stream-K slice order (slices summed in the
 // workspace: the fix-up, after which only the slice holding k-block 0 goes on), the shared
-// tile, the write to C; the tile is free again after the last barrier.
+// tile, the write to C, split by split (kCSplits); the tile is free again after the last barrier.
+// cslot: the slot of the segment's last stage (kCInStage: the tile's place).
 HUM_DEV void epilogue(const hum_gemm_args &args, const Schedule &sch, const Block &blk, int tile, int n0, u32 base,
-                      int tid, int wg, int w, int lane, Acc (&acc)[kSlabs][kAcc])
+                      int cslot, int tid, int wg, int w, int lane, Acc (&acc)[kSlabs][kAcc])
 {
     const Slice sl = sch.slice_of(tile);
     if constexpr (kSumInWorkspace) {
@@ -917,13 +980,20 @@ HUM_DEV void epilogue(const hum_gemm_args &args, const Schedule &sch, const Bloc
             return;
     }
     const bool first = kSumInWorkspace || sl.slice == 0;
-    const u32 cbase = base + kCOffset;
-    stage_c(args, cbase, blk, n0, first, wg, w, lane, acc);
-    if constexpr (!kSumInWorkspace)
-        streamk_wait(args, sl, tid);
-    math_sync();
-    write_c(args, cbase, blk, n0, first, tid);
-    math_sync();
+    // C in the last stage's slot: every warpgroup's wgmmas have finished reading it
+    if constexpr (kCInStage)
+        math_sync();
+    const u32 cbase = kCInStage ? base + cslot * kABytes : base + kCOffset;
+    static_for<0, kCSplits>([&](auto sc) {
+        constexpr int r0 = decltype(sc)::value * kCSplitRows;
+        constexpr int r1 = r0 + kCSplitRows < kBM ? r0 + kCSplitRows : kBM;
+        stage_c<r0, r1>(args, cbase, blk, n0, first, wg, w, lane, acc);
+        if constexpr (!kSumInWorkspace && r0 == 0)
+            streamk_wait(args, sl, tid);
+        math_sync();
+        write_c<r0, r1>(args, cbase, blk, n0, first, tid);
+        math_sync();
+    });
     if constexpr (!kSumInWorkspace)
         streamk_pass(args, sl, tid);
 }
@@ -944,16 +1014,27 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
         if (tid == 0) {
             for (int s = 0; s < kStages; ++s) {
                 mbar_init(full_bar(base, s), kFullArrivals);
-                mbar_init(empty_bar(base, s), kMathWarps);
+                mbar_init(empty_bar(base, s), kMathWarps * kClusterN);
             }
             mbar_init_fence();
         }
-        __syncthreads();
+        // A multicast: every CTA of the cluster has its barriers before any copy or release
+        // reaches them (the CTAs of a cluster walk one schedule: sch.total is theirs alike)
+        if constexpr (kClusterN > 1)
+            cluster_sync();
+        else
+            __syncthreads();
         if (warp >= kMathWarps) {
             warpgroup_regs_dec<kProducerRegs>();
             // tid - kMathThreads, written so that the compiler sees it below kCopyThreads: each
             // chunk's place in a stage (for_chunks) is then a constant plus this thread's offset
             produce(args, rows, sch, base, tid & (kCopyThreads - 1));
+            // no CTA leaves while another's copies or releases may still reach its shared memory
+            // (the warp converged again after its lanes' spin loops, as the aligned barrier needs)
+            if constexpr (kClusterN > 1) {
+                __syncwarp();
+                cluster_sync();
+            }
             return;
         }
         warpgroup_regs_inc<kMathRegs>();
@@ -995,9 +1076,16 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
         fill_c_rows(args, blk, ah, c_table(), tid);
         if constexpr (kSmemTotals)
             add_totals(acc[0], total, base, tid);
-        epilogue(args, sch, blk, wk.tile, nb * kBN, base, tid, wg, w, lane, kPromote && !kSmemTotals ? total : acc[0]);
+        epilogue(args, sch, blk, wk.tile, nb * kBN, base, (g0 + len - 1) % kStages, tid, wg, w, lane,
+                 kPromote && !kSmemTotals ? total : acc[0]);
+        if constexpr (kCInStage)
+            release_c_slot(base, (g0 + len - 1) % kStages, lane);
         wk.kb += len - 1;  // the work of the segment's last iteration, for the next step()
         j += len;
         g0 += len;
+    }
+    if constexpr (kClusterN > 1) {
+        __syncwarp();
+        cluster_sync();
     }
 }

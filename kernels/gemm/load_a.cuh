@@ -134,14 +134,27 @@ struct AGather {
 
 // Thread 0's copies of the tile rows m0.. and k-block kb: boxes of kBM rows x 128 bytes
 // (kAtomK elements), one swizzle atom column of `atom_bytes` each, completing on barrier `bar`.
+// With A multicast (kClusterN CTAs) the map's box holds kBM / kClusterN rows: each CTA copies its
+// rank's share of every atom column into the same place of every CTA of the cluster, whose
+// barriers at `bar` all expect the whole tile (the shares are whole 8-row swizzle atoms, so the
+// layout is the one box's).
 constexpr int kAtomK = 128 / kAElem;
 HUM_DEV void a_tma(const hum_gemm_args &args, u32 dst, int atom_bytes, int m0, int kb, u32 bar)
 {
     const int k0 = kb * kBK;
     mbar_arrive_expect_tx(bar, kABytes);
+    if constexpr (kClusterN == 1) {
 #pragma unroll
-    for (int a = 0; a < kBK / kAtomK; ++a)
-        tma_load_2d(dst + a * atom_bytes, args.a_map, k0 + kAtomK * a, m0, bar);
+        for (int a = 0; a < kBK / kAtomK; ++a)
+            tma_load_2d(dst + a * atom_bytes, args.a_map, k0 + kAtomK * a, m0, bar);
+    } else {
+        constexpr int kShareRows = kBM / kClusterN;
+        const int r = static_cast<int>(cluster_ctarank());
+#pragma unroll
+        for (int a = 0; a < kBK / kAtomK; ++a)
+            tma_load_2d_multicast(dst + a * atom_bytes + r * kShareRows * 128, args.a_map, k0 + kAtomK * a,
+                                  m0 + r * kShareRows, bar, static_cast<u16>((1u << kClusterN) - 1));
+    }
 }
 
 }  // namespace gemm

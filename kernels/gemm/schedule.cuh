@@ -16,8 +16,11 @@
 // c_first + 1 .. c_last reaches the tile in its first segment and leaves its partial sums in its
 // own slot (a CTA starts at most one tile it does not finish), and c_first, whose slice number
 // c_last - c_first counts them, reaches it in its last segment, adds them and writes C once.
+// With A multicast the schedule is the clusters' (kClusterN CTAs side by side along N, tile_coords):
+// its "CTAs" are clusters, and a CTA's partial slot, flag and lock are those of its rank (own()).
 #pragma once
 #include "gemm/rows.cuh"
+#include "ptx/cluster.cuh"
 
 namespace gemm {
 
@@ -34,7 +37,8 @@ struct Slice {
 };
 
 struct Schedule {
-    int grid, cta;
+    int grid, cta;     // clusters (kClusterN CTAs each) of the launch, and this CTA's
+    int rank;          // this CTA's place in its cluster
     int blocks;        // blocks of kBM rows (gemm/rows.cuh)
     int tiles, dp_tiles;
     int dp_count;      // data-parallel tiles of this CTA
@@ -47,10 +51,12 @@ struct Schedule {
     // tile runs whole (a launch without the workspace's partial slots, kSumInWorkspace)
     HUM_DEV Schedule(int blocks, bool stream_k)
     {
-        grid = gridDim.x;
-        cta = blockIdx.x;
+        // a cluster's CTAs (kClusterN, consecutive in x) walk one schedule over clusters of tiles
+        grid = gridDim.x / kClusterN;
+        cta = blockIdx.x / kClusterN;
+        rank = kClusterN > 1 ? static_cast<int>(cluster_ctarank()) : 0;
         this->blocks = blocks;
-        tiles = blocks * kNB;
+        tiles = blocks * (kNB / kClusterN);
         const int sk_tiles = kStreamK && stream_k ? (tiles <= grid ? tiles : tiles % grid) : 0;
         dp_tiles = tiles - sk_tiles;
         dp_count = cta < dp_tiles ? (dp_tiles - cta + grid - 1) / grid : 0;
@@ -83,7 +89,14 @@ struct Schedule {
         return w;
     }
 
-    // The CTA whose stream-K range holds iteration `it` (ranges are floor(c * total / ctas)).
+    // The CTA of cluster c with this CTA's rank: the stream-K slices of this CTA's tiles are theirs
+    // (its partial slot and flag in the workspace).
+    HUM_DEV int own(int c) const
+    {
+        return c * kClusterN + rank;
+    }
+
+    // The cluster whose stream-K range holds iteration `it` (ranges are floor(c * total / ctas)).
     HUM_DEV int owner(i64 it) const
     {
         return static_cast<int>(((it + 1) * sk_ctas - 1) / sk_total);
@@ -94,8 +107,8 @@ struct Schedule {
     {
         Slice s{0, 0, false, true};
         if (tile >= dp_tiles) {
-            s.lock = tile - dp_tiles;
-            const i64 it0 = static_cast<i64>(s.lock) * kKB;
+            const i64 it0 = static_cast<i64>(tile - dp_tiles) * kKB;
+            s.lock = (tile - dp_tiles) * kClusterN + rank;  // the lock of this CTA's tile of the cluster's
             const int c_first = owner(it0), c_last = owner(it0 + kKB - 1);
             if (c_first != c_last) {
                 s.split = true;
@@ -107,15 +120,19 @@ struct Schedule {
     }
 };
 
-// Grouped tile order: kGroupM m-blocks at a time, m fastest.
+// Grouped tile order: kGroupM m-blocks at a time, m fastest. With clusters along N (kClusterN)
+// a tile of the schedule is a cluster's: its CTAs take consecutive n-blocks, by rank.
 HUM_DEV void tile_coords(int tile, int blocks, int &mb, int &nb)
 {
-    const int group = tile / (kGroupM * kNB);
+    constexpr int kNC = kNB / kClusterN;
+    const int group = tile / (kGroupM * kNC);
     const int first = group * kGroupM;
     const int rows = blocks - first < kGroupM ? blocks - first : kGroupM;
-    const int r = tile - group * kGroupM * kNB;
+    const int r = tile - group * kGroupM * kNC;
     mb = first + r % rows;
     nb = r / rows;
+    if constexpr (kClusterN > 1)
+        nb = nb * kClusterN + static_cast<int>(cluster_ctarank());
 }
 
 }  // namespace gemm

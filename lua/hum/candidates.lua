@@ -1,7 +1,7 @@
 -- Candidate tunings for `hum tune` (lua/hum/tune.lua): for one M range of one layer on one
 -- device, the built-in table's tuning first, then its neighbours (one field doubled or halved,
 -- a stage more or less, two CTAs per SM, stream-K toggled, its slices summed in the other
--- place), then a grid of mma.sync tiles and, on sm_90 and newer, warpgroup-MMA tiles, sized by
+-- place, wgmma_ws's C tile in the last stage's slot or its own, A multicast), then a grid of mma.sync tiles and, on sm_90 and newer, warpgroup-MMA tiles, sized by
 -- the M values the range is timed at. The
 -- list is raw policy tunings; hum.tune fits each to the layer (hum.dispatch), drops those the
 -- kernels refuse and keeps the first of equal fitted ones, so a candidate is timed once.
@@ -72,6 +72,23 @@ function candidates.neighbours(t)
   add({ stream_k = not t.stream_k })
   -- stream-K slices summed in the workspace (8-bit A runs stream-K only so)
   add({ stream_k = true, stream_k_sum = t.stream_k_sum == "workspace" and "output" or "workspace" })
+  -- wgmma_ws: C staged in the last stage's slot, whose room the tile of its own held (a stage
+  -- more where that fits), or back in its own tile
+  if t.kernel == "wgmma_ws" then
+    if t.c_tile == "stage" then
+      add({ c_tile = "own" })
+    else
+      add({ c_tile = "stage" })
+      add({ c_tile = "stage", stages = t.stages + 1 })
+    end
+    -- A multicast to 2-CTA clusters (dense layers: the fit drops it elsewhere), also on whole tiles
+    if t.multicast_a then
+      add({ multicast_a = false })
+    else
+      add({ multicast_a = true })
+      if t.stream_k then add({ multicast_a = true, stream_k = false }) end
+    end
+  end
   return out
 end
 

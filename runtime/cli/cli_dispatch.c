@@ -45,9 +45,10 @@ void cli_tuning_text(const hum_tuning *t, char *out, size_t cap)
 {
     char promote[48];
     cli_promote_text(t, promote, sizeof promote);
-    snprintf(out, cap, "%s block %dx%dx%d, warp %dx%dx%d, %d stages, %d CTA%s/SM%s%s", cli_kernel_name(t->kernel),
+    snprintf(out, cap, "%s block %dx%dx%d, warp %dx%dx%d, %d stages, %d CTA%s/SM%s%s%s%s", cli_kernel_name(t->kernel),
              t->block_m, t->block_n, t->block_k, t->warp_m, t->warp_n, t->warp_k, t->stages, t->ctas_per_sm,
-             t->ctas_per_sm == 1 ? "" : "s", cli_stream_k_text(t), promote);
+             t->ctas_per_sm == 1 ? "" : "s", cli_stream_k_text(t), promote,
+             t->c_tile ? ", C staged in the last stage" : "", t->multicast_a ? ", A multicast to 2-CTA clusters" : "");
 }
 
 static cJSON *triple(int32_t a, int32_t b, int32_t c)
@@ -81,6 +82,8 @@ cJSON *cli_dispatch_json(const hum_layer_dispatch *d)
         cJSON_AddBoolToObject(e, "stream_k", t->stream_k);
         cJSON_AddStringToObject(e, "stream_k_sum", t->stream_k_sum ? "workspace" : "output");
         cJSON_AddNumberToObject(e, "promote_k", t->promote_k);
+        cJSON_AddStringToObject(e, "c_tile", t->c_tile ? "stage" : "own");
+        cJSON_AddBoolToObject(e, "multicast_a", t->multicast_a);
         cJSON_AddNumberToObject(e, "smem_bytes", (double)r->smem_bytes);
         cJSON_AddNumberToObject(e, "threads", r->threads);
         cJSON_AddStringToObject(e, "origin", r->origin);
@@ -124,6 +127,8 @@ void cli_print_dispatch_json(FILE *f, const cJSON *d, int indent)
             .kernel = kernel_of(str(e, "kernel")),
             .stream_k_sum = strcmp(str(e, "stream_k_sum"), "workspace") == 0,
             .promote_k = num(e, "promote_k", -1),
+            .c_tile = strcmp(str(e, "c_tile"), "stage") == 0,
+            .multicast_a = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "multicast_a")),
         };
         char range[48], tuning[200];
         cli_m_range(&t, range, sizeof range);

@@ -71,7 +71,7 @@ static void check_refusals(hum_runtime *rt)
     c.scale_rows = c.has_scale = 1;
     c.weight_bits = 4;
     c.num_experts = 4;
-    const hum_tuning t = {1, INT64_MAX, 64, 128, 64, 64, 32, 64, 3, 1, 1, HUM_GEMM_KERNEL_MMA, 0, 0};
+    const hum_tuning t = {1, INT64_MAX, 64, 128, 64, 64, 32, 64, 3, 1, 1, HUM_GEMM_KERNEL_MMA, 0, 0, 0, 0};
     hum_tuning out;
     const hum_compute_config dense = {.gemm_type = HUM_GEMM_DENSE}, indexed = {.gemm_type = HUM_GEMM_MOE_INDEXED};
     st = hum_layer_fit_tuning(&c, &dense, &t, "sm_90a", 232448, "test", &out);
@@ -156,13 +156,17 @@ static void check_ws(void)
                                      {"n=1536,k=2048,w=uint4,group=128,a=bfloat16", 128, 1},
                                      {"n=2048,k=768,w=uint4,group=128,a=bfloat16", 128, 1},
                                      {"n=320,k=512,w=e4m3,a=e4m3", 12, 1}};
-    char dir[512];
-    hum_runtime *rt = wgmma_test_runtime("wgmma_ws", dir, sizeof dir);
-    if (!QUANT_CHECK(rt != NULL, "the wgmma_ws policy's runtime"))
-        return;
-    compile_sm90a(rt, cases, sizeof cases / sizeof cases[0], "wgmma_ws", 0, ws_ok);
-    hum_runtime_destroy(rt);
-    rt_rmtree(dir);
+    /* C staged in a tile of its own, and in the last stage's slot */
+    static const char *const C_TILES[] = {"own", "stage"};
+    for (size_t c = 0; c < sizeof C_TILES / sizeof C_TILES[0]; c++) {
+        char dir[512];
+        hum_runtime *rt = wgmma_test_runtime("wgmma_ws", C_TILES[c], dir, sizeof dir);
+        if (!QUANT_CHECK(rt != NULL, "the wgmma_ws policy's runtime, c_tile %s", C_TILES[c]))
+            return;
+        compile_sm90a(rt, cases, sizeof cases / sizeof cases[0], "wgmma_ws", 0, ws_ok);
+        hum_runtime_destroy(rt);
+        rt_rmtree(dir);
+    }
 }
 
 /* The deployment override moe.activation = mxfp8: every GEMM type's table compiled with e4m3 A

@@ -4,6 +4,7 @@
  * the kernel does not take refused by name), and NVRTC compiles of its variants for sm_90a (4-
  * and 8-bit, 1/2/3/7-bit and float6 codes; warp-specialised 4-, 8- and 3-bit and e4m3),
  * including a refusal for any other arch. */
+#include "gemm_test.h"
 #include "hum/hum_tools.h"
 #include "quant_test.h"
 #include "rt_test.h"
@@ -36,7 +37,7 @@ static hum_layer_config config_for(int bits, int64_t n, int64_t k, int64_t group
 
 static hum_tuning wgmma_tuning(int bm, int bn, int wn, int stages)
 {
-    hum_tuning t = {1, INT64_MAX, bm, bn, 64, bm, wn, 64, stages, 1, 1, HUM_GEMM_KERNEL_WGMMA, 0, 0};
+    hum_tuning t = {1, INT64_MAX, bm, bn, 64, bm, wn, 64, stages, 1, 1, HUM_GEMM_KERNEL_WGMMA, 0, 0, 0, 0};
     return t;
 }
 
@@ -44,7 +45,7 @@ static void check_rules(void)
 {
     /* accepted: smem = stages * (A tile + weight tile + scale rows) + 2048 spare bytes (alignment
      * and barriers), threads = 32 * block_n / warp_n; warp-specialised (wgmma_ws) the epilogue
-     * tile (block_m rows of 2 * block_n + 16 bytes) on top, the producer warpgroup's 128
+     * tile (block_m rows of 2 * block_n bytes) on top, the producer warpgroup's 128
      * threads, and two stages suffice; the expert tiles of policies/sm90.lua among them (block M 8
      * on both families, 144 x 256 on wgmma_ws alone on its SM: 144 accumulator registers of 192,
      * which plain wgmma refuses below) */
@@ -63,7 +64,7 @@ static void check_rules(void)
         int64_t smem = 0;
         int32_t threads = 0;
         const int64_t want = (int64_t)ok[i].stages * (ok[i].bm * 64 * 2 + 64 * ok[i].bn / 2 + ok[i].bn * 2) + 2048 +
-                             (ok[i].ws ? (int64_t)ok[i].bm * (2 * ok[i].bn + 16) : 0);
+                             (ok[i].ws ? (int64_t)ok[i].bm * 2 * ok[i].bn : 0);
         QUANT_CHECK(hum_layer_tuning_check(&c, &t, &smem, &threads) == HUM_OK && smem == want &&
                         threads == 32 * ok[i].bn / ok[i].wn + (ok[i].ws ? 128 : 0),
                     "%s %dx%d/%d s%d: %s (smem %lld, want %lld; threads %d)", ok[i].ws ? "wgmma_ws" : "wgmma",
@@ -195,17 +196,28 @@ static void check_rules(void)
                 "W8A8 wgmma_ws 128x256x128: status %d, message '%s' should name 256 of at most 192", w8_st,
                 hum_last_error());
     /* one slab of 256 rows: half the totals in shared memory (128 + 64 registers), in the epilogue
-     * tile's place, the larger of the two (69632 bytes against 256 threads x 64 x 4) */
+     * tile's place, as large (65536 bytes, 256 threads x 64 x 4) */
     w8_t.block_n = 128;
     w8_t.warp_n = 16;
     w8_t.block_m = w8_t.warp_m = 256;
     const hum_gemm_variant w8_v = {&w8, NULL, &w8_t};
     QUANT_CHECK(hum_layer_tuning_check(&w8, &w8_t, NULL, NULL) == HUM_OK && hum_gemm_wgmma_smem_totals(&w8, &w8_t) &&
                     hum_gemm_wgmma_acc_regs(&w8, &w8_t) == 192 &&
-                    hum_gemm_wgmma_epilogue_smem(&w8_v) == 256 * (128 * 2 + 16),
+                    hum_gemm_wgmma_epilogue_smem(&w8_v) == 256 * 128 * 2,
                 "W8A8 wgmma_ws 256x128x128: %s (totals in shared memory %d, %d accumulator registers, %lld bytes)",
                 hum_last_error(), hum_gemm_wgmma_smem_totals(&w8, &w8_t), hum_gemm_wgmma_acc_regs(&w8, &w8_t),
                 (long long)hum_gemm_wgmma_epilogue_smem(&w8_v));
+    /* the totals' tile stays: C in the last stage's slot is fitted away and refused */
+    hum_tuning w8_c = w8_t, w8_c_out;
+    w8_c.c_tile = 1;
+    const hum_compute_config w8_dense = {.gemm_type = HUM_GEMM_DENSE};
+    QUANT_CHECK(hum_layer_fit_tuning(&w8, &w8_dense, &w8_c, "sm_90a", 232448, "test", &w8_c_out) == HUM_OK &&
+                    w8_c_out.c_tile == 0,
+                "W8A8 wgmma_ws 256x128x128, c_tile stage fitted: c_tile %d %s", w8_c_out.c_tile, hum_last_error());
+    w8_st = hum_layer_tuning_check(&w8, &w8_c, NULL, NULL);
+    QUANT_CHECK(w8_st == HUM_ERR_UNSUPPORTED && strstr(hum_last_error(), "c_tile"),
+                "W8A8 wgmma_ws 256x128x128, c_tile stage: status %d, message '%s' should name c_tile", w8_st,
+                hum_last_error());
     w8_t.promote_k = 8192; /* never promoted (K = 8192): no totals at all */
     QUANT_CHECK(!hum_gemm_wgmma_smem_totals(&w8, &w8_t) && hum_gemm_wgmma_acc_regs(&w8, &w8_t) == 128,
                 "W8A8 wgmma_ws 256x128x128 never promoted: no totals");
@@ -234,14 +246,95 @@ static void check_rules(void)
                     "%s %dx128 at two CTAs, fitted: %d CTAs per SM (want %d) %s", name, two[i].bm, out.ctas_per_sm,
                     two[i].want_ctas, hum_last_error());
     }
+    /* c_tile "stage": C in the last stage's A slot (64 KiB at 256 x 128 x 128 of 16-bit A, the whole
+     * tile), no tile of its own: uint4 g128 takes three stages of 73,984 bytes where its own tile
+     * leaves two; fitted away on plain wgmma and where the slot holds fewer than 8 rows of C
+     * (8 x 256 x 64: 1 KiB of A, 2 rows of 512 bytes), which the check refuses */
+    struct {
+        int bm, bn, bk, kernel, c_tile, want_c, want_stages;
+    } ct[] = {{256, 128, 128, HUM_GEMM_KERNEL_WGMMA_WS, 1, 1, 3},
+              {256, 128, 128, HUM_GEMM_KERNEL_WGMMA_WS, 0, 0, 2},
+              {128, 256, 64, HUM_GEMM_KERNEL_WGMMA, 1, 0, 4},
+              {8, 256, 64, HUM_GEMM_KERNEL_WGMMA_WS, 1, 0, 4}};
+    for (size_t i = 0; i < sizeof ct / sizeof ct[0]; i++) {
+        hum_tuning t = wgmma_tuning(ct[i].bm, ct[i].bn, ct[i].bn / 8, 4), out;
+        t.block_k = t.warp_k = ct[i].bk;
+        t.kernel = ct[i].kernel;
+        t.c_tile = ct[i].c_tile;
+        QUANT_CHECK(hum_layer_fit_tuning(&c, &dense, &t, "sm_90a", 232448, "test", &out) == HUM_OK &&
+                        out.c_tile == ct[i].want_c && out.stages == ct[i].want_stages,
+                    "kernel %d %dx%dx%d c_tile %d, fitted: c_tile %d (want %d), %d stages (want %d) %s", ct[i].kernel,
+                    ct[i].bm, ct[i].bn, ct[i].bk, ct[i].c_tile, out.c_tile, ct[i].want_c, out.stages,
+                    ct[i].want_stages, hum_last_error());
+        /* the shared memory: the stages (A, uint4 codes, one row of group-128 scales), 2048 spare
+         * bytes, and the tile of its own on wgmma_ws unless C is in the stage */
+        int64_t smem = 0;
+        const int64_t stage = (int64_t)ct[i].bm * ct[i].bk * 2 + ct[i].bk / 16 * (ct[i].bn / 64) * 32 * 4 * 4 +
+                              ct[i].bn * 2;
+        const int64_t want = out.stages * stage + 2048 +
+                             (ct[i].kernel == HUM_GEMM_KERNEL_WGMMA_WS && !out.c_tile ? ct[i].bm * ct[i].bn * 2 : 0);
+        QUANT_CHECK(hum_layer_tuning_check(&c, &out, &smem, NULL) == HUM_OK && smem == want,
+                    "kernel %d %dx%dx%d c_tile %d, fitted: %lld bytes of shared memory (want %lld) %s", ct[i].kernel,
+                    ct[i].bm, ct[i].bn, ct[i].bk, out.c_tile, (long long)smem, (long long)want, hum_last_error());
+        if (ct[i].c_tile && !ct[i].want_c) {
+            const hum_status st = hum_layer_tuning_check(&c, &t, NULL, NULL);
+            QUANT_CHECK(st == HUM_ERR_UNSUPPORTED && strstr(hum_last_error(), "c_tile"),
+                        "kernel %d %dx%dx%d c_tile stage: status %d, message '%s' should name c_tile", ct[i].kernel,
+                        ct[i].bm, ct[i].bn, ct[i].bk, st, hum_last_error());
+        }
+    }
+    /* multicast_a: kept on wgmma_ws where N holds n-blocks in pairs, whole tiles or stream-K; fitted
+     * away on plain wgmma, on an odd count of n-blocks (N = 1152: 9 of 128) and where each CTA's
+     * half of block M is no whole 8-row atom (block M 8); refused there by the check */
+    const hum_layer_config odd_n = config_for(4, 1152, 8192, 128);
+    struct {
+        const hum_layer_config *c;
+        int bm, kernel, stream_k, want;
+    } mc[] = {{&c, 256, HUM_GEMM_KERNEL_WGMMA_WS, 0, 1},
+              {&c, 256, HUM_GEMM_KERNEL_WGMMA_WS, 1, 1},
+              {&c, 128, HUM_GEMM_KERNEL_WGMMA, 0, 0},
+              {&odd_n, 128, HUM_GEMM_KERNEL_WGMMA_WS, 0, 0},
+              {&c, 8, HUM_GEMM_KERNEL_WGMMA_WS, 0, 0}};
+    for (size_t i = 0; i < sizeof mc / sizeof mc[0]; i++) {
+        hum_tuning t = wgmma_tuning(mc[i].bm, 128, 16, 3), out;
+        t.kernel = mc[i].kernel;
+        t.stream_k = mc[i].stream_k;
+        t.multicast_a = 1;
+        QUANT_CHECK(hum_layer_fit_tuning(mc[i].c, &dense, &t, "sm_90a", 232448, "test", &out) == HUM_OK &&
+                        out.multicast_a == mc[i].want,
+                    "multicast_a, kernel %d block M %d stream-K %d N %lld, fitted: %d (want %d) %s", mc[i].kernel,
+                    mc[i].bm, mc[i].stream_k, (long long)mc[i].c->padded_n, out.multicast_a, mc[i].want,
+                    hum_last_error());
+        const hum_status st = hum_layer_tuning_check(mc[i].c, &t, NULL, NULL);
+        QUANT_CHECK(mc[i].want ? st == HUM_OK : st == HUM_ERR_UNSUPPORTED && strstr(hum_last_error(), "multicast_a"),
+                    "multicast_a, kernel %d block M %d stream-K %d: status %d, '%s'", mc[i].kernel, mc[i].bm,
+                    mc[i].stream_k, st, hum_last_error());
+    }
+    /* an expert GEMM (rows of A gathered by cp.async, no TMA): fitted away, and refused by the check */
+    {
+        hum_layer_config e = config_for(4, 1536, 2048, 128);
+        e.num_experts = 8;
+        const hum_compute_config indexed = {.gemm_type = HUM_GEMM_MOE_INDEXED};
+        hum_tuning t = wgmma_tuning(128, 128, 16, 3), out;
+        t.kernel = HUM_GEMM_KERNEL_WGMMA_WS;
+        t.stream_k = 0;
+        t.multicast_a = 1;
+        QUANT_CHECK(hum_layer_fit_tuning(&e, &indexed, &t, "sm_90a", 232448, "test", &out) == HUM_OK &&
+                        !out.multicast_a,
+                    "multicast_a on an indexed expert GEMM, fitted: %d %s", out.multicast_a, hum_last_error());
+        const hum_gemm_variant v = {&e, &indexed, &t};
+        const hum_status st = hum_gemm_wgmma_check(&v);
+        QUANT_CHECK(st == HUM_ERR_UNSUPPORTED && strstr(hum_last_error(), "multicast_a"),
+                    "multicast_a on an indexed expert GEMM: status %d, '%s'", st, hum_last_error());
+    }
     /* the expert tile of one row per expert (policies/sm90.lua): wgmma_ws 8 x 128 x 256, three stages
-     * at three CTAs per SM (3 x 67,200 bytes); fitted, it keeps both */
+     * at three CTAs per SM (3 x 67,072 bytes); fitted, it keeps both */
     hum_tuning t8 = wgmma_tuning(8, 128, 32, 3), out8;
     t8.kernel = HUM_GEMM_KERNEL_WGMMA_WS;
     t8.block_k = t8.warp_k = 256;
     t8.ctas_per_sm = 3;
     int64_t smem8 = 0;
-    QUANT_CHECK(hum_layer_tuning_check(&c, &t8, &smem8, NULL) == HUM_OK && smem8 == 67200 &&
+    QUANT_CHECK(hum_layer_tuning_check(&c, &t8, &smem8, NULL) == HUM_OK && smem8 == 67072 &&
                     hum_layer_fit_tuning(&c, &dense, &t8, "sm_90a", 232448, "test", &out8) == HUM_OK &&
                     out8.ctas_per_sm == 3 && out8.stages == 3,
                 "wgmma_ws 8x128x256/3 at three CTAs: smem %lld, fitted %d CTAs, %d stages %s", (long long)smem8,
@@ -256,9 +349,9 @@ static int make_weight(const char *spec, hum_standard_weight *w)
 }
 
 /* The site policy's table for `spec` on sm_90a: `count` entries (equal neighbours merge), every
- * one of family `kernel` with block N bn[i] after fitting and a warp N that keeps whole
- * warpgroups; the kernels compile. */
-static void check_compile(hum_runtime *rt, int32_t kernel, const char *spec, int count, const int *bn)
+ * one of family `kernel` with block N bn[i] after fitting, a warp N that keeps whole warpgroups
+ * and c_tile `c_tile`; the kernels compile. */
+static void check_compile(hum_runtime *rt, int32_t kernel, int c_tile, const char *spec, int count, const int *bn)
 {
     hum_standard_weight w;
     if (!make_weight(spec, &w))
@@ -270,12 +363,14 @@ static void check_compile(hum_runtime *rt, int32_t kernel, const char *spec, int
         for (int i = 0; i < count; i++) {
             const hum_tuning *t = &info.entries[i];
             QUANT_CHECK(t->kernel == kernel && t->block_n == bn[i] && t->warp_m == t->block_m &&
-                            t->warp_k == t->block_k && (t->block_n / t->warp_n == 4 || t->block_n / t->warp_n == 8),
-                        "%s entry %d: kernel %d, block %dx%dx%d, warp %dx%dx%d (block N %d expected)", spec, i,
-                        t->kernel, t->block_m, t->block_n, t->block_k, t->warp_m, t->warp_n, t->warp_k, bn[i]);
+                            t->warp_k == t->block_k && (t->block_n / t->warp_n == 4 || t->block_n / t->warp_n == 8) &&
+                            t->c_tile == c_tile,
+                        "%s entry %d: kernel %d, block %dx%dx%d, warp %dx%dx%d, c_tile %d (block N %d, c_tile %d "
+                        "expected)", spec, i, t->kernel, t->block_m, t->block_n, t->block_k, t->warp_m, t->warp_n,
+                        t->warp_k, t->c_tile, bn[i], c_tile);
         }
-        printf("  sm_90a %-8s %-48s %d kernels, %5.0f ms, %d compiled, %d cached\n",
-               kernel == HUM_GEMM_KERNEL_WGMMA ? "wgmma" : "wgmma_ws", spec, info.entry_count, info.compile_ms,
+        printf("  sm_90a %-8s %-5s %-48s %d kernels, %5.0f ms, %d compiled, %d cached\n",
+               kernel == HUM_GEMM_KERNEL_WGMMA ? "wgmma" : "wgmma_ws", c_tile ? "stage" : "own", spec, info.entry_count, info.compile_ms,
                info.kernels_compiled, info.kernels_cached);
     }
     hum_standard_free(&w);
@@ -309,33 +404,94 @@ int main(void)
     /* N = 520 pads to 576: every block N falls to 64; the entries still differ in block K,
      * stages or block M, so none merge */
     const int wide[6] = {256, 128, 128, 128, 256, 128}, narrow[6] = {64, 64, 64, 64, 64, 64};
-    hum_runtime *rt = wgmma_test_runtime("wgmma", dir, sizeof dir);
+    hum_runtime *rt = wgmma_test_runtime("wgmma", "own", dir, sizeof dir);
     if (QUANT_CHECK(rt != NULL, "runtime with the wgmma site policy")) {
         const int32_t k = HUM_GEMM_KERNEL_WGMMA;
-        check_compile(rt, k, "n=1000,k=1096,w=uint4,a=float16,group=128", 6, wide);
-        check_compile(rt, k, "n=520,k=328,w=uint8,a=bfloat16,group=64,zp=int,bias=1", 6, narrow);
-        check_compile(rt, k, "n=200,k=320,w=e4m3,a=bfloat16", 6, wide);
+        check_compile(rt, k, 0, "n=1000,k=1096,w=uint4,a=float16,group=128", 6, wide);
+        check_compile(rt, k, 0, "n=520,k=328,w=uint8,a=bfloat16,group=64,zp=int,bias=1", 6, narrow);
+        check_compile(rt, k, 0, "n=200,k=320,w=e4m3,a=bfloat16", 6, wide);
         /* the widths whose codes each warp picks from the lane's words (odd widths rebuilt) */
-        check_compile(rt, k, "n=1000,k=1096,w=uint2,a=float16", 6, wide);
-        check_compile(rt, k, "n=520,k=328,w=uint3,a=bfloat16,group=64,zp=int,bias=1", 6, narrow);
-        check_compile(rt, k, "n=200,k=320,w=uint1,a=float16,group=32", 6, wide);
-        check_compile(rt, k, "n=200,k=320,w=uint7,a=bfloat16,zp=float,group=128", 6, wide);
-        check_compile(rt, k, "n=200,k=320,w=e3m2,a=bfloat16,group=32", 6, wide);
+        check_compile(rt, k, 0, "n=1000,k=1096,w=uint2,a=float16", 6, wide);
+        check_compile(rt, k, 0, "n=520,k=328,w=uint3,a=bfloat16,group=64,zp=int,bias=1", 6, narrow);
+        check_compile(rt, k, 0, "n=200,k=320,w=uint1,a=float16,group=32", 6, wide);
+        check_compile(rt, k, 0, "n=200,k=320,w=uint7,a=bfloat16,zp=float,group=128", 6, wide);
+        check_compile(rt, k, 0, "n=200,k=320,w=e3m2,a=bfloat16,group=32", 6, wide);
         /* act-order: A arrives permuted (kernels/prep/permute_a.cu), so the wgmma kernel takes it */
-        check_compile(rt, k, "n=1000,k=1096,w=uint4,a=float16,group=128,actorder=1", 6, wide);
-        check_compile(rt, k, "n=520,k=328,w=uint3,a=bfloat16,group=64,zp=int,actorder=1", 6, narrow);
+        check_compile(rt, k, 0, "n=1000,k=1096,w=uint4,a=float16,group=128,actorder=1", 6, wide);
+        check_compile(rt, k, 0, "n=520,k=328,w=uint3,a=bfloat16,group=64,zp=int,actorder=1", 6, narrow);
         check_refusals(rt);
         hum_runtime_destroy(rt);
     }
     rt_rmtree(dir);
     /* warp-specialised: share mode (4 and 8 bits), lane mode (odd widths), float codes */
-    rt = wgmma_test_runtime("wgmma_ws", dir, sizeof dir);
+    rt = wgmma_test_runtime("wgmma_ws", "own", dir, sizeof dir);
     if (QUANT_CHECK(rt != NULL, "runtime with the wgmma_ws site policy")) {
         const int32_t k = HUM_GEMM_KERNEL_WGMMA_WS;
-        check_compile(rt, k, "n=1000,k=1096,w=uint4,a=float16,group=128", 6, wide);
-        check_compile(rt, k, "n=520,k=328,w=uint8,a=bfloat16,group=64,zp=int,bias=1", 6, narrow);
-        check_compile(rt, k, "n=200,k=320,w=e4m3,a=bfloat16", 6, wide);
-        check_compile(rt, k, "n=520,k=328,w=uint3,a=bfloat16,group=64,zp=int,bias=1", 6, narrow);
+        check_compile(rt, k, 0, "n=1000,k=1096,w=uint4,a=float16,group=128", 6, wide);
+        check_compile(rt, k, 0, "n=520,k=328,w=uint8,a=bfloat16,group=64,zp=int,bias=1", 6, narrow);
+        check_compile(rt, k, 0, "n=200,k=320,w=e4m3,a=bfloat16", 6, wide);
+        check_compile(rt, k, 0, "n=520,k=328,w=uint3,a=bfloat16,group=64,zp=int,bias=1", 6, narrow);
+        hum_runtime_destroy(rt);
+    }
+    rt_rmtree(dir);
+    /* A multicast to 2-CTA clusters on the built-in tables' wgmma_ws entries, whole tiles with C in
+     * either place, and stream-K summed in the workspace (C in either place) and through C: every
+     * such entry keeps it, and the kernels compile */
+    static const struct {
+        const char *edit;
+        int c_tile, stream_k;
+    } mc_edits[] = {
+        {"if t.kernel == 'wgmma_ws' then t.stream_k = false; t.stream_k_sum = 'output'; t.multicast_a = true end", 0, 0},
+        {"if t.kernel == 'wgmma_ws' then t.stream_k = false; t.stream_k_sum = 'output'; t.multicast_a = true; "
+         "t.c_tile = 'stage' end", 1, 0},
+        {"if t.kernel == 'wgmma_ws' then t.stream_k = true; t.stream_k_sum = 'workspace'; t.multicast_a = true end", 0,
+         1},
+        {"if t.kernel == 'wgmma_ws' then t.stream_k = true; t.stream_k_sum = 'output'; t.multicast_a = true end", 0, 1},
+        {"if t.kernel == 'wgmma_ws' then t.stream_k = true; t.stream_k_sum = 'workspace'; t.multicast_a = true; "
+         "t.c_tile = 'stage' end", 1, 1}};
+    /* the production shape, and tests/gpu/test_gemm_wgmma.c's multicast specs */
+    static const char *const mc_specs[] = {"n=8192,k=8192,w=uint8", "n=2048,k=4096,w=uint4,a=float16,group=128",
+                                           "n=1000,k=1096,w=uint8,a=bfloat16,group=64,zp=int,bias=1",
+                                           "n=2048,k=1024,w=uint2,a=bfloat16", "n=8192,k=1024,w=uint4,a=float16,group=128"};
+    for (size_t e = 0; e < sizeof mc_edits / sizeof mc_edits[0]; e++) {
+        rt = gemm_test_site_runtime(mc_edits[e].edit, dir, sizeof dir);
+        if (!QUANT_CHECK(rt != NULL, "runtime with A multicast (%zu)", e))
+            continue;
+        for (size_t i = 0; i < sizeof mc_specs / sizeof mc_specs[0]; i++) {
+            hum_standard_weight w;
+            hum_layer_info info;
+            if (!make_weight(mc_specs[i], &w))
+                continue;
+            if (QUANT_CHECK(hum_layer_compile(rt, &w, NULL, "sm_90a", &info) == HUM_OK, "%s: %s", mc_specs[i],
+                            hum_last_error())) {
+                int ws = 0;
+                for (int j = 0; j < info.entry_count; j++) {
+                    const hum_tuning *t = &info.entries[j];
+                    if (t->kernel != HUM_GEMM_KERNEL_WGMMA_WS)
+                        continue;
+                    ws++;
+                    QUANT_CHECK(t->multicast_a && t->stream_k == mc_edits[e].stream_k && t->c_tile == mc_edits[e].c_tile,
+                                "%s, A multicast (%zu), entry %d: multicast_a %d, stream-K %d, c_tile %d", mc_specs[i],
+                                e, j, t->multicast_a, t->stream_k, t->c_tile);
+                }
+                QUANT_CHECK(ws > 0, "%s: no wgmma_ws entry", mc_specs[i]);
+                printf("  sm_90a wgmma_ws A multicast%s%s %-40s %d kernels, %5.0f ms, %d compiled\n",
+                       mc_edits[e].c_tile ? ", C in the stage" : "", mc_edits[e].stream_k ? ", stream-K" : "",
+                       mc_specs[i], info.entry_count, info.compile_ms, info.kernels_compiled);
+            }
+            hum_standard_free(&w);
+        }
+        hum_runtime_destroy(rt);
+        rt_rmtree(dir);
+    }
+    /* C in the last stage's slot: one, two and four row splits, stream-K slices summed in the
+     * workspace on three of the ranges (tests/support/wgmma_test.h) */
+    rt = wgmma_test_runtime("wgmma_ws", "stage", dir, sizeof dir);
+    if (QUANT_CHECK(rt != NULL, "runtime with the wgmma_ws site policy, c_tile stage")) {
+        const int32_t k = HUM_GEMM_KERNEL_WGMMA_WS;
+        check_compile(rt, k, 1, "n=1000,k=1096,w=uint4,a=float16,group=128", 6, wide);
+        check_compile(rt, k, 1, "n=520,k=328,w=uint8,a=bfloat16,group=64,zp=int,bias=1", 6, narrow);
+        check_compile(rt, k, 1, "n=520,k=328,w=uint3,a=bfloat16,group=64,zp=int,bias=1", 6, narrow);
         hum_runtime_destroy(rt);
     }
     rt_rmtree(dir);

@@ -636,10 +636,13 @@ int main(void)
         a8_case(rt, &rng, E4, HUM_DTYPE_UINT4, 128, BF, 32, sm);
     }
     hum_runtime_destroy(rt);
-    if (test_policies) {
+    /* wgmma_ws with C staged in a tile of its own, and in the last stage's slot (c_tile) */
+    static const char *const C_TILES[] = {"own", "stage"};
+    for (size_t c = 0; test_policies && c < sizeof C_TILES / sizeof C_TILES[0]; c++) {
         char dir[512];
-        hum_runtime *ws = wgmma_test_runtime("wgmma_ws", dir, sizeof dir);
-        if (QUANT_CHECK(ws != NULL, "the wgmma_ws policy's runtime")) {
+        hum_runtime *ws = wgmma_test_runtime("wgmma_ws", C_TILES[c], dir, sizeof dir);
+        if (QUANT_CHECK(ws != NULL, "the wgmma_ws policy's runtime, c_tile %s", C_TILES[c])) {
+            printf("wgmma_ws, c_tile %s\n", C_TILES[c]);
             small_cases(ws, &rng, HUM_DTYPE_BFLOAT16);
             qwen_case(ws, &rng);
             a8_case(ws, &rng, E4, E4, 0, BF, 0, sm);

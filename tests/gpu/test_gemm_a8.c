@@ -202,6 +202,15 @@ static int whole_at(const hum_layer_info *info, int64_t m)
     return 0;
 }
 
+/* The tuning of the entry of `info` that takes M. */
+static const hum_tuning *entry_at(const hum_layer_info *info, int64_t m)
+{
+    for (int i = 0; i < info->entry_count; i++)
+        if (m >= info->entries[i].m_min && m <= info->entries[i].m_max)
+            return &info->entries[i];
+    return &info->entries[info->entry_count - 1];
+}
+
 /* The block M of the wgmma_ws entry of `info` that takes M, or 0 where another kernel takes it. */
 static int ws_rows_at(const hum_layer_info *info, int64_t m)
 {
@@ -217,9 +226,12 @@ static int ws_rows_at(const hum_layer_info *info, int64_t m)
  * was timed on (sms); elsewhere the line says which of them ran stream-K. widened: a pass whose
  * edit widens the wgmma_ws tiles above M = 128, all of which must then have more than 128 rows
  * (an edit that matched no entry, or C's fit taking a tile back to 128 or 64 rows where its
- * accumulators do not fit, would test the built-in tile under the pass's name). */
+ * accumulators do not fit, would test the built-in tile under the pass's name). staged: a pass whose
+ * wgmma_ws entries stage C in the last stage's slot, which every one at ms up to 192 rows must then do;
+ * multicast: one whose wgmma_ws entries multicast A to 2-CTA clusters, which every one must then do. */
 static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, size_t count, int fp8, int ws,
-                      const int64_t *ms, size_t nms, const char *how, int sms, int widened)
+                      const int64_t *ms, size_t nms, const char *how, int sms, int widened, int staged,
+                      int multicast)
 {
     for (size_t i = 0; i < count; i++) {
         if ((cases[i].a == HUM_DTYPE_FLOAT8_E4M3FN && !fp8) || cases[i].ws < ws ||
@@ -267,6 +279,15 @@ static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, siz
                     !QUANT_CHECK(rows == 0 || rows > 128, "%s: M %lld on %d-row tiles (the pass's tile is not in "
                                  "force: its edit missed, or C's fit took it back)", name, (long long)ms[j], rows))
                     worst = -1;
+                /* 256 rows of promoted e4m3 keep half their totals in the tile of their own (kSmemTotals) */
+                if (staged && !QUANT_CHECK(rows == 0 || rows > 192 || entry_at(&info, ms[j])->c_tile,
+                                           "%s: M %lld stages C in a tile of its own (C's fit took c_tile back)", name,
+                                           (long long)ms[j]))
+                    worst = -1;
+                if (multicast && !QUANT_CHECK(rows == 0 || entry_at(&info, ms[j])->multicast_a,
+                                              "%s: M %lld without A multicast (C's fit took it back)", name,
+                                              (long long)ms[j]))
+                    worst = -1;
                 for (int per_token = 1; per_token >= 0 && worst >= 0; per_token--) {
                     const double e = run_m(layer, rng, name, &w, cases[i].a, cases[i].c, ms[j], per_token);
                     worst = e < 0 ? -1 : (e > worst ? e : worst);
@@ -299,7 +320,11 @@ static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, siz
  * rows promoted every 256 of K, half of e4m3 A's totals in shared memory (gemm/gemm_wgmma.cu,
  * kSmemTotals; 2 x 128 accumulators exceed the registers; K = 1024 four periods, 2064 a partial last
  * one), at M 200 and 520; `fill` (on sm_90, in every run): its own cases at M 1, 12, 20, 48, 100, 200,
- * 300 and 500, on the tiles whole (one wave) sm90.lua gives n = 8192 there; `small`: every case but `fill`'s on the built-in
+ * 300 and 500, on the tiles whole (one wave) sm90.lua gives n = 8192 there; `c_tile` (on sm_90, in every run):
+ * the wgmma_ws pass's tables with C staged in the last stage's slot (c_tile "stage") at M 20, 72 and 520;
+ * `multicast` (on sm_90, in every run): the wgmma_ws pass's tables with A multicast to 2-CTA clusters
+ * (multicast_a; W8A8's stream-K entries, W4A8's whole tiles) at the same M;
+ * `small`: every case but `fill`'s on the built-in
  * tables at M 1, 7 and 16 only (the M <= 16 entry: on sm_90 mma.sync's e4m3 as float16 products,
  * mma/mma_sync.cuh), a short device call. */
 int main(int argc, char **argv)
@@ -352,7 +377,7 @@ int main(int argc, char **argv)
     };
     static const int64_t ms[] = {1, 7, 48, 200, 520}, ms_small[] = {1, 7, 16}, ms_sk[] = {1, 200},
                          ms_ws[] = {20, 48, 72}, ms_p[] = {1, 200}, ms_192[] = {200, 520},
-                         ms_fill[] = {1, 12, 20, 48, 100, 200, 300, 500};
+                         ms_fill[] = {1, 12, 20, 48, 100, 200, 300, 500}, ms_stage[] = {20, 72, 520};
 #define A8_SUM "t.stream_k_sum = 'workspace'; "
 #define A8_ON(family) "if t.kernel == 'wgmma' or t.kernel == 'wgmma_ws' then t.kernel = '" family "' end"
 #define A8_NEVER "t.promote_k = layer.padded_k; "
@@ -375,25 +400,31 @@ int main(int argc, char **argv)
                  * (where the tables have wgmma entries) */
         int only_named; /* run only when named (as the ws 2 passes are) */
         int widened;    /* its edit widens the wgmma_ws tiles above M = 128 (run_cases) */
+        int staged;     /* its edit stages C in the last stage's slot (run_cases) */
+        int multicast;  /* its edit multicasts A to 2-CTA clusters (run_cases) */
     } passes[] = {
-        {"built-in", NULL, "", ms, sizeof ms / sizeof ms[0], 0, 0, 0},
-        {"small", NULL, " M <= 16", ms_small, sizeof ms_small / sizeof ms_small[0], 0, 1, 0},
+        {"built-in", NULL, "", ms, sizeof ms / sizeof ms[0], 0, 0, 0, 0, 0},
+        {"small", NULL, " M <= 16", ms_small, sizeof ms_small / sizeof ms_small[0], 0, 1, 0, 0, 0},
         {"rows8", A8_ROWS8, " M <= 16 on 8-row mma.sync warps", ms_small, sizeof ms_small / sizeof ms_small[0], 0, 0,
-         0},
+         0, 0, 0},
         {"workspace", A8_SUM A8_ON("wgmma"), " stream-K in the workspace", ms_sk, sizeof ms_sk / sizeof ms_sk[0], 0,
-         0, 0},
+         0, 0, 0, 0},
         {"wgmma_ws", A8_SUM A8_ON("wgmma_ws"), " wgmma_ws, stream-K in the workspace", ms_ws,
-         sizeof ms_ws / sizeof ms_ws[0], 1, 0, 0},
-        {"promote256", "t.promote_k = 256", " promoted every 256", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 0, 0},
-        {"promote512", "t.promote_k = 512", " promoted every 512", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 0, 0},
-        {"never", A8_NEVER A8_ROWS256, " never promoted", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 0, 1},
+         sizeof ms_ws / sizeof ms_ws[0], 1, 0, 0, 0, 0},
+        {"promote256", "t.promote_k = 256", " promoted every 256", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 0, 0, 0, 0},
+        {"promote512", "t.promote_k = 512", " promoted every 512", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 0, 0, 0, 0},
+        {"never", A8_NEVER A8_ROWS256, " never promoted", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 0, 1, 0, 0},
         {"never128x256",
          A8_NEVER "if t.block_m >= 128 then t.block_m, t.warp_m, t.block_n, t.warp_n = 128, 128, 256, 32 end",
-         " never promoted, 128 x 256", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 0, 0},
-        {"rows192", A8_ROWS192, " 192-row tiles", ms_192, sizeof ms_192 / sizeof ms_192[0], 2, 0, 1},
+         " never promoted, 128 x 256", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 0, 0, 0, 0},
+        {"rows192", A8_ROWS192, " 192-row tiles", ms_192, sizeof ms_192 / sizeof ms_192[0], 2, 0, 1, 0, 0},
         {"rows256", "t.promote_k = 256; " A8_ROWS256, " 256-row tiles, half the totals in shared memory",
-         ms_192, sizeof ms_192 / sizeof ms_192[0], 1, 0, 1},
-        {"fill", NULL, " one wave of whole tiles", ms_fill, sizeof ms_fill / sizeof ms_fill[0], kFill, 0, 0},
+         ms_192, sizeof ms_192 / sizeof ms_192[0], 1, 0, 1, 0, 0},
+        {"fill", NULL, " one wave of whole tiles", ms_fill, sizeof ms_fill / sizeof ms_fill[0], kFill, 0, 0, 0, 0},
+        {"c_tile", A8_SUM A8_ON("wgmma_ws") "; t.c_tile = 'stage'", " wgmma_ws, C in the last stage", ms_stage,
+         sizeof ms_stage / sizeof ms_stage[0], 1, 0, 0, 1, 0},
+        {"multicast", A8_SUM A8_ON("wgmma_ws") "; t.multicast_a = true", " wgmma_ws, A multicast", ms_stage,
+         sizeof ms_stage / sizeof ms_stage[0], 1, 0, 0, 0, 1},
     };
     const size_t count = sizeof cases / sizeof cases[0];
     int named = argc < 2;
@@ -408,14 +439,14 @@ int main(int argc, char **argv)
         if (!QUANT_CHECK(use, "the %s runtime", passes[p].name))
             continue;
         run_cases(use, &rng, cases, count, fp8, passes[p].ws, passes[p].ms, passes[p].nms, passes[p].how,
-                  have ? dev.sm_count : 0, passes[p].widened);
+                  have ? dev.sm_count : 0, passes[p].widened, passes[p].staged, passes[p].multicast);
         if (use != rt) {
             hum_runtime_destroy(use);
             rt_rmtree(dir);
         }
     }
     QUANT_CHECK(named, "no pass named '%s' (expected built-in, small, rows8, workspace, wgmma_ws, promote256, promote512, "
-                "never, never128x256, rows192, rows256 or fill)", argv[argc > 1 ? 1 : 0]);
+                "never, never128x256, rows192, rows256, fill, c_tile or multicast)", argv[argc > 1 ? 1 : 0]);
     hum_runtime_destroy(rt);
     return quant_test_result("test_gemm_a8");
 }

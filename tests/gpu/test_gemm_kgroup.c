@@ -17,9 +17,12 @@
  * The float64 reference (hum_reference_gemm) multiplies the same quantized values, so only the
  * accumulation and C's rounding differ: ||C - round(ref)|| / ||ref|| <= 1e-3, every output
  * written (C poisoned first, a guard row after it). Also: an a_scale of the wrong dtype is
- * refused naming the one expected. Skipped (77) without a GPU of sm_89 or newer. */
+ * refused naming the one expected. On sm_90 every case runs again with wgmma_ws staging C in the
+ * last stage's slot (c_tile "stage") and multicasting A to 2-CTA clusters where N allows (multicast_a).
+ * Skipped (77) without a GPU of sm_89 or newer. */
 #include "gemm_test.h"
 #include "hum/hum_tools.h"
+#include "rt_test.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -167,6 +170,54 @@ static void check_scale_dtype(hum_layer *layer, const feed *f, hum_dtype c_dtype
     hum_device_free(d_c);
 }
 
+/* Every case of `cases` on runtime rt; `how` labels the lines. */
+typedef struct kgroup_case {
+    const char *spec;
+    int host;
+    int32_t group;
+} kgroup_case;
+
+static void run_cases(hum_runtime *rt, quant_rng *rng, const kgroup_case *cases, size_t count, const char *how)
+{
+    static const int64_t ms[] = {1, 7, 48, 130, 1024};
+    for (size_t i = 0; i < count; i++) {
+        hum_layer_spec s;
+        hum_standard_weight w;
+        hum_layer *layer = NULL;
+        if (!QUANT_CHECK(hum_layer_spec_parse(cases[i].spec, &s) == HUM_OK &&
+                             hum_layer_spec_weight(&s, quant_rng_next(rng), &w) == HUM_OK,
+                         "%s: %s", cases[i].spec, hum_last_error()))
+            continue;
+        const int32_t g = cases[i].group;
+        const feed f = {cases[i].host, g, g == 32 ? HUM_DTYPE_FLOAT8_E8M0 : HUM_DTYPE_FLOAT32, (w.k + g - 1) / g};
+        const hum_layer_options host = {.activation_dtype = HUM_DTYPE_FLOAT8_E4M3FN, .output_dtype = s.output_dtype,
+                                        .activation_group = g};
+        char name[192];
+        snprintf(name, sizeof name, "%s, A from the %s%s", cases[i].spec, f.host ? "host" : "layer", how);
+        printf("  %s\n", name);
+        hum_layer_info info;
+        double worst = 0;
+        if (QUANT_CHECK(hum_layer_from_standard(rt, &w, f.host ? &host : NULL, &layer) == HUM_OK &&
+                            hum_layer_prepare(layer) == HUM_OK && hum_layer_get_info(layer, &info) == HUM_OK,
+                        "%s: %s", name, hum_last_error()) &&
+            QUANT_CHECK(info.config.a_dtype == HUM_DTYPE_FLOAT8_E4M3FN && info.config.a_group == g,
+                        "%s: the layer runs %s in groups of %lld", name, hum_dtype_name(info.config.a_dtype),
+                        (long long)info.config.a_group)) {
+            for (size_t j = 0; j < sizeof ms / sizeof ms[0] && worst >= 0; j++) {
+                if (ms[j] > 130 && (double)ms[j] * w.n * w.k > 4e9) /* the float64 reference's time */
+                    continue;
+                const double e = run_m(layer, rng, name, &w, &f, s.output_dtype, ms[j]);
+                worst = e < 0 ? -1 : (e > worst ? e : worst);
+            }
+            if (!how[0] && f.host && (i == 0 || g == 32))
+                check_scale_dtype(layer, &f, s.output_dtype, w.n, w.k);
+        }
+        printf("  %-100s %s %.2e\n", name, worst < 0 ? "FAIL" : "ok  ", worst < 0 ? 0.0 : worst);
+        hum_layer_destroy(layer);
+        hum_standard_free(&w);
+    }
+}
+
 int main(void)
 {
     if (!gemm_test_have_gpu())
@@ -183,11 +234,7 @@ int main(void)
     }
     /* host: the SPEC's weight and out=, A from the host in groups of `group`; layer: the SPEC's
      * a= is the checkpoint's scheme the layer quantizes 16-bit A to */
-    const struct {
-        const char *spec;
-        int host;
-        int32_t group;
-    } cases[] = {
+    static const kgroup_case cases[] = {
         {"n=1000,k=2064,w=e4m3,block=128x128,a=e4m3,ascale=group128,out=float16", 1, 128},
         {"n=1000,k=2064,w=e4m3,block=128x128,a=e4m3,ascale=group128,out=bfloat16,bias=1", 0, 128},
         {"n=7168,k=2048,w=e4m3,block=128x128,a=e4m3,ascale=group128,out=bfloat16", 1, 128},
@@ -196,43 +243,21 @@ int main(void)
         {"n=1024,k=1024,w=e4m3,scale=float32,a=mxfp8,out=float16", 1, 32},
         {"n=1000,k=2064,w=uint4,group=128,scale=float32,a=e4m3,ascale=group128,out=bfloat16", 0, 128},
     };
-    static const int64_t ms[] = {1, 7, 48, 130, 1024};
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        hum_layer_spec s;
-        hum_standard_weight w;
-        hum_layer *layer = NULL;
-        if (!QUANT_CHECK(hum_layer_spec_parse(cases[i].spec, &s) == HUM_OK &&
-                             hum_layer_spec_weight(&s, quant_rng_next(&rng), &w) == HUM_OK,
-                         "%s: %s", cases[i].spec, hum_last_error()))
-            continue;
-        const int32_t g = cases[i].group;
-        const feed f = {cases[i].host, g, g == 32 ? HUM_DTYPE_FLOAT8_E8M0 : HUM_DTYPE_FLOAT32, (w.k + g - 1) / g};
-        const hum_layer_options host = {.activation_dtype = HUM_DTYPE_FLOAT8_E4M3FN, .output_dtype = s.output_dtype,
-                                        .activation_group = g};
-        char name[192];
-        snprintf(name, sizeof name, "%s, A from the %s", cases[i].spec, f.host ? "host" : "layer");
-        printf("  %s\n", name);
-        hum_layer_info info;
-        double worst = 0;
-        if (QUANT_CHECK(hum_layer_from_standard(rt, &w, f.host ? &host : NULL, &layer) == HUM_OK &&
-                            hum_layer_prepare(layer) == HUM_OK && hum_layer_get_info(layer, &info) == HUM_OK,
-                        "%s: %s", name, hum_last_error()) &&
-            QUANT_CHECK(info.config.a_dtype == HUM_DTYPE_FLOAT8_E4M3FN && info.config.a_group == g,
-                        "%s: the layer runs %s in groups of %lld", name, hum_dtype_name(info.config.a_dtype),
-                        (long long)info.config.a_group)) {
-            for (size_t j = 0; j < sizeof ms / sizeof ms[0] && worst >= 0; j++) {
-                if (ms[j] > 130 && (double)ms[j] * w.n * w.k > 4e9) /* the float64 reference's time */
-                    continue;
-                const double e = run_m(layer, &rng, name, &w, &f, s.output_dtype, ms[j]);
-                worst = e < 0 ? -1 : (e > worst ? e : worst);
-            }
-            if (f.host && (i == 0 || g == 32))
-                check_scale_dtype(layer, &f, s.output_dtype, w.n, w.k);
-        }
-        printf("  %-100s %s %.2e\n", name, worst < 0 ? "FAIL" : "ok  ", worst < 0 ? 0.0 : worst);
-        hum_layer_destroy(layer);
-        hum_standard_free(&w);
-    }
+    const size_t count = sizeof cases / sizeof cases[0];
+    run_cases(rt, &rng, cases, count, "");
     hum_runtime_destroy(rt);
+    /* on sm_90 again with wgmma_ws staging C in the last stage's slot (c_tile "stage") and A multicast
+     * to 2-CTA clusters (multicast_a): the FP8 block-wise kernels' warpgroups half a stage apart
+     * (kLag) meet their barriers too */
+    if (dev.sm_major == 9 && dev.sm_minor == 0) {
+        char dir[512];
+        hum_runtime *staged = gemm_test_site_runtime(
+            "if t.kernel == 'wgmma_ws' then t.c_tile = 'stage'; t.multicast_a = true end", dir, sizeof dir);
+        if (QUANT_CHECK(staged != NULL, "the c_tile stage runtime")) {
+            run_cases(staged, &rng, cases, count, ", C in the last stage, A multicast");
+            hum_runtime_destroy(staged);
+        }
+        rt_rmtree(dir);
+    }
     return quant_test_result("test_gemm_kgroup");
 }

@@ -4,7 +4,11 @@
  * 128, 1024} over its six tile shapes, N and K that are not multiples of the tiles, integer
  * weights of every width 1..8 and float weights (e4m3, e5m2, e2m1, e3m2, e2m3), channel scales
  * and group sizes below and above block K, zero points, bias, float16 and bfloat16, act-order,
- * and a long K whose tiles are split over many CTAs (stream-K). Output poisoned before every
+ * and a long K whose tiles are split over many CTAs (stream-K); warp-specialised also with C staged
+ * in the last stage's slot (c_tile "stage": one, two and four row splits, stream-K slices summed
+ * through the output and in the workspace); and the built-in tables' wgmma_ws entries on whole tiles
+ * with A multicast to 2-CTA clusters (multicast_a), C in either place, on two stages, and under
+ * stream-K (slices through C and in the workspace). Output poisoned before every
  * run. Skipped (77) without an sm_90 GPU. */
 #include "gemm_test.h"
 #include "hum/hum.h"
@@ -13,6 +17,7 @@
 #include "device.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static const int64_t MS[] = {1, 8, 20, 64, 100, 128, 1024};
 static const int64_t MS_SHORT[] = {1, 20, 64, 100};
@@ -57,17 +62,66 @@ int main(void)
         return 77;
     }
     quant_rng rng = quant_rng_fresh("test_gemm_wgmma");
-    static const char *const FAMILIES[] = {"wgmma", "wgmma_ws"};
+    /* the family, and where wgmma_ws stages C (c_tile: a tile of its own, or the last stage's slot) */
+    static const char *const FAMILIES[][2] = {{"wgmma", "own"}, {"wgmma_ws", "own"}, {"wgmma_ws", "stage"}};
     for (size_t f = 0; f < sizeof FAMILIES / sizeof FAMILIES[0]; f++) {
-        printf("family %s\n", FAMILIES[f]);
+        printf("family %s, c_tile %s\n", FAMILIES[f][0], FAMILIES[f][1]);
         char dir[512];
-        hum_runtime *rt = wgmma_test_runtime(FAMILIES[f], dir, sizeof dir);
-        if (QUANT_CHECK(rt != NULL, "runtime with the %s site policy", FAMILIES[f])) {
+        hum_runtime *rt = wgmma_test_runtime(FAMILIES[f][0], FAMILIES[f][1], dir, sizeof dir);
+        if (QUANT_CHECK(rt != NULL, "runtime with the %s site policy, c_tile %s", FAMILIES[f][0], FAMILIES[f][1])) {
             for (size_t i = 0; i < sizeof SPECS / sizeof SPECS[0]; i++)
                 gemm_test_spec(rt, &rng, SPECS[i], MS, 7);
             /* few tiles of 64 k-blocks at M <= 100: each tile's K is cut into several stream-K slices */
             gemm_test_spec(rt, &rng, "n=2048,k=4096,w=uint4,a=float16,group=128", MS_SHORT, 4);
             gemm_test_spec(rt, &rng, "n=2048,k=4096,w=uint3,a=bfloat16", MS_SHORT, 4);
+            /* warp-specialised: CTAs whose later segments refill, by TMA, the slot a segment's
+             * epilogue held (c_tile "stage"): 256 tiles at M = 1024 (whole ones, then stream-K; two
+             * row splits), and stream-K slices that leave their sums in the workspace and go on
+             * (M = 64, and M = 128 on 128 x 256 x 64 tiles: four splits) */
+            if (!strcmp(FAMILIES[f][0], "wgmma_ws")) {
+                static const int64_t m1024[] = {1024}, m64[] = {64}, m128[] = {128};
+                gemm_test_spec(rt, &rng, "n=8192,k=1024,w=uint4,a=float16,group=128", m1024, 1);
+                gemm_test_spec(rt, &rng, "n=2048,k=8192,w=uint4,a=bfloat16,group=128", m64, 1);
+                gemm_test_spec(rt, &rng, "n=4096,k=8192,w=uint4,a=float16,group=128", m128, 1);
+            }
+            hum_runtime_destroy(rt);
+        }
+        rt_rmtree(dir);
+    }
+    /* A multicast to 2-CTA clusters (multicast_a): the built-in tables' wgmma_ws entries on whole
+     * tiles, C in a tile of its own and in the last stage's slot, on two stages, and under stream-K
+     * summed either way; N of 16 and 64 n-blocks, M from one tile per cluster to several (the
+     * clusters' slots refilled across tiles; at M 20 and 100 every tile's K split over clusters) */
+    static const char *const MULTICAST[] = {
+        "if t.kernel == 'wgmma_ws' then t.stream_k = false; t.stream_k_sum = 'output'; t.multicast_a = true end",
+        "if t.kernel == 'wgmma_ws' then t.stream_k = false; t.stream_k_sum = 'output'; t.multicast_a = true; "
+        "t.c_tile = 'stage' end",
+        /* two stages: every slot's release waited on at once, by both CTAs' producers */
+        "if t.kernel == 'wgmma_ws' then t.stream_k = false; t.stream_k_sum = 'output'; t.multicast_a = true; "
+        "t.stages = 2 end",
+        /* stream-K: a cluster's slices meet through C (locks by rank) and in the workspace (slots and
+         * flags by rank) */
+        "if t.kernel == 'wgmma_ws' then t.stream_k = true; t.stream_k_sum = 'output'; t.multicast_a = true end",
+        "if t.kernel == 'wgmma_ws' then t.stream_k = true; t.stream_k_sum = 'workspace'; t.multicast_a = true end",
+        /* a slice that waits for its turn while it holds the slot C is staged in */
+        "if t.kernel == 'wgmma_ws' then t.stream_k = true; t.stream_k_sum = 'workspace'; t.multicast_a = true; "
+        "t.c_tile = 'stage' end"};
+    static const int64_t MS_MC[] = {20, 100, 300, 1024}, MS_MC_BIG[] = {1024};
+    for (size_t p = 0; p < sizeof MULTICAST / sizeof MULTICAST[0]; p++) {
+        static const char *const how[] = {"", ", C in the last stage", ", two stages", ", stream-K through C",
+                                          ", stream-K in the workspace",
+                                          ", stream-K in the workspace, C in the last stage"};
+        printf("wgmma_ws, A multicast%s\n", how[p]);
+        char dir[512];
+        hum_runtime *rt = gemm_test_site_runtime(MULTICAST[p], dir, sizeof dir);
+        if (QUANT_CHECK(rt != NULL, "runtime with A multicast (%zu)", p)) {
+            /* tests/c/test_gemm_wgmma_rules.c checks that these specs' wgmma_ws entries keep multicast_a */
+            gemm_test_spec(rt, &rng, "n=2048,k=4096,w=uint4,a=float16,group=128", MS_MC, 4);
+            if (p != 2) {
+                gemm_test_spec(rt, &rng, "n=1000,k=1096,w=uint8,a=bfloat16,group=64,zp=int,bias=1", MS_MC, 4);
+                gemm_test_spec(rt, &rng, "n=2048,k=1024,w=uint2,a=bfloat16", MS_MC, 4);
+            }
+            gemm_test_spec(rt, &rng, "n=8192,k=1024,w=uint4,a=float16,group=128", MS_MC_BIG, 1);
             hum_runtime_destroy(rt);
         }
         rt_rmtree(dir);

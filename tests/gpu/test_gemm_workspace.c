@@ -402,6 +402,9 @@ static double bare_launch(const fixture *f, hum_workspace *ws)
     const hum_dispatch_table *t = atomic_load(&f->layer->table);
     const hum_dispatch_entry *e = &t->entries[0];
     const hum_layer_buffers *b = &f->layer->buf;
+    /* a plain launch: no cluster dims, no A map bound (entry 0 is mma.sync in the built-in tables) */
+    if (!QUANT_CHECK(e->cluster_n == 1 && !e->family->bind, "entry 0 of the table launches in clusters or binds A"))
+        return 0;
     void *d_c = NULL;
     hum_device_alloc(0, N * 2, &d_c);
     /* the partial tiles where the entry sums its slices in the workspace, as the forward passes them */

@@ -6,18 +6,22 @@
 #include <stdio.h>
 
 const char *const WGMMA_TEST_POLICY =
-    "local function t(bm, bn, wn, bk, stages)\n"
-    "  return { kernel = '%s', block_m = bm, block_n = bn, block_k = bk, warp_m = bm, warp_n = wn,\n"
-    "           warp_k = bk, stages = stages, stream_k = true, ctas_per_sm = 1 }\n"
+    "local kernel, c_tile = '%s', '%s'\n"
+    "local function t(bm, bn, wn, bk, stages, sum)\n"
+    "  return { kernel = kernel, block_m = bm, block_n = bn, block_k = bk, warp_m = bm, warp_n = wn,\n"
+    "           warp_k = bk, stages = stages, stream_k = true, ctas_per_sm = 1, c_tile = c_tile,\n"
+    "           stream_k_sum = c_tile == 'stage' and sum or 'output' }\n"
     "end\n"
     "return {\n"
     "  name = 'wgmma-test',\n"
     "  applies = function(device) return true end,\n"
     "  tunings = function(device, layer)\n"
-    "    return require('hum.policy').ranges({ { 8, t(16, 256, 32, 128, 6) }, { 32, t(32, 128, 16, 256, 5) },\n"
-    "                                          { 64, t(64, 128, 16, 128, 5) }, { 100, t(128, 128, 16, 128, 4) },\n"
-    "                                          { 128, t(128, 256, 32, 64, 4) }, { math.huge, t(256, 128, 16, 64, 4) } "
-    "})\n"
+    "    return require('hum.policy').ranges({ { 8, t(16, 256, 32, 128, 6, 'output') },\n"
+    "                                          { 32, t(32, 128, 16, 256, 5, 'workspace') },\n"
+    "                                          { 64, t(64, 128, 16, 128, 5, 'workspace') },\n"
+    "                                          { 100, t(128, 128, 16, 128, 4, 'output') },\n"
+    "                                          { 128, t(128, 256, 32, 64, 4, 'workspace') },\n"
+    "                                          { math.huge, t(256, 128, 16, 64, 4, 'output') } })\n"
     "  end,\n"
     "}\n";
 
@@ -41,10 +45,10 @@ const char *const WGMMA_ODD_BLOCK_POLICY =
     "  end,\n"
     "}\n";
 
-hum_runtime *wgmma_test_runtime(const char *kernel, char *dir, size_t cap)
+hum_runtime *wgmma_test_runtime(const char *kernel, const char *c_tile, char *dir, size_t cap)
 {
     char policy[2048];
-    snprintf(policy, sizeof policy, WGMMA_TEST_POLICY, kernel);
+    snprintf(policy, sizeof policy, WGMMA_TEST_POLICY, kernel, c_tile);
     return wgmma_test_runtime_policy(policy, dir, cap);
 }
 

@@ -16,7 +16,11 @@
  * 128 x 256 (two warpgroups of two slabs), larger M block 256 x 128 (the built-in tile above
  * M = 128); stream-K throughout. It applies to every device, so a
  * compile for another arch than sm_90a meets the kernel's arch rule. A format string: the
- * family's policy name (%s: "wgmma" or "wgmma_ws") goes into every tuning. */
+ * family's policy name (%s: "wgmma" or "wgmma_ws") and the place of the epilogue tile (%s, c_tile:
+ * "own", or "stage": wgmma_ws stages C in the last stage's A slot, in 2 row splits at 16 x 256 x
+ * 128 and 256 x 128 x 64, 4 at 128 x 256 x 64, one elsewhere) go into every tuning. With "stage" the
+ * 32-, 64- and 128 x 256-row ranges sum their stream-K slices in the workspace (the slices that
+ * leave theirs there release the slot too), the others through the output. */
 extern const char *const WGMMA_TEST_POLICY;
 
 /* Block M that is not a power of two, which the wgmma kernel runs as instructions of N 48, 80,
@@ -28,10 +32,11 @@ extern const char *const WGMMA_TEST_POLICY;
  * take (act-order experts) gets one mma.sync tile. */
 extern const char *const WGMMA_ODD_BLOCK_POLICY;
 
-/* Writes WGMMA_TEST_POLICY for family `kernel` ("wgmma", "wgmma_ws") and a config naming it
- * into a fresh directory (its path in dir[cap]) and creates a runtime from that config; NULL
- * (with a message printed) on failure. Release with hum_runtime_destroy, then rt_rmtree(dir). */
-hum_runtime *wgmma_test_runtime(const char *kernel, char *dir, size_t cap);
+/* Writes WGMMA_TEST_POLICY for family `kernel` ("wgmma", "wgmma_ws") with c_tile `c_tile` ("own",
+ * "stage") and a config naming it into a fresh directory (its path in dir[cap]) and creates a
+ * runtime from that config; NULL (with a message printed) on failure. Release with
+ * hum_runtime_destroy, then rt_rmtree(dir). */
+hum_runtime *wgmma_test_runtime(const char *kernel, const char *c_tile, char *dir, size_t cap);
 /* The same with the policy text `policy`. */
 hum_runtime *wgmma_test_runtime_policy(const char *policy, char *dir, size_t cap);
 

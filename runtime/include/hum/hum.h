@@ -596,7 +596,14 @@ typedef struct hum_layer_options {
     /* e4m3 A without scales along K: K between promotions of the tensor cores' accumulators to  \
      * float32 totals (0: 128; within K a power of two; at or above the padded K never: one      \
      * accumulator set, whose reduced-precision sums a policy trades against the room it frees) */ \
-    X(int32_t, promote_k, INT, OPTIONAL, "kPromoteEvery", "")
+    X(int32_t, promote_k, INT, OPTIONAL, "kPromoteEvery", "")                                  \
+    /* wgmma_ws: where the epilogue stages C: in a tile of its own after the stages, or in the   \
+     * A slot of the segment's last stage (no tile of its own: room for a stage more)            \
+     * (hum_gemm_wgmma_epilogue_smem) */                                                         \
+    X(int32_t, c_tile, ENUM, OPTIONAL, "kCTile", "own stage")                                   \
+    /* wgmma_ws, dense: two CTAs side by side along N (a thread-block cluster) load their tile   \
+     * of A once, each half of its rows into both by TMA multicast */                           \
+    X(int32_t, multicast_a, BOOL, OPTIONAL, "kMulticastA", "")
 
 #define HUM_CONFIG_MEMBER(type, name, kind, role, constant, values) type name;
 

@@ -44,6 +44,7 @@ enum { HUM_CUDA_MIN_DRIVER_VERSION = 12000 };
     X(cuFuncSetAttribute, 9000)                                                                    \
     X(cuFuncGetAttribute, 2020)                                                                    \
     X(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050)                                           \
+    X(cuOccupancyMaxActiveClusters, 11070)                                                         \
     X(cuLaunchKernelEx, 11060)                                                                     \
     X(cuMemGetInfo, 3020)                                                                          \
     X(cuMemAlloc, 3020)                                                                            \

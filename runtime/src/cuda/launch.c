@@ -105,6 +105,45 @@ int32_t hum_kernel_blocks_beside(const hum_kernel *resident, uint32_t threads, u
         hum_sm_block_usage(sm, guest_threads, guest->registers, (int64_t)guest_smem + guest->static_smem));
 }
 
+/* Makes k's context current on this thread (a loaded kernel: the driver is loaded). */
+static hum_status make_current(const hum_kernel *k)
+{
+    const hum_cuda_api *cu = hum_cuda();
+    CUcontext current = NULL;
+    if (cu->cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == k->context)
+        return HUM_OK;
+    return hum_cuda_check(cu->cuCtxSetCurrent(k->context), "cuCtxSetCurrent");
+}
+
+hum_status hum_kernel_max_clusters(const hum_kernel *k, uint32_t threads, uint32_t smem, uint32_t cluster_x,
+                                   int32_t *out)
+{
+    if (!k || !out || cluster_x < 1)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_kernel_max_clusters: NULL kernel or out, or cluster of %u",
+                        cluster_x);
+    *out = 0;
+    hum_status st = make_current(k);
+    if (st != HUM_OK)
+        return st;
+    const hum_cuda_api *cu = hum_cuda();
+    CUlaunchAttribute cluster;
+    memset(&cluster, 0, sizeof cluster);
+    cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    cluster.value.clusterDim.x = cluster_x;
+    cluster.value.clusterDim.y = 1;
+    cluster.value.clusterDim.z = 1;
+    const CUlaunchConfig config = {.gridDimX = cluster_x, .gridDimY = 1, .gridDimZ = 1, .blockDimX = threads,
+                                   .blockDimY = 1, .blockDimZ = 1, .sharedMemBytes = smem, .attrs = &cluster,
+                                   .numAttrs = 1};
+    int count = 0;
+    st = hum_cuda_check(cu->cuOccupancyMaxActiveClusters(&count, k->function, &config), "cuOccupancyMaxActiveClusters");
+    if (st != HUM_OK)
+        return hum_fail_context(st, "clusters of %u x %s (%u threads, %u bytes of shared memory)", cluster_x, k->name,
+                                threads, smem);
+    *out = count;
+    return HUM_OK;
+}
+
 static uint32_t at_least_one(uint32_t v) { return v ? v : 1; }
 
 hum_status hum_kernel_launch(const hum_kernel *k, const hum_launch_config *cfg, void **args)
@@ -134,13 +173,10 @@ hum_status hum_kernel_launch(const hum_kernel *k, const hum_launch_config *cfg, 
         if (grid[i] % cluster[i] != 0)
             return hum_fail(HUM_ERR_INVALID_ARG, "launching %s: grid %ux%ux%u is not a multiple of cluster %ux%ux%u",
                             k->name, grid[0], grid[1], grid[2], cluster[0], cluster[1], cluster[2]);
+    hum_status st = make_current(k);
+    if (st != HUM_OK)
+        return st;
     const hum_cuda_api *cu = hum_cuda();
-    CUcontext current = NULL;
-    if (cu->cuCtxGetCurrent(&current) != CUDA_SUCCESS || current != k->context) {
-        hum_status st = hum_cuda_check(cu->cuCtxSetCurrent(k->context), "cuCtxSetCurrent");
-        if (st != HUM_OK)
-            return st;
-    }
     CUlaunchAttribute attributes[2];
     memset(attributes, 0, sizeof attributes);
     unsigned count = 0;
@@ -162,7 +198,7 @@ hum_status hum_kernel_launch(const hum_kernel *k, const hum_launch_config *cfg, 
         .attrs = count ? attributes : NULL,
         .numAttrs = count,
     };
-    hum_status st = hum_cuda_check(cu->cuLaunchKernelEx(&launch, k->function, args, NULL), "cuLaunchKernelEx");
+    st = hum_cuda_check(cu->cuLaunchKernelEx(&launch, k->function, args, NULL), "cuLaunchKernelEx");
     return st == HUM_OK ? HUM_OK
                         : hum_fail_context(st, "launching %s (grid %ux%ux%u, block %ux%ux%u, %u bytes smem)", k->name,
                                            grid[0], grid[1], grid[2], block[0], block[1], block[2],

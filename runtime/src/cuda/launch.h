@@ -35,6 +35,12 @@ typedef struct hum_launch_config {
  * limits above; HUM_ERR_CUDA when the driver refuses the launch. */
 hum_status hum_kernel_launch(const hum_kernel *k, const hum_launch_config *cfg, void **args);
 
+/* How many clusters of `cluster_x` blocks of k (threads, smem bytes of dynamic shared memory, a
+ * cluster along x) the device holds at once (cuOccupancyMaxActiveClusters): a GPC holds whole
+ * clusters only. HUM_ERR_CUDA when the driver refuses the query. */
+hum_status hum_kernel_max_clusters(const hum_kernel *k, uint32_t threads, uint32_t smem, uint32_t cluster_x,
+                                   int32_t *out);
+
 /* How many blocks of `guest` (guest_threads threads, guest_smem bytes of dynamic shared memory)
  * an SM holds beside `count` resident blocks of `resident` (threads, smem): the threads,
  * registers, shared memory and blocks the device's SM has, less theirs; 0 when none fits. Both

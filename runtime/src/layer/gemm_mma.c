@@ -21,12 +21,19 @@ void hum_gemm_mma_fit(const hum_layer_config *c, const hum_compute_config *compu
             t->warp_n /= 2;
         else
             t->warp_m /= 2;
+    t->c_tile = 0; /* the warps write C from their registers: no tile to place */
+    t->multicast_a = 0;
 }
 
 hum_status hum_gemm_mma_check(const hum_gemm_variant *v)
 {
     const int bits = v->layer->weight_bits, warp_n = v->tuning->warp_n;
     const int cont = container_bits(bits);
+    if (v->tuning->c_tile)
+        return hum_fail(HUM_ERR_UNSUPPORTED, "c_tile \"stage\" on the mma.sync kernel, which writes C from its "
+                        "registers (wgmma_ws only)");
+    if (v->tuning->multicast_a)
+        return hum_fail(HUM_ERR_UNSUPPORTED, "multicast_a on the mma.sync kernel (wgmma_ws only)");
     if (v->tuning->warp_m != 8 && v->tuning->warp_m % 16 != 0)
         return hum_fail(HUM_ERR_UNSUPPORTED,
                         "warp M %d (expected 8, the weights as the m16 operand, or a multiple of 16: m16 fragments)",

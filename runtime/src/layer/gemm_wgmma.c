@@ -79,6 +79,27 @@ static int launch_regs(const hum_tuning *t)
  * it 80 (C7602), and 96 x 128 x 64 (48) compiles within them. */
 enum { WGMMA_REGS_BESIDE = 32 };
 
+/* Rows of C per split where the epilogue stages C in the last stage's A slot (c_tile "stage";
+ * kernels/gemm/gemm_wgmma.cu, kCSplitRows): as many multiples of 8 as the slot holds, at most
+ * block_m; 0 where the tile cannot go there (another family, or the totals' tile). */
+static int c_split_rows(const hum_layer_config *c, const hum_tuning *t)
+{
+    if (t->kernel != HUM_GEMM_KERNEL_WGMMA_WS || hum_gemm_wgmma_smem_totals(c, t))
+        return 0;
+    const int64_t rows = (int64_t)t->block_k * (hum_gemm_a8(c) ? 1 : 2) * t->block_m / (2 * t->block_n);
+    return rows >= t->block_m ? t->block_m : (int)(rows / 8 * 8);
+}
+
+/* Whether A's tile may be multicast to two CTAs of a cluster (kernels/gemm/config.cuh, kClusterN):
+ * wgmma_ws on dense A (by TMA); a cluster's CTAs walk one schedule over pairs of n-blocks (padded N
+ * a multiple of two block N), stream-K slices included; each CTA's half of the rows whole 8-row
+ * swizzle atoms (block M a multiple of 16). */
+static int multicast_fits(const hum_layer_config *c, const hum_compute_config *compute, const hum_tuning *t)
+{
+    return t->kernel == HUM_GEMM_KERNEL_WGMMA_WS && (!compute || compute->gemm_type == HUM_GEMM_DENSE) &&
+           c->padded_n % (2 * t->block_n) == 0 && t->block_m % 16 == 0;
+}
+
 void hum_gemm_wgmma_fit(const hum_layer_config *c, const hum_compute_config *compute, hum_tuning *t)
 {
     /* promoted accumulators beside their totals, block_m / 2 registers each (one slab): 128 rows,
@@ -107,6 +128,10 @@ void hum_gemm_wgmma_fit(const hum_layer_config *c, const hum_compute_config *com
     }
     if (t->ctas_per_sm > 1 && hum_gemm_wgmma_acc_regs(c, t) + WGMMA_REGS_BESIDE > launch_regs(t))
         t->ctas_per_sm = 1;
+    if (t->c_tile && c_split_rows(c, t) < 8)
+        t->c_tile = 0;
+    if (t->multicast_a && !multicast_fits(c, compute, t))
+        t->multicast_a = 0;
 }
 
 hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v)
@@ -136,14 +161,26 @@ hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v)
          "%d accumulator registers per thread and %d beside them exceed the %d registers that %d CTAs per SM "
          "leave a thread", hum_gemm_wgmma_acc_regs(v->layer, t), WGMMA_REGS_BESIDE, launch_regs(t), t->ctas_per_sm);
     /* the plain kernel stages C in the drained pipeline; the warp-specialised one has its own tile */
-    const int64_t tile = hum_gemm_wgmma_epilogue_smem(v);
+    const int64_t tile = hum_gemm_wgmma_c_tile_bytes(v);
     const int64_t pipeline = hum_gemm_pipeline_bytes(v);
     RULE(t->kernel != HUM_GEMM_KERNEL_WGMMA || tile <= pipeline,
          "the %lld-byte epilogue tile exceeds the %lld bytes of the pipeline", (long long)tile, (long long)pipeline);
+    RULE(!t->multicast_a || multicast_fits(v->layer, v->compute, t),
+         "multicast_a: A multicast to a 2-CTA cluster needs wgmma_ws, dense A, padded N %lld a multiple of 2 x "
+         "block_n %d, block_m %d a multiple of 16", (long long)v->layer->padded_n, t->block_n,
+         t->block_m);
+    RULE(!t->c_tile || c_split_rows(v->layer, t) >= 8,
+         "c_tile \"stage\": C in the last stage's A slot needs wgmma_ws without totals in shared memory and room "
+         "for 8 rows of C in the slot (block_m %d x block_k %d of A, block_n %d)", t->block_m, t->block_k, t->block_n);
     return HUM_OK;
+}
+
+int64_t hum_gemm_wgmma_c_tile_bytes(const hum_gemm_variant *v)
+{
+    return (int64_t)v->tuning->block_m * v->tuning->block_n * 2;
 }
 
 int64_t hum_gemm_wgmma_epilogue_smem(const hum_gemm_variant *v)
 {
-    return (int64_t)v->tuning->block_m * (v->tuning->block_n * 2 + 16);
+    return v->tuning->c_tile ? 0 : hum_gemm_wgmma_c_tile_bytes(v);
 }

@@ -50,17 +50,26 @@ int hum_gemm_wgmma_acc_budget(const hum_layer_config *c, const hum_tuning *t);
  * warpgroups (block_n / warp_n 4 or 8) of one, two or four slabs (warp_n 16, 32 or 64) and at most 128
  * accumulator registers per thread, or 192 (hum_gemm_wgmma_acc_regs, _acc_budget), at two CTAs per
  * SM with 32 more within the registers each thread gets; for "wgmma" the epilogue tile
- * (hum_gemm_wgmma_epilogue_smem) within the pipeline's shared memory, where it stages C. HUM_ERR_UNSUPPORTED naming the rule. */
+ * (hum_gemm_wgmma_c_tile_bytes) within the pipeline's shared memory, where it stages C; c_tile "stage"
+ * on wgmma_ws only, without totals in shared memory, and 8 rows of C or more in the last stage's A slot. HUM_ERR_UNSUPPORTED naming the rule. */
 hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v);
 
-/* The epilogue's tile of C, block_m rows of block_n 16-bit values padded by 16 bytes, bytes:
- * "wgmma" stages it in the drained pipeline; "wgmma_ws" in shared memory of its own after the
- * stages (its producer fills the next segment's stages while the epilogue runs), which holds the
- * totals in shared memory too (hum_gemm_wgmma_smem_totals: half of each math thread's, 2 x block_n
- * x block_m bytes, always within the tile). */
+/* The epilogue's tile of C, block_m rows of block_n 16-bit values (unpadded: its 16-byte chunks
+ * swizzled), bytes: "wgmma" stages it in the drained pipeline; "wgmma_ws" in shared memory of its
+ * own after the stages (c_tile "own": its producer fills the next segment's stages while the
+ * epilogue runs), which holds the totals in shared memory too (hum_gemm_wgmma_smem_totals: half of
+ * each math thread's, 2 x block_n x block_m bytes, the tile's size), or with c_tile "stage" in
+ * the A slot of the segment's last stage, as many rows at a time as the slot holds (the producer
+ * refills that slot only after the epilogue; the others keep loading). */
+int64_t hum_gemm_wgmma_c_tile_bytes(const hum_gemm_variant *v);
+
+/* The shared memory of wgmma_ws's epilogue tile of its own, bytes: hum_gemm_wgmma_c_tile_bytes, 0
+ * with c_tile "stage". */
 int64_t hum_gemm_wgmma_epilogue_smem(const hum_gemm_variant *v);
 
-/* Fitting a policy's tuning: a warp spans the whole block in M and K; warp N at most block N / 4
+/* Fitting a policy's tuning: c_tile "stage" kept on wgmma_ws only, without totals in shared memory,
+ * where the last stage's A slot holds 8 rows of C or more; multicast_a on wgmma_ws with dense A only,
+ * padded N a multiple of 2 x block_n, block_m a multiple of 16; a warp spans the whole block in M and K; warp N at most block N / 4
  * (whole warpgroups in a narrower block N) and at least 16; promoted accumulators
  * (hum_gemm_promotes) within their budget (hum_gemm_wgmma_acc_regs, _acc_budget): block M at
  * most 128 (192 asked for within a budget of 192; any where the totals may live in shared

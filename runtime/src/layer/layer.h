@@ -28,6 +28,8 @@ typedef struct hum_dispatch_entry {
     int64_t n_blocks;  /* padded N / block N */
     int64_t k_blocks;  /* padded K / block K */
     int64_t max_grid;  /* SMs x CTAs per SM: every CTA of a launch is resident at once */
+    int32_t cluster_n;     /* CTAs of a cluster along N (multicast_a: 2), 1 without clusters */
+    int64_t cluster_grid;  /* with clusters: the CTAs of the clusters resident at once */
     const hum_gemm_family *family;
 } hum_dispatch_entry;
 
@@ -120,7 +122,7 @@ const hum_dispatch_entry *hum_dispatch_entry_for(const hum_dispatch_table *t, in
 
 /* Launches entry e with args (every field but the locks and partials filled; the family's
  * binding done) over `blocks` blocks of e->block_m rows: a persistent grid of at most
- * e->max_grid CTAs, overlapping the kernel before it where args->overlaps says so. partials:
+ * e->max_grid CTAs (with clusters, e->cluster_grid, in whole clusters), overlapping the kernel before it where args->overlaps says so. partials:
  * ws's partial tiles (hum_workspace_areas), which an entry whose stream-K slices sum in the
  * workspace takes; NULL runs its tiles whole, without stream-K. */
 hum_status hum_gemm_launch(const hum_dispatch_entry *e, hum_workspace *ws, struct CUstream_st *stream,

@@ -53,14 +53,18 @@ hum_status hum_gemm_launch(const hum_dispatch_entry *e, hum_workspace *ws, struc
      * slices wait on each other, so every CTA must be running). */
     const int64_t tiles = blocks * e->n_blocks;
     const int64_t work = e->stream_k && (!e->stream_k_sum || args->partials) ? tiles * e->k_blocks : tiles;
-    const int64_t grid = work < e->max_grid ? work : e->max_grid;
+    /* clusters (n-blocks in pairs): whole clusters, as many as are resident at once (stream-K's
+     * slices wait on each other) */
+    const int64_t cap = e->cluster_n > 1 ? e->cluster_grid : e->max_grid;
+    int64_t grid = work < cap ? work : cap;
+    grid -= grid % e->cluster_n;
     void *params[] = {args};
     /* after the kernel that writes A (act-order's permutation, 8-bit A's quantization) the GEMM's
      * launch latency hides behind it: the kernels wait for it before their first load
      * (kernels/ptx/griddep.cuh) */
     hum_launch_config launch = {.grid = {(uint32_t)grid, 1, 1}, .block = {e->threads, 1, 1},
-                                .dynamic_smem_bytes = e->smem_bytes, .stream = stream,
-                                .overlap_previous = args->overlaps};
+                                .cluster = {(uint32_t)e->cluster_n, 1, 1}, .dynamic_smem_bytes = e->smem_bytes,
+                                .stream = stream, .overlap_previous = args->overlaps};
     return hum_kernel_launch(e->kernel, &launch, params);
 }
 
@@ -115,8 +119,9 @@ static hum_status launch_gemm(const hum_layer *layer, const hum_dispatch_table *
                           .b_scale = b->scale, .zero = b->zero, .bias = b->bias, .col_scale = b->col_scale, .c = c,
                           .ldc = ldc, .m = (int)m, .out_factor = layer->out_factor, .overlaps = overlaps};
     hum_status st;
+    /* with A multicast each CTA of a cluster copies 1 / cluster_n of the block's rows */
     if (e->family->bind && (st = e->family->bind(&ws->bind, layer->plan.config.a_dtype, layer->plan.config.k,
-                                                 e->block_m, &args)) != HUM_OK)
+                                                 e->block_m / e->cluster_n, &args)) != HUM_OK)
         return hum_fail_context(st, "hum_layer_forward");
     return hum_gemm_launch(e, ws, stream, &args, partials, (m + e->block_m - 1) / e->block_m);
 }

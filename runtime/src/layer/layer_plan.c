@@ -431,6 +431,23 @@ hum_status hum_dispatch_table_build(const hum_device_info *dev, const hum_layer_
         e->n_blocks = plan->config.padded_n / tu->block_n;
         e->k_blocks = plan->config.padded_k / tu->block_k;
         e->max_grid = (int64_t)dev->sm_count * tu->ctas_per_sm;
+        /* clusters: as many as the device holds at once (a GPC's SMs host whole clusters only,
+         * so fewer than SMs / cluster_n may fit) */
+        e->cluster_n = tu->multicast_a ? 2 : 1;
+        e->cluster_grid = e->max_grid;
+        if (e->cluster_n > 1) {
+            int32_t clusters = 0;
+            if ((st = hum_kernel_max_clusters(e->kernel, e->threads, e->smem_bytes, (uint32_t)e->cluster_n,
+                                              &clusters)) != HUM_OK)
+                break;
+            if (clusters < 1) {
+                st = hum_fail(HUM_ERR_UNSUPPORTED, "multicast_a: no cluster of %d CTAs of %u threads and %u bytes of "
+                              "shared memory fits %s", e->cluster_n, e->threads, e->smem_bytes, dev->name);
+                break;
+            }
+            const int64_t fit = e->max_grid / e->cluster_n;
+            e->cluster_grid = (clusters < fit ? clusters : fit) * e->cluster_n;
+        }
     }
     t->partial_bytes = hum_workspace_partial_bytes(plan, dev->sm_count);
     if (st != HUM_OK) {
