@@ -287,7 +287,18 @@ return {
       -- 430.43 -> 102.34 / 194.26 / 392.03 us, 1.10 / 1.09 / 1.05 of the plain layer; M 4096
       -- 1.5 % slower, 853.49 / 841.04 -> 864.88 / 861.20 in the two rounds, 8192 level).
       local whole_big = not a8 and (deep or w8)
-      local last = short and tile128 or whole_big and whole(big()) or thin and deep and summed(big()) or big()
+      -- Those whole tiles stage C in their last stage's slot (c_tile "stage"), not in a tile of
+      -- their own after the ring: 4- and 2-bit codes keep the third 256 x 128 x 128 stage that tile
+      -- left no room for, 8-bit codes take five of block K 64 where three fit (n = k = 8192 fp16,
+      -- hum bench, M 512 / 8192, bench/results/H200-2026-12-05/s26-call1-684c602/: uint4 g128 89.98 /
+      -- 1426.69 us, uint8 channel 94.35 / 1495.74; session 24's side-by-side at M = 8192, three
+      -- stages of 64 and two of 128: uint8 1708.0, uint4 1613.3).
+      local function staged(t)
+        t.c_tile = "stage"
+        if w8 then t.stages = 5 end
+        return t
+      end
+      local last = short and tile128 or whole_big and whole(staged(big())) or thin and deep and summed(big()) or big()
       -- W8A8 e4m3 above M = 1024: 192-row tiles, the promoted accumulators' two sets of 96 within
       -- the 232 registers of wgmma_ws's math threads (fewer bytes of A and weights per multiply-add;
       -- H200, n = k = 8192, bench/results/H200-2026-12-02/a8-2/: M 2048 / 4096 / 8192 285.17 /

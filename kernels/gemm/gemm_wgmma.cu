@@ -659,6 +659,8 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
                 factors(k0 + kk * kKStep);
             wgmma_wait<1>();
             if constexpr (kSpecialised && kk == 1) {
+                // lane 0's arrive releases its own reads of the slot only: the warp's come first
+                __syncwarp();
                 if (released && lane == 0)
                     release_slot(release);
             }
@@ -812,8 +814,11 @@ HUM_DEV void mainloop_ws(const hum_gemm_args &args, u32 base, int g0, const Bloc
     wgmma_wait<0>();
     pin_acc(acc[0]);
     // kCInStage: the epilogue stages C in the last stage's slot and releases it (release_c_slot)
-    if (!kCInStage && lane == 0)
-        release_slot(empty_bar(base, (g0 + len - 1) % kStages));
+    if constexpr (!kCInStage) {
+        __syncwarp();
+        if (lane == 0)
+            release_slot(empty_bar(base, (g0 + len - 1) % kStages));
+    }
 }
 
 // kCInStage, after the epilogue (every path out of it, the stream-K slice that leaves its sums in
