@@ -441,14 +441,21 @@ int main(void)
         const char *edit;
         int c_tile, stream_k;
     } mc_edits[] = {
-        {"if t.kernel == 'wgmma_ws' then t.stream_k = false; t.stream_k_sum = 'output'; t.multicast_a = true end", 0, 0},
         {"if t.kernel == 'wgmma_ws' then t.stream_k = false; t.stream_k_sum = 'output'; t.multicast_a = true; "
-         "t.c_tile = 'stage' end", 1, 0},
-        {"if t.kernel == 'wgmma_ws' then t.stream_k = true; t.stream_k_sum = 'workspace'; t.multicast_a = true end", 0,
-         1},
-        {"if t.kernel == 'wgmma_ws' then t.stream_k = true; t.stream_k_sum = 'output'; t.multicast_a = true end", 0, 1},
+         "t.c_tile = 'own' end",
+         0, 0},
+        {"if t.kernel == 'wgmma_ws' then t.stream_k = false; t.stream_k_sum = 'output'; t.multicast_a = true; "
+         "t.c_tile = 'stage' end",
+         1, 0},
         {"if t.kernel == 'wgmma_ws' then t.stream_k = true; t.stream_k_sum = 'workspace'; t.multicast_a = true; "
-         "t.c_tile = 'stage' end", 1, 1}};
+         "t.c_tile = 'own' end",
+         0, 1},
+        {"if t.kernel == 'wgmma_ws' then t.stream_k = true; t.stream_k_sum = 'output'; t.multicast_a = true; "
+         "t.c_tile = 'own' end",
+         0, 1},
+        {"if t.kernel == 'wgmma_ws' then t.stream_k = true; t.stream_k_sum = 'workspace'; t.multicast_a = true; "
+         "t.c_tile = 'stage' end",
+         1, 1}};
     /* the production shape, and tests/gpu/test_gemm_wgmma.c's multicast specs */
     static const char *const mc_specs[] = {"n=8192,k=8192,w=uint8", "n=2048,k=4096,w=uint4,a=float16,group=128",
                                            "n=1000,k=1096,w=uint8,a=bfloat16,group=64,zp=int,bias=1",

@@ -93,16 +93,19 @@ int main(void)
      * summed either way; N of 16 and 64 n-blocks, M from one tile per cluster to several (the
      * clusters' slots refilled across tiles; at M 20 and 100 every tile's K split over clusters) */
     static const char *const MULTICAST[] = {
-        "if t.kernel == 'wgmma_ws' then t.stream_k = false; t.stream_k_sum = 'output'; t.multicast_a = true end",
+        "if t.kernel == 'wgmma_ws' then t.stream_k = false; t.stream_k_sum = 'output'; t.multicast_a = true; "
+        "t.c_tile = 'own' end",
         "if t.kernel == 'wgmma_ws' then t.stream_k = false; t.stream_k_sum = 'output'; t.multicast_a = true; "
         "t.c_tile = 'stage' end",
         /* two stages: every slot's release waited on at once, by both CTAs' producers */
         "if t.kernel == 'wgmma_ws' then t.stream_k = false; t.stream_k_sum = 'output'; t.multicast_a = true; "
-        "t.stages = 2 end",
+        "t.c_tile = 'own'; t.stages = 2 end",
         /* stream-K: a cluster's slices meet through C (locks by rank) and in the workspace (slots and
          * flags by rank) */
-        "if t.kernel == 'wgmma_ws' then t.stream_k = true; t.stream_k_sum = 'output'; t.multicast_a = true end",
-        "if t.kernel == 'wgmma_ws' then t.stream_k = true; t.stream_k_sum = 'workspace'; t.multicast_a = true end",
+        "if t.kernel == 'wgmma_ws' then t.stream_k = true; t.stream_k_sum = 'output'; t.multicast_a = true; "
+        "t.c_tile = 'own' end",
+        "if t.kernel == 'wgmma_ws' then t.stream_k = true; t.stream_k_sum = 'workspace'; t.multicast_a = true; "
+        "t.c_tile = 'own' end",
         /* a slice that waits for its turn while it holds the slot C is staged in */
         "if t.kernel == 'wgmma_ws' then t.stream_k = true; t.stream_k_sum = 'workspace'; t.multicast_a = true; "
         "t.c_tile = 'stage' end"};
