@@ -287,15 +287,21 @@ return {
       -- 430.43 -> 102.34 / 194.26 / 392.03 us, 1.10 / 1.09 / 1.05 of the plain layer; M 4096
       -- 1.5 % slower, 853.49 / 841.04 -> 864.88 / 861.20 in the two rounds, 8192 level).
       local whole_big = not a8 and (deep or w8)
-      -- Those whole tiles stage C in their last stage's slot (c_tile "stage"), not in a tile of
-      -- their own after the ring: 4- and 2-bit codes keep the third 256 x 128 x 128 stage that tile
-      -- left no room for, 8-bit codes take five of block K 64 where three fit (n = k = 8192 fp16,
-      -- hum bench, M 512 / 8192, bench/results/H200-2026-12-05/s26-call1-684c602/: uint4 g128 89.98 /
-      -- 1426.69 us, uint8 channel 94.35 / 1495.74; session 24's side-by-side at M = 8192, three
-      -- stages of 64 and two of 128: uint8 1708.0, uint4 1613.3).
+      -- 8-bit codes' whole tiles stage C in their last stage's slot (c_tile "stage"), five stages
+      -- of block K 64 where a C tile of their own left three, and multicast A to 2-CTA clusters
+      -- (n = k = 8192 fp16, side-by-side.py, bench/results/H200-2026-12-05/s26-call3-ab/, two
+      -- rounds, M 2048 / 8192 us: own C tile 409.4, 418.2 / 1683.2, 1767.4; C in the stage 402.4,
+      -- 417.4 / 1693.1, 1742.6; with multicast 395.2, 407.1 / 1649.5, 1690.0; Humming 401.2, 401.0 /
+      -- 1569.6, 1676.9; M = 512, one round, s26-call2-ebc8854/: 95.74, 97.66 with multicast,
+      -- Humming 111.71). 4- and 2-bit codes keep their own C tile and two 256 x 128 x 128 stages:
+      -- three with C in the stage ran slower at M = 8192 (uint4 g128 1635.0, 1657.2 against 1576.3,
+      -- 1591.3), with multicast level (1575.7, 1602.0).
       local function staged(t)
-        t.c_tile = "stage"
-        if w8 then t.stages = 5 end
+        if w8 then
+          t.c_tile = "stage"
+          t.stages = 5
+          t.multicast_a = true
+        end
         return t
       end
       local last = short and tile128 or whole_big and whole(staged(big())) or thin and deep and summed(big()) or big()
