@@ -292,10 +292,11 @@ return {
       -- (n = k = 8192 fp16, side-by-side.py, bench/results/H200-2026-12-05/s26-call3-ab/, two
       -- rounds, M 2048 / 8192 us: own C tile 409.4, 418.2 / 1683.2, 1767.4; C in the stage 402.4,
       -- 417.4 / 1693.1, 1742.6; with multicast 395.2, 407.1 / 1649.5, 1690.0; Humming 401.2, 401.0 /
-      -- 1569.6, 1676.9; M = 512, one round, s26-call2-ebc8854/: 95.74, 97.66 with multicast,
-      -- Humming 111.71). 4- and 2-bit codes keep their own C tile and two 256 x 128 x 128 stages:
-      -- three with C in the stage ran slower at M = 8192 (uint4 g128 1635.0, 1657.2 against 1576.3,
-      -- 1591.3), with multicast level (1575.7, 1602.0).
+      -- 1569.6, 1676.9; M = 512, one round, s26-call2-ebc8854/, C in the stage: 95.74, with
+      -- multicast 97.66, Humming 111.71). 4- and 2-bit codes keep their own C tile and two
+      -- 256 x 128 x 128 stages: uint4 g128's three with C in the stage ran slower at M = 8192
+      -- (1635.0, 1657.2 against 1576.3, 1591.3), with multicast level (1575.7, 1602.0); uint2 untimed
+      -- against its own tile.
       local function staged(t)
         if w8 then
           t.c_tile = "stage"

@@ -3,8 +3,9 @@
 # it to .exp/NAME.sh; .exp/build.tgz of main): the label on main's head, then what session 26 left open,
 # each beside Humming in three rounds (side-by-side.py checks no result: a tile a table takes goes
 # through hum bench's check and the label first):
-# 1. the gpu label, every test cut at 260 s: test_gemm_wgmma's multicast passes now hold an act-order
-#    uint8 layer (sm90.lua multicasts A on act-order layers' uint8 tiles above M = 384 too);
+# 1. the gpu label, every test cut at 260 s: test_gemm_wgmma's multicast passes now hold sm90.lua's
+#    uint8 entry above M = 384 (n = 8192, k = 1024 at M = 1024, plain and act-order), which no label
+#    has run yet;
 # 2. uint4 g128 and uint2 channel above M = 384 (built-in 256 x 128 x 128 / 2, C in a tile of its
 #    own): with A multicast alone (mc2), on 256 x 128 x 64 / 4 with their own tile (k64), and three
 #    stages with C in the stage plus multicast (mcs3; session 26: level with the built-in at M = 8192);

@@ -460,7 +460,9 @@ int main(void)
     static const char *const mc_specs[] = {"n=8192,k=8192,w=uint8", "n=2048,k=4096,w=uint4,a=float16,group=128",
                                            "n=1000,k=1096,w=uint8,a=bfloat16,group=64,zp=int,bias=1",
                                            "n=2048,k=1024,w=uint2,a=bfloat16", "n=8192,k=1024,w=uint4,a=float16,group=128",
-                                           "n=1000,k=1096,w=uint8,a=float16,group=64,actorder=1"};
+                                           "n=1000,k=1096,w=uint8,a=float16,group=64,actorder=1",
+                                           "n=8192,k=1024,w=uint8,a=float16",
+                                           "n=8192,k=1024,w=uint8,a=bfloat16,group=128,actorder=1"};
     for (size_t e = 0; e < sizeof mc_edits / sizeof mc_edits[0]; e++) {
         rt = gemm_test_site_runtime(mc_edits[e].edit, dir, sizeof dir);
         if (!QUANT_CHECK(rt != NULL, "runtime with A multicast (%zu)", e))

@@ -3,7 +3,8 @@
  * sm_90a equal those planned before planning moved to C (tests/data/dispatch_tables.txt); a site
  * policy's tuning that breaks a rule is refused naming the policy file, its line, the M range and
  * the rule; each entry keeps the line its tuning was written on; equal neighbours merge; a
- * workspace sized for M quantized rows holds them (check_workspace_rows). */
+ * workspace sized for M quantized rows holds them (check_workspace_rows); the tuning fields the
+ * data file leaves out (where C is staged, A multicast) on sm_90a's largest tiles. */
 #define _POSIX_C_SOURCE 200809L
 #include "hum/hum.h"
 #include "layer.h"
@@ -69,6 +70,41 @@ static void check_builtin_tables(hum_runtime *rt)
     }
     fclose(f);
     RT_CHECK(cases == 152, "%d cases in tests/data/dispatch_tables.txt (152 expected)", cases);
+}
+
+/* The fields tests/data/dispatch_tables.txt leaves out, on sm_90a's last entry (M > 384, whole
+ * 256-row tiles of 16-bit A): 8-bit integer codes stage C in the last stage's slot and multicast A
+ * (policies/sm90.lua, bench/NOTES.md "Session 26 (lead)"), act-order layers too; 4- and 2-bit codes
+ * keep a C tile of their own and one CTA per tile. */
+static void check_last_entry_fields(hum_runtime *rt)
+{
+    static const struct {
+        const char *spec;
+        int c_tile, multicast_a, stages;
+    } cases[] = {{"n=8192,k=8192,w=uint8,a=float16", 1, 1, 5},
+                 {"n=8192,k=8192,w=uint8,a=bfloat16,group=128,actorder=1", 1, 1, 5},
+                 {"n=8192,k=8192,w=uint4,a=float16,group=128", 0, 0, 2},
+                 {"n=8192,k=8192,w=uint2,a=float16", 0, 0, 2}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hum_layer_spec s;
+        hum_layer_plan plan;
+        memset(&plan, 0, sizeof plan);
+        if (!RT_CHECK(hum_layer_spec_parse(cases[i].spec, &s) == HUM_OK, "%s: %s", cases[i].spec, hum_last_error()))
+            continue;
+        hum_layer_spec_config(&s, &plan.config);
+        snprintf(plan.arch, sizeof plan.arch, "sm_90a");
+        if (!RT_CHECK(hum_layer_run_plan(rt, &plan, 0) == HUM_OK && plan.entry_count > 0, "%s: %s", cases[i].spec,
+                      hum_last_error()))
+            continue;
+        const hum_tuning *t = &plan.entries[plan.entry_count - 1];
+        RT_CHECK(t->m_min > 384 && t->kernel == HUM_GEMM_KERNEL_WGMMA_WS && t->block_m == 256 && !t->stream_k &&
+                     t->c_tile == cases[i].c_tile && t->multicast_a == cases[i].multicast_a &&
+                     t->stages == cases[i].stages,
+                 "%s, sm_90a M %lld..: kernel %d block_m %d stream-K %d c_tile %d multicast_a %d stages %d, expected "
+                 "wgmma_ws, 256 rows whole, c_tile %d multicast_a %d stages %d",
+                 cases[i].spec, (long long)t->m_min, t->kernel, t->block_m, t->stream_k, t->c_tile, t->multicast_a,
+                 t->stages, cases[i].c_tile, cases[i].multicast_a, cases[i].stages);
+    }
 }
 
 /* A site policy of one file whose tunings come from `rows` (Lua, one per line from line 5). */
@@ -205,8 +241,10 @@ int main(void)
     hum_runtime *rt = NULL;
     if (RT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "%s", hum_last_error()))
         check_builtin_tables(rt);
-    if (rt)
+    if (rt) {
+        check_last_entry_fields(rt);
         check_workspace_rows(rt);
+    }
     hum_runtime_destroy(rt);
     char dir[4096];
     rt_tmpdir("layer-plan", dir, sizeof dir);

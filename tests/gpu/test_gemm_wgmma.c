@@ -123,9 +123,12 @@ int main(void)
             if (p != 2) {
                 gemm_test_spec(rt, &rng, "n=1000,k=1096,w=uint8,a=bfloat16,group=64,zp=int,bias=1", MS_MC, 4);
                 gemm_test_spec(rt, &rng, "n=2048,k=1024,w=uint2,a=bfloat16", MS_MC, 4);
-                /* act-order: the clusters read the rows permute_a.cu gathered (sm90.lua's uint8 tile
-                 * above M = 384 multicasts on act-order layers too) */
+                /* act-order: the clusters read the rows permute_a.cu gathered */
                 gemm_test_spec(rt, &rng, "n=1000,k=1096,w=uint8,a=float16,group=64,actorder=1", MS_MC, 4);
+                /* sm90.lua's 8-bit tile above M = 384 (256 x 128 x 64, five stages; with "stage" C in
+                 * two row splits), act-order layers' too */
+                gemm_test_spec(rt, &rng, "n=8192,k=1024,w=uint8,a=float16", MS_MC_BIG, 1);
+                gemm_test_spec(rt, &rng, "n=8192,k=1024,w=uint8,a=bfloat16,group=128,actorder=1", MS_MC_BIG, 1);
             }
             gemm_test_spec(rt, &rng, "n=8192,k=1024,w=uint4,a=float16,group=128", MS_MC_BIG, 1);
             hum_runtime_destroy(rt);
