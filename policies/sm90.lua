@@ -298,14 +298,13 @@ return {
       -- (1635.0, 1657.2 against 1576.3, 1591.3), with multicast level (1575.7, 1602.0); uint2 untimed
       -- against its own tile.
       local function staged(t)
-        if w8 then
-          t.c_tile = "stage"
-          t.stages = 5
-          t.multicast_a = true
-        end
+        t.c_tile = "stage"
+        t.stages = 5
+        t.multicast_a = true
         return t
       end
-      local last = short and tile128 or whole_big and whole(staged(big())) or thin and deep and summed(big()) or big()
+      local last = short and tile128 or whole_big and whole(w8 and staged(big()) or big())
+        or thin and deep and summed(big()) or big()
       -- W8A8 e4m3 above M = 1024: 192-row tiles, the promoted accumulators' two sets of 96 within
       -- the 232 registers of wgmma_ws's math threads (fewer bytes of A and weights per multiply-add;
       -- H200, n = k = 8192, bench/results/H200-2026-12-02/a8-2/: M 2048 / 4096 / 8192 285.17 /
