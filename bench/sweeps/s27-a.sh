@@ -1,0 +1,47 @@
+# timeout: 580
+# Session 27's first request (bench/NOTES.md, "Session 27 (lead)"), for bench/sweeps/run-call.sh (copy
+# it to .exp/NAME.sh; .exp/build.tgz of main): session 26's s26-next.sh cut to two rounds, plus W8A8,
+# whose M >= 1024 cells stand 1.34-1.39x cuBLASLt fp8 (issue 9's bar 1.1x):
+# 1. the gpu label, every test cut at 260 s (test_gemm_wgmma's multicast passes hold sm90.lua's uint8
+#    entry above M = 384, which no label has run yet);
+# 2. W8A8 e4m3 n = k = 8192 at M 1024 / 8192 through hum bench (float64 check and cuBLASLt fp8 in the
+#    same rows), built-in against: C in the last stage's slot and two stages more (w8s6: 128 rows 6,
+#    192 rows 5), the same with A multicast (w8mcs), and 128 x 128 x 128 / 6 whole tiles with the slot
+#    and multicast, cuBLASLt's own shape at M = 1024 (w8mc);
+# 3. uint4 g128 / uint2 above M = 384 (built-in 256 x 128 x 128 / 2, own C tile) with A multicast
+#    alone (mc2) and 256 x 128 x 64 / 4 (k64), and uint8 channel at M 400 / 512 on 128-row tiles
+#    (t128: 128 x 128 x 128 / 4 whole; t128w: 128 x 256 x 64 / 4), each beside Humming, two rounds.
+set -u
+t0=$(date +%s)
+export HUM_LIBRARY=$PWD/build/runtime/libhum.so PYTHONPATH=$PWD/python:${PYTHONPATH:-}
+(cd build && HUM_CACHE_DIR=/tmp/label-cache timeout 290 ctest -L gpu -j12 --timeout 260 --output-on-failure) > $R/label.txt 2>&1
+echo "label exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
+cp build/Testing/Temporary/LastTest.log $R/label-cases.log 2>/dev/null
+. bench/sweeps/site-policy.sh /tmp/cand
+BIG='e.m_min > 384'; S="t.c_tile = 'stage'"; MC='t.multicast_a = true'
+pol w8s6 "if $BIG then $S; t.stages = t.stages + 2 end"
+pol w8mcs "if $BIG then $S; t.stages = t.stages + 2; $MC end"
+pol w8mc "if $BIG then t = whole(wg('wgmma_ws', 128, 128, 128, 6)); $S; $MC end"
+pol mc2 "if $BIG then $MC end"
+pol k64 "if $BIG then t = whole(wg('wgmma_ws', 256, 128, 64, 4)) end"
+pol t128 "if $BIG then t = whole(wg('wgmma_ws', 128, 128, 128, 4)) end"
+pol t128w "if $BIG then t = whole(wg('wgmma_ws', 128, 256, 64, 4)); t.warp_n = 32 end"
+for cw in w8s6:e4m3,a=e4m3 w8mcs:e4m3,a=e4m3 w8mc:e4m3,a=e4m3 mc2:uint4,group=128 k64:uint4,group=128 k64:uint2 t128:uint8 t128w:uint8; do
+  echo "== $cw" >> $R/tables.txt
+  build/runtime/hum info --config /tmp/cand/${cw%%:*}.yaml --arch sm_90a --layer n=8192,k=8192,w=${cw#*:} 2>&1 \
+    | grep -E '(385|1025)\.\.' >> $R/tables.txt
+done
+for c in base w8s6 w8mcs w8mc; do
+  echo "== w8a8 $c" >> $R/w8a8.txt
+  HUM_CACHE_DIR=/tmp/w8-$c timeout 40 build/runtime/hum bench --config /tmp/cand/$c.yaml \
+    --layer n=8192,k=8192,w=e4m3,a=e4m3 --m 1024,8192 --warmup 10 --reps 50 >> $R/w8a8.txt 2>&1
+  echo "exit $? at $(($(date +%s) - t0)) s" >> $R/w8a8.txt
+done
+left=$((560 - ($(date +%s) - t0)))
+HUM_CACHE_DIR=/tmp/sbs-cache timeout $((left * 55 / 100)) python3 bench/sweeps/side-by-side.py --out $R/sbs-u4.json --rounds 2 \
+  --floor '' --only w4g128,w2ch --m 2048,8192 --hum mc2=/tmp/cand/mc2.yaml --hum k64=/tmp/cand/k64.yaml > $R/sbs-u4.txt 2>&1
+echo "sbs-u4 exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
+left=$((565 - ($(date +%s) - t0)))
+HUM_CACHE_DIR=/tmp/sbs-cache timeout $left python3 bench/sweeps/side-by-side.py --out $R/sbs-u8.json --rounds 2 \
+  --floor '' --only w8ch --m 400,512 --hum t128=/tmp/cand/t128.yaml --hum t128w=/tmp/cand/t128w.yaml > $R/sbs-u8.txt 2>&1
+echo "sbs-u8 exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
