@@ -1,4 +1,4 @@
-# timeout: 580
+# timeout: 575
 # Session 27's first request (bench/NOTES.md, "Session 27 (lead)"), for bench/sweeps/run-call.sh (copy
 # it to .exp/NAME.sh; .exp/build.tgz of main): session 26's s26-next.sh cut to two rounds, plus W8A8,
 # whose M >= 1024 cells stand 1.34-1.39x cuBLASLt fp8 (issue 9's bar 1.1x):
@@ -8,9 +8,12 @@
 #    same rows), built-in against: C in the last stage's slot and two stages more (w8s6: 128 rows 6,
 #    192 rows 5), the same with A multicast (w8mcs), and 128 x 128 x 128 / 6 whole tiles with the slot
 #    and multicast, cuBLASLt's own shape at M = 1024 (w8mc);
-# 3. uint4 g128 / uint2 above M = 384 (built-in 256 x 128 x 128 / 2, own C tile) with A multicast
-#    alone (mc2) and 256 x 128 x 64 / 4 (k64), and uint8 channel at M 400 / 512 on 128-row tiles
-#    (t128: 128 x 128 x 128 / 4 whole; t128w: 128 x 256 x 64 / 4), each beside Humming, two rounds.
+# 3. side-by-side.py, two rounds, every case at its own M (the cells behind Humming in session 26:
+#    uint8 / uint2 channel M 512 / 2048 / 8192, uint4 g128 8192, 4096 x 14336 M = 128, W4A8 MXFP4
+#    256 / 1024 / 8192, W8A8 1024 / 8192) beside Humming, with candidates: uint4 g128 / uint2 above
+#    M = 384 (built-in 256 x 128 x 128 / 2, own C tile) with A multicast alone (mc2) and on 256 x 128
+#    x 64 / 4 (k64); uint8 on 128-row tiles above M = 384 (t128: 128 x 128 x 128 / 4 whole; t128w:
+#    128 x 256 x 64 / 4; the built-in's second row block at M = 400 holds 144 of 256 rows); W8A8 w8mc.
 set -u
 t0=$(date +%s)
 export HUM_LIBRARY=$PWD/build/runtime/libhum.so PYTHONPATH=$PWD/python:${PYTHONPATH:-}
@@ -37,11 +40,9 @@ for c in base w8s6 w8mcs w8mc; do
     --layer n=8192,k=8192,w=e4m3,a=e4m3 --m 1024,8192 --warmup 10 --reps 50 >> $R/w8a8.txt 2>&1
   echo "exit $? at $(($(date +%s) - t0)) s" >> $R/w8a8.txt
 done
-left=$((560 - ($(date +%s) - t0)))
-HUM_CACHE_DIR=/tmp/sbs-cache timeout $((left * 55 / 100)) python3 bench/sweeps/side-by-side.py --out $R/sbs-u4.json --rounds 2 \
-  --floor '' --only w4g128,w2ch --m 2048,8192 --hum mc2=/tmp/cand/mc2.yaml --hum k64=/tmp/cand/k64.yaml > $R/sbs-u4.txt 2>&1
-echo "sbs-u4 exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
-left=$((565 - ($(date +%s) - t0)))
-HUM_CACHE_DIR=/tmp/sbs-cache timeout $left python3 bench/sweeps/side-by-side.py --out $R/sbs-u8.json --rounds 2 \
-  --floor '' --only w8ch --m 400,512 --hum t128=/tmp/cand/t128.yaml --hum t128w=/tmp/cand/t128w.yaml > $R/sbs-u8.txt 2>&1
-echo "sbs-u8 exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
+left=$((555 - ($(date +%s) - t0)))
+HUM_CACHE_DIR=/tmp/sbs-cache timeout $left python3 bench/sweeps/side-by-side.py --out $R/sbs.json --rounds 2 \
+  --floor '' --hum mc2=/tmp/cand/mc2.yaml:w4g128+w2ch --hum k64=/tmp/cand/k64.yaml:w4g128+w2ch \
+  --hum t128=/tmp/cand/t128.yaml:w8ch --hum t128w=/tmp/cand/t128w.yaml:w8ch --hum w8mc=/tmp/cand/w8mc.yaml:w8a8 \
+  > $R/sbs.txt 2>&1
+echo "sbs exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
