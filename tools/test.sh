@@ -4,7 +4,8 @@
 #   1. $HUM_BUILD_DIR (default build/): busted specs + every ctest (C unit tests, examples
 #      built against a staging install, GPU tests), then pytest of the Python binding (python/);
 #   2. $HUM_SANITIZE_DIR (default build-sanitize/): the C tests again under AddressSanitizer
-#      and UndefinedBehaviorSanitizer (-DHUM_SANITIZE=ON);
+#      and UndefinedBehaviorSanitizer (-DHUM_SANITIZE=ON), on the kernel caches step 1 filled
+#      (HUM_TEST_CACHE_ROOT: the kernels are the same; tests/CMakeLists.txt says why);
 #   3. $HUM_TSAN_DIR (default build-tsan/): the tests that run threads against one runtime or
 #      cache (concurrent reloads and policy probes, concurrent compiles, the hazard-slot protocol
 #      that publishes reloaded dispatch tables to running forwards) under ThreadSanitizer.
@@ -33,7 +34,8 @@ fi
 HUM_LIBRARY=$build/runtime/libhum.so HUM_CACHE_DIR=$build/tests/cache-python \
     "$python" -m pytest -q -p no:cacheprovider "$src/python/tests"
 
-HUM_BUILD_DIR=$sanitize "$src/tools/build.sh" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHUM_SANITIZE=ON
+HUM_BUILD_DIR=$sanitize "$src/tools/build.sh" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHUM_SANITIZE=ON \
+    -DHUM_TEST_CACHE_ROOT="$build/tests"
 ASAN_OPTIONS=detect_leaks=1 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 LSAN_OPTIONS=suppressions=$src/tools/lsan.supp \
