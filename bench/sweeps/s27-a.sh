@@ -12,8 +12,10 @@
 #    uint8 / uint2 channel M 512 / 2048 / 8192, uint4 g128 8192, 4096 x 14336 M = 128, W4A8 MXFP4
 #    256 / 1024 / 8192, W8A8 1024 / 8192) beside Humming, with candidates: uint4 g128 / uint2 above
 #    M = 384 (built-in 256 x 128 x 128 / 2, own C tile) with A multicast alone (mc2) and on 256 x 128
-#    x 64 / 4 (k64); uint8 on 128-row tiles above M = 384 (t128: 128 x 128 x 128 / 4 whole; t128w:
-#    128 x 256 x 64 / 4; the built-in's second row block at M = 400 holds 144 of 256 rows); W8A8 w8mc.
+#    x 64 / 4 (k64); uint8 on 128-row tiles above M = 384 (t128: 128 x 128 x 128 whole, C in the slot, the stages that fit; t128w:
+#    128 x 256 x 64 / 4; the built-in's second row block at M = 400 holds 144 of 256 rows); W8A8 w8mc;
+#    4096 x 14336 at M = 128 (built-in 128 x 128 x 128 / 4 stream-K) with C in the slot and the
+#    stages that frees (l6: five fit) and on 64 x 128 x 256 / 4 stream-K (l64).
 set -u
 t0=$(date +%s)
 export HUM_LIBRARY=$PWD/build/runtime/libhum.so PYTHONPATH=$PWD/python:${PYTHONPATH:-}
@@ -27,12 +29,18 @@ pol w8mcs "if $BIG then $S; t.stages = t.stages + 2; $MC end"
 pol w8mc "if $BIG then t = whole(wg('wgmma_ws', 128, 128, 128, 6)); $S; $MC end"
 pol mc2 "if $BIG then $MC end"
 pol k64 "if $BIG then t = whole(wg('wgmma_ws', 256, 128, 64, 4)) end"
-pol t128 "if $BIG then t = whole(wg('wgmma_ws', 128, 128, 128, 4)) end"
+pol t128 "if $BIG then t = whole(wg('wgmma_ws', 128, 128, 128, 5)); $S end"
 pol t128w "if $BIG then t = whole(wg('wgmma_ws', 128, 256, 64, 4)); t.warp_n = 32 end"
-for cw in w8s6:e4m3,a=e4m3 w8mcs:e4m3,a=e4m3 w8mc:e4m3,a=e4m3 mc2:uint4,group=128 k64:uint4,group=128 k64:uint2 t128:uint8 t128w:uint8; do
+R128='e.m_min <= 128 and e.m_max >= 128'
+pol l6 "if $R128 then $S; t.stages = t.stages + 2 end"
+pol l64 "if $R128 then t = wg('wgmma_ws', 64, 128, 256, 4); t.stream_k = true end"
+X=n=8192,k=8192,w
+for cw in l6:n=4096,k=14336,w=uint4,group=128 l64:n=4096,k=14336,w=uint4,group=128 w8s6:$X=e4m3,a=e4m3 \
+    w8mcs:$X=e4m3,a=e4m3 w8mc:$X=e4m3,a=e4m3 mc2:$X=uint4,group=128 k64:$X=uint4,group=128 k64:$X=uint2 \
+    t128:$X=uint8 t128w:$X=uint8; do
   echo "== $cw" >> $R/tables.txt
-  build/runtime/hum info --config /tmp/cand/${cw%%:*}.yaml --arch sm_90a --layer n=8192,k=8192,w=${cw#*:} 2>&1 \
-    | grep -E '(385|1025)\.\.' >> $R/tables.txt
+  build/runtime/hum info --config /tmp/cand/${cw%%:*}.yaml --arch sm_90a --layer ${cw#*:} 2>&1 \
+    | grep -E '(65|385|1025)\.\.' >> $R/tables.txt
 done
 for c in base w8s6 w8mcs w8mc; do
   echo "== w8a8 $c" >> $R/w8a8.txt
@@ -44,5 +52,6 @@ left=$((555 - ($(date +%s) - t0)))
 HUM_CACHE_DIR=/tmp/sbs-cache timeout $left python3 bench/sweeps/side-by-side.py --out $R/sbs.json --rounds 2 \
   --floor '' --hum mc2=/tmp/cand/mc2.yaml:w4g128+w2ch --hum k64=/tmp/cand/k64.yaml:w4g128+w2ch \
   --hum t128=/tmp/cand/t128.yaml:w8ch --hum t128w=/tmp/cand/t128w.yaml:w8ch --hum w8mc=/tmp/cand/w8mc.yaml:w8a8 \
+  --hum l6=/tmp/cand/l6.yaml:llama-4096x14336 --hum l64=/tmp/cand/l64.yaml:llama-4096x14336 \
   > $R/sbs.txt 2>&1
 echo "sbs exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
