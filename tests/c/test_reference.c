@@ -266,6 +266,44 @@ static void check_validation(void)
     hum_standard_free(&w);
 }
 
+/* hum_reference_gemm computes rows of A eight and four at a time: every output must be the same
+ * bits as A's rows one at a time (M = 1 calls) and as the in-order sum over k of the dequantized
+ * weights (hum_reference_dequant) plus the bias, at M = 13 (8 + 4 + 1). */
+static void check_rows_blocked(void)
+{
+    enum { M = 13 };
+    hum_layer_spec s;
+    hum_standard_weight w;
+    quant_rng rng = quant_rng_fresh("test_reference");
+    if (!QUANT_CHECK(hum_layer_spec_parse("n=6,k=300,w=uint4,group=32,zp=int,bias=1", &s) == HUM_OK &&
+                         hum_layer_spec_weight(&s, quant_rng_next(&rng), &w) == HUM_OK,
+                     "%s", hum_last_error()))
+        return;
+    const int64_t n = w.n, k = w.k;
+    double *a = malloc((size_t)(M * k) * sizeof *a), *wd = malloc((size_t)(n * k) * sizeof *wd);
+    double c[M * 6], one[6], bias[6], zero[300] = {0};
+    if (QUANT_CHECK(a && wd, "out of memory")) {
+        quant_fill_normal_f64(&rng, a, M * k, 1.0);
+        QUANT_CHECK(hum_reference_gemm(&w, 0, a, M, c) == HUM_OK && hum_reference_dequant(&w, 0, wd) == HUM_OK &&
+                        hum_reference_gemm(&w, 0, zero, 1, bias) == HUM_OK,
+                    "%s", hum_last_error());
+        for (int64_t i = 0; i < M; i++) {
+            QUANT_CHECK(hum_reference_gemm(&w, 0, a + i * k, 1, one) == HUM_OK, "%s", hum_last_error());
+            for (int64_t j = 0; j < n; j++) {
+                double sum = 0.0;
+                for (int64_t t = 0; t < k; t++)
+                    sum += a[i * k + t] * wd[j * k + t];
+                QUANT_CHECK(c[i * n + j] == one[j] && c[i * n + j] == sum + bias[j],
+                            "row %lld column %lld: %.17g at M = %d, %.17g alone, %.17g summed in order",
+                            (long long)i, (long long)j, c[i * n + j], M, one[j], sum + bias[j]);
+            }
+        }
+    }
+    free(a);
+    free(wd);
+    hum_standard_free(&w);
+}
+
 int main(void)
 {
     check_group_zp();
@@ -274,5 +312,6 @@ int main(void)
     check_experts_zp_across_words();
     check_block_tensor_float_zp();
     check_validation();
+    check_rows_blocked();
     return quant_test_result("test_reference");
 }

@@ -223,7 +223,8 @@ hum_status hum_nibbles_pack(const uint8_t *values, int64_t count, hum_nibble_ord
  * outside [0, max(num_experts, 1)). */
 hum_status hum_reference_dequant(const hum_standard_weight *w, int64_t expert, double *out);
 /* c[M][N] = a[M][K] * dequant(W)^T + bias[N] (when present), float64, with `a` in checkpoint
- * column order (act-order needs no gather by the caller). M may be 0. Errors: as
+ * column order (act-order needs no gather by the caller); each output summed over k in order,
+ * then the bias added, so its bits do not depend on M. M may be 0. Errors: as
  * hum_reference_dequant, plus HUM_ERR_INVALID_ARG for M < 0 or NULL a / c with M > 0. */
 hum_status hum_reference_gemm(const hum_standard_weight *w, int64_t expert, const double *a, int64_t m, double *c);
 

@@ -91,6 +91,20 @@ hum_status hum_reference_dequant(const hum_standard_weight *w, int64_t expert, d
     return HUM_OK;
 }
 
+/* c[j * ldc] = b + sum over k of a[j * K + k] * row[k] for the `rows` rows of a, each sum in the order
+ * of k (the same bits whatever `rows` is): one sum's adds wait on each other, several sums' do not,
+ * so a constant `rows` of 4 or 8 runs 3-4x faster (the GPU tests' references, M = 520 at K = 8192,
+ * took 4 s a case one row at a time). */
+static inline void dot_rows(int rows, const double *a, int64_t K, const double *row, double b, double *c, int64_t ldc)
+{
+    double sum[8] = {0.0};
+    for (int64_t k = 0; k < K; k++)
+        for (int j = 0; j < rows; j++)
+            sum[j] += a[j * K + k] * row[k];
+    for (int j = 0; j < rows; j++)
+        c[j * ldc] = sum[j] + b;
+}
+
 hum_status hum_reference_gemm(const hum_standard_weight *w, int64_t expert, const double *a, int64_t m, double *c)
 {
     reader r;
@@ -110,13 +124,13 @@ hum_status hum_reference_gemm(const hum_standard_weight *w, int64_t expert, cons
     for (int64_t n = 0; n < N; n++) {
         dequant_row(w, &r, expert, n, row);
         const double b = bias ? hum_codec_decode(&r.v.param, bias[expert * N + n]) : 0.0;
-        for (int64_t i = 0; i < m; i++) {
-            const double *ai = a + i * K;
-            double acc = 0.0;
-            for (int64_t k = 0; k < K; k++)
-                acc += ai[k] * row[k];
-            c[i * N + n] = acc + b;
-        }
+        int64_t i = 0;
+        for (; i + 8 <= m; i += 8)
+            dot_rows(8, a + i * K, K, row, b, c + i * N + n, N);
+        for (; i + 4 <= m; i += 4)
+            dot_rows(4, a + i * K, K, row, b, c + i * N + n, N);
+        for (; i < m; i++)
+            dot_rows(1, a + i * K, K, row, b, c + i * N + n, N);
     }
     free(row);
     free(r.codes);
