@@ -1,11 +1,16 @@
 /* The reference quantizer: float weights to a standard weight, by the rules documented at
  * hum_quantize_reference in hum.h. Every scale type is handled as a grid of scale cells
  * (row_group x col_group elements), so one pass computes the cell ranges and a second one the
- * codes. */
+ * codes. Both passes run on bands of whole cell rows, on threads: a band reads and writes only its
+ * own rows' cells, codes and words, so the result is the one a single thread gives (an 8192 x 8192
+ * layer took 2-3 s on one). */
 #include "internal.h"
 #include "standard.h"
+#include "threadpool.h"
 
 #include <inttypes.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,8 +177,35 @@ static hum_status alloc_tensors(const plan *p, hum_standard_weight *out)
 /* Scratch for one expert: per cell the low / high value, the scale S and the zero point. */
 typedef struct cells {
     double *lo, *hi, *scale, *zero;
-    uint8_t *codes; /* one row of weight codes, K; then the int zero points, rows x cols */
+    uint8_t *codes; /* one row of weight codes per band, K each; then the int zero points, rows x cols */
 } cells;
+
+/* Rows a band holds: whole cell rows (block scales' groups of rows), at least QUANT_BAND. */
+enum { QUANT_BAND = 64 };
+
+static int64_t band_rows(const plan *p)
+{
+    return p->row_group >= QUANT_BAND ? p->row_group : p->row_group * (QUANT_BAND / p->row_group);
+}
+
+static int64_t band_count(const plan *p)
+{
+    const int64_t b = band_rows(p);
+    return (p->n + b - 1) / b;
+}
+
+/* One expert's bands: the pass to run on each, and the first failure (a band's message is on its
+ * own thread's error, so it is copied here). */
+typedef struct bands {
+    const plan *p;
+    const float *w;
+    int64_t e;
+    cells *c;
+    hum_standard_weight *out;
+    atomic_int failed;
+    hum_status status;
+    char why[512];
+} bands;
 
 /* The range r of a cell, as in hum.h. */
 static double cell_range(const plan *p, double lo, double hi)
@@ -191,6 +223,60 @@ static double weight_at(const plan *p, const float *w, int64_t e, int64_t n, int
     return (double)w[(e * p->n + n) * p->k + col];
 }
 
+/* The first pass on band `band`: the ranges of its rows' cells. */
+static void range_band(void *ctx, int32_t band)
+{
+    bands *b = ctx;
+    const plan *p = b->p;
+    cells *c = b->c;
+    const int64_t r0 = band * band_rows(p), r1 = r0 + band_rows(p) < p->n ? r0 + band_rows(p) : p->n;
+    for (int64_t n = r0; n < r1; n++)
+        for (int64_t j = 0; j < p->k; j++) {
+            const int64_t i = (n / p->row_group) * p->cols + j / p->col_group;
+            const double x = weight_at(p, b->w, b->e, n, j);
+            c->lo[i] = fmin(c->lo[i], x);
+            c->hi[i] = fmax(c->hi[i], x);
+        }
+}
+
+/* The second pass on band `band`: its rows' codes, packed into the weight's words. */
+static void code_band(void *ctx, int32_t band)
+{
+    bands *b = ctx;
+    const plan *p = b->p;
+    const cells *c = b->c;
+    uint8_t *codes = c->codes + band * p->k;
+    const int64_t row_words = (p->k * p->bits + 31) / 32;
+    const int64_t r0 = band * band_rows(p), r1 = r0 + band_rows(p) < p->n ? r0 + band_rows(p) : p->n;
+    for (int64_t n = r0; n < r1; n++) {
+        for (int64_t j = 0; j < p->k; j++) {
+            const int64_t i = (n / p->row_group) * p->cols + j / p->col_group;
+            const double x = weight_at(p, b->w, b->e, n, j) / c->scale[i];
+            if (p->is_int) {
+                const double zf = p->spec->zero_point == HUM_ZERO_POINT_FLOAT ? c->zero[i] : 0.0;
+                const double zi = p->spec->zero_point == HUM_ZERO_POINT_FLOAT ? 0.0 : c->zero[i];
+                const double q = hum_round_half_even(x + zf) + zi;
+                codes[j] = (uint8_t)fmin(fmax(q, 0.0), p->levels);
+            } else {
+                const double m = p->weight.max_finite;
+                codes[j] = (uint8_t)hum_codec_encode(&p->weight, fmin(fmax(x, -m), m));
+            }
+        }
+        const hum_status st =
+            hum_pack_bits(codes, (const int64_t[3]){1, 1, p->k}, p->bits, HUM_PACK_ALONG_COLS, HUM_PACK_DENSE,
+                          (int32_t *)b->out->weight.data + (b->e * p->n + n) * row_words);
+        if (st != HUM_OK) {
+            if (atomic_exchange(&b->failed, 1) == 0) {
+                b->status = st;
+                snprintf(b->why, sizeof b->why,
+                         "hum_quantize_reference: packing the codes of row %" PRId64 " (expert %" PRId64 "): %s", n,
+                         b->e, hum_last_error());
+            }
+            return;
+        }
+    }
+}
+
 /* HUM_OK, or the status of a failed hum_pack_bits (its message kept): the caller must not hand
  * back a weight whose codes were never packed. */
 static hum_status quantize_expert(const plan *p, const float *w, int64_t e, cells *c, hum_standard_weight *out)
@@ -200,13 +286,9 @@ static hum_status quantize_expert(const plan *p, const float *w, int64_t e, cell
         c->lo[i] = 0.0;
         c->hi[i] = 0.0;
     }
-    for (int64_t n = 0; n < p->n; n++)
-        for (int64_t j = 0; j < p->k; j++) {
-            const int64_t i = (n / p->row_group) * p->cols + j / p->col_group;
-            const double x = weight_at(p, w, e, n, j);
-            c->lo[i] = fmin(c->lo[i], x);
-            c->hi[i] = fmax(c->hi[i], x);
-        }
+    bands b = {.p = p, .w = w, .e = e, .c = c, .out = out};
+    atomic_init(&b.failed, 0);
+    hum_parallel_for((int32_t)band_count(p), 0, range_band, &b);
 
     const hum_scale_type st = p->spec->scale_type;
     double global = 1.0;
@@ -251,29 +333,11 @@ static hum_status quantize_expert(const plan *p, const float *w, int64_t e, cell
         }
     }
 
-    const int64_t row_words = (p->k * p->bits + 31) / 32;
-    for (int64_t n = 0; n < p->n; n++) {
-        for (int64_t j = 0; j < p->k; j++) {
-            const int64_t i = (n / p->row_group) * p->cols + j / p->col_group;
-            const double x = weight_at(p, w, e, n, j) / c->scale[i];
-            if (p->is_int) {
-                const double zf = p->spec->zero_point == HUM_ZERO_POINT_FLOAT ? c->zero[i] : 0.0;
-                const double zi = p->spec->zero_point == HUM_ZERO_POINT_FLOAT ? 0.0 : c->zero[i];
-                const double q = hum_round_half_even(x + zf) + zi;
-                c->codes[j] = (uint8_t)fmin(fmax(q, 0.0), p->levels);
-            } else {
-                const double m = p->weight.max_finite;
-                c->codes[j] = (uint8_t)hum_codec_encode(&p->weight, fmin(fmax(x, -m), m));
-            }
-        }
-        hum_status st = hum_pack_bits(c->codes, (const int64_t[3]){1, 1, p->k}, p->bits, HUM_PACK_ALONG_COLS,
-                                      HUM_PACK_DENSE, (int32_t *)out->weight.data + (e * p->n + n) * row_words);
-        if (st != HUM_OK)
-            return hum_fail_context(
-                st, "hum_quantize_reference: packing the codes of row %" PRId64 " (expert %" PRId64 ")", n, e);
-    }
+    hum_parallel_for((int32_t)band_count(p), 0, code_band, &b);
+    if (atomic_load(&b.failed))
+        return hum_fail(b.status, "%s", b.why);
     if (p->spec->zero_point == HUM_ZERO_POINT_INT) {
-        uint8_t *z = c->codes + p->k;
+        uint8_t *z = c->codes + band_count(p) * p->k;
         for (int64_t i = 0; i < ncells; i++)
             z[i] = (uint8_t)c->zero[i];
         const int64_t zp_rows = (p->n * p->bits + 31) / 32;
@@ -301,7 +365,7 @@ hum_status hum_quantize_reference(const float *w, int64_t n, int64_t k, const hu
     c.hi = malloc((size_t)ncells * sizeof(double));
     c.scale = malloc((size_t)ncells * sizeof(double));
     c.zero = malloc((size_t)ncells * sizeof(double));
-    c.codes = malloc((size_t)(k + ncells));
+    c.codes = malloc((size_t)(band_count(&p) * k + ncells));
     if (c.lo == NULL || c.hi == NULL || c.scale == NULL || c.zero == NULL || c.codes == NULL)
         st = hum_fail(HUM_ERR_OUT_OF_MEMORY, "hum_quantize_reference: scratch for %" PRId64 " scale cells", ncells);
     if (st == HUM_OK)
