@@ -11,6 +11,7 @@
 #include "jit.h"
 #include "layer.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +121,54 @@ static void check_spec_weights(void)
                 "another seed gives another weight");
     hum_standard_free(&a);
     hum_standard_free(&b);
+}
+
+/* hum_layer_spec_weight draws its rows in bands on threads: the weight must be the one its stream
+ * gives drawn in order (splitmix64 and Box-Muller written out again here: a row's spread from one
+ * uniform, then two uniforms a weight), quantized by hum_quantize_reference; N = 130 is three bands. */
+static uint64_t splitmix(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static double uniform(uint64_t *state)
+{
+    return (double)(splitmix(state) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static void check_spec_weight_stream(void)
+{
+    enum { N = 130, K = 40 };
+    hum_layer_spec s;
+    hum_standard_weight got, want;
+    float *w = malloc((size_t)N * K * sizeof *w);
+    if (!QUANT_CHECK(w && hum_layer_spec_parse("n=130,k=40,w=uint8", &s) == HUM_OK &&
+                         hum_layer_spec_weight(&s, 5, &got) == HUM_OK,
+                     "%s", w ? hum_last_error() : "out of memory")) {
+        free(w);
+        return;
+    }
+    uint64_t state = 5;
+    for (int64_t r = 0; r < N; r++) {
+        const double spread = 0.01 + 0.02 * uniform(&state);
+        for (int64_t c = 0; c < K; c++) {
+            const double u = 1.0 - uniform(&state), v = uniform(&state);
+            w[r * K + c] = (float)(spread * (float)(sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v)));
+        }
+    }
+    const hum_quant_spec q = {.weight_dtype = HUM_DTYPE_UINT8, .param_dtype = HUM_DTYPE_FLOAT16,
+                              .scale_type = HUM_SCALE_CHANNEL};
+    if (QUANT_CHECK(hum_quantize_reference(w, N, K, &q, &want) == HUM_OK, "%s", hum_last_error())) {
+        QUANT_CHECK(!memcmp(got.weight.data, want.weight.data, (size_t)N * K) &&
+                        !memcmp(got.scale.data, want.scale.data, (size_t)N * 2),
+                    "n=130,k=40,w=uint8 seed 5: not the stream's weights drawn in order");
+        hum_standard_free(&want);
+    }
+    hum_standard_free(&got);
+    free(w);
 }
 
 /* Compiles weight `w` (made from `spec`) for `arch`; returns the entry count (0 on failure). */
@@ -415,6 +464,7 @@ int main(void)
 {
     check_spec_parsing();
     check_spec_weights();
+    check_spec_weight_stream();
     check_untrusted_plans();
     hum_runtime *rt = NULL;
     if (QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "%s", hum_last_error())) {

@@ -253,11 +253,58 @@ static void check_errors(void)
     QUANT_CHECK(hum_quantize_reference(w, 2, 4, NULL, &q) == HUM_ERR_INVALID_ARG, "NULL spec refused");
 }
 
+/* The quantizer runs bands of rows on threads (64 rows, or whole blocks of rows): its result must
+ * be the one of quantizing the rows alone, one row at a time for GROUP scales and one block of
+ * rows at a time for BLOCK scales, on N = 300 (five bands of 64 rows, three of 128). */
+static void check_bands(quant_rng *rng)
+{
+    enum { N = 300, K = 96 };
+    float *w = malloc((size_t)N * K * sizeof *w);
+    if (!QUANT_CHECK(w != NULL, "out of memory"))
+        return;
+    quant_fill_normal_f32(rng, w, (int64_t)N * K, 1.0);
+    const struct {
+        hum_quant_spec spec;
+        int64_t rows;          /* rows quantized alone at a time */
+        int64_t words, scales; /* a row's weight words, a row group's scale bytes */
+    } cases[2] = {
+        {{.weight_dtype = HUM_DTYPE_UINT4, .param_dtype = HUM_DTYPE_FLOAT16, .scale_type = HUM_SCALE_GROUP,
+          .group_size = 32},
+         1, K * 4 / 32, K / 32 * 2},
+        {{.weight_dtype = HUM_DTYPE_FLOAT8_E4M3FN, .param_dtype = HUM_DTYPE_BFLOAT16, .scale_type = HUM_SCALE_BLOCK,
+          .group_size = 32, .group_size_n = 128},
+         128, K * 8 / 32, K / 32 * 4},
+    };
+    for (int c = 0; c < 2; c++) {
+        hum_standard_weight all, part;
+        if (!QUANT_CHECK(hum_quantize_reference(w, N, K, &cases[c].spec, &all) == HUM_OK, "bands %d: %s", c,
+                         hum_last_error()))
+            continue;
+        for (int64_t r0 = 0; r0 < N; r0 += cases[c].rows) {
+            const int64_t rows = r0 + cases[c].rows < N ? cases[c].rows : N - r0, g0 = r0 / cases[c].rows;
+            if (!QUANT_CHECK(hum_quantize_reference(w + r0 * K, rows, K, &cases[c].spec, &part) == HUM_OK,
+                             "bands %d rows %lld: %s", c, (long long)r0, hum_last_error()))
+                break;
+            const int64_t groups = (rows + cases[c].rows - 1) / cases[c].rows;
+            QUANT_CHECK(!memcmp((const uint32_t *)all.weight.data + r0 * cases[c].words, part.weight.data,
+                                (size_t)(rows * cases[c].words * 4)) &&
+                            !memcmp((const uint8_t *)all.scale.data + g0 * cases[c].scales, part.scale.data,
+                                    (size_t)(groups * cases[c].scales)),
+                        "bands %d: rows %lld..%lld quantized alone differ from the whole layer's", c, (long long)r0,
+                        (long long)(r0 + rows - 1));
+            hum_standard_free(&part);
+        }
+        hum_standard_free(&all);
+    }
+    free(w);
+}
+
 int main(void)
 {
     quant_rng rng = quant_rng_fresh("test_quantize");
     check_known_int();
     check_known_fp();
+    check_bands(&rng);
     int i = 0;
     /* Integer weights: every width x zero-point kind x scale type; then the scale dtypes. */
     for (int bits = 1; bits <= 8; bits++) {
