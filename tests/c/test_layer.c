@@ -125,7 +125,8 @@ static void check_spec_weights(void)
 
 /* hum_layer_spec_weight draws its rows in bands on threads: the weight must be the one its stream
  * gives drawn in order (splitmix64 and Box-Muller written out again here: a row's spread from one
- * uniform, then two uniforms a weight), quantized by hum_quantize_reference; N = 130 is three bands. */
+ * uniform, then two uniforms a weight; then a normal per bias and the act-order shuffle's draws),
+ * quantized by hum_quantize_reference; N = 130 is three bands. */
 static uint64_t splitmix(uint64_t *state)
 {
     uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
@@ -139,13 +140,20 @@ static double uniform(uint64_t *state)
     return (double)(splitmix(state) >> 11) * (1.0 / 9007199254740992.0);
 }
 
+static float normal(uint64_t *state)
+{
+    const double u = 1.0 - uniform(state), v = uniform(state);
+    return (float)(sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v));
+}
+
 static void check_spec_weight_stream(void)
 {
     enum { N = 130, K = 40 };
     hum_layer_spec s;
     hum_standard_weight got, want;
-    float *w = malloc((size_t)N * K * sizeof *w);
-    if (!QUANT_CHECK(w && hum_layer_spec_parse("n=130,k=40,w=uint8", &s) == HUM_OK &&
+    float *w = malloc((size_t)N * K * sizeof *w), bias[N];
+    int32_t perm[K];
+    if (!QUANT_CHECK(w && hum_layer_spec_parse("n=130,k=40,w=uint8,group=8,bias=1,actorder=1", &s) == HUM_OK &&
                          hum_layer_spec_weight(&s, 5, &got) == HUM_OK,
                      "%s", w ? hum_last_error() : "out of memory")) {
         free(w);
@@ -154,17 +162,26 @@ static void check_spec_weight_stream(void)
     uint64_t state = 5;
     for (int64_t r = 0; r < N; r++) {
         const double spread = 0.01 + 0.02 * uniform(&state);
-        for (int64_t c = 0; c < K; c++) {
-            const double u = 1.0 - uniform(&state), v = uniform(&state);
-            w[r * K + c] = (float)(spread * (float)(sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v)));
-        }
+        for (int64_t c = 0; c < K; c++)
+            w[r * K + c] = (float)(spread * normal(&state));
+    }
+    for (int64_t r = 0; r < N; r++)
+        bias[r] = normal(&state);
+    for (int32_t c = 0; c < K; c++)
+        perm[c] = c;
+    for (int32_t c = K - 1; c > 0; c--) {
+        const int32_t j = (int32_t)(splitmix(&state) % (uint64_t)(c + 1)), t = perm[c];
+        perm[c] = perm[j];
+        perm[j] = t;
     }
     const hum_quant_spec q = {.weight_dtype = HUM_DTYPE_UINT8, .param_dtype = HUM_DTYPE_FLOAT16,
-                              .scale_type = HUM_SCALE_CHANNEL};
+                              .scale_type = HUM_SCALE_GROUP, .group_size = 8, .bias = bias, .k_perm = perm};
     if (QUANT_CHECK(hum_quantize_reference(w, N, K, &q, &want) == HUM_OK, "%s", hum_last_error())) {
         QUANT_CHECK(!memcmp(got.weight.data, want.weight.data, (size_t)N * K) &&
-                        !memcmp(got.scale.data, want.scale.data, (size_t)N * 2),
-                    "n=130,k=40,w=uint8 seed 5: not the stream's weights drawn in order");
+                        !memcmp(got.scale.data, want.scale.data, (size_t)N * K / 8 * 2) &&
+                        !memcmp(got.bias.data, want.bias.data, (size_t)N * 2) &&
+                        !memcmp(got.k_perm.data, want.k_perm.data, (size_t)K * 4),
+                    "n=130,k=40,w=uint8,group=8,bias=1,actorder=1 seed 5: not the stream's draws in order");
         hum_standard_free(&want);
     }
     hum_standard_free(&got);

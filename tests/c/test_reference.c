@@ -282,13 +282,16 @@ static void check_rows_blocked(void)
     const int64_t n = w.n, k = w.k;
     double *a = malloc((size_t)(M * k) * sizeof *a), *wd = malloc((size_t)(n * k) * sizeof *wd);
     double c[M * 6], one[6], bias[6], zero[300] = {0};
-    if (QUANT_CHECK(a && wd, "out of memory")) {
+    const int ok = QUANT_CHECK(a && wd, "out of memory");
+    if (ok)
         quant_fill_normal_f64(&rng, a, M * k, 1.0);
+    if (ok &&
         QUANT_CHECK(hum_reference_gemm(&w, 0, a, M, c) == HUM_OK && hum_reference_dequant(&w, 0, wd) == HUM_OK &&
                         hum_reference_gemm(&w, 0, zero, 1, bias) == HUM_OK,
-                    "%s", hum_last_error());
+                    "%s", hum_last_error())) {
         for (int64_t i = 0; i < M; i++) {
-            QUANT_CHECK(hum_reference_gemm(&w, 0, a + i * k, 1, one) == HUM_OK, "%s", hum_last_error());
+            if (!QUANT_CHECK(hum_reference_gemm(&w, 0, a + i * k, 1, one) == HUM_OK, "%s", hum_last_error()))
+                break;
             for (int64_t j = 0; j < n; j++) {
                 double sum = 0.0;
                 for (int64_t t = 0; t < k; t++)

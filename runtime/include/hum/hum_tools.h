@@ -277,9 +277,9 @@ typedef struct hum_quant_spec {
  * Errors (out is left zeroed): HUM_ERR_INVALID_ARG for NULL pointers, N or K < 1, a weight or
  * bias that is not finite (named by index), a k_perm that is not a permutation, group sizes
  * that do not match the scale type, a bad dtype; HUM_ERR_UNSUPPORTED for a zero point with FP
- * weights or with BLOCK / TENSOR scales; HUM_ERR_OUT_OF_MEMORY. Runs on up to one thread per
- * online CPU (bands of rows; the result does not depend on their number) and returns when all are
- * done.
+ * weights or with BLOCK / TENSOR scales; HUM_ERR_OUT_OF_MEMORY. Bands of rows run on threads,
+ * up to one per online CPU (none more when called from hum's own threads), and the call returns
+ * when all are done; the result does not depend on their number.
  */
 hum_status hum_quantize_reference(const float *w, int64_t n, int64_t k, const hum_quant_spec *spec,
                                   hum_standard_weight *out);
@@ -743,8 +743,8 @@ hum_status hum_layer_spec_parse(const char *spec, hum_layer_spec *out);
 /* The spec as text that hum_layer_spec_parse reads back. HUM_ERR_INVALID_ARG if cap is short. */
 hum_status hum_layer_spec_format(const hum_layer_spec *spec, char *out, size_t cap);
 /* A random weight for the spec (normal values quantized by hum_quantize_reference; random bias
- * and act-order permutation), the same for the same seed on any machine and thread count (drawn
- * on threads as hum_quantize_reference runs). Release with hum_standard_free.
+ * and act-order permutation), the same for the same seed on any machine. Its rows are drawn on
+ * threads, as hum_quantize_reference quantizes them. Release with hum_standard_free.
  * Errors: those of hum_quantize_reference. */
 hum_status hum_layer_spec_weight(const hum_layer_spec *spec, uint64_t seed, hum_standard_weight *out);
 /* hum_layer_compile for the layer of a spec, from its shapes and types alone: no weight is made,

@@ -12,11 +12,18 @@ typedef struct job {
     void *ctx;
 } job;
 
+/* Whether this thread is running a pool's items: a pool started from one runs its items on the
+ * spot, so nested pools (random experts, each weight's bands) do not multiply the threads. */
+static _Thread_local int in_pool;
+
 static void *worker(void *arg)
 {
     job *j = arg;
+    const int outer = in_pool;
+    in_pool = 1;
     for (int32_t i; (i = atomic_fetch_add(&j->next, 1)) < j->count;)
         j->fn(j->ctx, i);
+    in_pool = outer;
     return NULL;
 }
 
@@ -37,7 +44,7 @@ void hum_parallel_for(int32_t count, int32_t threads, void (*fn)(void *ctx, int3
         return;
     job j = {.count = count, .fn = fn, .ctx = ctx};
     atomic_init(&j.next, 0);
-    int32_t extra = hum_parallel_threads(count, threads) - 1;
+    int32_t extra = in_pool ? 0 : hum_parallel_threads(count, threads) - 1;
     pthread_t *ids = extra > 0 ? malloc((size_t)extra * sizeof *ids) : NULL;
     int32_t started = 0;
     while (ids && started < extra && pthread_create(&ids[started], NULL, worker, &j) == 0)

@@ -4,13 +4,12 @@
 
 #include "internal.h"
 #include "moe.h"
+#include "threadpool.h"
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static const char *const ACTIVATIONS[] = {"silu", "swiglu_oai", "relu2", "gelu"};
 static const char *const LAYOUTS[] = {"split", "interleaved"};
@@ -143,35 +142,33 @@ static size_t tensor_bytes(const hum_tensor *t)
     return (size_t)count * (size_t)hum_dtype_code_size(t->dtype);
 }
 
-/* The random experts first..: each generated (hum_layer_spec_weight, seed + e) and copied into
- * its place of the stack; shared by the threads of stacked(), each taking the next expert. */
+/* The random experts 1..: each generated (hum_layer_spec_weight, seed + e) and copied into its
+ * place of the stack, on hum_parallel_for's threads; the first failure stops the rest. */
 typedef struct stack_job {
     const hum_layer_spec *one;
     uint64_t seed;
-    int32_t experts;
     hum_standard_weight *out;
-    atomic_int next;
     atomic_int status; /* the first failure, else HUM_OK */
 } stack_job;
 
-static void *stack_experts(void *arg)
+static void stack_expert(void *ctx, int32_t index)
 {
-    stack_job *j = arg;
-    for (int32_t e; atomic_load(&j->status) == HUM_OK && (e = atomic_fetch_add(&j->next, 1)) < j->experts;) {
-        hum_standard_weight w;
-        const hum_status st = hum_layer_spec_weight(j->one, j->seed + (uint64_t)e, &w);
-        if (st != HUM_OK) {
-            int ok = HUM_OK;
-            atomic_compare_exchange_strong(&j->status, &ok, (int)st);
-            break;
-        }
-        for (int f = 0; f < FIELDS; f++)
-            if (field(&w, f)->data)
-                memcpy((char *)field(j->out, f)->data + (size_t)e * tensor_bytes(field(&w, f)), field(&w, f)->data,
-                       tensor_bytes(field(&w, f)));
-        hum_standard_free(&w);
+    stack_job *j = ctx;
+    const int32_t e = index + 1;
+    if (atomic_load(&j->status) != HUM_OK)
+        return;
+    hum_standard_weight w;
+    const hum_status st = hum_layer_spec_weight(j->one, j->seed + (uint64_t)e, &w);
+    if (st != HUM_OK) {
+        int ok = HUM_OK;
+        atomic_compare_exchange_strong(&j->status, &ok, (int)st);
+        return;
     }
-    return NULL;
+    for (int f = 0; f < FIELDS; f++)
+        if (field(&w, f)->data)
+            memcpy((char *)field(j->out, f)->data + (size_t)e * tensor_bytes(field(&w, f)), field(&w, f)->data,
+                   tensor_bytes(field(&w, f)));
+    hum_standard_free(&w);
 }
 
 /* Expert e's weight is spec `one`'s random weight of seed + e; out gets E of them stacked.
@@ -206,20 +203,10 @@ static hum_status stacked(const hum_layer_spec *one, int32_t experts, uint64_t s
             memcpy(field(out, f)->data, t->data, tensor_bytes(t));
     }
     hum_standard_free(&w);
-    stack_job job = {.one = one, .seed = seed, .experts = experts, .out = out};
-    atomic_init(&job.next, 1);
+    stack_job job = {.one = one, .seed = seed, .out = out};
     atomic_init(&job.status, (int)st);
-    enum { MAX_THREADS = 64 };
-    pthread_t threads[MAX_THREADS];
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    int count = 0, want = (int)(cpus < 1 ? 1 : cpus > MAX_THREADS ? MAX_THREADS : cpus);
-    while (st == HUM_OK && count < want && count < experts - 1 &&
-           pthread_create(&threads[count], NULL, stack_experts, &job) == 0)
-        count++;
-    if (st == HUM_OK && count == 0)
-        stack_experts(&job); /* no thread to be had: this one does it */
-    for (int i = 0; i < count; i++)
-        pthread_join(threads[i], NULL);
+    if (st == HUM_OK)
+        hum_parallel_for(experts - 1, 0, stack_expert, &job);
     st = (hum_status)atomic_load(&job.status);
     if (st != HUM_OK) {
         hum_standard_free(out);

@@ -180,7 +180,8 @@ typedef struct cells {
     uint8_t *codes; /* one row of weight codes per band, K each; then the int zero points, rows x cols */
 } cells;
 
-/* Rows a band holds: whole cell rows (block scales' groups of rows), at least QUANT_BAND. */
+/* Rows a band holds: whole cell rows (a BLOCK scale's group of rows; TENSOR's one cell is all the
+ * rows), QUANT_BAND or the most of them that fit in it, a cell row when it is longer. */
 enum { QUANT_BAND = 64 };
 
 static int64_t band_rows(const plan *p)
@@ -194,8 +195,8 @@ static int64_t band_count(const plan *p)
     return (p->n + b - 1) / b;
 }
 
-/* One expert's bands: the pass to run on each, and the first failure (a band's message is on its
- * own thread's error, so it is copied here). */
+/* What one expert's bands share: the inputs, the cells, the output, and the first failure (a
+ * band's message is in its own thread's error, so it is copied here). */
 typedef struct bands {
     const plan *p;
     const float *w;
@@ -204,7 +205,7 @@ typedef struct bands {
     hum_standard_weight *out;
     atomic_int failed;
     hum_status status;
-    char why[512];
+    char why[4096]; /* the size of a thread's error (core/error.c) */
 } bands;
 
 /* The range r of a cell, as in hum.h. */
