@@ -277,9 +277,9 @@ typedef struct hum_quant_spec {
  * Errors (out is left zeroed): HUM_ERR_INVALID_ARG for NULL pointers, N or K < 1, a weight or
  * bias that is not finite (named by index), a k_perm that is not a permutation, group sizes
  * that do not match the scale type, a bad dtype; HUM_ERR_UNSUPPORTED for a zero point with FP
- * weights or with BLOCK / TENSOR scales; HUM_ERR_OUT_OF_MEMORY. Bands of rows run on threads,
- * up to one per online CPU (none more when called from hum's own threads), and the call returns
- * when all are done; the result does not depend on their number.
+ * weights or with BLOCK / TENSOR scales; HUM_ERR_OUT_OF_MEMORY. Bands of rows run on threads, up
+ * to one per CPU the process may run on (none more when called from hum's own threads), and the
+ * call returns when all are done; the result does not depend on their number.
  */
 hum_status hum_quantize_reference(const float *w, int64_t n, int64_t k, const hum_quant_spec *spec,
                                   hum_standard_weight *out);

@@ -1,6 +1,7 @@
 #include "threadpool.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -30,7 +31,9 @@ static void *worker(void *arg)
 int32_t hum_parallel_threads(int32_t count, int32_t threads)
 {
     if (threads <= 0) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        /* the CPUs this process may run on (taskset, a container's cpuset), else those online */
+        cpu_set_t set;
+        long cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
         threads = cpus > 0 ? (int32_t)(cpus < INT32_MAX ? cpus : INT32_MAX) : 1;
     }
     if (threads > count)

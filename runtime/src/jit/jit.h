@@ -43,7 +43,7 @@ typedef struct hum_jit_request {
  * the saved log, <cache_dir>/logs/<key>.log). On failure *out is zeroed.
  */
 hum_status hum_jit_compile(const char *cache_dir, const hum_jit_request *req, hum_jit_result *out);
-/* Compiles reqs[0..count) in parallel on `threads` threads (<= 0: min(count, online CPUs)),
+/* Compiles reqs[0..count) in parallel on `threads` threads (<= 0: min(count, usable CPUs)),
  * starting the costliest first (`cost`, ties in request order): with fewer threads than requests
  * the longest compile then never starts last; out[i] answers reqs[i]. If any fails: that status,
  * a message starting "request i of count (source, kernel, arch): ", and every out[] zeroed. */
