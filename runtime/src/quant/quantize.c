@@ -9,9 +9,9 @@
 #include "threadpool.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -195,6 +195,13 @@ static int64_t band_count(const plan *p)
     return (p->n + b - 1) / b;
 }
 
+/* The rows [*r0, *r1) of band `band`. */
+static void band_span(const plan *p, int32_t band, int64_t *r0, int64_t *r1)
+{
+    *r0 = band * band_rows(p);
+    *r1 = *r0 + band_rows(p) < p->n ? *r0 + band_rows(p) : p->n;
+}
+
 /* What one expert's bands share: the inputs, the cells, the output, and the first failure (a
  * band's message is in its own thread's error, so it is copied here). */
 typedef struct bands {
@@ -230,7 +237,8 @@ static void range_band(void *ctx, int32_t band)
     bands *b = ctx;
     const plan *p = b->p;
     cells *c = b->c;
-    const int64_t r0 = band * band_rows(p), r1 = r0 + band_rows(p) < p->n ? r0 + band_rows(p) : p->n;
+    int64_t r0, r1;
+    band_span(p, band, &r0, &r1);
     for (int64_t n = r0; n < r1; n++)
         for (int64_t j = 0; j < p->k; j++) {
             const int64_t i = (n / p->row_group) * p->cols + j / p->col_group;
@@ -248,7 +256,8 @@ static void code_band(void *ctx, int32_t band)
     const cells *c = b->c;
     uint8_t *codes = c->codes + band * p->k;
     const int64_t row_words = (p->k * p->bits + 31) / 32;
-    const int64_t r0 = band * band_rows(p), r1 = r0 + band_rows(p) < p->n ? r0 + band_rows(p) : p->n;
+    int64_t r0, r1;
+    band_span(p, band, &r0, &r1);
     for (int64_t n = r0; n < r1; n++) {
         for (int64_t j = 0; j < p->k; j++) {
             const int64_t i = (n / p->row_group) * p->cols + j / p->col_group;
