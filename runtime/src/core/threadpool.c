@@ -1,5 +1,7 @@
 #include "threadpool.h"
 
+#include "cpu_quota.h"
+
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -28,12 +30,25 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* read once: a quota changed while the process runs is not followed */
+static pthread_once_t quota_once = PTHREAD_ONCE_INIT;
+static int32_t quota_cpus;
+
+static void read_quota(void)
+{
+    quota_cpus = hum_cgroup_cpu_limit("");
+}
+
 int32_t hum_parallel_threads(int32_t count, int32_t threads)
 {
     if (threads <= 0) {
-        /* the CPUs this process may run on (taskset, a container's cpuset), else those online */
+        /* the CPUs this process may run on (taskset, a container's cpuset), else those online,
+         * and no more than its cgroup's CPU quota allows */
         cpu_set_t set;
         long cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
+        pthread_once(&quota_once, read_quota);
+        if (quota_cpus > 0 && quota_cpus < cpus)
+            cpus = quota_cpus;
         threads = cpus > 0 ? (int32_t)(cpus < INT32_MAX ? cpus : INT32_MAX) : 1;
     }
     if (threads > count)
