@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static void shard(const char *dir, const char *file, const char *a, const char *b, int32_t base)
 {
@@ -93,6 +95,20 @@ static void test_sharded(void)
     FMT_EXPECT_ERROR(hum_checkpoint_open(dir, &ck), HUM_ERR_FORMAT, "bad config JSON", "config.json:2: not valid JSON");
     fmt_write_text(fmt_path(dir, "config.json"), "[1, 2]");
     FMT_EXPECT_ERROR(hum_checkpoint_open(dir, &ck), HUM_ERR_FORMAT, "config array", "expected a JSON object");
+    /* a FIFO where a file should be is refused, not opened and waited on for a writer (alarm: a
+     * wait fails the test instead of hanging it) */
+    alarm(60);
+    remove(fmt_path(dir, "config.json"));
+    FMT_CHECK(mkfifo(fmt_path(dir, "config.json"), 0644) == 0, "mkfifo config.json");
+    FMT_EXPECT_ERROR(hum_checkpoint_open(dir, &ck), HUM_ERR_IO, "config.json a FIFO", "config.json: cannot open",
+                     "not a regular file");
+    remove(fmt_path(dir, "config.json"));
+    FMT_CHECK(mkfifo(fmt_path(dir, "fifo.safetensors"), 0644) == 0, "mkfifo fifo.safetensors");
+    hum_safetensors *st = NULL;
+    FMT_EXPECT_ERROR(hum_safetensors_open(fmt_path(dir, "fifo.safetensors"), &st), HUM_ERR_IO, "a .safetensors FIFO",
+                     "fifo.safetensors: cannot open", "not a regular file");
+    FMT_EXPECT_ERROR(hum_safetensors_open(dir, &st), HUM_ERR_IO, "a directory as a .safetensors", "is a directory");
+    alarm(0);
     fmt_rmtree(dir);
     free(dir);
 

@@ -2,6 +2,7 @@
 
 #include "embed.h"
 #include "internal.h"
+#include "regular_file.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -41,12 +42,13 @@ hum_status hum_search_path_get(int32_t index, hum_search_path *out)
     return HUM_OK;
 }
 
-/* Reads a whole file; 1 on success, 0 if it does not exist, -1 on a read error. */
-static int read_file(const char *path, hum_resource *out)
+/* Reads a whole file; 1 on success, 0 if it does not exist, -1 on a read error (*why says why). */
+static int read_file(const char *path, hum_resource *out, const char **why)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = hum_fopen_regular(path, why);
     if (!f)
         return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+    *why = "read error";
     char *buf = NULL;
     long size = -1;
     if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
@@ -77,11 +79,12 @@ hum_status hum_resource_read(const char *relpath, hum_resource *out)
             char path[4096];
             int n = snprintf(path, sizeof path, "%.*s%s", (int)len, d, sub);
             if (len > 0 && n > 0 && (size_t)n < sizeof path) {
-                int r = read_file(path, out);
+                const char *why = NULL;
+                int r = read_file(path, out, &why);
                 if (r > 0)
                     return HUM_OK;
                 if (r < 0)
-                    return hum_fail(HUM_ERR_IO, "cannot read %s: %s", path, strerror(errno));
+                    return hum_fail(HUM_ERR_IO, "cannot read %s: %s", path, why);
             }
             d += len + (d[len] == ':');
         }

@@ -1,6 +1,7 @@
 /* Checkpoints: a directory (or one file) of safetensors shards plus the JSON config files that
  * say how it was quantized. Tensor names are merged across shards into one sorted index. */
 #include "internal.h"
+#include "regular_file.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -51,11 +52,12 @@ static char *join(const char *dir, const char *name)
 static int read_text(const char *path, char **out)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
+    const char *why;
+    FILE *f = hum_fopen_regular(path, &why);
     if (!f) {
         if (errno == ENOENT)
             return 0;
-        hum_fail(HUM_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        hum_fail(HUM_ERR_IO, "%s: cannot open: %s", path, why);
         return -1;
     }
     char *buf = NULL;

@@ -1,10 +1,10 @@
 /* safetensors reader: mmap, header parsed with cJSON, every rule of the reference parser checked
  * before a single tensor view is handed out. */
 #include "internal.h"
+#include "regular_file.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -230,15 +230,14 @@ static hum_status parse_header(hum_safetensors *st, const char *text, size_t len
 
 static hum_status map_file(hum_safetensors *st)
 {
-    int fd = open(st->path, O_RDONLY | O_CLOEXEC);
+    const char *why;
+    const int fd = hum_open_regular(st->path, &why);
     if (fd < 0)
-        return hum_fail(HUM_ERR_IO, "%s: cannot open: %s", st->path, strerror(errno));
+        return hum_fail(HUM_ERR_IO, "%s: cannot open: %s", st->path, why);
     struct stat sb;
     hum_status s = HUM_OK;
     if (fstat(fd, &sb) != 0)
         s = hum_fail(HUM_ERR_IO, "%s: cannot stat: %s", st->path, strerror(errno));
-    else if (!S_ISREG(sb.st_mode))
-        s = hum_fail(HUM_ERR_IO, "%s: not a regular file", st->path);
     else if (sb.st_size < 8)
         s = hum_fail(HUM_ERR_FORMAT, "%s: file is %lld bytes, too short for the 8-byte header length", st->path,
                      (long long)sb.st_size);

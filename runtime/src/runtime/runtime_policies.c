@@ -10,6 +10,7 @@
 #include "embed.h"
 #include "internal.h"
 #include "lua_state.h"
+#include "regular_file.h"
 #include "resource.h"
 #include "runtime.h"
 
@@ -264,9 +265,10 @@ static hum_status sources_take(source_list *l, hum_resource *r, const char *laye
 static hum_status read_file(const char *path, hum_resource *out)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
+    const char *why;
+    FILE *f = hum_fopen_regular(path, &why);
     if (!f)
-        return hum_fail(HUM_ERR_IO, "cannot open policy file %s: %s", path, strerror(errno));
+        return hum_fail(HUM_ERR_IO, "cannot open policy file %s: %s", path, why);
     long size = -1;
     if (fseek(f, 0, SEEK_END) == 0)
         size = ftell(f);
