@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static hum_status parse(const char *text, const char *base_dir, hum_config *out)
 {
@@ -170,6 +172,15 @@ static void test_errors(void)
     bad("not a mapping", "- device\n", HUM_ERR_CONFIG, "deploy.yaml:1:", "must be a mapping");
     bad("syntax", "device: 0\noverrides: {moe: [\n", HUM_ERR_CONFIG, "deploy.yaml:", "YAML syntax error");
     bad("tab indentation", "overrides:\n\tmoe: {}\n", HUM_ERR_CONFIG, "deploy.yaml:2:", "YAML syntax error");
+    /* a second document would be read by nothing, its keys unchecked */
+    bad("second document", "---\nlog_level: warn\n---\nlog_level: debug\nbogus_key: 1\n", HUM_ERR_CONFIG,
+        "deploy.yaml:3: a second YAML document", "one document");
+    bad("syntax in a second document", "log_level: warn\n---\nx: [\n", HUM_ERR_CONFIG, "deploy.yaml:",
+        "YAML syntax error");
+    hum_config c;
+    RT_CHECK(parse("log_level: warn\n...\n", NULL, &c) == HUM_OK, "one document ended by '...': %s",
+             hum_last_error());
+    hum_config_free(&c);
 }
 
 static void test_load_errors(void)
@@ -188,6 +199,14 @@ static void test_load_errors(void)
     snprintf(want, sizeof want, "%s/cache", dir);
     RT_CHECK(c.cache_dir && !strcmp(c.cache_dir, want), "cache_dir relative to the file: %s", c.cache_dir);
     hum_config_free(&c);
+    /* a FIFO or a directory where the file should be: an error, not a wait for a writer */
+    char fifo[4200];
+    snprintf(fifo, sizeof fifo, "%s/fifo.yaml", dir);
+    RT_CHECK(mkfifo(fifo, 0644) == 0, "mkfifo %s", fifo);
+    alarm(60); /* an open that waits for a writer fails the test instead of hanging it */
+    RT_EXPECT_ERROR(hum_config_load(fifo, &c), HUM_ERR_IO, "a FIFO", fifo, "not a regular file");
+    RT_EXPECT_ERROR(hum_config_load(dir, &c), HUM_ERR_IO, "a directory", dir, "is a directory");
+    alarm(0);
     rt_rmtree(dir);
 }
 

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "internal.h"
+#include "regular_file.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -425,12 +426,29 @@ hum_status hum_config_parse(const char *text, size_t size, const char *name, con
     if (!yaml_parser_initialize(&parser))
         return hum_fail(HUM_ERR_OUT_OF_MEMORY, "%s: cannot initialise the YAML parser", name);
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, size);
-    if (!yaml_parser_load(&parser, &doc)) {
-        hum_status st = hum_fail(HUM_ERR_CONFIG, "%s:%lu:%lu: YAML syntax error: %s%s%s", name,
-                                 (unsigned long)parser.problem_mark.line + 1,
-                                 (unsigned long)parser.problem_mark.column + 1,
-                                 parser.problem ? parser.problem : "malformed document",
-                                 parser.context ? " " : "", parser.context ? parser.context : "");
+    /* a config is one document: a second one (after "---") would be read by nothing, its keys
+     * unchecked, so it is refused (the empty document after the last is the stream's end) */
+    int ok = yaml_parser_load(&parser, &doc);
+    unsigned long second = 0; /* the line a second document starts on */
+    if (ok) {
+        yaml_document_t next;
+        ok = yaml_parser_load(&parser, &next);
+        if (ok) {
+            if (yaml_document_get_root_node(&next))
+                second = (unsigned long)next.start_mark.line + 1;
+            yaml_document_delete(&next);
+        }
+        if (!ok || second)
+            yaml_document_delete(&doc);
+    }
+    if (!ok || second) {
+        hum_status st = second ? hum_fail(HUM_ERR_CONFIG, "%s:%lu: a second YAML document (a deployment config is "
+                                          "one document: merge its keys into the first)", name, second)
+                               : hum_fail(HUM_ERR_CONFIG, "%s:%lu:%lu: YAML syntax error: %s%s%s", name,
+                                          (unsigned long)parser.problem_mark.line + 1,
+                                          (unsigned long)parser.problem_mark.column + 1,
+                                          parser.problem ? parser.problem : "malformed document",
+                                          parser.context ? " " : "", parser.context ? parser.context : "");
         yaml_parser_delete(&parser);
         return st;
     }
@@ -460,9 +478,10 @@ hum_status hum_config_load(const char *path, hum_config *out)
 {
     if (!path || !out)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_config_load: path and out must not be NULL");
-    FILE *f = fopen(path, "rb");
+    const char *why;
+    FILE *f = hum_fopen_regular(path, &why);
     if (!f)
-        return hum_fail(HUM_ERR_IO, "cannot open config %s: %s", path, strerror(errno));
+        return hum_fail(HUM_ERR_IO, "cannot open config %s: %s", path, why);
     char *text = NULL;
     size_t size = 0, cap = 0;
     for (;;) {
