@@ -40,6 +40,61 @@ end
 
 local HOOK_EVERY = 100
 
+-- Pattern matching runs inside one C call, where the time limit's hook never fires, and a Lua
+-- pattern backtracks: q repeated items (x*, x+, x-, x?) over n characters may take about
+-- (n + 1)^(q + 1) steps (string.rep("a", 26):find(string.rep("a*", 26) .. "c") never ends).
+-- While a policy call runs, string.find, match, gmatch and gsub refuse a pattern whose bound
+-- passes PATTERN_STEPS (about a second's matching); plain finds and patterns without repeats
+-- (linear) always run. The guard sits in the string table itself, which strings' methods index,
+-- and passes every call through outside policy calls. Its errors carry no position of their own:
+-- call names the file's innermost line on the stack (a tail call leaves none, and level 2 would
+-- name this file).
+local PATTERN_STEPS = 1e8
+local policy_calls = 0 -- how many calls into policy files are running (call)
+
+local raw_sub = string.sub
+
+-- Repeated items of pattern p: a *, +, - or ? after a single-character class (a character,
+-- '.', a %-escape or a [set]).
+local function repeats(p)
+  local q, i, n = 0, 1, #p
+  local item = false -- an item stands before i that a quantifier may repeat
+  while i <= n do
+    local c = raw_sub(p, i, i)
+    if c == "%" then
+      i, item = i + 2, true
+    elseif c == "[" then
+      i = i + 1
+      if raw_sub(p, i, i) == "^" then i = i + 1 end
+      if raw_sub(p, i, i) == "]" then i = i + 1 end
+      while i <= n and raw_sub(p, i, i) ~= "]" do
+        i = i + (raw_sub(p, i, i) == "%" and 2 or 1)
+      end
+      i, item = i + 1, true
+    elseif item and (c == "*" or c == "+" or c == "-" or c == "?") then
+      q, i, item = q + 1, i + 1, false
+    else
+      i, item = i + 1, c ~= "(" and c ~= ")" and c ~= "^" and c ~= "$"
+    end
+  end
+  return q
+end
+
+for _, name in ipairs({ "find", "match", "gmatch", "gsub" }) do
+  local fn = string[name]
+  string[name] = function(s, pattern, init, plain, ...)
+    if policy_calls > 0 and not (name == "find" and plain) and type(s) == "string" and type(pattern) == "string" then
+      local q = repeats(pattern)
+      if q > 0 and (#s + 1) ^ (q + 1) > PATTERN_STEPS then
+        error(string.format("string.%s: a pattern with %d repeated items (*, +, -, ?) over %d characters may "
+          .. "backtrack through about %.0e steps, which one call cannot be stopped in (policy calls allow %.0e): "
+          .. "match a shorter string or a simpler pattern", name, q, #s, (#s + 1) ^ (q + 1), PATTERN_STEPS), 0)
+      end
+    end
+    return fn(s, pattern, init, plain, ...)
+  end
+end
+
 -- Captured when hum starts, so that nothing a file does later changes what the next one gets.
 local BASE = {}
 for _, name in ipairs({ "assert", "error", "ipairs", "next", "pairs", "pcall", "rawequal", "rawget", "rawset",
@@ -231,7 +286,9 @@ function call(origin, what, limits, fn, ...)
   local outer_hook, outer_mask, outer_count = debug.gethook()
   local outer_memory = native and native.memory_guard(limits.memory_mb * 1048576)
   debug.sethook(hook, "", HOOK_EVERY)
+  policy_calls = policy_calls + 1
   local ok, r = xpcall(guarded, handler)
+  policy_calls = policy_calls - 1
   local refused = native and native.memory_release(outer_memory)
   if outer_hook then debug.sethook(outer_hook, outer_mask, outer_count) else debug.sethook() end
   if ok then return unpack(r, 1, r.n) end

@@ -216,6 +216,50 @@ static void test_loops(void)
     hum_runtime_destroy(rt);
 }
 
+/* A pattern that backtracks for ever inside one string.find (where no hook runs) is refused
+ * before it starts, through the library and a string's methods alike, in tunings too; patterns
+ * whose bound is small, plain finds and repeat-free patterns over long strings still run. */
+static void test_patterns(void)
+{
+    double t0 = now_s();
+    rejected_at_create("pattern-find", policy_text("x", "local _ = string.find(string.rep('a', 26), "
+                                                   "string.rep('a*', 26) .. 'c')", NULL, NULL),
+                       ":1: the file's top level", "string.find: a pattern with 26 repeated items");
+    rejected_at_create("pattern-method", policy_text("x", "local _ = ('a'):rep(30):match(('[a%]]-'):rep(9) .. 'c')",
+                                                     NULL, NULL),
+                       ":1: the file's top level", "string.match: a pattern with 9 repeated items");
+    rejected_at_create("pattern-gsub", policy_text("x", "local _ = ('ab'):rep(5000):gsub('(a?b?)+$', '')", NULL, NULL),
+                       ":1: the file's top level", "string.gsub: a pattern with 2 repeated items (*, +, -, ?) over 10000 characters");
+    rejected_at_create("pattern-gmatch",
+                       policy_text("x", "for _ in ('x'):rep(20000):gmatch('x-y') do end", NULL, NULL),
+                       ":1: the file's top level", "string.gmatch: a pattern with 1 repeated items (*, +, -, ?) over 20000 characters");
+    RT_CHECK(now_s() - t0 < 30, "four patterns refused in %.1f s", now_s() - t0);
+
+    const char *fine = "assert(('NVIDIA H200'):match('^(%w+)%s+(.-)$') == 'NVIDIA')\n"
+                       "assert(select(2, ('model.layers.0.weight'):gsub('%.', '/')) == 3)\n"
+                       "assert(string.rep('a', 1000000):find('aab', 1, true) == nil)\n"
+                       "assert(string.rep('a', 1000000):find('b') == nil)\n"
+                       "assert(('%a*'):find('%a*', 1, true) == 1)";
+    const char *path = rt_write(dir, "pattern-fine/x.lua",
+                                policy_text("fine", fine, NULL,
+                                            "assert(('gemm_wgmma'):find('^gemm_(.*)$')) return require("
+                                            "'hum.policy').ranges({ { math.huge, require('hum.policy').mma_tuning("
+                                            "16, 32, 64, 16, 32, 64, 3) } })"));
+    hum_runtime *rt = create(config_for("pattern-fine", NULL), HUM_OK, path, NULL, NULL);
+    if (!rt)
+        return;
+    sb_probe p;
+    RT_CHECK(probe(rt, "sm_90a", &p) == HUM_OK && !strcmp(p.name, "fine") && p.block_n == 32,
+             "patterns with small bounds run: %s", hum_last_error());
+    rt_write(dir, "pattern-fine/x.lua",
+             policy_text("fine", NULL, NULL, "local _ = ('a'):rep(40):find(('a*'):rep(8) .. 'c') return {}"));
+    RT_CHECK(hum_runtime_reload_policies(rt) == HUM_OK, "reload: %s", hum_last_error());
+    char where[4300];
+    snprintf(where, sizeof where, "%s:6: tunings(device, layer, overrides, compute): string.find", path);
+    RT_EXPECT_ERROR(probe(rt, "sm_90a", &p), HUM_ERR_POLICY, "a pattern in tunings", where, "8 repeated items");
+    hum_runtime_destroy(rt);
+}
+
 /* Memory: one huge allocation and a doubling loop are refused past policy_memory_limit_mb,
  * and the runtime goes on. */
 static void test_memory(void)
@@ -518,6 +562,7 @@ int main(void)
 
     test_exit();
     test_loops();
+    test_patterns();
     test_memory();
     test_globals();
     test_error_values();
