@@ -2,7 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "bench_json.h"
-
+#include "cli_file.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -201,7 +201,7 @@ static cJSON *build(const bench_report *r)
     return root;
 }
 
-hum_status bench_json_write(const bench_report *r, const char *path)
+hum_status bench_json_write(const bench_report *r, const char *path, int replace)
 {
     hum_status st = make_parents(path);
     if (st != HUM_OK)
@@ -211,17 +211,15 @@ hum_status bench_json_write(const bench_report *r, const char *path)
     cJSON_Delete(root);
     if (text == NULL)
         return hum_fail(HUM_ERR_OUT_OF_MEMORY, "%s: building the JSON text", path);
-    char tmp[4096 + 16];
-    snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    int ok = f != NULL && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-    if (f != NULL && fclose(f) != 0)
-        ok = 0;
-    free(text);
-    if (!ok || rename(tmp, path) != 0) {
-        int err = errno;
-        unlink(tmp);
-        return hum_fail(HUM_ERR_IO, "%s: cannot write the bench results: %s", path, strerror(err));
+    const size_t len = strlen(text);
+    char *line = realloc(text, len + 2);
+    if (line == NULL) {
+        free(text);
+        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "%s: building the JSON text", path);
     }
-    return HUM_OK;
+    line[len] = '\n';
+    line[len + 1] = '\0';
+    st = cli_write_file(path, line, len + 1, replace);
+    free(line);
+    return st == HUM_OK ? HUM_OK : hum_fail_context(st, "writing the bench results");
 }

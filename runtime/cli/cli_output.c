@@ -28,11 +28,40 @@ static int parent_stat(const char *path, struct stat *out)
     return stat(dir, out);
 }
 
-int cli_output_allowed(const char *command, const char *option, const char *path, int force,
+/* The directory of checkpoint `checkpoint`: itself, or a file's directory. */
+static int checkpoint_dir_stat(const char *checkpoint, struct stat *out)
+{
+    struct stat st;
+    if (stat(checkpoint, &st) != 0)
+        return -1;
+    if (S_ISDIR(st.st_mode)) {
+        *out = st;
+        return 0;
+    }
+    return parent_stat(checkpoint, out);
+}
+
+int cli_output_allowed(const char *command, const char *option, const char *path, int force, const char *checkpoint,
                        const char *const *inputs)
 {
-    struct stat out, parent;
-    const int exists = stat(path, &out) == 0, have_parent = parent_stat(path, &parent) == 0;
+    struct stat out, entry, parent, dir;
+    /* lstat: a symbolic link is an entry of its own, replaced by the write's rename, not its target */
+    const int present = lstat(path, &entry) == 0, exists = stat(path, &out) == 0;
+    const int have_parent = parent_stat(path, &parent) == 0;
+    if (checkpoint) {
+        struct stat ck;
+        if (exists && stat(checkpoint, &ck) == 0 && same_file(&out, &ck)) {
+            fprintf(stderr, "%s: %s %s is the checkpoint %s: refusing to write over it\n", command, option, path,
+                    checkpoint);
+            return 1;
+        }
+        /* a file written beside a checkpoint's files replaces or adds one (config.json, a shard) */
+        if (have_parent && checkpoint_dir_stat(checkpoint, &dir) == 0 && same_file(&parent, &dir)) {
+            fprintf(stderr, "%s: %s %s is in the directory of the checkpoint %s, which this command reads: "
+                            "refusing to write there\n", command, option, path, checkpoint);
+            return 1;
+        }
+    }
     for (; inputs && *inputs; inputs++) {
         struct stat in;
         if (stat(*inputs, &in) != 0)
@@ -52,7 +81,12 @@ int cli_output_allowed(const char *command, const char *option, const char *path
         fprintf(stderr, "%s: %s %s is a directory (expected a file name)\n", command, option, path);
         return 1;
     }
-    if (exists && !force) {
+    if (present && !S_ISREG(entry.st_mode)) {
+        fprintf(stderr, "%s: %s %s exists and is %s: refusing to replace it (name a new file or a regular one)\n",
+                command, option, path, S_ISLNK(entry.st_mode) ? "a symbolic link" : "not a regular file");
+        return 1;
+    }
+    if (present && !force) {
         fprintf(stderr, "%s: %s %s exists: refusing to replace it (--force replaces it)\n", command, option, path);
         return 1;
     }

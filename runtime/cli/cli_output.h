@@ -4,11 +4,15 @@
 #define HUM_CLI_OUTPUT_H
 
 /* 0 when `path` may be written; else reports on stderr ("<command>: <option> PATH ...") and
- * returns 1. `inputs` (NULL-terminated, may be NULL) are files or directories the command reads:
- * `path` may not be one of them nor, for a directory (a checkpoint), a file directly in it, even
- * with `force`. Without `force` an existing `path` is refused too. Checked before the command
- * does its work, so a refusal costs nothing and leaves nothing behind. */
-int cli_output_allowed(const char *command, const char *option, const char *path, int force,
+ * returns 1. `checkpoint` (may be NULL) is the checkpoint the command reads, a directory or one
+ * of its .safetensors files: `path` may not be in that directory (its config.json, its shards, or
+ * a new file the next load would find), even with `force`. `inputs` (NULL-terminated, may be
+ * NULL) are other files or directories it reads: `path` may not be one of them nor, for a
+ * directory, a file directly in it. An existing `path` is refused unless it is a regular file
+ * and `force` is given (a device node, FIFO or symbolic link, dangling or not, is never
+ * replaced). Checked before the command does its work, so a refusal costs nothing and leaves
+ * nothing behind. */
+int cli_output_allowed(const char *command, const char *option, const char *path, int force, const char *checkpoint,
                        const char *const *inputs);
 
 /* 0 when `dir` is missing or an empty directory (the demo writes a whole checkpoint into it);

@@ -378,7 +378,7 @@ static int measure(const bench_options *o, hum_runtime *rt, hum_layer *layer, co
         char path[4096];
         if (o->out)
             snprintf(path, sizeof path, "%s", o->out);
-        if ((!o->out && bench_default_path(r, path, sizeof path) != HUM_OK) || bench_json_write(r, path) != HUM_OK) {
+        if ((!o->out && bench_default_path(r, path, sizeof path) != HUM_OK) || bench_json_write(r, path, o->out && o->force) != HUM_OK) {
             fprintf(stderr, "hum bench: %s\n", hum_last_error());
             rc = 1;
         } else {
@@ -430,7 +430,7 @@ int hum_cmd_bench(const char *config, int argc, char **argv)
                                            .reps = r.reps};
         return bench_moe_gemm(&mo);
     }
-    if (o.out && cli_output_allowed("hum bench", "--out", o.out, o.force, NULL) != 0)
+    if (o.out && cli_output_allowed("hum bench", "--out", o.out, o.force, NULL, NULL) != 0)
         return 1;
     snprintf(r.spec, sizeof r.spec, "%s", o.spec);
     hum_layer_spec spec;

@@ -351,8 +351,7 @@ int hum_cmd_inspect(const char *config, int argc, char **argv)
         return parsed == 1 ? 0 : 2;
     if (!o.path || (o.dequant && !o.layer))
         return cli_usage_error(&args, "%s", !o.path ? "PATH is required" : "--dequant needs --layer NAME");
-    const char *inputs[] = {o.path, NULL};
-    if (o.dequant && cli_output_allowed("hum inspect", "--dequant", o.dequant, o.force, inputs) != 0)
+    if (o.dequant && cli_output_allowed("hum inspect", "--dequant", o.dequant, o.force, o.path, NULL) != 0)
         return 1;
     hum_runtime *rt;
     if (cli_runtime_open("inspect", config, NULL, &rt) != 0)

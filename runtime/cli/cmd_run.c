@@ -250,14 +250,18 @@ int hum_cmd_run(const char *config, int argc, char **argv)
     /* --activation e4m3 | int8 | mxfp8: the scheme the layer runs instead of the checkpoint's */
     const int a8 = o.activation && (!strcmp(o.activation, "e4m3") || !strcmp(o.activation, "int8") ||
                                     !strcmp(o.activation, "mxfp8"));
-    if ((!o.input && bench_parse_m_list(o.m_list ? o.m_list : "1,16,128,1000", ms, BENCH_MAX_M_VALUES, &m_count) !=
-                         HUM_OK) ||
-        (o.activation && !a8 && bench_parse_activation(o.activation, &dtype) != HUM_OK)) {
+    if (!o.input && bench_parse_m_list(o.m_list ? o.m_list : "1,16,128,1000", ms, BENCH_MAX_M_VALUES, &m_count) !=
+                        HUM_OK) {
         fprintf(stderr, "hum run: %s\n", hum_last_error());
         return 2;
     }
-    const char *inputs[] = {o.checkpoint, o.input, NULL};
-    if (o.output && cli_output_allowed("hum run", "--output", o.output, o.force, inputs) != 0)
+    if (o.activation && !a8 && bench_parse_activation(o.activation, &dtype) != HUM_OK) {
+        fprintf(stderr, "hum run: --activation '%s' (expected float16, bfloat16, e4m3, int8 or mxfp8)\n",
+                o.activation);
+        return 2;
+    }
+    const char *inputs[] = {o.input, NULL};
+    if (o.output && cli_output_allowed("hum run", "--output", o.output, o.force, o.checkpoint, inputs) != 0)
         return 1;
 
     hum_runtime *rt;

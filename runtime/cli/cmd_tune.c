@@ -390,7 +390,7 @@ int hum_cmd_tune(const char *config, int argc, char **argv)
         inputs[n_inputs++] = o.candidates;
     if (o.config)
         inputs[n_inputs++] = o.config;
-    if (cli_output_allowed("hum tune", "--out", out_path, o.force, inputs) != 0) {
+    if (cli_output_allowed("hum tune", "--out", out_path, o.force, NULL, inputs) != 0) {
         free(s);
         return 1;
     }

@@ -1,6 +1,7 @@
 /* The hum command-line tool: one subcommand per file (cmd_<name>.c), dispatched here. */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -69,10 +70,8 @@ static int help(int argc, char **argv)
     return c->run(NULL, 2, args);
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
-    /* Line by line also into a pipe (`hum demo | tee log`): a user watches long commands run. */
-    setvbuf(stdout, NULL, _IOLBF, 0);
     const char *config = NULL;
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
@@ -113,4 +112,19 @@ int main(int argc, char **argv)
         return help(argc - i, argv + i);
     const hum_cli_command *c = find_command(argv[i]);
     return c ? c->run(config, argc - i, argv + i) : unknown_command(argv[i]);
+}
+
+int main(int argc, char **argv)
+{
+    /* Line by line also into a pipe (`hum demo | tee log`): a user watches long commands run. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    const int rc = run(argc, argv);
+    /* Output redirected into a full disk or a closed descriptor is a failed command, not exit 0
+     * over a truncated file. */
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return rc;
+    const int err = errno;
+    fprintf(stderr, "hum: writing standard output failed%s%s\n", err ? ": " : "", err ? strerror(err) : "");
+    return rc ? rc : 1;
 }

@@ -83,8 +83,23 @@ static void check_round_trip(const char *dir)
     };
     char path[4200];
     snprintf(path, sizeof path, "%s/deep/er/result.json", dir);
-    hum_status st = bench_json_write(&r, path);
+    hum_status st = bench_json_write(&r, path, 0);
     RT_CHECK(st == HUM_OK, "bench_json_write: %s", hum_last_error());
+    /* an existing file stays unless the caller replaces it (hum bench --force) */
+    const double reps = r.reps;
+    r.reps = 7;
+    RT_EXPECT_ERROR(bench_json_write(&r, path, 0), HUM_ERR_IO, "an existing result without replace", "result.json");
+    cJSON *kept = parse_file(path);
+    RT_CHECK(kept && num(cJSON_GetObjectItemCaseSensitive(kept, "timing"), "reps") == reps,
+             "the existing result was changed");
+    cJSON_Delete(kept);
+    RT_CHECK(bench_json_write(&r, path, 1) == HUM_OK, "bench_json_write, replacing: %s", hum_last_error());
+    kept = parse_file(path);
+    RT_CHECK(kept && num(cJSON_GetObjectItemCaseSensitive(kept, "timing"), "reps") == 7,
+             "the result was not replaced");
+    cJSON_Delete(kept);
+    r.reps = (int32_t)reps;
+    RT_CHECK(bench_json_write(&r, path, 1) == HUM_OK, "bench_json_write, back: %s", hum_last_error());
     cJSON *root = parse_file(path);
     if (!RT_CHECK(root != NULL, "%s does not parse back", path))
         return;
@@ -152,7 +167,7 @@ static void check_round_trip(const char *dir)
     /* A file where a directory should be: HUM_ERR_IO naming the path. */
     char blocked[4200];
     snprintf(blocked, sizeof blocked, "%s/deep/er/result.json/x.json", dir);
-    RT_EXPECT_ERROR(bench_json_write(&r, blocked), HUM_ERR_IO, "unwritable path", "x.json");
+    RT_EXPECT_ERROR(bench_json_write(&r, blocked, 0), HUM_ERR_IO, "unwritable path", "x.json");
 }
 
 static void check_median(void)

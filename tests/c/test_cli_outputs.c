@@ -1,14 +1,18 @@
 /* Files the CLI writes never destroy a user's file: `hum inspect --dequant` refuses a file of the
- * checkpoint it reads (even with --force) and any existing file without --force; `hum run
- * --output` refuses the checkpoint and its --input; `hum bench --out` an existing file; `hum
- * demo --keep` a non-empty directory. Each refusal leaves the file byte for byte as it was. */
-#define _POSIX_C_SOURCE 200809L /* setenv */
+ * checkpoint it reads (even with --force), also where the checkpoint is named by its .safetensors
+ * file, and any existing file without --force; `hum run --output` refuses the checkpoint and its
+ * --input; `hum bench --out` an existing file; `hum demo --keep` a non-empty directory; nothing
+ * replaces a symbolic link (dangling or not), device node or FIFO. Each refusal leaves the file
+ * byte for byte as it was. Output that cannot be written (a full disk) fails the command. */
+#define _POSIX_C_SOURCE 200809L /* setenv, symlink, mkfifo */
 #include "cli_test.h"
 #include "rt_test.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char LAYER[] = "model.layers.0.mlp.down_proj";
 
@@ -47,7 +51,16 @@ int main(void)
     snprintf(args, sizeof args, "inspect %s --layer %s --dequant %s --force", ckpt, LAYER, model);
     refused("--dequant --force over the checkpoint", args, 1, "refusing to write", model);
     snprintf(args, sizeof args, "inspect %s --layer %s --dequant %s", model, LAYER, model);
-    refused("--dequant over the .safetensors read", args, 1, "is the input", model);
+    refused("--dequant over the .safetensors read", args, 1, "is the checkpoint", model);
+    /* named by its .safetensors file, the checkpoint is still its directory: config.json, shards */
+    char ck_config[4300];
+    snprintf(ck_config, sizeof ck_config, "%s/config.json", ckpt);
+    snprintf(args, sizeof args, "inspect %s --layer %s --dequant %s --force", model, LAYER, ck_config);
+    refused("--dequant --force over the config.json beside the .safetensors read", args, 1,
+            "is in the directory of the checkpoint", ck_config);
+    snprintf(args, sizeof args, "run %s --layer %s --input %s --output %s --force", model, LAYER, model, ck_config);
+    refused("run --output --force over the config.json beside the .safetensors read", args, 1,
+            "is in the directory of the checkpoint", ck_config);
     /* a new file in the checkpoint directory would become a shard of it */
     snprintf(args, sizeof args, "inspect %s --layer %s --dequant %s/dequant.safetensors", ckpt, LAYER, ckpt);
     RT_CHECK(cli_hum(args) == 1, "--dequant into the checkpoint directory:\n%s", cli_output);
@@ -71,6 +84,32 @@ int main(void)
     snprintf(args, sizeof args, "inspect %s --layer %s --dequant %s --force", ckpt, LAYER, dir);
     RT_CHECK(cli_hum(args) == 1, "--dequant to a directory:\n%s", cli_output);
     cli_has("--dequant to a directory", "is a directory");
+
+    /* entries that are not regular files stay as they are, --force or not */
+    char link[4300], dangling[4300], fifo[4300];
+    snprintf(link, sizeof link, "%s/link.safetensors", dir);
+    snprintf(dangling, sizeof dangling, "%s/dangling.safetensors", dir);
+    snprintf(fifo, sizeof fifo, "%s/fifo.safetensors", dir);
+    RT_CHECK(symlink(out, link) == 0 && symlink("nowhere", dangling) == 0 && mkfifo(fifo, 0644) == 0,
+             "making the link, the dangling link and the FIFO");
+    snprintf(args, sizeof args, "inspect %s --layer %s --dequant %s --force", ckpt, LAYER, link);
+    refused("--dequant --force over a symbolic link", args, 1, "is a symbolic link: refusing to replace it", out);
+    struct stat st;
+    RT_CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode), "the link is still a link");
+    snprintf(args, sizeof args, "inspect %s --layer %s --dequant %s", ckpt, LAYER, dangling);
+    RT_CHECK(cli_hum(args) == 1, "--dequant over a dangling link:\n%s", cli_output);
+    cli_has("--dequant over a dangling link", "is a symbolic link: refusing to replace it");
+    RT_CHECK(lstat(dangling, &st) == 0 && S_ISLNK(st.st_mode), "the dangling link is still a link");
+    snprintf(args, sizeof args, "inspect %s --layer %s --dequant %s --force", ckpt, LAYER, fifo);
+    RT_CHECK(cli_hum(args) == 1, "--dequant --force over a FIFO:\n%s", cli_output);
+    cli_has("--dequant --force over a FIFO", "is not a regular file: refusing to replace it");
+    RT_CHECK(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode), "the FIFO is still a FIFO");
+
+    /* standard output that cannot take the text: exit 1, not a truncated file and exit 0 */
+    RT_CHECK(cli_hum("--version >/dev/full") == 1, "--version into a full disk:\n%s", cli_output);
+    snprintf(args, sizeof args, "inspect %s --json 2>/dev/null >/dev/full; echo exit $?", ckpt);
+    RT_CHECK(cli_hum(args) == 0, "inspect --json into a full disk ran:\n%s", cli_output);
+    cli_has("inspect --json into a full disk", "exit 1");
 
     /* hum run --output: never the checkpoint or the input, an existing file only with --force */
     const char *input = rt_write(dir, "input.safetensors", "activations\n");
