@@ -8,6 +8,7 @@
 
 local hum = require("hum")
 local cv = require("hum.convert")
+local fields = require("hum.fields")
 
 local C = hum.C
 local M = {}
@@ -17,19 +18,20 @@ local scale_dtypes = { F16 = "float16", BF16 = "bfloat16" }
 local function settings(ck, qc)
   local bits = qc.bits or qc.w_bit
   if bits ~= 4 then
-    ck:fail("AWQ quantization_config.bits = " .. tostring(bits) .. ", expected 4 (GEMM packs 4-bit)")
+    ck:fail("AWQ quantization_config.bits = " .. fields.show(bits) .. ", expected 4 (GEMM packs 4-bit)")
   end
   local version = type(qc.version) == "string" and qc.version:lower() or "gemm"
   if version ~= "gemm" then
-    hum.fail("HUM_ERR_UNSUPPORTED", string.format("%s: AWQ version \"%s\" is not converted (only \"gemm\")", ck.path,
-      tostring(qc.version)), 0)
+    hum.fail("HUM_ERR_UNSUPPORTED", string.format("%s: AWQ version %s is not converted (only \"gemm\")", ck.path,
+      fields.name(qc.version)), 0)
   end
   if qc.zero_point == false then
     ck:fail("AWQ zero_point = false: the GEMM layout always stores zero points (AutoAWQ asserts them)")
   end
   local gs = qc.group_size or qc.q_group_size
-  if type(gs) ~= "number" or (gs ~= -1 and (gs < 1 or gs % 1 ~= 0)) then
-    ck:fail("AWQ quantization_config.group_size = " .. tostring(gs) .. ", expected -1 or a positive integer")
+  if type(gs) ~= "number" or (gs ~= -1 and (gs < 1 or gs % 1 ~= 0 or gs >= 2 ^ 31)) then
+    ck:fail("AWQ quantization_config.group_size = " .. fields.show(gs) ..
+      ", expected -1 or a positive integer below 2^31")
   end
   return { group_size = gs }
 end

@@ -25,6 +25,7 @@
 local ffi = require("ffi")
 local hum = require("hum")
 local cv = require("hum.convert")
+local fields = require("hum.fields")
 
 local C = hum.C
 local M = {}
@@ -46,7 +47,8 @@ end
 local function settings(ck, qc)
   local fmt = qc.checkpoint_format
   if qc.format ~= nil and fmt ~= nil and qc.format ~= fmt then
-    ck:fail(string.format("quantization_config format \"%s\" contradicts checkpoint_format \"%s\"", qc.format, fmt))
+    ck:fail(string.format("quantization_config format %s contradicts checkpoint_format %s", fields.name(qc.format),
+      fields.name(fmt)))
   end
   fmt = fmt or qc.format or "gptq"
   if fmt == "marlin" or qc.is_marlin_format then
@@ -54,23 +56,23 @@ local function settings(ck, qc)
       .. " (checkpoint_format \"marlin\") are not converted; use the plain GPTQ checkpoint", 0)
   end
   if fmt ~= "gptq" and fmt ~= "gptq_v2" then
-    hum.fail("HUM_ERR_UNSUPPORTED", string.format("%s: GPTQ checkpoint_format \"%s\" is not converted " ..
-      "(supported: gptq, gptq_v2)", ck.path, tostring(fmt)), 0)
+    hum.fail("HUM_ERR_UNSUPPORTED", string.format("%s: GPTQ checkpoint_format %s is not converted " ..
+      "(supported: gptq, gptq_v2)", ck.path, fields.name(fmt)), 0)
   end
   if qc.pack_dtype ~= nil and qc.pack_dtype ~= "int32" then
-    hum.fail("HUM_ERR_UNSUPPORTED", ck.path .. ": GPTQ pack_dtype \"" .. tostring(qc.pack_dtype) ..
-      "\" is not converted (only int32)", 0)
+    hum.fail("HUM_ERR_UNSUPPORTED", ck.path .. ": GPTQ pack_dtype " .. fields.name(qc.pack_dtype) ..
+      " is not converted (only int32)", 0)
   end
   local bits = qc.bits
   if bits ~= 2 and bits ~= 3 and bits ~= 4 and bits ~= 8 then
     -- a missing key printed as "bits = nil" and a JSON string as a bare word: say which it is
-    local got = bits == nil and "missing" or type(bits) == "string" and string.format("the string %q", bits)
-      or tostring(bits)
-    ck:fail("quantization_config.bits is " .. got .. ", expected 2, 3, 4 or 8")
+    ck:fail("quantization_config.bits is " .. (bits == nil and "missing" or fields.show(bits)) ..
+      ", expected 2, 3, 4 or 8")
   end
   local gs = qc.group_size or -1
-  if gs ~= -1 and (type(gs) ~= "number" or gs < 1 or gs % 1 ~= 0) then
-    ck:fail("quantization_config.group_size = " .. tostring(gs) .. ", expected -1 or a positive integer")
+  if gs ~= -1 and (type(gs) ~= "number" or gs < 1 or gs % 1 ~= 0 or gs >= 2 ^ 31) then
+    ck:fail("quantization_config.group_size = " .. fields.show(gs) ..
+      ", expected -1 or a positive integer below 2^31")
   end
   -- Loaders default a missing sym to True (checkpoint-formats.md 1.6).
   local sym = qc.sym

@@ -66,6 +66,13 @@ function fields.show(v)
   return "a " .. type(v)
 end
 
+-- A value that should be a string, as a message shows it: quoted when it is one, else as show
+-- does (a JSON number or list where a name belongs).
+function fields.name(v)
+  if type(v) == "string" then return string.format("%q", v) end
+  return fields.show(v)
+end
+
 local function is_int32(x)
   return type(x) == "number" and x == math.floor(x) and x >= -2 ^ 31 and x < 2 ^ 31
 end

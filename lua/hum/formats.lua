@@ -22,6 +22,7 @@ local ffi = require("ffi")
 local hum = require("hum")
 local checkpoint = require("hum.checkpoint")
 local experts = require("hum.experts")
+local fields = require("hum.fields")
 
 local C = hum.C
 local M = {}
@@ -69,8 +70,8 @@ function M.detect(ck)
     local q = hf.quantization
     if type(q) ~= "table" then ck:fail("hf_quant_config.json has no \"quantization\" object") end
     if qc and lower(qc.quant_method) ~= "modelopt" then
-      ck:fail(string.format("hf_quant_config.json says ModelOpt but config.json quant_method is \"%s\"",
-        tostring(qc.quant_method)))
+      ck:fail(string.format("hf_quant_config.json says ModelOpt but config.json quant_method is %s",
+        fields.name(qc.quant_method)))
     end
     if qc and qc.quant_algo and q.quant_algo and lower(qc.quant_algo) ~= lower(q.quant_algo) then
       ck:fail(string.format("config.json quant_algo \"%s\" contradicts hf_quant_config.json quant_algo \"%s\"",
@@ -101,7 +102,7 @@ function M.detect(ck)
   if method == nil then ck:fail("config.json quantization_config has no quant_method") end
   local module = modules[method]
   if not module then
-    ck:fail(string.format("quant_method \"%s\" is not a format hum converts (known: %s)", tostring(qc.quant_method),
+    ck:fail(string.format("quant_method %s is not a format hum converts (known: %s)", fields.name(qc.quant_method),
       known()))
   end
   return module, qc

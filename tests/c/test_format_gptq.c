@@ -192,7 +192,22 @@ static void test_errors(void)
                       HUM_ERR_FORMAT, "quantization_config.bits is missing, expected 2, 3, 4 or 8");
     expect_load_error("string bits", "config.json",
                       "{\"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": \"4\", \"group_size\": 32}}",
-                      HUM_ERR_FORMAT, "quantization_config.bits is the string \"4\"");
+                      HUM_ERR_FORMAT, "quantization_config.bits is \"4\" (a string)");
+    /* a JSON list where a number or a name belongs is named by its type, not by a Lua address;
+     * a group size past int32 (2^64 + 128 here) is refused before it can wrap in C */
+    expect_load_error("list bits", "config.json",
+                      "{\"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": [4], \"group_size\": 32}}",
+                      HUM_ERR_FORMAT, "quantization_config.bits is a table, expected 2, 3, 4 or 8");
+    expect_load_error("list format", "config.json",
+                      "{\"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": 4, \"group_size\": 32, "
+                      "\"checkpoint_format\": [\"gptq\"]}}",
+                      HUM_ERR_UNSUPPORTED, "GPTQ checkpoint_format a table is not converted");
+    expect_load_error("huge group", "config.json",
+                      "{\"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": 4, "
+                      "\"group_size\": 18446744073709551744}}",
+                      HUM_ERR_FORMAT, "group_size = 1.844674407371e+19, expected -1 or a positive integer below 2^31");
+    expect_load_error("numeric method", "config.json", "{\"quantization_config\": {\"quant_method\": 5}}",
+                      HUM_ERR_FORMAT, "quant_method 5 is not a format hum converts");
     expect_load_error("marlin", "config.json",
                       "{\"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": 4, \"group_size\": 32, "
                       "\"checkpoint_format\": \"marlin\"}}",
