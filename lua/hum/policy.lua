@@ -63,8 +63,10 @@ function policy.validate_tunings(list, p)
       if e.m_max ~= math.huge then
         bad(at, string.format("m_max = %s: the last range must end at math.huge", show(e.m_max)))
       end
-    elseif not (is_int(e.m_max) and e.m_max >= e.m_min) then
-      bad(at, string.format("m_max = %s: expected an integer >= m_min (%d)", show(e.m_max), e.m_min))
+    elseif not (is_int(e.m_max) and e.m_max >= e.m_min and e.m_max < 2 ^ 53) then
+      -- 2^53: every integer below is exact in a Lua number and in the plan's int64 bounds
+      bad(at, string.format("m_max = %s: expected an integer >= m_min (%d) and below 2^53 (math.huge ends the "
+        .. "last range)", show(e.m_max), e.m_min))
     end
     check_tuning(e.tuning, string.format("%s (m %d..%s)", at, e.m_min, tostring(e.m_max)))
     expect = e.m_max + 1

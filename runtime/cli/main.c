@@ -76,10 +76,17 @@ static int run(int argc, char **argv)
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            /* `hum --help CMD` as `hum help CMD` */
+            if (i + 1 < argc)
+                return help(argc - i, argv + i);
             usage(stdout);
             return 0;
         }
         if (strcmp(argv[i], "--version") == 0) {
+            if (i + 1 < argc) {
+                fprintf(stderr, "hum: --version takes no arguments ('%s')\n", argv[i + 1]);
+                return 2;
+            }
             printf("hum %s\n", hum_version());
             return 0;
         }

@@ -76,6 +76,12 @@ int main(void)
     }
     JT_STATUS(hum_arch_check("sm_90"), HUM_ERR_INVALID_ARG);
     JT_CHECK(strstr(hum_last_error(), "'a' suffix"), "no hint about the suffix: %s", hum_last_error());
+    /* the hint only where the suffix is what is missing */
+    static const char *const no_hint[] = {"sm_90a;rm", "sm_90a,sm_80", "sm_9999", "sm_91", "sm_90b"};
+    for (size_t i = 0; i < sizeof no_hint / sizeof no_hint[0]; i++) {
+        JT_STATUS(hum_arch_check(no_hint[i]), HUM_ERR_INVALID_ARG);
+        JT_CHECK(!strstr(hum_last_error(), "'a' suffix"), "a suffix hint for '%s': %s", no_hint[i], hum_last_error());
+    }
     JT_STATUS(hum_arch_check(NULL), HUM_ERR_INVALID_ARG);
 
     hum_device_info h200 = {.name = "NVIDIA H200", .sm_major = 9, .sm_minor = 0};

@@ -62,6 +62,10 @@ int main(void)
     cli_has("help", "  inspect ");
     RT_CHECK(cli_hum("help compile") == 0, "help compile:\n%s", cli_output);
     cli_has("help compile", "usage: hum compile");
+    RT_CHECK(cli_hum("--help compile") == 0, "--help compile:\n%s", cli_output);
+    cli_has("--help compile", "usage: hum compile");
+    RT_CHECK(cli_hum("--version extra") == 2, "--version with an argument:\n%s", cli_output);
+    cli_has("--version with an argument", "--version takes no arguments ('extra')");
     RT_CHECK(cli_hum("help frobnicate") == 2, "help of an unknown command:\n%s", cli_output);
     cli_has("help frobnicate", "unknown command 'frobnicate'");
 

@@ -173,6 +173,9 @@ describe("tunings validation", function()
     bad("{ { m_min = 1, m_max = 64, tuning = " .. t .. " } }", "m_max = 64: the last range must end at math.huge")
     bad("{ { m_min = 1, m_max = 0.5, tuning = " .. t .. " }, { m_min = 2, m_max = math.huge, tuning = " .. t .. " } }",
       "entry 1: m_max = 0.5: expected an integer >= m_min (1)")
+    -- 2^63 wrapped to a negative int64 bound in the plan, whose error named no policy file
+    bad("{ { m_min = 1, m_max = 2^63, tuning = " .. t .. " }, { m_min = 2^63 + 1, m_max = math.huge, tuning = " .. t
+      .. " } }", "entry 1: m_max = 9.2233720368548e+18: expected an integer >= m_min (1) and below 2^53")
     bad("{ { m_min = 1, m_max = math.huge, tuning = " .. t .. " }, extra = 1 }", "non-sequence key 'extra'")
   end)
 

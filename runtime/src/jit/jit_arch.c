@@ -62,9 +62,16 @@ hum_status hum_arch_check(const char *arch)
     hum_nvrtc_version(&major, &minor);
     if (arch_count == 0)
         return hum_fail(HUM_ERR_COMPILE, "NVRTC %d.%d reports no GPU architecture it can compile for", major, minor);
+    /* the hint only where the suffix is all that is missing: "sm_90" for sm_90a */
     const char *hint = "";
-    if (arch && strncmp(arch, "sm_", 3) == 0 && atoi(arch + 3) >= 90 && arch[strlen(arch) - 1] != 'a')
-        hint = " (sm_90 and newer take the 'a' suffix)";
+    char with_a[16];
+    if (arch && strncmp(arch, "sm_", 3) == 0 && arch[3] && strspn(arch + 3, "0123456789") == strlen(arch + 3) &&
+        snprintf(with_a, sizeof with_a, "%sa", arch) < (int)sizeof with_a)
+        for (int i = 0; i < arch_count; i++) {
+            format_arch(archs[i], name, sizeof name);
+            if (strcmp(with_a, name) == 0)
+                hint = " (sm_90 and newer take the 'a' suffix)";
+        }
     return hum_fail(HUM_ERR_INVALID_ARG, "GPU architecture '%s'%s: expected one of %s (NVRTC %d.%d)",
                     arch ? arch : "(null)", hint, accepted, major, minor);
 }
