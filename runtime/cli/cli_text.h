@@ -9,4 +9,9 @@
  * cannot move the cursor, recolour the terminal or forge an output line. */
 const char *cli_escape(const char *text, char *buf, size_t cap);
 
+/* A message of hum_last_error() on one line: its newlines and tabs (multi-line compiler logs) as
+ * \xHH, its backslashes as they are, since the message already shows every name it quotes with
+ * control characters escaped (hum_printable); a second escape would double them. */
+const char *cli_escape_message(const char *text, char *buf, size_t cap);
+
 #endif

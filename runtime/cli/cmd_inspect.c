@@ -49,7 +49,7 @@ static void print_layer(const hum_layer_summary *l)
     if (l->error[0]) {
         char why[1024];
         printf("%-48s cannot be converted: %s\n", cli_escape(l->name, name, sizeof name),
-               cli_escape(l->error, why, sizeof why));
+               cli_escape_message(l->error, why, sizeof why));
         return;
     }
     /* activations: the checkpoint's scheme; what runs depends on the GPU (hum info --layer) */

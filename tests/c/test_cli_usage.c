@@ -32,6 +32,16 @@ static void bad_spec(const char *spec, const char *named)
 
 /* A one-tensor safetensors file whose tensor name holds an escape sequence and a newline, and a
  * header entry without "dtype" (so that reading it fails naming the tensor). */
+static void write_header(const char *path, const char *header)
+{
+    uint64_t len = strlen(header);
+    FILE *f = fopen(path, "wb");
+    RT_CHECK(f && fwrite(&len, 8, 1, f) == 1 && fwrite(header, 1, len, f) == len && fwrite("\0\0\0\0", 1, 4, f) == 4,
+             "writing %s", path);
+    if (f)
+        fclose(f);
+}
+
 static void write_hostile(const char *path)
 {
     const char header[] = "{\"\\u001b[31mred\\nforged line\":{\"shape\":[1],\"data_offsets\":[0,2]}}";
@@ -146,6 +156,20 @@ int main(void)
     RT_CHECK(cli_hum(args) == 1, "hostile name:\n%s", cli_output);
     cli_has("hostile name", "\\x1b[31mred\\x0aforged line");
     RT_CHECK(!strchr(cli_output, 0x1b), "raw ESC printed:\n%s", cli_output);
+    /* in a layer's error the name is escaped once, by the library (hum_printable), and the line
+     * stays one line */
+    char layer_dir[4300], layer_file[4400];
+    snprintf(layer_dir, sizeof layer_dir, "%s/hostile-layer", dir);
+    snprintf(layer_file, sizeof layer_file, "%s/model.safetensors", layer_dir);
+    rt_write(layer_dir, "config.json", "{\"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": 4, "
+                                       "\"group_size\": 128}}\n");
+    write_header(layer_file, "{\"\\u001b[31mevil\\n.qweight\":{\"dtype\":\"I32\",\"shape\":[1,1],"
+                             "\"data_offsets\":[0,4]}}");
+    snprintf(args, sizeof args, "inspect %s", layer_dir);
+    RT_CHECK(cli_hum(args) == 0, "a layer with a hostile name:\n%s", cli_output);
+    cli_has("a layer with a hostile name", "no tensor \"\\x1b[31mevil\\x0a.scales\"");
+    RT_CHECK(!strchr(cli_output, 0x1b) && !strstr(cli_output, "\\\\x"), "raw or doubly escaped ESC:\n%s",
+             cli_output);
 
     rt_rmtree(dir);
     return rt_test_result("test_cli_usage");

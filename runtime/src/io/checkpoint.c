@@ -328,7 +328,7 @@ hum_status hum_checkpoint_find(const hum_checkpoint *c, const char *name, hum_sa
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_checkpoint_find: NULL argument");
     const ck_entry *e = lookup(c, name);
     if (!e)
-        return hum_fail(HUM_ERR_FORMAT, "%s: no tensor \"%s\"", c->path, name);
+        return hum_fail(HUM_ERR_FORMAT, "%s: no tensor \"%s\"", c->path, hum_printable(name));
     return hum_safetensors_get(c->files[e->file], e->index, out);
 }
 
