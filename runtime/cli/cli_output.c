@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli_output.h"
 
+#include "hum/hum_tools.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -28,39 +30,17 @@ static int parent_stat(const char *path, struct stat *out)
     return stat(dir, out);
 }
 
-/* The directory of checkpoint `checkpoint`: itself, or a file's directory. */
-static int checkpoint_dir_stat(const char *checkpoint, struct stat *out)
-{
-    struct stat st;
-    if (stat(checkpoint, &st) != 0)
-        return -1;
-    if (S_ISDIR(st.st_mode)) {
-        *out = st;
-        return 0;
-    }
-    return parent_stat(checkpoint, out);
-}
-
 int cli_output_allowed(const char *command, const char *option, const char *path, int force, const char *checkpoint,
                        const char *const *inputs)
 {
-    struct stat out, entry, parent, dir;
+    struct stat out, entry, parent;
     /* lstat: a symbolic link is an entry of its own, replaced by the write's rename, not its target */
     const int present = lstat(path, &entry) == 0, exists = stat(path, &out) == 0;
     const int have_parent = parent_stat(path, &parent) == 0;
-    if (checkpoint) {
-        struct stat ck;
-        if (exists && stat(checkpoint, &ck) == 0 && same_file(&out, &ck)) {
-            fprintf(stderr, "%s: %s %s is the checkpoint %s: refusing to write over it\n", command, option, path,
-                    checkpoint);
-            return 1;
-        }
-        /* a file written beside a checkpoint's files replaces or adds one (config.json, a shard) */
-        if (have_parent && checkpoint_dir_stat(checkpoint, &dir) == 0 && same_file(&parent, &dir)) {
-            fprintf(stderr, "%s: %s %s is in the directory of the checkpoint %s, which this command reads: "
-                            "refusing to write there\n", command, option, path, checkpoint);
-            return 1;
-        }
+    if (checkpoint && hum_checkpoint_reads(checkpoint, path)) {
+        fprintf(stderr, "%s: %s %s is read with the checkpoint %s (its file, a config file beside it, or a file in "
+                        "its directory): refusing to write there\n", command, option, path, checkpoint);
+        return 1;
     }
     for (; inputs && *inputs; inputs++) {
         struct stat in;

@@ -5,10 +5,10 @@
 
 /* 0 when `path` may be written; else reports on stderr ("<command>: <option> PATH ...") and
  * returns 1. `checkpoint` (may be NULL) is the checkpoint the command reads, a directory or one
- * of its .safetensors files: `path` may not be in that directory (its config.json, its shards, or
- * a new file the next load would find), even with `force`. `inputs` (NULL-terminated, may be
- * NULL) are other files or directories it reads: `path` may not be one of them nor, for a
- * directory, a file directly in it. An existing `path` is refused unless it is a regular file
+ * .safetensors file: `path` may not be a file opening it reads (hum_checkpoint_reads: the file,
+ * the config files beside it, any file of a directory), even with `force`. `inputs`
+ * (NULL-terminated, may be NULL) are other files or directories it reads: `path` may not be one
+ * of them nor, for a directory, a file directly in it. An existing `path` is refused unless it is a regular file
  * and `force` is given (a device node, FIFO or symbolic link, dangling or not, is never
  * replaced). Checked before the command does its work, so a refusal costs nothing and leaves
  * nothing behind. */

@@ -95,6 +95,23 @@ static void test_sharded(void)
     FMT_EXPECT_ERROR(hum_checkpoint_open(dir, &ck), HUM_ERR_FORMAT, "bad config JSON", "config.json:2: not valid JSON");
     fmt_write_text(fmt_path(dir, "config.json"), "[1, 2]");
     FMT_EXPECT_ERROR(hum_checkpoint_open(dir, &ck), HUM_ERR_FORMAT, "config array", "expected a JSON object");
+    /* what opening a checkpoint reads: a directory's every file, new ones too; beside a named
+     * .safetensors file only it and the config files */
+    char shard1[4200], cfg[4200], fresh[4200], outside[4200];
+    snprintf(shard1, sizeof shard1, "%s", fmt_path(dir, "model-00001-of-00002.safetensors"));
+    snprintf(cfg, sizeof cfg, "%s", fmt_path(dir, "quantize_config.json"));
+    snprintf(fresh, sizeof fresh, "%s", fmt_path(dir, "new.safetensors"));
+    snprintf(outside, sizeof outside, "%s/../elsewhere.safetensors", dir);
+    FMT_CHECK(hum_checkpoint_reads(dir, shard1) && hum_checkpoint_reads(dir, fresh) && hum_checkpoint_reads(dir, cfg),
+              "a directory's files, new ones too");
+    FMT_CHECK(!hum_checkpoint_reads(dir, outside) && !hum_checkpoint_reads(dir, "/tmp"), "a file elsewhere");
+    FMT_CHECK(hum_checkpoint_reads(shard1, shard1) && hum_checkpoint_reads(shard1, cfg) &&
+                  hum_checkpoint_reads(shard1, fmt_path(dir, "hf_quant_config.json")),
+              "a named file, and the config files beside it");
+    FMT_CHECK(!hum_checkpoint_reads(shard1, fresh) && !hum_checkpoint_reads(shard1, outside),
+              "a new file beside a named file is no part of it");
+    FMT_CHECK(!hum_checkpoint_reads("/nonexistent/ckpt", fresh) && !hum_checkpoint_reads(NULL, fresh),
+              "no checkpoint, nothing read");
     /* a FIFO where a file should be is refused, not opened and waited on for a writer (alarm: a
      * wait fails the test instead of hanging it) */
     alarm(60);

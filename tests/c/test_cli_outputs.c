@@ -51,20 +51,26 @@ int main(void)
     snprintf(args, sizeof args, "inspect %s --layer %s --dequant %s --force", ckpt, LAYER, model);
     refused("--dequant --force over the checkpoint", args, 1, "refusing to write", model);
     snprintf(args, sizeof args, "inspect %s --layer %s --dequant %s", model, LAYER, model);
-    refused("--dequant over the .safetensors read", args, 1, "is the checkpoint", model);
+    refused("--dequant over the .safetensors read", args, 1, "is read with the checkpoint", model);
     /* named by its .safetensors file, the checkpoint is still its directory: config.json, shards */
     char ck_config[4300];
     snprintf(ck_config, sizeof ck_config, "%s/config.json", ckpt);
     snprintf(args, sizeof args, "inspect %s --layer %s --dequant %s --force", model, LAYER, ck_config);
     refused("--dequant --force over the config.json beside the .safetensors read", args, 1,
-            "is in the directory of the checkpoint", ck_config);
+            "is read with the checkpoint", ck_config);
     snprintf(args, sizeof args, "run %s --layer %s --input %s --output %s --force", model, LAYER, model, ck_config);
     refused("run --output --force over the config.json beside the .safetensors read", args, 1,
-            "is in the directory of the checkpoint", ck_config);
+            "is read with the checkpoint", ck_config);
+    /* a new file beside a checkpoint named by its file is no part of it: written */
+    char beside[4400];
+    snprintf(beside, sizeof beside, "%s/beside.safetensors", ckpt);
+    snprintf(args, sizeof args, "inspect %s --layer %s --dequant %s", model, LAYER, beside);
+    RT_CHECK(cli_hum(args) == 0, "--dequant beside a checkpoint named by its file:\n%s", cli_output);
+    RT_CHECK(unlink(beside) == 0, "%s was not written", beside);
     /* a new file in the checkpoint directory would become a shard of it */
     snprintf(args, sizeof args, "inspect %s --layer %s --dequant %s/dequant.safetensors", ckpt, LAYER, ckpt);
     RT_CHECK(cli_hum(args) == 1, "--dequant into the checkpoint directory:\n%s", cli_output);
-    cli_has("--dequant into the checkpoint directory", "which this command reads");
+    cli_has("--dequant into the checkpoint directory", "is read with the checkpoint");
     snprintf(args, sizeof args, "inspect %s", ckpt);
     RT_CHECK(cli_hum(args) == 0, "the checkpoint still reads:\n%s", cli_output);
     cli_has("the checkpoint still reads", "1 quantized layer");

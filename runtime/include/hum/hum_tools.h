@@ -405,6 +405,12 @@ int32_t hum_checkpoint_has(const hum_checkpoint *ckpt, const char *name);
  * "quantize_config.json", "quant_config.json"), already checked to be a JSON object; NULL when
  * the checkpoint has no such file. */
 const char *hum_checkpoint_config(const hum_checkpoint *ckpt, const char *file_name);
+/* 1 when opening the checkpoint at `checkpoint` (a directory or one .safetensors file) reads
+ * `path` (existing or not), so that writing `path` changes the checkpoint: the .safetensors file
+ * itself; beside it the config files above; for a directory, also any file directly in it (a new
+ * .safetensors there is a shard). 0 otherwise, also when `checkpoint` does not exist. Sets no
+ * error. */
+int32_t hum_checkpoint_reads(const char *checkpoint, const char *path);
 
 /* Allocates a zeroed, contiguous host tensor with malloc (hum_standard_free and
  * hum_host_tensor_free release it). Element size: 1 byte for dtypes of 8 bits or fewer (one code

@@ -283,6 +283,42 @@ void hum_checkpoint_close(hum_checkpoint *c)
     free(c);
 }
 
+/* The directory `path` is (or would be) an entry of, into out (stat). */
+static int parent_stat(const char *path, struct stat *out)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return stat(".", out);
+    char *dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
+    const int r = dir ? stat(dir, out) : -1;
+    free(dir);
+    return r;
+}
+
+static int same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+int32_t hum_checkpoint_reads(const char *checkpoint, const char *path)
+{
+    struct stat ck, dir, parent, file;
+    if (!checkpoint || !path || stat(checkpoint, &ck) != 0 || parent_stat(path, &parent) != 0)
+        return 0;
+    if (S_ISDIR(ck.st_mode))
+        return same_file(&ck, &parent);
+    if (stat(path, &file) == 0 && same_file(&file, &ck))
+        return 1;
+    if (parent_stat(checkpoint, &dir) != 0 || !same_file(&dir, &parent))
+        return 0;
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    for (int i = 0; i < NUM_CONFIGS; i++)
+        if (strcmp(base, config_files[i]) == 0)
+            return 1;
+    return 0;
+}
+
 hum_status hum_checkpoint_open(const char *path, hum_checkpoint **out)
 {
     if (!path || !out)
