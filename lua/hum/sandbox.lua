@@ -41,54 +41,86 @@ end
 local HOOK_EVERY = 100
 
 -- Pattern matching runs inside one C call, where the time limit's hook never fires, and a Lua
--- pattern backtracks: q repeated items (x*, x+, x-, x?) over n characters may take about
--- (n + 1)^(q + 1) steps (string.rep("a", 26):find(string.rep("a*", 26) .. "c") never ends).
--- While a policy call runs, string.find, match, gmatch and gsub refuse a pattern whose bound
--- passes PATTERN_STEPS (about a second's matching); plain finds and patterns without repeats
--- (linear) always run. The guard sits in the string table itself, which strings' methods index,
--- and passes every call through outside policy calls. Its errors carry no position of their own:
--- call names the file's innermost line on the stack (a tail call leaves none, and level 2 would
--- name this file).
-local PATTERN_STEPS = 1e8
-local policy_calls = 0 -- how many calls into policy files are running (call)
+-- pattern backtracks: q repeated items (x*, x+, x-) may split n characters C(n + q, q) ways, and
+-- each optional one (x?) doubles the trials, at each of n + 1 starts (one where the pattern is
+-- anchored), each trial walking the pattern's m characters, and a %b item scans up to n more
+-- (string.rep("a", 26):find(
+-- string.rep("a*", 26) .. "c") never ends). So string.find, match, gmatch and gsub called from a
+-- policy file refuse a pattern whose bound passes PATTERN_STEPS (a few seconds of matching at
+-- most); a plain find is bounded by n x m alone. hum's own code (its modules, which a policy call
+-- may run, e.g. hum.policy.below) keeps the plain functions: the guard looks at the first Lua
+-- function up the stack, and only a policy file's, or this file's (a policy's tail call leaves
+-- the sandbox's frame there), is guarded. It sits in the string table itself, which strings'
+-- methods index.
+local PATTERN_STEPS = 1e9
+local policy_calls = 0 -- calls into policy files running (call): outside them, no stack walk
+local guarded_sources = {} -- debug.getinfo's source of each policy file's chunk, and this file's
+guarded_sources[debug.getinfo(1, "S").source] = true
 
 local raw_sub = string.sub
 
--- Repeated items of pattern p: a *, +, - or ? after a single-character class (a character,
--- '.', a %-escape or a [set]).
-local function repeats(p)
-  local q, i, n = 0, 1, #p
-  local item = false -- an item stands before i that a quantifier may repeat
-  while i <= n do
+-- The bound of matching pattern p on n characters (plain: a find without pattern items; a '^'
+-- anchors all but gmatch, which tries every start).
+local function pattern_steps(p, n, plain, anchors)
+  local m = #p
+  if plain then return (n + 1) * (m + 1) end
+  local q, optional, i, item, scans = 0, 0, 1, false, 1
+  while i <= m do
     local c = raw_sub(p, i, i)
     if c == "%" then
-      i, item = i + 2, true
+      local k = raw_sub(p, i + 1, i + 1)
+      if k == "b" then scans, i, item = n + 1, i + 4, false
+      elseif k == "f" then
+        i = i + 2 -- a frontier's set follows
+        item = false
+      else i, item = i + 2, true end
     elseif c == "[" then
       i = i + 1
       if raw_sub(p, i, i) == "^" then i = i + 1 end
       if raw_sub(p, i, i) == "]" then i = i + 1 end
-      while i <= n and raw_sub(p, i, i) ~= "]" do
+      while i <= m and raw_sub(p, i, i) ~= "]" do
         i = i + (raw_sub(p, i, i) == "%" and 2 or 1)
       end
       i, item = i + 1, true
-    elseif item and (c == "*" or c == "+" or c == "-" or c == "?") then
+    elseif item and (c == "*" or c == "+" or c == "-") then
       q, i, item = q + 1, i + 1, false
+    elseif item and c == "?" then
+      optional, i, item = optional + 1, i + 1, false
     else
-      i, item = i + 1, c ~= "(" and c ~= ")" and c ~= "^" and c ~= "$"
+      i, item = i + 1, c ~= "(" and c ~= ")" and not (c == "^" and i == 1) and c ~= "$"
     end
   end
-  return q
+  local steps = (anchors and raw_sub(p, 1, 1) == "^" and 1 or n + 1) * (m + 1) * scans * 2 ^ optional
+  for j = 1, q do steps = steps * (n + j) / j end -- times C(n + q, q)
+  return steps, q + optional
+end
+
+-- Whether the function calling a string function (level 3 from here) is a policy file's: the first
+-- Lua function up the stack decides.
+local function from_policy()
+  for level = 3, 200 do
+    local info = debug.getinfo(level, "S")
+    if not info then return false end
+    if info.what ~= "C" then return guarded_sources[info.source] == true end
+  end
+  return false
 end
 
 for _, name in ipairs({ "find", "match", "gmatch", "gsub" }) do
   local fn = string[name]
   string[name] = function(s, pattern, init, plain, ...)
-    if policy_calls > 0 and not (name == "find" and plain) and type(s) == "string" and type(pattern) == "string" then
-      local q = repeats(pattern)
-      if q > 0 and (#s + 1) ^ (q + 1) > PATTERN_STEPS then
-        error(string.format("string.%s: a pattern with %d repeated items (*, +, -, ?) over %d characters may "
-          .. "backtrack through about %.0e steps, which one call cannot be stopped in (policy calls allow %.0e): "
-          .. "match a shorter string or a simpler pattern", name, q, #s, (#s + 1) ^ (q + 1), PATTERN_STEPS), 0)
+    if policy_calls > 0 and from_policy() then
+      local subject = type(s) == "number" and tostring(s) or s
+      local pat = type(pattern) == "number" and tostring(pattern) or pattern
+      if type(subject) == "string" and type(pat) == "string" then
+        local steps, q = pattern_steps(pat, #subject, name == "find" and plain, name ~= "gmatch")
+        if steps > PATTERN_STEPS then
+          error(string.format("string.%s: this pattern (%d repeated or optional items, %d characters) over %d "
+            .. "characters may "
+            .. "take about %.0e matching steps in one call, which the time limit cannot stop (a policy call "
+            .. "allows %.0e): match a shorter string or a simpler pattern", name, q, #pat, #subject, steps,
+            PATTERN_STEPS), 0)
+        end
       end
     end
     return fn(s, pattern, init, plain, ...)
@@ -197,6 +229,7 @@ end
 function sandbox.load(text, origin, modules)
   local chunk = hum.load_chunk(text, origin, sandbox.env(origin, modules))
   jit.off(chunk, true)
+  guarded_sources[debug.getinfo(chunk, "S").source] = true
   return chunk
 end
 
