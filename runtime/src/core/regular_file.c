@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int hum_open_regular(const char *path, const char **why)
+int hum_open_regular(const char *path, int pipes, const char **why)
 {
     /* O_NONBLOCK: the open itself does not wait for a FIFO's writer */
     const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -23,9 +23,9 @@ int hum_open_regular(const char *path, const char **why)
     } else if (S_ISDIR(sb.st_mode)) {
         err = EISDIR;
         wrong = "is a directory";
-    } else if (!S_ISREG(sb.st_mode)) {
+    } else if (!S_ISREG(sb.st_mode) && !(pipes && S_ISFIFO(sb.st_mode))) {
         err = EINVAL;
-        wrong = "not a regular file";
+        wrong = pipes ? "not a regular file or a pipe" : "not a regular file";
     } else {
         const int flags = fcntl(fd, F_GETFL);
         if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
@@ -42,9 +42,9 @@ int hum_open_regular(const char *path, const char **why)
     return fd;
 }
 
-FILE *hum_fopen_regular(const char *path, const char **why)
+FILE *hum_fopen_regular(const char *path, int pipes, const char **why)
 {
-    const int fd = hum_open_regular(path, why);
+    const int fd = hum_open_regular(path, pipes, why);
     if (fd < 0)
         return NULL;
     FILE *f = fdopen(fd, "rb");

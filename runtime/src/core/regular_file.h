@@ -8,11 +8,13 @@
 #include <stdio.h>
 
 /* A read-only descriptor of `path` (close-on-exec, blocking), or -1 with errno set and *why the
- * reason for a message: strerror(errno), "is a directory" or "not a regular file" (errno EISDIR
- * or EINVAL then), so that callers can still tell ENOENT apart. */
-int hum_open_regular(const char *path, const char **why);
+ * reason for a message: strerror(errno), "is a directory", "not a regular file" or, with
+ * `pipes`, "not a regular file or a pipe" (errno EISDIR or EINVAL then), so that callers can
+ * still tell ENOENT apart. `pipes`: a pipe or FIFO is taken too (`--config <(...)`), for text read
+ * to its end; one that no process writes reads as empty, since the open did not wait for one. */
+int hum_open_regular(const char *path, int pipes, const char **why);
 
 /* The same as a stream opened "rb". */
-FILE *hum_fopen_regular(const char *path, const char **why);
+FILE *hum_fopen_regular(const char *path, int pipes, const char **why);
 
 #endif

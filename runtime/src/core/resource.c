@@ -45,7 +45,7 @@ hum_status hum_search_path_get(int32_t index, hum_search_path *out)
 /* Reads a whole file; 1 on success, 0 if it does not exist, -1 on a read error (*why says why). */
 static int read_file(const char *path, hum_resource *out, const char **why)
 {
-    FILE *f = hum_fopen_regular(path, why);
+    FILE *f = hum_fopen_regular(path, 0, why);
     if (!f)
         return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
     *why = "read error";

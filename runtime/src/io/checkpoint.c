@@ -53,7 +53,7 @@ static int read_text(const char *path, char **out)
 {
     *out = NULL;
     const char *why;
-    FILE *f = hum_fopen_regular(path, &why);
+    FILE *f = hum_fopen_regular(path, 0, &why);
     if (!f) {
         if (errno == ENOENT)
             return 0;

@@ -231,7 +231,7 @@ static hum_status parse_header(hum_safetensors *st, const char *text, size_t len
 static hum_status map_file(hum_safetensors *st)
 {
     const char *why;
-    const int fd = hum_open_regular(st->path, &why);
+    const int fd = hum_open_regular(st->path, 0, &why);
     if (fd < 0)
         return hum_fail(HUM_ERR_IO, "%s: cannot open: %s", st->path, why);
     struct stat sb;

@@ -427,21 +427,26 @@ hum_status hum_config_parse(const char *text, size_t size, const char *name, con
         return hum_fail(HUM_ERR_OUT_OF_MEMORY, "%s: cannot initialise the YAML parser", name);
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, size);
     /* a config is one document: a second one (after "---") would be read by nothing, its keys
-     * unchecked, so it is refused (the empty document after the last is the stream's end) */
-    int ok = yaml_parser_load(&parser, &doc);
+     * unchecked, so it is refused; empty ones after it ("---" closing a templated file) are not
+     * documents of keys, and the one without a root is the stream's end */
+    const int doc_loaded = yaml_parser_load(&parser, &doc);
+    int ok = doc_loaded;
     unsigned long second = 0; /* the line a second document starts on */
-    if (ok) {
+    while (ok && !second) {
         yaml_document_t next;
-        ok = yaml_parser_load(&parser, &next);
-        if (ok) {
-            if (yaml_document_get_root_node(&next))
-                second = (unsigned long)next.start_mark.line + 1;
-            yaml_document_delete(&next);
-        }
-        if (!ok || second)
-            yaml_document_delete(&doc);
+        if (!(ok = yaml_parser_load(&parser, &next)))
+            break;
+        yaml_node_t *r = yaml_document_get_root_node(&next);
+        const int end = r == NULL;
+        if (r && !is_null(r))
+            second = (unsigned long)next.start_mark.line + 1;
+        yaml_document_delete(&next);
+        if (end)
+            break;
     }
     if (!ok || second) {
+        if (doc_loaded)
+            yaml_document_delete(&doc);
         hum_status st = second ? hum_fail(HUM_ERR_CONFIG, "%s:%lu: a second YAML document (a deployment config is "
                                           "one document: merge its keys into the first)", name, second)
                                : hum_fail(HUM_ERR_CONFIG, "%s:%lu:%lu: YAML syntax error: %s%s%s", name,
@@ -479,7 +484,7 @@ hum_status hum_config_load(const char *path, hum_config *out)
     if (!path || !out)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_config_load: path and out must not be NULL");
     const char *why;
-    FILE *f = hum_fopen_regular(path, &why);
+    FILE *f = hum_fopen_regular(path, 1, &why);
     if (!f)
         return hum_fail(HUM_ERR_IO, "cannot open config %s: %s", path, why);
     char *text = NULL;

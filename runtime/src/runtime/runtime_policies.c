@@ -266,7 +266,7 @@ static hum_status read_file(const char *path, hum_resource *out)
 {
     memset(out, 0, sizeof *out);
     const char *why;
-    FILE *f = hum_fopen_regular(path, &why);
+    FILE *f = hum_fopen_regular(path, 0, &why);
     if (!f)
         return hum_fail(HUM_ERR_IO, "cannot open policy file %s: %s", path, why);
     long size = -1;
