@@ -20,7 +20,8 @@ local function settings(ck, qc)
   if bits ~= 4 then
     ck:fail("AWQ quantization_config.bits = " .. fields.show(bits) .. ", expected 4 (GEMM packs 4-bit)")
   end
-  local version = type(qc.version) == "string" and qc.version:lower() or "gemm"
+  -- a missing version is AutoAWQ's default, GEMM; a number or a list is no version at all
+  local version = qc.version == nil and "gemm" or type(qc.version) == "string" and qc.version:lower() or qc.version
   if version ~= "gemm" then
     hum.fail("HUM_ERR_UNSUPPORTED", string.format("%s: AWQ version %s is not converted (only \"gemm\")", ck.path,
       fields.name(qc.version)), 0)

@@ -58,10 +58,16 @@ function fields.to_table(config, cdata)
   return t
 end
 
+-- A string quoted for a message: control characters, quotes and backslashes as \xHH, so that it
+-- stays on the message's line and reads back unambiguously.
+local function quote(s)
+  return '"' .. s:gsub('[%c"\\]', function(c) return string.format("\\x%02x", c:byte()) end) .. '"'
+end
+
 -- A value from a policy as a message shows it: strings quoted and said to be strings, so that
 -- block_n = "128" does not read as the number 128; tables and functions by their type only.
 function fields.show(v)
-  if type(v) == "string" then return string.format("%q (a string)", v) end
+  if type(v) == "string" then return quote(v) .. " (a string)" end
   if type(v) == "number" or type(v) == "boolean" or v == nil then return tostring(v) end
   return "a " .. type(v)
 end
@@ -69,7 +75,7 @@ end
 -- A value that should be a string, as a message shows it: quoted when it is one, else as show
 -- does (a JSON number or list where a name belongs).
 function fields.name(v)
-  if type(v) == "string" then return string.format("%q", v) end
+  if type(v) == "string" then return quote(v) end
   return fields.show(v)
 end
 

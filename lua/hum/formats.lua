@@ -74,8 +74,8 @@ function M.detect(ck)
         fields.name(qc.quant_method)))
     end
     if qc and qc.quant_algo and q.quant_algo and lower(qc.quant_algo) ~= lower(q.quant_algo) then
-      ck:fail(string.format("config.json quant_algo \"%s\" contradicts hf_quant_config.json quant_algo \"%s\"",
-        qc.quant_algo, q.quant_algo))
+      ck:fail(string.format("config.json quant_algo %s contradicts hf_quant_config.json quant_algo %s",
+        fields.name(qc.quant_algo), fields.name(q.quant_algo)))
     end
     return modules.modelopt, q
   end

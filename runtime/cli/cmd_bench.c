@@ -378,7 +378,7 @@ static int measure(const bench_options *o, hum_runtime *rt, hum_layer *layer, co
         char path[4096];
         if (o->out)
             snprintf(path, sizeof path, "%s", o->out);
-        if ((!o->out && bench_default_path(r, path, sizeof path) != HUM_OK) || bench_json_write(r, path, o->out && o->force) != HUM_OK) {
+        if ((!o->out && bench_default_path(r, path, sizeof path) != HUM_OK) || bench_json_write(r, path, !o->out || o->force) != HUM_OK) {
             fprintf(stderr, "hum bench: %s\n", hum_last_error());
             rc = 1;
         } else {

@@ -61,6 +61,12 @@ static void run_case(int64_t group_size, int64_t n, int64_t k, int bias, unsigne
                   (long long)group_size);
     remove(fmt_path(dir, "quant_config.json"));
     FMT_EXPECT_ERROR(fmt_load(dir, layer, &w), HUM_ERR_UNSUPPORTED, "gemv_fast", "AWQ version \"gemv_fast\"");
+    /* a version that is no name is refused as such, not read as GEMM */
+    fx_write_json(dir, "config.json",
+                  "{\"quantization_config\": {\"quant_method\": \"awq\", \"bits\": 4, \"group_size\": %lld, "
+                  "\"zero_point\": true, \"version\": 2}}",
+                  (long long)group_size);
+    FMT_EXPECT_ERROR(fmt_load(dir, layer, &w), HUM_ERR_UNSUPPORTED, "numeric version", "AWQ version 2 is not converted");
     fmt_rmtree(dir);
     free(dir);
     free(q);

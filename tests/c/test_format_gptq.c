@@ -208,6 +208,11 @@ static void test_errors(void)
                       HUM_ERR_FORMAT, "group_size = 1.844674407371e+19, expected -1 or a positive integer below 2^31");
     expect_load_error("numeric method", "config.json", "{\"quantization_config\": {\"quant_method\": 5}}",
                       HUM_ERR_FORMAT, "quant_method 5 is not a format hum converts");
+    /* a name's newline stays on the message's line */
+    expect_load_error("newline format", "config.json",
+                      "{\"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": 4, \"group_size\": 32, "
+                      "\"checkpoint_format\": \"gptq\\nv3\"}}",
+                      HUM_ERR_UNSUPPORTED, "GPTQ checkpoint_format \"gptq\\x0av3\" is not converted");
     expect_load_error("marlin", "config.json",
                       "{\"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": 4, \"group_size\": 32, "
                       "\"checkpoint_format\": \"marlin\"}}",

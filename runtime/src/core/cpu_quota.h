@@ -9,8 +9,8 @@
 
 /* ceil(quota / period) of the tightest CPU quota on the process's cgroup path and its ancestors
  * up to the hierarchy's mount (cgroup v2 `cpu.max`, v1 `cpu.cfs_quota_us` over
- * `cpu.cfs_period_us`; v2 first where both are mounted), at least 1; 0 when none is set or none
- * can be read. `root` prefixes every path read ("" on a running system; tests pass a folder
+ * `cpu.cfs_period_us`; the tighter of the two where both are mounted), at least 1; 0 when none
+ * is set or none can be read (a quota on an ancestor outside a cgroup namespace is not visible). `root` prefixes every path read ("" on a running system; tests pass a folder
  * holding proc/self/mountinfo, proc/self/cgroup and the cgroup files). */
 int32_t hum_cgroup_cpu_limit(const char *root);
 
