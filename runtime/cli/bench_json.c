@@ -2,7 +2,6 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "bench_json.h"
-#include "cli_file.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -219,7 +218,7 @@ hum_status bench_json_write(const bench_report *r, const char *path, int replace
     }
     line[len] = '\n';
     line[len + 1] = '\0';
-    st = cli_write_file(path, line, len + 1, replace);
+    st = hum_file_write(path, line, len + 1, replace);
     free(line);
     return st == HUM_OK ? HUM_OK : hum_fail_context(st, "writing the bench results");
 }

@@ -65,7 +65,7 @@ void bench_slug(const char *text, char *out, size_t cap);
  * current directory. HUM_ERR_INVALID_ARG when cap is too small. */
 hum_status bench_default_path(const bench_report *r, char *out, size_t cap);
 
-/* Writes the report as JSON to `path` (creating missing parent directories) through cli_write_file:
+/* Writes the report as JSON to `path` (creating missing parent directories) through hum_file_write:
  * over an existing file only when `replace` is nonzero (hum bench: --force, or its own default
  * path, stamped to the second). HUM_ERR_IO naming the path on failure. */
 hum_status bench_json_write(const bench_report *r, const char *path, int replace);

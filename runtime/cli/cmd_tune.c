@@ -17,7 +17,6 @@
 #include "cli.h"
 #include "cli_args.h"
 #include "cli_dispatch.h"
-#include "cli_file.h"
 #include "cli_output.h"
 #include "cli_runtime.h"
 
@@ -96,7 +95,7 @@ static hum_status load_text(tune_run *t, int32_t range, int32_t candidate)
 {
     hum_status st = hum_tune_policy_text(t->rt, t->s, range, candidate);
     if (st == HUM_OK)
-        st = cli_write_file(t->file, t->s->text, strlen(t->s->text), 1);
+        st = hum_file_write(t->file, t->s->text, strlen(t->s->text), 1);
     if (st == HUM_OK)
         st = hum_runtime_reload_policies(t->rt);
     return st;
@@ -317,7 +316,7 @@ static int tune(tune_run *t, const tune_options *o, const char *out_path, double
         (st = hum_tune_pick(t->rt, s)) == HUM_OK)
         st = verify(t);
     if (st == HUM_OK)
-        st = cli_write_file(out_path, s->text, strlen(s->text), o->force);
+        st = hum_file_write(out_path, s->text, strlen(s->text), o->force);
     if (st != HUM_OK) {
         fprintf(stderr, "hum tune: %s\n", hum_last_error());
         return 1;

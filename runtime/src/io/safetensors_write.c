@@ -1,12 +1,11 @@
 /* safetensors writer: a file the reference parser accepts, written atomically. */
+#include "file_write.h"
 #include "internal.h"
 #include "safetensors_dtype.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,32 +111,6 @@ static char *build_header(const planned *plan, int64_t count, const char *const 
 
 static int write_all(FILE *f, const void *data, size_t n) { return n == 0 || fwrite(data, 1, n, f) == n; }
 
-/* A temporary file beside `path` (its name in tmp), created here: O_EXCL takes no existing entry
- * and follows no link planted at the name, and mode 0666 less the umask is what a plain create
- * gives (mkstemp's 0600 would need a umask read, which no thread of a host can do safely). */
-static FILE *create_temp(const char *path, char *tmp, size_t cap)
-{
-    static atomic_uint counter;
-    for (int tries = 0; tries < 64; tries++) {
-        snprintf(tmp, cap, "%s.tmp-%ld-%u", path, (long)getpid(), atomic_fetch_add(&counter, 1));
-        const int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0) {
-            if (errno == EEXIST)
-                continue;
-            return NULL;
-        }
-        FILE *f = fdopen(fd, "wb");
-        if (!f) {
-            const int err = errno;
-            close(fd);
-            unlink(tmp);
-            errno = err;
-        }
-        return f;
-    }
-    return NULL; /* errno EEXIST */
-}
-
 hum_status hum_safetensors_write(const char *path, const hum_safetensors_tensor *tensors, int64_t count,
                                  const char *const *metadata)
 {
@@ -167,7 +140,7 @@ hum_status hum_safetensors_write(const char *path, const hum_safetensors_tensor 
     if (s == HUM_OK && snprintf(tmp, sizeof tmp, "%s.tmp-%ld-%u", path, (long)getpid(), UINT_MAX) >= (int)sizeof tmp)
         s = hum_fail(HUM_ERR_INVALID_ARG, "%s: path too long", path);
     if (s == HUM_OK) {
-        FILE *f = create_temp(path, tmp, sizeof tmp);
+        FILE *f = hum_io_create_temp(path, tmp, sizeof tmp);
         if (!f) {
             /* name the caller's path first: the temporary name alone reads like a file the user
              * never asked for */
@@ -184,7 +157,7 @@ hum_status hum_safetensors_write(const char *path, const hum_safetensors_tensor 
                 ok = 0;
                 err = errno;
             }
-            if (ok && rename(tmp, path) != 0) {
+            if (ok && hum_io_commit(tmp, path, 1) != 0) {
                 ok = 0;
                 err = errno;
             }

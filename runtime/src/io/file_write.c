@@ -1,0 +1,84 @@
+#include "file_write.h"
+
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+FILE *hum_io_create_temp(const char *path, char *tmp, size_t cap)
+{
+    static atomic_uint counter;
+    for (int tries = 0; tries < 64; tries++) {
+        if (snprintf(tmp, cap, "%s.tmp-%ld-%u", path, (long)getpid(), atomic_fetch_add(&counter, 1)) >= (int)cap) {
+            errno = ENAMETOOLONG;
+            return NULL;
+        }
+        const int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0) {
+            if (errno == EEXIST)
+                continue;
+            return NULL;
+        }
+        FILE *f = fdopen(fd, "wb");
+        if (!f) {
+            const int err = errno;
+            close(fd);
+            unlink(tmp);
+            errno = err;
+        }
+        return f;
+    }
+    return NULL; /* errno EEXIST */
+}
+
+int hum_io_commit(const char *tmp, const char *path, int replace)
+{
+    if (replace)
+        return rename(tmp, path);
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS)
+        return -1;
+    /* a file system without RENAME_NOREPLACE: a hard link never replaces either */
+    if (link(tmp, path) != 0)
+        return -1;
+    unlink(tmp);
+    return 0;
+}
+
+hum_status hum_file_write(const char *path, const void *data, size_t size, int replace)
+{
+    if (!path || (!data && size))
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_file_write: NULL %s", !path ? "path" : "data");
+    const size_t cap = strlen(path) + 32;
+    char *tmp = malloc(cap);
+    if (!tmp)
+        return hum_fail(HUM_ERR_OUT_OF_MEMORY, "writing %s", path);
+    FILE *f = hum_io_create_temp(path, tmp, cap);
+    if (!f) {
+        const hum_status st = hum_fail(HUM_ERR_IO, "%s: cannot create (through %s): %s", path, tmp, strerror(errno));
+        free(tmp);
+        return st;
+    }
+    int err = size && fwrite(data, 1, size, f) != size ? errno : 0;
+    if (!err && fflush(f) != 0)
+        err = errno;
+    if (!err && fsync(fileno(f)) != 0)
+        err = errno;
+    if (fclose(f) != 0 && !err)
+        err = errno;
+    hum_status st = HUM_OK;
+    if (err)
+        st = hum_fail(HUM_ERR_IO, "%s: cannot write (through %s): %s", path, tmp, strerror(err ? err : EIO));
+    else if (hum_io_commit(tmp, path, replace) != 0)
+        st = errno == EEXIST ? hum_fail(HUM_ERR_IO, "%s exists: not replaced", path)
+                             : hum_fail(HUM_ERR_IO, "%s: cannot move %s into place: %s", path, tmp, strerror(errno));
+    if (st != HUM_OK)
+        unlink(tmp);
+    free(tmp);
+    return st;
+}
