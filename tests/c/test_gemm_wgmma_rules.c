@@ -341,23 +341,16 @@ static void check_rules(void)
                 out8.ctas_per_sm, out8.stages, hum_last_error());
 }
 
-static int make_weight(const char *spec, hum_standard_weight *w)
-{
-    hum_layer_spec s;
-    return QUANT_CHECK(hum_layer_spec_parse(spec, &s) == HUM_OK && hum_layer_spec_weight(&s, 11, w) == HUM_OK, "%s: %s",
-                       spec, hum_last_error());
-}
-
 /* The site policy's table for `spec` on sm_90a: `count` entries (equal neighbours merge), every
  * one of family `kernel` with block N bn[i] after fitting, a warp N that keeps whole warpgroups
  * and c_tile `c_tile`; the kernels compile. */
 static void check_compile(hum_runtime *rt, int32_t kernel, int c_tile, const char *spec, int count, const int *bn)
 {
-    hum_standard_weight w;
-    if (!make_weight(spec, &w))
+    const hum_standard_weight *w = quant_spec_weight(spec, 11);
+    if (!w)
         return;
     hum_layer_info info;
-    if (QUANT_CHECK(hum_layer_compile(rt, &w, NULL, "sm_90a", &info) == HUM_OK, "%s: %s", spec, hum_last_error()) &&
+    if (QUANT_CHECK(hum_layer_compile(rt, w, NULL, "sm_90a", &info) == HUM_OK, "%s: %s", spec, hum_last_error()) &&
         QUANT_CHECK(info.entry_count == count && !strcmp(info.policy_name, "wgmma-test"), "%s: %d entries from '%s'",
                     spec, info.entry_count, info.policy_name)) {
         for (int i = 0; i < count; i++) {
@@ -373,7 +366,6 @@ static void check_compile(hum_runtime *rt, int32_t kernel, int c_tile, const cha
                kernel == HUM_GEMM_KERNEL_WGMMA ? "wgmma" : "wgmma_ws", c_tile ? "stage" : "own", spec, info.entry_count, info.compile_ms,
                info.kernels_compiled, info.kernels_cached);
     }
-    hum_standard_free(&w);
 }
 
 static void check_refusals(hum_runtime *rt)
@@ -385,15 +377,14 @@ static void check_refusals(hum_runtime *rt)
         {"n=256,k=250,w=uint4", "sm_90a", "multiple of 8"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        hum_standard_weight w;
-        if (!make_weight(cases[i].spec, &w))
+        const hum_standard_weight *w = quant_spec_weight(cases[i].spec, 11);
+        if (!w)
             continue;
         hum_layer_info info;
-        const hum_status st = hum_layer_compile(rt, &w, NULL, cases[i].arch, &info);
+        const hum_status st = hum_layer_compile(rt, w, NULL, cases[i].arch, &info);
         QUANT_CHECK(st == HUM_ERR_UNSUPPORTED && strstr(hum_last_error(), cases[i].needle),
                     "%s on %s: status %d, message '%s' should name '%s'", cases[i].spec, cases[i].arch, st,
                     hum_last_error(), cases[i].needle);
-        hum_standard_free(&w);
     }
 }
 
@@ -468,11 +459,11 @@ int main(void)
         if (!QUANT_CHECK(rt != NULL, "runtime with A multicast (%zu)", e))
             continue;
         for (size_t i = 0; i < sizeof mc_specs / sizeof mc_specs[0]; i++) {
-            hum_standard_weight w;
+            const hum_standard_weight *w = quant_spec_weight(mc_specs[i], 11);
             hum_layer_info info;
-            if (!make_weight(mc_specs[i], &w))
+            if (!w)
                 continue;
-            if (QUANT_CHECK(hum_layer_compile(rt, &w, NULL, "sm_90a", &info) == HUM_OK, "%s: %s", mc_specs[i],
+            if (QUANT_CHECK(hum_layer_compile(rt, w, NULL, "sm_90a", &info) == HUM_OK, "%s: %s", mc_specs[i],
                             hum_last_error())) {
                 int ws = 0;
                 for (int j = 0; j < info.entry_count; j++) {
@@ -489,7 +480,6 @@ int main(void)
                        mc_edits[e].c_tile ? ", C in the stage" : "", mc_edits[e].stream_k ? ", stream-K" : "",
                        mc_specs[i], info.entry_count, info.compile_ms, info.kernels_compiled);
             }
-            hum_standard_free(&w);
         }
         hum_runtime_destroy(rt);
         rt_rmtree(dir);
@@ -505,5 +495,6 @@ int main(void)
         hum_runtime_destroy(rt);
     }
     rt_rmtree(dir);
+    quant_spec_weights_free();
     return quant_test_result("test_gemm_wgmma_rules");
 }

@@ -28,13 +28,12 @@ static int make_weight(const char *spec, hum_standard_weight *w)
 static int compile_expect(hum_runtime *rt, const char *spec, hum_layer_options o, const char *arch, hum_status want,
                           const char *needle, const char *const *whole, int nwhole, int promote)
 {
-    hum_standard_weight w;
-    if (!make_weight(spec, &w))
+    const hum_standard_weight *w = quant_spec_weight(spec, 1);
+    if (!w)
         return 0;
     hum_layer_info info;
     memset(&info, 0, sizeof info);
-    const hum_status st = hum_layer_compile(rt, &w, &o, arch, &info);
-    hum_standard_free(&w);
+    const hum_status st = hum_layer_compile(rt, w, &o, arch, &info);
     const char *a = hum_dtype_name(o.activation_dtype);
     if (!QUANT_CHECK(st == want && (want == HUM_OK || strstr(hum_last_error(), needle)),
                      "%s a=%s on %s: status %d '%s', expected %d%s%s", spec, a, arch, st,
@@ -345,5 +344,6 @@ int main(void)
     compile(rt, u8, group64, "sm_90a", HUM_ERR_INVALID_ARG, "activation group 64");
 
     hum_runtime_destroy(rt);
+    quant_spec_weights_free();
     return quant_test_result("test_layer_a8");
 }

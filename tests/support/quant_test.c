@@ -215,3 +215,37 @@ hum_tensor quant_matrix(void *data, hum_dtype dtype, int64_t rows, int64_t cols,
     t.memory = memory;
     return t;
 }
+
+enum { SPEC_WEIGHTS = 48 };
+static struct {
+    char spec[128];
+    uint64_t seed;
+    hum_standard_weight w;
+} spec_weights[SPEC_WEIGHTS];
+static int spec_weight_count;
+
+const hum_standard_weight *quant_spec_weight(const char *spec, uint64_t seed)
+{
+    for (int i = 0; i < spec_weight_count; i++)
+        if (spec_weights[i].seed == seed && !strcmp(spec_weights[i].spec, spec))
+            return &spec_weights[i].w;
+    if (!QUANT_CHECK(spec_weight_count < SPEC_WEIGHTS && strlen(spec) < sizeof spec_weights[0].spec,
+                     "more than %d spec weights, or a spec over %zu characters: %s", SPEC_WEIGHTS,
+                     sizeof spec_weights[0].spec - 1, spec))
+        return NULL;
+    hum_layer_spec s;
+    hum_standard_weight *w = &spec_weights[spec_weight_count].w;
+    if (!QUANT_CHECK(hum_layer_spec_parse(spec, &s) == HUM_OK && hum_layer_spec_weight(&s, seed, w) == HUM_OK,
+                     "%s: %s", spec, hum_last_error()))
+        return NULL;
+    snprintf(spec_weights[spec_weight_count].spec, sizeof spec_weights[0].spec, "%s", spec);
+    spec_weights[spec_weight_count].seed = seed;
+    return &spec_weights[spec_weight_count++].w;
+}
+
+void quant_spec_weights_free(void)
+{
+    for (int i = 0; i < spec_weight_count; i++)
+        hum_standard_free(&spec_weights[i].w);
+    spec_weight_count = 0;
+}

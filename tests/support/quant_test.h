@@ -68,4 +68,10 @@ hum_tensor quant_matrix(void *data, hum_dtype dtype, int64_t rows, int64_t cols,
 /* 2^k by repeated multiplication, independent of ldexp (for expected values in tests). */
 double quant_pow2(int k);
 
+/* The random weight of layer SPEC (hum_layer_spec_weight, `seed`), made once per spec and seed
+ * and kept for the tests that compile one layer for several archs and policies (making it was most
+ * of their time); NULL after a failed check. Borrowed: quant_spec_weights_free releases them all. */
+const hum_standard_weight *quant_spec_weight(const char *spec, uint64_t seed);
+void quant_spec_weights_free(void);
+
 #endif
