@@ -68,6 +68,9 @@ describe("a policy file cannot reach", function()
     { "newproxy(true)", "/site/x.lua:1: newproxy is not available" },
     { "string.dump(print)", "/site/x.lua:1: string.dump is not available" },
     { "math.randomseed(1)", "/site/x.lua:1: math.randomseed is not available" },
+    { "local t = os.time()", "/site/x.lua:1: os.time is not available" },
+    { "local t = os.clock()", "/site/x.lua:1: os.clock is not available" },
+    { "local t = os.date()", "/site/x.lua:1: os.date is not available" },
     { "package.loaded.x = 1", "/site/x.lua:1: package is not available" },
   }
   -- Were the file to reach the host's os.exit, busted would end with the file's status, 0 among
