@@ -2,6 +2,7 @@
  * its results: the content arrives whole, with the mode a plain create gives, an existing file is
  * never replaced without `replace` (and is left as it was), a replace swaps the content, and a
  * failure leaves no temporary file behind. */
+#define _POSIX_C_SOURCE 200809L /* umask, mode_t */
 #include "hum/hum_tools.h"
 #include "rt_test.h"
 
