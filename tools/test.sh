@@ -8,8 +8,9 @@
 #      (HUM_TEST_CACHE_ROOT: the kernels are the same; tests/CMakeLists.txt says why);
 #   3. $HUM_TSAN_DIR (default build-tsan/): the tests that run threads against one runtime or
 #      cache (concurrent reloads and policy probes, concurrent compiles, the hazard-slot protocol
-#      that publishes reloaded dispatch tables to running forwards, the quantizer's bands of rows)
-#      under ThreadSanitizer.
+#      that publishes reloaded dispatch tables to running forwards, the quantizer's bands of rows,
+#      the compile pool's layer tables) under ThreadSanitizer, with NVRTC's own (uninstrumented)
+#      threading left out (tools/tsan.supp).
 # HUM_JOBS caps parallel build and test jobs (default: all cores).
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,8 +43,8 @@ UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 LSAN_OPTIONS=suppressions=$src/tools/lsan.supp \
     sh -c "cd '$sanitize' && ctest --output-on-failure -j '$jobs'"
 
-HUM_BUILD_DIR=$tsan HUM_TARGETS="test_test_policy_sandbox test_test_runtime test_jit_cache_concurrent test_test_hazard_reload test_test_quantize" \
+HUM_BUILD_DIR=$tsan HUM_TARGETS="test_test_policy_sandbox test_test_runtime test_jit_cache_concurrent test_test_hazard_reload test_test_quantize test_test_layer test_jit_compile_many" \
     "$src/tools/build.sh" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHUM_TSAN=ON
-TSAN_OPTIONS=halt_on_error=1 \
-    sh -c "cd '$tsan' && ctest --output-on-failure -j '$jobs' -R '^(test_policy_sandbox|test_runtime|jit_cache_concurrent|test_hazard_reload|test_quantize)\$'"
+TSAN_OPTIONS="halt_on_error=1 suppressions=$src/tools/tsan.supp" \
+    sh -c "cd '$tsan' && ctest --output-on-failure -j '$jobs' -R '^(test_policy_sandbox|test_runtime|jit_cache_concurrent|test_hazard_reload|test_quantize|test_layer|jit_compile_many)\$'"
 echo "test: all suites passed"
