@@ -223,9 +223,14 @@ HUM_DEV void lag_wait()
     asm volatile("bar.sync %0, %1;\n" ::"n"(kLagBarrier), "n"(kMathThreads) : "memory");
 }
 
-// Promotions that leave the accumulators as they are, the next period's first wgmma overwriting
-// them (compute_stage's `fresh`).
-constexpr bool kFreshAcc = kSmemTotals || kStageSets;
+// Promotions leave the accumulators as they are, the next period's first wgmma overwriting them
+// (compute_stage's `fresh` at a stage's first step; ping-pong sets by their own period). Zeroing
+// them instead cost a MOV per accumulator between the stage-end drain and the next stage's first
+// wgmmas wherever ptxas did not fold the zeros into the instruction (W8A8's 192-row tile: 32 of its
+// 199 instructions a stage, sm_90a), and where they are written by another instruction while a
+// wgmma of another set may run, ptxas serializes every wgmma (C7514: sets by stage, and
+// kSmemTotals' promotions on one path only).
+constexpr bool kFreshAcc = kPromote && !kPingPong;
 
 // Stage regions: all activation stages first (each a multiple of 1024 bytes, as the swizzle
 // atoms need), then the weight, scale, zero-point and K-scale stages.
@@ -485,21 +490,15 @@ HUM_DEV void smem_totals(Acc (&acc)[kSlabs][kAcc], u32 base, int tid, F &&f)
     }
 }
 
-// total += acc, then acc = 0: in registers; kSmemTotals the second half of each slab's in shared
-// memory (tid: the math thread). kFreshAcc leaves acc as it is, the next period's first wgmma
-// overwriting it (compute_stage's `fresh`): ptxas serializes every wgmma (C7514) where another
-// instruction writes accumulators of a wgmma that may be running: kSmemTotals' promotion on one
-// path only (promote_k above block K), kStageSets' of one set while the other's wgmmas run.
+// total += acc: in registers; kSmemTotals the second half of each slab's in shared memory (tid:
+// the math thread). acc stays as it is (kFreshAcc).
 HUM_DEV void promote_totals(Acc (&acc)[kSlabs][kAcc], Totals &total, u32 base, int tid)
 {
 #pragma unroll
     for (int s = 0; s < kSlabs; ++s)
 #pragma unroll
         for (int i = 0; i < kRegTotals; ++i)
-            if constexpr (kFreshAcc)
-                total[s][i] += acc[s][i];
-            else
-                promote(acc[s][i], total[s][i]);
+            total[s][i] += acc[s][i];
     smem_totals(acc, base, tid, [](u32 (&v)[4], const Acc *a) {
 #pragma unroll
         for (int e = 0; e < 4; ++e)
@@ -563,23 +562,17 @@ HUM_DEV void wgmma_step(int *d, const u32 (&a)[4], u64 desc, int scale_d)
 
 // The K-group scales of the thread's tokens (i = 2 j + e: token 8 j + 2 t + e) and rows of N
 // (c = 2 s + h) times the accumulators, added to the totals (gemm/kscale.cuh); the accumulators
-// reset unless ping-pong, whose next period's first wgmma overwrites them (no instruction but a
-// wgmma may write a wgmma's accumulators while another wgmma runs, or ptxas serializes them all).
+// stay as they are, the next period's first wgmma overwriting them (kFreshAcc, ping-pong).
 // (a template: e4m3's float accumulators only instantiate it)
 template <typename T, typename U>
-HUM_DEV void promote_scaled(T (&acc)[kSlabs][kAcc], U &total, const float (&fa)[kBM / 4],
+HUM_DEV void promote_scaled(const T (&acc)[kSlabs][kAcc], U &total, const float (&fa)[kBM / 4],
                             const float (&fb)[2 * kSlabs])
 {
 #pragma unroll
     for (int s = 0; s < kSlabs; ++s)
 #pragma unroll
-        for (int i = 0; i < kAcc; ++i) {  // register 4 j + 2 h + e
-            const float f = fa[2 * (i / 4) + i % 2] * fb[2 * s + i / 2 % 2];
-            if constexpr (kPingPong)
-                total[s][i] = fmaf(acc[s][i], f, total[s][i]);
-            else
-                promote(acc[s][i], total[s][i], f);
-        }
+        for (int i = 0; i < kAcc; ++i)  // register 4 j + 2 h + e
+            total[s][i] = fmaf(acc[s][i], fa[2 * (i / 4) + i % 2] * fb[2 * s + i / 2 % 2], total[s][i]);
 }
 
 // All MMA steps of one stage. Step kk dequantizes into fragment buffer kk % 2 once the group
@@ -669,6 +662,9 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
             else
                 dequant(raw[buf][0], sc, zp, frag[buf]);
             wgmma_fence();
+            // the step starts a promotion period: a segment's first, or after a promotion (at the
+            // previous stage's end when `fresh`, or within this stage)
+            const bool overwrite = kPromote && kk % kPromoteSteps == 0 && (kk > 0 || kPingPong || fresh);
 #pragma unroll
             for (int s = 0; s < kSlabs; ++s)
                 static_for<0, kChunks>([&](auto cc) {
@@ -678,7 +674,7 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
                     const u64 desc = desc0 + ((K_OFF + chunk_start(c) * 128) >> 4);
                     wgmma_step<chunk_n(c)>(&acc[kPingPong ? kk / kPromoteSteps % 2 : SET][s][chunk_start(c) / 2],
                                            frag[buf][s], desc,
-                                           (kPingPong && kk % kPromoteSteps == 0) || (kFreshAcc && kk == 0 && fresh) ? 0 : 1);
+                                           overwrite ? 0 : 1);
                 });
             wgmma_commit();
             if constexpr (kLag && kk == kLagStep) {
@@ -766,7 +762,7 @@ HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, const Block &
             load_stage(args, a, blk, base, (g + kInFlight) % kStages, n0, kb0 + i + kInFlight, tid);
         cp_async_commit();
         compute_stage(args, blk, (kb0 + i) * kBK, base, slot, wg, w, lane, acc, total,
-                      promote_at(kb0 + i, i + 1 == len));
+                      promote_at(kb0 + i, i + 1 == len), false, 0, i == 0 || promote_at(kb0 + i - 1, false));
     }
     wgmma_wait<0>();
     pin_acc(acc[0]);
