@@ -223,15 +223,6 @@ HUM_DEV void lag_wait()
     asm volatile("bar.sync %0, %1;\n" ::"n"(kLagBarrier), "n"(kMathThreads) : "memory");
 }
 
-// Promotions leave the accumulators as they are, the next period's first wgmma overwriting them
-// (compute_stage's `fresh` at a stage's first step; ping-pong sets by their own period). Zeroing
-// them instead cost a MOV per accumulator between the stage-end drain and the next stage's first
-// wgmmas wherever ptxas did not fold the zeros into the instruction (W8A8's 192-row tile: 32 of its
-// 199 instructions a stage, sm_90a), and where they are written by another instruction while a
-// wgmma of another set may run, ptxas serializes every wgmma (C7514: sets by stage, and
-// kSmemTotals' promotions on one path only).
-constexpr bool kFreshAcc = kPromote && !kPingPong;
-
 // Stage regions: all activation stages first (each a multiple of 1024 bytes, as the swizzle
 // atoms need), then the weight, scale, zero-point and K-scale stages.
 constexpr int kBOffset = kStages * kABytes;
@@ -491,7 +482,7 @@ HUM_DEV void smem_totals(Acc (&acc)[kSlabs][kAcc], u32 base, int tid, F &&f)
 }
 
 // total += acc: in registers; kSmemTotals the second half of each slab's in shared memory (tid:
-// the math thread). acc stays as it is (kFreshAcc).
+// the math thread). acc stays as it is: the next period's first wgmma overwrites it (compute_stage).
 HUM_DEV void promote_totals(Acc (&acc)[kSlabs][kAcc], Totals &total, u32 base, int tid)
 {
 #pragma unroll
@@ -562,7 +553,7 @@ HUM_DEV void wgmma_step(int *d, const u32 (&a)[4], u64 desc, int scale_d)
 
 // The K-group scales of the thread's tokens (i = 2 j + e: token 8 j + 2 t + e) and rows of N
 // (c = 2 s + h) times the accumulators, added to the totals (gemm/kscale.cuh); the accumulators
-// stay as they are, the next period's first wgmma overwriting them (kFreshAcc, ping-pong).
+// stay as they are, the next period's first wgmma overwriting them (compute_stage's `overwrite`).
 // (a template: e4m3's float accumulators only instantiate it)
 template <typename T, typename U>
 HUM_DEV void promote_scaled(const T (&acc)[kSlabs][kAcc], U &total, const float (&fa)[kBM / 4],
@@ -580,9 +571,9 @@ HUM_DEV void promote_scaled(const T (&acc)[kSlabs][kAcc], U &total, const float 
 // K-group scales: blk the tile's, k0 the stage's first column of K. The accumulators (acc[SET],
 // or both ping-pong sets) are promoted at the stage's end when `promote_end` (promote_at).
 // Warp-specialised, once step 1 has waited the previous stage's groups have all finished: lane 0
-// then releases that stage's slot (empty barrier `release`) when `released` is set. kFreshAcc:
-// `fresh`, the previous stage promoted them (or the segment starts), so the first step's wgmmas
-// overwrite them. kStageSets: the stage accumulates into acc[SET], and PREV adds acc[SET ^ 1] (the
+// then releases that stage's slot (empty barrier `release`) when `released` is set. Promoted
+// accumulators: `fresh`, the previous stage promoted them (or the segment starts), so the first
+// step's wgmmas overwrite them. kStageSets: the stage accumulates into acc[SET], and PREV adds acc[SET ^ 1] (the
 // previous stage's) to the totals once the stage's first group runs. kLag: `lead`, warpgroup 0's
 // first stage of a segment, arrives at the lag's barrier after step kLagStep.
 template <int SET = 0, bool PREV = false>
@@ -662,8 +653,14 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
             else
                 dequant(raw[buf][0], sc, zp, frag[buf]);
             wgmma_fence();
-            // the step starts a promotion period: a segment's first, or after a promotion (at the
-            // previous stage's end when `fresh`, or within this stage)
+            // The step starts a promotion period: a segment's first, or after a promotion (at the
+            // previous stage's end when `fresh`, or within this stage). Promotions leave the
+            // accumulators as they are and this step's wgmmas overwrite them (scale-d 0): zeroing
+            // them cost a MOV per accumulator between the stage-end drain and the next stage's first
+            // wgmmas wherever ptxas did not fold the zeros into the instruction (W8A8's 192-row tile:
+            // 32 of its 199 instructions a stage, sm_90a), and an instruction other than a wgmma
+            // writing accumulators while a wgmma of another set may run makes ptxas serialize every
+            // wgmma (C7514: sets by stage, totals in shared memory promoted on one path only).
             const bool overwrite = kPromote && kk % kPromoteSteps == 0 && (kk > 0 || kPingPong || fresh);
 #pragma unroll
             for (int s = 0; s < kSlabs; ++s)
