@@ -13,7 +13,10 @@
 // strides) are read element by element, and q's rows unless 8-byte aligned are written so.
 //
 // Launch: block 256 threads; grid x = 1 per token, else ceil(kq / 2048); any y >= 1. On sm_90
-// the GEMM after it may be launched to overlap it (ptx/griddep.cuh).
+// the GEMM after it may be launched to overlap it (ptx/griddep.cuh). At most 64 registers a thread
+// (kMinCtas), so that four CTAs, four rows, share an SM: left to itself ptxas took 128, two CTAs
+// an SM, whose rows' loads, reductions and stores took turns (ncu, H100, n = k = 8192 e4m3 at
+// M = 8192: 107 µs for 201 MB, 53 % of DRAM bandwidth, occupancy 24 %).
 #include "common.cuh"
 #include "contract/quantize_args.h"
 #include "numerics/encode.cuh"
@@ -22,6 +25,7 @@
 namespace {
 
 constexpr int kThreads = 256;
+constexpr int kMinCtas = 4;
 constexpr int kSpan = kThreads * 8;  // columns per CTA pass
 // Per token: passes of a row a thread holds in registers between its amax and its codes (rows
 // up to 16384 columns are read once; longer ones read the rest again, from L1/L2).
@@ -122,7 +126,7 @@ HUM_DEV float cta_max(float x, float *red)
 
 }  // namespace
 
-extern "C" __global__ void __launch_bounds__(kThreads) hum_quantize_a(const __grid_constant__ hum_quantize_args p)
+extern "C" __global__ void __launch_bounds__(kThreads, kMinCtas) hum_quantize_a(const __grid_constant__ hum_quantize_args p)
 {
     __shared__ float red[kThreads / 32];
     grid_dependency_wait();  // A may be what the previous kernel of the stream wrote
