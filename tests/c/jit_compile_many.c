@@ -5,6 +5,7 @@
 #include "threadpool.h"
 #include "jit.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <time.h>
@@ -48,8 +49,48 @@ static void starts_before(const char *cache, const hum_jit_request *reqs, const 
     }
 }
 
+/* Distinct threads a nested pool ran its items on (items sleep, so that every thread takes some). */
+static pthread_mutex_t seen_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t seen[256];
+static int seen_count;
+
+static void note_thread(void *ctx, int32_t i)
+{
+    (void)ctx;
+    (void)i;
+    nanosleep(&(struct timespec){0, 2000000}, NULL);
+    pthread_mutex_lock(&seen_lock);
+    int known = 0;
+    for (int k = 0; k < seen_count; k++)
+        known |= pthread_equal(seen[k], pthread_self());
+    if (!known && seen_count < 256)
+        seen[seen_count++] = pthread_self();
+    pthread_mutex_unlock(&seen_lock);
+}
+
+static void nested(void *ctx, int32_t i)
+{
+    (void)i;
+    hum_parallel_for(*(const int32_t *)ctx, 0, note_thread, NULL);
+}
+
 int main(void)
 {
+    /* A pool inside a pool's item takes the CPUs the running pools leave idle: all but the one
+     * running the item (a layer's compiles inside the prepare's two tasks ran on one thread when
+     * every nested pool ran inline), none inside a pool that fills them (random experts). */
+    const int32_t cpus = hum_parallel_threads(1 << 20, 0);
+    int32_t items = 8 * cpus;
+    seen_count = 0;
+    hum_parallel_for(1, 1, nested, &items);
+    JT_CHECK(seen_count == cpus, "a pool inside a one-thread pool ran on %d threads, expected %d (the CPUs)",
+             seen_count, cpus);
+    seen_count = 0;
+    items = 4;
+    hum_parallel_for(cpus, cpus, nested, &items);
+    JT_CHECK(seen_count <= cpus, "pools inside a pool of %d threads ran on %d threads, expected no more", cpus,
+             seen_count);
+
     /* The pool runs every index exactly once, whatever the thread count. */
     int32_t threads_asked[] = {0, 1, 3, 64};
     for (size_t t = 0; t < sizeof threads_asked / sizeof threads_asked[0]; t++) {
