@@ -64,7 +64,8 @@ hum_status hum_file_write(const char *path, const void *data, size_t size, int r
         free(tmp);
         return st;
     }
-    int err = size && fwrite(data, 1, size, f) != size ? errno : 0;
+    /* a short write may leave errno unset */
+    int err = size && fwrite(data, 1, size, f) != size ? (errno ? errno : EIO) : 0;
     if (!err && fflush(f) != 0)
         err = errno;
     if (!err && fsync(fileno(f)) != 0)
@@ -73,7 +74,7 @@ hum_status hum_file_write(const char *path, const void *data, size_t size, int r
         err = errno;
     hum_status st = HUM_OK;
     if (err)
-        st = hum_fail(HUM_ERR_IO, "%s: cannot write (through %s): %s", path, tmp, strerror(err ? err : EIO));
+        st = hum_fail(HUM_ERR_IO, "%s: cannot write (through %s): %s", path, tmp, strerror(err));
     else if (hum_io_commit(tmp, path, replace) != 0)
         st = errno == EEXIST ? hum_fail(HUM_ERR_IO, "%s exists: not replaced", path)
                              : hum_fail(HUM_ERR_IO, "%s: cannot move %s into place: %s", path, tmp, strerror(errno));
