@@ -90,6 +90,43 @@ local function whole(t)
   return t
 end
 
+-- `t` with C staged in its last stage's slot (c_tile "stage"), `stages` stages (default: t's)
+-- and A multicast to 2-CTA clusters.
+local function staged(t, stages)
+  t.c_tile = "stage"
+  t.stages = stages or t.stages
+  t.multicast_a = true
+  return t
+end
+
+-- Appends { m_max, t } to `rows` (ranges' { upper bound of M, tuning }), or extends the last row
+-- to m_max where it holds t already.
+local function append(rows, m_max, t)
+  local prev = rows[#rows]
+  if prev and prev[2] == t then
+    prev[1] = m_max
+  else
+    rows[#rows + 1] = { m_max, t }
+  end
+end
+
+-- Appends to `rows` one row a count of `whole_t`'s row blocks, from the last row's bound (or
+-- M = 1) up to `m_max` (a multiple of block M), alike neighbours merged: `whole_t` (no stream-K)
+-- where that many row blocks' tiles fill their waves of the device's SMs to 95 % or more, else
+-- `split_t` (stream-K evens the waves out; its slices cost their meeting). Measured where the
+-- fill is 97 % and 73 .. 85 % (bench/NOTES.md, "Session 29 (lead)"); fills between 85 and 95 %
+-- keep stream-K, untimed.
+local function by_waves(device, layer, rows, m_max, whole_t, split_t)
+  local bm = whole_t.block_m
+  local cols = math.ceil(layer.padded_n / whole_t.block_n)
+  local from = #rows > 0 and rows[#rows][1] or 0
+  for r = math.floor(from / bm) + 1, m_max / bm do
+    local tiles = r * cols
+    local waves = math.ceil(tiles / device.sm_count)
+    append(rows, r * bm, tiles * 100 >= waves * device.sm_count * 95 and whole_t or split_t)
+  end
+end
+
 return {
   name = "sm90",
   description = "Hopper and newer: 227 KiB shared memory, mma.sync with block K 256 for small M, "
@@ -293,17 +330,20 @@ return {
       -- rounds, M 2048 / 8192 us: own C tile 409.4, 418.2 / 1683.2, 1767.4; C in the stage 402.4,
       -- 417.4 / 1693.1, 1742.6; with multicast 395.2, 407.1 / 1649.5, 1690.0; Humming 401.2, 401.0 /
       -- 1569.6, 1676.9; M = 512, one round, s26-call2-ebc8854/, C in the stage: 95.74, with
-      -- multicast 97.66, Humming 111.71). 4- and 2-bit codes keep their own C tile and two
-      -- 256 x 128 x 128 stages: uint4 g128's three with C in the stage ran slower at M = 8192
-      -- (1635.0, 1657.2 against 1576.3, 1591.3), with multicast level (1575.7, 1602.0); uint2 untimed
-      -- against its own tile.
-      local function staged(t)
-        t.c_tile = "stage"
-        t.stages = 5
-        t.multicast_a = true
-        return t
-      end
-      local last = short and tile128 or whole_big and whole(w8 and staged(big()) or big())
+      -- multicast 97.66, Humming 111.71). 4-bit codes keep their own C tile and two 256 x 128 x 128
+      -- stages: uint4 g128's three with C in the stage ran slower at M = 8192 (1635.0, 1657.2
+      -- against 1576.3, 1591.3), with multicast level (1575.7, 1602.0). 2-bit codes and fewer (a
+      -- quarter of uint8's weight bytes) stage C in the slot with multicast and keep block K 128:
+      -- three stages (bench/results/H100-2026-12-05/s29-a/ and s29-b/, H100, uint2 channel
+      -- 8192 x 8192, hum bench, two rounds each, µs, own C tile -> C in the slot with multicast:
+      -- M 512 89.33, 89.07 -> 86.29, 86.78; 1024 168.03, 167.47 -> 167.34, 167.10; 2048 338.59,
+      -- 338.27 -> 326.78, 325.23; 4096 694.77, 666.16 -> 649.34, 656.22; 8192 1450.70, 1465.28,
+      -- 1483.62, 1501.79 -> 1356.61, 1443.70, 1487.82, 1501.60; the slot without multicast lost at
+      -- 8192: 1482.62, 1467.01, 1509.86, 1513.31; block K 64 with six or five stages lost at 8192
+      -- too). uint1 untimed.
+      local two = layer.weight_bits and layer.weight_bits <= 2
+      local last = short and tile128
+        or whole_big and whole(w8 and staged(big(), 5) or two and staged(big()) or big())
         or thin and deep and summed(big()) or big()
       -- W8A8 e4m3 above M = 1024: 192-row tiles, the promoted accumulators' two sets of 96 within
       -- the 232 registers of wgmma_ws's math threads (fewer bytes of A and weights per multiply-add;
@@ -429,8 +469,29 @@ return {
       if a8_256 then rows[#rows + 1] = { 256, a8_256 } end
       rows[#rows + 1] = { 384, a8_384 or short and tile128 or mid and tile128s or big() }
       if mx512 then rows[#rows + 1] = { 512, mx512 } end
-      if not mxfp4 then rows[#rows + 1] = { rows192 and 1024 or math.huge, last } end
-      if rows192 then rows[#rows + 1] = { math.huge, mx_big or wg(family, 192, 128, 128, 4) } end
+      -- W8A8 e4m3 (channel or tensor weight scales) at M 385..1024: 128 x 128 x 128 tiles, six
+      -- stages, C in the last stage's slot, A multicast to 2-CTA clusters (cuBLASLt fp8 runs its
+      -- 128 x 128 tiles in 2 x 1 clusters there), whole where the row blocks fill their waves, else
+      -- under stream-K (by_waves; bench/results/H100-2026-12-05/s29-b/ and s29-c/, H100, n = k =
+      -- 8192, hum bench, two rounds, µs, built-in four stages under stream-K -> whole / stream-K:
+      -- M 512 (97 % fill) 83.95, 84.27 -> 73.22, 73.07 / 79.57, 79.58; 640 (81 %) 98.59, 98.58 ->
+      -- 105.15, 104.98 / 97.74, 97.92; 768 (97 %) 113.95, 113.50 -> 106.98, 106.93 / 112.03,
+      -- 111.76; 896 (85 %) 131.26, 131.31 -> 139.04, 136.69 / 130.98, 129.34; 1024 (97 %) 146.74,
+      -- 146.30, 146.10, 146.32 -> 138.86, 138.90, 137.79, 137.71 / 144.19, 145.30, 143.07, 142.51;
+      -- multicast on the 192-row tiles above lost: M 2048 257.7 -> 282.3, 279.2). Other N untimed.
+      if w8a8 and layer.kgroup_k == 0 then
+        by_waves(device, layer, rows, 1024, whole(staged(wg(family, 128, 128, 128, 6))),
+          staged(wg(family, 128, 128, 128, 6)))
+      elseif not mxfp4 then
+        rows[#rows + 1] = { rows192 and 1024 or math.huge, last }
+      end
+      -- W4A8 MXFP4 above M = 512: its 256 x 128 x 128 tiles whole where the row blocks fill their
+      -- waves, up to M = 2048 (s29-c/, H100, n = k = 8192, two rounds, µs, under stream-K -> whole:
+      -- M 768 (73 % fill) 104.48, 104.42 -> 117.01, 116.91; 1024 (97 %) 131.23, 131.06 -> 121.95,
+      -- 122.03; 2048 (97 %) 243.31, 242.66 -> 231.92, 242.11; larger M untimed, kept under
+      -- stream-K; A multicast lost, s29-b/: M 1024 130.98, 130.40 -> 133.82, 133.58).
+      if mx then by_waves(device, layer, rows, 2048, whole(wg(family, 256, 128, 128, 3)), mx_big) end
+      if rows192 then append(rows, math.huge, mx_big or wg(family, 192, 128, 128, 4)) end
       list = ranges(rows)
       -- W4A8 MXFP4 promoted every 1024 of K on every entry: no stage sets, whose 128-row kernels
       -- spilled 564 .. 836 bytes (bench/results/H200-2026-12-04/s19-call1/ and s19-call2/, their

@@ -418,7 +418,8 @@ static void check_untrusted_plans(void)
     static const struct {
         const char *lua, *needle;
     } bad[] = {
-        {"return { plan = function(_, p) p.entry_count = 13 end }", "13 dispatch entries"},
+        /* HUM_LAYER_MAX_ENTRIES + 1 */
+        {"return { plan = function(_, p) p.entry_count = 17 end }", "17 dispatch entries"},
         {"return { plan = function(_, p) p.entry_count = 1; p.entries[0].m_min = 1; p.entries[0].m_max = 100 end }",
          "M 1..100"},
         {"return { plan = function(_, p) p.entry_count = 2; p.entries[0].m_min = 1; p.entries[0].m_max = 8;\n"

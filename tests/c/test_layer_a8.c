@@ -262,21 +262,29 @@ int main(void)
     static const char *const fp8_archs[] = {"sm_89", "sm_90a"};
     static const char *const int8_archs[] = {"sm_80", "sm_86", "sm_89", "sm_90a"};
     for (size_t a = 0; a < sizeof fp8_archs / sizeof fp8_archs[0]; a++) {
-        QUANT_CHECK(compile(rt, e4m3, fp8, fp8_archs[a], HUM_OK, NULL) >= 1, "fp8 table");
         /* W8A8 at M <= 384 on whole tiles where they fill the nominal sm_90a's 132 SMs
          * (policies/sm90.lua; 8 rows to M = 8): n = 8192 and 7616 (119 tiles; to M = 128: 7616 is
          * not whole 128-column tiles, which M 129..384 needs), not 7552 (118, under 90 %) nor FP8
          * block-wise (scales along K), nor int8 A, channel-scaled e2m1 or uint4 weights under e4m3. W4A8 MXFP4 there at M <= 256,
          * and 257..512 on two row blocks of 128 columns (not at n = 7616), every entry of its
          * table promoted every 1024 of K at every N (W8A8's, channel-scaled e2m1's and uint4's every 128:
-         * 0; FP8 block-wise's by its scales: 0) */
-        static const char *const w8a8[] = {"8x64/8",   "16x64/8",   "32x64/6",  "64x64/5",
-                                           "128x64/6", "128x128/4", "192x128/4"};
-        static const char *const mx[] = {"8x64/8",   "16x64/8",  "32x64/6",  "64x64/5",
-                                         "128x64/4", "256x64/4", "192x128/4", "256x128/3"};
-        compile_expect(rt, "n=8192,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL, w8a8, 7, 0);
+         * 0; FP8 block-wise's by its scales: 0). Above that, row blocks whose tiles fill their waves
+         * of 132 SMs to 95 % run whole, the others stream-K (sm90.lua's by_waves): W8A8 at n = 8192
+         * M 385..512, 641..768 and 897..1024 (4, 6, 8 row blocks of 64 tiles), n = 4096 M 385..512
+         * and 897..1024 (4, 8 of 32); MXFP4 at M 769..1024, 1281..1536 and 1793..2048 (4, 6, 8 of
+         * 64), n = 4096 769..1024 and 1793..2048; none at n = 7616 nor 7552 */
+        static const char *const w8a8[] = {"8x64/8",     "16x64/8",   "32x64/6",   "64x64/5",
+                                           "128x64/6",   "128x128/4", "192x128/4", "128x128/6",
+                                           NULL,         "128x128/6", NULL,        "128x128/6"};
+        static const char *const mx[] = {"8x64/8",    "16x64/8",  "32x64/6",   "64x64/5",  "128x64/4",
+                                         "256x64/4",  "192x128/4", "256x128/3", NULL,       "256x128/3",
+                                         NULL,        "256x128/3", NULL,        "256x128/3"};
+        static const char *const w8a8_4096[] = {NULL, NULL, NULL, NULL, NULL, "128x128/6", NULL, "128x128/6"};
+        static const char *const mx_4096[] = {NULL, NULL, NULL, NULL, NULL, NULL, "256x128/3", NULL, "256x128/3"};
+        QUANT_CHECK(compile_expect(rt, e4m3, fp8, fp8_archs[a], HUM_OK, NULL, w8a8_4096, 8, -1) >= 1, "fp8 table");
+        compile_expect(rt, "n=8192,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL, w8a8, 12, 0);
         compile_expect(rt, "n=7616,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL, w8a8, 5, 0);
-        compile_expect(rt, "n=8192,k=2048,w=e2m1,group=32,scale=e8m0", fp8_bf16, fp8_archs[a], HUM_OK, NULL, mx, 8,
+        compile_expect(rt, "n=8192,k=2048,w=e2m1,group=32,scale=e8m0", fp8_bf16, fp8_archs[a], HUM_OK, NULL, mx, 14,
                        1024);
         compile_expect(rt, "n=7616,k=2048,w=e2m1,group=32,scale=e8m0", fp8_bf16, fp8_archs[a], HUM_OK, NULL, mx, 6,
                        1024);
@@ -289,7 +297,8 @@ int main(void)
                        0);
         compile(rt, e4m3_tensor, fp8_bf16, fp8_archs[a], HUM_OK, NULL);
         QUANT_CHECK(compile(rt, u4, fp8, fp8_archs[a], HUM_OK, NULL) >= 1, "W4A8 fp8 table");
-        QUANT_CHECK(compile(rt, mxfp4, fp8_bf16, fp8_archs[a], HUM_OK, NULL) >= 1, "MXFP4 x e4m3 table");
+        QUANT_CHECK(compile_expect(rt, mxfp4, fp8_bf16, fp8_archs[a], HUM_OK, NULL, mx_4096, 9, 1024) >= 1,
+                    "MXFP4 x e4m3 table");
     }
     for (size_t a = 0; a < sizeof int8_archs / sizeof int8_archs[0]; a++) {
         QUANT_CHECK(compile(rt, u8, i8, int8_archs[a], HUM_OK, NULL) >= 1, "int8 table");

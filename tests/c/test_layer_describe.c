@@ -69,7 +69,8 @@ static const char SITE_MAX[] =
     "      { 1, t(1) }, { 2, t(2) },\n"                                                        /* 6 */
     "      { 3, t(3) },\n      { 4, t(4) },\n      { 5, t(5) },\n      { 6, t(6) },\n      { 7, t(7) },\n"
     "      { 8, t(8) },\n      { 9, t(9) },\n      { 10, t(10) },\n      { 11, t(11) },\n"
-    "      { math.huge, t(12) } })\n"
+    "      { 12, t(12) },\n      { 13, t(13) },\n      { 14, t(14) },\n      { 15, t(15) },\n"
+    "      { math.huge, t(16) } })\n"
     "  end }\n";
 
 static hum_status plan(hum_runtime *rt, int64_t n, const char *arch, hum_layer_dispatch *d)
@@ -161,14 +162,15 @@ int main(void)
     hum_standard_free(&w);
     hum_runtime_destroy(rt);
 
-    /* the built-in W4A8 MXFP4 table at n = 8192 on sm_90a's 132 SMs: nine entries, each named by its
-     * own line, and what A runs as past them (the public arrays hold HUM_LAYER_MAX_ENTRIES) */
+    /* the built-in W4A8 MXFP4 table at n = 8192 on sm_90a's 132 SMs: fifteen entries (whole tiles
+     * and stream-K alternating at M 513..2048), each named by its own line, and what A runs as past
+     * them (the public arrays hold HUM_LAYER_MAX_ENTRIES) */
     rt = NULL;
     RT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "%s", hum_last_error());
     RT_CHECK(hum_layer_spec_parse("n=8192,k=8192,w=e2m1,a=e4m3,group=32,scale=e8m0", &spec) == HUM_OK &&
                  hum_layer_describe_spec(rt, &spec, "sm_90a", &d) == HUM_OK,
              "%s", hum_last_error());
-    RT_CHECK(d.row_count == 9 && !strncmp(d.activation, "e4m3 per token", 14), "MXFP4 n = 8192: %d rows, A '%s'",
+    RT_CHECK(d.row_count == 15 && !strncmp(d.activation, "e4m3 per token", 14), "MXFP4 n = 8192: %d rows, A '%s'",
              d.row_count, d.activation);
     for (int32_t i = 0; i < d.row_count; i++)
         RT_CHECK(!strncmp(d.rows[i].origin, "embedded:policies/sm90.lua:", 27), "row %d from %s", i, d.rows[i].origin);

@@ -74,8 +74,9 @@ static void check_builtin_tables(hum_runtime *rt)
 
 /* The fields tests/data/dispatch_tables.txt leaves out, on sm_90a's last entry (M > 384, whole
  * 256-row tiles of 16-bit A): 8-bit integer codes stage C in the last stage's slot and multicast A
- * (policies/sm90.lua, bench/NOTES.md "Session 26 (lead)"), act-order layers too; 4- and 2-bit codes
- * keep a C tile of their own and one CTA per tile. */
+ * (policies/sm90.lua, bench/NOTES.md "Session 26 (lead)"), act-order layers too, and so do 2-bit
+ * codes on three stages ("Session 29 (lead)"); 4-bit codes keep a C tile of their own and one CTA
+ * per tile. */
 static void check_last_entry_fields(hum_runtime *rt)
 {
     static const struct {
@@ -84,7 +85,7 @@ static void check_last_entry_fields(hum_runtime *rt)
     } cases[] = {{"n=8192,k=8192,w=uint8,a=float16", 1, 1, 5},
                  {"n=8192,k=8192,w=uint8,a=bfloat16,group=128,actorder=1", 1, 1, 5},
                  {"n=8192,k=8192,w=uint4,a=float16,group=128", 0, 0, 2},
-                 {"n=8192,k=8192,w=uint2,a=float16", 0, 0, 2}};
+                 {"n=8192,k=8192,w=uint2,a=float16", 1, 1, 3}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         hum_layer_spec s;
         hum_layer_plan plan;

@@ -165,7 +165,7 @@ hum_runtime *gemm_test_workspace_sum_runtime(const char *wgmma_family, char *dir
 {
     char edit[256];
     snprintf(edit, sizeof edit,
-             "t.stream_k_sum = 'workspace'\n"
+             "t.stream_k, t.stream_k_sum = true, 'workspace'\n"
              "      if t.kernel == 'wgmma' or t.kernel == 'wgmma_ws' then t.kernel = '%s' end",
              wgmma_family);
     return gemm_test_site_runtime(edit, dir, cap);

@@ -29,9 +29,9 @@ double gemm_test_layer(hum_runtime *rt, quant_rng *rng, const char *name, const 
 /* The same for a SPEC string (hum_layer_spec_parse + hum_layer_spec_weight with a seed from rng). */
 double gemm_test_spec(hum_runtime *rt, quant_rng *rng, const char *spec, const int64_t *ms, int count);
 
-/* A runtime whose site policy gives every layer the built-in tables (policy.below) with the
- * stream-K slices summed in the workspace (stream_k_sum = "workspace"; 8-bit A then runs
- * stream-K too) and their wgmma and wgmma_ws entries all on family `wgmma_family` ("wgmma":
+/* A runtime whose site policy gives every layer the built-in tables (policy.below) with every
+ * entry under stream-K, its slices summed in the workspace (stream_k_sum = "workspace"; the
+ * built-in whole-tile entries too) and their wgmma and wgmma_ws entries all on family `wgmma_family` ("wgmma":
  * the plain kernel, which the built-in tables no longer run for most layers on sm_90;
  * "wgmma_ws": warp-specialised). Its policy and config go to a fresh directory (path in
  * dir[cap]); NULL (with a message printed) on failure. Release with hum_runtime_destroy, then

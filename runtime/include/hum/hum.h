@@ -643,9 +643,9 @@ typedef struct hum_tuning {
     HUM_TUNING_FIELDS(HUM_CONFIG_MEMBER)
 } hum_tuning;
 
-/* Entries of a dispatch table at most: ranges of M, each its own kernel (policies/sm90.lua's W4A8
- * MXFP4 table takes 9 on 132 SMs). */
-enum { HUM_LAYER_MAX_ENTRIES = 12 };
+/* Entries of a dispatch table at most: ranges of M, each its own kernel (policies/sm90.lua's W8A8
+ * e4m3 table takes 13 on 132 SMs: whole tiles and stream-K alternate at M 385..1024). */
+enum { HUM_LAYER_MAX_ENTRIES = 16 };
 
 /* A layer from a standard weight (copied: `w` stays the caller's), or from its shard when
  * opts->shard asks for one; opts may be NULL. Host only, no GPU needed. Errors:
@@ -753,7 +753,7 @@ typedef struct hum_layer_info {
     hum_layer_config config;
     int32_t prepared;
     int32_t entry_count;
-    hum_tuning entries[12];   /* HUM_LAYER_MAX_ENTRIES */
+    hum_tuning entries[16];   /* HUM_LAYER_MAX_ENTRIES */
     char policy_name[64];
     char arch[16];
     double prepare_ms;        /* wall time of hum_layer_prepare (or hum_layer_compile) */
@@ -798,7 +798,7 @@ typedef struct hum_layer_dispatch {
     char device_name[256];   /* the GPU, or the nominal device of the arch ("nominal sm_80 (A100 SXM)") */
     char arch[16];           /* what the kernels are compiled for: "sm_90a" */
     int32_t row_count;
-    hum_dispatch_row rows[12]; /* HUM_LAYER_MAX_ENTRIES, ascending M, contiguous from M = 1 */
+    hum_dispatch_row rows[16]; /* HUM_LAYER_MAX_ENTRIES, ascending M, contiguous from M = 1 */
     /* what A is multiplied as, and why: "e4m3 per token (the checkpoint's; quantized by the
      * layer)", "bfloat16 (fallback from nvfp4: ...)" (lua/hum/activation.lua) */
     char activation[256];

@@ -648,10 +648,10 @@ typedef struct hum_layer_plan {
     /* out: the dispatch table (ranges ascending and contiguous from 1) and its policy; for a
      * plan without a GPU (sm 0) device_name becomes the nominal device's */
     int32_t entry_count;
-    hum_tuning entries[12]; /* HUM_LAYER_MAX_ENTRIES */
+    hum_tuning entries[16]; /* HUM_LAYER_MAX_ENTRIES */
     char policy_name[64];
     char policy_origin[512];   /* the winning policy's file: "embedded:policies/sm90.lua" or a path */
-    char entry_origin[12][256]; /* HUM_LAYER_MAX_ENTRIES: "file:line" of the policy line of each entry */
+    char entry_origin[16][256]; /* HUM_LAYER_MAX_ENTRIES: "file:line" of the policy line of each entry */
     char activation[256];      /* what A runs as and why (hum_layer_dispatch.activation) */
 } hum_layer_plan;
 
@@ -681,7 +681,7 @@ typedef struct hum_tune_session {
     const char *spec;           /* C: the layer SPEC, for the file's comments */
     int32_t reps;               /* C: timed calls per median, for the file's comments */
     int32_t range_count;        /* Lua (begin) */
-    hum_tune_range ranges[12];  /* HUM_LAYER_MAX_ENTRIES */
+    hum_tune_range ranges[16];  /* HUM_LAYER_MAX_ENTRIES */
     /* C sets text_range and text_candidate, Lua (policy_text) writes text: with text_range -1
      * the tuned file (each range its winner), else a file that gives every M of the layer class
      * candidate text_candidate of range text_range. */
