@@ -115,15 +115,17 @@ end
 -- where that many row blocks' tiles fill their waves of the device's SMs to 95 % or more, else
 -- `split_t` (stream-K evens the waves out; its slices cost their meeting). Measured where the
 -- fill is 97 % and 73 .. 85 % (bench/NOTES.md, "Session 29 (lead)"); fills between 85 and 95 %
--- keep stream-K, untimed.
+-- keep stream-K, untimed. Where padded N is no whole number of block N tiles the fit narrows
+-- the tiles (and drops multicast), which this count would not know: `split_t` throughout.
 local function by_waves(device, layer, rows, m_max, whole_t, split_t)
   local bm = whole_t.block_m
-  local cols = math.ceil(layer.padded_n / whole_t.block_n)
+  local cols = layer.padded_n / whole_t.block_n
   local from = #rows > 0 and rows[#rows][1] or 0
   for r = math.floor(from / bm) + 1, m_max / bm do
     local tiles = r * cols
     local waves = math.ceil(tiles / device.sm_count)
-    append(rows, r * bm, tiles * 100 >= waves * device.sm_count * 95 and whole_t or split_t)
+    local fills = cols % 1 == 0 and tiles * 100 >= waves * device.sm_count * 95
+    append(rows, r * bm, fills and whole_t or split_t)
   end
 end
 
