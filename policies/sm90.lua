@@ -480,7 +480,9 @@ return {
       -- 105.15, 104.98 / 97.74, 97.92; 768 (97 %) 113.95, 113.50 -> 106.98, 106.93 / 112.03,
       -- 111.76; 896 (85 %) 131.26, 131.31 -> 139.04, 136.69 / 130.98, 129.34; 1024 (97 %) 146.74,
       -- 146.30, 146.10, 146.32 -> 138.86, 138.90, 137.79, 137.71 / 144.19, 145.30, 143.07, 142.51;
-      -- multicast on the 192-row tiles above lost: M 2048 257.7 -> 282.3, 279.2). Other N untimed.
+      -- multicast on the 192-row tiles above lost: M 2048 257.7 -> 282.3, 279.2). Other N untimed
+      -- (the fit narrows the tiles where padded N is no multiple of 128 and drops multicast where
+      -- it is none of 256).
       if w8a8 and layer.kgroup_k == 0 then
         by_waves(device, layer, rows, 1024, whole(staged(wg(family, 128, 128, 128, 6))),
           staged(wg(family, 128, 128, 128, 6)))
