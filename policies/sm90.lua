@@ -492,8 +492,10 @@ return {
       -- W4A8 MXFP4 above M = 512: its 256 x 128 x 128 tiles whole where the row blocks fill their
       -- waves, up to M = 2048 (s29-c/, H100, n = k = 8192, two rounds, µs, under stream-K -> whole:
       -- M 768 (73 % fill) 104.48, 104.42 -> 117.01, 116.91; 1024 (97 %) 131.23, 131.06 -> 121.95,
-      -- 122.03; 2048 (97 %) 243.31, 242.66 -> 231.92, 242.11; larger M untimed, kept under
-      -- stream-K; A multicast lost, s29-b/: M 1024 130.98, 130.40 -> 133.82, 133.58).
+      -- 122.03; 2048 (97 %) 243.31, 242.66 -> 231.92, 242.11; above, whole was level on an H200,
+      -- bench/results/H200-2026-12-05/s29-d-73afc08/extra.txt, one round: 4096 444.64 -> 441.49,
+      -- 8192 1003.65 -> 1010.40, so stream-K stays there; A multicast lost, s29-b/: M 1024 130.98,
+      -- 130.40 -> 133.82, 133.58).
       if mx then by_waves(device, layer, rows, 2048, whole(wg(family, 256, 128, 128, 3)), mx_big) end
       if rows192 then append(rows, math.huge, mx_big or wg(family, 192, 128, 128, 4)) end
       list = ranges(rows)
