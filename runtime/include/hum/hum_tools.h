@@ -594,8 +594,9 @@ typedef struct hum_jit_result {
 /* Frees the cubin and zeroes the result; NULL or zeroed is fine. */
 void hum_jit_result_free(hum_jit_result *r);
 
-/* $HUM_CACHE_DIR, else $XDG_CACHE_HOME/hum, else $HOME/.cache/hum. HUM_ERR_IO when none of
- * those is set; HUM_ERR_INVALID_ARG when cap is too small. */
+/* $HUM_CACHE_DIR, else $XDG_CACHE_HOME/hum, else $HOME/.cache/hum; a variable set to the empty
+ * string counts as unset (the XDG base-directory rule). HUM_ERR_IO when none of those is set;
+ * HUM_ERR_INVALID_ARG when cap is too small. */
 hum_status hum_cache_default_dir(char *out, size_t cap);
 
 typedef struct hum_cache_entry {
