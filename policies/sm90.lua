@@ -99,36 +99,6 @@ local function staged(t, stages)
   return t
 end
 
--- Appends { m_max, t } to `rows` (ranges' { upper bound of M, tuning }), or extends the last row
--- to m_max where it holds t already.
-local function append(rows, m_max, t)
-  local prev = rows[#rows]
-  if prev and prev[2] == t then
-    prev[1] = m_max
-  else
-    rows[#rows + 1] = { m_max, t }
-  end
-end
-
--- Appends to `rows` one row a count of `whole_t`'s row blocks, from the last row's bound (or
--- M = 1) up to `m_max` (a multiple of block M), alike neighbours merged: `whole_t` (no stream-K)
--- where that many row blocks' tiles fill their waves of the device's SMs to 95 % or more, else
--- `split_t` (stream-K evens the waves out; its slices cost their meeting). Measured where the
--- fill is 97 % and 73 .. 85 % (bench/NOTES.md, "Session 29 (lead)"); fills between 85 and 95 %
--- keep stream-K, untimed. Where padded N is no whole number of block N tiles the fit narrows
--- the tiles (and drops multicast), which this count would not know: `split_t` throughout.
-local function by_waves(device, layer, rows, m_max, whole_t, split_t)
-  local bm = whole_t.block_m
-  local cols = layer.padded_n / whole_t.block_n
-  local from = #rows > 0 and rows[#rows][1] or 0
-  for r = math.floor(from / bm) + 1, m_max / bm do
-    local tiles = r * cols
-    local waves = math.ceil(tiles / device.sm_count)
-    local fills = cols % 1 == 0 and tiles * 100 >= waves * device.sm_count * 95
-    append(rows, r * bm, fills and whole_t or split_t)
-  end
-end
-
 return {
   name = "sm90",
   description = "Hopper and newer: 227 KiB shared memory, mma.sync with block K 256 for small M, "
@@ -473,31 +443,36 @@ return {
       if mx512 then rows[#rows + 1] = { 512, mx512 } end
       -- W8A8 e4m3 (channel or tensor weight scales) at M 385..1024: 128 x 128 x 128 tiles, six
       -- stages, C in the last stage's slot, A multicast to 2-CTA clusters (cuBLASLt fp8 runs its
-      -- 128 x 128 tiles in 2 x 1 clusters there), whole where the row blocks fill their waves, else
-      -- under stream-K (by_waves; bench/results/H100-2026-12-05/s29-b/ and s29-c/, H100, n = k =
-      -- 8192, hum bench, two rounds, µs, built-in four stages under stream-K -> whole / stream-K:
+      -- 128 x 128 tiles in 2 x 1 clusters there), whole where the tiles fill the waves of the SMs
+      -- to 95 % (whole_fill: one kernel, chosen at launch), else under stream-K
+      -- (bench/results/H100-2026-12-05/s29-b/ and s29-c/, H100, n = k = 8192, hum bench, two
+      -- rounds, µs, built-in four stages under stream-K -> whole / stream-K, each its own kernel:
       -- M 512 (97 % fill) 83.95, 84.27 -> 73.22, 73.07 / 79.57, 79.58; 640 (81 %) 98.59, 98.58 ->
       -- 105.15, 104.98 / 97.74, 97.92; 768 (97 %) 113.95, 113.50 -> 106.98, 106.93 / 112.03,
       -- 111.76; 896 (85 %) 131.26, 131.31 -> 139.04, 136.69 / 130.98, 129.34; 1024 (97 %) 146.74,
       -- 146.30, 146.10, 146.32 -> 138.86, 138.90, 137.79, 137.71 / 144.19, 145.30, 143.07, 142.51;
-      -- multicast on the 192-row tiles above lost: M 2048 257.7 -> 282.3, 279.2). Other N untimed
-      -- (the fit narrows the tiles where padded N is no multiple of 128 and drops multicast where
-      -- it is none of 256).
+      -- multicast on the 192-row tiles above lost: M 2048 257.7 -> 282.3, 279.2; fills between 85
+      -- and 95 % untimed). Other N untimed (the fit narrows the tiles where padded N is no
+      -- multiple of 128 and drops multicast where it is none of 256).
       if w8a8 and layer.kgroup_k == 0 then
-        by_waves(device, layer, rows, 1024, whole(staged(wg(family, 128, 128, 128, 6))),
-          staged(wg(family, 128, 128, 128, 6)))
+        local t = staged(wg(family, 128, 128, 128, 6))
+        t.whole_fill = 95
+        rows[#rows + 1] = { 1024, t }
       elseif not mxfp4 then
         rows[#rows + 1] = { rows192 and 1024 or math.huge, last }
       end
-      -- W4A8 MXFP4 above M = 512: its 256 x 128 x 128 tiles whole where the row blocks fill their
-      -- waves, up to M = 2048 (s29-c/, H100, n = k = 8192, two rounds, µs, under stream-K -> whole:
-      -- M 768 (73 % fill) 104.48, 104.42 -> 117.01, 116.91; 1024 (97 %) 131.23, 131.06 -> 121.95,
-      -- 122.03; 2048 (97 %) 243.31, 242.66 -> 231.92, 242.11; above, whole was level on an H200,
-      -- bench/results/H200-2026-12-05/s29-d-73afc08/extra.txt, one round: 4096 444.64 -> 441.49,
-      -- 8192 1003.65 -> 1010.40, so stream-K stays there; A multicast lost, s29-b/: M 1024 130.98,
-      -- 130.40 -> 133.82, 133.58).
-      if mx then by_waves(device, layer, rows, 2048, whole(wg(family, 256, 128, 128, 3)), mx_big) end
-      if rows192 then append(rows, math.huge, mx_big or wg(family, 192, 128, 128, 4)) end
+      -- W4A8 MXFP4 at M 513..2048: its 256 x 128 x 128 tiles whole where they fill the waves to
+      -- 95 % (s29-c/, H100, n = k = 8192, two rounds, µs, under stream-K -> whole: M 768 (73 %
+      -- fill) 104.48, 104.42 -> 117.01, 116.91; 1024 (97 %) 131.23, 131.06 -> 121.95, 122.03; 2048
+      -- (97 %) 243.31, 242.66 -> 231.92, 242.11; above 2048 whole was level on an H200,
+      -- bench/results/H200-2026-12-05/s29-d-73afc08/extra.txt: 4096 444.64 -> 441.49, 8192
+      -- 1003.65 -> 1010.40; A multicast lost, s29-b/: M 1024 130.98, 130.40 -> 133.82, 133.58).
+      if mx then
+        local t = wg(family, 256, 128, 128, 3)
+        t.whole_fill = 95
+        rows[#rows + 1] = { 2048, t }
+      end
+      if rows192 then rows[#rows + 1] = { math.huge, mx_big or wg(family, 192, 128, 128, 4) } end
       list = ranges(rows)
       -- W4A8 MXFP4 promoted every 1024 of K on every entry: no stage sets, whose 128-row kernels
       -- spilled 564 .. 836 bytes (bench/results/H200-2026-12-04/s19-call1/ and s19-call2/, their

@@ -29,9 +29,14 @@ static int32_t kernel_of(const char *name)
     return HUM_GEMM_KERNEL_MMA;
 }
 
-const char *cli_stream_k_text(const hum_tuning *t)
+void cli_stream_k_text(const hum_tuning *t, char *out, size_t cap)
 {
-    return !t->stream_k ? "" : t->stream_k_sum ? ", stream-K summed in the workspace" : ", stream-K";
+    snprintf(out, cap, "%s", !t->stream_k ? "" : t->stream_k_sum ? ", stream-K summed in the workspace" : ", stream-K");
+    if (t->stream_k && t->whole_fill) {
+        const size_t len = strlen(out);
+        snprintf(out + len, cap > len ? cap - len : 0, " (tiles whole where they fill %d %% of the waves)",
+                 t->whole_fill);
+    }
 }
 
 void cli_promote_text(const hum_tuning *t, char *out, size_t cap)
@@ -43,11 +48,12 @@ void cli_promote_text(const hum_tuning *t, char *out, size_t cap)
 
 void cli_tuning_text(const hum_tuning *t, char *out, size_t cap)
 {
-    char promote[48];
+    char promote[48], stream_k[96];
     cli_promote_text(t, promote, sizeof promote);
+    cli_stream_k_text(t, stream_k, sizeof stream_k);
     snprintf(out, cap, "%s block %dx%dx%d, warp %dx%dx%d, %d stages, %d CTA%s/SM%s%s%s%s", cli_kernel_name(t->kernel),
              t->block_m, t->block_n, t->block_k, t->warp_m, t->warp_n, t->warp_k, t->stages, t->ctas_per_sm,
-             t->ctas_per_sm == 1 ? "" : "s", cli_stream_k_text(t), promote,
+             t->ctas_per_sm == 1 ? "" : "s", stream_k, promote,
              t->c_tile ? ", C staged in the last stage" : "", t->multicast_a ? ", A multicast to 2-CTA clusters" : "");
 }
 
@@ -81,6 +87,7 @@ cJSON *cli_dispatch_json(const hum_layer_dispatch *d)
         cJSON_AddNumberToObject(e, "ctas_per_sm", t->ctas_per_sm);
         cJSON_AddBoolToObject(e, "stream_k", t->stream_k);
         cJSON_AddStringToObject(e, "stream_k_sum", t->stream_k_sum ? "workspace" : "output");
+        cJSON_AddNumberToObject(e, "whole_fill", t->whole_fill);
         cJSON_AddNumberToObject(e, "promote_k", t->promote_k);
         cJSON_AddStringToObject(e, "c_tile", t->c_tile ? "stage" : "own");
         cJSON_AddBoolToObject(e, "multicast_a", t->multicast_a);
@@ -126,11 +133,12 @@ void cli_print_dispatch_json(FILE *f, const cJSON *d, int indent)
             .stream_k = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "stream_k")),
             .kernel = kernel_of(str(e, "kernel")),
             .stream_k_sum = strcmp(str(e, "stream_k_sum"), "workspace") == 0,
+            .whole_fill = num(e, "whole_fill", -1),
             .promote_k = num(e, "promote_k", -1),
             .c_tile = strcmp(str(e, "c_tile"), "stage") == 0,
             .multicast_a = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "multicast_a")),
         };
-        char range[48], tuning[200];
+        char range[48], tuning[320];
         cli_m_range(&t, range, sizeof range);
         cli_tuning_text(&t, tuning, sizeof tuning);
         fprintf(f, "%*s  %-13s %s; %d B smem, %d threads; from %s\n", indent, "", range, tuning,

@@ -276,7 +276,7 @@ static void print_summary(const hum_tune_session *s)
     printf("\n%-13s %8s %12s %12s %7s  %s\n", "range", "M", "before µs", "after µs", "gain", "tuning");
     for (int32_t r = 0; r < s->range_count; r++) {
         const hum_tune_range *range = &s->ranges[r];
-        char m_range[48], tuning[200];
+        char m_range[48], tuning[320];
         cli_m_range(&range->candidates[0], m_range, sizeof m_range);
         cli_tuning_text(&range->candidates[range->winner], tuning, sizeof tuning);
         if (range->sample_count == 0)

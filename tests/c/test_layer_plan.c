@@ -237,8 +237,46 @@ static void check_workspace_rows(hum_runtime *rt)
     }
 }
 
+/* hum_gemm_runs_whole: tiles whole where they fill the grid's waves (whole clusters with A
+ * multicast) to the entry's whole_fill percent or more, never without one. */
+static void check_runs_whole(void)
+{
+    static const struct {
+        int32_t fill, cluster_n;
+        int64_t max_grid, cluster_grid, tiles;
+        int whole;
+    } cases[] = {
+        {95, 1, 132, 132, 256, 1},   /* 2 waves, 97.0 % */
+        {95, 1, 132, 132, 320, 0},   /* 3 waves, 80.8 % */
+        {95, 1, 132, 132, 448, 0},   /* 4 waves, 84.8 % */
+        {95, 1, 132, 132, 512, 1},   /* 4 waves, 97.0 % */
+        {95, 1, 132, 132, 126, 1},   /* one wave, 95.5 % */
+        {95, 1, 132, 132, 125, 0},   /* 94.7 % */
+        {95, 1, 132, 132, 1, 0},     /* 0.8 % */
+        {100, 1, 132, 132, 264, 1},  /* two waves exactly */
+        {100, 1, 132, 132, 263, 0},
+        {0, 1, 132, 132, 264, 0},    /* never without a threshold */
+        {95, 2, 132, 128, 250, 1},   /* 64 clusters of 2: 2 waves of 128 CTAs, 97.7 % */
+        {95, 2, 132, 128, 240, 0},   /* 93.8 % (of 132 SMs it would be 90.9 %) */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hum_dispatch_entry e;
+        memset(&e, 0, sizeof e);
+        e.whole_fill = cases[i].fill;
+        e.cluster_n = cases[i].cluster_n;
+        e.max_grid = cases[i].max_grid;
+        e.cluster_grid = cases[i].cluster_grid;
+        const int got = hum_gemm_runs_whole(&e, cases[i].tiles);
+        RT_CHECK(got == cases[i].whole, "whole_fill %d, %lld tiles on %lld CTAs (clusters of %d): runs whole %d, "
+                 "expected %d", cases[i].fill, (long long)cases[i].tiles,
+                 (long long)(cases[i].cluster_n > 1 ? cases[i].cluster_grid : cases[i].max_grid), cases[i].cluster_n,
+                 got, cases[i].whole);
+    }
+}
+
 int main(void)
 {
+    check_runs_whole();
     hum_runtime *rt = NULL;
     if (RT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "%s", hum_last_error()))
         check_builtin_tables(rt);

@@ -603,7 +603,10 @@ typedef struct hum_layer_options {
     X(int32_t, c_tile, ENUM, OPTIONAL, "kCTile", "own stage")                                   \
     /* wgmma_ws, dense: two CTAs side by side along N (a thread-block cluster) load their tile   \
      * of A once, each half of its rows into both by TMA multicast */                           \
-    X(int32_t, multicast_a, BOOL, OPTIONAL, "kMulticastA", "")
+    X(int32_t, multicast_a, BOOL, OPTIONAL, "kMulticastA", "")                                  \
+    /* stream-K summed in the workspace: a launch runs every tile whole instead where its tiles  \
+     * fill the grid's waves to this percent or more (0: never; the kernel is the same) */       \
+    X(int32_t, whole_fill, INT, OPTIONAL, "", "")
 
 #define HUM_CONFIG_MEMBER(type, name, kind, role, constant, values) type name;
 
@@ -643,8 +646,8 @@ typedef struct hum_tuning {
     HUM_TUNING_FIELDS(HUM_CONFIG_MEMBER)
 } hum_tuning;
 
-/* Entries of a dispatch table at most: ranges of M, each its own kernel (policies/sm90.lua's W8A8
- * e4m3 table takes 13 on 132 SMs: whole tiles and stream-K alternate at M 385..1024). */
+/* Entries of a dispatch table at most: ranges of M, each its own kernel (policies/sm90.lua's W4A8
+ * MXFP4 table takes 10 on 132 SMs). */
 enum { HUM_LAYER_MAX_ENTRIES = 16 };
 
 /* A layer from a standard weight (copied: `w` stays the caller's), or from its shard when

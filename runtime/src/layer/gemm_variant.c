@@ -100,6 +100,8 @@ static hum_status check_policy_values(const hum_tuning *t)
          "(workspace)", t->stream_k_sum);
     RULE(HUM_ERR_POLICY, t->promote_k == 0 || (t->promote_k >= 128 && t->promote_k % 128 == 0),
          "promote_k = %d: expected 0 (every 128 of K) or a multiple of 128", t->promote_k);
+    RULE(HUM_ERR_POLICY, t->whole_fill >= 0 && t->whole_fill <= 100, "whole_fill = %d: expected a percent in 0..100",
+         t->whole_fill);
     return HUM_OK;
 }
 
@@ -264,6 +266,8 @@ hum_status hum_gemm_fit(const hum_layer_config *c, const hum_compute_config *com
         t.stream_k = 0;
     if (!t.stream_k)
         t.stream_k_sum = 0;
+    if (!t.stream_k_sum) /* a launch without the workspace's slices runs whole anyway */
+        t.whole_fill = 0;
     t.warp_k = t.warp_k < t.block_k ? t.warp_k : t.block_k;
     const int64_t period = hum_gemm_kscale_k(c);
     while (t.block_k / t.warp_k > 4 || (hum_gemm_a8(c) && t.warp_k < 32) || (period && t.warp_k % period))

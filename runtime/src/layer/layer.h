@@ -25,6 +25,7 @@ typedef struct hum_dispatch_entry {
     uint32_t threads, smem_bytes;
     int32_t block_m, stream_k;
     int32_t stream_k_sum; /* 1: stream-K slices sum in the workspace's partial tiles */
+    int32_t whole_fill;   /* with stream_k_sum: tiles whole where they fill the waves to this % */
     int64_t n_blocks;  /* padded N / block N */
     int64_t k_blocks;  /* padded K / block K */
     int64_t max_grid;  /* SMs x CTAs per SM: every CTA of a launch is resident at once */
@@ -120,11 +121,16 @@ hum_status hum_layer_check_tensor(const char *fn, const hum_tensor *t, const cha
 /* The entry of table t for M = m (>= 1). */
 const hum_dispatch_entry *hum_dispatch_entry_for(const hum_dispatch_table *t, int64_t m);
 
+/* Whether entry e runs `tiles` tiles whole rather than under stream-K: its whole_fill is set and
+ * they fill the waves of its grid (e->max_grid CTAs, with clusters e->cluster_grid) to that
+ * percent or more, so the last wave's idle SMs cost less than the slices' meeting. */
+int hum_gemm_runs_whole(const hum_dispatch_entry *e, int64_t tiles);
+
 /* Launches entry e with args (every field but the locks and partials filled; the family's
  * binding done) over `blocks` blocks of e->block_m rows: a persistent grid of at most
  * e->max_grid CTAs (with clusters, e->cluster_grid, in whole clusters), overlapping the kernel before it where args->overlaps says so. partials:
  * ws's partial tiles (hum_workspace_areas), which an entry whose stream-K slices sum in the
- * workspace takes; NULL runs its tiles whole, without stream-K. */
+ * workspace takes but where hum_gemm_runs_whole; NULL runs its tiles whole, without stream-K. */
 hum_status hum_gemm_launch(const hum_dispatch_entry *e, hum_workspace *ws, struct CUstream_st *stream,
                            hum_gemm_args *args, void *partials, int64_t blocks);
 /* The weight a layer of `opts` holds: *use = w, or (opts->shard set) *use = cut = its shard,

@@ -44,14 +44,21 @@ const hum_dispatch_entry *hum_dispatch_entry_for(const hum_dispatch_table *t, in
     return e;
 }
 
+int hum_gemm_runs_whole(const hum_dispatch_entry *e, int64_t tiles)
+{
+    const int64_t cap = e->cluster_n > 1 ? e->cluster_grid : e->max_grid;
+    const int64_t waves = (tiles + cap - 1) / cap;
+    return e->whole_fill > 0 && cap > 0 && tiles * 100 >= waves * cap * e->whole_fill;
+}
+
 hum_status hum_gemm_launch(const hum_dispatch_entry *e, hum_workspace *ws, struct CUstream_st *stream,
                            hum_gemm_args *args, void *partials, int64_t blocks)
 {
-    args->locks = ws->base;
-    args->partials = e->stream_k_sum ? partials : NULL;
     /* Persistent grid: one CTA per unit of work, at most what is resident at once (stream-K
      * slices wait on each other, so every CTA must be running). */
     const int64_t tiles = blocks * e->n_blocks;
+    args->locks = ws->base;
+    args->partials = e->stream_k_sum && !hum_gemm_runs_whole(e, tiles) ? partials : NULL;
     const int64_t work = e->stream_k && (!e->stream_k_sum || args->partials) ? tiles * e->k_blocks : tiles;
     /* clusters (n-blocks in pairs): whole clusters, as many as are resident at once (stream-K's
      * slices wait on each other) */

@@ -1,0 +1,44 @@
+# timeout: 560
+# Branch launch-fill's request (bench/NOTES.md, "Session 29 (lead)", Next 1), for bench/sweeps/run-call.sh;
+# .exp/build.tgz of branch launch-fill (`git checkout launch-fill`, Release build, tools/pack-device.sh).
+# The branch replaces main's by_waves (an entry, and a kernel, per row-block count: whole or stream-K)
+# by the tuning field whole_fill: one stream-K entry whose launches run the tiles whole where they fill
+# the waves to 95 % (hum_gemm_runs_whole; the workspace-summed kernel launched without partials).
+# 1. the gpu label on the branch;
+# 2. hum bench, two rounds: W8A8 e4m3 8192 x 8192 at M 512 / 640 / 768 / 896 / 1024 and W4A8 MXFP4 at
+#    M 768 / 1024 / 1536 / 2048: the branch's table (built-in) against the same entries compiled whole
+#    (whole: main's whole-tile kernels at the 97 % fills) and never whole (wf0: whole_fill 0, main's
+#    stream-K rows). Lands if built-in matches `whole` at 512 / 768 / 1024 (W8A8; main s29-c: 73.2 /
+#    107.0 / 138.9 on an H100) and 1024 / 1536 / 2048 (MXFP4) and `wf0` elsewhere.
+# 3. the 192-row W8A8 entry above M = 1024 with whole_fill 95 (w8wf) at M 1152 / 1536 / 1920 (6, 8,
+#    10 row blocks of 64 tiles: 97 % fills of 132 SMs) against the built-in, and W4A8 above 2048
+#    (mxwf) at 3072 / 4096 / 8192.
+set -u
+t0=$(date +%s)
+export HUM_LIBRARY=$PWD/build/runtime/libhum.so PYTHONPATH=$PWD/python:${PYTHONPATH:-}
+(cd build && HUM_CACHE_DIR=/tmp/label-cache timeout 300 ctest -L gpu -j12 --timeout 280 --output-on-failure) > $R/label.txt 2>&1
+echo "label exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
+cp build/Testing/Temporary/LastTest.log $R/label-cases.log 2>/dev/null
+. bench/sweeps/site-policy.sh /tmp/cand
+FILL='(t.whole_fill or 0) > 0'
+pol whole "if $FILL then t = whole(t); t.whole_fill = 0 end"
+pol wf0 "if $FILL then t.whole_fill = 0 end"
+pol w8wf "if e.m_min > 1024 then t.whole_fill = 95 end"
+pol mxwf "if e.m_min > 2048 then t.whole_fill = 95 end"
+X=n=8192,k=8192
+bench() { # CONFIG SPEC M
+  left=$((550 - ($(date +%s) - t0))); [ $left -lt 15 ] && return
+  echo "== $1 $2" >> $R/ab.txt
+  HUM_CACHE_DIR=/tmp/ab-$1-${2##*w=} timeout $left build/runtime/hum bench --config /tmp/cand/$1.yaml \
+    --layer $2 --m $3 --warmup 10 --reps 50 2>&1 | grep -E '^ +[0-9]+ |check|M 385|M 513|M 1025|M 2049' >> $R/ab.txt
+  echo "exit $? at $(($(date +%s) - t0)) s" >> $R/ab.txt
+}
+for round in 1 2; do
+  for c in base whole wf0; do
+    bench $c $X,w=e4m3,a=e4m3 512,640,768,896,1024
+    bench $c $X,w=e2m1,group=32,scale=e8m0,a=e4m3 768,1024,1536,2048
+  done
+done
+for c in base w8wf; do bench $c $X,w=e4m3,a=e4m3 1152,1536,1920; done
+for c in base mxwf; do bench $c $X,w=e2m1,group=32,scale=e8m0,a=e4m3 3072,4096,8192; done
+echo "done at $(($(date +%s) - t0)) s" >> $R/calls.txt
