@@ -81,6 +81,11 @@ function candidates.neighbours(t)
       add({ c_tile = "stage" })
       add({ c_tile = "stage", stages = t.stages + 1 })
     end
+    -- tiles whole where a launch's fill the waves to 95 % (stream-K summed in the workspace on
+    -- dense layers: the fit drops it elsewhere), or never
+    if t.stream_k and t.stream_k_sum == "workspace" then
+      add({ whole_fill = (t.whole_fill or 0) > 0 and 0 or 95 })
+    end
     -- A multicast to 2-CTA clusters (dense layers: the fit drops it elsewhere), also on whole tiles
     if t.multicast_a then
       add({ multicast_a = false })

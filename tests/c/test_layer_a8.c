@@ -143,6 +143,30 @@ static void check_stream_k_sum(void)
     st = hum_layer_fit_tuning(&c, &dense, &t, "sm_90a", 232448, "test", &out);
     QUANT_CHECK(st == HUM_ERR_POLICY && strstr(hum_last_error(), "stream_k_sum = 2"),
                 "stream_k_sum 2: status %d '%s'", st, hum_last_error());
+    /* whole_fill: kept on a dense layer's stream-K summed in the workspace, fitted to 0 through
+     * C, without stream-K and on expert GEMMs (their launches know a bound on the row blocks
+     * alone), refused outside 0..100 */
+    c.a_dtype = HUM_DTYPE_FLOAT8_E4M3FN;
+    t.stream_k_sum = 1;
+    t.whole_fill = 95;
+    st = hum_layer_fit_tuning(&c, &dense, &t, "sm_90a", 232448, "test", &out);
+    QUANT_CHECK(st == HUM_OK && out.whole_fill == 95, "whole_fill 95, sums in the workspace: status %d '%s', %d",
+                st, st ? hum_last_error() : "", out.whole_fill);
+    t.stream_k_sum = 0;
+    st = hum_layer_fit_tuning(&c, &dense, &t, "sm_90a", 232448, "test", &out);
+    QUANT_CHECK(st == HUM_OK && out.whole_fill == 0, "whole_fill 95, no workspace sums: status %d '%s', %d kept", st,
+                st ? hum_last_error() : "", out.whole_fill);
+    const hum_compute_config indexed = {.gemm_type = HUM_GEMM_MOE_INDEXED};
+    t.stream_k_sum = 1;
+    c.num_experts = 8;
+    st = hum_layer_fit_tuning(&c, &indexed, &t, "sm_90a", 232448, "test", &out);
+    QUANT_CHECK(st == HUM_OK && out.whole_fill == 0, "whole_fill 95, expert GEMM: status %d '%s', %d kept", st,
+                st ? hum_last_error() : "", out.whole_fill);
+    c.num_experts = 0;
+    t.whole_fill = 101;
+    st = hum_layer_fit_tuning(&c, &dense, &t, "sm_90a", 232448, "test", &out);
+    QUANT_CHECK(st == HUM_ERR_POLICY && strstr(hum_last_error(), "whole_fill = 101: expected a percent in 0..100"),
+                "whole_fill 101: status %d '%s'", st, hum_last_error());
 }
 
 /* promote_k fitted: e4m3 A's alone (int8's exact sums and K-group scales set none), 128 the

@@ -647,7 +647,7 @@ typedef struct hum_tuning {
 } hum_tuning;
 
 /* Entries of a dispatch table at most: ranges of M, each its own kernel (policies/sm90.lua's W4A8
- * MXFP4 table takes 10 on 132 SMs). */
+ * MXFP4 table takes 10 on 132 SMs; the rest is room for site policies). */
 enum { HUM_LAYER_MAX_ENTRIES = 16 };
 
 /* A layer from a standard weight (copied: `w` stays the caller's), or from its shard when

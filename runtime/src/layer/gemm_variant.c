@@ -266,7 +266,9 @@ hum_status hum_gemm_fit(const hum_layer_config *c, const hum_compute_config *com
         t.stream_k = 0;
     if (!t.stream_k)
         t.stream_k_sum = 0;
-    if (!t.stream_k_sum) /* a launch without the workspace's slices runs whole anyway */
+    /* a launch without the workspace's slices runs whole anyway; an expert GEMM's launch knows
+     * only a bound on its row blocks (hum_gemm_launch), not the tiles that fill its waves */
+    if (!t.stream_k_sum || (compute && compute->gemm_type != HUM_GEMM_DENSE))
         t.whole_fill = 0;
     t.warp_k = t.warp_k < t.block_k ? t.warp_k : t.block_k;
     const int64_t period = hum_gemm_kscale_k(c);

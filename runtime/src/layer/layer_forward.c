@@ -47,8 +47,10 @@ const hum_dispatch_entry *hum_dispatch_entry_for(const hum_dispatch_table *t, in
 int hum_gemm_runs_whole(const hum_dispatch_entry *e, int64_t tiles)
 {
     const int64_t cap = e->cluster_n > 1 ? e->cluster_grid : e->max_grid;
+    if (e->whole_fill <= 0 || cap <= 0)
+        return 0;
     const int64_t waves = (tiles + cap - 1) / cap;
-    return e->whole_fill > 0 && cap > 0 && tiles * 100 >= waves * cap * e->whole_fill;
+    return tiles * 100 >= waves * cap * e->whole_fill;
 }
 
 hum_status hum_gemm_launch(const hum_dispatch_entry *e, hum_workspace *ws, struct CUstream_st *stream,
