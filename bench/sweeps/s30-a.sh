@@ -41,4 +41,27 @@ for round in 1 2; do
 done
 for c in base w8wf; do bench $c $X,w=e4m3,a=e4m3 1152,1536,1920; done
 for c in base mxwf; do bench $c $X,w=e2m1,group=32,scale=e8m0,a=e4m3 3072,4096,8192; done
+# 4. where time is left: ncu --set full of hum's W8A8 GEMM at M = 1024 (the 128 x 128 x 128 / 6 tile,
+#    whole, multicast) with its source-level stalls, then cuBLASLt fp8's kernel on the same shape
+#    (bench/sweeps/s28-ncu.sh's commands): issue 9's furthest cell, 1.37x cuBLASLt on the H200.
+name=hum-w8a8-1024; left=$((550 - ($(date +%s) - t0)))
+if [ $left -gt 90 ]; then
+  HUM_CACHE_DIR=/tmp/ncu-cache timeout $((left - 10)) ncu --set full --import-source no --nvtx --nvtx-include "ncu/" \
+    -c 3 -o $R/$name python3 bench/sweeps/side-by-side.py --ncu --impl hum --only w8a8 --m 1024 --rounds 1 \
+    --floor '' --out $R/$name.json > $R/$name.log 2>&1
+  echo "$name exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
+  ncu -i $R/$name.ncu-rep --page details --print-units base > $R/$name.txt 2>&1
+  ncu -i $R/$name.ncu-rep -k regex:hum_gemm --page source --csv --print-source sass 2>/dev/null | gzip > $R/$name-sass.csv.gz
+  python3 bench/sweeps/ncu-stalls.py $R/$name-sass.csv.gz 40 > $R/$name-stalls.txt 2>&1
+  rm -f $R/$name.ncu-rep
+fi
+name=cublaslt-w8a8-1024; left=$((550 - ($(date +%s) - t0)))
+if [ $left -gt 60 ]; then
+  HUM_CACHE_DIR=/tmp/ncu-cache timeout $((left - 10)) ncu --set full --kernel-name-base demangled \
+    -k 'regex:^(?!.*hum_)' -c 4 -o $R/$name build/runtime/hum bench --layer n=8192,k=8192,w=e4m3,a=e4m3 \
+    --m 1024 --warmup 1 --reps 1 > $R/$name.log 2>&1
+  echo "$name exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
+  ncu -i $R/$name.ncu-rep --page details --print-units base > $R/$name.txt 2>&1
+  rm -f $R/$name.ncu-rep
+fi
 echo "done at $(($(date +%s) - t0)) s" >> $R/calls.txt
