@@ -325,7 +325,10 @@ return {
       -- with e8m0 groups folded, e4m3 A) too: a decoded weight fragment serves 192 tokens instead of
       -- 128 in a loop issue-bound on the decode (bench/results/H200-2026-12-02/s8-w4a8/call1/, M 1024
       -- / 2048 / 8192: 191.74 / 367.84 / 1498.88 -> 186.54 / 333.60 / 1256.30), but with e4m3 A
-      -- per token it takes 256 rows (below)
+      -- per token it takes 256 rows (below). whole_fill 95 on the 192-row W8A8 entry is untaken:
+      -- one round each, mixed (bench/results/H200-2026-12-05/s30-a-6a400dd/ab.txt, µs, M 1152 140.13
+      -- -> 136.48, 1536 185.42 -> 180.30, 1920 228.90 -> 230.72; every tile whole at 8192, a 99 %
+      -- fill, 1063.17 -> 1093.06 in s29-d-73afc08/extra.txt)
       local e2m1_e4m3 = layer.a_dtype == "float8_e4m3fn" and layer.weight_float and layer.weight_bits == 4
         and layer.scale_dtype == "float8_e8m0"
       local mxfp4 = e2m1_e4m3 and layer.kernel_group < layer.padded_k
@@ -452,8 +455,13 @@ return {
       -- 111.76; 896 (85 %) 131.26, 131.31 -> 139.04, 136.69 / 130.98, 129.34; 1024 (97 %) 146.74,
       -- 146.30, 146.10, 146.32 -> 138.86, 138.90, 137.79, 137.71 / 144.19, 145.30, 143.07, 142.51;
       -- multicast on the 192-row tiles above lost: M 2048 257.7 -> 282.3, 279.2; fills between 85
-      -- and 95 % untimed). Other N untimed (the fit narrows the tiles where padded N is no
-      -- multiple of 128 and drops multicast where it is none of 256).
+      -- and 95 % untimed). The choice at launch matches those kernels (bench/results/
+      -- H200-2026-12-05/s30-a-6a400dd/ab.txt, H200, two rounds, µs, this entry -> compiled whole /
+      -- whole_fill 0: M 512 70.59, 70.75 -> 70.34, 70.30 / 75.14, 74.58; 640 95.04, 94.82 -> 103.01,
+      -- 102.61 / 95.17, 94.85; 768 105.41, 105.95 -> 104.74, 103.95 / 109.14, 108.54; 896 127.42,
+      -- 126.11 -> 138.30, 134.21 / 131.02, 126.26; 1024 141.92, 138.27 -> 139.02, 137.52 / 144.35,
+      -- 141.95). Other N untimed (the fit narrows the tiles where padded N is no multiple of 128
+      -- and drops multicast where it is none of 256).
       if w8a8 and layer.kgroup_k == 0 then
         local t = staged(wg(family, 128, 128, 128, 6))
         t.whole_fill = 95
@@ -467,6 +475,11 @@ return {
       -- (97 %) 243.31, 242.66 -> 231.92, 242.11; above 2048 whole was level on an H200,
       -- bench/results/H200-2026-12-05/s29-d-73afc08/extra.txt: 4096 444.64 -> 441.49, 8192
       -- 1003.65 -> 1010.40; A multicast lost, s29-b/: M 1024 130.98, 130.40 -> 133.82, 133.58).
+      -- The choice at launch (s30-a-6a400dd/ab.txt, H200, two rounds, µs, this entry -> compiled
+      -- whole / whole_fill 0): M 768 101.17, 101.10 -> 115.38, 115.18 / 101.20, 101.31; 1024
+      -- 120.66, 120.82 -> 119.81, 118.67 / 127.60, 127.34; 1536 176.06, 176.08 -> 178.05, 176.67 /
+      -- 180.21, 179.62; 2048 236.45, 255.06 -> 242.86, 242.91 / 258.37, 256.32. whole_fill 95 above
+      -- M = 2048 lost (one round: 4096 505.26 -> 531.28, 8192 1040.80 -> 1091.49).
       if mx then
         local t = wg(family, 256, 128, 128, 3)
         t.whole_fill = 95

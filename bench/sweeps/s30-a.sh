@@ -1,4 +1,4 @@
-# timeout: 560
+# timeout: 470
 # Branch launch-fill's request (bench/NOTES.md, "Session 29 (lead)", Next 1), for bench/sweeps/run-call.sh;
 # .exp/build.tgz of branch launch-fill (`git checkout launch-fill`, Release build, tools/pack-device.sh).
 # The branch replaces main's by_waves (an entry, and a kernel, per row-block count: whole or stream-K)
@@ -15,6 +15,8 @@
 #    (mxwf) at 3072 / 4096 / 8192.
 set -u
 t0=$(date +%s)
+# the budget: the header's timeout less 10 s for the archive
+B=$(( $(head -1 .exp/s30-a.sh | sed "s/# timeout: //") - 10 ))
 export HUM_LIBRARY=$PWD/build/runtime/libhum.so PYTHONPATH=$PWD/python:${PYTHONPATH:-}
 (cd build && HUM_CACHE_DIR=/tmp/label-cache timeout 300 ctest -L gpu -j12 --timeout 280 --output-on-failure) > $R/label.txt 2>&1
 echo "label exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
@@ -27,7 +29,7 @@ pol w8wf "if e.m_min > 1024 then t.whole_fill = 95 end"
 pol mxwf "if e.m_min > 2048 then t.whole_fill = 95 end"
 X=n=8192,k=8192
 bench() { # CONFIG SPEC M
-  left=$((550 - ($(date +%s) - t0))); [ $left -lt 15 ] && return
+  left=$((B - ($(date +%s) - t0))); [ $left -lt 15 ] && return
   echo "== $1 $2" >> $R/ab.txt
   HUM_CACHE_DIR=/tmp/ab-$1-${2##*w=} timeout $left build/runtime/hum bench --config /tmp/cand/$1.yaml \
     --layer $2 --m $3 --warmup 10 --reps 50 2>&1 | grep -E '^ +[0-9]+ |check|M 385|M 513|M 1025|M 2049' >> $R/ab.txt
@@ -44,7 +46,7 @@ for c in base mxwf; do bench $c $X,w=e2m1,group=32,scale=e8m0,a=e4m3 3072,4096,8
 # 4. where time is left: ncu --set full of hum's W8A8 GEMM at M = 1024 (the 128 x 128 x 128 / 6 tile,
 #    whole, multicast) with its source-level stalls, then cuBLASLt fp8's kernel on the same shape
 #    (bench/sweeps/s28-ncu.sh's commands): issue 9's furthest cell, 1.37x cuBLASLt on the H200.
-name=hum-w8a8-1024; left=$((550 - ($(date +%s) - t0)))
+name=hum-w8a8-1024; left=$((B - ($(date +%s) - t0)))
 if [ $left -gt 90 ]; then
   HUM_CACHE_DIR=/tmp/ncu-cache timeout $((left - 10)) ncu --set full --import-source no --nvtx --nvtx-include "ncu/" \
     -c 3 -o $R/$name python3 bench/sweeps/side-by-side.py --ncu --impl hum --only w8a8 --m 1024 --rounds 1 \
@@ -55,7 +57,7 @@ if [ $left -gt 90 ]; then
   python3 bench/sweeps/ncu-stalls.py $R/$name-sass.csv.gz 40 > $R/$name-stalls.txt 2>&1
   rm -f $R/$name.ncu-rep
 fi
-name=cublaslt-w8a8-1024; left=$((550 - ($(date +%s) - t0)))
+name=cublaslt-w8a8-1024; left=$((B - ($(date +%s) - t0)))
 if [ $left -gt 60 ]; then
   HUM_CACHE_DIR=/tmp/ncu-cache timeout $((left - 10)) ncu --set full --kernel-name-base demangled \
     -k 'regex:^(?!.*hum_)' -c 4 -o $R/$name build/runtime/hum bench --layer n=8192,k=8192,w=e4m3,a=e4m3 \
