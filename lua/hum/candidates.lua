@@ -72,6 +72,11 @@ function candidates.neighbours(t)
   add({ stream_k = not t.stream_k })
   -- stream-K slices summed in the workspace (8-bit A runs stream-K only so)
   add({ stream_k = true, stream_k_sum = t.stream_k_sum == "workspace" and "output" or "workspace" })
+  -- tiles whole where a launch's fill the waves to 95 % (stream-K summed in the workspace on
+  -- dense layers, any family: the fit drops it elsewhere), or never
+  if t.stream_k and t.stream_k_sum == "workspace" then
+    add({ whole_fill = (t.whole_fill or 0) > 0 and 0 or 95 })
+  end
   -- wgmma_ws: C staged in the last stage's slot, whose room the tile of its own held (a stage
   -- more where that fits), or back in its own tile
   if t.kernel == "wgmma_ws" then
@@ -80,11 +85,6 @@ function candidates.neighbours(t)
     else
       add({ c_tile = "stage" })
       add({ c_tile = "stage", stages = t.stages + 1 })
-    end
-    -- tiles whole where a launch's fill the waves to 95 % (stream-K summed in the workspace on
-    -- dense layers: the fit drops it elsewhere), or never
-    if t.stream_k and t.stream_k_sum == "workspace" then
-      add({ whole_fill = (t.whole_fill or 0) > 0 and 0 or 95 })
     end
     -- A multicast to 2-CTA clusters (dense layers: the fit drops it elsewhere), also on whole tiles
     if t.multicast_a then

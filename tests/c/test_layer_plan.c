@@ -237,46 +237,60 @@ static void check_workspace_rows(hum_runtime *rt)
     }
 }
 
-/* hum_gemm_runs_whole: tiles whole where they fill the grid's waves (whole clusters with A
- * multicast) to the entry's whole_fill percent or more, never without one. */
-static void check_runs_whole(void)
+/* hum_gemm_grid_for: tiles whole where they fill the grid's waves (whole clusters with A
+ * multicast), stream-K slices summed in the workspace elsewhere, where its partial tiles are at
+ * hand; the grid one CTA per unit of work up to what is resident. */
+static void check_grid_for(void)
 {
     static const struct {
-        int32_t fill, cluster_n;
-        int64_t max_grid, cluster_grid, tiles;
-        int whole;
+        int32_t fill, cluster_n, stream_k, sums_in_ws, have_partials;
+        int64_t max_grid, cluster_grid, n_blocks, k_blocks, blocks;
+        int sums;
+        int64_t ctas;
     } cases[] = {
-        {95, 1, 132, 132, 256, 1},   /* 2 waves, 97.0 % */
-        {95, 1, 132, 132, 320, 0},   /* 3 waves, 80.8 % */
-        {95, 1, 132, 132, 448, 0},   /* 4 waves, 84.8 % */
-        {95, 1, 132, 132, 512, 1},   /* 4 waves, 97.0 % */
-        {95, 1, 132, 132, 126, 1},   /* one wave, 95.5 % */
-        {95, 1, 132, 132, 125, 0},   /* 94.7 % */
-        {95, 1, 132, 132, 1, 0},     /* 0.8 % */
-        {100, 1, 132, 132, 264, 1},  /* two waves exactly */
-        {100, 1, 132, 132, 263, 0},
-        {0, 1, 132, 132, 264, 0},    /* never without a threshold */
-        {95, 2, 132, 128, 250, 1},   /* 64 clusters of 2: 2 waves of 128 CTAs, 97.7 % */
-        {95, 2, 132, 128, 240, 0},   /* 93.8 % (of 132 SMs it would be 90.9 %) */
+        {95, 1, 1, 1, 1, 132, 132, 64, 64, 4, 0, 132},    /* 256 tiles: 2 waves, 97.0 % */
+        {95, 1, 1, 1, 1, 132, 132, 64, 64, 5, 1, 132},    /* 320: 3 waves, 80.8 % */
+        {95, 1, 1, 1, 1, 132, 132, 64, 64, 7, 1, 132},    /* 448: 4 waves, 84.8 % */
+        {95, 1, 1, 1, 1, 132, 132, 64, 64, 8, 0, 132},    /* 512: 4 waves, 97.0 % */
+        {95, 1, 1, 1, 1, 132, 132, 1, 64, 126, 0, 126},   /* one wave, 95.5 %: a CTA a tile */
+        {95, 1, 1, 1, 1, 132, 132, 1, 64, 125, 1, 132},   /* 94.7 % */
+        {95, 1, 1, 1, 1, 132, 132, 1, 2, 1, 1, 2},        /* 0.8 %: a CTA a k-block */
+        {100, 1, 1, 1, 1, 132, 132, 2, 64, 132, 0, 132},  /* two waves exactly */
+        {100, 1, 1, 1, 1, 132, 132, 1, 64, 263, 1, 132},
+        {0, 1, 1, 1, 1, 132, 132, 2, 64, 132, 1, 132},    /* never whole without a threshold */
+        {95, 1, 1, 1, 0, 132, 132, 64, 64, 5, 0, 132},    /* no partial tiles at hand: whole */
+        {95, 1, 1, 1, 0, 132, 132, 1, 64, 5, 0, 5},
+        {0, 1, 1, 0, 1, 132, 132, 1, 3, 5, 0, 15},        /* stream-K meeting through C */
+        {0, 1, 0, 0, 1, 132, 132, 1, 64, 7, 0, 7},        /* whole tiles, no stream-K */
+        {95, 2, 1, 1, 1, 132, 128, 2, 64, 125, 0, 128},   /* 64 clusters of 2: 250 tiles, 97.7 % */
+        {95, 2, 1, 1, 1, 132, 128, 2, 64, 120, 1, 128},   /* 93.8 % (of 132 SMs it would be 90.9 %) */
+        {95, 2, 0, 0, 1, 132, 128, 3, 64, 1, 0, 2},       /* whole clusters: 3 tiles on 2 CTAs */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         hum_dispatch_entry e;
         memset(&e, 0, sizeof e);
         e.whole_fill = cases[i].fill;
         e.cluster_n = cases[i].cluster_n;
+        e.stream_k = cases[i].stream_k;
+        e.stream_k_sum = cases[i].sums_in_ws;
         e.max_grid = cases[i].max_grid;
         e.cluster_grid = cases[i].cluster_grid;
-        const int got = hum_gemm_runs_whole(&e, cases[i].tiles);
-        RT_CHECK(got == cases[i].whole, "whole_fill %d, %lld tiles on %lld CTAs (clusters of %d): runs whole %d, "
-                 "expected %d", cases[i].fill, (long long)cases[i].tiles,
+        e.n_blocks = cases[i].n_blocks;
+        e.k_blocks = cases[i].k_blocks;
+        const hum_gemm_grid g = hum_gemm_grid_for(&e, cases[i].blocks, cases[i].have_partials);
+        RT_CHECK(g.sums == cases[i].sums && g.ctas == cases[i].ctas,
+                 "case %zu: whole_fill %d, %lld tiles of %lld k-blocks on %lld CTAs (clusters of %d), partials %s: "
+                 "sums %d on %lld CTAs, expected %d on %lld", i, cases[i].fill,
+                 (long long)(cases[i].blocks * cases[i].n_blocks), (long long)cases[i].k_blocks,
                  (long long)(cases[i].cluster_n > 1 ? cases[i].cluster_grid : cases[i].max_grid), cases[i].cluster_n,
-                 got, cases[i].whole);
+                 cases[i].have_partials ? "at hand" : "none", g.sums, (long long)g.ctas, cases[i].sums,
+                 (long long)cases[i].ctas);
     }
 }
 
 int main(void)
 {
-    check_runs_whole();
+    check_grid_for();
     hum_runtime *rt = NULL;
     if (RT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "%s", hum_last_error()))
         check_builtin_tables(rt);

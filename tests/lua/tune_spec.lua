@@ -156,6 +156,23 @@ end
     assert.is_true(#n >= 10)
     for _, c in ipairs(n) do assert.are_not.same(t, c) end
   end)
+
+  it("neighbours toggle whole_fill on stream-K summed in the workspace, of any family", function()
+    local function fills(t)
+      local seen = {}
+      for _, c in ipairs(candidates.neighbours(t)) do
+        if c.whole_fill ~= t.whole_fill then seen[#seen + 1] = c.whole_fill end
+      end
+      return seen
+    end
+    local t = policy.mma_tuning(16, 128, 256, 16, 32, 128, 4)
+    t.stream_k_sum = "workspace"
+    assert.are.same({ 95 }, fills(t))
+    t.kernel, t.whole_fill = "wgmma_ws", 95
+    assert.are.same({ 0 }, fills(t))
+    t.stream_k_sum = nil
+    assert.are.same({}, fills(t))
+  end)
 end)
 
 describe("the choice per range", function()

@@ -604,8 +604,9 @@ typedef struct hum_layer_options {
     /* wgmma_ws, dense: two CTAs side by side along N (a thread-block cluster) load their tile   \
      * of A once, each half of its rows into both by TMA multicast */                           \
     X(int32_t, multicast_a, BOOL, OPTIONAL, "kMulticastA", "")                                  \
-    /* stream-K summed in the workspace: a launch runs every tile whole instead where its tiles  \
-     * fill the grid's waves to this percent or more (0: never; the kernel is the same) */       \
+    /* dense, stream-K summed in the workspace: a launch runs every tile whole instead where its \
+     * tiles fill the grid's waves to this percent or more (0: never; the kernel is the same;    \
+     * fitted to 0 on expert GEMMs, whose launch knows only a bound on the row blocks) */        \
     X(int32_t, whole_fill, INT, OPTIONAL, "", "")
 
 #define HUM_CONFIG_MEMBER(type, name, kind, role, constant, values) type name;

@@ -121,16 +121,23 @@ hum_status hum_layer_check_tensor(const char *fn, const hum_tensor *t, const cha
 /* The entry of table t for M = m (>= 1). */
 const hum_dispatch_entry *hum_dispatch_entry_for(const hum_dispatch_table *t, int64_t m);
 
-/* Whether entry e runs `tiles` tiles whole rather than under stream-K: its whole_fill is set and
- * they fill the waves of its grid (e->max_grid CTAs, with clusters e->cluster_grid) to that
- * percent or more, so the last wave's idle SMs cost less than the slices' meeting. */
-int hum_gemm_runs_whole(const hum_dispatch_entry *e, int64_t tiles);
+/* How entry e runs over `blocks` blocks of e->block_m rows, with the workspace's partial tiles at
+ * hand (have_partials) or not. sums: its stream-K slices meet in those partial tiles. That needs
+ * them at hand, and its whole_fill unmet: where the tiles fill the waves of its grid to that
+ * percent, the last wave's idle SMs cost less than the slices' meeting, and every tile runs
+ * whole. ctas: its persistent grid, one CTA per unit of work (a tile, or a k-block of one under
+ * stream-K), at most what is resident at once (stream-K slices wait on each other): e->max_grid,
+ * with clusters e->cluster_grid in whole clusters. */
+typedef struct hum_gemm_grid {
+    int sums;
+    int64_t ctas;
+} hum_gemm_grid;
+hum_gemm_grid hum_gemm_grid_for(const hum_dispatch_entry *e, int64_t blocks, int have_partials);
 
 /* Launches entry e with args (every field but the locks and partials filled; the family's
- * binding done) over `blocks` blocks of e->block_m rows: a persistent grid of at most
- * e->max_grid CTAs (with clusters, e->cluster_grid, in whole clusters), overlapping the kernel before it where args->overlaps says so. partials:
- * ws's partial tiles (hum_workspace_areas), which an entry whose stream-K slices sum in the
- * workspace takes but where hum_gemm_runs_whole; NULL runs its tiles whole, without stream-K. */
+ * binding done) over `blocks` blocks of e->block_m rows on hum_gemm_grid_for's grid,
+ * overlapping the kernel before it where args->overlaps says so. partials: ws's partial tiles
+ * (hum_workspace_areas), passed on where the grid sums in them; NULL runs every tile whole. */
 hum_status hum_gemm_launch(const hum_dispatch_entry *e, hum_workspace *ws, struct CUstream_st *stream,
                            hum_gemm_args *args, void *partials, int64_t blocks);
 /* The weight a layer of `opts` holds: *use = w, or (opts->shard set) *use = cut = its shard,

@@ -44,34 +44,30 @@ const hum_dispatch_entry *hum_dispatch_entry_for(const hum_dispatch_table *t, in
     return e;
 }
 
-int hum_gemm_runs_whole(const hum_dispatch_entry *e, int64_t tiles)
+hum_gemm_grid hum_gemm_grid_for(const hum_dispatch_entry *e, int64_t blocks, int have_partials)
 {
+    const int64_t tiles = blocks * e->n_blocks;
     const int64_t cap = e->cluster_n > 1 ? e->cluster_grid : e->max_grid;
-    if (e->whole_fill <= 0 || cap <= 0)
-        return 0;
-    const int64_t waves = (tiles + cap - 1) / cap;
-    return tiles * 100 >= waves * cap * e->whole_fill;
+    const int64_t waves = cap > 0 ? (tiles + cap - 1) / cap : 0;
+    const int fills = e->whole_fill > 0 && cap > 0 && tiles * 100 >= waves * cap * e->whole_fill;
+    hum_gemm_grid g = {.sums = e->stream_k_sum && have_partials && !fills};
+    const int64_t work = e->stream_k && (!e->stream_k_sum || g.sums) ? tiles * e->k_blocks : tiles;
+    g.ctas = work < cap ? work : cap;
+    g.ctas -= g.ctas % e->cluster_n;
+    return g;
 }
 
 hum_status hum_gemm_launch(const hum_dispatch_entry *e, hum_workspace *ws, struct CUstream_st *stream,
                            hum_gemm_args *args, void *partials, int64_t blocks)
 {
-    /* Persistent grid: one CTA per unit of work, at most what is resident at once (stream-K
-     * slices wait on each other, so every CTA must be running). */
-    const int64_t tiles = blocks * e->n_blocks;
+    const hum_gemm_grid g = hum_gemm_grid_for(e, blocks, partials != NULL);
     args->locks = ws->base;
-    args->partials = e->stream_k_sum && !hum_gemm_runs_whole(e, tiles) ? partials : NULL;
-    const int64_t work = e->stream_k && (!e->stream_k_sum || args->partials) ? tiles * e->k_blocks : tiles;
-    /* clusters (n-blocks in pairs): whole clusters, as many as are resident at once (stream-K's
-     * slices wait on each other) */
-    const int64_t cap = e->cluster_n > 1 ? e->cluster_grid : e->max_grid;
-    int64_t grid = work < cap ? work : cap;
-    grid -= grid % e->cluster_n;
+    args->partials = g.sums ? partials : NULL;
     void *params[] = {args};
     /* after the kernel that writes A (act-order's permutation, 8-bit A's quantization) the GEMM's
      * launch latency hides behind it: the kernels wait for it before their first load
      * (kernels/ptx/griddep.cuh) */
-    hum_launch_config launch = {.grid = {(uint32_t)grid, 1, 1}, .block = {e->threads, 1, 1},
+    hum_launch_config launch = {.grid = {(uint32_t)g.ctas, 1, 1}, .block = {e->threads, 1, 1},
                                 .cluster = {(uint32_t)e->cluster_n, 1, 1}, .dynamic_smem_bytes = e->smem_bytes,
                                 .stream = stream, .overlap_previous = args->overlaps};
     return hum_kernel_launch(e->kernel, &launch, params);
