@@ -27,4 +27,20 @@ for spec in "$X,w=e2m1,group=32,scale=e8m0,a=e4m3 1024" "$X,w=uint2 8192"; do
   HUM_CACHE_DIR=/tmp/again timeout $left build/runtime/hum bench --layer $1 --m $2 --warmup 10 --reps 50 2>&1 \
     | grep -E '^ +[0-9]+ |check' >> $R/again.txt
 done
+# 4. where time is left: whole_fill's launch-time choice against the kernels compiled whole, again
+#    (s30-a read it 1.2-1.3 % slower at W8A8 M 768 / 1024 and MXFP4 M 1024 / 2048, inside its
+#    rounds' spread; bench/NOTES.md, "Session 30 (lead)")
+. bench/sweeps/site-policy.sh /tmp/cand
+pol whole "if (t.whole_fill or 0) > 0 then t = whole(t); t.whole_fill = 0 end"
+for round in 1 2; do
+  for c in base whole; do
+    for spec in "$X,w=e4m3,a=e4m3 768,1024" "$X,w=e2m1,group=32,scale=e8m0,a=e4m3 1024,2048"; do
+      left=$((B - ($(date +%s) - t0))); [ $left -lt 15 ] && break 3
+      set -- $spec
+      echo "== $c $1" >> $R/fill.txt
+      HUM_CACHE_DIR=/tmp/fill-$c timeout $left build/runtime/hum bench --config /tmp/cand/$c.yaml --layer $1 \
+        --m $2 --warmup 10 --reps 50 2>&1 | grep -E '^ +[0-9]+ |check' >> $R/fill.txt
+    done
+  done
+done
 echo "done at $(($(date +%s) - t0)) s" >> $R/calls.txt
