@@ -102,14 +102,18 @@ typedef struct hum_gemm_args {
     /* A as a 2-D TMA tensor map (rows M, columns K, row stride lda, box block_m x 64, 128-byte
      * swizzle): the wgmma kernel's A loader of the dense type; unused by the others */
     hum_gemm_tma_map a_map;
+    /* the weight's codes as a 2-D TMA tensor map (rows K / 16, columns 2 x padded N 64-bit words:
+     * one k16 row of 64-column units of 8-bit codes, kernels/numerics/codes.cuh; box 2 x block_n
+     * by block_k / 16, no swizzle): the wgmma kernel's weights_ss loader, dense; unused by the others */
+    hum_gemm_tma_map b_map;
 } hum_gemm_args;
 
 /* Both compilers must lay the struct out alike: libhum passes its bytes as the kernel's one
  * parameter. */
 #ifdef __cplusplus
-static_assert(sizeof(hum_gemm_args) == 320, "hum_gemm_args: 176 bytes of fields, padded to 192, then the 128-byte map");
+static_assert(sizeof(hum_gemm_args) == 448, "hum_gemm_args: 176 bytes of fields, padded to 192, then two 128-byte maps");
 #else
-_Static_assert(sizeof(hum_gemm_args) == 320, "hum_gemm_args: 176 bytes of fields, padded to 192, then the 128-byte map");
+_Static_assert(sizeof(hum_gemm_args) == 448, "hum_gemm_args: 176 bytes of fields, padded to 192, then two 128-byte maps");
 #endif
 
 #endif

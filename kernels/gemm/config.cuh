@@ -134,10 +134,10 @@ constexpr int kBBytes = kBK / 16 * kBRowWords * 4;
 // A weight stage holds the tile's codes as they sit in global memory (gemm/load_b.cuh,
 // copy_codes): byte offset of word j of lane `lane` in k16 row kr and 64-column unit u of the
 // tile, a lane's words in planes of kPlaneWords (numerics/codes.cuh, unit_word).
-constexpr int kPlaneWords = plane_words(kWeightBits);
+constexpr int kPlaneWords = plane_words(kWeightBits, kA8);
 HUM_DEV u32 code_offset(int kr, int u, int lane, int j)
 {
-    return static_cast<u32>(((kr * (kBN / 64) + u) * 32 * kWeightBits + unit_word(kWeightBits, lane, j)) * 4);
+    return static_cast<u32>(((kr * (kBN / 64) + u) * 32 * kWeightBits + unit_word(kWeightBits, kA8, lane, j)) * 4);
 }
 constexpr int kSBytes = kScalesStaged ? kScaleRows * kBN * 2 : 0;
 constexpr int kZBytes = kZeroPoint ? kScaleRows * kBN * 2 : 0;

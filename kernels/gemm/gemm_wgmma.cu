@@ -142,13 +142,29 @@ constexpr int kBarOffset = kSmemBytes + kCBytes;
 // block's rows by cp.async into the same layout (gemm/load_a.cuh).
 constexpr bool kATma = kGemmType == GemmType::kDense;
 static_assert(kClusterN == 1 || (kSpecialised && kATma), "A multicast: warp-specialised, dense A by TMA");
+// kWeightsSS (hum_constants.h; runtime/src/layer/gemm_wgmma.c, the fit of weights_ss): 8-bit codes
+// that are the MMA's operand as they sit (e4m3 or int8 weights beside the same A type) arrive by
+// TMA, the stage's k16 rows of the block's 64-column units as in global memory (gemm/load_b.cuh's
+// layout: args.b_map, box block N x 16 bytes by block K / 16 rows, no swizzle), and wgmma reads them
+// from shared memory as its A operand: each 64-column unit's k16 row is eight 8 x 16-byte core
+// matrices (numerics/codes.cuh), so the descriptor's next 8 rows are 128 bytes on and the next k16
+// row block N x 16 bytes on. No fragments, no LDS, no dequantization: the math warps only issue
+// wgmmas (W8A8 at M = 1024: the RS path's producer spent 7.8 M instructions on cp.async and the
+// math warps 2.2 M on fragment loads, bench/NOTES.md, session 30).
+constexpr bool kSS = kWeightsSS;
+static_assert(!kSS || (kSpecialised && kATma && kA8 && kWeightBits == 8 && !kFp4Table && !kScalesStaged &&
+                       !kZeroPoint && kBN <= 128),
+              "weights_ss: wgmma_ws, dense, 8-bit codes used as they are, block N at most 128 (one TMA box)");
+// What the producer's threads copy by cp.async beside the TMAs: nothing with SS weights and no scales
+// in the stage, whose copies thread 0 alone issues (the others leave at once).
+constexpr bool kProducerCopies = !kATma || !kSS || kSBytes + kZBytes + kKSBytes > 0;
 // Warp-specialised: a slot's full barrier waits for the producer threads' cp.async arrivals and,
 // dense, thread 0's TMA transaction. Registers per thread after the split
 // (setmaxnreg): the producer keeps few, the math warpgroups take the rest of the CTA's pool. A
 // kernel with setmaxnreg is compiled to the most registers its launch bounds allow, up to its
 // largest setmaxnreg (kLaunchRegs), so the pool is kLaunchRegs * kThreads; a request beyond it
 // would wait forever.
-constexpr int kFullArrivals = kCopyThreads + (kATma ? 1 : 0);
+constexpr int kFullArrivals = (kProducerCopies ? kCopyThreads : 0) + (kATma ? 1 : 0);
 constexpr int kProducerRegs = 40;
 constexpr int kBoundRegs = 65536 / kCtasPerSm / kThreads / 8 * 8;
 constexpr int kLaunchRegs = kBoundRegs < 240 ? kBoundRegs : 240;
@@ -236,7 +252,8 @@ static_assert(!kSpecialised || (kLoadWarps == 4 && kMathThreads % kCopyThreads =
 static_assert(!kSpecialised || (kProducerRegs <= kLaunchRegs && kMathRegs >= kLaunchRegs),
               "setmaxnreg: the producer gives registers back, the math warpgroups take them");
 static_assert(kWarpgroups * kSlabs == kUnits, "warpgroups x slabs must cover block N");
-static_assert(!kShareMode || kPlaneWords == kShare, "share mode: one plane of the repacked unit per warp");
+static_assert(!kShareMode || kPlaneWords == kShare || kPlaneWords == 1,
+              "share mode: one plane of the repacked unit per warp, or one per word of its share");
 static_assert(kWarpgroups <= 2 && kSlabs <= 4 && kSets * kSlabs * kAcc + (kPromote ? kSlabs * kRegTotals : 0) <= kAccBudget,
               "register budget: at most 2 warpgroups, 4 slabs and kAccBudget accumulator registers per thread");
 static_assert(kWM == kBM && kWK == kBK, "wgmma tiles: warp_m = block_m and warp_k = block_k");
@@ -293,20 +310,29 @@ HUM_DEV void producer_sync()
 // Issues the copies of k-block kb of block blk's rows into ring slot `slot`: the activation
 // tile (thread 0's TMA, or every thread's share of the gathered rows: the plain kernel's from the
 // rows `a` holds, the producer's as AVec::load_rows finds them), every thread its 16-byte
-// chunks of the weights (as they sit: gemm/load_b.cuh), scales, zero points and K-group scales (gemm/kscale.cuh). tid: the copying thread (gemm/config.cuh, kCopyThreads).
+// chunks of the weights (as they sit: gemm/load_b.cuh; kSS: thread 0's TMA), scales, zero points
+// and K-group scales (gemm/kscale.cuh). tid: the copying thread (gemm/config.cuh, kCopyThreads).
 HUM_DEV void load_stage(const hum_gemm_args &args, const AVec<true> &a, const Block &blk, u32 base, int slot, int n0,
                         int kb, int tid)
 {
     if constexpr (kATma) {
-        if (tid == 0)
-            a_tma(args, base + slot * kABytes, kAtomBytes, static_cast<int>(blk.row0), kb, base + kBarOffset + slot * 8);
+        if (tid == 0) {
+            const u32 bar = base + kBarOffset + slot * 8;
+            // announced before a_tma's arrival, which could otherwise complete the phase first
+            if constexpr (kSS) {
+                mbar_expect_tx(bar, kBBytes);
+                tma_load_2d(base + kBOffset + slot * kBBytes, args.b_map, n0 * 2, kb * (kBK / 16), bar);
+            }
+            a_tma(args, base + slot * kABytes, kAtomBytes, static_cast<int>(blk.row0), kb, bar);
+        }
     } else if constexpr (kSpecialised) {
         AVec<true>::load_rows(args, blk, source_table(), base + slot * kABytes, kb, tid);
     } else {
         a.load(base + slot * kABytes, kb, tid);
     }
     copy_kscales(args, blk, base + kKSOffset + slot * kKSBytes, n0, kb, tid);
-    copy_codes(base + kBOffset + slot * kBBytes, codes_tile(args, blk.expert, n0), kb, tid);
+    if constexpr (!kSS)
+        copy_codes(base + kBOffset + slot * kBBytes, codes_tile(args, blk.expert, n0), kb, tid);
     copy_params(args, base + kSOffset + slot * kSBytes, base + kZOffset + slot * kZBytes, blk.expert, n0, kb, tid);
 }
 
@@ -344,10 +370,14 @@ HUM_DEV void load_row(u32 lane_codes, int kr, int w, u32 (&raw)[kSlabs][kShare])
     for (int s = 0; s < kSlabs; ++s) {
         const u32 addr = lane_codes + code_offset(kr, s, 0, 0);
         if constexpr (kShareMode) {
-            if constexpr (kShare == 1)
+            if constexpr (kShare == 1) {
                 raw[s][0] = lds32(addr);
-            else
+            } else if constexpr (kPlaneWords == 1) {  // 8-bit codes for 8-bit A: a plane per word
+                raw[s][0] = lds32(addr);
+                raw[s][1] = lds32(addr + 32 * 4);
+            } else {
                 lds64(addr, raw[s][0], raw[s][1]);
+            }
         } else {
             u32 words[kWeightBits];
             lds_words<kWeightBits, kWeightBits>(addr, words);
@@ -566,6 +596,15 @@ HUM_DEV void promote_scaled(const T (&acc)[kSlabs][kAcc], U &total, const float 
             total[s][i] = fmaf(acc[s][i], fa[2 * (i / 4) + i % 2] * fb[2 * s + i / 2 % 2], total[s][i]);
 }
 
+// kSS: the descriptor of unit u's 64 rows of weight stage bstage at k32 step kk (its k16 rows 2 kk
+// and 2 kk + 1): core matrices 8 rows x 16 bytes of 128 bytes each, a unit's eight one after the
+// other, a k16 row of the stage kBN x 16 bytes long (numerics/codes.cuh).
+HUM_DEV u64 weight_desc(u32 bstage, int u, int kk)
+{
+    constexpr u32 kRowBytes = kBN * 16;
+    return wgmma_desc_core(bstage + u * 1024 + 2 * kk * kRowBytes, kRowBytes, 128);
+}
+
 // All MMA steps of one stage. Step kk dequantizes into fragment buffer kk % 2 once the group
 // that read it (step kk - 2) has finished, so one group computes while the next is prepared.
 // K-group scales: blk the tile's, k0 the stage's first column of K. The accumulators (acc[SET],
@@ -597,7 +636,8 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
             [&](int c) { return (wg * kSlabs + c / 2) * 64 + 16 * w + g + 8 * (c % 2); }, fa, fb);
     };
     const u32 lane_codes = codes_at(bstage, wg, w, lane);
-    load_codes(lane_codes, 0, w, raw[0]);
+    if constexpr (!kSS)
+        load_codes(lane_codes, 0, w, raw[0]);
     // MXFP4's folded group scales, unless the layer's all lie in the byte tables' window
     // (kFoldWindow: every step on the IMADs, the rows read where each group starts): the stage's
     // rows read once, and one path of byte tables for all its steps (gemm/dequant.cuh,
@@ -624,7 +664,7 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
         static_for<0, kKK>([&](auto kc) {
             constexpr int kk = decltype(kc)::value;
             constexpr int buf = kk & 1;
-            if constexpr (kk + 1 < kKK)
+            if constexpr (kk + 1 < kKK && !kSS)
                 load_codes(lane_codes, kk + 1, w, raw[buf ^ 1]);
             if constexpr (kk == 0 || (kGroup < kBK && (kk * kKStep) % kGroup == 0)) {
                 [[maybe_unused]] constexpr int row = kGroup >= kBK ? 0 : kk * kKStep / kGroup;
@@ -641,16 +681,18 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
             // ping-pong: loaded where the period is promoted, so that one set of factors suffices
             if constexpr (kKScales && !kPingPong && kk % kPromoteSteps == 0)
                 factors(k0 + kk * kKStep);
-            wgmma_wait<1>();
+            // the fragments' buffer free again (SS: only where the previous stage's slot is released)
+            if constexpr (!kSS || kk == 1)
+                wgmma_wait<1>();
             if constexpr (kSpecialised && kk == 1) {
                 // lane 0's arrive releases its own reads of the slot only: the warp's come first
                 __syncwarp();
                 if (released && lane == 0)
                     release_slot(release);
             }
-            if constexpr (kA8)
+            if constexpr (kA8 && !kSS)
                 frags8<decltype(path)::value>(raw[buf], sc, frag[buf]);
-            else
+            else if constexpr (!kA8)
                 dequant(raw[buf][0], sc, zp, frag[buf]);
             wgmma_fence();
             // The step starts a promotion period: a segment's first, or after a promotion (at the
@@ -669,9 +711,11 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
                     // step kk's 32 bytes of each 128-byte row of an atom (k16 of 16-bit A, k32 of 8-bit)
                     constexpr u32 K_OFF = (kk / 4) * kAtomBytes + (kk % 4) * 32;
                     const u64 desc = desc0 + ((K_OFF + chunk_start(c) * 128) >> 4);
-                    wgmma_step<chunk_n(c)>(&acc[kPingPong ? kk / kPromoteSteps % 2 : SET][s][chunk_start(c) / 2],
-                                           frag[buf][s], desc,
-                                           overwrite ? 0 : 1);
+                    Acc *d = &acc[kPingPong ? kk / kPromoteSteps % 2 : SET][s][chunk_start(c) / 2];
+                    if constexpr (kSS)
+                        wgmma_ss8<chunk_n(c)>(d, weight_desc(bstage, wg * kSlabs + s, kk), desc, overwrite ? 0 : 1);
+                    else
+                        wgmma_step<chunk_n(c)>(d, frag[buf][s], desc, overwrite ? 0 : 1);
                 });
             wgmma_commit();
             if constexpr (kLag && kk == kLagStep) {
@@ -863,7 +907,8 @@ HUM_DEV void produce(const hum_gemm_args &args, const Rows &rows, const Schedule
             const int slot = g % kStages;
             mbar_wait(empty_bar(base, slot), ((g / kStages) & 1) ^ 1);
             load_stage(args, a, blk, base, slot, n0, wk.kb + i, ct);
-            cp_async_mbar_arrive(full_bar(base, slot));
+            if constexpr (kProducerCopies)
+                cp_async_mbar_arrive(full_bar(base, slot));
         }
         wk = next;
         ah = next_ah;
@@ -1026,7 +1071,9 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
             warpgroup_regs_dec<kProducerRegs>();
             // tid - kMathThreads, written so that the compiler sees it below kCopyThreads: each
             // chunk's place in a stage (for_chunks) is then a constant plus this thread's offset
-            produce(args, rows, sch, base, tid & (kCopyThreads - 1));
+            const int ct = tid & (kCopyThreads - 1);
+            if (kProducerCopies || ct == 0)
+                produce(args, rows, sch, base, ct);
             // no CTA leaves while another's copies or releases may still reach its shared memory
             // (the warp converged again after its lanes' spin loops, as the aligned barrier needs)
             if constexpr (kClusterN > 1) {

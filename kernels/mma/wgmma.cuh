@@ -1,5 +1,6 @@
 // Hopper warpgroup MMA back end (sm_90a): wgmma.mma_async with the A operand in registers and
-// B in shared memory, its fences and groups, and the shared-memory matrix descriptor.
+// B in shared memory (RS), or 8-bit A in shared memory too (SS), its fences and groups, and the
+// shared-memory matrix descriptors.
 //
 // Fragment ownership (PTX ISA "Register Fragments and Shared Memory Matrix Layouts" of
 // wgmma .m64nNk16, 16-bit types), lane l of warp w (0..3) of the warpgroup, g = l/4, t = l%4:
@@ -22,6 +23,16 @@
 HUM_DEV u64 wgmma_desc_sw128(u32 smem_byte_addr)
 {
     return static_cast<u64>((smem_byte_addr & 0x3FFFFu) >> 4) | (1ull << 16) | (64ull << 32) | (1ull << 62);
+}
+
+// Descriptor of a K-major operand without swizzle: 8 x 16-byte core matrices of 128 contiguous
+// bytes (row r at byte 16 r), the next core matrix along K `lbo` bytes on (leading byte offset,
+// bits 16-29) and the next 8 rows `sbo` bytes on (stride byte offset, bits 32-45), swizzle mode 0
+// (PTX ISA "Matrix Descriptor Format"; both offsets multiples of 16 below 2^18).
+HUM_DEV u64 wgmma_desc_core(u32 smem_byte_addr, u32 lbo, u32 sbo)
+{
+    return static_cast<u64>((smem_byte_addr & 0x3FFFFu) >> 4) | static_cast<u64>(lbo >> 4) << 16 |
+           static_cast<u64>(sbo >> 4) << 32;
 }
 
 // Orders this thread's earlier register writes (A fragments, accumulators) before the
@@ -111,6 +122,33 @@ HUM_DEV void wgmma_pin(int &v)
     "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, " \
     "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, " \
     "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68"
+#define HUM_WGMMA_SS8 "{%0, %1, %2, %3}, %4, %5"
+#define HUM_WGMMA_SS16 "{%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9"
+#define HUM_WGMMA_SS32 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, %17"
+#define HUM_WGMMA_SS48 \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, " \
+    "%19, %20, %21, %22, %23}, %24, %25"
+#define HUM_WGMMA_SS64 \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, " \
+    "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33"
+#define HUM_WGMMA_SS80 \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, " \
+    "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, " \
+    "%36, %37, %38, %39}, %40, %41"
+#define HUM_WGMMA_SS96 \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, " \
+    "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, " \
+    "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47}, %48, %49"
+#define HUM_WGMMA_SS112 \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, " \
+    "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, " \
+    "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, " \
+    "%53, %54, %55}, %56, %57"
+#define HUM_WGMMA_SS128 \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, " \
+    "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, " \
+    "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, " \
+    "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65"
 #define HUM_WGMMA_IN "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(scale_d)
 #define HUM_WGMMA_CASE(N, ONE, ...)                                                                         \
     if constexpr (BF16)                                                                                     \
@@ -208,6 +246,49 @@ HUM_DEV void wgmma_rs8(int *d, const u32 (&a)[4], u64 desc, int scale_d = 1)
     }
 }
 
+// SS: A (64 x 32 bytes at `adesc`) and B (N x 32 bytes at `bdesc`), both K-major in shared memory.
+#define HUM_WGMMA8_SS_CASE(N, ONE, TYPES, TAIL, ...)                                              \
+    asm volatile(HUM_WGMMA_ASM("m64n" #N "k32." TYPES, ONE, HUM_WGMMA_SS##N, TAIL) : __VA_ARGS__ \
+                 : "l"(adesc), "l"(bdesc), "r"(scale_d));
+
+// d[0..N/2) += A * B^T, both operands e4m3 in shared memory, float32 accumulators (the same N as
+// wgmma_rs8). int8 A has no SS case: its weights' uint8 codes become int8 in registers (b8_reg).
+template <int N>
+HUM_DEV void wgmma_ss8(float *d, u64 adesc, u64 bdesc, int scale_d = 1)
+{
+    static_assert(N == 8 || N == 16 || N == 32 || N == 48 || N == 64 || N == 80 || N == 96 || N == 112 || N == 128,
+                  "wgmma tile of 8, 16, 32, 48, 64, 80, 96, 112 or 128 columns");
+    if constexpr (N == 8) {
+        HUM_WGMMA8_SS_CASE(8, "6", "f32.e4m3.e4m3", ", 1, 1", HUM_F4(d, 0))
+    } else if constexpr (N == 16) {
+        HUM_WGMMA8_SS_CASE(16, "10", "f32.e4m3.e4m3", ", 1, 1", HUM_F8(d, 0))
+    } else if constexpr (N == 32) {
+        HUM_WGMMA8_SS_CASE(32, "18", "f32.e4m3.e4m3", ", 1, 1", HUM_F16(d, 0))
+    } else if constexpr (N == 48) {
+        HUM_WGMMA8_SS_CASE(48, "26", "f32.e4m3.e4m3", ", 1, 1", HUM_F16(d, 0), HUM_F8(d, 16))
+    } else if constexpr (N == 64) {
+        HUM_WGMMA8_SS_CASE(64, "34", "f32.e4m3.e4m3", ", 1, 1", HUM_F32(d, 0))
+    } else if constexpr (N == 80) {
+        HUM_WGMMA8_SS_CASE(80, "42", "f32.e4m3.e4m3", ", 1, 1", HUM_F32(d, 0), HUM_F8(d, 32))
+    } else if constexpr (N == 96) {
+        HUM_WGMMA8_SS_CASE(96, "50", "f32.e4m3.e4m3", ", 1, 1", HUM_F32(d, 0), HUM_F16(d, 32))
+    } else if constexpr (N == 112) {
+        HUM_WGMMA8_SS_CASE(112, "58", "f32.e4m3.e4m3", ", 1, 1", HUM_F32(d, 0), HUM_F16(d, 32), HUM_F8(d, 48))
+    } else {
+        HUM_WGMMA8_SS_CASE(128, "66", "f32.e4m3.e4m3", ", 1, 1", HUM_F32(d, 0), HUM_F32(d, 32))
+    }
+}
+
+#undef HUM_WGMMA8_SS_CASE
+#undef HUM_WGMMA_SS128
+#undef HUM_WGMMA_SS112
+#undef HUM_WGMMA_SS96
+#undef HUM_WGMMA_SS80
+#undef HUM_WGMMA_SS64
+#undef HUM_WGMMA_SS48
+#undef HUM_WGMMA_SS32
+#undef HUM_WGMMA_SS16
+#undef HUM_WGMMA_SS8
 #undef HUM_WGMMA_CASE
 #undef HUM_WGMMA8_CASE
 #undef HUM_WGMMA_IN

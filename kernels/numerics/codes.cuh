@@ -20,14 +20,17 @@ __host__ __device__ constexpr int container_bits(int b)
 // + j % (b / 4), so that warp w of a wgmma warpgroup reads plane w, its share of every lane
 // (kernels/gemm/gemm_wgmma.cu), as one conflict-free row and a stage copies the planes in 16-byte
 // chunks as they sit; the other widths keep a lane's b words together (one plane of b words),
-// which the wgmma kernel reads whole.
-__host__ __device__ constexpr int plane_words(int b)
+// which the wgmma kernel reads whole. 8-bit codes for 8-bit A (a8) take one word a plane, word j
+// of the 32 lanes in a row: lane 4g + t's word j holds k 4t..4t+3 of column 8j + g
+// (kernels/prep/repack.cu), so the 128 bytes of word j are the 8 columns' 16 bytes of the k16 row
+// in order, a core matrix that wgmma reads from shared memory as it sits (weights_ss).
+__host__ __device__ constexpr int plane_words(int b, bool a8)
 {
-    return b == 4 || b == 8 ? b / 4 : b;
+    return b == 8 && a8 ? 1 : b == 4 || b == 8 ? b / 4 : b;
 }
-__host__ __device__ constexpr int unit_word(int b, int lane, int j)
+__host__ __device__ constexpr int unit_word(int b, bool a8, int lane, int j)
 {
-    return (j / plane_words(b) * 32 + lane) * plane_words(b) + j % plane_words(b);
+    return (j / plane_words(b, a8) * 32 + lane) * plane_words(b, a8) + j % plane_words(b, a8);
 }
 
 template <int BITS>

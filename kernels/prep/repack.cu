@@ -3,7 +3,8 @@
 //
 // hum_repack_weight<b>: standard weight (LSB-first bit stream along K, one row per output channel n)
 //   -> padded [Kp/16][Np/64][32 lanes x b words] int32, a lane's words within its unit placed by
-//   numerics/codes.cuh (unit_word: 4 and 8 bits in four planes of b / 4 words, the other widths a
+//   numerics/codes.cuh (unit_word: 4 and 8 bits in four planes of b / 4 words, 8-bit codes for 8-bit
+//   A in eight planes of one word (core matrices of wgmma's shared-memory operand), the other widths a
 //   lane's b words together). For k16 row r and 64-column unit u, lane L
 //   (g = L/4, t = L%4) holds the 32 codes of its mma B fragments for the 8 n8 blocks i of the unit:
 //   column n = 64u + 8i + g, rows k = 16r + 2t + 8h + {0, 1} (h = 0, 1 is the fragment register).
@@ -97,7 +98,7 @@ HUM_DEV void repack_lane(const u32 *src, i64 row_words, int n, int k, int np, i6
     u32 *unit = dst + (idx - lane) * BITS;
 #pragma unroll
     for (int i = 0; i < BITS; ++i)
-        unit[unit_word(BITS, lane, i)] = w[i];
+        unit[unit_word(BITS, a8 != 0, lane, i)] = w[i];
 }
 
 // sign * sig * 2^exp (sig < 2^31) as float16 (bf16 == 0) or bfloat16 bits, nearest even,

@@ -29,6 +29,12 @@ HUM_DEV void mbar_arrive_expect_tx(u32 bar, u32 bytes)
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
 }
 
+// Announces `bytes` more of copies completing on the barrier in this phase, without an arrival.
+HUM_DEV void mbar_expect_tx(u32 bar, u32 bytes)
+{
+    asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+
 // One arrival of this thread.
 HUM_DEV void mbar_arrive(u32 bar)
 {

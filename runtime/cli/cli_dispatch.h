@@ -30,7 +30,7 @@ void cli_promote_text(const hum_tuning *t, char *out, size_t cap);
 
 /* { policy, policy_origin, device, arch, ranges: [{ m_min, m_max (null: no bound), kernel,
  *   block: [m, n, k], warp: [m, n, k], stages, ctas_per_sm, stream_k, stream_k_sum ("output" or
- *   "workspace"), whole_fill (percent, 0: never), promote_k, c_tile ("own" or "stage"), multicast_a, smem_bytes,
+ *   "workspace"), whole_fill (percent, 0: never), promote_k, c_tile ("own" or "stage"), multicast_a, weights_ss, smem_bytes,
  *   threads, origin }] }; NULL when out of memory. */
 cJSON *cli_dispatch_json(const hum_layer_dispatch *d);
 

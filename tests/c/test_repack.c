@@ -46,6 +46,11 @@ static uint32_t stored_word(const uint32_t *rep, int64_t np, int b, int64_t r, i
  * its byte, kept in the 16-bit pair order as h = k%2, e = (k%4)/2): that lane, h and e. */
 static uint32_t naive_code(const uint32_t *rep, int64_t np, int b, int a8, int64_t n, int64_t k)
 {
+    if (b == 8 && a8 == 1) { /* row-major core matrices: 8 columns x the k16 row's 16 bytes, in 128
+                              * bytes, n8 block after n8 block (wgmma's no-swizzle K-major operand) */
+        const uint8_t *bytes = (const uint8_t *)rep + ((k / 16) * (np / 64) + n / 64) * 32 * 8 * 4;
+        return bytes[(n % 64) / 8 * 128 + (n % 8) * 16 + k % 16];
+    }
     if (a8 == 2) { /* table order: the word of n8 blocks 2q, 2q + 1; block J = (n%16)/8's code j = k%4
                     * has its low three bits at 16J + 4j and its top bit at 8j + 7 - 4J */
         const int lane = (int)(4 * (n % 8) + (k % 16) / 4), J = (int)((n % 16) / 8), j = (int)(k % 4);

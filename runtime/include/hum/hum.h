@@ -607,7 +607,11 @@ typedef struct hum_layer_options {
     /* dense, stream-K summed in the workspace: a launch runs every tile whole instead where its \
      * tiles fill the grid's waves to this percent or more (0: never; the kernel is the same;    \
      * fitted to 0 on expert GEMMs, whose launch knows only a bound on the row blocks) */        \
-    X(int32_t, whole_fill, INT, OPTIONAL, "", "")
+    X(int32_t, whole_fill, INT, OPTIONAL, "", "")                                               \
+    /* wgmma_ws, dense, e4m3 weights beside e4m3 A, block_n <= 128: the weights arrive by TMA    \
+     * and wgmma reads them from shared memory (SS) instead of register fragments               \
+     * (hum_gemm_wgmma_fit) */                                                                   \
+    X(int32_t, weights_ss, BOOL, OPTIONAL, "kWeightsSS", "")
 
 #define HUM_CONFIG_MEMBER(type, name, kind, role, constant, values) type name;
 

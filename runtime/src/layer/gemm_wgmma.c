@@ -100,6 +100,18 @@ static int multicast_fits(const hum_layer_config *c, const hum_compute_config *c
            c->padded_n % (2 * t->block_n) == 0 && t->block_m % 16 == 0;
 }
 
+/* Whether the weights may be wgmma's shared-memory operand (kernels/gemm/gemm_wgmma.cu, kSS):
+ * wgmma_ws on a dense layer (the producer's TMA of the stage, one box of block_n x 16 bytes by
+ * block_k / 16 rows: block_n at most 128, a box row at most 256 eight-byte words), e4m3 codes
+ * beside e4m3 A, which the MMA takes as they sit (int8 A flips its uint8 codes, 4-bit codes are
+ * widened: both need registers). */
+static int weights_ss_fits(const hum_layer_config *c, const hum_compute_config *compute, const hum_tuning *t)
+{
+    return t->kernel == HUM_GEMM_KERNEL_WGMMA_WS && (!compute || compute->gemm_type == HUM_GEMM_DENSE) &&
+           c->a_dtype == HUM_DTYPE_FLOAT8_E4M3FN && c->weight_float && c->weight_bits == 8 && c->weight_exp == 4 &&
+           t->block_n <= 128;
+}
+
 void hum_gemm_wgmma_fit(const hum_layer_config *c, const hum_compute_config *compute, hum_tuning *t)
 {
     /* promoted accumulators beside their totals, block_m / 2 registers each (one slab): 128 rows,
@@ -132,6 +144,8 @@ void hum_gemm_wgmma_fit(const hum_layer_config *c, const hum_compute_config *com
         t->c_tile = 0;
     if (t->multicast_a && !multicast_fits(c, compute, t))
         t->multicast_a = 0;
+    if (t->weights_ss && !weights_ss_fits(c, compute, t))
+        t->weights_ss = 0;
 }
 
 hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v)
@@ -169,6 +183,10 @@ hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v)
          "multicast_a: A multicast to a 2-CTA cluster needs wgmma_ws, dense A, padded N %lld a multiple of 2 x "
          "block_n %d, block_m %d a multiple of 16", (long long)v->layer->padded_n, t->block_n,
          t->block_m);
+    RULE(!t->weights_ss || weights_ss_fits(v->layer, v->compute, t),
+         "weights_ss: weights in shared memory need wgmma_ws, a dense layer, e4m3 weights beside e4m3 A (got %d-bit "
+         "%s weights, %s A) and block_n %d at most 128", v->layer->weight_bits,
+         v->layer->weight_float ? "float" : "integer", hum_dtype_name(v->layer->a_dtype), t->block_n);
     RULE(!t->c_tile || c_split_rows(v->layer, t) >= 8,
          "c_tile \"stage\": C in the last stage's A slot needs wgmma_ws without totals in shared memory and room "
          "for 8 rows of C in the slot (block_m %d x block_k %d of A, block_n %d)", t->block_m, t->block_k, t->block_n);

@@ -51,7 +51,8 @@ int hum_gemm_wgmma_acc_budget(const hum_layer_config *c, const hum_tuning *t);
  * accumulator registers per thread, or 192 (hum_gemm_wgmma_acc_regs, _acc_budget), at two CTAs per
  * SM with 32 more within the registers each thread gets; for "wgmma" the epilogue tile
  * (hum_gemm_wgmma_c_tile_bytes) within the pipeline's shared memory, where it stages C; c_tile "stage"
- * on wgmma_ws only, without totals in shared memory, and 8 rows of C or more in the last stage's A slot. HUM_ERR_UNSUPPORTED naming the rule. */
+ * on wgmma_ws only, without totals in shared memory, and 8 rows of C or more in the last stage's A slot;
+ * weights_ss only where hum_gemm_wgmma_fit keeps it. HUM_ERR_UNSUPPORTED naming the rule. */
 hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v);
 
 /* The epilogue's tile of C, block_m rows of block_n 16-bit values (unpadded: its 16-byte chunks
@@ -69,7 +70,8 @@ int64_t hum_gemm_wgmma_epilogue_smem(const hum_gemm_variant *v);
 
 /* Fitting a policy's tuning: c_tile "stage" kept on wgmma_ws only, without totals in shared memory,
  * where the last stage's A slot holds 8 rows of C or more; multicast_a on wgmma_ws with dense A only,
- * padded N a multiple of 2 x block_n, block_m a multiple of 16; a warp spans the whole block in M and K; warp N at most block N / 4
+ * padded N a multiple of 2 x block_n, block_m a multiple of 16; weights_ss on wgmma_ws with dense A,
+ * e4m3 weights beside e4m3 A and block_n at most 128; a warp spans the whole block in M and K; warp N at most block N / 4
  * (whole warpgroups in a narrower block N) and at least 16; promoted accumulators
  * (hum_gemm_promotes) within their budget (hum_gemm_wgmma_acc_regs, _acc_budget): block M at
  * most 128 (192 asked for within a budget of 192; any where the totals may live in shared

@@ -17,6 +17,7 @@
 #include "hum_ffi.h"
 #include "jit.h"
 #include "launch.h"
+#include "tma.h"
 
 /* One row of the dispatch table: everything hum_layer_forward needs for M <= m_max. */
 typedef struct hum_dispatch_entry {
@@ -32,6 +33,10 @@ typedef struct hum_dispatch_entry {
     int32_t cluster_n;     /* CTAs of a cluster along N (multicast_a: 2), 1 without clusters */
     int64_t cluster_grid;  /* with clusters: the CTAs of the clusters resident at once */
     const hum_gemm_family *family;
+    /* weights_ss: the layer's codes as the kernel's TMA reads them (args.b_map), encoded once the
+     * weights are on the device (hum_dispatch_table_bind_weights) */
+    int32_t weights_ss;
+    hum_tensor_map b_map;
 } hum_dispatch_entry;
 
 /* What forwards of a layer dispatch on, immutable once published. A policy reload builds a new
@@ -202,6 +207,11 @@ hum_status hum_layer_prepare_planned(hum_layer *layer, const hum_device_info *de
 hum_status hum_dispatch_table_build(const hum_device_info *dev, const hum_layer_plan *plan,
                                     const hum_jit_result *results, hum_dispatch_table **out);
 void hum_dispatch_table_free(hum_dispatch_table *t);
+
+/* The tensor maps of table t's weights_ss entries over the layer's prepared codes `weight`
+ * (kernels/contract/gemm_args.h, b_map), once those are on the device: before the table is
+ * published. HUM_ERR_INVALID_ARG or the driver's error from hum_tma_encode_2d. */
+hum_status hum_dispatch_table_bind_weights(hum_dispatch_table *t, void *weight);
 
 /* Puts a freshly prepared layer's first table in force and the layer on the runtime's list. */
 void hum_layer_publish_first(hum_layer *layer, hum_dispatch_table *table);

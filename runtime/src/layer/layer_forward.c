@@ -8,6 +8,7 @@
 #include "workspace.h"
 
 #include <stdint.h>
+#include <string.h>
 
 /* Row stride of a rank-2 tensor in elements (strides[0], 0 meaning packed), or -1 when its
  * inner dimension is not contiguous (strides[1] other than 0 or 1). */
@@ -123,6 +124,8 @@ static hum_status launch_gemm(const hum_layer *layer, const hum_dispatch_table *
     hum_gemm_args args = {.a = a, .a_scale = a_scale, .lda = lda, .a_scale_ld = a_scale_ld, .b = b->weight,
                           .b_scale = b->scale, .zero = b->zero, .bias = b->bias, .col_scale = b->col_scale, .c = c,
                           .ldc = ldc, .m = (int)m, .out_factor = layer->out_factor, .overlaps = overlaps};
+    if (e->weights_ss)
+        memcpy(&args.b_map, &e->b_map, sizeof args.b_map);
     hum_status st;
     /* with A multicast each CTA of a cluster copies 1 / cluster_n of the block's rows */
     if (e->family->bind && (st = e->family->bind(&ws->bind, layer->plan.config.a_dtype, layer->plan.config.k,

@@ -272,6 +272,8 @@ hum_status hum_layer_prepare_planned(hum_layer *layer, const hum_device_info *de
     hum_dispatch_table *table = tasks.table;
     hum_kernel *permute = tasks.permute, *quantize = tasks.quantize;
 
+    if (st == HUM_OK)
+        st = hum_dispatch_table_bind_weights(table, tasks.buf.weight);
     hum_workspace *ws = NULL;
     if (st == HUM_OK) {
         /* the own workspace: act-order or quantized rows up to 16 MiB, at least 256 */
@@ -456,6 +458,28 @@ hum_status hum_dispatch_table_build(const hum_device_info *dev, const hum_layer_
         return st;
     }
     *out = t;
+    return HUM_OK;
+}
+
+hum_status hum_dispatch_table_bind_weights(hum_dispatch_table *t, void *weight)
+{
+    const hum_layer_config *c = &t->plan.config;
+    for (int32_t i = 0; i < t->plan.entry_count; i++) {
+        const hum_tuning *tu = &t->plan.entries[i];
+        if (!tu->weights_ss)
+            continue;
+        /* one k16 row of codes is padded N x 16 bytes (kernels/numerics/codes.cuh), read as
+         * eight-byte words so that a block_n of 128 is one box row of 256 */
+        const hum_tma_2d d = {.dtype = HUM_DTYPE_INT64, .global_address = weight,
+                              .rows = (uint64_t)(c->padded_k / 16), .cols = (uint64_t)(2 * c->padded_n),
+                              .row_stride_bytes = (uint64_t)(16 * c->padded_n), .box_rows = (uint32_t)(tu->block_k / 16),
+                              .box_cols = (uint32_t)(2 * tu->block_n), .swizzle = HUM_TMA_SWIZZLE_NONE};
+        const hum_status st = hum_tma_encode_2d(&d, &t->entries[i].b_map);
+        if (st != HUM_OK)
+            return hum_fail_context(st, "weights_ss of the entry for M %lld..%lld", (long long)tu->m_min,
+                                    (long long)tu->m_max);
+        t->entries[i].weights_ss = 1;
+    }
     return HUM_OK;
 }
 

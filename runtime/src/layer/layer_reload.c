@@ -40,6 +40,10 @@ static hum_status replan(hum_runtime *rt, const hum_device_info *dev, hum_layer 
         st = hum_layer_compile_entries(rt, &plan, results, &ms, &compiled, &cached);
     if (st == HUM_OK)
         st = hum_dispatch_table_build(dev, &plan, results, out);
+    if (st == HUM_OK && (st = hum_dispatch_table_bind_weights(*out, layer->buf.weight)) != HUM_OK) {
+        hum_dispatch_table_free(*out);
+        *out = NULL;
+    }
     for (int32_t i = 0; i < HUM_LAYER_MAX_KERNELS; i++)
         hum_jit_result_free(&results[i]);
     if (st == HUM_OK) {

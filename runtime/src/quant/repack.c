@@ -10,15 +10,16 @@ static int container_bits(int b)
 }
 
 /* Where word j of lane `lane` sits in its 64-column unit (kernels/numerics/codes.cuh, unit_word):
- * widths 4 and 8 in four planes of b / 4 words, the others a lane's b words together. */
-static int plane_words(int b)
+ * widths 4 and 8 in four planes of b / 4 words, 8-bit codes for 8-bit A in eight planes of one
+ * word, the others a lane's b words together. */
+static int plane_words(int b, int a8)
 {
-    return b == 4 || b == 8 ? b / 4 : b;
+    return b == 8 && a8 ? 1 : b == 4 || b == 8 ? b / 4 : b;
 }
 
-static int64_t unit_word(int b, int lane, int j)
+static int64_t unit_word(int b, int a8, int lane, int j)
 {
-    return (int64_t)(j / plane_words(b) * 32 + lane) * plane_words(b) + j % plane_words(b);
+    return (int64_t)(j / plane_words(b, a8) * 32 + lane) * plane_words(b, a8) + j % plane_words(b, a8);
 }
 
 int64_t hum_repack_words(int64_t np, int64_t kp, int bits)
@@ -86,7 +87,7 @@ static void repack_lane(const uint32_t *src, int64_t row_words, int64_t n, int64
     }
     uint32_t *unit = dst + (idx - lane) * bits;
     for (int i = 0; i < bits; ++i)
-        unit[unit_word(bits, lane, i)] = w[i];
+        unit[unit_word(bits, a8 != 0, lane, i)] = w[i];
 }
 
 hum_status hum_repack_weight_cpu(const uint32_t *src, int64_t row_words, int64_t n, int64_t k, int64_t np,
