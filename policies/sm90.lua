@@ -487,6 +487,13 @@ return {
       end
       if rows192 then rows[#rows + 1] = { math.huge, mx_big or wg(family, 192, 128, 128, 4) } end
       list = ranges(rows)
+      -- W8A8 e4m3: every wgmma_ws entry takes its weights by TMA as wgmma's shared-memory operand
+      -- (weights_ss: no fragments for the math warps to load, no cp.async for the producer)
+      if w8a8 then
+        for _, e in ipairs(list) do
+          if e.tuning.kernel == "wgmma_ws" then e.tuning.weights_ss = true end
+        end
+      end
       -- W4A8 MXFP4 promoted every 1024 of K on every entry: no stage sets, whose 128-row kernels
       -- spilled 564 .. 836 bytes (bench/results/H200-2026-12-04/s19-call1/ and s19-call2/, their
       -- request.sh: site policies; n = k = 8192, two rounds each, every 128 or 256 -> every 1024, µs: M 1 22.05,

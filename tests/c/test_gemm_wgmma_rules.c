@@ -310,6 +310,59 @@ static void check_rules(void)
                     "multicast_a, kernel %d block M %d stream-K %d: status %d, '%s'", mc[i].kernel, mc[i].bm,
                     mc[i].stream_k, st, hum_last_error());
     }
+    /* weights_ss: kept on wgmma_ws for e4m3 weights beside e4m3 A with block N up to 128 (one TMA box
+     * row of 256 eight-byte words); fitted away on plain wgmma, block N 256, int8 A (its uint8 codes
+     * become int8 in registers), 4-bit floats (widened in registers) and expert GEMMs; refused there
+     * by the check, naming the field; the mma.sync kernel refuses it too */
+    {
+        hum_layer_config e4 = config_for(8, 8192, 8192, 8192), u8 = e4, e2 = config_for(4, 8192, 8192, 32),
+                         moe = e4;
+        e4.weight_dtype = HUM_DTYPE_FLOAT8_E4M3FN;
+        e4.weight_float = 1;
+        e4.weight_exp = 4;
+        e4.a_dtype = HUM_DTYPE_FLOAT8_E4M3FN;
+        e4.c_dtype = HUM_DTYPE_BFLOAT16;
+        moe = e4;
+        moe.num_experts = 8;
+        u8.a_dtype = HUM_DTYPE_INT8;
+        e2.weight_dtype = HUM_DTYPE_FLOAT4_E2M1;
+        e2.weight_float = 1;
+        e2.weight_exp = 2;
+        e2.a_dtype = HUM_DTYPE_FLOAT8_E4M3FN;
+        e2.scale_dtype = HUM_DTYPE_FLOAT8_E8M0;
+        const hum_compute_config indexed = {.gemm_type = HUM_GEMM_MOE_INDEXED};
+        struct {
+            const hum_layer_config *c;
+            const hum_compute_config *compute;
+            int kernel, bm, bn, wn, want;
+        } ss[] = {{&e4, &dense, HUM_GEMM_KERNEL_WGMMA_WS, 128, 128, 16, 1},
+                  {&e4, &dense, HUM_GEMM_KERNEL_WGMMA_WS, 128, 64, 16, 1},
+                  {&e4, &dense, HUM_GEMM_KERNEL_WGMMA, 128, 128, 16, 0},
+                  {&e4, &dense, HUM_GEMM_KERNEL_WGMMA_WS, 64, 256, 32, 0},
+                  {&u8, &dense, HUM_GEMM_KERNEL_WGMMA_WS, 128, 128, 16, 0},
+                  {&e2, &dense, HUM_GEMM_KERNEL_WGMMA_WS, 128, 128, 16, 0},
+                  {&moe, &indexed, HUM_GEMM_KERNEL_WGMMA_WS, 128, 128, 16, 0}};
+        for (size_t i = 0; i < sizeof ss / sizeof ss[0]; i++) {
+            hum_tuning t = wgmma_tuning(ss[i].bm, ss[i].bn, ss[i].wn, 3), out;
+            t.block_k = t.warp_k = 128;
+            t.kernel = ss[i].kernel;
+            t.weights_ss = 1;
+            QUANT_CHECK(hum_layer_fit_tuning(ss[i].c, ss[i].compute, &t, "sm_90a", 232448, "test", &out) == HUM_OK &&
+                            out.weights_ss == ss[i].want,
+                        "weights_ss, case %zu (kernel %d block N %d), fitted: %d (want %d) %s", i, ss[i].kernel,
+                        ss[i].bn, out.weights_ss, ss[i].want, hum_last_error());
+            const hum_gemm_variant v = {ss[i].c, ss[i].compute, &t};
+            const hum_status st = hum_gemm_wgmma_check(&v);
+            QUANT_CHECK(ss[i].want ? st == HUM_OK : st == HUM_ERR_UNSUPPORTED && strstr(hum_last_error(), "weights_ss"),
+                        "weights_ss, case %zu: status %d, '%s'", i, st, hum_last_error());
+        }
+        hum_tuning t = {1, INT64_MAX, 16, 64, 256, 16, 32, 64, 8, 1, 1, HUM_GEMM_KERNEL_MMA, 0, 0, 0, 0, 0, 1}, out;
+        QUANT_CHECK(hum_layer_fit_tuning(&e4, &dense, &t, "sm_90a", 232448, "test", &out) == HUM_OK && !out.weights_ss,
+                    "weights_ss on mma.sync, fitted: %d %s", out.weights_ss, hum_last_error());
+        const hum_status st = hum_layer_tuning_check(&e4, &t, NULL, NULL);
+        QUANT_CHECK(st == HUM_ERR_UNSUPPORTED && strstr(hum_last_error(), "weights_ss"),
+                    "weights_ss on mma.sync: status %d, '%s'", st, hum_last_error());
+    }
     /* an expert GEMM (rows of A gathered by cp.async, no TMA): fitted away, and refused by the check */
     {
         hum_layer_config e = config_for(4, 1536, 2048, 128);

@@ -228,10 +228,12 @@ static int ws_rows_at(const hum_layer_info *info, int64_t m)
  * (an edit that matched no entry, or C's fit taking a tile back to 128 or 64 rows where its
  * accumulators do not fit, would test the built-in tile under the pass's name). staged: a pass whose
  * wgmma_ws entries stage C in the last stage's slot, which every one at ms up to 192 rows must then do;
- * multicast: one whose wgmma_ws entries multicast A to 2-CTA clusters, which every one must then do. */
+ * multicast: one whose wgmma_ws entries multicast A to 2-CTA clusters, which every one must then do;
+ * ss 1: a pass whose wgmma_ws entries of e4m3 weights read them from shared memory (weights_ss: the
+ * built-in sm90.lua), which every one must then do, -1 one where none may (their register fragments). */
 static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, size_t count, int fp8, int ws,
                       const int64_t *ms, size_t nms, const char *how, int sms, int widened, int staged,
-                      int multicast)
+                      int multicast, int ss)
 {
     for (size_t i = 0; i < count; i++) {
         if ((cases[i].a == HUM_DTYPE_FLOAT8_E4M3FN && !fp8) || cases[i].ws < ws ||
@@ -287,6 +289,11 @@ static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, siz
                 if (multicast && !QUANT_CHECK(rows == 0 || entry_at(&info, ms[j])->multicast_a,
                                               "%s: M %lld without A multicast (C's fit took it back)", name,
                                               (long long)ms[j]))
+                    worst = -1;
+                const int e4m3 = w.weight_dtype == HUM_DTYPE_FLOAT8_E4M3FN && cases[i].a == HUM_DTYPE_FLOAT8_E4M3FN;
+                if (ss && e4m3 && rows > 0 &&
+                    !QUANT_CHECK(entry_at(&info, ms[j])->weights_ss == (ss > 0), "%s: M %lld with weights_ss %d",
+                                 name, (long long)ms[j], entry_at(&info, ms[j])->weights_ss))
                     worst = -1;
                 for (int per_token = 1; per_token >= 0 && worst >= 0; per_token--) {
                     const double e = run_m(layer, rng, name, &w, cases[i].a, cases[i].c, ms[j], per_token);
@@ -402,29 +409,32 @@ int main(int argc, char **argv)
         int widened;    /* its edit widens the wgmma_ws tiles above M = 128 (run_cases) */
         int staged;     /* its edit stages C in the last stage's slot (run_cases) */
         int multicast;  /* its edit multicasts A to 2-CTA clusters (run_cases) */
+        int ss;         /* e4m3 weights in shared memory on every wgmma_ws entry (1), on none (-1) */
     } passes[] = {
-        {"built-in", NULL, "", ms, sizeof ms / sizeof ms[0], 0, 0, 0, 0, 0},
-        {"small", NULL, " M <= 16", ms_small, sizeof ms_small / sizeof ms_small[0], 0, 1, 0, 0, 0},
+        {"built-in", NULL, "", ms, sizeof ms / sizeof ms[0], 0, 0, 0, 0, 0, 1},
+        {"registers", "t.weights_ss = false", " weights as register fragments", ms, sizeof ms / sizeof ms[0], 1, 0, 0,
+         0, 0, -1},
+        {"small", NULL, " M <= 16", ms_small, sizeof ms_small / sizeof ms_small[0], 0, 1, 0, 0, 0, 0},
         {"rows8", A8_ROWS8, " M <= 16 on 8-row mma.sync warps", ms_small, sizeof ms_small / sizeof ms_small[0], 0, 0,
-         0, 0, 0},
-        {"workspace", A8_SUM A8_ON("wgmma"), " stream-K in the workspace", ms_sk, sizeof ms_sk / sizeof ms_sk[0], 0,
          0, 0, 0, 0},
+        {"workspace", A8_SUM A8_ON("wgmma"), " stream-K in the workspace", ms_sk, sizeof ms_sk / sizeof ms_sk[0], 0,
+         0, 0, 0, 0, 0},
         {"wgmma_ws", A8_SUM A8_ON("wgmma_ws"), " wgmma_ws, stream-K in the workspace", ms_ws,
-         sizeof ms_ws / sizeof ms_ws[0], 1, 0, 0, 0, 0},
-        {"promote256", "t.promote_k = 256", " promoted every 256", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 0, 0, 0, 0},
-        {"promote512", "t.promote_k = 512", " promoted every 512", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 0, 0, 0, 0},
-        {"never", A8_NEVER A8_ROWS256, " never promoted", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 0, 1, 0, 0},
+         sizeof ms_ws / sizeof ms_ws[0], 1, 0, 0, 0, 0, 0},
+        {"promote256", "t.promote_k = 256", " promoted every 256", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 0, 0, 0, 0, 0},
+        {"promote512", "t.promote_k = 512", " promoted every 512", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 0, 0, 0, 0, 0},
+        {"never", A8_NEVER A8_ROWS256, " never promoted", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 0, 1, 0, 0, 0},
         {"never128x256",
          A8_NEVER "if t.block_m >= 128 then t.block_m, t.warp_m, t.block_n, t.warp_n = 128, 128, 256, 32 end",
-         " never promoted, 128 x 256", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 0, 0, 0, 0},
-        {"rows192", A8_ROWS192, " 192-row tiles", ms_192, sizeof ms_192 / sizeof ms_192[0], 2, 0, 1, 0, 0},
+         " never promoted, 128 x 256", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 0, 0, 0, 0, 0},
+        {"rows192", A8_ROWS192, " 192-row tiles", ms_192, sizeof ms_192 / sizeof ms_192[0], 2, 0, 1, 0, 0, 0},
         {"rows256", "t.promote_k = 256; " A8_ROWS256, " 256-row tiles, half the totals in shared memory",
-         ms_192, sizeof ms_192 / sizeof ms_192[0], 1, 0, 1, 0, 0},
-        {"fill", NULL, " one wave of whole tiles", ms_fill, sizeof ms_fill / sizeof ms_fill[0], kFill, 0, 0, 0, 0},
+         ms_192, sizeof ms_192 / sizeof ms_192[0], 1, 0, 1, 0, 0, 0},
+        {"fill", NULL, " one wave of whole tiles", ms_fill, sizeof ms_fill / sizeof ms_fill[0], kFill, 0, 0, 0, 0, 0},
         {"c_tile", A8_SUM A8_ON("wgmma_ws") "; t.c_tile = 'stage'", " wgmma_ws, C in the last stage", ms_stage,
-         sizeof ms_stage / sizeof ms_stage[0], 1, 0, 0, 1, 0},
+         sizeof ms_stage / sizeof ms_stage[0], 1, 0, 0, 1, 0, 0},
         {"multicast", A8_SUM A8_ON("wgmma_ws") "; t.multicast_a = true", " wgmma_ws, A multicast", ms_stage,
-         sizeof ms_stage / sizeof ms_stage[0], 1, 0, 0, 0, 1},
+         sizeof ms_stage / sizeof ms_stage[0], 1, 0, 0, 0, 1, 0},
     };
     const size_t count = sizeof cases / sizeof cases[0];
     int named = argc < 2;
@@ -439,14 +449,14 @@ int main(int argc, char **argv)
         if (!QUANT_CHECK(use, "the %s runtime", passes[p].name))
             continue;
         run_cases(use, &rng, cases, count, fp8, passes[p].ws, passes[p].ms, passes[p].nms, passes[p].how,
-                  have ? dev.sm_count : 0, passes[p].widened, passes[p].staged, passes[p].multicast);
+                  have ? dev.sm_count : 0, passes[p].widened, passes[p].staged, passes[p].multicast, passes[p].ss);
         if (use != rt) {
             hum_runtime_destroy(use);
             rt_rmtree(dir);
         }
     }
-    QUANT_CHECK(named, "no pass named '%s' (expected built-in, small, rows8, workspace, wgmma_ws, promote256, promote512, "
-                "never, never128x256, rows192, rows256, fill, c_tile or multicast)", argv[argc > 1 ? 1 : 0]);
+    QUANT_CHECK(named, "no pass named '%s' (expected built-in, registers, small, rows8, workspace, wgmma_ws, promote256, "
+                "promote512, never, never128x256, rows192, rows256, fill, c_tile or multicast)", argv[argc > 1 ? 1 : 0]);
     hum_runtime_destroy(rt);
     return quant_test_result("test_gemm_a8");
 }
