@@ -93,6 +93,9 @@ function candidates.neighbours(t)
       add({ multicast_a = true })
       if t.stream_k then add({ multicast_a = true, stream_k = false }) end
     end
+    -- the weights as wgmma's shared-memory operand by TMA, or as register fragments (dense e4m3
+    -- weights beside e4m3 A: the fit drops it elsewhere)
+    add({ weights_ss = not t.weights_ss })
   end
   return out
 end

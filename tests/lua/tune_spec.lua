@@ -173,6 +173,22 @@ end
     t.stream_k_sum = nil
     assert.are.same({}, fills(t))
   end)
+
+  it("neighbours toggle weights_ss on wgmma_ws alone", function()
+    local function ss(t)
+      local seen = {}
+      for _, c in ipairs(candidates.neighbours(t)) do
+        if c.weights_ss ~= t.weights_ss then seen[#seen + 1] = c.weights_ss end
+      end
+      return seen
+    end
+    local t = policy.mma_tuning(128, 128, 128, 128, 16, 128, 4)
+    assert.are.same({}, ss(t))
+    t.kernel = "wgmma_ws"
+    assert.are.same({ true }, ss(t))
+    t.weights_ss = true
+    assert.are.same({ false }, ss(t))
+  end)
 end)
 
 describe("the choice per range", function()
