@@ -102,7 +102,7 @@ typedef struct hum_gemm_args {
     /* A as a 2-D TMA tensor map (rows M, columns K, row stride lda, box block_m x 64, 128-byte
      * swizzle): the wgmma kernel's A loader of the dense type; unused by the others */
     hum_gemm_tma_map a_map;
-    /* the weight's codes as a 2-D TMA tensor map (rows K / 16, columns 2 x padded N 64-bit words:
+    /* the weight's codes as a 2-D TMA tensor map (rows padded K / 16, columns 2 x padded N 64-bit words:
      * one k16 row of 64-column units of 8-bit codes, kernels/numerics/codes.cuh; box 2 x block_n
      * by block_k / 16, no swizzle): the wgmma kernel's weights_ss loader, dense; unused by the others */
     hum_gemm_tma_map b_map;

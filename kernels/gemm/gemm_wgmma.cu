@@ -1,7 +1,8 @@
 // Dense quantized-weight GEMM on Hopper's warpgroup MMA (sm_90a): C[M, N] = A[M, K] *
-// dequant(W)[N, K]^T, computed transposed, C^T = dequant(W) * A^T, so that the weights are the
-// register operand of wgmma (64 rows of N per instruction, dequantized straight into the A
-// fragment) and the activations the shared-memory operand (N of the instruction = block M).
+// dequant(W)[N, K]^T, computed transposed, C^T = dequant(W) * A^T, so that the weights are
+// wgmma's A operand (64 rows of N per instruction): a register fragment, dequantized straight into
+// it, or (kSS, e4m3 codes as they sit) read from shared memory; the activations are the
+// shared-memory B operand (N of the instruction = block M).
 //
 // It reads the same prepared weights, scales, zero points, bias and hum_constants.h as the
 // mma.sync kernel (kernels/gemm/gemm_mma.cu, kernels/prep/repack.cu), so one layer can dispatch
@@ -15,8 +16,9 @@
 // past M and columns past K zero-filled) on one mbarrier per stage; the copy engine writes
 // through the async proxy that wgmma reads, so no proxy fence sits in the loop. The repacked
 // weights, scales and zero points arrive by cp.async in 16-byte chunks as they sit in global
-// memory (4- and 8-bit codes in four planes per unit, one per warp of a warpgroup:
-// numerics/codes.cuh). Per k16 step the warpgroup dequantizes while the
+// memory (4- and 8-bit codes in four planes per unit, one per warp of a warpgroup, 8-bit codes
+// for 8-bit A in eight one-word planes, two per warp: numerics/codes.cuh), or the weights by TMA
+// (kSS). Per k16 step the warpgroup dequantizes while the
 // previous step's wgmmas run (one group in flight, double-buffered fragments). Work follows
 // gemm/schedule.cuh (persistent CTAs, data-parallel tiles plus stream-K); each segment drains
 // its pipeline, then the epilogue transposes the accumulators through shared memory so that C
@@ -99,8 +101,9 @@ constexpr int kChunks = count_chunks();
 constexpr int kAcc = kBM / 2;              // accumulators per thread and slab
 // The warp's share of a lane's codes: pairs 4w..4w+3 of its k16 row (kernels/prep/repack.cu),
 // kShare virtual words of kPairsUsed pairs each. At 4 and 8 bits the share is whole stored
-// words, plane w of the unit (numerics/codes.cuh: 32 lanes' kShare words in a row, which the
-// warp reads without bank conflicts: "share mode"). Other widths keep a lane's kWeightBits words
+// words, plane w of the unit (numerics/codes.cuh: 32 lanes' kShare words in a row; 8-bit codes
+// for 8-bit A planes 2w and 2w + 1, one word each), which the warp reads without bank conflicts:
+// "share mode". Other widths keep a lane's kWeightBits words
 // together: each warp reads them all, rebuilds the virtual words of an odd width and picks its
 // share (warp_share).
 constexpr bool kShareMode = !kOddWidth && kWeightBits >= 4;
@@ -143,18 +146,18 @@ constexpr int kBarOffset = kSmemBytes + kCBytes;
 constexpr bool kATma = kGemmType == GemmType::kDense;
 static_assert(kClusterN == 1 || (kSpecialised && kATma), "A multicast: warp-specialised, dense A by TMA");
 // kWeightsSS (hum_constants.h; runtime/src/layer/gemm_wgmma.c, the fit of weights_ss): 8-bit codes
-// that are the MMA's operand as they sit (e4m3 or int8 weights beside the same A type) arrive by
-// TMA, the stage's k16 rows of the block's 64-column units as in global memory (gemm/load_b.cuh's
-// layout: args.b_map, box block N x 16 bytes by block K / 16 rows, no swizzle), and wgmma reads them
-// from shared memory as its A operand: each 64-column unit's k16 row is eight 8 x 16-byte core
+// that are the MMA's operand as they sit (e4m3 weights beside e4m3 A; int8 A flips its uint8 codes
+// in registers) arrive by TMA, the stage's k16 rows of the block's 64-column units as in global
+// memory (gemm/load_b.cuh's layout: args.b_map, box block N x 16 bytes by block K / 16 rows, no
+// swizzle), and wgmma reads them from shared memory as its A operand: each 64-column unit's k16 row is eight 8 x 16-byte core
 // matrices (numerics/codes.cuh), so the descriptor's next 8 rows are 128 bytes on and the next k16
 // row block N x 16 bytes on. No fragments, no LDS, no dequantization: the math warps only issue
 // wgmmas (W8A8 at M = 1024: the RS path's producer spent 7.8 M instructions on cp.async and the
 // math warps 2.2 M on fragment loads, bench/NOTES.md, session 30).
 constexpr bool kSS = kWeightsSS;
-static_assert(!kSS || (kSpecialised && kATma && kA8 && kWeightBits == 8 && !kFp4Table && !kScalesStaged &&
+static_assert(!kSS || (kSpecialised && kATma && kAFp8 && kWeightFloat && kWeightBits == 8 && !kScalesStaged &&
                        !kZeroPoint && kBN <= 128),
-              "weights_ss: wgmma_ws, dense, 8-bit codes used as they are, block N at most 128 (one TMA box)");
+              "weights_ss: wgmma_ws, dense, e4m3 codes beside e4m3 A, block N at most 128 (one TMA box)");
 // What the producer's threads copy by cp.async beside the TMAs: nothing with SS weights and no scales
 // in the stage, whose copies thread 0 alone issues (the others leave at once).
 constexpr bool kProducerCopies = !kATma || !kSS || kSBytes + kZBytes + kKSBytes > 0;

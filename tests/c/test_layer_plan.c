@@ -288,9 +288,39 @@ static void check_grid_for(void)
     }
 }
 
+/* hum_dispatch_table_bind_weights: a weights_ss entry's map over the codes (padded K / 16 rows of
+ * padded N x 16 bytes, boxes of block_k / 16 rows by 2 x block_n eight-byte words) passes
+ * hum_tma_encode_2d's checks (then the driver: OK on a GPU, no device without one); codes that are
+ * not 16-byte aligned fail naming the entry and leave it unbound; entries without weights_ss are
+ * never encoded (any pointer). */
+static void check_bind_weights(void)
+{
+    static hum_dispatch_table t; /* 16 entries with their maps: static, not on the stack */
+    memset(&t, 0, sizeof t);
+    t.plan.config.padded_n = 8192;
+    t.plan.config.padded_k = 8192;
+    t.plan.entry_count = 2;
+    const hum_tuning e0 = {.m_min = 1, .m_max = 16, .block_n = 256, .block_k = 256};
+    const hum_tuning e1 = {.m_min = 17, .m_max = INT64_MAX, .block_n = 128, .block_k = 256, .weights_ss = 1};
+    t.plan.entries[0] = e0;
+    t.plan.entries[1] = e1;
+    hum_status st = hum_dispatch_table_bind_weights(&t, (void *)(uintptr_t)0x1008);
+    RT_CHECK(st == HUM_ERR_INVALID_ARG && strstr(hum_last_error(), "weights_ss") && strstr(hum_last_error(), "17") &&
+                 !t.entries[1].weights_ss,
+             "codes 8-byte aligned: status %d, '%s', bound %d", st, hum_last_error(), t.entries[1].weights_ss);
+    st = hum_dispatch_table_bind_weights(&t, (void *)(uintptr_t)0x10000);
+    RT_CHECK(st != HUM_ERR_INVALID_ARG && !t.entries[0].weights_ss && t.entries[1].weights_ss == (st == HUM_OK),
+             "the map of 8192 x 8192 codes, box 128 x 256: status %d, '%s'", st, st == HUM_OK ? "" : hum_last_error());
+    t.plan.entries[1].weights_ss = 0;
+    t.entries[1].weights_ss = 0;
+    RT_CHECK(hum_dispatch_table_bind_weights(&t, (void *)(uintptr_t)0x1008) == HUM_OK && !t.entries[1].weights_ss,
+             "no weights_ss entry: %s", hum_last_error());
+}
+
 int main(void)
 {
     check_grid_for();
+    check_bind_weights();
     hum_runtime *rt = NULL;
     if (RT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "%s", hum_last_error()))
         check_builtin_tables(rt);

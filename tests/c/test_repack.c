@@ -33,7 +33,7 @@ static uint32_t virtual_bit(const uint32_t *w, int b, int vw, int pos)
 
 /* Stored word j of lane `lane` in k16 row r, 64-column unit u: widths 4 and 8 in four planes of
  * b / 4 words per lane (plane j / (b / 4), 32 lanes each), the other widths a lane's b words
- * together. */
+ * together (8-bit codes for 8-bit A: naive_code reads their core matrices directly). */
 static uint32_t stored_word(const uint32_t *rep, int64_t np, int b, int64_t r, int64_t u, int lane, int j)
 {
     const int per = b == 4 || b == 8 ? b / 4 : b;
