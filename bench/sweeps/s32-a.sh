@@ -1,0 +1,40 @@
+# timeout: 560
+# The next session's first request (bench/NOTES.md, "Session 31 (lead)", Next 1 and 2), for
+# bench/sweeps/run-call.sh with main's head in .exp/build.tgz and the branch ss-batch built apart:
+#   git worktree add /work/ssb ss-batch && cmake -S /work/ssb -B /work/ssb/build -DCMAKE_BUILD_TYPE=Release
+#   cmake --build /work/ssb/build -j2 && tools/pack-device.sh /work/ssb/build .exp/ssb.tgz
+# (libhum embeds its kernels, Lua and policies, and the build tree's RPATH is absolute: the branch's
+# hum runs from /work/ssb/build with its own libhum.)
+# 1. the gpu label on main's head (test_gemm_a8 now pools M < 4 over ceil(4 / M) forwards);
+# 2. W8A8 n = k = 8192 beside cuBLASLt fp8, main's weights_ss against ss-batch's, two rounds;
+# 3. where time is left, ncu of main's weights_ss GEMM at M = 1024 (s30-a.sh's commands).
+set -u
+t0=$(date +%s)
+B=$(( $(head -1 .exp/s32-a.sh | sed "s/# timeout: //") - 10 ))
+export HUM_LIBRARY=$PWD/build/runtime/libhum.so PYTHONPATH=$PWD/python:${PYTHONPATH:-}
+mkdir -p /work/ssb/build && tar xzf .exp/ssb.tgz -C /work/ssb/build
+echo "ss-batch build of $(cat /work/ssb/build/hum-commit.txt 2>/dev/null)" >> $R/calls.txt
+X=n=8192,k=8192,w=e4m3,a=e4m3
+for round in 1 2; do
+  for c in build /work/ssb/build; do
+    echo "== $c round $round" >> $R/ab.txt
+    HUM_CACHE_DIR=/tmp/ab-${c//\//_} timeout 60 $c/runtime/hum bench --layer $X \
+      --m 256,384,512,768,1024,2048,4096,8192 --warmup 10 --reps 50 2>&1 | grep -E '^ +[0-9]+ |check' >> $R/ab.txt
+  done
+done
+echo "ab done at $(($(date +%s) - t0)) s" >> $R/calls.txt
+(cd build && HUM_CACHE_DIR=/tmp/label-cache timeout 320 ctest -L gpu -j12 --timeout 310 --output-on-failure) > $R/label.txt 2>&1
+echo "label exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
+cp build/Testing/Temporary/LastTest.log $R/label-cases.log 2>/dev/null
+name=hum-w8a8-1024-ss; left=$((B - ($(date +%s) - t0)))
+if [ $left -gt 80 ]; then
+  HUM_CACHE_DIR=/tmp/ncu-cache timeout $((left - 10)) ncu --set full --import-source no --nvtx --nvtx-include "ncu/" \
+    -c 3 -o $R/$name python3 bench/sweeps/side-by-side.py --ncu --impl hum --only w8a8 --m 1024 --rounds 1 \
+    --floor '' --out $R/$name.json > $R/$name.log 2>&1
+  echo "$name exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
+  ncu -i $R/$name.ncu-rep --page details --print-units base > $R/$name.txt 2>&1
+  ncu -i $R/$name.ncu-rep -k regex:hum_gemm --page source --csv --print-source sass 2>/dev/null | gzip > $R/$name-sass.csv.gz
+  python3 bench/sweeps/ncu-stalls.py $R/$name-sass.csv.gz 40 > $R/$name-stalls.txt 2>&1
+  rm -f $R/$name.ncu-rep
+fi
+echo "done at $(($(date +%s) - t0)) s" >> $R/calls.txt
