@@ -3,8 +3,8 @@
 # bench/sweeps/run-call.sh with main's head in .exp/build.tgz and the branch ss-batch built apart:
 #   git worktree add /work/ssb ss-batch && cmake -S /work/ssb -B /work/ssb/build -DCMAKE_BUILD_TYPE=Release
 #   cmake --build /work/ssb/build -j2 && tools/pack-device.sh /work/ssb/build .exp/ssb.tgz
-# (libhum embeds its kernels, Lua and policies, and the build tree's RPATH is absolute: the branch's
-# hum runs from /work/ssb/build with its own libhum.)
+# (the hum CLI links the runtime in and embeds its kernels, Lua and policies: the branch's hum runs
+# as it is, wherever it is extracted.)
 # 1. the gpu label on main's head (test_gemm_a8 now pools M < 4 over ceil(4 / M) forwards);
 # 2. W8A8 n = k = 8192 beside cuBLASLt fp8, main's weights_ss against ss-batch's, two rounds;
 # 3. where time is left, ncu of main's weights_ss GEMM at M = 1024 (s30-a.sh's commands).
