@@ -29,7 +29,9 @@ static int32_t kernel_of(const char *name)
     return HUM_GEMM_KERNEL_MMA;
 }
 
-void cli_stream_k_text(const hum_tuning *t, char *out, size_t cap)
+/* ", stream-K", ", stream-K summed in the workspace" (stream_k_sum), with " (tiles whole where
+ * they fill N % of the waves)" where whole_fill is N, or "" (no stream-K), into out. */
+static void stream_k_text(const hum_tuning *t, char *out, size_t cap)
 {
     snprintf(out, cap, "%s", !t->stream_k ? "" : t->stream_k_sum ? ", stream-K summed in the workspace" : ", stream-K");
     if (t->stream_k && t->whole_fill) {
@@ -39,7 +41,9 @@ void cli_stream_k_text(const hum_tuning *t, char *out, size_t cap)
     }
 }
 
-void cli_promote_text(const hum_tuning *t, char *out, size_t cap)
+/* ", promote_k N" (e4m3 accumulators promoted every N of K; at or above K never), or "" (the
+ * default, 128). */
+static void promote_text(const hum_tuning *t, char *out, size_t cap)
 {
     snprintf(out, cap, "%s", "");
     if (t->promote_k)
@@ -49,8 +53,8 @@ void cli_promote_text(const hum_tuning *t, char *out, size_t cap)
 void cli_tuning_text(const hum_tuning *t, char *out, size_t cap)
 {
     char promote[48], stream_k[96];
-    cli_promote_text(t, promote, sizeof promote);
-    cli_stream_k_text(t, stream_k, sizeof stream_k);
+    promote_text(t, promote, sizeof promote);
+    stream_k_text(t, stream_k, sizeof stream_k);
     snprintf(out, cap, "%s block %dx%dx%d, warp %dx%dx%d, %d stages, %d CTA%s/SM%s%s%s%s%s", cli_kernel_name(t->kernel),
              t->block_m, t->block_n, t->block_k, t->warp_m, t->warp_n, t->warp_k, t->stages, t->ctas_per_sm,
              t->ctas_per_sm == 1 ? "" : "s", stream_k, promote,

@@ -20,14 +20,6 @@ void cli_tuning_text(const hum_tuning *t, char *out, size_t cap);
  * "wgmma_ws". */
 const char *cli_kernel_name(int32_t kernel);
 
-/* ", stream-K", ", stream-K summed in the workspace" (stream_k_sum), with " (tiles whole where
- * they fill N % of the waves)" where whole_fill is N, or "" (no stream-K), into out. */
-void cli_stream_k_text(const hum_tuning *t, char *out, size_t cap);
-
-/* ", promote_k N" (e4m3 accumulators promoted every N of K; at or above K never), or "" (the
- * default, 128). */
-void cli_promote_text(const hum_tuning *t, char *out, size_t cap);
-
 /* { policy, policy_origin, device, arch, ranges: [{ m_min, m_max (null: no bound), kernel,
  *   block: [m, n, k], warp: [m, n, k], stages, ctas_per_sm, stream_k, stream_k_sum ("output" or
  *   "workspace"), whole_fill (percent, 0: never), promote_k, c_tile ("own" or "stage"), multicast_a, weights_ss, smem_bytes,

@@ -90,12 +90,9 @@ static void print_table(const char *what, const hum_layer_info *info)
             snprintf(m_max, sizeof m_max, "inf");
         else
             snprintf(m_max, sizeof m_max, "%lld", (long long)t->m_max);
-        char promote[48], stream_k[96];
-        cli_promote_text(t, promote, sizeof promote);
-        cli_stream_k_text(t, stream_k, sizeof stream_k);
-        printf("  %s %lld..%s: %s, block %dx%dx%d, warp %dx%dx%d, %d stages%s%s\n", what, (long long)t->m_min, m_max,
-               cli_kernel_name(t->kernel), t->block_m, t->block_n, t->block_k,
-               t->warp_m, t->warp_n, t->warp_k, t->stages, stream_k, promote);
+        char tuning[320];
+        cli_tuning_text(t, tuning, sizeof tuning);
+        printf("  %s %lld..%s: %s\n", what, (long long)t->m_min, m_max, tuning);
     }
 }
 
