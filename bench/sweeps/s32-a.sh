@@ -6,7 +6,8 @@
 # (the hum CLI links the runtime in and embeds its kernels, Lua and policies: the branch's hum runs
 # as it is, wherever it is extracted.)
 # 1. the gpu label on main's head (test_gemm_a8 now pools M < 4 over ceil(4 / M) forwards);
-# 2. W8A8 n = k = 8192 beside cuBLASLt fp8, main's weights_ss against ss-batch's, two rounds;
+# 2. W8A8 n = k = 8192 beside cuBLASLt fp8, main's weights_ss against ss-batch's, two rounds, and
+#    main's on 256-row tiles above M = 1024 (site policy r256);
 # 3. where time is left, ncu of main's weights_ss GEMM at M = 1024 (s30-a.sh's commands).
 set -u
 t0=$(date +%s)
@@ -22,6 +23,13 @@ for round in 1 2; do
       --m 256,384,512,768,1024,2048,4096,8192 --warmup 10 --reps 50 2>&1 | grep -E '^ +[0-9]+ |check' >> $R/ab.txt
   done
 done
+# 256-row tiles above M = 1024 on main (half the promoted totals in shared memory, as W4A8 MXFP4's;
+# the weights no longer hold registers beside the accumulators), one round
+. bench/sweeps/site-policy.sh /tmp/cand
+pol r256 "if e.m_min > 1024 then t = wg('wgmma_ws', 256, 128, 128, 3); t.weights_ss = true end"
+echo "== r256" >> $R/ab.txt
+HUM_CACHE_DIR=/tmp/ab-r256 timeout 60 build/runtime/hum bench --config /tmp/cand/r256.yaml --layer $X \
+  --m 2048,4096,8192 --warmup 10 --reps 50 2>&1 | grep -E '^ +[0-9]+ |check|M 1025' >> $R/ab.txt
 echo "ab done at $(($(date +%s) - t0)) s" >> $R/calls.txt
 (cd build && HUM_CACHE_DIR=/tmp/label-cache timeout 320 ctest -L gpu -j12 --timeout 310 --output-on-failure) > $R/label.txt 2>&1
 echo "label exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
