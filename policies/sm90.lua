@@ -487,15 +487,15 @@ return {
       end
       if rows192 then rows[#rows + 1] = { math.huge, mx_big or wg(family, 192, 128, 128, 4) } end
       list = ranges(rows)
-      -- W8A8 e4m3: every wgmma_ws entry takes its weights by TMA as wgmma's shared-memory operand
+      -- W8A8 e4m3: the wgmma_ws entries take their weights by TMA as wgmma's shared-memory operand
       -- (weights_ss: no fragments for the math warps to load, no cp.async for the producer;
       -- bench/results/H100-2026-12-05/s31-b-85b985a/ab.txt, H100, n = k = 8192, two rounds, µs,
-      -- register fragments -> weights_ss: M 512 74.77, 74.96 -> 72.98, 72.96; 1024 145.55, 141.89 ->
-      -- 140.54, 136.86; 8192 1081.12, 1080.22 -> 1059.63, 1045.71; at M 384 54.19, 54.34 -> 55.09,
-      -- 55.60, kept for one rule; M <= 128 level)
+      -- register fragments -> weights_ss: M 256 48.42, 48.35 -> 47.62, 47.57; 512 74.77, 74.96 ->
+      -- 72.98, 72.96; 1024 145.55, 141.89 -> 140.54, 136.86; 8192 1081.12, 1080.22 -> 1059.63,
+      -- 1045.71; M <= 128 level), but M 257..384, where they lost (54.19, 54.34 -> 55.09, 55.60)
       if w8a8 then
         for _, e in ipairs(list) do
-          if e.tuning.kernel == "wgmma_ws" then e.tuning.weights_ss = true end
+          if e.tuning.kernel == "wgmma_ws" and e.m_max ~= 384 then e.tuning.weights_ss = true end
         end
       end
       -- W4A8 MXFP4 promoted every 1024 of K on every entry: no stage sets, whose 128-row kernels

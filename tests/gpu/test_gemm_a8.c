@@ -240,7 +240,8 @@ static int ws_rows_at(const hum_layer_info *info, int64_t m)
  * wgmma_ws entries stage C in the last stage's slot, which every one at ms up to 192 rows must then do;
  * multicast: one whose wgmma_ws entries multicast A to 2-CTA clusters, which every one must then do;
  * ss 1: a pass whose wgmma_ws entries of e4m3 weights read them from shared memory (weights_ss: the
- * built-in sm90.lua), which every one must then do, -1 one where none may (their register fragments). */
+ * built-in sm90.lua, at every M but 257..384, which ms leaves out), which every one at ms must then do,
+ * -1 one where none may (their register fragments). */
 static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, size_t count, int fp8, int ws,
                       const int64_t *ms, size_t nms, const char *how, int sms, int widened, int staged,
                       int multicast, int ss)
