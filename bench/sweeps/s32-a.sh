@@ -8,7 +8,7 @@
 # 1. the gpu label on main's head (test_gemm_a8 now pools M < 4 over ceil(4 / M) forwards);
 # 2. W8A8 n = k = 8192 beside cuBLASLt fp8, main's weights_ss against ss-batch's, two rounds, and
 #    main's on 256-row tiles above M = 1024 (site policy r256);
-# 3. where time is left, ncu of main's weights_ss GEMM at M = 1024 (s30-a.sh's commands).
+# 3. Humming's quant rows in the same call; where time is left, ncu of main's weights_ss GEMM at M = 1024 (s30-a.sh's commands).
 set -u
 t0=$(date +%s)
 B=$(( $(head -1 .exp/s32-a.sh | sed "s/# timeout: //") - 10 ))
@@ -31,6 +31,10 @@ echo "== r256" >> $R/ab.txt
 HUM_CACHE_DIR=/tmp/ab-r256 timeout 60 build/runtime/hum bench --config /tmp/cand/r256.yaml --layer $X \
   --m 2048,4096,8192 --warmup 10 --reps 50 2>&1 | grep -E '^ +[0-9]+ |check|M 1025' >> $R/ab.txt
 echo "ab done at $(($(date +%s) - t0)) s" >> $R/calls.txt
+# Humming 0.1.20's W8A8 and W4A8 rows beside those, in the same call (s31-b lacked --out and ran none)
+PYTHONUNBUFFERED=1 timeout 60 python3 tools-shared/bench-humming.py --only quant --out $R/humming-quant.json \
+  > $R/humming-quant.txt 2>&1
+echo "humming done at $(($(date +%s) - t0)) s" >> $R/calls.txt
 (cd build && HUM_CACHE_DIR=/tmp/label-cache timeout 320 ctest -L gpu -j12 --timeout 310 --output-on-failure) > $R/label.txt 2>&1
 echo "label exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
 cp build/Testing/Temporary/LastTest.log $R/label-cases.log 2>/dev/null
