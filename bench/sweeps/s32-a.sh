@@ -1,28 +1,19 @@
 # timeout: 560
-# The next session's first request (bench/NOTES.md, "Session 31 (lead)", Next 1 and 2), for
-# bench/sweeps/run-call.sh with main's head in .exp/build.tgz and the branch ss-batch built apart:
-#   git worktree add /work/ssb ss-batch && cmake -S /work/ssb -B /work/ssb/build -DCMAKE_BUILD_TYPE=Release
-#   cmake --build /work/ssb/build -j2 && tools/pack-device.sh /work/ssb/build .exp/ssb.tgz
-# (the hum CLI links the runtime in and embeds its kernels, Lua and policies: the branch's hum runs
-# as it is, wherever it is extracted.)
-# 1. the gpu label on main's head (test_gemm_a8 now pools M < 4 over ceil(4 / M) forwards);
-# 2. W8A8 n = k = 8192 beside cuBLASLt fp8, main's weights_ss against ss-batch's, two rounds, and
-#    main's on 256-row tiles above M = 1024 (site policy r256);
-# 3. Humming's quant rows in the same call; where time is left, ncu of main's weights_ss GEMM at M = 1024 (s30-a.sh's commands).
+# Session 32's first request (bench/NOTES.md, "Session 31 (lead)", Next 1), for bench/sweeps/run-call.sh
+# with main's head in .exp/build.tgz. Branch ss-batch did not reach this session's checkout, so the
+# A/B against it waits for its rebuild; this call runs:
+# 1. W8A8 n = k = 8192 beside cuBLASLt fp8 on main (weights_ss), and 256-row tiles above M = 1024
+#    (site policy r256);
+# 2. hum with A already quantized (hum-q), Humming's quant rows in the same call;
+# 3. the gpu label on main's head (test_gemm_a8 now pools M < 4 over ceil(4 / M) forwards);
+# 4. where time is left, ncu of main's weights_ss GEMM at M = 1024 (s30-a.sh's commands).
 set -u
 t0=$(date +%s)
 B=$(( $(head -1 .exp/s32-a.sh | sed "s/# timeout: //") - 10 ))
 export HUM_LIBRARY=$PWD/build/runtime/libhum.so PYTHONPATH=$PWD/python:${PYTHONPATH:-}
-mkdir -p /work/ssb/build && tar xzf .exp/ssb.tgz -C /work/ssb/build
-echo "ss-batch build of $(cat /work/ssb/build/hum-commit.txt 2>/dev/null)" >> $R/calls.txt
 X=n=8192,k=8192,w=e4m3,a=e4m3
-for round in 1 2; do
-  for c in build /work/ssb/build; do
-    echo "== $c round $round" >> $R/ab.txt
-    HUM_CACHE_DIR=/tmp/ab-${c//\//_} timeout 60 $c/runtime/hum bench --layer $X \
-      --m 256,384,512,768,1024,2048,4096,8192 --warmup 10 --reps 50 2>&1 | grep -E '^ +[0-9]+ |check' >> $R/ab.txt
-  done
-done
+HUM_CACHE_DIR=/tmp/ab-main timeout 60 build/runtime/hum bench --layer $X \
+  --m 256,384,512,768,1024,2048,4096,8192 --warmup 10 --reps 50 2>&1 | grep -E '^ +[0-9]+ |check' >> $R/ab.txt
 # 256-row tiles above M = 1024 on main (half the promoted totals in shared memory, as W4A8 MXFP4's;
 # the weights no longer hold registers beside the accumulators), one round
 . bench/sweeps/site-policy.sh /tmp/cand
@@ -31,6 +22,9 @@ echo "== r256" >> $R/ab.txt
 HUM_CACHE_DIR=/tmp/ab-r256 timeout 60 build/runtime/hum bench --config /tmp/cand/r256.yaml --layer $X \
   --m 2048,4096,8192 --warmup 10 --reps 50 2>&1 | grep -E '^ +[0-9]+ |check|M 1025' >> $R/ab.txt
 echo "ab done at $(($(date +%s) - t0)) s" >> $R/calls.txt
+# hum with A already quantized (impl hum-q: no quantization kernel), cuBLASLt's own terms
+PYTHONUNBUFFERED=1 timeout 60 python3 bench/sweeps/side-by-side.py --impl hum --only w8a8 --m 1024,8192 --rounds 2 \
+  --floor '' --out $R/hum-q.json > $R/hum-q.txt 2>&1
 # Humming 0.1.20's W8A8 and W4A8 rows beside those, in the same call (s31-b lacked --out and ran none)
 PYTHONUNBUFFERED=1 timeout 60 python3 tools-shared/bench-humming.py --only quant --out $R/humming-quant.json \
   > $R/humming-quant.txt 2>&1
