@@ -161,6 +161,14 @@ static_assert(!kSS || (kSpecialised && kATma && kAFp8 && kWeightFloat && kWeight
 // What the producer's threads copy by cp.async beside the TMAs: nothing with SS weights and no scales
 // in the stage, whose copies thread 0 alone issues (the others leave at once).
 constexpr bool kProducerCopies = !kATma || !kSS || kSBytes + kZBytes + kKSBytes > 0;
+// kBatch: an SS stage with no promotion inside it (promoted every block K or less often) has nothing
+// to prepare between its steps, so it issues them all behind one fence and waits once, for the
+// previous stage's groups: its own keep the tensor pipe fed while the previous slot is released
+// and (kStageSets) the previous set promoted. Waiting at step 1 instead left one group of the
+// warpgroup queued there (W8A8 128 x 128 x 128 at M = 1024, H100: tensor pipe 63 % of the cycles,
+// bench/NOTES.md, session 32). A promotion between two steps reads the accumulators, so the next
+// step would need a fence of its own: such stages keep the per-step schedule.
+constexpr bool kBatch = kSS && (!kPromote || kPromoteK >= kBK);
 // Warp-specialised: a slot's full barrier waits for the producer threads' cp.async arrivals and,
 // dense, thread 0's TMA transaction. Registers per thread after the split
 // (setmaxnreg): the producer keeps few, the math warpgroups take the rest of the CTA's pool. A
@@ -612,12 +620,13 @@ HUM_DEV u64 weight_desc(u32 bstage, int u, int kk)
 // that read it (step kk - 2) has finished, so one group computes while the next is prepared.
 // K-group scales: blk the tile's, k0 the stage's first column of K. The accumulators (acc[SET],
 // or both ping-pong sets) are promoted at the stage's end when `promote_end` (promote_at).
-// Warp-specialised, once step 1 has waited the previous stage's groups have all finished: lane 0
-// then releases that stage's slot (empty barrier `release`) when `released` is set. Promoted
-// accumulators: `fresh`, the previous stage promoted them (or the segment starts), so the first
-// step's wgmmas overwrite them. kStageSets: the stage accumulates into acc[SET], and PREV adds acc[SET ^ 1] (the
-// previous stage's) to the totals once the stage's first group runs. kLag: `lead`, warpgroup 0's
-// first stage of a segment, arrives at the lag's barrier after step kLagStep.
+// Warp-specialised, once the previous stage's groups have all finished (waited at step 1, or
+// kBatch after the last step is issued), lane 0 releases that stage's slot (empty barrier
+// `release`) when `released` is set. Promoted accumulators: `fresh`, the previous stage promoted
+// them (or the segment starts), so the first step's wgmmas overwrite them. kStageSets: the stage
+// accumulates into acc[SET], and PREV adds acc[SET ^ 1] (the previous stage's) to the totals at
+// that same point, while this stage's groups run. kLag: `lead`, warpgroup 0's first stage of a
+// segment, arrives at the lag's barrier after step kLagStep.
 template <int SET = 0, bool PREV = false>
 HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, u32 base, int slot, int wg, int w,
                            int lane, Acc (&acc)[kSets][kSlabs][kAcc], Totals &total,
@@ -639,6 +648,13 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
             [&](int c) { return (wg * kSlabs + c / 2) * 64 + 16 * w + g + 8 * (c % 2); }, fa, fb);
     };
     const u32 lane_codes = codes_at(bstage, wg, w, lane);
+    // the previous stage's slot, once its every group has finished: lane 0's arrive releases its
+    // own reads only, so the warp's come first
+    auto release_prev = [&] {
+        __syncwarp();
+        if (released && lane == 0)
+            release_slot(release);
+    };
     if constexpr (!kSS)
         load_codes(lane_codes, 0, w, raw[0]);
     // MXFP4's folded group scales, unless the layer's all lie in the byte tables' window
@@ -685,19 +701,16 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
             if constexpr (kKScales && !kPingPong && kk % kPromoteSteps == 0)
                 factors(k0 + kk * kKStep);
             // the fragments' buffer free again (SS: only where the previous stage's slot is released)
-            if constexpr (!kSS || kk == 1)
+            if constexpr (!kSS || (kk == 1 && !kBatch))
                 wgmma_wait<1>();
-            if constexpr (kSpecialised && kk == 1) {
-                // lane 0's arrive releases its own reads of the slot only: the warp's come first
-                __syncwarp();
-                if (released && lane == 0)
-                    release_slot(release);
-            }
+            if constexpr (kSpecialised && kk == 1 && !kBatch)
+                release_prev();
             if constexpr (kA8 && !kSS)
                 frags8<decltype(path)::value>(raw[buf], sc, frag[buf]);
             else if constexpr (!kA8)
                 dequant(raw[buf][0], sc, zp, frag[buf]);
-            wgmma_fence();
+            if constexpr (!kBatch || kk == 0)
+                wgmma_fence();
             // The step starts a promotion period: a segment's first, or after a promotion (at the
             // previous stage's end when `fresh`, or within this stage). Promotions leave the
             // accumulators as they are and this step's wgmmas overwrite them (scale-d 0): zeroing
@@ -725,8 +738,14 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
                 if (lead)
                     lag_arrive();
             }
-            if constexpr (PREV && kk == 0) {
-                wgmma_wait<1>();
+            if constexpr (kBatch && kk + 1 == kKK) {
+                // every group of the previous stage finished, this stage's all queued
+                wgmma_wait<kKK>();
+                release_prev();
+            }
+            if constexpr (PREV && (kBatch ? kk + 1 == kKK : kk == 0)) {
+                if constexpr (!kBatch)
+                    wgmma_wait<1>();
                 pin_acc(acc[SET ^ 1]);
                 promote_totals(acc[SET ^ 1], total, base, 128 * wg + 32 * w + lane);
             }
