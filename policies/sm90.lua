@@ -492,10 +492,20 @@ return {
       -- bench/results/H100-2026-12-05/s31-b-85b985a/ab.txt, H100, n = k = 8192, two rounds, µs,
       -- register fragments -> weights_ss: M 256 48.42, 48.35 -> 47.62, 47.57; 512 74.77, 74.96 ->
       -- 72.98, 72.96; 1024 145.55, 141.89 -> 140.54, 136.86; 8192 1081.12, 1080.22 -> 1059.63,
-      -- 1045.71; M <= 128 level), but M 257..384, where they lost (54.19, 54.34 -> 55.09, 55.60)
+      -- 1045.71; M <= 128 level). At M 257..384 they lost while a stage waited at its second step
+      -- (54.19, 54.34 -> 55.09, 55.60) and win since its steps are issued together (kBatch,
+      -- s32-b-8201d21/ab.txt and s32-c-8201d21/cand.txt, H100, M = 384: 54.05, 54.27 -> 53.26, 53.23;
+      -- M = 320 level, 59.04 -> 59.12).
+      -- Above M = 1024 the 192-row tiles, too wide for the stage sets' registers, drain and promote
+      -- every other stage (promote_k 256; every 512 misses test_gemm_a8's 1e-3 at K = 8192,
+      -- docs/policies.md): M 2048 245.92 -> 248.10, 8192 1025.09 -> 972.11 (s32-c-8201d21/cand.txt)
+      -- and SECOND_ROUND (s32-d).
       if w8a8 then
         for _, e in ipairs(list) do
-          if e.tuning.kernel == "wgmma_ws" and e.m_max ~= 384 then e.tuning.weights_ss = true end
+          if e.tuning.kernel == "wgmma_ws" then
+            e.tuning.weights_ss = true
+            if e.m_min > 1024 then e.tuning.promote_k = 256 end
+          end
         end
       end
       -- W4A8 MXFP4 promoted every 1024 of K on every entry: no stage sets, whose 128-row kernels

@@ -24,9 +24,10 @@ static int make_weight(const char *spec, hum_standard_weight *w)
  * in the message, and on sm_90a stream-K summed in the workspace on every entry but those that
  * `whole` (nwhole strings, entry i's at i; NULL for stream-K) names "BLOCK_MxBLOCK_N/STAGES": tiles
  * whole, W8A8 and W4A8 MXFP4 where one wave of them fills the SMs; there too every entry's
- * promote_k equal to `promote` unless it is -1. Returns the entry count. */
+ * promote_k equal to `promote`, from M = 1025 on to `promote_wide` (W8A8's 192-row tiles, promoted
+ * every other stage: policies/sm90.lua), unless it is -1. Returns the entry count. */
 static int compile_expect(hum_runtime *rt, const char *spec, hum_layer_options o, const char *arch, hum_status want,
-                          const char *needle, const char *const *whole, int nwhole, int promote)
+                          const char *needle, const char *const *whole, int nwhole, int promote, int promote_wide)
 {
     const hum_standard_weight *w = quant_spec_weight(spec, 1);
     if (!w)
@@ -67,9 +68,10 @@ static int compile_expect(hum_runtime *rt, const char *spec, hum_layer_options o
                  info.entries[i].stages);
         QUANT_CHECK(!tile || strcmp(got, tile) == 0, "%s on %s: entry %d (M to %lld) whole on %s (expected %s)", spec,
                     arch, i, (long long)info.entries[i].m_max, got, tile ? tile : "");
-        QUANT_CHECK(!sm90 || promote < 0 || info.entries[i].promote_k == promote,
+        const int expect = info.entries[i].m_min > 1024 ? promote_wide : promote;
+        QUANT_CHECK(!sm90 || expect < 0 || info.entries[i].promote_k == expect,
                     "%s on %s: entry %d promoted every %d of K (expected %d)", spec, arch, i,
-                    info.entries[i].promote_k, promote);
+                    info.entries[i].promote_k, expect);
     }
     QUANT_CHECK(nwhole <= info.entry_count, "%s on %s: %d entries, %d expected", spec, arch, info.entry_count,
                 nwhole);
@@ -105,7 +107,7 @@ static void expect_whole_fill(hum_runtime *rt, const char *spec, hum_layer_optio
 static int compile(hum_runtime *rt, const char *spec, hum_layer_options o, const char *arch, hum_status want,
                    const char *needle)
 {
-    return compile_expect(rt, spec, o, arch, want, needle, NULL, 0, -1);
+    return compile_expect(rt, spec, o, arch, want, needle, NULL, 0, -1, -1);
 }
 
 /* The fit keeps stream-K for 8-bit A only with its slices summed in the workspace, drops the
@@ -318,25 +320,25 @@ int main(void)
          * not whole 128-column tiles, which M 129..384 needs), not 7552 (118, under 90 %) nor FP8
          * block-wise (scales along K), nor int8 A, channel-scaled e2m1 or uint4 weights under e4m3. W4A8 MXFP4 there at M <= 256,
          * and 257..512 on two row blocks of 128 columns (not at n = 7616), every entry of its
-         * table promoted every 1024 of K at every N (W8A8's, channel-scaled e2m1's and uint4's every 128:
-         * 0; FP8 block-wise's by its scales: 0) */
+         * table promoted every 1024 of K at every N (W8A8's every 128, 0, to M = 1024 and every 256
+         * above; channel-scaled e2m1's and uint4's every 128: 0; FP8 block-wise's by its scales: 0) */
         static const char *const w8a8[] = {"8x64/8",   "16x64/8",   "32x64/6",  "64x64/5",
                                            "128x64/6", "128x128/4", "192x128/4"};
         static const char *const mx[] = {"8x64/8",   "16x64/8",  "32x64/6",  "64x64/5",
                                          "128x64/4", "256x64/4", "192x128/4", "256x128/3"};
-        compile_expect(rt, "n=8192,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL, w8a8, 7, 0);
-        compile_expect(rt, "n=7616,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL, w8a8, 5, 0);
+        compile_expect(rt, "n=8192,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL, w8a8, 7, 0, 256);
+        compile_expect(rt, "n=7616,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL, w8a8, 5, 0, 256);
         compile_expect(rt, "n=8192,k=2048,w=e2m1,group=32,scale=e8m0", fp8_bf16, fp8_archs[a], HUM_OK, NULL, mx, 8,
-                       1024);
+                       1024, 1024);
         compile_expect(rt, "n=7616,k=2048,w=e2m1,group=32,scale=e8m0", fp8_bf16, fp8_archs[a], HUM_OK, NULL, mx, 6,
-                       1024);
+                       1024, 1024);
         compile_expect(rt, "n=7552,k=2048,w=e2m1,group=32,scale=e8m0", fp8_bf16, fp8_archs[a], HUM_OK, NULL, NULL, 0,
-                       1024);
+                       1024, 1024);
         compile(rt, "n=7552,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL);
-        compile_expect(rt, "n=8192,k=2048,w=e2m1,scale=e8m0", fp8_bf16, fp8_archs[a], HUM_OK, NULL, NULL, 0, 0);
-        compile_expect(rt, "n=8192,k=2048,w=uint4", fp8, fp8_archs[a], HUM_OK, NULL, NULL, 0, 0);
+        compile_expect(rt, "n=8192,k=2048,w=e2m1,scale=e8m0", fp8_bf16, fp8_archs[a], HUM_OK, NULL, NULL, 0, 0, 0);
+        compile_expect(rt, "n=8192,k=2048,w=uint4", fp8, fp8_archs[a], HUM_OK, NULL, NULL, 0, 0, 0);
         compile_expect(rt, "n=8192,k=2048,w=e4m3,a=float16,block=128x128", fp8, fp8_archs[a], HUM_OK, NULL, NULL, 0,
-                       0);
+                       0, 0);
         compile(rt, e4m3_tensor, fp8_bf16, fp8_archs[a], HUM_OK, NULL);
         QUANT_CHECK(compile(rt, u4, fp8, fp8_archs[a], HUM_OK, NULL) >= 1, "W4A8 fp8 table");
         QUANT_CHECK(compile(rt, mxfp4, fp8_bf16, fp8_archs[a], HUM_OK, NULL) >= 1, "MXFP4 x e4m3 table");

@@ -240,7 +240,7 @@ static int ws_rows_at(const hum_layer_info *info, int64_t m)
  * wgmma_ws entries stage C in the last stage's slot, which every one at ms up to 192 rows must then do;
  * multicast: one whose wgmma_ws entries multicast A to 2-CTA clusters, which every one must then do;
  * ss 1: a pass whose wgmma_ws entries of e4m3 weights read them from shared memory (weights_ss: the
- * built-in sm90.lua, at every M but 257..384, which ms leaves out), which every one at ms must then do,
+ * built-in sm90.lua, at every M), which every one at ms must then do,
  * -1 one where none may (their register fragments). */
 static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, size_t count, int fp8, int ws,
                       const int64_t *ms, size_t nms, const char *how, int sms, int widened, int staged,
@@ -320,7 +320,8 @@ static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, siz
     }
 }
 
-/* The passes: the built-in policy at M across its ranges; stream-K on, its slices summed in the
+/* The passes: the built-in policy at M across its ranges, and (`wide`, on sm_90) at M = 1100 on the
+ * cases marked 2; stream-K on, its slices summed in the
  * workspace, on the plain wgmma kernel (the bfloat16 cases at M = 1 missed 1e-3 when they summed
  * through C, ab43ee7); on sm_90 the same tables warp-specialised (wgmma_ws from M = 17) at
  * M 20, 48 and 72, one in each wgmma tile of the 8-bit-A table (72 is a partial 128-row block,
@@ -393,7 +394,7 @@ int main(int argc, char **argv)
         {.spec = "n=8192,k=2304,w=e2m1,group=32,scale=e8m0", .a = HUM_DTYPE_FLOAT8_E4M3FN, .c = HUM_DTYPE_FLOAT16,
          .ws = kFill, .whole_to = 512},
     };
-    static const int64_t ms[] = {1, 7, 48, 200, 520}, ms_small[] = {1, 7, 16}, ms_sk[] = {1, 200},
+    static const int64_t ms[] = {1, 7, 48, 200, 520}, ms_wide[] = {1100}, ms_small[] = {1, 7, 16}, ms_sk[] = {1, 200},
                          ms_ws[] = {20, 48, 72}, ms_p[] = {1, 200}, ms_192[] = {200, 520},
                          ms_fill[] = {1, 12, 20, 48, 100, 200, 300, 500}, ms_stage[] = {20, 72, 520};
 #define A8_SUM "t.stream_k_sum = 'workspace'; "
@@ -414,15 +415,18 @@ int main(int argc, char **argv)
                                         * each entry's tuning t of its tables (gemm_test_site_runtime) */
         const int64_t *ms;
         size_t nms;
-        int ws; /* the cases marked ws (1) or 2 (2: named only), or kFill (those alone), on sm_90 only
-                 * (where the tables have wgmma entries) */
-        int only_named; /* run only when named (as the ws 2 passes are) */
+        int ws; /* the cases marked ws (1) or 2 (2), or kFill (those alone), on sm_90 only (where the
+                 * tables have wgmma entries) */
+        int only_named; /* run only when named */
         int widened;    /* its edit widens the wgmma_ws tiles above M = 128 (run_cases) */
         int staged;     /* its edit stages C in the last stage's slot (run_cases) */
         int multicast;  /* its edit multicasts A to 2-CTA clusters (run_cases) */
         int ss;         /* e4m3 weights in shared memory on every wgmma_ws entry (1), on none (-1) */
     } passes[] = {
         {"built-in", NULL, "", ms, sizeof ms / sizeof ms[0], 0, 0, 0, 0, 0, 1},
+        /* the built-in tables above M = 1024 on the cases marked 2 (K = 8192 among them): W8A8's
+         * 192-row tiles promoted every 256 of K (policies/sm90.lua) */
+        {"wide", NULL, " M > 1024", ms_wide, sizeof ms_wide / sizeof ms_wide[0], 2, 0, 0, 0, 0, 1},
         /* named only: the plain wgmma pass (`workspace`) runs e4m3 weights as register fragments */
         {"registers", "t.weights_ss = false", " weights as register fragments", ms, sizeof ms / sizeof ms[0], 1, 1, 0,
          0, 0, -1},
@@ -433,13 +437,13 @@ int main(int argc, char **argv)
          0, 0, 0, 0, 0},
         {"wgmma_ws", A8_SUM A8_ON("wgmma_ws"), " wgmma_ws, stream-K in the workspace", ms_ws,
          sizeof ms_ws / sizeof ms_ws[0], 1, 0, 0, 0, 0, 0},
-        {"promote256", "t.promote_k = 256", " promoted every 256", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 0, 0, 0, 0, 0},
-        {"promote512", "t.promote_k = 512", " promoted every 512", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 0, 0, 0, 0, 0},
-        {"never", A8_NEVER A8_ROWS256, " never promoted", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 0, 1, 0, 0, 0},
+        {"promote256", "t.promote_k = 256", " promoted every 256", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 1, 0, 0, 0, 0},
+        {"promote512", "t.promote_k = 512", " promoted every 512", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 1, 0, 0, 0, 0},
+        {"never", A8_NEVER A8_ROWS256, " never promoted", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 1, 1, 0, 0, 0},
         {"never128x256",
          A8_NEVER "if t.block_m >= 128 then t.block_m, t.warp_m, t.block_n, t.warp_n = 128, 128, 256, 32 end",
-         " never promoted, 128 x 256", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 0, 0, 0, 0, 0},
-        {"rows192", A8_ROWS192, " 192-row tiles", ms_192, sizeof ms_192 / sizeof ms_192[0], 2, 0, 1, 0, 0, 0},
+         " never promoted, 128 x 256", ms_p, sizeof ms_p / sizeof ms_p[0], 2, 1, 0, 0, 0, 0},
+        {"rows192", A8_ROWS192, " 192-row tiles", ms_192, sizeof ms_192 / sizeof ms_192[0], 2, 1, 1, 0, 0, 0},
         {"rows256", "t.promote_k = 256; " A8_ROWS256, " 256-row tiles, half the totals in shared memory",
          ms_192, sizeof ms_192 / sizeof ms_192[0], 1, 0, 1, 0, 0, 0},
         {"fill", NULL, " one wave of whole tiles", ms_fill, sizeof ms_fill / sizeof ms_fill[0], kFill, 0, 0, 0, 0, 0},
@@ -451,7 +455,7 @@ int main(int argc, char **argv)
     const size_t count = sizeof cases / sizeof cases[0];
     int named = argc < 2;
     for (size_t p = 0; p < sizeof passes / sizeof passes[0]; p++) {
-        if (argc > 1 ? strcmp(argv[1], passes[p].name) != 0 : passes[p].ws == 2 || passes[p].only_named)
+        if (argc > 1 ? strcmp(argv[1], passes[p].name) != 0 : passes[p].only_named)
             continue;
         named = 1;
         if (passes[p].ws && !sm90)
@@ -467,7 +471,7 @@ int main(int argc, char **argv)
             rt_rmtree(dir);
         }
     }
-    QUANT_CHECK(named, "no pass named '%s' (expected built-in, registers, small, rows8, workspace, wgmma_ws, promote256, "
+    QUANT_CHECK(named, "no pass named '%s' (expected built-in, wide, registers, small, rows8, workspace, wgmma_ws, promote256, "
                 "promote512, never, never128x256, rows192, rows256, fill, c_tile or multicast)", argv[argc > 1 ? 1 : 0]);
     hum_runtime_destroy(rt);
     return quant_test_result("test_gemm_a8");
