@@ -498,8 +498,10 @@ return {
       -- M = 320 level, 59.04 -> 59.12).
       -- Above M = 1024 the 192-row tiles, too wide for the stage sets' registers, drain and promote
       -- every other stage (promote_k 256; every 512 misses test_gemm_a8's 1e-3 at K = 8192,
-      -- docs/policies.md): M 2048 245.92 -> 248.10, 8192 1025.09 -> 972.11 (s32-c-8201d21/cand.txt)
-      -- and SECOND_ROUND (s32-d).
+      -- docs/policies.md; every 256 there 8.75e-04 at M = 1100 in s32-d's label), three rounds, µs,
+      -- every 128 -> every 256: M 8192 1025.09, 1040.26, 1040.96 -> 972.11, 1023.28, 1006.45; 4096
+      -- 502.67, 485.55 -> 499.87, 495.04; 2048 245.92, 246.22, 246.37 -> 248.10, 249.34, 247.42
+      -- (s32-c-8201d21/cand.txt, s32-d-20f2fce/ab.txt, H100).
       if w8a8 then
         for _, e in ipairs(list) do
           if e.tuning.kernel == "wgmma_ws" then
