@@ -607,13 +607,20 @@ HUM_DEV void promote_scaled(const T (&acc)[kSlabs][kAcc], U &total, const float 
             total[s][i] = fmaf(acc[s][i], fa[2 * (i / 4) + i % 2] * fb[2 * s + i / 2 % 2], total[s][i]);
 }
 
-// kSS: the descriptor of unit u's 64 rows of weight stage bstage at k32 step kk (its k16 rows 2 kk
-// and 2 kk + 1): core matrices 8 rows x 16 bytes of 128 bytes each, a unit's eight one after the
-// other, a k16 row of the stage kBN x 16 bytes long (numerics/codes.cuh).
-HUM_DEV u64 weight_desc(u32 bstage, int u, int kk)
+// kSS: the descriptor of unit u's 64 rows of weight stage bstage at k32 step 0 (its k16 rows 0 and 1):
+// core matrices 8 rows x 16 bytes of 128 bytes each, a unit's eight one after the other, a k16 row
+// of the stage kWeightRow bytes long (numerics/codes.cuh). Slab s at step kk lies weight_step(s, kk)
+// on, added to the descriptor's address field as A's K offsets are: one descriptor a stage, the
+// others constants.
+constexpr u32 kWeightRow = kBN * 16;
+HUM_DEV u64 weight_desc(u32 bstage, int u)
 {
-    constexpr u32 kRowBytes = kBN * 16;
-    return wgmma_desc_core(bstage + u * 1024 + 2 * kk * kRowBytes, kRowBytes, 128);
+    return wgmma_desc_core(bstage + u * 1024, kWeightRow, 128);
+}
+
+HUM_DEV u64 weight_step(int s, int kk)
+{
+    return (s * 1024 + 2 * kk * kWeightRow) >> 4;
 }
 
 // All MMA steps of one stage. Step kk dequantizes into fragment buffer kk % 2 once the group
@@ -648,6 +655,11 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
             [&](int c) { return (wg * kSlabs + c / 2) * 64 + 16 * w + g + 8 * (c % 2); }, fa, fb);
     };
     const u32 lane_codes = codes_at(bstage, wg, w, lane);
+    // from lane 0's warpgroup, which the compiler then knows the same across the warp: the
+    // descriptors stay in uniform registers (built per wgmma in vector registers and moved over,
+    // they cost W8A8's 128 x 128 x 128 tile nine instructions a wgmma, sm_90a; wg itself made
+    // uniform for the whole kernel, the 192-row tiles spilled)
+    const u64 wdesc0 = kSS ? weight_desc(bstage, __shfl_sync(0xFFFFFFFFu, wg, 0) * kSlabs) : 0;
     // the previous stage's slot, once its every group has finished: lane 0's arrive releases its
     // own reads only, so the warp's come first
     auto release_prev = [&] {
@@ -729,7 +741,7 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
                     const u64 desc = desc0 + ((K_OFF + chunk_start(c) * 128) >> 4);
                     Acc *d = &acc[kPingPong ? kk / kPromoteSteps % 2 : SET][s][chunk_start(c) / 2];
                     if constexpr (kSS)
-                        wgmma_ss8<chunk_n(c)>(d, weight_desc(bstage, wg * kSlabs + s, kk), desc, overwrite ? 0 : 1);
+                        wgmma_ss8<chunk_n(c)>(d, wdesc0 + weight_step(s, kk), desc, overwrite ? 0 : 1);
                     else
                         wgmma_step<chunk_n(c)>(d, frag[buf][s], desc, overwrite ? 0 : 1);
                 });
