@@ -31,8 +31,8 @@
 // producer threads' cp.async arrivals and the TMA bytes) and an "empty" one (every math warp is
 // done with it). The math warpgroups never meet at a CTA barrier in the main loop (FP8
 // block-wise's second waits once per segment for the first, to run half a stage behind: kLag); a slot is
-// released once the next stage's first wgmma group is running (the last group reading it has
-// then finished), and the producer runs up to kStages stages ahead, across segment ends, since
+// released once the last group reading it has finished (waited for once the next stage's first
+// group is running, or kBatch once all its groups are queued), and the producer runs up to kStages stages ahead, across segment ends, since
 // the epilogue stages C in a tile of its own after the stages, or (kCInStage) in the A slot of
 // the segment's last stage, which the math warps release only after the epilogue. The producer hands most of its
 // registers to the math warpgroups (setmaxnreg). Dense A arrives by TMA (thread 0 arms the full
@@ -751,8 +751,10 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
                     lag_arrive();
             }
             if constexpr (kBatch && kk + 1 == kKK) {
-                // every group of the previous stage finished, this stage's all queued
-                wgmma_wait<kKK>();
+                // every group of the previous stage finished, this stage's all queued (wait_group
+                // counts to 7: a stage of more steps, block K 256 never promoted inside, also waits
+                // for its first ones)
+                wgmma_wait<(kKK < 7 ? kKK : 7)>();
                 release_prev();
             }
             if constexpr (PREV && (kBatch ? kk + 1 == kKK : kk == 0)) {
