@@ -655,11 +655,7 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
             [&](int c) { return (wg * kSlabs + c / 2) * 64 + 16 * w + g + 8 * (c % 2); }, fa, fb);
     };
     const u32 lane_codes = codes_at(bstage, wg, w, lane);
-    // from lane 0's warpgroup, which the compiler then knows the same across the warp: the
-    // descriptors stay in uniform registers (built per wgmma in vector registers and moved over,
-    // they cost W8A8's 128 x 128 x 128 tile nine instructions a wgmma, sm_90a; wg itself made
-    // uniform for the whole kernel, the 192-row tiles spilled)
-    const u64 wdesc0 = kSS ? weight_desc(bstage, __shfl_sync(0xFFFFFFFFu, wg, 0) * kSlabs) : 0;
+    const u64 wdesc0 = kSS ? weight_desc(bstage, wg * kSlabs) : 0;
     // the previous stage's slot, once its every group has finished: lane 0's arrive releases its
     // own reads only, so the warp's come first
     auto release_prev = [&] {
@@ -1124,7 +1120,14 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
             mbar_init(base + kBarOffset + s * 8, 1);
         mbar_init_fence();
     }
-    const int wg = warp >> 2, w = warp & 3;
+    // lane 0's, which the compiler then knows the same across the warp: what is built from them
+    // (descriptors, the warp's offsets in the stages) stays in uniform registers instead of being
+    // built in vector ones at every use. sm_90a, instructions a stage: W8A8 128 x 128 x 128 SS
+    // 140 -> 119 (its descriptors were built and moved over at every wgmma), uint4 g128 fp16 at
+    // M > 64 209, 221 -> 187, 201, uint8 x int8 165 -> 130; the W4A8 MXFP4 256-row kernels' spills
+    // (48 bytes inside the main loop of one) now lie outside their loops, as does a 4-byte one of
+    // W8A8's 192-row tile (bench/NOTES.md, "Session 32 (lead)")
+    const int wg = __shfl_sync(0xFFFFFFFFu, warp >> 2, 0), w = __shfl_sync(0xFFFFFFFFu, warp & 3, 0);
 
     Acc acc[kSets][kSlabs][kAcc];
     Totals total;  // kPromote only
