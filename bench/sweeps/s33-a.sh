@@ -2,9 +2,12 @@
 # The next session's first request (bench/NOTES.md, "Session 32 (lead)", Next), for
 # bench/sweeps/run-call.sh, with main's head in .exp/build.tgz and 20f2fce's build (the code s32-d
 # labelled; tools/pack-device.sh of a build of `git worktree add /tmp/w 20f2fce`) in .exp/main.tgz:
-# 1. the gpu label on main's head (6669342's uniform SS descriptors have not run on a GPU);
-# 2. W8A8 n = k = 8192 across its SS entries, 20f2fce against the head, two rounds, with hum
-#    bench's float64 checks; FP8 block-wise 7168 x 2048 on the head;
+# 1. the gpu label on main's head (6669342's SS descriptors once a stage and a5005e0's uniform warp
+#    indices, in every wgmma kernel, have not run on a GPU);
+# 2. 20f2fce against the head, with hum bench's float64 checks: W8A8 n = k = 8192 across its SS
+#    entries (a second round at M 1024 / 8192), uint4 g128 fp16, W4A8 MXFP4, uint8 and uint2
+#    channel (every wgmma family: fewer instructions a stage, bench/NOTES.md "Session 32"); FP8
+#    block-wise 7168 x 2048 on the head;
 # 3. ncu --set full at M = 1024: hum's W8A8 GEMM (kBatch, uniform descriptors), cuBLASLt fp8's
 #    kernel on the same card, and hum's W4A8 MXFP4 GEMM (1.083x Humming in s32-c; its 256-row
 #    stream-K kernel reloads a spilled register at the top of every stage).
@@ -22,10 +25,13 @@ run() { # LABEL HUM CACHE ARGS...
   local h=$2 c=$3; shift 3
   HUM_CACHE_DIR=/tmp/c-$c timeout 40 $h bench "$@" --warmup 10 --reps 50 2>&1 | grep -E '^ +[0-9]+ |check|FAIL|error' >> $R/ab.txt
 }
-for round in 1 2; do
-  run "20f2fce $round" /tmp/mainb/runtime/hum main --layer $X --m 32,64,128,256,384,512,1024,2048,8192
-  run "head $round" build/runtime/hum head --layer $X --m 32,64,128,256,384,512,1024,2048,8192
+for spec in $X n=8192,k=8192,w=uint4,a=float16,group=128 n=8192,k=8192,w=e2m1,a=e4m3,group=32,scale=e8m0 \
+  n=8192,k=8192,w=uint8,a=float16 n=8192,k=8192,w=uint2,a=float16; do
+  run "20f2fce $spec" /tmp/mainb/runtime/hum main --layer $spec --m 32,64,128,256,384,512,1024,8192
+  run "head $spec" build/runtime/hum head --layer $spec --m 32,64,128,256,384,512,1024,8192
 done
+run "20f2fce round 2" /tmp/mainb/runtime/hum main --layer $X --m 1024,8192
+run "head round 2" build/runtime/hum head --layer $X --m 1024,8192
 run "head fp8blk" build/runtime/hum head --layer n=7168,k=2048,w=e4m3,a=e4m3,block=128x128,ascale=group128 --m 32,128,1024
 echo "ab done at $(($(date +%s) - t0)) s" >> $R/calls.txt
 profile() { # NAME CASE: side-by-side.py's hum GEMM at M = 1024 under ncu
