@@ -15,7 +15,7 @@ set -u
 t0=$(date +%s)
 B=$(( $(head -1 .exp/s33-a.sh | sed "s/# timeout: //") - 10 ))
 export HUM_LIBRARY=$PWD/build/runtime/libhum.so PYTHONPATH=$PWD/python:${PYTHONPATH:-}
-(cd build && HUM_CACHE_DIR=/tmp/label-cache timeout 320 ctest -L gpu -j12 --timeout 310 --output-on-failure) > $R/label.txt 2>&1
+(cd build && HUM_CACHE_DIR=/tmp/label-cache timeout 350 ctest -L gpu -j12 --timeout 340 --output-on-failure) > $R/label.txt 2>&1
 echo "label exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
 cp build/Testing/Temporary/LastTest.log $R/label-cases.log 2>/dev/null
 mkdir -p /tmp/mainb && tar xzf .exp/main.tgz -C /tmp/mainb
