@@ -32,9 +32,10 @@
 // done with it). The math warpgroups never meet at a CTA barrier in the main loop (FP8
 // block-wise's second waits once per segment for the first, to run half a stage behind: kLag); a slot is
 // released once the last group reading it has finished (waited for once the next stage's first
-// group is running, or kBatch once all its groups are queued), and the producer runs up to kStages stages ahead, across segment ends, since
-// the epilogue stages C in a tile of its own after the stages, or (kCInStage) in the A slot of
-// the segment's last stage, which the math warps release only after the epilogue. The producer hands most of its
+// group is running, or kBatch once all its groups are queued), and the producer runs up to
+// kStages stages ahead, across segment ends, since the epilogue stages C in a tile of its own
+// after the stages, or (kCInStage) in the A slot of the segment's last stage, which the math warps
+// release only after the epilogue. The producer hands most of its
 // registers to the math warpgroups (setmaxnreg). Dense A arrives by TMA (thread 0 arms the full
 // barrier with its bytes); the MoE types' gathered rows by every producer thread's cp.async, an
 // indexed segment's row addresses read at every stage from the producer's table in shared memory
