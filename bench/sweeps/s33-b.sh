@@ -17,7 +17,7 @@ for v in run8 offset run8-offset; do
 done
 run() { # LABEL KERNEL_PATH(empty: built in) CACHE
   echo "== $1" >> $R/ab.txt
-  HUM_KERNEL_PATH=$2 HUM_CACHE_DIR=/tmp/c-$3 timeout 30 build/runtime/hum bench --layer $X --m 256,512,768,1024 \
+  env ${2:+HUM_KERNEL_PATH=$2} HUM_CACHE_DIR=/tmp/c-$3 timeout 30 build/runtime/hum bench --layer $X --m 256,512,768,1024 \
     --warmup 10 --reps 50 2>&1 | grep -E '^ +[0-9]+ |check|FAIL|error' >> $R/ab.txt
 }
 for round in 1 2; do
