@@ -1126,8 +1126,8 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
     // built in vector ones at every use. sm_90a, instructions a stage: W8A8 128 x 128 x 128 SS
     // 140 -> 119 (its descriptors were built and moved over at every wgmma), uint4 g128 fp16 at
     // M > 64 209, 221 -> 187, 201, uint8 x int8 165 -> 130; the W4A8 MXFP4 256-row kernels' spills
-    // (48 bytes inside the main loop of one) now lie outside their loops, as does a 4-byte one of
-    // W8A8's 192-row tile (bench/NOTES.md, "Session 32 (lead)")
+    // (48 bytes inside the main loop of one) now lie outside their loops, and W8A8's 192-row
+    // stream-K tile gains a 4-byte one, outside its loop too (bench/NOTES.md, "Session 32 (lead)")
     const int wg = __shfl_sync(0xFFFFFFFFu, warp >> 2, 0), w = __shfl_sync(0xFFFFFFFFu, warp & 3, 0);
 
     Acc acc[kSets][kSlabs][kAcc];
