@@ -365,6 +365,18 @@ return {
       local cols64 = fills(device, layer.padded_n / 64)
       local cols128 = layer.padded_n % 128 == 0
       local w8a8_fills = w8a8 and layer.kgroup_k == 0 and cols64
+      -- 8-bit integer codes with 16-bit A where two row blocks of 128-column tiles fill the SMs one
+      -- each (n = 8192 on 132 SMs): 192 x 128 x 64 tiles whole, five stages, at M 129..192 and
+      -- 257..384, and the 128 x 128 x 128 tile summed in the workspace at 193..256, where the
+      -- 256-row tile's three stages under stream-K ran a row block and a half at M 257..384 in twice
+      -- the time of M = 256 (bench/results/H100-2026-12-05/s33-c-f18d6ccb0611/ and
+      -- s33-d-f18d6ccb0611/, H100, uint8 channel fp16 n = k = 8192, hum bench, µs, 256 rows -> 192
+      -- whole / 128 summed: M 160 75.38 -> 67.14 / 79.47; 192 71.87 -> 65.44 / 73.90; 224 69.68 ->
+      -- 101.70 / 68.66; 256 69.81, 69.52, 69.42 -> 84.16, 84.37, 84.93 / 63.55, 63.66, 63.36; 288
+      -- 145.78 -> 69.30 / 91.68; 320 142.13, 141.68, 142.42 -> 71.73, 71.28, 70.45 / 86.66; 352
+      -- 135.41 -> 71.90 / 85.89; 384 130.58, 130.66, 131.02 -> 74.54, 74.24, 73.28 / 85.90).
+      local w8_192 = w8 and not a8 and not thin and not layer.act_order and fills(device, 2 * layer.padded_n / 128)
+        and whole(wg(family, 192, 128, 64, 5))
       local mx_fills = mx and cols64
       -- W4A8 MXFP4 at M <= 8 there: 8 x 64 x 256 tiles with eight stages (s17-call3/ and
       -- bench/results/H200-2026-12-04/s18-call1/, M 1 / 8, built-in 22.10, 22.13, 22.32, 22.24 /
@@ -407,6 +419,15 @@ return {
       -- (its entry above M = 384 without stream-K; same call, M = 512: 71.10, 71.10 -> 64.80, 65.07)
       local a8_384 = (w8a8_fills or mx_fills) and cols128 and whole(wg(family, 192, 128, 128, 4))
       local mx512 = mx_fills and cols128 and whole(wg(family, 256, 128, 128, 3))
+      -- W4A8 MXFP4 at M 513..768 there: 192 x 128 x 128 tiles, four stages, whole where they fill
+      -- the waves to 95 % (M 641..768: four row blocks of 64, 97 %), where 256-row ones leave three
+      -- row blocks (73 %) to stream-K (bench/results/H100-2026-12-05/s33-c-f18d6ccb0611/ and
+      -- s33-d-f18d6ccb0611/, H100, n = k = 8192, hum bench, µs, 256 rows -> 192: M 544 117.92 ->
+      -- 80.77; 576 112.45 -> 81.90; 640 106.58 -> 96.98; 704 102.22 -> 96.10; 768 103.07, 103.20,
+      -- 103.12 -> 95.95, 95.92, 96.02; above it 256 rows win: 832 126.91 -> 128.82, 896 122.02 ->
+      -- 127.18, 1024 121.95, 121.95 -> 138.85, 139.54)
+      local mx768 = mx_fills and cols128 and wg(family, 192, 128, 128, 4)
+      if mx768 then mx768.whole_fill = 95 end
       -- Short narrow layers at M 65..128 (16-bit A with integer weights, but act-order layers,
       -- untimed): 64 x 64 x 256 tiles whole, without stream-K, where their 2 N / 64 tiles fill the
       -- SMs one each (4096 x 4096: 128 tiles on 132 SMs). The 64 x 128 x 256 tile before it cut each
@@ -441,9 +462,15 @@ return {
         { 64, a8_64 or short and wg(family, 64, 64, 256, 5) or wg(family, 64, 128, 256, 4) },
         { 128, a8_128 or fill64 and whole(wg(family, 64, 64, 256, 5)) or short and wg(family, 64, 128, 256, 4) or tile128s },
       }) do rows[#rows + 1] = row end
-      if a8_256 then rows[#rows + 1] = { 256, a8_256 } end
-      rows[#rows + 1] = { 384, a8_384 or short and tile128 or mid and tile128s or big() }
+      if a8_256 then
+        rows[#rows + 1] = { 256, a8_256 }
+      elseif w8_192 then
+        rows[#rows + 1] = { 192, w8_192 }
+        rows[#rows + 1] = { 256, tile128s }
+      end
+      rows[#rows + 1] = { 384, a8_384 or w8_192 or short and tile128 or mid and tile128s or big() }
       if mx512 then rows[#rows + 1] = { 512, mx512 } end
+      if mx768 then rows[#rows + 1] = { 768, mx768 } end
       -- W8A8 e4m3 (channel or tensor weight scales) at M 385..1024: 128 x 128 x 128 tiles, six
       -- stages, C in the last stage's slot, A multicast to 2-CTA clusters (cuBLASLt fp8 runs its
       -- 128 x 128 tiles in 2 x 1 clusters there), whole where the tiles fill the waves of the SMs

@@ -259,6 +259,9 @@ static void check_compiles(hum_runtime *rt)
     static const char *const others[] = {
         "n=1000,k=1000,w=uint3,a=bfloat16,group=64,zp=int",
         "n=1024,k=1024,w=uint8,a=float16,zp=float,bias=1",
+        /* 8-bit codes where two row blocks of 128 columns fill the SMs: 192-row tiles whole at
+         * M 129..192 and 257..384 (policies/sm90.lua) */
+        "n=8192,k=1024,w=uint8,a=float16",
         "n=1024,k=1024,w=e4m3,a=bfloat16",
         "n=1024,k=1024,w=e2m1,a=bfloat16,group=32,scale=e8m0",
         "n=1024,k=1024,w=uint4,a=float16,group=128,actorder=1",

@@ -79,10 +79,12 @@ static int compile_expect(hum_runtime *rt, const char *spec, hum_layer_options o
 }
 
 /* sm_90a's table of `spec` under options o sets whole_fill (95: its launches run the tiles whole
- * where they fill the waves of the SMs to 95 %, policies/sm90.lua) on the entry up to M = fill_to
- * alone (0: on none): W8A8 e4m3 with channel or tensor scales at M 385..1024, W4A8 MXFP4 at
- * 513..2048, at every N. */
-static void expect_whole_fill(hum_runtime *rt, const char *spec, hum_layer_options o, int64_t fill_to)
+ * where they fill the waves of the SMs to 95 %, policies/sm90.lua) on the entries up to M = fill_to
+ * and (unless 0) M = fill_also alone (fill_to 0: on none): W8A8 e4m3 with channel or tensor scales
+ * at M 385..1024, W4A8 MXFP4 at 513..2048 (where two row blocks of 128 columns fill the SMs, n = 8192
+ * on 132: at 513..768 on 192-row tiles and 769..2048 on 256-row ones), at every N. */
+static void expect_whole_fill(hum_runtime *rt, const char *spec, hum_layer_options o, int64_t fill_to,
+                              int64_t fill_also)
 {
     hum_standard_weight w;
     if (!make_weight(spec, &w))
@@ -93,13 +95,15 @@ static void expect_whole_fill(hum_runtime *rt, const char *spec, hum_layer_optio
         int found = 0;
         for (int i = 0; i < info.entry_count; i++) {
             const hum_tuning *t = &info.entries[i];
-            const int want = t->m_max == fill_to ? 95 : 0;
+            const int want = fill_to && (t->m_max == fill_to || t->m_max == fill_also) ? 95 : 0;
             found += want != 0;
             QUANT_CHECK(t->whole_fill == want && (!want || (t->stream_k && t->stream_k_sum)),
                         "%s: entry %d (M %lld..%lld) whole_fill %d stream-K %d sum %d (expected %d)", spec, i,
                         (long long)t->m_min, (long long)t->m_max, t->whole_fill, t->stream_k, t->stream_k_sum, want);
         }
-        QUANT_CHECK(found == (fill_to != 0), "%s: no entry up to M = %lld", spec, (long long)fill_to);
+        const int expected = (fill_to != 0) + (fill_also != 0);
+        QUANT_CHECK(found == expected, "%s: %d entries up to M = %lld / %lld (expected %d)", spec, found,
+                    (long long)fill_to, (long long)fill_also, expected);
     }
     hum_standard_free(&w);
 }
@@ -352,14 +356,14 @@ int main(void)
 
     check_fold_window(rt);
 
-    expect_whole_fill(rt, "n=8192,k=512,w=e4m3", fp8, 1024);
-    expect_whole_fill(rt, e4m3, fp8, 1024);
-    expect_whole_fill(rt, e4m3_tensor, fp8_bf16, 1024);
-    expect_whole_fill(rt, "n=8192,k=2048,w=e2m1,group=32,scale=e8m0", fp8_bf16, 2048);
-    expect_whole_fill(rt, "n=7616,k=2048,w=e2m1,group=32,scale=e8m0", fp8_bf16, 2048);
-    expect_whole_fill(rt, "n=8192,k=2048,w=e4m3,block=128x128", fp8, 0);
-    expect_whole_fill(rt, "n=8192,k=2048,w=uint4", fp8, 0);
-    expect_whole_fill(rt, u8, i8, 0);
+    expect_whole_fill(rt, "n=8192,k=512,w=e4m3", fp8, 1024, 0);
+    expect_whole_fill(rt, e4m3, fp8, 1024, 0);
+    expect_whole_fill(rt, e4m3_tensor, fp8_bf16, 1024, 0);
+    expect_whole_fill(rt, "n=8192,k=2048,w=e2m1,group=32,scale=e8m0", fp8_bf16, 2048, 768);
+    expect_whole_fill(rt, "n=7616,k=2048,w=e2m1,group=32,scale=e8m0", fp8_bf16, 2048, 0);
+    expect_whole_fill(rt, "n=8192,k=2048,w=e4m3,block=128x128", fp8, 0, 0);
+    expect_whole_fill(rt, "n=8192,k=2048,w=uint4", fp8, 0, 0);
+    expect_whole_fill(rt, u8, i8, 0, 0);
 
     /* warp-specialised, with the workspace fix-up among its math warpgroups */
     compile_ws(e4m3, fp8);
