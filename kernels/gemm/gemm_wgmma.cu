@@ -254,6 +254,7 @@ HUM_DEV void lag_wait()
 // Stage regions: all activation stages first (each a multiple of 1024 bytes, as the swizzle
 // atoms need), then the weight, scale, zero-point and K-scale stages.
 constexpr int kBOffset = kStages * kABytes;
+static_assert(kABytes % 16 == 0 && kBBytes % 16 == 0, "stages whole 16-byte units: a slot's descriptors add slot x bytes / 16");
 constexpr int kSOffset = kBOffset + kStages * kBBytes;
 constexpr int kZOffset = kSOffset + kStages * kSBytes;
 constexpr int kKSOffset = kZOffset + kStages * kZBytes;
@@ -642,7 +643,9 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
                            bool lead = false)
 {
     const u32 bstage = base + kBOffset + slot * kBBytes;
-    const u64 desc0 = wgmma_desc_sw128(base + slot * kABytes);
+    // the slot's descriptors as slot 0's plus its offset (shared addresses stay below 2^18, so the
+    // 14-bit address field never carries into the others): no masking and shifting at every stage
+    const u64 desc0 = wgmma_desc_sw128(base) + static_cast<u32>(slot * (kABytes >> 4));
     u32 raw[2][kKRows][kSlabs][kShare];
     u32 frag[2][kSlabs][4];
     u32 sc[kSlabs], zp[kSlabs];
@@ -656,7 +659,7 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
             [&](int c) { return (wg * kSlabs + c / 2) * 64 + 16 * w + g + 8 * (c % 2); }, fa, fb);
     };
     const u32 lane_codes = codes_at(bstage, wg, w, lane);
-    const u64 wdesc0 = kSS ? weight_desc(bstage, wg * kSlabs) : 0;
+    const u64 wdesc0 = kSS ? weight_desc(base + kBOffset, wg * kSlabs) + static_cast<u32>(slot * (kBBytes >> 4)) : 0;
     // the previous stage's slot, once its every group has finished: lane 0's arrive releases its
     // own reads only, so the warp's come first
     auto release_prev = [&] {
@@ -851,20 +854,29 @@ HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, const Block &
 HUM_DEV void mainloop_ws(const hum_gemm_args &args, u32 base, int g0, const Block &blk, int kb0, int len,
                          int wg, int w, int lane, Acc (&acc)[kSets][kSlabs][kAcc], Totals &total)
 {
+    // The ring position of stage g0 + i, counted along instead of g % kStages and g / kStages at
+    // every stage (a division by a constant each: W8A8's 128 x 128 x 128 tile, six stages); `last`
+    // the previous stage's slot, which the stage releases.
+    int slot = g0 % kStages, last = slot == 0 ? kStages - 1 : slot - 1;
+    u32 phase = (g0 / kStages) & 1;
     // stage i into acc[SET]; PREV: the previous stage's sums in acc[SET ^ 1] promoted (kStageSets)
     auto stage = [&](int i, auto set, auto prev, bool promote_end) {
-        const int g = g0 + i, slot = g % kStages;
         if constexpr (kLag) {
             if (i == 0 && wg == 1)
                 lag_wait();
         }
-        mbar_wait(full_bar(base, slot), (g / kStages) & 1);
+        mbar_wait(full_bar(base, slot), phase);
         // gathered rows: the producer's cp.async wrote them through the generic proxy
         if constexpr (!kATma)
             fence_proxy_async_smem();
         compute_stage<decltype(set)::value, decltype(prev)::value != 0>(
-            args, blk, (kb0 + i) * kBK, base, slot, wg, w, lane, acc, total, promote_end, i > 0,
-            empty_bar(base, (g + kStages - 1) % kStages), i == 0 || promote_at(kb0 + i - 1, false), i == 0 && wg == 0);
+            args, blk, (kb0 + i) * kBK, base, slot, wg, w, lane, acc, total, promote_end, i > 0, empty_bar(base, last),
+            i == 0 || promote_at(kb0 + i - 1, false), i == 0 && wg == 0);
+        last = slot;
+        if (++slot == kStages) {
+            slot = 0;
+            phase ^= 1;
+        }
     };
     int i = 0;
     if constexpr (kStageSets) {
@@ -887,7 +899,7 @@ HUM_DEV void mainloop_ws(const hum_gemm_args &args, u32 base, int g0, const Bloc
     if constexpr (!kCInStage) {
         __syncwarp();
         if (lane == 0)
-            release_slot(empty_bar(base, (g0 + len - 1) % kStages));
+            release_slot(empty_bar(base, last));
     }
 }
 
