@@ -2,11 +2,13 @@
 # The next session's first request (bench/NOTES.md, "Session 33 (lead)", Next), for
 # bench/sweeps/run-call.sh with main's head in .exp/build.tgz (tools/pack-device.sh build):
 # 1. the gpu label on main's head: ae97e52 (the math warps' ring position counted along, a slot's
-#    descriptors as slot 0's plus its offset, the cluster rank and mapa pure) has not run on a GPU;
+#    descriptors as slot 0's plus its offset, the cluster rank and mapa pure) and the epilogue's
+#    factors loaded once a tile (the commit after it) have not run on a GPU;
 # 2. ae97e52's parent's kernels (git archive into /tmp/old, timed through HUM_KERNEL_PATH) against
-#    the head's built-in ones, two rounds in turn, with hum bench's checks, n = k = 8192: W8A8 (474
-#    -> 406 instructions a run of four stages in its M = 1024 kernel), uint4 g128 fp16, W4A8
-#    MXFP4, uint8 and uint2 channel;
+#    the head's built-in ones, with hum bench's checks, n = k = 8192: W8A8 (474 -> 406
+#    instructions a run of four stages in its M = 1024 kernel) two rounds in turn, ae97e52's
+#    kernels alone between them (/tmp/ring); uint4 g128 fp16, W4A8 MXFP4, uint8 and uint2
+#    channel one round;
 # 3. W8A8 at M 385..1024 with a C tile of its own (six stages and the tile fit 227 KiB: the
 #    producer then never waits for the epilogue's slot), a site policy, two rounds.
 set -u
@@ -16,7 +18,8 @@ export HUM_LIBRARY=$PWD/build/runtime/libhum.so PYTHONPATH=$PWD/python:${PYTHONP
 (cd build && HUM_CACHE_DIR=/tmp/label-cache timeout 350 ctest -L gpu -j12 --timeout 340 --output-on-failure) > $R/label.txt 2>&1
 echo "label exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
 cp build/Testing/Temporary/LastTest.log $R/label-cases.log 2>/dev/null
-mkdir -p /tmp/old && git archive ae97e52^ kernels | tar -x -C /tmp/old || echo "git archive failed" >> $R/calls.txt
+mkdir -p /tmp/old /tmp/ring && git archive ae97e52^ kernels | tar -x -C /tmp/old && git archive ae97e52 kernels | tar -x -C /tmp/ring \
+  || echo "git archive failed" >> $R/calls.txt
 . bench/sweeps/site-policy.sh /tmp/cand
 pol own "if e.m_min == 385 then t.c_tile = 'own' end"
 run() { # LABEL KERNEL_PATH(empty: built in) CACHE LAYER M [CONFIG]
@@ -28,8 +31,10 @@ run() { # LABEL KERNEL_PATH(empty: built in) CACHE LAYER M [CONFIG]
 X=n=8192,k=8192,w=e4m3,a=e4m3
 for round in 1 2; do
   run "old $round" /tmp/old/kernels old $X 512,1024,8192
+  run "ring $round" /tmp/ring/kernels ring $X 512,1024,8192
   run "head $round" "" head $X 512,1024,8192
   run "own $round" "" own $X 768,1024 /tmp/cand/own.yaml
+  [ $round = 1 ] || continue
   for spec in n=8192,k=8192,w=uint4,a=float16,group=128 n=8192,k=8192,w=e2m1,a=e4m3,group=32,scale=e8m0 \
     n=8192,k=8192,w=uint8,a=float16 n=8192,k=8192,w=uint2,a=float16; do
     run "old $round" /tmp/old/kernels old $spec 128,1024,8192
@@ -37,3 +42,4 @@ for round in 1 2; do
   done
   echo "round $round done at $(($(date +%s) - t0)) s" >> $R/calls.txt
 done
+echo "done at $(($(date +%s) - t0)) s" >> $R/calls.txt
