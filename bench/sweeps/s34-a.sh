@@ -18,6 +18,8 @@ export HUM_LIBRARY=$PWD/build/runtime/libhum.so PYTHONPATH=$PWD/python:${PYTHONP
 (cd build && HUM_CACHE_DIR=/tmp/label-cache timeout 350 ctest -L gpu -j12 --timeout 340 --output-on-failure) > $R/label.txt 2>&1
 echo "label exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
 cp build/Testing/Temporary/LastTest.log $R/label-cases.log 2>/dev/null
+HUM_CACHE_DIR=/tmp/keytest build/runtime/hum compile --arch sm_90a --layer n=8192,k=8192,w=uint4,a=float16,group=128 \
+  > $R/keys.txt 2>&1; ls /tmp/keytest/kernels | sort >> $R/keys.txt
 mkdir -p /tmp/old /tmp/ring && git archive ae97e52^ kernels | tar -x -C /tmp/old && git archive ae97e52 kernels | tar -x -C /tmp/ring \
   || echo "git archive failed" >> $R/calls.txt
 . bench/sweeps/site-policy.sh /tmp/cand
