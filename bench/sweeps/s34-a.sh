@@ -44,4 +44,15 @@ for round in 1 2; do
   done
   echo "round $round done at $(($(date +%s) - t0)) s" >> $R/calls.txt
 done
+# with the time left: ncu of the head's W8A8 GEMM at M = 1024 (s33-a's profile of f18d6cc beside it)
+left=$((B - ($(date +%s) - t0)))
+if [ $left -gt 70 ]; then
+  HUM_CACHE_DIR=/tmp/ncu-cache timeout $((left - 10)) ncu --set full --import-source no --nvtx --nvtx-include "ncu/" \
+    -c 3 -o $R/hum-w8a8-1024 python3 bench/sweeps/side-by-side.py --ncu --impl hum --only w8a8 --m 1024 --rounds 1 \
+    --floor '' --out $R/hum-w8a8-1024.json > $R/hum-w8a8-1024.log 2>&1
+  ncu -i $R/hum-w8a8-1024.ncu-rep --page details --print-units base > $R/hum-w8a8-1024.txt 2>&1
+  ncu -i $R/hum-w8a8-1024.ncu-rep -k regex:hum_gemm --page source --csv --print-source sass 2>/dev/null | gzip > $R/hum-w8a8-1024-sass.csv.gz
+  python3 bench/sweeps/ncu-stalls.py $R/hum-w8a8-1024-sass.csv.gz 40 > $R/hum-w8a8-1024-stalls.txt 2>&1
+  rm -f $R/hum-w8a8-1024.ncu-rep
+fi
 echo "done at $(($(date +%s) - t0)) s" >> $R/calls.txt
