@@ -20,8 +20,13 @@ echo "label exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
 cp build/Testing/Temporary/LastTest.log $R/label-cases.log 2>/dev/null
 HUM_CACHE_DIR=/tmp/keytest build/runtime/hum compile --arch sm_90a --layer n=8192,k=8192,w=uint4,a=float16,group=128 \
   > $R/keys.txt 2>&1; ls /tmp/keytest/kernels | sort >> $R/keys.txt
-mkdir -p /tmp/old /tmp/ring && git archive ae97e52^ kernels | tar -x -C /tmp/old && git archive ae97e52 kernels | tar -x -C /tmp/ring \
-  || echo "git archive failed" >> $R/calls.txt
+# the kernel trees from .exp/ (here: git archive ae97e52^ kernels | tar -x -C .exp/old, the same with
+# ae97e52 into .exp/ring), else from the copy's .git, which may be older than ae97e52
+for v in old ring; do
+  mkdir -p /tmp/$v
+  if [ -d .exp/$v/kernels ]; then cp -r .exp/$v/kernels /tmp/$v/
+  else git archive ae97e52$([ $v = old ] && echo ^) kernels | tar -x -C /tmp/$v || echo "no $v kernels" >> $R/calls.txt; fi
+done
 . bench/sweeps/site-policy.sh /tmp/cand
 pol own "if e.m_min == 385 then t.c_tile = 'own' end"
 run() { # LABEL KERNEL_PATH(empty: built in) CACHE LAYER M [CONFIG]
