@@ -1,16 +1,22 @@
 # timeout: 570
 # The next session's first request (bench/NOTES.md, "Session 33 (lead)", Next), for
-# bench/sweeps/run-call.sh with main's head in .exp/build.tgz (tools/pack-device.sh build):
-# 1. the gpu label on main's head: ae97e52 (the math warps' ring position counted along, a slot's
-#    descriptors as slot 0's plus its offset, the cluster rank and mapa pure) and the epilogue's
-#    factors loaded once a tile (the commit after it) have not run on a GPU;
-# 2. ae97e52's parent's kernels (git archive into /tmp/old, timed through HUM_KERNEL_PATH) against
-#    the head's built-in ones, with hum bench's checks, n = k = 8192: W8A8 (474 -> 406
-#    instructions a run of four stages in its M = 1024 kernel) two rounds in turn, ae97e52's
-#    kernels alone between them (/tmp/ring); uint4 g128 fp16, W4A8 MXFP4, uint8 and uint2
-#    channel one round;
+# bench/sweeps/run-call.sh. Here first: apply bench/sweeps/s34/ring-epilogue.patch (the math warps'
+# ring position counted along, a slot's descriptors as slot 0's plus its offset, the cluster rank and
+# mapa pure; the epilogue's factors loaded once a tile: session 33's ae97e52 and 66c6277, taken off
+# main because no GPU had run them) to a worktree of main, build it in Release, pack it as
+# .exp/build.tgz (tools/pack-device.sh), and put main's own kernels in .exp/old
+# (git archive HEAD kernels | tar -x -C .exp/old). Then:
+# 1. the gpu label on the patched build;
+# 2. main's kernels (HUM_KERNEL_PATH=.exp/old's) against the patched build's, with hum bench's
+#    checks, n = k = 8192: W8A8 (474 -> 406 instructions a run of four stages in its M = 1024
+#    kernel) two rounds in turn; uint4 g128 fp16, W4A8 MXFP4, uint8 and uint2 channel one round;
 # 3. W8A8 at M 385..1024 with a C tile of its own (six stages and the tile fit 227 KiB: the
-#    producer then never waits for the epilogue's slot), a site policy, two rounds.
+#    producer then never waits for the epilogue's slot), a site policy, two rounds;
+# 4. the kernel cache's file names of one table compiled there (keys.txt): where they equal those
+#    `hum compile` gives here for the same build, caches compiled here (NVRTC needs no GPU) would hit
+#    there, and the label's compiles (most of its ~300 s) could travel with the checkout;
+# 5. with the time left, ncu of the patched W8A8 GEMM at M = 1024.
+# The patch lands on main (git apply, then its commit) where the label passes and no layer loses.
 set -u
 t0=$(date +%s)
 B=$(( $(head -1 .exp/s34-a.sh | sed "s/# timeout: //") - 10 ))
@@ -20,13 +26,7 @@ echo "label exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
 cp build/Testing/Temporary/LastTest.log $R/label-cases.log 2>/dev/null
 HUM_CACHE_DIR=/tmp/keytest build/runtime/hum compile --arch sm_90a --layer n=8192,k=8192,w=uint4,a=float16,group=128 \
   > $R/keys.txt 2>&1; ls /tmp/keytest/kernels | sort >> $R/keys.txt
-# the kernel trees from .exp/ (here: git archive ae97e52^ kernels | tar -x -C .exp/old, the same with
-# ae97e52 into .exp/ring), else from the copy's .git, which may be older than ae97e52
-for v in old ring; do
-  mkdir -p /tmp/$v
-  if [ -d .exp/$v/kernels ]; then cp -r .exp/$v/kernels /tmp/$v/
-  else git archive ae97e52$([ $v = old ] && echo ^) kernels | tar -x -C /tmp/$v || echo "no $v kernels" >> $R/calls.txt; fi
-done
+mkdir -p /tmp/old && cp -r .exp/old/kernels /tmp/old/ || echo "no .exp/old/kernels" >> $R/calls.txt
 . bench/sweeps/site-policy.sh /tmp/cand
 pol own "if e.m_min == 385 then t.c_tile = 'own' end"
 run() { # LABEL KERNEL_PATH(empty: built in) CACHE LAYER M [CONFIG]
@@ -37,19 +37,18 @@ run() { # LABEL KERNEL_PATH(empty: built in) CACHE LAYER M [CONFIG]
 }
 X=n=8192,k=8192,w=e4m3,a=e4m3
 for round in 1 2; do
-  run "old $round" /tmp/old/kernels old $X 512,1024,8192
-  run "ring $round" /tmp/ring/kernels ring $X 512,1024,8192
-  run "head $round" "" head $X 512,1024,8192
+  run "main $round" /tmp/old/kernels old $X 512,1024,8192
+  run "patched $round" "" head $X 512,1024,8192
   run "own $round" "" own $X 768,1024 /tmp/cand/own.yaml
   [ $round = 1 ] || continue
   for spec in n=8192,k=8192,w=uint4,a=float16,group=128 n=8192,k=8192,w=e2m1,a=e4m3,group=32,scale=e8m0 \
     n=8192,k=8192,w=uint8,a=float16 n=8192,k=8192,w=uint2,a=float16; do
-    run "old $round" /tmp/old/kernels old $spec 128,1024,8192
-    run "head $round" "" head $spec 128,1024,8192
+    run "main $round" /tmp/old/kernels old $spec 128,1024,8192
+    run "patched $round" "" head $spec 128,1024,8192
   done
   echo "round $round done at $(($(date +%s) - t0)) s" >> $R/calls.txt
 done
-# with the time left: ncu of the head's W8A8 GEMM at M = 1024 (s33-a's profile of f18d6cc beside it)
+# with the time left: ncu of the patched W8A8 GEMM at M = 1024 (s33-a's profile of f18d6cc beside it)
 left=$((B - ($(date +%s) - t0)))
 if [ $left -gt 70 ]; then
   HUM_CACHE_DIR=/tmp/ncu-cache timeout $((left - 10)) ncu --set full --import-source no --nvtx --nvtx-include "ncu/" \
