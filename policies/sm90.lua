@@ -90,6 +90,13 @@ local function whole(t)
   return t
 end
 
+-- `t` under stream-K, but whole (each tile on one CTA) in launches whose tiles fill the SMs' waves
+-- to 95 % (whole_fill: the launch decides by M; docs/policies.md).
+local function filled(t)
+  t.whole_fill = 95
+  return t
+end
+
 -- `t` with C staged in its last stage's slot (c_tile "stage"), `stages` stages (default: t's)
 -- and A multicast to 2-CTA clusters.
 local function staged(t, stages)
@@ -426,8 +433,7 @@ return {
       -- 80.77; 576 112.45 -> 81.90; 640 106.58 -> 96.98; 704 102.22 -> 96.10; 768 103.07, 103.20,
       -- 103.12 -> 95.95, 95.92, 96.02; above it 256 rows win: 832 126.91 -> 128.82, 896 122.02 ->
       -- 127.18, 1024 121.95, 121.95 -> 138.85, 139.54)
-      local mx768 = mx_fills and cols128 and wg(family, 192, 128, 128, 4)
-      if mx768 then mx768.whole_fill = 95 end
+      local mx768 = mx_fills and cols128 and filled(wg(family, 192, 128, 128, 4))
       -- Short narrow layers at M 65..128 (16-bit A with integer weights, but act-order layers,
       -- untimed): 64 x 64 x 256 tiles whole, without stream-K, where their 2 N / 64 tiles fill the
       -- SMs one each (4096 x 4096: 128 tiles on 132 SMs). The 64 x 128 x 256 tile before it cut each
@@ -490,9 +496,7 @@ return {
       -- 141.95). Other N untimed (the fit narrows the tiles where padded N is no multiple of 128
       -- and drops multicast where it is none of 256).
       if w8a8 and layer.kgroup_k == 0 then
-        local t = staged(wg(family, 128, 128, 128, 6))
-        t.whole_fill = 95
-        rows[#rows + 1] = { 1024, t }
+        rows[#rows + 1] = { 1024, filled(staged(wg(family, 128, 128, 128, 6))) }
       elseif not mxfp4 then
         rows[#rows + 1] = { rows192 and 1024 or math.huge, last }
       end
@@ -507,11 +511,7 @@ return {
       -- 120.66, 120.82 -> 119.81, 118.67 / 127.60, 127.34; 1536 176.06, 176.08 -> 178.05, 176.67 /
       -- 180.21, 179.62; 2048 236.45, 255.06 -> 242.86, 242.91 / 258.37, 256.32. whole_fill 95 above
       -- M = 2048 lost (one round: 4096 505.26 -> 531.28, 8192 1040.80 -> 1091.49).
-      if mx then
-        local t = wg(family, 256, 128, 128, 3)
-        t.whole_fill = 95
-        rows[#rows + 1] = { 2048, t }
-      end
+      if mx then rows[#rows + 1] = { 2048, filled(wg(family, 256, 128, 128, 3)) } end
       if rows192 then rows[#rows + 1] = { math.huge, mx_big or wg(family, 192, 128, 128, 4) } end
       list = ranges(rows)
       -- W8A8 e4m3: the wgmma_ws entries take their weights by TMA as wgmma's shared-memory operand
