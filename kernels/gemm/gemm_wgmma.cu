@@ -254,6 +254,7 @@ HUM_DEV void lag_wait()
 // Stage regions: all activation stages first (each a multiple of 1024 bytes, as the swizzle
 // atoms need), then the weight, scale, zero-point and K-scale stages.
 constexpr int kBOffset = kStages * kABytes;
+static_assert(kABytes % 16 == 0 && kBBytes % 16 == 0, "stages whole 16-byte units: a slot's descriptors add slot x bytes / 16");
 constexpr int kSOffset = kBOffset + kStages * kBBytes;
 constexpr int kZOffset = kSOffset + kStages * kSBytes;
 constexpr int kKSOffset = kZOffset + kStages * kZBytes;
@@ -642,7 +643,12 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
                            bool lead = false)
 {
     const u32 bstage = base + kBOffset + slot * kBBytes;
-    const u64 desc0 = wgmma_desc_sw128(base + slot * kABytes);
+    // Warp-specialised, the slot's descriptors as slot 0's plus its offset (shared addresses stay
+    // below 2^18, so the 14-bit address field never carries into the others): no masking and
+    // shifting at every stage. The plain kernel keeps them built from the address: so it held 112
+    // registers, 142 the other way (the MoE 32 x 128 x 256 tile, sm_90a).
+    const u64 desc0 = kSpecialised ? wgmma_desc_sw128(base) + static_cast<u32>(slot * (kABytes >> 4))
+                                   : wgmma_desc_sw128(base + slot * kABytes);
     u32 raw[2][kKRows][kSlabs][kShare];
     u32 frag[2][kSlabs][4];
     u32 sc[kSlabs], zp[kSlabs];
@@ -656,7 +662,7 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
             [&](int c) { return (wg * kSlabs + c / 2) * 64 + 16 * w + g + 8 * (c % 2); }, fa, fb);
     };
     const u32 lane_codes = codes_at(bstage, wg, w, lane);
-    const u64 wdesc0 = kSS ? weight_desc(bstage, wg * kSlabs) : 0;
+    const u64 wdesc0 = kSS ? weight_desc(base + kBOffset, wg * kSlabs) + static_cast<u32>(slot * (kBBytes >> 4)) : 0;
     // the previous stage's slot, once its every group has finished: lane 0's arrive releases its
     // own reads only, so the warp's come first
     auto release_prev = [&] {
@@ -851,20 +857,29 @@ HUM_DEV void mainloop(const hum_gemm_args &args, u32 base, int g0, const Block &
 HUM_DEV void mainloop_ws(const hum_gemm_args &args, u32 base, int g0, const Block &blk, int kb0, int len,
                          int wg, int w, int lane, Acc (&acc)[kSets][kSlabs][kAcc], Totals &total)
 {
+    // The ring position of stage g0 + i, counted along instead of g % kStages and g / kStages at
+    // every stage (a division by a constant each: W8A8's 128 x 128 x 128 tile, six stages); `last`
+    // the previous stage's slot, which the stage releases.
+    int slot = g0 % kStages, last = slot == 0 ? kStages - 1 : slot - 1;
+    u32 phase = (g0 / kStages) & 1;
     // stage i into acc[SET]; PREV: the previous stage's sums in acc[SET ^ 1] promoted (kStageSets)
     auto stage = [&](int i, auto set, auto prev, bool promote_end) {
-        const int g = g0 + i, slot = g % kStages;
         if constexpr (kLag) {
             if (i == 0 && wg == 1)
                 lag_wait();
         }
-        mbar_wait(full_bar(base, slot), (g / kStages) & 1);
+        mbar_wait(full_bar(base, slot), phase);
         // gathered rows: the producer's cp.async wrote them through the generic proxy
         if constexpr (!kATma)
             fence_proxy_async_smem();
         compute_stage<decltype(set)::value, decltype(prev)::value != 0>(
-            args, blk, (kb0 + i) * kBK, base, slot, wg, w, lane, acc, total, promote_end, i > 0,
-            empty_bar(base, (g + kStages - 1) % kStages), i == 0 || promote_at(kb0 + i - 1, false), i == 0 && wg == 0);
+            args, blk, (kb0 + i) * kBK, base, slot, wg, w, lane, acc, total, promote_end, i > 0, empty_bar(base, last),
+            i == 0 || promote_at(kb0 + i - 1, false), i == 0 && wg == 0);
+        last = slot;
+        if (++slot == kStages) {
+            slot = 0;
+            phase ^= 1;
+        }
     };
     int i = 0;
     if constexpr (kStageSets) {
@@ -887,7 +902,7 @@ HUM_DEV void mainloop_ws(const hum_gemm_args &args, u32 base, int g0, const Bloc
     if constexpr (!kCInStage) {
         __syncwarp();
         if (lane == 0)
-            release_slot(empty_bar(base, (g0 + len - 1) % kStages));
+            release_slot(empty_bar(base, last));
     }
 }
 
@@ -950,31 +965,41 @@ HUM_DEV void produce(const hum_gemm_args &args, const Rows &rows, const Schedule
     cp_async_wait<0>();  // no copy of this thread outlives it
 }
 
-// Accumulators of tokens R0 .. R1 - 1 -> rows 0 .. R1 - R0 - 1 of the shared tile (c_at) in the
-// output type, with the float factors (out_factor, and for 8-bit A the scales of the token's row
-// of A and of the output column) and (first slice only) the bias applied. R0 and R1: multiples of 8.
-template <int R0, int R1>
-HUM_DEV void stage_c(const hum_gemm_args &args, u32 cbase, const Block &blk, int n0, bool first, int wg, int w,
-                     int lane, const Acc (&acc)[kSlabs][kAcc])
-{
-    const int g = lane >> 2, t = lane & 3;
-    // 8-bit A's row factors: lane l loads those of tokens 32 q + l, shuffled to the thread's
-    // tokens (the compiler hoisted the kBM / 4 loads of each thread's own, and a 256-row tile
-    // spilled them)
-    constexpr bool kRowLoads = kA8 && !kAGroupScales;
+// The epilogue's float factors of a thread: out_factor, or 8-bit A's row factors, lane l holding those of tokens
+// 32 q + l (shuffled to the thread's tokens in stage_c: the compiler hoisted the kBM / 4 loads of
+// each thread's own, and a 256-row tile spilled them), and the bias and weight scale of each of its
+// columns c = 2 s + h. Loaded once a tile, all at once, before the C splits: loaded split by split,
+// each split waited for its loads from L2 again (W8A8 128 x 128 x 128 at M = 1024: two such waits
+// in each of an SM's four tiles).
+constexpr bool kRowLoads = kA8 && !kAGroupScales;
+struct CFactors {
     float rf[kRowLoads ? (kBM + 31) / 32 : 1];
+    float bias[2 * kSlabs], cs[2 * kSlabs];
+};
+
+HUM_DEV CFactors c_factors(const hum_gemm_args &args, const Block &blk, int n0, bool first, int wg, int w, int lane)
+{
+    CFactors f;
+    f.rf[0] = args.out_factor;  // every token's without 8-bit A's row scales
 #pragma unroll
     for (int q = 0; q < (kRowLoads ? (kBM + 31) / 32 : 0); ++q)
-        rf[q] = 32 * q + 32 > R0 && 32 * q < R1 && 32 * q + lane < kBM
-                    ? block_row_factor(args, blk, row_table(), 32 * q + lane)
-                    : 0.f;
-    float bias[2 * kSlabs], cs[2 * kSlabs];  // of the thread's columns c = 2 s + h
+        f.rf[q] = 32 * q + lane < kBM ? block_row_factor(args, blk, row_table(), 32 * q + lane) : 0.f;
 #pragma unroll
     for (int c = 0; c < 2 * kSlabs; ++c) {
-        const int n = n0 + (wg * kSlabs + c / 2) * 64 + 16 * w + g + 8 * (c % 2);
-        bias[c] = n < kNReal ? bias_of(args, blk.expert, n, first) : 0.f;
-        cs[c] = col_scale(args, blk.expert, n);
+        const int n = n0 + (wg * kSlabs + c / 2) * 64 + 16 * w + (lane >> 2) + 8 * (c % 2);
+        f.bias[c] = n < kNReal ? bias_of(args, blk.expert, n, first) : 0.f;
+        f.cs[c] = col_scale(args, blk.expert, n);
     }
+    return f;
+}
+
+// Accumulators of tokens R0 .. R1 - 1 -> rows 0 .. R1 - R0 - 1 of the shared tile (c_at) in the
+// output type, with the float factors f (out_factor, and for 8-bit A the scales of the token's row
+// of A and of the output column) and (first slice only) the bias applied. R0 and R1: multiples of 8.
+template <int R0, int R1>
+HUM_DEV void stage_c(u32 cbase, const CFactors &f, int wg, int w, int lane, const Acc (&acc)[kSlabs][kAcc])
+{
+    const int g = lane >> 2, t = lane & 3;
     // The thread's column c = 2 s + h of token 8 j + 2 t + e lies in chunk 8 (wg kSlabs + s) + 2 w + h
     // of its row, stored at chunk 8 (wg kSlabs + s) + (2 w + h) ^ (2 t + e) = ... + 2 (w ^ t) + (h ^ e)
     const u32 at = cbase + 2 * t * kCRow + ((2 * (w ^ t) + 8 * wg * kSlabs) << 4) + 2 * g;
@@ -982,17 +1007,12 @@ HUM_DEV void stage_c(const hum_gemm_args &args, u32 cbase, const Block &blk, int
     for (int j = R0 / 8; j < R1 / 8; ++j)  // n8 block j of the D fragments: registers 4j..4j+3
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
-            const int token = 8 * j + 2 * t + e;
-            float f;
-            if constexpr (kRowLoads)
-                f = __shfl_sync(0xFFFFFFFFu, rf[j / 4], 8 * (j % 4) + 2 * t + e);
-            else
-                f = block_row_factor(args, blk, row_table(), token);
+            const float rf = kRowLoads ? __shfl_sync(0xFFFFFFFFu, f.rf[j / 4], 8 * (j % 4) + 2 * t + e) : f.rf[0];
 #pragma unroll
             for (int c = 0; c < 2 * kSlabs; ++c) {
                 const float v = static_cast<float>(acc[c / 2][4 * j + 2 * (c % 2) + e]);
                 sts16(at + (8 * j + e - R0) * kCRow + ((8 * (c / 2) + ((c % 2) ^ e)) << 4),
-                      pack1<kBF16>(v * f * cs[c] + bias[c]));
+                      pack1<kBF16>(v * rf * f.cs[c] + f.bias[c]));
             }
         }
 }
@@ -1056,6 +1076,8 @@ HUM_DEV void epilogue(const hum_gemm_args &args, const Schedule &sch, const Bloc
             return;
     }
     const bool first = kSumInWorkspace || sl.slice == 0;
+    // in flight while the barrier below runs (before the fix-up, a 256-row tile's spilled)
+    const CFactors cf = c_factors(args, blk, n0, first, wg, w, lane);
     // C in the last stage's slot: every warpgroup's wgmmas have finished reading it
     if constexpr (kCInStage)
         math_sync();
@@ -1063,7 +1085,7 @@ HUM_DEV void epilogue(const hum_gemm_args &args, const Schedule &sch, const Bloc
     static_for<0, kCSplits>([&](auto sc) {
         constexpr int r0 = decltype(sc)::value * kCSplitRows;
         constexpr int r1 = r0 + kCSplitRows < kBM ? r0 + kCSplitRows : kBM;
-        stage_c<r0, r1>(args, cbase, blk, n0, first, wg, w, lane, acc);
+        stage_c<r0, r1>(cbase, cf, wg, w, lane, acc);
         if constexpr (!kSumInWorkspace && r0 == 0)
             streamk_wait(args, sl, tid);
         math_sync();
