@@ -17,7 +17,15 @@
  *                         and the scale 0); at most FLT_MAX; e8m0: the power of two 1 / scale
  *                         (exact); static: 1 / *input_scale (0 when that is 0)
  * max is 448 for e4m3fn and 127 for int8. All float32 arithmetic is IEEE (no fast math), so the
- * CPU twin matches bit for bit. Elements must be finite. */
+ * CPU twin matches bit for bit. Elements must be finite.
+ *
+ * Launch: blocks of a multiple of 32 threads, at most HUM_QUANTIZE_MAX_THREADS; each thread owns
+ * 8-column chunks, so a CTA pass covers 8 x blockDim.x columns. Per token: grid x = 1, each CTA
+ * walks a whole row, its first HUM_QUANTIZE_HELD passes held in registers (hum_act_quant_launch
+ * gives a row the fewest threads that hold it: more rows share an SM); other modes: grid x =
+ * ceil(kq / (8 x blockDim.x)). Any grid y >= 1 (rows blockIdx.y, + gridDim.y, ...). */
+#define HUM_QUANTIZE_MAX_THREADS 256
+#define HUM_QUANTIZE_HELD 8
 #ifndef HUM_CONTRACT_QUANTIZE_ARGS_H
 #define HUM_CONTRACT_QUANTIZE_ARGS_H
 

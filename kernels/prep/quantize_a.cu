@@ -3,20 +3,23 @@
 // of kernels/contract/quantize_args.h: dynamic per token, static per tensor, dynamic per group of
 // columns (1 x 128 for FP8 block-wise layers, 1 x 32 with e8m0 exponents for MXFP8).
 //
-// Each thread owns 8-column chunks (one 16-byte load, one 8-byte store); a CTA of 256 threads
-// covers 2048 columns per pass. A group (8..256 columns) is therefore the lanes of one warp
-// that hold its chunks, reduced with shuffles; a token's amax is the whole CTA's, so a per-token
-// CTA walks the full row, keeping it in registers (kHeld) until the amax gives the scale: one
-// read of the row, all its loads issued at once (reading it twice, loop by loop, left a chain of
-// dependent loads on the path to the GEMM at small M), the other modes split the row over
+// Each thread owns 8-column chunks (one 16-byte load, one 8-byte store); a CTA pass covers 8
+// columns a thread. A group (8..256 columns) is therefore the lanes of one warp that hold its
+// chunks, reduced with shuffles; a token's amax is the whole CTA's, so a per-token CTA walks the
+// full row, keeping it in registers (HUM_QUANTIZE_HELD passes) until the amax gives the scale:
+// one read of the row, all its loads issued at once (reading it twice, loop by loop, left a chain
+// of dependent loads on the path to the GEMM at small M), the other modes split the row over
 // blockIdx.x. blockIdx.y walks the rows. Rows that are not 16-byte aligned (K % 8, odd
 // strides) are read element by element, and q's rows unless 8-byte aligned are written so.
 //
-// Launch: block 256 threads; grid x = 1 per token, else ceil(kq / 2048); any y >= 1. On sm_90
-// the GEMM after it may be launched to overlap it (ptx/griddep.cuh). At most 64 registers a thread
-// (kMinCtas), so that four CTAs, four rows, share an SM: left to itself ptxas took 128, two CTAs
+// Launch: contract/quantize_args.h. On sm_90 the GEMM after it may be launched to overlap it
+// (ptx/griddep.cuh). At most 64 registers a thread (kMinCtas at the largest block), so that the
+// register file holds 65536 / 64 threads' rows at once: left to itself ptxas took 128, two CTAs
 // an SM, whose rows' loads, reductions and stores took turns (ncu, H100, n = k = 8192 e4m3 at
-// M = 8192: 107 µs for 201 MB, 53 % of DRAM bandwidth, occupancy 24 %).
+// M = 8192: 107 µs for 201 MB, 53 % of DRAM bandwidth, occupancy 24 %). A row gets the fewest
+// threads that hold it, so that smaller CTAs put more rows in flight on an SM: 128 threads at
+// K = 8192, eight rows an SM, where 256 left four (M = 1024: two waves of CTAs, each waiting on
+// its row's loads, ~38 % of DRAM bandwidth under ncu, bench/NOTES.md session 33).
 #include "common.cuh"
 #include "contract/quantize_args.h"
 #include "numerics/encode.cuh"
@@ -24,12 +27,11 @@
 
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = HUM_QUANTIZE_MAX_THREADS;
 constexpr int kMinCtas = 4;
-constexpr int kSpan = kThreads * 8;  // columns per CTA pass
 // Per token: passes of a row a thread holds in registers between its amax and its codes (rows
-// up to 16384 columns are read once; longer ones read the rest again, from L1/L2).
-constexpr int kHeld = 8;
+// up to 8 x kHeld columns a thread are read once; longer ones read the rest again, from L1/L2).
+constexpr int kHeld = HUM_QUANTIZE_HELD;
 
 // The 8 16-bit values of chunk j0 of row `row`, two per word; columns at or past k read as 0.
 // Nothing reads the words here, so a caller may have several chunks' loads in flight.
@@ -118,8 +120,7 @@ HUM_DEV float cta_max(float x, float *red)
         red[warp] = x;
     __syncthreads();
     float m = red[0];
-#pragma unroll
-    for (int w = 1; w < kThreads / 32; ++w)
+    for (int w = 1; w < static_cast<int>(blockDim.x / 32); ++w)
         m = fmaxf(m, red[w]);
     return m;
 }
@@ -138,6 +139,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinCtas) hum_quantize_a(
     const bool vec_a = ((reinterpret_cast<unsigned long long>(p.a) | static_cast<unsigned long long>(p.lda) * 2) & 15) == 0;
     const bool vec_q = ((reinterpret_cast<unsigned long long>(p.q) | static_cast<unsigned long long>(p.ldq)) & 7) == 0;
     const float tensor_inv = p.group < 0 ? (*p.input_scale != 0.0f ? 1.0f / *p.input_scale : 0.0f) : 0.0f;
+    const int span = blockDim.x * 8;  // columns of a CTA pass
     for (int r = blockIdx.y; r < p.m; r += gridDim.y) {
         const u16 *a = static_cast<const u16 *>(p.a) + r * p.lda;
         u8 *q = static_cast<u8 *>(p.q) + r * p.ldq;
@@ -146,21 +148,21 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinCtas) hum_quantize_a(
             u32 held[kHeld][4];
 #pragma unroll
             for (int i = 0; i < kHeld; ++i) {
-                const int j0 = i * kSpan + threadIdx.x * 8;
+                const int j0 = i * span + threadIdx.x * 8;
                 if (j0 < p.kq)
                     load8_raw(p, a, j0, vec_a, held[i]);
             }
             float m = 0.0f;
 #pragma unroll
             for (int i = 0; i < kHeld; ++i) {
-                const int j0 = i * kSpan + threadIdx.x * 8;
+                const int j0 = i * span + threadIdx.x * 8;
                 if (j0 < p.kq) {
                     float v[8];
                     widen8(p, held[i], v);
                     m = fmaxf(m, amax8(v));
                 }
             }
-            for (int j0 = kHeld * kSpan + threadIdx.x * 8; j0 < p.k; j0 += kSpan) {
+            for (int j0 = kHeld * span + threadIdx.x * 8; j0 < p.k; j0 += span) {
                 float v[8];
                 load8(p, a, j0, vec_a, v);
                 m = fmaxf(m, amax8(v));
@@ -169,14 +171,14 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinCtas) hum_quantize_a(
             const float inv = enc::group_scale(m, max, false, p.scale, r * p.scale_row, threadIdx.x == 0);
 #pragma unroll
             for (int i = 0; i < kHeld; ++i) {
-                const int j0 = i * kSpan + threadIdx.x * 8;
+                const int j0 = i * span + threadIdx.x * 8;
                 if (j0 < p.kq) {
                     float v[8];
                     widen8(p, held[i], v);
                     store8(p, q, j0, vec_q, v, inv);
                 }
             }
-            for (int j0 = kHeld * kSpan + threadIdx.x * 8; j0 < p.kq; j0 += kSpan) {
+            for (int j0 = kHeld * span + threadIdx.x * 8; j0 < p.kq; j0 += span) {
                 float v[8];
                 load8(p, a, j0, vec_a, v);
                 store8(p, q, j0, vec_q, v, inv);
@@ -185,7 +187,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinCtas) hum_quantize_a(
         }
         // chunks past kq read zeros and store nothing, but still take part in their group's
         // shuffles
-        const int j0 = blockIdx.x * kSpan + threadIdx.x * 8;
+        const int j0 = blockIdx.x * span + threadIdx.x * 8;
         float v[8];
         load8(p, a, j0, vec_a, v);
         float inv = tensor_inv;

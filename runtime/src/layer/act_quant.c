@@ -51,11 +51,18 @@ hum_status hum_act_quant_launch(const hum_kernel *kernel, const hum_quantize_arg
 {
     if (args->m == 0)
         return HUM_OK;
-    /* per token one CTA holds a whole row; otherwise 2048 columns per CTA (quantize_a.cu) */
-    const uint32_t x = args->group == 0 ? 1u : (uint32_t)((args->kq + 2047) / 2048);
+    /* per token one CTA walks a row, with the fewest threads (64, 128, 256) that hold it in
+     * registers: smaller CTAs put more rows on an SM (kernels/prep/quantize_a.cu); otherwise
+     * the largest CTAs, each a pass of a row (contract/quantize_args.h) */
+    uint32_t threads = HUM_QUANTIZE_MAX_THREADS;
+    if (args->group == 0)
+        while (threads > 64 && (int64_t)(threads / 2) * 8 * HUM_QUANTIZE_HELD >= args->kq)
+            threads /= 2;
+    const uint32_t span = threads * 8;
+    const uint32_t x = args->group == 0 ? 1u : (uint32_t)((args->kq + span - 1) / span);
     const uint32_t y = (uint32_t)(args->m < 65535 ? args->m : 65535);
     void *params[] = {(void *)args};
-    hum_launch_config launch = {.grid = {x, y, 1}, .block = {256, 1, 1}, .stream = stream,
+    hum_launch_config launch = {.grid = {x, y, 1}, .block = {threads, 1, 1}, .stream = stream,
                                 .overlap_previous = overlap};
     return hum_kernel_launch(kernel, &launch, params);
 }
