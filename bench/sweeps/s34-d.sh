@@ -1,4 +1,4 @@
-# timeout: 590
+# timeout: 450
 # Session 34's last request (bench/sweeps/run-call.sh): per-token rows quantized by the fewest
 # threads that hold them (64 / 128 / 256: eight rows an SM at K = 8192 where 256 threads left four)
 # against the build before it (.exp/old-hum, 618419b: the hum CLI links libhum statically), hum
@@ -11,7 +11,7 @@ B=$(( $(head -1 .exp/s34-d.sh | sed "s/# timeout: //") - 10 ))
 export HUM_LIBRARY=$PWD/build/runtime/libhum.so PYTHONPATH=$PWD/python:${PYTHONPATH:-}
 left() { echo $((B - ($(date +%s) - t0))); }
 run() { # LABEL HUM CACHE LAYER M
-  [ $(left) -gt 420 ] || { echo "== $1 $4 skipped (time)" >> $R/ab.txt; return; }
+  [ $(left) -gt 290 ] || { echo "== $1 $4 skipped (time)" >> $R/ab.txt; return; }
   echo "== $1 $4" >> $R/ab.txt
   HUM_CACHE_DIR=/tmp/c-$3 timeout 60 $2 bench --layer $4 --m $5 --warmup 10 --reps 50 2>&1 \
     | grep -E '^ +[0-9]+ |FAIL|rror|check' >> $R/ab.txt
@@ -25,7 +25,7 @@ for round in 1 2; do
   done
   echo "round $round done at $(($(date +%s) - t0)) s" >> $R/calls.txt
 done
-(cd build && HUM_CACHE_DIR=/tmp/label-cache timeout 300 ctest -L gpu -j12 --timeout 280 --output-on-failure) > $R/label.txt 2>&1
+(cd build && HUM_CACHE_DIR=/tmp/label-cache timeout 270 ctest -L gpu -j12 --timeout 260 --output-on-failure) > $R/label.txt 2>&1
 echo "label exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
 cp build/Testing/Temporary/LastTest.log $R/label-cases.log 2>/dev/null
 l=$(left)
