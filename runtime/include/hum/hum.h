@@ -566,7 +566,6 @@ typedef struct hum_layer_options {
      * token ids), grouped contiguous (expert offsets), grouped masked (per-expert counts) */    \
     X(int32_t, gemm_type, ENUM, IN, "kGemmTypeId", "dense indexed grouped_contiguous grouped_masked") \
     X(int32_t, f16_accum, BOOL, IN, "kF16Accum", "")      /* accumulate in float16 */            \
-    X(int32_t, batch_invariant, BOOL, IN, "", "")         /* results independent of M: a policy choice */ \
     /* An expert GEMM's facts of its MoE layer: both GEMMs share one routing layout, so their    \
      * policy picks block_m per range of M from these, never from one GEMM's own config. Over    \
      * both GEMMs (moe_prepare.c); a lone expert GEMM's are its own, and 0 in moe_weight_bits    \
