@@ -13,13 +13,15 @@
 // strides) are read element by element, and q's rows unless 8-byte aligned are written so.
 //
 // Launch: contract/quantize_args.h. On sm_90 the GEMM after it may be launched to overlap it
-// (ptx/griddep.cuh). At most 64 registers a thread (kMinCtas at the largest block), so that the
-// register file holds 65536 / 64 threads' rows at once: left to itself ptxas took 128, two CTAs
-// an SM, whose rows' loads, reductions and stores took turns (ncu, H100, n = k = 8192 e4m3 at
-// M = 8192: 107 µs for 201 MB, 53 % of DRAM bandwidth, occupancy 24 %). A row gets the fewest
-// threads that hold it, so that smaller CTAs put more rows in flight on an SM: 128 threads at
-// K = 8192, eight rows an SM, where 256 left four (M = 1024: two waves of CTAs, each waiting on
-// its row's loads, ~38 % of DRAM bandwidth under ncu, bench/NOTES.md session 33).
+// (ptx/griddep.cuh). At most 64 registers a thread (kMinCtas CTAs of kThreads), 1024 threads an
+// SM: left to itself ptxas took 128, two CTAs an SM, whose rows' loads, reductions and stores
+// took turns (ncu, H100, n = k = 8192 e4m3 at M = 8192: 107 µs for 201 MB, 53 % of DRAM
+// bandwidth, occupancy 24 %). Where the rows outnumber a wave of 256-thread CTAs, a row gets the
+// fewest threads that hold it: at K = 8192 a 256-thread CTA filled four of its eight held
+// passes, so 128 threads double the bytes in flight an SM (64 KB -> 128 KB; before, on an H100
+// at M = 1024, two waves of 528 rows at ~38 % of DRAM bandwidth under ncu, bench/NOTES.md
+// session 33). Fewer rows keep 256 threads: each row's CTA then has its SM to itself, and more
+// threads convert it sooner.
 #include "common.cuh"
 #include "contract/quantize_args.h"
 #include "numerics/encode.cuh"
@@ -28,7 +30,7 @@
 namespace {
 
 constexpr int kThreads = HUM_QUANTIZE_MAX_THREADS;
-constexpr int kMinCtas = 4;
+constexpr int kMinCtas = HUM_QUANTIZE_CTAS;
 // Per token: passes of a row a thread holds in registers between its amax and its codes (rows
 // up to 8 x kHeld columns a thread are read once; longer ones read the rest again, from L1/L2).
 constexpr int kHeld = HUM_QUANTIZE_HELD;
@@ -120,8 +122,10 @@ HUM_DEV float cta_max(float x, float *red)
         red[warp] = x;
     __syncthreads();
     float m = red[0];
-    for (int w = 1; w < static_cast<int>(blockDim.x / 32); ++w)
-        m = fmaxf(m, red[w]);
+#pragma unroll
+    for (int w = 1; w < kThreads / 32; ++w)
+        if (w < static_cast<int>(blockDim.x / 32))
+            m = fmaxf(m, red[w]);
     return m;
 }
 

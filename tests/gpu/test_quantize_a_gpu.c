@@ -2,8 +2,9 @@
  * (hum_quantize_activations): bit-identical codes and scales per token, per tensor, per group of
  * 128 (float32) and of 32 (e8m0, MXFP8), e4m3fn and int8, from float16 and bfloat16, with
  * all-zero rows and groups, magnitudes across the whole bfloat16 range, partial last groups,
- * padded code columns, unaligned rows (element loads and stores), column-major group scales
- * and more rows than a grid's y extent. Then the e4m3fn encoder of encode.cuh in both forms,
+ * padded code columns, unaligned rows (element loads and stores), column-major group scales,
+ * more rows than a grid's y extent, and per token each CTA shape hum_act_quant_launch gives
+ * (64, 128 and 256 threads: rows held whole, rows read twice past what 256 threads hold). Then the e4m3fn encoder of encode.cuh in both forms,
  * the fp8 conversion instruction (sm_89+) and the integer one, over every finite float32.
  * Skipped (77) without a GPU. */
 #define _GNU_SOURCE
@@ -45,10 +46,14 @@ typedef struct qcase {
     int32_t group;
     hum_dtype codes, scales, in;
     float input_scale;
+    /* the SM count the launch is shaped for: 0 the GPU's; 1 puts per-token rows on the fewest
+     * threads that hold them from M = 5 on (hum_act_quant_launch) */
+    int32_t sms;
 } qcase;
 
-static void run_case(const hum_kernel *kernel, const qcase *c, quant_rng *rng)
+static void run_case(const hum_kernel *kernel, const qcase *c, int32_t gpu_sms, quant_rng *rng)
 {
+    const int32_t sm_count = c->sms ? c->sms : gpu_sms;
     const int64_t m = c->m, k = c->k, groups = c->mode == HUM_ACT_SCALE_GROUP ? (k + c->group - 1) / c->group : 1;
     const int grouped = c->mode == HUM_ACT_SCALE_GROUP, tensor = c->mode == HUM_ACT_SCALE_TENSOR;
     const size_t a_bytes = (size_t)(m * c->lda) * 2, q_bytes = (size_t)(m * c->ldq);
@@ -79,11 +84,11 @@ static void run_case(const hum_kernel *kernel, const qcase *c, quant_rng *rng)
     hum_tensor ts = {.data = s_cpu, .dtype = c->scales, .rank = 2, .shape = {m, groups},
                      .strides = {1, grouped ? m : 1}};
     const hum_act_quant how = {c->codes, c->mode, c->group, c->scales};
-    char label[160];
-    snprintf(label, sizeof label, "%s -> %s, %s%d %s, M %lld K %lld Kq %lld lda %lld ldq %lld", hum_dtype_name(c->in),
-             hum_dtype_name(c->codes), tensor ? "tensor" : grouped ? "group " : "token", grouped ? c->group : 0,
-             hum_dtype_name(c->scales), (long long)m, (long long)k, (long long)c->kq, (long long)c->lda,
-             (long long)c->ldq);
+    char label[192];
+    snprintf(label, sizeof label, "%s -> %s, %s%d %s, M %lld K %lld Kq %lld lda %lld ldq %lld, launch for %d SMs",
+             hum_dtype_name(c->in), hum_dtype_name(c->codes), tensor ? "tensor" : grouped ? "group " : "token",
+             grouped ? c->group : 0, hum_dtype_name(c->scales), (long long)m, (long long)k, (long long)c->kq,
+             (long long)c->lda, (long long)c->ldq, sm_count);
     if (!QUANT_CHECK(hum_quantize_activations(&ta, &how, c->input_scale, &tq, tensor ? NULL : &ts) == HUM_OK,
                      "%s: twin: %s", label, hum_last_error()))
         goto done;
@@ -96,7 +101,7 @@ static void run_case(const hum_kernel *kernel, const qcase *c, quant_rng *rng)
                                    .scale_group = grouped ? m : 0, .input_scale = d_in};
     if (QUANT_CHECK(hum_memset_d8(d_q, 0xA5, q_bytes) == HUM_OK && hum_memset_d8(d_s, 0xA5, s_bytes) == HUM_OK &&
                         hum_act_quant_args(&how, d_a, c->in, c->lda, m, k, &out, &args) == HUM_OK &&
-                        hum_act_quant_launch(kernel, &args, NULL, 0) == HUM_OK &&
+                        hum_act_quant_launch(kernel, &args, sm_count, NULL, 0) == HUM_OK &&
                         hum_stream_synchronize(NULL) == HUM_OK && hum_memcpy_dtoh(q_gpu, d_q, q_bytes) == HUM_OK &&
                         hum_memcpy_dtoh(s_gpu, d_s, s_bytes) == HUM_OK,
                     "%s: %s", label, hum_last_error())) {
@@ -191,26 +196,33 @@ int main(void)
     const hum_dtype E4 = HUM_DTYPE_FLOAT8_E4M3FN, I8 = HUM_DTYPE_INT8, F32 = HUM_DTYPE_FLOAT32,
                     E8 = HUM_DTYPE_FLOAT8_E8M0, F16 = HUM_DTYPE_FLOAT16, BF16 = HUM_DTYPE_BFLOAT16;
     const qcase cases[] = {
-        {1, 8192, 8192, 8192, 8192, HUM_ACT_SCALE_TOKEN, 0, E4, F32, BF16, 0},
-        {64, 8192, 8192, 8192, 8192, HUM_ACT_SCALE_TOKEN, 0, E4, F32, F16, 0},
-        {37, 1000, 1024, 1003, 1024, HUM_ACT_SCALE_TOKEN, 0, I8, F32, BF16, 0},
-        {300, 4096, 4096, 4096, 4101, HUM_ACT_SCALE_TOKEN, 0, I8, F32, F16, 0},
-        {70000, 40, 64, 40, 64, HUM_ACT_SCALE_TOKEN, 0, E4, F32, F16, 0},
+        /* per token: launched for the GPU, 256 threads for fewer rows than a wave; sms 1: 64 or 128 */
+        {1, 8192, 8192, 8192, 8192, HUM_ACT_SCALE_TOKEN, 0, E4, F32, BF16, 0, 0},
+        {64, 8192, 8192, 8192, 8192, HUM_ACT_SCALE_TOKEN, 0, E4, F32, F16, 0, 1},
+        {37, 1000, 1024, 1003, 1024, HUM_ACT_SCALE_TOKEN, 0, I8, F32, BF16, 0, 1},
+        {300, 4096, 4096, 4096, 4101, HUM_ACT_SCALE_TOKEN, 0, I8, F32, F16, 0, 0},
+        {9, 4097, 4097, 4097, 4104, HUM_ACT_SCALE_TOKEN, 0, E4, F32, F16, 0, 1},
+        {7, 5000, 5008, 5001, 5008, HUM_ACT_SCALE_TOKEN, 0, I8, F32, F16, 0, 1},
+        {70000, 40, 64, 40, 64, HUM_ACT_SCALE_TOKEN, 0, E4, F32, F16, 0, 0},
+        /* 256 threads holding the row whole, and just past what 128 hold */
+        {4, 14336, 14336, 14336, 14336, HUM_ACT_SCALE_TOKEN, 0, I8, F32, BF16, 0, 1},
+        {6, 8193, 8193, 8193, 8200, HUM_ACT_SCALE_TOKEN, 0, E4, F32, BF16, 0, 1},
+        {5, 16384, 16384, 16384, 16384, HUM_ACT_SCALE_TOKEN, 0, E4, F32, F16, 0, 1},
         /* rows past the 16384 columns a per-token CTA holds in registers: the rest read twice */
-        {3, 20000, 20480, 20001, 20480, HUM_ACT_SCALE_TOKEN, 0, E4, F32, F16, 0},
-        {5, 24576, 24576, 24576, 24576, HUM_ACT_SCALE_TOKEN, 0, I8, F32, BF16, 0},
-        {129, 8192, 8192, 8192, 8192, HUM_ACT_SCALE_TENSOR, 0, E4, F32, BF16, 0.0123f},
-        {33, 1000, 1000, 1001, 1000, HUM_ACT_SCALE_TENSOR, 0, I8, F32, F16, 0.031f},
-        {3, 256, 256, 256, 256, HUM_ACT_SCALE_TENSOR, 0, E4, F32, F16, 0.0f},
-        {200, 7168, 7168, 7168, 7168, HUM_ACT_SCALE_GROUP, 128, E4, F32, BF16, 0},
-        {17, 2000, 2048, 2000, 2048, HUM_ACT_SCALE_GROUP, 128, E4, F32, F16, 0},
-        {9, 1000, 1000, 1003, 1001, HUM_ACT_SCALE_GROUP, 128, I8, F32, BF16, 0},
-        {150, 4096, 4096, 4096, 4096, HUM_ACT_SCALE_GROUP, 32, E4, E8, BF16, 0},
-        {21, 1000, 1024, 1000, 1024, HUM_ACT_SCALE_GROUP, 32, E4, E8, F16, 0},
-        {70000, 96, 128, 96, 128, HUM_ACT_SCALE_GROUP, 32, E4, E8, BF16, 0},
+        {3, 20000, 20480, 20001, 20480, HUM_ACT_SCALE_TOKEN, 0, E4, F32, F16, 0, 0},
+        {5, 24576, 24576, 24576, 24576, HUM_ACT_SCALE_TOKEN, 0, I8, F32, BF16, 0, 1},
+        {129, 8192, 8192, 8192, 8192, HUM_ACT_SCALE_TENSOR, 0, E4, F32, BF16, 0.0123f, 0},
+        {33, 1000, 1000, 1001, 1000, HUM_ACT_SCALE_TENSOR, 0, I8, F32, F16, 0.031f, 0},
+        {3, 256, 256, 256, 256, HUM_ACT_SCALE_TENSOR, 0, E4, F32, F16, 0.0f, 0},
+        {200, 7168, 7168, 7168, 7168, HUM_ACT_SCALE_GROUP, 128, E4, F32, BF16, 0, 0},
+        {17, 2000, 2048, 2000, 2048, HUM_ACT_SCALE_GROUP, 128, E4, F32, F16, 0, 0},
+        {9, 1000, 1000, 1003, 1001, HUM_ACT_SCALE_GROUP, 128, I8, F32, BF16, 0, 0},
+        {150, 4096, 4096, 4096, 4096, HUM_ACT_SCALE_GROUP, 32, E4, E8, BF16, 0, 0},
+        {21, 1000, 1024, 1000, 1024, HUM_ACT_SCALE_GROUP, 32, E4, E8, F16, 0, 0},
+        {70000, 96, 128, 96, 128, HUM_ACT_SCALE_GROUP, 32, E4, E8, BF16, 0, 0},
     };
     for (size_t i = 0; kernel && i < sizeof cases / sizeof cases[0]; i++)
-        run_case(kernel, &cases[i], &rng);
+        run_case(kernel, &cases[i], dev.sm_count, &rng);
     hum_kernel_destroy(kernel);
     check_encoders(arch);
     return quant_test_result("test_quantize_a_gpu");

@@ -46,16 +46,17 @@ hum_status hum_act_quant_args(const hum_act_quant *how, const void *a, hum_dtype
     return HUM_OK;
 }
 
-hum_status hum_act_quant_launch(const hum_kernel *kernel, const hum_quantize_args *args, struct CUstream_st *stream,
-                                int overlap)
+hum_status hum_act_quant_launch(const hum_kernel *kernel, const hum_quantize_args *args, int32_t sm_count,
+                                struct CUstream_st *stream, int overlap)
 {
     if (args->m == 0)
         return HUM_OK;
-    /* per token one CTA walks a row, with the fewest threads (64, 128, 256) that hold it in
-     * registers: smaller CTAs put more rows on an SM (kernels/prep/quantize_a.cu); otherwise
-     * the largest CTAs, each a pass of a row (contract/quantize_args.h) */
+    /* per token one CTA walks a row; where the rows outnumber a wave of the largest CTAs, with
+     * the fewest threads (64, 128, 256) that hold it in registers: smaller CTAs put more rows on
+     * an SM (kernels/prep/quantize_a.cu); otherwise the largest CTAs, each a pass of a row
+     * (contract/quantize_args.h) */
     uint32_t threads = HUM_QUANTIZE_MAX_THREADS;
-    if (args->group == 0)
+    if (args->group == 0 && (int64_t)args->m > (int64_t)HUM_QUANTIZE_CTAS * sm_count)
         while (threads > 64 && (int64_t)(threads / 2) * 8 * HUM_QUANTIZE_HELD >= args->kq)
             threads /= 2;
     const uint32_t span = threads * 8;

@@ -185,7 +185,7 @@ static hum_status launch_quantize(const hum_layer *layer, const quantized_rows *
     hum_quantize_args args;
     /* A's input_k columns, the codes' K' (the GEMM's) zero-filled past them */
     hum_status st = hum_act_quant_args(&how, a, a_dtype, lda, m, layer->input_k, &out, &args);
-    return st == HUM_OK ? hum_act_quant_launch(layer->quantize, &args, stream, 0) : st;
+    return st == HUM_OK ? hum_act_quant_launch(layer->quantize, &args, layer->plan.sm_count, stream, 0) : st;
 }
 
 hum_status hum_layer_forward_ws(hum_layer *layer, hum_workspace *ws, struct CUstream_st *stream, const hum_tensor *a,

@@ -83,7 +83,7 @@ hum_status hum_moe_quantize_hidden(const hum_moe *moe, hum_workspace *ws, struct
     hum_quantize_args args;
     hum_status st = hum_act_quant_args(&how, hidden, moe->activation_dtype, ldh, mc, g->input_k, &out, &args);
     if (st == HUM_OK)
-        st = hum_act_quant_launch(g->quantize, &args, stream, 0);
+        st = hum_act_quant_launch(g->quantize, &args, moe->sm_count, stream, 0);
     *codes = (hum_tensor){.data = q, .dtype = cfg->a_dtype, .rank = 2, .shape = {mc, g->input_k}, .strides = {ldq, 1},
                           .memory = HUM_MEMORY_DEVICE};
     *scale = group ? (hum_tensor){.data = s, .dtype = sdt, .rank = 2, .shape = {mc, groups},
