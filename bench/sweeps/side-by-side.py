@@ -48,7 +48,46 @@ CASES = {
                (8192, 8192, "float8e4m3", "float4e2m1", "bfloat16", "float8e8m0", 32, {}), [256, 1024, 8192]),
     "w8a8": ("n=8192,k=8192,w=e4m3,a=e4m3", (8192, 8192, "float8e4m3", "float8e4m3", "float16", "float16", 0, {}),
              [1024, 8192]),
+    # FP8 block-wise (issue 9): 128 x 128 float32 weight scales, 1 x 128 activation groups; Humming
+    # through humming_block_rows (block_n: its BLOCK scale type)
+    "fp8blk7168": ("n=7168,k=2048,w=e4m3,a=e4m3,block=128x128,ascale=group128",
+                   (7168, 2048, "float8e4m3", "float8e4m3", "float16", "float32", 128, {"block_n": 128}),
+                   [1, 128, 1024, 8192]),
+    "fp8blk8192": ("n=8192,k=8192,w=e4m3,a=e4m3,block=128x128,ascale=group128",
+                   (8192, 8192, "float8e4m3", "float8e4m3", "float16", "float32", 128, {"block_n": 128}),
+                   [1, 128, 1024, 8192]),
 }
+
+
+def humming_block_rows(name, n, k, c, block_n, block_k, ms):
+    """Humming's FP8 block-wise layer, which bench-humming.py's humming_rows cannot describe: weight
+    scales of its BLOCK type (float32, one per block_n x block_k weights: weight_config's
+    group_size_n) and e4m3 activations in groups of block_k along K, quantized before the timed call
+    as humming_rows does for its 8-bit rows; timed by that script's `timed`."""
+    from humming.config import GemmType
+    from humming.forward import may_process_input
+    from humming.layer import HummingLayer
+    from humming.testing import random_fill_tensor
+    from humming.tune import get_heuristics_config
+    dtype = getattr(torch, c)
+    layer = HummingLayer(shape_n=n, shape_k=k, num_experts=0, torch_dtype=dtype,
+                         weight_config={"dtype": "float8e4m3", "group_size": block_k, "group_size_n": block_n,
+                                        "scale_dtype": "float32"},
+                         input_config={"dtype": "float8e4m3", "group_size": block_k}).to("cuda:0")
+    for t in layer.parameters():
+        random_fill_tensor(t)
+    layer.transform()
+    cfg = layer.humming_config
+    tuning = json.dumps(get_heuristics_config(layer_config=cfg, gemm_type=GemmType.DENSE))
+    compute = json.dumps({"gemm_type": GemmType.DENSE.value})
+    rows = []
+    for m in ms:
+        x, group_scale, tensor_scale = may_process_input(cfg, torch.randn((m, k), dtype=dtype, device="cuda:0"))
+        scale = group_scale if group_scale is not None else tensor_scale
+        us, g = bh.timed(lambda: layer(inputs=x, input_scale=scale, compute_config=compute, tuning_config=tuning))
+        rows.append({"impl": "humming", "case": name, "m": m, "us": us * 1e3, "graph": g})
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
 
 
 def hum_rows(made, rt, impl, name, layer_spec, ms):
@@ -169,7 +208,9 @@ def main():
             ms = own_ms or ms
             steps = [lambda rt=rt, impl=impl: hum_rows(made, rt, impl, name, layer_spec, ms)
                      for impl, rt, only in runtimes if (only is None or name in only) and args.impl != "humming"]
-            if args.impl != "hum":
+            if args.impl != "hum" and "block_n" in kw:
+                steps.append(lambda: humming_block_rows(name, n, k, c, kw["block_n"], gs, ms))
+            elif args.impl != "hum":
                 steps.append(lambda: bh.humming_rows(name, n, k, a, b, c, bs, gs, ms, **kw))
             for step in steps if r % 2 == 0 else steps[::-1]:
                 try:
