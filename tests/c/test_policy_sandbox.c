@@ -444,8 +444,9 @@ static void test_error_values(void)
 typedef struct stress {
     hum_runtime *rt;
     atomic_int stop;
-    int reloads, reload_errors, bad_status;
-    atomic_int probes; /* read by the main thread, which waits for enough of them */
+    /* read by the main thread, which waits for enough of them */
+    atomic_int reloads, reload_errors, probes;
+    int bad_status;
     int probe_errors;
     char reload_error[512], probe_error[512]; /* the last of each thread's failures */
 } stress;
@@ -455,14 +456,14 @@ static void *reloader(void *arg)
     stress *s = arg;
     while (!atomic_load(&s->stop)) {
         hum_status st = hum_runtime_reload_policies(s->rt);
-        s->reloads++;
         /* HUM_ERR_IO: a file listed, then removed before it was read (the old set stays). */
         if (st == HUM_ERR_POLICY || st == HUM_ERR_IO)
-            s->reload_errors++;
+            atomic_fetch_add(&s->reload_errors, 1);
         else if (st != HUM_OK) {
             s->bad_status++;
             snprintf(s->reload_error, sizeof s->reload_error, "%s", hum_last_error());
         }
+        atomic_fetch_add(&s->reloads, 1);
         /* Back-to-back reloads hold the policy lock almost always, and a mutex is not fair: under
          * a sanitizer on two cores the prober then got one turn in five seconds. */
         usleep(1000);
@@ -509,6 +510,9 @@ static void test_stress(void)
         return;
     stress s = {.rt = rt};
     atomic_init(&s.stop, 0);
+    atomic_init(&s.reloads, 0);
+    atomic_init(&s.reload_errors, 0);
+    atomic_init(&s.probes, 0);
     pthread_t threads[2];
     int started = pthread_create(&threads[0], NULL, reloader, &s) == 0;
     started += pthread_create(&threads[1], NULL, prober, &s) == 0;
@@ -523,23 +527,35 @@ static void test_stress(void)
         snprintf(stash, sizeof stash, "%s", rt_write(dir, "stash.lua", text));
         snprintf(live, sizeof live, "%s/stress/%s", dir, attackers[i].name);
         rename(stash, live);
-        usleep(120 * 1000);
+        /* at least 120 ms, and until two reloads have ended since (the first may have listed the
+         * folder before the rename): a loaded machine made as few as three in all the rounds,
+         * so the attackers went unseen; at most 5 s */
+        const int seen = atomic_load(&s.reloads) + 2;
+        for (int waited_ms = 0; waited_ms < 120 || (atomic_load(&s.reloads) < seen && waited_ms < 5000);
+             waited_ms += 10)
+            usleep(10 * 1000);
         unlink(live);
         usleep(30 * 1000);
     }
     /* The rounds take 1.8 s; a slow machine (CI's two cores under TSan) may need longer for the
-     * prober's share, so wait for it, with a bound so that a starved prober still fails. */
-    for (int waited_ms = 0; atomic_load(&s.probes) <= 10 && waited_ms < 30000; waited_ms += 10)
+     * prober's share, and for a reload of the good set alone (a loaded one made only three to
+     * five reloads in the rounds, each beside an attacking file), so wait for both, with a bound
+     * so that a starved thread still fails. */
+    for (int waited_ms = 0;
+         (atomic_load(&s.probes) <= 10 || atomic_load(&s.reloads) <= atomic_load(&s.reload_errors)) &&
+         waited_ms < 30000;
+         waited_ms += 10)
         usleep(10 * 1000);
     atomic_store(&s.stop, 1);
     for (int i = 0; i < started; i++)
         pthread_join(threads[i], NULL);
+    const int reloads = atomic_load(&s.reloads), rejected = atomic_load(&s.reload_errors);
     RT_CHECK(s.bad_status == 0 && s.probe_errors == 0,
-             "reloads %d (%d rejected, %d other: %s), probes %d (%d bad: %s)", s.reloads, s.reload_errors,
-             s.bad_status, s.reload_error, atomic_load(&s.probes), s.probe_errors, s.probe_error);
-    RT_CHECK(s.reload_errors > 0 && s.reloads > s.reload_errors && atomic_load(&s.probes) > 10,
-             "the attacking files were seen and the good set loaded: %d reloads, %d rejected, %d probes", s.reloads,
-             s.reload_errors, atomic_load(&s.probes));
+             "reloads %d (%d rejected, %d other: %s), probes %d (%d bad: %s)", reloads, rejected, s.bad_status,
+             s.reload_error, atomic_load(&s.probes), s.probe_errors, s.probe_error);
+    RT_CHECK(rejected > 0 && reloads > rejected && atomic_load(&s.probes) > 10,
+             "the attacking files were seen and the good set loaded: %d reloads, %d rejected, %d probes", reloads,
+             rejected, atomic_load(&s.probes));
     expect_no_leaks(rt, "after the stress");
     hum_runtime_destroy(rt);
 }
