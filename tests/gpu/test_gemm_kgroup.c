@@ -1,7 +1,8 @@
 /* GEMMs of e4m3 activations with scales that change along K (kernels/gemm/kscale.cuh) on a GPU:
  * A with a float32 scale per row and 1 x 128 group (FP8 block-wise) or an e8m0 scale per 1 x 32
  * group (MXFP8), times e4m3 weights with float32 128 x 128 block scales (DeepSeek-style
- * weight_scale_inv), e4m3 weights with channel scales, or uint4 with group-128 scales; float16
+ * weight_scale_inv), e4m3 weights with channel scales (beside either A), or uint4 with group-128
+ * scales; float16
  * and bfloat16 output; M = 1, 7, 48, 130, 1024 (on sm_90 mma.sync, on 8-row warps to M = 8,
  * then wgmma_ws with the scales staged with the codes; the built-in policy's stream-K, slices
  * summed in the workspace, splits most tiles' K: N = 1000 is 8 tiles of 128 columns); N and K not
@@ -18,7 +19,8 @@
  * accumulation and C's rounding differ: ||C - round(ref)|| / ||ref|| <= 1e-3, every output
  * written (C poisoned first, a guard row after it). Also: an a_scale of the wrong dtype is
  * refused naming the one expected. On sm_90 every case runs again with wgmma_ws staging C in the
- * last stage's slot (c_tile "stage") and multicasting A to 2-CTA clusters where N allows (multicast_a).
+ * last stage's slot (c_tile "stage") and multicasting A to 2-CTA clusters where N allows (multicast_a),
+ * and the cases of A per 1 x 128 over e4m3 weights with every tile whole (stream_k off).
  * Skipped (77) without a GPU of sm_89 or newer. */
 #include "gemm_test.h"
 #include "hum/hum_tools.h"
@@ -238,12 +240,13 @@ int main(void)
         {"n=1000,k=2064,w=e4m3,block=128x128,a=e4m3,ascale=group128,out=float16", 1, 128},
         {"n=1000,k=2064,w=e4m3,block=128x128,a=e4m3,ascale=group128,out=bfloat16,bias=1", 0, 128},
         {"n=7168,k=2048,w=e4m3,block=128x128,a=e4m3,ascale=group128,out=bfloat16", 1, 128},
+        {"n=1000,k=2064,w=e4m3,a=e4m3,ascale=group128,out=float16", 1, 128},
         {"n=1000,k=2064,w=e4m3,block=128x128,a=mxfp8,out=bfloat16", 1, 32},
         {"n=1000,k=2080,w=e4m3,block=128x128,a=mxfp8,out=float16", 0, 32},
         {"n=1024,k=1024,w=e4m3,scale=float32,a=mxfp8,out=float16", 1, 32},
         {"n=1000,k=2064,w=uint4,group=128,scale=float32,a=e4m3,ascale=group128,out=bfloat16", 0, 128},
     };
-    const size_t count = sizeof cases / sizeof cases[0];
+    const size_t count = sizeof cases / sizeof cases[0], a128 = 4; /* the first a128: e4m3 weights, A per 1 x 128 */
     run_cases(rt, &rng, cases, count, "");
     hum_runtime_destroy(rt);
     /* on sm_90 again with wgmma_ws staging C in the last stage's slot (c_tile "stage") and A multicast
@@ -256,6 +259,18 @@ int main(void)
         if (QUANT_CHECK(staged != NULL, "the c_tile stage runtime")) {
             run_cases(staged, &rng, cases, count, ", C in the last stage, A multicast");
             hum_runtime_destroy(staged);
+        }
+        rt_rmtree(dir);
+        /* and with every tile whole: a segment of 16 or 17 k-blocks runs the 128-row tiles' stages
+         * in whole runs of four sets by stage (kernels/gemm/gemm_wgmma.cu, kStageSets) and one stage
+         * left over, whatever the SM count (stream-K's segments above cut runs short: 1 .. 14 k-blocks
+         * on 132 SMs). The host's A scales, random per row and group, fail a promotion that takes
+         * another stage's factors. */
+        hum_runtime *whole = gemm_test_site_runtime("if t.kernel == 'wgmma_ws' then t.stream_k = false end", dir,
+                                                    sizeof dir);
+        if (QUANT_CHECK(whole != NULL, "the whole-tile runtime")) {
+            run_cases(whole, &rng, cases, a128, ", tiles whole");
+            hum_runtime_destroy(whole);
         }
         rt_rmtree(dir);
     }
