@@ -30,7 +30,8 @@
 // into a ring of kStages slots, each slot with a "full" mbarrier (its copies landed: the
 // producer threads' cp.async arrivals and the TMA bytes) and an "empty" one (every math warp is
 // done with it). The math warpgroups never meet at a CTA barrier in the main loop (FP8
-// block-wise's second waits once per segment for the first, to run half a stage behind: kLag); a slot is
+// block-wise's second, where its stages drain one by one, waits once per segment for the first, to
+// run half a stage behind: kLag); a slot is
 // released once the last group reading it has finished (waited for once the next stage's first
 // group is running, or kBatch once all its groups are queued), and the producer runs up to
 // kStages stages ahead, across segment ends, since the epilogue stages C in a tile of its own
