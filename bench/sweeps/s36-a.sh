@@ -1,19 +1,21 @@
-# timeout: 560
-# Session 35's call (bench/sweeps/run-call.sh; its first line is rewritten to the device time left
-# when the call is made), on a Release build of main with FP8 block-wise stage sets (396cf70..d022783)
-# packed as .exp/build.tgz and the build before them as .exp/old-hum (0cee527: the hum CLI links
-# libhum statically, kernels included):
-# 1. the gpu label in full on the new build (test_gemm_kgroup runs the new path: stream-K segments of
-#    1..14 k-blocks, whole tiles of 16 / 17, e4m3 channel weights beside A per 1 x 128);
-# 2. FP8 block-wise 7168 x 2048 and 8192 x 8192 at M 128 / 1024 / 8192, old against new, hum bench's
-#    checks on, two rounds in turn;
+# timeout: 590
+# The next session's first request (bench/NOTES.md, "Session 35 (lead)", Next), for
+# bench/sweeps/run-call.sh. Here first: main's Release build as .exp/old-hum (its hum CLI links
+# libhum statically, kernels included); then bench/sweeps/s36/kscale-stage-sets.patch applied
+# (git apply), built in Release and packed as .exp/build.tgz (tools/pack-device.sh); Humming's
+# wheel in .whl. Session 35 wrote this request and could start no device to run it.
+# 1. the gpu label in full on the patched build (test_gemm_kgroup runs the new path: stream-K
+#    segments of 1..14 k-blocks, whole tiles of 5 / 16 / 17 k-blocks, runs across the ring's wrap,
+#    M = 24 on the 32-row tiles, block-scaled weights beside per-token A);
+# 2. FP8 block-wise 7168 x 2048 and 8192 x 8192 at M 128 / 1024 / 8192, main (old) against the
+#    patch (new), hum bench's checks on, two rounds in turn;
 # 3. bench/sweeps/wgmma-rate.sh: fp8 wgmma's rate with A from registers (RS, W4A8 MXFP4's form)
 #    against both operands in shared memory (SS, W8A8's), no decode, no loads;
 # 4. with the time left, side-by-side.py: FP8 block-wise beside Humming's BLOCK scales, then the
 #    cells closest to Humming (W4A8 MXFP4, W8A8, uint8 and uint2 channel at M 1024 / 8192).
 set -u
 t0=$(date +%s)
-B=$(( $(head -1 .exp/s35-b.sh | sed "s/# timeout: //") - 10 ))
+B=$(( $(head -1 .exp/s36-a.sh | sed "s/# timeout: //") - 10 ))
 export HUM_LIBRARY=$PWD/build/runtime/libhum.so PYTHONPATH=$PWD/python:${PYTHONPATH:-}
 left() { echo $((B - ($(date +%s) - t0))); }
 (cd build && HUM_CACHE_DIR=/tmp/label-cache timeout $(($(left) - 5)) ctest -L gpu -j12 --timeout 240 \
