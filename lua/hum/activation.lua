@@ -108,7 +108,12 @@ function M.decide(c, try)
     end
     if ok then
       local text = M.describe(a)
-      if a.wanted and a.wanted ~= text then why[#why + 1] = a.wanted .. " activations have no kernels" end
+      if a.wanted and a.wanted ~= text then
+        -- a 16-bit override names no quantization: A stays the 16-bit type the host passes
+        local sixteen = a.wanted == "float16" or a.wanted == "bfloat16"
+        why[#why + 1] = sixteen and ("16-bit activations run as the host passes them, " .. text)
+          or (a.wanted .. " activations have no kernels")
+      end
       local notes = {}
       if i > 1 or #why > 0 then
         local from = (want.wanted or M.describe(want)) .. (source ~= "" and (", " .. source) or "")

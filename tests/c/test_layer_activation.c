@@ -114,6 +114,9 @@ int main(void)
     rt = runtime_with(dir, "overrides:\n  linear:\n    activation: bfloat16\n");
     if (rt) {
         expect(rt, "n=256,k=512,w=e4m3,a=e4m3", "sm_90a", BF, "override linear.activation = bfloat16", NULL);
+        /* a 16-bit override names no quantization: a float16 layer stays float16, and says why */
+        expect(rt, "n=256,k=512,w=uint4,group=128,a=float16", "sm_90a", F16, "override linear.activation = bfloat16",
+               "16-bit activations run as the host passes them, float16");
         hum_runtime_destroy(rt);
     }
     rt = runtime_with(dir, "overrides:\n  linear:\n    activation: e5m2\n");
