@@ -288,7 +288,9 @@ int hum_cmd_run(const char *config, int argc, char **argv)
             rc = run_moe(rt, &mo, &not_moe);
         }
         if (not_moe) {
-            fprintf(stderr, "hum run: %s\n", error);
+            /* with --input the experts modules were not looked for */
+            fprintf(stderr, "hum run: %s%s\n", error,
+                    o.input ? " (--input runs a dense layer; an experts module runs without it)" : "");
             rc = 1;
         }
         goto done;

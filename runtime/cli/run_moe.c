@@ -50,6 +50,14 @@ int run_moe(hum_runtime *rt, const run_moe_options *o, int *not_moe)
     }
     if (default_top_k)
         resolved.top_k = resolved.global_experts < 8 ? resolved.global_experts : 8;
+    /* a bad --topk is the command line's mistake, said before the GPU is looked for */
+    if (resolved.top_k > resolved.global_experts) {
+        fprintf(stderr, "hum run: bad argument '--topk %d' (%s has %d experts: expected 1..%d)\n", resolved.top_k,
+                o->name, resolved.global_experts, resolved.global_experts);
+        hum_standard_free(&w13);
+        hum_standard_free(&w2);
+        return 2;
+    }
     printf("%s: %s, experts module: %lld experts, top-%d, H = %lld, I = %lld, %s weights, %s (%s), loaded in %.1f "
            "ms\n",
            o->checkpoint, o->name, (long long)w13.num_experts, resolved.top_k, (long long)w2.n, (long long)w2.k,

@@ -1,8 +1,8 @@
 /* `hum run` and `hum bench` as a user runs them on a machine without a CUDA driver: --help
  * exits 0; `hum run` on a small GPTQ checkpoint loads and converts the layer (its shape is
  * printed) and then fails cleanly with the no-GPU message and exit 1; a wrong layer, a bad
- * --input and usage errors are reported as such (exit 1 or 2); `hum bench` without a GPU
- * exits 1 with the same message. */
+ * --input and usage errors are reported as such (exit 1 or 2), on an experts module too (a --topk
+ * past its experts, --input); `hum bench` without a GPU exits 1 with the same message. */
 #define _POSIX_C_SOURCE 200809L /* setenv, popen */
 #include "cli_test.h"
 #include "rt_test.h"
@@ -13,6 +13,38 @@
 #include <sys/wait.h>
 
 static const char LAYER[] = "model.layers.0.mlp.down_proj";
+
+/* A GPTQ checkpoint of one experts module, two experts of gate / up [128][256] and down
+ * [256][128] (uint4, groups of 128). */
+static void write_experts(const char *dir)
+{
+    static const char *const proj[] = {"gate_proj", "up_proj", "down_proj"};
+    hum_standard_weight std[6] = {0};
+    char names[6][96];
+    const char *list[6];
+    float *w = malloc(128 * 256 * sizeof *w);
+    uint64_t s = 777;
+    for (int i = 0; w && i < 128 * 256; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        w[i] = (float)((double)(s >> 11) * 0x1p-53 - 0.5);
+    }
+    const hum_quant_spec spec = {.weight_dtype = HUM_DTYPE_UINT4, .param_dtype = HUM_DTYPE_FLOAT16,
+                                 .scale_type = HUM_SCALE_GROUP, .group_size = 128, .zero_point = HUM_ZERO_POINT_NONE};
+    int ok = RT_CHECK(w != NULL, "weights");
+    for (int i = 0; ok && i < 6; i++) {
+        const int down = i % 3 == 2;
+        snprintf(names[i], sizeof names[i], "model.layers.0.mlp.experts.%d.%s", i / 3, proj[i % 3]);
+        list[i] = names[i];
+        ok = RT_CHECK(hum_quantize_reference(w, down ? 256 : 128, down ? 128 : 256, &spec, &std[i]) == HUM_OK,
+                      "quantize: %s", hum_last_error());
+    }
+    const hum_checkpoint_write_options opts = {0};
+    if (ok)
+        RT_CHECK(hum_checkpoint_write_gptq(dir, list, std, 6, &opts) == HUM_OK, "write: %s", hum_last_error());
+    for (int i = 0; i < 6; i++)
+        hum_standard_free(&std[i]);
+    free(w);
+}
 
 /* input.safetensors holding `input` of the given dtype and shape (zeros). */
 static void write_input(const char *path, hum_dtype dtype, int64_t m, int64_t k)
@@ -93,6 +125,20 @@ int main(void)
              cli_output);
     RT_CHECK(cli_hum("bench --layer n=64,k=256,w=uint4,a=float16,group=128 --warmup +5") == 2, "bench --warmup +5:\n%s",
              cli_output);
+
+    /* an experts module of two experts: a --topk past them is the command line's mistake (exit 2
+     * before the GPU is looked for); with --input the error says experts modules run without it */
+    snprintf(ckpt, sizeof ckpt, "%s/moe", dir);
+    write_experts(ckpt);
+    snprintf(args, sizeof args, "run %s --layer model.layers.0.mlp.experts --topk 3", ckpt);
+    RT_CHECK(cli_hum(args) == 2, "--topk past the experts is a usage error:\n%s", cli_output);
+    cli_has("--topk 3 of 2 experts", "'--topk 3' (model.layers.0.mlp.experts has 2 experts: expected 1..2)");
+    snprintf(args, sizeof args, "run %s --layer model.layers.0.mlp.experts --topk 2", ckpt);
+    RT_CHECK(cli_hum(args) == 1, "an experts module without a GPU exits 1:\n%s", cli_output);
+    cli_has("experts without a GPU", "hum run: no GPU to run on");
+    snprintf(args, sizeof args, "run %s --layer model.layers.0.mlp.experts --input %s", ckpt, input);
+    RT_CHECK(cli_hum(args) == 1, "an experts module with --input exits 1:\n%s", cli_output);
+    cli_has("experts with --input", "--input runs a dense layer; an experts module runs without it");
 
     rt_rmtree(dir);
     return rt_test_result("test_cli_run");
