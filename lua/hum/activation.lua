@@ -127,6 +127,13 @@ function M.decide(c, try)
     -- a reason already given (the same rule refusing the next candidate) is said once
     if reason ~= why[#why] then why[#why + 1] = reason end
   end
+  -- what was asked for and why it fell back, for the 16-bit error that follows (an 8-bit layer's
+  -- fallback is 16-bit A in its output dtype: "bfloat16 activations need sm_80" alone does not
+  -- say the e4m3 layer came there)
+  if M.describe(want) ~= M.describe(request_of(c)) or source ~= "" then
+    return nil, "fallback from " .. (want.wanted or M.describe(want)) .. (source ~= "" and (", " .. source) or "")
+      .. ": " .. table.concat(why, "; ", 1, #why - 1)
+  end
   return nil
 end
 

@@ -163,7 +163,7 @@ end
 function layer.inputs(plan)
   local device = layer.target(plan)
   -- the activation type first: a candidate runs when its config checks and a family takes it
-  local note = activation.decide(plan.config, function()
+  local note, fallback = activation.decide(plan.config, function()
     local ok, err = pcall(layer.config, plan.config, device.sm, tonumber(plan.compute.gemm_type))
     if not ok then return false, hum.message(err) end
     -- the first family's rule names the reason (the others' are "runs on sm_90a only" and such)
@@ -179,7 +179,14 @@ function layer.inputs(plan)
     return false, why
   end)
   if note then ffi.copy(plan.activation, note:sub(1, ffi.sizeof(plan.activation) - 1)) end
-  local cfg = layer.config(plan.config, device.sm, tonumber(plan.compute.gemm_type))
+  local ok, cfg = pcall(layer.config, plan.config, device.sm, tonumber(plan.compute.gemm_type))
+  if not ok then
+    -- no type ran: the 16-bit one's error, with where the layer's own type fell back from
+    if not note and fallback and hum.is_error(cfg) then
+      hum.fail(cfg.status, cfg.message .. " (" .. fallback .. ")", 0)
+    end
+    error(cfg, 0)
+  end
   cfg.kernels = kernels(plan)
   -- an expert GEMM's facts of its MoE layer, unless C gave both GEMMs' (runtime/src/moe/
   -- moe_prepare.c): its own, kept in the plan for reloads

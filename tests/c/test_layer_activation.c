@@ -75,6 +75,16 @@ int main(void)
         expect(rt, "n=256,k=512,w=e4m3,a=mxfp8,out=float16", "sm_80", F16, "fallback from mxfp8", "need sm_89");
         /* a 16-bit checkpoint stays 16-bit */
         expect(rt, "n=256,k=512,w=uint4,group=128,a=bfloat16", "sm_90a", BF, "bfloat16", NULL);
+        /* where not even the fallback runs (8-bit A's default bfloat16 output on sm_75), the error
+         * says what the layer fell back from */
+        hum_layer_spec s;
+        hum_layer_dispatch d;
+        if (RT_CHECK(hum_layer_spec_parse("n=256,k=512,w=e4m3,a=e4m3", &s) == HUM_OK, "%s", hum_last_error()))
+            RT_CHECK(hum_layer_describe_spec(rt, &s, "sm_75", &d) == HUM_ERR_UNSUPPORTED &&
+                         strstr(hum_last_error(), "bfloat16 activations need sm_80") &&
+                         strstr(hum_last_error(), "(fallback from e4m3 per token, the checkpoint's: float8_e4m3fn "
+                                                  "activations need sm_89"),
+                     "e4m3 with bfloat16 output on sm_75: '%s'", hum_last_error());
         hum_runtime_destroy(rt);
     }
 
