@@ -54,7 +54,8 @@ static int unknown_command(const char *name)
 /* `hum help [COMMAND]`: the overview, or the command's own --help text. */
 static int help(int argc, char **argv)
 {
-    if (argc == 1) {
+    /* `hum help --help`: every command takes --help (README) */
+    if (argc == 1 || (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))) {
         usage(stdout);
         return 0;
     }

@@ -70,6 +70,8 @@ int main(void)
     RT_CHECK(cli_hum("help") == 0, "help:\n%s", cli_output);
     cli_has("help", "usage: hum [--config FILE] <command>");
     cli_has("help", "  inspect ");
+    RT_CHECK(cli_hum("help --help") == 0, "help --help:\n%s", cli_output);
+    cli_has("help --help", "usage: hum [--config FILE] <command>");
     RT_CHECK(cli_hum("help compile") == 0, "help compile:\n%s", cli_output);
     cli_has("help compile", "usage: hum compile");
     RT_CHECK(cli_hum("--help compile") == 0, "--help compile:\n%s", cli_output);
