@@ -179,7 +179,9 @@ static void check_spec(void)
     static const struct {
         const char *spec, *needle;
     } bad[] = {
-        {"n=64,k=128,topk=2", "e and topk are required"},
+        {"n=64,k=128,topk=2", "e is required"},
+        {"e=8,n=64,k=128", "topk is required"},
+        {"n=64,k=128", "e and topk are required"},
         {"e=4,topk=5,n=64,k=128", "topk=5 is more than e=4"},
         {"e=4,topk=2,n=64,k=128,act=swish", "act=swish"},
         {"e=4,topk=2,n=64,k=128,gemm=dense", "gemm=dense"},

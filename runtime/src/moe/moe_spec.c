@@ -91,7 +91,8 @@ hum_status hum_moe_spec_parse(const char *text, hum_moe_spec *out)
     }
     free(copy);
     if (st == HUM_OK && (!s.experts || !s.top_k))
-        st = hum_fail(HUM_ERR_INVALID_ARG, "moe spec '%s': e and topk are required", text);
+        st = hum_fail(HUM_ERR_INVALID_ARG, "moe spec '%s': %s required (e: experts, topk: experts per token)", text,
+                      !s.experts && !s.top_k ? "e and topk are" : !s.experts ? "e is" : "topk is");
     if (st == HUM_OK && s.top_k > s.experts)
         st = hum_fail(HUM_ERR_INVALID_ARG, "moe spec '%s': topk=%d is more than e=%d", text, s.top_k, s.experts);
     if (st == HUM_OK && (st = hum_layer_spec_parse(rest, &s.gate_up)) != HUM_OK)
