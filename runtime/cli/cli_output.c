@@ -57,6 +57,12 @@ int cli_output_allowed(const char *command, const char *option, const char *path
             return 1;
         }
     }
+    /* the write's temporary file and rename happen in the parent: said now, not after the work */
+    if (!have_parent || !S_ISDIR(parent.st_mode)) {
+        fprintf(stderr, "%s: %s %s: its directory %s (expected an existing directory)\n", command, option, path,
+                have_parent ? "is not a directory" : "does not exist");
+        return 1;
+    }
     if (exists && S_ISDIR(out.st_mode)) {
         fprintf(stderr, "%s: %s %s is a directory (expected a file name)\n", command, option, path);
         return 1;

@@ -2,8 +2,9 @@
  * checkpoint it reads (even with --force), also where the checkpoint is named by its .safetensors
  * file, and any existing file without --force; `hum run --output` refuses the checkpoint and its
  * --input; `hum bench --out` an existing file; `hum demo --keep` a non-empty directory; nothing
- * replaces a symbolic link (dangling or not), device node or FIFO. Each refusal leaves the file
- * byte for byte as it was. Output that cannot be written (a full disk) fails the command. */
+ * replaces a symbolic link (dangling or not), device node or FIFO; a missing directory is said
+ * before any work. Each refusal leaves the file byte for byte as it was. Output that cannot be
+ * written (a full disk) fails the command. */
 #define _POSIX_C_SOURCE 200809L /* setenv, symlink, mkfifo */
 #include "cli_test.h"
 #include "rt_test.h"
@@ -67,6 +68,12 @@ int main(void)
     snprintf(args, sizeof args, "inspect %s --layer %s --dequant %s", model, LAYER, beside);
     RT_CHECK(cli_hum(args) == 0, "--dequant beside a checkpoint named by its file:\n%s", cli_output);
     RT_CHECK(unlink(beside) == 0, "%s was not written", beside);
+    /* a directory that is not there is said before the layer is loaded and dequantized */
+    snprintf(args, sizeof args, "inspect %s --layer %s --dequant %s/none/x.safetensors", ckpt, LAYER, dir);
+    RT_CHECK(cli_hum(args) == 1, "--dequant into a missing directory:\n%s", cli_output);
+    cli_has("--dequant into a missing directory", "its directory does not exist");
+    RT_CHECK(!strstr(cli_output, "standard form"), "--dequant into a missing directory dequantized first:\n%s",
+             cli_output);
     /* a new file in the checkpoint directory would become a shard of it */
     snprintf(args, sizeof args, "inspect %s --layer %s --dequant %s/dequant.safetensors", ckpt, LAYER, ckpt);
     RT_CHECK(cli_hum(args) == 1, "--dequant into the checkpoint directory:\n%s", cli_output);
