@@ -67,8 +67,11 @@ static int parse(int argc, char **argv, compile_options *o)
     int rc = cli_args_parse(&args, argc, argv);
     if (rc == 1)
         return -1;
-    if (rc == 0 && (!!o->kernel + !!o->layer + !!o->moe) != 1)
-        rc = cli_usage_error(&args, "say what to compile: --kernel NAME, --layer SPEC or --moe SPEC (one of them)");
+    const int given = !!o->kernel + !!o->layer + !!o->moe;
+    if (rc == 0 && given == 0)
+        rc = cli_usage_error(&args, "say what to compile: --kernel NAME, --layer SPEC or --moe SPEC");
+    else if (rc == 0 && given > 1)
+        rc = cli_usage_error(&args, "--kernel, --layer and --moe exclude each other: give one of them");
     if (rc == 0)
         rc = cli_arch_check(&args, o->arch);
     return rc;

@@ -206,7 +206,8 @@ static cJSON *json_layer(const hum_layer_summary *l)
     cJSON_AddNumberToObject(o, "n", (double)l->n);
     cJSON_AddNumberToObject(o, "k", (double)l->k);
     cJSON_AddNumberToObject(o, "experts", (double)l->num_experts);
-    cJSON_AddStringToObject(o, "activations", l->activations);
+    /* as the text listing says it: a weight-only layer's "16-bit" */
+    cJSON_AddStringToObject(o, "activations", l->activations[0] ? l->activations : "16-bit");
     return o;
 }
 

@@ -122,7 +122,8 @@ static void check_inspect(const char *dir)
         const cJSON *layers = at(root, "layers"), *l = layers ? layers->child : NULL;
         RT_CHECK(cJSON_GetArraySize(layers) == 1 && l && !strcmp(at(l, "name")->valuestring, LAYER) &&
                      at(l, "n")->valuedouble == 64 && at(l, "k")->valuedouble == 256 &&
-                     at(l, "group_size")->valuedouble == 128 && !strcmp(at(l, "weight_dtype")->valuestring, "uint4"),
+                     at(l, "group_size")->valuedouble == 128 && !strcmp(at(l, "weight_dtype")->valuestring, "uint4") &&
+                     !strcmp(at(l, "activations")->valuestring, "16-bit"),
                  "inspect --json layer:\n%s", cli_output);
         RT_CHECK(!at(root, "tensors"), "tensors only with --tensors");
         cJSON_Delete(root);

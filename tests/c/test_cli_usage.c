@@ -72,6 +72,9 @@ int main(void)
     cli_has("help", "  inspect ");
     RT_CHECK(cli_hum("help --help") == 0, "help --help:\n%s", cli_output);
     cli_has("help --help", "usage: hum [--config FILE] <command>");
+    RT_CHECK(cli_hum("compile --kernel selfcheck --layer n=64,k=256,w=uint4,a=float16,group=128") == 2,
+             "compile of two things:\n%s", cli_output);
+    cli_has("compile of two things", "--kernel, --layer and --moe exclude each other");
     RT_CHECK(cli_hum("help compile") == 0, "help compile:\n%s", cli_output);
     cli_has("help compile", "usage: hum compile");
     RT_CHECK(cli_hum("--help compile") == 0, "--help compile:\n%s", cli_output);
