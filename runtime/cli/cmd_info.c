@@ -339,9 +339,13 @@ static void print_text(const cJSON *root)
         printf("  %-10s %s", str(p, "tree"), str(p, "variable"));
         if (!dirs->child)
             printf(" unset");
-        for (const cJSON *e = dirs->child; e; e = e->next)
-            printf("%s%s%s", e == dirs->child ? ": " : ", ", str(e, "path"),
-                   cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "present")) ? "" : " (missing: skipped)");
+        for (const cJSON *e = dirs->child; e; e = e->next) {
+            struct stat st;
+            const char *skipped = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "present")) ? ""
+                                  : stat(str(e, "path"), &st) == 0 ? " (not a directory: skipped)"
+                                                                    : " (missing: skipped)";
+            printf("%s%s%s", e == dirs->child ? ": " : ", ", str(e, "path"), skipped);
+        }
         printf("; embedded\n");
     }
     const cJSON *s = cJSON_GetObjectItemCaseSensitive(root, "supports");

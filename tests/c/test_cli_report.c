@@ -58,6 +58,15 @@ static void check_info(const char *dir)
     cli_has("info lists HUM_KERNEL_PATH", line);
     RT_CHECK(cli_hum("compile --arch sm_80 --kernel selfcheck") == 0, "compile with missing directories:\n%s",
              cli_output);
+    /* a file named where a directory belongs is said as such */
+    char file[4300];
+    snprintf(file, sizeof file, "%s/a-file", dir);
+    FILE *f = fopen(file, "w");
+    RT_CHECK(f && fclose(f) == 0, "%s", file);
+    setenv("HUM_FORMAT_PATH", file, 1);
+    RT_CHECK(cli_hum("info") == 0, "info with a file in HUM_FORMAT_PATH:\n%s", cli_output);
+    snprintf(line, sizeof line, "  formats/   HUM_FORMAT_PATH: %s (not a directory: skipped); embedded", file);
+    cli_has("info lists a file in HUM_FORMAT_PATH", line);
     unsetenv("HUM_KERNEL_PATH");
     unsetenv("HUM_LUA_PATH");
     unsetenv("HUM_FORMAT_PATH");
