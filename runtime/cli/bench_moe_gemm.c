@@ -129,8 +129,13 @@ int bench_moe_gemm(const bench_moe_gemm_options *o)
         return 1;
     }
     int64_t ws_bytes = 0;
-    if ((st = hum_runtime_device(rt, &dev)) == HUM_OK &&
-        (st = hum_expert_gemm_from_standard(rt, &w, &lo, HUM_GEMM_MOE_INDEXED, &gemm)) == HUM_OK &&
+    if ((st = hum_runtime_device(rt, &dev)) != HUM_OK) {
+        fprintf(stderr, "hum bench: no GPU to run on: %s\n", hum_last_error());
+        hum_runtime_destroy(rt);
+        hum_standard_free(&w);
+        return 1;
+    }
+    if ((st = hum_expert_gemm_from_standard(rt, &w, &lo, HUM_GEMM_MOE_INDEXED, &gemm)) == HUM_OK &&
         (st = hum_layer_prepare(gemm)) == HUM_OK && (st = hum_layer_workspace_size(gemm, 1, &ws_bytes)) == HUM_OK &&
         (st = hum_workspace_create(rt, NULL, ws_bytes, &ws)) == HUM_OK &&
         (st = bench_timer_create(dev.ordinal, dev.l2_bytes, &timer)) == HUM_OK &&

@@ -158,9 +158,9 @@ int hum_cmd_compile(const char *config, int argc, char **argv)
     size_t k = 0, n = sizeof builtin_kernels / sizeof builtin_kernels[0];
     while (o.kernel && k < n && strcmp(builtin_kernels[k].name, o.kernel) != 0)
         k++;
-    if (o.kernel && k == n) {
+    if (o.kernel && k == n) { /* a bad value of the command line, like a SPEC that does not parse */
         fprintf(stderr, "hum compile: no built-in kernel '%s' (see hum compile --help)\n", o.kernel);
-        return 1;
+        return 2;
     }
     /* A SPEC that does not parse is a usage error (exit 2), as in `hum bench --layer`, which takes
      * the same SPEC; checked before the runtime exists so no config or policy can mask it. */

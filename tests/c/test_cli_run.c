@@ -115,6 +115,9 @@ int main(void)
     RT_CHECK(cli_hum("bench --layer n=64,k=256,w=uint4,a=float16,group=128 --m 1,2") == 1, "bench without a GPU:\n%s",
              cli_output);
     cli_has("bench without a GPU", "hum bench: no GPU to run on: no CUDA driver");
+    RT_CHECK(cli_hum("bench --moe-gemm n=256,k=256,w=uint4,a=float16,group=128 --experts 8 --topk 2") == 1,
+             "bench --moe-gemm without a GPU:\n%s", cli_output);
+    cli_has("bench --moe-gemm without a GPU", "hum bench: no GPU to run on: no CUDA driver");
     RT_CHECK(cli_hum("bench --layer n=64,k=256,w=uint4,a=float16,group=128 --reps 0") == 2, "bench --reps 0:\n%s",
              cli_output);
     /* strtol alone read an empty --warmup as 0 and took " 5" and "+5"; each is a usage error naming it */

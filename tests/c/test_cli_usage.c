@@ -75,6 +75,8 @@ int main(void)
     RT_CHECK(cli_hum("compile --kernel selfcheck --layer n=64,k=256,w=uint4,a=float16,group=128") == 2,
              "compile of two things:\n%s", cli_output);
     cli_has("compile of two things", "--kernel, --layer and --moe exclude each other");
+    RT_CHECK(cli_hum("compile --arch sm_80 --kernel frobnicate") == 2, "compile of an unknown kernel:\n%s", cli_output);
+    cli_has("compile of an unknown kernel", "no built-in kernel 'frobnicate'");
     RT_CHECK(cli_hum("help compile") == 0, "help compile:\n%s", cli_output);
     cli_has("help compile", "usage: hum compile");
     RT_CHECK(cli_hum("--help compile") == 0, "--help compile:\n%s", cli_output);
