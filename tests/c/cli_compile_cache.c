@@ -73,7 +73,7 @@ int main(void)
     JT_CHECK(hum("compile --arch sm_90 --kernel selfcheck") == 2 && strstr(output, "'sm_90'") &&
                  strstr(output, "sm_90a"),
              "a bad arch is a usage error (exit 2) naming it and the accepted ones:\n%s", output);
-    JT_CHECK(hum("compile --arch sm_80 --kernel nonesuch") == 1 && strstr(output, "nonesuch"), "unknown kernel:\n%s",
+    JT_CHECK(hum("compile --arch sm_80 --kernel nonesuch") == 2 && strstr(output, "nonesuch"), "unknown kernel:\n%s",
              output);
     JT_CHECK(hum("compile --arch sm_80") == 2, "no target must be a usage error:\n%s", output);
     JT_CHECK(hum("compile --frobnicate") == 2, "unknown option:\n%s", output);
