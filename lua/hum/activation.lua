@@ -99,6 +99,11 @@ function M.decide(c, try)
   local want, source = ckpt, ckpt.dtype == c16 and "" or "the checkpoint's"
   if value ~= nil then want, source = from_override(value, ckpt, c16), "override " .. key .. " = " .. value end
   local why = {}
+  -- "fallback from <what was asked>[, <where it came from>]: <the rules that refused it>"
+  local function fallback(reasons)
+    return "fallback from " .. (want.wanted or M.describe(want)) .. (source ~= "" and (", " .. source) or "") .. ": "
+      .. reasons
+  end
   for i, a in ipairs(candidates(want, c16)) do
     set(c, a)
     local ok, reason = try()
@@ -116,8 +121,7 @@ function M.decide(c, try)
       end
       local notes = {}
       if i > 1 or #why > 0 then
-        local from = (want.wanted or M.describe(want)) .. (source ~= "" and (", " .. source) or "")
-        notes[#notes + 1] = "fallback from " .. from .. ": " .. table.concat(why, "; ")
+        notes[#notes + 1] = fallback(table.concat(why, "; "))
       elseif source ~= "" then
         notes[#notes + 1] = source
       end
@@ -131,8 +135,7 @@ function M.decide(c, try)
   -- fallback is 16-bit A in its output dtype: "bfloat16 activations need sm_80" alone does not
   -- say the e4m3 layer came there)
   if M.describe(want) ~= M.describe(request_of(c)) or source ~= "" then
-    return nil, "fallback from " .. (want.wanted or M.describe(want)) .. (source ~= "" and (", " .. source) or "")
-      .. ": " .. table.concat(why, "; ", 1, #why - 1)
+    return nil, fallback(table.concat(why, "; ", 1, #why > 1 and #why - 1 or #why))
   end
   return nil
 end
