@@ -30,7 +30,8 @@
 // into a ring of kStages slots, each slot with a "full" mbarrier (its copies landed: the
 // producer threads' cp.async arrivals and the TMA bytes) and an "empty" one (every math warp is
 // done with it). The math warpgroups never meet at a CTA barrier in the main loop (FP8
-// block-wise's second waits once per segment for the first, to run half a stage behind: kLag); a slot is
+// block-wise's second, where its stages drain one by one, waits once per segment for the first, to
+// run half a stage behind: kLag); a slot is
 // released once the last group reading it has finished (waited for once the next stage's first
 // group is running, or kBatch once all its groups are queued), and the producer runs up to
 // kStages stages ahead, across segment ends, since the epilogue stages C in a tile of its own
@@ -204,12 +205,17 @@ constexpr bool kPingPong = kKScales && kPromoteK < 128;
 // stage adds the previous one's to the totals once its own first group is running, so the tensor
 // pipe drains once per kStageRun stages instead of at every stage end (W8A8 128 x 128 x 128 at M =
 // 1024: the stage-end wait held 10.8 % of the stall samples; 142.7 -> 140.0 us, bench/NOTES.md,
-// session 16).
+// session 16). K-group scales (FP8 block-wise) multiply a set by its own stage's factors, which
+// the promotion reads from that stage's slot as it multiplies (promote_read): held through the
+// stage beside three sets, they made the 128-row tile spill (register fragments: 100-116 bytes,
+// bench/NOTES.md, session 22), so only SS weights, whose stages hold no fragments, take them;
+// and not with A multicast, whose remote releases after the promotion spilled 48 bytes in the
+// loop (FP8 block-wise 128 x 128 x 128, sm_90a).
 // Accumulator registers a thread may hold (runtime/src/layer/gemm_wgmma.c, hum_gemm_wgmma_acc_budget):
 // a warp-specialised math thread alone on its SM has 232 registers (setmaxnreg), room for 192 (two
 // promoted sets of a 192-row tile, or three of a 128-row one: kStageSets) without K-group factors
-// beside them.
-constexpr int kAccBudget = kSpecialised && kCtasPerSm == 1 && !kKScales ? 192 : 128;
+// held beside them.
+constexpr int kAccBudget = kSpecialised && kCtasPerSm == 1 && (!kKScales || kStageSets) ? 192 : 128;
 constexpr int kSets = kPingPong || kStageSets ? 2 : 1;
 constexpr int kStageRun = 4;
 // The totals in registers (kPromote; unused words else).
@@ -219,8 +225,10 @@ static_assert(!kSmemTotals || (kSpecialised && kPromote && !kKScales && !kPingPo
               "totals in shared memory: warp-specialised e4m3 accumulators promoted every block K or more");
 static_assert(!kPingPong || (kPromoteStages == 1 && kKK / kPromoteSteps % 2 == 0),
               "ping-pong accumulators: an even number of promotion periods in every stage");
-static_assert(!kStageSets || (kSpecialised && kPromote && !kKScales && !kSmemTotals && kPromoteK == kBK),
-              "sets by stage: warp-specialised e4m3 accumulators promoted every block K");
+static_assert(!kStageSets || (kSpecialised && kPromote && !kSmemTotals && kPromoteK == kBK &&
+                               (!kKScales || (kSS && kClusterN == 1 && !kAScaleE8m0 && kAScaleWords <= 1))),
+              "sets by stage: warp-specialised e4m3 accumulators promoted every block K; K-group scales on SS "
+              "weights without A multicast, a stage's k-block in one float32 A group");
 // kLag: K-group scales promoted once per stage, at its end (FP8 block-wise: 1 x 128 A groups, 128
 // x 128 weight blocks; also uint4 or channel-scaled e4m3 weights with 1 x 128 A groups, untimed)
 // drain the tensor pipe there and multiply every accumulator by its factors. The two math
@@ -229,12 +237,14 @@ static_assert(!kStageSets || (kSpecialised && kPromote && !kKScales && !kSmemTot
 // arrives at named barrier kLagBarrier once step kLagStep of its segment's first stage is issued,
 // and warpgroup 1 waits there before its first stage (H200, 7168 x 2048, M 1024 / 8192: 63.8 /
 // 414.7 -> 57.4 / 360.3 us; n = k = 8192 M 1024 220.5 -> 218.1; bench/results/H200-2026-12-04/
-// s22-call5-lag/). Warpgroup 0 cannot arrive twice before warpgroup 1 waits once only because every
-// path out of the epilogue passes a barrier of all math threads (gemm/epilogue.cuh: the stream-K
-// slice that leaves its sums in the workspace too): a path without one could hang the kernel. Where
+// s22-call5-lag/). Stage sets (kStageSets), which drain once per kStageRun stages, run without it
+// (the two were not timed together). Warpgroup 0 cannot arrive twice before warpgroup 1 waits once
+// only because every path out of the epilogue passes a barrier of all math threads
+// (gemm/epilogue.cuh: the stream-K slice that leaves its sums in the workspace too): a path without
+// one could hang the kernel. Where
 // promotions drain without K-group factors (W8A8's 192-row tiles, W4A8 every 1024 of K) the lag
 // gained nothing or lost 1.6 %; 256-deep k-blocks, which promote twice a stage, were not timed with it.
-constexpr bool kLag = kSpecialised && kWarpgroups == 2 && kKScales && !kPingPong && kPromoteK == kBK;
+constexpr bool kLag = kSpecialised && kWarpgroups == 2 && kKScales && !kPingPong && kPromoteK == kBK && !kStageSets;
 constexpr int kLagStep = kKK / 2 - 1;
 // Named barriers: 0 the CTA's, 1 the math threads' (gemm/epilogue.cuh), 2 the producer's, 3 + wg a
 // warpgroup's vote (warpgroup_any), then the lag's.
@@ -594,19 +604,24 @@ HUM_DEV void wgmma_step(int *d, const u32 (&a)[4], u64 desc, int scale_d)
     wgmma_rs8<N>(d, a, desc, scale_d);
 }
 
-// The K-group scales of the thread's tokens (i = 2 j + e: token 8 j + 2 t + e) and rows of N
-// (c = 2 s + h) times the accumulators, added to the totals (gemm/kscale.cuh); the accumulators
-// stay as they are, the next period's first wgmma overwriting them (compute_stage's `overwrite`).
-// (a template: e4m3's float accumulators only instantiate it)
-template <typename T, typename U>
-HUM_DEV void promote_scaled(const T (&acc)[kSlabs][kAcc], U &total, const float (&fa)[kBM / 4],
-                            const float (&fb)[2 * kSlabs])
+// The K-group scales of the thread's tokens and rows of N (c = 2 s + h: fb[c]) times the
+// accumulators, added to the totals (gemm/kscale.cuh); fa(j, f0, f1) gives the factors of tokens
+// 8 j + 2 t and 8 j + 2 t + 1 (registers 4 j + 2 h + e hold token 8 j + 2 t + e), asked once per j.
+// The accumulators stay as they are, the next period's first wgmma overwriting them (compute_stage's
+// `overwrite`). (a template: e4m3's float accumulators only instantiate it)
+template <typename T, typename U, typename FA>
+HUM_DEV void promote_scaled(const T (&acc)[kSlabs][kAcc], U &total, FA &&fa, const float (&fb)[2 * kSlabs])
 {
 #pragma unroll
-    for (int s = 0; s < kSlabs; ++s)
+    for (int j = 0; j < kAcc / 4; ++j) {
+        float f[2];
+        fa(j, f[0], f[1]);
 #pragma unroll
-        for (int i = 0; i < kAcc; ++i)  // register 4 j + 2 h + e
-            total[s][i] = fmaf(acc[s][i], fa[2 * (i / 4) + i % 2] * fb[2 * s + i / 2 % 2], total[s][i]);
+        for (int s = 0; s < kSlabs; ++s)
+#pragma unroll
+            for (int i = 4 * j; i < 4 * j + 4; ++i)
+                total[s][i] = fmaf(acc[s][i], f[i % 2] * fb[2 * s + i / 2 % 2], total[s][i]);
+    }
 }
 
 // kSS: the descriptor of unit u's 64 rows of weight stage bstage at k32 step 0 (its k16 rows 0 and 1):
@@ -634,8 +649,9 @@ HUM_DEV u64 weight_step(int s, int kk)
 // `release`) when `released` is set. Promoted accumulators: `fresh`, the previous stage promoted
 // them (or the segment starts), so the first step's wgmmas overwrite them. kStageSets: the stage
 // accumulates into acc[SET], and PREV adds acc[SET ^ 1] (the previous stage's) to the totals at
-// that same point, while this stage's groups run. kLag: `lead`, warpgroup 0's first stage of a
-// segment, arrives at the lag's barrier after step kLagStep.
+// that same point, while this stage's groups run; with K-group scales times the previous stage's
+// factors, read from its slot, which is released after them. kLag: `lead`, warpgroup 0's first
+// stage of a segment, arrives at the lag's barrier after step kLagStep.
 template <int SET = 0, bool PREV = false>
 HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, u32 base, int slot, int wg, int w,
                            int lane, Acc (&acc)[kSets][kSlabs][kAcc], Totals &total,
@@ -654,13 +670,29 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
     u32 sc[kSlabs], zp[kSlabs];
     float fa[kBM / 4], fb[2 * kSlabs];  // kKScales: the period's factors
     const int g = lane >> 2, t = lane & 3;
+    // the thread's token i = 2 j + e of the block and row c = 2 s + h of the tile's N
+    auto row_of = [&](int i) { return 8 * (i / 2) + 2 * t + i % 2; };
+    auto col_of = [&](int c) { return (wg * kSlabs + c / 2) * 64 + 16 * w + g + 8 * (c % 2); };
+    const u32 ks = base + kKSOffset + slot * kKSBytes;
     // the factors of the period starting at column k (of the stage: k0 + ...)
-    auto factors = [&](int k) {
-        kscale_factors(
-            args, blk, row_table(), k, base + kKSOffset + slot * kKSBytes,
-            [&](int i) { return 8 * (i / 2) + 2 * t + i % 2; },
-            [&](int c) { return (wg * kSlabs + c / 2) * 64 + 16 * w + g + 8 * (c % 2); }, fa, fb);
+    auto factors = [&](int k) { kscale_factors(args, blk, row_table(), k, ks, row_of, col_of, fa, fb); };
+    auto held = [&](int j, float &f0, float &f1) {
+        f0 = fa[2 * j];
+        f1 = fa[2 * j + 1];
     };
+    // kStageSets: `set` times the factors of the stage whose K-scale region is `region`, promoted;
+    // two tokens' A factors read by one LDS.64 right before they multiply, so that none are held
+    // beside the three sets
+    auto promote_read = [&](auto &set, u32 region) {
+        float fr[2 * kSlabs];
+#pragma unroll
+        for (int c = 0; c < 2 * kSlabs; ++c)
+            fr[c] = kscale_b(region, 0, col_of(c));
+        promote_scaled(
+            set, total, [&](int j, float &f0, float &f1) { kscale_a_pair(region, row_of(2 * j), f0, f1); }, fr);
+    };
+    // PREV's promotion reads the previous stage's slot, which it releases after that
+    constexpr bool kPrevReads = PREV && kKScales;
     const u32 lane_codes = codes_at(bstage, wg, w, lane);
     const u64 wdesc0 = kSS ? weight_desc(base + kBOffset, wg * kSlabs) + static_cast<u32>(slot * (kBBytes >> 4)) : 0;
     // the previous stage's slot, once its every group has finished: lane 0's arrive releases its
@@ -712,8 +744,9 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
                 if constexpr (kZeroPoint)
                     load_params(base + kZOffset + slot * kZBytes + row * kBN * 2, wg, w, lane, zp);
             }
-            // ping-pong: loaded where the period is promoted, so that one set of factors suffices
-            if constexpr (kKScales && !kPingPong && kk % kPromoteSteps == 0)
+            // ping-pong: loaded where the period is promoted, so that one set of factors suffices;
+            // stage sets: read where they multiply (promote_read)
+            if constexpr (kKScales && !kPingPong && !kStageSets && kk % kPromoteSteps == 0)
                 factors(k0 + kk * kKStep);
             // the fragments' buffer free again (SS: only where the previous stage's slot is released)
             if constexpr (!kSS || (kk == 1 && !kBatch))
@@ -758,13 +791,20 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
                 // counts to 7: a stage of more steps, block K 256 never promoted inside, also waits
                 // for its first ones)
                 wgmma_wait<(kKK < 7 ? kKK : 7)>();
-                release_prev();
+                if constexpr (!kPrevReads)
+                    release_prev();
             }
             if constexpr (PREV && (kBatch ? kk + 1 == kKK : kk == 0)) {
+                static_assert(!kPrevReads || kBatch, "the previous slot released once, after its factors are read");
                 if constexpr (!kBatch)
                     wgmma_wait<1>();
                 pin_acc(acc[SET ^ 1]);
-                promote_totals(acc[SET ^ 1], total, base, 128 * wg + 32 * w + lane);
+                if constexpr (kPrevReads) {
+                    promote_read(acc[SET ^ 1], base + kKSOffset + (slot == 0 ? kStages - 1 : slot - 1) * kKSBytes);
+                    release_prev();
+                } else {
+                    promote_totals(acc[SET ^ 1], total, base, 128 * wg + 32 * w + lane);
+                }
             }
             if constexpr (kPingPong && promote_after<kk>) {
                 constexpr int q = kk / kPromoteSteps;
@@ -772,20 +812,22 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
                     factors(k0 + (q - 1) * kPromoteK);
                     wgmma_wait<1>();
                     pin_acc(acc[(q - 1) % 2]);
-                    promote_scaled(acc[(q - 1) % 2], total, fa, fb);
+                    promote_scaled(acc[(q - 1) % 2], total, held, fb);
                 }
                 if constexpr (kk + 1 == kKK) {
                     factors(k0 + q * kPromoteK);
                     wgmma_wait<0>();
                     pin_acc(acc[q % 2]);
-                    promote_scaled(acc[q % 2], total, fa, fb);
+                    promote_scaled(acc[q % 2], total, held, fb);
                 }
             } else if constexpr (promote_after<kk>) {
                 if (kk + 1 < kKK || promote_end) {
                     wgmma_wait<0>();
                     pin_acc(acc[SET]);
-                    if constexpr (kKScales)
-                        promote_scaled(acc[SET], total, fa, fb);
+                    if constexpr (kKScales && kStageSets)
+                        promote_read(acc[SET], ks);
+                    else if constexpr (kKScales)
+                        promote_scaled(acc[SET], total, held, fb);
                     else
                         promote_totals(acc[SET], total, base, 128 * wg + 32 * w + lane);
                 }

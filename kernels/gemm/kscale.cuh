@@ -49,6 +49,25 @@ HUM_DEV float a_e8m0_scale(const hum_gemm_args &args, i64 row, int r, int k, u32
     return kKReal != kK && k >= kKReal ? 0.f : f;
 }
 
+// The weight's factor of tile column col (0 .. kBN - 1) and scale row bg of the stage whose K-scale
+// region is ks; 1 without weight K groups.
+HUM_DEV float kscale_b(u32 ks, int bg, int col)
+{
+    return kBlockScales ? __uint_as_float(lds32(ks + kKSBOffset + (bg * kBN + col) * 4)) : 1.f;
+}
+
+// A's float32 factors of rows r and r + 1 (r even) of a stage whose k-block lies in one A group
+// (a row's scales one word, kAScaleWords 1: adjacent rows, one LDS.64) from its K-scale region ks;
+// 1 without A groups.
+HUM_DEV void kscale_a_pair(u32 ks, int r, float &f0, float &f1)
+{
+    u32 a = __float_as_uint(1.f), b = a;
+    if constexpr (kAGroupScales)
+        lds64(ks + r * 4, a, b);
+    f0 = __uint_as_float(a);
+    f1 = __uint_as_float(b);
+}
+
 // The factors of the period starting at column k0 of K for the thread's rows row_of(i) (0 ..
 // kBM - 1 of block blk, whose rows of A `table` holds: gemm/rows.cuh) and tile columns col_of(j)
 // (0 .. kBN - 1), from the stage's K-scale region ks: fa[i] of A, fb[j] of the weight. A row the
@@ -75,12 +94,8 @@ HUM_DEV void kscale_factors(const hum_gemm_args &args, const Block &blk, const i
         }
     }
 #pragma unroll
-    for (int j = 0; j < C; ++j) {
-        if constexpr (kBlockScales)
-            fb[j] = __uint_as_float(lds32(ks + kKSBOffset + (bg * kBN + col_of(j)) * 4));
-        else
-            fb[j] = 1.f;
-    }
+    for (int j = 0; j < C; ++j)
+        fb[j] = kscale_b(ks, bg, col_of(j));
 }
 
 // The K-group scales of k-block kb of block blk's rows and the weight's columns n0.. into a

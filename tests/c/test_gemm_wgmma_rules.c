@@ -181,6 +181,51 @@ static void check_rules(void)
                 "W8A8 wgmma_ws 128x128x128 at K = 128: promoted %d, sets by stage %d, %d accumulator registers",
                 hum_gemm_promotes(&w8_k128, &w8_t), hum_gemm_wgmma_stage_sets(&w8_k128, &w8_t),
                 hum_gemm_wgmma_acc_regs(&w8_k128, &w8_t));
+    /* FP8 block-wise (A per 1 x 128, weights per 128 x 128 block), promoted every 128 of K: the
+     * stages alternate between two sets only on SS weights without A multicast (the promotion reads
+     * each stage's factors where it multiplies; register fragments or the multicast's releases beside
+     * three sets spilled), so its budget is 192 there and 128 elsewhere; likewise e4m3 channel
+     * weights beside A per 1 x 128; not MXFP8 A (every 32) */
+    hum_layer_config blk = w8;
+    blk.weight_exp = 4;
+    blk.a_group = 128;
+    blk.scale_type = HUM_SCALE_BLOCK;
+    blk.kernel_group = blk.group_size = 128;
+    blk.scale_rows = blk.padded_k / 128;
+    hum_tuning blk_t = w8_t;
+    blk_t.weights_ss = 1;
+    QUANT_CHECK(hum_layer_tuning_check(&blk, &blk_t, NULL, NULL) == HUM_OK && hum_gemm_wgmma_stage_sets(&blk, &blk_t) &&
+                    hum_gemm_wgmma_acc_regs(&blk, &blk_t) == 192 && hum_gemm_wgmma_acc_budget(&blk, &blk_t) == 192,
+                "FP8 block-wise wgmma_ws 128x128x128 SS: %s (sets by stage %d, %d of %d accumulator registers)",
+                hum_last_error(), hum_gemm_wgmma_stage_sets(&blk, &blk_t), hum_gemm_wgmma_acc_regs(&blk, &blk_t),
+                hum_gemm_wgmma_acc_budget(&blk, &blk_t));
+    hum_layer_config e4_ag = w8;
+    e4_ag.weight_exp = 4;
+    e4_ag.a_group = 128;
+    QUANT_CHECK(hum_gemm_wgmma_stage_sets(&e4_ag, &blk_t), "e4m3 channel x A per 1 x 128, SS: sets by stage");
+    blk_t.weights_ss = 0;
+    QUANT_CHECK(hum_layer_tuning_check(&blk, &blk_t, NULL, NULL) == HUM_OK && !hum_gemm_wgmma_stage_sets(&blk, &blk_t) &&
+                    hum_gemm_wgmma_acc_regs(&blk, &blk_t) == 128 && hum_gemm_wgmma_acc_budget(&blk, &blk_t) == 128,
+                "FP8 block-wise wgmma_ws 128x128x128 on register fragments: %s (sets by stage %d, %d of %d)",
+                hum_last_error(), hum_gemm_wgmma_stage_sets(&blk, &blk_t), hum_gemm_wgmma_acc_regs(&blk, &blk_t),
+                hum_gemm_wgmma_acc_budget(&blk, &blk_t));
+    blk_t.weights_ss = 1;
+    blk_t.block_m = blk_t.warp_m = 192;
+    w8_st = hum_layer_tuning_check(&blk, &blk_t, NULL, NULL);
+    QUANT_CHECK(w8_st == HUM_ERR_UNSUPPORTED && !hum_gemm_wgmma_stage_sets(&blk, &blk_t) &&
+                    strstr(hum_last_error(), "192 accumulator registers") && strstr(hum_last_error(), "at most 128"),
+                "FP8 block-wise wgmma_ws 192x128x128 SS: status %d, message '%s' should name 192 of at most 128", w8_st,
+                hum_last_error());
+    blk_t.block_m = blk_t.warp_m = 128;
+    blk_t.ctas_per_sm = 2;
+    QUANT_CHECK(!hum_gemm_wgmma_stage_sets(&blk, &blk_t), "FP8 block-wise wgmma_ws 128x128x128 at two CTAs: one set");
+    blk_t.ctas_per_sm = 1;
+    blk_t.multicast_a = 1;
+    QUANT_CHECK(!hum_gemm_wgmma_stage_sets(&blk, &blk_t), "FP8 block-wise wgmma_ws 128x128x128, A multicast: one set");
+    blk_t.multicast_a = 0;
+    hum_layer_config blk_mx = blk;
+    blk_mx.a_group = 32;
+    QUANT_CHECK(!hum_gemm_wgmma_stage_sets(&blk_mx, &blk_t), "MXFP8 A over block weights, SS: no sets by stage");
     w8_t.block_m = w8_t.warp_m = 192;
     QUANT_CHECK(!hum_gemm_wgmma_stage_sets(&w8, &w8_t), "W8A8 wgmma_ws 192x128x128: one set");
     w8_t.ctas_per_sm = 2;

@@ -1,8 +1,9 @@
 /* GEMMs of e4m3 activations with scales that change along K (kernels/gemm/kscale.cuh) on a GPU:
  * A with a float32 scale per row and 1 x 128 group (FP8 block-wise) or an e8m0 scale per 1 x 32
  * group (MXFP8), times e4m3 weights with float32 128 x 128 block scales (DeepSeek-style
- * weight_scale_inv), e4m3 weights with channel scales, or uint4 with group-128 scales; float16
- * and bfloat16 output; M = 1, 7, 48, 130, 1024 (on sm_90 mma.sync, on 8-row warps to M = 8,
+ * weight_scale_inv; also beside A with one scale per row), e4m3 weights with channel scales
+ * (beside either A), or uint4 with group-128 scales; float16 and bfloat16 output; M = 1, 7, 24,
+ * 48, 130, 1024 (on sm_90 mma.sync, on 8-row warps to M = 8,
  * then wgmma_ws with the scales staged with the codes; the built-in policy's stream-K, slices
  * summed in the workspace, splits most tiles' K: N = 1000 is 8 tiles of 128 columns); N and K not
  * multiples of 128 (the DeepSeek shape N = 7168 up to M = 130: the float64 reference's time);
@@ -18,7 +19,8 @@
  * accumulation and C's rounding differ: ||C - round(ref)|| / ||ref|| <= 1e-3, every output
  * written (C poisoned first, a guard row after it). Also: an a_scale of the wrong dtype is
  * refused naming the one expected. On sm_90 every case runs again with wgmma_ws staging C in the
- * last stage's slot (c_tile "stage") and multicasting A to 2-CTA clusters where N allows (multicast_a).
+ * last stage's slot (c_tile "stage") and multicasting A to 2-CTA clusters where N allows (multicast_a),
+ * and the cases of A per 1 x 128 over e4m3 weights with every tile whole (stream_k off).
  * Skipped (77) without a GPU of sm_89 or newer. */
 #include "gemm_test.h"
 #include "hum/hum_tools.h"
@@ -37,7 +39,7 @@ static hum_tensor host_matrix(void *data, hum_dtype dtype, int64_t rows, int64_t
 
 typedef struct feed {
     int host;           /* the host quantizes A (else the layer does) */
-    int32_t group;      /* A's K group: 128 (float32 scales) or 32 (e8m0) */
+    int32_t group;      /* A's K group: 128 (float32 scales) or 32 (e8m0); 0: one float32 scale per row */
     hum_dtype sdtype;   /* the scales' dtype */
     int64_t groups;     /* scales per row */
 } feed;
@@ -62,7 +64,8 @@ static int make_a(quant_rng *rng, const feed *f, hum_dtype c_dtype, int64_t m, i
                 ((float *)scales)[i] = (float)((0.5 + quant_rng_uniform(rng)) / 64);
         }
     } else if (ok) {
-        const hum_act_quant how = {HUM_DTYPE_FLOAT8_E4M3FN, HUM_ACT_SCALE_GROUP, f->group, f->sdtype};
+        const hum_act_quant how = {HUM_DTYPE_FLOAT8_E4M3FN, f->group ? HUM_ACT_SCALE_GROUP : HUM_ACT_SCALE_TOKEN,
+                                   f->group, f->sdtype};
         const hum_tensor ta = host_matrix(a_in, c_dtype, m, k), tq = host_matrix(codes, HUM_DTYPE_FLOAT8_E4M3FN, m, k);
         const hum_tensor ts = host_matrix(scales, f->sdtype, m, f->groups);
         ok = quant_fill_activations(rng, c_dtype, m * k, 1.0, a_in, a16) == 0 &&
@@ -75,7 +78,7 @@ static int make_a(quant_rng *rng, const feed *f, hum_dtype c_dtype, int64_t m, i
         ok = QUANT_CHECK(s && hum_dtype_decode(f->sdtype, scales, m * f->groups, s) == HUM_OK, "scales: %s",
                          hum_last_error());
         for (int64_t i = 0; ok && i < m * k; i++)
-            aq[i] *= s[i / k * f->groups + i % k / f->group];
+            aq[i] *= s[i / k * f->groups + (f->group ? i % k / f->group : 0)];
         free(s);
     }
     if (!f->host)
@@ -179,7 +182,7 @@ typedef struct kgroup_case {
 
 static void run_cases(hum_runtime *rt, quant_rng *rng, const kgroup_case *cases, size_t count, const char *how)
 {
-    static const int64_t ms[] = {1, 7, 48, 130, 1024};
+    static const int64_t ms[] = {1, 7, 24, 48, 130, 1024};
     for (size_t i = 0; i < count; i++) {
         hum_layer_spec s;
         hum_standard_weight w;
@@ -189,7 +192,7 @@ static void run_cases(hum_runtime *rt, quant_rng *rng, const kgroup_case *cases,
                          "%s: %s", cases[i].spec, hum_last_error()))
             continue;
         const int32_t g = cases[i].group;
-        const feed f = {cases[i].host, g, g == 32 ? HUM_DTYPE_FLOAT8_E8M0 : HUM_DTYPE_FLOAT32, (w.k + g - 1) / g};
+        const feed f = {cases[i].host, g, g == 32 ? HUM_DTYPE_FLOAT8_E8M0 : HUM_DTYPE_FLOAT32, g ? (w.k + g - 1) / g : 1};
         const hum_layer_options host = {.activation_dtype = HUM_DTYPE_FLOAT8_E4M3FN, .output_dtype = s.output_dtype,
                                         .activation_group = g};
         char name[192];
@@ -238,12 +241,15 @@ int main(void)
         {"n=1000,k=2064,w=e4m3,block=128x128,a=e4m3,ascale=group128,out=float16", 1, 128},
         {"n=1000,k=2064,w=e4m3,block=128x128,a=e4m3,ascale=group128,out=bfloat16,bias=1", 0, 128},
         {"n=7168,k=2048,w=e4m3,block=128x128,a=e4m3,ascale=group128,out=bfloat16", 1, 128},
+        {"n=1000,k=2064,w=e4m3,a=e4m3,ascale=group128,out=float16", 1, 128},
+        {"n=3000,k=640,w=e4m3,block=128x128,a=e4m3,ascale=group128,out=float16", 1, 128},
+        {"n=1000,k=2064,w=e4m3,block=128x128,a=e4m3,out=bfloat16", 1, 0},
         {"n=1000,k=2064,w=e4m3,block=128x128,a=mxfp8,out=bfloat16", 1, 32},
         {"n=1000,k=2080,w=e4m3,block=128x128,a=mxfp8,out=float16", 0, 32},
         {"n=1024,k=1024,w=e4m3,scale=float32,a=mxfp8,out=float16", 1, 32},
         {"n=1000,k=2064,w=uint4,group=128,scale=float32,a=e4m3,ascale=group128,out=bfloat16", 0, 128},
     };
-    const size_t count = sizeof cases / sizeof cases[0];
+    const size_t count = sizeof cases / sizeof cases[0], a128 = 6; /* the first a128: e4m3 weights, A by row */
     run_cases(rt, &rng, cases, count, "");
     hum_runtime_destroy(rt);
     /* on sm_90 again with wgmma_ws staging C in the last stage's slot (c_tile "stage") and A multicast
@@ -256,6 +262,20 @@ int main(void)
         if (QUANT_CHECK(staged != NULL, "the c_tile stage runtime")) {
             run_cases(staged, &rng, cases, count, ", C in the last stage, A multicast");
             hum_runtime_destroy(staged);
+        }
+        rt_rmtree(dir);
+        /* and with every tile whole: a segment of 16 or 17 k-blocks runs the 128-row tiles' stages
+         * in whole runs of four sets by stage (kernels/gemm/gemm_wgmma.cu, kStageSets) and one stage
+         * left over, whatever the SM count (stream-K's segments above cut runs short: 1 .. 14 k-blocks
+         * on 132 SMs); N = 3000, K = 640 at M = 1024 gives 192 tiles of 5 k-blocks, so a CTA's
+         * second tile starts its runs in the ring's second slot and their promotions read across
+         * the ring's wrap. The host's A scales, random per row and group, fail a promotion that
+         * takes another stage's factors. */
+        hum_runtime *whole = gemm_test_site_runtime("if t.kernel == 'wgmma_ws' then t.stream_k = false end", dir,
+                                                    sizeof dir);
+        if (QUANT_CHECK(whole != NULL, "the whole-tile runtime")) {
+            run_cases(whole, &rng, cases, a128, ", tiles whole");
+            hum_runtime_destroy(whole);
         }
         rt_rmtree(dir);
     }

@@ -17,9 +17,18 @@ hum_status hum_gemm_wgmma_takes(const hum_layer_config *c, const hum_compute_con
     return HUM_OK;
 }
 
+/* wgmma_ws alone on its SM: its math threads have 232 registers (setmaxnreg), of which
+ * WGMMA_ALONE_ACC_REGS may be accumulators (gemm_wgmma.h, hum_gemm_wgmma_acc_budget) */
+static int alone_ws(const hum_tuning *t)
+{
+    return t->kernel == HUM_GEMM_KERNEL_WGMMA_WS && t->ctas_per_sm == 1;
+}
+
+enum { WGMMA_ALONE_ACC_REGS = 192 };
+
 int hum_gemm_wgmma_acc_budget(const hum_layer_config *c, const hum_tuning *t)
 {
-    return t->kernel == HUM_GEMM_KERNEL_WGMMA_WS && t->ctas_per_sm == 1 && !hum_gemm_kscale_k(c) ? 192 : 128;
+    return alone_ws(t) && (!hum_gemm_kscale_k(c) || hum_gemm_wgmma_stage_sets(c, t)) ? WGMMA_ALONE_ACC_REGS : 128;
 }
 
 /* Whether the totals could live in shared memory: warp-specialised, alone on its SM, e4m3
@@ -29,8 +38,7 @@ int hum_gemm_wgmma_acc_budget(const hum_layer_config *c, const hum_tuning *t)
 static int totals_may_leave(const hum_layer_config *c, const hum_tuning *t)
 {
     const int period = t->promote_k ? t->promote_k : 128;
-    return t->kernel == HUM_GEMM_KERNEL_WGMMA_WS && t->ctas_per_sm == 1 && hum_gemm_promotes(c, t) &&
-           !hum_gemm_kscale_k(c) && period >= t->block_k;
+    return alone_ws(t) && hum_gemm_promotes(c, t) && !hum_gemm_kscale_k(c) && period >= t->block_k;
 }
 
 int hum_gemm_wgmma_smem_totals(const hum_layer_config *c, const hum_tuning *t)
@@ -42,8 +50,15 @@ int hum_gemm_wgmma_smem_totals(const hum_layer_config *c, const hum_tuning *t)
 int hum_gemm_wgmma_stage_sets(const hum_layer_config *c, const hum_tuning *t)
 {
     const int set = (t->warp_n / 16) * (t->block_m / 2);
-    return totals_may_leave(c, t) && (t->promote_k ? t->promote_k : 128) == t->block_k &&
-           !hum_gemm_wgmma_smem_totals(c, t) && 3 * set <= hum_gemm_wgmma_acc_budget(c, t);
+    if (3 * set > WGMMA_ALONE_ACC_REGS || !alone_ws(t) || !hum_gemm_promotes(c, t))
+        return 0;
+    /* K-group scales: their period, SS weights and no A multicast (kernels/gemm/gemm_wgmma.cu,
+     * kStageSets: beside three sets the 128-row tile spilled with register fragments, and with the
+     * multicast's remote releases) */
+    const int64_t kk = hum_gemm_kscale_k(c);
+    if (kk)
+        return kk == t->block_k && t->weights_ss && !t->multicast_a;
+    return (t->promote_k ? t->promote_k : 128) == t->block_k && !hum_gemm_wgmma_smem_totals(c, t);
 }
 
 int hum_gemm_wgmma_acc_regs(const hum_layer_config *c, const hum_tuning *t)

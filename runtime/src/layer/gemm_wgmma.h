@@ -35,15 +35,19 @@ int hum_gemm_wgmma_smem_totals(const hum_layer_config *c, const hum_tuning *t);
 
 /* Whether a tuning's promoted accumulators alternate between two sets stage by stage
  * (kernels/gemm/gemm_wgmma.cu, kStageSets), so that a stage's sums are added to the totals while
- * the next stage's first wgmmas run instead of after the tensor pipe drains: where the totals
- * could leave the registers (wgmma_ws alone on its SM, e4m3 A with no K-group scales) but do not,
- * promoted every block K, and three sets fit hum_gemm_wgmma_acc_budget (one slab of 128 rows:
- * 3 x 64 of 192). */
+ * the next stage's first wgmmas run instead of after the tensor pipe drains: on wgmma_ws alone on
+ * its SM, promoted every block K, three sets within 192 registers (one slab of 128 rows: 3 x 64);
+ * without K-group scales where the totals could leave the registers but do not; with them
+ * (hum_gemm_kscale_k: the period of FP8 block-wise, or of A per 1 x 128) on weights in shared
+ * memory (weights_ss) without A multicast, the promotion reading each stage's factors as it
+ * multiplies. */
 int hum_gemm_wgmma_stage_sets(const hum_layer_config *c, const hum_tuning *t);
 
 /* The most accumulator registers a thread may hold: 128; 192 on wgmma_ws with one CTA per SM and
- * no K-group scales, whose math threads have 232 (setmaxnreg): 192-row e4m3 tiles, two sets of 96,
- * compile without local memory (sm_90a, W8A8 and W4A8). */
+ * no K-group factors held beside them (no K-group scales, or sets by stage, which read them as
+ * they multiply), whose math threads have 232 (setmaxnreg): 192-row e4m3 tiles, two sets of 96,
+ * compile without local memory (sm_90a, W8A8 and W4A8), and so do FP8 block-wise's three sets of
+ * 64 on SS weights. */
 int hum_gemm_wgmma_acc_budget(const hum_layer_config *c, const hum_tuning *t);
 
 /* Tunings: warp_m = block_m, a multiple of 16 up to 256; warp_k = block_k; one or two whole
