@@ -276,6 +276,17 @@ static int inspect(hum_runtime *rt, const inspect_options *o, cJSON *root)
     }
     if (bare)
         snprintf(why, sizeof why, "%s", hum_last_error());
+    /* The named layer is loaded before anything is printed, so that a name the checkpoint lacks
+     * fails with its error alone, not after a listing. A layer not in the listing may still be
+     * loadable: one expert of a stacked set. */
+    hum_standard_weight w = {0};
+    if (o->layer && hum_checkpoint_load_layer(rt, ck, o->layer, &w) != HUM_OK) {
+        fprintf(stderr, "hum inspect: %s\n", hum_last_error());
+        hum_standard_free(&w);
+        hum_layer_list_free(&list);
+        hum_checkpoint_close(ck);
+        return 1;
+    }
     int rc = 0;
     const long long tensors = (long long)hum_checkpoint_tensor_count(ck);
     if (root) {
@@ -309,29 +320,24 @@ static int inspect(hum_runtime *rt, const inspect_options *o, cJSON *root)
         else
             print_tensors(ck);
     }
-    /* A layer not in the listing may still be loadable: one expert of a stacked set. */
     if (o->layer) {
-        hum_standard_weight w = {0};
-        s = hum_checkpoint_load_layer(rt, ck, o->layer, &w);
-        if (s == HUM_OK) {
-            if (root)
-                cJSON_AddItemToObject(root, "standard", json_standard(&w));
-            else
-                print_standard(&w);
-            if (o->dequant && (s = write_dequant(&w, o->dequant)) == HUM_OK) {
-                if (root)
-                    cJSON_AddStringToObject(root, "wrote", o->dequant);
-                else
-                    printf("wrote %s: tensor \"weight\" float32 [%s%lld, %lld]\n", o->dequant,
-                           w.num_experts ? "E, " : "", (long long)w.n, (long long)w.k);
+        if (root)
+            cJSON_AddItemToObject(root, "standard", json_standard(&w));
+        else
+            print_standard(&w);
+        if (o->dequant) {
+            if (write_dequant(&w, o->dequant) != HUM_OK) {
+                fprintf(stderr, "hum inspect: %s\n", hum_last_error());
+                rc = 1;
+            } else if (root) {
+                cJSON_AddStringToObject(root, "wrote", o->dequant);
+            } else {
+                printf("wrote %s: tensor \"weight\" float32 [%s%lld, %lld]\n", o->dequant, w.num_experts ? "E, " : "",
+                       (long long)w.n, (long long)w.k);
             }
         }
-        if (s != HUM_OK) {
-            fprintf(stderr, "hum inspect: %s\n", hum_last_error());
-            rc = 1;
-        }
-        hum_standard_free(&w);
     }
+    hum_standard_free(&w);
     hum_layer_list_free(&list);
     hum_checkpoint_close(ck);
     return rc;

@@ -131,6 +131,13 @@ static void check_broken_layer(const char *dir)
     snprintf(args, sizeof args, "%.4000s --layer %s", dir, broken_layer);
     text = run_inspect(args, &status);
     FMT_CHECK(status != 0 && strstr(text, why), "--layer of the broken layer: status %d: %s", status, text);
+    /* the failure alone: no listing printed before it */
+    FMT_CHECK(!strstr(text, " tensors, "), "--layer of the broken layer printed the listing first: %s", text);
+    free(text);
+    snprintf(args, sizeof args, "%.4000s --layer model.layers.9.nope", dir);
+    text = run_inspect(args, &status);
+    FMT_CHECK(status != 0 && strstr(text, "no quantized layer \"model.layers.9.nope\"") && !strstr(text, " tensors, "),
+              "--layer of a missing layer: status %d: %s", status, text);
     free(text);
     snprintf(args, sizeof args, "%.4000s --layer %s", dir, layers[0].name);
     text = run_inspect(args, &status);
