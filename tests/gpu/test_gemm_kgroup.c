@@ -44,6 +44,15 @@ typedef struct feed {
     int64_t groups;     /* scales per row */
 } feed;
 
+/* A's scales in `memory`: [M] per token (no group), else [M, groups] */
+static hum_tensor a_scales(void *data, const feed *f, int64_t m, hum_memory memory)
+{
+    hum_tensor t = quant_matrix(data, f->sdtype, m, f->groups, memory);
+    if (!f->group)
+        t.rank = 1;
+    return t;
+}
+
 /* A for M rows: what the forward takes (host: e4m3 codes and scales; layer: 16-bit A) and the
  * values the GEMM multiplies (quantized, times the scales) into aq. */
 static int make_a(quant_rng *rng, const feed *f, hum_dtype c_dtype, int64_t m, int64_t k, void *a_in, void *scales,
@@ -67,7 +76,7 @@ static int make_a(quant_rng *rng, const feed *f, hum_dtype c_dtype, int64_t m, i
         const hum_act_quant how = {HUM_DTYPE_FLOAT8_E4M3FN, f->group ? HUM_ACT_SCALE_GROUP : HUM_ACT_SCALE_TOKEN,
                                    f->group, f->sdtype};
         const hum_tensor ta = host_matrix(a_in, c_dtype, m, k), tq = host_matrix(codes, HUM_DTYPE_FLOAT8_E4M3FN, m, k);
-        const hum_tensor ts = host_matrix(scales, f->sdtype, m, f->groups);
+        const hum_tensor ts = a_scales(scales, f, m, HUM_MEMORY_HOST);
         ok = quant_fill_activations(rng, c_dtype, m * k, 1.0, a_in, a16) == 0 &&
              QUANT_CHECK(hum_quantize_activations(&ta, &how, 0.0f, &tq, &ts) == HUM_OK, "host quantization: %s",
                          hum_last_error());
@@ -111,8 +120,7 @@ static double run_m(hum_layer *layer, quant_rng *rng, const char *name, const hu
                      "%s: device buffers: %s", name, hum_last_error()))
         goto done;
     const hum_tensor ta = gemm_test_matrix(d_a, f->host ? HUM_DTYPE_FLOAT8_E4M3FN : c_dtype, m, k, 0);
-    const hum_tensor ts = gemm_test_matrix(d_s, f->sdtype, m, f->groups, 0),
-                     tc = gemm_test_matrix(d_c, c_dtype, m, n, 0);
+    const hum_tensor ts = a_scales(d_s, f, m, HUM_MEMORY_DEVICE), tc = gemm_test_matrix(d_c, c_dtype, m, n, 0);
     if (!QUANT_CHECK(hum_layer_forward(layer, NULL, &ta, f->host ? &ts : NULL, &tc) == HUM_OK,
                      "%s: forward M = %lld: %s", name, (long long)m, hum_last_error()) ||
         !QUANT_CHECK(hum_stream_synchronize(NULL) == HUM_OK &&
@@ -156,8 +164,9 @@ static void check_scale_dtype(hum_layer *layer, const feed *f, hum_dtype c_dtype
                         hum_memset_d8(d_c, 0xFF, (size_t)(2 * n * 2)) == HUM_OK,
                     "buffers: %s", hum_last_error())) {
         const hum_tensor ta = gemm_test_matrix(d_a, HUM_DTYPE_FLOAT8_E4M3FN, 2, k, 0);
-        const hum_tensor ts = gemm_test_matrix(d_s, wrong, 2, f->groups, 0),
-                         tc = gemm_test_matrix(d_c, c_dtype, 2, n, 0);
+        hum_tensor ts = a_scales(d_s, f, 2, HUM_MEMORY_DEVICE);
+        ts.dtype = wrong;
+        const hum_tensor tc = gemm_test_matrix(d_c, c_dtype, 2, n, 0);
         char want[64];
         snprintf(want, sizeof want, "a_scale must be %s", hum_dtype_name(f->sdtype));
         QUANT_CHECK(hum_layer_forward(layer, NULL, &ta, &ts, &tc) == HUM_ERR_INVALID_ARG &&
