@@ -174,10 +174,29 @@ function Set:winner(device, below)
   return nil
 end
 
+-- Whether tuning `t` names, as its origin, a line of a file that policy.below consulted while
+-- its fields differ from every tuning that line gave there (`given`: copies of them): a file
+-- that tunes the table below it is where the changed entries come from, not the line they
+-- started at.
+local function changed_below(t, given)
+  local from = false
+  for _, g in ipairs(given) do
+    if g.origin == t.origin then
+      from = true
+      local same = true
+      for k, v in pairs(g) do same = same and t[k] == v end
+      for k, v in pairs(t) do same = same and g[k] == v end
+      if same then return false end
+    end
+  end
+  return from
+end
+
 -- The checked M-range list of the winning policy (among the files before index `below`) for
 -- `layer` (the LayerConfig table) and `compute` (the ComputeConfig table) on `device`, and that
 -- policy. Every tuning of the list has an origin afterwards: the line that built it, else the
--- line that defines the policy's tunings function.
+-- line that defines the policy's tunings function, which is also where a tuning that
+-- policy.below gave and this policy changed comes from (`changed_below`).
 function Set:tunings(device, layer, compute, below)
   local p, index = self:winner(device, below)
   if not p then
@@ -188,7 +207,8 @@ function Set:tunings(device, layer, compute, below)
       below and string.format(" (below %s)", self.entries[below].name) or ""), 0)
   end
   local outer = active
-  active = { fn = p.tunings, origin = p.origin, set = self, index = index, compute = compute }
+  local call = { fn = p.tunings, origin = p.origin, set = self, index = index, compute = compute, below = {} }
+  active = call
   local ok, list = pcall(sandbox.call, p.origin, "tunings(device, layer, overrides, compute)", self.limits,
     p.tunings, copy(device), copy(layer), copy(self.nested), copy(compute))
   active = outer
@@ -196,7 +216,7 @@ function Set:tunings(device, layer, compute, below)
   policy.validate_tunings(list, p)
   local defined = p.origin .. ":" .. debug.getinfo(p.tunings, "S").linedefined
   for _, e in ipairs(list) do
-    if type(e.tuning.origin) ~= "string" then e.tuning.origin = defined end
+    if type(e.tuning.origin) ~= "string" or changed_below(e.tuning, call.below) then e.tuning.origin = defined end
   end
   return list, p
 end
@@ -298,7 +318,9 @@ function policy.below(device, layer)
   if not active then
     hum.fail("HUM_ERR_POLICY", "policy.below: call it from a policy's tunings(device, layer, overrides, compute)", 2)
   end
-  return (active.set:tunings(device, layer, active.compute, active.index))
+  local list = active.set:tunings(device, layer, active.compute, active.index)
+  for _, e in ipairs(list) do active.below[#active.below + 1] = copy(e.tuning) end
+  return list
 end
 
 -- The policies in force.

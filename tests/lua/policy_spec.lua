@@ -323,6 +323,47 @@ describe("where each tuning came from", function()
     end
   end)
 
+  it("credits a tuning a file changed after policy.below to that file, the others to their lines", function()
+    -- 4 tunings; entries at M <= 64 changed: copied with other stages (as bench/sweeps/site-policy.sh
+    -- does), or changed in place; the rest handed on as they are
+    local tuner = table.concat({
+      "local policy = require('hum.policy')",
+      "return { name = 'tuner', applies = function(device) return device.sm >= 90 end,",
+      "  tunings = function(device, layer)",
+      "    local list = policy.below(device, layer)",
+      "    for _, e in ipairs(list) do",
+      "      if e.m_max <= 16 then",
+      "        local t = {}",
+      "        for k, v in pairs(e.tuning) do t[k] = v end",
+      "        t.stages = t.stages + 1",
+      "        e.tuning = t",
+      "      elseif e.m_max <= 64 then",
+      "        e.tuning.stages = e.tuning.stages + 1",
+      "      end",
+      "    end",
+      "    return list",
+      "  end }",
+    }, "\n")
+    policy.load(with(builtin_sources(), source("/site/tuner.lua", tuner)), {})
+    local layer = { n = 8192, k = 8192, padded_n = 8192, padded_k = 8192, kernels = { mma = true, wgmma = true } }
+    local list, p = policy.tunings(device(90), layer)
+    assert.are.equal("tuner", p.name)
+    local builtin = policy.load(builtin_sources(), {}):tunings(device(90), layer)
+    assert.are.equal(#builtin, #list)
+    local changed = 0
+    for i, e in ipairs(list) do
+      if e.m_max <= 64 then
+        changed = changed + 1
+        assert.are.equal(builtin[i].tuning.stages + 1, e.tuning.stages)
+        assert.are.equal("/site/tuner.lua:3", policy.origin_of(e.tuning))
+      else
+        assert.are.same(builtin[i].tuning, e.tuning)
+        assert.matches("^embedded:policies/sm90%.lua:%d+$", policy.origin_of(e.tuning))
+      end
+    end
+    assert.is_true(changed >= 2, "entries at M <= 64: " .. changed)
+  end)
+
   it("refuses policy.below outside tunings(), and when no earlier file applies", function()
     local err = raises(function() policy.below(device(90), {}) end)
     assert.matches("call it from a policy's tunings", err.message, 1, true)
