@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static hum_status parse(const char *text, const char *base_dir, hum_config *out)
@@ -109,6 +110,13 @@ static void test_examples_deploy_yaml(void)
 }
 
 /* One bad file: the status, the "deploy.yaml:<line>:" prefix and the key must all appear. */
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 static void bad(const char *what, const char *text, hum_status want, const char *where, const char *detail)
 {
     hum_config c;
@@ -172,6 +180,26 @@ static void test_errors(void)
     bad("not a mapping", "- device\n", HUM_ERR_CONFIG, "deploy.yaml:1:", "must be a mapping");
     bad("syntax", "device: 0\noverrides: {moe: [\n", HUM_ERR_CONFIG, "deploy.yaml:", "YAML syntax error");
     bad("tab indentation", "overrides:\n\tmoe: {}\n", HUM_ERR_CONFIG, "deploy.yaml:2:", "YAML syntax error");
+    /* refused at its 65th level, in well under a second: libyaml's loader took 93 s over this */
+    enum { DEEP = 100000 };
+    char *deep = malloc(DEEP + 16);
+    if (RT_CHECK(deep != NULL, "deep config: allocation")) {
+        memcpy(deep, "device: ", 8);
+        memset(deep + 8, '[', DEEP);
+        strcpy(deep + 8 + DEEP, "\n");
+        const double t0 = now_ms();
+        bad("nested 100,000 deep", deep, HUM_ERR_CONFIG, "deploy.yaml:1:72:", "nested more than 64 deep");
+        RT_CHECK(now_ms() - t0 < 5000, "nested 100,000 deep: refused after %.0f ms", now_ms() - t0);
+        free(deep);
+    }
+    /* 64 levels are a config's to have (an unknown key then, not the depth) */
+    char ok64[256] = "bogus: ";
+    for (int i = 0; i < 63; i++)
+        strcat(ok64, "[");
+    for (int i = 0; i < 63; i++)
+        strcat(ok64, "]");
+    strcat(ok64, "\n");
+    bad("nested 64 deep", ok64, HUM_ERR_CONFIG, "deploy.yaml:1: unknown key 'bogus'", "expected one of");
     /* a second document would be read by nothing, its keys unchecked */
     bad("second document", "---\nlog_level: warn\n---\nlog_level: debug\nbogus_key: 1\n", HUM_ERR_CONFIG,
         "deploy.yaml:3: a second YAML document", "one document");
