@@ -102,7 +102,11 @@ static cJSON *search_path(const hum_search_path *p)
             struct stat sb;
             cJSON *e = cJSON_CreateObject();
             cJSON_AddStringToObject(e, "path", dir);
-            cJSON_AddBoolToObject(e, "present", stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode));
+            const int found = stat(dir, &sb) == 0;
+            cJSON_AddBoolToObject(e, "present", found && S_ISDIR(sb.st_mode));
+            /* why a search path is skipped: what the text listing says */
+            if (!found || !S_ISDIR(sb.st_mode))
+                cJSON_AddStringToObject(e, "skipped", found ? "not a directory" : "missing");
             cJSON_AddItemToArray(dirs, e);
         }
         d += len + (d[len] == ':');
@@ -340,11 +344,10 @@ static void print_text(const cJSON *root)
         if (!dirs->child)
             printf(" unset");
         for (const cJSON *e = dirs->child; e; e = e->next) {
-            struct stat st;
-            const char *skipped = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "present")) ? ""
-                                  : stat(str(e, "path"), &st) == 0 ? " (not a directory: skipped)"
-                                                                    : " (missing: skipped)";
-            printf("%s%s%s", e == dirs->child ? ": " : ", ", str(e, "path"), skipped);
+            const cJSON *skipped = cJSON_GetObjectItemCaseSensitive(e, "skipped");
+            printf("%s%s", e == dirs->child ? ": " : ", ", str(e, "path"));
+            if (cJSON_IsString(skipped))
+                printf(" (%s: skipped)", skipped->valuestring);
         }
         printf("; embedded\n");
     }

@@ -67,6 +67,8 @@ static void check_info(const char *dir)
     RT_CHECK(cli_hum("info") == 0, "info with a file in HUM_FORMAT_PATH:\n%s", cli_output);
     snprintf(line, sizeof line, "  formats/   HUM_FORMAT_PATH: %s (not a directory: skipped); embedded", file);
     cli_has("info lists a file in HUM_FORMAT_PATH", line);
+    RT_CHECK(cli_hum("info --json") == 0, "info --json with a file in HUM_FORMAT_PATH:\n%s", cli_output);
+    cli_has("info --json says why a search path is skipped", "\"skipped\":\t\"not a directory\"");
     unsetenv("HUM_KERNEL_PATH");
     unsetenv("HUM_LUA_PATH");
     unsetenv("HUM_FORMAT_PATH");
