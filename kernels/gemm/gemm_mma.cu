@@ -286,7 +286,8 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const KTile &ct, int k0, u
                 load_col_params(stage + kABytes + kBBytes + kSBytes + row * kBN * 2, wn, lane, z2);
         }
         if constexpr (kKScales && kk % kPromoteSteps == 0) {
-            kscale_factors(
+            // no column run given: the mma.sync kernels' promotions were not timed with one
+            kscale_factors<0>(
                 args, ct.blk, row_table(), k0 + kk * kKStep, stage + kKSOffset,
                 [&](int i) { return wm * kWM + slot_row(i, lane); },
                 [&](int j) { return wn * kWN + slot_col(j, lane); }, fa, fb);

@@ -674,8 +674,13 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
     auto row_of = [&](int i) { return 8 * (i / 2) + 2 * t + i % 2; };
     auto col_of = [&](int c) { return (wg * kSlabs + c / 2) * 64 + 16 * w + g + 8 * (c % 2); };
     const u32 ks = base + kKSOffset + slot * kKSBytes;
+    // A thread's columns lie in its warpgroup's kSlabs x 64 of the tile, whose origin is a multiple
+    // of kBN = kWarpgroups x that: an aligned run of the weight's columns (kscale_b_cols). Not at
+    // two CTAs an SM, whose 128 registers the repeated products' longer lives spilled further (MoE
+    // 96 x 128 x 128 tiles, e4m3 A over block weights: 160 -> 180 bytes, sm_90a).
+    constexpr int kColSpan = kCtasPerSm == 1 ? kSlabs * 64 : 0;
     // the factors of the period starting at column k (of the stage: k0 + ...)
-    auto factors = [&](int k) { kscale_factors(args, blk, row_table(), k, ks, row_of, col_of, fa, fb); };
+    auto factors = [&](int k) { kscale_factors<kColSpan>(args, blk, row_table(), k, ks, row_of, col_of, fa, fb); };
     auto held = [&](int j, float &f0, float &f1) {
         f0 = fa[2 * j];
         f1 = fa[2 * j + 1];
@@ -685,9 +690,7 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
     // beside the three sets
     auto promote_read = [&](auto &set, u32 region) {
         float fr[2 * kSlabs];
-#pragma unroll
-        for (int c = 0; c < 2 * kSlabs; ++c)
-            fr[c] = kscale_b(region, 0, col_of(c));
+        kscale_b_cols<kColSpan>(region, 0, col_of, fr);
         promote_scaled(
             set, total, [&](int j, float &f0, float &f1) { kscale_a_pair(region, row_of(2 * j), f0, f1); }, fr);
     };

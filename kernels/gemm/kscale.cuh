@@ -56,6 +56,22 @@ HUM_DEV float kscale_b(u32 ks, int bg, int col)
     return kBlockScales ? __uint_as_float(lds32(ks + kKSBOffset + (bg * kBN + col) * 4)) : 1.f;
 }
 
+// The weight's factors fb[j] of the thread's tile columns col_of(j) from scale row bg of the region
+// ks. Where those columns lie in one run of SPAN columns aligned in the weight's columns, and a
+// weight block spans a multiple of SPAN (kGroupN, BLOCK scales' N extent; SPAN 0: no such run
+// known), they share one factor, read once: the promotion's products fa x fb then repeat across
+// the thread's columns and ptxas computes each token's once (FP8 block-wise 128 x 128, 128-row
+// tile: half the FMULs, its loop 730 -> 598 instructions a run of four stages). Columns past N, in
+// the last block's run, take that block's factor: their codes are zero and C skips them.
+template <int SPAN, int C, typename ColOf>
+HUM_DEV void kscale_b_cols(u32 ks, int bg, ColOf col_of, float (&fb)[C])
+{
+    constexpr bool kOne = kBlockScales && SPAN > 0 && kGroupN > 0 && kGroupN % SPAN == 0;
+#pragma unroll
+    for (int j = 0; j < C; ++j)
+        fb[j] = kOne && j > 0 ? fb[0] : kscale_b(ks, bg, col_of(j));
+}
+
 // A's float32 factors of rows r and r + 1 (r even) of a stage whose k-block lies in one A group
 // (a row's scales one word, kAScaleWords 1: adjacent rows, one LDS.64) from its K-scale region ks;
 // 1 without A groups.
@@ -70,9 +86,10 @@ HUM_DEV void kscale_a_pair(u32 ks, int r, float &f0, float &f1)
 
 // The factors of the period starting at column k0 of K for the thread's rows row_of(i) (0 ..
 // kBM - 1 of block blk, whose rows of A `table` holds: gemm/rows.cuh) and tile columns col_of(j)
-// (0 .. kBN - 1), from the stage's K-scale region ks: fa[i] of A, fb[j] of the weight. A row the
-// block does not have gets 0 (float32 scales: the zeros its words were filled with).
-template <int R, int C, typename RowOf, typename ColOf>
+// (0 .. kBN - 1, in SPAN-aligned runs: kscale_b_cols), from the stage's K-scale region ks: fa[i] of
+// A, fb[j] of the weight. A row the block does not have gets 0 (float32 scales: the zeros its words
+// were filled with).
+template <int SPAN, int R, int C, typename RowOf, typename ColOf>
 HUM_DEV void kscale_factors(const hum_gemm_args &args, const Block &blk, const int *table, int k0, u32 ks,
                             RowOf row_of, ColOf col_of, float (&fa)[R], float (&fb)[C])
 {
@@ -93,9 +110,7 @@ HUM_DEV void kscale_factors(const hum_gemm_args &args, const Block &blk, const i
             fa[i] = row >= 0 ? f : 0.f;
         }
     }
-#pragma unroll
-    for (int j = 0; j < C; ++j)
-        fb[j] = kscale_b(ks, bg, col_of(j));
+    kscale_b_cols<SPAN>(ks, bg, col_of, fb);
 }
 
 // The K-group scales of k-block kb of block blk's rows and the weight's columns n0.. into a

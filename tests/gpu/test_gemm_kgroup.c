@@ -257,6 +257,10 @@ int main(void)
         {"n=1000,k=2080,w=e4m3,block=128x128,a=mxfp8,out=float16", 0, 32},
         {"n=1024,k=1024,w=e4m3,scale=float32,a=mxfp8,out=float16", 1, 32},
         {"n=1000,k=2064,w=uint4,group=128,scale=float32,a=e4m3,ascale=group128,out=bfloat16", 0, 128},
+        /* weight blocks wider than a warpgroup's columns (one factor read for them), and narrower
+         * than them or not a multiple (one per column) */
+        {"n=1000,k=2064,w=e4m3,block=256x128,a=e4m3,ascale=group128,out=bfloat16", 1, 128},
+        {"n=1000,k=2064,w=e4m3,block=96x128,a=e4m3,ascale=group128,out=float16", 0, 128},
     };
     const size_t count = sizeof cases / sizeof cases[0], a128 = 6; /* the first a128: e4m3 weights, A by row */
     run_cases(rt, &rng, cases, count, "");

@@ -536,7 +536,7 @@ typedef struct hum_layer_options {
     X(hum_dtype, scale_dtype, DTYPE, IN, "", "")                                                 \
     X(hum_scale_type, scale_type, ENUM, IN, "", "channel group block tensor group_tensor")      \
     X(int64_t, group_size, INT, IN, "", "")              /* as in hum_standard_weight */         \
-    X(int64_t, group_size_n, INT, IN, "", "")                                                    \
+    X(int64_t, group_size_n, INT, IN, "kGroupN", "")                                             \
     X(int32_t, zero_point, ENUM, IN, "kZeroPointKind", "none int float") /* a hum_zero_point_kind */ \
     X(int32_t, has_bias, BOOL, IN, "kBias", "")                                                  \
     X(int32_t, act_order, BOOL, IN, "kActOrder", "")     /* k_perm: dense A is permuted first */ \

@@ -255,7 +255,9 @@ static hum_status prep_a8_scales(const prep_kernels *k, int32_t ordinal, const h
 /* e4m3 A's weight scales per group along K (hum_gemm_block_scales): float32 rows
  * [experts][scale_rows][padded_n], row g column n the scale of n's row block and of K group g,
  * zeros past N (and in rows past the checkpoint's groups, whose padded K is zero), read where
- * the accumulators are promoted (kernels/gemm/kscale.cuh); kept in float32, never rounded. */
+ * the accumulators are promoted (kernels/gemm/kscale.cuh, which may read a column's factor for
+ * its whole block, past N included: those columns' codes are zero); kept in float32, never
+ * rounded. */
 static hum_status prep_block_scales(int32_t ordinal, const hum_layer_config *c, const hum_standard_weight *w,
                                     const hum_standard_view *view, hum_layer_buffers *buf)
 {
