@@ -98,11 +98,11 @@ local function filled(t)
 end
 
 -- `t` with C staged in its last stage's slot (c_tile "stage"), `stages` stages (default: t's)
--- and A multicast to 2-CTA clusters.
-local function staged(t, stages)
+-- and A multicast to 2-CTA clusters unless `multicast` is false.
+local function staged(t, stages, multicast)
   t.c_tile = "stage"
   t.stages = stages or t.stages
-  t.multicast_a = true
+  t.multicast_a = multicast ~= false
   return t
 end
 
@@ -434,6 +434,15 @@ return {
       -- 103.12 -> 95.95, 95.92, 96.02; above it 256 rows win: 832 126.91 -> 128.82, 896 122.02 ->
       -- 127.18, 1024 121.95, 121.95 -> 138.85, 139.54)
       local mx768 = mx_fills and cols128 and filled(wg(family, 192, 128, 128, 4))
+      -- FP8 block-wise (128 x 128 weight blocks, A in 1 x 128 groups) at M 129..1024: six
+      -- 128 x 128 x 128 stages, C in the last stage's slot, whole where the tiles fill the waves to
+      -- 95 % (bench/sweeps/s37-a.sh, bench/results/H100-2026-12-06/s37-a-5a26b9259f08/ab.txt, H100,
+      -- one round, site policies, µs, four stages under stream-K -> this: n = k = 8192, M 256 55.71
+      -- -> 48.75, 512 92.69 -> 85.89, 1024 168.90 -> 165.60; n = 7168, k = 2048, M 256 24.61 ->
+      -- 23.55, 512 31.94 -> 31.55, 1024 51.12 -> 50.50). It lost at M = 128 (45.66 -> 47.12, 21.49 ->
+      -- 21.82: one row block, under stream-K) and was mixed above 1024 (M 2048 319.41 -> 325.46,
+      -- 85.28 -> 81.52; 8192 1369.20 -> 1401.87, 307.20 -> 304.80); multicast untimed.
+      local blk_mid = w8a8 and layer.kgroup_k == 128 and filled(staged(wg(family, 128, 128, 128, 6), 6, false))
       -- Short narrow layers at M 65..128 (16-bit A with integer weights, but act-order layers,
       -- untimed): 64 x 64 x 256 tiles whole, without stream-K, where their 2 N / 64 tiles fill the
       -- SMs one each (4096 x 4096: 128 tiles on 132 SMs). The 64 x 128 x 256 tile before it cut each
@@ -474,7 +483,7 @@ return {
         rows[#rows + 1] = { 192, w8_192 }
         rows[#rows + 1] = { 256, tile128s }
       end
-      rows[#rows + 1] = { 384, a8_384 or w8_192 or short and tile128 or mid and tile128s or big() }
+      rows[#rows + 1] = { 384, blk_mid or a8_384 or w8_192 or short and tile128 or mid and tile128s or big() }
       if mx512 then rows[#rows + 1] = { 512, mx512 } end
       if mx768 then rows[#rows + 1] = { 768, mx768 } end
       -- W8A8 e4m3 (channel or tensor weight scales) at M 385..1024: 128 x 128 x 128 tiles, six
@@ -497,6 +506,8 @@ return {
       -- and drops multicast where it is none of 256).
       if w8a8 and layer.kgroup_k == 0 then
         rows[#rows + 1] = { 1024, filled(staged(wg(family, 128, 128, 128, 6))) }
+      elseif blk_mid then
+        rows[#rows + 1] = { 1024, blk_mid }
       elseif not mxfp4 then
         rows[#rows + 1] = { rows192 and 1024 or math.huge, last }
       end

@@ -8,8 +8,8 @@ direct call, a CUDA graph of one call, L2 flushed before each replay, median), h
 
 8-bit activations: hum's rows quantize the 16-bit x inside the timed call (as hum bench and issue
 9's bar count them); humming_rows quantizes before it (may_process_input), so its rows leave the
-quantizer out. For like against like, hum's layers of per-token 8-bit A are timed a second time on
-x it already quantized (impl NAME-q: e4m3 codes and their float32 scales, x_scale).
+quantizer out. For like against like, hum's layers of per-token or 1 x 128 group 8-bit A are timed
+a second time on x it already quantized (impl NAME-q: e4m3 codes and their float32 scales, x_scale).
 
 Then the floor of that protocol at M = 1: a kernel that only reads B bytes (a Triton XOR-reduce over
 int32 words, the best of several grids), and an empty one (one program per SM), timed the same way: what reading a
@@ -98,17 +98,21 @@ def hum_rows(made, rt, impl, name, layer_spec, ms):
         # MiB of 16-bit A (1024 at K = 8192), and 16-bit x of 8-bit layers above that runs in chunks
         made[impl, name] = (layer, rt.workspace([layer], max_m=max(ms)))
     layer, ws = made[impl, name]
-    per_token = layer.activation == "float8_e4m3fn" and layer.activation_group == 0 and \
-        layer.info["activation_scale"] == "token"
+    e4m3 = layer.activation == "float8_e4m3fn"
+    per_token = e4m3 and layer.activation_group == 0 and layer.info["activation_scale"] == "token"
+    # FP8 block-wise's 1 x 128 groups (K a multiple of 128 in the cases above)
+    group128 = e4m3 and layer.activation_group == 128
     rows = []
     for m in ms:
         # 16-bit x of the output's type (a layer of 8-bit A quantizes it), C allocated once
         x = torch.randn((m, layer.k), dtype=getattr(torch, layer.output), device="cuda:0")
         y = layer(x, workspace=ws)
         runs = [(impl, lambda: layer(x, out=y, workspace=ws))]
-        if per_token:
-            scale = (x.float().abs().amax(dim=1) / 448).clamp(min=1e-12)
-            q = (x.float() / scale[:, None]).clamp(-448, 448).to(torch.float8_e4m3fn)
+        if per_token or group128:
+            g = x.float().reshape(m, -1, 128) if group128 else x.float().reshape(m, 1, -1)
+            scale = (g.abs().amax(dim=2) / 448).clamp(min=1e-12)
+            q = (g / scale[:, :, None]).clamp(-448, 448).to(torch.float8_e4m3fn).reshape(m, -1)
+            scale = scale if group128 else scale.reshape(m)
             layer(q, out=y, workspace=ws, x_scale=scale)
             runs.append((impl + "-q", lambda: layer(q, out=y, workspace=ws, x_scale=scale)))
         for label, fn in runs:
