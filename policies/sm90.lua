@@ -65,9 +65,10 @@ local function small_m(device, layer, rows)
   return t
 end
 
--- Whether `tiles` tiles fill the device's SMs one each, with at most a tenth of them idle.
-local function fills(device, tiles)
-  return tiles <= device.sm_count and tiles * 10 >= device.sm_count * 9
+-- Whether `tiles` tiles fill the device's SMs one each, with at most `idle` tenths of them idle
+-- (default 1).
+local function fills(device, tiles, idle)
+  return tiles <= device.sm_count and tiles * 10 >= device.sm_count * (10 - (idle or 1))
 end
 
 -- A warpgroup-MMA tuning of `kernel` ("wgmma" or "wgmma_ws"): block M x N x K, stages, CTAs per
@@ -372,6 +373,17 @@ return {
       local cols64 = fills(device, layer.padded_n / 64)
       local cols128 = layer.padded_n % 128 == 0
       local w8a8_fills = w8a8 and layer.kgroup_k == 0 and cols64
+      -- FP8 block-wise (128 x 128 weight blocks, A in 1 x 128 groups) at M <= 128 on W8A8's
+      -- 64-column tiles below, whole, where they leave at most a fifth of the SMs idle: no stream-K
+      -- slices to meet over a short K (bench/sweeps/s37-b.sh, bench/results/H100-2026-12-06/
+      -- s37-b-40ac19931b02/ab.txt, H100, one round, site policies, µs, the table's 128-column
+      -- tiles under stream-K -> these: n = 7168, k = 2048 (112 tiles on 132 SMs) M 1 17.02 ->
+      -- 13.89, 16 17.46 -> 13.76, 32 17.31 -> 12.93, 64 18.45 -> 13.73, 128 21.86 -> 15.65;
+      -- n = k = 8192 M 1 40.66 -> 36.75, 16 40.69 -> 37.70, 32 40.70 -> 36.88, 64 42.11 -> 37.76,
+      -- 128 45.62 -> 40.24; the same tiles under stream-K 16.77 .. 19.86 / 39.46 .. 44.83).
+      -- Other N untimed.
+      local blk_fills = w8a8 and layer.kgroup_k == 128 and fills(device, layer.padded_n / 64, 2)
+      local a8_fills = w8a8_fills or blk_fills
       -- 8-bit integer codes with 16-bit A where two row blocks of 128-column tiles fill the SMs one
       -- each (n = 8192 on 132 SMs): 192 x 128 x 64 tiles whole, five stages, at M 129..192 and
       -- 257..384, and the 128 x 128 x 128 tile summed in the workspace at 193..256, where the
@@ -409,9 +421,9 @@ return {
       -- 29.94; at M 128 on 128 x 64 x 128 with six 37.86, 37.97 -> 34.27, 34.45 (W4A8 MXFP4, then promoted
       -- every 128 / 256: at M 128 on the last 34.94, 34.90 -> 33.23, 32.86; at M 32 and 64 nothing,
       -- 25.01 -> 24.99 / 28.06 -> 28.96, 28.50 on 64 x 64 x 256; every 1024 its tiles are those above)
-      local a8_32 = (w8a8_fills or mx_fills) and whole(wg(family, 32, 64, 256, 6))
-      local a8_64 = (w8a8_fills or mx_fills) and whole(wg(family, 64, 64, 256, 5))
-      local a8_128 = mx_fills and whole(wg(family, 128, 64, 256, 4)) or w8a8_fills and whole(wg(family, 128, 64, 128, 6))
+      local a8_32 = (a8_fills or mx_fills) and whole(wg(family, 32, 64, 256, 6))
+      local a8_64 = (a8_fills or mx_fills) and whole(wg(family, 64, 64, 256, 5))
+      local a8_128 = mx_fills and whole(wg(family, 128, 64, 256, 4)) or a8_fills and whole(wg(family, 128, 64, 128, 6))
       -- M 129..256 there: W8A8 on two row blocks of 128 x 128 x 128 tiles (four stages), one wave
       -- whole where N is whole 128-column tiles (bench/results/H200-2026-12-04/s18-call3/, two rounds,
       -- M = 256: 46.91, 46.82 -> 43.09, 42.78 us; at M = 512 its four row blocks whole were level,
@@ -464,7 +476,7 @@ return {
       -- At M <= 8 on 8 rows, as small_m's (s23-call1/: 29.10 / 29.17 / 29.34 -> 28.19 / 28.99 /
       -- 28.90 at M 1 / 4 / 8). Two CTAs per SM read 27.04 / 27.57 / 29.86 in one round: faster at
       -- M 1 / 4, slower at 8; not taken before a second round splits the range.
-      local function w8a8_fill(rows) return w8a8_fills and whole(mma(rows, 64, 256, rows, 32, 64, 8)) end
+      local function w8a8_fill(rows) return a8_fills and whole(mma(rows, 64, 256, rows, 32, 64, 8)) end
       local rows = {}
       if mx8 then
         rows[1] = { 8, mx8 }

@@ -81,8 +81,9 @@ static int compile_expect(hum_runtime *rt, const char *spec, hum_layer_options o
 /* sm_90a's table of `spec` under options o sets whole_fill (95: its launches run the tiles whole
  * where they fill the waves of the SMs to 95 %, policies/sm90.lua) on the entries up to M = fill_to
  * and (unless 0) M = fill_also alone (fill_to 0: on none): W8A8 e4m3 with channel or tensor scales
- * at M 385..1024, W4A8 MXFP4 at 513..2048 (where two row blocks of 128 columns fill the SMs, n = 8192
- * on 132: at 513..768 on 192-row tiles and 769..2048 on 256-row ones), at every N. */
+ * at M 385..1024, FP8 block-wise at 129..1024, W4A8 MXFP4 at 513..2048 (where two row blocks of
+ * 128 columns fill the SMs, n = 8192 on 132: at 513..768 on 192-row tiles and 769..2048 on 256-row
+ * ones), at every N. */
 static void expect_whole_fill(hum_runtime *rt, const char *spec, hum_layer_options o, int64_t fill_to,
                               int64_t fill_also)
 {
@@ -321,8 +322,10 @@ int main(void)
         QUANT_CHECK(compile(rt, e4m3, fp8, fp8_archs[a], HUM_OK, NULL) >= 1, "fp8 table");
         /* W8A8 at M <= 384 on whole tiles where they fill the nominal sm_90a's 132 SMs
          * (policies/sm90.lua; 8 rows to M = 8): n = 8192 and 7616 (119 tiles; to M = 128: 7616 is
-         * not whole 128-column tiles, which M 129..384 needs), not 7552 (118, under 90 %) nor FP8
-         * block-wise (scales along K), nor int8 A, channel-scaled e2m1 or uint4 weights under e4m3. W4A8 MXFP4 there at M <= 256,
+         * not whole 128-column tiles, which M 129..384 needs), not 7552 (118, under 90 %) nor int8
+         * A, channel-scaled e2m1 or uint4 weights under e4m3. FP8 block-wise on the same tiles to
+         * M = 128 where they leave at most a fifth of the SMs idle: n = 8192 and 7168 (112 tiles),
+         * not 6656 (104). W4A8 MXFP4 there at M <= 256,
          * and 257..512 on two row blocks of 128 columns (not at n = 7616), every entry of its
          * table promoted every 1024 of K at every N (W8A8's every 128, 0, to M = 1024 and every 256
          * above; channel-scaled e2m1's and uint4's every 128: 0; FP8 block-wise's by its scales: 0) */
@@ -341,7 +344,11 @@ int main(void)
         compile(rt, "n=7552,k=512,w=e4m3,a=float16", fp8, fp8_archs[a], HUM_OK, NULL);
         compile_expect(rt, "n=8192,k=2048,w=e2m1,scale=e8m0", fp8_bf16, fp8_archs[a], HUM_OK, NULL, NULL, 0, 0, 0);
         compile_expect(rt, "n=8192,k=2048,w=uint4", fp8, fp8_archs[a], HUM_OK, NULL, NULL, 0, 0, 0);
-        compile_expect(rt, "n=8192,k=2048,w=e4m3,a=float16,block=128x128", fp8, fp8_archs[a], HUM_OK, NULL, NULL, 0,
+        compile_expect(rt, "n=8192,k=2048,w=e4m3,a=float16,block=128x128", fp8, fp8_archs[a], HUM_OK, NULL, w8a8, 5,
+                       0, 0);
+        compile_expect(rt, "n=7168,k=2048,w=e4m3,a=float16,block=128x128", fp8, fp8_archs[a], HUM_OK, NULL, w8a8, 5,
+                       0, 0);
+        compile_expect(rt, "n=6656,k=2048,w=e4m3,a=float16,block=128x128", fp8, fp8_archs[a], HUM_OK, NULL, NULL, 0,
                        0, 0);
         compile(rt, e4m3_tensor, fp8_bf16, fp8_archs[a], HUM_OK, NULL);
         QUANT_CHECK(compile(rt, u4, fp8, fp8_archs[a], HUM_OK, NULL) >= 1, "W4A8 fp8 table");
@@ -361,7 +368,7 @@ int main(void)
     expect_whole_fill(rt, e4m3_tensor, fp8_bf16, 1024, 0);
     expect_whole_fill(rt, "n=8192,k=2048,w=e2m1,group=32,scale=e8m0", fp8_bf16, 2048, 768);
     expect_whole_fill(rt, "n=7616,k=2048,w=e2m1,group=32,scale=e8m0", fp8_bf16, 2048, 0);
-    expect_whole_fill(rt, "n=8192,k=2048,w=e4m3,block=128x128", fp8, 0, 0);
+    expect_whole_fill(rt, "n=8192,k=2048,w=e4m3,block=128x128", fp8, 1024, 0);
     expect_whole_fill(rt, "n=8192,k=2048,w=uint4", fp8, 0, 0);
     expect_whole_fill(rt, u8, i8, 0, 0);
 
