@@ -23,8 +23,8 @@
  * 8-column chunks, so a CTA pass covers 8 x blockDim.x columns. Per token: grid x = 1, each CTA
  * walks a whole row, its first HUM_QUANTIZE_HELD passes held in registers (hum_act_quant_launch
  * gives a row the fewest threads that hold it where the rows outnumber one wave of the largest
- * CTAs); other modes: grid x = ceil(kq / (8 x blockDim.x)). Any grid y >= 1 (rows blockIdx.y,
- * + gridDim.y, ...). */
+ * CTAs); other modes: grid x = ceil(kq / (8 x blockDim.x)), each CTA's rows HUM_QUANTIZE_ROWS_HELD
+ * at a time. Any grid y >= 1 (rows blockIdx.y, + gridDim.y, ...). */
 #ifndef HUM_CONTRACT_QUANTIZE_ARGS_H
 #define HUM_CONTRACT_QUANTIZE_ARGS_H
 
@@ -32,6 +32,7 @@
 /* CTAs of HUM_QUANTIZE_MAX_THREADS an SM: the kernel's launch bounds (64 registers a thread) */
 #define HUM_QUANTIZE_CTAS 4
 #define HUM_QUANTIZE_HELD 8
+#define HUM_QUANTIZE_ROWS_HELD 4
 
 typedef struct hum_quantize_args {
     const void *a;            /* float16 or bfloat16 [m][lda] */

@@ -36,6 +36,9 @@ constexpr int kMinCtas = HUM_QUANTIZE_CTAS;
 // Per token: passes of a row a thread holds in registers between its amax and its codes (rows
 // up to 8 x kHeld columns a thread are read once; longer ones read the rest again, from L1/L2).
 constexpr int kHeld = HUM_QUANTIZE_HELD;
+// Groups and the tensor's scale: rows a CTA has in flight at once (one 16-byte chunk of each a
+// thread), as many as 64 registers a thread hold without spilling.
+constexpr int kRowsHeld = HUM_QUANTIZE_ROWS_HELD;
 
 // The 8 16-bit values of chunk j0 of row `row`, two per word; columns at or past k read as 0.
 // Nothing reads the words here, so a caller may have several chunks' loads in flight.
@@ -146,10 +149,10 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinCtas) hum_quantize_a(
     const bool vec_q = ((reinterpret_cast<unsigned long long>(p.q) | static_cast<unsigned long long>(p.ldq)) & 7) == 0;
     const float tensor_inv = p.group < 0 ? (*p.input_scale != 0.0f ? 1.0f / *p.input_scale : 0.0f) : 0.0f;
     const int span = blockDim.x * 8;  // columns of a CTA pass
-    for (int r = blockIdx.y; r < p.m; r += gridDim.y) {
-        const u16 *a = static_cast<const u16 *>(p.a) + r * p.lda;
-        u8 *q = static_cast<u8 *>(p.q) + r * p.ldq;
-        if (p.group == 0) {
+    if (p.group == 0) {
+        for (int r = blockIdx.y; r < p.m; r += gridDim.y) {
+            const u16 *a = static_cast<const u16 *>(p.a) + r * p.lda;
+            u8 *q = static_cast<u8 *>(p.q) + r * p.ldq;
             // the row's first kHeld passes stay in registers, all their loads in flight at once
             u32 held[kHeld][4];
 #pragma unroll
@@ -189,23 +192,41 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinCtas) hum_quantize_a(
                 load8(p, a, j0, vec_a, v);
                 store8(p, q, j0, vec_q, v, inv);
             }
-            continue;
         }
-        // chunks past kq read zeros and store nothing, but still take part in their group's
-        // shuffles
-        const int j0 = blockIdx.x * span + threadIdx.x * 8;
-        float v[8];
-        load8(p, a, j0, vec_a, v);
-        float inv = tensor_inv;
-        if (p.group > 0) {
-            const int lanes = p.group / 8;  // a group's chunks sit in `lanes` consecutive lanes
-            float m = amax8(v);
-            for (int o = 1; o < lanes; o <<= 1)
-                m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
-            const int g = j0 / p.group;
-            const bool first = j0 % p.group == 0 && j0 < p.k;
-            inv = enc::group_scale(m, max, p.e8m0, p.scale, r * p.scale_row + g * p.scale_group, first);
+        return;
+    }
+    // Groups and the tensor's scale: this CTA's pass of rows blockIdx.y, + gridDim.y, ...,
+    // kRowsHeld rows at a time, their loads in flight at once (a CTA a row, one 16-byte load a
+    // thread, kept too few bytes in flight to near DRAM bandwidth). Chunks past kq read zeros and
+    // store nothing, but still take part in their group's shuffles; a row index is the same for
+    // the whole CTA, so every lane of a group takes the same branches.
+    const int j0 = blockIdx.x * span + threadIdx.x * 8;
+    for (int r0 = blockIdx.y; r0 < p.m; r0 += kRowsHeld * gridDim.y) {
+        u32 held[kRowsHeld][4];
+#pragma unroll
+        for (int i = 0; i < kRowsHeld; ++i) {
+            const int r = r0 + i * gridDim.y;
+            if (r < p.m)
+                load8_raw(p, static_cast<const u16 *>(p.a) + r * p.lda, j0, vec_a, held[i]);
         }
-        store8(p, q, j0, vec_q, v, inv);
+#pragma unroll
+        for (int i = 0; i < kRowsHeld; ++i) {
+            const int r = r0 + i * gridDim.y;
+            if (r >= p.m)
+                break;
+            float v[8];
+            widen8(p, held[i], v);
+            float inv = tensor_inv;
+            if (p.group > 0) {
+                const int lanes = p.group / 8;  // a group's chunks sit in `lanes` consecutive lanes
+                float m = amax8(v);
+                for (int o = 1; o < lanes; o <<= 1)
+                    m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
+                const int g = j0 / p.group;
+                const bool first = j0 % p.group == 0 && j0 < p.k;
+                inv = enc::group_scale(m, max, p.e8m0, p.scale, r * p.scale_row + g * p.scale_group, first);
+            }
+            store8(p, static_cast<u8 *>(p.q) + r * p.ldq, j0, vec_q, v, inv);
+        }
     }
 }

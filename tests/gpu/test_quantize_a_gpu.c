@@ -220,6 +220,11 @@ int main(void)
         {150, 4096, 4096, 4096, 4096, HUM_ACT_SCALE_GROUP, 32, E4, E8, BF16, 0, 0},
         {21, 1000, 1024, 1000, 1024, HUM_ACT_SCALE_GROUP, 32, E4, E8, F16, 0, 0},
         {70000, 96, 128, 96, 128, HUM_ACT_SCALE_GROUP, 32, E4, E8, BF16, 0, 0},
+        /* groups and the tensor's scale past a wave of CTAs: each CTA's rows 4 at a time, the last
+         * batch short (sms 1: 4 CTAs, 275 / 750 rows each) */
+        {2500, 2048, 2048, 2048, 2048, HUM_ACT_SCALE_GROUP, 128, E4, F32, F16, 0, 0},
+        {1100, 2000, 2048, 2003, 2048, HUM_ACT_SCALE_GROUP, 128, I8, F32, BF16, 0, 1},
+        {3000, 1000, 1000, 1001, 1000, HUM_ACT_SCALE_TENSOR, 0, E4, F32, F16, 0.02f, 1},
     };
     for (size_t i = 0; kernel && i < sizeof cases / sizeof cases[0]; i++)
         run_case(kernel, &cases[i], dev.sm_count, &rng);

@@ -54,14 +54,20 @@ hum_status hum_act_quant_launch(const hum_kernel *kernel, const hum_quantize_arg
     /* per token one CTA walks a row; where the rows outnumber a wave of the largest CTAs, with
      * the fewest threads (64, 128, 256) that hold it in registers: smaller CTAs put more rows on
      * an SM (kernels/prep/quantize_a.cu); otherwise the largest CTAs, each a pass of a row
-     * (contract/quantize_args.h) */
+     * (contract/quantize_args.h), one wave of them where the passes outnumber it: each CTA's
+     * rows HUM_QUANTIZE_ROWS_HELD at a time (a CTA a row: 37 µs of the FP8 block-wise forward's
+     * 321..328 at n = 7168, k = 2048, M = 8192 on an H100, bench/NOTES.md, "Session 37 (lead)") */
+    const int64_t wave = (int64_t)HUM_QUANTIZE_CTAS * sm_count;
     uint32_t threads = HUM_QUANTIZE_MAX_THREADS;
-    if (args->group == 0 && (int64_t)args->m > (int64_t)HUM_QUANTIZE_CTAS * sm_count)
+    if (args->group == 0 && (int64_t)args->m > wave)
         while (threads > 64 && (int64_t)(threads / 2) * 8 * HUM_QUANTIZE_HELD >= args->kq)
             threads /= 2;
     const uint32_t span = threads * 8;
     const uint32_t x = args->group == 0 ? 1u : (uint32_t)((args->kq + span - 1) / span);
-    const uint32_t y = (uint32_t)(args->m < 65535 ? args->m : 65535);
+    int64_t rows = args->m;
+    if (args->group != 0 && (int64_t)x * rows > wave)
+        rows = wave / x > 1 ? wave / x : 1;
+    const uint32_t y = (uint32_t)(rows < 65535 ? rows : 65535);
     void *params[] = {(void *)args};
     hum_launch_config launch = {.grid = {x, y, 1}, .block = {threads, 1, 1}, .stream = stream,
                                 .overlap_previous = overlap};
