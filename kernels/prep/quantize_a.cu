@@ -141,8 +141,8 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinCtas) hum_quantize_a(
     __shared__ float red[kThreads / 32];
     grid_dependency_wait();  // A may be what the previous kernel of the stream wrote
     // The GEMM that reads q may be scheduled now: it starts once every CTA of this grid has
-    // come here (the last wave running: its CTAs hold no SM this grid still needs), fetches its
-    // first weights and waits for this grid to finish (gemm/entry.cuh).
+    // come here (the last wave running: its CTAs take the SMs as this grid's leave them), fetches
+    // its first weights and waits for this grid to finish (gemm/entry.cuh).
     grid_dependents_launch();
     const float max = p.int8 ? enc::kInt8Max : enc::kE4m3Max;
     const bool vec_a = ((reinterpret_cast<unsigned long long>(p.a) | static_cast<unsigned long long>(p.lda) * 2) & 15) == 0;
@@ -201,17 +201,18 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinCtas) hum_quantize_a(
     // store nothing, but still take part in their group's shuffles; a row index is the same for
     // the whole CTA, so every lane of a group takes the same branches.
     const int j0 = blockIdx.x * span + threadIdx.x * 8;
-    for (int r0 = blockIdx.y; r0 < p.m; r0 += kRowsHeld * gridDim.y) {
+    // 64-bit rows: m may come within kRowsHeld x gridDim.y of INT_MAX
+    for (long long r0 = blockIdx.y; r0 < p.m; r0 += kRowsHeld * gridDim.y) {
         u32 held[kRowsHeld][4];
 #pragma unroll
         for (int i = 0; i < kRowsHeld; ++i) {
-            const int r = r0 + i * gridDim.y;
+            const long long r = r0 + i * gridDim.y;
             if (r < p.m)
                 load8_raw(p, static_cast<const u16 *>(p.a) + r * p.lda, j0, vec_a, held[i]);
         }
 #pragma unroll
         for (int i = 0; i < kRowsHeld; ++i) {
-            const int r = r0 + i * gridDim.y;
+            const long long r = r0 + i * gridDim.y;
             if (r >= p.m)
                 break;
             float v[8];

@@ -4,7 +4,8 @@
  * give on sm_80, sm_86, sm_89 and sm_90a (the archs that refuse it name the rule), and on sm_90a
  * warp-specialised (wgmma_ws) with the workspace sums; stream-K with 8-bit A only where its
  * slices sum in the workspace (tuning field stream_k_sum), which sm_90a's built-in table asks
- * for on every entry but its whole-tile ones (W8A8 and W4A8 MXFP4 where one wave fills the SMs). */
+ * for on every entry but its whole-tile ones (W8A8, FP8 block-wise and W4A8 MXFP4 where one wave
+ * fills the SMs). */
 #include "gemm_test.h"
 #include "hum/hum_tools.h"
 #include "hum_ffi.h"
@@ -23,8 +24,8 @@ static int make_weight(const char *spec, hum_standard_weight *w)
 /* Compiles `spec`'s weight with options o for arch; expects `want` and, when failing, `needle`
  * in the message, and on sm_90a stream-K summed in the workspace on every entry but those that
  * `whole` (nwhole strings, entry i's at i; NULL for stream-K) names "BLOCK_MxBLOCK_N/STAGES": tiles
- * whole, W8A8 and W4A8 MXFP4 where one wave of them fills the SMs; there too every entry's
- * promote_k equal to `promote`, from M = 1025 on to `promote_wide` (W8A8's 192-row tiles, promoted
+ * whole, W8A8, FP8 block-wise and W4A8 MXFP4 where one wave of them fills the SMs; there too
+ * every entry's promote_k equal to `promote`, from M = 1025 on to `promote_wide` (W8A8's 192-row tiles, promoted
  * every other stage: policies/sm90.lua), unless it is -1. Returns the entry count. */
 static int compile_expect(hum_runtime *rt, const char *spec, hum_layer_options o, const char *arch, hum_status want,
                           const char *needle, const char *const *whole, int nwhole, int promote, int promote_wide)

@@ -3,9 +3,10 @@
  * group (MXFP8), times e4m3 weights with float32 128 x 128 block scales (DeepSeek-style
  * weight_scale_inv; also beside A with one scale per row), e4m3 weights with channel scales
  * (beside either A), or uint4 with group-128 scales; float16 and bfloat16 output; M = 1, 7, 24,
- * 48, 130, 1024 (on sm_90 mma.sync, on 8-row warps to M = 8,
- * then wgmma_ws with the scales staged with the codes; the built-in policy's stream-K, slices
- * summed in the workspace, splits most tiles' K: N = 1000 is 8 tiles of 128 columns); N and K not
+ * 48, 96, 130, 1024 (on sm_90 mma.sync, on 8-row warps to M = 8, then wgmma_ws with the scales
+ * staged with the codes; FP8 block-wise N = 7168 on whole 64-column tiles to M = 128; the
+ * built-in policy's stream-K, slices summed in the workspace, splits most tiles' K: N = 1000 is 8
+ * tiles of 128 columns); N and K not
  * multiples of 128 (the DeepSeek shape N = 7168 up to M = 130: the float64 reference's time);
  * MXFP8's scale rows of 65 bytes (K = 2064, 2080) start at every offset mod 4, which the staged
  * copies' windows cover.
@@ -191,7 +192,7 @@ typedef struct kgroup_case {
 
 static void run_cases(hum_runtime *rt, quant_rng *rng, const kgroup_case *cases, size_t count, const char *how)
 {
-    static const int64_t ms[] = {1, 7, 24, 48, 130, 1024};
+    static const int64_t ms[] = {1, 7, 24, 48, 96, 130, 1024};
     for (size_t i = 0; i < count; i++) {
         hum_layer_spec s;
         hum_standard_weight w;

@@ -55,8 +55,9 @@ hum_status hum_act_quant_launch(const hum_kernel *kernel, const hum_quantize_arg
      * the fewest threads (64, 128, 256) that hold it in registers: smaller CTAs put more rows on
      * an SM (kernels/prep/quantize_a.cu); otherwise the largest CTAs, each a pass of a row
      * (contract/quantize_args.h), one wave of them where the passes outnumber it: each CTA's
-     * rows HUM_QUANTIZE_ROWS_HELD at a time (a CTA a row: 37 µs of the FP8 block-wise forward's
-     * 321..328 at n = 7168, k = 2048, M = 8192 on an H100, bench/NOTES.md, "Session 37 (lead)") */
+     * rows HUM_QUANTIZE_ROWS_HELD at a time (a CTA a row: FP8 block-wise at n = 7168, k = 2048,
+     * M = 8192 took 321..328 µs against 291 with A quantized outside the call, H100,
+     * bench/results/H100-2026-12-06/s37-b-40ac19931b02/sbs-fp8blk.txt) */
     const int64_t wave = (int64_t)HUM_QUANTIZE_CTAS * sm_count;
     uint32_t threads = HUM_QUANTIZE_MAX_THREADS;
     if (args->group == 0 && (int64_t)args->m > wave)
