@@ -1,11 +1,13 @@
 /* A damaged cache entry is never loaded: it lists as invalid, and the next compile of its key
- * recompiles and replaces it. */
+ * recompiles and replaces it. A FIFO in the entry's place is one too. */
 #define _GNU_SOURCE
 #include "cache_memory.h"
 #include "jit_support.h"
 
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static char *cache;
 static uint32_t seed;
@@ -78,6 +80,19 @@ int main(void)
     memcpy(longer, good, size);
     longer[size] = 'x';
     expect_recompile("an entry with a trailing byte", longer, size + 1);
+
+    /* A FIFO where the entry belongs is no entry: reading it must not wait for a writer (an
+     * open() without O_NONBLOCK blocked there for good; SIGALRM ends such a run) */
+    alarm(60);
+    JT_CHECK(unlink(entry_path) == 0 && mkfifo(entry_path, 0644) == 0, "cannot make a FIFO at %s", entry_path);
+    JT_CHECK(!listed_valid(), "a FIFO lists as a valid entry");
+    hum_memory_cache_clear();
+    hum_jit_result healed;
+    JT_OK(hum_selfcheck_compile(cache, "sm_90a", seed, &healed));
+    JT_CHECK(healed.cache_hit == HUM_JIT_MISS, "a FIFO was used as the entry (cache_hit %d)", healed.cache_hit);
+    JT_CHECK(listed_valid(), "the FIFO was not replaced by a valid entry");
+    hum_jit_result_free(&healed);
+    alarm(0);
 
     /* An intact entry of another kernel, copied under this key's name, is not this kernel. */
     hum_jit_result other, r;

@@ -119,7 +119,10 @@ int hum_cache_read_file(const char *path, uint8_t **data, size_t *size)
 {
     *data = NULL;
     *size = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO put where an entry belongs would block open() until a writer came;
+     * opened without waiting it fails the regular-file check below (on a regular file the flag
+     * changes nothing) */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return 0;
     struct stat st;
