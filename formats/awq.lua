@@ -26,7 +26,7 @@ local function settings(ck, qc)
     hum.fail("HUM_ERR_UNSUPPORTED", string.format("%s: AWQ version %s is not converted (only \"gemm\")", ck.path,
       fields.name(qc.version)), 0)
   end
-  if qc.zero_point == false then
+  if not ck:flag(qc.zero_point, true, "AWQ quantization_config.zero_point") then
     ck:fail("AWQ zero_point = false: the GEMM layout always stores zero points (AutoAWQ asserts them)")
   end
   local gs = qc.group_size or qc.q_group_size

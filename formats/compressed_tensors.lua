@@ -35,6 +35,7 @@
 local ffi = require("ffi")
 local hum = require("hum")
 local cv = require("hum.convert")
+local fields = require("hum.fields")
 
 local C = hum.C
 local M = {}
@@ -159,8 +160,15 @@ local function version_at_least(v, major, minor)
 end
 
 -- The activation scheme of the layer (see the header), or nil for 16-bit activations.
-local function activation_scheme(ck, a, p, layer)
-  if type(a) ~= "table" or a.symmetric == false then return nil end
+local function activation_scheme(ck, a, p, layer, group)
+  if type(a) ~= "table" then return nil end
+  local where = "config group \"" .. group .. "\": input_activations."
+  if not ck:flag(a.symmetric, true, where .. "symmetric") then return nil end
+  -- dynamic: true, false, or "local" (per-group scales under a global one: NVFP4's)
+  local dynamic = a.dynamic
+  if dynamic ~= nil and type(dynamic) ~= "boolean" and dynamic ~= "local" then
+    ck:fail(where .. "dynamic is " .. fields.show(dynamic) .. ", expected true, false or \"local\"")
+  end
   local fp = a.type == "float"
   local dtype = (a.num_bits == 8 and (fp and "float8_e4m3fn" or "int8")) or
     (a.num_bits == 4 and fp and "float4_e2m1") or nil
@@ -172,7 +180,7 @@ local function activation_scheme(ck, a, p, layer)
     end
     return nil
   end
-  if strategy == "token" or (strategy == "tensor" and a.dynamic == true) then
+  if strategy == "token" or (strategy == "tensor" and dynamic == true) then
     return { dtype = dtype, scale = "token" }
   end
   if strategy == "group" then
@@ -194,9 +202,10 @@ end
 local function plan(ck, qc, layer)
   local sc = scheme_for(ck, qc, layer)
   local a, fmt = sc.args, sc.format
-  local p = { layer = layer, format = fmt, bits = a.num_bits, type = a.type, sym = a.symmetric ~= false,
-    strategy = a.strategy, group_size = a.group_size }
-  if a.dynamic == true then
+  local where = "config group \"" .. sc.group .. "\": weights."
+  local p = { layer = layer, format = fmt, bits = a.num_bits, type = a.type,
+    sym = ck:flag(a.symmetric, true, where .. "symmetric"), strategy = a.strategy, group_size = a.group_size }
+  if ck:flag(a.dynamic, false, where .. "dynamic") then
     ck:fail("config group \"" .. sc.group .. "\": dynamic weight quantization stores no scales")
   end
   if type(p.bits) ~= "number" or p.bits < 1 or p.bits > 8 then
@@ -316,7 +325,7 @@ local function plan(ck, qc, layer)
     local g = ck:tensor(layer .. ".weight_g_idx")
     p.g_idx = ck:expect(g, "I32", (p.experts > 0 and #g.shape == 2) and { p.experts, p.k } or { p.k })
   end
-  p.act = activation_scheme(ck, sc.input, p, layer)
+  p.act = activation_scheme(ck, sc.input, p, layer, sc.group)
   return p
 end
 

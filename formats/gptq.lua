@@ -51,7 +51,7 @@ local function settings(ck, qc)
       fields.name(fmt)))
   end
   fmt = fmt or qc.format or "gptq"
-  if fmt == "marlin" or qc.is_marlin_format then
+  if fmt == "marlin" or ck:flag(qc.is_marlin_format, false, "quantization_config.is_marlin_format") then
     hum.fail("HUM_ERR_UNSUPPORTED", ck.path .. ": legacy Marlin-tiled GPTQ checkpoints"
       .. " (checkpoint_format \"marlin\") are not converted; use the plain GPTQ checkpoint", 0)
   end
@@ -75,8 +75,7 @@ local function settings(ck, qc)
       ", expected -1 or a positive integer below 2^31")
   end
   -- Loaders default a missing sym to True (checkpoint-formats.md 1.6).
-  local sym = qc.sym
-  if sym == nil then sym = true end
+  local sym = ck:flag(qc.sym, true, "quantization_config.sym")
   return { bits = bits, group_size = gs, v2 = fmt == "gptq_v2", format = fmt, sym = sym,
     word_borrow = fmt == "gptq" and bits ~= 3 and made_by_gptqmodel(qc) }
 end

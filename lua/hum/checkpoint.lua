@@ -4,6 +4,7 @@
 
 local ffi = require("ffi")
 local hum = require("hum")
+local fields = require("hum.fields")
 local json = require("hum.json")
 
 local C = hum.C
@@ -87,6 +88,14 @@ end
 
 function Checkpoint:fail(msg)
   hum.fail("HUM_ERR_FORMAT", self.path .. ": " .. msg, 0)
+end
+
+-- A boolean of a config (`what` names it for the message): `default` where it is missing, else
+-- true or false; anything else (a string "false" is true to Lua, 0 too) raises HUM_ERR_FORMAT.
+function Checkpoint:flag(v, default, what)
+  if v == nil then return default end
+  if type(v) ~= "boolean" then self:fail(what .. " is " .. fields.show(v) .. ", expected true or false") end
+  return v
 end
 
 local function shape_string(shape)

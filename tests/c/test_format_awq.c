@@ -67,6 +67,13 @@ static void run_case(int64_t group_size, int64_t n, int64_t k, int bias, unsigne
                   "\"zero_point\": true, \"version\": 2}}",
                   (long long)group_size);
     FMT_EXPECT_ERROR(fmt_load(dir, layer, &w), HUM_ERR_UNSUPPORTED, "numeric version", "AWQ version 2 is not converted");
+    /* a string where a boolean belongs is refused, not read as Lua's true */
+    fx_write_json(dir, "config.json",
+                  "{\"quantization_config\": {\"quant_method\": \"awq\", \"bits\": 4, \"group_size\": %lld, "
+                  "\"zero_point\": \"false\"}}",
+                  (long long)group_size);
+    FMT_EXPECT_ERROR(fmt_load(dir, layer, &w), HUM_ERR_FORMAT, "string zero_point",
+                     "AWQ quantization_config.zero_point is \"false\" (a string), expected true or false");
     fmt_rmtree(dir);
     free(dir);
     free(q);

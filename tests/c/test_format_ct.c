@@ -234,6 +234,48 @@ static void test_targets(void)
     free(dir);
 }
 
+/* A JSON string or number where a config's boolean belongs is refused by name: Lua reads "false"
+ * and 0 as true, which took asymmetric weights for symmetric ones. */
+static void test_flags(void)
+{
+    int64_t n = 16, k = 64;
+    int8_t q[16 * 64];
+    uint16_t s[16 * 2];
+    for (int i = 0; i < n * k; i++)
+        q[i] = (int8_t)(i % 16 - 8);
+    for (int i = 0; i < 32; i++)
+        s[i] = fx_bf16_bits(0.25);
+    char *dir = fmt_tmpdir("ct-flags");
+    fx_ct fx = {.format = "pack-quantized", .version = "0.18.0", .type = "int", .strategy = "group", .bits = 4,
+                .sym = 1, .group_size = 32, .n = n, .k = k, .q_int = q, .scale = s, .scale_dtype = "BF16",
+                .scale_rows = n, .scale_cols = 2};
+    fx_write_ct(dir, layer, &fx);
+    static const char *fmt =
+        "{\"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"format\": \"pack-quantized\", "
+        "\"version\": \"0.18.0\", \"quantization_status\": \"compressed\", \"config_groups\": {\"group_0\": "
+        "{\"targets\": [\"Linear\"], \"weights\": {\"num_bits\": 4, \"type\": \"int\", \"symmetric\": %s, "
+        "\"strategy\": \"group\", \"group_size\": 32}, \"input_activations\": %s}}}}";
+    static const struct {
+        const char *sym, *act, *needle;
+    } cases[] = {
+        {"\"false\"", "null",
+         "config group \"group_0\": weights.symmetric is \"false\" (a string), expected true or false"},
+        {"true", "{\"num_bits\": 8, \"type\": \"float\", \"strategy\": \"token\", \"symmetric\": 1}",
+         "config group \"group_0\": input_activations.symmetric is 1, expected true or false"},
+        {"true", "{\"num_bits\": 8, \"type\": \"float\", \"strategy\": \"tensor\", \"dynamic\": \"yes\"}",
+         "input_activations.dynamic is \"yes\" (a string), expected true, false or \"local\""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fx_write_json(dir, "config.json", fmt, cases[i].sym, cases[i].act);
+        hum_standard_weight w;
+        char what[64];
+        snprintf(what, sizeof what, "flags case %zu", i);
+        FMT_EXPECT_ERROR(fmt_load(dir, layer, &w), HUM_ERR_FORMAT, what, cases[i].needle);
+    }
+    fmt_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     static const ct_case cases[] = {
@@ -288,6 +330,7 @@ int main(void)
         run_case(&cases[i], (unsigned)i + 1);
     test_version_lie();
     test_targets();
+    test_flags();
     fmt_runtime_destroy();
     return fmt_finish("test_format_ct");
 }

@@ -206,6 +206,15 @@ static void test_errors(void)
                       "{\"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": 4, "
                       "\"group_size\": 18446744073709551744}}",
                       HUM_ERR_FORMAT, "group_size = 1.844674407371e+19, expected -1 or a positive integer below 2^31");
+    /* a JSON string or number where a boolean belongs: Lua reads "false" and 0 as true */
+    expect_load_error("string sym", "config.json",
+                      "{\"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": 4, \"group_size\": 32, "
+                      "\"sym\": \"false\"}}",
+                      HUM_ERR_FORMAT, "quantization_config.sym is \"false\" (a string), expected true or false");
+    expect_load_error("numeric marlin flag", "config.json",
+                      "{\"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": 4, \"group_size\": 32, "
+                      "\"is_marlin_format\": 0}}",
+                      HUM_ERR_FORMAT, "quantization_config.is_marlin_format is 0, expected true or false");
     expect_load_error("numeric method", "config.json", "{\"quantization_config\": {\"quant_method\": 5}}",
                       HUM_ERR_FORMAT, "quant_method 5 is not a format hum converts");
     /* a name's newline stays on the message's line */
