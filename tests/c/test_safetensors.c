@@ -184,6 +184,19 @@ static void test_rejections(void)
         file_with("utf8.safetensors", "{\"a\xff\":{\"dtype\":\"U8\",\"shape\":[0],\"data_offsets\":[0,0]}}", 0),
         "invalid UTF-8", "not valid UTF-8 (header byte 3)");
     expect_rejected(file_with("overlong.safetensors", "{\"\xc0\xaf\":{}}", 0), "overlong UTF-8", "not valid UTF-8");
+    /* a NUL escape would cut a name short in C ("a\u0000b" read as "a"); an escaped backslash
+     * before "u0000" is no NUL */
+    expect_rejected(
+        file_with("nul.safetensors", "{\"a\\u0000b\":{\"dtype\":\"U8\",\"shape\":[0],\"data_offsets\":[0,0]}}", 0),
+        "NUL in a name", "NUL character (\\u0000 at header byte 3)");
+    {
+        hum_safetensors *st = NULL;
+        const char *q = file_with("backslash.safetensors",
+                                  "{\"a\\\\u0000b\":{\"dtype\":\"U8\",\"shape\":[0],\"data_offsets\":[0,0]}}", 0);
+        FMT_CHECK(hum_safetensors_open(q, &st) == HUM_OK && hum_safetensors_has(st, "a\\u0000b"),
+                  "an escaped backslash before u0000: %s", hum_last_error());
+        hum_safetensors_close(st);
+    }
     expect_rejected(file_with("mismatch.safetensors",
                               "{\"a\":{\"dtype\":\"F32\",\"shape\":[2,2],\"data_offsets\":[0,8]}}", 8),
                     "shape x dtype mismatch", "\"a\": data_offsets [0, 8) hold 8 bytes but 4 elements of F32 need 16");
