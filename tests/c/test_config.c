@@ -82,6 +82,14 @@ static void test_defaults_and_paths(void)
     RT_CHECK(c.hot_reload == 0 && c.log_level == HUM_LOG_ERROR && c.device == 0 && c.policy_path_count == 0,
              "False / error / 0 / []");
     hum_config_free(&c);
+    /* a quoted number is a name; plain words the core schema types as strings stay names */
+    RT_CHECK(parse("cache_dir: \"5\"\npolicy_paths: [1.2.3, e5, 5a, !!str x.lua]\n", NULL, &c) == HUM_OK, "%s",
+             hum_last_error());
+    RT_CHECK(c.cache_dir && !strcmp(c.cache_dir, "5") && c.policy_path_count == 4 &&
+                 !strcmp(c.policy_paths[0], "1.2.3") && !strcmp(c.policy_paths[1], "e5") &&
+                 !strcmp(c.policy_paths[2], "5a") && !strcmp(c.policy_paths[3], "x.lua"),
+             "quoted and string-typed names kept");
+    hum_config_free(&c);
 }
 
 static void test_examples_deploy_yaml(void)
@@ -150,6 +158,18 @@ static void test_errors(void)
         "expected a list of files or directories");
     bad("policy_paths item", "policy_paths:\n  - a.lua\n  - {x: 1}\n", HUM_ERR_CONFIG,
         "deploy.yaml:3: key 'policy_paths'", "got a mapping");
+    /* a name or path the core schema reads as a number or boolean is no string; tags are refused */
+    bad("numeric cache_dir", "cache_dir: 5\n", HUM_ERR_CONFIG, "deploy.yaml:1: key 'cache_dir'",
+        "expected a string, got an integer, 5 (quote it for a name: \"5\")");
+    bad("numeric policy path", "policy_paths: [a.lua, 1e3]\n", HUM_ERR_CONFIG, "key 'policy_paths'",
+        "got a number, 1e3");
+    bad("boolean log_level", "log_level: false\n", HUM_ERR_CONFIG, "key 'log_level'", "got a boolean, false");
+    bad("hex override", "overrides:\n  moe:\n    activation: 0x8\n", HUM_ERR_CONFIG,
+        "deploy.yaml:3: key 'overrides.moe.activation'", "got an integer, 0x8");
+    bad("tagged device", "device: !!float 0\n", HUM_ERR_CONFIG, "deploy.yaml:1: key 'device'",
+        "the YAML tag 'tag:yaml.org,2002:float' is not read");
+    bad("tagged path", "policy_paths:\n  - a.lua\n  - !custom b.lua\n", HUM_ERR_CONFIG,
+        "deploy.yaml:3: key 'policy_paths'", "the YAML tag '!custom' is not read");
     bad("hot_reload yes", "hot_reload: yes\n", HUM_ERR_CONFIG, "deploy.yaml:1: key 'hot_reload'", "true or false");
     bad("hot_reload quoted", "hot_reload: 'true'\n", HUM_ERR_CONFIG, "key 'hot_reload'", "quoted string");
     bad("time limit 0", "policy_time_limit_ms: 0\n", HUM_ERR_CONFIG, "deploy.yaml:1: key 'policy_time_limit_ms'",

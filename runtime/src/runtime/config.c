@@ -54,6 +54,47 @@ static int is_null(const yaml_node_t *n)
     return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL");
 }
 
+/* Whether the whole of s matches [-+]? followed by a run of the characters in `digits` (at least
+ * one). */
+static int signed_run(const char *s, const char *digits)
+{
+    if (*s == '-' || *s == '+')
+        s++;
+    size_t n = strspn(s, digits);
+    return n > 0 && s[n] == '\0';
+}
+
+/* What YAML 1.2's core schema makes of a plain scalar other than null: "a boolean", "an
+ * integer", "a number", or NULL for a string. */
+static const char *core_type(const yaml_node_t *n)
+{
+    const char *s = scalar(n);
+    static const char *const bools[] = {"true", "True", "TRUE", "false", "False", "FALSE"};
+    for (size_t i = 0; i < sizeof bools / sizeof bools[0]; i++)
+        if (!strcmp(s, bools[i]))
+            return "a boolean";
+    if (signed_run(s, "0123456789") ||
+        (s[0] == '0' && s[1] == 'o' && s[2] && s[2 + strspn(s + 2, "01234567")] == '\0') ||
+        (s[0] == '0' && s[1] == 'x' && s[2] && s[2 + strspn(s + 2, "0123456789abcdefABCDEF")] == '\0'))
+        return "an integer";
+    static const char *const special[] = {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf",
+                                          "-.INF", ".nan", ".NaN", ".NAN"};
+    for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
+        if (!strcmp(s, special[i]))
+            return "a number";
+    /* [-+]? ( \. [0-9]+ | [0-9]+ ( \. [0-9]* )? ) ( [eE] [-+]? [0-9]+ )? */
+    const char *p = s + (*s == '-' || *s == '+');
+    size_t whole = strspn(p, "0123456789"), frac = 0;
+    p += whole;
+    if (*p == '.')
+        frac = strspn(++p, "0123456789"), p += frac;
+    if (whole == 0 && frac == 0)
+        return NULL;
+    if (*p == 'e' || *p == 'E')
+        return signed_run(p + 1, "0123456789") ? "a number" : NULL;
+    return *p == '\0' ? "a number" : NULL;
+}
+
 /* How a node that has the wrong type is described in a message. */
 static void describe(const yaml_node_t *n, char *out, size_t cap)
 {
@@ -80,6 +121,11 @@ static hum_status get_string(const parse_ctx *ctx, const char *key, const yaml_n
 {
     if (n->type != YAML_SCALAR_NODE || is_null(n))
         return wrong_type(ctx, key, n, "a string");
+    /* the core schema's 5, true or 1e3 is no string: a name that looks like one is quoted */
+    const char *type = is_plain(n) ? core_type(n) : NULL;
+    if (type)
+        return fail_at(ctx, n, "key '%s': expected a string, got %s, %s (quote it for a name: \"%.200s\")", key,
+                       type, scalar(n), scalar(n));
     *out = scalar(n);
     return HUM_OK;
 }
@@ -113,7 +159,21 @@ static hum_status resolve_path(const parse_ctx *ctx, const char *key, const yaml
     return HUM_OK;
 }
 
-/* Walks a mapping's pairs, rejecting non-scalar and duplicate keys. */
+/* A value with an explicit YAML tag (!!int, !!float, !custom) is refused, not read by its text
+ * alone as if the tag were not there. Untagged nodes carry libyaml's default tag of their kind,
+ * as do explicit !!str, !!seq and !!map, which read the same. */
+static hum_status check_tag(const parse_ctx *ctx, const char *key, const yaml_node_t *n)
+{
+    const char *def = n->type == YAML_SCALAR_NODE     ? YAML_DEFAULT_SCALAR_TAG
+                      : n->type == YAML_SEQUENCE_NODE ? YAML_DEFAULT_SEQUENCE_TAG
+                                                      : YAML_DEFAULT_MAPPING_TAG;
+    if (n->tag && strcmp((const char *)n->tag, def) != 0)
+        return fail_at(ctx, n, "key '%s': the YAML tag '%.200s' is not read (write the value without it)", key,
+                       (const char *)n->tag);
+    return HUM_OK;
+}
+
+/* Walks a mapping's pairs, rejecting non-scalar and duplicate keys and tagged values. */
 typedef hum_status (*pair_fn)(const parse_ctx *ctx, const char *key, yaml_node_t *key_node,
                               yaml_node_t *value, void *user);
 
@@ -132,7 +192,9 @@ static hum_status each_pair(const parse_ctx *ctx, const char *what, yaml_node_t 
                 return fail_at(ctx, k, "duplicate key '%s' (first at line %lu)", scalar(k),
                                (unsigned long)prev->start_mark.line + 1);
         }
-        hum_status st = fn(ctx, scalar(k), k, v, user);
+        hum_status st = check_tag(ctx, scalar(k), v);
+        if (st == HUM_OK)
+            st = fn(ctx, scalar(k), k, v, user);
         if (st != HUM_OK)
             return st;
     }
@@ -189,8 +251,10 @@ static hum_status parse_policy_paths(const parse_ctx *ctx, yaml_node_t *v)
     if (!c->policy_paths)
         return out_of_memory(ctx);
     for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
-        hum_status st = resolve_path(ctx, "policy_paths", yaml_document_get_node(ctx->doc, *it),
-                                     &c->policy_paths[c->policy_path_count]);
+        yaml_node_t *item = yaml_document_get_node(ctx->doc, *it);
+        hum_status st = check_tag(ctx, "policy_paths", item);
+        if (st == HUM_OK)
+            st = resolve_path(ctx, "policy_paths", item, &c->policy_paths[c->policy_path_count]);
         if (st != HUM_OK)
             return st;
         c->policy_path_count++;
