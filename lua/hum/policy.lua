@@ -55,6 +55,12 @@ function policy.validate_tunings(list, p)
   for i, e in ipairs(list) do
     local at = string.format("%s entry %d", where, i)
     if type(e) ~= "table" then bad(at, "expected a table, got " .. type(e)) end
+    for k in pairs(e) do
+      if k ~= "m_min" and k ~= "m_max" and k ~= "tuning" then
+        bad(at, "has an unknown field " .. (type(k) == "string" and ("'" .. k .. "'") or show(k))
+          .. " (an entry holds m_min, m_max and tuning)")
+      end
+    end
     if e.m_min ~= expect then
       bad(at, string.format("m_min = %s, expected %d (ranges start at 1 and follow each other without gaps "
         .. "or overlaps)", show(e.m_min), expect))

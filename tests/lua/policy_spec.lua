@@ -177,6 +177,9 @@ describe("tunings validation", function()
     bad("{ { m_min = 1, m_max = 2^63, tuning = " .. t .. " }, { m_min = 2^63 + 1, m_max = math.huge, tuning = " .. t
       .. " } }", "entry 1: m_max = 9.2233720368548e+18: expected an integer >= m_min (1) and below 2^53")
     bad("{ { m_min = 1, m_max = math.huge, tuning = " .. t .. " }, extra = 1 }", "non-sequence key 'extra'")
+    -- a misspelt or stray key of an entry was ignored, while one inside its tuning is refused
+    bad("{ { m_min = 1, m_max = math.huge, tuning = " .. t .. ", bar = 1 } }",
+      "entry 1: has an unknown field 'bar' (an entry holds m_min, m_max and tuning)")
   end)
 
   -- The values themselves (a block N of 96, 1 stage) are C's to refuse when the plan is fitted
@@ -192,6 +195,8 @@ describe("tunings validation", function()
     bad(field("use_tma", "true"), "tuning has an unknown field 'use_tma' (fields: block_m, block_n")
     bad(field("kernel", "'tensor-core'"), 'tuning.kernel = "tensor-core" (a string): expected one of mma, wgmma')
     bad(field("kernel", "'wgmma'"):gsub("block_k = 64", "block_k = 6.5"), "tuning.block_k = 6.5: expected an integer")
+    -- a whole number past 32 bits is named as such, not as "not an integer"
+    bad(field("promote_k", "2^40"), "tuning.promote_k = 1099511627776: expected an integer within 32 bits")
   end)
 
   it("rejects an applies() that does not answer true or false", function()
