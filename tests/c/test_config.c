@@ -200,6 +200,10 @@ static void test_errors(void)
     bad("not a mapping", "- device\n", HUM_ERR_CONFIG, "deploy.yaml:1:", "must be a mapping");
     bad("syntax", "device: 0\noverrides: {moe: [\n", HUM_ERR_CONFIG, "deploy.yaml:", "YAML syntax error");
     bad("tab indentation", "overrides:\n\tmoe: {}\n", HUM_ERR_CONFIG, "deploy.yaml:2:", "YAML syntax error");
+    /* bytes that are no text give the reader's offset alone, which is placed by line and column
+     * (the unset mark read as 1:1) */
+    bad("control character", "device: 0\nlog_level: in\x01" "fo\n", HUM_ERR_CONFIG, "deploy.yaml:2:14:",
+        "control characters are not allowed");
     /* refused at its 65th level, in well under a second: libyaml's loader took 93 s over this */
     enum { DEEP = 100000 };
     char *deep = malloc(DEEP + 16);

@@ -510,6 +510,23 @@ static hum_status check_depth(const char *text, size_t size, const char *name)
     return st;
 }
 
+/* Line and column (from 1) of the parser's error: its mark, but for the reader's errors (bytes that
+ * are no text: control characters, invalid UTF-8), which leave the mark unset and give the byte
+ * offset alone. */
+static void error_place(const yaml_parser_t *p, const char *text, size_t size, unsigned long *line,
+                        unsigned long *column)
+{
+    *line = (unsigned long)p->problem_mark.line + 1;
+    *column = (unsigned long)p->problem_mark.column + 1;
+    if (p->error != YAML_READER_ERROR)
+        return;
+    *line = *column = 1;
+    for (size_t i = 0; i < p->problem_offset && i < size; i++) {
+        *column = text[i] == '\n' ? 1 : *column + 1;
+        *line += text[i] == '\n';
+    }
+}
+
 hum_status hum_config_parse(const char *text, size_t size, const char *name, const char *base_dir,
                             hum_config *out)
 {
@@ -544,11 +561,11 @@ hum_status hum_config_parse(const char *text, size_t size, const char *name, con
     if (!ok || second) {
         if (doc_loaded)
             yaml_document_delete(&doc);
+        unsigned long line, column;
+        error_place(&parser, text, size, &line, &column);
         hum_status st = second ? hum_fail(HUM_ERR_CONFIG, "%s:%lu: a second YAML document (a deployment config is "
                                           "one document: merge its keys into the first)", name, second)
-                               : hum_fail(HUM_ERR_CONFIG, "%s:%lu:%lu: YAML syntax error: %s%s%s", name,
-                                          (unsigned long)parser.problem_mark.line + 1,
-                                          (unsigned long)parser.problem_mark.column + 1,
+                               : hum_fail(HUM_ERR_CONFIG, "%s:%lu:%lu: YAML syntax error: %s%s%s", name, line, column,
                                           parser.problem ? parser.problem : "malformed document",
                                           parser.context ? " " : "", parser.context ? parser.context : "");
         yaml_parser_delete(&parser);
