@@ -83,6 +83,9 @@ static void check_spec_parsing(void)
         {"n=x,k=64", "n=x"},
         {"n=32,,k=64", "empty entry"},        {"n=32,k=64,", "empty entry"},
         {"n=32,n=64,k=64", "given twice"},
+        /* a byte a message would print raw is named instead */
+        {"n=32,k=64,w=uint4\nfoo", "byte 0x0a at offset 17 is not a printable ASCII character"},
+        {"n=32,k=64,w=\xffuint4", "byte 0xff at offset 12"},
         /* each value checked by the parser: strtoll took these, the quantizer refused w=int4 */
         {"n=+32,k=64", "n=+32"},              {"n= 32,k=64", "n= 32"},
         {"n=32,k=0x40", "k=0x40"},            {"n=4611686018427387904,k=64", "n=4611686018427387904"},

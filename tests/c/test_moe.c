@@ -146,13 +146,13 @@ static void check_spec(void)
                         !memcmp(&back, &s, sizeof s),
                     "round trip through '%s': %s", text, hum_last_error());
     }
-    if (QUANT_CHECK(hum_moe_spec_parse("n=64,k=128,e=3,topk=2,act=relu2,gate_up=interleaved,gemm=masked,bias=1,zp=int,"
+    if (QUANT_CHECK(hum_moe_spec_parse("n=64,k=128,e=3,topk=2,act=relu2,gate_up=split,gemm=masked,bias=1,zp=int,"
                                        "group=32",
                                        &s) == HUM_OK,
                     "%s", hum_last_error())) {
         hum_layer_spec down;
         hum_moe_spec_down(&s, &down);
-        QUANT_CHECK(s.activation == HUM_MOE_RELU2 && s.gate_up_layout == HUM_MOE_GATE_UP_INTERLEAVED &&
+        QUANT_CHECK(s.activation == HUM_MOE_RELU2 && s.gate_up_layout == HUM_MOE_GATE_UP_SPLIT &&
                         s.gemm_type == HUM_GEMM_MOE_GROUPED_MASKED && down.n == 128 && down.k == 64,
                     "relu2 spec");
         hum_standard_weight w13, w2;
@@ -190,6 +190,10 @@ static void check_spec(void)
         {"e=4,topk=2,n=63,k=128", "n=63 is odd"},
         {"e=4,topk=2,n=64,k=128,w=uint9", "w"},
         {"e=4,topk=2,n=64,k=128,actorder=1", "actorder=1"},
+        /* relu2 has no gate to interleave with its up rows */
+        {"e=4,topk=2,n=64,k=128,act=relu2,gate_up=interleaved", "gate_up=interleaved with act=relu2"},
+        /* bytes a message would print raw */
+        {"e=4,topk=2,n=64,k=128,w=uint4\nfoo", "byte 0x0a at offset 29"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         QUANT_CHECK(hum_moe_spec_parse(bad[i].spec, &s) != HUM_OK && strstr(hum_last_error(), bad[i].needle),

@@ -733,7 +733,8 @@ hum_status hum_layer_compile(hum_runtime *rt, const hum_standard_weight *w, cons
  *   global    1: group scales times a global scale (GROUP_TENSOR); default 0
  *   zp        none | int | float (default none)
  *   bias      0 | 1        actorder  0 | 1 (a random permutation of K)
- * Unknown keys and bad values are HUM_ERR_INVALID_ARG naming the key and what it takes.
+ * Unknown keys and bad values are HUM_ERR_INVALID_ARG naming the key and what it takes; so is a
+ * byte outside printable ASCII (a newline, 0xff), named by its value and offset.
  */
 typedef struct hum_layer_spec {
     int64_t n, k;
@@ -925,7 +926,7 @@ hum_status hum_moe_reference(const hum_standard_weight *w13, const hum_standard_
  * relu2; k = H; w, a, group, scale, global, zp, bias; not actorder), plus
  *   e        experts (required, 1..4096)       topk   experts per token (required, <= e)
  *   act      silu | swiglu_oai | relu2 | gelu (default silu)
- *   gate_up  split | interleaved (default split)
+ *   gate_up  split | interleaved (default split; relu2 takes split, having no gate)
  *   gemm     indexed | grouped | masked: the expert GEMM type (default indexed)
  * e.g. "e=128,topk=8,n=1536,k=2048,w=uint4,a=bfloat16,group=128". The down projection has
  * n = H and k = I with the same types. Errors: HUM_ERR_INVALID_ARG naming the key and what it

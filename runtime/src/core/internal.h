@@ -13,6 +13,10 @@ hum_status hum_failv(hum_status status, const char *fmt, va_list ap);
  * copy, valid until the 4th next call. */
 const char *hum_printable(const char *name);
 void hum_clear_error(void);
+/* HUM_OK when a layer or MoE SPEC (`kind`: "layer", "moe") holds printable ASCII alone; else
+ * HUM_ERR_INVALID_ARG naming the first other byte, before any message quotes the text (a
+ * newline or a 0xff byte in it would reach the terminal as they are). */
+hum_status hum_spec_check_text(const char *kind, const char *text);
 
 /* Modules hum_kernel_load has loaded and hum_kernel_destroy not yet unloaded, process-wide (a
  * reload must leave as many as it found: tests count them). */

@@ -118,8 +118,9 @@ static hum_status parse_entry(const hum_safetensors *st, const cJSON *item, st_e
     if (!cJSON_IsArray(offsets) || cJSON_GetArraySize(offsets) != 2 ||
         json_uint(cJSON_GetArrayItem(offsets, 0), &e->begin) != 0 ||
         json_uint(cJSON_GetArrayItem(offsets, 1), &e->end) != 0)
-        return hum_fail(HUM_ERR_FORMAT, "%s: tensor \"%s\": \"data_offsets\" is not [begin, end] of two integers",
-                        st->path, name);
+        return hum_fail(HUM_ERR_FORMAT,
+                        "%s: tensor \"%s\": \"data_offsets\" is not [begin, end] of two non-negative integers below "
+                        "2^53", st->path, name);
     if (e->end < e->begin)
         return hum_fail(HUM_ERR_FORMAT, "%s: tensor \"%s\": data_offsets end %llu is before begin %llu", st->path,
                         name, (unsigned long long)e->end, (unsigned long long)e->begin);

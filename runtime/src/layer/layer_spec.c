@@ -159,10 +159,24 @@ static hum_status parse_pair(char *pair, hum_layer_spec *s, int *have_n, int *ha
                     "actorder, ascale, out)", key);
 }
 
+hum_status hum_spec_check_text(const char *kind, const char *text)
+{
+    for (size_t i = 0; text[i]; i++) {
+        const unsigned char c = (unsigned char)text[i];
+        if (c < 0x20 || c > 0x7e)
+            return hum_fail(HUM_ERR_INVALID_ARG, "%s spec: byte 0x%02x at offset %zu is not a printable ASCII "
+                            "character (a SPEC is key=value pairs such as n=4096,k=4096,w=uint4)", kind, c, i);
+    }
+    return HUM_OK;
+}
+
 hum_status hum_layer_spec_parse(const char *text, hum_layer_spec *out)
 {
     if (!text || !out)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_spec_parse: NULL %s", !text ? "spec" : "out");
+    hum_status checked = hum_spec_check_text("layer", text);
+    if (checked != HUM_OK)
+        return checked;
     hum_layer_spec s;
     memset(&s, 0, sizeof s);
     s.weight_dtype = HUM_DTYPE_UINT4;

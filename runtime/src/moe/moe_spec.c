@@ -58,6 +58,9 @@ hum_status hum_moe_spec_parse(const char *text, hum_moe_spec *out)
 {
     if (!text || !out)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_spec_parse: NULL %s", !text ? "spec" : "out");
+    hum_status checked = hum_spec_check_text("moe", text);
+    if (checked != HUM_OK)
+        return checked;
     hum_moe_spec s;
     memset(&s, 0, sizeof s);
     s.gemm_type = HUM_GEMM_MOE_INDEXED;
@@ -101,6 +104,9 @@ hum_status hum_moe_spec_parse(const char *text, hum_moe_spec *out)
     if (st == HUM_OK && s.gate_up.act_order)
         st = hum_fail(HUM_ERR_UNSUPPORTED, "moe spec '%s': actorder=1 (random expert weights keep one K order for "
                       "all experts; act-order MoE layers come from checkpoints)", text);
+    if (st == HUM_OK && s.activation == HUM_MOE_RELU2 && s.gate_up_layout == HUM_MOE_GATE_UP_INTERLEAVED)
+        st = hum_fail(HUM_ERR_INVALID_ARG, "moe spec '%s': gate_up=interleaved with act=relu2 (relu2 has no gate: "
+                      "n is the up projection alone)", text);
     if (st == HUM_OK && s.activation != HUM_MOE_RELU2 && s.gate_up.n % 2)
         st = hum_fail(HUM_ERR_INVALID_ARG, "moe spec '%s': n=%lld is odd: a gated activation's gate/up projection "
                       "has 2 I rows", text, (long long)s.gate_up.n);
