@@ -184,6 +184,19 @@ static void test_rejections(void)
         file_with("utf8.safetensors", "{\"a\xff\":{\"dtype\":\"U8\",\"shape\":[0],\"data_offsets\":[0,0]}}", 0),
         "invalid UTF-8", "not valid UTF-8 (header byte 3)");
     expect_rejected(file_with("overlong.safetensors", "{\"\xc0\xaf\":{}}", 0), "overlong UTF-8", "not valid UTF-8");
+    /* JSON nested past cJSON's limit is named as such, not as invalid JSON */
+    {
+        char deep[2100] = "{\"a\":";
+        size_t at = strlen(deep);
+        for (int i = 0; i < 1010; i++)
+            deep[at++] = '[';
+        for (int i = 0; i < 1010; i++)
+            deep[at++] = ']';
+        deep[at++] = '}';
+        deep[at] = '\0';
+        expect_rejected(file_with("deep.safetensors", deep, 0), "nested too deep",
+                        "nests lists and objects more than 1000 deep");
+    }
     /* a NUL escape would cut a name short in C ("a\u0000b" read as "a"); an escaped backslash
      * before "u0000" is no NUL */
     expect_rejected(
