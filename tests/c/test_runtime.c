@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef struct rt_probe {
     char arch[16];
@@ -199,6 +201,20 @@ static void test_layers_and_reload(const char *dir)
     expect_winner(rt, "later site file wins", "sm_90a", "site-ampere", 32);
     expect_winner(rt, "site file for >= 80", "sm_80", "site-ampere", 32);
     expect_winner(rt, "nothing for sm75 in the site layer", "sm_75", "sm75", 0);
+
+    /* a *.lua name that is no regular file is named (skipped, it hid a policy; a FIFO would
+     * block the read), and the policies in force stay */
+    char odd[4300];
+    snprintf(odd, sizeof odd, "%s/sub.lua", site);
+    RT_CHECK(mkdir(odd, 0755) == 0, "mkdir %s", odd);
+    RT_EXPECT_ERROR(hum_runtime_reload_policies(rt), HUM_ERR_IO, "a directory named *.lua", "sub.lua is a directory");
+    RT_CHECK(hum_runtime_policy_count(rt) == 7, "a directory named *.lua: policy count changed");
+    rmdir(odd);
+    snprintf(odd, sizeof odd, "%s/pipe.lua", site);
+    RT_CHECK(mkfifo(odd, 0644) == 0, "mkfifo %s", odd);
+    RT_EXPECT_ERROR(hum_runtime_reload_policies(rt), HUM_ERR_IO, "a FIFO named *.lua", "pipe.lua is no regular file");
+    unlink(odd);
+    expect_winner(rt, "the policies in force stayed", "sm_90a", "site-ampere", 32);
 
     /* A bad table only shows when tunings run: the error names the policy file, and the
      * policy set stays loaded. */

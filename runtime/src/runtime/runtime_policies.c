@@ -92,7 +92,9 @@ static int is_policy_name(const char *name)
     return name[0] != '.' && len > 4 && strcmp(name + len - 4, ".lua") == 0;
 }
 
-/* Appends the sorted *.lua names of directory `dir` to `out`. */
+/* Appends the sorted *.lua names of directory `dir` to `out`. A *.lua name that is no regular
+ * file (a directory, a FIFO, a broken link) fails, naming it: skipped, it hid a policy its author
+ * meant to load, and a FIFO would block the read. */
 static hum_status list_dir(const char *dir, strlist *out)
 {
     DIR *d = opendir(dir);
@@ -105,11 +107,19 @@ static hum_status list_dir(const char *dir, strlist *out)
         if (!is_policy_name(e->d_name))
             continue;
         char *path = join_path(dir, strlen(dir), e->d_name);
+        if (!path) {
+            st = hum_fail(HUM_ERR_OUT_OF_MEMORY, "listing policy directory %s: out of memory", dir);
+            break;
+        }
         struct stat sb;
-        int regular = path && stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
-        free(path);
-        if (regular)
+        if (stat(path, &sb) != 0)
+            st = hum_fail(HUM_ERR_IO, "policy directory %s: cannot read %s: %s", dir, e->d_name, strerror(errno));
+        else if (!S_ISREG(sb.st_mode))
+            st = hum_fail(HUM_ERR_IO, "policy directory %s: %s is %s, not a policy file (rename it without .lua)",
+                          dir, e->d_name, S_ISDIR(sb.st_mode) ? "a directory" : "no regular file");
+        else
             st = strlist_take(&found, strdup(e->d_name));
+        free(path);
     }
     closedir(d);
     strlist_sort_unique(&found);
