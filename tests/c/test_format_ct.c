@@ -184,9 +184,9 @@ static void test_version_lie(void)
     free(dir);
 }
 
-/* Config groups chosen by target: exact name over regex over class name; ties and regexes
- * outside the supported subset are named. */
-static void test_targets(void)
+/* A fresh directory holding one small pack-quantized int4 layer (16 x 64, group 32), whose
+ * config.json the caller writes. */
+static char *small_int4_layer(const char *name)
 {
     int64_t n = 16, k = 64;
     int8_t q[16 * 64];
@@ -195,11 +195,19 @@ static void test_targets(void)
         q[i] = (int8_t)(i % 16 - 8);
     for (int i = 0; i < 32; i++)
         s[i] = fx_bf16_bits(0.25);
-    char *dir = fmt_tmpdir("ct-targets");
+    char *dir = fmt_tmpdir(name);
     fx_ct fx = {.format = "pack-quantized", .version = "0.18.0", .type = "int", .strategy = "group", .bits = 4,
                 .sym = 1, .group_size = 32, .n = n, .k = k, .q_int = q, .scale = s, .scale_dtype = "BF16",
                 .scale_rows = n, .scale_cols = 2};
     fx_write_ct(dir, layer, &fx);
+    return dir;
+}
+
+/* Config groups chosen by target: exact name over regex over class name; ties and regexes
+ * outside the supported subset are named. */
+static void test_targets(void)
+{
+    char *dir = small_int4_layer("ct-targets");
     static const char *fmt =
         "{\"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"format\": \"pack-quantized\", "
         "\"version\": \"0.18.0\", \"quantization_status\": \"compressed\", \"ignore\": [\"lm_head\"], "
@@ -238,18 +246,7 @@ static void test_targets(void)
  * and 0 as true, which took asymmetric weights for symmetric ones. */
 static void test_flags(void)
 {
-    int64_t n = 16, k = 64;
-    int8_t q[16 * 64];
-    uint16_t s[16 * 2];
-    for (int i = 0; i < n * k; i++)
-        q[i] = (int8_t)(i % 16 - 8);
-    for (int i = 0; i < 32; i++)
-        s[i] = fx_bf16_bits(0.25);
-    char *dir = fmt_tmpdir("ct-flags");
-    fx_ct fx = {.format = "pack-quantized", .version = "0.18.0", .type = "int", .strategy = "group", .bits = 4,
-                .sym = 1, .group_size = 32, .n = n, .k = k, .q_int = q, .scale = s, .scale_dtype = "BF16",
-                .scale_rows = n, .scale_cols = 2};
-    fx_write_ct(dir, layer, &fx);
+    char *dir = small_int4_layer("ct-flags");
     static const char *fmt =
         "{\"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"format\": \"pack-quantized\", "
         "\"version\": \"0.18.0\", \"quantization_status\": \"compressed\", \"config_groups\": {\"group_0\": "
