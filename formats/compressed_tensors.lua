@@ -278,9 +278,7 @@ local function plan(ck, qc, layer)
     p.strategy, p.group_size = "group", 32
     ck:expect(scale, "U8", with_lead({ p.n, math.ceil(p.k / 32) }))
   elseif p.strategy == "group" then
-    if type(p.group_size) ~= "number" or p.group_size < 1 then
-      ck:fail("group strategy without a positive group_size")
-    end
+    ck:size(p.group_size, where .. "group_size")
     ck:expect(scale, { "F16", "BF16", "F32" }, with_lead({ p.n, math.ceil(p.k / p.group_size) }))
   elseif p.strategy == "channel" then
     ck:expect(scale, { "F16", "BF16", "F32" }, with_lead({ p.n, 1 }))
@@ -292,9 +290,11 @@ local function plan(ck, qc, layer)
   elseif p.strategy == "block" then
     local bs = a.block_structure
     if type(bs) == "string" then bs = { tonumber(bs:match("^(%d+)x")), tonumber(bs:match("x(%d+)$")) } end
-    if type(bs) ~= "table" or type(bs[1]) ~= "number" or type(bs[2]) ~= "number" then
+    if type(bs) ~= "table" or #bs ~= 2 then
       ck:fail("block strategy without a block_structure [rows, cols]")
     end
+    ck:size(bs[1], where .. "block_structure[1]")
+    ck:size(bs[2], where .. "block_structure[2]")
     p.block = bs
     ck:expect(scale, { "F16", "BF16", "F32" }, with_lead({ math.ceil(p.n / bs[1]), math.ceil(p.k / bs[2]) }))
   else

@@ -15,6 +15,7 @@
 
 local hum = require("hum")
 local cv = require("hum.convert")
+local fields = require("hum.fields")
 
 local C = hum.C
 local M = {}
@@ -22,9 +23,12 @@ local M = {}
 local function block_size(ck, qc)
   local b = qc.weight_block_size
   if b == nil then return nil end
-  if type(b) ~= "table" or type(b[1]) ~= "number" or type(b[2]) ~= "number" or b[1] < 1 or b[2] < 1 then
-    ck:fail("quantization_config.weight_block_size must be [rows, cols] of positive integers")
+  if type(b) ~= "table" or #b ~= 2 then
+    ck:fail("quantization_config.weight_block_size is " .. (type(b) == "table" and "a list of " .. #b .. " values"
+      or fields.show(b)) .. ", expected [rows, cols]")
   end
+  ck:size(b[1], "quantization_config.weight_block_size[1]")
+  ck:size(b[2], "quantization_config.weight_block_size[2]")
   return b
 end
 

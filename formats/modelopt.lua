@@ -64,7 +64,7 @@ local function plan(ck, q, layer)
   elseif algo == "NVFP4" then
     ck:expect(w, "U8", false)
     p.k, p.bits = 2 * w.shape[2], 4
-    p.group_size = gs or 16
+    p.group_size = ck:size(gs or 16, "hf_quant_config.json group_size of " .. layer)
     ck:expect(p.scale, "F8_E4M3", { p.n, math.ceil(p.k / p.group_size) })
     p.scale_2 = ck:expect(ck:tensor(layer .. ".weight_scale_2"), "F32", false)
   else

@@ -90,6 +90,15 @@ function Checkpoint:fail(msg)
   hum.fail("HUM_ERR_FORMAT", self.path .. ": " .. msg, 0)
 end
 
+-- A size of a config (a group or block size; `what` names it for the message): a whole number in
+-- 1 .. 2^31 - 1, else HUM_ERR_FORMAT (64.5 was cut to 64, "16" or true reached arithmetic).
+function Checkpoint:size(v, what)
+  if type(v) ~= "number" or v ~= math.floor(v) or v < 1 or v >= 2 ^ 31 then
+    self:fail(what .. " is " .. fields.show(v) .. ", expected a positive integer below 2^31")
+  end
+  return v
+end
+
 -- A boolean of a config (`what` names it for the message): `default` where it is missing, else
 -- true or false; anything else (a string "false" is true to Lua, 0 too) raises HUM_ERR_FORMAT.
 function Checkpoint:flag(v, default, what)

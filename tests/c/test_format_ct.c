@@ -269,6 +269,15 @@ static void test_flags(void)
         snprintf(what, sizeof what, "flags case %zu", i);
         FMT_EXPECT_ERROR(fmt_load(dir, layer, &w), HUM_ERR_FORMAT, what, cases[i].needle);
     }
+    /* a group size that is no whole number was cut (32.5 read as 32) */
+    fx_write_json(dir, "config.json",
+                  "{\"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"format\": "
+                  "\"pack-quantized\", \"version\": \"0.18.0\", \"quantization_status\": \"compressed\", "
+                  "\"config_groups\": {\"group_0\": {\"targets\": [\"Linear\"], \"weights\": {\"num_bits\": 4, "
+                  "\"type\": \"int\", \"symmetric\": true, \"strategy\": \"group\", \"group_size\": 32.5}}}}}");
+    hum_standard_weight w;
+    FMT_EXPECT_ERROR(fmt_load(dir, layer, &w), HUM_ERR_FORMAT, "fractional group size",
+                     "weights.group_size is 32.5, expected a positive integer below 2^31");
     fmt_rmtree(dir);
     free(dir);
 }

@@ -110,6 +110,15 @@ static void test_modelopt(const char *algo, int64_t n, int64_t k, unsigned seed)
         check_act(dir, layer, what, HUM_DTYPE_FLOAT4_E2M1, HUM_ACT_SCALE_GROUP, 16, 0.0f, "nvfp4");
     else
         check_act(dir, layer, what, HUM_DTYPE_FLOAT8_E4M3FN, HUM_ACT_SCALE_TOKEN, 0, 0.0f, "e4m3 token");
+    /* NVFP4's group size must be a positive integer (7.5 was cut to 7, "16" reached C as a string) */
+    if (nvfp4) {
+        fmt_write_text(fmt_path(dir, "hf_quant_config.json"),
+                       "{\"producer\": {\"name\": \"modelopt\"}, \"quantization\": {\"quant_algo\": \"NVFP4\", "
+                       "\"group_size\": \"16\"}}");
+        hum_standard_weight w;
+        FMT_EXPECT_ERROR(fmt_load(dir, layer, &w), HUM_ERR_FORMAT, "nvfp4 string group",
+                         "group_size of model.layers.0.mlp.up_proj is \"16\" (a string), expected a positive integer");
+    }
     /* The AWQ flavours are refused by name, and a contradicting config.json too. */
     fmt_write_text(fmt_path(dir, "hf_quant_config.json"),
                    "{\"producer\": {\"name\": \"modelopt\"}, \"quantization\": {\"quant_algo\": \"W4A16_AWQ\"}}");
@@ -157,6 +166,25 @@ static void test_fp8_block(int64_t n, int64_t k, int64_t bn, int64_t bk, const c
         check_act(dir, layer, what, HUM_DTYPE_FLOAT8_E4M3FN, HUM_ACT_SCALE_GROUP, 128, 0.0f, "e4m3 group 128");
     else
         check_act(dir, layer, what, HUM_DTYPE_INVALID, HUM_ACT_SCALE_TOKEN, 0, 0.0f, "");
+    /* block sizes that are no positive integers, or not two of them, are refused (128.5 was cut
+     * to 128, a third entry ignored) */
+    static const struct {
+        const char *block, *needle;
+    } bad[] = {
+        {"[128.5, 128]", "weight_block_size[1] is 128.5, expected a positive integer below 2^31"},
+        {"[128, 128, 7]", "weight_block_size is a list of 3 values, expected [rows, cols]"},
+        {"[128, \"128\"]", "weight_block_size[2] is \"128\" (a string)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char cfg[256];
+        snprintf(cfg, sizeof cfg,
+                 "{\"quantization_config\": {\"quant_method\": \"fp8\", \"fmt\": \"e4m3\", "
+                 "\"activation_scheme\": \"dynamic\", \"weight_block_size\": %s}}\n",
+                 bad[i].block);
+        fmt_write_text(fmt_path(dir, "config.json"), cfg);
+        hum_standard_weight w;
+        FMT_EXPECT_ERROR(fmt_load(dir, layer, &w), HUM_ERR_FORMAT, bad[i].block, bad[i].needle);
+    }
     fmt_rmtree(dir);
     free(dir);
     free(codes);
