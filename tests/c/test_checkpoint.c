@@ -80,6 +80,10 @@ static void test_sharded(void)
     fmt_write_text(fmt_path(dir, "model.safetensors.index.json"),
                    "{\"weight_map\": {\"model.layers.0.qweight\": \"model-00003-of-00003.safetensors\"}}");
     FMT_EXPECT_ERROR(hum_checkpoint_open(dir, &ck), HUM_ERR_IO, "missing shard", "model-00003-of-00003.safetensors");
+    /* a NUL escape cut the shard's name short in C ("x.safetensors\u0000y" opened x.safetensors) */
+    fmt_write_text(fmt_path(dir, "model.safetensors.index.json"),
+                   "{\"weight_map\": {\"model.layers.0.qweight\": \"model-00001-of-00002.safetensors\\u0000y\"}}");
+    FMT_EXPECT_ERROR(hum_checkpoint_open(dir, &ck), HUM_ERR_FORMAT, "NUL in a shard name", "a NUL character");
     fmt_write_text(fmt_path(dir, "model.safetensors.index.json"), "{\"weight_map\": 7}");
     FMT_EXPECT_ERROR(hum_checkpoint_open(dir, &ck), HUM_ERR_FORMAT, "bad weight_map", "\"weight_map\" must be");
     /* Without an index every shard is read, and a name in two of them is an error. */

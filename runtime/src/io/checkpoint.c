@@ -1,6 +1,7 @@
 /* Checkpoints: a directory (or one file) of safetensors shards plus the JSON config files that
  * say how it was quantized. Tensor names are merged across shards into one sorted index. */
 #include "internal.h"
+#include "json_text.h"
 #include "regular_file.h"
 
 #include <cjson/cJSON.h>
@@ -94,6 +95,10 @@ static int read_text(const char *path, char **out)
 /* Parses `text` as a JSON object; HUM_ERR_FORMAT with the line of the error otherwise. */
 static hum_status parse_object(const char *path, const char *text, cJSON **out)
 {
+    const long long nul = hum_json_nul_escape(text, strlen(text));
+    if (nul >= 0)
+        return hum_fail(HUM_ERR_FORMAT, "%s: a NUL character (\\u0000 at byte %lld) in a string: tensor and file names "
+                        "are C strings", path, nul);
     const char *end = NULL;
     cJSON *j = cJSON_ParseWithOpts(text, &end, 1);
     if (!j) {

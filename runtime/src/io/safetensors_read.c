@@ -1,6 +1,7 @@
 /* safetensors reader: mmap, header parsed with cJSON, every rule of the reference parser checked
  * before a single tensor view is handed out. */
 #include "internal.h"
+#include "json_text.h"
 #include "regular_file.h"
 
 #include <cjson/cJSON.h>
@@ -191,23 +192,6 @@ static long long utf8_error(const unsigned char *s, size_t len)
     return -1;
 }
 
-/* Offset of the first \u0000 escape inside a JSON string of the header, or -1: cJSON keeps the
- * string whole but C reads it to the NUL, so "a\u0000b" would be tensor "a". */
-static long long nul_escape(const char *s, size_t len)
-{
-    int in_string = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] == '"') {
-            in_string = !in_string;
-        } else if (in_string && s[i] == '\\' && i + 1 < len) {
-            if (s[i + 1] == 'u' && i + 5 < len && memcmp(s + i + 2, "0000", 4) == 0)
-                return (long long)i;
-            i++; /* the escaped character: \" does not end the string, \\ escapes nothing after it */
-        }
-    }
-    return -1;
-}
-
 /* The nesting of lists and objects at byte `at` of JSON text (brackets inside strings not
  * counted): where cJSON stops past CJSON_NESTING_LIMIT on a header that is valid JSON. */
 static long depth_at(const char *s, size_t at)
@@ -236,7 +220,7 @@ static hum_status parse_header(hum_safetensors *st, const char *text, size_t len
     long long bad = utf8_error((const unsigned char *)text, len);
     if (bad >= 0)
         return hum_fail(HUM_ERR_FORMAT, "%s: header is not valid UTF-8 (header byte %lld)", st->path, bad);
-    if ((bad = nul_escape(text, len)) >= 0)
+    if ((bad = hum_json_nul_escape(text, len)) >= 0)
         return hum_fail(HUM_ERR_FORMAT, "%s: header holds a NUL character (\\u0000 at header byte %lld): tensor names "
                         "and metadata are C strings", st->path, bad);
     const char *end = NULL;
