@@ -22,7 +22,7 @@ write_gptq() / write_awq() (hum's checkpoint writers), and tensor-parallel shard
 
 import ctypes
 
-from . import _capi
+from . import _args, _capi
 from ._capi import F, K, T
 
 __all__ = ["HumError", "Runtime", "Layer", "Moe", "Workspace", "StandardWeight", "Shard", "LayerSummary", "dtype",
@@ -60,7 +60,7 @@ def device_count():
 def dtype(name):
     """The hum_dtype code of a name ("float16", "bf16", "uint4", "e4m3", ...)."""
     out = ctypes.c_uint32()
-    _check(F["hum_dtype_parse"](name.encode(), ctypes.byref(out)))
+    _check(F["hum_dtype_parse"](_args.text(name, "dtype name"), ctypes.byref(out)))
     return out.value
 
 
@@ -82,8 +82,9 @@ class Shard:
     def __init__(self, dim=None, rank=0, world=1, experts=None):
         if dim not in self._DIMS:
             raise ValueError("Shard dim %r: expected 'column', 'row' or None" % (dim,))
-        self.dim, self.rank, self.world = dim, int(rank), int(world)
-        self.experts = None if experts is None else [int(x) for x in experts]
+        self.world = _args.integer(world, "Shard world", 1, 2 ** 31 - 1)
+        self.dim, self.rank = dim, _args.integer(rank, "Shard rank", 0, 2 ** 31 - 1)  # hum checks rank < world
+        self.experts = None if experts is None else [_args.integer(x, "Shard expert", 0, 2 ** 31 - 1) for x in experts]
 
     @classmethod
     def from_expert_map(cls, expert_map, dim=None, rank=0, world=1):
@@ -261,11 +262,11 @@ class Runtime:
     def __init__(self, config=None, device=None, cache_dir=None):
         o = T["hum_runtime_options"]()
         F["hum_runtime_options_init"](ctypes.byref(o))
-        self._keep = [None if config is None else str(config).encode(),
-                      None if cache_dir is None else str(cache_dir).encode()]
+        self._keep = [None if config is None else _args.path(config, "hum.Runtime config"),
+                      None if cache_dir is None else _args.path(cache_dir, "hum.Runtime cache_dir")]
         o.config_path, o.cache_dir = self._keep
         if device is not None:
-            o.device_ordinal = int(device)
+            o.device_ordinal = _args.integer(device, "hum.Runtime device", 0, 2 ** 31 - 1)
         rt = ctypes.c_void_p()
         _check(F["hum_runtime_create"](ctypes.byref(o), ctypes.byref(rt)), "hum.Runtime")
         self._rt = rt
@@ -321,7 +322,7 @@ class Runtime:
     def list_layers(self, path):
         """[LayerSummary] of every quantized layer of a checkpoint (directory or .safetensors file)."""
         ck = ctypes.c_void_p()
-        _check(F["hum_checkpoint_open"](str(path).encode(), ctypes.byref(ck)))
+        _check(F["hum_checkpoint_open"](_args.path(path, "list_layers path"), ctypes.byref(ck)))
         lst = T["hum_layer_list"]()
         try:
             _check(F["hum_checkpoint_list_layers"](self._handle(), ck, ctypes.byref(lst)))
@@ -335,7 +336,8 @@ class Runtime:
         layer of one module per expert then converts only the shard's experts)."""
         w = StandardWeight._new()
         s, ids = shard._c() if shard is not None else (None, None)
-        _check(F["hum_layer_load_shard"](self._handle(), str(path).encode(), name.encode(),
+        _check(F["hum_layer_load_shard"](self._handle(), _args.path(path, "load_standard path"),
+                                         _args.text(name, "load_standard name"),
                                          ctypes.byref(s) if s is not None else None, ctypes.byref(w._w)))
         return w
 
@@ -350,7 +352,8 @@ class Runtime:
         the GPU) when `prepare` and the runtime has a GPU."""
         o, ids = _options(activation, shard, output, activation_group)
         out = ctypes.c_void_p()
-        _check(F["hum_layer_from_safetensors"](self._handle(), str(path).encode(), name.encode(), ctypes.byref(o),
+        _check(F["hum_layer_from_safetensors"](self._handle(), _args.path(path, "layer_from_checkpoint path"),
+                                               _args.text(name, "layer_from_checkpoint name"), ctypes.byref(o),
                                                ctypes.byref(out)), "layer %s of %s" % (name, path))
         return self._adopt(Layer(self, out), prepare)
 
@@ -372,7 +375,7 @@ class Runtime:
         `activation` says what A runs as and why (the checkpoint's scheme, the config's
         override, or the fallback where the arch lacks it)."""
         d = T["hum_layer_dispatch"]()
-        target = arch.encode() if arch else None
+        target = _args.text(arch, "describe_plan arch") if arch else None
         if isinstance(layer, str):
             if activation or output or activation_group or shard is not None:
                 raise ValueError("describe_plan: a SPEC carries its own activation options (a=, ascale=, out=)")
@@ -420,7 +423,8 @@ class Runtime:
             experts = Shard.from_expert_map(expert_map).experts
         o, ids = moe_options(top_k, activation, gate_up, global_experts, experts, dtype, alpha, beta, limit, gemm)
         out = ctypes.c_void_p()
-        _check(F["hum_moe_from_safetensors"](self._handle(), str(path).encode(), name.encode(), ctypes.byref(o),
+        _check(F["hum_moe_from_safetensors"](self._handle(), _args.path(path, "moe_from_checkpoint path"),
+                                             _args.text(name, "moe_from_checkpoint name"), ctypes.byref(o),
                                              ctypes.byref(out)), "MoE %s of %s" % (name, path))
         return self._adopt(Moe(self, out, gemm), prepare)
 
@@ -445,7 +449,7 @@ class Runtime:
 
 def _spec(spec):
     s = T["hum_layer_spec"]()
-    _check(F["hum_layer_spec_parse"](spec.encode(), ctypes.byref(s)), "spec %r" % spec)
+    _check(F["hum_layer_spec_parse"](_args.text(spec, "spec"), ctypes.byref(s)), "spec %r" % spec)
     return s
 
 
@@ -453,7 +457,8 @@ def spec_weight(spec, seed=1):
     """The random StandardWeight hum_layer_spec_weight makes for a SPEC string."""
     s = _spec(spec)
     w = StandardWeight._new()
-    _check(F["hum_layer_spec_weight"](ctypes.byref(s), seed, ctypes.byref(w._w)))
+    _check(F["hum_layer_spec_weight"](ctypes.byref(s), _args.integer(seed, "spec_weight seed", 0, 2 ** 64 - 1),
+                                      ctypes.byref(w._w)))
     return w
 
 

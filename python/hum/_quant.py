@@ -3,9 +3,8 @@ checkpoints from float weights without any other tool (hum.h: hum_quantize_refer
 hum_checkpoint_write_gptq / _awq)."""
 
 import ctypes
-import os
 
-from . import StandardWeight, _check, _np, dtype
+from . import StandardWeight, _args, _check, _np, dtype
 from ._capi import F, K, T
 
 _SCALES = {"channel": "HUM_SCALE_CHANNEL", "group": "HUM_SCALE_GROUP", "block": "HUM_SCALE_BLOCK",
@@ -60,13 +59,13 @@ def _write(fn, directory, layers, v2, architecture):
     names = list(layers)
     if not names:
         raise ValueError("write: no layers")
-    c_names = (ctypes.c_char_p * len(names))(*[n.encode() for n in names])
+    c_names = (ctypes.c_char_p * len(names))(*[_args.text(n, "layer name") for n in names])
     weights = (T["hum_standard_weight"] * len(names))(*[layers[n]._w for n in names])
     opts = T["hum_checkpoint_write_options"]()
     opts.gptq_v2 = 1 if v2 else 0
-    arch = architecture.encode() if architecture else None
+    arch = _args.text(architecture, "architecture") if architecture else None
     opts.architecture = arch
-    _check(fn(os.fsencode(directory), c_names, weights, len(names), ctypes.byref(opts)), "writing %s" % directory)
+    _check(fn(_args.path(directory, "write directory"), c_names, weights, len(names), ctypes.byref(opts)), "writing %s" % directory)
 
 
 def write_gptq(directory, layers, v2=False, architecture=None):

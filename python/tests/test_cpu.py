@@ -206,6 +206,33 @@ def test_errors_carry_hums_message(rt, gptq_dir, tmp_path):
         hum.quantize(np.full((4, 8), np.nan, dtype=np.float32))
 
 
+def test_arguments_checked_before_c(rt, gptq_dir):
+    """A NUL inside a str ended it in C, ctypes wrapped integers to 32 bits and truncated floats,
+    and None reached .encode(): each is a TypeError or ValueError naming the argument now."""
+    with pytest.raises(ValueError, match="NUL"):
+        rt.list_layers(str(gptq_dir) + "\0junk")
+    with pytest.raises(ValueError, match="NUL"):
+        rt.load_standard(gptq_dir, LAYERS[0] + "\0x")
+    with pytest.raises(ValueError, match="NUL"):
+        hum.spec_weight("n=64,k=64\0,w=bogus")
+    with pytest.raises(TypeError, match="spec must be a str"):
+        hum.spec_weight(None)
+    with pytest.raises(TypeError, match="load_standard name must be a str"):
+        rt.load_standard(gptq_dir, None)
+    with pytest.raises(TypeError, match="dtype name must be a str"):
+        hum.dtype(5)
+    with pytest.raises(TypeError, match="cache_dir must be a path"):
+        hum.Runtime(cache_dir=5)
+    with pytest.raises(TypeError, match="device must be an integer"):
+        hum.Runtime(device=1.5)
+    with pytest.raises(ValueError, match="Shard rank = 4294967298"):
+        hum.Shard("column", 2 ** 32 + 2, 4)
+    with pytest.raises(ValueError, match="Shard world = 1099511627776"):
+        hum.Shard("column", 0, 2 ** 40)
+    with pytest.raises(TypeError, match="spec_weight seed must be an integer"):
+        hum.spec_weight("n=64,k=64", seed=None)
+
+
 def test_dlpack_view():
     """DLPack tensors are read in place: pointer, dtype, shape and element strides."""
     from hum._layer import dlpack_view
