@@ -91,6 +91,8 @@ static int parse(int argc, char **argv, bench_options *o)
                              "--out, --experts, --topk or --down)");
     if (rc == 0 && o->balanced && !o->moe)
         rc = cli_usage_error(&args, "--balanced is a --moe option");
+    if (rc == 0 && o->spec && (o->experts || o->topk || o->down))
+        rc = cli_usage_error(&args, "--experts, --topk and --down are --moe-gemm options (a --layer is dense)");
     if (rc == 0 && o->moe_gemm && (o->spec || !o->experts || !o->topk))
         rc = cli_usage_error(&args, "--moe-gemm SPEC takes --experts E and --topk K, and no --layer");
     return rc;

@@ -96,6 +96,10 @@ int main(void)
     cli_has("info --config=FILE", config);
     RT_CHECK(cli_hum("demo --act-order=yes") == 2, "a flag with a value:\n%s", cli_output);
     cli_has("a flag with a value", "--act-order takes no value");
+    /* the expert GEMM's flags beside a dense --layer were ignored, as --balanced is not */
+    RT_CHECK(cli_hum("bench --layer n=256,k=256 --experts 4") == 2, "--experts with --layer:\n%s", cli_output);
+    cli_has("--experts with --layer", "--experts, --topk and --down are --moe-gemm options");
+    RT_CHECK(cli_hum("bench --layer n=256,k=256 --down") == 2, "--down with --layer:\n%s", cli_output);
 
     /* SPEC values: strtoll took "+64" and " 64"; w=int4 failed later, in the quantizer, exit 1 */
     bad_spec("n=+64,k=64", "n=+64");
