@@ -33,6 +33,10 @@ static int parent_stat(const char *path, struct stat *out)
 int cli_output_allowed(const char *command, const char *option, const char *path, int force, const char *checkpoint,
                        const char *const *inputs)
 {
+    if (!*path) {
+        fprintf(stderr, "%s: %s is empty (expected a file name)\n", command, option);
+        return 1;
+    }
     struct stat out, entry, parent;
     /* lstat: a symbolic link is an entry of its own, replaced by the write's rename, not its target */
     const int present = lstat(path, &entry) == 0, exists = stat(path, &out) == 0;

@@ -97,6 +97,11 @@ int main(void)
     snprintf(args, sizeof args, "inspect %s --layer %s --dequant %s --force", ckpt, LAYER, dir);
     RT_CHECK(cli_hum(args) == 1, "--dequant to a directory:\n%s", cli_output);
     cli_has("--dequant to a directory", "is a directory");
+    /* an empty name was found out after the listing and the conversion ("hum inspect: : cannot write") */
+    snprintf(args, sizeof args, "inspect %s --layer %s --dequant=", ckpt, LAYER);
+    RT_CHECK(cli_hum(args) == 1, "--dequant of an empty name:\n%s", cli_output);
+    cli_has("--dequant of an empty name", "--dequant is empty (expected a file name)");
+    RT_CHECK(!strstr(cli_output, "quantized layer"), "an empty --dequant printed the listing first:\n%s", cli_output);
 
     /* entries that are not regular files stay as they are, --force or not */
     char link[4300], dangling[4300], fifo[4300];
