@@ -65,7 +65,8 @@ def _write(fn, directory, layers, v2, architecture):
     opts.gptq_v2 = 1 if v2 else 0
     arch = _args.text(architecture, "architecture") if architecture else None
     opts.architecture = arch
-    _check(fn(_args.path(directory, "write directory"), c_names, weights, len(names), ctypes.byref(opts)), "writing %s" % directory)
+    _check(fn(_args.path(directory, "write directory"), c_names, weights, len(names), ctypes.byref(opts)),
+           "writing %s" % directory)
 
 
 def write_gptq(directory, layers, v2=False, architecture=None):
