@@ -156,8 +156,14 @@ end
 
 local function experts(out) return math.max(1, tonumber(out.num_experts)) end
 
--- Header fields: info = {n, k, experts (0 dense), weight_dtype, param_dtype}.
+-- Header fields: info = {n, k, experts (0 dense), weight_dtype, param_dtype}. A checkpoint whose
+-- shapes give an empty weight (N or K of 0) is refused here, as the checkpoint's fault: the
+-- standard weight's check after conversion would blame the converter.
 function M.begin(out, info)
+  if not (info.n >= 1 and info.k >= 1) then
+    hum.fail("HUM_ERR_FORMAT", string.format("the checkpoint's tensors give an empty weight: N = %s, K = %s",
+      tostring(info.n), tostring(info.k)), 0)
+  end
   out.num_experts = info.experts or 0
   out.n = info.n
   out.k = info.k

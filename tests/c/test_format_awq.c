@@ -82,8 +82,24 @@ static void run_case(int64_t group_size, int64_t n, int64_t k, int bias, unsigne
     free(b);
 }
 
+/* A checkpoint whose shapes give no output features is the checkpoint's fault, named as such
+ * (the standard weight's own check blamed hum's converter, HUM_ERR_INTERNAL). */
+static void empty_weight(void)
+{
+    uint8_t none[1] = {0};
+    uint16_t none16[1] = {0};
+    char *dir = fmt_tmpdir("awq-empty");
+    fx_awq fx = {.group_size = 64, .n = 0, .k = 128, .q = none, .zero = none, .scale = none16};
+    FMT_CHECK(fx_write_awq(dir, layer, &fx) == 0, "empty AWQ fixture");
+    hum_standard_weight w;
+    FMT_EXPECT_ERROR(fmt_load(dir, layer, &w), HUM_ERR_FORMAT, "N = 0", "an empty weight: N = 0, K = 128");
+    fmt_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
+    empty_weight();
     run_case(128, 64, 256, 1, 1);
     run_case(32, 40, 96, 0, 2);
     run_case(64, 8, 128, 1, 3);
