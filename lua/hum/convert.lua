@@ -196,7 +196,24 @@ function M.set_scale(out, scale_type, dtype, src, rows, cols, group_size, group_
   out.group_size = group_size or 0
   out.group_size_n = group_size_n or 0
   local data = alloc(out.scale, dtype, lead(out, { rows, cols }))
-  ffi.copy(data, src, experts(out) * rows * cols * C.hum_dtype_code_size(dtype))
+  local count, size = experts(out) * rows * cols, C.hum_dtype_code_size(dtype)
+  ffi.copy(data, src, count * size)
+  -- a NaN or infinite scale (an e8m0 0xFF is NaN) makes its whole group NaN or infinite: the
+  -- checkpoint's fault, named before any GEMM runs on it (zero stays: an all-zero group's scale)
+  local chunk = math.min(count, 65536)
+  local f = ffi.new("float[?]", math.max(1, chunk))
+  for at = 0, count - 1, chunk do
+    local m = math.min(chunk, count - at)
+    hum.check(C.hum_dtype_to_float(dtype, ffi.cast("const uint8_t *", data) + at * size, m, f), "reading the scales")
+    for i = 0, m - 1 do
+      local v = f[i]
+      if v ~= v or v == math.huge or v == -math.huge then
+        local e, r = math.floor((at + i) / (rows * cols)), math.floor((at + i) / cols) % rows
+        hum.fail("HUM_ERR_FORMAT", string.format("the weight's scales hold %s at %srow %d, column %d", tostring(v),
+          out.num_experts > 0 and ("expert " .. e .. ", ") or "", r, (at + i) % cols), 0)
+      end
+    end
+  end
 end
 
 -- Integer zero points from one code per byte, values [E][N][G]; packed along N.
@@ -211,6 +228,14 @@ end
 
 -- global_scale float32: one value, or one per expert.
 function M.set_global(out, values)
+  for i, v in ipairs(values) do
+    -- zero stays (an all-zero tensor's scale); float32 must hold it: a reciprocal of a tiny
+    -- divisor (compressed-tensors' 1e-45) overflows to inf
+    if not (v >= 0 and v <= 3.4028234663852886e38) then
+      hum.fail("HUM_ERR_FORMAT", string.format("the weight's global scale%s is %s, expected a finite value >= 0 "
+        .. "that float32 holds", #values > 1 and (" of expert " .. (i - 1)) or "", tostring(v)), 0)
+    end
+  end
   local data = ffi.cast("float *", alloc(out.global_scale, C.HUM_DTYPE_FLOAT32, { #values }))
   for i, v in ipairs(values) do data[i - 1] = v end
 end

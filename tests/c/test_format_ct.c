@@ -185,8 +185,8 @@ static void test_version_lie(void)
 }
 
 /* A fresh directory holding one small pack-quantized int4 layer (16 x 64, group 32), whose
- * config.json the caller writes. */
-static char *small_int4_layer(const char *name)
+ * config.json the caller writes; with `nan_scale` its scale of row 2, group 1 is a NaN. */
+static char *small_int4_layer(const char *name, int nan_scale)
 {
     int64_t n = 16, k = 64;
     int8_t q[16 * 64];
@@ -195,6 +195,8 @@ static char *small_int4_layer(const char *name)
         q[i] = (int8_t)(i % 16 - 8);
     for (int i = 0; i < 32; i++)
         s[i] = fx_bf16_bits(0.25);
+    if (nan_scale)
+        s[2 * 2 + 1] = 0x7FC0; /* bfloat16 NaN */
     char *dir = fmt_tmpdir(name);
     fx_ct fx = {.format = "pack-quantized", .version = "0.18.0", .type = "int", .strategy = "group", .bits = 4,
                 .sym = 1, .group_size = 32, .n = n, .k = k, .q_int = q, .scale = s, .scale_dtype = "BF16",
@@ -207,7 +209,7 @@ static char *small_int4_layer(const char *name)
  * outside the supported subset are named. */
 static void test_targets(void)
 {
-    char *dir = small_int4_layer("ct-targets");
+    char *dir = small_int4_layer("ct-targets", 0);
     static const char *fmt =
         "{\"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"format\": \"pack-quantized\", "
         "\"version\": \"0.18.0\", \"quantization_status\": \"compressed\", \"ignore\": [\"lm_head\"], "
@@ -246,7 +248,7 @@ static void test_targets(void)
  * and 0 as true, which took asymmetric weights for symmetric ones. */
 static void test_flags(void)
 {
-    char *dir = small_int4_layer("ct-flags");
+    char *dir = small_int4_layer("ct-flags", 0);
     static const char *fmt =
         "{\"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"format\": \"pack-quantized\", "
         "\"version\": \"0.18.0\", \"quantization_status\": \"compressed\", \"config_groups\": {\"group_0\": "
@@ -278,6 +280,17 @@ static void test_flags(void)
     hum_standard_weight w;
     FMT_EXPECT_ERROR(fmt_load(dir, layer, &w), HUM_ERR_FORMAT, "fractional group size",
                      "weights.group_size is 32.5, expected a positive integer below 2^31");
+    fmt_rmtree(dir);
+    free(dir);
+    /* a NaN scale made its whole group NaN, converted without a word */
+    dir = small_int4_layer("ct-nan-scale", 1);
+    fx_write_json(dir, "config.json",
+                  "{\"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"format\": "
+                  "\"pack-quantized\", \"version\": \"0.18.0\", \"quantization_status\": \"compressed\", "
+                  "\"config_groups\": {\"group_0\": {\"targets\": [\"Linear\"], \"weights\": {\"num_bits\": 4, "
+                  "\"type\": \"int\", \"symmetric\": true, \"strategy\": \"group\", \"group_size\": 32}}}}}");
+    FMT_EXPECT_ERROR(fmt_load(dir, layer, &w), HUM_ERR_FORMAT, "NaN scale",
+                     "the weight's scales hold nan at row 2, column 1");
     fmt_rmtree(dir);
     free(dir);
 }
