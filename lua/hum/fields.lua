@@ -120,7 +120,7 @@ function fields.from_table(config, t, out, where, ignore)
       end
       out[name] = 0
     elseif f.kind == "int" then
-      local whole = type(v) == "number" and v == math.floor(v)
+      local whole = type(v) == "number" and v == math.floor(v) and math.abs(v) ~= math.huge
       expect(is_int32(v), whole and "an integer within 32 bits (-2^31 .. 2^31 - 1)" or "an integer")
       out[name] = v
     elseif f.kind == "bool" then

@@ -167,7 +167,11 @@ static void test_errors(void)
     bad("hex override", "overrides:\n  moe:\n    activation: 0x8\n", HUM_ERR_CONFIG,
         "deploy.yaml:3: key 'overrides.moe.activation'", "got an integer, 0x8");
     bad("tagged device", "device: !!float 0\n", HUM_ERR_CONFIG, "deploy.yaml:1: key 'device'",
-        "the YAML tag 'tag:yaml.org,2002:float' is not read");
+        "the YAML tag '!!float' is not read");
+    bad("tagged override", "overrides:\n  linear:\n    activation: !!int 8\n", HUM_ERR_CONFIG,
+        "deploy.yaml:3: key 'overrides.linear.activation'", "the YAML tag '!!int' is not read");
+    bad("tagged unknown key", "cach_dir: !!int 5\n", HUM_ERR_CONFIG, "deploy.yaml:1: unknown key 'cach_dir'",
+        "(expected one of");
     bad("tagged path", "policy_paths:\n  - a.lua\n  - !custom b.lua\n", HUM_ERR_CONFIG,
         "deploy.yaml:3: key 'policy_paths'", "the YAML tag '!custom' is not read");
     bad("hot_reload yes", "hot_reload: yes\n", HUM_ERR_CONFIG, "deploy.yaml:1: key 'hot_reload'", "true or false");
@@ -203,6 +207,9 @@ static void test_errors(void)
     /* bytes that are no text give the reader's offset alone, which is placed by line and column
      * (the unset mark read as 1:1) */
     bad("control character", "device: 0\nlog_level: in\x01" "fo\n", HUM_ERR_CONFIG, "deploy.yaml:2:14:",
+        "control characters are not allowed");
+    /* columns in characters, as libyaml's marks count them: "é" is two bytes, one column */
+    bad("control character after UTF-8", "cache_dir: /d/\xc3\xa9\xc3\xa9\x01\n", HUM_ERR_CONFIG, "deploy.yaml:1:17:",
         "control characters are not allowed");
     /* refused at its 65th level, in well under a second: libyaml's loader took 93 s over this */
     enum { DEEP = 100000 };

@@ -212,7 +212,12 @@ static void test_layers_and_reload(const char *dir)
     rmdir(odd);
     snprintf(odd, sizeof odd, "%s/pipe.lua", site);
     RT_CHECK(mkfifo(odd, 0644) == 0, "mkfifo %s", odd);
-    RT_EXPECT_ERROR(hum_runtime_reload_policies(rt), HUM_ERR_IO, "a FIFO named *.lua", "pipe.lua is no regular file");
+    RT_EXPECT_ERROR(hum_runtime_reload_policies(rt), HUM_ERR_IO, "a FIFO named *.lua", "pipe.lua is a FIFO");
+    unlink(odd);
+    snprintf(odd, sizeof odd, "%s/gone.lua", site);
+    RT_CHECK(symlink("nowhere.lua", odd) == 0, "symlink %s", odd);
+    RT_EXPECT_ERROR(hum_runtime_reload_policies(rt), HUM_ERR_IO, "a broken link named *.lua",
+                    "gone.lua is a broken symbolic link");
     unlink(odd);
     expect_winner(rt, "the policies in force stayed", "sm_90a", "site-ampere", 32);
 

@@ -196,6 +196,17 @@ static void test_rejections(void)
         deep[at] = '\0';
         expect_rejected(file_with("deep.safetensors", deep, 0), "nested too deep",
                         "nests lists and objects more than 1000 deep");
+        /* 1000 levels are cJSON's own; a syntax error inside them is invalid JSON */
+        at = strlen("{\"a\":");
+        for (int i = 0; i < 999; i++)
+            deep[at++] = '[';
+        deep[at++] = '1';
+        deep[at++] = ',';
+        for (int i = 0; i < 999; i++)
+            deep[at++] = ']';
+        deep[at++] = '}';
+        deep[at] = '\0';
+        expect_rejected(file_with("deep-syntax.safetensors", deep, 0), "syntax error 1000 deep", "not valid JSON");
     }
     /* a NUL escape would cut a name short in C ("a\u0000b" read as "a"); an escaped backslash
      * before "u0000" is no NUL */

@@ -120,8 +120,8 @@ static hum_status parse_entry(const hum_safetensors *st, const cJSON *item, st_e
         json_uint(cJSON_GetArrayItem(offsets, 0), &e->begin) != 0 ||
         json_uint(cJSON_GetArrayItem(offsets, 1), &e->end) != 0)
         return hum_fail(HUM_ERR_FORMAT,
-                        "%s: tensor \"%s\": \"data_offsets\" is not [begin, end] of two non-negative integers below "
-                        "2^53", st->path, name);
+                        "%s: tensor \"%s\": \"data_offsets\" is not [begin, end] of two non-negative integers up "
+                        "to 2^53", st->path, name);
     if (e->end < e->begin)
         return hum_fail(HUM_ERR_FORMAT, "%s: tensor \"%s\": data_offsets end %llu is before begin %llu", st->path,
                         name, (unsigned long long)e->end, (unsigned long long)e->begin);
@@ -225,7 +225,9 @@ static hum_status parse_header(hum_safetensors *st, const char *text, size_t len
                         "and metadata are C strings", st->path, bad);
     const char *end = NULL;
     st->header = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-    if (!st->header && end && depth_at(text, (size_t)(end - text)) >= CJSON_NESTING_LIMIT)
+    /* cJSON stops on the opening bracket of the level past its limit */
+    if (!st->header && end && end < text + len && (*end == '[' || *end == '{') &&
+        depth_at(text, (size_t)(end - text)) >= CJSON_NESTING_LIMIT)
         return hum_fail(HUM_ERR_FORMAT, "%s: header nests lists and objects more than %d deep (header byte %lld)",
                         st->path, CJSON_NESTING_LIMIT, (long long)(end - text));
     if (!st->header)

@@ -159,21 +159,24 @@ static hum_status resolve_path(const parse_ctx *ctx, const char *key, const yaml
     return HUM_OK;
 }
 
-/* A value with an explicit YAML tag (!!int, !!float, !custom) is refused, not read by its text
- * alone as if the tag were not there. Untagged nodes carry libyaml's default tag of their kind,
- * as do explicit !!str, !!seq and !!map, which read the same. */
+/* The value of known key `key` (its full name) with an explicit YAML tag (!!int, !!float,
+ * !custom) is refused, not read by its text alone as if the tag were not there. Untagged nodes
+ * carry libyaml's default tag of their kind, as do explicit !!str, !!seq and !!map (and the
+ * non-specific !), which read the same. */
 static hum_status check_tag(const parse_ctx *ctx, const char *key, const yaml_node_t *n)
 {
     const char *def = n->type == YAML_SCALAR_NODE     ? YAML_DEFAULT_SCALAR_TAG
                       : n->type == YAML_SEQUENCE_NODE ? YAML_DEFAULT_SEQUENCE_TAG
                                                       : YAML_DEFAULT_MAPPING_TAG;
-    if (n->tag && strcmp((const char *)n->tag, def) != 0)
-        return fail_at(ctx, n, "key '%s': the YAML tag '%.200s' is not read (write the value without it)", key,
-                       (const char *)n->tag);
-    return HUM_OK;
+    const char *tag = (const char *)n->tag, *core = "tag:yaml.org,2002:";
+    if (!tag || !strcmp(tag, def))
+        return HUM_OK;
+    const int shorthand = !strncmp(tag, core, strlen(core));
+    return fail_at(ctx, n, "key '%s': the YAML tag '%s%.200s' is not read (write the value without it)", key,
+                   shorthand ? "!!" : "", shorthand ? tag + strlen(core) : tag);
 }
 
-/* Walks a mapping's pairs, rejecting non-scalar and duplicate keys and tagged values. */
+/* Walks a mapping's pairs, rejecting non-scalar and duplicate keys. */
 typedef hum_status (*pair_fn)(const parse_ctx *ctx, const char *key, yaml_node_t *key_node,
                               yaml_node_t *value, void *user);
 
@@ -192,9 +195,7 @@ static hum_status each_pair(const parse_ctx *ctx, const char *what, yaml_node_t 
                 return fail_at(ctx, k, "duplicate key '%s' (first at line %lu)", scalar(k),
                                (unsigned long)prev->start_mark.line + 1);
         }
-        hum_status st = check_tag(ctx, scalar(k), v);
-        if (st == HUM_OK)
-            st = fn(ctx, scalar(k), k, v, user);
+        hum_status st = fn(ctx, scalar(k), k, v, user);
         if (st != HUM_OK)
             return st;
     }
@@ -361,7 +362,9 @@ static hum_status parse_override_value(const parse_ctx *ctx, const char *key, ya
     char full[256];
     snprintf(full, sizeof full, "overrides.%s.%s", section, key);
     const char *value = NULL;
-    hum_status st = get_string(ctx, full, v, &value);
+    hum_status st = check_tag(ctx, full, v);
+    if (st == HUM_OK)
+        st = get_string(ctx, full, v, &value);
     if (st != HUM_OK)
         return st;
     for (size_t i = 0; i < sizeof value_aliases / sizeof value_aliases[0]; i++)
@@ -407,7 +410,8 @@ static hum_status parse_override_section(const parse_ctx *ctx, const char *secti
     }
     char what[128];
     snprintf(what, sizeof what, "overrides.%s", section);
-    return each_pair(ctx, what, v, parse_override_value, (void *)section);
+    hum_status st = check_tag(ctx, what, v);
+    return st == HUM_OK ? each_pair(ctx, what, v, parse_override_value, (void *)section) : st;
 }
 
 static hum_status parse_overrides(const parse_ctx *ctx, yaml_node_t *v)
@@ -432,8 +436,10 @@ enum { TOP_KEY_COUNT = sizeof top_keys / sizeof top_keys[0] };
 static hum_status parse_top(const parse_ctx *ctx, const char *key, yaml_node_t *kn, yaml_node_t *v, void *user)
 {
     for (size_t i = 0; i < TOP_KEY_COUNT; i++)
-        if (!strcmp(key, top_keys[i].key))
-            return top_keys[i].parse(ctx, v);
+        if (!strcmp(key, top_keys[i].key)) {
+            hum_status st = check_tag(ctx, key, v);
+            return st == HUM_OK ? top_keys[i].parse(ctx, v) : st;
+        }
     const char *names[TOP_KEY_COUNT];
     for (size_t i = 0; i < TOP_KEY_COUNT; i++)
         names[i] = top_keys[i].key;
@@ -512,7 +518,8 @@ static hum_status check_depth(const char *text, size_t size, const char *name)
 
 /* Line and column (from 1) of the parser's error: its mark, but for the reader's errors (bytes that
  * are no text: control characters, invalid UTF-8), which leave the mark unset and give the byte
- * offset alone. */
+ * offset alone; counted as libyaml counts its marks: characters (not UTF-8 continuation bytes),
+ * after a byte-order mark, with \r, \n and \r\n each one line break. */
 static void error_place(const yaml_parser_t *p, const char *text, size_t size, unsigned long *line,
                         unsigned long *column)
 {
@@ -521,9 +528,15 @@ static void error_place(const yaml_parser_t *p, const char *text, size_t size, u
     if (p->error != YAML_READER_ERROR)
         return;
     *line = *column = 1;
-    for (size_t i = 0; i < p->problem_offset && i < size; i++) {
-        *column = text[i] == '\n' ? 1 : *column + 1;
-        *line += text[i] == '\n';
+    const unsigned char *s = (const unsigned char *)text;
+    size_t i = size >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF ? 3 : 0;
+    for (; i < p->problem_offset && i < size; i++) {
+        if (s[i] == '\n' || (s[i] == '\r' && (i + 1 >= size || s[i + 1] != '\n'))) {
+            (*line)++;
+            *column = 1;
+        } else if (s[i] != '\r' && (s[i] & 0xC0) != 0x80) {
+            (*column)++;
+        }
     }
 }
 

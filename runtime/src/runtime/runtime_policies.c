@@ -111,12 +111,19 @@ static hum_status list_dir(const char *dir, strlist *out)
             st = hum_fail(HUM_ERR_OUT_OF_MEMORY, "listing policy directory %s: out of memory", dir);
             break;
         }
-        struct stat sb;
+        struct stat sb, lsb;
+        const int linked = lstat(path, &lsb) == 0 && S_ISLNK(lsb.st_mode);
         if (stat(path, &sb) != 0)
-            st = hum_fail(HUM_ERR_IO, "policy directory %s: cannot read %s: %s", dir, e->d_name, strerror(errno));
+            st = linked ? hum_fail(HUM_ERR_IO, "policy directory %s: %s is a broken symbolic link", dir, e->d_name)
+                        : hum_fail(HUM_ERR_IO, "policy directory %s: cannot read %s: %s", dir, e->d_name,
+                                   strerror(errno));
         else if (!S_ISREG(sb.st_mode))
             st = hum_fail(HUM_ERR_IO, "policy directory %s: %s is %s, not a policy file (rename it without .lua)",
-                          dir, e->d_name, S_ISDIR(sb.st_mode) ? "a directory" : "no regular file");
+                          dir, e->d_name,
+                          S_ISDIR(sb.st_mode)    ? "a directory"
+                          : S_ISFIFO(sb.st_mode) ? "a FIFO"
+                          : S_ISSOCK(sb.st_mode) ? "a socket"
+                                                 : "a device");
         else
             st = strlist_take(&found, strdup(e->d_name));
         free(path);
