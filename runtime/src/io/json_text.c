@@ -1,4 +1,4 @@
-/* json_text.h: a scan of JSON strings for \u0000 escapes. */
+/* json_text.h: scans of JSON text that step over its strings. */
 #include "json_text.h"
 
 #include <string.h>
@@ -16,4 +16,23 @@ long long hum_json_nul_escape(const char *s, size_t len)
         }
     }
     return -1;
+}
+
+long hum_json_depth_at(const char *s, size_t at)
+{
+    long depth = 0;
+    int in_string = 0;
+    for (size_t i = 0; i < at; i++) {
+        if (in_string) {
+            if (s[i] == '\\')
+                i++;
+            else if (s[i] == '"')
+                in_string = 0;
+        } else if (s[i] == '"') {
+            in_string = 1;
+        } else {
+            depth += (s[i] == '[' || s[i] == '{') - (s[i] == ']' || s[i] == '}');
+        }
+    }
+    return depth;
 }

@@ -192,27 +192,6 @@ static long long utf8_error(const unsigned char *s, size_t len)
     return -1;
 }
 
-/* The nesting of lists and objects at byte `at` of JSON text (brackets inside strings not
- * counted): where cJSON stops past CJSON_NESTING_LIMIT on a header that is valid JSON. */
-static long depth_at(const char *s, size_t at)
-{
-    long depth = 0;
-    int in_string = 0;
-    for (size_t i = 0; i < at; i++) {
-        if (in_string) {
-            if (s[i] == '\\')
-                i++;
-            else if (s[i] == '"')
-                in_string = 0;
-        } else if (s[i] == '"') {
-            in_string = 1;
-        } else {
-            depth += (s[i] == '[' || s[i] == '{') - (s[i] == ']' || s[i] == '}');
-        }
-    }
-    return depth;
-}
-
 static hum_status parse_header(hum_safetensors *st, const char *text, size_t len, uint64_t buffer_len)
 {
     if (len == 0 || text[0] != '{')
@@ -227,7 +206,7 @@ static hum_status parse_header(hum_safetensors *st, const char *text, size_t len
     st->header = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     /* cJSON stops on the opening bracket of the level past its limit */
     if (!st->header && end && end < text + len && (*end == '[' || *end == '{') &&
-        depth_at(text, (size_t)(end - text)) >= CJSON_NESTING_LIMIT)
+        hum_json_depth_at(text, (size_t)(end - text)) >= CJSON_NESTING_LIMIT)
         return hum_fail(HUM_ERR_FORMAT, "%s: header nests lists and objects more than %d deep (header byte %lld)",
                         st->path, CJSON_NESTING_LIMIT, (long long)(end - text));
     if (!st->header)
