@@ -167,7 +167,9 @@ static_assert(kAVec || !kA8, "8-bit A is copied 16 bytes at a time");
 constexpr int kAElems = kBM * kBK / kCopyThreads;  // per thread, gather mode
 static_assert(kAVec || kBM * kBK % kCopyThreads == 0, "gathered activation tile must split evenly over threads");
 
-constexpr int kGroupM = 8;  // m-blocks visited together, so that concurrent tiles share A and B in L2
+// m-blocks the tile order visits together (the tuning's group_m), so that concurrent tiles share A
+// and B in L2
+constexpr int kTileGroupM = kGroupM > 0 ? kGroupM : 8;
 
 // Deals COUNT copy chunks over the kCopyThreads threads that copy: calls f(i, ch) for the i-th
 // chunk ch of copying thread `tid` (0 .. kCopyThreads - 1). UNROLL: the loop unrolled that many

@@ -120,15 +120,15 @@ struct Schedule {
     }
 };
 
-// Grouped tile order: kGroupM m-blocks at a time, m fastest. With clusters along N (kClusterN)
+// Grouped tile order: kTileGroupM m-blocks at a time, m fastest. With clusters along N (kClusterN)
 // a tile of the schedule is a cluster's: its CTAs take consecutive n-blocks, by rank.
 HUM_DEV void tile_coords(int tile, int blocks, int &mb, int &nb)
 {
     constexpr int kNC = kNB / kClusterN;
-    const int group = tile / (kGroupM * kNC);
-    const int first = group * kGroupM;
-    const int rows = blocks - first < kGroupM ? blocks - first : kGroupM;
-    const int r = tile - group * kGroupM * kNC;
+    const int group = tile / (kTileGroupM * kNC);
+    const int first = group * kTileGroupM;
+    const int rows = blocks - first < kTileGroupM ? blocks - first : kTileGroupM;
+    const int r = tile - group * kTileGroupM * kNC;
     mb = first + r % rows;
     nb = r / rows;
     if constexpr (kClusterN > 1)

@@ -69,6 +69,11 @@ function candidates.neighbours(t)
     add({ block_m = t.block_m / 2, warp_m = math.min(t.warp_m, t.block_m / 2) })
   end
   add({ ctas_per_sm = 2 })
+  -- the tile order's group of m-blocks (group_m, 0: 8) halved or doubled: how much of A and of
+  -- the weights the tiles running at once keep in L2
+  local group = (t.group_m or 0) > 0 and t.group_m or 8
+  if group > 1 then add({ group_m = math.floor(group / 2) }) end
+  if group < 64 then add({ group_m = math.min(64, group * 2) }) end
   add({ stream_k = not t.stream_k })
   -- stream-K slices summed in the workspace (8-bit A runs stream-K only so)
   add({ stream_k = true, stream_k_sum = t.stream_k_sum == "workspace" and "output" or "workspace" })

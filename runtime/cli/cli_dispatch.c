@@ -50,14 +50,23 @@ static void promote_text(const hum_tuning *t, char *out, size_t cap)
         snprintf(out, cap, ", promote_k %d", t->promote_k);
 }
 
+/* ", tiles in groups of G m-blocks" where group_m is G, or "" (the default, 8). */
+static void group_text(const hum_tuning *t, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s", "");
+    if (t->group_m)
+        snprintf(out, cap, ", tiles in groups of %d m-blocks", t->group_m);
+}
+
 void cli_tuning_text(const hum_tuning *t, char *out, size_t cap)
 {
-    char promote[48], stream_k[96];
+    char promote[48], group[48], stream_k[96];
     promote_text(t, promote, sizeof promote);
+    group_text(t, group, sizeof group);
     stream_k_text(t, stream_k, sizeof stream_k);
-    snprintf(out, cap, "%s block %dx%dx%d, warp %dx%dx%d, %d stages, %d CTA%s/SM%s%s%s%s%s", cli_kernel_name(t->kernel),
-             t->block_m, t->block_n, t->block_k, t->warp_m, t->warp_n, t->warp_k, t->stages, t->ctas_per_sm,
-             t->ctas_per_sm == 1 ? "" : "s", stream_k, promote,
+    snprintf(out, cap, "%s block %dx%dx%d, warp %dx%dx%d, %d stages, %d CTA%s/SM%s%s%s%s%s%s",
+             cli_kernel_name(t->kernel), t->block_m, t->block_n, t->block_k, t->warp_m, t->warp_n, t->warp_k,
+             t->stages, t->ctas_per_sm, t->ctas_per_sm == 1 ? "" : "s", stream_k, promote, group,
              t->c_tile ? ", C staged in the last stage" : "", t->multicast_a ? ", A multicast to 2-CTA clusters" : "",
              t->weights_ss ? ", weights in shared memory by TMA" : "");
 }
@@ -94,6 +103,7 @@ cJSON *cli_dispatch_json(const hum_layer_dispatch *d)
         cJSON_AddStringToObject(e, "stream_k_sum", t->stream_k_sum ? "workspace" : "output");
         cJSON_AddNumberToObject(e, "whole_fill", t->whole_fill);
         cJSON_AddNumberToObject(e, "promote_k", t->promote_k);
+        cJSON_AddNumberToObject(e, "group_m", t->group_m);
         cJSON_AddStringToObject(e, "c_tile", t->c_tile ? "stage" : "own");
         cJSON_AddBoolToObject(e, "multicast_a", t->multicast_a);
         cJSON_AddBoolToObject(e, "weights_ss", t->weights_ss);
@@ -141,6 +151,7 @@ void cli_print_dispatch_json(FILE *f, const cJSON *d, int indent)
             .stream_k_sum = strcmp(str(e, "stream_k_sum"), "workspace") == 0,
             .whole_fill = num(e, "whole_fill", -1),
             .promote_k = num(e, "promote_k", -1),
+            .group_m = num(e, "group_m", -1),
             .c_tile = strcmp(str(e, "c_tile"), "stage") == 0,
             .multicast_a = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "multicast_a")),
             .weights_ss = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "weights_ss")),

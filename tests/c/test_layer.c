@@ -8,6 +8,7 @@
 #include "quant_test.h"
 #include "rt_test.h"
 #include "hum_ffi.h"
+#include "gemm_variant.h"
 #include "jit.h"
 #include "layer.h"
 
@@ -390,7 +391,7 @@ static void check_rejections(hum_runtime *rt)
     cfg.kernel_group = 128;
     cfg.scale_rows = 32;
     cfg.has_scale = 1;
-    hum_tuning t = {1, INT64_MAX, 16, 256, 128, 16, 64, 64, 4, 1, 1, HUM_GEMM_KERNEL_MMA, 0, 0, 0, 0, 0, 0};
+    hum_tuning t = {1, INT64_MAX, 16, 256, 128, 16, 64, 64, 4, 1, 1, HUM_GEMM_KERNEL_MMA, 0, 0, 0, 0, 0, 0, 0};
     int64_t smem = 0;
     int32_t threads = 0;
     QUANT_CHECK(hum_layer_tuning_check(&cfg, &t, &smem, &threads) == HUM_OK && threads == 256 &&
@@ -410,6 +411,35 @@ static void check_rejections(hum_runtime *rt)
     QUANT_CHECK(hum_layer_tuning_check(&cfg, &t, NULL, NULL) == HUM_ERR_UNSUPPORTED &&
                     strstr(hum_last_error(), "3-bit"),
                 "odd width needs warp N 64: %s", hum_last_error());
+
+    /* group_m: 8 (the default) fitted to 0, so that both spellings make one kernel; 1..64 kept
+     * and given to the kernel as kGroupM; others refused naming the rule */
+    cfg.weight_bits = 4;
+    t.block_n = 256;
+    t.warp_n = 64;
+    const hum_compute_config dense = {.gemm_type = HUM_GEMM_DENSE};
+    hum_tuning out;
+    t.group_m = 8;
+    hum_status st = hum_layer_fit_tuning(&cfg, &dense, &t, "sm_90a", 232448, "test", &out);
+    QUANT_CHECK(st == HUM_OK && out.group_m == 0, "group_m 8: status %d '%s', fitted to %d (expected 0)", st,
+                st ? hum_last_error() : "", out.group_m);
+    t.group_m = 4;
+    st = hum_layer_fit_tuning(&cfg, &dense, &t, "sm_90a", 232448, "test", &out);
+    char header[4096] = "";
+    const hum_gemm_variant v = {&cfg, &dense, &out};
+    QUANT_CHECK(st == HUM_OK && out.group_m == 4 && hum_gemm_constants(&v, header, sizeof header) == HUM_OK &&
+                    strstr(header, "constexpr int kGroupM = 4;\n"),
+                "group_m 4: status %d '%s', fitted to %d, constants:\n%s", st, st ? hum_last_error() : "",
+                out.group_m, header);
+    const int32_t bad[] = {-1, 65};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        t.group_m = bad[i];
+        char needle[64];
+        snprintf(needle, sizeof needle, "group_m = %d: expected 0 (8) or m-blocks in 1..64", bad[i]);
+        st = hum_layer_fit_tuning(&cfg, &dense, &t, "sm_90a", 232448, "test", &out);
+        QUANT_CHECK(st == HUM_ERR_POLICY && strstr(hum_last_error(), needle), "group_m %d: status %d '%s'", bad[i],
+                    st, hum_last_error());
+    }
 }
 
 /* A plan from a replaced lua/hum/layer.lua (HUM_LUA_PATH) that C could overrun with is refused,

@@ -174,6 +174,24 @@ end
     assert.are.same({}, fills(t))
   end)
 
+  it("neighbours halve and double the tile order's group of m-blocks", function()
+    local function groups(t)
+      local seen = {}
+      for _, c in ipairs(candidates.neighbours(t)) do
+        if c.group_m ~= t.group_m then seen[#seen + 1] = c.group_m end
+      end
+      return seen
+    end
+    local t = policy.mma_tuning(128, 128, 128, 128, 16, 128, 4)
+    assert.are.same({ 4, 16 }, groups(t))
+    t.group_m = 1
+    assert.are.same({ 2 }, groups(t))
+    t.group_m = 48
+    assert.are.same({ 24, 64 }, groups(t))
+    t.group_m = 64
+    assert.are.same({ 32 }, groups(t))
+  end)
+
   it("neighbours toggle weights_ss on wgmma_ws alone", function()
     local function ss(t)
       local seen = {}

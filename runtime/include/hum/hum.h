@@ -610,7 +610,11 @@ typedef struct hum_layer_options {
     /* wgmma_ws, dense, e4m3 weights beside e4m3 A, block_n <= 128: the weights arrive by TMA    \
      * and wgmma reads them from shared memory (SS) instead of register fragments               \
      * (hum_gemm_wgmma_fit) */                                                                   \
-    X(int32_t, weights_ss, BOOL, OPTIONAL, "kWeightsSS", "")
+    X(int32_t, weights_ss, BOOL, OPTIONAL, "kWeightsSS", "")                                  \
+    /* the tile order's group of m-blocks (1..64; 0: 8, to which 8 is fitted), visited m fastest \
+     * so that the tiles running at once share A's rows and the weights' columns in L2: fewer    \
+     * keep less of A there beside the weights when its rows are long */                         \
+    X(int32_t, group_m, INT, OPTIONAL, "kGroupM", "")
 
 #define HUM_CONFIG_MEMBER(type, name, kind, role, constant, values) type name;
 

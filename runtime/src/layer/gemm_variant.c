@@ -102,6 +102,8 @@ static hum_status check_policy_values(const hum_tuning *t)
          "promote_k = %d: expected 0 (every 128 of K) or a multiple of 128", t->promote_k);
     RULE(HUM_ERR_POLICY, t->whole_fill >= 0 && t->whole_fill <= 100, "whole_fill = %d: expected a percent in 0..100",
          t->whole_fill);
+    RULE(HUM_ERR_POLICY, t->group_m >= 0 && t->group_m <= 64, "group_m = %d: expected 0 (8) or m-blocks in 1..64",
+         t->group_m);
     return HUM_OK;
 }
 
@@ -276,6 +278,8 @@ hum_status hum_gemm_fit(const hum_layer_config *c, const hum_compute_config *com
         t.warp_k *= 2;
     /* promote_k: e4m3 A's alone (scales along K set their own period); 128 is the default, and a
      * period at or above K the padded K (one accumulator set: one kernel whatever a policy wrote) */
+    if (t.group_m == 8) /* the default: one kernel whatever a policy wrote */
+        t.group_m = 0;
     if (c->a_dtype != HUM_DTYPE_FLOAT8_E4M3FN || period || t.promote_k == 128)
         t.promote_k = 0;
     else if (t.promote_k > c->padded_k)
