@@ -36,10 +36,10 @@ static void describe(hum_runtime *rt, const char *arch, const char *spec, char *
         len += (size_t)snprintf(out + len, cap - len, "%s\n", plan.policy_name);
     for (int32_t i = 0; st == HUM_OK && i < plan.entry_count && len < cap; i++) {
         const hum_tuning *t = &plan.entries[i];
-        len += (size_t)snprintf(out + len, cap - len, "  %lld..%lld k%d %dx%dx%d %dx%dx%d s%d sk%d c%d sks%d wf%d ss%d\n",
+        len += (size_t)snprintf(out + len, cap - len, "  %lld..%lld k%d %dx%dx%d %dx%dx%d s%d sk%d c%d sks%d wf%d ss%d gm%d\n",
                                 (long long)t->m_min, (long long)t->m_max, t->kernel, t->block_m, t->block_n,
                                 t->block_k, t->warp_m, t->warp_n, t->warp_k, t->stages, t->stream_k, t->ctas_per_sm,
-                                t->stream_k_sum, t->whole_fill, t->weights_ss);
+                                t->stream_k_sum, t->whole_fill, t->weights_ss, t->group_m);
     }
 }
 
