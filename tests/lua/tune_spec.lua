@@ -157,55 +157,43 @@ end
     for _, c in ipairs(n) do assert.are_not.same(t, c) end
   end)
 
-  it("neighbours toggle whole_fill on stream-K summed in the workspace, of any family", function()
-    local function fills(t)
-      local seen = {}
-      for _, c in ipairs(candidates.neighbours(t)) do
-        if c.whole_fill ~= t.whole_fill then seen[#seen + 1] = c.whole_fill end
-      end
-      return seen
+  -- the values of `field` among t's neighbours that differ from t's
+  local function changed(t, field)
+    local seen = {}
+    for _, c in ipairs(candidates.neighbours(t)) do
+      if c[field] ~= t[field] then seen[#seen + 1] = c[field] end
     end
+    return seen
+  end
+
+  it("neighbours toggle whole_fill on stream-K summed in the workspace, of any family", function()
     local t = policy.mma_tuning(16, 128, 256, 16, 32, 128, 4)
     t.stream_k_sum = "workspace"
-    assert.are.same({ 95 }, fills(t))
+    assert.are.same({ 95 }, changed(t, "whole_fill"))
     t.kernel, t.whole_fill = "wgmma_ws", 95
-    assert.are.same({ 0 }, fills(t))
+    assert.are.same({ 0 }, changed(t, "whole_fill"))
     t.stream_k_sum = nil
-    assert.are.same({}, fills(t))
+    assert.are.same({}, changed(t, "whole_fill"))
   end)
 
   it("neighbours halve and double the tile order's group of m-blocks", function()
-    local function groups(t)
-      local seen = {}
-      for _, c in ipairs(candidates.neighbours(t)) do
-        if c.group_m ~= t.group_m then seen[#seen + 1] = c.group_m end
-      end
-      return seen
-    end
     local t = policy.mma_tuning(128, 128, 128, 128, 16, 128, 4)
-    assert.are.same({ 4, 16 }, groups(t))
+    assert.are.same({ 4, 16 }, changed(t, "group_m"))
     t.group_m = 1
-    assert.are.same({ 2 }, groups(t))
+    assert.are.same({ 2 }, changed(t, "group_m"))
     t.group_m = 48
-    assert.are.same({ 24, 64 }, groups(t))
+    assert.are.same({ 24, 64 }, changed(t, "group_m"))
     t.group_m = 64
-    assert.are.same({ 32 }, groups(t))
+    assert.are.same({ 32 }, changed(t, "group_m"))
   end)
 
   it("neighbours toggle weights_ss on wgmma_ws alone", function()
-    local function ss(t)
-      local seen = {}
-      for _, c in ipairs(candidates.neighbours(t)) do
-        if c.weights_ss ~= t.weights_ss then seen[#seen + 1] = c.weights_ss end
-      end
-      return seen
-    end
     local t = policy.mma_tuning(128, 128, 128, 128, 16, 128, 4)
-    assert.are.same({}, ss(t))
+    assert.are.same({}, changed(t, "weights_ss"))
     t.kernel = "wgmma_ws"
-    assert.are.same({ true }, ss(t))
+    assert.are.same({ true }, changed(t, "weights_ss"))
     t.weights_ss = true
-    assert.are.same({ false }, ss(t))
+    assert.are.same({ false }, changed(t, "weights_ss"))
   end)
 end)
 
