@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -126,6 +127,9 @@ int main(int argc, char **argv)
 {
     /* Line by line also into a pipe (`hum demo | tee log`): a user watches long commands run. */
     setvbuf(stdout, NULL, _IOLBF, 0);
+    /* A write past the file-size limit (ulimit -f) then fails with EFBIG, and the writer removes
+     * its temporary file and says so; SIGXFSZ's default would kill hum with the part on disk. */
+    signal(SIGXFSZ, SIG_IGN);
     const int rc = run(argc, argv);
     /* Output redirected into a full disk or a closed descriptor is a failed command, not exit 0
      * over a truncated file. */

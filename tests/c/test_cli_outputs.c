@@ -4,7 +4,9 @@
  * --input; `hum bench --out` an existing file; `hum demo --keep` a non-empty directory; nothing
  * replaces a symbolic link (dangling or not), device node or FIFO; a missing directory is said
  * before any work. Each refusal leaves the file byte for byte as it was. Output that cannot be
- * written (a full disk) fails the command. */
+ * written (a full disk) fails the command, and a --dequant write that fails midway (past the
+ * file-size limit) fails it with the reason, leaving no part of the file behind and a file it was
+ * to replace as it was. */
 #define _POSIX_C_SOURCE 200809L /* setenv, symlink, mkfifo */
 #include "cli_test.h"
 #include "rt_test.h"
@@ -12,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,6 +34,57 @@ static void refused(const char *what, const char *args, int rc, const char *text
              "%s: %s was changed", what, path);
     free(before);
     free(after);
+}
+
+/* The names in `dir`, one line each ("" for none), in a static buffer: what a write left there. */
+static const char *listing(const char *dir)
+{
+    static char names[8192];
+    size_t used = 0;
+    names[0] = '\0';
+    DIR *d = opendir(dir);
+    for (const struct dirent *e; d && (e = readdir(d)) != NULL;)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && used < sizeof names)
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s\n", e->d_name);
+    if (d)
+        closedir(d);
+    return names;
+}
+
+/* --dequant under a file-size limit of 64 KiB (the float32 weight is 64 KiB and more), inherited by
+ * hum as a full disk would stop it midway: exit 1 naming OUT and why, OUT's directory as it was
+ * (no temporary file), and with --force the file it was to replace unchanged. SIGXFSZ keeps its
+ * default, as in a user's shell: hum was killed by it with the part on disk. */
+static void dequant_fails_midway(const char *dir, const char *ckpt)
+{
+    char out_dir[4300], out[4400], args[16384];
+    snprintf(out_dir, sizeof out_dir, "%s/small-disk", dir);
+    RT_CHECK(mkdir(out_dir, 0755) == 0, "mkdir %s", out_dir);
+    snprintf(out, sizeof out, "%s/weight.safetensors", out_dir);
+    struct rlimit old, small;
+    RT_CHECK(getrlimit(RLIMIT_FSIZE, &old) == 0, "getrlimit");
+    small = old;
+    small.rlim_cur = 64 << 10;
+    for (int force = 0; force < 2; force++) {
+        if (force)
+            rt_write(out_dir, "weight.safetensors", "a user's file\n");
+        char before[8192];
+        snprintf(before, sizeof before, "%s", listing(out_dir));
+        snprintf(args, sizeof args, "inspect %s --layer %s --dequant %s%s", ckpt, LAYER, out, force ? " --force" : "");
+        RT_CHECK(setrlimit(RLIMIT_FSIZE, &small) == 0, "setrlimit");
+        const int rc = cli_hum(args);
+        RT_CHECK(setrlimit(RLIMIT_FSIZE, &old) == 0, "restoring the file-size limit");
+        const char *what = force ? "--dequant --force past the file-size limit" : "--dequant past the file-size limit";
+        RT_CHECK(rc == 1, "%s: exit %d (-1: killed by a signal), expected 1:\n%s", what, rc, cli_output);
+        cli_has(what, out);
+        cli_has(what, "File too large");
+        RT_CHECK(!strcmp(listing(out_dir), before), "%s left in %s:\n%s(before:\n%s)", what, out_dir, listing(out_dir),
+                 before);
+    }
+    size_t size = 0;
+    char *kept = cli_slurp(out, &size);
+    RT_CHECK(kept && size == 14 && !memcmp(kept, "a user's file\n", 14), "the file --force was to replace changed");
+    free(kept);
 }
 
 int main(void)
@@ -103,6 +158,8 @@ int main(void)
     cli_has("--dequant of an empty name", "--dequant is empty (expected a file name)");
     RT_CHECK(!strstr(cli_output, "quantized layer"), "an empty --dequant printed the listing first:\n%s", cli_output);
 
+    dequant_fails_midway(dir, ckpt);
+
     /* entries that are not regular files stay as they are, --force or not */
     char link[4300], dangling[4300], fifo[4300];
     snprintf(link, sizeof link, "%s/link.safetensors", dir);
@@ -122,6 +179,13 @@ int main(void)
     RT_CHECK(cli_hum(args) == 1, "--dequant --force over a FIFO:\n%s", cli_output);
     cli_has("--dequant --force over a FIFO", "is not a regular file: refusing to replace it");
     RT_CHECK(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode), "the FIFO is still a FIFO");
+    /* a device node: written through, a full one would fail midway; replaced, the device is gone */
+    if (lstat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode)) {
+        snprintf(args, sizeof args, "inspect %s --layer %s --dequant=/dev/full --force", ckpt, LAYER);
+        RT_CHECK(cli_hum(args) == 1, "--dequant --force over /dev/full:\n%s", cli_output);
+        cli_has("--dequant --force over /dev/full", "--dequant /dev/full exists and is not a regular file");
+        RT_CHECK(lstat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode), "/dev/full is still a device");
+    }
 
     /* standard output that cannot take the text: exit 1, not a truncated file and exit 0 */
     RT_CHECK(cli_hum("--version >/dev/full") == 1, "--version into a full disk:\n%s", cli_output);

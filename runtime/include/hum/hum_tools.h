@@ -371,7 +371,7 @@ hum_status hum_safetensors_dtype(const char *dtype_name, int32_t *bits, hum_dtyp
 /*
  * Writes a .safetensors file that the reference parser accepts: header padded with spaces to a
  * multiple of 8, tensors laid out by descending element size then name (so each is aligned to its
- * element size), written to a temporary file and renamed into place. For each tensor: name,
+ * element size), written to a temporary file, flushed to disk and renamed into place. For each tensor: name,
  * rank, shape and data are read; dtype_name if non-NULL, else the name of `dtype` (float16 ->
  * "F16", float8_e4m3fn -> "F8_E4M3", uint8 -> "U8", ...); nbytes and file are ignored (the size
  * comes from shape and dtype). metadata: NULL or a NULL-terminated list of key, value strings.

@@ -35,6 +35,17 @@ FILE *hum_io_create_temp(const char *path, char *tmp, size_t cap)
     return NULL; /* errno EEXIST */
 }
 
+int hum_io_finish(FILE *f, int err)
+{
+    if (!err && fflush(f) != 0)
+        err = errno;
+    if (!err && fsync(fileno(f)) != 0)
+        err = errno;
+    if (fclose(f) != 0 && !err)
+        err = errno;
+    return err;
+}
+
 int hum_io_commit(const char *tmp, const char *path, int replace)
 {
     if (replace)
@@ -65,13 +76,7 @@ hum_status hum_file_write(const char *path, const void *data, size_t size, int r
         return st;
     }
     /* a short write may leave errno unset */
-    int err = size && fwrite(data, 1, size, f) != size ? (errno ? errno : EIO) : 0;
-    if (!err && fflush(f) != 0)
-        err = errno;
-    if (!err && fsync(fileno(f)) != 0)
-        err = errno;
-    if (fclose(f) != 0 && !err)
-        err = errno;
+    const int err = hum_io_finish(f, size && fwrite(data, 1, size, f) != size ? (errno ? errno : EIO) : 0);
     hum_status st = HUM_OK;
     if (err)
         st = hum_fail(HUM_ERR_IO, "%s: cannot write (through %s): %s", path, tmp, strerror(err));

@@ -12,6 +12,12 @@
  * no thread of a host can do safely). */
 FILE *hum_io_create_temp(const char *path, char *tmp, size_t cap);
 
+/* Ends the write of a temporary file: flushes `f`, syncs it to disk and closes it, also when
+ * `err` (a write error the caller met, or 0) is set. Returns 0 or the first errno met, `err`
+ * first: a full disk or a quota may show only at the flush or the sync, and a file renamed over
+ * another before its data is on disk can be empty after a crash. */
+int hum_io_finish(FILE *f, int err);
+
 /* Moves the written temporary `tmp` to `path`: over an existing file only when `replace`, else
  * -1 with errno EEXIST where `path` exists, even one made since the caller looked. 0 or -1 with
  * errno set; `tmp` is left for the caller to remove on failure. */

@@ -149,14 +149,12 @@ hum_status hum_safetensors_write(const char *path, const hum_safetensors_tensor 
             unsigned char len8[8];
             for (int i = 0; i < 8; i++)
                 len8[i] = (unsigned char)((uint64_t)header_len >> (8 * i));
+            errno = 0; /* a short write may leave errno unset: EIO then, not an older errno */
             int ok = write_all(f, len8, 8) && write_all(f, header, header_len);
             for (int64_t i = 0; ok && i < count; i++)
                 ok = write_all(f, plan[i].t->data, plan[i].nbytes);
-            int err = ok ? 0 : errno;
-            if (fclose(f) != 0 && ok) {
-                ok = 0;
-                err = errno;
-            }
+            int err = hum_io_finish(f, ok ? 0 : (errno ? errno : EIO));
+            ok = !err;
             if (ok && hum_io_commit(tmp, path, 1) != 0) {
                 ok = 0;
                 err = errno;
