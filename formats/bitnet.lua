@@ -16,7 +16,10 @@ local cv = require("hum.convert")
 local C = hum.C
 local M = {}
 
-function M.names(ck) return ck:layers(".weight", ".weight_scale") end
+local WEIGHT = "U8"
+
+-- A U8 weight (packed ternary codes) without its scale is listed, for plan to say so.
+function M.names(ck) return ck:layers(".weight", ".weight_scale", { WEIGHT }) end
 
 local function plan(ck, qc, layer)
   local cls = qc.linear_class or "bitlinear"
@@ -26,8 +29,8 @@ local function plan(ck, qc, layer)
   if qc.quantization_mode == "online" then
     hum.fail("HUM_ERR_UNSUPPORTED", ck.path .. ": bitnet quantization_mode \"online\" stores unquantized weights", 0)
   end
-  local w = ck:expect(ck:tensor(layer .. ".weight"), "U8", { false, false })
-  local s = ck:expect(ck:tensor(layer .. ".weight_scale"), { "BF16", "F16", "F32" }, false)
+  local w = ck:expect(ck:tensor(layer .. ".weight"), WEIGHT, { false, false })
+  local s = ck:expect(ck:companion(w, layer, ".weight_scale", "its scale"), { "BF16", "F16", "F32" }, false)
   local values = ck:small_floats(s)
   if #values ~= 1 or values[1] == 0 or values[1] ~= values[1] then
     ck:fail(s.name .. " must be one non-zero scale")

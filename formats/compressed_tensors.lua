@@ -135,17 +135,19 @@ end
 
 -- --- the layers ----------------------------------------------------------------------------
 
+-- The dtypes of an unpacked quantized weight (int-, float-, naive-, mxfp8-quantized): such a
+-- weight without its weight_scale is listed, for plan to say so; a 16-bit one is no layer.
+local INT_WEIGHT, FLOAT_WEIGHT = { "I8" }, { "F8_E4M3", "F8_E5M2" }
+
 function M.names(ck, qc)
   local seen, out = {}, {}
-  for _, name in ipairs(ck:names()) do
-    local layer = name:match("^(.*)%.weight_packed$")
-    if not layer then
-      layer = name:match("^(.*)%.weight$")
-      if layer and not ck:has(layer .. ".weight_scale") then layer = nil end
-    end
-    if layer and not seen[layer] and not ignored(ck, qc, layer) then
-      seen[layer] = true
-      out[#out + 1] = layer
+  local unpacked = ck:layers(".weight", ".weight_scale", { INT_WEIGHT[1], unpack(FLOAT_WEIGHT) })
+  for _, list in ipairs({ ck:layers(".weight_packed"), unpacked }) do
+    for _, layer in ipairs(list) do
+      if not seen[layer] and not ignored(ck, qc, layer) then
+        seen[layer] = true
+        out[#out + 1] = layer
+      end
     end
   end
   table.sort(out)
@@ -250,7 +252,7 @@ local function plan(ck, qc, layer)
     p.n, p.k = w.shape[#w.shape - 1], 2 * w.shape[#w.shape]
     p.weight = w
   elseif fmt == "int-quantized" or fmt == "float-quantized" or fmt == "naive-quantized" or fmt == "mxfp8-quantized" then
-    local w = ck:expect(ck:tensor(layer .. ".weight"), fp and { "F8_E4M3", "F8_E5M2" } or { "I8" }, false)
+    local w = ck:expect(ck:tensor(layer .. ".weight"), fp and FLOAT_WEIGHT or INT_WEIGHT, false)
     if fp and p.bits ~= 8 then ck:fail(fmt .. " with " .. p.bits .. "-bit float weights is not a known layout") end
     if #w.shape ~= 2 and #w.shape ~= 3 then ck:fail(w.name .. " must be [N, K] or [E, N, K]") end
     p.experts = #w.shape == 3 and w.shape[1] or 0
@@ -268,7 +270,7 @@ local function plan(ck, qc, layer)
     for _, d in ipairs(s) do out[#out + 1] = d end
     return out
   end
-  local scale = ck:tensor(layer .. ".weight_scale")
+  local scale = ck:companion(p.weight, layer, ".weight_scale", "its scales")
   p.scale = scale
   if fmt == "nvfp4-pack-quantized" then
     p.strategy, p.group_size = "tensor_group", 16

@@ -32,8 +32,16 @@ local function block_size(ck, qc)
   return b
 end
 
+-- The scale tensor beside each weight: block scales, or one per-tensor scale without blocks.
+local function scale_suffix(block)
+  return block and ".weight_scale_inv" or ".weight_scale"
+end
+
+local WEIGHT = "F8_E4M3"
+
+-- An F8_E4M3 weight without its scale is listed, for plan to say which tensor is missing.
 function M.names(ck, qc)
-  return ck:layers(".weight", block_size(ck, qc) and ".weight_scale_inv" or ".weight_scale")
+  return ck:layers(".weight", scale_suffix(block_size(ck, qc)), { WEIGHT })
 end
 
 local function plan(ck, qc, layer)
@@ -41,13 +49,14 @@ local function plan(ck, qc, layer)
     hum.fail("HUM_ERR_UNSUPPORTED",
       ck.path .. ": fp8 fmt \"" .. tostring(qc.fmt) .. "\" is not converted (only e4m3)", 0)
   end
-  local w = ck:expect(ck:tensor(layer .. ".weight"), "F8_E4M3", { false, false })
+  local w = ck:expect(ck:tensor(layer .. ".weight"), WEIGHT, { false, false })
   local p = { weight = w, n = w.shape[1], k = w.shape[2], block = block_size(ck, qc) }
+  local scale = ck:companion(w, layer, scale_suffix(p.block), p.block and "its block scales" or "its scale")
   if p.block then
-    p.scale = ck:expect(ck:tensor(layer .. ".weight_scale_inv"), { "F32", "BF16", "F8_E8M0" },
+    p.scale = ck:expect(scale, { "F32", "BF16", "F8_E8M0" },
       { math.ceil(p.n / p.block[1]), math.ceil(p.k / p.block[2]) })
   else
-    p.scale = ck:expect(ck:tensor(layer .. ".weight_scale"), { "F32", "BF16" }, false)
+    p.scale = ck:expect(scale, { "F32", "BF16" }, false)
     if #ck:small_floats(p.scale) ~= 1 then ck:fail(p.scale.name .. " must be one per-tensor scale") end
   end
   local scheme = qc.activation_scheme

@@ -36,7 +36,10 @@ local function algo_for(ck, q, layer)
   return algo:upper(), gs
 end
 
-function M.names(ck) return ck:layers(".weight", ".weight_scale") end
+local FP8_WEIGHT, FP4_WEIGHT = "F8_E4M3", "U8"
+
+-- An FP8 / MXFP8 or NVFP4 weight without its scales is listed, for plan to say so.
+function M.names(ck) return ck:layers(".weight", ".weight_scale", { FP8_WEIGHT, FP4_WEIGHT }) end
 
 local function plan(ck, q, layer)
   local algo, gs = algo_for(ck, q, layer)
@@ -49,9 +52,9 @@ local function plan(ck, q, layer)
     hum.fail("HUM_ERR_UNSUPPORTED", string.format("%s: %s is %d-D: ModelOpt BMM-style expert tensors are not " ..
       "converted", ck.path, w.name, #w.shape), 0)
   end
-  local p = { algo = algo, weight = w, scale = ck:tensor(layer .. ".weight_scale"), n = w.shape[1] }
+  local p = { algo = algo, weight = w, scale = ck:companion(w, layer, ".weight_scale", "its scales"), n = w.shape[1] }
   if algo == "FP8" or algo == "FP8_PER_CHANNEL_PER_TOKEN" or algo == "MXFP8" then
-    ck:expect(w, "F8_E4M3", false)
+    ck:expect(w, FP8_WEIGHT, false)
     p.k, p.bits = w.shape[2], 8
     if algo == "FP8" then
       ck:expect(p.scale, "F32", false)
@@ -62,7 +65,7 @@ local function plan(ck, q, layer)
       ck:expect(p.scale, "F32", #p.scale.shape == 2 and { p.n, 1 } or { p.n })
     end
   elseif algo == "NVFP4" then
-    ck:expect(w, "U8", false)
+    ck:expect(w, FP4_WEIGHT, false)
     p.k, p.bits = 2 * w.shape[2], 4
     p.group_size = ck:size(gs or 16, "hf_quant_config.json group_size of " .. layer)
     ck:expect(p.scale, "F8_E4M3", { p.n, math.ceil(p.k / p.group_size) })

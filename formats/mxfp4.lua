@@ -18,10 +18,13 @@ local cv = require("hum.convert")
 local C = hum.C
 local M = {}
 
-function M.names(ck) return ck:layers("_blocks", "_scales") end
+local BLOCKS = "U8"
+
+-- _blocks without _scales is listed, for plan to say so.
+function M.names(ck) return ck:layers("_blocks", "_scales", { BLOCKS }) end
 
 local function plan(ck, layer)
-  local blocks = ck:expect(ck:tensor(layer .. "_blocks"), "U8", false)
+  local blocks = ck:expect(ck:tensor(layer .. "_blocks"), BLOCKS, false)
   local r = #blocks.shape
   if (r ~= 4 and r ~= 3) or blocks.shape[r] ~= 16 then
     ck:fail(blocks.name .. " must be [E, N, K/32, 16] (or [N, K/32, 16])")
@@ -34,7 +37,7 @@ local function plan(ck, layer)
     for _, d in ipairs({ ... }) do s[#s + 1] = d end
     return s
   end
-  p.scales = ck:expect(ck:tensor(layer .. "_scales"), "U8", with_lead(p.n, p.k / 32))
+  p.scales = ck:expect(ck:companion(blocks, layer, "_scales", "its E8M0 scales"), "U8", with_lead(p.n, p.k / 32))
   p.bias = ck:optional(layer .. "_bias")
   if p.bias then ck:expect(p.bias, { "BF16", "F16", "F32" }, with_lead(p.n)) end
   return p

@@ -57,18 +57,46 @@ function Checkpoint:names()
   return out
 end
 
+local function shape_string(shape)
+  local parts = {}
+  for i, d in ipairs(shape) do parts[i] = tostring(d) end
+  return "[" .. table.concat(parts, ", ") .. "]"
+end
+M.shape_string = shape_string
+
 -- The layers a format names by a tensor suffix: every prefix P with a tensor P..`suffix` (and,
 -- when `companion` is given, a tensor P..`companion` too), in sorted order. This is how each
 -- format lists its quantized layers (".qweight"; ".weight" with ".weight_scale"; ...).
-function Checkpoint:layers(suffix, companion)
-  local out = {}
-  for _, name in ipairs(self:names()) do
+-- `quantized` (a list of safetensors dtypes, or nil) are the dtypes only a quantized P..`suffix`
+-- has (a ".weight" of F8_E4M3): such a P is a layer without its companion too, so that the
+-- format's plan says what is missing (Checkpoint:companion) where the layer would have vanished
+-- from the listing unexplained; a ".weight" of another dtype (BF16) without one is no layer.
+function Checkpoint:layers(suffix, companion, quantized)
+  local only_quantized = {}
+  for _, d in ipairs(quantized or {}) do only_quantized[d] = true end
+  local out, t = {}, ffi.new("hum_safetensors_tensor")
+  for i = 0, tonumber(C.hum_checkpoint_tensor_count(self.ptr)) - 1 do
+    hum.check(C.hum_checkpoint_tensor(self.ptr, i, t))
+    local name = ffi.string(t.name)
     if #name > #suffix and name:sub(-#suffix) == suffix then
       local layer = name:sub(1, -#suffix - 1)
-      if not companion or self:has(layer .. companion) then out[#out + 1] = layer end
+      if not companion or only_quantized[ffi.string(t.dtype_name)] or self:has(layer .. companion) then
+        out[#out + 1] = layer
+      end
     end
   end
   return out
+end
+
+-- The tensor `layer`..`suffix` that the quantized weight `w` of `layer` needs beside it (`what`
+-- it holds: "its block scales"); raises HUM_ERR_FORMAT naming both tensors when it is absent.
+function Checkpoint:companion(w, layer, suffix, what)
+  local name = layer .. suffix
+  if not self:has(name) then
+    self:fail(string.format("tensor %s (%s %s) has no %s beside it (%s)",
+      w.name, w.dtype_name, shape_string(w.shape), name, what))
+  end
+  return self:tensor(name)
 end
 
 -- A config file of the checkpoint decoded, or nil when it has none.
@@ -106,13 +134,6 @@ function Checkpoint:flag(v, default, what)
   if type(v) ~= "boolean" then self:fail(what .. " is " .. fields.show(v) .. ", expected true or false") end
   return v
 end
-
-local function shape_string(shape)
-  local parts = {}
-  for i, d in ipairs(shape) do parts[i] = tostring(d) end
-  return "[" .. table.concat(parts, ", ") .. "]"
-end
-M.shape_string = shape_string
 
 -- Checks a tensor's dtype (a name or a list of names) and shape (numbers, or false for "any");
 -- raises HUM_ERR_FORMAT naming the tensor, what it is and what was expected.

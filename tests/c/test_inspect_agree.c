@@ -1,0 +1,188 @@
+/* `hum inspect` and conversion agree: a layer the listing shows as convertible converts, and one
+ * that cannot be converted is listed with the reason `--layer` gives, never left out. Each case
+ * writes a fixture checkpoint as its producer does and then breaks it one way:
+ *   - a quantized weight whose companion tensor is missing (FP8 block scales, ModelOpt and
+ *     compressed-tensors scales, BitNet's scale, gpt-oss _scales): listed as not convertible,
+ *     naming the weight and the missing tensor (the layer vanished from the listing before). */
+#define _POSIX_C_SOURCE 200809L
+#include "cli_test.h"
+#include "fixture.h"
+#include "formats_support.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *layer = "model.layers.0.mlp.up_proj";
+
+/* Rewrites dir/model.safetensors without the tensor `drop` (NULL: none) and with `add` (NULL: none)
+ * in place of the tensor of its name. */
+static void rewrite(const char *dir, const char *drop, const hum_safetensors_tensor *add)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/model.safetensors", dir);
+    hum_safetensors *st = NULL;
+    FMT_CHECK(hum_safetensors_open(path, &st) == HUM_OK, "open %s: %s", path, hum_last_error());
+    if (!st)
+        return;
+    int64_t count = hum_safetensors_count(st), kept = 0;
+    hum_safetensors_tensor *t = calloc((size_t)count + 1, sizeof *t);
+    for (int64_t i = 0; i < count; i++) {
+        hum_safetensors_tensor x;
+        if (hum_safetensors_get(st, i, &x) != HUM_OK)
+            continue;
+        if ((drop && !strcmp(x.name, drop)) || (add && !strcmp(x.name, add->name)))
+            continue;
+        t[kept++] = x;
+    }
+    if (add)
+        t[kept++] = *add;
+    FMT_CHECK(hum_safetensors_write(path, t, kept, NULL) == HUM_OK, "rewrite %s: %s", path, hum_last_error());
+    free(t);
+    hum_safetensors_close(st);
+}
+
+/* The listing's entry for `name` in `list`, or NULL. */
+static const hum_layer_summary *entry(const hum_layer_list *list, const char *name)
+{
+    for (int64_t i = 0; i < list->count; i++)
+        if (!strcmp(list->items[i].name, name))
+            return &list->items[i];
+    return NULL;
+}
+
+/* `name` is listed as not convertible, with every needle (NULL-terminated) in the reason; the reason
+ * is the one loading the layer gives; `hum inspect DIR` prints it on the layer's line and exits 0. */
+static void refused(const char *dir, const char *name, const char *what, ...)
+{
+    hum_layer_list list = {0};
+    hum_status s = fmt_list(dir, &list);
+    FMT_CHECK(s == HUM_OK, "%s: listing: %s", what, hum_last_error());
+    const hum_layer_summary *l = entry(&list, name);
+    FMT_CHECK(l && l->error[0], "%s: %s %s in the listing (%lld entries)", what, name,
+              l ? "is convertible" : "is missing", (long long)list.count);
+    va_list ap;
+    va_start(ap, what);
+    for (const char *needle; l && (needle = va_arg(ap, const char *)) != NULL;)
+        FMT_CHECK(strstr(l->error, needle), "%s: the listed reason lacks \"%s\": %s", what, needle, l->error);
+    va_end(ap);
+    hum_standard_weight w;
+    s = fmt_load(dir, name, &w);
+    FMT_CHECK(s != HUM_OK, "%s: %s converts although the listing refuses it", what, name);
+    if (s == HUM_OK)
+        hum_standard_free(&w);
+    else if (l && l->error[0])
+        FMT_CHECK(strstr(hum_last_error(), l->error), "%s: --layer says\n  %s\nthe listing\n  %s", what,
+                  hum_last_error(), l->error);
+    char args[8192];
+    snprintf(args, sizeof args, "inspect %s", dir);
+    const int rc = cli_hum(args);
+    printf("$ hum %s\n%s\n", args, cli_output);
+    const char *line = strstr(cli_output, name);
+    FMT_CHECK(rc == 0 && line && strstr(line, "cannot be converted: ") && strstr(cli_output, "1 of which cannot"),
+              "%s: hum inspect (exit %d):\n%s", what, rc, cli_output);
+    hum_layer_list_free(&list);
+}
+
+/* --- missing companions ---------------------------------------------------------------------- */
+
+static void missing_fp8_block_scales(void)
+{
+    uint8_t codes[128 * 128] = {0};
+    float scale = 0.5f;
+    char *dir = fmt_tmpdir("agree-fp8");
+    fx_fp8_block fx = {.n = 128, .k = 128, .block_n = 128, .block_k = 128, .codes = codes, .scale = &scale,
+                       .scale_dtype = "F32"};
+    FMT_CHECK(fx_write_fp8_block(dir, layer, &fx) == 0, "fp8 fixture");
+    rewrite(dir, fx_name(layer, "weight_scale_inv"), NULL);
+    refused(dir, layer, "fp8 without weight_scale_inv", "tensor model.layers.0.mlp.up_proj.weight (F8_E4M3 [128, 128])",
+            "has no model.layers.0.mlp.up_proj.weight_scale_inv beside it (its block scales)", NULL);
+    /* the dense BF16 weights beside it (embeddings, lm_head) have no scale either: no layers */
+    hum_layer_list list = {0};
+    FMT_CHECK(fmt_list(dir, &list) == HUM_OK && list.count == 1, "fp8: %lld layers listed, expected 1",
+              (long long)list.count);
+    hum_layer_list_free(&list);
+    fmt_rmtree(dir);
+    free(dir);
+}
+
+static void missing_modelopt_scales(const char *algo)
+{
+    uint8_t codes[32 * 64] = {0}, scale8[32 * 4] = {0};
+    float scale = 0.25f;
+    char *dir = fmt_tmpdir("agree-modelopt");
+    int nvfp4 = !strcmp(algo, "NVFP4");
+    fx_modelopt fx = {.algo = algo, .n = 32, .k = 64, .group_size = 16, .codes = codes,
+                      .scale = nvfp4 ? (const void *)scale8 : (const void *)&scale, .scale_2 = 0.5f};
+    FMT_CHECK(fx_write_modelopt(dir, layer, &fx) == 0, "modelopt fixture");
+    rewrite(dir, fx_name(layer, "weight_scale"), NULL);
+    char what[64];
+    snprintf(what, sizeof what, "modelopt %s without weight_scale", algo);
+    refused(dir, layer, what, nvfp4 ? "model.layers.0.mlp.up_proj.weight (U8 [32, 32])"
+                                    : "model.layers.0.mlp.up_proj.weight (F8_E4M3 [32, 64])",
+            "has no model.layers.0.mlp.up_proj.weight_scale beside it", NULL);
+    fmt_rmtree(dir);
+    free(dir);
+}
+
+static void missing_bitnet_scale(void)
+{
+    int8_t t[16 * 32] = {0};
+    char *dir = fmt_tmpdir("agree-bitnet");
+    fx_bitnet fx = {.n = 16, .k = 32, .t = t, .scale = fx_bf16_bits(1.5), .linear_class = "bitlinear"};
+    FMT_CHECK(fx_write_bitnet(dir, layer, &fx) == 0, "bitnet fixture");
+    rewrite(dir, fx_name(layer, "weight_scale"), NULL);
+    refused(dir, layer, "bitnet without weight_scale", "model.layers.0.mlp.up_proj.weight (U8 [4, 32])",
+            "has no model.layers.0.mlp.up_proj.weight_scale beside it (its scale)", NULL);
+    fmt_rmtree(dir);
+    free(dir);
+}
+
+static void missing_gptoss_scales(void)
+{
+    const char *proj = "model.layers.0.mlp.experts.down_proj";
+    uint8_t codes[2 * 8 * 32] = {0}, scales[2 * 8] = {0};
+    uint16_t bias[2 * 8] = {0};
+    char *dir = fmt_tmpdir("agree-gptoss");
+    fx_gptoss fx = {.experts = 2, .n = 8, .k = 32, .codes = codes, .scales = scales, .bias = bias};
+    FMT_CHECK(fx_write_gptoss(dir, proj, &fx) == 0, "gpt-oss fixture");
+    char scales_name[128];
+    snprintf(scales_name, sizeof scales_name, "%s_scales", proj);
+    rewrite(dir, scales_name, NULL);
+    refused(dir, proj, "gpt-oss without _scales", "model.layers.0.mlp.experts.down_proj_blocks (U8 [2, 8, 1, 16])",
+            "has no model.layers.0.mlp.experts.down_proj_scales beside it", NULL);
+    fmt_rmtree(dir);
+    free(dir);
+}
+
+static void missing_ct_scale(void)
+{
+    uint8_t codes[16 * 32] = {0};
+    uint16_t scale[16];
+    for (int i = 0; i < 16; i++)
+        scale[i] = fx_bf16_bits(0.5);
+    char *dir = fmt_tmpdir("agree-ct");
+    fx_ct fx = {.format = "float-quantized", .version = "0.18.0", .type = "float", .strategy = "channel", .bits = 8,
+                .sym = 1, .n = 16, .k = 32, .q_codes = codes, .scale = scale, .scale_dtype = "BF16",
+                .scale_rows = 16, .scale_cols = 1};
+    FMT_CHECK(fx_write_ct(dir, layer, &fx) == 0, "compressed-tensors fixture");
+    rewrite(dir, fx_name(layer, "weight_scale"), NULL);
+    refused(dir, layer, "compressed-tensors float-quantized without weight_scale",
+            "model.layers.0.mlp.up_proj.weight (F8_E4M3 [16, 32])",
+            "has no model.layers.0.mlp.up_proj.weight_scale beside it", NULL);
+    fmt_rmtree(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    missing_fp8_block_scales();
+    missing_modelopt_scales("NVFP4");
+    missing_modelopt_scales("FP8");
+    missing_bitnet_scale();
+    missing_gptoss_scales();
+    missing_ct_scale();
+    fmt_runtime_destroy();
+    return fmt_finish("test_inspect_agree");
+}
