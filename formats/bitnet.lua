@@ -36,7 +36,7 @@ local function plan(ck, qc, layer)
     ck:fail(s.name .. " must be one non-zero scale")
   end
   return { weight = w, rows = w.shape[1], n = 4 * w.shape[1], k = w.shape[2],
-    scale = cls == "autobitlinear" and values[1] or 1 / values[1] }
+    global = cv.global_values({ cls == "autobitlinear" and values[1] or 1 / values[1] }) }
 end
 
 function M.describe(ck, qc, layer)
@@ -62,7 +62,7 @@ local function convert(scope, ck, p, out)
   cv.set_weight_codes(out, codes, 2)
   out.scale_type = C.HUM_SCALE_TENSOR
   out.scale_dtype = C.HUM_DTYPE_FLOAT32
-  cv.set_global(out, { p.scale })
+  cv.set_global(out, p.global)
 end
 
 function M.load(ck, qc, layer, out)

@@ -200,8 +200,29 @@ local function activation_scheme(ck, a, p, layer, group)
   return { dtype = dtype, scale = "tensor", input_scale = v }
 end
 
+-- The global scales of a tensor or tensor_group layer (one per expert of p), checked: the
+-- listing (through plan) and the conversion (after an expert cut) both read them here.
+local function global_values(ck, p)
+  if p.strategy == "tensor" then return cv.global_values(ck:small_floats(p.scale)) end
+  local globals = ck:small_floats(p.global)
+  if #globals ~= math.max(1, p.experts) then ck:fail(p.global.name .. " must hold one value per expert") end
+  for i, g in ipairs(globals) do
+    if g == 0 or g ~= g then ck:fail(p.global.name .. " holds " .. tostring(g) .. ", not a usable divisor") end
+    globals[i] = 1 / g
+  end
+  return cv.global_values(globals)
+end
+
 -- Everything about one layer, checked: dims, layout, scale and zero-point tensors.
 local function plan(ck, qc, layer)
+  if type(qc.transform_config) == "table" and next(qc.transform_config) ~= nil then
+    hum.fail("HUM_ERR_UNSUPPORTED", ck.path .. ": compressed-tensors transform_config (rotations) is not supported", 0)
+  end
+  local status = qc.quantization_status
+  if status ~= nil and status ~= "compressed" then
+    hum.fail("HUM_ERR_UNSUPPORTED", ck.path .. ": quantization_status \"" .. tostring(status) ..
+      "\": only compressed checkpoints hold quantized weights", 0)
+  end
   local sc = scheme_for(ck, qc, layer)
   local a, fmt = sc.args, sc.format
   local where = "config group \"" .. sc.group .. "\": weights."
@@ -327,6 +348,7 @@ local function plan(ck, qc, layer)
     local g = ck:tensor(layer .. ".weight_g_idx")
     p.g_idx = ck:expect(g, "I32", (p.experts > 0 and #g.shape == 2) and { p.experts, p.k } or { p.k })
   end
+  if p.strategy == "tensor" or p.strategy == "tensor_group" then global_values(ck, p) end
   p.act = activation_scheme(ck, sc.input, p, layer, sc.group)
   return p
 end
@@ -390,17 +412,11 @@ local function convert_scale(scope, ck, p, out)
   if p.strategy == "tensor" then
     out.scale_type = C.HUM_SCALE_TENSOR
     out.scale_dtype = C.HUM_DTYPE_FLOAT32
-    cv.set_global(out, ck:small_floats(p.scale))
+    cv.set_global(out, global_values(ck, p))
   elseif p.strategy == "tensor_group" then
     local src = p.scale
     cv.set_scale(out, C.HUM_SCALE_GROUP_TENSOR, C.HUM_DTYPE_FLOAT8_E4M3FN, src.data, p.n, math.ceil(p.k / 16), 16)
-    local globals = ck:small_floats(p.global)
-    if #globals ~= e then ck:fail(p.global.name .. " must hold one value per expert") end
-    for i, g in ipairs(globals) do
-      if g == 0 or g ~= g then ck:fail(p.global.name .. " holds " .. tostring(g) .. ", not a usable divisor") end
-      globals[i] = 1 / g
-    end
-    cv.set_global(out, globals)
+    cv.set_global(out, global_values(ck, p))
   elseif p.format == "mxfp4-pack-quantized" or p.format == "mxfp8-quantized" then
     cv.set_scale(out, C.HUM_SCALE_GROUP, C.HUM_DTYPE_FLOAT8_E8M0, p.scale.data, p.n, math.ceil(p.k / 32), 32)
   elseif p.strategy == "block" then
@@ -484,14 +500,6 @@ local function convert(scope, ck, p, out, keep)
 end
 
 function M.load(ck, qc, layer, out, keep)
-  if type(qc.transform_config) == "table" and next(qc.transform_config) ~= nil then
-    hum.fail("HUM_ERR_UNSUPPORTED", ck.path .. ": compressed-tensors transform_config (rotations) is not supported", 0)
-  end
-  local status = qc.quantization_status
-  if status ~= nil and status ~= "compressed" then
-    hum.fail("HUM_ERR_UNSUPPORTED", ck.path .. ": quantization_status \"" .. tostring(status) ..
-      "\": only compressed checkpoints hold quantized weights", 0)
-  end
   local p = plan(ck, qc, layer)
   cv.run(convert, ck, p, out, keep)
   return keep ~= nil and p.experts > 0

@@ -57,7 +57,9 @@ local function plan(ck, qc, layer)
       { math.ceil(p.n / p.block[1]), math.ceil(p.k / p.block[2]) })
   else
     p.scale = ck:expect(scale, { "F32", "BF16" }, false)
-    if #ck:small_floats(p.scale) ~= 1 then ck:fail(p.scale.name .. " must be one per-tensor scale") end
+    local v = ck:small_floats(p.scale)
+    if #v ~= 1 then ck:fail(p.scale.name .. " must be one per-tensor scale") end
+    p.global = cv.global_values(v)
   end
   local scheme = qc.activation_scheme
   if scheme == "dynamic" then
@@ -93,7 +95,7 @@ local function convert(scope, ck, p, out)
   if not p.block then
     out.scale_type = C.HUM_SCALE_TENSOR
     out.scale_dtype = C.HUM_DTYPE_FLOAT32
-    cv.set_global(out, ck:small_floats(p.scale))
+    cv.set_global(out, p.global)
     return
   end
   local rows, cols = p.scale.shape[1], p.scale.shape[2]

@@ -58,7 +58,9 @@ local function plan(ck, q, layer)
     p.k, p.bits = w.shape[2], 8
     if algo == "FP8" then
       ck:expect(p.scale, "F32", false)
-      if #ck:small_floats(p.scale) ~= 1 then ck:fail(p.scale.name .. " must be a scalar for FP8") end
+      local v = ck:small_floats(p.scale)
+      if #v ~= 1 then ck:fail(p.scale.name .. " must be a scalar for FP8") end
+      p.global = cv.global_values(v)
     elseif algo == "MXFP8" then
       ck:expect(p.scale, "U8", { p.n, math.ceil(p.k / 32) })
     else
@@ -69,7 +71,10 @@ local function plan(ck, q, layer)
     p.k, p.bits = 2 * w.shape[2], 4
     p.group_size = ck:size(gs or 16, "hf_quant_config.json group_size of " .. layer)
     ck:expect(p.scale, "F8_E4M3", { p.n, math.ceil(p.k / p.group_size) })
-    p.scale_2 = ck:expect(ck:tensor(layer .. ".weight_scale_2"), "F32", false)
+    local scale_2 = ck:expect(ck:tensor(layer .. ".weight_scale_2"), "F32", false)
+    local s2 = ck:small_floats(scale_2)
+    if #s2 ~= 1 then ck:fail(scale_2.name .. " must be a scalar (it holds " .. #s2 .. " values)") end
+    p.global = cv.global_values(s2)
   else
     hum.fail("HUM_ERR_UNSUPPORTED", string.format("%s: layer %s: ModelOpt quant_algo %s is not converted " ..
       "(supported: FP8, FP8_PER_CHANNEL_PER_TOKEN, NVFP4, MXFP8)", ck.path, layer, algo), 0)
@@ -112,7 +117,7 @@ local function convert(scope, ck, p, out)
   if p.algo == "FP8" then
     out.scale_type = C.HUM_SCALE_TENSOR
     out.scale_dtype = C.HUM_DTYPE_FLOAT32
-    cv.set_global(out, ck:small_floats(p.scale))
+    cv.set_global(out, p.global)
   elseif p.algo == "FP8_PER_CHANNEL_PER_TOKEN" then
     cv.set_scale(out, C.HUM_SCALE_CHANNEL, C.HUM_DTYPE_FLOAT32, p.scale.data, p.n, 1)
   elseif p.algo == "MXFP8" then
@@ -120,9 +125,7 @@ local function convert(scope, ck, p, out)
   else
     local g = math.ceil(p.k / p.group_size)
     cv.set_scale(out, C.HUM_SCALE_GROUP_TENSOR, C.HUM_DTYPE_FLOAT8_E4M3FN, p.scale.data, p.n, g, p.group_size)
-    local s2 = ck:small_floats(p.scale_2)
-    if #s2 ~= 1 then ck:fail(p.scale_2.name .. " must be a scalar") end
-    cv.set_global(out, s2)
+    cv.set_global(out, p.global)
   end
   cv.set_activation(out, p.act)
 end

@@ -156,14 +156,19 @@ end
 
 local function experts(out) return math.max(1, tonumber(out.num_experts)) end
 
--- Header fields: info = {n, k, experts (0 dense), weight_dtype, param_dtype}. A checkpoint whose
--- shapes give an empty weight (N or K of 0) is refused here, as the checkpoint's fault: the
--- standard weight's check after conversion would blame the converter.
-function M.begin(out, info)
-  if not (info.n >= 1 and info.k >= 1) then
+-- Refuses a weight of N or K below 1 (shapes giving an empty weight), as the checkpoint's fault:
+-- the standard weight's check after conversion would blame the converter. M.begin and the
+-- listing (lua/hum/formats.lua) both ask here.
+function M.check_dims(n, k)
+  if not (n >= 1 and k >= 1) then
     hum.fail("HUM_ERR_FORMAT", string.format("the checkpoint's tensors give an empty weight: N = %s, K = %s",
-      tostring(info.n), tostring(info.k)), 0)
+      tostring(n), tostring(k)), 0)
   end
+end
+
+-- Header fields: info = {n, k, experts (0 dense), weight_dtype, param_dtype}.
+function M.begin(out, info)
+  M.check_dims(info.n, info.k)
   out.num_experts = info.experts or 0
   out.n = info.n
   out.k = info.k
@@ -226,16 +231,23 @@ function M.set_zero_codes(out, values, groups, bits)
     ffi.cast("int32_t *", words)), "packing zero points")
 end
 
--- global_scale float32: one value, or one per expert.
-function M.set_global(out, values)
+-- `values` (global scales: one, or one per expert), checked: zero stays (an all-zero tensor's
+-- scale); float32 must hold each: a reciprocal of a tiny divisor (compressed-tensors' 1e-45)
+-- overflows to inf. The formats' plans ask here, so that the listing refuses what M.set_global
+-- would.
+function M.global_values(values)
   for i, v in ipairs(values) do
-    -- zero stays (an all-zero tensor's scale); float32 must hold it: a reciprocal of a tiny
-    -- divisor (compressed-tensors' 1e-45) overflows to inf
     if not (v >= 0 and v <= 3.4028234663852886e38) then
       hum.fail("HUM_ERR_FORMAT", string.format("the weight's global scale%s is %s, expected a finite value >= 0 "
         .. "that float32 holds", #values > 1 and (" of expert " .. (i - 1)) or "", tostring(v)), 0)
     end
   end
+  return values
+end
+
+-- global_scale float32: one value, or one per expert.
+function M.set_global(out, values)
+  M.global_values(values)
   local data = ffi.cast("float *", alloc(out.global_scale, C.HUM_DTYPE_FLOAT32, { #values }))
   for i, v in ipairs(values) do data[i - 1] = v end
 end

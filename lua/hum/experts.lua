@@ -55,20 +55,27 @@ local header_fields = { "n", "k", "weight_dtype", "param_dtype", "scale_type", "
 local stacked_fields = { "weight", "scale", "zero_point", "bias", "global_scale", "input_scale", "k_perm" }
 local per_expert_scalar = { global_scale = true, input_scale = true } -- (1) per expert becomes (E)
 
+-- Raises HUM_ERR_UNSUPPORTED unless expert `e` of layer `name` equals expert 0 in every one of
+-- `fields`: experts stack only when quantized alike. Given standard weights when stacking them,
+-- and the listing's summaries (lua/hum/formats.lua), so that the listing refuses what stacking would.
+function M.alike(name, e, expert, first, fields)
+  -- tonumber: an int64 field prints as 256, not 256LL
+  local function show(v) return tostring(tonumber(v) or v) end
+  for _, f in ipairs(fields) do
+    if expert[f] ~= first[f] then
+      hum.fail("HUM_ERR_UNSUPPORTED", string.format("layer %s: expert %d differs from expert 0 in %s (%s vs %s): " ..
+        "experts stack only when quantized alike", name, e, f, show(expert[f]), show(first[f])), 0)
+    end
+  end
+end
+
 -- Fills `out` with the experts in `parts` (dense standard weights) stacked along E: every tensor
 -- gains the leading E (a global or input scale (1) becomes (E)); act-order keeps each expert's own k_perm
 -- ([E, K]; an expert whose g_idx needed no reorder gets the identity row).
 local function stack(name, parts, out)
   local first = parts[0]
   local count = #parts + 1
-  for e = 1, count - 1 do
-    for _, f in ipairs(header_fields) do
-      if parts[e][f] ~= first[f] then
-        hum.fail("HUM_ERR_UNSUPPORTED", string.format("layer %s: expert %d differs from expert 0 in %s (%s vs %s): " ..
-          "experts stack only when quantized alike", name, e, f, tostring(parts[e][f]), tostring(first[f])), 0)
-      end
-    end
-  end
+  for e = 1, count - 1 do M.alike(name, e, parts[e], first, header_fields) end
   for _, f in ipairs(header_fields) do out[f] = first[f] end
   out.num_experts = count
   for _, field in ipairs(stacked_fields) do

@@ -16,11 +16,14 @@
 -- Each formats/<name>.lua returns { names = f(ck, cfg) -> sorted layer names,
 -- describe = f(ck, cfg, name) -> summary table, load = f(ck, cfg, name, out, keep) }; `keep`
 -- (nil, or an expert_select from lua/hum/experts.lua) selects the experts of a fused layer, and
--- load returns true when it kept only those.
+-- load returns true when it kept only those. describe applies every rule of load that the config
+-- and tensor headers decide (both through the format's plan): load may refuse a layer describe
+-- accepted only on the values inside its tensors, which describe does not read (docs/cli.md).
 
 local ffi = require("ffi")
 local hum = require("hum")
 local checkpoint = require("hum.checkpoint")
+local cv = require("hum.convert")
 local experts = require("hum.experts")
 local fields = require("hum.fields")
 
@@ -131,6 +134,24 @@ local function fill_summary(s, d)
   copy_string(s.activations, d.activations or "")
 end
 
+-- What the listing shows of a layer, which stacking needs alike across the experts of a set.
+local summary_fields = { "format", "weight_dtype", "bits", "group_size", "scale", "symmetric", "n", "k",
+  "activations" }
+
+-- The summary of layer `name`, `set` its experts or nil. The rules a conversion applies to header
+-- facts alone run here too, so that a layer listed as convertible fails only on the values of its
+-- tensors (docs/cli.md): N and K of at least 1 (cv.check_dims), and of an expert set every member
+-- described (one the format refuses refuses the set, as converting it would) and alike expert 0.
+local function describe(fmt, ck, cfg, name, set)
+  local d = fmt.describe(ck, cfg, set and set[0] or name)
+  cv.check_dims(d.n, d.k)
+  if not set then return d end
+  for e = 1, #set do experts.alike(name, e, fmt.describe(ck, cfg, set[e]), d, summary_fields) end
+  d.name = name
+  d.experts = #set + 1
+  return d
+end
+
 function M.list(_, call)
   local ck = checkpoint.wrap(call.checkpoint)
   local fmt, cfg = format_module(ck)
@@ -139,13 +160,8 @@ function M.list(_, call)
   -- One layer the format cannot convert is listed with the reason; the others still are.
   local convertible = { [tonumber(C.HUM_ERR_FORMAT)] = true, [tonumber(C.HUM_ERR_UNSUPPORTED)] = true }
   for _, name in ipairs(names) do
-    local set = sets[name]
-    local ok, d = pcall(fmt.describe, ck, cfg, set and set[0] or name)
+    local ok, d = pcall(describe, fmt, ck, cfg, name, sets[name])
     if ok then
-      if set then
-        d.name = name
-        d.experts = #set + 1
-      end
       fill_summary(s, d)
     elseif hum.is_error(d) and convertible[tonumber(d.status)] then
       ffi.fill(s, ffi.sizeof(s))

@@ -25,7 +25,9 @@ static void usage(FILE *f)
                "name, format, weight dtype, bits, group size, scale type, sym/asym, act-order, N, K, experts.\n"
                "Per-expert modules (...experts.<i>.<proj>) are listed as one layer ...experts.*.<proj>.\n"
                "A layer that cannot be converted is listed with the reason (\"cannot be converted: ...\");\n"
-               "it fails the command (exit 1) only when asked for with --layer.\n"
+               "it fails the command (exit 1) only when asked for with --layer. The listing checks each\n"
+               "layer's config, tensors, dtypes, shapes and scalar scales; the values in its weight, scale\n"
+               "and zero-point tensors only converting it reads: --layer NAME checks them too.\n"
                "A .safetensors file that is no checkpoint hum reads (no quantization config) has its\n"
                "tensors listed, with the reason.\n"
                "--tensors          also list every tensor: name, dtype, shape\n"
@@ -188,7 +190,9 @@ static cJSON *json_tensors(const hum_checkpoint *ck)
     return list;
 }
 
-static cJSON *json_layer(const hum_layer_summary *l)
+/* `converted`: the layer was converted (--layer), so the values of its tensors were checked too,
+ * not only what the listing checks. */
+static cJSON *json_layer(const hum_layer_summary *l, int converted)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", l->name);
@@ -196,6 +200,7 @@ static cJSON *json_layer(const hum_layer_summary *l)
         cJSON_AddStringToObject(o, "error", l->error);
         return o;
     }
+    cJSON_AddBoolToObject(o, "values_checked", converted);
     cJSON_AddStringToObject(o, "format", l->format);
     cJSON_AddStringToObject(o, "weight_dtype", hum_dtype_name(l->weight_dtype));
     cJSON_AddNumberToObject(o, "bits", l->bits);
@@ -297,7 +302,7 @@ static int inspect(hum_runtime *rt, const inspect_options *o, cJSON *root)
         cJSON *layers = cJSON_AddArrayToObject(root, "layers");
         for (int64_t i = 0; i < list.count; i++)
             if (!o->layer || strcmp(o->layer, list.items[i].name) == 0)
-                cJSON_AddItemToArray(layers, json_layer(&list.items[i]));
+                cJSON_AddItemToArray(layers, json_layer(&list.items[i], o->layer != NULL));
     } else if (bare) {
         printf("%s: %lld tensors, not read as a quantized checkpoint: %s\n", o->path, tensors, why);
     } else {
@@ -313,6 +318,10 @@ static int inspect(hum_runtime *rt, const inspect_options *o, cJSON *root)
         for (int64_t i = 0; i < list.count; i++)
             if (!o->layer || strcmp(o->layer, list.items[i].name) == 0)
                 print_layer(&list.items[i]);
+        /* a layer listed above may still fail on its values: say so where it could mislead */
+        if (!o->layer && broken < list.count)
+            printf("note: a layer's codes, scales and zero points are checked when it is converted (--layer "
+                   "NAME), not here\n");
     }
     if (o->tensors || bare) {
         if (root)

@@ -3,12 +3,20 @@
  * writes a fixture checkpoint as its producer does and then breaks it one way:
  *   - a quantized weight whose companion tensor is missing (FP8 block scales, ModelOpt and
  *     compressed-tensors scales, BitNet's scale, gpt-oss _scales): listed as not convertible,
- *     naming the weight and the missing tensor (the layer vanished from the listing before). */
+ *     naming the weight and the missing tensor (the layer vanished from the listing before);
+ *   - header facts a conversion refuses: ModelOpt NVFP4 weight_scale_2 of two values, a scalar
+ *     global scale that is infinite or past float32 (ModelOpt FP8, BitNet's 1 / weight_scale),
+ *     a compressed-tensors NVFP4 global of 0 or quantization_status "frozen", a weight of N = 0,
+ *     an expert set with one expert broken or shaped unlike expert 0: refused by the listing
+ *     with the reason --layer gives (they were listed as convertible before);
+ *   - values only a conversion reads (BitNet codes out of range): listed, with the note that
+ *     says so, and values_checked false in --json; --layer refuses the layer. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli_test.h"
 #include "fixture.h"
 #include "formats_support.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,6 +183,174 @@ static void missing_ct_scale(void)
     free(dir);
 }
 
+/* --- header facts the listing checks as conversion does ----------------------------------------- */
+
+static void modelopt_header_facts(void)
+{
+    uint8_t codes[32 * 64] = {0}, scale8[32 * 4] = {0};
+    char *dir = fmt_tmpdir("agree-modelopt-s2");
+    fx_modelopt fx = {.algo = "NVFP4", .n = 32, .k = 64, .group_size = 16, .codes = codes, .scale = scale8,
+                      .scale_2 = 0.5f};
+    FMT_CHECK(fx_write_modelopt(dir, layer, &fx) == 0, "modelopt fixture");
+    const float two[2] = {0.5f, 0.25f};
+    hum_safetensors_tensor s2 = {.name = fx_name(layer, "weight_scale_2"), .dtype = HUM_DTYPE_FLOAT32, .rank = 1,
+                                 .shape = {2}, .data = two};
+    rewrite(dir, NULL, &s2);
+    refused(dir, layer, "NVFP4 weight_scale_2 of two values",
+            "model.layers.0.mlp.up_proj.weight_scale_2 must be a scalar (it holds 2 values)", NULL);
+    fmt_rmtree(dir);
+    free(dir);
+
+    float inf = INFINITY;
+    dir = fmt_tmpdir("agree-modelopt-inf");
+    fx_modelopt fp8 = {.algo = "FP8", .n = 32, .k = 64, .codes = codes, .scale = &inf};
+    FMT_CHECK(fx_write_modelopt(dir, layer, &fp8) == 0, "modelopt fixture");
+    refused(dir, layer, "FP8 weight_scale inf", "the weight's global scale is inf, expected a finite value >= 0",
+            NULL);
+    fmt_rmtree(dir);
+    free(dir);
+}
+
+/* BitLinear divides by weight_scale: 1 / the smallest bfloat16 is past float32. */
+static void bitnet_tiny_scale(void)
+{
+    int8_t t[16 * 32] = {0};
+    char *dir = fmt_tmpdir("agree-bitnet-tiny");
+    fx_bitnet fx = {.n = 16, .k = 32, .t = t, .scale = 0x0001, .linear_class = "bitlinear"};
+    FMT_CHECK(fx_write_bitnet(dir, layer, &fx) == 0, "bitnet fixture");
+    refused(dir, layer, "bitnet 1 / tiny weight_scale", "the weight's global scale is ",
+            "expected a finite value >= 0 that float32 holds", NULL);
+    fmt_rmtree(dir);
+    free(dir);
+}
+
+static void ct_header_facts(void)
+{
+    uint8_t codes[16 * 32] = {0}, scale8[16 * 2] = {0};
+    char *dir = fmt_tmpdir("agree-ct-nvfp4");
+    fx_ct fx = {.format = "nvfp4-pack-quantized", .version = "0.18.0", .type = "float", .strategy = "tensor_group",
+                .bits = 4, .sym = 1, .group_size = 16, .n = 16, .k = 32, .q_codes = codes, .scale = scale8,
+                .scale_dtype = "F8_E4M3", .scale_rows = 16, .scale_cols = 2, .global = 0.0f};
+    FMT_CHECK(fx_write_ct(dir, layer, &fx) == 0, "compressed-tensors fixture");
+    refused(dir, layer, "compressed-tensors NVFP4 global 0",
+            "model.layers.0.mlp.up_proj.weight_global_scale holds 0, not a usable divisor", NULL);
+    /* a checkpoint-wide refusal is every layer's reason */
+    fx.global = 448.0f;
+    FMT_CHECK(fx_write_ct(dir, layer, &fx) == 0, "compressed-tensors fixture");
+    size_t size = 0;
+    unsigned char *bytes = fmt_read_bytes(fmt_path(dir, "config.json"), &size);
+    char *config = bytes ? calloc(size + 1, 1) : NULL; /* as a string */
+    if (config)
+        memcpy(config, bytes, size);
+    free(bytes);
+    char *status = config ? strstr(config, "\"quantization_status\": \"compressed\"") : NULL;
+    FMT_CHECK(status != NULL, "the fixture's quantization_status");
+    if (status) {
+        memcpy(strstr(status, "\"compressed\""), "\"frozen\"    ", 12);
+        fmt_write_text(fmt_path(dir, "config.json"), config);
+        refused(dir, layer, "compressed-tensors quantization_status frozen", "quantization_status \"frozen\"",
+                "only compressed checkpoints hold quantized weights", NULL);
+    }
+    free(config);
+    fmt_rmtree(dir);
+    free(dir);
+}
+
+static void empty_weight(void)
+{
+    uint8_t codes[1] = {0};
+    float scale = 0.5f;
+    char *dir = fmt_tmpdir("agree-empty");
+    fx_fp8_block fx = {.n = 0, .k = 128, .block_n = 128, .block_k = 128, .codes = codes, .scale = &scale,
+                       .scale_dtype = "F32"};
+    FMT_CHECK(fx_write_fp8_block(dir, layer, &fx) == 0, "fp8 fixture");
+    refused(dir, layer, "fp8 weight of N = 0", "the checkpoint's tensors give an empty weight: N = 0, K = 128", NULL);
+    fmt_rmtree(dir);
+    free(dir);
+}
+
+/* Experts 0 and 1 of an FP8 block set; expert 1's weight [n1, 128] with block scales [rows1, 1]. */
+static char *expert_set(int64_t n1, int64_t rows1)
+{
+    static uint8_t codes[256 * 128];
+    static const float scales[2] = {0.5f, 0.25f};
+    char *dir = fmt_tmpdir("agree-experts");
+    fx_fp8_block fx = {.n = 128, .k = 128, .block_n = 128, .block_k = 128, .codes = codes, .scale = scales,
+                       .scale_dtype = "F32"};
+    FMT_CHECK(fx_write_fp8_block(dir, "model.layers.0.mlp.experts.0.up_proj", &fx) == 0, "fp8 fixture");
+    hum_safetensors_tensor w = {.name = "model.layers.0.mlp.experts.1.up_proj.weight", .dtype_name = "F8_E4M3",
+                                .rank = 2, .shape = {n1, 128}, .data = codes};
+    hum_safetensors_tensor s = {.name = "model.layers.0.mlp.experts.1.up_proj.weight_scale_inv",
+                                .dtype = HUM_DTYPE_FLOAT32, .rank = 2, .shape = {rows1, 1}, .data = scales};
+    rewrite(dir, NULL, &w);
+    rewrite(dir, NULL, &s);
+    return dir;
+}
+
+static void expert_sets(void)
+{
+    const char *set = "model.layers.0.mlp.experts.*.up_proj";
+    char *dir = expert_set(128, 1);
+    hum_layer_list list = {0};
+    FMT_CHECK(fmt_list(dir, &list) == HUM_OK && list.count == 1 && !list.items[0].error[0] &&
+                  list.items[0].num_experts == 2,
+              "a sound set of 2 experts: %s", list.count ? list.items[0].error : hum_last_error());
+    hum_layer_list_free(&list);
+    fmt_rmtree(dir);
+    free(dir);
+    dir = expert_set(128, 2);
+    refused(dir, set, "expert 1 with block scales of the wrong shape",
+            "model.layers.0.mlp.experts.1.up_proj.weight_scale_inv has shape [2, 1], expected [1, 1]", NULL);
+    fmt_rmtree(dir);
+    free(dir);
+    dir = expert_set(256, 2);
+    refused(dir, set, "expert 1 of another N", "expert 1 differs from expert 0 in n (256 vs 128)", NULL);
+    fmt_rmtree(dir);
+    free(dir);
+}
+
+/* --- values only a conversion reads ------------------------------------------------------------- */
+
+static void bitnet_codes_out_of_range(void)
+{
+    int8_t t[16 * 32] = {0};
+    char *dir = fmt_tmpdir("agree-bitnet-codes");
+    fx_bitnet fx = {.n = 16, .k = 32, .t = t, .scale = fx_bf16_bits(1.5), .linear_class = "bitlinear"};
+    FMT_CHECK(fx_write_bitnet(dir, layer, &fx) == 0, "bitnet fixture");
+    uint8_t bytes[4 * 32];
+    memset(bytes, 0x55, sizeof bytes); /* every field 1: t = 0 */
+    bytes[5] = 0xFF;                   /* field 3: no ternary value */
+    hum_safetensors_tensor w = {.name = fx_name(layer, "weight"), .dtype_name = "U8", .rank = 2, .shape = {4, 32},
+                                .data = bytes};
+    rewrite(dir, NULL, &w);
+    char args[8192];
+    snprintf(args, sizeof args, "inspect %s", dir);
+    int rc = cli_hum(args);
+    printf("$ hum %s\n%s\n", args, cli_output);
+    const char *line = strstr(cli_output, layer);
+    FMT_CHECK(rc == 0 && line && !strstr(line, "cannot be converted") &&
+                  strstr(cli_output, "note: a layer's codes, scales and zero points are checked when it is converted "
+                                     "(--layer NAME), not here"),
+              "bitnet codes out of range: the listing must carry the note (exit %d):\n%s", rc, cli_output);
+    snprintf(args, sizeof args, "inspect %s --json", dir);
+    rc = cli_hum(args);
+    FMT_CHECK(rc == 0 && strstr(cli_output, "\"values_checked\":\tfalse"), "--json: values_checked (exit %d):\n%s",
+              rc, cli_output);
+    snprintf(args, sizeof args, "inspect %s --layer %s", dir, layer);
+    rc = cli_hum(args);
+    FMT_CHECK(rc == 1 && strstr(cli_output, "outside [0, 2]"), "--layer of codes out of range (exit %d):\n%s", rc,
+              cli_output);
+    /* a converted layer's values were checked */
+    rewrite(dir, NULL, &(hum_safetensors_tensor){.name = fx_name(layer, "weight"), .dtype_name = "U8", .rank = 2,
+                                                 .shape = {4, 32}, .data = memset(bytes, 0x55, sizeof bytes)});
+    snprintf(args, sizeof args, "inspect %s --layer %s --json", dir, layer);
+    rc = cli_hum(args);
+    FMT_CHECK(rc == 0 && strstr(cli_output, "\"values_checked\":\ttrue"), "--layer --json (exit %d):\n%s", rc,
+              cli_output);
+    fmt_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     missing_fp8_block_scales();
@@ -183,6 +359,12 @@ int main(void)
     missing_bitnet_scale();
     missing_gptoss_scales();
     missing_ct_scale();
+    modelopt_header_facts();
+    bitnet_tiny_scale();
+    ct_header_facts();
+    empty_weight();
+    expert_sets();
+    bitnet_codes_out_of_range();
     fmt_runtime_destroy();
     return fmt_finish("test_inspect_agree");
 }

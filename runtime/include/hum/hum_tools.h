@@ -458,9 +458,12 @@ typedef struct hum_layer_summary {
      * layers (16-bit activations), "e4m3 token", "e4m3 tensor" (static input_scale), "e4m3
      * group 128", "int8 token", "mxfp8", "nvfp4", ... (docs/formats.md) */
     char activations[32];
-    /* "" when the layer converts as far as the listing checks (shapes, dtypes, config); else why
+    /* "" when the layer converts as far as the listing checks: every rule of a conversion that
+     * the config and tensor headers decide (names, dtypes, shapes, the small scale tensors, every
+     * expert of a set), so that hum_checkpoint_load_layer can still refuse it only on the values
+     * inside its weight, scale and zero-point tensors (codes out of range, NaN scales); else why
      * it cannot, as hum_checkpoint_load_layer would say it (HUM_ERR_FORMAT / HUM_ERR_UNSUPPORTED),
-     * cut to fit. Such a layer is still listed, with its name and whatever else is zero/"". One
+     * cut to fit. A quantized weight whose scale tensor is missing is listed with that reason. Such a layer is still listed, with its name and whatever else is zero/"". One
      * layer that cannot be converted does not fail the listing; a checkpoint whose format or
      * config cannot be read at all still does. */
     char error[512];
