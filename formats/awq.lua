@@ -45,8 +45,8 @@ local function tensors(ck, s, layer)
   local gs = s.group_size == -1 and k or s.group_size
   if k % gs ~= 0 then ck:fail(string.format("%s: K = %d is not a multiple of group_size %d", qweight.name, k, gs)) end
   local groups = k / gs
-  local scales = ck:expect(ck:tensor(layer .. ".scales"), { "F16", "BF16" }, { groups, n })
-  local qzeros = ck:expect(ck:tensor(layer .. ".qzeros"), "I32", { groups, n / 8 })
+  local scales = ck:expect(ck:companion(qweight, layer, ".scales", "its scales"), { "F16", "BF16" }, { groups, n })
+  local qzeros = ck:expect(ck:companion(qweight, layer, ".qzeros", "its zero points"), "I32", { groups, n / 8 })
   local bias = ck:optional(layer .. ".bias")
   if bias then ck:expect(bias, { "F16", "BF16" }, { n }) end
   return { qweight = qweight, scales = scales, qzeros = qzeros, bias = bias, n = n, k = k, groups = groups }

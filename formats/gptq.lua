@@ -100,8 +100,10 @@ local function tensors(ck, s, layer)
   end
   local gs = s.group_size == -1 and k or s.group_size
   local groups = math.ceil(k / gs)
-  local scales = ck:expect(ck:tensor(layer .. ".scales"), { "F16", "BF16", "F32" }, { groups, n })
-  local qzeros = ck:expect(ck:tensor(layer .. ".qzeros"), "I32", { groups, cv.words(n, s.bits) })
+  local scales = ck:expect(ck:companion(qweight, layer, ".scales", "its scales"), { "F16", "BF16", "F32" },
+    { groups, n })
+  local qzeros = ck:expect(ck:companion(qweight, layer, ".qzeros", "its zero points"), "I32",
+    { groups, cv.words(n, s.bits) })
   local bias = ck:optional(layer .. ".bias")
   if bias then ck:expect(bias, { "F16", "BF16", "F32" }, { n }) end
   return { qweight = qweight, scales = scales, qzeros = qzeros, g_idx = g_idx, bias = bias, n = n, k = k,

@@ -4,6 +4,7 @@
  *   - a quantized weight whose companion tensor is missing (FP8 block scales, ModelOpt and
  *     compressed-tensors scales, BitNet's scale, gpt-oss _scales): listed as not convertible,
  *     naming the weight and the missing tensor (the layer vanished from the listing before);
+ *     GPTQ's qzeros named the same way;
  *   - header facts a conversion refuses: ModelOpt NVFP4 weight_scale_2 of two values, a scalar
  *     global scale that is infinite or past float32 (ModelOpt FP8, BitNet's 1 / weight_scale),
  *     a compressed-tensors NVFP4 global of 0 or quantization_status "frozen", a weight of N = 0,
@@ -179,6 +180,24 @@ static void missing_ct_scale(void)
     refused(dir, layer, "compressed-tensors float-quantized without weight_scale",
             "model.layers.0.mlp.up_proj.weight (F8_E4M3 [16, 32])",
             "has no model.layers.0.mlp.up_proj.weight_scale beside it", NULL);
+    fmt_rmtree(dir);
+    free(dir);
+}
+
+static void missing_gptq_zeros(void)
+{
+    uint8_t q[32 * 64] = {0}, zero[32] = {0};
+    uint16_t scale[32];
+    int32_t g_idx[64] = {0};
+    for (int i = 0; i < 32; i++)
+        scale[i] = fx_f16_bits(0.5), zero[i] = 8;
+    char *dir = fmt_tmpdir("agree-gptq");
+    fx_gptq fx = {.bits = 4, .group_size = -1, .n = 32, .k = 64, .sym = 1, .q = q, .zero = zero, .scale = scale,
+                  .g_idx = g_idx};
+    FMT_CHECK(fx_write_gptq(dir, layer, &fx) == 0, "gptq fixture");
+    rewrite(dir, fx_name(layer, "qzeros"), NULL);
+    refused(dir, layer, "gptq without qzeros", "tensor model.layers.0.mlp.up_proj.qweight (I32 [8, 32])",
+            "has no model.layers.0.mlp.up_proj.qzeros beside it (its zero points)", NULL);
     fmt_rmtree(dir);
     free(dir);
 }
@@ -359,6 +378,7 @@ int main(void)
     missing_bitnet_scale();
     missing_gptoss_scales();
     missing_ct_scale();
+    missing_gptq_zeros();
     modelopt_header_facts();
     bitnet_tiny_scale();
     ct_header_facts();
