@@ -16,6 +16,13 @@
  *   inv:                  max / amax in float32 (0 when amax is 0: the codes are 0, never NaN,
  *                         and the scale 0); at most FLT_MAX; e8m0: the power of two 1 / scale
  *                         (exact); static: 1 / *input_scale (0 when that is 0)
+ * round (MXFP8 as rounding, for a GEMM of 16-bit A: group 32, e8m0, e4m3fn codes): q holds A's
+ * 16-bit type instead of codes, ldq in its elements:
+ *   q[r][j], j < k:       the value of that code times its group's scale (1 / inv, a power of
+ *                         two: exact in float32), rounded to nearest even to A's type (exact
+ *                         unless below its normal range)
+ *   q[r][j], k <= j < kq: 0
+ *   scale:                nothing (NULL)
  * max is 448 for e4m3fn and 127 for int8. All float32 arithmetic is IEEE (no fast math), so the
  * CPU twin matches bit for bit. Elements must be finite.
  *
@@ -37,9 +44,9 @@
 typedef struct hum_quantize_args {
     const void *a;            /* float16 or bfloat16 [m][lda] */
     long long lda;
-    void *q;                  /* e4m3fn or int8 [m][ldq] */
+    void *q;                  /* e4m3fn or int8 [m][ldq]; round: A's 16-bit type [m][ldq] */
     long long ldq;
-    void *scale;              /* float32 or e8m0 bytes; NULL for static per-tensor */
+    void *scale;              /* float32 or e8m0 bytes; NULL for static per-tensor and round */
     long long scale_row, scale_group; /* element strides of the scales */
     const float *input_scale; /* static per-tensor: one float32 in device memory */
     int m, k, kq;             /* rows, columns of A, columns of q written (kq >= k) */
@@ -47,6 +54,7 @@ typedef struct hum_quantize_args {
     int int8;                 /* codes are int8 (else e4m3fn) */
     int group;                /* 0: per token; -1: static per tensor; 8..256 (a power of two) */
     int e8m0;                 /* group scales as e8m0 powers of two (MX), e4m3fn codes only */
+    int round;                /* q gets the rounded values, not codes and scales (group 32, e8m0) */
 } hum_quantize_args;
 
 #ifdef __cplusplus

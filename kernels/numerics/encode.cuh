@@ -51,6 +51,46 @@ HUM_DEV u32 e4m3x2(float lo, float hi)
 #endif
 }
 
+// The value of e4m3fn code c (bits 0..7; not the NaN code) as float32, exactly: (8 + m) x
+// 2^(e - 10) for e > 0, m x 2^-9 for the subnormals.
+HUM_DEV float e4m3_value(u32 c)
+{
+    const u32 e = c >> 3 & 15u, m = c & 7u;
+    const float mag = e ? __uint_as_float((e + 120u) << 23 | m << 20) : static_cast<float>(m) * 0.001953125f;
+    return c & 0x80u ? -mag : mag;
+}
+
+// bfloat16 of a finite x, nearest even, in integer arithmetic (cvt.rn.bf16.f32 needs sm_80; the
+// kernels that call this also build for sm_75).
+HUM_DEV u16 bf16_rn(float x)
+{
+    const u32 b = __float_as_uint(x);
+    return static_cast<u16>((b + 0x7FFFu + (b >> 16 & 1u)) >> 16);
+}
+
+// The scale of an e8m0 group from its factor inv (group_scale's): 1 / inv, exact (a power of
+// two, 2^-127 .. 2^127); 0 for an all-zero group, whose codes are 0.
+HUM_DEV float mx_scale(float inv)
+{
+    return inv > 0.0f ? 1.0f / inv : 0.0f;
+}
+
+// MXFP8 as rounding: x's e4m3fn code under the group factor inv (group_scale's, e8m0), its
+// value times the group's scale 1 / inv (a power of two, so the product is exact), rounded to
+// the 16-bit type (bf16: bfloat16, else float16), nearest even. The codes of x0 and x1 are
+// converted together (e4m3x2); returns x0's 16 bits in the low half.
+HUM_DEV u32 mx_round2(float x0, float x1, float inv, float scale, bool bf16)
+{
+    const u32 c = e4m3x2(x0 * inv, x1 * inv);
+    const float v0 = e4m3_value(c & 0xFFu) * scale, v1 = e4m3_value(c >> 8) * scale;
+    if (bf16)
+        return bf16_rn(v0) | static_cast<u32>(bf16_rn(v1)) << 16;
+    u16 h0, h1;
+    asm("cvt.rn.f16.f32 %0, %1;\n" : "=h"(h0) : "f"(v0));
+    asm("cvt.rn.f16.f32 %0, %1;\n" : "=h"(h1) : "f"(v1));
+    return h0 | static_cast<u32>(h1) << 16;
+}
+
 // int8 code of x: clamped to +-127 first (so NaN and huge values cannot wrap), then rounded to
 // nearest even.
 HUM_DEV u32 int8_code(float x)

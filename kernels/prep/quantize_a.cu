@@ -9,7 +9,9 @@
 // full row, keeping it in registers (HUM_QUANTIZE_HELD passes) until the amax gives the scale:
 // one read of the row, all its loads issued at once (reading it twice, loop by loop, left a chain
 // of dependent loads on the path to the GEMM at small M), the other modes split the row over
-// blockIdx.x. blockIdx.y walks the rows. Rows that are not 16-byte aligned (K % 8, odd
+// blockIdx.x. blockIdx.y walks the rows. MXFP8 as rounding (p.round, for a layer whose GEMM
+// takes 16-bit A: no GPU before sm_100 has a block-scaled MMA) is the e8m0 group mode writing
+// each code's value times its scale in A's 16-bit type instead of the codes and scales. Rows that are not 16-byte aligned (K % 8, odd
 // strides) are read element by element, and q's rows unless 8-byte aligned are written so.
 //
 // Launch: contract/quantize_args.h. On sm_90 the GEMM after it may be launched to overlap it
@@ -115,6 +117,27 @@ HUM_DEV void store8(const hum_quantize_args &p, u8 *row, int j0, bool vec, const
     }
 }
 
+// Round mode: chunk j0 of q's row (A's 16-bit type) gets the values of v's codes under inv, as
+// enc::mx_round2 gives them (zeros past k, nothing past kq; one 16-byte store when aligned).
+HUM_DEV void store8_rounded(const hum_quantize_args &p, u16 *row, int j0, bool vec, const float (&v)[8], float inv)
+{
+    const float scale = enc::mx_scale(inv);
+    u32 w[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+        w[i] = enc::mx_round2(v[2 * i], v[2 * i + 1], inv, scale, p.bf16);
+    if (vec && j0 + 8 <= p.kq) {
+        asm volatile("st.global.v4.u32 [%0], {%1,%2,%3,%4};\n" ::"l"(row + j0), "r"(w[0]), "r"(w[1]), "r"(w[2]),
+                     "r"(w[3])
+                     : "memory");
+    } else {
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+            if (j0 + i < p.kq)
+                row[j0 + i] = static_cast<u16>(w[i / 2] >> (16 * (i % 2)));
+    }
+}
+
 // The CTA's largest value of `x` (every thread gets it).
 HUM_DEV float cta_max(float x, float *red)
 {
@@ -146,7 +169,10 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinCtas) hum_quantize_a(
     grid_dependents_launch();
     const float max = p.int8 ? enc::kInt8Max : enc::kE4m3Max;
     const bool vec_a = ((reinterpret_cast<unsigned long long>(p.a) | static_cast<unsigned long long>(p.lda) * 2) & 15) == 0;
-    const bool vec_q = ((reinterpret_cast<unsigned long long>(p.q) | static_cast<unsigned long long>(p.ldq)) & 7) == 0;
+    // q's rows: 8-byte stores of codes, 16-byte stores of rounded 16-bit values
+    const bool vec_q = ((reinterpret_cast<unsigned long long>(p.q) |
+                         static_cast<unsigned long long>(p.ldq) * (p.round ? 2 : 1)) &
+                        (p.round ? 15 : 7)) == 0;
     const float tensor_inv = p.group < 0 ? (*p.input_scale != 0.0f ? 1.0f / *p.input_scale : 0.0f) : 0.0f;
     const int span = blockDim.x * 8;  // columns of a CTA pass
     if (p.group == 0) {
@@ -224,10 +250,13 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinCtas) hum_quantize_a(
                 for (int o = 1; o < lanes; o <<= 1)
                     m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
                 const int g = j0 / p.group;
-                const bool first = j0 % p.group == 0 && j0 < p.k;
+                const bool first = j0 % p.group == 0 && j0 < p.k && !p.round;  // round: no scales
                 inv = enc::group_scale(m, max, p.e8m0, p.scale, r * p.scale_row + g * p.scale_group, first);
             }
-            store8(p, static_cast<u8 *>(p.q) + r * p.ldq, j0, vec_q, v, inv);
+            if (p.round)
+                store8_rounded(p, static_cast<u16 *>(p.q) + r * p.ldq, j0, vec_q, v, inv);
+            else
+                store8(p, static_cast<u8 *>(p.q) + r * p.ldq, j0, vec_q, v, inv);
         }
     }
 }

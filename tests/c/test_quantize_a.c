@@ -2,7 +2,8 @@
  * quantize_a.c) against independent float64 references: every float16 and bfloat16 value
  * encoded to e4m3fn and int8 (hum_dtype_encode's float64 encoder), per-token, per-group and MX
  * scales recomputed with frexp, all-zero rows and groups (scale 0, codes 0, no NaN), partial
- * last groups, padded code columns, column-major scale views, bad arguments; then NVRTC
+ * last groups, padded code columns, column-major scale views, bad arguments; MXFP8 as rounding
+ * (q of a 16-bit type) against a float64 search over the e4m3fn codes; then NVRTC
  * compiles kernels/prep/quantize_a.cu (the GPU kernel the twin mirrors) for every arch. */
 #include "hum/hum_tools.h"
 #include "jit.h"
@@ -317,6 +318,129 @@ static void check_errors(void)
                 "input_scale 0: code 0x%02x", q[0]);
 }
 
+/* The value mxfp8 gives x under the e8m0 scale of a group whose largest magnitude is amax, in
+ * float64 without the twin's arithmetic: scale = 2^clamp(floor(log2 amax) - 8, -127, 127) from
+ * frexp, the e4m3fn code by search over the 256 codes (nearest to x / scale, ties to the even
+ * code, past 448 the largest), its value times the scale; a negative x rounded to zero is -0. */
+static double ref_mxfp8(double x, double amax)
+{
+    if (amax == 0.0)
+        return 0.0;
+    int ex;
+    frexp(amax, &ex);
+    const double scale = ldexp(1.0, (int)fmin(fmax(ex - 1 - 8, -127), 127)), y = x / scale;
+    double best = 0.0, dist = INFINITY;
+    int best_code = 0;
+    for (int c = 0; c < 256; c++) {
+        const double v = decode1(HUM_DTYPE_FLOAT8_E4M3FN, (uint64_t)c);
+        if (!isfinite(v))
+            continue;
+        const double d = fabs(v - fmin(fmax(y, -448.0), 448.0));
+        if (d < dist || (d == dist && !(c & 1) && (best_code & 1))) {
+            best = v, dist = d, best_code = c;
+        }
+    }
+    return best == 0.0 ? copysign(0.0, x) : best * scale; /* the sign survives rounding to zero */
+}
+
+/* MXFP8 as rounding (q of a 16-bit type): each value against ref_mxfp8 rounded to q's type by
+ * the float64 encoder, for float16, bfloat16 and float32 rows: all-zero rows and groups (0),
+ * partial last groups (K % 32), K % 8 != 0, padded columns (0), elements past 448 x the scale
+ * (saturated), tiny elements beside large ones (subnormal e4m3fn codes, or 0), magnitudes
+ * from float32's subnormals (bfloat16, float32) to float16's largest. */
+static void check_rounding(quant_rng *rng)
+{
+    static const struct {
+        int64_t m, k, kq;
+        hum_dtype in, out;
+    } cases[] = {
+        {6, 1000, 1024, HUM_DTYPE_BFLOAT16, HUM_DTYPE_BFLOAT16}, {6, 203, 208, HUM_DTYPE_FLOAT16, HUM_DTYPE_FLOAT16},
+        {5, 64, 64, HUM_DTYPE_FLOAT16, HUM_DTYPE_FLOAT16},       {6, 77, 80, HUM_DTYPE_FLOAT32, HUM_DTYPE_BFLOAT16},
+        {4, 96, 96, HUM_DTYPE_FLOAT32, HUM_DTYPE_FLOAT16},
+    };
+    const hum_act_quant mx = {HUM_DTYPE_FLOAT8_E4M3FN, HUM_ACT_SCALE_GROUP, 32, HUM_DTYPE_FLOAT8_E8M0};
+    int64_t saturated = 0, subnormal = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const int64_t m = cases[c].m, k = cases[c].k, kq = cases[c].kq, lda = k + 5;
+        const hum_dtype in = cases[c].in, out = cases[c].out;
+        const int64_t in_bytes = in == HUM_DTYPE_FLOAT32 ? 4 : 2;
+        char *a = calloc((size_t)(m * lda), (size_t)in_bytes);
+        double *x = calloc((size_t)(m * k), sizeof *x);
+        uint16_t *q = malloc((size_t)(m * kq) * 2);
+        for (int64_t r = 0; r < m; r++) {
+            /* row 0 all zero, row 1's first group zero; magnitudes 2^-140 .. 2^14 by row */
+            const double mag = in == HUM_DTYPE_FLOAT16 ? ldexp(1.0, (int)(r * 5) - 14)
+                                                       : ldexp(1.0, (int)(r * 31) - 140);
+            for (int64_t j = 0; j < k; j++) {
+                if (r == 0 || (r == 1 && j < 32))
+                    continue;
+                double v = quant_rng_normal(rng) * mag;
+                if (j % 32 == 3) /* the group's largest, past 448 x its scale: 1.75..2 x 2^e */
+                    v = (1.76 + 0.2 * quant_rng_uniform(rng)) * 4.0 * mag * (j % 64 == 3 ? 1 : -1);
+                if (j % 32 == 9) /* far below it: subnormal e4m3fn codes, or 0 */
+                    v = quant_rng_normal(rng) * ldexp(mag, -8 - (int)(j / 32 % 6));
+                if (in == HUM_DTYPE_FLOAT32) {
+                    const float f = (float)v;
+                    memcpy(a + (r * lda + j) * 4, &f, 4);
+                    x[r * k + j] = f;
+                } else {
+                    uint16_t h;
+                    hum_dtype_encode(in, &v, 1, &h);
+                    memcpy(a + (r * lda + j) * 2, &h, 2);
+                    x[r * k + j] = decode1(in, h);
+                }
+            }
+        }
+        quant_poison(q, (size_t)(m * kq) * 2);
+        hum_tensor ta = quant_matrix(a, in, m, k, HUM_MEMORY_HOST), tq = quant_matrix(q, out, m, kq, HUM_MEMORY_HOST);
+        ta.strides[0] = lda;
+        if (!QUANT_CHECK(hum_quantize_activations(&ta, &mx, 0.0f, &tq, NULL) == HUM_OK, "rounding case %zu: %s", c,
+                         hum_last_error()))
+            continue;
+        int64_t bad = 0;
+        for (int64_t r = 0; r < m; r++)
+            for (int64_t j0 = 0; j0 < k; j0 += 32) {
+                double amax = 0.0;
+                for (int64_t j = j0; j < j0 + 32 && j < k; j++)
+                    amax = fmax(amax, fabs(x[r * k + j]));
+                for (int64_t j = j0; j < j0 + 32 && j < k; j++) {
+                    const double v = ref_mxfp8(x[r * k + j], amax);
+                    uint16_t want;
+                    hum_dtype_encode(out, &v, 1, &want);
+                    saturated += amax > 0.0 && fabs(x[r * k + j]) == amax && fabs(v) < amax;
+                    subnormal += v != 0.0 && fabs(v) < amax * 0x1p-14;
+                    if (q[r * kq + j] != want && bad++ < 5)
+                        QUANT_CHECK(0, "rounding case %zu [%lld][%lld] = %.9g: 0x%04x (%g), expected 0x%04x (%g)", c,
+                                    (long long)r, (long long)j, x[r * k + j], q[r * kq + j],
+                                    decode1(out, q[r * kq + j]), want, v);
+                }
+            }
+        for (int64_t r = 0; r < m; r++)
+            for (int64_t j = k; j < kq; j++)
+                bad += q[r * kq + j] != 0;
+        QUANT_CHECK(bad == 0, "rounding case %zu (%s -> %s, K %lld): %lld mismatches", c, hum_dtype_name(in),
+                    hum_dtype_name(out), (long long)k, (long long)bad);
+        free(a);
+        free(x);
+        free(q);
+    }
+    /* the cases reach what they are for */
+    QUANT_CHECK(saturated > 0 && subnormal > 0, "rounding: %lld saturated groups, %lld subnormal codes",
+                (long long)saturated, (long long)subnormal);
+    /* refused: another scheme, or a scale tensor beside a 16-bit q */
+    uint16_t a16[64] = {0}, q16[64];
+    uint8_t s8[2];
+    hum_tensor ta = quant_matrix(a16, HUM_DTYPE_FLOAT16, 2, 32, HUM_MEMORY_HOST),
+               tq = quant_matrix(q16, HUM_DTYPE_FLOAT16, 2, 32, HUM_MEMORY_HOST),
+               ts = quant_matrix(s8, HUM_DTYPE_FLOAT8_E8M0, 2, 1, HUM_MEMORY_HOST);
+    expect_invalid("rounding with scales", &ta, &mx, 0.0f, &tq, &ts, "q of float16 (rounding) takes mxfp8");
+    hum_act_quant g16 = mx;
+    g16.group = 16;
+    expect_invalid("rounding in groups of 16", &ta, &g16, 0.0f, &tq, NULL, "q of float16 (rounding) takes mxfp8");
+    const hum_act_quant tok = {HUM_DTYPE_FLOAT8_E4M3FN, HUM_ACT_SCALE_TOKEN, 0, HUM_DTYPE_FLOAT32};
+    expect_invalid("rounding per token", &ta, &tok, 0.0f, &tq, NULL, "q of float16 (rounding) takes mxfp8");
+}
+
 /* NVRTC compiles the kernel the twin mirrors for every arch (the fp8 conversion from sm_89,
  * the integer encoder before). */
 static void check_compiles(void)
@@ -340,6 +464,7 @@ int main(void)
     check_dynamic(&rng);
     check_errors();
     check_float32_rows();
+    check_rounding(&rng);
     check_compiles();
     return quant_test_result("test_quantize_a");
 }

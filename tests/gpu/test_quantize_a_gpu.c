@@ -4,7 +4,10 @@
  * all-zero rows and groups, magnitudes across the whole bfloat16 range, partial last groups,
  * padded code columns, unaligned rows (element loads and stores), column-major group scales,
  * more rows than a grid's y extent, and per token each CTA shape hum_act_quant_launch gives
- * (64, 128 and 256 threads: rows held whole, rows read twice past what 256 threads hold). Then the e4m3fn encoder of encode.cuh in both forms,
+ * (64, 128 and 256 threads: rows held whole, rows read twice past what 256 threads hold); MXFP8
+ * as rounding (q of A's 16-bit type, no scales) from float16 and bfloat16 with all-zero groups,
+ * partial last groups, K % 8 != 0, elements past 448 x the scale and far below it (subnormal
+ * codes), unaligned rows and rows past a wave of CTAs. Then the e4m3fn encoder of encode.cuh in both forms,
  * the fp8 conversion instruction (sm_89+) and the integer one, over every finite float32.
  * Skipped (77) without a GPU. */
 #define _GNU_SOURCE
@@ -49,6 +52,7 @@ typedef struct qcase {
     /* the SM count the launch is shaped for: 0 the GPU's; 1 puts per-token rows on the fewest
      * threads that hold them from M = 5 on (hum_act_quant_launch) */
     int32_t sms;
+    int round; /* MXFP8 as rounding: q of A's type (ldq in its elements), no scales */
 } qcase;
 
 static void run_case(const hum_kernel *kernel, const qcase *c, int32_t gpu_sms, quant_rng *rng)
@@ -56,7 +60,7 @@ static void run_case(const hum_kernel *kernel, const qcase *c, int32_t gpu_sms, 
     const int32_t sm_count = c->sms ? c->sms : gpu_sms;
     const int64_t m = c->m, k = c->k, groups = c->mode == HUM_ACT_SCALE_GROUP ? (k + c->group - 1) / c->group : 1;
     const int grouped = c->mode == HUM_ACT_SCALE_GROUP, tensor = c->mode == HUM_ACT_SCALE_TENSOR;
-    const size_t a_bytes = (size_t)(m * c->lda) * 2, q_bytes = (size_t)(m * c->ldq);
+    const size_t q_size = c->round ? 2 : 1, a_bytes = (size_t)(m * c->lda) * 2, q_bytes = (size_t)(m * c->ldq) * q_size;
     const size_t s_size = c->scales == HUM_DTYPE_FLOAT8_E8M0 ? 1 : 4, s_bytes = (size_t)(m * groups) * s_size;
     uint16_t *a = malloc(a_bytes);
     uint8_t *q_cpu = malloc(q_bytes), *q_gpu = malloc(q_bytes), *s_cpu = malloc(s_bytes), *s_gpu = malloc(s_bytes);
@@ -66,6 +70,8 @@ static void run_case(const hum_kernel *kernel, const qcase *c, int32_t gpu_sms, 
             c->in == HUM_DTYPE_BFLOAT16 ? (int)quant_rng_below(rng, 250) - 130 : (int)quant_rng_below(rng, 30) - 14;
         for (int64_t j = 0; j < c->lda; j++) {
             double v = quant_rng_normal(rng) * ldexp(1.0, e);
+            if (c->round && j % 32 == 9) /* far below its group's largest: subnormal e4m3fn codes, or 0 */
+                v *= ldexp(1.0, -8 - (int)(j / 32 % 6));
             if (r == 0 || (r == 1 && j < (grouped ? c->group : 8)) || j >= k)
                 v = 0.0;
             uint16_t code = 0;
@@ -79,17 +85,17 @@ static void run_case(const hum_kernel *kernel, const qcase *c, int32_t gpu_sms, 
     memset(q_cpu, 0xA5, q_bytes);
     memset(s_cpu, 0xA5, s_bytes);
     hum_tensor ta = {.data = a, .dtype = c->in, .rank = 2, .shape = {m, k}, .strides = {c->lda, 1}};
-    hum_tensor tq = {.data = q_cpu, .dtype = c->codes, .rank = 2, .shape = {m, c->kq}, .strides = {c->ldq, 1}};
+    hum_tensor tq = {.data = q_cpu, .dtype = c->round ? c->in : c->codes, .rank = 2, .shape = {m, c->kq}, .strides = {c->ldq, 1}};
     /* group scales column-major ([G][M]), token scales [M] */
     hum_tensor ts = {.data = s_cpu, .dtype = c->scales, .rank = 2, .shape = {m, groups},
                      .strides = {1, grouped ? m : 1}};
     const hum_act_quant how = {c->codes, c->mode, c->group, c->scales};
     char label[192];
-    snprintf(label, sizeof label, "%s -> %s, %s%d %s, M %lld K %lld Kq %lld lda %lld ldq %lld, launch for %d SMs",
-             hum_dtype_name(c->in), hum_dtype_name(c->codes), tensor ? "tensor" : grouped ? "group " : "token",
+    snprintf(label, sizeof label, "%s -> %s%s, %s%d %s, M %lld K %lld Kq %lld lda %lld ldq %lld, launch for %d SMs",
+             hum_dtype_name(c->in), hum_dtype_name(c->codes), c->round ? " rounded" : "", tensor ? "tensor" : grouped ? "group " : "token",
              grouped ? c->group : 0, hum_dtype_name(c->scales), (long long)m, (long long)k, (long long)c->kq,
              (long long)c->lda, (long long)c->ldq, sm_count);
-    if (!QUANT_CHECK(hum_quantize_activations(&ta, &how, c->input_scale, &tq, tensor ? NULL : &ts) == HUM_OK,
+    if (!QUANT_CHECK(hum_quantize_activations(&ta, &how, c->input_scale, &tq, tensor || c->round ? NULL : &ts) == HUM_OK,
                      "%s: twin: %s", label, hum_last_error()))
         goto done;
     void *d_a = device_copy(a, a_bytes), *d_q = device_copy(NULL, q_bytes), *d_s = device_copy(NULL, s_bytes);
@@ -97,8 +103,9 @@ static void run_case(const hum_kernel *kernel, const qcase *c, int32_t gpu_sms, 
     if (!d_a || !d_q || !d_s || !d_in)
         goto free_device;
     hum_quantize_args args;
-    const hum_act_quant_out out = {.q = d_q, .ldq = c->ldq, .kq = c->kq, .scale = d_s, .scale_row = 1,
-                                   .scale_group = grouped ? m : 0, .input_scale = d_in};
+    const hum_act_quant_out out = {.q = d_q, .ldq = c->ldq, .kq = c->kq, .scale = c->round ? NULL : d_s,
+                                   .scale_row = 1, .scale_group = grouped ? m : 0, .input_scale = d_in,
+                                   .round = c->round};
     if (QUANT_CHECK(hum_memset_d8(d_q, 0xA5, q_bytes) == HUM_OK && hum_memset_d8(d_s, 0xA5, s_bytes) == HUM_OK &&
                         hum_act_quant_args(&how, d_a, c->in, c->lda, m, k, &out, &args) == HUM_OK &&
                         hum_act_quant_launch(kernel, &args, sm_count, NULL, 0) == HUM_OK &&
@@ -109,9 +116,11 @@ static void run_case(const hum_kernel *kernel, const qcase *c, int32_t gpu_sms, 
         for (size_t i = 0; i < q_bytes; i++)
             if (q_gpu[i] != q_cpu[i] && diff++ == 0)
                 first = (int64_t)i;
-        QUANT_CHECK(diff == 0, "%s: %lld of %zu code bytes differ, first at row %lld col %lld: GPU 0x%02x, CPU 0x%02x",
-                    label, (long long)diff, q_bytes, (long long)(first / c->ldq), (long long)(first % c->ldq),
-                    first >= 0 ? q_gpu[first] : 0, first >= 0 ? q_cpu[first] : 0);
+        /* rounded: the element's two bytes, low first */
+        const int64_t at = first >= 0 ? first / (int64_t)q_size : 0, b0 = at * (int64_t)q_size;
+        QUANT_CHECK(diff == 0, "%s: %lld of %zu q bytes differ, first at row %lld col %lld: GPU 0x%02x%02x, CPU "
+                    "0x%02x%02x", label, (long long)diff, q_bytes, (long long)(at / c->ldq), (long long)(at % c->ldq),
+                    q_size == 2 ? q_gpu[b0 + 1] : 0, q_gpu[b0], q_size == 2 ? q_cpu[b0 + 1] : 0, q_cpu[b0]);
         diff = 0;
         for (size_t i = 0; i < s_bytes; i++)
             if (s_gpu[i] != s_cpu[i] && diff++ == 0)
@@ -119,7 +128,7 @@ static void run_case(const hum_kernel *kernel, const qcase *c, int32_t gpu_sms, 
         QUANT_CHECK(diff == 0, "%s: %lld of %zu scale bytes differ (first at byte %lld)", label, (long long)diff,
                     s_bytes, (long long)first);
         int nan = 0;
-        for (int64_t r = 0; r < m && c->codes == HUM_DTYPE_FLOAT8_E4M3FN; r++)
+        for (int64_t r = 0; r < m && c->codes == HUM_DTYPE_FLOAT8_E4M3FN && !c->round; r++)
             for (int64_t j = 0; j < c->kq; j++)
                 nan += (q_gpu[r * c->ldq + j] & 0x7F) == 0x7F;
         QUANT_CHECK(nan == 0, "%s: %d NaN codes", label, nan);
@@ -197,34 +206,42 @@ int main(void)
                     E8 = HUM_DTYPE_FLOAT8_E8M0, F16 = HUM_DTYPE_FLOAT16, BF16 = HUM_DTYPE_BFLOAT16;
     const qcase cases[] = {
         /* per token: launched for the GPU, 256 threads for fewer rows than a wave; sms 1: 64 or 128 */
-        {1, 8192, 8192, 8192, 8192, HUM_ACT_SCALE_TOKEN, 0, E4, F32, BF16, 0, 0},
-        {64, 8192, 8192, 8192, 8192, HUM_ACT_SCALE_TOKEN, 0, E4, F32, F16, 0, 1},
-        {37, 1000, 1024, 1003, 1024, HUM_ACT_SCALE_TOKEN, 0, I8, F32, BF16, 0, 1},
-        {300, 4096, 4096, 4096, 4101, HUM_ACT_SCALE_TOKEN, 0, I8, F32, F16, 0, 0},
-        {9, 4097, 4097, 4097, 4104, HUM_ACT_SCALE_TOKEN, 0, E4, F32, F16, 0, 1},
-        {7, 5000, 5008, 5001, 5008, HUM_ACT_SCALE_TOKEN, 0, I8, F32, F16, 0, 1},
-        {70000, 40, 64, 40, 64, HUM_ACT_SCALE_TOKEN, 0, E4, F32, F16, 0, 0},
+        {1, 8192, 8192, 8192, 8192, HUM_ACT_SCALE_TOKEN, 0, E4, F32, BF16, 0, 0, 0},
+        {64, 8192, 8192, 8192, 8192, HUM_ACT_SCALE_TOKEN, 0, E4, F32, F16, 0, 1, 0},
+        {37, 1000, 1024, 1003, 1024, HUM_ACT_SCALE_TOKEN, 0, I8, F32, BF16, 0, 1, 0},
+        {300, 4096, 4096, 4096, 4101, HUM_ACT_SCALE_TOKEN, 0, I8, F32, F16, 0, 0, 0},
+        {9, 4097, 4097, 4097, 4104, HUM_ACT_SCALE_TOKEN, 0, E4, F32, F16, 0, 1, 0},
+        {7, 5000, 5008, 5001, 5008, HUM_ACT_SCALE_TOKEN, 0, I8, F32, F16, 0, 1, 0},
+        {70000, 40, 64, 40, 64, HUM_ACT_SCALE_TOKEN, 0, E4, F32, F16, 0, 0, 0},
         /* 256 threads holding the row whole, and just past what 128 hold */
-        {4, 14336, 14336, 14336, 14336, HUM_ACT_SCALE_TOKEN, 0, I8, F32, BF16, 0, 1},
-        {6, 8193, 8193, 8193, 8200, HUM_ACT_SCALE_TOKEN, 0, E4, F32, BF16, 0, 1},
-        {5, 16384, 16384, 16384, 16384, HUM_ACT_SCALE_TOKEN, 0, E4, F32, F16, 0, 1},
+        {4, 14336, 14336, 14336, 14336, HUM_ACT_SCALE_TOKEN, 0, I8, F32, BF16, 0, 1, 0},
+        {6, 8193, 8193, 8193, 8200, HUM_ACT_SCALE_TOKEN, 0, E4, F32, BF16, 0, 1, 0},
+        {5, 16384, 16384, 16384, 16384, HUM_ACT_SCALE_TOKEN, 0, E4, F32, F16, 0, 1, 0},
         /* rows past the 16384 columns a per-token CTA holds in registers: the rest read twice */
-        {3, 20000, 20480, 20001, 20480, HUM_ACT_SCALE_TOKEN, 0, E4, F32, F16, 0, 0},
-        {5, 24576, 24576, 24576, 24576, HUM_ACT_SCALE_TOKEN, 0, I8, F32, BF16, 0, 1},
-        {129, 8192, 8192, 8192, 8192, HUM_ACT_SCALE_TENSOR, 0, E4, F32, BF16, 0.0123f, 0},
-        {33, 1000, 1000, 1001, 1000, HUM_ACT_SCALE_TENSOR, 0, I8, F32, F16, 0.031f, 0},
-        {3, 256, 256, 256, 256, HUM_ACT_SCALE_TENSOR, 0, E4, F32, F16, 0.0f, 0},
-        {200, 7168, 7168, 7168, 7168, HUM_ACT_SCALE_GROUP, 128, E4, F32, BF16, 0, 0},
-        {17, 2000, 2048, 2000, 2048, HUM_ACT_SCALE_GROUP, 128, E4, F32, F16, 0, 0},
-        {9, 1000, 1000, 1003, 1001, HUM_ACT_SCALE_GROUP, 128, I8, F32, BF16, 0, 0},
-        {150, 4096, 4096, 4096, 4096, HUM_ACT_SCALE_GROUP, 32, E4, E8, BF16, 0, 0},
-        {21, 1000, 1024, 1000, 1024, HUM_ACT_SCALE_GROUP, 32, E4, E8, F16, 0, 0},
-        {70000, 96, 128, 96, 128, HUM_ACT_SCALE_GROUP, 32, E4, E8, BF16, 0, 0},
+        {3, 20000, 20480, 20001, 20480, HUM_ACT_SCALE_TOKEN, 0, E4, F32, F16, 0, 0, 0},
+        {5, 24576, 24576, 24576, 24576, HUM_ACT_SCALE_TOKEN, 0, I8, F32, BF16, 0, 1, 0},
+        {129, 8192, 8192, 8192, 8192, HUM_ACT_SCALE_TENSOR, 0, E4, F32, BF16, 0.0123f, 0, 0},
+        {33, 1000, 1000, 1001, 1000, HUM_ACT_SCALE_TENSOR, 0, I8, F32, F16, 0.031f, 0, 0},
+        {3, 256, 256, 256, 256, HUM_ACT_SCALE_TENSOR, 0, E4, F32, F16, 0.0f, 0, 0},
+        {200, 7168, 7168, 7168, 7168, HUM_ACT_SCALE_GROUP, 128, E4, F32, BF16, 0, 0, 0},
+        {17, 2000, 2048, 2000, 2048, HUM_ACT_SCALE_GROUP, 128, E4, F32, F16, 0, 0, 0},
+        {9, 1000, 1000, 1003, 1001, HUM_ACT_SCALE_GROUP, 128, I8, F32, BF16, 0, 0, 0},
+        {150, 4096, 4096, 4096, 4096, HUM_ACT_SCALE_GROUP, 32, E4, E8, BF16, 0, 0, 0},
+        {21, 1000, 1024, 1000, 1024, HUM_ACT_SCALE_GROUP, 32, E4, E8, F16, 0, 0, 0},
+        {70000, 96, 128, 96, 128, HUM_ACT_SCALE_GROUP, 32, E4, E8, BF16, 0, 0, 0},
         /* groups and the tensor's scale past a wave of CTAs: each CTA's rows 4 at a time, the last
          * batch short (sms 1: 4 CTAs, 275 / 750 rows each) */
-        {2500, 2048, 2048, 2048, 2048, HUM_ACT_SCALE_GROUP, 128, E4, F32, F16, 0, 0},
-        {1100, 2000, 2048, 2003, 2048, HUM_ACT_SCALE_GROUP, 128, I8, F32, BF16, 0, 1},
-        {3000, 1000, 1000, 1001, 1000, HUM_ACT_SCALE_TENSOR, 0, E4, F32, F16, 0.02f, 1},
+        {2500, 2048, 2048, 2048, 2048, HUM_ACT_SCALE_GROUP, 128, E4, F32, F16, 0, 0, 0},
+        {1100, 2000, 2048, 2003, 2048, HUM_ACT_SCALE_GROUP, 128, I8, F32, BF16, 0, 1, 0},
+        {3000, 1000, 1000, 1001, 1000, HUM_ACT_SCALE_TENSOR, 0, E4, F32, F16, 0.02f, 1, 0},
+        /* MXFP8 as rounding: aligned, K % 32 != 0 and K % 8 != 0 (element loads and stores, padded
+         * columns), odd strides, a single row, rows past a wave (sms 1 and the GPU's) */
+        {150, 4096, 4096, 4096, 4096, HUM_ACT_SCALE_GROUP, 32, E4, E8, BF16, 0, 0, 1},
+        {21, 1000, 1024, 1000, 1024, HUM_ACT_SCALE_GROUP, 32, E4, E8, F16, 0, 0, 1},
+        {13, 203, 208, 205, 211, HUM_ACT_SCALE_GROUP, 32, E4, E8, BF16, 0, 0, 1},
+        {1, 2052, 2052, 2052, 2056, HUM_ACT_SCALE_GROUP, 32, E4, E8, F16, 0, 0, 1},
+        {70000, 96, 128, 96, 128, HUM_ACT_SCALE_GROUP, 32, E4, E8, F16, 0, 0, 1},
+        {1100, 2000, 2048, 2003, 2048, HUM_ACT_SCALE_GROUP, 32, E4, E8, BF16, 0, 1, 1},
     };
     for (size_t i = 0; kernel && i < sizeof cases / sizeof cases[0]; i++)
         run_case(kernel, &cases[i], dev.sm_count, &rng);

@@ -308,9 +308,15 @@ typedef struct hum_act_quant {
  *   rne(clamp(a * inv, -127, 127)). Every step is one float32 operation.
  * An all-zero row or group (and input_scale 0) gives inv 0: codes 0 and scale 0 (e8m0: code 0,
  * there is no zero) and never a NaN.
+ * MXFP8 as rounding (what a layer whose mxfp8 activations run in 16-bit A does, lua/hum/
+ * activation.lua): q of float16 or bfloat16 [M, Kq] (elements, not bytes; the kernel writes A's
+ * own type) with how = float8_e4m3fn, GROUP, 32, float8_e8m0 and scale NULL: q[r][j] = the e4m3fn
+ * code's value times its group's scale 2^(e8m0 code - 127) (exact in float32), rounded to q's
+ * type, nearest even (exact unless below its normal range); an all-zero group gives 0.
  * Errors: HUM_ERR_INVALID_ARG naming the tensor or field: NULL, non-host memory, a dtype,
  * shape or stride that does not fit, a group outside 8..256 or not a power of two, e8m0
- * scales without GROUP or with int8, input_scale negative or not finite for TENSOR.
+ * scales without GROUP or with int8, input_scale negative or not finite for TENSOR, a 16-bit q
+ * with anything but mxfp8 (or with a scale tensor).
  */
 hum_status hum_quantize_activations(const hum_tensor *a, const hum_act_quant *how, float input_scale,
                                     const hum_tensor *q, const hum_tensor *scale);

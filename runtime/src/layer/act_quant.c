@@ -36,13 +36,17 @@ hum_status hum_act_quant_args(const hum_act_quant *how, const void *a, hum_dtype
         (e8m0 && (group <= 0 || how->dtype != HUM_DTYPE_FLOAT8_E4M3FN)))
         return hum_fail(HUM_ERR_INVALID_ARG, "activation quantize: scale dtype %s (expected float32, or float8_e8m0 "
                         "for group scales of e4m3fn codes)", hum_dtype_name(how->scale_dtype));
-    if (group < 0 ? !out->input_scale : !out->scale)
+    if (out->round && (group != 32 || !e8m0 || out->scale))
+        return hum_fail(HUM_ERR_INVALID_ARG, "activation quantize: rounding takes mxfp8 (e4m3fn codes, e8m0 scales "
+                        "per group of 32) and no scale (group %d, %s, scale %p)", group,
+                        hum_dtype_name(how->scale_dtype), out->scale);
+    if (!out->round && (group < 0 ? !out->input_scale : !out->scale))
         return hum_fail(HUM_ERR_INVALID_ARG, "activation quantize: NULL %s", group < 0 ? "input_scale" : "scale");
     *args = (hum_quantize_args){.a = a, .lda = lda, .q = out->q, .ldq = out->ldq, .scale = out->scale,
                                 .scale_row = out->scale_row, .scale_group = out->scale_group,
                                 .input_scale = out->input_scale, .m = (int)m, .k = (int)k, .kq = (int)out->kq,
                                 .bf16 = a_dtype == HUM_DTYPE_BFLOAT16, .int8 = how->dtype == HUM_DTYPE_INT8,
-                                .group = group, .e8m0 = e8m0};
+                                .group = group, .e8m0 = e8m0, .round = out->round};
     return HUM_OK;
 }
 

@@ -10,13 +10,16 @@
 #include "launch.h"
 
 /* Where the codes and scales go: q [m][ldq] (kq >= k columns written), scale with element
- * strides (row, group); input_scale: one device float32 for HUM_ACT_SCALE_TENSOR. */
+ * strides (row, group); input_scale: one device float32 for HUM_ACT_SCALE_TENSOR. round: MXFP8
+ * as rounding (how: e4m3fn codes, e8m0 scales per group of 32): q gets the codes' values times
+ * their scales in A's 16-bit type, ldq in its elements, and scale is NULL. */
 typedef struct hum_act_quant_out {
     void *q;
     int64_t ldq, kq;
     void *scale;
     int64_t scale_row, scale_group;
     const float *input_scale;
+    int round;
 } hum_act_quant_out;
 
 /* Fills the kernel's argument for A [m][lda] of `a_dtype` (float16 or bfloat16) with k columns.

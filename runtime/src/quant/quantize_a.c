@@ -52,6 +52,14 @@ static uint8_t e4m3_code(float x)
     return (uint8_t)(sign | code);
 }
 
+/* enc::e4m3_value */
+static float e4m3_value(uint32_t c)
+{
+    const uint32_t e = c >> 3 & 15u, m = c & 7u;
+    const float mag = e ? bits_float((e + 120u) << 23 | m << 20) : (float)m * 0.001953125f;
+    return c & 0x80u ? -mag : mag;
+}
+
 /* enc::int8_code */
 static uint8_t int8_code(float x)
 {
@@ -118,12 +126,18 @@ static hum_status check(const hum_tensor *a, const hum_act_quant *how, float inp
     if (how->dtype != HUM_DTYPE_FLOAT8_E4M3FN && how->dtype != HUM_DTYPE_INT8)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_quantize_activations: code dtype %s (expected float8_e4m3fn or int8)",
                         hum_dtype_name(how->dtype));
-    if (q->memory != HUM_MEMORY_HOST || !q->data || q->rank != 2 || q->dtype != how->dtype ||
+    /* q of a 16-bit type: MXFP8 as rounding, the codes' values times their scales */
+    const int round = q->dtype == HUM_DTYPE_FLOAT16 || q->dtype == HUM_DTYPE_BFLOAT16;
+    if (round && (how->dtype != HUM_DTYPE_FLOAT8_E4M3FN || how->scale != HUM_ACT_SCALE_GROUP || how->group != 32 ||
+                  how->scale_dtype != HUM_DTYPE_FLOAT8_E8M0 || scale))
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_quantize_activations: q of %s (rounding) takes mxfp8: float8_e4m3fn "
+                        "codes, GROUP scales of 32 columns, float8_e8m0, and scale NULL", hum_dtype_name(q->dtype));
+    if (q->memory != HUM_MEMORY_HOST || !q->data || q->rank != 2 || (q->dtype != how->dtype && !round) ||
         q->shape[0] != a->shape[0] || q->shape[1] < a->shape[1] || (q->strides[1] != 0 && q->strides[1] != 1) ||
         row_stride(q) < q->shape[1])
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_quantize_activations: q must be host %s [M, Kq >= K] with M = %lld, "
-                        "K = %lld and contiguous rows", hum_dtype_name(how->dtype), (long long)a->shape[0],
-                        (long long)a->shape[1]);
+                        "K = %lld and contiguous rows", hum_dtype_name(round ? q->dtype : how->dtype),
+                        (long long)a->shape[0], (long long)a->shape[1]);
     const hum_act_scale mode = how->scale;
     if (mode != HUM_ACT_SCALE_TOKEN && mode != HUM_ACT_SCALE_TENSOR && mode != HUM_ACT_SCALE_GROUP)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_quantize_activations: unknown scale mode %d", (int)mode);
@@ -147,6 +161,8 @@ static hum_status check(const hum_tensor *a, const hum_act_quant *how, float inp
         return HUM_OK;
     }
     *groups = grouped ? (a->shape[1] + how->group - 1) / how->group : 1;
+    if (round)
+        return HUM_OK;
     if (!scale || scale->memory != HUM_MEMORY_HOST || !scale->data || scale->dtype != how->scale_dtype ||
         scale->rank < 1 || scale->rank > 2 || scale->shape[0] != a->shape[0] ||
         (scale->rank == 2 ? scale->shape[1] != *groups : *groups != 1))
@@ -177,11 +193,14 @@ hum_status hum_quantize_activations(const hum_tensor *a, const hum_act_quant *ho
     const int64_t span = how->scale == HUM_ACT_SCALE_GROUP ? how->group : kq > k ? kq : k;
     const float tensor_inv =
         how->scale == HUM_ACT_SCALE_TENSOR && input_scale != 0.0f ? 1.0f / input_scale : 0.0f;
-    hum_codec f16;
+    const int round = q->dtype == HUM_DTYPE_FLOAT16 || q->dtype == HUM_DTYPE_BFLOAT16;
+    hum_codec f16, q16;
     hum_codec_init(HUM_DTYPE_FLOAT16, &f16);
+    if (round)
+        hum_codec_init(q->dtype, &q16);
     for (int64_t r = 0; r < m; r++) {
         const char *row = (const char *)a->data + r * lda * a_bytes;
-        uint8_t *out = (uint8_t *)q->data + r * ldq;
+        uint8_t *out = (uint8_t *)q->data + r * ldq * (round ? 2 : 1);
         for (int64_t j0 = 0; j0 < kq; j0 += span) {
             float amax = 0.0f;
             for (int64_t j = j0; j < j0 + span && j < k; j++)
@@ -193,15 +212,22 @@ hum_status hum_quantize_activations(const hum_tensor *a, const hum_act_quant *ho
                     /* an all-zero group has no exponent (floor_log2 is defined for x > 0 only) */
                     const uint32_t code = amax > 0.0f ? e8m0_mx_code(amax) : 0u;
                     inv = amax > 0.0f ? e8m0_inverse(code) : 0.0f;
-                    ((uint8_t *)scale->data)[at] = (uint8_t)code;
+                    if (!round)
+                        ((uint8_t *)scale->data)[at] = (uint8_t)code;
                 } else {
                     inv = inverse_of(amax, max);
                     ((float *)scale->data)[at] = amax / max;
                 }
             }
+            /* round: enc::mx_round2, the scale 1 / inv exact (a power of two), as is its product
+             * with the code's value; one rounding to q's type (the codec's nearest even) */
+            const float mx_scale = inv > 0.0f ? 1.0f / inv : 0.0f;
             for (int64_t j = j0; j < j0 + span && j < kq; j++) {
                 const float x = load(&f16, row, a->dtype, j, k) * inv;
-                out[j] = int8 ? int8_code(x) : e4m3_code(x);
+                if (round)
+                    ((uint16_t *)out)[j] = (uint16_t)hum_codec_encode(&q16, (double)(e4m3_value(e4m3_code(x)) * mx_scale));
+                else
+                    out[j] = int8 ? int8_code(x) : e4m3_code(x);
             }
         }
     }
