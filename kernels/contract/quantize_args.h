@@ -16,8 +16,9 @@
  *   inv:                  max / amax in float32 (0 when amax is 0: the codes are 0, never NaN,
  *                         and the scale 0); at most FLT_MAX; e8m0: the power of two 1 / scale
  *                         (exact); static: 1 / *input_scale (0 when that is 0)
- * round (MXFP8 as rounding, for a GEMM of 16-bit A: group 32, e8m0, e4m3fn codes): q holds A's
- * 16-bit type instead of codes, ldq in its elements:
+ * round (MXFP8 as rounding, for a GEMM of 16-bit A: group 32, e8m0, e4m3fn codes; the entry
+ * hum_quantize_a_round, whereas hum_quantize_a takes round 0): q holds A's 16-bit type instead
+ * of codes, ldq in its elements:
  *   q[r][j], j < k:       the value of that code times its group's scale (1 / inv, a power of
  *                         two: exact in float32), rounded to nearest even to A's type (exact
  *                         unless below its normal range)

@@ -51,13 +51,23 @@ HUM_DEV u32 e4m3x2(float lo, float hi)
 #endif
 }
 
-// The value of e4m3fn code c (bits 0..7; not the NaN code) as float32, exactly: (8 + m) x
-// 2^(e - 10) for e > 0, m x 2^-9 for the subnormals.
-HUM_DEV float e4m3_value(u32 c)
+// The value of x's e4m3fn code (e4m3_soft's: nearest even, saturating at +-448) for a finite
+// x, computed without the code (the pre-sm_89 encoder and a decoder after it spilled the
+// quantizer's registers): below 2^-6 the subnormal step 2^-9 (x * 512 is exact, rintf rounds to
+// nearest even), above it x's float32 bits rounded to 3 mantissa bits (a carry moves to the next
+// binade), then 448 at most (480, the NaN code's value, is what 464 and above round to). A
+// negative x that rounds to zero gives -0, as the code's sign bit does.
+HUM_DEV float e4m3_round(float x)
 {
-    const u32 e = c >> 3 & 15u, m = c & 7u;
-    const float mag = e ? __uint_as_float((e + 120u) << 23 | m << 20) : static_cast<float>(m) * 0.001953125f;
-    return c & 0x80u ? -mag : mag;
+    const float a = fabsf(x);
+    float r;
+    if (a < 0.015625f) {
+        r = rintf(a * 512.0f) * 0.001953125f;
+    } else {
+        const u32 b = __float_as_uint(a);
+        r = fminf(__uint_as_float((b + 0x7FFFFu + (b >> 20 & 1u)) & 0xFFF00000u), kE4m3Max);
+    }
+    return copysignf(r, x);
 }
 
 // bfloat16 of a finite x, nearest even, in integer arithmetic (cvt.rn.bf16.f32 needs sm_80; the
@@ -68,21 +78,24 @@ HUM_DEV u16 bf16_rn(float x)
     return static_cast<u16>((b + 0x7FFFu + (b >> 16 & 1u)) >> 16);
 }
 
-// The scale of an e8m0 group from its factor inv (group_scale's): 1 / inv, exact (a power of
-// two, 2^-127 .. 2^127); 0 for an all-zero group, whose codes are 0.
+// The scale of an e8m0 group from its factor inv (group_scale's, 2^(127 - code)): 1 / inv =
+// 2^(code - 127) from inv's bits (a division costs registers the quantizer has not got; inv is
+// normal but for code 254, 2^-127, and the scale but for code 0); 0 for an all-zero group.
 HUM_DEV float mx_scale(float inv)
 {
-    return inv > 0.0f ? 1.0f / inv : 0.0f;
+    const u32 b = __float_as_uint(inv);
+    if (b == 0)
+        return 0.0f;
+    const u32 code = b == 0x00400000u ? 254u : 254u - (b >> 23);
+    return __uint_as_float(code ? code << 23 : 0x00400000u);
 }
 
-// MXFP8 as rounding: x's e4m3fn code under the group factor inv (group_scale's, e8m0), its
-// value times the group's scale 1 / inv (a power of two, so the product is exact), rounded to
-// the 16-bit type (bf16: bfloat16, else float16), nearest even. The codes of x0 and x1 are
-// converted together (e4m3x2); returns x0's 16 bits in the low half.
+// MXFP8 as rounding: the value of x's e4m3fn code under the group factor inv (group_scale's,
+// e8m0) times the group's scale 1 / inv (a power of two, so the product is exact), rounded to
+// the 16-bit type (bf16: bfloat16, else float16), nearest even; x0's 16 bits in the low half.
 HUM_DEV u32 mx_round2(float x0, float x1, float inv, float scale, bool bf16)
 {
-    const u32 c = e4m3x2(x0 * inv, x1 * inv);
-    const float v0 = e4m3_value(c & 0xFFu) * scale, v1 = e4m3_value(c >> 8) * scale;
+    const float v0 = e4m3_round(x0 * inv) * scale, v1 = e4m3_round(x1 * inv) * scale;
     if (bf16)
         return bf16_rn(v0) | static_cast<u32>(bf16_rn(v1)) << 16;
     u16 h0, h1;

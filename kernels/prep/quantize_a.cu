@@ -9,7 +9,7 @@
 // full row, keeping it in registers (HUM_QUANTIZE_HELD passes) until the amax gives the scale:
 // one read of the row, all its loads issued at once (reading it twice, loop by loop, left a chain
 // of dependent loads on the path to the GEMM at small M), the other modes split the row over
-// blockIdx.x. blockIdx.y walks the rows. MXFP8 as rounding (p.round, for a layer whose GEMM
+// blockIdx.x. blockIdx.y walks the rows. MXFP8 as rounding (hum_quantize_a_round, for a layer whose GEMM
 // takes 16-bit A: no GPU before sm_100 has a block-scaled MMA) is the e8m0 group mode writing
 // each code's value times its scale in A's 16-bit type instead of the codes and scales. Rows that are not 16-byte aligned (K % 8, odd
 // strides) are read element by element, and q's rows unless 8-byte aligned are written so.
@@ -157,22 +157,76 @@ HUM_DEV float cta_max(float x, float *red)
     return m;
 }
 
+// Groups and the tensor's scale, or (kRound, hum_quantize_a_round) MXFP8 as rounding: this CTA's
+// pass of rows blockIdx.y, + gridDim.y, ...,
+// kRowsHeld rows at a time, their loads in flight at once (a CTA a row, one 16-byte load a
+// thread, kept too few bytes in flight to near DRAM bandwidth). Chunks past kq read zeros and
+// store nothing, but still take part in their group's shuffles; a row index is the same for the
+// whole CTA, so every lane of a group takes the same branches. vec_a, vec_q: A's and q's rows
+// aligned for the vector loads and stores; span: the columns of a CTA pass.
+template <bool kRound>
+HUM_DEV void group_rows(const hum_quantize_args &p, float max, float tensor_inv, bool vec_a, bool vec_q, int span)
+{
+    const int j0 = blockIdx.x * span + threadIdx.x * 8;
+    // 64-bit rows: m may come within kRowsHeld x gridDim.y of INT_MAX
+    for (long long r0 = blockIdx.y; r0 < p.m; r0 += kRowsHeld * gridDim.y) {
+        u32 held[kRowsHeld][4];
+#pragma unroll
+        for (int i = 0; i < kRowsHeld; ++i) {
+            const long long r = r0 + i * gridDim.y;
+            if (r < p.m)
+                load8_raw(p, static_cast<const u16 *>(p.a) + r * p.lda, j0, vec_a, held[i]);
+        }
+#pragma unroll
+        for (int i = 0; i < kRowsHeld; ++i) {
+            const long long r = r0 + i * gridDim.y;
+            if (r >= p.m)
+                break;
+            float v[8];
+            widen8(p, held[i], v);
+            float inv = tensor_inv;
+            if (p.group > 0) {
+                const int lanes = p.group / 8;  // a group's chunks sit in `lanes` consecutive lanes
+                float m = amax8(v);
+                for (int o = 1; o < lanes; o <<= 1)
+                    m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
+                const int g = j0 / p.group;
+                const bool first = j0 % p.group == 0 && j0 < p.k && !kRound;  // round: no scales
+                inv = enc::group_scale(m, max, p.e8m0, p.scale, r * p.scale_row + g * p.scale_group, first);
+            }
+            if constexpr (kRound)
+                store8_rounded(p, static_cast<u16 *>(p.q) + r * p.ldq, j0, vec_q, v, inv);
+            else
+                store8(p, static_cast<u8 *>(p.q) + r * p.ldq, j0, vec_q, v, inv);
+        }
+    }
+}
+
+// What both entries do first: A may be what the previous kernel of the stream wrote; the GEMM
+// that reads q may be scheduled now: it starts once every CTA of this grid has come here (the
+// last wave running: its CTAs take the SMs as this grid's leave them), fetches its first weights
+// and waits for this grid to finish (gemm/entry.cuh).
+HUM_DEV void begin()
+{
+    grid_dependency_wait();
+    grid_dependents_launch();
+}
+
+// Whether rows from `base`, `ld_bytes` apart, all start on a multiple of `align` bytes.
+HUM_DEV bool rows_aligned(const void *base, long long ld_bytes, int align)
+{
+    return ((reinterpret_cast<unsigned long long>(base) | static_cast<unsigned long long>(ld_bytes)) &
+            (align - 1)) == 0;
+}
+
 }  // namespace
 
 extern "C" __global__ void __launch_bounds__(kThreads, kMinCtas) hum_quantize_a(const __grid_constant__ hum_quantize_args p)
 {
     __shared__ float red[kThreads / 32];
-    grid_dependency_wait();  // A may be what the previous kernel of the stream wrote
-    // The GEMM that reads q may be scheduled now: it starts once every CTA of this grid has
-    // come here (the last wave running: its CTAs take the SMs as this grid's leave them), fetches
-    // its first weights and waits for this grid to finish (gemm/entry.cuh).
-    grid_dependents_launch();
+    begin();
     const float max = p.int8 ? enc::kInt8Max : enc::kE4m3Max;
-    const bool vec_a = ((reinterpret_cast<unsigned long long>(p.a) | static_cast<unsigned long long>(p.lda) * 2) & 15) == 0;
-    // q's rows: 8-byte stores of codes, 16-byte stores of rounded 16-bit values
-    const bool vec_q = ((reinterpret_cast<unsigned long long>(p.q) |
-                         static_cast<unsigned long long>(p.ldq) * (p.round ? 2 : 1)) &
-                        (p.round ? 15 : 7)) == 0;
+    const bool vec_a = rows_aligned(p.a, p.lda * 2, 16), vec_q = rows_aligned(p.q, p.ldq, 8);
     const float tensor_inv = p.group < 0 ? (*p.input_scale != 0.0f ? 1.0f / *p.input_scale : 0.0f) : 0.0f;
     const int span = blockDim.x * 8;  // columns of a CTA pass
     if (p.group == 0) {
@@ -221,42 +275,17 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinCtas) hum_quantize_a(
         }
         return;
     }
-    // Groups and the tensor's scale: this CTA's pass of rows blockIdx.y, + gridDim.y, ...,
-    // kRowsHeld rows at a time, their loads in flight at once (a CTA a row, one 16-byte load a
-    // thread, kept too few bytes in flight to near DRAM bandwidth). Chunks past kq read zeros and
-    // store nothing, but still take part in their group's shuffles; a row index is the same for
-    // the whole CTA, so every lane of a group takes the same branches.
-    const int j0 = blockIdx.x * span + threadIdx.x * 8;
-    // 64-bit rows: m may come within kRowsHeld x gridDim.y of INT_MAX
-    for (long long r0 = blockIdx.y; r0 < p.m; r0 += kRowsHeld * gridDim.y) {
-        u32 held[kRowsHeld][4];
-#pragma unroll
-        for (int i = 0; i < kRowsHeld; ++i) {
-            const long long r = r0 + i * gridDim.y;
-            if (r < p.m)
-                load8_raw(p, static_cast<const u16 *>(p.a) + r * p.lda, j0, vec_a, held[i]);
-        }
-#pragma unroll
-        for (int i = 0; i < kRowsHeld; ++i) {
-            const long long r = r0 + i * gridDim.y;
-            if (r >= p.m)
-                break;
-            float v[8];
-            widen8(p, held[i], v);
-            float inv = tensor_inv;
-            if (p.group > 0) {
-                const int lanes = p.group / 8;  // a group's chunks sit in `lanes` consecutive lanes
-                float m = amax8(v);
-                for (int o = 1; o < lanes; o <<= 1)
-                    m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
-                const int g = j0 / p.group;
-                const bool first = j0 % p.group == 0 && j0 < p.k && !p.round;  // round: no scales
-                inv = enc::group_scale(m, max, p.e8m0, p.scale, r * p.scale_row + g * p.scale_group, first);
-            }
-            if (p.round)
-                store8_rounded(p, static_cast<u16 *>(p.q) + r * p.ldq, j0, vec_q, v, inv);
-            else
-                store8(p, static_cast<u8 *>(p.q) + r * p.ldq, j0, vec_q, v, inv);
-        }
-    }
+    group_rows<false>(p, max, tensor_inv, vec_a, vec_q, span);
+}
+
+// MXFP8 as rounding (p.round, group 32 e8m0): the group pass writing rounded 16-bit values, an
+// entry of its own (inside hum_quantize_a, beside the codes' stores, it spilled under the 64
+// registers before sm_89: ptxas, sm_80). Launched as hum_quantize_a is (hum_act_quant_launch).
+extern "C" __global__ void __launch_bounds__(kThreads, kMinCtas)
+hum_quantize_a_round(const __grid_constant__ hum_quantize_args p)
+{
+    begin();
+    // 16-byte stores of the rounded 16-bit values
+    group_rows<true>(p, enc::kE4m3Max, 0.0f, rows_aligned(p.a, p.lda * 2, 16), rows_aligned(p.q, p.ldq * 2, 16),
+                     blockDim.x * 8);
 }

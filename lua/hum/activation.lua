@@ -13,10 +13,18 @@
 -- Then the nearest type a kernel family takes on the target (C's rules: hum_layer_kernel_takes,
 -- e.g. fp8 needs sm_89; every rule that refuses is named in the note): fp4 activations (NVFP4,
 -- MXFP4 W4A4: no GPU of this build runs them) as e4m3 per token (W4A8), then 16-bit (W4A16);
--- mxfp8 and 1 x 128 groups (e4m3 with scales per group along K, applied where the accumulators
--- are promoted: sm_89 and newer, kernels/gemm/kscale.cuh) as e4m3 per token, then 16-bit; e4m3
--- or int8 per tensor or token as 16-bit. An 8-bit type with the layer's host passing 16-bit A:
--- the layer quantizes A in each forward (kernels/prep/quantize_a.cu).
+-- mxfp8 in a dense layer as rounding (a_round): the layer rounds the host's 16-bit A to
+-- mxfp8's values in each forward and runs the 16-bit GEMM of its output type on them, mxfp8's
+-- numerics with float32 accumulation wherever 16-bit A runs (float16 from sm_75, bfloat16 from
+-- sm_80), then 16-bit (act-order, which the rounding does not take). On the fp8 tensor cores
+-- mxfp8's scales multiply the accumulators every 32 of K on the CUDA cores (no GPU before
+-- sm_100 has a block-scaled MMA), 6-10x the 16-bit layer's time (bench/NOTES.md, session 37):
+-- there run the host's quantized A (a_fixed) and a MoE layer's mxfp8 (its forward rounds no
+-- rows), which falls back like 1 x 128 groups. Those (e4m3 with scales per group along K,
+-- applied where the accumulators are promoted: sm_89 and newer, kernels/gemm/kscale.cuh) fall
+-- back as e4m3 per token, then 16-bit; e4m3 or int8 per tensor or token as 16-bit. An 8-bit type
+-- with the layer's host passing 16-bit A: the layer quantizes A in each forward
+-- (kernels/prep/quantize_a.cu).
 -- Scales along K (A's groups, or a weight's float32 block or group scales with e4m3 A:
 -- hum_layer_kgroup_k) run as the checkpoint's default in dense layers (session 5's H200 passed
 -- test_gemm_kgroup and cli_run_check_fp8); a MoE layer's expert GEMMs have not run them on a
@@ -40,6 +48,7 @@ local function dt(name) return tonumber(C["HUM_DTYPE_" .. name]) end
 
 -- "e4m3 per token", "mxfp8", "nvfp4", "bfloat16", ...
 function M.describe(a)
+  if a.round then return "mxfp8" end
   local code = a.dtype
   if code == dt("FLOAT4_E2M1") then return a.group == 16 and "nvfp4" or "mxfp4" end
   if code == dt("FLOAT8_E4M3FN") and a.scale == "group" and a.group == 32 then return "mxfp8" end
@@ -50,7 +59,17 @@ function M.describe(a)
 end
 
 local function request_of(c)
-  return { dtype = tonumber(c.a_dtype), scale = SCALES[tonumber(c.a_scale)] or "token", group = tonumber(c.a_group) }
+  return { dtype = tonumber(c.a_dtype), scale = SCALES[tonumber(c.a_scale)] or "token", group = tonumber(c.a_group),
+           round = tonumber(c.a_round) ~= 0 or nil }
+end
+
+local function is_mxfp8(r)
+  return r.dtype == dt("FLOAT8_E4M3FN") and r.scale == "group" and r.group == 32
+end
+
+-- What a rounding layer's note says of it (a: its request, round set).
+local function rounding_note(a)
+  return "rounded by the layer, computed in " .. name_of(a.dtype) .. ": no block-scaled MMA before sm_100"
 end
 
 -- The override as a request (nil: none), given the checkpoint's request (whose scale mode an
@@ -70,8 +89,12 @@ local function from_override(value, ckpt, c16)
   return { dtype = c16, scale = "token", group = 0, wanted = value }
 end
 
--- The requests to try, nearest first, ending with 16-bit.
-local function candidates(r, c16)
+-- The requests to try, nearest first, ending with 16-bit (moe: the layer is a MoE layer's).
+local function candidates(r, c16, moe)
+  if is_mxfp8(r) and not moe then
+    -- the rounding needs no 8-bit MMA, so no e4m3 per token between it and 16-bit
+    return { { dtype = c16, scale = "token", group = 0, round = true }, { dtype = c16, scale = "token", group = 0 } }
+  end
   local list, e4m3 = { r }, dt("FLOAT8_E4M3FN")
   local token = { dtype = r.dtype == dt("FLOAT4_E2M1") and e4m3 or r.dtype, scale = "token", group = 0 }
   if bit.band(r.dtype, 0xff) <= 8 and not (r.scale == "token" and r.dtype == token.dtype) then
@@ -82,7 +105,7 @@ local function candidates(r, c16)
 end
 
 local function set(c, a)
-  c.a_dtype, c.a_scale, c.a_group = a.dtype, SCALE_CODES[a.scale], a.group
+  c.a_dtype, c.a_scale, c.a_group, c.a_round = a.dtype, SCALE_CODES[a.scale], a.group, a.round and 1 or 0
 end
 
 -- Decides c's activation fields for the plan's target. try() checks the candidate set in c:
@@ -90,7 +113,10 @@ end
 -- per token (the checkpoint's; quantized by the layer)", "bfloat16 (fallback from nvfp4: ...)"),
 -- or nil when not even 16-bit activations run: c then holds those, whose check names the error.
 function M.decide(c, try)
-  if c.a_fixed ~= 0 then return M.describe(request_of(c)) end
+  if c.a_fixed ~= 0 then
+    local a = request_of(c)
+    return a.round and (M.describe(a) .. " (" .. rounding_note(a) .. ")") or M.describe(a)
+  end
   local c16 = tonumber(c.c_dtype)
   local ckpt = request_of(c)
   local section = tonumber(c.num_experts) > 0 and "moe" or "linear"
@@ -104,7 +130,7 @@ function M.decide(c, try)
     return "fallback from " .. (want.wanted or M.describe(want)) .. (source ~= "" and (", " .. source) or "") .. ": "
       .. reasons
   end
-  for i, a in ipairs(candidates(want, c16)) do
+  for i, a in ipairs(candidates(want, c16, section == "moe")) do
     set(c, a)
     local ok, reason = try()
     if ok and value == nil and section == "moe" and tonumber(C.hum_layer_kgroup_k(c)) > 0 then
@@ -125,7 +151,11 @@ function M.decide(c, try)
       elseif source ~= "" then
         notes[#notes + 1] = source
       end
-      if bit.band(a.dtype, 0xff) <= 8 then notes[#notes + 1] = "quantized by the layer" end
+      if a.round then
+        notes[#notes + 1] = rounding_note(a)
+      elseif bit.band(a.dtype, 0xff) <= 8 then
+        notes[#notes + 1] = "quantized by the layer"
+      end
       return #notes > 0 and (text .. " (" .. table.concat(notes, "; ") .. ")") or text
     end
     -- a reason already given (the same rule refusing the next candidate) is said once

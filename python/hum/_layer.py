@@ -157,6 +157,8 @@ class Layer:
     def info(self):
         """dict: n, k, activation, output, activation_group, activation_scale ("token",
         "tensor", "group": how an 8-bit layer scales the A it quantizes; None for 16-bit A),
+        activation_round ("mxfp8": the 16-bit A is rounded to mxfp8's values by the layer,
+        hum.h's a_round; else None),
         weight, act_order, prepared, policy, arch, ranges [(m_min, m_max, tile)], timings, device
         bytes."""
         i = self._info()
@@ -169,6 +171,7 @@ class Layer:
                 "output": dtype_name(i.config.c_dtype), "activation_group": i.config.a_group,
                 "activation_scale": _ACT_SCALES[i.config.a_scale] if F["hum_dtype_bits"](i.config.a_dtype) == 8
                 else None,
+                "activation_round": "mxfp8" if i.config.a_round == 1 else None,
                 "weight": dtype_name(i.config.weight_dtype), "act_order": bool(i.config.act_order),
                 "prepared": bool(i.prepared), "policy": i.policy_name.decode(), "arch": i.arch.decode(),
                 "ranges": ranges, "prepare_ms": i.prepare_ms, "compile_ms": i.compile_ms,

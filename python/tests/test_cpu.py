@@ -344,6 +344,17 @@ def test_activation_scale_in_info(rt):
     assert rt.layer_from_spec("n=256,k=512,w=uint4", prepare=False).info["activation_scale"] is None
     w = hum.spec_weight("n=256,k=512,w=e4m3,a=e4m3,ascale=tensor")
     assert rt.layer_from_standard(w, prepare=False).info["activation_scale"] == "tensor"
+    # a_round is decided with the plan: the request before it rounds nothing
+    assert rt.layer_from_spec("n=256,k=512,w=e4m3,a=mxfp8", prepare=False).info["activation_round"] is None
+
+
+def test_mxfp8_rounded(rt):
+    """mxfp8 is rounded into 16-bit A by the layer (no block-scaled MMA before sm_100), on any
+    arch of 16-bit A."""
+    spec = "n=256,k=512,w=e4m3,a=mxfp8"
+    assert rt.describe_plan(spec, arch="sm_90a")["activation"] == (
+        "mxfp8 (the checkpoint's; rounded by the layer, computed in bfloat16: no block-scaled MMA before sm_100)")
+    assert rt.describe_plan(spec, arch="sm_80")["activation"].startswith("mxfp8 (the checkpoint's; rounded by the layer")
 
 
 def test_moe_gemm_types(rt, moe_model_dir):

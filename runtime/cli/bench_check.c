@@ -159,6 +159,20 @@ hum_status bench_check_output(const hum_standard_weight *w, hum_dtype dtype, con
     return st;
 }
 
+int bench_check_quantizes(const hum_layer_config *c, hum_act_quant *how)
+{
+    if (c->a_round == HUM_A_ROUND_MXFP8) {
+        *how = (hum_act_quant){HUM_DTYPE_FLOAT8_E4M3FN, HUM_ACT_SCALE_GROUP, 32, HUM_DTYPE_FLOAT8_E8M0};
+        return 1;
+    }
+    if (hum_dtype_is_activation(c->a_dtype))
+        return 0;
+    const int group = c->a_scale == HUM_ACT_SCALE_GROUP;
+    *how = (hum_act_quant){c->a_dtype, (hum_act_scale)c->a_scale, group ? (int32_t)c->a_group : 0,
+                           group && c->a_group == 32 ? HUM_DTYPE_FLOAT8_E8M0 : HUM_DTYPE_FLOAT32};
+    return 1;
+}
+
 double bench_check_tolerance_quantized(hum_dtype c_dtype)
 {
     return c_dtype == HUM_DTYPE_BFLOAT16 ? 4e-3 : 1e-3;

@@ -67,6 +67,11 @@ hum_status bench_check_verdict(int64_t m, double err, double tol, int64_t bad, c
  * only. how NULL: bench_check_reference. */
 hum_status bench_check_reference_as(const hum_standard_weight *w, const hum_act_quant *how, hum_dtype dtype,
                                     const uint16_t *a, const int64_t *rows, int64_t row_count, double *ref);
+/* Whether a layer of config c makes its A from the host's 16-bit A (8-bit A it quantizes, or
+ * mxfp8 it rounds into 16-bit A: a_round), and then *how, the scheme bench_check_reference_as
+ * checks it against: the layer's codes and scales, or mxfp8's (e4m3fn, e8m0 per 32 columns),
+ * whose values the rounded rows hold exactly (but below the 16-bit type's normal range). */
+int bench_check_quantizes(const hum_layer_config *c, hum_act_quant *how);
 /* The pass mark against that reference, by C's dtype: 1e-3 for float16, 4e-3 for bfloat16
  * (its rounding of C alone is about 2e-3). */
 double bench_check_tolerance_quantized(hum_dtype c_dtype);

@@ -328,14 +328,14 @@ static int measure(const bench_options *o, hum_runtime *rt, hum_layer *layer, co
     /* what the layer multiplies: 8-bit A it quantizes itself is checked and compared as such */
     hum_act_quant quantized;
     r->compute = info.config.a_dtype;
-    if (!hum_dtype_is_activation(info.config.a_dtype)) {
-        const int group = info.config.a_scale == HUM_ACT_SCALE_GROUP;
-        quantized = (hum_act_quant){info.config.a_dtype, (hum_act_scale)info.config.a_scale,
-                                    group ? (int32_t)info.config.a_group : 0,
-                                    group && info.config.a_group == 32 ? HUM_DTYPE_FLOAT8_E8M0 : HUM_DTYPE_FLOAT32};
+    if (bench_check_quantizes(&info.config, &quantized)) {
         b.quantized = &quantized;
-        printf("activations: %s, quantized by the layer from %s\n", hum_dtype_name(info.config.a_dtype),
-               hum_dtype_name(r->activation));
+        hum_layer_dispatch d;
+        if (info.config.a_round != HUM_A_ROUND_NONE && hum_layer_describe(layer, &d) == HUM_OK)
+            printf("activations: %s\n", d.activation); /* mxfp8, rounded: what runs and why */
+        else
+            printf("activations: %s, quantized by the layer from %s\n", hum_dtype_name(info.config.a_dtype),
+                   hum_dtype_name(r->activation));
     }
     int64_t m_max = 0;
     for (int32_t i = 0; i < m_count; i++)

@@ -348,15 +348,9 @@ int hum_cmd_run(const char *config, int argc, char **argv)
     hum_layer_dispatch d;
     if (hum_layer_describe(layer, &d) == HUM_OK && d.activation[0])
         printf("activations: %s\n", d.activation);
-    /* a layer that quantizes A is checked against A quantized the same way */
+    /* a layer that quantizes (or rounds) A is checked against A quantized the same way */
     hum_act_quant how;
-    const int quantizes = !hum_dtype_is_activation(info.config.a_dtype);
-    if (quantizes) {
-        const int group = info.config.a_scale == HUM_ACT_SCALE_GROUP;
-        how = (hum_act_quant){info.config.a_dtype, (hum_act_scale)info.config.a_scale,
-                              group ? (int32_t)info.config.a_group : 0,
-                              group && info.config.a_group == 32 ? HUM_DTYPE_FLOAT8_E8M0 : HUM_DTYPE_FLOAT32};
-    }
+    const int quantizes = bench_check_quantizes(&info.config, &how);
     rc = run_all(&o, layer, &w, dev.ordinal, dtype, ms, m_count, given, quantizes ? &how : NULL);
 done:
     hum_layer_destroy(layer);

@@ -1,9 +1,10 @@
 /* Which activation type a layer runs (lua/hum/activation.lua), without a GPU: the checkpoint's
  * scheme (a SPEC's a=, a standard weight's act_dtype) by default, the deployment overrides
  * linear.activation instead, the fallback where the target lacks the instruction or the kernels
- * the combination (fp8 before sm_89, fp4 activations everywhere, W4A8), the host's 8-bit A
- * kept as it is, and what hum_layer_describe_spec says; the layers planned so compile for every
- * arch (NVRTC), the quantize kernel with them where A is 8-bit. */
+ * the combination (fp8 before sm_89, fp4 activations everywhere, W4A8), mxfp8 rounded by the
+ * layer and computed in 16-bit wherever 16-bit A runs (act-order falls back), the host's 8-bit A
+ * (mxfp8 included) kept as it is, and what hum_layer_describe_spec says; the layers planned so
+ * compile for every arch (NVRTC), the quantize kernel with them where A is 8-bit or rounded. */
 #include "hum/hum_tools.h"
 #include "rt_test.h"
 
@@ -20,9 +21,10 @@ static hum_runtime *runtime_with(const char *dir, const char *yaml)
     return rt;
 }
 
-/* spec on arch: a_dtype runs, and the note holds every needle. */
-static void expect(hum_runtime *rt, const char *spec, const char *arch, hum_dtype runs, const char *needle,
-                   const char *needle2)
+/* spec on arch: a_dtype runs, rounded through mxfp8 or not (round), and the note holds every
+ * needle. */
+static void expect_as(hum_runtime *rt, const char *spec, const char *arch, hum_dtype runs, int round,
+                      const char *needle, const char *needle2)
 {
     hum_layer_spec s;
     hum_layer_dispatch d;
@@ -37,8 +39,22 @@ static void expect(hum_runtime *rt, const char *spec, const char *arch, hum_dtyp
     /* compiled for the arch (NVRTC), the plan the same */
     if (RT_CHECK(hum_layer_compile_spec(rt, &s, arch, &info) == HUM_OK, "%s compiled for %s: %s", spec, arch,
                  hum_last_error()))
-        RT_CHECK(info.config.a_dtype == runs, "%s on %s runs %s, expected %s", spec, arch,
-                 hum_dtype_name(info.config.a_dtype), hum_dtype_name(runs));
+        RT_CHECK(info.config.a_dtype == runs && info.config.a_round == (round ? HUM_A_ROUND_MXFP8 : HUM_A_ROUND_NONE),
+                 "%s on %s runs %s, a_round %d, expected %s, %d", spec, arch, hum_dtype_name(info.config.a_dtype),
+                 (int)info.config.a_round, hum_dtype_name(runs), round);
+}
+
+static void expect(hum_runtime *rt, const char *spec, const char *arch, hum_dtype runs, const char *needle,
+                   const char *needle2)
+{
+    expect_as(rt, spec, arch, runs, 0, needle, needle2);
+}
+
+/* spec's mxfp8 rounded by the layer into `runs`, computed in it */
+static void expect_rounded(hum_runtime *rt, const char *spec, const char *arch, hum_dtype runs, const char *needle,
+                           const char *needle2)
+{
+    expect_as(rt, spec, arch, runs, 1, needle, needle2);
 }
 
 int main(void)
@@ -63,16 +79,26 @@ int main(void)
                "need sm_80");
         /* W4A8 with grouped int4 weights has no kernel here: 16-bit, the rule named */
         expect(rt, "n=256,k=512,w=uint4,group=128,a=int8", "sm_90a", BF, "fallback from int8", "with int8 activations");
-        /* mxfp8 and 1x128 groups (kernels/gemm/kscale.cuh) run from sm_89 as the checkpoint's scheme */
-        expect(rt, "n=256,k=512,w=e4m3,a=mxfp8", "sm_90a", E4, "mxfp8 (the checkpoint's; quantized by the layer)",
-               NULL);
+        /* mxfp8 as the checkpoint's scheme: rounded by the layer, computed in the output's 16-bit type
+         * (no block-scaled MMA before sm_100); 1x128 groups (kernels/gemm/kscale.cuh) run from sm_89 */
+        expect_rounded(rt, "n=256,k=512,w=e4m3,a=mxfp8", "sm_90a", BF,
+                       "mxfp8 (the checkpoint's; rounded by the layer, computed in bfloat16: no block-scaled MMA "
+                       "before sm_100)",
+                       NULL);
         expect(rt, "n=256,k=512,w=e4m3,block=128x128,a=e4m3,ascale=group128", "sm_89", E4,
                "e4m3 per 1x128 group (the checkpoint's; quantized by the layer)", NULL);
         static const char *const pre89[] = {"sm_75", "sm_86"};
         for (size_t i = 0; i < sizeof pre89 / sizeof pre89[0]; i++)
             expect(rt, "n=256,k=512,w=e4m3,block=128x128,a=e4m3,ascale=group128,out=float16", pre89[i], F16,
                    "fallback from e4m3 per 1x128 group", "need sm_89");
-        expect(rt, "n=256,k=512,w=e4m3,a=mxfp8,out=float16", "sm_80", F16, "fallback from mxfp8", "need sm_89");
+        /* the rounding needs no sm_89: it runs where 16-bit A does (float16 from sm_75) */
+        expect_rounded(rt, "n=256,k=512,w=e4m3,a=mxfp8,out=float16", "sm_80", F16,
+                       "mxfp8 (the checkpoint's; rounded by the layer, computed in float16", NULL);
+        expect_rounded(rt, "n=256,k=512,w=uint4,group=128,a=mxfp8,out=float16", "sm_75", F16,
+                       "rounded by the layer, computed in float16", NULL);
+        /* act-order takes no rounding (A is permuted in the workspace): 16-bit, the rule named */
+        expect(rt, "n=256,k=512,w=uint4,group=128,a=mxfp8,actorder=1", "sm_90a", BF,
+               "bfloat16 (fallback from mxfp8, the checkpoint's: mxfp8 rounding with act-order", NULL);
         /* a 16-bit checkpoint stays 16-bit */
         expect(rt, "n=256,k=512,w=uint4,group=128,a=bfloat16", "sm_90a", BF, "bfloat16", NULL);
         /* where not even the fallback runs (8-bit A's default bfloat16 output on sm_75), the error
@@ -105,12 +131,15 @@ int main(void)
     }
     rt = runtime_with(dir, "overrides:\n  linear:\n    activation: mxfp8\n");
     if (rt) {
-        /* e4m3 per 1 x 32 group with e8m0 scales, over channel or 128 x 128 block weight scales */
-        expect(rt, "n=256,k=512,w=e4m3,a=bfloat16", "sm_90a", E4, "mxfp8 (override linear.activation = mxfp8",
-               NULL);
-        expect(rt, "n=256,k=512,w=e4m3,block=128x128,a=e4m3,ascale=group128", "sm_89", E4,
-               "mxfp8 (override linear.activation = mxfp8", NULL);
-        expect(rt, "n=256,k=512,w=e4m3,a=bfloat16", "sm_86", BF, "fallback from mxfp8, override", "need sm_89");
+        /* rounded by the layer over channel or 128 x 128 block weight scales, on any arch of 16-bit A */
+        expect_rounded(rt, "n=256,k=512,w=e4m3,a=bfloat16", "sm_90a", BF,
+                       "mxfp8 (override linear.activation = mxfp8; rounded by the layer, computed in bfloat16: no "
+                       "block-scaled MMA before sm_100)",
+                       NULL);
+        expect_rounded(rt, "n=256,k=512,w=e4m3,block=128x128,a=e4m3,ascale=group128", "sm_89", BF,
+                       "mxfp8 (override linear.activation = mxfp8; rounded by the layer", NULL);
+        expect_rounded(rt, "n=256,k=512,w=e4m3,a=bfloat16", "sm_86", BF,
+                       "mxfp8 (override linear.activation = mxfp8; rounded by the layer", NULL);
         hum_runtime_destroy(rt);
     }
     rt = runtime_with(dir, "overrides:\n  linear:\n    activation: nvfp4\n");
@@ -177,6 +206,12 @@ int main(void)
                      "host e4m3 on sm_90a: %s", hum_last_error());
             RT_EXPECT_ERROR(hum_layer_compile(rt, &w, &host8, "sm_80", &info), HUM_ERR_UNSUPPORTED,
                             "host e4m3 on sm_80", "need sm_89");
+            /* the host's mxfp8 (codes and e8m0 scales) runs on the fp8 tensor cores, not rounded */
+            const hum_layer_options host_mx = {.activation_dtype = E4, .output_dtype = BF, .activation_group = 32};
+            RT_CHECK(hum_layer_compile(rt, &w, &host_mx, "sm_90a", &info) == HUM_OK && info.config.a_dtype == E4 &&
+                         info.config.a_group == 32 && info.config.a_fixed && info.config.a_round == HUM_A_ROUND_NONE,
+                     "host mxfp8 on sm_90a: %s (A %s, group %lld, a_round %d)", hum_last_error(),
+                     hum_dtype_name(info.config.a_dtype), (long long)info.config.a_group, (int)info.config.a_round);
             hum_standard_free(&w);
         }
         hum_runtime_destroy(rt);

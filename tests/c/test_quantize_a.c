@@ -446,14 +446,16 @@ static void check_rounding(quant_rng *rng)
 static void check_compiles(void)
 {
     static const char *const archs[] = {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90a"};
-    for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++) {
-        const hum_jit_request req = {.source = "kernels/prep/quantize_a.cu", .kernel_name = "hum_quantize_a",
-                                     .arch = archs[i]};
-        hum_jit_result res;
-        QUANT_CHECK(hum_jit_compile(NULL, &req, &res) == HUM_OK && res.cubin_size > 0, "quantize_a.cu for %s: %s",
-                    archs[i], hum_last_error());
-        hum_jit_result_free(&res);
-    }
+    static const char *const entries[] = {"hum_quantize_a", "hum_quantize_a_round"};
+    for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++)
+        for (size_t e = 0; e < 2; e++) {
+            const hum_jit_request req = {.source = "kernels/prep/quantize_a.cu", .kernel_name = entries[e],
+                                         .arch = archs[i]};
+            hum_jit_result res;
+            QUANT_CHECK(hum_jit_compile(NULL, &req, &res) == HUM_OK && res.cubin_size > 0,
+                        "quantize_a.cu (%s) for %s: %s", entries[e], archs[i], hum_last_error());
+            hum_jit_result_free(&res);
+        }
 }
 
 int main(void)

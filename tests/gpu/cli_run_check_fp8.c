@@ -4,7 +4,8 @@
  * per 1 x 128 group with the block scales applied in float32 (kernels/gemm/kscale.cuh), by
  * default and under the deployment config's linear.activation e4m3, and passes --check against
  * A quantized the same way at M = 1, 7, 130, for float16 and bfloat16 A (N and K not multiples
- * of 128); asked for as mxfp8 it runs with 1 x 32 e8m0 groups and passes too. */
+ * of 128); asked for as mxfp8 the layer rounds A to mxfp8's values (1 x 32 e8m0 groups) in its
+ * 16-bit type and runs the 16-bit GEMM, and passes against A rounded the same way. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "cli_test.h"
 #include "fixture.h"
@@ -56,7 +57,7 @@ int main(void)
     } runs[] = {
         {e4m3, "", "activations: e4m3 per 1x128 group (override linear.activation = e4m3; quantized by the layer)"},
         {e4m3, " --activation bfloat16", "activations: e4m3 per 1x128 group (override linear.activation = e4m3"},
-        {mxfp8, "", "activations: mxfp8 (override linear.activation = mxfp8"},
+        {mxfp8, "", "activations: mxfp8 (override linear.activation = mxfp8; rounded by the layer, computed in"},
         {NULL, "", "activations: e4m3 per 1x128 group (the checkpoint's; quantized by the layer)"},
     };
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {

@@ -1,11 +1,14 @@
 /* Layers of 8-bit activations fed the host's 16-bit A, which they quantize themselves in each
  * forward (kernels/prep/quantize_a.cu into the workspace, then the 8-bit GEMM): e4m3 per token
  * and per tensor (the checkpoint's static input_scale), int8 per token, float16 and bfloat16 A
- * and C, at M across the policy's ranges and through a workspace too small for M (chunks).
- * The float64 reference multiplies A quantized the same way on the host (the CPU twin,
+ * and C; and layers of mxfp8 A, which they round into their 16-bit A in the workspace before the
+ * 16-bit GEMM (a_round; K % 8 != 0 included: element loads and stores, unaligned rows); at M
+ * across the policy's ranges and through a workspace too small for M (chunks). The float64
+ * reference multiplies A quantized (rounded) the same way on the host (the CPU twin,
  * hum_quantize_activations), so only the accumulation and C's rounding differ:
  * ||C - round(ref)|| / ||ref|| <= 1e-3; the error against unquantized A is printed. C is
- * poisoned first. Also: a_scale with 16-bit A is refused. Skipped (77) without a GPU or fp8. */
+ * poisoned first. Also: a_scale with 16-bit A is refused. Skipped (77) without a GPU; the 8-bit
+ * layers without fp8 (sm_89), bfloat16 below sm_80. */
 #include "gemm_test.h"
 #include "hum/hum_tools.h"
 
@@ -18,6 +21,17 @@ static int quantized_values(const hum_layer_config *cfg, const hum_standard_weig
                             const uint16_t *a, int64_t m, double *out)
 {
     const int64_t k = cfg->k;
+    if (cfg->a_round == HUM_A_ROUND_MXFP8) { /* mxfp8's values in A's 16-bit type */
+        const hum_act_quant mx = {HUM_DTYPE_FLOAT8_E4M3FN, HUM_ACT_SCALE_GROUP, 32, HUM_DTYPE_FLOAT8_E8M0};
+        uint16_t *r16 = malloc((size_t)(m * k) * 2);
+        hum_tensor ta = quant_matrix((void *)a, act, m, k, HUM_MEMORY_HOST),
+                   tr = quant_matrix(r16, cfg->a_dtype, m, k, HUM_MEMORY_HOST);
+        const int ok = QUANT_CHECK(r16 && hum_quantize_activations(&ta, &mx, 0.0f, &tr, NULL) == HUM_OK &&
+                                       hum_dtype_decode(cfg->a_dtype, r16, m * k, out) == HUM_OK,
+                                   "host rounding: %s", hum_last_error());
+        free(r16);
+        return ok;
+    }
     const hum_act_quant how = {cfg->a_dtype, (hum_act_scale)cfg->a_scale, 0, HUM_DTYPE_FLOAT32};
     const int tensor_scale = cfg->a_scale == HUM_ACT_SCALE_TENSOR;
     const float input_scale = tensor_scale ? *(const float *)w->input_scale.data : 0.0f;
@@ -107,25 +121,34 @@ int main(void)
     if (!QUANT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK && hum_runtime_device(rt, &dev) == HUM_OK, "%s",
                      hum_last_error()))
         return quant_test_result("test_gemm_a8_quantize");
-    if (dev.sm_major * 10 + dev.sm_minor < 89) {
-        hum_runtime_destroy(rt);
-        return 77;
-    }
+    const int sm = dev.sm_major * 10 + dev.sm_minor;
     static const char *const specs[] = {
         "n=1024,k=1024,w=e4m3,a=e4m3,out=float16",
         "n=1000,k=2064,w=e4m3,scale=float32,bias=1,a=e4m3,out=bfloat16",
         "n=512,k=4096,w=e4m3,scale=tensor,a=e4m3,ascale=tensor,out=bfloat16",
         "n=1024,k=1024,w=uint8,a=int8,out=float16",
         "n=2048,k=4096,w=uint8,scale=float32,a=int8,ascale=tensor,out=bfloat16",
+        /* mxfp8, rounded into 16-bit A */
+        "n=1024,k=1024,w=e4m3,a=mxfp8,out=bfloat16",
+        "n=1000,k=2060,w=uint4,group=128,a=mxfp8,out=float16",
+        "n=512,k=4096,w=e4m3,scale=float32,bias=1,a=mxfp8,out=float16",
     };
     static const int64_t ms[] = {1, 7, 48, 200, 1024};
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
         hum_layer_spec s;
         hum_standard_weight w;
         hum_layer *layer = NULL;
-        if (!QUANT_CHECK(hum_layer_spec_parse(specs[i], &s) == HUM_OK &&
-                             hum_layer_spec_weight(&s, quant_rng_next(&rng), &w) == HUM_OK,
-                         "%s: %s", specs[i], hum_last_error()))
+        if (!QUANT_CHECK(hum_layer_spec_parse(specs[i], &s) == HUM_OK, "%s: %s", specs[i], hum_last_error()))
+            continue;
+        /* the SPEC's mxfp8 (e4m3 per 1 x 32 e8m0 group) is rounded into the output's 16-bit type */
+        const int round = s.activation_dtype == HUM_DTYPE_FLOAT8_E4M3FN && s.act_scale == HUM_ACT_SCALE_GROUP &&
+                          s.act_group == 32;
+        if (sm < (!round ? 89 : s.output_dtype == HUM_DTYPE_BFLOAT16 ? 80 : 75)) {
+            printf("  %-70s skipped on sm_%d\n", specs[i], sm);
+            continue;
+        }
+        if (!QUANT_CHECK(hum_layer_spec_weight(&s, quant_rng_next(&rng), &w) == HUM_OK, "%s: %s", specs[i],
+                         hum_last_error()))
             continue;
         printf("  %s\n", specs[i]);
         hum_layer_info info;
@@ -133,9 +156,11 @@ int main(void)
         if (QUANT_CHECK(hum_layer_from_standard(rt, &w, NULL, &layer) == HUM_OK && hum_layer_prepare(layer) == HUM_OK &&
                             hum_layer_get_info(layer, &info) == HUM_OK,
                         "%s: %s", specs[i], hum_last_error()) &&
-            QUANT_CHECK(info.config.a_dtype == s.activation_dtype && info.config.a_scale == (int32_t)s.act_scale,
-                        "%s: the layer runs %s (scale mode %d)", specs[i], hum_dtype_name(info.config.a_dtype),
-                        info.config.a_scale)) {
+            QUANT_CHECK(round ? info.config.a_dtype == s.output_dtype && info.config.a_round == HUM_A_ROUND_MXFP8
+                              : info.config.a_dtype == s.activation_dtype &&
+                                    info.config.a_scale == (int32_t)s.act_scale && !info.config.a_round,
+                        "%s: the layer runs %s (scale mode %d, a_round %d)", specs[i],
+                        hum_dtype_name(info.config.a_dtype), info.config.a_scale, info.config.a_round)) {
             for (size_t j = 0; j < sizeof ms / sizeof ms[0] && worst >= 0; j++) {
                 const double e = run_m(layer, NULL, &rng, specs[i], &w, s.output_dtype, ms[j]);
                 worst = e < 0 ? -1 : (e > worst ? e : worst);

@@ -55,8 +55,9 @@ typedef struct qcase {
     int round; /* MXFP8 as rounding: q of A's type (ldq in its elements), no scales */
 } qcase;
 
-static void run_case(const hum_kernel *kernel, const qcase *c, int32_t gpu_sms, quant_rng *rng)
+static void run_case(const hum_kernel *const kernels[2], const qcase *c, int32_t gpu_sms, quant_rng *rng)
 {
+    const hum_kernel *kernel = kernels[c->round]; /* hum_quantize_a, hum_quantize_a_round */
     const int32_t sm_count = c->sms ? c->sms : gpu_sms;
     const int64_t m = c->m, k = c->k, groups = c->mode == HUM_ACT_SCALE_GROUP ? (k + c->group - 1) / c->group : 1;
     const int grouped = c->mode == HUM_ACT_SCALE_GROUP, tensor = c->mode == HUM_ACT_SCALE_TENSOR;
@@ -146,8 +147,9 @@ done:
     free(s_gpu);
 }
 
-/* Both e4m3fn encoders of kernels/numerics/encode.cuh over every finite float32, in either half
- * of the instruction's pair; counts the disagreements. */
+/* Both e4m3fn encoders of kernels/numerics/encode.cuh over every finite float32 (and inf), in
+ * either half of the instruction's pair, and e4m3_round (MXFP8's rounding) against the value of
+ * e4m3_soft's code, decoded here bit for bit (-0 included); counts the disagreements. */
 static const char encoder_check[] =
     "#include \"numerics/encode.cuh\"\n"
     "extern \"C\" __global__ void encoder_check(unsigned long long *bad, unsigned *first)\n"
@@ -159,7 +161,10 @@ static const char encoder_check[] =
     "            continue;\n"
     "        const float x = __uint_as_float(b);\n"
     "        const u32 want = enc::e4m3_soft(x) | enc::e4m3_soft(-x) << 8;\n"
-    "        if (enc::e4m3x2(x, -x) != want) {\n"
+    "        const u32 c = want & 0xFFu, e = c >> 3 & 15u, m = c & 7u;\n"
+    "        const float mag = e ? __uint_as_float((e + 120u) << 23 | m << 20) : (float)m * 0.001953125f;\n"
+    "        const float value = c & 0x80u ? -mag : mag;\n"
+    "        if (enc::e4m3x2(x, -x) != want || __float_as_uint(enc::e4m3_round(x)) != __float_as_uint(value)) {\n"
     "            atomicAdd(bad, 1ull);\n"
     "            atomicMin(first, b);\n"
     "        }\n"
@@ -185,7 +190,8 @@ static void check_encoders(const char *arch)
                         hum_memcpy_dtoh(&bad, d_bad, sizeof bad) == HUM_OK &&
                         hum_memcpy_dtoh(&first, d_first, sizeof first) == HUM_OK,
                     "encoder check: %s", hum_last_error()))
-        QUANT_CHECK(bad == 0, "e4m3fn encoders disagree on %llu finite float32 values (first 0x%08x)", bad, first);
+        QUANT_CHECK(bad == 0, "e4m3fn encoders (or e4m3_round) disagree on %llu finite float32 values (first 0x%08x)",
+                    bad, first);
     hum_device_free(d_bad);
     hum_device_free(d_first);
     hum_kernel_destroy(k);
@@ -201,7 +207,8 @@ int main(void)
     if (!QUANT_CHECK(hum_device_query(0, &dev) == HUM_OK && hum_arch_for_device(&dev, arch, sizeof arch) == HUM_OK,
                      "%s", hum_last_error()))
         return quant_test_result("test_quantize_a_gpu");
-    hum_kernel *kernel = load(arch, "kernels/prep/quantize_a.cu", "hum_quantize_a");
+    hum_kernel *kernels[2] = {load(arch, "kernels/prep/quantize_a.cu", "hum_quantize_a"),
+                              load(arch, "kernels/prep/quantize_a.cu", "hum_quantize_a_round")};
     const hum_dtype E4 = HUM_DTYPE_FLOAT8_E4M3FN, I8 = HUM_DTYPE_INT8, F32 = HUM_DTYPE_FLOAT32,
                     E8 = HUM_DTYPE_FLOAT8_E8M0, F16 = HUM_DTYPE_FLOAT16, BF16 = HUM_DTYPE_BFLOAT16;
     const qcase cases[] = {
@@ -243,9 +250,10 @@ int main(void)
         {70000, 96, 128, 96, 128, HUM_ACT_SCALE_GROUP, 32, E4, E8, F16, 0, 0, 1},
         {1100, 2000, 2048, 2003, 2048, HUM_ACT_SCALE_GROUP, 32, E4, E8, BF16, 0, 1, 1},
     };
-    for (size_t i = 0; kernel && i < sizeof cases / sizeof cases[0]; i++)
-        run_case(kernel, &cases[i], dev.sm_count, &rng);
-    hum_kernel_destroy(kernel);
+    for (size_t i = 0; kernels[0] && kernels[1] && i < sizeof cases / sizeof cases[0]; i++)
+        run_case((const hum_kernel *const *)kernels, &cases[i], dev.sm_count, &rng);
+    hum_kernel_destroy(kernels[0]);
+    hum_kernel_destroy(kernels[1]);
     check_encoders(arch);
     return quant_test_result("test_quantize_a_gpu");
 }

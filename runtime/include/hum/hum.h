@@ -314,6 +314,12 @@ typedef enum hum_act_scale {
                                * for FP8 block-wise; 1 x 32 e8m0 for MXFP8) */
 } hum_act_scale;
 
+/* What a layer rounds 16-bit A through before its 16-bit GEMM (LayerConfig a_round). */
+typedef enum hum_a_round {
+    HUM_A_ROUND_NONE = 0,
+    HUM_A_ROUND_MXFP8 = 1 /* e4m3fn codes times e8m0 scales per 32 columns (OCP MX), in A's type */
+} hum_a_round;
+
 typedef struct hum_standard_weight {
     int64_t num_experts;    /* 0 for a dense layer */
     int64_t n, k;           /* logical output and input features (unpadded): A is [M, K] */
@@ -531,6 +537,13 @@ typedef struct hum_layer_options {
      * its weights are laid out for it): no override and no fallback then (lua/hum/activation.lua) */ \
     X(int32_t, a_scale, ENUM, IN, "", "token tensor group")                                      \
     X(int32_t, a_fixed, BOOL, IN, "", "")                                                        \
+    /* mxfp8 activations computed in 16-bit (a hum_a_round; no GPU before sm_100 has a          \
+     * block-scaled MMA, lua/hum/activation.lua decides it): mxfp8, each forward rounds the     \
+     * host's 16-bit A [M, K] to mxfp8 values (e4m3fn codes times e8m0 scales per 32 columns,   \
+     * hum_quantize_activations' rules) in a_dtype, 16-bit, into the workspace, [M, K] of K x 2 \
+     * bytes a row; the GEMM sees 16-bit A. Takes a 16-bit a_dtype, a_scale token, a_group 0,   \
+     * no act-order (gemm_variant.c). Not a kernel constant: the GEMM is a 16-bit layer's */    \
+    X(int32_t, a_round, ENUM, IN, "", "none mxfp8")                                              \
     X(hum_dtype, weight_dtype, DTYPE, IN, "kWeightDtype", "")                                    \
     X(hum_dtype, param_dtype, DTYPE, IN, "", "")         /* the checkpoint's 16-bit type */      \
     X(hum_dtype, scale_dtype, DTYPE, IN, "", "")                                                 \

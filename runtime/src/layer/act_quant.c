@@ -1,7 +1,25 @@
 /* See act_quant.h. */
 #include "act_quant.h"
 
+#include "gemm_variant.h"
 #include "internal.h"
+
+void hum_act_quant_of(const hum_layer_config *c, hum_act_quant *how, int *round)
+{
+    *round = c->a_round == HUM_A_ROUND_MXFP8;
+    if (*round) {
+        *how = (hum_act_quant){HUM_DTYPE_FLOAT8_E4M3FN, HUM_ACT_SCALE_GROUP, 32, HUM_DTYPE_FLOAT8_E8M0};
+        return;
+    }
+    const int group = c->a_scale == HUM_ACT_SCALE_GROUP;
+    *how = (hum_act_quant){c->a_dtype, (hum_act_scale)c->a_scale, group ? (int32_t)c->a_group : 0,
+                           hum_gemm_a_scale_dtype(c)};
+}
+
+const char *hum_act_quant_kernel(const hum_layer_config *c)
+{
+    return c->a_round != HUM_A_ROUND_NONE ? "hum_quantize_a_round" : "hum_quantize_a";
+}
 
 hum_status hum_act_quant_args(const hum_act_quant *how, const void *a, hum_dtype a_dtype, int64_t lda, int64_t m,
                               int64_t k, const hum_act_quant_out *out, hum_quantize_args *args)

@@ -22,6 +22,15 @@ typedef struct hum_act_quant_out {
     int round;
 } hum_act_quant_out;
 
+/* How a layer's forward passes the host's 16-bit A through the quantizer (hum_gemm_quantizes_a):
+ * 8-bit A's codes and scales as config c says (a_dtype, a_scale, a_group), *round 0; or, for a
+ * layer that rounds A (a_round), mxfp8's (e4m3fn, e8m0 per 32 columns), *round 1. */
+void hum_act_quant_of(const hum_layer_config *c, hum_act_quant *how, int *round);
+
+/* The entry of kernels/prep/quantize_a.cu that a layer of config c launches:
+ * "hum_quantize_a_round" where it rounds A (a_round), else "hum_quantize_a". */
+const char *hum_act_quant_kernel(const hum_layer_config *c);
+
 /* Fills the kernel's argument for A [m][lda] of `a_dtype` (float16 or bfloat16) with k columns.
  * HUM_ERR_INVALID_ARG naming what does not fit (the rules of hum_quantize_activations). */
 hum_status hum_act_quant_args(const hum_act_quant *how, const void *a, hum_dtype a_dtype, int64_t lda, int64_t m,

@@ -8,6 +8,11 @@ int hum_gemm_a8(const hum_layer_config *c)
     return c->a_dtype == HUM_DTYPE_FLOAT8_E4M3FN || c->a_dtype == HUM_DTYPE_INT8;
 }
 
+int hum_gemm_quantizes_a(const hum_layer_config *c)
+{
+    return hum_gemm_a8(c) || c->a_round != HUM_A_ROUND_NONE;
+}
+
 int hum_gemm_promotes(const hum_layer_config *c, const hum_tuning *t)
 {
     /* kernels/gemm/config.cuh, kPromote: a period (promote_k, 0 meaning 128) short of the padded K,

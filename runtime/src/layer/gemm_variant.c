@@ -163,6 +163,25 @@ static hum_status a_type_rule(const hum_layer_config *c, const char *arch)
     return HUM_OK;
 }
 
+/* mxfp8 computed in 16-bit (a_round): the forward rounds the host's 16-bit A into the workspace
+ * (kernels/prep/quantize_a.cu) for the 16-bit GEMM; act-order's A goes through the workspace
+ * too, permuted (permute_a.cu), and no kernel does both. */
+static hum_status round_rule(const hum_layer_config *c)
+{
+    if (c->a_round == HUM_A_ROUND_NONE)
+        return HUM_OK;
+    RULE(HUM_ERR_UNSUPPORTED, c->a_round == HUM_A_ROUND_MXFP8, "a_round %d: no such rounding", c->a_round);
+    RULE(HUM_ERR_UNSUPPORTED,
+         hum_dtype_is_activation(c->a_dtype) && c->a_scale == HUM_ACT_SCALE_TOKEN && c->a_group == 0,
+         "mxfp8 rounding with %s activations (expected float16 or bfloat16, the type it rounds to, with no scales)",
+         hum_dtype_name(c->a_dtype));
+    RULE(HUM_ERR_UNSUPPORTED, !c->act_order, "mxfp8 rounding with act-order (A is permuted in the workspace, "
+         "which no kernel also rounds)");
+    RULE(HUM_ERR_UNSUPPORTED, c->num_experts == 0, "mxfp8 rounding in expert GEMMs (the MoE layer's forward rounds "
+         "no rows)");
+    return HUM_OK;
+}
+
 hum_status hum_gemm_kernel_takes(int32_t kernel, const hum_layer_config *c, const hum_compute_config *compute,
                                  const char *arch)
 {
@@ -170,7 +189,9 @@ hum_status hum_gemm_kernel_takes(int32_t kernel, const hum_layer_config *c, cons
     RULE(HUM_ERR_UNSUPPORTED, f, "kernel %d: no such kernel family", kernel);
     RULE(HUM_ERR_UNSUPPORTED, !arch || !f->arch || strcmp(arch, f->arch) == 0,
          "the %s kernel runs on %s only (the target is %s)", f->name, f->arch, arch);
-    const hum_status st = a_type_rule(c, arch);
+    hum_status st = round_rule(c);
+    if (st == HUM_OK)
+        st = a_type_rule(c, arch);
     if (st != HUM_OK)
         return st;
     return f->takes ? f->takes(c, compute) : HUM_OK;

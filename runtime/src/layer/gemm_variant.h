@@ -26,6 +26,10 @@ hum_status hum_gemm_kernel_takes(int32_t kernel, const hum_layer_config *c, cons
 /* Whether the layer's A is 8-bit (float8_e4m3fn or int8, hum_layer_options): its products are
  * the k32 MMAs on 8-bit B, its scales and the weight's multiply the float accumulators. */
 int hum_gemm_a8(const hum_layer_config *c);
+/* Whether the layer's forward passes the host's 16-bit A through the quantizer
+ * (kernels/prep/quantize_a.cu) before the GEMM: 8-bit A, or 16-bit A rounded through mxfp8
+ * (a_round). */
+int hum_gemm_quantizes_a(const hum_layer_config *c);
 /* Whether e4m3 A's group scales are folded into the decoded codes (4-bit float codes with e8m0
  * scales in groups of a multiple of 32 along K, MXFP4): float16 rows of each group's power of
  * two relative to its column's factor, which the epilogue applies. */

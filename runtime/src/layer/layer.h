@@ -93,7 +93,8 @@ struct hum_layer {
     float out_factor;
     int32_t a_vector;           /* activations are copied 16 bytes at a time (alignment rule) */
     hum_kernel *permute;        /* act-order: kernels/prep/permute_a.cu */
-    hum_kernel *quantize;       /* 8-bit A from the host's 16-bit A: kernels/prep/quantize_a.cu */
+    hum_kernel *quantize;       /* 8-bit A, or 16-bit A rounded through mxfp8, from the host's
+                                 * 16-bit A: kernels/prep/quantize_a.cu (hum_gemm_quantizes_a) */
     hum_workspace *workspace;   /* hum_layer_forward's own */
     double prepare_ms;
     double plan_ms, context_ms, upload_ms, load_ms; /* hum_layer_prepare's phases (hum_layer_info) */
@@ -256,8 +257,8 @@ static inline int32_t hum_permute_staged(int64_t input_k)
 
 /* Compiles the kernel of every planned entry for plan->arch through the runtime's cache, and
  * the one kernel that prepares A before them, if any: for a layer that permutes A
- * (hum_plan_permutes_a) the permutation kernel (kernels/prep/permute_a.cu), for a layer of 8-bit
- * A the quantizer (kernels/prep/quantize_a.cu): results[plan->entry_count (+ 1)] are filled
+ * (hum_plan_permutes_a) the permutation kernel (kernels/prep/permute_a.cu), for a layer that
+ * quantizes or rounds A (hum_gemm_quantizes_a) the quantizer (kernels/prep/quantize_a.cu): results[plan->entry_count (+ 1)] are filled
  * (free each with hum_jit_result_free) on success;
  * compile_ms, compiled and cached describe the run. */
 enum { HUM_LAYER_MAX_KERNELS = HUM_LAYER_MAX_ENTRIES + 1 };

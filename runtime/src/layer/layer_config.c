@@ -175,6 +175,7 @@ void hum_layer_plan_inputs(const hum_standard_weight *w, const hum_layer_types *
     /* the host's 8-bit A is what runs; with 16-bit A the checkpoint's scheme is the request that
      * lua/hum/activation.lua starts from */
     c->a_fixed = !hum_dtype_is_activation(types->a);
+    c->a_round = HUM_A_ROUND_NONE; /* lua/hum/activation.lua decides it */
     if (!c->a_fixed && w->act_dtype) {
         c->a_dtype = w->act_dtype;
         c->a_scale = w->act_scale;

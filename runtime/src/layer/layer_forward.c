@@ -162,28 +162,36 @@ static hum_status launch_permute(const hum_layer *layer, const hum_dispatch_entr
     return hum_kernel_launch(layer->permute, &launch, args);
 }
 
-/* Where the quantized rows of A go in the workspace, for chunks of up to `rows` rows. */
-typedef struct quantized_rows {
-    char *codes;
-    int64_t ldq;    /* bytes from one row of codes to the next */
-    float *scales;  /* after the codes, 256-byte aligned; NULL per tensor: the layer's input_scale */
-    int64_t groups; /* scales per row */
-} quantized_rows;
+/* Where the GEMM reads a chunk of A that the forward made in the workspace (permuted, quantized or
+ * rounded). */
+typedef struct staged_a {
+    const void *a;
+    int64_t lda;           /* elements of A's type from one row to the next */
+    const float *a_scale;  /* 8-bit A's scales (or the layer's input_scale per tensor); NULL for 16-bit A */
+    int64_t a_scale_ld;    /* scales per row (0: one per row or the tensor's) */
+} staged_a;
 
-/* Quantizes M rows of the host's 16-bit A (row stride lda) into the workspace
- * (kernels/prep/quantize_a.cu) as the layer's plan says: a_dtype codes, per token, per tensor
- * (the checkpoint's input_scale) or per group of a_group columns. */
-static hum_status launch_quantize(const hum_layer *layer, const quantized_rows *q, struct CUstream_st *stream,
-                                  const void *a, hum_dtype a_dtype, int64_t lda, int64_t m)
+/* Makes rows of the host's 16-bit A (row stride lda) into `area` for the GEMM: quantized
+ * (kernels/prep/quantize_a.cu) as the layer's plan says, to a_dtype codes per token, per tensor
+ * (the checkpoint's input_scale) or per group of a_group columns, their scales after the codes;
+ * or rounded through mxfp8 into a_dtype, rows of K (a_round). */
+static hum_status launch_quantize(const hum_layer *layer, char *area, struct CUstream_st *stream, const void *a,
+                                  hum_dtype a_dtype, int64_t lda, int64_t m, staged_a *g)
 {
     const hum_layer_config *cfg = &layer->plan.config;
-    const int group = cfg->a_scale == HUM_ACT_SCALE_GROUP;
-    const hum_act_quant how = {cfg->a_dtype, (hum_act_scale)cfg->a_scale, group ? (int32_t)cfg->a_group : 0,
-                               hum_gemm_a_scale_dtype(cfg)};
-    const hum_act_quant_out out = {.q = q->codes, .ldq = q->ldq, .kq = cfg->k, .scale = q->scales,
-                                   .scale_row = q->groups, .scale_group = 1, .input_scale = layer->buf.input_scale};
+    hum_act_quant how;
+    int round;
+    hum_act_quant_of(cfg, &how, &round);
+    const int64_t groups = how.scale == HUM_ACT_SCALE_GROUP ? (cfg->k + how.group - 1) / how.group : 1;
+    float *scales = round || how.scale == HUM_ACT_SCALE_TENSOR ? NULL
+                                                               : (float *)(area + hum_workspace_codes_bytes(cfg, m));
+    *g = (staged_a){.a = area, .lda = round ? cfg->k : hum_workspace_codes_stride(cfg),
+                    .a_scale = round ? NULL : scales ? scales : layer->buf.input_scale,
+                    .a_scale_ld = scales ? groups : 0};
+    const hum_act_quant_out out = {.q = area, .ldq = g->lda, .kq = cfg->k, .scale = scales, .scale_row = groups,
+                                   .scale_group = 1, .input_scale = layer->buf.input_scale, .round = round};
     hum_quantize_args args;
-    /* A's input_k columns, the codes' K' (the GEMM's) zero-filled past them */
+    /* A's input_k columns, the GEMM's K' zero-filled past them */
     hum_status st = hum_act_quant_args(&how, a, a_dtype, lda, m, layer->input_k, &out, &args);
     return st == HUM_OK ? hum_act_quant_launch(layer->quantize, &args, layer->plan.sm_count, stream, 0) : st;
 }
@@ -201,9 +209,10 @@ hum_status hum_layer_forward_ws(hum_layer *layer, hum_workspace *ws, struct CUst
                         "hum_layer_forward: the layer is an expert GEMM (hum_expert_gemm_forward)");
     const hum_layer_config *cfg = &layer->plan.config;
     int64_t lda = 0, ldc = 0, a_scale_ld = 0;
-    /* a layer of 8-bit A takes the host's 16-bit A too, and quantizes it itself */
-    const int quantize = hum_gemm_a8(cfg) && hum_dtype_is_activation(a->dtype);
-    hum_status st = hum_layer_check_tensor("hum_layer_forward", a, "a", quantize ? a->dtype : cfg->a_dtype,
+    /* a layer of 8-bit A takes the host's 16-bit A too, and quantizes it itself; one that rounds
+     * A through mxfp8 (a_round) takes its own 16-bit type only, and rounds it */
+    const int a8 = hum_gemm_a8(cfg), quantize = a8 ? hum_dtype_is_activation(a->dtype) : hum_gemm_quantizes_a(cfg);
+    hum_status st = hum_layer_check_tensor("hum_layer_forward", a, "a", quantize && a8 ? a->dtype : cfg->a_dtype,
                                            layer->input_k, &lda);
     if (st == HUM_OK)
         st = hum_layer_check_tensor("hum_layer_forward", c, "c", cfg->c_dtype, cfg->n, &ldc);
@@ -213,16 +222,16 @@ hum_status hum_layer_forward_ws(hum_layer *layer, hum_workspace *ws, struct CUst
     if (c->shape[0] != m)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: a has %lld rows but c has %lld", (long long)m,
                         (long long)c->shape[0]);
-    if (quantize && a_scale)
+    if (quantize && a8 && a_scale)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: a_scale must be NULL with %s activations: the "
                         "layer quantizes them to %s itself", hum_dtype_name(a->dtype), hum_dtype_name(cfg->a_dtype));
-    if (!quantize && (st = check_a_scale(cfg, a_scale, m, &a_scale_ld)) != HUM_OK)
+    if (!(quantize && a8) && (st = check_a_scale(cfg, a_scale, m, &a_scale_ld)) != HUM_OK)
         return st;
     if (m == 0)
         return HUM_OK;
     if (m > INT32_MAX)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: M = %lld exceeds 2^31 - 1", (long long)m);
-    const int a_bytes = hum_gemm_a8(cfg) ? 1 : 2;
+    const int a_bytes = a8 ? 1 : 2;
     if (!quantize && layer->a_vector && (((uintptr_t)a->data | (uintptr_t)(lda * a_bytes)) & 15))
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: a must be 16-byte aligned with a row stride that is a "
                         "multiple of %d elements (got %p, stride %lld)", 16 / a_bytes, a->data, (long long)lda);
@@ -238,46 +247,33 @@ hum_status hum_layer_forward_ws(hum_layer *layer, hum_workspace *ws, struct CUst
      * 255 bytes to alignment); quantized rows counted as hum_workspace_bytes sized them (a
      * workspace for max_m rows ran M = max_m as max_m - 1 rows and 1 before: bench/NOTES.md,
      * session 9) */
-    const int64_t row_bytes = cfg->act_order ? cfg->k * 2 : quantize ? hum_workspace_quantized_row_bytes(cfg) : 0;
-    const int64_t slack = quantize ? 512 : 0;
+    const int codes = quantize && a8; /* 8-bit codes and their scales, two regions */
+    const int64_t row_bytes = quantize || cfg->act_order ? hum_workspace_staged_row_bytes(cfg) : 0;
     void *partials;
     char *area;
     int64_t room;
-    hum_workspace_areas(ws, t->partial_bytes, row_bytes + slack, &partials, &area, &room);
-    const int64_t rows = !row_bytes ? m : quantize ? hum_workspace_quantized_rows(cfg, room) : room / row_bytes;
+    hum_workspace_areas(ws, t->partial_bytes, row_bytes + (codes ? 512 : 0), &partials, &area, &room);
+    const int64_t rows = !row_bytes ? m : codes ? hum_workspace_quantized_rows(cfg, room) : room / row_bytes;
     if (rows < 1) {
         hum_hazard_unpin(&ws->slot);
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_forward: the workspace of %lld bytes holds no row of the "
                         "%s layer's A (hum_layer_workspace_size)", (long long)ws->bytes,
-                        cfg->act_order ? "act-order" : "8-bit");
+                        cfg->act_order ? "act-order" : codes ? "8-bit" : "mxfp8-rounding");
     }
-    if (quantize) {
-        quantized_rows q = {.codes = area, .ldq = hum_workspace_codes_stride(cfg),
-                            .groups = cfg->a_scale == HUM_ACT_SCALE_GROUP ? (cfg->k + cfg->a_group - 1) / cfg->a_group
-                                                                          : 1};
-        for (int64_t r = 0; st == HUM_OK && r < m; r += rows) {
-            const int64_t part = m - r < rows ? m - r : rows;
-            q.scales = cfg->a_scale == HUM_ACT_SCALE_TENSOR
-                           ? NULL
-                           : (float *)(q.codes + hum_workspace_codes_bytes(cfg, part));
-            st = launch_quantize(layer, &q, stream, (const char *)a->data + r * lda * 2, a->dtype, lda, part);
-            if (st == HUM_OK)
-                st = launch_gemm(layer, t, ws, partials, stream, q.codes, q.ldq,
-                                 q.scales ? q.scales : (const float *)layer->buf.input_scale,
-                                 q.scales ? q.groups : 0, (uint16_t *)c->data + r * ldc, ldc, part, 1);
-        }
-    } else if (!cfg->act_order) {
+    if (!row_bytes)
         st = launch_gemm(layer, t, ws, partials, stream, a->data, lda, a_scale ? a_scale->data : NULL, a_scale_ld,
                          c->data, ldc, m, 0);
-    } else {
-        for (int64_t r = 0; st == HUM_OK && r < m; r += rows) {
-            const int64_t part = m - r < rows ? m - r : rows;
-            st = launch_permute(layer, hum_dispatch_entry_for(t, part), area, stream,
-                                (const uint16_t *)a->data + r * lda, lda, part);
-            if (st == HUM_OK)
-                st = launch_gemm(layer, t, ws, partials, stream, area, cfg->k, NULL, 0, (uint16_t *)c->data + r * ldc,
-                                 ldc, part, 1);
-        }
+    /* A made in the workspace a chunk of rows at a time (permuted, quantized or rounded), each
+     * chunk's GEMM launched to overlap the kernel that makes it */
+    for (int64_t r = 0; row_bytes && st == HUM_OK && r < m; r += rows) {
+        const int64_t part = m - r < rows ? m - r : rows;
+        const char *rows_a = (const char *)a->data + r * lda * 2;
+        staged_a g = {.a = area, .lda = cfg->k};
+        st = quantize ? launch_quantize(layer, area, stream, rows_a, a->dtype, lda, part, &g)
+                      : launch_permute(layer, hum_dispatch_entry_for(t, part), area, stream, rows_a, lda, part);
+        if (st == HUM_OK)
+            st = launch_gemm(layer, t, ws, partials, stream, g.a, g.lda, g.a_scale, g.a_scale_ld,
+                             (uint16_t *)c->data + r * ldc, ldc, part, 1);
     }
     hum_hazard_unpin(&ws->slot);
     return st;

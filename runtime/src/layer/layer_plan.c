@@ -5,6 +5,7 @@
  * side by side) and hum_layer_compile (CPU only). */
 #include "layer.h"
 
+#include "act_quant.h"
 #include "device.h"
 #include "gemm_variant.h"
 #include "internal.h"
@@ -158,13 +159,13 @@ hum_status hum_layer_compile_entries(hum_runtime *rt, const hum_layer_plan *plan
             return hum_fail_context(st, "dispatch entry %d (M %lld..%lld)", i, (long long)plan->entries[i].m_min,
                                     (long long)plan->entries[i].m_max);
     }
-    /* no layer has both: 8-bit A takes no act-order (gemm_variant.c) */
+    /* no layer has both: 8-bit A and mxfp8 rounding take no act-order (gemm_variant.c) */
     const int permutes = hum_plan_permutes_a(plan);
-    const int a8 = !permutes && hum_gemm_a8(&plan->config);
+    const int a8 = !permutes && hum_gemm_quantizes_a(&plan->config);
     const int32_t count = plan->entry_count + (permutes || a8 ? 1 : 0);
     if (count > plan->entry_count) {
         reqs[plan->entry_count].source = a8 ? "kernels/prep/quantize_a.cu" : "kernels/prep/permute_a.cu";
-        reqs[plan->entry_count].kernel_name = a8 ? "hum_quantize_a" : "hum_permute_a";
+        reqs[plan->entry_count].kernel_name = !a8 ? "hum_permute_a" : hum_act_quant_kernel(&plan->config);
         reqs[plan->entry_count].arch = plan->arch;
     }
     const double t0 = hum_layer_now_ms();
@@ -203,7 +204,7 @@ static hum_status compile_and_load(prepare_tasks *p)
     if (st == HUM_OK)
         st = hum_dispatch_table_build(p->dev, p->plan, results, &p->table);
     const int permutes = hum_plan_permutes_a(p->plan);
-    if (st == HUM_OK && (permutes || hum_gemm_a8(&p->plan->config)))
+    if (st == HUM_OK && (permutes || hum_gemm_quantizes_a(&p->plan->config)))
         st = hum_kernel_load(p->dev->ordinal, &results[p->plan->entry_count],
                              permutes ? hum_permute_staged(p->layer->input_k) * 2 : 0,
                              permutes ? &p->permute : &p->quantize);

@@ -314,6 +314,7 @@ void hum_layer_spec_config(const hum_layer_spec *s, hum_layer_config *c)
     c->a_group = s->act_group;
     c->a_scale = s->act_scale;
     c->a_fixed = 0;
+    c->a_round = HUM_A_ROUND_NONE;
     c->weight_dtype = s->weight_dtype;
     c->param_dtype = s->output_dtype;
     c->scale_dtype = spec_scale_dtype(s);

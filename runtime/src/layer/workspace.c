@@ -30,6 +30,13 @@ int64_t hum_workspace_quantized_row_bytes(const hum_layer_config *c)
     return hum_workspace_codes_stride(c) + 4 * (c->a_group ? (c->k + c->a_group - 1) / c->a_group : 1);
 }
 
+int64_t hum_workspace_staged_row_bytes(const hum_layer_config *c)
+{
+    if (c->act_order || c->a_round != HUM_A_ROUND_NONE)
+        return 2 * c->k;
+    return hum_workspace_quantized_row_bytes(c);
+}
+
 int64_t hum_workspace_codes_stride(const hum_layer_config *c)
 {
     return (c->k + 15) / 16 * 16;
@@ -72,13 +79,11 @@ void hum_workspace_areas(const hum_workspace *ws, int64_t partial_bytes, int64_t
 int64_t hum_workspace_bytes(const hum_layer_plan *plan, int32_t sm_count, int64_t max_m)
 {
     const hum_layer_config *c = &plan->config;
-    /* the A rows the forward makes: gathered (act-order) or quantized (8-bit A; the codes and the
-     * scales are two regions, each rounded up) */
+    /* the A rows the forward makes: gathered (act-order), rounded (mxfp8 in 16-bit) or quantized
+     * (8-bit A; the codes and the scales are two regions, each rounded up) */
     const int64_t scale_row = hum_workspace_quantized_row_bytes(c) - hum_workspace_codes_stride(c); /* 8-bit A */
-    const int64_t rows = c->act_order ? hum_workspace_round_up(max_m * c->k * 2)
-                         : hum_gemm_a8(c)
-                             ? hum_workspace_codes_bytes(c, max_m) + hum_workspace_round_up(max_m * scale_row)
-                             : 0;
+    const int64_t rows = !hum_gemm_a8(c) ? hum_workspace_round_up(max_m * hum_workspace_staged_row_bytes(c))
+                                         : hum_workspace_codes_bytes(c, max_m) + hum_workspace_round_up(max_m * scale_row);
     return hum_workspace_lock_bytes(sm_count) + hum_workspace_partial_bytes(plan, sm_count) + rows;
 }
 
@@ -90,7 +95,7 @@ hum_status hum_layer_workspace_size(const hum_layer *layer, int64_t max_m, int64
     if (!layer->prepared)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_workspace_size: the layer is not prepared (hum_layer_prepare)");
     const hum_layer_config *c = &layer->plan.config;
-    const int64_t row = c->act_order ? 2 * c->k : hum_workspace_quantized_row_bytes(c);
+    const int64_t row = hum_workspace_staged_row_bytes(c);
     if (max_m < 0 || (row && max_m > (INT64_MAX / 2 - 2 * HUM_WORKSPACE_ALIGN) / 2 / row))
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_workspace_size: max_m %lld (expected 0 .. 2^62 / (2 x the "
                         "%lld bytes of one row of A the forward makes))", (long long)max_m, (long long)row);

@@ -12,7 +12,8 @@
  *             (kernels/prep/permute_a.cu), rows of K 16-bit elements, packed; or the host's
  *             16-bit A quantized for a layer of 8-bit A (kernels/prep/quantize_a.cu): codes
  *             [rows][K rounded up to 16], then from the next 256 bytes their float32 scales
- *             [rows] or [rows][groups]. */
+ *             [rows] or [rows][groups]; or, for a layer that rounds A through mxfp8
+ *             (a_round), the rounded rows of K 16-bit elements, packed. */
 #ifndef HUM_WORKSPACE_H
 #define HUM_WORKSPACE_H
 
@@ -47,6 +48,10 @@ int64_t hum_workspace_lock_bytes(int32_t sm_count);
  * (one per row, or per a_group columns); 0 for 16-bit A. */
 int64_t hum_workspace_codes_stride(const hum_layer_config *c);
 int64_t hum_workspace_quantized_row_bytes(const hum_layer_config *c);
+/* Bytes of one row of A a dense forward makes in the workspace: K 16-bit elements for act-order
+ * (permuted) and mxfp8 rounding (a_round), hum_workspace_quantized_row_bytes for 8-bit A, 0
+ * for neither. */
+int64_t hum_workspace_staged_row_bytes(const hum_layer_config *c);
 /* The bytes the codes of `rows` quantized rows take before their scales start (the two
  * regions each aligned): where a forward's scales follow its codes. */
 int64_t hum_workspace_codes_bytes(const hum_layer_config *c, int64_t rows);

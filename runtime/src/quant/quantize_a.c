@@ -52,12 +52,28 @@ static uint8_t e4m3_code(float x)
     return (uint8_t)(sign | code);
 }
 
-/* enc::e4m3_value */
-static float e4m3_value(uint32_t c)
+/* enc::e4m3_round (rintf: nearest even in the default rounding mode) */
+static float e4m3_round(float x)
 {
-    const uint32_t e = c >> 3 & 15u, m = c & 7u;
-    const float mag = e ? bits_float((e + 120u) << 23 | m << 20) : (float)m * 0.001953125f;
-    return c & 0x80u ? -mag : mag;
+    const float a = fabsf(x);
+    float r;
+    if (a < 0.015625f) {
+        r = rintf(a * 512.0f) * 0.001953125f;
+    } else {
+        const uint32_t b = float_bits(a);
+        r = fminf(bits_float((b + 0x7FFFFu + (b >> 20 & 1u)) & 0xFFF00000u), e4m3_max);
+    }
+    return copysignf(r, x);
+}
+
+/* enc::mx_scale */
+static float mx_scale(float inv)
+{
+    const uint32_t b = float_bits(inv);
+    if (b == 0)
+        return 0.0f;
+    const uint32_t code = b == 0x00400000u ? 254u : 254u - (b >> 23);
+    return bits_float(code ? code << 23 : 0x00400000u);
 }
 
 /* enc::int8_code */
@@ -219,13 +235,13 @@ hum_status hum_quantize_activations(const hum_tensor *a, const hum_act_quant *ho
                     ((float *)scale->data)[at] = amax / max;
                 }
             }
-            /* round: enc::mx_round2, the scale 1 / inv exact (a power of two), as is its product
+            /* round: enc::mx_round2, the scale 1 / inv (a power of two) exact, as is its product
              * with the code's value; one rounding to q's type (the codec's nearest even) */
-            const float mx_scale = inv > 0.0f ? 1.0f / inv : 0.0f;
+            const float scale_of = mx_scale(inv);
             for (int64_t j = j0; j < j0 + span && j < kq; j++) {
                 const float x = load(&f16, row, a->dtype, j, k) * inv;
                 if (round)
-                    ((uint16_t *)out)[j] = (uint16_t)hum_codec_encode(&q16, (double)(e4m3_value(e4m3_code(x)) * mx_scale));
+                    ((uint16_t *)out)[j] = (uint16_t)hum_codec_encode(&q16, (double)(e4m3_round(x) * scale_of));
                 else
                     out[j] = int8 ? int8_code(x) : e4m3_code(x);
             }
