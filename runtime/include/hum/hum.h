@@ -504,7 +504,9 @@ typedef struct hum_layer_options {
      * [1]), 128 (float32 [M, ceil(K / 128)], FP8 block-wise) or, for float8_e4m3fn, 32 (e8m0
      * bytes [M, ceil(K / 32)], MXFP8); 0 for 16-bit A. Groups run on sm_89 and newer, applied
      * in float32 every 128 (32) of K where the e4m3 accumulators are promoted (dense layers
-     * checked on the H200 by tests/gpu/test_gemm_kgroup.c, docs/formats.md) */
+     * checked on the H200 by tests/gpu/test_gemm_kgroup.c, docs/formats.md). The host's MXFP8
+     * runs so; a dense layer's own mxfp8 (16-bit A) is rounded into 16-bit A instead
+     * (LayerConfig a_round) */
     int32_t activation_group;
 } hum_layer_options;
 
@@ -720,7 +722,9 @@ hum_status hum_layer_prepare(hum_layer *layer);
  *   with a_scale NULL: it quantizes A into the workspace itself first
  *   (kernels/prep/quantize_a.cu: per token, per tensor with the weight's input_scale, or per
  *   group, config.a_scale), then runs the 8-bit GEMM; a workspace that holds fewer than M rows
- *   makes it work through M in chunks, as act-order layers do.
+ *   makes it work through M in chunks, as act-order layers do. A layer that rounds A through
+ *   mxfp8 (config.a_round) takes 16-bit A of its a_dtype, rounds it into the workspace the same
+ *   way (rows of K x 2 bytes, in chunks as above) and runs the 16-bit GEMM on it.
  * Act-order layers first gather A's columns into the prepared weights' K order in the
  * workspace (kernels/prep/permute_a.cu; zeros into the padding columns of an act-order row
  * shard, K' = config.k wide), then run the same kernels as a layer without act-order; a
