@@ -18,13 +18,15 @@
 //
 // 8-bit out (the down GEMM takes 8-bit A): the activation fused with its quantization, by the
 // rules of kernels/prep/quantize_a.cu (CPU twin: hum_quantize_activations on the float32
-// values): hum_moe_act_quant<Q, G, E8M0> (Q 1 e4m3fn, 2 int8; G 0 one scale per row, else per
-// group of G columns, a power of two in 8..256, with e8m0 scales when E8M0 (MXFP8: G 32); a
+// values): hum_moe_act_quant<Q, G, E8M0, R> (Q 1 e4m3fn, 2 int8; G 0 one scale per row, else
+// per group of G columns, a power of two in 8..256, with e8m0 scales when E8M0 (MXFP8: G 32); a
 // template, so that a layer's compile instantiates only the kernel it runs) gives each placed
 // row a warp, which keeps the row's activations in registers, reduces the amax of the row (or
 // of each group: the G / 8 consecutive lanes holding its chunks) with shuffles and writes the
-// scales to scale[r * scale_ld + g] (enc::group_scale) and the codes to out. Same launch as
-// hum_moe_act.
+// scales to scale[r * scale_ld + g] (enc::group_scale) and the codes to out. R (the down GEMM
+// rounds its A through mxfp8, LayerConfig a_round: <1, 32, true, true>): out gets the codes'
+// values times their scales in the 16-bit type kBf16 says (enc::mx_round2), no scales (scale
+// NULL), for the 16-bit down GEMM. Same launch as hum_moe_act.
 #include "common.cuh"
 #include "hum_constants.h"
 #include "numerics/encode.cuh"
@@ -140,6 +142,26 @@ HUM_DEV void store8(u8 *dst, int j0, const float (&v)[8], float inv)
     }
 }
 
+// Rounded out (R): the values of v's codes under inv in the 16-bit type, as enc::mx_round2
+// gives them, for chunk j0 of a row (16-byte stores: the rows are kInter x 2 bytes apart,
+// kInter % 8 == 0, from a 256-byte aligned base).
+HUM_DEV void store8_rounded(u16 *dst, int j0, const float (&v)[8], float inv)
+{
+    const float scale = enc::mx_scale(inv);
+    u32 w[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+        w[i] = enc::mx_round2(v[2 * i], v[2 * i + 1], inv, scale, kBf16);
+    if constexpr (kVec) {
+        asm volatile("st.global.v4.u32 [%0], {%1,%2,%3,%4};\n" ::"l"(dst + j0), "r"(w[0]), "r"(w[1]), "r"(w[2]),
+                     "r"(w[3])
+                     : "memory");
+    } else {
+        for (int i = 0; i < 8 && j0 + i < kInter; ++i)
+            dst[j0 + i] = static_cast<u16>(w[i / 2] >> (16 * (i % 2)));
+    }
+}
+
 }  // namespace moe
 
 extern "C" __global__ void __launch_bounds__(256)
@@ -203,10 +225,11 @@ hum_moe_act(const u16 *__restrict__ in, u16 *__restrict__ out, const void *__res
     }
 }
 
-// 8-bit out (the down GEMM takes 8-bit A of type Q): codes [.][kInter] and scales [.][scale_ld].
-template <int Q, int G, bool E8M0>
+// 8-bit out (the down GEMM takes 8-bit A of type Q): codes [.][kInter] and scales [.][scale_ld];
+// R: rounded 16-bit values [.][kInter], no scales.
+template <int Q, int G, bool E8M0, bool R>
 __global__ void __launch_bounds__(256)
-hum_moe_act_quant(const u16 *__restrict__ in, u8 *__restrict__ out, void *__restrict__ scale, long long scale_ld,
+hum_moe_act_quant(const u16 *__restrict__ in, void *__restrict__ out, void *__restrict__ scale, long long scale_ld,
                   const void *__restrict__ layout, const int *__restrict__ post_padded, int rows, float alpha,
                   float beta, float limit)
 {
@@ -215,6 +238,7 @@ hum_moe_act_quant(const u16 *__restrict__ in, u8 *__restrict__ out, void *__rest
     static_assert(G == 0 || (G >= 8 && G <= 256 && (G & (G - 1)) == 0),
                   "hum_moe_act_quant<Q, G>: G is 0 (per row) or a power of two in 8..256");
     static_assert(!E8M0 || (G > 0 && Q == 1), "hum_moe_act_quant: e8m0 scales are per group of e4m3fn codes");
+    static_assert(!R || (Q == 1 && G == 32 && E8M0), "hum_moe_act_quant<.., R>: the rounding is mxfp8's");
     constexpr float kMax = Q == 2 ? enc::kInt8Max : enc::kE4m3Max;
     constexpr int kPerLane = (kChunks + 31) / 32;  // chunks of the row each lane holds
     constexpr int kLanes = G == 0 ? 32 : G / 8;    // lanes whose chunks share a scale (G <= 256: <= 32)
@@ -264,15 +288,18 @@ hum_moe_act_quant(const u16 *__restrict__ in, u8 *__restrict__ out, void *__rest
 #pragma unroll
             for (int o = 1; o < kLanes; o <<= 1)
                 m[c] = fmaxf(m[c], __shfl_xor_sync(0xFFFFFFFFu, m[c], o));
-        u8 *dst = out + static_cast<i64>(r) * kInter;
 #pragma unroll
         for (int c = 0; c < kPerLane; ++c) {
             const int j0 = (lane + 32 * c) * 8;
             const float inv = enc::group_scale(m[G == 0 ? 0 : c], kMax, E8M0, scale,
                                                static_cast<i64>(r) * scale_ld + j0 / kCols,
-                                               j0 % kCols == 0 && j0 < kInter);
-            if (j0 < kInter)
-                store8<Q>(dst, j0, v[c], inv);
+                                               j0 % kCols == 0 && j0 < kInter && !R);
+            if (j0 < kInter) {
+                if constexpr (R)
+                    store8_rounded(static_cast<u16 *>(out) + static_cast<i64>(r) * kInter, j0, v[c], inv);
+                else
+                    store8<Q>(static_cast<u8 *>(out) + static_cast<i64>(r) * kInter, j0, v[c], inv);
+            }
         }
     }
 }

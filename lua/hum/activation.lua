@@ -13,18 +13,17 @@
 -- Then the nearest type a kernel family takes on the target (C's rules: hum_layer_kernel_takes,
 -- e.g. fp8 needs sm_89; every rule that refuses is named in the note): fp4 activations (NVFP4,
 -- MXFP4 W4A4: no GPU of this build runs them) as e4m3 per token (W4A8), then 16-bit (W4A16);
--- mxfp8 in a dense layer as rounding (a_round): the layer rounds the host's 16-bit A to
--- mxfp8's values in each forward and runs the 16-bit GEMM of its output type on them, mxfp8's
--- numerics with float32 accumulation wherever 16-bit A runs (float16 from sm_75, bfloat16 from
--- sm_80), then 16-bit (act-order, which the rounding does not take). On the fp8 tensor cores
--- mxfp8's scales multiply the accumulators every 32 of K on the CUDA cores (no GPU before
--- sm_100 has a block-scaled MMA), 6-10x the 16-bit layer's time (bench/NOTES.md, session 37):
--- there run the host's quantized A (a_fixed) and a MoE layer's mxfp8 (its forward rounds no
--- rows), which falls back like 1 x 128 groups. Those (e4m3 with scales per group along K,
--- applied where the accumulators are promoted: sm_89 and newer, kernels/gemm/kscale.cuh) fall
--- back as e4m3 per token, then 16-bit; e4m3 or int8 per tensor or token as 16-bit. An 8-bit type
--- with the layer's host passing 16-bit A: the layer quantizes A in each forward
--- (kernels/prep/quantize_a.cu).
+-- mxfp8 as rounding (a_round): the layer rounds the host's 16-bit A (a MoE layer: the hidden
+-- rows and the activation's output) to mxfp8's values in each forward and runs the 16-bit GEMM
+-- of its output type on them, mxfp8's numerics with float32 accumulation wherever 16-bit A runs
+-- (float16 from sm_75, bfloat16 from sm_80), then 16-bit (act-order, which the rounding does
+-- not take). On the fp8 tensor cores mxfp8's scales multiply the accumulators every 32 of K on
+-- the CUDA cores (no GPU before sm_100 has a block-scaled MMA), 6-10x the 16-bit layer's time
+-- (bench/NOTES.md, session 37): there runs only the host's quantized A (a_fixed). 1 x 128 groups
+-- (e4m3 with scales per group along K, applied where the accumulators are promoted: sm_89 and
+-- newer, kernels/gemm/kscale.cuh) fall back as e4m3 per token, then 16-bit; e4m3 or int8 per
+-- tensor or token as 16-bit. An 8-bit type with the layer's host passing 16-bit A: the layer
+-- quantizes A in each forward (kernels/prep/quantize_a.cu).
 -- Scales along K (A's groups, or a weight's float32 block or group scales with e4m3 A:
 -- hum_layer_kgroup_k) run as the checkpoint's default in dense layers (session 5's H200 passed
 -- test_gemm_kgroup and cli_run_check_fp8); a MoE layer's expert GEMMs have not run them on a
@@ -89,9 +88,9 @@ local function from_override(value, ckpt, c16)
   return { dtype = c16, scale = "token", group = 0, wanted = value }
 end
 
--- The requests to try, nearest first, ending with 16-bit (moe: the layer is a MoE layer's).
-local function candidates(r, c16, moe)
-  if is_mxfp8(r) and not moe then
+-- The requests to try, nearest first, ending with 16-bit.
+local function candidates(r, c16)
+  if is_mxfp8(r) then
     -- the rounding needs no 8-bit MMA, so no e4m3 per token between it and 16-bit
     return { { dtype = c16, scale = "token", group = 0, round = true }, { dtype = c16, scale = "token", group = 0 } }
   end
@@ -130,7 +129,7 @@ function M.decide(c, try)
     return "fallback from " .. (want.wanted or M.describe(want)) .. (source ~= "" and (", " .. source) or "") .. ": "
       .. reasons
   end
-  for i, a in ipairs(candidates(want, c16, section == "moe")) do
+  for i, a in ipairs(candidates(want, c16)) do
     set(c, a)
     local ok, reason = try()
     if ok and value == nil and section == "moe" and tonumber(C.hum_layer_kgroup_k(c)) > 0 then

@@ -183,7 +183,8 @@ hum_status moe_check(const hum_standard_weight *w13, const hum_standard_weight *
                             .memory = HUM_MEMORY_HOST};
     const hum_moe_numerics as_run = {info->activation_dtype, info->gate_up_gemm.config.a_dtype,
                                      info->down_gemm.config.a_dtype, (int32_t)info->gate_up_gemm.config.a_group,
-                                     (int32_t)info->down_gemm.config.a_group};
+                                     (int32_t)info->down_gemm.config.a_group, info->gate_up_gemm.config.a_round,
+                                     info->down_gemm.config.a_round};
     if (st == HUM_OK)
         st = hum_moe_reference(w13, w2, opts, x, &ids, s.weights, NULL, &as_run, ref);
     if (st == HUM_OK) {

@@ -3,7 +3,7 @@
  * them), for the Qwen3-30B-A3B shapes and for odd ones (K not a multiple of 8: gathered element
  * loads; bias and integer zero points), block M that is not a power of two under a site policy,
  * the warp-specialised family (wgmma_ws: its producer gathers the rows of A) on every MoE type,
- * MXFP8 A under the deployment override moe.activation = mxfp8 (and its fallback before sm_89),
+ * the deployment override moe.activation = mxfp8 (rounded into 16-bit A on every arch),
  * and the rules that refuse what the expert GEMMs do not take, each naming it. */
 #include "hum/hum_tools.h"
 #include "quant_test.h"
@@ -169,11 +169,10 @@ static void check_ws(void)
     }
 }
 
-/* The deployment override moe.activation = mxfp8: every GEMM type's table compiled with e4m3 A
- * and e8m0 scales per 32 columns of each gathered row on sm_89 and sm_90a (the Qwen3-30B-A3B
- * gate/up and down: W4A8 with the weight's group-128 scales, promoted every 32 of K; e4m3
- * weights), and planned as 16-bit A where e4m3 has no tensor cores (sm_75, sm_80: Lua's
- * fallback, lua/hum/activation.lua). */
+/* The deployment override moe.activation = mxfp8: every GEMM type's table compiled for 16-bit A
+ * that the layer rounds through mxfp8 (a_round; lua/hum/activation.lua: no block-scaled MMA
+ * before sm_100), on every arch (the Qwen3-30B-A3B gate/up and down: uint4 with the weight's
+ * group-128 scales; e4m3 weights; float16 on sm_75). */
 static void check_mxfp8(void)
 {
     char dir[4096];
@@ -187,14 +186,13 @@ static void check_mxfp8(void)
     static const struct {
         const char *arch, *spec;
         int64_t experts;
-        int mxfp8;
-    } cases[] = {{"sm_90a", "n=1536,k=2048,w=uint4,group=128,a=bfloat16", 128, 1},
-                 {"sm_90a", "n=2048,k=768,w=uint4,group=128,a=bfloat16", 128, 1},
-                 {"sm_90a", "n=320,k=512,w=e4m3,a=float16", 12, 1},
-                 {"sm_89", "n=1536,k=2048,w=uint4,group=128,a=bfloat16", 128, 1},
-                 {"sm_89", "n=320,k=512,w=e4m3,a=bfloat16", 12, 1},
-                 {"sm_80", "n=1536,k=2048,w=uint4,group=128,a=bfloat16", 128, 0},
-                 {"sm_75", "n=1536,k=2048,w=uint4,group=128,a=float16", 128, 0}};
+    } cases[] = {{"sm_90a", "n=1536,k=2048,w=uint4,group=128,a=bfloat16", 128},
+                 {"sm_90a", "n=2048,k=768,w=uint4,group=128,a=bfloat16", 128},
+                 {"sm_90a", "n=320,k=512,w=e4m3,a=float16", 12},
+                 {"sm_89", "n=1536,k=2048,w=uint4,group=128,a=bfloat16", 128},
+                 {"sm_89", "n=320,k=512,w=e4m3,a=bfloat16", 12},
+                 {"sm_80", "n=1536,k=2048,w=uint4,group=128,a=bfloat16", 128},
+                 {"sm_75", "n=1536,k=2048,w=uint4,group=128,a=float16", 128}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         for (size_t t = 0; t < sizeof TYPES / sizeof TYPES[0]; t++) {
             hum_layer_spec spec;
@@ -207,16 +205,15 @@ static void check_mxfp8(void)
             if (!QUANT_CHECK(st == HUM_OK, "mxfp8 %s %s on %s: %s", TYPE_NAMES[TYPES[t]], cases[i].spec,
                              cases[i].arch, hum_last_error()))
                 continue;
-            const int mx = info.config.a_dtype == HUM_DTYPE_FLOAT8_E4M3FN && info.config.a_group == 32 &&
-                           info.config.a_scale == HUM_ACT_SCALE_GROUP;
-            QUANT_CHECK(cases[i].mxfp8 ? mx : info.config.a_dtype == spec.output_dtype,
-                        "mxfp8 %s %s on %s: A runs %s in groups of %lld, expected %s", TYPE_NAMES[TYPES[t]],
-                        cases[i].spec, cases[i].arch, hum_dtype_name(info.config.a_dtype),
-                        (long long)info.config.a_group, cases[i].mxfp8 ? "mxfp8" : "16-bit (the fallback)");
-            printf("  %-6s %-18s E=%-3lld %-44s mxfp8 override: A %s/%lld, %d kernels, %5.0f ms\n", cases[i].arch,
-                   TYPE_NAMES[TYPES[t]], (long long)cases[i].experts, cases[i].spec,
-                   hum_dtype_name(info.config.a_dtype), (long long)info.config.a_group, info.entry_count,
-                   info.compile_ms);
+            QUANT_CHECK(info.config.a_dtype == spec.output_dtype && info.config.a_round == HUM_A_ROUND_MXFP8 &&
+                            info.config.a_group == 0,
+                        "mxfp8 %s %s on %s: A runs %s in groups of %lld, a_round %d, expected %s rounded through "
+                        "mxfp8", TYPE_NAMES[TYPES[t]], cases[i].spec, cases[i].arch,
+                        hum_dtype_name(info.config.a_dtype), (long long)info.config.a_group,
+                        (int)info.config.a_round, hum_dtype_name(spec.output_dtype));
+            printf("  %-6s %-18s E=%-3lld %-44s mxfp8 override: A %s, a_round %d, %d kernels, %5.0f ms\n",
+                   cases[i].arch, TYPE_NAMES[TYPES[t]], (long long)cases[i].experts, cases[i].spec,
+                   hum_dtype_name(info.config.a_dtype), (int)info.config.a_round, info.entry_count, info.compile_ms);
         }
     hum_runtime_destroy(rt);
     rt_rmtree(dir);

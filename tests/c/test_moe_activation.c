@@ -1,12 +1,13 @@
 /* Which activation type a MoE layer's expert GEMMs run (lua/hum/activation.lua), without a GPU:
  * the checkpoint's scheme (a SPEC's a=) by default, the deployment override moe.activation
- * instead (linear layers keep theirs), the fallback where the target lacks the type (e4m3 and
- * mxfp8 before sm_89; a static per-tensor scale and 1 x 128 groups, which the expert GEMMs do
- * not take, as e4m3 per token), mxfp8 (e8m0 scales per 32 columns) on sm_89 and sm_90a, a hot
- * reload changing it for layers planned afterwards; the
- * layer compiled (NVRTC: both GEMMs' 8-bit tables, the quantizer, the activation fused with
- * its quantization) for sm_89 and sm_90a (e4m3) and sm_80 (int8); and the float64 reference
- * that follows the layer's numerics (hum_moe_numerics). And an expert GEMM described alone
+ * instead (linear layers keep theirs), the fallback where the target lacks the type (e4m3
+ * before sm_89; a static per-tensor scale and 1 x 128 groups, which the expert GEMMs do not
+ * take, as e4m3 per token), mxfp8 rounded by the layer into 16-bit A (the hidden rows, the
+ * activation's output) wherever 16-bit A runs, a hot reload changing it for layers planned
+ * afterwards; the layer compiled (NVRTC: both GEMMs' 8-bit tables, the quantizer, the
+ * activation fused with its quantization or rounding) for sm_89 and sm_90a (e4m3), sm_80 (int8,
+ * mxfp8); and the float64 reference that follows the layer's numerics (hum_moe_numerics; its
+ * mxfp8 rounding gives mxfp8's codes times scales exactly). And an expert GEMM described alone
  * (hum_expert_gemm_describe_spec, its own facts) against the same GEMM in its layer. */
 #include "hum/hum_tools.h"
 #include "rt_test.h"
@@ -77,7 +78,8 @@ static void alone_and_in_layer(hum_runtime *rt)
 
 /* The layer of the spec compiled for arch: both GEMMs run `runs` (8-bit: scaled per group of
  * `group` columns, 0 per token), and every kernel compiled. */
-static void compile(hum_runtime *rt, const char *spec, const char *arch, hum_dtype runs, int64_t group)
+static void compile_as(hum_runtime *rt, const char *spec, const char *arch, hum_dtype runs, int64_t group,
+                       int32_t round)
 {
     hum_moe_spec s;
     hum_moe_compile_info info;
@@ -85,14 +87,21 @@ static void compile(hum_runtime *rt, const char *spec, const char *arch, hum_dty
         !RT_CHECK(hum_moe_compile_spec(rt, &s, arch, &info) == HUM_OK, "%s for %s: %s", spec, arch, hum_last_error()))
         return;
     RT_CHECK(info.gate_up.config.a_dtype == runs && info.down.config.a_dtype == runs &&
-                 info.gate_up.config.a_group == group && info.down.config.a_group == group,
-             "%s for %s runs %s and %s in groups of %lld and %lld, expected %s in groups of %lld", spec, arch,
-             hum_dtype_name(info.gate_up.config.a_dtype), hum_dtype_name(info.down.config.a_dtype),
-             (long long)info.gate_up.config.a_group, (long long)info.down.config.a_group, hum_dtype_name(runs),
-             (long long)group);
+                 info.gate_up.config.a_group == group && info.down.config.a_group == group &&
+                 info.gate_up.config.a_round == round && info.down.config.a_round == round,
+             "%s for %s runs %s and %s in groups of %lld and %lld (a_round %d, %d), expected %s in groups of %lld "
+             "(a_round %d)", spec, arch, hum_dtype_name(info.gate_up.config.a_dtype),
+             hum_dtype_name(info.down.config.a_dtype), (long long)info.gate_up.config.a_group,
+             (long long)info.down.config.a_group, (int)info.gate_up.config.a_round, (int)info.down.config.a_round,
+             hum_dtype_name(runs), (long long)group, (int)round);
     printf("  %s for %s: %d kernels (%d compiled); gate/up: %s; down: %s\n", spec, arch,
            info.kernels_compiled + info.kernels_cached, info.kernels_compiled, info.gate_up_activation,
            info.down_activation);
+}
+
+static void compile(hum_runtime *rt, const char *spec, const char *arch, hum_dtype runs, int64_t group)
+{
+    compile_as(rt, spec, arch, runs, group, HUM_A_ROUND_NONE);
 }
 
 static double rel_diff(const double *a, const double *b, int64_t n)
@@ -134,9 +143,11 @@ static void reference_numerics(void)
     hum_moe_options_init(&o);
     o.top_k = 2;
     const hum_dtype BF = HUM_DTYPE_BFLOAT16, E4 = HUM_DTYPE_FLOAT8_E4M3FN, I8 = HUM_DTYPE_INT8;
-    const hum_moe_numerics n16 = {BF, BF, BF, 0, 0}, ne4 = {BF, E4, E4, 0, 0}, ni8 = {BF, I8, I8, 0, 0},
-                           bad = {E4, E4, E4, 0, 0},
-                           nmx = {BF, E4, E4, 32, 32}, badgroup = {BF, I8, I8, 32, 32};
+    const int32_t MX = HUM_A_ROUND_MXFP8;
+    const hum_moe_numerics n16 = {BF, BF, BF, 0, 0, 0, 0}, ne4 = {BF, E4, E4, 0, 0, 0, 0},
+                           ni8 = {BF, I8, I8, 0, 0, 0, 0}, bad = {E4, E4, E4, 0, 0, 0, 0},
+                           nmx = {BF, E4, E4, 32, 32, 0, 0}, badgroup = {BF, I8, I8, 32, 32, 0, 0},
+                           nround = {BF, BF, BF, 0, 0, MX, MX}, badround = {BF, E4, BF, 32, 0, MX, MX};
     if (RT_CHECK(hum_moe_reference(&w13, &w2, &o, x, &t, wt, NULL, NULL, exact) == HUM_OK, "%s", hum_last_error())) {
         double d[4] = {0};
         const hum_moe_numerics *runs[4] = {&n16, &ne4, &ni8, &nmx};
@@ -150,7 +161,18 @@ static void reference_numerics(void)
         RT_CHECK(d[3] > d[0] && d[3] < 0.1, "mxfp8 as run against float64: %.2e (16-bit %.2e)", d[3], d[0]);
         printf("  reference as run against float64: 16-bit %.2e, int8 %.2e, e4m3 %.2e, mxfp8 %.2e\n", d[0], d[2],
                d[1], d[3]);
+        /* mxfp8 rounded into bfloat16: the same values as its codes times scales (exact in bfloat16
+         * at these magnitudes), so the same outputs, bit for bit */
+        double mx[M * H];
+        if (RT_CHECK(hum_moe_reference(&w13, &w2, &o, x, &t, wt, NULL, &nmx, mx) == HUM_OK &&
+                         hum_moe_reference(&w13, &w2, &o, x, &t, wt, NULL, &nround, got) == HUM_OK,
+                     "%s", hum_last_error()))
+            RT_CHECK(!memcmp(got, mx, sizeof mx) && rel_diff(got, exact, M * H) == d[3],
+                     "mxfp8 rounded into bfloat16: %.2e against float64, codes times scales %.2e",
+                     rel_diff(got, exact, M * H), d[3]);
     }
+    RT_EXPECT_ERROR(hum_moe_reference(&w13, &w2, &o, x, &t, wt, NULL, &badround, got), HUM_ERR_INVALID_ARG,
+                    "rounding e4m3", "a rounding GEMM's A held");
     RT_EXPECT_ERROR(hum_moe_reference(&w13, &w2, &o, x, &t, wt, NULL, &bad, got), HUM_ERR_INVALID_ARG, "e4m3 held",
                     "as_run held float8_e4m3fn");
     RT_EXPECT_ERROR(hum_moe_reference(&w13, &w2, &o, x, &t, wt, NULL, &badgroup, got), HUM_ERR_INVALID_ARG,
@@ -203,21 +225,22 @@ int main(void)
                  "a linear layer keeps its own: '%s' %s", d.activation, hum_last_error());
         hum_runtime_destroy(rt);
     }
-    /* mxfp8: both expert GEMMs take e4m3 with e8m0 scales per 32 columns of each gathered row
-     * from sm_89 (the layer quantizes the hidden rows and the activation's output so), 16-bit
-     * before; the layer compiled with the activation writing the group scales */
+    /* mxfp8: the layer rounds the hidden rows and the activation's output to mxfp8's values in
+     * bfloat16 and both expert GEMMs run 16-bit A, wherever bfloat16 runs (no sm_89 needed); the
+     * layer compiled with the activation rounding its output */
     rt = runtime_with(dir, "overrides:\n  moe:\n    activation: mxfp8\n");
     if (rt) {
         static const char *const w8 = "e=8,topk=2,n=256,k=512,w=e4m3,a=bfloat16";
         static const char *const w4 = "e=8,topk=2,n=512,k=512,w=uint4,a=bfloat16,group=128";
-        expect(rt, w8, "sm_90a", E4, "mxfp8 (override moe.activation = mxfp8; quantized by the layer)");
-        expect(rt, w4, "sm_89", E4, "mxfp8 (override moe.activation = mxfp8; quantized by the layer)");
-        expect(rt, w8, "sm_80", BF, "bfloat16 (fallback from mxfp8, override moe.activation = mxfp8: "
-                                    "float8_e4m3fn activations need sm_89");
-        compile(rt, w8, "sm_90a", E4, 32);
-        compile(rt, w4, "sm_90a", E4, 32);
-        compile(rt, w4, "sm_89", E4, 32);
-        compile(rt, w4, "sm_80", BF, 0);
+        static const char *const rounded = "mxfp8 (override moe.activation = mxfp8; rounded by the layer, computed "
+                                           "in bfloat16: no block-scaled MMA before sm_100)";
+        expect(rt, w8, "sm_90a", BF, rounded);
+        expect(rt, w4, "sm_89", BF, rounded);
+        expect(rt, w8, "sm_80", BF, rounded);
+        compile_as(rt, w8, "sm_90a", BF, 0, HUM_A_ROUND_MXFP8);
+        compile_as(rt, w4, "sm_90a", BF, 0, HUM_A_ROUND_MXFP8);
+        compile_as(rt, w4, "sm_89", BF, 0, HUM_A_ROUND_MXFP8);
+        compile_as(rt, w4, "sm_80", BF, 0, HUM_A_ROUND_MXFP8);
         hum_runtime_destroy(rt);
     }
 

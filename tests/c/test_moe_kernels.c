@@ -4,7 +4,8 @@
  * dtype (kernels/moe/act.cu, combine.cu; bfloat16 from sm_80 on, as layers allow) for the
  * indexed layout, the activation of the grouped contiguous and masked ones, the activation
  * writing 8-bit codes and scales for e4m3 and int8 down GEMMs (per row; MXFP8's e4m3 with e8m0
- * scales per 32 columns); and a whole MoE layer compiled
+ * scales per 32 columns), the activation rounding its output through mxfp8 for a 16-bit down
+ * GEMM (a_round; float16 and bfloat16, odd and vector sizes); and a whole MoE layer compiled
  * from its SPEC (hum_moe_compile_spec: both expert GEMMs' tables, one block_m per range, and
  * those kernels) on sm_80 and sm_90a, and a grouped masked one on sm_90a. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
@@ -42,7 +43,7 @@ int main(void)
                         if (type != HUM_GEMM_MOE_INDEXED && act != HUM_MOE_SILU)
                             continue; /* the layout's rows and the activation are apart in the kernel */
                         const hum_moe_shape s = {act, inter, bf16, type, inter ? 2048 : 100, inter ? 768 : 36, 33,
-                                                 0,   0,     0};
+                                                 0,   0,     0,    HUM_A_ROUND_NONE};
                         hum_jit_request two[HUM_MOE_LAYER_KERNELS];
                         hum_moe_kernel_requests(&s, archs[a], constants[n], two);
                         reqs[n++] = two[0];
@@ -66,6 +67,13 @@ int main(void)
                             s8.down_group = a8[q].group;
                             s8.down_scale = a8[q].scale;
                             hum_moe_kernel_requests(&s8, archs[a], constants[n], two);
+                            reqs[n++] = two[0];
+                        }
+                        if ((act == HUM_MOE_SILU && !inter) || act == HUM_MOE_RELU2) {
+                            hum_moe_shape sr = s;
+                            sr.down_a = bf16 ? HUM_DTYPE_BFLOAT16 : HUM_DTYPE_FLOAT16;
+                            sr.down_round = HUM_A_ROUND_MXFP8;
+                            hum_moe_kernel_requests(&sr, archs[a], constants[n], two);
                             reqs[n++] = two[0];
                         }
                     }

@@ -11,8 +11,10 @@
  * quantized per token in the same kernel; the reference follows the layer's numerics
  * (hum_moe_numerics: the same per-token codes, the 16-bit rows between the GEMMs), so the bar
  * stays that of 16-bit A; the error against the unquantized float64 layer is printed beside it.
- * MXFP8 (the deployment's moe.activation = mxfp8): the same with e4m3 codes and e8m0 scales per
- * 32 columns, the activation writing them. Layers whose GEMMs differ in what they take, on one
+ * MXFP8 (the deployment's moe.activation = mxfp8): the hidden rows and the activation's output
+ * rounded to mxfp8's values (e4m3 codes times e8m0 scales per 32 columns) in the 16-bit type,
+ * the activation rounding its own, both GEMMs 16-bit (a_round); the reference rounds the same
+ * way (hum_moe_numerics' rounds). Layers whose GEMMs differ in what they take, on one
  * block_m per range of rows per expert (issue 10): an intermediate size that is not a multiple
  * of 8 (wgmma takes the gate/up GEMM's K, not the down GEMM's), a hidden size that is not (the
  * other way round), and W4A8 whose down GEMM falls back to 16-bit A (its K not a multiple of 16).
@@ -39,7 +41,7 @@ typedef struct layer_case {
     int32_t rank; /* > 0: this rank of e_global / e experts keeps experts rank*e .. rank*e + e - 1 */
     double x_scale; /* hidden ~ N(0, x_scale^2), so gate/up values ~ N(0, x_scale^2) */
     hum_dtype a8, weight; /* 8-bit A (the weights' scheme) on weights of that type with channel scales, or 0 */
-    int32_t a_group;      /* 32: MXFP8 A (the deployment's moe.activation = mxfp8), else per token */
+    int32_t a_group;      /* 32: mxfp8 (the deployment's moe.activation = mxfp8: rounded), else per token */
     hum_dtype down_a;     /* the down GEMM's A where it falls back from a8 (its K), else 0: a8 */
 } layer_case;
 
@@ -101,16 +103,25 @@ static int setup(fixture *f, hum_runtime *rt, quant_rng *rng, const layer_case *
                          hum_memcpy_htod(f->d_map, f->map, (size_t)c->e_global * 4) == HUM_OK,
                      "%s: layer: %s", c->name, hum_last_error()))
         return 0;
-    f->as_run = (hum_moe_numerics){act_dtype(c), info.gate_up_gemm.config.a_dtype, info.down_gemm.config.a_dtype,
-                                   (int32_t)info.gate_up_gemm.config.a_group, (int32_t)info.down_gemm.config.a_group};
-    const hum_dtype want = c->a8 ? c->a8 : act_dtype(c), want_down = c->down_a ? c->down_a : want;
+    f->as_run = (hum_moe_numerics){act_dtype(c),
+                                   info.gate_up_gemm.config.a_dtype,
+                                   info.down_gemm.config.a_dtype,
+                                   (int32_t)info.gate_up_gemm.config.a_group,
+                                   (int32_t)info.down_gemm.config.a_group,
+                                   info.gate_up_gemm.config.a_round,
+                                   info.down_gemm.config.a_round};
+    /* mxfp8 is rounded into the 16-bit type: both GEMMs 16-bit, no groups */
+    const int32_t round = c->a_group == 32 ? HUM_A_ROUND_MXFP8 : HUM_A_ROUND_NONE, group = round ? 0 : c->a_group;
+    const hum_dtype want = c->a8 && !round ? c->a8 : act_dtype(c), want_down = c->down_a ? c->down_a : want;
     printf("  %s: activations gate/up %s; down %s\n", c->name, info.gate_up_activation, info.down_activation);
     return QUANT_CHECK(f->as_run.gate_up_a == want && f->as_run.down_a == want_down &&
-                           f->as_run.gate_up_group == c->a_group && f->as_run.down_group == c->a_group,
-                       "%s: the GEMMs run %s and %s in groups of %d and %d, expected %s and %s in groups of %d",
+                           f->as_run.gate_up_group == group && f->as_run.down_group == group &&
+                           f->as_run.gate_up_round == round && f->as_run.down_round == round,
+                       "%s: the GEMMs run %s and %s in groups of %d and %d (a_round %d, %d), expected %s and %s in "
+                       "groups of %d (a_round %d)",
                        c->name, hum_dtype_name(f->as_run.gate_up_a), hum_dtype_name(f->as_run.down_a),
-                       f->as_run.gate_up_group, f->as_run.down_group, hum_dtype_name(want), hum_dtype_name(want_down),
-                       c->a_group);
+                       f->as_run.gate_up_group, f->as_run.down_group, f->as_run.gate_up_round, f->as_run.down_round,
+                       hum_dtype_name(want), hum_dtype_name(want_down), group, round);
 }
 
 static void teardown(fixture *f)
@@ -611,8 +622,8 @@ int main(void)
          HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_UINT4, 0, 0},
         {"silu int8 x uint8 bf16", 32, 32, 4, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, HUM_DTYPE_INT8,
          HUM_DTYPE_UINT8, 0, 0},
-        /* MXFP8: the hidden rows and the activation's output in e4m3 with e8m0 scales per 32
-         * columns (I = 80: a last group of 16) */
+        /* mxfp8: the hidden rows and the activation's output rounded to mxfp8's values in the
+         * 16-bit type (I = 80: a last group of 16) */
         {"silu mxfp8 x e4m3 bf16", 32, 32, 4, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, HUM_DTYPE_FLOAT8_E4M3FN,
          HUM_DTYPE_FLOAT8_E4M3FN, 32, 0},
         {"swiglu_oai w4a8 mxfp8 fp16", 16, 16, 2, 128, 80, HUM_MOE_SWIGLU_OAI, 1, 0, 0, 0, 12.0,
@@ -629,7 +640,11 @@ int main(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         if (!quant_test_selected(cases[i].name))
             continue;
-        const int need = cases[i].a8 == HUM_DTYPE_INT8 ? 80 : cases[i].a8 ? 89 : 0;
+        /* mxfp8's rounding runs where 16-bit A does */
+        const int need = cases[i].a_group == 32 ? (cases[i].bf16 ? 80 : 0)
+                         : cases[i].a8 == HUM_DTYPE_INT8 ? 80
+                         : cases[i].a8                   ? 89
+                                                         : 0;
         if (sm < need) {
             printf("  %s: skipped on sm_%d (needs sm_%d)\n", cases[i].name, sm, need);
             continue;

@@ -6,8 +6,9 @@
  * more), an expert of every row; silu split bfloat16 and swiglu_oai interleaved with biases in
  * float16; every owned row must match, every other row keep its poison. Also: T = 0 does
  * nothing, a workspace short of T and hum_moe_forward on a grouped layer are refused naming
- * why. MXFP8 (moe.activation = mxfp8, from sm_89) on both layouts, W4A8 with the weights'
- * group-128 scales, against the reference of the same codes and group scales. HUM_TEST_CASES=A,B
+ * why. mxfp8 (moe.activation = mxfp8: the hidden rows and the activation's output rounded to
+ * mxfp8's values in the 16-bit type, both GEMMs 16-bit) on both layouts, uint4 weights with
+ * group-128 scales, against the reference rounding the same way. HUM_TEST_CASES=A,B
  * runs only the cases whose name contains A or B (e.g. mxfp8). Skipped (77) without a GPU. */
 #include "gemm_test.h"
 #include "hum/hum.h"
@@ -26,7 +27,7 @@ typedef struct grouped_case {
     hum_dtype dtype;
     int32_t counts[E];
     int64_t lead, tail; /* contiguous: rows before the first expert and after the last */
-    int32_t mxfp8;      /* run under moe.activation = mxfp8 (sm_89 and newer): e4m3 A, e8m0 scales per 32 */
+    int32_t mxfp8;      /* run under moe.activation = mxfp8: rounded into 16-bit A (a_round) */
 } grouped_case;
 
 static int make_weight(quant_rng *rng, const grouped_case *c, int64_t n, int64_t k, hum_standard_weight *w)
@@ -76,13 +77,15 @@ static void run_case(hum_runtime *rt, quant_rng *rng, const grouped_case *c)
                          hum_workspace_create(rt, NULL, small_bytes, &small) == HUM_OK,
                      "%s: layer: %s", c->name, hum_last_error()))
         goto done;
-    /* mxfp8: the reference follows the layer's numerics (the same codes and group scales) */
+    /* mxfp8: the reference follows the layer's numerics (the rows rounded the same way) */
     hum_moe_info info;
     memset(&info, 0, sizeof info);
-    const hum_moe_numerics mx = {c->dtype, HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT8_E4M3FN, 32, 32};
+    const hum_moe_numerics mx = {c->dtype, c->dtype, c->dtype, 0, 0, HUM_A_ROUND_MXFP8, HUM_A_ROUND_MXFP8};
     if (c->mxfp8 && !QUANT_CHECK(hum_moe_get_info(moe, &info) == HUM_OK &&
-                                     info.gate_up_gemm.config.a_group == 32 && info.down_gemm.config.a_group == 32 &&
-                                     info.down_gemm.config.a_dtype == HUM_DTYPE_FLOAT8_E4M3FN,
+                                     info.gate_up_gemm.config.a_round == HUM_A_ROUND_MXFP8 &&
+                                     info.down_gemm.config.a_round == HUM_A_ROUND_MXFP8 &&
+                                     info.gate_up_gemm.config.a_dtype == c->dtype &&
+                                     info.down_gemm.config.a_dtype == c->dtype,
                                  "%s: the GEMMs run %s and %s", c->name, info.gate_up_activation,
                                  info.down_activation))
         goto done;
@@ -229,8 +232,8 @@ int main(void)
     };
     const int sm = dev.sm_major * 10 + dev.sm_minor;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        if (cases[i].mxfp8 && sm < 89) {
-            printf("  %s: skipped on sm_%d (e4m3 needs sm_89)\n", cases[i].name, sm);
+        if (cases[i].mxfp8 && cases[i].dtype == HUM_DTYPE_BFLOAT16 && sm < 80) {
+            printf("  %s: skipped on sm_%d (bfloat16 needs sm_80)\n", cases[i].name, sm);
             continue;
         }
         run_case(cases[i].mxfp8 ? rt_mx : rt, &rng, &cases[i]);

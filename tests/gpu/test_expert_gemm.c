@@ -629,8 +629,9 @@ int main(void)
         a8_case(rt, &rng, E4, E4, 0, BF, 0, sm);
         a8_case(rt, &rng, E4, HUM_DTYPE_UINT4, 0, F16, 0, sm);
         a8_case(rt, &rng, HUM_DTYPE_INT8, HUM_DTYPE_UINT8, 0, BF, 0, sm);
-        /* MXFP8 A: e4m3 weights, W4A8 with channel scales, and with group-128 scales along K (the
-         * Qwen3-30B-A3B layer under moe.activation = mxfp8: promoted every 32 of K) */
+        /* the host's MXFP8 A: e4m3 weights, W4A8 with channel scales, and with group-128 scales
+         * along K (the Qwen3-30B-A3B layer's shapes: promoted every 32 of K; moe.activation =
+         * mxfp8 is rounded into 16-bit A instead, tests/gpu/moe_forward.c) */
         a8_case(rt, &rng, E4, E4, 0, BF, 32, sm);
         a8_case(rt, &rng, E4, HUM_DTYPE_UINT4, 0, F16, 32, sm);
         a8_case(rt, &rng, E4, HUM_DTYPE_UINT4, 128, BF, 32, sm);

@@ -505,7 +505,7 @@ typedef struct hum_layer_options {
      * bytes [M, ceil(K / 32)], MXFP8); 0 for 16-bit A. Groups run on sm_89 and newer, applied
      * in float32 every 128 (32) of K where the e4m3 accumulators are promoted (dense layers
      * checked on the H200 by tests/gpu/test_gemm_kgroup.c, docs/formats.md). The host's MXFP8
-     * runs so; a dense layer's own mxfp8 (16-bit A) is rounded into 16-bit A instead
+     * runs so; a layer's own mxfp8 (from 16-bit A) is rounded into 16-bit A instead
      * (LayerConfig a_round) */
     int32_t activation_group;
 } hum_layer_options;
@@ -543,8 +543,9 @@ typedef struct hum_layer_options {
      * block-scaled MMA, lua/hum/activation.lua decides it): mxfp8, each forward rounds the     \
      * host's 16-bit A [M, K] to mxfp8 values (e4m3fn codes times e8m0 scales per 32 columns,   \
      * hum_quantize_activations' rules) in a_dtype, 16-bit, into the workspace, [M, K] of K x 2 \
-     * bytes a row; the GEMM sees 16-bit A. Takes a 16-bit a_dtype, a_scale token, a_group 0,   \
-     * no act-order (gemm_variant.c). Not a kernel constant: the GEMM is a 16-bit layer's */    \
+     * bytes a row (a MoE layer: its hidden rows, and the activation's output for the down      \
+     * GEMM); the GEMM sees 16-bit A. Takes a 16-bit a_dtype, a_scale token, a_group 0, no      \
+     * act-order (gemm_variant.c). Not a kernel constant: the GEMM is a 16-bit layer's */       \
     X(int32_t, a_round, ENUM, IN, "", "none mxfp8")                                              \
     X(hum_dtype, weight_dtype, DTYPE, IN, "kWeightDtype", "")                                    \
     X(hum_dtype, param_dtype, DTYPE, IN, "", "")         /* the checkpoint's 16-bit type */      \

@@ -913,7 +913,8 @@ hum_status hum_moe_align_reference(const hum_tensor *topk_ids, const int32_t *ex
  * (or per group along K: the groups below) as the layer quantizes them
  * (hum_quantize_activations: hidden from `held`, the activation's output from float32) times
  * their scales, so that only the accumulation differs from the GPU's; a GEMM of 16-bit A the
- * activation's output rounded to `held`.
+ * activation's output rounded to `held`, or through mxfp8 into `held` where it rounds (the
+ * rounds below; its hidden rows too).
  * Errors: HUM_ERR_INVALID_ARG (NULL, weights that do not chain, topk_ids of another shape or
  * type, an as_run type outside those above), those of hum_reference_gemm, HUM_ERR_OUT_OF_MEMORY. */
 typedef struct hum_moe_numerics {
@@ -923,6 +924,10 @@ typedef struct hum_moe_numerics {
     /* 8-bit A's scales of each GEMM (its config.a_group): 0 one per row; else float8_e4m3fn
      * scaled per group of that many columns, e8m0 powers of two for 32 (MXFP8), else float32 */
     int32_t gate_up_group, down_group;
+    /* each GEMM's config.a_round (hum_a_round; its A `held`): MXFP8 rounds its rows through
+     * mxfp8 into `held` (hum_quantize_activations with a 16-bit q: the hidden rows from `held`,
+     * the activation's output from float32) */
+    int32_t gate_up_round, down_round;
 } hum_moe_numerics;
 hum_status hum_moe_reference(const hum_standard_weight *w13, const hum_standard_weight *w2,
                              const hum_moe_options *opts, const double *hidden, const hum_tensor *topk_ids,

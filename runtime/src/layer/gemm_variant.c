@@ -177,8 +177,6 @@ static hum_status round_rule(const hum_layer_config *c)
          hum_dtype_name(c->a_dtype));
     RULE(HUM_ERR_UNSUPPORTED, !c->act_order, "mxfp8 rounding with act-order (A is permuted in the workspace, "
          "which no kernel also rounds)");
-    RULE(HUM_ERR_UNSUPPORTED, c->num_experts == 0, "mxfp8 rounding in expert GEMMs (the MoE layer's forward rounds "
-         "no rows)");
     return HUM_OK;
 }
 

@@ -55,9 +55,10 @@ hum_status hum_moe_areas_of(const hum_moe *moe, int64_t m, hum_moe_areas *areas)
 int64_t hum_moe_max_tokens(const hum_moe *moe);
 
 /* For a gate/up GEMM of 8-bit A: `rows` rows of the host's 16-bit hidden (row stride ldh)
- * quantized per token into the GEMM's part of the workspace, as the GEMM's own forward lays
- * them out (workspace.h; kernels/prep/quantize_a.cu); *codes and *scale: the a and a_scale the
- * GEMM takes. */
+ * quantized per token (or group) into the GEMM's part of the workspace, as the GEMM's own
+ * forward lays them out (workspace.h; kernels/prep/quantize_a.cu); *codes and *scale: the a and
+ * a_scale the GEMM takes. For one that rounds A through mxfp8 (a_round): the rows rounded into
+ * 16-bit rows of K, *scale zeroed (the GEMM takes none). */
 hum_status hum_moe_quantize_hidden(const hum_moe *moe, hum_workspace *ws, struct CUstream_st *stream,
                                    const void *hidden, int64_t ldh, int64_t rows, hum_tensor *codes, hum_tensor *scale);
 

@@ -69,23 +69,29 @@ hum_status hum_moe_quantize_hidden(const hum_moe *moe, hum_workspace *ws, struct
 {
     const hum_layer *g = moe->gate_up;
     const hum_layer_config *cfg = &g->plan.config;
-    const int64_t ldq = hum_workspace_codes_stride(cfg);
-    /* per token, or per group of a_group columns (MXFP8's e8m0, or float32 scales) */
-    const int group = cfg->a_scale == HUM_ACT_SCALE_GROUP;
-    const int64_t groups = group ? (cfg->k + cfg->a_group - 1) / cfg->a_group : 1;
-    const hum_dtype sdt = hum_gemm_a_scale_dtype(cfg);
+    /* per token, or per group of a_group columns (MXFP8's e8m0, or float32 scales); or rounded
+     * through mxfp8 into 16-bit rows of K (a_round), no scales */
+    hum_act_quant how;
+    int round;
+    hum_act_quant_of(cfg, &how, &round);
+    const int group = how.scale == HUM_ACT_SCALE_GROUP;
+    const int64_t ldq = round ? cfg->k : hum_workspace_codes_stride(cfg);
+    const int64_t groups = group ? (cfg->k + how.group - 1) / how.group : 1;
+    const hum_dtype sdt = how.scale_dtype;
     char *q = (char *)ws->base + ws->lock_bytes;
-    char *s = q + hum_workspace_codes_bytes(cfg, mc);
-    const hum_act_quant how = {cfg->a_dtype, group ? HUM_ACT_SCALE_GROUP : HUM_ACT_SCALE_TOKEN,
-                               group ? (int32_t)cfg->a_group : 0, sdt};
+    char *s = round ? NULL : q + hum_workspace_codes_bytes(cfg, mc);
     const hum_act_quant_out out = {.q = q, .ldq = ldq, .kq = cfg->k, .scale = s, .scale_row = groups,
-                                   .scale_group = 1};
+                                   .scale_group = 1, .round = round};
     hum_quantize_args args;
     hum_status st = hum_act_quant_args(&how, hidden, moe->activation_dtype, ldh, mc, g->input_k, &out, &args);
     if (st == HUM_OK)
         st = hum_act_quant_launch(g->quantize, &args, moe->sm_count, stream, 0);
     *codes = (hum_tensor){.data = q, .dtype = cfg->a_dtype, .rank = 2, .shape = {mc, g->input_k}, .strides = {ldq, 1},
                           .memory = HUM_MEMORY_DEVICE};
+    if (round) {
+        *scale = (hum_tensor){0};
+        return st;
+    }
     *scale = group ? (hum_tensor){.data = s, .dtype = sdt, .rank = 2, .shape = {mc, groups},
                                   .memory = HUM_MEMORY_DEVICE}
                    : (hum_tensor){.data = s, .dtype = sdt, .rank = 1, .shape = {mc}, .memory = HUM_MEMORY_DEVICE};
@@ -145,8 +151,10 @@ hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstrea
     const int32_t *map = expert_map ? expert_map->data : NULL;
     const int64_t n13 = hum_moe_gated(moe->opts.activation) * moe->intermediate;
     /* each GEMM's A type as its plan chose it (lua/hum/activation.lua): 8-bit A quantized per
-     * token, the hidden rows before the gate/up GEMM, the activation's output inside it */
+     * token (or group), or 16-bit A rounded through mxfp8 (a_round): the hidden rows before the
+     * gate/up GEMM, the activation's output inside it */
     const int up8 = hum_gemm_a8(&moe->gate_up->plan.config), down8 = hum_gemm_a8(&moe->down->plan.config);
+    const int up_made = hum_gemm_quantizes_a(&moe->gate_up->plan.config);
     const hum_layer_config *down_cfg = &moe->down->plan.config;
     const int64_t act_ld = hum_moe_act_scale_ld(down_cfg);
     char *base = ws->base;
@@ -174,12 +182,13 @@ hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstrea
         const hum_tensor c1 = {.data = inter, .dtype = moe->activation_dtype, .rank = 2, .shape = {routed, n13},
                                .memory = HUM_MEMORY_DEVICE};
         /* the quantization belongs to the gate/up step: a step timed alone includes it */
-        if (STEP(HUM_MOE_STEP_GATE_UP) && up8)
+        if (STEP(HUM_MOE_STEP_GATE_UP) && up_made)
             st = hum_moe_quantize_hidden(moe, ws, stream, a1.data, ldh, mc, &a1, &s1);
         if (STEP(HUM_MOE_STEP_GATE_UP))
             st = hum_expert_gemm_forward(moe->gate_up, ws, stream, &a1, up8 ? &s1 : NULL, &c1, &r);
         if (STEP(HUM_MOE_STEP_ACT))
-            st = hum_moe_act_launch(moe->act, stream, moe->sm_count, inter, act, act_scale, act_ld, route.sorted,
+            st = hum_moe_act_launch(moe->act, stream, moe->sm_count, inter, act, hum_gemm_quantizes_a(down_cfg),
+                                    act_scale, act_ld, route.sorted,
                                     route.post_padded, r.capacity, moe->intermediate, (int32_t)routed, &moe->opts);
         hum_expert_routing r2 = r;
         r2.m = routed;

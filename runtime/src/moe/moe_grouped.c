@@ -72,9 +72,9 @@ hum_status hum_moe_forward_grouped(hum_moe *moe, hum_workspace *ws, struct CUstr
                         masked ? " per expert" : "", (long long)areas.bytes);
 
     const int64_t n13 = hum_moe_gated(moe->opts.activation) * I;
-    /* each GEMM's A type as its plan chose it: 8-bit A quantized per row, hidden before the
-     * gate/up GEMM (every row: the GEMM reads those of the experts), the activation's output
-     * inside its kernel */
+    /* each GEMM's A type as its plan chose it: 8-bit A quantized per row (or 16-bit A rounded
+     * through mxfp8, a_round), hidden before the gate/up GEMM (every row: the GEMM reads those of
+     * the experts), the activation's output inside its kernel */
     const int up8 = hum_gemm_a8(&moe->gate_up->plan.config), down8 = hum_gemm_a8(&moe->down->plan.config);
     char *inter = (char *)ws->base + areas.inter, *act = (char *)ws->base + areas.act;
     char *act_scale = down8 ? (char *)ws->base + areas.act_scale : NULL;
@@ -93,12 +93,13 @@ hum_status hum_moe_forward_grouped(hum_moe *moe, hum_workspace *ws, struct CUstr
     const hum_tensor s2 = hum_moe_act_scales(&moe->down->plan.config, act_scale, rows);
     const hum_tensor c2 = {.data = out->data, .dtype = moe->activation_dtype, .rank = 2, .shape = {rows, H},
                            .strides = {ldo, 1}, .memory = HUM_MEMORY_DEVICE};
-    if (up8)
+    if (hum_gemm_quantizes_a(&moe->gate_up->plan.config))
         st = hum_moe_quantize_hidden(moe, ws, stream, hidden->data, ldh, rows, &a1, &s1);
     if (st == HUM_OK)
         st = hum_expert_gemm_forward(moe->gate_up, ws, stream, &a1, up8 ? &s1 : NULL, &c1, &r);
     if (st == HUM_OK)
-        st = hum_moe_act_launch(moe->act, stream, moe->sm_count, inter, act, act_scale,
+        st = hum_moe_act_launch(moe->act, stream, moe->sm_count, inter, act,
+                                hum_gemm_quantizes_a(&moe->down->plan.config), act_scale,
                                 hum_moe_act_scale_ld(&moe->down->plan.config), layout->data, NULL, rows, I,
                                 (int32_t)T, &moe->opts);
     if (st == HUM_OK)

@@ -29,12 +29,15 @@ void hum_moe_kernel_requests(const hum_moe_shape *s, const char *arch, char *con
              s->activation, s->interleaved ? "true" : "false", s->bf16 ? "true" : "false", (long long)s->intermediate,
              (long long)s->hidden, s->gemm_type, (long long)s->experts);
     /* the 8-bit output's type and scale groups are the template arguments of the kernel that
-     * writes it; its name lives in `constants` past the header's terminating zero */
+     * writes it (a rounded output's: mxfp8's); its name lives in `constants` past the header's
+     * terminating zero */
     const int q = s->down_a == HUM_DTYPE_FLOAT8_E4M3FN ? 1 : s->down_a == HUM_DTYPE_INT8 ? 2 : 0;
     const size_t used = strlen(constants) + 1;
     char *act = constants + used;
-    if (q)
-        snprintf(act, HUM_MOE_CONSTANTS_CAP - used, "hum_moe_act_quant<%d, %d, %s>", q, (int)s->down_group,
+    if (s->down_round == HUM_A_ROUND_MXFP8)
+        snprintf(act, HUM_MOE_CONSTANTS_CAP - used, "hum_moe_act_quant<1, 32, true, true>");
+    else if (q)
+        snprintf(act, HUM_MOE_CONSTANTS_CAP - used, "hum_moe_act_quant<%d, %d, %s, false>", q, (int)s->down_group,
                  s->down_scale == HUM_DTYPE_FLOAT8_E8M0 ? "true" : "false");
     else
         snprintf(act, HUM_MOE_CONSTANTS_CAP - used, "hum_moe_act");
@@ -51,7 +54,7 @@ static uint32_t grid_for(int64_t work, int32_t sm_count)
 }
 
 hum_status hum_moe_act_launch(const hum_kernel *k, struct CUstream_st *stream, int32_t sm_count, const void *in,
-                              void *out, void *scale, int64_t scale_ld, const void *layout,
+                              void *out, int32_t quantizes, void *scale, int64_t scale_ld, const void *layout,
                               const int32_t *post_padded, int64_t positions, int64_t intermediate, int32_t rows,
                               const hum_moe_options *o)
 {
@@ -60,11 +63,12 @@ hum_status hum_moe_act_launch(const hum_kernel *k, struct CUstream_st *stream, i
     void *args16[] = {(void *)&in, &out, (void *)&layout, (void *)&post_padded, &rows, &alpha, &beta, &limit};
     void *args8[] = {(void *)&in, &out, &scale, &ld, (void *)&layout, (void *)&post_padded, &rows, &alpha, &beta,
                      &limit};
-    /* 16-bit out: a thread per 8 columns; 8-bit out: a warp per row (kernels/moe/act.cu) */
-    const int64_t threads = scale ? positions * 32 : positions * ((intermediate + 7) / 8);
+    /* 16-bit out: a thread per 8 columns; 8-bit (or rounded) out: a warp per row
+     * (kernels/moe/act.cu) */
+    const int64_t threads = quantizes ? positions * 32 : positions * ((intermediate + 7) / 8);
     hum_launch_config c = {.grid = {grid_for(threads, sm_count), 1, 1},
                            .block = {THREADS, 1, 1}, .stream = stream, .overlap_previous = 1};
-    return hum_kernel_launch(k, &c, scale ? args8 : args16);
+    return hum_kernel_launch(k, &c, quantizes ? args8 : args16);
 }
 
 int64_t hum_moe_act_scale_ld(const hum_layer_config *down)

@@ -20,6 +20,7 @@ typedef struct hum_moe_shape {
     hum_dtype down_a;
     int32_t down_group;
     hum_dtype down_scale;
+    int32_t down_round; /* hum_a_round: the down GEMM rounds its 16-bit A through mxfp8 */
 } hum_moe_shape;
 
 /* The requests of both kernels for `arch`; `constants` (HUM_MOE_CONSTANTS_CAP bytes) receives
@@ -32,11 +33,13 @@ void hum_moe_kernel_requests(const hum_moe_shape *s, const char *arch, char *con
  * layout the sorted ids (int32) up to *post_padded, the sentinel `rows`, `positions` (the
  * capacity) bounding *post_padded; grouped contiguous, layout the expert offsets (int64
  * [experts + 1]) into `rows` rows; grouped masked, layout the expert counts (int32 [experts])
- * of `rows` rows each. positions sizes the grid: the capacity, the rows, or experts x rows. An
+ * of `rows` rows each. positions sizes the grid: the capacity, the rows, or experts x rows.
+ * quantizes: k is a hum_moe_act_quant (an 8-bit down_a, or the down GEMM's mxfp8 rounding). An
  * 8-bit down_a: out holds the codes and scale[r * scale_ld ..] row r's scales, one per row
- * (scale_ld 1) or per group (scale_ld: the groups of a row) (16-bit: scale is NULL). */
+ * (scale_ld 1) or per group (scale_ld: the groups of a row) (16-bit, rounded or not: scale is
+ * NULL). */
 hum_status hum_moe_act_launch(const hum_kernel *k, struct CUstream_st *stream, int32_t sm_count, const void *in,
-                              void *out, void *scale, int64_t scale_ld, const void *layout,
+                              void *out, int32_t quantizes, void *scale, int64_t scale_ld, const void *layout,
                               const int32_t *post_padded, int64_t positions, int64_t intermediate, int32_t rows,
                               const hum_moe_options *o);
 

@@ -132,7 +132,8 @@ static hum_status compile_around(const hum_moe *moe, const char *arch, const hum
                                  moe->intermediate, moe->experts,
                                  down ? down->a_dtype : HUM_DTYPE_INVALID,
                                  down && hum_gemm_a8(down) ? (int32_t)down->a_group : 0,
-                                 down && hum_gemm_a8(down) ? hum_gemm_a_scale_dtype(down) : HUM_DTYPE_INVALID};
+                                 down && hum_gemm_a8(down) ? hum_gemm_a_scale_dtype(down) : HUM_DTYPE_INVALID,
+                                 down ? down->a_round : HUM_A_ROUND_NONE};
     hum_moe_align_requests(arch, all);
     hum_moe_kernel_requests(&shape, arch, constants, all + ACT);
     for (int i = 0; i < AROUND; i++)

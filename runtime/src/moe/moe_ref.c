@@ -38,26 +38,36 @@ static int group_ok(hum_dtype a, int32_t group)
 /* n rows of k values (x, in place) as a GEMM of A type `a` multiplies them: rounded to the
  * layer's 16-bit type `held` (or float32, the activation kernel's registers) and, for 8-bit A,
  * quantized per token (group 0) or per group of `group` columns (the CPU twin of the layer's
- * quantizers) and dequantized. */
-static hum_status as_held(double *x, int64_t n, int64_t k, hum_dtype held, hum_dtype a, int32_t group)
+ * quantizers) and dequantized; or (round: a 16-bit type) rounded through mxfp8 into `round` as
+ * the quantizer's rounding does it. */
+static hum_status as_held(double *x, int64_t n, int64_t k, hum_dtype held, hum_dtype a, int32_t group,
+                          hum_dtype round)
 {
     if (n == 0)
         return HUM_OK;
-    const int q8 = is_a8(a), f32 = held == HUM_DTYPE_FLOAT32;
+    const int q8 = is_a8(a) && !round, f32 = held == HUM_DTYPE_FLOAT32;
     const int64_t groups = group > 0 ? (k + group - 1) / group : 1;
     const hum_dtype sdt = a == HUM_DTYPE_FLOAT8_E4M3FN && group == 32 ? HUM_DTYPE_FLOAT8_E8M0 : HUM_DTYPE_FLOAT32;
     void *h = malloc((size_t)(n * k) * (f32 ? 4 : 2));
-    uint8_t *q = q8 ? malloc((size_t)(n * k)) : NULL;
+    /* the codes, or the rounded 16-bit values */
+    uint8_t *q = q8 || round ? malloc((size_t)(n * k) * (round ? 2 : 1)) : NULL;
     void *s = q8 ? malloc((size_t)(n * groups) * 4) : NULL;
     double *f = q8 ? malloc((size_t)(n * groups) * sizeof *f) : NULL;
-    hum_status st = h && (!q8 || (q && s && f)) ? HUM_OK : hum_fail(HUM_ERR_OUT_OF_MEMORY, "rows of A");
+    hum_status st = h && (!q8 || (s && f)) && (!(q8 || round) || q) ? HUM_OK
+                                                                       : hum_fail(HUM_ERR_OUT_OF_MEMORY, "rows of A");
     for (int64_t i = 0; st == HUM_OK && f32 && i < n * k; i++)
         ((float *)h)[i] = (float)x[i];
     if (st == HUM_OK && !f32)
         st = hum_dtype_encode(held, x, n * k, h);
     if (st == HUM_OK && !q8 && !f32)
         st = hum_dtype_decode(held, h, n * k, x);
-    if (st == HUM_OK && q8) {
+    if (st == HUM_OK && round) {
+        const hum_tensor th = {.data = h, .dtype = held, .rank = 2, .shape = {n, k}, .memory = HUM_MEMORY_HOST};
+        const hum_tensor tr = {.data = q, .dtype = round, .rank = 2, .shape = {n, k}, .memory = HUM_MEMORY_HOST};
+        const hum_act_quant mx = {HUM_DTYPE_FLOAT8_E4M3FN, HUM_ACT_SCALE_GROUP, 32, HUM_DTYPE_FLOAT8_E8M0};
+        if ((st = hum_quantize_activations(&th, &mx, 0.0f, &tr, NULL)) == HUM_OK)
+            st = hum_dtype_decode(round, q, n * k, x);
+    } else if (st == HUM_OK && q8) {
         const hum_tensor th = {.data = h, .dtype = held, .rank = 2, .shape = {n, k}, .memory = HUM_MEMORY_HOST};
         const hum_tensor tq = {.data = q, .dtype = a, .rank = 2, .shape = {n, k}, .memory = HUM_MEMORY_HOST};
         const hum_tensor ts = {.data = s, .dtype = sdt, .rank = group > 0 ? 2 : 1,
@@ -84,13 +94,17 @@ hum_status hum_moe_reference(const hum_standard_weight *w13, const hum_standard_
     if (!w13 || !w2 || !opts || !topk_ids || (topk_ids->shape[0] > 0 && (!hidden || !topk_weights || !out)))
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_reference: a NULL argument");
     if (as_run && (!hum_dtype_is_activation(as_run->held) ||
+                   (as_run->gate_up_round && (as_run->gate_up_round != HUM_A_ROUND_MXFP8 ||
+                                              as_run->gate_up_a != as_run->held || as_run->gate_up_group)) ||
+                   (as_run->down_round && (as_run->down_round != HUM_A_ROUND_MXFP8 ||
+                                           as_run->down_a != as_run->held || as_run->down_group)) ||
                    (as_run->gate_up_a != as_run->held && !is_a8(as_run->gate_up_a)) ||
                    (as_run->down_a != as_run->held && !is_a8(as_run->down_a)) ||
                    !group_ok(as_run->gate_up_a, as_run->gate_up_group) ||
                    !group_ok(as_run->down_a, as_run->down_group)))
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_reference: as_run held %s, A types %s and %s, groups %d and %d "
                         "(expected float16 or bfloat16 held, each A that type, float8_e4m3fn or int8, groups 0 or "
-                        "with float8_e4m3fn a power of two in 8..256)",
+                        "with float8_e4m3fn a power of two in 8..256; a rounding GEMM's A held, group 0)",
                         hum_dtype_name(as_run->held), hum_dtype_name(as_run->gate_up_a),
                         hum_dtype_name(as_run->down_a), as_run->gate_up_group, as_run->down_group);
     const int64_t E = w13->num_experts, H = w2->n, I = w2->k, N13 = w13->n;
@@ -129,12 +143,13 @@ hum_status hum_moe_reference(const hum_standard_weight *w13, const hum_standard_
             continue;
         for (int64_t i = 0; i < n; i++)
             memcpy(a + i * H, hidden + tok[i] / top_k * H, (size_t)H * sizeof *a);
-        if (as_run && is_a8(as_run->gate_up_a) &&
-            (st = as_held(a, n, H, as_run->held, as_run->gate_up_a, as_run->gate_up_group)) != HUM_OK)
+        if (as_run && (is_a8(as_run->gate_up_a) || as_run->gate_up_round) &&
+            (st = as_held(a, n, H, as_run->held, as_run->gate_up_a, as_run->gate_up_group,
+                          as_run->gate_up_round ? as_run->held : HUM_DTYPE_INVALID)) != HUM_OK)
             break;
         if ((st = hum_reference_gemm(w13, e, a, n, mid)) != HUM_OK)
             break;
-        if (as_run && (st = as_held(mid, n, N13, as_run->held, as_run->held, 0)) != HUM_OK)
+        if (as_run && (st = as_held(mid, n, N13, as_run->held, as_run->held, 0, HUM_DTYPE_INVALID)) != HUM_OK)
             break;
         for (int64_t i = 0; i < n; i++)
             for (int64_t j = 0; j < I; j++) {
@@ -143,8 +158,11 @@ hum_status hum_moe_reference(const hum_standard_weight *w13, const hum_standard_
                 act[i * I + j] = gated == 1 ? activate(opts, r[j], 0)
                                             : activate(opts, r[inter ? 2 * j : j], r[inter ? 2 * j + 1 : I + j]);
             }
-        if (as_run && (st = as_held(act, n, I, is_a8(as_run->down_a) ? HUM_DTYPE_FLOAT32 : as_run->held,
-                                    as_run->down_a, as_run->down_group)) != HUM_OK)
+        /* 8-bit and rounded rows come from the activation kernel's float32 registers */
+        if (as_run && (st = as_held(act, n, I,
+                                    is_a8(as_run->down_a) || as_run->down_round ? HUM_DTYPE_FLOAT32 : as_run->held,
+                                    as_run->down_a, as_run->down_group,
+                                    as_run->down_round ? as_run->held : HUM_DTYPE_INVALID)) != HUM_OK)
             break;
         if ((st = hum_reference_gemm(w2, e, act, n, y)) != HUM_OK)
             break;
