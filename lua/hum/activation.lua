@@ -134,7 +134,7 @@ function M.decide(c, try)
     local ok, reason = try()
     if ok and value == nil and section == "moe" and tonumber(C.hum_layer_kgroup_k(c)) > 0 then
       ok, reason = false, "scales along K with float8_e4m3fn activations have not run on a GPU in expert GEMMs yet "
-        .. "(opt in: " .. key .. " = e4m3 or mxfp8, docs/formats.md)"
+        .. "(opt in: " .. key .. " = e4m3, docs/formats.md)"
     end
     if ok then
       local text = M.describe(a)
