@@ -9,10 +9,11 @@
 // full row, keeping it in registers (HUM_QUANTIZE_HELD passes) until the amax gives the scale:
 // one read of the row, all its loads issued at once (reading it twice, loop by loop, left a chain
 // of dependent loads on the path to the GEMM at small M), the other modes split the row over
-// blockIdx.x. blockIdx.y walks the rows. MXFP8 as rounding (hum_quantize_a_round, for a layer whose GEMM
-// takes 16-bit A: no GPU before sm_100 has a block-scaled MMA) is the e8m0 group mode writing
-// each code's value times its scale in A's 16-bit type instead of the codes and scales. Rows that are not 16-byte aligned (K % 8, odd
-// strides) are read element by element, and q's rows unless 8-byte aligned are written so.
+// blockIdx.x. blockIdx.y walks the rows. MXFP8 as rounding (the entry hum_quantize_a_round, for
+// a layer whose GEMM takes 16-bit A: no GPU before sm_100 has a block-scaled MMA) is the e8m0
+// group mode writing each code's value times its scale in A's 16-bit type instead of the codes
+// and scales. Rows that are not 16-byte aligned (K % 8, odd strides) are read element by
+// element, and q's rows unless 8-byte (rounded values: 16-byte) aligned are written so.
 //
 // Launch: contract/quantize_args.h. On sm_90 the GEMM after it may be launched to overlap it
 // (ptx/griddep.cuh). At most 64 registers a thread (kMinCtas CTAs of kThreads), 1024 threads an
@@ -157,10 +158,10 @@ HUM_DEV float cta_max(float x, float *red)
     return m;
 }
 
-// Groups and the tensor's scale, or (kRound, hum_quantize_a_round) MXFP8 as rounding: this CTA's
-// pass of rows blockIdx.y, + gridDim.y, ...,
-// kRowsHeld rows at a time, their loads in flight at once (a CTA a row, one 16-byte load a
-// thread, kept too few bytes in flight to near DRAM bandwidth). Chunks past kq read zeros and
+// Groups and the tensor's scale, or (kRound, hum_quantize_a_round) MXFP8 as rounding: this
+// CTA's pass of rows blockIdx.y, + gridDim.y, ..., kRowsHeld rows at a time, their loads in
+// flight at once (a CTA a row, one 16-byte load a thread, kept too few bytes in flight to near
+// DRAM bandwidth). Chunks past kq read zeros and
 // store nothing, but still take part in their group's shuffles; a row index is the same for the
 // whole CTA, so every lane of a group takes the same branches. vec_a, vec_q: A's and q's rows
 // aligned for the vector loads and stores; span: the columns of a CTA pass.

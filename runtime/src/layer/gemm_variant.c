@@ -164,8 +164,9 @@ static hum_status a_type_rule(const hum_layer_config *c, const char *arch)
 }
 
 /* mxfp8 computed in 16-bit (a_round): the forward rounds the host's 16-bit A into the workspace
- * (kernels/prep/quantize_a.cu) for the 16-bit GEMM; act-order's A goes through the workspace
- * too, permuted (permute_a.cu), and no kernel does both. */
+ * (kernels/prep/quantize_a.cu) for the 16-bit GEMM; act-order's A is permuted on its way to the
+ * GEMM (a dense layer's in the workspace, permute_a.cu; experts' gathered by the GEMM), which no
+ * path combines with the rounding yet. */
 static hum_status round_rule(const hum_layer_config *c)
 {
     if (c->a_round == HUM_A_ROUND_NONE)
@@ -175,8 +176,8 @@ static hum_status round_rule(const hum_layer_config *c)
          hum_dtype_is_activation(c->a_dtype) && c->a_scale == HUM_ACT_SCALE_TOKEN && c->a_group == 0,
          "mxfp8 rounding with %s activations (expected float16 or bfloat16, the type it rounds to, with no scales)",
          hum_dtype_name(c->a_dtype));
-    RULE(HUM_ERR_UNSUPPORTED, !c->act_order, "mxfp8 rounding with act-order (A is permuted in the workspace, "
-         "which no kernel also rounds)");
+    RULE(HUM_ERR_UNSUPPORTED, !c->act_order, "mxfp8 rounding with act-order (A is permuted on its way to the "
+         "GEMM, which no path combines with the rounding)");
     return HUM_OK;
 }
 

@@ -258,8 +258,9 @@ static inline int32_t hum_permute_staged(int64_t input_k)
 /* Compiles the kernel of every planned entry for plan->arch through the runtime's cache, and
  * the one kernel that prepares A before them, if any: for a layer that permutes A
  * (hum_plan_permutes_a) the permutation kernel (kernels/prep/permute_a.cu), for a layer that
- * quantizes or rounds A (hum_gemm_quantizes_a) the quantizer (kernels/prep/quantize_a.cu): results[plan->entry_count (+ 1)] are filled
- * (free each with hum_jit_result_free) on success;
+ * quantizes or rounds A (hum_gemm_quantizes_a) the quantizer (kernels/prep/quantize_a.cu, its
+ * entry hum_act_quant_kernel): results[plan->entry_count (+ 1)] are filled (free each with
+ * hum_jit_result_free) on success;
  * compile_ms, compiled and cached describe the run. */
 enum { HUM_LAYER_MAX_KERNELS = HUM_LAYER_MAX_ENTRIES + 1 };
 hum_status hum_layer_compile_entries(hum_runtime *rt, const hum_layer_plan *plan, hum_jit_result *results,

@@ -82,8 +82,9 @@ int64_t hum_workspace_bytes(const hum_layer_plan *plan, int32_t sm_count, int64_
     /* the A rows the forward makes: gathered (act-order), rounded (mxfp8 in 16-bit) or quantized
      * (8-bit A; the codes and the scales are two regions, each rounded up) */
     const int64_t scale_row = hum_workspace_quantized_row_bytes(c) - hum_workspace_codes_stride(c); /* 8-bit A */
-    const int64_t rows = !hum_gemm_a8(c) ? hum_workspace_round_up(max_m * hum_workspace_staged_row_bytes(c))
-                                         : hum_workspace_codes_bytes(c, max_m) + hum_workspace_round_up(max_m * scale_row);
+    const int64_t rows = !hum_gemm_a8(c)
+                             ? hum_workspace_round_up(max_m * hum_workspace_staged_row_bytes(c))
+                             : hum_workspace_codes_bytes(c, max_m) + hum_workspace_round_up(max_m * scale_row);
     return hum_workspace_lock_bytes(sm_count) + hum_workspace_partial_bytes(plan, sm_count) + rows;
 }
 
