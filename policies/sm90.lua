@@ -582,10 +582,10 @@ return {
       list = ranges(rows)
     end
     -- The last entry of a wgmma table (M from 385, from 1025 for W8A8, from 2049 for W4A8
-    -- MXFP4) where K is above 4096: the tile order's groups of four m-blocks, not eight (group_m),
-    -- so that the tiles
-    -- running at once keep half as much of A in L2 beside the weights (at K = 8192 eight 256-row
-    -- blocks of 16-bit A are 33.5 MB of its 50 MB on an H100). bench/results/H100-2026-12-06/
+    -- MXFP4) where K is above 4096: the tile order's groups of four m-blocks, not eight
+    -- (group_m), so that the tiles running at once keep half as much of A in L2 beside the
+    -- weights (at K = 8192 eight 256-row blocks of 16-bit A are 33.5 MB of its 50 MB on an
+    -- H100). bench/results/H100-2026-12-06/
     -- s38-b-6d5f824120fd/ab.txt, H100, n = k = 8192, three rounds, µs, 8 -> 4: M 4096 uint4 g128
     -- fp16 703.7, 697.0, 696.4 -> 685.4, 682.6, 690.4; W8A8 481.6, 483.0, 482.8 -> 475.4, 476.8,
     -- 473.2; uint2 639.0, 637.1, 636.1 -> 632.6, 632.2, 635.6; uint8 and W4A8 MXFP4 level; M 8192
@@ -593,11 +593,18 @@ return {
     -- 711 -> 515 MB in the same cycles (2,221.8 k / 2,221.7 k; uint8 level); M 2048 level
     -- (s38-a-19192613b6f2/ab.txt); two m-blocks lost W8A8 1.4 % at M 4096. FP8 block-wise,
     -- act-order and other shapes untimed.
-    if layer.kernels.wgmma and list[#list].tuning.kernel ~= "mma" and not short_k(layer) then
-      local t = {}
-      for k, v in pairs(list[#list].tuning) do t[k] = v end
-      t.group_m = 4
-      list[#list].tuning = t
+    -- Entries whose M spans at most four m-blocks take it too: it changes nothing there, and an
+    -- entry the fit makes the last's twin stays one kernel with it.
+    local last = list[#list].tuning
+    if layer.kernels.wgmma and last.kernel ~= "mma" and not short_k(layer) then
+      for i, e in ipairs(list) do
+        if i == #list or e.m_max <= 4 * e.tuning.block_m then
+          local t = {}
+          for k, v in pairs(e.tuning) do t[k] = v end
+          t.group_m = 4
+          e.tuning = t
+        end
+      end
     end
     -- 8-bit A: stream-K with its slices summed in the workspace on
     -- every entry that has stream-K (C's fit drops stream-K otherwise: through the 16-bit C they would round once
