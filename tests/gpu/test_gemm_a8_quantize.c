@@ -94,7 +94,12 @@ static double run_m(hum_layer *layer, hum_workspace *ws, quant_rng *rng, const c
         goto done;
     printf("    M %5lld: %.2e against the quantized A, %.2e against the 16-bit A\n", (long long)m, err,
            quant_rel_error(got, ref16, m * n));
-    if (!QUANT_CHECK(err <= 1e-3, "%s: M = %lld: relative error %.3e above 1e-3", name, (long long)m, err))
+    /* 8-bit A: only the accumulation differs from the reference. mxfp8 rounded into 16-bit A runs
+     * the 16-bit GEMM, whose weights are dequantized into A's type with their scales folded in:
+     * bfloat16's 8 bits round them by up to 2^-9 (test_gemm's e4m3 weights in bfloat16 read
+     * 1.9e-03 .. 3.8e-03 on the H100 of bench/NOTES.md, session 38; float16 2.1e-04 .. 3.2e-04) */
+    const double bar = info.config.a_round && cd == HUM_DTYPE_BFLOAT16 ? 5e-3 : 1e-3;
+    if (!QUANT_CHECK(err <= bar, "%s: M = %lld: relative error %.3e above %.0e", name, (long long)m, err, bar))
         err = -1;
 done:
     hum_device_free(d_a);
