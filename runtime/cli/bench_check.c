@@ -178,6 +178,11 @@ double bench_check_tolerance_quantized(hum_dtype c_dtype)
     return c_dtype == HUM_DTYPE_BFLOAT16 ? 4e-3 : 1e-3;
 }
 
+double bench_check_tolerance_made(const hum_layer_config *c)
+{
+    return c->a_round != HUM_A_ROUND_NONE ? bench_check_tolerance(c->c_dtype) : bench_check_tolerance_quantized(c->c_dtype);
+}
+
 /* One row of A as the layer's GEMM sees it: codes times scales (float64, exact). */
 static hum_status dequantized_row(const hum_standard_weight *w, const hum_act_quant *how, hum_dtype dtype,
                                   const uint16_t *a, int64_t k, uint8_t *codes, float *scales, double *out)

@@ -72,8 +72,13 @@ hum_status bench_check_reference_as(const hum_standard_weight *w, const hum_act_
  * checks it against: the layer's codes and scales, or mxfp8's (e4m3fn, e8m0 per 32 columns),
  * whose values the rounded rows hold exactly (but below the 16-bit type's normal range). */
 int bench_check_quantizes(const hum_layer_config *c, hum_act_quant *how);
-/* The pass mark against that reference, by C's dtype: 1e-3 for float16, 4e-3 for bfloat16
- * (its rounding of C alone is about 2e-3). */
+/* The pass mark against that reference for 8-bit A, by C's dtype: 1e-3 for float16, 4e-3 for
+ * bfloat16 (its rounding of C alone is about 2e-3). */
 double bench_check_tolerance_quantized(hum_dtype c_dtype);
+/* The pass mark of a layer of config c that makes its A (bench_check_quantizes): the 8-bit one
+ * above, or for A rounded through mxfp8 the 16-bit GEMM's (bench_check_tolerance), whose weights
+ * round to A's 16-bit type with their scales (bfloat16: 2.3e-03 .. 2.6e-03 on n = k = 8192 e4m3,
+ * bench/NOTES.md, session 38). */
+double bench_check_tolerance_made(const hum_layer_config *c);
 
 #endif

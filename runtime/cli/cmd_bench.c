@@ -166,8 +166,10 @@ typedef struct bench_run {
     bench_cublas *cublas;
     void *dense;
     hum_workspace *ws; /* for the largest M in one pass */
-    /* the layer's own activation quantization (NULL for 16-bit A), for the check */
+    /* the layer's own activation quantization (NULL for 16-bit A), for the check, and the
+     * check's pass mark */
     const hum_act_quant *quantized;
+    double tolerance;
     /* cuBLASLt fp8, for a layer that computes in e4m3: A, W (e4m3) and their two scales, A's at
      * lt_scales[0] and W's BENCH_CUBLASLT_SCALE_ALIGN bytes on */
     bench_cublaslt *lt;
@@ -207,8 +209,7 @@ static hum_status sanity_check(bench_run *b, hum_layer *layer, const hum_standar
     cap = cap < 2 ? 2 : cap > m ? m : cap;
     int64_t row_count = st == HUM_OK ? bench_check_rows(m, r->n, r->k, rows, cap) : 0, bad = 0;
     /* a layer that quantizes A is checked against the reference of A quantized the same way */
-    double err = INFINITY, tol = b->quantized ? bench_check_tolerance_quantized(r->activation)
-                                              : bench_check_tolerance(r->activation);
+    double err = INFINITY, tol = b->tolerance;
     double *ref = malloc((size_t)(m * r->n + 1) * sizeof *ref);
     if (st == HUM_OK && !ref)
         st = hum_fail(HUM_ERR_OUT_OF_MEMORY, "the reference of M = %lld", (long long)m);
@@ -328,8 +329,10 @@ static int measure(const bench_options *o, hum_runtime *rt, hum_layer *layer, co
     /* what the layer multiplies: 8-bit A it quantizes itself is checked and compared as such */
     hum_act_quant quantized;
     r->compute = info.config.a_dtype;
+    b.tolerance = bench_check_tolerance(r->activation);
     if (bench_check_quantizes(&info.config, &quantized)) {
         b.quantized = &quantized;
+        b.tolerance = bench_check_tolerance_made(&info.config);
         hum_layer_dispatch d;
         if (info.config.a_round != HUM_A_ROUND_NONE && hum_layer_describe(layer, &d) == HUM_OK)
             printf("activations: %s\n", d.activation); /* mxfp8, rounded: what runs and why */

@@ -48,7 +48,8 @@ static void usage(FILE *f)
             "                      type to it instead (docs/cli.md; what runs is printed)\n"
             "  --check             compare with the float64 reference: ||out - ref|| / ||ref|| per M,\n"
             "                      exit 1 above 1e-2 (float16) or 2e-2 (bfloat16) or on unwritten output;\n"
-            "                      8-bit activations against A quantized as the layer does it: 1e-3 / 4e-3\n"
+            "                      8-bit activations against A quantized as the layer does it: 1e-3 / 4e-3;\n"
+            "                      mxfp8 rounded into 16-bit A against that A, with the 16-bit bars\n"
             "  --force             let --output replace an existing file (never the checkpoint or --input)\n"
             "MoE: NAME may be an experts module (e.g. model.layers.0.mlp.experts: its gate_up_proj and\n"
             "down_proj, or <e>.gate_proj, up_proj and down_proj, or <e>.w1, w3 and w2), run as one MoE\n"
@@ -129,7 +130,8 @@ static hum_status write_output(const char *path, hum_dtype dtype, int64_t m, int
 
 /* Runs every M; returns the exit code. */
 static int run_all(const run_options *o, hum_layer *layer, const hum_standard_weight *w, int32_t ordinal,
-                   hum_dtype dtype, const int64_t *ms, int32_t m_count, uint16_t *given, const hum_act_quant *quantized)
+                   hum_dtype dtype, const int64_t *ms, int32_t m_count, uint16_t *given, const hum_act_quant *quantized,
+                   double tol)
 {
     int64_t m_max = 0;
     for (int32_t i = 0; i < m_count; i++)
@@ -176,7 +178,6 @@ static int run_all(const run_options *o, hum_layer *layer, const hum_standard_we
                 rc = 1;
                 break;
             }
-            double tol = quantized ? bench_check_tolerance_quantized(dtype) : bench_check_tolerance(dtype);
             int pass = bad == 0 && err <= tol;
             printf(", rel error %.3e over %lld of %lld rows: %s", err, (long long)row_count, (long long)m,
                    pass ? "ok" : "FAIL");
@@ -351,7 +352,8 @@ int hum_cmd_run(const char *config, int argc, char **argv)
     /* a layer that quantizes (or rounds) A is checked against A quantized the same way */
     hum_act_quant how;
     const int quantizes = bench_check_quantizes(&info.config, &how);
-    rc = run_all(&o, layer, &w, dev.ordinal, dtype, ms, m_count, given, quantizes ? &how : NULL);
+    rc = run_all(&o, layer, &w, dev.ordinal, dtype, ms, m_count, given, quantizes ? &how : NULL,
+                 quantizes ? bench_check_tolerance_made(&info.config) : bench_check_tolerance(dtype));
 done:
     hum_layer_destroy(layer);
     free(given);
