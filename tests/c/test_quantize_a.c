@@ -439,6 +439,10 @@ static void check_rounding(quant_rng *rng)
     expect_invalid("rounding in groups of 16", &ta, &g16, 0.0f, &tq, NULL, "q of float16 (rounding) takes mxfp8");
     const hum_act_quant tok = {HUM_DTYPE_FLOAT8_E4M3FN, HUM_ACT_SCALE_TOKEN, 0, HUM_DTYPE_FLOAT32};
     expect_invalid("rounding per token", &ta, &tok, 0.0f, &tq, NULL, "q of float16 (rounding) takes mxfp8");
+    /* 16-bit A rounds into its own type only (bfloat16's range overflows float16) */
+    const hum_tensor tqb = quant_matrix(q16, HUM_DTYPE_BFLOAT16, 2, 32, HUM_MEMORY_HOST);
+    expect_invalid("rounding float16 into bfloat16", &ta, &mx, 0.0f, &tqb, NULL,
+                   "q of bfloat16 (rounding) with a of float16: expected a's type");
 }
 
 /* NVRTC compiles the kernel the twin mirrors for every arch (the fp8 conversion from sm_89,

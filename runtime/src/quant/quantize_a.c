@@ -148,6 +148,11 @@ static hum_status check(const hum_tensor *a, const hum_act_quant *how, float inp
                   how->scale_dtype != HUM_DTYPE_FLOAT8_E8M0 || scale))
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_quantize_activations: q of %s (rounding) takes mxfp8: float8_e4m3fn "
                         "codes, GROUP scales of 32 columns, float8_e8m0, and scale NULL", hum_dtype_name(q->dtype));
+    /* the kernel rounds into A's own 16-bit type; float32 A (the MoE reference's activation
+     * output) into either */
+    if (round && a->dtype != HUM_DTYPE_FLOAT32 && q->dtype != a->dtype)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_quantize_activations: q of %s (rounding) with a of %s: expected a's "
+                        "type (or a float32 a)", hum_dtype_name(q->dtype), hum_dtype_name(a->dtype));
     if (q->memory != HUM_MEMORY_HOST || !q->data || q->rank != 2 || (q->dtype != how->dtype && !round) ||
         q->shape[0] != a->shape[0] || q->shape[1] < a->shape[1] || (q->strides[1] != 0 && q->strides[1] != 1) ||
         row_stride(q) < q->shape[1])
