@@ -55,8 +55,8 @@ HUM_DEV u32 e4m3x2(float lo, float hi)
 // x, computed without the code (the pre-sm_89 encoder and a decoder after it spilled the
 // quantizer's registers): below 2^-6 the subnormal step 2^-9 (x * 512 is exact, rintf rounds to
 // nearest even), above it x's float32 bits rounded to 3 mantissa bits (a carry moves to the next
-// binade), then 448 at most (480, the NaN code's value, is what 464 and above round to). A
-// negative x that rounds to zero gives -0, as the code's sign bit does.
+// binade), then 448 at most (480, the NaN code's value, is what values above 464 round to; 464
+// ties to 448). A negative x that rounds to zero gives -0, as the code's sign bit does.
 HUM_DEV float e4m3_round(float x)
 {
     const float a = fabsf(x);

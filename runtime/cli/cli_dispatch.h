@@ -22,7 +22,7 @@ const char *cli_kernel_name(int32_t kernel);
 
 /* { policy, policy_origin, device, arch, ranges: [{ m_min, m_max (null: no bound), kernel,
  *   block: [m, n, k], warp: [m, n, k], stages, ctas_per_sm, stream_k, stream_k_sum ("output" or
- *   "workspace"), whole_fill (percent, 0: never), promote_k, c_tile ("own" or "stage"), multicast_a, weights_ss, smem_bytes,
+ *   "workspace"), whole_fill (percent, 0: never), promote_k, group_m (0: 8), c_tile ("own" or "stage"), multicast_a, weights_ss, smem_bytes,
  *   threads, origin }] }; NULL when out of memory. */
 cJSON *cli_dispatch_json(const hum_layer_dispatch *d);
 

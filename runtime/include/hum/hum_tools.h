@@ -847,7 +847,9 @@ hum_status hum_expert_gemm_block_m(hum_layer *gemm, hum_workspace *ws, const hum
  * weight's column scale in float32 in the epilogue; MXFP8 A (e4m3 with config.a_group 32,
  * hum_layer_options.activation_group) takes e8m0 bytes [rows of a, ceil(K / 32)] with
  * contiguous rows, row r's group g scaling columns 32 g .. 32 g + 31 of a[r], applied where
- * the accumulators are promoted.
+ * the accumulators are promoted. A GEMM whose config.a_round is mxfp8 does not round either: a
+ * holds 16-bit rows already rounded through mxfp8 (hum_quantize_activations with a 16-bit q), as
+ * hum_moe_forward makes them; its plan's note ("rounded by the layer") speaks of the MoE layer.
  * Rows no block covers are neither read nor written. m == 0 does nothing. Errors:
  * HUM_ERR_INVALID_ARG naming the tensor or routing field and what was expected (an indexed
  * block_m other than the entry's: the sorted ids were padded for another tuning);

@@ -296,10 +296,10 @@ hum_status hum_gemm_fit(const hum_layer_config *c, const hum_compute_config *com
     const int64_t period = hum_gemm_kscale_k(c);
     while (t.block_k / t.warp_k > 4 || (hum_gemm_a8(c) && t.warp_k < 32) || (period && t.warp_k % period))
         t.warp_k *= 2;
-    /* promote_k: e4m3 A's alone (scales along K set their own period); 128 is the default, and a
-     * period at or above K the padded K (one accumulator set: one kernel whatever a policy wrote) */
     if (t.group_m == 8) /* the default: one kernel whatever a policy wrote */
         t.group_m = 0;
+    /* promote_k: e4m3 A's alone (scales along K set their own period); 128 is the default, and a
+     * period at or above K the padded K (one accumulator set: one kernel whatever a policy wrote) */
     if (c->a_dtype != HUM_DTYPE_FLOAT8_E4M3FN || period || t.promote_k == 128)
         t.promote_k = 0;
     else if (t.promote_k > c->padded_k)
