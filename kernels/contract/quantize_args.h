@@ -16,9 +16,9 @@
  *   inv:                  max / amax in float32 (0 when amax is 0: the codes are 0, never NaN,
  *                         and the scale 0); at most FLT_MAX; e8m0: the power of two 1 / scale
  *                         (exact); static: 1 / *input_scale (0 when that is 0)
- * round (MXFP8 as rounding, for a GEMM of 16-bit A: group 32, e8m0, e4m3fn codes; the entry
- * hum_quantize_a_round, whereas hum_quantize_a takes round 0): q holds A's 16-bit type instead
- * of codes, ldq in its elements:
+ * The entry hum_quantize_a_round (MXFP8 as rounding, for a GEMM of 16-bit A: group 32, e8m0,
+ * e4m3fn codes; the entry, not an argument, says it) writes q in A's 16-bit type instead of
+ * codes, ldq in its elements:
  *   q[r][j], j < k:       the value of that code times its group's scale (1 / inv, a power of
  *                         two: exact in float32), rounded to nearest even to A's type (exact
  *                         unless below its normal range)
@@ -55,7 +55,6 @@ typedef struct hum_quantize_args {
     int int8;                 /* codes are int8 (else e4m3fn) */
     int group;                /* 0: per token; -1: static per tensor; 8..256 (a power of two) */
     int e8m0;                 /* group scales as e8m0 powers of two (MX), e4m3fn codes only */
-    int round;                /* q gets the rounded values, not codes and scales (group 32, e8m0) */
 } hum_quantize_args;
 
 #ifdef __cplusplus

@@ -279,7 +279,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinCtas) hum_quantize_a(
     group_rows<false>(p, max, tensor_inv, vec_a, vec_q, span);
 }
 
-// MXFP8 as rounding (p.round, group 32 e8m0): the group pass writing rounded 16-bit values, an
+// MXFP8 as rounding (group 32 e8m0): the group pass writing rounded 16-bit values, an
 // entry of its own (inside hum_quantize_a, beside the codes' stores, it spilled under the 64
 // registers before sm_89: ptxas, sm_80). Launched as hum_quantize_a is (hum_act_quant_launch).
 extern "C" __global__ void __launch_bounds__(kThreads, kMinCtas)

@@ -64,7 +64,7 @@ hum_status hum_act_quant_args(const hum_act_quant *how, const void *a, hum_dtype
                                 .scale_row = out->scale_row, .scale_group = out->scale_group,
                                 .input_scale = out->input_scale, .m = (int)m, .k = (int)k, .kq = (int)out->kq,
                                 .bf16 = a_dtype == HUM_DTYPE_BFLOAT16, .int8 = how->dtype == HUM_DTYPE_INT8,
-                                .group = group, .e8m0 = e8m0, .round = out->round};
+                                .group = group, .e8m0 = e8m0};
     return HUM_OK;
 }
 
