@@ -45,12 +45,16 @@ local function name_of(code) return ffi.string(C.hum_dtype_name(code)) end
 
 local function dt(name) return tonumber(C["HUM_DTYPE_" .. name]) end
 
+local function is_mxfp8(r)
+  return r.dtype == dt("FLOAT8_E4M3FN") and r.scale == "group" and r.group == 32
+end
+
 -- "e4m3 per token", "mxfp8", "nvfp4", "bfloat16", ...
 function M.describe(a)
   if a.round then return "mxfp8" end
   local code = a.dtype
   if code == dt("FLOAT4_E2M1") then return a.group == 16 and "nvfp4" or "mxfp4" end
-  if code == dt("FLOAT8_E4M3FN") and a.scale == "group" and a.group == 32 then return "mxfp8" end
+  if is_mxfp8(a) then return "mxfp8" end
   if bit.band(code, 0xff) ~= 8 then return name_of(code) end
   local short = code == dt("FLOAT8_E4M3FN") and "e4m3" or name_of(code)
   if a.scale == "group" then return string.format("%s per 1x%d group", short, a.group) end
@@ -60,10 +64,6 @@ end
 local function request_of(c)
   return { dtype = tonumber(c.a_dtype), scale = SCALES[tonumber(c.a_scale)] or "token", group = tonumber(c.a_group),
            round = tonumber(c.a_round) ~= 0 or nil }
-end
-
-local function is_mxfp8(r)
-  return r.dtype == dt("FLOAT8_E4M3FN") and r.scale == "group" and r.group == 32
 end
 
 -- What a rounding layer's note says of it (a: its request, round set).
