@@ -76,16 +76,18 @@ void hum_workspace_areas(const hum_workspace *ws, int64_t partial_bytes, int64_t
     *room = after_locks - partial_bytes;
 }
 
+int64_t hum_workspace_rows_bytes(const hum_layer_config *c, int64_t rows)
+{
+    if (!hum_gemm_a8(c))
+        return hum_workspace_round_up(rows * hum_workspace_staged_row_bytes(c));
+    const int64_t scale_row = hum_workspace_quantized_row_bytes(c) - hum_workspace_codes_stride(c);
+    return hum_workspace_codes_bytes(c, rows) + hum_workspace_round_up(rows * scale_row);
+}
+
 int64_t hum_workspace_bytes(const hum_layer_plan *plan, int32_t sm_count, int64_t max_m)
 {
-    const hum_layer_config *c = &plan->config;
-    /* the A rows the forward makes: gathered (act-order), rounded (mxfp8 in 16-bit) or quantized
-     * (8-bit A; the codes and the scales are two regions, each rounded up) */
-    const int64_t scale_row = hum_workspace_quantized_row_bytes(c) - hum_workspace_codes_stride(c); /* 8-bit A */
-    const int64_t rows = !hum_gemm_a8(c)
-                             ? hum_workspace_round_up(max_m * hum_workspace_staged_row_bytes(c))
-                             : hum_workspace_codes_bytes(c, max_m) + hum_workspace_round_up(max_m * scale_row);
-    return hum_workspace_lock_bytes(sm_count) + hum_workspace_partial_bytes(plan, sm_count) + rows;
+    return hum_workspace_lock_bytes(sm_count) + hum_workspace_partial_bytes(plan, sm_count) +
+           hum_workspace_rows_bytes(&plan->config, max_m);
 }
 
 hum_status hum_layer_workspace_size(const hum_layer *layer, int64_t max_m, int64_t *bytes)

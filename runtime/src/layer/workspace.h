@@ -55,6 +55,10 @@ int64_t hum_workspace_staged_row_bytes(const hum_layer_config *c);
 /* The bytes the codes of `rows` quantized rows take before their scales start (the two
  * regions each aligned): where a forward's scales follow its codes. */
 int64_t hum_workspace_codes_bytes(const hum_layer_config *c, int64_t rows);
+/* Bytes of the rows area for `rows` rows of A a forward makes: hum_workspace_staged_row_bytes
+ * each, packed and rounded up; for 8-bit A the codes and their scales, two regions each rounded
+ * up. */
+int64_t hum_workspace_rows_bytes(const hum_layer_config *c, int64_t rows);
 /* The most quantized rows whose codes and scales (the two regions, each aligned, as
  * hum_workspace_bytes counts them) fit in `room` bytes: max_m in a workspace of
  * hum_layer_workspace_size(max_m), so that M = max_m runs in one chunk. */
