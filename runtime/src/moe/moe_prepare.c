@@ -269,12 +269,12 @@ hum_status hum_moe_areas_of(const hum_moe *moe, int64_t m, hum_moe_areas *areas)
     const int64_t rows = indexed ? m * moe->opts.top_k
                          : moe->opts.gemm_type == HUM_GEMM_MOE_GROUPED_MASKED ? m * moe->experts : m;
     const int64_t I = moe->intermediate;
-    /* the GEMMs' locks, and with 8-bit A the quantized rows of A of each GEMM's own forward
-     * (workspace.h): the gate/up GEMM's hold the hidden rows the layer quantizes */
+    /* the GEMMs' locks and partial tiles, and the gate/up GEMM's rows: the hidden rows the layer
+     * quantizes or rounds for it (workspace.h); the down GEMM's A is the activation's output */
     int64_t a = 0, b = 0;
     hum_status st = hum_layer_workspace_size(moe->gate_up, indexed ? m : rows, &a);
     if (st == HUM_OK)
-        st = hum_layer_workspace_size(moe->down, rows, &b);
+        st = hum_layer_workspace_size(moe->down, 0, &b);
     if (st != HUM_OK)
         return st;
     const int down8 = hum_gemm_a8(&moe->down->plan.config);
