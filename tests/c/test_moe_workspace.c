@@ -1,8 +1,13 @@
 /* A MoE layer's workspace without a GPU (runtime/src/moe/moe_prepare.c, hum_moe_areas_of): the
  * layer's two expert GEMMs planned for sm_90a and put in force as hum_moe_prepare leaves them, on
  * a runtime that reports a device of 132 SMs. The GEMMs' share of the workspace is what the
- * expert GEMMs themselves use, their stream-K locks and partial tiles: the down GEMM takes its
- * A made by the activation kernel, so none of its rows are counted there. */
+ * expert GEMMs themselves use, their stream-K locks and partial tiles: the layer hands both
+ * their A made, so none of their rows are counted there. The hidden rows the layer quantizes or
+ * rounds for the gate/up GEMM lie past both GEMMs' partial tiles (where hum_expert_gemm_forward
+ * puts them), under the built-in policies, the mxfp8 override, and a site policy that sums every
+ * stream-K slice in the workspace, and end before the next area. */
+#include "act_quant.h"
+#include "gemm_test.h"
 #include "layer.h"
 #include "moe.h"
 #include "rt_test.h"
@@ -80,58 +85,118 @@ static int fake_moe_make(hum_runtime *rt, const char *text, fake_moe *f)
 
 static const int64_t MS[] = {1, 3, 64, 1000};
 
-/* A gate/up GEMM of 16-bit A (H = 104: no 8-bit A) and a down GEMM of 8-bit A: the GEMMs' share
- * is their locks and the larger partial tiles, whatever the rows (the down GEMM's codes and
- * scales are the activation's, in act and act_scale). */
-static void check_down_share(hum_runtime *rt)
+/* Where hum_moe_quantize_hidden's writes for `rows` rows of the gate/up GEMM of config c end,
+ * from the hidden area: codes, then from the next boundary their scales (kernels/prep/
+ * quantize_a.cu); or 16-bit rows of K rounded through mxfp8; 0 where the GEMM takes the host's
+ * rows. */
+static int64_t hidden_end(const hum_layer_config *c, int64_t rows)
 {
-    static const char *const specs[] = {
-        "e=8,topk=2,n=256,k=104,w=e4m3,a=e4m3",
-        "e=8,topk=2,n=256,k=104,w=e4m3,a=e4m3,gemm=grouped",
-        "e=8,topk=2,n=256,k=104,w=e4m3,a=e4m3,gemm=masked",
-    };
-    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
-        fake_moe f;
-        if (!fake_moe_make(rt, specs[i], &f) ||
-            !RT_CHECK(!hum_gemm_quantizes_a(&f.gemm[0].plan.config) && hum_gemm_a8(&f.gemm[1].plan.config),
-                      "%s: gate/up A %s, down A %s (expected 16-bit, then 8-bit)", specs[i],
-                      hum_dtype_name(f.gemm[0].plan.config.a_dtype), hum_dtype_name(f.gemm[1].plan.config.a_dtype))) {
-            fake_moe_free(&f);
-            continue;
-        }
-        int64_t own[2];
-        for (int g = 0; g < 2; g++)
-            RT_CHECK(hum_layer_workspace_size(&f.gemm[g], 0, &own[g]) == HUM_OK, "%s", hum_last_error());
-        const int64_t share = own[0] > own[1] ? own[0] : own[1];
-        for (size_t j = 0; j < sizeof MS / sizeof MS[0]; j++) {
-            hum_moe_areas areas;
-            int64_t bytes = 0;
-            if (!RT_CHECK(hum_moe_areas_of(&f.moe, MS[j], &areas) == HUM_OK &&
-                              hum_moe_workspace_size(&f.moe, MS[j], &bytes) == HUM_OK,
-                          "%s, M = %lld: %s", specs[i], (long long)MS[j], hum_last_error()))
-                continue;
-            RT_CHECK(areas.gemm == share && bytes == areas.bytes,
-                     "%s, M = %lld: the GEMMs' share %lld bytes (expected %lld: locks and partial tiles), the "
-                     "workspace %lld of %lld", specs[i], (long long)MS[j], (long long)areas.gemm, (long long)share,
-                     (long long)bytes, (long long)areas.bytes);
-        }
+    if (!hum_gemm_quantizes_a(c))
+        return 0;
+    hum_act_quant how;
+    int round;
+    hum_act_quant_of(c, &how, &round);
+    if (round)
+        return rows * c->k * 2;
+    const int64_t groups = how.scale == HUM_ACT_SCALE_GROUP ? (c->k + how.group - 1) / how.group : 1;
+    return hum_workspace_codes_bytes(c, rows) + rows * groups * hum_dtype_bits(how.scale_dtype) / 8;
+}
+
+/* The areas of the layer of `spec` under rt's policies at every M of MS. `sums`: a GEMM's table
+ * sums stream-K slices in the workspace (so that its partial tiles are there to miss). */
+static void check_areas(hum_runtime *rt, const char *spec, int sums)
+{
+    fake_moe f;
+    if (!fake_moe_make(rt, spec, &f)) {
         fake_moe_free(&f);
+        return;
     }
+    const hum_layer_config *up = &f.gemm[0].plan.config;
+    int64_t own[2] = {0, 0};
+    for (int g = 0; g < 2; g++)
+        RT_CHECK(hum_layer_workspace_size(&f.gemm[g], 0, &own[g]) == HUM_OK, "%s", hum_last_error());
+    const int64_t share = own[0] > own[1] ? own[0] : own[1];
+    RT_CHECK(!sums || f.table[0]->partial_bytes + f.table[1]->partial_bytes > 0,
+             "%s: no partial tiles under the site policy", spec);
+    const int64_t fan = f.moe.opts.gemm_type == HUM_GEMM_MOE_GROUPED_MASKED ? f.moe.experts : 1;
+    for (size_t j = 0; j < sizeof MS / sizeof MS[0]; j++) {
+        const int64_t m = MS[j];
+        hum_moe_areas areas;
+        int64_t bytes = 0;
+        if (!RT_CHECK(hum_moe_areas_of(&f.moe, m, &areas) == HUM_OK &&
+                          hum_moe_workspace_size(&f.moe, m, &bytes) == HUM_OK,
+                      "%s, M = %lld: %s", spec, (long long)m, hum_last_error()))
+            continue;
+        RT_CHECK(areas.gemm == share && bytes == areas.bytes,
+                 "%s, M = %lld: the GEMMs' share %lld bytes (expected %lld: locks and partial tiles), the workspace "
+                 "%lld of %lld", spec, (long long)m, (long long)areas.gemm, (long long)share, (long long)bytes,
+                 (long long)areas.bytes);
+        /* each GEMM's partial tiles where its forward puts them in a workspace of these bytes */
+        char *base = malloc((size_t)areas.bytes);
+        if (!RT_CHECK(base != NULL, "out of memory"))
+            continue;
+        const hum_workspace ws = {.base = base, .bytes = areas.bytes, .lock_bytes = hum_workspace_lock_bytes(SMS)};
+        for (int g = 0; g < 2; g++) {
+            void *partials;
+            char *rows;
+            int64_t room;
+            hum_workspace_areas(&ws, f.table[g]->partial_bytes, 0, &partials, &rows, &room);
+            if (!RT_CHECK(partials || !f.table[g]->partial_bytes, "%s, M = %lld: no room for GEMM %d's partial "
+                          "tiles", spec, (long long)m, g))
+                continue;
+            const int64_t end = partials ? (char *)partials - base + f.table[g]->partial_bytes : ws.lock_bytes;
+            RT_CHECK(end <= areas.hidden, "%s, M = %lld: GEMM %d's partial tiles end at %lld, past the hidden rows "
+                     "at %lld", spec, (long long)m, g, (long long)end, (long long)areas.hidden);
+        }
+        free(base);
+        /* an indexed layer quantizes each token's row once; a grouped one every row */
+        const int64_t made = hidden_end(up, f.moe.opts.gemm_type == HUM_GEMM_MOE_INDEXED ? m : m * fan);
+        RT_CHECK(areas.hidden + made <= areas.route, "%s, M = %lld: the hidden rows end at %lld, past the next area "
+                 "at %lld", spec, (long long)m, (long long)(areas.hidden + made), (long long)areas.route);
+    }
+    fake_moe_free(&f);
+}
+
+static const char *const SPECS[] = {
+    /* H = 104: no 8-bit A on the gate/up GEMM, 8-bit on the down GEMM */
+    "e=8,topk=2,n=256,k=104,w=e4m3,a=e4m3",
+    "e=8,topk=2,n=256,k=104,w=e4m3,a=e4m3,gemm=grouped",
+    "e=8,topk=2,n=256,k=104,w=e4m3,a=e4m3,gemm=masked",
+    "e=8,topk=2,n=256,k=128,w=e4m3,a=e4m3",
+    "e=8,topk=2,n=256,k=128,w=e4m3,a=e4m3,gemm=masked",
+    "e=16,topk=4,n=512,k=256,w=e2m1,a=e4m3,group=32,scale=e8m0",
+    "e=8,topk=2,n=256,k=128,w=uint8,a=int8",
+    "e=8,topk=2,n=256,k=128,w=uint4,a=bfloat16,group=32",
+    "e=8,topk=2,n=256,k=128,w=uint4,a=bfloat16,group=32,gemm=grouped",
+};
+
+/* Every spec of SPECS under rt's policies (`what`), on a device of SMS SMs. */
+static void check_all(hum_runtime *rt, const char *what, int sums)
+{
+    if (!RT_CHECK(rt != NULL, "runtime (%s): %s", what, hum_last_error()))
+        return;
+    /* the device hum_layer_workspace_size sizes the locks for */
+    rt->device_status = HUM_OK;
+    rt->device.sm_count = SMS;
+    for (size_t i = 0; i < sizeof SPECS / sizeof SPECS[0]; i++)
+        check_areas(rt, SPECS[i], sums);
+    hum_runtime_destroy(rt);
 }
 
 int main(void)
 {
+    char dir[4096], site[4096];
+    rt_tmpdir("moe-workspace", dir, sizeof dir);
     hum_runtime *rt = NULL;
-    if (!RT_CHECK(hum_runtime_create(NULL, &rt) == HUM_OK, "runtime: %s", hum_last_error()))
-        return rt_test_result("test_moe_workspace");
-    /* the device hum_layer_workspace_size sizes the locks for */
-    const hum_status had = rt->device_status;
-    const hum_device_info dev = rt->device;
-    rt->device_status = HUM_OK;
-    rt->device.sm_count = SMS;
-    check_down_share(rt);
-    rt->device_status = had;
-    rt->device = dev;
-    hum_runtime_destroy(rt);
+    hum_runtime_create(NULL, &rt);
+    check_all(rt, "the built-in policies", 0);
+    rt_runtime_with_config(dir, RT_MOE_MXFP8_YAML, &rt);
+    check_all(rt, "moe.activation = mxfp8", 0);
+    /* the site policy's directory holds the config that adds the mxfp8 override to it */
+    check_all(gemm_test_workspace_sum_runtime("wgmma_ws", site, sizeof site), "stream-K summed in the workspace", 1);
+    rt_runtime_with_config(site, "policy_paths: [site.lua]\n" RT_MOE_MXFP8_YAML, &rt);
+    check_all(rt, "stream-K summed in the workspace, moe.activation = mxfp8", 1);
+    rt_rmtree(site);
+    rt_rmtree(dir);
     return rt_test_result("test_moe_workspace");
 }

@@ -953,10 +953,12 @@ hum_status hum_moe_from_safetensors(hum_runtime *rt, const char *path, const cha
 hum_status hum_moe_prepare(hum_moe *moe);
 
 /* Bytes of a workspace (hum_workspace_create) in which forwards of up to max_m tokens run in
- * one pass: the GEMMs' stream-K locks and partial tiles, the routing layout, and the rows between the steps
- * (M * top_k rows of 2I (gate/up), I (activated) and H (down) 16-bit elements). A forward of
- * more tokens works through them in chunks of the tokens the workspace holds. A grouped layer:
- * max_m is T (hum_moe_forward_grouped), its rows (T, or E x T masked) of 2I and I elements
+ * one pass: the GEMMs' stream-K locks and partial tiles, the M hidden rows the layer quantizes
+ * (8-bit A) or rounds (mxfp8) for a gate/up GEMM that takes them so, the routing layout, and the
+ * rows between the steps (M * top_k rows of 2I (gate/up), I (activated: 8-bit codes and their
+ * scales for an 8-bit down GEMM) and H (down) 16-bit elements). A forward of more tokens works
+ * through them in chunks of the tokens the workspace holds. A grouped layer: max_m is T
+ * (hum_moe_forward_grouped), its rows (T, or E x T masked) hidden, and of 2I and I elements
  * between the GEMMs. Errors: HUM_ERR_INVALID_ARG (NULL, an unprepared layer, max_m < 1 or one
  * whose layout would pass 2^31 - 1 rows). */
 hum_status hum_moe_workspace_size(const hum_moe *moe, int64_t max_m, int64_t *bytes);

@@ -13,7 +13,11 @@
  *             16-bit A quantized for a layer of 8-bit A (kernels/prep/quantize_a.cu): codes
  *             [rows][K rounded up to 16], then from the next 256 bytes their float32 scales
  *             [rows] or [rows][groups]; or, for a layer that rounds A through mxfp8
- *             (a_round), the rounded rows of K 16-bit elements, packed. */
+ *             (a_round), the rounded rows of K 16-bit elements, packed.
+ * A MoE layer's forward (moe/moe.h, hum_moe_areas) sizes the partials for the larger of its
+ * two expert GEMMs' tables and puts its own areas in the rest: first the hidden rows it
+ * quantizes or rounds for the gate/up GEMM, laid out as rows above, then the rows between its
+ * steps. Its expert GEMMs take their A made and read only the locks and the partials. */
 #ifndef HUM_WORKSPACE_H
 #define HUM_WORKSPACE_H
 

@@ -41,7 +41,8 @@ int64_t hum_moe_gated(int32_t activation);
 /* The workspace of a forward of m tokens in one pass (a grouped layer's: m rows, m rows per
  * expert when masked): byte offsets from its base of each area, 256-byte aligned. */
 typedef struct hum_moe_areas {
-    int64_t gemm;      /* the GEMMs' own part, at the base (stream-K locks, 8-bit A rows): its bytes */
+    int64_t gemm;      /* the GEMMs' own part, at the base (stream-K locks, partial tiles): its bytes */
+    int64_t hidden;    /* the gate/up GEMM's A made from the hidden rows (hum_moe_quantize_hidden) */
     int64_t route;     /* indexed: the routing layout (hum_moe_route_place) */
     int64_t inter;     /* the gate/up GEMM's output [rows, n13] */
     int64_t act;       /* the activation's output [rows, I]: codes for an 8-bit down GEMM */
@@ -55,12 +56,12 @@ hum_status hum_moe_areas_of(const hum_moe *moe, int64_t m, hum_moe_areas *areas)
 int64_t hum_moe_max_tokens(const hum_moe *moe);
 
 /* For a gate/up GEMM of 8-bit A: `rows` rows of the host's 16-bit hidden (row stride ldh)
- * quantized per token (or group) into the GEMM's part of the workspace, as the GEMM's own
- * forward lays them out (workspace.h; kernels/prep/quantize_a.cu); *codes and *scale: the a and
- * a_scale the GEMM takes. For one that rounds A through mxfp8 (a_round): the rows rounded into
- * 16-bit rows of K, *scale zeroed (the GEMM takes none). */
-hum_status hum_moe_quantize_hidden(const hum_moe *moe, hum_workspace *ws, struct CUstream_st *stream,
-                                   const void *hidden, int64_t ldh, int64_t rows, hum_tensor *codes, hum_tensor *scale);
+ * quantized per token (or group) into `area` (the workspace's hidden area, hum_moe_areas), as a
+ * dense forward lays out its rows (workspace.h; kernels/prep/quantize_a.cu); *codes and *scale:
+ * the a and a_scale the GEMM takes. For one that rounds A through mxfp8 (a_round): the rows
+ * rounded into 16-bit rows of K, *scale zeroed (the GEMM takes none). */
+hum_status hum_moe_quantize_hidden(const hum_moe *moe, void *area, struct CUstream_st *stream, const void *hidden,
+                                   int64_t ldh, int64_t rows, hum_tensor *codes, hum_tensor *scale);
 
 /* The a_scale tensor of the down GEMM of config `down` (8-bit A) over the activation's scales
  * for `rows` rows at `scales`: float32 [rows] per row, or [rows, groups] of its scale dtype. */

@@ -64,8 +64,8 @@ hum_tensor hum_moe_act_scales(const hum_layer_config *down, void *scales, int64_
                                         .memory = HUM_MEMORY_DEVICE};
 }
 
-hum_status hum_moe_quantize_hidden(const hum_moe *moe, hum_workspace *ws, struct CUstream_st *stream,
-                                   const void *hidden, int64_t ldh, int64_t mc, hum_tensor *codes, hum_tensor *scale)
+hum_status hum_moe_quantize_hidden(const hum_moe *moe, void *area, struct CUstream_st *stream, const void *hidden,
+                                   int64_t ldh, int64_t mc, hum_tensor *codes, hum_tensor *scale)
 {
     const hum_layer *g = moe->gate_up;
     const hum_layer_config *cfg = &g->plan.config;
@@ -78,7 +78,7 @@ hum_status hum_moe_quantize_hidden(const hum_moe *moe, hum_workspace *ws, struct
     const int64_t ldq = round ? cfg->k : hum_workspace_codes_stride(cfg);
     const int64_t groups = group ? (cfg->k + how.group - 1) / how.group : 1;
     const hum_dtype sdt = how.scale_dtype;
-    char *q = (char *)ws->base + ws->lock_bytes;
+    char *q = area;
     char *s = round ? NULL : q + hum_workspace_codes_bytes(cfg, mc);
     const hum_act_quant_out out = {.q = q, .ldq = ldq, .kq = cfg->k, .scale = s, .scale_row = groups,
                                    .scale_group = 1, .round = round};
@@ -158,7 +158,8 @@ hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstrea
     const hum_layer_config *down_cfg = &moe->down->plan.config;
     const int64_t act_ld = hum_moe_act_scale_ld(down_cfg);
     char *base = ws->base;
-    char *route_area = base + areas.route, *inter = base + areas.inter, *act = base + areas.act, *y = base + areas.y;
+    char *made = base + areas.hidden, *route_area = base + areas.route, *inter = base + areas.inter;
+    char *act = base + areas.act, *y = base + areas.y;
     char *act_scale = down8 ? base + areas.act_scale : NULL;
     for (int64_t t0 = 0; st == HUM_OK && t0 < m; t0 += chunk) {
         const int64_t mc = m - t0 < chunk ? m - t0 : chunk, routed = mc * top_k;
@@ -183,7 +184,7 @@ hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstrea
                                .memory = HUM_MEMORY_DEVICE};
         /* the quantization belongs to the gate/up step: a step timed alone includes it */
         if (STEP(HUM_MOE_STEP_GATE_UP) && up_made)
-            st = hum_moe_quantize_hidden(moe, ws, stream, a1.data, ldh, mc, &a1, &s1);
+            st = hum_moe_quantize_hidden(moe, made, stream, a1.data, ldh, mc, &a1, &s1);
         if (STEP(HUM_MOE_STEP_GATE_UP))
             st = hum_expert_gemm_forward(moe->gate_up, ws, stream, &a1, up8 ? &s1 : NULL, &c1, &r);
         if (STEP(HUM_MOE_STEP_ACT))

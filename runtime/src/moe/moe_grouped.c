@@ -76,6 +76,7 @@ hum_status hum_moe_forward_grouped(hum_moe *moe, hum_workspace *ws, struct CUstr
      * through mxfp8, a_round), hidden before the gate/up GEMM (every row: the GEMM reads those of
      * the experts), the activation's output inside its kernel */
     const int up8 = hum_gemm_a8(&moe->gate_up->plan.config), down8 = hum_gemm_a8(&moe->down->plan.config);
+    char *made = (char *)ws->base + areas.hidden;
     char *inter = (char *)ws->base + areas.inter, *act = (char *)ws->base + areas.act;
     char *act_scale = down8 ? (char *)ws->base + areas.act_scale : NULL;
     hum_expert_routing r = {.m = T};
@@ -94,7 +95,7 @@ hum_status hum_moe_forward_grouped(hum_moe *moe, hum_workspace *ws, struct CUstr
     const hum_tensor c2 = {.data = out->data, .dtype = moe->activation_dtype, .rank = 2, .shape = {rows, H},
                            .strides = {ldo, 1}, .memory = HUM_MEMORY_DEVICE};
     if (hum_gemm_quantizes_a(&moe->gate_up->plan.config))
-        st = hum_moe_quantize_hidden(moe, ws, stream, hidden->data, ldh, rows, &a1, &s1);
+        st = hum_moe_quantize_hidden(moe, made, stream, hidden->data, ldh, rows, &a1, &s1);
     if (st == HUM_OK)
         st = hum_expert_gemm_forward(moe->gate_up, ws, stream, &a1, up8 ? &s1 : NULL, &c1, &r);
     if (st == HUM_OK)

@@ -269,19 +269,22 @@ hum_status hum_moe_areas_of(const hum_moe *moe, int64_t m, hum_moe_areas *areas)
     const int64_t rows = indexed ? m * moe->opts.top_k
                          : moe->opts.gemm_type == HUM_GEMM_MOE_GROUPED_MASKED ? m * moe->experts : m;
     const int64_t I = moe->intermediate;
-    /* the GEMMs' locks and partial tiles, and the gate/up GEMM's rows: the hidden rows the layer
-     * quantizes or rounds for it (workspace.h); the down GEMM's A is the activation's output */
+    /* the GEMMs' own part: their locks and partial tiles (workspace.h); each takes its A made */
     int64_t a = 0, b = 0;
-    hum_status st = hum_layer_workspace_size(moe->gate_up, indexed ? m : rows, &a);
+    hum_status st = hum_layer_workspace_size(moe->gate_up, 0, &a);
     if (st == HUM_OK)
         st = hum_layer_workspace_size(moe->down, 0, &b);
     if (st != HUM_OK)
         return st;
+    const hum_layer_config *up = &moe->gate_up->plan.config;
     const int down8 = hum_gemm_a8(&moe->down->plan.config);
+    areas->gemm = a > b ? a : b;
+    /* past the partial tiles, which the gate/up GEMM's stream-K slices write while it reads
+     * these rows */
+    areas->hidden = areas->gemm;
     /* grouped: no routing layout, and the down GEMM writes out itself; an 8-bit down GEMM's A
      * is the activation's codes and their scales (per row, or per group of columns) */
-    areas->gemm = hum_workspace_round_up(a > b ? a : b);
-    areas->route = areas->gemm;
+    areas->route = areas->hidden + (hum_gemm_quantizes_a(up) ? hum_workspace_rows_bytes(up, indexed ? m : rows) : 0);
     areas->inter =
         areas->route + (indexed ? hum_moe_route_bytes(rows, (int32_t)moe->experts, moe->block_m_max) : 0);
     areas->act = areas->inter + hum_workspace_round_up(rows * hum_moe_gated(moe->opts.activation) * I * 2);
