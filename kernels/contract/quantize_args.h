@@ -31,10 +31,7 @@
  * 8-column chunks, so a CTA pass covers 8 x blockDim.x columns. Per token: grid x = 1, each CTA
  * walks a whole row, its first HUM_QUANTIZE_HELD passes held in registers (hum_act_quant_launch
  * gives a row the fewest threads that hold it where the rows outnumber one wave of the largest
- * CTAs), or, with ring > 0, streamed through ring slots of dynamic shared memory, one row of
- * ceil(kq / (8 x blockDim.x)) x 16 x blockDim.x bytes each (rows of A 16-byte aligned and k a
- * multiple of 8; the slots at most HUM_QUANTIZE_RING_BYTES, 2 .. HUM_QUANTIZE_RING_MAX of them);
- * other modes: grid x = ceil(kq / (8 x blockDim.x)), each CTA's rows HUM_QUANTIZE_ROWS_HELD
+ * CTAs); other modes: grid x = ceil(kq / (8 x blockDim.x)), each CTA's rows HUM_QUANTIZE_ROWS_HELD
  * at a time. Any grid y >= 1 (rows blockIdx.y, + gridDim.y, ...). */
 #ifndef HUM_CONTRACT_QUANTIZE_ARGS_H
 #define HUM_CONTRACT_QUANTIZE_ARGS_H
@@ -44,10 +41,6 @@
 #define HUM_QUANTIZE_CTAS 4
 #define HUM_QUANTIZE_HELD 8
 #define HUM_QUANTIZE_ROWS_HELD 4
-/* Per token, a persistent CTA's ring of rows in flight: at most this many bytes of dynamic
- * shared memory (no opt-in needed: 48 KiB) and this many rows */
-#define HUM_QUANTIZE_RING_BYTES (48 * 1024)
-#define HUM_QUANTIZE_RING_MAX 8
 
 typedef struct hum_quantize_args {
     const void *a;            /* float16 or bfloat16 [m][lda] */
@@ -62,7 +55,6 @@ typedef struct hum_quantize_args {
     int int8;                 /* codes are int8 (else e4m3fn) */
     int group;                /* 0: per token; -1: static per tensor; 8..256 (a power of two) */
     int e8m0;                 /* group scales as e8m0 powers of two (MX), e4m3fn codes only */
-    int ring;                 /* per token: rows a CTA streams through shared memory (0: none) */
 } hum_quantize_args;
 
 #ifdef __cplusplus

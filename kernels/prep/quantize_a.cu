@@ -8,9 +8,8 @@
 // chunks, reduced with shuffles; a token's amax is the whole CTA's, so a per-token CTA walks the
 // full row, keeping it in registers (HUM_QUANTIZE_HELD passes) until the amax gives the scale:
 // one read of the row, all its loads issued at once (reading it twice, loop by loop, left a chain
-// of dependent loads on the path to the GEMM at small M); where the rows outnumber a wave, a
-// persistent CTA streams its rows through a ring in shared memory instead (token_rows_ring). The
-// other modes split the row over blockIdx.x. blockIdx.y walks the rows. MXFP8 as rounding (the entry hum_quantize_a_round, for
+// of dependent loads on the path to the GEMM at small M), the other modes split the row over
+// blockIdx.x. blockIdx.y walks the rows. MXFP8 as rounding (the entry hum_quantize_a_round, for
 // a layer whose GEMM takes 16-bit A: no GPU before sm_100 has a block-scaled MMA) is the e8m0
 // group mode writing each code's value times its scale in A's 16-bit type instead of the codes
 // and scales. Rows that are not 16-byte aligned (K % 8, odd strides) are read element by
@@ -31,7 +30,6 @@
 #include "common.cuh"
 #include "contract/quantize_args.h"
 #include "numerics/encode.cuh"
-#include "ptx/cp_async.cuh"
 #include "ptx/griddep.cuh"
 
 namespace {
@@ -205,81 +203,6 @@ HUM_DEV void group_rows(const hum_quantize_args &p, float max, float tensor_inv,
     }
 }
 
-// Waits until at most `pending` (0 .. HUM_QUANTIZE_RING_MAX - 1) of this thread's cp.async groups
-// are in flight: the count is an immediate of the instruction, the ring's depth a launch's.
-HUM_DEV void cp_async_wait_upto(int pending)
-{
-    switch (pending) {
-    case 0: cp_async_wait<0>(); break;
-    case 1: cp_async_wait<1>(); break;
-    case 2: cp_async_wait<2>(); break;
-    case 3: cp_async_wait<3>(); break;
-    case 4: cp_async_wait<4>(); break;
-    case 5: cp_async_wait<5>(); break;
-    case 6: cp_async_wait<6>(); break;
-    default: cp_async_wait<7>(); break;
-    }
-    static_assert(HUM_QUANTIZE_RING_MAX <= 8, "cp_async_wait_upto's cases");
-}
-
-// Per token, rows streamed through shared memory (p.ring > 0; rows 16-byte aligned, k % 8 == 0):
-// a persistent CTA keeps the next p.ring - 1 of its rows in flight by cp.async while it reduces
-// and converts the current one, so DRAM reads never wait for a row's reduction or for a CTA to
-// start. A thread copies, reads back and converts only its own 16-byte chunks (chunk i of slot s
-// at s x slot + i x 16 x blockDim.x + 16 x threadIdx.x), so its own cp.async wait orders every
-// access to them and only the amax crosses threads (cta_max). The slot a thread refills is the
-// one it converted in the previous iteration, whose reads have returned.
-__device__ __noinline__ void token_rows_ring(const hum_quantize_args &p, float max, float *red, bool vec_q)
-{
-    extern __shared__ __align__(16) u8 ring_smem[];
-    const int span = blockDim.x * 8, passes = (p.kq + span - 1) / span;
-    const u32 slot = static_cast<u32>(passes) * span * 2, mine = smem_addr(ring_smem) + threadIdx.x * 16;
-    const long long step = gridDim.y;
-    auto fetch = [&](long long r, int s) {
-        if (r < p.m) {
-            const u16 *a = static_cast<const u16 *>(p.a) + r * p.lda;
-            for (int i = 0; i < passes; ++i) {
-                const int j0 = i * span + threadIdx.x * 8;
-                if (j0 < p.kq)  // columns k .. kq read as zeros
-                    cp_async16(mine + s * slot + i * span * 2, a + j0, j0 < p.k);
-            }
-        }
-        cp_async_commit();  // empty past the last row: every thread commits a group an iteration
-    };
-    auto chunk = [&](int s, int i, float (&v)[8]) {
-        u32 w[4];
-        lds128(mine + s * slot + i * span * 2, w[0], w[1], w[2], w[3]);
-        widen8(p, w, v);
-    };
-    for (int s = 0; s < p.ring - 1; ++s)
-        fetch(blockIdx.y + s * step, s);
-    int s = 0;
-    for (long long r = blockIdx.y; r < p.m; r += step) {
-        fetch(r + (p.ring - 1) * step, s == 0 ? p.ring - 1 : s - 1);
-        cp_async_wait_upto(p.ring - 1);  // row r's group, p.ring - 1 after it
-        float m = 0.0f;
-        for (int i = 0; i < passes; ++i)
-            if (i * span + static_cast<int>(threadIdx.x) * 8 < p.kq) {
-                float v[8];
-                chunk(s, i, v);
-                m = fmaxf(m, amax8(v));
-            }
-        m = cta_max(m, red);
-        const float inv = enc::group_scale(m, max, false, p.scale, r * p.scale_row, threadIdx.x == 0);
-        u8 *q = static_cast<u8 *>(p.q) + r * p.ldq;
-        for (int i = 0; i < passes; ++i) {
-            const int j0 = i * span + threadIdx.x * 8;
-            if (j0 < p.kq) {
-                float v[8];
-                chunk(s, i, v);
-                store8(p, q, j0, vec_q, v, inv);
-            }
-        }
-        s = s + 1 == p.ring ? 0 : s + 1;
-    }
-    cp_async_wait<0>();  // no copy outlives the CTA
-}
-
 // What both entries do first: A may be what the previous kernel of the stream wrote; the GEMM
 // that reads q may be scheduled now: it starts once every CTA of this grid has come here (the
 // last wave running: its CTAs take the SMs as this grid's leave them), fetches its first weights
@@ -307,10 +230,6 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinCtas) hum_quantize_a(
     const bool vec_a = rows_aligned(p.a, p.lda * 2, 16), vec_q = rows_aligned(p.q, p.ldq, 8);
     const float tensor_inv = p.group < 0 ? (*p.input_scale != 0.0f ? 1.0f / *p.input_scale : 0.0f) : 0.0f;
     const int span = blockDim.x * 8;  // columns of a CTA pass
-    if (p.group == 0 && p.ring > 0) {
-        token_rows_ring(p, max, red, vec_q);
-        return;
-    }
     if (p.group == 0) {
         for (int r = blockIdx.y; r < p.m; r += gridDim.y) {
             const u16 *a = static_cast<const u16 *>(p.a) + r * p.lda;

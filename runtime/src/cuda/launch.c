@@ -96,8 +96,6 @@ void hum_kernel_destroy(hum_kernel *k)
     free(k);
 }
 
-int32_t hum_kernel_sm_major(const hum_kernel *k) { return k->sm_major; }
-
 int32_t hum_kernel_blocks_beside(const hum_kernel *resident, uint32_t threads, uint32_t smem, int32_t count,
                                  const hum_kernel *guest, uint32_t guest_threads, uint32_t guest_smem)
 {

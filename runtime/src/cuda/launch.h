@@ -41,9 +41,6 @@ hum_status hum_kernel_launch(const hum_kernel *k, const hum_launch_config *cfg, 
 hum_status hum_kernel_max_clusters(const hum_kernel *k, uint32_t threads, uint32_t smem, uint32_t cluster_x,
                                    int32_t *out);
 
-/* The major compute capability of the device k is loaded on. */
-int32_t hum_kernel_sm_major(const hum_kernel *k);
-
 /* How many blocks of `guest` (guest_threads threads, guest_smem bytes of dynamic shared memory)
  * an SM holds beside `count` resident blocks of `resident` (threads, smem): the threads,
  * registers, shared memory and blocks the device's SM has, less theirs; 0 when none fits. Both

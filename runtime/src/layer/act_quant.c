@@ -68,28 +68,6 @@ hum_status hum_act_quant_args(const hum_act_quant *how, const void *a, hum_dtype
     return HUM_OK;
 }
 
-/* Per token on sm_80 and newer (cp.async), rows 16-byte aligned and K a multiple of 8: the ring
- * of rows a persistent 256-thread CTA streams through shared memory (kernels/prep/quantize_a.cu),
- * as many rows as HUM_QUANTIZE_RING_BYTES hold, up to HUM_QUANTIZE_RING_MAX; 0 where fewer than two
- * fit (K past 12,288 columns: those rows stay in registers, read once up to 16,384). Where the
- * rows outnumber a wave, the CTAs that walked a row each left DRAM idle while they reduced it and
- * while the next CTAs started (H100, n = k = 8192 e4m3 at M = 8192: ~95 us for 201 MB, ~57 % of
- * DRAM bandwidth, bench/NOTES.md session 39). */
-static int ring_of(const hum_kernel *kernel, hum_quantize_args *args, uint32_t *smem)
-{
-    const int64_t span = (int64_t)HUM_QUANTIZE_MAX_THREADS * 8;
-    const int64_t slot = (args->kq + span - 1) / span * span * 2;
-    int64_t ring = HUM_QUANTIZE_RING_BYTES / slot;
-    if (ring > HUM_QUANTIZE_RING_MAX)
-        ring = HUM_QUANTIZE_RING_MAX;
-    if (hum_kernel_sm_major(kernel) < 8 || ring < 2 || args->k % 8 ||
-        (((uintptr_t)args->a | (uintptr_t)(args->lda * 2)) & 15))
-        return 0;
-    args->ring = (int)ring;
-    *smem = (uint32_t)(ring * slot);
-    return 1;
-}
-
 hum_status hum_act_quant_launch(const hum_kernel *kernel, const hum_quantize_args *args, int32_t sm_count,
                                 struct CUstream_st *stream, int overlap)
 {
@@ -103,21 +81,6 @@ hum_status hum_act_quant_launch(const hum_kernel *kernel, const hum_quantize_arg
      * M = 8192 took 321..328 µs against 291 with A quantized outside the call, H100,
      * bench/results/H100-2026-12-06/s37-b-40ac19931b02/sbs-fp8blk.txt) */
     const int64_t wave = (int64_t)HUM_QUANTIZE_CTAS * sm_count;
-    if (args->group == 0 && (int64_t)args->m > wave) {
-        hum_quantize_args streamed = *args;
-        uint32_t smem = 0;
-        if (ring_of(kernel, &streamed, &smem)) {
-            /* persistent: one wave of CTAs, however many rows */
-            const int64_t ctas = (int64_t)hum_kernel_blocks_beside(kernel, 0, 0, 0, kernel, HUM_QUANTIZE_MAX_THREADS,
-                                                                   smem) * sm_count;
-            const int64_t rows = args->m < ctas ? args->m : ctas;
-            hum_launch_config launch = {.grid = {1, (uint32_t)(rows > 1 ? rows : 1), 1},
-                                        .block = {HUM_QUANTIZE_MAX_THREADS, 1, 1}, .dynamic_smem_bytes = smem,
-                                        .stream = stream, .overlap_previous = overlap};
-            void *params[] = {(void *)&streamed};
-            return hum_kernel_launch(kernel, &launch, params);
-        }
-    }
     uint32_t threads = HUM_QUANTIZE_MAX_THREADS;
     if (args->group == 0 && (int64_t)args->m > wave)
         while (threads > 64 && (int64_t)(threads / 2) * 8 * HUM_QUANTIZE_HELD >= args->kq)

@@ -36,8 +36,7 @@ const char *hum_act_quant_kernel(const hum_layer_config *c);
 hum_status hum_act_quant_args(const hum_act_quant *how, const void *a, hum_dtype a_dtype, int64_t lda, int64_t m,
                               int64_t k, const hum_act_quant_out *out, hum_quantize_args *args);
 
-/* Launches the quantize kernel (hum_quantize_a, loaded from quantize_a.cu with
- * HUM_QUANTIZE_RING_BYTES of dynamic shared memory opted in) for args on stream,
+/* Launches the quantize kernel (hum_quantize_a, loaded from quantize_a.cu) for args on stream,
  * asynchronously, shaped for a GPU of sm_count SMs; overlap: on sm_90, may start while the
  * previous kernel of the stream runs. */
 hum_status hum_act_quant_launch(const hum_kernel *kernel, const hum_quantize_args *args, int32_t sm_count,

@@ -206,7 +206,7 @@ static hum_status compile_and_load(prepare_tasks *p)
     const int permutes = hum_plan_permutes_a(p->plan);
     if (st == HUM_OK && (permutes || hum_gemm_quantizes_a(&p->plan->config)))
         st = hum_kernel_load(p->dev->ordinal, &results[p->plan->entry_count],
-                             permutes ? hum_permute_staged(p->layer->input_k) * 2 : HUM_QUANTIZE_RING_BYTES,
+                             permutes ? hum_permute_staged(p->layer->input_k) * 2 : 0,
                              permutes ? &p->permute : &p->quantize);
     p->layer->load_ms = hum_layer_now_ms() - t0;
     for (int32_t i = 0; i < HUM_LAYER_MAX_KERNELS; i++)
