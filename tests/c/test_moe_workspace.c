@@ -3,9 +3,10 @@
  * a runtime that reports a device of 132 SMs. The GEMMs' share of the workspace is what the
  * expert GEMMs themselves use, their stream-K locks and partial tiles: the layer hands both
  * their A made, so none of their rows are counted there. The hidden rows the layer quantizes or
- * rounds for the gate/up GEMM lie past both GEMMs' partial tiles (where hum_expert_gemm_forward
- * puts them), under the built-in policies, the mxfp8 override, and a site policy that sums every
- * stream-K slice in the workspace, and end before the next area. */
+ * rounds for the gate/up GEMM lie past both GEMMs' partial tiles (where hum_expert_gemm_forward_in
+ * puts them, given the GEMMs' part), under the built-in policies, the mxfp8 override, and a site
+ * policy that sums every stream-K slice in the workspace, and end before the next area; partial
+ * tiles a reload makes larger than that part go nowhere. */
 #include "act_quant.h"
 #include "gemm_test.h"
 #include "layer.h"
@@ -131,22 +132,27 @@ static void check_areas(hum_runtime *rt, const char *spec, int sums)
                  "%s, M = %lld: the GEMMs' share %lld bytes (expected %lld: locks and partial tiles), the workspace "
                  "%lld of %lld", spec, (long long)m, (long long)areas.gemm, (long long)share, (long long)bytes,
                  (long long)areas.bytes);
-        /* each GEMM's partial tiles where its forward puts them in a workspace of these bytes */
+        /* each GEMM's partial tiles where the layer's forward has it put them in a workspace of
+         * these bytes (within the GEMMs' part); and those of a table a reload put in force after
+         * the forward sized that part, more than it holds though the workspace has room for them
+         * (over the hidden rows and beyond): nowhere */
         char *base = malloc((size_t)areas.bytes);
         if (!RT_CHECK(base != NULL, "out of memory"))
             continue;
         const hum_workspace ws = {.base = base, .bytes = areas.bytes, .lock_bytes = hum_workspace_lock_bytes(SMS)};
+        const int64_t larger = areas.gemm - ws.lock_bytes + HUM_WORKSPACE_ALIGN;
+        RT_CHECK(ws.lock_bytes + larger <= ws.bytes && !hum_workspace_partials(&ws, areas.gemm, larger),
+                 "%s, M = %lld: %lld bytes of partial tiles a reload made larger than the GEMMs' part of %lld placed "
+                 "(or no room for them in the workspace of %lld)", spec, (long long)m, (long long)larger,
+                 (long long)areas.gemm, (long long)ws.bytes);
         for (int g = 0; g < 2; g++) {
-            void *partials;
-            char *rows;
-            int64_t room;
-            hum_workspace_areas(&ws, f.table[g]->partial_bytes, 0, &partials, &rows, &room);
-            if (!RT_CHECK(partials || !f.table[g]->partial_bytes, "%s, M = %lld: no room for GEMM %d's partial "
-                          "tiles", spec, (long long)m, g))
-                continue;
-            const int64_t end = partials ? (char *)partials - base + f.table[g]->partial_bytes : ws.lock_bytes;
-            RT_CHECK(end <= areas.hidden, "%s, M = %lld: GEMM %d's partial tiles end at %lld, past the hidden rows "
-                     "at %lld", spec, (long long)m, g, (long long)end, (long long)areas.hidden);
+            void *partials = hum_workspace_partials(&ws, areas.gemm, f.table[g]->partial_bytes);
+            if (RT_CHECK(partials || !f.table[g]->partial_bytes, "%s, M = %lld: no room for GEMM %d's partial "
+                         "tiles", spec, (long long)m, g)) {
+                const int64_t end = partials ? (char *)partials - base + f.table[g]->partial_bytes : ws.lock_bytes;
+                RT_CHECK(end <= areas.hidden, "%s, M = %lld: GEMM %d's partial tiles end at %lld, past the hidden "
+                         "rows at %lld", spec, (long long)m, g, (long long)end, (long long)areas.hidden);
+            }
         }
         free(base);
         /* an indexed layer quantizes each token's row once; a grouped one every row */

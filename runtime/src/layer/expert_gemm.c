@@ -156,8 +156,9 @@ static hum_status check_a_scale(const hum_layer_config *cfg, const hum_tensor *s
     return HUM_OK;
 }
 
-hum_status hum_expert_gemm_forward(hum_layer *gemm, hum_workspace *ws, struct CUstream_st *stream, const hum_tensor *a,
-                                   const hum_tensor *a_scale, const hum_tensor *c, const hum_expert_routing *r)
+hum_status hum_expert_gemm_forward_in(hum_layer *gemm, hum_workspace *ws, int64_t bytes, struct CUstream_st *stream,
+                                      const hum_tensor *a, const hum_tensor *a_scale, const hum_tensor *c,
+                                      const hum_expert_routing *r)
 {
     hum_status st = check_gemm(FN, gemm, ws, r);
     if (st != HUM_OK)
@@ -193,14 +194,16 @@ hum_status hum_expert_gemm_forward(hum_layer *gemm, hum_workspace *ws, struct CU
                           .m = (int)r->m, .out_factor = gemm->out_factor};
     int64_t blocks = 0;
     st = routing_args(gemm, r, e->block_m, a->shape[0], c->shape[0], &args, &blocks);
-    void *partials;
-    char *rows;
-    int64_t room;
-    hum_workspace_areas(ws, t->partial_bytes, 0, &partials, &rows, &room);
     if (st == HUM_OK)
-        st = hum_gemm_launch(e, ws, stream, &args, partials, blocks);
+        st = hum_gemm_launch(e, ws, stream, &args, hum_workspace_partials(ws, bytes, t->partial_bytes), blocks);
     hum_hazard_unpin(&ws->slot);
     return st;
+}
+
+hum_status hum_expert_gemm_forward(hum_layer *gemm, hum_workspace *ws, struct CUstream_st *stream, const hum_tensor *a,
+                                   const hum_tensor *a_scale, const hum_tensor *c, const hum_expert_routing *r)
+{
+    return hum_expert_gemm_forward_in(gemm, ws, ws ? ws->bytes : 0, stream, a, a_scale, c, r);
 }
 
 hum_status hum_expert_gemm_compile_spec(hum_runtime *rt, const hum_layer_spec *spec, int64_t experts,

@@ -143,9 +143,20 @@ hum_gemm_grid hum_gemm_grid_for(const hum_dispatch_entry *e, int64_t blocks, int
 /* Launches entry e with args (every field but the locks and partials filled; the family's
  * binding done) over `blocks` blocks of e->block_m rows on hum_gemm_grid_for's grid,
  * overlapping the kernel before it where args->overlaps says so. partials: ws's partial tiles
- * (hum_workspace_areas), passed on where the grid sums in them; NULL runs every tile whole. */
+ * (hum_workspace_partials), passed on where the grid sums in them; NULL runs every tile whole. */
 hum_status hum_gemm_launch(const hum_dispatch_entry *e, hum_workspace *ws, struct CUstream_st *stream,
                            hum_gemm_args *args, void *partials, int64_t blocks);
+
+/* hum_expert_gemm_forward through the first `bytes` of ws (at most ws->bytes): the locks and
+ * the partial tiles of the table in force, or, where they do not fit there, none (every tile
+ * whole: hum_workspace_partials). A MoE layer's forward passes the GEMMs' part of its
+ * workspace (hum_moe_areas.gemm), sized for the tables in force when it laid the workspace
+ * out: a reload since may put in force a table of larger partial tiles, which must not land
+ * on the areas past that part. hum_expert_gemm_forward passes ws->bytes. */
+hum_status hum_expert_gemm_forward_in(hum_layer *gemm, hum_workspace *ws, int64_t bytes, struct CUstream_st *stream,
+                                      const hum_tensor *a, const hum_tensor *a_scale, const hum_tensor *c,
+                                      const hum_expert_routing *r);
+
 /* The weight a layer of `opts` holds: *use = w, or (opts->shard set) *use = cut = its shard,
  * which the caller frees (cut is zeroed otherwise). */
 hum_status hum_layer_shard_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_standard_weight *cut,

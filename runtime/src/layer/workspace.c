@@ -65,15 +65,18 @@ int64_t hum_workspace_partial_bytes(const hum_layer_plan *plan, int32_t sm_count
     return hum_workspace_round_up(most);
 }
 
+void *hum_workspace_partials(const hum_workspace *ws, int64_t bytes, int64_t partial_bytes)
+{
+    return partial_bytes && partial_bytes <= bytes - ws->lock_bytes ? (char *)ws->base + ws->lock_bytes : NULL;
+}
+
 void hum_workspace_areas(const hum_workspace *ws, int64_t partial_bytes, int64_t min_rows, void **partials,
                          char **rows, int64_t *room)
 {
-    const int64_t after_locks = ws->bytes - ws->lock_bytes;
-    if (partial_bytes > after_locks - min_rows)
-        partial_bytes = 0;
-    *partials = partial_bytes ? (char *)ws->base + ws->lock_bytes : NULL;
-    *rows = (char *)ws->base + ws->lock_bytes + partial_bytes;
-    *room = after_locks - partial_bytes;
+    *partials = hum_workspace_partials(ws, ws->bytes - min_rows, partial_bytes);
+    const int64_t taken = *partials ? partial_bytes : 0;
+    *rows = (char *)ws->base + ws->lock_bytes + taken;
+    *room = ws->bytes - ws->lock_bytes - taken;
 }
 
 int64_t hum_workspace_rows_bytes(const hum_layer_config *c, int64_t rows)

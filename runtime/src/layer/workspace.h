@@ -7,7 +7,7 @@
  *   partials  the stream-K partial tiles of the table in force (hum_workspace_partial_bytes:
  *             none unless a tuning sums its slices in the workspace), when the workspace holds
  *             them beside the rows below; else none, and those GEMMs run without stream-K
- *             (hum_workspace_areas)
+ *             (hum_workspace_partials, hum_workspace_areas)
  *   rows      the rest: A of an act-order forward gathered into the weights' K order
  *             (kernels/prep/permute_a.cu), rows of K 16-bit elements, packed; or the host's
  *             16-bit A quantized for a layer of 8-bit A (kernels/prep/quantize_a.cu): codes
@@ -17,7 +17,9 @@
  * A MoE layer's forward (moe/moe.h, hum_moe_areas) sizes the partials for the larger of its
  * two expert GEMMs' tables and puts its own areas in the rest: first the hidden rows it
  * quantizes or rounds for the gate/up GEMM, laid out as rows above, then the rows between its
- * steps. Its expert GEMMs take their A made and read only the locks and the partials. */
+ * steps. Its expert GEMMs take their A made and use only the locks and the partials, within
+ * that part alone: a table a reload puts in force after the sizing may need more partials,
+ * and then runs without them (hum_expert_gemm_forward_in). */
 #ifndef HUM_WORKSPACE_H
 #define HUM_WORKSPACE_H
 
@@ -78,10 +80,15 @@ int64_t hum_workspace_partial_bytes(const hum_layer_plan *plan, int32_t sm_count
  * that function checks. */
 int64_t hum_workspace_bytes(const hum_layer_plan *plan, int32_t sm_count, int64_t max_m);
 
-/* A forward's areas of ws for a table of `partial_bytes` partial tiles: *partials after the
- * locks when ws holds them and `min_rows` bytes of rows beyond (NULL otherwise: the GEMMs then
- * run without stream-K), *rows after them (or after the locks) and *room, the bytes of ws
- * from *rows on. */
+/* Where a forward puts the `partial_bytes` partial tiles of its table: after ws's locks when
+ * they end within the first `bytes` of ws; NULL otherwise, and without partial tiles (none to
+ * put, too little room) its GEMMs run without stream-K summed in the workspace, every tile
+ * whole (hum_gemm_launch). */
+void *hum_workspace_partials(const hum_workspace *ws, int64_t bytes, int64_t partial_bytes);
+
+/* A forward's areas of ws for a table of `partial_bytes` partial tiles: *partials as
+ * hum_workspace_partials puts them where ws holds them and `min_rows` bytes of rows beyond,
+ * *rows after them (or after the locks) and *room, the bytes of ws from *rows on. */
 void hum_workspace_areas(const hum_workspace *ws, int64_t partial_bytes, int64_t min_rows, void **partials,
                          char **rows, int64_t *room);
 

@@ -186,7 +186,7 @@ hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstrea
         if (STEP(HUM_MOE_STEP_GATE_UP) && up_made)
             st = hum_moe_quantize_hidden(moe, made, stream, a1.data, ldh, mc, &a1, &s1);
         if (STEP(HUM_MOE_STEP_GATE_UP))
-            st = hum_expert_gemm_forward(moe->gate_up, ws, stream, &a1, up8 ? &s1 : NULL, &c1, &r);
+            st = hum_expert_gemm_forward_in(moe->gate_up, ws, areas.gemm, stream, &a1, up8 ? &s1 : NULL, &c1, &r);
         if (STEP(HUM_MOE_STEP_ACT))
             st = hum_moe_act_launch(moe->act, stream, moe->sm_count, inter, act, hum_gemm_quantizes_a(down_cfg),
                                     act_scale, act_ld, route.sorted,
@@ -200,7 +200,7 @@ hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstrea
         const hum_tensor c2 = {.data = y, .dtype = moe->activation_dtype, .rank = 2, .shape = {routed, H},
                                .memory = HUM_MEMORY_DEVICE};
         if (STEP(HUM_MOE_STEP_DOWN))
-            st = hum_expert_gemm_forward(moe->down, ws, stream, &a2, down8 ? &s2 : NULL, &c2, &r2);
+            st = hum_expert_gemm_forward_in(moe->down, ws, areas.gemm, stream, &a2, down8 ? &s2 : NULL, &c2, &r2);
         const hum_moe_combine_args ca = {.y = y, .ids = ids, .ids64 = ids64, .map = map, .e_global = e_global,
                                          .e_local = e_local, .weights = (const float *)topk_weights->data + t0 * top_k,
                                          .top_k = (int32_t)top_k, .m = (int32_t)mc,

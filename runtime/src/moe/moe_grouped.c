@@ -97,13 +97,13 @@ hum_status hum_moe_forward_grouped(hum_moe *moe, hum_workspace *ws, struct CUstr
     if (hum_gemm_quantizes_a(&moe->gate_up->plan.config))
         st = hum_moe_quantize_hidden(moe, made, stream, hidden->data, ldh, rows, &a1, &s1);
     if (st == HUM_OK)
-        st = hum_expert_gemm_forward(moe->gate_up, ws, stream, &a1, up8 ? &s1 : NULL, &c1, &r);
+        st = hum_expert_gemm_forward_in(moe->gate_up, ws, areas.gemm, stream, &a1, up8 ? &s1 : NULL, &c1, &r);
     if (st == HUM_OK)
         st = hum_moe_act_launch(moe->act, stream, moe->sm_count, inter, act,
                                 hum_gemm_quantizes_a(&moe->down->plan.config), act_scale,
                                 hum_moe_act_scale_ld(&moe->down->plan.config), layout->data, NULL, rows, I,
                                 (int32_t)T, &moe->opts);
     if (st == HUM_OK)
-        st = hum_expert_gemm_forward(moe->down, ws, stream, &a2, down8 ? &s2 : NULL, &c2, &r);
+        st = hum_expert_gemm_forward_in(moe->down, ws, areas.gemm, stream, &a2, down8 ? &s2 : NULL, &c2, &r);
     return st == HUM_OK ? HUM_OK : hum_fail_context(st, "%s", FN);
 }
