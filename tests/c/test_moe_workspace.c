@@ -2,11 +2,12 @@
  * layer's two expert GEMMs planned for sm_90a and put in force as hum_moe_prepare leaves them, on
  * a runtime that reports a device of 132 SMs. The GEMMs' share of the workspace is what the
  * expert GEMMs themselves use, their stream-K locks and partial tiles: the layer hands both
- * their A made, so none of their rows are counted there. The hidden rows the layer quantizes or
- * rounds for the gate/up GEMM lie past both GEMMs' partial tiles (where hum_expert_gemm_forward_in
- * puts them, given the GEMMs' part), under the built-in policies, the mxfp8 override, and a site
- * policy that sums every stream-K slice in the workspace, and end before the next area; partial
- * tiles a reload makes larger than that part go nowhere. */
+ * their A made, so none of their rows are counted there, nor by hum_layer_workspace_size of an
+ * expert GEMM at any max_m. The hidden rows the layer quantizes or rounds for the gate/up GEMM
+ * lie past both GEMMs' partial tiles (where hum_expert_gemm_forward_in puts them, given the
+ * GEMMs' part), under the built-in policies, the mxfp8 override, and a site policy that sums
+ * every stream-K slice in the workspace, and end before the next area; partial tiles a reload
+ * makes larger than that part go nowhere. */
 #include "act_quant.h"
 #include "gemm_test.h"
 #include "layer.h"
@@ -117,6 +118,17 @@ static void check_areas(hum_runtime *rt, const char *spec, int sums)
     for (int g = 0; g < 2; g++)
         RT_CHECK(hum_layer_workspace_size(&f.gemm[g], 0, &own[g]) == HUM_OK, "%s", hum_last_error());
     const int64_t share = own[0] > own[1] ? own[0] : own[1];
+    /* an expert GEMM takes its A made: no rows of A at any max_m */
+    for (int g = 0; g < 2; g++) {
+        const int64_t ms[] = {1, 1000, INT64_MAX};
+        for (size_t j = 0; j < sizeof ms / sizeof ms[0]; j++) {
+            int64_t bytes = 0;
+            const hum_status st = hum_layer_workspace_size(&f.gemm[g], ms[j], &bytes);
+            RT_CHECK(st == HUM_OK && bytes == own[g], "%s: GEMM %d's workspace for max_m %lld: %lld bytes, status %d "
+                     "(expected %lld, the locks and partial tiles)", spec, g, (long long)ms[j], (long long)bytes,
+                     (int)st, (long long)own[g]);
+        }
+    }
     RT_CHECK(!sums || f.table[0]->partial_bytes + f.table[1]->partial_bytes > 0,
              "%s: no partial tiles under the site policy", spec);
     const int64_t fan = f.moe.opts.gemm_type == HUM_GEMM_MOE_GROUPED_MASKED ? f.moe.experts : 1;

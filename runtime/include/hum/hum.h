@@ -754,10 +754,12 @@ hum_status hum_layer_forward(hum_layer *layer, struct CUstream_st *stream, const
  * stream-K partial tiles of its dispatch table in force when a tuning sums its slices there
  * (stream_k_sum workspace: 32-bit [block M x block N] per CTA of the largest grid, SMs x CTAs
  * per SM, rounded up to 256; a workspace without room for them runs those GEMMs without
- * stream-K, slower at small M; a policy reload may change the size) plus, for
- * an act-order layer, max_m x K 16-bit elements rounded up to 256; for a layer of 8-bit A, the
- * codes of max_m quantized rows (K rounded up to 16 bytes each) and their float32 scales (one
- * per row, or per group of config.a_group columns), each rounded up to 256. A workspace of the largest
+ * stream-K, slower at small M; a policy reload may change the size) plus, for a dense
+ * act-order layer or one that rounds A through mxfp8 (config.a_round), max_m x K 16-bit
+ * elements rounded up to 256; for a dense layer of 8-bit A, the codes of max_m quantized rows
+ * (K rounded up to 16 bytes each) and their float32 scales (one per row, or per group of
+ * config.a_group columns), each rounded up to 256. An expert GEMM (hum_tools.h) takes its A
+ * made: the locks and partial tiles alone, whatever max_m. A workspace of the largest
  * size over a set of layers serves each of them. Errors: HUM_ERR_INVALID_ARG (NULL, an
  * unprepared layer, max_m < 0 or one whose size overflows). */
 hum_status hum_layer_workspace_size(const hum_layer *layer, int64_t max_m, int64_t *bytes);

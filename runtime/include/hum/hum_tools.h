@@ -797,9 +797,9 @@ hum_status hum_layer_describe_spec(hum_runtime *rt, const hum_layer_spec *spec, 
  * what the align, activation and combine steps around them write: docs/moe.md and
  * kernels/contract/moe_layout.h. The object is a hum_layer: hum_layer_prepare plans (the policy
  * sees compute.gemm_type and layer.num_experts; its M ranges count rows per expert, below),
- * compiles and uploads the E experts' weights; hum_layer_get_info, hum_layer_workspace_size,
- * hum_workspace_create and hum_layer_destroy work as for a dense layer; hum_layer_forward
- * refuses it.
+ * compiles and uploads the E experts' weights; hum_layer_get_info, hum_layer_workspace_size
+ * (the stream-K locks and partial tiles alone: the GEMM takes its A made), hum_workspace_create
+ * and hum_layer_destroy work as for a dense layer; hum_layer_forward refuses it.
  */
 typedef struct hum_expert_routing {
     /* indexed: tokens M (routed rows R = m * top_k, below 2^31); grouped_contiguous: rows T of A

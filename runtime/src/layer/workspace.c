@@ -87,10 +87,18 @@ int64_t hum_workspace_rows_bytes(const hum_layer_config *c, int64_t rows)
     return hum_workspace_codes_bytes(c, rows) + hum_workspace_round_up(rows * scale_row);
 }
 
+/* Bytes of one row of A a forward of `plan` makes in the workspace: none for an expert GEMM,
+ * which takes its A made (act-order experts gather their columns in the GEMM,
+ * kernels/gemm/load_a.cuh). */
+static int64_t made_row_bytes(const hum_layer_plan *plan)
+{
+    return plan->compute.gemm_type == HUM_GEMM_DENSE ? hum_workspace_staged_row_bytes(&plan->config) : 0;
+}
+
 int64_t hum_workspace_bytes(const hum_layer_plan *plan, int32_t sm_count, int64_t max_m)
 {
     return hum_workspace_lock_bytes(sm_count) + hum_workspace_partial_bytes(plan, sm_count) +
-           hum_workspace_rows_bytes(&plan->config, max_m);
+           (made_row_bytes(plan) ? hum_workspace_rows_bytes(&plan->config, max_m) : 0);
 }
 
 hum_status hum_layer_workspace_size(const hum_layer *layer, int64_t max_m, int64_t *bytes)
@@ -100,8 +108,7 @@ hum_status hum_layer_workspace_size(const hum_layer *layer, int64_t max_m, int64
     *bytes = 0;
     if (!layer->prepared)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_workspace_size: the layer is not prepared (hum_layer_prepare)");
-    const hum_layer_config *c = &layer->plan.config;
-    const int64_t row = hum_workspace_staged_row_bytes(c);
+    const int64_t row = made_row_bytes(&layer->plan);
     if (max_m < 0 || (row && max_m > (INT64_MAX / 2 - 2 * HUM_WORKSPACE_ALIGN) / 2 / row))
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_workspace_size: max_m %lld (expected 0 .. 2^62 / (2 x the "
                         "%lld bytes of one row of A the forward makes))", (long long)max_m, (long long)row);
