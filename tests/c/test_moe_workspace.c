@@ -7,7 +7,9 @@
  * lie past both GEMMs' partial tiles (where hum_expert_gemm_forward_in puts them, given the
  * GEMMs' part), under the built-in policies, the mxfp8 override, and a site policy that sums
  * every stream-K slice in the workspace, and end before the next area; partial tiles a reload
- * makes larger than that part go nowhere. */
+ * makes larger than that part go nowhere. And the largest workspace hum_moe_workspace_size
+ * lets through stays below INT64_MAX / 4 (its overflow bound), hidden rows rounded through
+ * mxfp8 (2H bytes a token) included. */
 #include "act_quant.h"
 #include "gemm_test.h"
 #include "layer.h"
@@ -83,6 +85,13 @@ static int fake_moe_make(hum_runtime *rt, const char *text, fake_moe *f)
     moe->sm_count = SMS;
     moe->prepared = 1;
     return 1;
+}
+
+/* The device hum_layer_workspace_size sizes the locks for. */
+static void fake_device(hum_runtime *rt)
+{
+    rt->device_status = HUM_OK;
+    rt->device.sm_count = SMS;
 }
 
 static const int64_t MS[] = {1, 3, 64, 1000};
@@ -175,6 +184,44 @@ static void check_areas(hum_runtime *rt, const char *spec, int sums)
     fake_moe_free(&f);
 }
 
+/* The largest workspace hum_moe_workspace_size lets through, of a layer of `spec` whose gate/up
+ * GEMM rounds the hidden rows through mxfp8 (rt: the mxfp8 override), made H = 2^30 wide so
+ * that its size, not the tokens the layout can index, limits max_m: below INT64_MAX / 4 (the
+ * fixed parts aside), which needs the bound to count 2H bytes a token's hidden row. */
+static void check_size_bound(hum_runtime *rt, const char *spec)
+{
+    fake_device(rt);
+    fake_moe f;
+    if (!fake_moe_make(rt, spec, &f) ||
+        !RT_CHECK(f.gemm[0].plan.config.a_round == HUM_A_ROUND_MXFP8, "%s: the gate/up GEMM does not round A",
+                  spec)) {
+        fake_moe_free(&f);
+        return;
+    }
+    f.moe.hidden = f.gemm[0].plan.config.k = (int64_t)1 << 30;
+    int64_t lo = 1, hi = hum_moe_max_tokens(&f.moe), bytes = 0; /* lo let through, hi not */
+    const int ends = hum_moe_workspace_size(&f.moe, lo, &bytes) == HUM_OK &&
+                     hum_moe_workspace_size(&f.moe, hi, &bytes) != HUM_OK;
+    if (!RT_CHECK(ends, "%s, H = 2^30: max_m 1 refused, or %lld (the most tokens) let through", spec,
+                  (long long)hi)) {
+        fake_moe_free(&f);
+        return;
+    }
+    while (hi - lo > 1) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (hum_moe_workspace_size(&f.moe, mid, &bytes) == HUM_OK)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    hum_moe_areas areas;
+    if (RT_CHECK(hum_moe_areas_of(&f.moe, lo, &areas) == HUM_OK, "%s, M = %lld", spec, (long long)lo))
+        RT_CHECK(areas.bytes - areas.gemm <= INT64_MAX / 4, "%s, H = 2^30: max_m %lld let through takes %lld "
+                 "bytes past the GEMMs' part, past INT64_MAX / 4", spec, (long long)lo,
+                 (long long)(areas.bytes - areas.gemm));
+    fake_moe_free(&f);
+}
+
 static const char *const SPECS[] = {
     /* H = 104: no 8-bit A on the gate/up GEMM, 8-bit on the down GEMM */
     "e=8,topk=2,n=256,k=104,w=e4m3,a=e4m3",
@@ -193,9 +240,7 @@ static void check_all(hum_runtime *rt, const char *what, int sums)
 {
     if (!RT_CHECK(rt != NULL, "runtime (%s): %s", what, hum_last_error()))
         return;
-    /* the device hum_layer_workspace_size sizes the locks for */
-    rt->device_status = HUM_OK;
-    rt->device.sm_count = SMS;
+    fake_device(rt);
     for (size_t i = 0; i < sizeof SPECS / sizeof SPECS[0]; i++)
         check_areas(rt, SPECS[i], sums);
     hum_runtime_destroy(rt);
@@ -209,6 +254,8 @@ int main(void)
     hum_runtime_create(NULL, &rt);
     check_all(rt, "the built-in policies", 0);
     rt_runtime_with_config(dir, RT_MOE_MXFP8_YAML, &rt);
+    if (RT_CHECK(rt != NULL, "runtime (moe.activation = mxfp8): %s", hum_last_error()))
+        check_size_bound(rt, "e=8,topk=1,n=256,k=128,w=uint4,a=bfloat16,group=32");
     check_all(rt, "moe.activation = mxfp8", 0);
     /* the site policy's directory holds the config that adds the mxfp8 override to it */
     check_all(gemm_test_workspace_sum_runtime("wgmma_ws", site, sizeof site), "stream-K summed in the workspace", 1);

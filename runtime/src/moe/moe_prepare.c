@@ -302,10 +302,12 @@ hum_status hum_moe_workspace_size(const hum_moe *moe, int64_t max_m, int64_t *by
     *bytes = 0;
     if (!moe->prepared)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_workspace_size: the layer is not prepared (hum_moe_prepare)");
-    /* the rows between the steps take at most 2 (2I + I + H) + 16 bytes per slot (a grouped
-     * layer's: per row, E per masked T) and their scales (at most 4 per 8 columns), and a
-     * token's quantized hidden row H bytes, with its scales, more */
-    const int64_t per_slot = 2 * (3 * moe->intermediate + moe->hidden) + moe->hidden + 36 +
+    /* the bytes of a slot (a grouped layer's: of a row, E per masked T) bound every size this
+     * lets through below INT64_MAX / 4, the fixed parts aside: the rows between the steps take
+     * at most 2 (2I + I + H) + 16 bytes per slot and their scales (at most 4 per 8 columns), and
+     * a token's hidden row made for the gate/up GEMM at most 2H bytes (16-bit, rounded through
+     * mxfp8; 8-bit codes take H rounded up to 16, with their scales) */
+    const int64_t per_slot = 2 * (3 * moe->intermediate + 2 * moe->hidden) + 36 +
                              (moe->intermediate + moe->hidden) / 2;
     const int64_t limit = hum_moe_max_tokens(moe);
     const int64_t fan = moe->opts.gemm_type == HUM_GEMM_MOE_INDEXED       ? moe->opts.top_k
