@@ -45,7 +45,9 @@ static int fake_moe_make(hum_runtime *rt, const char *text, fake_moe *f)
 {
     memset(f, 0, sizeof *f);
     hum_moe_spec s;
-    if (!RT_CHECK(hum_moe_spec_parse(text, &s) == HUM_OK, "%s: %s", text, hum_last_error()))
+    /* each call before its check: the message's arguments may be read before the condition */
+    const hum_status parsed = hum_moe_spec_parse(text, &s);
+    if (!RT_CHECK(parsed == HUM_OK, "%s: %s", text, hum_last_error()))
         return 0;
     hum_layer_spec specs[2] = {s.gate_up};
     hum_moe_spec_down(&s, &specs[1]);
@@ -59,7 +61,8 @@ static int fake_moe_make(hum_runtime *rt, const char *text, fake_moe *f)
         plan->config.num_experts = s.experts;
         plan->compute.gemm_type = s.gemm_type;
         snprintf(plan->arch, sizeof plan->arch, "sm_90a");
-        if (!RT_CHECK(hum_layer_run_plan(rt, plan, 0) == HUM_OK, "%s, GEMM %d: %s", text, i, hum_last_error()))
+        const hum_status planned = hum_layer_run_plan(rt, plan, 0);
+        if (!RT_CHECK(planned == HUM_OK, "%s, GEMM %d: %s", text, i, hum_last_error()))
             return 0;
         f->table[i]->partial_bytes = hum_workspace_partial_bytes(plan, SMS);
         hum_layer *g = &f->gemm[i];
@@ -124,8 +127,10 @@ static void check_areas(hum_runtime *rt, const char *spec, int sums)
     }
     const hum_layer_config *up = &f.gemm[0].plan.config;
     int64_t own[2] = {0, 0};
-    for (int g = 0; g < 2; g++)
-        RT_CHECK(hum_layer_workspace_size(&f.gemm[g], 0, &own[g]) == HUM_OK, "%s", hum_last_error());
+    for (int g = 0; g < 2; g++) {
+        const hum_status st = hum_layer_workspace_size(&f.gemm[g], 0, &own[g]);
+        RT_CHECK(st == HUM_OK, "%s: %s", spec, hum_last_error());
+    }
     const int64_t share = own[0] > own[1] ? own[0] : own[1];
     /* an expert GEMM takes its A made: no rows of A at any max_m */
     for (int g = 0; g < 2; g++) {
@@ -145,9 +150,10 @@ static void check_areas(hum_runtime *rt, const char *spec, int sums)
         const int64_t m = MS[j];
         hum_moe_areas areas;
         int64_t bytes = 0;
-        if (!RT_CHECK(hum_moe_areas_of(&f.moe, m, &areas) == HUM_OK &&
-                          hum_moe_workspace_size(&f.moe, m, &bytes) == HUM_OK,
-                      "%s, M = %lld: %s", spec, (long long)m, hum_last_error()))
+        hum_status st = hum_moe_areas_of(&f.moe, m, &areas);
+        if (st == HUM_OK)
+            st = hum_moe_workspace_size(&f.moe, m, &bytes);
+        if (!RT_CHECK(st == HUM_OK, "%s, M = %lld: %s", spec, (long long)m, hum_last_error()))
             continue;
         RT_CHECK(areas.gemm == share && bytes == areas.bytes,
                  "%s, M = %lld: the GEMMs' share %lld bytes (expected %lld: locks and partial tiles), the workspace "
