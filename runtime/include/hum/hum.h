@@ -961,8 +961,9 @@ hum_status hum_moe_prepare(hum_moe *moe);
  * scales for an 8-bit down GEMM) and H (down) 16-bit elements). A forward of more tokens works
  * through them in chunks of the tokens the workspace holds. A grouped layer: max_m is T
  * (hum_moe_forward_grouped), its rows (T, or E x T masked) hidden, and of 2I and I elements
- * between the GEMMs. Errors: HUM_ERR_INVALID_ARG (NULL, an unprepared layer, max_m < 1 or one
- * whose layout would pass 2^31 - 1 rows). */
+ * between the GEMMs. A policy reload may change the size (the partial tiles); this call waits
+ * for one in progress (a forward sizes its chunks without waiting). Errors: HUM_ERR_INVALID_ARG
+ * (NULL, an unprepared layer, max_m < 1 or one whose layout would pass 2^31 - 1 rows). */
 hum_status hum_moe_workspace_size(const hum_moe *moe, int64_t max_m, int64_t *bytes);
 
 /*

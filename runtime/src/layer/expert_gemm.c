@@ -200,6 +200,14 @@ hum_status hum_expert_gemm_forward_in(hum_layer *gemm, hum_workspace *ws, int64_
     return st;
 }
 
+int64_t hum_expert_gemm_bytes_in(hum_layer *gemm, hum_workspace *ws)
+{
+    const hum_dispatch_table *t = hum_hazard_pin(&ws->slot, &gemm->table);
+    const int64_t bytes = ws->lock_bytes + t->partial_bytes;
+    hum_hazard_unpin(&ws->slot);
+    return bytes;
+}
+
 hum_status hum_expert_gemm_forward(hum_layer *gemm, hum_workspace *ws, struct CUstream_st *stream, const hum_tensor *a,
                                    const hum_tensor *a_scale, const hum_tensor *c, const hum_expert_routing *r)
 {

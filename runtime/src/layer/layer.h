@@ -157,6 +157,13 @@ hum_status hum_expert_gemm_forward_in(hum_layer *gemm, hum_workspace *ws, int64_
                                       const hum_tensor *a, const hum_tensor *a_scale, const hum_tensor *c,
                                       const hum_expert_routing *r);
 
+/* The first bytes of ws in which hum_expert_gemm_forward_in puts the partial tiles of the table
+ * in force of the prepared gemm: ws's locks, then those tiles, as hum_layer_workspace_size(gemm,
+ * 0) counts them for a workspace of gemm's runtime. The table is read as a forward reads it,
+ * pinned through ws's hazard slot: this never waits on a policy reload, which holds live_lock
+ * from re-planning to the context synchronisation. */
+int64_t hum_expert_gemm_bytes_in(hum_layer *gemm, hum_workspace *ws);
+
 /* The weight a layer of `opts` holds: *use = w, or (opts->shard set) *use = cut = its shard,
  * which the caller frees (cut is zeroed otherwise). */
 hum_status hum_layer_shard_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_standard_weight *cut,

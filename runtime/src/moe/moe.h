@@ -50,7 +50,17 @@ typedef struct hum_moe_areas {
     int64_t y;         /* indexed: the down GEMM's output [rows, H], before the combine */
     int64_t bytes;     /* the whole */
 } hum_moe_areas;
+/* The areas for m tokens past a GEMMs' part of `gemm` bytes (the larger of the two GEMMs'
+ * locks and partial tiles: hum_moe_gemm_bytes_in or hum_moe_areas_of). */
+void hum_moe_areas_past(const hum_moe *moe, int64_t gemm, int64_t m, hum_moe_areas *areas);
+/* The areas as hum_moe_workspace_size sizes them: the GEMMs' part from hum_layer_workspace_size,
+ * which reads the tables in force under the runtime's live_lock (it has no workspace to pin
+ * them with), so it waits for a policy reload that holds that lock. */
 hum_status hum_moe_areas_of(const hum_moe *moe, int64_t m, hum_moe_areas *areas);
+/* The GEMMs' part of ws as a forward through it sizes it, once per forward: from the tables in
+ * force, pinned through ws's hazard slot (hum_expert_gemm_bytes_in), never waiting on a reload;
+ * what hum_moe_areas_of counts for a workspace of the layer's runtime. */
+int64_t hum_moe_gemm_bytes_in(const hum_moe *moe, hum_workspace *ws);
 /* The most tokens one pass can route: its padded layout must index rows with int32 (a grouped
  * layer: the most rows T). */
 int64_t hum_moe_max_tokens(const hum_moe *moe);

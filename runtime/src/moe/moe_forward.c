@@ -33,25 +33,28 @@ hum_status hum_moe_check_tensor(const char *fn, const hum_tensor *t, const char 
     return HUM_OK;
 }
 
-/* The most tokens (<= m) whose forward fits `bytes` of workspace, or 0; *areas: the
- * workspace's areas for that many. */
-static int64_t chunk_tokens(const hum_moe *moe, int64_t m, int64_t bytes, hum_moe_areas *areas)
+/* The most tokens (<= m) whose forward fits ws, or 0; *areas: ws's areas for that many, past
+ * the GEMMs' part sized once (a reload between the sizes of the search must not make the chunk
+ * found and the areas laid out for it disagree). */
+static int64_t chunk_tokens(const hum_moe *moe, hum_workspace *ws, int64_t m, hum_moe_areas *areas)
 {
-    const int64_t limit = hum_moe_max_tokens(moe);
+    const int64_t limit = hum_moe_max_tokens(moe), gemm = hum_moe_gemm_bytes_in(moe, ws);
     if (m > limit)
         m = limit;
-    if (hum_moe_areas_of(moe, m, areas) == HUM_OK && areas->bytes <= bytes)
+    hum_moe_areas_past(moe, gemm, m, areas);
+    if (areas->bytes <= ws->bytes)
         return m;
     int64_t lo = 0, hi = m; /* bytes(lo) fits, bytes(hi) does not */
     while (hi - lo > 1) {
         const int64_t mid = lo + (hi - lo) / 2;
-        if (hum_moe_areas_of(moe, mid, areas) == HUM_OK && areas->bytes <= bytes)
+        hum_moe_areas_past(moe, gemm, mid, areas);
+        if (areas->bytes <= ws->bytes)
             lo = mid;
         else
             hi = mid;
     }
     if (lo > 0)
-        hum_moe_areas_of(moe, lo, areas);
+        hum_moe_areas_past(moe, gemm, lo, areas);
     return lo;
 }
 
@@ -138,7 +141,7 @@ hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstrea
     if (m == 0)
         return HUM_OK;
     hum_moe_areas areas;
-    const int64_t chunk = chunk_tokens(moe, m, ws->bytes, &areas);
+    const int64_t chunk = chunk_tokens(moe, ws, m, &areas);
     if (chunk < 1)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: the workspace of %lld bytes holds no token "
                         "(hum_moe_workspace_size)", (long long)ws->bytes);

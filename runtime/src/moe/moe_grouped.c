@@ -64,8 +64,8 @@ hum_status hum_moe_forward_grouped(hum_moe *moe, hum_workspace *ws, struct CUstr
     if (T == 0)
         return HUM_OK;
     hum_moe_areas areas = {0};
-    if (T <= hum_moe_max_tokens(moe) && (st = hum_moe_areas_of(moe, T, &areas)) != HUM_OK)
-        return hum_fail_context(st, FN);
+    if (T <= hum_moe_max_tokens(moe))
+        hum_moe_areas_past(moe, hum_moe_gemm_bytes_in(moe, ws), T, &areas);
     if (T > hum_moe_max_tokens(moe) || areas.bytes > ws->bytes)
         return hum_fail(HUM_ERR_INVALID_ARG, "%s: the workspace of %lld bytes does not hold %lld rows%s (%lld bytes: "
                         "hum_moe_workspace_size)", FN, (long long)ws->bytes, (long long)T,

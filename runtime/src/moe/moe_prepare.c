@@ -262,23 +262,16 @@ int64_t hum_moe_max_tokens(const hum_moe *moe)
     return (INT32_MAX - moe->experts * moe->block_m_max) / moe->opts.top_k;
 }
 
-hum_status hum_moe_areas_of(const hum_moe *moe, int64_t m, hum_moe_areas *areas)
+void hum_moe_areas_past(const hum_moe *moe, int64_t gemm, int64_t m, hum_moe_areas *areas)
 {
     const int indexed = moe->opts.gemm_type == HUM_GEMM_MOE_INDEXED;
     /* the rows between the steps: routed slots, or a grouped forward's rows */
     const int64_t rows = indexed ? m * moe->opts.top_k
                          : moe->opts.gemm_type == HUM_GEMM_MOE_GROUPED_MASKED ? m * moe->experts : m;
     const int64_t I = moe->intermediate;
-    /* the GEMMs' own part: their locks and partial tiles (workspace.h); each takes its A made */
-    int64_t a = 0, b = 0;
-    hum_status st = hum_layer_workspace_size(moe->gate_up, 0, &a);
-    if (st == HUM_OK)
-        st = hum_layer_workspace_size(moe->down, 0, &b);
-    if (st != HUM_OK)
-        return st;
     const hum_layer_config *up = &moe->gate_up->plan.config;
     const int down8 = hum_gemm_a8(&moe->down->plan.config);
-    areas->gemm = a > b ? a : b;
+    areas->gemm = gemm;
     /* past the partial tiles, which the gate/up GEMM's stream-K slices write while it reads
      * these rows */
     areas->hidden = areas->gemm;
@@ -292,7 +285,33 @@ hum_status hum_moe_areas_of(const hum_moe *moe, int64_t m, hum_moe_areas *areas)
     areas->y = down8 ? areas->act_scale + hum_workspace_round_up(hum_moe_act_scale_bytes(&moe->down->plan.config, rows))
                      : areas->act + hum_workspace_round_up(rows * I * 2);
     areas->bytes = areas->y + (indexed ? hum_workspace_round_up(rows * moe->hidden * 2) : 0);
+}
+
+/* The GEMMs' own part: their locks and partial tiles (workspace.h); each takes its A made. */
+static int64_t gemm_part(int64_t gate_up, int64_t down)
+{
+    return gate_up > down ? gate_up : down;
+}
+
+hum_status hum_moe_areas_of(const hum_moe *moe, int64_t m, hum_moe_areas *areas)
+{
+    int64_t a = 0, b = 0;
+    hum_status st = hum_layer_workspace_size(moe->gate_up, 0, &a);
+    if (st == HUM_OK)
+        st = hum_layer_workspace_size(moe->down, 0, &b);
+    if (st != HUM_OK)
+        return st;
+    hum_moe_areas_past(moe, gemm_part(a, b), m, areas);
     return HUM_OK;
+}
+
+int64_t hum_moe_gemm_bytes_in(const hum_moe *moe, hum_workspace *ws)
+{
+    /* A reload may replace either table as soon as it is unpinned: sizing from the replaced one
+     * is safe all the same, since each GEMM puts the partial tiles of the table it pins at
+     * launch only within the part given here (hum_expert_gemm_forward_in), and without room
+     * there runs without stream-K summed in the workspace, never over the areas past it. */
+    return gemm_part(hum_expert_gemm_bytes_in(moe->gate_up, ws), hum_expert_gemm_bytes_in(moe->down, ws));
 }
 
 hum_status hum_moe_workspace_size(const hum_moe *moe, int64_t max_m, int64_t *bytes)
