@@ -9,8 +9,8 @@
 #   3. $HUM_TSAN_DIR (default build-tsan/): the tests that run threads against one runtime or
 #      cache (concurrent reloads and policy probes, concurrent compiles, the hazard-slot protocol
 #      that publishes reloaded dispatch tables to running forwards, the quantizer's bands of rows,
-#      the compile pool's layer tables) under ThreadSanitizer, with NVRTC's own (uninstrumented)
-#      threading left out (tools/tsan.supp).
+#      the compile pool's layer tables, a MoE forward's sizing beside a reload) under
+#      ThreadSanitizer, with NVRTC's own (uninstrumented) threading left out (tools/tsan.supp).
 # HUM_JOBS caps parallel build and test jobs (default: all cores).
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,8 +43,8 @@ UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 LSAN_OPTIONS=suppressions=$src/tools/lsan.supp \
     sh -c "cd '$sanitize' && ctest --output-on-failure -j '$jobs'"
 
-HUM_BUILD_DIR=$tsan HUM_TARGETS="test_test_policy_sandbox test_test_runtime test_jit_cache_concurrent test_test_hazard_reload test_test_quantize test_test_layer test_jit_compile_many" \
+HUM_BUILD_DIR=$tsan HUM_TARGETS="test_test_policy_sandbox test_test_runtime test_jit_cache_concurrent test_test_hazard_reload test_test_quantize test_test_layer test_jit_compile_many test_test_moe_workspace" \
     "$src/tools/build.sh" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHUM_TSAN=ON
 TSAN_OPTIONS="halt_on_error=1 suppressions=$src/tools/tsan.supp" \
-    sh -c "cd '$tsan' && ctest --output-on-failure -j '$jobs' -R '^(test_policy_sandbox|test_runtime|jit_cache_concurrent|test_hazard_reload|test_quantize|test_layer|jit_compile_many)\$'"
+    sh -c "cd '$tsan' && ctest --output-on-failure -j '$jobs' -R '^(test_policy_sandbox|test_runtime|jit_cache_concurrent|test_hazard_reload|test_quantize|test_layer|jit_compile_many|test_moe_workspace)\$'"
 echo "test: all suites passed"

@@ -3,13 +3,19 @@
  * a runtime that reports a device of 132 SMs. The GEMMs' share of the workspace is what the
  * expert GEMMs themselves use, their stream-K locks and partial tiles: the layer hands both
  * their A made, so none of their rows are counted there, nor by hum_layer_workspace_size of an
- * expert GEMM at any max_m. The hidden rows the layer quantizes or rounds for the gate/up GEMM
- * lie past both GEMMs' partial tiles (where hum_expert_gemm_forward_in puts them, given the
- * GEMMs' part), under the built-in policies, the mxfp8 override, and a site policy that sums
- * every stream-K slice in the workspace, and end before the next area; partial tiles a reload
- * makes larger than that part go nowhere. And the largest workspace hum_moe_workspace_size
- * lets through stays below INT64_MAX / 4 (its overflow bound), hidden rows rounded through
- * mxfp8 (2H bytes a token) included. */
+ * expert GEMM at any max_m; and a forward sizes it as hum_moe_workspace_size does, from the same
+ * tables pinned through its workspace. The hidden rows the layer quantizes or rounds for the
+ * gate/up GEMM lie past both GEMMs' partial tiles (where hum_expert_gemm_forward_in puts them,
+ * given the GEMMs' part), under the built-in policies, the mxfp8 override, and a site policy
+ * that sums every stream-K slice in the workspace, and end before the next area; partial tiles
+ * a reload makes larger than that part go nowhere. A forward sizes its workspace without the
+ * lock a policy reload holds through re-planning, compiling and its context synchronisation
+ * (hum.h: forwards during a reload are never blocked): with that lock held on this thread, a
+ * forward of each layer on another thread gets through its sizing (to a workspace too small,
+ * the error it returns before any launch). And the largest workspace hum_moe_workspace_size lets
+ * through stays below INT64_MAX / 4 (its overflow bound), hidden rows rounded through mxfp8 (2H
+ * bytes a token) included. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "act_quant.h"
 #include "gemm_test.h"
 #include "layer.h"
@@ -18,10 +24,13 @@
 #include "runtime.h"
 #include "workspace.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { SMS = 132 };
 
@@ -80,6 +89,7 @@ static int fake_moe_make(hum_runtime *rt, const char *text, fake_moe *f)
     moe->opts.activation = s.activation;
     moe->opts.top_k = s.top_k;
     moe->opts.gemm_type = s.gemm_type;
+    moe->activation_dtype = s.gate_up.output_dtype;
     moe->experts = s.experts;
     moe->hidden = specs[0].k;
     moe->intermediate = specs[1].k;
@@ -116,6 +126,82 @@ static int64_t hidden_end(const hum_layer_config *c, int64_t rows)
     return hum_workspace_codes_bytes(c, rows) + rows * groups * hum_dtype_bits(how.scale_dtype) / 8;
 }
 
+/* A forward of a layer through a workspace one byte short of what hum_moe_workspace_size gives
+ * for its first token (indexed; grouped: its T rows): it sizes the workspace, then refuses it
+ * before launching anything. The tensors' data is never read. */
+typedef struct sizing_run {
+    hum_moe *moe;
+    hum_workspace ws;
+    int64_t m;
+    hum_status st;
+    char error[512];
+    atomic_int done;
+} sizing_run;
+
+static void *forward_sizing(void *arg)
+{
+    sizing_run *run = arg;
+    hum_moe *moe = run->moe;
+    static _Alignas(256) char data[256];
+    const int64_t m = run->m, E = moe->experts, H = moe->hidden, K = moe->opts.top_k;
+    const hum_dtype adt = moe->activation_dtype;
+    if (moe->opts.gemm_type == HUM_GEMM_MOE_INDEXED) {
+        const hum_tensor rows = {.data = data, .dtype = adt, .rank = 2, .shape = {m, H}, .memory = HUM_MEMORY_DEVICE};
+        const hum_tensor ids = {.data = data, .dtype = HUM_DTYPE_INT32, .rank = 2, .shape = {m, K},
+                                .memory = HUM_MEMORY_DEVICE};
+        const hum_tensor weights = {.data = data, .dtype = HUM_DTYPE_FLOAT32, .rank = 2, .shape = {m, K},
+                                    .memory = HUM_MEMORY_DEVICE};
+        run->st = hum_moe_forward(moe, &run->ws, NULL, &rows, &ids, &weights, NULL, &rows, 0);
+    } else {
+        const int masked = moe->opts.gemm_type == HUM_GEMM_MOE_GROUPED_MASKED;
+        const hum_tensor rows = masked ? (hum_tensor){.data = data, .dtype = adt, .rank = 3, .shape = {E, m, H},
+                                                      .memory = HUM_MEMORY_DEVICE}
+                                       : (hum_tensor){.data = data, .dtype = adt, .rank = 2, .shape = {m, H},
+                                                      .memory = HUM_MEMORY_DEVICE};
+        const hum_tensor layout = {.data = data, .dtype = masked ? HUM_DTYPE_INT32 : HUM_DTYPE_INT64, .rank = 1,
+                                   .shape = {masked ? E : E + 1}, .memory = HUM_MEMORY_DEVICE};
+        run->st = hum_moe_forward_grouped(moe, &run->ws, NULL, &rows, &layout, &rows);
+    }
+    snprintf(run->error, sizeof run->error, "%s", hum_last_error());
+    atomic_store(&run->done, 1);
+    return NULL;
+}
+
+enum { WAIT_MS = 20000 };
+
+/* A forward of f's layer on another thread while this one holds the locks a policy reload
+ * holds throughout (hum_runtime_reload_policies: lua_lock, then live_lock) gets through its
+ * sizing: of a million tokens for an indexed layer (chunk_tokens' search for the chunk the
+ * workspace holds), of 64 rows for a grouped one. */
+static void check_unblocked(fake_moe *f, const char *spec)
+{
+    const int indexed = f->moe.opts.gemm_type == HUM_GEMM_MOE_INDEXED;
+    int64_t need = 0;
+    const hum_status sized = hum_moe_workspace_size(&f->moe, indexed ? 1 : 64, &need);
+    if (!RT_CHECK(sized == HUM_OK, "%s: %s", spec, hum_last_error()))
+        return;
+    hum_runtime *rt = f->moe.rt;
+    sizing_run run = {.moe = &f->moe, .m = indexed ? 1 << 20 : 64,
+                      .ws = {.rt = rt, .bytes = need - 1, .lock_bytes = hum_workspace_lock_bytes(SMS)}};
+    atomic_init(&run.done, 0);
+    pthread_t thread;
+    pthread_mutex_lock(&rt->lua_lock);
+    pthread_mutex_lock(&rt->live_lock);
+    const int started = pthread_create(&thread, NULL, forward_sizing, &run) == 0;
+    for (int ms = 0; started && ms < WAIT_MS && !atomic_load(&run.done); ms++)
+        nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+    const int finished = atomic_load(&run.done);
+    pthread_mutex_unlock(&rt->live_lock);
+    pthread_mutex_unlock(&rt->lua_lock);
+    if (!RT_CHECK(started, "%s: pthread_create", spec))
+        return;
+    pthread_join(thread, NULL);
+    RT_CHECK(finished, "%s: the forward still waited on the reload's locks after %d ms", spec, WAIT_MS);
+    RT_CHECK(run.st == HUM_ERR_INVALID_ARG && strstr(run.error, indexed ? "holds no token" : "does not hold"),
+             "%s: a forward through a workspace of %lld bytes (one short of %lld): status %d, %s", spec,
+             (long long)run.ws.bytes, (long long)need, (int)run.st, run.error);
+}
+
 /* The areas of the layer of `spec` under rt's policies at every M of MS. `sums`: a GEMM's table
  * sums stream-K slices in the workspace (so that its partial tiles are there to miss). */
 static void check_areas(hum_runtime *rt, const char *spec, int sums)
@@ -143,6 +229,11 @@ static void check_areas(hum_runtime *rt, const char *spec, int sums)
                      (int)st, (long long)own[g]);
         }
     }
+    /* a forward sizes that share from the same tables, pinned through its workspace */
+    hum_workspace fwd = {.rt = rt, .lock_bytes = hum_workspace_lock_bytes(SMS)};
+    const int64_t pinned = hum_moe_gemm_bytes_in(&f.moe, &fwd);
+    RT_CHECK(pinned == share, "%s: a forward's GEMMs' share %lld bytes, hum_moe_workspace_size's %lld", spec,
+             (long long)pinned, (long long)share);
     RT_CHECK(!sums || f.table[0]->partial_bytes + f.table[1]->partial_bytes > 0,
              "%s: no partial tiles under the site policy", spec);
     const int64_t fan = f.moe.opts.gemm_type == HUM_GEMM_MOE_GROUPED_MASKED ? f.moe.experts : 1;
@@ -187,6 +278,7 @@ static void check_areas(hum_runtime *rt, const char *spec, int sums)
         RT_CHECK(areas.hidden + made <= areas.route, "%s, M = %lld: the hidden rows end at %lld, past the next area "
                  "at %lld", spec, (long long)m, (long long)(areas.hidden + made), (long long)areas.route);
     }
+    check_unblocked(&f, spec);
     fake_moe_free(&f);
 }
 
