@@ -126,9 +126,9 @@ static int64_t hidden_end(const hum_layer_config *c, int64_t rows)
     return hum_workspace_codes_bytes(c, rows) + rows * groups * hum_dtype_bits(how.scale_dtype) / 8;
 }
 
-/* A forward of a layer through a workspace one byte short of what hum_moe_workspace_size gives
- * for its first token (indexed; grouped: its T rows): it sizes the workspace, then refuses it
- * before launching anything. The tensors' data is never read. */
+/* A forward of a layer through a workspace one byte short of what its first token (indexed;
+ * grouped: its T rows) needs past the locks alone: it sizes the workspace, then refuses it before
+ * launching anything. The tensors' data is never read. */
 typedef struct sizing_run {
     hum_moe *moe;
     hum_workspace ws;
@@ -176,10 +176,9 @@ enum { WAIT_MS = 20000 };
 static void check_unblocked(fake_moe *f, const char *spec)
 {
     const int indexed = f->moe.opts.gemm_type == HUM_GEMM_MOE_INDEXED;
-    int64_t need = 0;
-    const hum_status sized = hum_moe_workspace_size(&f->moe, indexed ? 1 : 64, &need);
-    if (!RT_CHECK(sized == HUM_OK, "%s: %s", spec, hum_last_error()))
-        return;
+    hum_moe_areas lean;
+    hum_moe_areas_past(&f->moe, hum_workspace_lock_bytes(SMS), indexed ? 1 : 64, &lean);
+    const int64_t need = lean.bytes;
     hum_runtime *rt = f->moe.rt;
     sizing_run run = {.moe = &f->moe, .m = indexed ? 1 << 20 : 64,
                       .ws = {.rt = rt, .bytes = need - 1, .lock_bytes = hum_workspace_lock_bytes(SMS)}};
@@ -200,6 +199,44 @@ static void check_unblocked(fake_moe *f, const char *spec)
     RT_CHECK(run.st == HUM_ERR_INVALID_ARG && strstr(run.error, indexed ? "holds no token" : "does not hold"),
              "%s: a forward through a workspace of %lld bytes (one short of %lld): status %d, %s", spec,
              (long long)run.ws.bytes, (long long)need, (int)run.st, run.error);
+}
+
+/* Where a table in force sums stream-K in the workspace and the workspace holds the layer's rows
+ * past the locks but not past those partial tiles too (a reload made them larger than the
+ * workspace was sized for), a forward lays its areas out past the locks, and its GEMMs run whole
+ * tiles (no room given for partials): a grouped forward is not refused for it (through the fake
+ * layer it then stops at the GEMM's own checks), an indexed one takes its tokens in one pass. */
+static void check_lean(fake_moe *f, const char *spec, int64_t m)
+{
+    const int indexed = f->moe.opts.gemm_type == HUM_GEMM_MOE_INDEXED;
+    hum_workspace ws = {.rt = f->moe.rt, .lock_bytes = hum_workspace_lock_bytes(SMS)};
+    const int64_t gemm = hum_moe_gemm_bytes_in(&f->moe, &ws);
+    hum_moe_areas full, lean, got;
+    hum_moe_areas_past(&f->moe, gemm, m, &full);
+    hum_moe_areas_past(&f->moe, ws.lock_bytes, m, &lean);
+    if (!RT_CHECK(gemm > ws.lock_bytes && lean.bytes < full.bytes, "%s: no partial tiles to leave out", spec))
+        return;
+    ws.bytes = full.bytes - 1;
+    hum_moe_areas_in(&f->moe, &ws, gemm, m, &got);
+    RT_CHECK(got.gemm == ws.lock_bytes && got.bytes == lean.bytes &&
+                 !hum_workspace_partials(&ws, got.gemm, f->table[0]->partial_bytes + f->table[1]->partial_bytes),
+             "%s, M = %lld: a workspace one byte short of %lld: areas past %lld bytes (expected the locks' %lld), "
+             "%lld bytes", spec, (long long)m, (long long)full.bytes, (long long)got.gemm, (long long)ws.lock_bytes,
+             (long long)got.bytes);
+    ws.bytes = full.bytes;
+    hum_moe_areas_in(&f->moe, &ws, gemm, m, &got);
+    RT_CHECK(got.gemm == gemm && got.bytes == full.bytes, "%s, M = %lld: a workspace of the full %lld bytes: "
+             "areas past %lld bytes (expected %lld)", spec, (long long)m, (long long)full.bytes,
+             (long long)got.gemm, (long long)gemm);
+    if (indexed)
+        return;
+    sizing_run run = {.moe = &f->moe, .m = m, .ws = {.rt = f->moe.rt, .bytes = full.bytes - 1,
+                                                     .lock_bytes = ws.lock_bytes}};
+    atomic_init(&run.done, 0);
+    forward_sizing(&run);
+    RT_CHECK(!strstr(run.error, "does not hold"), "%s, T = %lld: a grouped forward through a workspace one byte "
+             "short of %lld, %lld past the locks alone, refused: %s", spec, (long long)m, (long long)full.bytes,
+             (long long)lean.bytes, run.error);
 }
 
 /* The areas of the layer of `spec` under rt's policies at every M of MS. `sums`: a GEMM's table
@@ -278,6 +315,8 @@ static void check_areas(hum_runtime *rt, const char *spec, int sums)
         RT_CHECK(areas.hidden + made <= areas.route, "%s, M = %lld: the hidden rows end at %lld, past the next area "
                  "at %lld", spec, (long long)m, (long long)(areas.hidden + made), (long long)areas.route);
     }
+    if (sums)
+        check_lean(&f, spec, 64);
     check_unblocked(&f, spec);
     fake_moe_free(&f);
 }
@@ -297,10 +336,12 @@ static void check_size_bound(hum_runtime *rt, const char *spec)
         return;
     }
     f.moe.hidden = f.gemm[0].plan.config.k = (int64_t)1 << 30;
-    int64_t lo = 1, hi = hum_moe_max_tokens(&f.moe), bytes = 0; /* lo let through, hi not */
+    /* lo let through, hi not: past the most tokens a pass takes (hum_moe_max_tokens, which a
+     * forward's chunks keep to as well) */
+    int64_t lo = 1, hi = hum_moe_max_tokens(&f.moe) + 1, bytes = 0;
     const int ends = hum_moe_workspace_size(&f.moe, lo, &bytes) == HUM_OK &&
                      hum_moe_workspace_size(&f.moe, hi, &bytes) != HUM_OK;
-    if (!RT_CHECK(ends, "%s, H = 2^30: max_m 1 refused, or %lld (the most tokens) let through", spec,
+    if (!RT_CHECK(ends, "%s, H = 2^30: max_m 1 refused, or %lld (past the most tokens) let through", spec,
                   (long long)hi)) {
         fake_moe_free(&f);
         return;

@@ -962,8 +962,10 @@ hum_status hum_moe_prepare(hum_moe *moe);
  * through them in chunks of the tokens the workspace holds. A grouped layer: max_m is T
  * (hum_moe_forward_grouped), its rows (T, or E x T masked) hidden, and of 2I and I elements
  * between the GEMMs. A policy reload may change the size (the partial tiles); this call waits
- * for one in progress (a forward sizes its chunks without waiting). Errors: HUM_ERR_INVALID_ARG
- * (NULL, an unprepared layer, max_m < 1 or one whose layout would pass 2^31 - 1 rows). */
+ * for one in progress (a forward sizes its chunks without waiting, and where a reload's larger
+ * partial tiles no longer fit beside its rows its expert GEMMs run whole tiles). Errors:
+ * HUM_ERR_INVALID_ARG (NULL, an unprepared layer, max_m < 1 or one whose layout would pass
+ * 2^31 - 1 rows or whose size would pass 2^61 bytes, the limit named). */
 hum_status hum_moe_workspace_size(const hum_moe *moe, int64_t max_m, int64_t *bytes);
 
 /*

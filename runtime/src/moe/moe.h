@@ -57,12 +57,17 @@ void hum_moe_areas_past(const hum_moe *moe, int64_t gemm, int64_t m, hum_moe_are
  * which reads the tables in force under the runtime's live_lock (it has no workspace to pin
  * them with), so it waits for a policy reload that holds that lock. */
 hum_status hum_moe_areas_of(const hum_moe *moe, int64_t m, hum_moe_areas *areas);
+/* The areas of a forward of m tokens through ws past a GEMMs' part of `gemm` bytes
+ * (hum_moe_gemm_bytes_in), or past ws's locks alone where those partial tiles leave too little
+ * room for m tokens and the locks alone do not (the expert GEMMs then run without stream-K
+ * summed in the workspace). */
+void hum_moe_areas_in(const hum_moe *moe, const hum_workspace *ws, int64_t gemm, int64_t m, hum_moe_areas *areas);
 /* The GEMMs' part of ws as a forward through it sizes it, once per forward: from the tables in
  * force, pinned through ws's hazard slot (hum_expert_gemm_bytes_in), never waiting on a reload;
  * what hum_moe_areas_of counts for a workspace of the layer's runtime. */
 int64_t hum_moe_gemm_bytes_in(const hum_moe *moe, hum_workspace *ws);
 /* The most tokens one pass can route: its padded layout must index rows with int32 (a grouped
- * layer: the most rows T). */
+ * layer: the most rows T), and its workspace stay below INT64_MAX / 4 bytes. */
 int64_t hum_moe_max_tokens(const hum_moe *moe);
 
 /* For a gate/up GEMM of 8-bit A: `rows` rows of the host's 16-bit hidden (row stride ldh)

@@ -41,7 +41,7 @@ static int64_t chunk_tokens(const hum_moe *moe, hum_workspace *ws, int64_t m, hu
     const int64_t limit = hum_moe_max_tokens(moe), gemm = hum_moe_gemm_bytes_in(moe, ws);
     if (m > limit)
         m = limit;
-    hum_moe_areas_past(moe, gemm, m, areas);
+    hum_moe_areas_in(moe, ws, gemm, m, areas);
     if (areas->bytes <= ws->bytes)
         return m;
     int64_t lo = 0, hi = m; /* bytes(lo) fits, bytes(hi) does not */

@@ -65,7 +65,7 @@ hum_status hum_moe_forward_grouped(hum_moe *moe, hum_workspace *ws, struct CUstr
         return HUM_OK;
     hum_moe_areas areas = {0};
     if (T <= hum_moe_max_tokens(moe))
-        hum_moe_areas_past(moe, hum_moe_gemm_bytes_in(moe, ws), T, &areas);
+        hum_moe_areas_in(moe, ws, hum_moe_gemm_bytes_in(moe, ws), T, &areas);
     if (T > hum_moe_max_tokens(moe) || areas.bytes > ws->bytes)
         return hum_fail(HUM_ERR_INVALID_ARG, "%s: the workspace of %lld bytes does not hold %lld rows%s (%lld bytes: "
                         "hum_moe_workspace_size)", FN, (long long)ws->bytes, (long long)T,

@@ -255,11 +255,22 @@ hum_status hum_moe_prepare(hum_moe *moe)
 
 int64_t hum_moe_max_tokens(const hum_moe *moe)
 {
-    if (moe->opts.gemm_type == HUM_GEMM_MOE_GROUPED_MASKED)
-        return INT32_MAX / moe->experts; /* the rows of all experts */
-    if (moe->opts.gemm_type == HUM_GEMM_MOE_GROUPED_CONTIGUOUS)
-        return INT32_MAX;
-    return (INT32_MAX - moe->experts * moe->block_m_max) / moe->opts.top_k;
+    int64_t most = moe->opts.gemm_type == HUM_GEMM_MOE_GROUPED_MASKED       ? INT32_MAX / moe->experts
+                   : moe->opts.gemm_type == HUM_GEMM_MOE_GROUPED_CONTIGUOUS ? INT32_MAX
+                                                                            : (INT32_MAX - moe->experts * moe->block_m_max) /
+                                                                                  moe->opts.top_k;
+    /* the bytes of a slot (a grouped layer's: of a row, E per masked T) bound every size this
+     * lets through below INT64_MAX / 4, the fixed parts aside: the rows between the steps take
+     * at most 2 (2I + I + H) + 16 bytes per slot and their scales (at most 4 per 8 columns), and
+     * a token's hidden row made for the gate/up GEMM at most 2H bytes (16-bit, rounded through
+     * mxfp8; 8-bit codes take H rounded up to 16, with their scales) */
+    const int64_t per_slot = 2 * (3 * moe->intermediate + 2 * moe->hidden) + 36 +
+                             (moe->intermediate + moe->hidden) / 2;
+    const int64_t fan = moe->opts.gemm_type == HUM_GEMM_MOE_INDEXED       ? moe->opts.top_k
+                        : moe->opts.gemm_type == HUM_GEMM_MOE_GROUPED_MASKED ? moe->experts
+                                                                              : 1;
+    const int64_t sized = (INT64_MAX / 4) / per_slot / fan;
+    return most < sized ? most : sized;
 }
 
 void hum_moe_areas_past(const hum_moe *moe, int64_t gemm, int64_t m, hum_moe_areas *areas)
@@ -305,6 +316,21 @@ hum_status hum_moe_areas_of(const hum_moe *moe, int64_t m, hum_moe_areas *areas)
     return HUM_OK;
 }
 
+void hum_moe_areas_in(const hum_moe *moe, const hum_workspace *ws, int64_t gemm, int64_t m, hum_moe_areas *areas)
+{
+    hum_moe_areas_past(moe, gemm, m, areas);
+    if (areas->bytes <= ws->bytes || gemm <= ws->lock_bytes)
+        return;
+    /* partial tiles larger than the workspace was sized for (a reload put a table summing
+     * stream-K in the workspace in force since): the GEMMs run whole tiles instead
+     * (hum_expert_gemm_forward_in), as a dense forward does in a workspace short of its
+     * partials, rather than the forward taking more passes or being refused */
+    hum_moe_areas lean;
+    hum_moe_areas_past(moe, ws->lock_bytes, m, &lean);
+    if (lean.bytes <= ws->bytes)
+        *areas = lean;
+}
+
 int64_t hum_moe_gemm_bytes_in(const hum_moe *moe, hum_workspace *ws)
 {
     /* A reload may replace either table as soon as it is unpinned: sizing from the replaced one
@@ -321,18 +347,8 @@ hum_status hum_moe_workspace_size(const hum_moe *moe, int64_t max_m, int64_t *by
     *bytes = 0;
     if (!moe->prepared)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_workspace_size: the layer is not prepared (hum_moe_prepare)");
-    /* the bytes of a slot (a grouped layer's: of a row, E per masked T) bound every size this
-     * lets through below INT64_MAX / 4, the fixed parts aside: the rows between the steps take
-     * at most 2 (2I + I + H) + 16 bytes per slot and their scales (at most 4 per 8 columns), and
-     * a token's hidden row made for the gate/up GEMM at most 2H bytes (16-bit, rounded through
-     * mxfp8; 8-bit codes take H rounded up to 16, with their scales) */
-    const int64_t per_slot = 2 * (3 * moe->intermediate + 2 * moe->hidden) + 36 +
-                             (moe->intermediate + moe->hidden) / 2;
     const int64_t limit = hum_moe_max_tokens(moe);
-    const int64_t fan = moe->opts.gemm_type == HUM_GEMM_MOE_INDEXED       ? moe->opts.top_k
-                        : moe->opts.gemm_type == HUM_GEMM_MOE_GROUPED_MASKED ? moe->experts
-                                                                              : 1;
-    if (max_m < 1 || max_m > limit || max_m * fan > (INT64_MAX / 4) / per_slot)
+    if (max_m < 1 || max_m > limit)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_workspace_size: max_m %lld (expected 1 .. %lld)",
                         (long long)max_m, (long long)limit);
     hum_moe_areas areas;
