@@ -2,7 +2,7 @@
 // two codes of pair C of a (virtual) repacked word, decoded (kernels/numerics/decode.cuh), minus
 // the zero point, times the scale (both already broadcast to the pair's two halves). SCALED
 // false: without the scale, which the caller applies to its float accumulators instead
-// (gemm_mma.cu, kScaleAcc), together with kUnscaledFactor.
+// (gemm_mma.cu, kScaleAcc; gemm_wgmma.cu, kChannelScaleAcc), together with kUnscaledFactor.
 #pragma once
 #include "gemm/config.cuh"
 #include "numerics/decode.cuh"

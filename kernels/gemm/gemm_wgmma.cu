@@ -101,6 +101,15 @@ __host__ __device__ constexpr int count_chunks()
 }
 constexpr int kChunks = count_chunks();
 constexpr int kAcc = kBM / 2;              // accumulators per thread and slab
+// 16-bit A over integer codes with one scale per output column (channel scales): the codes
+// minus the zero point are exact in A's type and their products with A in the float32
+// accumulators, so the column's scale multiplies the accumulators once, in the epilogue
+// (c_factors), instead of every dequantized pair in the main loop (an HMUL2 per fragment
+// register: 16 of the 119 instructions per warp and stage of uint8's 256 x 128 x 64 tile,
+// sm_90a), as the mma.sync kernel's kScaleAcc does at the end of each group. The scale rows still
+// travel in the stages' layout the host plans, uncopied. Float codes keep their scales in the loop:
+// without them their decoded values sit up to 2^120 above the weight (numerics/decode.cuh).
+constexpr bool kChannelScaleAcc = !kA8 && kHasScale && !kWeightFloat && kGroup >= kK;
 // The warp's share of a lane's codes: pairs 4w..4w+3 of its k16 row (kernels/prep/repack.cu),
 // kShare virtual words of kPairsUsed pairs each. At 4 and 8 bits the share is whole stored
 // words, plane w of the unit (numerics/codes.cuh: 32 lanes' kShare words in a row; 8-bit codes
@@ -356,7 +365,8 @@ HUM_DEV void load_stage(const hum_gemm_args &args, const AVec<true> &a, const Bl
     copy_kscales(args, blk, base + kKSOffset + slot * kKSBytes, n0, kb, tid);
     if constexpr (!kSS)
         copy_codes(base + kBOffset + slot * kBBytes, codes_tile(args, blk.expert, n0), kb, tid);
-    copy_params(args, base + kSOffset + slot * kSBytes, base + kZOffset + slot * kZBytes, blk.expert, n0, kb, tid);
+    copy_params<kScalesStaged && !kChannelScaleAcc>(args, base + kSOffset + slot * kSBytes,
+                                                    base + kZOffset + slot * kZBytes, blk.expert, n0, kb, tid);
 }
 
 // Lane mode: warp w's share of the lane's stored words, the virtual words holding pairs
@@ -438,8 +448,8 @@ HUM_DEV void dequant(const u32 (&raw)[kSlabs][kShare], const u32 (&sc)[kSlabs], 
         static_for<0, 4>([&](auto qc) {
             constexpr int q = decltype(qc)::value;
             constexpr int c = q % kPairsUsed;
-            a[s][2 * (q % 2) + q / 2] = dequant_pair<c>(raw[s][q / kPairsUsed], broadcast16<(q / 2) != 0>(zp[s]),
-                                                        broadcast16<(q / 2) != 0>(sc[s]));
+            a[s][2 * (q % 2) + q / 2] = dequant_pair<c, !kChannelScaleAcc>(
+                raw[s][q / kPairsUsed], broadcast16<(q / 2) != 0>(zp[s]), broadcast16<(q / 2) != 0>(sc[s]));
         });
     }
 }
@@ -741,7 +751,7 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
 #pragma unroll
                     for (int s = 0; s < kSlabs; ++s)
                         sc[s] = scs[row][s];
-                } else if constexpr (kScalesStaged) {
+                } else if constexpr (kScalesStaged && !kChannelScaleAcc) {
                     load_params(base + kSOffset + slot * kSBytes + row * kBN * 2, wg, w, lane, sc);
                 }
                 if constexpr (kZeroPoint)
@@ -1022,6 +1032,16 @@ struct CFactors {
     float bias[2 * kSlabs], cs[2 * kSlabs];
 };
 
+// kChannelScaleAcc: the factor of `expert`'s output column `col` (< padded N): its scale, row 0
+// of the staged rows in global memory (in A's type: inside each 64-column block, position
+// 8 g + i holds column g + 8 i, as load_params reads them), times the decode's kUnscaledFactor.
+HUM_DEV float channel_scale(const hum_gemm_args &args, int expert, int col)
+{
+    const int c = col % 64;
+    const u16 *s = static_cast<const u16 *>(args.b_scale) + expert * kParamStride + (col - c) + 8 * (c % 8) + c / 8;
+    return to_float<kBF16>(__ldg(s)) * kUnscaledFactor;
+}
+
 HUM_DEV CFactors c_factors(const hum_gemm_args &args, const Block &blk, int n0, bool first, int wg, int w, int lane)
 {
     CFactors f;
@@ -1033,7 +1053,7 @@ HUM_DEV CFactors c_factors(const hum_gemm_args &args, const Block &blk, int n0, 
     for (int c = 0; c < 2 * kSlabs; ++c) {
         const int n = n0 + (wg * kSlabs + c / 2) * 64 + 16 * w + (lane >> 2) + 8 * (c % 2);
         f.bias[c] = n < kNReal ? bias_of(args, blk.expert, n, first) : 0.f;
-        f.cs[c] = col_scale(args, blk.expert, n);
+        f.cs[c] = kChannelScaleAcc ? channel_scale(args, blk.expert, n) : col_scale(args, blk.expert, n);
     }
     return f;
 }

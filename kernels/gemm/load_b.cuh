@@ -30,16 +30,17 @@ HUM_DEV void copy_codes(u32 dst, const u32 *tile, int kb, int tid)
     });
 }
 
-// The scale rows (to s_dst) and zero-point rows (to z_dst) of `expert`'s columns n0.. for
-// k-block kb.
+// The scale rows (to s_dst; SCALES: those the kernel reads from its stages) and zero-point
+// rows (to z_dst) of `expert`'s columns n0.. for k-block kb.
+template <bool SCALES = kScalesStaged>
 HUM_DEV void copy_params(const hum_gemm_args &args, u32 s_dst, u32 z_dst, int expert, int n0, int kb, int tid)
 {
-    if constexpr (kScalesStaged || kZeroPoint) {
+    if constexpr (SCALES || kZeroPoint) {
         constexpr int CPR = kBN / 8;
         const i64 s = expert * kParamStride + n0 + static_cast<i64>(kb * kBK / kGroup) * kN;
         for_chunks<kScaleRows * CPR>(tid, [&](int, int ch) {
             const i64 off = s + static_cast<i64>(ch / CPR) * kN + ch % CPR * 8;
-            if constexpr (kScalesStaged)
+            if constexpr (SCALES)
                 cp_async16(s_dst + ch * 16, static_cast<const u16 *>(args.b_scale) + off, true);
             if constexpr (kZeroPoint)
                 cp_async16(z_dst + ch * 16, static_cast<const u16 *>(args.zero) + off, true);
