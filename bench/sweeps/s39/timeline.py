@@ -3,7 +3,8 @@
 quantizer starts and ends, when the GEMM starts (PDL lets it launch early and wait) and ends. W8A8
 and W4A8 MXFP4, n = k = 8192, M 1024 and 8192, L2 flushed before each of 6 forwards (the last
 three printed). What the ~6 / ~12 us (M 1024) and ~120 us (M 8192) between hum and hum-q in
-side-by-side.py are spent on (bench/NOTES.md, session 39)."""
+side-by-side.py are spent on (bench/NOTES.md, session 39), beside torch's cast of x into e4m3 (the
+same bytes moved)."""
 import json
 import torch
 from torch.profiler import profile, ProfilerActivity
@@ -57,6 +58,17 @@ for name, spec in SPECS.items():
         gs = [e.time_range.end - e.time_range.start for e in prof.events()
               if e.device_type == torch.autograd.DeviceType.CUDA and "hum_gemm" in e.name]
         print(json.dumps({"case": name + "-q", "m": m, "gemm_us": [round(v, 2) for v in gs[-3:]]}), flush=True)
+        # the DRAM floor of the quantizer's bytes: torch's cast of x into e4m3 (reads 2 MK, writes MK)
+        c = torch.empty_like(q)
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            for _ in range(6):
+                flush.zero_()
+                c.copy_(x)
+            torch.cuda.synchronize()
+        cs = [e.time_range.end - e.time_range.start for e in prof.events()
+              if e.device_type == torch.autograd.DeviceType.CUDA and "fill" not in e.name.lower()
+              and "zero" not in e.name.lower()]
+        print(json.dumps({"case": "torch-cast", "m": m, "us": [round(v, 2) for v in cs[-3:]]}), flush=True)
     ws.close()
     layer.close()
 rt.close()

@@ -8,7 +8,8 @@
 # 2. main (old/) against the patch in turn: uint8 and uint2 channel float16, uint8 channel
 #    bfloat16, hum bench, M 1 .. 8192;
 # 3. issue 8 and 9's rows beside Humming 0.1.20 (side-by-side.py, one round, the patch);
-# 4. a second A/B round and bench/sweeps/s39/timeline.py where time is left.
+# 4. bench/sweeps/s39/timeline.py (the quantizer and the GEMM of 8-bit-A forwards on a timeline),
+#    the quant and dense rows, a second A/B round, where time is left.
 set -u
 t0=$(date +%s)
 B=$(( $(head -1 .exp/s40-a.sh | sed "s/# timeout: //") - 10 ))
@@ -38,11 +39,10 @@ sbs() { # NAME M CASES
     --floor '' > $R/show-$1.txt 2>&1
   echo "show $1 exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
 }
-sbs dense 1,16,32,64,128,256,512,1024,2048,4096,8192 w4g128
 sbs chan 1,128,1024,4096,8192 w8ch,w2ch
+[ $(left) -gt 60 ] && timeout 90 python3 bench/sweeps/s39/timeline.py > $R/timeline.txt 2>&1
+echo "timeline exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
 sbs quant 1,128,1024,8192 w8a8,w4a8mx
-sbs var 1,128,1024,8192 w4g128bf16,w4g128zp
-sbs llama 1,16,128,1024 llama-4096x4096,llama-14336x4096,llama-4096x14336
+sbs dense 1,16,32,64,128,256,512,1024,2048,4096,8192 w4g128
 ab 2
-[ $(left) -gt 40 ] && timeout $(($(left) - 10)) python3 bench/sweeps/s39/timeline.py > $R/timeline.txt 2>&1
 echo "done at $(($(date +%s) - t0)) s" >> $R/calls.txt
