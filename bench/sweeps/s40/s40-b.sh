@@ -1,4 +1,4 @@
-# timeout: 560
+# timeout: 470
 # Session 40's second request, for bench/sweeps/run-call.sh (copy to .exp/; build main's head in
 # Release and tools/pack-device.sh build .exp/build.tgz):
 # 1. hum tune on issue 9's two layers behind their bar at mid M (W4A8 MXFP4 at M = 1024 behind
@@ -21,8 +21,8 @@ tune() { # NAME SPEC MLIST BUDGET
   cp $T/$1/tuned-$1.lua $R/ 2>/dev/null
   printf 'policy_paths: [%s]\n' $T/$1 > $T/$1.yaml
 }
-tune mx n=8192,k=8192,w=e2m1,a=e4m3,group=32,scale=e8m0,out=bfloat16 512,1024,2048 140
-tune w8 n=8192,k=8192,w=e4m3,a=e4m3 512,1024,2048 120
+tune mx n=8192,k=8192,w=e2m1,a=e4m3,group=32,scale=e8m0,out=bfloat16 512,1024,2048 120
+tune w8 n=8192,k=8192,w=e4m3,a=e4m3 512,1024,2048 100
 sbs() { # NAME M CASES [side-by-side args]
   [ $(left) -gt 40 ] || return
   local n=$1 m=$2 c=$3; shift 3
