@@ -81,7 +81,12 @@ typedef struct tune_run {
     hum_runtime *rt;
     hum_tune_session *s;
     hum_standard_weight w;
-    hum_dtype act;
+    hum_dtype act; /* the host's 16-bit A */
+    /* the A the layer makes from it (8-bit codes, or mxfp8 rounding), as the plan decided: the
+     * reference quantizes its rows the same way; NULL for a layer that multiplies A as given */
+    hum_act_quant quant;
+    const hum_act_quant *made;
+    double tolerance;
     int32_t ordinal;
     char dir[4096];  /* the candidate policy directory (in HUM_POLICY_PATH) */
     char file[4200]; /* dir/CANDIDATE_FILE */
@@ -143,7 +148,7 @@ static hum_status sample_make(tune_run *t, bench_rng *rng, int64_t m, tune_sampl
         return hum_fail(HUM_ERR_OUT_OF_MEMORY, "the activations and reference of M = %lld", (long long)m);
     hum_status st = bench_random_activations(rng, t->act, m * t->w.k, out->a);
     if (st == HUM_OK)
-        st = bench_check_reference(&t->w, t->act, out->a, out->rows, out->row_count, out->ref);
+        st = bench_check_reference_as(&t->w, t->made, t->act, out->a, out->rows, out->row_count, out->ref);
     return st;
 }
 
@@ -174,7 +179,7 @@ static hum_status time_candidate(tune_run *t, int32_t r, int32_t c, const tune_s
             (st = bench_check_against(t->act, t->w.n, out, sm->m, sm->rows, sm->row_count, sm->ref, &err, &bad)) !=
                 HUM_OK)
             break;
-        if (bad != 0 || !(err <= bench_check_tolerance(t->act))) {
+        if (bad != 0 || !(err <= t->tolerance)) {
             st = hum_fail(HUM_ERR_INTERNAL, "wrong at M = %lld: relative error %.2e, %lld elements not finite",
                           (long long)sm->m, err, (long long)bad);
             break;
@@ -300,6 +305,9 @@ static int tune(tune_run *t, const tune_options *o, const char *out_path, double
         fprintf(stderr, "hum tune: %s\n", hum_last_error());
         return 1;
     }
+    /* begin planned the activation type (lua/hum/activation.lua); no tuning changes it */
+    t->made = bench_check_quantizes(&s->plan.config, &t->quant) ? &t->quant : NULL;
+    t->tolerance = t->made ? bench_check_tolerance_made(&s->plan.config) : bench_check_tolerance(t->act);
     hum_layer_dispatch d;
     if (hum_layer_describe_plan(t->rt, &t->w, &lo, NULL, &d) == HUM_OK) {
         printf("the table in force:\n");
@@ -394,7 +402,9 @@ int hum_cmd_tune(const char *config, int argc, char **argv)
         return 1;
     }
     hum_device_info dev;
-    hum_layer_options lo = {.activation_dtype = spec.activation_dtype};
+    /* the host passes 16-bit A: an 8-bit a= is the weight's scheme, which the layer quantizes to
+     * (as hum bench times it) */
+    hum_layer_options lo = {.activation_dtype = spec.output_dtype};
     if (bench_tmpdir_create("tune-policy", t.dir, sizeof t.dir) != HUM_OK) {
         fprintf(stderr, "hum tune: %s\n", hum_last_error());
         free(s);
@@ -416,8 +426,7 @@ int hum_cmd_tune(const char *config, int argc, char **argv)
     } else {
         printf("hum tune: %s on %s (sm_%d%d, %d SMs), budget %.0f s, %d warmup + %d timed calls per M\n", o.spec,
                dev.name, dev.sm_major, dev.sm_minor, dev.sm_count, budget, t.warmup, t.reps);
-        /* hum_layer_options: no activation dtype means the weight's param dtype */
-        t.act = lo.activation_dtype != HUM_DTYPE_INVALID ? lo.activation_dtype : t.w.param_dtype;
+        t.act = lo.activation_dtype;
         s->candidates_file = o.candidates;
         s->spec = o.spec;
         s->reps = t.reps;

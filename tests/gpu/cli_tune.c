@@ -1,7 +1,8 @@
 /* `hum tune` on the GPU (skipped without one): a small layer tuned at two M values within a
  * budget writes a policy file whose recorded times are never slower than the table in force,
  * which `hum info --layer` then shows in force for that layer (each range from the file) and
- * not for another N; a second run without --force refuses to replace it. */
+ * not for another N; a second run without --force refuses to replace it; a layer that quantizes
+ * its A tunes too. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "cli_test.h"
 #include "device.h"
@@ -67,6 +68,15 @@ int main(void)
     snprintf(args, sizeof args, "tune --layer %s --m 1 --budget 30 --out %s", spec, out);
     RT_CHECK(cli_hum(args) == 1, "no --force:\n%s", cli_output);
     cli_has("no --force", "refusing to replace it");
+
+    /* a layer that quantizes its A (e4m3 per token where the GPU has fp8 MMAs, else 16-bit): the
+     * host's A is 16-bit, each candidate checked against the reference of A quantized the same
+     * way at the 8-bit pass mark */
+    snprintf(out, sizeof out, "%s/tuned-a8.lua", dir);
+    snprintf(args, sizeof args,
+             "tune --layer n=1024,k=1024,w=e4m3,a=e4m3 --m 1,48 --budget 40 --warmup 3 --reps 10 --out %s", out);
+    RT_CHECK(cli_hum(args) == 0, "hum tune of an 8-bit-A layer:\n%s", cli_output);
+    cli_has("hum tune of an 8-bit-A layer", "candidates timed");
     rt_rmtree(dir);
     return rt_test_result("cli_tune");
 }
