@@ -1,4 +1,4 @@
-# timeout: 420
+# timeout: 300
 # Session 40's third request, for bench/sweeps/run-call.sh (copy to .exp/; build main's head in
 # Release and tools/pack-device.sh build .exp/build.tgz):
 # 1. tests/gpu/cli_tune.c (hum tune of a layer that quantizes its A: refused before 5b0a0e6);
@@ -22,8 +22,8 @@ tune() { # NAME SPEC MLIST BUDGET
   cp $T/$1/tuned-$1.lua $R/ 2>/dev/null
   printf 'policy_paths: [%s]\n' $T/$1 > $T/$1.yaml
 }
-tune mx n=8192,k=8192,w=e2m1,a=e4m3,group=32,scale=e8m0,out=bfloat16 1024,2048 90
-tune w8 n=8192,k=8192,w=e4m3,a=e4m3 512,1024 80
+tune mx n=8192,k=8192,w=e2m1,a=e4m3,group=32,scale=e8m0,out=bfloat16 1024,2048 70
+tune w8 n=8192,k=8192,w=e4m3,a=e4m3 512,1024 55
 [ $(left) -gt 60 ] && timeout $(($(left) - 20)) python3 bench/sweeps/side-by-side.py --out $R/show-tuned.json \
   --only w4a8mx,w8a8 --m 512,1024,2048 --floor '' --rounds 2 --hum mx=$T/mx.yaml:w4a8mx \
   --hum w8=$T/w8.yaml:w8a8 > $R/show-tuned.txt 2>&1
