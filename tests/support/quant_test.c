@@ -12,7 +12,6 @@
 #include <time.h>
 
 int quant_failures = 0;
-_Thread_local int quant_check_ok;
 
 int quant_check_at(int ok, const char *file, int line, const char *expr, const char *fmt, ...)
 {

@@ -13,10 +13,11 @@
 extern int quant_failures;
 
 /* Records a failure with file:line and a printf-style explanation; evaluates to cond. The
- * explanation's arguments are evaluated after cond, so one may read hum_last_error() of the
- * call in cond (a function's arguments have no order in C). */
-#define QUANT_CHECK(cond, ...) (quant_check_ok = (cond) != 0, quant_check_at(quant_check_ok, __FILE__, __LINE__, #cond, __VA_ARGS__))
-extern _Thread_local int quant_check_ok; /* cond's value, held across the comma */
+ * explanation's arguments are evaluated only when cond fails, after it, so one may read
+ * hum_last_error() of the call in cond (a function's arguments have no order in C), and a
+ * helper called there may run checks of its own. */
+#define QUANT_CHECK(cond, ...) ((cond) ? quant_check_passed() : quant_check_at(0, __FILE__, __LINE__, #cond, __VA_ARGS__))
+static inline int quant_check_passed(void) { return 1; }
 int quant_check_at(int ok, const char *file, int line, const char *expr, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 /* Exit status for main: 0 when no check failed, 1 otherwise (prints the count). */

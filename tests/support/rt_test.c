@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 int rt_failures;
-_Thread_local int rt_check_ok;
 
 int rt_check_at(int ok, const char *file, int line, const char *expr, const char *fmt, ...)
 {

@@ -11,10 +11,11 @@
 extern int rt_failures;
 
 /* Records a failure with file:line and a printf-style explanation; evaluates to cond. The
- * explanation's arguments are evaluated after cond, so one may read hum_last_error() of the
- * call in cond (a function's arguments have no order in C). */
-#define RT_CHECK(cond, ...) (rt_check_ok = (cond) != 0, rt_check_at(rt_check_ok, __FILE__, __LINE__, #cond, __VA_ARGS__))
-extern _Thread_local int rt_check_ok; /* cond's value, held across the comma */
+ * explanation's arguments are evaluated only when cond fails, after it, so one may read
+ * hum_last_error() of the call in cond (a function's arguments have no order in C), and a
+ * helper called there may run checks of its own. */
+#define RT_CHECK(cond, ...) ((cond) ? rt_check_passed() : rt_check_at(0, __FILE__, __LINE__, #cond, __VA_ARGS__))
+static inline int rt_check_passed(void) { return 1; }
 int rt_check_at(int ok, const char *file, int line, const char *expr, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
