@@ -121,6 +121,16 @@ static hum_status prepare(tune_run *t, hum_layer **out)
                       "the candidate policy %s does not decide the layer's table (policy %s, %s does): a site "
                       "policy of the config wins over it; tune without that config",
                       t->file, d.policy_name, d.rows[0].origin);
+    /* the references quantize A as the session's plan decided (tune()): a reload that changed
+     * the activation override since would check every candidate against the wrong A */
+    hum_layer_info info;
+    const hum_layer_config *plan = &t->s->plan.config;
+    if (st == HUM_OK && (st = hum_layer_get_info(*out, &info)) == HUM_OK &&
+        (info.config.a_dtype != plan->a_dtype || info.config.a_scale != plan->a_scale ||
+         info.config.a_group != plan->a_group || info.config.a_round != plan->a_round))
+        st = hum_fail(HUM_ERR_CONFIG,
+                      "the layer now computes with %s activations (%s when tuning began): the activation "
+                      "override changed during the run; tune again", d.activation, hum_dtype_name(plan->a_dtype));
     if (st != HUM_OK) {
         hum_layer_destroy(*out);
         *out = NULL;

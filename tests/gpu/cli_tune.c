@@ -77,6 +77,11 @@ int main(void)
              "tune --layer n=1024,k=1024,w=e4m3,a=e4m3 --m 1,48 --budget 40 --warmup 3 --reps 10 --out %s", out);
     RT_CHECK(cli_hum(args) == 0, "hum tune of an 8-bit-A layer:\n%s", cli_output);
     cli_has("hum tune of an 8-bit-A layer", "candidates timed");
+    cli_has("hum tune of an 8-bit-A layer", "the tuned table, as the written file gives it");
+    f = fopen(out, "rb");
+    RT_CHECK(f != NULL, "no tuned file %s", out);
+    if (f)
+        fclose(f);
     rt_rmtree(dir);
     return rt_test_result("cli_tune");
 }
