@@ -102,8 +102,9 @@ __host__ __device__ constexpr int count_chunks()
 constexpr int kChunks = count_chunks();
 constexpr int kAcc = kBM / 2;              // accumulators per thread and slab
 // 16-bit A over integer codes with one scale per output column (channel scales): the codes
-// minus the zero point are exact in A's type and their products with A in the float32
-// accumulators, so the column's scale multiplies the accumulators once, in the epilogue
+// minus an integer zero point are exact in A's type (a float zero point rounds them once, as
+// before) and their products with A in the float32 accumulators, so the column's scale
+// multiplies the accumulators once, in the epilogue
 // (c_factors), instead of every dequantized pair in the main loop (an HMUL2 per fragment
 // register: 16 of the 119 instructions per warp and stage of uint8's 256 x 128 x 64 tile,
 // sm_90a), as the mma.sync kernel's kScaleAcc does at the end of each group. The scale rows still

@@ -987,9 +987,11 @@ typedef enum hum_moe_step {
 } hum_moe_step;
 /* hum_moe_forward running only its steps first..last (hum_moe_step), for timing each step
  * (`hum bench --moe`): the steps before `first` must have run through the same workspace with
- * the same inputs and no reload of the layer since (a reload may move the workspace's areas:
- * hum_moe_forward_steps lays them out anew on each call). Errors: those of hum_moe_forward; HUM_ERR_INVALID_ARG for steps out of order
- * or a workspace that does not hold M tokens in one pass while not all steps run. */
+ * the same inputs, and no policy reload (hum_runtime_reload_policies, hot_reload) may have
+ * changed the layer's tables since: each call lays out the workspace's areas and pads the
+ * routing to the gate/up table's block M anew. Errors: those of hum_moe_forward;
+ * HUM_ERR_INVALID_ARG for steps out of order or a workspace that does not hold M tokens in one
+ * pass while not all steps run. */
 hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstream_st *stream,
                                  const hum_tensor *hidden, const hum_tensor *topk_ids, const hum_tensor *topk_weights,
                                  const hum_tensor *expert_map, const hum_tensor *out, int32_t accumulate, int32_t first,
