@@ -50,6 +50,10 @@ static const char *const SPECS[] = {
     "n=200,k=320,w=uint7,a=bfloat16,group=64,zp=float",
     "n=200,k=320,w=e3m2,a=bfloat16,group=32",
     "n=200,k=320,w=e2m3,a=float16",
+    /* channel scales applied to the float32 sums in the epilogue (kChannelScaleAcc), beside zero
+     * points and bias */
+    "n=200,k=320,w=uint4,a=bfloat16,zp=float,bias=1",
+    "n=520,k=328,w=uint8,a=float16,zp=int,bias=1",
 };
 
 int main(void)
