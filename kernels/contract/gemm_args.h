@@ -99,6 +99,17 @@ typedef struct hum_gemm_args {
      * order; NULL: the kernel runs its tiles whole (no stream-K), as the host sizes the grid then.
      * Unused (NULL) when the slices sum through C. */
     void *partials;
+    /* kQuantA (dense 8-bit A per token, quantized by the GEMM itself, kernels/gemm/quant_a.cuh):
+     * the host's 16-bit rows of A [m][lda16] in C's type (kBF16), which the kernel quantizes as
+     * kernels/contract/quantize_args.h says of its per-token mode (the bits hum_quantize_a
+     * writes) into `a` (row stride lda, what a_map reads) and their float32 scales into
+     * a_scale [m] (a_scale_ld 1), both written by the kernel; NULL: `a` and a_scale arrive
+     * quantized, as for every other kernel. Rows 16-byte aligned (a16, lda16 x 2 bytes). */
+    const void *a16;
+    long long lda16;
+    /* with a16: int32 [2 + ceil(m / block_m)], zero between launches (the launch's last CTA to
+     * finish zeroes them): rows claimed, CTAs finished, then the rows of each m-block quantized */
+    int *a_ready;
     /* A as a 2-D TMA tensor map (rows M, columns K, row stride lda, box block_m x 64, 128-byte
      * swizzle): the wgmma kernel's A loader of the dense type; unused by the others */
     hum_gemm_tma_map a_map;
@@ -111,9 +122,9 @@ typedef struct hum_gemm_args {
 /* Both compilers must lay the struct out alike: libhum passes its bytes as the kernel's one
  * parameter. */
 #ifdef __cplusplus
-static_assert(sizeof(hum_gemm_args) == 448, "hum_gemm_args: 176 bytes of fields, padded to 192, then two 128-byte maps");
+static_assert(sizeof(hum_gemm_args) == 512, "hum_gemm_args: 200 bytes of fields, padded to 256, then two 128-byte maps");
 #else
-_Static_assert(sizeof(hum_gemm_args) == 448, "hum_gemm_args: 176 bytes of fields, padded to 192, then two 128-byte maps");
+_Static_assert(sizeof(hum_gemm_args) == 512, "hum_gemm_args: 200 bytes of fields, padded to 256, then two 128-byte maps");
 #endif
 
 #endif

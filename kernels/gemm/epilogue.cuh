@@ -136,10 +136,14 @@ HUM_DEV bool streamk_fixup(const hum_gemm_args &args, const Schedule &sch, const
 // row for 8-bit A (A's group scales were applied at the promotions: gemm/kscale.cuh).
 HUM_DEV float row_factor(const hum_gemm_args &args, i64 row)
 {
-    if constexpr (kA8 && !kAGroupScales)
-        return args.out_factor * __ldg(args.a_scale + row * args.a_scale_ld);
-    else
+    if constexpr (kA8 && !kAGroupScales) {
+        // kQuantA's scales may come from this launch (gemm/quant_a.cuh): read from L2, where the
+        // quantizing warps' writes are, not through the non-coherent path
+        const float *s = args.a_scale + row * args.a_scale_ld;
+        return args.out_factor * (kQuantA ? __ldcg(s) : __ldg(s));
+    } else {
         return args.out_factor;
+    }
 }
 
 // row_factor of row r of block b: of the row of A it reads (0 where there is none), which

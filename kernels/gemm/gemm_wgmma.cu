@@ -60,6 +60,7 @@
 #include "gemm/kscale.cuh"
 #include "gemm/load_a.cuh"
 #include "gemm/load_b.cuh"
+#include "gemm/quant_a.cuh"
 #include "mma/wgmma.cuh"
 #include "ptx/smem.cuh"
 
@@ -157,6 +158,7 @@ constexpr int kBarOffset = kSmemBytes + kCBytes;
 // block's rows by cp.async into the same layout (gemm/load_a.cuh).
 constexpr bool kATma = kGemmType == GemmType::kDense;
 static_assert(kClusterN == 1 || (kSpecialised && kATma), "A multicast: warp-specialised, dense A by TMA");
+static_assert(!kQuantA || (kSpecialised && kATma), "kQuantA: warp-specialised, dense A by TMA");
 // kWeightsSS (hum_constants.h; runtime/src/layer/gemm_wgmma.c, the fit of weights_ss): 8-bit codes
 // that are the MMA's operand as they sit (e4m3 weights beside e4m3 A; int8 A flips its uint8 codes
 // in registers) arrive by TMA, the stage's k16 rows of the block's 64-column units as in global
@@ -191,7 +193,7 @@ constexpr int kFullArrivals = (kProducerCopies ? kCopyThreads : 0) + (kATma ? 1 
 constexpr int kProducerRegs = 40;
 constexpr int kBoundRegs = 65536 / kCtasPerSm / kThreads / 8 * 8;
 constexpr int kLaunchRegs = kBoundRegs < 240 ? kBoundRegs : 240;
-constexpr int kRegsLeft = (kLaunchRegs * kThreads - kCopyThreads * kProducerRegs) / kMathThreads / 8 * 8;
+constexpr int kRegsLeft = (kLaunchRegs * kThreads - kProducerThreads * kProducerRegs) / kMathThreads / 8 * 8;
 constexpr int kMathRegs = kRegsLeft < 240 ? kRegsLeft : 240;
 // Accumulators: float, int32 for int8 products.
 template <bool INT>
@@ -280,7 +282,7 @@ constexpr int kZOffset = kSOffset + kStages * kSBytes;
 constexpr int kKSOffset = kZOffset + kStages * kZBytes;
 
 static_assert(kMathThreads % 128 == 0 && (kBN / kWN) % 4 == 0, "whole warpgroups: block_n / warp_n a multiple of 4");
-static_assert(!kSpecialised || (kLoadWarps == 4 && kMathThreads % kCopyThreads == 0),
+static_assert(!kSpecialised || (kLoadWarps == 4 && kMathThreads % kProducerThreads == 0),
               "warp-specialised: one producer warpgroup, after the math ones");
 static_assert(!kSpecialised || (kProducerRegs <= kLaunchRegs && kMathRegs >= kLaunchRegs),
               "setmaxnreg: the producer gives registers back, the math warpgroups take them");
@@ -991,6 +993,10 @@ HUM_DEV void produce(const hum_gemm_args &args, const Rows &rows, const Schedule
         tile_coords(wk.tile, rows.blocks, mb, nb);
         const int n0 = nb * kBN;
         const Block blk = rows.block(args, ah);
+        // A quantized by the kernel (gemm/quant_a.cuh): its rows of the block are all made before
+        // the first of the segment's copies reads them
+        if (quantizes_a(args) && ct == 0)
+            wait_rows(args, mb);
         // the next segment's work, and its block's facts on their way (this block's again after
         // the last segment)
         Work next{wk.tile, wk.kb + len - 1};
@@ -1047,6 +1053,10 @@ HUM_DEV CFactors c_factors(const hum_gemm_args &args, const Block &blk, int n0, 
 {
     CFactors f;
     f.rf[0] = args.out_factor;  // every token's without 8-bit A's row scales
+    // A quantized by this launch: its row scales, written by other CTAs' warps, are read after the
+    // block's count is seen complete (it is already: the block's copies waited for it)
+    if (quantizes_a(args))
+        wait_rows(args, static_cast<int>(blk.row0 / kBM));
 #pragma unroll
     for (int q = 0; q < (kRowLoads ? (kBM + 31) / 32 : 0); ++q)
         f.rf[q] = 32 * q + lane < kBM ? block_row_factor(args, blk, row_table(), 32 * q + lane) : 0.f;
@@ -1169,8 +1179,11 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
     using namespace gemm_wgmma;
     extern __shared__ __align__(1024) u8 smem[];
     const auto [rows, sch, tid, lane, warp] = kernel_entry(args);
-    if (sch.total == 0)
+    if (sch.total == 0) {
+        if (quantizes_a(args))
+            quant_finish(args, rows.blocks, tid);
         return;
+    }
     // The swizzle atoms (and the descriptors and TMA boxes that address them) start 1024-byte
     // aligned; the launch's 2048 spare bytes cover the alignment and the barriers.
     const u32 base = (smem_addr(smem) + 1023u) & ~1023u;
@@ -1188,22 +1201,35 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
             cluster_sync();
         else
             __syncthreads();
+        // A quantized here (gemm/quant_a.cuh): every warp takes rows, in order, until those of
+        // the CTA's first m-block are all taken (the rows before them too: the first tiles of
+        // the grid cover the first m-blocks)
+        const int first_rows = quantizes_a(args) ? first_block_end(args, rows, sch) : 0;
         if (warp >= kMathWarps) {
             warpgroup_regs_dec<kProducerRegs>();
+            quantize_rows<2>(args, first_rows, lane);
             // tid - kMathThreads, written so that the compiler sees it below kCopyThreads: each
             // chunk's place in a stage (for_chunks) is then a constant plus this thread's offset
             const int ct = tid & (kCopyThreads - 1);
-            if (kProducerCopies || ct == 0)
-                produce(args, rows, sch, base, ct);
+            // kQuantA: the first warp copies, the others quantize the rows left
+            if (!kQuantA || warp == kMathWarps) {
+                if (kProducerCopies || ct == 0)
+                    produce(args, rows, sch, base, ct);
+            } else {
+                quantize_rows<2>(args, args.m, lane);
+            }
             // no CTA leaves while another's copies or releases may still reach its shared memory
             // (the warp converged again after its lanes' spin loops, as the aligned barrier needs)
             if constexpr (kClusterN > 1) {
                 __syncwarp();
                 cluster_sync();
             }
+            if (quantizes_a(args))
+                quant_finish(args, rows.blocks, tid);
             return;
         }
         warpgroup_regs_inc<kMathRegs>();
+        quantize_rows<8>(args, first_rows, lane);
     } else if (kATma && tid == 0) {
         for (int s = 0; s < kStages; ++s)
             mbar_init(base + kBarOffset + s * 8, 1);
@@ -1261,4 +1287,6 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
         __syncwarp();
         cluster_sync();
     }
+    if (quantizes_a(args))
+        quant_finish(args, rows.blocks, tid);
 }

@@ -113,6 +113,22 @@ HUM_DEV u32 int8_code(float x)
     return static_cast<u32>(q) & 0xFFu;
 }
 
+// The codes of x[0..7] * inv, x[i]'s in byte i % 4 of word i / 4: int8 (int8_code) or e4m3fn
+// (e4m3x2). The per-token quantizers of A (prep/quantize_a.cu, and the GEMM's own,
+// gemm/quant_a.cuh) encode through this one rule.
+HUM_DEV void codes8(const float (&x)[8], float inv, bool int8, u32 (&w)[2])
+{
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+        const float *v = x + 4 * i;
+        if (int8)
+            w[i] = int8_code(v[0] * inv) | int8_code(v[1] * inv) << 8 | int8_code(v[2] * inv) << 16 |
+                   int8_code(v[3] * inv) << 24;
+        else
+            w[i] = e4m3x2(v[0] * inv, v[1] * inv) | e4m3x2(v[2] * inv, v[3] * inv) << 16;
+    }
+}
+
 // floor(log2(x)) of a finite x > 0, float32 subnormals included.
 HUM_DEV int floor_log2(float x)
 {
@@ -138,9 +154,66 @@ HUM_DEV float e8m0_inverse(u32 code)
 
 // The factor that maps a per-token (or per-group) amax to the largest code: max / amax, 0 for
 // amax 0 (codes 0, never 0/0), at most FLT_MAX (a tiny bfloat16 amax would overflow it).
+// x = m 2^e for a finite x > 0 (float32 subnormals included): m in [1, 2), returned, and e.
+HUM_DEV float split_pow2(float x, int &e)
+{
+    u32 b = __float_as_uint(x);
+    int field = static_cast<int>(b >> 23);
+    if (field == 0) {  // subnormal: the leading one moved up to bit 23
+        const int s = __clz(static_cast<int>(b)) - 8;
+        b <<= s;
+        field = 1 - s;
+    }
+    e = field - 127;
+    return __uint_as_float((b & 0x007FFFFFu) | 0x3F800000u);
+}
+
+// a / b rounded to nearest even, as IEEE float32 division gives it (subnormal results and
+// overflow to infinity included), for finite a, b > 0, without the division's slow path: that
+// is a subroutine, and a call anywhere in a GEMM kernel that quantizes its own A
+// (gemm/quant_a.cuh) made ptxas build the main loop's wgmma descriptors in vector registers
+// (214 instructions a stage of W8A8's 192-row tile against 152, sm_90a). The mantissas' quotient
+// q lies in (1/2, 2), where the approximate reciprocal and one correction leave it within an ulp
+// of a / b; of it and its two neighbours the one whose remainder am - c bm (exact: FMA) is
+// smallest is the rounded quotient (a quotient of floats is never a midpoint). Then the
+// exponents: exact while the result is normal; below, the mantissa is rounded to the subnormal
+// step, the remainder's sign deciding where q sits on a midpoint of that coarser step.
+HUM_DEV float div_rn(float a, float b)
+{
+    int ea, eb;
+    const float am = split_pow2(a, ea), bm = split_pow2(b, eb);
+    float y;
+    asm("rcp.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(bm));
+    float q = am * y;
+    q = fmaf(fmaf(-q, bm, am), y, q);
+    float r = fmaf(-q, bm, am);
+#pragma unroll
+    for (int d = -1; d <= 1; d += 2) {
+        const float c = __uint_as_float(__float_as_uint(q) + d);
+        const float rc = fmaf(-c, bm, am);
+        if (fabsf(rc) < fabsf(r)) {
+            q = c;
+            r = rc;
+        }
+    }
+    const u32 qb = __float_as_uint(q);
+    const int e = static_cast<int>(qb >> 23) - 127 + ea - eb;  // the result's exponent
+    if (e > 127)
+        return __uint_as_float(0x7F800000u);
+    if (e >= -126)
+        return __uint_as_float((qb & 0x007FFFFFu) | static_cast<u32>(e + 127) << 23);
+    const int shift = -126 - e;  // mantissa bits below the subnormal step
+    if (shift > 24)
+        return 0.0f;
+    const u32 mant = (qb & 0x007FFFFFu) | 0x00800000u, rest = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
+    const u32 kept = mant >> shift;
+    const bool up = rest > half || (rest == half && (r > 0.0f || (r == 0.0f && (kept & 1u))));
+    return __uint_as_float(kept + (up ? 1u : 0u));
+}
+
 HUM_DEV float inverse_of(float amax, float max)
 {
-    return amax > 0.0f ? fminf(max / amax, 3.40282347e38f) : 0.0f;
+    return amax > 0.0f ? fminf(div_rn(max, amax), 3.40282347e38f) : 0.0f;
 }
 
 // The scale of a group (a token's row, or `group` columns of it) whose largest magnitude is
@@ -160,7 +233,7 @@ HUM_DEV float group_scale(float amax, float max, bool e8m0, void *scale, long lo
     }
     const float inv = inverse_of(amax, max);
     if (store)
-        static_cast<float *>(scale)[at] = amax / max;
+        static_cast<float *>(scale)[at] = amax > 0.0f ? div_rn(amax, max) : 0.0f;
     return inv;
 }
 

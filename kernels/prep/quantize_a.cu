@@ -98,16 +98,7 @@ HUM_DEV float amax8(const float (&v)[8])
 HUM_DEV void store8(const hum_quantize_args &p, u8 *row, int j0, bool vec, const float (&v)[8], float inv)
 {
     u32 w[2];
-#pragma unroll
-    for (int i = 0; i < 2; ++i) {
-        const float *x = v + 4 * i;
-        if (p.int8) {
-            w[i] = enc::int8_code(x[0] * inv) | enc::int8_code(x[1] * inv) << 8 | enc::int8_code(x[2] * inv) << 16 |
-                   enc::int8_code(x[3] * inv) << 24;
-        } else {
-            w[i] = enc::e4m3x2(x[0] * inv, x[1] * inv) | enc::e4m3x2(x[2] * inv, x[3] * inv) << 16;
-        }
-    }
+    enc::codes8(v, inv, p.int8, w);
     if (vec && j0 + 8 <= p.kq) {
         asm volatile("st.global.v2.u32 [%0], {%1,%2};\n" ::"l"(row + j0), "r"(w[0]), "r"(w[1]) : "memory");
     } else {

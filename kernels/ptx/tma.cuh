@@ -11,6 +11,13 @@ HUM_DEV void fence_proxy_async_smem()
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
+// The same between this thread's global-memory writes and TMA reads of them (the writer fences
+// after its writes, the reader after acquiring the flag that publishes them, before its copies).
+HUM_DEV void fence_proxy_async_global()
+{
+    asm volatile("fence.proxy.async.global;\n" ::: "memory");
+}
+
 // mbarrier (8 bytes of shared memory) expecting `count` arrivals per phase; the init is made
 // visible to the copy engine before any copy signals it.
 HUM_DEV void mbar_init(u32 bar, u32 count)

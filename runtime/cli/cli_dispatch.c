@@ -64,11 +64,12 @@ void cli_tuning_text(const hum_tuning *t, char *out, size_t cap)
     promote_text(t, promote, sizeof promote);
     group_text(t, group, sizeof group);
     stream_k_text(t, stream_k, sizeof stream_k);
-    snprintf(out, cap, "%s block %dx%dx%d, warp %dx%dx%d, %d stages, %d CTA%s/SM%s%s%s%s%s%s",
+    snprintf(out, cap, "%s block %dx%dx%d, warp %dx%dx%d, %d stages, %d CTA%s/SM%s%s%s%s%s%s%s",
              cli_kernel_name(t->kernel), t->block_m, t->block_n, t->block_k, t->warp_m, t->warp_n, t->warp_k,
              t->stages, t->ctas_per_sm, t->ctas_per_sm == 1 ? "" : "s", stream_k, promote, group,
              t->c_tile ? ", C staged in the last stage" : "", t->multicast_a ? ", A multicast to 2-CTA clusters" : "",
-             t->weights_ss ? ", weights in shared memory by TMA" : "");
+             t->weights_ss ? ", weights in shared memory by TMA" : "",
+             t->quantize_a ? ", A quantized by the GEMM" : "");
 }
 
 static cJSON *triple(int32_t a, int32_t b, int32_t c)
@@ -107,6 +108,7 @@ cJSON *cli_dispatch_json(const hum_layer_dispatch *d)
         cJSON_AddStringToObject(e, "c_tile", t->c_tile ? "stage" : "own");
         cJSON_AddBoolToObject(e, "multicast_a", t->multicast_a);
         cJSON_AddBoolToObject(e, "weights_ss", t->weights_ss);
+        cJSON_AddBoolToObject(e, "quantize_a", t->quantize_a);
         cJSON_AddNumberToObject(e, "smem_bytes", (double)r->smem_bytes);
         cJSON_AddNumberToObject(e, "threads", r->threads);
         cJSON_AddStringToObject(e, "origin", r->origin);
@@ -155,6 +157,7 @@ void cli_print_dispatch_json(FILE *f, const cJSON *d, int indent)
             .c_tile = strcmp(str(e, "c_tile"), "stage") == 0,
             .multicast_a = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "multicast_a")),
             .weights_ss = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "weights_ss")),
+            .quantize_a = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "quantize_a")),
         };
         char range[48], tuning[320];
         cli_m_range(&t, range, sizeof range);

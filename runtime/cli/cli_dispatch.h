@@ -13,8 +13,8 @@
 void cli_m_range(const hum_tuning *t, char *out, size_t cap);
 
 /* "mma.sync block 16x128x256, warp 16x32x128, 4 stages, 1 CTA/SM, stream-K" into out (then the
- * promotion period, ", C staged in the last stage" and ", A multicast to 2-CTA clusters" where they are
- * not the defaults). */
+ * promotion period, ", C staged in the last stage", ", A multicast to 2-CTA clusters" and the other
+ * flags where they are not the defaults). */
 void cli_tuning_text(const hum_tuning *t, char *out, size_t cap);
 /* The name a table prints for kernel family `kernel` (hum_gemm_kernel): "mma.sync", "wgmma",
  * "wgmma_ws". */
@@ -22,8 +22,8 @@ const char *cli_kernel_name(int32_t kernel);
 
 /* { policy, policy_origin, device, arch, ranges: [{ m_min, m_max (null: no bound), kernel,
  *   block: [m, n, k], warp: [m, n, k], stages, ctas_per_sm, stream_k, stream_k_sum ("output" or
- *   "workspace"), whole_fill (percent, 0: never), promote_k, group_m (0: 8), c_tile ("own" or "stage"), multicast_a, weights_ss, smem_bytes,
- *   threads, origin }] }; NULL when out of memory. */
+ *   "workspace"), whole_fill (percent, 0: never), promote_k, group_m (0: 8), c_tile ("own" or "stage"), multicast_a, weights_ss,
+ *   quantize_a, smem_bytes, threads, origin }] }; NULL when out of memory. */
 cJSON *cli_dispatch_json(const hum_layer_dispatch *d);
 
 /* A heading line (policy, its file, device, arch), then one line per range, each indented by

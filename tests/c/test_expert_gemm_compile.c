@@ -71,7 +71,7 @@ static void check_refusals(hum_runtime *rt)
     c.scale_rows = c.has_scale = 1;
     c.weight_bits = 4;
     c.num_experts = 4;
-    const hum_tuning t = {1, INT64_MAX, 64, 128, 64, 64, 32, 64, 3, 1, 1, HUM_GEMM_KERNEL_MMA, 0, 0, 0, 0, 0, 0, 0};
+    const hum_tuning t = {1, INT64_MAX, 64, 128, 64, 64, 32, 64, 3, 1, 1, HUM_GEMM_KERNEL_MMA, 0, 0, 0, 0, 0, 0, 0, 0};
     hum_tuning out;
     const hum_compute_config dense = {.gemm_type = HUM_GEMM_DENSE}, indexed = {.gemm_type = HUM_GEMM_MOE_INDEXED};
     st = hum_layer_fit_tuning(&c, &dense, &t, "sm_90a", 232448, "test", &out);

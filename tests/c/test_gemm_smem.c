@@ -135,20 +135,20 @@ int main(void)
     rt_tmpdir("gemm-smem", cache, sizeof cache);
     /* M range, block, warp, stages, stream-K, CTAs per SM, family, slices summed through C (0) */
     /* 2 warps on K */
-    const hum_tuning small = {1, INT64_MAX, 16, 128, 256, 16, 32, 128, 4, 1, 1, HUM_GEMM_KERNEL_MMA, 0, 0, 0, 0, 0, 0, 0};
-    const hum_tuning large = {1, INT64_MAX, 128, 256, 64, 64, 64, 64, 3, 1, 1, HUM_GEMM_KERNEL_MMA, 0, 0, 0, 0, 0, 0, 0};
-    const hum_tuning odd = {1, INT64_MAX, 64, 128, 128, 64, 64, 64, 3, 1, 1, HUM_GEMM_KERNEL_MMA, 0, 0, 0, 0, 0, 0, 0};
-    const hum_tuning wgmma = {1, INT64_MAX, 128, 128, 128, 128, 16, 128, 4, 1, 1, HUM_GEMM_KERNEL_WGMMA, 0, 0, 0, 0, 0, 0, 0};
+    const hum_tuning small = {1, INT64_MAX, 16, 128, 256, 16, 32, 128, 4, 1, 1, HUM_GEMM_KERNEL_MMA, 0, 0, 0, 0, 0, 0, 0, 0};
+    const hum_tuning large = {1, INT64_MAX, 128, 256, 64, 64, 64, 64, 3, 1, 1, HUM_GEMM_KERNEL_MMA, 0, 0, 0, 0, 0, 0, 0, 0};
+    const hum_tuning odd = {1, INT64_MAX, 64, 128, 128, 64, 64, 64, 3, 1, 1, HUM_GEMM_KERNEL_MMA, 0, 0, 0, 0, 0, 0, 0, 0};
+    const hum_tuning wgmma = {1, INT64_MAX, 128, 128, 128, 128, 16, 128, 4, 1, 1, HUM_GEMM_KERNEL_WGMMA, 0, 0, 0, 0, 0, 0, 0, 0};
     check(cache, "mma uint4 g128, split K", layer(4, 0, 0, 128), small, "sm_80");
     check(cache, "mma uint4 g128, 4 warps", layer(4, 0, 0, 128), large, "sm_86");
     check(cache, "mma uint3 g32 zero points act-order", layer(3, 1, 1, 32), odd, "sm_80");
     check(cache, "wgmma uint8 g64 zero points", layer(8, 1, 0, 64), wgmma, "sm_90a");
-    const hum_tuning moe = {1, INT64_MAX, 64, 128, 128, 64, 16, 128, 4, 0, 1, HUM_GEMM_KERNEL_WGMMA, 0, 0, 0, 0, 0, 0, 0};
+    const hum_tuning moe = {1, INT64_MAX, 64, 128, 128, 64, 16, 128, 4, 0, 1, HUM_GEMM_KERNEL_WGMMA, 0, 0, 0, 0, 0, 0, 0, 0};
     hum_tuning moe_ws = moe;
     moe_ws.kernel = HUM_GEMM_KERNEL_WGMMA_WS;
-    const hum_tuning moe_mma = {1, INT64_MAX, 16, 128, 128, 16, 32, 64, 6, 0, 1, HUM_GEMM_KERNEL_MMA, 0, 0, 0, 0, 0, 0, 0};
+    const hum_tuning moe_mma = {1, INT64_MAX, 16, 128, 128, 16, 32, 64, 6, 0, 1, HUM_GEMM_KERNEL_MMA, 0, 0, 0, 0, 0, 0, 0, 0};
     /* 160 rows of 8-byte addresses: 1280 bytes, two 1024-byte units */
-    const hum_tuning moe_ws160 = {1, INT64_MAX, 160, 128, 128, 160, 16, 128, 3, 0, 1, HUM_GEMM_KERNEL_WGMMA_WS, 0, 0, 0, 0, 0, 0, 0};
+    const hum_tuning moe_ws160 = {1, INT64_MAX, 160, 128, 128, 160, 16, 128, 3, 0, 1, HUM_GEMM_KERNEL_WGMMA_WS, 0, 0, 0, 0, 0, 0, 0, 0};
     const hum_dtype e4m3 = HUM_DTYPE_FLOAT8_E4M3FN;
     check_row_tables(cache, "mma indexed uint4 x e4m3", moe_mma, "sm_89", e4m3);
     check_row_tables(cache, "wgmma indexed uint4 x e4m3", moe, "sm_90a", e4m3);

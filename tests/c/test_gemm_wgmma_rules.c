@@ -37,7 +37,7 @@ static hum_layer_config config_for(int bits, int64_t n, int64_t k, int64_t group
 
 static hum_tuning wgmma_tuning(int bm, int bn, int wn, int stages)
 {
-    hum_tuning t = {1, INT64_MAX, bm, bn, 64, bm, wn, 64, stages, 1, 1, HUM_GEMM_KERNEL_WGMMA, 0, 0, 0, 0, 0, 0, 0};
+    hum_tuning t = {1, INT64_MAX, bm, bn, 64, bm, wn, 64, stages, 1, 1, HUM_GEMM_KERNEL_WGMMA, 0, 0, 0, 0, 0, 0, 0, 0};
     return t;
 }
 
@@ -401,7 +401,7 @@ static void check_rules(void)
             QUANT_CHECK(ss[i].want ? st == HUM_OK : st == HUM_ERR_UNSUPPORTED && strstr(hum_last_error(), "weights_ss"),
                         "weights_ss, case %zu: status %d, '%s'", i, st, hum_last_error());
         }
-        hum_tuning t = {1, INT64_MAX, 16, 64, 256, 16, 32, 64, 8, 1, 1, HUM_GEMM_KERNEL_MMA, 0, 0, 0, 0, 0, 1, 0}, out;
+        hum_tuning t = {1, INT64_MAX, 16, 64, 256, 16, 32, 64, 8, 1, 1, HUM_GEMM_KERNEL_MMA, 0, 0, 0, 0, 0, 1, 0, 0}, out;
         QUANT_CHECK(hum_layer_fit_tuning(&e4, &dense, &t, "sm_90a", 232448, "test", &out) == HUM_OK && !out.weights_ss,
                     "weights_ss on mma.sync, fitted: %d %s", out.weights_ss, hum_last_error());
         const hum_status st = hum_layer_tuning_check(&e4, &t, NULL, NULL);

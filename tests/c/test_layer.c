@@ -391,7 +391,7 @@ static void check_rejections(hum_runtime *rt)
     cfg.kernel_group = 128;
     cfg.scale_rows = 32;
     cfg.has_scale = 1;
-    hum_tuning t = {1, INT64_MAX, 16, 256, 128, 16, 64, 64, 4, 1, 1, HUM_GEMM_KERNEL_MMA, 0, 0, 0, 0, 0, 0, 0};
+    hum_tuning t = {1, INT64_MAX, 16, 256, 128, 16, 64, 64, 4, 1, 1, HUM_GEMM_KERNEL_MMA, 0, 0, 0, 0, 0, 0, 0, 0};
     int64_t smem = 0;
     int32_t threads = 0;
     QUANT_CHECK(hum_layer_tuning_check(&cfg, &t, &smem, &threads) == HUM_OK && threads == 256 &&

@@ -131,7 +131,7 @@ static void check_stream_k_sum(void)
     c.weight_bits = 8;
     c.weight_exp = 4;
     const hum_compute_config dense = {.gemm_type = HUM_GEMM_DENSE};
-    hum_tuning t = {1, INT64_MAX, 16, 128, 256, 16, 32, 128, 4, 1, 1, HUM_GEMM_KERNEL_MMA, 0, 0, 0, 0, 0, 0, 0}, out;
+    hum_tuning t = {1, INT64_MAX, 16, 128, 256, 16, 32, 128, 4, 1, 1, HUM_GEMM_KERNEL_MMA, 0, 0, 0, 0, 0, 0, 0, 0}, out;
     hum_status st = hum_layer_fit_tuning(&c, &dense, &t, "sm_90a", 232448, "test", &out);
     QUANT_CHECK(st == HUM_OK && !out.stream_k && !out.stream_k_sum, "e4m3, sums through C: status %d '%s', "
                 "stream-K %d sum %d (expected stream-K off)", st, st ? hum_last_error() : "", out.stream_k,
@@ -194,7 +194,7 @@ static void check_promote_k(void)
     c.weight_bits = 8;
     c.weight_exp = 4;
     const hum_compute_config dense = {.gemm_type = HUM_GEMM_DENSE};
-    hum_tuning t = {1, INT64_MAX, 256, 128, 128, 256, 16, 128, 3, 1, 1, HUM_GEMM_KERNEL_WGMMA_WS, 1, 0, 0, 0, 0, 0, 0}, out;
+    hum_tuning t = {1, INT64_MAX, 256, 128, 128, 256, 16, 128, 3, 1, 1, HUM_GEMM_KERNEL_WGMMA_WS, 1, 0, 0, 0, 0, 0, 0, 0}, out;
     const hum_gemm_kernel plain = HUM_GEMM_KERNEL_WGMMA, ws = HUM_GEMM_KERNEL_WGMMA_WS;
     const struct {
         hum_dtype a;

@@ -7,7 +7,12 @@
  * reference multiplies A quantized (rounded) the same way on the host (the CPU twin,
  * hum_quantize_activations), so only the accumulation and C's rounding differ:
  * ||C - round(ref)|| / ||ref|| <= 1e-3; the error against unquantized A is printed. C is
- * poisoned first. Also: a_scale with 16-bit A is refused. Skipped (77) without a GPU; the 8-bit
+ * poisoned first. Above M = 1024 (W8A8) and 2048 (W4A8 MXFP4) the built-in sm_90 tables' GEMMs
+ * quantize their own A (quantize_a, kernels/gemm/quant_a.cuh): at M 1100 and 2100 (a partial
+ * last m-block, K = 2064 and 2080 a partial last round of a warp's chunks), in chunks of a
+ * workspace too small for M (the launches one after the other reuse the counters the last CTA
+ * zeroed), and with A of the other 16-bit type than C's (quantized before the GEMM instead).
+ * Also: a_scale with 16-bit A is refused. Skipped (77) without a GPU; the 8-bit
  * layers without fp8 (sm_89), bfloat16 below sm_80. */
 #include "gemm_test.h"
 #include "hum/hum_tools.h"
@@ -50,7 +55,17 @@ static int quantized_values(const hum_layer_config *cfg, const hum_standard_weig
     return ok;
 }
 
-/* One forward at M rows through `ws` (NULL: the layer's own); returns the relative error. */
+/* Whether the entry of `info` that takes M quantizes its own A (quantize_a). */
+static int entry_quantizes(const hum_layer_info *info, int64_t m)
+{
+    for (int i = 0; i < info->entry_count; i++)
+        if (m >= info->entries[i].m_min && m <= info->entries[i].m_max)
+            return info->entries[i].quantize_a;
+    return 0;
+}
+
+/* One forward at M rows of `act` A through `ws` (NULL: the layer's own); returns the relative
+ * error. */
 static double run_m(hum_layer *layer, hum_workspace *ws, quant_rng *rng, const char *name,
                     const hum_standard_weight *w, hum_dtype act, int64_t m)
 {
@@ -130,6 +145,7 @@ int main(void)
     static const char *const specs[] = {
         "n=1024,k=1024,w=e4m3,a=e4m3,out=float16",
         "n=1000,k=2064,w=e4m3,scale=float32,bias=1,a=e4m3,out=bfloat16",
+        "n=256,k=2080,w=e2m1,group=32,scale=e8m0,a=e4m3,out=bfloat16",
         "n=512,k=4096,w=e4m3,scale=tensor,a=e4m3,ascale=tensor,out=bfloat16",
         "n=1024,k=1024,w=uint8,a=int8,out=float16",
         "n=2048,k=4096,w=uint8,scale=float32,a=int8,ascale=tensor,out=bfloat16",
@@ -139,6 +155,10 @@ int main(void)
         "n=512,k=4096,w=e4m3,scale=float32,bias=1,a=mxfp8,out=float16",
     };
     static const int64_t ms[] = {1, 7, 48, 200, 1024};
+    /* the first three specs: where the sm_90 tables quantize A in the GEMM, and through a workspace
+     * of 1100 rows: M = 2300 in three chunks */
+    static const int64_t ms_own[] = {1100, 2100};
+    int own_ran = 0;
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
         hum_layer_spec s;
         hum_standard_weight w;
@@ -178,6 +198,22 @@ int main(void)
                                           "%s: workspace: %s", specs[i], hum_last_error()))
                 worst = run_m(layer, ws, &rng, specs[i], &w, s.output_dtype, 200) < 0 ? -1 : worst;
             hum_workspace_destroy(ws);
+            ws = NULL;
+            if (i < 3 && worst >= 0) {
+                for (size_t j = 0; j < sizeof ms_own / sizeof ms_own[0]; j++) {
+                    own_ran += sm == 90 && entry_quantizes(&info, ms_own[j]);
+                    const double e = run_m(layer, NULL, &rng, specs[i], &w, s.output_dtype, ms_own[j]);
+                    worst = e < 0 ? -1 : (e > worst ? e : worst);
+                }
+                const hum_dtype other = s.output_dtype == HUM_DTYPE_FLOAT16 ? HUM_DTYPE_BFLOAT16 : HUM_DTYPE_FLOAT16;
+                if (worst >= 0 && run_m(layer, NULL, &rng, specs[i], &w, other, 1100) < 0)
+                    worst = -1;
+                if (worst >= 0 && QUANT_CHECK(hum_layer_workspace_size(layer, 1100, &bytes) == HUM_OK &&
+                                                  hum_workspace_create(rt, NULL, bytes, &ws) == HUM_OK,
+                                              "%s: workspace: %s", specs[i], hum_last_error()))
+                    worst = run_m(layer, ws, &rng, specs[i], &w, s.output_dtype, 2300) < 0 ? -1 : worst;
+                hum_workspace_destroy(ws);
+            }
             /* 16-bit A carries no scale: the layer makes its own */
             if (i == 0) {
                 void *d = NULL;
@@ -197,6 +233,9 @@ int main(void)
         hum_layer_destroy(layer);
         hum_standard_free(&w);
     }
+    /* W8A8 at M 1100, 2100 and W4A8 MXFP4 at 2100 (policies/sm90.lua) */
+    QUANT_CHECK(sm != 90 || own_ran == 5, "%d of the 5 forwards above M = 1024 that sm90.lua gives quantize_a ran "
+                "on such an entry", own_ran);
     hum_runtime_destroy(rt);
     return quant_test_result("test_gemm_a8_quantize");
 }

@@ -630,7 +630,12 @@ typedef struct hum_layer_options {
     /* the tile order's group of m-blocks (1..64; 0: 8, to which 8 is fitted), visited m fastest \
      * so that the tiles running at once share A's rows and the weights' columns in L2: fewer    \
      * keep less of A there beside the weights when its rows are long */                         \
-    X(int32_t, group_m, INT, OPTIONAL, "kGroupM", "")
+    X(int32_t, group_m, INT, OPTIONAL, "kGroupM", "")                                          \
+    /* wgmma_ws, dense, 8-bit A quantized per token by the layer: the GEMM quantizes the host's \
+     * 16-bit rows itself, later m-blocks while it multiplies the first (no quantizer launch; \
+     * kernels/gemm/quant_a.cuh). A forward whose A it cannot take (A's 16-bit type other than \
+     * the output's, rows not 16-byte aligned) quantizes first, as without it */                \
+    X(int32_t, quantize_a, BOOL, OPTIONAL, "kQuantA", "")
 
 #define HUM_CONFIG_MEMBER(type, name, kind, role, constant, values) type name;
 
@@ -750,7 +755,8 @@ hum_status hum_layer_forward(hum_layer *layer, struct CUstream_st *stream, const
                              const hum_tensor *a_scale, const hum_tensor *c);
 
 /* Bytes of a workspace in which forwards of `layer` (prepared) with M <= max_m run in one pass:
- * the stream-K locks (SMs x 32 int32, rounded up to 256 bytes: what every layer needs), the
+ * the lock area (what every layer needs: the stream-K locks, SMs x 32 int32 rounded up to 256
+ * bytes, and 4096 bytes of counters for the GEMMs that quantize their own A), the
  * stream-K partial tiles of its dispatch table in force when a tuning sums its slices there
  * (stream_k_sum workspace: 32-bit [block M x block N] per CTA of the largest grid, SMs x CTAs
  * per SM, rounded up to 256; a workspace without room for them runs those GEMMs without
@@ -768,7 +774,7 @@ hum_status hum_layer_workspace_size(const hum_layer *layer, int64_t max_m, int64
  * (device_memory NULL) or in the host's (device memory of that GPU, 256-byte aligned, at least
  * `bytes` long, owned by the host, which frees it after hum_workspace_destroy). Zeroes its
  * lock area and waits for that. Errors: HUM_ERR_INVALID_ARG (NULL runtime or out, fewer bytes
- * than the locks take, a misaligned pointer), HUM_ERR_NO_DEVICE, HUM_ERR_OUT_OF_MEMORY,
+ * than the lock area takes, a misaligned pointer), HUM_ERR_NO_DEVICE, HUM_ERR_OUT_OF_MEMORY,
  * HUM_ERR_CUDA. */
 hum_status hum_workspace_create(hum_runtime *rt, void *device_memory, int64_t bytes, hum_workspace **out);
 

@@ -24,6 +24,7 @@ void hum_gemm_mma_fit(const hum_layer_config *c, const hum_compute_config *compu
     t->c_tile = 0; /* the warps write C from their registers: no tile to place */
     t->multicast_a = 0;
     t->weights_ss = 0;
+    t->quantize_a = 0;
 }
 
 hum_status hum_gemm_mma_check(const hum_gemm_variant *v)
@@ -38,6 +39,9 @@ hum_status hum_gemm_mma_check(const hum_gemm_variant *v)
     if (v->tuning->weights_ss)
         return hum_fail(HUM_ERR_UNSUPPORTED, "weights_ss on the mma.sync kernel, whose weights are register "
                         "fragments (wgmma_ws only)");
+    if (v->tuning->quantize_a)
+        return hum_fail(HUM_ERR_UNSUPPORTED, "quantize_a on the mma.sync kernel, whose A is quantized before it "
+                        "(wgmma_ws only)");
     if (v->tuning->warp_m != 8 && v->tuning->warp_m % 16 != 0)
         return hum_fail(HUM_ERR_UNSUPPORTED,
                         "warp M %d (expected 8, the weights as the m16 operand, or a multiple of 16: m16 fragments)",

@@ -127,6 +127,14 @@ static int weights_ss_fits(const hum_layer_config *c, const hum_compute_config *
            t->block_n <= 128;
 }
 
+/* quantize_a: the GEMM quantizes its own A (kernels/gemm/quant_a.cuh): wgmma_ws, a dense layer
+ * whose 8-bit A is quantized per token (kernels/contract/quantize_args.h's mode 0, not rounded). */
+static int quantize_a_fits(const hum_layer_config *c, const hum_compute_config *compute, const hum_tuning *t)
+{
+    return t->kernel == HUM_GEMM_KERNEL_WGMMA_WS && (!compute || compute->gemm_type == HUM_GEMM_DENSE) &&
+           hum_gemm_a8(c) && c->a_scale == HUM_ACT_SCALE_TOKEN && c->a_round == HUM_A_ROUND_NONE;
+}
+
 void hum_gemm_wgmma_fit(const hum_layer_config *c, const hum_compute_config *compute, hum_tuning *t)
 {
     /* promoted accumulators beside their totals, block_m / 2 registers each (one slab): 128 rows,
@@ -161,6 +169,8 @@ void hum_gemm_wgmma_fit(const hum_layer_config *c, const hum_compute_config *com
         t->multicast_a = 0;
     if (t->weights_ss && !weights_ss_fits(c, compute, t))
         t->weights_ss = 0;
+    if (t->quantize_a && !quantize_a_fits(c, compute, t))
+        t->quantize_a = 0;
 }
 
 hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v)
@@ -202,6 +212,11 @@ hum_status hum_gemm_wgmma_check(const hum_gemm_variant *v)
          "weights_ss: weights in shared memory need wgmma_ws, a dense layer, e4m3 weights beside e4m3 A (got %d-bit "
          "%s weights, %s A) and block_n %d at most 128", v->layer->weight_bits,
          v->layer->weight_float ? "float" : "integer", hum_dtype_name(v->layer->a_dtype), t->block_n);
+    RULE(!t->quantize_a || quantize_a_fits(v->layer, v->compute, t),
+         "quantize_a: the GEMM quantizes its A on wgmma_ws, in a dense layer of 8-bit A per token (got %s A, "
+         "scales %s)", hum_dtype_name(v->layer->a_dtype),
+         v->layer->a_scale == HUM_ACT_SCALE_TOKEN ? "per token" : v->layer->a_scale == HUM_ACT_SCALE_TENSOR
+                                                                     ? "per tensor" : "per group");
     RULE(!t->c_tile || c_split_rows(v->layer, t) >= 8,
          "c_tile \"stage\": C in the last stage's A slot needs wgmma_ws without totals in shared memory and room "
          "for 8 rows of C in the slot (block_m %d x block_k %d of A, block_n %d)", t->block_m, t->block_k, t->block_n);

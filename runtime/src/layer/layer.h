@@ -37,6 +37,7 @@ typedef struct hum_dispatch_entry {
      * weights are on the device (hum_dispatch_table_bind_weights) */
     int32_t weights_ss;
     hum_tensor_map b_map;
+    int32_t quantize_a;    /* the GEMM quantizes its own A (kernels/gemm/quant_a.cuh) */
 } hum_dispatch_entry;
 
 /* What forwards of a layer dispatch on, immutable once published. A policy reload builds a new

@@ -111,19 +111,32 @@ static hum_status check_a_scale(const hum_layer_config *cfg, const hum_tensor *s
     return HUM_OK;
 }
 
-/* One GEMM launch of M rows (1 .. 2^31 - 1) of A (row stride lda, scales a_scale with row stride
- * a_scale_ld) into C with table t (partials: hum_gemm_launch); overlaps: A comes from the kernel
- * launched just before (the permutation or the quantization). */
+/* Where the GEMM reads a chunk of A that the forward made in the workspace (permuted, quantized or
+ * rounded), or the host's A as it is. */
+typedef struct staged_a {
+    const void *a;
+    int64_t lda;           /* elements of A's type from one row to the next */
+    const float *a_scale;  /* 8-bit A's scales (or the layer's input_scale per tensor); NULL for 16-bit A */
+    int64_t a_scale_ld;    /* scales per row (0: one per row or the tensor's) */
+    const void *a16;       /* the host's 16-bit rows the GEMM quantizes into a and a_scale itself
+                            * (quantize_a), NULL when A arrives made */
+    int64_t lda16;
+    int overlaps;          /* A comes from the kernel launched just before (permutation, quantization) */
+} staged_a;
+
+/* One GEMM launch of M rows (1 .. 2^31 - 1) of A as g says into C with table t (partials:
+ * hum_gemm_launch). */
 static hum_status launch_gemm(const hum_layer *layer, const hum_dispatch_table *t, hum_workspace *ws, void *partials,
-                              struct CUstream_st *stream, const void *a, int64_t lda, const float *a_scale,
-                              int64_t a_scale_ld, void *c, int64_t ldc, int64_t m, int overlaps)
+                              struct CUstream_st *stream, const staged_a *g, void *c, int64_t ldc, int64_t m)
 {
     const hum_dispatch_entry *e = hum_dispatch_entry_for(t, m);
     const hum_layer_buffers *b = &layer->buf;
     /* k_perm stays NULL: an act-order A arrives permuted (launch_permute) */
-    hum_gemm_args args = {.a = a, .a_scale = a_scale, .lda = lda, .a_scale_ld = a_scale_ld, .b = b->weight,
-                          .b_scale = b->scale, .zero = b->zero, .bias = b->bias, .col_scale = b->col_scale, .c = c,
-                          .ldc = ldc, .m = (int)m, .out_factor = layer->out_factor, .overlaps = overlaps};
+    hum_gemm_args args = {.a = g->a, .a_scale = g->a_scale, .lda = g->lda, .a_scale_ld = g->a_scale_ld,
+                          .b = b->weight, .b_scale = b->scale, .zero = b->zero, .bias = b->bias,
+                          .col_scale = b->col_scale, .c = c, .ldc = ldc, .m = (int)m,
+                          .out_factor = layer->out_factor, .overlaps = g->overlaps, .a16 = g->a16,
+                          .lda16 = g->lda16, .a_ready = g->a16 ? hum_workspace_ready(ws) : NULL};
     if (e->weights_ss)
         memcpy(&args.b_map, &e->b_map, sizeof args.b_map);
     hum_status st;
@@ -162,21 +175,15 @@ static hum_status launch_permute(const hum_layer *layer, const hum_dispatch_entr
     return hum_kernel_launch(layer->permute, &launch, args);
 }
 
-/* Where the GEMM reads a chunk of A that the forward made in the workspace (permuted, quantized or
- * rounded). */
-typedef struct staged_a {
-    const void *a;
-    int64_t lda;           /* elements of A's type from one row to the next */
-    const float *a_scale;  /* 8-bit A's scales (or the layer's input_scale per tensor); NULL for 16-bit A */
-    int64_t a_scale_ld;    /* scales per row (0: one per row or the tensor's) */
-} staged_a;
-
 /* Makes rows of the host's 16-bit A (row stride lda) into `area` for the GEMM: quantized
  * (kernels/prep/quantize_a.cu) as the layer's plan says, to a_dtype codes per token, per tensor
  * (the checkpoint's input_scale) or per group of a_group columns, their scales after the codes;
- * or rounded through mxfp8 into a_dtype, rows of K (a_round). */
-static hum_status launch_quantize(const hum_layer *layer, char *area, struct CUstream_st *stream, const void *a,
-                                  hum_dtype a_dtype, int64_t lda, int64_t m, staged_a *g)
+ * or rounded through mxfp8 into a_dtype, rows of K (a_round). Where table t's entry for M
+ * quantizes its own A (quantize_a) and can take these rows, nothing is launched: g tells the
+ * GEMM where to write the codes and scales. */
+static hum_status launch_quantize(const hum_layer *layer, const hum_dispatch_table *t, char *area,
+                                  struct CUstream_st *stream, const void *a, hum_dtype a_dtype, int64_t lda, int64_t m,
+                                  staged_a *g)
 {
     const hum_layer_config *cfg = &layer->plan.config;
     hum_act_quant how;
@@ -187,7 +194,17 @@ static hum_status launch_quantize(const hum_layer *layer, char *area, struct CUs
                                                                : (float *)(area + hum_workspace_codes_bytes(cfg, m));
     *g = (staged_a){.a = area, .lda = round ? cfg->k : hum_workspace_codes_stride(cfg),
                     .a_scale = round ? NULL : scales ? scales : layer->buf.input_scale,
-                    .a_scale_ld = scales ? groups : 0};
+                    .a_scale_ld = scales ? groups : 0, .overlaps = 1};
+    /* the GEMM quantizes the rows itself where it can take them: C's type, 16-byte rows, no more
+     * row blocks than the workspace counts (kernels/gemm/quant_a.cuh) */
+    const hum_dispatch_entry *e = hum_dispatch_entry_for(t, m);
+    if (e->quantize_a && a_dtype == cfg->c_dtype && layer->input_k == cfg->k && !((uintptr_t)a % 16) &&
+        !((lda * 2) % 16) && (m + e->block_m - 1) / e->block_m <= HUM_WORKSPACE_READY_BLOCKS) {
+        g->a16 = a;
+        g->lda16 = lda;
+        g->overlaps = 0;
+        return HUM_OK;
+    }
     const hum_act_quant_out out = {.q = area, .ldq = g->lda, .kq = cfg->k, .scale = scales, .scale_row = groups,
                                    .scale_group = 1, .input_scale = layer->buf.input_scale, .round = round};
     hum_quantize_args args;
@@ -260,20 +277,21 @@ hum_status hum_layer_forward_ws(hum_layer *layer, hum_workspace *ws, struct CUst
                         "%s layer's A (hum_layer_workspace_size)", (long long)ws->bytes,
                         cfg->act_order ? "act-order" : codes ? "8-bit" : "mxfp8-rounding");
     }
-    if (!row_bytes)
-        st = launch_gemm(layer, t, ws, partials, stream, a->data, lda, a_scale ? a_scale->data : NULL, a_scale_ld,
-                         c->data, ldc, m, 0);
+    if (!row_bytes) {
+        const staged_a g = {.a = a->data, .lda = lda, .a_scale = a_scale ? a_scale->data : NULL,
+                            .a_scale_ld = a_scale_ld};
+        st = launch_gemm(layer, t, ws, partials, stream, &g, c->data, ldc, m);
+    }
     /* A made in the workspace a chunk of rows at a time (permuted, quantized or rounded), each
-     * chunk's GEMM launched to overlap the kernel that makes it */
+     * chunk's GEMM launched to overlap the kernel that makes it (or quantizing it itself) */
     for (int64_t r = 0; row_bytes && st == HUM_OK && r < m; r += rows) {
         const int64_t part = m - r < rows ? m - r : rows;
         const char *rows_a = (const char *)a->data + r * lda * 2;
-        staged_a g = {.a = area, .lda = cfg->k};
-        st = quantize ? launch_quantize(layer, area, stream, rows_a, a->dtype, lda, part, &g)
+        staged_a g = {.a = area, .lda = cfg->k, .overlaps = 1};
+        st = quantize ? launch_quantize(layer, t, area, stream, rows_a, a->dtype, lda, part, &g)
                       : launch_permute(layer, hum_dispatch_entry_for(t, part), area, stream, rows_a, lda, part);
         if (st == HUM_OK)
-            st = launch_gemm(layer, t, ws, partials, stream, g.a, g.lda, g.a_scale, g.a_scale_ld,
-                             (uint16_t *)c->data + r * ldc, ldc, part, 1);
+            st = launch_gemm(layer, t, ws, partials, stream, &g, (uint16_t *)c->data + r * ldc, ldc, part);
     }
     hum_hazard_unpin(&ws->slot);
     return st;

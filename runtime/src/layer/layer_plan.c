@@ -431,6 +431,7 @@ hum_status hum_dispatch_table_build(const hum_device_info *dev, const hum_layer_
         e->stream_k = tu->stream_k;
         e->stream_k_sum = tu->stream_k_sum;
         e->whole_fill = tu->whole_fill;
+        e->quantize_a = tu->quantize_a;
         e->family = hum_gemm_family_of(tu->kernel);
         e->n_blocks = plan->config.padded_n / tu->block_n;
         e->k_blocks = plan->config.padded_k / tu->block_k;

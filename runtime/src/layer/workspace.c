@@ -13,9 +13,20 @@ int64_t hum_workspace_round_up(int64_t bytes)
     return (bytes + HUM_WORKSPACE_ALIGN - 1) / HUM_WORKSPACE_ALIGN * HUM_WORKSPACE_ALIGN;
 }
 
+/* The ready counters' bytes, the lock area's last. */
+static int64_t ready_bytes(void)
+{
+    return hum_workspace_round_up((2 + HUM_WORKSPACE_READY_BLOCKS) * 4);
+}
+
 int64_t hum_workspace_lock_bytes(int32_t sm_count)
 {
-    return hum_workspace_round_up((int64_t)sm_count * HUM_MAX_CTAS_PER_SM * 4);
+    return hum_workspace_round_up((int64_t)sm_count * HUM_MAX_CTAS_PER_SM * 4) + ready_bytes();
+}
+
+int *hum_workspace_ready(const hum_workspace *ws)
+{
+    return (int *)((char *)ws->base + ws->lock_bytes - ready_bytes());
 }
 
 int64_t hum_workspace_codes_bytes(const hum_layer_config *c, int64_t rows)
@@ -136,8 +147,8 @@ hum_status hum_workspace_create(hum_runtime *rt, void *device_memory, int64_t by
     const int64_t locks = hum_workspace_lock_bytes(dev.sm_count);
     if (bytes < locks)
         return hum_fail(HUM_ERR_INVALID_ARG,
-                        "hum_workspace_create: %lld bytes; a workspace on %s takes at least %lld (the stream-K locks; "
-                        "hum_layer_workspace_size gives what a layer needs)",
+                        "hum_workspace_create: %lld bytes; a workspace on %s takes at least %lld (the stream-K locks "
+                        "and counters; hum_layer_workspace_size gives what a layer needs)",
                         (long long)bytes, dev.name, (long long)locks);
     if ((uintptr_t)device_memory % HUM_WORKSPACE_ALIGN)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_workspace_create: device memory %p is not %d-byte aligned",

@@ -4,6 +4,9 @@
  *             every kernel of every layer, one per stream-K tile or (slices summed in the
  *             workspace) per CTA (a grid never exceeds SMs x CTAs per SM); zeroed at create,
  *             and every launch leaves them zero (kernels/gemm/schedule.cuh)
+ *   ready     int32 [2 + HUM_WORKSPACE_READY_BLOCKS], 4096 bytes: the counters of a GEMM that
+ *             quantizes its own A (quantize_a; kernels/gemm/quant_a.cuh); zeroed at create, and
+ *             every launch leaves them zero
  *   partials  the stream-K partial tiles of the table in force (hum_workspace_partial_bytes:
  *             none unless a tuning sums its slices in the workspace), when the workspace holds
  *             them beside the rows below; else none, and those GEMMs run without stream-K
@@ -46,8 +49,14 @@ struct hum_workspace {
 enum { HUM_WORKSPACE_ALIGN = 256 };
 int64_t hum_workspace_round_up(int64_t bytes);
 
-/* Bytes of the lock area for a device of `sm_count` SMs. */
+/* Bytes of the lock area for a device of `sm_count` SMs: the locks and the ready counters. */
 int64_t hum_workspace_lock_bytes(int32_t sm_count);
+
+/* Row blocks of A a GEMM that quantizes its own A (quantize_a) counts in one launch; a forward's
+ * chunk of more rows is quantized before its GEMM instead (layer_forward.c). */
+enum { HUM_WORKSPACE_READY_BLOCKS = 1022 };
+/* Where those counters are (kernels/contract/gemm_args.h, a_ready). */
+int *hum_workspace_ready(const hum_workspace *ws);
 
 /* For a layer of 8-bit A: the row stride of the codes the forward quantizes A into (K rounded
  * up to 16 bytes, the GEMM's 16-byte loads), and the bytes of one row, codes and float32 scales
