@@ -128,11 +128,12 @@ static int weights_ss_fits(const hum_layer_config *c, const hum_compute_config *
 }
 
 /* quantize_a: the GEMM quantizes its own A (kernels/gemm/quant_a.cuh): wgmma_ws, a dense layer
- * whose 8-bit A is quantized per token (kernels/contract/quantize_args.h's mode 0, not rounded). */
+ * whose 8-bit A is quantized per token (kernels/contract/quantize_args.h's mode 0, not rounded),
+ * without scales along K. */
 static int quantize_a_fits(const hum_layer_config *c, const hum_compute_config *compute, const hum_tuning *t)
 {
     return t->kernel == HUM_GEMM_KERNEL_WGMMA_WS && (!compute || compute->gemm_type == HUM_GEMM_DENSE) &&
-           hum_gemm_a8(c) && c->a_scale == HUM_ACT_SCALE_TOKEN && c->a_round == HUM_A_ROUND_NONE;
+           hum_gemm_a8(c) && c->a_scale == HUM_ACT_SCALE_TOKEN && c->a_group == 0 && c->a_round == HUM_A_ROUND_NONE;
 }
 
 void hum_gemm_wgmma_fit(const hum_layer_config *c, const hum_compute_config *compute, hum_tuning *t)
