@@ -66,11 +66,10 @@ HUM_DEV void load_chunk(const u16 *p, float (&v)[8])
 // Row r of the host's A quantized by one warp: its amax, the scale amax / max into a_scale[r],
 // the codes of x * (max / amax) into row r of `a`. The row is read twice (the codes' pass finds
 // it in L2): a lane holds DEPTH chunks at a time, as many as its registers allow (the producer's
-// warps keep few), in whole rounds of the warp's chunks, then the rest a chunk a lane. Every
-// branch is the whole warp's: lanes past the row's end load its last chunk again and store
-// nothing by a predicate (a branch of some lanes around their loads and stores made ptxas build
-// the main loop's wgmma descriptors in vector registers: 214 instructions a stage of W8A8's
-// 192-row tile against 152, sm_90a).
+// warps keep few: the rounds stay a loop, which ptxas unrolled and spilled up to 1 KB under the
+// producer's 40 registers at K = 2064), in whole rounds of the warp's chunks, then the rest a
+// chunk a lane, those past the row's end loading its last chunk again and storing nothing (a
+// predicate: the warp takes every branch together).
 template <int DEPTH>
 HUM_DEV void quantize_row(const hum_gemm_args &args, int r, int lane)
 {
@@ -81,6 +80,7 @@ HUM_DEV void quantize_row(const hum_gemm_args &args, int r, int lane)
     // chunk c of the lane's, the row's last for lanes past it
     auto load = [&](int c, float (&v)[8]) { load_chunk(a + 8 * (c < kChunks ? c : kChunks - 1), v); };
     float m = 0.f;
+#pragma unroll 1
     for (int c0 = 0; c0 < kWhole; c0 += kRound) {
         float v[DEPTH][8];
 #pragma unroll
@@ -93,6 +93,7 @@ HUM_DEV void quantize_row(const hum_gemm_args &args, int r, int lane)
                 m = fmaxf(m, fabsf(v[d][i]));
     }
     if constexpr (kWhole < kChunks) {
+#pragma unroll 1
         for (int c0 = kWhole; c0 < kChunks; c0 += 32) {
             float v[8];
             load(c0 + lane, v);
@@ -113,6 +114,7 @@ HUM_DEV void quantize_row(const hum_gemm_args &args, int r, int lane)
                      "r"(w[0]), "r"(w[1]), "r"(c), "n"(kChunks)
                      : "memory");
     };
+#pragma unroll 1
     for (int c0 = 0; c0 < kWhole; c0 += kRound) {
         float v[DEPTH][8];
 #pragma unroll
@@ -123,6 +125,7 @@ HUM_DEV void quantize_row(const hum_gemm_args &args, int r, int lane)
             put(c0 + 32 * d + lane, v[d]);
     }
     if constexpr (kWhole < kChunks) {
+#pragma unroll 1
         for (int c0 = kWhole; c0 < kChunks; c0 += 32) {
             float v[8];
             load(c0 + lane, v);
@@ -135,9 +138,8 @@ HUM_DEV void quantize_row(const hum_gemm_args &args, int r, int lane)
 // the launch does not quantize its A) until the claims reach `until` or M: a claimed row is
 // always finished, so the count may pass `until` by a row a warp. Each row's codes and scale are
 // made visible to the TMA loads (the async proxy) and the epilogue's loads of every CTA before
-// its m-block's count takes it, which lane 0 adds where it claims the next row (a lane's branch
-// of its own at the end of the loop made ptxas build the main loop's wgmma descriptors in
-// vector registers: 214 instructions a stage of W8A8's 192-row tile against 152, sm_90a).
+// its m-block's count takes it: every lane's proxy fence after its stores, the warp's barrier,
+// then lane 0's release add, made where it claims the next row.
 template <int DEPTH>
 HUM_DEV void quantize_rows(const hum_gemm_args &args, int until, int lane)
 {
@@ -148,7 +150,7 @@ HUM_DEV void quantize_rows(const hum_gemm_args &args, int until, int lane)
         int r = 0x7FFFFFFF;
         if (lane == 0) {
             if (done >= 0)
-                atomicAdd(rows_ready(args, done), 1);
+                red_release_add(rows_ready(args, done), 1);
             if (ld_relaxed(rows_claimed(args)) < until)
                 r = atomicAdd(rows_claimed(args), 1);
         }
@@ -157,7 +159,6 @@ HUM_DEV void quantize_rows(const hum_gemm_args &args, int until, int lane)
             return;
         quantize_row<DEPTH>(args, r, lane);
         fence_proxy_async_global();
-        __threadfence();
         __syncwarp();
         done = r / kBM;
     }

@@ -152,8 +152,6 @@ HUM_DEV float e8m0_inverse(u32 code)
     return code >= 254 ? __uint_as_float(0x00400000u) : __uint_as_float((254u - code) << 23);
 }
 
-// The factor that maps a per-token (or per-group) amax to the largest code: max / amax, 0 for
-// amax 0 (codes 0, never 0/0), at most FLT_MAX (a tiny bfloat16 amax would overflow it).
 // x = m 2^e for a finite x > 0 (float32 subnormals included): m in [1, 2), returned, and e.
 HUM_DEV float split_pow2(float x, int &e)
 {
@@ -169,7 +167,8 @@ HUM_DEV float split_pow2(float x, int &e)
 }
 
 // a / b rounded to nearest even, as IEEE float32 division gives it (subnormal results and
-// overflow to infinity included), for finite a, b > 0, without the division's slow path: that
+// overflow to infinity included; an infinite b gives 0 and an infinite a infinity, as there,
+// though the quantizers' contract asks for finite A), for a, b > 0, without the division's slow path: that
 // is a subroutine, and a call anywhere in a GEMM kernel that quantizes its own A
 // (gemm/quant_a.cuh) made ptxas build the main loop's wgmma descriptors in vector registers
 // (214 instructions a stage of W8A8's 192-row tile against 152, sm_90a). The mantissas' quotient
@@ -178,7 +177,16 @@ HUM_DEV float split_pow2(float x, int &e)
 // smallest is the rounded quotient (a quotient of floats is never a midpoint). Then the
 // exponents: exact while the result is normal; below, the mantissa is rounded to the subnormal
 // step, the remainder's sign deciding where q sits on a midpoint of that coarser step.
+HUM_DEV float div_rn_finite(float a, float b);
+
 HUM_DEV float div_rn(float a, float b)
+{
+    const float q = div_rn_finite(a, b);
+    return isinf(b) ? 0.0f : isinf(a) ? a : q;
+}
+
+// div_rn for finite a and b.
+HUM_DEV float div_rn_finite(float a, float b)
 {
     int ea, eb;
     const float am = split_pow2(a, ea), bm = split_pow2(b, eb);
@@ -211,6 +219,8 @@ HUM_DEV float div_rn(float a, float b)
     return __uint_as_float(kept + (up ? 1u : 0u));
 }
 
+// The factor that maps a per-token (or per-group) amax to the largest code: max / amax, 0 for
+// amax 0 (codes 0, never 0/0), at most FLT_MAX (a tiny bfloat16 amax would overflow it).
 HUM_DEV float inverse_of(float amax, float max)
 {
     return amax > 0.0f ? fminf(div_rn(max, amax), 3.40282347e38f) : 0.0f;

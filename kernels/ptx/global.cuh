@@ -1,6 +1,6 @@
 // Global-memory accesses with explicit ordering or caching: the acquire/release pair of the
-// stream-K handshake, the relaxed read of a counter before an atomic on it (gemm/quant_a.cuh's
-// row claims), and L2 reads (ld.global.cg, past the non-coherent L1) of partial sums
+// stream-K handshake, the relaxed read of a counter before an atomic on it and the release add
+// that publishes rows (gemm/quant_a.cuh), and L2 reads (ld.global.cg, past the non-coherent L1) of partial sums
 // another CTA wrote.
 #pragma once
 #include "common.cuh"
@@ -17,6 +17,11 @@ HUM_DEV int ld_relaxed(const int *p)
     int v;
     asm volatile("ld.relaxed.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
     return v;
+}
+
+HUM_DEV void red_release_add(int *p, int v)
+{
+    asm volatile("red.release.gpu.global.add.s32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
 }
 
 HUM_DEV void st_release(int *p, int v)

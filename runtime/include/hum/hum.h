@@ -634,7 +634,8 @@ typedef struct hum_layer_options {
     /* wgmma_ws, dense, 8-bit A quantized per token by the layer: the GEMM quantizes the host's \
      * 16-bit rows itself, later m-blocks while it multiplies the first (no quantizer launch; \
      * kernels/gemm/quant_a.cuh). A forward whose A it cannot take (A's 16-bit type other than \
-     * the output's, rows not 16-byte aligned) quantizes first, as without it */                \
+     * the output's, rows not 16-byte aligned, more than 1022 row blocks in one chunk of the    \
+     * workspace) quantizes first, as without it */                                             \
     X(int32_t, quantize_a, BOOL, OPTIONAL, "kQuantA", "")
 
 #define HUM_CONFIG_MEMBER(type, name, kind, role, constant, values) type name;

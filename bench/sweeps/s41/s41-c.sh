@@ -1,0 +1,19 @@
+# timeout: 590
+# Session 41, after s41-b (quantize_a's tests and memcheck passed; its side-by-side did not start:
+# tools-shared was a link that did not travel; test_gemm_workspace still had the old lock area):
+# 1. beside Humming, two rounds: W8A8 and W4A8 MXFP4 at M 1024 / 2048 / 8192, hum (quantize_a
+#    above M 1024 / 2048), hum-noq (bench/sweeps/s41/no-quantize-a: the quantizer kernel first),
+#    hum-q (A quantized outside the call);
+# 2. the gpu label on this build.
+set -u
+t0=$(date +%s)
+B=$(( $(head -1 .exp/s41-c.sh | sed "s/# timeout: //") - 10 ))
+left() { echo $((B - ($(date +%s) - t0))); }
+export PYTHONPATH=$PWD/python:${PYTHONPATH:-} HUM_LIBRARY=$PWD/build/runtime/libhum.so
+timeout 330 python3 bench/sweeps/side-by-side.py --out $R/ab.json --only w8a8,w4a8mx \
+  --m 1024,2048,8192 --rounds 2 --floor '' --hum noq=bench/sweeps/s41/no-quantize-a/hum.yaml > $R/ab.txt 2>&1
+echo "side-by-side exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
+(cd build && HUM_CACHE_DIR=/tmp/label-cache timeout $(($(left) - 5)) ctest -L gpu -j12 --timeout 290 \
+  --output-on-failure) > $R/label.txt 2>&1
+echo "label exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
+echo "done at $(($(date +%s) - t0)) s" >> $R/calls.txt
