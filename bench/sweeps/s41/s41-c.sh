@@ -15,7 +15,7 @@ export PYTHONPATH=$PWD/python:${PYTHONPATH:-} HUM_LIBRARY=$PWD/build/runtime/lib
 (cd build && HUM_CACHE_DIR=/tmp/label-cache timeout 120 ctest -R "test_gemm_a8_quantize|test_quantize_a_gpu|test_gemm_workspace" \
   --timeout 110 --output-on-failure -j3) > $R/tests.txt 2>&1
 echo "tests exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
-timeout $(($(left) - 30)) python3 bench/sweeps/side-by-side.py --out $R/ab.json --only w8a8,w4a8mx \
+timeout $(($(left) - 30)) python3 -u bench/sweeps/side-by-side.py --out $R/ab.json --only w8a8,w4a8mx \
   --m 2048,8192 --rounds 2 --floor '' --hum noq=bench/sweeps/s41/no-quantize-a/hum.yaml > $R/ab.txt 2>&1
 echo "side-by-side exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
 if [ $(left) -gt 40 ]; then
