@@ -571,17 +571,6 @@ return {
       if mx then
         for _, e in ipairs(list) do e.tuning.promote_k = 1024 end
       end
-      -- W8A8 and W4A8 MXFP4 (A per token) on their entries above M = 1024 (MXFP4's from M =
-      -- 2049): the GEMM quantizes its own A (quantize_a), the rows of later m-blocks while it
-      -- multiplies the first, where a quantizer kernel before it held every SM until its last row
-      -- (n = k = 8192, M = 8192: ~68 of W8A8's ~1040 us; bench/NOTES.md, "Session 40 (lead)").
-      -- Not below: the first wave of tiles covers most m-blocks there, so nearly every row is
-      -- needed before it can run.
-      if w8a8 or mx then
-        for _, e in ipairs(list) do
-          if e.tuning.kernel == "wgmma_ws" and e.m_min > 1024 then e.tuning.quantize_a = true end
-        end
-      end
     else
       local rows = rows8(layer) and { { 8, small_m(device, layer, 8) } } or {}
       for _, row in ipairs({

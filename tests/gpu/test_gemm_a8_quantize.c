@@ -7,8 +7,9 @@
  * reference multiplies A quantized (rounded) the same way on the host (the CPU twin,
  * hum_quantize_activations), so only the accumulation and C's rounding differ:
  * ||C - round(ref)|| / ||ref|| <= 1e-3; the error against unquantized A is printed. C is
- * poisoned first. Above M = 1024 (W8A8) and 2048 (W4A8 MXFP4) the built-in sm_90 tables' GEMMs
- * quantize their own A (quantize_a, kernels/gemm/quant_a.cuh): at M 1100 and 2100 (a partial
+ * poisoned first. The first three layers again on a site policy that gives the wgmma_ws entries
+ * above M = 1024 quantize_a (the GEMM quantizes its own A, kernels/gemm/quant_a.cuh; on sm_90
+ * W8A8's entry above 1024 and W4A8 MXFP4's above 2048 take it): at M 1100 and 2100 (a partial
  * last m-block, K = 2064 and 2080 a partial last round of a warp's chunks), in chunks of a
  * workspace too small for M (the launches one after the other reuse the counters the last CTA
  * zeroed), and with A of the other 16-bit type than C's (quantized before the GEMM instead).
@@ -16,6 +17,7 @@
  * layers without fp8 (sm_89), bfloat16 below sm_80. */
 #include "gemm_test.h"
 #include "hum/hum_tools.h"
+#include "rt_test.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -62,6 +64,54 @@ static int entry_quantizes(const hum_layer_info *info, int64_t m)
         if (m >= info->entries[i].m_min && m <= info->entries[i].m_max)
             return info->entries[i].quantize_a;
     return 0;
+}
+
+/* The built-in tables with quantize_a on their wgmma_ws entries above M = 1024 (the fit keeps it
+ * on dense layers of 8-bit A per token only), each changed entry a copy of its own. */
+#define QUANTIZE_A_EDIT                                                                            \
+    "if e.m_min > 1024 and t.kernel == 'wgmma_ws' then local c = {} for k, v in pairs(t) do c[k] = v end " \
+    "c.quantize_a = true e.tuning = c end"
+
+static double run_m(hum_layer *layer, hum_workspace *ws, quant_rng *rng, const char *name,
+                    const hum_standard_weight *w, hum_dtype act, int64_t m);
+
+/* Weight w's layer on runtime qrt (QUANTIZE_A_EDIT), where the GEMM quantizes its own A: at M 1100
+ * and 2100 (each forward on a quantize_a entry counted in *ran), at 1100 with A of the other
+ * 16-bit type (the quantizer kernel first), and M = 2300 through a workspace of 1100 rows (three
+ * chunks, one launch after the other on the counters the last CTA zeroed). Returns the worst
+ * relative error, -1 on a failed check. */
+static double own_quantize(hum_runtime *qrt, quant_rng *rng, const char *name, const hum_standard_weight *w,
+                           hum_dtype out, int *ran)
+{
+    static const int64_t ms[] = {1100, 2100};
+    hum_layer *layer = NULL;
+    hum_layer_info info;
+    double worst = 0;
+    if (!QUANT_CHECK(hum_layer_from_standard(qrt, w, NULL, &layer) == HUM_OK && hum_layer_prepare(layer) == HUM_OK &&
+                         hum_layer_get_info(layer, &info) == HUM_OK,
+                     "%s with quantize_a: %s", name, hum_last_error())) {
+        hum_layer_destroy(layer);
+        return -1;
+    }
+    hum_device_info dev;
+    const int sm90 = hum_runtime_device(qrt, &dev) == HUM_OK && dev.sm_major == 9 && dev.sm_minor == 0;
+    for (size_t j = 0; j < sizeof ms / sizeof ms[0] && worst >= 0; j++) {
+        *ran += sm90 && entry_quantizes(&info, ms[j]);
+        const double e = run_m(layer, NULL, rng, name, w, out, ms[j]);
+        worst = e < 0 ? -1 : (e > worst ? e : worst);
+    }
+    const hum_dtype other = out == HUM_DTYPE_FLOAT16 ? HUM_DTYPE_BFLOAT16 : HUM_DTYPE_FLOAT16;
+    if (worst >= 0 && run_m(layer, NULL, rng, name, w, other, 1100) < 0)
+        worst = -1;
+    int64_t bytes = 0;
+    hum_workspace *ws = NULL;
+    if (worst >= 0 && QUANT_CHECK(hum_layer_workspace_size(layer, 1100, &bytes) == HUM_OK &&
+                                      hum_workspace_create(qrt, NULL, bytes, &ws) == HUM_OK,
+                                  "%s: workspace: %s", name, hum_last_error()))
+        worst = run_m(layer, ws, rng, name, w, out, 2300) < 0 ? -1 : worst;
+    hum_workspace_destroy(ws);
+    hum_layer_destroy(layer);
+    return worst;
 }
 
 /* One forward at M rows of `act` A through `ws` (NULL: the layer's own); returns the relative
@@ -155,10 +205,10 @@ int main(void)
         "n=512,k=4096,w=e4m3,scale=float32,bias=1,a=mxfp8,out=float16",
     };
     static const int64_t ms[] = {1, 7, 48, 200, 1024};
-    /* the first three specs: where the sm_90 tables quantize A in the GEMM, and through a workspace
-     * of 1100 rows: M = 2300 in three chunks */
-    static const int64_t ms_own[] = {1100, 2100};
     int own_ran = 0;
+    char dir[512];
+    hum_runtime *qrt = gemm_test_site_runtime(QUANTIZE_A_EDIT, dir, sizeof dir);
+    QUANT_CHECK(qrt, "the quantize_a runtime");
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
         hum_layer_spec s;
         hum_standard_weight w;
@@ -198,22 +248,8 @@ int main(void)
                                           "%s: workspace: %s", specs[i], hum_last_error()))
                 worst = run_m(layer, ws, &rng, specs[i], &w, s.output_dtype, 200) < 0 ? -1 : worst;
             hum_workspace_destroy(ws);
-            ws = NULL;
-            if (i < 3 && worst >= 0) {
-                for (size_t j = 0; j < sizeof ms_own / sizeof ms_own[0]; j++) {
-                    own_ran += sm == 90 && entry_quantizes(&info, ms_own[j]);
-                    const double e = run_m(layer, NULL, &rng, specs[i], &w, s.output_dtype, ms_own[j]);
-                    worst = e < 0 ? -1 : (e > worst ? e : worst);
-                }
-                const hum_dtype other = s.output_dtype == HUM_DTYPE_FLOAT16 ? HUM_DTYPE_BFLOAT16 : HUM_DTYPE_FLOAT16;
-                if (worst >= 0 && run_m(layer, NULL, &rng, specs[i], &w, other, 1100) < 0)
-                    worst = -1;
-                if (worst >= 0 && QUANT_CHECK(hum_layer_workspace_size(layer, 1100, &bytes) == HUM_OK &&
-                                                  hum_workspace_create(rt, NULL, bytes, &ws) == HUM_OK,
-                                              "%s: workspace: %s", specs[i], hum_last_error()))
-                    worst = run_m(layer, ws, &rng, specs[i], &w, s.output_dtype, 2300) < 0 ? -1 : worst;
-                hum_workspace_destroy(ws);
-            }
+            if (i < 3 && worst >= 0 && qrt)
+                worst = own_quantize(qrt, &rng, specs[i], &w, s.output_dtype, &own_ran) < 0 ? -1 : worst;
             /* 16-bit A carries no scale: the layer makes its own */
             if (i == 0) {
                 void *d = NULL;
@@ -233,9 +269,13 @@ int main(void)
         hum_layer_destroy(layer);
         hum_standard_free(&w);
     }
-    /* W8A8 at M 1100, 2100 and W4A8 MXFP4 at 2100 (policies/sm90.lua) */
-    QUANT_CHECK(sm != 90 || own_ran == 5, "%d of the 5 forwards above M = 1024 that sm90.lua gives quantize_a ran "
-                "on such an entry", own_ran);
+    /* W8A8 at M 1100, 2100 and W4A8 MXFP4 at 2100 (its table's entry above M = 2048) */
+    QUANT_CHECK(sm != 90 || own_ran == 5, "%d of the 5 forwards above M = 1024 given quantize_a ran on such an "
+                "entry", own_ran);
+    if (qrt) {
+        hum_runtime_destroy(qrt);
+        rt_rmtree(dir);
+    }
     hum_runtime_destroy(rt);
     return quant_test_result("test_gemm_a8_quantize");
 }
