@@ -79,59 +79,46 @@ HUM_DEV void quantize_row(const hum_gemm_args &args, int r, int lane)
     u8 *q = static_cast<u8 *>(const_cast<void *>(args.a)) + static_cast<i64>(r) * args.lda;
     // chunk c of the lane's, the row's last for lanes past it
     auto load = [&](int c, float (&v)[8]) { load_chunk(a + 8 * (c < kChunks ? c : kChunks - 1), v); };
-    float m = 0.f;
+    // f(c, v) for each of the lane's chunks c (past the row's end: its last chunk's values), a
+    // round's DEPTH loads issued before the first f
+    auto walk = [&](auto &&f) {
 #pragma unroll 1
-    for (int c0 = 0; c0 < kWhole; c0 += kRound) {
-        float v[DEPTH][8];
+        for (int c0 = 0; c0 < kWhole; c0 += kRound) {
+            float v[DEPTH][8];
 #pragma unroll
-        for (int d = 0; d < DEPTH; ++d)
-            load(c0 + 32 * d + lane, v[d]);
+            for (int d = 0; d < DEPTH; ++d)
+                load(c0 + 32 * d + lane, v[d]);
 #pragma unroll
-        for (int d = 0; d < DEPTH; ++d)
-#pragma unroll
-            for (int i = 0; i < 8; ++i)
-                m = fmaxf(m, fabsf(v[d][i]));
-    }
-    if constexpr (kWhole < kChunks) {
-#pragma unroll 1
-        for (int c0 = kWhole; c0 < kChunks; c0 += 32) {
-            float v[8];
-            load(c0 + lane, v);
-#pragma unroll
-            for (int i = 0; i < 8; ++i)
-                m = fmaxf(m, fabsf(v[i]));  // the last chunk again: its values are the row's
+            for (int d = 0; d < DEPTH; ++d)
+                f(c0 + 32 * d + lane, v[d]);
         }
-    }
+        if constexpr (kWhole < kChunks) {
+#pragma unroll 1
+            for (int c0 = kWhole; c0 < kChunks; c0 += 32) {
+                float v[8];
+                load(c0 + lane, v);
+                f(c0 + lane, v);
+            }
+        }
+    };
+    float m = 0.f;
+    walk([&](int, const float (&v)[8]) {
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+            m = fmaxf(m, fabsf(v[i]));
+    });
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1)
         m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
     const float inv = enc::group_scale(m, kMax, false, const_cast<float *>(args.a_scale), r, lane == 0);
-    auto put = [&](int c, const float (&v)[8]) {
+    walk([&](int c, const float (&v)[8]) {
         u32 w[2];
         enc::codes8(v, inv, kAInt8, w);
         asm volatile("{\n .reg .pred p;\n setp.lt.s32 p, %3, %4;\n @p st.global.v2.u32 [%0], {%1,%2};\n}\n" ::"l"(
                          q + 8 * c),
                      "r"(w[0]), "r"(w[1]), "r"(c), "n"(kChunks)
                      : "memory");
-    };
-#pragma unroll 1
-    for (int c0 = 0; c0 < kWhole; c0 += kRound) {
-        float v[DEPTH][8];
-#pragma unroll
-        for (int d = 0; d < DEPTH; ++d)
-            load(c0 + 32 * d + lane, v[d]);
-#pragma unroll
-        for (int d = 0; d < DEPTH; ++d)
-            put(c0 + 32 * d + lane, v[d]);
-    }
-    if constexpr (kWhole < kChunks) {
-#pragma unroll 1
-        for (int c0 = kWhole; c0 < kChunks; c0 += 32) {
-            float v[8];
-            load(c0 + lane, v);
-            put(c0 + lane, v);
-        }
-    }
+    });
 }
 
 // Rows claimed one at a time and quantized by the calling warp (every lane calls; nothing when
