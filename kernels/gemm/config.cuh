@@ -21,12 +21,13 @@ constexpr int kWarpsM = kBM / kWM, kWarpsN = kBN / kWN, kWarpsK = kBK / kWK;
 constexpr int kWarpsMN = kWarpsM * kWarpsN;
 // The tile's warps compute; kLoadWarps more (a producer: the wgmma kernel) only issue the
 // stage copies, which otherwise every thread shares (kCopyThreads: the threads that copy). A
-// producer that quantizes A as well (kQuantA, gemm/quant_a.cuh) copies with its first warp and
-// quantizes with the others.
+// producer that quantizes A as well (kQuantA, gemm/quant_a.cuh) copies with its first warps and
+// quantizes with the others: one warp where thread 0's TMAs are all the copies (weights_ss), two
+// where the weights' codes come by cp.async.
 constexpr int kMathThreads = 32 * kWarpsM * kWarpsN * kWarpsK;
 constexpr int kProducerThreads = 32 * kLoadWarps;
 static_assert(kMathThreads + kProducerThreads == kThreads, "hum_constants.h: kThreads disagrees with the tile shapes");
-constexpr int kCopyThreads = kLoadWarps > 0 ? (kQuantA ? 32 : kProducerThreads) : kThreads;
+constexpr int kCopyThreads = kLoadWarps > 0 ? (kQuantA ? (kWeightsSS ? 32 : 64) : kProducerThreads) : kThreads;
 
 // Container width of one code in the repacked words (the power of two >= the width).
 constexpr int kCont = container_bits(kWeightBits);

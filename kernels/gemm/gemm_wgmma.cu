@@ -191,6 +191,9 @@ constexpr bool kBatch = kSS && (!kPromote || kPromoteK >= kBK);
 // would wait forever.
 constexpr int kFullArrivals = (kProducerCopies ? kCopyThreads : 0) + (kATma ? 1 : 0);
 constexpr int kProducerRegs = 40;
+// kQuantA: the 16-byte chunks a lane of a quantizing warp holds in flight (gemm/quant_a.cuh),
+// before setmaxnreg and then in a producer warp's kProducerRegs
+constexpr int kQuantDepthFirst = 16, kQuantDepthProducer = 4;
 constexpr int kBoundRegs = 65536 / kCtasPerSm / kThreads / 8 * 8;
 constexpr int kLaunchRegs = kBoundRegs < 240 ? kBoundRegs : 240;
 constexpr int kRegsLeft = (kLaunchRegs * kThreads - kProducerThreads * kProducerRegs) / kMathThreads / 8 * 8;
@@ -1204,19 +1207,21 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
         // A quantized here (gemm/quant_a.cuh): every warp takes rows, in order, until those of
         // the CTA's first m-block are all taken (the rows before them too: the first tiles of
         // the grid cover the first m-blocks)
+        // with the launch's registers, before setmaxnreg (a producer warp's few would hold a
+        // quarter of the loads in flight, and its CTA's first copies wait for the slowest row)
         const int first_rows = quantizes_a(args) ? first_block_end(args, rows, sch) : 0;
+        quantize_rows<kQuantDepthFirst>(args, first_rows, lane);
         if (warp >= kMathWarps) {
             warpgroup_regs_dec<kProducerRegs>();
-            quantize_rows<2>(args, first_rows, lane);
             // tid - kMathThreads, written so that the compiler sees it below kCopyThreads: each
             // chunk's place in a stage (for_chunks) is then a constant plus this thread's offset
             const int ct = tid & (kCopyThreads - 1);
-            // kQuantA: the first warp copies, the others quantize the rows left
-            if (!kQuantA || warp == kMathWarps) {
+            // kQuantA: the first warps copy, the others quantize the rows left
+            if (!kQuantA || warp < kMathWarps + kCopyThreads / 32) {
                 if (kProducerCopies || ct == 0)
                     produce(args, rows, sch, base, ct);
             } else {
-                quantize_rows<2>(args, args.m, lane);
+                quantize_rows<kQuantDepthProducer>(args, args.m, lane);
             }
             // no CTA leaves while another's copies or releases may still reach its shared memory
             // (the warp converged again after its lanes' spin loops, as the aligned barrier needs)
@@ -1229,7 +1234,6 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
             return;
         }
         warpgroup_regs_inc<kMathRegs>();
-        quantize_rows<8>(args, first_rows, lane);
     } else if (kATma && tid == 0) {
         for (int s = 0; s < kStages; ++s)
             mbar_init(base + kBarOffset + s * 8, 1);

@@ -53,11 +53,16 @@ HUM_DEV int block_rows(const hum_gemm_args &args, int mb)
     return left < kBM ? left : kBM;
 }
 
-// The 8 values of the 16-byte chunk at p (C's 16-bit type) as float32.
-HUM_DEV void load_chunk(const u16 *p, float (&v)[8])
+// The 16-byte chunk at p as it is (C's 16-bit type, two values a word): a lane holds its chunks
+// in flight in half the registers that their float32 values would take.
+HUM_DEV void load_chunk(const u16 *p, u32 (&w)[4])
 {
-    u32 w[4];
     asm("ld.global.nc.v4.u32 {%0,%1,%2,%3}, [%4];\n" : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3]) : "l"(p));
+}
+
+// The 8 values of a chunk as float32.
+HUM_DEV void chunk_values(const u32 (&w)[4], float (&v)[8])
+{
 #pragma unroll
     for (int i = 0; i < 8; ++i)
         v[i] = to_float<kBF16>(static_cast<u16>(w[i / 2] >> (16 * (i % 2))));
@@ -65,38 +70,48 @@ HUM_DEV void load_chunk(const u16 *p, float (&v)[8])
 
 // Row r of the host's A quantized by one warp: its amax, the scale amax / max into a_scale[r],
 // the codes of x * (max / amax) into row r of `a`. The row is read twice (the codes' pass finds
-// it in L2): a lane holds DEPTH chunks at a time, as many as its registers allow (the producer's
-// warps keep few: the rounds stay a loop, which ptxas unrolled and spilled up to 1 KB under the
-// producer's 40 registers at K = 2064), in whole rounds of the warp's chunks, then the rest a
-// chunk a lane, those past the row's end loading its last chunk again and storing nothing (a
-// predicate: the warp takes every branch together).
+// it in L2). A warp's time on a row is its rounds' load latencies, so a lane keeps up to DEPTH
+// chunks in flight, as 16-bit words, as many as its registers allow (a producer warp keeps few:
+// the rounds stay a loop, which ptxas unrolled and spilled up to 1 KB under the producer's 40
+// registers at K = 2064), in whole rounds of the warp's chunks, then the rest a chunk a lane,
+// those past the row's end loading its last chunk again and storing nothing (a predicate: the
+// warp takes every branch together).
 template <int DEPTH>
 HUM_DEV void quantize_row(const hum_gemm_args &args, int r, int lane)
 {
-    constexpr int kChunks = kKReal / 8, kRound = 32 * DEPTH, kWhole = kChunks / kRound * kRound;
+    // a round no larger than the row's whole rounds: a short row's chunks then stay in few rounds
+    // instead of one chunk a lane at a time (K = 2064 at depth 16: 9 rounds a pass, at 8: 2)
+    constexpr int kChunks = kKReal / 8, kFit = kChunks / 32 > 0 ? kChunks / 32 : 1;
+    constexpr int kDepth = DEPTH < kFit ? DEPTH : kFit;
+    constexpr int kRound = 32 * kDepth, kWhole = kChunks / kRound * kRound;
     constexpr float kMax = kAInt8 ? enc::kInt8Max : enc::kE4m3Max;
     const u16 *a = static_cast<const u16 *>(args.a16) + static_cast<i64>(r) * args.lda16;
     u8 *q = static_cast<u8 *>(const_cast<void *>(args.a)) + static_cast<i64>(r) * args.lda;
     // chunk c of the lane's, the row's last for lanes past it
-    auto load = [&](int c, float (&v)[8]) { load_chunk(a + 8 * (c < kChunks ? c : kChunks - 1), v); };
+    auto load = [&](int c, u32 (&w)[4]) { load_chunk(a + 8 * (c < kChunks ? c : kChunks - 1), w); };
     // f(c, v) for each of the lane's chunks c (past the row's end: its last chunk's values), a
-    // round's DEPTH loads issued before the first f
+    // round's loads all issued before the first f
     auto walk = [&](auto &&f) {
 #pragma unroll 1
         for (int c0 = 0; c0 < kWhole; c0 += kRound) {
-            float v[DEPTH][8];
+            u32 w[kDepth][4];
 #pragma unroll
-            for (int d = 0; d < DEPTH; ++d)
-                load(c0 + 32 * d + lane, v[d]);
+            for (int d = 0; d < kDepth; ++d)
+                load(c0 + 32 * d + lane, w[d]);
 #pragma unroll
-            for (int d = 0; d < DEPTH; ++d)
-                f(c0 + 32 * d + lane, v[d]);
+            for (int d = 0; d < kDepth; ++d) {
+                float v[8];
+                chunk_values(w[d], v);
+                f(c0 + 32 * d + lane, v);
+            }
         }
         if constexpr (kWhole < kChunks) {
 #pragma unroll 1
             for (int c0 = kWhole; c0 < kChunks; c0 += 32) {
+                u32 w[4];
                 float v[8];
-                load(c0 + lane, v);
+                load(c0 + lane, w);
+                chunk_values(w, v);
                 f(c0 + lane, v);
             }
         }
