@@ -614,15 +614,6 @@ return {
     if a8 then
       for _, e in ipairs(list) do e.tuning.stream_k_sum = "workspace" end
     end
-    -- 8-bit A per token above M = 1024: the GEMM quantizes its own A (quantize_a), the rows of
-    -- later m-blocks while the first are multiplied, where a quantizer kernel held every SM first.
-    -- The fit keeps it on dense wgmma_ws entries of A per token (W8A8's above 1024, W4A8 MXFP4's
-    -- above 2048). FIGURES
-    if a8 then
-      for _, e in ipairs(list) do
-        if e.m_min > 1024 then e.tuning.quantize_a = true end
-      end
-    end
     return list
   end,
 }
