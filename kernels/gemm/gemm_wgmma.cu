@@ -1206,9 +1206,9 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
             __syncthreads();
         // A quantized here (gemm/quant_a.cuh): every warp takes rows, in order, until those of
         // the CTA's first m-block are all taken (the rows before them too: the first tiles of
-        // the grid cover the first m-blocks)
-        // with the launch's registers, before setmaxnreg (a producer warp's few would hold a
-        // quarter of the loads in flight, and its CTA's first copies wait for the slowest row)
+        // the grid cover the first m-blocks), with the launch's registers, before setmaxnreg: a
+        // producer warp's few held a quarter of the loads in flight, and its CTA's first copies
+        // waited for the slowest row
         const int first_rows = quantizes_a(args) ? first_block_end(args, rows, sch) : 0;
         quantize_rows<kQuantDepthFirst>(args, first_rows, lane);
         if (warp >= kMathWarps) {

@@ -1,4 +1,4 @@
-# timeout: 470
+# timeout: 400
 # Session 42's last request (device starts refused for ~1,100 s after s42-a; s42-b never ran), on
 # 8df2782: quantize_a's first rows taken by every warp before setmaxnreg, 16 chunks a lane in
 # flight (a producer warp held 2, and a CTA's first copies waited for its slowest row), producer
