@@ -161,15 +161,38 @@ static void reference_numerics(void)
         RT_CHECK(d[3] > d[0] && d[3] < 0.1, "mxfp8 as run against float64: %.2e (16-bit %.2e)", d[3], d[0]);
         printf("  reference as run against float64: 16-bit %.2e, int8 %.2e, e4m3 %.2e, mxfp8 %.2e\n", d[0], d[2],
                d[1], d[3]);
-        /* mxfp8 rounded into bfloat16: the same values as its codes times scales (exact in bfloat16
-         * at these magnitudes), so the same outputs, bit for bit */
-        double mx[M * H];
+        /* mxfp8 rounded into bfloat16: the same A values as its codes times scales (exact in
+         * bfloat16 at these magnitudes), but 16-bit GEMMs, which hold each e4m3 weight times its
+         * bfloat16 scale rounded to bfloat16, where the 8-bit ones multiply the codes and scale
+         * the float32 sums: apart by that rounding alone, and with unit scales, whose products
+         * need no rounding, the same outputs bit for bit */
+        double mx[M * H], apart = -1;
         if (RT_CHECK(hum_moe_reference(&w13, &w2, &o, x, &t, wt, NULL, &nmx, mx) == HUM_OK &&
                          hum_moe_reference(&w13, &w2, &o, x, &t, wt, NULL, &nround, got) == HUM_OK,
                      "%s", hum_last_error()))
-            RT_CHECK(!memcmp(got, mx, sizeof mx) && rel_diff(got, exact, M * H) == d[3],
-                     "mxfp8 rounded into bfloat16: %.2e against float64, codes times scales %.2e",
-                     rel_diff(got, exact, M * H), d[3]);
+            apart = rel_diff(got, mx, M * H);
+        RT_CHECK(apart > 1e-4 && apart < 2e-2,
+                 "mxfp8 rounded into bfloat16 against its codes times scales: %.2e (expected the bfloat16 weights' "
+                 "rounding alone)", apart);
+        hum_standard_weight *ws[2] = {&w13, &w2};
+        int units = 1;
+        for (int i = 0; i < 2; i++)
+            units &= RT_CHECK(ws[i]->scale.rank == 3 && ws[i]->scale_dtype == BF,
+                              "scales of rank %d in %s (expected 3, bfloat16)", ws[i]->scale.rank,
+                              hum_dtype_name(ws[i]->scale_dtype));
+        const double one = 1.0;
+        for (int i = 0; units && i < 2; i++) {
+            const hum_tensor *sc = &ws[i]->scale;
+            for (int64_t j = 0; j < sc->shape[0] * sc->shape[1] * sc->shape[2]; j++)
+                hum_dtype_encode(BF, &one, 1, (uint16_t *)sc->data + j);
+        }
+        if (units && RT_CHECK(hum_moe_reference(&w13, &w2, &o, x, &t, wt, NULL, &nmx, mx) == HUM_OK &&
+                                  hum_moe_reference(&w13, &w2, &o, x, &t, wt, NULL, &nround, got) == HUM_OK,
+                              "unit scales: %s", hum_last_error()))
+            RT_CHECK(!memcmp(got, mx, sizeof mx), "mxfp8 rounded into bfloat16, unit scales: %.2e against its codes "
+                     "times scales", rel_diff(got, mx, M * H));
+        printf("  mxfp8 rounded into bfloat16 against its codes times scales: %.2e (bit for bit with unit scales)\n",
+               apart);
     }
     RT_EXPECT_ERROR(hum_moe_reference(&w13, &w2, &o, x, &t, wt, NULL, &badround, got), HUM_ERR_INVALID_ARG,
                     "rounding e4m3", "a rounding GEMM's A held");

@@ -14,10 +14,12 @@
  * MXFP8 (the deployment's moe.activation = mxfp8): the hidden rows and the activation's output
  * rounded to mxfp8's values (e4m3 codes times e8m0 scales per 32 columns) in the 16-bit type,
  * the activation rounding its own, both GEMMs 16-bit (a_round); the reference rounds the same
- * way (hum_moe_numerics' rounds). Layers whose GEMMs differ in what they take, on one
- * block_m per range of rows per expert (issue 10): an intermediate size that is not a multiple
- * of 8 (wgmma takes the gate/up GEMM's K, not the down GEMM's), a hidden size that is not (the
- * other way round), and W4A8 whose down GEMM falls back to 16-bit A (its K not a multiple of 16).
+ * way (hum_moe_numerics' rounds), its 16-bit GEMMs' e4m3 weights times scales rounded to
+ * bfloat16 as the layer holds them (without that, the reference's exact weights alone put it
+ * 1.1e-2 .. 2.2e-2 from the layer: the tolerance's edge). Layers whose GEMMs differ in what
+ * they take, on one block_m per range of rows per expert (issue 10): an intermediate size that
+ * is not a multiple of 8 (wgmma takes the gate/up GEMM's K, not the down GEMM's), a hidden size
+ * that is not (the other way round), and W4A8 whose down GEMM falls back to 16-bit A (its K not a multiple of 16).
  * Policy reloads of a prepared layer (case "silu reload bf16"): a site policy giving its GEMMs
  * another block_m than the tables in force, or different block_m to each, refused with the old
  * tables kept and forwards right; one that changes only the stages taken.

@@ -19,11 +19,23 @@ typedef struct reader {
     hum_standard_view v;
     uint8_t *codes;     /* one weight row's codes, K */
     double values[256]; /* FP weights: the value of each code (read as all-finite) */
+    hum_dtype held;     /* FP weights' decode(q) * s rounded to this 16-bit type; INVALID: exact */
 } reader;
 
+/* v rounded to the 16-bit type `held` (nearest even, as the kernels' 16-bit multiply rounds it). */
+static double held_value(hum_dtype held, double v)
+{
+    uint16_t h;
+    hum_dtype_encode(held, &v, 1, &h);
+    double r;
+    hum_dtype_decode(held, &h, 1, &r);
+    return r;
+}
+
 /* Row n of expert e, dequantized into row[K] in checkpoint column order, as
- * (q - z) * s * global (int) or decode(q) * s * global (FP), left to right; padding columns
- * (k_perm -1) are no input column and are skipped. */
+ * (q - z) * s * global (int) or decode(q) * s * global (FP; decode(q) * s rounded to r->held
+ * first where that is set), left to right; padding columns (k_perm -1) are no input column and
+ * are skipped. */
 static void dequant_row(const hum_standard_weight *w, reader *r, int64_t e, int64_t n, double *row)
 {
     const hum_standard_view *v = &r->v;
@@ -53,16 +65,18 @@ static void dequant_row(const hum_standard_weight *w, reader *r, int64_t e, int6
         const int64_t j_end = (g + 1) * v->col_group < v->k ? (g + 1) * v->col_group : v->k;
         for (int64_t j = g * v->col_group; j < j_end; j++) {
             const double q = v->is_int ? (double)codes[j] - z : r->values[codes[j]];
+            const double qs = v->is_int || r->held == HUM_DTYPE_INVALID ? q * s : held_value(r->held, q * s);
             if (!k_perm)
-                row[j] = q * s * global;
+                row[j] = qs * global;
             else if (k_perm[j] >= 0)
-                row[k_perm[j]] = q * s * global;
+                row[k_perm[j]] = qs * global;
         }
     }
 }
 
 static hum_status reader_open(const char *fn, const hum_standard_weight *w, int64_t expert, reader *r)
 {
+    r->held = HUM_DTYPE_INVALID;
     hum_status st = hum_standard_view_init(w, &r->v);
     if (st != HUM_OK)
         return hum_fail_context(st, "%s", fn);
@@ -107,13 +121,23 @@ static inline void dot_rows(int rows, const double *a, int64_t K, const double *
 
 hum_status hum_reference_gemm(const hum_standard_weight *w, int64_t expert, const double *a, int64_t m, double *c)
 {
+    return hum_reference_gemm_held(w, expert, HUM_DTYPE_INVALID, a, m, c);
+}
+
+hum_status hum_reference_gemm_held(const hum_standard_weight *w, int64_t expert, hum_dtype held, const double *a,
+                                   int64_t m, double *c)
+{
     reader r;
     if (m < 0 || (m > 0 && (a == NULL || c == NULL)))
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_reference_gemm: M = %" PRId64 " with %s", m,
                         m < 0 ? "a negative count" : "a NULL matrix");
+    if (held != HUM_DTYPE_INVALID && held != HUM_DTYPE_FLOAT16 && held != HUM_DTYPE_BFLOAT16)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_reference_gemm: weights held in %s (expected float16 or bfloat16)",
+                        hum_dtype_name(held));
     hum_status st = reader_open("hum_reference_gemm", w, expert, &r);
     if (st != HUM_OK)
         return st;
+    r.held = held;
     const int64_t N = r.v.n, K = r.v.input_k;
     double *row = malloc((size_t)K * sizeof *row);
     if (row == NULL) {
