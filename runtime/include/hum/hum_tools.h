@@ -916,9 +916,12 @@ hum_status hum_moe_align_reference(const hum_tensor *topk_ids, const int32_t *ex
  * (hum_quantize_activations: hidden from `held`, the activation's output from float32) times
  * their scales, so that only the accumulation differs from the GPU's; a GEMM of 16-bit A the
  * activation's output rounded to `held`, or through mxfp8 into `held` where it rounds (the
- * rounds below; its hidden rows too), and float codes' weights as it holds them: each
- * decode(q) * scale rounded to `held` (through a rounding to mxfp8 between the GEMMs, that
- * rounding alone moves the output by ~1.2e-2: tests/c/test_moe_activation.c).
+ * rounds below; its hidden rows too), and float codes' weights as it holds them: each scale
+ * (times the global scale, in float32) rounded to `held`, and decode(q) times it rounded to
+ * `held` (through a rounding to mxfp8 between the GEMMs, that rounding alone moves the output by
+ * ~1.2e-2: tests/c/test_moe_activation.c). Integer codes stay exact: a 16-bit GEMM holds (q - z)
+ * * scale in `held` too where its scales are not on the float32 sums, which moves the output
+ * by about the 16-bit type's rounding, within the GPU tests' bars.
  * Errors: HUM_ERR_INVALID_ARG (NULL, weights that do not chain, topk_ids of another shape or
  * type, an as_run type outside those above), those of hum_reference_gemm, HUM_ERR_OUT_OF_MEMORY. */
 typedef struct hum_moe_numerics {

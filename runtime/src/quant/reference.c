@@ -5,6 +5,7 @@
 #include "standard.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 
 static double global_scale(const hum_standard_weight *w, int64_t e)
@@ -22,20 +23,23 @@ typedef struct reader {
     hum_dtype held;     /* FP weights' decode(q) * s rounded to this 16-bit type; INVALID: exact */
 } reader;
 
-/* v rounded to the 16-bit type `held` (nearest even, as the kernels' 16-bit multiply rounds it). */
+/* v rounded to nearest even at the significand of the 16-bit type `held` (11 bits for float16, 8
+ * for bfloat16), its exponent unbounded: the layer holds its scales shifted by a power of two that
+ * keeps them inside the type's normal range (layer_upload.c, prep_params), which changes no
+ * rounding there. */
 static double held_value(hum_dtype held, double v)
 {
-    uint16_t h;
-    hum_dtype_encode(held, &v, 1, &h);
-    double r;
-    hum_dtype_decode(held, &h, 1, &r);
-    return r;
+    int e;
+    const int p = held == HUM_DTYPE_FLOAT16 ? 11 : 8;
+    const double m = frexp(v, &e);
+    return ldexp(nearbyint(ldexp(m, p)), e - p);
 }
 
 /* Row n of expert e, dequantized into row[K] in checkpoint column order, as
- * (q - z) * s * global (int) or decode(q) * s * global (FP; decode(q) * s rounded to r->held
- * first where that is set), left to right; padding columns (k_perm -1) are no input column and
- * are skipped. */
+ * (q - z) * s * global (int) or decode(q) * s * global (FP), left to right; padding columns
+ * (k_perm -1) are no input column and are skipped. FP with r->held set: as a MoE layer's 16-bit
+ * GEMM holds them, the global scale folded into each scale in float32 (hum_standard_fold_global),
+ * that rounded to `held`, and decode(q) times it rounded to `held` again. */
 static void dequant_row(const hum_standard_weight *w, reader *r, int64_t e, int64_t n, double *row)
 {
     const hum_standard_view *v = &r->v;
@@ -62,14 +66,16 @@ static void dequant_row(const hum_standard_weight *w, reader *r, int64_t e, int6
             const int32_t *zw = (const int32_t *)w->zero_point.data + e * v->zp_rows * v->scale_cols + g;
             z = (double)hum_bits_get(zw, v->scale_cols, n * v->bits, v->bits);
         }
+        const int held = !v->is_int && r->held != HUM_DTYPE_INVALID;
+        const double sh = held ? held_value(r->held, (double)(float)(s * global)) : 0.0;
         const int64_t j_end = (g + 1) * v->col_group < v->k ? (g + 1) * v->col_group : v->k;
         for (int64_t j = g * v->col_group; j < j_end; j++) {
             const double q = v->is_int ? (double)codes[j] - z : r->values[codes[j]];
-            const double qs = v->is_int || r->held == HUM_DTYPE_INVALID ? q * s : held_value(r->held, q * s);
+            const double x = held ? held_value(r->held, q * sh) : q * s * global;
             if (!k_perm)
-                row[j] = qs * global;
+                row[j] = x;
             else if (k_perm[j] >= 0)
-                row[k_perm[j]] = qs * global;
+                row[k_perm[j]] = x;
         }
     }
 }
@@ -132,7 +138,8 @@ hum_status hum_reference_gemm_held(const hum_standard_weight *w, int64_t expert,
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_reference_gemm: M = %" PRId64 " with %s", m,
                         m < 0 ? "a negative count" : "a NULL matrix");
     if (held != HUM_DTYPE_INVALID && held != HUM_DTYPE_FLOAT16 && held != HUM_DTYPE_BFLOAT16)
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_reference_gemm: weights held in %s (expected float16 or bfloat16)",
+        return hum_fail(HUM_ERR_INVALID_ARG,
+                        "hum_reference_gemm_held: weights held in %s (expected float16 or bfloat16)",
                         hum_dtype_name(held));
     hum_status st = reader_open("hum_reference_gemm", w, expert, &r);
     if (st != HUM_OK)

@@ -53,10 +53,12 @@ hum_status hum_standard_fold_global(const hum_standard_weight *w, hum_standard_w
 /* Checks every field of `w` against the rules in hum.h (HUM-SECTION standard) and fills `v`.
  * HUM_ERR_INVALID_ARG naming the field, the expected and the actual value. */
 hum_status hum_standard_view_init(const hum_standard_weight *w, hum_standard_view *v);
-/* hum_reference_gemm with float codes' weights as a 16-bit GEMM holds them: each decode(q) * s
- * rounded to `held` (float16 or bfloat16; kernels/gemm/dequant.cuh multiplies them in A's
- * 16-bit type, and no kernel takes float codes' scales on its float accumulators instead), then
- * times the global scale; integer codes as hum_reference_gemm. HUM_DTYPE_INVALID: exact. */
+/* hum_reference_gemm with float codes' weights as a MoE layer's 16-bit GEMM holds them: the
+ * global scale folded into each scale in float32 (hum_standard_fold_global), the scale rounded to
+ * `held` (float16 or bfloat16), decode(q) times it rounded to `held` (kernels/gemm/dequant.cuh
+ * multiplies them in A's 16-bit type; no kernel takes float codes' scales on its float32 sums),
+ * each at the type's significand (the layer's power-of-two shift keeps them in its range);
+ * integer codes exact, as hum_reference_gemm. HUM_DTYPE_INVALID: exact. */
 hum_status hum_reference_gemm_held(const hum_standard_weight *w, int64_t expert, hum_dtype held, const double *a,
                                    int64_t m, double *c);
 
