@@ -204,6 +204,73 @@ static void reference_numerics(void)
     hum_standard_free(&w2);
 }
 
+/* A 16-bit GEMM's float-code weights in the reference as the MoE layer holds them: the global
+ * scale folded into each scale in float32, that rounded to bfloat16, decode(q) times it rounded
+ * again. So weights whose float32 group scales and per-expert global scale give the same outputs,
+ * bit for bit, as the same codes with each scale replaced by that folded, rounded value and the
+ * global scale 1; and not those of the exact weights. */
+static void reference_held_weights(void)
+{
+    hum_moe_spec s;
+    hum_standard_weight w13, w2;
+    if (!RT_CHECK(hum_moe_spec_parse("e=3,topk=2,n=64,k=128,w=e2m1,a=bfloat16,group=16,scale=float32,global=1",
+                                     &s) == HUM_OK &&
+                      hum_moe_spec_weights(&s, 11, &w13, &w2) == HUM_OK,
+                  "%s", hum_last_error()))
+        return;
+    enum { M = 5, H = 128 };
+    double x[M * H], exact[M * H], held[M * H], folded[M * H];
+    int32_t ids[M * 2];
+    float wt[M * 2];
+    uint16_t codes[M * H];
+    for (int i = 0; i < M * H; i++)
+        x[i] = cos(0.23 * i) * (1 + i % 7);
+    hum_dtype_encode(HUM_DTYPE_BFLOAT16, x, M * H, codes);
+    hum_dtype_decode(HUM_DTYPE_BFLOAT16, codes, M * H, x);
+    for (int i = 0; i < M * 2; i++) {
+        ids[i] = (i * 2 + i / 2) % 3;
+        wt[i] = 0.5f + 0.25f * (float)(i % 2);
+    }
+    const hum_tensor t = {.data = ids, .dtype = HUM_DTYPE_INT32, .rank = 2, .shape = {M, 2}, .memory = HUM_MEMORY_HOST};
+    hum_moe_options o;
+    hum_moe_options_init(&o);
+    o.top_k = 2;
+    const hum_dtype BF = HUM_DTYPE_BFLOAT16;
+    const hum_moe_numerics n16 = {BF, BF, BF, 0, 0, 0, 0};
+    hum_standard_weight *ws[2] = {&w13, &w2};
+    int ok = RT_CHECK(hum_moe_reference(&w13, &w2, &o, x, &t, wt, NULL, NULL, exact) == HUM_OK &&
+                          hum_moe_reference(&w13, &w2, &o, x, &t, wt, NULL, &n16, held) == HUM_OK,
+                      "%s", hum_last_error());
+    for (int i = 0; ok && i < 2; i++) {
+        hum_standard_weight *w = ws[i];
+        ok = RT_CHECK(w->scale.dtype == HUM_DTYPE_FLOAT32 && w->scale.rank == 3 && w->global_scale.data &&
+                          w->global_scale.shape[0] == w->num_experts,
+                      "scales %s of rank %d, global scale %s (expected float32 [E, N, G] and one per expert)",
+                      hum_dtype_name(w->scale.dtype), w->scale.rank, w->global_scale.data ? "given" : "missing");
+        const int64_t per = w->scale.shape[1] * w->scale.shape[2];
+        float *sc = w->scale.data, *g = w->global_scale.data;
+        for (int64_t e = 0; ok && e < w->num_experts; e++) {
+            for (int64_t j = 0; j < per; j++) {
+                const double f = (double)(float)((double)sc[e * per + j] * g[e]);
+                uint16_t b;
+                double r;
+                hum_dtype_encode(BF, &f, 1, &b);
+                hum_dtype_decode(BF, &b, 1, &r);
+                sc[e * per + j] = (float)r;
+            }
+            g[e] = 1.0f;
+        }
+    }
+    if (ok && RT_CHECK(hum_moe_reference(&w13, &w2, &o, x, &t, wt, NULL, &n16, folded) == HUM_OK, "%s",
+                       hum_last_error()))
+        RT_CHECK(!memcmp(held, folded, sizeof held) && rel_diff(held, exact, M * H) > 0,
+                 "held weights with a global scale against the folded, rounded scales: %.2e (expected 0), "
+                 "against exact weights %.2e (expected above 0)",
+                 rel_diff(held, folded, M * H), rel_diff(held, exact, M * H));
+    hum_standard_free(&w13);
+    hum_standard_free(&w2);
+}
+
 int main(void)
 {
     char dir[4096];
@@ -285,6 +352,7 @@ int main(void)
     }
 
     reference_numerics();
+    reference_held_weights();
 
     /* a spec's static per-tensor scale is stacked, one per expert (the weights validate) */
     hum_moe_spec ts;
