@@ -30,11 +30,14 @@ static double activate(const hum_moe_options *o, double g, double u)
 
 static int is_a8(hum_dtype a) { return a == HUM_DTYPE_FLOAT8_E4M3FN || a == HUM_DTYPE_INT8; }
 
-/* The type a GEMM of A type `a` holds float codes' weights in: a 16-bit A's (hum_reference_gemm_held);
- * exact for 8-bit A (its tensor cores take the codes, the scales on the float32 sums) or float64. */
-static hum_dtype weights_held(const hum_moe_numerics *as_run, hum_dtype a)
+/* The type the gate/up GEMM (down 0) or the down GEMM holds float codes' weights in: a 16-bit A's
+ * (hum_reference_gemm_held); exact for 8-bit A (its tensor cores take the codes, the scales on the
+ * float32 sums) or float64 throughout (as_run NULL). */
+static hum_dtype weights_held(const hum_moe_numerics *as_run, int down)
 {
-    return as_run && !is_a8(a) ? as_run->held : HUM_DTYPE_INVALID;
+    if (!as_run)
+        return HUM_DTYPE_INVALID;
+    return is_a8(down ? as_run->down_a : as_run->gate_up_a) ? HUM_DTYPE_INVALID : as_run->held;
 }
 
 /* A's scale groups as the quantizer takes them: none, or e4m3 groups of a power of two 8..256 */
@@ -155,8 +158,7 @@ hum_status hum_moe_reference(const hum_standard_weight *w13, const hum_standard_
             (st = as_held(a, n, H, as_run->held, as_run->gate_up_a, as_run->gate_up_group,
                           as_run->gate_up_round ? as_run->held : HUM_DTYPE_INVALID)) != HUM_OK)
             break;
-        if ((st = hum_reference_gemm_held(w13, e, weights_held(as_run, as_run ? as_run->gate_up_a : 0), a, n, mid)) !=
-            HUM_OK)
+        if ((st = hum_reference_gemm_held(w13, e, weights_held(as_run, 0), a, n, mid)) != HUM_OK)
             break;
         if (as_run && (st = as_held(mid, n, N13, as_run->held, as_run->held, 0, HUM_DTYPE_INVALID)) != HUM_OK)
             break;
@@ -173,8 +175,7 @@ hum_status hum_moe_reference(const hum_standard_weight *w13, const hum_standard_
                                     as_run->down_a, as_run->down_group,
                                     as_run->down_round ? as_run->held : HUM_DTYPE_INVALID)) != HUM_OK)
             break;
-        if ((st = hum_reference_gemm_held(w2, e, weights_held(as_run, as_run ? as_run->down_a : 0), act, n, y)) !=
-            HUM_OK)
+        if ((st = hum_reference_gemm_held(w2, e, weights_held(as_run, 1), act, n, y)) != HUM_OK)
             break;
         for (int64_t i = 0; i < n; i++) {
             const double w = topk_weights[tok[i]];

@@ -20,7 +20,7 @@ typedef struct reader {
     hum_standard_view v;
     uint8_t *codes;     /* one weight row's codes, K */
     double values[256]; /* FP weights: the value of each code (read as all-finite) */
-    hum_dtype held;     /* FP weights' decode(q) * s rounded to this 16-bit type; INVALID: exact */
+    hum_dtype held;     /* FP weights as a 16-bit GEMM of this type holds them (dequant_row); INVALID: exact */
 } reader;
 
 /* v rounded to nearest even at the significand of the 16-bit type `held` (11 bits for float16, 8
