@@ -19,7 +19,8 @@
  * 1.1e-2 .. 2.2e-2 from the layer: the tolerance's edge). Layers whose GEMMs differ in what
  * they take, on one block_m per range of rows per expert (issue 10): an intermediate size that
  * is not a multiple of 8 (wgmma takes the gate/up GEMM's K, not the down GEMM's), a hidden size
- * that is not (the other way round), and W4A8 whose down GEMM falls back to 16-bit A (its K not a multiple of 16).
+ * that is not (the other way round), and W4A8 whose down GEMM falls back to 16-bit A (its K
+ * not a multiple of 16).
  * Policy reloads of a prepared layer (case "silu reload bf16"): a site policy giving its GEMMs
  * another block_m than the tables in force, or different block_m to each, refused with the old
  * tables kept and forwards right; one that changes only the stages taken.

@@ -919,9 +919,9 @@ hum_status hum_moe_align_reference(const hum_tensor *topk_ids, const int32_t *ex
  * rounds below; its hidden rows too), and float codes' weights as it holds them: each scale
  * (times the global scale, in float32) rounded to `held`, and decode(q) times it rounded to
  * `held` (through a rounding to mxfp8 between the GEMMs, that rounding alone moves the output by
- * ~1.2e-2: tests/c/test_moe_activation.c). Integer codes stay exact: a 16-bit GEMM holds (q - z)
- * * scale in `held` too where its scales are not on the float32 sums, which moves the output
- * by about the 16-bit type's rounding, within the GPU tests' bars.
+ * ~1.2e-2: tests/c/test_moe_activation.c). Integer codes stay exact: a 16-bit GEMM holds
+ * (q - z) * scale in `held` too where its scales are not on the float32 sums, which moves the
+ * output by about the 16-bit type's rounding, within the GPU tests' bars.
  * Errors: HUM_ERR_INVALID_ARG (NULL, weights that do not chain, topk_ids of another shape or
  * type, an as_run type outside those above), those of hum_reference_gemm, HUM_ERR_OUT_OF_MEMORY. */
 typedef struct hum_moe_numerics {
