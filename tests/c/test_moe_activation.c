@@ -114,6 +114,24 @@ static double rel_diff(const double *a, const double *b, int64_t n)
     return sqrt(num / den);
 }
 
+/* M tokens of H bfloat16 hidden values (a wide range of magnitudes within a row, as the host
+ * gives them) routed top-2 over `experts` experts, with unnormalised weights. */
+static void top2_batch(int m, int h, int experts, double *x, int32_t *ids, float *wt)
+{
+    uint16_t *codes = malloc((size_t)(m * h) * sizeof *codes);
+    for (int i = 0; i < m * h; i++)
+        x[i] = sin(0.37 * i) * (1 + i % 5);
+    if (RT_CHECK(codes, "%d bfloat16 codes", m * h)) {
+        hum_dtype_encode(HUM_DTYPE_BFLOAT16, x, m * h, codes);
+        hum_dtype_decode(HUM_DTYPE_BFLOAT16, codes, m * h, x);
+    }
+    free(codes);
+    for (int i = 0; i < m * 2; i++) {
+        ids[i] = (i * 3 + i / 2) % experts;
+        wt[i] = 0.25f + 0.125f * (float)(i % 3);
+    }
+}
+
 /* The reference as the layer runs: 16-bit numerics stay within bfloat16 rounding of float64,
  * e4m3 and int8 per token move it by what 8-bit A costs (e4m3 more than int8), and a bad
  * numerics struct is refused. */
@@ -129,15 +147,7 @@ static void reference_numerics(void)
     double x[M * H], exact[M * H], got[M * H];
     int32_t ids[M * 2];
     float wt[M * 2];
-    uint16_t codes[M * H];
-    for (int i = 0; i < M * H; i++)
-        x[i] = sin(0.37 * i) * (1 + i % 5); /* a wide range of magnitudes within a row */
-    hum_dtype_encode(HUM_DTYPE_BFLOAT16, x, M * H, codes);
-    hum_dtype_decode(HUM_DTYPE_BFLOAT16, codes, M * H, x); /* the host's bfloat16 hidden rows */
-    for (int i = 0; i < M * 2; i++) {
-        ids[i] = (i * 3 + i / 2) % 4;
-        wt[i] = 0.25f + 0.125f * (float)(i % 3);
-    }
+    top2_batch(M, H, 4, x, ids, wt);
     const hum_tensor t = {.data = ids, .dtype = HUM_DTYPE_INT32, .rank = 2, .shape = {M, 2}, .memory = HUM_MEMORY_HOST};
     hum_moe_options o;
     hum_moe_options_init(&o);
@@ -222,15 +232,7 @@ static void reference_held_weights(void)
     double x[M * H], exact[M * H], held[M * H], folded[M * H];
     int32_t ids[M * 2];
     float wt[M * 2];
-    uint16_t codes[M * H];
-    for (int i = 0; i < M * H; i++)
-        x[i] = cos(0.23 * i) * (1 + i % 7);
-    hum_dtype_encode(HUM_DTYPE_BFLOAT16, x, M * H, codes);
-    hum_dtype_decode(HUM_DTYPE_BFLOAT16, codes, M * H, x);
-    for (int i = 0; i < M * 2; i++) {
-        ids[i] = (i * 2 + i / 2) % 3;
-        wt[i] = 0.5f + 0.25f * (float)(i % 2);
-    }
+    top2_batch(M, H, 3, x, ids, wt);
     const hum_tensor t = {.data = ids, .dtype = HUM_DTYPE_INT32, .rank = 2, .shape = {M, 2}, .memory = HUM_MEMORY_HOST};
     hum_moe_options o;
     hum_moe_options_init(&o);
