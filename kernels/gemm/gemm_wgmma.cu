@@ -683,7 +683,7 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const Block &blk, int k0, 
                                    : wgmma_desc_sw128(base + slot * kABytes);
     u32 raw[2][kKRows][kSlabs][kShare];
     u32 frag[2][kSlabs][4];
-    u32 sc[kSlabs], zp[kSlabs];
+    u32 sc[kSlabs] = {}, zp[kSlabs] = {};  // zero where the configuration loads neither: dequant passes both
     float fa[kBM / 4], fb[2 * kSlabs];  // kKScales: the period's factors
     const int g = lane >> 2, t = lane & 3;
     // the thread's token i = 2 j + e of the block and row c = 2 s + h of the tile's N
