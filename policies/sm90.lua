@@ -53,22 +53,55 @@ local function short_k(layer) return layer.padded_k <= 4096 end
 -- layers keep 16 rows (8192 x 8192 uint4 g128 fp16, M 1 / 4 / 8: 22.35 / 22.72 / 23.07 -> 25.41 /
 -- 26.72 / 27.25 on 8; s23-call3/, cause not looked into).
 local function rows8(layer) return not layer.act_order end
+-- Whether `tiles` tiles fill the device's SMs one each, with at most `idle` tenths of them idle
+-- (default 1).
+local function fills(device, tiles, idle)
+  return tiles <= device.sm_count and tiles * 10 >= device.sm_count * (10 - (idle or 1))
+end
+
+-- `t` without stream-K: every tile whole, on one CTA.
+local function whole(t)
+  t.stream_k = false
+  return t
+end
+
+-- At M <= 8, 16-bit A with integer codes of 3 bits or more (2 bits and fewer run two CTAs an SM):
+-- - where the 128-column tiles fill 80 % of the SMs or more, one each (n = 14336: 112 of 132),
+--   those tiles whole with six stages: every CTA reads its columns' whole K and writes C, no
+--   slices to sum (bench/results/H200-2026-12-06/s43-b-0f232b4420af/, H200, n = 14336, k = 4096
+--   uint4 g128 fp16, M = 1, side-by-side.py's two rounds, µs: 19.46, 19.42 -> 17.44, 17.28;
+--   Humming 20.03, 19.81; `hum tune` over 46 tiles: 17.71 -> 16.06);
+-- - short narrow layers (4096 x 4096: 64 column tiles of 64 on 132 SMs) on those 64-column tiles
+--   whole, four stages, warps 8 x 32 x 64: half the SMs idle, but no slices to sum either (the same
+--   call: 12.96, 12.86 -> 12.70, 12.64; Humming 13.25, 12.90; the tune 11.66 -> 11.52). Only
+--   n = 4096 was timed, hence the lower bound on its tiles: fewer (n = 1024) would leave most SMs
+--   idle.
+-- Timed on uint4 g128 alone (wider codes take it untimed). The same tiles at n = k = 8192 (64
+-- columns whole at 97 %) and n = 4096, k = 14336 lost in that
+-- tune, and nothing beat the 16-row entry at M = 16.
+local function small_whole(device, layer)
+  if layer.a8 or not layer.weight_bits or layer.weight_float or layer.weight_bits <= 2 then return nil end
+  if layer.padded_n % 128 == 0 and fills(device, layer.padded_n / 128, 2) then
+    return whole(mma(8, 128, 256, 8, 32, 128, 6))
+  end
+  local tiles64 = layer.padded_n / 64
+  if narrow(device, layer) and short_k(layer) and tiles64 % 1 == 0 and tiles64 * 20 >= device.sm_count * 9 then
+    return whole(mma(8, 64, 256, 8, 32, 64, 4))
+  end
+end
+
 local function small_m(device, layer, rows)
   local t
   if layer.act_order and layer.weight_bits == 4 and narrow(device, layer) and short_k(layer) then
     t = mma(16, 64, 256, 16, 16, 128, 6) -- act-order: 16 rows at any M (rows8)
+  elseif rows == 8 and small_whole(device, layer) then
+    return small_whole(device, layer)
   else
     local two = rows == 8 and not layer.a8 and layer.weight_bits and layer.weight_bits <= 2
     t = mma(rows, 128, 256, rows, 32, 128, 4, two and 2 or 1)
   end
   t.stream_k_sum = "workspace"
   return t
-end
-
--- Whether `tiles` tiles fill the device's SMs one each, with at most `idle` tenths of them idle
--- (default 1).
-local function fills(device, tiles, idle)
-  return tiles <= device.sm_count and tiles * 10 >= device.sm_count * (10 - (idle or 1))
 end
 
 -- A warpgroup-MMA tuning of `kernel` ("wgmma" or "wgmma_ws"): block M x N x K, stages, CTAs per
@@ -82,12 +115,6 @@ end
 -- `t` with its stream-K slices summed in the workspace (in parallel) instead of through C.
 local function summed(t)
   t.stream_k_sum = "workspace"
-  return t
-end
-
--- `t` without stream-K: every tile whole, on one CTA.
-local function whole(t)
-  t.stream_k = false
   return t
 end
 
