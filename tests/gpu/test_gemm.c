@@ -1,9 +1,10 @@
 /* Dense GEMM on the GPU against the float64 reference: every supported weight type x
  * activation type x scale type x zero point, M in {1, 3, 16, 100} (and 1024 on the main path),
- * N and K that are not multiples of 64 or 128, act-order, bias, FP8 block scales, and a large
- * layer whose small-M runs split K across CTAs (stream-K); then every spec again at M <= 16 on
- * mma.sync warps of 8 rows (the products transposed, kernels/gemm/gemm_mma.cu kSwapAB), blocks of
- * 16 rows holding two of them where a table's entry reaches past M = 8, through a site policy.
+ * N and K that are not multiples of 64 or 128, act-order, bias, FP8 block scales, and large
+ * layers whose small-M runs split K across CTAs (stream-K) or run their tiles whole; then every
+ * spec again at M <= 16 on mma.sync warps of 8 rows (the products transposed,
+ * kernels/gemm/gemm_mma.cu kSwapAB), blocks of 16 rows holding two of them where a table's entry
+ * reaches past M = 8, through a site policy.
  * Skipped (77) without a GPU. */
 #include "gemm_test.h"
 #include "hum/hum_tools.h"
@@ -95,8 +96,13 @@ int main(void)
     /* the benchmark path, with long M sweeps */
     gemm_test_spec(rt, &rng, "n=1000,k=1024,w=uint4,a=float16,group=128", MS_LONG, 5);
     gemm_test_spec(rt, &rng, "n=1000,k=1024,w=uint4,a=bfloat16,group=128", MS_LONG, 5);
-    /* a layer wide enough that M <= 16 splits K over many CTAs (stream-K slices) */
+    /* short narrow: M <= 8 on 64-column tiles whole (policies/sm90.lua, small_whole), M = 16 split
+     * over many CTAs (stream-K slices) */
     gemm_test_spec(rt, &rng, "n=4096,k=4096,w=uint4,a=float16,group=128,bias=1", MS, 3);
+    /* K split over many CTAs at every M <= 16 (the slices summed in the workspace), and 128-column
+     * tiles whole where they fill the SMs (n = 14336: 112 of them on 132) */
+    gemm_test_spec(rt, &rng, "n=4096,k=8192,w=uint4,a=float16,group=128", MS_SMALL, 3);
+    gemm_test_spec(rt, &rng, "n=14336,k=4096,w=uint4,a=bfloat16,group=128,bias=1", MS_SMALL, 3);
 
     char dir[512];
     hum_runtime *rows8 = gemm_test_site_runtime(ROWS8, dir, sizeof dir);
@@ -112,7 +118,7 @@ int main(void)
                              : "built-in policy, M 1 / 3 / 16 / 100:");
         fflush(stdout);
         if (pass) /* stream-K slices of 8-row tiles summed in the workspace */
-            gemm_test_spec(use, &rng, "n=4096,k=4096,w=uint4,a=float16,group=128,bias=1", ms, count);
+            gemm_test_spec(use, &rng, "n=4096,k=8192,w=uint4,a=float16,group=128,bias=1", ms, count);
         for (size_t i = 0; i < sizeof SPECS / sizeof SPECS[0]; i++)
             for (int bf16 = 0; bf16 <= 1; bf16++) {
                 char spec[256];
