@@ -1,9 +1,8 @@
 # timeout: 470
 # Session 43's label request (bench/sweeps/run-call.sh): the gpu label on main's head (-j16 on a
-# cold NVRTC cache took 300-400 s in sessions 41-42; its budget is the header's, less 15 s), then in
-# what is left the Llama rows that sm90.lua's whole
-# M <= 8 tiles change beside Humming (M 1 / 8 / 16, two rounds), then W4A8 MXFP4 and W8A8 at
-# M 1024 / 8192 in what is left.
+# cold NVRTC cache took 300-400 s in sessions 41-42; it gets the header's budget less 15 s), then
+# in what is left the Llama rows that sm90.lua's whole M <= 8 tiles change beside Humming (M 1 / 8
+# / 16, two rounds), then W4A8 MXFP4 and W8A8 at M 1024 / 8192.
 set -u
 t0=$(date +%s)
 B=$(( $(head -1 .exp/s43-c.sh | sed "s/# timeout: //") - 10 ))
