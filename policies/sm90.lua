@@ -65,37 +65,38 @@ local function whole(t)
   return t
 end
 
--- At M <= 8, 16-bit A with integer codes of 3 bits or more (2 bits and fewer run two CTAs an SM):
--- - where the 128-column tiles fill 80 % of the SMs or more, one each (n = 14336: 112 of 132),
---   those tiles whole with six stages: every CTA reads its columns' whole K and writes C, no
---   slices to sum (bench/results/H200-2026-12-06/s43-b-0f232b4420af/, H200, n = 14336, k = 4096
---   uint4 g128 fp16, M = 1, side-by-side.py's two rounds, µs: 19.46, 19.42 -> 17.44, 17.28;
---   Humming 20.03, 19.81; `hum tune` over 46 tiles: 17.71 -> 16.06);
--- - short narrow layers (4096 x 4096: 64 column tiles of 64 on 132 SMs) on those 64-column tiles
---   whole, four stages, warps 8 x 32 x 64: half the SMs idle, but no slices to sum either (the same
---   call: 12.96, 12.86 -> 12.70, 12.64; Humming 13.25, 12.90; the tune 11.66 -> 11.52). Only
---   n = 4096 was timed, hence the lower bound on its tiles: fewer (n = 1024) would leave most SMs
---   idle.
--- Timed on uint4 g128 alone (wider codes take it untimed). The same tiles at n = k = 8192 (64
--- columns whole at 97 %) and n = 4096, k = 14336 lost in that
--- tune, and nothing beat the 16-row entry at M = 16.
+-- At M <= 8, 16-bit A with integer codes of 3 bits or more (2 bits and fewer run two CTAs an SM)
+-- and K at most 4096, tiles whole, every CTA reading its columns' whole K and writing C, with no
+-- stream-K slices to sum:
+-- - where the 128-column tiles fill 80 % of the SMs or more, one each (n = 14336: 112 of 132):
+--   those tiles, six stages (bench/results/H200-2026-12-06/s43-b-0f232b4420af/, H200, n = 14336,
+--   k = 4096 uint4 g128 fp16, M = 1, side-by-side.py's two rounds, µs: 19.46, 19.42 -> 17.44,
+--   17.28; Humming 20.03, 19.81; `hum tune` over 46 tiles: 17.71 -> 16.06);
+-- - on narrow layers whose 64-column tiles are at least 45 % of the SMs (4096 x 4096: 64 on 132):
+--   those tiles, four stages, warps 8 x 32 x 64 (fitted per code width), half the SMs idle (the
+--   same call: 12.96, 12.86 -> 12.70, 12.64; Humming 13.25, 12.90; the tune 11.66 -> 11.52); fewer
+--   tiles (n = 1024) would leave most SMs idle.
+-- Timed on uint4 g128 at k = 4096 alone: wider codes take it untimed, deeper K keeps the slices
+-- (n = 4096, k = 14336 lost on these tiles in that tune, as n = k = 8192 on 64-column tiles whole
+-- at 97 %), and nothing beat the 16-row entry at M = 16.
 local function small_whole(device, layer)
-  if layer.a8 or not layer.weight_bits or layer.weight_float or layer.weight_bits <= 2 then return nil end
+  if layer.a8 or layer.act_order or not layer.weight_bits or layer.weight_float or layer.weight_bits <= 2
+      or not short_k(layer) then
+    return nil
+  end
   if layer.padded_n % 128 == 0 and fills(device, layer.padded_n / 128, 2) then
     return whole(mma(8, 128, 256, 8, 32, 128, 6))
   end
-  local tiles64 = layer.padded_n / 64
-  if narrow(device, layer) and short_k(layer) and tiles64 % 1 == 0 and tiles64 * 20 >= device.sm_count * 9 then
+  if narrow(device, layer) and layer.padded_n / 64 * 20 >= device.sm_count * 9 then
     return whole(mma(8, 64, 256, 8, 32, 64, 4))
   end
 end
 
 local function small_m(device, layer, rows)
-  local t
+  local t = rows == 8 and small_whole(device, layer)
+  if t then return t end
   if layer.act_order and layer.weight_bits == 4 and narrow(device, layer) and short_k(layer) then
     t = mma(16, 64, 256, 16, 16, 128, 6) -- act-order: 16 rows at any M (rows8)
-  elseif rows == 8 and small_whole(device, layer) then
-    return small_whole(device, layer)
   else
     local two = rows == 8 and not layer.a8 and layer.weight_bits and layer.weight_bits <= 2
     t = mma(rows, 128, 256, rows, 32, 128, 4, two and 2 or 1)

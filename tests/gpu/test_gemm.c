@@ -96,13 +96,16 @@ int main(void)
     /* the benchmark path, with long M sweeps */
     gemm_test_spec(rt, &rng, "n=1000,k=1024,w=uint4,a=float16,group=128", MS_LONG, 5);
     gemm_test_spec(rt, &rng, "n=1000,k=1024,w=uint4,a=bfloat16,group=128", MS_LONG, 5);
-    /* short narrow: M <= 8 on 64-column tiles whole (policies/sm90.lua, small_whole), M = 16 split
-     * over many CTAs (stream-K slices) */
+    /* short narrow: M <= 8 on 64-column tiles whole on 132 SMs (policies/sm90.lua, small_whole),
+     * M = 16 split over many CTAs (stream-K slices) */
     gemm_test_spec(rt, &rng, "n=4096,k=4096,w=uint4,a=float16,group=128,bias=1", MS, 3);
-    /* K split over many CTAs at every M <= 16 (the slices summed in the workspace), and 128-column
-     * tiles whole where they fill the SMs (n = 14336: 112 of them on 132) */
+    /* K split over many CTAs at every M <= 16 (the slices summed in the workspace), and, on 132
+     * SMs, 128-column tiles whole where they fill the SMs (n = 14336: 112 of them), and other code
+     * widths on both kinds of whole tile (their warps fitted per width) */
     gemm_test_spec(rt, &rng, "n=4096,k=8192,w=uint4,a=float16,group=128", MS_SMALL, 3);
     gemm_test_spec(rt, &rng, "n=14336,k=4096,w=uint4,a=bfloat16,group=128,bias=1", MS_SMALL, 3);
+    gemm_test_spec(rt, &rng, "n=14336,k=4096,w=uint8,a=float16", MS_SMALL, 3);
+    gemm_test_spec(rt, &rng, "n=4096,k=4096,w=uint5,a=bfloat16,group=64,zp=int", MS_SMALL, 3);
 
     char dir[512];
     hum_runtime *rows8 = gemm_test_site_runtime(ROWS8, dir, sizeof dir);
