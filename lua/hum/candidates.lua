@@ -1,8 +1,9 @@
 -- Candidate tunings for `hum tune` (lua/hum/tune.lua): for one M range of one layer on one
 -- device, the built-in table's tuning first, then its neighbours (one field doubled or halved,
 -- a stage more or less, two CTAs per SM, stream-K toggled, its slices summed in the other
--- place, wgmma_ws's C tile in the last stage's slot or its own, A multicast), then a grid of mma.sync tiles and, on sm_90 and newer, warpgroup-MMA tiles, sized by
--- the M values the range is timed at. The
+-- place, wgmma_ws's C tile in the last stage's slot or its own, A multicast), then a grid of
+-- mma.sync tiles and, on sm_90 and newer, warpgroup-MMA tiles, sized by the M values the range is
+-- timed at (at M <= 16 small tiles whole or summed, several fields from the built-in's). The
 -- list is raw policy tunings; hum.tune fits each to the layer (hum.dispatch), drops those the
 -- kernels refuse and keeps the first of equal fitted ones, so a candidate is timed once.
 --
@@ -105,8 +106,35 @@ function candidates.neighbours(t)
   return out
 end
 
+-- At M <= 16: mma.sync tiles of 8 rows (to M = 8) or 16, 64 or 128 columns, several warp shapes,
+-- 4 / 6 / 8 stages, each whole or under stream-K summed in the workspace, and two CTAs an SM. These
+-- lie several fields from the built-in's, where the neighbours change one: at M = 1 they found
+-- whole tiles that the neighbours missed (bench/NOTES.md, "Session 43 (lead)", H200: n = 14336,
+-- k = 4096 17.71 -> 16.06 µs on 8 x 128 x 256 with six stages, 4096 x 4096 11.66 -> 11.52 on
+-- 8 x 64 x 256, warps 8 x 32 x 64). 35 tiles: with the built-in's and its neighbours within
+-- HUM_TUNE_MAX_CANDIDATES.
+local function small_grid(top)
+  local rows = top <= 8 and 8 or 16
+  local out = {}
+  local function add(bn, wn, wk, stages, stream_k, ctas)
+    local t = mma(rows, bn, 256, rows, wn, wk, stages)
+    t.stream_k, t.ctas_per_sm = stream_k, ctas
+    t.stream_k_sum = stream_k and "workspace" or nil
+    out[#out + 1] = t
+  end
+  for _, w in ipairs({ { 64, 16, 128 }, { 64, 32, 64 }, { 64, 32, 128 }, { 128, 32, 64 }, { 128, 32, 128 } }) do
+    for _, stages in ipairs({ 4, 6, 8 }) do
+      add(w[1], w[2], w[3], stages, false, 1)
+      add(w[1], w[2], w[3], stages, true, 1)
+    end
+    add(w[1], w[2], w[3], 4, true, 2)
+  end
+  return out
+end
+
 -- A grid of tiles for M up to `top` on `device`.
 function candidates.grid(device, top)
+  if top <= 16 then return small_grid(top) end
   local out = {}
   local m = pow2_at_least(math.max(top, 16))
   for _, bm in ipairs({ 16, 32, 64, 128 }) do

@@ -150,6 +150,37 @@ end
     os.remove(bad)
   end)
 
+  it("at M <= 16 offer small tiles several fields away, whole and summed, none cut by the cap", function()
+    local s = session(H200, 8192, 8192)
+    set_m(s, { 1, 16 })
+    tune.begin(nil, s)
+    local function keys(r)
+      local k = {}
+      for c = 0, s.ranges[r].candidate_count - 1 do k[dispatch.key(s.ranges[r].candidates[c])] = true end
+      return k
+    end
+    local function fitted(t)
+      return dispatch.key(dispatch.fit(t, s.plan.config, H200, "want"))
+    end
+    local function tile(rows, bn, wn, wk, stages, stream_k, ctas)
+      local t = policy.mma_tuning(rows, bn, 256, rows, wn, wk, stages, ctas)
+      t.stream_k = stream_k
+      t.stream_k_sum = stream_k and "workspace" or nil
+      return t
+    end
+    local m8, m16 = keys(0), keys(1)
+    -- the tiles that won at M = 1 in session 43 (n = 14336, k = 4096; 4096 x 4096): two and more
+    -- fields from the built-in 8 x 128 x 256 with four stages summed
+    assert.is_true(m8[fitted(tile(8, 128, 32, 128, 6, false, 1))])
+    assert.is_true(m8[fitted(tile(8, 64, 32, 64, 4, false, 1))])
+    -- the grid's last tile: the list was not cut at HUM_TUNE_MAX_CANDIDATES
+    assert.is_true(m8[fitted(tile(8, 128, 32, 128, 4, true, 2))])
+    assert.is_true(m16[fitted(tile(16, 128, 32, 128, 4, true, 2))])
+    assert.is_true(m16[fitted(tile(16, 64, 16, 128, 8, false, 1))])
+    assert.is_true(s.ranges[0].candidate_count < C.HUM_TUNE_MAX_CANDIDATES)
+    assert.is_true(s.ranges[1].candidate_count < C.HUM_TUNE_MAX_CANDIDATES)
+  end)
+
   it("neighbours change one dimension at a time", function()
     local t = policy.mma_tuning(16, 128, 256, 16, 32, 128, 4)
     local n = candidates.neighbours(t)
