@@ -12,8 +12,9 @@
  * W8A8's entry above 1024 and W4A8 MXFP4's above 2048 take it): at M 1100 and 2100 (a partial
  * last m-block, K = 2064 and 2080 a partial last round of a warp's chunks), in chunks of a
  * workspace too small for M (the launches one after the other reuse the counters the last CTA
- * zeroed), and with A of the other 16-bit type than C's (quantized before the GEMM instead).
- * Also: a_scale with 16-bit A is refused. Skipped (77) without a GPU; the 8-bit
+ * zeroed), with A of the other 16-bit type than C's (quantized before the GEMM instead), and at
+ * M 2100 with rows of inf, -inf, NaN and zeros against A the GEMM cannot take (misaligned rows:
+ * the quantizer kernel first), C bit for bit. Also: a_scale with 16-bit A is refused. Skipped (77) without a GPU; the 8-bit
  * layers without fp8 (sm_89), bfloat16 below sm_80. */
 #include "gemm_test.h"
 #include "hum/hum_tools.h"
@@ -75,6 +76,83 @@ static int entry_quantizes(const hum_layer_info *info, int64_t m)
 static double run_m(hum_layer *layer, hum_workspace *ws, quant_rng *rng, const char *name,
                     const hum_standard_weight *w, hum_dtype act, int64_t m);
 
+/* The rows the GEMM quantizes itself against the same rows quantized by the quantizer kernel
+ * first, which the forward launches where it cannot take them (layer_forward.c's
+ * launch_quantize): A at a row stride of K + 1 elements, and A one element past a 16-byte
+ * boundary. Both paths share the encoder (kernels/numerics/encode.cuh) and the GEMM sums in a
+ * fixed order, so C must match bit for bit, also on the rows holding an inf, a -inf, a NaN
+ * (fmaxf leaves it out of the amax) and all zeros (scale 0: C finite, never 0/0). M = 2100 runs
+ * a quantize_a entry on sm_90 (W8A8 above M = 1024, W4A8 MXFP4 above 2048). Returns 0, -1 on a
+ * failed check. */
+static int special_rows(hum_layer *layer, const hum_layer_info *info, quant_rng *rng, const char *name,
+                        const hum_standard_weight *w, hum_dtype act, int sm90)
+{
+    const int64_t m = 2100, n = w->n, k = w->k, ld = k + 1;
+    enum { ZERO = 3, POS_INF = 17, NEG_INF = 1000, NAN_ROW = 2099 };
+    uint16_t *a = malloc((size_t)(m * ld) * 2), *c[3] = {0};
+    double *values = malloc((size_t)(m * k) * sizeof *values);
+    void *d_a = NULL, *d_c = NULL;
+    int ok = QUANT_CHECK(a && values, "%s: host buffers", name) &&
+             QUANT_CHECK(!sm90 || entry_quantizes(info, m), "%s: M = %lld runs no quantize_a entry", name,
+                         (long long)m) &&
+             quant_fill_activations(rng, act, m * k, 1.0, a, values) == 0;
+    /* the special values in A's 16-bit type: 0x7C00 / 0xFC00 / 0x7E00 in float16, 0x7F80 / 0xFF80 /
+     * 0x7FC0 in bfloat16 */
+    const int f16 = act == HUM_DTYPE_FLOAT16;
+    if (ok) {
+        memset(a + ZERO * k, 0, (size_t)k * 2);
+        a[POS_INF * k + 5] = f16 ? 0x7C00 : 0x7F80;
+        a[NEG_INF * k + k - 1] = f16 ? 0xFC00 : 0xFF80;
+        a[NAN_ROW * k + k / 2] = f16 ? 0x7E00 : 0x7FC0;
+    }
+    ok = ok && QUANT_CHECK(hum_device_alloc(0, (size_t)(m * ld + 8) * 2, &d_a) == HUM_OK &&
+                               hum_device_alloc(0, (size_t)(m * n) * 2, &d_c) == HUM_OK,
+                           "%s: device buffers: %s", name, hum_last_error());
+    /* 0: packed and aligned (the GEMM quantizes); 1: rows K + 1 apart; 2: one element past 16 bytes */
+    for (int v = 0; v < 3 && ok; v++) {
+        const int64_t lda = v == 1 ? ld : k, at = v == 2 ? 1 : 0;
+        uint16_t *rows = (uint16_t *)d_a + at;
+        ok = QUANT_CHECK((c[v] = malloc((size_t)(m * n) * 2)) != NULL, "%s: host buffers", name);
+        for (int64_t r = 0; r < m && ok; r++)
+            ok = QUANT_CHECK(hum_memcpy_htod(rows + r * lda, a + r * k, (size_t)k * 2) == HUM_OK, "%s: %s", name,
+                             hum_last_error());
+        hum_tensor ta = quant_matrix(rows, act, m, k, HUM_MEMORY_DEVICE);
+        ta.strides[0] = lda;
+        const hum_tensor tc = quant_matrix(d_c, info->config.c_dtype, m, n, HUM_MEMORY_DEVICE);
+        ok = ok && QUANT_CHECK(hum_memset_d8(d_c, 0xFF, (size_t)(m * n) * 2) == HUM_OK &&
+                                   hum_layer_forward(layer, NULL, &ta, NULL, &tc) == HUM_OK &&
+                                   hum_stream_synchronize(NULL) == HUM_OK &&
+                                   hum_memcpy_dtoh(c[v], d_c, (size_t)(m * n) * 2) == HUM_OK,
+                               "%s: special rows, A layout %d: %s", name, v, hum_last_error());
+    }
+    for (int v = 1; v < 3 && ok; v++) {
+        int64_t i = 0;
+        while (i < m * n && c[v][i] == c[0][i])
+            i++;
+        ok = QUANT_CHECK(i == m * n, "%s: special rows: C[%lld][%lld] = 0x%04x where the GEMM quantizes, 0x%04x "
+                         "from the quantizer kernel (A layout %d)", name, (long long)(i / n), (long long)(i % n),
+                         c[0][i], c[v][i], v);
+    }
+    /* every row but the inf and NaN ones finite (the exponent field not all ones) */
+    const uint16_t exp_mask = info->config.c_dtype == HUM_DTYPE_FLOAT16 ? 0x7C00 : 0x7F80;
+    int64_t bad = 0;
+    for (int64_t i = 0; ok && i < m * n; i++) {
+        const int64_t r = i / n;
+        bad += r != POS_INF && r != NEG_INF && r != NAN_ROW && (c[0][i] & exp_mask) == exp_mask;
+    }
+    ok = ok && QUANT_CHECK(bad == 0, "%s: special rows: %lld outputs of finite rows not finite", name, (long long)bad);
+    if (ok)
+        printf("    M %5lld: inf, -inf, NaN and zero rows: C bit for bit as from the quantizer kernel\n",
+               (long long)m);
+    hum_device_free(d_a);
+    hum_device_free(d_c);
+    for (int v = 0; v < 3; v++)
+        free(c[v]);
+    free(a);
+    free(values);
+    return ok ? 0 : -1;
+}
+
 /* Weight w's layer on runtime qrt (QUANTIZE_A_EDIT), where the GEMM quantizes its own A: at M 1100
  * and 2100 (each forward on a quantize_a entry counted in *ran), at 1100 with A of the other
  * 16-bit type (the quantizer kernel first), and M = 2300 through a workspace of 1100 rows (three
@@ -109,6 +187,8 @@ static double own_quantize(hum_runtime *qrt, quant_rng *rng, const char *name, c
                                       hum_workspace_create(qrt, NULL, bytes, &ws) == HUM_OK,
                                   "%s: workspace: %s", name, hum_last_error()))
         worst = run_m(layer, ws, rng, name, w, out, 2300) < 0 ? -1 : worst;
+    if (worst >= 0 && special_rows(layer, &info, rng, name, w, out, sm90) < 0)
+        worst = -1;
     hum_workspace_destroy(ws);
     hum_layer_destroy(layer);
     return worst;
