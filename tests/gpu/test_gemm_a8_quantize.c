@@ -14,8 +14,8 @@
  * workspace too small for M (the launches one after the other reuse the counters the last CTA
  * zeroed), with A of the other 16-bit type than C's (quantized before the GEMM instead), and at
  * M 2100 with rows of inf, -inf, NaN and zeros against A the GEMM cannot take (misaligned rows:
- * the quantizer kernel first), C bit for bit. Also: a_scale with 16-bit A is refused. Skipped (77) without a GPU; the 8-bit
- * layers without fp8 (sm_89), bfloat16 below sm_80. */
+ * the quantizer kernel first), C bit for bit. Also: a_scale with 16-bit A is refused. Skipped
+ * (77) without a GPU; the 8-bit layers without fp8 (sm_89), bfloat16 below sm_80. */
 #include "gemm_test.h"
 #include "hum/hum_tools.h"
 #include "rt_test.h"
