@@ -1,8 +1,8 @@
-# timeout: 360
+# timeout: 280
 # Session 44's first request (bench/sweeps/run-call.sh), all of s43-c.sh (which never got a
 # machine) and of s44-c.sh in one call, as device starts were refused most of the session:
 # 1. the gpu label on main's head (-j16 on a cold NVRTC cache took 300-400 s in sessions 41-42;
-#    at most 280 s here: s41-b ran the whole label in 196 s at -j12);
+#    at most 230 s here: s41-b ran the whole label in 196 s at -j12);
 # 2. quantize_a's first rows after setmaxnreg (bench/sweeps/s42/first-rows-after-setmaxnreg.patch,
 #    which spills nothing where 8df2782's placement spilled 44 / 188 B at W8A8 K = 8192): hum /
 #    hum-q / qa / qa-q of W8A8 and W4A8 MXFP4 at M 8192 / 2048, two rounds, the head's kernels
@@ -14,7 +14,7 @@ t0=$(date +%s)
 B=$(( $(head -1 .exp/s44-a.sh | sed "s/# timeout: //") - 10 ))
 left() { echo $((B - ($(date +%s) - t0))); }
 export PYTHONPATH=$PWD/python:${PYTHONPATH:-} HUM_LIBRARY=$PWD/build/runtime/libhum.so
-(cd build && HUM_CACHE_DIR=/tmp/label-cache timeout 280 ctest -L gpu -j16 --timeout 270 \
+(cd build && HUM_CACHE_DIR=/tmp/label-cache timeout 230 ctest -L gpu -j16 --timeout 220 \
   --output-on-failure) > $R/label.txt 2>&1
 echo "label exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
 cp build/Testing/Temporary/LastTest.log $R/label-cases.log 2>/dev/null
