@@ -108,7 +108,8 @@ static int special_rows(hum_layer *layer, const hum_layer_info *info, quant_rng 
     ok = ok && QUANT_CHECK(hum_device_alloc(0, (size_t)(m * ld + 8) * 2, &d_a) == HUM_OK &&
                                hum_device_alloc(0, (size_t)(m * n) * 2, &d_c) == HUM_OK,
                            "%s: device buffers: %s", name, hum_last_error());
-    /* 0: packed and aligned (the GEMM quantizes); 1: rows K + 1 apart; 2: one element past 16 bytes */
+    /* 0: packed and aligned (on sm_90 the GEMM quantizes; elsewhere all three take the quantizer
+     * kernel); 1: rows K + 1 apart; 2: one element past 16 bytes */
     for (int v = 0; v < 3 && ok; v++) {
         const int64_t lda = v == 1 ? ld : k, at = v == 2 ? 1 : 0;
         uint16_t *rows = (uint16_t *)d_a + at;
@@ -142,8 +143,7 @@ static int special_rows(hum_layer *layer, const hum_layer_info *info, quant_rng 
     }
     ok = ok && QUANT_CHECK(bad == 0, "%s: special rows: %lld outputs of finite rows not finite", name, (long long)bad);
     if (ok)
-        printf("    M %5lld: inf, -inf, NaN and zero rows: C bit for bit as from the quantizer kernel\n",
-               (long long)m);
+        printf("    M %5lld: inf, -inf, NaN and zero rows: C bit for bit with misaligned A\n", (long long)m);
     hum_device_free(d_a);
     hum_device_free(d_c);
     for (int v = 0; v < 3; v++)
@@ -156,8 +156,8 @@ static int special_rows(hum_layer *layer, const hum_layer_info *info, quant_rng 
 /* Weight w's layer on runtime qrt (QUANTIZE_A_EDIT), where the GEMM quantizes its own A: at M 1100
  * and 2100 (each forward on a quantize_a entry counted in *ran), at 1100 with A of the other
  * 16-bit type (the quantizer kernel first), and M = 2300 through a workspace of 1100 rows (three
- * chunks, one launch after the other on the counters the last CTA zeroed). Returns the worst
- * relative error, -1 on a failed check. */
+ * chunks, one launch after the other on the counters the last CTA zeroed); then special_rows.
+ * Returns the worst relative error, -1 on a failed check. */
 static double own_quantize(hum_runtime *qrt, quant_rng *rng, const char *name, const hum_standard_weight *w,
                            hum_dtype out, int *ran)
 {
