@@ -1,0 +1,35 @@
+#!/bin/bash
+# Fills the kernel caches of the gpu-labelled tests on a machine without a GPU, for a device call
+# to carry: the label runs under tools/label-cache/fake_cuda.c (one sm_90 GPU of 132 SMs, shaped as
+# the H100 / H200 the device tool lends, that runs nothing), so each hum_layer_prepare compiles its
+# table with NVRTC into the test's cache (BUILD/tests/cache-TEST, tests/CMakeLists.txt) as it would
+# there; the label on the device then loads them instead of compiling (sessions 41-44: NVRTC on a
+# cold cache was most of the label's 200-400 s). The tests' checks fail here by design (nothing
+# runs); a test that stops early leaves the rest of its kernels to the device. The cache keys
+# hold NVRTC's major.minor (runtime/src/jit/jit_key.c): fill them with the NVRTC the device runs
+# (13.0 in 2026-12), in the build tools/pack-device.sh packs.
+# Usage: tools/label-cache/build.sh BUILD_DIR OUT.txz [ctest arguments, e.g. -j2 -R test_gemm]
+# On the device, after extracting the build: tar xJf OUT.txz -C BUILD_DIR (bench/sweeps/run-call.sh).
+set -eu
+build=${1:?usage: build.sh BUILD_DIR OUT.txz [ctest arguments]}
+out=$(realpath -m "${2:?usage: build.sh BUILD_DIR OUT.txz [ctest arguments]}")
+shift 2
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+cuda=${CUDA_HOME:-/usr/local/cuda}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cc -std=c11 -D_GNU_SOURCE -O1 -shared -fPIC -I "$root/runtime/include" -I "$root/runtime/src/cuda" \
+  -I "$cuda/include" -o "$work/libcuda.so.1" "$here/fake_cuda.c" -lpthread
+cd "$build"
+caches=$(ctest -L gpu -N "$@" | awk '/Test +#/ {print "tests/cache-" $3}')
+# only this build's kernels go into the archive
+rm -rf $caches
+start=$(date +%s)
+# the checks fail by design: ctest's status says nothing here
+HUM_CUDA_DRIVER="$work/libcuda.so.1" ctest -L gpu --timeout 3600 "$@" >"$work/ctest.txt" 2>&1 || true
+kept=$(for c in $caches; do [ -d "$c/kernels" ] && echo "$c/kernels"; done)
+n=$(find $kept -name '*.hum' 2>/dev/null | wc -l)
+[ "$n" -gt 0 ] || { echo "label-cache: no kernel compiled; ctest said:" >&2; tail -20 "$work/ctest.txt" >&2; exit 1; }
+tar cJf "$out" $kept
+echo "label-cache: $n kernels of $(echo "$kept" | wc -l) tests in $(($(date +%s) - start)) s, $(du -h "$out" | cut -f1) in $out"
