@@ -10,7 +10,11 @@ python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl >/d
 [ "$PWD" = /work/main ] || { mkdir -p /work && ln -sfn "$PWD" /work/main; }
 mkdir -p build && tar xzf .exp/build.tgz -C build
 # the label's kernels compiled without a GPU (tools/label-cache/build.sh), where the request carries them
-[ -f .exp/label-cache.txz ] && python3 -c "import tarfile; tarfile.open('.exp/label-cache.txz').extractall('build')"
+# and the toolkit's headers at the path their cache keys name
+if [ -f .exp/label-cache.txz ]; then
+  python3 -c "import tarfile; tarfile.open('.exp/label-cache.txz').extractall('build')"
+  CUDA_HOME=$(sh tools/label-cache/cuda-home.sh) && export CUDA_HOME
+fi
 export R=$OUT/$1; mkdir -p "$R"
 cp .exp/$1.sh "$R/request.sh"
 to=$(head -1 .exp/$1.sh | sed 's/# timeout: //')

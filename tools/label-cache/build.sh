@@ -6,8 +6,9 @@
 # there; the label on the device then loads them instead of compiling (sessions 41-44: NVRTC on a
 # cold cache was most of the label's 200-400 s). The tests' checks fail here by design (nothing
 # runs); a test that stops early leaves the rest of its kernels to the device. The cache keys
-# hold NVRTC's major.minor (runtime/src/jit/jit_key.c): fill them with the NVRTC the device runs
-# (13.0 in 2026-12), in the build tools/pack-device.sh packs.
+# hold NVRTC's major.minor and the toolkit's include folder (runtime/src/jit/jit_key.c): fill them
+# with the NVRTC the device runs (13.0 in 2026-12), in the build tools/pack-device.sh packs, with
+# the headers at tools/label-cache/cuda-home.sh's path, which run-call.sh names there too.
 # Usage: tools/label-cache/build.sh BUILD_DIR OUT.txz [ctest arguments, e.g. -j2 -R test_gemm]
 # On the device, after extracting the build: tar xJf OUT.txz -C BUILD_DIR (bench/sweeps/run-call.sh).
 set -eu
@@ -21,6 +22,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cc -std=c11 -D_GNU_SOURCE -O1 -shared -fPIC -I "$root/runtime/include" -I "$root/runtime/src/cuda" \
   -I "$cuda/include" -o "$work/libcuda.so.1" "$here/fake_cuda.c" -lpthread
+# the toolkit's headers at the path the device names too
+CUDA_HOME=$("$here/cuda-home.sh")
+export CUDA_HOME
 cd "$build"
 caches=$(ctest -L gpu -N "$@" | awk '/Test +#/ {print "tests/cache-" $3}')
 # only this build's kernels go into the archive
