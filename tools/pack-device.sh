@@ -2,8 +2,8 @@
 # Packs a Release build for the device machine (../.library/device: 64 MiB carry limit) into
 # OUT.tgz: libhum, the hum CLI, ctest's files, the test binaries labelled `gpu` and hum-commit.txt
 # (the checkout's commit when packed: pack right after building); object files,
-# static archives, CMake's own files, kernel caches (NVRTC there differs, so they would miss) and
-# CPU-only tests stay behind. ctest records absolute paths: extract it where it was built, e.g.
+# static archives, CMake's own files, kernel caches (the gpu tests' go in an archive of their own:
+# tools/label-cache/build.sh) and CPU-only tests stay behind. ctest records absolute paths: extract it where it was built, e.g.
 #   ln -sfn "$PWD" /work/main; tar xzf build.tgz -C /work/main
 #   tools/pack-device.sh [BUILD_DIR] [OUT.tgz]
 set -eu

@@ -10,7 +10,11 @@
 # with the NVRTC the device runs (13.0 in 2026-12), in the build tools/pack-device.sh packs, with
 # the headers at tools/label-cache/cuda-home.sh's path, which run-call.sh names there too.
 # Usage: tools/label-cache/build.sh BUILD_DIR OUT.txz [ctest arguments, e.g. -j2 -R test_gemm]
-# On the device, after extracting the build: tar xJf OUT.txz -C BUILD_DIR (bench/sweeps/run-call.sh).
+# ctest's output goes to OUT.txz.log. On the device, after extracting the build: extract OUT.txz
+# into BUILD_DIR and export CUDA_HOME=$(tools/label-cache/cuda-home.sh) before the label (what
+# bench/sweeps/run-call.sh does when .exp/label-cache.txz is there). Clear HUM_KERNEL_PATH,
+# HUM_POLICY_PATH, HUM_LUA_PATH, HUM_CONFIG and HUM_PTXAS_REPORT on both machines: they change the
+# kernels or their options.
 set -eu
 build=${1:?usage: build.sh BUILD_DIR OUT.txz [ctest arguments]}
 out=$(realpath -m "${2:?usage: build.sh BUILD_DIR OUT.txz [ctest arguments]}")
@@ -20,8 +24,9 @@ root=$(cd "$here/../.." && pwd)
 cuda=${CUDA_HOME:-/usr/local/cuda}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cc -std=c11 -D_GNU_SOURCE -O1 -shared -fPIC -I "$root/runtime/include" -I "$root/runtime/src/cuda" \
-  -I "$cuda/include" -o "$work/libcuda.so.1" "$here/fake_cuda.c" -lpthread
+cc -std=c11 -D_GNU_SOURCE -O1 -Werror=incompatible-pointer-types -shared -fPIC -I "$root/runtime/include" \
+  -I "$root/runtime/src/cuda" -I "$cuda/include" -o "$work/libcuda.so.1" "$here/fake_cuda.c" -lpthread
+unset HUM_KERNEL_PATH HUM_POLICY_PATH HUM_LUA_PATH HUM_CONFIG HUM_PTXAS_REPORT
 # the toolkit's headers at the path the device names too
 CUDA_HOME=$("$here/cuda-home.sh")
 export CUDA_HOME
@@ -31,9 +36,13 @@ caches=$(ctest -L gpu -N "$@" | awk '/Test +#/ {print "tests/cache-" $3}')
 rm -rf $caches
 start=$(date +%s)
 # the checks fail by design: ctest's status says nothing here
-HUM_CUDA_DRIVER="$work/libcuda.so.1" ctest -L gpu --timeout 3600 "$@" >"$work/ctest.txt" 2>&1 || true
-kept=$(for c in $caches; do [ -d "$c/kernels" ] && echo "$c/kernels"; done)
-n=$(find $kept -name '*.hum' 2>/dev/null | wc -l)
-[ "$n" -gt 0 ] || { echo "label-cache: no kernel compiled; ctest said:" >&2; tail -20 "$work/ctest.txt" >&2; exit 1; }
+HUM_CUDA_DRIVER="$work/libcuda.so.1" ctest -L gpu --timeout 3600 "$@" >"$out.log" 2>&1 || true
+kept=""
+for c in $caches; do
+  if [ -d "$c/kernels" ]; then kept="$kept $c/kernels"; fi
+done
+n=0
+if [ -n "$kept" ]; then n=$(find $kept -name '*.hum' | wc -l); fi
+[ "$n" -gt 0 ] || { echo "label-cache: no kernel compiled; ctest's output is in $out.log" >&2; exit 1; }
 tar cJf "$out" $kept
-echo "label-cache: $n kernels of $(echo "$kept" | wc -l) tests in $(($(date +%s) - start)) s, $(du -h "$out" | cut -f1) in $out"
+echo "label-cache: $n kernels of $(echo $kept | wc -w) tests in $(($(date +%s) - start)) s, $(du -h "$out" | cut -f1) in $out"

@@ -6,7 +6,12 @@
 # both export what this prints. From: $CUDA_HOME/include, else /usr/local/cuda/include.
 set -eu
 home=/tmp/hum-label-cache-cuda
+from=${CUDA_HOME:-/usr/local/cuda}
+# already exported from an earlier run: copy from the toolkit, not from the copy
+[ "$from" != "$home" ] || from=/usr/local/cuda
+rm -rf "$home.new"
+mkdir -p "$home.new"
+cp -rL "$from/include" "$home.new/include"
 rm -rf "$home"
-mkdir -p "$home"
-cp -rL "${CUDA_HOME:-/usr/local/cuda}/include" "$home/include"
+mv "$home.new" "$home"
 echo "$home"

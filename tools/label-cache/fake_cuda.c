@@ -5,9 +5,11 @@
  * hum_layer_prepare as on the device, so NVRTC fills HUM_CACHE_DIR with the label's sm_90a
  * kernels on a machine without a GPU (tools/label-cache/build.sh); their results are garbage and
  * their checks fail, which is expected. The cache key (runtime/src/jit/jit_key.c) holds NVRTC's
- * major.minor, the sources, options, constants and arch, all of which match the device's when
- * the two machines run the same NVRTC. Its entry points are runtime/src/cuda/cuda_driver.h's,
- * each checked against the driver's own PFN type at the ABI version hum asks for. */
+ * major.minor, the sources, options (the toolkit's include folder among them: cuda-home.sh),
+ * constants and arch; of the device, the policies read only its arch, SM count and shared memory,
+ * which this reports as the device does. Its entry points are runtime/src/cuda/cuda_driver.h's,
+ * each assigned to the driver's own PFN type at the ABI version hum asks for, so a signature that
+ * differs does not compile (-Werror=incompatible-pointer-types, build.sh). */
 #include "cuda_driver.h"
 
 #include <pthread.h>
@@ -342,8 +344,8 @@ static CUresult fake_cuStreamWaitEvent(CUstream stream, CUevent event, unsigned 
     return CUDA_SUCCESS;
 }
 
-/* Capture is per stream on the device; one flag for the process is enough for the tests, which
- * capture on one thread at a time. */
+/* Capture is per stream on the device; a flag per thread is enough for the tests, each of which
+ * captures on the thread that launches. */
 static _Thread_local int capturing;
 
 static CUresult fake_cuStreamBeginCapture(CUstream stream, CUstreamCaptureMode mode)
@@ -455,27 +457,21 @@ static CUresult fake_cuTensorMapEncodeTiled(CUtensorMap *map, CUtensorMapDataTyp
     return CUDA_SUCCESS;
 }
 
-static const struct entry {
-    const char *name;
-    void *fn;
-} entries[] = {
-#define FAKE_ENTRY(name, abi) {#name, (void *)(PFN_##name##_v##abi)fake_##name},
-    HUM_CUDA_ENTRIES(FAKE_ENTRY)
-#undef FAKE_ENTRY
-};
-
 CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, cuuint64_t flags,
                              CUdriverProcAddressQueryResult *status)
 {
     (void)version;
     (void)flags;
-    for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++)
-        if (strcmp(entries[i].name, symbol) == 0) {
-            *pfn = entries[i].fn;
-            if (status)
-                *status = CU_GET_PROC_ADDRESS_SUCCESS;
-            return CUDA_SUCCESS;
-        }
+#define FAKE_ENTRY(name, abi)                                                                      \
+    if (strcmp(symbol, #name) == 0) {                                                              \
+        PFN_##name##_v##abi typed = fake_##name;                                                   \
+        *pfn = (void *)typed;                                                                      \
+        if (status)                                                                                \
+            *status = CU_GET_PROC_ADDRESS_SUCCESS;                                                 \
+        return CUDA_SUCCESS;                                                                       \
+    }
+    HUM_CUDA_ENTRIES(FAKE_ENTRY)
+#undef FAKE_ENTRY
     *pfn = NULL;
     if (status)
         *status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;

@@ -1,10 +1,12 @@
 # timeout: 560
-# For the next session (bench/sweeps/run-call.sh), with the label's kernels compiled here first:
+# For the next session (bench/sweeps/run-call.sh), with the label's kernels compiled here first,
+# from the same build:
 #   tools/pack-device.sh build .exp/build.tgz && tools/label-cache/build.sh build .exp/label-cache.txz -j2
-# (the same build; ~N min on 2 cores: bench/NOTES.md, session 44), so the label loads its
-# kernels instead of compiling them on a cold machine (s44-a: 20 of 34 tests in 230 s).
-# 1. the gpu label on main's head; label-cases.log says which kernels still compiled there (a
-#    cache miss: "compiled" in the prepare lines);
+#   cp bench/sweeps/run-call.sh .exp/   # the copy that extracts the archive and sets CUDA_HOME
+# (NOTES.md, session 44: how long it takes on 2 cores), so the label loads its kernels instead of
+# compiling them on a cold machine (s44-a: 20 of 34 tests in 230 s).
+# 1. the gpu label on main's head; calls.txt counts the cached kernels before and after it (the
+#    difference: what missed and compiled there);
 # 2. what s44-a did not reach: quantize_a's first rows after setmaxnreg
 #    (bench/sweeps/s42/first-rows-after-setmaxnreg.patch) beside the head's kernels, W8A8 and
 #    W4A8 MXFP4 at M 8192 / 2048, two rounds, then the fused path's tests on the patched kernels;
@@ -16,7 +18,7 @@ left() { echo $((B - ($(date +%s) - t0))); }
 export PYTHONPATH=$PWD/python:${PYTHONPATH:-} HUM_LIBRARY=$PWD/build/runtime/libhum.so
 echo "CUDA_HOME=${CUDA_HOME:-unset}; cached kernels: $(find build/tests -name '*.hum' | wc -l)" >> $R/calls.txt
 (cd build && timeout 300 ctest -L gpu -j16 --timeout 290 --output-on-failure) > $R/label.txt 2>&1
-echo "label exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
+echo "label exit $? at $(($(date +%s) - t0)) s; kernels now: $(find build/tests -name '*.hum' | wc -l)" >> $R/calls.txt
 cp build/Testing/Temporary/LastTest.log $R/label-cases.log 2>/dev/null
 V=/tmp/v2 && rm -rf $V && mkdir -p $V && cp -r kernels $V/ && patch -s -d $V -p1 \
   < bench/sweeps/s42/first-rows-after-setmaxnreg.patch
