@@ -16,6 +16,7 @@
  * M 2100 with rows of inf, -inf, NaN and zeros against A the GEMM cannot take (misaligned rows:
  * the quantizer kernel first), C bit for bit. Also: a_scale with 16-bit A is refused. Skipped
  * (77) without a GPU; the 8-bit layers without fp8 (sm_89), bfloat16 below sm_80. */
+#include "cuda_driver.h"
 #include "gemm_test.h"
 #include "hum/hum_tools.h"
 #include "rt_test.h"
@@ -82,8 +83,10 @@ static double run_m(hum_layer *layer, hum_workspace *ws, quant_rng *rng, const c
  * boundary. Both paths share the encoder (kernels/numerics/encode.cuh) and the GEMM sums in a
  * fixed order, so C must match bit for bit, also on the rows holding an inf, a -inf, a NaN
  * (fmaxf leaves it out of the amax) and all zeros (scale 0: C finite, never 0/0). M = 2100 runs
- * a quantize_a entry on sm_90 (W8A8 above M = 1024, W4A8 MXFP4 above 2048). Returns 0, -1 on a
- * failed check. */
+ * a quantize_a entry on sm_90 (W8A8 above M = 1024, W4A8 MXFP4 above 2048). Each forward runs
+ * as a captured CUDA graph whose kernel count shows the path it took: where the GEMM quantizes,
+ * one kernel fewer than the misaligned layouts (the quantizer kernel); elsewhere the same count.
+ * Returns 0, -1 on a failed check. */
 static int special_rows(hum_layer *layer, const hum_layer_info *info, quant_rng *rng, const char *name,
                         const hum_standard_weight *w, hum_dtype act, int sm90)
 {
@@ -108,6 +111,13 @@ static int special_rows(hum_layer *layer, const hum_layer_info *info, quant_rng 
     ok = ok && QUANT_CHECK(hum_device_alloc(0, (size_t)(m * ld + 8) * 2, &d_a) == HUM_OK &&
                                hum_device_alloc(0, (size_t)(m * n) * 2, &d_c) == HUM_OK,
                            "%s: device buffers: %s", name, hum_last_error());
+    const hum_cuda_api *cu = hum_cuda();
+    PFN_cuGraphGetNodes_v10000 graph_nodes = NULL;
+    CUstream stream = NULL;
+    size_t nodes[3] = {0};
+    ok = ok && QUANT_CHECK(cu && hum_cuda_entry("cuGraphGetNodes", 10000, (void **)&graph_nodes) == HUM_OK &&
+                               cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS,
+                           "%s: graph setup: %s", name, hum_last_error());
     /* 0: packed and aligned (on sm_90 the GEMM quantizes; elsewhere all three take the quantizer
      * kernel); 1: rows K + 1 apart; 2: one element past 16 bytes */
     for (int v = 0; v < 3 && ok; v++) {
@@ -120,12 +130,28 @@ static int special_rows(hum_layer *layer, const hum_layer_info *info, quant_rng 
         hum_tensor ta = quant_matrix(rows, act, m, k, HUM_MEMORY_DEVICE);
         ta.strides[0] = lda;
         const hum_tensor tc = quant_matrix(d_c, info->config.c_dtype, m, n, HUM_MEMORY_DEVICE);
-        ok = ok && QUANT_CHECK(hum_memset_d8(d_c, 0xFF, (size_t)(m * n) * 2) == HUM_OK &&
-                                   hum_layer_forward(layer, NULL, &ta, NULL, &tc) == HUM_OK &&
+        CUgraph graph = NULL;
+        CUgraphExec exec = NULL;
+        ok = ok && QUANT_CHECK(cu->cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL) == CUDA_SUCCESS &&
+                                   hum_layer_forward(layer, stream, &ta, NULL, &tc) == HUM_OK &&
+                                   cu->cuStreamEndCapture(stream, &graph) == CUDA_SUCCESS &&
+                                   graph_nodes(graph, NULL, &nodes[v]) == CUDA_SUCCESS &&
+                                   cu->cuGraphInstantiateWithFlags(&exec, graph, 0) == CUDA_SUCCESS &&
+                                   hum_memset_d8(d_c, 0xFF, (size_t)(m * n) * 2) == HUM_OK &&
                                    hum_stream_synchronize(NULL) == HUM_OK &&
+                                   cu->cuGraphLaunch(exec, stream) == CUDA_SUCCESS &&
+                                   cu->cuStreamSynchronize(stream) == CUDA_SUCCESS &&
                                    hum_memcpy_dtoh(c[v], d_c, (size_t)(m * n) * 2) == HUM_OK,
-                               "%s: special rows, A layout %d: %s", name, v, hum_last_error());
+                               "%s: special rows, A layout %d, as a graph: %s", name, v, hum_last_error());
+        if (exec)
+            cu->cuGraphExecDestroy(exec);
+        if (graph)
+            cu->cuGraphDestroy(graph);
     }
+    ok = ok && QUANT_CHECK(nodes[1] == nodes[2] && nodes[0] + (size_t)sm90 == nodes[1],
+                           "%s: special rows: forwards of %zu, %zu and %zu kernels; expected %s", name, nodes[0],
+                           nodes[1], nodes[2],
+                           sm90 ? "one fewer where the GEMM quantizes A" : "the same count for every layout");
     for (int v = 1; v < 3 && ok; v++) {
         int64_t i = 0;
         while (i < m * n && c[v][i] == c[0][i])
@@ -144,6 +170,8 @@ static int special_rows(hum_layer *layer, const hum_layer_info *info, quant_rng 
     ok = ok && QUANT_CHECK(bad == 0, "%s: special rows: %lld outputs of finite rows not finite", name, (long long)bad);
     if (ok)
         printf("    M %5lld: inf, -inf, NaN and zero rows: C bit for bit with misaligned A\n", (long long)m);
+    if (stream)
+        cu->cuStreamDestroy(stream);
     hum_device_free(d_a);
     hum_device_free(d_c);
     for (int v = 0; v < 3; v++)
