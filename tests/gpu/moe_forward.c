@@ -28,6 +28,7 @@
  * without a GPU. */
 #include "cuda_driver.h"
 #include "gemm_test.h"
+#include "graph_test.h"
 #include "hum/hum.h"
 #include "hum/hum_tools.h"
 #include "rt_test.h"
@@ -436,6 +437,20 @@ static void check_accumulate(const fixture *f, quant_rng *rng)
     free(codes);
 }
 
+/* The forward check_graph_and_batch_invariance captures. */
+typedef struct {
+    const fixture *f;
+    hum_workspace *ws;
+    const batch *b;
+    const dbatch *d;
+} graph_forward;
+
+static hum_status record_forward(void *ctx, CUstream stream)
+{
+    const graph_forward *g = ctx;
+    return forward(g->f, g->ws, stream, g->b, g->d, 1, 0);
+}
+
 /* A graph captured once and replayed with new routings, weights and hidden written into the
  * captured buffers; then token 0 alone gives the bits it gave inside the batch. */
 static void check_graph_and_batch_invariance(const fixture *f, quant_rng *rng)
@@ -450,7 +465,6 @@ static void check_graph_and_batch_invariance(const fixture *f, quant_rng *rng)
     int64_t bytes = 0;
     hum_workspace *ws = NULL;
     CUstream stream = NULL;
-    CUgraph graph = NULL;
     CUgraphExec exec = NULL;
     if (!upload(f, &b, 0, &d) ||
         !QUANT_CHECK(hum_moe_workspace_size(f->moe, m, &bytes) == HUM_OK &&
@@ -458,11 +472,9 @@ static void check_graph_and_batch_invariance(const fixture *f, quant_rng *rng)
                          cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS,
                      "graph setup: %s", hum_last_error()))
         goto done;
-    QUANT_CHECK(cu->cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL) == CUDA_SUCCESS &&
-                    forward(f, ws, stream, &b, &d, 1, 0) == HUM_OK &&
-                    cu->cuStreamEndCapture(stream, &graph) == CUDA_SUCCESS &&
-                    cu->cuGraphInstantiateWithFlags(&exec, graph, 0) == CUDA_SUCCESS,
-                "capture: %s", hum_last_error());
+    graph_forward g = {f, ws, &b, &d};
+    QUANT_CHECK(graph_test_capture(stream, record_forward, &g, &exec, NULL) == HUM_OK, "capture: %s",
+                hum_last_error());
     for (int rep = 0; exec && rep < 3; rep++) {
         batch nb;
         make_batch(rng, f, m, rep == 1 ? ROUTE_ONE_EXPERT : ROUTE_WITH_DROPS, &nb);
@@ -494,8 +506,6 @@ static void check_graph_and_batch_invariance(const fixture *f, quant_rng *rng)
 done:
     if (exec)
         cu->cuGraphExecDestroy(exec);
-    if (graph)
-        cu->cuGraphDestroy(graph);
     if (stream)
         cu->cuStreamDestroy(stream);
     hum_workspace_destroy(ws);

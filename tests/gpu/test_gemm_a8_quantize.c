@@ -14,10 +14,11 @@
  * workspace too small for M (the launches one after the other reuse the counters the last CTA
  * zeroed), with A of the other 16-bit type than C's (quantized before the GEMM instead), and at
  * M 2100 with rows of inf, -inf, NaN and zeros against A the GEMM cannot take (misaligned rows:
- * the quantizer kernel first), C bit for bit. Also: a_scale with 16-bit A is refused. Skipped
+ * the quantizer kernel first), C bit for bit, each forward a captured graph with one kernel fewer
+ * where the GEMM quantizes (the path it took). Also: a_scale with 16-bit A is refused. Skipped
  * (77) without a GPU; the 8-bit layers without fp8 (sm_89), bfloat16 below sm_80. */
-#include "cuda_driver.h"
 #include "gemm_test.h"
+#include "graph_test.h"
 #include "hum/hum_tools.h"
 #include "rt_test.h"
 
@@ -77,6 +78,18 @@ static int entry_quantizes(const hum_layer_info *info, int64_t m)
 static double run_m(hum_layer *layer, hum_workspace *ws, quant_rng *rng, const char *name,
                     const hum_standard_weight *w, hum_dtype act, int64_t m);
 
+/* A forward special_rows captures. */
+typedef struct {
+    hum_layer *layer;
+    hum_tensor a, c;
+} graph_forward;
+
+static hum_status record_forward(void *ctx, CUstream stream)
+{
+    graph_forward *g = ctx;
+    return hum_layer_forward(g->layer, stream, &g->a, NULL, &g->c);
+}
+
 /* The rows the GEMM quantizes itself against the same rows quantized by the quantizer kernel
  * first, which the forward launches where it cannot take them (layer_forward.c's
  * launch_quantize): A at a row stride of K + 1 elements, and A one element past a 16-byte
@@ -112,11 +125,10 @@ static int special_rows(hum_layer *layer, const hum_layer_info *info, quant_rng 
                                hum_device_alloc(0, (size_t)(m * n) * 2, &d_c) == HUM_OK,
                            "%s: device buffers: %s", name, hum_last_error());
     const hum_cuda_api *cu = hum_cuda();
-    PFN_cuGraphGetNodes_v10000 graph_nodes = NULL;
     CUstream stream = NULL;
     size_t nodes[3] = {0};
-    ok = ok && QUANT_CHECK(cu && hum_cuda_entry("cuGraphGetNodes", 10000, (void **)&graph_nodes) == HUM_OK &&
-                               cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS,
+    ok = ok && QUANT_CHECK(cu && hum_cuda_result(cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING),
+                                                 "cuStreamCreate") == HUM_OK,
                            "%s: graph setup: %s", name, hum_last_error());
     /* 0: packed and aligned (on sm_90 the GEMM quantizes; elsewhere all three take the quantizer
      * kernel); 1: rows K + 1 apart; 2: one element past 16 bytes */
@@ -127,29 +139,23 @@ static int special_rows(hum_layer *layer, const hum_layer_info *info, quant_rng 
         for (int64_t r = 0; r < m && ok; r++)
             ok = QUANT_CHECK(hum_memcpy_htod(rows + r * lda, a + r * k, (size_t)k * 2) == HUM_OK, "%s: %s", name,
                              hum_last_error());
-        hum_tensor ta = quant_matrix(rows, act, m, k, HUM_MEMORY_DEVICE);
-        ta.strides[0] = lda;
-        const hum_tensor tc = quant_matrix(d_c, info->config.c_dtype, m, n, HUM_MEMORY_DEVICE);
-        CUgraph graph = NULL;
         CUgraphExec exec = NULL;
-        ok = ok && QUANT_CHECK(cu->cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL) == CUDA_SUCCESS &&
-                                   hum_layer_forward(layer, stream, &ta, NULL, &tc) == HUM_OK &&
-                                   cu->cuStreamEndCapture(stream, &graph) == CUDA_SUCCESS &&
-                                   graph_nodes(graph, NULL, &nodes[v]) == CUDA_SUCCESS &&
-                                   cu->cuGraphInstantiateWithFlags(&exec, graph, 0) == CUDA_SUCCESS &&
-                                   hum_memset_d8(d_c, 0xFF, (size_t)(m * n) * 2) == HUM_OK &&
-                                   hum_stream_synchronize(NULL) == HUM_OK &&
-                                   cu->cuGraphLaunch(exec, stream) == CUDA_SUCCESS &&
-                                   cu->cuStreamSynchronize(stream) == CUDA_SUCCESS &&
-                                   hum_memcpy_dtoh(c[v], d_c, (size_t)(m * n) * 2) == HUM_OK,
-                               "%s: special rows, A layout %d, as a graph: %s", name, v, hum_last_error());
+        graph_forward g = {layer, quant_matrix(rows, act, m, k, HUM_MEMORY_DEVICE),
+                           quant_matrix(d_c, info->config.c_dtype, m, n, HUM_MEMORY_DEVICE)};
+        g.a.strides[0] = lda;
+        ok = ok &&
+             QUANT_CHECK(graph_test_capture(stream, record_forward, &g, &exec, &nodes[v]) == HUM_OK &&
+                             hum_memset_d8(d_c, 0xFF, (size_t)(m * n) * 2) == HUM_OK &&
+                             hum_stream_synchronize(NULL) == HUM_OK &&
+                             hum_cuda_result(cu->cuGraphLaunch(exec, stream), "cuGraphLaunch") == HUM_OK &&
+                             hum_cuda_result(cu->cuStreamSynchronize(stream), "cuStreamSynchronize") == HUM_OK &&
+                             hum_memcpy_dtoh(c[v], d_c, (size_t)(m * n) * 2) == HUM_OK,
+                         "%s: special rows, A layout %d, as a graph: %s", name, v, hum_last_error());
         if (exec)
             cu->cuGraphExecDestroy(exec);
-        if (graph)
-            cu->cuGraphDestroy(graph);
     }
     ok = ok && QUANT_CHECK(nodes[1] == nodes[2] && nodes[0] + (size_t)sm90 == nodes[1],
-                           "%s: special rows: forwards of %zu, %zu and %zu kernels; expected %s", name, nodes[0],
+                           "%s: special rows: forwards of %zu, %zu and %zu graph nodes; expected %s", name, nodes[0],
                            nodes[1], nodes[2],
                            sm90 ? "one fewer where the GEMM quantizes A" : "the same count for every layout");
     for (int v = 1; v < 3 && ok; v++) {

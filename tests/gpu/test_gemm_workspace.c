@@ -13,6 +13,7 @@
 #include "cuda_driver.h"
 #include "device.h"
 #include "gemm_test.h"
+#include "graph_test.h"
 #include "hum/hum.h"
 #include "layer.h"
 #include "rt_test.h"
@@ -323,6 +324,19 @@ static void check_threads(const fixture *f)
     printf("  %d threads, own streams and workspaces, 20 forwards each: ok\n", THREADS);
 }
 
+/* The forward check_graph captures. */
+typedef struct {
+    const fixture *f;
+    hum_workspace *ws;
+    hum_tensor a, c;
+} graph_forward;
+
+static hum_status record_forward(void *ctx, CUstream stream)
+{
+    graph_forward *g = ctx;
+    return hum_layer_forward_ws(g->f->layer, g->ws, stream, &g->a, NULL, &g->c);
+}
+
 static void check_graph(const fixture *f)
 {
     const hum_cuda_api *cu = hum_cuda();
@@ -330,7 +344,6 @@ static void check_graph(const fixture *f)
     int64_t bytes = 0;
     hum_workspace *ws = NULL;
     CUstream stream = NULL;
-    CUgraph graph = NULL;
     CUgraphExec exec = NULL;
     void *d_c = NULL;
     uint16_t *c = malloc((size_t)(m * N) * 2);
@@ -341,13 +354,10 @@ static void check_graph(const fixture *f)
                          cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS,
                      "graph setup: %s", hum_last_error()))
         goto done;
-    const hum_tensor ta = gemm_test_matrix(f->d_a, HUM_DTYPE_FLOAT16, m, K, 0),
-                     tc = gemm_test_matrix(d_c, HUM_DTYPE_FLOAT16, m, N, 0);
-    QUANT_CHECK(cu->cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL) == CUDA_SUCCESS &&
-                    hum_layer_forward_ws(f->layer, ws, stream, &ta, NULL, &tc) == HUM_OK &&
-                    cu->cuStreamEndCapture(stream, &graph) == CUDA_SUCCESS &&
-                    cu->cuGraphInstantiateWithFlags(&exec, graph, 0) == CUDA_SUCCESS,
-                "capture: %s", hum_last_error());
+    graph_forward g = {f, ws, gemm_test_matrix(f->d_a, HUM_DTYPE_FLOAT16, m, K, 0),
+                       gemm_test_matrix(d_c, HUM_DTYPE_FLOAT16, m, N, 0)};
+    QUANT_CHECK(graph_test_capture(stream, record_forward, &g, &exec, NULL) == HUM_OK, "capture: %s",
+                hum_last_error());
     for (int rep = 0; exec && rep < 3; rep++) {
         hum_memset_d8(d_c, 0xFF, (size_t)(m * N) * 2);
         hum_stream_synchronize(NULL);
@@ -363,8 +373,6 @@ static void check_graph(const fixture *f)
 done:
     if (exec)
         cu->cuGraphExecDestroy(exec);
-    if (graph)
-        cu->cuGraphDestroy(graph);
     if (stream)
         cu->cuStreamDestroy(stream);
     hum_workspace_destroy(ws);
