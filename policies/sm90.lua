@@ -580,11 +580,22 @@ return {
       -- every 128 -> every 256: M 8192 1025.09, 1040.26, 1040.96 -> 972.11, 1023.28, 1006.45; 4096
       -- 502.67, 485.55 -> 499.87, 495.04; 2048 245.92, 246.22, 246.37 -> 248.10, 249.34, 247.42
       -- (s32-c-8201d21/cand.txt, s32-d-20f2fce/ab.txt, H100).
+      -- There too the GEMM quantizes its own A (quantize_a; the fit keeps it where A is per token,
+      -- not block-wise nor per tensor): the rows of later m-blocks while the first are multiplied,
+      -- where a quantizer kernel held every SM first. Since the first rows are taken after
+      -- setmaxnreg (no spill) the fused kernel runs within ~1 % of the plain one where it quantizes
+      -- nothing (bench/results/H100-2026-12-07/s45-a-55d40500bd13/ab-v2.txt, H100, n = k = 8192,
+      -- one round, µs, quantizer kernel first -> quantize_a: M 8192 977.86 -> 916.29, A given
+      -- quantized 887.06 -> 896.86; M 2048 255.84 -> 255.94). W4A8 MXFP4 gained nothing there
+      -- (8192 942.77 -> 948.54, 2048 236.43 -> 237.54): off.
       if w8a8 then
         for _, e in ipairs(list) do
           if e.tuning.kernel == "wgmma_ws" then
             e.tuning.weights_ss = true
-            if e.m_min > 1024 then e.tuning.promote_k = 256 end
+            if e.m_min > 1024 then
+              e.tuning.promote_k = 256
+              e.tuning.quantize_a = true
+            end
           end
         end
       end

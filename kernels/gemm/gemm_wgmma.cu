@@ -191,8 +191,8 @@ constexpr bool kBatch = kSS && (!kPromote || kPromoteK >= kBK);
 // would wait forever.
 constexpr int kFullArrivals = (kProducerCopies ? kCopyThreads : 0) + (kATma ? 1 : 0);
 constexpr int kProducerRegs = 40;
-// kQuantA: the 16-byte chunks a lane of a quantizing warp holds in flight (gemm/quant_a.cuh),
-// before setmaxnreg and then in a producer warp's kProducerRegs
+// kQuantA: the 16-byte chunks a lane of a quantizing warp holds in flight (gemm/quant_a.cuh):
+// a math warp's under kMathRegs, a producer warp's under its kProducerRegs
 constexpr int kQuantDepthFirst = 16, kQuantDepthProducer = 4;
 constexpr int kBoundRegs = 65536 / kCtasPerSm / kThreads / 8 * 8;
 constexpr int kLaunchRegs = kBoundRegs < 240 ? kBoundRegs : 240;
@@ -1206,13 +1206,13 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
             __syncthreads();
         // A quantized here (gemm/quant_a.cuh): every warp takes rows, in order, until those of
         // the CTA's first m-block are all taken (the rows before them too: the first tiles of
-        // the grid cover the first m-blocks), with the launch's registers, before setmaxnreg: a
-        // producer warp's few held a quarter of the loads in flight, and its CTA's first copies
-        // waited for the slowest row
+        // the grid cover the first m-blocks), each role after its setmaxnreg, at its own depth;
+        // taken before it, with the launch's registers, the kernel spilled in its per-tile code
+        // and ran slower where it quantizes nothing (bench/NOTES.md, sessions 42 and 45)
         const int first_rows = quantizes_a(args) ? first_block_end(args, rows, sch) : 0;
-        quantize_rows<kQuantDepthFirst>(args, first_rows, lane);
         if (warp >= kMathWarps) {
             warpgroup_regs_dec<kProducerRegs>();
+            quantize_rows<kQuantDepthProducer>(args, first_rows, lane);
             // tid - kMathThreads, written so that the compiler sees it below kCopyThreads: each
             // chunk's place in a stage (for_chunks) is then a constant plus this thread's offset
             const int ct = tid & (kCopyThreads - 1);
@@ -1234,6 +1234,7 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
             return;
         }
         warpgroup_regs_inc<kMathRegs>();
+        quantize_rows<kQuantDepthFirst>(args, first_rows, lane);
     } else if (kATma && tid == 0) {
         for (int s = 0; s < kStages; ++s)
             mbar_init(base + kBarOffset + s * 8, 1);
