@@ -65,35 +65,45 @@ local function whole(t)
   return t
 end
 
--- At M <= 8, 16-bit A with integer codes of 3 bits or more (2 bits and fewer run two CTAs an SM)
--- and K at most 4096, tiles whole, every CTA reading its columns' whole K and writing C, with no
--- stream-K slices to sum:
+-- At M <= 16, 16-bit A with integer codes of 3 bits or more (2 bits and fewer run two CTAs an SM)
+-- and K at most 4096, the small tiles `rows` high that time best:
 -- - where the 128-column tiles fill 80 % of the SMs or more, one each (n = 14336: 112 of 132):
---   those tiles, six stages (bench/results/H200-2026-12-06/s43-b-0f232b4420af/, H200, n = 14336,
---   k = 4096 uint4 g128 fp16, M = 1, side-by-side.py's two rounds, µs: 19.46, 19.42 -> 17.44,
---   17.28; Humming 20.03, 19.81; `hum tune` over 46 tiles: 17.71 -> 16.06);
--- - on narrow layers whose 64-column tiles are at least 45 % of the SMs (4096 x 4096: 64 on 132):
---   those tiles, four stages, warps 8 x 32 x 64 (fitted per code width), half the SMs idle (the
---   same call: 12.96, 12.86 -> 12.70, 12.64; Humming 13.25, 12.90; the tune 11.66 -> 11.52); fewer
---   tiles (n = 1024) would leave most SMs idle.
--- Timed on uint4 g128 at k = 4096 alone: wider codes take it untimed, deeper K keeps the slices
--- (n = 4096, k = 14336 lost on these tiles in that tune, as n = k = 8192 on 64-column tiles whole
--- at 97 %), and nothing beat the 16-row entry at M = 16.
-local function small_whole(device, layer)
+--   those tiles whole, every CTA reading its columns' whole K and writing C, with no stream-K
+--   slices to sum; six stages on 8 rows (bench/results/H200-2026-12-06/s43-b-0f232b4420af/, H200,
+--   n = 14336, k = 4096 uint4 g128 fp16, M = 1, side-by-side.py's two rounds, µs: 19.46, 19.42 ->
+--   17.44, 17.28; Humming 20.03, 19.81; `hum tune` over 46 tiles: 17.71 -> 16.06), four on 16
+--   (bench/results/H100-2026-12-07/s45-a-55d40500bd13/, H100, the same layer at M = 16, two rounds:
+--   23.71, 23.68 summed -> 21.12, 21.12 whole; Humming 23.97, 23.90; the tune's pick of 49 tiles);
+-- - on narrow layers whose 64-column tiles are at least 45 % of the SMs (4096 x 4096: 64 on 132;
+--   fewer, n = 1024, would leave most SMs idle whole, and are untimed): at M <= 8 those tiles
+--   whole, four stages, warps 8 x 32 x 64 (fitted per code width), half the SMs idle (s43-b:
+--   12.96, 12.86 -> 12.70, 12.64; Humming 13.25, 12.90; the tune 11.66 -> 11.52); at M 9..16 those
+--   tiles with their slices summed in the workspace, warps 16 x 16 x 128, four stages (s45-a,
+--   M = 16: 15.10, 15.26 on 128 columns -> 14.88, 14.88; Humming 14.72, 14.46; the tune's pick of
+--   49).
+-- Timed on uint4 g128 at k = 4096 alone: wider codes take it untimed, deeper K keeps the 128-column
+-- slices (n = 4096, k = 14336 lost on these tiles in s43-b's tune, as n = k = 8192 on 64-column
+-- tiles whole at 97 %).
+local function small_whole(device, layer, rows)
   if layer.a8 or layer.act_order or not layer.weight_bits or layer.weight_float or layer.weight_bits <= 2
       or not short_k(layer) then
     return nil
   end
   if layer.padded_n % 128 == 0 and fills(device, layer.padded_n / 128, 2) then
-    return whole(mma(8, 128, 256, 8, 32, 128, 6))
+    return whole(rows == 8 and mma(8, 128, 256, 8, 32, 128, 6) or mma(16, 128, 256, 16, 32, 128, 4))
   end
   if narrow(device, layer) and layer.padded_n / 64 * 20 >= device.sm_count * 9 then
-    return whole(mma(8, 64, 256, 8, 32, 64, 4))
+    if rows == 8 then
+      return whole(mma(8, 64, 256, 8, 32, 64, 4))
+    end
+    local t = mma(16, 64, 256, 16, 16, 128, 4)
+    t.stream_k_sum = "workspace"
+    return t
   end
 end
 
 local function small_m(device, layer, rows)
-  local t = rows == 8 and small_whole(device, layer)
+  local t = small_whole(device, layer, rows)
   if t then return t end
   if layer.act_order and layer.weight_bits == 4 and narrow(device, layer) and short_k(layer) then
     t = mma(16, 64, 256, 16, 16, 128, 6) -- act-order: 16 rows at any M (rows8)
