@@ -78,9 +78,10 @@ end
 --   fewer, n = 1024, would leave most SMs idle whole, and are untimed): at M <= 8 those tiles
 --   whole, four stages, warps 8 x 32 x 64 (fitted per code width), half the SMs idle (s43-b:
 --   12.96, 12.86 -> 12.70, 12.64; Humming 13.25, 12.90; the tune 11.66 -> 11.52); at M 9..16 those
---   tiles with their slices summed in the workspace, warps 16 x 16 x 128, four stages (s45-a,
---   M = 16: 15.10, 15.26 on 128 columns -> 14.88, 14.88; Humming 14.72, 14.46; the tune's pick of
---   49).
+--   tiles with their slices summed in the workspace, warps 16 x 16 x 128, four stages, for 4-bit
+--   codes (s45-a, M = 16: 15.10, 15.26 on 128 columns -> 14.88, 14.88; Humming 14.72, 14.46; the
+--   tune's pick of 49); the fit would widen other codes' warps to the 64 columns, two warps a
+--   CTA, untimed.
 -- Timed on uint4 g128 at k = 4096 alone: wider codes take it untimed, deeper K keeps the 128-column
 -- slices (n = 4096, k = 14336 lost on these tiles in s43-b's tune, as n = k = 8192 on 64-column
 -- tiles whole at 97 %).
@@ -96,9 +97,11 @@ local function small_whole(device, layer, rows)
     if rows == 8 then
       return whole(mma(8, 64, 256, 8, 32, 64, 4))
     end
-    local t = mma(16, 64, 256, 16, 16, 128, 4)
-    t.stream_k_sum = "workspace"
-    return t
+    if layer.weight_bits == 4 then
+      local t = mma(16, 64, 256, 16, 16, 128, 4)
+      t.stream_k_sum = "workspace"
+      return t
+    end
   end
 end
 
