@@ -32,7 +32,8 @@ local function short_k(layer) return layer.padded_k <= 4096 end
 -- fix-up chain through C (bench/NOTES.md, perf-3): with the sums in parallel the wider tile wins
 -- (s6-final-45ce098, extra.txt `dense-l14a`: n = 4096, k = 14336 uint4 g128 fp16 M 1 / 16 26.32 /
 -- 26.45 -> 22.19 / 22.53; bench/results/H200-2026-12-02/s8-dense9/call2/, `wide-l4k`: 4096 x 4096
--- M = 1 13.33 -> 12.46; M = 16 untimed). Act-order layers keep the narrow tile there (untimed).
+-- M = 1 13.33 -> 12.46; at M 9..16 4-bit codes take the 64-column tile again, summed: small_short_k).
+-- Act-order layers keep the narrow tile there (untimed).
 -- Four warps along K (warp 16 x 32 x 64: 16 warps at 128 registers, as many per scheduler as
 -- Humming's kernel at M = 1) lost on every layer timed (bench/NOTES.md, "Session 15 (lead)": uint2
 -- channel M = 1 19.44 / 19.26 -> 20.51 / 20.42 us, uint4 g128 20.77 -> 22.62).
@@ -82,10 +83,10 @@ end
 --   codes (s45-a, M = 16: 15.10, 15.26 on 128 columns -> 14.88, 14.88; Humming 14.72, 14.46; the
 --   tune's pick of 49); the fit would widen other codes' warps to the 64 columns, two warps a
 --   CTA, untimed.
--- Timed on uint4 g128 at k = 4096 alone: wider codes take it untimed, deeper K keeps the 128-column
+-- Timed on uint4 g128 at k = 4096 alone: 3-bit and wider codes take it untimed, deeper K keeps the 128-column
 -- slices (n = 4096, k = 14336 lost on these tiles in s43-b's tune, as n = k = 8192 on 64-column
 -- tiles whole at 97 %).
-local function small_whole(device, layer, rows)
+local function small_short_k(device, layer, rows)
   if layer.a8 or layer.act_order or not layer.weight_bits or layer.weight_float or layer.weight_bits <= 2
       or not short_k(layer) then
     return nil
@@ -106,7 +107,7 @@ local function small_whole(device, layer, rows)
 end
 
 local function small_m(device, layer, rows)
-  local t = small_whole(device, layer, rows)
+  local t = small_short_k(device, layer, rows)
   if t then return t end
   if layer.act_order and layer.weight_bits == 4 and narrow(device, layer) and short_k(layer) then
     t = mma(16, 64, 256, 16, 16, 128, 6) -- act-order: 16 rows at any M (rows8)
@@ -593,8 +594,9 @@ return {
       -- every 128 -> every 256: M 8192 1025.09, 1040.26, 1040.96 -> 972.11, 1023.28, 1006.45; 4096
       -- 502.67, 485.55 -> 499.87, 495.04; 2048 245.92, 246.22, 246.37 -> 248.10, 249.34, 247.42
       -- (s32-c-8201d21/cand.txt, s32-d-20f2fce/ab.txt, H100).
-      -- There too the GEMM quantizes its own A (quantize_a; the fit keeps it where A is per token,
-      -- not block-wise nor per tensor): the rows of later m-blocks while the first are multiplied,
+      -- There too the GEMM quantizes its own A (quantize_a, where the weights have no block scales,
+      -- untimed there; the fit keeps it where A is per token, not per tensor nor in groups along
+      -- K): the rows of later m-blocks while the first are multiplied,
       -- where a quantizer kernel held every SM first. Since the first rows are taken after
       -- setmaxnreg (no spill) the fused kernel runs within ~1 % of the plain one where it quantizes
       -- nothing (bench/results/H100-2026-12-07/s45-a-55d40500bd13/ab-v2.txt, H100, n = k = 8192,
@@ -607,7 +609,7 @@ return {
             e.tuning.weights_ss = true
             if e.m_min > 1024 then
               e.tuning.promote_k = 256
-              e.tuning.quantize_a = true
+              e.tuning.quantize_a = layer.kgroup_k == 0
             end
           end
         end

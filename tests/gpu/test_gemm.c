@@ -96,11 +96,11 @@ int main(void)
     /* the benchmark path, with long M sweeps */
     gemm_test_spec(rt, &rng, "n=1000,k=1024,w=uint4,a=float16,group=128", MS_LONG, 5);
     gemm_test_spec(rt, &rng, "n=1000,k=1024,w=uint4,a=bfloat16,group=128", MS_LONG, 5);
-    /* short narrow: M <= 8 on 64-column tiles whole on 132 SMs (policies/sm90.lua, small_whole),
-     * M = 16 split over many CTAs (stream-K slices) */
+    /* short narrow: on 132 SMs (policies/sm90.lua, small_short_k) M <= 8 on 64-column tiles
+     * whole, M = 16 on 64-column tiles split over many CTAs (stream-K slices summed) */
     gemm_test_spec(rt, &rng, "n=4096,k=4096,w=uint4,a=float16,group=128,bias=1", MS, 3);
     /* K split over many CTAs at every M <= 16 (the slices summed in the workspace), and, on 132
-     * SMs, 128-column tiles whole where they fill the SMs (n = 14336: 112 of them), and other code
+     * SMs, 128-column tiles whole at M <= 16 where they fill the SMs (n = 14336: 112), and other code
      * widths on both kinds of whole tile (their warps fitted per width) */
     gemm_test_spec(rt, &rng, "n=4096,k=8192,w=uint4,a=float16,group=128", MS_SMALL, 3);
     gemm_test_spec(rt, &rng, "n=14336,k=4096,w=uint4,a=bfloat16,group=128,bias=1", MS_SMALL, 3);
