@@ -1,4 +1,4 @@
-# timeout: 560
+# timeout: 420
 # Session 45's second call (bench/sweeps/run-call.sh), on main's head with the label's kernels
 # compiled here (tools/label-cache/build.sh):
 # 1. the gpu label (quantize_a now on in sm90.lua for W8A8 above M = 1024; the M 9..16 tiles);
