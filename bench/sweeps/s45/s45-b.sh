@@ -1,6 +1,7 @@
 # timeout: 560
-# The next session's first call (never run in session 45: no machine came) (bench/sweeps/run-call.sh), on main's head with the label's kernels
-# compiled here (tools/label-cache/build.sh):
+# For the next session's first call (session 45 got no machine for it; bench/sweeps/run-call.sh),
+# on main's head with the label's kernels compiled here (tools/label-cache/build.sh; rebuild the
+# archive from the head's build first: kernels or tests changed since make it miss):
 # 1. the gpu label (quantize_a now on in sm90.lua for W8A8 above M = 1024; the M 9..16 tiles);
 # 2. W8A8 n = k = 8192 at M 2048 / 4096 / 8192: the built-in (quantize_a) against the quantizer
 #    kernel first (bench/sweeps/s42/no-quantize-a/), beside Humming, two rounds; W4A8 MXFP4 at
