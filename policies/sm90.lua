@@ -83,9 +83,9 @@ end
 --   codes (s45-a, M = 16: 15.10, 15.26 on 128 columns -> 14.88, 14.88; Humming 14.72, 14.46; the
 --   tune's pick of 49); the fit would widen other codes' warps to the 64 columns, two warps a
 --   CTA, untimed.
--- Timed on uint4 g128 at k = 4096 alone: 3-bit and wider codes take it untimed, deeper K keeps the 128-column
--- slices (n = 4096, k = 14336 lost on these tiles in s43-b's tune, as n = k = 8192 on 64-column
--- tiles whole at 97 %).
+-- Timed on uint4 g128 at k = 4096 alone: 3-bit and wider codes take it untimed, deeper K keeps
+-- the 128-column slices (n = 4096, k = 14336 lost on these tiles in s43-b's tune, as n = k = 8192
+-- on 64-column tiles whole at 97 %).
 local function small_short_k(device, layer, rows)
   if layer.a8 or layer.act_order or not layer.weight_bits or layer.weight_float or layer.weight_bits <= 2
       or not short_k(layer) then
@@ -596,8 +596,8 @@ return {
       -- (s32-c-8201d21/cand.txt, s32-d-20f2fce/ab.txt, H100).
       -- There too the GEMM quantizes its own A (quantize_a, where the weights have no block scales,
       -- untimed there; the fit keeps it where A is per token, not per tensor nor in groups along
-      -- K): the rows of later m-blocks while the first are multiplied,
-      -- where a quantizer kernel held every SM first. Since the first rows are taken after
+      -- K): the rows of later m-blocks while the first are multiplied, where a quantizer kernel
+      -- held every SM first. Since the first rows are taken after
       -- setmaxnreg (no spill) the fused kernel runs within ~1 % of the plain one where it quantizes
       -- nothing (bench/results/H100-2026-12-07/s45-a-55d40500bd13/ab-v2.txt, H100, n = k = 8192,
       -- one round, µs, quantizer kernel first -> quantize_a: M 8192 977.86 -> 916.29, A given
