@@ -469,7 +469,8 @@ static void check_graph_and_batch_invariance(const fixture *f, quant_rng *rng)
     if (!upload(f, &b, 0, &d) ||
         !QUANT_CHECK(hum_moe_workspace_size(f->moe, m, &bytes) == HUM_OK &&
                          hum_workspace_create(f->rt, NULL, bytes, &ws) == HUM_OK &&
-                         cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS,
+                         cu && hum_cuda_result(cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING),
+                                               "cuStreamCreate") == HUM_OK,
                      "graph setup: %s", hum_last_error()))
         goto done;
     graph_forward g = {f, ws, &b, &d};
@@ -483,9 +484,10 @@ static void check_graph_and_batch_invariance(const fixture *f, quant_rng *rng)
                                  hum_memcpy_htod(d.w, nb.w, (size_t)(m * f->c->top_k) * 4) == HUM_OK &&
                                  hum_memcpy_htod(d.x, nb.x_codes, (size_t)n * 2) == HUM_OK &&
                                  hum_memset_d8(d.out, 0xFF, (size_t)n * 2) == HUM_OK &&
-                                 cu->cuGraphLaunch(exec, stream) == CUDA_SUCCESS &&
-                                 cu->cuStreamSynchronize(stream) == CUDA_SUCCESS,
-                             "graph replay %d", rep);
+                                 hum_cuda_result(cu->cuGraphLaunch(exec, stream), "cuGraphLaunch") == HUM_OK &&
+                                 hum_cuda_result(cu->cuStreamSynchronize(stream), "cuStreamSynchronize") ==
+                                     HUM_OK,
+                             "graph replay %d: %s", rep, hum_last_error());
         if (ok && (got = download(f, &d, m, codes)) != NULL)
             compare(f, &nb, 1, got, ref, rep == 1 ? "graph replay (one expert)" : "graph replay");
         free(got);

@@ -14,9 +14,10 @@
  * workspace too small for M (the launches one after the other reuse the counters the last CTA
  * zeroed), with A of the other 16-bit type than C's (quantized before the GEMM instead), and at
  * M 2100 with rows of inf, -inf, NaN and zeros against A the GEMM cannot take (misaligned rows:
- * the quantizer kernel first), C bit for bit, each forward a captured graph with one kernel fewer
- * where the GEMM quantizes (the path it took). Also: a_scale with 16-bit A is refused. Skipped
+ * the quantizer kernel first), C bit for bit, each forward a captured graph with one node fewer
+ * where the GEMM quantizes (no quantizer kernel: the path it took). Also: a_scale with 16-bit A is refused. Skipped
  * (77) without a GPU; the 8-bit layers without fp8 (sm_89), bfloat16 below sm_80. */
+#include "cuda_driver.h"
 #include "gemm_test.h"
 #include "graph_test.h"
 #include "hum/hum_tools.h"
@@ -86,7 +87,7 @@ typedef struct {
 
 static hum_status record_forward(void *ctx, CUstream stream)
 {
-    graph_forward *g = ctx;
+    const graph_forward *g = ctx;
     return hum_layer_forward(g->layer, stream, &g->a, NULL, &g->c);
 }
 
@@ -97,9 +98,10 @@ static hum_status record_forward(void *ctx, CUstream stream)
  * fixed order, so C must match bit for bit, also on the rows holding an inf, a -inf, a NaN
  * (fmaxf leaves it out of the amax) and all zeros (scale 0: C finite, never 0/0). M = 2100 runs
  * a quantize_a entry on sm_90 (W8A8 above M = 1024, W4A8 MXFP4 above 2048). Each forward runs
- * as a captured CUDA graph whose kernel count shows the path it took: where the GEMM quantizes,
- * one kernel fewer than the misaligned layouts (the quantizer kernel); elsewhere the same count.
- * Returns 0, -1 on a failed check. */
+ * as a captured CUDA graph whose node count shows the path it took: where the GEMM quantizes,
+ * one node fewer than the misaligned layouts (no quantizer kernel; every other node the same, and
+ * the layer's own workspace holds M = 2100 rows at these K, so one chunk); elsewhere the same
+ * count. Returns 0, -1 on a failed check. */
 static int special_rows(hum_layer *layer, const hum_layer_info *info, quant_rng *rng, const char *name,
                         const hum_standard_weight *w, hum_dtype act, int sm90)
 {

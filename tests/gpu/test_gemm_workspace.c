@@ -333,7 +333,7 @@ typedef struct {
 
 static hum_status record_forward(void *ctx, CUstream stream)
 {
-    graph_forward *g = ctx;
+    const graph_forward *g = ctx;
     return hum_layer_forward_ws(g->f->layer, g->ws, stream, &g->a, NULL, &g->c);
 }
 
@@ -351,7 +351,8 @@ static void check_graph(const fixture *f)
     if (!QUANT_CHECK(hum_layer_workspace_size(f->layer, m, &bytes) == HUM_OK &&
                          hum_workspace_create(f->rt, NULL, bytes, &ws) == HUM_OK &&
                          hum_device_alloc(0, (size_t)(m * N) * 2, &d_c) == HUM_OK &&
-                         cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS,
+                         cu && hum_cuda_result(cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING),
+                                               "cuStreamCreate") == HUM_OK,
                      "graph setup: %s", hum_last_error()))
         goto done;
     graph_forward g = {f, ws, gemm_test_matrix(f->d_a, HUM_DTYPE_FLOAT16, m, K, 0),
@@ -361,10 +362,10 @@ static void check_graph(const fixture *f)
     for (int rep = 0; exec && rep < 3; rep++) {
         hum_memset_d8(d_c, 0xFF, (size_t)(m * N) * 2);
         hum_stream_synchronize(NULL);
-        if (!QUANT_CHECK(cu->cuGraphLaunch(exec, stream) == CUDA_SUCCESS &&
-                             cu->cuStreamSynchronize(stream) == CUDA_SUCCESS &&
+        if (!QUANT_CHECK(hum_cuda_result(cu->cuGraphLaunch(exec, stream), "cuGraphLaunch") == HUM_OK &&
+                             hum_cuda_result(cu->cuStreamSynchronize(stream), "cuStreamSynchronize") == HUM_OK &&
                              hum_memcpy_dtoh(c, d_c, (size_t)(m * N) * 2) == HUM_OK,
-                         "graph replay %d", rep))
+                         "graph replay %d: %s", rep, hum_last_error()))
             break;
         hum_dtype_decode(HUM_DTYPE_FLOAT16, c, m * N, got);
         const double err = quant_rel_error(got, f->ref, m * N);

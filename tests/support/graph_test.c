@@ -1,3 +1,4 @@
+/* See graph_test.h. */
 #include "graph_test.h"
 
 hum_status graph_test_capture(CUstream stream, graph_test_record record, void *ctx, CUgraphExec *exec,
@@ -13,8 +14,8 @@ hum_status graph_test_capture(CUstream stream, graph_test_record record, void *c
         return st;
     st = record(ctx, stream);
     CUgraph graph = NULL;
-    /* ended before anything else is asked of the driver; its error counts only where record's
-     * launches succeeded (a failed launch invalidates the capture) */
+    /* ended before anything else is asked of the driver; its error counts only where record
+     * succeeded (after a failed launch it reports the capture invalidated) */
     const CUresult end = cu->cuStreamEndCapture(stream, &graph);
     if (st == HUM_OK)
         st = hum_cuda_result(end, "cuStreamEndCapture");
