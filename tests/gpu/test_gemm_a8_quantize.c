@@ -15,8 +15,9 @@
  * zeroed), with A of the other 16-bit type than C's (quantized before the GEMM instead), and at
  * M 2100 with rows of inf, -inf, NaN and zeros against A the GEMM cannot take (misaligned rows:
  * the quantizer kernel first), C bit for bit, each forward a captured graph with one node fewer
- * where the GEMM quantizes (no quantizer kernel: the path it took). Also: a_scale with 16-bit A is refused. Skipped
- * (77) without a GPU; the 8-bit layers without fp8 (sm_89), bfloat16 below sm_80. */
+ * where the GEMM quantizes (no quantizer kernel: the path it took). Also: a_scale with 16-bit A
+ * is refused. Skipped (77) without a GPU; the 8-bit layers without fp8 (sm_89), bfloat16 below
+ * sm_80. */
 #include "cuda_driver.h"
 #include "gemm_test.h"
 #include "graph_test.h"
