@@ -1,4 +1,4 @@
-# timeout: 290
+# timeout: 230
 # Session 46's third call (bench/sweeps/run-call.sh), on s46-b's build (main's head kernels and
 # tables): issue 8's cells still behind Humming on the H200 in s46-b (two rounds):
 # 1. `hum tune` of Llama 4096 x 4096 at M 9 / 16 with wgmma_ws 16-row tiles added to the grid
@@ -19,8 +19,8 @@ tune() { # NAME SPEC M BUDGET [ARGS...]
     > $R/tune-$1.txt 2>&1
   echo "tune $1 exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
 }
-tune l4096 n=4096,k=4096,w=uint4,a=float16,group=128 9,16 50 --candidates bench/sweeps/s46/wgmma16-candidates.lua
-tune w2ch n=8192,k=8192,w=uint2,a=float16 1 35
+tune l4096 n=4096,k=4096,w=uint4,a=float16,group=128 9,16 45 --candidates bench/sweeps/s46/wgmma16-candidates.lua
+tune w2ch n=8192,k=8192,w=uint2,a=float16 1 30
 sbs() { # NAME CASES M ROUNDS [ARGS...]
   [ $(left) -gt 30 ] || return
   timeout $(($(left) - 5)) python3 -u bench/sweeps/side-by-side.py --out $R/sbs-$1.json --only $2 --m $3 \
