@@ -1,7 +1,7 @@
 # timeout: 170
 # Session 46's third call (bench/sweeps/run-call.sh), on s46-b's build (main's head kernels and
 # tables): issue 8's cells still behind Humming on the H200 in s46-b (two rounds):
-# 1. `hum tune` of Llama 4096 x 4096 at M 9 / 16 with wgmma_ws 16-row tiles added to the grid
+# 1. `hum tune` of Llama 4096 x 4096 at M 9 / 16 with wgmma_ws 16-row and whole 8-row mma.sync tiles added to the grid
 #    (bench/sweeps/s46/wgmma16-candidates.lua; s46-b's tune over the mma.sync grid kept the table's
 #    tile, 1.02 behind Humming); of uint2 channel 8192 x 8192 at M 1 (1.025 behind, within a
 #    round's spread);
