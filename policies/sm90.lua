@@ -601,8 +601,13 @@ return {
       -- setmaxnreg (no spill) the fused kernel runs within ~1 % of the plain one where it quantizes
       -- nothing (bench/results/H100-2026-12-07/s45-a-55d40500bd13/ab-v2.txt, H100, n = k = 8192,
       -- one round, µs, quantizer kernel first -> quantize_a: M 8192 977.86 -> 916.29, A given
-      -- quantized 887.06 -> 896.86; M 2048 255.84 -> 255.94). W4A8 MXFP4 gained nothing there
-      -- (8192 942.77 -> 948.54, 2048 236.43 -> 237.54): off.
+      -- quantized 887.06 -> 896.86; M 2048 255.84 -> 255.94); on the H200, whose HBM makes the
+      -- quantizer kernel cheaper, level (bench/results/H200-2026-12-07/s46-a-81340038a9fc/ab-head*.txt,
+      -- two runs: M 8192 997.5, 998.4 -> 988.7, 1012.3; 2048 266.7, 268.8 -> 265.7, 266.5). W4A8
+      -- MXFP4 gained nothing on the H100 (8192 942.77 -> 948.54, 2048 236.43 -> 237.54) and loses on
+      -- the H200 (8192 992.4, 1002.4 -> 1029.9, 1042.6): its rows' instructions take issue slots
+      -- from a loop bound by issue (ncu, s46-b-c13ac70c45b5/ncu-mx-qa*.txt): off. At M <= 1024 the
+      -- fused path lost on both (s46-b, M 512 / 1024, W8A8 66.05 / 128.38 -> 71.30 / 133.09).
       if w8a8 then
         for _, e in ipairs(list) do
           if e.tuning.kernel == "wgmma_ws" then
