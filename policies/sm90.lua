@@ -605,9 +605,10 @@ return {
       -- quantizer kernel cheaper, level (bench/results/H200-2026-12-07/s46-a-81340038a9fc/ab-head*.txt,
       -- two runs: M 8192 997.5, 998.4 -> 988.7, 1012.3; 2048 266.7, 268.8 -> 265.7, 266.5). W4A8
       -- MXFP4 gained nothing on the H100 (8192 942.77 -> 948.54, 2048 236.43 -> 237.54) and loses on
-      -- the H200 (8192 992.4, 1002.4 -> 1029.9, 1042.6): its rows' instructions take issue slots
-      -- from a loop bound by issue (ncu, s46-b-c13ac70c45b5/ncu-mx-qa*.txt): off. At M <= 1024 the
-      -- fused path lost on both (s46-b, M 512 / 1024, W8A8 66.05 / 128.38 -> 71.30 / 133.09).
+      -- the H200 (8192 992.4, 1002.4 -> 1029.9, 1042.6; ncu there, s46-b-c13ac70c45b5/ncu-mx-qa*.txt:
+      -- the GEMM runs 5.6 % more cycles with the rows than on A given quantized): off. At M 512 and
+      -- 1024 the fused path lost for W8A8 and MXFP4 alike on the H200 (s46-b, W8A8 66.05 / 128.38
+      -- -> 71.30 / 133.09).
       if w8a8 then
         for _, e in ipairs(list) do
           if e.tuning.kernel == "wgmma_ws" then
