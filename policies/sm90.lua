@@ -52,7 +52,11 @@ local function short_k(layer) return layer.padded_k <= 4096 end
 -- uint1 channel 8192 x 8192, M 1 / 2 / 4 / 8: 17.73 / 17.78 / 17.89 / 17.95 and 17.86 / 17.90 /
 -- 17.94 / 18.08 -> 16.42 / 16.56 / 16.59 / 16.75 and 16.16 / 16.38 / 16.50 / 16.70). Act-order
 -- layers keep 16 rows (8192 x 8192 uint4 g128 fp16, M 1 / 4 / 8: 22.35 / 22.72 / 23.07 -> 25.41 /
--- 26.72 / 27.25 on 8; s23-call3/, cause not looked into).
+-- 26.72 / 27.25 on 8; s23-call3/, cause not looked into). Where one row block's 64-column tiles
+-- fill the SMs (n = 8192: 128 on 132), 2-bit codes run them whole on one CTA an SM instead, each
+-- CTA over the whole K (bench/results/H100-2026-12-07/s47-a-03d184cf923f/, H100, uint2 channel
+-- 8192 x 8192, M = 1: `hum tune` 17.47 -> 17.12; side-by-side.py, three rounds: 18.50, 18.82,
+-- 18.82 -> 17.66, 17.98, 17.98; Humming 18.88, 18.94, 18.94); 1-bit codes keep two CTAs (untimed).
 local function rows8(layer) return not layer.act_order end
 -- Whether `tiles` tiles fill the device's SMs one each, with at most `idle` tenths of them idle
 -- (default 1).
@@ -82,7 +86,12 @@ end
 --   tiles with their slices summed in the workspace, warps 16 x 16 x 128, four stages, for 4-bit
 --   codes (s45-a, M = 16: 15.10, 15.26 on 128 columns -> 14.88, 14.88; Humming 14.72, 14.46; the
 --   tune's pick of 49); the fit would widen other codes' warps to the 64 columns, two warps a
---   CTA, untimed.
+--   CTA, untimed. Where two row blocks of 8 fill the SMs (4096 x 4096: 128 tiles on 132), 4-bit
+--   codes at M 9..16 take the M <= 8 tile whole instead, each n-block's weights read by both row
+--   blocks (bench/results/H100-2026-12-07/s47-a-03d184cf923f/, H100, uint4 g128 fp16: `hum tune`
+--   over the grid plus 16-row wgmma_ws and 8-row mma.sync tiles picked it, M 9 / 16 13.41 / 13.38
+--   -> 12.10 / 12.10; side-by-side.py, three rounds, M 16: 14.66, 14.62 -> 13.06, 12.99; Humming
+--   14.21, 14.34, 14.34).
 -- Timed on uint4 g128 at k = 4096 alone: 3-bit and wider codes take it untimed, deeper K keeps
 -- the 128-column slices (n = 4096, k = 14336 lost on these tiles in s43-b's tune, as n = k = 8192
 -- on 64-column tiles whole at 97 %).
@@ -95,7 +104,7 @@ local function small_short_k(device, layer, rows)
     return whole(rows == 8 and mma(8, 128, 256, 8, 32, 128, 6) or mma(16, 128, 256, 16, 32, 128, 4))
   end
   if narrow(device, layer) and layer.padded_n / 64 * 20 >= device.sm_count * 9 then
-    if rows == 8 then
+    if rows == 8 or (layer.weight_bits == 4 and fills(device, 2 * layer.padded_n / 64)) then
       return whole(mma(8, 64, 256, 8, 32, 64, 4))
     end
     if layer.weight_bits == 4 then
@@ -113,6 +122,9 @@ local function small_m(device, layer, rows)
     t = mma(16, 64, 256, 16, 16, 128, 6) -- act-order: 16 rows at any M (rows8)
   else
     local two = rows == 8 and not layer.a8 and layer.weight_bits and layer.weight_bits <= 2
+    if two and layer.weight_bits == 2 and layer.padded_n % 64 == 0 and fills(device, layer.padded_n / 64) then
+      return whole(mma(8, 64, 256, 8, 32, 128, 4))
+    end
     t = mma(rows, 128, 256, rows, 32, 128, 4, two and 2 or 1)
   end
   t.stream_k_sum = "workspace"
