@@ -967,9 +967,10 @@ HUM_DEV void mainloop_ws(const hum_gemm_args &args, u32 base, int g0, const Bloc
     }
 }
 
-// kCInStage, after the epilogue (every path out of it, the stream-K slice that leaves its sums in
-// the workspace included): the warp is done with slot `slot`, which it wrote and read through the
-// generic proxy; the producer's next copies into it (TMA: the async proxy) come after.
+// kCInStage, once the epilogue has read the tile for the last time (on every path through it, the
+// stream-K slice that leaves its sums in the workspace included: its `done`): the warp is done
+// with slot `slot`, which it wrote and read through the generic proxy; the producer's next copies
+// into it (TMA: the async proxy) come after.
 HUM_DEV void release_c_slot(u32 base, int slot, int lane)
 {
     fence_proxy_async_smem();
@@ -1075,69 +1076,102 @@ HUM_DEV CFactors c_factors(const hum_gemm_args &args, const Block &blk, int n0, 
 // Accumulators of tokens R0 .. R1 - 1 -> rows 0 .. R1 - R0 - 1 of the shared tile (c_at) in the
 // output type, with the float factors f (out_factor, and for 8-bit A the scales of the token's row
 // of A and of the output column) and (first slice only) the bias applied. R0 and R1: multiples of 8.
+// The warp's accumulators of an n8 block j of tokens and a slab are two 8 x 8 matrices (h: rows g
+// and g + 8 of the slab's 16), each lane's pair of tokens 2 t, 2 t + 1 of one of their columns:
+// stored transposed, each matrix becomes eight 16-byte chunks, one per token, of eight columns of
+// N. One stmatrix stores what 32 16-bit stores did (a 128 x 128 tile: 64 a thread).
 template <int R0, int R1>
 HUM_DEV void stage_c(u32 cbase, const CFactors &f, int wg, int w, int lane, const Acc (&acc)[kSlabs][kAcc])
 {
-    const int g = lane >> 2, t = lane & 3;
-    // The thread's column c = 2 s + h of token 8 j + 2 t + e lies in chunk 8 (wg kSlabs + s) + 2 w + h
-    // of its row, stored at chunk 8 (wg kSlabs + s) + (2 w + h) ^ (2 t + e) = ... + 2 (w ^ t) + (h ^ e)
-    const u32 at = cbase + 2 * t * kCRow + ((2 * (w ^ t) + 8 * wg * kSlabs) << 4) + 2 * g;
+    const int t = lane & 3;
+    // lane 8 h + r (lanes 16..31 repeat 0..15): token r of the block, the chunk of columns
+    // 16 w + 8 h .. + 7 of the slab, at row r of the tile's rows from R0 (swizzled: c_at)
+    const int r = lane & 7, h = (lane >> 3) & 1;
+    const u32 at = cbase + r * kCRow + ((8 * wg * kSlabs + ((2 * w + h) ^ r)) << 4);
 #pragma unroll
-    for (int j = R0 / 8; j < R1 / 8; ++j)  // n8 block j of the D fragments: registers 4j..4j+3
+    for (int j = R0 / 8; j < R1 / 8; ++j) {  // n8 block j of the D fragments: registers 4j..4j+3
+        float rf[2];
 #pragma unroll
-        for (int e = 0; e < 2; ++e) {
-            const float rf = kRowLoads ? __shfl_sync(0xFFFFFFFFu, f.rf[j / 4], 8 * (j % 4) + 2 * t + e) : f.rf[0];
+        for (int e = 0; e < 2; ++e)
+            rf[e] = kRowLoads ? __shfl_sync(0xFFFFFFFFu, f.rf[j / 4], 8 * (j % 4) + 2 * t + e) : f.rf[0];
 #pragma unroll
-            for (int c = 0; c < 2 * kSlabs; ++c) {
-                const float v = static_cast<float>(acc[c / 2][4 * j + 2 * (c % 2) + e]);
-                sts16(at + (8 * j + e - R0) * kCRow + ((8 * (c / 2) + ((c % 2) ^ e)) << 4),
-                      pack1<kBF16>(v * rf * f.cs[c] + f.bias[c]));
+        for (int s = 0; s < kSlabs; ++s) {
+            u32 m[2];
+#pragma unroll
+            for (int hh = 0; hh < 2; ++hh) {
+                const int c = 2 * s + hh;
+                const float v0 = static_cast<float>(acc[s][4 * j + 2 * hh]);
+                const float v1 = static_cast<float>(acc[s][4 * j + 2 * hh + 1]);
+                m[hh] = pack2<kBF16>(v0 * rf[0] * f.cs[c] + f.bias[c], v1 * rf[1] * f.cs[c] + f.bias[c]);
             }
+            stmatrix_x2_trans(at + (8 * j - R0) * kCRow + s * 128, m[0], m[1]);
         }
+    }
 }
 
 // Rows 0 .. R1 - R0 - 1 of the shared tile -> the rows of C of block blk's tokens R0 .. R1 - 1
-// (gemm/rows.cuh) in 16-byte row chunks; later stream-K slices add to what C holds.
-template <int R0, int R1>
-HUM_DEV void write_c(const hum_gemm_args &args, u32 cbase, const Block &blk, int n0, bool first, int tid)
+// (gemm/rows.cuh) in 16-byte row chunks; later stream-K slices add to what C holds. `reads_done`
+// runs once the thread has read all its chunks, before the last group of them is written: a
+// release of the tile there (kCInStage, four chunks a thread) waits for none of the stores to C.
+// The cluster's release is a membar of the GPU, which after the stores waited for them: 114 of
+// the math warps' 539 stall samples in the epilogue (W8A8 at M = 1024, H100, bench/results/
+// H100-2026-12-05/s34-a-974b04e-patched/; bench/NOTES.md, "Session 47 (lead)").
+template <int R0, int R1, typename Reads>
+HUM_DEV void write_c(const hum_gemm_args &args, u32 cbase, const Block &blk, int n0, bool first, int tid,
+                     Reads &&reads_done)
 {
     constexpr int CPR = kBN / 8;
     constexpr int COUNT = (R1 - R0) * CPR;
-#pragma unroll 4
-    for (int i = 0; i < (COUNT + kMathThreads - 1) / kMathThreads; ++i) {
-        const int ch = tid + i * kMathThreads;
-        if (COUNT % kMathThreads != 0 && ch >= COUNT)
-            continue;
-        const int r = ch / CPR, gn = n0 + ch % CPR * 8;
-        const i64 gm = gn < kNReal ? table_c_row(args, blk, c_table(), R0 + r) : -1;
-        if (gm < 0)
-            continue;
-        u32 v[4];
-        lds128(cbase + c_at(r, ch % CPR), v[0], v[1], v[2], v[3]);
-        u16 *dst = static_cast<u16 *>(args.c) + gm * args.ldc + gn;
-        const bool whole = gn + 8 <= kNReal && (reinterpret_cast<unsigned long long>(dst) & 15) == 0;
-        if (!first) {
-            u32 old[4] = {0, 0, 0, 0};
-            if (whole) {
-                ld_l2_128(dst, old);
-            } else {
-                for (int e = 0; e < 8 && gn + e < kNReal; ++e)
-                    old[e / 2] |= static_cast<u32>(ld_l2_16(dst + e)) << (16 * (e % 2));
-            }
+    constexpr int ITERS = (COUNT + kMathThreads - 1) / kMathThreads;
+    // chunks in groups of at most four, each read whole before it is written (more held at once
+    // spilled the 192-row tiles' epilogue)
+    constexpr int GROUP = ITERS < 4 ? ITERS : 4;
+#pragma unroll 1
+    for (int i0 = 0; i0 < ITERS; i0 += GROUP) {
+        u32 v[GROUP][4];
 #pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                const float lo = to_float<kBF16>(static_cast<u16>(v[e])) + to_float<kBF16>(static_cast<u16>(old[e]));
-                const float hi = to_float<kBF16>(static_cast<u16>(v[e] >> 16)) + to_float<kBF16>(static_cast<u16>(old[e] >> 16));
-                v[e] = pack2<kBF16>(lo, hi);
-            }
+        for (int q = 0; q < GROUP; ++q) {
+            const int ch = tid + (i0 + q) * kMathThreads;
+            if (i0 + q < ITERS && (COUNT % kMathThreads == 0 || ch < COUNT))
+                lds128(cbase + c_at(ch / CPR, ch % CPR), v[q][0], v[q][1], v[q][2], v[q][3]);
         }
-        if (whole) {
-            st_global_128(dst, v);
-        } else {
+        if (i0 + GROUP >= ITERS)
+            reads_done();
 #pragma unroll
-            for (int e = 0; e < 8; ++e)
-                if (gn + e < kNReal)
-                    dst[e] = static_cast<u16>(v[e / 2] >> (16 * (e % 2)));
+        for (int q = 0; q < GROUP; ++q) {
+            const int ch = tid + (i0 + q) * kMathThreads;
+            if (i0 + q >= ITERS || (COUNT % kMathThreads != 0 && ch >= COUNT))
+                continue;
+            const int r = ch / CPR, gn = n0 + ch % CPR * 8;
+            const i64 gm = gn < kNReal ? table_c_row(args, blk, c_table(), R0 + r) : -1;
+            if (gm < 0)
+                continue;
+            u16 *dst = static_cast<u16 *>(args.c) + gm * args.ldc + gn;
+            const bool whole = gn + 8 <= kNReal && (reinterpret_cast<unsigned long long>(dst) & 15) == 0;
+            if (!first) {
+                u32 old[4] = {0, 0, 0, 0};
+                if (whole) {
+                    ld_l2_128(dst, old);
+                } else {
+                    for (int e = 0; e < 8 && gn + e < kNReal; ++e)
+                        old[e / 2] |= static_cast<u32>(ld_l2_16(dst + e)) << (16 * (e % 2));
+                }
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    const float lo = to_float<kBF16>(static_cast<u16>(v[q][e])) + to_float<kBF16>(static_cast<u16>(old[e]));
+                    const float hi =
+                        to_float<kBF16>(static_cast<u16>(v[q][e] >> 16)) + to_float<kBF16>(static_cast<u16>(old[e] >> 16));
+                    v[q][e] = pack2<kBF16>(lo, hi);
+                }
+            }
+            if (whole) {
+                st_global_128(dst, v[q]);
+            } else {
+#pragma unroll
+                for (int e = 0; e < 8; ++e)
+                    if (gn + e < kNReal)
+                        dst[e] = static_cast<u16>(v[q][e / 2] >> (16 * (e % 2)));
+            }
         }
     }
 }
@@ -1145,14 +1179,18 @@ HUM_DEV void write_c(const hum_gemm_args &args, u32 cbase, const Block &blk, int
 // After a segment of `tile` (math threads): its stream-K slice order (slices summed in the
 // workspace: the fix-up, after which only the slice holding k-block 0 goes on), the shared
 // tile, the write to C, split by split (kCSplits); the tile is free again after the last barrier.
-// cslot: the slot of the segment's last stage (kCInStage: the tile's place).
+// cslot: the slot of the segment's last stage (kCInStage: the tile's place). `done` runs once on
+// every path, once the thread has read the tile for the last time (kCInStage: its release).
+template <typename Done>
 HUM_DEV void epilogue(const hum_gemm_args &args, const Schedule &sch, const Block &blk, int tile, int n0, u32 base,
-                      int cslot, int tid, int wg, int w, int lane, Acc (&acc)[kSlabs][kAcc])
+                      int cslot, int tid, int wg, int w, int lane, Acc (&acc)[kSlabs][kAcc], Done &&done)
 {
     const Slice sl = sch.slice_of(tile);
     if constexpr (kSumInWorkspace) {
-        if (!streamk_fixup<kMathThreads>(args, sch, sl, tid, tid, reinterpret_cast<Acc(&)[kSlabs * kAcc]>(acc)))
+        if (!streamk_fixup<kMathThreads>(args, sch, sl, tid, tid, reinterpret_cast<Acc(&)[kSlabs * kAcc]>(acc))) {
+            done();
             return;
+        }
     }
     const bool first = kSumInWorkspace || sl.slice == 0;
     // in flight while the barrier below runs (before the fix-up, a 256-row tile's spilled)
@@ -1168,7 +1206,10 @@ HUM_DEV void epilogue(const hum_gemm_args &args, const Schedule &sch, const Bloc
         if constexpr (!kSumInWorkspace && r0 == 0)
             streamk_wait(args, sl, tid);
         math_sync();
-        write_c<r0, r1>(args, cbase, blk, n0, first, tid);
+        write_c<r0, r1>(args, cbase, blk, n0, first, tid, [&] {
+            if constexpr (r1 == kBM)
+                done();
+        });
         math_sync();
     });
     if constexpr (!kSumInWorkspace)
@@ -1280,10 +1321,12 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
         fill_c_rows(args, blk, ah, c_table(), tid);
         if constexpr (kSmemTotals)
             add_totals(acc[0], total, base, tid);
-        epilogue(args, sch, blk, wk.tile, nb * kBN, base, (g0 + len - 1) % kStages, tid, wg, w, lane,
-                 kPromote && !kSmemTotals ? total : acc[0]);
-        if constexpr (kCInStage)
-            release_c_slot(base, (g0 + len - 1) % kStages, lane);
+        const int cslot = (g0 + len - 1) % kStages;
+        epilogue(args, sch, blk, wk.tile, nb * kBN, base, cslot, tid, wg, w, lane,
+                 kPromote && !kSmemTotals ? total : acc[0], [&, l = lane] {
+                     if constexpr (kCInStage)
+                         release_c_slot(base, cslot, l);
+                 });
         wk.kb += len - 1;  // the work of the segment's last iteration, for the next step()
         j += len;
         g0 += len;
