@@ -56,7 +56,10 @@ local function short_k(layer) return layer.padded_k <= 4096 end
 -- fill the SMs (n = 8192: 128 on 132), 2-bit codes run them whole on one CTA an SM instead, each
 -- CTA over the whole K (bench/results/H100-2026-12-07/s47-a-03d184cf923f/, H100, uint2 channel
 -- 8192 x 8192, M = 1: `hum tune` 17.47 -> 17.12; side-by-side.py, three rounds: 18.50, 18.82,
--- 18.82 -> 17.66, 17.98, 17.98; Humming 18.88, 18.94, 18.94); 1-bit codes keep two CTAs (untimed).
+-- 18.82 -> 17.66, 17.98, 17.98; Humming 18.88, 18.94, 18.94), and at M 9..16 16-row ones, warps
+-- 16 x 32 x 64 (bench/results/H100-2026-12-07/s47-c-11085a6/: `hum tune` M 9 / 16 19.46 / 19.55 ->
+-- 19.36 / 19.14; side-by-side.py, two rounds, M 9 / 16: 20.26, 20.61 / 20.45, 20.70 -> 20.19, 20.13
+-- / 20.00, 20.00; Humming 20.16, 19.90 / 20.51, 20.29); 1-bit codes keep two CTAs (untimed).
 local function rows8(layer) return not layer.act_order end
 -- Whether `tiles` tiles fill the device's SMs one each, with at most `idle` tenths of them idle
 -- (default 1).
@@ -121,10 +124,11 @@ local function small_m(device, layer, rows)
   if layer.act_order and layer.weight_bits == 4 and narrow(device, layer) and short_k(layer) then
     t = mma(16, 64, 256, 16, 16, 128, 6) -- act-order: 16 rows at any M (rows8)
   else
-    local two = rows == 8 and not layer.a8 and layer.weight_bits and layer.weight_bits <= 2
-    if two and layer.weight_bits == 2 and layer.padded_n % 64 == 0 and fills(device, layer.padded_n / 64) then
-      return whole(mma(8, 64, 256, 8, 32, 128, 4))
+    if not layer.a8 and not layer.act_order and layer.weight_bits == 2 and layer.padded_n % 64 == 0
+        and fills(device, layer.padded_n / 64) then
+      return whole(rows == 8 and mma(8, 64, 256, 8, 32, 128, 4) or mma(16, 64, 256, 16, 32, 64, 4))
     end
+    local two = rows == 8 and not layer.a8 and layer.weight_bits and layer.weight_bits <= 2
     t = mma(rows, 128, 256, rows, 32, 128, 4, two and 2 or 1)
   end
   t.stream_k_sum = "workspace"
