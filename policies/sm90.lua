@@ -32,7 +32,8 @@ local function short_k(layer) return layer.padded_k <= 4096 end
 -- fix-up chain through C (bench/NOTES.md, perf-3): with the sums in parallel the wider tile wins
 -- (s6-final-45ce098, extra.txt `dense-l14a`: n = 4096, k = 14336 uint4 g128 fp16 M 1 / 16 26.32 /
 -- 26.45 -> 22.19 / 22.53; bench/results/H200-2026-12-02/s8-dense9/call2/, `wide-l4k`: 4096 x 4096
--- M = 1 13.33 -> 12.46; at M 9..16 4-bit codes take the 64-column tile again, summed: small_short_k).
+-- M = 1 13.33 -> 12.46; at M 9..16 4-bit codes take the 64-column tile again, whole on two 8-row
+-- blocks: small_short_k).
 -- Act-order layers keep the narrow tile there (untimed).
 -- Four warps along K (warp 16 x 32 x 64: 16 warps at 128 registers, as many per scheduler as
 -- Humming's kernel at M = 1) lost on every layer timed (bench/NOTES.md, "Session 15 (lead)": uint2
@@ -59,7 +60,8 @@ local function short_k(layer) return layer.padded_k <= 4096 end
 -- 18.82 -> 17.66, 17.98, 17.98; Humming 18.88, 18.94, 18.94), and at M 9..16 16-row ones, warps
 -- 16 x 32 x 64 (bench/results/H100-2026-12-07/s47-c-11085a6/: `hum tune` M 9 / 16 19.46 / 19.55 ->
 -- 19.36 / 19.14; side-by-side.py, two rounds, M 9 / 16: 20.26, 20.61 / 20.45, 20.70 -> 20.19, 20.13
--- / 20.00, 20.00; Humming 20.16, 19.90 / 20.51, 20.29); 1-bit codes keep two CTAs (untimed).
+-- / 20.00, 20.00; Humming 20.16, 19.90 / 20.51, 20.29); timed on channel scales at k = 8192
+-- alone (other K, group scales and zero points take it untimed); 1-bit codes keep two CTAs.
 local function rows8(layer) return not layer.act_order end
 -- Whether `tiles` tiles fill the device's SMs one each, with at most `idle` tenths of them idle
 -- (default 1).
@@ -85,16 +87,14 @@ end
 -- - on narrow layers whose 64-column tiles are at least 45 % of the SMs (4096 x 4096: 64 on 132;
 --   fewer, n = 1024, would leave most SMs idle whole, and are untimed): at M <= 8 those tiles
 --   whole, four stages, warps 8 x 32 x 64 (fitted per code width), half the SMs idle (s43-b:
---   12.96, 12.86 -> 12.70, 12.64; Humming 13.25, 12.90; the tune 11.66 -> 11.52); at M 9..16 those
---   tiles with their slices summed in the workspace, warps 16 x 16 x 128, four stages, for 4-bit
---   codes (s45-a, M = 16: 15.10, 15.26 on 128 columns -> 14.88, 14.88; Humming 14.72, 14.46; the
---   tune's pick of 49); the fit would widen other codes' warps to the 64 columns, two warps a
---   CTA, untimed. Where two row blocks of 8 fill the SMs (4096 x 4096: 128 tiles on 132), 4-bit
---   codes at M 9..16 take the M <= 8 tile whole instead, each n-block's weights read by both row
---   blocks (bench/results/H100-2026-12-07/s47-a-03d184cf923f/, H100, uint4 g128 fp16: `hum tune`
---   over the grid plus 16-row wgmma_ws and 8-row mma.sync tiles picked it, M 9 / 16 13.41 / 13.38
---   -> 12.10 / 12.10; side-by-side.py, three rounds, M 16: 14.66, 14.62 -> 13.06, 12.99; Humming
---   14.21, 14.34, 14.34).
+--   12.96, 12.86 -> 12.70, 12.64; Humming 13.25, 12.90; the tune 11.66 -> 11.52); at M 9..16 the
+--   same tile for 4-bit codes, on two row blocks of 8 (twice the tiles, so 90 % of the SMs or
+--   more: 4096 x 4096 128 on 132), each n-block's weights read by both (bench/results/
+--   H100-2026-12-07/s47-a-03d184cf923f/, H100, uint4 g128 fp16: `hum tune` over the grid plus
+--   16-row wgmma_ws and 8-row mma.sync tiles picked it, M 9 / 16 13.41 / 13.38 -> 12.10 / 12.10;
+--   side-by-side.py, three rounds, M 16: 14.66, 14.62 -> 13.06, 12.99; Humming 14.21, 14.34,
+--   14.34), where session 45's 16 x 64 x 256 tile summed in the workspace had read 14.88 (s45-a);
+--   other codes there take the 16-row rules below (untimed).
 -- Timed on uint4 g128 at k = 4096 alone: 3-bit and wider codes take it untimed, deeper K keeps
 -- the 128-column slices (n = 4096, k = 14336 lost on these tiles in s43-b's tune, as n = k = 8192
 -- on 64-column tiles whole at 97 %).
@@ -107,13 +107,8 @@ local function small_short_k(device, layer, rows)
     return whole(rows == 8 and mma(8, 128, 256, 8, 32, 128, 6) or mma(16, 128, 256, 16, 32, 128, 4))
   end
   if narrow(device, layer) and layer.padded_n / 64 * 20 >= device.sm_count * 9 then
-    if rows == 8 or (layer.weight_bits == 4 and fills(device, 2 * layer.padded_n / 64)) then
+    if rows == 8 or layer.weight_bits == 4 then
       return whole(mma(8, 64, 256, 8, 32, 64, 4))
-    end
-    if layer.weight_bits == 4 then
-      local t = mma(16, 64, 256, 16, 16, 128, 4)
-      t.stream_k_sum = "workspace"
-      return t
     end
   end
 end
@@ -124,7 +119,7 @@ local function small_m(device, layer, rows)
   if layer.act_order and layer.weight_bits == 4 and narrow(device, layer) and short_k(layer) then
     t = mma(16, 64, 256, 16, 16, 128, 6) -- act-order: 16 rows at any M (rows8)
   else
-    if not layer.a8 and not layer.act_order and layer.weight_bits == 2 and layer.padded_n % 64 == 0
+    if not layer.act_order and layer.weight_bits == 2 and layer.padded_n % 64 == 0
         and fills(device, layer.padded_n / 64) then
       return whole(rows == 8 and mma(8, 64, 256, 8, 32, 128, 4) or mma(16, 64, 256, 16, 32, 64, 4))
     end

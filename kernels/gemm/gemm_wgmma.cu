@@ -1079,7 +1079,8 @@ HUM_DEV CFactors c_factors(const hum_gemm_args &args, const Block &blk, int n0, 
 // The warp's accumulators of an n8 block j of tokens and a slab are two 8 x 8 matrices (h: rows g
 // and g + 8 of the slab's 16), each lane's pair of tokens 2 t, 2 t + 1 of one of their columns:
 // stored transposed, each matrix becomes eight 16-byte chunks, one per token, of eight columns of
-// N. One stmatrix stores what 32 16-bit stores did (a 128 x 128 tile: 64 a thread).
+// N. One stmatrix stores what four 16-bit stores a thread did (a 128 x 128 tile: 64 -> 16 a thread;
+// W4A8 MXFP4's 256-row epilogues spill 16-24 bytes with it, outside their main loops).
 template <int R0, int R1>
 HUM_DEV void stage_c(u32 cbase, const CFactors &f, int wg, int w, int lane, const Acc (&acc)[kSlabs][kAcc])
 {
@@ -1112,10 +1113,11 @@ HUM_DEV void stage_c(u32 cbase, const CFactors &f, int wg, int w, int lane, cons
 // Rows 0 .. R1 - R0 - 1 of the shared tile -> the rows of C of block blk's tokens R0 .. R1 - 1
 // (gemm/rows.cuh) in 16-byte row chunks; later stream-K slices add to what C holds. `reads_done`
 // runs once the thread has read all its chunks, before the last group of them is written: a
-// release of the tile there (kCInStage, four chunks a thread) waits for none of the stores to C.
-// The cluster's release is a membar of the GPU, which after the stores waited for them: 114 of
-// the math warps' 539 stall samples in the epilogue (W8A8 at M = 1024, H100, bench/results/
-// H100-2026-12-05/s34-a-974b04e-patched/; bench/NOTES.md, "Session 47 (lead)").
+// release of the tile there (kCInStage) no longer waits for that group's stores, nor, with one
+// split of four chunks a thread or fewer, for any store to C. The cluster's release is a membar of
+// the GPU, which after the stores waited for them: 114 of the math warps' 539 stall samples in the
+// epilogue (W8A8 at M = 1024, two splits, H100, bench/results/H100-2026-12-05/s34-a-974b04e-patched/;
+// bench/NOTES.md, "Session 47 (lead)").
 template <int R0, int R1, typename Reads>
 HUM_DEV void write_c(const hum_gemm_args &args, u32 cbase, const Block &blk, int n0, bool first, int tid,
                      Reads &&reads_done)

@@ -47,7 +47,7 @@ HUM_DEV void sts16(u32 addr, u16 a)
 // Two 8 x 8 matrices of 16-bit values stored transposed (sm_90): lane 4 g + t holds in r[i] the
 // pair of row g, columns 2 t and 2 t + 1, of matrix i; lane 8 i + r gives the address of the 16
 // bytes that take column r of matrix i (its rows 0..7 in order). Lanes 16..31 give none that is
-// read. The warp's 32 16-bit stores of a pair of columns become one instruction.
+// read. One instruction stores what four 16-bit stores a thread did.
 HUM_DEV void stmatrix_x2_trans(u32 addr, u32 r0, u32 r1)
 {
     asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};\n" ::"r"(addr), "r"(r0), "r"(r1)
