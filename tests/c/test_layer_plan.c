@@ -43,6 +43,17 @@ static void describe(hum_runtime *rt, const char *arch, const char *spec, char *
     }
 }
 
+/* The next line of f into line (size bytes): 1, or 0 at the end of the file and where the line does
+ * not fit (a failed check naming it: cut, its rest would read as lines of their own). */
+static int read_line(FILE *f, char *line, int size)
+{
+    if (!fgets(line, size, f))
+        return 0;
+    const size_t n = strlen(line);
+    return RT_CHECK(n + 1 < (size_t)size || line[n - 1] == '\n' || feof(f),
+                    "tests/data/dispatch_tables.txt: a line longer than %d bytes, starting '%.60s'", size - 2, line);
+}
+
 static void check_builtin_tables(hum_runtime *rt)
 {
     FILE *f = fopen(HUM_SOURCE_DIR "/tests/data/dispatch_tables.txt", "r");
@@ -50,9 +61,9 @@ static void check_builtin_tables(hum_runtime *rt)
         return;
     char line[512], want[4096] = "", arch[16], spec[256];
     int cases = 0;
-    for (int more = fgets(line, sizeof line, f) != NULL; more;) {
+    for (int more = read_line(f, line, sizeof line); more;) {
         if (line[0] == '#') {
-            more = fgets(line, sizeof line, f) != NULL;
+            more = read_line(f, line, sizeof line);
             continue;
         }
         /* one case: its header line, then its entry lines */
@@ -61,7 +72,7 @@ static void check_builtin_tables(hum_runtime *rt)
             break;
         snprintf(spec, sizeof spec, "%.*s", (int)(colon - line - strlen(arch) - 1), line + strlen(arch) + 1);
         snprintf(want, sizeof want, "%s", line);
-        while ((more = fgets(line, sizeof line, f) != NULL) && line[0] == ' ')
+        while ((more = read_line(f, line, sizeof line)) && line[0] == ' ')
             strncat(want, line, sizeof want - strlen(want) - 1);
         char got[4096];
         describe(rt, arch, spec, got, sizeof got);
