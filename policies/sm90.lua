@@ -337,12 +337,10 @@ return {
         return a8 and tile128 or deep and wg(family, 256, 128, 128, 3) or w8 and wg(family, 256, 128, 64, 3)
           or wg("wgmma", 256, 128, 64, 4)
       end
-      -- Narrow layers with a deep K above M = 384, on the "deep" entry: stream-K summed in the
-      -- workspace, the 32 tiles' slices meeting in parallel (s6-final-45ce098, extra.txt
-      -- `dense-l14a`: n = 4096, k = 14336 uint4 g128 fp16 M = 1024 188.46 -> 178.00; at M = 128
-      -- its 64 x 128 x 256 with sums was slower, 40.10 -> 41.04, and M 129..384 and the other
-      -- weights' entries are untimed: they keep the sums through C).
-      -- 16-bit A with integer weights on wgmma_ws runs those tiles whole, without stream-K: its
+      -- 16-bit A with integer weights on wgmma_ws runs its tiles above M = 384 whole, without
+      -- stream-K, narrow layers with a deep K too (their slices summed in the workspace had won
+      -- over sums through C: s6-final-45ce098, extra.txt `dense-l14a`, n = 4096, k = 14336 uint4
+      -- g128 fp16 M = 1024 188.46 -> 178.00): stream-K's
       -- slices start at k-blocks of their own, so the CTAs sweep K out of step and each column tile
       -- reads A (M = 1024, k = 14336: 29 MB) from DRAM where whole tiles, walking K together, share
       -- it in L2 (ncu, n = 4096, k = 14336, M = 1024 summed: 228 MB of DRAM traffic for 67 MB of A,
@@ -363,9 +361,17 @@ return {
       -- rounds, M 2048 / 8192 us: own C tile 409.4, 418.2 / 1683.2, 1767.4; C in the stage 402.4,
       -- 417.4 / 1693.1, 1742.6; with multicast 395.2, 407.1 / 1649.5, 1690.0; Humming 401.2, 401.0 /
       -- 1569.6, 1676.9; M = 512, one round, s26-call2-ebc8854/, C in the stage: 95.74, with
-      -- multicast 97.66, Humming 111.71). 4-bit codes keep their own C tile and two 256 x 128 x 128
-      -- stages: uint4 g128's three with C in the stage ran slower at M = 8192 (1635.0, 1657.2
-      -- against 1576.3, 1591.3), with multicast level (1575.7, 1602.0). 2-bit codes and fewer (a
+      -- multicast 97.66, Humming 111.71). 3- and 4-bit codes stage C in the slot too, without
+      -- multicast: three 256 x 128 x 128 stages where a C tile of their own left two. It lost at
+      -- M = 8192 while the slot waited for the stores to C (session 26: 1635.0, 1657.2 against
+      -- 1576.3, 1591.3); released once C is read back (11085a6) it wins at M 512..1024 and is level
+      -- above (bench/results/H100-2026-12-07/s48-a-5c437b621762/ab.txt, H100, n = k = 8192, hum
+      -- bench, three rounds, µs, own C tile -> slot: uint4 g128 fp16 M 512 93.25, 93.33, 93.42 ->
+      -- 89.81, 89.70, 89.66; 1024 176.19, 176.21, 176.35 -> 173.86, 174.46, 174.14; 2048 355.25,
+      -- 347.65, 347.70 -> 348.82, 352.43, 349.17; 8192 1545.2, 1595.9, 1612.4 -> 1577.4, 1594.6,
+      -- 1432.2; bf16 M 1024 174.24, 173.73, 174.03 -> 168.69, 169.76, 168.93; int zero points M 1024
+      -- 178.02, 178.24, 178.69 -> 173.79, 174.66, 174.22, 8192 1553.8, 1428.8, 1402.6 -> 1418.7,
+      -- 1406.0, 1418.4; uint3 untimed). 2-bit codes and fewer (a
       -- quarter of uint8's weight bytes) stage C in the slot with multicast and keep block K 128:
       -- three stages (bench/results/H100-2026-12-05/s29-a/ and s29-b/, H100, uint2 channel
       -- 8192 x 8192, hum bench, two rounds each, µs, own C tile -> C in the slot with multicast:
@@ -376,8 +382,9 @@ return {
       -- too). uint1 untimed.
       local two = layer.weight_bits and layer.weight_bits <= 2
       local last = short and tile128
-        or whole_big and whole(w8 and staged(big(), 5) or two and staged(big()) or big())
-        or thin and deep and summed(big()) or big()
+        or whole_big and whole(w8 and staged(big(), 5) or two and staged(big()) or deep and staged(big(), 3, false)
+          or big())
+        or big()
       -- W8A8 e4m3 above M = 1024: 192-row tiles, the promoted accumulators' two sets of 96 within
       -- the 232 registers of wgmma_ws's math threads (fewer bytes of A and weights per multiply-add;
       -- H200, n = k = 8192, bench/results/H200-2026-12-02/a8-2/: M 2048 / 4096 / 8192 285.17 /
@@ -389,7 +396,11 @@ return {
       -- per token it takes 256 rows (below). whole_fill 95 on the 192-row W8A8 entry is untaken:
       -- one round each, mixed (bench/results/H200-2026-12-05/s30-a-6a400dd/ab.txt, µs, M 1152 140.13
       -- -> 136.48, 1536 185.42 -> 180.30, 1920 228.90 -> 230.72; every tile whole at 8192, a 99 %
-      -- fill, 1063.17 -> 1093.06 in s29-d-73afc08/extra.txt)
+      -- fill, 1063.17 -> 1093.06 in s29-d-73afc08/extra.txt). W8A8 (channel or tensor weight
+      -- scales) stages C there in the last stage's slot, five stages where its own C tile left four,
+      -- without multicast (bench/results/H100-2026-12-07/s48-a-5c437b621762/ab.txt, H100, n = k =
+      -- 8192, hum bench, three rounds, µs: M 2048 245.28, 244.69, 244.75 -> 241.97, 242.27,
+      -- 242.50; 8192 892.59, 973.42, 959.34 -> 883.92, 881.94, 897.52; FP8 block-wise untimed)
       local e2m1_e4m3 = layer.a_dtype == "float8_e4m3fn" and layer.weight_float and layer.weight_bits == 4
         and layer.scale_dtype == "float8_e8m0"
       local mxfp4 = e2m1_e4m3 and layer.kernel_group < layer.padded_k
@@ -588,7 +599,10 @@ return {
       -- 180.21, 179.62; 2048 236.45, 255.06 -> 242.86, 242.91 / 258.37, 256.32. whole_fill 95 above
       -- M = 2048 lost (one round: 4096 505.26 -> 531.28, 8192 1040.80 -> 1091.49).
       if mx then rows[#rows + 1] = { 2048, filled(wg(family, 256, 128, 128, 3)) } end
-      if rows192 then rows[#rows + 1] = { math.huge, mx_big or wg(family, 192, 128, 128, 4) } end
+      if rows192 then
+        local t = wg(family, 192, 128, 128, 4)
+        rows[#rows + 1] = { math.huge, mx_big or w8a8 and layer.kgroup_k == 0 and staged(t, 5, false) or t }
+      end
       list = ranges(rows)
       -- W8A8 e4m3: the wgmma_ws entries take their weights by TMA as wgmma's shared-memory operand
       -- (weights_ss: no fragments for the math warps to load, no cp.async for the producer;

@@ -83,20 +83,21 @@ static void check_builtin_tables(hum_runtime *rt)
     RT_CHECK(cases == 153, "%d cases in tests/data/dispatch_tables.txt (153 expected)", cases);
 }
 
-/* The fields tests/data/dispatch_tables.txt leaves out, on sm_90a's last entry (M > 384, whole
- * 256-row tiles of 16-bit A): 8-bit integer codes stage C in the last stage's slot and multicast A
- * (policies/sm90.lua, bench/NOTES.md "Session 26 (lead)"), act-order layers too, and so do 2-bit
- * codes on three stages ("Session 29 (lead)"); 4-bit codes keep a C tile of their own and one CTA
- * per tile. */
+/* The fields tests/data/dispatch_tables.txt leaves out, on sm_90a's last entry: the whole 256-row
+ * tiles of 16-bit A above M = 384 stage C in the last stage's slot, 8-bit integer codes with A
+ * multicast (policies/sm90.lua, bench/NOTES.md "Session 26 (lead)"), act-order layers too, 2-bit
+ * codes on three stages ("Session 29 (lead)"), 4-bit codes on three without multicast ("Session 48
+ * (lead)"); W8A8 e4m3's 192-row tiles above M = 1024, under stream-K, on five without multicast. */
 static void check_last_entry_fields(hum_runtime *rt)
 {
     static const struct {
         const char *spec;
-        int c_tile, multicast_a, stages;
-    } cases[] = {{"n=8192,k=8192,w=uint8,a=float16", 1, 1, 5},
-                 {"n=8192,k=8192,w=uint8,a=bfloat16,group=128,actorder=1", 1, 1, 5},
-                 {"n=8192,k=8192,w=uint4,a=float16,group=128", 0, 0, 2},
-                 {"n=8192,k=8192,w=uint2,a=float16", 1, 1, 3}};
+        int block_m, stream_k, c_tile, multicast_a, stages;
+    } cases[] = {{"n=8192,k=8192,w=uint8,a=float16", 256, 0, 1, 1, 5},
+                 {"n=8192,k=8192,w=uint8,a=bfloat16,group=128,actorder=1", 256, 0, 1, 1, 5},
+                 {"n=8192,k=8192,w=uint4,a=float16,group=128", 256, 0, 1, 0, 3},
+                 {"n=8192,k=8192,w=uint2,a=float16", 256, 0, 1, 1, 3},
+                 {"n=8192,k=8192,w=e4m3,a=e4m3", 192, 1, 1, 0, 5}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         hum_layer_spec s;
         hum_layer_plan plan;
@@ -109,13 +110,14 @@ static void check_last_entry_fields(hum_runtime *rt)
                       hum_last_error()))
             continue;
         const hum_tuning *t = &plan.entries[plan.entry_count - 1];
-        RT_CHECK(t->m_min > 384 && t->kernel == HUM_GEMM_KERNEL_WGMMA_WS && t->block_m == 256 && !t->stream_k &&
-                     t->c_tile == cases[i].c_tile && t->multicast_a == cases[i].multicast_a &&
-                     t->stages == cases[i].stages,
+        RT_CHECK(t->m_min > 384 && t->kernel == HUM_GEMM_KERNEL_WGMMA_WS && t->block_m == cases[i].block_m &&
+                     t->stream_k == cases[i].stream_k && t->c_tile == cases[i].c_tile &&
+                     t->multicast_a == cases[i].multicast_a && t->stages == cases[i].stages,
                  "%s, sm_90a M %lld..: kernel %d block_m %d stream-K %d c_tile %d multicast_a %d stages %d, expected "
-                 "wgmma_ws, 256 rows whole, c_tile %d multicast_a %d stages %d",
+                 "wgmma_ws, block_m %d stream-K %d c_tile %d multicast_a %d stages %d",
                  cases[i].spec, (long long)t->m_min, t->kernel, t->block_m, t->stream_k, t->c_tile, t->multicast_a,
-                 t->stages, cases[i].c_tile, cases[i].multicast_a, cases[i].stages);
+                 t->stages, cases[i].block_m, cases[i].stream_k, cases[i].c_tile, cases[i].multicast_a,
+                 cases[i].stages);
     }
 }
 
