@@ -5,13 +5,17 @@
 #    kernels, and of hum's 14336 x 4096 at M = 1: the same weight bytes, hum 23.4 against 20.5 µs
 #    (s48-b), level with Humming on the first, 0.89 on the second;
 # 2. ncu --set full of the quantizer and GEMM kernels of W4A8 MXFP4 and W8A8 at M = 1024, where
-#    the quantizer in the call costs MXFP4 12.4 µs and W8A8 8.5 (s48-b, hum - hum-q).
+#    the quantizer in the call costs MXFP4 12.4 µs and W8A8 8.5 (s48-b, hum - hum-q);
+# first, bench/sweeps/s48/h2d-probe.py: W8A8's warm prepare (21.5-22 ms, bar 20) is its 67 MB
+# upload (17 ms, a pageable cuMemcpyHtoD) beside module loads that take 15 ms only then.
 set -u
 t0=$(date +%s)
 B=$(( $(head -1 .exp/s48-c.sh | sed "s/# timeout: //") - 10 ))
 left() { echo $((B - ($(date +%s) - t0))); }
 export PYTHONPATH=$PWD/python:${PYTHONPATH:-} HUM_LIBRARY=$PWD/build/runtime/libhum.so
 export HUM_CACHE_DIR=/tmp/ncu-cache
+timeout 60 python3 bench/sweeps/s48/h2d-probe.py 67 > $R/h2d.txt 2>&1
+echo "h2d exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
 ncu1() { # NAME IMPL CASE M KERNELS COUNT
   [ $(left) -gt 50 ] || return
   timeout $(($(left) - 10)) ncu --set full --import-source no --nvtx --nvtx-include "ncu/" -k regex:$5 -c $6 \
