@@ -1,4 +1,4 @@
-# timeout: 240
+# timeout: 150
 # Session 48's third call (bench/sweeps/run-call.sh), on main's head (9c9ac72's kernels and
 # tables, labelled 34 / 34 on an H100 in s48-b): profiles for the next steps, nothing timed.
 # 1. ncu --set full of Llama 4096 x 14336 uint4 g128 fp16 at M = 1, hum's GEMM and Humming's
