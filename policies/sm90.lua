@@ -291,7 +291,8 @@ return {
     local list
     if layer.kernels.wgmma then
       -- three 256 x 128 x 128 stages fit 227 KiB with 4-bit weights and scale groups of 32 or
-      -- more (wgmma_ws, beside its own epilogue tile, two); wider weights or finer groups take
+      -- more (wgmma_ws; beside its own epilogue tile, two: `last` below stages C in the third's
+      -- slot for integer codes); wider weights or finer groups take
       -- four 256 x 128 x 64 stages, with 16-bit A on plain wgmma, but 8-bit integer weights on
       -- wgmma_ws with the three that fit (s6-final-45ce098, extra.txt `dense-w8a`: uint8 channel
       -- fp16 8192 x 8192, M 1024 / 8192 224.99 / 1697.70 -> 204.74 / 1518.02; M 65..128's
@@ -340,8 +341,8 @@ return {
       -- 16-bit A with integer weights on wgmma_ws runs its tiles above M = 384 whole, without
       -- stream-K, narrow layers with a deep K too (their slices summed in the workspace had won
       -- over sums through C: s6-final-45ce098, extra.txt `dense-l14a`, n = 4096, k = 14336 uint4
-      -- g128 fp16 M = 1024 188.46 -> 178.00): stream-K's
-      -- slices start at k-blocks of their own, so the CTAs sweep K out of step and each column tile
+      -- g128 fp16 M = 1024 188.46 -> 178.00): stream-K's slices start at k-blocks of their own,
+      -- so the CTAs sweep K out of step and each column tile
       -- reads A (M = 1024, k = 14336: 29 MB) from DRAM where whole tiles, walking K together, share
       -- it in L2 (ncu, n = 4096, k = 14336, M = 1024 summed: 228 MB of DRAM traffic for 67 MB of A,
       -- weights and C, L2 hit rate 70 %; bench/sweeps/dense10.sh, bench/results/H200-2026-12-02/s9-dense10/call1/: that layer at
@@ -361,18 +362,22 @@ return {
       -- rounds, M 2048 / 8192 us: own C tile 409.4, 418.2 / 1683.2, 1767.4; C in the stage 402.4,
       -- 417.4 / 1693.1, 1742.6; with multicast 395.2, 407.1 / 1649.5, 1690.0; Humming 401.2, 401.0 /
       -- 1569.6, 1676.9; M = 512, one round, s26-call2-ebc8854/, C in the stage: 95.74, with
-      -- multicast 97.66, Humming 111.71). 3- and 4-bit codes stage C in the slot too, without
-      -- multicast: three 256 x 128 x 128 stages where a C tile of their own left two. It lost at
-      -- M = 8192 while the slot waited for the stores to C (session 26: 1635.0, 1657.2 against
-      -- 1576.3, 1591.3); released once C is read back (11085a6) it wins at M 512..1024 and is level
-      -- above (bench/results/H100-2026-12-07/s48-a-5c437b621762/ab.txt, H100, n = k = 8192, hum
-      -- bench, three rounds, µs, own C tile -> slot: uint4 g128 fp16 M 512 93.25, 93.33, 93.42 ->
-      -- 89.81, 89.70, 89.66; 1024 176.19, 176.21, 176.35 -> 173.86, 174.46, 174.14; 2048 355.25,
-      -- 347.65, 347.70 -> 348.82, 352.43, 349.17; 8192 1545.2, 1595.9, 1612.4 -> 1577.4, 1594.6,
-      -- 1432.2; bf16 M 1024 174.24, 173.73, 174.03 -> 168.69, 169.76, 168.93; int zero points M 1024
-      -- 178.02, 178.24, 178.69 -> 173.79, 174.66, 174.22, 8192 1553.8, 1428.8, 1402.6 -> 1418.7,
-      -- 1406.0, 1418.4; uint3 untimed). 2-bit codes and fewer (a
-      -- quarter of uint8's weight bytes) stage C in the slot with multicast and keep block K 128:
+      -- multicast 97.66, Humming 111.71). 3- and 4-bit integer codes stage C in the slot too, on
+      -- three 256 x 128 x 128 stages where a C tile of their own left two. On an H200 in session 26
+      -- that lost at M = 8192 (1635.0, 1657.2 against 1576.3, 1591.3; cause not measured) and
+      -- was level with multicast (1575.7, 1602.0). Since 11085a6 releases the slot once C is read
+      -- back, without multicast it wins at M 512 / 1024 on an H100, within the rounds' spread
+      -- (up to 10 % at M 8192 on that card) above (bench/results/H100-2026-12-07/
+      -- s48-a-5c437b621762/ab.txt, n = k = 8192, hum bench, three rounds, µs, own C tile -> slot:
+      -- uint4 g128 fp16 M 512 93.25, 93.33, 93.42 -> 89.81, 89.70, 89.66; 1024 176.19, 176.21,
+      -- 176.35 -> 173.86, 174.46, 174.14; 2048 355.25, 347.65, 347.70 -> 348.82, 352.43, 349.17;
+      -- 8192 1545.2, 1595.9, 1612.4 -> 1577.4, 1594.6, 1432.2; bf16 M 1024 174.24, 173.73, 174.03
+      -- -> 168.69, 169.76, 168.93, 8192 1463.6, 1356.0, 1507.2 -> 1496.2, 1560.0, 1362.8; int zero
+      -- points M 1024 178.02, 178.24, 178.69 -> 173.79, 174.66, 174.22, 8192 1553.8, 1428.8,
+      -- 1402.6 -> 1418.7, 1406.0, 1418.4). Untimed: uint3; multicast with the early release; the
+      -- H200 since 11085a6. e2m1 codes with 16-bit A (untimed) keep their own C tile. 2-bit codes
+      -- and fewer (a quarter of uint8's weight bytes) stage C in the slot with multicast and keep
+      -- block K 128:
       -- three stages (bench/results/H100-2026-12-05/s29-a/ and s29-b/, H100, uint2 channel
       -- 8192 x 8192, hum bench, two rounds each, µs, own C tile -> C in the slot with multicast:
       -- M 512 89.33, 89.07 -> 86.29, 86.78; 1024 168.03, 167.47 -> 167.34, 167.10; 2048 338.59,
@@ -382,8 +387,8 @@ return {
       -- too). uint1 untimed.
       local two = layer.weight_bits and layer.weight_bits <= 2
       local last = short and tile128
-        or whole_big and whole(w8 and staged(big(), 5) or two and staged(big()) or deep and staged(big(), 3, false)
-          or big())
+        or whole_big and whole(w8 and staged(big(), 5) or two and staged(big())
+          or not layer.weight_float and staged(big(), 3, false) or big())
         or big()
       -- W8A8 e4m3 above M = 1024: 192-row tiles, the promoted accumulators' two sets of 96 within
       -- the 232 registers of wgmma_ws's math threads (fewer bytes of A and weights per multiply-add;
@@ -400,7 +405,8 @@ return {
       -- scales) stages C there in the last stage's slot, five stages where its own C tile left four,
       -- without multicast (bench/results/H100-2026-12-07/s48-a-5c437b621762/ab.txt, H100, n = k =
       -- 8192, hum bench, three rounds, µs: M 2048 245.28, 244.69, 244.75 -> 241.97, 242.27,
-      -- 242.50; 8192 892.59, 973.42, 959.34 -> 883.92, 881.94, 897.52; FP8 block-wise untimed)
+      -- 242.50; 8192 892.59, 973.42, 959.34 -> 883.92, 881.94, 897.52; H200 untimed; FP8
+      -- block-wise keeps its own C tile, untimed in the slot)
       local e2m1_e4m3 = layer.a_dtype == "float8_e4m3fn" and layer.weight_float and layer.weight_bits == 4
         and layer.scale_dtype == "float8_e8m0"
       local mxfp4 = e2m1_e4m3 and layer.kernel_group < layer.padded_k

@@ -84,10 +84,12 @@ static void check_builtin_tables(hum_runtime *rt)
 }
 
 /* The fields tests/data/dispatch_tables.txt leaves out, on sm_90a's last entry: the whole 256-row
- * tiles of 16-bit A above M = 384 stage C in the last stage's slot, 8-bit integer codes with A
- * multicast (policies/sm90.lua, bench/NOTES.md "Session 26 (lead)"), act-order layers too, 2-bit
- * codes on three stages ("Session 29 (lead)"), 4-bit codes on three without multicast ("Session 48
- * (lead)"); W8A8 e4m3's 192-row tiles above M = 1024, under stream-K, on five without multicast. */
+ * tiles of 16-bit A and integer codes above M = 384 stage C in the last stage's slot, 8-bit codes
+ * with A multicast (policies/sm90.lua, bench/NOTES.md "Session 26 (lead)"), act-order layers too,
+ * 2-bit codes on three stages ("Session 29 (lead)"), 3- and 4-bit codes on three without
+ * multicast, narrow layers too ("Session 48 (lead)"); e2m1 codes keep a C tile of their own and
+ * two stages; W8A8 e4m3's 192-row tiles above M = 1024, under stream-K, stage C on five without
+ * multicast. */
 static void check_last_entry_fields(hum_runtime *rt)
 {
     static const struct {
@@ -96,6 +98,8 @@ static void check_last_entry_fields(hum_runtime *rt)
     } cases[] = {{"n=8192,k=8192,w=uint8,a=float16", 256, 0, 1, 1, 5},
                  {"n=8192,k=8192,w=uint8,a=bfloat16,group=128,actorder=1", 256, 0, 1, 1, 5},
                  {"n=8192,k=8192,w=uint4,a=float16,group=128", 256, 0, 1, 0, 3},
+                 {"n=4096,k=14336,w=uint4,a=float16,group=128", 256, 0, 1, 0, 3},
+                 {"n=8192,k=8192,w=e2m1,a=bfloat16,group=32,scale=e8m0", 256, 0, 0, 0, 2},
                  {"n=8192,k=8192,w=uint2,a=float16", 256, 0, 1, 1, 3},
                  {"n=8192,k=8192,w=e4m3,a=e4m3", 192, 1, 1, 0, 5}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
