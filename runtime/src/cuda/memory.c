@@ -3,6 +3,7 @@
 #include "device.h"
 #include "internal.h"
 
+#include <pthread.h>
 #include <stdint.h>
 
 static CUdeviceptr device_address(const void *p)
@@ -48,6 +49,11 @@ hum_status hum_device_free(void *dptr)
  * prepare that way on an H100's host (bench/NOTES.md, sessions 48 and 49). */
 #define PIN_MIN_BYTES ((size_t)4 << 20)
 
+/* Held over every host-to-device copy, from register to unregister: otherwise a thread could copy
+ * pages that another thread's copy has locked (its own registration refused as overlapping, or a
+ * short source that needs none) as locked memory while that one unlocks them. */
+static pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* Page-locks `bytes` bytes at `src` for one copy: whether it did (the caller unregisters them).
  * Read-only first, as a checkpoint's mmap (PROT_READ) needs; plain where the device has no
  * read-only registration. Any other refusal (memory the host page-locked itself, a range
@@ -55,8 +61,6 @@ hum_status hum_device_free(void *dptr)
  * which needs none. */
 static int pin_for_copy(const hum_cuda_api *cu, const void *src, size_t bytes)
 {
-    if (bytes < PIN_MIN_BYTES)
-        return 0;
     void *p = (void *)(uintptr_t)src;
     CUresult r = cu->cuMemHostRegister(p, bytes, CU_MEMHOSTREGISTER_READ_ONLY);
     if (r == CUDA_ERROR_NOT_SUPPORTED)
@@ -74,13 +78,15 @@ hum_status hum_memcpy_htod(void *dst, const void *src, size_t bytes)
     if (st != HUM_OK)
         return st;
     const hum_cuda_api *cu = hum_cuda();
-    const int pinned = pin_for_copy(cu, src, bytes);
+    pthread_mutex_lock(&pin_lock);
+    const int pinned = bytes >= PIN_MIN_BYTES && pin_for_copy(cu, src, bytes);
     st = finish(hum_cuda_check(cu->cuMemcpyHtoD(device_address(dst), src, bytes), "cuMemcpyHtoD"));
     if (pinned) {
         const hum_status un = hum_cuda_check(cu->cuMemHostUnregister((void *)(uintptr_t)src), "cuMemHostUnregister");
         if (st == HUM_OK)
             st = un;
     }
+    pthread_mutex_unlock(&pin_lock);
     return st;
 }
 
