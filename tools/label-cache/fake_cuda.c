@@ -279,21 +279,6 @@ static CUresult fake_cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t bytes)
     return fake_cuMemcpy((CUdeviceptr)(uintptr_t)dst, src, bytes);
 }
 
-/* nothing to page-lock: the fake's "device" memory is host memory */
-static CUresult fake_cuMemHostRegister(void *p, size_t bytes, unsigned int flags)
-{
-    (void)p;
-    (void)bytes;
-    (void)flags;
-    return CUDA_SUCCESS;
-}
-
-static CUresult fake_cuMemHostUnregister(void *p)
-{
-    (void)p;
-    return CUDA_SUCCESS;
-}
-
 static CUresult fake_cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t bytes, CUstream stream)
 {
     (void)stream;

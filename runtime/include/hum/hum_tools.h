@@ -544,11 +544,6 @@ hum_status hum_device_free(void *dptr);
  * host's own cuMemAlloc) on the device side and ordinary host memory on the other. Synchronous:
  * on return the destination holds the data (they run on, and wait for, the legacy default stream
  * of the pointer's context), so work on any stream may use it next. Not for the hot path.
- * hum_memcpy_htod page-locks a host source of 4 MiB or more for the copy (cuMemHostRegister,
- * read-only where the device allows it) and unlocks it after; memory the host page-locked itself
- * stays locked, and a source the driver will not lock is copied as pageable memory. These copies
- * run one at a time in the process; while one runs, the host's own cuMemHostRegister of the same
- * pages fails (CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED).
  * 0 bytes is a no-op. HUM_ERR_INVALID_ARG for NULL or an unknown device pointer. */
 hum_status hum_memcpy_htod(void *dst, const void *src, size_t bytes);
 hum_status hum_memcpy_dtoh(void *dst, const void *src, size_t bytes);

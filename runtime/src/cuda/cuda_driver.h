@@ -52,8 +52,6 @@ enum { HUM_CUDA_MIN_DRIVER_VERSION = 12000 };
     X(cuMemcpy, 4000)                                                                              \
     X(cuMemcpyAsync, 4000)                                                                         \
     X(cuMemcpyHtoD, 3020)                                                                          \
-    X(cuMemHostRegister, 6050)                                                                     \
-    X(cuMemHostUnregister, 4000)                                                                   \
     X(cuMemcpyDtoH, 3020)                                                                          \
     X(cuMemcpyHtoDAsync, 3020)                                                                     \
     X(cuMemcpyDtoHAsync, 3020)                                                                     \

@@ -3,7 +3,6 @@
 #include "device.h"
 #include "internal.h"
 
-#include <pthread.h>
 #include <stdint.h>
 
 static CUdeviceptr device_address(const void *p)
@@ -43,31 +42,6 @@ hum_status hum_device_free(void *dptr)
     return st == HUM_OK ? hum_cuda_check(hum_cuda()->cuMemFree(device_address(dptr)), "cuMemFree") : st;
 }
 
-/* Host sources this long or longer are page-locked for their copy, which the DMA engine then reads
- * straight from the host's pages; from pageable memory the driver copies through its own staging
- * buffers, on the calling thread: a 67 MB layer (W8A8 n = k = 8192) took 17 ms of a 22 ms warm
- * prepare that way on an H100's host (bench/NOTES.md, sessions 48 and 49). */
-#define PIN_MIN_BYTES ((size_t)4 << 20)
-
-/* Held over every host-to-device copy, from register to unregister: otherwise a thread could copy
- * pages that another thread's copy has locked (its own registration refused as overlapping, or a
- * short source that needs none) as locked memory while that one unlocks them. */
-static pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* Page-locks `bytes` bytes at `src` for one copy: whether it did (the caller unregisters them).
- * Read-only first, as a checkpoint's mmap (PROT_READ) needs; plain where the device has no
- * read-only registration. Any other refusal (memory the host page-locked itself, a range
- * overlapping another thread's registration, the locked-memory limit) leaves the pageable copy,
- * which needs none. */
-static int pin_for_copy(const hum_cuda_api *cu, const void *src, size_t bytes)
-{
-    void *p = (void *)(uintptr_t)src;
-    CUresult r = cu->cuMemHostRegister(p, bytes, CU_MEMHOSTREGISTER_READ_ONLY);
-    if (r == CUDA_ERROR_NOT_SUPPORTED)
-        r = cu->cuMemHostRegister(p, bytes, 0);
-    return r == CUDA_SUCCESS;
-}
-
 hum_status hum_memcpy_htod(void *dst, const void *src, size_t bytes)
 {
     if (bytes == 0)
@@ -75,19 +49,8 @@ hum_status hum_memcpy_htod(void *dst, const void *src, size_t bytes)
     if (!src)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_memcpy_htod: host source is NULL");
     hum_status st = hum_device_bind_pointer(dst, "hum_memcpy_htod: device destination");
-    if (st != HUM_OK)
-        return st;
-    const hum_cuda_api *cu = hum_cuda();
-    pthread_mutex_lock(&pin_lock);
-    const int pinned = bytes >= PIN_MIN_BYTES && pin_for_copy(cu, src, bytes);
-    st = finish(hum_cuda_check(cu->cuMemcpyHtoD(device_address(dst), src, bytes), "cuMemcpyHtoD"));
-    if (pinned) {
-        const hum_status un = hum_cuda_check(cu->cuMemHostUnregister((void *)(uintptr_t)src), "cuMemHostUnregister");
-        if (st == HUM_OK)
-            st = un;
-    }
-    pthread_mutex_unlock(&pin_lock);
-    return st;
+    return finish(
+        st == HUM_OK ? hum_cuda_check(hum_cuda()->cuMemcpyHtoD(device_address(dst), src, bytes), "cuMemcpyHtoD") : st);
 }
 
 hum_status hum_memcpy_dtoh(void *dst, const void *src, size_t bytes)
