@@ -22,10 +22,10 @@ ncu1() { # NAME IMPL CASE M KERNELS COUNT
 ncu1 w8a8-1024-hum hum w8a8 1024 hum_gemm 1
 ncu1 l14336-humming humming llama-4096x14336 1 . 2
 if [ $(left) -gt 30 ]; then
-  # function names, not demangled ones: those start "void hum_...", which the filter let through
-  # in the run recorded (s49-c profiled hum's repack and selfcheck kernels instead)
+  # cuBLASLt's fp8 kernels by name (nvjet_...): the recorded run filtered demangled names with
+  # '^(?!hum_)', which "void hum_..." passed, and profiled hum's repack and selfcheck kernels
   HUM_CACHE_DIR=/tmp/ncu-cache timeout $(($(left) - 10)) ncu --set full \
-    -k 'regex:^(?!hum_)' -c 4 -o $R/cublaslt-w8a8-1024 build/runtime/hum bench --layer n=8192,k=8192,w=e4m3,a=e4m3 \
+    -k 'regex:nvjet' -c 2 -o $R/cublaslt-w8a8-1024 build/runtime/hum bench --layer n=8192,k=8192,w=e4m3,a=e4m3 \
     --m 1024 --warmup 1 --reps 1 > $R/cublaslt-w8a8-1024.log 2>&1
   echo "ncu cublaslt exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
   ncu -i $R/cublaslt-w8a8-1024.ncu-rep --page details --print-units base > $R/cublaslt-w8a8-1024.txt 2>&1

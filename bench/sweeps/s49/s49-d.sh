@@ -1,5 +1,6 @@
 # timeout: 150
-# Session 49's fourth call (bench/sweeps/run-call.sh), main's final code (build e1748b9). W8A8 at
+# For a next call (bench/sweeps/run-call.sh; session 49 had too little device time left to start
+# it), on main's final code (build e1748b9 or later with the same kernels). W8A8 at
 # M = 8192 read 958-998 us in hum bench runs over M 1024, 2048, 8192 (warmup 20, reps 100) and
 # 871-880 in runs of M 8192 alone (warmup 10, reps 50), while cuBLASLt fp8 read 839-867 in both
 # (s49-a, s49-b; s48-a shows the same two clusters). Which of the two differences moves hum:
