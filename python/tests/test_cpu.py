@@ -35,6 +35,17 @@ def test_checkpoint_round_trip(rt, tmp_path, writer):
     np.testing.assert_array_equal(back.dequant(), w.dequant())
 
 
+@pytest.mark.parametrize("writer", ["gptq", "awq"])
+def test_writers_keep_a_users_files(tmp_path, writer):
+    """A directory that already holds a file the writer would write is refused, the file kept."""
+    (tmp_path / "config.json").write_text('{"mine": true}')
+    w = hum.quantize(random_weights(5), weight="uint4", group_size=128, zero_point="int")
+    with pytest.raises(hum.HumError, match="config.json exists: not replaced"):
+        getattr(hum, "write_" + writer)(tmp_path, {LAYERS[0]: w})
+    assert (tmp_path / "config.json").read_text() == '{"mine": true}'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["config.json"]
+
+
 def test_dequant_is_the_quantized_weight(rt, gptq_dir):
     """GPTQ-style rounding keeps every weight within half a quantization step of the original."""
     w = rt.load_standard(gptq_dir, LAYERS[0])

@@ -166,6 +166,38 @@ static void failed_writes(const hum_standard_weight *w)
     free(d);
 }
 
+/* A directory that holds any file a writer would write is refused before anything is written,
+ * and the host's file stays as it was: a user's weights under GPTQ's and AWQ's name, and a
+ * quantize_config.json, which only GPTQ writes (AWQ writes beside it). */
+static void refuses_existing(const hum_standard_weight *w)
+{
+    hum_checkpoint_write_options v2 = {.gptq_v2 = 1};
+    char *d = fmt_tmpdir("write-existing");
+    FMT_CHECK(fmt_write_text(fmt_path(d, "model.safetensors"), "precious") == 0, "writing the user's file");
+    FMT_EXPECT_ERROR(hum_checkpoint_write_gptq(d, &layer, w, 1, &v2), HUM_ERR_IO, "gptq over a user's weights",
+                     "model.safetensors exists: not replaced");
+    FMT_EXPECT_ERROR(hum_checkpoint_write_awq(d, &layer, w, 1, NULL), HUM_ERR_IO, "awq over a user's weights",
+                     "model.safetensors exists: not replaced");
+    size_t size = 0;
+    unsigned char *kept = fmt_read_bytes(fmt_path(d, "model.safetensors"), &size);
+    FMT_CHECK(kept && size == 8 && memcmp(kept, "precious", 8) == 0, "a refused write changed the user's file");
+    free(kept);
+    FMT_CHECK(entries(d) == 1, "a refused write left %d entries in %s (expected the user's file alone)", entries(d), d);
+    fmt_rmtree(d);
+    free(d);
+
+    d = fmt_tmpdir("write-beside");
+    FMT_CHECK(fmt_write_text(fmt_path(d, "quantize_config.json"), "{}") == 0, "writing quantize_config.json");
+    FMT_EXPECT_ERROR(hum_checkpoint_write_gptq(d, &layer, w, 1, &v2), HUM_ERR_IO, "gptq over quantize_config.json",
+                     "quantize_config.json exists: not replaced");
+    FMT_CHECK(entries(d) == 1, "a refused write left %d entries in %s", entries(d), d);
+    FMT_CHECK(hum_checkpoint_write_awq(d, &layer, w, 1, NULL) == HUM_OK, "awq beside quantize_config.json: %s",
+              hum_last_error());
+    FMT_CHECK(entries(d) == 3, "awq wrote %d entries beside quantize_config.json, expected 3", entries(d));
+    fmt_rmtree(d);
+    free(d);
+}
+
 static void awq_round_trip_and_errors(void)
 {
     fmt_rng r = {5};
@@ -188,6 +220,7 @@ static void awq_round_trip_and_errors(void)
         FMT_CHECK(hum_checkpoint_write_awq(b, &layer, &w, 1, NULL) == HUM_OK, "awq write: %s", hum_last_error());
         FMT_CHECK(entries(b) == 2, "awq wrote %d files, expected model.safetensors and config.json", entries(b));
         failed_writes(&w);
+        refuses_existing(&w);
         same_tensor(a, b, "qweight", "awq");
         same_tensor(a, b, "qzeros", "awq");
         same_tensor(a, b, "scales", "awq");

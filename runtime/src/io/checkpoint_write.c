@@ -1,7 +1,8 @@
 /* GPTQ and AWQ checkpoint writers: standard weights back to the layouts AutoGPTQ and AutoAWQ
  * write (the inverse of formats/gptq.lua and formats/awq.lua). */
-#include "internal.h"
+#include "file_write.h"
 #include "hum_ffi.h"
+#include "internal.h"
 #include "standard.h"
 
 #include <errno.h>
@@ -363,28 +364,48 @@ static hum_status write_configs(staged *st, const hum_standard_weight *w0, int a
     return s == HUM_OK ? write_text(st, OUT_QUANTIZE_CONFIG, text) : s;
 }
 
-/* Renames the staged files into place, the configs first and the weights last, so that a
- * reader that sees model.safetensors sees its config too. */
-static hum_status commit(staged *st)
+/* The order the files go into place: the configs first and the weights last, so that a reader
+ * that sees model.safetensors sees its config too. */
+static const int commit_order[OUT_FILES] = {OUT_CONFIG, OUT_QUANTIZE_CONFIG, OUT_MODEL};
+
+static hum_status exists_error(const staged *st, int i)
 {
-    static const int order[OUT_FILES] = {OUT_CONFIG, OUT_QUANTIZE_CONFIG, OUT_MODEL};
+    return hum_fail(HUM_ERR_IO, "%s exists: not replaced (a checkpoint is written only where none of its files is)",
+                    st->path[i]);
+}
+
+/* Refuses a directory that holds any of the files already (an entry of any kind at the name),
+ * before anything is written. */
+static hum_status check_absent(const staged *st)
+{
     for (int j = 0; j < OUT_FILES; j++) {
-        int i = order[j];
-        if (!st->used[i])
-            continue;
+        const int i = commit_order[j];
         struct stat sb;
-        int existed = lstat(st->path[i], &sb) == 0;
-        if (rename(st->tmp[i], st->path[i]) != 0)
-            return hum_fail(HUM_ERR_IO, "%s: cannot write (through %s): %s", st->path[i], st->tmp[i], strerror(errno));
-        st->written[i] = 0;
-        st->placed[i] = !existed;
+        if (st->used[i] && lstat(st->path[i], &sb) == 0)
+            return exists_error(st, i);
     }
     return HUM_OK;
 }
 
-/* After a failure: removes the staging files and every file this call put where none was. (A
- * file it replaced cannot be brought back; commit renames last, after every write succeeded,
- * so only a failing rename gets there.) */
+/* Moves the staged files into place, each only where no entry stands, even one made since
+ * check_absent looked. */
+static hum_status commit(staged *st)
+{
+    for (int j = 0; j < OUT_FILES; j++) {
+        const int i = commit_order[j];
+        if (!st->used[i])
+            continue;
+        if (hum_io_commit(st->tmp[i], st->path[i], 0) != 0)
+            return errno == EEXIST ? exists_error(st, i)
+                                   : hum_fail(HUM_ERR_IO, "%s: cannot write (through %s): %s", st->path[i], st->tmp[i],
+                                              strerror(errno));
+        st->written[i] = 0;
+        st->placed[i] = 1;
+    }
+    return HUM_OK;
+}
+
+/* After a failure: removes the staging files and every file this call put in place. */
 static void discard(const staged *st)
 {
     for (int i = 0; i < OUT_FILES; i++) {
@@ -419,6 +440,8 @@ static hum_status write_checkpoint(const char *dir, const char *const *names, co
         else if (errno != EEXIST)
             s = hum_fail(HUM_ERR_IO, "%s: cannot create directory: %s", dir, strerror(errno));
     }
+    if (s == HUM_OK)
+        s = check_absent(&st);
     const char *meta[] = {"format", "pt", NULL};
     if (s == HUM_OK) {
         s = hum_safetensors_write(st.tmp[OUT_MODEL], f.t, f.n, meta);
