@@ -52,8 +52,11 @@ function policy.validate_tunings(list, p)
     end
   end
   local expect = 1
-  for i, e in ipairs(list) do
+  -- every index up to #list, which a list with a hole may report past it
+  for i = 1, #list do
+    local e = list[i]
     local at = string.format("%s entry %d", where, i)
+    if e == nil then bad(at, "is missing (nil): the list has a gap") end
     if type(e) ~= "table" then bad(at, "expected a table, got " .. type(e)) end
     for k in pairs(e) do
       if k ~= "m_min" and k ~= "m_max" and k ~= "tuning" then
@@ -258,6 +261,12 @@ local function compile(src, limits)
   end
   if type(p.name) ~= "string" or p.name == "" then
     bad(where, "'name' must be a non-empty string, got " .. show(p.name))
+  end
+  -- printed as it is by hum info and in every policy error
+  if p.name:find("%c") then
+    bad(where, "'name' must hold no control characters, got '" .. p.name:gsub("%c", function(c)
+      return string.format("\\x%02x", c:byte())
+    end) .. "'")
   end
   if p.description ~= nil and type(p.description) ~= "string" then
     bad(where, "'description' must be a string, got " .. show(p.description))

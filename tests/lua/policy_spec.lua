@@ -133,6 +133,8 @@ describe("policy.load keeps the old set", function()
     rejected("return 'sm90'\n", "^/site/zz%.lua: a policy file must return a table")
     rejected("return { name = 'x', applies = function() return true end }\n", "'tunings' must be a function")
     rejected("return { name = '', applies = function() end, tunings = function() end }\n", "'name' must be")
+    rejected("return { name = 'a\\27[31m\\nb', applies = function() end, tunings = function() end }\n",
+      "'name' must hold no control characters")
     rejected("return { name = 'x', applies = true, tunings = function() end }\n", "'applies' must be a function")
     rejected("return { name = 'x', applies = function() end, tunings = function() end, stages = 3 }\n",
       "unknown field 'stages'")
@@ -177,6 +179,9 @@ describe("tunings validation", function()
     bad("{ { m_min = 1, m_max = 2^63, tuning = " .. t .. " }, { m_min = 2^63 + 1, m_max = math.huge, tuning = " .. t
       .. " } }", "entry 1: m_max = 9.2233720368548e+18: expected an integer >= m_min (1) and below 2^53")
     bad("{ { m_min = 1, m_max = math.huge, tuning = " .. t .. " }, extra = 1 }", "non-sequence key 'extra'")
+    -- a hole: ipairs stopped before it, and C's plan refused "entry 0 covers M 0..0" naming no policy
+    bad("(function() local r = { { m_min = 1, m_max = 8, tuning = " .. t .. " }, { m_min = 9, m_max = math.huge, "
+      .. "tuning = " .. t .. " } }; r[1] = nil; return r end)()", "entry 1: is missing (nil): the list has a gap")
     -- a misspelt or stray key of an entry was ignored, while one inside its tuning is refused
     bad("{ { m_min = 1, m_max = math.huge, tuning = " .. t .. ", bar = 1 } }",
       "entry 1: has an unknown field 'bar' (an entry holds m_min, m_max and tuning)")
