@@ -7,12 +7,17 @@ import os
 
 
 def text(value, what):
-    """`value` (a str) as C text; TypeError for another type, ValueError for a NUL in it."""
+    """`value` (a str) as C text (UTF-8); TypeError for another type, ValueError for a NUL in it
+    or a character UTF-8 cannot hold (a lone surrogate)."""
     if not isinstance(value, str):
         raise TypeError("%s must be a str, got %s" % (what, type(value).__name__))
     if "\0" in value:
         raise ValueError("%s %r holds a NUL character, where C would end it" % (what, value))
-    return value.encode()
+    try:
+        return value.encode()
+    except UnicodeEncodeError as e:
+        raise ValueError("%s %r holds %r, which UTF-8 cannot encode" % (what, value, e.object[e.start:e.end])) \
+            from None
 
 
 def path(value, what):

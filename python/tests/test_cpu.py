@@ -226,6 +226,8 @@ def test_arguments_checked_before_c(rt, gptq_dir):
         rt.load_standard(gptq_dir, LAYERS[0] + "\0x")
     with pytest.raises(ValueError, match="NUL"):
         hum.spec_weight("n=64,k=64\0,w=bogus")
+    with pytest.raises(ValueError, match="spec .* which UTF-8 cannot encode"):
+        hum.spec_weight("n=64,k=64\udcff")
     with pytest.raises(TypeError, match="spec must be a str"):
         hum.spec_weight(None)
     with pytest.raises(TypeError, match="load_standard name must be a str"):
