@@ -20,10 +20,12 @@
 #include "cli_output.h"
 #include "cli_runtime.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -410,6 +412,18 @@ int hum_cmd_tune(const char *config, int argc, char **argv)
     if (cli_output_allowed("hum tune", "--out", out_path, o.force, NULL, inputs) != 0) {
         free(s);
         return 1;
+    }
+    /* a candidates file that is not there is said before the device is looked for */
+    if (o.candidates) {
+        struct stat cand;
+        const char *why = stat(o.candidates, &cand) != 0 ? strerror(errno)
+                          : !S_ISREG(cand.st_mode)       ? "not a regular file"
+                                                         : NULL;
+        if (why) {
+            fprintf(stderr, "hum tune: --candidates %s: %s (expected a Lua file)\n", o.candidates, why);
+            free(s);
+            return 1;
+        }
     }
     hum_device_info dev;
     /* the host passes 16-bit A: an 8-bit a= is the weight's scheme, which the layer quantizes to

@@ -39,6 +39,14 @@ int main(void)
     cli_has("existing --out", "exists: refusing to replace it (--force replaces it)");
 
     snprintf(out, sizeof out, "%s/new.lua", dir);
+    snprintf(args, sizeof args, "tune --layer %s --out %s --candidates %s/none.lua", spec, out, dir);
+    RT_CHECK(cli_hum(args) == 1, "missing --candidates:\n%s", cli_output);
+    cli_has("missing --candidates", "--candidates ");
+    cli_has("missing --candidates", "none.lua: No such file or directory (expected a Lua file)");
+    rt_write(dir, "cands.d/x.lua", "return nil\n");
+    snprintf(args, sizeof args, "tune --layer %s --out %s --candidates %s/cands.d", spec, out, dir);
+    RT_CHECK(cli_hum(args) == 1, "a directory as --candidates:\n%s", cli_output);
+    cli_has("a directory as --candidates", "not a regular file (expected a Lua file)");
     snprintf(args, sizeof args, "tune --layer %s --out %s --force --budget 30", spec, out);
     RT_CHECK(cli_hum(args) == 1, "no GPU:\n%s", cli_output);
     cli_has("no GPU", "hum tune: no GPU to tune on: ");
