@@ -46,18 +46,6 @@ int cli_output_allowed(const char *command, const char *option, const char *path
                         "its directory): refusing to write there\n", command, option, path, checkpoint);
         return 1;
     }
-    /* A checkpoint named by one of its .safetensors files: its directory, opened as the
-     * checkpoint, would take a new .safetensors file beside it as a shard. */
-    struct stat ck, ck_parent;
-    const size_t len = strlen(path), ext = strlen(".safetensors");
-    if (checkpoint && have_parent && len > ext && strcmp(path + len - ext, ".safetensors") == 0 &&
-        stat(checkpoint, &ck) == 0 && S_ISREG(ck.st_mode) && parent_stat(checkpoint, &ck_parent) == 0 &&
-        same_file(&ck_parent, &parent)) {
-        fprintf(stderr, "%s: %s %s is a .safetensors file beside the checkpoint %s, whose directory would read it as "
-                        "a shard: refusing to write there (name a file in another directory)\n",
-                command, option, path, checkpoint);
-        return 1;
-    }
     for (; inputs && *inputs; inputs++) {
         struct stat in;
         if (stat(*inputs, &in) != 0)
