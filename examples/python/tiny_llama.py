@@ -285,15 +285,22 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--format", choices=["gptq", "awq", "both"], default="both")
     p.add_argument("--dtype", choices=["float16", "bfloat16"], default="float16")
-    p.add_argument("--dir", help="where to write the checkpoints (default: a temporary directory)")
+    p.add_argument("--dir", help="where to write the checkpoints, in its gptq/ and awq/, each new or empty "
+                   "(default: a temporary directory)")
     p.add_argument("--tokens", type=int, default=24)
     args = p.parse_args()
     rt = hum.Runtime()
     gpu = rt.device is not None and torch.cuda.is_available()
     print("hum %s, device: %s" % (hum.version(), rt.device["name"] if rt.device else "none"))
     base = args.dir or tempfile.mkdtemp(prefix="hum-tiny-llama-")
+    formats = ["gptq", "awq"] if args.format == "both" else [args.format]
+    for fmt in formats:
+        directory = os.path.join(base, fmt)
+        # hum's writers replace no file: say so before any work (a second run into the same --dir)
+        if os.path.isdir(directory) and os.listdir(directory):
+            p.error("--dir %s: %s is not empty (name a new --dir, or empty it)" % (base, directory))
     ok = True
-    for fmt in (["gptq", "awq"] if args.format == "both" else [args.format]):
+    for fmt in formats:
         directory = os.path.join(base, fmt)
         os.makedirs(directory, exist_ok=True)
         ok &= run(rt, directory, fmt, getattr(torch, args.dtype), args.tokens, gpu)

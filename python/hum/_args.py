@@ -22,12 +22,15 @@ def text(value, what):
 
 def path(value, what):
     """`value` (a str, bytes or os.PathLike) as a C path; TypeError for another type,
-    ValueError for a NUL in it."""
+    ValueError for a NUL in it or a character the file system's encoding cannot hold."""
     try:
         b = os.fsencode(value)
     except TypeError:
         raise TypeError("%s must be a path (str, bytes or os.PathLike), got %s" % (what, type(value).__name__)) \
             from None
+    except UnicodeEncodeError as e:
+        raise ValueError("%s %r holds %r, which the file system's encoding cannot encode"
+                         % (what, value, e.object[e.start:e.end])) from None
     if b"\0" in b:
         raise ValueError("%s %r holds a NUL character, where C would end it" % (what, value))
     return b

@@ -228,6 +228,8 @@ def test_arguments_checked_before_c(rt, gptq_dir):
         hum.spec_weight("n=64,k=64\0,w=bogus")
     with pytest.raises(ValueError, match="spec .* which UTF-8 cannot encode"):
         hum.spec_weight("n=64,k=64\udcff")
+    with pytest.raises(ValueError, match="list_layers path .* which the file system's encoding cannot encode"):
+        rt.list_layers(str(gptq_dir) + "\ud800")
     with pytest.raises(TypeError, match="spec must be a str"):
         hum.spec_weight(None)
     with pytest.raises(TypeError, match="load_standard name must be a str"):

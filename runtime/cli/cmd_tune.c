@@ -413,11 +413,12 @@ int hum_cmd_tune(const char *config, int argc, char **argv)
         free(s);
         return 1;
     }
-    /* a candidates file that is not there is said before the device is looked for */
+    /* a candidates file that is not there is said before the device is looked for (a pipe, as
+     * <(...) gives, is read as a file) */
     if (o.candidates) {
         struct stat cand;
         const char *why = stat(o.candidates, &cand) != 0 ? strerror(errno)
-                          : !S_ISREG(cand.st_mode)       ? "not a regular file"
+                          : S_ISDIR(cand.st_mode)        ? "a directory"
                                                          : NULL;
         if (why) {
             fprintf(stderr, "hum tune: --candidates %s: %s (expected a Lua file)\n", o.candidates, why);

@@ -125,10 +125,12 @@ static int entries(const char *dir)
     return n;
 }
 
-/* A write that fails after the weights are written leaves nothing new behind: config.json
- * cannot be created (a directory stands there), so neither model.safetensors nor
- * quantize_config.json nor a staging file may remain, and a model.safetensors that was there
- * before is untouched. Configs too long for their buffer are refused, not truncated. */
+/* A failed write leaves nothing new behind: a directory standing at config.json is refused (it
+ * exists), so neither model.safetensors nor quantize_config.json nor a staging file may remain,
+ * and a model.safetensors that was there before is untouched. Configs too long for their buffer
+ * are refused, not truncated, after the weights are staged. (A file made at a name between the
+ * check and the move into place, which commit's no-replace move refuses and discard undoes, has
+ * no test: it needs a second writer in that window.) */
 static void failed_writes(const hum_standard_weight *w)
 {
     char *d = fmt_tmpdir("write-fail");
@@ -166,9 +168,11 @@ static void failed_writes(const hum_standard_weight *w)
     free(d);
 }
 
-/* A directory that holds any file a writer would write is refused before anything is written,
- * and the host's file stays as it was: a user's weights under GPTQ's and AWQ's name, and a
- * quantize_config.json, which only GPTQ writes (AWQ writes beside it). */
+/* A directory that holds any file a writer would write, or a config file a reader would take
+ * beside them, is refused before anything is written, and the host's file stays as it was: a
+ * user's weights under GPTQ's and AWQ's name; a quantize_config.json, which GPTQ writes and an
+ * AWQ checkpoint beside it would be read with (a GPTQ one contradicting it); and ModelOpt's
+ * hf_quant_config.json, which would make either read as ModelOpt. */
 static void refuses_existing(const hum_standard_weight *w)
 {
     hum_checkpoint_write_options v2 = {.gptq_v2 = 1};
@@ -190,10 +194,19 @@ static void refuses_existing(const hum_standard_weight *w)
     FMT_CHECK(fmt_write_text(fmt_path(d, "quantize_config.json"), "{}") == 0, "writing quantize_config.json");
     FMT_EXPECT_ERROR(hum_checkpoint_write_gptq(d, &layer, w, 1, &v2), HUM_ERR_IO, "gptq over quantize_config.json",
                      "quantize_config.json exists: not replaced");
+    FMT_EXPECT_ERROR(hum_checkpoint_write_awq(d, &layer, w, 1, NULL), HUM_ERR_IO, "awq beside quantize_config.json",
+                     "quantize_config.json exists: a checkpoint written beside it would be read with it");
     FMT_CHECK(entries(d) == 1, "a refused write left %d entries in %s", entries(d), d);
-    FMT_CHECK(hum_checkpoint_write_awq(d, &layer, w, 1, NULL) == HUM_OK, "awq beside quantize_config.json: %s",
-              hum_last_error());
-    FMT_CHECK(entries(d) == 3, "awq wrote %d entries beside quantize_config.json, expected 3", entries(d));
+    fmt_rmtree(d);
+    free(d);
+
+    d = fmt_tmpdir("write-modelopt");
+    FMT_CHECK(fmt_write_text(fmt_path(d, "hf_quant_config.json"), "{}") == 0, "writing hf_quant_config.json");
+    FMT_EXPECT_ERROR(hum_checkpoint_write_gptq(d, &layer, w, 1, &v2), HUM_ERR_IO, "gptq beside hf_quant_config.json",
+                     "hf_quant_config.json exists");
+    FMT_EXPECT_ERROR(hum_checkpoint_write_awq(d, &layer, w, 1, NULL), HUM_ERR_IO, "awq beside hf_quant_config.json",
+                     "hf_quant_config.json exists");
+    FMT_CHECK(entries(d) == 1, "a refused write left %d entries in %s", entries(d), d);
     fmt_rmtree(d);
     free(d);
 }

@@ -46,7 +46,7 @@ int main(void)
     rt_write(dir, "cands.d/x.lua", "return nil\n");
     snprintf(args, sizeof args, "tune --layer %s --out %s --candidates %s/cands.d", spec, out, dir);
     RT_CHECK(cli_hum(args) == 1, "a directory as --candidates:\n%s", cli_output);
-    cli_has("a directory as --candidates", "not a regular file (expected a Lua file)");
+    cli_has("a directory as --candidates", "cands.d: a directory (expected a Lua file)");
     snprintf(args, sizeof args, "tune --layer %s --out %s --force --budget 30", spec, out);
     RT_CHECK(cli_hum(args) == 1, "no GPU:\n%s", cli_output);
     cli_has("no GPU", "hum tune: no GPU to tune on: ");

@@ -374,15 +374,28 @@ static hum_status exists_error(const staged *st, int i)
                     st->path[i]);
 }
 
-/* Refuses a directory that holds any of the files already (an entry of any kind at the name),
- * before anything is written. */
-static hum_status check_absent(const staged *st)
+/* Config files a reader takes from a checkpoint directory beside config.json
+ * (lua/hum/formats.lua): one there would make the written checkpoint read as another format, or
+ * as self-contradictory. */
+static const char *const side_configs[] = {"quantize_config.json", "quant_config.json", "hf_quant_config.json"};
+
+/* Refuses a directory that holds any of the files already, or a config file a reader would
+ * take beside them (an entry of any kind at the name), before anything is written. */
+static hum_status check_absent(const char *dir, const staged *st)
 {
     for (int j = 0; j < OUT_FILES; j++) {
         const int i = commit_order[j];
         struct stat sb;
         if (st->used[i] && lstat(st->path[i], &sb) == 0)
             return exists_error(st, i);
+    }
+    for (size_t j = 0; j < sizeof side_configs / sizeof side_configs[0]; j++) {
+        char path[4096];
+        struct stat sb;
+        const int n = snprintf(path, sizeof path, "%s/%s", dir, side_configs[j]);
+        if (n > 0 && (size_t)n < sizeof path && lstat(path, &sb) == 0)
+            return hum_fail(HUM_ERR_IO, "%s exists: a checkpoint written beside it would be read with it (a "
+                            "checkpoint is written only where none of its files is)", path);
     }
     return HUM_OK;
 }
@@ -441,7 +454,7 @@ static hum_status write_checkpoint(const char *dir, const char *const *names, co
             s = hum_fail(HUM_ERR_IO, "%s: cannot create directory: %s", dir, strerror(errno));
     }
     if (s == HUM_OK)
-        s = check_absent(&st);
+        s = check_absent(dir, &st);
     const char *meta[] = {"format", "pt", NULL};
     if (s == HUM_OK) {
         s = hum_safetensors_write(st.tmp[OUT_MODEL], f.t, f.n, meta);
