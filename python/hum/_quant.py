@@ -72,12 +72,13 @@ def _write(fn, directory, layers, v2, architecture):
 def write_gptq(directory, layers, v2=False, architecture=None):
     """Writes a GPTQ checkpoint (model.safetensors, config.json, quantize_config.json) of
     {layer name: StandardWeight} into `directory` (made if missing), as AutoGPTQ lays it out.
-    A directory that already holds one of those files is refused (HumError, nothing written)."""
+    A directory that already holds one of those files, or quant_config.json / hf_quant_config.json
+    (which a reader would take with them), is refused (HumError, nothing written)."""
     _write(F["hum_checkpoint_write_gptq"], directory, layers, v2, architecture)
 
 
 def write_awq(directory, layers, architecture=None):
     """Writes an AutoAWQ GEMM checkpoint (model.safetensors, config.json) of {layer name:
     StandardWeight} into `directory` (made if missing); refused, as write_gptq's, where one of
-    those files is already there."""
+    those files or another checkpoint config is already there."""
     _write(F["hum_checkpoint_write_awq"], directory, layers, False, architecture)

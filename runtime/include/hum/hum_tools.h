@@ -509,8 +509,9 @@ hum_status hum_layer_load_shard(hum_runtime *rt, const char *checkpoint_path, co
  * `dir` is created if missing; it receives model.safetensors (every layer's tensors under
  * "<layer name>.<tensor>", plus bias when the weight has one) and config.json with
  * quantization_config; a GPTQ checkpoint also gets AutoGPTQ's quantize_config.json. None of
- * those may be in `dir` already: a directory holding one is refused before anything is written,
- * and no file is ever replaced.
+ * those may be in `dir` already, nor a config file a reader would take beside them
+ * (quantize_config.json, quant_config.json, hf_quant_config.json): such a directory is refused
+ * before anything is written, and no file is ever replaced.
  *   GPTQ (formats/gptq.lua reads it back): qweight I32 [K*b/32, N], qzeros I32 [G, N*b/32] ("gptq"
  *   stores zero - 1, "gptq_v2" the zero), scales [G, N], g_idx I32 [K]. Needs dense uint2, 3, 4
  *   or 8 weights with GROUP (or CHANNEL: group_size -1) float16/bfloat16 scales, an integer zero
@@ -523,8 +524,8 @@ hum_status hum_layer_load_shard(hum_runtime *rt, const char *checkpoint_path, co
  *   the midpoint 8 written as its zero point.
  * Errors: HUM_ERR_INVALID_ARG (NULL, count < 1, an invalid standard weight),
  * HUM_ERR_UNSUPPORTED (a weight the format cannot hold: named with the reason), HUM_ERR_IO (one
- * of the files already there, "<path> exists: not replaced"; a write that failed). Nothing is
- * written unless every layer can be.
+ * of those files already there, "<path> exists"; a write that failed). Nothing is written unless
+ * every layer can be.
  */
 typedef struct hum_checkpoint_write_options {
     int32_t gptq_v2;          /* GPTQ: 1 writes checkpoint_format "gptq_v2", 0 "gptq" (v1) */
