@@ -105,7 +105,8 @@ static_assert(kWN % 16 == 0 && kWK % 16 == 0, "warp tile must be a multiple of 1
 static_assert(kBN % 64 == 0 && (kBK == 64 || kBK == 128 || kBK == 256), "block N must be a multiple of 64, block K 64, 128 or 256");
 static_assert(kN % kBN == 0 && kK % kBK == 0, "padded N and K must be multiples of the block shape");
 static_assert(kGroup % kBK == 0 || (kBK % kGroup == 0 && kGroup % 16 == 0), "scale group and block K must nest");
-static_assert(kWarpsK == 1 || kWarpsK == 2 || kWarpsK == 4, "1, 2 or 4 warps along K");
+static_assert(kWarpsK == 1 || kWarpsK == 2 || kWarpsK == 4 || (kDirectB && kWarpsK == 8),
+              "1, 2 or 4 warps along K (8 on mma_direct)");
 static_assert(kStages >= 2, "at least two pipeline stages");
 static_assert(!kA8 || (kBK >= 128 && kWK % 32 == 0), "8-bit A: block K at least 128, warp K a multiple of 32");
 static_assert(!kA8 || ((kWeightBits == 8 || kWeightBits == 4) && !kZeroPoint && (kGroup >= kK || kFoldScales || kBlockScales)),
@@ -157,7 +158,10 @@ static_assert(!kAGroupScales || kAGroup % kBK == 0 || kBK % kAGroup == 0, "A's s
 constexpr int kStageBytes = kABytes + kBBytes + kSBytes + kZBytes + kKSBytes;
 constexpr int kRedBytes = (kWarpsK - 1) * kBM * kBN * 4;
 static_assert(kStageBytes % 16 == 0, "stage buffers must stay 16-byte aligned");
-static_assert(kStages * kStageBytes + kRedBytes == kSmemBytes, "hum_constants.h: kSmemBytes disagrees with the tile shapes");
+// The stages in shared memory, none where the weights go straight to registers (kDirectB: the
+// mma_direct family, gemm/gemm_mma.cu), then the buffer where warps along K meet.
+constexpr int kRingBytes = kDirectB ? 0 : kStages * kStageBytes;
+static_assert(kRingBytes + kRedBytes == kSmemBytes, "hum_constants.h: kSmemBytes disagrees with the tile shapes");
 
 // Act-order: a dense layer's A arrives permuted into the weights' K order (prep/permute_a.cu);
 // act-order experts each have their own order, so the A loader gathers the columns of each

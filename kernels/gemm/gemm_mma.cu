@@ -126,53 +126,76 @@ struct Loader {
     }
 };
 
-// Scale or zero-point values of the warp's kNJ column fragments from one smem row, each
+// Words of a staged scale or zero-point row per 64-column unit of the warp: those of its columns
+// g + 8i (kernels/prep/repack.cu: column g + 8i of each 64-column block sits at 8g + i).
+constexpr int kColWords = kWN >= 64 ? 4 : kWN / 16;
+// The first of them in the row, in values from the unit's start.
+HUM_DEV int col_value(int u, int wn, int lane)
+{
+    return (wn * kWN / 64 + u) * 64 + (lane >> 2) * 8 + (kWN >= 64 ? 0 : (wn * kWN % 64) / 8);
+}
+
+// Scale or zero-point values of the warp's kNJ column fragments from the words of col_value, each
 // broadcast to both halves of a pair (both values of a B register share the column); with
 // PAIRED, fragment 2q's entry the word of fragments 2q (low half) and 2q + 1 as it sits.
 template <bool PAIRED = false>
-HUM_DEV void load_col_params(u32 row_addr, int wn, int lane, u32 (&out)[kNJ])
+HUM_DEV void col_params(const u32 (&w)[kUnitsW * kColWords], u32 (&out)[kNJ])
 {
-    constexpr int PER_UNIT = kWN >= 64 ? 4 : kWN / 16;  // words per 64-column unit
-    u32 w[kUnitsW * PER_UNIT];
-    const int g = lane >> 2;
-#pragma unroll
-    for (int u = 0; u < kUnitsW; ++u) {
-        const int unit = wn * kWN / 64 + u;
-        const int sub = kWN >= 64 ? 0 : (wn * kWN % 64) / 8;
-        lds_words<PER_UNIT, PER_UNIT>(row_addr + (unit * 64 + g * 8 + sub) * 2, w + u * PER_UNIT);
-    }
     static_for<0, kNJ>([&](auto jc) {
         constexpr int j = decltype(jc)::value;
         out[j] = PAIRED ? w[j / 2] : broadcast16<(j & 1) != 0>(w[j / 2]);
     });
 }
 
+// The words of col_value from a staged row.
+HUM_DEV void lds_col_words(u32 row_addr, int wn, int lane, u32 (&w)[kUnitsW * kColWords])
+{
+#pragma unroll
+    for (int u = 0; u < kUnitsW; ++u)
+        lds_words<kColWords, kColWords>(row_addr + col_value(u, wn, lane) * 2, w + u * kColWords);
+}
+
+template <bool PAIRED = false>
+HUM_DEV void load_col_params(u32 row_addr, int wn, int lane, u32 (&out)[kNJ])
+{
+    u32 w[kUnitsW * kColWords];
+    lds_col_words(row_addr, wn, lane, w);
+    col_params<PAIRED>(w, out);
+}
+
 // kScaleAcc: the scales of the warp's accumulator columns from a staged scale row, fb[j] that of
 // column wn kWN + slot_col(j). The row holds column g + 8i of each 64-column block at position
 // 8g + i (kernels/prep/repack.cu), so the scales of one block's columns that differ by 8 are
-// adjacent: for each e those of columns 2t + e of an m16 warp, all of column g's of an 8-row one.
+// adjacent: for each e those of columns 2t + e of an m16 warp, all of column g's of an 8-row one:
+// for those (swap_acc_scales) the words of col_value, slot q of unit u column g + 8q.
+HUM_DEV void swap_acc_scales(const u32 (&w)[kUnitsW * kColWords], float (&fb)[2 * kAccJ])
+{
+    static_assert(!kSwapAB || kAccJ == kUnitsW * kColWords, "8-row warps: two scales a word of col_value");
+#pragma unroll
+    for (int i = 0; i < 2 * kAccJ; ++i)
+        fb[i] = to_float<kBF16>(static_cast<u16>(i % 2 ? w[i / 2] >> 16 : w[i / 2]));
+}
+
 HUM_DEV void load_acc_scales(u32 row_addr, int wn, int lane, float (&fb)[2 * kAccJ])
 {
-    constexpr int PER = kNJ < 8 ? kNJ : 8;  // n8 fragments per 64-column block
-    const int g = lane >> 2, t = lane & 3;
-    const int i0 = kWN >= 64 ? 0 : (wn * kWN % 64) / 8;
+    if constexpr (kSwapAB) {
+        u32 w[kUnitsW * kColWords];
+        lds_col_words(row_addr, wn, lane, w);
+        swap_acc_scales(w, fb);
+    } else {
+        constexpr int PER = kNJ < 8 ? kNJ : 8;  // n8 fragments per 64-column block
+        const int t = lane & 3;
+        const int i0 = kWN >= 64 ? 0 : (wn * kWN % 64) / 8;
 #pragma unroll
-    for (int u = 0; u < kUnitsW; ++u) {
-        const int unit = wn * kWN / 64 + u;
-        u32 w[PER / 2];
-        if constexpr (kSwapAB) {
-            lds_words<PER / 2, PER / 2>(row_addr + (unit * 64 + 8 * g + i0) * 2, w);
-#pragma unroll
-            for (int q = 0; q < PER; ++q)
-                fb[u * PER + q] = to_float<kBF16>(static_cast<u16>(q % 2 ? w[q / 2] >> 16 : w[q / 2]));
-        } else {
+        for (int u = 0; u < kUnitsW; ++u) {
+            const int unit = wn * kWN / 64 + u;
+            u32 w[PER / 2];
 #pragma unroll
             for (int e = 0; e < 2; ++e) {
                 lds_words<PER / 2, PER / 2>(row_addr + (unit * 64 + 8 * (2 * t + e) + i0) * 2, w);
 #pragma unroll
                 for (int q = 0; q < PER; ++q)
-                    fb[2 * (u * PER + q) + e] =
-                        to_float<kBF16>(static_cast<u16>(q % 2 ? w[q / 2] >> 16 : w[q / 2]));
+                    fb[2 * (u * PER + q) + e] = to_float<kBF16>(static_cast<u16>(q % 2 ? w[q / 2] >> 16 : w[q / 2]));
             }
         }
     }
@@ -263,6 +286,55 @@ HUM_DEV void promote_scaled(float (&acc)[kMI][kAccJ][4], float (&total)[kMI][kAc
                 promote(acc[mi][j][e], total[mi][j][e], fa[row_slot(mi, e)] * fb[col_slot(j, e)]);
 }
 
+// The MMAs of one step: the warp's A fragments times its dequantized B registers.
+HUM_DEV void mma_step(float (&acc)[kMI][kAccJ][4], const u32 (&a)[kMI][4], const u32 (&bf)[kNJ][2])
+{
+    if constexpr (kSwapAB) {
+        static_for<0, kAccJ>([&](auto jc) {
+            constexpr int j = decltype(jc)::value;
+            // columns 16j .. 16j + 15 as the m16 operand; A's 8 rows are the n8 one
+            const u32 w[4] = {bf[2 * j][0], bf[2 * j + 1][0], bf[2 * j][1], bf[2 * j + 1][1]};
+            const u32 a0 = a[0][0], a1 = a[0][1];
+            if constexpr (kF16Products) {
+                u32 w16[2][4];
+                e4m3_a_f16(w, w16);
+                mma_16832_f16(acc[0][j], w16, a0, a1);
+            } else if constexpr (kA8) {
+                mma_16832<kAFp8>(acc[0][j], w, a0, a1);
+            } else {
+                mma_16816<kBF16>(acc[0][j], w, a0, a1);
+            }
+        });
+    } else {
+#pragma unroll
+        for (int mi = 0; mi < kMI; ++mi) {
+            u32 a16[2][4];  // kF16Products: A converted once for the warp's kNJ fragments
+            if constexpr (kF16Products)
+                e4m3_a_f16(a[mi], a16);
+#pragma unroll
+            for (int nj = 0; nj < kNJ; ++nj) {
+                if constexpr (kF16Products)
+                    mma_16832_f16(acc[mi][nj], a16, bf[nj][0], bf[nj][1]);
+                else if constexpr (kA8)
+                    mma_16832<kAFp8>(acc[mi][nj], a[mi], bf[nj][0], bf[nj][1]);
+                else
+                    mma_16816<kBF16>(acc[mi][nj], a[mi], bf[nj][0], bf[nj][1]);
+            }
+        }
+    }
+}
+
+// kScaleAcc: the group's sums times its column scales fb, added to the totals; 16-bit A has no
+// row factors but the decode's (gemm/dequant.cuh).
+HUM_DEV void promote_group(float (&acc)[kMI][kAccJ][4], float (&total)[kMI][kAccJ][4], const float (&fb)[2 * kAccJ])
+{
+    float rows[2 * kMI];
+#pragma unroll
+    for (int i = 0; i < 2 * kMI; ++i)
+        rows[i] = kUnscaledFactor;
+    promote_scaled(acc, total, rows, fb);
+}
+
 // The MMA steps of one stage; ct: the tile computed, k0 the warp's first column of K in it; the
 // accumulators are promoted at the stage's end when `promote_end` (period_end).
 HUM_DEV void compute_stage(const hum_gemm_args &args, const KTile &ct, int k0, u32 stage, int wm, int wn, int wk,
@@ -297,39 +369,7 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const KTile &ct, int k0, u
             b8_regs(raw[buf], s2, bf);
         else
             dequant(raw[buf][0], s2, z2, bf);
-        if constexpr (kSwapAB) {
-            static_for<0, kAccJ>([&](auto jc) {
-                constexpr int j = decltype(jc)::value;
-                // columns 16j .. 16j + 15 as the m16 operand; A's 8 rows are the n8 one
-                const u32 w[4] = {bf[2 * j][0], bf[2 * j + 1][0], bf[2 * j][1], bf[2 * j + 1][1]};
-                const u32 a0 = a[buf][0][0], a1 = a[buf][0][1];
-                if constexpr (kF16Products) {
-                    u32 w16[2][4];
-                    e4m3_a_f16(w, w16);
-                    mma_16832_f16(acc[0][j], w16, a0, a1);
-                } else if constexpr (kA8) {
-                    mma_16832<kAFp8>(acc[0][j], w, a0, a1);
-                } else {
-                    mma_16816<kBF16>(acc[0][j], w, a0, a1);
-                }
-            });
-        } else {
-#pragma unroll
-            for (int mi = 0; mi < kMI; ++mi) {
-                u32 a16[2][4];  // kF16Products: A converted once for the warp's kNJ fragments
-                if constexpr (kF16Products)
-                    e4m3_a_f16(a[buf][mi], a16);
-#pragma unroll
-                for (int nj = 0; nj < kNJ; ++nj) {
-                    if constexpr (kF16Products)
-                        mma_16832_f16(acc[mi][nj], a16, bf[nj][0], bf[nj][1]);
-                    else if constexpr (kA8)
-                        mma_16832<kAFp8>(acc[mi][nj], a[buf][mi], bf[nj][0], bf[nj][1]);
-                    else
-                        mma_16816<kBF16>(acc[mi][nj], a[buf][mi], bf[nj][0], bf[nj][1]);
-                }
-            }
-        }
+        mma_step(acc, a[buf], bf);
         if constexpr (kPromoteHere && promote_after<kk>) {
             if (kk + 1 < kKK || promote_end) {
                 if constexpr (kKScales)
@@ -344,11 +384,7 @@ HUM_DEV void compute_stage(const hum_gemm_args &args, const KTile &ct, int k0, u
             float fb[2 * kAccJ];
             const int row = kGroup >= kBK ? 0 : wk * kWK / kGroup;  // the warp's group in the stage
             load_acc_scales(stage + kABytes + kBBytes + row * kBN * 2, wn, lane, fb);
-            float rows[2 * kMI];  // 16-bit A has no row factors: the decode's (gemm/dequant.cuh)
-#pragma unroll
-            for (int i = 0; i < 2 * kMI; ++i)
-                rows[i] = kUnscaledFactor;
-            promote_scaled(acc, total, rows, fb);
+            promote_group(acc, total, fb);
         }
     }
 }
@@ -361,6 +397,102 @@ HUM_DEV bool period_end(int kb, bool last)
         return last || (kb + 1) % kScaleStages == 0;
     else
         return promote_at(kb, last);
+}
+
+// kDirectB (the mma_direct family): 8-row warps (kSwapAB) that read everything they multiply
+// straight from global memory into registers: the lane's code words of each k16 step (16 bytes
+// at 4 bits and warp N 64), its two words of A (row g, already in L1 or L2 for the other warps),
+// the scale and zero-point words of the warp's group. Each warp keeps a ring of kStages work
+// items (its share of one k-block) in registers, the loads of item j + kStages issued as soon as
+// item j is multiplied: no stage in shared memory and no CTA barrier in the main loop, where at
+// M <= 8 the staged kernel's warps met every stage at a barrier after the slowest one's copies
+// (bench/NOTES.md, "Session 49 (lead)": that barrier the hottest stall of a latency-bound loop).
+// The warps along K meet once per tile, in the epilogue. Integer codes with their scales on the
+// accumulators (kScaleAcc) and 16-bit A in whole 16-byte rows only.
+static_assert(!kDirectB || (kSwapAB && kScaleAcc && kAVec && kKRows == 1 && kGemmType == GemmType::kDense),
+              "mma_direct: 8-row warps, 16-bit A, integer codes scaled on the accumulators, dense");
+
+struct DirectItem {
+    u32 raw[kKK][kUnitsW * kRawPerUnit];  // the code words of each k16 step
+    u32 a[kKK][2];                        // the n8 fragment of A of each step
+    u32 s[kUnitsW * kColWords];           // the group's scales (col_value)
+    u32 z[kUnitsW * kColWords];           // and zero points (kZeroPoint)
+};
+
+// The warp's sources in the tile whose items it loads.
+struct DirectLoader {
+    int tile = -1;
+    const u32 *b;     // the tile's codes (codes_tile)
+    i64 param;        // the tile's first column in the scale and zero-point rows
+    const u16 *a;     // the lane's row of A (row g of the block), nullptr past M
+
+    HUM_DEV void set_tile(const hum_gemm_args &args, const Rows &rows, Work w, int lane)
+    {
+        if (w.tile == tile)
+            return;
+        tile = w.tile;
+        int mb, nb;
+        tile_coords(w.tile, rows.blocks, mb, nb);
+        const Block blk = rows.block(args, mb);
+        b = codes_tile(args, blk.expert, nb * kBN);
+        param = blk.expert * kParamStride + nb * kBN;
+        const i64 row = a_row(args, blk, lane >> 2);
+        a = row >= 0 ? static_cast<const u16 *>(args.a) + row * args.lda : nullptr;
+    }
+
+    // Item kb of warp (wn, wk): its kKK k16 steps of the warp's columns, and its group's parameters.
+    HUM_DEV void load(const hum_gemm_args &args, int kb, int wn, int wk, int lane, DirectItem &it) const
+    {
+        const int k0 = kb * kBK + wk * kWK;
+        const int sub = kWN >= 64 ? 0 : (wn * kWN % 64) / kWN * kRawPerUnit;
+#pragma unroll
+        for (int kk = 0; kk < kKK; ++kk) {
+            const u32 *row = b + static_cast<i64>(k0 / 16 + kk) * kCodeRowWords;
+#pragma unroll
+            for (int u = 0; u < kUnitsW; ++u) {
+                const u32 *unit = row + (wn * kWN / 64 + u) * 32 * kWeightBits;
+#pragma unroll
+                for (int p = 0; p < kRawPerUnit; p += kLdsWords)
+                    ldg_stream_words<kLdsWords, kLdsWords>(unit + unit_word(kWeightBits, false, lane, sub + p),
+                                                           it.raw[kk] + u * kRawPerUnit + p);
+            }
+            // A's columns 2t, 2t + 1 and 2t + 8, 2t + 9 of the step (kKReal is a multiple of 8)
+            const int k = k0 + kk * 16 + 2 * (lane & 3);
+            it.a[kk][0] = a && k < kKReal ? __ldg(reinterpret_cast<const unsigned *>(a + k)) : 0u;
+            it.a[kk][1] = a && k + 8 < kKReal ? __ldg(reinterpret_cast<const unsigned *>(a + k + 8)) : 0u;
+        }
+        const i64 off = param + static_cast<i64>(k0 / kGroup) * kN;
+#pragma unroll
+        for (int u = 0; u < kUnitsW; ++u) {
+            const int c = col_value(u, wn, lane);
+            ldg_stream_words<kColWords, kColWords>(
+                reinterpret_cast<const u32 *>(static_cast<const u16 *>(args.b_scale) + off + c), it.s + u * kColWords);
+            if constexpr (kZeroPoint)
+                ldg_stream_words<kColWords, kColWords>(
+                    reinterpret_cast<const u32 *>(static_cast<const u16 *>(args.zero) + off + c), it.z + u * kColWords);
+        }
+    }
+};
+
+// The MMA steps of one item, then its group's scales when the group ends (`promote_end`).
+HUM_DEV void compute_direct(const DirectItem &it, float (&acc)[kMI][kAccJ][4], float (&total)[kMI][kAccJ][4],
+                            bool promote_end)
+{
+    u32 s2[kNJ] = {}, z2[kNJ] = {};  // s2: the scales apply to the accumulators (kScaleAcc)
+    if constexpr (kZeroPoint)
+        col_params(it.z, z2);
+    static_for<0, kKK>([&](auto kc) {
+        constexpr int kk = decltype(kc)::value;
+        u32 bf[kNJ][2];
+        dequant(it.raw[kk], s2, z2, bf);
+        const u32 a[kMI][4] = {{it.a[kk][0], it.a[kk][1], 0u, 0u}};
+        mma_step(acc, a, bf);
+    });
+    if (promote_end) {
+        float fb[2 * kAccJ];
+        swap_acc_scales(it.s, fb);
+        promote_group(acc, total, fb);
+    }
 }
 
 // Output value of accumulator `a` at column col of a row whose factor is f: the column's scale,
@@ -429,7 +561,7 @@ HUM_DEV void epilogue(const hum_gemm_args &args, const Rows &rows, const Schedul
         ints_to_floats<kAccE>(&acc[0][0][0]);
     if constexpr (kWarpsK > 1) {
         constexpr int E = kAccE;
-        float *red = reinterpret_cast<float *>(smem + kStages * kStageBytes);
+        float *red = reinterpret_cast<float *>(smem + kRingBytes);
         float *flat = &acc[0][0][0];
         if (wk > 0) {
 #pragma unroll
@@ -444,6 +576,8 @@ HUM_DEV void epilogue(const hum_gemm_args &args, const Rows &rows, const Schedul
                 for (int e = 0; e < E; ++e)
                     flat[e] += red[((w - 1) * kWarpsMN + wmn) * E * 32 + e * 32 + lane];
         }
+        if constexpr (kDirectB)
+            __syncthreads();  // no stage barrier keeps the next tile's sums out of red meanwhile
     }
 
     const Slice sl = sch.slice_of(tile);
@@ -464,6 +598,46 @@ HUM_DEV void epilogue(const hum_gemm_args &args, const Rows &rows, const Schedul
         streamk_end(args, sl, tid);
 }
 
+// kDirectB's main loop: the ring of kStages items in registers (indices known at compile time:
+// the loop runs kStages items a turn), item j + kStages loaded into the slot item j leaves.
+HUM_DEV void direct_loop(const hum_gemm_args &args, const Rows &rows, const Schedule &sch, u8 *smem, int tid, int wm,
+                         int wn, int wk, int wmn, int lane, float (&acc)[kMI][kAccJ][4], float (&total)[kMI][kAccJ][4])
+{
+    DirectItem ring[kStages];
+    DirectLoader loader;
+    Work lw{0, 0};  // work of the last item loaded
+    static_for<0, kStages>([&](auto sc) {
+        constexpr int s = decltype(sc)::value;
+        if (s < sch.total) {
+            lw = sch.step(lw, s);
+            loader.set_tile(args, rows, lw, lane);
+            loader.load(args, lw.kb, wn, wk, lane, ring[s]);
+        }
+    });
+    Work w{0, 0};  // work of the item being computed
+    for (int j0 = 0; j0 < sch.total; j0 += kStages) {
+        static_for<0, kStages>([&](auto sc) {
+            constexpr int s = decltype(sc)::value;
+            const int j = j0 + s;
+            if (j < sch.total) {
+                w = sch.step(w, j);
+                const bool last = w.kb == kKB - 1 || j == sch.total - 1;  // of the segment
+                compute_direct(ring[s], acc, total, period_end(w.kb, last));
+                if (j + kStages < sch.total) {
+                    lw = sch.step(lw, j + kStages);
+                    loader.set_tile(args, rows, lw, lane);
+                    loader.load(args, lw.kb, wn, wk, lane, ring[s]);
+                }
+                if (last) {
+                    epilogue(args, rows, sch, w.tile, smem, tid, wm, wn, wk, wmn, lane, total);
+                    zero_acc(acc);
+                    zero_acc(total);
+                }
+            }
+        });
+    }
+}
+
 }  // namespace gemm
 
 HUM_GEMM_KERNEL(hum_gemm)
@@ -481,6 +655,10 @@ HUM_GEMM_KERNEL(hum_gemm)
     float acc[kMI][kAccJ][4], total[kMI][kAccJ][4];  // total: kTotals only
     zero_acc(acc);
     zero_acc(total);
+    if constexpr (kDirectB) {
+        direct_loop(args, rows, sch, smem, tid, wm, wn, wk, wmn, lane, acc, total);
+        return;
+    }
 
     AGather gather;
     Loader loader;

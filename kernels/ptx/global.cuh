@@ -56,3 +56,26 @@ HUM_DEV void st_global_128(void *p, const u32 (&v)[4])
     asm volatile("st.global.v4.u32 [%0], {%1,%2,%3,%4};\n" ::"l"(p), "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3])
                  : "memory");
 }
+
+// N words from global memory the kernel only reads, in runs of ALIGN_WORDS aligned words (as
+// lds_words, ptx/smem.cuh), left out of L1 (ld.global.nc.L1::no_allocate: data streamed once,
+// such as a GEMM's weights read straight into registers).
+template <int N, int ALIGN_WORDS>
+HUM_DEV void ldg_stream_words(const u32 *p, u32 *w)
+{
+    if constexpr (N % 4 == 0 && ALIGN_WORDS % 4 == 0) {
+#pragma unroll
+        for (int i = 0; i < N; i += 4)
+            asm("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];\n"
+                : "=r"(w[i]), "=r"(w[i + 1]), "=r"(w[i + 2]), "=r"(w[i + 3])
+                : "l"(p + i));
+    } else if constexpr (N % 2 == 0 && ALIGN_WORDS % 2 == 0) {
+#pragma unroll
+        for (int i = 0; i < N; i += 2)
+            asm("ld.global.nc.L1::no_allocate.v2.u32 {%0,%1}, [%2];\n" : "=r"(w[i]), "=r"(w[i + 1]) : "l"(p + i));
+    } else {
+#pragma unroll
+        for (int i = 0; i < N; ++i)
+            asm("ld.global.nc.L1::no_allocate.u32 %0, [%1];\n" : "=r"(w[i]) : "l"(p + i));
+    }
+}

@@ -13,8 +13,8 @@ _DEVICE = K["HUM_MEMORY_DEVICE"]
 _16BIT = ("float16", "bfloat16")
 _CODES = {n: dtype(n) for n in _16BIT + ("float8_e4m3fn", "int8")}
 _FLOAT32, _E8M0 = dtype("float32"), dtype("float8_e8m0")
-# What info's "ranges" append to a tile for each kernel family (hum_gemm_kernel: mma, wgmma, wgmma_ws).
-_KERNEL_SUFFIX = ("", " wgmma", " wgmma_ws")
+# What info's "ranges" append to a tile for each kernel family (hum_gemm_kernel: mma, wgmma, wgmma_ws, mma_direct).
+_KERNEL_SUFFIX = ("", " wgmma", " wgmma_ws", " mma_direct")
 # hum_tensor's words (int64) written per call: data, shape[0], shape[1], strides[0]
 _HT = T["hum_tensor"]
 assert ctypes.sizeof(ctypes.c_void_p) == 8 and _HT.shape.offset % 8 == 0 and _HT.strides.offset % 8 == 0

@@ -13,7 +13,7 @@ void cli_m_range(const hum_tuning *t, char *out, size_t cap)
 }
 
 /* by hum_gemm_kernel */
-static const char *const KERNEL_NAMES[] = {"mma.sync", "wgmma", "wgmma_ws"};
+static const char *const KERNEL_NAMES[] = {"mma.sync", "wgmma", "wgmma_ws", "mma_direct"};
 
 const char *cli_kernel_name(int32_t kernel)
 {

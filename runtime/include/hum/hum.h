@@ -604,7 +604,7 @@ typedef struct hum_layer_options {
     X(int32_t, stages, INT, IN, "kStages", "")        /* shared-memory pipeline depth */         \
     X(int32_t, stream_k, BOOL, IN, "kStreamK", "")    /* K loop split across CTAs */             \
     X(int32_t, ctas_per_sm, INT, IN, "kCtasPerSm", "")                                           \
-    X(int32_t, kernel, ENUM, OPTIONAL, "", "mma wgmma wgmma_ws") /* the kernel family, hum_gemm_kernel */ \
+    X(int32_t, kernel, ENUM, OPTIONAL, "", "mma wgmma wgmma_ws mma_direct") /* the kernel family, hum_gemm_kernel */ \
     /* where stream-K slices sum: through the output (each adds its part rounded to C's type),   \
      * or in the workspace (float32 partial tiles, C rounded once) */                            \
     X(int32_t, stream_k_sum, ENUM, OPTIONAL, "kStreamKSum", "output workspace")                  \
@@ -662,11 +662,14 @@ typedef struct hum_compute_config {
  * (kernels/gemm/gemm_mma.cu, sm_75 and newer); WGMMA the Hopper warpgroup-MMA kernel
  * (kernels/gemm/gemm_wgmma.cu, sm_90a only), whose warp tile is block_m tokens x 16 rows of each
  * of warp_n / 16 64-row slabs x block_k; WGMMA_WS the same kernel warp-specialised (a producer
- * warpgroup issues the copies). The layers and tunings each takes: docs/policies.md. */
+ * warpgroup issues the copies); MMA_DIRECT the mma.sync kernel on warps of 8 rows whose weights,
+ * scales and A go from global memory straight into registers (`stages` work items a warp ahead,
+ * no shared-memory stages; sm_75 and newer). The layers and tunings each takes: docs/policies.md. */
 typedef enum hum_gemm_kernel {
     HUM_GEMM_KERNEL_MMA = 0,
     HUM_GEMM_KERNEL_WGMMA = 1,
-    HUM_GEMM_KERNEL_WGMMA_WS = 2
+    HUM_GEMM_KERNEL_WGMMA_WS = 2,
+    HUM_GEMM_KERNEL_MMA_DIRECT = 3
 } hum_gemm_kernel;
 
 /* TuningConfig (docs/policies.md, "Tuning fields"), with the range of M it is for in a dispatch

@@ -84,5 +84,6 @@ int64_t hum_gemm_pipeline_bytes(const hum_gemm_variant *v)
         ks = (int64_t)t->block_m * words * 4 + (hum_gemm_block_scales(c) ? rows * t->block_n * 4 : 0);
         ks = (ks + 15) / 16 * 16;
     }
-    return t->stages * (a + b + s + z + ks) + red;
+    /* mma_direct holds its stages in registers: only the warps along K meet in shared memory */
+    return (hum_gemm_direct(v) ? 0 : t->stages * (a + b + s + z + ks)) + red;
 }

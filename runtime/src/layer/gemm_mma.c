@@ -60,3 +60,39 @@ hum_status hum_gemm_mma_check(const hum_gemm_variant *v)
                         v->tuning->warp_m, warp_n, acc, hum_dtype_name(v->layer->a_dtype));
     return HUM_OK;
 }
+
+hum_status hum_gemm_mma_direct_takes(const hum_layer_config *c, const hum_compute_config *compute)
+{
+    (void)compute; /* a MoE layer's expert GEMMs have experts: refused below */
+    if (c->num_experts != 0)
+        return hum_fail(HUM_ERR_UNSUPPORTED, "mma_direct with %lld experts (dense layers only)",
+                        (long long)c->num_experts);
+    if (hum_gemm_a8(c) || c->k % 8 != 0)
+        return hum_fail(HUM_ERR_UNSUPPORTED,
+                        "mma_direct with %s activations and K = %lld (expected float16 or bfloat16 in whole 16-byte "
+                        "rows: K a multiple of 8)",
+                        hum_dtype_name(c->a_dtype), (long long)c->k);
+    if (c->weight_float || !c->has_scale || c->act_order)
+        return hum_fail(HUM_ERR_UNSUPPORTED, "mma_direct with %s %s weights%s (expected integer codes with scales, "
+                        "no act-order)",
+                        c->has_scale ? "scaled" : "unscaled", hum_dtype_name(c->weight_dtype),
+                        c->act_order ? " in act-order" : "");
+    return HUM_OK;
+}
+
+hum_status hum_gemm_mma_direct_check(const hum_gemm_variant *v)
+{
+    const hum_status st = hum_gemm_mma_check(v);
+    if (st != HUM_OK)
+        return st;
+    const hum_tuning *t = v->tuning;
+    if (t->warp_m != 8)
+        return hum_fail(HUM_ERR_UNSUPPORTED, "mma_direct on warp M %d (expected 8: the weights the m16 operand)",
+                        t->warp_m);
+    if (v->layer->kernel_group % t->warp_k != 0)
+        return hum_fail(HUM_ERR_UNSUPPORTED,
+                        "mma_direct with scale groups of %lld and warp K %d (expected a group a multiple of warp K: "
+                        "a warp's scales one per column)",
+                        (long long)v->layer->kernel_group, t->warp_k);
+    return HUM_OK;
+}

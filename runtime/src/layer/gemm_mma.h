@@ -19,4 +19,15 @@ hum_status hum_gemm_mma_check(const hum_gemm_variant *v);
  * accumulators warp N, then warp M, halved until 64 accumulators per thread. */
 void hum_gemm_mma_fit(const hum_layer_config *c, const hum_compute_config *compute, hum_tuning *t);
 
+/* The layers mma_direct takes (kernels/gemm/gemm_mma.cu, kDirectB): dense, float16 or bfloat16
+ * activations in whole 16-byte rows (K a multiple of 8), integer codes with scales and without
+ * act-order, whose scales multiply the float accumulators once per group. HUM_ERR_UNSUPPORTED
+ * naming the rule. */
+hum_status hum_gemm_mma_direct_takes(const hum_layer_config *c, const hum_compute_config *compute);
+
+/* mma_direct's tunings: hum_gemm_mma_check's, on warps of 8 rows (the weights the m16 operand),
+ * each warp's K within one scale group (the group a multiple of warp K). HUM_ERR_UNSUPPORTED
+ * naming the rule. */
+hum_status hum_gemm_mma_direct_check(const hum_gemm_variant *v);
+
 #endif

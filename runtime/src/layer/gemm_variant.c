@@ -38,6 +38,18 @@ int32_t hum_gemm_load_warps(const hum_gemm_variant *v)
     return f ? f->load_warps : 0;
 }
 
+int hum_gemm_mma_sync(const hum_gemm_variant *v)
+{
+    const hum_gemm_family *f = hum_gemm_family_of(v->tuning->kernel);
+    return f && strcmp(f->source, "kernels/gemm/gemm_mma.cu") == 0;
+}
+
+int hum_gemm_direct(const hum_gemm_variant *v)
+{
+    const hum_gemm_family *f = hum_gemm_family_of(v->tuning->kernel);
+    return f && f->direct;
+}
+
 int32_t hum_gemm_threads(const hum_gemm_variant *v)
 {
     const hum_tuning *t = v->tuning;
@@ -65,9 +77,9 @@ static int64_t block_table_bytes(const hum_gemm_variant *v)
     if (t == HUM_GEMM_MOE_GROUPED_CONTIGUOUS || t == HUM_GEMM_MOE_GROUPED_MASKED)
         bytes = 4 * (v->layer->num_experts + 1);
     else if (t == HUM_GEMM_MOE_INDEXED)
-        bytes = v->tuning->block_m * ((hum_gemm_a8(v->layer) ? 4 : 0) + (v->tuning->kernel != HUM_GEMM_KERNEL_MMA ? 4 : 0) +
+        bytes = v->tuning->block_m * ((hum_gemm_a8(v->layer) ? 4 : 0) + (!hum_gemm_mma_sync(v) ? 4 : 0) +
                                       (hum_gemm_load_warps(v) > 0 ? 8 : 0));
-    const int64_t align = v->tuning->kernel == HUM_GEMM_KERNEL_MMA ? 128 : 1024;
+    const int64_t align = hum_gemm_mma_sync(v) ? 128 : 1024;
     return (bytes + align - 1) / align * align;
 }
 
@@ -235,7 +247,8 @@ hum_status hum_gemm_variant_check(const hum_gemm_variant *v, const char *arch)
          "scale group %" PRId64 " and block K %d must divide one another (group a multiple of 16)", c->kernel_group,
          t->block_k);
     const int wk = t->block_k / t->warp_k;
-    RULE(HUM_ERR_UNSUPPORTED, wk == 1 || wk == 2 || wk == 4, "%d warps along K (expected 1, 2 or 4)", wk);
+    RULE(HUM_ERR_UNSUPPORTED, wk <= f->max_warps_k, "%d warps along K (the %s kernel takes at most %d)", wk, f->name,
+         f->max_warps_k);
     /* 8-bit A: 128-byte rows of A in a stage (the chunk swizzle, the wgmma atom), k32 steps; its
      * stream-K slices sum in the workspace: through the 16-bit C (a bfloat16 rounding per slice)
      * they missed 8-bit A's 1e-3 by a few times on the H200 */
@@ -294,7 +307,7 @@ hum_status hum_gemm_fit(const hum_layer_config *c, const hum_compute_config *com
         t.whole_fill = 0;
     t.warp_k = t.warp_k < t.block_k ? t.warp_k : t.block_k;
     const int64_t period = hum_gemm_kscale_k(c);
-    while (t.block_k / t.warp_k > 4 || (hum_gemm_a8(c) && t.warp_k < 32) || (period && t.warp_k % period))
+    while (t.block_k / t.warp_k > f->max_warps_k || (hum_gemm_a8(c) && t.warp_k < 32) || (period && t.warp_k % period))
         t.warp_k *= 2;
     if (t.group_m == 8) /* the default: one kernel whatever a policy wrote */
         t.group_m = 0;
@@ -356,7 +369,8 @@ hum_status hum_gemm_constants(const hum_gemm_variant *v, char *out, size_t cap)
      * whether folded MXFP4 groups all lie in the byte tables' window (fold_window: only where
      * the scales are folded, so that no other kernel differs by it), whether promoted totals live
      * in shared memory (hum_gemm_wgmma_smem_totals: wgmma_ws only), whether they alternate between
-     * two sets stage by stage (hum_gemm_wgmma_stage_sets: wgmma_ws only), and the launch shape. */
+     * two sets stage by stage (hum_gemm_wgmma_stage_sets: wgmma_ws only), the launch shape, and
+     * whether the weights go straight to registers (mma_direct). */
     const hum_layer_config *c = v->layer;
     put(out, cap, &len,
         "constexpr bool kBF16 = %s;\n"
@@ -369,6 +383,7 @@ hum_status hum_gemm_constants(const hum_gemm_variant *v, char *out, size_t cap)
         "constexpr bool kStageSets = %s;\n"
         "constexpr int kThreads = %d;\n"
         "constexpr int kLoadWarps = %d;\n"
+        "constexpr bool kDirectB = %s;\n"
         "constexpr int kSmemBytes = %lld;\n"
         "}\n",
         c->c_dtype == HUM_DTYPE_BFLOAT16 ? "true" : "false", c->a_dtype == HUM_DTYPE_FLOAT8_E4M3FN ? "true" : "false",
@@ -378,7 +393,7 @@ hum_status hum_gemm_constants(const hum_gemm_variant *v, char *out, size_t cap)
         c->fold_window && hum_gemm_fold_scales(c) ? "true" : "false",
         hum_gemm_wgmma_smem_totals(c, v->tuning) ? "true" : "false",
         hum_gemm_wgmma_stage_sets(c, v->tuning) ? "true" : "false", hum_gemm_threads(v),
-        hum_gemm_load_warps(v), (long long)hum_gemm_pipeline_bytes(v));
+        hum_gemm_load_warps(v), hum_gemm_direct(v) ? "true" : "false", (long long)hum_gemm_pipeline_bytes(v));
     if (len >= cap)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_gemm_constants: %zu bytes are too few for the header", cap);
     return HUM_OK;
