@@ -424,9 +424,9 @@ struct DirectLoader {
     int tile = -1;
     const u32 *b;     // the tile's codes (codes_tile)
     i64 param;        // the tile's first column in the scale and zero-point rows
-    const u16 *a;     // the lane's row of A (row g of the block), nullptr past M
+    const u16 *a;     // the lane's row of A (row g of the warp's), nullptr past M
 
-    HUM_DEV void set_tile(const hum_gemm_args &args, const Rows &rows, Work w, int lane)
+    HUM_DEV void set_tile(const hum_gemm_args &args, const Rows &rows, Work w, int wm, int lane)
     {
         if (w.tile == tile)
             return;
@@ -436,7 +436,7 @@ struct DirectLoader {
         const Block blk = rows.block(args, mb);
         b = codes_tile(args, blk.expert, nb * kBN);
         param = blk.expert * kParamStride + nb * kBN;
-        const i64 row = a_row(args, blk, lane >> 2);
+        const i64 row = a_row(args, blk, wm * kWM + (lane >> 2));
         a = row >= 0 ? static_cast<const u16 *>(args.a) + row * args.lda : nullptr;
     }
 
@@ -610,7 +610,7 @@ HUM_DEV void direct_loop(const hum_gemm_args &args, const Rows &rows, const Sche
         constexpr int s = decltype(sc)::value;
         if (s < sch.total) {
             lw = sch.step(lw, s);
-            loader.set_tile(args, rows, lw, lane);
+            loader.set_tile(args, rows, lw, wm, lane);
             loader.load(args, lw.kb, wn, wk, lane, ring[s]);
         }
     });
@@ -625,7 +625,7 @@ HUM_DEV void direct_loop(const hum_gemm_args &args, const Rows &rows, const Sche
                 compute_direct(ring[s], acc, total, period_end(w.kb, last));
                 if (j + kStages < sch.total) {
                     lw = sch.step(lw, j + kStages);
-                    loader.set_tile(args, rows, lw, lane);
+                    loader.set_tile(args, rows, lw, wm, lane);
                     loader.load(args, lw.kb, wn, wk, lane, ring[s]);
                 }
                 if (last) {
