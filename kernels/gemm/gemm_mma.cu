@@ -12,7 +12,8 @@
 // streams A, B, scales and zero points; persistent CTAs follow gemm/schedule.cuh. Warps of 8 rows
 // (kSwapAB) run each product transposed, C^T = W A^T: the weights are the MMA's m16 operand and A's
 // 8 rows its n8 one, so a warp at M <= 8 issues half the MMAs and holds half the accumulators and A
-// registers of an m16 warp for the same weights.
+// registers of an m16 warp for the same weights. The mma_direct family (kDirectB, below) runs such
+// warps without the pipeline: each reads its own operands straight into a ring of registers.
 //
 // The argument: kernels/contract/gemm_args.h (a_map unused).
 #include "gemm/dequant.cuh"
