@@ -18,8 +18,8 @@ echo "direct test exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
 cp build/Testing/Temporary/LastTest.log $R/direct-test.log 2>/dev/null
 S=bench/sweeps/s50
 timeout $(($(left) - 15)) python3 -u bench/sweeps/side-by-side.py --out $R/sbs-direct.json \
-  --only w4g128,llama-4096x4096,llama-14336x4096,llama-4096x14336,w4g128bf16,w4g128zp,w8ch,w2ch --m 1,8 \
-  --rounds 2 --floor '' --hum a=$S/a/hum.yaml --hum b=$S/b/hum.yaml --hum c=$S/c/hum.yaml --hum d=$S/d/hum.yaml \
+  --only w4g128,llama-4096x4096,llama-14336x4096,llama-4096x14336,w4g128bf16,w4g128zp,w8ch,w2ch --m 1,8,16 \
+  --rounds 2 --floor '' --hum a=$S/a/hum.yaml --hum b=$S/b/hum.yaml --hum c=$S/c/hum.yaml --hum d=$S/d/hum.yaml --hum e=$S/e/hum.yaml \
   > $R/sbs-direct.txt 2>&1
 echo "sbs exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
 mkdir -p $R/ptxas
