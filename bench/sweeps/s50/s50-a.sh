@@ -3,9 +3,10 @@
 # read their weights, scales and A straight into registers (kernels/gemm/gemm_mma.cu, kDirectB).
 # 1. its GPU test (tests/gpu/test_gemm_direct.c: every layer kind it takes at M 1 / 3 / 8 against
 #    the float64 reference, three tiles);
-# 2. issue 8's M <= 8 cells beside Humming, two rounds: the built-in table against four mma_direct
-#    tiles (bench/sweeps/s50/{a,b,c,d}: 8 x 64 x 256 on 8 warps along K with rings of 4 and 8, on 4
-#    warps with 6, 8 x 128 x 256 on 2 x 4 warps with 4);
+# 2. issue 8's M <= 16 cells beside Humming, two rounds: the built-in table against mma_direct
+#    tiles (bench/sweeps/s50/{a,b,c,d,e}: 8 x 64 x 256 on 8 warps along K with rings of 4 and 8, on
+#    4 warps with 6, 8 x 128 x 256 on 2 x 4 warps with 4; e: a's, and M 9..16 on 16 x 64 x 256,
+#    2 x 4 warps);
 # 3. what ptxas made of them (HUM_PTXAS_REPORT logs of the cache, the direct ones).
 set -u
 t0=$(date +%s)
