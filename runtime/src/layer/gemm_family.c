@@ -46,7 +46,7 @@ static const hum_gemm_family families[] = {
     /* the same kernel, its warps reading their operands straight into registers */
     [HUM_GEMM_KERNEL_MMA_DIRECT] = {.name = "mma_direct", .source = "kernels/gemm/gemm_mma.cu", .entry = "hum_gemm",
                                     .takes = hum_gemm_mma_direct_takes, .check = hum_gemm_mma_direct_check,
-                                    .min_stages = 2, .fit = hum_gemm_mma_fit, .direct = 1, .max_warps_k = 8},
+                                    .min_stages = 2, .fit = hum_gemm_mma_fit, .max_warps_k = 8},
     [HUM_GEMM_KERNEL_WGMMA] = {.name = "wgmma", .source = "kernels/gemm/gemm_wgmma.cu", .entry = "hum_gemm_wgmma",
                                .arch = "sm_90a", .takes = hum_gemm_wgmma_takes, .check = hum_gemm_wgmma_check,
                                .min_stages = 3, .fit = hum_gemm_wgmma_fit, .extra_smem = HUM_GEMM_WGMMA_EXTRA_SMEM,

@@ -40,9 +40,6 @@ typedef struct hum_gemm_family {
     /* warps that only issue the pipeline's copies (a producer), beside the tile's warps; 0: every
      * thread copies its share and computes */
     int32_t load_warps;
-    /* the weights, scales and A straight from global memory into registers (kDirectB): no
-     * stages in shared memory, `stages` work items in flight per warp */
-    int32_t direct;
     int32_t max_warps_k;   /* warps along K it takes at most (a power of two) */
     int32_t static_smem;   /* the kernel's static shared memory (its cubin's .nv.shared section),
                             * which a CTA takes on top of the dynamic; tests/c/test_gemm_smem.c */

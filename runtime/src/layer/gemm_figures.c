@@ -63,6 +63,11 @@ int hum_gemm_scales_staged(const hum_layer_config *c)
     return c->has_scale && (!hum_gemm_a8(c) || hum_gemm_fold_scales(c));
 }
 
+int hum_gemm_direct(const hum_gemm_variant *v)
+{
+    return v->tuning->kernel == HUM_GEMM_KERNEL_MMA_DIRECT;
+}
+
 int64_t hum_gemm_pipeline_bytes(const hum_gemm_variant *v)
 {
     const hum_layer_config *c = v->layer;

@@ -44,12 +44,6 @@ int hum_gemm_mma_sync(const hum_gemm_variant *v)
     return f && strcmp(f->source, "kernels/gemm/gemm_mma.cu") == 0;
 }
 
-int hum_gemm_direct(const hum_gemm_variant *v)
-{
-    const hum_gemm_family *f = hum_gemm_family_of(v->tuning->kernel);
-    return f && f->direct;
-}
-
 int32_t hum_gemm_threads(const hum_gemm_variant *v)
 {
     const hum_tuning *t = v->tuning;

@@ -64,7 +64,8 @@ int32_t hum_gemm_threads(const hum_gemm_variant *v);
 /* Whether the variant's family is the mma.sync kernel (kernels/gemm/gemm_mma.cu): mma or
  * mma_direct. */
 int hum_gemm_mma_sync(const hum_gemm_variant *v);
-/* Whether its weights go straight to registers, with no stages in shared memory (mma_direct). */
+/* Whether its weights go straight to registers, with no stages in shared memory (mma_direct:
+ * kDirectB of "hum_constants.h"). */
 int hum_gemm_direct(const hum_gemm_variant *v);
 /* Warps of the variant that only issue the pipeline's copies (the family's load_warps). */
 int32_t hum_gemm_load_warps(const hum_gemm_variant *v);
