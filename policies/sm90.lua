@@ -113,7 +113,24 @@ local function small_short_k(device, layer, rows)
   end
 end
 
+-- M <= 8 where mma_direct takes the layer (16-bit A, integer codes with scales, no act-order:
+-- layer.kernels.mma_direct): the mma.sync kernel's 8-row warps reading their weights, scales and A
+-- straight into registers, no stages in shared memory and no CTA barrier in the main loop
+-- (kernels/gemm/gemm_mma.cu, kDirectB), on 8 x 64 x 256 tiles, eight warps along K of 32, rings
+-- of four items; whole where one row block's tiles fill 90 % of the SMs without a second wave
+-- (n = 8192: 128 on 132), else stream-K summed in the workspace (bench/NOTES.md, "Session 50
+-- (lead)").
+local function direct8(device, layer)
+  local t = mma(8, 64, 256, 8, 64, 32, 4)
+  t.kernel = "mma_direct"
+  if fills(device, layer.padded_n / 64) then return whole(t) end
+  t.stream_k_sum = "workspace"
+  return t
+end
+
 local function small_m(device, layer, rows)
+  -- (its warps of 32 of K each apply one scale per column: groups of a multiple of 32)
+  if rows == 8 and layer.kernels.mma_direct and layer.kernel_group % 32 == 0 then return direct8(device, layer) end
   local t = small_short_k(device, layer, rows)
   if t then return t end
   if layer.act_order and layer.weight_bits == 4 and narrow(device, layer) and short_k(layer) then
