@@ -1,18 +1,18 @@
 /* mma_direct (kernels/gemm/gemm_mma.cu, kDirectB: 8-row warps reading their weights, scales and A
- * straight into registers) on the GPU against the float64 reference, M in {1, 3, 8}: every layer
+ * straight into registers) on the GPU against the float64 reference, M in {1, 3, 8, 12, 16}: every layer
  * kind it takes (integer codes of every width with group and channel scales, integer and float
  * zero points, bias; float16 and bfloat16), N and K that are not multiples of 64 or of block K,
  * tiles whole, split over CTAs (stream-K slices summed in the workspace, and through C), several
- * tiles per CTA (n = 14336 on 64-column tiles: the ring runs on across tiles and the warps along K
- * meet once per tile), two warps along N, rings of 2 to 6 items, through site policies that put
- * M <= 8 on it (a layer it refused would fail the policy, not pass on another kernel). Skipped (77)
+ * tiles per CTA (n = 14336 on 64-column tiles, and M above 8 on blocks of 8 rows: the ring runs
+ * on across tiles and the warps along K meet once per tile), two warps along N, two along M (blocks
+ * of 16 rows), rings of 2 to 6 items, through site policies that put M <= 16 on it (a layer it refused would fail the policy, not pass on another kernel). Skipped (77)
  * without a GPU. */
 #include "gemm_test.h"
 #include "rt_test.h"
 
 #include <stdio.h>
 
-static const int64_t MS[] = {1, 3, 8};
+static const int64_t MS[] = {1, 3, 8, 12, 16};
 
 /* Specs mma_direct takes; each runs with float16 and bfloat16 activations ("a=" appended). */
 static const char *const SPECS[] = {
@@ -36,12 +36,16 @@ static const char *const SPECS[] = {
 
 /* Tiles of 8 rows x 64 or 128 columns x 256 of K: warp N and K, ring items, CTAs per SM, stream-K
  * and where its slices meet. */
+/* Tiles of block_m x block_n x 256 on warps of 8 rows: warp N and K, ring items, CTAs per SM,
+ * stream-K and where its slices meet. */
 static const char *const TILES[] = {
-    "block_n = 64, warp_n = 64, warp_k = 32, stages = 4, ctas_per_sm = 1, stream_k = false",
-    "block_n = 64, warp_n = 32, warp_k = 64, stages = 2, ctas_per_sm = 1, stream_k = true, "
+    "block_m = 8, block_n = 64, warp_n = 64, warp_k = 32, stages = 4, ctas_per_sm = 1, stream_k = false",
+    "block_m = 8, block_n = 64, warp_n = 32, warp_k = 64, stages = 2, ctas_per_sm = 1, stream_k = true, "
     "stream_k_sum = 'workspace'",
-    "block_n = 128, warp_n = 64, warp_k = 64, stages = 6, ctas_per_sm = 2, stream_k = true, "
+    "block_m = 8, block_n = 128, warp_n = 64, warp_k = 64, stages = 6, ctas_per_sm = 2, stream_k = true, "
     "stream_k_sum = 'output'",
+    "block_m = 16, block_n = 64, warp_n = 64, warp_k = 64, stages = 3, ctas_per_sm = 1, stream_k = true, "
+    "stream_k_sum = 'workspace'",
 };
 
 int main(void)
@@ -52,19 +56,19 @@ int main(void)
     for (size_t t = 0; t < sizeof TILES / sizeof TILES[0]; t++) {
         char edit[512], dir[512];
         snprintf(edit, sizeof edit,
-                 "if e.m_max <= 8 then assert(layer.kernels.mma_direct, 'mma_direct refuses the layer'); "
-                 "e.tuning = { kernel = 'mma_direct', block_m = 8, warp_m = 8, block_k = 256, %s } end",
+                 "if e.m_max <= 16 then assert(layer.kernels.mma_direct, 'mma_direct refuses the layer'); "
+                 "e.tuning = { kernel = 'mma_direct', warp_m = 8, block_k = 256, %s } end",
                  TILES[t]);
         hum_runtime *rt = gemm_test_site_runtime(edit, dir, sizeof dir);
         if (!QUANT_CHECK(rt, "the mma_direct runtime of tile %zu", t))
             continue;
-        printf("mma_direct %s, M 1 / 3 / 8:\n", TILES[t]);
+        printf("mma_direct %s, M 1 / 3 / 8 / 12 / 16:\n", TILES[t]);
         fflush(stdout);
         for (size_t i = 0; i < sizeof SPECS / sizeof SPECS[0]; i++)
             for (int bf16 = 0; bf16 <= 1; bf16++) {
                 char spec[256];
                 snprintf(spec, sizeof spec, "%s,a=%s", SPECS[i], bf16 ? "bfloat16" : "float16");
-                gemm_test_spec(rt, &rng, spec, MS, 3);
+                gemm_test_spec(rt, &rng, spec, MS, 5);
             }
         hum_runtime_destroy(rt);
         rt_rmtree(dir);
