@@ -1,7 +1,7 @@
 // Global-memory accesses with explicit ordering or caching: the acquire/release pair of the
 // stream-K handshake, the relaxed read of a counter before an atomic on it and the release add
-// that publishes rows (gemm/quant_a.cuh), and L2 reads (ld.global.cg, past the non-coherent L1) of partial sums
-// another CTA wrote.
+// that publishes rows (gemm/quant_a.cuh), L2 reads (ld.global.cg, past the non-coherent L1) of partial sums
+// another CTA wrote, and reads of streamed read-only data that leave L1 alone (mma_direct's weights).
 #pragma once
 #include "common.cuh"
 
@@ -59,7 +59,10 @@ HUM_DEV void st_global_128(void *p, const u32 (&v)[4])
 
 // N words from global memory the kernel only reads, in runs of ALIGN_WORDS aligned words (as
 // lds_words, ptx/smem.cuh), left out of L1 (ld.global.nc.L1::no_allocate: data streamed once,
-// such as a GEMM's weights read straight into registers).
+// such as a GEMM's weights read straight into registers). The asm names no memory it reads, so
+// the compiler may move these loads above grid_dependency_wait (ptx/griddep.cuh): only for what
+// no kernel of the stream writes (weights, scales and zero points, written when the layer was
+// prepared).
 template <int N, int ALIGN_WORDS>
 HUM_DEV void ldg_stream_words(const u32 *p, u32 *w)
 {

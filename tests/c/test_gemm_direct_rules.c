@@ -83,7 +83,8 @@ static void check_rules(void)
         const char *needle;
     } bad[] = {
         {&c, tile(HUM_GEMM_KERNEL_MMA, 64, 64, 32, 4), "8 warps along K (the mma kernel takes at most 4)"},
-        {&c, tile(HUM_GEMM_KERNEL_MMA_DIRECT, 64, 64, 16, 4), "16 warps along K (the mma_direct kernel takes at most 8)"},
+        {&c, tile(HUM_GEMM_KERNEL_MMA_DIRECT, 64, 64, 16, 4),
+         "16 warps along K (the mma_direct kernel takes at most 8)"},
         {&c, m16, "mma_direct on warp M 16"},
         {&g32, tile(HUM_GEMM_KERNEL_MMA_DIRECT, 64, 64, 64, 4), "scale groups of 32 and warp K 64"},
         {&e4m3, tile(HUM_GEMM_KERNEL_MMA_DIRECT, 64, 64, 32, 4), "scaled float8_e4m3fn weights"},

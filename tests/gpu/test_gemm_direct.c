@@ -1,12 +1,13 @@
 /* mma_direct (kernels/gemm/gemm_mma.cu, kDirectB: 8-row warps reading their weights, scales and A
- * straight into registers) on the GPU against the float64 reference, M in {1, 3, 8, 12, 16}: every layer
- * kind it takes (integer codes of every width with group and channel scales, integer and float
+ * straight into registers) on the GPU against the float64 reference, M in {1, 3, 8, 12, 16}: every
+ * layer kind it takes (integer codes of every width with group and channel scales, integer and float
  * zero points, bias; float16 and bfloat16), N and K that are not multiples of 64 or of block K,
  * tiles whole, split over CTAs (stream-K slices summed in the workspace, and through C), several
  * tiles per CTA (n = 14336 on 64-column tiles, and M above 8 on blocks of 8 rows: the ring runs
- * on across tiles and the warps along K meet once per tile), two warps along N, two along M (blocks
- * of 16 rows), rings of 2 to 6 items, through site policies that put M <= 16 on it (a layer it refused would fail the policy, not pass on another kernel). Skipped (77)
- * without a GPU. */
+ * on across tiles and the warps along K meet once per tile), two or four warps along N (of 64 and
+ * 16 columns), two along M (blocks of 16 rows), rings of 2 to 6 items, through site policies that
+ * put M <= 16 on it (a layer it refused would fail the policy, not pass on another kernel).
+ * Skipped (77) without a GPU. */
 #include "gemm_test.h"
 #include "rt_test.h"
 
@@ -32,10 +33,10 @@ static const char *const SPECS[] = {
     "n=4096,k=8192,w=uint4,group=128,bias=1",
     "n=14336,k=4096,w=uint4,group=128",
     "n=4096,k=4096,w=uint8",
+    /* a group of several k-blocks (the accumulators promoted every other item) */
+    "n=256,k=2048,w=uint4,group=512,zp=int",
 };
 
-/* Tiles of 8 rows x 64 or 128 columns x 256 of K: warp N and K, ring items, CTAs per SM, stream-K
- * and where its slices meet. */
 /* Tiles of block_m x block_n x 256 on warps of 8 rows: warp N and K, ring items, CTAs per SM,
  * stream-K and where its slices meet. */
 static const char *const TILES[] = {
@@ -45,6 +46,8 @@ static const char *const TILES[] = {
     "block_m = 8, block_n = 128, warp_n = 64, warp_k = 64, stages = 6, ctas_per_sm = 2, stream_k = true, "
     "stream_k_sum = 'output'",
     "block_m = 16, block_n = 64, warp_n = 64, warp_k = 64, stages = 3, ctas_per_sm = 1, stream_k = true, "
+    "stream_k_sum = 'workspace'",
+    "block_m = 8, block_n = 64, warp_n = 16, warp_k = 128, stages = 3, ctas_per_sm = 1, stream_k = true, "
     "stream_k_sum = 'workspace'",
 };
 

@@ -42,15 +42,17 @@ static hum_status bind_a_map(hum_gemm_bind_state *state, hum_dtype dtype, int64_
 static const hum_gemm_family families[] = {
     [HUM_GEMM_KERNEL_MMA] = {.name = "mma", .source = "kernels/gemm/gemm_mma.cu", .entry = "hum_gemm",
                              .check = hum_gemm_mma_check, .min_stages = 2, .fit = hum_gemm_mma_fit,
-                             .max_warps_k = 4},
+                             .max_warps_k = 4, .smem_align = 128},
     /* the same kernel, its warps reading their operands straight into registers */
     [HUM_GEMM_KERNEL_MMA_DIRECT] = {.name = "mma_direct", .source = "kernels/gemm/gemm_mma.cu", .entry = "hum_gemm",
                                     .takes = hum_gemm_mma_direct_takes, .check = hum_gemm_mma_direct_check,
-                                    .min_stages = 2, .fit = hum_gemm_mma_fit, .max_warps_k = 8},
+                                    .min_stages = 2, .fit = hum_gemm_mma_direct_fit, .max_warps_k = 8,
+                                    .smem_align = 128},
     [HUM_GEMM_KERNEL_WGMMA] = {.name = "wgmma", .source = "kernels/gemm/gemm_wgmma.cu", .entry = "hum_gemm_wgmma",
                                .arch = "sm_90a", .takes = hum_gemm_wgmma_takes, .check = hum_gemm_wgmma_check,
                                .min_stages = 3, .fit = hum_gemm_wgmma_fit, .extra_smem = HUM_GEMM_WGMMA_EXTRA_SMEM,
-                               .static_smem = HUM_GEMM_WGMMA_STATIC_SMEM, .bind = bind_a_map, .max_warps_k = 4},
+                               .static_smem = HUM_GEMM_WGMMA_STATIC_SMEM, .bind = bind_a_map, .max_warps_k = 4,
+                               .smem_align = 1024, .c_row_table = 1},
     /* the same kernel, warp-specialised (a producer warpgroup, the epilogue tile apart) */
     [HUM_GEMM_KERNEL_WGMMA_WS] = {.name = "wgmma_ws", .source = "kernels/gemm/gemm_wgmma.cu",
                                   .entry = "hum_gemm_wgmma", .arch = "sm_90a", .takes = hum_gemm_wgmma_takes,
@@ -58,7 +60,7 @@ static const hum_gemm_family families[] = {
                                   .extra_smem = HUM_GEMM_WGMMA_EXTRA_SMEM,
                                   .epilogue_smem = hum_gemm_wgmma_epilogue_smem, .load_warps = 4,
                                   .static_smem = HUM_GEMM_WGMMA_STATIC_SMEM, .bind = bind_a_map,
-                                  .max_warps_k = 4},
+                                  .max_warps_k = 4, .smem_align = 1024, .c_row_table = 1},
 };
 
 const hum_gemm_family *hum_gemm_family_of(int32_t kernel)

@@ -41,6 +41,11 @@ typedef struct hum_gemm_family {
      * thread copies its share and computes */
     int32_t load_warps;
     int32_t max_warps_k;   /* warps along K it takes at most (a power of two) */
+    /* the alignment the kernel declares for its dynamic shared memory (the swizzle atoms of
+     * wgmma: 1024 bytes), which the static tables before it are rounded up to */
+    int32_t smem_align;
+    /* an indexed expert GEMM keeps its block's rows of C in a table (the wgmma epilogue) */
+    int32_t c_row_table;
     int32_t static_smem;   /* the kernel's static shared memory (its cubin's .nv.shared section),
                             * which a CTA takes on top of the dynamic; tests/c/test_gemm_smem.c */
     /* fills the family's own fields of args from the common ones (a, lda, m) of a launch of a

@@ -61,17 +61,39 @@ hum_status hum_gemm_mma_check(const hum_gemm_variant *v)
     return HUM_OK;
 }
 
+/* Registers a thread of mma_direct holds per ring item (kernels/gemm/gemm_mma.cu, DirectItem): per
+ * k16 step of its warp K the lane's stored code words (warp N x width / 64) and two words of A, and
+ * its columns' scale and zero-point words of the group (warp N / 16 each). */
+static int direct_item_regs(const hum_layer_config *c, const hum_tuning *t)
+{
+    return t->warp_k / 16 * (t->warp_n * c->weight_bits / 64 + 2) + 2 * (t->warp_n / 16);
+}
+
+void hum_gemm_mma_direct_fit(const hum_layer_config *c, const hum_compute_config *compute, hum_tuning *t)
+{
+    hum_gemm_mma_fit(c, compute, t);
+    /* a ring that does not fit the registers beside the rest of the kernel spills to local memory:
+     * fewer items instead. The rest took 94 .. 110 registers on sm_90a (HUM_PTXAS_REPORT, uint4 g128
+     * on 8 x 64 x 256, warps 8 x 64 x 32, rings of 4 and 8 items: 190 and 254 registers, no spill) */
+    const int threads = 32 * (t->block_m / t->warp_m) * (t->block_n / t->warp_n) * (t->block_k / t->warp_k);
+    int regs = 65536 / (threads * t->ctas_per_sm);
+    regs = regs < 255 ? regs : 255;
+    while (t->stages > 2 && t->stages * direct_item_regs(c, t) > regs - 88)
+        t->stages--;
+}
+
 hum_status hum_gemm_mma_direct_takes(const hum_layer_config *c, const hum_compute_config *compute)
 {
     (void)compute; /* a MoE layer's expert GEMMs have experts: refused below */
     if (c->num_experts != 0)
         return hum_fail(HUM_ERR_UNSUPPORTED, "mma_direct with %lld experts (dense layers only)",
                         (long long)c->num_experts);
-    if (hum_gemm_a8(c) || c->k % 8 != 0)
-        return hum_fail(HUM_ERR_UNSUPPORTED,
-                        "mma_direct with %s activations and K = %lld (expected float16 or bfloat16 in whole 16-byte "
-                        "rows: K a multiple of 8)",
-                        hum_dtype_name(c->a_dtype), (long long)c->k);
+    if (hum_gemm_a8(c))
+        return hum_fail(HUM_ERR_UNSUPPORTED, "mma_direct with %s activations (expected float16 or bfloat16)",
+                        hum_dtype_name(c->a_dtype));
+    if (c->k % 8 != 0)
+        return hum_fail(HUM_ERR_UNSUPPORTED, "mma_direct with K = %lld (expected a multiple of 8: A in whole 16-byte rows)",
+                        (long long)c->k);
     if (c->weight_float || !c->has_scale || c->act_order)
         return hum_fail(HUM_ERR_UNSUPPORTED, "mma_direct with %s %s weights%s (expected integer codes with scales, "
                         "no act-order)",

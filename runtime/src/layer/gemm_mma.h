@@ -25,6 +25,10 @@ void hum_gemm_mma_fit(const hum_layer_config *c, const hum_compute_config *compu
  * naming the rule. */
 hum_status hum_gemm_mma_direct_takes(const hum_layer_config *c, const hum_compute_config *compute);
 
+/* Fitting a policy's tuning to mma_direct: hum_gemm_mma_fit's, then the ring shortened (stages, at
+ * least 2) until its items fit the registers a thread has beside the rest of the kernel. */
+void hum_gemm_mma_direct_fit(const hum_layer_config *c, const hum_compute_config *compute, hum_tuning *t);
+
 /* mma_direct's tunings: hum_gemm_mma_check's, on warps of 8 rows (the weights the m16 operand),
  * each warp's K within one scale group (the group a multiple of warp K). HUM_ERR_UNSUPPORTED
  * naming the rule. */

@@ -38,12 +38,6 @@ int32_t hum_gemm_load_warps(const hum_gemm_variant *v)
     return f ? f->load_warps : 0;
 }
 
-int hum_gemm_mma_sync(const hum_gemm_variant *v)
-{
-    const hum_gemm_family *f = hum_gemm_family_of(v->tuning->kernel);
-    return f && strcmp(f->source, "kernels/gemm/gemm_mma.cu") == 0;
-}
-
 int32_t hum_gemm_threads(const hum_gemm_variant *v)
 {
     const hum_tuning *t = v->tuning;
@@ -67,13 +61,14 @@ int64_t hum_gemm_smem_bytes(const hum_gemm_variant *v)
 static int64_t block_table_bytes(const hum_gemm_variant *v)
 {
     const int32_t t = v->compute->gemm_type;
+    const hum_gemm_family *f = hum_gemm_family_of(v->tuning->kernel);
     int64_t bytes = 0;
     if (t == HUM_GEMM_MOE_GROUPED_CONTIGUOUS || t == HUM_GEMM_MOE_GROUPED_MASKED)
         bytes = 4 * (v->layer->num_experts + 1);
     else if (t == HUM_GEMM_MOE_INDEXED)
-        bytes = v->tuning->block_m * ((hum_gemm_a8(v->layer) ? 4 : 0) + (!hum_gemm_mma_sync(v) ? 4 : 0) +
+        bytes = v->tuning->block_m * ((hum_gemm_a8(v->layer) ? 4 : 0) + (f && f->c_row_table ? 4 : 0) +
                                       (hum_gemm_load_warps(v) > 0 ? 8 : 0));
-    const int64_t align = hum_gemm_mma_sync(v) ? 128 : 1024;
+    const int64_t align = f ? f->smem_align : 1024;
     return (bytes + align - 1) / align * align;
 }
 

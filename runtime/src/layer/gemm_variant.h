@@ -61,9 +61,6 @@ int hum_gemm_scales_staged(const hum_layer_config *c);
 
 /* Threads per CTA of the variant: the tile's warps plus the family's load warps. */
 int32_t hum_gemm_threads(const hum_gemm_variant *v);
-/* Whether the variant's family is the mma.sync kernel (kernels/gemm/gemm_mma.cu): mma or
- * mma_direct. */
-int hum_gemm_mma_sync(const hum_gemm_variant *v);
 /* Whether its weights go straight to registers, with no stages in shared memory (mma_direct:
  * kDirectB of "hum_constants.h"). */
 int hum_gemm_direct(const hum_gemm_variant *v);
