@@ -72,13 +72,17 @@ function tune.ranges(tbl, ms)
   return ranges
 end
 
--- A site's extension of the candidate list: the function its file returns.
-local function extension(path)
-  if path == nil then return nil end
-  local f, err = io.open(path, "rb")
-  if not f then hum.fail("HUM_ERR_IO", "hum tune: cannot read the candidates file " .. tostring(err), 0) end
-  local text = f:read("*a")
-  f:close()
+-- A site's extension of the candidate list: the function its file returns. The caller read the
+-- file (hum_file_read: refused or consumed before any GPU work, and never a device or a FIFO
+-- waited on); Lua opens no file here.
+local function extension(s)
+  if s.candidates_file == nil then return nil end
+  local path = ffi.string(s.candidates_file)
+  if s.candidates_text == nil then
+    hum.fail("HUM_ERR_INVALID_ARG", "hum_tune_begin: candidates_file " .. path
+      .. " comes without candidates_text (expected the file's text, as hum_file_read gives it)", 0)
+  end
+  local text = ffi.string(s.candidates_text, s.candidates_size)
   local ok, fn = pcall(hum.load_chunk(text, path, setmetatable({}, { __index = _G })))
   if not ok then hum.fail("HUM_ERR_POLICY", hum.message(fn), 0) end
   if type(fn) ~= "function" then
@@ -113,7 +117,7 @@ function tune.begin(rt, s)
   local tbl = dispatch.table(list, s.plan.config, device, p.name)
   local ms = {}
   for i = 1, s.m_count do ms[i] = tonumber(s.m_values[i - 1]) end
-  local extend = extension(s.candidates_file ~= nil and ffi.string(s.candidates_file) or nil)
+  local extend = extension(s)
   local ranges = tune.ranges(tbl, ms)
   s.range_count = #ranges
   for i, r in ipairs(ranges) do

@@ -20,12 +20,10 @@
 #include "cli_output.h"
 #include "cli_runtime.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -95,6 +93,7 @@ typedef struct tune_run {
     bench_timer timer;
     bench_io io;
     int32_t warmup, reps;
+    char *candidates; /* the --candidates file's text (hum_file_read), or NULL */
 } tune_run;
 
 /* Lua writes s->text for text_range/text_candidate (-1: the tuned file); C puts it in force. */
@@ -413,18 +412,13 @@ int hum_cmd_tune(const char *config, int argc, char **argv)
         free(s);
         return 1;
     }
-    /* a candidates file that is not there is said before the device is looked for (a pipe, as
-     * <(...) gives, is read as a file) */
-    if (o.candidates) {
-        struct stat cand;
-        const char *why = stat(o.candidates, &cand) != 0 ? strerror(errno)
-                          : S_ISDIR(cand.st_mode)        ? "a directory"
-                                                         : NULL;
-        if (why) {
-            fprintf(stderr, "hum tune: --candidates %s: %s (expected a Lua file)\n", o.candidates, why);
-            free(s);
-            return 1;
-        }
+    /* The candidates file is read here, once, before the device is looked for: one that is
+     * missing, a directory or a device is said at once, and a pipe (<(...)) is read whole
+     * before any GPU work; Lua loads the text (hum_tune_session). */
+    if (o.candidates && hum_file_read(o.candidates, &t.candidates, &s->candidates_size) != HUM_OK) {
+        fprintf(stderr, "hum tune: --candidates %s (expected a Lua file)\n", hum_last_error());
+        free(s);
+        return 1;
     }
     hum_device_info dev;
     /* the host passes 16-bit A: an 8-bit a= is the weight's scheme, which the layer quantizes to
@@ -432,6 +426,7 @@ int hum_cmd_tune(const char *config, int argc, char **argv)
     hum_layer_options lo = {.activation_dtype = spec.output_dtype};
     if (bench_tmpdir_create("tune-policy", t.dir, sizeof t.dir) != HUM_OK) {
         fprintf(stderr, "hum tune: %s\n", hum_last_error());
+        hum_file_free(t.candidates);
         free(s);
         return 1;
     }
@@ -453,6 +448,7 @@ int hum_cmd_tune(const char *config, int argc, char **argv)
                dev.name, dev.sm_major, dev.sm_minor, dev.sm_count, budget, t.warmup, t.reps);
         t.act = lo.activation_dtype;
         s->candidates_file = o.candidates;
+        s->candidates_text = t.candidates;
         s->spec = o.spec;
         s->reps = t.reps;
         t.ordinal = dev.ordinal;
@@ -463,6 +459,7 @@ int hum_cmd_tune(const char *config, int argc, char **argv)
     hum_standard_free(&t.w);
     hum_runtime_destroy(t.rt);
     bench_tmpdir_remove(t.dir);
+    hum_file_free(t.candidates);
     free(s);
     return rc;
 }

@@ -1,14 +1,16 @@
 /* `hum tune` on a machine without a GPU: it checks its arguments (usage errors exit 2), refuses
- * to go on when the output file exists (before any GPU work; exit 1), and says there is no GPU
- * (exit 1) without writing anything. The tuning itself is tested on the CPU through its Lua
- * side (tests/lua/tune_spec.lua) and on a GPU by running it (docs/cli.md). */
-#define _POSIX_C_SOURCE 200809L /* setenv */
+ * to go on when the output file exists or the --candidates file is missing, a directory or a
+ * device (before any GPU work; exit 1), and says there is no GPU (exit 1) without writing
+ * anything. The tuning itself is tested on the CPU through its Lua side
+ * (tests/lua/tune_spec.lua) and on a GPU by running it (docs/cli.md). */
+#define _POSIX_C_SOURCE 200809L /* setenv, mkfifo */
 #include "cli_test.h"
 #include "rt_test.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int main(void)
@@ -46,7 +48,21 @@ int main(void)
     rt_write(dir, "cands.d/x.lua", "return nil\n");
     snprintf(args, sizeof args, "tune --layer %s --out %s --candidates %s/cands.d", spec, out, dir);
     RT_CHECK(cli_hum(args) == 1, "a directory as --candidates:\n%s", cli_output);
-    cli_has("a directory as --candidates", "cands.d: a directory (expected a Lua file)");
+    cli_has("a directory as --candidates", "cands.d: is a directory (expected a Lua file)");
+    /* a device is refused, not streamed into memory */
+    snprintf(args, sizeof args, "tune --layer %s --out %s --candidates /dev/zero", spec, out);
+    RT_CHECK(cli_hum(args) == 1, "a device as --candidates:\n%s", cli_output);
+    cli_has("a device as --candidates", "/dev/zero: not a regular file or a pipe (expected a Lua file)");
+    /* a pipe is read (<(...)): a FIFO nobody writes reads as empty instead of waiting, and the
+     * run goes on to look for the GPU */
+    char fifo[4200];
+    snprintf(fifo, sizeof fifo, "%s/cands.fifo", dir);
+    RT_CHECK(mkfifo(fifo, 0644) == 0, "mkfifo %s", fifo);
+    alarm(60); /* an open that waits for a writer fails the test instead of hanging it */
+    snprintf(args, sizeof args, "tune --layer %s --out %s --candidates %s/cands.fifo", spec, out, dir);
+    RT_CHECK(cli_hum(args) == 1, "a FIFO as --candidates:\n%s", cli_output);
+    cli_has("a FIFO as --candidates", "hum tune: no GPU to tune on: ");
+    alarm(0);
     snprintf(args, sizeof args, "tune --layer %s --out %s --force --budget 30", spec, out);
     RT_CHECK(cli_hum(args) == 1, "no GPU:\n%s", cli_output);
     cli_has("no GPU", "hum tune: no GPU to tune on: ");

@@ -63,6 +63,15 @@ local function tmpfile(text)
   return path
 end
 
+-- The session's candidates file as cmd_tune.c hands it over: its name and the text hum_file_read
+-- gave, which it returns (for hum_file_free once the session is done with it).
+local function set_candidates(s, path)
+  local data, size = ffi.new("char *[1]"), ffi.new("size_t[1]")
+  hum.check(C.hum_file_read(path, data, size), "reading " .. path)
+  s.candidates_file, s.candidates_text, s.candidates_size = path, data[0], size[0]
+  return data[0]
+end
+
 describe("candidate tunings", function()
   before_each(function() policy.load(builtin_sources(), {}) end)
 
@@ -133,8 +142,9 @@ end
 ]])
     local s = session(H200, 8192, 8192)
     set_m(s, { 16 })
-    s.candidates_file = path
+    local text = set_candidates(s, path)
     tune.begin(nil, s)
+    C.hum_file_free(text)
     local found = false
     for c = 0, s.ranges[1].candidate_count - 1 do -- M 9..16
       local t = s.ranges[1].candidates[c]
@@ -143,11 +153,17 @@ end
     assert.is_true(found, "the site's tuning is a candidate")
     os.remove(path)
     local bad = tmpfile("return 42\n")
-    s.candidates_file = bad
+    text = set_candidates(s, bad)
     local ok, err = pcall(tune.begin, nil, s)
+    C.hum_file_free(text)
     assert.is_false(ok)
-    assert.matches("a candidates file returns function", hum.message(err), 1, true)
+    assert.matches(bad .. ": a candidates file returns function", hum.message(err), 1, true)
     os.remove(bad)
+    -- Lua opens no file: a name without its text is the caller's mistake
+    s.candidates_text = nil
+    ok, err = pcall(tune.begin, nil, s)
+    assert.is_false(ok)
+    assert.matches("candidates_file " .. bad .. " comes without candidates_text", hum.message(err), 1, true)
   end)
 
   it("at M <= 16 offer small tiles several fields away, whole and summed, none cut by the cap", function()

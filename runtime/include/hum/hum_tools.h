@@ -398,6 +398,19 @@ hum_status hum_safetensors_write(const char *path, const hum_safetensors_tensor 
 hum_status hum_file_write(const char *path, const void *data, size_t size, int replace);
 
 /*
+ * Reads `path` whole into *data (NUL-terminated after its *size bytes; size may be NULL;
+ * release with hum_file_free), opened as the runtime opens a config
+ * (runtime/src/core/regular_file.c): a regular file, or a pipe or FIFO (`<(...)`) read to its
+ * end, where one that no process writes reads as empty instead of waiting; a device, socket or
+ * directory is refused, so a named file can neither hang the caller nor stream into its memory.
+ * What `hum tune --candidates` reads. Errors: HUM_ERR_INVALID_ARG for a NULL path or data;
+ * HUM_ERR_IO "PATH: why" ("No such file or directory", "is a directory", "not a regular file
+ * or a pipe", ...).
+ */
+hum_status hum_file_read(const char *path, char **data, size_t *size);
+void hum_file_free(char *data);
+
+/*
  * A checkpoint: a directory holding config.json (optional), hf_quant_config.json (ModelOpt),
  * quantize_config.json / quant_config.json (AutoGPTQ, AutoAWQ) and its weights, either
  * model.safetensors.index.json ({"weight_map": {tensor: shard file}}) with the shards it names, or
@@ -691,7 +704,9 @@ typedef struct hum_tune_session {
     hum_layer_plan plan;        /* C: inputs and the GPU target; Lua (begin): the table in force */
     int32_t m_count;
     int64_t m_values[64];       /* C: HUM_TUNE_MAX_M sample M values, as --m gives them */
-    const char *candidates_file; /* C: a Lua file that extends the candidates, or NULL */
+    const char *candidates_file; /* C: the name of a Lua file that extends the candidates, or NULL */
+    const char *candidates_text; /* C: that file's text (hum_file_read), candidates_size bytes */
+    size_t candidates_size;
     const char *spec;           /* C: the layer SPEC, for the file's comments */
     int32_t reps;               /* C: timed calls per median, for the file's comments */
     int32_t range_count;        /* Lua (begin) */
@@ -705,7 +720,8 @@ typedef struct hum_tune_session {
 
 /* Starts a session for weight `w` (opts may be NULL) on the runtime's GPU: plans its inputs
  * and target, then lua/hum/tune.lua's begin fills the table in force and each range's
- * candidates. The caller sets candidates_file, spec and reps first. Errors: those of
+ * candidates. The caller sets candidates_file (with its text: the caller reads the file, so that
+ * it is refused or consumed before any GPU work), spec and reps first. Errors: those of
  * hum_layer_from_standard and hum_layer_prepare's planning; HUM_ERR_NO_DEVICE without a GPU. */
 hum_status hum_tune_begin(hum_runtime *rt, const hum_standard_weight *w, const hum_layer_options *opts,
                           hum_tune_session *s);
