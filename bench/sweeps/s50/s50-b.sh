@@ -1,4 +1,4 @@
-# timeout: 590
+# timeout: 560
 # Session 50's call on main's head, mma_direct in policies/sm90.lua at M <= 8 (here first:
 # tools/label-cache/build.sh build .exp/label-cache.txz -j2, tools/pack-device.sh build
 # .exp/build.tgz, cp bench/sweeps/s50/s50-b.sh bench/sweeps/run-call.sh .exp/):
