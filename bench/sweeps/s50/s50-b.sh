@@ -1,4 +1,4 @@
-# timeout: 560
+# timeout: 450
 # Session 50's call on main's head, mma_direct in policies/sm90.lua at M <= 8 (here first:
 # tools/label-cache/build.sh build .exp/label-cache.txz -j2, tools/pack-device.sh build
 # .exp/build.tgz, cp bench/sweeps/s50/s50-b.sh bench/sweeps/run-call.sh .exp/):
@@ -8,7 +8,6 @@
 #    c, d, e (bench/sweeps/s50/{c,d,e});
 # 3. issue 8's and 9's other rows beside Humming, two rounds;
 # 4. W8A8 beside cuBLASLt fp8 (hum bench);
-# 5. ncu of mma_direct at M = 1 on n = k = 8192 and 4096 x 14336, while time is left.
 set -u
 t0=$(date +%s)
 B=$(( $(head -1 .exp/s50-b.sh | sed "s/# timeout: //") - 10 ))
@@ -35,17 +34,4 @@ if [ $(left) -gt 30 ]; then
     --out $R/w8a8.json --force > $R/w8a8.txt 2>&1
   echo "bench w8a8 exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
 fi
-ncu1() { # NAME IMPL CASE M KERNELS COUNT (bench/sweeps/s49/s49-a.sh's)
-  [ $(left) -gt 50 ] || return
-  HUM_CACHE_DIR=/tmp/ncu-cache timeout $(($(left) - 10)) ncu --set full --import-source no --nvtx \
-    --nvtx-include "ncu/" -k regex:$5 -c $6 -o $R/$1 python3 bench/sweeps/side-by-side.py --ncu --impl $2 \
-    --only $3 --m $4 --rounds 1 --floor '' --out $R/$1.json > $R/$1.log 2>&1
-  echo "ncu $1 exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
-  ncu -i $R/$1.ncu-rep --page details --print-units base > $R/$1.txt 2>&1
-  ncu -i $R/$1.ncu-rep --page source --csv --print-source sass 2>/dev/null | gzip > $R/$1-sass.csv.gz
-  python3 bench/sweeps/ncu-stalls.py $R/$1-sass.csv.gz 40 > $R/$1-stalls.txt 2>&1
-  rm -f $R/$1.ncu-rep
-}
-ncu1 w4-direct hum w4g128 1 hum_gemm 1
-ncu1 l14336-direct hum llama-4096x14336 1 hum_gemm 1
 echo "done at $(($(date +%s) - t0)) s" >> $R/calls.txt
