@@ -114,24 +114,33 @@ local function small_short_k(device, layer, rows)
 end
 
 -- M <= 8 where mma_direct takes the layer (16-bit A, integer codes with scales, no act-order:
--- layer.kernels.mma_direct): the mma.sync kernel's 8-row warps reading their weights, scales and A
+-- layer.kernels.mma_direct) with codes of 3 bits or more, scale groups of a multiple of 32 (its
+-- warps of 32 of K apply one scale per column), and 64-column tiles that fill the SMs one each
+-- (n = 8192: 128 on 132): the mma.sync kernel's 8-row warps reading their weights, scales and A
 -- straight into registers, no stages in shared memory and no CTA barrier in the main loop
--- (kernels/gemm/gemm_mma.cu, kDirectB), on 8 x 64 x 256 tiles, eight warps along K of 32, rings
--- of four items; whole where one row block's tiles fill 90 % of the SMs without a second wave
--- (n = 8192: 128 on 132), else stream-K summed in the workspace (bench/NOTES.md, "Session 50
--- (lead)").
+-- (kernels/gemm/gemm_mma.cu, kDirectB), 8 x 64 x 256 tiles whole, eight warps along K of 32, rings
+-- of eight items (fewer where they would not fit the registers: 8-bit codes five).
+-- bench/results/H100-2026-12-07/s50-b-d27f63933437/sbs-small.json, H100, side-by-side.py, two
+-- rounds, better of each, µs at M 1 / 8, the staged tiles before -> rings of four / eight; Humming:
+-- n = k = 8192 uint4 g128 fp16 24.93 / 25.02 -> 22.50 / 23.46, 22.46 / 23.14 (25.54 / 26.05);
+-- int zero points 25.57 / 25.66 -> 23.94 / 24.90, 24.00 / 24.54 (25.66 / 26.08); uint8 channel
+-- 38.59 / 38.62 -> 31.62 / 32.16, 31.58 / 31.94 (39.07 / 39.30). Where the tiles do not fill the
+-- SMs whole, stream-K slices (summed in the workspace) lost to the staged tiles: 4096 x 4096 12.83
+-- -> 14.98, 14336 x 4096 20.77 -> 25.15, 4096 x 14336 23.65 -> 24.64 (8 x 128 x 256 tiles on 2 x
+-- 4 warps: 23.42); and 2-bit codes, which the staged kernel runs two CTAs an SM, lost whole too
+-- (uint2 channel 17.76 -> 19.33).
 local function direct8(device, layer)
-  local t = mma(8, 64, 256, 8, 64, 32, 4)
+  if not (layer.kernels.mma_direct and layer.weight_bits >= 3 and layer.kernel_group % 32 == 0
+      and fills(device, layer.padded_n / 64)) then
+    return nil
+  end
+  local t = mma(8, 64, 256, 8, 64, 32, 8)
   t.kernel = "mma_direct"
-  if fills(device, layer.padded_n / 64) then return whole(t) end
-  t.stream_k_sum = "workspace"
-  return t
+  return whole(t)
 end
 
 local function small_m(device, layer, rows)
-  -- (its warps of 32 of K each apply one scale per column: groups of a multiple of 32)
-  if rows == 8 and layer.kernels.mma_direct and layer.kernel_group % 32 == 0 then return direct8(device, layer) end
-  local t = small_short_k(device, layer, rows)
+  local t = rows == 8 and direct8(device, layer) or small_short_k(device, layer, rows)
   if t then return t end
   if layer.act_order and layer.weight_bits == 4 and narrow(device, layer) and short_k(layer) then
     t = mma(16, 64, 256, 16, 16, 128, 6) -- act-order: 16 rows at any M (rows8)

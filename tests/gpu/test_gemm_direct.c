@@ -47,7 +47,7 @@ static const char *const TILES[] = {
     "stream_k_sum = 'output'",
     "block_m = 16, block_n = 64, warp_n = 64, warp_k = 64, stages = 3, ctas_per_sm = 1, stream_k = true, "
     "stream_k_sum = 'workspace'",
-    "block_m = 8, block_n = 64, warp_n = 16, warp_k = 128, stages = 3, ctas_per_sm = 1, stream_k = true, "
+    "block_m = 8, block_n = 64, warp_n = 16, warp_k = 64, stages = 3, ctas_per_sm = 1, stream_k = true, "
     "stream_k_sum = 'workspace'",
 };
 
