@@ -1,4 +1,4 @@
-# timeout: 210
+# timeout: 200
 # Session 50's last call, on main's head (mma_direct in policies/sm90.lua only where its tiles fill
 # the SMs whole; here first: tools/label-cache/build.sh build .exp/label-cache.txz -j2,
 # tools/pack-device.sh build .exp/build.tgz, cp bench/sweeps/s50/s50-c.sh bench/sweeps/run-call.sh .exp/):
