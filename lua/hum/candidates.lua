@@ -112,15 +112,24 @@ end
 -- whole tiles that the neighbours missed (bench/NOTES.md, "Session 43 (lead)", H200: n = 14336,
 -- k = 4096 17.71 -> 16.06 µs on 8 x 128 x 256 with six stages, 4096 x 4096 11.66 -> 11.52 on
 -- 8 x 64 x 256, warps 8 x 32 x 64). 35 tiles: with the built-in's and its neighbours within
--- HUM_TUNE_MAX_CANDIDATES.
+-- HUM_TUNE_MAX_CANDIDATES. At M <= 8 first four mma_direct tiles (8 x 64 x 256 on eight warps
+-- along K, rings of 4 and 8, whole or summed; 8 x 128 x 256 on 2 x 4 warps, ring of 4, summed: the
+-- ones timed in bench/NOTES.md, "Session 50 (lead)"), which the fit drops where the kernel does
+-- not take the layer.
 local function small_grid(top)
   local rows = top <= 8 and 8 or 16
   local out = {}
-  local function add(bn, wn, wk, stages, stream_k, ctas)
+  local function add(bn, wn, wk, stages, stream_k, ctas, kernel)
     local t = mma(rows, bn, 256, rows, wn, wk, stages)
-    t.stream_k, t.ctas_per_sm = stream_k, ctas
+    t.stream_k, t.ctas_per_sm, t.kernel = stream_k, ctas, kernel
     t.stream_k_sum = stream_k and "workspace" or nil
     out[#out + 1] = t
+  end
+  if rows == 8 then
+    add(64, 64, 32, 8, false, 1, "mma_direct")
+    add(64, 64, 32, 4, false, 1, "mma_direct")
+    add(64, 64, 32, 4, true, 1, "mma_direct")
+    add(128, 64, 64, 4, true, 1, "mma_direct")
   end
   for _, w in ipairs({ { 64, 16, 128 }, { 64, 32, 64 }, { 64, 32, 128 }, { 128, 32, 64 }, { 128, 32, 128 } }) do
     for _, stages in ipairs({ 4, 6, 8 }) do

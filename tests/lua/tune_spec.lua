@@ -119,15 +119,38 @@ describe("candidate tunings", function()
     end
   end)
 
-  it("offer no warpgroup MMA before sm_90", function()
+  it("offer no warpgroup MMA before sm_90 (mma.sync, staged or direct)", function()
     local s = session(A100, 4096, 4096)
     set_m(s, { 8, 100, 2000 })
     tune.begin(nil, s)
     for r = 0, s.range_count - 1 do
       for c = 0, s.ranges[r].candidate_count - 1 do
-        assert.are.equal(C.HUM_GEMM_KERNEL_MMA, s.ranges[r].candidates[c].kernel)
+        local k = s.ranges[r].candidates[c].kernel
+        assert.is_true(k == C.HUM_GEMM_KERNEL_MMA or k == C.HUM_GEMM_KERNEL_MMA_DIRECT, "kernel " .. tostring(k))
       end
     end
+  end)
+
+  it("offer mma_direct tiles at M <= 8 only, where it takes the layer", function()
+    local s = session(H200, 8192, 8192)
+    set_m(s, { 1, 100 })
+    tune.begin(nil, s)
+    local direct, grid = {}, false
+    for r = 0, s.range_count - 1 do
+      local n = 0
+      for c = 0, s.ranges[r].candidate_count - 1 do
+        local t = s.ranges[r].candidates[c]
+        if t.kernel == C.HUM_GEMM_KERNEL_MMA_DIRECT then
+          n = n + 1
+          -- the grid's 8 x 128 x 256 tile on 2 x 4 warps: two fields from the table's own
+          grid = grid or (r == 0 and t.block_n == 128 and t.warp_n == 64 and t.warp_k == 64)
+        end
+      end
+      direct[#direct + 1] = { tonumber(s.ranges[r].candidates[0].m_max), n }
+    end
+    assert.are.equal(8, direct[1][1])
+    assert.is_true(grid, "the grid's mma_direct tiles at M <= 8")
+    for i = 2, #direct do assert.are.equal(0, direct[i][2]) end
   end)
 
   it("are extended by a site's candidates file", function()
