@@ -40,7 +40,8 @@ sbs small w4g128,llama-4096x4096,llama-14336x4096,llama-4096x14336,w4g128zp,w8ch
   --hum g=$S/g/hum.yaml:llama-14336x4096+llama-4096x4096
 sbs w4g128 w4g128 32,64,128,256,512,1024,2048,4096,8192
 sbs llama llama-4096x4096,llama-14336x4096,llama-4096x14336 128,1024
-sbs quant w4g128bf16,w4g128zp,w8ch,w2ch,w8a8,w4a8mx 128,1024,8192
+sbs quant w4g128bf16,w4g128zp,w8ch,w2ch 128,1024,8192
+sbs a8 w8a8,w4a8mx 1,128,1024,8192
 if [ $(left) -gt 30 ]; then
   timeout 40 build/runtime/hum bench --layer n=8192,k=8192,w=e4m3,a=e4m3 --m 1024,2048,8192 \
     --out $R/w8a8.json --force > $R/w8a8.txt 2>&1
