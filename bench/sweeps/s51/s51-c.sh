@@ -1,4 +1,4 @@
-# timeout: 500
+# timeout: 380
 # Session 51's last call (s51-b, the same without the label, found no machine), on a build of the
 # working tree with mma_direct's lean loader (kernels/gemm/gemm_mma.cu), the label cache built
 # for it (tools/label-cache/build.sh build .exp/label-cache.txz -j2):
@@ -31,8 +31,7 @@ if [ $(left) -gt 60 ]; then
     --force > $R/memcheck.txt 2>&1
   echo "memcheck exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
 fi
-sbs small llama-4096x4096,llama-14336x4096,llama-4096x14336,w2ch,w4g128,w4g128zp,w4g128bf16,w8ch 16
-sbs small8 llama-4096x4096,llama-14336x4096,llama-4096x14336,w2ch 1,8
+sbs small llama-4096x4096,llama-14336x4096,llama-4096x14336,w2ch,w4g128,w4g128zp,w4g128bf16,w8ch 1,8,16
 sbs w4g128 w4g128 32,64,128,256,512,1024,2048,4096,8192
 sbs llama llama-4096x4096,llama-14336x4096,llama-4096x14336 128,1024
 sbs quant w4g128bf16,w4g128zp,w8ch,w2ch 128,1024,8192
