@@ -3,10 +3,10 @@
 # working tree with mma_direct's lean loader (kernels/gemm/gemm_mma.cu), the label cache built
 # for it (tools/label-cache/build.sh build .exp/label-cache.txz -j2):
 # 1. the gpu label;
-# 2. M 1 / 8 beside Humming, two rounds: the built-in (mma_direct rings of 8), rings of 4 and 6
-#    (bench/sweeps/s51/ring4, ring6), and the staged tiles before mma_direct (bench/sweeps/s50/staged);
+# 2. M 1 / 8 beside Humming, two rounds: the built-in (mma_direct rings of 8), rings of 4
+#    (bench/sweeps/s51/ring4), and the staged tiles before mma_direct (bench/sweeps/s50/staged);
 # 3. compute-sanitizer memcheck of an M = 1 / 3 forward on mma_direct;
-# 4. issue 8's and 9's other rows beside Humming, two rounds; W8A8 beside cuBLASLt fp8.
+# 4. while time is left, issue 8's and 9's other rows beside Humming, two rounds.
 set -u
 t0=$(date +%s)
 B=$(( $(head -1 .exp/s51-c.sh | sed "s/# timeout: //") - 10 ))
