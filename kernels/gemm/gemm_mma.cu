@@ -420,24 +420,14 @@ struct DirectItem {
     u32 z[kUnitsW * kColWords];           // and zero points (kZeroPoint)
 };
 
-// The warp's sources in the tile whose items it loads, each the lane's own address at k-block 0:
-// an item then costs one step per source, with every other offset known at compile time (the
-// ring leaves the compiler few registers, and per-item address arithmetic was a third of the
-// loop's instructions: bench/NOTES.md, "Session 51 (lead)").
+// The warp's sources in the tile whose items it loads.
 struct DirectLoader {
     int tile = -1;
-    const u32 *b;     // the lane's code words of the warp's first unit (codes_tile, unit_word)
-    const u16 *s, *z; // its first scale and zero-point values (col_value)
-    const u16 *a;     // A at the lane's first column of the warp's K, row g of the warp's
+    const u32 *b;     // the tile's codes (codes_tile)
+    i64 param;        // the tile's first column in the scale and zero-point rows
+    const u16 *a;     // the lane's row of A (row g of the warp's), nullptr past M
 
-    // words of the lane's p-th code word of unit u past `b` (unit_word: the lane's own offset apart)
-    static HUM_DEV int code_word(int wn, int u, int p)
-    {
-        const int sub = kWN >= 64 ? 0 : (wn * kWN % 64) / kWN * kRawPerUnit;
-        return u * 32 * kWeightBits + unit_word(kWeightBits, false, 0, sub + p);
-    }
-
-    HUM_DEV void set_tile(const hum_gemm_args &args, const Rows &rows, Work w, int wm, int wn, int wk, int lane)
+    HUM_DEV void set_tile(const hum_gemm_args &args, const Rows &rows, Work w, int wm, int lane)
     {
         if (w.tile == tile)
             return;
@@ -445,48 +435,42 @@ struct DirectLoader {
         int mb, nb;
         tile_coords(w.tile, rows.blocks, mb, nb);
         const Block blk = rows.block(args, mb);
-        b = codes_tile(args, blk.expert, nb * kBN) + static_cast<i64>(wk * kWK / 16) * kCodeRowWords +
-            (wn * kWN / 64) * 32 * kWeightBits + lane * plane_words(kWeightBits, false);
-        // kBK and kGroup nest (gemm/config.cuh): the group of k0 = kb * kBK + wk * kWK splits
-        const i64 param = blk.expert * kParamStride + nb * kBN + col_value(0, wn, lane) +
-                          static_cast<i64>(kBK % kGroup == 0 ? wk * kWK / kGroup : 0) * kN;
-        s = static_cast<const u16 *>(args.b_scale) + param;
-        z = kZeroPoint ? static_cast<const u16 *>(args.zero) + param : nullptr;
+        b = codes_tile(args, blk.expert, nb * kBN);
+        param = blk.expert * kParamStride + nb * kBN;
         const i64 row = a_row(args, blk, wm * kWM + (lane >> 2));
-        // a row past M reads row 0 instead: its products land in that row of C alone, which
-        // write_c skips, and the loads need no predicate
-        a = static_cast<const u16 *>(args.a) + (row >= 0 ? row * args.lda : 0) + wk * kWK + 2 * (lane & 3);
+        a = row >= 0 ? static_cast<const u16 *>(args.a) + row * args.lda : nullptr;
     }
 
-    // Item kb of the warp: its kKK k16 steps of the warp's columns, and its group's parameters.
-    HUM_DEV void load(int kb, int wn, int wk, int lane, DirectItem &it) const
+    // Item kb of warp (wn, wk): its kKK k16 steps of the warp's columns, and its group's parameters.
+    HUM_DEV void load(const hum_gemm_args &args, int kb, int wn, int wk, int lane, DirectItem &it) const
     {
-        const u32 *bk = b + static_cast<i64>(kb) * (kBK / 16) * kCodeRowWords;
+        const int k0 = kb * kBK + wk * kWK;
+        const int sub = kWN >= 64 ? 0 : (wn * kWN % 64) / kWN * kRawPerUnit;
 #pragma unroll
-        for (int kk = 0; kk < kKK; ++kk)
+        for (int kk = 0; kk < kKK; ++kk) {
+            const u32 *row = b + static_cast<i64>(k0 / 16 + kk) * kCodeRowWords;
 #pragma unroll
-            for (int u = 0; u < kUnitsW; ++u)
+            for (int u = 0; u < kUnitsW; ++u) {
+                const u32 *unit = row + (wn * kWN / 64 + u) * 32 * kWeightBits;
 #pragma unroll
                 for (int p = 0; p < kRawPerUnit; p += kLdsWords)
-                    ldg_stream_words<kLdsWords, kLdsWords>(bk + kk * kCodeRowWords + code_word(wn, u, p),
+                    ldg_stream_words<kLdsWords, kLdsWords>(unit + unit_word(kWeightBits, false, lane, sub + p),
                                                            it.raw[kk] + u * kRawPerUnit + p);
-        // A's columns 2t, 2t + 1 and 2t + 8, 2t + 9 of each step (kKReal is a multiple of 8)
-        const u16 *ak = a + kb * kBK;
-        const int k = kb * kBK + wk * kWK + 2 * (lane & 3);
-#pragma unroll
-        for (int kk = 0; kk < kKK; ++kk)
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const bool in = kKReal >= kK || k + kk * 16 + 8 * h < kKReal;
-                it.a[kk][h] = in ? __ldg(reinterpret_cast<const unsigned *>(ak + kk * 16 + 8 * h)) : 0u;
             }
-        const i64 off = static_cast<i64>(kBK % kGroup == 0 ? kb * (kBK / kGroup) : kb / (kGroup / kBK)) * kN;
+            // A's columns 2t, 2t + 1 and 2t + 8, 2t + 9 of the step (kKReal is a multiple of 8)
+            const int k = k0 + kk * 16 + 2 * (lane & 3);
+            it.a[kk][0] = a && k < kKReal ? __ldg(reinterpret_cast<const unsigned *>(a + k)) : 0u;
+            it.a[kk][1] = a && k + 8 < kKReal ? __ldg(reinterpret_cast<const unsigned *>(a + k + 8)) : 0u;
+        }
+        const i64 off = param + static_cast<i64>(k0 / kGroup) * kN;
 #pragma unroll
         for (int u = 0; u < kUnitsW; ++u) {
-            ldg_stream_words<kColWords, kColWords>(reinterpret_cast<const u32 *>(s + off + u * 64), it.s + u * kColWords);
+            const int c = col_value(u, wn, lane);
+            ldg_stream_words<kColWords, kColWords>(
+                reinterpret_cast<const u32 *>(static_cast<const u16 *>(args.b_scale) + off + c), it.s + u * kColWords);
             if constexpr (kZeroPoint)
-                ldg_stream_words<kColWords, kColWords>(reinterpret_cast<const u32 *>(z + off + u * 64),
-                                                       it.z + u * kColWords);
+                ldg_stream_words<kColWords, kColWords>(
+                    reinterpret_cast<const u32 *>(static_cast<const u16 *>(args.zero) + off + c), it.z + u * kColWords);
         }
     }
 };
@@ -627,8 +611,8 @@ HUM_DEV void direct_loop(const hum_gemm_args &args, const Rows &rows, const Sche
         constexpr int s = decltype(sc)::value;
         if (s < sch.total) {
             lw = sch.step(lw, s);
-            loader.set_tile(args, rows, lw, wm, wn, wk, lane);
-            loader.load(lw.kb, wn, wk, lane, ring[s]);
+            loader.set_tile(args, rows, lw, wm, lane);
+            loader.load(args, lw.kb, wn, wk, lane, ring[s]);
         }
     });
     Work w{0, 0};  // work of the item being computed
@@ -642,8 +626,8 @@ HUM_DEV void direct_loop(const hum_gemm_args &args, const Rows &rows, const Sche
                 compute_direct(ring[s], acc, total, period_end(w.kb, last));
                 if (j + kStages < sch.total) {
                     lw = sch.step(lw, j + kStages);
-                    loader.set_tile(args, rows, lw, wm, wn, wk, lane);
-                    loader.load(lw.kb, wn, wk, lane, ring[s]);
+                    loader.set_tile(args, rows, lw, wm, lane);
+                    loader.load(args, lw.kb, wn, wk, lane, ring[s]);
                 }
                 if (last) {
                     epilogue(args, rows, sch, w.tile, smem, tid, wm, wn, wk, wmn, lane, total);
