@@ -114,12 +114,13 @@ local function small_short_k(device, layer, rows)
 end
 
 -- M <= 8 where mma_direct takes the layer (16-bit A, integer codes with scales, no act-order:
--- layer.kernels.mma_direct) with codes of 3 bits or more, scale groups of a multiple of 32 (its
--- warps of 32 of K apply one scale per column), and 64-column tiles that fill the SMs one each
--- (n = 8192: 128 on 132): the mma.sync kernel's 8-row warps reading their weights, scales and A
--- straight into registers, no stages in shared memory and no CTA barrier in the main loop
--- (kernels/gemm/gemm_mma.cu, kDirectB), 8 x 64 x 256 tiles whole, eight warps along K of 32, rings
--- of eight items (fewer where they would not fit the registers: 8-bit codes five).
+-- layer.kernels.mma_direct) with codes of 3 bits or more on an H100 and of 8 bits elsewhere
+-- (below), scale groups of a multiple of 32 (its warps of 32 of K apply one scale per column), and
+-- 64-column tiles that fill the SMs one each (n = 8192: 128 on 132): the mma.sync kernel's 8-row
+-- warps reading their weights, scales and A straight into registers, no stages in shared memory
+-- and no CTA barrier in the main loop (kernels/gemm/gemm_mma.cu, kDirectB), 8 x 64 x 256 tiles
+-- whole, eight warps along K of 32, rings of eight items (fewer where they would not fit the
+-- registers: 8-bit codes five).
 -- bench/results/H100-2026-12-07/s50-b-d27f63933437/sbs-small.json, H100, side-by-side.py, two
 -- rounds, better of each, µs at M 1 / 8, the staged tiles before -> rings of four / eight; Humming:
 -- n = k = 8192 uint4 g128 fp16 24.93 / 25.02 -> 22.50 / 23.46, 22.46 / 23.14 (25.54 / 26.05);
@@ -129,8 +130,17 @@ end
 -- -> 14.98, 14336 x 4096 20.77 -> 25.15, 4096 x 14336 23.65 -> 24.64 (8 x 128 x 256 tiles on 2 x
 -- 4 warps: 23.42); and 2-bit codes, which the staged kernel runs two CTAs an SM, lost whole too
 -- (uint2 channel 17.76 -> 19.33).
+-- On the H200 only 8-bit codes keep it: bench/results/H200-2026-12-07/s51-a-54fda5f8e59f/, H200,
+-- side-by-side.py, two rounds, M 1 / 8, mma_direct against Humming: uint4 g128 fp16 21.76 / 22.50
+-- (21.31 / 21.95), bf16 21.73 / 22.50 (21.57 / 21.82), int zero points 23.10 / 24.06 (21.89 /
+-- 22.21), uint8 channel 24.90 / 25.92 (30.75 / 31.10), where the staged tiles had read 20.26,
+-- 20.61, 20.69 and 29.86 at M 1 (bench/results/H200-2026-12-07/s46-b-c13ac70c45b5/; Humming 21.60,
+-- 21.70, 21.92, 30.85). Its ncu there (s51-a, direct-m1): instruction fetch 33 % of the warp
+-- stalls, global loads 7 % (bench/NOTES.md, "Session 51"). Other sm_90 parts are untimed and take
+-- the H200's rule, which is ahead of Humming on both cards.
 local function direct8(device, layer)
-  if not (layer.kernels.mma_direct and layer.weight_bits >= 3 and layer.kernel_group % 32 == 0
+  local bits = device.name:find("H100", 1, true) and 3 or 8
+  if not (layer.kernels.mma_direct and layer.weight_bits >= bits and layer.kernel_group % 32 == 0
       and fills(device, layer.padded_n / 64)) then
     return nil
   end

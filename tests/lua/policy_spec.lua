@@ -267,6 +267,25 @@ describe("built-in policies", function()
     end
   end)
 
+  it("put M <= 8 on mma_direct by card: codes of 3+ bits on an H100, 8-bit codes elsewhere", function()
+    local kernels = { mma = true, wgmma = true, wgmma_ws = true, mma_direct = true }
+    local function first(name, bits)
+      local dev = { name = name, sm = 90, sm_count = 132, smem_per_block = 232448, l2_bytes = 50 * 2 ^ 20 }
+      local layer = { n = 8192, k = 8192, padded_n = 8192, padded_k = 8192, weight_bits = bits,
+                      kernel_group = bits == 8 and 8192 or 128, kernels = kernels }
+      local list = policy.tunings(dev, layer)
+      assert.are.equal(8, list[1].m_max)
+      return list[1].tuning.kernel
+    end
+    assert.are.equal("mma_direct", first("NVIDIA H100 80GB HBM3", 4))
+    assert.are.equal("mma_direct", first("NVIDIA H100 80GB HBM3", 8))
+    assert.are.equal("mma_direct", first(policy.nominal_device("sm_90a").name, 4))
+    assert.are_not.equal("mma_direct", first("NVIDIA H200", 4))
+    assert.are_not.equal("mma_direct", first("NVIDIA H200", 5))
+    assert.are.equal("mma_direct", first("NVIDIA H200", 8))
+    assert.are_not.equal("mma_direct", first("NVIDIA H100 80GB HBM3", 2))
+  end)
+
   it("has nominal devices only for the supported archs", function()
     assert.are.equal(132, policy.nominal_device("sm_90a").sm_count)
     assert.are.equal(80, policy.nominal_device("sm_80").sm)
