@@ -1,10 +1,12 @@
-# timeout: 240
-# Session 51's last call (s51-b, the same without the label, found no machine), on a build of the
-# working tree with mma_direct's lean loader (kernels/gemm/gemm_mma.cu), the label cache built
-# for it (tools/label-cache/build.sh build .exp/label-cache.txz -j2):
-# 1. the gpu label;
-# 2. M 1 / 8 beside Humming, two rounds: the built-in (mma_direct rings of 8), rings of 4
-#    (bench/sweeps/s51/ring4), and the staged tiles before mma_direct (bench/sweeps/s50/staged);
+# timeout: 300
+# The call session 51 had no device time left for (s51-b, c: no machine), for the next session:
+# mma_direct's lean loader on the GPU. Here first: git apply bench/sweeps/s51/direct-lean-loader.patch,
+# build, tools/label-cache/build.sh build .exp/label-cache.txz -j2 (~26 min), tools/pack-device.sh
+# build .exp/build.tgz, cp bench/sweeps/s51/s51-c.sh bench/sweeps/run-call.sh .exp/:
+# 1. the gpu label on the patch;
+# 2. M 1 / 8 beside Humming, two rounds: the built-in (since 6427004: staged tiles for 4-bit codes
+#    off the H100, mma_direct rings of 8 for 8-bit), mma_direct with rings of 8 (bench/sweeps/s50/d)
+#    and 4 (bench/sweeps/s51/ring4), and the staged tiles everywhere (bench/sweeps/s50/staged);
 # 3. compute-sanitizer memcheck of an M = 1 / 3 forward on mma_direct;
 # 4. while time is left, issue 8's and 9's other rows beside Humming, two rounds.
 set -u
@@ -23,9 +25,10 @@ sbs() { # NAME CASES M [ARGS...]
   echo "sbs $1 exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
 }
 S=bench/sweeps
-sbs ring w4g128,w4g128zp,w8ch 1,8 --hum staged=$S/s50/staged/hum.yaml --hum ring4=$S/s51/ring4/hum.yaml
+sbs ring w4g128,w4g128zp,w8ch 1,8 --hum staged=$S/s50/staged/hum.yaml --hum ring8=$S/s50/d/hum.yaml \
+  --hum ring4=$S/s51/ring4/hum.yaml
 if [ $(left) -gt 45 ]; then
-  timeout 40 compute-sanitizer --tool memcheck build/runtime/hum bench \
+  timeout 40 compute-sanitizer --tool memcheck build/runtime/hum bench --config $S/s50/d/hum.yaml \
     --layer n=8192,k=8192,w=uint4,a=float16,group=128,zp=int --m 1,3 --warmup 1 --reps 2 --out /tmp/memcheck.json \
     --force > $R/memcheck.txt 2>&1
   echo "memcheck exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
