@@ -10,6 +10,8 @@
 # with the NVRTC the device runs (13.0 in 2026-12), in the build tools/pack-device.sh packs, with
 # the headers at tools/label-cache/cuda-home.sh's path, which run-call.sh names there too.
 # Usage: tools/label-cache/build.sh BUILD_DIR OUT.txz [ctest arguments, e.g. -j2 -R test_gemm]
+# HUM_FAKE_DEVICE_NAME="NVIDIA H200" fills it for an H200 (policies pick some tiles by the card's
+# name; the default is an H100's): kernels of the other card's tiles compile on the device.
 # ctest's output goes to OUT.txz.log. On the device, after extracting the build: extract OUT.txz
 # into BUILD_DIR and export CUDA_HOME=$(tools/label-cache/cuda-home.sh) before the label (what
 # bench/sweeps/run-call.sh does when .exp/label-cache.txz is there). Clear HUM_KERNEL_PATH,

@@ -6,8 +6,9 @@
  * kernels on a machine without a GPU (tools/label-cache/build.sh); their results are garbage and
  * their checks fail, which is expected. The cache key (runtime/src/jit/jit_key.c) holds NVRTC's
  * major.minor, the sources, options (the toolkit's include folder among them: cuda-home.sh),
- * constants and arch; of the device, the policies read only its arch, SM count and shared memory,
- * which this reports as the device does. Its entry points are runtime/src/cuda/cuda_driver.h's,
+ * constants and arch; of the device, the policies read its arch, SM count and shared memory, which
+ * this reports as the device does, and its name, an H100's unless HUM_FAKE_DEVICE_NAME names the
+ * card the call will get. Its entry points are runtime/src/cuda/cuda_driver.h's,
  * each assigned to the driver's own PFN type at the ABI version hum asks for, so a signature that
  * differs does not compile (-Werror=incompatible-pointer-types, build.sh). */
 #include "cuda_driver.h"
@@ -15,6 +16,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -64,10 +66,13 @@ static CUresult fake_cuDeviceGetCount(int *count)
     return CUDA_SUCCESS;
 }
 
+/* The name policies see (policies/sm90.lua tells an H100 from other sm_90 parts by it):
+ * HUM_FAKE_DEVICE_NAME, e.g. "NVIDIA H200", else an H100's. */
 static CUresult fake_cuDeviceGetName(char *name, int len, CUdevice device)
 {
     (void)device;
-    snprintf(name, (size_t)len, "%s", "NVIDIA H100 80GB HBM3");
+    const char *given = getenv("HUM_FAKE_DEVICE_NAME");
+    snprintf(name, (size_t)len, "%s", given && *given ? given : "NVIDIA H100 80GB HBM3");
     return CUDA_SUCCESS;
 }
 
