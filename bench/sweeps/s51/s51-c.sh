@@ -1,12 +1,14 @@
 # timeout: 300
 # The call session 51 had no device time left for (s51-b, c: no machine), for the next session:
 # mma_direct's lean loader on the GPU. Here first: git apply bench/sweeps/s51/direct-lean-loader.patch,
-# build, tools/label-cache/build.sh build .exp/label-cache.txz -j2 (~26 min), tools/pack-device.sh
+# build, tools/label-cache/build.sh build .exp/label-cache.txz -j2 (~26 min; HUM_FAKE_DEVICE_NAME
+# "NVIDIA H200" fills it with the H200's tiles, the default with the H100's), tools/pack-device.sh
 # build .exp/build.tgz, cp bench/sweeps/s51/s51-c.sh bench/sweeps/run-call.sh .exp/:
 # 1. the gpu label on the patch;
 # 2. M 1 / 8 beside Humming, two rounds: the built-in (since 6427004: staged tiles for 4-bit codes
-#    off the H100, mma_direct rings of 8 for 8-bit), mma_direct with rings of 8 (bench/sweeps/s50/d)
-#    and 4 (bench/sweeps/s51/ring4), and the staged tiles everywhere (bench/sweeps/s50/staged);
+#    off the H100, mma_direct for 8-bit with the ring the fit leaves, 5), mma_direct with rings
+#    of 8 (bench/sweeps/s50/d) and 4 (bench/sweeps/s51/ring4), and the staged tiles everywhere
+#    (bench/sweeps/s50/staged);
 # 3. compute-sanitizer memcheck of an M = 1 / 3 forward on mma_direct;
 # 4. while time is left, issue 8's and 9's other rows beside Humming, two rounds.
 set -u
