@@ -136,9 +136,9 @@ end
 -- 22.21), uint8 channel 24.90 / 25.92 (30.75 / 31.10), where the staged tiles had read 20.26,
 -- 20.61, 20.69 and 29.86 at M 1 (bench/results/H200-2026-12-07/s46-b-c13ac70c45b5/; Humming 21.60,
 -- 21.70, 21.92, 30.85). Its ncu there (s51-a, direct-m1): instruction fetch 33 % of the warp
--- stalls, global loads 7 % (bench/NOTES.md, "Session 51"). Names holding "H100" take the H100's
--- rule (H100 NVL, untimed, and the nominal sm_90 device of hum compile --arch); other sm_90 parts,
--- untimed, the H200's, which is ahead of Humming on both cards.
+-- stalls, global loads 7 % (bench/NOTES.md, "Session 51 (lead)"). Names holding "H100" take the
+-- H100's rule (H100 NVL, untimed, and the nominal sm_90 device of hum compile --arch); other sm_90
+-- parts, untimed, the H200's, which is ahead of Humming on both cards.
 local function direct8(device, layer)
   local bits = device.name:find("H100", 1, true) and 3 or 8
   if not (layer.kernels.mma_direct and layer.weight_bits >= bits and layer.kernel_group % 32 == 0
