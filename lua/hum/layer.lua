@@ -178,7 +178,7 @@ function layer.inputs(plan)
     end
     return false, why
   end)
-  if note then ffi.copy(plan.activation, note:sub(1, ffi.sizeof(plan.activation) - 1)) end
+  if note then dispatch.put(plan.activation, note) end
   local ok, cfg = pcall(layer.config, plan.config, device.sm, tonumber(plan.compute.gemm_type))
   if not ok then
     -- no type ran: the 16-bit one's error, with where the layer's own type fell back from

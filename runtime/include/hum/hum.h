@@ -841,8 +841,9 @@ typedef struct hum_layer_dispatch {
     int32_t row_count;
     hum_dispatch_row rows[16]; /* HUM_LAYER_MAX_ENTRIES, ascending M, contiguous from M = 1 */
     /* what A is multiplied as, and why: "e4m3 per token (the checkpoint's; quantized by the
-     * layer)", "bfloat16 (fallback from nvfp4: ...)" (lua/hum/activation.lua) */
-    char activation[256];
+     * layer)", "bfloat16 (fallback from nvfp4: ...)" (lua/hum/activation.lua); cut with "..." in
+     * the unlikely case it is longer */
+    char activation[1024];
 } hum_layer_dispatch;
 
 /* The dispatch table in force for a prepared layer (the one the last policy reload published;
@@ -1047,8 +1048,8 @@ typedef struct hum_moe_info {
      * config's a_dtype is the type): the deployment's moe.activation override, else the
      * checkpoint's scheme, else 16-bit, each falling back to what the GPU runs; 8-bit A is
      * quantized per token by the layer (the hidden rows, and the activation's output) */
-    char gate_up_activation[256];
-    char down_activation[256];
+    char gate_up_activation[1024];
+    char down_activation[1024];
 } hum_moe_info;
 
 /* What the layer is, and once prepared how its GEMMs were. HUM_ERR_INVALID_ARG for NULL. */

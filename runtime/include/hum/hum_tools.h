@@ -679,7 +679,7 @@ typedef struct hum_layer_plan {
     char policy_name[64];
     char policy_origin[512];   /* the winning policy's file: "embedded:policies/sm90.lua" or a path */
     char entry_origin[16][256]; /* HUM_LAYER_MAX_ENTRIES: "file:line" of the policy line of each entry */
-    char activation[256];      /* what A runs as and why (hum_layer_dispatch.activation) */
+    char activation[1024];     /* what A runs as and why (hum_layer_dispatch.activation) */
 } hum_layer_plan;
 
 /*
@@ -1028,8 +1028,8 @@ typedef struct hum_moe_compile_info {
     hum_layer_info gate_up, down;
     /* what each GEMM's A runs as and why (hum_layer_dispatch.activation): "e4m3 per token
      * (override moe.activation = e4m3; quantized by the layer)", "bfloat16 (fallback from ...)" */
-    char gate_up_activation[256];
-    char down_activation[256];
+    char gate_up_activation[1024];
+    char down_activation[1024];
     int32_t kernels_compiled, kernels_cached;
     double compile_ms;
 } hum_moe_compile_info;
