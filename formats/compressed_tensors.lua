@@ -241,9 +241,13 @@ local function plan(ck, qc, layer)
   if fmt == "pack-quantized" then
     if fp then ck:fail("pack-quantized holds integer weights, but config group \"" .. sc.group .. "\" says float") end
     local w = ck:expect(ck:tensor(layer .. ".weight_packed"), "I32", false)
-    local shape = ck:small_ints(ck:expect(ck:tensor(layer .. ".weight_shape"), { "I64", "I32" }, { #w.shape }))
+    local ws = ck:expect(ck:tensor(layer .. ".weight_shape"), { "I64", "I32" }, { #w.shape })
+    local shape = ck:small_ints(ws)
     if #w.shape ~= 2 and #w.shape ~= 3 then ck:fail(w.name .. " must be [N, words] or [E, N, words]") end
-    p.experts = #w.shape == 3 and shape[1] or 0
+    p.experts = ck:experts(w, 2)
+    if p.experts > 0 and shape[1] ~= p.experts then
+      ck:fail(string.format("%s says %d experts, but %s holds %d", ws.name, shape[1], w.name, p.experts))
+    end
     p.n, p.k = shape[#shape - 1], shape[#shape]
     local dense, aligned = cv.words(p.k, p.bits, cv.DENSE), cv.words(p.k, p.bits, cv.WORD_ALIGNED)
     local new = version_at_least(qc.version, 0, 18)
@@ -269,14 +273,14 @@ local function plan(ck, qc, layer)
     end
     local w = ck:expect(ck:tensor(layer .. ".weight_packed"), "U8", false)
     if #w.shape ~= 2 and #w.shape ~= 3 then ck:fail(w.name .. " must be [N, K/2] or [E, N, K/2]") end
-    p.experts = #w.shape == 3 and w.shape[1] or 0
+    p.experts = ck:experts(w, 2)
     p.n, p.k = w.shape[#w.shape - 1], 2 * w.shape[#w.shape]
     p.weight = w
   elseif fmt == "int-quantized" or fmt == "float-quantized" or fmt == "naive-quantized" or fmt == "mxfp8-quantized" then
     local w = ck:expect(ck:tensor(layer .. ".weight"), fp and FLOAT_WEIGHT or INT_WEIGHT, false)
     if fp and p.bits ~= 8 then ck:fail(fmt .. " with " .. p.bits .. "-bit float weights is not a known layout") end
     if #w.shape ~= 2 and #w.shape ~= 3 then ck:fail(w.name .. " must be [N, K] or [E, N, K]") end
-    p.experts = #w.shape == 3 and w.shape[1] or 0
+    p.experts = ck:experts(w, 2)
     p.n, p.k = w.shape[#w.shape - 1], w.shape[#w.shape]
     p.weight = w
   else

@@ -29,7 +29,7 @@ local function plan(ck, layer)
   if (r ~= 4 and r ~= 3) or blocks.shape[r] ~= 16 then
     ck:fail(blocks.name .. " must be [E, N, K/32, 16] (or [N, K/32, 16])")
   end
-  local p = { blocks = blocks, experts = r == 4 and blocks.shape[1] or 0, n = blocks.shape[r - 2],
+  local p = { blocks = blocks, experts = ck:experts(blocks, 3), n = blocks.shape[r - 2],
     k = 32 * blocks.shape[r - 1] }
   local lead = p.experts > 0 and { p.experts } or {}
   local function with_lead(...)

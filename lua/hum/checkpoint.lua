@@ -157,6 +157,18 @@ function Checkpoint:expect(t, dtypes, shape)
   return t
 end
 
+-- The experts of weight tensor t, whose dense form has `rank` dimensions: 0 (a dense layer) where
+-- it has that rank, else its leading dimension, at least 1 (E = 0 read as a dense layer took its N x
+-- K codes from a tensor of no bytes).
+function Checkpoint:experts(t, rank)
+  if #t.shape == rank then return 0 end
+  if t.shape[1] < 1 then
+    self:fail(string.format("tensor %s has shape %s: %d experts, expected at least 1", t.name, shape_string(t.shape),
+      t.shape[1]))
+  end
+  return t.shape[1]
+end
+
 -- Values of a small integer tensor (such as compressed-tensors' weight_shape) as Lua numbers.
 function Checkpoint:small_ints(t)
   local n = 1

@@ -199,6 +199,26 @@ static void gptoss(void)
     free(q), free(s), free(bias);
 }
 
+/* Expert tensors with E = 0 (gpt-oss's _blocks [0, N, K/32, 16]) are refused by name: read as a
+ * dense layer they took N x K codes from a tensor of no bytes (a heap overflow in the conversion;
+ * compressed-tensors' [E, N, K] weights share the rule, Checkpoint:experts). */
+static void no_experts(void)
+{
+    const int64_t n = 64, k = 128;
+    const char *proj = "model.layers.0.mlp.experts.down_proj";
+    uint8_t none = 0;
+    uint16_t no_bias = 0;
+    fx_gptoss fx = {.experts = 0, .n = n, .k = k, .codes = &none, .scales = &none, .bias = &no_bias};
+    char *dir = fmt_tmpdir("moe-e0");
+    FMT_CHECK(fx_write_gptoss(dir, proj, &fx) == 0, "gpt-oss E = 0: fixture");
+    hum_standard_weight w;
+    FMT_EXPECT_ERROR(fmt_load(dir, proj, &w), HUM_ERR_FORMAT, "gpt-oss E = 0: load",
+                     "model.layers.0.mlp.experts.down_proj_blocks has shape [0, 64, 4, 16]: 0 experts, expected at "
+                     "least 1");
+    fmt_rmtree(dir);
+    free(dir);
+}
+
 static void fused_ct(int bits, int sym, int act_order, unsigned seed)
 {
     enum { E = 3 };
@@ -432,6 +452,7 @@ int main(void)
     merged("modelopt NVFP4 experts", modelopt_nvfp4, 11);
     merged("fp8 128x128 block experts", fp8_blocks, 12);
     gptoss();
+    no_experts();
     fmt_runtime_destroy();
     return fmt_finish("test_format_moe");
 }
