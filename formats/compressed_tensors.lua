@@ -44,54 +44,89 @@ local float_dtypes = { F16 = "float16", BF16 = "bfloat16", F32 = "float32" }
 
 -- --- which config group governs a layer ------------------------------------------------------
 
--- A Python regular expression as Lua patterns (one per top-level alternative), for the subset
--- compressed-tensors targets use ("re:.*self_attn.*", "re:.*mlp\.experts.*\.(gate|up)_proj$" is
--- outside it and refused). re.match anchors at the start only.
-local function regex_patterns(re)
+-- A Python regular expression, for the subset compressed-tensors targets use ("re:.*self_attn.*";
+-- "re:.*mlp\.experts.*\.(gate|up)_proj$" is outside it and refused): per top-level alternative,
+-- its atoms (a Lua pattern of one character: a literal, ".", "%d", a class) each with its
+-- quantifier ("", "*", "+", "?"), and whether "$" ends it. nil outside the subset.
+local function regex_compile(re)
   if re:find("[()%{%}]") then return nil end
   local out = {}
   for alt in (re .. "|"):gmatch("([^|]*)|") do
-    local p, i = { "^" }, 1
+    local atoms, i, anchored = {}, 1, false
     if alt:sub(1, 1) == "^" then i = 2 end
     while i <= #alt do
-      local c = alt:sub(i, i)
+      local c, atom = alt:sub(i, i), nil
       if c == "\\" then
         local e = alt:sub(i + 1, i + 1)
-        if e == "d" then p[#p + 1] = "%d" elseif e == "w" then p[#p + 1] = "[%w_]" elseif e == "s" then
-          p[#p + 1] = "%s" elseif e:match("%p") then p[#p + 1] = "%" .. e else return nil end
+        if e == "d" then atom = "%d" elseif e == "w" then atom = "[%w_]" elseif e == "s" then atom = "%s"
+        elseif e:match("%p") then atom = "%" .. e else return nil end
         i = i + 2
       elseif c == "[" then
         local j = alt:find("]", i + 1, true)
         if not j then return nil end
-        p[#p + 1] = (alt:sub(i, j):gsub("\\d", "%%d"))
+        atom = (alt:sub(i, j):gsub("\\d", "%%d"))
         i = j + 1
       elseif c == "$" and i == #alt then
-        p[#p + 1] = "$"
+        anchored = true
         i = i + 1
-      elseif c:match("[%w_ /:-]") or c == "." or c == "*" or c == "+" or c == "?" then
-        -- '.', '*', '+', '?' mean the same in Lua patterns (Lua's '*' is greedy like Python's).
-        p[#p + 1] = c == "-" and "%-" or c
+      elseif c == "*" or c == "+" or c == "?" then
+        if #atoms == 0 then return nil end
+        if atoms[#atoms].q == "" then atoms[#atoms].q = c
+        -- a lazy quantifier ("*?") finds a match where the greedy one does
+        elseif c ~= "?" or atoms[#atoms].lazy then return nil
+        else atoms[#atoms].lazy = true end
+        i = i + 1
+      elseif c:match("[%w_ /:-]") or c == "." then
+        atom = c == "-" and "%-" or c
         i = i + 1
       else
         return nil
       end
+      if atom then atoms[#atoms + 1] = { char = "^" .. atom .. "$", q = "" } end
     end
-    out[#out + 1] = table.concat(p)
+    out[#out + 1] = { atoms = atoms, anchored = anchored }
   end
   return out
+end
+
+-- Whether Python's re.match(regex, s) finds a match (anchored at the start only, unless "$"), by
+-- one pass over (atom, position) pairs, each decided once: Lua's own patterns backtrack, and a
+-- hostile target of ten ".*" held one layer's listing for minutes.
+local function regex_match(alts, s)
+  for _, alt in ipairs(alts) do
+    local atoms, memo = alt.atoms, {}
+    local function at(i, j)  -- atoms i.. match from position j
+      local key = i * (#s + 2) + j
+      local v = memo[key]
+      if v ~= nil then return v end
+      local a = atoms[i]
+      if not a then
+        v = not alt.anchored or j == #s + 1
+      else
+        local one = j <= #s and s:sub(j, j):find(a.char) ~= nil
+        if a.q == "" then v = one and at(i + 1, j + 1)
+        elseif a.q == "?" then v = at(i + 1, j) or (one and at(i + 1, j + 1))
+        elseif a.q == "*" then v = at(i + 1, j) or (one and at(i, j + 1))
+        else v = one and (at(i + 1, j + 1) or at(i, j + 1)) end
+      end
+      memo[key] = v and true or false
+      return memo[key]
+    end
+    if at(1, 1) then return true end
+  end
+  return false
 end
 
 -- 3: exact module name, 2: regex, 1: class name ("Linear": every quantized layer is one), 0: none.
 local function target_rank(ck, target, layer)
   if target == layer then return 3 end
   if target:sub(1, 3) == "re:" then
-    local pats = regex_patterns(target:sub(4))
-    if not pats then
+    local alts = regex_compile(target:sub(4))
+    if not alts then
       hum.fail("HUM_ERR_UNSUPPORTED", string.format("%s: cannot evaluate compressed-tensors target \"%s\" " ..
         "(regex outside the supported subset)", ck.path, target), 0)
     end
-    for _, p in ipairs(pats) do if layer:match(p) then return 2 end end
-    return 0
+    return regex_match(alts, layer) and 2 or 0
   end
   if target:match("^%u") and not target:find("%.") then return 1 end
   return 0

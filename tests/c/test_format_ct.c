@@ -226,6 +226,11 @@ static void test_targets(void)
         {"\"re:.*mlp.*\"", "\"model.layers.2.mlp.down_proj\"", HUM_OK, NULL},
         {"\"re:.*down_proj\"", "\"re:^model\\\\.layers\\\\.\\\\d+\\\\.mlp.*\"", HUM_ERR_FORMAT, "both target layer"},
         {"\"re:.*(up|down)_proj\"", "\"Linear\"", HUM_ERR_UNSUPPORTED, "regex outside the supported subset"},
+        /* sixteen ".*" before a letter the name lacks: Lua's backtracking patterns took hours */
+        {"\"re:.*.*.*.*.*.*.*.*.*.*.*.*.*.*.*.*Z\"", "\"Linear\"", HUM_OK, NULL},
+        /* lazy quantifiers match where greedy ones do (re.match only asks whether) */
+        {"\"Linear\"", "\"re:.*?mlp\\\\.[a-z_]+?proj$\"", HUM_OK, NULL},
+        {"\"Linear\"", "\"re:.*??mlp\"", HUM_ERR_UNSUPPORTED, "regex outside the supported subset"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         fx_write_json(dir, "config.json", fmt, cases[i].g0, cases[i].g1);
