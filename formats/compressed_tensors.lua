@@ -283,7 +283,8 @@ local function plan(ck, qc, layer)
     if p.experts > 0 and shape[1] ~= p.experts then
       ck:fail(string.format("%s says %d experts, but %s holds %d", ws.name, shape[1], w.name, p.experts))
     end
-    p.n, p.k = shape[#shape - 1], shape[#shape]
+    p.n = ck:size(shape[#shape - 1], ws.name .. "'s N")
+    p.k = ck:size(shape[#shape], ws.name .. "'s K")
     local dense, aligned = cv.words(p.k, p.bits, cv.DENSE), cv.words(p.k, p.bits, cv.WORD_ALIGNED)
     local new = version_at_least(qc.version, 0, 18)
     if new == nil then

@@ -151,6 +151,10 @@ static void check_errors(void)
                     HUM_ERR_INVALID_ARG,
                 "NULL refused");
     QUANT_CHECK(hum_packed_words(10, 0, HUM_PACK_DENSE) == -1, "packed_words bits 0");
+    /* bits past INT64_MAX: a checkpoint's K of 2^62 + 1024 at 4 bits wrapped to 128 words */
+    QUANT_CHECK(hum_packed_words((INT64_C(1) << 62) + 1024, 4, HUM_PACK_DENSE) == -1 &&
+                    hum_packed_words((INT64_MAX - 31) / 8, 8, HUM_PACK_DENSE) == ((INT64_MAX - 31) / 8 * 8 + 31) / 32,
+                "packed_words past INT64_MAX refused, up to it counted");
     QUANT_CHECK(hum_nibbles_pack(v, 4, HUM_NIBBLE_LOW_FIRST, (uint8_t *)w) == HUM_OK, "nibbles of < 16");
     uint8_t big[2] = {1, 16};
     QUANT_CHECK(hum_nibbles_pack(big, 2, HUM_NIBBLE_LOW_FIRST, (uint8_t *)w) == HUM_ERR_INVALID_ARG, "16 refused");

@@ -172,7 +172,7 @@ typedef enum hum_pack_layout {
 } hum_pack_layout;
 
 /* Words W(length) that `length` values of width `bits` take in one line; -1 when bits is
- * outside 1..8, length is negative or layout unknown. */
+ * outside 1..8, length is negative or so large that its bits pass INT64_MAX, or layout unknown. */
 int64_t hum_packed_words(int64_t length, int32_t bits, hum_pack_layout layout);
 /* Packs values [shape[0]][shape[1]][shape[2]] into `words` (sized for the packed shape
  * above; unused high bits are written as zero). Errors: HUM_ERR_INVALID_ARG for bits outside

@@ -10,7 +10,7 @@
 
 int64_t hum_packed_words(int64_t length, int32_t bits, hum_pack_layout layout)
 {
-    if (bits < 1 || bits > 8 || length < 0)
+    if (bits < 1 || bits > 8 || length < 0 || length > (INT64_MAX - 31) / bits)
         return -1;
     switch (layout) {
     case HUM_PACK_DENSE: return (length * bits + 31) / 32;
