@@ -31,12 +31,9 @@ local function plan(ck, qc, layer)
   end
   local w = ck:expect(ck:tensor(layer .. ".weight"), WEIGHT, { false, false })
   local s = ck:expect(ck:companion(w, layer, ".weight_scale", "its scale"), { "BF16", "F16", "F32" }, false)
-  local values = ck:small_floats(s)
-  if #values ~= 1 or values[1] == 0 or values[1] ~= values[1] then
-    ck:fail(s.name .. " must be one non-zero scale")
-  end
-  return { weight = w, rows = w.shape[1], n = 4 * w.shape[1], k = w.shape[2],
-    global = cv.global_values({ cls == "autobitlinear" and values[1] or 1 / values[1] }) }
+  local global = ck:global_scales(s, cls == "bitlinear")
+  if #global ~= 1 or global[1] == 0 then ck:fail(s.name .. " must be one non-zero scale") end
+  return { weight = w, rows = w.shape[1], n = 4 * w.shape[1], k = w.shape[2], global = global }
 end
 
 function M.describe(ck, qc, layer)

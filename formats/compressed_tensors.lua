@@ -238,14 +238,10 @@ end
 -- The global scales of a tensor or tensor_group layer (one per expert of p), checked: the
 -- listing (through plan) and the conversion (after an expert cut) both read them here.
 local function global_values(ck, p)
-  if p.strategy == "tensor" then return cv.global_values(ck:small_floats(p.scale)) end
-  local globals = ck:small_floats(p.global)
+  if p.strategy == "tensor" then return ck:global_scales(p.scale) end
+  local globals = ck:global_scales(p.global, true)
   if #globals ~= math.max(1, p.experts) then ck:fail(p.global.name .. " must hold one value per expert") end
-  for i, g in ipairs(globals) do
-    if g == 0 or g ~= g then ck:fail(p.global.name .. " holds " .. tostring(g) .. ", not a usable divisor") end
-    globals[i] = 1 / g
-  end
-  return cv.global_values(globals)
+  return globals
 end
 
 -- Everything about one layer, checked: dims, layout, scale and zero-point tensors.

@@ -57,9 +57,8 @@ local function plan(ck, qc, layer)
       { math.ceil(p.n / p.block[1]), math.ceil(p.k / p.block[2]) })
   else
     p.scale = ck:expect(scale, { "F32", "BF16" }, false)
-    local v = ck:small_floats(p.scale)
-    if #v ~= 1 then ck:fail(p.scale.name .. " must be one per-tensor scale") end
-    p.global = cv.global_values(v)
+    p.global = ck:global_scales(p.scale)
+    if #p.global ~= 1 then ck:fail(p.scale.name .. " must be one per-tensor scale") end
   end
   local scheme = qc.activation_scheme
   if scheme == "dynamic" then

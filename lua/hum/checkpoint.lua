@@ -169,6 +169,30 @@ function Checkpoint:experts(t, rank)
   return t.shape[1]
 end
 
+-- The global scales of tensor t (one value, or one per expert), checked by name: zero stays (an
+-- all-zero tensor's scale), and float32 must hold each (convert.set_global writes them so).
+-- `inverse`: t stores divisors (compressed-tensors' weight_global_scale, BitNet's bitlinear
+-- weight_scale), whose reciprocals are the scales; each must be finite and positive (1 / inf made a
+-- weight of zeros, and 1 / 1e-45 overflows float32).
+function Checkpoint:global_scales(t, inverse)
+  local values = self:small_floats(t)
+  for i, v in ipairs(values) do
+    local at = #values > 1 and (" (expert " .. (i - 1) .. ")") or ""
+    if inverse then
+      if not (v > 0 and v < math.huge) then
+        self:fail(string.format("tensor %s holds %s%s, expected a finite positive divisor", t.name, tostring(v), at))
+      end
+      v = 1 / v
+      values[i] = v
+    end
+    if not (v >= 0 and v <= 3.4028234663852886e38) then
+      self:fail(string.format("tensor %s holds %s%s, expected a global scale >= 0 that float32 holds%s", t.name,
+        tostring(inverse and 1 / v or v), at, inverse and " once inverted" or ""))
+    end
+  end
+  return values
+end
+
 -- Values of a small integer tensor (such as compressed-tensors' weight_shape) as Lua numbers.
 function Checkpoint:small_ints(t)
   local n = 1

@@ -233,8 +233,8 @@ end
 
 -- `values` (global scales: one, or one per expert), checked: zero stays (an all-zero tensor's
 -- scale); float32 must hold each: a reciprocal of a tiny divisor (compressed-tensors' 1e-45)
--- overflows to inf. The formats' plans ask here, so that the listing refuses what M.set_global
--- would.
+-- overflows to inf. The formats' plans read them through Checkpoint:global_scales, which says the
+-- same naming the tensor, so that the listing refuses what M.set_global would.
 function M.global_values(values)
   for i, v in ipairs(values) do
     if not (v >= 0 and v <= 3.4028234663852886e38) then

@@ -7,7 +7,8 @@
  *     GPTQ's qzeros named the same way;
  *   - header facts a conversion refuses: ModelOpt NVFP4 weight_scale_2 of two values, a scalar
  *     global scale that is infinite or past float32 (ModelOpt FP8, BitNet's 1 / weight_scale),
- *     a compressed-tensors NVFP4 global of 0 or quantization_status "frozen", a weight of N = 0,
+ *     a stored divisor of 0 or inf (compressed-tensors NVFP4's global, BitNet's weight_scale),
+ *     quantization_status "frozen", a weight of N = 0,
  *     an expert set with one expert broken or shaped unlike expert 0: refused by the listing
  *     with the reason --layer gives (they were listed as convertible before);
  *   - values only a conversion reads (BitNet codes out of range): listed, with the note that
@@ -224,21 +225,28 @@ static void modelopt_header_facts(void)
     dir = fmt_tmpdir("agree-modelopt-inf");
     fx_modelopt fp8 = {.algo = "FP8", .n = 32, .k = 64, .codes = codes, .scale = &inf};
     FMT_CHECK(fx_write_modelopt(dir, layer, &fp8) == 0, "modelopt fixture");
-    refused(dir, layer, "FP8 weight_scale inf", "the weight's global scale is inf, expected a finite value >= 0",
+    refused(dir, layer, "FP8 weight_scale inf",
+            "tensor model.layers.0.mlp.up_proj.weight_scale holds inf, expected a global scale >= 0 that float32 "
+            "holds",
             NULL);
     fmt_rmtree(dir);
     free(dir);
 }
 
-/* BitLinear divides by weight_scale: 1 / the smallest bfloat16 is past float32. */
+/* BitLinear divides by weight_scale: 1 / the smallest bfloat16 is past float32, and 1 / inf
+ * (bfloat16 0x7F80) made a weight of zeros. */
 static void bitnet_tiny_scale(void)
 {
     int8_t t[16 * 32] = {0};
     char *dir = fmt_tmpdir("agree-bitnet-tiny");
     fx_bitnet fx = {.n = 16, .k = 32, .t = t, .scale = 0x0001, .linear_class = "bitlinear"};
     FMT_CHECK(fx_write_bitnet(dir, layer, &fx) == 0, "bitnet fixture");
-    refused(dir, layer, "bitnet 1 / tiny weight_scale", "the weight's global scale is ",
-            "expected a finite value >= 0 that float32 holds", NULL);
+    refused(dir, layer, "bitnet 1 / tiny weight_scale", "tensor model.layers.0.mlp.up_proj.weight_scale holds ",
+            "expected a global scale >= 0 that float32 holds once inverted", NULL);
+    fx.scale = 0x7F80;
+    FMT_CHECK(fx_write_bitnet(dir, layer, &fx) == 0, "bitnet fixture");
+    refused(dir, layer, "bitnet weight_scale inf",
+            "tensor model.layers.0.mlp.up_proj.weight_scale holds inf, expected a finite positive divisor", NULL);
     fmt_rmtree(dir);
     free(dir);
 }
@@ -252,7 +260,11 @@ static void ct_header_facts(void)
                 .scale_dtype = "F8_E4M3", .scale_rows = 16, .scale_cols = 2, .global = 0.0f};
     FMT_CHECK(fx_write_ct(dir, layer, &fx) == 0, "compressed-tensors fixture");
     refused(dir, layer, "compressed-tensors NVFP4 global 0",
-            "model.layers.0.mlp.up_proj.weight_global_scale holds 0, not a usable divisor", NULL);
+            "tensor model.layers.0.mlp.up_proj.weight_global_scale holds 0, expected a finite positive divisor", NULL);
+    fx.global = INFINITY; /* 1 / inf made a weight of zeros */
+    FMT_CHECK(fx_write_ct(dir, layer, &fx) == 0, "compressed-tensors fixture");
+    refused(dir, layer, "compressed-tensors NVFP4 global inf",
+            "tensor model.layers.0.mlp.up_proj.weight_global_scale holds inf, expected a finite positive divisor", NULL);
     /* a checkpoint-wide refusal is every layer's reason */
     fx.global = 448.0f;
     FMT_CHECK(fx_write_ct(dir, layer, &fx) == 0, "compressed-tensors fixture");
