@@ -127,6 +127,13 @@ static int compile_layer(hum_runtime *rt, const char *spec_text, const hum_layer
     printf("layer %s for %s, policy %s: %d kernel(s), %s, %.1f ms (%d compiled, %d from the cache)\n", spec_text,
            arch, info.policy_name, info.entry_count, info.kernels_compiled ? "cache miss" : "cache hit",
            info.compile_ms, info.kernels_compiled, info.kernels_cached);
+    /* what A runs as, a fallback included (a=e4m3 before sm_89 compiles 16-bit kernels): the
+     * same plan, described */
+    hum_layer_dispatch d;
+    if (hum_layer_describe_spec(rt, spec, arch, &d) == HUM_OK)
+        printf("  activations: %s\n", d.activation);
+    else
+        fprintf(stderr, "hum compile: describing the plan: %s\n", hum_last_error());
     print_table("M", &info);
     return 0;
 }

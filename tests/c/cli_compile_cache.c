@@ -1,6 +1,6 @@
 /* The `hum compile` and `hum cache` commands as a user runs them: the second compile of the
  * self-check kernel is a cache hit, ls shows it, clear removes it, a layer SPEC compiles its
- * dispatch table (a hit the second time), bad input exits 1 or 2. */
+ * dispatch table (a hit the second time) and says what A runs as, bad input exits 1 or 2. */
 #define _GNU_SOURCE
 #include "jit_support.h"
 
@@ -60,8 +60,14 @@ int main(void)
     JT_CHECK(hum(layer) == 0 && strstr(output, "cache miss") && strstr(output, "policy sm80") &&
                  strstr(output, "M 1.."),
              "first layer compile:\n%s", output);
-    JT_CHECK(hum(layer) == 0 && strstr(output, "cache hit") && strstr(output, "(0 compiled"),
+    JT_CHECK(hum(layer) == 0 && strstr(output, "cache hit") && strstr(output, "(0 compiled") &&
+                 strstr(output, "  activations: bfloat16\n"),
              "second layer compile:\n%s", output);
+    /* what A runs as where the arch falls back: e4m3 before sm_89 compiles 16-bit kernels */
+    JT_CHECK(hum("compile --arch sm_80 --layer n=200,k=320,w=e4m3,a=e4m3") == 0 &&
+                 strstr(output, "activations: bfloat16 (fallback from e4m3 per token") &&
+                 strstr(output, "need sm_89"),
+             "a fallback's compile:\n%s", output);
     /* a SPEC that does not parse is a usage error, exit 2 as in `hum bench --layer` */
     JT_CHECK(hum("compile --arch sm_80 --layer n=200,k=320,w=uint9") == 2 && strstr(output, "uint9"),
              "a bad SPEC must exit 2 naming the bad value:\n%s", output);
