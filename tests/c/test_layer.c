@@ -93,6 +93,11 @@ static void check_spec_parsing(void)
         {"n=32,k=64,w=int4", "w=int4"},       {"n=32,k=64,w=float16", "w=float16"},
         {"n=32,k=64,scale=int8", "scale=int8"}, {"n=32,k=64,w=e4m3,zp=int", "zp=int"},
         {"n=32,k=64,scale=tensor,zp=float", "zp=float"}, {"n=32,k=64,group=-1", "group=-1"},
+        /* a name that is no dtype says what the key takes */
+        {"n=32,k=64,a=fp8", "a=fp8: not a dtype name (expected float16, bfloat16, e4m3, int8 or mxfp8)"},
+        {"n=32,k=64,out=f16x", "out=f16x: not a dtype name (expected float16 or bfloat16)"},
+        {"n=32,k=64,w=foo", "w=foo: not a dtype name (expected uint1 .. uint8 or a float of 8 bits or fewer"},
+        {"n=32,k=64,scale=f32x", "(expected float16, bfloat16, float32, e4m3, e5m2, e8m0 or tensor)"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const hum_status st = hum_layer_spec_parse(bad[i].spec, &s);

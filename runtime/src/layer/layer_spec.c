@@ -33,10 +33,13 @@ static hum_status parse_flag(const char *key, const char *value, int32_t *out)
     return HUM_OK;
 }
 
-static hum_status parse_dtype(const char *key, const char *value, hum_dtype *out)
+/* `expected`: what the key takes, for the message (docs/cli.md's SPEC table) */
+static hum_status parse_dtype(const char *key, const char *value, const char *expected, hum_dtype *out)
 {
     hum_status st = hum_dtype_parse(value, out);
-    return st == HUM_OK ? HUM_OK : hum_fail(HUM_ERR_INVALID_ARG, "layer spec: %s=%s: not a dtype name", key, value);
+    return st == HUM_OK ? HUM_OK
+                        : hum_fail(HUM_ERR_INVALID_ARG, "layer spec: %s=%s: not a dtype name (expected %s)", key, value,
+                                   expected);
 }
 
 /* N, K and group sizes: what a standard weight holds (hum_standard_validate). */
@@ -95,7 +98,8 @@ static hum_status parse_pair(char *pair, hum_layer_spec *s, int *have_n, int *ha
         return parse_int(key, value, 1, SPEC_MAX_DIM, &s->k);
     }
     if (!strcmp(key, "w"))
-        return parse_dtype(key, value, &s->weight_dtype);
+        return parse_dtype(key, value, "uint1 .. uint8 or a float of 8 bits or fewer: e4m3, e5m2, e2m1, ...",
+                           &s->weight_dtype);
     if (!strcmp(key, "a")) {
         if (!strcmp(value, "mxfp8")) {
             if (*ascale)
@@ -106,7 +110,7 @@ static hum_status parse_pair(char *pair, hum_layer_spec *s, int *have_n, int *ha
             s->act_group = 32;
             return HUM_OK;
         }
-        return parse_dtype(key, value, &s->activation_dtype);
+        return parse_dtype(key, value, "float16, bfloat16, e4m3, int8 or mxfp8", &s->activation_dtype);
     }
     if (!strcmp(key, "ascale")) {
         if (s->act_group == 32)
@@ -125,7 +129,7 @@ static hum_status parse_pair(char *pair, hum_layer_spec *s, int *have_n, int *ha
         return HUM_OK;
     }
     if (!strcmp(key, "out"))
-        return parse_dtype(key, value, &s->output_dtype);
+        return parse_dtype(key, value, "float16 or bfloat16", &s->output_dtype);
     if (!strcmp(key, "group"))
         return parse_int(key, value, 0, SPEC_MAX_DIM, &s->group_size);
     if (!strcmp(key, "block"))
@@ -135,7 +139,7 @@ static hum_status parse_pair(char *pair, hum_layer_spec *s, int *have_n, int *ha
             *tensor = 1;
             return HUM_OK;
         }
-        return parse_dtype(key, value, &s->scale_dtype);
+        return parse_dtype(key, value, "float16, bfloat16, float32, e4m3, e5m2, e8m0 or tensor", &s->scale_dtype);
     }
     if (!strcmp(key, "global"))
         return parse_flag(key, value, global);
