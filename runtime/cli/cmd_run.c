@@ -44,8 +44,8 @@ static void usage(FILE *f)
             "  --m LIST            comma-separated M values (default 1,16,128,1000)\n"
             "  --activation DTYPE  float16 (default) or bfloat16: the A passed (with --input, the input's\n"
             "                      dtype), the layer running the checkpoint's own activation scheme where the\n"
-            "                      GPU has it; e4m3, int8 or mxfp8: the layer quantizes the checkpoint's 16-bit\n"
-            "                      type to it instead (docs/cli.md; what runs is printed)\n"
+            "                      GPU has it; e4m3 (float8_e4m3fn), int8 or mxfp8: the layer quantizes the\n"
+            "                      checkpoint's 16-bit type to it instead (docs/cli.md; what runs is printed)\n"
             "  --check             compare with the float64 reference: ||out - ref|| / ||ref|| per M,\n"
             "                      exit 1 above 1e-2 (float16) or 2e-2 (bfloat16) or on unwritten output;\n"
             "                      8-bit activations against A quantized as the layer does it: 1e-3 / 4e-3;\n"
@@ -248,7 +248,10 @@ int hum_cmd_run(const char *config, int argc, char **argv)
     int64_t ms[BENCH_MAX_M_VALUES];
     int32_t m_count = 0;
     hum_dtype dtype = HUM_DTYPE_FLOAT16;
-    /* --activation e4m3 | int8 | mxfp8: the scheme the layer runs instead of the checkpoint's */
+    /* --activation e4m3 | int8 | mxfp8: the scheme the layer runs instead of the checkpoint's;
+     * e4m3 by its dtype name too, as configs take it (linear.activation) */
+    if (o.activation && !strcmp(o.activation, "float8_e4m3fn"))
+        o.activation = "e4m3";
     const int a8 = o.activation && (!strcmp(o.activation, "e4m3") || !strcmp(o.activation, "int8") ||
                                     !strcmp(o.activation, "mxfp8"));
     if (!o.input && bench_parse_m_list(o.m_list ? o.m_list : "1,16,128,1000", ms, BENCH_MAX_M_VALUES, &m_count) !=

@@ -109,6 +109,10 @@ int main(void)
     snprintf(args, sizeof args, "run %s --layer %s --activation float32", ckpt, LAYER);
     RT_CHECK(cli_hum(args) == 2, "a bad activation dtype is a usage error:\n%s", cli_output);
     cli_has("bad activation", "float32");
+    /* e4m3 by its dtype name, as configs take it: no usage error (here no GPU, exit 1 after the load) */
+    snprintf(args, sizeof args, "run %s --layer %s --activation float8_e4m3fn", ckpt, LAYER);
+    RT_CHECK(cli_hum(args) != 2 && !strstr(cli_output, "expected float16, bfloat16"),
+             "--activation float8_e4m3fn is e4m3:\n%s", cli_output);
     RT_CHECK(cli_hum("run --frobnicate") == 2, "unknown option:\n%s", cli_output);
 
     RT_CHECK(cli_hum("bench") == 2, "bench without --layer:\n%s", cli_output);
