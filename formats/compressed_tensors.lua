@@ -226,7 +226,8 @@ local function activation_scheme(ck, a, p, layer, group)
     return nil
   end
   if strategy ~= "tensor" then return nil end
-  local t = ck:expect(ck:tensor(layer .. ".input_scale"), { "F32", "BF16", "F16" }, false)
+  local t = ck:expect(ck:companion(p.weight, layer, ".input_scale", "the static per-tensor activation scale " ..
+    where .. "strategy \"tensor\" with dynamic false asks for"), { "F32", "BF16", "F16" }, false)
   local v = ck:small_floats(t)
   if #v ~= math.max(1, p.experts) then ck:fail(t.name .. " must hold one scale per tensor") end
   for _, x in ipairs(v) do

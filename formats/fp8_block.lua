@@ -68,7 +68,8 @@ local function plan(ck, qc, layer)
       p.act = { dtype = "float8_e4m3fn", scale = "group", group = 128 }
     end
   elseif scheme == "static" and not p.block then
-    local t = ck:expect(ck:tensor(layer .. ".input_scale"), { "F32", "BF16" }, false)
+    local t = ck:expect(ck:companion(w, layer, ".input_scale", "the static activation scale that " ..
+      "activation_scheme \"static\" asks for"), { "F32", "BF16" }, false)
     local v = ck:small_floats(t)
     if #v ~= 1 or not (v[1] > 0 and v[1] < math.huge) then ck:fail(t.name .. " must be one positive scale") end
     p.act = { dtype = "float8_e4m3fn", scale = "tensor", input_scale = v }

@@ -78,7 +78,8 @@ local function plan(ck, q, layer)
       "(supported: FP8, FP8_PER_CHANNEL_PER_TOKEN, NVFP4, MXFP8)", ck.path, layer, algo), 0)
   end
   if algo == "FP8" then
-    local t = ck:expect(ck:tensor(layer .. ".input_scale"), "F32", false)
+    local t = ck:expect(ck:companion(w, layer, ".input_scale", "the static activation scale of quant_algo FP8"),
+      "F32", false)
     local v = ck:small_floats(t)
     if #v ~= 1 or not (v[1] > 0 and v[1] < math.huge) then ck:fail(t.name .. " must be one positive scale") end
     p.act = { dtype = "float8_e4m3fn", scale = "tensor", input_scale = v }

@@ -231,6 +231,18 @@ static void modelopt_header_facts(void)
             NULL);
     fmt_rmtree(dir);
     free(dir);
+
+    /* a static scheme's input_scale missing: named as what the scheme asks for */
+    float one = 1.0f;
+    dir = fmt_tmpdir("agree-modelopt-static");
+    fp8.scale = &one;
+    FMT_CHECK(fx_write_modelopt(dir, layer, &fp8) == 0, "modelopt fixture");
+    rewrite(dir, fx_name(layer, "input_scale"), NULL);
+    refused(dir, layer, "FP8 without input_scale",
+            "has no model.layers.0.mlp.up_proj.input_scale beside it (the static activation scale of quant_algo FP8)",
+            NULL);
+    fmt_rmtree(dir);
+    free(dir);
 }
 
 /* BitLinear divides by weight_scale: 1 / the smallest bfloat16 is past float32, and 1 / inf
