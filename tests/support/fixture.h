@@ -100,8 +100,8 @@ typedef struct fx_ct {
     int64_t scale_rows, scale_cols;
     float global;            /* nvfp4 weight_global_scale */
     const int32_t *g_idx;    /* [K], or [E][K] with experts */
-    /* the config group's input_activations as JSON (NULL: null); float formats also write
-     * input_scale F32 [1] = 2^-4 */
+    /* the config group's input_activations as JSON (NULL: null); float formats, and integer
+     * ones that have input_activations, also write input_scale F32 [1] = 2^-4 */
     const char *input_activations;
 } fx_ct;
 int fx_write_ct(const char *dir, const char *layer, const fx_ct *w);

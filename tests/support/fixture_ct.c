@@ -82,6 +82,10 @@ int fx_write_ct(const char *dir, const char *layer, const fx_ct *w)
         ADD("weight", "I8", w->q_int, n, k);
         if (!w->sym)
             ADD("weight_zero_point", "I8", w->zero, n, g);
+        if (w->input_activations) { /* W8A8: what a static scheme reads (a dynamic one ignores it) */
+            float one = 0.0625f;
+            fx_add(&f, fx_name(layer, "input_scale"), "F32", &one, 1, (int64_t)1);
+        }
     } else {
         ADD("weight", "F8_E4M3", w->q_codes, n, k);
         float one = 0.0625f;
