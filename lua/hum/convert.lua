@@ -214,8 +214,10 @@ function M.set_scale(out, scale_type, dtype, src, rows, cols, group_size, group_
       local v = f[i]
       if v ~= v or v == math.huge or v == -math.huge then
         local e, r = math.floor((at + i) / (rows * cols)), math.floor((at + i) / cols) % rows
-        hum.fail("HUM_ERR_FORMAT", string.format("the weight's scales hold %s at %srow %d, column %d", tostring(v),
-          out.num_experts > 0 and ("expert " .. e .. ", ") or "", r, (at + i) % cols), 0)
+        -- named by N and K, the same place whichever way round the file stores them (GPTQ: [G, N])
+        hum.fail("HUM_ERR_FORMAT", string.format("the weight's scales hold %s at %s%s %d, K group %d", tostring(v),
+          out.num_experts > 0 and ("expert " .. e .. ", ") or "", (group_size_n or 0) > 0 and "N block" or "N",
+          r, (at + i) % cols), 0)
       end
     end
   end

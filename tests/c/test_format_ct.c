@@ -295,7 +295,7 @@ static void test_flags(void)
                   "\"config_groups\": {\"group_0\": {\"targets\": [\"Linear\"], \"weights\": {\"num_bits\": 4, "
                   "\"type\": \"int\", \"symmetric\": true, \"strategy\": \"group\", \"group_size\": 32}}}}}");
     FMT_EXPECT_ERROR(fmt_load(dir, layer, &w), HUM_ERR_FORMAT, "NaN scale",
-                     "the weight's scales hold nan at row 2, column 1");
+                     "the weight's scales hold nan at N 2, K group 1");
     fmt_rmtree(dir);
     free(dir);
 }
