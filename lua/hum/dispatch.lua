@@ -12,13 +12,7 @@ local dispatch = {}
 
 local INT64_MAX = 0x7fffffffffffffffLL
 
--- `text` into the char array `dst`, cut with "..." when it does not fit.
-local function put(dst, text)
-  local cap = ffi.sizeof(dst)
-  if #text >= cap then text = text:sub(1, cap - 4) .. "..." end
-  ffi.copy(dst, text)
-end
-dispatch.put = put
+local put = hum.put
 
 -- The tuning fields of hum_tuning `c` as a table of numbers (a fitted tuning).
 local function numbers(c)

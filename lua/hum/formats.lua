@@ -116,13 +116,11 @@ local function format_module(ck)
   return require(name), cfg
 end
 
-local function copy_string(field, text) ffi.copy(field, text, math.min(#text, ffi.sizeof(field) - 1)) end
-
 local function fill_summary(s, d)
   ffi.fill(s, ffi.sizeof(s))
-  copy_string(s.name, d.name)
-  copy_string(s.format, d.format)
-  copy_string(s.scale, d.scale)
+  hum.put(s.name, d.name)
+  hum.put(s.format, d.format)
+  hum.put(s.scale, d.scale)
   s.weight_dtype = d.weight_dtype
   s.bits = d.bits
   s.group_size = d.group_size or 0
@@ -131,7 +129,7 @@ local function fill_summary(s, d)
   s.n = d.n
   s.k = d.k
   s.num_experts = d.experts or 0
-  copy_string(s.activations, d.activations or "")
+  hum.put(s.activations, d.activations or "")
 end
 
 -- What the listing shows of a layer, which stacking needs alike across the experts of a set.
@@ -165,8 +163,8 @@ function M.list(_, call)
       fill_summary(s, d)
     elseif hum.is_error(d) and convertible[tonumber(d.status)] then
       ffi.fill(s, ffi.sizeof(s))
-      copy_string(s.name, name)
-      copy_string(s.error, d.message)
+      hum.put(s.name, name)
+      hum.put(s.error, d.message)
     else
       error(d, 0)
     end

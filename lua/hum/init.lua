@@ -104,6 +104,14 @@ function hum.load_chunk(text, origin, env)
   return fn
 end
 
+-- `text` into the C char array `dst`, cut with "..." when it does not fit, so that a reader
+-- (a listing, a message, a note) never takes a cut string for a whole one.
+function hum.put(dst, text)
+  local cap = ffi.sizeof(dst)
+  if #text >= cap then text = text:sub(1, cap - 4) .. "..." end
+  ffi.copy(dst, text)
+end
+
 -- Logs at `level` ("error", "warn", "info", "debug") under the runtime's log_level.
 function hum.log(level, msg)
   local n = LEVELS[level]

@@ -178,7 +178,7 @@ function layer.inputs(plan)
     end
     return false, why
   end)
-  if note then dispatch.put(plan.activation, note) end
+  if note then hum.put(plan.activation, note) end
   local ok, cfg = pcall(layer.config, plan.config, device.sm, tonumber(plan.compute.gemm_type))
   if not ok then
     -- no type ran: the 16-bit one's error, with where the layer's own type fell back from
@@ -217,7 +217,7 @@ end
 function layer.plan(rt, plan)
   local device, cfg, compute = layer.inputs(plan)
   plan.smem_per_block = device.smem_per_block
-  if plan.sm == 0 then dispatch.put(plan.device_name, device.name) end
+  if plan.sm == 0 then hum.put(plan.device_name, device.name) end
   local list, p = policy.tunings(device, cfg, compute)
   dispatch.store(list, plan, p)
 end

@@ -137,7 +137,7 @@ function tune.begin(rt, s)
     local fitted = tune.fit_all(list, s.plan.config, device)
     dst.candidate_count = #fitted
     for j, t in ipairs(fitted) do dispatch.put_tuning(dst.candidates[j - 1], r.m_min, r.m_max, t) end
-    dispatch.put(dst.builtin_origin, r.origin)
+    hum.put(dst.builtin_origin, r.origin)
     dst.winner = 0
   end
 end

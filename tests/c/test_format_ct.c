@@ -300,6 +300,44 @@ static void test_flags(void)
     free(dir);
 }
 
+/* A name longer than the listing's field is shown cut with "...", never as a shorter name that
+ * --layer would not find (or that another layer's could share). */
+static void test_long_name(void)
+{
+    char name[700];
+    memset(name, 'a', sizeof name - 1);
+    name[sizeof name - 1] = '\0';
+    memcpy(name, "model.layers.0.", 15);
+    int8_t q[16 * 64] = {0};
+    uint16_t s[16 * 2];
+    for (int i = 0; i < 32; i++)
+        s[i] = fx_bf16_bits(0.25);
+    char *dir = fmt_tmpdir("ct-long-name");
+    fx_ct fx = {.format = "pack-quantized", .version = "0.18.0", .type = "int", .strategy = "group", .bits = 4,
+                .sym = 1, .group_size = 32, .n = 16, .k = 64, .q_int = q, .scale = s, .scale_dtype = "BF16",
+                .scale_rows = 16, .scale_cols = 2};
+    FMT_CHECK(fx_write_ct(dir, name, &fx) == 0, "long name: fixture");
+    hum_layer_list list;
+    hum_status st = fmt_list(dir, &list);
+    FMT_CHECK(st == HUM_OK && list.count == 1, "long name: listing: %s", hum_last_error());
+    if (st == HUM_OK && list.count == 1) {
+        const char *got = list.items[0].name;
+        const size_t cap = sizeof list.items[0].name;
+        FMT_CHECK(strlen(got) == cap - 1 && !strncmp(got, name, cap - 4) && !strcmp(got + cap - 4, "..."),
+                  "long name: listed as '%.40s...' (%zu bytes), expected the first %zu bytes and \"...\"", got,
+                  strlen(got), cap - 4);
+        hum_layer_list_free(&list);
+    }
+    /* the whole name loads */
+    hum_standard_weight w;
+    st = fmt_load(dir, name, &w);
+    FMT_CHECK(st == HUM_OK, "long name: load: %s", hum_last_error());
+    if (st == HUM_OK)
+        hum_standard_free(&w);
+    fmt_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     static const ct_case cases[] = {
@@ -358,6 +396,7 @@ int main(void)
     test_version_lie();
     test_targets();
     test_flags();
+    test_long_name();
     fmt_runtime_destroy();
     return fmt_finish("test_format_ct");
 }

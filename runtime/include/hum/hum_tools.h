@@ -464,7 +464,7 @@ void hum_host_tensor_free(hum_tensor *t);
  * expert also loads alone by its own name.
  */
 typedef struct hum_layer_summary {
-    char name[512];
+    char name[512]; /* a longer name is shown cut, ending in "..." (load it by its whole name) */
     char format[64];        /* "gptq", "gptq_v2", "awq", "compressed-tensors/pack-quantized", ... */
     hum_dtype weight_dtype; /* of the standard weight: uint4, float8_e4m3fn, float4_e2m1, ... */
     int32_t bits;
