@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "cli_args.h"
+#include "cli_dispatch.h"
 #include "cli_output.h"
 #include "cli_text.h"
 #include "cli_runtime.h"
@@ -19,8 +20,8 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: hum inspect PATH [--layer NAME [--dequant OUT.safetensors [--force]]] [--tensors] [--json]\n"
-               "                        [--config FILE]\n\n"
+    fprintf(f, "usage: hum inspect PATH [--layer NAME [--arch ARCH] [--dequant OUT.safetensors [--force]]] [--tensors]\n"
+               "                        [--json] [--config FILE]\n\n"
                "PATH is a .safetensors file or a checkpoint directory. Prints one line per quantized layer:\n"
                "name, format, weight dtype, bits, group size, scale type, sym/asym, act-order, N, K, experts.\n"
                "Per-expert modules (...experts.<i>.<proj>) are listed as one layer ...experts.*.<proj>.\n"
@@ -33,6 +34,10 @@ static void usage(FILE *f)
                "--tensors          also list every tensor: name, dtype, shape\n"
                "--json             the same as one JSON object (docs/cli.md)\n"
                "--layer NAME       print only that layer, and the standard form it converts to\n"
+               "--arch ARCH        with --layer: also plan it for the nominal device of ARCH (sm_75, sm_80,\n"
+               "                   sm_86, sm_89, sm_90a), no GPU needed: what its A runs as (the checkpoint's\n"
+               "                   scheme, the config's override, or the fallback and why) and its dispatch\n"
+               "                   table, as hum info --layer shows them for a SPEC; dense layers\n"
                "--dequant OUT      write its dequantized weight (float32 [N, K], experts [E, N, K], tensor\n"
                "                   \"weight\", checkpoint column order) to OUT.safetensors: a new file outside\n"
                "                   the checkpoint\n"
@@ -106,7 +111,7 @@ static void print_standard(const hum_standard_weight *w)
     print_tensor("k_perm", &w->k_perm);
     static const char *const modes[] = {"token", "tensor", "group"};
     if (w->act_dtype)
-        printf("  activations   %s per %s%s (the checkpoint's scheme; hum info --layer says what runs)\n",
+        printf("  activations   %s per %s%s (the checkpoint's scheme; --arch ARCH says what runs)\n",
                hum_dtype_name(w->act_dtype), modes[w->act_scale >= 0 && w->act_scale <= 2 ? w->act_scale : 0],
                w->act_scale == HUM_ACT_SCALE_GROUP ? (w->act_group == 128  ? " of 128"
                                                       : w->act_group == 32 ? " of 32"
@@ -250,12 +255,36 @@ static cJSON *json_standard(const hum_standard_weight *w)
 }
 
 typedef struct inspect_options {
-    const char *path, *layer, *dequant;
+    const char *path, *layer, *dequant, *arch;
     int force, tensors, json;
 } inspect_options;
 
 /* A .safetensors file, not a directory: with no format to read it as, its tensors are still
  * worth listing (an unquantized file, or weights copied away from their config). */
+/* The layer's plan for the nominal device of o->arch (--arch): 0, or 1 after saying why it
+ * cannot be planned. */
+static int print_plan(hum_runtime *rt, const hum_standard_weight *w, const inspect_options *o, cJSON *root)
+{
+    hum_layer_dispatch d;
+    if (hum_layer_describe_plan(rt, w, NULL, o->arch, &d) != HUM_OK) {
+        fprintf(stderr, "hum inspect: planning %s for %s: %s%s\n", o->layer, o->arch, hum_last_error(),
+                w->num_experts ? " (hum info --moe SPEC plans an experts layer)" : "");
+        return 1;
+    }
+    if (!root) {
+        printf("plan for %s:\n", o->arch);
+        cli_print_dispatch(stdout, &d, 2);
+        return 0;
+    }
+    cJSON *plan = cli_dispatch_json(&d);
+    if (!plan) {
+        fprintf(stderr, "hum inspect: out of memory\n");
+        return 1;
+    }
+    cJSON_AddItemToObject(root, "plan", plan);
+    return 0;
+}
+
 static int is_file(const char *path)
 {
     struct stat sb;
@@ -334,6 +363,8 @@ static int inspect(hum_runtime *rt, const inspect_options *o, cJSON *root)
             cJSON_AddItemToObject(root, "standard", json_standard(&w));
         else
             print_standard(&w);
+        if (o->arch)
+            rc |= print_plan(rt, &w, o, root);
         if (o->dequant) {
             if (write_dequant(&w, o->dequant) != HUM_OK) {
                 fprintf(stderr, "hum inspect: %s\n", hum_last_error());
@@ -357,6 +388,7 @@ int hum_cmd_inspect(const char *config, int argc, char **argv)
     inspect_options o = {0};
     const cli_option options[] = {
         CLI_VALUE("--config", &config),   CLI_VALUE("--layer", &o.layer), CLI_VALUE("--dequant", &o.dequant),
+        CLI_VALUE("--arch", &o.arch),
         CLI_FLAG("--force", &o.force),    CLI_FLAG("--tensors", &o.tensors), CLI_FLAG("--json", &o.json),
         CLI_END,
     };
@@ -365,8 +397,13 @@ int hum_cmd_inspect(const char *config, int argc, char **argv)
     int parsed = cli_args_parse(&args, argc, argv);
     if (parsed)
         return parsed == 1 ? 0 : 2;
-    if (!o.path || (o.dequant && !o.layer))
-        return cli_usage_error(&args, "%s", !o.path ? "PATH is required" : "--dequant needs --layer NAME");
+    if (!o.path || ((o.dequant || o.arch) && !o.layer))
+        return cli_usage_error(&args, "%s", !o.path ? "PATH is required"
+                                            : o.dequant ? "--dequant needs --layer NAME"
+                                                        : "--arch needs --layer NAME");
+    int arch_rc = cli_arch_check(&args, o.arch);
+    if (arch_rc)
+        return arch_rc;
     if (o.dequant && cli_output_allowed("hum inspect", "--dequant", o.dequant, o.force, o.path, NULL) != 0)
         return 1;
     hum_runtime *rt;

@@ -115,7 +115,8 @@ static void check_info(const char *dir)
                      has_string(at(s, "weight_dtypes"), "float8_e4m3fn") &&
                      !has_string(at(s, "weight_dtypes"), "int4") &&
                      has_string(at(s, "activation_dtypes"), "bfloat16") &&
-                     !has_string(at(s, "activation_dtypes"), "float32") && has_string(at(s, "archs"), "sm_90a"),
+                     !has_string(at(s, "activation_dtypes"), "float32") &&
+                     has_string(at(s, "activation_dtypes"), "mxfp8") && has_string(at(s, "archs"), "sm_90a"),
                  "info --json supports:\n%s", cli_output);
         cJSON_Delete(root);
     }
@@ -139,6 +140,25 @@ static void check_inspect(const char *dir)
         RT_CHECK(!at(root, "tensors"), "tensors only with --tensors");
         cJSON_Delete(root);
     }
+    /* --arch: what the layer runs on an arch's nominal device, planned without a GPU */
+    snprintf(args, sizeof args, "inspect %s --layer %s --arch sm_80", ckpt, LAYER);
+    RT_CHECK(cli_hum(args) == 0, "inspect --arch:\n%s", cli_output);
+    cli_has("inspect --arch", "plan for sm_80:\n  policy sm80 (embedded:policies/sm80.lua) on nominal sm_80");
+    cli_has("inspect --arch", "  activations: float16\n");
+    cli_has("inspect --arch", "    M 1..");
+    snprintf(args, sizeof args, "inspect %s --layer %s --arch sm_90a --json", ckpt, LAYER);
+    RT_CHECK(cli_hum(args) == 0, "inspect --arch --json:\n%s", cli_output);
+    root = parsed("inspect --arch --json");
+    if (root) {
+        const cJSON *plan = at(root, "plan");
+        RT_CHECK(plan && !strcmp(at(plan, "arch")->valuestring, "sm_90a") && cJSON_GetArraySize(at(plan, "ranges")) > 1,
+                 "inspect --arch --json plan:\n%s", cli_output);
+        cJSON_Delete(root);
+    }
+    snprintf(args, sizeof args, "inspect %s --arch sm_80", ckpt);
+    RT_CHECK(cli_hum(args) == 2, "--arch without --layer:\n%s", cli_output);
+    cli_has("--arch without --layer", "--arch needs --layer NAME");
+
     snprintf(args, sizeof args, "inspect %s --tensors", ckpt);
     RT_CHECK(cli_hum(args) == 0, "inspect --tensors:\n%s", cli_output);
     cli_has("inspect --tensors", LAYER);
