@@ -14,7 +14,6 @@ _16BIT = ("float16", "bfloat16")
 _CODES = {n: dtype(n) for n in _16BIT + ("float8_e4m3fn", "int8")}
 _FLOAT32, _E8M0 = dtype("float32"), dtype("float8_e8m0")
 # What info's "ranges" append to a tile for each kernel family (hum_gemm_kernel: mma, wgmma, wgmma_ws, mma_direct).
-_KERNEL_SUFFIX = ("", " wgmma", " wgmma_ws", " mma_direct")
 # hum_tensor's words (int64) written per call: data, shape[0], shape[1], strides[0]
 _HT = T["hum_tensor"]
 assert ctypes.sizeof(ctypes.c_void_p) == 8 and _HT.shape.offset % 8 == 0 and _HT.strides.offset % 8 == 0
@@ -164,7 +163,10 @@ class Layer:
         i = self._info()
         ranges = []
         for e in i.entries[: i.entry_count]:
-            family = _KERNEL_SUFFIX[e.kernel] if 0 <= e.kernel < len(_KERNEL_SUFFIX) else " kernel %d" % e.kernel
+            # the policy's name of the family (hum_gemm_kernel_name); the default, mma, unsaid
+            name = F["hum_gemm_kernel_name"](e.kernel)
+            family = "" if e.kernel == K["HUM_GEMM_KERNEL_MMA"] else " " + (name.decode() if name else
+                                                                           "kernel %d" % e.kernel)
             tile = "%dx%dx%d/%d%s" % (e.block_m, e.block_n, e.block_k, e.stages, family)
             ranges.append((e.m_min, e.m_max, tile))
         return {"n": i.config.n, "k": i.input_k, "activation": dtype_name(i.config.a_dtype),

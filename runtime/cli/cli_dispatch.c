@@ -12,19 +12,16 @@ void cli_m_range(const hum_tuning *t, char *out, size_t cap)
         snprintf(out, cap, "M %lld..%lld", (long long)t->m_min, (long long)t->m_max);
 }
 
-/* by hum_gemm_kernel */
-static const char *const KERNEL_NAMES[] = {"mma.sync", "wgmma", "wgmma_ws", "mma_direct"};
-
 const char *cli_kernel_name(int32_t kernel)
 {
-    return kernel >= 0 && kernel < (int32_t)(sizeof KERNEL_NAMES / sizeof KERNEL_NAMES[0]) ? KERNEL_NAMES[kernel]
-                                                                                           : "unknown";
+    const char *name = hum_gemm_kernel_name(kernel);
+    return name ? name : "unknown";
 }
 
 static int32_t kernel_of(const char *name)
 {
-    for (int32_t k = 0; k < (int32_t)(sizeof KERNEL_NAMES / sizeof KERNEL_NAMES[0]); k++)
-        if (strcmp(name, KERNEL_NAMES[k]) == 0)
+    for (int32_t k = 0; hum_gemm_kernel_name(k); k++)
+        if (strcmp(name, hum_gemm_kernel_name(k)) == 0)
             return k;
     return HUM_GEMM_KERNEL_MMA;
 }

@@ -12,12 +12,12 @@
 /* "M 1..16" or "M 129..inf" into out. */
 void cli_m_range(const hum_tuning *t, char *out, size_t cap);
 
-/* "mma.sync block 16x128x256, warp 16x32x128, 4 stages, 1 CTA/SM, stream-K" into out (then the
+/* "mma block 16x128x256, warp 16x32x128, 4 stages, 1 CTA/SM, stream-K" into out (then the
  * promotion period, ", C staged in the last stage", ", A multicast to 2-CTA clusters" and the other
  * flags where they are not the defaults). */
 void cli_tuning_text(const hum_tuning *t, char *out, size_t cap);
-/* The name a table prints for kernel family `kernel` (hum_gemm_kernel): "mma.sync", "wgmma",
- * "wgmma_ws". */
+/* The name a table prints for kernel family `kernel`: the one a policy gives it
+ * (hum_gemm_kernel_name), "unknown" for a value that names none. */
 const char *cli_kernel_name(int32_t kernel);
 
 /* { policy, policy_origin, device, arch, ranges: [{ m_min, m_max (null: no bound), kernel,

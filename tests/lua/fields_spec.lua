@@ -8,6 +8,19 @@ local fields = require("hum.fields")
 local STRUCTS = { layer = "hum_layer_config", compute = "hum_compute_config", tuning = "hum_tuning" }
 
 describe("config fields", function()
+  it("name each kernel family as C's family table does (hum_gemm_kernel_name)", function()
+    local names
+    for _, f in ipairs(fields.list("tuning")) do
+      if f.name == "kernel" then names = f.names end
+    end
+    assert.is_true(#names >= 4)
+    for code, name in ipairs(names) do
+      assert.are.equal(name, ffi.string(hum.C.hum_gemm_kernel_name(code - 1)))
+    end
+    assert.is_true(hum.C.hum_gemm_kernel_name(#names) == nil)
+    assert.is_true(hum.C.hum_gemm_kernel_name(-1) == nil)
+  end)
+
   it("describe every member of the three structs, at its offset, once", function()
     local count = ffi.new("int32_t[1]")
     local rows = hum.C.hum_config_fields(count)

@@ -672,6 +672,11 @@ typedef enum hum_gemm_kernel {
     HUM_GEMM_KERNEL_MMA_DIRECT = 3
 } hum_gemm_kernel;
 
+/* The name a policy gives kernel family `kernel` (its tuning's `kernel`, docs/policies.md):
+ * "mma", "wgmma", "wgmma_ws", "mma_direct"; NULL for a value that names no family. Tables that
+ * show a dispatch (hum info, the binding) print this name, the one a policy file takes. */
+const char *hum_gemm_kernel_name(int32_t kernel);
+
 /* TuningConfig (docs/policies.md, "Tuning fields"), with the range of M it is for in a dispatch
  * table (not a tuning field: planning sets it). */
 typedef struct hum_tuning {

@@ -63,6 +63,12 @@ static const hum_gemm_family families[] = {
                                   .max_warps_k = 4, .smem_align = 1024, .c_row_table = 1},
 };
 
+const char *hum_gemm_kernel_name(int32_t kernel)
+{
+    const hum_gemm_family *f = hum_gemm_family_of(kernel);
+    return f ? f->name : NULL;
+}
+
 const hum_gemm_family *hum_gemm_family_of(int32_t kernel)
 {
     if (kernel < 0 || (size_t)kernel >= sizeof families / sizeof families[0] || !families[kernel].name)
