@@ -198,6 +198,45 @@ static void check_spec(void)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         QUANT_CHECK(hum_moe_spec_parse(bad[i].spec, &s) != HUM_OK && strstr(hum_last_error(), bad[i].needle),
                     "'%s': '%s' should name '%s'", bad[i].spec, hum_last_error(), bad[i].needle);
+
+    /* a spec built by hand gets parse's rules: E = 0 overran the stacked weights' buffers, and an
+     * enum out of range indexed the name tables */
+    if (QUANT_CHECK(hum_moe_spec_parse("e=4,topk=2,n=64,k=128,w=uint4,a=float16,group=64", &s) == HUM_OK, "%s",
+                    hum_last_error())) {
+        static const struct {
+            int32_t experts, top_k, activation, layout, gemm;
+            const char *needle;
+        } built[] = {
+            {0, 2, HUM_MOE_SILU, 0, HUM_GEMM_MOE_INDEXED, "e=0, topk=2 (expected integers 1..4096)"},
+            {5000, 2, HUM_MOE_SILU, 0, HUM_GEMM_MOE_INDEXED, "e=5000"},
+            {4, 9, HUM_MOE_SILU, 0, HUM_GEMM_MOE_INDEXED, "topk=9 is more than e=4"},
+            {4, 2, 99, 0, HUM_GEMM_MOE_INDEXED, "activation 99 (expected a hum_moe_activation"},
+            {4, 2, HUM_MOE_SILU, -7, HUM_GEMM_MOE_INDEXED, "gate_up layout -7"},
+            {4, 2, HUM_MOE_SILU, 0, -1, "gemm type -1 (expected indexed, grouped or masked)"},
+            {4, 2, HUM_MOE_SILU, 0, HUM_GEMM_DENSE, "gemm type 0"},
+        };
+        for (size_t i = 0; i < sizeof built / sizeof built[0]; i++) {
+            hum_moe_spec h = s;
+            h.experts = built[i].experts, h.top_k = built[i].top_k, h.activation = built[i].activation;
+            h.gate_up_layout = built[i].layout, h.gemm_type = built[i].gemm;
+            hum_standard_weight w13, w2;
+            char text[512];
+            QUANT_CHECK(hum_moe_spec_weights(&h, 1, &w13, &w2) == HUM_ERR_INVALID_ARG && w13.weight.data == NULL &&
+                            strstr(hum_last_error(), built[i].needle),
+                        "hand-built spec %zu: weights '%s' should name '%s'", i, hum_last_error(), built[i].needle);
+            QUANT_CHECK(hum_moe_spec_format(&h, text, sizeof text) == HUM_ERR_INVALID_ARG &&
+                            strstr(hum_last_error(), built[i].needle),
+                        "hand-built spec %zu: format '%s' should name '%s'", i, hum_last_error(), built[i].needle);
+        }
+        hum_moe_spec_down(NULL, NULL); /* no error channel: a NULL is no crash */
+    }
+    /* the size helpers: -1 where no layout or launch has that many rows */
+    QUANT_CHECK(hum_expert_gemm_rows(NULL, HUM_GEMM_MOE_INDEXED, 8, 2) == -1 &&
+                    hum_expert_gemm_rows(&(hum_layer_config){.num_experts = 4}, HUM_GEMM_MOE_INDEXED, INT64_MAX, 8) ==
+                        -1 &&
+                    hum_expert_gemm_rows(&(hum_layer_config){.num_experts = 4}, (hum_gemm_type)99, 8, 2) == -1 &&
+                    hum_expert_gemm_rows(&(hum_layer_config){.num_experts = 4}, HUM_GEMM_MOE_INDEXED, 8, 2) == 4,
+                "hum_expert_gemm_rows: %s", hum_last_error());
 }
 
 static void refuse(hum_runtime *rt, const hum_standard_weight *w13, const hum_standard_weight *w2,

@@ -846,7 +846,8 @@ hum_status hum_expert_gemm_from_standard(hum_runtime *rt, const hum_standard_wei
                                          hum_gemm_type type, hum_layer **out);
 
 /* The rows per expert an expert GEMM launch dispatches on (its policy's M): indexed
- * ceil(m * top_k / E), grouped_contiguous ceil(m / E), grouped_masked m; at least 1. */
+ * ceil(m * top_k / E), grouped_contiguous ceil(m / E), grouped_masked m; at least 1. -1 for a
+ * NULL config, another type, m < 0, top_k < 1 or m * top_k past INT64_MAX. */
 int64_t hum_expert_gemm_rows(const hum_layer_config *config, hum_gemm_type type, int64_t m, int32_t top_k);
 
 /* The block rows of the entry in force for r->m and r->top_k (what the align pads to), through
@@ -912,7 +913,8 @@ hum_status hum_expert_gemm_describe_spec(hum_runtime *rt, const hum_layer_spec *
  */
 /* The rows of the layout for `numel` slots: numel + min(e_local, numel) * (block_m - 1), the
  * most the padded runs can take, rounded up to a multiple of block_m (the capacity of
- * kernels/contract/moe_layout.h). -1 for a negative argument, block_m < 1 or e_local < 1. */
+ * kernels/contract/moe_layout.h). -1 for a negative argument, block_m < 1, e_local < 1 or rows
+ * past INT64_MAX. */
 int64_t hum_moe_align_rows(int64_t numel, int64_t e_local, int32_t block_m);
 /* The layout for topk_ids (host, int32 or int64, [M, top_k] with M >= 0, contiguous) into host
  * arrays of the sizes above. Errors: HUM_ERR_INVALID_ARG (NULL output, topk_ids not a host

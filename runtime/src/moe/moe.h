@@ -38,6 +38,12 @@ struct hum_moe {
  * activations, 1 for relu2 (hum.h, hum_moe_activation). */
 int64_t hum_moe_gated(int32_t activation);
 
+/* Whether a spec is one hum_moe_spec_parse could give (its rules, for a spec a caller built):
+ * HUM_ERR_INVALID_ARG naming the field and what it takes (experts 1..HUM_MOE_SPEC_MAX_EXPERTS,
+ * top_k up to experts, the enums in range, the projection's spec, an even n for gated
+ * activations); HUM_ERR_UNSUPPORTED for act-order. */
+hum_status hum_moe_spec_check(const hum_moe_spec *s);
+
 /* The workspace of a forward of m tokens in one pass (a grouped layer's: m rows, m rows per
  * expert when masked): byte offsets from its base of each area, 256-byte aligned. */
 typedef struct hum_moe_areas {

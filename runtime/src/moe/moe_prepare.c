@@ -437,7 +437,7 @@ hum_status hum_moe_compile_spec(hum_runtime *rt, const hum_moe_spec *spec, const
     hum_moe_spec_down(spec, &down);
     hum_status st = hum_arch_check(arch);
     if (st == HUM_OK)
-        st = hum_layer_spec_check(&spec->gate_up);
+        st = hum_moe_spec_check(spec);
     if (st != HUM_OK)
         return hum_fail_context(st, "hum_moe_compile_spec");
     /* the layer of the spec, without its weights: only its shape and options are read */
@@ -459,11 +459,11 @@ hum_status hum_moe_describe_spec(hum_runtime *rt, const hum_moe_spec *spec, cons
     if (!rt || !spec || !out)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_describe_spec: NULL %s", !rt ? "runtime" : !spec ? "spec" : "out");
     memset(out, 0, 2 * sizeof *out);
+    hum_status st = hum_moe_spec_check(spec);
     hum_layer_plan plans[2];
     spec_plans(spec, plans);
     hum_device_info dev;
     int32_t block_m_max;
-    hum_status st = hum_layer_spec_check(&spec->gate_up);
     if (st == HUM_OK)
         st = arch ? hum_arch_check(arch) : hum_runtime_device(rt, &dev);
     if (st == HUM_OK)

@@ -3,6 +3,7 @@
 #include "hum/hum_tools.h"
 
 #include "internal.h"
+#include "layer.h"
 #include "moe.h"
 #include "threadpool.h"
 
@@ -54,6 +55,35 @@ static hum_status moe_pair(const char *text, const char *key, const char *value,
     return HUM_OK;
 }
 
+hum_status hum_moe_spec_check(const hum_moe_spec *s)
+{
+    if (s->experts < 1 || s->experts > HUM_MOE_SPEC_MAX_EXPERTS || s->top_k < 1)
+        return hum_fail(HUM_ERR_INVALID_ARG, "e=%d, topk=%d (expected integers 1..%d)", s->experts, s->top_k,
+                        HUM_MOE_SPEC_MAX_EXPERTS);
+    if (s->top_k > s->experts)
+        return hum_fail(HUM_ERR_INVALID_ARG, "topk=%d is more than e=%d", s->top_k, s->experts);
+    if (s->activation < 0 || s->activation >= (int32_t)(sizeof ACTIVATIONS / sizeof ACTIVATIONS[0]))
+        return hum_fail(HUM_ERR_INVALID_ARG, "activation %d (expected a hum_moe_activation: silu, swiglu_oai, relu2 "
+                        "or gelu)", s->activation);
+    if (s->gate_up_layout < 0 || s->gate_up_layout >= (int32_t)(sizeof LAYOUTS / sizeof LAYOUTS[0]))
+        return hum_fail(HUM_ERR_INVALID_ARG, "gate_up layout %d (expected split or interleaved)", s->gate_up_layout);
+    if (s->gemm_type < HUM_GEMM_MOE_INDEXED || s->gemm_type >= (int32_t)(sizeof GEMMS / sizeof GEMMS[0]))
+        return hum_fail(HUM_ERR_INVALID_ARG, "gemm type %d (expected indexed, grouped or masked)", s->gemm_type);
+    hum_status st = hum_layer_spec_check(&s->gate_up);
+    if (st != HUM_OK)
+        return st;
+    if (s->gate_up.act_order)
+        return hum_fail(HUM_ERR_UNSUPPORTED, "actorder=1 (random expert weights keep one K order for all experts; "
+                        "act-order MoE layers come from checkpoints)");
+    if (s->activation == HUM_MOE_RELU2 && s->gate_up_layout == HUM_MOE_GATE_UP_INTERLEAVED)
+        return hum_fail(HUM_ERR_INVALID_ARG, "gate_up=interleaved with act=relu2 (relu2 has no gate: n is the up "
+                        "projection alone)");
+    if (s->activation != HUM_MOE_RELU2 && s->gate_up.n % 2)
+        return hum_fail(HUM_ERR_INVALID_ARG, "n=%lld is odd: a gated activation's gate/up projection has 2 I rows",
+                        (long long)s->gate_up.n);
+    return HUM_OK;
+}
+
 hum_status hum_moe_spec_parse(const char *text, hum_moe_spec *out)
 {
     if (!text || !out)
@@ -96,20 +126,11 @@ hum_status hum_moe_spec_parse(const char *text, hum_moe_spec *out)
     if (st == HUM_OK && (!s.experts || !s.top_k))
         st = hum_fail(HUM_ERR_INVALID_ARG, "moe spec '%s': %s required (e: experts, topk: experts per token)", text,
                       !s.experts && !s.top_k ? "e and topk are" : !s.experts ? "e is" : "topk is");
-    if (st == HUM_OK && s.top_k > s.experts)
-        st = hum_fail(HUM_ERR_INVALID_ARG, "moe spec '%s': topk=%d is more than e=%d", text, s.top_k, s.experts);
-    if (st == HUM_OK && (st = hum_layer_spec_parse(rest, &s.gate_up)) != HUM_OK)
+    if (st == HUM_OK && (st = hum_layer_spec_parse(rest, &s.gate_up)) == HUM_OK)
+        st = hum_moe_spec_check(&s);
+    if (st != HUM_OK)
         st = hum_fail_context(st, "moe spec '%s'", text);
     free(rest);
-    if (st == HUM_OK && s.gate_up.act_order)
-        st = hum_fail(HUM_ERR_UNSUPPORTED, "moe spec '%s': actorder=1 (random expert weights keep one K order for "
-                      "all experts; act-order MoE layers come from checkpoints)", text);
-    if (st == HUM_OK && s.activation == HUM_MOE_RELU2 && s.gate_up_layout == HUM_MOE_GATE_UP_INTERLEAVED)
-        st = hum_fail(HUM_ERR_INVALID_ARG, "moe spec '%s': gate_up=interleaved with act=relu2 (relu2 has no gate: "
-                      "n is the up projection alone)", text);
-    if (st == HUM_OK && s.activation != HUM_MOE_RELU2 && s.gate_up.n % 2)
-        st = hum_fail(HUM_ERR_INVALID_ARG, "moe spec '%s': n=%lld is odd: a gated activation's gate/up projection "
-                      "has 2 I rows", text, (long long)s.gate_up.n);
     if (st == HUM_OK)
         *out = s;
     return st;
@@ -119,6 +140,9 @@ hum_status hum_moe_spec_format(const hum_moe_spec *s, char *out, size_t cap)
 {
     if (!s || !out)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_spec_format: NULL %s", !s ? "spec" : "out");
+    hum_status st = hum_moe_spec_check(s);
+    if (st != HUM_OK)
+        return hum_fail_context(st, "hum_moe_spec_format");
     const int n = snprintf(out, cap, "e=%d,topk=%d,act=%s,gate_up=%s,gemm=%s,", s->experts, s->top_k,
                            ACTIVATIONS[s->activation], LAYOUTS[s->gate_up_layout], GEMMS[s->gemm_type]);
     if (n < 0 || (size_t)n >= cap)
@@ -128,6 +152,8 @@ hum_status hum_moe_spec_format(const hum_moe_spec *s, char *out, size_t cap)
 
 void hum_moe_spec_down(const hum_moe_spec *s, hum_layer_spec *down)
 {
+    if (!s || !down)
+        return;
     *down = s->gate_up;
     down->n = s->gate_up.k;
     down->k = s->gate_up.n / hum_moe_gated(s->activation);
@@ -229,9 +255,12 @@ hum_status hum_moe_spec_weights(const hum_moe_spec *s, uint64_t seed, hum_standa
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_spec_weights: NULL %s", !s ? "spec" : !w13 ? "w13" : "w2");
     memset(w13, 0, sizeof *w13);
     memset(w2, 0, sizeof *w2);
+    hum_status st = hum_moe_spec_check(s);
+    if (st != HUM_OK)
+        return hum_fail_context(st, "hum_moe_spec_weights");
     hum_layer_spec down;
     hum_moe_spec_down(s, &down);
-    hum_status st = stacked(&s->gate_up, s->experts, seed, w13);
+    st = stacked(&s->gate_up, s->experts, seed, w13);
     if (st == HUM_OK && (st = stacked(&down, s->experts, seed + (1ull << 32), w2)) != HUM_OK)
         hum_standard_free(w13);
     return st == HUM_OK ? HUM_OK : hum_fail_context(st, "hum_moe_spec_weights");
