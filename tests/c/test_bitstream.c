@@ -151,6 +151,13 @@ static void check_errors(void)
                     HUM_ERR_INVALID_ARG,
                 "NULL refused");
     QUANT_CHECK(hum_packed_words(10, 0, HUM_PACK_DENSE) == -1, "packed_words bits 0");
+    /* a shape whose product passes INT64_MAX, each dimension within bounds: refused, not wrapped */
+    QUANT_CHECK(hum_pack_bits(v, (const int64_t[3]){INT64_C(1) << 31, INT64_C(1) << 31, 4}, 8, HUM_PACK_ALONG_COLS,
+                              HUM_PACK_DENSE, (int32_t *)w) == HUM_ERR_INVALID_ARG &&
+                    strstr(hum_last_error(), "values is too many") &&
+                    hum_unpack_bits((const int32_t *)w, (const int64_t[3]){INT64_C(1) << 24, INT64_C(1) << 40, 1}, 8,
+                                    HUM_PACK_ALONG_ROWS, HUM_PACK_DENSE, v) == HUM_ERR_INVALID_ARG,
+                "a shape whose product overflows: %s", hum_last_error());
     /* bits past INT64_MAX: a checkpoint's K of 2^62 + 1024 at 4 bits wrapped to 128 words */
     QUANT_CHECK(hum_packed_words((INT64_C(1) << 62) + 1024, 4, HUM_PACK_DENSE) == -1 &&
                     hum_packed_words((INT64_MAX - 31) / 8, 8, HUM_PACK_DENSE) == ((INT64_MAX - 31) / 8 * 8 + 31) / 32,

@@ -50,8 +50,14 @@ static hum_status check(const char *fn, const void *in, const void *out, const i
     g->batch = shape[0];
     g->rows = shape[1];
     g->cols = shape[2];
+    /* the product checked before it is formed: 2^31 x 2^31 x 4 wrapped to 0 */
+    const int64_t limit = INT64_C(1) << 56;
+    const int empty = !g->batch || !g->rows || !g->cols;
+    if (!empty && (g->rows > limit / g->batch || g->cols > limit / (g->batch * g->rows)))
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s: %" PRId64 "x%" PRId64 "x%" PRId64 " values is too many", fn,
+                        g->batch, g->rows, g->cols);
     g->count = g->batch * g->rows * g->cols;
-    if (g->count > (INT64_C(1) << 56))
+    if (g->count > limit)
         return hum_fail(HUM_ERR_INVALID_ARG, "%s: %" PRId64 "x%" PRId64 "x%" PRId64 " values is too many", fn,
                         g->batch, g->rows, g->cols);
     g->line_words = hum_packed_words(dim == HUM_PACK_ALONG_COLS ? g->cols : g->rows, bits, layout);
