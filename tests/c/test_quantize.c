@@ -251,6 +251,15 @@ static void check_errors(void)
     spec.weight_dtype = HUM_DTYPE_UINT4;
     QUANT_CHECK(hum_quantize_reference(w, 0, 4, &spec, &q) == HUM_ERR_INVALID_ARG, "N = 0 refused");
     QUANT_CHECK(hum_quantize_reference(w, 2, 4, NULL, &q) == HUM_ERR_INVALID_ARG, "NULL spec refused");
+    /* a group past K is one group (K + group - 1 wrapped near INT64_MAX: scales [N, 0], written past) */
+    spec = (hum_quant_spec){.weight_dtype = HUM_DTYPE_UINT4, .param_dtype = HUM_DTYPE_FLOAT16,
+                            .scale_type = HUM_SCALE_GROUP, .group_size = INT64_MAX};
+    if (QUANT_CHECK(hum_quantize_reference(w, 2, 4, &spec, &q) == HUM_OK, "group INT64_MAX: %s", hum_last_error())) {
+        QUANT_CHECK(q.scale.shape[0] == 2 && q.scale.shape[1] == 1 && hum_standard_validate(&q) == HUM_OK,
+                    "group INT64_MAX: scales [%lld, %lld], %s", (long long)q.scale.shape[0],
+                    (long long)q.scale.shape[1], hum_last_error());
+        hum_standard_free(&q);
+    }
 }
 
 /* The quantizer runs bands of rows on threads (64 rows, or whole blocks of rows): its result must

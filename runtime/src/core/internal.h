@@ -18,6 +18,10 @@ void hum_clear_error(void);
  * newline or a 0xff byte in it would reach the terminal as they are). */
 hum_status hum_spec_check_text(const char *kind, const char *text);
 
+/* ceil(a / b) for a >= 0, b >= 1, without a + b - 1 (which wraps for a group size near
+ * INT64_MAX: a weight's scales became [N, 0]). */
+static inline int64_t hum_ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }
+
 /* Modules hum_kernel_load has loaded and hum_kernel_destroy not yet unloaded, process-wide (a
  * reload must leave as many as it found: tests count them). */
 int64_t hum_kernel_loaded_count(void);

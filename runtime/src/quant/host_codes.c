@@ -55,7 +55,7 @@ hum_status hum_host_group_order(const int32_t *g_idx, int64_t k, int64_t group_s
     if (!g_idx || !k_perm || !identity || k < 1 || k > INT32_MAX || group_size < 1)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_host_group_order: bad arguments (K %lld, group size %lld)",
                         (long long)k, (long long)group_size);
-    int64_t groups = (k + group_size - 1) / group_size;
+    int64_t groups = hum_ceil_div(k, group_size);
     int64_t *start = calloc((size_t)groups + 1, sizeof *start);
     if (!start)
         return hum_fail(HUM_ERR_OUT_OF_MEMORY, "hum_host_group_order: out of memory");

@@ -113,8 +113,8 @@ static hum_status check_spec(const float *w, int64_t n, int64_t k, const hum_qua
 
     p->col_group = st == HUM_SCALE_CHANNEL || st == HUM_SCALE_TENSOR ? k : spec->group_size;
     p->row_group = st == HUM_SCALE_BLOCK ? spec->group_size_n : st == HUM_SCALE_TENSOR ? n : 1;
-    p->cols = (k + p->col_group - 1) / p->col_group;
-    p->rows = (n + p->row_group - 1) / p->row_group;
+    p->cols = hum_ceil_div(k, p->col_group);
+    p->rows = hum_ceil_div(n, p->row_group);
 
     const int64_t total = p->experts * n * k;
     for (int64_t i = 0; i < total; i++)

@@ -230,8 +230,8 @@ hum_status hum_standard_view_init(const hum_standard_weight *w, hum_standard_vie
                         w->group_size_n, w->scale_type == HUM_SCALE_BLOCK ? ">= 1 for BLOCK" : "0 unless BLOCK");
     v->col_group = grouped ? w->group_size : v->k;
     v->row_group = w->scale_type == HUM_SCALE_BLOCK ? w->group_size_n : 1;
-    v->scale_cols = (v->k + v->col_group - 1) / v->col_group;
-    v->scale_rows = w->scale_type == HUM_SCALE_TENSOR ? 0 : (w->n + v->row_group - 1) / v->row_group;
+    v->scale_cols = hum_ceil_div(v->k, v->col_group);
+    v->scale_rows = w->scale_type == HUM_SCALE_TENSOR ? 0 : hum_ceil_div(w->n, v->row_group);
     if (w->scale_type == HUM_SCALE_TENSOR) {
         if (w->scale.data != NULL)
             return hum_fail(HUM_ERR_INVALID_ARG, "standard weight: a TENSOR scale has no scale tensor (data must be "

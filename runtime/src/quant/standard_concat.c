@@ -122,7 +122,7 @@ hum_status hum_standard_concat(const hum_standard_weight *parts, int32_t count, 
     hum_standard_view vo;
     memset(&vo, 0, sizeof vo);
     vo.row_words = v0->row_words;
-    vo.scale_rows = w0->scale_type == HUM_SCALE_TENSOR ? 0 : (n + v0->row_group - 1) / v0->row_group;
+    vo.scale_rows = w0->scale_type == HUM_SCALE_TENSOR ? 0 : hum_ceil_div(n, v0->row_group);
     vo.zp_rows = w0->zero_point_is_float ? n : (n * v0->bits + 31) / 32;
     /* Rows of each tensor per expert, in part order; the int zero points are repacked. */
     int64_t shape[3] = {E, n, v0->row_words};

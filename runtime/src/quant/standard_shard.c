@@ -311,7 +311,7 @@ static hum_status cut_scale(const hum_standard_weight *w, const hum_standard_vie
 {
     if (w->scale_type == HUM_SCALE_TENSOR)
         return HUM_OK;
-    const int64_t r0 = c->n0 / v->row_group, rows = (c->n + v->row_group - 1) / v->row_group;
+    const int64_t r0 = c->n0 / v->row_group, rows = hum_ceil_div(c->n, v->row_group);
     hum_status st = alloc_like(&out->scale, w->scale_dtype, out->num_experts, rows, c->g, 2);
     if (st != HUM_OK)
         return st;
