@@ -310,6 +310,14 @@ static void check_errors(void)
     expect_invalid("negative input_scale", &ta, &st, -1.0f, &tq, NULL, "input_scale -1");
     expect_invalid("NaN input_scale", &ta, &st, NAN, &tq, NULL, "input_scale nan");
     expect_invalid("scales for TENSOR", &ta, &st, 1.0f, &tq, &ts, "scale must be NULL for TENSOR");
+    /* strides whose offsets pass INT64_MAX: they wrapped to addresses before the buffers */
+    bad = ta;
+    bad.strides[0] = INT64_MAX;
+    expect_invalid("a row stride of INT64_MAX", &bad, &tok, 0.0f, &tq, &ts, "a's strides reach past INT64_MAX");
+    bad = ts;
+    bad.strides[0] = INT64_MAX / 2;
+    expect_invalid("a scale row stride of INT64_MAX / 2", &ta, &tok, 0.0f, &tq, &bad,
+                   "scale's strides reach past INT64_MAX");
     /* input_scale 0: codes 0, no NaN */
     for (int i = 0; i < 64; i++)
         a[i] = 0x3C00; /* 1.0 */

@@ -127,6 +127,22 @@ static int64_t row_stride(const hum_tensor *t)
     return t->strides[0] ? t->strides[0] : t->shape[1];
 }
 
+/* Whether every element of a host tensor [rows, cols] with strides (row, col) has a byte offset
+ * int64 holds, the strides not negative: a row stride of INT64_MAX wrapped to an address before
+ * the buffer. */
+static int addressable(int64_t rows, int64_t cols, int64_t row, int64_t col, int64_t bytes)
+{
+    if (row < 0 || col < 0)
+        return 0;
+    if (rows == 0 || cols == 0)
+        return 1;
+    const int64_t limit = INT64_MAX / bytes;
+    if (rows > 1 && row > limit / (rows - 1))
+        return 0;
+    const int64_t last_row = (rows - 1) * row;
+    return cols == 1 || col <= (limit - last_row) / (cols - 1);
+}
+
 static hum_status check(const hum_tensor *a, const hum_act_quant *how, float input_scale, const hum_tensor *q,
                         const hum_tensor *scale, int64_t *groups)
 {
@@ -195,7 +211,7 @@ static hum_status check(const hum_tensor *a, const hum_act_quant *how, float inp
 hum_status hum_quantize_activations(const hum_tensor *a, const hum_act_quant *how, float input_scale,
                                     const hum_tensor *q, const hum_tensor *scale)
 {
-    int64_t groups;
+    int64_t groups = 0;
     const hum_status st = check(a, how, input_scale, q, scale, &groups);
     if (st != HUM_OK)
         return st;
@@ -204,17 +220,24 @@ hum_status hum_quantize_activations(const hum_tensor *a, const hum_act_quant *ho
     const int64_t a_bytes = a->dtype == HUM_DTYPE_FLOAT32 ? 4 : 2;
     const int e8m0 = how->scale_dtype == HUM_DTYPE_FLOAT8_E8M0;
     const float max = int8 ? int8_max : e4m3_max;
+    const int round = q->dtype == HUM_DTYPE_FLOAT16 || q->dtype == HUM_DTYPE_BFLOAT16;
     /* scale strides: [M] or [M, G], contiguous when the tensor gives none */
     int64_t s_row = 0, s_group = 0;
     if (scale) {
         s_row = scale->strides[0] ? scale->strides[0] : scale->rank == 2 ? scale->shape[1] : 1;
         s_group = scale->rank == 2 && scale->strides[1] ? scale->strides[1] : 1;
     }
+    const char *far = !addressable(m, k, lda, 1, a_bytes)                             ? "a"
+                      : !addressable(m, kq, ldq, 1, round ? 2 : 1)                      ? "q"
+                      : scale && !addressable(m, groups, s_row, s_group, e8m0 ? 1 : 4) ? "scale"
+                                                                                       : NULL;
+    if (far)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_quantize_activations: %s's strides reach past INT64_MAX bytes or are "
+                        "negative", far);
     /* the whole row is one group per token; the static scale has one inv for every element */
     const int64_t span = how->scale == HUM_ACT_SCALE_GROUP ? how->group : kq > k ? kq : k;
     const float tensor_inv =
         how->scale == HUM_ACT_SCALE_TENSOR && input_scale != 0.0f ? 1.0f / input_scale : 0.0f;
-    const int round = q->dtype == HUM_DTYPE_FLOAT16 || q->dtype == HUM_DTYPE_BFLOAT16;
     hum_codec f16, q16;
     hum_codec_init(HUM_DTYPE_FLOAT16, &f16);
     if (round)
