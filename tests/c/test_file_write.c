@@ -67,6 +67,16 @@ int main(void)
     RT_CHECK(got && !strcmp(got, "second\n"), "replaced: '%s'", got ? got : "(unreadable)");
     RT_CHECK(entries(dir) == 1, "only the file is left in %s (%d entries)", dir, entries(dir));
 
+    /* a FIFO is no file to replace (as root over /dev/null the rename left a regular file) */
+    char fifo[4200];
+    snprintf(fifo, sizeof fifo, "%s/pipe", dir);
+    if (RT_CHECK(mkfifo(fifo, 0600) == 0, "mkfifo %s", fifo)) {
+        RT_EXPECT_ERROR(hum_file_write(fifo, "x", 1, 1), HUM_ERR_IO, "a FIFO", "pipe exists: not replaced", NULL);
+        struct stat at;
+        RT_CHECK(lstat(fifo, &at) == 0 && S_ISFIFO(at.st_mode), "the FIFO is still one");
+        unlink(fifo);
+    }
+
     RT_EXPECT_ERROR(hum_file_write(missing, "x", 1, 1), HUM_ERR_IO, "missing directory", "no/such/dir");
     RT_EXPECT_ERROR(hum_file_write(NULL, "x", 1, 1), HUM_ERR_INVALID_ARG, "NULL path", "NULL path");
     RT_CHECK(entries(dir) == 1, "nothing left behind by the failures (%d entries)", entries(dir));

@@ -390,8 +390,9 @@ hum_status hum_safetensors_write(const char *path, const hum_safetensors_tensor 
 /*
  * Writes `size` bytes of `data` to `path` whole: into a temporary file beside it (created
  * exclusively, mode 0666 less the umask), flushed to disk, then renamed into place, so that a
- * reader sees the old file or the new one. Over an existing file only when `replace` is nonzero;
- * else an existing `path`, even one made meanwhile, is left as it was and the call fails. On any
+ * reader sees the old file or the new one. Over an existing file only when `replace` is nonzero
+ * (never over a device, FIFO, socket or directory); else an existing `path`, even one made
+ * meanwhile, is left as it was and the call fails. On any
  * failure nothing new is left behind. Errors: HUM_ERR_INVALID_ARG for a NULL path (or NULL data
  * with a size); HUM_ERR_IO naming the path ("PATH exists: not replaced", or the reason).
  */

@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 FILE *hum_io_create_temp(const char *path, char *tmp, size_t cap)
@@ -48,8 +49,16 @@ int hum_io_finish(FILE *f, int err)
 
 int hum_io_commit(const char *tmp, const char *path, int replace)
 {
-    if (replace)
+    if (replace) {
+        /* a device, FIFO or socket is no file to replace (run as root over /dev/null, the rename
+         * left a regular file in its place) */
+        struct stat at;
+        if (lstat(path, &at) == 0 && !S_ISREG(at.st_mode) && !S_ISLNK(at.st_mode)) {
+            errno = EEXIST;
+            return -1;
+        }
         return rename(tmp, path);
+    }
     if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0)
         return 0;
     if (errno != EINVAL && errno != ENOSYS)

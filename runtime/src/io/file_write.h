@@ -18,8 +18,9 @@ FILE *hum_io_create_temp(const char *path, char *tmp, size_t cap);
  * another before its data is on disk can be empty after a crash. */
 int hum_io_finish(FILE *f, int err);
 
-/* Moves the written temporary `tmp` to `path`: over an existing file only when `replace`, else
- * -1 with errno EEXIST where `path` exists, even one made since the caller looked. 0 or -1 with
+/* Moves the written temporary `tmp` to `path`: over an existing file (or symbolic link, itself
+ * replaced) only when `replace`, else -1 with errno EEXIST where `path` exists, even one made
+ * since the caller looked; never over a device, FIFO, socket or directory (EEXIST). 0 or -1 with
  * errno set; `tmp` is left for the caller to remove on failure. */
 int hum_io_commit(const char *tmp, const char *path, int replace);
 
