@@ -104,6 +104,20 @@ static void check_spec_parsing(void)
         QUANT_CHECK(st == HUM_ERR_INVALID_ARG && strstr(hum_last_error(), bad[i].needle),
                     "'%s': status %d, message '%s' should name '%s'", bad[i].spec, st, hum_last_error(), bad[i].needle);
     }
+    /* a spec built by hand that parse would refuse has no text (zp 9 printed "none", n -5 "-5") */
+    if (QUANT_CHECK(hum_layer_spec_parse("n=32,k=64", &s) == HUM_OK, "%s", hum_last_error())) {
+        char text[256];
+        hum_layer_spec h = s;
+        h.zero_point = (hum_zero_point_kind)9;
+        QUANT_CHECK(hum_layer_spec_format(&h, text, sizeof text) == HUM_ERR_INVALID_ARG &&
+                        strstr(hum_last_error(), "hum_layer_spec_format"),
+                    "zp 9 formatted: %s", hum_last_error());
+        h = s;
+        h.n = -5;
+        QUANT_CHECK(hum_layer_spec_format(&h, text, sizeof text) == HUM_ERR_INVALID_ARG &&
+                        strstr(hum_last_error(), "n=-5"),
+                    "n -5 formatted: %s", hum_last_error());
+    }
 }
 
 static void check_spec_weights(void)

@@ -336,6 +336,10 @@ hum_status hum_layer_spec_format(const hum_layer_spec *s, char *out, size_t cap)
 {
     if (!s || !out)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_layer_spec_format: NULL %s", !s ? "spec" : "out");
+    /* a spec built by hand: what parse would refuse has no text (zp=9 printed "none") */
+    const hum_status checked = hum_layer_spec_check(s);
+    if (checked != HUM_OK)
+        return hum_fail_context(checked, "hum_layer_spec_format");
     static const char *const zp[] = {"none", "int", "float"};
     char scale[48] = "";
     if (s->scale_type == HUM_SCALE_BLOCK)
