@@ -164,6 +164,11 @@ static void failed_writes(const hum_standard_weight *w)
     FMT_EXPECT_ERROR(hum_checkpoint_write_gptq(fresh, &layer, w, 1, &opts), HUM_ERR_INVALID_ARG, "long architecture",
                      "config.json", "does not fit");
     FMT_CHECK(stat(fresh, &sb) != 0, "a failed write left the directory %s it made", fresh);
+    /* one that is no class name: printed raw, a quote made config.json JSON no loader reads */
+    opts.architecture = "Llama\"ForCausalLM";
+    FMT_EXPECT_ERROR(hum_checkpoint_write_gptq(fresh, &layer, w, 1, &opts), HUM_ERR_INVALID_ARG, "quoted architecture",
+                     "expected a model class name");
+    FMT_CHECK(stat(fresh, &sb) != 0, "a refused write made the directory %s", fresh);
     fmt_rmtree(d);
     free(d);
 }

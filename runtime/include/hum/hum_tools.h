@@ -543,7 +543,8 @@ hum_status hum_layer_load_shard(hum_runtime *rt, const char *checkpoint_path, co
  */
 typedef struct hum_checkpoint_write_options {
     int32_t gptq_v2;          /* GPTQ: 1 writes checkpoint_format "gptq_v2", 0 "gptq" (v1) */
-    const char *architecture; /* config.json "architectures"[0]; NULL: "LlamaForCausalLM" */
+    const char *architecture; /* config.json "architectures"[0], a class name (letters, digits
+                               * and _; else HUM_ERR_INVALID_ARG); NULL: "LlamaForCausalLM" */
 } hum_checkpoint_write_options;
 hum_status hum_checkpoint_write_gptq(const char *dir, const char *const *layer_names,
                                      const hum_standard_weight *weights, int32_t count,

@@ -434,6 +434,15 @@ static hum_status write_checkpoint(const char *dir, const char *const *names, co
 {
     if (!dir || !names || !weights || count < 1)
         return hum_fail(HUM_ERR_INVALID_ARG, "writing a checkpoint: NULL argument or no layers");
+    /* a model class name, as transformers' configs hold: printed into config.json as it is, so a
+     * quote or a newline made JSON no loader reads */
+    const char *arch = opts ? opts->architecture : NULL;
+    for (const char *c = arch; c && *c; c++)
+        if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_'))
+            return hum_fail(HUM_ERR_INVALID_ARG, "writing a checkpoint: architecture \"%s\": expected a model class "
+                            "name (letters, digits and _)", hum_printable(arch));
+    if (arch && !*arch)
+        return hum_fail(HUM_ERR_INVALID_ARG, "writing a checkpoint: architecture \"\": expected a model class name");
     hum_status s = check_all(names, weights, count, fmt);
     if (s != HUM_OK)
         return s;
