@@ -205,6 +205,12 @@ static void test_host_ops(void)
     shape[1] = -1;
     FMT_EXPECT_ERROR(hum_host_tensor_alloc(&t, HUM_DTYPE_FLOAT32, 2, shape), HUM_ERR_INVALID_ARG, "alloc shape",
                      "shape[1]");
+    /* a code the dtype table does not know (its low byte read as 173 bits), and *t zeroed */
+    shape[1] = 5;
+    memset(&t, 0x5A, sizeof t);
+    FMT_EXPECT_ERROR(hum_host_tensor_alloc(&t, (hum_dtype)0xdead, 2, shape), HUM_ERR_INVALID_ARG, "alloc dtype",
+                     "invalid dtype 0x0000dead");
+    FMT_CHECK(t.data == NULL && t.rank == 0, "a failed alloc zeroes the tensor");
 }
 
 int main(void)

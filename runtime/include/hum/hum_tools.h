@@ -444,7 +444,8 @@ int32_t hum_checkpoint_reads(const char *checkpoint, const char *path);
 
 /* Allocates a zeroed, contiguous host tensor with malloc (hum_standard_free and
  * hum_host_tensor_free release it). Element size: 1 byte for dtypes of 8 bits or fewer (one code
- * per byte), else bits / 8. rank 0..4; shape entries >= 0. */
+ * per byte), else bits / 8. rank 0..4; shape entries >= 0. HUM_ERR_INVALID_ARG for an invalid
+ * dtype, rank or shape; on any failure *t is zeroed. */
 hum_status hum_host_tensor_alloc(hum_tensor *t, hum_dtype dtype, int32_t rank, const int64_t *shape);
 /* Frees a tensor from hum_host_tensor_alloc and zeroes the struct; safe on a zeroed struct. */
 void hum_host_tensor_free(hum_tensor *t);

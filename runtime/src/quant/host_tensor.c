@@ -10,20 +10,22 @@ static int valid_elem(int32_t e) { return e == 1 || e == 2 || e == 4 || e == 8; 
 
 hum_status hum_host_tensor_alloc(hum_tensor *t, hum_dtype dtype, int32_t rank, const int64_t *shape)
 {
+    if (t)
+        memset(t, 0, sizeof *t); /* a failed call leaves no pointer to free */
     if (!t || (rank > 0 && !shape) || rank < 0 || rank > HUM_MAX_RANK)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_host_tensor_alloc: NULL tensor or shape, or rank %d outside [0, 4]",
                         rank);
-    int32_t bits = (int32_t)(dtype & 0xFF);
-    if (dtype == HUM_DTYPE_INVALID || bits == 0)
+    /* the dtype's own check (0xdead passed a test of its low byte alone) */
+    const int32_t elem = hum_dtype_code_size(dtype);
+    if (elem == 0)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_host_tensor_alloc: invalid dtype 0x%08x", (unsigned)dtype);
-    size_t elem = bits <= 8 ? 1 : (size_t)bits / 8, bytes = elem;
+    size_t bytes = (size_t)elem;
     for (int32_t d = 0; d < rank; d++)
         if (shape[d] < 0 || __builtin_mul_overflow(bytes, (size_t)shape[d], &bytes))
             return hum_fail(HUM_ERR_INVALID_ARG, "hum_host_tensor_alloc: bad shape[%d] = %lld", d, (long long)shape[d]);
     void *data = calloc(bytes ? bytes : 1, 1);
     if (!data)
         return hum_fail(HUM_ERR_OUT_OF_MEMORY, "hum_host_tensor_alloc: cannot allocate %zu bytes", bytes);
-    memset(t, 0, sizeof *t);
     t->data = data;
     t->dtype = dtype;
     t->rank = rank;
