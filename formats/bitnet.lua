@@ -31,8 +31,8 @@ local function plan(ck, qc, layer)
   end
   local w = ck:expect(ck:tensor(layer .. ".weight"), WEIGHT, { false, false })
   local s = ck:expect(ck:companion(w, layer, ".weight_scale", "its scale"), { "BF16", "F16", "F32" }, false)
-  local global = ck:global_scales(s, cls == "bitlinear")
-  if #global ~= 1 or global[1] == 0 then ck:fail(s.name .. " must be one non-zero scale") end
+  local global = ck:global_scales(s, cls == "bitlinear", 1, "must be one non-zero scale")
+  if global[1] == 0 then ck:fail(s.name .. " must be one non-zero scale") end
   return { weight = w, rows = w.shape[1], n = 4 * w.shape[1], k = w.shape[2], global = global }
 end
 

@@ -90,29 +90,27 @@ local function regex_compile(re)
 end
 
 -- Whether Python's re.match(regex, s) finds a match (anchored at the start only, unless "$"), by
--- one pass over (atom, position) pairs, each decided once: Lua's own patterns backtrack, and a
--- hostile target of ten ".*" held one layer's listing for minutes.
+-- one pass over (atom, position) pairs from the last atom back, each decided once, in two rows of
+-- booleans: Lua's own patterns backtrack (a hostile target of ten ".*" held one layer's listing
+-- for minutes), and a recursion over positions overflowed the stack on a name of 8,500 bytes.
 local function regex_match(alts, s)
+  local n = #s
   for _, alt in ipairs(alts) do
-    local atoms, memo = alt.atoms, {}
-    local function at(i, j)  -- atoms i.. match from position j
-      local key = i * (#s + 2) + j
-      local v = memo[key]
-      if v ~= nil then return v end
-      local a = atoms[i]
-      if not a then
-        v = not alt.anchored or j == #s + 1
-      else
-        local one = j <= #s and s:sub(j, j):find(a.char) ~= nil
-        if a.q == "" then v = one and at(i + 1, j + 1)
-        elseif a.q == "?" then v = at(i + 1, j) or (one and at(i + 1, j + 1))
-        elseif a.q == "*" then v = at(i + 1, j) or (one and at(i, j + 1))
-        else v = one and (at(i + 1, j + 1) or at(i, j + 1)) end
+    local atoms, next_row = alt.atoms, {}
+    for j = 1, n + 1 do next_row[j] = not alt.anchored or j == n + 1 end  -- past the last atom
+    for i = #atoms, 1, -1 do
+      local a, row = atoms[i], {}
+      for j = n + 1, 1, -1 do
+        local one = j <= n and s:sub(j, j):find(a.char) ~= nil
+        if a.q == "" then row[j] = one and next_row[j + 1]
+        elseif a.q == "?" then row[j] = next_row[j] or (one and next_row[j + 1])
+        elseif a.q == "*" then row[j] = next_row[j] or (one and row[j + 1])
+        else row[j] = one and (next_row[j + 1] or row[j + 1]) end
+        row[j] = row[j] and true or false
       end
-      memo[key] = v and true or false
-      return memo[key]
+      next_row = row
     end
-    if at(1, 1) then return true end
+    if next_row[1] then return true end
   end
   return false
 end
@@ -226,8 +224,8 @@ local function activation_scheme(ck, a, p, layer, group)
     return nil
   end
   if strategy ~= "tensor" then return nil end
-  local t = ck:expect(ck:companion(p.weight, layer, ".input_scale", "the static per-tensor activation scale " ..
-    where .. "strategy \"tensor\" with dynamic false asks for"), { "F32", "BF16", "F16" }, false)
+  local t = ck:expect(ck:companion(p.weight, layer, ".input_scale", "the static per-tensor activation scale that " ..
+    where:sub(1, -2) .. " of strategy \"tensor\", not dynamic, asks for"), { "F32", "BF16", "F16" }, false)
   local v = ck:small_floats(t)
   if #v ~= math.max(1, p.experts) then ck:fail(t.name .. " must hold one scale per tensor") end
   for _, x in ipairs(v) do
@@ -239,10 +237,9 @@ end
 -- The global scales of a tensor or tensor_group layer (one per expert of p), checked: the
 -- listing (through plan) and the conversion (after an expert cut) both read them here.
 local function global_values(ck, p)
-  if p.strategy == "tensor" then return ck:global_scales(p.scale) end
-  local globals = ck:global_scales(p.global, true)
-  if #globals ~= math.max(1, p.experts) then ck:fail(p.global.name .. " must hold one value per expert") end
-  return globals
+  local count = math.max(1, p.experts)
+  if p.strategy == "tensor" then return ck:global_scales(p.scale, false, count, "must hold one scale per tensor") end
+  return ck:global_scales(p.global, true, count, "must hold one value per expert")
 end
 
 -- Everything about one layer, checked: dims, layout, scale and zero-point tensors.

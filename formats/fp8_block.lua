@@ -57,8 +57,7 @@ local function plan(ck, qc, layer)
       { math.ceil(p.n / p.block[1]), math.ceil(p.k / p.block[2]) })
   else
     p.scale = ck:expect(scale, { "F32", "BF16" }, false)
-    p.global = ck:global_scales(p.scale)
-    if #p.global ~= 1 then ck:fail(p.scale.name .. " must be one per-tensor scale") end
+    p.global = ck:global_scales(p.scale, false, 1, "must be one per-tensor scale")
   end
   local scheme = qc.activation_scheme
   if scheme == "dynamic" then

@@ -58,8 +58,7 @@ local function plan(ck, q, layer)
     p.k, p.bits = w.shape[2], 8
     if algo == "FP8" then
       ck:expect(p.scale, "F32", false)
-      p.global = ck:global_scales(p.scale)
-      if #p.global ~= 1 then ck:fail(p.scale.name .. " must be a scalar for FP8") end
+      p.global = ck:global_scales(p.scale, false, 1, "must be a scalar for FP8")
     elseif algo == "MXFP8" then
       ck:expect(p.scale, "U8", { p.n, math.ceil(p.k / 32) })
     else
@@ -71,8 +70,7 @@ local function plan(ck, q, layer)
     p.group_size = ck:size(gs or 16, "hf_quant_config.json group_size of " .. layer)
     ck:expect(p.scale, "F8_E4M3", { p.n, math.ceil(p.k / p.group_size) })
     local scale_2 = ck:expect(ck:tensor(layer .. ".weight_scale_2"), "F32", false)
-    p.global = ck:global_scales(scale_2)
-    if #p.global ~= 1 then ck:fail(scale_2.name .. " must be a scalar (it holds " .. #p.global .. " values)") end
+    p.global = ck:global_scales(scale_2, false, 1, "must be a scalar")
   else
     hum.fail("HUM_ERR_UNSUPPORTED", string.format("%s: layer %s: ModelOpt quant_algo %s is not converted " ..
       "(supported: FP8, FP8_PER_CHANNEL_PER_TOKEN, NVFP4, MXFP8)", ck.path, layer, algo), 0)

@@ -169,13 +169,16 @@ function Checkpoint:experts(t, rank)
   return t.shape[1]
 end
 
--- The global scales of tensor t (one value, or one per expert), checked by name: zero stays (an
--- all-zero tensor's scale), and float32 must hold each (convert.set_global writes them so).
+-- The global scales of tensor t, `count` values (one, or one per expert; else HUM_ERR_FORMAT:
+-- "<t> <wrong_count> (it holds N values)"), checked by name: zero stays (an all-zero tensor's scale), and float32
+-- must hold each (convert.set_global writes them so).
 -- `inverse`: t stores divisors (compressed-tensors' weight_global_scale, BitNet's bitlinear
 -- weight_scale), whose reciprocals are the scales; each must be finite and positive (1 / inf made a
 -- weight of zeros, and 1 / 1e-45 overflows float32).
-function Checkpoint:global_scales(t, inverse)
+function Checkpoint:global_scales(t, inverse, count, wrong_count)
   local values = self:small_floats(t)
+  -- the count first: a value of a list of the wrong length is no expert's
+  if #values ~= count then self:fail(string.format("%s %s (it holds %d values)", t.name, wrong_count, #values)) end
   for i, v in ipairs(values) do
     local at = #values > 1 and (" (expert " .. (i - 1) .. ")") or ""
     if inverse then

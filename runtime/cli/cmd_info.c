@@ -60,9 +60,8 @@ static cJSON *weight_dtypes(void)
 }
 
 /* The 16-bit types a host passes, then the 8-bit types layers quantize them to (or take from a
- * host that quantizes itself), where the GPU has them (hum info --layer says what runs), then
- * mxfp8: e4m3 with e8m0 scales per 32 columns, as SPECs and overrides name it (rounded into 16-bit
- * A before sm_100, docs/config.md). */
+ * host that quantizes itself), where the GPU has them (hum info --layer says what runs); dtype
+ * names alone (mxfp8, the scheme SPECs and overrides also name, is e4m3 with e8m0 scales). */
 static cJSON *activation_dtypes(void)
 {
     static const hum_dtype candidates[] = {HUM_DTYPE_FLOAT16, HUM_DTYPE_BFLOAT16, HUM_DTYPE_FLOAT32};
@@ -72,7 +71,6 @@ static cJSON *activation_dtypes(void)
             cJSON_AddItemToArray(list, cJSON_CreateString(hum_dtype_name(candidates[i])));
     cJSON_AddItemToArray(list, cJSON_CreateString(hum_dtype_name(HUM_DTYPE_FLOAT8_E4M3FN)));
     cJSON_AddItemToArray(list, cJSON_CreateString(hum_dtype_name(HUM_DTYPE_INT8)));
-    cJSON_AddItemToArray(list, cJSON_CreateString("mxfp8"));
     return list;
 }
 

@@ -304,7 +304,7 @@ static void test_flags(void)
  * --layer would not find (or that another layer's could share). */
 static void test_long_name(void)
 {
-    char name[700];
+    char name[9000];
     memset(name, 'a', sizeof name - 1);
     name[sizeof name - 1] = '\0';
     memcpy(name, "model.layers.0.", 15);
@@ -328,10 +328,21 @@ static void test_long_name(void)
                   strlen(got), cap - 4);
         hum_layer_list_free(&list);
     }
-    /* the whole name loads */
+    /* the whole name loads, also where a regex target picks its config group (the matcher recursed
+     * once per byte of the name and overflowed the stack at 8,500) */
     hum_standard_weight w;
     st = fmt_load(dir, name, &w);
     FMT_CHECK(st == HUM_OK, "long name: load: %s", hum_last_error());
+    if (st == HUM_OK)
+        hum_standard_free(&w);
+    fx_write_json(dir, "config.json",
+                  "{\"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"format\": "
+                  "\"pack-quantized\", \"version\": \"0.18.0\", \"quantization_status\": \"compressed\", "
+                  "\"config_groups\": {\"group_0\": {\"targets\": [\"re:model\\\\..*a$\"], \"weights\": "
+                  "{\"num_bits\": 4, \"type\": \"int\", \"symmetric\": true, \"strategy\": \"group\", "
+                  "\"group_size\": 32}}}}}");
+    st = fmt_load(dir, name, &w);
+    FMT_CHECK(st == HUM_OK && w.group_size == 32, "long name by a regex target: load: %s", hum_last_error());
     if (st == HUM_OK)
         hum_standard_free(&w);
     fmt_rmtree(dir);

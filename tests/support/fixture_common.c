@@ -12,7 +12,7 @@
 
 const char *fx_name(const char *layer, const char *suffix)
 {
-    static char buf[8][1024];
+    static char buf[8][16384];
     static int next;
     char *b = buf[next++ % 8];
     snprintf(b, sizeof buf[0], "%s.%s", layer, suffix);
