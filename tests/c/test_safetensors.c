@@ -152,6 +152,13 @@ static void test_writer_errors(void)
     FMT_EXPECT_ERROR(hum_safetensors_write(p, &nul, 1, NULL), HUM_ERR_INVALID_ARG, "NULL data", "NULL data");
     hum_safetensors_tensor f6 = {.name = "q", .dtype_name = "F6_E2M3", .rank = 1, .shape = {3}, .data = w};
     FMT_EXPECT_ERROR(hum_safetensors_write(p, &f6, 1, NULL), HUM_ERR_INVALID_ARG, "F6 x3", "whole number of bytes");
+    /* names a reader refuses were written: the header's metadata key, and bytes that are no UTF-8 */
+    hum_safetensors_tensor meta = {.name = "__metadata__", .dtype = HUM_DTYPE_INT32, .rank = 1, .shape = {1}, .data = w};
+    FMT_EXPECT_ERROR(hum_safetensors_write(p, &meta, 1, NULL), HUM_ERR_INVALID_ARG, "__metadata__",
+                     "the header's metadata key");
+    hum_safetensors_tensor latin = {.name = "caf\xe9", .dtype = HUM_DTYPE_INT32, .rank = 1, .shape = {1}, .data = w};
+    FMT_EXPECT_ERROR(hum_safetensors_write(p, &latin, 1, NULL), HUM_ERR_INVALID_ARG, "latin-1 name",
+                     "is not UTF-8 (byte 3)");
     /* the message leads with the caller's path, not the temporary file's */
     FMT_EXPECT_ERROR(hum_safetensors_write("/nonexistent-dir/x.safetensors", dup, 1, NULL), HUM_ERR_IO, "bad dir",
                      "/nonexistent-dir/x.safetensors: cannot create");

@@ -381,8 +381,9 @@ hum_status hum_safetensors_dtype(const char *dtype_name, int32_t *bits, hum_dtyp
  * rank, shape and data are read; dtype_name if non-NULL, else the name of `dtype` (float16 ->
  * "F16", float8_e4m3fn -> "F8_E4M3", uint8 -> "U8", ...); nbytes and file are ignored (the size
  * comes from shape and dtype). metadata: NULL or a NULL-terminated list of key, value strings.
- * HUM_ERR_INVALID_ARG for a duplicate or empty name, a dtype with no safetensors name or a bad
- * shape; HUM_ERR_IO naming the path when writing fails (nothing is left behind).
+ * HUM_ERR_INVALID_ARG for a duplicate or empty name, a name that is not UTF-8 or is
+ * "__metadata__", a dtype with no safetensors name or a bad shape; HUM_ERR_IO naming the path
+ * when writing fails (nothing is left behind).
  */
 hum_status hum_safetensors_write(const char *path, const hum_safetensors_tensor *tensors, int64_t count,
                                  const char *const *metadata);

@@ -13,4 +13,9 @@ long long hum_json_nul_escape(const char *s, size_t len);
  * counted): where cJSON stops past CJSON_NESTING_LIMIT on text that is valid JSON. */
 long hum_json_depth_at(const char *s, size_t at);
 
+/* Offset of the first byte of s (len bytes) that breaks UTF-8 (RFC 3629: no overlongs, no
+ * surrogates, at most U+10FFFF), or -1: the reference safetensors parser rejects a header with
+ * one, and so does hum's (and its writer never writes one). */
+long long hum_json_utf8_error(const char *s, size_t len);
+
 #endif

@@ -169,34 +169,11 @@ static hum_status check_layout(const hum_safetensors *st, uint64_t buffer_len)
     return s;
 }
 
-/* Offset of the first byte that breaks UTF-8 (RFC 3629: no overlongs, no surrogates, at most
- * U+10FFFF), or -1. The reference parser rejects such headers. */
-static long long utf8_error(const unsigned char *s, size_t len)
-{
-    for (size_t i = 0; i < len;) {
-        unsigned c = s[i];
-        size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-        if (n == 0 || i + n > len)
-            return (long long)i;
-        uint32_t cp = n == 1 ? c : c & (0x7Fu >> n);
-        for (size_t j = 1; j < n; j++) {
-            if ((s[i + j] & 0xC0) != 0x80)
-                return (long long)i;
-            cp = cp << 6 | (s[i + j] & 0x3F);
-        }
-        static const uint32_t min_cp[5] = {0, 0, 0x80, 0x800, 0x10000};
-        if (cp < min_cp[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-            return (long long)i;
-        i += n;
-    }
-    return -1;
-}
-
 static hum_status parse_header(hum_safetensors *st, const char *text, size_t len, uint64_t buffer_len)
 {
     if (len == 0 || text[0] != '{')
         return hum_fail(HUM_ERR_FORMAT, "%s: header does not start with '{'", st->path);
-    long long bad = utf8_error((const unsigned char *)text, len);
+    long long bad = hum_json_utf8_error(text, len);
     if (bad >= 0)
         return hum_fail(HUM_ERR_FORMAT, "%s: header is not valid UTF-8 (header byte %lld)", st->path, bad);
     if ((bad = hum_json_nul_escape(text, len)) >= 0)

@@ -1,6 +1,7 @@
 /* safetensors writer: a file the reference parser accepts, written atomically. */
 #include "file_write.h"
 #include "internal.h"
+#include "json_text.h"
 #include "safetensors_dtype.h"
 
 #include <cjson/cJSON.h>
@@ -38,6 +39,14 @@ static hum_status plan_tensor(const char *path, const hum_safetensors_tensor *t,
 {
     if (!t->name || !*t->name)
         return hum_fail(HUM_ERR_INVALID_ARG, "%s: a tensor to write has no name", path);
+    /* names a reader refuses (hum's and the reference parser): the header's metadata key, and
+     * text that is not UTF-8 */
+    if (!strcmp(t->name, "__metadata__"))
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s: a tensor named \"__metadata__\" (the header's metadata key)", path);
+    const long long bad = hum_json_utf8_error(t->name, strlen(t->name));
+    if (bad >= 0)
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s: tensor name \"%s\" is not UTF-8 (byte %lld)", path,
+                        hum_printable(t->name), bad);
     p->t = t;
     p->dtype_name = t->dtype_name ? t->dtype_name : hum_safetensors_dtype_name(t->dtype);
     if (!p->dtype_name)
