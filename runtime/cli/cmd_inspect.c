@@ -259,8 +259,6 @@ typedef struct inspect_options {
     int force, tensors, json;
 } inspect_options;
 
-/* A .safetensors file, not a directory: with no format to read it as, its tensors are still
- * worth listing (an unquantized file, or weights copied away from their config). */
 /* The layer's plan for the nominal device of o->arch (--arch): 0, or 1 after saying why it
  * cannot be planned. */
 static int print_plan(hum_runtime *rt, const hum_standard_weight *w, const inspect_options *o, cJSON *root)
@@ -285,6 +283,8 @@ static int print_plan(hum_runtime *rt, const hum_standard_weight *w, const inspe
     return 0;
 }
 
+/* A .safetensors file, not a directory: with no format to read it as, its tensors are still
+ * worth listing (an unquantized file, or weights copied away from their config). */
 static int is_file(const char *path)
 {
     struct stat sb;

@@ -187,6 +187,8 @@ static void check_spec(void)
         {"e=4,topk=2,n=64,k=128,gemm=dense", "gemm=dense"},
         {"e=4,topk=2,n=64,k=128,gate_up=mixed", "gate_up=mixed"},
         {"e=0,topk=2,n=64,k=128", "e=0"},
+        /* named once: "moe spec '...': moe spec '...': e=0" doubled the key's own prefix */
+        {"e=0,topk=2,n=64,k=128", "moe spec 'e=0,topk=2,n=64,k=128': e=0"},
         {"e=4,topk=2,n=63,k=128", "n=63 is odd"},
         {"e=4,topk=2,n=64,k=128,w=uint9", "w"},
         {"e=4,topk=2,n=64,k=128,actorder=1", "actorder=1"},
@@ -235,7 +237,12 @@ static void check_spec(void)
                     hum_expert_gemm_rows(&(hum_layer_config){.num_experts = 4}, HUM_GEMM_MOE_INDEXED, INT64_MAX, 8) ==
                         -1 &&
                     hum_expert_gemm_rows(&(hum_layer_config){.num_experts = 4}, (hum_gemm_type)99, 8, 2) == -1 &&
-                    hum_expert_gemm_rows(&(hum_layer_config){.num_experts = 4}, HUM_GEMM_MOE_INDEXED, 8, 2) == 4,
+                    hum_expert_gemm_rows(&(hum_layer_config){.num_experts = 4}, HUM_GEMM_MOE_INDEXED, 8, 2) == 4 &&
+                    /* a grouped routing's top_k is 0: not its business */
+                    hum_expert_gemm_rows(&(hum_layer_config){.num_experts = 4}, HUM_GEMM_MOE_GROUPED_CONTIGUOUS, 100,
+                                         0) == 25 &&
+                    hum_expert_gemm_rows(&(hum_layer_config){.num_experts = 4}, HUM_GEMM_MOE_GROUPED_MASKED, 100, 0) ==
+                        100,
                 "hum_expert_gemm_rows: %s", hum_last_error());
 }
 

@@ -159,6 +159,9 @@ static void test_writer_errors(void)
     hum_safetensors_tensor latin = {.name = "caf\xe9", .dtype = HUM_DTYPE_INT32, .rank = 1, .shape = {1}, .data = w};
     FMT_EXPECT_ERROR(hum_safetensors_write(p, &latin, 1, NULL), HUM_ERR_INVALID_ARG, "latin-1 name",
                      "is not UTF-8 (byte 3)");
+    const char *const latin_meta[] = {"format", "caf\xe9", NULL};
+    FMT_EXPECT_ERROR(hum_safetensors_write(p, dup, 1, latin_meta), HUM_ERR_INVALID_ARG, "latin-1 metadata",
+                     "metadata value", "is not UTF-8");
     /* the message leads with the caller's path, not the temporary file's */
     FMT_EXPECT_ERROR(hum_safetensors_write("/nonexistent-dir/x.safetensors", dup, 1, NULL), HUM_ERR_IO, "bad dir",
                      "/nonexistent-dir/x.safetensors: cannot create");

@@ -380,7 +380,8 @@ hum_status hum_safetensors_dtype(const char *dtype_name, int32_t *bits, hum_dtyp
  * element size), written to a temporary file, flushed to disk and renamed into place. For each tensor: name,
  * rank, shape and data are read; dtype_name if non-NULL, else the name of `dtype` (float16 ->
  * "F16", float8_e4m3fn -> "F8_E4M3", uint8 -> "U8", ...); nbytes and file are ignored (the size
- * comes from shape and dtype). metadata: NULL or a NULL-terminated list of key, value strings.
+ * comes from shape and dtype). metadata: NULL or a NULL-terminated list of key, value strings
+ * (UTF-8, as names).
  * HUM_ERR_INVALID_ARG for a duplicate or empty name, a name that is not UTF-8 or is
  * "__metadata__", a dtype with no safetensors name or a bad shape; HUM_ERR_IO naming the path
  * when writing fails (nothing is left behind).
@@ -791,7 +792,8 @@ typedef struct hum_layer_spec {
 } hum_layer_spec;
 
 hum_status hum_layer_spec_parse(const char *spec, hum_layer_spec *out);
-/* The spec as text that hum_layer_spec_parse reads back. HUM_ERR_INVALID_ARG if cap is short. */
+/* The spec as text that hum_layer_spec_parse reads back. HUM_ERR_INVALID_ARG if cap is short, or
+ * for a spec built by hand that hum_layer_spec_parse would refuse (naming the field). */
 hum_status hum_layer_spec_format(const hum_layer_spec *spec, char *out, size_t cap);
 /* A random weight for the spec (normal values quantized by hum_quantize_reference; random bias
  * and act-order permutation), the same for the same seed on any machine. Its rows are drawn on
@@ -988,13 +990,17 @@ typedef struct hum_moe_spec {
     int32_t gemm_type;       /* hum_gemm_type: HUM_GEMM_MOE_INDEXED, _GROUPED_CONTIGUOUS or _GROUPED_MASKED */
 } hum_moe_spec;
 hum_status hum_moe_spec_parse(const char *spec, hum_moe_spec *out);
-/* The spec as text that hum_moe_spec_parse reads back. HUM_ERR_INVALID_ARG if cap is short. */
+/* The spec as text that hum_moe_spec_parse reads back. HUM_ERR_INVALID_ARG if cap is short, or
+ * for a spec built by hand that hum_moe_spec_parse would refuse (naming the field). */
 hum_status hum_moe_spec_format(const hum_moe_spec *spec, char *out, size_t cap);
-/* The down projection of one expert of a spec: n = H, k = I, the gate/up projection's types. */
+/* The down projection of one expert of a spec: n = H, k = I, the gate/up projection's types.
+ * Nothing is written when either pointer is NULL. */
 void hum_moe_spec_down(const hum_moe_spec *spec, hum_layer_spec *down);
 /* Random expert weights for a spec: expert e of w13 is hum_layer_spec_weight's weight of the
  * gate/up projection for seed + e, and likewise for w2 (another seed), stacked along E
- * (release both with hum_standard_free). Errors: those of hum_layer_spec_weight. */
+ * (release both with hum_standard_free). Errors: a spec hum_moe_spec_parse would refuse
+ * (HUM_ERR_INVALID_ARG naming the field, HUM_ERR_UNSUPPORTED for act-order), then those of
+ * hum_layer_spec_weight. */
 hum_status hum_moe_spec_weights(const hum_moe_spec *spec, uint64_t seed, hum_standard_weight *w13,
                                 hum_standard_weight *w2);
 

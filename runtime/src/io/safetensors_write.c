@@ -125,6 +125,11 @@ hum_status hum_safetensors_write(const char *path, const hum_safetensors_tensor 
 {
     if (!path || (count > 0 && !tensors) || count < 0)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_safetensors_write: NULL path or tensors");
+    /* the metadata's text too: a header that is not UTF-8 is one no reader takes */
+    for (size_t i = 0; metadata && metadata[i]; i++)
+        if (hum_json_utf8_error(metadata[i], strlen(metadata[i])) >= 0)
+            return hum_fail(HUM_ERR_INVALID_ARG, "%s: metadata %s \"%s\" is not UTF-8", path, i % 2 ? "value" : "key",
+                            hum_printable(metadata[i]));
     planned *plan = calloc((size_t)(count ? count : 1), sizeof *plan);
     if (!plan)
         return hum_fail(HUM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);

@@ -30,11 +30,13 @@ hum_status hum_expert_gemm_from_standard(hum_runtime *rt, const hum_standard_wei
 
 int64_t hum_expert_gemm_rows(const hum_layer_config *config, hum_gemm_type type, int64_t m, int32_t top_k)
 {
-    if (!config || m < 0 || top_k < 1 ||
-        (type != HUM_GEMM_MOE_INDEXED && type != HUM_GEMM_MOE_GROUPED_CONTIGUOUS && type != HUM_GEMM_MOE_GROUPED_MASKED))
+    const int indexed = type == HUM_GEMM_MOE_INDEXED;
+    if (!config || m < 0 ||
+        (!indexed && type != HUM_GEMM_MOE_GROUPED_CONTIGUOUS && type != HUM_GEMM_MOE_GROUPED_MASKED))
         return -1;
     const int64_t e = config->num_experts > 0 ? config->num_experts : 1;
-    if (m > (INT64_MAX - e) / top_k)
+    /* top_k is the indexed type's alone (a grouped routing leaves it 0) */
+    if (indexed && (top_k < 1 || m > (INT64_MAX - e) / top_k))
         return -1;
     const int64_t rows = type == HUM_GEMM_MOE_INDEXED             ? (m * top_k + e - 1) / e
                          : type == HUM_GEMM_MOE_GROUPED_CONTIGUOUS ? (m + e - 1) / e

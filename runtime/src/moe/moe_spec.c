@@ -126,9 +126,10 @@ hum_status hum_moe_spec_parse(const char *text, hum_moe_spec *out)
     if (st == HUM_OK && (!s.experts || !s.top_k))
         st = hum_fail(HUM_ERR_INVALID_ARG, "moe spec '%s': %s required (e: experts, topk: experts per token)", text,
                       !s.experts && !s.top_k ? "e and topk are" : !s.experts ? "e is" : "topk is");
-    if (st == HUM_OK && (st = hum_layer_spec_parse(rest, &s.gate_up)) == HUM_OK)
-        st = hum_moe_spec_check(&s);
-    if (st != HUM_OK)
+    /* the projection's and the whole spec's rules, named under the spec (the keys' own errors
+     * above already are) */
+    if (st == HUM_OK && ((st = hum_layer_spec_parse(rest, &s.gate_up)) != HUM_OK ||
+                         (st = hum_moe_spec_check(&s)) != HUM_OK))
         st = hum_fail_context(st, "moe spec '%s'", text);
     free(rest);
     if (st == HUM_OK)
