@@ -148,7 +148,7 @@ static void check_errors(void)
                     hum_moe_align_rows(5, 2, 4) == 12 && hum_moe_align_rows(32768, 128, 64) == 40832 &&
                     hum_moe_align_rows(-1, 1, 1) == -1 && hum_moe_align_rows(1, 1, 0) == -1 &&
                     hum_moe_align_rows(INT64_MAX, 8, 64) == -1 && hum_moe_align_rows(INT64_MAX - 63, 1, 64) == -1 &&
-                    hum_moe_align_rows(INT64_MAX - 126, 1, 64) == INT64_MAX - 63,
+                    hum_moe_align_rows(INT64_MAX - 127, 1, 64) == INT64_MAX - 63,
                 "hum_moe_align_rows");
 }
 

@@ -11,10 +11,10 @@ int64_t hum_moe_align_rows(int64_t numel, int64_t e_local, int32_t block_m)
 {
     if (numel < 0 || e_local < 1 || block_m < 1)
         return -1;
-    /* rows past INT64_MAX (the padding's and the rounding's) name no layout either */
+    /* rows past INT64_MAX (the padding's and the rounding's) name no layout either; the contract's
+     * sum adds block_m before it takes the 1 off, so that sum must fit */
     const int64_t runs = e_local < numel ? e_local : numel;
-    const int64_t pad = block_m - 1;
-    if (numel > INT64_MAX - pad || (runs > 0 && pad > (INT64_MAX - pad - numel) / runs))
+    if (numel > INT64_MAX - block_m || (runs > 0 && block_m - 1 > (INT64_MAX - block_m - numel) / runs))
         return -1;
     return hum_moe_indexed_capacity(numel, e_local, block_m);
 }
