@@ -11,6 +11,8 @@
  *  - No call aborts or exits on bad input; a failed call leaves no partial state behind.
  *  - Shapes are in elements. Matrices are row-major unless a stride says otherwise.
  *    GEMM naming: C[M, N] = A[M, K] * W[N, K]^T (+ bias[N]).
+ *  - A call's outputs never overlap its inputs (no function here works in place): packing into
+ *    the values' own buffer, or concatenating into one of the parts, gives undefined results.
  *
  * This header is also fed to the LuaJIT FFI (ffi.cdef) after the C preprocessor has run over
  * it with HUM_CDEF defined; keep every declaration plain C (no macros that carry values: use
