@@ -23,12 +23,8 @@
 -- (e4m3 with scales per group along K, applied where the accumulators are promoted: sm_89 and
 -- newer, kernels/gemm/kscale.cuh) fall back as e4m3 per token, then 16-bit; e4m3 or int8 per
 -- tensor or token as 16-bit. An 8-bit type with the layer's host passing 16-bit A: the layer
--- quantizes A in each forward (kernels/prep/quantize_a.cu).
--- Scales along K (A's groups, or a weight's float32 block or group scales with e4m3 A:
--- hum_layer_kgroup_k) run as the checkpoint's default in dense layers (session 5's H200 passed
--- test_gemm_kgroup and cli_run_check_fp8); a MoE layer's expert GEMMs have not run them on a
--- GPU yet: there they run only when asked (1 or 2), never as the checkpoint's default (3),
--- which falls back as above.
+-- quantizes A in each forward (kernels/prep/quantize_a.cu; a MoE layer its hidden rows there
+-- and the activation's output in kernels/moe/act.cu).
 
 local bit = require("bit")
 local ffi = require("ffi")
@@ -132,10 +128,6 @@ function M.decide(c, try)
   for i, a in ipairs(candidates(want, c16)) do
     set(c, a)
     local ok, reason = try()
-    if ok and value == nil and section == "moe" and tonumber(C.hum_layer_kgroup_k(c)) > 0 then
-      ok, reason = false, "scales along K with float8_e4m3fn activations have not run on a GPU in expert GEMMs yet "
-        .. "(opt in: " .. key .. " = e4m3, docs/formats.md)"
-    end
     if ok then
       local text = M.describe(a)
       if a.wanted and a.wanted ~= text then

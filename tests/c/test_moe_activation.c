@@ -288,9 +288,17 @@ int main(void)
         /* a static per-tensor scale is one per expert: the expert GEMMs quantize per token */
         expect(rt, "e=8,topk=2,n=256,k=512,w=e4m3,a=e4m3,ascale=tensor", "sm_90a", E4,
                "e4m3 per token (fallback from e4m3 per tensor");
-        /* W4A8 with group scales along K runs only when the deployment asks for it (the K-group
-         * promotion has not run on a GPU yet): the checkpoint's scheme alone is 16-bit, saying so */
-        expect(rt, "e=8,topk=2,n=512,k=512,w=uint4,a=e4m3,group=128", "sm_90a", BF, "opt in: moe.activation");
+        /* scales along K as the checkpoint's scheme: W4A8 with group-128 weight scales (A per
+         * token) and FP8 block-wise (A per 1 x 128 group), applied where the e4m3 accumulators
+         * are promoted (tests/gpu/moe_forward.c runs both) */
+        expect(rt, "e=8,topk=2,n=512,k=512,w=uint4,a=e4m3,group=128", "sm_90a", E4,
+               "e4m3 per token (the checkpoint's; quantized by the layer)");
+        expect(rt, "e=8,topk=2,n=256,k=512,w=e4m3,a=e4m3,ascale=group128,group=128", "sm_90a", E4,
+               "e4m3 per 1x128 group (the checkpoint's; quantized by the layer)");
+        expect(rt, "e=8,topk=2,n=256,k=512,w=e4m3,a=e4m3,ascale=group128,group=128", "sm_80", BF,
+               "fallback from e4m3 per 1x128 group, the checkpoint's: float8_e4m3fn activations need sm_89");
+        compile(rt, "e=8,topk=2,n=256,k=512,w=e4m3,a=e4m3,ascale=group128,group=128", "sm_90a", E4, 128);
+        compile(rt, "e=8,topk=2,n=256,k=512,w=e4m3,a=e4m3,ascale=group128,group=128", "sm_89", E4, 128);
         alone_and_in_layer(rt);
         compile(rt, fp8, "sm_90a", E4, 0);
         compile(rt, fp8, "sm_89", E4, 0);
@@ -306,10 +314,9 @@ int main(void)
         expect(rt, "e=8,topk=2,n=512,k=512,w=uint4,a=bfloat16,group=128", "sm_90a", E4,
                "e4m3 per token (override moe.activation = e4m3");
         compile(rt, "e=8,topk=2,n=512,k=512,w=uint4,a=bfloat16,group=128", "sm_90a", E4, 0);
-        /* FP8 block-wise experts' 1 x 128 activation groups: per token (only mxfp8's groups run) */
+        /* FP8 block-wise experts keep their 1 x 128 activation groups */
         expect(rt, "e=8,topk=2,n=256,k=512,w=e4m3,a=e4m3,ascale=group128,group=128", "sm_90a", E4,
-               "e4m3 per token (fallback from e4m3 per 1x128 group, override moe.activation = e4m3: "
-               "float8_e4m3fn activations in groups along K other than mxfp8's");
+               "e4m3 per 1x128 group (override moe.activation = e4m3; quantized by the layer)");
         hum_layer_spec dense;
         hum_layer_dispatch d;
         RT_CHECK(hum_layer_spec_parse("n=256,k=512,w=e4m3,a=bfloat16", &dense) == HUM_OK &&

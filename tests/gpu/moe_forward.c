@@ -20,7 +20,9 @@
  * they take, on one block_m per range of rows per expert (issue 10): an intermediate size that
  * is not a multiple of 8 (wgmma takes the gate/up GEMM's K, not the down GEMM's), a hidden size
  * that is not (the other way round), and W4A8 whose down GEMM falls back to 16-bit A (its K
- * not a multiple of 16).
+ * not a multiple of 16). Scales along K as the checkpoint's own scheme, by default: FP8 block-wise
+ * experts (e4m3 weights in 128 x 128 blocks, A quantized per 1 x 128 group by the layer) and W4A8
+ * with group-128 weight scales, applied where the e4m3 accumulators are promoted.
  * Policy reloads of a prepared layer (case "silu reload bf16"): a site policy giving its GEMMs
  * another block_m than the tables in force, or different block_m to each, refused with the old
  * tables kept and forwards right; one that changes only the stages taken.
@@ -45,8 +47,11 @@ typedef struct layer_case {
     int32_t rank; /* > 0: this rank of e_global / e experts keeps experts rank*e .. rank*e + e - 1 */
     double x_scale; /* hidden ~ N(0, x_scale^2), so gate/up values ~ N(0, x_scale^2) */
     hum_dtype a8, weight; /* 8-bit A (the weights' scheme) on weights of that type with channel scales, or 0 */
-    int32_t a_group;      /* 32: mxfp8 (the deployment's moe.activation = mxfp8: rounded), else per token */
+    int32_t a_group;      /* 32: mxfp8 (the deployment's moe.activation = mxfp8: rounded); 128: the
+                           * checkpoint's e4m3 per 1 x 128 group (FP8 block-wise); else per token */
     hum_dtype down_a;     /* the down GEMM's A where it falls back from a8 (its K), else 0: a8 */
+    int32_t w_group;      /* 8-bit A's weight scales along K instead of per channel: e4m3 weights'
+                           * float32 blocks of w_group x w_group (FP8 block-wise), uint4's groups */
 } layer_case;
 
 typedef struct fixture {
@@ -71,14 +76,22 @@ static int make_weight(quant_rng *rng, const layer_case *c, int64_t e, int64_t n
     hum_quant_spec spec = {.num_experts = e, .weight_dtype = HUM_DTYPE_UINT4, .param_dtype = act_dtype(c),
                            .scale_type = HUM_SCALE_GROUP, .group_size = 32, .zero_point = HUM_ZERO_POINT_INT,
                            .bias = c->bias ? b : NULL};
-    if (c->a8) { /* 8-bit A runs per-channel weight scales without zero point */
+    if (c->a8) { /* 8-bit A runs weight scales per channel or along K, without zero point */
         spec.weight_dtype = c->weight;
-        spec.scale_type = HUM_SCALE_CHANNEL;
-        spec.group_size = 0;
+        spec.scale_type = !c->w_group                             ? HUM_SCALE_CHANNEL
+                          : c->weight == HUM_DTYPE_FLOAT8_E4M3FN ? HUM_SCALE_BLOCK
+                                                                  : HUM_SCALE_GROUP;
+        spec.group_size = c->w_group;
+        spec.group_size_n = spec.scale_type == HUM_SCALE_BLOCK ? c->w_group : 0;
         spec.zero_point = HUM_ZERO_POINT_NONE;
     }
     const hum_status st = hum_quantize_reference(v, n, k, &spec, w);
-    w->act_dtype = c->a8; /* the checkpoint's scheme: per token */
+    /* the checkpoint's scheme: per token, or FP8 block-wise's e4m3 per 1 x 128 group */
+    w->act_dtype = c->a8;
+    if (c->a8 && c->a_group == 128) {
+        w->act_scale = HUM_ACT_SCALE_GROUP;
+        w->act_group = 128;
+    }
     free(v);
     free(b);
     return QUANT_CHECK(st == HUM_OK, "%s: weight: %s", c->name, hum_last_error());
@@ -572,7 +585,7 @@ static void check_reload(quant_rng *rng)
     rt_tmpdir("moe-reload", dir, sizeof dir);
     write_site_policy(dir, 64, 3);
     hum_runtime *rt = NULL;
-    static const layer_case c = {"silu reload bf16", 8, 8, 2, 128, 64, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, 0, 0, 0, 0};
+    static const layer_case c = {"silu reload bf16", 8, 8, 2, 128, 64, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, 0, 0, 0, 0, 0};
     fixture f;
     memset(&f, 0, sizeof f);
     if (QUANT_CHECK(rt_runtime_with_config(dir, "policy_paths: [site.lua]\n", &rt) == HUM_OK, "%s",
@@ -625,30 +638,40 @@ int main(void)
         return quant_test_result("moe_forward");
     static const layer_case cases[] = {
         /* name                 E  Eglob topk  H    I   activation          inter bias bf16 rank x */
-        {"silu e128 top8 bf16", 128, 128, 8, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, 0, 0, 0, 0},
-        {"silu ep rank2 fp16", 16, 64, 4, 256, 96, HUM_MOE_SILU, 0, 1, 0, 2, 1.0, 0, 0, 0, 0},
-        {"swiglu_oai inter bias", 8, 8, 2, 128, 64, HUM_MOE_SWIGLU_OAI, 1, 1, 1, 0, 12.0, 0, 0, 0, 0},
-        {"swiglu_oai split", 8, 8, 2, 128, 64, HUM_MOE_SWIGLU_OAI, 0, 0, 1, 0, 12.0, 0, 0, 0, 0},
-        {"relu2 top1 fp16", 8, 8, 1, 128, 64, HUM_MOE_RELU2, 0, 0, 0, 0, 1.0, 0, 0, 0, 0},
-        {"gelu e33 fp16", 33, 33, 3, 96, 40, HUM_MOE_GELU, 0, 1, 0, 0, 1.0, 0, 0, 0, 0},
+        {"silu e128 top8 bf16", 128, 128, 8, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, 0, 0, 0, 0, 0},
+        {"silu ep rank2 fp16", 16, 64, 4, 256, 96, HUM_MOE_SILU, 0, 1, 0, 2, 1.0, 0, 0, 0, 0, 0},
+        {"swiglu_oai inter bias", 8, 8, 2, 128, 64, HUM_MOE_SWIGLU_OAI, 1, 1, 1, 0, 12.0, 0, 0, 0, 0, 0},
+        {"swiglu_oai split", 8, 8, 2, 128, 64, HUM_MOE_SWIGLU_OAI, 0, 0, 1, 0, 12.0, 0, 0, 0, 0, 0},
+        {"relu2 top1 fp16", 8, 8, 1, 128, 64, HUM_MOE_RELU2, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 0},
+        {"gelu e33 fp16", 33, 33, 3, 96, 40, HUM_MOE_GELU, 0, 1, 0, 0, 1.0, 0, 0, 0, 0, 0},
         {"silu e4m3 x e4m3 bf16", 32, 32, 4, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, HUM_DTYPE_FLOAT8_E4M3FN,
-         HUM_DTYPE_FLOAT8_E4M3FN, 0, 0},
+         HUM_DTYPE_FLOAT8_E4M3FN, 0, 0, 0},
         {"swiglu_oai w4a8 e4m3 fp16", 16, 16, 2, 128, 64, HUM_MOE_SWIGLU_OAI, 1, 0, 0, 0, 12.0,
-         HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_UINT4, 0, 0},
+         HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_UINT4, 0, 0, 0},
         {"silu int8 x uint8 bf16", 32, 32, 4, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, HUM_DTYPE_INT8,
-         HUM_DTYPE_UINT8, 0, 0},
+         HUM_DTYPE_UINT8, 0, 0, 0},
         /* mxfp8: the hidden rows and the activation's output rounded to mxfp8's values in the
          * 16-bit type (I = 80: a last group of 16) */
         {"silu mxfp8 x e4m3 bf16", 32, 32, 4, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, HUM_DTYPE_FLOAT8_E4M3FN,
-         HUM_DTYPE_FLOAT8_E4M3FN, 32, 0},
+         HUM_DTYPE_FLOAT8_E4M3FN, 32, 0, 0},
         {"swiglu_oai w4a8 mxfp8 fp16", 16, 16, 2, 128, 80, HUM_MOE_SWIGLU_OAI, 1, 0, 0, 0, 12.0,
-         HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_UINT4, 32, 0},
+         HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_UINT4, 32, 0, 0},
         /* one block_m for GEMMs that take different families: issue 10's layer (I = 100), H = 100,
          * and W4A8 whose down GEMM (I = 104) runs 16-bit A */
-        {"silu e33 i100 bf16", 33, 33, 4, 96, 100, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, 0, 0, 0, 0},
-        {"silu e7 h100 i104 fp16", 7, 7, 2, 100, 104, HUM_MOE_SILU, 0, 1, 0, 0, 1.0, 0, 0, 0, 0},
+        {"silu e33 i100 bf16", 33, 33, 4, 96, 100, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, 0, 0, 0, 0, 0},
+        {"silu e7 h100 i104 fp16", 7, 7, 2, 100, 104, HUM_MOE_SILU, 0, 1, 0, 0, 1.0, 0, 0, 0, 0, 0},
         {"silu w4a8 e4m3 i104 fp16", 16, 16, 2, 128, 104, HUM_MOE_SILU, 0, 0, 0, 0, 1.0, HUM_DTYPE_FLOAT8_E4M3FN,
-         HUM_DTYPE_UINT4, 0, HUM_DTYPE_FLOAT16},
+         HUM_DTYPE_UINT4, 0, HUM_DTYPE_FLOAT16, 0},
+        /* scales along K as the checkpoint's scheme: FP8 block-wise (e4m3 weights in float32
+         * 128 x 128 blocks, A e4m3 per 1 x 128 group: the hidden rows quantized by the layer, the
+         * activation's output by its kernel; I = 160 ends on a group of 32, 2I = 320 on a block
+         * of 64 rows), and W4A8 with group-128 weight scales (A per token) */
+        {"silu fp8 block bf16", 16, 16, 4, 256, 160, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, HUM_DTYPE_FLOAT8_E4M3FN,
+         HUM_DTYPE_FLOAT8_E4M3FN, 128, 0, 128},
+        {"swiglu_oai fp8 block inter fp16", 8, 8, 2, 384, 128, HUM_MOE_SWIGLU_OAI, 1, 1, 0, 0, 12.0,
+         HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT8_E4M3FN, 128, 0, 128},
+        {"silu w4a8 g128 bf16", 16, 16, 2, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, HUM_DTYPE_FLOAT8_E4M3FN,
+         HUM_DTYPE_UINT4, 0, 0, 128},
     };
     hum_device_info dev;
     const int sm = hum_runtime_device(rt, &dev) == HUM_OK ? dev.sm_major * 10 + dev.sm_minor : 0;
@@ -665,7 +688,7 @@ int main(void)
             continue;
         }
         fixture f;
-        if (setup(&f, cases[i].a_group ? rt_mx : rt, &rng, &cases[i])) {
+        if (setup(&f, cases[i].a_group == 32 ? rt_mx : rt, &rng, &cases[i])) {
             const int map = cases[i].rank > 0;
             run_case(&f, &rng, 1, ROUTE_RANDOM, map, 0, 1, "random");
             run_case(&f, &rng, 37, ROUTE_RANDOM, map, 1, 64, "random, int64 ids");

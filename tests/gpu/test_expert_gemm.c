@@ -18,10 +18,11 @@
  * test, HUM_POLICY_PATH), without the two sm_90 test policies' runs. 8-bit A
  * (e4m3 x e4m3 weights from sm_89, int8 x uint8 from sm_80, W4A8 uint4 x e4m3; channel scales that
  * differ per expert; MXFP8 A, e4m3 with e8m0 scales per 32 columns, also on W4A8 with group-128
- * weight scales), A's codes and per-row (per-group) scales made by the CPU twin of the layers'
- * quantizer, the reference from those codes times their scales, so that only the accumulation and
- * C's rounding differ (1e-3 float16, 4e-3 bfloat16 output): each gathered row must bring its own
- * row's scales. HUM_TEST_CASES=A,B runs only the cases whose name contains A or B (e.g. mxfp8).
+ * weight scales; FP8 block-wise, e4m3 weights in float32 128 x 128 blocks beside A per 1 x 128
+ * group or per token, and W4A8 group-128 beside A per 1 x 128 group), A's codes and per-row
+ * (per-group) scales made by the CPU twin of the layers' quantizer, the reference from those
+ * codes times their scales, so that only the accumulation and C's rounding differ (1e-3 float16,
+ * 4e-3 bfloat16 output): each gathered row must bring its own row's scales. HUM_TEST_CASES=A,B runs only the cases whose name contains A or B (e.g. mxfp8).
  * Skipped (77) without a GPU. */
 #include "bench_check.h"
 #include "contract/moe_layout.h"
@@ -559,9 +560,9 @@ static void act_order_case(hum_runtime *rt, quant_rng *rng)
 }
 
 /* 8-bit A on E = 12 experts, N = 320 (not a multiple of 128), K = 512, channel scales (or with
- * weight_group the weight's float32 scales per group along K, W4A8 as FP8 block-wise layers
- * take them): indexed gate/up (rows gathered by token) and down (top_k 1) at rows per expert on
- * both sides of the sm90 policy's switch to wgmma, grouped contiguous and masked. A's scales
+ * weight_group the weight's float32 scales along K: uint4's per group, e4m3's per block of
+ * weight_group x weight_group, FP8 block-wise): indexed gate/up (rows gathered by token) and down
+ * (top_k 1) at rows per expert on both sides of the sm90 policy's switch to wgmma, grouped contiguous and masked. A's scales
  * per row, or with a_group per group of columns along K (32: MXFP8, e8m0), each gathered row
  * bringing its own row's. Skipped (reported) where the GPU lacks the type (e4m3 before sm_89,
  * int8 before sm_80). */
@@ -569,17 +570,24 @@ static void a8_case(hum_runtime *rt, quant_rng *rng, hum_dtype a8, hum_dtype wei
                     hum_dtype out, int32_t a_group, int sm)
 {
     const int need = a8 == HUM_DTYPE_INT8 ? 80 : 89;
+    /* e4m3 weights' scales along K come in float32 blocks (FP8 block-wise), uint4's in groups */
+    const int block = weight_group && weight == HUM_DTYPE_FLOAT8_E4M3FN;
     char name[96], w[32] = "";
     if (weight_group)
-        snprintf(w, sizeof w, " g%d", weight_group);
-    snprintf(name, sizeof name, "E=12 n=320 k=512 %s%s x %s A %s", hum_dtype_name(weight), w,
-             a_group == 32 ? "mxfp8" : hum_dtype_name(a8), hum_dtype_name(out));
+        snprintf(w, sizeof w, " %s%d", block ? "block" : "g", weight_group);
+    char a[48];
+    if (a_group == 32)
+        snprintf(a, sizeof a, "mxfp8");
+    else
+        snprintf(a, sizeof a, a_group ? "%s 1x%d" : "%s", hum_dtype_name(a8), a_group);
+    snprintf(name, sizeof name, "E=12 n=320 k=512 %s%s x %s A %s", hum_dtype_name(weight), w, a, hum_dtype_name(out));
     if (sm < need) {
         printf("  %-34s skipped: sm_%d (needs sm_%d)\n", name, sm, need);
         return;
     }
-    const hum_quant_spec q = {.weight_dtype = weight, .scale_type = weight_group ? HUM_SCALE_GROUP : HUM_SCALE_CHANNEL,
-                              .group_size = weight_group};
+    const hum_quant_spec q = {.weight_dtype = weight,
+                              .scale_type = block ? HUM_SCALE_BLOCK : weight_group ? HUM_SCALE_GROUP : HUM_SCALE_CHANNEL,
+                              .group_size = weight_group, .group_size_n = block ? weight_group : 0};
     expert_case c;
     if (make_case(rt, rng, &c, name, 12, 320, 512, out, &q, 0, 0, a8, a_group)) {
         const int64_t ms[] = {2, 45, 400}; /* rows per expert 1, 15, 134 */
@@ -635,6 +643,11 @@ int main(void)
         a8_case(rt, &rng, E4, E4, 0, BF, 32, sm);
         a8_case(rt, &rng, E4, HUM_DTYPE_UINT4, 0, F16, 32, sm);
         a8_case(rt, &rng, E4, HUM_DTYPE_UINT4, 128, BF, 32, sm);
+        /* FP8 block-wise: e4m3 weights in 128 x 128 blocks beside A per 1 x 128 group (its
+         * scheme) and per token; W4A8 group-128 weights beside A per 1 x 128 group */
+        a8_case(rt, &rng, E4, E4, 128, BF, 128, sm);
+        a8_case(rt, &rng, E4, E4, 128, F16, 0, sm);
+        a8_case(rt, &rng, E4, HUM_DTYPE_UINT4, 128, BF, 128, sm);
     }
     hum_runtime_destroy(rt);
     /* wgmma_ws with C staged in a tile of its own, and in the last stage's slot (c_tile) */
@@ -647,6 +660,7 @@ int main(void)
             small_cases(ws, &rng, HUM_DTYPE_BFLOAT16);
             qwen_case(ws, &rng);
             a8_case(ws, &rng, E4, E4, 0, BF, 0, sm);
+            a8_case(ws, &rng, E4, E4, 128, BF, 128, sm);
             hum_runtime_destroy(ws);
         }
         rt_rmtree(dir);
@@ -662,6 +676,7 @@ int main(void)
             a8_case(rows8, &rng, HUM_DTYPE_INT8, HUM_DTYPE_UINT8, 0, BF, 0, sm);
             a8_case(rows8, &rng, E4, E4, 0, BF, 32, sm);
             a8_case(rows8, &rng, E4, HUM_DTYPE_UINT4, 128, BF, 32, sm);
+            a8_case(rows8, &rng, E4, E4, 128, BF, 128, sm);
             hum_runtime_destroy(rows8);
         }
         rt_rmtree(dir);

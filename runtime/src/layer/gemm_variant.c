@@ -133,14 +133,11 @@ static hum_status a_type_rule(const hum_layer_config *c, const char *arch)
                   : c->weight_dtype == HUM_DTYPE_UINT8),
          "%s weights with %s activations (expected %s or uint4 weights)", hum_dtype_name(c->weight_dtype), a,
          fp8 ? "float8_e4m3fn, float4_e2m1" : "uint8");
-    /* expert GEMMs: each gathered row of A brings its own scales, per token or MXFP8's e8m0 per
-     * 32 columns (the MoE layer quantizes its hidden and activation rows so: what has run on a
-     * GPU); a static per-tensor scale has no MoE layer that calibrates it */
-    RULE(HUM_ERR_UNSUPPORTED,
-         c->num_experts == 0 || c->a_scale == HUM_ACT_SCALE_TOKEN || (c->a_scale == HUM_ACT_SCALE_GROUP &&
-                                                                      c->a_group == 32 && fp8),
-         "%s activations %s with %lld experts (a MoE layer quantizes per token, or mxfp8: e4m3 per 32 columns)", a,
-         c->a_scale == HUM_ACT_SCALE_TENSOR ? "per tensor" : "in groups along K other than mxfp8's",
+    /* expert GEMMs: each gathered row of A brings its own scales, per token or per group along K
+     * (the MoE layer quantizes its hidden and activation rows so); a static per-tensor scale has
+     * no MoE layer that calibrates it */
+    RULE(HUM_ERR_UNSUPPORTED, c->num_experts == 0 || c->a_scale != HUM_ACT_SCALE_TENSOR,
+         "%s activations per tensor with %lld experts (a MoE layer quantizes per token or per group along K)", a,
          (long long)c->num_experts);
     RULE(HUM_ERR_UNSUPPORTED, !c->has_zero_point && !c->act_order, "%s with %s activations",
          c->act_order ? "act-order" : "a zero point", a);
