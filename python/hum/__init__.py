@@ -407,7 +407,7 @@ class Runtime:
 
     def moe_from_checkpoint(self, path, name, top_k, activation="silu", gate_up="split", global_experts=0,
                             experts=None, expert_map=None, dtype=None, alpha=None, beta=None, limit=None,
-                            prepare=True, gemm="indexed"):
+                            prepare=True, gemm="indexed", hidden=None, hidden_group=0):
         """A Moe of the experts module `name` of a checkpoint ("model.layers.0.mlp.experts": fused
         gate_up_proj / down_proj, one gate_proj / up_proj / down_proj per expert, or Mixtral's
         w1 / w3 / w2; hum.h, hum_moe_from_safetensors). activation "silu", "swiglu_oai" (alpha,
@@ -416,12 +416,17 @@ class Runtime:
         forward's map: local index or -1 per global id) converts only the local experts. gemm:
         "indexed" (moe(hidden, topk_ids, topk_weights): tokens routed by their top-k ids) or
         "grouped_contiguous" / "grouped_masked" (moe.grouped(hidden, layout): rows a dispatcher
-        such as DeepEP already grouped by expert)."""
+        such as DeepEP already grouped by expert). hidden: None (the layer takes 16-bit hidden,
+        quantizing it where its gate/up GEMM runs 8-bit A) or "float8_e4m3fn" / "int8": the host
+        passes hidden's codes and their scales (moe(codes, ..., hidden_scale=...)), per token
+        (hidden_group 0) or per group of hidden_group columns (128; e4m3 also 32, MXFP8's e8m0);
+        indexed layers (hum.h, hum_moe_forward_quantized)."""
         if expert_map is not None:
             if experts is not None:
                 raise ValueError("moe_from_checkpoint: give experts or expert_map, not both")
             experts = Shard.from_expert_map(expert_map).experts
-        o, ids = moe_options(top_k, activation, gate_up, global_experts, experts, dtype, alpha, beta, limit, gemm)
+        o, ids = moe_options(top_k, activation, gate_up, global_experts, experts, dtype, alpha, beta, limit, gemm,
+                             hidden, hidden_group)
         out = ctypes.c_void_p()
         _check(F["hum_moe_from_safetensors"](self._handle(), _args.path(path, "moe_from_checkpoint path"),
                                              _args.text(name, "moe_from_checkpoint name"), ctypes.byref(o),
@@ -429,11 +434,13 @@ class Runtime:
         return self._adopt(Moe(self, out, gemm), prepare)
 
     def moe_from_standard(self, w13, w2, top_k, activation="silu", gate_up="split", global_experts=0, experts=None,
-                          dtype=None, alpha=None, beta=None, limit=None, prepare=True, gemm="indexed"):
+                          dtype=None, alpha=None, beta=None, limit=None, prepare=True, gemm="indexed", hidden=None,
+                          hidden_group=0):
         """A Moe of two expert StandardWeights (copied): w13 [E, 2I (I for relu2), H] and w2
         [E, H, I]; `experts` keeps those experts only (expert parallelism); the other options as
         for moe_from_checkpoint."""
-        o, ids = moe_options(top_k, activation, gate_up, global_experts, experts, dtype, alpha, beta, limit, gemm)
+        o, ids = moe_options(top_k, activation, gate_up, global_experts, experts, dtype, alpha, beta, limit, gemm,
+                             hidden, hidden_group)
         out = ctypes.c_void_p()
         _check(F["hum_moe_from_standard"](self._handle(), ctypes.byref(w13._w), ctypes.byref(w2._w), ctypes.byref(o),
                                           ctypes.byref(out)), "moe_from_standard")

@@ -7,6 +7,7 @@ from ._capi import LIB, NS, F, K, T, raw
 from ._layer import _HT, _TORCH, _W_DATA, _W_LD, _W_ROWS, stream_pointer, torch_stream
 
 _FORWARD, _ = raw(LIB, NS, "hum_moe_forward")
+_FORWARD_QUANTIZED, _ = raw(LIB, NS, "hum_moe_forward_quantized")
 _FORWARD_GROUPED, _ = raw(LIB, NS, "hum_moe_forward_grouped")
 
 _ACTIVATIONS = {"silu": "HUM_MOE_SILU", "swiglu_oai": "HUM_MOE_SWIGLU_OAI", "relu2": "HUM_MOE_RELU2",
@@ -15,12 +16,12 @@ _GATE_UP = {"split": "HUM_MOE_GATE_UP_SPLIT", "interleaved": "HUM_MOE_GATE_UP_IN
 _GEMMS = {"indexed": "HUM_GEMM_MOE_INDEXED", "grouped_contiguous": "HUM_GEMM_MOE_GROUPED_CONTIGUOUS",
           "grouped_masked": "HUM_GEMM_MOE_GROUPED_MASKED"}
 _DEVICE = K["HUM_MEMORY_DEVICE"]
-_INT32, _INT64, _FLOAT32 = dtype("int32"), dtype("int64"), dtype("float32")
+_INT32, _INT64, _FLOAT32, _E8M0 = dtype("int32"), dtype("int64"), dtype("float32"), dtype("float8_e8m0")
 _ID_DTYPES = {} if _TORCH is None else {_TORCH.int32: _INT32, _TORCH.int64: _INT64}
 
 
 def moe_options(top_k, activation="silu", gate_up="split", global_experts=0, experts=None, dtype_=None,
-                alpha=None, beta=None, limit=None, gemm="indexed"):
+                alpha=None, beta=None, limit=None, gemm="indexed", hidden=None, hidden_group=0):
     """(hum_moe_options, what it points to: keep it alive during the call)."""
     if activation not in _ACTIVATIONS or gate_up not in _GATE_UP or gemm not in _GEMMS:
         raise ValueError("hum.Moe: activation %r (one of %s), gate_up %r (one of %s), gemm %r (one of %s)"
@@ -30,6 +31,7 @@ def moe_options(top_k, activation="silu", gate_up="split", global_experts=0, exp
     o.activation, o.gate_up, o.gemm_type = K[_ACTIVATIONS[activation]], K[_GATE_UP[gate_up]], K[_GEMMS[gemm]]
     o.top_k, o.global_experts = int(top_k), int(global_experts)
     o.activation_dtype = dtype(dtype_) if dtype_ else 0
+    o.hidden_dtype, o.hidden_group = (dtype(hidden) if hidden else 0), int(hidden_group)
     for name, value in (("alpha", alpha), ("beta", beta), ("limit", limit)):
         if value is not None:
             setattr(o, name, float(value))
@@ -42,10 +44,12 @@ def moe_options(top_k, activation="silu", gate_up="split", global_experts=0, exp
 
 def tensor_views():
     """hum_tensor structs for a MoE forward's hidden, topk_ids, topk_weights, expert_map and out,
-    then a grouped forward's hidden, layout and out, each (struct, reference, int64 view of its
-    memory); the forwards set the dtypes and ranks that vary."""
+    then a grouped forward's hidden, layout and out, then the host-quantized hidden's scales, each
+    (struct, reference, int64 view of its memory); the forwards set the dtypes and ranks that
+    vary."""
     out = []
-    for rank, dt in ((2, 0), (2, _INT32), (2, _FLOAT32), (1, _INT32), (2, 0), (2, 0), (1, _INT64), (2, 0)):
+    for rank, dt in ((2, 0), (2, _INT32), (2, _FLOAT32), (1, _INT32), (2, 0), (2, 0), (1, _INT64), (2, 0),
+                     (1, _FLOAT32)):
         t = _HT()
         t.dtype, t.rank, t.memory = dt, rank, _DEVICE
         out.append((t, ctypes.byref(t), memoryview(t).cast("B").cast("q")))
@@ -86,6 +90,11 @@ class Moe:
         self.activation = dtype_name(i.activation_dtype)
         self._torch_dtype = None if _TORCH is None else getattr(_TORCH, self.activation)
         self._act = i.activation_dtype
+        # the codes the host quantized hidden to (hum_moe_options.hidden_dtype), else None
+        self.hidden_dtype = dtype_name(i.hidden_dtype) if i.hidden_dtype else None
+        self.hidden_group = i.hidden_group
+        self._hidden = i.hidden_dtype or i.activation_dtype
+        self._torch_hidden = None if _TORCH is None else getattr(_TORCH, dtype_name(self._hidden))
         self._stream = (None, None)  # stream_pointer's cache
         self._ordinal = runtime.device["ordinal"] if runtime.device else None
         self._workspace, self._workspace_m = None, 0
@@ -126,13 +135,16 @@ class Moe:
         return size.value
 
     def __call__(self, hidden, topk_ids, topk_weights, expert_map=None, out=None, accumulate=False, stream=None,
-                 workspace=None):
+                 workspace=None, hidden_scale=None):
         """hidden [M, H] (float16/bfloat16), topk_ids [M, top_k] (int32/int64: global ids, -1 none),
         topk_weights [M, top_k] float32, expert_map None or [global experts] int32 (local index or
         -1), all torch CUDA tensors on the layer's GPU -> out [M, H] (allocated when None; with
-        accumulate, added to). On `stream` (None: torch's current stream); no sync, capturable by
-        torch.cuda.graph (pass a workspace and out). Without `workspace` the layer's own one
-        (grown to M on demand, outside graph capture) is used."""
+        accumulate, added to). A layer made with hidden="float8_e4m3fn" / "int8" takes hidden as
+        the host's codes and their scales as hidden_scale: float32 [M] (or [M, 1]) per token, or
+        [M, ceil(H / hidden_group)] per group (e8m0 bytes, uint8, for groups of 32); out stays
+        the layer's 16-bit dtype (hum_moe_forward_quantized). On `stream` (None: torch's current
+        stream); no sync, capturable by torch.cuda.graph (pass a workspace and out). Without
+        `workspace` the layer's own one (grown to M on demand, outside graph capture) is used."""
         torch = _TORCH
         if torch is None:
             raise TypeError("hum.Moe: forwards take torch tensors")
@@ -146,11 +158,16 @@ class Moe:
         if dev != self._ordinal:
             raise ValueError("hum.Moe: hidden is on %s, expected cuda:%s" % (hidden.device, self._ordinal))
         want, hshape = self._torch_dtype, hidden.shape
-        if hidden.dtype is not want or len(hshape) != 2 or hshape[1] != self.hidden:
+        if hidden.dtype is not self._torch_hidden or len(hshape) != 2 or hshape[1] != self.hidden:
             raise ValueError("hum.Moe: hidden is %s %s, expected %s [M, %d]"
-                             % (hidden.dtype, tuple(hshape), want, self.hidden))
+                             % (hidden.dtype, tuple(hshape), self._torch_hidden, self.hidden))
+        if (hidden_scale is None) != (self.hidden_dtype is None):
+            raise ValueError("hum.Moe: %s" % ("the layer takes hidden quantized to %s: pass its scales as "
+                                              "hidden_scale" % self.hidden_dtype if self.hidden_dtype else
+                                              "hidden_scale is for layers made with hidden='float8_e4m3fn' or "
+                                              "'int8'; this one takes %s hidden" % self.activation))
         for name, t in (("topk_ids", topk_ids), ("topk_weights", topk_weights), ("expert_map", expert_map),
-                        ("out", out)):
+                        ("out", out), ("hidden_scale", hidden_scale)):
             if t is not None and t.get_device() != dev:  # hum reads every pointer on this GPU
                 raise ValueError("hum.Moe: %s is on %s, hidden on %s" % (name, t.device, hidden.device))
         if hidden.stride(1) != 1:
@@ -158,7 +175,7 @@ class Moe:
         topk_ids, topk_weights = topk_ids.contiguous(), topk_weights.contiguous()
         m = hshape[0]
         if out is None:
-            out = torch.empty_like(hidden) if not accumulate else torch.zeros_like(hidden)
+            out = (torch.zeros if accumulate else torch.empty)(tuple(hshape), dtype=want, device=hidden.device)
         elif out.dtype is not want or out.shape != hshape or out.stride(1) != 1:
             raise ValueError("hum.Moe: out is %s %s, expected %s %s with contiguous rows"
                              % (out.dtype, tuple(out.shape), want, tuple(hshape)))
@@ -174,15 +191,38 @@ class Moe:
         if workspace is None:
             workspace = self._own_workspace(m)
         # hum checks shapes, dtypes and devices of what it is given and names the tensor
-        th, ti, tw, tm, to, _, _, _ = workspace_views(workspace)
-        ti[0].dtype, th[0].dtype, to[0].dtype = ids_dt, self._act, self._act
-        status = _FORWARD(h, workspace._handle(), stream_pointer(self, torch_stream(dev, stream)), _point(th, hidden),
-                          _point(ti, topk_ids), _point(tw, topk_weights),
-                          None if expert_map is None else _point(tm, expert_map), _point(to, out),
-                          1 if accumulate else 0)
+        th, ti, tw, tm, to, _, _, _, ts = workspace_views(workspace)
+        ti[0].dtype, th[0].dtype, to[0].dtype = ids_dt, self._hidden, self._act
+        rest = (_point(ti, topk_ids), _point(tw, topk_weights), None if expert_map is None else _point(tm, expert_map),
+                _point(to, out), 1 if accumulate else 0)
+        s = stream_pointer(self, torch_stream(dev, stream))
+        if self.hidden_dtype is None:
+            status = _FORWARD(h, workspace._handle(), s, _point(th, hidden), *rest)
+        else:
+            status = _FORWARD_QUANTIZED(h, workspace._handle(), s, _point(th, hidden),
+                                        self._point_scale(ts, hidden_scale, m), *rest)
         if status:
             _check(status, "hum.Moe forward")
         return out
+
+    def _point_scale(self, view, scale, m):
+        """Points the scales' view at hidden_scale: [M] per token ([M, 1] taken), else [M, G]; hum
+        checks G, the dtype and the device's memory."""
+        if scale.dtype is _TORCH.float32:
+            view[0].dtype = _FLOAT32
+        elif scale.dtype is _TORCH.uint8 or str(scale.dtype) == "torch.float8_e8m0fnu":
+            view[0].dtype = _E8M0
+        else:
+            raise ValueError("hum.Moe: hidden_scale is %s, expected float32 (or e8m0 bytes, uint8, for groups of "
+                             "32)" % scale.dtype)
+        if not self.hidden_group:
+            scale = scale.reshape(-1)
+        if scale.stride(-1) != 1:
+            scale = scale.contiguous()
+        view[0].rank = scale.dim()
+        if scale.dim() == 1 and scale.shape[0] != m:
+            raise ValueError("hum.Moe: hidden_scale has %d values, expected one per token (%d)" % (scale.shape[0], m))
+        return _point(view, scale)
 
     def _own_workspace(self, m):
         """The layer's own Workspace, grown to m rows (outside graph capture)."""
@@ -235,7 +275,7 @@ class Moe:
                 out.dtype, tuple(out.shape), out.device, want, tuple(hshape), hidden.device))
         if workspace is None:
             workspace = self._own_workspace(hshape[-2])
-        _, _, _, _, _, th, tl, to = workspace_views(workspace)
+        _, _, _, _, _, th, tl, to, _ = workspace_views(workspace)
         th[0].dtype, to[0].dtype, th[0].rank, to[0].rank = self._act, self._act, rank, rank
         tl[0].dtype = _INT32 if masked else _INT64
         status = _FORWARD_GROUPED(h, workspace._handle(), stream_pointer(self, torch_stream(dev, stream)),

@@ -489,3 +489,43 @@ def test_moe_a8_config_override(tmp_path):
                 c, s = quantize_rows(act, "e4m3", True)
                 ref[t] += float(weights[t, j]) * (w2.dequant(k) @ (c.double() * s.double()).numpy()[0])
         assert rel_err(out, ref) < 1e-2
+
+
+def test_moe_host_quantized_hidden(tmp_path):
+    """A layer made with hidden="float8_e4m3fn" takes the host's per-token codes and scales
+    (hum_moe_forward_quantized): the gate/up GEMM multiplies them as given, the down GEMM runs
+    the weights' own 16-bit scheme; against the float64 MoE of those codes times scales, the
+    rows between the GEMMs held in float16."""
+    e, h, i, top_k = 4, 128, 64, 2
+    rng = np.random.default_rng(23)
+    w13 = hum.quantize(rng.standard_normal((e, 2 * i, h)).astype(np.float32) * 0.05, weight="e4m3",
+                       scale="channel", group_size=0)
+    w2 = hum.quantize(rng.standard_normal((e, h, i)).astype(np.float32) * 0.05, weight="e4m3", scale="channel",
+                      group_size=0)
+    with hum.Runtime(cache_dir=tmp_path / "cache") as r:
+        if r.device is None:
+            pytest.skip("hum sees no GPU")
+        needs_sm(r, "e4m3")
+        moe = r.moe_from_standard(w13, w2, top_k=top_k, hidden="float8_e4m3fn")
+        assert moe.hidden_dtype == "float8_e4m3fn"
+        assert moe.info["activations"]["gate_up"].startswith("e4m3 per token")
+        g = torch.Generator(device="cpu").manual_seed(5)
+        x = (torch.randn(9, h, generator=g) * 0.5).to("cuda", torch.float16)
+        codes, scale = quantize_rows(x, "e4m3", True)
+        ids = torch.stack([torch.randperm(e, generator=g)[:top_k] for _ in range(9)]).to("cuda", torch.int32)
+        weights = torch.rand(9, top_k, generator=g).to("cuda")
+        out = torch.full((9, h), float("nan"), device="cuda", dtype=torch.float16)
+        moe(codes, ids, weights, out=out, hidden_scale=scale)
+        torch.cuda.synchronize()
+        xq = (codes.double() * scale.double()).cpu().numpy()
+        ref = np.zeros((9, h))
+        for t in range(9):
+            for j in range(top_k):
+                k = int(ids[t, j])
+                gu = torch.from_numpy(w13.dequant(k) @ xq[t]).half().double().numpy()  # held as float16
+                gate, up = gu[:i], gu[i:]
+                act = torch.from_numpy(gate / (1 + np.exp(-gate)) * up).half().double().numpy()
+                ref[t] += float(weights[t, j]) * (w2.dequant(k) @ act)
+        assert rel_err(out, ref) < 1e-2
+        with pytest.raises(ValueError, match="pass its scales as hidden_scale"):
+            moe(codes, ids, weights)

@@ -26,7 +26,7 @@ def calls(monkeypatch):
     monkeypatch.setattr(_moe, "_TORCH", torch)
     monkeypatch.setattr(_moe, "_ID_DTYPES", {torch.int32: hum.dtype("int32"), torch.int64: hum.dtype("int64")})
     for module, name in ((_layer, "_FORWARD"), (_layer, "_FORWARD_WS"), (_moe, "_FORWARD"),
-                         (_moe, "_FORWARD_GROUPED")):
+                         (_moe, "_FORWARD_GROUPED"), (_moe, "_FORWARD_QUANTIZED")):
         monkeypatch.setattr(module, name, record)
     return got
 
@@ -152,6 +152,34 @@ def test_moe_forward(rt, moe_model_dir, calls):
         moe(x, ids, torch.tensor((3, 2), torch.float16), workspace=Space())
     with pytest.raises(ValueError, match="topk_ids is on cpu"):
         moe(x, torch.tensor((3, 2), torch.int64, ordinal=-1), weights, workspace=Space())
+
+
+def test_moe_forward_quantized(rt, moe_model_dir, calls):
+    """A layer of host-quantized hidden goes to hum_moe_forward_quantized with the codes and their
+    scales; out is the layer's 16-bit dtype; a missing or stray hidden_scale is refused."""
+    moe = rt.moe_from_checkpoint(moe_model_dir, MOE_NAME, top_k=2, prepare=False, hidden="float8_e4m3fn")
+    moe._ordinal = 0
+    assert moe.hidden_dtype == "float8_e4m3fn" and moe.hidden_group == 0
+    codes, scale = torch.tensor((3, MOE_H), torch.float8_e4m3fn), torch.tensor((3, 1), torch.float32)
+    ids, weights = torch.tensor((3, 2), torch.int32), torch.tensor((3, 2), torch.float32)
+    out = moe(codes, ids, weights, hidden_scale=scale, workspace=MoeSpace())
+    h, ws, stream, th, ts, ti, tw, tm, to, accumulate = calls[-1]
+    assert h is moe._h and ws.value == 97 and tm is None and accumulate == 0
+    assert seen(th) == {"data": codes.data_ptr(), "dtype": "float8_e4m3fn", "shape": (3, MOE_H),
+                        "strides": (MOE_H, 1), "device": True}
+    assert seen(ts) == {"data": scale.data_ptr(), "dtype": "float32", "shape": (3,), "strides": (1,), "device": True}
+    assert out.dtype is torch.float16 and seen(to)["data"] == out.data_ptr() and seen(to)["shape"] == (3, MOE_H)
+    with pytest.raises(ValueError, match="pass its scales as hidden_scale"):
+        moe(codes, ids, weights, workspace=MoeSpace())
+    with pytest.raises(ValueError, match="hidden is torch.float16"):
+        moe(torch.tensor((3, MOE_H)), ids, weights, hidden_scale=scale, workspace=MoeSpace())
+    with pytest.raises(ValueError, match="hidden_scale has 6 values"):
+        moe(codes, ids, weights, hidden_scale=torch.tensor((6,), torch.float32), workspace=MoeSpace())
+    plain = rt.moe_from_checkpoint(moe_model_dir, MOE_NAME, top_k=2, prepare=False)
+    plain._ordinal = 0
+    with pytest.raises(ValueError, match="hidden_scale is for layers made with"):
+        plain(torch.tensor((3, MOE_H)), ids, weights, hidden_scale=scale, workspace=MoeSpace())
+    assert len(calls) == 1
 
 
 class MoeSpace:

@@ -131,7 +131,8 @@ hum_status moe_enqueue_step(void *ctx, CUstream stream)
 {
     moe_step *s = ctx;
     moe_device *d = s->d;
-    return hum_moe_forward_steps(d->moe, d->ws, stream, &d->tx, &d->tids, &d->tw, NULL, &d->tout, 0, s->step, s->step);
+    return hum_moe_forward_steps(d->moe, d->ws, stream, &d->tx, NULL, &d->tids, &d->tw, NULL, &d->tout, 0, s->step,
+                                 s->step);
 }
 
 hum_status moe_device_forward(moe_device *d, uint16_t *out)

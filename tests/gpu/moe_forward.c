@@ -22,7 +22,10 @@
  * that is not (the other way round), and W4A8 whose down GEMM falls back to 16-bit A (its K
  * not a multiple of 16). Scales along K as the checkpoint's own scheme, by default: FP8 block-wise
  * experts (e4m3 weights in 128 x 128 blocks, A quantized per 1 x 128 group by the layer) and W4A8
- * with group-128 weight scales, applied where the e4m3 accumulators are promoted.
+ * with group-128 weight scales, applied where the e4m3 accumulators are promoted. Hidden the host
+ * quantized itself (hum_moe_options.hidden_dtype, hum_moe_forward_quantized: e4m3 per token and
+ * per 1 x 128 group, int8 per token), the codes and scales from the layers' CPU twin, against the
+ * same reference; the forwards' refusals of the wrong hidden, hidden_scale or entry point.
  * Policy reloads of a prepared layer (case "silu reload bf16"): a site policy giving its GEMMs
  * another block_m than the tables in force, or different block_m to each, refused with the old
  * tables kept and forwards right; one that changes only the stages taken.
@@ -52,6 +55,8 @@ typedef struct layer_case {
     hum_dtype down_a;     /* the down GEMM's A where it falls back from a8 (its K), else 0: a8 */
     int32_t w_group;      /* 8-bit A's weight scales along K instead of per channel: e4m3 weights'
                            * float32 blocks of w_group x w_group (FP8 block-wise), uint4's groups */
+    int32_t host_q;       /* the host quantizes hidden (a8, a_group: hum_moe_options.hidden_dtype),
+                           * hum_moe_forward_quantized */
 } layer_case;
 
 typedef struct fixture {
@@ -110,6 +115,10 @@ static int setup(fixture *f, hum_runtime *rt, quant_rng *rng, const layer_case *
     f->opts.gate_up = c->interleaved ? HUM_MOE_GATE_UP_INTERLEAVED : HUM_MOE_GATE_UP_SPLIT;
     f->opts.top_k = c->top_k;
     f->opts.global_experts = c->e_global;
+    if (c->host_q) {
+        f->opts.hidden_dtype = c->a8;
+        f->opts.hidden_group = c->a_group;
+    }
     for (int32_t g = 0; g < c->e_global; g++)
         f->map[g] = c->rank > 0 ? (g >= c->rank * c->e && g < (c->rank + 1) * c->e ? g - c->rank * c->e : -1) : g;
     /* the weights stand for this rank's experts: the layer keeps them all */
@@ -205,8 +214,29 @@ static hum_tensor dev(void *p, hum_dtype t, int rank, int64_t r, int64_t c)
 /* Device copies of a batch; ids64: as int64. */
 typedef struct dbatch {
     void *x, *ids, *w, *out;
+    void *xs; /* the host-quantized hidden's scales (hum_moe_options.hidden_dtype), else NULL */
     int32_t ids64;
 } dbatch;
+
+/* Scales per hidden row: one, or one per group of a_group columns. */
+static int64_t hidden_groups(const layer_case *c) { return c->a_group ? (c->h + c->a_group - 1) / c->a_group : 1; }
+
+/* The host's quantization of a batch's hidden rows (hum_moe_options.hidden_dtype): the layers'
+ * CPU twin, per token or per group, into codes q [m, H] and float32 scales s. The reference
+ * quantizes the 16-bit rows the same way (hum_moe_numerics), so the layer must match it. */
+static int quantize_hidden(const fixture *f, const batch *b, uint8_t *q, float *s)
+{
+    const layer_case *c = f->c;
+    const hum_tensor th = {.data = b->x_codes, .dtype = act_dtype(c), .rank = 2, .shape = {b->m, c->h},
+                           .memory = HUM_MEMORY_HOST};
+    const hum_tensor tq = {.data = q, .dtype = c->a8, .rank = 2, .shape = {b->m, c->h}, .memory = HUM_MEMORY_HOST};
+    const hum_tensor ts = {.data = s, .dtype = HUM_DTYPE_FLOAT32, .rank = c->a_group ? 2 : 1,
+                           .shape = {b->m, c->a_group ? hidden_groups(c) : 0}, .memory = HUM_MEMORY_HOST};
+    const hum_act_quant how = {c->a8, c->a_group ? HUM_ACT_SCALE_GROUP : HUM_ACT_SCALE_TOKEN, c->a_group,
+                               HUM_DTYPE_FLOAT32};
+    return QUANT_CHECK(hum_quantize_activations(&th, &how, 0.0f, &tq, &ts) == HUM_OK, "%s: the host's quantization: "
+                       "%s", c->name, hum_last_error());
+}
 
 static int upload(const fixture *f, const batch *b, int32_t ids64, dbatch *d)
 {
@@ -216,7 +246,7 @@ static int upload(const fixture *f, const batch *b, int32_t ids64, dbatch *d)
     int64_t *ids = malloc((size_t)(m * k + 1) * 8);
     for (int64_t i = 0; i < m * k; i++)
         ids[i] = b->ids[i];
-    const int ok = hum_device_alloc(0, (size_t)(m * h + 8) * 2, &d->x) == HUM_OK &&
+    int ok = hum_device_alloc(0, (size_t)(m * h + 8) * 2, &d->x) == HUM_OK &&
                    hum_device_alloc(0, (size_t)(m * k + 1) * 8, &d->ids) == HUM_OK &&
                    hum_device_alloc(0, (size_t)(m * k + 1) * 4, &d->w) == HUM_OK &&
                    hum_device_alloc(0, (size_t)(m * h + 8) * 2, &d->out) == HUM_OK &&
@@ -225,6 +255,17 @@ static int upload(const fixture *f, const batch *b, int32_t ids64, dbatch *d)
                        HUM_OK &&
                    hum_memcpy_htod(d->w, b->w, (size_t)(m * k) * 4) == HUM_OK;
     free(ids);
+    if (ok && f->opts.hidden_dtype) {
+        /* the codes over the 16-bit rows' allocation (half of it), their scales beside */
+        const size_t scales = (size_t)(m * hidden_groups(f->c)) * 4 + 4;
+        uint8_t *q = malloc((size_t)(m * h) + 1);
+        float *sc = malloc(scales);
+        ok = q && sc && quantize_hidden(f, b, q, sc) && hum_device_alloc(0, scales, &d->xs) == HUM_OK &&
+             hum_memcpy_htod(d->x, q, (size_t)(m * h)) == HUM_OK &&
+             hum_memcpy_htod(d->xs, sc, (size_t)(m * hidden_groups(f->c)) * 4) == HUM_OK;
+        free(q);
+        free(sc);
+    }
     return QUANT_CHECK(ok, "upload M %lld: %s", (long long)m, hum_last_error());
 }
 
@@ -234,6 +275,7 @@ static void free_dbatch(dbatch *d)
     hum_device_free(d->ids);
     hum_device_free(d->w);
     hum_device_free(d->out);
+    hum_device_free(d->xs);
 }
 
 static hum_status forward(const fixture *f, hum_workspace *ws, CUstream stream, const batch *b, const dbatch *d,
@@ -244,6 +286,13 @@ static hum_status forward(const fixture *f, hum_workspace *ws, CUstream stream, 
     const hum_tensor ids = dev(d->ids, d->ids64 ? HUM_DTYPE_INT64 : HUM_DTYPE_INT32, 2, m, k);
     const hum_tensor w = dev(d->w, HUM_DTYPE_FLOAT32, 2, m, k);
     const hum_tensor map = dev(f->d_map, HUM_DTYPE_INT32, 1, f->c->e_global, 0);
+    if (f->opts.hidden_dtype) {
+        const hum_tensor q = dev(d->x, f->opts.hidden_dtype, 2, m, h);
+        const hum_tensor s = f->c->a_group ? dev(d->xs, HUM_DTYPE_FLOAT32, 2, m, hidden_groups(f->c))
+                                           : dev(d->xs, HUM_DTYPE_FLOAT32, 1, m, 0);
+        return hum_moe_forward_quantized(f->moe, ws, stream, &q, &s, &ids, &w, use_map ? &map : NULL, &out,
+                                         accumulate);
+    }
     return hum_moe_forward(f->moe, ws, stream, &x, &ids, &w, use_map ? &map : NULL, &out, accumulate);
 }
 
@@ -381,6 +430,50 @@ done:
     free(codes);
 }
 
+/* A layer of host-quantized hidden: hum_moe_forward refused naming hum_moe_forward_quantized;
+ * hidden_scale missing, of the other shape, or of e8m0 refused naming it; 16-bit hidden refused;
+ * and a layer of 16-bit hidden refused by hum_moe_forward_quantized. Nothing runs. */
+static void check_quantized_edges(const fixture *f, quant_rng *rng)
+{
+    batch b;
+    dbatch d;
+    make_batch(rng, f, 4, ROUTE_RANDOM, &b);
+    int64_t bytes = 0;
+    hum_workspace *ws = NULL;
+    const layer_case *c = f->c;
+    if (upload(f, &b, 0, &d) && QUANT_CHECK(hum_moe_workspace_size(f->moe, 4, &bytes) == HUM_OK &&
+                                                hum_workspace_create(f->rt, NULL, bytes, &ws) == HUM_OK,
+                                            "%s", hum_last_error())) {
+        const hum_tensor q = dev(d.x, c->a8, 2, 4, c->h), x16 = dev(d.x, act_dtype(c), 2, 4, c->h);
+        const hum_tensor out = dev(d.out, act_dtype(c), 2, 4, c->h);
+        const hum_tensor ids = dev(d.ids, HUM_DTYPE_INT32, 2, 4, c->top_k);
+        const hum_tensor w = dev(d.w, HUM_DTYPE_FLOAT32, 2, 4, c->top_k);
+        /* per token where the layer takes groups, groups where it takes one per token */
+        const hum_tensor other = c->a_group ? dev(d.xs, HUM_DTYPE_FLOAT32, 1, 4, 0)
+                                            : dev(d.xs, HUM_DTYPE_FLOAT32, 2, 4, 2);
+        const hum_tensor e8 = c->a_group ? dev(d.xs, HUM_DTYPE_FLOAT8_E8M0, 2, 4, hidden_groups(c))
+                                         : dev(d.xs, HUM_DTYPE_FLOAT8_E8M0, 1, 4, 0);
+        QUANT_CHECK(hum_moe_forward(f->moe, ws, NULL, &x16, &ids, &w, NULL, &out, 0) == HUM_ERR_INVALID_ARG &&
+                        strstr(hum_last_error(), "hum_moe_forward_quantized"),
+                    "%s: hum_moe_forward: %s", c->name, hum_last_error());
+        const struct {
+            const hum_tensor *x, *s;
+            const char *what, *needle;
+        } bad[] = {{&q, NULL, "no hidden_scale", "hidden_scale"},
+                   {&q, &other, "hidden_scale of the other shape", "hidden_scale"},
+                   {&q, &e8, "e8m0 hidden_scale", "hidden_scale"},
+                   {&x16, &other, "16-bit hidden", "hidden is"}};
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+            QUANT_CHECK(hum_moe_forward_quantized(f->moe, ws, NULL, bad[i].x, bad[i].s, &ids, &w, NULL, &out, 0) ==
+                                HUM_ERR_INVALID_ARG &&
+                            strstr(hum_last_error(), bad[i].needle),
+                        "%s: %s: %s", c->name, bad[i].what, hum_last_error());
+    }
+    hum_workspace_destroy(ws);
+    free_dbatch(&d);
+    free_batch(&b);
+}
+
 /* M = 0 succeeds and writes nothing; bad tensors are refused naming them. */
 static void check_edges(const fixture *f, quant_rng *rng)
 {
@@ -415,6 +508,10 @@ static void check_edges(const fixture *f, quant_rng *rng)
         QUANT_CHECK(hum_moe_forward(f->moe, ws, NULL, &x, &ids, &w, &bad_map, &out, 0) == HUM_ERR_INVALID_ARG &&
                         strstr(hum_last_error(), "expert_map"),
                     "short map: %s", hum_last_error());
+        QUANT_CHECK(hum_moe_forward_quantized(f->moe, ws, NULL, &x, NULL, &ids, &w, NULL, &out, 0) ==
+                            HUM_ERR_INVALID_ARG &&
+                        strstr(hum_last_error(), "(hum_moe_forward;"),
+                    "hum_moe_forward_quantized of 16-bit hidden: %s", hum_last_error());
     }
     hum_workspace_destroy(ws);
     free_dbatch(&d);
@@ -585,7 +682,7 @@ static void check_reload(quant_rng *rng)
     rt_tmpdir("moe-reload", dir, sizeof dir);
     write_site_policy(dir, 64, 3);
     hum_runtime *rt = NULL;
-    static const layer_case c = {"silu reload bf16", 8, 8, 2, 128, 64, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, 0, 0, 0, 0, 0};
+    static const layer_case c = {"silu reload bf16", 8, 8, 2, 128, 64, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, 0, 0, 0, 0, 0, 0};
     fixture f;
     memset(&f, 0, sizeof f);
     if (QUANT_CHECK(rt_runtime_with_config(dir, "policy_paths: [site.lua]\n", &rt) == HUM_OK, "%s",
@@ -638,40 +735,48 @@ int main(void)
         return quant_test_result("moe_forward");
     static const layer_case cases[] = {
         /* name                 E  Eglob topk  H    I   activation          inter bias bf16 rank x */
-        {"silu e128 top8 bf16", 128, 128, 8, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, 0, 0, 0, 0, 0},
-        {"silu ep rank2 fp16", 16, 64, 4, 256, 96, HUM_MOE_SILU, 0, 1, 0, 2, 1.0, 0, 0, 0, 0, 0},
-        {"swiglu_oai inter bias", 8, 8, 2, 128, 64, HUM_MOE_SWIGLU_OAI, 1, 1, 1, 0, 12.0, 0, 0, 0, 0, 0},
-        {"swiglu_oai split", 8, 8, 2, 128, 64, HUM_MOE_SWIGLU_OAI, 0, 0, 1, 0, 12.0, 0, 0, 0, 0, 0},
-        {"relu2 top1 fp16", 8, 8, 1, 128, 64, HUM_MOE_RELU2, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 0},
-        {"gelu e33 fp16", 33, 33, 3, 96, 40, HUM_MOE_GELU, 0, 1, 0, 0, 1.0, 0, 0, 0, 0, 0},
+        {"silu e128 top8 bf16", 128, 128, 8, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, 0, 0, 0, 0, 0, 0},
+        {"silu ep rank2 fp16", 16, 64, 4, 256, 96, HUM_MOE_SILU, 0, 1, 0, 2, 1.0, 0, 0, 0, 0, 0, 0},
+        {"swiglu_oai inter bias", 8, 8, 2, 128, 64, HUM_MOE_SWIGLU_OAI, 1, 1, 1, 0, 12.0, 0, 0, 0, 0, 0, 0},
+        {"swiglu_oai split", 8, 8, 2, 128, 64, HUM_MOE_SWIGLU_OAI, 0, 0, 1, 0, 12.0, 0, 0, 0, 0, 0, 0},
+        {"relu2 top1 fp16", 8, 8, 1, 128, 64, HUM_MOE_RELU2, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 0, 0},
+        {"gelu e33 fp16", 33, 33, 3, 96, 40, HUM_MOE_GELU, 0, 1, 0, 0, 1.0, 0, 0, 0, 0, 0, 0},
         {"silu e4m3 x e4m3 bf16", 32, 32, 4, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, HUM_DTYPE_FLOAT8_E4M3FN,
-         HUM_DTYPE_FLOAT8_E4M3FN, 0, 0, 0},
+         HUM_DTYPE_FLOAT8_E4M3FN, 0, 0, 0, 0},
         {"swiglu_oai w4a8 e4m3 fp16", 16, 16, 2, 128, 64, HUM_MOE_SWIGLU_OAI, 1, 0, 0, 0, 12.0,
-         HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_UINT4, 0, 0, 0},
+         HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_UINT4, 0, 0, 0, 0},
         {"silu int8 x uint8 bf16", 32, 32, 4, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, HUM_DTYPE_INT8,
-         HUM_DTYPE_UINT8, 0, 0, 0},
+         HUM_DTYPE_UINT8, 0, 0, 0, 0},
         /* mxfp8: the hidden rows and the activation's output rounded to mxfp8's values in the
          * 16-bit type (I = 80: a last group of 16) */
         {"silu mxfp8 x e4m3 bf16", 32, 32, 4, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, HUM_DTYPE_FLOAT8_E4M3FN,
-         HUM_DTYPE_FLOAT8_E4M3FN, 32, 0, 0},
+         HUM_DTYPE_FLOAT8_E4M3FN, 32, 0, 0, 0},
         {"swiglu_oai w4a8 mxfp8 fp16", 16, 16, 2, 128, 80, HUM_MOE_SWIGLU_OAI, 1, 0, 0, 0, 12.0,
-         HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_UINT4, 32, 0, 0},
+         HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_UINT4, 32, 0, 0, 0},
         /* one block_m for GEMMs that take different families: issue 10's layer (I = 100), H = 100,
          * and W4A8 whose down GEMM (I = 104) runs 16-bit A */
-        {"silu e33 i100 bf16", 33, 33, 4, 96, 100, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, 0, 0, 0, 0, 0},
-        {"silu e7 h100 i104 fp16", 7, 7, 2, 100, 104, HUM_MOE_SILU, 0, 1, 0, 0, 1.0, 0, 0, 0, 0, 0},
+        {"silu e33 i100 bf16", 33, 33, 4, 96, 100, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, 0, 0, 0, 0, 0, 0},
+        {"silu e7 h100 i104 fp16", 7, 7, 2, 100, 104, HUM_MOE_SILU, 0, 1, 0, 0, 1.0, 0, 0, 0, 0, 0, 0},
         {"silu w4a8 e4m3 i104 fp16", 16, 16, 2, 128, 104, HUM_MOE_SILU, 0, 0, 0, 0, 1.0, HUM_DTYPE_FLOAT8_E4M3FN,
-         HUM_DTYPE_UINT4, 0, HUM_DTYPE_FLOAT16, 0},
+         HUM_DTYPE_UINT4, 0, HUM_DTYPE_FLOAT16, 0, 0},
         /* scales along K as the checkpoint's scheme: FP8 block-wise (e4m3 weights in float32
          * 128 x 128 blocks, A e4m3 per 1 x 128 group: the hidden rows quantized by the layer, the
          * activation's output by its kernel; I = 160 ends on a group of 32, 2I = 320 on a block
          * of 64 rows), and W4A8 with group-128 weight scales (A per token) */
         {"silu fp8 block bf16", 16, 16, 4, 256, 160, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, HUM_DTYPE_FLOAT8_E4M3FN,
-         HUM_DTYPE_FLOAT8_E4M3FN, 128, 0, 128},
+         HUM_DTYPE_FLOAT8_E4M3FN, 128, 0, 128, 0},
         {"swiglu_oai fp8 block inter fp16", 8, 8, 2, 384, 128, HUM_MOE_SWIGLU_OAI, 1, 1, 0, 0, 12.0,
-         HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT8_E4M3FN, 128, 0, 128},
+         HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT8_E4M3FN, 128, 0, 128, 0},
         {"silu w4a8 g128 bf16", 16, 16, 2, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, HUM_DTYPE_FLOAT8_E4M3FN,
-         HUM_DTYPE_UINT4, 0, 0, 128},
+         HUM_DTYPE_UINT4, 0, 0, 128, 0},
+        /* the host quantizes hidden itself (hum_moe_forward_quantized): codes and scales per
+         * token, and FP8 block-wise's per 1 x 128 group */
+        {"silu e4m3 x e4m3 host-quantized bf16", 32, 32, 4, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0,
+         HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT8_E4M3FN, 0, 0, 0, 1},
+        {"silu fp8 block host-quantized fp16", 16, 16, 4, 384, 160, HUM_MOE_SILU, 0, 0, 0, 0, 1.0,
+         HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT8_E4M3FN, 128, 0, 128, 1},
+        {"silu int8 x uint8 host-quantized bf16", 16, 16, 2, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, HUM_DTYPE_INT8,
+         HUM_DTYPE_UINT8, 0, 0, 0, 1},
     };
     hum_device_info dev;
     const int sm = hum_runtime_device(rt, &dev) == HUM_OK ? dev.sm_major * 10 + dev.sm_minor : 0;
@@ -695,7 +800,10 @@ int main(void)
             run_case(&f, &rng, 200, ROUTE_ONE_EXPERT, map, 0, 200, "one expert");
             run_case(&f, &rng, 150, ROUTE_WITH_DROPS, 1, 0, 150, "-1 and out-of-range ids");
             run_case(&f, &rng, 300, ROUTE_RANDOM, map, 0, 70, "chunks of 70 tokens");
-            if (i == 0 || cases[i].a8 == HUM_DTYPE_FLOAT8_E4M3FN) {
+            if (cases[i].host_q) {
+                check_quantized_edges(&f, &rng);
+                check_accumulate(&f, &rng);
+            } else if (i == 0 || cases[i].a8 == HUM_DTYPE_FLOAT8_E4M3FN) {
                 check_edges(&f, &rng);
                 check_accumulate(&f, &rng);
                 check_graph_and_batch_invariance(&f, &rng);

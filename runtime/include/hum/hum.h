@@ -917,10 +917,20 @@ typedef struct hum_moe_options {
      * takes rows a dispatcher already grouped by expert (DeepEP high-throughput / low-latency;
      * docs/moe.md) */
     int32_t gemm_type;
+    /* hidden as the host passes it: HUM_DTYPE_INVALID (0), the activation dtype (the layer
+     * quantizes it where its gate/up GEMM runs 8-bit A); or float8_e4m3fn / int8 codes the host
+     * quantized itself (as vLLM's fused MoE passes a1q with a1q_scale), which the gate/up GEMM
+     * takes as they are, with their scales, through hum_moe_forward_quantized (indexed layers;
+     * out and the rows between the GEMMs stay the activation dtype) */
+    hum_dtype hidden_dtype;
+    /* K extent of one of those scales: 0 (one float32 per token), 128 (float32 per 1 x 128
+     * group, FP8 block-wise) or, for float8_e4m3fn, 32 (e8m0 bytes, MXFP8); as
+     * hum_layer_options.activation_group. 0 for 16-bit hidden */
+    int32_t hidden_group;
 } hum_moe_options;
 
 /* silu, split gate/up, top_k 0 (to be set), global experts 0, alpha 1.702, beta 1, limit 7,
- * all experts, the weights' param dtype, indexed. */
+ * all experts, the weights' param dtype, indexed, 16-bit hidden. */
 void hum_moe_options_init(hum_moe_options *opts);
 
 /*
@@ -935,7 +945,9 @@ void hum_moe_options_init(hum_moe_options *opts);
  * value out of range, a gemm_type other than the MoE types; top_k outside 1 .. global experts
  * (a grouped layer routes nothing, but its top_k sizes nothing either: 1 will do); global
  * experts below the weights' E
- * or above 2^31 - 1; an activation dtype other than float16 / bfloat16; a bad expert list);
+ * or above 2^31 - 1; an activation dtype other than float16 / bfloat16; a hidden dtype other
+ * than 0, float8_e4m3fn or int8, a hidden group other than 0, 128 or (float8_e4m3fn) 32, or
+ * quantized hidden on a grouped layer; a bad expert list);
  * HUM_ERR_UNSUPPORTED (more than 4096 experts kept); HUM_ERR_OUT_OF_MEMORY.
  */
 hum_status hum_moe_from_standard(hum_runtime *rt, const hum_standard_weight *w13, const hum_standard_weight *w2,
@@ -965,8 +977,10 @@ hum_status hum_moe_from_safetensors(hum_runtime *rt, const char *path, const cha
  * them), then compiled and uploaded in parallel with each other and with the kernels around them
  * (the routing layout, the activation, the combine); then drops the host copies. The policy
  * must give an indexed layer's GEMMs the same block_m for every number of rows per expert (they
- * share one routing layout). Preparing a prepared layer does nothing. Errors: those of hum_layer_prepare (the
- * message names the projection); HUM_ERR_POLICY when the two tables' block_m differ (naming
+ * share one routing layout). Preparing a prepared layer does nothing. Errors: those of
+ * hum_layer_prepare (the message names the projection; HUM_ERR_UNSUPPORTED for host-quantized
+ * hidden the gate/up GEMM cannot take on this GPU, e.g. float8_e4m3fn before sm_89, as a dense
+ * layer's fixed A type); HUM_ERR_POLICY when the two tables' block_m differ (naming
  * the rows per expert); HUM_ERR_INTERNAL when no thread can be started to prepare a GEMM on
  * (naming it). On failure the layer is as before the call.
  */
@@ -1005,12 +1019,28 @@ hum_status hum_moe_workspace_size(const hum_moe *moe, int64_t max_m, int64_t *by
  * experts is local gets exactly 0 (or keeps out with accumulate). M == 0 does nothing.
  * Concurrency as hum_layer_forward_ws: one forward at a time per workspace. Errors:
  * HUM_ERR_INVALID_ARG naming the tensor and what was expected (nothing is launched), for a
- * grouped layer (hum_moe_forward_grouped); HUM_ERR_CUDA when a launch fails (out is then
- * undefined: the forward's earlier launches may have run).
+ * grouped layer (hum_moe_forward_grouped), for a layer of quantized hidden
+ * (hum_moe_forward_quantized); HUM_ERR_CUDA when a launch fails (out is then undefined: the
+ * forward's earlier launches may have run).
  */
 hum_status hum_moe_forward(hum_moe *moe, hum_workspace *ws, struct CUstream_st *stream, const hum_tensor *hidden,
                            const hum_tensor *topk_ids, const hum_tensor *topk_weights, const hum_tensor *expert_map,
                            const hum_tensor *out, int32_t accumulate);
+
+/*
+ * hum_moe_forward of a layer whose host quantizes hidden itself (hum_moe_options.hidden_dtype
+ * float8_e4m3fn or int8): hidden [M, H] holds the codes (row stride strides[0], 0: H, in
+ * elements: 16-byte aligned with a row stride of a multiple of 16 when H % 16 == 0), and
+ * hidden_scale their float32 scales, contiguous device memory: [M] (one per token,
+ * hidden_group 0) or [M, ceil(H / hidden_group)] (row stride strides[0] >= that, 0: packed;
+ * e8m0 bytes for hidden_group 32). code x scale is the value the gate/up GEMM multiplies. The
+ * other tensors, out included, and the errors are hum_moe_forward's; a layer of 16-bit hidden
+ * is refused (hum_moe_forward).
+ */
+hum_status hum_moe_forward_quantized(hum_moe *moe, hum_workspace *ws, struct CUstream_st *stream,
+                                     const hum_tensor *hidden, const hum_tensor *hidden_scale,
+                                     const hum_tensor *topk_ids, const hum_tensor *topk_weights,
+                                     const hum_tensor *expert_map, const hum_tensor *out, int32_t accumulate);
 
 /*
  * The experts of a grouped layer (hum_moe_options.gemm_type a grouped type) on rows a dispatcher
@@ -1048,6 +1078,8 @@ typedef struct hum_moe_info {
     int32_t activation;     /* hum_moe_activation */
     int32_t gate_up;        /* hum_moe_gate_up */
     hum_dtype activation_dtype;
+    hum_dtype hidden_dtype; /* hum_moe_options.hidden_dtype: 0 (16-bit hidden), or the host's codes */
+    int32_t hidden_group;   /* and their scales' K extent (hum_moe_options.hidden_group) */
     int32_t prepared;
     double prepare_ms;      /* wall time of hum_moe_prepare */
     hum_layer_info gate_up_gemm, down_gemm; /* the expert GEMMs once prepared (zeroed before) */

@@ -1022,7 +1022,8 @@ typedef enum hum_moe_step {
     HUM_MOE_STEP_COMBINE = 4, /* the weighted sum per token (kernels/moe/combine.cu) */
     HUM_MOE_STEPS = 5
 } hum_moe_step;
-/* hum_moe_forward running only its steps first..last (hum_moe_step), for timing each step
+/* hum_moe_forward (hidden_scale NULL) or hum_moe_forward_quantized (a layer of quantized
+ * hidden: its scales) running only its steps first..last (hum_moe_step), for timing each step
  * (`hum bench --moe`): the steps before `first` must have run through the same workspace with
  * the same inputs, and no policy reload (hum_runtime_reload_policies, hot_reload) may have
  * changed the layer's tables since: each call lays out the workspace's areas and pads the
@@ -1030,9 +1031,9 @@ typedef enum hum_moe_step {
  * HUM_ERR_INVALID_ARG for steps out of order or a workspace that does not hold M tokens in one
  * pass while not all steps run. */
 hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstream_st *stream,
-                                 const hum_tensor *hidden, const hum_tensor *topk_ids, const hum_tensor *topk_weights,
-                                 const hum_tensor *expert_map, const hum_tensor *out, int32_t accumulate, int32_t first,
-                                 int32_t last);
+                                 const hum_tensor *hidden, const hum_tensor *hidden_scale, const hum_tensor *topk_ids,
+                                 const hum_tensor *topk_weights, const hum_tensor *expert_map, const hum_tensor *out,
+                                 int32_t accumulate, int32_t first, int32_t last);
 
 /* What a CPU-only compile of a MoE layer did: both expert GEMMs' tables (planned for the arch's
  * nominal device) and the counts over every kernel, the six around the GEMMs included. */

@@ -132,33 +132,30 @@ static hum_status routing_args(const hum_layer *g, const hum_expert_routing *r, 
     return HUM_OK;
 }
 
-/* 8-bit A's scales: float32 device [rows], one per row of a, or with activation groups
- * [rows, ceil(K / a_group)] of hum_gemm_a_scale_dtype (e8m0 bytes for MXFP8's groups of 32, the
- * groups the expert GEMMs take), row r's for the rows that read row r of a (16-bit A: none);
- * *ld: elements from one row's scales to the next. */
-static hum_status check_a_scale(const hum_layer_config *cfg, const hum_tensor *s, int64_t rows, int64_t *ld)
+hum_status hum_expert_gemm_check_a_scale(const char *fn, const char *name, const hum_layer_config *cfg,
+                                        const hum_tensor *s, int64_t rows, int64_t *ld)
 {
     const char *a = hum_dtype_name(cfg->a_dtype);
     *ld = 0;
     if (!hum_gemm_a8(cfg))
-        return s ? hum_fail(HUM_ERR_INVALID_ARG, "%s: a_scale must be NULL for %s activations", FN, a) : HUM_OK;
+        return s ? hum_fail(HUM_ERR_INVALID_ARG, "%s: %s must be NULL for %s activations", fn, name, a) : HUM_OK;
     const int64_t groups = cfg->a_group ? (cfg->k + cfg->a_group - 1) / cfg->a_group : 0;
     const hum_dtype dtype = hum_gemm_a_scale_dtype(cfg);
     if (groups) {
         if (!s || s->memory != HUM_MEMORY_DEVICE || !s->data || s->dtype != dtype || s->rank != 2 ||
             s->shape[0] != rows || s->shape[1] != groups || (s->strides[1] != 0 && s->strides[1] != 1) ||
             (s->strides[0] != 0 && s->strides[0] < groups))
-            return hum_fail(HUM_ERR_INVALID_ARG, "%s: %s activations in groups of %lld need a_scale, a %s device "
-                            "tensor [%lld, %lld] (one scale per row of a and group) with contiguous rows%s", FN, a,
-                            (long long)cfg->a_group, hum_dtype_name(dtype), (long long)rows, (long long)groups,
-                            s ? "" : ": got NULL");
+            return hum_fail(HUM_ERR_INVALID_ARG, "%s: %s activations in groups of %lld need %s, a %s device "
+                            "tensor [%lld, %lld] (one scale per row and group) with contiguous rows%s", fn, a,
+                            (long long)cfg->a_group, name, hum_dtype_name(dtype), (long long)rows,
+                            (long long)groups, s ? "" : ": got NULL");
         *ld = s->strides[0] ? s->strides[0] : groups;
         return HUM_OK;
     }
     if (!s || s->memory != HUM_MEMORY_DEVICE || !s->data || s->dtype != HUM_DTYPE_FLOAT32 || s->rank != 1 ||
         s->shape[0] != rows || (s->strides[0] != 0 && s->strides[0] != 1))
-        return hum_fail(HUM_ERR_INVALID_ARG, "%s: %s activations need a_scale, a contiguous float32 device tensor "
-                        "[%lld] (one scale per row of a)%s", FN, a, (long long)rows, s ? "" : ": got NULL");
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s: %s activations need %s, a contiguous float32 device tensor "
+                        "[%lld] (one scale per row)%s", fn, a, name, (long long)rows, s ? "" : ": got NULL");
     *ld = 1;
     return HUM_OK;
 }
@@ -176,7 +173,7 @@ hum_status hum_expert_gemm_forward_in(hum_layer *gemm, hum_workspace *ws, int64_
     int64_t lda, ldc, a_scale_ld;
     if ((st = hum_layer_check_tensor(FN, a, "a", cfg->a_dtype, gemm->input_k, &lda)) != HUM_OK ||
         (st = hum_layer_check_tensor(FN, c, "c", cfg->c_dtype, cfg->n, &ldc)) != HUM_OK ||
-        (st = check_a_scale(cfg, a_scale, a->shape[0], &a_scale_ld)) != HUM_OK)
+        (st = hum_expert_gemm_check_a_scale(FN, "a_scale", cfg, a_scale, a->shape[0], &a_scale_ld)) != HUM_OK)
         return st;
     const int a_bytes = hum_gemm_a8(cfg) ? 1 : 2;
     if (gemm->a_vector && (((uintptr_t)a->data | (uintptr_t)(lda * a_bytes)) & 15))

@@ -61,7 +61,28 @@ static hum_status check(const hum_standard_weight *w13, const hum_standard_weigh
     const hum_dtype act = o->activation_dtype ? o->activation_dtype : w13->param_dtype;
     if (!hum_dtype_is_activation(act))
         return hum_fail(HUM_ERR_INVALID_ARG, "activation dtype %s (expected float16 or bfloat16)", hum_dtype_name(act));
+    const hum_dtype h = o->hidden_dtype;
+    if (h != HUM_DTYPE_INVALID && h != HUM_DTYPE_FLOAT8_E4M3FN && h != HUM_DTYPE_INT8)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hidden dtype %s (expected 0, the activation dtype, or float8_e4m3fn or "
+                        "int8 codes the host quantized)", hum_dtype_name(h));
+    if (o->hidden_group != 0 && !(h && o->hidden_group == 128) &&
+        !(h == HUM_DTYPE_FLOAT8_E4M3FN && o->hidden_group == 32))
+        return hum_fail(HUM_ERR_INVALID_ARG, "hidden group %d with %s hidden (expected 0%s)", o->hidden_group,
+                        h ? hum_dtype_name(h) : "16-bit",
+                        !h ? "" : h == HUM_DTYPE_INT8 ? " or 128" : ", 128 or 32 (MXFP8)");
+    if (h && o->gemm_type != HUM_GEMM_DENSE && o->gemm_type != HUM_GEMM_MOE_INDEXED)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hidden dtype %s on a grouped layer (gemm_type %d): the grouped forward "
+                        "takes 16-bit hidden, which its layer quantizes where the gate/up GEMM runs 8-bit A",
+                        hum_dtype_name(h), o->gemm_type);
     return HUM_OK;
+}
+
+hum_layer_options hum_moe_gemm_options(const hum_moe *moe, int gate_up)
+{
+    if (!gate_up || !moe->opts.hidden_dtype)
+        return (hum_layer_options){.activation_dtype = moe->activation_dtype};
+    return (hum_layer_options){.activation_dtype = moe->opts.hidden_dtype, .output_dtype = moe->activation_dtype,
+                               .activation_group = moe->opts.hidden_group};
 }
 
 /* The expert GEMMs apply no factor per expert: a weight's global scales go into its scales
@@ -152,6 +173,8 @@ hum_status hum_moe_get_info(const hum_moe *moe, hum_moe_info *out)
     out->activation = moe->opts.activation;
     out->gate_up = moe->opts.gate_up;
     out->activation_dtype = moe->activation_dtype;
+    out->hidden_dtype = moe->opts.hidden_dtype;
+    out->hidden_group = moe->opts.hidden_group;
     out->prepared = moe->prepared;
     out->prepare_ms = moe->prepare_ms;
     hum_status st = HUM_OK;

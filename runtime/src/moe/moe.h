@@ -38,6 +38,11 @@ struct hum_moe {
  * activations, 1 for relu2 (hum.h, hum_moe_activation). */
 int64_t hum_moe_gated(int32_t activation);
 
+/* The options each expert GEMM plans with: the activation dtype, or for the gate/up GEMM of a
+ * layer whose host quantizes hidden (hum_moe_options.hidden_dtype) those codes and their scale
+ * groups, as the host passes them (a_fixed), C in the activation dtype. */
+hum_layer_options hum_moe_gemm_options(const hum_moe *moe, int gate_up);
+
 /* Whether a spec is one hum_moe_spec_parse could give (its rules, for a spec a caller built):
  * HUM_ERR_INVALID_ARG naming the field and what it takes (experts 1..HUM_MOE_SPEC_MAX_EXPERTS,
  * top_k up to experts, the enums in range, the projection's spec, an even n for gated

@@ -1,8 +1,9 @@
-/* The MoE hot path (hum_moe_forward): check the tensors, then per chunk of tokens the workspace
- * holds: the routing layout, the gate/up expert GEMM (after the hidden rows' quantization when
- * it takes 8-bit A), the activation (quantizing its output when the down GEMM takes 8-bit A),
- * the down expert GEMM and the combine, all on the host's stream. No allocation, no Lua, no host sync; messages are
- * formatted on error paths only. */
+/* The MoE hot path (hum_moe_forward, hum_moe_forward_quantized): check the tensors, then per
+ * chunk of tokens the workspace holds: the routing layout, the gate/up expert GEMM (after the
+ * hidden rows' quantization when it takes 8-bit A the host did not quantize), the activation
+ * (quantizing its output when the down GEMM takes 8-bit A), the down expert GEMM and the
+ * combine, all on the host's stream. No allocation, no Lua, no host sync; messages are formatted
+ * on error paths only. */
 #include "moe.h"
 
 #include "act_quant.h"
@@ -102,9 +103,9 @@ hum_status hum_moe_quantize_hidden(const hum_moe *moe, void *area, struct CUstre
 }
 
 hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstream_st *stream,
-                                 const hum_tensor *hidden, const hum_tensor *topk_ids, const hum_tensor *topk_weights,
-                                 const hum_tensor *expert_map, const hum_tensor *out, int32_t accumulate, int32_t first,
-                                 int32_t last)
+                                 const hum_tensor *hidden, const hum_tensor *hidden_scale, const hum_tensor *topk_ids,
+                                 const hum_tensor *topk_weights, const hum_tensor *expert_map, const hum_tensor *out,
+                                 int32_t accumulate, int32_t first, int32_t last)
 {
     if (!moe || !ws)
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: NULL %s", !moe ? "layer" : "workspace");
@@ -123,8 +124,16 @@ hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstrea
                         (long long)moe->hidden);
     const int64_t m = hidden->shape[0], H = moe->hidden, top_k = moe->opts.top_k;
     const int32_t e_global = moe->opts.global_experts, e_local = (int32_t)moe->experts;
-    int64_t ldh, ldo, ld;
-    hum_status st = hum_moe_check_tensor(FN, hidden, "hidden", moe->activation_dtype, 0, m, H, 0, &ldh);
+    /* the host's codes (hum_moe_options.hidden_dtype) with their scales, or 16-bit rows */
+    const hum_dtype hidden_dtype = moe->opts.hidden_dtype ? moe->opts.hidden_dtype : moe->activation_dtype;
+    const int64_t hidden_bytes = moe->opts.hidden_dtype ? 1 : 2;
+    int64_t ldh, ldo, ld, lds = 0;
+    hum_status st = hum_moe_check_tensor(FN, hidden, "hidden", hidden_dtype, 0, m, H, 0, &ldh);
+    if (st == HUM_OK && moe->opts.hidden_dtype)
+        st = hum_expert_gemm_check_a_scale(FN, "hidden_scale", &moe->gate_up->plan.config, hidden_scale, m, &lds);
+    else if (st == HUM_OK && hidden_scale)
+        st = hum_fail(HUM_ERR_INVALID_ARG, "%s: hidden_scale must be NULL for %s hidden", FN,
+                      hum_dtype_name(hidden_dtype));
     if (st == HUM_OK)
         st = hum_moe_check_tensor(FN, topk_ids, "topk_ids", HUM_DTYPE_INT32, HUM_DTYPE_INT64, m, top_k, 1, &ld);
     if (st == HUM_OK)
@@ -157,7 +166,7 @@ hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstrea
      * token (or group), or 16-bit A rounded through mxfp8 (a_round): the hidden rows before the
      * gate/up GEMM, the activation's output inside it */
     const int up8 = hum_gemm_a8(&moe->gate_up->plan.config), down8 = hum_gemm_a8(&moe->down->plan.config);
-    const int up_made = hum_gemm_quantizes_a(&moe->gate_up->plan.config);
+    const int up_made = hum_gemm_quantizes_a(&moe->gate_up->plan.config) && !moe->opts.hidden_dtype;
     const hum_layer_config *down_cfg = &moe->down->plan.config;
     const int64_t act_ld = hum_moe_act_scale_ld(down_cfg);
     char *base = ws->base;
@@ -180,9 +189,14 @@ hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstrea
         r.expert_ids = route.expert_ids;
         r.num_tokens_post_padded = route.post_padded;
         r.capacity = hum_moe_align_rows(routed, e_local, block_m);
-        hum_tensor a1 = {.data = (char *)hidden->data + t0 * ldh * 2, .dtype = moe->activation_dtype, .rank = 2,
+        hum_tensor a1 = {.data = (char *)hidden->data + t0 * ldh * hidden_bytes, .dtype = hidden_dtype, .rank = 2,
                          .shape = {mc, H}, .strides = {ldh, 1}, .memory = HUM_MEMORY_DEVICE};
-        hum_tensor s1;
+        hum_tensor s1 = {0};
+        if (moe->opts.hidden_dtype) {
+            s1 = *hidden_scale;
+            s1.data = (char *)hidden_scale->data + t0 * lds * hum_dtype_bits(hidden_scale->dtype) / 8;
+            s1.shape[0] = mc;
+        }
         const hum_tensor c1 = {.data = inter, .dtype = moe->activation_dtype, .rank = 2, .shape = {routed, n13},
                                .memory = HUM_MEMORY_DEVICE};
         /* the quantization belongs to the gate/up step: a step timed alone includes it */
@@ -220,6 +234,22 @@ hum_status hum_moe_forward(hum_moe *moe, hum_workspace *ws, struct CUstream_st *
                            const hum_tensor *topk_ids, const hum_tensor *topk_weights, const hum_tensor *expert_map,
                            const hum_tensor *out, int32_t accumulate)
 {
-    return hum_moe_forward_steps(moe, ws, stream, hidden, topk_ids, topk_weights, expert_map, out, accumulate,
+    if (moe && moe->opts.hidden_dtype)
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s: the layer takes hidden quantized to %s by the host, with its scales "
+                        "(hum_moe_forward_quantized)", FN, hum_dtype_name(moe->opts.hidden_dtype));
+    return hum_moe_forward_steps(moe, ws, stream, hidden, NULL, topk_ids, topk_weights, expert_map, out, accumulate,
                                  HUM_MOE_STEP_ALIGN, HUM_MOE_STEP_COMBINE);
+}
+
+hum_status hum_moe_forward_quantized(hum_moe *moe, hum_workspace *ws, struct CUstream_st *stream,
+                                     const hum_tensor *hidden, const hum_tensor *hidden_scale,
+                                     const hum_tensor *topk_ids, const hum_tensor *topk_weights,
+                                     const hum_tensor *expert_map, const hum_tensor *out, int32_t accumulate)
+{
+    if (moe && !moe->opts.hidden_dtype)
+        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward_quantized: the layer takes %s hidden (hum_moe_forward; "
+                        "hum_moe_options.hidden_dtype makes a layer of quantized hidden)",
+                        hum_dtype_name(moe->activation_dtype));
+    return hum_moe_forward_steps(moe, ws, stream, hidden, hidden_scale, topk_ids, topk_weights, expert_map, out,
+                                 accumulate, HUM_MOE_STEP_ALIGN, HUM_MOE_STEP_COMBINE);
 }

@@ -166,13 +166,13 @@ hum_status hum_moe_prepare(hum_moe *moe)
     if (st != HUM_OK)
         return hum_fail_context(st, "hum_moe_prepare");
 
-    const hum_layer_options lo = {.activation_dtype = moe->activation_dtype};
+    const hum_layer_options up = hum_moe_gemm_options(moe, 1), down = hum_moe_gemm_options(moe, 0);
     gemm_job jobs[2];
     memset(jobs, 0, sizeof jobs);
     const hum_gemm_type type = (hum_gemm_type)moe->opts.gemm_type;
-    st = hum_expert_gemm_from_standard(moe->rt, &moe->w13, &lo, type, &jobs[0].gemm);
+    st = hum_expert_gemm_from_standard(moe->rt, &moe->w13, &up, type, &jobs[0].gemm);
     if (st == HUM_OK)
-        st = hum_expert_gemm_from_standard(moe->rt, &moe->w2, &lo, type, &jobs[1].gemm);
+        st = hum_expert_gemm_from_standard(moe->rt, &moe->w2, &down, type, &jobs[1].gemm);
     hum_layer_plan plans[2];
     memset(plans, 0, sizeof plans);
     for (int i = 0; st == HUM_OK && i < 2; i++)
@@ -288,7 +288,8 @@ void hum_moe_areas_past(const hum_moe *moe, int64_t gemm, int64_t m, hum_moe_are
     areas->hidden = areas->gemm;
     /* grouped: no routing layout, and the down GEMM writes out itself; an 8-bit down GEMM's A
      * is the activation's codes and their scales (per row, or per group of columns) */
-    areas->route = areas->hidden + (hum_gemm_quantizes_a(up) ? hum_workspace_rows_bytes(up, indexed ? m : rows) : 0);
+    const int made = hum_gemm_quantizes_a(up) && !moe->opts.hidden_dtype; /* the host's codes need no area */
+    areas->route = areas->hidden + (made ? hum_workspace_rows_bytes(up, indexed ? m : rows) : 0);
     areas->inter =
         areas->route + (indexed ? hum_moe_route_bytes(rows, (int32_t)moe->experts, moe->block_m_max) : 0);
     areas->act = areas->inter + hum_workspace_round_up(rows * hum_moe_gated(moe->opts.activation) * I * 2);
@@ -402,10 +403,10 @@ hum_status hum_moe_compile(hum_runtime *rt, const hum_standard_weight *w13, cons
         return hum_fail_context(st, "hum_moe_compile");
     hum_layer_plan plans[2];
     memset(plans, 0, sizeof plans);
-    const hum_layer_options lo = {.activation_dtype = moe->activation_dtype};
     const hum_standard_weight *w[2] = {&moe->w13, &moe->w2};
     for (int i = 0; st == HUM_OK && i < 2; i++) {
         hum_layer_types types;
+        const hum_layer_options lo = hum_moe_gemm_options(moe, i == 0);
         if ((st = hum_layer_check_weight(w[i], &lo, (hum_gemm_type)moe->opts.gemm_type, &types)) == HUM_OK)
             hum_layer_plan_inputs(w[i], &types, &plans[i]);
     }
