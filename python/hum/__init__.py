@@ -419,8 +419,8 @@ class Runtime:
         such as DeepEP already grouped by expert). hidden: None (the layer takes 16-bit hidden,
         quantizing it where its gate/up GEMM runs 8-bit A) or "float8_e4m3fn" / "int8": the host
         passes hidden's codes and their scales (moe(codes, ..., hidden_scale=...)), per token
-        (hidden_group 0) or per group of hidden_group columns (128; e4m3 also 32, MXFP8's e8m0);
-        indexed layers (hum.h, hum_moe_forward_quantized)."""
+        (hidden_group 0) or, for e4m3, per group of hidden_group columns (128, or 32: MXFP8's
+        e8m0); indexed layers (hum.h, hum_moe_forward_quantized)."""
         if expert_map is not None:
             if experts is not None:
                 raise ValueError("moe_from_checkpoint: give experts or expert_map, not both")

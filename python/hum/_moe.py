@@ -112,7 +112,7 @@ class Moe:
     @property
     def info(self):
         """dict: experts (local), global_experts, hidden, intermediate, top_k, activation, gate_up,
-        dtype, prepared, prepare_ms; activations (once prepared, else None): what each expert
+        dtype, hidden_dtype (None: 16-bit hidden) and hidden_group, prepared, prepare_ms; activations (once prepared, else None): what each expert
         GEMM's A runs as and why, {"gate_up": "e4m3 per token (override moe.activation = e4m3;
         ...)", "down": ...} (hum_moe_info)."""
         i = self._info()
@@ -120,7 +120,9 @@ class Moe:
         gu = {K[v]: k for k, v in _GATE_UP.items()}[i.gate_up]
         return {"experts": i.experts, "global_experts": i.global_experts, "hidden": i.hidden,
                 "intermediate": i.intermediate, "top_k": i.top_k, "activation": act, "gate_up": gu,
-                "dtype": dtype_name(i.activation_dtype), "prepared": bool(i.prepared), "prepare_ms": i.prepare_ms,
+                "dtype": dtype_name(i.activation_dtype),
+                "hidden_dtype": dtype_name(i.hidden_dtype) if i.hidden_dtype else None,
+                "hidden_group": i.hidden_group, "prepared": bool(i.prepared), "prepare_ms": i.prepare_ms,
                 "activations": {"gate_up": i.gate_up_activation.decode(), "down": i.down_activation.decode()}
                 if i.prepared else None}
 
@@ -220,6 +222,9 @@ class Moe:
         if scale.stride(-1) != 1:
             scale = scale.contiguous()
         view[0].rank = scale.dim()
+        if self.hidden_group and scale.dim() != 2:
+            raise ValueError("hum.Moe: hidden_scale has shape %s, expected [M, ceil(H / %d)]"
+                             % (tuple(scale.shape), self.hidden_group))
         if scale.dim() == 1 and scale.shape[0] != m:
             raise ValueError("hum.Moe: hidden_scale has %d values, expected one per token (%d)" % (scale.shape[0], m))
         return _point(view, scale)

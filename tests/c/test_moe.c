@@ -342,8 +342,8 @@ int main(void)
     bad = o;
     bad.activation_dtype = HUM_DTYPE_FLOAT32;
     refuse(rt, &w13, &w2, &bad, HUM_ERR_INVALID_ARG, "activation dtype float32");
-    /* hidden the host quantizes: e4m3 or int8 codes, their scales per token or per group of 128
-     * (e4m3 also 32, MXFP8), on indexed layers */
+    /* hidden the host quantizes: e4m3 or int8 codes, their scales per token, e4m3's also per
+     * group of 128 or 32 (MXFP8), on indexed layers */
     static const struct {
         hum_dtype dtype;
         int32_t group, gemm;
@@ -353,13 +353,14 @@ int main(void)
         {HUM_DTYPE_FLOAT8_E4M3FN, 128, HUM_GEMM_MOE_INDEXED, NULL},
         {HUM_DTYPE_FLOAT8_E4M3FN, 32, HUM_GEMM_MOE_INDEXED, NULL},
         {HUM_DTYPE_INT8, 0, HUM_GEMM_MOE_INDEXED, NULL},
-        {HUM_DTYPE_INT8, 128, HUM_GEMM_MOE_INDEXED, NULL},
-        {HUM_DTYPE_BFLOAT16, 0, HUM_GEMM_MOE_INDEXED, "hidden dtype bfloat16 (expected 0, the activation dtype"},
+        {HUM_DTYPE_BFLOAT16, 0, HUM_GEMM_MOE_INDEXED, "hidden dtype bfloat16 (expected 0: 16-bit hidden"},
         {HUM_DTYPE_FLOAT8_E5M2, 0, HUM_GEMM_MOE_INDEXED, "hidden dtype float8_e5m2"},
-        {HUM_DTYPE_INT8, 32, HUM_GEMM_MOE_INDEXED, "hidden group 32 with int8 hidden (expected 0 or 128)"},
+        {HUM_DTYPE_INT8, 128, HUM_GEMM_MOE_INDEXED, "hidden group 128 with int8 hidden (expected 0: one scale per "
+                                                    "token)"},
+        {HUM_DTYPE_INT8, 32, HUM_GEMM_MOE_INDEXED, "hidden group 32 with int8 hidden"},
         {HUM_DTYPE_FLOAT8_E4M3FN, 64, HUM_GEMM_MOE_INDEXED, "hidden group 64 with float8_e4m3fn hidden (expected 0, "
                                                             "128 or 32 (MXFP8))"},
-        {HUM_DTYPE_INVALID, 128, HUM_GEMM_MOE_INDEXED, "hidden group 128 with 16-bit hidden (expected 0)"},
+        {HUM_DTYPE_INVALID, 128, HUM_GEMM_MOE_INDEXED, "hidden group 128 with 16-bit hidden (expected 0: one"},
         {HUM_DTYPE_FLOAT8_E4M3FN, 0, HUM_GEMM_MOE_GROUPED_MASKED, "on a grouped layer (gemm_type 3)"},
     };
     for (size_t i = 0; i < sizeof hidden / sizeof hidden[0]; i++) {

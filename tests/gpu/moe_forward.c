@@ -23,8 +23,8 @@
  * not a multiple of 16). Scales along K as the checkpoint's own scheme, by default: FP8 block-wise
  * experts (e4m3 weights in 128 x 128 blocks, A quantized per 1 x 128 group by the layer) and W4A8
  * with group-128 weight scales, applied where the e4m3 accumulators are promoted. Hidden the host
- * quantized itself (hum_moe_options.hidden_dtype, hum_moe_forward_quantized: e4m3 per token and
- * per 1 x 128 group, int8 per token), the codes and scales from the layers' CPU twin, against the
+ * quantized itself (hum_moe_options.hidden_dtype, hum_moe_forward_quantized: e4m3 per token, per
+ * 1 x 128 group and MXFP8's e8m0 per 32, int8 per token), the codes and scales from the layers' CPU twin, against the
  * same reference; the forwards' refusals of the wrong hidden, hidden_scale or entry point.
  * Policy reloads of a prepared layer (case "silu reload bf16"): a site policy giving its GEMMs
  * another block_m than the tables in force, or different block_m to each, refused with the old
@@ -50,8 +50,9 @@ typedef struct layer_case {
     int32_t rank; /* > 0: this rank of e_global / e experts keeps experts rank*e .. rank*e + e - 1 */
     double x_scale; /* hidden ~ N(0, x_scale^2), so gate/up values ~ N(0, x_scale^2) */
     hum_dtype a8, weight; /* 8-bit A (the weights' scheme) on weights of that type with channel scales, or 0 */
-    int32_t a_group;      /* 32: mxfp8 (the deployment's moe.activation = mxfp8: rounded); 128: the
-                           * checkpoint's e4m3 per 1 x 128 group (FP8 block-wise); else per token */
+    int32_t a_group;      /* 32: mxfp8 (the deployment's moe.activation = mxfp8: rounded; host_q: the
+                           * host's e8m0 groups); 128: e4m3 per 1 x 128 group (FP8 block-wise: the
+                           * checkpoint's, or the host's); else per token */
     hum_dtype down_a;     /* the down GEMM's A where it falls back from a8 (its K), else 0: a8 */
     int32_t w_group;      /* 8-bit A's weight scales along K instead of per channel: e4m3 weights'
                            * float32 blocks of w_group x w_group (FP8 block-wise), uint4's groups */
@@ -136,18 +137,20 @@ static int setup(fixture *f, hum_runtime *rt, quant_rng *rng, const layer_case *
                                    (int32_t)info.down_gemm.config.a_group,
                                    info.gate_up_gemm.config.a_round,
                                    info.down_gemm.config.a_round};
-    /* mxfp8 is rounded into the 16-bit type: both GEMMs 16-bit, no groups */
-    const int32_t round = c->a_group == 32 ? HUM_A_ROUND_MXFP8 : HUM_A_ROUND_NONE, group = round ? 0 : c->a_group;
+    /* mxfp8 is rounded into the 16-bit type: both GEMMs 16-bit, no groups; the host's MXFP8
+     * codes run as they are, the down GEMM's A per token (the weights' scheme) */
+    const int32_t round = c->a_group == 32 && !c->host_q ? HUM_A_ROUND_MXFP8 : HUM_A_ROUND_NONE;
+    const int32_t group = round ? 0 : c->a_group, down_group = c->host_q && c->a_group == 32 ? 0 : group;
     const hum_dtype want = c->a8 && !round ? c->a8 : act_dtype(c), want_down = c->down_a ? c->down_a : want;
     printf("  %s: activations gate/up %s; down %s\n", c->name, info.gate_up_activation, info.down_activation);
     return QUANT_CHECK(f->as_run.gate_up_a == want && f->as_run.down_a == want_down &&
-                           f->as_run.gate_up_group == group && f->as_run.down_group == group &&
+                           f->as_run.gate_up_group == group && f->as_run.down_group == down_group &&
                            f->as_run.gate_up_round == round && f->as_run.down_round == round,
                        "%s: the GEMMs run %s and %s in groups of %d and %d (a_round %d, %d), expected %s and %s in "
-                       "groups of %d (a_round %d)",
+                       "groups of %d and %d (a_round %d)",
                        c->name, hum_dtype_name(f->as_run.gate_up_a), hum_dtype_name(f->as_run.down_a),
                        f->as_run.gate_up_group, f->as_run.down_group, f->as_run.gate_up_round, f->as_run.down_round,
-                       hum_dtype_name(want), hum_dtype_name(want_down), group, round);
+                       hum_dtype_name(want), hum_dtype_name(want_down), group, down_group, round);
 }
 
 static void teardown(fixture *f)
@@ -221,19 +224,31 @@ typedef struct dbatch {
 /* Scales per hidden row: one, or one per group of a_group columns. */
 static int64_t hidden_groups(const layer_case *c) { return c->a_group ? (c->h + c->a_group - 1) / c->a_group : 1; }
 
+/* The host-quantized hidden's scales: e8m0 bytes for MXFP8's groups of 32, else float32. */
+static hum_dtype hidden_scale_dtype(const layer_case *c)
+{
+    return c->a_group == 32 ? HUM_DTYPE_FLOAT8_E8M0 : HUM_DTYPE_FLOAT32;
+}
+
+static size_t hidden_scale_bytes(const layer_case *c, int64_t m)
+{
+    return (size_t)(m * hidden_groups(c)) * (c->a_group == 32 ? 1 : 4);
+}
+
 /* The host's quantization of a batch's hidden rows (hum_moe_options.hidden_dtype): the layers'
- * CPU twin, per token or per group, into codes q [m, H] and float32 scales s. The reference
- * quantizes the 16-bit rows the same way (hum_moe_numerics), so the layer must match it. */
-static int quantize_hidden(const fixture *f, const batch *b, uint8_t *q, float *s)
+ * CPU twin, per token or per group, into codes q [m, H] and scales s (hidden_scale_dtype). The
+ * reference quantizes the 16-bit rows the same way (hum_moe_numerics), so the layer must match
+ * it. */
+static int quantize_hidden(const fixture *f, const batch *b, uint8_t *q, void *s)
 {
     const layer_case *c = f->c;
     const hum_tensor th = {.data = b->x_codes, .dtype = act_dtype(c), .rank = 2, .shape = {b->m, c->h},
                            .memory = HUM_MEMORY_HOST};
     const hum_tensor tq = {.data = q, .dtype = c->a8, .rank = 2, .shape = {b->m, c->h}, .memory = HUM_MEMORY_HOST};
-    const hum_tensor ts = {.data = s, .dtype = HUM_DTYPE_FLOAT32, .rank = c->a_group ? 2 : 1,
+    const hum_tensor ts = {.data = s, .dtype = hidden_scale_dtype(c), .rank = c->a_group ? 2 : 1,
                            .shape = {b->m, c->a_group ? hidden_groups(c) : 0}, .memory = HUM_MEMORY_HOST};
     const hum_act_quant how = {c->a8, c->a_group ? HUM_ACT_SCALE_GROUP : HUM_ACT_SCALE_TOKEN, c->a_group,
-                               HUM_DTYPE_FLOAT32};
+                               hidden_scale_dtype(c)};
     return QUANT_CHECK(hum_quantize_activations(&th, &how, 0.0f, &tq, &ts) == HUM_OK, "%s: the host's quantization: "
                        "%s", c->name, hum_last_error());
 }
@@ -257,12 +272,11 @@ static int upload(const fixture *f, const batch *b, int32_t ids64, dbatch *d)
     free(ids);
     if (ok && f->opts.hidden_dtype) {
         /* the codes over the 16-bit rows' allocation (half of it), their scales beside */
-        const size_t scales = (size_t)(m * hidden_groups(f->c)) * 4 + 4;
+        const size_t scales = hidden_scale_bytes(f->c, m);
         uint8_t *q = malloc((size_t)(m * h) + 1);
-        float *sc = malloc(scales);
-        ok = q && sc && quantize_hidden(f, b, q, sc) && hum_device_alloc(0, scales, &d->xs) == HUM_OK &&
-             hum_memcpy_htod(d->x, q, (size_t)(m * h)) == HUM_OK &&
-             hum_memcpy_htod(d->xs, sc, (size_t)(m * hidden_groups(f->c)) * 4) == HUM_OK;
+        void *sc = malloc(scales + 4);
+        ok = q && sc && quantize_hidden(f, b, q, sc) && hum_device_alloc(0, scales + 4, &d->xs) == HUM_OK &&
+             hum_memcpy_htod(d->x, q, (size_t)(m * h)) == HUM_OK && hum_memcpy_htod(d->xs, sc, scales) == HUM_OK;
         free(q);
         free(sc);
     }
@@ -288,8 +302,8 @@ static hum_status forward(const fixture *f, hum_workspace *ws, CUstream stream, 
     const hum_tensor map = dev(f->d_map, HUM_DTYPE_INT32, 1, f->c->e_global, 0);
     if (f->opts.hidden_dtype) {
         const hum_tensor q = dev(d->x, f->opts.hidden_dtype, 2, m, h);
-        const hum_tensor s = f->c->a_group ? dev(d->xs, HUM_DTYPE_FLOAT32, 2, m, hidden_groups(f->c))
-                                           : dev(d->xs, HUM_DTYPE_FLOAT32, 1, m, 0);
+        const hum_dtype sd = hidden_scale_dtype(f->c);
+        const hum_tensor s = f->c->a_group ? dev(d->xs, sd, 2, m, hidden_groups(f->c)) : dev(d->xs, sd, 1, m, 0);
         return hum_moe_forward_quantized(f->moe, ws, stream, &q, &s, &ids, &w, use_map ? &map : NULL, &out,
                                          accumulate);
     }
@@ -449,10 +463,11 @@ static void check_quantized_edges(const fixture *f, quant_rng *rng)
         const hum_tensor ids = dev(d.ids, HUM_DTYPE_INT32, 2, 4, c->top_k);
         const hum_tensor w = dev(d.w, HUM_DTYPE_FLOAT32, 2, 4, c->top_k);
         /* per token where the layer takes groups, groups where it takes one per token */
-        const hum_tensor other = c->a_group ? dev(d.xs, HUM_DTYPE_FLOAT32, 1, 4, 0)
+        const hum_tensor other = c->a_group ? dev(d.xs, hidden_scale_dtype(c), 1, 4, 0)
                                             : dev(d.xs, HUM_DTYPE_FLOAT32, 2, 4, 2);
-        const hum_tensor e8 = c->a_group ? dev(d.xs, HUM_DTYPE_FLOAT8_E8M0, 2, 4, hidden_groups(c))
-                                         : dev(d.xs, HUM_DTYPE_FLOAT8_E8M0, 1, 4, 0);
+        /* the scale dtype the layer does not take */
+        const hum_dtype wrong = hidden_scale_dtype(c) == HUM_DTYPE_FLOAT32 ? HUM_DTYPE_FLOAT8_E8M0 : HUM_DTYPE_FLOAT32;
+        const hum_tensor e8 = c->a_group ? dev(d.xs, wrong, 2, 4, hidden_groups(c)) : dev(d.xs, wrong, 1, 4, 0);
         QUANT_CHECK(hum_moe_forward(f->moe, ws, NULL, &x16, &ids, &w, NULL, &out, 0) == HUM_ERR_INVALID_ARG &&
                         strstr(hum_last_error(), "hum_moe_forward_quantized"),
                     "%s: hum_moe_forward: %s", c->name, hum_last_error());
@@ -461,7 +476,7 @@ static void check_quantized_edges(const fixture *f, quant_rng *rng)
             const char *what, *needle;
         } bad[] = {{&q, NULL, "no hidden_scale", "hidden_scale"},
                    {&q, &other, "hidden_scale of the other shape", "hidden_scale"},
-                   {&q, &e8, "e8m0 hidden_scale", "hidden_scale"},
+                   {&q, &e8, "hidden_scale of the other dtype", "hidden_scale"},
                    {&x16, &other, "16-bit hidden", "hidden is"}};
         for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
             QUANT_CHECK(hum_moe_forward_quantized(f->moe, ws, NULL, bad[i].x, bad[i].s, &ids, &w, NULL, &out, 0) ==
@@ -777,6 +792,8 @@ int main(void)
          HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT8_E4M3FN, 128, 0, 128, 1},
         {"silu int8 x uint8 host-quantized bf16", 16, 16, 2, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, HUM_DTYPE_INT8,
          HUM_DTYPE_UINT8, 0, 0, 0, 1},
+        {"silu mxfp8 host-quantized bf16", 16, 16, 4, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0,
+         HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT8_E4M3FN, 32, 0, 0, 1},
     };
     hum_device_info dev;
     const int sm = hum_runtime_device(rt, &dev) == HUM_OK ? dev.sm_major * 10 + dev.sm_minor : 0;
@@ -784,7 +801,7 @@ int main(void)
         if (!quant_test_selected(cases[i].name))
             continue;
         /* mxfp8's rounding runs where 16-bit A does */
-        const int need = cases[i].a_group == 32 ? (cases[i].bf16 ? 80 : 0)
+        const int need = cases[i].a_group == 32 && !cases[i].host_q ? (cases[i].bf16 ? 80 : 0)
                          : cases[i].a8 == HUM_DTYPE_INT8 ? 80
                          : cases[i].a8                   ? 89
                                                          : 0;
@@ -793,7 +810,7 @@ int main(void)
             continue;
         }
         fixture f;
-        if (setup(&f, cases[i].a_group == 32 ? rt_mx : rt, &rng, &cases[i])) {
+        if (setup(&f, cases[i].a_group == 32 && !cases[i].host_q ? rt_mx : rt, &rng, &cases[i])) {
             const int map = cases[i].rank > 0;
             run_case(&f, &rng, 1, ROUTE_RANDOM, map, 0, 1, "random");
             run_case(&f, &rng, 37, ROUTE_RANDOM, map, 1, 64, "random, int64 ids");

@@ -22,7 +22,9 @@
  * written (C poisoned first, a guard row after it). Also: an a_scale of the wrong dtype is
  * refused naming the one expected. On sm_90 every case runs again with wgmma_ws staging C in the
  * last stage's slot (c_tile "stage") and multicasting A to 2-CTA clusters where N allows (multicast_a),
- * and the cases of A per 1 x 128 over e4m3 weights with every tile whole (stream_k off).
+ * and the cases of A per 1 x 128 over e4m3 weights with every tile whole (stream_k off). A layer
+ * made for the host's groups (1 x 128, MXFP8's 1 x 32) and given 16-bit A quantizes it in those
+ * groups (M = 7, 130).
  * Skipped (77) without a GPU of sm_89 or newer. */
 #include "gemm_test.h"
 #include "hum/hum_tools.h"
@@ -225,6 +227,14 @@ static void run_cases(hum_runtime *rt, quant_rng *rng, const kgroup_case *cases,
             }
             if (!how[0] && f.host && (i == 0 || g == 32))
                 check_scale_dtype(layer, &f, s.output_dtype, w.n, w.k);
+            /* the same layer given 16-bit A quantizes it in the groups it takes from the host */
+            const feed f16 = {0, f.group, f.sdtype, f.groups};
+            for (int64_t m = 7; !how[0] && f.host && g && (i == 0 || g == 32) && worst >= 0 && m <= 130; m += 123) {
+                char name16[224];
+                snprintf(name16, sizeof name16, "%s, 16-bit A", name);
+                const double e = run_m(layer, rng, name16, &w, &f16, s.output_dtype, m);
+                worst = e < 0 ? -1 : (e > worst ? e : worst);
+            }
         }
         printf("  %-100s %s %.2e\n", name, worst < 0 ? "FAIL" : "ok  ", worst < 0 ? 0.0 : worst);
         hum_layer_destroy(layer);

@@ -923,8 +923,8 @@ typedef struct hum_moe_options {
      * takes as they are, with their scales, through hum_moe_forward_quantized (indexed layers;
      * out and the rows between the GEMMs stay the activation dtype) */
     hum_dtype hidden_dtype;
-    /* K extent of one of those scales: 0 (one float32 per token), 128 (float32 per 1 x 128
-     * group, FP8 block-wise) or, for float8_e4m3fn, 32 (e8m0 bytes, MXFP8); as
+    /* K extent of one of those scales: 0 (one float32 per token); for float8_e4m3fn also 128
+     * (float32 per 1 x 128 group, FP8 block-wise) or 32 (e8m0 bytes, MXFP8), as
      * hum_layer_options.activation_group. 0 for 16-bit hidden */
     int32_t hidden_group;
 } hum_moe_options;
@@ -946,7 +946,7 @@ void hum_moe_options_init(hum_moe_options *opts);
  * (a grouped layer routes nothing, but its top_k sizes nothing either: 1 will do); global
  * experts below the weights' E
  * or above 2^31 - 1; an activation dtype other than float16 / bfloat16; a hidden dtype other
- * than 0, float8_e4m3fn or int8, a hidden group other than 0, 128 or (float8_e4m3fn) 32, or
+ * than 0, float8_e4m3fn or int8, a hidden group other than 0 (float8_e4m3fn: 0, 128 or 32), or
  * quantized hidden on a grouped layer; a bad expert list);
  * HUM_ERR_UNSUPPORTED (more than 4096 experts kept); HUM_ERR_OUT_OF_MEMORY.
  */

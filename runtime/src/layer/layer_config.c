@@ -171,7 +171,8 @@ void hum_layer_plan_inputs(const hum_standard_weight *w, const hum_layer_types *
     c->a_dtype = types->a;
     c->c_dtype = types->c;
     c->a_group = types->a_group;
-    c->a_scale = HUM_ACT_SCALE_TOKEN;
+    /* the host's 8-bit A comes with a scale per row, or per row and group along K */
+    c->a_scale = types->a_group ? HUM_ACT_SCALE_GROUP : HUM_ACT_SCALE_TOKEN;
     /* the host's 8-bit A is what runs; with 16-bit A the checkpoint's scheme is the request that
      * lua/hum/activation.lua starts from */
     c->a_fixed = !hum_dtype_is_activation(types->a);

@@ -102,25 +102,26 @@ hum_status hum_moe_quantize_hidden(const hum_moe *moe, void *area, struct CUstre
     return st;
 }
 
-hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstream_st *stream,
-                                 const hum_tensor *hidden, const hum_tensor *hidden_scale, const hum_tensor *topk_ids,
-                                 const hum_tensor *topk_weights, const hum_tensor *expert_map, const hum_tensor *out,
-                                 int32_t accumulate, int32_t first, int32_t last)
+/* The forward of every entry (fn: its name, which the messages carry). */
+static hum_status forward_steps(const char *fn, hum_moe *moe, hum_workspace *ws, struct CUstream_st *stream,
+                                const hum_tensor *hidden, const hum_tensor *hidden_scale, const hum_tensor *topk_ids,
+                                const hum_tensor *topk_weights, const hum_tensor *expert_map, const hum_tensor *out,
+                                int32_t accumulate, int32_t first, int32_t last)
 {
     if (!moe || !ws)
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: NULL %s", !moe ? "layer" : "workspace");
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s: NULL %s", fn, !moe ? "layer" : "workspace");
     if (first < HUM_MOE_STEP_ALIGN || last >= HUM_MOE_STEPS || first > last)
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward_steps: steps %d..%d (expected 0 <= first <= last <= %d)",
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s: steps %d..%d (expected 0 <= first <= last <= %d)", fn,
                         first, last, HUM_MOE_STEPS - 1);
     if (!moe->prepared)
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: the layer is not prepared (hum_moe_prepare)");
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s: the layer is not prepared (hum_moe_prepare)", fn);
     if (moe->opts.gemm_type != HUM_GEMM_MOE_INDEXED)
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: the layer takes rows already grouped by expert "
-                        "(hum_moe_options.gemm_type %d: hum_moe_forward_grouped)", moe->opts.gemm_type);
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s: the layer takes rows already grouped by expert "
+                        "(hum_moe_options.gemm_type %d: hum_moe_forward_grouped)", fn, moe->opts.gemm_type);
     if (ws->rt != moe->rt)
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: the workspace belongs to another runtime");
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s: the workspace belongs to another runtime", fn);
     if (!hidden || hidden->rank != 2)
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: hidden must be a rank-2 tensor [M, %lld]",
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s: hidden must be a rank-2 tensor [M, %lld]", fn,
                         (long long)moe->hidden);
     const int64_t m = hidden->shape[0], H = moe->hidden, top_k = moe->opts.top_k;
     const int32_t e_global = moe->opts.global_experts, e_local = (int32_t)moe->experts;
@@ -128,35 +129,41 @@ hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstrea
     const hum_dtype hidden_dtype = moe->opts.hidden_dtype ? moe->opts.hidden_dtype : moe->activation_dtype;
     const int64_t hidden_bytes = moe->opts.hidden_dtype ? 1 : 2;
     int64_t ldh, ldo, ld, lds = 0;
-    hum_status st = hum_moe_check_tensor(FN, hidden, "hidden", hidden_dtype, 0, m, H, 0, &ldh);
+    hum_status st = hum_moe_check_tensor(fn, hidden, "hidden", hidden_dtype, 0, m, H, 0, &ldh);
     if (st == HUM_OK && moe->opts.hidden_dtype)
-        st = hum_expert_gemm_check_a_scale(FN, "hidden_scale", &moe->gate_up->plan.config, hidden_scale, m, &lds);
+        st = hum_expert_gemm_check_a_scale(fn, "hidden_scale", &moe->gate_up->plan.config, hidden_scale, m, &lds);
     else if (st == HUM_OK && hidden_scale)
-        st = hum_fail(HUM_ERR_INVALID_ARG, "%s: hidden_scale must be NULL for %s hidden", FN,
+        st = hum_fail(HUM_ERR_INVALID_ARG, "%s: hidden_scale must be NULL for %s hidden", fn,
                       hum_dtype_name(hidden_dtype));
+    /* the gate/up GEMM's own checks, made before anything is launched */
+    if (st == HUM_OK && moe->gate_up->a_vector && (((uintptr_t)hidden->data | (uintptr_t)(ldh * hidden_bytes)) & 15))
+        st = hum_fail(HUM_ERR_INVALID_ARG, "%s: hidden must be 16-byte aligned with a row stride that is a multiple "
+                      "of %d elements (got %p, stride %lld)", fn, (int)(16 / hidden_bytes), hidden->data, (long long)ldh);
+    if (st == HUM_OK && hidden_scale && hidden_scale->dtype == HUM_DTYPE_FLOAT32 && ((uintptr_t)hidden_scale->data & 3))
+        st = hum_fail(HUM_ERR_INVALID_ARG, "%s: hidden_scale must be 4-byte aligned (got %p)", fn, hidden_scale->data);
     if (st == HUM_OK)
-        st = hum_moe_check_tensor(FN, topk_ids, "topk_ids", HUM_DTYPE_INT32, HUM_DTYPE_INT64, m, top_k, 1, &ld);
+        st = hum_moe_check_tensor(fn, topk_ids, "topk_ids", HUM_DTYPE_INT32, HUM_DTYPE_INT64, m, top_k, 1, &ld);
     if (st == HUM_OK)
-        st = hum_moe_check_tensor(FN, topk_weights, "topk_weights", HUM_DTYPE_FLOAT32, 0, m, top_k, 1, &ld);
+        st = hum_moe_check_tensor(fn, topk_weights, "topk_weights", HUM_DTYPE_FLOAT32, 0, m, top_k, 1, &ld);
     if (st == HUM_OK)
-        st = hum_moe_check_tensor(FN, out, "out", moe->activation_dtype, 0, m, H, 0, &ldo);
+        st = hum_moe_check_tensor(fn, out, "out", moe->activation_dtype, 0, m, H, 0, &ldo);
     if (st != HUM_OK)
         return st;
     if (expert_map && (expert_map->memory != HUM_MEMORY_DEVICE || !expert_map->data ||
                        expert_map->dtype != HUM_DTYPE_INT32 || expert_map->rank != 1 ||
                        expert_map->shape[0] != e_global || expert_map->strides[0] > 1))
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: expert_map must be a contiguous device int32 tensor "
-                        "[%d] (the global experts)", e_global);
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s: expert_map must be a contiguous device int32 tensor "
+                        "[%d] (the global experts)", fn, e_global);
     if (m == 0)
         return HUM_OK;
     hum_moe_areas areas;
     const int64_t chunk = chunk_tokens(moe, ws, m, &areas);
     if (chunk < 1)
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward: the workspace of %lld bytes holds no token "
-                        "(hum_moe_workspace_size)", (long long)ws->bytes);
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s: the workspace of %lld bytes holds no token "
+                        "(hum_moe_workspace_size)", fn, (long long)ws->bytes);
     if (chunk < m && (first > HUM_MOE_STEP_ALIGN || last < HUM_MOE_STEP_COMBINE))
-        return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward_steps: steps %d..%d of %lld tokens need a workspace "
-                        "that holds them in one pass (it holds %lld)", first, last, (long long)m, (long long)chunk);
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s: steps %d..%d of %lld tokens need a workspace "
+                        "that holds them in one pass (it holds %lld)", fn, first, last, (long long)m, (long long)chunk);
 #define STEP(s) (st == HUM_OK && first <= (s) && (s) <= last)
 
     const int32_t ids64 = topk_ids->dtype == HUM_DTYPE_INT64;
@@ -227,7 +234,16 @@ hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstrea
             st = hum_moe_combine_launch(moe->combine, stream, moe->sm_count, H, &ca);
     }
 #undef STEP
-    return st == HUM_OK ? HUM_OK : hum_fail_context(st, "hum_moe_forward");
+    return st == HUM_OK ? HUM_OK : hum_fail_context(st, "%s", fn);
+}
+
+hum_status hum_moe_forward_steps(hum_moe *moe, hum_workspace *ws, struct CUstream_st *stream,
+                                 const hum_tensor *hidden, const hum_tensor *hidden_scale, const hum_tensor *topk_ids,
+                                 const hum_tensor *topk_weights, const hum_tensor *expert_map, const hum_tensor *out,
+                                 int32_t accumulate, int32_t first, int32_t last)
+{
+    return forward_steps("hum_moe_forward_steps", moe, ws, stream, hidden, hidden_scale, topk_ids, topk_weights,
+                         expert_map, out, accumulate, first, last);
 }
 
 hum_status hum_moe_forward(hum_moe *moe, hum_workspace *ws, struct CUstream_st *stream, const hum_tensor *hidden,
@@ -237,8 +253,8 @@ hum_status hum_moe_forward(hum_moe *moe, hum_workspace *ws, struct CUstream_st *
     if (moe && moe->opts.hidden_dtype)
         return hum_fail(HUM_ERR_INVALID_ARG, "%s: the layer takes hidden quantized to %s by the host, with its scales "
                         "(hum_moe_forward_quantized)", FN, hum_dtype_name(moe->opts.hidden_dtype));
-    return hum_moe_forward_steps(moe, ws, stream, hidden, NULL, topk_ids, topk_weights, expert_map, out, accumulate,
-                                 HUM_MOE_STEP_ALIGN, HUM_MOE_STEP_COMBINE);
+    return forward_steps(FN, moe, ws, stream, hidden, NULL, topk_ids, topk_weights, expert_map, out, accumulate,
+                         HUM_MOE_STEP_ALIGN, HUM_MOE_STEP_COMBINE);
 }
 
 hum_status hum_moe_forward_quantized(hum_moe *moe, hum_workspace *ws, struct CUstream_st *stream,
@@ -250,6 +266,6 @@ hum_status hum_moe_forward_quantized(hum_moe *moe, hum_workspace *ws, struct CUs
         return hum_fail(HUM_ERR_INVALID_ARG, "hum_moe_forward_quantized: the layer takes %s hidden (hum_moe_forward; "
                         "hum_moe_options.hidden_dtype makes a layer of quantized hidden)",
                         hum_dtype_name(moe->activation_dtype));
-    return hum_moe_forward_steps(moe, ws, stream, hidden, hidden_scale, topk_ids, topk_weights, expert_map, out,
-                                 accumulate, HUM_MOE_STEP_ALIGN, HUM_MOE_STEP_COMBINE);
+    return forward_steps("hum_moe_forward_quantized", moe, ws, stream, hidden, hidden_scale, topk_ids, topk_weights,
+                         expert_map, out, accumulate, HUM_MOE_STEP_ALIGN, HUM_MOE_STEP_COMBINE);
 }
