@@ -449,6 +449,22 @@ def test_a8_host_quantized_groups(grt, spec, group, output):
         layer(codes, x_scale=torch.ones(5, 1, device="cuda"))
 
 
+def moe_a8_reference(w13, w2, codes, scale, ids, weights, down_a):
+    """float64 MoE (silu, split gate/up) of hidden rows codes x scale (per token), the gate/up
+    output held as float16, the activation's float64 output made into what the down GEMM
+    multiplies by down_a."""
+    xq = (codes.double() * scale.double()).cpu().numpy()
+    i = w2.dequant(0).shape[1]
+    ref = np.zeros((xq.shape[0], w2.dequant(0).shape[0]))
+    for t in range(xq.shape[0]):
+        for j in range(ids.shape[1]):
+            k = int(ids[t, j])
+            gu = torch.from_numpy(w13.dequant(k) @ xq[t]).half().double().numpy()  # held as float16
+            gate, up = gu[:i], gu[i:]
+            ref[t] += float(weights[t, j]) * (w2.dequant(k) @ down_a(gate / (1 + np.exp(-gate)) * up))
+    return ref
+
+
 def test_moe_a8_config_override(tmp_path):
     """moe.activation = e4m3 in the deployment config: e4m3-weight experts run 8-bit A, the
     hidden rows and the activation's output quantized per token by the layer; against the
@@ -478,17 +494,12 @@ def test_moe_a8_config_override(tmp_path):
         moe(x, ids, weights, out=out)
         torch.cuda.synchronize()
         codes, scale = quantize_rows(x, "e4m3", True)
-        xq = (codes.double() * scale.double()).cpu().numpy()
-        ref = np.zeros((9, h))
-        for t in range(9):
-            for j in range(top_k):
-                k = int(ids[t, j])
-                gu = torch.from_numpy(w13.dequant(k) @ xq[t]).half().double().numpy()  # held as float16
-                gate, up = gu[:i], gu[i:]
-                act = torch.from_numpy(gate / (1 + np.exp(-gate)) * up).float().reshape(1, i)
-                c, s = quantize_rows(act, "e4m3", True)
-                ref[t] += float(weights[t, j]) * (w2.dequant(k) @ (c.double() * s.double()).numpy()[0])
-        assert rel_err(out, ref) < 1e-2
+
+        def e4m3_rows(act):  # the activation kernel's per-token e4m3 codes times their scales
+            c, s = quantize_rows(torch.from_numpy(act).float().reshape(1, -1), "e4m3", True)
+            return (c.double() * s.double()).numpy()[0]
+
+        assert rel_err(out, moe_a8_reference(w13, w2, codes, scale, ids, weights, e4m3_rows)) < 1e-2
 
 
 def test_moe_host_quantized_hidden(tmp_path):
@@ -517,15 +528,7 @@ def test_moe_host_quantized_hidden(tmp_path):
         out = torch.full((9, h), float("nan"), device="cuda", dtype=torch.float16)
         moe(codes, ids, weights, out=out, hidden_scale=scale)
         torch.cuda.synchronize()
-        xq = (codes.double() * scale.double()).cpu().numpy()
-        ref = np.zeros((9, h))
-        for t in range(9):
-            for j in range(top_k):
-                k = int(ids[t, j])
-                gu = torch.from_numpy(w13.dequant(k) @ xq[t]).half().double().numpy()  # held as float16
-                gate, up = gu[:i], gu[i:]
-                act = torch.from_numpy(gate / (1 + np.exp(-gate)) * up).half().double().numpy()
-                ref[t] += float(weights[t, j]) * (w2.dequant(k) @ act)
-        assert rel_err(out, ref) < 1e-2
+        half_rows = lambda act: torch.from_numpy(act).half().double().numpy()  # 16-bit A of the down GEMM
+        assert rel_err(out, moe_a8_reference(w13, w2, codes, scale, ids, weights, half_rows)) < 1e-2
         with pytest.raises(ValueError, match="pass its scales as hidden_scale"):
             moe(codes, ids, weights)
