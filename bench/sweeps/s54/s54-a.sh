@@ -1,6 +1,8 @@
 # timeout: 570
-# The next session's first call (prepared in session 53), on main's head: here first, build
-# (Release); the label cache .exp/label-cache.txz built in session 53 at 0e3912c still matches if no
+# The next session's first call (prepared in session 53), on main's head with
+# bench/sweeps/s54/moe-strided-hidden.patch applied (tests/gpu/moe_forward.c: host-quantized hidden
+# with rows of codes and scales a stride apart under chunking; compiled here, not yet run on a GPU:
+# commit it once the label passes): here first, git apply it, build (Release); the label cache .exp/label-cache.txz built in session 53 at 0e3912c still matches if no
 # kernel source, policy or test changed since (else tools/label-cache/build.sh build
 # .exp/label-cache.txz -j2, ~31 min on 2 cores); tools/pack-device.sh build .exp/build.tgz; cp
 # bench/sweeps/s54/s54-a.sh bench/sweeps/run-call.sh .exp/; OUT=$OUT bash .exp/run-call.sh s54-a with
