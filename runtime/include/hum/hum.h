@@ -1031,11 +1031,12 @@ hum_status hum_moe_forward(hum_moe *moe, hum_workspace *ws, struct CUstream_st *
  * hum_moe_forward of a layer whose host quantizes hidden itself (hum_moe_options.hidden_dtype
  * float8_e4m3fn or int8): hidden [M, H] holds the codes (row stride strides[0], 0: H, in
  * elements: 16-byte aligned with a row stride of a multiple of 16 when H % 16 == 0), and
- * hidden_scale their float32 scales, contiguous device memory: [M] (one per token,
- * hidden_group 0) or [M, ceil(H / hidden_group)] (row stride strides[0] >= that, 0: packed;
- * e8m0 bytes for hidden_group 32). code x scale is the value the gate/up GEMM multiplies. The
- * other tensors, out included, and the errors are hum_moe_forward's; a layer of 16-bit hidden
- * is refused (hum_moe_forward).
+ * hidden_scale their scales in device memory: float32 [M], contiguous (one per token,
+ * hidden_group 0), or [M, ceil(H / hidden_group)] with contiguous rows (row stride strides[0]
+ * at least that, 0: packed), float32 for groups of 128 and e8m0 bytes for 32; float32 scales
+ * 4-byte aligned. code x scale is the value the gate/up GEMM multiplies. The other tensors, out
+ * included, and the errors are hum_moe_forward's, hidden_scale's named too; a layer of 16-bit
+ * hidden is refused (hum_moe_forward).
  */
 hum_status hum_moe_forward_quantized(hum_moe *moe, hum_workspace *ws, struct CUstream_st *stream,
                                      const hum_tensor *hidden, const hum_tensor *hidden_scale,
@@ -1086,7 +1087,8 @@ typedef struct hum_moe_info {
     /* once prepared, what each GEMM's A runs as and why (hum_layer_dispatch.activation; the
      * config's a_dtype is the type): the deployment's moe.activation override, else the
      * checkpoint's scheme, else 16-bit, each falling back to what the GPU runs; 8-bit A is
-     * quantized per token by the layer (the hidden rows, and the activation's output) */
+     * quantized per token or per group along K by the layer (the hidden rows, unless the host
+     * quantized them: hidden_dtype; and the activation's output) */
     char gate_up_activation[1024];
     char down_activation[1024];
 } hum_moe_info;
