@@ -2,18 +2,12 @@
 # The next session's second call (prepared in session 53), on the same build as s54-a: issue 8's
 # other rows beside Humming, three rounds (the other weight types at M 128 / 1024 / 8192, Llama
 # shapes at M 128 / 1024), then, while time is left, the gpu label's Python side (pytest of the
-# binding's GPU tests). OUT=$OUT bash .exp/run-call.sh s54-b (cp bench/sweeps/s54/s54-b.sh .exp/).
+# binding's GPU tests). cp bench/sweeps/s54/s54-b.sh bench/sweeps/call-lib.sh .exp/, then
+# OUT=$OUT bash .exp/run-call.sh s54-b.
 set -u
-t0=$(date +%s)
-B=$(( $(head -1 .exp/s54-b.sh | sed "s/# timeout: //") - 10 ))
-left() { echo $((B - ($(date +%s) - t0))); }
-export PYTHONPATH=$PWD/python:${PYTHONPATH:-} HUM_LIBRARY=$PWD/build/runtime/libhum.so HUM_CACHE_DIR=/tmp/cache
-sbs() { # NAME CASES M [ARGS...]
-  [ $(left) -gt 40 ] || return
-  timeout $(($(left) - 5)) python3 -u bench/sweeps/side-by-side.py --out $R/sbs-$1.json --only $2 --m $3 \
-    --rounds 3 --floor '' "${@:4}" > $R/sbs-$1.txt 2>&1
-  echo "sbs $1 exit $? at $(($(date +%s) - t0)) s" >> $R/calls.txt
-}
+CALL=s54-b ROUNDS=3
+. .exp/call-lib.sh
+export HUM_CACHE_DIR=/tmp/cache
 sbs quant w4g128bf16,w4g128zp,w8ch,w2ch 128,1024,8192
 sbs llama llama-4096x4096,llama-14336x4096,llama-4096x14336 128,1024
 if [ $(left) -gt 60 ]; then

@@ -141,6 +141,9 @@ hum_status hum_expert_gemm_check_a_scale(const char *fn, const char *name, const
         return s ? hum_fail(HUM_ERR_INVALID_ARG, "%s: %s must be NULL for %s activations", fn, name, a) : HUM_OK;
     const int64_t groups = cfg->a_group ? (cfg->k + cfg->a_group - 1) / cfg->a_group : 0;
     const hum_dtype dtype = hum_gemm_a_scale_dtype(cfg);
+    /* float32 scales are read a word at a time */
+    if (s && s->data && s->dtype == HUM_DTYPE_FLOAT32 && ((uintptr_t)s->data & 3))
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s: %s must be 4-byte aligned (got %p)", fn, name, s->data);
     if (groups) {
         if (!s || s->memory != HUM_MEMORY_DEVICE || !s->data || s->dtype != dtype || s->rank != 2 ||
             s->shape[0] != rows || s->shape[1] != groups || (s->strides[1] != 0 && s->strides[1] != 1) ||
@@ -160,6 +163,16 @@ hum_status hum_expert_gemm_check_a_scale(const char *fn, const char *name, const
     return HUM_OK;
 }
 
+hum_status hum_expert_gemm_check_a_align(const char *fn, const char *name, const hum_layer *gemm, const void *a,
+                                        int64_t lda)
+{
+    const int a_bytes = hum_gemm_a8(&gemm->plan.config) ? 1 : 2;
+    if (gemm->a_vector && (((uintptr_t)a | (uintptr_t)(lda * a_bytes)) & 15))
+        return hum_fail(HUM_ERR_INVALID_ARG, "%s: %s must be 16-byte aligned with a row stride that is a multiple of %d "
+                        "elements (got %p, stride %lld)", fn, name, 16 / a_bytes, a, (long long)lda);
+    return HUM_OK;
+}
+
 hum_status hum_expert_gemm_forward_in(hum_layer *gemm, hum_workspace *ws, int64_t bytes, struct CUstream_st *stream,
                                       const hum_tensor *a, const hum_tensor *a_scale, const hum_tensor *c,
                                       const hum_expert_routing *r)
@@ -175,10 +188,8 @@ hum_status hum_expert_gemm_forward_in(hum_layer *gemm, hum_workspace *ws, int64_
         (st = hum_layer_check_tensor(FN, c, "c", cfg->c_dtype, cfg->n, &ldc)) != HUM_OK ||
         (st = hum_expert_gemm_check_a_scale(FN, "a_scale", cfg, a_scale, a->shape[0], &a_scale_ld)) != HUM_OK)
         return st;
-    const int a_bytes = hum_gemm_a8(cfg) ? 1 : 2;
-    if (gemm->a_vector && (((uintptr_t)a->data | (uintptr_t)(lda * a_bytes)) & 15))
-        return hum_fail(HUM_ERR_INVALID_ARG, "%s: a must be 16-byte aligned with a row stride that is a multiple of %d "
-                        "elements (got %p, stride %lld)", FN, 16 / a_bytes, a->data, (long long)lda);
+    if ((st = hum_expert_gemm_check_a_align(FN, "a", gemm, a->data, lda)) != HUM_OK)
+        return st;
     if (cfg->n % 2 == 0 && (((uintptr_t)c->data | (uintptr_t)(ldc * 2)) & 3))
         return hum_fail(HUM_ERR_INVALID_ARG, "%s: c must be 4-byte aligned with an even row stride (got %p, stride "
                         "%lld)", FN, c->data, (long long)ldc);

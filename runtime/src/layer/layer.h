@@ -151,10 +151,15 @@ hum_status hum_gemm_launch(const hum_dispatch_entry *e, hum_workspace *ws, struc
 /* 8-bit A's scales `name` for function fn: float32 device [rows], one per row of A, or with
  * activation groups [rows, ceil(K / a_group)] of hum_gemm_a_scale_dtype (e8m0 bytes for MXFP8's
  * groups of 32, the groups the expert GEMMs take), row r's for the rows that read row r of A
- * (16-bit A: none, s must be NULL); *ld: elements from one row's scales to the next.
- * HUM_ERR_INVALID_ARG naming what was expected. */
+ * (16-bit A: none, s must be NULL); float32 scales 4-byte aligned; *ld: elements from one row's
+ * scales to the next. HUM_ERR_INVALID_ARG naming what was expected. */
 hum_status hum_expert_gemm_check_a_scale(const char *fn, const char *name, const hum_layer_config *cfg,
                                         const hum_tensor *s, int64_t rows, int64_t *ld);
+
+/* A's alignment for the expert GEMM `gemm` (its `a_vector` copies: 16-byte rows) at address a
+ * with row stride lda (elements of its A type), for function fn naming it `name`. */
+hum_status hum_expert_gemm_check_a_align(const char *fn, const char *name, const hum_layer *gemm, const void *a,
+                                        int64_t lda);
 
 /* hum_expert_gemm_forward through the first `bytes` of ws (at most ws->bytes): the locks and
  * the partial tiles of the table in force, or, where they do not fit there, none (every tile

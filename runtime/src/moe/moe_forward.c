@@ -135,12 +135,9 @@ static hum_status forward_steps(const char *fn, hum_moe *moe, hum_workspace *ws,
     else if (st == HUM_OK && hidden_scale)
         st = hum_fail(HUM_ERR_INVALID_ARG, "%s: hidden_scale must be NULL for %s hidden", fn,
                       hum_dtype_name(hidden_dtype));
-    /* the gate/up GEMM's own checks, made before anything is launched */
-    if (st == HUM_OK && moe->gate_up->a_vector && (((uintptr_t)hidden->data | (uintptr_t)(ldh * hidden_bytes)) & 15))
-        st = hum_fail(HUM_ERR_INVALID_ARG, "%s: hidden must be 16-byte aligned with a row stride that is a multiple "
-                      "of %d elements (got %p, stride %lld)", fn, (int)(16 / hidden_bytes), hidden->data, (long long)ldh);
-    if (st == HUM_OK && hidden_scale && hidden_scale->dtype == HUM_DTYPE_FLOAT32 && ((uintptr_t)hidden_scale->data & 3))
-        st = hum_fail(HUM_ERR_INVALID_ARG, "%s: hidden_scale must be 4-byte aligned (got %p)", fn, hidden_scale->data);
+    /* the gate/up GEMM's alignment rule, checked before anything is launched */
+    if (st == HUM_OK)
+        st = hum_expert_gemm_check_a_align(fn, "hidden", moe->gate_up, hidden->data, ldh);
     if (st == HUM_OK)
         st = hum_moe_check_tensor(fn, topk_ids, "topk_ids", HUM_DTYPE_INT32, HUM_DTYPE_INT64, m, top_k, 1, &ld);
     if (st == HUM_OK)
