@@ -43,6 +43,11 @@ int64_t hum_moe_gated(int32_t activation);
  * groups, as the host passes them (a_fixed), C in the activation dtype. */
 hum_layer_options hum_moe_gemm_options(const hum_moe *moe, int gate_up);
 
+/* Whether the layer makes its gate/up GEMM's A from the host's 16-bit hidden rows (quantized, or
+ * rounded through mxfp8) into the workspace's hidden area: never when the host quantized them
+ * (hum_moe_options.hidden_dtype). The prepared layer only. */
+int hum_moe_makes_hidden(const hum_moe *moe);
+
 /* Whether a spec is one hum_moe_spec_parse could give (its rules, for a spec a caller built):
  * HUM_ERR_INVALID_ARG naming the field and what it takes (experts 1..HUM_MOE_SPEC_MAX_EXPERTS,
  * top_k up to experts, the enums in range, the projection's spec, an even n for gated

@@ -170,7 +170,7 @@ static hum_status forward_steps(const char *fn, hum_moe *moe, hum_workspace *ws,
      * token (or group), or 16-bit A rounded through mxfp8 (a_round): the hidden rows before the
      * gate/up GEMM, the activation's output inside it */
     const int up8 = hum_gemm_a8(&moe->gate_up->plan.config), down8 = hum_gemm_a8(&moe->down->plan.config);
-    const int up_made = hum_gemm_quantizes_a(&moe->gate_up->plan.config) && !moe->opts.hidden_dtype;
+    const int up_made = hum_moe_makes_hidden(moe);
     const hum_layer_config *down_cfg = &moe->down->plan.config;
     const int64_t act_ld = hum_moe_act_scale_ld(down_cfg);
     char *base = ws->base;

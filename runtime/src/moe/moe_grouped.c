@@ -94,7 +94,7 @@ hum_status hum_moe_forward_grouped(hum_moe *moe, hum_workspace *ws, struct CUstr
     const hum_tensor s2 = hum_moe_act_scales(&moe->down->plan.config, act_scale, rows);
     const hum_tensor c2 = {.data = out->data, .dtype = moe->activation_dtype, .rank = 2, .shape = {rows, H},
                            .strides = {ldo, 1}, .memory = HUM_MEMORY_DEVICE};
-    if (hum_gemm_quantizes_a(&moe->gate_up->plan.config))
+    if (hum_moe_makes_hidden(moe))
         st = hum_moe_quantize_hidden(moe, made, stream, hidden->data, ldh, rows, &a1, &s1);
     if (st == HUM_OK)
         st = hum_expert_gemm_forward_in(moe->gate_up, ws, areas.gemm, stream, &a1, up8 ? &s1 : NULL, &c1, &r);

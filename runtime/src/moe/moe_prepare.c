@@ -273,6 +273,11 @@ int64_t hum_moe_max_tokens(const hum_moe *moe)
     return most < sized ? most : sized;
 }
 
+int hum_moe_makes_hidden(const hum_moe *moe)
+{
+    return hum_gemm_quantizes_a(&moe->gate_up->plan.config) && !moe->opts.hidden_dtype;
+}
+
 void hum_moe_areas_past(const hum_moe *moe, int64_t gemm, int64_t m, hum_moe_areas *areas)
 {
     const int indexed = moe->opts.gemm_type == HUM_GEMM_MOE_INDEXED;
@@ -288,8 +293,7 @@ void hum_moe_areas_past(const hum_moe *moe, int64_t gemm, int64_t m, hum_moe_are
     areas->hidden = areas->gemm;
     /* grouped: no routing layout, and the down GEMM writes out itself; an 8-bit down GEMM's A
      * is the activation's codes and their scales (per row, or per group of columns) */
-    const int made = hum_gemm_quantizes_a(up) && !moe->opts.hidden_dtype; /* the host's codes need no area */
-    areas->route = areas->hidden + (made ? hum_workspace_rows_bytes(up, indexed ? m : rows) : 0);
+    areas->route = areas->hidden + (hum_moe_makes_hidden(moe) ? hum_workspace_rows_bytes(up, indexed ? m : rows) : 0);
     areas->inter =
         areas->route + (indexed ? hum_moe_route_bytes(rows, (int32_t)moe->experts, moe->block_m_max) : 0);
     areas->act = areas->inter + hum_workspace_round_up(rows * hum_moe_gated(moe->opts.activation) * I * 2);
