@@ -24,8 +24,9 @@
  * experts (e4m3 weights in 128 x 128 blocks, A quantized per 1 x 128 group by the layer) and W4A8
  * with group-128 weight scales, applied where the e4m3 accumulators are promoted. Hidden the host
  * quantized itself (hum_moe_options.hidden_dtype, hum_moe_forward_quantized: e4m3 per token, per
- * 1 x 128 group and MXFP8's e8m0 per 32, int8 per token), the codes and scales from the layers' CPU twin, against the
- * same reference; the forwards' refusals of the wrong hidden, hidden_scale or entry point.
+ * 1 x 128 group and MXFP8's e8m0 per 32, int8 per token; rows of codes and of group scales
+ * packed, and a stride apart past their length under chunking), the codes and scales from the
+ * layers' CPU twin, against the same reference; the forwards' refusals of the wrong hidden, hidden_scale or entry point.
  * Policy reloads of a prepared layer (case "silu reload bf16"): a site policy giving its GEMMs
  * another block_m than the tables in force, or different block_m to each, refused with the old
  * tables kept and forwards right; one that changes only the stages taken.
@@ -218,6 +219,7 @@ static hum_tensor dev(void *p, hum_dtype t, int rank, int64_t r, int64_t c)
 typedef struct dbatch {
     void *x, *ids, *w, *out;
     void *xs; /* the host-quantized hidden's scales (hum_moe_options.hidden_dtype), else NULL */
+    int64_t ldq, lds; /* their row strides in elements: codes, and scales in groups */
     int32_t ids64;
 } dbatch;
 
@@ -262,23 +264,37 @@ static int upload(const fixture *f, const batch *b, int32_t ids64, dbatch *d)
     for (int64_t i = 0; i < m * k; i++)
         ids[i] = b->ids[i];
     int ok = hum_device_alloc(0, (size_t)(m * h + 8) * 2, &d->x) == HUM_OK &&
-                   hum_device_alloc(0, (size_t)(m * k + 1) * 8, &d->ids) == HUM_OK &&
-                   hum_device_alloc(0, (size_t)(m * k + 1) * 4, &d->w) == HUM_OK &&
-                   hum_device_alloc(0, (size_t)(m * h + 8) * 2, &d->out) == HUM_OK &&
-                   hum_memcpy_htod(d->x, b->x_codes, (size_t)(m * h) * 2) == HUM_OK &&
-                   hum_memcpy_htod(d->ids, ids64 ? (void *)ids : (void *)b->ids, (size_t)(m * k) * (ids64 ? 8 : 4)) ==
-                       HUM_OK &&
-                   hum_memcpy_htod(d->w, b->w, (size_t)(m * k) * 4) == HUM_OK;
+             hum_device_alloc(0, (size_t)(m * k + 1) * 8, &d->ids) == HUM_OK &&
+             hum_device_alloc(0, (size_t)(m * k + 1) * 4, &d->w) == HUM_OK &&
+             hum_device_alloc(0, (size_t)(m * h + 8) * 2, &d->out) == HUM_OK &&
+             hum_memcpy_htod(d->x, b->x_codes, (size_t)(m * h) * 2) == HUM_OK &&
+             hum_memcpy_htod(d->ids, ids64 ? (void *)ids : (void *)b->ids, (size_t)(m * k) * (ids64 ? 8 : 4)) ==
+                 HUM_OK &&
+             hum_memcpy_htod(d->w, b->w, (size_t)(m * k) * 4) == HUM_OK;
     free(ids);
     if (ok && f->opts.hidden_dtype) {
-        /* the codes over the 16-bit rows' allocation (half of it), their scales beside */
+        /* the codes over the 16-bit rows' allocation (half of it), their scales beside; for M a
+         * multiple of 3 (150, 300: chunks of 70) rows 16 codes and, in groups, 3 scales apart
+         * from their length */
+        const int strided = m % 3 == 0;
+        const int64_t groups = hidden_groups(f->c), sb = f->c->a_group == 32 ? 1 : 4;
+        d->ldq = strided ? h + 16 : h;
+        d->lds = f->c->a_group && strided ? groups + 3 : groups;
         const size_t scales = hidden_scale_bytes(f->c, m);
-        uint8_t *q = malloc((size_t)(m * h) + 1);
-        void *sc = malloc(scales + 4);
-        ok = q && sc && quantize_hidden(f, b, q, sc) && hum_device_alloc(0, scales + 4, &d->xs) == HUM_OK &&
-             hum_memcpy_htod(d->x, q, (size_t)(m * h)) == HUM_OK && hum_memcpy_htod(d->xs, sc, scales) == HUM_OK;
+        uint8_t *q = malloc((size_t)(m * h) + 1), *qs = calloc((size_t)(m * d->ldq) + 1, 1);
+        char *sc = malloc(scales + 4), *ss = calloc((size_t)(m * d->lds * sb) + 4, 1);
+        ok = q && qs && sc && ss && quantize_hidden(f, b, q, sc);
+        for (int64_t r = 0; ok && r < m; r++) {
+            memcpy(qs + r * d->ldq, q + r * h, (size_t)h);
+            memcpy(ss + r * d->lds * sb, sc + r * groups * sb, (size_t)(groups * sb));
+        }
+        ok = ok && hum_device_alloc(0, (size_t)(m * d->lds * sb) + 4, &d->xs) == HUM_OK &&
+             hum_memcpy_htod(d->x, qs, (size_t)(m * d->ldq)) == HUM_OK &&
+             hum_memcpy_htod(d->xs, ss, (size_t)(m * d->lds * sb)) == HUM_OK;
         free(q);
+        free(qs);
         free(sc);
+        free(ss);
     }
     return QUANT_CHECK(ok, "upload M %lld: %s", (long long)m, hum_last_error());
 }
@@ -301,9 +317,12 @@ static hum_status forward(const fixture *f, hum_workspace *ws, CUstream stream, 
     const hum_tensor w = dev(d->w, HUM_DTYPE_FLOAT32, 2, m, k);
     const hum_tensor map = dev(f->d_map, HUM_DTYPE_INT32, 1, f->c->e_global, 0);
     if (f->opts.hidden_dtype) {
-        const hum_tensor q = dev(d->x, f->opts.hidden_dtype, 2, m, h);
+        hum_tensor q = dev(d->x, f->opts.hidden_dtype, 2, m, h);
+        q.strides[0] = d->ldq;
         const hum_dtype sd = hidden_scale_dtype(f->c);
-        const hum_tensor s = f->c->a_group ? dev(d->xs, sd, 2, m, hidden_groups(f->c)) : dev(d->xs, sd, 1, m, 0);
+        hum_tensor s = f->c->a_group ? dev(d->xs, sd, 2, m, hidden_groups(f->c)) : dev(d->xs, sd, 1, m, 0);
+        if (f->c->a_group)
+            s.strides[0] = d->lds;
         return hum_moe_forward_quantized(f->moe, ws, stream, &q, &s, &ids, &w, use_map ? &map : NULL, &out,
                                          accumulate);
     }
