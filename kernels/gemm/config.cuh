@@ -59,13 +59,14 @@ constexpr bool kScalesStaged = kHasScale && (!kA8 || kFoldScales);
 // read the layer's scales (gemm/dequant.cuh, kFp4Path).
 static_assert(!kFoldWindow || kFoldScales, "hum_constants.h: kFoldWindow without folded scales");
 // K-group scales (gemm/kscale.cuh): e4m3 A with a scale per row and group of kAGroup columns
-// (1 x 128 FP8 block-wise; 1 x 32 e8m0 MXFP8), and e4m3 or uint4 weights with float32 scales
-// per group of kGroup along K (FP8 block-wise 128 x 128, as float32 rows [K groups][N]). They
-// change along K, so they multiply the accumulators where those are promoted, not in the
-// epilogue; the epilogue keeps what does not change along K (A's per-token scale, channel
-// factors).
+// (1 x 128 FP8 block-wise; 1 x 32 e8m0 MXFP8), and weights under 8-bit A with float32 scales
+// per group of kGroup along K (FP8 block-wise 128 x 128; W4A8's uint4 and int8 A's uint8 groups),
+// as float32 rows [K groups][N]. They change along K, so they multiply the accumulators where
+// those are promoted, not in the epilogue; the epilogue keeps what does not change along K (A's
+// per-token scale, channel factors). int8 products promote their exact int32 sums into float32
+// totals (a group of 128 sums at most 128 x 127 x 128 < 2^24: exact as a float).
 constexpr bool kAGroupScales = kAFp8 && kAGroup > 0;
-constexpr bool kBlockScales = kAFp8 && kHasScale && kGroup < kK && !kFoldScales;
+constexpr bool kBlockScales = kA8 && kHasScale && kGroup < kK && !kFoldScales;
 constexpr bool kKScales = kAGroupScales || kBlockScales;
 constexpr bool kEpilogueScale = kA8 && kHasScale && !kBlockScales;
 
@@ -74,9 +75,10 @@ constexpr int kKK = kWK / kKStep;  // MMA steps per warp and stage
 // kPromoteK of K (the tuning's promote_k, by default 128, or the smaller K group of K-group
 // scales; and at the end of each stage, or of every kPromoteStages stages when the period spans
 // several) the accumulators are added to float32 totals, times the period's K-group scales, and
-// reset. A period at or above K (kPromoteEvery = kK) is none: one accumulator set.
+// reset. A period at or above K (kPromoteEvery = kK) is none: one accumulator set. int8's exact
+// sums are promoted only where K-group scales change, in the same periods.
 constexpr int kPromoteEveryK = kPromoteEvery > 0 ? kPromoteEvery : 128;
-constexpr bool kPromote = kAFp8 && (kKScales || kPromoteEveryK < kK);
+constexpr bool kPromote = kKScales || (kAFp8 && kPromoteEveryK < kK);
 constexpr int kAGroupK = kAGroupScales && kAGroup < kPromoteEveryK ? kAGroup : kPromoteEveryK;
 constexpr int kBGroupK = kBlockScales && kGroup < kPromoteEveryK ? kGroup : kPromoteEveryK;
 constexpr int kPromoteK = kAGroupK < kBGroupK ? kAGroupK : kBGroupK;

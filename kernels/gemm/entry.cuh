@@ -83,10 +83,11 @@ HUM_DEV void promote(int &acc, int &total)
     acc = 0;
 }
 
-// total += acc * f, then acc = 0 (K-group scales: f is the period's, gemm/kscale.cuh).
+// total += acc * f, then acc = 0 (K-group scales: f is the period's, gemm/kscale.cuh); int8
+// products' int32 sums sit in the float registers as their bits (mma/mma_sync.cuh).
 HUM_DEV void promote(float &acc, float &total, float f)
 {
-    total = fmaf(acc, f, total);
+    total = fmaf(kAInt8 ? static_cast<float>(__float_as_int(acc)) : acc, f, total);
     acc = 0.f;
 }
 

@@ -7,7 +7,7 @@
 // instead, kScaleAcc), the float accumulators are multiplied by `out_factor` (global scale and
 // exponent bookkeeping) and the bias is added in the epilogue. 8-bit A (e4m3, int8) multiplies the
 // 8-bit codes as they are (m16n8k32), and the epilogue multiplies in A's row scale and the weight's
-// channel scale too; scales that change along K (FP8 block-wise, MXFP8: gemm/kscale.cuh) multiply
+// channel scale too; scales that change along K (FP8 block-wise, MXFP8, W4A8 groups: gemm/kscale.cuh) multiply
 // the float32 accumulators each time they are promoted instead. A multi-stage cp.async pipeline
 // streams A, B, scales and zero points; persistent CTAs follow gemm/schedule.cuh. Warps of 8 rows
 // (kSwapAB) run each product transposed, C^T = W A^T: the weights are the MMA's m16 operand and A's
@@ -558,7 +558,7 @@ HUM_DEV void write_c(const hum_gemm_args &args, const Block &blk, int n0, int wm
 HUM_DEV void epilogue(const hum_gemm_args &args, const Rows &rows, const Schedule &sch, int tile, u8 *smem, int tid,
                       int wm, int wn, int wk, int wmn, int lane, float (&acc)[kMI][kAccJ][4])
 {
-    if constexpr (kAInt8)
+    if constexpr (kAInt8 && !kTotals)  // promoted sums are floats already
         ints_to_floats<kAccE>(&acc[0][0][0]);
     if constexpr (kWarpsK > 1) {
         constexpr int E = kAccE;

@@ -47,7 +47,7 @@
 // 8-bit A (e4m3, int8) runs the k32 wgmma on the 8-bit codes as they are (the lane's words of
 // two k16 rows are one fragment, kernels/prep/repack.cu), int8 into int32 accumulators; the
 // epilogue multiplies in A's row scales and the weight's channel scales, and scales that change
-// along K (FP8 block-wise, MXFP8: gemm/kscale.cuh) multiply the accumulators at each promotion,
+// along K (FP8 block-wise, MXFP8, W4A8 groups: gemm/kscale.cuh) multiply the accumulators at each promotion,
 // read from the stage, which carries them beside the codes.
 //
 // The argument: kernels/contract/gemm_args.h; A is read through a_map only (a, lda and k_perm
@@ -208,6 +208,9 @@ struct AccType<true> {
     using type = int;
 };
 using Acc = AccType<kAInt8>::type;
+// The sums the epilogue takes: the accumulators, or the float32 totals they are promoted into
+// (int8's too, with K-group scales).
+using Sum = AccType<kAInt8 && !kPromote>::type;
 // Promotion periods under 128 of K (A groups of 32, weight groups of 64): waiting for every group
 // before each promotion would leave the tensor cores idle while the math warps scale and add, once
 // per k32 step at period 32. So period q of a stage accumulates into set q % 2, and set (q - 1) % 2
@@ -234,7 +237,7 @@ constexpr int kAccBudget = kSpecialised && kCtasPerSm == 1 && (!kKScales || kSta
 constexpr int kSets = kPingPong || kStageSets ? 2 : 1;
 constexpr int kStageRun = 4;
 // The totals in registers (kPromote; unused words else).
-using Totals = Acc[kSlabs][kAcc];  // kSmemTotals: the first kRegTotals of each slab's
+using Totals = Sum[kSlabs][kAcc];  // kSmemTotals: the first kRegTotals of each slab's
 // (promoted only at stage ends: `fresh` overwrites the accumulators at a stage's first step alone)
 static_assert(!kSmemTotals || (kSpecialised && kPromote && !kKScales && !kPingPong && kAcc % 8 == 0 && kPromoteK >= kBK),
               "totals in shared memory: warp-specialised e4m3 accumulators promoted every block K or more");
@@ -602,6 +605,18 @@ HUM_DEV void add_totals(Acc (&acc)[kSlabs][kAcc], const Totals &total, u32 base,
 // Whether a segment's last stage promotes its accumulators: not with kSmemTotals, whose totals are
 // added to them instead (add_totals).
 constexpr bool kPromoteLast = !kSmemTotals;
+
+// A segment's sums for the epilogue: its totals where its accumulators were promoted into
+// registers, else its accumulators (kSmemTotals: with the totals added, add_totals). (a template:
+// the branch not taken names a type Sum may not be)
+template <typename T>
+HUM_DEV auto &segment_sums(Totals &total, T (&acc)[kSlabs][kAcc])
+{
+    if constexpr (kPromote && !kSmemTotals)
+        return total;
+    else
+        return acc;
+}
 
 // One wgmma of the A type: 16-bit A's k16 on dequantized fragments, 8-bit A's k32 on the codes
 // (scale_d 0: d overwritten, mma/wgmma.cuh).
@@ -1082,7 +1097,7 @@ HUM_DEV CFactors c_factors(const hum_gemm_args &args, const Block &blk, int n0, 
 // N. One stmatrix stores what four 16-bit stores a thread did (a 128 x 128 tile: 64 -> 16 a thread;
 // W4A8 MXFP4's 256-row epilogues spill 16-24 bytes with it, outside their main loops).
 template <int R0, int R1>
-HUM_DEV void stage_c(u32 cbase, const CFactors &f, int wg, int w, int lane, const Acc (&acc)[kSlabs][kAcc])
+HUM_DEV void stage_c(u32 cbase, const CFactors &f, int wg, int w, int lane, const Sum (&acc)[kSlabs][kAcc])
 {
     const int t = lane & 3;
     // lane 8 h + r (lanes 16..31 repeat 0..15): token r of the block, the chunk of columns
@@ -1185,11 +1200,11 @@ HUM_DEV void write_c(const hum_gemm_args &args, u32 cbase, const Block &blk, int
 // every path, once the thread has read the tile for the last time (kCInStage: its release).
 template <typename Done>
 HUM_DEV void epilogue(const hum_gemm_args &args, const Schedule &sch, const Block &blk, int tile, int n0, u32 base,
-                      int cslot, int tid, int wg, int w, int lane, Acc (&acc)[kSlabs][kAcc], Done &&done)
+                      int cslot, int tid, int wg, int w, int lane, Sum (&acc)[kSlabs][kAcc], Done &&done)
 {
     const Slice sl = sch.slice_of(tile);
     if constexpr (kSumInWorkspace) {
-        if (!streamk_fixup<kMathThreads>(args, sch, sl, tid, tid, reinterpret_cast<Acc(&)[kSlabs * kAcc]>(acc))) {
+        if (!streamk_fixup<kMathThreads>(args, sch, sl, tid, tid, reinterpret_cast<Sum(&)[kSlabs * kAcc]>(acc))) {
             done();
             return;
         }
@@ -1324,8 +1339,8 @@ HUM_GEMM_KERNEL(hum_gemm_wgmma)
         if constexpr (kSmemTotals)
             add_totals(acc[0], total, base, tid);
         const int cslot = (g0 + len - 1) % kStages;
-        epilogue(args, sch, blk, wk.tile, nb * kBN, base, cslot, tid, wg, w, lane,
-                 kPromote && !kSmemTotals ? total : acc[0], [&, l = lane] {
+        epilogue(args, sch, blk, wk.tile, nb * kBN, base, cslot, tid, wg, w, lane, segment_sums(total, acc[0]),
+                 [&, l = lane] {
                      if constexpr (kCInStage)
                          release_c_slot(base, cslot, l);
                  });

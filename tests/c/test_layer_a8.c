@@ -1,6 +1,7 @@
 /* Layers of 8-bit activations on the CPU: hum_layer_options resolved and checked (dtypes, output
  * dtype, activation groups), C's rules for which targets, weights and scales take 8-bit A, and
- * NVRTC compiles of every 8-bit-A variant (W8A8 e4m3 and int8, W4A8 uint4, MXFP4) the built-in policies
+ * NVRTC compiles of every 8-bit-A variant (W8A8 e4m3 and int8, W4A8 uint4 per channel and, with
+ * int8 A, in groups along K; int8 x uint8 groups, MXFP4) the built-in policies
  * give on sm_80, sm_86, sm_89 and sm_90a (the archs that refuse it name the rule), and on sm_90a
  * warp-specialised (wgmma_ws) with the workspace sums; stream-K with 8-bit A only where its
  * slices sum in the workspace (tuning field stream_k_sum), which sm_90a's built-in table asks
@@ -315,6 +316,7 @@ int main(void)
     const char *e4m3 = "n=4096,k=4096,w=e4m3,a=float16", *e4m3_tensor = "n=1000,k=4096,w=e4m3,scale=tensor";
     const char *u8 = "n=4096,k=4096,w=uint8,a=float16", *u8_bias = "n=1000,k=2064,w=uint8,bias=1,scale=float32";
     const char *u4 = "n=4096,k=4096,w=uint4", *mxfp4 = "n=4096,k=4096,w=e2m1,group=32,scale=e8m0";
+    const char *u4_g128 = "n=4096,k=4096,w=uint4,group=128";
 
     /* every variant of the built-in policies, on the archs that run it */
     static const char *const fp8_archs[] = {"sm_89", "sm_90a"};
@@ -360,6 +362,10 @@ int main(void)
         compile(rt, u8_bias, i8_bf16, int8_archs[a], HUM_OK, NULL);
         compile(rt, "n=8192,k=512,w=uint8", i8, int8_archs[a], HUM_OK, NULL);
         QUANT_CHECK(compile(rt, u4, i8, int8_archs[a], HUM_OK, NULL) >= 1, "W4A8 int8 table");
+        /* weight groups along K promoted from int32 (128; 32: ping-pong sets on wgmma) */
+        QUANT_CHECK(compile(rt, u4_g128, i8, int8_archs[a], HUM_OK, NULL) >= 1, "W4A8 int8 g128 table");
+        compile(rt, "n=1000,k=2064,w=uint4,group=32,scale=float32,bias=1", i8_bf16, int8_archs[a], HUM_OK, NULL);
+        compile(rt, "n=4096,k=4096,w=uint8,group=64", i8, int8_archs[a], HUM_OK, NULL);
     }
 
     check_fold_window(rt);
@@ -379,6 +385,7 @@ int main(void)
     compile_ws(u4, fp8);
     compile_ws(u8_bias, i8_bf16);
     compile_ws(u4, i8);
+    compile_ws(u4_g128, i8);
 
     /* the targets without the instruction */
     compile(rt, e4m3, fp8, "sm_86", HUM_ERR_UNSUPPORTED, "float8_e4m3fn activations need sm_89");
@@ -396,7 +403,7 @@ int main(void)
     compile(rt, "n=256,k=256,w=e2m1,group=16,scale=e8m0", fp8, "sm_90a", HUM_ERR_UNSUPPORTED, "groups of 16 along K");
     compile(rt, u8, fp8, "sm_90a", HUM_ERR_UNSUPPORTED, "uint8 weights with float8_e4m3fn");
     compile(rt, e4m3, i8, "sm_90a", HUM_ERR_UNSUPPORTED, "float8_e4m3fn weights with int8");
-    compile(rt, "n=256,k=256,w=uint8,group=64", i8, "sm_90a", HUM_ERR_UNSUPPORTED, "groups of 64 along K");
+    compile(rt, "n=256,k=256,w=uint8,group=16", i8, "sm_90a", HUM_ERR_UNSUPPORTED, "16 (weight, along K) columns");
     compile(rt, "n=256,k=256,w=uint8,zp=int", i8, "sm_90a", HUM_ERR_UNSUPPORTED, "a zero point");
     compile(rt, "n=256,k=256,w=uint8,actorder=1", i8, "sm_90a", HUM_ERR_UNSUPPORTED, "act-order");
     compile(rt, "n=256,k=200,w=uint8", i8, "sm_90a", HUM_ERR_UNSUPPORTED, "multiple of 16");

@@ -81,8 +81,12 @@ int main(void)
         expect(rt, "n=256,k=512,w=e2m1,group=16,scale=e4m3,global=1,a=e4m3", "sm_90a", BF,
                "fallback from e4m3 per token, the checkpoint's",
                "e8m0 groups of a multiple of 32 with float4_e2m1 weights and float8_e4m3fn activations))");
-        /* W4A8 with grouped int4 weights has no kernel here: 16-bit, the rule named */
-        expect(rt, "n=256,k=512,w=uint4,group=128,a=int8", "sm_90a", BF, "fallback from int8", "with int8 activations");
+        /* W4A8 with grouped int4 weights runs int8 per token (the groups promoted from int32), from
+         * sm_80; uint4 groups of 16 have no kernel: 16-bit, the rule named */
+        expect(rt, "n=256,k=512,w=uint4,group=128,a=int8", "sm_90a", I8, "int8 per token", "the checkpoint's");
+        expect(rt, "n=256,k=512,w=uint4,group=128,a=int8,out=float16", "sm_80", I8, "int8 per token", NULL);
+        expect(rt, "n=256,k=512,w=uint4,group=16,a=int8", "sm_90a", BF, "fallback from int8",
+               "16 (weight, along K) columns with int8 activations");
         /* mxfp8 as the checkpoint's scheme: rounded by the layer, computed in the output's 16-bit type
          * (no block-scaled MMA before sm_100); 1x128 groups (kernels/gemm/kscale.cuh) run from sm_89 */
         expect_rounded(rt, "n=256,k=512,w=e4m3,a=mxfp8", "sm_90a", BF,

@@ -1,6 +1,7 @@
 /* GEMMs of 8-bit activations on a GPU: e4m3 x e4m3, int8 x uint8 (around 128) and e4m3 or int8
  * x uint4 (around 8, W4A8) and e4m3 x e2m1 weights, with MXFP4's e8m0 group scales folded in, or
- * channel (float16, bfloat16, float32 scales) and tensor weight scales, per-token and per-tensor
+ * channel (float16, bfloat16, float32 scales), tensor, or uint4 / uint8 group weight scales along K
+ * (32, 64, 128: applied where the accumulators are promoted), per-token and per-tensor
  * activation scales, bias, float16 and bfloat16 output, at M across the policy's ranges (1, 7, 48,
  * 200, 520); then at M = 1 and 200 with stream-K on, its slices summed in the workspace
  * (stream_k_sum, a site policy over the built-in tables on the plain wgmma kernel; K = 8192 at
@@ -372,6 +373,12 @@ int main(int argc, char **argv)
         {"n=1000,k=2064,w=uint4,a=bfloat16,scale=float32,bias=1", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 0, 0, 0},
         {"n=1024,k=1024,w=uint4", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16, 0, 0, 0},
         {"n=1000,k=2064,w=uint4,scale=float32,bias=1", HUM_DTYPE_INT8, HUM_DTYPE_FLOAT16, 1, 0, 0},
+        /* weight scales per group along K, promoted at each group's end (int8: from exact int32 sums;
+         * groups of 32: ping-pong accumulator sets on wgmma) */
+        {"n=1000,k=2064,w=uint4,group=128,bias=1", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16, 1, 0, 0},
+        {"n=1024,k=1024,w=uint4,group=32,scale=float32", HUM_DTYPE_INT8, HUM_DTYPE_FLOAT16, 1, 0, 0},
+        {"n=1024,k=1024,w=uint8,group=64", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16, 0, 0, 0},
+        {"n=1000,k=2064,w=uint4,group=128,scale=float32", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, 1, 0, 0},
         {"n=1024,k=1024,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 1, 0, 0},
         {"n=1000,k=2080,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 2, 1, 0},
         {"n=1000,k=2080,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 2, 2, 0},

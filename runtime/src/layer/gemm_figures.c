@@ -15,10 +15,10 @@ int hum_gemm_quantizes_a(const hum_layer_config *c)
 
 int hum_gemm_promotes(const hum_layer_config *c, const hum_tuning *t)
 {
-    /* kernels/gemm/config.cuh, kPromote: a period (promote_k, 0 meaning 128) short of the padded K,
-     * or scales along K, which are applied at promotions whatever K is */
+    /* kernels/gemm/config.cuh, kPromote: scales along K, which are applied at promotions whatever K
+     * is, or e4m3's period (promote_k, 0 meaning 128) short of the padded K */
     const int32_t period = t->promote_k ? t->promote_k : 128;
-    return c->a_dtype == HUM_DTYPE_FLOAT8_E4M3FN && (period < c->padded_k || hum_gemm_kscale_k(c));
+    return hum_gemm_kscale_k(c) || (c->a_dtype == HUM_DTYPE_FLOAT8_E4M3FN && period < c->padded_k);
 }
 
 int hum_gemm_fold_scales(const hum_layer_config *c)
@@ -36,8 +36,7 @@ int hum_gemm_repack_order(const hum_layer_config *c)
 
 int hum_gemm_block_scales(const hum_layer_config *c)
 {
-    return c->a_dtype == HUM_DTYPE_FLOAT8_E4M3FN && c->has_scale && c->kernel_group < c->padded_k &&
-           !(c->weight_float && c->weight_bits == 4);
+    return hum_gemm_a8(c) && c->has_scale && c->kernel_group < c->padded_k && !(c->weight_float && c->weight_bits == 4);
 }
 
 int64_t hum_gemm_kscale_k(const hum_layer_config *c)

@@ -115,10 +115,11 @@ static hum_status check_policy_values(const hum_tuning *t)
  * the weight's scales per channel or per tensor, or MXFP4's e8m0 groups folded into the codes
  * (hum_gemm_fold_scales), and the activations' per token or per tensor (all applied to the
  * float accumulators; expert GEMMs per token or MXFP8 group: each gathered row brings its own), no zero
- * point, no act-order. e4m3 A also takes scales that change along K, applied in float32 where
- * its accumulators are promoted (hum_gemm_kscale_k): its own per group of 32 or more columns
- * (MXFP8's e8m0, FP8 block-wise's 1 x 128) and the weight's per group along K
- * (hum_gemm_block_scales: FP8 block-wise 128 x 128), the groups nesting. */
+ * point, no act-order. Scales that change along K are applied in float32 where the accumulators
+ * are promoted (hum_gemm_kscale_k): the weight's per group along K (hum_gemm_block_scales: FP8
+ * block-wise 128 x 128, W4A8's uint4 groups; int8 A's exact int32 sums promoted into float32
+ * totals) and e4m3 A's own per group of 32 or more columns (MXFP8's e8m0, FP8 block-wise's
+ * 1 x 128), the groups nesting. */
 static hum_status a_type_rule(const hum_layer_config *c, const char *arch)
 {
     if (!hum_gemm_a8(c))
@@ -146,8 +147,8 @@ static hum_status a_type_rule(const hum_layer_config *c, const char *arch)
     RULE(HUM_ERR_UNSUPPORTED,
          !c->has_scale || c->kernel_group >= c->padded_k || hum_gemm_fold_scales(c) || hum_gemm_block_scales(c),
          "%s weight scales in groups of %lld along K with %s activations (expected per channel or per tensor, "
-         "groups along K with float8_e4m3fn activations and float8_e4m3fn or uint4 weights, or e8m0 groups of a "
-         "multiple of 32 with float4_e2m1 weights and float8_e4m3fn activations)",
+         "groups along K with integer or float8_e4m3fn weights, or e8m0 groups of a multiple of 32 with "
+         "float4_e2m1 weights and float8_e4m3fn activations)",
          hum_dtype_name(c->scale_dtype), (long long)c->kernel_group, a);
     RULE(HUM_ERR_UNSUPPORTED, c->a_group == 0 || fp8,
          "%s activation scales in groups of %lld along K (expected one per row; groups take float8_e4m3fn)", a,

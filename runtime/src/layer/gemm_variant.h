@@ -38,17 +38,19 @@ int hum_gemm_fold_scales(const hum_layer_config *c);
  * of the 8-bit MMAs, 2 that order with e2m1 codes laid out for e4m3 A's byte table
  * (kernels/gemm/dequant.cuh). */
 int hum_gemm_repack_order(const hum_layer_config *c);
-/* Whether the accumulators are added to float32 totals along K (e4m3 products: the tensor cores
- * accumulate them with fewer bits than float32), every 128 of K or the tuning's promote_k (fitted:
- * hum_gemm_fit) unless that reaches the padded K (a K of 128: one accumulator set), and always
- * with scales along K (hum_gemm_kscale_k), as the kernels' kPromote. It doubles the accumulator registers: the
+/* Whether the accumulators are added to float32 totals along K: always with scales along K
+ * (hum_gemm_kscale_k; int8's exact int32 sums too), and e4m3 products, which the tensor cores
+ * accumulate with fewer bits than float32, every 128 of K or the tuning's promote_k (fitted:
+ * hum_gemm_fit) unless that reaches the padded K (a K of 128: one accumulator set), as the
+ * kernels' kPromote. It doubles the accumulator registers: the
  * families keep at most 64 accumulators per thread then. */
 int hum_gemm_promotes(const hum_layer_config *c, const hum_tuning *t);
-/* Whether e4m3 A's weight has float32 scales per group of kernel_group along K (FP8 block-wise
- * 128 x 128, or uint4 / e4m3 group scales), not folded: float32 rows [scale_rows][padded_n] that
- * multiply the accumulators at each promotion (kernels/gemm/kscale.cuh). */
+/* Whether 8-bit A's weight has float32 scales per group of kernel_group along K (FP8 block-wise
+ * 128 x 128, e4m3 or uint4 group scales under e4m3 A, uint4 or uint8 group scales under int8 A),
+ * not folded: float32 rows [scale_rows][padded_n] that multiply the accumulators at each
+ * promotion (kernels/gemm/kscale.cuh). */
 int hum_gemm_block_scales(const hum_layer_config *c);
-/* With K-group scales (e4m3 A's own in groups of a_group, or the weight's:
+/* With K-group scales (e4m3 A's own in groups of a_group, or the weight's under 8-bit A:
  * hum_gemm_block_scales), the K extent of one promotion of the accumulators, where they are
  * applied: 128 or the smaller of the groups; 0 without (promotions then come every 128 of K or
  * at the end of a warp's share of a stage, kernels/gemm/config.cuh). */

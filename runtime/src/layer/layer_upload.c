@@ -252,7 +252,7 @@ static hum_status prep_a8_scales(const prep_kernels *k, int32_t ordinal, const h
     return st;
 }
 
-/* e4m3 A's weight scales per group along K (hum_gemm_block_scales): float32 rows
+/* 8-bit A's weight scales per group along K (hum_gemm_block_scales): float32 rows
  * [experts][scale_rows][padded_n], row g column n the scale of n's row block and of K group g,
  * zeros past N (and in rows past the checkpoint's groups, whose padded K is zero), read where
  * the accumulators are promoted (kernels/gemm/kscale.cuh, which may read a column's factor for
