@@ -55,6 +55,10 @@ CASES = {
                          (4096, 14336, "float16", "uint4", "float16", "float16", 128, {}), [128]),
     "w4a8mx": ("n=8192,k=8192,w=e2m1,a=e4m3,group=32,scale=e8m0,out=bfloat16",
                (8192, 8192, "float8e4m3", "float4e2m1", "bfloat16", "float8e8m0", 32, {}), [256, 1024, 8192]),
+    # W4A8 with int8 activations: uint4 group-128 weights (issue 9; Humming integerizes the group
+    # scales, hum promotes the int32 sums in float32)
+    "w4a8int": ("n=8192,k=8192,w=uint4,a=int8,group=128,scale=float32",
+                (8192, 8192, "int8", "uint4", "float16", "float16", 128, {}), [1, 128, 1024, 8192]),
     "w8a8": ("n=8192,k=8192,w=e4m3,a=e4m3", (8192, 8192, "float8e4m3", "float8e4m3", "float16", "float16", 0, {}),
              [1024, 8192]),
     # FP8 block-wise (issue 9): 128 x 128 float32 weight scales, 1 x 128 activation groups; Humming

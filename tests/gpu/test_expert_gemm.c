@@ -16,7 +16,8 @@
  * wgmma_ws runs (a short device call);
  * HUM_TEST_EXPERT_GEMM=policy only the cases on the runtime's own policies (a site policy under
  * test, HUM_POLICY_PATH), without the two sm_90 test policies' runs. 8-bit A
- * (e4m3 x e4m3 weights from sm_89, int8 x uint8 from sm_80, W4A8 uint4 x e4m3; channel scales that
+ * (e4m3 x e4m3 weights from sm_89, int8 x uint8 from sm_80, W4A8 uint4 x e4m3, uint4 group-128
+ * x int8 per token; channel scales that
  * differ per expert; MXFP8 A, e4m3 with e8m0 scales per 32 columns, also on W4A8 with group-128
  * weight scales; FP8 block-wise, e4m3 weights in float32 128 x 128 blocks beside A per 1 x 128
  * group or per token, and W4A8 group-128 beside A per 1 x 128 group), A's codes and per-row
@@ -648,6 +649,8 @@ int main(void)
         a8_case(rt, &rng, E4, E4, 128, BF, 128, sm);
         a8_case(rt, &rng, E4, E4, 128, F16, 0, sm);
         a8_case(rt, &rng, E4, HUM_DTYPE_UINT4, 128, BF, 128, sm);
+        /* W4A8 int: group-128 weights beside int8 A per token (int32 sums promoted per group) */
+        a8_case(rt, &rng, HUM_DTYPE_INT8, HUM_DTYPE_UINT4, 128, F16, 0, sm);
     }
     hum_runtime_destroy(rt);
     /* wgmma_ws with C staged in a tile of its own, and in the last stage's slot (c_tile) */
@@ -677,6 +680,7 @@ int main(void)
             a8_case(rows8, &rng, E4, E4, 0, BF, 32, sm);
             a8_case(rows8, &rng, E4, HUM_DTYPE_UINT4, 128, BF, 32, sm);
             a8_case(rows8, &rng, E4, E4, 128, BF, 128, sm);
+            a8_case(rows8, &rng, HUM_DTYPE_INT8, HUM_DTYPE_UINT4, 128, BF, 0, sm);
             hum_runtime_destroy(rows8);
         }
         rt_rmtree(dir);

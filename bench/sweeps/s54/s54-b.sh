@@ -1,5 +1,5 @@
 # timeout: 570
-# The next session's second call (prepared in session 53), on the same build as s54-a: issue 8's
+# Session 54's second call (prepared in session 53), on the same build as s54-c: issue 8's
 # other rows beside Humming, three rounds (the other weight types at M 128 / 1024 / 8192, Llama
 # shapes at M 128 / 1024), then, while time is left, the gpu label's Python side (pytest of the
 # binding's GPU tests). cp bench/sweeps/s54/s54-b.sh bench/sweeps/call-lib.sh .exp/, then
