@@ -304,7 +304,7 @@ def test_activation_options_plan(rt):
         rt.describe_plan(u8, arch="sm_90a", activation="e4m3")
     with pytest.raises(hum.HumError, match="activation group 64"):
         rt.describe_plan(u8, arch="sm_90a", activation="int8", activation_group=64)
-    with pytest.raises(hum.HumError, match="int8 activation scales in groups of 128"):
+    with pytest.raises(hum.HumError, match="activation group 128 with int8 activations"):
         rt.describe_plan(u8, arch="sm_90a", activation="int8", activation_group=128)
     block = hum.spec_weight("n=256,k=512,w=e4m3,block=128x128")
     assert rt.describe_plan(block, arch="sm_90a", activation="e4m3", activation_group=128)["rows"]

@@ -409,7 +409,8 @@ int main(void)
     compile(rt, "n=256,k=200,w=uint8", i8, "sm_90a", HUM_ERR_UNSUPPORTED, "multiple of 16");
     /* groups along K are e4m3's (tests/c/test_layer_kgroup.c) */
     const hum_layer_options grouped = {.activation_dtype = HUM_DTYPE_INT8, .activation_group = 128};
-    compile(rt, u8, grouped, "sm_90a", HUM_ERR_UNSUPPORTED, "int8 activation scales in groups of 128");
+    compile(rt, u8, grouped, "sm_90a", HUM_ERR_INVALID_ARG,
+            "activation group 128 with int8 activations (expected 0: one scale per token)");
 
     /* options refused before planning */
     const hum_layer_options bad_a = {.activation_dtype = HUM_DTYPE_FLOAT8_E5M2};

@@ -503,8 +503,9 @@ typedef struct hum_layer_options {
      * (0): activation_dtype when 16-bit, else the weight's param_dtype */
     hum_dtype output_dtype;
     /* K extent of one activation scale of 8-bit A: 0 (one scale per row, [M], or per tensor,
-     * [1]), 128 (float32 [M, ceil(K / 128)], FP8 block-wise) or, for float8_e4m3fn, 32 (e8m0
-     * bytes [M, ceil(K / 32)], MXFP8); 0 for 16-bit A. Groups run on sm_89 and newer, applied
+     * [1]); for float8_e4m3fn also 128 (float32 [M, ceil(K / 128)], FP8 block-wise) or 32 (e8m0
+     * bytes [M, ceil(K / 32)], MXFP8); 0 for 16-bit and int8 A (any other: HUM_ERR_INVALID_ARG
+     * when the layer is made). Groups run on sm_89 and newer, applied
      * in float32 every 128 (32) of K where the e4m3 accumulators are promoted (dense layers
      * checked on the H200 by tests/gpu/test_gemm_kgroup.c, docs/formats.md). The host's MXFP8
      * runs so; a layer's own mxfp8 (from 16-bit A) is rounded into 16-bit A instead

@@ -111,10 +111,17 @@ static inline const hum_dispatch_table *hum_layer_table_locked(const hum_layer *
 
 /* hum_standard_validate, experts exactly when `type` is a MoE type, and the types opts (or the
  * param dtype) give: A float16, bfloat16, float8_e4m3fn or int8; C float16 or bfloat16, A's own
- * dtype when A is 16-bit; activation_group 0, or 128 with 8-bit A. HUM_ERR_INVALID_ARG naming
- * the option. */
+ * dtype when A is 16-bit; activation_group as hum_layer_a_group_ok takes it. HUM_ERR_INVALID_ARG
+ * naming the option. */
 hum_status hum_layer_check_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_gemm_type type,
                                   hum_layer_types *types);
+
+/* Whether A the host passes as codes of dtype `a` may come with scales in groups of `group`
+ * columns along K (hum_layer_options.activation_group, hum_moe_options.hidden_group): 0, one
+ * scale per token, always; 128 (float32) and 32 (MXFP8's e8m0) for float8_e4m3fn alone, the
+ * only 8-bit A whose scales the kernels promote along K (gemm_variant.c, a_type_rule).
+ * *expected: what `a` takes, for the caller's message. */
+int hum_layer_a_group_ok(hum_dtype a, int32_t group, const char **expected);
 
 /* A layer of GEMM type `type` from w (copied; `what` names the caller in messages). */
 hum_status hum_layer_create(hum_runtime *rt, const hum_standard_weight *w, const hum_layer_options *opts,

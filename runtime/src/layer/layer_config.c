@@ -52,11 +52,19 @@ hum_status hum_layer_check_weight(const hum_standard_weight *w, const hum_layer_
         return hum_fail(HUM_ERR_INVALID_ARG, "output dtype %s with %s activations (expected %s)", hum_dtype_name(c),
                         hum_dtype_name(a), a16 ? hum_dtype_name(a) : "float16 or bfloat16");
     const int32_t group = opts ? opts->activation_group : 0;
-    if (group != 0 && (a16 || (group != 128 && !(group == 32 && a == HUM_DTYPE_FLOAT8_E4M3FN))))
-        return hum_fail(HUM_ERR_INVALID_ARG, "activation group %d with %s activations (expected 0%s)", (int)group,
-                        hum_dtype_name(a), a16 ? "" : a == HUM_DTYPE_FLOAT8_E4M3FN ? ", 32 (MXFP8) or 128" : " or 128");
+    const char *expected;
+    if (!hum_layer_a_group_ok(a, group, &expected))
+        return hum_fail(HUM_ERR_INVALID_ARG, "activation group %d with %s activations (expected %s)", (int)group,
+                        hum_dtype_name(a), expected);
     *types = (hum_layer_types){a, c, group};
     return HUM_OK;
+}
+
+int hum_layer_a_group_ok(hum_dtype a, int32_t group, const char **expected)
+{
+    const int e4m3 = a == HUM_DTYPE_FLOAT8_E4M3FN;
+    *expected = e4m3 ? "0, 128 or 32 (MXFP8)" : "0: one scale per token";
+    return group == 0 || (e4m3 && (group == 128 || group == 32));
 }
 
 hum_status hum_layer_shard_weight(const hum_standard_weight *w, const hum_layer_options *opts, hum_standard_weight *cut,

@@ -3,6 +3,7 @@
 #include "moe.h"
 
 #include "internal.h"
+#include "layer.h"
 #include "standard.h"
 
 #include <stdio.h>
@@ -65,11 +66,10 @@ static hum_status check(const hum_standard_weight *w13, const hum_standard_weigh
     if (h != HUM_DTYPE_INVALID && h != HUM_DTYPE_FLOAT8_E4M3FN && h != HUM_DTYPE_INT8)
         return hum_fail(HUM_ERR_INVALID_ARG, "hidden dtype %s (expected 0: 16-bit hidden in the activation dtype; or "
                         "float8_e4m3fn or int8 codes the host quantized)", hum_dtype_name(h));
-    /* the expert GEMMs take A's groups along K in e4m3 alone (gemm_variant.c, a_type_rule) */
-    if (o->hidden_group != 0 && !(h == HUM_DTYPE_FLOAT8_E4M3FN && (o->hidden_group == 128 || o->hidden_group == 32)))
-        return hum_fail(HUM_ERR_INVALID_ARG, "hidden group %d with %s hidden (expected 0%s)", o->hidden_group,
-                        h ? hum_dtype_name(h) : "16-bit",
-                        h == HUM_DTYPE_FLOAT8_E4M3FN ? ", 128 or 32 (MXFP8)" : ": one scale per token");
+    const char *expected;
+    if (!hum_layer_a_group_ok(h, o->hidden_group, &expected))
+        return hum_fail(HUM_ERR_INVALID_ARG, "hidden group %d with %s hidden (expected %s)", o->hidden_group,
+                        h ? hum_dtype_name(h) : "16-bit", expected);
     if (h && o->gemm_type != HUM_GEMM_DENSE && o->gemm_type != HUM_GEMM_MOE_INDEXED)
         return hum_fail(HUM_ERR_INVALID_ARG, "hidden dtype %s on a grouped layer (gemm_type %d): the grouped forward "
                         "takes 16-bit hidden, which its layer quantizes where the gate/up GEMM runs 8-bit A",
