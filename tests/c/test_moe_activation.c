@@ -6,7 +6,7 @@
  * activation's output) wherever 16-bit A runs, a hot reload changing it for layers planned
  * afterwards; the layer compiled (NVRTC: both GEMMs' 8-bit tables, the quantizer, the
  * activation fused with its quantization or rounding) for sm_89 and sm_90a (e4m3), sm_80 (int8,
- * mxfp8); and the float64 reference that follows the layer's numerics (hum_moe_numerics; its
+ * over uint8 channels and uint4 group-128 weights; mxfp8), sm_90a (int8 over uint4 groups); and the float64 reference that follows the layer's numerics (hum_moe_numerics; its
  * mxfp8 rounding gives mxfp8's codes times scales exactly). And an expert GEMM described alone
  * (hum_expert_gemm_describe_spec, its own facts) against the same GEMM in its layer. */
 #include "hum/hum_tools.h"
@@ -303,6 +303,11 @@ int main(void)
         compile(rt, fp8, "sm_90a", E4, 0);
         compile(rt, fp8, "sm_89", E4, 0);
         compile(rt, "e=8,topk=2,n=256,k=512,w=uint8,a=int8", "sm_80", I8, 0);
+        /* W4A8 int: group-128 weights under int8 per token, the int32 sums promoted per group */
+        expect(rt, "e=8,topk=2,n=512,k=512,w=uint4,a=int8,group=128", "sm_80", I8,
+               "int8 per token (the checkpoint's; quantized by the layer)");
+        compile(rt, "e=8,topk=2,n=512,k=512,w=uint4,a=int8,group=128", "sm_80", I8, 0);
+        compile(rt, "e=8,topk=2,n=512,k=512,w=uint4,a=int8,group=128", "sm_90a", I8, 0);
         hum_runtime_destroy(rt);
     }
 
