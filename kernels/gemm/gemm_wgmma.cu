@@ -639,7 +639,7 @@ HUM_DEV void wgmma_step(int *d, const u32 (&a)[4], u64 desc, int scale_d)
 // accumulators, added to the totals (gemm/kscale.cuh); fa(j, f0, f1) gives the factors of tokens
 // 8 j + 2 t and 8 j + 2 t + 1 (registers 4 j + 2 h + e hold token 8 j + 2 t + e), asked once per j.
 // The accumulators stay as they are, the next period's first wgmma overwriting them (compute_stage's
-// `overwrite`). (a template: e4m3's float accumulators only instantiate it)
+// `overwrite`). (a template: float accumulators, or int32 ones of int8 products)
 template <typename T, typename U, typename FA>
 HUM_DEV void promote_scaled(const T (&acc)[kSlabs][kAcc], U &total, FA &&fa, const float (&fb)[2 * kSlabs])
 {
