@@ -1,5 +1,5 @@
 -- Ampere consumer and workstation GPUs (RTX 30xx, A10, A40, RTX A6000; sm_86): 99 KiB of
--- shared memory per block, so three stages. Ada (sm_89) runs this table too (policies/sm89.lua).
+-- shared memory per block, so three stages.
 local policy = require("hum.policy")
 local ranges, mma = policy.ranges, policy.mma_tuning
 

@@ -1,16 +1,23 @@
 -- Ada (L4, L40S, RTX 40xx; sm_89): 99 KiB of shared memory per block like sm_86, plus FP8
--- tensor cores: sm_86's table (policies/sm86.lua), which fits both; which activation types run
--- on the target is C's rule, not the table's.
+-- tensor cores.
 local policy = require("hum.policy")
+local ranges, mma = policy.ranges, policy.mma_tuning
 
+-- 99 KiB per block: the H200's small-M shapes (bench/NOTES.md) with three stages, smaller tiles
+-- for large M. Not measured on this class of GPU.
 return {
   name = "sm89",
-  description = "Ada: 99 KiB shared memory, 3 stages (sm86's table)",
+  description = "Ada: 99 KiB shared memory, 3 stages",
   applies = function(device) return device.sm == 89 end,
-  tunings = function(device, layer)
-    local ampere = {}
-    for k, v in pairs(device) do ampere[k] = v end
-    ampere.sm = 86
-    return policy.below(ampere, layer)
+  tunings = function(device, layer, overrides)
+    -- scales along K (layer.kgroup_k) travel in the stages: two 128 x 256 x 128 stages of 8-bit A
+    -- (its block K) then pass 99 KiB by a kilobyte; 128-column tiles instead
+    local kgroup = (layer.kgroup_k or 0) > 0
+    return ranges({
+      { 16, mma(16, 128, 256, 16, 32, 128, 3) },
+      { 32, mma(32, 128, 128, 32, 32, 64, 4) },
+      { 64, mma(64, 128, 64, 64, 32, 64, 4) },
+      { math.huge, kgroup and mma(128, 128, 64, 64, 32, 64, 3) or mma(128, 256, 64, 64, 64, 64, 3) },
+    })
   end,
 }

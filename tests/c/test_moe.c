@@ -360,7 +360,7 @@ int main(void)
         {HUM_DTYPE_INT8, 32, HUM_GEMM_MOE_INDEXED, "hidden group 32 with int8 hidden"},
         {HUM_DTYPE_FLOAT8_E4M3FN, 64, HUM_GEMM_MOE_INDEXED, "hidden group 64 with float8_e4m3fn hidden (expected 0, "
                                                             "128 or 32 (MXFP8))"},
-        {HUM_DTYPE_INVALID, 128, HUM_GEMM_MOE_INDEXED, "hidden group 128 with 16-bit hidden (expected 0: one"},
+        {HUM_DTYPE_INVALID, 128, HUM_GEMM_MOE_INDEXED, "hidden group 128 with 16-bit hidden (expected 0: 16-bit A has no"},
         {HUM_DTYPE_FLOAT8_E4M3FN, 0, HUM_GEMM_MOE_GROUPED_MASKED, "on a grouped layer (gemm_type 3)"},
     };
     for (size_t i = 0; i < sizeof hidden / sizeof hidden[0]; i++) {

@@ -22,7 +22,7 @@
  * that is not (the other way round), and W4A8 whose down GEMM falls back to 16-bit A (its K
  * not a multiple of 16). Scales along K as the checkpoint's own scheme, by default: FP8 block-wise
  * experts (e4m3 weights in 128 x 128 blocks, A quantized per 1 x 128 group by the layer) and W4A8
- * with group-128 weight scales, applied where the e4m3 accumulators are promoted. Hidden the host
+ * with group-128 weight scales under e4m3 or int8 A, applied where the accumulators are promoted. Hidden the host
  * quantized itself (hum_moe_options.hidden_dtype, hum_moe_forward_quantized: e4m3 per token, per
  * 1 x 128 group and MXFP8's e8m0 per 32, int8 per token; rows of codes and of group scales
  * packed, and a stride apart past their length under chunking), the codes and scales from the
@@ -802,6 +802,9 @@ int main(void)
         {"swiglu_oai fp8 block inter fp16", 8, 8, 2, 384, 128, HUM_MOE_SWIGLU_OAI, 1, 1, 0, 0, 12.0,
          HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT8_E4M3FN, 128, 0, 128, 0},
         {"silu w4a8 g128 bf16", 16, 16, 2, 256, 128, HUM_MOE_SILU, 0, 0, 1, 0, 1.0, HUM_DTYPE_FLOAT8_E4M3FN,
+         HUM_DTYPE_UINT4, 0, 0, 128, 0},
+        /* W4A8 int: the same weights under int8 per token, the int32 sums promoted per group */
+        {"silu w4a8 int g128 fp16", 16, 16, 2, 256, 128, HUM_MOE_SILU, 0, 0, 0, 0, 1.0, HUM_DTYPE_INT8,
          HUM_DTYPE_UINT4, 0, 0, 128, 0},
         /* the host quantizes hidden itself (hum_moe_forward_quantized): codes and scales per
          * token, and FP8 block-wise's per 1 x 128 group */

@@ -344,6 +344,8 @@ static void run_cases(hum_runtime *rt, quant_rng *rng, const a8_case *cases, siz
  * the wgmma_ws pass's tables with C staged in the last stage's slot (c_tile "stage") at M 20, 72 and 520;
  * `multicast` (on sm_90, in every run): the wgmma_ws pass's tables with A multicast to 2-CTA clusters
  * (multicast_a; W8A8's stream-K entries, W4A8's whole tiles) at the same M;
+ * `ampere` (on sm_90, in every run): the cases with weight scales along K at M 200 and 520 on the
+ * mma.sync tile sm_86's table runs above M = 16 (int8 sums promoted per group there too);
  * `small`: every case but `fill`'s on the built-in
  * tables at M 1, 7 and 16 only (the M <= 16 entry: on sm_90 mma.sync's e4m3 as float16 products,
  * mma/mma_sync.cuh), a short device call. */
@@ -377,7 +379,7 @@ int main(int argc, char **argv)
          * groups of 32: ping-pong accumulator sets on wgmma) */
         {"n=1000,k=2064,w=uint4,group=128,bias=1", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16, 1, 0, 0},
         {"n=1024,k=1024,w=uint4,group=32,scale=float32", HUM_DTYPE_INT8, HUM_DTYPE_FLOAT16, 1, 0, 0},
-        {"n=1024,k=1024,w=uint8,group=64", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16, 0, 0, 0},
+        {"n=1024,k=1024,w=uint8,group=64", HUM_DTYPE_INT8, HUM_DTYPE_BFLOAT16, 1, 0, 0},
         {"n=1000,k=2064,w=uint4,group=128,scale=float32", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_FLOAT16, 1, 0, 0},
         {"n=1024,k=1024,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 1, 0, 0},
         {"n=1000,k=2080,w=e2m1,group=32,scale=e8m0", HUM_DTYPE_FLOAT8_E4M3FN, HUM_DTYPE_BFLOAT16, 2, 1, 0},
@@ -408,6 +410,9 @@ int main(int argc, char **argv)
 #define A8_ON(family) "if t.kernel == 'wgmma' or t.kernel == 'wgmma_ws' then t.kernel = '" family "' end"
 #define A8_NEVER "t.promote_k = layer.padded_k; "
 /* every entry up to M = 16 (mma.sync or wgmma) on mma.sync's 8-row tile, the products transposed */
+/* layers with scales along K above M = 16 on sm_86's mma.sync tile (policies/sm86.lua), which the
+ * sm_80 .. sm_89 tables run there */
+#define A8_AMPERE "if layer.kgroup_k > 0 and e.m_min > 16 then e.tuning = policy.mma_tuning(128, 128, 64, 64, 32, 64, 3) end"
 #define A8_ROWS8                                                                                          \
     "if e.m_max <= 16 then e.tuning = policy.mma_tuning(8, 128, 256, 8, 32, 128, 4) "                 \
     "e.tuning.stream_k_sum = 'workspace' end"
@@ -438,6 +443,8 @@ int main(int argc, char **argv)
         {"registers", "t.weights_ss = false", " weights as register fragments", ms, sizeof ms / sizeof ms[0], 1, 1, 0,
          0, 0, -1},
         {"small", NULL, " M <= 16", ms_small, sizeof ms_small / sizeof ms_small[0], 0, 1, 0, 0, 0, 0},
+        {"ampere", A8_AMPERE, " scales along K on mma.sync 128 x 128 above M = 16", ms_192,
+         sizeof ms_192 / sizeof ms_192[0], 1, 0, 0, 0, 0, 0},
         {"rows8", A8_ROWS8, " M <= 16 on 8-row mma.sync warps", ms_small, sizeof ms_small / sizeof ms_small[0], 0, 0,
          0, 0, 0, 0},
         {"workspace", A8_SUM A8_ON("wgmma"), " stream-K in the workspace", ms_sk, sizeof ms_sk / sizeof ms_sk[0], 0,
@@ -478,7 +485,8 @@ int main(int argc, char **argv)
             rt_rmtree(dir);
         }
     }
-    QUANT_CHECK(named, "no pass named '%s' (expected built-in, wide, registers, small, rows8, workspace, wgmma_ws, promote256, "
+    QUANT_CHECK(named, "no pass named '%s' (expected built-in, wide, registers, small, ampere, rows8, workspace, "
+                "wgmma_ws, promote256, "
                 "promote512, never, never128x256, rows192, rows256, fill, c_tile or multicast)", argv[argc > 1 ? 1 : 0]);
     hum_runtime_destroy(rt);
     return quant_test_result("test_gemm_a8");

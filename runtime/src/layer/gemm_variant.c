@@ -252,7 +252,7 @@ hum_status hum_gemm_variant_check(const hum_gemm_variant *v, const char *arch)
     /* a warp applies the K-group scales of whole promotion periods */
     const int64_t period = hum_gemm_kscale_k(c);
     RULE(HUM_ERR_UNSUPPORTED, !period || t->warp_k % period == 0,
-         "warp K %d with e4m3 accumulators promoted every %lld of K (expected a multiple)", t->warp_k,
+         "warp K %d with accumulators promoted every %lld of K (expected a multiple)", t->warp_k,
          (long long)period);
     const int32_t threads = hum_gemm_threads(v);
     RULE(HUM_ERR_UNSUPPORTED, threads <= 1024, "%d threads per CTA (at most 1024)", threads);

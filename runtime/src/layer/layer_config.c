@@ -63,7 +63,9 @@ hum_status hum_layer_check_weight(const hum_standard_weight *w, const hum_layer_
 int hum_layer_a_group_ok(hum_dtype a, int32_t group, const char **expected)
 {
     const int e4m3 = a == HUM_DTYPE_FLOAT8_E4M3FN;
-    *expected = e4m3 ? "0, 128 or 32 (MXFP8)" : "0: one scale per token";
+    *expected = e4m3                    ? "0, 128 or 32 (MXFP8)"
+                : a == HUM_DTYPE_INT8 ? "0: one scale per token"
+                                      : "0: 16-bit A has no scales";
     return group == 0 || (e4m3 && (group == 128 || group == 32));
 }
 
